@@ -1,0 +1,148 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+)
+
+// Date is a calendar date without a time of day or zone.
+// The zero Date means "not given".
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// EarliestStart is the earliest start date the service accepts for a plan.
+var EarliestStart = Date{2025, time.September, 1}
+
+// LatestEnd is the date the service clamps post_2025 plan end dates to.
+var LatestEnd = Date{2030, time.August, 31}
+
+// ParseDate parses an ISO 8601 calendar date (YYYY-MM-DD) and rejects
+// impossible dates such as 2026-02-30.
+func ParseDate(s string) (Date, error) {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return Date{}, fmt.Errorf("%q is not a date in the form YYYY-MM-DD", s)
+	}
+	return DateOf(t), nil
+}
+
+// MustDate is ParseDate for literals known to be valid; it panics otherwise.
+func MustDate(s string) Date {
+	d, err := ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// DateOf returns the calendar date of t in t's location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{y, m, d}
+}
+
+// IsZero reports whether d is the zero Date.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// Time returns midnight UTC of d.
+func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
+
+// String formats d as YYYY-MM-DD, or "" for the zero Date.
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+}
+
+// Before reports whether d is before e.
+func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
+
+// After reports whether d is after e.
+func (d Date) After(e Date) bool { return d.Compare(e) > 0 }
+
+// Compare returns -1, 0 or +1 as d is before, equal to or after e.
+func (d Date) Compare(e Date) int {
+	switch {
+	case d.Year != e.Year:
+		return sign(d.Year - e.Year)
+	case d.Month != e.Month:
+		return sign(int(d.Month) - int(e.Month))
+	default:
+		return sign(d.Day - e.Day)
+	}
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler; empty text is the zero Date.
+func (d *Date) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*d = Date{}
+		return nil
+	}
+	v, err := ParseDate(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// FinancialYear is a financial year from 1 September of Start to 31 August
+// of Start+1, written "2026/27".
+type FinancialYear int
+
+// FinancialYearOf returns the financial year that contains d.
+func FinancialYearOf(d Date) FinancialYear {
+	if d.Month >= time.September {
+		return FinancialYear(d.Year)
+	}
+	return FinancialYear(d.Year - 1)
+}
+
+// Start returns 1 September of the financial year.
+func (fy FinancialYear) Start() Date { return Date{int(fy), time.September, 1} }
+
+// End returns 31 August of the year after the financial year starts.
+func (fy FinancialYear) End() Date { return Date{int(fy) + 1, time.August, 31} }
+
+// String formats the financial year as "2026/27".
+func (fy FinancialYear) String() string { return fmt.Sprintf("%d/%02d", int(fy), (int(fy)+1)%100) }
+
+// PlanYears returns the financial years a plan from start to end overlaps,
+// in order; year_number i (1-based) is element i-1. The end date is taken as
+// given: callers clamp it first when they need the service's view.
+func PlanYears(start, end Date) []FinancialYear {
+	if start.IsZero() || end.IsZero() || end.Before(start) {
+		return nil
+	}
+	var out []FinancialYear
+	for fy := FinancialYearOf(start); fy <= FinancialYearOf(end); fy++ {
+		out = append(out, fy)
+	}
+	return out
+}
+
+// ClampEnd returns end clamped to LatestEnd, as the service does for
+// post_2025 plans.
+func ClampEnd(end Date) Date {
+	if end.After(LatestEnd) {
+		return LatestEnd
+	}
+	return end
+}

@@ -1,0 +1,283 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Origin says where a value came from: a file, and in it a sheet and cell
+// (XLSX) or a line and column (CSV). Zero fields are unknown.
+type Origin struct {
+	File   string // path as given on the command line
+	Sheet  string // XLSX worksheet name; "" for CSV
+	Cell   string // XLSX cell reference such as "F12"; "" for a whole row or sheet
+	Row    int    // 1-based XLSX row or CSV line number; 0 when unknown
+	Column int    // 1-based column number; 0 for a whole row
+	Header string // the column's header text, when known
+}
+
+// String formats the origin for messages: "plans.xlsx Targets!F12",
+// "plans.xlsx Targets row 12", "plans.csv line 12, column 6 (number_of_...)".
+func (o Origin) String() string {
+	var b strings.Builder
+	b.WriteString(filepath.Base(o.File))
+	switch {
+	case o.Sheet != "" && o.Cell != "":
+		fmt.Fprintf(&b, " %s!%s", o.Sheet, o.Cell)
+	case o.Sheet != "" && o.Row > 0:
+		fmt.Fprintf(&b, " %s row %d", o.Sheet, o.Row)
+	case o.Sheet != "":
+		fmt.Fprintf(&b, " sheet %s", o.Sheet)
+	case o.Row > 0 && o.Column > 0:
+		fmt.Fprintf(&b, " line %d, column %d", o.Row, o.Column)
+	case o.Row > 0:
+		fmt.Fprintf(&b, " line %d", o.Row)
+	}
+	if o.Header != "" && o.Column > 0 {
+		fmt.Fprintf(&b, " (%s)", o.Header)
+	}
+	return b.String()
+}
+
+// Ref returns the short location without the file: "Targets!F12" or
+// "line 12, column 6".
+func (o Origin) Ref() string {
+	s := o
+	s.File = ""
+	s.Header = ""
+	return strings.TrimSpace(s.String())
+}
+
+// Severity ranks a Problem.
+type Severity int
+
+// Severities: a warning is reported and allowed; an error stops the run
+// before any write.
+const (
+	Warning Severity = iota + 1
+	Error
+)
+
+// String returns "warning" or "error".
+func (s Severity) String() string {
+	if s == Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Problem is one finding of reading or validation, tied to where it is.
+type Problem struct {
+	Severity    Severity `json:"severity"`
+	Origin      Origin   `json:"origin"`
+	Value       string   `json:"value,omitempty"`       // the offending value as found
+	Message     string   `json:"message"`               // plain words a consultant understands
+	Suggestions []string `json:"suggestions,omitempty"` // closest valid values, when any
+}
+
+// String formats the problem on one line.
+func (p Problem) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s: %s", p.Origin, p.Severity, p.Message)
+	if p.Value != "" {
+		fmt.Fprintf(&b, " (found %q)", p.Value)
+	}
+	if len(p.Suggestions) > 0 {
+		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(quoteAll(p.Suggestions), " or "))
+	}
+	return b.String()
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// Problems is a list of findings.
+type Problems []Problem
+
+// Errorf appends an error at o.
+func (ps *Problems) Errorf(o Origin, value, format string, args ...any) {
+	*ps = append(*ps, Problem{Severity: Error, Origin: o, Value: value, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf appends a warning at o.
+func (ps *Problems) Warnf(o Origin, value, format string, args ...any) {
+	*ps = append(*ps, Problem{Severity: Warning, Origin: o, Value: value, Message: fmt.Sprintf(format, args...)})
+}
+
+// HasErrors reports whether any problem is an error.
+func (ps Problems) HasErrors() bool { return ps.Count(Error) > 0 }
+
+// Count returns how many problems have severity s.
+func (ps Problems) Count(s Severity) int {
+	n := 0
+	for _, p := range ps {
+		if p.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Sort orders problems by file, sheet, row, column, then errors first.
+func (ps Problems) Sort() {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].Origin, ps[j].Origin
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Sheet != b.Sheet {
+			return a.Sheet < b.Sheet
+		}
+		if a.Row != b.Row {
+			return a.Row < b.Row
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return ps[i].Severity > ps[j].Severity
+	})
+}
+
+// CellKind is the kind of value a Cell holds.
+type CellKind int
+
+// Cell kinds, as the readers see them.
+const (
+	CellBlank          CellKind = iota // empty or only spaces
+	CellText                           // text, including numbers stored as text and all CSV fields
+	CellNumber                         // a numeric cell (or a formula's cached numeric result)
+	CellDate                           // a date-formatted numeric cell, already converted with the workbook's date system
+	CellBool                           // a boolean cell
+	CellError                          // an error value such as #REF! or #DIV/0!
+	CellFormulaNoValue                 // a formula with no cached value
+)
+
+// Cell is one field of a Record, typed by the reader but not yet validated.
+type Cell struct {
+	Origin Origin
+	Kind   CellKind
+	Text   string  // the text as stored (CSV) or as displayed with the cell's number format (XLSX)
+	Number float64 // the numeric value of CellNumber and CellDate cells (CellDate: the serial)
+	Date   Date    // the date of CellDate cells
+}
+
+// Record is one row of a flat table, or one grid (plan, year, target type)
+// of a grid workbook, as a map from canonical column name to cell. Canonical
+// names are the flat table's lower-case header names (plan_name,
+// financial_year, number_of_african_male_top_managers, ...). Columns the file
+// does not have are absent from Cells.
+type Record struct {
+	Origin Origin // the row (flat) or the grid block (grid)
+	Cells  map[string]Cell
+}
+
+// CompanyIDs are the identifiers of a client company. Empty means not given.
+type CompanyIDs struct {
+	VAT          string `json:"vat_number,omitempty"`
+	Registration string `json:"registration_number,omitempty"`
+	IDNumber     string `json:"id_number,omitempty"`
+}
+
+// IsZero reports whether no identifier is given.
+func (c CompanyIDs) IsZero() bool { return c == CompanyIDs{} }
+
+// String formats the identifiers given, for messages and plan keys.
+func (c CompanyIDs) String() string {
+	var parts []string
+	if c.VAT != "" {
+		parts = append(parts, "VAT "+c.VAT)
+	}
+	if c.Registration != "" {
+		parts = append(parts, "registration "+c.Registration)
+	}
+	if c.IDNumber != "" {
+		parts = append(parts, "ID "+c.IDNumber)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// InputPlan is one plan as the input files describe it, after validation.
+// Empty optional fields mean "leave the server's value as it is".
+type InputPlan struct {
+	Origin      Origin // where the plan is first described
+	PlanID      int64  // 0 when the file names no plan id
+	Company     CompanyIDs
+	Name        string
+	StartDate   Date // zero when not given
+	EndDate     Date // zero when not given
+	Sector      string
+	ScorecardID string
+	Targets     []*InputTarget
+}
+
+// PlanKey identifies a plan across runs: its id when the file gives one,
+// else the company, the name and the start date.
+type PlanKey struct {
+	PlanID    int64
+	Company   CompanyIDs
+	Name      string
+	StartDate Date
+}
+
+// Key returns the plan's key.
+func (p *InputPlan) Key() PlanKey {
+	if p.PlanID != 0 {
+		return PlanKey{PlanID: p.PlanID}
+	}
+	return PlanKey{Company: p.Company, Name: p.Name, StartDate: p.StartDate}
+}
+
+// String formats the key for messages.
+func (k PlanKey) String() string {
+	if k.PlanID != 0 {
+		return fmt.Sprintf("plan %d", k.PlanID)
+	}
+	s := fmt.Sprintf("plan %q starting %s", k.Name, k.StartDate)
+	if !k.Company.IsZero() {
+		s += " of company " + k.Company.String()
+	}
+	return s
+}
+
+// InputTarget is one (financial year, target type) of an InputPlan. The year
+// is given as a year number, a financial year, or both.
+type InputTarget struct {
+	Origin        Origin
+	YearNumber    int           // 1-based; 0 when only FinancialYear is given
+	FinancialYear FinancialYear // 0 when only YearNumber is given
+	TargetType    string
+	Counters      map[string]int64  // only the counters the file sets; absent means leave as is
+	Cells         map[string]Origin // where each counter of Counters was read
+}
+
+// Year resolves the target's year number for a plan starting at start.
+// ok is false when the year cannot be resolved (no start date and only a
+// financial year given, or the two disagree).
+func (t *InputTarget) Year(start Date) (n int, ok bool) {
+	if t.FinancialYear != 0 && !start.IsZero() {
+		n = int(t.FinancialYear-FinancialYearOf(start)) + 1
+		if t.YearNumber != 0 && t.YearNumber != n {
+			return 0, false
+		}
+		return n, n >= 1
+	}
+	return t.YearNumber, t.YearNumber >= 1
+}
+
+// Batch is what reading one or more input files yields: the plans and every
+// problem found, errors and warnings.
+type Batch struct {
+	Files    []string
+	Plans    []*InputPlan
+	Problems Problems
+}

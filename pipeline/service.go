@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+)
+
+// Plan is a plan as the service stores it. Empty ScorecardID and Sector mean
+// null.
+type Plan struct {
+	ID          int64
+	Name        string
+	StartDate   Date
+	EndDate     Date
+	ScorecardID string
+	Sector      string
+	Era         string
+	CreatedAt   string
+	UpdatedAt   string
+	Milestones  []Milestone // nil in list responses
+}
+
+// Milestone is one financial year of a stored plan.
+type Milestone struct {
+	ID         int64
+	YearNumber int
+	StartDate  Date
+	EndDate    Date
+	Targets    []Target
+}
+
+// Target is one stored target: its id, type and every counter the server holds.
+type Target struct {
+	ID         int64
+	TargetType string
+	Counters   map[string]int64
+}
+
+// NewPlan is what creating a plan sends. Empty strings are left out.
+type NewPlan struct {
+	Name        string
+	StartDate   Date
+	EndDate     Date
+	ScorecardID string
+	Sector      string
+}
+
+// PlanChange is a metadata update; nil fields are not sent. A pointer to ""
+// sends null (for ScorecardID and Sector).
+type PlanChange struct {
+	Name        *string
+	ScorecardID *string
+	Sector      *string
+}
+
+// IsZero reports whether the change sends nothing.
+func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
+
+// PlanService is what the pipeline needs of the plan API for one account.
+// apiclient satisfies it; every call is made with that account's key pair.
+type PlanService interface {
+	ListPlans(ctx context.Context) ([]Plan, error)
+	GetPlan(ctx context.Context, id int64) (*Plan, error)
+	CreatePlan(ctx context.Context, p NewPlan) (*Plan, error)
+	UpdatePlan(ctx context.Context, id int64, c PlanChange) (*Plan, error)
+	DeletePlan(ctx context.Context, id int64) error
+	UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (*Target, error)
+	RecalculateScorecard(ctx context.Context, scorecardID string) error
+}
+
+// Company is a company record of the lookup service.
+type Company struct {
+	ID                   string
+	Commodity            string
+	IdentificationNumber string
+	Region               string
+	RegistrationNumber   string
+	TradingName          string
+	VATNumber            string
+}
+
+// CompanyFinder searches companies by identifiers; a record matches when
+// any one identifier matches (OR).
+type CompanyFinder interface {
+	FindCompanies(ctx context.Context, ids CompanyIDs) ([]Company, error)
+}
+
+// Account is one configured account: the company it owns and the service
+// bound to its key pair.
+type Account struct {
+	Name      string
+	CompanyID string
+	Service   PlanService
+}
+
+// Errors that PlanService and CompanyFinder implementations wrap (their
+// error values match these with errors.Is), so that the pipeline can tell
+// outcomes apart without knowing HTTP.
+var (
+	ErrUnauthorized   = errors.New("not authorised (the key is unknown, expired or the signature is wrong)")
+	ErrNotFound       = errors.New("not found on the account")
+	ErrConflict       = errors.New("conflict: a recalculation is already running")
+	ErrInvalid        = errors.New("rejected by the service as invalid")
+	ErrRateLimited    = errors.New("rate limited by the service")
+	ErrUnclearOutcome = errors.New("no clear answer from the service; the request may or may not have been applied")
+	ErrUnavailable    = errors.New("the service is unreachable")
+)
