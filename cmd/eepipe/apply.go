@@ -1,25 +1,310 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
 
-// applyOptions are the options of `eepipe apply`.
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
+
+// applyOptions are the options of `eepipe apply` (and, with DryRun, of
+// `eepipe diff`).
 type applyOptions struct {
-	Args []string
+	Args                 []string // input files and folders
+	DryRun               bool
+	Concurrency          int
+	RecreateOnDateChange bool
+	NoRecalc             bool
+	RecalcWait           time.Duration
+	Report               string
+	ShowUnchanged        bool
+	Conn                 connFlags
+
+	// For tests and the demo: the HTTP client, the recalculation backoff,
+	// and a hook called with the runner's request counts at the end.
+	HTTPClient    *http.Client
+	RecalcBackoff time.Duration
+	Quiet         bool // no diff rendering in apply (the demo prints its own)
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
-// Placeholder until issue 4 lands.
 func NewCmdApply(f *Factory, runF func(*applyOptions) error) *cobra.Command {
 	opts := &applyOptions{}
-	return &cobra.Command{
-		Use:   "apply",
-		Short: "(not built yet: issue 4)",
+	cmd := &cobra.Command{
+		Use:   "apply FILE|FOLDER...",
+		Short: "Make the service's plans match the workbooks: create and patch, with the fewest requests",
+		Long: `Read and validate every input (any error: nothing is sent, exit 2), find each
+plan's company through the lookup and its account, read the accounts' plans,
+and send only what differs: a create (with scorecard prefill when the file
+names a scorecard) for a plan that is not there, a metadata update when the
+name, sector or scorecard differ, and per target only the counters whose
+value differs. Blank cells never send anything. Then every scorecard linked
+to a changed plan is recalculated once, waiting through a running
+recalculation (409) up to --recalc-wait.
+
+Requests in flight are bounded by --concurrency across all accounts. One
+failing plan does not stop the others; a fatal error (key refused, service
+or lookup unreachable) or Ctrl-C stops sending, lets requests in flight
+finish, writes the report and exits 3.
+
+Exit status: 0 all applied, 1 some plans failed, 2 invalid input or
+configuration, 3 fatal or interrupted.`,
+		Example: `  eepipe apply plans.xlsx
+  eepipe apply --dry-run clients/
+  eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
+  eepipe apply plan.csv --recreate-on-date-change --no-recalc`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "apply is not built yet")
+			return runApply(cmd.Context(), f, opts)
 		},
+	}
+	addApplyFlags(cmd, opts, true)
+	return cmd
+}
+
+func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
+	fl := cmd.Flags()
+	if apply {
+		fl.BoolVar(&opts.DryRun, "dry-run", false, "print the change set and send nothing (exit 0 no changes, 1 changes)")
+		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
+		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
+	}
+	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
+	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
+	fl.StringVar(&opts.Report, "report", "", "write one line per input row to `FILE` (.json, .csv or .xlsx)")
+	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
+	opts.Conn.register(cmd)
+}
+
+// checkApplyOptions validates the flags before anything else.
+func checkApplyOptions(opts *applyOptions) error {
+	if opts.Concurrency < 1 {
+		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
+	}
+	if opts.Report != "" {
+		switch strings.ToLower(filepath.Ext(opts.Report)) {
+		case ".json", ".csv", ".xlsx":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
+		}
+	}
+	if opts.RecalcWait < 0 {
+		return exitf(ExitInvalid, "--recalc-wait must not be negative")
+	}
+	return nil
+}
+
+// readInputs reads and validates the inputs; any error stops the run with
+// ExitInvalid before a request is sent.
+func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipeline.Catalog, error) {
+	var cat *pipeline.Catalog
+	if f.CatalogPath != "" {
+		c, err := pipeline.LoadCatalog(f.CatalogPath)
+		if err != nil {
+			return nil, nil, exitf(ExitInvalid, "%v", err)
+		}
+		cat = c
+	}
+	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	if err != nil {
+		return nil, nil, exitf(ExitInvalid, "%v", err)
+	}
+	if accounts > 1 {
+		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, make([]pipeline.Account, accounts))...)
+		batch.Problems.Sort()
+	}
+	if len(batch.Problems) > 0 {
+		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+			return nil, nil, exitf(ExitFatal, "%v", err)
+		}
+	}
+	if batch.Problems.HasErrors() {
+		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
+			batch.Problems.Count(pipeline.Error))
+	}
+	if len(batch.Plans) == 0 {
+		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
+	}
+	return batch, cat, nil
+}
+
+// connect builds one client per account and the lookup client.
+func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account, pipeline.CompanyFinder, []*apiclient.Client, error) {
+	var accounts []pipeline.Account
+	var clients []*apiclient.Client
+	for _, a := range cfg.Accounts {
+		c, err := apiclient.New(apiclient.Options{BaseURL: cfg.BaseURL, APIKey: a.APIKey, APISecret: a.APISecret,
+			HTTPClient: hc, Logger: log.With(zap.String("account", a.Name))})
+		if err != nil {
+			return nil, nil, nil, exitf(ExitInvalid, "account %s: %v", a.Name, err)
+		}
+		clients = append(clients, c)
+		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Service: apiclient.NewPlanService(c)})
+	}
+	var finder pipeline.CompanyFinder
+	if cfg.Lookup.Configured() {
+		c, err := apiclient.New(apiclient.Options{LookupURL: cfg.Lookup.URL, LookupUsername: cfg.Lookup.Username,
+			LookupPassword: cfg.Lookup.Password, HTTPClient: hc, Logger: log.With(zap.String("service", "lookup"))})
+		if err != nil {
+			return nil, nil, nil, exitf(ExitInvalid, "company lookup: %v", err)
+		}
+		finder = apiclient.NewCompanyFinder(c)
+	}
+	return accounts, finder, clients, nil
+}
+
+// runApply is `eepipe apply` and, with opts.DryRun, `eepipe diff`.
+func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
+	started := f.Now()
+	log := f.Logger()
+	if err := checkApplyOptions(opts); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	log.Debug("configuration", zap.Stringer("config", cfg))
+	batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
+	if err != nil {
+		return err
+	}
+	if len(cfg.Accounts) == 1 && !cfg.Lookup.Configured() {
+		for _, p := range batch.Plans {
+			if !p.Company.IsZero() {
+				log.Warn("the company columns are not checked: no company lookup is configured (set " + envLookupURL + ")")
+				break
+			}
+		}
+	}
+	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+
+	prog := newProgress(f, log)
+	ropts := pipeline.RunOptions{
+		Concurrency:   opts.Concurrency,
+		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
+		NoRecalc:      opts.NoRecalc,
+		RecalcWait:    opts.RecalcWait,
+		RecalcBackoff: opts.RecalcBackoff,
+		Now:           f.Now,
+		OnPlanDone:    prog.planDone,
+		OnRecalc:      prog.recalc,
+	}
+	runner := pipeline.NewRunner(accounts, finder, ropts)
+	prog.attach(runner)
+
+	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
+	cs, planErr := runner.Plan(ctx, batch.Plans)
+
+	if opts.DryRun {
+		if planErr == nil {
+			if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+		}
+		rep := runner.DryRun(cs, started)
+		rep.Fatal = runner.Fatal()
+		rep.Interrupted = ctx.Err() != nil
+		if err := writeRunReport(f, opts.Report, rep); err != nil {
+			return err
+		}
+		warnKeyExpiry(log, clients)
+		if planErr != nil {
+			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
+		}
+		if cs.HasChanges() || cs.HasFailures() {
+			return silentExit(ExitDiff)
+		}
+		return nil
+	}
+
+	if planErr == nil && !opts.Quiet && f.IO.ErrTTY {
+		if err := cs.Render(f.IO.ErrOut, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, MaxCounters: 12}); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	total := 0
+	for _, d := range cs.Plans {
+		if d.Action.Changes() {
+			total++
+		}
+	}
+	prog.start(ctx, total, len(cs.Plans))
+	rep := runner.Apply(ctx, cs, started)
+	prog.stop()
+	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if err := writeRunReport(f, opts.Report, rep); err != nil {
+		return err
+	}
+	warnKeyExpiry(log, clients)
+	log.Info("run finished", summaryFields(rep)...)
+	switch {
+	case rep.Fatal != nil:
+		return silentExit(ExitFatal)
+	case rep.Interrupted:
+		return silentExit(ExitFatal)
+	case !rep.OK():
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// stopCause returns the fatal error behind a stopped run, or err.
+func stopCause(err error, r *pipeline.Runner) error {
+	if f := r.Fatal(); f != nil {
+		return f
+	}
+	return err
+}
+
+func writeRunReport(f *Factory, path string, rep *pipeline.RunReport) error {
+	if path == "" {
+		return nil
+	}
+	if err := formats.WriteRunReport(path, rep); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Run report written to %s\n", path)
+	return nil
+}
+
+func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
+	for _, c := range clients {
+		if exp, in, ok := c.KeyExpiry(); ok {
+			log.Warn("an API key expires soon; ask for a new key pair", zap.String("expires", exp), zap.String("expires_in", in))
+		}
+	}
+}
+
+func summaryFields(rep *pipeline.RunReport) []zap.Field {
+	s := rep.Summary()
+	return []zap.Field{
+		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
+		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
+		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied),
+		zap.Int("targets_patched", s.TargetsPatched), zap.Int("counters_changed", s.CountersChanged),
+		zap.Int64("requests", s.Requests), zap.Int64("writes", s.Writes),
+		zap.Int("recalculations_accepted", s.RecalcsAccepted), zap.Int("recalculations_failed", s.RecalcsFailed),
+		zap.Duration("elapsed", s.Elapsed),
 	}
 }

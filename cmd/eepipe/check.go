@@ -1,25 +1,417 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/sourcegraph/conc/pool"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
 
 // checkOptions are the options of `eepipe check`.
 type checkOptions struct {
-	Args []string
+	Args        []string // input files and folders
+	Server      bool     // read plans from the service (alone), or fill the files' blanks from it
+	PlanIDs     []int64  // with Server and no files: only these plans
+	Targets     string   // a targets file replacing the embedded figures
+	Report      string   // .json, .csv or .xlsx report
+	Concurrency int      // plan reads in flight
+	Conn        connFlags
+
+	HTTPClient *http.Client // for tests; nil means the default
 }
 
+// defaultCheckConcurrency bounds the plan reads of `check --server`.
+const defaultCheckConcurrency = 4
+
 // NewCmdCheck returns `eepipe check`. runF replaces the command's run function in tests.
-// Placeholder until issue 6 lands.
 func NewCmdCheck(f *Factory, runF func(*checkOptions) error) *cobra.Command {
 	opts := &checkOptions{}
-	return &cobra.Command{
-		Use:   "check",
-		Short: "(not built yet: issue 6)",
+	cmd := &cobra.Command{
+		Use:   "check [FILE|FOLDER...] [--server [--plan ID]...]",
+		Short: "Measure each plan against the 2025 sectoral numerical targets",
+		Long: `Measure every plan against the sectoral numerical targets that the Minister
+determined for 1 September 2025 - 31 August 2030 (GN 6124, Government Gazette
+52514, 15 April 2025), as the plan's sector sets them.
+
+For each plan, each financial year and each of the four levels with a sector
+target (top, senior, middle and junior management), check reads the
+all_employees target: the level's headcount (every race, both genders,
+foreign nationals included), the designated-group male share (African,
+Coloured and Indian men) and the designated-group female share (African,
+Coloured, Indian and white women), against the sector's two figures: met, or
+short by how many percentage points and how many people. For the whole
+workforce it checks that people with disabilities are at least 3% of the
+employees over the six occupational levels. The final year is the one that
+must meet the targets; earlier years show the trajectory.
+
+A plan with no sector, a level with no employees, a catalog without a level's
+counters and counters a file leaves blank are "not assessable", with the
+reason. With --server, blanks in the files are filled from the plans on the
+service (matched by plan_id, else by name and start date).
+
+The figures are embedded (a copy of the public transcription of the gazette);
+they should be checked against the gazette, and --targets FILE replaces them
+(CSV: sector,level,designated_male_pct,designated_female_pct).
+
+Exit status: 0 every assessable final-year figure is met, 1 some fall short,
+2 invalid input or configuration, 3 fatal (service unreachable, key refused).`,
+		Example: `  eepipe check plans.xlsx
+  eepipe check clients/ --report sector-check.xlsx
+  eepipe check --server
+  eepipe --config eepipe.yaml check --server --plan 12 --plan 14 --report check.json
+  eepipe check plans.csv --server --targets corrected-targets.csv`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "check is not built yet")
+			return runCheck(cmd.Context(), f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Server, "server", false, "check the plans on the service (every configured account); with files, fill their blank counters from the service")
+	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "with --server and no files: check only the plan with this `ID` (repeatable)")
+	fl.StringVar(&opts.Targets, "targets", "", "sector targets `FILE` (CSV) replacing the embedded 2025 figures")
+	fl.StringVar(&opts.Report, "report", "", "also write the results to `FILE` (.xlsx, .csv or .json)")
+	fl.IntVar(&opts.Concurrency, "concurrency", defaultCheckConcurrency, "with --server: plan reads in flight")
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+// validateCheckOptions checks the flags before anything is read.
+func validateCheckOptions(opts *checkOptions) error {
+	switch {
+	case len(opts.PlanIDs) > 0 && !opts.Server:
+		return exitf(ExitInvalid, "--plan selects plans on the service: use it with --server")
+	case len(opts.Args) == 0 && !opts.Server:
+		return exitf(ExitInvalid, "name the workbooks to check (eepipe check FILE...), or check the plans on the service with --server")
+	case len(opts.PlanIDs) > 0 && len(opts.Args) > 0:
+		return exitf(ExitInvalid, "--plan selects plans on the service; with files, the files name the plans to check (leave out --plan or the files)")
+	case opts.Concurrency < 1:
+		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
+	}
+	for _, id := range opts.PlanIDs {
+		if id <= 0 {
+			return exitf(ExitInvalid, "--plan %d: a plan id is a positive whole number", id)
+		}
+	}
+	if opts.Report != "" {
+		switch strings.ToLower(filepath.Ext(opts.Report)) {
+		case ".json", ".csv", ".xlsx":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", opts.Report)
+		}
+	}
+	return nil
+}
+
+// storedPlan is a plan summary of one account's list.
+type storedPlan struct {
+	account pipeline.Account
+	plan    pipeline.Plan
+}
+
+func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
+	if err := validateCheckOptions(opts); err != nil {
+		return err
+	}
+	log := f.Logger()
+	targets := pipeline.DefaultSectorTargets()
+	if opts.Targets != "" {
+		t, err := pipeline.LoadSectorTargets(opts.Targets)
+		if err != nil {
+			return exitf(ExitInvalid, "--targets: %v", err)
+		}
+		targets = t
+	}
+	var cat *pipeline.Catalog
+	if f.CatalogPath != "" {
+		c, err := pipeline.LoadCatalog(f.CatalogPath)
+		if err != nil {
+			return exitf(ExitInvalid, "--catalog: %v", err)
+		}
+		cat = c
+	}
+
+	var batch *pipeline.Batch
+	if len(opts.Args) > 0 {
+		b, err := readCheckInputs(f, opts.Args, cat)
+		if err != nil {
+			return err
+		}
+		batch = b
+	}
+
+	var accounts []pipeline.Account
+	if opts.Server {
+		acc, err := checkAccounts(f, opts, log)
+		if err != nil {
+			return err
+		}
+		accounts = acc
+	}
+
+	var checks []pipeline.SectorPlanCheck
+	missing := 0
+	switch {
+	case batch != nil:
+		plans := batch.Plans
+		notes := make([][]string, len(plans))
+		if opts.Server {
+			filled, n, err := fillFromServer(ctx, accounts, plans, opts.Concurrency, log)
+			if err != nil {
+				return err
+			}
+			plans, notes = filled, n
+		}
+		for i, p := range plans {
+			c := pipeline.CheckPlanSector(p, cat, targets)
+			c.Notes = append(notes[i], c.Notes...)
+			checks = append(checks, c)
+		}
+	default:
+		stored, notFound, err := readServerPlans(ctx, accounts, opts.PlanIDs, opts.Concurrency, log)
+		if err != nil {
+			return err
+		}
+		for _, id := range notFound {
+			fmt.Fprintf(f.IO.ErrOut, "eepipe: plan %d is not on any configured account (%s)\n", id, accountNames(accounts))
+		}
+		missing = len(notFound)
+		for _, sp := range stored {
+			in := pipeline.FromServer(&sp.plan, pipeline.CompanyIDs{})
+			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfPlan(in), targets)
+			c.Source, c.Account = "server", sp.account.Name
+			checks = append(checks, c)
+		}
+	}
+
+	report := pipeline.NewSectorCheckReport(targets, checks)
+	if err := formats.WriteSectorText(f.IO.Out, report); err != nil {
+		return exitf(ExitFatal, "write the results: %v", err)
+	}
+	if opts.Report != "" {
+		if err := formats.WriteSectorReport(opts.Report, report); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Sector check report written to %s\n", opts.Report)
+	}
+	s := report.Summary()
+	log.Debug("sector check done", zap.Int("plans", s.Plans), zap.Int("met", s.Met), zap.Int("short", s.Short),
+		zap.Int("not_assessable", s.NotAssessable), zap.String("targets", report.TargetsSource))
+	switch {
+	case missing > 0:
+		return exitf(ExitInvalid, "%d plan(s) asked for with --plan are not on the service", missing)
+	case report.AnyShort():
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// readCheckInputs reads and validates the files; problems go to stderr and
+// any error stops the check with ExitInvalid.
+func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipeline.Batch, error) {
+	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	if err != nil {
+		return nil, exitf(ExitInvalid, "%v", err)
+	}
+	if len(batch.Problems) > 0 {
+		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+			return nil, exitf(ExitFatal, "%v", err)
+		}
+	}
+	if batch.Problems.HasErrors() {
+		return nil, exitf(ExitInvalid, "the input has %d error(s); fix them (eepipe validate shows them too) and check again",
+			batch.Problems.Count(pipeline.Error))
+	}
+	if len(batch.Plans) == 0 {
+		return nil, exitf(ExitInvalid, "the input describes no plan")
+	}
+	return batch, nil
+}
+
+// checkAccounts resolves the configuration (--config, environment, flags)
+// and connects every configured account. check only reads plans, so it
+// needs no company lookup even with several accounts.
+func checkAccounts(f *Factory, opts *checkOptions, log *zap.Logger) ([]pipeline.Account, error) {
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	var problems []string
+	if cfg.BaseURL == "" {
+		problems = append(problems, fmt.Sprintf("no service URL: set %s, base_url in the --config file, or --base-url", envBaseURL))
+	}
+	if len(cfg.Accounts) == 0 {
+		problems = append(problems, fmt.Sprintf("no account: set %s and %s, or list accounts in the --config file", envAPIKey, envAPISecret))
+	}
+	if len(problems) > 0 {
+		return nil, exitf(ExitInvalid, "configuration for --server:\n  %s", strings.Join(problems, "\n  "))
+	}
+	cfg.Lookup = LookupConfig{} // check never searches companies
+	accounts, _, _, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	log.Debug("checking against the service", zap.String("config", cfg.String()))
+	return accounts, nil
+}
+
+func accountNames(accounts []pipeline.Account) string {
+	names := make([]string, len(accounts))
+	for i, a := range accounts {
+		names[i] = a.Name
+	}
+	return "accounts: " + strings.Join(names, ", ")
+}
+
+// serviceError turns a failed read into the command's error: every failure
+// to read the service is fatal for a check.
+func serviceError(account string, what string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return exitf(ExitFatal, "interrupted")
+	}
+	return exitf(ExitFatal, "account %s: %s: %v", account, what, err)
+}
+
+// listAll lists every account's plans.
+func listAll(ctx context.Context, accounts []pipeline.Account) ([]storedPlan, error) {
+	var out []storedPlan
+	for _, a := range accounts {
+		plans, err := a.Service.ListPlans(ctx)
+		if err != nil {
+			return nil, serviceError(a.Name, "list plans", err)
+		}
+		sort.Slice(plans, func(i, j int) bool { return plans[i].ID < plans[j].ID })
+		for _, p := range plans {
+			out = append(out, storedPlan{account: a, plan: p})
+		}
+	}
+	return out, nil
+}
+
+// getAll retrieves the plans with milestones, at most n at a time, keeping
+// their order.
+func getAll(ctx context.Context, plans []storedPlan, n int) error {
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(n).WithCancelOnError().WithFirstError()
+	for i := range plans {
+		sp := &plans[i]
+		p.Go(func(ctx context.Context) error {
+			full, err := sp.account.Service.GetPlan(ctx, sp.plan.ID)
+			if err != nil {
+				return serviceError(sp.account.Name, fmt.Sprintf("read plan %d", sp.plan.ID), err)
+			}
+			sp.plan = *full
+			return nil
+		})
+	}
+	return p.Wait()
+}
+
+// readServerPlans reads the plans to check: every plan of every account,
+// or the plans ids name (looked up on each account in turn). It returns
+// the ids no account has.
+func readServerPlans(ctx context.Context, accounts []pipeline.Account, ids []int64, n int, log *zap.Logger) ([]storedPlan, []int64, error) {
+	if len(ids) == 0 {
+		plans, err := listAll(ctx, accounts)
+		if err != nil {
+			return nil, nil, err
+		}
+		log.Debug("plans on the service", zap.Int("plans", len(plans)))
+		if err := getAll(ctx, plans, n); err != nil {
+			return nil, nil, err
+		}
+		return plans, nil, nil
+	}
+	var out []storedPlan
+	var missing []int64
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		found := false
+		for _, a := range accounts {
+			p, err := a.Service.GetPlan(ctx, id)
+			if errors.Is(err, pipeline.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, nil, serviceError(a.Name, "read plan "+strconv.FormatInt(id, 10), err)
+			}
+			out = append(out, storedPlan{account: a, plan: *p})
+			found = true
+			break
+		}
+		if !found {
+			missing = append(missing, id)
+		}
+	}
+	return out, missing, nil
+}
+
+// fillFromServer returns the file plans with their blanks filled from the
+// plans they match on the service, and a note per plan saying what was done.
+func fillFromServer(ctx context.Context, accounts []pipeline.Account, plans []*pipeline.InputPlan, n int, log *zap.Logger) ([]*pipeline.InputPlan, [][]string, error) {
+	listed, err := listAll(ctx, accounts)
+	if err != nil {
+		return nil, nil, err
+	}
+	summaries := make([]pipeline.Plan, len(listed))
+	for i, sp := range listed {
+		summaries[i] = sp.plan
+	}
+	match := make([]int, len(plans))
+	notes := make([][]string, len(plans))
+	var fetch []storedPlan
+	fetchIndex := map[int]int{} // listed index -> fetch index
+	for i, p := range plans {
+		match[i] = -1
+		m := pipeline.MatchStoredPlan(p, summaries)
+		switch len(m) {
+		case 0:
+			notes[i] = append(notes[i], "not found on the service, so blank counters stay unknown")
+		case 1:
+			match[i] = m[0]
+			if _, ok := fetchIndex[m[0]]; !ok {
+				fetchIndex[m[0]] = len(fetch)
+				fetch = append(fetch, listed[m[0]])
+			}
+		default:
+			var where []string
+			for _, j := range m {
+				where = append(where, fmt.Sprintf("plan %d of account %s", listed[j].plan.ID, listed[j].account.Name))
+			}
+			notes[i] = append(notes[i], "matches several plans on the service ("+strings.Join(where, ", ")+"), so blank counters stay unknown")
+		}
+	}
+	if err := getAll(ctx, fetch, n); err != nil {
+		return nil, nil, err
+	}
+	out := make([]*pipeline.InputPlan, len(plans))
+	for i, p := range plans {
+		if match[i] < 0 {
+			out[i] = p
+			continue
+		}
+		sp := fetch[fetchIndex[match[i]]]
+		out[i] = pipeline.FillFromServer(p, &sp.plan)
+		notes[i] = append(notes[i], fmt.Sprintf("blank values filled from plan %d on the service (account %s)", sp.plan.ID, sp.account.Name))
+		log.Debug("filled from the service", zap.String("plan", p.Key().String()), zap.Int64("plan_id", sp.plan.ID), zap.String("account", sp.account.Name))
+	}
+	return out, notes, nil
 }

@@ -1,25 +1,135 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
 
 // companiesOptions are the options of `eepipe companies`.
 type companiesOptions struct {
-	Args []string
+	Args         []string
+	VAT          string
+	Registration string
+	IDNumber     string
+	JSON         bool
+	Conn         connFlags
+	HTTPClient   *http.Client // tests
 }
 
 // NewCmdCompanies returns `eepipe companies`. runF replaces the command's run function in tests.
-// Placeholder until issue 4 lands.
 func NewCmdCompanies(f *Factory, runF func(*companiesOptions) error) *cobra.Command {
 	opts := &companiesOptions{}
-	return &cobra.Command{
-		Use:   "companies",
-		Short: "(not built yet: issue 4)",
+	cmd := &cobra.Command{
+		Use:   "companies --vat X | --registration Y | --id-number Z",
+		Short: "Look companies up by VAT, registration or ID number",
+		Long: `Search the company lookup service. A record is returned when any one of the
+identifiers given matches (OR); when the records belong to more than one
+company, apply would refuse a plan with these identifiers as ambiguous,
+and this command says so.
+
+Prints a table (or the records as JSON with --json) on stdout. Exit status
+0 when a company matches, 1 when none does, 2 invalid usage or
+configuration, 3 fatal (lookup unreachable or credentials refused).`,
+		Example: `  eepipe companies --vat 4012345678
+  eepipe companies --registration 2009/012345/07 --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "companies is not built yet")
+			return runCompanies(cmd, f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.VAT, "vat", "", "VAT number")
+	fl.StringVar(&opts.Registration, "registration", "", "company registration number, such as 2009/012345/07")
+	fl.StringVar(&opts.IDNumber, "id-number", "", "ID number (sole proprietors)")
+	fl.BoolVar(&opts.JSON, "json", false, "print the records as JSON")
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error {
+	q := apiclient.CompanyQuery{VATNumber: strings.TrimSpace(opts.VAT), RegistrationNumber: strings.TrimSpace(opts.Registration),
+		IDNumber: strings.TrimSpace(opts.IDNumber)}
+	if q == (apiclient.CompanyQuery{}) {
+		return exitf(ExitInvalid, "give at least one of --vat, --registration and --id-number")
+	}
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Lookup: true})
+	if err != nil {
+		return err
+	}
+	log := f.Logger()
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	c, err := apiclient.New(apiclient.Options{LookupURL: cfg.Lookup.URL, LookupUsername: cfg.Lookup.Username,
+		LookupPassword: cfg.Lookup.Password, HTTPClient: opts.HTTPClient, Logger: log.With(zap.String("service", "lookup"))})
+	if err != nil {
+		return exitf(ExitInvalid, "company lookup: %v", err)
+	}
+	recs, err := c.SearchCompanies(cmd.Context(), q)
+	if err != nil {
+		code := ExitDiff
+		if pipeline.IsFatal(err) {
+			code = ExitFatal
+		}
+		return exitf(code, "company lookup: %v", err)
+	}
+	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(recs); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	} else if len(recs) > 0 {
+		tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTRADING NAME\tVAT NUMBER\tREGISTRATION NUMBER\tID NUMBER\tCOMMODITY\tREGION")
+		for _, r := range recs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.TradingName, dash(r.VATNumber), dash(deref(r.RegistrationNumber)),
+				dash(deref(r.IdentificationNumber)), dash(r.Commodity), dash(r.Region))
+		}
+		if err := tw.Flush(); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	if len(recs) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "No company matches %s.\n", ids)
+		return silentExit(ExitDiff)
+	}
+	domain := make([]pipeline.Company, len(recs))
+	for i, r := range recs {
+		domain[i] = pipeline.Company{ID: r.ID, TradingName: r.TradingName, VATNumber: r.VATNumber,
+			RegistrationNumber: deref(r.RegistrationNumber), IdentificationNumber: deref(r.IdentificationNumber)}
+	}
+	if _, err := pipeline.ResolveCompany(ids, domain); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Note: apply would refuse a plan with these identifiers: %v\n", err)
+	} else {
+		fmt.Fprintf(f.IO.ErrOut, "One company: plans with these identifiers go to the account with company_id %s.\n", recs[0].ID)
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

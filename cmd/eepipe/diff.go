@@ -1,25 +1,42 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+)
 
-// diffOptions are the options of `eepipe diff`.
+// diffOptions are the options of `eepipe diff`: those of apply, always
+// as a dry run.
 type diffOptions struct {
-	Args []string
+	applyOptions
 }
 
 // NewCmdDiff returns `eepipe diff`. runF replaces the command's run function in tests.
-// Placeholder until issue 4 lands.
 func NewCmdDiff(f *Factory, runF func(*diffOptions) error) *cobra.Command {
 	opts := &diffOptions{}
-	return &cobra.Command{
-		Use:   "diff",
-		Short: "(not built yet: issue 4)",
+	cmd := &cobra.Command{
+		Use:   "diff FILE|FOLDER...",
+		Short: "Print what apply would change (per plan create/update/unchanged, per target counters old -> new); send no write",
+		Long: `Read and validate the inputs, read the service's plans, and print the change
+set that apply would execute: per plan create, update, recreate, unchanged
+or failed (with the reason), the metadata fields that differ, and per
+target each counter as old -> new ("(prefill)" when a new plan takes its
+values from a scorecard). Nothing is written; only reads are sent. It is
+the same computation as apply --dry-run and reconcile.
+
+Exit status: 0 nothing would change, 1 something would change or a plan
+cannot be applied, 2 invalid input or configuration, 3 fatal.`,
+		Example: `  eepipe diff plans.xlsx
+  eepipe --config eepipe.yaml diff clients/ --show-unchanged --report diff.json`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			opts.DryRun = true
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "diff is not built yet")
+			return runApply(cmd.Context(), f, &opts.applyOptions)
 		},
 	}
+	addApplyFlags(cmd, &opts.applyOptions, false)
+	return cmd
 }

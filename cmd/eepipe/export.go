@@ -1,25 +1,482 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/conc/pool"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// Export layouts.
+const (
+	layoutGrid = "grid"
+	layoutFlat = "flat"
+	layoutLong = "long"
+)
+
+// defaultExportName is the output name with --output-dir and no -o.
+const defaultExportName = "plans.xlsx"
 
 // exportOptions are the options of `eepipe export`.
 type exportOptions struct {
-	Args []string
+	Args        []string
+	Output      string   // -o: the file, or with --output-dir the base name
+	Layout      string   // grid, flat, long; "" = from the extension
+	PlanIDs     []int64  // --plan
+	Companies   []string // --company VAT|REG|ID
+	Concurrency int
+	NoCharts    bool
+	Schedule    scheduleOptions
+	Conn        connFlags
+
+	HTTPClient *http.Client // tests
 }
 
 // NewCmdExport returns `eepipe export`. runF replaces the command's run function in tests.
-// Placeholder until issue 5 lands.
 func NewCmdExport(f *Factory, runF func(*exportOptions) error) *cobra.Command {
 	opts := &exportOptions{}
-	return &cobra.Command{
-		Use:   "export",
-		Short: "(not built yet: issue 5)",
+	cmd := &cobra.Command{
+		Use:   "export -o FILE | --output-dir DIR",
+		Short: "Write the service's plans to a workbook that re-imports onto the same plans",
+		Long: `Write the account's plans (all of them, those given with --plan, or those of
+the companies given with --company; with --config, of every configured
+account) to a workbook or CSV file, with plan ids and company identifiers
+filled in, so that applying the file unchanged sends nothing and editing a
+cell and applying it patches exactly that counter.
+
+Layouts, from the file's extension and --layout:
+  .xlsx  grid (default): an Overview sheet, one grid sheet per plan with a
+         chart of the targets by race and gender per financial year
+  .xlsx  flat: the Overview sheet and the flat table (sheet Targets)
+  .csv   flat (default): one row per plan, financial year and target type
+  .csv   long: one row per counter, for BI tools and pivot tables
+
+Company identifiers come from the company lookup: give --company with the
+VAT, registration or ID number of each company to export (needed to
+re-import an export that spans several accounts).
+
+For scheduled runs, --output-dir writes UTC-stamped names
+(plans-2026-11-22T0300Z.xlsx), --keep prunes older ones, a lock file stops
+overlapping runs and --max-duration bounds the run; a partial export is
+never written. One summary line is logged at the end (JSON when stderr is
+not a terminal).
+
+Exit status: 0 written, 1 some --plan ids not found (the others written),
+2 invalid usage or configuration, 3 fatal (service unreachable, key refused,
+lock held, --max-duration passed).`,
+		Example: `  eepipe export -o plans.xlsx
+  eepipe export -o acme.csv --company 4012345678
+  eepipe export -o plans.csv --layout long --plan 17 --plan 18
+  eepipe --config eepipe.yaml export --output-dir /var/backups/ee --keep 14 --max-duration 20m`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "export is not built yet")
+			return runExport(cmd.Context(), f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (.xlsx or .csv); with --output-dir the name to stamp (default "+defaultExportName+")")
+	fl.StringVar(&opts.Layout, "layout", "", "grid or flat for .xlsx (default grid), flat or long for .csv (default flat)")
+	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "export only the plan with this `ID` (repeat for several)")
+	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
+	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight")
+	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the per-plan charts out of an XLSX grid export")
+	addScheduleFlags(fl, &opts.Schedule)
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+// exportTarget is the resolved output: its base name and layout.
+type exportTarget struct {
+	base   string // -o as given, or the name stamped in --output-dir
+	layout string
+	xlsx   bool
+}
+
+func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
+	var t exportTarget
+	switch {
+	case opts.Output == "" && opts.Schedule.OutputDir == "":
+		return t, exitf(ExitInvalid, "say where to write: -o FILE (.xlsx or .csv), or --output-dir DIR for stamped names")
+	case opts.Output == "":
+		t.base = defaultExportName
+		if opts.Layout == layoutLong {
+			t.base = "plans.csv"
+		}
+	case opts.Schedule.OutputDir != "" && filepath.Base(opts.Output) != opts.Output:
+		return t, exitf(ExitInvalid, "with --output-dir, -o is the file name to stamp (like plans.xlsx), not a path: %s", opts.Output)
+	default:
+		t.base = opts.Output
+	}
+	ext := strings.ToLower(filepath.Ext(t.base))
+	layout := strings.ToLower(strings.TrimSpace(opts.Layout))
+	switch ext {
+	case ".xlsx":
+		t.xlsx = true
+		if layout == "" {
+			layout = layoutGrid
+		}
+		if layout != layoutGrid && layout != layoutFlat {
+			return t, exitf(ExitInvalid, "--layout %s does not fit %s: an .xlsx export is grid or flat (long is a .csv layout)", opts.Layout, t.base)
+		}
+	case ".csv":
+		if layout == "" {
+			layout = layoutFlat
+		}
+		if layout != layoutFlat && layout != layoutLong {
+			return t, exitf(ExitInvalid, "--layout %s does not fit %s: a .csv export is flat or long (grid is an .xlsx layout)", opts.Layout, t.base)
+		}
+	default:
+		return t, exitf(ExitInvalid, "%s: name the export .xlsx or .csv", t.base)
+	}
+	t.layout = layout
+	return t, nil
+}
+
+// exportSource is one account to export and what is known of its company.
+type exportSource struct {
+	account pipeline.Account
+	client  *apiclient.Client
+	company pipeline.CompanyIDs
+	name    string // trading name
+}
+
+func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
+	log := f.Logger()
+	target, err := resolveExportTarget(opts)
+	if err != nil {
+		return err
+	}
+	if opts.Concurrency < 1 {
+		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
+	}
+	for _, id := range opts.PlanIDs {
+		if id <= 0 {
+			return exitf(ExitInvalid, "--plan %d: a plan id is a positive whole number", id)
+		}
+	}
+	var cat *pipeline.Catalog
+	if f.CatalogPath != "" {
+		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+	}
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true, Lookup: len(opts.Companies) > 0})
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	ctx, run, err := startRun(ctx, f, "export", &opts.Schedule)
+	if err != nil {
+		return err
+	}
+	var (
+		accounts []pipeline.Account
+		clients  []*apiclient.Client
+		written  int
+	)
+	err = func() error {
+		var finder pipeline.CompanyFinder
+		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
+		if err != nil {
+			return err
+		}
+		sources, err := exportSources(ctx, run, accounts, clients, finder, opts.Companies)
+		if err != nil {
+			return err
+		}
+		if len(sources) > 1 {
+			for _, s := range sources {
+				if s.company.IsZero() {
+					run.warn("the export spans several accounts but has no company identifiers for account " + s.account.Name +
+						"; re-importing it needs them: give --company with each company's VAT, registration or ID number")
+					break
+				}
+			}
+		}
+		plans, missing, err := fetchExportPlans(ctx, sources, opts, log)
+		if err != nil {
+			return err
+		}
+		if timedOut(ctx) || ctx.Err() != nil {
+			return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", len(plans))
+		}
+		if cat == nil {
+			cat = serverCatalog(plans)
+		}
+		path := run.outputPath(target.base)
+		if err := writeExport(path, target, plans, cat, cfg.BaseURL, f, opts); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		written = len(plans)
+		run.wrote(path, target.base)
+		fmt.Fprintln(f.IO.Out, path)
+		fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", len(plans), exportPlural(len(plans)), path, target.layout)
+		if len(missing) > 0 {
+			return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
+				exportJoinIDs(missing), exportPlural(len(accounts)))
+		}
+		return nil
+	}()
+	run.noteKeyExpiry(accounts, clients)
+	return run.finish(ctx, err, zap.Int("plans_exported", written), zap.String("layout", target.layout))
+}
+
+// exportSources picks the accounts to export. Without companies: every
+// configured account. With companies: each is looked up, and the account
+// whose company_id it is (or the single account) is exported with the
+// record's identifiers.
+func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, clients []*apiclient.Client, finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
+	if len(companies) == 0 {
+		out := make([]exportSource, len(accounts))
+		for i, a := range accounts {
+			out[i] = exportSource{account: a, client: clients[i]}
+		}
+		return out, nil
+	}
+	var out []exportSource
+	seen := map[int]bool{}
+	for _, q := range companies {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			return nil, exitf(ExitInvalid, "--company needs a VAT, registration or ID number")
+		}
+		recs, err := finder.FindCompanies(ctx, pipeline.CompanyIDs{VAT: q, Registration: q, IDNumber: q})
+		if err != nil {
+			return nil, exitf(ExitFatal, "company lookup for %s: %v", q, err)
+		}
+		var found []pipeline.Company
+		for _, r := range recs {
+			if (identifierEqual(r.VATNumber, q) || identifierEqual(r.RegistrationNumber, q) || identifierEqual(r.IdentificationNumber, q)) &&
+				!slices.ContainsFunc(found, func(c pipeline.Company) bool { return c.ID == r.ID }) {
+				found = append(found, r)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, exitf(ExitInvalid, "--company %s: the company lookup knows no company with that VAT, registration or ID number", q)
+		case 1:
+		default:
+			var names []string
+			for _, c := range found {
+				names = append(names, fmt.Sprintf("%s (id %s)", c.TradingName, c.ID))
+			}
+			return nil, exitf(ExitInvalid, "--company %s matches several companies: %s; give an identifier of one company only", q, strings.Join(names, "; "))
+		}
+		c := found[0]
+		idx := slices.IndexFunc(accounts, func(a pipeline.Account) bool { return a.CompanyID == c.ID })
+		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" {
+			idx = 0
+			run.warn(fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
+				"its plans are exported with that company's identifiers", c.TradingName, c.ID))
+		}
+		if idx < 0 {
+			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
+				q, c.TradingName, c.ID, c.ID)
+		}
+		if seen[idx] {
+			continue
+		}
+		seen[idx] = true
+		out = append(out, exportSource{
+			account: accounts[idx], client: clients[idx], name: c.TradingName,
+			company: pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
+		})
+	}
+	return out, nil
+}
+
+// identifierEqual compares identifiers ignoring spaces and letter case.
+func identifierEqual(a, b string) bool {
+	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
+	return a != "" && norm(a) == norm(b)
+}
+
+// fetchExportPlans lists each source's plans and retrieves the selected
+// ones with milestones and targets, at most opts.Concurrency requests at a
+// time. Once ctx is done no new request starts. It returns the plans in
+// account order, then by plan id, and the --plan ids found nowhere.
+func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, error) {
+	lists := make([][]pipeline.Plan, len(sources))
+	errs := make([]error, len(sources))
+	lp := pool.New().WithMaxGoroutines(opts.Concurrency)
+	for i, s := range sources {
+		lp.Go(func() {
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			lists[i], errs[i] = s.account.Service.ListPlans(ctx)
+		})
+	}
+	lp.Wait()
+	for i, err := range errs {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, nil
+			}
+			return nil, nil, exitf(ExitFatal, "listing the plans of account %s: %v", sources[i].account.Name, err)
+		}
+	}
+	want := map[int64]bool{}
+	for _, id := range opts.PlanIDs {
+		want[id] = true
+	}
+	found := map[int64]bool{}
+	type job struct {
+		src int
+		id  int64
+	}
+	var jobs []job
+	for i, list := range lists {
+		for _, p := range list {
+			if len(want) > 0 && !want[p.ID] {
+				continue
+			}
+			found[p.ID] = true
+			jobs = append(jobs, job{i, p.ID})
+		}
+	}
+	slices.SortFunc(jobs, func(a, b job) int {
+		if a.src != b.src {
+			return a.src - b.src
+		}
+		return int(a.id - b.id)
+	})
+	var missing []int64
+	for _, id := range opts.PlanIDs {
+		if !found[id] && !slices.Contains(missing, id) {
+			missing = append(missing, id)
+		}
+	}
+	out := make([]*formats.ExportPlan, len(jobs))
+	var (
+		mu    sync.Mutex
+		fatal error
+	)
+	gp := pool.New().WithMaxGoroutines(opts.Concurrency)
+	for k, j := range jobs {
+		gp.Go(func() {
+			mu.Lock()
+			stop := fatal != nil
+			mu.Unlock()
+			if stop || ctx.Err() != nil {
+				return // no new work once the run is stopping
+			}
+			s := sources[j.src]
+			p, err := s.account.Service.GetPlan(ctx, j.id)
+			switch {
+			case err == nil:
+			case errors.Is(err, pipeline.ErrNotFound):
+				log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", j.id), zap.String("account", s.account.Name))
+				return
+			default:
+				mu.Lock()
+				if fatal == nil && ctx.Err() == nil {
+					fatal = fmt.Errorf("reading plan %d of account %s: %w", j.id, s.account.Name, err)
+				}
+				mu.Unlock()
+				return
+			}
+			name := s.account.Name
+			if len(sources) == 1 && name == "default" {
+				name = ""
+			}
+			out[k] = &formats.ExportPlan{
+				Plan:        pipeline.FromServer(p, s.company),
+				Account:     name,
+				CompanyName: s.name,
+				Era:         p.Era,
+				Milestones:  len(p.Milestones),
+				UpdatedAt:   p.UpdatedAt,
+			}
+		})
+	}
+	gp.Wait()
+	if fatal != nil {
+		return nil, nil, exitf(ExitFatal, "%v", fatal)
+	}
+	plans := make([]formats.ExportPlan, 0, len(out))
+	for _, p := range out {
+		if p != nil {
+			plans = append(plans, *p)
+		}
+	}
+	return plans, missing, nil
+}
+
+// serverCatalog is the counter catalog the service shows (contract-notes
+// B): the counters of the first target retrieved, or the default catalog.
+func serverCatalog(plans []formats.ExportPlan) *pipeline.Catalog {
+	for _, p := range plans {
+		for _, t := range p.Plan.Targets {
+			if len(t.Counters) > 0 {
+				if c, err := pipeline.CatalogFromCounters(t.Counters); err == nil {
+					return c
+				}
+			}
+		}
+	}
+	return pipeline.DefaultCatalog()
+}
+
+func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {
+	inputs := make([]*pipeline.InputPlan, len(plans))
+	for i, p := range plans {
+		inputs[i] = p.Plan
+	}
+	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
+	switch {
+	case t.xlsx && t.layout == layoutGrid:
+		wb, err := formats.NewExportWorkbook(plans, xo)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", path, err)
+		}
+		defer wb.Close()
+		// The sectoral targets check of each plan, as `eepipe check` shows it.
+		targets := pipeline.DefaultSectorTargets()
+		report := pipeline.CheckSector(inputs, cat, targets)
+		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
+			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
+		}
+		return formats.WriteWorkbook(path, wb)
+	case t.xlsx:
+		return formats.WriteFlatExportXLSX(path, plans, xo)
+	case t.layout == layoutLong:
+		return formats.WriteLongCSV(path, inputs, cat)
+	default:
+		return formats.WriteFlatCSV(path, inputs, cat)
+	}
+}
+
+func exportPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func exportJoinIDs(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, ", ")
 }

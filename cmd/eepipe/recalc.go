@@ -1,25 +1,131 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/spf13/cobra"
+)
 
 // recalcOptions are the options of `eepipe recalc`.
 type recalcOptions struct {
-	Args []string
+	Args          []string // scorecard ids
+	Account       string
+	RecalcWait    time.Duration
+	Conn          connFlags
+	HTTPClient    *http.Client  // tests
+	RecalcBackoff time.Duration // tests
 }
 
 // NewCmdRecalc returns `eepipe recalc`. runF replaces the command's run function in tests.
-// Placeholder until issue 4 lands.
 func NewCmdRecalc(f *Factory, runF func(*recalcOptions) error) *cobra.Command {
 	opts := &recalcOptions{}
-	return &cobra.Command{
-		Use:   "recalc",
-		Short: "(not built yet: issue 4)",
+	cmd := &cobra.Command{
+		Use:   "recalc SCORECARD_ID...",
+		Short: "Recalculate scorecards, waiting through a recalculation that is already running",
+		Long: `Ask the service to recalculate each scorecard's totals, concurrently. When a
+recalculation of a scorecard is already running the service answers 409;
+eepipe then waits with a capped backoff and asks again, until the request is
+accepted or --recalc-wait runs out (a large recalculation can take up to an
+hour). apply does the same for the scorecards linked to the plans it changed.
+
+With several accounts configured, --account names the account that owns the
+scorecards.
+
+Exit status: 0 all accepted, 1 some failed, 2 invalid usage or
+configuration, 3 fatal.`,
+		Example: `  eepipe recalc scorecard_acme_2025
+  eepipe --config eepipe.yaml recalc --account bluecrane scorecard_bluecrane_2025 --recalc-wait 10m`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "recalc is not built yet")
+			return runRecalc(cmd, f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Account, "account", "", "the configured account that owns the scorecards (needed with several accounts)")
+	fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up")
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
+	for _, id := range opts.Args {
+		if !strings.HasPrefix(id, "scorecard_") {
+			return exitf(ExitInvalid, "%q is not a scorecard id (scorecard ids start with scorecard_)", id)
+		}
+	}
+	if opts.RecalcWait < 0 {
+		return exitf(ExitInvalid, "--recalc-wait must not be negative")
+	}
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
+	if err != nil {
+		return err
+	}
+	log := f.Logger()
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	account := opts.Account
+	switch {
+	case account == "" && len(cfg.Accounts) == 1:
+		account = cfg.Accounts[0].Name
+	case account == "":
+		var names []string
+		for _, a := range cfg.Accounts {
+			names = append(names, a.Name)
+		}
+		return exitf(ExitInvalid, "several accounts are configured (%s): name the scorecards' account with --account", strings.Join(names, ", "))
+	}
+	found := false
+	for _, a := range cfg.Accounts {
+		found = found || a.Name == account
+	}
+	if !found {
+		return exitf(ExitInvalid, "--account %s is not a configured account", account)
+	}
+	cfg.Lookup = LookupConfig{} // recalc needs no lookup
+	accounts, _, clients, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(f, log)
+	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: opts.RecalcWait, RecalcBackoff: opts.RecalcBackoff,
+		Now: f.Now, OnRecalc: prog.recalc})
+	var reqs []pipeline.RecalcRequest
+	seen := map[string]bool{}
+	for _, id := range opts.Args {
+		if !seen[id] {
+			seen[id] = true
+			reqs = append(reqs, pipeline.RecalcRequest{Account: account, ScorecardID: id})
+		}
+	}
+	results := runner.Recalc(cmd.Context(), reqs)
+	warnKeyExpiry(log, clients)
+	failed := 0
+	for _, r := range results {
+		if r.Accepted {
+			extra := ""
+			if r.Attempts > 1 {
+				extra = fmt.Sprintf(" (after waiting %s for a running recalculation)", r.Waited.Round(time.Second))
+			}
+			fmt.Fprintf(f.IO.Out, "%s: recalculation accepted%s\n", r.ScorecardID, extra)
+			continue
+		}
+		failed++
+		fmt.Fprintf(f.IO.Out, "%s: %v\n", r.ScorecardID, r.Err)
+	}
+	switch {
+	case runner.Fatal() != nil || cmd.Context().Err() != nil:
+		return silentExit(ExitFatal)
+	case failed > 0:
+		return silentExit(ExitDiff)
+	}
+	return nil
 }

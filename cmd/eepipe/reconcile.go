@@ -1,25 +1,220 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// defaultReconcileReport is the report written with --output-dir and no --report.
+const defaultReconcileReport = "reconcile.json"
 
 // reconcileOptions are the options of `eepipe reconcile`.
 type reconcileOptions struct {
-	Args []string
+	Args        []string // input files and folders
+	Reports     []string // --report: .xlsx, .csv, .json
+	Concurrency int
+	Schedule    scheduleOptions
+	Conn        connFlags
+
+	HTTPClient *http.Client // tests
 }
 
 // NewCmdReconcile returns `eepipe reconcile`. runF replaces the command's run function in tests.
-// Placeholder until issue 5 lands.
 func NewCmdReconcile(f *Factory, runF func(*reconcileOptions) error) *cobra.Command {
 	opts := &reconcileOptions{}
-	return &cobra.Command{
-		Use:   "reconcile",
-		Short: "(not built yet: issue 5)",
+	cmd := &cobra.Command{
+		Use:   "reconcile FILE|FOLDER... [--report out.xlsx|out.csv|out.json]",
+		Short: "Compare workbooks with the service, cell by cell, without writing",
+		Long: `Compare the plans the workbooks describe with the service and report, without
+sending any write:
+  - per plan: present, missing on the service, or only on the service (a plan
+    of the same company's account that the workbook does not describe);
+  - per target: every counter whose workbook value differs from the
+    service's, with both values and the workbook cell.
+Blank workbook cells are not compared (they mean "leave as is"). The
+comparison is the one apply --dry-run shows, presented for auditors.
+
+Reports (--report, repeatable; the format from the extension):
+  .xlsx  the consultant's own workbook (grid or flat; a CSV becomes a sheet)
+         with each differing cell filled orange and a comment holding the
+         service's value, plus a Summary sheet listing every finding
+  .json  stable, documented (schema eepipe.reconcile/v1), for alerting
+  .csv   one row per finding
+
+Exit status: 0 in sync, 1 differences, 2 invalid input or configuration,
+3 fatal (service unreachable, key refused, lock held, --max-duration
+passed; the report is still written with what was compared).`,
+		Example: `  eepipe reconcile acme.xlsx --report acme-checked.xlsx
+  eepipe reconcile clients/ --report drift.json --report drift.csv
+  eepipe --config eepipe.yaml reconcile clients/ --output-dir /var/reports --keep 30 --max-duration 15m`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "reconcile is not built yet")
+			return runReconcile(cmd.Context(), f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Reports, "report", nil, "write the reconciliation to `FILE` (.xlsx annotated copy, .json or .csv); repeat for several")
+	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
+	addScheduleFlags(fl, &opts.Schedule)
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+func checkReconcileOptions(opts *reconcileOptions) error {
+	if opts.Concurrency < 1 {
+		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
+	}
+	if len(opts.Reports) == 0 && opts.Schedule.OutputDir != "" {
+		opts.Reports = []string{defaultReconcileReport}
+	}
+	for _, r := range opts.Reports {
+		switch strings.ToLower(filepath.Ext(r)) {
+		case ".xlsx", ".csv", ".json":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
+		}
+		if opts.Schedule.OutputDir != "" && filepath.Base(r) != r {
+			return exitf(ExitInvalid, "with --output-dir, --report is the file name to stamp (like drift.json), not a path: %s", r)
+		}
+		for _, in := range opts.Args {
+			if validateSameFile(r, in) {
+				return exitf(ExitInvalid, "--report %s would overwrite an input; write the report to a new file", r)
+			}
+		}
+	}
+	return nil
+}
+
+func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error {
+	if err := checkReconcileOptions(opts); err != nil {
+		return err
+	}
+	log := f.Logger()
+	ctx, run, err := startRun(ctx, f, "reconcile", &opts.Schedule)
+	if err != nil {
+		return err
+	}
+	var (
+		accounts []pipeline.Account
+		clients  []*apiclient.Client
+		rec      *pipeline.Reconciliation
+	)
+	err = func() error {
+		cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
+		if err != nil {
+			return err
+		}
+		for _, w := range cfg.Warnings {
+			log.Warn(w)
+		}
+		batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
+		if err != nil {
+			return err
+		}
+		var finder pipeline.CompanyFinder
+		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
+		if err != nil {
+			return err
+		}
+		lists := &pipeline.ListRecorder{}
+		runner := pipeline.NewRunner(lists.Wrap(accounts), finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
+		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
+		cs, planErr := runner.Plan(ctx, batch.Plans)
+		rec = pipeline.Reconcile(cs, lists.Lists(), accounts)
+		rec.GeneratedAt = f.Now().UTC()
+		rec.Files = batch.Files
+		var stopErr error
+		if planErr != nil {
+			cause := stopCause(planErr, runner)
+			switch {
+			case timedOut(ctx):
+				rec.MarkStopped(fmt.Sprintf("--max-duration %s passed before every plan was compared", opts.Schedule.MaxDuration))
+				stopErr = exitf(ExitFatal, "stopped after --max-duration %s: the report lists what was compared", opts.Schedule.MaxDuration)
+			default:
+				rec.MarkStopped(cause.Error())
+				stopErr = exitf(ExitFatal, "could not compare the files with the service: %v", cause)
+			}
+		}
+		if err := rec.Render(f.IO.Out); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if err := writeReconcileReports(f, run, opts.Reports, rec); err != nil {
+			return err
+		}
+		if stopErr != nil {
+			return stopErr
+		}
+		if !rec.InSync {
+			return silentExit(ExitDiff)
+		}
+		return nil
+	}()
+	run.noteKeyExpiry(accounts, clients)
+	var fields []zap.Field
+	if rec != nil {
+		s := rec.Summary
+		fields = []zap.Field{
+			zap.Bool("in_sync", rec.InSync), zap.Bool("complete", rec.Complete),
+			zap.Int("plans", s.Plans), zap.Int("plans_in_sync", s.PlansInSync), zap.Int("plans_differing", s.PlansDiffering),
+			zap.Int("plans_missing_on_server", s.PlansMissingOnServer), zap.Int("plans_only_on_server", s.PlansOnlyOnServer),
+			zap.Int("plans_not_compared", s.PlansNotCompared), zap.Int("fields_differing", s.FieldsDiffering),
+			zap.Int("targets_differing", s.TargetsDiffering), zap.Int("counters_differing", s.CountersDiffering),
+		}
+	}
+	return run.finish(ctx, err, fields...)
+}
+
+// writeReconcileReports writes every --report, in --output-dir with
+// stamped names when given.
+func writeReconcileReports(f *Factory, run *scheduledRun, reports []string, rec *pipeline.Reconciliation) error {
+	for _, base := range reports {
+		var err error
+		switch strings.ToLower(filepath.Ext(base)) {
+		case ".json":
+			path := run.outputPath(base)
+			if err = formats.WriteReconcileJSON(path, rec); err == nil {
+				reportWritten(f, run, path, base)
+			}
+		case ".csv":
+			path := run.outputPath(base)
+			if err = formats.WriteReconcileCSV(path, rec); err == nil {
+				reportWritten(f, run, path, base)
+			}
+		default:
+			sources := rec.Files
+			if len(sources) == 0 {
+				sources = []string{""}
+			}
+			for i, name := range formats.ReconcileXLSXPaths(base, sources) {
+				path := run.outputPath(name)
+				if err = formats.WriteReconcileXLSX(path, sources[i], rec); err != nil {
+					break
+				}
+				reportWritten(f, run, path, name)
+			}
+		}
+		if err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	return nil
+}
+
+func reportWritten(f *Factory, run *scheduledRun, path, base string) {
+	run.wrote(path, base)
+	fmt.Fprintf(f.IO.ErrOut, "Reconciliation report written to %s\n", path)
 }

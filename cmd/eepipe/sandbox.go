@@ -1,25 +1,136 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+)
 
 // sandboxOptions are the options of `eepipe sandbox`.
 type sandboxOptions struct {
-	Args []string
+	Listen         string
+	FixturesPath   string
+	Latency        time.Duration
+	RecalcDuration time.Duration
+	Faults         string
+	Seed           int64
 }
 
 // NewCmdSandbox returns `eepipe sandbox`. runF replaces the command's run function in tests.
-// Placeholder until issue 2 lands.
 func NewCmdSandbox(f *Factory, runF func(*sandboxOptions) error) *cobra.Command {
 	opts := &sandboxOptions{}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "sandbox",
-		Short: "(not built yet: issue 2)",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Args = args
+		Short: "Serve an in-memory emulator of the compliance service and the company lookup",
+		Long: `Serve an in-memory emulator of the B-BBEE compliance service on one address:
+the plan and scorecard API under /api/public/v1 (HMAC-signed, scoped by API
+key) and the company lookup under /api/companies (Basic authentication).
+Use its URL as both the service base URL and the lookup URL.
+
+State starts from a fixtures file (JSON with accounts, lookup_users,
+companies and scorecards; default: the built-in example, the same as
+testdata/sandbox-fixtures.json) and lives in memory until the sandbox stops.
+
+When ready it prints one line to stdout:
+  eepipe sandbox listening on http://HOST:PORT
+and logs to stderr. GET /_sandbox/stats (no authentication) returns what it
+served: requests, writes, max_in_flight and by_route. SIGINT or SIGTERM stop
+it cleanly.
+
+--faults injects failures, each with a probability, for example
+  --faults 503=0.05,429=0.03,reset=0.02,lost=0.02
+503/429 (also 500, 502, 504) answer that status with Retry-After (seconds,
+default 1, set with retry-after=N); reset drops the connection without an
+answer; lost processes the request (a write is committed) and then drops the
+connection. --seed makes the faults reproducible.`,
+		Example: `  eepipe sandbox
+  eepipe sandbox --listen 127.0.0.1:0 --fixtures testdata/sandbox-fixtures.json
+  eepipe sandbox --latency 50ms --faults 503=0.05,429=0.03,reset=0.02,lost=0.02 --seed 7`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "sandbox is not built yet")
+			return runSandbox(cmd.Context(), f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	fl.StringVar(&opts.FixturesPath, "fixtures", "", "fixtures file (JSON); default: the built-in example")
+	fl.DurationVar(&opts.Latency, "latency", 0, "delay added to every response, e.g. 50ms")
+	fl.DurationVar(&opts.RecalcDuration, "recalc-duration", 30*time.Second, "how long a scorecard recalculation runs (409 for that scorecard meanwhile)")
+	fl.StringVar(&opts.Faults, "faults", "", "fault injection, e.g. 503=0.05,429=0.03,reset=0.02,lost=0.02")
+	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the fault generator (0: a random seed, logged)")
+	return cmd
+}
+
+func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Latency < 0 {
+		return exitf(ExitInvalid, "--latency %s: must not be negative", opts.Latency)
+	}
+	if opts.RecalcDuration < 0 {
+		return exitf(ExitInvalid, "--recalc-duration %s: must not be negative", opts.RecalcDuration)
+	}
+	if err := sandbox.ValidFaults(opts.Faults); err != nil {
+		return exitf(ExitInvalid, "--faults %q: %v", opts.Faults, err)
+	}
+	source := "built-in example"
+	fx := sandbox.DefaultFixtures()
+	if opts.FixturesPath != "" {
+		var err error
+		if fx, err = sandbox.LoadFixtures(opts.FixturesPath); err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+		source = opts.FixturesPath
+	}
+	log := f.Logger()
+	srv, err := sandbox.Start(opts.Listen, sandbox.Options{
+		Fixtures:       fx,
+		Latency:        opts.Latency,
+		RecalcDuration: opts.RecalcDuration,
+		Faults:         opts.Faults,
+		Seed:           opts.Seed,
+		Logger:         log.Named("sandbox"),
+		Now:            f.Now,
+	})
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if _, err := fmt.Fprintf(f.IO.Out, "eepipe sandbox listening on %s\n", srv.URL); err != nil {
+		_ = srv.Close()
+		return exitf(ExitFatal, "sandbox: writing to stdout: %v", err)
+	}
+	accounts := make([]string, 0, len(fx.Accounts))
+	for _, a := range fx.Accounts {
+		accounts = append(accounts, a.Name+" ("+a.APIKey+")")
+	}
+	log.Info("sandbox ready",
+		zap.String("url", srv.URL),
+		zap.String("fixtures", source),
+		zap.Strings("accounts", accounts),
+		zap.Int("companies", len(fx.Companies)),
+		zap.Int("scorecards", len(fx.Scorecards)),
+		zap.Duration("latency", opts.Latency),
+		zap.Duration("recalc_duration", opts.RecalcDuration),
+		zap.String("faults", opts.Faults),
+		zap.Int64("seed", srv.Sandbox.Seed()))
+
+	<-ctx.Done()
+	log.Info("sandbox stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("sandbox: closing connections still in progress", zap.Error(err))
+	}
+	st := srv.Sandbox.Stats()
+	log.Info("sandbox stopped", zap.Int64("requests", st.Requests), zap.Int64("writes", st.Writes), zap.Int64("max_in_flight", st.MaxInFlight))
+	return nil
 }

@@ -1,25 +1,137 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
 
 // templateOptions are the options of `eepipe template`.
 type templateOptions struct {
-	Args []string
+	Output      string // -o: the workbook to write
+	Layout      string // --layout: grid or flat
+	Years       int    // --years: financial years of the grid template
+	Start       string // --start: optional plan start date (YYYY-MM-DD)
+	Force       bool   // --force: overwrite an existing file
+	CatalogPath string // the global --catalog flag
 }
 
 // NewCmdTemplate returns `eepipe template`. runF replaces the command's run function in tests.
-// Placeholder until issue 3 lands.
 func NewCmdTemplate(f *Factory, runF func(*templateOptions) error) *cobra.Command {
 	opts := &templateOptions{}
-	return &cobra.Command{
-		Use:   "template",
-		Short: "(not built yet: issue 3)",
+	cmd := &cobra.Command{
+		Use:   "template -o FILE.xlsx",
+		Short: "Write an empty workbook for consultants to fill in",
+		Long: `Write a workbook template to fill in by hand and load with eepipe apply.
+
+The grid layout (default) has an Instructions sheet and one plan sheet:
+labelled cells for the plan's details (plan id or name, company
+identifiers, dates, sector, scorecard) and, for each financial year, a grid
+for all employees and one for employees with disabilities, with the
+occupational levels down the side and race x gender across the top. Counter
+cells accept whole numbers of 0 or more, the sector is a drop-down and the
+dates are date cells. A blank counter cell leaves the service's value as it
+is.
+
+The flat layout has a Targets sheet with the flat table's header, one row
+per plan, financial year and target type, with the same validation.
+
+The counters follow the counter catalog: the default one, or the file given
+with --catalog.`,
+		Example: `  eepipe template -o plan.xlsx
+  eepipe template -o plan.xlsx --years 3 --start 2026-09-01
+  eepipe template -o targets.xlsx --layout flat
+  eepipe template -o custom.xlsx --catalog counters.txt`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Args = args
+			opts.CatalogPath = f.CatalogPath
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "template is not built yet")
+			return runTemplate(f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Output, "output", "o", "", "the workbook to write (`FILE`.xlsx)")
+	fl.StringVar(&opts.Layout, "layout", templates.LayoutGrid, "layout: grid (for people) or flat (one row per plan, year and target type)")
+	fl.IntVar(&opts.Years, "years", templates.DefaultYears, "financial years of the plan (grid layout)")
+	fl.StringVar(&opts.Start, "start", "", "pre-fill the plan's start date (`YYYY-MM-DD`) and show each grid's financial year")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite the file if it exists")
+	return cmd
+}
+
+func runTemplate(f *Factory, opts *templateOptions) error {
+	if opts.Output == "" {
+		return exitf(ExitInvalid, "template: give the file to write with -o FILE.xlsx")
+	}
+	if !strings.EqualFold(filepath.Ext(opts.Output), ".xlsx") {
+		return exitf(ExitInvalid, "template: -o %s: the template is a workbook; give it an .xlsx name", opts.Output)
+	}
+	layout := strings.ToLower(strings.TrimSpace(opts.Layout))
+	if layout != templates.LayoutGrid && layout != templates.LayoutFlat {
+		return exitf(ExitInvalid, "template: --layout %q: use grid or flat", opts.Layout)
+	}
+	if opts.Years < 1 || opts.Years > templates.MaxYears {
+		return exitf(ExitInvalid, "template: --years %d: give a number of financial years from 1 to %d", opts.Years, templates.MaxYears)
+	}
+	var start pipeline.Date
+	if opts.Start != "" {
+		d, err := pipeline.ParseDate(strings.TrimSpace(opts.Start))
+		if err != nil {
+			return exitf(ExitInvalid, "template: --start: %v", err)
+		}
+		if d.Before(pipeline.EarliestStart) {
+			return exitf(ExitInvalid, "template: --start %s is before %s, the earliest start the service accepts", d, pipeline.EarliestStart)
+		}
+		start = d
+	}
+	cat := pipeline.DefaultCatalog()
+	if opts.CatalogPath != "" {
+		c, err := pipeline.LoadCatalog(opts.CatalogPath)
+		if err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+		cat = c
+	}
+	if !opts.Force {
+		if _, err := os.Stat(opts.Output); err == nil {
+			return exitf(ExitInvalid, "template: %s exists; choose another name or add --force to overwrite it", opts.Output)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return exitf(ExitFatal, "template: %v", err)
+		}
+	}
+	wb, err := templates.New(templates.Options{Layout: layout, Years: opts.Years, Catalog: cat, Start: start})
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	defer wb.Close()
+	if err := formats.WriteFileAtomic(opts.Output, func(w io.Writer) error {
+		_, err := wb.WriteTo(w)
+		return err
+	}); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	what := fmt.Sprintf("%s layout, %d counters", layout, cat.Len())
+	if layout == templates.LayoutGrid {
+		what = fmt.Sprintf("grid layout, %d financial year%s, %d counters", opts.Years, templatePlural(opts.Years), cat.Len())
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Template written to %s (%s)\n", opts.Output, what)
+	return nil
+}
+
+func templatePlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

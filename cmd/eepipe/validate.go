@@ -1,25 +1,122 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
 
 // validateOptions are the options of `eepipe validate`.
 type validateOptions struct {
-	Args []string
+	Args        []string // input files and folders
+	Report      string   // --report: problems file (.csv, .xlsx, .json)
+	Annotate    string   // --annotate: annotated copy of the single XLSX input
+	CatalogPath string   // the global --catalog flag
 }
 
 // NewCmdValidate returns `eepipe validate`. runF replaces the command's run function in tests.
-// Placeholder until issue 3 lands.
 func NewCmdValidate(f *Factory, runF func(*validateOptions) error) *cobra.Command {
 	opts := &validateOptions{}
-	return &cobra.Command{
-		Use:   "validate",
-		Short: "(not built yet: issue 3)",
+	cmd := &cobra.Command{
+		Use:   "validate FILE|FOLDER...",
+		Short: "Check workbooks and CSV files completely, without touching the service",
+		Long: `Read every input (XLSX workbooks and CSV files, or folders of them), in any
+layout (flat table or grid workbook), and report every problem at once:
+file, sheet and cell (or CSV line and column), the value found and what to
+do about it. Nothing is sent to the service.
+
+The report is grouped by file and sheet and printed on stdout. Exit status 0
+when there are no errors (warnings are allowed), 2 when there are.`,
+		Example: `  eepipe validate plans.xlsx
+  eepipe validate clients/ extra.csv --report problems.xlsx
+  eepipe validate acme.xlsx --annotate acme-checked.xlsx
+  eepipe validate --catalog counters.txt plans.csv --report problems.json`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			opts.CatalogPath = f.CatalogPath
 			if runF != nil {
 				return runF(opts)
 			}
-			return exitf(ExitFatal, "validate is not built yet")
+			return runValidate(f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
+	fl.StringVar(&opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
+	return cmd
+}
+
+func runValidate(f *Factory, opts *validateOptions) error {
+	if opts.Report != "" {
+		switch strings.ToLower(filepath.Ext(opts.Report)) {
+		case ".csv", ".xlsx", ".json":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .csv, .xlsx or .json file name", opts.Report)
+		}
+	}
+	if opts.Annotate != "" {
+		if len(opts.Args) != 1 || !strings.EqualFold(filepath.Ext(opts.Args[0]), ".xlsx") {
+			return exitf(ExitInvalid, "--annotate needs exactly one .xlsx input file")
+		}
+		if !strings.EqualFold(filepath.Ext(opts.Annotate), ".xlsx") {
+			return exitf(ExitInvalid, "--annotate %s: the annotated copy is a workbook; give it an .xlsx name", opts.Annotate)
+		}
+		if validateSameFile(opts.Annotate, opts.Args[0]) {
+			return exitf(ExitInvalid, "--annotate %s: write the annotated copy to a new file, not over the input", opts.Annotate)
+		}
+	}
+	var cat *pipeline.Catalog
+	if opts.CatalogPath != "" {
+		c, err := pipeline.LoadCatalog(opts.CatalogPath)
+		if err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+		cat = c
+	}
+	log := f.Logger()
+	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat})
+	if err != nil {
+		return exitf(ExitInvalid, "%v", err)
+	}
+	if err := formats.WriteProblemsText(f.IO.Out, batch); err != nil {
+		return exitf(ExitFatal, "writing the report: %v", err)
+	}
+	if opts.Report != "" {
+		if err := formats.WriteProblemReport(opts.Report, batch); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
+	}
+	if opts.Annotate != "" {
+		n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
+		if err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
+	}
+	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
+		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
+	if batch.Problems.HasErrors() {
+		return silentExit(ExitInvalid)
+	}
+	return nil
+}
+
+func validateSameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+func validatePlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

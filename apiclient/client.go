@@ -1,0 +1,658 @@
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// APIPrefix is the path of the plan and scorecard API under the base URL.
+const APIPrefix = "/api/public/v1"
+
+// CompaniesPath is the path of the company search under the lookup URL.
+const CompaniesPath = "/api/companies"
+
+// maxResponseBody bounds how much of a response body is read.
+const maxResponseBody = 64 << 20
+
+// Options configures a Client.
+//
+// BaseURL is the plan and scorecard service, e.g. https://host or
+// https://host/prefix (requests then go to /prefix/api/public/v1/...). The
+// API key and secret sign every request to it. LookupURL is the company
+// lookup service, with HTTP Basic credentials; it may be the same host. One
+// of BaseURL and LookupURL must be set; a method whose service is not
+// configured returns an error.
+//
+// HTTPClient is used as given except that redirects are never followed (a
+// redirect would break the request signature); nil means a client with
+// sane timeouts. Logger nil means no logging. UserAgent "" means
+// "eepipe/<module version>".
+type Options struct {
+	BaseURL, APIKey, APISecret                string
+	LookupURL, LookupUsername, LookupPassword string
+	HTTPClient                                *http.Client
+	Logger                                    *zap.Logger
+	Retry                                     RetryPolicy
+	UserAgent                                 string
+}
+
+// Client is the typed client of the plan and scorecard API and of the
+// company lookup. It is safe for concurrent use.
+type Client struct {
+	base, lookup *url.URL // nil when not configured; Path without trailing slash
+	key, secret  string
+	lookupUser   string
+	lookupPass   string
+	http         *http.Client
+	log          *zap.Logger
+	retry        RetryPolicy
+	userAgent    string
+	secrets      []string // texts removed from anything the server sends back
+
+	// Hooks for tests: waiting between attempts, the clock Retry-After
+	// dates are read against, and the backoff jitter.
+	sleep  func(ctx context.Context, d time.Duration) error
+	now    func() time.Time
+	jitter func(max time.Duration) time.Duration
+
+	expMu     sync.Mutex
+	expires   string // X-Api-Key-Expires last seen
+	expiresIn string // X-Api-Key-Expires-In last seen
+	expWarned bool
+}
+
+// New returns a client for opts. It checks the URLs and that the plan API
+// has its key pair; it does not contact the service.
+func New(opts Options) (*Client, error) {
+	c := &Client{
+		key:        opts.APIKey,
+		secret:     opts.APISecret,
+		lookupUser: opts.LookupUsername,
+		lookupPass: opts.LookupPassword,
+		log:        opts.Logger,
+		retry:      opts.Retry.withDefaults(),
+		userAgent:  opts.UserAgent,
+		sleep:      sleepCtx,
+		now:        time.Now,
+		jitter:     fullJitter,
+	}
+	if opts.BaseURL == "" && opts.LookupURL == "" {
+		return nil, errors.New("apiclient: neither the service base URL nor the company lookup URL is set")
+	}
+	var err error
+	if opts.BaseURL != "" {
+		if c.base, err = parseBaseURL("base URL", opts.BaseURL); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(opts.APIKey) == "" {
+			return nil, errors.New("apiclient: the API key is empty")
+		}
+		if opts.APISecret == "" {
+			return nil, errors.New("apiclient: the API secret is empty")
+		}
+	}
+	if opts.LookupURL != "" {
+		if c.lookup, err = parseBaseURL("company lookup URL", opts.LookupURL); err != nil {
+			return nil, err
+		}
+	}
+	if c.log == nil {
+		c.log = zap.NewNop()
+	}
+	if c.userAgent == "" {
+		c.userAgent = defaultUserAgent()
+	}
+	if opts.HTTPClient != nil {
+		hc := *opts.HTTPClient
+		c.http = &hc
+	} else {
+		c.http = defaultHTTPClient()
+	}
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, s := range []string{opts.APISecret, opts.LookupPassword} {
+		if s != "" {
+			c.secrets = append(c.secrets, s)
+		}
+	}
+	if opts.LookupUsername != "" || opts.LookupPassword != "" {
+		c.secrets = append(c.secrets, base64.StdEncoding.EncodeToString([]byte(opts.LookupUsername+":"+opts.LookupPassword)))
+	}
+	return c, nil
+}
+
+// parseBaseURL checks a configured URL: http or https, a host, no
+// credentials, query or fragment. The error never repeats a password.
+func parseBaseURL(what, raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: the %s is not a URL", what)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("apiclient: the %s must not carry credentials (%s); configure them separately", what, u.Redacted())
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("apiclient: the %s %q must start with http:// or https://", what, u.String())
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("apiclient: the %s %q has no host", what, u.String())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("apiclient: the %s %q must not have a query or fragment", what, u.String())
+	}
+	p := strings.TrimRight(u.EscapedPath(), "/")
+	v, err := url.Parse(u.Scheme + "://" + u.Host + p)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: the %s %q: %w", what, u.String(), err)
+	}
+	return v, nil
+}
+
+// defaultHTTPClient is the client used when Options.HTTPClient is nil: an
+// overall timeout per attempt, bounded dial and TLS handshakes, and enough
+// idle connections per host for concurrent runs.
+func defaultHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = 10 * time.Second
+	tr.ResponseHeaderTimeout = 90 * time.Second
+	tr.ExpectContinueTimeout = time.Second
+	tr.IdleConnTimeout = 90 * time.Second
+	tr.MaxIdleConns = 128
+	tr.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: tr, Timeout: 2 * time.Minute}
+}
+
+// defaultUserAgent is "eepipe/<version>" with the module version of the
+// binary when it has one.
+func defaultUserAgent() string {
+	v := "dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "eepipe/" + v
+}
+
+// KeyExpiry reports the key-expiry headers of contract-notes A2 as the last
+// response carried them: expires is X-Api-Key-Expires (ISO 8601, "" when
+// not sent) and in is X-Api-Key-Expires-In ("12d", "5h"). ok is true when a
+// response carried X-Api-Key-Expires-In, that is when the key expires within
+// 30 days; the client then has logged one warning, and scheduled commands
+// repeat it in their summary.
+func (c *Client) KeyExpiry() (expires, in string, ok bool) {
+	c.expMu.Lock()
+	defer c.expMu.Unlock()
+	return c.expires, c.expiresIn, c.expiresIn != ""
+}
+
+// noteExpiry records the key-expiry headers of a response and warns once.
+func (c *Client) noteExpiry(h http.Header) {
+	in := truncate(clean(h.Get("X-Api-Key-Expires-In")), 64)
+	exp := truncate(clean(h.Get("X-Api-Key-Expires")), 64)
+	if in == "" && exp == "" {
+		return
+	}
+	c.expMu.Lock()
+	if exp != "" {
+		c.expires = exp
+	}
+	if in != "" {
+		c.expiresIn = in
+	}
+	warn := in != "" && !c.expWarned
+	if warn {
+		c.expWarned = true
+	}
+	expires := c.expires
+	c.expMu.Unlock()
+	if warn {
+		c.log.Warn("the API key expires soon; ask for a new key pair before it does",
+			zap.String("api_key", keyPrefix(c.key)),
+			zap.String("expires_in", in),
+			zap.String("expires", expires))
+	}
+}
+
+// keyPrefix is the part of an API key that logs may show.
+func keyPrefix(key string) string {
+	const n = 8
+	if len(key) <= n {
+		return key
+	}
+	return key[:n] + "…"
+}
+
+// redact removes the secrets and the given request-specific values (the
+// Authorization header) from text the server sent back.
+func (c *Client) redact(s string, extra ...string) string {
+	for _, list := range [][]string{c.secrets, extra} {
+		for _, sec := range list {
+			if sec != "" && strings.Contains(s, sec) {
+				s = strings.ReplaceAll(s, sec, "[redacted]")
+			}
+		}
+	}
+	return s
+}
+
+// call is one logical request; it may be sent several times.
+type call struct {
+	method string
+	lookup bool       // company lookup (Basic auth) instead of the plan API (HMAC)
+	path   string     // escaped path under the base URL, starting with "/"
+	query  url.Values // lookup query; nil for none
+	body   []byte     // exact bytes sent; nil means no body
+	out    any        // decoded from a 2xx body when not nil
+}
+
+// send performs c with the retry policy and decodes the answer.
+func (c *Client) send(ctx context.Context, cl call) error {
+	base := c.base
+	if cl.lookup {
+		base = c.lookup
+		if base == nil {
+			return errors.New("apiclient: the company lookup is not configured (no lookup URL)")
+		}
+	} else if base == nil {
+		return errors.New("apiclient: the plan service is not configured (no base URL)")
+	}
+	u, err := url.Parse(base.Scheme + "://" + base.Host + base.EscapedPath() + cl.path)
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("apiclient: %s %q is not a valid request path", cl.method, cl.path)
+	}
+	if cl.query != nil {
+		u.RawQuery = cl.query.Encode()
+	}
+	path := u.EscapedPath() // the path as sent, and as signed
+	target := u.String()
+
+	var (
+		lastErr      error
+		priorUnclear bool // an earlier attempt may have reached the service
+	)
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			if lastErr != nil {
+				return fmt.Errorf("%s %s: stopped before retrying: %w (last answer: %v)", cl.method, path, err, lastErr)
+			}
+			return &transportError{method: cl.method, path: path, attempts: attempt - 1, ctxErr: err}
+		}
+		var body io.Reader
+		if cl.body != nil {
+			body = bytes.NewReader(cl.body)
+		}
+		var wrote atomic.Bool
+		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteHeaders: func() { wrote.Store(true) },
+		})
+		req, err := http.NewRequestWithContext(tctx, cl.method, target, body)
+		if err != nil {
+			return fmt.Errorf("apiclient: %s %s: %w", cl.method, path, err)
+		}
+		var authValue string
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", c.userAgent)
+		if cl.body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if cl.lookup {
+			if c.lookupUser != "" || c.lookupPass != "" {
+				req.SetBasicAuth(c.lookupUser, c.lookupPass)
+				authValue = req.Header.Get("Authorization")
+			}
+		} else {
+			authValue = Signature(c.secret, cl.path, cl.body)
+			req.Header.Set("X-Api-Key", c.key)
+			req.Header.Set("Authorization", authValue)
+		}
+
+		start := time.Now()
+		resp, err := c.http.Do(req)
+		var (
+			status  int
+			respErr error // the error of this attempt
+			wait    time.Duration
+			retry   = retryableMethod(cl.method) && attempt < c.retry.MaxAttempts
+		)
+		if err == nil {
+			status = resp.StatusCode
+			var b []byte
+			b, err = readBody(resp.Body)
+			resp.Body.Close()
+			if !cl.lookup {
+				c.noteExpiry(resp.Header)
+			}
+			if err == nil {
+				c.log.Debug("request",
+					zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+					zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt))
+				if status >= 200 && status < 300 {
+					return decode(cl, path, status, b)
+				}
+				ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+				apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(s string) string { return c.redact(s, authValue) })
+				apiErr.afterUnclear = priorUnclear
+				if !retry || !retryableStatus(status) {
+					return apiErr
+				}
+				respErr = apiErr
+				if hasRA {
+					wait = min(ra, MaxRetryAfter)
+				} else {
+					wait = c.jitter(c.retry.backoff(attempt))
+				}
+				priorUnclear = priorUnclear || status >= 500
+			}
+		}
+		if err != nil {
+			// No response, or the body was cut off: a transport failure.
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return &transportError{method: cl.method, path: path, attempts: attempt, sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err}
+			}
+			te := &transportError{method: cl.method, path: path, attempts: attempt, sent: wrote.Load(), err: unwrapURLError(err)}
+			if status != 0 {
+				te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
+			}
+			te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
+			c.log.Debug("request failed",
+				zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+				zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt), zap.Error(te.err))
+			if !retry || !retryableTransport(err) {
+				if priorUnclear && !te.sent {
+					te.sent = true // an earlier attempt may have been applied
+				}
+				return te
+			}
+			respErr = te
+			wait = c.jitter(c.retry.backoff(attempt))
+			priorUnclear = priorUnclear || te.sent
+		}
+
+		lastErr = respErr
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			c.log.Debug("not retrying: the wait would pass the deadline",
+				zap.String("method", cl.method), zap.String("path", path), zap.Duration("wait", wait))
+			return lastErr
+		}
+		c.log.Debug("retrying",
+			zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", attempt),
+			zap.Duration("wait", wait), zap.String("reason", lastErr.Error()))
+		if err := c.sleep(ctx, wait); err != nil {
+			return fmt.Errorf("%s %s: stopped waiting %s to retry: %w (last answer: %v)", cl.method, path, wait, err, lastErr)
+		}
+	}
+}
+
+// redactedError keeps the chain of an error but prints a redacted text.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e redactedError) Error() string { return e.text }
+func (e redactedError) Unwrap() error { return e.err }
+
+// unwrapURLError drops the *url.Error layer (its text repeats method and
+// URL, which the caller's error already names).
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
+}
+
+// readBody reads a response body up to maxResponseBody.
+func readBody(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxResponseBody {
+		return nil, fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+	}
+	return b, nil
+}
+
+// decodeError is a 2xx response whose body could not be read as expected.
+// For a POST it matches pipeline.ErrUnclearOutcome: the service accepted the
+// request, but what it created is not known.
+type decodeError struct {
+	method, path string
+	status       int
+	excerpt      string
+	err          error
+}
+
+func (e *decodeError) Error() string {
+	msg := fmt.Sprintf("%s %s: the %d response is not the expected JSON: %v", e.method, e.path, e.status, e.err)
+	if e.excerpt != "" {
+		msg += fmt.Sprintf(" (response: %q)", e.excerpt)
+	} else {
+		msg += " (empty response body)"
+	}
+	return msg
+}
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+func (e *decodeError) Is(target error) bool {
+	return target == pipeline.ErrUnclearOutcome && e.method == http.MethodPost
+}
+
+// decode reads a 2xx body into cl.out (unknown fields are ignored).
+func decode(cl call, path string, status int, b []byte) error {
+	if cl.out == nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &decodeError{method: cl.method, path: path, status: status, err: errors.New("no body")}
+	}
+	if err := json.Unmarshal(b, cl.out); err != nil {
+		return &decodeError{method: cl.method, path: path, status: status, excerpt: excerpt(string(b)), err: err}
+	}
+	return nil
+}
+
+// Do sends one signed request to the plan API: path is under the base URL
+// (for example "/api/public/v1/scorecards", optionally with a query string,
+// which is not signed), body is sent and signed byte for byte (nil sends no
+// body), and a 2xx JSON answer is decoded into out when out is not nil. It
+// follows the retry policy and returns the same errors as the typed methods.
+func (c *Client) Do(ctx context.Context, method, path string, body []byte, out any) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("apiclient: the request path %q does not start with /", path)
+	}
+	p, q, hasQuery := strings.Cut(path, "?")
+	cl := call{method: strings.ToUpper(method), path: p, body: body, out: out}
+	if hasQuery {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			return fmt.Errorf("apiclient: the query of %q: %w", path, err)
+		}
+		cl.query = v
+	}
+	return c.send(ctx, cl)
+}
+
+// sendJSON encodes in (wrapped under key) and sends it.
+func (c *Client) sendJSON(ctx context.Context, method, path, key string, in, out any) error {
+	b, err := json.Marshal(map[string]any{key: in})
+	if err != nil {
+		return fmt.Errorf("apiclient: encoding the %s body: %w", key, err)
+	}
+	return c.send(ctx, call{method: method, path: path, body: b, out: out})
+}
+
+func plansPath() string { return APIPrefix + "/employment_equity_plans" }
+
+func planPath(id int64) string { return plansPath() + "/" + strconv.FormatInt(id, 10) }
+
+func targetPath(planID, milestoneID, targetID int64) string {
+	return planPath(planID) + "/employment_equity_milestones/" + strconv.FormatInt(milestoneID, 10) +
+		"/employment_equity_targets/" + strconv.FormatInt(targetID, 10)
+}
+
+func scorecardsPath() string { return APIPrefix + "/scorecards" }
+
+func scorecardPath(id string) string { return scorecardsPath() + "/" + url.PathEscape(id) }
+
+// ListPlans returns every plan of the account (without milestones).
+func (c *Client) ListPlans(ctx context.Context) ([]Plan, error) {
+	var out []Plan
+	if err := c.send(ctx, call{method: http.MethodGet, path: plansPath(), out: &out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetPlan returns one plan with its milestones and targets.
+func (c *Client) GetPlan(ctx context.Context, id int64) (*Plan, error) {
+	var out Plan
+	if err := c.send(ctx, call{method: http.MethodGet, path: planPath(id), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreatePlan creates a plan. It is never retried; an error matching
+// pipeline.ErrUnclearOutcome means the plan may exist now.
+func (c *Client) CreatePlan(ctx context.Context, p PlanCreate) (*Plan, error) {
+	var out Plan
+	if err := c.sendJSON(ctx, http.MethodPost, plansPath(), "employment_equity_plan", p, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdatePlan changes a plan's name, scorecard_id or sector.
+func (c *Client) UpdatePlan(ctx context.Context, id int64, u PlanUpdate) (*Plan, error) {
+	var out Plan
+	if err := c.sendJSON(ctx, http.MethodPatch, planPath(id), "employment_equity_plan", u, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeletePlan deletes a plan with its milestones and targets. A 404 to a
+// retry, after an attempt that got no clear answer, counts as deleted.
+func (c *Client) DeletePlan(ctx context.Context, id int64) error {
+	return goneIsDone(c.send(ctx, call{method: http.MethodDelete, path: planPath(id)}))
+}
+
+// UpdateTarget sets the given counters of one target and returns the
+// target as stored.
+func (c *Client) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (*Target, error) {
+	if counters == nil {
+		counters = map[string]int64{}
+	}
+	var out Target
+	if err := c.sendJSON(ctx, http.MethodPatch, targetPath(planID, milestoneID, targetID), "employment_equity_target", counters, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListScorecards returns every scorecard of the account.
+func (c *Client) ListScorecards(ctx context.Context) ([]Scorecard, error) {
+	var out []Scorecard
+	if err := c.send(ctx, call{method: http.MethodGet, path: scorecardsPath(), out: &out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetScorecard returns one scorecard.
+func (c *Client) GetScorecard(ctx context.Context, id string) (*Scorecard, error) {
+	var out Scorecard
+	if err := c.send(ctx, call{method: http.MethodGet, path: scorecardPath(id), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreateScorecard creates a scorecard. Like every POST it is never retried.
+func (c *Client) CreateScorecard(ctx context.Context, in ScorecardInput) (*Scorecard, error) {
+	var out Scorecard
+	if err := c.sendJSON(ctx, http.MethodPost, scorecardsPath(), "scorecard", in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateScorecard changes the non-empty fields of in (a partial update).
+func (c *Client) UpdateScorecard(ctx context.Context, id string, in ScorecardInput) (*Scorecard, error) {
+	var out Scorecard
+	if err := c.sendJSON(ctx, http.MethodPut, scorecardPath(id), "scorecard", in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteScorecard deletes a scorecard. A 404 to a retry, after an attempt
+// that got no clear answer, counts as deleted.
+func (c *Client) DeleteScorecard(ctx context.Context, id string) error {
+	return goneIsDone(c.send(ctx, call{method: http.MethodDelete, path: scorecardPath(id)}))
+}
+
+// RecalculateScorecard starts a recalculation of the scorecard's totals;
+// any 2xx answer is success. An error matching pipeline.ErrConflict means a
+// run is in progress; the caller waits and asks again. A 409 to a retry,
+// after an attempt that got no clear answer, is success: the run in
+// progress is most likely the one that attempt started.
+func (c *Client) RecalculateScorecard(ctx context.Context, id string) error {
+	err := c.send(ctx, call{method: http.MethodPut, path: scorecardPath(id) + "/recalculate"})
+	var ae *APIError
+	if errors.As(err, &ae) && ae.afterUnclear && ae.StatusCode == http.StatusConflict {
+		c.log.Debug("recalculation already running after an unclear attempt; taking it as accepted", zap.String("scorecard_id", id))
+		return nil
+	}
+	return err
+}
+
+// goneIsDone treats a 404 that answers a retried DELETE as success.
+func goneIsDone(err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.afterUnclear && ae.StatusCode == http.StatusNotFound {
+		return nil
+	}
+	return err
+}
+
+// SearchCompanies searches the company lookup; a record matches when any
+// one of the given identifiers matches. Empty parameters are not sent. No
+// match is an empty slice.
+func (c *Client) SearchCompanies(ctx context.Context, q CompanyQuery) ([]Company, error) {
+	v := url.Values{}
+	for k, s := range map[string]string{"vat_number": q.VATNumber, "registration_number": q.RegistrationNumber, "id_number": q.IDNumber} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	var out []Company
+	if err := c.send(ctx, call{method: http.MethodGet, lookup: true, path: CompaniesPath, query: v, out: &out}); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []Company{}
+	}
+	return out, nil
+}

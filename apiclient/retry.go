@@ -1,0 +1,146 @@
+package apiclient
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RetryPolicy is the client's one retry policy; zero fields take the
+// defaults (DefaultMaxAttempts, DefaultBaseDelay, DefaultMaxDelay).
+//
+// What is retried: a request that got no response (connection refused or
+// dropped, timeout) and the statuses 429, 502, 503 and 504, for GET, PUT,
+// PATCH and DELETE. POST is never retried: a create that failed is returned
+// to the caller, which decides (the error says whether the outcome is
+// unclear). 409 and every other 4xx are answers and are never retried.
+//
+// How long it waits: the server's Retry-After (delta seconds or an HTTP
+// date) when the response carries one, capped at MaxRetryAfter; otherwise
+// capped exponential backoff with full jitter, a random duration between 0
+// and min(MaxDelay, BaseDelay*2^(attempt-1)). Waits end at once when the
+// context ends, and a wait that would pass the context's deadline is not
+// started: the last error is returned instead.
+type RetryPolicy struct {
+	MaxAttempts int           // attempts in all, the first included; 1 disables retries
+	BaseDelay   time.Duration // backoff before the second attempt (before jitter)
+	MaxDelay    time.Duration // cap of the backoff (not of Retry-After)
+}
+
+// Defaults of RetryPolicy.
+const (
+	DefaultMaxAttempts = 5
+	DefaultBaseDelay   = 250 * time.Millisecond
+	DefaultMaxDelay    = 20 * time.Second
+)
+
+// MaxRetryAfter caps the wait a server's Retry-After can ask for.
+const MaxRetryAfter = 5 * time.Minute
+
+// withDefaults fills zero fields.
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = DefaultMaxDelay
+	}
+	if p.MaxDelay < p.BaseDelay {
+		p.MaxDelay = p.BaseDelay
+	}
+	return p
+}
+
+// backoff returns the capped exponential bound for the wait after the
+// given failed attempt (1-based); the wait is a random duration up to it.
+func (p RetryPolicy) backoff(attempt int) time.Duration {
+	d := p.BaseDelay
+	for i := 1; i < attempt; i++ {
+		if d >= p.MaxDelay/2 {
+			return p.MaxDelay
+		}
+		d *= 2
+	}
+	return min(d, p.MaxDelay)
+}
+
+// retryableMethod reports whether requests of method may be sent again.
+func retryableMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// retryableStatus reports whether a response status is worth another attempt.
+func retryableStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// parseRetryAfter reads a Retry-After header value: delta seconds or an
+// HTTP date (relative to now; a date in the past means 0). ok is false when
+// the value is absent or malformed. The result is not capped.
+func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+				return maxDuration, true
+			}
+			return 0, false
+		}
+		if n > uint64(maxDuration/time.Second) {
+			return maxDuration, true
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	if d := t.Sub(now); d > 0 {
+		return d, true
+	}
+	return 0, true
+}
+
+const maxDuration = time.Duration(1<<63 - 1)
+
+// fullJitter returns a random duration in [0, d].
+func fullJitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d + 1)
+}
+
+// sleepCtx waits for d or until ctx ends, whichever is first; it returns
+// ctx.Err() in the second case.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,534 @@
+package apiclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+func status(code int, headers ...string) func(http.ResponseWriter, *http.Request, []byte) {
+	return func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		for i := 0; i+1 < len(headers); i += 2 {
+			w.Header().Set(headers[i], headers[i+1])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		if code != http.StatusNoContent {
+			fmt.Fprintf(w, `{"errors":["status %d"]}`, code)
+		}
+	}
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	fx := newFixture(t, sequence(status(429, "Retry-After", "7"), status(503, "Retry-After", " 2 "), jsonHandler(200, `[]`)))
+	if _, err := fx.c.ListPlans(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fx.sleeps.get(), []time.Duration{7 * time.Second, 2 * time.Second}; !reflect.DeepEqual(got, want) {
+		t.Errorf("waits = %v, want %v", got, want)
+	}
+	if n := len(fx.ts.requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+	fx.ts.requireAuthOK()
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	fx := newFixture(t, sequence(
+		status(503, "Retry-After", now.Add(90*time.Second).Format(http.TimeFormat)),
+		status(429, "Retry-After", now.Add(-time.Hour).Format(http.TimeFormat)), // in the past: no wait
+		jsonHandler(200, scorecardJSON)))
+	fx.c.now = func() time.Time { return now }
+	if _, err := fx.c.GetScorecard(context.Background(), "scorecard_acme_2025"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fx.sleeps.get(), []time.Duration{90 * time.Second, 0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("waits = %v, want %v", got, want)
+	}
+}
+
+func TestRetryAfterCapped(t *testing.T) {
+	fx := newFixture(t, sequence(status(503, "Retry-After", "86400"), jsonHandler(200, `[]`)))
+	if _, err := fx.c.ListScorecards(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.sleeps.get(); len(got) != 1 || got[0] != MaxRetryAfter {
+		t.Errorf("waits = %v, want [%v]", got, MaxRetryAfter)
+	}
+}
+
+// TestRetryBackoff: without Retry-After the waits grow exponentially from
+// BaseDelay and are capped at MaxDelay (jitter is the identity here); the
+// attempts are limited and the last error is returned.
+func TestRetryBackoff(t *testing.T) {
+	fx := newFixture(t, status(502), func(o *Options) {
+		o.Retry = RetryPolicy{MaxAttempts: 6, BaseDelay: 100 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+	})
+	_, err := fx.c.GetPlan(context.Background(), 1)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 502 || !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(fx.ts.requests()); n != 6 {
+		t.Errorf("%d requests, want 6", n)
+	}
+	want := []time.Duration{100, 200, 400, 500, 500}
+	for i := range want {
+		want[i] *= time.Millisecond
+	}
+	if got := fx.sleeps.get(); !reflect.DeepEqual(got, want) {
+		t.Errorf("waits = %v, want %v", got, want)
+	}
+	fx.ts.requireAuthOK()
+}
+
+func TestRetryDefaultAttempts(t *testing.T) {
+	fx := newFixture(t, status(504))
+	_, err := fx.c.ListPlans(context.Background())
+	if !errors.Is(err, pipeline.ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(fx.ts.requests()); n != DefaultMaxAttempts {
+		t.Errorf("%d requests, want %d", n, DefaultMaxAttempts)
+	}
+}
+
+func TestFullJitterBounds(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		if d := fullJitter(time.Second); d < 0 || d > time.Second {
+			t.Fatalf("fullJitter = %v", d)
+		}
+	}
+	if fullJitter(0) != 0 {
+		t.Error("fullJitter(0) != 0")
+	}
+	p := RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Hour}.withDefaults()
+	if d := p.backoff(500); d != time.Hour {
+		t.Errorf("backoff(500) = %v (overflow?)", d)
+	}
+}
+
+// TestRetrySucceedsAndResendsSameBytes: 503 then 200 succeeds; the body is
+// sent again byte for byte and signed (the server checks every attempt).
+func TestRetrySucceedsAndResendsSameBytes(t *testing.T) {
+	for _, method := range []string{"PATCH", "PUT", "DELETE", "GET"} {
+		t.Run(method, func(t *testing.T) {
+			ok := map[string]string{"PATCH": targetJSON, "PUT": scorecardJSON, "GET": planJSON, "DELETE": ""}[method]
+			fx := newFixture(t, sequence(status(503), jsonHandler(200, ok)))
+			ctx := context.Background()
+			var err error
+			switch method {
+			case "PATCH":
+				_, err = fx.c.UpdateTarget(ctx, 1, 2, 3, map[string]int64{"number_of_african_male_top_managers": 4})
+			case "PUT":
+				_, err = fx.c.UpdateScorecard(ctx, "scorecard_1", ScorecardInput{Description: "d"})
+			case "DELETE":
+				err = fx.c.DeletePlan(ctx, 1)
+			case "GET":
+				_, err = fx.c.GetPlan(ctx, 1)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx.ts.requireAuthOK()
+			reqs := fx.ts.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			if reqs[0].Method != method || string(reqs[0].Body) != string(reqs[1].Body) || reqs[0].Path != reqs[1].Path {
+				t.Errorf("attempts differ: %q vs %q", reqs[0].Body, reqs[1].Body)
+			}
+			if got := fx.sleeps.get(); len(got) != 1 || got[0] != 100*time.Millisecond {
+				t.Errorf("waits = %v", got)
+			}
+		})
+	}
+}
+
+// TestPostNeverRetried: a POST answered 503, 502 or 429, or whose connection
+// drops, is sent once; the error says whether the outcome is unclear.
+func TestPostNeverRetried(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler func(http.ResponseWriter, *http.Request, []byte)
+		unclear bool
+		is      error
+	}{
+		{"503", status(503, "Retry-After", "1"), true, nil},
+		{"502", status(502), true, nil},
+		{"500", status(500), true, nil},
+		{"dropped connection", dropConnection, true, nil},
+		{"429", status(429, "Retry-After", "1"), false, pipeline.ErrRateLimited},
+		{"422", status(422), false, pipeline.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, tt.handler)
+			_, err := fx.c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if n := len(fx.ts.requests()); n != 1 {
+				t.Errorf("POST sent %d times", n)
+			}
+			if len(fx.sleeps.get()) != 0 {
+				t.Errorf("waited: %v", fx.sleeps.get())
+			}
+			if got := errors.Is(err, pipeline.ErrUnclearOutcome); got != tt.unclear {
+				t.Errorf("ErrUnclearOutcome = %v, want %v: %v", got, tt.unclear, err)
+			}
+			if tt.unclear && errors.Is(err, pipeline.ErrUnavailable) {
+				t.Errorf("a POST that may have been applied matches ErrUnavailable: %v", err)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v, want %v", err, tt.is)
+			}
+			assertNoSecrets(t, "error", err.Error())
+		})
+	}
+}
+
+// TestAnswersNotRetried: 409, 422, 404, 401 and 400 are answers.
+func TestAnswersNotRetried(t *testing.T) {
+	for _, code := range []int{400, 401, 403, 404, 409, 422} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			fx := newFixture(t, status(code))
+			err := fx.c.RecalculateScorecard(context.Background(), "scorecard_1")
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != code {
+				t.Fatalf("err = %v", err)
+			}
+			if n := len(fx.ts.requests()); n != 1 {
+				t.Errorf("%d requests, want 1", n)
+			}
+		})
+	}
+}
+
+// TestDroppedConnectionRetried: a GET whose connection drops is sent again;
+// when it keeps dropping, the error matches ErrUnavailable.
+func TestDroppedConnectionRetried(t *testing.T) {
+	fx := newFixture(t, sequence(dropConnection, jsonHandler(200, `[]`)))
+	if _, err := fx.c.ListPlans(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fx.ts.requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+
+	fx = newFixture(t, dropConnection, func(o *Options) { o.Retry.MaxAttempts = 3 })
+	_, err := fx.c.ListPlans(context.Background())
+	if !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(fx.ts.requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// closedAddr returns a 127.0.0.1 address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestConnectionRefused: nothing was sent, so even a POST is not unclear;
+// the error matches ErrUnavailable. GETs are retried first.
+func TestConnectionRefused(t *testing.T) {
+	base := "http://" + closedAddr(t) + testBasePath
+	c, err := New(Options{BaseURL: base, APIKey: testKey, APISecret: testSecret, Retry: RetryPolicy{MaxAttempts: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := &sleepRecorder{}
+	c.sleep = sr.sleep
+
+	_, err = c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
+	if !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) {
+		t.Fatalf("POST err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("err = %v", err)
+	}
+	if len(sr.get()) != 0 {
+		t.Errorf("POST waited to retry: %v", sr.get())
+	}
+	assertNoSecrets(t, "error", err.Error())
+
+	_, err = c.ListPlans(context.Background())
+	if !errors.Is(err, pipeline.ErrUnavailable) {
+		t.Fatalf("GET err = %v", err)
+	}
+	if n := len(sr.get()); n != 2 {
+		t.Errorf("GET waited %d times, want 2", n)
+	}
+}
+
+// TestRetriedDeleteGone: a DELETE whose answer was lost is retried; the 404
+// that follows means the first attempt worked.
+func TestRetriedDeleteGone(t *testing.T) {
+	fx := newFixture(t, sequence(dropConnection, status(404)))
+	if err := fx.c.DeletePlan(context.Background(), 5); err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	fx = newFixture(t, status(404))
+	if err := fx.c.DeleteScorecard(context.Background(), "scorecard_x"); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Fatalf("plain 404: err = %v", err)
+	}
+}
+
+// TestRetriedRecalculateConflict: a recalculation whose answer was lost is
+// retried; the 409 that follows is the run it started.
+func TestRetriedRecalculateConflict(t *testing.T) {
+	fx := newFixture(t, sequence(status(503), status(409)))
+	if err := fx.c.RecalculateScorecard(context.Background(), "scorecard_acme_2025"); err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	fx = newFixture(t, sequence(status(429, "Retry-After", "1"), status(409)))
+	if err := fx.c.RecalculateScorecard(context.Background(), "scorecard_acme_2025"); !errors.Is(err, pipeline.ErrConflict) {
+		t.Fatalf("after a clear 429: err = %v, want ErrConflict", err)
+	}
+}
+
+// TestCancelStopsRetryAfterWait uses the real wait: the server asks for an
+// hour, the test cancels the context as soon as the client starts waiting,
+// and the call must return with context.Canceled instead of waiting.
+func TestCancelStopsRetryAfterWait(t *testing.T) {
+	fx := newFixture(t, status(503, "Retry-After", "3600"))
+	waiting := make(chan time.Duration, 1)
+	fx.c.sleep = func(ctx context.Context, d time.Duration) error {
+		waiting <- d
+		return sleepCtx(ctx, d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := fx.c.ListPlans(ctx)
+		done <- err
+	}()
+
+	var asked time.Duration
+	select {
+	case asked = <-waiting:
+	case err := <-done:
+		t.Fatalf("returned before waiting: %v", err)
+	}
+	if asked != MaxRetryAfter {
+		t.Errorf("asked to wait %v, want %v", asked, MaxRetryAfter)
+	}
+	cancel()
+	// The wait asked for is minutes; a correct client returns as soon as
+	// the context ends. The guard only turns a hang into a failure.
+	guard := time.NewTimer(asked / 10)
+	defer guard.Stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if !strings.Contains(err.Error(), "503") {
+			t.Errorf("err = %v, want it to name the last answer", err)
+		}
+	case <-guard.C:
+		t.Fatal("cancellation did not stop the wait")
+	}
+	if n := len(fx.ts.requests()); n != 1 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+// TestDeadlineShorterThanRetryAfter: a wait that would pass the context's
+// deadline is not started; the server's answer is returned at once.
+func TestDeadlineShorterThanRetryAfter(t *testing.T) {
+	fx := newFixture(t, status(429, "Retry-After", "120"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := fx.c.ListPlans(ctx)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.RetryAfter != 120*time.Second || !errors.Is(err, pipeline.ErrRateLimited) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(fx.sleeps.get()) != 0 {
+		t.Errorf("waited: %v", fx.sleeps.get())
+	}
+}
+
+func TestCanceledBeforeSending(t *testing.T) {
+	fx := newFixture(t, jsonHandler(200, `[]`))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := fx.c.ListPlans(ctx)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, pipeline.ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(fx.ts.requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
+// TestCanceledDuringPost: a POST whose context ends while the server holds
+// it may have been applied.
+func TestCanceledDuringPost(t *testing.T) {
+	arrived := make(chan struct{})
+	release := make(chan struct{})
+	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		close(arrived)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := fx.c.CreatePlan(ctx, PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
+		done <- err
+	}()
+	<-arrived
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, pipeline.ErrUnclearOutcome) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"0", 0, true},
+		{"120", 2 * time.Minute, true},
+		{" 5 ", 5 * time.Second, true},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+		{"99999999999999999999999", maxDuration, true},
+		{"Thu, 01 Jan 2026 12:01:30 GMT", 90 * time.Second, true},
+		{"Thursday, 01-Jan-26 12:00:10 GMT", 10 * time.Second, true}, // RFC 850
+		{"Thu Jan  1 12:00:20 2026", 20 * time.Second, true},         // ANSI C
+		{"Wed, 31 Dec 2025 12:00:00 GMT", 0, true},                   // past
+	}
+	for _, tt := range tests {
+		got, ok := parseRetryAfter(tt.in, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestKeyExpiryWarnsOnce: the expiry headers on every response of
+// concurrent calls give one warning per client, with the key's prefix and never the secret.
+func TestKeyExpiryWarnsOnce(t *testing.T) {
+	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("X-Api-Key-Expires", "2026-12-01T00:00:00Z")
+		w.Header().Set("X-Api-Key-Expires-In", "12d")
+		if strings.HasSuffix(r.URL.Path, "/9") {
+			w.WriteHeader(404)
+			return
+		}
+		io.WriteString(w, `[]`)
+	})
+	if _, _, ok := fx.c.KeyExpiry(); ok {
+		t.Error("KeyExpiry ok before any response")
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Go(func() {
+			if _, err := fx.c.ListPlans(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := fx.c.GetPlan(ctx, 9); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Fatal(err)
+	}
+	warns := fx.logs.FilterLevelExact(zapcore.WarnLevel).All()
+	if len(warns) != 1 {
+		t.Fatalf("%d warnings, want 1:\n%s", len(warns), logText(fx.logs))
+	}
+	m := warns[0].ContextMap()
+	if m["expires_in"] != "12d" || m["expires"] != "2026-12-01T00:00:00Z" || m["api_key"] != "mpk_test…" {
+		t.Errorf("warning fields = %v", m)
+	}
+	exp, in, ok := fx.c.KeyExpiry()
+	if !ok || exp != "2026-12-01T00:00:00Z" || in != "12d" {
+		t.Errorf("KeyExpiry = %q, %q, %v", exp, in, ok)
+	}
+	text := logText(fx.logs)
+	assertNoSecrets(t, "log", text)
+	if strings.Contains(text, testKey) {
+		t.Errorf("log contains the whole API key: %s", text)
+	}
+}
+
+// TestKeyExpiryFarAway: only X-Api-Key-Expires (more than 30 days left) is
+// not a warning.
+func TestKeyExpiryFarAway(t *testing.T) {
+	fx := newFixture(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		w.Header().Set("X-Api-Key-Expires", "2027-12-01T00:00:00Z")
+		io.WriteString(w, `[]`)
+	})
+	if _, err := fx.c.ListPlans(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if exp, _, ok := fx.c.KeyExpiry(); ok || exp != "2027-12-01T00:00:00Z" {
+		t.Errorf("KeyExpiry = %q, %v", exp, ok)
+	}
+	if n := fx.logs.FilterMessageSnippet("expires").Len(); n != 0 {
+		t.Errorf("%d expiry warnings", n)
+	}
+}
+
+// TestNoSecretsAnywhere runs failing calls of every kind with debug
+// logging on and scans every error text and log line for credentials.
+func TestNoSecretsAnywhere(t *testing.T) {
+	echo := func(w http.ResponseWriter, r *http.Request, body []byte) {
+		// A hostile or broken server that echoes the request's credentials.
+		w.WriteHeader(500)
+		fmt.Fprintf(w, "<html><title>%s %s</title></html>", r.Header.Get("Authorization"), testSecret)
+	}
+	fx := newFixture(t, sequence(echo, dropConnection, status(502), echo))
+	ctx := context.Background()
+	var errs []error
+	_, err := fx.c.CreatePlan(ctx, PlanCreate{StartDate: "2025-09-01"})
+	errs = append(errs, err)
+	_, err = fx.c.ListPlans(ctx)
+	errs = append(errs, err)
+	_, err = fx.c.SearchCompanies(ctx, CompanyQuery{VATNumber: "1"})
+	errs = append(errs, err)
+	for _, err := range errs {
+		if err == nil {
+			t.Fatal("expected an error")
+		}
+		assertNoSecrets(t, "error", err.Error())
+		assertNoSecrets(t, "error (%#v)", fmt.Sprintf("%+v %#v", err, err))
+	}
+	assertNoSecrets(t, "log", logText(fx.logs))
+}

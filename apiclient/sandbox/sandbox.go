@@ -1,0 +1,581 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// Options configure a Sandbox. The zero value of every field but Fixtures is
+// usable.
+type Options struct {
+	// Fixtures is the initial state; nil means DefaultFixtures().
+	Fixtures *Fixtures
+	// Latency is added to every response (not to /_sandbox/stats).
+	Latency time.Duration
+	// RecalcDuration is how long a scorecard recalculation runs; while it
+	// runs, another recalculation of the same scorecard gets 409. Zero means
+	// a run finishes at once.
+	RecalcDuration time.Duration
+	// Faults is a fault spec such as "503=0.05,429=0.03,reset=0.02,lost=0.02"
+	// (see SetFaults).
+	Faults string
+	// Seed seeds the fault generator; zero picks a random seed (see Seed).
+	Seed int64
+	// Logger receives one debug line per request; nil discards.
+	Logger *zap.Logger
+	// Now is the clock for timestamps, key expiry and recalculation runs;
+	// nil means time.Now.
+	Now func() time.Time
+}
+
+// Sandbox is the emulator: an http.Handler serving the plan and scorecard
+// API under /api/public/v1, the company lookup under /api/companies and the
+// statistics under /_sandbox/stats. It is safe for concurrent use.
+type Sandbox struct {
+	log            *zap.Logger
+	now            func() time.Time
+	recalcDuration time.Duration
+	mux            *http.ServeMux
+
+	// Read-only after New.
+	accounts    map[string]*account // by API key
+	byName      map[string]*account
+	lookupUsers map[string]string
+	companies   []apiclient.Company
+
+	mu         sync.Mutex // guards the mutable state below
+	nextID     int64
+	nextSeq    int64
+	plans      map[int64]*plan
+	scorecards map[string]*scorecard
+
+	latency atomic.Int64
+	faults  *faultInjector
+
+	statsMu  sync.Mutex
+	stats    Stats
+	inFlight int64
+}
+
+type account struct {
+	Account
+	expires    time.Time
+	hasExpires bool
+}
+
+type plan struct {
+	id          int64
+	account     string
+	name        string
+	start, end  pipeline.Date
+	scorecardID *string
+	sector      *string
+	era         string
+	created     time.Time
+	updated     time.Time
+	milestones  []*milestone
+}
+
+type milestone struct {
+	id         int64
+	yearNumber int
+	start, end pipeline.Date
+	targets    []*target
+}
+
+type target struct {
+	id         int64
+	targetType string
+	counters   map[string]int64
+}
+
+type scorecard struct {
+	seq         int64
+	account     string
+	id          string
+	description string
+	startDate   string
+	endDate     string
+	charterID   string
+	province    string
+	workforce   *Workforce
+	created     time.Time
+	updated     time.Time
+	recalcUntil time.Time
+}
+
+// New returns a Sandbox loaded with opts.Fixtures (validated).
+func New(opts Options) (*Sandbox, error) {
+	fx := opts.Fixtures
+	if fx == nil {
+		fx = DefaultFixtures()
+	}
+	if err := fx.Validate(); err != nil {
+		return nil, fmt.Errorf("fixtures: %w", err)
+	}
+	faults, err := newFaultInjector(opts.Faults, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{
+		log:            opts.Logger,
+		now:            opts.Now,
+		recalcDuration: opts.RecalcDuration,
+		accounts:       map[string]*account{},
+		byName:         map[string]*account{},
+		lookupUsers:    map[string]string{},
+		companies:      slices.Clone(fx.Companies),
+		nextID:         1,
+		plans:          map[int64]*plan{},
+		scorecards:     map[string]*scorecard{},
+		faults:         faults,
+	}
+	if s.log == nil {
+		s.log = zap.NewNop()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.latency.Store(int64(opts.Latency))
+	for _, a := range fx.Accounts {
+		acct := &account{Account: a}
+		if a.ExpiresAt != "" {
+			acct.expires, _ = parseExpiry(a.ExpiresAt) // validated above
+			acct.hasExpires = true
+		}
+		s.accounts[a.APIKey] = acct
+		s.byName[a.Name] = acct
+	}
+	for _, u := range fx.LookupUsers {
+		s.lookupUsers[u.Username] = u.Password
+	}
+	now := s.now()
+	for _, f := range fx.Scorecards {
+		s.nextSeq++
+		sc := &scorecard{
+			seq: s.nextSeq, account: f.Account, id: f.ID, description: f.Description,
+			startDate: f.StartDate, endDate: f.EndDate, charterID: f.CharterID, province: f.Province,
+			created: now, updated: now,
+		}
+		if f.Workforce != nil {
+			sc.workforce = &Workforce{AllEmployees: cloneMap(f.Workforce.AllEmployees), DisabledEmployees: cloneMap(f.Workforce.DisabledEmployees)}
+		}
+		s.scorecards[f.ID] = sc
+	}
+	s.routes()
+	s.stats.ByRoute = map[string]int64{}
+	return s, nil
+}
+
+// Route patterns, also the by_route keys of the statistics.
+const (
+	routeListPlans        = "GET /api/public/v1/employment_equity_plans"
+	routeGetPlan          = "GET /api/public/v1/employment_equity_plans/{id}"
+	routeCreatePlan       = "POST /api/public/v1/employment_equity_plans"
+	routeUpdatePlan       = "PATCH /api/public/v1/employment_equity_plans/{id}"
+	routeDeletePlan       = "DELETE /api/public/v1/employment_equity_plans/{id}"
+	routeUpdateTarget     = "PATCH /api/public/v1/employment_equity_plans/{plan_id}/employment_equity_milestones/{milestone_id}/employment_equity_targets/{target_id}"
+	routeListScorecards   = "GET /api/public/v1/scorecards"
+	routeGetScorecard     = "GET /api/public/v1/scorecards/{id}"
+	routeCreateScorecard  = "POST /api/public/v1/scorecards"
+	routeUpdateScorecard  = "PUT /api/public/v1/scorecards/{id}"
+	routeDeleteScorecard  = "DELETE /api/public/v1/scorecards/{id}"
+	routeRecalcScorecard  = "PUT /api/public/v1/scorecards/{id}/recalculate"
+	routeSearchCompanies  = "GET /api/companies"
+	statsPath             = "/_sandbox/stats"
+	unmatchedRouteSuffix  = " (no route)"
+	maxRequestBody        = 8 << 20
+	unauthorizedMessage   = "Unauthorized: the API key, its signature or its validity is not accepted"
+	scorecardNotFoundText = "Scorecard not found"
+)
+
+func (s *Sandbox) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc(routeListPlans, s.authed(s.listPlans))
+	m.HandleFunc(routeGetPlan, s.authed(s.getPlan))
+	m.HandleFunc(routeCreatePlan, s.authed(s.createPlan))
+	m.HandleFunc(routeUpdatePlan, s.authed(s.updatePlan))
+	m.HandleFunc(routeDeletePlan, s.authed(s.deletePlan))
+	m.HandleFunc(routeUpdateTarget, s.authed(s.updateTarget))
+	m.HandleFunc(routeListScorecards, s.authed(s.listScorecards))
+	m.HandleFunc(routeGetScorecard, s.authed(s.getScorecard))
+	m.HandleFunc(routeCreateScorecard, s.authed(s.createScorecard))
+	m.HandleFunc(routeUpdateScorecard, s.authed(s.updateScorecard))
+	m.HandleFunc(routeDeleteScorecard, s.authed(s.deleteScorecard))
+	m.HandleFunc(routeRecalcScorecard, s.authed(s.recalculateScorecard))
+	m.HandleFunc(routeSearchCompanies, s.searchCompanies)
+	s.mux = m
+}
+
+// ServeHTTP implements http.Handler: statistics, latency and faults around
+// the routes.
+func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == statsPath {
+		s.serveStats(w, r)
+		return
+	}
+	_, pattern := s.mux.Handler(r)
+	route := pattern
+	if route == "" {
+		route = r.Method + unmatchedRouteSuffix
+	}
+	s.begin(route)
+	defer s.end()
+	start := time.Now()
+
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			// The client left or the server is closing: no answer.
+			t.Stop()
+			panic(http.ErrAbortHandler)
+		}
+	}
+
+	f := s.faults.draw()
+	switch f.kind {
+	case faultStatus:
+		w.Header().Set("Retry-After", fmt.Sprint(f.retryAfter))
+		writeErrors(w, f.status, fmt.Sprintf("%d %s (injected by the sandbox)", f.status, http.StatusText(f.status)))
+		s.logRequest(r, route, f.status, "status", start)
+		return
+	case faultReset:
+		s.logRequest(r, route, 0, "reset", start)
+		dropConnection(w)
+		return
+	}
+
+	rw := &recorder{header: w.Header(), w: w, lost: f.kind == faultLost}
+	if pattern == "" {
+		s.noRoute(rw, r)
+	} else {
+		s.mux.ServeHTTP(rw, r)
+	}
+	status := rw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if status >= 200 && status < 300 && isWrite(r.Method) {
+		s.countWrite()
+	}
+	if rw.lost {
+		s.logRequest(r, route, status, "lost", start)
+		dropConnection(w)
+		return
+	}
+	s.logRequest(r, route, status, "", start)
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+func (s *Sandbox) logRequest(r *http.Request, route string, status int, fault string, start time.Time) {
+	if ce := s.log.Check(zap.DebugLevel, "request"); ce != nil {
+		fields := []zap.Field{zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			zap.String("route", route), zap.Int("status", status), zap.Duration("took", time.Since(start))}
+		if fault != "" {
+			fields = append(fields, zap.String("fault", fault))
+		}
+		ce.Write(fields...)
+	}
+}
+
+// noRoute answers a request no pattern matches: 405 when the path exists
+// for other methods, else 404.
+func (s *Sandbox) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	writeErrors(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
+}
+
+// recorder passes a response through, or swallows it when the fault is
+// "lost", and remembers the status.
+type recorder struct {
+	header http.Header
+	w      http.ResponseWriter
+	status int
+	lost   bool
+}
+
+func (rw *recorder) Header() http.Header { return rw.header }
+
+func (rw *recorder) WriteHeader(code int) {
+	if rw.status != 0 {
+		return
+	}
+	rw.status = code
+	if !rw.lost {
+		rw.w.WriteHeader(code)
+	}
+}
+
+func (rw *recorder) Write(b []byte) (int, error) {
+	if rw.status == 0 {
+		rw.WriteHeader(http.StatusOK)
+	}
+	if rw.lost {
+		return len(b), nil
+	}
+	return rw.w.Write(b)
+}
+
+// dropConnection closes the client connection without an answer (a reset
+// when the connection is TCP).
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// SetLatency sets the delay added to every later response.
+func (s *Sandbox) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// SetFaults replaces the fault spec: comma-separated KIND=PROBABILITY pairs
+// where KIND is 429, 500, 502, 503 or 504 (answer that status with
+// Retry-After), reset (drop the connection without answering) or lost
+// (process the request, commit any write, then drop the connection);
+// probabilities are between 0 and 1 and add up to at most 1. The optional
+// retry-after=SECONDS sets the Retry-After value (default 1). "" turns
+// faults off. The seeded generator is kept.
+func (s *Sandbox) SetFaults(spec string) error { return s.faults.set(spec) }
+
+// Seed returns the seed of the fault generator (the one picked when
+// Options.Seed was zero), so that a run can be reproduced.
+func (s *Sandbox) Seed() int64 { return s.faults.seed }
+
+// Plans returns the full stored state of the plans of the account named
+// account (with milestones and targets), by id.
+func (s *Sandbox) Plans(account string) []apiclient.Plan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []apiclient.Plan
+	for _, p := range s.accountPlans(account) {
+		out = append(out, p.wire(true))
+	}
+	return out
+}
+
+// accountPlans returns the plans of an account sorted by id; s.mu is held.
+func (s *Sandbox) accountPlans(account string) []*plan {
+	var out []*plan
+	for _, p := range s.plans {
+		if p.account == account {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *plan) int { return int(a.id - b.id) })
+	return out
+}
+
+// authedHandler is a plan or scorecard handler called for an authenticated
+// account with the raw request body.
+type authedHandler func(w http.ResponseWriter, r *http.Request, a *account, body []byte)
+
+// authed verifies the key, the HMAC signature over the path and the body
+// digest (constant-time) and the key's expiry, then calls h.
+func (s *Sandbox) authed(h authedHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody))
+				return
+			}
+			writeErrors(w, http.StatusBadRequest, "the request body could not be read")
+			return
+		}
+		a := s.accounts[r.Header.Get("X-Api-Key")]
+		if a == nil || !validSignature(a.Secret, r, body) {
+			writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
+			return
+		}
+		if a.hasExpires {
+			now := s.now()
+			w.Header().Set("X-Api-Key-Expires", a.expires.UTC().Format(time.RFC3339))
+			left := a.expires.Sub(now)
+			if left <= 0 {
+				writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
+				return
+			}
+			if left <= 30*24*time.Hour {
+				w.Header().Set("X-Api-Key-Expires-In", expiresIn(left))
+			}
+		}
+		h(w, r, a, body)
+	}
+}
+
+// expiresIn formats the time left on a key: whole days ("12d"), or hours
+// rounded up on the last day ("5h").
+func expiresIn(left time.Duration) string {
+	if left >= 24*time.Hour {
+		return fmt.Sprintf("%dd", int(left/(24*time.Hour)))
+	}
+	h := (left + time.Hour - 1) / time.Hour
+	return fmt.Sprintf("%dh", int(h))
+}
+
+// validSignature compares the Authorization header with the signature of
+// the request path (as sent, or decoded when that differs) and body.
+func validSignature(secret string, r *http.Request, body []byte) bool {
+	got := []byte(r.Header.Get("Authorization"))
+	if len(got) == 0 {
+		return false
+	}
+	ok := subtle.ConstantTimeCompare(got, []byte(apiclient.Signature(secret, r.URL.EscapedPath(), body))) == 1
+	if !ok && r.URL.Path != r.URL.EscapedPath() {
+		ok = subtle.ConstantTimeCompare(got, []byte(apiclient.Signature(secret, r.URL.Path, body))) == 1
+	}
+	return ok
+}
+
+// writeJSON writes v as the JSON body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeErrors(w, http.StatusInternalServerError, "the sandbox could not encode its answer")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeErrors writes {"errors":[...]} with status.
+func writeErrors(w http.ResponseWriter, status int, messages ...string) {
+	b, _ := json.Marshal(map[string][]string{"errors": messages})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// Server is a Sandbox served over HTTP on a TCP address.
+type Server struct {
+	// URL is the base URL of both the plan API and the company lookup,
+	// for example http://127.0.0.1:41234.
+	URL     string
+	Sandbox *Sandbox
+
+	srv    *http.Server
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start listens on addr (port 0 picks a free port) and serves a new Sandbox
+// in the background until Close or Shutdown.
+func Start(addr string, opts Options) (*Server, error) {
+	sb, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{
+		Handler:           sb,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          zap.NewStdLog(sb.log.Named("http")),
+	}
+	s := &Server{URL: "http://" + urlHost(addr, ln.Addr()), Sandbox: sb, srv: srv, cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		err := srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// urlHost returns host:port for the URL of a listener: an unspecified
+// address (":8080", "0.0.0.0:8080") is reached on the loopback address.
+func urlHost(addr string, la net.Addr) string {
+	tcp, ok := la.(*net.TCPAddr)
+	if !ok {
+		return la.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "127.0.0.1"
+		if h, _, err := net.SplitHostPort(addr); err == nil && strings.Contains(h, ":") {
+			host = "::1"
+		}
+	}
+	return net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+}
+
+// Shutdown stops accepting connections and waits for requests in progress
+// (latency waits are cut short) until ctx ends; then it closes the rest.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.cancel()
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	if serr := <-s.done; serr != nil && err == nil {
+		err = serr
+	}
+	s.done <- nil
+	return err
+}
+
+// Close stops the server at once, closing every connection.
+func (s *Server) Close() error {
+	s.cancel()
+	err := s.srv.Close()
+	if serr := <-s.done; serr != nil && err == nil {
+		err = serr
+	}
+	s.done <- nil
+	return err
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Environment variables of the configuration (README "Configuration").
+const (
+	envBaseURL        = "EEPIPE_BASE_URL"
+	envAPIKey         = "EEPIPE_API_KEY"
+	envAPISecret      = "EEPIPE_API_SECRET"
+	envLookupURL      = "EEPIPE_LOOKUP_URL"
+	envLookupUsername = "EEPIPE_LOOKUP_USERNAME"
+	envLookupPassword = "EEPIPE_LOOKUP_PASSWORD"
+)
+
+// fileConfig is the YAML configuration file. Secrets are never in it:
+// only the names of environment variables or files that hold them.
+type fileConfig struct {
+	BaseURL  string        `yaml:"base_url"`
+	Lookup   *fileLookup   `yaml:"lookup"`
+	Accounts []fileAccount `yaml:"accounts"`
+}
+
+type fileLookup struct {
+	URL          string `yaml:"url"`
+	Username     string `yaml:"username"`
+	PasswordEnv  string `yaml:"password_env"`
+	PasswordFile string `yaml:"password_file"`
+}
+
+type fileAccount struct {
+	Name          string `yaml:"name"`
+	CompanyID     string `yaml:"company_id"`
+	APIKey        string `yaml:"api_key"`
+	APISecretEnv  string `yaml:"api_secret_env"`
+	APISecretFile string `yaml:"api_secret_file"`
+}
+
+// Config is the resolved configuration of a run: flags over environment
+// over file. It holds secrets: never log or print it (String redacts).
+type Config struct {
+	BaseURL  string
+	Lookup   LookupConfig
+	Accounts []AccountConfig
+	// Warnings are problems that do not stop the run (a readable file
+	// naming secret files).
+	Warnings []string
+	// Source describes where the settings came from, for logs.
+	Source string
+}
+
+// LookupConfig is the company lookup's URL and Basic credentials.
+type LookupConfig struct {
+	URL, Username string
+	Password      string // secret
+}
+
+// Configured reports whether a company lookup is configured.
+func (l LookupConfig) Configured() bool { return l.URL != "" }
+
+// AccountConfig is one account: the company it belongs to and its key pair.
+type AccountConfig struct {
+	Name      string
+	CompanyID string
+	APIKey    string
+	APISecret string // secret
+}
+
+// String describes the configuration without secrets.
+func (c *Config) String() string {
+	var names []string
+	for _, a := range c.Accounts {
+		names = append(names, a.Name)
+	}
+	return fmt.Sprintf("base URL %s, lookup %q, accounts [%s] (%s)", c.BaseURL, c.Lookup.URL, strings.Join(names, ", "), c.Source)
+}
+
+// connFlags are the connection flags of the commands that talk to the
+// service; they override the environment and the file.
+type connFlags struct {
+	BaseURL   string
+	LookupURL string
+}
+
+func (cf *connFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&cf.BaseURL, "base-url", "", "service base URL (overrides "+envBaseURL+" and base_url)")
+	cmd.Flags().StringVar(&cf.LookupURL, "lookup-url", "", "company lookup base URL (overrides "+envLookupURL+" and lookup.url)")
+}
+
+// configNeeds says what a command needs from the configuration.
+type configNeeds struct {
+	Plans  bool // the plan API: base URL and at least one account
+	Lookup bool // the company lookup
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// loadConfig resolves the configuration from flags, environment and the
+// --config file. Every problem is reported at once, as an ExitInvalid
+// error, before any request is sent.
+func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	cfg := &Config{}
+	var fc fileConfig
+	var sources []string
+	configDir := "."
+	if f.ConfigPath != "" {
+		sources = append(sources, "file "+f.ConfigPath)
+		configDir = filepath.Dir(f.ConfigPath)
+		b, err := os.ReadFile(f.ConfigPath)
+		if err != nil {
+			return nil, exitf(ExitInvalid, "configuration: %v", err)
+		}
+		if err := decodeConfig(b, &fc); err != nil {
+			return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+		}
+		if st, err := os.Stat(f.ConfigPath); err == nil && st.Mode().Perm()&0o077 != 0 && namesSecretFile(&fc) {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the configuration file %s is readable by group or others (mode %04o) and names secret files; "+
+				"run chmod 600 %s", f.ConfigPath, st.Mode().Perm(), f.ConfigPath))
+		}
+	}
+	env := func(k string) string { return strings.TrimSpace(f.Getenv(k)) }
+	if env(envBaseURL) != "" || env(envAPIKey) != "" || env(envLookupURL) != "" {
+		sources = append(sources, "environment")
+	}
+	if flags.BaseURL != "" || flags.LookupURL != "" {
+		sources = append(sources, "flags")
+	}
+	cfg.Source = strings.Join(sources, ", ")
+	if cfg.Source == "" {
+		cfg.Source = "nothing configured"
+	}
+
+	// Base URL: flag > env > file.
+	cfg.BaseURL = first(flags.BaseURL, env(envBaseURL), fc.BaseURL)
+
+	// Lookup.
+	var fl fileLookup
+	if fc.Lookup != nil {
+		fl = *fc.Lookup
+	}
+	cfg.Lookup.URL = first(flags.LookupURL, env(envLookupURL), fl.URL)
+	cfg.Lookup.Username = first(env(envLookupUsername), fl.Username)
+	if pw := f.Getenv(envLookupPassword); pw != "" {
+		cfg.Lookup.Password = pw
+	} else if fl.PasswordEnv != "" || fl.PasswordFile != "" {
+		pw, err := readSecret(f, "lookup password", fl.PasswordEnv, fl.PasswordFile, configDir, &cfg.Warnings)
+		if err != nil {
+			bad("%v", err)
+		}
+		cfg.Lookup.Password = pw
+	}
+	if cfg.Lookup.URL != "" && (cfg.Lookup.Username == "" || cfg.Lookup.Password == "") {
+		bad("the company lookup at %s needs a username and a password: set %s and %s, or lookup.username and lookup.password_env or lookup.password_file",
+			cfg.Lookup.URL, envLookupUsername, envLookupPassword)
+	}
+	if cfg.Lookup.URL == "" && (cfg.Lookup.Username != "" || fl.PasswordEnv != "" || fl.PasswordFile != "") {
+		bad("lookup credentials are given but no lookup URL: set %s or lookup.url", envLookupURL)
+	}
+
+	// Accounts: the file's, with the environment's key pair over a single
+	// one; or one account from the environment.
+	envKey, envSecret := env(envAPIKey), f.Getenv(envAPISecret)
+	switch {
+	case len(fc.Accounts) > 1 && (envKey != "" || envSecret != ""):
+		bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
+			envAPIKey, envAPISecret, len(fc.Accounts))
+	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
+		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret}}
+		if envKey == "" || envSecret == "" {
+			bad("set both %s and %s", envAPIKey, envAPISecret)
+		}
+	}
+	names, companies := map[string]bool{}, map[string]bool{}
+	for i, fa := range fc.Accounts {
+		a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey)}
+		label := fmt.Sprintf("account %d", i+1)
+		if a.Name != "" {
+			label = "account " + a.Name
+		} else if len(fc.Accounts) == 1 {
+			a.Name = "default"
+		} else {
+			bad("%s has no name", label)
+		}
+		if names[a.Name] {
+			bad("two accounts are named %s", a.Name)
+		}
+		names[a.Name] = true
+		if a.CompanyID != "" {
+			if companies[a.CompanyID] {
+				bad("two accounts have company_id %s; a company has one account", a.CompanyID)
+			}
+			companies[a.CompanyID] = true
+		}
+		if len(fc.Accounts) == 1 && envKey != "" {
+			a.APIKey = envKey
+		}
+		if len(fc.Accounts) == 1 && envSecret != "" {
+			a.APISecret = envSecret
+		} else {
+			s, err := readSecret(f, label+" API secret", fa.APISecretEnv, fa.APISecretFile, configDir, &cfg.Warnings)
+			if err != nil {
+				bad("%v", err)
+			}
+			a.APISecret = s
+		}
+		if a.APIKey == "" {
+			bad("%s has no api_key", label)
+		}
+		if len(fc.Accounts) > 1 && a.CompanyID == "" {
+			bad("%s has no company_id; with several accounts each names the company it belongs to", label)
+		}
+		cfg.Accounts = append(cfg.Accounts, a)
+	}
+
+	if needs.Plans {
+		if cfg.BaseURL == "" {
+			bad("no service URL: set %s, base_url in the --config file, or --base-url", envBaseURL)
+		}
+		if len(cfg.Accounts) == 0 {
+			bad("no account: set %s and %s, or list accounts in the --config file", envAPIKey, envAPISecret)
+		}
+		if len(cfg.Accounts) > 1 && !cfg.Lookup.Configured() {
+			bad("%d accounts are configured, so the company lookup must be too (it tells which account a plan belongs to): set %s or lookup.url",
+				len(cfg.Accounts), envLookupURL)
+		}
+	}
+	if needs.Lookup && !cfg.Lookup.Configured() {
+		bad("no company lookup: set %s, %s and %s, or lookup in the --config file", envLookupURL, envLookupUsername, envLookupPassword)
+	}
+	if len(problems) > 0 {
+		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("configuration:\n  %s", strings.Join(problems, "\n  "))}
+	}
+	return cfg, nil
+}
+
+// decodeConfig decodes the YAML file, rejecting unknown keys with a
+// message that names the key and, for secret-like keys, says where
+// secrets go instead.
+func decodeConfig(b []byte, fc *fileConfig) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	err := dec.Decode(fc)
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownField.FindStringSubmatch(m)
+		key, typ := sub[1], sub[2]
+		section := map[string]string{"fileConfig": "at the top level", "fileLookup": "in lookup", "fileAccount": "in an account"}[typ]
+		s := fmt.Sprintf("unknown key %q %s", key, section)
+		if strings.Contains(key, "secret") || strings.Contains(key, "password") {
+			s += " (secrets never go in the configuration file: use api_secret_env / password_env naming an environment variable, or api_secret_file / password_file)"
+		}
+		return s
+	})
+	return errors.New(strings.TrimPrefix(msg, "yaml: "))
+}
+
+var unknownField = regexp.MustCompile(`field (\S+) not found in type main\.(\w+)`)
+
+func namesSecretFile(fc *fileConfig) bool {
+	if fc.Lookup != nil && fc.Lookup.PasswordFile != "" {
+		return true
+	}
+	for _, a := range fc.Accounts {
+		if a.APISecretFile != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readSecret reads a secret from the environment variable envVar or the
+// file path (relative to the configuration file's folder). Errors never
+// contain the secret.
+func readSecret(f *Factory, what, envVar, path, dir string, warnings *[]string) (string, error) {
+	switch {
+	case envVar != "" && path != "":
+		return "", fmt.Errorf("%s: give either an environment variable or a file, not both", what)
+	case envVar != "":
+		if !envName.MatchString(envVar) {
+			return "", fmt.Errorf("%s: the *_env setting must be the name of an environment variable (letters, digits and _), not the secret itself", what)
+		}
+		v := f.Getenv(envVar)
+		if v == "" {
+			return "", fmt.Errorf("%s: the environment variable %s is not set", what, envVar)
+		}
+		return v, nil
+	case path != "":
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", what, err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			*warnings = append(*warnings, fmt.Sprintf("the secret file %s is readable by group or others (mode %04o); run chmod 600 %s", path, st.Mode().Perm(), path))
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", what, err)
+		}
+		s := strings.TrimRight(string(b), "\r\n")
+		if strings.TrimSpace(s) == "" {
+			return "", fmt.Errorf("%s: the file %s is empty", what, path)
+		}
+		return s, nil
+	}
+	return "", fmt.Errorf("%s: not configured (set an environment variable name with *_env, or a file with *_file)", what)
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func configFactory(path string, vars map[string]string) *Factory {
+	var out, errb bytes.Buffer
+	return &Factory{
+		IO:         &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb},
+		Now:        time.Now,
+		Getenv:     func(k string) string { return vars[k] },
+		ConfigPath: path,
+	}
+}
+
+func TestLoadConfigExampleFile(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../testdata/eepipe.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "eepipe.yaml")
+	writeFile(t, path, string(b), 0o600)
+	if err := os.MkdirAll(filepath.Join(dir, "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "secrets", "bluecrane-api-secret"), "crane-secret\n", 0o600)
+	cfg, err := loadConfig(configFactory(path, map[string]string{"ACME_API_SECRET": "acme-secret", "EEPIPE_LOOKUP_PASSWORD": "pw"}),
+		connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "https://compliance.example.co.za" || cfg.Lookup.URL != "https://lookup.example.co.za" || cfg.Lookup.Password != "pw" {
+		t.Errorf("config %+v", cfg)
+	}
+	if len(cfg.Accounts) != 2 || cfg.Accounts[0].APISecret != "acme-secret" || cfg.Accounts[1].APISecret != "crane-secret" ||
+		cfg.Accounts[1].CompanyID != "Q2wE9z" {
+		t.Errorf("accounts %+v", cfg.Accounts)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Errorf("warnings %v", cfg.Warnings)
+	}
+	if s := cfg.String(); strings.Contains(s, "secret") && strings.Contains(s, "acme-secret") {
+		t.Errorf("String shows a secret: %s", s)
+	}
+
+	// Group-readable config naming a secret file: a warning.
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "secrets", "bluecrane-api-secret"), "crane-secret\n", 0o640)
+	cfg, err = loadConfig(configFactory(path, map[string]string{"ACME_API_SECRET": "acme-secret", "EEPIPE_LOOKUP_PASSWORD": "pw"}),
+		connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 2 || !strings.Contains(cfg.Warnings[0], "readable by group or others") || !strings.Contains(cfg.Warnings[0], "chmod 600") {
+		t.Errorf("warnings %q", cfg.Warnings)
+	}
+}
+
+func TestLoadConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	writeFile(t, path, `base_url: http://file.invalid
+lookup: {url: http://lookup-file.invalid, username: fileuser, password_env: PW}
+accounts:
+  - {name: only, company_id: C1, api_key: mpk_file, api_secret_env: SECRET}
+`, 0o600)
+	vars := map[string]string{"PW": "filepw", "SECRET": "filesecret"}
+	cfg, err := loadConfig(configFactory(path, vars), connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://file.invalid" || cfg.Accounts[0].APIKey != "mpk_file" || cfg.Accounts[0].APISecret != "filesecret" || cfg.Lookup.Password != "filepw" {
+		t.Errorf("file values: %+v", cfg)
+	}
+	vars[envBaseURL] = "http://env.invalid"
+	vars[envAPIKey] = "mpk_env"
+	vars[envAPISecret] = "envsecret"
+	vars[envLookupUsername] = "envuser"
+	vars[envLookupPassword] = "envpw"
+	cfg, err = loadConfig(configFactory(path, vars), connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://env.invalid" || cfg.Accounts[0].APIKey != "mpk_env" || cfg.Accounts[0].APISecret != "envsecret" ||
+		cfg.Lookup.Username != "envuser" || cfg.Lookup.Password != "envpw" || cfg.Accounts[0].CompanyID != "C1" {
+		t.Errorf("environment over file: %+v", cfg)
+	}
+	cfg, err = loadConfig(configFactory(path, vars), connFlags{BaseURL: "http://flag.invalid", LookupURL: "http://lflag.invalid"}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://flag.invalid" || cfg.Lookup.URL != "http://lflag.invalid" {
+		t.Errorf("flags over environment: %+v", cfg)
+	}
+
+	// Environment only.
+	cfg, err = loadConfig(configFactory("", map[string]string{envBaseURL: "http://e.invalid", envAPIKey: "k", envAPISecret: "s"}), connFlags{}, configNeeds{Plans: true})
+	if err != nil || len(cfg.Accounts) != 1 || cfg.Accounts[0].Name != "default" || cfg.Lookup.Configured() {
+		t.Errorf("environment only: %+v %v", cfg, err)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "s3cr3t-value-Xy"
+	tests := []struct {
+		name  string
+		yaml  string
+		vars  map[string]string
+		needs configNeeds
+		has   []string
+	}{
+		{name: "unknown key", yaml: "base_url: http://x.invalid\nbase_ulr: y\n", has: []string{`unknown key "base_ulr" at the top level`}},
+		{name: "secret in the file", yaml: "accounts:\n  - {name: a, api_key: k, api_secret: " + secret + "}\n",
+			has: []string{`unknown key "api_secret" in an account`, "secrets never go in the configuration file"}},
+		{name: "password in the file", yaml: "lookup: {url: http://l.invalid, username: u, password: " + secret + "}\n",
+			has: []string{`unknown key "password" in lookup`}},
+		{name: "secret instead of a variable name", yaml: "base_url: http://x.invalid\naccounts:\n  - {name: a, api_key: k, api_secret_env: \"" + secret + "!\"}\n",
+			needs: configNeeds{Plans: true}, has: []string{"must be the name of an environment variable"}},
+		{name: "unset secret variable", yaml: "base_url: http://x.invalid\naccounts:\n  - {name: a, api_key: k, api_secret_env: NOPE}\n",
+			needs: configNeeds{Plans: true}, has: []string{"environment variable NOPE is not set"}},
+		{name: "several accounts need company ids and the lookup", yaml: "base_url: http://x.invalid\naccounts:\n  - {name: a, api_key: k, api_secret_env: S}\n  - {name: b, api_key: k2, api_secret_env: S}\n",
+			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true},
+			has: []string{"account a has no company_id", "account b has no company_id", "company lookup must be too"}},
+		{name: "env key with several accounts", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S}\n  - {name: b, company_id: B, api_key: k2, api_secret_env: S}\n",
+			vars: map[string]string{"S": secret, envAPIKey: "k"}, needs: configNeeds{Plans: true}, has: []string{"names 2 accounts"}},
+		{name: "duplicate names and companies", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S}\n  - {name: a, company_id: A, api_key: k2, api_secret_env: S}\n",
+			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"two accounts are named a", "two accounts have company_id A"}},
+		{name: "nothing configured", yaml: "", needs: configNeeds{Plans: true}, has: []string{"no service URL", "no account"}},
+		{name: "lookup without credentials", yaml: "lookup: {url: http://l.invalid}\n", needs: configNeeds{Lookup: true}, has: []string{"needs a username and a password"}},
+		{name: "missing secret file", yaml: "base_url: http://x.invalid\naccounts:\n  - {name: a, api_key: k, api_secret_file: nope.txt}\n",
+			needs: configNeeds{Plans: true}, has: []string{"nope.txt"}},
+		{name: "bad yaml", yaml: "accounts: [\n", has: []string{"line"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".yaml")
+			writeFile(t, path, tc.yaml, 0o600)
+			vars := tc.vars
+			if vars == nil {
+				vars = map[string]string{}
+			}
+			_, err := loadConfig(configFactory(path, vars), connFlags{}, tc.needs)
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitInvalid {
+				t.Fatalf("err = %v, want an exit-2 error", err)
+			}
+			for _, h := range tc.has {
+				if !strings.Contains(err.Error(), h) {
+					t.Errorf("error lacks %q:\n%v", h, err)
+				}
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error shows the secret: %v", err)
+			}
+		})
+	}
+}

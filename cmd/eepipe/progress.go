@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"go.uber.org/zap"
+)
+
+// progressInterval is how often a run off a terminal logs where it is.
+const progressInterval = 10 * time.Second
+
+// progress shows a run's progress: an mpb bar of the plans to change when
+// stderr is a terminal, and a zap summary every progressInterval
+// otherwise (cron, CI). Recalculation waits are logged in both cases.
+type progress struct {
+	f      *Factory
+	log    *zap.Logger
+	runner *pipeline.Runner
+
+	mu      sync.Mutex
+	p       *mpb.Progress
+	bar     *mpb.Bar
+	total   int
+	all     int
+	changed int
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+func newProgress(f *Factory, log *zap.Logger) *progress { return &progress{f: f, log: log} }
+
+func (p *progress) attach(r *pipeline.Runner) { p.runner = r }
+
+// start begins showing progress of total plans to change out of all.
+func (p *progress) start(ctx context.Context, total, all int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total, p.all = total, all
+	if total == 0 {
+		return
+	}
+	if p.f.IO.ErrTTY {
+		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(p.f.IO.ErrOut), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
+		p.bar = p.p.AddBar(int64(total),
+			mpb.PrependDecorators(
+				decor.Name("applying plans ", decor.WCSyncSpaceR),
+				decor.CountersNoUnit("%d / %d", decor.WCSyncWidth),
+			),
+			mpb.AppendDecorators(
+				decor.Percentage(decor.WC{W: 5}),
+				decor.Any(func(decor.Statistics) string {
+					pr := p.runner.Progress()
+					return fmt.Sprintf("  %d requests, %d targets patched", pr.Requests.Total, pr.TargetsPatched)
+				}),
+			),
+		)
+		return
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	p.cancel = cancel
+	p.done = make(chan struct{})
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-tctx.Done():
+				return
+			case <-t.C:
+				pr := p.runner.Progress()
+				p.log.Info("progress", zap.Int64("plans_done", pr.PlansDone), zap.Int("plans", p.all),
+					zap.Int64("targets_patched", pr.TargetsPatched), zap.Int64("counters_changed", pr.CountersChanged),
+					zap.Int64("requests", pr.Requests.Total))
+			}
+		}
+	}()
+}
+
+// planDone is the runner's OnPlanDone.
+func (p *progress) planDone(res *pipeline.PlanResult) {
+	p.mu.Lock()
+	bar := p.bar
+	p.mu.Unlock()
+	if bar != nil && res.Diff.Action.Changes() {
+		bar.Increment()
+		p.mu.Lock()
+		p.changed++
+		last := p.changed == p.total
+		p.mu.Unlock()
+		if last {
+			// Finish the display before the recalculations log below it.
+			p.mu.Lock()
+			p.p.Wait()
+			p.bar, p.p = nil, nil
+			p.mu.Unlock()
+		}
+	}
+	if res.Outcome == pipeline.OutcomeFailed {
+		if bar == nil {
+			p.log.Warn("plan failed", zap.String("plan", res.Diff.Title()), zap.String("account", res.Diff.Account), zap.Error(res.Err))
+		}
+	} else {
+		p.log.Debug("plan done", zap.String("plan", res.Diff.Title()), zap.String("outcome", string(res.Outcome)), zap.Int64("plan_id", res.PlanID))
+	}
+}
+
+// recalc is the runner's OnRecalc.
+func (p *progress) recalc(ev pipeline.RecalcEvent) {
+	fields := []zap.Field{zap.String("scorecard", ev.ScorecardID), zap.String("account", ev.Account)}
+	switch {
+	case ev.Waiting > 0:
+		p.log.Info(fmt.Sprintf("a recalculation of %s is already running (409); asking again in %s", ev.ScorecardID, ev.Waiting.Round(time.Millisecond)),
+			append(fields, zap.Int("attempt", ev.Attempt))...)
+	case ev.Err != nil:
+		p.log.Warn("recalculation failed", append(fields, zap.Error(ev.Err))...)
+	case ev.Done:
+		p.log.Info("recalculation accepted", append(fields, zap.Int("attempts", ev.Attempt))...)
+	}
+}
+
+// stop ends the display; the bar is completed or aborted.
+func (p *progress) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		if !p.bar.Completed() {
+			p.bar.Abort(false)
+		}
+		p.p.Wait()
+		p.bar, p.p = nil, nil
+	}
+	if p.cancel != nil {
+		p.cancel()
+		<-p.done
+		p.cancel = nil
+	}
+}

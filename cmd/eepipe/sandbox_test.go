@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/apiclient"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the logger and the test at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runSandboxCmd starts `eepipe <args>` in-process and returns the URL it
+// printed, a stop function returning the exit code, and its stderr.
+func runSandboxCmd(t *testing.T, args ...string) (url string, stop func() int, stderr *lockedBuffer) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	stderr = &lockedBuffer{}
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: pw, ErrOut: stderr}, Now: time.Now, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		code := Execute(ctx, f, args)
+		pw.Close()
+		done <- code
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		_, _ = io.Copy(io.Discard, pr) // nothing more may come; keep the pipe drained
+	}()
+	stop = func() int {
+		cancel()
+		return <-done
+	}
+	select {
+	case line, ok := <-lines:
+		if !ok {
+			code := stop()
+			t.Fatalf("no line on stdout (exit %d): %s", code, stderr.String())
+		}
+		m := regexp.MustCompile(`^eepipe sandbox listening on (http://127\.0\.0\.1:[1-9][0-9]*)$`).FindStringSubmatch(line)
+		if m == nil {
+			stop()
+			t.Fatalf("stdout line %q", line)
+		}
+		return m[1], stop, stderr
+	case <-time.After(30 * time.Second):
+		stop()
+		t.Fatalf("the sandbox did not report ready: %s", stderr.String())
+	}
+	return "", nil, nil
+}
+
+func TestSandboxCommand(t *testing.T) {
+	url, stop, stderr := runSandboxCmd(t, "sandbox", "--listen", "127.0.0.1:0", "--fixtures", filepath.Join("..", "..", "testdata", "sandbox-fixtures.json"), "--recalc-duration", "1h", "--log-format", "json")
+
+	// A signed call as acme, then the stats.
+	req, _ := http.NewRequest("GET", url+"/api/public/v1/scorecards", nil)
+	req.Header.Set("X-Api-Key", "mpk_sandbox_acme")
+	req.Header.Set("Authorization", apiclient.Signature("sandbox-secret-acme", "/api/public/v1/scorecards", nil))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("scorecards: %d", resp.StatusCode)
+	}
+	for i := 0; i < 2; i++ {
+		req, _ = http.NewRequest("PUT", url+"/api/public/v1/scorecards/scorecard_acme_2025/recalculate", nil)
+		req.Header.Set("X-Api-Key", "mpk_sandbox_acme")
+		req.Header.Set("Authorization", apiclient.Signature("sandbox-secret-acme", "/api/public/v1/scorecards/scorecard_acme_2025/recalculate", nil))
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := []int{202, 409}[i]; resp.StatusCode != want {
+			t.Errorf("recalculate %d: %d, want %d (--recalc-duration)", i, resp.StatusCode, want)
+		}
+	}
+	resp, err = http.Get(url + "/_sandbox/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Requests    int64            `json:"requests"`
+		Writes      int64            `json:"writes"`
+		MaxInFlight int64            `json:"max_in_flight"`
+		ByRoute     map[string]int64 `json:"by_route"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Requests != 3 || st.Writes != 1 || st.MaxInFlight != 1 || st.ByRoute["GET /api/public/v1/scorecards"] != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit %d after cancel: %s", code, stderr.String())
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, "sandbox ready") || !strings.Contains(logs, "sandbox stopped") {
+		t.Errorf("stderr: %s", logs)
+	}
+	for _, secret := range []string{"sandbox-secret-acme", "sandbox-secret-bluecrane", "sandbox-lookup-pass"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a secret appears in the logs: %s", secret)
+		}
+	}
+	if _, err := http.Get(url + "/_sandbox/stats"); err == nil {
+		t.Error("still serving after cancel")
+	}
+}
+
+func TestSandboxCommandDefaults(t *testing.T) {
+	var got *sandboxOptions
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Now: time.Now}
+	cmd := NewCmdSandbox(f, func(o *sandboxOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--faults", "503=0.1", "--seed", "7", "--latency", "5ms"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := sandboxOptions{Listen: "127.0.0.1:8080", RecalcDuration: 30 * time.Second, Faults: "503=0.1", Seed: 7, Latency: 5 * time.Millisecond}
+	if *got != want {
+		t.Errorf("options %+v, want %+v", *got, want)
+	}
+	// The built-in fixtures serve when --fixtures is not given.
+	url, stop, _ := runSandboxCmd(t, "sandbox", "--listen", "127.0.0.1:0")
+	defer stop()
+	req, _ := http.NewRequest("GET", url+"/api/companies?vat_number=4012345678", nil)
+	req.SetBasicAuth("consultant", "sandbox-lookup-pass")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "Acme Foods (Pty) Ltd") {
+		t.Errorf("company search: %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestSandboxCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"accounts":[{"name":"a","api_key":"k","secret":"s"}],"scorecards":[{"account":"zz","id":"scorecard_1"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sandbox", "--fixtures", bad}, ExitInvalid, `account "zz" is not one of the accounts`},
+		{[]string{"sandbox", "--fixtures", filepath.Join(dir, "none.json")}, ExitInvalid, "none.json"},
+		{[]string{"sandbox", "--faults", "503=2"}, ExitInvalid, "--faults"},
+		{[]string{"sandbox", "--latency", "-1s"}, ExitInvalid, "--latency"},
+		{[]string{"sandbox", "--listen", "127.0.0.1:notaport"}, ExitFatal, "listen"},
+		{[]string{"sandbox", "extra"}, ExitInvalid, "unknown command"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now}
+		code := Execute(context.Background(), f, tc.args)
+		if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: stdout %q", tc.args, out.String())
+		}
+	}
+}

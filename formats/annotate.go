@@ -1,0 +1,217 @@
+package formats
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// AnnotateSheet is the sheet AnnotateWorkbook adds with every problem of
+// the workbook, each linked to its cell.
+const AnnotateSheet = "eepipe problems"
+
+// Annotation fills: red for errors, amber for warnings.
+const (
+	annotateErrorFill   = "FFC7CE"
+	annotateWarningFill = "FFEB9C"
+)
+
+// AnnotateWorkbook writes a copy of the workbook src to dst with each
+// problem of src marked in place: the cell filled red (error) or amber
+// (warning), keeping its number format, and a comment holding the messages;
+// a problem about a whole row marks the row's first cell. A sheet listing
+// every problem of the file, with links to the cells, is added at the end.
+// It returns how many cells were marked.
+func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
+	f, err := excelize.OpenFile(src)
+	if err != nil {
+		return 0, fmt.Errorf("annotate %s: %s", src, flatExcelizeError(err))
+	}
+	defer f.Close()
+
+	type spot struct{ sheet, cell string }
+	type note struct {
+		sev  pipeline.Severity
+		msgs []string
+	}
+	notes := map[spot]*note{}
+	var order []spot
+	var mine pipeline.Problems
+	for _, p := range ps {
+		if !annotateSameFile(p.Origin.File, src) {
+			continue
+		}
+		mine = append(mine, p)
+		o := p.Origin
+		if o.Sheet == "" {
+			continue
+		}
+		if idx, err := f.GetSheetIndex(o.Sheet); err != nil || idx < 0 {
+			continue
+		}
+		cell := o.Cell
+		if cell == "" && o.Row > 0 {
+			cell, _ = excelize.CoordinatesToCellName(1, o.Row)
+		}
+		if cell == "" {
+			continue
+		}
+		s := spot{o.Sheet, cell}
+		n := notes[s]
+		if n == nil {
+			n = &note{}
+			notes[s] = n
+			order = append(order, s)
+		}
+		n.sev = max(n.sev, p.Severity)
+		n.msgs = append(n.msgs, annotationText(p))
+	}
+
+	styles := map[[2]int]int{} // (old style, severity) -> new style
+	for _, s := range order {
+		n := notes[s]
+		old, err := f.GetCellStyle(s.sheet, s.cell)
+		if err != nil {
+			continue
+		}
+		id, ok := styles[[2]int{old, int(n.sev)}]
+		if !ok {
+			st := &excelize.Style{}
+			if old > 0 {
+				if got, err := f.GetStyle(old); err == nil && got != nil {
+					st = got
+				}
+			}
+			color := annotateWarningFill
+			if n.sev == pipeline.Error {
+				color = annotateErrorFill
+			}
+			st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}
+			if id, err = f.NewStyle(st); err != nil {
+				return marked, fmt.Errorf("annotate %s: %w", src, err)
+			}
+			styles[[2]int{old, int(n.sev)}] = id
+		}
+		if err := f.SetCellStyle(s.sheet, s.cell, s.cell, id); err != nil {
+			continue
+		}
+		text := strings.Join(n.msgs, "\n")
+		if existing := annotateCommentAt(f, s.sheet, s.cell); existing != "" {
+			text = existing + "\n\n" + text
+			_ = f.DeleteComment(s.sheet, s.cell)
+		}
+		lines := strings.Count(text, "\n") + 1 + len(text)/40
+		if err := f.AddComment(s.sheet, excelize.Comment{
+			Cell: s.cell, Author: "eepipe",
+			Paragraph: []excelize.RichTextRun{
+				{Text: "eepipe:\n", Font: &excelize.Font{Bold: true}},
+				{Text: text},
+			},
+			Width: 360, Height: uint(min(20*lines+20, 600)),
+		}); err != nil {
+			return marked, fmt.Errorf("annotate %s: %w", src, err)
+		}
+		marked++
+	}
+	if err := annotateProblemSheet(f, mine); err != nil {
+		return marked, fmt.Errorf("annotate %s: %w", src, err)
+	}
+	err = WriteFileAtomic(dst, func(w io.Writer) error { return f.Write(w) })
+	return marked, err
+}
+
+func annotationText(p pipeline.Problem) string {
+	s := p.Severity.String() + ": " + p.Message
+	if len(p.Suggestions) > 0 {
+		s += " (did you mean " + strings.Join(p.Suggestions, " or ") + "?)"
+	}
+	return s
+}
+
+func annotateCommentAt(f *excelize.File, sheet, cell string) string {
+	comments, err := f.GetComments(sheet)
+	if err != nil {
+		return ""
+	}
+	for _, c := range comments {
+		if strings.EqualFold(c.Cell, cell) {
+			if c.Text != "" {
+				return c.Text
+			}
+			var b strings.Builder
+			for _, r := range c.Paragraph {
+				b.WriteString(r.Text)
+			}
+			return b.String()
+		}
+	}
+	return ""
+}
+
+func annotateSameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// addProblemSheet adds (or replaces) the problem list sheet.
+func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
+	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
+		if err := f.DeleteSheet(AnnotateSheet); err != nil {
+			return err
+		}
+	}
+	if _, err := f.NewSheet(AnnotateSheet); err != nil {
+		return err
+	}
+	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	if err != nil {
+		return err
+	}
+	link, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Color: "1265BE", Underline: "single"}})
+	if err != nil {
+		return err
+	}
+	head := []any{"Severity", "Sheet", "Cell", "Row / line", "Column", "Value", "Message"}
+	if err := f.SetSheetRow(AnnotateSheet, "A1", &head); err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(AnnotateSheet, "A1", "G1", bold); err != nil {
+		return err
+	}
+	sorted := append(pipeline.Problems(nil), ps...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity > sorted[j].Severity })
+	for i, p := range sorted {
+		r := i + 2
+		msg := p.Message
+		if len(p.Suggestions) > 0 {
+			msg += " (did you mean " + strings.Join(p.Suggestions, " or ") + "?)"
+		}
+		row := []any{p.Severity.String(), p.Origin.Sheet, p.Origin.Cell, reportBlankZero(p.Origin.Row), p.Origin.Header, p.Value, msg}
+		ref, _ := excelize.CoordinatesToCellName(1, r)
+		if err := f.SetSheetRow(AnnotateSheet, ref, &row); err != nil {
+			return err
+		}
+		if p.Origin.Sheet != "" && p.Origin.Cell != "" {
+			cref, _ := excelize.CoordinatesToCellName(3, r)
+			target := fmt.Sprintf("'%s'!%s", strings.ReplaceAll(p.Origin.Sheet, "'", "''"), p.Origin.Cell)
+			if err := f.SetCellHyperLink(AnnotateSheet, cref, target, "Location"); err == nil {
+				_ = f.SetCellStyle(AnnotateSheet, cref, cref, link)
+			}
+		}
+	}
+	for col, w := range map[string]float64{"A": 10, "B": 14, "C": 8, "D": 10, "E": 36, "F": 20, "G": 100} {
+		if err := f.SetColWidth(AnnotateSheet, col, col, w); err != nil {
+			return err
+		}
+	}
+	return f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+}

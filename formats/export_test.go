@@ -1,0 +1,267 @@
+package formats
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// exStoredPlan returns a stored plan with every counter set.
+func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
+	p := &pipeline.Plan{ID: id, Name: name, StartDate: pipeline.MustDate(start), EndDate: pipeline.LatestEnd,
+		Era: pipeline.EraPost2025, Sector: "Manufacturing", UpdatedAt: "2026-11-01T10:00:00Z"}
+	fy0 := pipeline.FinancialYearOf(p.StartDate)
+	for y := 1; y <= years; y++ {
+		fy := fy0 + pipeline.FinancialYear(y-1)
+		m := pipeline.Milestone{ID: id*100 + int64(y), YearNumber: y, StartDate: fy.Start(), EndDate: fy.End()}
+		for k, tt := range pipeline.TargetTypes {
+			c := map[string]int64{}
+			for i, n := range pipeline.DefaultCatalog().Names() {
+				c[n] = int64((i*7 + y*3 + k + int(id)) % 13)
+			}
+			m.Targets = append(m.Targets, pipeline.Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: c})
+		}
+		p.Milestones = append(p.Milestones, m)
+	}
+	return p
+}
+
+func exExportPlans() []ExportPlan {
+	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"}
+	var out []ExportPlan
+	for i, sp := range []*pipeline.Plan{exStoredPlan(7, "Acme 2026", "2026-09-01", 4), exStoredPlan(9, "Acme: plan/2", "2027-09-01", 3)} {
+		out = append(out, ExportPlan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
+			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt})
+		_ = i
+	}
+	return out
+}
+
+func TestExportWorkbookLayout(t *testing.T) {
+	plans := exExportPlans()
+	path := filepath.Join(t.TempDir(), "plans.xlsx")
+	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	if err := WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheets := f.GetSheetList()
+	if sheets[0] != OverviewSheet || f.GetActiveSheetIndex() != 0 {
+		t.Fatalf("sheets %v (active %d), want the Overview first and active", sheets, f.GetActiveSheetIndex())
+	}
+	if vis, _ := f.GetSheetVisible(ChartDataSheet); vis {
+		t.Error("the chart data sheet is visible")
+	}
+	rows, err := f.GetRows(OverviewSheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := rows[exOverviewHeaderRow-1]
+	for _, h := range []string{"Sheet", "Plan ID", "Company", "VAT number", "Plan name", "Start date", "End date", "Sector", "Scorecard", "Era", "Milestones", "Targets"} {
+		if !slices.Contains(header, h) {
+			t.Errorf("Overview header %v lacks %q", header, h)
+		}
+	}
+	col := func(h string) int { return slices.Index(header, h) }
+	var planSheets []string
+	for i, p := range plans {
+		r := rows[exOverviewHeaderRow+i]
+		want := map[string]string{
+			"Plan ID": fmt.Sprint(p.Plan.PlanID), "Plan name": p.Plan.Name, "VAT number": "0412345678",
+			"Start date": p.Plan.StartDate.String(), "End date": "2030-08-31", "Era": "post_2025",
+			"Company": "Acme Foods (Pty) Ltd", "Targets": fmt.Sprint(len(p.Plan.Targets)), "Milestones": fmt.Sprint(p.Milestones),
+		}
+		for h, v := range want {
+			if got := r[col(h)]; got != v {
+				t.Errorf("Overview row %d %s = %q, want %q", i+1, h, got, v)
+			}
+		}
+		sheet := r[col("Sheet")]
+		planSheets = append(planSheets, sheet)
+		ref, _ := excelize.CoordinatesToCellName(col("Sheet")+1, exOverviewHeaderRow+1+i)
+		if ok, target, _ := f.GetCellHyperLink(OverviewSheet, ref); !ok || !strings.Contains(target, sheet) {
+			t.Errorf("Overview %s links to %q, want the plan's sheet %q", ref, target, sheet)
+		}
+		if !slices.Contains(sheets, sheet) {
+			t.Errorf("no sheet %q", sheet)
+		}
+	}
+	panes, err := f.GetPanes(OverviewSheet)
+	if err != nil || !panes.Freeze || panes.YSplit != exOverviewHeaderRow {
+		t.Errorf("Overview panes %+v, want the header frozen", panes)
+	}
+
+	// Two charts per plan, titled, on the plan's sheet; their data matches
+	// the plan's counters.
+	charts := exChartTitles(t, path)
+	if len(charts) != 2*len(plans) {
+		t.Fatalf("%d charts, want %d: %v", len(charts), 2*len(plans), charts)
+	}
+	for _, p := range plans {
+		for _, tt := range []string{"all employees", "employees with disabilities"} {
+			title := p.Plan.Name + ": " + tt + " by race and gender"
+			if !slices.Contains(charts, title) {
+				t.Errorf("no chart %q in %v", title, charts)
+			}
+		}
+	}
+	data, _ := f.GetRows(ChartDataSheet)
+	// First block: plan 1, all employees; header row 2, year 1 row 3.
+	if data[1][1] != "African male" || data[2][0] != "2026/27" {
+		t.Fatalf("chart data header %v / %v", data[1], data[2])
+	}
+	var sum int64
+	t1 := plans[0].Plan.Targets[0]
+	for _, l := range pipeline.OccupationalLevels {
+		sum += t1.Counters[pipeline.CounterName("african", "male", l)]
+	}
+	if data[2][1] != fmt.Sprint(sum) {
+		t.Errorf("chart data African male year 1 = %s, want %d", data[2][1], sum)
+	}
+
+	// And the workbook reads back as the plans.
+	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	if err != nil || batch.Problems.HasErrors() {
+		t.Fatalf("re-read: %v %v", err, batch.Problems)
+	}
+	if len(batch.Plans) != len(plans) {
+		t.Fatalf("re-read %d plans", len(batch.Plans))
+	}
+	_ = planSheets
+}
+
+// exChartTitles returns the titles of the workbook's charts (from the
+// chart parts of the package).
+func exChartTitles(t *testing.T, path string) []string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var titles []string
+	for _, zf := range zr.File {
+		if !strings.HasPrefix(zf.Name, "xl/charts/chart") {
+			continue
+		}
+		rc, _ := zf.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		s := string(b)
+		i := strings.Index(s, "<a:t>")
+		j := strings.Index(s, "</a:t>")
+		if i < 0 || j < i {
+			titles = append(titles, "")
+			continue
+		}
+		titles = append(titles, strings.NewReplacer("&amp;", "&", "&#39;", "'", "&quot;", `"`).Replace(s[i+5:j]))
+	}
+	return titles
+}
+
+func TestFlatExportXLSX(t *testing.T) {
+	plans := exExportPlans()
+	path := filepath.Join(t.TempDir(), "flat.xlsx")
+	if err := WriteFlatExportXLSX(path, plans, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheets := f.GetSheetList()
+	f.Close()
+	if !slices.Equal(sheets, []string{OverviewSheet, "Targets"}) {
+		t.Fatalf("sheets %v", sheets)
+	}
+	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	if err != nil || batch.Problems.HasErrors() {
+		t.Fatalf("re-read: %v %v", err, batch.Problems)
+	}
+	for i, p := range batch.Plans {
+		want := plans[i].Plan
+		if p.PlanID != want.PlanID || p.Company != want.Company || len(p.Targets) != len(want.Targets) {
+			t.Fatalf("plan %d read back as %+v", i, p)
+		}
+		for j, tg := range p.Targets {
+			for n, v := range want.Targets[j].Counters {
+				if tg.Counters[n] != v {
+					t.Fatalf("plan %d target %d %s = %d, want %d", i, j, n, tg.Counters[n], v)
+				}
+			}
+		}
+	}
+}
+
+// exFailingWriter fails after limit bytes, as a full disk would.
+type exFailingWriter struct {
+	w     io.Writer
+	limit int
+}
+
+func (fw *exFailingWriter) Write(b []byte) (int, error) {
+	if len(b) > fw.limit {
+		n, _ := fw.w.Write(b[:fw.limit])
+		fw.limit = 0
+		return n, errors.New("no space left on device")
+	}
+	fw.limit -= len(b)
+	return fw.w.Write(b)
+}
+
+// TestExportWriteFailureLeavesNoFile: an export whose writing fails half
+// way leaves neither a partial file under the final name nor a temporary
+// file, and the previous export stays as it was.
+func TestExportWriteFailureLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plans.xlsx")
+	wb, err := NewExportWorkbook(exExportPlans(), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	err = WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := wb.WriteTo(&exFailingWriter{w: w, limit: 20000})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("err = %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+
+	// With a previous export in place, a failing export keeps it.
+	if err := os.WriteFile(path, []byte("previous export"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := exExportPlans()
+	bad[1].Plan.Targets[0].Counters["number_of_martian_male_top_managers"] = 1
+	if err := WriteExportXLSX(path, bad, ExportOptions{}); err == nil {
+		t.Fatal("an export with a counter outside the catalog was written")
+	}
+	if err := WriteFlatExportXLSX(path, bad, ExportOptions{}); err == nil {
+		t.Fatal("a flat export with a counter outside the catalog was written")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "previous export" {
+		t.Fatalf("the previous export was replaced: %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+}

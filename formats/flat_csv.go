@@ -1,0 +1,242 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/gocarina/gocsv"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+// maxCSVParseErrors bounds how many malformed lines of one file are
+// reported before the reader gives up on the file.
+const maxCSVParseErrors = 20
+
+// csvDelimiters are the delimiters the reader detects, in order of
+// preference on a tie.
+var csvDelimiters = []rune{',', ';', '\t'}
+
+// readCSV streams a flat CSV table into emit: UTF-8 with or without a
+// byte-order mark (UTF-16 with a mark is decoded too), the delimiter
+// detected from the header line among , ; and tab, RFC 4180 quoting. Every
+// cell keeps its line (the line its field starts on, so multi-line quoted
+// fields do not shift later lines) and column. emit must not keep the
+// record's Cells map: it is reused for the next row.
+func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	fileOrigin := pipeline.Origin{File: file}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(4)
+	switch {
+	case len(head) == 0:
+		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		return
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		_, _ = br.Discard(3)
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		dec := unicode.BOMOverride(unicode.UTF8.NewDecoder())
+		br = bufio.NewReaderSize(transform.NewReader(br, dec), 64<<10)
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		ps.Errorf(fileOrigin, "", "the file is an XLSX workbook, not CSV text; give it an .xlsx name")
+		return
+	case bytes.HasPrefix(head, flatOLEMagic[:4]):
+		ps.Errorf(fileOrigin, "", "the file is an Excel workbook (.xls or password-protected), not CSV text; save it as CSV UTF-8 or as .xlsx")
+		return
+	}
+	peek, _ := br.Peek(64 << 10)
+	if len(bytes.TrimSpace(peek)) == 0 {
+		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		return
+	}
+	delim := csvDetectDelimiter(peek)
+
+	cr, ok := gocsv.DefaultCSVReader(br).(*csv.Reader)
+	if !ok {
+		cr = csv.NewReader(br)
+	}
+	cr.Comma = delim
+	cr.FieldsPerRecord = -1 // counts are checked here, with a plain message
+	cr.ReuseRecord = true
+
+	var (
+		hdr          *flatHeader
+		hdrLine      int
+		hdrFields    int
+		records      int
+		parseErrors  int
+		badCount     int
+		firstBad     int
+		firstBadN    int
+		utf8Reported bool
+		cells        map[string]pipeline.Cell
+	)
+	for {
+		fields, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				parseErrors++
+				ps.Errorf(pipeline.Origin{File: file, Row: pe.StartLine}, "", "%s", csvParseMessage(pe))
+				if parseErrors >= maxCSVParseErrors {
+					ps.Errorf(fileOrigin, "", "more than %d malformed lines; the rest of the file was not read", maxCSVParseErrors)
+					return
+				}
+				continue
+			}
+			ps.Errorf(fileOrigin, "", "the file cannot be read to the end: %v", err)
+			break
+		}
+		records++
+		line, _ := cr.FieldPos(0)
+		if !utf8Reported {
+			for _, f := range fields {
+				if !utf8.ValidString(f) {
+					utf8Reported = true
+					ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
+					break
+				}
+			}
+		}
+		if hdr == nil {
+			if records > flatHeaderRows {
+				break
+			}
+			if csvIsHeaderRow(fields) {
+				var names []flatHeaderCell
+				for i, f := range fields {
+					l, _ := cr.FieldPos(i)
+					names = append(names, flatHeaderCell{col: i + 1, text: f, origin: pipeline.Origin{File: file, Row: l, Column: i + 1}})
+				}
+				hdr = buildFlatHeader(names, cat, ps)
+				hdrLine, hdrFields = line, len(fields)
+			}
+			continue
+		}
+		if csvAllBlank(fields) {
+			continue
+		}
+		if len(fields) != hdrFields {
+			if badCount == 0 {
+				firstBad, firstBadN = line, len(fields)
+			}
+			badCount++
+			continue
+		}
+		if cells == nil {
+			cells = make(map[string]pipeline.Cell, len(hdr.byCol))
+		}
+		clear(cells) // the Assembler keeps nothing of a record's map
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
+		for i, f := range fields {
+			name, ok := hdr.byCol[i+1]
+			if !ok {
+				continue
+			}
+			l, _ := cr.FieldPos(i)
+			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: l, Column: i + 1, Header: name}}
+			if strings.TrimSpace(f) != "" {
+				c.Kind = pipeline.CellText
+				c.Text = strings.ToValidUTF8(f, "\uFFFD")
+			}
+			rec.Cells[name] = c
+		}
+		emit(rec)
+	}
+	if hdr == nil {
+		if parseErrors == 0 {
+			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", flatHeaderRows)
+		}
+		return
+	}
+	if badCount > 0 {
+		more := ""
+		if badCount > 1 {
+			more = fmt.Sprintf(" (%d lines in all have the wrong number of fields; they were not read)", badCount)
+		}
+		ps.Errorf(pipeline.Origin{File: file, Row: firstBad}, "",
+			"line %d has %d fields, but the header row (line %d) has %d%s; every line needs the same number of fields: a value that contains the delimiter %s must be in double quotes",
+			firstBad, firstBadN, hdrLine, hdrFields, more, csvDelimiterName(delim))
+	}
+}
+
+func csvParseMessage(pe *csv.ParseError) string {
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return fmt.Sprintf("column %d: a double quote (\") inside a value that is not in quotes; put the whole value in double quotes and write the quote inside it twice (\"\")", pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		return fmt.Sprintf("a quoted value that starts on line %d is not closed properly (line %d, column %d): every opening double quote needs a closing one, followed by the delimiter or the end of the line", pe.StartLine, pe.Line, pe.Column)
+	}
+	return fmt.Sprintf("line %d, column %d: the line cannot be read as CSV (%v)", pe.Line, pe.Column, pe.Err)
+}
+
+func csvDelimiterName(r rune) string {
+	switch r {
+	case '\t':
+		return "(tab)"
+	case ';':
+		return "(;)"
+	}
+	return "(,)"
+}
+
+// detectDelimiter picks the delimiter of the header line (the first of the
+// first 20 lines that mentions target_type, else the first line): the one
+// of , ; and tab it holds most often outside double quotes.
+func csvDetectDelimiter(head []byte) rune {
+	lines := bytes.SplitN(head, []byte("\n"), flatHeaderRows+1)
+	if len(lines) > flatHeaderRows {
+		lines = lines[:flatHeaderRows]
+	}
+	line := lines[0]
+	for _, l := range lines {
+		if bytes.Contains(bytes.ToLower(l), []byte(pipeline.ColTargetType)) {
+			line = l
+			break
+		}
+	}
+	counts := map[rune]int{}
+	inQuotes := false
+	for _, c := range string(line) {
+		switch {
+		case c == '"':
+			inQuotes = !inQuotes
+		case !inQuotes:
+			counts[c]++
+		}
+	}
+	best := ','
+	for _, d := range csvDelimiters {
+		if counts[d] > counts[best] {
+			best = d
+		}
+	}
+	return best
+}
+
+func csvIsHeaderRow(fields []string) bool {
+	for _, f := range fields {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(f, "\ufeff")), pipeline.ColTargetType) {
+			return true
+		}
+	}
+	return false
+}
+
+func csvAllBlank(fields []string) bool {
+	for _, f := range fields {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,222 @@
+package formats
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// FlatHeader returns the header of the flat table eepipe writes:
+// company_vat_number, company_registration_number, company_id_number,
+// plan_id, plan_name, start_date, end_date, sector, scorecard_id,
+// year_number, financial_year, target_type, then the catalog's counters in
+// catalog order.
+func FlatHeader(cat *pipeline.Catalog) []string {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	return templates.FlatHeader(cat)
+}
+
+// flatRow is one (plan, year, target type) row of the flat table.
+type flatRow struct {
+	plan   *pipeline.InputPlan
+	target *pipeline.InputTarget
+	year   int
+	fy     pipeline.FinancialYear
+}
+
+// flatRows lists the rows of plans in order: plans as given, targets by
+// year and target type.
+func flatRows(plans []*pipeline.InputPlan, cat *pipeline.Catalog) ([]flatRow, error) {
+	var rows []flatRow
+	for _, p := range plans {
+		if err := checkCounters(p, cat); err != nil {
+			return nil, err
+		}
+		for _, t := range sortedTargets(p) {
+			y, fy := targetYears(p, t)
+			rows = append(rows, flatRow{plan: p, target: t, year: y, fy: fy})
+		}
+	}
+	return rows, nil
+}
+
+// text returns a plan column's value as text ("" when not given).
+func (r flatRow) text(col string) string {
+	p := r.plan
+	switch col {
+	case pipeline.ColCompanyVAT:
+		return p.Company.VAT
+	case pipeline.ColCompanyRegistration:
+		return p.Company.Registration
+	case pipeline.ColCompanyIDNumber:
+		return p.Company.IDNumber
+	case pipeline.ColPlanID:
+		if p.PlanID != 0 {
+			return strconv.FormatInt(p.PlanID, 10)
+		}
+	case pipeline.ColPlanName:
+		return p.Name
+	case pipeline.ColStartDate:
+		return p.StartDate.String()
+	case pipeline.ColEndDate:
+		return p.EndDate.String()
+	case pipeline.ColSector:
+		return p.Sector
+	case pipeline.ColScorecardID:
+		return p.ScorecardID
+	case pipeline.ColYearNumber:
+		if r.year != 0 {
+			return strconv.Itoa(r.year)
+		}
+	case pipeline.ColFinancialYear:
+		if r.fy != 0 {
+			return r.fy.String()
+		}
+	case pipeline.ColTargetType:
+		return r.target.TargetType
+	default:
+		if v, ok := r.target.Counters[col]; ok {
+			return strconv.FormatInt(v, 10)
+		}
+	}
+	return ""
+}
+
+// WriteFlatCSV writes plans as a flat CSV table (one row per plan, year and
+// target type; header FlatHeader) to path, atomically. A counter a target
+// does not set is a blank field.
+func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	rows, err := flatRows(plans, cat)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	header := FlatHeader(cat)
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		rec := make([]string, len(header))
+		for _, r := range rows {
+			for i, h := range header {
+				rec[i] = r.text(h)
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// WriteFlatXLSX writes plans as a flat XLSX table on the sheet "Targets"
+// with excelize's StreamWriter, so memory stays flat however many rows:
+// identifiers and the financial year as text, dates as real date cells
+// (yyyy-mm-dd), plan id, year number and counters as numbers, the header
+// row frozen.
+func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	rows, err := flatRows(plans, cat)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f := excelize.NewFile()
+	defer f.Close()
+	if err := writeFlatSheet(f, rows, cat); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
+}
+
+func writeFlatSheet(f *excelize.File, rows []flatRow, cat *pipeline.Catalog) error {
+	if err := f.SetSheetName(f.GetSheetName(0), templates.FlatSheet); err != nil {
+		return err
+	}
+	st, err := templates.NewStyles(f)
+	if err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(templates.FlatSheet)
+	if err != nil {
+		return err
+	}
+	header := FlatHeader(cat)
+	nPlan := len(pipeline.FlatColumns)
+	if err := sw.SetColWidth(1, nPlan, templates.FlatColumnWidth); err != nil {
+		return err
+	}
+	if len(header) > nPlan {
+		if err := sw.SetColWidth(nPlan+1, len(header), templates.CounterWidth+2); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	row := make([]any, len(header))
+	for i, h := range header {
+		row[i] = excelize.Cell{StyleID: st.Header, Value: h}
+	}
+	if err := sw.SetRow("A1", row); err != nil {
+		return err
+	}
+	for n, r := range rows {
+		for i, h := range header {
+			row[i] = flatXLSXValue(r, h, st)
+		}
+		ref, _ := excelize.CoordinatesToCellName(1, n+2)
+		if err := sw.SetRow(ref, row); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
+}
+
+func flatXLSXValue(r flatRow, col string, st *templates.Styles) any {
+	switch col {
+	case pipeline.ColPlanID:
+		if r.plan.PlanID != 0 {
+			return excelize.Cell{StyleID: st.Integer, Value: r.plan.PlanID}
+		}
+		return nil
+	case pipeline.ColYearNumber:
+		if r.year != 0 {
+			return excelize.Cell{StyleID: st.Integer, Value: r.year}
+		}
+		return nil
+	case pipeline.ColStartDate, pipeline.ColEndDate:
+		d := r.plan.StartDate
+		if col == pipeline.ColEndDate {
+			d = r.plan.EndDate
+		}
+		if d.IsZero() {
+			return nil
+		}
+		return excelize.Cell{StyleID: st.Date, Value: d.Time()}
+	}
+	if v, ok := r.target.Counters[col]; ok {
+		return excelize.Cell{StyleID: st.Counter, Value: v}
+	}
+	s := r.text(col)
+	if s == "" {
+		return nil
+	}
+	return excelize.Cell{StyleID: st.Identifier, Value: s}
+}

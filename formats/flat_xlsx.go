@@ -1,0 +1,736 @@
+package formats
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// The flat table in an XLSX workbook is read as a stream: the worksheet's
+// XML is decoded token by token straight out of the zip archive, one row at
+// a time, so memory stays flat however many rows the sheet has. excelize's
+// row iterator (File.Rows) streams too, but gives only the cells' text, and
+// validation needs each cell's type (a date cell, a number, an error value,
+// a formula without a cached value) and its number format (dates, zero
+// padding); so the reader decodes the same XML itself and uses the
+// workbook's styles, shared strings and date system.
+
+// flatBook is an opened XLSX package with what the flat reader needs.
+type flatBook struct {
+	zr       *zip.Reader
+	files    map[string]*zip.File
+	sheets   []flatSheetInfo
+	date1904 bool
+	xfs      []flatXF // cellXfs by index
+	sstPath  string
+	sst      []string
+	sstErr   error
+	sstDone  bool
+}
+
+type flatSheetInfo struct {
+	name   string
+	path   string // part name in the zip, "" when missing
+	hidden bool
+}
+
+// flatXF is what the reader needs of a cell format.
+type flatXF struct {
+	date   bool // a date format: numbers are dates
+	padTo  int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
+	isText bool // the text format "@"
+}
+
+// errNotXLSX and friends classify unreadable workbooks.
+var (
+	errFlatEncrypted = errors.New("the file is password-protected (encrypted) or an old-style .xls workbook; eepipe reads .xlsx workbooks: remove the password, or open it in Excel or LibreOffice and save it as .xlsx")
+	errFlatNotZip    = errors.New("the file is not an XLSX workbook (an XLSX file is a zip archive, and this one is not); save it as .xlsx from Excel or LibreOffice")
+	errFlatDamaged   = errors.New("the workbook is damaged or truncated (its zip archive cannot be read); save it again from Excel or LibreOffice, or copy it again")
+	errFlatNoWB      = errors.New("the zip archive is not an XLSX workbook (it has no workbook part)")
+)
+
+var flatOLEMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+
+// openFlatBook opens an XLSX package for streaming reads.
+func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
+	head := make([]byte, 8)
+	n, _ := r.ReadAt(head, 0)
+	head = head[:n]
+	switch {
+	case n == 0:
+		return nil, errors.New("the file is empty")
+	case bytes.HasPrefix(head, flatOLEMagic):
+		return nil, errFlatEncrypted
+	case !bytes.HasPrefix(head, []byte("PK")):
+		if flatLooksLikeText(head) {
+			return nil, errors.New("the file is not an XLSX workbook: it holds text (a CSV file with an .xlsx name?); give CSV files a .csv name")
+		}
+		return nil, errFlatNotZip
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, errFlatDamaged
+	}
+	b := &flatBook{zr: zr, files: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		b.files[strings.TrimPrefix(f.Name, "/")] = f
+	}
+	if err := b.readWorkbook(); err != nil {
+		return nil, err
+	}
+	b.readStyles()
+	return b, nil
+}
+
+func flatLooksLikeText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x09 || (c > 0x0d && c < 0x20) {
+			return false
+		}
+	}
+	return true
+}
+
+// open returns a reader of a part; damaged entries give errFlatDamaged.
+func (b *flatBook) open(name string) (io.ReadCloser, error) {
+	f, ok := b.files[name]
+	if !ok {
+		return nil, fmt.Errorf("part %s is missing", name)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, errFlatDamaged
+	}
+	return rc, nil
+}
+
+type flatRel struct {
+	ID     string `xml:"Id,attr"`
+	Type   string `xml:"Type,attr"`
+	Target string `xml:"Target,attr"`
+}
+
+func (b *flatBook) rels(part string) ([]flatRel, error) {
+	name := path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
+	rc, err := b.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var doc struct {
+		Rels []flatRel `xml:"Relationship"`
+	}
+	if err := xml.NewDecoder(rc).Decode(&doc); err != nil {
+		return nil, errFlatDamaged
+	}
+	return doc.Rels, nil
+}
+
+func flatRelTarget(base, target string) string {
+	if strings.HasPrefix(target, "/") {
+		return strings.TrimPrefix(target, "/")
+	}
+	return path.Clean(path.Join(path.Dir(base), target))
+}
+
+func (b *flatBook) readWorkbook() error {
+	wbPath := "xl/workbook.xml"
+	if rels, err := b.rels(""); err == nil {
+		for _, r := range rels {
+			if strings.HasSuffix(r.Type, "/officeDocument") {
+				wbPath = flatRelTarget("", r.Target)
+			}
+		}
+	}
+	if _, ok := b.files[wbPath]; !ok {
+		return errFlatNoWB
+	}
+	rc, err := b.open(wbPath)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var wb struct {
+		Pr *struct {
+			Date1904 string `xml:"date1904,attr"`
+		} `xml:"workbookPr"`
+		Sheets []struct {
+			Name  string     `xml:"name,attr"`
+			State string     `xml:"state,attr"`
+			Attrs []xml.Attr `xml:",any,attr"`
+		} `xml:"sheets>sheet"`
+	}
+	if err := xml.NewDecoder(rc).Decode(&wb); err != nil {
+		return errFlatDamaged
+	}
+	if wb.Pr != nil {
+		v := strings.ToLower(wb.Pr.Date1904)
+		b.date1904 = v == "1" || v == "true"
+	}
+	rels, _ := b.rels(wbPath)
+	byID := map[string]flatRel{}
+	for _, r := range rels {
+		byID[r.ID] = r
+		switch {
+		case strings.HasSuffix(r.Type, "/sharedStrings"):
+			b.sstPath = flatRelTarget(wbPath, r.Target)
+		}
+	}
+	for _, s := range wb.Sheets {
+		info := flatSheetInfo{name: s.Name, hidden: s.State == "hidden" || s.State == "veryHidden"}
+		for _, a := range s.Attrs {
+			if a.Name.Local == "id" {
+				if r, ok := byID[a.Value]; ok && strings.HasSuffix(r.Type, "/worksheet") {
+					info.path = flatRelTarget(wbPath, r.Target)
+				}
+			}
+		}
+		b.sheets = append(b.sheets, info)
+	}
+	return nil
+}
+
+// readStyles reads the cell formats; a missing or damaged styles part only
+// means every number is a plain number.
+func (b *flatBook) readStyles() {
+	var stylesPath string
+	for name := range b.files {
+		if strings.HasSuffix(name, "styles.xml") && strings.HasPrefix(name, "xl/") {
+			stylesPath = name
+		}
+	}
+	if stylesPath == "" {
+		return
+	}
+	rc, err := b.open(stylesPath)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	var ss struct {
+		NumFmts []struct {
+			ID   int    `xml:"numFmtId,attr"`
+			Code string `xml:"formatCode,attr"`
+		} `xml:"numFmts>numFmt"`
+		Xfs []struct {
+			NumFmtID int `xml:"numFmtId,attr"`
+		} `xml:"cellXfs>xf"`
+	}
+	if err := xml.NewDecoder(rc).Decode(&ss); err != nil {
+		return
+	}
+	codes := map[int]string{}
+	for _, nf := range ss.NumFmts {
+		codes[nf.ID] = nf.Code
+	}
+	b.xfs = make([]flatXF, len(ss.Xfs))
+	for i, xf := range ss.Xfs {
+		code := codes[xf.NumFmtID]
+		b.xfs[i] = flatXF{
+			date:   isDateFormat(xf.NumFmtID, code),
+			padTo:  flatZeroPadWidth(code),
+			isText: xf.NumFmtID == 49 || code == "@",
+		}
+	}
+}
+
+// zeroPadWidth returns the width of a number format made only of zeros
+// ("0000000000" pads a VAT number typed as a number), or 0.
+func flatZeroPadWidth(code string) int {
+	code, _, _ = strings.Cut(code, ";")
+	code = strings.Trim(code, `"`)
+	if len(code) < 2 || strings.Trim(code, "0") != "" {
+		return 0
+	}
+	return len(code)
+}
+
+// sharedStrings loads the shared string table once.
+func (b *flatBook) sharedStrings() ([]string, error) {
+	if b.sstDone {
+		return b.sst, b.sstErr
+	}
+	b.sstDone = true
+	if b.sstPath == "" {
+		if _, ok := b.files["xl/sharedStrings.xml"]; !ok {
+			return nil, nil
+		}
+		b.sstPath = "xl/sharedStrings.xml"
+	}
+	rc, err := b.open(b.sstPath)
+	if err != nil {
+		b.sstErr = err
+		return nil, err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(rc)
+	var (
+		cur       strings.Builder
+		inT, inSI bool
+		skip      int // depth inside rPh (phonetic runs), not part of the text
+	)
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.sstErr = errFlatDamaged
+			return nil, b.sstErr
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "si":
+				inSI = true
+				cur.Reset()
+			case "rPh":
+				skip++
+			case "t":
+				inT = inSI && skip == 0
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "si":
+				inSI = false
+				b.sst = append(b.sst, flatDecodeEscapes(cur.String()))
+			case "rPh":
+				skip--
+			case "t":
+				inT = false
+			}
+		case xml.CharData:
+			if inT {
+				cur.Write(t)
+			}
+		}
+	}
+	return b.sst, nil
+}
+
+// decodeOOXMLEscapes turns _xHHHH_ escapes of OOXML strings into characters.
+func flatDecodeEscapes(s string) string {
+	if !strings.Contains(s, "_x") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+6 < len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				out.WriteRune(rune(v))
+				i += 6
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// flatRawCell is one <c> element as found in the sheet XML.
+type flatRawCell struct {
+	col     int
+	ref     string
+	style   int
+	typ     string
+	value   string
+	formula bool
+	inline  string
+	hasV    bool
+}
+
+// flatRowFunc receives each non-empty row: its number and its cells (the
+// slice is reused between calls). Returning false stops the scan.
+type flatRowFunc func(row int, cells []flatRawCell) bool
+
+// scanSheet streams a worksheet's rows to fn.
+func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
+	if info.path == "" {
+		return fmt.Errorf("sheet %s has no worksheet data", info.name)
+	}
+	rc, err := b.open(info.path)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(rc)
+	var (
+		row     int
+		cells   []flatRawCell
+		inRow   bool
+		cur     *flatRawCell
+		field   string // "v", "f", "t" (inline string) while inside one
+		text    strings.Builder
+		lastCol int
+	)
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return errFlatDamaged
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "row":
+				inRow = true
+				cells = cells[:0]
+				lastCol = 0
+				r := row + 1
+				for _, a := range t.Attr {
+					if a.Name.Local == "r" {
+						if v, err := strconv.Atoi(a.Value); err == nil && v > 0 {
+							r = v
+						}
+					}
+				}
+				row = r
+			case "c":
+				if !inRow {
+					continue
+				}
+				cells = append(cells, flatRawCell{})
+				cur = &cells[len(cells)-1]
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "r":
+						cur.ref = a.Value
+					case "s":
+						cur.style, _ = strconv.Atoi(a.Value)
+					case "t":
+						cur.typ = a.Value
+					}
+				}
+				if cur.ref != "" {
+					if c, _, err := excelize.CellNameToCoordinates(cur.ref); err == nil {
+						cur.col = c
+					}
+				}
+				if cur.col == 0 {
+					cur.col = lastCol + 1
+					cur.ref = ""
+				}
+				lastCol = cur.col
+			case "v", "f", "t":
+				if cur != nil {
+					field = t.Name.Local
+					text.Reset()
+				}
+			}
+		case xml.CharData:
+			if field != "" {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "v":
+				if cur != nil && field == "v" {
+					cur.value, cur.hasV = text.String(), true
+				}
+				field = ""
+			case "f":
+				if cur != nil {
+					cur.formula = true
+				}
+				field = ""
+			case "t":
+				if cur != nil && field == "t" {
+					cur.inline += text.String()
+				}
+				field = ""
+			case "c":
+				cur = nil
+			case "row":
+				inRow = false
+				if row > excelize.TotalRows {
+					return nil
+				}
+				if !fn(row, cells) {
+					return nil
+				}
+			case "sheetData":
+				return nil
+			}
+		}
+	}
+}
+
+// cell types a raw cell into a pipeline.Cell, the same way readCell does for
+// random access: text as displayed, numbers, date cells converted with the
+// workbook's date system, error values, formulas without a cached value.
+func (b *flatBook) cell(rc flatRawCell, o pipeline.Origin) pipeline.Cell {
+	c := pipeline.Cell{Origin: o}
+	var xf flatXF
+	if rc.style >= 0 && rc.style < len(b.xfs) {
+		xf = b.xfs[rc.style]
+	}
+	switch rc.typ {
+	case "s":
+		sst, _ := b.sharedStrings()
+		i, err := strconv.Atoi(strings.TrimSpace(rc.value))
+		if err != nil || i < 0 || i >= len(sst) {
+			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			return c
+		}
+		return flatTextCell(c, sst[i])
+	case "inlineStr":
+		return flatTextCell(c, flatDecodeEscapes(rc.inline))
+	case "str":
+		if !rc.hasV && rc.formula {
+			c.Kind = pipeline.CellFormulaNoValue
+			return c
+		}
+		return flatTextCell(c, flatDecodeEscapes(rc.value))
+	case "b":
+		c.Kind, c.Text = pipeline.CellBool, "FALSE"
+		if strings.TrimSpace(rc.value) == "1" {
+			c.Text = "TRUE"
+		}
+		return c
+	case "e":
+		c.Kind, c.Text = pipeline.CellError, strings.TrimSpace(rc.value)
+		if c.Text == "" {
+			c.Text = "#ERROR!"
+		}
+		return c
+	case "d":
+		if t, ok := parseISOCellDate(rc.value); ok {
+			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
+			c.Number = excelSerial(t, b.date1904)
+			return c
+		}
+		return flatTextCell(c, rc.value)
+	}
+	v := strings.TrimSpace(rc.value)
+	if !rc.hasV || v == "" {
+		if rc.formula {
+			c.Kind = pipeline.CellFormulaNoValue
+		}
+		return c
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		return flatTextCell(c, rc.value)
+	}
+	c.Number = n
+	if xf.date {
+		if t, err := excelize.ExcelDateToTime(n, b.date1904); err == nil && n >= 1 {
+			c.Kind, c.Date = pipeline.CellDate, pipeline.DateOf(t)
+			c.Text = c.Date.String()
+			return c
+		}
+	}
+	c.Kind = pipeline.CellNumber
+	c.Text = strconv.FormatFloat(n, 'f', -1, 64)
+	if xf.padTo > 0 && n >= 0 && n == math.Trunc(n) && len(c.Text) < xf.padTo {
+		c.Text = strings.Repeat("0", xf.padTo-len(c.Text)) + c.Text
+	}
+	return c
+}
+
+func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
+	if strings.TrimSpace(s) == "" {
+		c.Kind = pipeline.CellBlank
+		return c
+	}
+	c.Kind, c.Text = pipeline.CellText, s
+	return c
+}
+
+// flatHeaderFound scans the first rows of a sheet for the flat header.
+func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
+	found, headerRow := false, 0
+	_ = b.scanSheet(info, func(row int, cells []flatRawCell) bool {
+		if row > flatHeaderRows {
+			return false
+		}
+		for _, rc := range cells {
+			if rc.typ != "s" && rc.typ != "inlineStr" && rc.typ != "str" {
+				continue
+			}
+			c := b.cell(rc, pipeline.Origin{})
+			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
+				found, headerRow = true, row
+				return false
+			}
+		}
+		return true
+	})
+	return headerRow, found
+}
+
+// findFlatSheet picks the sheet of the flat table: Targets when present and
+// visible, else the first visible sheet with a header row. hidden lists the
+// hidden sheets that would have had one, for the message when none is found.
+func (b *flatBook) findFlatSheet() (sheet flatSheetInfo, headerRow int, hidden []string, ok bool) {
+	for _, s := range b.sheets {
+		if !s.hidden && strings.EqualFold(s.name, "Targets") {
+			if r, found := b.flatHeaderRow(s); found {
+				return s, r, nil, true
+			}
+		}
+	}
+	for _, s := range b.sheets {
+		if s.hidden {
+			if _, found := b.flatHeaderRow(s); found {
+				hidden = append(hidden, s.name)
+			}
+			continue
+		}
+		if r, found := b.flatHeaderRow(s); found {
+			return s, r, nil, true
+		}
+	}
+	return flatSheetInfo{}, 0, hidden, false
+}
+
+// readFlatSheet streams the flat table of one sheet into emit, which must
+// not keep the record's Cells map: it is reused for the next row.
+func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	var hdr *flatHeader
+	var recCells map[string]pipeline.Cell // reused: the Assembler keeps nothing of it
+	origin := func(row, col int, header string) pipeline.Origin {
+		ref, _ := excelize.CoordinatesToCellName(col, row)
+		return pipeline.Origin{File: file, Sheet: info.name, Cell: ref, Row: row, Column: col, Header: header}
+	}
+	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
+		if row < headerRow {
+			return true
+		}
+		if row == headerRow {
+			var names []flatHeaderCell
+			for _, rc := range cells {
+				c := b.cell(rc, origin(row, rc.col, ""))
+				names = append(names, flatHeaderCell{col: rc.col, text: c.Text, origin: c.Origin})
+			}
+			hdr = buildFlatHeader(names, cat, ps)
+			return true
+		}
+		if recCells == nil {
+			recCells = make(map[string]pipeline.Cell, len(hdr.byCol))
+		}
+		clear(recCells)
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells}
+		nonBlank := false
+		for _, rc := range cells {
+			name, ok := hdr.byCol[rc.col]
+			if !ok {
+				continue
+			}
+			c := b.cell(rc, origin(row, rc.col, name))
+			if c.Kind != pipeline.CellBlank {
+				nonBlank = true
+			}
+			rec.Cells[name] = c
+		}
+		if !nonBlank {
+			return true // a completely empty row
+		}
+		for col, name := range hdr.byCol {
+			if _, ok := rec.Cells[name]; !ok {
+				rec.Cells[name] = pipeline.Cell{Origin: origin(row, col, name)}
+			}
+		}
+		emit(rec)
+		return true
+	})
+	if err != nil {
+		ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "the sheet cannot be read to the end: %v", err)
+	}
+}
+
+// readXLSX reads one workbook: the flat table when there is one, else the
+// grid plan sheets.
+func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	fileOrigin := pipeline.Origin{File: file}
+	defer func() {
+		if v := recover(); v != nil {
+			ps.Errorf(fileOrigin, "", "the workbook cannot be read: it is damaged or not a valid XLSX file (%v)", v)
+		}
+	}()
+	book, err := openFlatBook(r, size)
+	if err != nil {
+		ps.Errorf(fileOrigin, "", "%v", err)
+		return
+	}
+	sheet, headerRow, hidden, ok := book.findFlatSheet()
+	if ok {
+		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
+		return
+	}
+	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+}
+
+// readGridWorkbook reads the grid plan sheets of a workbook that holds no
+// flat table.
+func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	fileOrigin := pipeline.Origin{File: file}
+	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		ps.Errorf(fileOrigin, "", "the workbook cannot be read: %v", flatExcelizeError(err))
+		return
+	}
+	defer f.Close()
+	sheets := gridSheets(f)
+	if len(sheets) == 0 {
+		msg := fmt.Sprintf("no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", flatHeaderRows)
+		if len(hidden) > 0 {
+			msg += fmt.Sprintf("; the hidden sheet %s has a header row, but hidden sheets are never read: unhide it if it holds the data", strings.Join(flatQuoteEach(hidden), ", "))
+		}
+		ps.Errorf(fileOrigin, "", "%s", msg)
+		return
+	}
+	date1904 := workbookDate1904(f)
+	for _, sheet := range sheets {
+		recs, gps := readGridSheet(f, file, sheet, date1904, cat)
+		for i := range gps {
+			if gps[i].Origin.File == "" {
+				gps[i].Origin.File = file
+			}
+		}
+		*ps = append(*ps, gps...)
+		for _, rec := range recs {
+			rec.Origin.File = file
+			for k, c := range rec.Cells {
+				if c.Origin.File == "" {
+					c.Origin.File = file
+					rec.Cells[k] = c
+				}
+			}
+			emit(rec)
+		}
+	}
+}
+
+func flatQuoteEach(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// plainExcelizeError words excelize's errors for a consultant.
+func flatExcelizeError(err error) string {
+	switch {
+	case errors.Is(err, excelize.ErrWorkbookFileFormat):
+		return errFlatNotZip.Error()
+	case errors.Is(err, excelize.ErrWorkbookPassword), strings.Contains(err.Error(), "password"):
+		return errFlatEncrypted.Error()
+	case strings.Contains(err.Error(), "zip"):
+		return errFlatDamaged.Error()
+	}
+	return err.Error()
+}

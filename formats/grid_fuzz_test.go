@@ -1,0 +1,96 @@
+package formats
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// FuzzReadGridSheet feeds workbook bytes to the grid reader: whatever the
+// bytes, it must not panic, and every problem must say where it is.
+func FuzzReadGridSheet(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "grid", "*.xlsx"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	small := &pipeline.InputPlan{PlanID: 7, Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll,
+		Counters: map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3}}}}
+	wb := excelize.NewFile()
+	if err := AddGridSheets(wb, []*pipeline.InputPlan{small}, nil, GridOptions{}); err == nil {
+		if buf, err := wb.WriteToBuffer(); err == nil {
+			f.Add(buf.Bytes())
+		}
+	}
+	wb.Close()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		wb, err := excelize.OpenReader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		defer wb.Close()
+		d1904 := workbookDate1904(wb)
+		for _, sheet := range gridSheets(wb) {
+			recs, probs := readGridSheet(wb, "fuzz.xlsx", sheet, d1904)
+			checkGridOutput(t, sheet, recs, probs)
+		}
+	})
+}
+
+// FuzzGridText builds a sheet from tab-separated lines and reads it as a
+// grid: labels, headers and level rows in any arrangement must never
+// panic, and every record must carry a target type and cite its cells.
+func FuzzGridText(f *testing.F) {
+	f.Add("Plan ID\t12\nYear 1 — 2026/27 — All employees\nLevel\tAfrican\t\tWhite\nx\tMale\tFemale\tMale\nTop management\t1\t2\t3\nJunior\t4\t\t5\n")
+	f.Add("Year 2 all\nlvl\tafrican male\tindian_female\ntop_managers\t1\t2\n\nsenior_managers\t3\t4\n")
+	f.Add("2026/2027 disabled\n\tAfrikan\n\tMael\nTop managment\t-1\n")
+	f.Add("African\tWhite\nMale\tFemale\n1\t2\n")
+	f.Add("Year 1 all employees\tYear 2 all employees\nAfrican\tAfrican\nMale\tMale\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4000 || strings.Count(text, "\n") > 60 {
+			return
+		}
+		wb := excelize.NewFile()
+		defer wb.Close()
+		for r, line := range strings.Split(text, "\n") {
+			for c, v := range strings.Split(line, "\t") {
+				if c >= 40 || v == "" {
+					continue
+				}
+				ref := cellName(c+1, r+1)
+				if err := wb.SetCellStr("Sheet1", ref, v); err != nil {
+					return // text excelize refuses (too long, invalid XML)
+				}
+			}
+		}
+		recs, probs := readGridSheet(wb, "fuzz.xlsx", "Sheet1", false)
+		checkGridOutput(t, "Sheet1", recs, probs)
+	})
+}
+
+func checkGridOutput(t *testing.T, sheet string, recs []pipeline.Record, probs pipeline.Problems) {
+	t.Helper()
+	for _, rec := range recs {
+		tt, ok := rec.Cells["target_type"]
+		if !ok || (tt.Text != pipeline.TargetAll && tt.Text != pipeline.TargetDisabled) {
+			t.Fatalf("record without a valid target type: %+v", rec.Cells["target_type"])
+		}
+		for name, c := range rec.Cells {
+			if c.Origin.Sheet != sheet || c.Origin.Cell == "" {
+				t.Fatalf("cell %s has no place: %+v", name, c.Origin)
+			}
+		}
+	}
+	for _, p := range probs {
+		if p.Origin.Sheet != sheet || p.Message == "" {
+			t.Fatalf("problem without a place or message: %+v", p)
+		}
+	}
+}

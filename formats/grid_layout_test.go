@@ -1,0 +1,193 @@
+package formats
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// samplePlan is a two-year plan with every counter set.
+func samplePlan() *pipeline.InputPlan {
+	p := &pipeline.InputPlan{
+		Company: pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"},
+		Name:    "Acme EE plan", StartDate: date("2026-09-01"), EndDate: date("2028-08-31"),
+		Sector: "Manufacturing", ScorecardID: "scorecard_acme_2026",
+	}
+	for y := 1; y <= 2; y++ {
+		for ti, tt := range pipeline.TargetTypes {
+			t := &pipeline.InputTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2025 + y), TargetType: tt, Counters: map[string]int64{}}
+			for i, n := range pipeline.DefaultCatalog().Names() {
+				t.Counters[n] = int64(1000*y + 100*ti + i)
+			}
+			p.Targets = append(p.Targets, t)
+		}
+	}
+	return p
+}
+
+// findCell returns the first cell of sheet whose displayed text is text.
+func findCell(t *testing.T, f *excelize.File, sheet, text string) (col, row int) {
+	t.Helper()
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, cells := range rows {
+		for c, v := range cells {
+			if v == text {
+				return c + 1, r + 1
+			}
+		}
+	}
+	t.Fatalf("%s: no cell reads %q", sheet, text)
+	return 0, 0
+}
+
+// TestGridEditedLayoutStillReads: rows inserted above and inside a grid, a
+// column inserted between the labels and the values, and a grid moved to
+// another place of the sheet still read as the same model.
+func TestGridEditedLayoutStillReads(t *testing.T) {
+	dir := t.TempDir()
+	cat := pipeline.DefaultCatalog()
+	plan := samplePlan()
+	path := filepath.Join(dir, "grid.xlsx")
+	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := f.GetSheetName(0)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.InsertRows(sheet, 2, 3))
+	must(f.InsertCols(sheet, "B", 1))
+	_, top := findCell(t, f, sheet, templates.LevelLabel("top_managers"))
+	must(f.InsertRows(sheet, top+2, 1)) // a blank row inside the first grid
+
+	// Move the last grid (label, two header rows, nine level rows) to the
+	// right of the metadata, copying values only (no merges, no styles).
+	label := templates.GridLabel(2, 2027, pipeline.TargetDisabled)
+	lc, lr := findCell(t, f, sheet, label)
+	const dc, dr = 15, 1 // new top left: O1
+	nRows := 3 + len(cat.Levels())
+	nCols := 1 + len(cat.Races())*len(cat.Genders()) + 1 // label column, counters (after the inserted column)
+	must(f.UnmergeCell(sheet, cellName(lc, lr), cellName(lc+nCols, lr+nRows)))
+	for r := 0; r < nRows; r++ {
+		for c := 0; c <= nCols; c++ {
+			from := cellName(lc+c, lr+r)
+			v, err := f.GetCellValue(sheet, from)
+			must(err)
+			must(f.SetCellValue(sheet, from, nil))
+			if v == "" {
+				continue
+			}
+			to := cellName(dc+c, dr+r)
+			if typ, _ := f.GetCellType(sheet, from); typ == excelize.CellTypeSharedString || r < 3 || c == 0 {
+				must(f.SetCellStr(sheet, to, v))
+			} else {
+				must(f.SetCellValue(sheet, to, v))
+			}
+		}
+	}
+	edited := filepath.Join(dir, "edited.xlsx")
+	must(f.SaveAs(edited))
+	f.Close()
+
+	got := readGridModel(t, edited, cat)
+	if want := model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(model(got), want) {
+		t.Fatalf("edited workbook reads differently:\n got %+v\nwant %+v", model(got), want)
+	}
+	// The moved grid's cells are cited where they are now.
+	for _, tg := range got[0].Targets {
+		if tg.YearNumber == 2 && tg.TargetType == pipeline.TargetDisabled {
+			o := tg.Cells[pipeline.CounterName("african", "male", "top_managers")]
+			if o.Cell != "Q4" { // O1 label, O2:O3 headers, Q = African male after the inserted column
+				t.Errorf("moved grid counter read from %s, want Q4", o.Cell)
+			}
+		}
+	}
+}
+
+func cellName(c, r int) string {
+	s, _ := excelize.CoordinatesToCellName(c, r)
+	return s
+}
+
+// TestGridLabels: label spellings the reader accepts, and the ones it does not.
+func TestGridLabels(t *testing.T) {
+	tests := []struct {
+		text string
+		ok   bool
+		year int
+		fy   string
+		tt   string
+	}{
+		{"Year 1 — 2026/27 — All employees", true, 1, "2026/27", pipeline.TargetAll},
+		{"year 2 - 2027/2028 - employees with disabilities", true, 2, "2027/2028", pipeline.TargetDisabled},
+		{"YEAR3 ALL EMPLOYEES", true, 3, "", pipeline.TargetAll},
+		{"2026-27 disabled_employees", true, 0, "2026/27", pipeline.TargetDisabled},
+		{"Year no. 4: all_employees", true, 4, "", pipeline.TargetAll},
+		{"Year 1", false, 0, "", ""},
+		{"All employees", false, 0, "", ""},
+		{"Financial year 2026 all employees", false, 0, "", ""},
+		{"Plan name", false, 0, "", ""},
+	}
+	for _, tc := range tests {
+		g, ok := parseGridLabel(tc.text)
+		if ok != tc.ok || (ok && (g.yearNumber != tc.year || g.fy != tc.fy || g.targetType != tc.tt)) {
+			t.Errorf("parseGridLabel(%q) = %+v, %v", tc.text, g, ok)
+		}
+	}
+}
+
+// TestGridSheetsSkipsFlatAndHidden: a sheet with a flat header, a hidden
+// grid sheet and a prose sheet are not grid sheets.
+func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.xlsx")
+	if err := WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{Instructions: true}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := gridSheets(f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
+		t.Fatalf("gridSheets = %v", got)
+	}
+	// A flat header in the first 20 rows makes the sheet a flat table.
+	if err := f.SetCellStr("Acme EE plan", "Z20", "target_type"); err != nil {
+		t.Fatal(err)
+	}
+	if got := gridSheets(f); len(got) != 0 {
+		t.Fatalf("sheet with target_type header is still a grid sheet: %v", got)
+	}
+	if err := f.SetCellStr("Acme EE plan", "Z20", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.SetActiveSheet(0)
+	if err := f.SetSheetVisible("Acme EE plan", false); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.GetSheetVisible("Acme EE plan"); v {
+		t.Fatal("could not hide the sheet")
+	}
+	for _, s := range gridSheets(f) {
+		if strings.EqualFold(s, "Acme EE plan") {
+			t.Fatalf("hidden sheet read as a grid")
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// ReadOptions tune ReadFiles.
+type ReadOptions struct {
+	Catalog *pipeline.Catalog // counter names; nil means the default catalog
+}
+
+// ReadFiles reads input files and folders (the .xlsx and .csv files in
+// them, in name order) and returns the plans they describe with every
+// problem found, reading and validation alike, in one pass. Each file's
+// layout is detected: a flat table (CSV, or an XLSX sheet with a
+// target_type header) or grid plan sheets. A file that cannot be read at
+// all (missing, not a workbook, encrypted, truncated) is one problem; the
+// other files are still read. The error is only for a call that cannot
+// attempt anything (no paths).
+func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input files given")
+	}
+	cat := opts.Catalog
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	var ps pipeline.Problems
+	files := readExpandInputs(paths, &ps)
+	asm := pipeline.NewAssembler(cat)
+	for _, f := range files {
+		readInputFile(f.path, f.kind, cat, asm.Add, &ps)
+	}
+	plans, aps := asm.Finish()
+	ps = append(ps, aps...)
+	ps.Sort()
+	batch := &pipeline.Batch{Plans: plans, Problems: ps}
+	for _, f := range files {
+		batch.Files = append(batch.Files, f.path)
+	}
+	return batch, nil
+}
+
+type readKind int
+
+const (
+	readKindCSV readKind = iota + 1
+	readKindXLSX
+)
+
+type readInput struct {
+	path string
+	kind readKind
+}
+
+// inputKindOf returns the kind of a file by its name.
+func readKindOf(name string) (readKind, bool) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv", ".tsv", ".txt":
+		return readKindCSV, true
+	case ".xlsx", ".xlsm":
+		return readKindXLSX, true
+	}
+	return 0, false
+}
+
+// expandInputs turns the paths given into files: folders contribute their
+// .xlsx and .csv files in name order (lock files such as ~$plan.xlsx and
+// hidden files are skipped); each file is read once.
+func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
+	var out []readInput
+	seen := map[string]bool{}
+	add := func(p string, k readKind) {
+		key := filepath.Clean(p)
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, readInput{p, k})
+		}
+	}
+	for _, p := range paths {
+		o := pipeline.Origin{File: p}
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			ps.Errorf(o, "", "the file or folder does not exist")
+			continue
+		case err != nil:
+			ps.Errorf(o, "", "cannot be read: %v", readPathError(err))
+			continue
+		}
+		if !st.IsDir() {
+			k, ok := readKindOf(p)
+			if !ok {
+				ps.Errorf(o, "", "unsupported file type %q: eepipe reads .xlsx workbooks and .csv files", filepath.Ext(p))
+				continue
+			}
+			add(p, k)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			ps.Errorf(o, "", "the folder cannot be read: %v", readPathError(err))
+			continue
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		n := 0
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "~$") {
+				continue
+			}
+			ext := strings.ToLower(filepath.Ext(name))
+			if ext != ".csv" && ext != ".xlsx" {
+				continue
+			}
+			k, _ := readKindOf(name)
+			add(filepath.Join(p, name), k)
+			n++
+		}
+		if n == 0 {
+			ps.Warnf(o, "", "the folder has no .xlsx or .csv files")
+		}
+	}
+	return out
+}
+
+func readPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readInputFile reads one file into emit, every problem into ps; it never
+// panics.
+func readInputFile(path string, kind readKind, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	o := pipeline.Origin{File: path}
+	defer func() {
+		if v := recover(); v != nil {
+			ps.Errorf(o, "", "the file cannot be read: it is damaged or not in a format eepipe reads (%v)", v)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		ps.Errorf(o, "", "cannot be opened: %v", readPathError(err))
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		ps.Errorf(o, "", "cannot be read: %v", readPathError(err))
+		return
+	}
+	switch kind {
+	case readKindXLSX:
+		if st.Size() == 0 {
+			ps.Errorf(o, "", "the file is empty (0 bytes): it is not an XLSX workbook")
+			return
+		}
+		readXLSX(path, f, st.Size(), cat, emit, ps)
+	default:
+		readCSV(path, f, cat, emit, ps)
+	}
+}
+
+// flatHeaderCell is one cell of a header row.
+type flatHeaderCell struct {
+	col    int
+	text   string
+	origin pipeline.Origin
+}
+
+// flatHeader maps the columns of a flat table to canonical names.
+type flatHeader struct {
+	byCol map[int]string // 1-based column -> canonical name, for the columns read
+}
+
+// buildFlatHeader matches header names case-insensitively after trimming:
+// known columns and catalog counters are read; an unknown number_of_*
+// column is an error with the closest counters suggested (a misspelt
+// counter must never be dropped silently); any other unknown column is a
+// warning and ignored; a column named twice is an error and only its first
+// occurrence is read.
+func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *flatHeader {
+	h := &flatHeader{byCol: map[int]string{}}
+	first := map[string]pipeline.Origin{}
+	for _, c := range cells {
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.text, "\ufeff")))
+		if name == "" {
+			continue
+		}
+		o := c.origin
+		switch {
+		case pipeline.IsFlatColumn(name) || cat.Has(name):
+			if prev, dup := first[name]; dup {
+				ps.Errorf(o, c.text, "the column %s appears twice (first at %s); only the first one is read: delete or rename the other", name, readPlace(prev))
+				continue
+			}
+			first[name] = o
+			h.byCol[c.col] = name
+		case strings.HasPrefix(name, pipeline.CounterPrefix):
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
+				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
+				Suggestions: cat.Suggest(name, 3)})
+		default:
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: c.text,
+				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", c.text),
+				Suggestions: pipeline.Closest(name, pipeline.FlatColumns, 2)})
+		}
+	}
+	return h
+}
+
+// readPlace is an origin's place without the file: "Targets!F12" or
+// "line 1, column 5".
+func readPlace(o pipeline.Origin) string {
+	o.File, o.Header = "", ""
+	return strings.TrimPrefix(strings.TrimPrefix(o.String(), "."), " ")
+}

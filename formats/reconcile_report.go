@@ -1,0 +1,610 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// Colours of the annotated reconciliation copy.
+const (
+	DiffFillColor = "F4B183" // a counter whose workbook value differs from the service's
+	PlanFillColor = "FFE699" // a plan-level note: missing on the server, metadata differs, not compared
+)
+
+// SummarySheet is the name of the sheet the annotated copy adds, unless the
+// workbook already has a sheet of that name.
+const SummarySheet = "Summary"
+
+// commentAuthor signs the comments of the annotated copy.
+const commentAuthor = "eepipe"
+
+// WriteReconcileJSON writes the reconciliation as indented JSON (schema
+// pipeline.ReconcileSchema, documented in README).
+func WriteReconcileJSON(path string, r *pipeline.Reconciliation) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+}
+
+// ReconcileCSVHeader is the header of the CSV reconciliation report: one
+// row per differing counter, per differing plan field, and per plan that is
+// missing on the server, only on the server or not compared.
+var ReconcileCSVHeader = []string{
+	"presence", "in_sync", "account", "company_id", "plan_id", "plan_name", "start_date",
+	"kind", "year_number", "financial_year", "target_type", "milestone_id", "target_id",
+	"name", "workbook_value", "server_value", "file", "sheet", "cell", "line", "column", "reason",
+}
+
+// WriteReconcileCSV writes the reconciliation as a CSV table with
+// ReconcileCSVHeader. Plans in sync get no row.
+func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(ReconcileCSVHeader); err != nil {
+			return err
+		}
+		for _, row := range rrReconcileRows(r) {
+			if err := cw.Write(row.csv()); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// rrReconcileRow is one line of the CSV report and of the Summary sheet.
+type rrReconcileRow struct {
+	plan     *pipeline.ReconciledPlan
+	kind     string // plan, field, counter
+	target   *pipeline.TargetDifference
+	name     string
+	workbook string
+	server   string
+	loc      pipeline.Location
+}
+
+func (r rrReconcileRow) csv() []string {
+	p := r.plan
+	out := []string{
+		string(p.Presence), strconv.FormatBool(p.InSync), p.Account, p.CompanyID, rrIdText(p.PlanID), p.PlanName, p.StartDate,
+		r.kind, "", "", "", "", "",
+		r.name, r.workbook, r.server, r.loc.File, r.loc.Sheet, r.loc.Cell, rrIntText(r.loc.Line), rrIntText(r.loc.Column), "",
+	}
+	if t := r.target; t != nil {
+		out[8], out[9], out[10], out[11], out[12] = strconv.Itoa(t.YearNumber), t.FinancialYear, t.TargetType, rrIdText(t.MilestoneID), rrIdText(t.TargetID)
+	}
+	if r.kind == "plan" {
+		out[21] = p.Reason
+	}
+	return out
+}
+
+func rrIdText(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+func rrIntText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
+	var rows []rrReconcileRow
+	for i := range r.Plans {
+		p := &r.Plans[i]
+		if p.Presence != pipeline.PresencePresent {
+			row := rrReconcileRow{plan: p, kind: "plan"}
+			if p.Location != nil {
+				row.loc = *p.Location
+			}
+			rows = append(rows, row)
+		}
+		for _, f := range p.Fields {
+			row := rrReconcileRow{plan: p, kind: "field", name: f.Field, workbook: f.Workbook, server: f.Server}
+			if f.Location != nil {
+				row.loc = *f.Location
+			}
+			rows = append(rows, row)
+		}
+		for j := range p.Targets {
+			t := &p.Targets[j]
+			for _, c := range t.Counters {
+				rows = append(rows, rrReconcileRow{
+					plan: p, kind: "counter", target: t, name: c.Counter,
+					workbook: strconv.FormatInt(c.Workbook, 10), server: strconv.FormatInt(c.Server, 10), loc: c.Location,
+				})
+			}
+		}
+	}
+	return rows
+}
+
+// ReconcileXLSXPaths returns where WriteReconcileXLSX writes the annotated
+// copies of sources for a report path: the path itself for one source, and
+// path-<source name>.xlsx for each of several.
+func ReconcileXLSXPaths(report string, sources []string) []string {
+	if len(sources) <= 1 {
+		return []string{report}
+	}
+	ext := filepath.Ext(report)
+	stem := strings.TrimSuffix(report, ext)
+	out := make([]string, len(sources))
+	used := map[string]int{}
+	for i, s := range sources {
+		name := strings.TrimSuffix(filepath.Base(s), filepath.Ext(s))
+		used[name]++
+		if used[name] > 1 {
+			name = fmt.Sprintf("%s-%d", name, used[name])
+		}
+		out[i] = stem + "-" + name + ext
+	}
+	return out
+}
+
+// WriteReconcileXLSX writes to dst the consultant's annotated copy of the
+// source workbook src (XLSX as it is; a CSV turned into a worksheet, row n
+// being line n): every counter whose value differs from the service's is
+// filled in colour (DiffFillColor) and carries a comment with the
+// service's value; plan-level findings (missing on the server, metadata
+// differences, not compared) mark the plan's first cell (PlanFillColor);
+// a Summary sheet, first in the workbook, counts and lists every finding
+// of r. With src "" the workbook holds only the Summary sheet. Several
+// sources get one copy each (ReconcileXLSXPaths names them).
+func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
+	if src == "" {
+		f := excelize.NewFile()
+		defer f.Close()
+		if err := f.SetSheetName(f.GetSheetName(0), SummarySheet); err != nil {
+			return err
+		}
+		if err := rrWriteReconcileSummary(f, SummarySheet, r, nil); err != nil {
+			return err
+		}
+		return WriteWorkbook(dst, f)
+	}
+	return rrWriteAnnotatedCopy(dst, src, r)
+}
+
+// rrNote is what the annotated copy puts on one cell.
+type rrNote struct {
+	fill  string
+	lines []string
+}
+
+func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+	var (
+		f        *excelize.File
+		csvSheet string
+		err      error
+	)
+	if strings.EqualFold(filepath.Ext(src), ".csv") {
+		f, csvSheet, err = rrWorkbookFromCSV(src)
+	} else {
+		f, err = excelize.OpenFile(src)
+	}
+	if err != nil {
+		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+	}
+	defer f.Close()
+
+	notes := map[[2]string]*rrNote{}
+	var order [][2]string
+	add := func(o pipeline.Origin, fill, line string) {
+		sheet, cell := o.Sheet, o.Cell
+		if csvSheet != "" {
+			sheet = csvSheet
+		}
+		if cell == "" {
+			col := o.Column
+			if col == 0 {
+				col = 1
+			}
+			if o.Row == 0 {
+				return
+			}
+			cell, _ = excelize.CoordinatesToCellName(col, o.Row)
+		}
+		if sheet == "" || cell == "" {
+			return
+		}
+		k := [2]string{sheet, cell}
+		n := notes[k]
+		if n == nil {
+			n = &rrNote{fill: fill}
+			notes[k] = n
+			order = append(order, k)
+		}
+		if fill == DiffFillColor {
+			n.fill = fill
+		}
+		n.lines = append(n.lines, line)
+	}
+	for i := range r.Plans {
+		p := &r.Plans[i]
+		if !rrSameSourceFile(p.Origin.File, src) {
+			continue
+		}
+		var planLines []string
+		switch p.Presence {
+		case pipeline.PresenceMissing:
+			planLines = append(planLines, "Missing on the service: "+p.Reason)
+		case pipeline.PresenceNotCompared:
+			planLines = append(planLines, "Not compared: "+p.Reason)
+		}
+		for _, fd := range p.Fields {
+			planLines = append(planLines, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook))
+		}
+		for _, l := range planLines {
+			add(p.Origin, PlanFillColor, l)
+		}
+		for _, t := range p.Targets {
+			for _, c := range t.Counters {
+				if !rrSameSourceFile(c.Origin.File, src) {
+					continue
+				}
+				add(c.Origin, DiffFillColor, fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook))
+			}
+		}
+	}
+	styles := map[[2]any]int{}
+	for _, k := range order {
+		n := notes[k]
+		if err := rrAnnotateCell(f, k[0], k[1], n, styles); err != nil {
+			return fmt.Errorf("reconciliation report: %s %s!%s: %w", src, k[0], k[1], err)
+		}
+	}
+	sheet := SummarySheet
+	for i := 2; slices.Contains(f.GetSheetList(), sheet); i++ {
+		sheet = fmt.Sprintf("%s (%d)", SummarySheet, i)
+	}
+	if _, err := f.NewSheet(sheet); err != nil {
+		return err
+	}
+	if err := rrWriteReconcileSummary(f, sheet, r, &src); err != nil {
+		return err
+	}
+	if first := f.GetSheetList()[0]; first != sheet {
+		if err := f.MoveSheet(sheet, first); err != nil {
+			return err
+		}
+	}
+	idx, _ := f.GetSheetIndex(sheet)
+	f.SetActiveSheet(idx)
+	return WriteWorkbook(dst, f)
+}
+
+// rrAnnotateCell fills the cell keeping the rest of its style (number
+// format, font, borders) and adds a comment.
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int) error {
+	old, err := f.GetCellStyle(sheet, cell)
+	if err != nil {
+		return err
+	}
+	key := [2]any{old, n.fill}
+	id, ok := styles[key]
+	if !ok {
+		st, err := f.GetStyle(old)
+		if err != nil || st == nil {
+			st = &excelize.Style{}
+		}
+		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.fill}}
+		id, err = f.NewStyle(st)
+		if err != nil {
+			return err
+		}
+		styles[key] = id
+	}
+	if err := f.SetCellStyle(sheet, cell, cell, id); err != nil {
+		return err
+	}
+	text := strings.Join(n.lines, "\n")
+	// A comment the workbook already has on the cell is kept below ours.
+	if existing, err := f.GetComments(sheet); err == nil {
+		for _, c := range existing {
+			if strings.EqualFold(c.Cell, cell) {
+				prev := c.Text
+				if prev == "" {
+					for _, p := range c.Paragraph {
+						prev += p.Text
+					}
+				}
+				if prev != "" {
+					text += "\n---\n" + prev
+				}
+				if err := f.DeleteComment(sheet, cell); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return f.AddComment(sheet, excelize.Comment{
+		Cell: cell, Author: commentAuthor,
+		Paragraph: []excelize.RichTextRun{
+			{Text: commentAuthor + ":\n", Font: &excelize.Font{Bold: true}},
+			{Text: text},
+		},
+		Width: 260, Height: uint(60 + 16*strings.Count(text, "\n")),
+	})
+}
+
+func rrSameSourceFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// CommentText returns the plain text of a comment written by the annotated
+// copy (or any comment), for tests and tools that read the report back.
+func CommentText(c excelize.Comment) string {
+	if len(c.Paragraph) == 0 {
+		return c.Text
+	}
+	var b strings.Builder
+	for _, p := range c.Paragraph {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// rrWorkbookFromCSV turns a CSV file into a one-sheet workbook, cell for
+// cell (line n is row n, field m is column m), so that report cells match
+// CSV line and column numbers. Counter fields and ids become numbers;
+// everything else stays text, so identifiers keep their leading zeros.
+func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(raw) {
+		return nil, "", errors.New("the file is not UTF-8 text")
+	}
+	cr := csv.NewReader(bytes.NewReader(raw))
+	cr.Comma = rrSniffDelimiter(raw)
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	cr.ReuseRecord = false
+	f := excelize.NewFile()
+	sheet := rrSheetNameFor(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	if err := f.SetSheetName(f.GetSheetName(0), sheet); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	var numeric []bool
+	line := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			f.Close()
+			return nil, "", fmt.Errorf("line %d: %w", line+1, err)
+		}
+		line++
+		// csv.Reader skips empty lines; keep row numbers equal to line numbers.
+		if pl, _ := cr.FieldPos(0); pl > line {
+			line = pl
+		}
+		if numeric == nil {
+			numeric = make([]bool, len(rec))
+			for i, h := range rec {
+				h = strings.ToLower(strings.TrimSpace(h))
+				numeric[i] = strings.HasPrefix(h, pipeline.CounterPrefix) || h == "plan_id" || h == "year_number"
+			}
+			if !slices.Contains(numeric, true) {
+				numeric = nil // not the header row yet: keep looking
+			}
+		}
+		row := make([]any, len(rec))
+		for i, v := range rec {
+			row[i] = v
+			if i < len(numeric) && numeric[i] {
+				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+					row[i] = n
+				}
+			}
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, line)
+		// Not the StreamWriter: the copy is annotated cell by cell afterwards.
+		if err := f.SetSheetRow(sheet, cell, &row); err != nil {
+			f.Close()
+			return nil, "", err
+		}
+	}
+	return f, sheet, nil
+}
+
+// rrSniffDelimiter picks the delimiter of the first line among , ; and tab
+// (the most frequent outside quotes; comma on a tie).
+func rrSniffDelimiter(raw []byte) rune {
+	first, _, _ := bufio.NewReader(bytes.NewReader(raw)).ReadLine()
+	counts := map[rune]int{}
+	inQuote := false
+	for _, r := range string(first) {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+		case !inQuote && (r == ',' || r == ';' || r == '\t'):
+			counts[r]++
+		}
+	}
+	best := ','
+	for _, r := range []rune{';', '\t'} {
+		if counts[r] > counts[best] {
+			best = r
+		}
+	}
+	return best
+}
+
+// rrSheetNameFor makes a valid worksheet name from s.
+func rrSheetNameFor(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`:\/?*[]`, r) {
+			return '_'
+		}
+		return r
+	}, s)
+	s = strings.Trim(s, "'")
+	if s == "" {
+		s = "Data"
+	}
+	if utf8.RuneCountInString(s) > 31 {
+		s = string([]rune(s)[:31])
+	}
+	return s
+}
+
+var rrSummaryColumns = []struct {
+	Header string
+	Width  float64
+}{
+	{"Finding", 18}, {"Account", 12}, {"Plan ID", 9}, {"Plan name", 30}, {"Start date", 11},
+	{"Year", 6}, {"Financial year", 13}, {"Target", 18}, {"Counter or field", 44},
+	{"Workbook value", 15}, {"Service value", 15}, {"Where", 26}, {"Note", 60},
+}
+
+// rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
+// per finding with a link to the annotated cell when it is in this copy.
+func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+	st, err := exNewOverviewStyles(f)
+	if err != nil {
+		return err
+	}
+	set := func(ref string, v any, style int) {
+		f.SetCellValue(sheet, ref, v)
+		if style != 0 {
+			f.SetCellStyle(sheet, ref, ref, style)
+		}
+	}
+	title := "Reconciliation: the workbook matches the service"
+	if !r.InSync {
+		title = "Reconciliation: the workbook and the service differ"
+	}
+	set("A1", title, st.title)
+	sub := fmt.Sprintf("Compared %s UTC. Cells whose value differs from the service are filled orange and carry a comment with the service's value; plan notes are yellow.",
+		r.GeneratedAt.UTC().Format("2006-01-02 15:04"))
+	if !r.Complete {
+		sub += " INCOMPLETE: " + r.Stopped
+	}
+	set("A2", sub, st.note)
+	s := r.Summary
+	counts := []struct {
+		label string
+		n     int
+	}{
+		{"Plans in sync", s.PlansInSync}, {"Plans that differ", s.PlansDiffering},
+		{"Plans missing on the service", s.PlansMissingOnServer}, {"Plans only on the service", s.PlansOnlyOnServer},
+		{"Plans not compared", s.PlansNotCompared}, {"Plan fields that differ", s.FieldsDiffering},
+		{"Targets that differ", s.TargetsDiffering}, {"Counters that differ", s.CountersDiffering},
+	}
+	for i, c := range counts {
+		row := 4 + i
+		set(fmt.Sprintf("A%d", row), c.label, st.text)
+		set(fmt.Sprintf("D%d", row), c.n, st.number)
+	}
+	header := 4 + len(counts) + 1
+	for i, c := range rrSummaryColumns {
+		col, _ := excelize.ColumnNumberToName(i + 1)
+		f.SetCellStr(sheet, fmt.Sprintf("%s%d", col, header), c.Header)
+		f.SetColWidth(sheet, col, col, c.Width)
+	}
+	lastCol, _ := excelize.ColumnNumberToName(len(rrSummaryColumns))
+	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.header)
+	row := header
+	for _, x := range rrReconcileRows(r) {
+		row++
+		finding := map[string]string{"plan": string(x.plan.Presence), "field": "field differs", "counter": "counter differs"}[x.kind]
+		vals := []any{finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate}
+		if t := x.target; t != nil {
+			vals = append(vals, t.YearNumber, t.FinancialYear, t.TargetType)
+		} else {
+			vals = append(vals, nil, nil, nil)
+		}
+		vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), rrLocationText(x.loc), "")
+		if x.kind == "plan" {
+			vals[12] = x.plan.Reason
+		}
+		for i, v := range vals {
+			col, _ := excelize.ColumnNumberToName(i + 1)
+			ref := fmt.Sprintf("%s%d", col, row)
+			if v != nil {
+				f.SetCellValue(sheet, ref, v)
+			}
+		}
+		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.text)
+		if src != nil && x.loc.Sheet != "" && x.loc.Cell != "" && rrSameSourceFile(x.loc.File, *src) {
+			ref := fmt.Sprintf("L%d", row)
+			f.SetCellHyperLink(sheet, ref, exQuoteSheet(x.loc.Sheet)+"!"+x.loc.Cell, "Location")
+			f.SetCellStyle(sheet, ref, ref, st.link)
+		}
+	}
+	if row > header {
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A%d:%s%d", header, lastCol, row), nil); err != nil {
+			return err
+		}
+	}
+	return f.SetPanes(sheet, &excelize.Panes{
+		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("A%d", header+1), ActiveCell: fmt.Sprintf("A%d", header+1), Pane: "bottomLeft"}},
+	})
+}
+
+func rrNilIfZero(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+func rrNumberOrText(s string) any {
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	return s
+}
+
+func rrLocationText(l pipeline.Location) string {
+	switch {
+	case l.Sheet != "" && l.Cell != "":
+		return fmt.Sprintf("%s %s!%s", filepath.Base(l.File), l.Sheet, l.Cell)
+	case l.Line > 0 && l.Column > 0:
+		return fmt.Sprintf("%s line %d, column %d", filepath.Base(l.File), l.Line, l.Column)
+	case l.Line > 0:
+		return fmt.Sprintf("%s line %d", filepath.Base(l.File), l.Line)
+	case l.File != "":
+		return filepath.Base(l.File)
+	}
+	return ""
+}

@@ -1,0 +1,780 @@
+package formats
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+	"github.com/xuri/excelize/v2"
+)
+
+// SectorSheetName is the name of the worksheet AddSectorSheet adds.
+const SectorSheetName = "Sector targets"
+
+// sectorLevelLabels name the levels with sector targets for people.
+var sectorLevelLabels = map[string]string{
+	"top_managers":    "top management",
+	"senior_managers": "senior management",
+	"middle_managers": "middle management",
+	"junior_managers": "junior management",
+}
+
+// disabilityLabel names the whole-workforce disability row.
+const disabilityLabel = "people with disabilities (all levels)"
+
+func sectorLevelLabel(level string) string {
+	if l, ok := sectorLevelLabels[level]; ok {
+		return l
+	}
+	return level
+}
+
+// WriteSectorReport writes a sector check report to path, as JSON, CSV or
+// XLSX by the file name's extension, through WriteFileAtomic.
+func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorJSON(w, r) })
+	case ".csv":
+		return WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorCSV(w, r) })
+	case ".xlsx":
+		f := excelize.NewFile()
+		defer f.Close()
+		if err := AddSectorSheet(f, r.Plans, r.TargetsSource); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := f.DeleteSheet("Sheet1"); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if idx, err := f.GetSheetIndex(SectorSheetName); err == nil {
+			f.SetActiveSheet(idx)
+		}
+		return WriteWorkbook(path, f)
+	}
+	return fmt.Errorf("report %s: use a .json, .csv or .xlsx file name", path)
+}
+
+// WriteSectorJSON writes the report as indented JSON: the notice, the file
+// the figures came from, the caveat, and every plan, year and level.
+func WriteSectorJSON(w io.Writer, r *pipeline.SectorCheckReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// sectorCSVHeader is the header of the CSV report: one row per plan, year,
+// level and measure (designated_male, designated_female, disabled).
+var sectorCSVHeader = []string{
+	"source", "account", "plan_id", "plan_name", "company_vat_number", "company_registration_number", "company_id_number",
+	"sector", "year_number", "financial_year", "final_year", "level", "measure", "status",
+	"headcount", "count", "actual_pct", "target_pct", "short_points", "short_people", "reason",
+	"targets_notice", "targets_file",
+}
+
+// WriteSectorCSV writes the report as a tidy CSV table: one row per plan,
+// year, level and measure. Every row names the notice (with the advice to
+// check the figures against the gazette) and the file the figures came from.
+func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
+	cw := csv.NewWriter(w)
+	notice := r.Notice + " (check the figures against the gazette)"
+	if err := cw.Write(sectorCSVHeader); err != nil {
+		return err
+	}
+	for _, p := range r.Plans {
+		base := []string{p.Source, p.Account, sectorIDText(p.PlanID), p.Name, p.Company.VAT, p.Company.Registration, p.Company.IDNumber, p.Sector}
+		row := func(year *pipeline.SectorYearCheck, level, measure string, status pipeline.SectorStatus, headcount *int64, s *pipeline.ShareResult, target *pipeline.Pct, reason string) error {
+			rec := append([]string(nil), base...)
+			if year != nil {
+				rec = append(rec, strconv.Itoa(year.YearNumber), sectorFYText(year.FinancialYear), strconv.FormatBool(year.Final))
+			} else {
+				rec = append(rec, "", "", "")
+			}
+			rec = append(rec, level, measure, string(status))
+			if headcount != nil {
+				rec = append(rec, strconv.FormatInt(*headcount, 10))
+			} else {
+				rec = append(rec, "")
+			}
+			if s != nil {
+				rec = append(rec, strconv.FormatInt(s.Count, 10), sectorPctText(s.ActualPct), s.TargetPct.String(), sectorPointsText(s), sectorPeopleText(s))
+			} else {
+				t := ""
+				if target != nil {
+					t = target.String()
+				}
+				rec = append(rec, "", "", t, "", "")
+			}
+			rec = append(rec, reason, notice, r.TargetsSource)
+			return cw.Write(rec)
+		}
+		if len(p.Years) == 0 {
+			if err := row(nil, "", "", p.Status, nil, nil, nil, p.Reason); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range p.Years {
+			y := &p.Years[i]
+			for _, l := range y.Levels {
+				var tm, tf *pipeline.Pct
+				if l.HasTarget {
+					tm, tf = &l.TargetMale, &l.TargetFemale
+				}
+				reason := sectorJoin("; ", l.Reason, l.Note)
+				if err := row(y, l.Level, "designated_male", sectorShareStatus(l.Status, l.Male), l.Headcount, l.Male, tm, reason); err != nil {
+					return err
+				}
+				if err := row(y, l.Level, "designated_female", sectorShareStatus(l.Status, l.Female), l.Headcount, l.Female, tf, reason); err != nil {
+					return err
+				}
+			}
+			d := y.Disability
+			var of *int64
+			if d.Share != nil {
+				of = &d.Share.Of
+			}
+			if err := row(y, "all_levels", "disabled", d.Status, of, d.Share, &d.TargetPct, d.Reason); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func sectorShareStatus(level pipeline.SectorStatus, s *pipeline.ShareResult) pipeline.SectorStatus {
+	switch {
+	case s == nil:
+		return level
+	case s.Met:
+		return pipeline.SectorMet
+	}
+	return pipeline.SectorShort
+}
+
+func sectorIDText(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+func sectorFYText(fy pipeline.FinancialYear) string {
+	if fy == 0 {
+		return ""
+	}
+	return fy.String()
+}
+
+func sectorPctText(v float64) string { return strconv.FormatFloat(sectorRound2(v), 'f', 2, 64) }
+
+func sectorRound2(v float64) float64 { return math.Round(v*100) / 100 }
+
+func sectorPointsText(s *pipeline.ShareResult) string {
+	if s.Met {
+		return "0"
+	}
+	return strconv.FormatFloat(sectorRound2(s.ShortPoints), 'f', 2, 64)
+}
+
+func sectorPeopleText(s *pipeline.ShareResult) string { return strconv.FormatInt(s.ShortPeople, 10) }
+
+func sectorJoin(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// WriteSectorText writes the report as readable tables, one per plan, a
+// summary line and the provenance of the figures.
+func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
+	ew := &sectorWriter{w: w}
+	for i, p := range r.Plans {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		writeSectorPlanText(ew, p)
+	}
+	if len(r.Plans) > 0 {
+		ew.printf("\n")
+	}
+	s := r.Summary()
+	ew.printf("%s: %d meet every final-year target, %d fall short, %d not assessable.\n",
+		sectorPlural(s.Plans, "plan", "plans"), s.Met, s.Short, s.NotAssessable)
+	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
+	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
+	return ew.err
+}
+
+type sectorWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *sectorWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}
+
+func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+func sectorPlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
+	name := p.Name
+	if name == "" {
+		name = "(no name)"
+	}
+	title := fmt.Sprintf("Plan %q", name)
+	if p.PlanID != 0 {
+		title = fmt.Sprintf("Plan %d %q", p.PlanID, name)
+	}
+	parts := []string{title}
+	if p.Sector != "" {
+		parts = append(parts, p.Sector)
+	} else {
+		parts = append(parts, "no sector")
+	}
+	if !p.StartDate.IsZero() && !p.EndDate.IsZero() {
+		parts = append(parts, fmt.Sprintf("%s to %s", p.StartDate, p.EndDate))
+	}
+	if !p.Company.IsZero() {
+		parts = append(parts, "company "+p.Company.String())
+	}
+	switch {
+	case p.Account != "":
+		parts = append(parts, "account "+p.Account)
+	case p.Source != "":
+		parts = append(parts, filepath.Base(p.Source))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
+	ew.printf("%s\n", sectorPlanHeading(p))
+	fin := p.FinalYear()
+	switch {
+	case p.Reason != "":
+		ew.printf("  Not assessable: %s.\n", p.Reason)
+	case p.Status == pipeline.SectorMet:
+		ew.printf("  Final year %s: MEETS every assessable target.\n", fin.Label())
+	case p.Status == pipeline.SectorShort:
+		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
+	default:
+		ew.printf("  Final year %s: not assessable (see the reasons below).\n", fin.Label())
+	}
+	for _, n := range p.Notes {
+		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
+	}
+	if len(p.Years) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "  YEAR\tLEVEL\tHEADCOUNT\tDESIGNATED MALE (TARGET)\tDESIGNATED FEMALE (TARGET)\tRESULT\n")
+	for _, y := range p.Years {
+		for _, l := range y.Levels {
+			head := "-"
+			if l.Headcount != nil {
+				head = strconv.FormatInt(*l.Headcount, 10)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", sectorYearText(y), sectorLevelLabel(l.Level), head,
+				sectorShareText(l.Male, l.TargetMale, l.HasTarget), sectorShareText(l.Female, l.TargetFemale, l.HasTarget), sectorLevelResult(l))
+		}
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(ew, 2, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "  YEAR\tEMPLOYEES\tWITH DISABILITIES (TARGET)\tRESULT\n")
+	for _, y := range p.Years {
+		d := y.Disability
+		emp, share, res := "-", "- ("+sectorTargetText(d.TargetPct)+")", "not assessable: "+d.Reason
+		if d.Share != nil {
+			emp = strconv.FormatInt(d.Share.Of, 10)
+			share = fmt.Sprintf("%d = %s (%s)", d.Share.Count, sectorPct(d.Share.ActualPct), sectorTargetText(d.TargetPct))
+			res = "met"
+			if !d.Share.Met {
+				res = "SHORT: " + sectorGapText(d.Share)
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sectorYearText(y), emp, share, res)
+	}
+	tw.Flush()
+}
+
+func sectorYearText(y pipeline.SectorYearCheck) string {
+	if y.Final {
+		return y.Label() + " final"
+	}
+	return y.Label()
+}
+
+// sectorTargetText formats a target with one decimal, or two when it has two.
+func sectorTargetText(p pipeline.Pct) string {
+	if p%10 != 0 {
+		return fmt.Sprintf("%d.%02d%%", p/100, p%100)
+	}
+	return fmt.Sprintf("%d.%d%%", p/100, (p%100)/10)
+}
+
+func sectorPct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
+
+func sectorShareText(s *pipeline.ShareResult, target pipeline.Pct, has bool) string {
+	t := "no target"
+	if has {
+		t = sectorTargetText(target)
+	}
+	if s == nil {
+		return "- (" + t + ")"
+	}
+	return fmt.Sprintf("%s (%s)", sectorPct(s.ActualPct), t)
+}
+
+// sectorGapText says how far a share is short: "-2.4 pts, 1 person".
+func sectorGapText(s *pipeline.ShareResult) string {
+	pts := "-" + strconv.FormatFloat(s.ShortPoints, 'f', 1, 64)
+	if s.ShortPoints < 0.05 {
+		pts = "less than 0.1"
+	}
+	return fmt.Sprintf("%s pts, %s", pts, sectorPlural(int(s.ShortPeople), "person", "people"))
+}
+
+func sectorLevelResult(l pipeline.SectorLevelCheck) string {
+	var out string
+	switch l.Status {
+	case pipeline.SectorMet:
+		out = "met"
+	case pipeline.SectorShort:
+		var parts []string
+		if !l.Male.Met {
+			parts = append(parts, "male "+sectorGapText(l.Male))
+		}
+		if !l.Female.Met {
+			parts = append(parts, "female "+sectorGapText(l.Female))
+		}
+		out = "SHORT: " + strings.Join(parts, "; ")
+	default:
+		out = "not assessable: " + l.Reason
+	}
+	if l.Note != "" {
+		out += " (" + l.Note + ")"
+	}
+	return out
+}
+
+// Columns of the Sector targets sheet.
+var sectorSheetHeader = []string{
+	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
+	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
+	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
+	"With disabilities %", "Disability target %", "Disability gap (points)", "Disability short (people)",
+	"Result", "Reason / note",
+}
+
+// Column letters of the sheet's key columns (1-based positions in sectorSheetHeader).
+const (
+	sectorFirstRow  = 6 // first data row; the header is on row 5
+	sectorLastCol   = "X"
+	sectorResultCol = "W"
+	sectorChartCol  = 27 // column AA: chart data blocks
+	sectorChartAt   = "AK"
+	sectorChartRows = 22 // rows between two plans' charts
+)
+
+// AddSectorSheet adds the "Sector targets" worksheet to f: a note naming the
+// notice, the file the figures came from (source, such as
+// SectorTargets.SourceName()) and the advice to check them against the
+// gazette; one row per plan, year and level (and a row per year for people
+// with disabilities) with actual shares, targets and gaps, coloured green
+// (met) or red (short) by conditional formatting; and a chart per plan of
+// the designated-group shares per year against the target lines. It is used
+// by `eepipe check --report x.xlsx` and by the export workbook.
+func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+	const sheet = SectorSheetName
+	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
+		return fmt.Errorf("the workbook already has a %q sheet", sheet)
+	}
+	if _, err := f.NewSheet(sheet); err != nil {
+		return err
+	}
+	st, err := templates.NewStyles(f)
+	if err != nil {
+		return err
+	}
+	border := []excelize.Border{
+		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
+		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
+	}
+	pctFmt, ptsFmt := "0.0", "0.00"
+	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
+	if err != nil {
+		return err
+	}
+	ptsStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &ptsFmt})
+	if err != nil {
+		return err
+	}
+	intStyle, err := f.NewStyle(&excelize.Style{Border: border, NumFmt: 1})
+	if err != nil {
+		return err
+	}
+	textStyle, err := f.NewStyle(&excelize.Style{Border: border})
+	if err != nil {
+		return err
+	}
+	if source == "" {
+		source = pipeline.EmbeddedSectorTargetsSource
+	}
+	notes := []struct {
+		cell, text string
+		style      int
+	}{
+		{"A1", "Sector targets: plans against the 2025 sectoral numerical targets", st.Title},
+		{"A2", fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", pipeline.SectorNotice, source), st.Subtitle},
+		{"A3", pipeline.SectorCaveat, st.Subtitle},
+		{"A4", "Shares are of the level's whole headcount (foreign nationals included). Green: met; red: short. The final year must meet the targets; earlier years show the trajectory.", st.Subtitle},
+	}
+	for _, n := range notes {
+		if err := f.SetCellStr(sheet, n.cell, n.text); err != nil {
+			return err
+		}
+		if err := f.SetCellStyle(sheet, n.cell, n.cell, n.style); err != nil {
+			return err
+		}
+	}
+	if err := f.SetSheetRow(sheet, "A5", &sectorSheetHeader); err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(sheet, "A5", sectorLastCol+"5", st.Header); err != nil {
+		return err
+	}
+
+	row := sectorFirstRow
+	put := func(col int, v any, style int) error {
+		cell, _ := excelize.CoordinatesToCellName(col, row)
+		if v != nil {
+			if err := f.SetCellValue(sheet, cell, v); err != nil {
+				return err
+			}
+		}
+		return f.SetCellStyle(sheet, cell, cell, style)
+	}
+	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) error {
+		var actual, tgt, gap, short any
+		if hasTarget {
+			tgt = target.Float()
+		}
+		if s != nil {
+			actual = s.ActualPct
+			gap, short = 0.0, int64(0)
+			if !s.Met {
+				gap, short = s.ShortPoints, s.ShortPeople
+			}
+		}
+		for i, c := range []struct {
+			v     any
+			style int
+		}{{actual, pctStyle}, {tgt, pctStyle}, {gap, ptsStyle}, {short, intStyle}} {
+			if err := put(col+i, c.v, c.style); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	planCells := func(p pipeline.SectorPlanCheck, y *pipeline.SectorYearCheck, level string) error {
+		var id, year, fy, final any
+		if p.PlanID != 0 {
+			id = p.PlanID
+		}
+		if y != nil {
+			year = y.YearNumber
+			if y.FinancialYear != 0 {
+				fy = y.FinancialYear.String()
+			}
+			if y.Final {
+				final = "yes"
+			}
+		}
+		where := p.Account
+		if where == "" {
+			where = filepath.Base(p.Source)
+		}
+		for i, c := range []struct {
+			v     any
+			style int
+		}{{p.Name, textStyle}, {id, intStyle}, {where, textStyle}, {p.Company.String(), textStyle}, {p.Sector, textStyle},
+			{year, intStyle}, {fy, textStyle}, {final, textStyle}, {level, textStyle}} {
+			if err := put(1+i, c.v, c.style); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, p := range plans {
+		if len(p.Years) == 0 {
+			if err := planCells(p, nil, ""); err != nil {
+				return err
+			}
+			for col := 10; col <= 22; col++ {
+				if err := put(col, nil, textStyle); err != nil {
+					return err
+				}
+			}
+			if err := put(23, "not assessable", textStyle); err != nil {
+				return err
+			}
+			if err := put(24, p.Reason, textStyle); err != nil {
+				return err
+			}
+			row++
+			continue
+		}
+		for yi := range p.Years {
+			y := &p.Years[yi]
+			for _, l := range y.Levels {
+				if err := planCells(p, y, sectorLevelLabel(l.Level)); err != nil {
+					return err
+				}
+				var head any
+				if l.Headcount != nil {
+					head = *l.Headcount
+				}
+				if err := put(10, head, intStyle); err != nil {
+					return err
+				}
+				if err := putShare(11, l.Male, l.TargetMale, l.HasTarget); err != nil {
+					return err
+				}
+				if err := putShare(15, l.Female, l.TargetFemale, l.HasTarget); err != nil {
+					return err
+				}
+				if err := putShare(19, nil, 0, false); err != nil {
+					return err
+				}
+				if err := put(23, sectorStatusText(l.Status), textStyle); err != nil {
+					return err
+				}
+				if err := put(24, sectorJoin("; ", l.Reason, l.Note), textStyle); err != nil {
+					return err
+				}
+				row++
+			}
+			d := y.Disability
+			if err := planCells(p, y, disabilityLabel); err != nil {
+				return err
+			}
+			var head any
+			if d.Share != nil {
+				head = d.Share.Of
+			}
+			if err := put(10, head, intStyle); err != nil {
+				return err
+			}
+			if err := putShare(11, nil, 0, false); err != nil {
+				return err
+			}
+			if err := putShare(15, nil, 0, false); err != nil {
+				return err
+			}
+			if err := putShare(19, d.Share, d.TargetPct, true); err != nil {
+				return err
+			}
+			if err := put(23, sectorStatusText(d.Status), textStyle); err != nil {
+				return err
+			}
+			if err := put(24, d.Reason, textStyle); err != nil {
+				return err
+			}
+			row++
+		}
+	}
+	last := row - 1
+	if last >= sectorFirstRow {
+		if err := sectorConditionalFormats(f, sheet, last); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
+			return err
+		}
+	}
+	widths := []struct {
+		from, to string
+		w        float64
+	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
+	for _, c := range widths {
+		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
+			return err
+		}
+	}
+	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
+		return err
+	}
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	return addSectorCharts(f, sheet, plans, st)
+}
+
+func sectorStatusText(s pipeline.SectorStatus) string {
+	if s == pipeline.SectorNotAssessable {
+		return "not assessable"
+	}
+	return string(s)
+}
+
+// sectorConditionalFormats colours the result column and each actual share
+// green (met) or red (short), from the exact short-people figures.
+func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
+	green, err := f.NewConditionalStyle(&excelize.Style{
+		Font: &excelize.Font{Color: "006100"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}})
+	if err != nil {
+		return err
+	}
+	red, err := f.NewConditionalStyle(&excelize.Style{
+		Font: &excelize.Font{Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
+	if err != nil {
+		return err
+	}
+	first := strconv.Itoa(sectorFirstRow)
+	rng := func(col string) string { return fmt.Sprintf("%s%d:%s%d", col, sectorFirstRow, col, last) }
+	if err := f.SetConditionalFormat(sheet, rng(sectorResultCol), []excelize.ConditionalFormatOptions{
+		{Type: "formula", Criteria: fmt.Sprintf(`$%s%s="met"`, sectorResultCol, first), Format: &green},
+		{Type: "formula", Criteria: fmt.Sprintf(`$%s%s="short"`, sectorResultCol, first), Format: &red},
+	}); err != nil {
+		return err
+	}
+	// Actual share columns and the short-people column that decides them.
+	for _, c := range []struct{ actual, short string }{{"K", "N"}, {"O", "R"}, {"S", "V"}} {
+		if err := f.SetConditionalFormat(sheet, rng(c.actual), []excelize.ConditionalFormatOptions{
+			{Type: "formula", Criteria: fmt.Sprintf(`AND(ISNUMBER($%s%s),$%s%s=0)`, c.short, first, c.short, first), Format: &green},
+			{Type: "formula", Criteria: fmt.Sprintf(`AND(ISNUMBER($%s%s),$%s%s>0)`, c.short, first, c.short, first), Format: &red},
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSectorCharts adds, for every plan with years to show, a block of chart
+// data (one row per level and group, one column per year, and the target)
+// and a chart of it: columns for the shares of each year, markers for the
+// targets.
+func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles) error {
+	top := 5
+	for _, p := range plans {
+		if len(p.Years) == 0 || p.Sector == "" {
+			continue
+		}
+		cell := func(col, row int) string { c, _ := excelize.CoordinatesToCellName(col, row); return c }
+		abs := func(col, row int) string {
+			c, _ := excelize.CoordinatesToCellName(col, row, true)
+			return c
+		}
+		title := fmt.Sprintf("%s: designated-group shares per year against the targets (%s)", p.Title(), p.Sector)
+		if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+p.Title()); err != nil {
+			return err
+		}
+		if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
+			return err
+		}
+		header := []any{"Level and group"}
+		for _, y := range p.Years {
+			header = append(header, y.Label())
+		}
+		header = append(header, "Target")
+		if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
+			return err
+		}
+		row := top + 2
+		levels := pipeline.SectorLevels
+		for _, level := range levels {
+			for _, g := range []string{"male", "female"} {
+				vals := []any{fmt.Sprintf("%s: designated %s", sectorLevelLabel(level), g)}
+				var target any
+				for _, y := range p.Years {
+					var v any
+					for _, l := range y.Levels {
+						if l.Level != level {
+							continue
+						}
+						s, t := l.Male, l.TargetMale
+						if g == "female" {
+							s, t = l.Female, l.TargetFemale
+						}
+						if s != nil {
+							v = sectorRound2(s.ActualPct)
+						}
+						if l.HasTarget {
+							target = t.Float()
+						}
+					}
+					vals = append(vals, v)
+				}
+				vals = append(vals, target)
+				if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
+					return err
+				}
+				row++
+			}
+		}
+		catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(sectorChartCol, top+2), abs(sectorChartCol, row-1))
+		var bars []excelize.ChartSeries
+		for i := range p.Years {
+			col := sectorChartCol + 1 + i
+			bars = append(bars, excelize.ChartSeries{
+				Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
+				Categories: catRef,
+				Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, row-1)),
+			})
+		}
+		tcol := sectorChartCol + 1 + len(p.Years)
+		targets := []excelize.ChartSeries{{
+			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
+			Categories: catRef,
+			Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(tcol, top+2), abs(tcol, row-1)),
+			Line:       excelize.LineOptions{Type: excelize.LineNone},
+			Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
+		}}
+		maxPct, minPct, vary := 100.0, 0.0, false
+		chart := &excelize.Chart{
+			Type:       excelize.Col,
+			VaryColors: &vary,
+			Series:     bars,
+			Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+			Legend:     excelize.ChartLegend{Position: "bottom"},
+			Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
+			YAxis:      excelize.ChartAxis{MajorGridLines: true, Maximum: &maxPct, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
+		}
+		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
+		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
+			return err
+		}
+		top += sectorChartRows
+	}
+	return nil
+}
+
+// sectorQuoteSheet quotes a sheet name for a cell reference.
+func sectorQuoteSheet(name string) string {
+	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
+}

@@ -1,0 +1,397 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// DefaultConcurrency is the default bound on requests in flight.
+const DefaultConcurrency = 8
+
+// DefaultRecalcWait is how long a recalculation waits for a running one
+// to finish by default.
+const DefaultRecalcWait = 75 * time.Minute
+
+// RunOptions tune a Runner.
+type RunOptions struct {
+	// Concurrency bounds the HTTP requests in flight across the whole run,
+	// across accounts and the lookup (default DefaultConcurrency).
+	Concurrency int
+	// Diff tunes the diff (RecreateOnDateChange).
+	Diff DiffOptions
+	// NoRecalc skips the recalculation of scorecards after apply.
+	NoRecalc bool
+	// RecalcWait bounds how long one scorecard's recalculation keeps
+	// waiting for a running one (409) to finish (default DefaultRecalcWait).
+	RecalcWait time.Duration
+	// RecalcBackoff is the first wait after a 409 (default 1s); it doubles
+	// up to RecalcBackoffMax (default 30s).
+	RecalcBackoff, RecalcBackoffMax time.Duration
+	// CreateAttempts bounds how often a create without a clear answer is
+	// sent again when the plan turns out not to exist (default 3).
+	CreateAttempts int
+	// Now and Sleep are the clock, injected by tests; Sleep returns early
+	// with ctx's error when ctx is done.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	// OnPlanDone is called (from any goroutine, one call at a time) when a
+	// plan's apply finished; OnRecalc when a recalculation is accepted,
+	// fails, or waits for a running one (Waiting > 0).
+	OnPlanDone func(*PlanResult)
+	OnRecalc   func(RecalcEvent)
+}
+
+// RecalcEvent reports progress of one scorecard's recalculation.
+type RecalcEvent struct {
+	Account, ScorecardID string
+	Attempt              int
+	Waiting              time.Duration // > 0: got 409, waiting this long before the next attempt
+	Done                 bool
+	Err                  error
+}
+
+func (o RunOptions) concurrency() int {
+	if o.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return o.Concurrency
+}
+
+func (o RunOptions) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o RunOptions) sleep(ctx context.Context, d time.Duration) error {
+	if o.Sleep != nil {
+		return o.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Runner applies input plans to the service for a set of accounts. Every
+// request of the run, for every account and the company lookup, goes
+// through one semaphore of RunOptions.Concurrency slots. A Runner is used
+// for one run.
+type Runner struct {
+	accounts []Account
+	finder   CompanyFinder
+	opts     RunOptions
+	gate     *gate
+
+	mu       sync.Mutex // serialises the callbacks
+	done     atomic.Int64
+	patched  atomic.Int64
+	counters atomic.Int64
+}
+
+// NewRunner returns a Runner for accounts (each with its own PlanService,
+// bound to its key pair) and finder (nil when no lookup is configured).
+func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runner {
+	r := &Runner{opts: opts, gate: newGate(opts.concurrency())}
+	for _, a := range accounts {
+		a.Service = gatedService{svc: a.Service, g: r.gate}
+		r.accounts = append(r.accounts, a)
+	}
+	if finder != nil {
+		r.finder = gatedFinder{f: finder, g: r.gate}
+	}
+	return r
+}
+
+// Progress is a snapshot of a run for progress displays.
+type Progress struct {
+	PlansDone       int64
+	TargetsPatched  int64
+	CountersChanged int64
+	Requests        RequestCounts
+}
+
+// Progress returns a snapshot; safe to call at any time from any goroutine.
+func (r *Runner) Progress() Progress {
+	return Progress{PlansDone: r.done.Load(), TargetsPatched: r.patched.Load(), CountersChanged: r.counters.Load(), Requests: r.gate.snapshot()}
+}
+
+// Requests returns the requests sent so far.
+func (r *Runner) Requests() RequestCounts { return r.gate.snapshot() }
+
+// Fatal returns the error that stopped the run, or nil.
+func (r *Runner) Fatal() error { return r.gate.Fatal() }
+
+// DryRun turns a ChangeSet into a report without sending anything.
+func (r *Runner) DryRun(cs *ChangeSet, started time.Time) *RunReport {
+	rep := &RunReport{Started: started, DryRun: true}
+	for _, d := range cs.Plans {
+		res := &PlanResult{Diff: d, PlanID: d.PlanID()}
+		switch d.Action {
+		case ActionCreate:
+			res.Outcome = OutcomeWouldCreate
+		case ActionUpdate:
+			res.Outcome = OutcomeWouldUpdate
+		case ActionRecreate:
+			res.Outcome = OutcomeWouldRecreate
+		case ActionUnchanged:
+			res.Outcome = OutcomeUnchanged
+		default:
+			res.Outcome = OutcomeFailed
+			res.Err = errors.New(d.Reason)
+		}
+		for _, t := range d.Targets {
+			res.Targets = append(res.Targets, TargetResult{Diff: t})
+		}
+		rep.Plans = append(rep.Plans, res)
+	}
+	rep.Requests = r.gate.snapshot()
+	rep.Finished = r.opts.now()
+	return rep
+}
+
+// Apply executes the change set: it creates, recreates and updates plans
+// concurrently (requests bounded by RunOptions.Concurrency), patches a
+// plan's targets only after the plan exists, lets one plan's failure leave
+// the others alone, and stops dispatching after the first fatal error or
+// when ctx is cancelled (requests in flight finish). Unless NoRecalc, it
+// then recalculates each scorecard linked to a changed plan once. The
+// report says what was and was not applied.
+func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *RunReport {
+	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(cs.Plans))}
+	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	for i, d := range cs.Plans {
+		p.Go(func() {
+			res := r.applyPlan(ctx, d)
+			rep.Plans[i] = res
+			r.done.Add(1)
+			if r.opts.OnPlanDone != nil {
+				r.mu.Lock()
+				r.opts.OnPlanDone(res)
+				r.mu.Unlock()
+			}
+		})
+	}
+	p.Wait()
+
+	if !r.opts.NoRecalc {
+		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
+	}
+	rep.Requests = r.gate.snapshot()
+	rep.Fatal = r.gate.Fatal()
+	rep.Interrupted = ctx.Err() != nil
+	rep.Finished = r.opts.now()
+	return rep
+}
+
+// applyPlan applies one PlanDiff.
+func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
+	res := &PlanResult{Diff: d, PlanID: d.PlanID()}
+	switch d.Action {
+	case ActionUnchanged:
+		res.Outcome = OutcomeUnchanged
+		for _, t := range d.Targets {
+			res.Targets = append(res.Targets, TargetResult{Diff: t})
+		}
+		return res
+	case ActionFailed:
+		res.Outcome = OutcomeFailed
+		if strings.HasPrefix(d.Reason, "not compared: not sent") {
+			res.Outcome = OutcomeNotApplied
+		}
+		res.Err = errors.New(d.Reason)
+		return res
+	}
+	if err := r.gate.stopErr(ctx); err != nil {
+		res.Outcome, res.Err = OutcomeNotApplied, err
+		return res
+	}
+	svc := r.account(d.Account)
+	if svc == nil {
+		res.Outcome, res.Err = OutcomeFailed, fmt.Errorf("account %q is not configured", d.Account)
+		return res
+	}
+
+	work := d
+	switch d.Action {
+	case ActionCreate, ActionRecreate:
+		skip := map[int64]bool{}
+		if d.Server != nil {
+			skip[d.Server.ID] = true
+		}
+		created, notes, err := r.create(ctx, svc, d, skip)
+		res.Notes = append(res.Notes, notes...)
+		if err != nil {
+			res.Err = err
+			res.Outcome = OutcomeFailed
+			if errors.Is(err, ErrStopped) {
+				res.Outcome = OutcomeNotApplied
+			}
+			if d.Action == ActionRecreate {
+				res.Err = fmt.Errorf("the new plan could not be created, so plan %d was kept unchanged: %w", d.Server.ID, err)
+			}
+			return res
+		}
+		res.Wrote = true
+		res.PlanID = created.ID
+		res.Outcome = OutcomeCreated
+		if d.Action == ActionRecreate {
+			res.OldPlanID = d.Server.ID
+			res.Outcome = OutcomeRecreated
+			if err := svc.DeletePlan(ctx, d.Server.ID); err != nil && !errors.Is(err, ErrNotFound) {
+				res.Err = fmt.Errorf("created plan %d with the new dates, but the old plan %d could not be deleted (%v); "+
+					"delete plan %d by hand, or the next run will find two plans", created.ID, d.Server.ID, err, d.Server.ID)
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.Server.ID))
+			}
+		}
+		// The created plan holds the prefill (or zeros): patch only what differs.
+		work = Diff(d.Input, created, r.opts.Diff)
+		work.Account, work.Company = d.Account, d.Company
+		if work.Action == ActionFailed {
+			res.Err = fmt.Errorf("plan %d was created but its targets cannot be patched: %s", created.ID, work.Reason)
+			res.Outcome = OutcomeFailed
+			return res
+		}
+	default:
+		res.Outcome = OutcomeUpdated
+	}
+
+	// Metadata and targets, concurrently; the plan exists now.
+	var mu sync.Mutex
+	var errs []error
+	tp := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	if !work.Meta.IsZero() {
+		tp.Go(func() {
+			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plan metadata (%s) not updated: %w", fieldNames(work.Fields), err))
+				return
+			}
+			res.MetaUpdated, res.Wrote = true, true
+		})
+	}
+	res.Targets = make([]TargetResult, len(work.Targets))
+	for i, t := range work.Targets {
+		res.Targets[i] = TargetResult{Diff: t}
+		if len(t.Changes) == 0 {
+			continue
+		}
+		tp.Go(func() {
+			_, err := svc.UpdateTarget(ctx, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
+				errs = append(errs, res.Targets[i].Err)
+				return
+			}
+			res.Targets[i].Patched, res.Wrote = true, true
+			r.patched.Add(1)
+			r.counters.Add(int64(len(t.Changes)))
+		})
+	}
+	tp.Wait()
+	if len(errs) > 0 {
+		stoppedOnly := true
+		for _, e := range errs {
+			stoppedOnly = stoppedOnly && errors.Is(e, ErrStopped)
+		}
+		msg := errs[0].Error()
+		if len(errs) > 1 {
+			msg = fmt.Sprintf("%s (and %d more failures)", msg, len(errs)-1)
+		}
+		res.Err = errors.New(msg)
+		if stoppedOnly && !res.Wrote {
+			res.Outcome = OutcomeNotApplied
+			res.Err = errs[0]
+		} else {
+			res.Outcome = OutcomeFailed
+		}
+	}
+	return res
+}
+
+func fieldNames(fs []FieldChange) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Field
+	}
+	return strings.Join(names, ", ")
+}
+
+// account returns the gated service of the named account.
+func (r *Runner) account(name string) PlanService {
+	for _, a := range r.accounts {
+		if a.Name == name {
+			return a.Service
+		}
+	}
+	return nil
+}
+
+// create sends the create request of d and never duplicates a plan: when
+// the POST gets no clear answer, the account's plans are listed again; a
+// plan with d's name and start date that was not there before (ids in skip
+// were) is adopted, otherwise the POST is sent again, up to
+// RunOptions.CreateAttempts times.
+func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip map[int64]bool) (*Plan, []string, error) {
+	attempts := r.opts.CreateAttempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	var notes []string
+	for attempt := 1; ; attempt++ {
+		p, err := svc.CreatePlan(ctx, *d.Create)
+		if err == nil {
+			if len(p.Milestones) == 0 {
+				// A create response without milestones: read the plan.
+				full, gerr := svc.GetPlan(ctx, p.ID)
+				if gerr != nil {
+					return nil, notes, fmt.Errorf("plan %d was created but could not be read back: %w", p.ID, gerr)
+				}
+				p = full
+			}
+			return p, notes, nil
+		}
+		if !errors.Is(err, ErrUnclearOutcome) {
+			return nil, notes, fmt.Errorf("create rejected: %w", err)
+		}
+		list, lerr := svc.ListPlans(ctx)
+		if lerr != nil {
+			return nil, notes, fmt.Errorf("the create request got no clear answer (%v) and the plans could not be listed to check whether it was applied (%w); "+
+				"list the account's plans before running again", err, lerr)
+		}
+		found := plansByKey(list, d.Create.Name, d.Create.StartDate, skip)
+		switch {
+		case len(found) == 1:
+			full, gerr := svc.GetPlan(ctx, found[0].ID)
+			if gerr != nil {
+				return nil, notes, fmt.Errorf("the create request got no clear answer; plan %d was created by it but could not be read: %w", found[0].ID, gerr)
+			}
+			notes = append(notes, fmt.Sprintf("the create request got no clear answer (%v); the plan had been created as plan %d and was adopted, not created twice", err, full.ID))
+			return full, notes, nil
+		case len(found) > 1:
+			return nil, notes, fmt.Errorf("the create request got no clear answer and now %d plans named %q start %s; check them on the service", len(found), d.Create.Name, d.Create.StartDate)
+		}
+		if attempt >= attempts {
+			return nil, notes, fmt.Errorf("the create request got no clear answer %d times and the plan was not created: %w", attempt, err)
+		}
+		notes = append(notes, fmt.Sprintf("the create request got no clear answer (%v) and the plan was not created; sent it again", err))
+	}
+}

@@ -1,0 +1,399 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, w *world, plans []*InputPlan, opts RunOptions) (*ChangeSet, *RunReport) {
+	t.Helper()
+	r := NewRunner(w.accounts, w.finder, opts)
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return cs, r.Apply(context.Background(), cs, time.Now())
+}
+
+func TestApplyCreatesThenNothing(t *testing.T) {
+	w := newWorld()
+	plans := func() []*InputPlan {
+		return []*InputPlan{
+			inPlan(acmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 0}, map[string]int64{wfs: 4}),
+			inPlan(acmeCo.VATNumber, "Acme B", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 7, wfs: 2}),
+			inPlan(craneCo.VATNumber, "Crane", "2025-09-01", "2027-08-31", "scorecard_bluecrane_2025", map[string]int64{ifu: 1}),
+		}
+	}
+	_, rep := run(t, w, plans(), RunOptions{})
+	if !rep.OK() {
+		var b bytes.Buffer
+		rep.WriteSummary(&b)
+		t.Fatalf("run not ok:\n%s", b.String())
+	}
+	s := rep.Summary()
+	if s.PlansCreated != 3 {
+		t.Errorf("created %d, want 3", s.PlansCreated)
+	}
+	// Acme A: 2 targets (amt 3; wfs 4); Acme B: prefill 7 everywhere, so only wfs 2; Crane: ifu 1.
+	if s.TargetsPatched != 4 || s.CountersChanged != 4 {
+		t.Errorf("patched %d targets / %d counters, want 4 / 4", s.TargetsPatched, s.CountersChanged)
+	}
+	if len(w.acme.plans) != 2 || len(w.crane.plans) != 1 {
+		t.Fatalf("acme has %d plans, bluecrane %d", len(w.acme.plans), len(w.crane.plans))
+	}
+	for _, p := range w.crane.plans {
+		if p.Name != "Crane" || p.Milestones[0].Targets[0].Counters[ifu] != 1 || p.Milestones[0].Targets[0].Counters[amt] != 7 {
+			t.Errorf("crane plan not as the file says: %+v", p.Milestones[0].Targets[0].Counters[ifu])
+		}
+	}
+	if got := w.finder.calls.Load(); got != 2 {
+		t.Errorf("lookups = %d, want 2 (one per distinct identifier set)", got)
+	}
+	recalcs := map[string]bool{}
+	for _, rc := range rep.Recalcs {
+		if !rc.Accepted {
+			t.Errorf("recalc %s failed: %v", rc.ScorecardID, rc.Err)
+		}
+		recalcs[rc.Account+"/"+rc.ScorecardID] = true
+	}
+	if len(recalcs) != 2 || !recalcs["acme/scorecard_acme_2025"] || !recalcs["bluecrane/scorecard_bluecrane_2025"] {
+		t.Errorf("recalcs = %v", recalcs)
+	}
+	rows := rep.Rows()
+	if len(rows) != 4 {
+		t.Fatalf("rows = %d, want one per input target (4)", len(rows))
+	}
+	for _, row := range rows {
+		if row.Outcome != OutcomeCreated || row.PlanID == 0 || row.TargetID == 0 || row.MilestoneID == 0 {
+			t.Errorf("row %+v", row)
+		}
+	}
+
+	// Second run: nothing to send.
+	before := w.acme.writes() + w.crane.writes()
+	cs, rep := run(t, w, plans(), RunOptions{})
+	if cs.HasChanges() {
+		var b bytes.Buffer
+		cs.Render(&b, RenderOptions{})
+		t.Errorf("second run has changes:\n%s", b.String())
+	}
+	if after := w.acme.writes() + w.crane.writes(); after != before {
+		t.Errorf("second run sent %d writes", after-before)
+	}
+	if s := rep.Summary(); s.PlansUnchanged != 3 || len(rep.Recalcs) != 0 {
+		t.Errorf("second run summary %+v, recalcs %d", s, len(rep.Recalcs))
+	}
+	if c := w.acme.count("list"); c != 2 {
+		t.Errorf("acme listed %d times over two runs, want 2", c)
+	}
+}
+
+func TestApplyUpdateOnlyDiffering(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	_, rep := run(t, w, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1, wfs: 1})},
+		RunOptions{NoRecalc: true})
+	if !rep.OK() {
+		t.Fatal("first run failed")
+	}
+	in := inPlan("", "P", "2025-09-01", "", "", map[string]int64{amt: 1, wfs: 2, ifu: 0})
+	in.Sector = "Construction"
+	w.acme.calls = map[string]int{}
+	cs, rep := run(t, w, []*InputPlan{in}, RunOptions{})
+	if cs.Plans[0].Action != ActionUpdate {
+		t.Fatalf("action %s", cs.Plans[0].Action)
+	}
+	if w.acme.count("target") != 1 || w.acme.count("update") != 1 || w.acme.count("create") != 0 {
+		t.Errorf("calls %v", w.acme.calls)
+	}
+	if rep.Rows()[0].Changed != 1 || rep.Rows()[0].Outcome != OutcomeUpdated {
+		t.Errorf("row %+v", rep.Rows()[0])
+	}
+}
+
+func TestRoutingFailuresFailOnlyTheirPlans(t *testing.T) {
+	w := newWorld()
+	ambiguous := inPlan(acmeCo.VATNumber, "Amb", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})
+	ambiguous.Company.Registration = craneCo.RegistrationNumber
+	plans := []*InputPlan{
+		inPlan(acmeCo.VATNumber, "Good", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}),
+		ambiguous,
+		inPlan("1111111111", "Unknown", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}),
+		inPlan(karooCo.VATNumber, "No account", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}),
+	}
+	cs, rep := run(t, w, plans, RunOptions{})
+	want := []struct {
+		action Action
+		has    string
+	}{
+		{ActionCreate, ""},
+		{ActionFailed, "ambiguous company"},
+		{ActionFailed, "company not found"},
+		{ActionFailed, "no configured account belongs to Karoo Sole Trader"},
+	}
+	for i, wt := range want {
+		d := cs.Plans[i]
+		if d.Action != wt.action || !strings.Contains(d.Reason, wt.has) {
+			t.Errorf("plan %d: %s %q, want %s containing %q", i, d.Action, d.Reason, wt.action, wt.has)
+		}
+	}
+	if s := rep.Summary(); s.PlansCreated != 1 || s.PlansFailed != 3 || rep.OK() {
+		t.Errorf("summary %+v", s)
+	}
+	if !strings.Contains(cs.Plans[1].Reason, "Acme Foods") || !strings.Contains(cs.Plans[1].Reason, "Blue Crane") {
+		t.Errorf("ambiguous message does not list the candidates: %s", cs.Plans[1].Reason)
+	}
+	if len(w.crane.plans) != 0 || len(w.acme.plans) != 1 {
+		t.Error("a failed plan was written")
+	}
+}
+
+func TestSingleAccountChecksCompany(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	plans := []*InputPlan{
+		inPlan("", "No company", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}),
+		inPlan(craneCo.VATNumber, "Other company", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}),
+	}
+	cs, _ := run(t, w, plans, RunOptions{})
+	if cs.Plans[0].Action != ActionCreate {
+		t.Errorf("plan without company: %s %s", cs.Plans[0].Action, cs.Plans[0].Reason)
+	}
+	if cs.Plans[1].Action != ActionFailed || !strings.Contains(cs.Plans[1].Reason, "belongs to company 8ovHrj") {
+		t.Errorf("plan of another company: %s %s", cs.Plans[1].Action, cs.Plans[1].Reason)
+	}
+	if ps := CheckRouting(plans, newWorld().accounts); len(ps) != 1 || ps[0].Severity != Error {
+		t.Errorf("CheckRouting with two accounts = %v", ps)
+	}
+}
+
+func TestAmbiguousPlan(t *testing.T) {
+	w := newWorld()
+	for range 2 {
+		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")})
+	}
+	cs, _ := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Twice", "2025-09-01", "", "", map[string]int64{amt: 1})}, RunOptions{})
+	if d := cs.Plans[0]; d.Action != ActionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
+		t.Errorf("%s %s", d.Action, d.Reason)
+	}
+}
+
+func TestLostCreateIsAdopted(t *testing.T) {
+	w := newWorld()
+	w.acme.lostCreates = 1
+	_, rep := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Lost", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
+	if !rep.OK() || len(w.acme.plans) != 1 || w.acme.count("create") != 1 {
+		t.Fatalf("ok=%v plans=%d creates=%d", rep.OK(), len(w.acme.plans), w.acme.count("create"))
+	}
+	if n := rep.Plans[0].Notes; len(n) != 1 || !strings.Contains(n[0], "adopted") {
+		t.Errorf("notes %v", n)
+	}
+	for _, p := range w.acme.plans {
+		if p.Milestones[0].Targets[0].Counters[amt] != 2 {
+			t.Error("adopted plan not patched")
+		}
+	}
+
+	w.crane.failCreates = 1
+	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
+	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 2 {
+		t.Fatalf("unclear create not applied must be sent again: ok=%v plans=%d creates=%d", rep.OK(), len(w.crane.plans), w.crane.count("create"))
+	}
+}
+
+func TestRecalcWaitsThrough409(t *testing.T) {
+	w := newWorld()
+	w.acme.conflicts = 3
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var slept []time.Duration
+	var events []RecalcEvent
+	opts := RunOptions{
+		RecalcBackoff: time.Second, RecalcBackoffMax: 3 * time.Second,
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Sleep: func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			now = now.Add(d)
+			slept = append(slept, d)
+			return nil
+		},
+		OnRecalc: func(e RecalcEvent) { events = append(events, e) },
+	}
+	r := NewRunner(w.accounts, w.finder, opts)
+	res := r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_acme_2025"}})
+	if !res[0].Accepted || res[0].Attempts != 4 {
+		t.Fatalf("result %+v", res[0])
+	}
+	if fmt.Sprint(slept) != "[1s 2s 3s]" {
+		t.Errorf("backoff %v, want capped doubling [1s 2s 3s]", slept)
+	}
+	if len(events) != 4 || events[0].Waiting != time.Second || !events[3].Done {
+		t.Errorf("events %+v", events)
+	}
+
+	w.acme.conflicts = 1000
+	opts.RecalcWait = 10 * time.Second
+	slept = nil
+	r = NewRunner(w.accounts, w.finder, opts)
+	res = r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_acme_2025"}})
+	if res[0].Accepted || !strings.Contains(res[0].Err.Error(), "still running after waiting 10s") {
+		t.Fatalf("result %+v %v", res[0], res[0].Err)
+	}
+	if fmt.Sprint(slept) != "[1s 2s 3s 3s 1s]" {
+		t.Errorf("slept %v, want the wait to end exactly at --recalc-wait", slept)
+	}
+	res = r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_nope"}})
+	if res[0].Accepted || !errors.Is(res[0].Err, ErrNotFound) {
+		t.Errorf("unknown scorecard: %v", res[0].Err)
+	}
+}
+
+func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
+	w := newWorld()
+	w.acme.delay, w.crane.delay = 2*time.Millisecond, 2*time.Millisecond
+	var plans []*InputPlan
+	for i := range 12 {
+		vat := acmeCo.VATNumber
+		if i%2 == 1 {
+			vat = craneCo.VATNumber
+		}
+		plans = append(plans, inPlan(vat, fmt.Sprint("P", i), "2025-09-01", "2030-08-31", "",
+			map[string]int64{amt: 1}, map[string]int64{amt: 2}, map[string]int64{amt: 3}))
+	}
+	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 3, NoRecalc: true})
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Apply(context.Background(), cs, time.Now())
+	if !rep.OK() {
+		t.Fatal("run failed")
+	}
+	inflight := w.acme.maxSeen.Load() + w.crane.maxSeen.Load()
+	if rep.Requests.MaxInFlight > 3 || w.acme.maxSeen.Load() > 3 || w.crane.maxSeen.Load() > 3 {
+		t.Errorf("max in flight %d (acme %d, crane %d), want <= 3", rep.Requests.MaxInFlight, w.acme.maxSeen.Load(), w.crane.maxSeen.Load())
+	}
+	if inflight < 2 {
+		t.Errorf("requests never overlapped (max %d); the bound is not exercised", inflight)
+	}
+	if got, want := rep.Requests.ByKind["update_target"], int64(36); got != want {
+		t.Errorf("target patches %d, want %d", got, want)
+	}
+}
+
+func TestFatalStopsDispatch(t *testing.T) {
+	w := newWorld()
+	w.crane.unauthorized = true
+	var plans []*InputPlan
+	for i := range 4 {
+		plans = append(plans, inPlan(acmeCo.VATNumber, fmt.Sprint("A", i), "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	}
+	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
+	cs, err := r.Plan(context.Background(), plans)
+	if !errors.Is(err, ErrStopped) || !errors.Is(r.Fatal(), ErrUnauthorized) {
+		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+	}
+	rep := r.Apply(context.Background(), cs, time.Now())
+	if w.acme.writes() != 0 {
+		t.Errorf("%d writes after a fatal error", w.acme.writes())
+	}
+	if rep.Fatal == nil || rep.Summary().PlansCreated != 0 {
+		t.Errorf("report %+v", rep.Summary())
+	}
+	var b bytes.Buffer
+	rep.WriteSummary(&b)
+	if !strings.Contains(b.String(), "fatal error") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
+func TestInterruptFinishesInFlightAndReports(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	w.acme.delay = 5 * time.Millisecond
+	var plans []*InputPlan
+	for i := range 20 {
+		plans = append(plans, inPlan("", fmt.Sprint("P", i), "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2, OnPlanDone: func(*PlanResult) { once.Do(cancel) }})
+	cs, err := r.Plan(ctx, plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Apply(ctx, cs, time.Now())
+	s := rep.Summary()
+	if !rep.Interrupted || s.PlansNotApplied == 0 || s.PlansCreated == 0 {
+		t.Fatalf("interrupted=%v summary %+v", rep.Interrupted, s)
+	}
+	if int(s.PlansCreated)+s.PlansFailed+s.PlansNotApplied != 20 {
+		t.Errorf("plans unaccounted for: %+v", s)
+	}
+	// Every plan the service holds is accounted for as created or failed (partly applied).
+	if len(w.acme.plans) != s.PlansCreated+s.PlansFailed {
+		t.Errorf("service holds %d plans, report says %d created + %d failed", len(w.acme.plans), s.PlansCreated, s.PlansFailed)
+	}
+	for _, row := range rep.Rows() {
+		if row.Outcome == OutcomeNotApplied && row.Error == "" {
+			t.Errorf("not applied row without reason: %+v", row)
+		}
+	}
+}
+
+func TestRecreateOnDateChange(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	run(t, w, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})}, RunOptions{})
+	in := func() []*InputPlan {
+		return []*InputPlan{inPlan("", "P", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 1})}
+	}
+	cs, rep := run(t, w, in(), RunOptions{})
+	if cs.Plans[0].Action != ActionFailed || rep.OK() {
+		t.Fatal("date change must fail without the flag")
+	}
+	cs, rep = run(t, w, in(), RunOptions{Diff: DiffOptions{RecreateOnDateChange: true}})
+	if cs.Plans[0].Action != ActionRecreate || !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+		t.Fatalf("recreate: %s %v", cs.Plans[0].Action, rep.Plans[0].Err)
+	}
+	if len(w.acme.plans) != 1 {
+		t.Fatalf("%d plans after recreate", len(w.acme.plans))
+	}
+	for id, p := range w.acme.plans {
+		if id != rep.Plans[0].PlanID || p.EndDate != MustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters[amt] != 1 {
+			t.Errorf("recreated plan %+v", p)
+		}
+	}
+}
+
+func TestTargetFailureIsReportedPerRow(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	run(t, w, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}, map[string]int64{amt: 1})}, RunOptions{})
+	var bad int64
+	for _, p := range w.acme.plans {
+		bad = p.Milestones[1].Targets[0].ID
+	}
+	w.acme.failTarget = bad
+	_, rep := run(t, w, []*InputPlan{inPlan("", "P", "2025-09-01", "", "", map[string]int64{amt: 2}, map[string]int64{amt: 2})}, RunOptions{})
+	rows := rep.Rows()
+	if rows[0].Outcome != OutcomeUpdated || rows[1].Outcome != OutcomeFailed || !strings.Contains(rows[1].Error, "not patched") {
+		t.Errorf("rows %+v", rows)
+	}
+	if rep.Plans[0].Outcome != OutcomeFailed || rep.OK() {
+		t.Error("plan with a failed target must fail")
+	}
+	var b bytes.Buffer
+	rep.WriteSummary(&b)
+	if !strings.Contains(b.String(), "partly applied") || !strings.Contains(b.String(), "1 of 2 target patches applied") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}

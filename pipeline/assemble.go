@@ -1,0 +1,634 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Assemble validates records (rows of flat tables, blocks of grid
+// workbooks) and groups them into plans: every value rule, the grouping by
+// plan key, duplicate and conflicting rows, the plan's dates and years and
+// the domain warnings. It reports every problem in one pass; plans are
+// returned in the order they first appear even when there are errors.
+func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
+	a := NewAssembler(cat)
+	for _, r := range records {
+		a.Add(r)
+	}
+	return a.Finish()
+}
+
+// Assembler is Assemble fed one record at a time, so that a reader can
+// stream a large file without holding its rows: only the domain model and
+// the little it needs to cite earlier rows are kept.
+type Assembler struct {
+	cat      *Catalog
+	races    []string // the catalog's races and genders, for the totals check
+	genders  []string
+	plans    []*asmPlan
+	byKey    map[PlanKey]*asmPlan
+	problems Problems
+	unknown  map[string]bool // file|sheet|counter names already reported
+}
+
+// NewAssembler returns an Assembler checking counter names against cat (nil
+// means the default catalog).
+func NewAssembler(cat *Catalog) *Assembler {
+	if cat == nil {
+		cat = DefaultCatalog()
+	}
+	return &Assembler{cat: cat, races: cat.Races(), genders: cat.Genders(), byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}}
+}
+
+// asmPlan collects one plan's rows.
+type asmPlan struct {
+	plan    *InputPlan
+	fields  map[string]asmField // plan column -> first value given and where
+	targets []*asmTarget
+}
+
+type asmField struct {
+	value  string
+	origin Origin
+}
+
+type asmTarget struct {
+	t           *InputTarget
+	yearOrigin  Origin // the year_number cell, when given
+	fyOrigin    Origin // the financial_year cell, when given
+	yearCellRaw string
+	fyCellRaw   string
+}
+
+// asmPlanColumns are the columns that describe the plan rather than a row.
+var asmPlanColumns = []string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+
+// asmRowValues are the parsed plan and year fields of one record.
+type asmRowValues struct {
+	planID     int64
+	planIDBad  bool
+	company    CompanyIDs
+	name       string
+	start, end Date
+	startBad   bool
+	sector     string
+	scorecard  string
+	yearNumber int
+	fy         FinancialYear
+	yearGiven  bool // year_number or financial_year written (valid or not)
+	targetType string
+	typeGiven  bool
+	given      map[string]string // plan column -> canonical value, for valid non-blank values
+}
+
+// Add validates one record and files it under its plan. It keeps nothing
+// of rec.Cells (the map may be reused for the next record), only the values
+// and origins it reads from it.
+func (a *Assembler) Add(rec Record) {
+	v := asmRowValues{given: map[string]string{}}
+	cell := func(col string) (Cell, bool) {
+		c, ok := rec.Cells[col]
+		return c, ok
+	}
+	errAt := func(c Cell, col, format string, args ...any) {
+		o := c.Origin
+		if o.File == "" {
+			o = rec.Origin
+		}
+		if o.Header == "" {
+			o.Header = col
+		}
+		a.problems.Errorf(o, asmCellText(c), format, args...)
+	}
+
+	if c, ok := cell(ColPlanID); ok {
+		n, set, err := IntegerValue(c)
+		switch {
+		case err != nil:
+			errAt(c, ColPlanID, "plan_id must be the whole-number id of an existing plan: %v", err)
+			v.planIDBad = true
+		case set && n <= 0:
+			errAt(c, ColPlanID, "plan_id must be a positive whole number")
+			v.planIDBad = true
+		case set:
+			v.planID = n
+			v.given[ColPlanID] = strconv.FormatInt(n, 10)
+		}
+	}
+	for _, col := range []string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
+		c, ok := cell(col)
+		if !ok {
+			continue
+		}
+		s, set, err := TextValue(c)
+		if err != nil {
+			errAt(c, col, "%s: %v", col, err)
+			continue
+		}
+		if !set {
+			continue
+		}
+		v.given[col] = s
+		switch col {
+		case ColCompanyVAT:
+			v.company.VAT = s
+		case ColCompanyRegistration:
+			v.company.Registration = s
+		case ColCompanyIDNumber:
+			v.company.IDNumber = s
+		case ColPlanName:
+			v.name = s
+		}
+	}
+	for _, col := range []string{ColStartDate, ColEndDate} {
+		c, ok := cell(col)
+		if !ok {
+			continue
+		}
+		d, set, err := DateValue(c)
+		if err != nil {
+			errAt(c, col, "%s: %v", col, err)
+			if col == ColStartDate {
+				v.startBad = true
+			}
+			continue
+		}
+		if !set {
+			continue
+		}
+		v.given[col] = d.String()
+		if col == ColStartDate {
+			v.start = d
+		} else {
+			v.end = d
+		}
+	}
+	if c, ok := cell(ColSector); ok {
+		s, set, err := TextValue(c)
+		switch {
+		case err != nil:
+			errAt(c, ColSector, "sector: %v", err)
+		case set:
+			if exact, sugg, found := NormalizeSector(s); found {
+				v.sector = exact
+				v.given[ColSector] = exact
+			} else {
+				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", s)
+				a.problems[len(a.problems)-1].Suggestions = sugg
+			}
+		}
+	}
+	if c, ok := cell(ColScorecardID); ok {
+		s, set, err := TextValue(c)
+		switch {
+		case err != nil:
+			errAt(c, ColScorecardID, "scorecard_id: %v", err)
+		case set && !strings.HasPrefix(s, "scorecard_"):
+			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", s)
+		case set:
+			v.scorecard = s
+			v.given[ColScorecardID] = s
+		}
+	}
+	var yearOrigin, fyOrigin Origin
+	var yearRaw, fyRaw string
+	if c, ok := cell(ColYearNumber); ok && !asmIsBlank(c) {
+		v.yearGiven = true
+		yearOrigin, yearRaw = asmOriginOf(c, rec, ColYearNumber), asmCellText(c)
+		n, _, err := IntegerValue(c)
+		switch {
+		case err != nil:
+			errAt(c, ColYearNumber, "year_number: %v; write 1 for the plan's first financial year, 2 for the second, and so on", err)
+		case n < 1 || n > 100:
+			errAt(c, ColYearNumber, "year_number must be 1 or more (1 is the plan's first financial year)")
+		default:
+			v.yearNumber = int(n)
+		}
+	}
+	if c, ok := cell(ColFinancialYear); ok && !asmIsBlank(c) {
+		v.yearGiven = true
+		fyOrigin, fyRaw = asmOriginOf(c, rec, ColFinancialYear), asmCellText(c)
+		fy, _, err := FinancialYearValue(c)
+		if err != nil {
+			errAt(c, ColFinancialYear, "financial_year: %v", err)
+		} else {
+			v.fy = fy
+		}
+	}
+	if c, ok := cell(ColTargetType); ok && !asmIsBlank(c) {
+		v.typeGiven = true
+		s, _, err := TextValue(c)
+		if err != nil {
+			errAt(c, ColTargetType, "target_type: %v", err)
+		} else if exact, sugg, found := NormalizeTargetType(s); found {
+			v.targetType = exact
+		} else {
+			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", s)
+			a.problems[len(a.problems)-1].Suggestions = sugg
+		}
+	}
+	if !v.typeGiven {
+		o := rec.Origin
+		if c, ok := cell(ColTargetType); ok {
+			o = asmOriginOf(c, rec, ColTargetType)
+		}
+		a.problems.Errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
+	}
+	if !v.yearGiven {
+		o := rec.Origin
+		if c, ok := cell(ColYearNumber); ok {
+			o = asmOriginOf(c, rec, ColYearNumber)
+		} else if c, ok := cell(ColFinancialYear); ok {
+			o = asmOriginOf(c, rec, ColFinancialYear)
+		}
+		a.problems.Errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
+	}
+
+	counters, cells := a.counters(rec)
+
+	// The plan key.
+	var key PlanKey
+	switch {
+	case v.planIDBad:
+		return
+	case v.planID != 0:
+		key = PlanKey{PlanID: v.planID}
+	case v.name == "":
+		o := rec.Origin
+		if c, ok := cell(ColPlanName); ok {
+			o = asmOriginOf(c, rec, ColPlanName)
+		}
+		a.problems.Errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
+		return
+	case v.startBad:
+		return
+	default:
+		key = PlanKey{Company: v.company, Name: v.name, StartDate: v.start}
+	}
+
+	acc := a.byKey[key]
+	if acc == nil {
+		acc = &asmPlan{plan: &InputPlan{Origin: rec.Origin}, fields: map[string]asmField{}}
+		a.byKey[key] = acc
+		a.plans = append(a.plans, acc)
+	}
+	for _, col := range asmPlanColumns {
+		val, ok := v.given[col]
+		if !ok {
+			continue
+		}
+		o := asmOriginOf(rec.Cells[col], rec, col)
+		if prev, seen := acc.fields[col]; seen {
+			if prev.value != val {
+				a.problems.Errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, prev.value, asmRef(prev.origin, o), val, col)
+			}
+			continue
+		}
+		acc.fields[col] = asmField{value: val, origin: o}
+		p := acc.plan
+		switch col {
+		case ColPlanID:
+			p.PlanID = v.planID
+		case ColCompanyVAT:
+			p.Company.VAT = val
+		case ColCompanyRegistration:
+			p.Company.Registration = val
+		case ColCompanyIDNumber:
+			p.Company.IDNumber = val
+		case ColPlanName:
+			p.Name = val
+		case ColStartDate:
+			p.StartDate = v.start
+		case ColEndDate:
+			p.EndDate = v.end
+		case ColSector:
+			p.Sector = val
+		case ColScorecardID:
+			p.ScorecardID = val
+		}
+	}
+	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
+		return
+	}
+	acc.targets = append(acc.targets, &asmTarget{
+		t: &InputTarget{
+			Origin:        rec.Origin,
+			YearNumber:    v.yearNumber,
+			FinancialYear: v.fy,
+			TargetType:    v.targetType,
+			Counters:      counters,
+			Cells:         cells,
+		},
+		yearOrigin: yearOrigin, fyOrigin: fyOrigin, yearCellRaw: yearRaw, fyCellRaw: fyRaw,
+	})
+}
+
+// counters validates the counter cells of a record.
+func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin) {
+	n := 0
+	for name := range rec.Cells {
+		if strings.HasPrefix(name, CounterPrefix) {
+			n++
+		}
+	}
+	counters := make(map[string]int64, n)
+	cells := make(map[string]Origin, n)
+	for name, c := range rec.Cells {
+		if !strings.HasPrefix(name, CounterPrefix) {
+			continue
+		}
+		o := asmOriginOf(c, rec, name)
+		if !a.cat.Has(name) {
+			k := o.File + "|" + o.Sheet + "|" + name
+			if !a.unknown[k] {
+				a.unknown[k] = true
+				a.problems = append(a.problems, Problem{Severity: Error, Origin: o, Value: name,
+					Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
+					Suggestions: a.cat.Suggest(name, 3)})
+			}
+			continue
+		}
+		n, set, err := CounterValue(c)
+		if err != nil {
+			a.problems.Errorf(o, asmCellText(c), "%s: %v", name, err)
+			continue
+		}
+		if set {
+			counters[name] = n
+			cells[name] = o
+		}
+	}
+	return counters, cells
+}
+
+func asmIsBlank(c Cell) bool {
+	return c.Kind == CellBlank || (c.Kind == CellText && strings.TrimSpace(c.Text) == "")
+}
+
+func asmCellText(c Cell) string {
+	if c.Kind == CellBlank {
+		return ""
+	}
+	return c.Text
+}
+
+func asmOriginOf(c Cell, rec Record, col string) Origin {
+	o := c.Origin
+	if o.File == "" {
+		o = rec.Origin
+	}
+	if o.Header == "" {
+		o.Header = col
+	}
+	return o
+}
+
+// Finish runs the plan-level checks and returns the plans and every problem.
+func (a *Assembler) Finish() ([]*InputPlan, Problems) {
+	plans := make([]*InputPlan, 0, len(a.plans))
+	for _, acc := range a.plans {
+		a.finishPlan(acc)
+		plans = append(plans, acc.plan)
+	}
+	ps := a.problems
+	ps.Sort()
+	return plans, ps
+}
+
+func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
+	if f, ok := acc.fields[col]; ok {
+		return f.origin
+	}
+	return acc.plan.Origin
+}
+
+func (a *Assembler) finishPlan(acc *asmPlan) {
+	p := acc.plan
+	if p.PlanID == 0 {
+		if p.StartDate.IsZero() {
+			a.problems.Errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
+		}
+		if p.EndDate.IsZero() {
+			a.problems.Errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
+		}
+	}
+	datesOK := true
+	if !p.StartDate.IsZero() && p.StartDate.Before(EarliestStart) {
+		a.problems.Errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
+	}
+	if !p.EndDate.IsZero() && p.EndDate.After(LatestEnd) {
+		a.problems.Warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
+	}
+	if !p.StartDate.IsZero() && !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
+		a.problems.Errorf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is before start_date %s", p.EndDate, p.StartDate)
+		datesOK = false
+	}
+	var years []FinancialYear
+	if datesOK && !p.StartDate.IsZero() && !p.EndDate.IsZero() {
+		years = PlanYears(p.StartDate, ClampEnd(p.EndDate))
+	}
+	first := FinancialYear(0)
+	if !p.StartDate.IsZero() {
+		first = FinancialYearOf(p.StartDate)
+	}
+	span := ""
+	if len(years) > 0 {
+		span = fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
+	}
+
+	type slot struct {
+		year string
+		tt   string
+	}
+	seen := map[slot]*asmTarget{}
+	for _, ta := range acc.targets {
+		t := ta.t
+		ok := true
+		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
+			want := first + FinancialYear(t.YearNumber-1)
+			if want != t.FinancialYear {
+				a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
+				ok = false
+			}
+		}
+		if ok && len(years) > 0 {
+			if t.YearNumber > len(years) {
+				a.problems.Errorf(ta.yearOrigin, ta.yearCellRaw, "year_number %d is outside the plan: %s", t.YearNumber, span)
+				ok = false
+			} else if t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]) {
+				a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is outside the plan: %s", t.FinancialYear, span)
+				ok = false
+			}
+		} else if ok && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first {
+			a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
+			ok = false
+		}
+		if ok && first != 0 {
+			if t.YearNumber == 0 {
+				t.YearNumber = int(t.FinancialYear-first) + 1
+			}
+			if t.FinancialYear == 0 {
+				t.FinancialYear = first + FinancialYear(t.YearNumber-1)
+			}
+		}
+		var s slot
+		switch {
+		case !ok:
+			continue
+		case t.YearNumber != 0:
+			s = slot{"y" + strconv.Itoa(t.YearNumber), t.TargetType}
+		default:
+			s = slot{"fy" + strconv.Itoa(int(t.FinancialYear)), t.TargetType}
+		}
+		if prev, dup := seen[s]; dup {
+			a.problems.Errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.t.Origin, t.Origin))
+			continue
+		}
+		seen[s] = ta
+		p.Targets = append(p.Targets, t)
+	}
+	sort.SliceStable(p.Targets, func(i, j int) bool {
+		ti, tj := p.Targets[i], p.Targets[j]
+		if yi, yj := asmSortYear(ti), asmSortYear(tj); yi != yj {
+			return yi < yj
+		}
+		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
+	})
+	a.domainWarnings(p)
+}
+
+func asmPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func asmYearLabel(t *InputTarget) string {
+	switch {
+	case t.YearNumber != 0 && t.FinancialYear != 0:
+		return fmt.Sprintf("%d (%s)", t.YearNumber, t.FinancialYear)
+	case t.YearNumber != 0:
+		return strconv.Itoa(t.YearNumber)
+	}
+	return t.FinancialYear.String()
+}
+
+func asmSortYear(t *InputTarget) int {
+	if t.YearNumber != 0 {
+		return t.YearNumber
+	}
+	return int(t.FinancialYear)
+}
+
+func asmTypeIndex(tt string) int {
+	for i, v := range TargetTypes {
+		if v == tt {
+			return i
+		}
+	}
+	return len(TargetTypes)
+}
+
+// domainWarnings warns about disabled counters above the matching
+// all_employees counters, and totals that disagree with their parts.
+func (a *Assembler) domainWarnings(p *InputPlan) {
+	byYear := map[int]map[string]*InputTarget{}
+	for _, t := range p.Targets {
+		y := asmSortYear(t)
+		if byYear[y] == nil {
+			byYear[y] = map[string]*InputTarget{}
+		}
+		byYear[y][t.TargetType] = t
+		a.totalWarnings(t)
+	}
+	for _, t := range p.Targets {
+		if t.TargetType != TargetDisabled {
+			continue
+		}
+		all := byYear[asmSortYear(t)][TargetAll]
+		if all == nil {
+			continue
+		}
+		for _, name := range a.cat.Names() {
+			d, okD := t.Counters[name]
+			n, okA := all.Counters[name]
+			if okD && okA && d > n {
+				a.problems.Warnf(t.Cells[name], strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.Cells[name], t.Cells[name]))
+			}
+		}
+	}
+}
+
+func (a *Assembler) totalWarnings(t *InputTarget) {
+	for _, race := range a.races {
+		for _, gender := range a.genders {
+			totalName, hasTotal := a.cat.Counter(race, gender, "total_permanent_employees")
+			total, totalSet := t.Counters[totalName]
+			sum, complete := int64(0), true
+			for _, level := range OccupationalLevels {
+				name, has := a.cat.Counter(race, gender, level)
+				v, set := t.Counters[name]
+				if !has || !set {
+					complete = false
+					break
+				}
+				sum += v
+			}
+			if hasTotal && totalSet && complete && sum != total {
+				a.problems.Warnf(t.Cells[totalName], strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", totalName, total, race, gender, sum)
+			}
+			grandName, hasGrand := a.cat.Counter(race, gender, "grand_total_employees")
+			tempName, hasTemp := a.cat.Counter(race, gender, "temporary_employees")
+			grand, grandSet := t.Counters[grandName]
+			temp, tempSet := t.Counters[tempName]
+			if hasGrand && hasTemp && hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
+				a.problems.Warnf(t.Cells[grandName], strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", grandName, grand, total, temp, race, gender, total+temp)
+			}
+		}
+	}
+}
+
+// RequireCompany reports every plan that names no company. With several
+// accounts configured the company decides the account, so each plan needs
+// at least one company identifier; Assemble cannot know the configuration,
+// so the commands that do call this.
+func RequireCompany(plans []*InputPlan) Problems {
+	var ps Problems
+	for _, p := range plans {
+		if p.Company.IsZero() {
+			ps.Errorf(p.Origin, "", "%s names no company: with several accounts configured, every plan needs company_vat_number, company_registration_number or company_id_number to choose the account", asmPlanLabel(p))
+		}
+	}
+	return ps
+}
+
+// asmRef cites an earlier place: its short reference ("Targets!F12",
+// "line 4") when it is in the same file as here, else with the file name.
+func asmRef(earlier, here Origin) string {
+	e := earlier
+	e.Header = ""
+	if earlier.File == here.File {
+		e.File = ""
+		return strings.TrimPrefix(strings.TrimPrefix(e.String(), "."), " ")
+	}
+	return e.String()
+}
+
+// asmPlanLabel names a plan in messages: its id, or its name with the
+// company and start date when known.
+func asmPlanLabel(p *InputPlan) string {
+	if p.PlanID != 0 {
+		return fmt.Sprintf("plan %d", p.PlanID)
+	}
+	s := fmt.Sprintf("plan %q", p.Name)
+	if !p.StartDate.IsZero() {
+		s += " starting " + p.StartDate.String()
+	}
+	if !p.Company.IsZero() {
+		s += " of company " + p.Company.String()
+	}
+	return s
+}

@@ -1,0 +1,207 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+// row builds a flat record from column=value pairs, each cell a text cell
+// with a CSV origin (line n, column i+1).
+func row(file string, line int, kv ...string) Record {
+	r := Record{Origin: Origin{File: file, Row: line}, Cells: map[string]Cell{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		c := Cell{Origin: Origin{File: file, Row: line, Column: i/2 + 1, Header: kv[i]}}
+		if strings.TrimSpace(kv[i+1]) != "" {
+			c.Kind, c.Text = CellText, kv[i+1]
+		}
+		r.Cells[kv[i]] = c
+	}
+	return r
+}
+
+func newPlanRow(line int, year, tt string, extra ...string) Record {
+	kv := append([]string{ColCompanyVAT, "4012345678", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, year, ColTargetType, tt}, extra...)
+	return row("a.csv", line, kv...)
+}
+
+func messages(ps Problems) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func wantProblem(t *testing.T, ps Problems, sev Severity, substr string) Problem {
+	t.Helper()
+	for _, p := range ps {
+		if p.Severity == sev && strings.Contains(p.Message, substr) {
+			return p
+		}
+	}
+	t.Fatalf("no %s containing %q in:\n%s", sev, substr, messages(ps))
+	return Problem{}
+}
+
+func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
+	n := "number_of_african_male_top_managers"
+	plans, ps := Assemble([]Record{
+		newPlanRow(2, "1", "all_employees", n, "3"),
+		newPlanRow(3, "1", "Disabled_Employees", n, "1"),
+		newPlanRow(4, "2", "all_employees", n, ""),
+		row("a.csv", 5, ColPlanID, "17", ColFinancialYear, "2026/27", ColTargetType, "all_employees", n, "9"),
+	}, nil)
+	if len(ps) != 0 {
+		t.Fatalf("problems:\n%s", messages(ps))
+	}
+	if len(plans) != 2 {
+		t.Fatalf("got %d plans", len(plans))
+	}
+	p := plans[0]
+	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != MustDate("2025-09-01") || len(p.Targets) != 3 {
+		t.Fatalf("plan = %+v", p)
+	}
+	if tg := p.Targets[1]; tg.TargetType != TargetDisabled || tg.Counters[n] != 1 || tg.YearNumber != 1 || tg.FinancialYear != 2025 {
+		t.Errorf("target = %+v", tg)
+	}
+	if tg := p.Targets[2]; len(tg.Counters) != 0 || tg.YearNumber != 2 || tg.FinancialYear != 2026 {
+		t.Errorf("blank counter must be absent (leave as is): %+v", tg)
+	}
+	if q := plans[1]; q.PlanID != 17 || q.Targets[0].FinancialYear != 2026 || q.Targets[0].YearNumber != 0 {
+		t.Errorf("existing plan = %+v %+v", q, q.Targets[0])
+	}
+	if c := p.Targets[0].Cells[n]; c.Row != 2 || c.Column != 7 {
+		t.Errorf("counter origin = %+v", c)
+	}
+}
+
+func TestAssembleConflictsAndDuplicates(t *testing.T) {
+	_, ps := Assemble([]Record{
+		row("a.csv", 2, ColPlanID, "5", ColSector, "Construction", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("b.csv", 7, ColPlanID, "5", ColSector, "Education", ColYearNumber, "1", ColTargetType, "all_employees"),
+	}, nil)
+	p := wantProblem(t, ps, Error, "sector disagrees")
+	if p.Origin.File != "b.csv" || p.Origin.Row != 7 || !strings.Contains(p.Message, "a.csv line 2") {
+		t.Errorf("conflict must cite both rows: %v", p)
+	}
+	d := wantProblem(t, ps, Error, "appears twice")
+	if !strings.Contains(d.Message, "a.csv line 2") || d.Origin.Row != 7 {
+		t.Errorf("duplicate must cite both rows: %v", d)
+	}
+}
+
+func TestAssembleDuplicateAcrossYearForms(t *testing.T) {
+	_, ps := Assemble([]Record{
+		newPlanRow(2, "1", "all_employees"),
+		row("a.csv", 3, ColCompanyVAT, "4012345678", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColFinancialYear, "2025/2026", ColTargetType, "all_employees"),
+	}, nil)
+	wantProblem(t, ps, Error, "appears twice: at line 2")
+}
+
+func TestAssemblePlanDates(t *testing.T) {
+	_, ps := Assemble([]Record{
+		row("a.csv", 2, ColPlanName, "Early", ColStartDate, "2025-08-31", ColEndDate, "2031-01-01", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 3, ColPlanName, "Backwards", ColStartDate, "2027-01-01", ColEndDate, "2026-01-01", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 4, ColPlanName, "NoDates", ColYearNumber, "1", ColTargetType, "all_employees"),
+	}, nil)
+	wantProblem(t, ps, Error, "start_date 2025-08-31 is before 2025-09-01")
+	wantProblem(t, ps, Warning, "clamp")
+	wantProblem(t, ps, Error, "end_date 2026-01-01 is before start_date")
+	wantProblem(t, ps, Error, "needs start_date")
+	wantProblem(t, ps, Error, "needs end_date")
+}
+
+func TestAssembleYearsOutsidePlan(t *testing.T) {
+	base := []string{ColPlanName, "Short", ColStartDate, "2026-03-01", ColEndDate, "2027-02-28", ColTargetType, "all_employees"}
+	_, ps := Assemble([]Record{
+		row("a.csv", 2, append(base, ColYearNumber, "3")...),
+		row("a.csv", 3, append(base, ColFinancialYear, "2024/25")...),
+		row("a.csv", 4, append(base, ColYearNumber, "1", ColFinancialYear, "2026/27")...),
+		row("a.csv", 5, append(base, ColYearNumber, "2", ColFinancialYear, "2026/27")...),
+	}, nil)
+	// 2026-03-01 .. 2027-02-28 spans 2025/26 and 2026/27.
+	wantProblem(t, ps, Error, "year_number 3 is outside the plan")
+	wantProblem(t, ps, Error, "financial_year 2024/25 is outside the plan")
+	p := wantProblem(t, ps, Error, "year_number 1 and financial_year 2026/27 disagree")
+	if p.Origin.Header != ColFinancialYear {
+		t.Errorf("disagreement should point at financial_year: %+v", p.Origin)
+	}
+	if ps.Count(Error) != 3 {
+		t.Errorf("want exactly 3 errors (year 2 = 2026/27 is right):\n%s", messages(ps))
+	}
+}
+
+func TestAssembleDomainWarnings(t *testing.T) {
+	cat := DefaultCatalog()
+	all := []string{}
+	dis := []string{}
+	for i, level := range OccupationalLevels {
+		name, _ := cat.Counter("indian", "female", level)
+		all = append(all, name, "2")
+		v := "0"
+		if i == 0 {
+			v = "3" // above all_employees' 2
+		}
+		dis = append(dis, name, v)
+	}
+	total, _ := cat.Counter("indian", "female", "total_permanent_employees")
+	temp, _ := cat.Counter("indian", "female", "temporary_employees")
+	grand, _ := cat.Counter("indian", "female", "grand_total_employees")
+	all = append(all, total, "12", temp, "1", grand, "14")
+	dis = append(dis, total, "3")
+	_, ps := Assemble([]Record{newPlanRow(2, "1", "all_employees", all...), newPlanRow(3, "1", "disabled_employees", dis...)}, cat)
+	if ps.HasErrors() {
+		t.Fatalf("errors:\n%s", messages(ps))
+	}
+	w := wantProblem(t, ps, Warning, "above the same counter for all_employees")
+	if w.Origin.Row != 3 || w.Origin.Header != "number_of_indian_female_top_managers" {
+		t.Errorf("warning origin = %+v", w.Origin)
+	}
+	wantProblem(t, ps, Warning, "grand_total_employees is 14, but total permanent (12) plus temporary (1)")
+	if ps.Count(Warning) != 2 {
+		t.Errorf("totals that add up must not warn:\n%s", messages(ps))
+	}
+	// A total with a part missing is not checked.
+	_, ps = Assemble([]Record{newPlanRow(2, "1", "all_employees", total, "99", all[0], "1")}, cat)
+	if len(ps) != 0 {
+		t.Errorf("partial totals warned:\n%s", messages(ps))
+	}
+}
+
+func TestAssembleRowProblems(t *testing.T) {
+	_, ps := Assemble([]Record{
+		row("a.csv", 2, ColPlanName, "X", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColTargetType, "all_employees", "number_of_nobody_male_top_managers", "1"),
+		row("a.csv", 3, ColPlanName, "X", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "2", "number_of_nobody_male_top_managers", "1"),
+		row("a.csv", 4, ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 5, ColPlanID, "0", ColYearNumber, "1", ColTargetType, "all_employees"),
+	}, nil)
+	wantProblem(t, ps, Error, "neither year_number nor financial_year")
+	wantProblem(t, ps, Error, "target_type is missing")
+	wantProblem(t, ps, Error, "neither plan_id nor plan_name")
+	wantProblem(t, ps, Error, "plan_id must be a positive")
+	u := wantProblem(t, ps, Error, "not a counter of the catalog")
+	if len(u.Suggestions) == 0 {
+		t.Error("no suggestions for an unknown counter")
+	}
+	n := 0
+	for _, p := range ps {
+		if strings.Contains(p.Message, "not a counter") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("an unknown counter is reported once per file and sheet, got %d", n)
+	}
+}
+
+func TestRequireCompany(t *testing.T) {
+	plans, _ := Assemble([]Record{
+		newPlanRow(2, "1", "all_employees"),
+		row("a.csv", 3, ColPlanID, "4", ColYearNumber, "1", ColTargetType, "all_employees"),
+	}, nil)
+	ps := RequireCompany(plans)
+	if len(ps) != 1 || ps[0].Origin.Row != 3 || !strings.Contains(ps[0].Message, "plan 4 names no company") {
+		t.Errorf("RequireCompany = %s", messages(ps))
+	}
+}

@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ChangeSet is the difference between a batch of input plans and the
+// service: one PlanDiff per input plan, in input order. `eepipe apply`
+// executes it, `apply --dry-run` and `eepipe diff` print it with Render,
+// and `eepipe reconcile` reports it cell by cell (CounterChange.Origin).
+type ChangeSet struct {
+	Plans []*PlanDiff `json:"plans"`
+}
+
+// DiffSummary counts a ChangeSet.
+type DiffSummary struct {
+	Create           int `json:"create"`
+	Update           int `json:"update"`
+	Recreate         int `json:"recreate"`
+	Unchanged        int `json:"unchanged"`
+	Failed           int `json:"failed"`
+	TargetsToPatch   int `json:"targets_to_patch"`
+	CountersToChange int `json:"counters_to_change"`
+}
+
+// Summary counts the plans by action and the targets and counters to send.
+func (cs *ChangeSet) Summary() DiffSummary {
+	var s DiffSummary
+	for _, d := range cs.Plans {
+		switch d.Action {
+		case ActionCreate:
+			s.Create++
+		case ActionUpdate:
+			s.Update++
+		case ActionRecreate:
+			s.Recreate++
+		case ActionUnchanged:
+			s.Unchanged++
+		case ActionFailed:
+			s.Failed++
+		}
+		if d.Action.Changes() {
+			s.TargetsToPatch += d.TargetsToPatch()
+			s.CountersToChange += d.CountersToChange()
+		}
+	}
+	return s
+}
+
+// HasChanges reports whether applying would send any write.
+func (cs *ChangeSet) HasChanges() bool {
+	for _, d := range cs.Plans {
+		if d.Action.Changes() {
+			return true
+		}
+	}
+	return false
+}
+
+// HasFailures reports whether any plan cannot be applied.
+func (cs *ChangeSet) HasFailures() bool {
+	for _, d := range cs.Plans {
+		if d.Action == ActionFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// String formats the summary on one line.
+func (s DiffSummary) String() string {
+	return fmt.Sprintf("%d to create, %d to update, %d to recreate, %d unchanged, %d failed; %d targets to patch, %d counters to change",
+		s.Create, s.Update, s.Recreate, s.Unchanged, s.Failed, s.TargetsToPatch, s.CountersToChange)
+}
+
+// RenderOptions tune ChangeSet.Render.
+type RenderOptions struct {
+	// Unchanged lists unchanged plans one per line (default: only counted).
+	Unchanged bool
+	// MaxCounters limits the counters listed per target; 0 lists all.
+	MaxCounters int
+}
+
+// Render writes the change set like a plan, for people:
+//
+//   - create plan "Acme 2026" starting 2026-09-01 (account acme, company Acme Foods (Pty) Ltd)
+//     pre-filled from scorecard scorecard_acme_2025
+//     year 1 (2026/27) all_employees
+//     number_of_african_male_top_managers  (prefill) -> 3
+//     ~ update plan 17 "Acme 2025" (account acme)
+//     sector: "Manufacturing" -> "Construction"
+//     year 2 (2026/27) disabled_employees
+//     number_of_white_female_senior_managers  2 -> 1
+//     -/+ recreate plan 18 ...
+//     ! failed plan "X" starting 2026-09-01: company not found ...
+//     = unchanged plan 19 "Y"
+//
+// and a summary line.
+func (cs *ChangeSet) Render(w io.Writer, opts RenderOptions) error {
+	var b strings.Builder
+	for _, d := range cs.Plans {
+		if d.Action == ActionUnchanged && !opts.Unchanged {
+			continue
+		}
+		renderPlan(&b, d, opts)
+	}
+	s := cs.Summary()
+	if !opts.Unchanged && s.Unchanged > 0 {
+		fmt.Fprintf(&b, "(%d unchanged plans not listed)\n", s.Unchanged)
+	}
+	fmt.Fprintf(&b, "Plan: %s.\n", s)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var actionSigns = map[Action]string{
+	ActionCreate: "+", ActionUpdate: "~", ActionRecreate: "-/+", ActionUnchanged: "=", ActionFailed: "!",
+}
+
+func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
+	fmt.Fprintf(b, "%s %s %s", actionSigns[d.Action], d.Action, d.Title())
+	var where []string
+	if d.Account != "" {
+		where = append(where, "account "+d.Account)
+	}
+	if d.Company != nil {
+		where = append(where, fmt.Sprintf("company %s (%s)", d.Company.TradingName, d.Company.ID))
+	} else if d.Input != nil && !d.Input.Company.IsZero() {
+		where = append(where, "company "+d.Input.Company.String())
+	}
+	if len(where) > 0 {
+		fmt.Fprintf(b, " (%s)", strings.Join(where, ", "))
+	}
+	if d.Action == ActionFailed {
+		fmt.Fprintf(b, ": %s\n", d.Reason)
+		if d.Input != nil && d.Input.Origin.File != "" {
+			fmt.Fprintf(b, "    in %s\n", d.Input.Origin)
+		}
+		return
+	}
+	b.WriteByte('\n')
+	if d.Action == ActionRecreate {
+		fmt.Fprintf(b, "    %s\n", d.Reason)
+	}
+	if d.Create != nil && d.Create.ScorecardID != "" {
+		fmt.Fprintf(b, "    pre-filled from scorecard %s\n", d.Create.ScorecardID)
+	}
+	for _, f := range d.Fields {
+		if d.Action == ActionCreate {
+			fmt.Fprintf(b, "    %s: %q\n", f.Field, f.New)
+			continue
+		}
+		fmt.Fprintf(b, "    %s: %q -> %q\n", f.Field, f.Old, f.New)
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if len(t.Changes) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "    %s", t.Label())
+		if t.TargetID != 0 {
+			fmt.Fprintf(b, " (target %d)", t.TargetID)
+		}
+		fmt.Fprintf(b, ": %d counter(s)\n", len(t.Changes))
+		width := 0
+		for _, c := range t.Changes {
+			width = max(width, len(c.Name))
+		}
+		for j, c := range t.Changes {
+			if opts.MaxCounters > 0 && j == opts.MaxCounters {
+				fmt.Fprintf(b, "      ... and %d more\n", len(t.Changes)-j)
+				break
+			}
+			old := "(prefill)"
+			if c.OldKnown {
+				old = fmt.Sprint(c.Old)
+			}
+			fmt.Fprintf(b, "      %-*s  %s -> %d\n", width, c.Name, old, c.New)
+		}
+	}
+}

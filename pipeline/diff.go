@@ -1,0 +1,520 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Action is what making the service match one input plan takes.
+type Action int
+
+// Actions of a PlanDiff.
+const (
+	// ActionUnchanged: the plan exists and already holds every value the
+	// file sets; nothing is sent.
+	ActionUnchanged Action = iota
+	// ActionCreate: the plan is not on the service; it is created (with
+	// scorecard prefill when the file names a scorecard), then its targets
+	// are patched with the counters that differ from the created plan.
+	ActionCreate
+	// ActionUpdate: the plan exists; its metadata is patched when it
+	// differs, and each target with differing counters is patched with
+	// only those counters.
+	ActionUpdate
+	// ActionRecreate: the plan exists but the file changes its dates,
+	// which the service fixes at creation; with
+	// DiffOptions.RecreateOnDateChange the plan is created again with the
+	// new dates and the old one deleted.
+	ActionRecreate
+	// ActionFailed: the plan cannot be applied; PlanDiff.Reason says why.
+	ActionFailed
+)
+
+var actionNames = [...]string{"unchanged", "create", "update", "recreate", "failed"}
+
+// String returns "unchanged", "create", "update", "recreate" or "failed".
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("action(%d)", int(a))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (a *Action) UnmarshalText(b []byte) error {
+	for i, n := range actionNames {
+		if n == string(b) {
+			*a = Action(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown plan action %q", b)
+}
+
+// Changes reports whether the action sends a write.
+func (a Action) Changes() bool { return a == ActionCreate || a == ActionUpdate || a == ActionRecreate }
+
+// DiffOptions tune Diff.
+type DiffOptions struct {
+	// RecreateOnDateChange turns a change of an existing plan's dates from
+	// a failure into ActionRecreate.
+	RecreateOnDateChange bool
+}
+
+// FieldChange is one plan metadata field whose file value differs from the
+// service's: "name", "sector", "scorecard_id", and for ActionRecreate
+// "start_date" and "end_date". Old is "" when the service holds null or
+// the plan does not exist yet.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Old    string `json:"old"`
+	New    string `json:"new"`
+	Origin Origin `json:"origin"` // where the plan is described in the file
+}
+
+// CounterChange is one counter the file sets to a value the service does
+// not hold.
+type CounterChange struct {
+	Name string `json:"counter"`
+	// Old is the service's value. OldKnown is false when it cannot be known
+	// before the write: a plan to be created with scorecard prefill (the
+	// service fills the counters from the scorecard's workforce).
+	Old      int64 `json:"old"`
+	OldKnown bool  `json:"old_known"`
+	New      int64 `json:"new"`
+	// Origin is the file cell the new value was read from
+	// (InputTarget.Cells), so a report can mark that exact cell.
+	Origin Origin `json:"origin"`
+}
+
+// String formats the change as "name old -> new" ("(prefill)" for an
+// unknown old value).
+func (c CounterChange) String() string {
+	old := "(prefill)"
+	if c.OldKnown {
+		old = fmt.Sprint(c.Old)
+	}
+	return fmt.Sprintf("%s %s -> %d", c.Name, old, c.New)
+}
+
+// TargetDiff is the difference for one input target (one row of a flat
+// file, one grid of a grid workbook).
+type TargetDiff struct {
+	Input         *InputTarget  `json:"-"`
+	YearNumber    int           `json:"year_number"`
+	FinancialYear FinancialYear `json:"financial_year"`
+	TargetType    string        `json:"target_type"`
+	// MilestoneID and TargetID locate the target on the service; both are
+	// 0 while the plan does not exist (ActionCreate, ActionRecreate).
+	MilestoneID int64 `json:"milestone_id,omitempty"`
+	TargetID    int64 `json:"target_id,omitempty"`
+	// Changes lists the counters to send, in catalog order; counters the
+	// file leaves blank never appear.
+	Changes []CounterChange `json:"changes,omitempty"`
+	// Same counts the counters the file sets that already hold its value.
+	Same int `json:"same"`
+}
+
+// Patch returns the body of the target update: only the changed counters.
+func (t *TargetDiff) Patch() map[string]int64 {
+	m := make(map[string]int64, len(t.Changes))
+	for _, c := range t.Changes {
+		m[c.Name] = c.New
+	}
+	return m
+}
+
+// Label formats the target for messages: "year 2 (2026/27) all_employees".
+func (t *TargetDiff) Label() string {
+	if t.FinancialYear != 0 {
+		return fmt.Sprintf("year %d (%s) %s", t.YearNumber, t.FinancialYear, t.TargetType)
+	}
+	return fmt.Sprintf("year %d %s", t.YearNumber, t.TargetType)
+}
+
+// PlanDiff is the difference between one input plan and the service: what
+// apply would do, and why. It is computed by Diff (one plan against its
+// stored state) and by Runner.Plan, which also resolves the company and
+// the account and fills Account and Company.
+type PlanDiff struct {
+	Input *InputPlan `json:"-"`
+	// Server is the stored plan with milestones, or nil when the plan is
+	// not on the service (or could not be read).
+	Server *Plan `json:"-"`
+	// Account is the name of the account the plan belongs to; Company the
+	// company record found by the lookup (nil when no lookup was made).
+	Account string   `json:"account,omitempty"`
+	Company *Company `json:"company,omitempty"`
+
+	Action Action `json:"action"`
+	// Reason explains ActionFailed in plain words, and ActionRecreate.
+	Reason string `json:"reason,omitempty"`
+	// Create is what the create request sends (ActionCreate, ActionRecreate).
+	Create *NewPlan `json:"-"`
+	// Meta is the metadata update (ActionUpdate); zero sends nothing.
+	Meta PlanChange `json:"-"`
+	// Fields lists the metadata differences in words, for reports.
+	Fields []FieldChange `json:"fields,omitempty"`
+	// Targets has one entry per input target, in input order, also for
+	// targets without changes. Empty for failures found before matching.
+	Targets []TargetDiff `json:"targets,omitempty"`
+}
+
+// Failed returns a PlanDiff that fails in with reason.
+func Failed(in *InputPlan, reason string) *PlanDiff {
+	return &PlanDiff{Input: in, Action: ActionFailed, Reason: reason}
+}
+
+// PlanID returns the id of the stored plan, or 0.
+func (d *PlanDiff) PlanID() int64 {
+	if d.Server != nil {
+		return d.Server.ID
+	}
+	if d.Input != nil {
+		return d.Input.PlanID
+	}
+	return 0
+}
+
+// Title formats the plan for messages: `plan 17 "Acme 2026"` or
+// `new plan "Acme 2026" starting 2026-09-01`.
+func (d *PlanDiff) Title() string {
+	name := ""
+	if d.Input != nil {
+		name = d.Input.Name
+	}
+	if name == "" && d.Server != nil {
+		name = d.Server.Name
+	}
+	if id := d.PlanID(); id != 0 {
+		if name == "" {
+			return fmt.Sprintf("plan %d", id)
+		}
+		return fmt.Sprintf("plan %d %q", id, name)
+	}
+	start := ""
+	if d.Input != nil {
+		start = d.Input.StartDate.String()
+	}
+	return fmt.Sprintf("plan %q starting %s", name, start)
+}
+
+// TargetsToPatch counts the targets with at least one counter to send.
+func (d *PlanDiff) TargetsToPatch() int {
+	n := 0
+	for i := range d.Targets {
+		if len(d.Targets[i].Changes) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// CountersToChange counts the counters to send over all targets.
+func (d *PlanDiff) CountersToChange() int {
+	n := 0
+	for i := range d.Targets {
+		n += len(d.Targets[i].Changes)
+	}
+	return n
+}
+
+// Diff compares one input plan with its stored state. server is the plan
+// as retrieved with milestones and targets, or nil when the plan is not on
+// the service. Diff sends nothing and never fails: problems become
+// ActionFailed with a Reason.
+//
+// Rules, in the words of the contract:
+//   - Blank cells never send anything: only counters present in
+//     InputTarget.Counters and fields the file fills are compared.
+//   - A plan to create without a scorecard starts with every counter at
+//     zero, so only non-zero file counters are changes. With a scorecard the
+//     service pre-fills the counters, which cannot be known beforehand:
+//     every file counter is a change with OldKnown false. After the create,
+//     call Diff again with the created plan to get the exact patches.
+//   - Name, sector and scorecard_id are updated only when the file gives a
+//     value that differs; the service has no way to clear them through the
+//     file (a blank cell means "leave as is").
+//   - The dates of a stored plan are fixed. A file that gives other dates
+//     fails the plan with an explanation, unless opts.RecreateOnDateChange.
+//   - Every target must name a year the plan has and a target type; a
+//     counter the service does not carry fails the plan (it would be
+//     silently ignored by the service).
+func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
+	d := &PlanDiff{Input: in, Server: server}
+	if server == nil {
+		return diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
+	}
+	if dateChanged(in, server) {
+		from := fmt.Sprintf("%s to %s", server.StartDate, server.EndDate)
+		to := fmt.Sprintf("%s to %s", orDate(in.StartDate, server.StartDate), orDate(in.EndDate, server.EndDate))
+		if !opts.RecreateOnDateChange {
+			return Failed(in, fmt.Sprintf("the file gives the dates %s but plan %d on the service runs from %s; "+
+				"the service fixes a plan's dates when the plan is created and cannot change them. "+
+				"To change them the plan must be deleted and created again: run with --recreate-on-date-change "+
+				"(the plan then gets a new id and its counters start from the scorecard prefill or zero, "+
+				"except those the file sets)", to, server.ID, from))
+		}
+		np := newPlanFrom(in, server)
+		d = diffCreate(d, in, ActionRecreate, np)
+		if d.Action == ActionRecreate {
+			d.Reason = fmt.Sprintf("dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted", from, to, server.ID)
+			d.Fields = append([]FieldChange{
+				{Field: "start_date", Old: server.StartDate.String(), New: np.StartDate.String(), Origin: in.Origin},
+				{Field: "end_date", Old: server.EndDate.String(), New: np.EndDate.String(), Origin: in.Origin},
+			}, d.Fields...)
+		}
+		return d
+	}
+
+	// Metadata.
+	if in.Name != "" && in.Name != server.Name {
+		d.Meta.Name = ptr(in.Name)
+		d.Fields = append(d.Fields, FieldChange{Field: "name", Old: server.Name, New: in.Name, Origin: in.Origin})
+	}
+	if in.Sector != "" && in.Sector != server.Sector {
+		d.Meta.Sector = ptr(in.Sector)
+		d.Fields = append(d.Fields, FieldChange{Field: "sector", Old: server.Sector, New: in.Sector, Origin: in.Origin})
+	}
+	if in.ScorecardID != "" && in.ScorecardID != server.ScorecardID {
+		d.Meta.ScorecardID = ptr(in.ScorecardID)
+		d.Fields = append(d.Fields, FieldChange{Field: "scorecard_id", Old: server.ScorecardID, New: in.ScorecardID, Origin: in.Origin})
+	}
+
+	// Targets.
+	seen := map[[2]any]bool{}
+	years := make([]int, 0, len(server.Milestones))
+	for _, m := range server.Milestones {
+		years = append(years, m.YearNumber)
+	}
+	for _, t := range in.Targets {
+		n, ok := t.Year(server.StartDate)
+		if !ok {
+			return failTarget(in, t, fmt.Sprintf("the year of %s cannot be placed in %s, which starts %s", describeYear(t), d.Title(), server.StartDate))
+		}
+		m := findMilestone(server, n)
+		if m == nil {
+			return failTarget(in, t, fmt.Sprintf("%s is not a year of %s, which has years %s", describeYear(t), d.Title(), yearList(years)))
+		}
+		if seen[[2]any{n, t.TargetType}] {
+			return failTarget(in, t, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title()))
+		}
+		seen[[2]any{n, t.TargetType}] = true
+		st := findTarget(m, t.TargetType)
+		if st == nil {
+			return failTarget(in, t, fmt.Sprintf("year %d of %s has no %s target on the service", n, d.Title(), t.TargetType))
+		}
+		td := TargetDiff{
+			Input: t, YearNumber: n, FinancialYear: FinancialYearOf(m.StartDate), TargetType: t.TargetType,
+			MilestoneID: m.ID, TargetID: st.ID,
+		}
+		if m.StartDate.IsZero() {
+			td.FinancialYear = FinancialYearOf(server.StartDate) + FinancialYear(n-1)
+		}
+		for _, name := range sortedCounters(t.Counters) {
+			v := t.Counters[name]
+			old, known := st.Counters[name]
+			if !known {
+				return failTarget(in, t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
+					"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
+					name, n, t.TargetType, d.Title()))
+			}
+			if old == v {
+				td.Same++
+				continue
+			}
+			td.Changes = append(td.Changes, CounterChange{Name: name, Old: old, OldKnown: true, New: v, Origin: t.Cells[name]})
+		}
+		d.Targets = append(d.Targets, td)
+	}
+	d.Action = ActionUnchanged
+	if !d.Meta.IsZero() || d.TargetsToPatch() > 0 {
+		d.Action = ActionUpdate
+	}
+	return d
+}
+
+// diffCreate fills d for a plan that will be created as np.
+func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff {
+	if d.Server == nil && in.PlanID != 0 {
+		return Failed(in, fmt.Sprintf("plan %d is not on the service for this account; remove the plan_id to create a new plan", in.PlanID))
+	}
+	if np.StartDate.IsZero() || np.EndDate.IsZero() {
+		return Failed(in, fmt.Sprintf("%s is not on the service and the file does not give both start_date and end_date, which a new plan needs", d.Title()))
+	}
+	if np.EndDate.Before(np.StartDate) {
+		return Failed(in, fmt.Sprintf("end_date %s is before start_date %s", np.EndDate, np.StartDate))
+	}
+	fys := PlanYears(np.StartDate, ClampEnd(np.EndDate))
+	prefill := np.ScorecardID != ""
+	d.Action = action
+	d.Create = &np
+	seen := map[[2]any]bool{}
+	for _, t := range in.Targets {
+		n, ok := t.Year(np.StartDate)
+		if !ok || n > len(fys) {
+			return failTarget(in, t, fmt.Sprintf("%s is not a year of %s, which runs %s to %s (years %s)",
+				describeYear(t), d.Title(), np.StartDate, ClampEnd(np.EndDate), yearList(seq(len(fys)))))
+		}
+		if seen[[2]any{n, t.TargetType}] {
+			return failTarget(in, t, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title()))
+		}
+		seen[[2]any{n, t.TargetType}] = true
+		if !Contains(TargetTypes, t.TargetType) {
+			return failTarget(in, t, fmt.Sprintf("target type %q is not one of %s", t.TargetType, strings.Join(TargetTypes, ", ")))
+		}
+		td := TargetDiff{Input: t, YearNumber: n, FinancialYear: fys[n-1], TargetType: t.TargetType}
+		for _, name := range sortedCounters(t.Counters) {
+			v := t.Counters[name]
+			if !prefill && v == 0 {
+				td.Same++
+				continue
+			}
+			td.Changes = append(td.Changes, CounterChange{Name: name, OldKnown: !prefill, New: v, Origin: t.Cells[name]})
+		}
+		d.Targets = append(d.Targets, td)
+	}
+	if action == ActionCreate {
+		for _, f := range []struct{ name, v string }{{"name", np.Name}, {"sector", np.Sector}, {"scorecard_id", np.ScorecardID}} {
+			if f.v != "" {
+				d.Fields = append(d.Fields, FieldChange{Field: f.name, New: f.v, Origin: in.Origin})
+			}
+		}
+	} else {
+		s := d.Server
+		for _, f := range []struct{ name, old, v string }{{"name", s.Name, np.Name}, {"sector", s.Sector, np.Sector}, {"scorecard_id", s.ScorecardID, np.ScorecardID}} {
+			if f.v != f.old {
+				d.Fields = append(d.Fields, FieldChange{Field: f.name, Old: f.old, New: f.v, Origin: in.Origin})
+			}
+		}
+	}
+	return d
+}
+
+// newPlanFrom builds the create request for in; fields the file leaves
+// blank come from old when the plan is recreated.
+func newPlanFrom(in *InputPlan, old *Plan) NewPlan {
+	np := NewPlan{Name: in.Name, StartDate: in.StartDate, EndDate: in.EndDate, ScorecardID: in.ScorecardID, Sector: in.Sector}
+	if old != nil {
+		np.Name = orString(np.Name, old.Name)
+		np.StartDate = orDate(np.StartDate, old.StartDate)
+		np.EndDate = orDate(np.EndDate, old.EndDate)
+		np.ScorecardID = orString(np.ScorecardID, old.ScorecardID)
+		np.Sector = orString(np.Sector, old.Sector)
+	}
+	return np
+}
+
+// dateChanged reports whether the file gives dates other than the stored
+// plan's. The file's end date is compared after the clamp the service
+// applies to post_2025 plans.
+func dateChanged(in *InputPlan, s *Plan) bool {
+	if !in.StartDate.IsZero() && in.StartDate != s.StartDate {
+		return true
+	}
+	if in.EndDate.IsZero() {
+		return false
+	}
+	end := in.EndDate
+	if s.Era != "pre_2025" {
+		end = ClampEnd(end)
+	}
+	return end != s.EndDate
+}
+
+func failTarget(in *InputPlan, t *InputTarget, msg string) *PlanDiff {
+	return Failed(in, fmt.Sprintf("%s: %s", t.Origin, msg))
+}
+
+func describeYear(t *InputTarget) string {
+	switch {
+	case t.YearNumber != 0 && t.FinancialYear != 0:
+		return fmt.Sprintf("year %d (financial year %s)", t.YearNumber, t.FinancialYear)
+	case t.FinancialYear != 0:
+		return fmt.Sprintf("financial year %s", t.FinancialYear)
+	default:
+		return fmt.Sprintf("year %d", t.YearNumber)
+	}
+}
+
+func findMilestone(p *Plan, year int) *Milestone {
+	for i := range p.Milestones {
+		if p.Milestones[i].YearNumber == year {
+			return &p.Milestones[i]
+		}
+	}
+	return nil
+}
+
+func findTarget(m *Milestone, typ string) *Target {
+	for i := range m.Targets {
+		if m.Targets[i].TargetType == typ {
+			return &m.Targets[i]
+		}
+	}
+	return nil
+}
+
+// sortedCounters returns the counter names in default catalog order, then
+// unknown names sorted.
+func sortedCounters(m map[string]int64) []string {
+	names := slices.Collect(maps.Keys(m))
+	slices.SortFunc(names, func(a, b string) int {
+		ia, ib := defaultCatalog.Index(a), defaultCatalog.Index(b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
+func yearList(years []int) string {
+	if len(years) == 0 {
+		return "none"
+	}
+	s := slices.Clone(years)
+	slices.Sort(s)
+	if len(s) > 1 && s[len(s)-1]-s[0] == len(s)-1 {
+		return fmt.Sprintf("%d to %d", s[0], s[len(s)-1])
+	}
+	parts := make([]string, len(s))
+	for i, y := range s {
+		parts[i] = fmt.Sprint(y)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func orString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func orDate(a, b Date) Date {
+	if !a.IsZero() {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,204 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrStopped is matched (errors.Is) by the error of a request that was not
+// sent because the run stopped: it was interrupted, or an earlier request
+// failed fatally.
+var ErrStopped = errors.New("not sent: the run stopped")
+
+// StoppedError is the error of a request that was not sent; Cause says why
+// the run stopped.
+type StoppedError struct{ Cause error }
+
+func (e *StoppedError) Error() string {
+	if errors.Is(e.Cause, context.Canceled) {
+		return "not sent: the run was interrupted"
+	}
+	if errors.Is(e.Cause, context.DeadlineExceeded) {
+		return "not sent: the run ran out of time"
+	}
+	return fmt.Sprintf("not sent: the run stopped after a fatal error (%v)", e.Cause)
+}
+
+// Is makes errors.Is(err, ErrStopped) true.
+func (e *StoppedError) Is(target error) bool { return target == ErrStopped }
+
+// IsFatal reports whether err must stop the whole run: the key pair or the
+// lookup credentials are refused, or a service is unreachable.
+func IsFatal(err error) bool {
+	return errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable)
+}
+
+// Request kinds counted by the gate.
+const (
+	kindList = iota
+	kindGet
+	kindCreate
+	kindUpdate
+	kindDelete
+	kindTarget
+	kindRecalc
+	kindLookup
+	numKinds
+)
+
+var kindNames = [numKinds]string{"list", "get", "create", "update_plan", "delete", "update_target", "recalculate", "lookup"}
+
+// gate bounds the requests in flight across the whole run (all accounts and
+// the lookup), counts them, and stops dispatching after a fatal error or
+// when the run's context is cancelled. Requests already sent are finished
+// with a context that is not cancelled, so that their outcome is known.
+type gate struct {
+	sem      chan struct{}
+	counts   [numKinds]atomic.Int64
+	inFlight atomic.Int64
+	maxSeen  atomic.Int64
+
+	mu    sync.Mutex
+	fatal error
+}
+
+func newGate(n int) *gate { return &gate{sem: make(chan struct{}, n)} }
+
+// stopErr returns a *StoppedError when no new request may be sent.
+func (g *gate) stopErr(ctx context.Context) error {
+	g.mu.Lock()
+	f := g.fatal
+	g.mu.Unlock()
+	if f != nil {
+		return &StoppedError{Cause: f}
+	}
+	if err := ctx.Err(); err != nil {
+		return &StoppedError{Cause: err}
+	}
+	return nil
+}
+
+// Fatal returns the first fatal error, or nil.
+func (g *gate) Fatal() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fatal
+}
+
+// do sends one request through fn. unclearIsSafe marks a create: an
+// unclear outcome there is handled by the caller (which lists the plans
+// next), not treated as fatal.
+func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, fn func(context.Context) error) error {
+	if err := g.stopErr(ctx); err != nil {
+		return err
+	}
+	select {
+	case g.sem <- struct{}{}:
+	case <-ctx.Done():
+		return &StoppedError{Cause: ctx.Err()}
+	}
+	if err := g.stopErr(ctx); err != nil {
+		<-g.sem
+		return err
+	}
+	n := g.inFlight.Add(1)
+	for {
+		m := g.maxSeen.Load()
+		if n <= m || g.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	g.counts[kind].Add(1)
+	err := fn(context.WithoutCancel(ctx))
+	g.inFlight.Add(-1)
+	<-g.sem
+	if err != nil && IsFatal(err) && !(unclearIsSafe && errors.Is(err, ErrUnclearOutcome)) {
+		g.mu.Lock()
+		if g.fatal == nil {
+			g.fatal = err
+		}
+		g.mu.Unlock()
+	}
+	return err
+}
+
+// RequestCounts are the requests a run sent, by kind.
+type RequestCounts struct {
+	Total       int64            `json:"total"`
+	Writes      int64            `json:"writes"`
+	ByKind      map[string]int64 `json:"by_kind"`
+	MaxInFlight int64            `json:"max_in_flight"`
+}
+
+func (g *gate) snapshot() RequestCounts {
+	rc := RequestCounts{ByKind: map[string]int64{}, MaxInFlight: g.maxSeen.Load()}
+	for k := range numKinds {
+		n := g.counts[k].Load()
+		if n == 0 {
+			continue
+		}
+		rc.ByKind[kindNames[k]] = n
+		rc.Total += n
+		switch k {
+		case kindCreate, kindUpdate, kindDelete, kindTarget, kindRecalc:
+			rc.Writes += n
+		}
+	}
+	return rc
+}
+
+// gatedService sends every call of one account's PlanService through the gate.
+type gatedService struct {
+	svc PlanService
+	g   *gate
+}
+
+func (s gatedService) ListPlans(ctx context.Context) (out []Plan, err error) {
+	err = s.g.do(ctx, kindList, false, func(c context.Context) error { out, err = s.svc.ListPlans(c); return err })
+	return out, err
+}
+
+func (s gatedService) GetPlan(ctx context.Context, id int64) (out *Plan, err error) {
+	err = s.g.do(ctx, kindGet, false, func(c context.Context) error { out, err = s.svc.GetPlan(c, id); return err })
+	return out, err
+}
+
+func (s gatedService) CreatePlan(ctx context.Context, p NewPlan) (out *Plan, err error) {
+	err = s.g.do(ctx, kindCreate, true, func(c context.Context) error { out, err = s.svc.CreatePlan(c, p); return err })
+	return out, err
+}
+
+func (s gatedService) UpdatePlan(ctx context.Context, id int64, ch PlanChange) (out *Plan, err error) {
+	err = s.g.do(ctx, kindUpdate, false, func(c context.Context) error { out, err = s.svc.UpdatePlan(c, id, ch); return err })
+	return out, err
+}
+
+func (s gatedService) DeletePlan(ctx context.Context, id int64) error {
+	return s.g.do(ctx, kindDelete, false, func(c context.Context) error { return s.svc.DeletePlan(c, id) })
+}
+
+func (s gatedService) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (out *Target, err error) {
+	err = s.g.do(ctx, kindTarget, false, func(c context.Context) error {
+		out, err = s.svc.UpdateTarget(c, planID, milestoneID, targetID, counters)
+		return err
+	})
+	return out, err
+}
+
+func (s gatedService) RecalculateScorecard(ctx context.Context, id string) error {
+	return s.g.do(ctx, kindRecalc, false, func(c context.Context) error { return s.svc.RecalculateScorecard(c, id) })
+}
+
+// gatedFinder sends every lookup through the gate.
+type gatedFinder struct {
+	f CompanyFinder
+	g *gate
+}
+
+func (s gatedFinder) FindCompanies(ctx context.Context, ids CompanyIDs) (out []Company, err error) {
+	err = s.g.do(ctx, kindLookup, false, func(c context.Context) error { out, err = s.f.FindCompanies(c, ids); return err })
+	return out, err
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// RecalcRequest names one scorecard to recalculate with its account's key pair.
+type RecalcRequest struct {
+	Account     string
+	ScorecardID string
+}
+
+// recalcLinked recalculates, once each, the scorecards linked to plans
+// that changed: the plan's scorecard after the run, and the one it was
+// linked to before when the run rebound it.
+func (r *Runner) recalcLinked(ctx context.Context, plans []*PlanResult) []*RecalcResult {
+	var reqs []RecalcRequest
+	seen := map[RecalcRequest]bool{}
+	add := func(account, id string) {
+		q := RecalcRequest{Account: account, ScorecardID: id}
+		if id != "" && !seen[q] {
+			seen[q] = true
+			reqs = append(reqs, q)
+		}
+	}
+	for _, p := range plans {
+		if p == nil || !p.Wrote {
+			continue
+		}
+		d := p.Diff
+		switch {
+		case d.Create != nil:
+			add(d.Account, d.Create.ScorecardID)
+		case d.Input.ScorecardID != "":
+			add(d.Account, d.Input.ScorecardID)
+		case d.Server != nil:
+			add(d.Account, d.Server.ScorecardID)
+		}
+		if d.Server != nil {
+			add(d.Account, d.Server.ScorecardID)
+		}
+	}
+	return r.Recalc(ctx, reqs)
+}
+
+// Recalc asks the service to recalculate each scorecard, concurrently
+// across scorecards. A 409 (a recalculation is already running) is waited
+// through with a capped exponential backoff and the request sent again,
+// until accepted or RunOptions.RecalcWait runs out; then that scorecard
+// fails with a message that says so. Other errors fail the scorecard at
+// once. Results are in the order of reqs.
+func (r *Runner) Recalc(ctx context.Context, reqs []RecalcRequest) []*RecalcResult {
+	out := make([]*RecalcResult, len(reqs))
+	p := pool.New()
+	var mu sync.Mutex
+	for i, q := range reqs {
+		p.Go(func() {
+			res := r.recalcOne(ctx, q, &mu)
+			out[i] = res
+		})
+	}
+	p.Wait()
+	return out
+}
+
+func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex) *RecalcResult {
+	res := &RecalcResult{Account: q.Account, ScorecardID: q.ScorecardID}
+	emit := func(ev RecalcEvent) {
+		if r.opts.OnRecalc != nil {
+			mu.Lock()
+			r.opts.OnRecalc(ev)
+			mu.Unlock()
+		}
+	}
+	svc := r.account(q.Account)
+	if svc == nil {
+		res.Err = fmt.Errorf("account %q is not configured", q.Account)
+		emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Done: true, Err: res.Err})
+		return res
+	}
+	wait := r.opts.RecalcWait
+	if wait <= 0 {
+		wait = DefaultRecalcWait
+	}
+	backoff := r.opts.RecalcBackoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	maxBackoff := r.opts.RecalcBackoffMax
+	if maxBackoff <= 0 {
+		maxBackoff = 30 * time.Second
+	}
+	start := r.opts.now()
+	deadline := start.Add(wait)
+	for {
+		res.Attempts++
+		err := svc.RecalculateScorecard(ctx, q.ScorecardID)
+		if err == nil {
+			res.Accepted = true
+			res.Waited = r.opts.now().Sub(start)
+			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true})
+			return res
+		}
+		if !errors.Is(err, ErrConflict) {
+			res.Err = fmt.Errorf("scorecard %s was not recalculated: %w", q.ScorecardID, err)
+			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
+			return res
+		}
+		now := r.opts.now()
+		if !now.Before(deadline) {
+			res.Waited = now.Sub(start)
+			res.Err = fmt.Errorf("scorecard %s was not recalculated: another recalculation was still running after waiting %s (--recalc-wait); "+
+				"run `eepipe recalc %s` when it has finished", q.ScorecardID, res.Waited.Round(time.Second), q.ScorecardID)
+			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
+			return res
+		}
+		d := min(backoff, deadline.Sub(now))
+		emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Waiting: d})
+		if err := r.opts.sleep(ctx, d); err != nil {
+			res.Waited = r.opts.now().Sub(start)
+			res.Err = fmt.Errorf("scorecard %s was not recalculated: the run was interrupted while a running recalculation was waited for", q.ScorecardID)
+			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
+			return res
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}

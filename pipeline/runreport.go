@@ -1,0 +1,334 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Outcome is what happened to a plan or an input row in a run.
+type Outcome string
+
+// Outcomes. The "would" outcomes are those of a dry run.
+const (
+	OutcomeCreated       Outcome = "created"
+	OutcomeUpdated       Outcome = "updated"
+	OutcomeRecreated     Outcome = "recreated"
+	OutcomeUnchanged     Outcome = "unchanged"
+	OutcomeFailed        Outcome = "failed"
+	OutcomeNotApplied    Outcome = "not applied" // the run stopped before anything of it was sent
+	OutcomeWouldCreate   Outcome = "would create"
+	OutcomeWouldUpdate   Outcome = "would update"
+	OutcomeWouldRecreate Outcome = "would recreate"
+)
+
+// PlanResult is what applying one PlanDiff did.
+type PlanResult struct {
+	Diff    *PlanDiff
+	Outcome Outcome
+	// PlanID is the plan's id on the service afterwards (the new id for a
+	// created or recreated plan); OldPlanID the deleted plan of a recreate.
+	PlanID    int64
+	OldPlanID int64
+	// MetaUpdated is true when the plan metadata update was sent and accepted.
+	MetaUpdated bool
+	// Targets are the target patches, one per input target (for a created
+	// plan computed against the created plan, so prefilled values that
+	// already match are not sent).
+	Targets []TargetResult
+	// Err is the plan's failure; Notes say what else happened (an adopted
+	// create, a recreate).
+	Err   error
+	Notes []string
+	// Wrote is true when at least one write of this plan was accepted.
+	Wrote bool
+}
+
+// TargetResult is one input target's patch.
+type TargetResult struct {
+	Diff TargetDiff
+	// Patched is true when the patch was sent and accepted; Diff.Changes
+	// were then applied.
+	Patched bool
+	Err     error
+}
+
+// RecalcResult is one scorecard's recalculation.
+type RecalcResult struct {
+	Account     string        `json:"account"`
+	ScorecardID string        `json:"scorecard_id"`
+	Accepted    bool          `json:"accepted"`
+	Attempts    int           `json:"attempts"`
+	Waited      time.Duration `json:"waited_ns"`
+	Err         error         `json:"-"`
+}
+
+// RunReport is the record of a run (apply, or a dry run): every plan's
+// result, the recalculations, the requests sent and why it stopped.
+type RunReport struct {
+	Started  time.Time
+	Finished time.Time
+	DryRun   bool
+	Plans    []*PlanResult
+	Recalcs  []*RecalcResult
+	Requests RequestCounts
+	// Fatal is the error that stopped the run (nil when it ran to the end);
+	// Interrupted is true when it was cancelled.
+	Fatal       error
+	Interrupted bool
+}
+
+// RunSummary counts a RunReport.
+type RunSummary struct {
+	PlansCreated    int           `json:"plans_created"`
+	PlansUpdated    int           `json:"plans_updated"`
+	PlansRecreated  int           `json:"plans_recreated"`
+	PlansUnchanged  int           `json:"plans_unchanged"`
+	PlansFailed     int           `json:"plans_failed"`
+	PlansNotApplied int           `json:"plans_not_applied"`
+	TargetsPatched  int           `json:"targets_patched"`
+	CountersChanged int           `json:"counters_changed"`
+	Requests        int64         `json:"requests"`
+	Writes          int64         `json:"writes"`
+	RecalcsAccepted int           `json:"recalculations_accepted"`
+	RecalcsFailed   int           `json:"recalculations_failed"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
+}
+
+// Summary counts the report.
+func (r *RunReport) Summary() RunSummary {
+	s := RunSummary{Requests: r.Requests.Total, Writes: r.Requests.Writes, Elapsed: r.Finished.Sub(r.Started)}
+	for _, p := range r.Plans {
+		switch p.Outcome {
+		case OutcomeCreated, OutcomeWouldCreate:
+			s.PlansCreated++
+		case OutcomeUpdated, OutcomeWouldUpdate:
+			s.PlansUpdated++
+		case OutcomeRecreated, OutcomeWouldRecreate:
+			s.PlansRecreated++
+		case OutcomeUnchanged:
+			s.PlansUnchanged++
+		case OutcomeFailed:
+			s.PlansFailed++
+		case OutcomeNotApplied:
+			s.PlansNotApplied++
+		}
+		for _, t := range p.Targets {
+			if t.Patched {
+				s.TargetsPatched++
+				s.CountersChanged += len(t.Diff.Changes)
+			}
+		}
+	}
+	for _, rc := range r.Recalcs {
+		if rc.Accepted {
+			s.RecalcsAccepted++
+		} else {
+			s.RecalcsFailed++
+		}
+	}
+	return s
+}
+
+// OK reports whether every plan was applied (or unchanged) and every
+// recalculation accepted, and the run was not stopped.
+func (r *RunReport) OK() bool {
+	s := r.Summary()
+	return r.Fatal == nil && !r.Interrupted && s.PlansFailed == 0 && s.PlansNotApplied == 0 && s.RecalcsFailed == 0
+}
+
+// RowResult is one line of the run report: one input row (a flat row, or
+// a grid of a grid workbook), with the outcome of its plan and target.
+type RowResult struct {
+	File          string          `json:"file"`
+	Location      string          `json:"location"` // "Targets row 12", "line 12"
+	Account       string          `json:"account,omitempty"`
+	CompanyID     string          `json:"company_id,omitempty"`
+	PlanName      string          `json:"plan_name,omitempty"`
+	StartDate     string          `json:"start_date,omitempty"`
+	YearNumber    int             `json:"year_number,omitempty"`
+	FinancialYear string          `json:"financial_year,omitempty"`
+	TargetType    string          `json:"target_type"`
+	Outcome       Outcome         `json:"outcome"`
+	PlanID        int64           `json:"plan_id,omitempty"`
+	MilestoneID   int64           `json:"milestone_id,omitempty"`
+	TargetID      int64           `json:"target_id,omitempty"`
+	Changed       int             `json:"counters_changed"`
+	Changes       []CounterChange `json:"changes,omitempty"`
+	Error         string          `json:"error,omitempty"`
+}
+
+// ChangesText formats the changes as "name old -> new; ...".
+func (r RowResult) ChangesText() string {
+	parts := make([]string, len(r.Changes))
+	for i, c := range r.Changes {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Rows returns one RowResult per input row, in input order.
+func (r *RunReport) Rows() []RowResult {
+	var rows []RowResult
+	for _, p := range r.Plans {
+		d := p.Diff
+		in := d.Input
+		base := RowResult{Account: d.Account, PlanName: in.Name, StartDate: in.StartDate.String(), PlanID: p.PlanID}
+		if base.PlanName == "" && d.Server != nil {
+			base.PlanName = d.Server.Name
+		}
+		if d.Company != nil {
+			base.CompanyID = d.Company.ID
+		}
+		planErr := ""
+		if p.Err != nil {
+			planErr = p.Err.Error()
+		}
+		byInput := make(map[*InputTarget]*TargetResult, len(p.Targets))
+		for i := range p.Targets {
+			byInput[p.Targets[i].Diff.Input] = &p.Targets[i]
+		}
+		for _, t := range in.Targets {
+			row := base
+			row.File = t.Origin.File
+			row.Location = originRef(t.Origin)
+			row.YearNumber = t.YearNumber
+			if t.FinancialYear != 0 {
+				row.FinancialYear = t.FinancialYear.String()
+			}
+			row.TargetType = t.TargetType
+			tr := byInput[t]
+			if tr != nil {
+				row.YearNumber = tr.Diff.YearNumber
+				if tr.Diff.FinancialYear != 0 {
+					row.FinancialYear = tr.Diff.FinancialYear.String()
+				}
+				row.MilestoneID, row.TargetID = tr.Diff.MilestoneID, tr.Diff.TargetID
+			}
+			row.Outcome, row.Error = rowOutcome(p, tr, planErr)
+			if tr != nil && (tr.Patched || r.DryRun) {
+				row.Changes = tr.Diff.Changes
+				row.Changed = len(tr.Diff.Changes)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// rowOutcome decides one row's outcome from its plan's and its target's.
+func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, string) {
+	switch p.Outcome {
+	case OutcomeWouldCreate, OutcomeWouldRecreate:
+		return p.Outcome, ""
+	case OutcomeWouldUpdate:
+		if tr != nil && len(tr.Diff.Changes) > 0 || !p.Diff.Meta.IsZero() {
+			return OutcomeWouldUpdate, ""
+		}
+		return OutcomeUnchanged, ""
+	case OutcomeNotApplied:
+		return OutcomeNotApplied, planErr
+	case OutcomeUnchanged:
+		return OutcomeUnchanged, ""
+	}
+	if tr != nil && tr.Err != nil {
+		if errors.Is(tr.Err, ErrStopped) && !p.Wrote {
+			return OutcomeNotApplied, tr.Err.Error()
+		}
+		return OutcomeFailed, tr.Err.Error()
+	}
+	switch p.Outcome {
+	case OutcomeCreated, OutcomeRecreated:
+		return p.Outcome, ""
+	case OutcomeUpdated:
+		if tr != nil && tr.Patched || p.MetaUpdated {
+			return OutcomeUpdated, ""
+		}
+		return OutcomeUnchanged, ""
+	}
+	// The plan failed; a row whose target was patched before the failure
+	// says so.
+	if tr != nil && tr.Patched {
+		return OutcomeUpdated, "target patched, but the plan failed: " + planErr
+	}
+	return OutcomeFailed, planErr
+}
+
+// WriteSummary writes the run's summary for people: counts, then every
+// failed or not applied plan with its reason, then failed
+// recalculations, so that a failed run says what was and was not applied.
+func (r *RunReport) WriteSummary(w io.Writer) error {
+	s := r.Summary()
+	var b strings.Builder
+	verb := "Applied"
+	if r.DryRun {
+		verb = "Dry run"
+	}
+	fmt.Fprintf(&b, "%s: plans %d created, %d updated, %d recreated, %d unchanged, %d failed, %d not applied; "+
+		"%d targets patched, %d counters changed; %d requests (%d writes); recalculations %d accepted, %d failed; %s elapsed\n",
+		verb, s.PlansCreated, s.PlansUpdated, s.PlansRecreated, s.PlansUnchanged, s.PlansFailed, s.PlansNotApplied,
+		s.TargetsPatched, s.CountersChanged, s.Requests, s.Writes, s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
+	for _, p := range r.Plans {
+		switch p.Outcome {
+		case OutcomeFailed, OutcomeNotApplied:
+		default:
+			for _, n := range p.Notes {
+				fmt.Fprintf(&b, "  note: %s: %s\n", p.Diff.Title(), n)
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "  %s %s", p.Outcome, p.Diff.Title())
+		if p.Diff.Account != "" {
+			fmt.Fprintf(&b, " (account %s)", p.Diff.Account)
+		}
+		if p.Diff.Input != nil && p.Diff.Input.Origin.File != "" {
+			fmt.Fprintf(&b, " from %s", p.Diff.Input.Origin)
+		}
+		if p.Err != nil {
+			fmt.Fprintf(&b, ": %v", p.Err)
+		}
+		b.WriteByte('\n')
+		if p.Wrote {
+			patched, total := 0, 0
+			for _, t := range p.Targets {
+				if len(t.Diff.Changes) > 0 {
+					total++
+					if t.Patched {
+						patched++
+					}
+				}
+			}
+			fmt.Fprintf(&b, "    partly applied: plan id %d; %d of %d target patches applied", p.PlanID, patched, total)
+			if p.MetaUpdated {
+				b.WriteString("; metadata updated")
+			}
+			b.WriteByte('\n')
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(&b, "    note: %s\n", n)
+		}
+	}
+	for _, rc := range r.Recalcs {
+		if !rc.Accepted {
+			fmt.Fprintf(&b, "  recalculation of %s (account %s) failed: %v\n", rc.ScorecardID, rc.Account, rc.Err)
+		}
+	}
+	switch {
+	case r.Interrupted:
+		b.WriteString("The run was interrupted: plans listed as not applied were not sent; run apply again to finish (it sends only what still differs).\n")
+	case r.Fatal != nil:
+		fmt.Fprintf(&b, "The run stopped after a fatal error: %v\nPlans listed as not applied were not sent; fix the cause and run apply again.\n", r.Fatal)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// originRef is the place of an origin without the file: "Targets!F12",
+// "Targets row 12", "line 12".
+func originRef(o Origin) string {
+	s := o
+	s.File, s.Header = "x", ""
+	return strings.TrimPrefix(strings.TrimPrefix(s.String(), "x"), " ")
+}

@@ -1,0 +1,335 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Flat table column names. Every reader (flat and grid) uses these as the
+// keys of Record.Cells, next to the counter names of the catalog.
+const (
+	ColCompanyVAT          = "company_vat_number"
+	ColCompanyRegistration = "company_registration_number"
+	ColCompanyIDNumber     = "company_id_number"
+	ColPlanID              = "plan_id"
+	ColPlanName            = "plan_name"
+	ColStartDate           = "start_date"
+	ColEndDate             = "end_date"
+	ColSector              = "sector"
+	ColScorecardID         = "scorecard_id"
+	ColYearNumber          = "year_number"
+	ColFinancialYear       = "financial_year"
+	ColTargetType          = "target_type"
+)
+
+// FlatColumns lists the flat table's non-counter columns in the order the
+// writers use.
+var FlatColumns = []string{
+	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
+	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
+	ColYearNumber, ColFinancialYear, ColTargetType,
+}
+
+// IsFlatColumn reports whether name is one of FlatColumns.
+func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
+
+// maxExactInteger is the largest integer a float64 (and a spreadsheet
+// number) holds exactly.
+const maxExactInteger = 1 << 53
+
+// ParseCounter parses a counter written as text: a whole number >= 0 such as
+// "12", "12.0" or " 12 ". The error says in plain words what is wrong.
+func ParseCounter(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, errors.New("the counter is empty")
+	}
+	f, ok := valParseDecimal(t)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a number; a counter must be a whole number of 0 or more", t)
+	}
+	return valCounterFromFloat(f)
+}
+
+func valCounterFromFloat(f float64) (int64, error) {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return 0, errors.New("a counter must be a whole number of 0 or more")
+	case f < 0 && f != math.Trunc(f):
+		return 0, fmt.Errorf("%s is negative and not a whole number; a counter must be a whole number of 0 or more", valFmtNumber(f))
+	case f < 0:
+		return 0, fmt.Errorf("%s is negative; a counter must be a whole number of 0 or more", valFmtNumber(f))
+	case f != math.Trunc(f):
+		return 0, fmt.Errorf("%s is not a whole number; a counter counts people, so it must be a whole number of 0 or more", valFmtNumber(f))
+	case f > maxExactInteger:
+		return 0, fmt.Errorf("%s is too large for a counter", valFmtNumber(f))
+	}
+	return int64(f), nil
+}
+
+func valFmtNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// valDecimalPattern is a plain decimal number, optionally signed, with an
+// optional exponent: what a person or a spreadsheet writes as a number.
+var valDecimalPattern = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
+// valParseDecimal parses a plain decimal number; hexadecimal, Inf, NaN and
+// digit separators are not numbers here.
+func valParseDecimal(s string) (float64, bool) {
+	if !valDecimalPattern.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, !math.IsInf(f, 0)
+}
+
+// CounterValue returns the counter value of a cell: a whole number >= 0
+// from a numeric cell, a formula's cached number, or text. ok is false for
+// a blank cell (blank means "leave the server's value as it is").
+func CounterValue(c Cell) (n int64, ok bool, err error) {
+	switch c.Kind {
+	case CellBlank:
+		return 0, false, nil
+	case CellNumber:
+		n, err = valCounterFromFloat(c.Number)
+		return n, err == nil, err
+	case CellText:
+		if strings.TrimSpace(c.Text) == "" {
+			return 0, false, nil
+		}
+		if msg, isErr := valErrorMessage(c.Text); isErr {
+			return 0, false, errors.New(msg)
+		}
+		n, err = ParseCounter(c.Text)
+		return n, err == nil, err
+	}
+	return 0, false, valKindError(c, "a whole number of 0 or more")
+}
+
+// valKindError explains why a cell of the wrong kind cannot hold what is wanted.
+func valKindError(c Cell, want string) error {
+	switch c.Kind {
+	case CellDate:
+		return fmt.Errorf("the cell holds a date, but it should hold %s", want)
+	case CellBool:
+		return fmt.Errorf("the cell holds TRUE/FALSE, but it should hold %s", want)
+	case CellError:
+		msg, _ := valErrorMessage(c.Text)
+		return errors.New(msg)
+	case CellFormulaNoValue:
+		return errors.New("the cell holds a formula that has no saved result; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula")
+	case CellNumber:
+		return fmt.Errorf("the cell holds the number %s, but it should hold %s", c.Text, want)
+	}
+	return fmt.Errorf("the cell should hold %s", want)
+}
+
+var valErrorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
+
+// valErrorMessage recognises a spreadsheet error value such as #REF!.
+func valErrorMessage(s string) (string, bool) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	for _, e := range valErrorValues {
+		if t == e {
+			return fmt.Sprintf("the cell holds the error value %s (a broken formula); fix the formula or type the value", e), true
+		}
+	}
+	return "", false
+}
+
+var (
+	isoDatePattern       = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	ambiguousDatePattern = regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2}|\d{4})$`)
+	yearFirstPattern     = regexp.MustCompile(`^(\d{4})[/.](\d{1,2})[/.](\d{1,2})$`)
+)
+
+// ParseDateText parses a date written as text: YYYY-MM-DD (a time of day
+// after it, as some exporters add, is ignored). Other spellings are
+// rejected with a message that says how to write the date; day/month
+// orders such as 03/04/2026 are rejected as ambiguous.
+func ParseDateText(s string) (Date, error) {
+	t := strings.TrimSpace(s)
+	if m := isoDatePattern.FindStringSubmatch(t); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		return valMakeDate(t, y, mo, d)
+	}
+	if m := ambiguousDatePattern.FindStringSubmatch(t); m != nil {
+		return Date{}, fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+	}
+	if m := yearFirstPattern.FindStringSubmatch(t); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		if dt, err := valMakeDate(t, y, mo, d); err == nil {
+			return Date{}, fmt.Errorf("%q is not written as YYYY-MM-DD; write it as %s", t, dt)
+		}
+	}
+	if t == "" {
+		return Date{}, errors.New("the date is empty")
+	}
+	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", t)
+}
+
+func valMakeDate(text string, y, m, d int) (Date, error) {
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", text)
+	}
+	tm := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if tm.Day() != d || int(tm.Month()) != m {
+		return Date{}, fmt.Errorf("%q is not a real date (%s has no day %d)", text, time.Month(m), d)
+	}
+	return Date{y, time.Month(m), d}, nil
+}
+
+// DateValue returns the date of a cell: a date cell, or ISO text. ok is
+// false for a blank cell.
+func DateValue(c Cell) (d Date, ok bool, err error) {
+	switch c.Kind {
+	case CellBlank:
+		return Date{}, false, nil
+	case CellDate:
+		if c.Date.IsZero() || c.Date.Year < 1900 {
+			return Date{}, false, fmt.Errorf("the date cell does not hold a valid date (%s)", c.Text)
+		}
+		return c.Date, true, nil
+	case CellText:
+		if strings.TrimSpace(c.Text) == "" {
+			return Date{}, false, nil
+		}
+		if msg, isErr := valErrorMessage(c.Text); isErr {
+			return Date{}, false, errors.New(msg)
+		}
+		d, err = ParseDateText(c.Text)
+		return d, err == nil, err
+	case CellNumber:
+		return Date{}, false, fmt.Errorf("the cell holds the plain number %s, not a date; format the cell as a date or type the date as YYYY-MM-DD", c.Text)
+	}
+	return Date{}, false, valKindError(c, "a date (YYYY-MM-DD)")
+}
+
+// IntegerValue returns a whole number from a numeric or text cell (plan_id,
+// year_number). ok is false for a blank cell.
+func IntegerValue(c Cell) (n int64, ok bool, err error) {
+	switch c.Kind {
+	case CellBlank:
+		return 0, false, nil
+	case CellNumber:
+		if c.Number != math.Trunc(c.Number) || math.Abs(c.Number) > maxExactInteger {
+			return 0, false, fmt.Errorf("%s is not a whole number", valFmtNumber(c.Number))
+		}
+		return int64(c.Number), true, nil
+	case CellText:
+		t := strings.TrimSpace(c.Text)
+		if t == "" {
+			return 0, false, nil
+		}
+		if msg, isErr := valErrorMessage(t); isErr {
+			return 0, false, errors.New(msg)
+		}
+		f, isNum := valParseDecimal(t)
+		if !isNum {
+			return 0, false, fmt.Errorf("%q is not a number", t)
+		}
+		if f != math.Trunc(f) || math.Abs(f) > maxExactInteger {
+			return 0, false, fmt.Errorf("%q is not a whole number", t)
+		}
+		return int64(f), true, nil
+	}
+	return 0, false, valKindError(c, "a whole number")
+}
+
+// TextValue returns the trimmed text of a cell for identifiers and names:
+// text as written, numbers as displayed (so a VAT number typed as a number
+// keeps its digits and zero padding). ok is false for a blank cell.
+func TextValue(c Cell) (s string, ok bool, err error) {
+	switch c.Kind {
+	case CellBlank:
+		return "", false, nil
+	case CellText, CellNumber:
+		s = strings.TrimSpace(c.Text)
+		if s == "" {
+			return "", false, nil
+		}
+		if msg, isErr := valErrorMessage(s); isErr && c.Kind == CellText {
+			return "", false, errors.New(msg)
+		}
+		return s, true, nil
+	}
+	return "", false, valKindError(c, "text")
+}
+
+var financialYearPattern = regexp.MustCompile(`^(\d{4})\s*/\s*(\d{2}|\d{4})$`)
+
+// ParseFinancialYear parses "2026/27" or "2026/2027": the financial year
+// from 1 September 2026 to 31 August 2027.
+func ParseFinancialYear(s string) (FinancialYear, error) {
+	t := strings.TrimSpace(s)
+	m := financialYearPattern.FindStringSubmatch(t)
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", t)
+	}
+	first, _ := strconv.Atoi(m[1])
+	second, _ := strconv.Atoi(m[2])
+	want := first + 1
+	if len(m[2]) == 2 {
+		want %= 100
+	}
+	if second != want {
+		return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first (write %d/%02d)", t, first, (first+1)%100)
+	}
+	if first < 1900 || first > 9998 {
+		return 0, fmt.Errorf("%q is not a plausible financial year", t)
+	}
+	return FinancialYear(first), nil
+}
+
+// FinancialYearValue returns the financial year of a cell. ok is false for a
+// blank cell.
+func FinancialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
+	switch c.Kind {
+	case CellBlank:
+		return 0, false, nil
+	case CellText:
+		if strings.TrimSpace(c.Text) == "" {
+			return 0, false, nil
+		}
+		fy, err = ParseFinancialYear(c.Text)
+		return fy, err == nil, err
+	case CellNumber:
+		return 0, false, fmt.Errorf("the cell holds the number %s; write the financial year as text such as 2026/27", c.Text)
+	}
+	return 0, false, valKindError(c, "a financial year such as 2026/27")
+}
+
+// NormalizeTargetType matches s case-insensitively against TargetTypes and
+// returns the exact spelling, or the closest target types as suggestions.
+func NormalizeTargetType(s string) (string, []string, bool) {
+	return valMatchFold(s, TargetTypes, 2)
+}
+
+// NormalizeSector matches s case-insensitively (and ignoring repeated
+// spaces) against Sectors and returns the exact spelling, or the closest
+// sectors as suggestions.
+func NormalizeSector(s string) (string, []string, bool) {
+	return valMatchFold(s, Sectors, 3)
+}
+
+func valMatchFold(s string, list []string, n int) (string, []string, bool) {
+	t := strings.Join(strings.Fields(s), " ")
+	for _, v := range list {
+		if strings.EqualFold(v, t) {
+			return v, nil, true
+		}
+	}
+	return "", Closest(t, list, n), false
+}

@@ -1,0 +1,243 @@
+package pipeline
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseCounter(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr string // substring of the message; "" = accepted
+	}{
+		{"12", 12, ""},
+		{"12.0", 12, ""},
+		{" 12 ", 12, ""},
+		{"0", 0, ""},
+		{"+7", 7, ""},
+		{"1e2", 100, ""},
+		{"0012", 12, ""},
+		{"-3", 0, "negative"},
+		{"-0.5", 0, "negative and not a whole number"},
+		{"2.5", 0, "not a whole number"},
+		{"twelve", 0, "not a number"},
+		{"1,200", 0, "not a number"},
+		{"0x10", 0, "not a number"},
+		{"NaN", 0, "not a number"},
+		{"Inf", 0, "not a number"},
+		{"1e400", 0, "not a number"},
+		{"1e17", 0, "too large"},
+		{"", 0, "empty"},
+	}
+	for _, tt := range tests {
+		got, err := ParseCounter(tt.in)
+		if tt.wantErr == "" {
+			if err != nil || got != tt.want {
+				t.Errorf("ParseCounter(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("ParseCounter(%q) error = %v; want one containing %q", tt.in, err, tt.wantErr)
+		}
+	}
+}
+
+func TestCounterValueKinds(t *testing.T) {
+	tests := []struct {
+		name    string
+		cell    Cell
+		want    int64
+		set     bool
+		wantErr string
+	}{
+		{"blank", Cell{Kind: CellBlank}, 0, false, ""},
+		{"spaces", Cell{Kind: CellText, Text: "  "}, 0, false, ""},
+		{"number", Cell{Kind: CellNumber, Number: 5, Text: "5"}, 5, true, ""},
+		{"number fraction", Cell{Kind: CellNumber, Number: 5.5, Text: "5.5"}, 0, false, "not a whole number"},
+		{"negative number", Cell{Kind: CellNumber, Number: -1, Text: "-1"}, 0, false, "negative"},
+		{"text", Cell{Kind: CellText, Text: "12.0"}, 12, true, ""},
+		{"error cell", Cell{Kind: CellError, Text: "#DIV/0!"}, 0, false, "#DIV/0!"},
+		{"error text", Cell{Kind: CellText, Text: "#REF!"}, 0, false, "#REF!"},
+		{"formula without value", Cell{Kind: CellFormulaNoValue, Text: "=A1"}, 0, false, "no saved result"},
+		{"date", Cell{Kind: CellDate, Date: MustDate("2026-01-01")}, 0, false, "holds a date"},
+		{"bool", Cell{Kind: CellBool, Text: "TRUE"}, 0, false, "TRUE/FALSE"},
+	}
+	for _, tt := range tests {
+		got, set, err := CounterValue(tt.cell)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error = %v; want %q", tt.name, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want || set != tt.set {
+			t.Errorf("%s: = %d, %v, %v; want %d, %v", tt.name, got, set, err, tt.want, tt.set)
+		}
+	}
+}
+
+func TestParseDateText(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string
+		wantErr string
+	}{
+		{"2026-03-01", "2026-03-01", ""},
+		{" 2026-3-1 ", "2026-03-01", ""},
+		{"2026-03-01T00:00:00", "2026-03-01", ""},
+		{"2026-03-01 00:00:00", "2026-03-01", ""},
+		{"2026-03-01T00:00:00Z", "2026-03-01", ""},
+		{"2028-02-29", "2028-02-29", ""},
+		{"2026-02-29", "", "not a real date"},
+		{"2026-13-01", "", "not a real date"},
+		{"03/04/2026", "", "ambiguous"},
+		{"3.4.26", "", "ambiguous"},
+		{"03-04-2026", "", "ambiguous"},
+		{"2026/03/01", "", "write it as 2026-03-01"},
+		{"1 March 2026", "", "YYYY-MM-DD"},
+		{"46082", "", "YYYY-MM-DD"},
+		{"", "", "empty"},
+	}
+	for _, tt := range tests {
+		got, err := ParseDateText(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseDateText(%q) error = %v; want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("ParseDateText(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestDateValueKinds(t *testing.T) {
+	d, ok, err := DateValue(Cell{Kind: CellDate, Date: MustDate("2026-09-01"), Number: 46266})
+	if err != nil || !ok || d != MustDate("2026-09-01") {
+		t.Errorf("date cell: %v %v %v", d, ok, err)
+	}
+	if _, _, err := DateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
+		t.Errorf("plain number as date: %v", err)
+	}
+	if _, ok, err := DateValue(Cell{Kind: CellBlank}); ok || err != nil {
+		t.Errorf("blank: %v %v", ok, err)
+	}
+	if _, _, err := DateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
+		t.Errorf("error cell: %v", err)
+	}
+}
+
+func TestParseFinancialYear(t *testing.T) {
+	for in, want := range map[string]FinancialYear{"2026/27": 2026, "2026/2027": 2026, " 2099/00 ": 2099, "2099/2100": 2099, "2026 / 27": 2026} {
+		got, err := ParseFinancialYear(in)
+		if err != nil || got != want {
+			t.Errorf("ParseFinancialYear(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"2026/28", "2026/2028", "2026", "FY2026", "2026-27", "26/27", ""} {
+		if _, err := ParseFinancialYear(in); err == nil {
+			t.Errorf("ParseFinancialYear(%q) accepted", in)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	if s, _, ok := NormalizeSector("  mining and   QUARRYING "); !ok || s != "Mining and Quarrying" {
+		t.Errorf("sector = %q %v", s, ok)
+	}
+	if _, sugg, ok := NormalizeSector("Manufacturng"); ok || len(sugg) == 0 || sugg[0] != "Manufacturing" {
+		t.Errorf("suggestions = %v", sugg)
+	}
+	if s, _, ok := NormalizeTargetType("Disabled_Employees"); !ok || s != TargetDisabled {
+		t.Errorf("target type = %q", s)
+	}
+	if _, sugg, ok := NormalizeTargetType("all_employes"); ok || len(sugg) == 0 || sugg[0] != TargetAll {
+		t.Errorf("suggestions = %v", sugg)
+	}
+}
+
+func TestIntegerAndTextValue(t *testing.T) {
+	if n, ok, err := IntegerValue(Cell{Kind: CellText, Text: " 42.0 "}); n != 42 || !ok || err != nil {
+		t.Errorf("IntegerValue = %d %v %v", n, ok, err)
+	}
+	if _, _, err := IntegerValue(Cell{Kind: CellNumber, Number: 4.2, Text: "4.2"}); err == nil {
+		t.Error("4.2 accepted as an integer")
+	}
+	if s, ok, err := TextValue(Cell{Kind: CellNumber, Number: 412345678, Text: "0412345678"}); s != "0412345678" || !ok || err != nil {
+		t.Errorf("TextValue keeps the displayed digits: %q %v %v", s, ok, err)
+	}
+	if _, _, err := TextValue(Cell{Kind: CellError, Text: "#N/A"}); err == nil {
+		t.Error("error value accepted as text")
+	}
+}
+
+// FuzzParseCounter checks that ParseCounter never panics, accepts only
+// whole numbers >= 0, and reads back what it accepted.
+func FuzzParseCounter(f *testing.F) {
+	for _, s := range []string{"12", "12.0", " 12 ", "-3", "2.5", "1e2", "1,200", "0x10", "NaN", "+0", "-0", "9007199254740993", "1e400", ".5", "5.", "٣"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseCounter(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		if n < 0 || n > maxExactInteger {
+			t.Fatalf("ParseCounter(%q) = %d", s, n)
+		}
+		back, err := ParseCounter(strconv.FormatInt(n, 10))
+		if err != nil || back != n {
+			t.Fatalf("round trip of %d: %d, %v", n, back, err)
+		}
+	})
+}
+
+// FuzzParseDate checks that ParseDateText never panics, returns only real
+// dates, and that an accepted date reads back from its ISO form.
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"2026-03-01", "03/04/2026", "2026-02-29", "2026/03/01", "2026-03-01T10:00:00Z", "0000-01-01", "9999-12-31", "2026-1-1", "31.12.2026", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDateText(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		tm := d.Time()
+		if tm.Year() != d.Year || tm.Month() != d.Month || tm.Day() != d.Day || d.Month < time.January || d.Month > time.December {
+			t.Fatalf("ParseDateText(%q) = %v: not a real date", s, d)
+		}
+		back, err := ParseDateText(d.String())
+		if err != nil || back != d {
+			t.Fatalf("round trip of %v: %v, %v", d, back, err)
+		}
+	})
+}
+
+// FuzzParseFinancialYear checks the financial-year parser the same way.
+func FuzzParseFinancialYear(f *testing.F) {
+	for _, s := range []string{"2026/27", "2026/2027", "2099/00", "2026/28", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fy, err := ParseFinancialYear(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseFinancialYear(fy.String())
+		if err != nil || back != fy {
+			t.Fatalf("round trip of %v: %v, %v", fy, back, err)
+		}
+	})
+}

@@ -1,0 +1,269 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// This file is the grid workbook's vocabulary: the labels the writer puts
+// on a plan sheet and the spellings the reader accepts for them. Keeping
+// both in one place is what makes a written workbook read back.
+
+// MetaField is one labelled metadata cell of a grid plan sheet.
+type MetaField struct {
+	Key     string   // the flat table's column name, e.g. "plan_name"
+	Label   string   // the label the writer puts in the sheet
+	Aliases []string // further spellings the reader accepts
+	Kind    MetaKind
+	Help    string // a short explanation for the Instructions sheet and input prompts
+}
+
+// MetaKind says how a metadata value is written and validated.
+type MetaKind int
+
+// Metadata kinds.
+const (
+	MetaText       MetaKind = iota // free text
+	MetaIdentifier                 // text that keeps leading zeros (number format "@")
+	MetaInteger                    // whole number (plan id)
+	MetaDate                       // a real date cell
+	MetaSector                     // a drop-down of pipeline.Sectors
+)
+
+// MetaFields are the plan metadata cells of a grid plan sheet, in the order
+// the writer lays them out.
+var MetaFields = []MetaField{
+	{Key: "plan_id", Label: "Plan ID", Kind: MetaInteger,
+		Help: "The number of an existing plan on the service. Leave blank for a new plan."},
+	{Key: "plan_name", Label: "Plan name", Aliases: []string{"Name of plan", "Plan"}, Kind: MetaText,
+		Help: "The plan's name. With the company and the start date it identifies a new plan on re-runs."},
+	{Key: "company_vat_number", Label: "Company VAT number", Aliases: []string{"VAT number", "VAT no", "VAT"}, Kind: MetaIdentifier,
+		Help: "VAT number of the client company (kept as text, leading zeros stay)."},
+	{Key: "company_registration_number", Label: "Company registration number", Aliases: []string{"Registration number", "Registration no", "Company registration no", "CIPC number"}, Kind: MetaIdentifier,
+		Help: "Company registration number, e.g. 2009/012345/07."},
+	{Key: "company_id_number", Label: "Company ID number", Aliases: []string{"ID number", "Identification number", "Company identification number"}, Kind: MetaIdentifier,
+		Help: "ID number of a sole proprietor."},
+	{Key: "start_date", Label: "Start date", Aliases: []string{"Plan start date", "Plan start"}, Kind: MetaDate,
+		Help: "First day of the plan, not before 2025-09-01. Needed for a new plan."},
+	{Key: "end_date", Label: "End date", Aliases: []string{"Plan end date", "Plan end"}, Kind: MetaDate,
+		Help: "Last day of the plan. The service clamps it to 2030-08-31. Needed for a new plan."},
+	{Key: "sector", Label: "Sector", Aliases: []string{"Sector of the plan"}, Kind: MetaSector,
+		Help: "One of the sectors in the drop-down, or blank."},
+	{Key: "scorecard_id", Label: "Scorecard ID", Aliases: []string{"Scorecard"}, Kind: MetaIdentifier,
+		Help: "scorecard_...: links the plan to a scorecard; on create it pre-fills the baseline."},
+}
+
+// Normalize folds a label for matching: lower case, every run of characters
+// other than letters and digits turned into one space, trimmed. "Top
+// management", "top_management" and " TOP-management: " all fold to "top
+// management".
+func Normalize(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
+
+// MetaFieldFor returns the metadata field whose label (or alias, or flat
+// column name) the text is, after Normalize and without a trailing colon.
+func MetaFieldFor(text string) (MetaField, bool) {
+	n := Normalize(text)
+	if n == "" {
+		return MetaField{}, false
+	}
+	for _, m := range MetaFields {
+		if n == Normalize(m.Label) || n == Normalize(m.Key) {
+			return m, true
+		}
+		for _, a := range m.Aliases {
+			if n == Normalize(a) {
+				return m, true
+			}
+		}
+	}
+	return MetaField{}, false
+}
+
+// levelLabels are the row labels of the default levels, after the statutory
+// EE workforce tables, and further spellings the reader accepts.
+var levelLabels = map[string][]string{
+	"top_managers":    {"Top management", "Top managers", "Top"},
+	"senior_managers": {"Senior management", "Senior managers", "Senior"},
+	"middle_managers": {"Professionally qualified / middle management", "Middle management", "Middle managers",
+		"Mid management", "Mid-management", "Professionally qualified",
+		"Professionally qualified and experienced specialists and mid-management"},
+	"junior_managers": {"Skilled technical / junior management", "Junior management", "Junior managers",
+		"Skilled technical", "Skilled",
+		"Skilled technical and academically qualified workers, junior management, supervisors, foremen, and superintendents"},
+	"semi_skilled_employees": {"Semi-skilled", "Semi-skilled employees", "Semi skilled",
+		"Semi-skilled and discretionary decision making"},
+	"unskilled_employees": {"Unskilled", "Unskilled employees", "Unskilled and defined decision making"},
+	"total_permanent_employees": {"Total permanent", "Total permanent employees", "Total permanent staff",
+		"Permanent total"},
+	"temporary_employees":   {"Temporary employees", "Temporary", "Temporary staff", "Non-permanent employees"},
+	"grand_total_employees": {"Grand total", "Grand total employees", "Total employees"},
+}
+
+var raceLabels = map[string][]string{
+	"african":  {"African", "Africans", "A"},
+	"coloured": {"Coloured", "Coloureds", "Colored", "C"},
+	"indian":   {"Indian", "Indians", "I"},
+	"white":    {"White", "Whites", "W"},
+	"foreign":  {"Foreign nationals", "Foreign national", "Foreign", "Foreigners"},
+}
+
+var genderLabels = map[string][]string{
+	"male":   {"Male", "Males", "Men", "M"},
+	"female": {"Female", "Females", "Women", "F"},
+}
+
+// Humanize turns a key such as "semi_skilled_employees" into a label such
+// as "Semi skilled employees", for parts that have no label of their own.
+func Humanize(key string) string {
+	s := strings.ReplaceAll(key, "_", " ")
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+func label(table map[string][]string, key string) string {
+	if ls, ok := table[key]; ok {
+		return ls[0]
+	}
+	return Humanize(key)
+}
+
+// LevelLabel returns the row label the writer uses for an occupational level.
+func LevelLabel(level string) string { return label(levelLabels, level) }
+
+// RaceLabel returns the column header the writer uses for a race.
+func RaceLabel(race string) string { return label(raceLabels, race) }
+
+// GenderLabel returns the column header the writer uses for a gender.
+func GenderLabel(gender string) string { return label(genderLabels, gender) }
+
+// TargetTypeLabel returns the label of a target type: "All employees" or
+// "Employees with disabilities".
+func TargetTypeLabel(tt string) string {
+	switch tt {
+	case pipeline.TargetAll:
+		return "All employees"
+	case pipeline.TargetDisabled:
+		return "Employees with disabilities"
+	}
+	return Humanize(tt)
+}
+
+// GridLabel returns the label row text of one grid: "Year 1 — 2026/27 — All
+// employees". Either year part may be unknown (0) and is then left out.
+func GridLabel(yearNumber int, fy pipeline.FinancialYear, targetType string) string {
+	var parts []string
+	if yearNumber > 0 {
+		parts = append(parts, fmt.Sprintf("Year %d", yearNumber))
+	}
+	if fy != 0 {
+		parts = append(parts, fy.String())
+	}
+	parts = append(parts, TargetTypeLabel(targetType))
+	return strings.Join(parts, " — ")
+}
+
+// Matcher recognises the row and column headers of grids for one catalog:
+// the writer's labels, the aliases, and the raw keys of the catalog's
+// levels, races and genders.
+type Matcher struct {
+	levels, races, genders map[string]string // normalised spelling -> key
+	levelNames             []string          // candidates for suggestions
+	raceNames, genderNames []string
+}
+
+// NewMatcher returns a Matcher for cat (nil: the default catalog).
+func NewMatcher(cat *pipeline.Catalog) *Matcher {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	m := &Matcher{levels: map[string]string{}, races: map[string]string{}, genders: map[string]string{}}
+	m.levelNames = fill(m.levels, levelLabels, cat.Levels())
+	m.raceNames = fill(m.races, raceLabels, cat.Races())
+	m.genderNames = fill(m.genders, genderLabels, cat.Genders())
+	return m
+}
+
+func fill(into map[string]string, table map[string][]string, keys []string) []string {
+	var names []string
+	for _, k := range keys {
+		spellings := append([]string{label(table, k), k}, table[k]...)
+		for _, s := range spellings {
+			if n := Normalize(s); n != "" {
+				if _, taken := into[n]; !taken {
+					into[n] = k
+				}
+			}
+		}
+		names = append(names, label(table, k), k)
+	}
+	return names
+}
+
+// Level returns the level key a row label names.
+func (m *Matcher) Level(text string) (string, bool) { k, ok := m.levels[Normalize(text)]; return k, ok }
+
+// Race returns the race key a column header names.
+func (m *Matcher) Race(text string) (string, bool) { k, ok := m.races[Normalize(text)]; return k, ok }
+
+// Gender returns the gender key a column header names.
+func (m *Matcher) Gender(text string) (string, bool) {
+	k, ok := m.genders[Normalize(text)]
+	return k, ok
+}
+
+// RaceGender recognises a combined column header such as "African male",
+// "african_male" or "Male African".
+func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
+	words := strings.Fields(Normalize(text))
+	for i := 1; i < len(words); i++ {
+		a, b := strings.Join(words[:i], " "), strings.Join(words[i:], " ")
+		if r, ok1 := m.races[a]; ok1 {
+			if g, ok2 := m.genders[b]; ok2 {
+				return r, g, true
+			}
+		}
+		if g, ok1 := m.genders[a]; ok1 {
+			if r, ok2 := m.races[b]; ok2 {
+				return r, g, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// SuggestLevel returns the closest level labels and keys to text.
+func (m *Matcher) SuggestLevel(text string) []string {
+	return pipeline.Closest(text, m.levelNames, 3)
+}
+
+// SuggestRace returns the closest race headers and keys to text.
+func (m *Matcher) SuggestRace(text string) []string {
+	return pipeline.Closest(text, m.raceNames, 3)
+}
+
+// SuggestGender returns the closest gender headers and keys to text.
+func (m *Matcher) SuggestGender(text string) []string {
+	return pipeline.Closest(text, m.genderNames, 3)
+}

@@ -1,0 +1,381 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// ListsSheet is the hidden sheet that holds the drop-down lists (the
+// sectors, the target types). Hidden sheets are never read as data.
+const ListsSheet = "Lists"
+
+// InstructionsSheet is the name of the template's instructions sheet.
+const InstructionsSheet = "Instructions"
+
+// Lists sheet columns.
+const (
+	sectorListCol     = "A"
+	targetTypeListCol = "B"
+)
+
+// PlanSheet is what one grid plan sheet shows: the metadata values and the
+// grids. Values that are zero are left blank.
+type PlanSheet struct {
+	Title       string // shown in the first row; "" = a generic title
+	PlanID      int64
+	Name        string
+	Company     pipeline.CompanyIDs
+	StartDate   pipeline.Date
+	EndDate     pipeline.Date
+	Sector      string
+	ScorecardID string
+	Grids       []Grid
+}
+
+// Grid is one (financial year, target type) grid of a plan sheet.
+type Grid struct {
+	YearNumber    int                    // 0 = not shown
+	FinancialYear pipeline.FinancialYear // 0 = not shown
+	TargetType    string
+	Counters      map[string]int64 // nil or missing counters: blank cells
+}
+
+// Layout of a plan sheet: the label column, the first metadata row and the
+// width of a metadata value cell (merged across the first counter columns).
+const (
+	labelCol     = 1
+	firstMetaRow = 4
+	metaSpan     = 5 // value cell merged across columns B:F
+	metaHelpCol  = labelCol + metaSpan + 1
+	gridGap      = 1 // blank rows between grids
+)
+
+// SheetName returns a worksheet name derived from base that is valid
+// (at most 31 characters, none of []:*?/\, no leading or trailing
+// apostrophe, not "History") and not among taken (compared without case).
+// fallback is used when base has nothing usable.
+func SheetName(base, fallback string, taken []string) string {
+	clean := strings.Map(func(r rune) rune {
+		switch r {
+		case '[', ']', ':', '*', '?', '/', '\\':
+			return '-'
+		}
+		if r < ' ' {
+			return -1
+		}
+		return r
+	}, base)
+	clean = strings.Join(strings.Fields(clean), " ")
+	clean = strings.Trim(clean, "'")
+	if clean == "" {
+		clean = fallback
+	}
+	used := map[string]bool{"history": true}
+	for _, t := range taken {
+		used[strings.ToLower(t)] = true
+	}
+	for i := 1; ; i++ {
+		suffix := ""
+		if i > 1 {
+			suffix = fmt.Sprintf(" (%d)", i)
+		}
+		name := truncateRunes(clean, 31-utf8.RuneCountInString(suffix))
+		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
+		if !used[strings.ToLower(name)] {
+			return name
+		}
+	}
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
+
+// EnsureListsSheet adds the hidden Lists sheet (sectors in column A, target
+// types in column B) unless the workbook has it, and returns the absolute
+// references of the two lists for drop-down validations.
+func EnsureListsSheet(f *excelize.File) (sectors, targetTypes string, err error) {
+	sectors = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, sectorListCol, sectorListCol, len(pipeline.Sectors))
+	targetTypes = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, targetTypeListCol, targetTypeListCol, len(pipeline.TargetTypes))
+	if idx, _ := f.GetSheetIndex(ListsSheet); idx >= 0 {
+		return sectors, targetTypes, nil
+	}
+	if _, err = f.NewSheet(ListsSheet); err != nil {
+		return "", "", err
+	}
+	for i, s := range pipeline.Sectors {
+		if err = f.SetCellStr(ListsSheet, fmt.Sprintf("%s%d", sectorListCol, i+1), s); err != nil {
+			return "", "", err
+		}
+	}
+	for i, s := range pipeline.TargetTypes {
+		if err = f.SetCellStr(ListsSheet, fmt.Sprintf("%s%d", targetTypeListCol, i+1), s); err != nil {
+			return "", "", err
+		}
+	}
+	if err = f.SetColWidth(ListsSheet, sectorListCol, sectorListCol, 70); err != nil {
+		return "", "", err
+	}
+	if err = f.SetSheetVisible(ListsSheet, false); err != nil {
+		return "", "", err
+	}
+	ActivateFirstVisible(f)
+	return sectors, targetTypes, nil
+}
+
+// ActivateFirstVisible makes the first visible sheet the active one unless
+// the active sheet is visible: a hidden active sheet makes Excel complain.
+func ActivateFirstVisible(f *excelize.File) {
+	list := f.GetSheetList()
+	active := f.GetActiveSheetIndex()
+	if active >= 0 && active < len(list) {
+		if v, err := f.GetSheetVisible(list[active]); err == nil && v {
+			return
+		}
+	}
+	for i, s := range list {
+		if v, err := f.GetSheetVisible(s); err == nil && v {
+			f.SetActiveSheet(i)
+			return
+		}
+	}
+}
+
+func cellRef(col, row int) string {
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	return ref
+}
+
+// AddPlanSheet adds a grid plan sheet named sheet to f, laid out for the
+// catalog: title, the labelled metadata cells, then one grid per entry of
+// ps.Grids (label row, race header row, gender header row, one row per
+// level). It adds data validation (whole numbers >= 0 on counters, the
+// sector drop-down, dates, a positive plan id), text formats on
+// identifiers, frozen label column, styles and column widths.
+func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	if _, err := f.NewSheet(sheet); err != nil {
+		return err
+	}
+	sectorList, _, err := EnsureListsSheet(f)
+	if err != nil {
+		return err
+	}
+	w := &sheetWriter{f: f, sheet: sheet}
+	races, genders, levels := cat.Races(), cat.Genders(), cat.Levels()
+	nCounterCols := len(races) * len(genders)
+	lastCol := labelCol + max(nCounterCols, metaSpan)
+
+	title := ps.Title
+	if title == "" {
+		title = "Employment Equity plan targets"
+	}
+	w.str(labelCol, 1, title, st.Title)
+	w.str(labelCol, 2, "Counters are numbers of employees. A blank counter cell leaves the value on the service as it is. Fill in the white cells.", st.Subtitle)
+
+	// Metadata.
+	row := firstMetaRow
+	metaRef := map[string]string{}
+	for _, m := range MetaFields {
+		w.str(labelCol, row, m.Label, st.MetaLabel)
+		vc := labelCol + 1
+		ref := cellRef(vc, row)
+		metaRef[m.Key] = ref
+		style := st.Text
+		switch m.Kind {
+		case MetaIdentifier:
+			style = st.Identifier
+		case MetaInteger:
+			style = st.Integer
+		case MetaDate:
+			style = st.Date
+		}
+		for c := vc; c < vc+metaSpan; c++ {
+			w.style(c, row, style)
+		}
+		w.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
+		w.str(metaHelpCol, row, m.Help, st.Help)
+		switch m.Key {
+		case "plan_id":
+			if ps.PlanID != 0 {
+				w.setErr(f.SetCellInt(sheet, ref, ps.PlanID))
+			}
+		case "plan_name":
+			w.text(ref, ps.Name)
+		case "company_vat_number":
+			w.text(ref, ps.Company.VAT)
+		case "company_registration_number":
+			w.text(ref, ps.Company.Registration)
+		case "company_id_number":
+			w.text(ref, ps.Company.IDNumber)
+		case "start_date":
+			w.date(ref, ps.StartDate)
+		case "end_date":
+			w.date(ref, ps.EndDate)
+		case "sector":
+			w.text(ref, ps.Sector)
+		case "scorecard_id":
+			w.text(ref, ps.ScorecardID)
+		}
+		row++
+	}
+
+	// Grids.
+	row += 1
+	var counterRanges []string
+	for _, g := range ps.Grids {
+		row = w.grid(row, g, races, genders, levels, cat, st, &counterRanges)
+		row += gridGap
+	}
+
+	// Validation.
+	if len(counterRanges) > 0 {
+		dv := excelize.NewDataValidation(true)
+		dv.Sqref = strings.Join(counterRanges, " ")
+		w.setErr(dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
+		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
+		w.setErr(f.AddDataValidation(sheet, dv))
+	}
+	{
+		dv := excelize.NewDataValidation(true)
+		dv.Sqref = metaRef["sector"]
+		dv.SetSqrefDropList(sectorList)
+		dv.SetError(excelize.DataValidationErrorStyleStop, "Sector", "Pick one of the sectors in the list, or leave the cell blank.")
+		dv.SetInput("Sector", "Pick one of the 18 sectors, or leave blank.")
+		w.setErr(f.AddDataValidation(sheet, dv))
+	}
+	for _, key := range []string{"start_date", "end_date"} {
+		dv := excelize.NewDataValidation(true)
+		dv.Sqref = metaRef[key]
+		w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
+			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
+		dv.SetError(excelize.DataValidationErrorStyleStop, "Date", "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
+		dv.SetInput("Date", "YYYY-MM-DD, on or after 2025-09-01.")
+		w.setErr(f.AddDataValidation(sheet, dv))
+	}
+	{
+		dv := excelize.NewDataValidation(true)
+		dv.Sqref = metaRef["plan_id"]
+		w.setErr(dv.SetRange(1, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
+		dv.SetError(excelize.DataValidationErrorStyleStop, "Plan ID", "The plan id is a whole number. Leave it blank for a new plan.")
+		w.setErr(f.AddDataValidation(sheet, dv))
+	}
+
+	// Widths, panes, view.
+	w.setErr(f.SetColWidth(sheet, "A", "A", LabelWidth))
+	if nCounterCols > 0 {
+		first, _ := excelize.ColumnNumberToName(labelCol + 1)
+		last, _ := excelize.ColumnNumberToName(lastCol)
+		w.setErr(f.SetColWidth(sheet, first, last, CounterWidth))
+	}
+	w.setErr(f.SetPanes(sheet, &excelize.Panes{
+		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
+		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
+	}))
+	return w.err
+}
+
+// grid writes one grid from row and returns the row after it.
+func (w *sheetWriter) grid(row int, g Grid, races, genders, levels []string, cat *pipeline.Catalog, st *Styles, ranges *[]string) int {
+	nCols := len(races) * len(genders)
+	w.str(labelCol, row, GridLabel(g.YearNumber, g.FinancialYear, g.TargetType), st.GridLabel)
+	for c := labelCol + 1; c <= labelCol+nCols; c++ {
+		w.style(c, row, st.GridLabel)
+	}
+	row++
+	raceRow, genderRow := row, row+1
+	w.str(labelCol, raceRow, "Occupational level", st.Header)
+	w.style(labelCol, genderRow, st.Header)
+	w.merge(cellRef(labelCol, raceRow), cellRef(labelCol, genderRow))
+	col := labelCol + 1
+	for _, r := range races {
+		w.str(col, raceRow, RaceLabel(r), st.Header)
+		for i, gd := range genders {
+			w.str(col+i, genderRow, GenderLabel(gd), st.Header)
+			if i > 0 {
+				w.style(col+i, raceRow, st.Header)
+			}
+		}
+		if len(genders) > 1 {
+			w.merge(cellRef(col, raceRow), cellRef(col+len(genders)-1, raceRow))
+		}
+		col += len(genders)
+	}
+	row = genderRow + 1
+	first := row
+	for _, lv := range levels {
+		summary := !pipeline.Contains(pipeline.OccupationalLevels, lv) && pipeline.Contains(pipeline.Levels, lv)
+		ls, cs := st.LevelLabel, st.Counter
+		if summary {
+			ls, cs = st.TotalLabel, st.TotalCounter
+		}
+		w.str(labelCol, row, LevelLabel(lv), ls)
+		col := labelCol + 1
+		for _, r := range races {
+			for _, gd := range genders {
+				w.style(col, row, cs)
+				if name, ok := cat.Counter(r, gd, lv); ok {
+					if v, set := g.Counters[name]; set {
+						w.setErr(w.f.SetCellInt(w.sheet, cellRef(col, row), v))
+					}
+				}
+				col++
+			}
+		}
+		row++
+	}
+	if nCols > 0 && row > first {
+		*ranges = append(*ranges, cellRef(labelCol+1, first)+":"+cellRef(labelCol+nCols, row-1))
+	}
+	return row
+}
+
+// sheetWriter keeps the first error of a run of cell writes.
+type sheetWriter struct {
+	f     *excelize.File
+	sheet string
+	err   error
+}
+
+func (w *sheetWriter) setErr(err error) {
+	if w.err == nil && err != nil {
+		w.err = err
+	}
+}
+
+func (w *sheetWriter) str(col, row int, s string, style int) {
+	ref := cellRef(col, row)
+	w.setErr(w.f.SetCellStr(w.sheet, ref, s))
+	w.style(col, row, style)
+}
+
+func (w *sheetWriter) style(col, row int, style int) {
+	ref := cellRef(col, row)
+	w.setErr(w.f.SetCellStyle(w.sheet, ref, ref, style))
+}
+
+func (w *sheetWriter) merge(a, b string) { w.setErr(w.f.MergeCell(w.sheet, a, b)) }
+
+func (w *sheetWriter) text(ref, s string) {
+	if s != "" {
+		w.setErr(w.f.SetCellStr(w.sheet, ref, s))
+	}
+}
+
+func (w *sheetWriter) date(ref string, d pipeline.Date) {
+	if !d.IsZero() {
+		w.setErr(w.f.SetCellValue(w.sheet, ref, d.Time()))
+	}
+}

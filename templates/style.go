@@ -1,0 +1,104 @@
+package templates
+
+import (
+	"time"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// DateFormat is the number format of every date cell eepipe writes: ISO,
+// so that a date reads the same in every locale.
+const DateFormat = "yyyy-mm-dd"
+
+// Column widths shared by the workbooks.
+const (
+	LabelWidth      = 44.0 // the label column of a grid plan sheet
+	CounterWidth    = 10.5 // a counter column
+	FlatColumnWidth = 16.0 // a flat table's plan column
+)
+
+// Colours of the workbooks (RGB hex).
+const (
+	colorHeader   = "1F4E78" // dark blue: header rows
+	colorGridBand = "DDEBF7" // light blue: grid labels
+	colorInput    = "FFFFFF" // input cells
+	colorTotal    = "F2F2F2" // grey: summary rows
+	colorBorder   = "BFBFBF"
+	colorHelp     = "7F7F7F"
+)
+
+// Styles are the cell style ids of one workbook. NewStyles registers them
+// with the workbook; excelize reuses identical styles, so calling it twice
+// on one workbook is harmless.
+type Styles struct {
+	Title        int // sheet title
+	Subtitle     int // a line of explanation under the title
+	Help         int // grey help text beside an input
+	MetaLabel    int // a metadata label ("Plan name")
+	Text         int // a text input
+	Identifier   int // a text input that keeps leading zeros (number format "@")
+	Integer      int // a whole-number input
+	Date         int // a date input (DateFormat)
+	GridLabel    int // a grid's label row
+	Header       int // a column header (race, gender, flat table header)
+	LevelLabel   int // an occupational level row label
+	TotalLabel   int // a summary level row label (totals, temporary)
+	Counter      int // a counter cell
+	TotalCounter int // a counter cell of a summary row
+	Paragraph    int // a wrapped paragraph on the Instructions sheet
+	Heading      int // a heading on the Instructions sheet
+}
+
+// NewStyles registers the shared styles with f.
+func NewStyles(f *excelize.File) (*Styles, error) {
+	border := []excelize.Border{
+		{Type: "left", Color: colorBorder, Style: 1}, {Type: "right", Color: colorBorder, Style: 1},
+		{Type: "top", Color: colorBorder, Style: 1}, {Type: "bottom", Color: colorBorder, Style: 1},
+	}
+	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
+	dateFmt := DateFormat
+	textFmt := "@"
+	s := &Styles{}
+	defs := []struct {
+		dst *int
+		s   *excelize.Style
+	}{
+		{&s.Title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14, Color: colorHeader}}},
+		{&s.Subtitle, &excelize.Style{Font: &excelize.Font{Italic: true, Color: colorHelp}}},
+		{&s.Help, &excelize.Style{Font: &excelize.Font{Italic: true, Size: 9, Color: colorHelp}}},
+		{&s.MetaLabel, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal)}},
+		{&s.Text, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &textFmt,
+			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+		{&s.Identifier, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &textFmt,
+			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+		{&s.Integer, &excelize.Style{Border: border, Fill: fill(colorInput), NumFmt: 1,
+			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+		{&s.Date, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &dateFmt,
+			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(colorGridBand)}},
+		{&s.Header, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"}, Fill: fill(colorHeader), Border: border,
+			Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center", WrapText: true}}},
+		{&s.LevelLabel, &excelize.Style{Border: border, Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},
+		{&s.TotalLabel, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal),
+			Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},
+		{&s.Counter, &excelize.Style{Border: border, Fill: fill(colorInput), NumFmt: 1}},
+		{&s.TotalCounter, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal), NumFmt: 1}},
+		{&s.Paragraph, &excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.Heading, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}}},
+	}
+	for _, d := range defs {
+		id, err := f.NewStyle(d.s)
+		if err != nil {
+			return nil, err
+		}
+		*d.dst = id
+	}
+	return s, nil
+}
+
+// ExcelSerial returns the Excel serial number (1900 date system) of the
+// calendar date of t, for date validation formulas.
+func ExcelSerial(t time.Time) float64 {
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return float64(d.Sub(time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+}
