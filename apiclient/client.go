@@ -319,7 +319,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 				authValue = req.Header.Get("Authorization")
 			}
 		} else {
-			authValue = Signature(c.secret, cl.path, cl.body)
+			authValue = Signature(c.secret, path, cl.body)
 			req.Header.Set("X-Api-Key", c.key)
 			req.Header.Set("Authorization", authValue)
 		}

@@ -405,7 +405,11 @@ func TestCanceledDuringPost(t *testing.T) {
 		_, err := fx.c.CreatePlan(ctx, PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
 		done <- err
 	}()
-	<-arrived
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("returned before the server got the request: %v", err)
+	}
 	cancel()
 	err := <-done
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, pipeline.ErrUnclearOutcome) {

@@ -101,6 +101,25 @@ func flatLooksLikeText(b []byte) bool {
 	return true
 }
 
+// flatMaxRatio is more than deflate's best compression ratio (about 1032:1).
+const flatMaxRatio = 1100
+
+// plausibleSize checks the sizes the archive declares against what its
+// compressed data can hold, and returns the total declared size.
+func (b *flatBook) plausibleSize() (int64, bool) {
+	var total uint64
+	for _, f := range b.zr.File {
+		if f.UncompressedSize64 > f.CompressedSize64*flatMaxRatio+(1<<16) {
+			return 0, false
+		}
+		total += f.UncompressedSize64
+	}
+	if total > 1<<34 {
+		return 0, false
+	}
+	return int64(total) + 1<<20, true
+}
+
 // open returns a reader of a part; damaged entries give errFlatDamaged.
 func (b *flatBook) open(name string) (io.ReadCloser, error) {
 	f, ok := b.files[name]
@@ -677,7 +696,14 @@ func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emi
 // flat table.
 func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size))
+	// excelize allocates each part's declared size up front; a damaged or
+	// hostile archive declaring gigabytes must not get that far.
+	limit, ok := book.plausibleSize()
+	if !ok {
+		ps.Errorf(fileOrigin, "", "%v", errFlatDamaged)
+		return
+	}
+	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{UnzipSizeLimit: limit})
 	if err != nil {
 		ps.Errorf(fileOrigin, "", "the workbook cannot be read: %v", flatExcelizeError(err))
 		return

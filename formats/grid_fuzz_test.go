@@ -31,7 +31,9 @@ func FuzzReadGridSheet(f *testing.F) {
 	}
 	wb.Close()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		wb, err := excelize.OpenReader(bytes.NewReader(data))
+		// As ReadFiles does: a bound on the declared unzipped size, so that
+		// a damaged size field fails fast instead of unpacking gigabytes.
+		wb, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 64 << 20, UnzipXMLSizeLimit: 64 << 20})
 		if err != nil {
 			return
 		}

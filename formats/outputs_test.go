@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 func TestStampedName(t *testing.T) {
@@ -210,4 +212,32 @@ func TestLockReleaseLeavesForeignLock(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("foreign lock removed")
 	}
+}
+
+func TestStampedNameRoundTripProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := rapid.StringMatching(`[a-z][a-z0-9_.-]{0,12}\.(xlsx|csv|json)`).Draw(t, "base")
+		at := time.Unix(rapid.Int64Range(0, 4102444800).Draw(t, "unix"), 0)
+		name := StampedName(base, at)
+		back, ok := ParseStampedName(base, name)
+		if !ok || !back.Equal(at.UTC().Truncate(time.Minute)) {
+			t.Fatalf("ParseStampedName(%q, %q) = %v, %v; want %v", base, name, back, ok, at.UTC().Truncate(time.Minute))
+		}
+	})
+}
+
+func FuzzParseStampedName(f *testing.F) {
+	f.Add("plans.xlsx", "plans-2026-11-22T0300Z.xlsx")
+	f.Add("plans.xlsx", "plans-2026-02-30T0300Z.xlsx")
+	f.Add("a.csv.gz", "a-2026-11-22T0300Z.csv.gz")
+	f.Add("x", "x-")
+	f.Fuzz(func(t *testing.T, base, name string) {
+		at, ok := ParseStampedName(base, name)
+		if !ok {
+			return
+		}
+		if got := StampedName(base, at); got != name {
+			t.Fatalf("ParseStampedName(%q, %q) accepted a name StampedName writes as %q", base, name, got)
+		}
+	})
 }

@@ -2,6 +2,8 @@ package formats
 
 import (
 	"bytes"
+	"runtime"
+	"time"
 	"maps"
 	"os"
 	"strings"
@@ -98,6 +100,8 @@ func FuzzReadFlatXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
+		tm := time.AfterFunc(2*time.Second, func() { os.WriteFile("/tmp/hang.bin", data, 0o644); buf := make([]byte, 1<<20); n := runtime.Stack(buf, true); os.WriteFile("/tmp/hang.txt", buf[:n], 0o644) })
+		defer tm.Stop()
 		readXLSX("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 		if len(data) == 0 && len(ps) == 0 {

@@ -40,7 +40,7 @@ func rrReconciliation(src string) *pipeline.Reconciliation {
 					}}}},
 			{Presence: pipeline.PresencePresent, InSync: true, Account: "acme", PlanID: 18, PlanName: "Acme 2027", Origin: o(3, 0),
 				Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
-			{Presence: pipeline.PresenceMissing, Account: "acme", PlanName: "New", StartDate: "2027-09-01", Origin: o(4, 0),
+			{Presence: pipeline.PresenceMissing, Account: "acme", PlanName: "New", StartDate: "2027-09-01", Origin: o(5, 0),
 				Reason: "the service holds no plan \"New\" starting 2027-09-01", Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
 			{Presence: pipeline.PresenceOnlyOnServer, Account: "acme", CompanyID: "8ovHrj", PlanID: 21, PlanName: "Old", StartDate: "2025-09-01",
 				Reason: "the service holds this plan for the company but the workbook does not describe it"},
@@ -142,9 +142,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	// The missing plan's origin in this reconciliation is line 4 (the
-	// blank line): it is marked there, in column A.
-	want := map[string]string{"E2": DiffFillColor, "F2": DiffFillColor, "A2": PlanFillColor}
+	want := map[string]string{"E2": DiffFillColor, "F2": DiffFillColor, "A2": PlanFillColor, "A5": PlanFillColor}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)
@@ -161,7 +159,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 		texts[c.Cell] = CommentText(c)
 	}
 	if !strings.Contains(texts["E2"], "service holds 7") || !strings.Contains(texts["F2"], "service holds 1") ||
-		!strings.Contains(texts["A2"], `sector: the service holds "Construction"`) || !strings.Contains(texts["A4"], "Missing on the service") {
+		!strings.Contains(texts["A2"], `sector: the service holds "Construction"`) || !strings.Contains(texts["A5"], "Missing on the service") {
 		t.Errorf("comments %v", texts)
 	}
 	rows, _ := f.GetRows(SummarySheet)

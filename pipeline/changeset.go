@@ -12,6 +12,10 @@ import (
 // and `eepipe reconcile` reports it cell by cell (CounterChange.Origin).
 type ChangeSet struct {
 	Plans []*PlanDiff `json:"plans"`
+	// Listed holds, per account name, the account's plans as listed (without
+	// milestones) when Runner.Plan read them: reconcile uses it to find the
+	// plans only the service holds, without listing again.
+	Listed map[string][]Plan `json:"-"`
 }
 
 // DiffSummary counts a ChangeSet.

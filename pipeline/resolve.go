@@ -308,6 +308,12 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	if err := r.gate.stopErr(ctx); err != nil {
 		return stopAll(err)
 	}
+	cs.Listed = map[string][]Plan{}
+	for a, l := range lists {
+		if listErrs[a] == nil && len(byAccount[a]) > 0 {
+			cs.Listed[r.accounts[a].Name] = l
+		}
+	}
 
 	// Match, then retrieve each referenced plan once.
 	type want struct {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/big"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -468,12 +467,12 @@ func (t *SectorTargets) WriteCSV(w io.Writer) error {
 }
 
 // SourceName returns the source for presentations: the embedded copy's
-// description, or the base name of a --targets file.
+// description, or the path of a --targets file as given.
 func (t *SectorTargets) SourceName() string {
-	if t.Source == EmbeddedSectorTargetsSource || t.Source == "" {
+	if t.Source == "" {
 		return EmbeddedSectorTargetsSource
 	}
-	return filepath.Base(t.Source)
+	return t.Source
 }
 
 // SectorStatus is the outcome of one check.
@@ -535,10 +534,13 @@ func neededFor(target Pct, of int64) int64 {
 // SectorLevelCheck is one level of one year measured against the sector's
 // two figures.
 type SectorLevelCheck struct {
-	Level     string       `json:"level"`
-	Status    SectorStatus `json:"status"`
-	Reason    string       `json:"reason,omitempty"` // why the level is not assessable
-	Headcount *int64       `json:"headcount,omitempty"`
+	Level  string       `json:"level"`
+	Status SectorStatus `json:"status"`
+	Reason string       `json:"reason,omitempty"` // why the level is not assessable
+	// Blank lists the counters left blank (unknown) when they make the
+	// level not assessable.
+	Blank     []string `json:"blank_counters,omitempty"`
+	Headcount *int64   `json:"headcount,omitempty"`
 	// TargetMale and TargetFemale are the sector's figures; HasTarget is
 	// false when the targets give none for the level.
 	HasTarget    bool         `json:"has_target"`
@@ -554,6 +556,7 @@ type SectorLevelCheck struct {
 type DisabilityCheck struct {
 	Status    SectorStatus `json:"status"`
 	Reason    string       `json:"reason,omitempty"`
+	Blank     []string     `json:"blank_counters,omitempty"` // counters left blank (unknown) that make it not assessable
 	TargetPct Pct          `json:"target_pct"`
 	Share     *ShareResult `json:"share,omitempty"` // Count disabled of Of employees over the six occupational levels
 }
@@ -923,7 +926,7 @@ func checkLevel(y SectorYearInput, level string, cat *Catalog, t *SectorTargets,
 		return lc
 	}
 	if len(blank) > 0 {
-		lc.Reason = blankReason("counters", blank)
+		lc.Reason, lc.Blank = blankReason("counters", blank), blank
 		return lc
 	}
 	lc.Headcount = &head
@@ -971,10 +974,10 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 		dc.Reason = lackingReason(lacking)
 		return dc
 	case len(blankAll) > 0:
-		dc.Reason = blankReason("all_employees counters", blankAll)
+		dc.Reason, dc.Blank = blankReason("all_employees counters", blankAll), blankAll
 		return dc
 	case len(blankDis) > 0:
-		dc.Reason = blankReason("disabled_employees counters", blankDis)
+		dc.Reason, dc.Blank = blankReason("disabled_employees counters", blankDis), blankDis
 		return dc
 	case all == 0:
 		dc.Reason = "no employees"

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // fullCounters returns every default-catalog counter set to zero, then the
@@ -553,4 +555,36 @@ func TestMatchAndFillFromServer(t *testing.T) {
 	if l := levelOf(t, c, 2, "top_managers"); l.Status != SectorMet || *l.Headcount != 12 {
 		t.Fatalf("%+v", l)
 	}
+}
+
+func TestMeasureShareProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		of := rapid.Int64Range(1, 1_000_000).Draw(t, "of")
+		count := rapid.Int64Range(0, of).Draw(t, "count")
+		target := Pct(rapid.Int64Range(0, 10000).Draw(t, "target"))
+		r := measureShare(count, of, target)
+		// Needed is the smallest count whose share reaches the target, exactly.
+		if r.Needed*10000 < int64(target)*of || (r.Needed > 0 && (r.Needed-1)*10000 >= int64(target)*of) {
+			t.Fatalf("needed %d is not the smallest count reaching %s%% of %d", r.Needed, target, of)
+		}
+		if r.Met != (count*10000 >= int64(target)*of) {
+			t.Fatalf("met %v for %d of %d against %s%%", r.Met, count, of, target)
+		}
+		if r.Met != (r.ShortPeople == 0) || (!r.Met && r.Count+r.ShortPeople != r.Needed) {
+			t.Fatalf("short people %d inconsistent: %+v", r.ShortPeople, r)
+		}
+		if !r.Met && (r.ShortPoints <= 0 || r.ShortPoints > target.Float()+1e-9) {
+			t.Fatalf("short points %v", r.ShortPoints)
+		}
+	})
+}
+
+func TestPctRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := Pct(rapid.Int64Range(0, 10000).Draw(t, "pct"))
+		back, err := ParsePct(p.String())
+		if err != nil || back != p {
+			t.Fatalf("ParsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
+		}
+	})
 }

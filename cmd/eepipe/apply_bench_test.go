@@ -33,7 +33,7 @@ func BenchmarkApply(b *testing.B) {
 	file := writeCSV(t, filepath.Join(dir, "bench.csv"), rows)
 	for _, n := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("concurrency=%d", n), func(b *testing.B) {
-			var requests int64
+			var requests, maxInFlight int64
 			var elapsed time.Duration
 			for range b.N {
 				b.StopTimer()
@@ -53,6 +53,7 @@ func BenchmarkApply(b *testing.B) {
 				}
 				st := srv.Sandbox.Stats()
 				requests += st.Requests
+				maxInFlight = max(maxInFlight, st.MaxInFlight)
 				if st.MaxInFlight > int64(n) {
 					b.Fatalf("max in flight %d > %d", st.MaxInFlight, n)
 				}
@@ -62,6 +63,7 @@ func BenchmarkApply(b *testing.B) {
 			b.ReportMetric(float64(requests)/elapsed.Seconds(), "req/s")
 			b.ReportMetric(float64(n)/latency.Seconds(), "ideal_req/s")
 			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(maxInFlight), "max_in_flight")
 		})
 	}
 }

@@ -175,9 +175,15 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 			plans, notes = filled, n
 		}
 		for i, p := range plans {
+			if !opts.Server && p.Sector == "" && p.PlanID != 0 {
+				notes[i] = append(notes[i], "the file leaves the sector blank (which keeps the service's value); check with --server to use the plan's sector on the service")
+			}
 			c := pipeline.CheckPlanSector(p, cat, targets)
 			c.Notes = append(notes[i], c.Notes...)
 			checks = append(checks, c)
+		}
+		if !opts.Server && hasBlankReason(checks) {
+			fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
 		}
 	default:
 		stored, notFound, err := readServerPlans(ctx, accounts, opts.PlanIDs, opts.Concurrency, log)
@@ -414,4 +420,22 @@ func fillFromServer(ctx context.Context, accounts []pipeline.Account, plans []*p
 		log.Debug("filled from the service", zap.String("plan", p.Key().String()), zap.Int64("plan_id", sp.plan.ID), zap.String("account", sp.account.Name))
 	}
 	return out, notes, nil
+}
+
+// hasBlankReason reports whether any level or disability check is not
+// assessable because of blank counters.
+func hasBlankReason(checks []pipeline.SectorPlanCheck) bool {
+	for _, c := range checks {
+		for _, y := range c.Years {
+			if len(y.Disability.Blank) > 0 {
+				return true
+			}
+			for _, l := range y.Levels {
+				if len(l.Blank) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -304,7 +304,7 @@ func TestCheckTargetsFile(t *testing.T) {
 	}
 	xlsx := e.path("check.xlsx")
 	r := e.run("check", file, "--targets", targets, "--report", xlsx)
-	if r.code != ExitOK || !strings.Contains(r.out, "Figures from: corrected.csv.") {
+	if r.code != ExitOK || !strings.Contains(r.out, "Figures from: "+targets+".") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
 	f, err := excelize.OpenFile(xlsx)
