@@ -348,25 +348,31 @@ func exAddPlanCharts(f *excelize.File, plans []ExportPlan, sheets []string, cat 
 			title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
 			f.SetCellStr(data, fmt.Sprintf("A%d", row), title)
 			header := row + 1
-			f.SetCellStr(data, fmt.Sprintf("A%d", header), "Financial year")
-			for j, g := range groups {
-				col, _ := excelize.ColumnNumberToName(j + 2)
-				f.SetCellStr(data, fmt.Sprintf("%s%d", col, header), g.label())
+			labels := make([]any, 0, len(groups)+1)
+			labels = append(labels, "Financial year")
+			for _, g := range groups {
+				labels = append(labels, g.label())
+			}
+			if err := f.SetSheetRow(data, fmt.Sprintf("A%d", header), &labels); err != nil {
+				return err
 			}
 			var series []excelize.ChartSeries
 			for y, fy := range years {
 				r := header + 1 + y
-				f.SetCellStr(data, fmt.Sprintf("A%d", r), fy.label)
 				t := fy.targets[tt]
-				for j, g := range groups {
-					col, _ := excelize.ColumnNumberToName(j + 2)
+				values := make([]any, 0, len(groups)+1)
+				values = append(values, fy.label)
+				for _, g := range groups {
 					var sum int64
 					if t != nil {
 						for _, l := range levels {
 							sum += t.Counters[pipeline.CounterName(g.race, g.gender, l)]
 						}
 					}
-					f.SetCellInt(data, fmt.Sprintf("%s%d", col, r), sum)
+					values = append(values, sum)
+				}
+				if err := f.SetSheetRow(data, fmt.Sprintf("A%d", r), &values); err != nil {
+					return err
 				}
 				series = append(series, excelize.ChartSeries{
 					Name:       fmt.Sprintf("%s!$A$%d", qd, r),

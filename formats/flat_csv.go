@@ -51,14 +51,29 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		return
 	}
 	peek, _ := br.Peek(64 << 10)
+	var cr *csv.Reader
 	if len(bytes.TrimSpace(peek)) == 0 {
 		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
 		return
 	}
 	delim := csvDetectDelimiter(peek)
+	// Excel's "sep=;" first line names the delimiter.
+	skipped := 0
+	if first, _, _ := bytes.Cut(peek, []byte("\n")); bytes.HasPrefix(bytes.ToLower(first), []byte("sep=")) {
+		if r := []rune(strings.TrimSpace(string(first[4:]))); len(r) == 1 {
+			delim = r[0]
+			_, _ = br.Discard(len(first) + 1)
+			skipped = 1
+		}
+	}
+	pos := func(field int) int {
+		l, _ := cr.FieldPos(field)
+		return l + skipped
+	}
 
-	cr, ok := gocsv.DefaultCSVReader(br).(*csv.Reader)
-	if !ok {
+	if r, ok := gocsv.DefaultCSVReader(br).(*csv.Reader); ok {
+		cr = r
+	} else {
 		cr = csv.NewReader(br)
 	}
 	cr.Comma = delim
@@ -86,7 +101,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				parseErrors++
-				ps.Errorf(pipeline.Origin{File: file, Row: pe.StartLine}, "", "%s", csvParseMessage(pe))
+				ps.Errorf(pipeline.Origin{File: file, Row: pe.StartLine + skipped}, "", "%s", csvParseMessage(pe, skipped))
 				if parseErrors >= maxCSVParseErrors {
 					ps.Errorf(fileOrigin, "", "more than %d malformed lines; the rest of the file was not read", maxCSVParseErrors)
 					return
@@ -97,7 +112,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			break
 		}
 		records++
-		line, _ := cr.FieldPos(0)
+		line := pos(0)
 		if !utf8Reported {
 			for _, f := range fields {
 				if !utf8.ValidString(f) {
@@ -114,7 +129,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			if csvIsHeaderRow(fields) {
 				var names []flatHeaderCell
 				for i, f := range fields {
-					l, _ := cr.FieldPos(i)
+					l := pos(i)
 					names = append(names, flatHeaderCell{col: i + 1, text: f, origin: pipeline.Origin{File: file, Row: l, Column: i + 1}})
 				}
 				hdr = buildFlatHeader(names, cat, ps)
@@ -142,7 +157,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			if !ok {
 				continue
 			}
-			l, _ := cr.FieldPos(i)
+			l := pos(i)
 			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: l, Column: i + 1, Header: name}}
 			if strings.TrimSpace(f) != "" {
 				c.Kind = pipeline.CellText
@@ -169,14 +184,14 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 	}
 }
 
-func csvParseMessage(pe *csv.ParseError) string {
+func csvParseMessage(pe *csv.ParseError, skipped int) string {
 	switch {
 	case errors.Is(pe.Err, csv.ErrBareQuote):
 		return fmt.Sprintf("column %d: a double quote (\") inside a value that is not in quotes; put the whole value in double quotes and write the quote inside it twice (\"\")", pe.Column)
 	case errors.Is(pe.Err, csv.ErrQuote):
-		return fmt.Sprintf("a quoted value that starts on line %d is not closed properly (line %d, column %d): every opening double quote needs a closing one, followed by the delimiter or the end of the line", pe.StartLine, pe.Line, pe.Column)
+		return fmt.Sprintf("a quoted value that starts on line %d is not closed properly (line %d, column %d): every opening double quote needs a closing one, followed by the delimiter or the end of the line", pe.StartLine+skipped, pe.Line+skipped, pe.Column)
 	}
-	return fmt.Sprintf("line %d, column %d: the line cannot be read as CSV (%v)", pe.Line, pe.Column, pe.Err)
+	return fmt.Sprintf("line %d, column %d: the line cannot be read as CSV (%v)", pe.Line+skipped, pe.Column, pe.Err)
 }
 
 func csvDelimiterName(r rune) string {

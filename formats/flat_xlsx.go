@@ -686,6 +686,15 @@ func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emi
 	}
 	sheet, headerRow, hidden, ok := book.findFlatSheet()
 	if ok {
+		for _, other := range book.sheets {
+			if other.hidden || other.name == sheet.name {
+				continue
+			}
+			if r, found := book.flatHeaderRow(other); found {
+				ps.Warnf(pipeline.Origin{File: file, Sheet: other.name, Row: r}, "",
+					"this sheet also has a flat table header, but only one table is read from a workbook (sheet %q); move its rows there, or into a file of its own", sheet.name)
+			}
+		}
 		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
 		return
 	}

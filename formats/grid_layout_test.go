@@ -191,3 +191,13 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestGridFromLibreOffice: a grid workbook written by eepipe and saved
+// again by LibreOffice Calc (testdata/grid/libreoffice-plan.xlsx, made once
+// with soffice --convert-to xlsx) reads as the plan written.
+func TestGridFromLibreOffice(t *testing.T) {
+	got := readGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
+	if want := model([]*pipeline.InputPlan{samplePlan()}); !reflect.DeepEqual(model(got), want) {
+		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", model(got), want)
+	}
+}

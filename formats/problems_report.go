@@ -250,6 +250,8 @@ func reportProblemLine(p pipeline.Problem) string {
 		fmt.Fprintf(&b, "line %d, column %d", o.Row, o.Column)
 	case o.Row > 0:
 		fmt.Fprintf(&b, "line %d", o.Row)
+	case o.Sheet != "":
+		b.WriteString("sheet")
 	default:
 		b.WriteString("file")
 	}

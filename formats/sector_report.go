@@ -211,7 +211,7 @@ func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
 		ew.printf("\n")
 	}
 	s := r.Summary()
-	ew.printf("%s: %d meet every final-year target, %d fall short, %d not assessable.\n",
+	ew.printf("%s: %d meet every assessable final-year target, %d fall short, %d not assessable.\n",
 		sectorPlural(s.Plans, "plan", "plans"), s.Met, s.Short, s.NotAssessable)
 	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
 	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
@@ -689,8 +689,9 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			c, _ := excelize.CoordinatesToCellName(col, row, true)
 			return c
 		}
-		title := fmt.Sprintf("%s: designated-group shares per year against the targets (%s)", p.Title(), p.Sector)
-		if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+p.Title()); err != nil {
+		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
+		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
+		if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
 			return err
 		}
 		if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
@@ -754,7 +755,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Line:       excelize.LineOptions{Type: excelize.LineNone},
 			Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
 		}}
-		maxPct, minPct, vary := 100.0, 0.0, false
+		minPct, vary := 0.0, false
 		chart := &excelize.Chart{
 			Type:       excelize.Col,
 			VaryColors: &vary,
@@ -762,7 +763,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
 			Legend:     excelize.ChartLegend{Position: "bottom"},
 			Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
-			YAxis:      excelize.ChartAxis{MajorGridLines: true, Maximum: &maxPct, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+			YAxis:      excelize.ChartAxis{MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}

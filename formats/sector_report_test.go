@@ -211,7 +211,7 @@ func TestWriteSectorText(t *testing.T) {
 		"Not assessable: the plan has no sector",
 		"FALLS SHORT",
 		"left blank (unknown): number_of_indian_female_top_managers",
-		"3 plans: 1 meet every final-year target, 1 fall short, 1 not assessable.",
+		"3 plans: 1 meet every assessable final-year target, 1 fall short, 1 not assessable.",
 		pipeline.SectorNotice, pipeline.EmbeddedSectorTargetsSource, "checked against the gazette",
 		"30 = 3.6% (3.0%)",
 	} {

@@ -108,7 +108,7 @@ func smallCatalog(t *testing.T) *pipeline.Catalog {
 	var names []string
 	for _, l := range []string{"top_managers", "apprentices"} {
 		for _, r := range []string{"african", "other"} {
-			for _, g := range []string{"female", "male", "non_binary"} {
+			for _, g := range []string{"female", "male", "diverse"} {
 				names = append(names, pipeline.CounterName(r, g, l))
 			}
 		}

@@ -50,7 +50,10 @@ func (s *rcService) UpdateTarget(context.Context, int64, int64, int64, map[strin
 	return nil, ErrInvalid
 }
 
-func (s *rcService) RecalculateScorecard(context.Context, string) error { s.writes++; return ErrInvalid }
+func (s *rcService) RecalculateScorecard(context.Context, string) error {
+	s.writes++
+	return ErrInvalid
+}
 
 func rcStored(id int64, name, start string) Plan {
 	p := Plan{ID: id, Name: name, StartDate: MustDate(start), EndDate: LatestEnd, Era: EraPost2025}

@@ -270,9 +270,16 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		"%d targets patched, %d counters changed; %d requests (%d writes); recalculations %d accepted, %d failed; %s elapsed\n",
 		verb, s.PlansCreated, s.PlansUpdated, s.PlansRecreated, s.PlansUnchanged, s.PlansFailed, s.PlansNotApplied,
 		s.TargetsPatched, s.CountersChanged, s.Requests, s.Writes, s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
+	const maxNotApplied = 20
+	notApplied := 0
 	for _, p := range r.Plans {
 		switch p.Outcome {
-		case OutcomeFailed, OutcomeNotApplied:
+		case OutcomeFailed:
+		case OutcomeNotApplied:
+			notApplied++
+			if notApplied > maxNotApplied {
+				continue
+			}
 		default:
 			for _, n := range p.Notes {
 				fmt.Fprintf(&b, "  note: %s: %s\n", p.Diff.Title(), n)
@@ -309,6 +316,9 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		for _, n := range p.Notes {
 			fmt.Fprintf(&b, "    note: %s\n", n)
 		}
+	}
+	if notApplied > maxNotApplied {
+		fmt.Fprintf(&b, "  ... and %d more plans not applied (the --report file lists every row)\n", notApplied-maxNotApplied)
 	}
 	for _, rc := range r.Recalcs {
 		if !rc.Accepted {

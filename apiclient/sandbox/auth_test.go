@@ -77,9 +77,9 @@ func TestKeyExpiry(t *testing.T) {
 		fx.Accounts = append(fx.Accounts, Account{Name: name, APIKey: "mpk_" + name, Secret: "s-" + name, CompanyID: "8ovHrj", ExpiresAt: expires})
 	}
 	add("far", "2027-06-01T00:00:00Z")
-	add("days", "2026-12-04T23:00:00Z") // 12 days 11 hours
+	add("days", "2026-12-04T23:00:00Z")  // 12 days 11 hours
 	add("hours", "2026-11-22T16:30:00Z") // 4.5 hours: rounded up
-	add("dateonly", "2026-12-01")       // start of that day, UTC
+	add("dateonly", "2026-12-01")        // start of that day, UTC
 	add("past", "2026-11-22T11:59:59Z")
 	add("offset", "2026-11-22T14:00:00+02:00") // exactly now: expired
 	srv := startSandbox(t, Options{Fixtures: fx, Now: func() time.Time { return now }})

@@ -236,7 +236,7 @@ func TestStatsAndLatency(t *testing.T) {
 	}
 	st = srv.Sandbox.Stats()
 	want := Stats{Requests: 4 + 6, Writes: 4, ByRoute: map[string]int64{
-		"GET /api/public/v1/employment_equity_plans": 4,
+		"GET /api/public/v1/employment_equity_plans":  4,
 		"POST /api/public/v1/employment_equity_plans": 1,
 		"PATCH /api/public/v1/employment_equity_plans/{plan_id}/employment_equity_milestones/{milestone_id}/employment_equity_targets/{target_id}": 2,
 		"DELETE /api/public/v1/employment_equity_plans/{id}": 1,

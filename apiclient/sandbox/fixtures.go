@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -172,12 +173,15 @@ func describeJSONError(b []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		line, col := lineCol(b, te.Offset)
-		return fmt.Errorf("line %d, column %d: field %s: a JSON %s cannot be a %s", line, col, te.Field, te.Value, te.Type)
+		return fmt.Errorf("line %d, column %d: %s must be %s, not a JSON %s", line, col, te.Field, jsonKind(te.Type), te.Value)
 	}
 	return err
 }
 
+// lineCol returns the 1-based line and column of the byte the decoder had
+// just read when it failed after off bytes.
 func lineCol(b []byte, off int64) (int, int) {
+	off = max(off-1, 0)
 	if off > int64(len(b)) {
 		off = int64(len(b))
 	}
@@ -185,6 +189,23 @@ func lineCol(b []byte, off int64) (int, int) {
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := int(off) - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// jsonKind names the JSON value a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonKind(t.Elem()) + " or null"
+	}
+	return "a number"
 }
 
 // Validate checks the fixtures: required fields, unique account names, keys

@@ -131,7 +131,8 @@ func TestLoadFixturesErrors(t *testing.T) {
 	}
 	tests := []struct{ name, json, want string }{
 		{"syntax", "{\n  \"accounts\": [,]\n}", "line 2, column"},
-		{"wrong type", `{"accounts":{}}`, "field accounts"},
+		{"wrong type", `{"accounts":{}}`, "line 1, column 13: accounts must be an array, not a JSON object"},
+		{"wrong field type", `{"companies":[{"id":"x","vat_number":4012345678}]}`, "companies.vat_number must be a string, not a JSON number"},
 		{"trailing data", doc(acct, "") + "{}", "unexpected data after"},
 		{"unknown scorecard account", doc(acct, `{"account":"b","id":"scorecard_x",`+sc+`}`), `scorecards[0] (scorecard_x): account "b" is not one of the accounts`},
 		{"same scorecard id twice", doc(acct+`,{"name":"b","api_key":"k2","secret":"s"}`, `{"account":"a","id":"scorecard_x",`+sc+`},{"account":"b","id":"scorecard_x",`+sc+`}`), `scorecards[1] (scorecard_x): scorecard id "scorecard_x" is listed twice`},

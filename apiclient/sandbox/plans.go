@@ -135,12 +135,12 @@ func checkSector(fields map[string]json.RawMessage) (f strField, problem string)
 func (s *Sandbox) checkScorecardRef(a *account, fields map[string]json.RawMessage) (f strField, sc *scorecard, problem string) {
 	f, ok := getString(fields, "scorecard_id")
 	if !ok {
-		return f, nil, scorecardNotFoundText
+		return f, nil, scorecardMissing
 	}
 	if f.present && !f.null && f.val != "" {
 		sc = s.visibleScorecard(a, f.val)
 		if sc == nil {
-			return f, nil, scorecardNotFoundText
+			return f, nil, scorecardMissing
 		}
 	}
 	return f, sc, ""
@@ -209,13 +209,11 @@ func (s *Sandbox) createPlan(w http.ResponseWriter, _ *http.Request, a *account,
 	end = pipeline.ClampEnd(end)
 	now := s.now()
 	pl := &plan{
-		id: s.newID(), account: a.Name, name: strings.TrimSpace(name.val),
+		id: s.newID(), account: a.Name, name: name.val,
 		start: start, end: end, era: pipeline.EraPost2025, created: now, updated: now,
 	}
-	if pl.name == "" {
+	if strings.TrimSpace(pl.name) == "" {
 		pl.name = derivedName(start, end)
-	} else {
-		pl.name = name.val
 	}
 	if sc != nil {
 		pl.scorecardID = &scRef.val

@@ -185,24 +185,23 @@ func New(opts Options) (*Sandbox, error) {
 
 // Route patterns, also the by_route keys of the statistics.
 const (
-	routeListPlans        = "GET /api/public/v1/employment_equity_plans"
-	routeGetPlan          = "GET /api/public/v1/employment_equity_plans/{id}"
-	routeCreatePlan       = "POST /api/public/v1/employment_equity_plans"
-	routeUpdatePlan       = "PATCH /api/public/v1/employment_equity_plans/{id}"
-	routeDeletePlan       = "DELETE /api/public/v1/employment_equity_plans/{id}"
-	routeUpdateTarget     = "PATCH /api/public/v1/employment_equity_plans/{plan_id}/employment_equity_milestones/{milestone_id}/employment_equity_targets/{target_id}"
-	routeListScorecards   = "GET /api/public/v1/scorecards"
-	routeGetScorecard     = "GET /api/public/v1/scorecards/{id}"
-	routeCreateScorecard  = "POST /api/public/v1/scorecards"
-	routeUpdateScorecard  = "PUT /api/public/v1/scorecards/{id}"
-	routeDeleteScorecard  = "DELETE /api/public/v1/scorecards/{id}"
-	routeRecalcScorecard  = "PUT /api/public/v1/scorecards/{id}/recalculate"
-	routeSearchCompanies  = "GET /api/companies"
-	statsPath             = "/_sandbox/stats"
-	unmatchedRouteSuffix  = " (no route)"
-	maxRequestBody        = 8 << 20
-	unauthorizedMessage   = "Unauthorized: the API key, its signature or its validity is not accepted"
-	scorecardNotFoundText = "Scorecard not found"
+	routeListPlans       = "GET /api/public/v1/employment_equity_plans"
+	routeGetPlan         = "GET /api/public/v1/employment_equity_plans/{id}"
+	routeCreatePlan      = "POST /api/public/v1/employment_equity_plans"
+	routeUpdatePlan      = "PATCH /api/public/v1/employment_equity_plans/{id}"
+	routeDeletePlan      = "DELETE /api/public/v1/employment_equity_plans/{id}"
+	routeUpdateTarget    = "PATCH /api/public/v1/employment_equity_plans/{plan_id}/employment_equity_milestones/{milestone_id}/employment_equity_targets/{target_id}"
+	routeListScorecards  = "GET /api/public/v1/scorecards"
+	routeGetScorecard    = "GET /api/public/v1/scorecards/{id}"
+	routeCreateScorecard = "POST /api/public/v1/scorecards"
+	routeUpdateScorecard = "PUT /api/public/v1/scorecards/{id}"
+	routeDeleteScorecard = "DELETE /api/public/v1/scorecards/{id}"
+	routeRecalcScorecard = "PUT /api/public/v1/scorecards/{id}/recalculate"
+	routeSearchCompanies = "GET /api/companies"
+	statsPath            = "/_sandbox/stats"
+	unmatchedRouteSuffix = " (no route)"
+	maxRequestBody       = 8 << 20
+	unauthorizedMessage  = "Unauthorized: the API key, its signature or its validity is not accepted"
 )
 
 func (s *Sandbox) routes() {
@@ -448,7 +447,44 @@ func (s *Sandbox) authed(h authedHandler) http.HandlerFunc {
 				w.Header().Set("X-Api-Key-Expires-In", expiresIn(left))
 			}
 		}
-		h(w, r, a, body)
+		// Handlers answer into memory while they hold the state lock; the
+		// answer goes to the network after they released it.
+		bw := &bufferedWriter{header: w.Header()}
+		h(bw, r, a, body)
+		bw.flushTo(w)
+	}
+}
+
+// bufferedWriter keeps a handler's answer in memory.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	b.body = append(b.body, p...)
+	return len(p), nil
+}
+
+func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	w.WriteHeader(b.status)
+	if len(b.body) > 0 {
+		_, _ = w.Write(b.body)
 	}
 }
 
@@ -503,9 +539,17 @@ type Server struct {
 	URL     string
 	Sandbox *Sandbox
 
-	srv    *http.Server
-	cancel context.CancelFunc
-	done   chan error
+	srv      *http.Server
+	cancel   context.CancelFunc
+	done     chan error
+	waitOnce sync.Once
+	serveErr error
+}
+
+// wait returns what Serve returned, once it has.
+func (s *Server) wait() error {
+	s.waitOnce.Do(func() { s.serveErr = <-s.done })
+	return s.serveErr
 }
 
 // Start listens on addr (port 0 picks a free port) and serves a new Sandbox
@@ -562,10 +606,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err != nil {
 		_ = s.srv.Close()
 	}
-	if serr := <-s.done; serr != nil && err == nil {
+	if serr := s.wait(); serr != nil && err == nil {
 		err = serr
 	}
-	s.done <- nil
 	return err
 }
 
@@ -573,9 +616,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.cancel()
 	err := s.srv.Close()
-	if serr := <-s.done; serr != nil && err == nil {
+	if serr := s.wait(); serr != nil && err == nil {
 		err = serr
 	}
-	s.done <- nil
 	return err
 }

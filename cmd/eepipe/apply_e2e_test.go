@@ -720,3 +720,32 @@ func TestApplyProgressOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyDateChange(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	rows := []row{{name: "Dated", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 2)}}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), rows)
+	if r := e.run("apply", file); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	old := e.srv.Sandbox.Plans("acme")[0].ID
+	rows[0].end = "2027-08-31"
+	writeCSV(t, file, rows)
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", file)
+	if r.code != 1 || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "--recreate-on-date-change") {
+		t.Fatalf("date change without the flag: exit %d, %d writes\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
+	}
+	r = e.run("apply", file, "--recreate-on-date-change")
+	plans := e.srv.Sandbox.Plans("acme")
+	if r.code != 0 || len(plans) != 1 || plans[0].ID == old || plans[0].EndDate != "2027-08-31" || len(plans[0].Milestones) != 2 {
+		t.Fatalf("recreate: exit %d, plans %+v\n%s", r.code, plans, r.err)
+	}
+	if c := storedTarget(t, plans[0], 1, pipeline.TargetAll); c[cAMT] != 2 {
+		t.Errorf("recreated plan counters: %d", c[cAMT])
+	}
+	if !strings.Contains(r.err, fmt.Sprintf("old plan %d was deleted", old)) {
+		t.Errorf("the recreate is not reported:\n%s", r.err)
+	}
+}

@@ -84,7 +84,8 @@ Exit status: 0 every assessable final-year figure is met, 1 some fall short,
 	fl.StringVar(&opts.Targets, "targets", "", "sector targets `FILE` (CSV) replacing the embedded 2025 figures")
 	fl.StringVar(&opts.Report, "report", "", "also write the results to `FILE` (.xlsx, .csv or .json)")
 	fl.IntVar(&opts.Concurrency, "concurrency", defaultCheckConcurrency, "with --server: plan reads in flight")
-	opts.Conn.register(cmd)
+	// check reads plans only: it needs the service URL but never the company lookup.
+	fl.StringVar(&opts.Conn.BaseURL, "base-url", "", "service base URL (overrides "+envBaseURL+" and base_url)")
 	return cmd
 }
 

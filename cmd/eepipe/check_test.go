@@ -203,7 +203,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 		`Plan "Check Manufacturing" | Manufacturing | 2025-09-01 to 2027-08-31`,
 		"FALLS SHORT", "SHORT: female -0.8 pts, 1 person",
 		"Not assessable: the plan has no sector",
-		"3 plans: 1 meet every final-year target, 1 fall short, 1 not assessable.",
+		"3 plans: 1 meet every assessable final-year target, 1 fall short, 1 not assessable.",
 		pipeline.SectorNotice, pipeline.EmbeddedSectorTargetsSource, "checked against the gazette",
 	} {
 		if !strings.Contains(rf.out, want) {
@@ -218,6 +218,21 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("file:\n%s\nserver:\n%s", rf.out, rs.out)
+	}
+
+	// The same plans as a grid workbook give the same results.
+	grid, gridReport := e.path("grid.xlsx"), e.path("grid.json")
+	if err := formats.WriteGridXLSX(grid, plans, nil, formats.GridOptions{Instructions: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("check", grid, "--report", gridReport); r.code != ExitDiff {
+		t.Fatalf("check grid exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	fromGrid := ckOutcomes(t, gridReport)
+	for name, want := range fromFile {
+		if got := fromGrid[name]; got != want {
+			t.Errorf("plan %s differs:\nflat %s\ngrid %s", name, want, got)
+		}
 	}
 
 	// One plan by id: Education meets every target.
@@ -410,7 +425,7 @@ func TestCheckServerTwoAccounts(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
-	for _, want := range []string{`"Acme plan" | Construction`, "account acme", `"Crane plan" | Construction`, "account bluecrane", "no employees at this level", "2 plans: 0 meet every final-year target, 0 fall short, 2 not assessable."} {
+	for _, want := range []string{`"Acme plan" | Construction`, "account acme", `"Crane plan" | Construction`, "account bluecrane", "no employees at this level", "2 plans: 0 meet every assessable final-year target, 0 fall short, 2 not assessable."} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("output lacks %q\n%s", want, r.out)
 		}

@@ -270,8 +270,14 @@ func decodeConfig(b []byte, fc *fileConfig) error {
 		}
 		return s
 	})
+	// YAML errors quote the offending value; it could be a secret written
+	// in the wrong place, so it is never repeated.
+	msg = quotedValue.ReplaceAllString(msg, "a value")
+	msg = strings.ReplaceAll(msg, "`", "")
 	return errors.New(strings.TrimPrefix(msg, "yaml: "))
 }
+
+var quotedValue = regexp.MustCompile("`.*`")
 
 var unknownField = regexp.MustCompile(`field (\S+) not found in type main\.(\w+)`)
 

@@ -166,3 +166,28 @@ func TestLoadConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeConfig checks that no configuration file, however broken,
+// panics the decoder or makes an error repeat a secret-looking value.
+func FuzzDecodeConfig(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"base_url: http://x.invalid\n",
+		"lookup: {url: http://l.invalid, username: u, password_env: PW}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S}\n",
+		"accounts:\n  - {name: a, api_key: k, api_secret: hunter2}\n",
+		"accounts: [\n",
+		"base_url: [1, 2]\n",
+		"? a\n: b\n",
+		"&a [*a]\n",
+		"accounts: !!binary aGVsbG8=\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fc fileConfig
+		err := decodeConfig(b, &fc)
+		if err != nil && strings.Contains(err.Error(), "`") {
+			t.Fatalf("error quotes a value of the file (it could be a secret): %v", err)
+		}
+	})
+}

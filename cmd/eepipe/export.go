@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/conc/pool"
 	"github.com/spf13/cobra"
@@ -176,13 +177,6 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 			return exitf(ExitInvalid, "%v", err)
 		}
 	}
-	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true, Lookup: len(opts.Companies) > 0})
-	if err != nil {
-		return err
-	}
-	for _, w := range cfg.Warnings {
-		log.Warn(w)
-	}
 	ctx, run, err := startRun(ctx, f, "export", &opts.Schedule)
 	if err != nil {
 		return err
@@ -193,6 +187,13 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		written  int
 	)
 	err = func() error {
+		cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true, Lookup: len(opts.Companies) > 0})
+		if err != nil {
+			return err
+		}
+		for _, w := range cfg.Warnings {
+			log.Warn(w)
+		}
 		var finder pipeline.CompanyFinder
 		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
 		if err != nil {
@@ -211,6 +212,7 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 				}
 			}
 		}
+		fetchStart := time.Now()
 		plans, missing, err := fetchExportPlans(ctx, sources, opts, log)
 		if err != nil {
 			return err
@@ -221,10 +223,13 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if cat == nil {
 			cat = serverCatalog(plans)
 		}
+		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
 		path := run.outputPath(target.base)
+		writeStart := time.Now()
 		if err := writeExport(path, target, plans, cat, cfg.BaseURL, f, opts); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
+		log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
 		written = len(plans)
 		run.wrote(path, target.base)
 		fmt.Fprintln(f.IO.Out, path)

@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
-	"slices"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
