@@ -17,6 +17,7 @@ import (
 type ProblemRow struct {
 	Severity    string `csv:"severity" json:"severity"`
 	File        string `csv:"file" json:"file"`
+	Location    string `csv:"location" json:"location,omitempty"` // "Targets!F12", "Targets row 3", "line 4, column 2"
 	Sheet       string `csv:"sheet" json:"sheet,omitempty"`
 	Cell        string `csv:"cell" json:"cell,omitempty"`
 	Row         int    `csv:"row" json:"row,omitempty"`   // XLSX row
@@ -35,7 +36,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	rows := make([]ProblemRow, 0, len(ps))
 	for _, p := range ps {
 		r := ProblemRow{
-			Severity: p.Severity.String(), File: p.Origin.File, Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
+			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
 			Column: p.Origin.Column, Header: p.Origin.Header, Value: p.Value, Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
@@ -133,13 +134,13 @@ func writeProblemsCSV(w io.Writer, ps pipeline.Problems) error {
 	if len(rows) == 0 {
 		// gocsv writes no header for an empty slice; the report keeps its
 		// header so that tools reading it see the columns.
-		_, err := io.WriteString(w, "severity,file,sheet,cell,row,line,column,header,value,message,suggestions\n")
+		_, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n")
 		return err
 	}
 	return gocsv.Marshal(rows, w)
 }
 
-var reportColumns = []string{"Severity", "File", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}
+var reportColumns = []string{"Severity", "File", "Location", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}
 
 func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	f := excelize.NewFile()
@@ -158,7 +159,7 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	}
 	red, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
 	amber, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C5700"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFEB9C"}}})
-	widths := []float64{10, 28, 14, 8, 7, 7, 8, 36, 20, 90, 40}
+	widths := []float64{10, 28, 22, 14, 8, 7, 7, 8, 36, 20, 90, 40}
 	for i, wd := range widths {
 		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
 			return err
@@ -179,7 +180,7 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 		if r.Severity == pipeline.Error.String() {
 			sev.StyleID = red
 		}
-		row := []any{sev, r.File, r.Sheet, r.Cell, reportBlankZero(r.Row), reportBlankZero(r.Line), reportBlankZero(r.Column), r.Header, r.Value, r.Message, r.Suggestions}
+		row := []any{sev, r.File, r.Location, r.Sheet, r.Cell, reportBlankZero(r.Row), reportBlankZero(r.Line), reportBlankZero(r.Column), r.Header, r.Value, r.Message, r.Suggestions}
 		cell, _ := excelize.CoordinatesToCellName(1, i+2)
 		if err := sw.SetRow(cell, row); err != nil {
 			return err
@@ -241,18 +242,9 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder
 	o := p.Origin
-	switch {
-	case o.Sheet != "" && o.Cell != "":
-		b.WriteString(o.Cell)
-	case o.Sheet != "" && o.Row > 0:
-		fmt.Fprintf(&b, "row %d", o.Row)
-	case o.Row > 0 && o.Column > 0:
-		fmt.Fprintf(&b, "line %d, column %d", o.Row, o.Column)
-	case o.Row > 0:
-		fmt.Fprintf(&b, "line %d", o.Row)
-	case o.Sheet != "":
-		b.WriteString("sheet")
-	default:
+	if place := readPlace(o); place != "" {
+		b.WriteString(place)
+	} else {
 		b.WriteString("file")
 	}
 	if o.Header != "" && o.Column > 0 {

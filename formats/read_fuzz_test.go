@@ -227,8 +227,11 @@ func TestXLSXSheetChoice(t *testing.T) {
 	var recs []pipeline.Record
 	var ps pipeline.Problems
 	readXLSX("choice.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
-	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
+	if len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
 		t.Fatalf("sheet choice: %v %d records", ps, len(recs))
+	}
+	if len(ps) != 1 || ps[0].Severity != pipeline.Warning || ps[0].Origin.Sheet != "Other" || !strings.Contains(ps[0].Message, "only one table is read") {
+		t.Errorf("the other table must be warned about: %v", ps)
 	}
 	// Without Targets, the first visible sheet with a header row.
 	data = smallFlatXLSX(t, func(x *excelize.File) {

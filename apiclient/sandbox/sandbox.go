@@ -21,8 +21,8 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// Options configure a Sandbox. The zero value of every field but Fixtures is
-// usable.
+// Options configure a Sandbox; the zero value serves the built-in fixtures
+// without latency or faults, with recalculations that finish at once.
 type Options struct {
 	// Fixtures is the initial state; nil means DefaultFixtures().
 	Fixtures *Fixtures

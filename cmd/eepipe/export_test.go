@@ -222,7 +222,7 @@ accounts:
     api_secret_env: BLUE_SECRET
 `), 0o600)
 	e.env = map[string]string{"LOOKUP_PW": "sandbox-lookup-pass", "ACME_SECRET": "sandbox-secret-acme", "BLUE_SECRET": "sandbox-secret-bluecrane"}
-	out := e.path("all.xlsx")
+	out := e.path("all.csv")
 	code, stdout, stderr := e.run("--config", cfg, "export", "-o", out, "--company", exAcmeVAT, "--company", exBluecraneVAT)
 	if code != 0 {
 		t.Fatalf("export exit %d\n%s\n%s", code, stdout, stderr)

@@ -65,10 +65,11 @@ func changeOnServer(t *testing.T, e *exEnv, exportPath string, picks []struct {
 }
 
 func TestReconcileReportsExactlyTheChangedCells(t *testing.T) {
-	e := newExEnv(t, nil)
-	e.createPlans(e.acme, "Acme", 3)
 	for _, file := range []string{"client.xlsx", "client.csv"} {
 		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			e := newExEnv(t, nil)
+			e.createPlans(e.acme, "Acme", 2)
 			export := e.path(file)
 			if code, _, stderr := e.run("export", "-o", export, "--company", exAcmeVAT); code != 0 {
 				t.Fatalf("export exit %d: %s", code, stderr)
@@ -84,7 +85,7 @@ func TestReconcileReportsExactlyTheChangedCells(t *testing.T) {
 				{0, 0, "number_of_african_male_top_managers"},
 				{1, 3, "number_of_white_female_semi_skilled_employees"},
 				{1, 3, "number_of_foreign_male_grand_total_employees"},
-				{2, 5, "number_of_coloured_female_unskilled_employees"},
+				{0, 5, "number_of_coloured_female_unskilled_employees"},
 			})
 			stem := strings.TrimSuffix(file, ".xlsx")
 			stem = strings.TrimSuffix(stem, ".csv")
@@ -181,6 +182,7 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 	if sheets[0] != formats.SummarySheet {
 		t.Errorf("first sheet %q, want %q", sheets[0], formats.SummarySheet)
 	}
+	fills := map[int]string{} // style id -> fill colour
 	want := map[[2]string]rcChange{}
 	for _, c := range changes {
 		sheet, cell := c.cell.Sheet, c.cell.Cell
@@ -206,7 +208,7 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 		for r, row := range rows {
 			for c := range row {
 				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
-				filled := cellFill(t, f, sheet, ref)
+				filled := cellFill(t, f, sheet, ref, fills)
 				ch, isChange := want[[2]string{sheet, ref}]
 				switch {
 				case isChange && filled != formats.DiffFillColor:
@@ -240,16 +242,21 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 	}
 }
 
-func cellFill(t *testing.T, f *excelize.File, sheet, ref string) string {
+func cellFill(t *testing.T, f *excelize.File, sheet, ref string, cache map[int]string) string {
 	id, err := f.GetCellStyle(sheet, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := f.GetStyle(id)
-	if err != nil || st == nil || st.Fill.Pattern != 1 || len(st.Fill.Color) == 0 {
-		return ""
+	if c, ok := cache[id]; ok {
+		return c
 	}
-	return rgbOf(st.Fill.Color[0])
+	st, err := f.GetStyle(id)
+	c := ""
+	if err == nil && st != nil && st.Fill.Pattern == 1 && len(st.Fill.Color) > 0 {
+		c = rgbOf(st.Fill.Color[0])
+	}
+	cache[id] = c
+	return c
 }
 
 var _ = apiclient.Plan{}

@@ -86,7 +86,7 @@ func TestValidateBadFilesExitTwoWithReports(t *testing.T) {
 			}
 		case "csv":
 			data, _ := os.ReadFile(report)
-			if !strings.HasPrefix(string(data), "severity,file,sheet,cell,row,line,column,header,value,message,suggestions\n") || !strings.Contains(string(data), `,2,4,number_of_african_male_top_managers,-2,`) {
+			if !strings.HasPrefix(string(data), "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n") || !strings.Contains(string(data), `,2,4,number_of_african_male_top_managers,-2,`) {
 				t.Errorf("csv report:\n%s", data)
 			}
 		case "xlsx":
