@@ -34,7 +34,8 @@ func benchHeader() []string {
 }
 
 // benchRow returns row i (0-based) of the generated table: plans of 5
-// years x 2 target types, counters small whole numbers.
+// years x 2 target types, with consistent counters (totals add up,
+// disabled employees never above all employees), as real files have.
 func benchRow(i int) []string {
 	plan, rest := i/10, i%10
 	year, tt := rest/2+1, pipeline.TargetTypes[rest%2]
@@ -42,12 +43,27 @@ func benchRow(i int) []string {
 		fmt.Sprintf("40%08d", plan%100000000), fmt.Sprintf("Bench plan %d", plan), "2025-09-01", "2030-08-31", "Manufacturing",
 		strconv.Itoa(year), pipeline.FinancialYear(2024 + year).String(), tt,
 	}
-	for j := range pipeline.DefaultCatalog().Len() {
-		v := (i + j) % 7
-		if tt == pipeline.TargetDisabled {
-			v = 0
+	cat := pipeline.DefaultCatalog()
+	values := make(map[string]int, cat.Len())
+	for ri, race := range pipeline.Races {
+		for gi, gender := range pipeline.Genders {
+			total := 0
+			for li, level := range pipeline.OccupationalLevels {
+				v := (i + ri*7 + gi*3 + li) % 9
+				if tt == pipeline.TargetDisabled {
+					v /= 4
+				}
+				values[pipeline.CounterName(race, gender, level)] = v
+				total += v
+			}
+			temp := (i + ri) % 3
+			values[pipeline.CounterName(race, gender, "total_permanent_employees")] = total
+			values[pipeline.CounterName(race, gender, "temporary_employees")] = temp
+			values[pipeline.CounterName(race, gender, "grand_total_employees")] = total + temp
 		}
-		out = append(out, strconv.Itoa(v))
+	}
+	for _, name := range cat.Names() {
+		out = append(out, strconv.Itoa(values[name]))
 	}
 	return out
 }
@@ -183,7 +199,7 @@ func benchRead(b *testing.B, path string, rows int) {
 		batch, err := ReadFiles([]string{path}, ReadOptions{})
 		b.StopTimer()
 		peak = max(peak, s.Stop()-min(s.peak.Load(), base))
-		if err != nil || batch.Problems.HasErrors() || len(batch.Plans) != (rows+9)/10 {
+		if err != nil || len(batch.Problems) != 0 || len(batch.Plans) != (rows+9)/10 {
 			b.Fatalf("read: %v, %d plans, %d problems %v", err, len(batch.Plans), len(batch.Problems), firstProblems(batch.Problems))
 		}
 		model = heapInuseAfterGC() - base

@@ -620,9 +620,14 @@ func (b *flatBook) findFlatSheet() (sheet flatSheetInfo, headerRow int, hidden [
 func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	var hdr *flatHeader
 	var recCells map[string]pipeline.Cell // reused: the Assembler keeps nothing of it
+	colNames := map[int]string{}
 	origin := func(row, col int, header string) pipeline.Origin {
-		ref, _ := excelize.CoordinatesToCellName(col, row)
-		return pipeline.Origin{File: file, Sheet: info.name, Cell: ref, Row: row, Column: col, Header: header}
+		name, ok := colNames[col]
+		if !ok {
+			name, _ = excelize.ColumnNumberToName(col)
+			colNames[col] = name
+		}
+		return pipeline.Origin{File: file, Sheet: info.name, Cell: name + strconv.Itoa(row), Row: row, Column: col, Header: header}
 	}
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {

@@ -3,6 +3,7 @@ package formats
 import (
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +200,51 @@ func TestGridFromLibreOffice(t *testing.T) {
 	got := readGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
 	if want := model([]*pipeline.InputPlan{samplePlan()}); !reflect.DeepEqual(model(got), want) {
 		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", model(got), want)
+	}
+}
+
+// TestGridLabelLookalikes: a plan named like a grid label (shown as the
+// sheet title and as the plan name value) is not a grid; a real grid whose
+// header row was deleted is an error at its label.
+func TestGridLabelLookalikes(t *testing.T) {
+	dir := t.TempDir()
+	plan := samplePlan()
+	plan.Name = "Year 1 all employees"
+	path := filepath.Join(dir, "lookalike.xlsx")
+	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := readGridModel(t, path, nil)
+	if want := model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(model(got), want) {
+		t.Fatalf("reads differently:\n got %+v\nwant %+v", model(got), want)
+	}
+
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := f.GetSheetName(0)
+	_, r := findCell(t, f, sheet, templates.GridLabel(2, 2027, pipeline.TargetAll))
+	if err := f.RemoveRow(sheet, r+1); err != nil { // the race row
+		t.Fatal(err)
+	}
+	if err := f.RemoveRow(sheet, r+1); err != nil { // the gender row
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.xlsx")
+	if err := f.SaveAs(broken); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, probs := readGridWorkbook(t, broken, nil)
+	want := "A" + strconv.Itoa(r)
+	found := false
+	for _, p := range probs {
+		if p.Severity == pipeline.Error && p.Origin.Cell == want && strings.Contains(p.Message, "no header") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no error at %s for the grid without header; got:\n%s", want, problemsText(probs))
 	}
 }

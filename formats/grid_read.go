@@ -94,7 +94,7 @@ func parseGridLabel(text string) (gridLabel, bool) {
 	return g, true
 }
 
-// sheetText is the displayed text of a sheet's cells, 1-based access.
+// sheetText is the raw text of a sheet's cells, 1-based access.
 type sheetText [][]string
 
 func (s sheetText) at(row, col int) string {
@@ -112,7 +112,8 @@ func (s sheetText) maxCol() int {
 	return m
 }
 
-// readSheetText reads the displayed text of up to limit rows of a sheet.
+// readSheetText reads the text of up to limit rows of a sheet, unformatted
+// (labels and headers are text; values are typed later by readCell).
 func readSheetText(f *excelize.File, sheet string, limit int) (sheetText, error) {
 	rows, err := f.Rows(sheet)
 	if err != nil {
@@ -121,7 +122,7 @@ func readSheetText(f *excelize.File, sheet string, limit int) (sheetText, error)
 	defer rows.Close()
 	var out sheetText
 	for rows.Next() && len(out) < limit {
-		cols, err := rows.Columns()
+		cols, err := rows.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
 			return out, err
 		}
@@ -173,6 +174,7 @@ func gridSheets(f *excelize.File) (out []string) {
 
 func isGridSheet(text sheetText, m *templates.Matcher) bool {
 	meta, header := 0, false
+	maxCol := text.maxCol()
 	for r := 1; r <= len(text); r++ {
 		for c := 1; c <= len(text[r-1]); c++ {
 			v := text.at(r, c)
@@ -181,7 +183,7 @@ func isGridSheet(text sheetText, m *templates.Matcher) bool {
 			}
 			if _, ok := parseGridLabel(v); ok {
 				for rr := r + 1; rr <= r+4; rr++ {
-					if countRaceCells(text, rr, c, text.maxCol(), m) > 0 {
+					if countRaceCells(text, rr, c, maxCol, m) > 0 {
 						return true
 					}
 				}
@@ -308,6 +310,11 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 			records = append(records, rec)
 		}
 	}
+	if len(blocks) > 0 && len(records) == 0 && !g.problems.HasErrors() {
+		g.problems.Warnf(pipeline.Origin{File: file, Sheet: sheet}, "",
+			"every counter cell of the %d grid%s on this sheet is blank, so the sheet changes nothing; fill in the counters to set",
+			len(blocks), map[bool]string{true: "", false: "s"}[len(blocks) == 1])
+	}
 	return records, g.problems
 }
 
@@ -350,8 +357,8 @@ func (g *gridReader) findGrids() []*gridBlock {
 			}
 		}
 		if headerRow == 0 {
-			if g.looksLikeProse(l.row, l.col) || g.isMetaValue(l.row, l.col) {
-				continue
+			if g.looksLikeProse(l.row, l.col) || g.isMetaValue(l.row, l.col) || !g.levelRowsBelow(l.row, l.col, end) {
+				continue // a title or a note that happens to read like a label
 			}
 			g.errorf(l.row, l.col, g.text.at(l.row, l.col), nil,
 				"grid label with no header of races (African, Coloured, ...) and genders (Male, Female) in the 4 rows below it")
@@ -372,6 +379,19 @@ func (g *gridReader) findGrids() []*gridBlock {
 // example in instructions) rather than a grid label: long and wordy.
 func (g *gridReader) looksLikeProse(r, c int) bool {
 	return len(strings.Fields(g.text.at(r, c))) > 10
+}
+
+// levelRowsBelow reports whether an occupational level is named in the
+// few rows below a label: a grid whose header was lost still has them.
+func (g *gridReader) levelRowsBelow(r, c0, c1 int) bool {
+	for rr := r + 1; rr <= r+6 && rr <= len(g.text); rr++ {
+		for c := c0; c <= c1 && c <= len(g.text[rr-1]); c++ {
+			if _, ok := g.m.Level(g.text.at(rr, c)); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isMetaValue reports whether the cell is the value of a metadata label

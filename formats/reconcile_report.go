@@ -218,14 +218,9 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			sheet = csvSheet
 		}
 		if cell == "" {
-			col := o.Column
-			if col == 0 {
-				col = 1
-			}
-			if o.Row == 0 {
-				return
-			}
-			cell, _ = excelize.CoordinatesToCellName(col, o.Row)
+			// A whole row marks its first cell; a whole sheet its A1.
+			col, row := max(o.Column, 1), max(o.Row, 1)
+			cell, _ = excelize.CoordinatesToCellName(col, row)
 		}
 		if sheet == "" || cell == "" {
 			return

@@ -116,21 +116,39 @@ func workbookDate1904(f *excelize.File) bool {
 	return *props.Date1904
 }
 
-// cellNumFmt returns the number format of a cell: its built-in format id,
-// and the format code when the format is a custom one.
+// cellNumFmt returns the number format of a cell: its format id, and the
+// format code when the workbook defines one for that id (custom formats,
+// and built-in ids a writer redefined).
 func cellNumFmt(f *excelize.File, sheet, ref string) (id int, code string) {
 	idx, err := f.GetCellStyle(sheet, ref)
 	if err != nil || idx <= 0 {
 		return 0, ""
 	}
-	st, err := f.GetStyle(idx)
-	if err != nil || st == nil {
-		return 0, ""
+	ss := f.Styles // loaded by GetCellValue; read directly to avoid GetStyle's copies
+	if ss == nil || ss.CellXfs == nil || idx >= len(ss.CellXfs.Xf) {
+		st, err := f.GetStyle(idx)
+		if err != nil || st == nil {
+			return 0, ""
+		}
+		if st.CustomNumFmt != nil {
+			return st.NumFmt, *st.CustomNumFmt
+		}
+		return st.NumFmt, ""
 	}
-	if st.CustomNumFmt != nil {
-		return st.NumFmt, *st.CustomNumFmt
+	if p := ss.CellXfs.Xf[idx].NumFmtID; p != nil {
+		id = *p
 	}
-	return st.NumFmt, ""
+	if ss.NumFmts != nil {
+		for _, nf := range ss.NumFmts.NumFmt {
+			if nf != nil && nf.NumFmtID == id {
+				if nf.FormatCode16 != "" {
+					return id, nf.FormatCode16
+				}
+				return id, nf.FormatCode
+			}
+		}
+	}
+	return id, ""
 }
 
 // isDateFormat reports whether a number format shows a date: the built-in

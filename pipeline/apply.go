@@ -372,6 +372,10 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		if !errors.Is(err, ErrUnclearOutcome) {
 			return nil, notes, fmt.Errorf("create rejected: %w", err)
 		}
+		if strings.TrimSpace(d.Create.Name) == "" {
+			return nil, notes, fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
+				"so it was not sent again: check the account's plans before running again", err)
+		}
 		list, lerr := svc.ListPlans(ctx)
 		if lerr != nil {
 			return nil, notes, fmt.Errorf("the create request got no clear answer (%v) and the plans could not be listed to check whether it was applied (%w); "+

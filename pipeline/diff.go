@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,17 +80,52 @@ type FieldChange struct {
 
 // CounterChange is one counter the file sets to a value the service does
 // not hold.
+//
+// In JSON it is {"counter": name, "old": n or null when unknown, "new": n,
+// "cell": "Targets!F12" or "line 12, column 6"}.
 type CounterChange struct {
-	Name string `json:"counter"`
+	Name string
 	// Old is the service's value. OldKnown is false when it cannot be known
 	// before the write: a plan to be created with scorecard prefill (the
 	// service fills the counters from the scorecard's workforce).
-	Old      int64 `json:"old"`
-	OldKnown bool  `json:"old_known"`
-	New      int64 `json:"new"`
+	Old      int64
+	OldKnown bool
+	New      int64
 	// Origin is the file cell the new value was read from
 	// (InputTarget.Cells), so a report can mark that exact cell.
-	Origin Origin `json:"origin"`
+	Origin Origin
+}
+
+type counterChangeJSON struct {
+	Name string `json:"counter"`
+	Old  *int64 `json:"old"`
+	New  int64  `json:"new"`
+	Cell string `json:"cell,omitempty"`
+}
+
+// MarshalJSON writes the change as documented on CounterChange.
+func (c CounterChange) MarshalJSON() ([]byte, error) {
+	j := counterChangeJSON{Name: c.Name, New: c.New}
+	if c.OldKnown {
+		j.Old = &c.Old
+	}
+	if c.Origin != (Origin{}) {
+		j.Cell = originRef(c.Origin)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (the cell's file is not kept).
+func (c *CounterChange) UnmarshalJSON(b []byte) error {
+	var j counterChangeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = CounterChange{Name: j.Name, New: j.New}
+	if j.Old != nil {
+		c.Old, c.OldKnown = *j.Old, true
+	}
+	return nil
 }
 
 // String formats the change as "name old -> new" ("(prefill)" for an
@@ -251,10 +287,10 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		return diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
 	}
 	if dateChanged(in, server) {
-		from := fmt.Sprintf("%s to %s", server.StartDate, server.EndDate)
-		to := fmt.Sprintf("%s to %s", orDate(in.StartDate, server.StartDate), orDate(in.EndDate, server.EndDate))
+		from := fmt.Sprintf("(%s to %s)", server.StartDate, server.EndDate)
+		to := fmt.Sprintf("(%s to %s)", orDate(in.StartDate, server.StartDate), orDate(in.EndDate, server.EndDate))
 		if !opts.RecreateOnDateChange {
-			return Failed(in, fmt.Sprintf("the file gives the dates %s but plan %d on the service runs from %s; "+
+			return d.fail(fmt.Sprintf("the file gives the dates %s but plan %d on the service runs %s; "+
 				"the service fixes a plan's dates when the plan is created and cannot change them. "+
 				"To change them the plan must be deleted and created again: run with --recreate-on-date-change "+
 				"(the plan then gets a new id and its counters start from the scorecard prefill or zero, "+
@@ -263,11 +299,15 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		np := newPlanFrom(in, server)
 		d = diffCreate(d, in, ActionRecreate, np)
 		if d.Action == ActionRecreate {
-			d.Reason = fmt.Sprintf("dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted", from, to, server.ID)
-			d.Fields = append([]FieldChange{
-				{Field: "start_date", Old: server.StartDate.String(), New: np.StartDate.String(), Origin: in.Origin},
-				{Field: "end_date", Old: server.EndDate.String(), New: np.EndDate.String(), Origin: in.Origin},
-			}, d.Fields...)
+			d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted", from, to, server.ID)
+			var dates []FieldChange
+			if np.StartDate != server.StartDate {
+				dates = append(dates, FieldChange{Field: "start_date", Old: server.StartDate.String(), New: np.StartDate.String(), Origin: in.Origin})
+			}
+			if np.EndDate != server.EndDate {
+				dates = append(dates, FieldChange{Field: "end_date", Old: server.EndDate.String(), New: np.EndDate.String(), Origin: in.Origin})
+			}
+			d.Fields = append(dates, d.Fields...)
 		}
 		return d
 	}
@@ -295,19 +335,19 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 	for _, t := range in.Targets {
 		n, ok := t.Year(server.StartDate)
 		if !ok {
-			return failTarget(in, t, fmt.Sprintf("the year of %s cannot be placed in %s, which starts %s", describeYear(t), d.Title(), server.StartDate))
+			return d.failTarget(t, fmt.Sprintf("the year of %s cannot be placed in %s, which starts %s", describeYear(t), d.Title(), server.StartDate))
 		}
 		m := findMilestone(server, n)
 		if m == nil {
-			return failTarget(in, t, fmt.Sprintf("%s is not a year of %s, which has years %s", describeYear(t), d.Title(), yearList(years)))
+			return d.failTarget(t, fmt.Sprintf("%s is not a year of %s, which has years %s", describeYear(t), d.Title(), yearList(years)))
 		}
 		if seen[[2]any{n, t.TargetType}] {
-			return failTarget(in, t, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title()))
+			return d.failTarget(t, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title()))
 		}
 		seen[[2]any{n, t.TargetType}] = true
 		st := findTarget(m, t.TargetType)
 		if st == nil {
-			return failTarget(in, t, fmt.Sprintf("year %d of %s has no %s target on the service", n, d.Title(), t.TargetType))
+			return d.failTarget(t, fmt.Sprintf("year %d of %s has no %s target on the service", n, d.Title(), t.TargetType))
 		}
 		td := TargetDiff{
 			Input: t, YearNumber: n, FinancialYear: FinancialYearOf(m.StartDate), TargetType: t.TargetType,
@@ -320,7 +360,7 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 			v := t.Counters[name]
 			old, known := st.Counters[name]
 			if !known {
-				return failTarget(in, t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
+				return d.failTarget(t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
 					"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
 					name, n, t.TargetType, d.Title()))
 			}
@@ -429,6 +469,18 @@ func dateChanged(in *InputPlan, s *Plan) bool {
 
 func failTarget(in *InputPlan, t *InputTarget, msg string) *PlanDiff {
 	return Failed(in, fmt.Sprintf("%s: %s", t.Origin, msg))
+}
+
+// fail turns d into a failure with reason, keeping the stored plan.
+func (d *PlanDiff) fail(reason string) *PlanDiff {
+	f := Failed(d.Input, reason)
+	f.Server = d.Server
+	return f
+}
+
+// failTarget fails d because of target t, keeping the stored plan.
+func (d *PlanDiff) failTarget(t *InputTarget, msg string) *PlanDiff {
+	return d.fail(fmt.Sprintf("%s: %s", t.Origin, msg))
 }
 
 func describeYear(t *InputTarget) string {

@@ -114,7 +114,7 @@ func TestDiff(t *testing.T) {
 			opts:      DiffOptions{RecreateOnDateChange: true},
 			action:    ActionRecreate,
 			changes:   []string{amt + " 0->5"},
-			fields:    []string{"start_date", "end_date", "end_date"},
+			fields:    []string{"end_date"},
 			reasonHas: "created again",
 		},
 		{

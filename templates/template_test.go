@@ -317,3 +317,23 @@ func TestSheetName(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestEmptyTemplateWarns: an unfilled template is valid but changes
+// nothing, and validation says so.
+func TestEmptyTemplateWarns(t *testing.T) {
+	f, err := templates.New(templates.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	path := filepath.Join(t.TempDir(), "empty.xlsx")
+	write(t, f, path)
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Plans) != 0 || len(b.Problems) != 1 || b.Problems[0].Severity != pipeline.Warning ||
+		!strings.Contains(b.Problems[0].Message, "blank") {
+		t.Fatalf("plans %d, problems %v", len(b.Plans), b.Problems)
+	}
+}

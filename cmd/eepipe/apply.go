@@ -28,11 +28,12 @@ type applyOptions struct {
 	ShowUnchanged        bool
 	Conn                 connFlags
 
-	// For tests and the demo: the HTTP client, the recalculation backoff,
-	// and a hook called with the runner's request counts at the end.
+	// For tests and the demo: the HTTP client (nil: the default), the
+	// first wait after a 409 (0: the default), and Quiet to skip printing
+	// the change set before applying.
 	HTTPClient    *http.Client
 	RecalcBackoff time.Duration
-	Quiet         bool // no diff rendering in apply (the demo prints its own)
+	Quiet         bool
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
@@ -236,15 +237,21 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		return nil
 	}
 
-	if planErr == nil && !opts.Quiet && f.IO.ErrTTY {
-		if err := cs.Render(f.IO.ErrOut, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, MaxCounters: 12}); err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-	}
 	total := 0
 	for _, d := range cs.Plans {
 		if d.Action.Changes() {
 			total++
+		}
+	}
+	// On a terminal, show what is about to happen: the change set when it
+	// fits on a screen or two, else its summary.
+	if planErr == nil && !opts.Quiet && f.IO.ErrTTY {
+		if total+cs.Summary().Failed <= 30 {
+			if err := cs.Render(f.IO.ErrOut, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, MaxCounters: 12}); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+		} else {
+			fmt.Fprintf(f.IO.ErrOut, "Plan: %s (eepipe diff lists every change).\n", cs.Summary())
 		}
 	}
 	prog.start(ctx, total, len(cs.Plans))

@@ -749,3 +749,22 @@ func TestApplyDateChange(t *testing.T) {
 		t.Errorf("the recreate is not reported:\n%s", r.err)
 	}
 }
+
+func TestApplyProgressLogsOffTerminal(t *testing.T) {
+	defer func(d time.Duration) { progressInterval = d }(progressInterval)
+	progressInterval = 20 * time.Millisecond
+	e := newEnv(t, sandbox.Options{Latency: 10 * time.Millisecond})
+	e.singleAccount()
+	var rows []row
+	for i := range 8 {
+		rows = append(rows, row{name: fmt.Sprint("P", i), start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)})
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), rows)
+	r := e.run("apply", file, "--concurrency", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, `"msg":"progress"`) || !strings.Contains(r.err, `"plans":8`) || strings.Contains(r.err, "applying plans") {
+		t.Errorf("want JSON progress lines and no bar off a terminal:\n%s", r.err)
+	}
+}

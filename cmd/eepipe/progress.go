@@ -12,8 +12,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// progressInterval is how often a run off a terminal logs where it is.
-const progressInterval = 10 * time.Second
+// progressInterval is how often a run off a terminal logs where it is
+// (a variable for tests).
+var progressInterval = 10 * time.Second
 
 // progress shows a run's progress: an mpb bar of the plans to change when
 // stderr is a terminal, and a zap summary every progressInterval

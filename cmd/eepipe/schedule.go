@@ -172,10 +172,10 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	case timedOut(ctx):
 		outcome = "timeout"
 		if code != ExitInvalid {
-			code = ExitFatal
-			if err == nil || !errors.Is(err, errMaxDuration) {
+			if err == nil || code != ExitFatal {
 				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("stopped after --max-duration %s: no new work was started after that", r.opts.MaxDuration)}
 			}
+			code = ExitFatal
 		}
 	case ctx.Err() != nil && code != ExitInvalid:
 		outcome = "interrupted"

@@ -140,7 +140,7 @@ func TestLockRefusesSecondRunAndTakesOverStale(t *testing.T) {
 func TestMaxDurationStopsTheRun(t *testing.T) {
 	e := newExEnv(t, nil)
 	e.createPlans(e.acme, "Acme", 4)
-	export := e.path("plans.xlsx")
+	export := e.path("plans.csv")
 	if code, _, stderr := e.run("export", "-o", export); code != 0 {
 		t.Fatalf("export: %s", stderr)
 	}
@@ -154,6 +154,9 @@ func TestMaxDurationStopsTheRun(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("a partial export was written: %v", err)
+	}
+	if !strings.Contains(stderr, "no partial export was written") {
+		t.Errorf("the message does not say that nothing was written:\n%s", stderr)
 	}
 	if s := summaryLine(t, stderr); s["outcome"] != "timeout" || s["exit_code"] != 3.0 {
 		t.Fatalf("summary %v", s)

@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var updateChangeSet = flag.Bool("update-changeset", false, "rewrite pipeline/testdata/changeset.golden")
+
+// TestChangeSetGolden renders a change set with every action and compares
+// it with testdata/changeset.golden (regenerate with -update-changeset).
+func TestChangeSetGolden(t *testing.T) {
+	base := NewPlan{Name: "Acme 2025", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"), Sector: "Manufacturing"}
+	server := stored(t, base, map[string]int64{amt: 5})
+	server.ID = 17
+	for i := range server.Milestones {
+		server.Milestones[i].ID = int64(100 + i)
+		for j := range server.Milestones[i].Targets {
+			server.Milestones[i].Targets[j].ID = int64(200 + 2*i + j)
+		}
+	}
+	update := inPlan(acmeCo.VATNumber, "Acme 2025", "2025-09-01", "", "", map[string]int64{amt: 6, wfs: 2}, nil, map[string]int64{ifu: 1})
+	update.Sector = "Construction"
+	recreate := inPlan("", "Acme 2025", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 5})
+	cs := &ChangeSet{Plans: []*PlanDiff{
+		Diff(inPlan(acmeCo.VATNumber, "New prefilled", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 3, wfs: 0}), nil, DiffOptions{}),
+		Diff(inPlan(acmeCo.VATNumber, "New plain", "2026-09-01", "2027-08-31", "", map[string]int64{amt: 3, wfs: 0}), nil, DiffOptions{}),
+		Diff(update, server, DiffOptions{}),
+		Diff(inPlan("", "Acme 2025", "2025-09-01", "", "", map[string]int64{amt: 5}), server, DiffOptions{}),
+		Diff(recreate, server, DiffOptions{RecreateOnDateChange: true}),
+		Diff(recreate, server, DiffOptions{}),
+		Failed(inPlan("0000000000", "Lost", "2026-09-01", "", ""), "company not found: no company has VAT 0000000000"),
+	}}
+	cs.Plans[0].Account, cs.Plans[0].Company = "acme", &acmeCo
+	cs.Plans[2].Account = "acme"
+	var b bytes.Buffer
+	if err := cs.Render(&b, RenderOptions{Unchanged: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "changeset.golden")
+	if *updateChangeSet {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-changeset to create it)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("render differs from %s (run with -update-changeset after checking):\n%s", golden, b.String())
+	}
+}
