@@ -3,6 +3,7 @@ package formats
 import (
 	"archive/zip"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+	"pgregory.net/rapid"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -142,7 +144,11 @@ func TestExportWorkbookLayout(t *testing.T) {
 	if len(batch.Plans) != len(plans) {
 		t.Fatalf("re-read %d plans", len(batch.Plans))
 	}
-	_ = planSheets
+	for _, sheet := range planSheets {
+		if p, err := f.GetPanes(sheet); err != nil || !p.Freeze {
+			t.Errorf("plan sheet %s: panes %+v, want frozen labels", sheet, p)
+		}
+	}
 }
 
 // exChartTitles returns the titles of the workbook's charts (from the
@@ -264,4 +270,84 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("temporary files left: %v", entries)
 	}
+}
+
+// TestExportRoundTripProperty: any plans exported (grid and flat XLSX) read
+// back as the same plans: ids, company identifiers, metadata and every
+// counter.
+func TestExportRoundTripProperty(t *testing.T) {
+	// Each case writes and reads two workbooks: keep the count modest
+	// unless -rapid.checks asks for more.
+	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
+		f.Value.Set("12")
+		defer f.Value.Set(f.DefValue)
+	}
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 3).Draw(rt, "plans")
+		var plans []ExportPlan
+		for i := range n {
+			start := pipeline.FinancialYear(rapid.IntRange(2025, 2029).Draw(rt, "fy")).Start()
+			sp := &pipeline.Plan{ID: int64(100 + i), Name: rapid.StringMatching(`[A-Za-z0-9][A-Za-z0-9 &'/()-]{0,30}`).Draw(rt, "name"),
+				StartDate: start, EndDate: pipeline.LatestEnd, Era: pipeline.EraPost2025,
+				Sector:      rapid.SampledFrom(append([]string{""}, pipeline.Sectors...)).Draw(rt, "sector"),
+				ScorecardID: rapid.SampledFrom([]string{"", "scorecard_acme_2025"}).Draw(rt, "scorecard")}
+			for y, fy := range pipeline.PlanYears(sp.StartDate, sp.EndDate) {
+				m := pipeline.Milestone{ID: sp.ID*10 + int64(y), YearNumber: y + 1, StartDate: fy.Start(), EndDate: fy.End()}
+				for _, tt := range pipeline.TargetTypes {
+					c := map[string]int64{}
+					for _, name := range pipeline.DefaultCatalog().Names() {
+						c[name] = rapid.Int64Range(0, 5000).Draw(rt, "v")
+					}
+					m.Targets = append(m.Targets, pipeline.Target{TargetType: tt, Counters: c})
+				}
+				sp.Milestones = append(sp.Milestones, m)
+			}
+			ids := pipeline.CompanyIDs{
+				VAT:          rapid.StringMatching(`0?[0-9]{9}`).Draw(rt, "vat"),
+				Registration: rapid.SampledFrom([]string{"", "2009/012345/07"}).Draw(rt, "reg"),
+			}
+			plans = append(plans, ExportPlan{Plan: pipeline.FromServer(sp, ids)})
+		}
+		for _, layout := range []string{"grid", "flat"} {
+			path := filepath.Join(dir, layout+".xlsx")
+			var err error
+			if layout == "grid" {
+				err = WriteExportXLSX(path, plans, ExportOptions{NoCharts: true})
+			} else {
+				err = WriteFlatExportXLSX(path, plans, ExportOptions{})
+			}
+			if err != nil {
+				rt.Fatal(err)
+			}
+			batch, err := ReadFiles([]string{path}, ReadOptions{})
+			if err != nil || batch.Problems.HasErrors() {
+				rt.Fatalf("%s: %v %v", layout, err, batch.Problems)
+			}
+			if len(batch.Plans) != len(plans) {
+				rt.Fatalf("%s: %d plans read, want %d", layout, len(batch.Plans), len(plans))
+			}
+			for i, got := range batch.Plans {
+				want := plans[i].Plan
+				if got.PlanID != want.PlanID || got.Company != want.Company || strings.TrimSpace(got.Name) != strings.TrimSpace(want.Name) ||
+					got.StartDate != want.StartDate || got.EndDate != want.EndDate || got.Sector != want.Sector || got.ScorecardID != want.ScorecardID {
+					rt.Fatalf("%s: plan %d read as %+v, want %+v", layout, i, got, want)
+				}
+				if len(got.Targets) != len(want.Targets) {
+					rt.Fatalf("%s: plan %d has %d targets, want %d", layout, i, len(got.Targets), len(want.Targets))
+				}
+				for j, tg := range got.Targets {
+					w := want.Targets[j]
+					if y, _ := tg.Year(got.StartDate); y != w.YearNumber || tg.TargetType != w.TargetType {
+						rt.Fatalf("%s: target %d is year %d %s, want %d %s", layout, j, y, tg.TargetType, w.YearNumber, w.TargetType)
+					}
+					for name, v := range w.Counters {
+						if tg.Counters[name] != v {
+							rt.Fatalf("%s: plan %d target %d %s = %d, want %d", layout, i, j, name, tg.Counters[name], v)
+						}
+					}
+				}
+			}
+		}
+	})
 }

@@ -17,13 +17,14 @@ import (
 )
 
 // The flat table in an XLSX workbook is read as a stream: the worksheet's
-// XML is decoded token by token straight out of the zip archive, one row at
-// a time, so memory stays flat however many rows the sheet has. excelize's
-// row iterator (File.Rows) streams too, but gives only the cells' text, and
-// validation needs each cell's type (a date cell, a number, an error value,
-// a formula without a cached value) and its number format (dates, zero
-// padding); so the reader decodes the same XML itself and uses the
-// workbook's styles, shared strings and date system.
+// XML is tokenized straight out of the zip archive (flatXMLScanner), one
+// row at a time, so memory stays flat however many rows the sheet has.
+// excelize's row iterator (File.Rows) streams too, but gives only the
+// cells' text, and validation needs each cell's type (a date cell, a
+// number, an error value, a formula without a cached value) and its number
+// format (dates, zero padding); so the reader decodes the same XML itself
+// and uses the workbook's styles, shared strings and date system. Grid
+// workbooks, small by nature, are read with excelize (grid_read.go).
 
 // flatBook is an opened XLSX package with what the flat reader needs.
 type flatBook struct {
@@ -46,12 +47,11 @@ type flatSheetInfo struct {
 
 // flatXF is what the reader needs of a cell format.
 type flatXF struct {
-	date   bool // a date format: numbers are dates
-	padTo  int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
-	isText bool // the text format "@"
+	date  bool // a date format: numbers are dates
+	padTo int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
 }
 
-// errNotXLSX and friends classify unreadable workbooks.
+// Reasons a workbook cannot be read, in plain words.
 var (
 	errFlatEncrypted = errors.New("the file is password-protected (encrypted) or an old-style .xls workbook; eepipe reads .xlsx workbooks: remove the password, or open it in Excel or LibreOffice and save it as .xlsx")
 	errFlatNotZip    = errors.New("the file is not an XLSX workbook (an XLSX file is a zip archive, and this one is not); save it as .xlsx from Excel or LibreOffice")
@@ -83,7 +83,7 @@ func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
 	}
 	b := &flatBook{zr: zr, files: make(map[string]*zip.File, len(zr.File))}
 	for _, f := range zr.File {
-		b.files[strings.TrimPrefix(f.Name, "/")] = f
+		b.files[strings.TrimPrefix(strings.ReplaceAll(f.Name, "\\", "/"), "/")] = f
 	}
 	if err := b.readWorkbook(); err != nil {
 		return nil, err
@@ -255,11 +255,7 @@ func (b *flatBook) readStyles() {
 	b.xfs = make([]flatXF, len(ss.Xfs))
 	for i, xf := range ss.Xfs {
 		code := codes[xf.NumFmtID]
-		b.xfs[i] = flatXF{
-			date:   isDateFormat(xf.NumFmtID, code),
-			padTo:  flatZeroPadWidth(code),
-			isText: xf.NumFmtID == 49 || code == "@",
-		}
+		b.xfs[i] = flatXF{date: isDateFormat(xf.NumFmtID, code), padTo: flatZeroPadWidth(code)}
 	}
 }
 
@@ -359,7 +355,6 @@ func flatDecodeEscapes(s string) string {
 // flatRawCell is one <c> element as found in the sheet XML.
 type flatRawCell struct {
 	col     int
-	ref     string
 	style   int
 	typ     string
 	value   string
@@ -382,108 +377,137 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 		return err
 	}
 	defer rc.Close()
-	d := xml.NewDecoder(rc)
+	sc := newFlatXMLScanner(rc)
 	var (
 		row     int
 		cells   []flatRawCell
 		inRow   bool
 		cur     *flatRawCell
 		field   string // "v", "f", "t" (inline string) while inside one
-		text    strings.Builder
+		text    []byte
 		lastCol int
 	)
+	end := func(name string) (stop bool) {
+		switch name {
+		case "v":
+			if cur != nil && field == "v" {
+				cur.value, cur.hasV = string(text), true
+			}
+			field = ""
+		case "f":
+			if cur != nil {
+				cur.formula = true
+			}
+			field = ""
+		case "t":
+			if cur != nil && field == "t" {
+				cur.inline += string(text)
+			}
+			field = ""
+		case "c":
+			cur = nil
+		case "row":
+			inRow = false
+			return row > excelize.TotalRows || !fn(row, cells)
+		case "sheetData":
+			return true
+		}
+		return false
+	}
 	for {
-		tok, err := d.RawToken()
+		err := sc.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return errFlatDamaged
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
+		switch sc.kind {
+		case flatTokStart:
+			name := flatName(sc.name)
+			switch name {
 			case "row":
 				inRow = true
 				cells = cells[:0]
 				lastCol = 0
-				r := row + 1
-				for _, a := range t.Attr {
-					if a.Name.Local == "r" {
-						if v, err := strconv.Atoi(a.Value); err == nil && v > 0 {
-							r = v
-						}
-					}
+				row++
+				if v, ok := flatAtoi(sc.attr("r")); ok && v > 0 {
+					row = v
 				}
-				row = r
 			case "c":
 				if !inRow {
-					continue
+					break
 				}
 				cells = append(cells, flatRawCell{})
 				cur = &cells[len(cells)-1]
-				for _, a := range t.Attr {
-					switch a.Name.Local {
-					case "r":
-						cur.ref = a.Value
-					case "s":
-						cur.style, _ = strconv.Atoi(a.Value)
-					case "t":
-						cur.typ = a.Value
-					}
+				if ref := sc.attr("r"); ref != nil {
+					cur.col = flatColumnOf(ref)
 				}
-				if cur.ref != "" {
-					if c, _, err := excelize.CellNameToCoordinates(cur.ref); err == nil {
-						cur.col = c
-					}
+				if v, ok := flatAtoi(sc.attr("s")); ok {
+					cur.style = v
 				}
+				cur.typ = flatName(sc.attr("t"))
 				if cur.col == 0 {
 					cur.col = lastCol + 1
-					cur.ref = ""
 				}
 				lastCol = cur.col
 			case "v", "f", "t":
 				if cur != nil {
-					field = t.Name.Local
-					text.Reset()
+					field = name
+					text = text[:0]
 				}
 			}
-		case xml.CharData:
+			if sc.self && end(name) {
+				return nil
+			}
+		case flatTokText:
 			if field != "" {
-				text.Write(t)
+				text = append(text, sc.text...)
 			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "v":
-				if cur != nil && field == "v" {
-					cur.value, cur.hasV = text.String(), true
-				}
-				field = ""
-			case "f":
-				if cur != nil {
-					cur.formula = true
-				}
-				field = ""
-			case "t":
-				if cur != nil && field == "t" {
-					cur.inline += text.String()
-				}
-				field = ""
-			case "c":
-				cur = nil
-			case "row":
-				inRow = false
-				if row > excelize.TotalRows {
-					return nil
-				}
-				if !fn(row, cells) {
-					return nil
-				}
-			case "sheetData":
+		case flatTokEnd:
+			if end(flatName(sc.name)) {
 				return nil
 			}
 		}
 	}
+}
+
+// flatName returns the names and cell types the reader knows as constants
+// (no allocation per cell), others as a copy.
+func flatName(b []byte) string {
+	switch string(b) {
+	case "":
+		return ""
+	case "c":
+		return "c"
+	case "v":
+		return "v"
+	case "f":
+		return "f"
+	case "t":
+		return "t"
+	case "row":
+		return "row"
+	case "is":
+		return "is"
+	case "sheetData":
+		return "sheetData"
+	case "s":
+		return "s"
+	case "n":
+		return "n"
+	case "str":
+		return "str"
+	case "inlineStr":
+		return "inlineStr"
+	case "b":
+		return "b"
+	case "e":
+		return "e"
+	case "d":
+		return "d"
+	}
+	return string(b)
 }
 
 // cell types a raw cell into a pipeline.Cell, the same way readCell does for
@@ -497,6 +521,9 @@ func (b *flatBook) cell(rc flatRawCell, o pipeline.Origin) pipeline.Cell {
 	}
 	switch rc.typ {
 	case "s":
+		if !rc.hasV {
+			return c
+		}
 		sst, _ := b.sharedStrings()
 		i, err := strconv.Atoi(strings.TrimSpace(rc.value))
 		if err != nil || i < 0 || i >= len(sst) {
@@ -621,13 +648,15 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 	var hdr *flatHeader
 	var recCells map[string]pipeline.Cell // reused: the Assembler keeps nothing of it
 	colNames := map[int]string{}
+	var refBuf []byte
 	origin := func(row, col int, header string) pipeline.Origin {
 		name, ok := colNames[col]
 		if !ok {
 			name, _ = excelize.ColumnNumberToName(col)
 			colNames[col] = name
 		}
-		return pipeline.Origin{File: file, Sheet: info.name, Cell: name + strconv.Itoa(row), Row: row, Column: col, Header: header}
+		refBuf = strconv.AppendInt(append(refBuf[:0], name...), int64(row), 10)
+		return pipeline.Origin{File: file, Sheet: info.name, Cell: string(refBuf), Row: row, Column: col, Header: header}
 	}
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {

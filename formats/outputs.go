@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -235,16 +236,33 @@ func createExclusive(path string, content []byte) (err error) {
 	return fh.Close()
 }
 
+// readLock reads a lock file: eepipe's JSON, or the plain forms other
+// tools write (a PID alone, or "PID HOST" on one line), which name a
+// process on this host when they name no host.
 func readLock(path string) ([]byte, LockInfo, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, LockInfo{}, err
 	}
 	var info LockInfo
-	if err := json.Unmarshal(bytes.TrimSpace(raw), &info); err != nil || info.PID <= 0 {
-		return raw, LockInfo{}, fmt.Errorf("lock file %s is not an eepipe lock", path)
+	text := bytes.TrimSpace(raw)
+	if err := json.Unmarshal(text, &info); err == nil && info.PID > 0 {
+		if info.Host == "" {
+			info.Host = hostname()
+		}
+		return raw, info, nil
 	}
-	return raw, info, nil
+	fields := strings.Fields(string(text))
+	if len(fields) >= 1 && len(fields) <= 2 {
+		if pid, err := strconv.Atoi(fields[0]); err == nil && pid > 0 {
+			info = LockInfo{PID: pid, Host: hostname()}
+			if len(fields) == 2 {
+				info.Host = fields[1]
+			}
+			return raw, info, nil
+		}
+	}
+	return raw, LockInfo{}, fmt.Errorf("lock file %s is not an eepipe lock", path)
 }
 
 // isStale decides whether a lock file may be taken over: its holder ran on

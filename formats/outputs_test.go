@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,4 +241,30 @@ func FuzzParseStampedName(f *testing.F) {
 			t.Fatalf("ParseStampedName(%q, %q) accepted a name StampedName writes as %q", base, name, got)
 		}
 	})
+}
+
+func TestLockPlainPIDFiles(t *testing.T) {
+	dir := t.TempDir()
+	dead := deadPID(t)
+	tests := []struct {
+		content string
+		stale   bool
+	}{
+		{fmt.Sprintf("%d\n", dead), true},
+		{fmt.Sprintf("%d %s\n", dead, hostname()), true},
+		{fmt.Sprintf("%d elsewhere\n", dead), false},
+		{fmt.Sprintf("%d\n", os.Getppid()), false},
+		{"not a lock", false},
+	}
+	for i, tc := range tests {
+		path := filepath.Join(dir, fmt.Sprintf("lock%d", i))
+		os.WriteFile(path, []byte(tc.content), 0o644)
+		l, err := AcquireLock(path, LockInfo{})
+		if tc.stale != (err == nil) {
+			t.Errorf("%q: err = %v, want stale %v", tc.content, err, tc.stale)
+		}
+		if l != nil {
+			l.Release()
+		}
+	}
 }

@@ -259,8 +259,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 			}
 		}
 		// The created plan holds the prefill (or zeros): patch only what differs.
-		work = Diff(d.Input, created, r.opts.Diff)
-		work.Account, work.Company = d.Account, d.Company
+		work = Diff(d.createSource(), created, r.opts.Diff)
+		work.Input, work.Account, work.Company = d.Input, d.Account, d.Company
+		d.remapTargets(work.Targets)
 		if work.Action == ActionFailed {
 			res.Err = fmt.Errorf("plan %d was created but its targets cannot be patched: %s", created.ID, work.Reason)
 			res.Outcome = OutcomeFailed
@@ -368,6 +369,13 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 				p = full
 			}
 			return p, notes, nil
+		}
+		if errors.Is(err, ErrRateLimited) && attempt < attempts+2 {
+			// Refused before it was applied: wait, then send it again.
+			if serr := r.opts.sleep(ctx, time.Duration(attempt)*time.Second); serr != nil {
+				return nil, notes, &StoppedError{Cause: serr}
+			}
+			continue
 		}
 		if !errors.Is(err, ErrUnclearOutcome) {
 			return nil, notes, fmt.Errorf("create rejected: %w", err)

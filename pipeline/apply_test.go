@@ -201,8 +201,14 @@ func TestLostCreateIsAdopted(t *testing.T) {
 	}
 
 	w.crane.failCreates = 1
-	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
-	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 2 {
+	w.crane.rateLimited = 1
+	var slept []time.Duration
+	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
+	if len(slept) != 1 {
+		t.Errorf("a 429 on create must be waited out once, slept %v", slept)
+	}
+	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 3 {
 		t.Fatalf("unclear create not applied must be sent again: ok=%v plans=%d creates=%d", rep.OK(), len(w.crane.plans), w.crane.count("create"))
 	}
 }
@@ -395,5 +401,44 @@ func TestTargetFailureIsReportedPerRow(t *testing.T) {
 	rep.WriteSummary(&b)
 	if !strings.Contains(b.String(), "partly applied") || !strings.Contains(b.String(), "1 of 2 target patches applied") {
 		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
+func TestRecreateCarriesOverBlankCounters(t *testing.T) {
+	w := newWorld()
+	w.accounts = w.accounts[:1]
+	full := func(v int64) map[string]int64 { return map[string]int64{amt: v, wfs: 3} }
+	first := inPlan("", "P", "2025-09-01", "2030-08-31", "", full(5), full(6), full(7))
+	first.Targets = append(first.Targets, &InputTarget{Origin: first.Origin, YearNumber: 2, TargetType: TargetDisabled, Counters: map[string]int64{ifu: 2}})
+	if _, rep := run(t, w, []*InputPlan{first}, RunOptions{}); !rep.OK() {
+		t.Fatal("first run failed")
+	}
+	// The new dates keep years 2025/26 and 2026/27; the file sets one counter.
+	in := inPlan("", "P", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 9})
+	_, rep := run(t, w, []*InputPlan{in}, RunOptions{Diff: DiffOptions{RecreateOnDateChange: true}})
+	if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+		t.Fatalf("recreate failed: %v", rep.Plans[0].Err)
+	}
+	p := w.acme.plans[rep.Plans[0].PlanID]
+	if len(p.Milestones) != 2 {
+		t.Fatalf("%d milestones", len(p.Milestones))
+	}
+	want := []map[string]int64{{amt: 9, wfs: 3}, {}, {amt: 6, wfs: 3}, {ifu: 2}}
+	for i, m := range p.Milestones {
+		for j, tg := range m.Targets {
+			for n, v := range want[2*i+j] {
+				if tg.Counters[n] != v {
+					t.Errorf("year %d %s %s = %d, want %d (carried over)", m.YearNumber, tg.TargetType, n, tg.Counters[n], v)
+				}
+			}
+		}
+	}
+	if rows := rep.Rows(); len(rows) != 1 || rows[0].Outcome != OutcomeRecreated || rows[0].Changed != 2 {
+		t.Errorf("rows %+v", rows)
+	}
+	// Applying the same file again changes nothing.
+	cs, _ := run(t, w, []*InputPlan{inPlan("", "P", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 9})}, RunOptions{})
+	if cs.HasChanges() {
+		t.Errorf("after the recreate the file still differs: %+v", cs.Plans[0])
 	}
 }

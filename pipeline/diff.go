@@ -110,7 +110,7 @@ func (c CounterChange) MarshalJSON() ([]byte, error) {
 		j.Old = &c.Old
 	}
 	if c.Origin != (Origin{}) {
-		j.Cell = originRef(c.Origin)
+		j.Cell = c.Origin.Ref()
 	}
 	return json.Marshal(j)
 }
@@ -198,7 +198,34 @@ type PlanDiff struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 	// Targets has one entry per input target, in input order, also for
 	// targets without changes. Empty for failures found before matching.
+	// For ActionRecreate it also has the targets the file does not
+	// describe whose stored counters are carried over to the new plan
+	// (their Input is not one of the file's targets).
 	Targets []TargetDiff `json:"targets,omitempty"`
+
+	// source is what the plan is created from and diffed against after
+	// the create: Input, or for a recreate Input with the stored counters
+	// carried over; origOf maps its targets back to Input's.
+	source *InputPlan
+	origOf map[*InputTarget]*InputTarget
+}
+
+// createSource returns the input the created plan is diffed against.
+func (d *PlanDiff) createSource() *InputPlan {
+	if d.source != nil {
+		return d.source
+	}
+	return d.Input
+}
+
+// remapTargets points the targets of a diff of d.source back at the
+// file's targets.
+func (d *PlanDiff) remapTargets(targets []TargetDiff) {
+	for i := range targets {
+		if o, ok := d.origOf[targets[i].Input]; ok {
+			targets[i].Input = o
+		}
+	}
 }
 
 // Failed returns a PlanDiff that fails in with reason.
@@ -277,7 +304,11 @@ func (d *PlanDiff) CountersToChange() int {
 //     value that differs; the service has no way to clear them through the
 //     file (a blank cell means "leave as is").
 //   - The dates of a stored plan are fixed. A file that gives other dates
-//     fails the plan with an explanation, unless opts.RecreateOnDateChange.
+//     fails the plan with an explanation, unless opts.RecreateOnDateChange:
+//     then the action is ActionRecreate, and the stored counters the file
+//     leaves blank are carried over to the new plan for the financial years
+//     both date ranges cover (Targets then also lists targets the file does
+//     not describe).
 //   - Every target must name a year the plan has and a target type; a
 //     counter the service does not carry fails the plan (it would be
 //     silently ignored by the service).
@@ -293,13 +324,18 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 			return d.fail(fmt.Sprintf("the file gives the dates %s but plan %d on the service runs %s; "+
 				"the service fixes a plan's dates when the plan is created and cannot change them. "+
 				"To change them the plan must be deleted and created again: run with --recreate-on-date-change "+
-				"(the plan then gets a new id and its counters start from the scorecard prefill or zero, "+
-				"except those the file sets)", to, server.ID, from))
+				"(the plan then gets a new id; counters the file leaves blank keep their stored values for the "+
+				"financial years both date ranges cover)", to, server.ID, from))
 		}
 		np := newPlanFrom(in, server)
-		d = diffCreate(d, in, ActionRecreate, np)
+		source, origOf := carryOver(in, server, np)
+		d = diffCreate(d, source, ActionRecreate, np)
+		d.Input = in
 		if d.Action == ActionRecreate {
-			d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted", from, to, server.ID)
+			d.source, d.origOf = source, origOf
+			d.remapTargets(d.Targets)
+			d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted; "+
+				"counters the file leaves blank keep their stored values", from, to, server.ID)
 			var dates []FieldChange
 			if np.StartDate != server.StartDate {
 				dates = append(dates, FieldChange{Field: "start_date", Old: server.StartDate.String(), New: np.StartDate.String(), Origin: in.Origin})
@@ -569,4 +605,57 @@ func orDate(a, b Date) Date {
 		return a
 	}
 	return b
+}
+
+// carryOver returns the input a recreated plan is built from: in's
+// targets with, for every financial year the stored plan and the new dates
+// share, the stored counters the file leaves blank (so recreating to
+// change dates loses no data), plus targets for the shared years the file
+// does not describe. The map leads from the copies back to in's targets.
+func carryOver(in *InputPlan, old *Plan, np NewPlan) (*InputPlan, map[*InputTarget]*InputTarget) {
+	out := *in
+	out.Targets = nil
+	origOf := map[*InputTarget]*InputTarget{}
+	fys := PlanYears(np.StartDate, ClampEnd(np.EndDate))
+	type key struct {
+		fy  FinancialYear
+		typ string
+	}
+	byKey := map[key]*InputTarget{}
+	for _, t := range in.Targets {
+		c := *t
+		c.Counters = maps.Clone(t.Counters)
+		if c.Counters == nil {
+			c.Counters = map[string]int64{}
+		}
+		out.Targets = append(out.Targets, &c)
+		origOf[&c] = t
+		if n, ok := t.Year(np.StartDate); ok && n <= len(fys) {
+			byKey[key{fys[n-1], t.TargetType}] = &c
+		}
+	}
+	for _, m := range old.Milestones {
+		fy := FinancialYearOf(m.StartDate)
+		if m.StartDate.IsZero() {
+			fy = FinancialYearOf(old.StartDate) + FinancialYear(m.YearNumber-1)
+		}
+		n := slices.Index(fys, fy) + 1
+		if n == 0 {
+			continue
+		}
+		for _, st := range m.Targets {
+			t := byKey[key{fy, st.TargetType}]
+			if t == nil {
+				t = &InputTarget{Origin: in.Origin, YearNumber: n, TargetType: st.TargetType, Counters: map[string]int64{}}
+				byKey[key{fy, st.TargetType}] = t
+				out.Targets = append(out.Targets, t)
+			}
+			for name, v := range st.Counters {
+				if _, set := t.Counters[name]; !set {
+					t.Counters[name] = v
+				}
+			}
+		}
+	}
+	return &out, origOf
 }

@@ -221,6 +221,8 @@ func TestResolveCompany(t *testing.T) {
 		{name: "contradicting identifier", ids: CompanyIDs{VAT: acmeCo.VATNumber, Registration: "1999/000000/07"}, recs: []Company{acmeCo},
 			ambigue: true, errHas: "not 1999/000000/07"},
 		{name: "identifier with spaces", ids: CompanyIDs{VAT: " 4012345678 "}, recs: []Company{acmeCo}, want: acmeCo.ID},
+		{name: "registration written with dashes", ids: CompanyIDs{VAT: acmeCo.VATNumber, Registration: "2009-012345-07"}, recs: []Company{acmeCo}, want: acmeCo.ID},
+		{name: "leading zeros count", ids: CompanyIDs{VAT: "412345678"}, recs: []Company{karooCo}, ambigue: true, errHas: "VAT number is 0412345678"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ type fakeService struct {
 
 	lostCreates  int   // creates applied whose answer is lost
 	failCreates  int   // creates refused with an unclear outcome before being applied
+	rateLimited  int   // creates refused with 429
 	conflicts    int   // recalculations answered 409 before one is accepted
 	unauthorized bool  // every call fails with ErrUnauthorized
 	failTarget   int64 // target id whose patch fails with ErrInvalid
@@ -122,6 +123,10 @@ func (s *fakeService) CreatePlan(ctx context.Context, np NewPlan) (*Plan, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.rateLimited > 0 {
+		s.rateLimited--
+		return nil, fmt.Errorf("429: %w", ErrRateLimited)
+	}
 	if s.failCreates > 0 {
 		s.failCreates--
 		return nil, fmt.Errorf("503: %w", ErrUnclearOutcome)

@@ -58,6 +58,7 @@ var kindNames = [numKinds]string{"list", "get", "create", "update_plan", "delete
 type gate struct {
 	sem      chan struct{}
 	counts   [numKinds]atomic.Int64
+	accepted [numKinds]atomic.Int64
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
 
@@ -115,6 +116,9 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, fn func(con
 	err := fn(context.WithoutCancel(ctx))
 	g.inFlight.Add(-1)
 	<-g.sem
+	if err == nil {
+		g.accepted[kind].Add(1)
+	}
 	if err != nil && IsFatal(err) && !(unclearIsSafe && errors.Is(err, ErrUnclearOutcome)) {
 		g.mu.Lock()
 		if g.fatal == nil {
@@ -127,7 +131,8 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, fn func(con
 
 // RequestCounts are the requests a run sent, by kind.
 type RequestCounts struct {
-	Total       int64            `json:"total"`
+	Total int64 `json:"total"`
+	// Writes counts the write requests the service accepted (2xx).
 	Writes      int64            `json:"writes"`
 	ByKind      map[string]int64 `json:"by_kind"`
 	MaxInFlight int64            `json:"max_in_flight"`
@@ -144,7 +149,7 @@ func (g *gate) snapshot() RequestCounts {
 		rc.Total += n
 		switch k {
 		case kindCreate, kindUpdate, kindDelete, kindTarget, kindRecalc:
-			rc.Writes += n
+			rc.Writes += g.accepted[k].Load()
 		}
 	}
 	return rc

@@ -22,7 +22,9 @@ type Origin struct {
 // "plans.xlsx Targets row 12", "plans.csv line 12, column 6 (number_of_...)".
 func (o Origin) String() string {
 	var b strings.Builder
-	b.WriteString(filepath.Base(o.File))
+	if o.File != "" {
+		b.WriteString(filepath.Base(o.File))
+	}
 	switch {
 	case o.Sheet != "" && o.Cell != "":
 		fmt.Fprintf(&b, " %s!%s", o.Sheet, o.Cell)
@@ -38,7 +40,7 @@ func (o Origin) String() string {
 	if o.Header != "" && o.Column > 0 {
 		fmt.Fprintf(&b, " (%s)", o.Header)
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 // Ref returns the short location without the file: "Targets!F12" or

@@ -434,7 +434,11 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			if n := p.counters(); n > 0 {
 				parts = append(parts, countWords(n, "counter"))
 			}
-			fmt.Fprintf(&b, "~ %s%s: %s differ\n", title, where, strings.Join(parts, ", "))
+			verb := "differ"
+			if len(p.Fields)+p.counters() == 1 {
+				verb = "differs"
+			}
+			fmt.Fprintf(&b, "~ %s%s: %s %s\n", title, where, strings.Join(parts, ", "), verb)
 			if p.Reason != "" {
 				fmt.Fprintf(&b, "    %s\n", p.Reason)
 			}
@@ -448,7 +452,7 @@ func (r *Reconciliation) Render(w io.Writer) error {
 		}
 		if p.Presence != PresencePresent {
 			if p.Location != nil {
-				fmt.Fprintf(&b, " (%s)", p.Origin)
+				fmt.Fprintf(&b, " (%s)", shortOrigin(p.Origin))
 			}
 			b.WriteByte('\n')
 			continue
@@ -469,7 +473,7 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			for _, c := range t.Counters {
 				fmt.Fprintf(&b, "      %-*s  workbook %d, service %d", width, c.Counter, c.Workbook, c.Server)
 				if c.Origin.File != "" {
-					fmt.Fprintf(&b, "  (%s)", c.Origin)
+					fmt.Fprintf(&b, "  (%s)", shortOrigin(c.Origin))
 				}
 				b.WriteByte('\n')
 			}
@@ -510,4 +514,11 @@ func countWords(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// shortOrigin formats an origin without the column header: "plans.xlsx
+// Acme!C17", "plans.csv line 4, column 9".
+func shortOrigin(o Origin) string {
+	o.Header = ""
+	return o.String()
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/sourcegraph/conc/pool"
 )
@@ -91,8 +92,18 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 	return &c, nil
 }
 
+// sameIdentifier compares identifiers by their letters and digits only, so
+// that "2009/012345/07" and "2009-012345-07" or " 4012345678" agree;
+// leading zeros count.
 func sameIdentifier(a, b string) bool {
-	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToUpper(r)
+			}
+			return -1
+		}, s)
+	}
 	return norm(a) == norm(b)
 }
 

@@ -193,7 +193,7 @@ func (r *RunReport) Rows() []RowResult {
 		for _, t := range in.Targets {
 			row := base
 			row.File = t.Origin.File
-			row.Location = originRef(t.Origin)
+			row.Location = t.Origin.Ref()
 			row.YearNumber = t.YearNumber
 			if t.FinancialYear != 0 {
 				row.FinancialYear = t.FinancialYear.String()
@@ -267,7 +267,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		verb = "Dry run"
 	}
 	fmt.Fprintf(&b, "%s: plans %d created, %d updated, %d recreated, %d unchanged, %d failed, %d not applied; "+
-		"%d targets patched, %d counters changed; %d requests (%d writes); recalculations %d accepted, %d failed; %s elapsed\n",
+		"%d targets patched, %d counters changed; %d requests (%d writes accepted); recalculations %d accepted, %d failed; %s elapsed\n",
 		verb, s.PlansCreated, s.PlansUpdated, s.PlansRecreated, s.PlansUnchanged, s.PlansFailed, s.PlansNotApplied,
 		s.TargetsPatched, s.CountersChanged, s.Requests, s.Writes, s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
 	const maxNotApplied = 20
@@ -333,12 +333,4 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// originRef is the place of an origin without the file: "Targets!F12",
-// "Targets row 12", "line 12".
-func originRef(o Origin) string {
-	s := o
-	s.File, s.Header = "x", ""
-	return strings.TrimPrefix(strings.TrimPrefix(s.String(), "x"), " ")
 }

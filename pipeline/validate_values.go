@@ -91,6 +91,15 @@ func valParseDecimal(s string) (float64, bool) {
 	return f, !math.IsInf(f, 0)
 }
 
+// valSnap rounds a spreadsheet number that is a whole number but for
+// floating-point noise (a formula's 12.000000000000002) to that number.
+func valSnap(f float64) float64 {
+	if r := math.Round(f); math.Abs(f-r) <= 1e-9*math.Max(1, math.Abs(f)) {
+		return r
+	}
+	return f
+}
+
 // CounterValue returns the counter value of a cell: a whole number >= 0
 // from a numeric cell, a formula's cached number, or text. ok is false for
 // a blank cell (blank means "leave the server's value as it is").
@@ -99,7 +108,7 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 	case CellBlank:
 		return 0, false, nil
 	case CellNumber:
-		n, err = valCounterFromFloat(c.Number)
+		n, err = valCounterFromFloat(valSnap(c.Number))
 		return n, err == nil, err
 	case CellText:
 		if strings.TrimSpace(c.Text) == "" {

@@ -58,6 +58,8 @@ func TestCounterValueKinds(t *testing.T) {
 		{"spaces", Cell{Kind: CellText, Text: "  "}, 0, false, ""},
 		{"number", Cell{Kind: CellNumber, Number: 5, Text: "5"}, 5, true, ""},
 		{"number fraction", Cell{Kind: CellNumber, Number: 5.5, Text: "5.5"}, 0, false, "not a whole number"},
+		{"formula float noise", Cell{Kind: CellNumber, Number: 12.000000000000002, Text: "12.000000000000002"}, 12, true, ""},
+		{"small fraction is still a fraction", Cell{Kind: CellNumber, Number: 12.001, Text: "12.001"}, 0, false, "not a whole number"},
 		{"negative number", Cell{Kind: CellNumber, Number: -1, Text: "-1"}, 0, false, "negative"},
 		{"text", Cell{Kind: CellText, Text: "12.0"}, 12, true, ""},
 		{"error cell", Cell{Kind: CellError, Text: "#DIV/0!"}, 0, false, "#DIV/0!"},

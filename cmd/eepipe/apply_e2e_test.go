@@ -768,3 +768,46 @@ func TestApplyProgressLogsOffTerminal(t *testing.T) {
 		t.Errorf("want JSON progress lines and no bar off a terminal:\n%s", r.err)
 	}
 }
+
+func TestApplyUnderFaultsNeverDuplicates(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Faults: "503=0.05,reset=0.03,lost=0.05,retry-after=0", Seed: 42})
+	e.singleAccount()
+	var rows []row
+	for i := range 25 {
+		for y := 1; y <= 2; y++ {
+			rows = append(rows, row{name: fmt.Sprint("Faulty ", i), start: "2025-09-01", end: "2030-08-31", year: y, typ: pipeline.TargetAll,
+				counters: counters(cAMT, i+y, cWFS, 1)})
+		}
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), rows)
+	r := e.run("apply", file, "--no-recalc")
+	if r.code == ExitInvalid || r.code == ExitFatal {
+		t.Fatalf("exit %d under faults\n%s", r.code, r.err)
+	}
+	t.Logf("first apply under faults: exit %d\n%s", r.code, r.err)
+	if err := e.srv.Sandbox.SetFaults(""); err != nil {
+		t.Fatal(err)
+	}
+	if r.code != 0 {
+		// Whatever failed is finished by a run without faults.
+		if r2 := e.run("apply", file, "--no-recalc"); r2.code != 0 {
+			t.Fatalf("second apply exit %d\n%s", r2.code, r2.err)
+		}
+	}
+	plans := e.srv.Sandbox.Plans("acme")
+	if len(plans) != 25 {
+		t.Fatalf("%d plans stored, want 25 (no duplicates)", len(plans))
+	}
+	for i := range 25 {
+		p := planNamed(t, plans, fmt.Sprint("Faulty ", i))
+		for y := 1; y <= 2; y++ {
+			if c := storedTarget(t, p, y, pipeline.TargetAll); c[cAMT] != int64(i+y) || c[cWFS] != 1 {
+				t.Errorf("plan %d year %d: %d, %d", i, y, c[cAMT], c[cWFS])
+			}
+		}
+	}
+	e.srv.Sandbox.ResetStats()
+	if r := e.run("apply", file); r.code != 0 || e.srv.Sandbox.Stats().Writes != 0 {
+		t.Errorf("final apply: exit %d, %d writes", r.code, e.srv.Sandbox.Stats().Writes)
+	}
+}

@@ -164,7 +164,7 @@ accounts:
 	step(5, "eepipe apply %s --report run.xlsx", demoWorkbookName)
 	sb.ResetStats()
 	runReport := filepath.Join(dir, "run.xlsx")
-	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport,
+	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
@@ -179,7 +179,7 @@ accounts:
 
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
-	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true}
+	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}

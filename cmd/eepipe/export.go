@@ -91,7 +91,7 @@ lock held, --max-duration passed).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (.xlsx or .csv); with --output-dir the name to stamp (default "+defaultExportName+")")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (.xlsx or .csv); with --output-dir the file name to stamp (default "+defaultExportName+")")
 	fl.StringVar(&opts.Layout, "layout", "", "grid or flat for .xlsx (default grid), flat or long for .csv (default flat)")
 	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "export only the plan with this `ID` (repeat for several)")
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
@@ -119,8 +119,10 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 		if opts.Layout == layoutLong {
 			t.base = "plans.csv"
 		}
-	case opts.Schedule.OutputDir != "" && filepath.Base(opts.Output) != opts.Output:
-		return t, exitf(ExitInvalid, "with --output-dir, -o is the file name to stamp (like plans.xlsx), not a path: %s", opts.Output)
+	case opts.Schedule.OutputDir != "":
+		// With --output-dir, -o names the file to stamp; a folder in it is
+		// --output-dir's to say.
+		t.base = filepath.Base(opts.Output)
 	default:
 		t.base = opts.Output
 	}
@@ -152,7 +154,6 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 // exportSource is one account to export and what is known of its company.
 type exportSource struct {
 	account pipeline.Account
-	client  *apiclient.Client
 	company pipeline.CompanyIDs
 	name    string // trading name
 }
@@ -199,7 +200,7 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
-		sources, err := exportSources(ctx, run, accounts, clients, finder, opts.Companies)
+		sources, err := exportSources(ctx, run, accounts, finder, opts.Companies)
 		if err != nil {
 			return err
 		}
@@ -248,11 +249,11 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 // configured account. With companies: each is looked up, and the account
 // whose company_id it is (or the single account) is exported with the
 // record's identifiers.
-func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, clients []*apiclient.Client, finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
+func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
 	if len(companies) == 0 {
 		out := make([]exportSource, len(accounts))
 		for i, a := range accounts {
-			out[i] = exportSource{account: a, client: clients[i]}
+			out[i] = exportSource{account: a}
 		}
 		return out, nil
 	}
@@ -301,7 +302,7 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 		}
 		seen[idx] = true
 		out = append(out, exportSource{
-			account: accounts[idx], client: clients[idx], name: c.TradingName,
+			account: accounts[idx], name: c.TradingName,
 			company: pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
 		})
 	}

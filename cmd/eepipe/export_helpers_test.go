@@ -82,12 +82,30 @@ func (e *exEnv) runCtx(ctx context.Context, args ...string) (int, string, string
 
 func (e *exEnv) path(name string) string { return filepath.Join(e.dir, name) }
 
-// exCounters returns deterministic counters for a plan's target: every
-// counter set, most non-zero.
-func exCounters(seed int64, cat *pipeline.Catalog) map[string]int64 {
-	m := make(map[string]int64, cat.Len())
-	for i, n := range cat.Names() {
-		m[n] = (seed*31 + int64(i)*7) % 23
+// exCounters returns deterministic, consistent counters for a target:
+// every counter set, the totals the sums of their parts, and the disabled
+// employees target a small share of the all-employees one.
+func exCounters(seed int64, disabled bool) map[string]int64 {
+	m := map[string]int64{}
+	for ri, race := range pipeline.Races {
+		for gi, gender := range pipeline.Genders {
+			var perm int64
+			for li, level := range pipeline.OccupationalLevels {
+				v := (seed*31+int64(ri*17+gi*7+li*5))%23 + 1
+				if disabled {
+					v = v / 8
+				}
+				m[pipeline.CounterName(race, gender, level)] = v
+				perm += v
+			}
+			temp := (seed + int64(ri+gi)) % 5
+			if disabled {
+				temp = 0
+			}
+			m[pipeline.CounterName(race, gender, "total_permanent_employees")] = perm
+			m[pipeline.CounterName(race, gender, "temporary_employees")] = temp
+			m[pipeline.CounterName(race, gender, "grand_total_employees")] = perm + temp
+		}
 	}
 	return m
 }
@@ -119,8 +137,8 @@ func (e *exEnv) createPlans(c *apiclient.Client, prefix string, n int) []*apicli
 				return
 			}
 			for _, m := range p.Milestones {
-				for k, t := range m.Targets {
-					if _, err := c.UpdateTarget(ctx, p.ID, m.ID, t.ID, exCounters(int64(i*100+m.YearNumber*3+k), pipeline.DefaultCatalog())); err != nil {
+				for _, t := range m.Targets {
+					if _, err := c.UpdateTarget(ctx, p.ID, m.ID, t.ID, exCounters(int64(i*100+m.YearNumber*3), t.TargetType == pipeline.TargetDisabled)); err != nil {
 						errs <- err
 						return
 					}

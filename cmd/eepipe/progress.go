@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"go.uber.org/zap"
+	"golang.org/x/term"
 )
 
 // progressInterval is how often a run off a terminal logs where it is
@@ -46,7 +49,7 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	if total == 0 {
 		return
 	}
-	if p.f.IO.ErrTTY {
+	if p.f.IO.ErrTTY && usableTerminal(p.f.IO.ErrOut) {
 		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(p.f.IO.ErrOut), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 		p.bar = p.p.AddBar(int64(total),
 			mpb.PrependDecorators(
@@ -142,4 +145,16 @@ func (p *progress) stop() {
 		<-p.done
 		p.cancel = nil
 	}
+}
+
+// usableTerminal reports whether a bar can be drawn on w: a terminal with a
+// width (a pseudo-terminal without a size, as some CI runners give, has
+// none), or any other writer (tests).
+func usableTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return true
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	return err == nil && width > 0
 }

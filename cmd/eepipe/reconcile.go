@@ -87,9 +87,6 @@ func checkReconcileOptions(opts *reconcileOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
 		}
-		if opts.Schedule.OutputDir != "" && filepath.Base(r) != r {
-			return exitf(ExitInvalid, "with --output-dir, --report is the file name to stamp (like drift.json), not a path: %s", r)
-		}
 		for _, in := range opts.Args {
 			if validateSameFile(r, in) {
 				return exitf(ExitInvalid, "--report %s would overwrite an input; write the report to a new file", r)

@@ -272,3 +272,48 @@ func rgbOf(c string) string {
 	}
 	return c
 }
+
+// TestReconcileMissingOnServer: a plan deleted on the service after export
+// is reported missing, its row marked in the annotated copy.
+func TestReconcileMissingOnServer(t *testing.T) {
+	e := newExEnv(t, nil)
+	plans := e.createPlans(e.acme, "Acme", 2)
+	export := e.path("client.csv")
+	if code, _, stderr := e.run("export", "-o", export); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	if err := e.acme.DeletePlan(context.Background(), plans[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	rj, rx := e.path("r.json"), e.path("r.xlsx")
+	code, stdout, stderr := e.run("reconcile", export, "--report", rj, "--report", rx)
+	if code != ExitDiff || !strings.Contains(stdout, "missing on the service") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var rec pipeline.Reconciliation
+	if err := json.Unmarshal([]byte(exReadFile(t, rj)), &rec); err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Summary
+	if s.PlansMissingOnServer != 1 || s.PlansInSync != 1 || s.CountersDiffering != 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	var missing pipeline.ReconciledPlan
+	for _, p := range rec.Plans {
+		if p.Presence == pipeline.PresenceMissing {
+			missing = p
+		}
+	}
+	if missing.PlanID != plans[1].ID || missing.Location == nil || missing.Location.Line == 0 {
+		t.Fatalf("missing plan %+v", missing)
+	}
+	f, err := excelize.OpenFile(rx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ref, _ := excelize.CoordinatesToCellName(1, missing.Location.Line)
+	if got := cellFill(t, f, "client", ref, map[int]string{}); got != formats.PlanFillColor {
+		t.Errorf("%s fill %q, want %s", ref, got, formats.PlanFillColor)
+	}
+}
