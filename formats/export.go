@@ -143,23 +143,26 @@ func exNewSheets(before, after []string) []string {
 }
 
 // exOverviewColumns are the Overview sheet's columns: header, width, kind.
+// The headers are deliberately not the grid's metadata labels ("Plan ID",
+// "Start date", ...), so that the readers never take the Overview for a
+// plan sheet.
 var exOverviewColumns = []struct {
 	Header string
 	Width  float64
 	Kind   byte // 't' text, 'i' identifier (text format), 'n' integer, 'd' date, 'l' link
 }{
 	{"Sheet", 22, 'l'},
-	{"Plan ID", 10, 'n'},
+	{"Plan no.", 10, 'n'},
 	{"Account", 14, 't'},
 	{"Company", 30, 't'},
-	{"VAT number", 14, 'i'},
-	{"Registration number", 20, 'i'},
-	{"ID number", 16, 'i'},
-	{"Plan name", 36, 't'},
-	{"Start date", 12, 'd'},
-	{"End date", 12, 'd'},
+	{"Company VAT", 14, 'i'},
+	{"Company reg.", 20, 'i'},
+	{"Company ID no.", 16, 'i'},
+	{"Name", 36, 't'},
+	{"Starts", 12, 'd'},
+	{"Ends", 12, 'd'},
 	{"Sector", 34, 't'},
-	{"Scorecard", 26, 'i'},
+	{"Scorecard linked", 26, 'i'},
 	{"Era", 11, 't'},
 	{"Financial years", 15, 'n'},
 	{"Milestones", 11, 'n'},

@@ -74,7 +74,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := rows[exOverviewHeaderRow-1]
-	for _, h := range []string{"Sheet", "Plan ID", "Company", "VAT number", "Plan name", "Start date", "End date", "Sector", "Scorecard", "Era", "Milestones", "Targets"} {
+	for _, h := range []string{"Sheet", "Plan no.", "Company", "Company VAT", "Name", "Starts", "Ends", "Sector", "Scorecard linked", "Era", "Milestones", "Targets"} {
 		if !slices.Contains(header, h) {
 			t.Errorf("Overview header %v lacks %q", header, h)
 		}
@@ -84,8 +84,8 @@ func TestExportWorkbookLayout(t *testing.T) {
 	for i, p := range plans {
 		r := rows[exOverviewHeaderRow+i]
 		want := map[string]string{
-			"Plan ID": fmt.Sprint(p.Plan.PlanID), "Plan name": p.Plan.Name, "VAT number": "0412345678",
-			"Start date": p.Plan.StartDate.String(), "End date": "2030-08-31", "Era": "post_2025",
+			"Plan no.": fmt.Sprint(p.Plan.PlanID), "Name": p.Plan.Name, "Company VAT": "0412345678",
+			"Starts": p.Plan.StartDate.String(), "Ends": "2030-08-31", "Era": "post_2025",
 			"Company": "Acme Foods (Pty) Ltd", "Targets": fmt.Sprint(len(p.Plan.Targets)), "Milestones": fmt.Sprint(p.Milestones),
 		}
 		for h, v := range want {

@@ -478,11 +478,14 @@ func rrSheetNameFor(s string) string {
 	return s
 }
 
+// rrSummaryColumns are the Summary sheet's columns; like the Overview's,
+// they avoid the grid's metadata labels so the copy still reads as the
+// consultant's workbook.
 var rrSummaryColumns = []struct {
 	Header string
 	Width  float64
 }{
-	{"Finding", 18}, {"Account", 12}, {"Plan ID", 9}, {"Plan name", 30}, {"Start date", 11},
+	{"Finding", 18}, {"Account", 12}, {"Plan no.", 9}, {"Name", 30}, {"Starts", 11},
 	{"Year", 6}, {"Financial year", 13}, {"Target", 18}, {"Counter or field", 44},
 	{"Workbook value", 15}, {"Service value", 15}, {"Where", 26}, {"Note", 60},
 }

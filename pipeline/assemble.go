@@ -131,6 +131,9 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		v.given[col] = s
+		if c.Kind == CellNumber {
+			a.lostZeroWarning(c, col, s)
+		}
 		switch col {
 		case ColCompanyVAT:
 			v.company.VAT = s
@@ -325,6 +328,24 @@ func (a *Assembler) Add(rec Record) {
 	})
 }
 
+// identifierDigits are the lengths of South African VAT and ID numbers.
+var identifierDigits = map[string]int{ColCompanyVAT: 10, ColCompanyIDNumber: 13}
+
+// lostZeroWarning warns when an identifier typed as a number is shorter
+// than such numbers are: the spreadsheet has probably dropped a leading
+// zero (ID numbers of people born in the 2000s start with 0).
+func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
+	want, ok := identifierDigits[col]
+	if !ok || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+		return
+	}
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = col
+	}
+	a.problems.Warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
+}
+
 // counters validates the counter cells of a record.
 func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin) {
 	n := 0
@@ -392,9 +413,60 @@ func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 		a.finishPlan(acc)
 		plans = append(plans, acc.plan)
 	}
+	a.splitPlans()
 	ps := a.problems
 	ps.Sort()
 	return plans, ps
+}
+
+// splitPlans reports rows that describe one plan but fall under two plan
+// keys: the same name and start date with company identifiers that do not
+// contradict each other, where one set of rows gives more identifiers, or
+// a plan_id, than the other. Applied as they are, they would create a
+// second plan instead of updating the first.
+func (a *Assembler) splitPlans() {
+	type nameStart struct {
+		name  string
+		start Date
+	}
+	seen := map[nameStart][]*InputPlan{}
+	for _, acc := range a.plans {
+		p := acc.plan
+		if p.Name == "" || p.StartDate.IsZero() {
+			continue
+		}
+		k := nameStart{strings.ToLower(p.Name), p.StartDate}
+		for _, q := range seen[k] {
+			if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
+				continue
+			}
+			a.problems.Errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
+				asmRef(q.Origin, p.Origin), p.Name, p.StartDate, asmIdentifiers(q), asmIdentifiers(p))
+			break
+		}
+		seen[k] = append(seen[k], p)
+	}
+}
+
+// asmCompatible reports whether two sets of company identifiers can name
+// the same company: no identifier given in both differs.
+func asmCompatible(a, b CompanyIDs) bool {
+	same := func(x, y string) bool { return x == "" || y == "" || x == y }
+	return same(a.VAT, b.VAT) && same(a.Registration, b.Registration) && same(a.IDNumber, b.IDNumber)
+}
+
+func asmIdentifiers(p *InputPlan) string {
+	var parts []string
+	if p.PlanID != 0 {
+		parts = append(parts, fmt.Sprintf("plan_id %d", p.PlanID))
+	}
+	if !p.Company.IsZero() {
+		parts = append(parts, p.Company.String())
+	}
+	if len(parts) == 0 {
+		return "no plan_id or company"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {

@@ -205,3 +205,34 @@ func TestRequireCompany(t *testing.T) {
 		t.Errorf("RequireCompany = %s", messages(ps))
 	}
 }
+
+func TestAssembleLostLeadingZero(t *testing.T) {
+	r := newPlanRow(2, "1", "all_employees")
+	c := r.Cells[ColCompanyVAT]
+	c.Kind, c.Number, c.Text = CellNumber, 412345678, "412345678"
+	r.Cells[ColCompanyVAT] = c
+	r.Cells[ColCompanyIDNumber] = Cell{Kind: CellNumber, Number: 12345678901, Text: "0012345678901", Origin: Origin{File: "a.csv", Row: 2, Column: 9}}
+	plans, ps := Assemble([]Record{r}, nil)
+	w := wantProblem(t, ps, Warning, "has 9 digits, but these numbers have 10")
+	if w.Origin.Header != ColCompanyVAT || len(ps) != 1 {
+		t.Errorf("want one warning on the VAT cell (the padded ID number is fine):\n%s", messages(ps))
+	}
+	if plans[0].Company.VAT != "412345678" || plans[0].Company.IDNumber != "0012345678901" {
+		t.Errorf("company = %+v", plans[0].Company)
+	}
+}
+
+func TestAssembleSplitPlan(t *testing.T) {
+	_, ps := Assemble([]Record{
+		newPlanRow(2, "1", "all_employees"),
+		row("a.csv", 3, ColCompanyVAT, "4012345678", ColCompanyRegistration, "2009/012345/07", ColPlanName, "ACME", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "disabled_employees"),
+		row("a.csv", 4, ColCompanyVAT, "4099999999", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "all_employees"),
+	}, nil)
+	p := wantProblem(t, ps, Error, "describe the same plan")
+	if p.Origin.Row != 3 || !strings.Contains(p.Message, "line 2") {
+		t.Errorf("split plan problem = %v", p)
+	}
+	if ps.Count(Error) != 1 {
+		t.Errorf("a plan of another company with the same name is not the same plan:\n%s", messages(ps))
+	}
+}

@@ -296,7 +296,7 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 	if second != want {
 		return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first (write %d/%02d)", t, first, (first+1)%100)
 	}
-	if first < 1900 || first > 9998 {
+	if first < 1000 || first > 9998 {
 		return 0, fmt.Errorf("%q is not a plausible financial year", t)
 	}
 	return FinancialYear(first), nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 func TestParseCounter(t *testing.T) {
@@ -240,6 +242,36 @@ func FuzzParseFinancialYear(f *testing.F) {
 		back, err := ParseFinancialYear(fy.String())
 		if err != nil || back != fy {
 			t.Fatalf("round trip of %v: %v, %v", fy, back, err)
+		}
+	})
+}
+
+// TestValueParsersProperty: every way a person or a spreadsheet writes a
+// whole number >= 0 or an ISO date reads back as that value.
+func TestValueParsersProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Int64Range(0, maxExactInteger).Draw(t, "n")
+		s := strconv.FormatInt(n, 10)
+		s = rapid.SampledFrom([]string{"", "+", "00"}).Draw(t, "prefix") + s
+		s += rapid.SampledFrom([]string{"", ".0", ".", ".000"}).Draw(t, "suffix")
+		s = rapid.StringMatching(`[ \t]{0,2}`).Draw(t, "lead") + s + rapid.StringMatching(`[ \t]{0,2}`).Draw(t, "trail")
+		got, err := ParseCounter(s)
+		if err != nil || got != n {
+			t.Fatalf("ParseCounter(%q) = %d, %v; want %d", s, got, err, n)
+		}
+		if _, err := ParseCounter("-" + strconv.FormatInt(n+1, 10)); err == nil {
+			t.Fatalf("negative %d accepted", -(n + 1))
+		}
+
+		d := Date{rapid.IntRange(1900, 2200).Draw(t, "y"), time.Month(rapid.IntRange(1, 12).Draw(t, "m")), 1}
+		d.Day = rapid.IntRange(1, time.Date(d.Year, d.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()).Draw(t, "d")
+		text := d.String() + rapid.SampledFrom([]string{"", "T00:00:00", " 00:00:00", "T00:00:00Z"}).Draw(t, "time")
+		if got, err := ParseDateText(text); err != nil || got != d {
+			t.Fatalf("ParseDateText(%q) = %v, %v; want %v", text, got, err, d)
+		}
+		fy := FinancialYearOf(d)
+		if got, err := ParseFinancialYear(fy.String()); err != nil || got != fy {
+			t.Fatalf("ParseFinancialYear(%q) = %v, %v", fy.String(), got, err)
 		}
 	})
 }
