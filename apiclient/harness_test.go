@@ -178,7 +178,32 @@ func newFixture(t *testing.T, h func(w http.ResponseWriter, r *http.Request, bod
 	sr := &sleepRecorder{}
 	c.sleep = sr.sleep
 	c.jitter = func(d time.Duration) time.Duration { return d } // the bound itself, so waits are checkable
+	if opts.HTTPClient == nil {
+		// A stuck request fails its test instead of hanging the package
+		// (the default client allows minutes per attempt).
+		c.http.Timeout = testRequestTimeout
+	}
+	t.Cleanup(c.http.CloseIdleConnections)
 	return &fixture{ts: ts, c: c, logs: logs, sleeps: sr}
+}
+
+// testRequestTimeout bounds every HTTP exchange and every wait of a test
+// for something that should happen at once; reaching it is a failure.
+const testRequestTimeout = 20 * time.Second
+
+// receive returns the next value of ch, failing the test when none comes
+// within testRequestTimeout.
+func receive[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	timer := time.NewTimer(testRequestTimeout)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("%s: nothing after %v", what, testRequestTimeout)
+	}
+	panic("unreachable")
 }
 
 // jsonHandler answers every request with status and body.

@@ -239,7 +239,9 @@ func TestDroppedConnectionRetried(t *testing.T) {
 	}
 }
 
-// closedAddr returns a 127.0.0.1 address nothing listens on.
+// closedAddr returns a 127.0.0.1 address whose port was free a moment
+// ago. Another test (of any package running at the same time) may listen
+// on it by now: use refusedAddr where the platform has it.
 func closedAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -253,9 +255,15 @@ func closedAddr(t *testing.T) string {
 
 // TestConnectionRefused: nothing was sent, so even a POST is not unclear;
 // the error matches ErrUnavailable. GETs are retried first.
+//
+// The address is held by a socket that never listens (refusedAddr), so no
+// server started meanwhile by a test running in parallel can take the port
+// and hold the requests (a sandbox with an hour of latency did: the package
+// hung for minutes). The request timeout bounds what is left.
 func TestConnectionRefused(t *testing.T) {
-	base := "http://" + closedAddr(t) + testBasePath
-	c, err := New(Options{BaseURL: base, APIKey: testKey, APISecret: testSecret, Retry: RetryPolicy{MaxAttempts: 3}})
+	base := "http://" + refusedAddr(t) + testBasePath
+	c, err := New(Options{BaseURL: base, APIKey: testKey, APISecret: testSecret, Retry: RetryPolicy{MaxAttempts: 3},
+		HTTPClient: &http.Client{Timeout: testRequestTimeout}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +324,10 @@ func TestCancelStopsRetryAfterWait(t *testing.T) {
 	fx := newFixture(t, status(503, "Retry-After", "3600"))
 	waiting := make(chan time.Duration, 1)
 	fx.c.sleep = func(ctx context.Context, d time.Duration) error {
-		waiting <- d
+		select {
+		case waiting <- d:
+		default:
+		}
 		return sleepCtx(ctx, d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -328,10 +339,14 @@ func TestCancelStopsRetryAfterWait(t *testing.T) {
 	}()
 
 	var asked time.Duration
+	guardStart := time.NewTimer(testRequestTimeout)
+	defer guardStart.Stop()
 	select {
 	case asked = <-waiting:
 	case err := <-done:
 		t.Fatalf("returned before waiting: %v", err)
+	case <-guardStart.C:
+		t.Fatal("the client neither waited nor returned")
 	}
 	if asked != MaxRetryAfter {
 		t.Errorf("asked to wait %v, want %v", asked, MaxRetryAfter)
@@ -389,29 +404,36 @@ func TestCanceledBeforeSending(t *testing.T) {
 // TestCanceledDuringPost: a POST whose context ends while the server holds
 // it may have been applied.
 func TestCanceledDuringPost(t *testing.T) {
-	arrived := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	release := make(chan struct{})
 	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-		close(arrived)
+		select {
+		case arrived <- struct{}{}:
+		default: // never block a handler: the server's cleanup waits for it
+		}
 		select {
 		case <-r.Context().Done():
 		case <-release:
 		}
 	})
-	defer close(release)
+	defer close(release) // before the server's cleanup, which waits for its handlers
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		_, err := fx.c.CreatePlan(ctx, PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
 		done <- err
 	}()
+	guard := time.NewTimer(testRequestTimeout)
+	defer guard.Stop()
 	select {
 	case <-arrived:
 	case err := <-done:
 		t.Fatalf("returned before the server got the request: %v", err)
+	case <-guard.C:
+		t.Fatal("the request never reached the server")
 	}
 	cancel()
-	err := <-done
+	err := receive(t, "CreatePlan after cancel", done)
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, pipeline.ErrUnclearOutcome) {
 		t.Fatalf("err = %v", err)
 	}

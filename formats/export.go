@@ -52,39 +52,74 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 // re-imports onto the same plans), and on each plan sheet two charts of the
 // targets by race and gender across the plan's financial years, for all
 // employees and for employees with disabilities. Callers may add sheets
-// (AddSectorSheet) before writing it with WriteWorkbook.
+// (AddSectorSheet) before writing it with WriteWorkbook. The plan sheets
+// and the chart data are streamed: the workbook's active and hidden sheets
+// are set, and must not be changed (see AddGridSheets).
 func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, error) {
 	cat := opts.catalog()
 	f := excelize.NewFile()
-	first := f.GetSheetName(0)
-	if err := f.SetSheetName(first, OverviewSheet); err != nil {
+	fail := func(err error) (*excelize.File, error) {
 		f.Close()
 		return nil, err
+	}
+	first := f.GetSheetName(0)
+	if err := f.SetSheetName(first, OverviewSheet); err != nil {
+		return fail(err)
 	}
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	before := f.GetSheetList()
-	if err := AddGridSheets(f, inputs, cat, GridOptions{}); err != nil {
-		f.Close()
-		return nil, err
+	var charts *exCharts
+	if !opts.NoCharts && len(plans) > 0 {
+		charts = exPlanCharts(plans, cat)
 	}
-	sheets := exNewSheets(before, f.GetSheetList())
-	if len(sheets) != len(plans) {
-		sheets = nil // cannot tell which sheet is which plan's: no links, no charts
+	var taken []string
+	if charts != nil {
+		taken = append(taken, ChartDataSheet)
 	}
-	if err := exWriteOverview(f, plans, sheets, opts); err != nil {
-		f.Close()
-		return nil, err
+	// The grid styles first, then the Overview (written while it is the
+	// only sheet, so each cell write finds it at once), then the sheets in
+	// their final order, the active and hidden sheets, and last the
+	// streamed plan sheets with their charts.
+	g, err := newGridBuild(f, inputs, cat, GridOptions{}, taken)
+	if err != nil {
+		return fail(err)
 	}
-	if !opts.NoCharts && sheets != nil {
-		if err := exAddPlanCharts(f, plans, sheets, cat); err != nil {
-			f.Close()
-			return nil, err
+	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
+		return fail(err)
+	}
+	if err := g.create(); err != nil {
+		return fail(err)
+	}
+	if charts != nil {
+		if _, err := f.NewSheet(ChartDataSheet); err != nil {
+			return fail(err)
+		}
+		if err := f.SetSheetVisible(ChartDataSheet, false); err != nil {
+			return fail(err)
 		}
 	}
 	f.SetActiveSheet(0)
+	var addCharts func(i int) error
+	if charts != nil {
+		addCharts = func(i int) error {
+			for _, c := range charts.perPlan[i] {
+				if err := f.AddChart(g.names[i], c.cell, c.chart); err != nil {
+					return fmt.Errorf("chart for %s: %w", g.names[i], err)
+				}
+			}
+			return nil
+		}
+	}
+	if err := g.write(addCharts); err != nil {
+		return fail(err)
+	}
+	if charts != nil {
+		if err := charts.writeData(f); err != nil {
+			return fail(err)
+		}
+	}
 	return f, nil
 }
 
@@ -103,20 +138,25 @@ func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) er
 	}
 	f := excelize.NewFile()
 	defer f.Close()
-	if err := writeFlatSheet(f, rows, cat); err != nil {
+	// The Overview first and active, then the streamed table: after
+	// streaming, excelize must not walk the sheets again (SetActiveSheet,
+	// MoveSheet), which would re-read the whole table.
+	if err := f.SetSheetName(f.GetSheetName(0), OverviewSheet); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
-	table := f.GetSheetName(0)
-	if _, err := f.NewSheet(OverviewSheet); err != nil {
-		return err
+	if _, err := templates.NewStyles(f); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
 	}
 	if err := exWriteOverview(f, plans, nil, opts); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
-	if err := f.MoveSheet(OverviewSheet, table); err != nil {
+	if _, err := f.NewSheet(templates.FlatSheet); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	f.SetActiveSheet(0)
+	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
 	return WriteWorkbook(path, f)
 }
 
@@ -128,18 +168,6 @@ func WriteExportXLSX(path string, plans []ExportPlan, opts ExportOptions) error 
 	}
 	defer f.Close()
 	return WriteWorkbook(path, f)
-}
-
-// exNewSheets returns the plan sheets AddGridSheets added: the sheets of
-// after that are not in before, less its Lists and Instructions sheets.
-func exNewSheets(before, after []string) []string {
-	var out []string
-	for _, s := range after {
-		if !slices.Contains(before, s) && s != templates.ListsSheet && s != templates.InstructionsSheet {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // exOverviewColumns are the Overview sheet's columns: header, width, kind.
@@ -319,11 +347,31 @@ func exTitleWord(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// exAddPlanCharts writes each plan's totals by race and gender per financial
-// year to the hidden Chart data sheet and adds, to the right of the plan's
-// grid, a clustered column chart per target type: race and gender along the
-// axis, one series per financial year.
-func exAddPlanCharts(f *excelize.File, plans []ExportPlan, sheets []string, cat *pipeline.Catalog) error {
+// exCharts are the charts of an export: the rows of the hidden Chart data
+// sheet and, per plan, the charts for its sheet.
+type exCharts struct {
+	data    []exDataRow
+	perPlan [][]exChart
+}
+
+// exDataRow is one row of the Chart data sheet.
+type exDataRow struct {
+	row    int
+	values []any
+}
+
+// exChart is one chart and the cell of the plan sheet it is anchored to.
+type exChart struct {
+	cell  string
+	chart *excelize.Chart
+}
+
+// exPlanCharts lays out each plan's totals by race and gender per financial
+// year on the hidden Chart data sheet and, for each plan sheet, a clustered
+// column chart per target type, to the right of the plan's grids: race and
+// gender along the axis, one series per financial year. It returns nil when
+// the catalog has no races and genders to chart.
+func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	var groups []exChartGroup
 	for _, r := range cat.Races() {
 		for _, g := range cat.Genders() {
@@ -334,31 +382,26 @@ func exAddPlanCharts(f *excelize.File, plans []ExportPlan, sheets []string, cat 
 		return nil
 	}
 	levels := exChartLevels(cat)
-	if _, err := f.NewSheet(ChartDataSheet); err != nil {
-		return err
-	}
-	data := ChartDataSheet
-	qd := exQuoteSheet(data)
+	qd := exQuoteSheet(ChartDataSheet)
 	lastCol, _ := excelize.ColumnNumberToName(len(groups) + 1)
 	// The charts go right of the grids (a label column and one column per
 	// race and gender), beside the first grids, below the metadata.
 	anchor, _ := excelize.ColumnNumberToName(len(groups) + 3)
+	out := &exCharts{perPlan: make([][]exChart, len(plans))}
 	row := 1
 	for i, p := range plans {
 		in := p.Plan
 		years := exPlanYears(in)
 		for k, tt := range pipeline.TargetTypes {
 			title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
-			f.SetCellStr(data, fmt.Sprintf("A%d", row), title)
+			out.data = append(out.data, exDataRow{row, []any{title}})
 			header := row + 1
 			labels := make([]any, 0, len(groups)+1)
 			labels = append(labels, "Financial year")
 			for _, g := range groups {
 				labels = append(labels, g.label())
 			}
-			if err := f.SetSheetRow(data, fmt.Sprintf("A%d", header), &labels); err != nil {
-				return err
-			}
+			out.data = append(out.data, exDataRow{header, labels})
 			var series []excelize.ChartSeries
 			for y, fy := range years {
 				r := header + 1 + y
@@ -374,9 +417,7 @@ func exAddPlanCharts(f *excelize.File, plans []ExportPlan, sheets []string, cat 
 					}
 					values = append(values, sum)
 				}
-				if err := f.SetSheetRow(data, fmt.Sprintf("A%d", r), &values); err != nil {
-					return err
-				}
+				out.data = append(out.data, exDataRow{r, values})
 				series = append(series, excelize.ChartSeries{
 					Name:       fmt.Sprintf("%s!$A$%d", qd, r),
 					Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, lastCol, header),
@@ -403,12 +444,25 @@ func exAddPlanCharts(f *excelize.File, plans []ExportPlan, sheets []string, cat 
 				},
 			}
 			cell := fmt.Sprintf("%s%d", anchor, exChartFirstRow+k*exChartRows)
-			if err := f.AddChart(sheets[i], cell, chart); err != nil {
-				return fmt.Errorf("chart for %s: %w", sheets[i], err)
-			}
+			out.perPlan[i] = append(out.perPlan[i], exChart{cell, chart})
 		}
 	}
-	return f.SetSheetVisible(data, false)
+	return out
+}
+
+// writeData streams the chart data to the Chart data sheet, which must
+// exist and be empty.
+func (c *exCharts) writeData(f *excelize.File) error {
+	sw, err := f.NewStreamWriter(ChartDataSheet)
+	if err != nil {
+		return err
+	}
+	for _, r := range c.data {
+		if err := sw.SetRow(fmt.Sprintf("A%d", r.row), r.values); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
 }
 
 func exTargetTypeLabel(tt string) string {

@@ -91,6 +91,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		firstBadN    int
 		utf8Reported bool
 		cells        map[string]pipeline.Cell
+		emitted      int
 	)
 	for {
 		fields, err := cr.Read()
@@ -152,26 +153,35 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		}
 		clear(cells) // the Assembler keeps nothing of a record's map
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
+		nonBlank := false
 		for i, f := range fields {
 			name, ok := hdr.byCol[i+1]
 			if !ok {
+				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: pos(i), Column: i + 1}, f, ps)
 				continue
 			}
-			l := pos(i)
-			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: l, Column: i + 1, Header: name}}
+			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}}
 			if strings.TrimSpace(f) != "" {
 				c.Kind = pipeline.CellText
 				c.Text = strings.ToValidUTF8(f, "\uFFFD")
+				nonBlank = true
 			}
 			rec.Cells[name] = c
 		}
+		if !nonBlank {
+			continue // nothing in the columns read (a note in an ignored column)
+		}
 		emit(rec)
+		emitted++
 	}
 	if hdr == nil {
 		if parseErrors == 0 {
 			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", flatHeaderRows)
 		}
 		return
+	}
+	if emitted == 0 && badCount == 0 && parseErrors == 0 {
+		ps.Warnf(pipeline.Origin{File: file, Row: hdrLine}, "", "the table has a header row but no rows below it, so the file changes nothing")
 	}
 	if badCount > 0 {
 		more := ""

@@ -136,7 +136,10 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	}
 	f := excelize.NewFile()
 	defer f.Close()
-	if err := writeFlatSheet(f, rows, cat); err != nil {
+	if err := f.SetSheetName(f.GetSheetName(0), templates.FlatSheet); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
@@ -145,15 +148,16 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	})
 }
 
-func writeFlatSheet(f *excelize.File, rows []flatRow, cat *pipeline.Catalog) error {
-	if err := f.SetSheetName(f.GetSheetName(0), templates.FlatSheet); err != nil {
-		return err
-	}
+// writeFlatSheet streams the flat table into sheet, an existing empty
+// worksheet of f. The sheet is final afterwards: excelize functions that
+// walk every worksheet (SetActiveSheet, MoveSheet, DeleteSheet) would
+// re-read the whole table.
+func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipeline.Catalog) error {
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
 	}
-	sw, err := f.NewStreamWriter(templates.FlatSheet)
+	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
 	}

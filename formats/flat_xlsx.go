@@ -647,6 +647,7 @@ func (b *flatBook) findFlatSheet() (sheet flatSheetInfo, headerRow int, hidden [
 func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	var hdr *flatHeader
 	var recCells map[string]pipeline.Cell // reused: the Assembler keeps nothing of it
+	emitted := 0
 	colNames := map[int]string{}
 	var refBuf []byte
 	origin := func(row, col int, header string) pipeline.Origin {
@@ -680,6 +681,12 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		for _, rc := range cells {
 			name, ok := hdr.byCol[rc.col]
 			if !ok {
+				if !hdr.named[rc.col] && !hdr.unheaded[rc.col] {
+					c := b.cell(rc, origin(row, rc.col, ""))
+					if c.Kind != pipeline.CellBlank {
+						hdr.checkUnheaded(rc.col, c.Origin, c.Text, ps)
+					}
+				}
 				continue
 			}
 			c := b.cell(rc, origin(row, rc.col, name))
@@ -697,10 +704,13 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 			}
 		}
 		emit(rec)
+		emitted++
 		return true
 	})
 	if err != nil {
 		ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "the sheet cannot be read to the end: %v", err)
+	} else if emitted == 0 {
+		ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")
 	}
 }
 

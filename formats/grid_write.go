@@ -28,9 +28,15 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	f := excelize.NewFile()
 	defer f.Close()
 	first := f.GetSheetName(0)
-	if err := AddGridSheets(f, plans, cat, opts); err != nil {
+	g, err := newGridBuild(f, plans, cat, opts, nil)
+	if err == nil {
+		err = g.create()
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// Deleting a sheet and activating one walk every worksheet: do both
+	// while the plan sheets are still empty, before they are streamed.
 	if len(plans) > 0 || opts.Instructions {
 		if err := f.DeleteSheet(first); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
@@ -38,6 +44,9 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	}
 	f.SetActiveSheet(0)
 	templates.ActivateFirstVisible(f)
+	if err := g.write(nil); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := f.WriteTo(w)
 		return err
@@ -51,30 +60,97 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 // Lists sheet that the sector drop-down uses (templates.ListsSheet), and
 // with opts.Instructions the Instructions sheet. Callers may add their own
 // sheets before or after.
+//
+// The plan sheets are written with excelize's StreamWriter
+// (templates.WritePlanSheet), so time and memory grow linearly with the
+// plans. They are final once AddGridSheets returns: calling SetActiveSheet,
+// SetSheetVisible(..., false), DeleteSheet or MoveSheet afterwards would
+// make excelize re-read every streamed sheet (slow, and their changes to
+// those sheets are lost), so set the active sheet first.
 func AddGridSheets(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions) error {
-	if cat == nil {
-		cat = pipeline.DefaultCatalog()
-	}
-	st, err := templates.NewStyles(f)
+	g, err := newGridBuild(f, plans, cat, opts, nil)
 	if err != nil {
 		return err
 	}
-	if opts.Instructions {
-		if err := templates.AddInstructionsSheet(f, cat, st); err != nil {
+	if err := g.create(); err != nil {
+		return err
+	}
+	return g.write(nil)
+}
+
+// gridBuild builds the grid plan sheets of a workbook in two steps:
+// create adds the (empty) sheets, in their final order, so that callers can
+// still do what walks every worksheet (delete the default sheet, set the
+// active sheet, hide a sheet); write then streams each plan sheet.
+type gridBuild struct {
+	f     *excelize.File
+	plans []*pipeline.InputPlan
+	cat   *pipeline.Catalog
+	opts  GridOptions
+	st    *templates.Styles
+	names []string // the plan sheets, one per plan
+}
+
+// newGridBuild checks the plans against the catalog, registers the
+// styles and chooses the sheet names: unique among the sheets of f, the
+// names in taken (sheets the caller will add) and the Lists and
+// Instructions sheets.
+func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions, taken []string) (*gridBuild, error) {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	for _, p := range plans {
+		if err := checkCounters(p, cat); err != nil {
+			return nil, err
+		}
+	}
+	st, err := templates.NewStyles(f)
+	if err != nil {
+		return nil, err
+	}
+	g := &gridBuild{f: f, plans: plans, cat: cat, opts: opts, st: st}
+	used := append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet)
+	for i, p := range plans {
+		name := GridSheetName(p, i, used)
+		g.names = append(g.names, name)
+		used = append(used, name)
+	}
+	return g, nil
+}
+
+// create adds the Instructions sheet (with opts.Instructions) and the
+// empty plan sheets, the hidden Lists sheet after the first.
+func (g *gridBuild) create() error {
+	if g.opts.Instructions {
+		if err := templates.AddInstructionsSheet(g.f, g.cat, g.st); err != nil {
 			return err
 		}
 	}
-	for i, p := range plans {
-		if err := checkCounters(p, cat); err != nil {
-			return err
-		}
-		name := GridSheetName(p, i, append(f.GetSheetList(), templates.ListsSheet, templates.InstructionsSheet))
-		ps := PlanSheetOf(p)
-		if opts.Title != "" {
-			ps.Title = opts.Title
-		}
-		if err := templates.AddPlanSheet(f, name, ps, cat, st); err != nil {
+	for _, name := range g.names {
+		if _, err := g.f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// write streams every plan sheet. beforeFlush, when not nil, runs for
+// each plan (its index) before its sheet is finished: the place for charts.
+func (g *gridBuild) write(beforeFlush func(i int) error) error {
+	for i, p := range g.plans {
+		ps := PlanSheetOf(p)
+		if g.opts.Title != "" {
+			ps.Title = g.opts.Title
+		}
+		var before func() error
+		if beforeFlush != nil {
+			before = func() error { return beforeFlush(i) }
+		}
+		if err := templates.WritePlanSheet(g.f, g.names[i], ps, g.cat, g.st, before); err != nil {
+			return fmt.Errorf("sheet %s: %w", g.names[i], err)
 		}
 	}
 	return nil

@@ -184,7 +184,19 @@ type flatHeaderCell struct {
 
 // flatHeader maps the columns of a flat table to canonical names.
 type flatHeader struct {
-	byCol map[int]string // 1-based column -> canonical name, for the columns read
+	byCol    map[int]string // 1-based column -> canonical name, for the columns read
+	named    map[int]bool   // columns with any header text, read or not
+	unheaded map[int]bool   // columns without a header already reported
+}
+
+// checkUnheaded warns, once per column, about a value in a column that has
+// no header: it is not read, and the person may have forgotten the header.
+func (h *flatHeader) checkUnheaded(col int, o pipeline.Origin, value string, ps *pipeline.Problems) {
+	if h.named[col] || h.unheaded[col] || strings.TrimSpace(value) == "" {
+		return
+	}
+	h.unheaded[col] = true
+	ps.Warnf(o, value, "this column has values but no header, so it is not read; give it a header (for example a number_of_... counter name) or clear it")
 }
 
 // buildFlatHeader matches header names case-insensitively after trimming:
@@ -194,13 +206,14 @@ type flatHeader struct {
 // warning and ignored; a column named twice is an error and only its first
 // occurrence is read.
 func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *flatHeader {
-	h := &flatHeader{byCol: map[int]string{}}
+	h := &flatHeader{byCol: map[int]string{}, named: map[int]bool{}, unheaded: map[int]bool{}}
 	first := map[string]pipeline.Origin{}
 	for _, c := range cells {
 		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.text, "\ufeff")))
 		if name == "" {
 			continue
 		}
+		h.named[c.col] = true
 		o := c.origin
 		switch {
 		case pipeline.IsFlatColumn(name) || cat.Has(name):

@@ -377,6 +377,9 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			}
 			continue
 		}
+		if errors.Is(err, ErrStopped) {
+			return nil, notes, err
+		}
 		if !errors.Is(err, ErrUnclearOutcome) {
 			return nil, notes, fmt.Errorf("create rejected: %w", err)
 		}
@@ -386,7 +389,9 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		}
 		list, lerr := svc.ListPlans(ctx)
 		if lerr != nil {
-			return nil, notes, fmt.Errorf("the create request got no clear answer (%v) and the plans could not be listed to check whether it was applied (%w); "+
+			// Not ErrStopped even when the list was not sent: the create
+			// may have been applied, so the plan is failed, not "not applied".
+			return nil, notes, fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
 				"list the account's plans before running again", err, lerr)
 		}
 		found := plansByKey(list, d.Create.Name, d.Create.StartDate, skip)

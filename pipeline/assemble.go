@@ -30,7 +30,7 @@ type Assembler struct {
 	plans    []*asmPlan
 	byKey    map[PlanKey]*asmPlan
 	problems Problems
-	unknown  map[string]bool // file|sheet|counter names already reported
+	unknown  map[string]bool // problems reported once per file and sheet (unknown counters, lost zeros)
 }
 
 // NewAssembler returns an Assembler checking counter names against cat (nil
@@ -343,6 +343,11 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 	if o.Header == "" {
 		o.Header = col
 	}
+	k := "zero|" + o.File + "|" + o.Sheet + "|" + col + "|" + s
+	if a.unknown[k] {
+		return // once per number and file is enough
+	}
+	a.unknown[k] = true
 	a.problems.Warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
 }
 
@@ -435,7 +440,7 @@ func (a *Assembler) splitPlans() {
 		if p.Name == "" || p.StartDate.IsZero() {
 			continue
 		}
-		k := nameStart{strings.ToLower(p.Name), p.StartDate}
+		k := nameStart{p.Name, p.StartDate}
 		for _, q := range seen[k] {
 			if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
 				continue

@@ -225,7 +225,7 @@ func TestAssembleLostLeadingZero(t *testing.T) {
 func TestAssembleSplitPlan(t *testing.T) {
 	_, ps := Assemble([]Record{
 		newPlanRow(2, "1", "all_employees"),
-		row("a.csv", 3, ColCompanyVAT, "4012345678", ColCompanyRegistration, "2009/012345/07", ColPlanName, "ACME", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "disabled_employees"),
+		row("a.csv", 3, ColCompanyVAT, "4012345678", ColCompanyRegistration, "2009/012345/07", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "disabled_employees"),
 		row("a.csv", 4, ColCompanyVAT, "4099999999", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "all_employees"),
 	}, nil)
 	p := wantProblem(t, ps, Error, "describe the same plan")

@@ -117,15 +117,21 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	if len(accounts) <= 1 {
 		return ps
 	}
-	names := make([]string, len(accounts))
-	for i, a := range accounts {
-		names[i] = a.Name
+	var names []string
+	for _, a := range accounts {
+		if a.Name != "" {
+			names = append(names, a.Name)
+		}
+	}
+	configured := fmt.Sprintf("with %d accounts configured", len(accounts))
+	if len(names) == len(accounts) {
+		configured = fmt.Sprintf("with several accounts configured (%s)", strings.Join(names, ", "))
 	}
 	for _, p := range plans {
 		if p.Company.IsZero() {
 			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number); "+
-				"with several accounts configured (%s) the company decides which account the plan belongs to",
-				p.Key(), strings.Join(names, ", "))
+				"%s the company decides which account the plan belongs to",
+				p.Key(), configured)
 		}
 	}
 	return ps
@@ -220,7 +226,40 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 		}
 		out[i] = rt
 	}
+	guardUnknownCompany(r.accounts, out)
 	return out, nil
+}
+
+// guardUnknownCompany fails the plans routed to a single account whose
+// company is not configured (an account from the environment) when their
+// company columns name several companies: the key pair belongs to one
+// company at most, and a plan is only ever written with its own company's
+// account, so none of them is written. Plans without company columns are
+// left alone.
+func guardUnknownCompany(accounts []Account, routes []route) {
+	if len(accounts) != 1 || accounts[0].CompanyID != "" {
+		return
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, rt := range routes {
+		if rt.account == 0 && rt.company != nil && !seen[rt.company.ID] {
+			seen[rt.company.ID] = true
+			names = append(names, fmt.Sprintf("%s (%s)", rt.company.TradingName, rt.company.ID))
+		}
+	}
+	if len(names) < 2 {
+		return
+	}
+	for i, rt := range routes {
+		if rt.account == 0 && rt.company != nil {
+			routes[i].account = -1
+			routes[i].fail = fmt.Sprintf("the company columns name %d different companies (%s), but only one account (%s) is configured "+
+				"and its company is not known, so eepipe cannot tell which plans belong to it; a plan is only ever written with its own "+
+				"company's key pair. Apply each company's plans with that company's key pair, or use a --config file that gives each "+
+				"account its company_id", len(names), strings.Join(names, ", "), accounts[0].Name)
+		}
+	}
 }
 
 // matchPlan finds the stored plan an input plan refers to in an account's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 )
@@ -172,12 +173,17 @@ func (r RowResult) ChangesText() string {
 // Rows returns one RowResult per input row, in input order.
 func (r *RunReport) Rows() []RowResult {
 	var rows []RowResult
+	var origins []Origin
 	for _, p := range r.Plans {
 		d := p.Diff
 		in := d.Input
 		base := RowResult{Account: d.Account, PlanName: in.Name, StartDate: in.StartDate.String(), PlanID: p.PlanID}
 		if base.PlanName == "" && d.Server != nil {
 			base.PlanName = d.Server.Name
+		}
+		if in.StartDate.IsZero() && d.Server != nil && p.Outcome != OutcomeRecreated && p.Outcome != OutcomeWouldRecreate {
+			// A row that names the plan by plan_id alone: the stored start.
+			base.StartDate = d.Server.StartDate.String()
 		}
 		if d.Company != nil {
 			base.CompanyID = d.Company.ID
@@ -213,9 +219,44 @@ func (r *RunReport) Rows() []RowResult {
 				row.Changed = len(tr.Diff.Changes)
 			}
 			rows = append(rows, row)
+			origins = append(origins, t.Origin)
 		}
 	}
+	sortByInput(rows, origins)
 	return rows
+}
+
+// sortByInput orders rows as the input rows they stand for: files and
+// sheets in the order they first appear, then by row number.
+func sortByInput(rows []RowResult, origins []Origin) {
+	fileRank, sheetRank := map[string]int{}, map[[2]string]int{}
+	for _, o := range origins {
+		if _, ok := fileRank[o.File]; !ok {
+			fileRank[o.File] = len(fileRank)
+		}
+		if _, ok := sheetRank[[2]string{o.File, o.Sheet}]; !ok {
+			sheetRank[[2]string{o.File, o.Sheet}] = len(sheetRank)
+		}
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		oa, ob := origins[idx[a]], origins[idx[b]]
+		if fa, fb := fileRank[oa.File], fileRank[ob.File]; fa != fb {
+			return fa < fb
+		}
+		if sa, sb := sheetRank[[2]string{oa.File, oa.Sheet}], sheetRank[[2]string{ob.File, ob.Sheet}]; sa != sb {
+			return sa < sb
+		}
+		return oa.Row < ob.Row
+	})
+	sorted := make([]RowResult, len(rows))
+	for i, j := range idx {
+		sorted[i] = rows[j]
+	}
+	copy(rows, sorted)
 }
 
 // rowOutcome decides one row's outcome from its plan's and its target's.
@@ -297,6 +338,9 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(&b, ": %v", p.Err)
 		}
 		b.WriteByte('\n')
+		if !p.Wrote && p.Outcome == OutcomeFailed && !errors.Is(p.Err, ErrUnclearOutcome) {
+			b.WriteString("    nothing of this plan was written\n")
+		}
 		if p.Wrote {
 			patched, total := 0, 0
 			for _, t := range p.Targets {

@@ -105,8 +105,7 @@ func truncateRunes(s string, n int) string {
 // types in column B) unless the workbook has it, and returns the absolute
 // references of the two lists for drop-down validations.
 func EnsureListsSheet(f *excelize.File) (sectors, targetTypes string, err error) {
-	sectors = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, sectorListCol, sectorListCol, len(pipeline.Sectors))
-	targetTypes = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, targetTypeListCol, targetTypeListCol, len(pipeline.TargetTypes))
+	sectors, targetTypes = listRefs()
 	if idx, _ := f.GetSheetIndex(ListsSheet); idx >= 0 {
 		return sectors, targetTypes, nil
 	}
@@ -131,6 +130,14 @@ func EnsureListsSheet(f *excelize.File) (sectors, targetTypes string, err error)
 	}
 	ActivateFirstVisible(f)
 	return sectors, targetTypes, nil
+}
+
+// listRefs returns the absolute references of the sector and target type
+// lists on the Lists sheet.
+func listRefs() (sectors, targetTypes string) {
+	sectors = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, sectorListCol, sectorListCol, len(pipeline.Sectors))
+	targetTypes = fmt.Sprintf("%s!$%s$1:$%s$%d", ListsSheet, targetTypeListCol, targetTypeListCol, len(pipeline.TargetTypes))
+	return sectors, targetTypes
 }
 
 // ActivateFirstVisible makes the first visible sheet the active one unless
@@ -161,38 +168,55 @@ func cellRef(col, row int) string {
 // ps.Grids (label row, race header row, gender header row, one row per
 // level). It adds data validation (whole numbers >= 0 on counters, the
 // sector drop-down, dates, a positive plan id), text formats on
-// identifiers, frozen label column, styles and column widths.
+// identifiers, frozen label column, styles and column widths. The sheet is
+// written with WritePlanSheet: do not change it afterwards.
 func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
-	if cat == nil {
-		cat = pipeline.DefaultCatalog()
-	}
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
-	sectorList, _, err := EnsureListsSheet(f)
-	if err != nil {
+	if _, _, err := EnsureListsSheet(f); err != nil {
 		return err
 	}
-	w := &sheetWriter{f: f, sheet: sheet}
+	return WritePlanSheet(f, sheet, ps, cat, st, nil)
+}
+
+// WritePlanSheet writes the grid plan sheet of AddPlanSheet into sheet, an
+// existing empty worksheet of f, with excelize's StreamWriter: the rows go
+// straight to XML in one pass, so the cost of a sheet does not depend on
+// how many sheets the workbook has, and the workbook keeps no cell
+// structures for it. The Lists sheet must exist (EnsureListsSheet).
+//
+// beforeFlush, when not nil, runs once the rows are written and before the
+// sheet is finished, for additions that belong in the worksheet part (charts
+// with f.AddChart, more data validations). Once WritePlanSheet returns the
+// sheet is final: excelize functions that change it (or that walk every
+// worksheet, such as SetActiveSheet, SetSheetVisible(..., false),
+// DeleteSheet and MoveSheet) would re-read the streamed sheet and their
+// changes to it would be lost, so set the active and hidden sheets first.
+func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles, beforeFlush func() error) error {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	sectorList, _ := listRefs()
 	races, genders, levels := cat.Races(), cat.Genders(), cat.Levels()
 	nCounterCols := len(races) * len(genders)
 	lastCol := labelCol + max(nCounterCols, metaSpan)
+	c := &sheetCells{}
 
 	title := ps.Title
 	if title == "" {
 		title = "Employment Equity plan targets"
 	}
-	w.str(labelCol, 1, title, st.Title)
-	w.str(labelCol, 2, "Counters are numbers of employees. A blank counter cell leaves the value on the service as it is. Fill in the white cells.", st.Subtitle)
+	c.str(labelCol, 1, title, st.Title)
+	c.str(labelCol, 2, "Counters are numbers of employees. A blank counter cell leaves the value on the service as it is. Fill in the white cells.", st.Subtitle)
 
 	// Metadata.
 	row := firstMetaRow
 	metaRef := map[string]string{}
 	for _, m := range MetaFields {
-		w.str(labelCol, row, m.Label, st.MetaLabel)
+		c.str(labelCol, row, m.Label, st.MetaLabel)
 		vc := labelCol + 1
-		ref := cellRef(vc, row)
-		metaRef[m.Key] = ref
+		metaRef[m.Key] = cellRef(vc, row)
 		style := st.Text
 		switch m.Kind {
 		case MetaIdentifier:
@@ -202,32 +226,32 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 		case MetaDate:
 			style = st.Date
 		}
-		for c := vc; c < vc+metaSpan; c++ {
-			w.style(c, row, style)
+		for col := vc; col < vc+metaSpan; col++ {
+			c.style(col, row, style)
 		}
-		w.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
-		w.str(metaHelpCol, row, m.Help, st.Help)
+		c.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
+		c.str(metaHelpCol, row, m.Help, st.Help)
 		switch m.Key {
 		case "plan_id":
 			if ps.PlanID != 0 {
-				w.setErr(f.SetCellInt(sheet, ref, ps.PlanID))
+				c.value(vc, row, ps.PlanID)
 			}
 		case "plan_name":
-			w.text(ref, ps.Name)
+			c.text(vc, row, ps.Name)
 		case "company_vat_number":
-			w.text(ref, ps.Company.VAT)
+			c.text(vc, row, ps.Company.VAT)
 		case "company_registration_number":
-			w.text(ref, ps.Company.Registration)
+			c.text(vc, row, ps.Company.Registration)
 		case "company_id_number":
-			w.text(ref, ps.Company.IDNumber)
+			c.text(vc, row, ps.Company.IDNumber)
 		case "start_date":
-			w.date(ref, ps.StartDate)
+			c.date(vc, row, ps.StartDate)
 		case "end_date":
-			w.date(ref, ps.EndDate)
+			c.date(vc, row, ps.EndDate)
 		case "sector":
-			w.text(ref, ps.Sector)
+			c.text(vc, row, ps.Sector)
 		case "scorecard_id":
-			w.text(ref, ps.ScorecardID)
+			c.text(vc, row, ps.ScorecardID)
 		}
 		row++
 	}
@@ -236,17 +260,45 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 	row += 1
 	var counterRanges []string
 	for _, g := range ps.Grids {
-		row = w.grid(row, g, races, genders, levels, cat, st, &counterRanges)
+		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
 	}
 
-	// Validation.
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	// Widths and panes go before the rows.
+	if err := sw.SetColWidth(labelCol, labelCol, LabelWidth); err != nil {
+		return err
+	}
+	if nCounterCols > 0 {
+		if err := sw.SetColWidth(labelCol+1, lastCol, CounterWidth); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{
+		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
+		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
+	}); err != nil {
+		return err
+	}
+	if err := c.stream(sw); err != nil {
+		return err
+	}
+
+	// Validation: one rule per kind, the counter rule over every grid.
+	// The stream writer writes the worksheet's validations when it is
+	// flushed.
+	var dvs []*excelize.DataValidation
 	if len(counterRanges) > 0 {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = strings.Join(counterRanges, " ")
-		w.setErr(dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
+		if err := dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
+			return err
+		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
-		w.setErr(f.AddDataValidation(sheet, dv))
+		dvs = append(dvs, dv)
 	}
 	{
 		dv := excelize.NewDataValidation(true)
@@ -254,62 +306,64 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 		dv.SetSqrefDropList(sectorList)
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Sector", "Pick one of the sectors in the list, or leave the cell blank.")
 		dv.SetInput("Sector", "Pick one of the 18 sectors, or leave blank.")
-		w.setErr(f.AddDataValidation(sheet, dv))
+		dvs = append(dvs, dv)
 	}
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
-		w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
-			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
+		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
+			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
+			return err
+		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Date", "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		dv.SetInput("Date", "YYYY-MM-DD, on or after 2025-09-01.")
-		w.setErr(f.AddDataValidation(sheet, dv))
+		dvs = append(dvs, dv)
 	}
 	{
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef["plan_id"]
-		w.setErr(dv.SetRange(1, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
+		if err := dv.SetRange(1, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
+			return err
+		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Plan ID", "The plan id is a whole number. Leave it blank for a new plan.")
-		w.setErr(f.AddDataValidation(sheet, dv))
+		dvs = append(dvs, dv)
 	}
-
-	// Widths, panes, view.
-	w.setErr(f.SetColWidth(sheet, "A", "A", LabelWidth))
-	if nCounterCols > 0 {
-		first, _ := excelize.ColumnNumberToName(labelCol + 1)
-		last, _ := excelize.ColumnNumberToName(lastCol)
-		w.setErr(f.SetColWidth(sheet, first, last, CounterWidth))
+	for _, dv := range dvs {
+		if err := f.AddDataValidation(sheet, dv); err != nil {
+			return err
+		}
 	}
-	w.setErr(f.SetPanes(sheet, &excelize.Panes{
-		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
-		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
-	}))
-	return w.err
+	if beforeFlush != nil {
+		if err := beforeFlush(); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
 }
 
-// grid writes one grid from row and returns the row after it.
-func (w *sheetWriter) grid(row int, g Grid, races, genders, levels []string, cat *pipeline.Catalog, st *Styles, ranges *[]string) int {
+// grid lays out one grid from row and returns the row after it.
+func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat *pipeline.Catalog, st *Styles, ranges *[]string) int {
 	nCols := len(races) * len(genders)
-	w.str(labelCol, row, GridLabel(g.YearNumber, g.FinancialYear, g.TargetType), st.GridLabel)
-	for c := labelCol + 1; c <= labelCol+nCols; c++ {
-		w.style(c, row, st.GridLabel)
+	c.str(labelCol, row, GridLabel(g.YearNumber, g.FinancialYear, g.TargetType), st.GridLabel)
+	for col := labelCol + 1; col <= labelCol+nCols; col++ {
+		c.style(col, row, st.GridLabel)
 	}
 	row++
 	raceRow, genderRow := row, row+1
-	w.str(labelCol, raceRow, "Occupational level", st.Header)
-	w.style(labelCol, genderRow, st.Header)
-	w.merge(cellRef(labelCol, raceRow), cellRef(labelCol, genderRow))
+	c.str(labelCol, raceRow, "Occupational level", st.Header)
+	c.style(labelCol, genderRow, st.Header)
+	c.merge(cellRef(labelCol, raceRow), cellRef(labelCol, genderRow))
 	col := labelCol + 1
 	for _, r := range races {
-		w.str(col, raceRow, RaceLabel(r), st.Header)
+		c.str(col, raceRow, RaceLabel(r), st.Header)
 		for i, gd := range genders {
-			w.str(col+i, genderRow, GenderLabel(gd), st.Header)
+			c.str(col+i, genderRow, GenderLabel(gd), st.Header)
 			if i > 0 {
-				w.style(col+i, raceRow, st.Header)
+				c.style(col+i, raceRow, st.Header)
 			}
 		}
 		if len(genders) > 1 {
-			w.merge(cellRef(col, raceRow), cellRef(col+len(genders)-1, raceRow))
+			c.merge(cellRef(col, raceRow), cellRef(col+len(genders)-1, raceRow))
 		}
 		col += len(genders)
 	}
@@ -321,14 +375,14 @@ func (w *sheetWriter) grid(row int, g Grid, races, genders, levels []string, cat
 		if summary {
 			ls, cs = st.TotalLabel, st.TotalCounter
 		}
-		w.str(labelCol, row, LevelLabel(lv), ls)
+		c.str(labelCol, row, LevelLabel(lv), ls)
 		col := labelCol + 1
 		for _, r := range races {
 			for _, gd := range genders {
-				w.style(col, row, cs)
+				c.style(col, row, cs)
 				if name, ok := cat.Counter(r, gd, lv); ok {
 					if v, set := g.Counters[name]; set {
-						w.setErr(w.f.SetCellInt(w.sheet, cellRef(col, row), v))
+						c.value(col, row, v)
 					}
 				}
 				col++
@@ -340,6 +394,84 @@ func (w *sheetWriter) grid(row int, g Grid, races, genders, levels []string, cat
 		*ranges = append(*ranges, cellRef(labelCol+1, first)+":"+cellRef(labelCol+nCols, row-1))
 	}
 	return row
+}
+
+// sheetCells collects the cells and merged ranges of a sheet laid out in
+// any order, for a StreamWriter that needs them row by row.
+type sheetCells struct {
+	rows   [][]*excelize.Cell // [row-1][col-1]; nil = no cell
+	merges [][2]string
+}
+
+// cell returns the cell at col, row (1-based), adding it.
+func (c *sheetCells) cell(col, row int) *excelize.Cell {
+	for len(c.rows) < row {
+		c.rows = append(c.rows, nil)
+	}
+	r := c.rows[row-1]
+	for len(r) < col {
+		r = append(r, nil)
+	}
+	c.rows[row-1] = r
+	if r[col-1] == nil {
+		r[col-1] = &excelize.Cell{}
+	}
+	return r[col-1]
+}
+
+// str sets a text cell and its style.
+func (c *sheetCells) str(col, row int, s string, style int) {
+	cell := c.cell(col, row)
+	cell.Value, cell.StyleID = s, style
+}
+
+// style styles a cell, keeping its value.
+func (c *sheetCells) style(col, row int, style int) { c.cell(col, row).StyleID = style }
+
+// value sets a cell's value, keeping its style.
+func (c *sheetCells) value(col, row int, v any) { c.cell(col, row).Value = v }
+
+// text sets a text value unless s is empty.
+func (c *sheetCells) text(col, row int, s string) {
+	if s != "" {
+		c.value(col, row, s)
+	}
+}
+
+// date sets a date value (the Excel serial of the day) unless d is zero.
+func (c *sheetCells) date(col, row int, d pipeline.Date) {
+	if !d.IsZero() {
+		c.value(col, row, d.Time())
+	}
+}
+
+func (c *sheetCells) merge(a, b string) { c.merges = append(c.merges, [2]string{a, b}) }
+
+// stream writes the rows in order and the merged ranges to sw.
+func (c *sheetCells) stream(sw *excelize.StreamWriter) error {
+	var values []any
+	for i, r := range c.rows {
+		if len(r) == 0 {
+			continue
+		}
+		values = values[:0]
+		for _, cell := range r {
+			if cell == nil {
+				values = append(values, nil)
+				continue
+			}
+			values = append(values, *cell)
+		}
+		if err := sw.SetRow(cellRef(1, i+1), values); err != nil {
+			return err
+		}
+	}
+	for _, m := range c.merges {
+		if err := sw.MergeCell(m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sheetWriter keeps the first error of a run of cell writes.

@@ -1,7 +1,11 @@
 package sandbox
 
 import (
+	"bufio"
+	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,9 +81,12 @@ func TestKeyExpiry(t *testing.T) {
 		fx.Accounts = append(fx.Accounts, Account{Name: name, APIKey: "mpk_" + name, Secret: "s-" + name, CompanyID: "8ovHrj", ExpiresAt: expires})
 	}
 	add("far", "2027-06-01T00:00:00Z")
-	add("days", "2026-12-04T23:00:00Z")  // 12 days 11 hours
-	add("hours", "2026-11-22T16:30:00Z") // 4.5 hours: rounded up
-	add("dateonly", "2026-12-01")        // start of that day, UTC
+	add("days", "2026-12-04T23:00:00Z")    // 12 days 11 hours: rounded up
+	add("tendays", "2026-12-02T11:59:59Z") // a second short of 10 days: "10d"
+	add("hours", "2026-11-22T16:30:00Z")   // 4.5 hours: rounded up
+	add("dateonly", "2026-12-01")          // start of that day, UTC
+	add("nozone", "2026-11-27T12:00:00")   // ISO 8601 without a zone: UTC
+	add("fraction", "2026-11-23T12:00:00.5+00:00")
 	add("past", "2026-11-22T11:59:59Z")
 	add("offset", "2026-11-22T14:00:00+02:00") // exactly now: expired
 	srv := startSandbox(t, Options{Fixtures: fx, Now: func() time.Time { return now }})
@@ -90,9 +97,12 @@ func TestKeyExpiry(t *testing.T) {
 	}{
 		{"acme", 200, "", ""},
 		{"far", 200, "2027-06-01T00:00:00Z", ""},
-		{"days", 200, "2026-12-04T23:00:00Z", "12d"},
+		{"days", 200, "2026-12-04T23:00:00Z", "13d"},
+		{"tendays", 200, "2026-12-02T11:59:59Z", "10d"},
 		{"hours", 200, "2026-11-22T16:30:00Z", "5h"},
-		{"dateonly", 200, "2026-12-01T00:00:00Z", "8d"},
+		{"dateonly", 200, "2026-12-01T00:00:00Z", "9d"},
+		{"nozone", 200, "2026-11-27T12:00:00Z", "5d"},
+		{"fraction", 200, "2026-11-23T12:00:00Z", "2d"},
 		{"past", 401, "2026-11-22T11:59:59Z", ""},
 		{"offset", 401, "2026-11-22T12:00:00Z", ""},
 	}
@@ -125,11 +135,14 @@ func TestExpiresIn(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		30 * 24 * time.Hour:            "30d",
 		24 * time.Hour:                 "1d",
+		10*24*time.Hour - time.Second:  "10d",
+		10*24*time.Hour + time.Second:  "11d",
 		24*time.Hour - time.Minute:     "24h",
 		5 * time.Hour:                  "5h",
 		4*time.Hour + 1:                "5h",
 		time.Minute:                    "1h",
-		12*24*time.Hour + 23*time.Hour: "12d",
+		12*24*time.Hour + 23*time.Hour: "13d",
+		12 * 24 * time.Hour:            "12d",
 	} {
 		if got := expiresIn(d); got != want {
 			t.Errorf("expiresIn(%v) = %q, want %q", d, got, want)
@@ -150,5 +163,70 @@ func TestUnknownRoutes(t *testing.T) {
 	}
 	if got := srv.Sandbox.Stats().ByRoute["PUT (no route)"]; got != 1 {
 		t.Errorf("by_route PUT (no route) = %d", got)
+	}
+}
+
+// rawRequest sends a GET whose request line carries path byte for byte
+// (no client-side escaping or cleaning) and returns the status.
+func rawRequest(t *testing.T, srv *Server, path, key, auth string) int {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(srv.URL, "http://"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: sandbox\r\nX-Api-Key: %s\r\nAuthorization: %s\r\nAccept: application/json\r\nConnection: close\r\n\r\n", path, key, auth)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestSignatureOverRawPath: the signature covers the path as the client
+// sent it, whatever escaping the client chose (contract-notes A1: the
+// request path, no scheme, host or query); a signature of the decoded path
+// is accepted too, one of another escaping is not.
+func TestSignatureOverRawPath(t *testing.T) {
+	const id = "scorecard_x/y z|~"
+	fx := DefaultFixtures()
+	sc := fx.Scorecards[0]
+	sc.ID, sc.Workforce = id, nil
+	fx.Scorecards = append(fx.Scorecards, sc)
+	srv := startSandbox(t, Options{Fixtures: fx})
+	prefix := scorecardsURL + "/"
+	tests := []struct {
+		name, sent, signed string
+		want               int
+	}{
+		{"Go's escaping", prefix + "scorecard_x%2Fy%20z%7C~", prefix + "scorecard_x%2Fy%20z%7C~", 200},
+		{"lower-case escapes", prefix + "scorecard_x%2fy%20z%7c%7e", prefix + "scorecard_x%2fy%20z%7c%7e", 200},
+		{"raw characters Go would escape", prefix + "scorecard_x%2Fy%20z|~", prefix + "scorecard_x%2Fy%20z|~", 200},
+		{"with a query", prefix + "scorecard_x%2Fy%20z|~?a=1", prefix + "scorecard_x%2Fy%20z|~", 200},
+		{"signed decoded", prefix + "scorecard_x%2Fy%20z%7C~", prefix + id, 200},
+		{"signed with another escaping", prefix + "scorecard_x%2Fy%20z|~", prefix + "scorecard_x%2Fy%20z%7C%7E", 401},
+		{"signed with the query", prefix + "scorecard_x%2Fy%20z%7C~?a=1", prefix + "scorecard_x%2Fy%20z%7C~?a=1", 401},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := rawRequest(t, srv, tc.sent, acmeKey, apiclient.Signature(acmeSecret, tc.signed, nil))
+			if got != tc.want {
+				t.Errorf("GET %s signed over %s: status %d, want %d", tc.sent, tc.signed, got, tc.want)
+			}
+		})
+	}
+	// The typed client reaches the same scorecard.
+	c, err := apiclient.New(apiclient.Options{BaseURL: srv.URL, APIKey: acmeKey, APISecret: acmeSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetScorecard(t.Context(), id)
+	if err != nil || got.ID != id {
+		t.Fatalf("GetScorecard(%q) = %+v, %v", id, got, err)
+	}
+	if err := c.RecalculateScorecard(t.Context(), id); err != nil {
+		t.Fatalf("RecalculateScorecard(%q): %v", id, err)
 	}
 }

@@ -16,7 +16,7 @@ func TestCompanySearch(t *testing.T) {
 			req.SetBasicAuth(user, pass)
 		}
 		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

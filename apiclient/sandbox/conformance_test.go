@@ -28,6 +28,10 @@ import (
 
 type account struct{ key, secret string }
 
+// testHTTP is the HTTP client of the tests: a request that gets stuck fails
+// its test after a bounded time instead of hanging the package.
+var testHTTP = &http.Client{Timeout: 30 * time.Second}
+
 var (
 	acme = account{"mpk_sandbox_acme", "sandbox-secret-acme"}
 	blue = account{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane"}
@@ -48,7 +52,8 @@ func client(t *testing.T, srv *sandbox.Server, a account, mutate ...func(*apicli
 	opts := apiclient.Options{
 		BaseURL: srv.URL, APIKey: a.key, APISecret: a.secret,
 		LookupURL: srv.URL, LookupUsername: "consultant", LookupPassword: "sandbox-lookup-pass",
-		Retry: apiclient.RetryPolicy{MaxAttempts: 8, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+		Retry:      apiclient.RetryPolicy{MaxAttempts: 8, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
 	for _, m := range mutate {
 		m(&opts)
@@ -116,7 +121,7 @@ func TestConformanceSignature(t *testing.T) {
 		req.Header.Set("X-Api-Key", acme.key)
 		req.Header.Set("Authorization", sign(tc.secret, "/api/public/v1/scorecards", nil))
 		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func rawGet(srv *Server, path string) (*http.Response, []byte, error) {
 	req.Header.Set("Authorization", apiclient.Signature(acmeSecret, path, nil))
 	tr := &http.Transport{DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
+	resp, err := (&http.Client{Transport: tr, Timeout: testHTTP.Timeout}).Do(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,7 +134,7 @@ func TestFaultKinds(t *testing.T) {
 		t.Error("reset: the request got an answer")
 	}
 	req, _ := http.NewRequest("POST", srv.URL+plansPath, strings.NewReader(planBody(`"start_date":"2025-09-01","end_date":"2026-08-31"`)))
-	if _, err := http.DefaultClient.Do(req); err == nil {
+	if _, err := testHTTP.Do(req); err == nil {
 		t.Error("reset POST got an answer")
 	}
 	if n := len(srv.Sandbox.Plans("acme")); n != 0 {
@@ -146,7 +146,7 @@ func TestFaultKinds(t *testing.T) {
 	req, _ = http.NewRequest("POST", srv.URL+plansPath, strings.NewReader(body))
 	req.Header.Set("X-Api-Key", acmeKey)
 	req.Header.Set("Authorization", apiclient.Signature(acmeSecret, plansPath, []byte(body)))
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	if resp, err := testHTTP.Do(req); err == nil {
 		resp.Body.Close()
 		t.Error("lost POST got an answer")
 	}
@@ -220,7 +220,7 @@ func TestStatsAndLatency(t *testing.T) {
 	c.must(202, "PUT", scorecardsURL+"/scorecard_acme_2025/recalculate", "")
 	c.must(404, "GET", scorecardsURL+"/scorecard_nope", "")
 
-	resp, err := http.Get(srv.URL + "/_sandbox/stats")
+	resp, err := testHTTP.Get(srv.URL + "/_sandbox/stats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,14 +269,28 @@ func TestLatencyCutShortOnClose(t *testing.T) {
 		_, _, err := rawGet(srv, plansPath)
 		errc <- err
 	}()
-	for srv.Sandbox.Stats().Requests == 0 {
-		time.Sleep(5 * time.Millisecond)
+	for waited := time.Duration(0); srv.Sandbox.Stats().Requests == 0; waited += 5 * time.Millisecond {
+		select {
+		case err := <-errc:
+			_ = srv.Close()
+			t.Fatalf("the request ended before the sandbox saw it: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if waited > 30*time.Second {
+			_ = srv.Close()
+			t.Fatal("the request never reached the sandbox")
+		}
 	}
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-errc; err == nil {
-		t.Error("a request delayed by an hour got an answer after Close")
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("a request delayed by an hour got an answer after Close")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not end a request waiting for its latency")
 	}
 	if err := srv.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		t.Errorf("second Close: %v", err)

@@ -208,10 +208,11 @@ func jsonKind(t reflect.Type) string {
 	return "a number"
 }
 
-// Validate checks the fixtures: required fields, unique account names, keys
-// and scorecard ids, every scorecard owned by a known account, valid
-// scorecard fields and workforce counters of the default catalog that are
-// zero or greater.
+// Validate checks what the sandbox cannot run without: account names, keys
+// and secrets, unique account names, keys, lookup usernames, company and
+// scorecard ids, every scorecard owned by a known account, expires_at in
+// ISO 8601 and workforce counters zero or greater. Scorecard field values
+// and unknown counter names are not errors (see Warnings).
 func (fx *Fixtures) Validate() error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -266,7 +267,6 @@ func (fx *Fixtures) Validate() error {
 		companies[c.ID] = true
 	}
 	ids := map[string]bool{}
-	cat := pipeline.DefaultCatalog()
 	for i, sc := range fx.Scorecards {
 		where := fmt.Sprintf("scorecards[%d]", i)
 		if sc.ID != "" {
@@ -285,24 +285,10 @@ func (fx *Fixtures) Validate() error {
 		case !names[sc.Account]:
 			add("%s: account %q is not one of the accounts", where, sc.Account)
 		}
-		for _, msg := range checkScorecardFields(scorecardFields{
-			Description: &sc.Description, StartDate: &sc.StartDate, EndDate: &sc.EndDate,
-			CharterID: &sc.CharterID, Province: &sc.Province,
-		}) {
-			add("%s: %s", where, msg)
-		}
 		if sc.Workforce != nil {
 			for _, tt := range pipeline.TargetTypes {
 				for _, name := range sortedKeys(sc.Workforce.counters(tt)) {
-					v := sc.Workforce.counters(tt)[name]
-					switch {
-					case !cat.Has(name):
-						msg := fmt.Sprintf("%s: workforce.%s: %s is not a counter of the default catalog", where, tt, name)
-						if s := cat.Suggest(name, 1); len(s) > 0 {
-							msg += fmt.Sprintf(" (did you mean %s?)", s[0])
-						}
-						problems = append(problems, msg)
-					case v < 0:
+					if v := sc.Workforce.counters(tt)[name]; v < 0 {
 						add("%s: workforce.%s: counter %s is %d; counters are zero or greater", where, tt, name, v)
 					}
 				}
@@ -315,11 +301,73 @@ func (fx *Fixtures) Validate() error {
 	return nil
 }
 
-// parseExpiry parses an account's expires_at: an RFC 3339 timestamp or a
-// date (the key expires at the start of that day, UTC).
-func parseExpiry(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+// Warnings lists what in valid fixtures the sandbox accepts but a user
+// probably did not mean: scorecard fields the API would refuse on create
+// (blank, or not a known charter, province or date; the fixtures describe
+// the service's stored state, which may hold such records) and workforce
+// counters that are not in the default catalog (the prefill leaves them
+// out, as new plans carry the default catalog's counters only).
+func (fx *Fixtures) Warnings() []string {
+	var out []string
+	cat := pipeline.DefaultCatalog()
+	for i, sc := range fx.Scorecards {
+		where := fmt.Sprintf("scorecards[%d]", i)
+		if sc.ID != "" {
+			where += " (" + sc.ID + ")"
+		}
+		for _, msg := range checkScorecardFields(scorecardFields{
+			Description: &sc.Description, StartDate: &sc.StartDate, EndDate: &sc.EndDate,
+			CharterID: &sc.CharterID, Province: &sc.Province,
+		}) {
+			out = append(out, where+": "+msg)
+		}
+		if sc.Workforce == nil {
+			continue
+		}
+		for _, tt := range pipeline.TargetTypes {
+			for _, name := range sortedKeys(sc.Workforce.counters(tt)) {
+				if cat.Has(name) {
+					continue
+				}
+				msg := fmt.Sprintf("%s: workforce.%s: %s is not a counter of the default catalog; the prefill leaves it out", where, tt, name)
+				if s := cat.Suggest(name, 1); len(s) > 0 {
+					msg += fmt.Sprintf(" (did you mean %s?)", s[0])
+				}
+				out = append(out, msg)
+			}
+		}
 	}
-	return time.Parse("2006-01-02", s)
+	return out
+}
+
+// expiryLayouts are the ISO 8601 forms expires_at may take, most common
+// first. Forms without a zone are UTC.
+var expiryLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04Z0700",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
+}
+
+// parseExpiry parses an account's expires_at: an ISO 8601 timestamp (with
+// or without seconds and fraction; a missing zone means UTC) or a date (the
+// key expires at the start of that day, UTC).
+func parseExpiry(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	var first error
+	for _, layout := range expiryLayouts {
+		t, err := time.ParseInLocation(layout, s, time.UTC)
+		if err == nil {
+			return t, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return time.Time{}, first
 }

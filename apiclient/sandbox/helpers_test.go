@@ -21,6 +21,10 @@ const (
 	scorecardsURL = "/api/public/v1/scorecards"
 )
 
+// testHTTP is the HTTP client of the tests: a request that gets stuck fails
+// its test after a bounded time instead of hanging the package.
+var testHTTP = &http.Client{Timeout: 30 * time.Second}
+
 // startSandbox serves a sandbox on 127.0.0.1 for the test.
 func startSandbox(t *testing.T, opts Options) *Server {
 	t.Helper()
@@ -91,7 +95,7 @@ func (c caller) do(method, path, body string, sign ...string) response {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}

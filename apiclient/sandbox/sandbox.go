@@ -2,13 +2,16 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +33,8 @@ type Options struct {
 	Latency time.Duration
 	// RecalcDuration is how long a scorecard recalculation runs; while it
 	// runs, another recalculation of the same scorecard gets 409. Zero means
-	// a run finishes at once.
+	// a run finishes at once. A run ends when that much time has passed on
+	// the real clock or on Now, whichever comes first.
 	RecalcDuration time.Duration
 	// Faults is a fault spec such as "503=0.05,429=0.03,reset=0.02,lost=0.02"
 	// (see SetFaults).
@@ -39,8 +43,8 @@ type Options struct {
 	Seed int64
 	// Logger receives one debug line per request; nil discards.
 	Logger *zap.Logger
-	// Now is the clock for timestamps, key expiry and recalculation runs;
-	// nil means time.Now.
+	// Now is the clock for timestamps, key expiry and recalculation runs
+	// (see RecalcDuration); nil means time.Now.
 	Now func() time.Time
 }
 
@@ -117,10 +121,15 @@ type scorecard struct {
 	workforce   *Workforce
 	created     time.Time
 	updated     time.Time
-	recalcUntil time.Time
+	// A recalculation runs until both clocks reach its end: Options.Now
+	// (a test can move it forward) and the real clock (a test that froze
+	// Now still sees runs end).
+	recalcUntil     time.Time
+	recalcUntilReal time.Time
 }
 
-// New returns a Sandbox loaded with opts.Fixtures (validated).
+// New returns a Sandbox loaded with opts.Fixtures (validated; their
+// Warnings are logged).
 func New(opts Options) (*Sandbox, error) {
 	fx := opts.Fixtures
 	if fx == nil {
@@ -148,6 +157,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	if s.log == nil {
 		s.log = zap.NewNop()
+	}
+	for _, w := range fx.Warnings() {
+		s.log.Warn("fixtures: " + w)
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -229,6 +241,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveStats(w, r)
 		return
 	}
+	keepEscapedSlashes(r)
 	_, pattern := s.mux.Handler(r)
 	route := pattern
 	if route == "" {
@@ -488,28 +501,93 @@ func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
 	}
 }
 
-// expiresIn formats the time left on a key: whole days ("12d"), or hours
-// rounded up on the last day ("5h").
+// expiresIn formats the time left on a key as the days or, on the last
+// day, the hours it still has, both counted up: a key that expires ten days
+// from now (a little less by the time a request arrives) says "10d", one
+// that expires in 4.5 hours "5h".
 func expiresIn(left time.Duration) string {
-	if left >= 24*time.Hour {
-		return fmt.Sprintf("%dd", int(left/(24*time.Hour)))
+	const day = 24 * time.Hour
+	if left >= day {
+		return fmt.Sprintf("%dd", int((left+day-1)/day))
 	}
 	h := (left + time.Hour - 1) / time.Hour
 	return fmt.Sprintf("%dh", int(h))
 }
 
-// validSignature compares the Authorization header with the signature of
-// the request path (as sent, or decoded when that differs) and body.
+// validSignature compares the Authorization header (constant-time) with
+// the signature of the body and the request path: the path exactly as sent
+// on the request line first (what a client signs), then Go's escaping of
+// it and the decoded path, so that clients which sign the path before
+// escaping it are accepted too.
 func validSignature(secret string, r *http.Request, body []byte) bool {
 	got := []byte(r.Header.Get("Authorization"))
 	if len(got) == 0 {
 		return false
 	}
-	ok := subtle.ConstantTimeCompare(got, []byte(apiclient.Signature(secret, r.URL.EscapedPath(), body))) == 1
-	if !ok && r.URL.Path != r.URL.EscapedPath() {
-		ok = subtle.ConstantTimeCompare(got, []byte(apiclient.Signature(secret, r.URL.Path, body))) == 1
+	sum := sha256.Sum256(body)
+	digest := hex.EncodeToString(sum[:])
+	for _, p := range signedPaths(r) {
+		if subtle.ConstantTimeCompare(got, []byte(apiclient.SignatureForDigest(secret, p, digest))) == 1 {
+			return true
+		}
 	}
-	return ok
+	return false
+}
+
+// signedPaths returns the distinct forms of the request path a client may
+// have signed: the raw path of the request line (without the query), the
+// escaped path and the decoded path.
+func signedPaths(r *http.Request) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	add(requestPath(r))
+	add(r.URL.EscapedPath())
+	add(r.URL.Path)
+	return out
+}
+
+// requestPath returns the path of the request line as the client sent it,
+// without the query; "" when the request line has none.
+func requestPath(r *http.Request) string {
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		// Absolute form ("http://host/path?q"): keep the path part.
+		u, err := url.ParseRequestURI(raw)
+		if err != nil {
+			return ""
+		}
+		return u.EscapedPath()
+	}
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	return raw
+}
+
+// keepEscapedSlashes makes the router see an escaped slash ("%2F") in a
+// path segment as part of that segment, as the client meant, also when the
+// client left other characters unescaped that Go would escape (Go then
+// drops the raw path and would split the segment at the slash).
+func keepEscapedSlashes(r *http.Request) {
+	raw := requestPath(r)
+	if raw == r.URL.EscapedPath() || !strings.Contains(raw, "%") {
+		return
+	}
+	segs := strings.Split(raw, "/")
+	for i, seg := range segs {
+		u, err := url.PathUnescape(seg)
+		if err != nil {
+			return
+		}
+		segs[i] = url.PathEscape(u)
+	}
+	if p := strings.Join(segs, "/"); p != r.URL.EscapedPath() {
+		r.URL.RawPath = p
+	}
 }
 
 // writeJSON writes v as the JSON body with status.

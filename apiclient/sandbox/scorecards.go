@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
 )
@@ -173,7 +174,8 @@ func (s *Sandbox) deleteScorecard(w http.ResponseWriter, r *http.Request, a *acc
 }
 
 // recalculateScorecard starts a run of RecalcDuration; while it runs, the
-// same scorecard answers 409.
+// same scorecard answers 409. The run ends when RecalcDuration has passed on
+// either clock: Options.Now or the real one.
 func (s *Sandbox) recalculateScorecard(w http.ResponseWriter, r *http.Request, a *account, _ []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,11 +184,11 @@ func (s *Sandbox) recalculateScorecard(w http.ResponseWriter, r *http.Request, a
 		writeErrors(w, http.StatusNotFound, scorecardMissing)
 		return
 	}
-	now := s.now()
-	if now.Before(sc.recalcUntil) {
+	now, wall := s.now(), time.Now()
+	if now.Before(sc.recalcUntil) && wall.Before(sc.recalcUntilReal) {
 		writeErrors(w, http.StatusConflict, "A recalculation is already in progress for scorecard "+sc.id+"; retry after it finishes")
 		return
 	}
-	sc.recalcUntil = now.Add(s.recalcDuration)
+	sc.recalcUntil, sc.recalcUntilReal = now.Add(s.recalcDuration), wall.Add(s.recalcDuration)
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
 }

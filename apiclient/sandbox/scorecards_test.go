@@ -141,6 +141,20 @@ func TestRecalculate(t *testing.T) {
 	c.must(404, "PUT", scorecardsURL+"/scorecard_bluecrane_2025/recalculate", "")
 	srv.as(t, blueKey, blueSecret).must(202, "PUT", scorecardsURL+"/scorecard_bluecrane_2025/recalculate", "")
 
+	// A frozen clock does not make runs last for ever: the real clock ends
+	// them too.
+	frozen := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	const run = 150 * time.Millisecond
+	srvF := startSandbox(t, Options{Now: func() time.Time { return frozen }, RecalcDuration: run})
+	cf := srvF.as(t, acmeKey, acmeSecret)
+	began := time.Now()
+	cf.must(202, "PUT", a, "")
+	if r := cf.do("PUT", a, ""); time.Since(began) < run && r.status != 409 {
+		t.Errorf("second run during the first, frozen clock: %d, want 409", r.status)
+	}
+	time.Sleep(run)
+	cf.must(202, "PUT", a, "")
+
 	// Zero duration: every run finishes at once.
 	srv0 := startSandbox(t, Options{})
 	c0 := srv0.as(t, acmeKey, acmeSecret)

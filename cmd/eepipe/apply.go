@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -100,6 +101,10 @@ func checkApplyOptions(opts *applyOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
 		}
+		// Found out now, not after the run has changed the service.
+		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
+			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		}
 	}
 	if opts.RecalcWait < 0 {
 		return exitf(ExitInvalid, "--recalc-wait must not be negative")
@@ -108,8 +113,17 @@ func checkApplyOptions(opts *applyOptions) error {
 }
 
 // readInputs reads and validates the inputs; any error stops the run with
-// ExitInvalid before a request is sent.
+// ExitInvalid before a request is sent. accounts is the number of
+// configured accounts: with several, every plan needs company columns.
 func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipeline.Catalog, error) {
+	return readInputsFor(f, args, make([]pipeline.Account, accounts), false)
+}
+
+// readInputsFor is readInputs for the configured accounts (their names
+// are used in messages). With allowEmpty, inputs that are valid but
+// describe no plan (a header-only file, an empty folder: warnings) are not
+// an error: there is nothing to do.
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -122,8 +136,8 @@ func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipe
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%v", err)
 	}
-	if accounts > 1 {
-		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, make([]pipeline.Account, accounts))...)
+	if len(accounts) > 1 {
+		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
@@ -135,7 +149,7 @@ func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipe
 		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
 			batch.Problems.Count(pipeline.Error))
 	}
-	if len(batch.Plans) == 0 {
+	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
 	}
 	return batch, cat, nil
@@ -181,9 +195,18 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		log.Warn(w)
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
-	batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
+	named := make([]pipeline.Account, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
+	}
+	batch, _, err := readInputsFor(f, opts.Args, named, true)
 	if err != nil {
 		return err
+	}
+	if len(batch.Plans) == 0 {
+		// Valid input without a plan (warnings were printed): nothing to
+		// compare, nothing is sent, and the run succeeds.
+		log.Warn("the input describes no plan: nothing to do")
 	}
 	if len(cfg.Accounts) == 1 && !cfg.Lookup.Configured() {
 		for _, p := range batch.Plans {

@@ -112,12 +112,28 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 		domain[i] = pipeline.Company{ID: r.ID, TradingName: r.TradingName, VATNumber: r.VATNumber,
 			RegistrationNumber: deref(r.RegistrationNumber), IdentificationNumber: deref(r.IdentificationNumber)}
 	}
-	if _, err := pipeline.ResolveCompany(ids, domain); err != nil {
+	one, err := pipeline.ResolveCompany(ids, domain)
+	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Note: apply would refuse a plan with these identifiers: %v\n", err)
-	} else {
-		fmt.Fprintf(f.IO.ErrOut, "One company: plans with these identifiers go to the account with company_id %s.\n", recs[0].ID)
+		return nil
 	}
+	fmt.Fprintf(f.IO.ErrOut, "One company: %s (id %s). %s\n", one.TradingName, one.ID, accountOf(cfg, one.ID))
 	return nil
+}
+
+// accountOf says which configured account a company's plans go to.
+func accountOf(cfg *Config, companyID string) string {
+	known := false
+	for _, a := range cfg.Accounts {
+		if a.CompanyID == companyID {
+			return fmt.Sprintf("Plans with these identifiers go to the account %s.", a.Name)
+		}
+		known = known || a.CompanyID != ""
+	}
+	if known {
+		return fmt.Sprintf("No configured account has company_id %s: apply would fail plans with these identifiers.", companyID)
+	}
+	return fmt.Sprintf("Plans with these identifiers go to the account with company_id %s.", companyID)
 }
 
 func dash(s string) string {

@@ -104,6 +104,10 @@ type configNeeds struct {
 	Lookup bool // the company lookup
 }
 
+// lookupOnly reports whether the command uses the company lookup and
+// nothing else (companies): the accounts' secrets are then not read.
+func (n configNeeds) lookupOnly() bool { return n.Lookup && !n.Plans }
+
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // loadConfig resolves the configuration from flags, environment and the
@@ -167,14 +171,16 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			cfg.Lookup.URL, envLookupUsername, envLookupPassword)
 	}
 	if cfg.Lookup.URL == "" && (cfg.Lookup.Username != "" || fl.PasswordEnv != "" || fl.PasswordFile != "") {
-		bad("lookup credentials are given but no lookup URL: set %s or lookup.url", envLookupURL)
+		// Credentials alone do nothing; that is an error only where the
+		// lookup is needed (reported below), else a warning.
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("lookup credentials are given but no lookup URL, so the company lookup is not used: set %s or lookup.url", envLookupURL))
 	}
 
 	// Accounts: the file's, with the environment's key pair over a single
 	// one; or one account from the environment.
 	envKey, envSecret := env(envAPIKey), f.Getenv(envAPISecret)
 	switch {
-	case len(fc.Accounts) > 1 && (envKey != "" || envSecret != ""):
+	case len(fc.Accounts) > 1 && (envKey != "" || envSecret != "") && !needs.lookupOnly():
 		bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
@@ -207,9 +213,13 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 		if len(fc.Accounts) == 1 && envKey != "" {
 			a.APIKey = envKey
 		}
-		if len(fc.Accounts) == 1 && envSecret != "" {
+		switch {
+		case len(fc.Accounts) == 1 && envSecret != "":
 			a.APISecret = envSecret
-		} else {
+		case needs.lookupOnly():
+			// A command that only uses the lookup (companies) needs no
+			// account secret.
+		default:
 			s, err := readSecret(f, label+" API secret", fa.APISecretEnv, fa.APISecretFile, configDir, &cfg.Warnings)
 			if err != nil {
 				bad("%v", err)

@@ -148,13 +148,14 @@ func (p *progress) stop() {
 }
 
 // usableTerminal reports whether a bar can be drawn on w: a terminal with a
-// width (a pseudo-terminal without a size, as some CI runners give, has
-// none), or any other writer (tests).
+// size (a pseudo-terminal without one, as some CI runners and `script`
+// give, has none, and mpb draws nothing on a terminal without rows), or any
+// other writer (tests).
 func usableTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return true
 	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	return err == nil && width > 0
+	width, height, err := term.GetSize(int(f.Fd()))
+	return err == nil && width > 0 && height > 0
 }

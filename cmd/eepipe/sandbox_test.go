@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +203,72 @@ func TestSandboxCommandErrors(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("%v: stdout %q", tc.args, out.String())
 		}
+	}
+}
+
+// TestSandboxSIGTERMChild is the child process of TestSandboxStopsOnSIGTERM:
+// it runs eepipe's Main, with the real signal handling, when the parent
+// asks for it, and is skipped otherwise.
+func TestSandboxSIGTERMChild(t *testing.T) {
+	if os.Getenv("EEPIPE_SANDBOX_SIGTERM_CHILD") != "1" {
+		t.Skip("run by TestSandboxStopsOnSIGTERM")
+	}
+	os.Exit(Main([]string{"sandbox", "--listen", "127.0.0.1:0", "--log-format", "json"}, SystemIO()))
+}
+
+// TestSandboxStopsOnSIGTERM runs the sandbox as a real process and stops it
+// with SIGTERM: one line on stdout, serving, then a clean exit 0 with the
+// stop logged on stderr.
+func TestSandboxStopsOnSIGTERM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSandboxSIGTERMChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "EEPIPE_SANDBOX_SIGTERM_CHILD=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		_ = cmd.Wait()
+		t.Fatalf("no line on stdout; stderr: %s", stderr.String())
+	}
+	line := sc.Text()
+	m := regexp.MustCompile(`^eepipe sandbox listening on (http://127\.0\.0\.1:[1-9][0-9]*)$`).FindStringSubmatch(line)
+	if m == nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("stdout line %q", line)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get(m[1] + "/_sandbox/stats")
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stdout)
+	err = cmd.Wait()
+	if err != nil {
+		t.Fatalf("exit after SIGTERM: %v; stderr: %s", err, stderr.String())
+	}
+	// The test framework's own "PASS" may follow; the sandbox wrote nothing more.
+	if extra := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(rest)), "PASS")); extra != "" {
+		t.Errorf("more on stdout after the ready line: %q", rest)
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "sandbox stopped") {
+		t.Errorf("stderr does not log the stop: %s", logs)
+	}
+	if _, err := hc.Get(m[1] + "/_sandbox/stats"); err == nil {
+		t.Error("still serving after SIGTERM")
 	}
 }
