@@ -82,6 +82,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 
 	var (
 		hdr          *flatHeader
+		long         *longTable
 		hdrLine      int
 		hdrFields    int
 		records      int
@@ -123,7 +124,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				}
 			}
 		}
-		if hdr == nil {
+		if hdr == nil && long == nil {
 			if records > flatHeaderRows {
 				break
 			}
@@ -133,7 +134,11 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 					l := pos(i)
 					names = append(names, flatHeaderCell{col: i + 1, text: f, origin: pipeline.Origin{File: file, Row: l, Column: i + 1}})
 				}
-				hdr = buildFlatHeader(names, cat, ps)
+				if isLongHeader(fields) {
+					long = newLongTable(file, names, cat, ps)
+				} else {
+					hdr = buildFlatHeader(names, cat, ps)
+				}
 				hdrLine, hdrFields = line, len(fields)
 			}
 			continue
@@ -146,6 +151,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				firstBad, firstBadN = line, len(fields)
 			}
 			badCount++
+			continue
+		}
+		if long != nil {
+			long.add(fields, line, pos)
 			continue
 		}
 		if cells == nil {
@@ -174,7 +183,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		emit(rec)
 		emitted++
 	}
-	if hdr == nil {
+	if long != nil {
+		long.flush(emit)
+	}
+	if hdr == nil && long == nil {
 		if parseErrors == 0 {
 			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", flatHeaderRows)
 		}

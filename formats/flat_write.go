@@ -181,12 +181,24 @@ func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipelin
 	if err := sw.SetRow("A1", row); err != nil {
 		return err
 	}
+	// One cell per column, reused for every row: the row passes pointers
+	// to them, so writing a counter allocates nothing.
+	cells := make([]excelize.Cell, len(header))
 	for n, r := range rows {
 		for i, h := range header {
-			row[i] = flatXLSXValue(r, h, st)
+			row[i] = nil
+			if i >= nPlan {
+				if v, ok := r.target.Counters[h]; ok {
+					cells[i] = excelize.Cell{StyleID: st.Counter, Value: v}
+					row[i] = &cells[i]
+				}
+				continue
+			}
+			if v := flatXLSXValue(r, h, st); v != nil {
+				row[i] = v
+			}
 		}
-		ref, _ := excelize.CoordinatesToCellName(1, n+2)
-		if err := sw.SetRow(ref, row); err != nil {
+		if err := sw.SetRow("A"+strconv.Itoa(n+2), row); err != nil {
 			return err
 		}
 	}

@@ -113,7 +113,7 @@ func TestGridEditedLayoutStillReads(t *testing.T) {
 	// The moved grid's cells are cited where they are now.
 	for _, tg := range got[0].Targets {
 		if tg.YearNumber == 2 && tg.TargetType == pipeline.TargetDisabled {
-			o := tg.Cells[pipeline.CounterName("african", "male", "top_managers")]
+			o := tg.CellOf(pipeline.CounterName("african", "male", "top_managers"))
 			if o.Cell != "Q4" { // O1 label, O2:O3 headers, Q = African male after the inserted column
 				t.Errorf("moved grid counter read from %s, want Q4", o.Cell)
 			}

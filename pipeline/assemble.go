@@ -30,7 +30,8 @@ type Assembler struct {
 	plans    []*asmPlan
 	byKey    map[PlanKey]*asmPlan
 	problems Problems
-	unknown  map[string]bool // problems reported once per file and sheet (unknown counters, lost zeros)
+	unknown  map[string]bool           // problems reported once per file and sheet (unknown counters, lost zeros)
+	columns  map[string]CounterColumns // per file and sheet: the flat table's counter columns
 }
 
 // NewAssembler returns an Assembler checking counter names against cat (nil
@@ -39,7 +40,7 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	return &Assembler{cat: cat, races: cat.Races(), genders: cat.Genders(), byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}}
+	return &Assembler{cat: cat, races: cat.Races(), genders: cat.Genders(), byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}}
 }
 
 // asmPlan collects one plan's rows.
@@ -249,7 +250,7 @@ func (a *Assembler) Add(rec Record) {
 		a.problems.Errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
 	}
 
-	counters, cells := a.counters(rec)
+	counters, cells, columns := a.counters(rec)
 
 	// The plan key.
 	var key PlanKey
@@ -323,6 +324,7 @@ func (a *Assembler) Add(rec Record) {
 			TargetType:    v.targetType,
 			Counters:      counters,
 			Cells:         cells,
+			Columns:       columns,
 		},
 		yearOrigin: yearOrigin, fyOrigin: fyOrigin, yearCellRaw: yearRaw, fyCellRaw: fyRaw,
 	})
@@ -351,8 +353,10 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 	a.problems.Warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
 }
 
-// counters validates the counter cells of a record.
-func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin) {
+// counters validates the counter cells of a record. Cells on the record's
+// own row are described by the table's shared CounterColumns; only the
+// others (grid cells) get an Origin each.
+func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, CounterColumns) {
 	n := 0
 	for name := range rec.Cells {
 		if strings.HasPrefix(name, CounterPrefix) {
@@ -360,7 +364,9 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin) {
 		}
 	}
 	counters := make(map[string]int64, n)
-	cells := make(map[string]Origin, n)
+	var cells map[string]Origin
+	tableKey := rec.Origin.File + "|" + rec.Origin.Sheet
+	columns := a.columns[tableKey]
 	for name, c := range rec.Cells {
 		if !strings.HasPrefix(name, CounterPrefix) {
 			continue
@@ -381,12 +387,46 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin) {
 			a.problems.Errorf(o, asmCellText(c), "%s: %v", name, err)
 			continue
 		}
-		if set {
-			counters[name] = n
-			cells[name] = o
+		if !set {
+			continue
 		}
+		counters[name] = n
+		if col, ok := columnOf(o, rec.Origin.Row); ok {
+			if columns == nil {
+				columns = CounterColumns{}
+				a.columns[tableKey] = columns
+			}
+			if prev, seen := columns[name]; !seen {
+				columns[name] = col
+				continue
+			} else if prev == col {
+				continue
+			}
+		}
+		if cells == nil {
+			cells = make(map[string]Origin)
+		}
+		cells[name] = o
 	}
-	return counters, cells
+	return counters, cells, columns
+}
+
+// columnOf returns o without its row when o is a cell on the given row
+// (a flat table's cell), for CounterColumns.
+func columnOf(o Origin, row int) (Origin, bool) {
+	if row <= 0 || o.Row != row {
+		return Origin{}, false
+	}
+	suffix := strconv.Itoa(row)
+	if o.Cell != "" {
+		letters, ok := strings.CutSuffix(o.Cell, suffix)
+		if !ok || letters == "" || strings.ContainsAny(letters, "0123456789") {
+			return Origin{}, false
+		}
+		o.Cell = letters
+	}
+	o.Row = 0
+	return o, true
 }
 
 func asmIsBlank(c Cell) bool {
@@ -421,7 +461,7 @@ func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 	a.splitPlans()
 	ps := a.problems
 	ps.Sort()
-	return plans, ps
+	return plans, ps.dedupe()
 }
 
 // splitPlans reports rows that describe one plan but fall under two plan
@@ -633,7 +673,7 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 			d, okD := t.Counters[name]
 			n, okA := all.Counters[name]
 			if okD && okA && d > n {
-				a.problems.Warnf(t.Cells[name], strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.Cells[name], t.Cells[name]))
+				a.problems.Warnf(t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
 			}
 		}
 	}
@@ -655,14 +695,14 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 				sum += v
 			}
 			if hasTotal && totalSet && complete && sum != total {
-				a.problems.Warnf(t.Cells[totalName], strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", totalName, total, race, gender, sum)
+				a.problems.Warnf(t.CellOf(totalName), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", totalName, total, race, gender, sum)
 			}
 			grandName, hasGrand := a.cat.Counter(race, gender, "grand_total_employees")
 			tempName, hasTemp := a.cat.Counter(race, gender, "temporary_employees")
 			grand, grandSet := t.Counters[grandName]
 			temp, tempSet := t.Counters[tempName]
 			if hasGrand && hasTemp && hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
-				a.problems.Warnf(t.Cells[grandName], strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", grandName, grand, total, temp, race, gender, total+temp)
+				a.problems.Warnf(t.CellOf(grandName), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", grandName, grand, total, temp, race, gender, total+temp)
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 	if q := plans[1]; q.PlanID != 17 || q.Targets[0].FinancialYear != 2026 || q.Targets[0].YearNumber != 0 {
 		t.Errorf("existing plan = %+v %+v", q, q.Targets[0])
 	}
-	if c := p.Targets[0].Cells[n]; c.Row != 2 || c.Column != 7 {
+	if c := p.Targets[0].CellOf(n); c.Row != 2 || c.Column != 7 {
 		t.Errorf("counter origin = %+v", c)
 	}
 }

@@ -404,7 +404,7 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 				td.Same++
 				continue
 			}
-			td.Changes = append(td.Changes, CounterChange{Name: name, Old: old, OldKnown: true, New: v, Origin: t.Cells[name]})
+			td.Changes = append(td.Changes, CounterChange{Name: name, Old: old, OldKnown: true, New: v, Origin: t.CellOf(name)})
 		}
 		d.Targets = append(d.Targets, td)
 	}
@@ -451,7 +451,7 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 				td.Same++
 				continue
 			}
-			td.Changes = append(td.Changes, CounterChange{Name: name, OldKnown: !prefill, New: v, Origin: t.Cells[name]})
+			td.Changes = append(td.Changes, CounterChange{Name: name, OldKnown: !prefill, New: v, Origin: t.CellOf(name)})
 		}
 		d.Targets = append(d.Targets, td)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -259,7 +260,31 @@ type InputTarget struct {
 	FinancialYear FinancialYear // 0 when only YearNumber is given
 	TargetType    string
 	Counters      map[string]int64  // only the counters the file sets; absent means leave as is
-	Cells         map[string]Origin // where each counter of Counters was read
+	Cells         map[string]Origin // where counters were read, when not given by Columns
+	Columns       CounterColumns    // shared by the rows of one flat table: each counter's column
+}
+
+// CounterColumns maps counter names to the column they are read from in a
+// flat table, as an Origin without a row (Cell holds the column letters).
+// The rows of one table share one map, so a large file does not carry an
+// Origin per value.
+type CounterColumns map[string]Origin
+
+// CellOf returns where the counter name was read: from Cells, else from
+// Columns on the target's row. The zero Origin means unknown.
+func (t *InputTarget) CellOf(name string) Origin {
+	if o, ok := t.Cells[name]; ok {
+		return o
+	}
+	o, ok := t.Columns[name]
+	if !ok {
+		return Origin{}
+	}
+	o.Row = t.Origin.Row
+	if o.Cell != "" && o.Row > 0 {
+		o.Cell += strconv.Itoa(o.Row)
+	}
+	return o
 }
 
 // Year resolves the target's year number for a plan starting at start.
@@ -282,4 +307,21 @@ type Batch struct {
 	Files    []string
 	Plans    []*InputPlan
 	Problems Problems
+}
+
+// dedupe drops problems identical to the one before (Sort first): a grid
+// workbook repeats its plan cells in every grid, and one bad cell is one problem.
+func (ps Problems) dedupe() Problems {
+	out := ps[:0]
+	for i, p := range ps {
+		if i > 0 && problemEqual(ps[i-1], p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func problemEqual(a, b Problem) bool {
+	return a.Severity == b.Severity && a.Origin == b.Origin && a.Value == b.Value && a.Message == b.Message && strings.Join(a.Suggestions, "\x00") == strings.Join(b.Suggestions, "\x00")
 }

@@ -169,7 +169,8 @@ func cellRef(col, row int) string {
 // level). It adds data validation (whole numbers >= 0 on counters, the
 // sector drop-down, dates, a positive plan id), text formats on
 // identifiers, frozen label column, styles and column widths. The sheet is
-// written with WritePlanSheet: do not change it afterwards.
+// an ordinary worksheet that callers may go on editing; WritePlanSheet
+// writes the same sheet in one streamed pass, for workbooks of many plans.
 func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
@@ -177,7 +178,26 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 	if _, _, err := EnsureListsSheet(f); err != nil {
 		return err
 	}
-	return WritePlanSheet(f, sheet, ps, cat, st, nil)
+	l, err := layoutPlanSheet(ps, cat, st)
+	if err != nil {
+		return err
+	}
+	if err := l.cells.set(f, sheet); err != nil {
+		return err
+	}
+	for _, dv := range l.validations {
+		if err := f.AddDataValidation(sheet, dv); err != nil {
+			return err
+		}
+	}
+	for _, w := range l.widths {
+		first, _ := excelize.ColumnNumberToName(w.first)
+		last, _ := excelize.ColumnNumberToName(w.last)
+		if err := f.SetColWidth(sheet, first, last, w.width); err != nil {
+			return err
+		}
+	}
+	return f.SetPanes(sheet, l.panes)
 }
 
 // WritePlanSheet writes the grid plan sheet of AddPlanSheet into sheet, an
@@ -188,12 +208,62 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 //
 // beforeFlush, when not nil, runs once the rows are written and before the
 // sheet is finished, for additions that belong in the worksheet part (charts
-// with f.AddChart, more data validations). Once WritePlanSheet returns the
-// sheet is final: excelize functions that change it (or that walk every
-// worksheet, such as SetActiveSheet, SetSheetVisible(..., false),
-// DeleteSheet and MoveSheet) would re-read the streamed sheet and their
-// changes to it would be lost, so set the active and hidden sheets first.
+// with f.AddChart). Once WritePlanSheet returns the sheet is final: excelize
+// functions that change it, or that walk every worksheet (SetActiveSheet,
+// SetSheetVisible(..., false), DeleteSheet, MoveSheet), would re-read the
+// streamed sheet and their changes to it would be lost, so set the active
+// and hidden sheets first.
 func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles, beforeFlush func() error) error {
+	l, err := layoutPlanSheet(ps, cat, st)
+	if err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	// Widths and panes go before the rows.
+	for _, w := range l.widths {
+		if err := sw.SetColWidth(w.first, w.last, w.width); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(l.panes); err != nil {
+		return err
+	}
+	if err := l.cells.stream(sw); err != nil {
+		return err
+	}
+	// The stream writer writes the worksheet's validations (and drawings)
+	// when it is flushed.
+	for _, dv := range l.validations {
+		if err := f.AddDataValidation(sheet, dv); err != nil {
+			return err
+		}
+	}
+	if beforeFlush != nil {
+		if err := beforeFlush(); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
+}
+
+// planLayout is a grid plan sheet, ready to be written either way.
+type planLayout struct {
+	cells       *sheetCells
+	validations []*excelize.DataValidation
+	widths      []colWidth
+	panes       *excelize.Panes
+}
+
+type colWidth struct {
+	first, last int
+	width       float64
+}
+
+// layoutPlanSheet lays out a grid plan sheet (see AddPlanSheet).
+func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayout, error) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -263,42 +333,17 @@ func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.
 		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
 	}
+	l := &planLayout{cells: c}
 
-	sw, err := f.NewStreamWriter(sheet)
-	if err != nil {
-		return err
-	}
-	// Widths and panes go before the rows.
-	if err := sw.SetColWidth(labelCol, labelCol, LabelWidth); err != nil {
-		return err
-	}
-	if nCounterCols > 0 {
-		if err := sw.SetColWidth(labelCol+1, lastCol, CounterWidth); err != nil {
-			return err
-		}
-	}
-	if err := sw.SetPanes(&excelize.Panes{
-		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
-		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
-	}); err != nil {
-		return err
-	}
-	if err := c.stream(sw); err != nil {
-		return err
-	}
-
-	// Validation: one rule per kind, the counter rule over every grid.
-	// The stream writer writes the worksheet's validations when it is
-	// flushed.
-	var dvs []*excelize.DataValidation
+	// Validation: one rule per kind; the counter rule covers every grid.
 	if len(counterRanges) > 0 {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = strings.Join(counterRanges, " ")
 		if err := dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
-			return err
+			return nil, err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
-		dvs = append(dvs, dv)
+		l.validations = append(l.validations, dv)
 	}
 	{
 		dv := excelize.NewDataValidation(true)
@@ -306,39 +351,39 @@ func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.
 		dv.SetSqrefDropList(sectorList)
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Sector", "Pick one of the sectors in the list, or leave the cell blank.")
 		dv.SetInput("Sector", "Pick one of the 18 sectors, or leave blank.")
-		dvs = append(dvs, dv)
+		l.validations = append(l.validations, dv)
 	}
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
 		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
 			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
-			return err
+			return nil, err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Date", "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		dv.SetInput("Date", "YYYY-MM-DD, on or after 2025-09-01.")
-		dvs = append(dvs, dv)
+		l.validations = append(l.validations, dv)
 	}
 	{
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef["plan_id"]
 		if err := dv.SetRange(1, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
-			return err
+			return nil, err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Plan ID", "The plan id is a whole number. Leave it blank for a new plan.")
-		dvs = append(dvs, dv)
+		l.validations = append(l.validations, dv)
 	}
-	for _, dv := range dvs {
-		if err := f.AddDataValidation(sheet, dv); err != nil {
-			return err
-		}
+
+	// Widths, panes, view.
+	l.widths = append(l.widths, colWidth{labelCol, labelCol, LabelWidth})
+	if nCounterCols > 0 {
+		l.widths = append(l.widths, colWidth{labelCol + 1, lastCol, CounterWidth})
 	}
-	if beforeFlush != nil {
-		if err := beforeFlush(); err != nil {
-			return err
-		}
+	l.panes = &excelize.Panes{
+		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
+		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
 	}
-	return sw.Flush()
+	return l, nil
 }
 
 // grid lays out one grid from row and returns the row after it.
@@ -447,6 +492,43 @@ func (c *sheetCells) date(col, row int, d pipeline.Date) {
 
 func (c *sheetCells) merge(a, b string) { c.merges = append(c.merges, [2]string{a, b}) }
 
+// set writes the cells and merged ranges to sheet with the ordinary
+// (in-memory) excelize functions.
+func (c *sheetCells) set(f *excelize.File, sheet string) error {
+	for i, r := range c.rows {
+		for j, cell := range r {
+			if cell == nil {
+				continue
+			}
+			ref := cellRef(j+1, i+1)
+			// The style first: a date value on an unstyled cell would get
+			// a default date style.
+			if err := f.SetCellStyle(sheet, ref, ref, cell.StyleID); err != nil {
+				return err
+			}
+			var err error
+			switch v := cell.Value.(type) {
+			case nil:
+			case string:
+				err = f.SetCellStr(sheet, ref, v)
+			case int64:
+				err = f.SetCellInt(sheet, ref, v)
+			default:
+				err = f.SetCellValue(sheet, ref, v)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range c.merges {
+		if err := f.MergeCell(sheet, m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stream writes the rows in order and the merged ranges to sw.
 func (c *sheetCells) stream(sw *excelize.StreamWriter) error {
 	var values []any
@@ -460,7 +542,7 @@ func (c *sheetCells) stream(sw *excelize.StreamWriter) error {
 				values = append(values, nil)
 				continue
 			}
-			values = append(values, *cell)
+			values = append(values, cell)
 		}
 		if err := sw.SetRow(cellRef(1, i+1), values); err != nil {
 			return err

@@ -62,37 +62,27 @@ func New(opts Options) (*excelize.File, error) {
 		f.Close()
 		return nil, err
 	}
-	// finish drops the default sheet and activates the first visible
-	// sheet. Both walk every worksheet, so the grid layout calls it before
-	// it streams its plan sheet.
-	finish := func() error {
-		if err := f.DeleteSheet(first); err != nil {
-			return err
-		}
-		f.SetActiveSheet(0)
-		ActivateFirstVisible(f)
-		return nil
-	}
 	switch strings.ToLower(opts.Layout) {
 	case "", LayoutGrid:
-		err = buildGrid(f, cat, st, years, opts.Start, finish)
+		err = buildGrid(f, cat, st, years, opts.Start)
 	case LayoutFlat:
-		if err = buildFlat(f, cat, st); err == nil {
-			err = finish()
-		}
+		err = buildFlat(f, cat, st)
 	default:
 		err = fmt.Errorf("template: unknown layout %q (grid or flat)", opts.Layout)
+	}
+	if err == nil {
+		err = f.DeleteSheet(first)
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	f.SetActiveSheet(0)
+	ActivateFirstVisible(f)
 	return f, nil
 }
 
-// buildGrid adds the Instructions sheet and the plan sheet; finish runs
-// once every sheet exists, before the plan sheet is streamed.
-func buildGrid(f *excelize.File, cat *pipeline.Catalog, st *Styles, years int, start pipeline.Date, finish func() error) error {
+func buildGrid(f *excelize.File, cat *pipeline.Catalog, st *Styles, years int, start pipeline.Date) error {
 	if err := AddInstructionsSheet(f, cat, st); err != nil {
 		return err
 	}
@@ -112,16 +102,7 @@ func buildGrid(f *excelize.File, cat *pipeline.Catalog, st *Styles, years int, s
 			ps.Grids = append(ps.Grids, Grid{YearNumber: y, FinancialYear: fy, TargetType: tt})
 		}
 	}
-	if _, err := f.NewSheet(PlanSheetName); err != nil {
-		return err
-	}
-	if _, _, err := EnsureListsSheet(f); err != nil {
-		return err
-	}
-	if err := finish(); err != nil {
-		return err
-	}
-	return WritePlanSheet(f, PlanSheetName, ps, cat, st, nil)
+	return AddPlanSheet(f, PlanSheetName, ps, cat, st)
 }
 
 // FlatHeader returns the flat table's header: the plan and year columns,

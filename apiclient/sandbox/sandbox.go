@@ -121,9 +121,9 @@ type scorecard struct {
 	workforce   *Workforce
 	created     time.Time
 	updated     time.Time
-	// A recalculation runs until both clocks reach its end: Options.Now
-	// (a test can move it forward) and the real clock (a test that froze
-	// Now still sees runs end).
+	// A recalculation runs until either clock reaches its end: Options.Now
+	// (a test can move it forward) or the real clock (a test that froze Now
+	// still sees runs end).
 	recalcUntil     time.Time
 	recalcUntilReal time.Time
 }

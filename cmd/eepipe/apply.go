@@ -194,6 +194,10 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
+	if dir := reportInInputFolder(opts.Report, opts.Args); dir != "" {
+		log.Warn(fmt.Sprintf("the report %s is written inside the input folder %s: the next run over that folder will read it as a workbook; write it elsewhere",
+			opts.Report, dir))
+	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, a := range cfg.Accounts {
@@ -297,6 +301,33 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// reportInInputFolder returns the input folder that a CSV or XLSX report
+// would be written into (and so read back as input by the next run over
+// that folder), or "".
+func reportInInputFolder(report string, args []string) string {
+	if ext := strings.ToLower(filepath.Ext(report)); report == "" || ext == ".json" {
+		return ""
+	}
+	abs, err := filepath.Abs(report)
+	if err != nil {
+		return ""
+	}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		dir, err := filepath.Abs(a)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return a
+		}
+	}
+	return ""
 }
 
 // stopCause returns the fatal error behind a stopped run, or err.

@@ -207,3 +207,34 @@ func TestApplyInputWithoutPlansIsNothingToDo(t *testing.T) {
 		t.Errorf("report %q %v", b, err)
 	}
 }
+
+// A CSV or XLSX report written into an input folder would be read as a
+// workbook by the next run over that folder: the run warns.
+func TestApplyWarnsOfReportInInputFolder(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	in := filepath.Join(e.dir, "in")
+	if err := os.Mkdir(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeCSV(t, filepath.Join(in, "p.csv"), []row{{name: "P", start: "2025-09-01", end: "2030-08-31", year: 1,
+		typ: pipeline.TargetAll, counters: counters(cAMT, 1)}})
+	for _, tc := range []struct {
+		report string
+		warn   bool
+	}{
+		{filepath.Join(in, "run.csv"), true},
+		{filepath.Join(in, "sub", "..", "run.xlsx"), true},
+		{filepath.Join(in, "run.json"), false},
+		{filepath.Join(e.dir, "run.csv"), false},
+		{filepath.Join(e.dir, "in-run.csv"), false},
+	} {
+		if got := reportInInputFolder(tc.report, []string{in}) != ""; got != tc.warn {
+			t.Errorf("%s: warn %v, want %v", tc.report, got, tc.warn)
+		}
+	}
+	r := e.run("apply", in, "--report", filepath.Join(in, "run.csv"))
+	if r.code != 0 || !strings.Contains(r.err, "will read it as a workbook") {
+		t.Errorf("exit %d\n%s", r.code, r.err)
+	}
+}

@@ -57,7 +57,7 @@ func changeOnServer(t *testing.T, e *exEnv, exportPath string, picks []struct {
 		if _, err := e.acme.UpdateTarget(ctx, p.PlanID, mid, tid, map[string]int64{pk.counter: nv}); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, rcChange{exTargetKey{p.PlanID, year, tg.TargetType}, pk.counter, old, nv, tg.Cells[pk.counter]})
+		out = append(out, rcChange{exTargetKey{p.PlanID, year, tg.TargetType}, pk.counter, old, nv, tg.CellOf(pk.counter)})
 	}
 	return out
 }

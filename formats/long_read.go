@@ -1,0 +1,132 @@
+package formats
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// Columns of the long table (workbook-format §3) beside the flat ones.
+const (
+	longColRace    = "race"
+	longColGender  = "gender"
+	longColLevel   = "level"
+	longColCounter = "counter"
+	longColValue   = "value"
+)
+
+// isLongHeader reports whether a CSV header row is the long table's: it
+// names target_type, counter and value columns.
+func isLongHeader(fields []string) bool {
+	has := map[string]bool{}
+	for _, f := range fields {
+		has[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(f, "\ufeff")))] = true
+	}
+	return has[pipeline.ColTargetType] && has[longColCounter] && has[longColValue]
+}
+
+// longTable turns the rows of a long table into flat records: one record
+// per (plan, year, target type), holding the row's plan columns and, for
+// each counter, the row's value cell (so problems and reports point at the
+// value the file gives).
+type longTable struct {
+	file    string
+	cat     *pipeline.Catalog
+	ps      *pipeline.Problems
+	plan    map[int]string // 1-based column -> flat column name
+	counter int            // 1-based column of counter
+	value   int            // 1-based column of value
+	recs    map[string]*pipeline.Record
+	first   map[string]map[string]int // record key -> counter -> line it was first given on
+	order   []string
+}
+
+// newLongTable reads the header cells of a long table.
+func newLongTable(file string, cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *longTable {
+	t := &longTable{file: file, cat: cat, ps: ps, plan: map[int]string{},
+		recs: map[string]*pipeline.Record{}, first: map[string]map[string]int{}}
+	seen := map[string]pipeline.Origin{}
+	for _, c := range cells {
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.text, "\ufeff")))
+		if name == "" {
+			continue
+		}
+		if prev, dup := seen[name]; dup {
+			ps.Errorf(c.origin, c.text, "the column %s appears twice (first at %s); only the first one is read: delete or rename the other", name, readPlace(prev))
+			continue
+		}
+		seen[name] = c.origin
+		switch {
+		case name == longColCounter:
+			t.counter = c.col
+		case name == longColValue:
+			t.value = c.col
+		case name == longColRace, name == longColGender, name == longColLevel:
+			// The counter column names the counter; these are for people.
+		case pipeline.IsFlatColumn(name):
+			t.plan[c.col] = name
+		default:
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: c.origin, Value: c.text,
+				Message:     fmt.Sprintf("the column %q is not one of the long table's; it is ignored", c.text),
+				Suggestions: pipeline.Closest(name, append([]string{longColCounter, longColValue}, pipeline.FlatColumns...), 2)})
+		}
+	}
+	return t
+}
+
+// add reads one data row; pos returns the line a field starts on.
+func (t *longTable) add(fields []string, line int, pos func(field int) int) {
+	var key strings.Builder
+	for col := 1; col <= len(fields); col++ {
+		if name, ok := t.plan[col]; ok {
+			fmt.Fprintf(&key, "%s=%s\x00", name, strings.TrimSpace(fields[col-1]))
+		}
+	}
+	k := key.String()
+	rec := t.recs[k]
+	if rec == nil {
+		rec = &pipeline.Record{Origin: pipeline.Origin{File: t.file, Row: line}, Cells: map[string]pipeline.Cell{}}
+		for col, name := range t.plan {
+			c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(col - 1), Column: col, Header: name}}
+			if v := fields[col-1]; strings.TrimSpace(v) != "" {
+				c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+			}
+			rec.Cells[name] = c
+		}
+		t.recs[k] = rec
+		t.first[k] = map[string]int{}
+		t.order = append(t.order, k)
+	}
+	counterOrigin := pipeline.Origin{File: t.file, Row: pos(t.counter - 1), Column: t.counter, Header: longColCounter}
+	raw := strings.TrimSpace(fields[t.counter-1])
+	name := strings.ToLower(raw)
+	switch {
+	case name == "":
+		t.ps.Errorf(counterOrigin, "", "the counter is blank: name the counter this line's value is for (number_of_...)")
+		return
+	case !t.cat.Has(name):
+		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: raw,
+			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", raw),
+			Suggestions: t.cat.Suggest(name, 3)})
+		return
+	}
+	if prev, dup := t.first[k][name]; dup {
+		t.ps.Errorf(counterOrigin, raw, "%s is given twice for the same plan, year and target type (first on line %d); keep one line", name, prev)
+		return
+	}
+	t.first[k][name] = line
+	v := fields[t.value-1]
+	c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(t.value - 1), Column: t.value, Header: name}}
+	if strings.TrimSpace(v) != "" {
+		c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+	}
+	rec.Cells[name] = c
+}
+
+// flush emits the records in the order their first line came.
+func (t *longTable) flush(emit func(pipeline.Record)) {
+	for _, k := range t.order {
+		emit(*t.recs[k])
+	}
+}
