@@ -36,12 +36,13 @@ func benchPlans(n int) []*pipeline.InputPlan {
 func BenchmarkWriteFlatXLSX(b *testing.B) {
 	plans := benchPlans(1000)
 	path := filepath.Join(b.TempDir(), "flat.xlsx")
-	b.ReportAllocs()
+	done := benchMeasure(b)
 	for b.Loop() {
 		if err := WriteFlatXLSX(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done()
 	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 

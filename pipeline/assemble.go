@@ -25,13 +25,30 @@ func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
 // the little it needs to cite earlier rows are kept.
 type Assembler struct {
 	cat      *Catalog
-	races    []string // the catalog's races and genders, for the totals check
-	genders  []string
+	totals   []asmTotals // the catalog's names for the totals check, per race and gender
 	plans    []*asmPlan
 	byKey    map[PlanKey]*asmPlan
 	problems Problems
 	unknown  map[string]bool           // problems reported once per file and sheet (unknown counters, lost zeros)
 	columns  map[string]CounterColumns // per file and sheet: the flat table's counter columns
+	texts    map[string]string         // year cell texts kept until Finish, shared between rows
+
+	// The table of the previous record, so that consecutive rows of one
+	// table find its CounterColumns without building the map key.
+	lastFile, lastSheet string
+	lastColumns         CounterColumns
+	lastKnown           bool
+}
+
+// asmTotals are the counter names of one race and gender that the totals
+// check compares, looked up in the catalog once rather than per target.
+type asmTotals struct {
+	race, gender      string
+	total, grand      string
+	temp              string
+	hasTotal          bool
+	hasGrand, hasTemp bool
+	levels            []string // the occupational levels' counters; nil when the catalog lacks one
 }
 
 // NewAssembler returns an Assembler checking counter names against cat (nil
@@ -40,19 +57,38 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	return &Assembler{cat: cat, races: cat.Races(), genders: cat.Genders(), byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}}
+	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}}
+	for _, race := range cat.Races() {
+		for _, gender := range cat.Genders() {
+			t := asmTotals{race: race, gender: gender}
+			t.total, t.hasTotal = cat.Counter(race, gender, "total_permanent_employees")
+			t.grand, t.hasGrand = cat.Counter(race, gender, "grand_total_employees")
+			t.temp, t.hasTemp = cat.Counter(race, gender, "temporary_employees")
+			for _, level := range OccupationalLevels {
+				name, has := cat.Counter(race, gender, level)
+				if !has {
+					t.levels = nil
+					break
+				}
+				t.levels = append(t.levels, name)
+			}
+			a.totals = append(a.totals, t)
+		}
+	}
+	return a
 }
 
 // asmPlan collects one plan's rows.
 type asmPlan struct {
 	plan    *InputPlan
-	fields  map[string]asmField // plan column -> first value given and where
+	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
 	targets []*asmTarget
 }
 
 type asmField struct {
 	value  string
 	origin Origin
+	set    bool
 }
 
 type asmTarget struct {
@@ -64,7 +100,34 @@ type asmTarget struct {
 }
 
 // asmPlanColumns are the columns that describe the plan rather than a row.
-var asmPlanColumns = []string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+var asmPlanColumns = [asmNumPlanColumns]string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+
+const asmNumPlanColumns = 9
+
+// asmPlanColumnIndex returns the index of a plan column in asmPlanColumns.
+func asmPlanColumnIndex(col string) int {
+	switch col {
+	case ColCompanyVAT:
+		return 0
+	case ColCompanyRegistration:
+		return 1
+	case ColCompanyIDNumber:
+		return 2
+	case ColPlanID:
+		return 3
+	case ColPlanName:
+		return 4
+	case ColStartDate:
+		return 5
+	case ColEndDate:
+		return 6
+	case ColSector:
+		return 7
+	case ColScorecardID:
+		return 8
+	}
+	panic("pipeline: " + col + " is not a plan column")
+}
 
 // asmRowValues are the parsed plan and year fields of one record.
 type asmRowValues struct {
@@ -81,14 +144,20 @@ type asmRowValues struct {
 	yearGiven  bool // year_number or financial_year written (valid or not)
 	targetType string
 	typeGiven  bool
-	given      map[string]string // plan column -> canonical value, for valid non-blank values
+	given      [asmNumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
+	givenSet   [asmNumPlanColumns]bool
+}
+
+func (v *asmRowValues) give(col, value string) {
+	i := asmPlanColumnIndex(col)
+	v.given[i], v.givenSet[i] = value, true
 }
 
 // Add validates one record and files it under its plan. It keeps nothing
 // of rec.Cells (the map may be reused for the next record), only the values
 // and origins it reads from it.
 func (a *Assembler) Add(rec Record) {
-	v := asmRowValues{given: map[string]string{}}
+	var v asmRowValues
 	cell := func(col string) (Cell, bool) {
 		c, ok := rec.Cells[col]
 		return c, ok
@@ -101,7 +170,7 @@ func (a *Assembler) Add(rec Record) {
 		if o.Header == "" {
 			o.Header = col
 		}
-		a.problems.Errorf(o, asmCellText(c), format, args...)
+		a.errorf(o, asmCellText(c), format, args...)
 	}
 
 	if c, ok := cell(ColPlanID); ok {
@@ -115,7 +184,7 @@ func (a *Assembler) Add(rec Record) {
 			v.planIDBad = true
 		case set:
 			v.planID = n
-			v.given[ColPlanID] = strconv.FormatInt(n, 10)
+			v.give(ColPlanID, strconv.FormatInt(n, 10))
 		}
 	}
 	for _, col := range []string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
@@ -131,7 +200,7 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
-		v.given[col] = s
+		v.give(col, s)
 		if c.Kind == CellNumber {
 			a.lostZeroWarning(c, col, s)
 		}
@@ -162,7 +231,7 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
-		v.given[col] = d.String()
+		v.give(col, d.String())
 		if col == ColStartDate {
 			v.start = d
 		} else {
@@ -177,7 +246,7 @@ func (a *Assembler) Add(rec Record) {
 		case set:
 			if exact, sugg, found := NormalizeSector(s); found {
 				v.sector = exact
-				v.given[ColSector] = exact
+				v.give(ColSector, exact)
 			} else {
 				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", s)
 				a.problems[len(a.problems)-1].Suggestions = sugg
@@ -193,14 +262,14 @@ func (a *Assembler) Add(rec Record) {
 			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", s)
 		case set:
 			v.scorecard = s
-			v.given[ColScorecardID] = s
+			v.give(ColScorecardID, s)
 		}
 	}
 	var yearOrigin, fyOrigin Origin
 	var yearRaw, fyRaw string
 	if c, ok := cell(ColYearNumber); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		yearOrigin, yearRaw = asmOriginOf(c, rec, ColYearNumber), asmCellText(c)
+		yearOrigin, yearRaw = asmKeep(asmOriginOf(c, rec, ColYearNumber)), a.keepText(asmCellText(c))
 		n, _, err := IntegerValue(c)
 		switch {
 		case err != nil:
@@ -213,7 +282,7 @@ func (a *Assembler) Add(rec Record) {
 	}
 	if c, ok := cell(ColFinancialYear); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		fyOrigin, fyRaw = asmOriginOf(c, rec, ColFinancialYear), asmCellText(c)
+		fyOrigin, fyRaw = asmKeep(asmOriginOf(c, rec, ColFinancialYear)), a.keepText(asmCellText(c))
 		fy, _, err := FinancialYearValue(c)
 		if err != nil {
 			errAt(c, ColFinancialYear, "financial_year: %v", err)
@@ -238,7 +307,7 @@ func (a *Assembler) Add(rec Record) {
 		if c, ok := cell(ColTargetType); ok {
 			o = asmOriginOf(c, rec, ColTargetType)
 		}
-		a.problems.Errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
+		a.errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
 	}
 	if !v.yearGiven {
 		o := rec.Origin
@@ -247,7 +316,7 @@ func (a *Assembler) Add(rec Record) {
 		} else if c, ok := cell(ColFinancialYear); ok {
 			o = asmOriginOf(c, rec, ColFinancialYear)
 		}
-		a.problems.Errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
+		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
 	}
 
 	counters, cells, columns := a.counters(rec)
@@ -264,7 +333,7 @@ func (a *Assembler) Add(rec Record) {
 		if c, ok := cell(ColPlanName); ok {
 			o = asmOriginOf(c, rec, ColPlanName)
 		}
-		a.problems.Errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
+		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
 		return
 	case v.startBad:
 		return
@@ -274,23 +343,28 @@ func (a *Assembler) Add(rec Record) {
 
 	acc := a.byKey[key]
 	if acc == nil {
-		acc = &asmPlan{plan: &InputPlan{Origin: rec.Origin}, fields: map[string]asmField{}}
+		key.Company = CompanyIDs{VAT: strings.Clone(key.Company.VAT), Registration: strings.Clone(key.Company.Registration), IDNumber: strings.Clone(key.Company.IDNumber)}
+		key.Name = strings.Clone(key.Name)
+		acc = &asmPlan{plan: &InputPlan{Origin: asmKeep(rec.Origin)}}
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
 	}
-	for _, col := range asmPlanColumns {
-		val, ok := v.given[col]
-		if !ok {
+	for i, col := range asmPlanColumns {
+		if !v.givenSet[i] {
 			continue
 		}
-		o := asmOriginOf(rec.Cells[col], rec, col)
-		if prev, seen := acc.fields[col]; seen {
+		val := v.given[i]
+		if prev := &acc.fields[i]; prev.set {
 			if prev.value != val {
-				a.problems.Errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, prev.value, asmRef(prev.origin, o), val, col)
+				o := asmOriginOf(rec.Cells[col], rec, col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, prev.value, asmRef(prev.origin, o), val, col)
 			}
 			continue
 		}
-		acc.fields[col] = asmField{value: val, origin: o}
+		// The plan keeps its own copy of the text, not the reader's
+		// buffer (a CSV line) it may be part of.
+		val = strings.Clone(val)
+		acc.fields[i] = asmField{value: val, origin: asmKeep(asmOriginOf(rec.Cells[col], rec, col)), set: true}
 		p := acc.plan
 		switch col {
 		case ColPlanID:
@@ -318,7 +392,7 @@ func (a *Assembler) Add(rec Record) {
 	}
 	acc.targets = append(acc.targets, &asmTarget{
 		t: &InputTarget{
-			Origin:        rec.Origin,
+			Origin:        asmKeep(rec.Origin),
 			YearNumber:    v.yearNumber,
 			FinancialYear: v.fy,
 			TargetType:    v.targetType,
@@ -350,33 +424,38 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 		return // once per number and file is enough
 	}
 	a.unknown[k] = true
-	a.problems.Warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
+	a.warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
 }
 
 // counters validates the counter cells of a record. Cells on the record's
 // own row are described by the table's shared CounterColumns; only the
 // others (grid cells) get an Origin each.
 func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, CounterColumns) {
-	n := 0
-	for name := range rec.Cells {
-		if strings.HasPrefix(name, CounterPrefix) {
-			n++
+	// The map is sized for the record's counter cells, as few as the
+	// record has columns that are not plan or year columns.
+	n := len(rec.Cells)
+	for _, col := range FlatColumns {
+		if _, ok := rec.Cells[col]; ok {
+			n--
 		}
 	}
-	counters := make(map[string]int64, n)
+	counters := make(map[string]int64, max(n, 0))
 	var cells map[string]Origin
-	tableKey := rec.Origin.File + "|" + rec.Origin.Sheet
-	columns := a.columns[tableKey]
+	columns, known := a.tableColumns(rec.Origin)
+	row := rec.Origin.Row
+	var rowDigits [20]byte
+	rowSuffix := strconv.AppendInt(rowDigits[:0], int64(row), 10)
 	for name, c := range rec.Cells {
 		if !strings.HasPrefix(name, CounterPrefix) {
 			continue
 		}
-		o := asmOriginOf(c, rec, name)
-		if !a.cat.Has(name) {
+		prev, seen := columns[name] // a name in columns is in the catalog
+		if !seen && !a.cat.Has(name) {
+			o := asmOriginOf(c, rec, name)
 			k := o.File + "|" + o.Sheet + "|" + name
 			if !a.unknown[k] {
 				a.unknown[k] = true
-				a.problems = append(a.problems, Problem{Severity: Error, Origin: o, Value: name,
+				a.problems = append(a.problems, Problem{Severity: Error, Origin: asmKeep(o), Value: name,
 					Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
 					Suggestions: a.cat.Suggest(name, 3)})
 			}
@@ -384,31 +463,67 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, C
 		}
 		n, set, err := CounterValue(c)
 		if err != nil {
-			a.problems.Errorf(o, asmCellText(c), "%s: %v", name, err)
+			a.errorf(asmOriginOf(c, rec, name), asmCellText(c), "%s: %v", name, err)
 			continue
 		}
 		if !set {
 			continue
 		}
 		counters[name] = n
-		if col, ok := columnOf(o, rec.Origin.Row); ok {
-			if columns == nil {
-				columns = CounterColumns{}
-				a.columns[tableKey] = columns
-			}
-			if prev, seen := columns[name]; !seen {
-				columns[name] = col
-				continue
-			} else if prev == col {
+		o := asmOriginOf(c, rec, name)
+		if seen {
+			if asmInColumn(o, prev, row, rowSuffix) {
 				continue
 			}
+		} else if col, ok := columnOf(o, row); ok {
+			if !known {
+				columns, known = CounterColumns{}, true
+				a.setTableColumns(rec.Origin, columns)
+			}
+			columns[name] = col
+			continue
 		}
 		if cells == nil {
 			cells = make(map[string]Origin)
 		}
-		cells[name] = o
+		cells[name] = asmKeep(o)
+	}
+	if !known {
+		columns = nil
 	}
 	return counters, cells, columns
+}
+
+// tableColumns returns the CounterColumns of the table (file and sheet)
+// of a record, and whether the table has them yet.
+func (a *Assembler) tableColumns(o Origin) (CounterColumns, bool) {
+	if a.lastColumns == nil || o.File != a.lastFile || o.Sheet != a.lastSheet {
+		columns, ok := a.columns[o.File+"|"+o.Sheet]
+		if !ok {
+			return nil, false
+		}
+		a.lastFile, a.lastSheet, a.lastColumns = o.File, o.Sheet, columns
+	}
+	return a.lastColumns, true
+}
+
+func (a *Assembler) setTableColumns(o Origin, columns CounterColumns) {
+	a.columns[o.File+"|"+o.Sheet] = columns
+	a.lastFile, a.lastSheet, a.lastColumns = o.File, o.Sheet, columns
+}
+
+// asmInColumn reports whether columnOf(o, row) gives col, without building
+// the column's Origin: rowSuffix is row in decimal.
+func asmInColumn(o, col Origin, row int, rowSuffix []byte) bool {
+	if row <= 0 || o.Row != row || o.File != col.File || o.Sheet != col.Sheet || o.Column != col.Column || o.Header != col.Header || col.Row != 0 {
+		return false
+	}
+	if col.Cell == "" {
+		return o.Cell == ""
+	}
+	// col.Cell holds letters only (columnOf made it): o.Cell must be
+	// those letters and the row.
+	return len(o.Cell) == len(col.Cell)+len(rowSuffix) && o.Cell[:len(col.Cell)] == col.Cell && o.Cell[len(col.Cell):] == string(rowSuffix)
 }
 
 // columnOf returns o without its row when o is a cell on the given row
@@ -438,6 +553,39 @@ func asmCellText(c Cell) string {
 		return ""
 	}
 	return c.Text
+}
+
+// asmKeep returns o with its own copy of the cell reference, for an Origin
+// the Assembler keeps: a reader may cut the references of a row from one
+// string, which a kept reference would hold in memory whole.
+func asmKeep(o Origin) Origin {
+	if o.Cell != "" {
+		o.Cell = strings.Clone(o.Cell)
+	}
+	return o
+}
+
+// keepText returns s for keeping until Finish: a copy, shared by the
+// rows that give the same text (year numbers and financial years repeat).
+func (a *Assembler) keepText(s string) string {
+	if k, ok := a.texts[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	if len(a.texts) < 4096 {
+		a.texts[k] = k
+	}
+	return k
+}
+
+// errorf and warnf record a problem with its own copies of the origin's
+// cell reference and the value (see asmKeep).
+func (a *Assembler) errorf(o Origin, value, format string, args ...any) {
+	a.problems.Errorf(asmKeep(o), strings.Clone(value), format, args...)
+}
+
+func (a *Assembler) warnf(o Origin, value, format string, args ...any) {
+	a.problems.Warnf(asmKeep(o), strings.Clone(value), format, args...)
 }
 
 func asmOriginOf(c Cell, rec Record, col string) Origin {
@@ -485,7 +633,7 @@ func (a *Assembler) splitPlans() {
 			if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
 				continue
 			}
-			a.problems.Errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
+			a.errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
 				asmRef(q.Origin, p.Origin), p.Name, p.StartDate, asmIdentifiers(q), asmIdentifiers(p))
 			break
 		}
@@ -515,7 +663,7 @@ func asmIdentifiers(p *InputPlan) string {
 }
 
 func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
-	if f, ok := acc.fields[col]; ok {
+	if f := acc.fields[asmPlanColumnIndex(col)]; f.set {
 		return f.origin
 	}
 	return acc.plan.Origin
@@ -525,21 +673,21 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	p := acc.plan
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
-			a.problems.Errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
 		if p.EndDate.IsZero() {
-			a.problems.Errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
 	}
 	datesOK := true
 	if !p.StartDate.IsZero() && p.StartDate.Before(EarliestStart) {
-		a.problems.Errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
+		a.errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
 	}
 	if !p.EndDate.IsZero() && p.EndDate.After(LatestEnd) {
-		a.problems.Warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
+		a.warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
 	}
 	if !p.StartDate.IsZero() && !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
-		a.problems.Errorf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is before start_date %s", p.EndDate, p.StartDate)
+		a.errorf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is before start_date %s", p.EndDate, p.StartDate)
 		datesOK = false
 	}
 	var years []FinancialYear
@@ -550,13 +698,13 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	if !p.StartDate.IsZero() {
 		first = FinancialYearOf(p.StartDate)
 	}
-	span := ""
-	if len(years) > 0 {
-		span = fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
+	span := func() string {
+		return fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
 	}
 
 	type slot struct {
-		year string
+		fy   bool // year is a financial year, not a year number
+		year int
 		tt   string
 	}
 	seen := map[slot]*asmTarget{}
@@ -566,20 +714,20 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
 			want := first + FinancialYear(t.YearNumber-1)
 			if want != t.FinancialYear {
-				a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
+				a.errorf(ta.fyOrigin, ta.fyCellRaw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
 				ok = false
 			}
 		}
 		if ok && len(years) > 0 {
 			if t.YearNumber > len(years) {
-				a.problems.Errorf(ta.yearOrigin, ta.yearCellRaw, "year_number %d is outside the plan: %s", t.YearNumber, span)
+				a.errorf(ta.yearOrigin, ta.yearCellRaw, "year_number %d is outside the plan: %s", t.YearNumber, span())
 				ok = false
 			} else if t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]) {
-				a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is outside the plan: %s", t.FinancialYear, span)
+				a.errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
 				ok = false
 			}
 		} else if ok && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first {
-			a.problems.Errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
+			a.errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
 			ok = false
 		}
 		if ok && first != 0 {
@@ -595,12 +743,12 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		case !ok:
 			continue
 		case t.YearNumber != 0:
-			s = slot{"y" + strconv.Itoa(t.YearNumber), t.TargetType}
+			s = slot{false, t.YearNumber, t.TargetType}
 		default:
-			s = slot{"fy" + strconv.Itoa(int(t.FinancialYear)), t.TargetType}
+			s = slot{true, int(t.FinancialYear), t.TargetType}
 		}
 		if prev, dup := seen[s]; dup {
-			a.problems.Errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.t.Origin, t.Origin))
+			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.t.Origin, t.Origin))
 			continue
 		}
 		seen[s] = ta
@@ -651,59 +799,65 @@ func asmTypeIndex(tt string) int {
 
 // domainWarnings warns about disabled counters above the matching
 // all_employees counters, and totals that disagree with their parts.
+// p.Targets is sorted by year, so the targets of one year are adjacent.
 func (a *Assembler) domainWarnings(p *InputPlan) {
-	byYear := map[int]map[string]*InputTarget{}
 	for _, t := range p.Targets {
-		y := asmSortYear(t)
-		if byYear[y] == nil {
-			byYear[y] = map[string]*InputTarget{}
-		}
-		byYear[y][t.TargetType] = t
 		a.totalWarnings(t)
 	}
-	for _, t := range p.Targets {
+	names := a.cat.Names()
+	for i, t := range p.Targets {
 		if t.TargetType != TargetDisabled {
 			continue
 		}
-		all := byYear[asmSortYear(t)][TargetAll]
+		// The year's all_employees target; the last one when there were several.
+		var all *InputTarget
+		y := asmSortYear(t)
+		for j := i; j >= 0 && asmSortYear(p.Targets[j]) == y; j-- {
+			if u := p.Targets[j]; u.TargetType == TargetAll && all == nil {
+				all = u
+			}
+		}
+		for j := i + 1; j < len(p.Targets) && asmSortYear(p.Targets[j]) == y; j++ {
+			if u := p.Targets[j]; u.TargetType == TargetAll {
+				all = u
+			}
+		}
 		if all == nil {
 			continue
 		}
-		for _, name := range a.cat.Names() {
+		for _, name := range names {
 			d, okD := t.Counters[name]
+			if !okD {
+				continue
+			}
 			n, okA := all.Counters[name]
-			if okD && okA && d > n {
-				a.problems.Warnf(t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
+			if okA && d > n {
+				a.warnf(t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
 			}
 		}
 	}
 }
 
 func (a *Assembler) totalWarnings(t *InputTarget) {
-	for _, race := range a.races {
-		for _, gender := range a.genders {
-			totalName, hasTotal := a.cat.Counter(race, gender, "total_permanent_employees")
-			total, totalSet := t.Counters[totalName]
-			sum, complete := int64(0), true
-			for _, level := range OccupationalLevels {
-				name, has := a.cat.Counter(race, gender, level)
-				v, set := t.Counters[name]
-				if !has || !set {
-					complete = false
-					break
-				}
-				sum += v
+	for i := range a.totals {
+		tn := &a.totals[i]
+		total, totalSet := t.Counters[tn.total]
+		sum, complete := int64(0), tn.levels != nil
+		for _, name := range tn.levels {
+			v, set := t.Counters[name]
+			if !set {
+				complete = false
+				break
 			}
-			if hasTotal && totalSet && complete && sum != total {
-				a.problems.Warnf(t.CellOf(totalName), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", totalName, total, race, gender, sum)
-			}
-			grandName, hasGrand := a.cat.Counter(race, gender, "grand_total_employees")
-			tempName, hasTemp := a.cat.Counter(race, gender, "temporary_employees")
-			grand, grandSet := t.Counters[grandName]
-			temp, tempSet := t.Counters[tempName]
-			if hasGrand && hasTemp && hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
-				a.problems.Warnf(t.CellOf(grandName), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", grandName, grand, total, temp, race, gender, total+temp)
-			}
+			sum += v
+		}
+		if tn.hasTotal && totalSet && complete && sum != total {
+			a.warnf(t.CellOf(tn.total), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", tn.total, total, tn.race, tn.gender, sum)
+		}
+		grand, grandSet := t.Counters[tn.grand]
+		temp, tempSet := t.Counters[tn.temp]
+		if tn.hasGrand && tn.hasTemp && tn.hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
+			a.warnf(t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,44 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 	}
 	if rows[3].YearNumber != 3 || rows[3].FinancialYear != "2027/28" || rows[3].TargetID == 0 {
 		t.Errorf("financial_year row: %+v", rows[3])
+	}
+}
+
+// cancelOnCreate answers a create without a clear outcome and interrupts
+// the run at the same moment, so the list that would tell whether the
+// create was applied is never sent.
+type cancelOnCreate struct {
+	PlanService
+	cancel context.CancelFunc
+}
+
+func (c cancelOnCreate) CreatePlan(ctx context.Context, np NewPlan) (*Plan, error) {
+	c.cancel()
+	return nil, fmt.Errorf("POST: connection reset: %w", ErrUnclearOutcome)
+}
+
+// A create without a clear answer whose check could not be made is a
+// failure (the plan may exist), never "not applied".
+func TestUnclearCreateUncheckedIsFailed(t *testing.T) {
+	w := newWorld()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	accounts := []Account{{Name: "acme", CompanyID: acmeCo.ID, Service: cancelOnCreate{PlanService: w.acme, cancel: cancel}}}
+	r := NewRunner(accounts, nil, RunOptions{})
+	cs, err := r.Plan(ctx, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Apply(ctx, cs, time.Now())
+	p := rep.Plans[0]
+	if p.Outcome != OutcomeFailed || !strings.Contains(p.Err.Error(), "could not be listed") {
+		t.Fatalf("outcome %q: %v", p.Outcome, p.Err)
+	}
+	var b strings.Builder
+	if err := rep.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "nothing of this plan was written") {
+		t.Errorf("the summary claims nothing was written:\n%s", b.String())
 	}
 }

@@ -46,6 +46,9 @@ const maxExactInteger = 1 << 53
 // "12", "12.0" or " 12 ". The error says in plain words what is wrong.
 func ParseCounter(s string) (int64, error) {
 	t := strings.TrimSpace(s)
+	if n, ok := valPlainDigits(t); ok {
+		return n, nil
+	}
 	if t == "" {
 		return 0, errors.New("the counter is empty")
 	}
@@ -73,6 +76,30 @@ func valCounterFromFloat(f float64) (int64, error) {
 }
 
 func valFmtNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// valMaxPlainDigits is the longest run of digits valPlainDigits parses:
+// every number of 15 digits is below maxExactInteger, so it is exactly
+// what parsing it as a decimal number gives.
+const valMaxPlainDigits = 15
+
+// valPlainDigits parses s when it is nothing but ASCII digits (at most
+// valMaxPlainDigits of them): the common case of a counter, a year number
+// or an id, which then needs neither the pattern nor float parsing. The
+// result is the one valParseDecimal gives for such a string.
+func valPlainDigits(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > valMaxPlainDigits {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
 
 // valDecimalPattern is a plain decimal number, optionally signed, with an
 // optional exponent: what a person or a spreadsheet writes as a number.
@@ -111,13 +138,17 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		n, err = valCounterFromFloat(valSnap(c.Number))
 		return n, err == nil, err
 	case CellText:
-		if strings.TrimSpace(c.Text) == "" {
+		t := strings.TrimSpace(c.Text)
+		if n, ok := valPlainDigits(t); ok {
+			return n, true, nil
+		}
+		if t == "" {
 			return 0, false, nil
 		}
-		if msg, isErr := valErrorMessage(c.Text); isErr {
+		if msg, isErr := valErrorMessage(t); isErr {
 			return 0, false, errors.New(msg)
 		}
-		n, err = ParseCounter(c.Text)
+		n, err = ParseCounter(t)
 		return n, err == nil, err
 	}
 	return 0, false, valKindError(c, "a whole number of 0 or more")
@@ -145,7 +176,11 @@ var valErrorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?",
 
 // valErrorMessage recognises a spreadsheet error value such as #REF!.
 func valErrorMessage(s string) (string, bool) {
-	t := strings.ToUpper(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] != '#' {
+		return "", false // every error value starts with #
+	}
+	t = strings.ToUpper(t)
 	for _, e := range valErrorValues {
 		if t == e {
 			return fmt.Sprintf("the cell holds the error value %s (a broken formula); fix the formula or type the value", e), true
@@ -166,6 +201,9 @@ var (
 // orders such as 03/04/2026 are rejected as ambiguous.
 func ParseDateText(s string) (Date, error) {
 	t := strings.TrimSpace(s)
+	if y, mo, d, ok := valPlainISODate(t); ok {
+		return valMakeDate(t, y, mo, d)
+	}
 	if m := isoDatePattern.FindStringSubmatch(t); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -187,6 +225,18 @@ func ParseDateText(s string) (Date, error) {
 		return Date{}, errors.New("the date is empty")
 	}
 	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", t)
+}
+
+// valPlainISODate splits the common spelling YYYY-MM-DD without the
+// pattern; other spellings are left to the patterns of ParseDateText.
+func valPlainISODate(t string) (y, m, d int, ok bool) {
+	if len(t) != 10 || t[4] != '-' || t[7] != '-' {
+		return 0, 0, 0, false
+	}
+	yy, okY := valPlainDigits(t[:4])
+	mm, okM := valPlainDigits(t[5:7])
+	dd, okD := valPlainDigits(t[8:])
+	return int(yy), int(mm), int(dd), okY && okM && okD
 }
 
 func valMakeDate(text string, y, m, d int) (Date, error) {
@@ -239,6 +289,9 @@ func IntegerValue(c Cell) (n int64, ok bool, err error) {
 		return int64(c.Number), true, nil
 	case CellText:
 		t := strings.TrimSpace(c.Text)
+		if n, ok := valPlainDigits(t); ok {
+			return n, true, nil
+		}
 		if t == "" {
 			return 0, false, nil
 		}
@@ -283,14 +336,18 @@ var financialYearPattern = regexp.MustCompile(`^(\d{4})\s*/\s*(\d{2}|\d{4})$`)
 // from 1 September 2026 to 31 August 2027.
 func ParseFinancialYear(s string) (FinancialYear, error) {
 	t := strings.TrimSpace(s)
-	m := financialYearPattern.FindStringSubmatch(t)
-	if m == nil {
-		return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", t)
+	firstText, secondText, ok := valPlainFinancialYear(t)
+	if !ok {
+		m := financialYearPattern.FindStringSubmatch(t)
+		if m == nil {
+			return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", t)
+		}
+		firstText, secondText = m[1], m[2]
 	}
-	first, _ := strconv.Atoi(m[1])
-	second, _ := strconv.Atoi(m[2])
+	first, _ := strconv.Atoi(firstText)
+	second, _ := strconv.Atoi(secondText)
 	want := first + 1
-	if len(m[2]) == 2 {
+	if len(secondText) == 2 {
 		want %= 100
 	}
 	if second != want {
@@ -300,6 +357,17 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 		return 0, fmt.Errorf("%q is not a plausible financial year", t)
 	}
 	return FinancialYear(first), nil
+}
+
+// valPlainFinancialYear splits the common spellings 2026/27 and 2026/2027
+// (no spaces) without the pattern, as financialYearPattern would.
+func valPlainFinancialYear(t string) (first, second string, ok bool) {
+	if (len(t) != 7 && len(t) != 9) || t[4] != '/' {
+		return "", "", false
+	}
+	_, okF := valPlainDigits(t[:4])
+	_, okS := valPlainDigits(t[5:])
+	return t[:4], t[5:], okF && okS
 }
 
 // FinancialYearValue returns the financial year of a cell. ok is false for a
@@ -334,7 +402,10 @@ func NormalizeSector(s string) (string, []string, bool) {
 }
 
 func valMatchFold(s string, list []string, n int) (string, []string, bool) {
-	t := strings.Join(strings.Fields(s), " ")
+	t := s
+	if !valSingleSpaced(s) {
+		t = strings.Join(strings.Fields(s), " ")
+	}
 	for _, v := range list {
 		if strings.EqualFold(v, t) {
 			return v, nil, true
@@ -342,3 +413,27 @@ func valMatchFold(s string, list []string, n int) (string, []string, bool) {
 	}
 	return "", Closest(t, list, n), false
 }
+
+// valSingleSpaced reports whether s is ASCII with words separated by
+// single spaces and no space at either end: what strings.Fields and a
+// join with " " would give back unchanged.
+func valSingleSpaced(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && s[i+1] == ' ':
+			return false
+		}
+	}
+	return true
+}
+
+// utf8RuneSelf is utf8.RuneSelf: bytes below it are ASCII characters.
+const utf8RuneSelf = 0x80

@@ -29,6 +29,7 @@ func FuzzParseFaults(f *testing.F) {
 func FuzzParseFixtures(f *testing.F) {
 	f.Add(defaultFixturesJSON)
 	f.Add([]byte(`{"accounts":[{"name":"a","api_key":"k","secret":"s","expires_at":"2026-01-01"}],"scorecards":[{"account":"a","id":"scorecard_1","description":"d","start_date":"2025-01-01","end_date":"2025-12-31","charter_id":"alpha_ict","province":"Gauteng","workforce":{"all_employees":{"number_of_african_male_top_managers":3}}}]}`))
+	f.Add([]byte(`{"accounts":[{"name":"a","api_key":"k","secret":"s","expires_at":"2026-12-01T08:30"}],"scorecards":[{"account":"a","id":"scorecard_bare","workforce":{"all_employees":{"number_of_x":1}}}]}`))
 	f.Add([]byte(`{"accounts":[{}]}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"scorecards":[{"workforce":{"all_employees":{"x":1.5}}}]}`))

@@ -230,7 +230,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		Concurrency:   opts.Concurrency,
 		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
 		NoRecalc:      opts.NoRecalc,
-		RecalcWait:    opts.RecalcWait,
+		RecalcWait:    noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff,
 		Now:           f.Now,
 		OnPlanDone:    prog.planDone,
@@ -241,6 +241,9 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	cs, planErr := runner.Plan(ctx, batch.Plans)
+	for _, w := range sameNameOtherStart(cs) {
+		log.Warn(w)
+	}
 
 	if opts.DryRun {
 		if planErr == nil {
@@ -328,6 +331,37 @@ func reportInInputFolder(report string, args []string) string {
 		}
 	}
 	return ""
+}
+
+// sameNameOtherStart warns about each plan to create whose account
+// already holds a plan of the same name with another start date: a file
+// that changed a plan's start date (without its plan_id) creates a second
+// plan rather than changing the first, which the service cannot do.
+func sameNameOtherStart(cs *pipeline.ChangeSet) []string {
+	var out []string
+	for _, d := range cs.Plans {
+		if d.Action != pipeline.ActionCreate || d.Create == nil || strings.TrimSpace(d.Create.Name) == "" {
+			continue
+		}
+		for _, p := range cs.Listed[d.Account] {
+			if strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(d.Create.Name)) && p.StartDate != d.Create.StartDate {
+				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
+					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
+					d.Title(), d.Account, p.ID, p.Name, p.StartDate))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// noWaitIfZero maps --recalc-wait 0 to "do not wait" (one attempt); in
+// pipeline.RunOptions a zero RecalcWait means the default.
+func noWaitIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return time.Nanosecond
+	}
+	return d
 }
 
 // stopCause returns the fatal error behind a stopped run, or err.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
@@ -23,6 +24,12 @@ func TestCompaniesNeedsOnlyTheLookup(t *testing.T) {
 	r = e.run("--config", e.config, "companies", "--vat", vatKaroo)
 	if r.code != 0 || !strings.Contains(r.err, "No configured account has company_id Mk3Pq7") {
 		t.Errorf("company without an account: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	// One account from the environment: its company is not known.
+	env := newEnv(t, sandbox.Options{})
+	env.singleAccount()
+	if r := env.run("companies", "--vat", vatAcme); r.code != 0 || !strings.Contains(r.err, "account (default) has no company_id") {
+		t.Errorf("single account: exit %d\n%s", r.code, r.err)
 	}
 	// apply still needs them.
 	if r = e.run("--config", e.config, "apply", filepath.Join(e.dir, "x.csv")); r.code != ExitInvalid || !strings.Contains(r.err, "ACME_SECRET is not set") {
@@ -235,6 +242,56 @@ func TestApplyWarnsOfReportInInputFolder(t *testing.T) {
 	}
 	r := e.run("apply", in, "--report", filepath.Join(in, "run.csv"))
 	if r.code != 0 || !strings.Contains(r.err, "will read it as a workbook") {
+		t.Errorf("exit %d\n%s", r.code, r.err)
+	}
+}
+
+// --recalc-wait 0 means "do not wait for a running recalculation", not
+// the 75-minute default.
+func TestRecalcWaitZeroDoesNotWait(t *testing.T) {
+	e := newEnv(t, sandbox.Options{RecalcDuration: time.Hour})
+	e.singleAccount()
+	if r := e.run("recalc", "scorecard_acme_2025"); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	done := make(chan result, 1)
+	go func() { done <- e.run("recalc", "scorecard_acme_2025", "--recalc-wait", "0") }()
+	select {
+	case r := <-done:
+		if r.code != ExitDiff || !strings.Contains(r.out, "still running after waiting 0s") {
+			t.Errorf("exit %d\n%s%s", r.code, r.out, r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("--recalc-wait 0 waited for the running recalculation")
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{{name: "P", start: "2025-09-01", end: "2030-08-31", scorecard: "scorecard_acme_2025",
+		year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)}})
+	go func() { done <- e.run("apply", file, "--recalc-wait", "0") }()
+	select {
+	case r := <-done:
+		if r.code != ExitDiff || !strings.Contains(r.err, "recalculation of scorecard_acme_2025 (account default) failed") {
+			t.Errorf("apply: exit %d\n%s", r.code, r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("apply --recalc-wait 0 waited for the running recalculation")
+	}
+}
+
+// A file that moves a plan's start date without giving its plan_id
+// describes a new plan (the key is name + start date); apply says that
+// the account already has a plan of that name.
+func TestApplyWarnsOfSameNameOtherStart(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	rows := []row{{name: "Moved", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)}}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), rows)
+	if r := e.run("apply", file); r.code != 0 || strings.Contains(r.err, "already has plan") {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
+	}
+	rows[0].start = "2026-09-01"
+	writeCSV(t, file, rows)
+	r := e.run("diff", file)
+	if r.code != ExitDiff || !strings.Contains(r.err, `already has plan`) || !strings.Contains(r.err, "starting 2025-09-01") || !strings.Contains(r.err, "give its plan_id") {
 		t.Errorf("exit %d\n%s", r.code, r.err)
 	}
 }

@@ -130,8 +130,11 @@ func accountOf(cfg *Config, companyID string) string {
 		}
 		known = known || a.CompanyID != ""
 	}
-	if known {
+	switch {
+	case known:
 		return fmt.Sprintf("No configured account has company_id %s: apply would fail plans with these identifiers.", companyID)
+	case len(cfg.Accounts) == 1:
+		return fmt.Sprintf("The one configured account (%s) has no company_id, so apply cannot check that it is this company's.", cfg.Accounts[0].Name)
 	}
 	return fmt.Sprintf("Plans with these identifiers go to the account with company_id %s.", companyID)
 }

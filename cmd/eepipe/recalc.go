@@ -96,7 +96,7 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 		return err
 	}
 	prog := newProgress(f, log)
-	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: opts.RecalcWait, RecalcBackoff: opts.RecalcBackoff,
+	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
 		Now: f.Now, OnRecalc: prog.recalc})
 	var reqs []pipeline.RecalcRequest
 	seen := map[string]bool{}

@@ -190,6 +190,13 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 func Main(args []string, io *IOStreams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels the context: commands stop dispatching,
+	// finish what is in flight and write their reports. Restoring the
+	// default handling then lets a second Ctrl-C end the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	f := &Factory{IO: io, Now: time.Now, Getenv: os.Getenv}
 	return Execute(ctx, f, args)
 }

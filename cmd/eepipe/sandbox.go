@@ -35,6 +35,9 @@ Use its URL as both the service base URL and the lookup URL.
 State starts from a fixtures file (JSON with accounts, lookup_users,
 companies and scorecards; default: the built-in example, the same as
 testdata/sandbox-fixtures.json) and lives in memory until the sandbox stops.
+Invalid fixtures stop it with a message naming the place; what it can serve
+but you probably did not mean (a scorecard field a create would refuse, a
+workforce counter outside the default catalog) is logged as a warning.
 
 When ready it prints one line to stdout:
   eepipe sandbox listening on http://HOST:PORT

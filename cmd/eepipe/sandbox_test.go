@@ -38,6 +38,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// sandboxTestHTTP is the HTTP client of these tests: a stuck request fails
+// its test instead of hanging the package.
+var sandboxTestHTTP = &http.Client{Timeout: 30 * time.Second}
+
 // runSandboxCmd starts `eepipe <args>` in-process and returns the URL it
 // printed, a stop function returning the exit code, and its stderr.
 func runSandboxCmd(t *testing.T, args ...string) (url string, stop func() int, stderr *lockedBuffer) {
@@ -63,7 +67,13 @@ func runSandboxCmd(t *testing.T, args ...string) (url string, stop func() int, s
 	}()
 	stop = func() int {
 		cancel()
-		return <-done
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the sandbox did not stop within 30s of its context ending: %s", stderr.String())
+			return -1
+		}
 	}
 	select {
 	case line, ok := <-lines:
@@ -91,7 +101,7 @@ func TestSandboxCommand(t *testing.T) {
 	req, _ := http.NewRequest("GET", url+"/api/public/v1/scorecards", nil)
 	req.Header.Set("X-Api-Key", "mpk_sandbox_acme")
 	req.Header.Set("Authorization", apiclient.Signature("sandbox-secret-acme", "/api/public/v1/scorecards", nil))
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sandboxTestHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +113,7 @@ func TestSandboxCommand(t *testing.T) {
 		req, _ = http.NewRequest("PUT", url+"/api/public/v1/scorecards/scorecard_acme_2025/recalculate", nil)
 		req.Header.Set("X-Api-Key", "mpk_sandbox_acme")
 		req.Header.Set("Authorization", apiclient.Signature("sandbox-secret-acme", "/api/public/v1/scorecards/scorecard_acme_2025/recalculate", nil))
-		resp, err = http.DefaultClient.Do(req)
+		resp, err = sandboxTestHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +122,7 @@ func TestSandboxCommand(t *testing.T) {
 			t.Errorf("recalculate %d: %d, want %d (--recalc-duration)", i, resp.StatusCode, want)
 		}
 	}
-	resp, err = http.Get(url + "/_sandbox/stats")
+	resp, err = sandboxTestHTTP.Get(url + "/_sandbox/stats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +152,7 @@ func TestSandboxCommand(t *testing.T) {
 			t.Errorf("a secret appears in the logs: %s", secret)
 		}
 	}
-	if _, err := http.Get(url + "/_sandbox/stats"); err == nil {
+	if _, err := sandboxTestHTTP.Get(url + "/_sandbox/stats"); err == nil {
 		t.Error("still serving after cancel")
 	}
 }
@@ -164,7 +174,7 @@ func TestSandboxCommandDefaults(t *testing.T) {
 	defer stop()
 	req, _ := http.NewRequest("GET", url+"/api/companies?vat_number=4012345678", nil)
 	req.SetBasicAuth("consultant", "sandbox-lookup-pass")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sandboxTestHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,171 @@
+package templates_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// sheetSnapshot is everything a reader can see of a worksheet: cell
+// values (raw and formatted), cell types (shared and inline strings alike),
+// style definitions, merged ranges, validations, column widths and panes.
+type sheetSnapshot struct {
+	Raw, Shown  [][]string
+	Types       map[string]excelize.CellType
+	Styles      map[string]int
+	Merges      []string
+	Validations []*excelize.DataValidation
+	Widths      []float64
+	Panes       excelize.Panes
+}
+
+func snapshot(t *testing.T, path, sheet string) sheetSnapshot {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var s sheetSnapshot
+	if s.Raw, err = f.GetRows(sheet, excelize.Options{RawCellValue: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Shown, err = f.GetRows(sheet); err != nil {
+		t.Fatal(err)
+	}
+	s.Types, s.Styles = map[string]excelize.CellType{}, map[string]int{}
+	for r := 1; r <= len(s.Raw)+2; r++ {
+		for c := 1; c <= 30; c++ {
+			cell := ref(c, r)
+			typ, _ := f.GetCellType(sheet, cell)
+			if typ == excelize.CellTypeInlineString {
+				typ = excelize.CellTypeSharedString
+			}
+			s.Types[cell] = typ
+			// Both workbooks register the same styles in the same order,
+			// so equal ids are equal styles.
+			if s.Styles[cell], err = f.GetCellStyle(sheet, cell); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mc, err := f.GetMergeCells(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mc {
+		s.Merges = append(s.Merges, m.GetStartAxis()+":"+m.GetEndAxis())
+	}
+	sort.Strings(s.Merges)
+	if s.Validations, err = f.GetDataValidations(sheet); err != nil {
+		t.Fatal(err)
+	}
+	for c := 1; c <= 30; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		w, _ := f.GetColWidth(sheet, name)
+		s.Widths = append(s.Widths, w)
+	}
+	if s.Panes, err = f.GetPanes(sheet); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestWritePlanSheetMatchesAddPlanSheet writes the same plan sheet with the
+// in-memory writer (AddPlanSheet) and the streamed one (WritePlanSheet) and
+// requires identical sheets: the export's speed must not cost a value, a
+// style, a merge, a validation, a width or the frozen panes.
+func TestWritePlanSheetMatchesAddPlanSheet(t *testing.T) {
+	small, err := pipeline.NewCatalog([]string{
+		pipeline.CounterName("african", "male", "top_managers"),
+		pipeline.CounterName("african", "female", "top_managers"),
+		pipeline.CounterName("white", "male", "total_permanent_employees"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := pipeline.DefaultCatalog()
+	counters := map[string]int64{}
+	for i, n := range full.Names() {
+		if i%4 != 0 { // some blank counter cells
+			counters[n] = int64(i * 37 % 1000)
+		}
+	}
+	dated := templates.PlanSheet{
+		Title: "Acme 2026", PlanID: 42, Name: "Acme 2026",
+		Company:   pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"},
+		StartDate: pipeline.MustDate("2026-09-01"), EndDate: pipeline.MustDate("2028-08-31"),
+		Sector: pipeline.Sectors[0], ScorecardID: "scorecard_acme_2026",
+		Grids: []templates.Grid{
+			{YearNumber: 1, FinancialYear: 2027, TargetType: pipeline.TargetAll, Counters: counters},
+			{YearNumber: 1, FinancialYear: 2027, TargetType: pipeline.TargetDisabled},
+			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3}},
+		},
+	}
+	for _, tc := range []struct {
+		name string
+		ps   templates.PlanSheet
+		cat  *pipeline.Catalog
+	}{
+		{"full catalog", dated, full},
+		{"small catalog", dated, small},
+		{"new plan, no grids", templates.PlanSheet{Name: "New"}, full},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write1 := func(path string, stream bool) {
+				f := excelize.NewFile()
+				defer f.Close()
+				st, err := templates.NewStyles(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stream {
+					if _, err := f.NewSheet("Plan"); err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := templates.EnsureListsSheet(f); err != nil {
+						t.Fatal(err)
+					}
+					err = templates.WritePlanSheet(f, "Plan", tc.ps, tc.cat, st, nil)
+				} else {
+					err = templates.AddPlanSheet(f, "Plan", tc.ps, tc.cat, st)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(t, f, path)
+			}
+			mem, streamed := filepath.Join(dir, "mem.xlsx"), filepath.Join(dir, "stream.xlsx")
+			write1(mem, false)
+			write1(streamed, true)
+			want, got := snapshot(t, mem, "Plan"), snapshot(t, streamed, "Plan")
+			if len(want.Raw) < 4 || len(want.Validations) < 4 || len(want.Merges) < len(templates.MetaFields) {
+				t.Fatalf("the in-memory sheet is incomplete: %d rows, %d validations, %d merges", len(want.Raw), len(want.Validations), len(want.Merges))
+			}
+			v := reflect.ValueOf(want)
+			for i := 0; i < v.NumField(); i++ {
+				name := v.Type().Field(i).Name
+				a, b := v.Field(i).Interface(), reflect.ValueOf(got).Field(i).Interface()
+				if reflect.DeepEqual(a, b) {
+					continue
+				}
+				if m, ok := a.(map[string]int); ok {
+					for cell, id := range m {
+						if got.Styles[cell] != id {
+							t.Errorf("streamed sheet: %s style %d, want %d", cell, got.Styles[cell], id)
+						}
+					}
+					continue
+				}
+				t.Errorf("streamed sheet: %s differ:\n got %+v\nwant %+v", name, b, a)
+			}
+		})
+	}
+}
