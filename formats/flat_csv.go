@@ -160,11 +160,14 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		if cells == nil {
 			cells = make(map[string]pipeline.Cell, len(hdr.byCol))
 		}
-		clear(cells) // the Assembler keeps nothing of a record's map
+		// The Assembler keeps nothing of a record's map, so it is reused
+		// as it is: every row has every column (a row with another number
+		// of fields is not read), so each row sets every key again, and
+		// updating a key allocates nothing where a new key would.
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
 		nonBlank := false
 		for i, f := range fields {
-			name, ok := hdr.byCol[i+1]
+			name, ok := hdr.name(i + 1)
 			if !ok {
 				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: pos(i), Column: i + 1}, f, ps)
 				continue

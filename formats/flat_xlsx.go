@@ -352,15 +352,23 @@ func flatDecodeEscapes(s string) string {
 	return out.String()
 }
 
-// flatRawCell is one <c> element as found in the sheet XML.
+// flatRawCell is one <c> element as found in the sheet XML. value and
+// inline are the text of its <v> and of its <t> elements (an inline
+// string's runs, joined); they are valid until the next row is read.
 type flatRawCell struct {
 	col     int
 	style   int
 	typ     string
-	value   string
+	value   []byte
+	inline  []byte
 	formula bool
-	inline  string
 	hasV    bool
+
+	// value and inline as spans of the row's text buffer while the row is
+	// being read (the buffer may move as it grows).
+	vStart, vEnd int
+	iStart, iEnd int
+	hasInline    bool
 }
 
 // flatRowFunc receives each non-empty row: its number and its cells (the
@@ -379,19 +387,20 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 	defer rc.Close()
 	sc := newFlatXMLScanner(rc)
 	var (
-		row     int
-		cells   []flatRawCell
-		inRow   bool
-		cur     *flatRawCell
-		field   string // "v", "f", "t" (inline string) while inside one
-		text    []byte
-		lastCol int
+		row        int
+		cells      []flatRawCell
+		inRow      bool
+		cur        *flatRawCell
+		field      string // "v", "f", "t" (inline string) while inside one
+		fieldStart int    // where the field's text starts in text
+		text       []byte // the text of the row's <v> and <t> elements, one after the other
+		lastCol    int
 	)
 	end := func(name string) (stop bool) {
 		switch name {
 		case "v":
 			if cur != nil && field == "v" {
-				cur.value, cur.hasV = string(text), true
+				cur.vStart, cur.vEnd, cur.hasV = fieldStart, len(text), true
 			}
 			field = ""
 		case "f":
@@ -401,13 +410,20 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 			field = ""
 		case "t":
 			if cur != nil && field == "t" {
-				cur.inline += string(text)
+				if !cur.hasInline {
+					cur.iStart, cur.hasInline = fieldStart, true
+				}
+				cur.iEnd = len(text)
 			}
 			field = ""
 		case "c":
 			cur = nil
 		case "row":
 			inRow = false
+			for i := range cells {
+				c := &cells[i]
+				c.value, c.inline = text[c.vStart:c.vEnd:c.vEnd], text[c.iStart:c.iEnd:c.iEnd]
+			}
 			return row > excelize.TotalRows || !fn(row, cells)
 		case "sheetData":
 			return true
@@ -429,6 +445,7 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 			case "row":
 				inRow = true
 				cells = cells[:0]
+				text = text[:0]
 				lastCol = 0
 				row++
 				if v, ok := flatAtoi(sc.attr("r")); ok && v > 0 {
@@ -454,14 +471,22 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 			case "v", "f", "t":
 				if cur != nil {
 					field = name
-					text = text[:0]
+					if name == "t" && cur.hasInline && cur.iEnd != len(text) {
+						// Another element's text came between this cell's
+						// runs: move the runs so far to the end, where
+						// this one continues them.
+						n := cur.iEnd - cur.iStart
+						text = append(text, text[cur.iStart:cur.iEnd]...)
+						cur.iStart, cur.iEnd = len(text)-n, len(text)
+					}
+					fieldStart = len(text)
 				}
 			}
 			if sc.self && end(name) {
 				return nil
 			}
 		case flatTokText:
-			if field != "" {
+			if field == "v" || field == "t" {
 				text = append(text, sc.text...)
 			}
 		case flatTokEnd:
@@ -513,7 +538,7 @@ func flatName(b []byte) string {
 // cell types a raw cell into a pipeline.Cell, the same way readCell does for
 // random access: text as displayed, numbers, date cells converted with the
 // workbook's date system, error values, formulas without a cached value.
-func (b *flatBook) cell(rc flatRawCell, o pipeline.Origin) pipeline.Cell {
+func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 	c := pipeline.Cell{Origin: o}
 	var xf flatXF
 	if rc.style >= 0 && rc.style < len(b.xfs) {
@@ -525,50 +550,55 @@ func (b *flatBook) cell(rc flatRawCell, o pipeline.Origin) pipeline.Cell {
 			return c
 		}
 		sst, _ := b.sharedStrings()
-		i, err := strconv.Atoi(strings.TrimSpace(rc.value))
+		i, err := flatIndex(bytes.TrimSpace(rc.value))
 		if err != nil || i < 0 || i >= len(sst) {
 			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
 			return c
 		}
 		return flatTextCell(c, sst[i])
 	case "inlineStr":
-		return flatTextCell(c, flatDecodeEscapes(rc.inline))
+		return flatTextCell(c, flatDecodeEscapes(string(rc.inline)))
 	case "str":
 		if !rc.hasV && rc.formula {
 			c.Kind = pipeline.CellFormulaNoValue
 			return c
 		}
-		return flatTextCell(c, flatDecodeEscapes(rc.value))
+		return flatTextCell(c, flatDecodeEscapes(string(rc.value)))
 	case "b":
 		c.Kind, c.Text = pipeline.CellBool, "FALSE"
-		if strings.TrimSpace(rc.value) == "1" {
+		if string(bytes.TrimSpace(rc.value)) == "1" {
 			c.Text = "TRUE"
 		}
 		return c
 	case "e":
-		c.Kind, c.Text = pipeline.CellError, strings.TrimSpace(rc.value)
+		c.Kind, c.Text = pipeline.CellError, string(bytes.TrimSpace(rc.value))
 		if c.Text == "" {
 			c.Text = "#ERROR!"
 		}
 		return c
 	case "d":
-		if t, ok := parseISOCellDate(rc.value); ok {
+		value := string(rc.value)
+		if t, ok := parseISOCellDate(value); ok {
 			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
 			c.Number = excelSerial(t, b.date1904)
 			return c
 		}
-		return flatTextCell(c, rc.value)
+		return flatTextCell(c, value)
 	}
-	v := strings.TrimSpace(rc.value)
-	if !rc.hasV || v == "" {
+	v := bytes.TrimSpace(rc.value)
+	if !rc.hasV || len(v) == 0 {
 		if rc.formula {
 			c.Kind = pipeline.CellFormulaNoValue
 		}
 		return c
 	}
-	n, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		return flatTextCell(c, rc.value)
+	n, text, plain := flatPlainNumber(v)
+	if !plain {
+		var err error
+		n, err = strconv.ParseFloat(string(v), 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return flatTextCell(c, string(rc.value))
+		}
 	}
 	c.Number = n
 	if xf.date {
@@ -579,11 +609,53 @@ func (b *flatBook) cell(rc flatRawCell, o pipeline.Origin) pipeline.Cell {
 		}
 	}
 	c.Kind = pipeline.CellNumber
-	c.Text = strconv.FormatFloat(n, 'f', -1, 64)
+	if plain {
+		c.Text = text
+	} else {
+		c.Text = strconv.FormatFloat(n, 'f', -1, 64)
+	}
 	if xf.padTo > 0 && n >= 0 && n == math.Trunc(n) && len(c.Text) < xf.padTo {
 		c.Text = strings.Repeat("0", xf.padTo-len(c.Text)) + c.Text
 	}
 	return c
+}
+
+// flatSmallInts are the texts of the numbers 0 to 999, the usual counter
+// values, so that reading them allocates nothing.
+var flatSmallInts = func() (out [1000]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+// flatPlainNumber parses the common number value of a sheet: digits
+// without a leading zero (or a single 0), at most 15 of them, which is the
+// number's text as strconv.FormatFloat(n, 'f', -1, 64) gives it. plain is
+// false for every other spelling, left to strconv.ParseFloat.
+func flatPlainNumber(v []byte) (n float64, text string, plain bool) {
+	if len(v) == 0 || len(v) > 15 || (v[0] == '0' && len(v) > 1) {
+		return 0, "", false
+	}
+	var i int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, "", false
+		}
+		i = i*10 + int64(c-'0')
+	}
+	if i < int64(len(flatSmallInts)) {
+		return float64(i), flatSmallInts[i], true
+	}
+	return float64(i), string(v), true
+}
+
+// flatIndex parses a shared string index as strconv.Atoi does.
+func flatIndex(v []byte) (int, error) {
+	if n, ok := flatAtoi(v); ok {
+		return n, nil
+	}
+	return strconv.Atoi(string(v))
 }
 
 func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
@@ -606,7 +678,7 @@ func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 			if rc.typ != "s" && rc.typ != "inlineStr" && rc.typ != "str" {
 				continue
 			}
-			c := b.cell(rc, pipeline.Origin{})
+			c := b.cell(&rc, pipeline.Origin{})
 			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
 				found, headerRow = true, row
 				return false
@@ -646,61 +718,108 @@ func (b *flatBook) findFlatSheet() (sheet flatSheetInfo, headerRow int, hidden [
 // not keep the record's Cells map: it is reused for the next row.
 func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	var hdr *flatHeader
-	var recCells map[string]pipeline.Cell // reused: the Assembler keeps nothing of it
+	// recCells is reused as it is: the Assembler keeps nothing of it, and
+	// every row emitted sets every column's key (the columns it lacks as
+	// blank cells), so updating the keys allocates nothing where new keys
+	// would.
+	var recCells map[string]pipeline.Cell
 	emitted := 0
-	colNames := map[int]string{}
+	var letters []string // column -> its letters, as needed
+	columnName := func(col int) string {
+		if col >= len(letters) {
+			letters = append(letters, make([]string, col+1-len(letters))...)
+		}
+		if letters[col] == "" {
+			letters[col], _ = excelize.ColumnNumberToName(col)
+		}
+		return letters[col]
+	}
 	var refBuf []byte
 	origin := func(row, col int, header string) pipeline.Origin {
-		name, ok := colNames[col]
-		if !ok {
-			name, _ = excelize.ColumnNumberToName(col)
-			colNames[col] = name
-		}
-		refBuf = strconv.AppendInt(append(refBuf[:0], name...), int64(row), 10)
+		refBuf = strconv.AppendInt(append(refBuf[:0], columnName(col)...), int64(row), 10)
 		return pipeline.Origin{File: file, Sheet: info.name, Cell: string(refBuf), Row: row, Column: col, Header: header}
 	}
+	var (
+		typed   []pipeline.Cell // the row's cells, typed
+		names   []string        // the row's cells' column names ("": not read)
+		present []int           // column -> the last row (by rowSeq) with a cell in it
+		rowSeq  int
+		digits  []byte
+		refEnds []int // where each cell reference ends in refBuf
+	)
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {
 			return true
 		}
 		if row == headerRow {
 			var names []flatHeaderCell
-			for _, rc := range cells {
+			for i := range cells {
+				rc := &cells[i]
 				c := b.cell(rc, origin(row, rc.col, ""))
 				names = append(names, flatHeaderCell{col: rc.col, text: c.Text, origin: c.Origin})
 			}
 			hdr = buildFlatHeader(names, cat, ps)
+			recCells, present = nil, make([]int, len(hdr.names))
 			return true
 		}
-		if recCells == nil {
-			recCells = make(map[string]pipeline.Cell, len(hdr.byCol))
-		}
-		clear(recCells)
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells}
+		rowSeq++
+		typed, names = typed[:0], names[:0]
 		nonBlank := false
-		for _, rc := range cells {
-			name, ok := hdr.byCol[rc.col]
+		for i := range cells {
+			rc := &cells[i]
+			c := b.cell(rc, pipeline.Origin{}) // the place is added below, for the cells kept
+			name, ok := hdr.name(rc.col)
 			if !ok {
-				if !hdr.named[rc.col] && !hdr.unheaded[rc.col] {
-					c := b.cell(rc, origin(row, rc.col, ""))
-					if c.Kind != pipeline.CellBlank {
-						hdr.checkUnheaded(rc.col, c.Origin, c.Text, ps)
-					}
+				if !hdr.named[rc.col] && !hdr.unheaded[rc.col] && c.Kind != pipeline.CellBlank {
+					c.Origin = origin(row, rc.col, "")
+					hdr.checkUnheaded(rc.col, c.Origin, c.Text, ps)
 				}
-				continue
+			} else {
+				present[rc.col] = rowSeq
+				if c.Kind != pipeline.CellBlank {
+					nonBlank = true
+				}
 			}
-			c := b.cell(rc, origin(row, rc.col, name))
-			if c.Kind != pipeline.CellBlank {
-				nonBlank = true
-			}
-			rec.Cells[name] = c
+			typed, names = append(typed, c), append(names, name)
 		}
 		if !nonBlank {
 			return true // a completely empty row
 		}
-		for col, name := range hdr.byCol {
-			if _, ok := rec.Cells[name]; !ok {
-				rec.Cells[name] = pipeline.Cell{Origin: origin(row, col, name)}
+		// The references of the row's cells (and of the columns it lacks)
+		// are cut from one string: one allocation per row, not per cell.
+		digits = strconv.AppendInt(digits[:0], int64(row), 10)
+		refBuf, refEnds = refBuf[:0], refEnds[:0]
+		for i, name := range names {
+			if name != "" {
+				refBuf = append(append(refBuf, columnName(cells[i].col)...), digits...)
+			}
+			refEnds = append(refEnds, len(refBuf))
+		}
+		for _, col := range hdr.cols {
+			if present[col] != rowSeq {
+				refBuf = append(append(refBuf, columnName(col)...), digits...)
+			}
+		}
+		refs, start := string(refBuf), 0
+		if recCells == nil {
+			recCells = make(map[string]pipeline.Cell, len(hdr.byCol))
+		}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells}
+		for i, name := range names {
+			end := refEnds[i]
+			if name == "" {
+				continue
+			}
+			c := typed[i]
+			c.Origin = pipeline.Origin{File: file, Sheet: info.name, Cell: refs[start:end], Row: row, Column: cells[i].col, Header: name}
+			start = end
+			rec.Cells[name] = c
+		}
+		for _, col := range hdr.cols {
+			if present[col] != rowSeq {
+				end := start + len(columnName(col)) + len(digits)
+				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.name, Cell: refs[start:end], Row: row, Column: col, Header: hdr.names[col]}}
+				start = end
 			}
 		}
 		emit(rec)

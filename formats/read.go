@@ -187,6 +187,16 @@ type flatHeader struct {
 	byCol    map[int]string // 1-based column -> canonical name, for the columns read
 	named    map[int]bool   // columns with any header text, read or not
 	unheaded map[int]bool   // columns without a header already reported
+	names    []string       // byCol as a slice indexed by column ("": not read), for the rows
+	cols     []int          // the columns of byCol, in order
+}
+
+// name returns the canonical name of a column read, as byCol does.
+func (h *flatHeader) name(col int) (string, bool) {
+	if col < 0 || col >= len(h.names) || h.names[col] == "" {
+		return "", false
+	}
+	return h.names[col], true
 }
 
 // checkUnheaded warns, once per column, about a value in a column that has
@@ -223,6 +233,10 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 			}
 			first[name] = o
 			h.byCol[c.col] = name
+			if c.col >= len(h.names) {
+				h.names = append(h.names, make([]string, c.col+1-len(h.names))...)
+			}
+			h.names[c.col] = name
 		case strings.HasPrefix(name, pipeline.CounterPrefix):
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
 				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
@@ -231,6 +245,11 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: c.text,
 				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", c.text),
 				Suggestions: pipeline.Closest(name, pipeline.FlatColumns, 2)})
+		}
+	}
+	for col, name := range h.names {
+		if name != "" {
+			h.cols = append(h.cols, col)
 		}
 	}
 	return h

@@ -81,8 +81,9 @@ func TestKeyExpiry(t *testing.T) {
 		fx.Accounts = append(fx.Accounts, Account{Name: name, APIKey: "mpk_" + name, Secret: "s-" + name, CompanyID: "8ovHrj", ExpiresAt: expires})
 	}
 	add("far", "2027-06-01T00:00:00Z")
-	add("days", "2026-12-04T23:00:00Z")    // 12 days 11 hours: rounded up
+	add("days", "2026-12-04T23:00:00Z")    // 12 days 11 hours: the nearest day
 	add("tendays", "2026-12-02T11:59:59Z") // a second short of 10 days: "10d"
+	add("tenplus", "2026-12-02T13:00:00Z") // 10 days and an hour: "10d"
 	add("hours", "2026-11-22T16:30:00Z")   // 4.5 hours: rounded up
 	add("dateonly", "2026-12-01")          // start of that day, UTC
 	add("nozone", "2026-11-27T12:00:00")   // ISO 8601 without a zone: UTC
@@ -97,12 +98,13 @@ func TestKeyExpiry(t *testing.T) {
 	}{
 		{"acme", 200, "", ""},
 		{"far", 200, "2027-06-01T00:00:00Z", ""},
-		{"days", 200, "2026-12-04T23:00:00Z", "13d"},
+		{"days", 200, "2026-12-04T23:00:00Z", "12d"},
 		{"tendays", 200, "2026-12-02T11:59:59Z", "10d"},
+		{"tenplus", 200, "2026-12-02T13:00:00Z", "10d"},
 		{"hours", 200, "2026-11-22T16:30:00Z", "5h"},
 		{"dateonly", 200, "2026-12-01T00:00:00Z", "9d"},
 		{"nozone", 200, "2026-11-27T12:00:00Z", "5d"},
-		{"fraction", 200, "2026-11-23T12:00:00Z", "2d"},
+		{"fraction", 200, "2026-11-23T12:00:00Z", "1d"},
 		{"past", 401, "2026-11-22T11:59:59Z", ""},
 		{"offset", 401, "2026-11-22T12:00:00Z", ""},
 	}
@@ -136,7 +138,10 @@ func TestExpiresIn(t *testing.T) {
 		30 * 24 * time.Hour:            "30d",
 		24 * time.Hour:                 "1d",
 		10*24*time.Hour - time.Second:  "10d",
-		10*24*time.Hour + time.Second:  "11d",
+		10*24*time.Hour + time.Second:  "10d",
+		10*24*time.Hour + 11*time.Hour: "10d",
+		10*24*time.Hour + 12*time.Hour: "11d",
+		36*time.Hour - time.Second:     "1d",
 		24*time.Hour - time.Minute:     "24h",
 		5 * time.Hour:                  "5h",
 		4*time.Hour + 1:                "5h",
@@ -228,5 +233,29 @@ func TestSignatureOverRawPath(t *testing.T) {
 	}
 	if err := c.RecalculateScorecard(t.Context(), id); err != nil {
 		t.Fatalf("RecalculateScorecard(%q): %v", id, err)
+	}
+}
+
+// TestParseExpiry: expires_at takes the ISO 8601 forms people write; a
+// form without a zone is UTC.
+func TestParseExpiry(t *testing.T) {
+	want := time.Date(2026, 12, 1, 8, 30, 0, 0, time.UTC)
+	for _, s := range []string{
+		"2026-12-01T08:30:00Z", "2026-12-01T10:30:00+02:00", "2026-12-01T10:30:00+0200",
+		"2026-12-01T08:30:00.000Z", "2026-12-01T08:30:00", "2026-12-01T08:30", "2026-12-01T10:30+02:00",
+		"2026-12-01 08:30:00", " 2026-12-01T08:30:00Z ",
+	} {
+		got, err := parseExpiry(s)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseExpiry(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if got, err := parseExpiry("2026-12-01"); err != nil || !got.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("date: %v, %v", got, err)
+	}
+	for _, s := range []string{"", "soon", "01/12/2026", "2026-13-01", "2026-12-01T25:00"} {
+		if _, err := parseExpiry(s); err == nil {
+			t.Errorf("parseExpiry(%q) accepted", s)
+		}
 	}
 }

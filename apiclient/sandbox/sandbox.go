@@ -501,14 +501,14 @@ func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
 	}
 }
 
-// expiresIn formats the time left on a key as the days or, on the last
-// day, the hours it still has, both counted up: a key that expires ten days
-// from now (a little less by the time a request arrives) says "10d", one
-// that expires in 4.5 hours "5h".
+// expiresIn formats the time left on a key: whole days rounded to the
+// nearest ("12d"; a key that expires ten days from now, a little less by the
+// time a request arrives, says "10d", and so does one with ten days and an
+// hour left), or on the last day the hours counted up ("5h" for 4.5 hours).
 func expiresIn(left time.Duration) string {
 	const day = 24 * time.Hour
 	if left >= day {
-		return fmt.Sprintf("%dd", int((left+day-1)/day))
+		return fmt.Sprintf("%dd", int((left+day/2)/day))
 	}
 	h := (left + time.Hour - 1) / time.Hour
 	return fmt.Sprintf("%dh", int(h))

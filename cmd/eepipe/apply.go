@@ -27,6 +27,7 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
+	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --max-duration
 	Conn                 connFlags
 
 	// For tests and the demo: the HTTP client (nil: the default), the
@@ -82,18 +83,25 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 		fl.BoolVar(&opts.DryRun, "dry-run", false, "print the change set and send nothing (exit 0 no changes, 1 changes)")
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
 		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
+		addScheduleFlags(fl, &opts.Schedule)
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
-	fl.StringVar(&opts.Report, "report", "", "write one line per input row to `FILE` (.json, .csv or .xlsx)")
+	fl.StringVar(&opts.Report, "report", "", "write one line per input row to `FILE` (.json, .csv or .xlsx); with --output-dir the file name to stamp (default "+defaultRunReport+")")
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
 }
+
+// defaultRunReport is the run report written with --output-dir and no --report.
+const defaultRunReport = "run.json"
 
 // checkApplyOptions validates the flags before anything else.
 func checkApplyOptions(opts *applyOptions) error {
 	if opts.Concurrency < 1 {
 		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
+	}
+	if opts.Report == "" && opts.Schedule.OutputDir != "" {
+		opts.Report = defaultRunReport
 	}
 	if opts.Report != "" {
 		switch strings.ToLower(filepath.Ext(opts.Report)) {
@@ -101,8 +109,9 @@ func checkApplyOptions(opts *applyOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
 		}
-		// Found out now, not after the run has changed the service.
-		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
+		// Found out now, not after the run has changed the service. With
+		// --output-dir the report goes there (created if missing).
+		if st, err := os.Stat(filepath.Dir(opts.Report)); opts.Schedule.OutputDir == "" && (err != nil || !st.IsDir()) {
 			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
 		}
 	}
@@ -181,12 +190,44 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 }
 
 // runApply is `eepipe apply` and, with opts.DryRun, `eepipe diff`.
+// The scheduled-run safety of export and reconcile (schedule.go) applies:
+// --lock / --output-dir take the lock, --max-duration bounds the run (no
+// new request starts after it, the run report is written, exit 3), the
+// run report is stamped in --output-dir and pruned with --keep, and one
+// summary line ends the log.
 func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
-	started := f.Now()
-	log := f.Logger()
 	if err := checkApplyOptions(opts); err != nil {
 		return err
 	}
+	command := "apply"
+	if opts.DryRun {
+		command = "diff"
+	}
+	ctx, run, err := startRun(ctx, f, command, &opts.Schedule)
+	if err != nil {
+		return err
+	}
+	var (
+		accounts []pipeline.Account
+		clients  []*apiclient.Client
+		rep      *pipeline.RunReport
+	)
+	err = runApplyScheduled(ctx, f, opts, run, &accounts, &clients, &rep)
+	run.noteKeyExpiry(accounts, clients)
+	var fields []zap.Field
+	if rep != nil {
+		fields = summaryFields(rep)
+	}
+	fields = append(fields, zap.Bool("dry_run", opts.DryRun))
+	return run.finish(ctx, err, fields...)
+}
+
+// runApplyScheduled is runApply within its scheduled run; it reports the
+// accounts, clients and run report it got to, for the summary.
+func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun,
+	accountsOut *[]pipeline.Account, clientsOut *[]*apiclient.Client, repOut **pipeline.RunReport) error {
+	started := f.Now()
+	log := f.Logger()
 	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
 	if err != nil {
 		return err
@@ -194,9 +235,13 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	if dir := reportInInputFolder(opts.Report, opts.Args); dir != "" {
+	reportPath := ""
+	if opts.Report != "" {
+		reportPath = run.outputPath(opts.Report)
+	}
+	if dir := reportInInputFolder(reportPath, opts.Args); dir != "" {
 		log.Warn(fmt.Sprintf("the report %s is written inside the input folder %s: the next run over that folder will read it as a workbook; write it elsewhere",
-			opts.Report, dir))
+			reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
 	named := make([]pipeline.Account, len(cfg.Accounts))
@@ -224,6 +269,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
+	*accountsOut, *clientsOut = accounts, clients
 
 	prog := newProgress(f, log)
 	ropts := pipeline.RunOptions{
@@ -254,10 +300,13 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		rep := runner.DryRun(cs, started)
 		rep.Fatal = runner.Fatal()
 		rep.Interrupted = ctx.Err() != nil
-		if err := writeRunReport(f, opts.Report, rep); err != nil {
+		*repOut = rep
+		if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
 			return err
 		}
-		warnKeyExpiry(log, clients)
+		if timedOut(ctx) {
+			return maxDurationError(opts.Schedule.MaxDuration, reportPath)
+		}
 		if planErr != nil {
 			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
 		}
@@ -287,15 +336,16 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	prog.start(ctx, total, len(cs.Plans))
 	rep := runner.Apply(ctx, cs, started)
 	prog.stop()
+	*repOut = rep
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if err := writeRunReport(f, opts.Report, rep); err != nil {
+	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
 		return err
 	}
-	warnKeyExpiry(log, clients)
-	log.Info("run finished", summaryFields(rep)...)
 	switch {
+	case timedOut(ctx):
+		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
 	case rep.Fatal != nil:
 		return silentExit(ExitFatal)
 	case rep.Interrupted:
@@ -372,15 +422,27 @@ func stopCause(err error, r *pipeline.Runner) error {
 	return err
 }
 
-func writeRunReport(f *Factory, path string, rep *pipeline.RunReport) error {
+// writeRunReport writes the run report to path (the --report name base,
+// stamped in --output-dir) and records it for the summary and --keep.
+func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipeline.RunReport) error {
 	if path == "" {
 		return nil
 	}
 	if err := formats.WriteRunReport(path, rep); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
+	run.wrote(path, base)
 	fmt.Fprintf(f.IO.ErrOut, "Run report written to %s\n", path)
 	return nil
+}
+
+// maxDurationError is the error of an apply stopped by --max-duration.
+func maxDurationError(d time.Duration, report string) error {
+	msg := fmt.Sprintf("stopped after --max-duration %s: no new request was started after that; plans not reached were not applied", d)
+	if report != "" {
+		msg += " (the run report " + report + " lists them)"
+	}
+	return exitf(ExitFatal, "%s", msg)
 }
 
 func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
@@ -400,6 +462,5 @@ func summaryFields(rep *pipeline.RunReport) []zap.Field {
 		zap.Int("targets_patched", s.TargetsPatched), zap.Int("counters_changed", s.CountersChanged),
 		zap.Int64("requests", s.Requests), zap.Int64("writes", s.Writes),
 		zap.Int("recalculations_accepted", s.RecalcsAccepted), zap.Int("recalculations_failed", s.RecalcsFailed),
-		zap.Duration("elapsed", s.Elapsed),
 	}
 }

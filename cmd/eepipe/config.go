@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // Environment variables of the configuration (README "Configuration").
@@ -22,6 +24,12 @@ const (
 	envLookupURL      = "EEPIPE_LOOKUP_URL"
 	envLookupUsername = "EEPIPE_LOOKUP_USERNAME"
 	envLookupPassword = "EEPIPE_LOOKUP_PASSWORD"
+
+	// The company identifiers of the single account (optional): export
+	// writes them into the company columns.
+	envCompanyVAT          = "EEPIPE_COMPANY_VAT"
+	envCompanyRegistration = "EEPIPE_COMPANY_REGISTRATION"
+	envCompanyIDNumber     = "EEPIPE_COMPANY_ID_NUMBER"
 )
 
 // fileConfig is the YAML configuration file. Secrets are never in it:
@@ -45,6 +53,11 @@ type fileAccount struct {
 	APIKey        string `yaml:"api_key"`
 	APISecretEnv  string `yaml:"api_secret_env"`
 	APISecretFile string `yaml:"api_secret_file"`
+	// The company's identifiers (optional): export writes them into the
+	// company columns, so that an export of several accounts re-imports.
+	VATNumber          string `yaml:"vat_number"`
+	RegistrationNumber string `yaml:"registration_number"`
+	IDNumber           string `yaml:"id_number"`
 }
 
 // Config is the resolved configuration of a run: flags over environment
@@ -69,10 +82,12 @@ type LookupConfig struct {
 // Configured reports whether a company lookup is configured.
 func (l LookupConfig) Configured() bool { return l.URL != "" }
 
-// AccountConfig is one account: the company it belongs to and its key pair.
+// AccountConfig is one account: the company it belongs to, that
+// company's identifiers when configured, and its key pair.
 type AccountConfig struct {
 	Name      string
 	CompanyID string
+	Company   pipeline.CompanyIDs // VAT, registration and ID number; may be empty
 	APIKey    string
 	APISecret string // secret
 }
@@ -179,19 +194,26 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	// Accounts: the file's, with the environment's key pair over a single
 	// one; or one account from the environment.
 	envKey, envSecret := env(envAPIKey), f.Getenv(envAPISecret)
+	envCompany := pipeline.CompanyIDs{VAT: env(envCompanyVAT), Registration: env(envCompanyRegistration), IDNumber: env(envCompanyIDNumber)}
+	if len(fc.Accounts) > 1 && !envCompany.IsZero() && !needs.lookupOnly() {
+		bad("%s/%s/%s are set, but the configuration file names %d accounts; unset them and give each account its vat_number, registration_number or id_number in the file",
+			envCompanyVAT, envCompanyRegistration, envCompanyIDNumber, len(fc.Accounts))
+	}
 	switch {
 	case len(fc.Accounts) > 1 && (envKey != "" || envSecret != "") && !needs.lookupOnly():
 		bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
-		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret}}
+		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany}}
 		if envKey == "" || envSecret == "" {
 			bad("set both %s and %s", envAPIKey, envAPISecret)
 		}
 	}
-	names, companies := map[string]bool{}, map[string]bool{}
+	names, companies, idents := map[string]bool{}, map[string]bool{}, map[string]string{}
 	for i, fa := range fc.Accounts {
-		a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey)}
+		a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey),
+			Company: pipeline.CompanyIDs{VAT: strings.TrimSpace(fa.VATNumber), Registration: strings.TrimSpace(fa.RegistrationNumber),
+				IDNumber: strings.TrimSpace(fa.IDNumber)}}
 		label := fmt.Sprintf("account %d", i+1)
 		if a.Name != "" {
 			label = "account " + a.Name
@@ -204,6 +226,16 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			bad("two accounts are named %s", a.Name)
 		}
 		names[a.Name] = true
+		for _, id := range []struct{ key, val string }{{"vat_number", a.Company.VAT}, {"registration_number", a.Company.Registration}, {"id_number", a.Company.IDNumber}} {
+			if id.val == "" {
+				continue
+			}
+			k := id.key + " " + strings.ToUpper(strings.Join(strings.Fields(id.val), ""))
+			if idents[k] != "" {
+				bad("accounts %s and %s have the same %s %s; a company's identifiers belong to one account", idents[k], a.Name, id.key, id.val)
+			}
+			idents[k] = a.Name
+		}
 		if a.CompanyID != "" {
 			if companies[a.CompanyID] {
 				bad("two accounts have company_id %s; a company has one account", a.CompanyID)
@@ -212,6 +244,11 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 		}
 		if len(fc.Accounts) == 1 && envKey != "" {
 			a.APIKey = envKey
+		}
+		if len(fc.Accounts) == 1 && !envCompany.IsZero() {
+			// Like the key pair, the environment's identifiers replace the
+			// single file account's.
+			a.Company = envCompany
 		}
 		switch {
 		case len(fc.Accounts) == 1 && envSecret != "":

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 func configFactory(path string, vars map[string]string) *Factory {
@@ -41,7 +43,7 @@ func TestLoadConfigExampleFile(t *testing.T) {
 		t.Errorf("config %+v", cfg)
 	}
 	if len(cfg.Accounts) != 2 || cfg.Accounts[0].APISecret != "acme-secret" || cfg.Accounts[1].APISecret != "crane-secret" ||
-		cfg.Accounts[1].CompanyID != "Q2wE9z" {
+		cfg.Accounts[1].CompanyID != "Q2wE9z" || cfg.Accounts[0].Company.VAT != "4012345678" || cfg.Accounts[1].Company.Registration != "2015/123456/07" {
 		t.Errorf("accounts %+v", cfg.Accounts)
 	}
 	if len(cfg.Warnings) != 0 {
@@ -103,7 +105,33 @@ accounts:
 		t.Errorf("flags over environment: %+v", cfg)
 	}
 
+	// Company identifiers: the file's, replaced by the environment's for
+	// the single account (like its key pair).
+	writeFile(t, path, `base_url: http://file.invalid
+accounts:
+  - {name: only, company_id: C1, api_key: mpk_file, api_secret_env: SECRET, vat_number: "0412345678", registration_number: " 2009/012345/07 "}
+`, 0o600)
+	cfg, err = loadConfig(configFactory(path, map[string]string{"SECRET": "s"}), connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Accounts[0].Company; got != (pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"}) {
+		t.Errorf("file identifiers: %+v", got)
+	}
+	cfg, err = loadConfig(configFactory(path, map[string]string{"SECRET": "s", envCompanyIDNumber: "8001015009087"}), connFlags{}, configNeeds{Plans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Accounts[0].Company; got != (pipeline.CompanyIDs{IDNumber: "8001015009087"}) {
+		t.Errorf("environment identifiers over the file's: %+v", got)
+	}
+
 	// Environment only.
+	cfg, err = loadConfig(configFactory("", map[string]string{envBaseURL: "http://e.invalid", envAPIKey: "k", envAPISecret: "s",
+		envCompanyVAT: "4012345678", envCompanyRegistration: "2009/012345/07"}), connFlags{}, configNeeds{Plans: true})
+	if err != nil || cfg.Accounts[0].Company != (pipeline.CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}) {
+		t.Errorf("environment identifiers: %+v %v", cfg, err)
+	}
 	cfg, err = loadConfig(configFactory("", map[string]string{envBaseURL: "http://e.invalid", envAPIKey: "k", envAPISecret: "s"}), connFlags{}, configNeeds{Plans: true})
 	if err != nil || len(cfg.Accounts) != 1 || cfg.Accounts[0].Name != "default" || cfg.Lookup.Configured() {
 		t.Errorf("environment only: %+v %v", cfg, err)
@@ -136,6 +164,11 @@ func TestLoadConfigErrors(t *testing.T) {
 			vars: map[string]string{"S": secret, envAPIKey: "k"}, needs: configNeeds{Plans: true}, has: []string{"names 2 accounts"}},
 		{name: "duplicate names and companies", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S}\n  - {name: a, company_id: A, api_key: k2, api_secret_env: S}\n",
 			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"two accounts are named a", "two accounts have company_id A"}},
+		{name: "env company identifiers with several accounts", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S}\n  - {name: b, company_id: B, api_key: k2, api_secret_env: S}\n",
+			vars: map[string]string{"S": secret, envCompanyVAT: "4012345678"}, needs: configNeeds{Plans: true}, has: []string{envCompanyVAT, "names 2 accounts", "vat_number"}},
+		{name: "same identifier on two accounts", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S, vat_number: \"4012345678\"}\n  - {name: b, company_id: B, api_key: k2, api_secret_env: S, vat_number: \" 4012345678\"}\n",
+			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"accounts a and b have the same vat_number 4012345678"}},
+		{name: "misspelt identifier key", yaml: "accounts:\n  - {name: a, api_key: k, vat: \"4012345678\"}\n", has: []string{`unknown key "vat" in an account`}},
 		{name: "nothing configured", yaml: "", needs: configNeeds{Plans: true}, has: []string{"no service URL", "no account"}},
 		{name: "lookup without credentials", yaml: "lookup: {url: http://l.invalid}\n", needs: configNeeds{Lookup: true}, has: []string{"needs a username and a password"}},
 		{name: "missing secret file", yaml: "base_url: http://x.invalid\naccounts:\n  - {name: a, api_key: k, api_secret_file: nope.txt}\n",

@@ -64,9 +64,12 @@ Layouts, from the file's extension and --layout:
   .csv   flat (default): one row per plan, financial year and target type
   .csv   long: one row per counter, for BI tools and pivot tables
 
-Company identifiers come from the company lookup: give --company with the
-VAT, registration or ID number of each company to export (needed to
-re-import an export that spans several accounts).
+Company identifiers come from the configuration (each account's
+vat_number, registration_number or id_number; EEPIPE_COMPANY_VAT,
+EEPIPE_COMPANY_REGISTRATION or EEPIPE_COMPANY_ID_NUMBER for the single
+account), checked and completed through the company lookup, or from the
+lookup records that --company finds. An export that spans several accounts
+needs them to re-import.
 
 For scheduled runs, --output-dir writes UTC-stamped names
 (plans-2026-11-22T0300Z.xlsx), --keep prunes older ones, a lock file stops
@@ -200,17 +203,25 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
-		sources, err := exportSources(ctx, run, accounts, finder, opts.Companies)
+		configured := make([]pipeline.CompanyIDs, len(cfg.Accounts))
+		for i, a := range cfg.Accounts {
+			configured[i] = a.Company
+		}
+		sources, err := exportSources(ctx, run, accounts, configured, finder, opts.Companies)
 		if err != nil {
 			return err
 		}
 		if len(sources) > 1 {
+			var without []string
 			for _, s := range sources {
 				if s.company.IsZero() {
-					run.warn("the export spans several accounts but has no company identifiers for account " + s.account.Name +
-						"; re-importing it needs them: give --company with each company's VAT, registration or ID number")
-					break
+					without = append(without, s.account.Name)
 				}
+			}
+			if len(without) > 0 {
+				run.warn("the export spans several accounts but has no company identifiers for account " + strings.Join(without, ", ") +
+					"; re-importing it needs them: give the account vat_number, registration_number or id_number in the configuration, " +
+					"or --company with each company's VAT, registration or ID number")
 			}
 		}
 		fetchStart := time.Now()
@@ -246,14 +257,26 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 }
 
 // exportSources picks the accounts to export. Without companies: every
-// configured account. With companies: each is looked up, and the account
-// whose company_id it is (or the single account) is exported with the
-// record's identifiers.
-func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
+// configured account, with the identifiers its configuration gives
+// (configured, by account), checked and completed through the lookup when
+// there is one. With companies: each is looked up, and the account whose
+// company_id it is (or the single account) is exported with the record's
+// identifiers.
+func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, configured []pipeline.CompanyIDs,
+	finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
 	if len(companies) == 0 {
 		out := make([]exportSource, len(accounts))
 		for i, a := range accounts {
 			out[i] = exportSource{account: a}
+			if i < len(configured) {
+				out[i].company = configured[i]
+			}
+			if out[i].company.IsZero() || finder == nil {
+				continue
+			}
+			if err := checkConfiguredCompany(ctx, run, &out[i], finder); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	}
@@ -288,6 +311,17 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 		}
 		c := found[0]
 		idx := slices.IndexFunc(accounts, func(a pipeline.Account) bool { return a.CompanyID == c.ID })
+		if idx < 0 {
+			// An account without company_id whose configured identifiers
+			// are this company's.
+			idx = slices.IndexFunc(configured, func(ids pipeline.CompanyIDs) bool {
+				return identifierEqual(ids.VAT, c.VATNumber) || identifierEqual(ids.Registration, c.RegistrationNumber) ||
+					identifierEqual(ids.IDNumber, c.IdentificationNumber)
+			})
+			if idx >= len(accounts) || (idx >= 0 && accounts[idx].CompanyID != "") {
+				idx = -1
+			}
+		}
 		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" {
 			idx = 0
 			run.warn(fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
@@ -307,6 +341,38 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 		})
 	}
 	return out, nil
+}
+
+// checkConfiguredCompany looks up the identifiers an account's
+// configuration gives: they must name one company, the account's own when
+// it has a company_id (else the export would not re-import onto it). The
+// record then completes the identifiers and gives the trading name. When
+// the lookup cannot be reached the configured identifiers are written as
+// they are, with a warning.
+func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSource, finder pipeline.CompanyFinder) error {
+	where := "the identifiers of account " + s.account.Name + " in the configuration (" + s.company.String() + ")"
+	if s.account.Name == "default" {
+		where = "the account's company identifiers (" + s.company.String() + ")"
+	}
+	recs, err := finder.FindCompanies(ctx, s.company)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		run.warn(fmt.Sprintf("%s could not be checked through the company lookup (%v); they are written as configured", where, err))
+		return nil
+	}
+	c, err := pipeline.ResolveCompany(s.company, recs)
+	if err != nil {
+		return exitf(ExitInvalid, "configuration: %s: %v", where, err)
+	}
+	if s.account.CompanyID != "" && c.ID != s.account.CompanyID {
+		return exitf(ExitInvalid, "configuration: %s belong to %s (id %s), but the account's company_id is %s; correct them",
+			where, c.TradingName, c.ID, s.account.CompanyID)
+	}
+	s.name = c.TradingName
+	s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
+	return nil
 }
 
 // identifierEqual compares identifiers ignoring spaces and letter case.
