@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -15,17 +14,22 @@ import (
 // token. It yields start tags (local name and attributes), end tags and
 // text with entities decoded; comments, processing instructions and
 // declarations are skipped, CDATA is text. It checks only what reading
-// needs, not well-formedness. The slices it returns are valid until the
-// next call.
+// needs, not well-formedness. It scans its own buffer, so names, values
+// and text without entities are slices of it, copied nowhere: the slices
+// it returns are valid until the next call.
 type flatXMLScanner struct {
-	r     *bufio.Reader
+	r        io.Reader
+	buf      []byte // buf[pos:end] is read and not yet scanned
+	pos, end int
+	rerr     error // the reader's error (io.EOF at the end), once it gave one
+
 	kind  flatTokKind
 	name  []byte        // local name of a start or end tag
 	attrs []flatXMLAttr // attributes of a start tag
 	text  []byte        // decoded text
-	buf   []byte        // scratch for names and values
 	self  bool          // the start tag closes itself (<c/>)
-	pool  [][]byte      // attribute value buffers, reused
+	pool  [][]byte      // decoded attribute values, reused
+	tbuf  []byte        // decoded text, when it has references
 }
 
 type flatTokKind int
@@ -43,211 +47,261 @@ type flatXMLAttr struct {
 
 var errFlatXML = errors.New("malformed XML")
 
+// flatScanBuf is the scanner's initial buffer size; it grows for longer
+// tokens.
+const flatScanBuf = 64 << 10
+
 func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
-	return &flatXMLScanner{r: bufio.NewReaderSize(r, 64<<10)}
+	return &flatXMLScanner{r: r, buf: make([]byte, flatScanBuf)}
+}
+
+// Results of scanning a token in the buffer: more input is needed, or the
+// token is malformed.
+const (
+	flatNeedMore = -1
+	flatBad      = -2
+)
+
+// more reads more input after buf[pos:end], keeping it, until the buffer
+// is full (so that a token longer than the buffer is scanned again only
+// each time the buffer doubles); false when the reader has no more to give.
+func (s *flatXMLScanner) more() bool {
+	if s.rerr != nil {
+		return false
+	}
+	if s.pos > 0 {
+		s.end = copy(s.buf, s.buf[s.pos:s.end])
+		s.pos = 0
+	}
+	if s.end == len(s.buf) {
+		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+	}
+	got, empty := false, 0
+	for s.end < len(s.buf) {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		got = got || n > 0
+		if err != nil {
+			s.rerr = err
+			return got
+		}
+		if n == 0 {
+			if empty++; empty == 100 {
+				s.rerr = io.ErrNoProgress
+				return got
+			}
+		}
+	}
+	return true
 }
 
 // next reads the next token; io.EOF at the end.
 func (s *flatXMLScanner) next() error {
-	c, err := s.r.ReadByte()
-	if err != nil {
-		return err
-	}
-	if c != '<' {
-		_ = s.r.UnreadByte()
-		return s.readText()
-	}
-	c, err = s.r.ReadByte()
-	if err != nil {
-		return errFlatXML
-	}
-	switch c {
-	case '/':
-		s.kind = flatTokEnd
-		name, err := s.readName()
-		if err != nil {
-			return err
+	for {
+		if s.pos == s.end && !s.more() {
+			if s.rerr == io.EOF {
+				return io.EOF
+			}
+			return s.rerr
 		}
-		s.name = name
-		if _, err := s.r.ReadSlice('>'); err != nil {
+		b := s.buf[s.pos:s.end]
+		var n int
+		skip := false
+		if b[0] != '<' {
+			n = s.scanText(b)
+		} else {
+			n, skip = s.scanMarkup(b)
+		}
+		switch n {
+		case flatBad:
 			return errFlatXML
-		}
-		return nil
-	case '?':
-		if err := s.skipUntil([]byte("?>")); err != nil {
-			return err
-		}
-		return s.next()
-	case '!':
-		head, _ := s.r.Peek(7)
-		switch {
-		case bytes.HasPrefix(head, []byte("[CDATA[")):
-			_, _ = s.r.Discard(7)
-			s.text = s.text[:0]
-			for {
-				chunk, err := s.r.ReadSlice(']')
-				s.text = append(s.text, chunk...)
-				if err == bufio.ErrBufferFull {
-					continue
-				}
-				if err != nil {
-					return errFlatXML
-				}
-				if p, _ := s.r.Peek(2); bytes.Equal(p, []byte("]>")) {
-					_, _ = s.r.Discard(2)
-					s.text = s.text[:len(s.text)-1]
-					s.kind = flatTokText
+		case flatNeedMore:
+			if !s.more() {
+				b = s.buf[s.pos:s.end] // more may have moved it
+				if b[0] != '<' && s.rerr == io.EOF {
+					// Text up to the end of the input.
+					s.setText(b)
+					s.pos = s.end
 					return nil
 				}
-			}
-		case bytes.HasPrefix(head, []byte("--")):
-			if err := s.skipUntil([]byte("-->")); err != nil {
-				return err
-			}
-		default:
-			if _, err := s.r.ReadSlice('>'); err != nil {
 				return errFlatXML
 			}
+			continue
 		}
-		return s.next()
-	}
-	_ = s.r.UnreadByte()
-	return s.readStart()
-}
-
-func (s *flatXMLScanner) skipUntil(end []byte) error {
-	last := end[len(end)-1]
-	var tail []byte
-	for {
-		chunk, err := s.r.ReadSlice(last)
-		if err != nil && err != bufio.ErrBufferFull {
-			return errFlatXML
-		}
-		tail = append(tail, chunk...)
-		if bytes.HasSuffix(tail, end) {
+		s.pos += n
+		if !skip {
 			return nil
 		}
-		if len(tail) > len(end) {
-			tail = append(tail[:0], tail[len(tail)-len(end):]...)
+	}
+}
+
+// scanText scans text up to the next '<'.
+func (s *flatXMLScanner) scanText(b []byte) int {
+	i := bytes.IndexByte(b, '<')
+	if i < 0 {
+		return flatNeedMore
+	}
+	s.setText(b[:i])
+	return i
+}
+
+func (s *flatXMLScanner) setText(raw []byte) {
+	s.kind = flatTokText
+	if bytes.IndexByte(raw, '&') < 0 {
+		s.text = raw
+		return
+	}
+	s.tbuf = appendXMLUnescaped(s.tbuf[:0], raw)
+	s.text = s.tbuf
+}
+
+// scanMarkup scans a tag, comment, processing instruction, declaration or
+// CDATA section starting at b[0] == '<'. skip is true for the ones that
+// are not tokens.
+func (s *flatXMLScanner) scanMarkup(b []byte) (n int, skip bool) {
+	if len(b) < 2 {
+		return flatNeedMore, false
+	}
+	switch b[1] {
+	case '/':
+		name, i := flatScanName(b, 2)
+		if i < 0 {
+			return i, false
 		}
+		j := bytes.IndexByte(b[i:], '>')
+		if j < 0 {
+			return flatNeedMore, false
+		}
+		s.kind, s.name = flatTokEnd, name
+		return i + j + 1, false
+	case '?':
+		j := bytes.Index(b[2:], []byte("?>"))
+		if j < 0 {
+			return flatNeedMore, false
+		}
+		return 2 + j + 2, true
+	case '!':
+		rest := b[2:]
+		switch {
+		case len(rest) < 7 && bytes.HasPrefix([]byte("[CDATA["), rest), len(rest) < 2 && bytes.HasPrefix([]byte("--"), rest):
+			return flatNeedMore, false
+		case bytes.HasPrefix(rest, []byte("[CDATA[")):
+			j := bytes.Index(rest[7:], []byte("]]>"))
+			if j < 0 {
+				return flatNeedMore, false
+			}
+			s.kind, s.text = flatTokText, rest[7:7+j]
+			return 2 + 7 + j + 3, false
+		case bytes.HasPrefix(rest, []byte("--")):
+			j := bytes.Index(rest, []byte("-->"))
+			if j < 0 {
+				return flatNeedMore, false
+			}
+			return 2 + j + 3, true
+		}
+		j := bytes.IndexByte(rest, '>')
+		if j < 0 {
+			return flatNeedMore, false
+		}
+		return 2 + j + 1, true
+	}
+	return s.scanStart(b), false
+}
+
+// scanStart scans a start tag and its attributes.
+func (s *flatXMLScanner) scanStart(b []byte) int {
+	name, i := flatScanName(b, 1)
+	if i < 0 {
+		return i
+	}
+	s.kind, s.self, s.name, s.attrs = flatTokStart, false, name, s.attrs[:0]
+	for {
+		i = flatSkipSpace(b, i)
+		if i < 0 {
+			return i
+		}
+		switch b[i] {
+		case '>':
+			return i + 1
+		case '/':
+			if i+1 >= len(b) {
+				return flatNeedMore
+			}
+			if b[i+1] != '>' {
+				return flatBad
+			}
+			s.self = true
+			return i + 2
+		}
+		an, j := flatScanName(b, i)
+		if j < 0 {
+			return j
+		}
+		if j = flatSkipSpace(b, j); j < 0 {
+			return j
+		}
+		if b[j] != '=' {
+			return flatBad
+		}
+		if j = flatSkipSpace(b, j+1); j < 0 {
+			return j
+		}
+		q := b[j]
+		if q != '"' && q != '\'' {
+			return flatBad
+		}
+		k := bytes.IndexByte(b[j+1:], q)
+		if k < 0 {
+			return flatNeedMore
+		}
+		raw := b[j+1 : j+1+k]
+		value := raw
+		if bytes.IndexByte(raw, '&') >= 0 {
+			a := len(s.attrs)
+			for len(s.pool) <= a {
+				s.pool = append(s.pool, nil)
+			}
+			s.pool[a] = appendXMLUnescaped(s.pool[a][:0], raw)
+			value = s.pool[a]
+		}
+		s.attrs = append(s.attrs, flatXMLAttr{name: an, value: value})
+		i = j + 1 + k + 1
 	}
 }
 
 func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// readName reads a tag or attribute name and returns its local part.
-func (s *flatXMLScanner) readName() ([]byte, error) {
-	s.buf = s.buf[:0]
-	for {
-		c, err := s.r.ReadByte()
-		if err != nil {
-			return nil, errFlatXML
-		}
-		if isXMLSpace(c) || c == '>' || c == '/' || c == '=' {
-			_ = s.r.UnreadByte()
+// flatScanName scans a tag or attribute name at b[i:] and returns its
+// local part and the index after it.
+func flatScanName(b []byte, i int) ([]byte, int) {
+	start := i
+	for ; i < len(b); i++ {
+		if c := b[i]; isXMLSpace(c) || c == '>' || c == '/' || c == '=' {
 			break
 		}
-		s.buf = append(s.buf, c)
 	}
-	if len(s.buf) == 0 {
-		return nil, errFlatXML
+	if i == len(b) {
+		return nil, flatNeedMore
 	}
-	name := s.buf
-	if i := bytes.LastIndexByte(name, ':'); i >= 0 {
-		name = name[i+1:]
+	name := b[start:i]
+	if len(name) == 0 {
+		return nil, flatBad
 	}
-	for _, n := range flatInterned {
-		if bytes.Equal(n, name) {
-			return n, nil
-		}
+	if k := bytes.LastIndexByte(name, ':'); k >= 0 {
+		name = name[k+1:]
 	}
-	return append([]byte(nil), name...), nil
+	return name, i
 }
 
-// flatInterned are the names the reader looks at, returned without a copy.
-var flatInterned = [][]byte{[]byte("c"), []byte("v"), []byte("r"), []byte("s"), []byte("t"), []byte("row"), []byte("f"), []byte("is"), []byte("sheetData"), []byte("rPh"), []byte("si")}
-
-func (s *flatXMLScanner) skipSpace() (byte, error) {
-	for {
-		c, err := s.r.ReadByte()
-		if err != nil {
-			return 0, errFlatXML
-		}
-		if !isXMLSpace(c) {
-			return c, nil
+// flatSkipSpace returns the index of the first byte at or after i that is
+// not a space.
+func flatSkipSpace(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if !isXMLSpace(b[i]) {
+			return i
 		}
 	}
-}
-
-func (s *flatXMLScanner) readStart() error {
-	s.kind, s.self, s.attrs = flatTokStart, false, s.attrs[:0]
-	name, err := s.readName()
-	if err != nil {
-		return err
-	}
-	s.name = name
-	for {
-		c, err := s.skipSpace()
-		if err != nil {
-			return err
-		}
-		switch c {
-		case '>':
-			return nil
-		case '/':
-			if c, err = s.r.ReadByte(); err != nil || c != '>' {
-				return errFlatXML
-			}
-			s.self = true
-			return nil
-		}
-		_ = s.r.UnreadByte()
-		an, err := s.readName()
-		if err != nil {
-			return err
-		}
-		if c, err = s.skipSpace(); err != nil || c != '=' {
-			return errFlatXML
-		}
-		q, err := s.skipSpace()
-		if err != nil || (q != '"' && q != '\'') {
-			return errFlatXML
-		}
-		raw, err := s.r.ReadSlice(q)
-		if err != nil {
-			return errFlatXML
-		}
-		i := len(s.attrs)
-		if i < len(s.pool) {
-			s.pool[i] = appendXMLUnescaped(s.pool[i][:0], raw[:len(raw)-1])
-		} else {
-			s.pool = append(s.pool, appendXMLUnescaped(nil, raw[:len(raw)-1]))
-		}
-		s.attrs = append(s.attrs, flatXMLAttr{name: an, value: s.pool[i]})
-	}
-}
-
-func (s *flatXMLScanner) readText() error {
-	s.kind = flatTokText
-	s.buf = s.buf[:0]
-	for {
-		chunk, err := s.r.ReadSlice('<')
-		if err == nil {
-			s.buf = append(s.buf, chunk[:len(chunk)-1]...)
-			_ = s.r.UnreadByte()
-			break
-		}
-		s.buf = append(s.buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			break
-		}
-		return errFlatXML
-	}
-	s.text = appendXMLUnescaped(s.text[:0], s.buf)
-	return nil
+	return flatNeedMore
 }
 
 // attr returns the value of the attribute with the local name, or nil.

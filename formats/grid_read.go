@@ -429,6 +429,7 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 			break
 		}
 	}
+	g.misspeltLeadingRaces(b, hr, firstRace, hasGenders)
 	seen := map[[2]string]int{}
 	add := func(c int, race, gender string) {
 		if prev, dup := seen[[2]string{race, gender}]; dup {
@@ -486,6 +487,33 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 		return genderRow + 1
 	}
 	return hr + 1
+}
+
+// misspeltLeadingRaces reports the header cells left of the first race the
+// catalog knows that are race headers all the same (a gender below them, or
+// a combined header ending in a gender): without this, a misspelt first
+// race ("Afican") would drop its counter columns silently.
+func (g *gridReader) misspeltLeadingRaces(b *gridBlock, hr, firstRace int, hasGenders bool) {
+	for c := b.c0 + 1; c < firstRace; c++ {
+		v := g.text.at(hr, c)
+		if v == "" || isTotalHeader(v) {
+			continue
+		}
+		if hasGenders {
+			if _, ok := g.m.Gender(g.text.at(hr+1, c)); ok {
+				g.errorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog", v)
+			}
+			continue
+		}
+		words := strings.Fields(strings.ReplaceAll(templates.Normalize(v), "_", " "))
+		if len(words) < 2 {
+			continue
+		}
+		if _, ok := g.m.Gender(words[len(words)-1]); ok {
+			race := strings.Join(words[:len(words)-1], " ")
+			g.errorf(hr, c, v, g.m.SuggestRace(race), "%q is not a race and gender of the counter catalog", v)
+		}
+	}
 }
 
 func isTotalHeader(v string) bool {

@@ -255,15 +255,29 @@ func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
 
 // SuggestLevel returns the closest level labels and keys to text.
 func (m *Matcher) SuggestLevel(text string) []string {
-	return pipeline.Closest(text, m.levelNames, 3)
+	return closestDistinct(text, m.levelNames)
 }
 
 // SuggestRace returns the closest race headers and keys to text.
 func (m *Matcher) SuggestRace(text string) []string {
-	return pipeline.Closest(text, m.raceNames, 3)
+	return closestDistinct(text, m.raceNames)
 }
 
 // SuggestGender returns the closest gender headers and keys to text.
 func (m *Matcher) SuggestGender(text string) []string {
-	return pipeline.Closest(text, m.genderNames, 3)
+	return closestDistinct(text, m.genderNames)
+}
+
+// closestDistinct returns up to three of the closest names to text, leaving
+// out a name that reads the same as one before it ("African", "african").
+func closestDistinct(text string, names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range pipeline.Closest(text, names, 6) {
+		if k := Normalize(n); !seen[k] && len(out) < 3 {
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,24 +125,21 @@ func TestApplyMaxDuration(t *testing.T) {
 		t.Fatalf("export: %s", stderr)
 	}
 	// Every counter of the file changed: a full run would patch every target.
-	b := exReadFile(t, export)
-	lines := strings.Split(strings.TrimRight(b, "\n"), "\n")
-	hdr := strings.Split(lines[0], ",")
-	col := -1
-	for i, h := range hdr {
-		if h == "number_of_african_male_top_managers" {
-			col = i
-		}
+	recs, err := csv.NewReader(strings.NewReader(exReadFile(t, export))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
 	}
+	col := slices.Index(recs[0], "number_of_african_male_top_managers")
 	if col < 0 {
 		t.Fatal("no counter column")
 	}
-	for i := 1; i < len(lines); i++ {
-		cells := strings.Split(lines[i], ",")
-		cells[col] = "999"
-		lines[i] = strings.Join(cells, ",")
+	for _, r := range recs[1:] {
+		r[col] = "999"
 	}
-	os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.WriteAll(recs)
+	os.WriteFile(export, buf.Bytes(), 0o644)
 
 	e.srv.Sandbox.SetLatency(300 * time.Millisecond)
 	defer e.srv.Sandbox.SetLatency(0)

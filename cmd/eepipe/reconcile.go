@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -132,7 +133,7 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 		cs, planErr := runner.Plan(ctx, batch.Plans)
 		rec = pipeline.Reconcile(cs, lists.Lists(), accounts)
-		rec.GeneratedAt = f.Now().UTC()
+		rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
 		rec.Files = batch.Files
 		var stopErr error
 		if planErr != nil {

@@ -94,15 +94,20 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		if err != nil {
 			var held *formats.LockHeldError
 			if errors.As(err, &held) {
+				// The message first: the summary is the run's last line.
+				fmt.Fprintf(f.IO.ErrOut, "eepipe: %v\n", err)
 				r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", lockPath), zap.Int("lock_pid", held.Holder.PID)})
-				return ctx, nil, &ExitError{Code: ExitFatal, Err: err}
+				return ctx, nil, silentExit(ExitFatal)
 			}
 			return ctx, nil, exitf(ExitFatal, "%v", err)
 		}
 		r.lock = l
 		if prev := l.TookOver(); prev != nil {
-			f.Logger().Warn("took over a stale lock: its process is gone",
-				zap.String("lock", lockPath), zap.Int("stale_pid", prev.PID), zap.Time("stale_since", prev.Since))
+			fields := []zap.Field{zap.String("lock", lockPath), zap.Int("stale_pid", prev.PID)}
+			if !prev.Since.IsZero() {
+				fields = append(fields, zap.Time("stale_since", prev.Since))
+			}
+			f.Logger().Warn("took over a stale lock: its process is gone", fields...)
 		}
 	}
 	if o.MaxDuration > 0 {
@@ -172,7 +177,7 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	case timedOut(ctx):
 		outcome = "timeout"
 		if code != ExitInvalid {
-			if err == nil || code != ExitFatal {
+			if err == nil || code != ExitFatal || isSilent(err) {
 				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("stopped after --max-duration %s: no new work was started after that", r.opts.MaxDuration)}
 			}
 			code = ExitFatal
@@ -184,14 +189,16 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 			err = exitf(ExitFatal, "interrupted")
 		}
 	}
+	// The error's message is printed before the summary, so that the
+	// summary is the run's last line on stderr for monitoring.
+	if err != nil && !isSilent(err) {
+		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+	}
 	r.logSummary(code, outcome, fields)
 	if err != nil {
-		var ee *ExitError
-		if !errors.As(err, &ee) || ee.Code != code {
-			err = &ExitError{Code: code, Err: err}
-		}
+		return silentExit(code)
 	}
-	return err
+	return nil
 }
 
 func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) {
@@ -218,6 +225,12 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 		return
 	}
 	log.Info("summary", all...)
+}
+
+// isSilent reports whether err is an exit code without a message.
+func isSilent(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee) && ee.Err == nil
 }
 
 // exitCodeOf returns the exit code an error maps to.
