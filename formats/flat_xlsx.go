@@ -37,6 +37,7 @@ type flatBook struct {
 	sst      []string
 	sstErr   error
 	sstDone  bool
+	texts    map[string]string // inline strings read, which repeat from row to row
 }
 
 type flatSheetInfo struct {
@@ -364,18 +365,48 @@ type flatRawCell struct {
 	formula bool
 	hasV    bool
 
-	// value and inline as spans of the row's text buffer while the row is
-	// being read (the buffer may move as it grows).
+	// value and inline as spans of the batch's text while the rows are
+	// scanned (the text may move as it grows).
 	vStart, vEnd int
 	iStart, iEnd int
 	hasInline    bool
 }
 
+// flatStaleCell stands for a cell left open in an earlier row, which the
+// scan may still write to (as a stray </v> would) though no row reads it.
+const flatStaleCell = -2
+
 // flatRowFunc receives each non-empty row: its number and its cells (the
 // slice is reused between calls). Returning false stops the scan.
 type flatRowFunc func(row int, cells []flatRawCell) bool
 
-// scanSheet streams a worksheet's rows to fn.
+// flatRowBatch is a run of rows of a sheet, scanned and not yet read: the
+// cells of all its rows, and the text their spans point into.
+type flatRowBatch struct {
+	rows  []flatRowSpan
+	cells []flatRawCell
+	text  []byte
+	last  bool  // the scan ended after these rows
+	err   error // why, when it failed
+	panic any   // the scanner panicked, with this value
+}
+
+type flatRowSpan struct {
+	row      int
+	from, to int // the row's cells in cells
+}
+
+// Limits of a batch: rows, or text and cells for sheets with long rows.
+const (
+	flatBatchRows  = 64
+	flatBatchText  = 256 << 10
+	flatBatchCells = 16 << 10
+)
+
+// scanSheet streams a worksheet's rows to fn. The XML is decompressed and
+// scanned on a goroutine of its own, a few batches of rows ahead of fn, so
+// that reading a large sheet uses a second core; fn sees the rows in order,
+// as if it were one loop.
 func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 	if info.path == "" {
 		return fmt.Errorf("sheet %s has no worksheet data", info.name)
@@ -385,47 +416,151 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 		return err
 	}
 	defer rc.Close()
-	sc := newFlatXMLScanner(rc)
+	return flatReadRows(rc, fn)
+}
+
+// flatReadRows scans the sheet XML of r on a goroutine (flatScanRows) and
+// passes its rows to fn, in order; it returns once the goroutine is done.
+func flatReadRows(r io.Reader, fn flatRowFunc) error {
+	const batches = 3
+	full := make(chan *flatRowBatch, batches)
+	free := make(chan *flatRowBatch, batches)
+	for range batches {
+		free <- &flatRowBatch{}
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		flatScanRows(r, full, free, stop)
+	}()
+	defer func() {
+		close(stop)
+		<-done // before r is closed
+	}()
+	for {
+		batch := <-full
+		for _, r := range batch.rows {
+			cells := batch.cells[r.from:r.to]
+			for i := range cells {
+				c := &cells[i]
+				c.value, c.inline = batch.text[c.vStart:c.vEnd:c.vEnd], batch.text[c.iStart:c.iEnd:c.iEnd]
+			}
+			if !fn(r.row, cells) {
+				return nil
+			}
+		}
+		if batch.last {
+			if batch.panic != nil {
+				panic(batch.panic)
+			}
+			return batch.err
+		}
+		batch.rows, batch.cells, batch.text = batch.rows[:0], batch.cells[:0], batch.text[:0]
+		free <- batch
+	}
+}
+
+// flatScanRows scans the sheet XML of r into batches of rows: it takes
+// empty batches from free and sends them filled to full, the last one
+// marked, until stop is closed.
+func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBatch, stop <-chan struct{}) {
+	var batch *flatRowBatch
+	get := func() bool {
+		select {
+		case batch = <-free:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	send := func() bool {
+		select {
+		case full <- batch:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	finish := func(err error) {
+		batch.last, batch.err = true, err
+		send()
+	}
+	if !get() {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			batch.last, batch.panic = true, v
+			send()
+		}
+	}()
+	sc := newFlatXMLScanner(r)
 	var (
 		row        int
-		cells      []flatRawCell
+		rowFrom    int  // the current row's cells are batch.cells[rowFrom:rowTo]
+		rowTo      int  // (set when the row ends)
+		sealed     bool // the row has ended and been passed on as it was then
 		inRow      bool
-		cur        *flatRawCell
+		cur        = -1 // the cell being read, in batch.cells; -1 for none, flatStaleCell
+		stale      flatRawCell
 		field      string // "v", "f", "t" (inline string) while inside one
-		fieldStart int    // where the field's text starts in text
-		text       []byte // the text of the row's <v> and <t> elements, one after the other
+		fieldStart int    // where the field's text starts in batch.text
+		pending    []byte // an open field's text, moving to the next batch
 		lastCol    int
 	)
+	// cell returns the cell being read, for a change. The cells of a row
+	// that has ended are passed on as they were then: a change after that
+	// (a stray element after </row>, a second </row>) goes to a copy, as
+	// it would go to the row's cells after they were read.
+	cell := func() *flatRawCell {
+		if cur == flatStaleCell {
+			return &stale
+		}
+		if sealed {
+			n := rowTo - rowFrom
+			batch.cells = append(batch.cells, batch.cells[rowFrom:rowTo]...)
+			cur += len(batch.cells) - n - rowFrom
+			rowFrom, rowTo, sealed = len(batch.cells)-n, len(batch.cells), false
+		}
+		return &batch.cells[cur]
+	}
+	// end handles the end of an element; stop is true when the scan ends.
 	end := func(name string) (stop bool) {
 		switch name {
 		case "v":
-			if cur != nil && field == "v" {
-				cur.vStart, cur.vEnd, cur.hasV = fieldStart, len(text), true
+			if cur != -1 && field == "v" {
+				c := cell()
+				c.vStart, c.vEnd, c.hasV = fieldStart, len(batch.text), true
 			}
 			field = ""
 		case "f":
-			if cur != nil {
-				cur.formula = true
+			if cur != -1 {
+				cell().formula = true
 			}
 			field = ""
 		case "t":
-			if cur != nil && field == "t" {
-				if !cur.hasInline {
-					cur.iStart, cur.hasInline = fieldStart, true
+			if cur != -1 && field == "t" {
+				c := cell()
+				if !c.hasInline {
+					c.iStart, c.hasInline = fieldStart, true
 				}
-				cur.iEnd = len(text)
+				c.iEnd = len(batch.text)
 			}
 			field = ""
 		case "c":
-			cur = nil
+			cur = -1
 		case "row":
 			inRow = false
-			for i := range cells {
-				c := &cells[i]
-				c.value, c.inline = text[c.vStart:c.vEnd:c.vEnd], text[c.iStart:c.iEnd:c.iEnd]
+			if !sealed {
+				rowTo, sealed = len(batch.cells), true
 			}
-			return row > excelize.TotalRows || !fn(row, cells)
+			if row > excelize.TotalRows {
+				finish(nil)
+				return true
+			}
+			batch.rows = append(batch.rows, flatRowSpan{row: row, from: rowFrom, to: rowTo})
 		case "sheetData":
+			finish(nil)
 			return true
 		}
 		return false
@@ -433,19 +568,39 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 	for {
 		err := sc.next()
 		if err == io.EOF {
-			return nil
+			finish(nil)
+			return
 		}
 		if err != nil {
-			return errFlatDamaged
+			finish(errFlatDamaged)
+			return
 		}
 		switch sc.kind {
 		case flatTokStart:
 			name := flatName(sc.name)
 			switch name {
 			case "row":
-				inRow = true
-				cells = cells[:0]
-				text = text[:0]
+				if len(batch.rows) >= flatBatchRows || len(batch.text) >= flatBatchText || len(batch.cells) >= flatBatchCells {
+					// A field left open goes on in the next batch (its
+					// text would become the value of a <v> that ends in
+					// this row).
+					if field != "" {
+						pending = append(pending[:0], batch.text[fieldStart:]...)
+					}
+					if !send() || !get() {
+						return
+					}
+					if field != "" {
+						batch.text, fieldStart = append(batch.text, pending...), 0
+					}
+				}
+				// A cell left open in the last row is no part of this one:
+				// what a stray element writes to it is never read.
+				if cur >= 0 {
+					cur = flatStaleCell
+				}
+				inRow, sealed = true, false
+				rowFrom, rowTo = len(batch.cells), len(batch.cells)
 				lastCol = 0
 				row++
 				if v, ok := flatAtoi(sc.attr("r")); ok && v > 0 {
@@ -455,43 +610,45 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 				if !inRow {
 					break
 				}
-				cells = append(cells, flatRawCell{})
-				cur = &cells[len(cells)-1]
+				batch.cells = append(batch.cells, flatRawCell{})
+				cur = len(batch.cells) - 1
+				c := &batch.cells[cur]
 				if ref := sc.attr("r"); ref != nil {
-					cur.col = flatColumnOf(ref)
+					c.col = flatColumnOf(ref)
 				}
 				if v, ok := flatAtoi(sc.attr("s")); ok {
-					cur.style = v
+					c.style = v
 				}
-				cur.typ = flatName(sc.attr("t"))
-				if cur.col == 0 {
-					cur.col = lastCol + 1
+				c.typ = flatName(sc.attr("t"))
+				if c.col == 0 {
+					c.col = lastCol + 1
 				}
-				lastCol = cur.col
+				lastCol = c.col
 			case "v", "f", "t":
-				if cur != nil {
+				if cur != -1 {
 					field = name
-					if name == "t" && cur.hasInline && cur.iEnd != len(text) {
+					if name == "t" && cur >= 0 && batch.cells[cur].hasInline && batch.cells[cur].iEnd != len(batch.text) {
 						// Another element's text came between this cell's
 						// runs: move the runs so far to the end, where
 						// this one continues them.
-						n := cur.iEnd - cur.iStart
-						text = append(text, text[cur.iStart:cur.iEnd]...)
-						cur.iStart, cur.iEnd = len(text)-n, len(text)
+						c := cell()
+						n := c.iEnd - c.iStart
+						batch.text = append(batch.text, batch.text[c.iStart:c.iEnd]...)
+						c.iStart, c.iEnd = len(batch.text)-n, len(batch.text)
 					}
-					fieldStart = len(text)
+					fieldStart = len(batch.text)
 				}
 			}
 			if sc.self && end(name) {
-				return nil
+				return
 			}
 		case flatTokText:
 			if field == "v" || field == "t" {
-				text = append(text, sc.text...)
+				batch.text = append(batch.text, sc.text...)
 			}
 		case flatTokEnd:
 			if end(flatName(sc.name)) {
-				return nil
+				return
 			}
 		}
 	}
@@ -557,7 +714,7 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		}
 		return flatTextCell(c, sst[i])
 	case "inlineStr":
-		return flatTextCell(c, flatDecodeEscapes(string(rc.inline)))
+		return flatTextCell(c, flatDecodeEscapes(b.text(rc.inline)))
 	case "str":
 		if !rc.hasV && rc.formula {
 			c.Kind = pipeline.CellFormulaNoValue
@@ -618,6 +775,32 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		c.Text = strings.Repeat("0", xf.padTo-len(c.Text)) + c.Text
 	}
 	return c
+}
+
+// flatMaxTexts and flatMaxTextLen bound the strings text keeps.
+const (
+	flatMaxTexts   = 4096
+	flatMaxTextLen = 64
+)
+
+// text returns raw as a string, the same string for the same short text
+// (names, dates, sectors and target types repeat on every row of a plan),
+// so that reading them allocates once.
+func (b *flatBook) text(raw []byte) string {
+	if len(raw) > flatMaxTextLen {
+		return string(raw)
+	}
+	if s, ok := b.texts[string(raw)]; ok {
+		return s
+	}
+	s := string(raw)
+	if b.texts == nil {
+		b.texts = map[string]string{}
+	}
+	if len(b.texts) < flatMaxTexts {
+		b.texts[s] = s
+	}
+	return s
 }
 
 // flatSmallInts are the texts of the numbers 0 to 999, the usual counter

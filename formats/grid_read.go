@@ -53,8 +53,8 @@ const maxGridScanRows = 20000
 const flatHeaderRows = 20
 
 var (
-	reGridYear = regexp.MustCompile(`(?i)\byear\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
-	reGridFY   = regexp.MustCompile(`\b((?:19|20)\d{2})\s*[/\-–—]\s*(\d{2}|\d{4})\b`)
+	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
+	reGridFY   = regexp.MustCompile(`(?i)(?:\b|fy)((?:19|20)\d{2})\s*[/\-–—]\s*(\d{2}|\d{4})\b`)
 	reGridAll  = regexp.MustCompile(`\ball\b`)
 )
 
@@ -240,9 +240,12 @@ type gridReader struct {
 	sheet    string
 	date1904 bool
 	text     sheetText
-	m        *templates.Matcher
-	cat      *pipeline.Catalog
-	problems pipeline.Problems
+	// mergedAway holds the cells (row, col) inside a merged range other
+	// than its top-left cell.
+	mergedAway map[[2]int]bool
+	m          *templates.Matcher
+	cat        *pipeline.Catalog
+	problems   pipeline.Problems
 }
 
 func (g *gridReader) origin(r, c int) pipeline.Origin {
@@ -255,6 +258,12 @@ func (g *gridReader) origin(r, c int) pipeline.Origin {
 
 func (g *gridReader) cell(r, c int) pipeline.Cell {
 	ref, _ := excelize.CoordinatesToCellName(c, r)
+	if g.mergedAway[[2]int{r, c}] {
+		// Covered by a merged range that starts elsewhere: Excel shows
+		// nothing of its own there (excelize would return the range's
+		// top-left value, such as the label merged across it).
+		return pipeline.Cell{Origin: pipeline.Origin{File: g.file, Sheet: g.sheet, Cell: ref, Row: r, Column: c}}
+	}
 	cell := readCell(g.f, g.sheet, ref, g.date1904)
 	cell.Origin.File = g.file
 	return cell
@@ -297,6 +306,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 		return nil, g.problems
 	}
 	g.text = text
+	g.mergedAway = mergedAwayCells(f, sheet)
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	meta := g.readMeta(blocks)
@@ -316,6 +326,35 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 			len(blocks), map[bool]string{true: "", false: "s"}[len(blocks) == 1])
 	}
 	return records, g.problems
+}
+
+// mergedAwayCells returns the cells of the sheet's merged ranges other than
+// each range's top-left cell (up to the rows a grid sheet is scanned for).
+func mergedAwayCells(f *excelize.File, sheet string) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	merged, err := f.GetMergeCells(sheet)
+	if err != nil {
+		return out
+	}
+	for _, m := range merged {
+		c0, r0, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
+		c1, r1, err2 := excelize.CellNameToCoordinates(m.GetEndAxis())
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		r1 = min(r1, maxGridScanRows)
+		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
+			continue // a merge over a whole sheet region is no layout to read
+		}
+		for r := r0; r <= r1; r++ {
+			for c := c0; c <= c1; c++ {
+				if r != r0 || c != c0 {
+					out[[2]int{r, c}] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // findGrids finds every labelled grid of the sheet.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -179,6 +180,9 @@ func AcquireLock(path string, info LockInfo) (*Lock, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		err := createExclusive(path, content)
 		if err == nil {
+			if info.PID == os.Getpid() {
+				heldLocks.Store(lockKey(path), true)
+			}
 			return &Lock{path: path, info: info, stale: tookOver}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -203,6 +207,7 @@ func AcquireLock(path string, info LockInfo) (*Lock, error) {
 
 // Release removes the lock file if it is still this run's.
 func (l *Lock) Release() error {
+	heldLocks.Delete(lockKey(l.path))
 	raw, holder, err := readLock(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -275,7 +280,23 @@ func isStale(path string, holder LockInfo, readErr error) bool {
 	if holder.Host != hostname() {
 		return false // cannot tell whether a process on another host runs
 	}
+	if holder.PID == os.Getpid() {
+		// This process's pid: a lock it holds, or one a previous process
+		// with the same pid left (a container's PID 1 after a crash).
+		_, held := heldLocks.Load(lockKey(path))
+		return !held
+	}
 	return !processAlive(holder.PID)
+}
+
+// heldLocks are the lock files this process holds, by lockKey.
+var heldLocks sync.Map
+
+func lockKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // removeIfUnchanged takes a stale lock out of the way without removing a

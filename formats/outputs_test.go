@@ -268,3 +268,29 @@ func TestLockPlainPIDFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLockOwnPIDFromEarlierProcessTakenOver: a lock naming this process's
+// pid on this host that this process does not hold was left by an earlier
+// process with the same pid (a container's PID 1 after a crash): it is
+// taken over, while a lock this process holds is still refused.
+func TestLockOwnPIDFromEarlierProcessTakenOver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".eepipe.lock")
+	left := fmt.Sprintf("{\"pid\":%d,\"host\":%q,\"since\":\"2026-11-21T03:00:00Z\",\"command\":\"eepipe export\"}\n", os.Getpid(), hostname())
+	if err := os.WriteFile(path, []byte(left), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := AcquireLock(path, LockInfo{Command: "export"})
+	if err != nil {
+		t.Fatalf("a lock left by an earlier process with this pid was not taken over: %v", err)
+	}
+	if l.TookOver() == nil || l.TookOver().PID != os.Getpid() {
+		t.Fatalf("takeover not reported: %+v", l.TookOver())
+	}
+	var held *LockHeldError
+	if _, err := AcquireLock(path, LockInfo{}); !errors.As(err, &held) {
+		t.Fatalf("second acquire in the holding process: %v, want LockHeldError", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -175,7 +175,18 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	if err := sw.SetRow("A1", head); err != nil {
 		return err
 	}
-	for i, r := range ProblemRows(ps) {
+	rows := ProblemRows(ps)
+	if len(rows) > 0 {
+		// A table gives the header row its filter buttons (a filterable
+		// sheet) and keeps them when rows are sorted.
+		last, _ := excelize.CoordinatesToCellName(len(reportColumns), len(rows)+1)
+		showStripes := false
+		if err := sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: "Problems",
+			StyleName: "TableStyleLight1", ShowRowStripes: &showStripes}); err != nil {
+			return err
+		}
+	}
+	for i, r := range rows {
 		sev := excelize.Cell{StyleID: amber, Value: r.Severity}
 		if r.Severity == pipeline.Error.String() {
 			sev.StyleID = red

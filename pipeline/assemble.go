@@ -32,6 +32,7 @@ type Assembler struct {
 	unknown  map[string]bool           // problems reported once per file and sheet (unknown counters, lost zeros)
 	columns  map[string]CounterColumns // per file and sheet: the flat table's counter columns
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
+	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
 
 	// The table of the previous record, so that consecutive rows of one
 	// table find its CounterColumns without building the map key.
@@ -57,7 +58,7 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}}
+	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}}
 	for _, race := range cat.Races() {
 		for _, gender := range cat.Genders() {
 			t := asmTotals{race: race, gender: gender}
@@ -231,7 +232,7 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
-		v.give(col, d.String())
+		v.give(col, a.dateText(d))
 		if col == ColStartDate {
 			v.start = d
 		} else {
@@ -576,6 +577,18 @@ func (a *Assembler) keepText(s string) string {
 		a.texts[k] = k
 	}
 	return k
+}
+
+// dateText returns d.String(), formatted once per date.
+func (a *Assembler) dateText(d Date) string {
+	if s, ok := a.dates[d]; ok {
+		return s
+	}
+	s := d.String()
+	if len(a.dates) < 4096 {
+		a.dates[d] = s
+	}
+	return s
 }
 
 // errorf and warnf record a problem with its own copies of the origin's

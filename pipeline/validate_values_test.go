@@ -275,3 +275,55 @@ func TestValueParsersProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestFastPathsMatchPatterns checks the shortcuts the value parsers take for
+// the common spellings (plain digits, YYYY-MM-DD, 2026/27, single-spaced
+// names, text that is no error value) against the general code they skip:
+// whenever a shortcut answers, the general code gives the same answer.
+func TestFastPathsMatchPatterns(t *testing.T) {
+	// Strings made of the characters that matter to the parsers.
+	text := rapid.StringOfN(rapid.SampledFrom([]rune("0123456789 -/.+eE#\tAaxé\u00a0")), 0, 18, -1)
+	rapid.Check(t, func(t *rapid.T) {
+		s := text.Draw(t, "s")
+		if n, ok := valPlainDigits(s); ok {
+			f, isNum := valParseDecimal(s)
+			want, err := valCounterFromFloat(f)
+			if !isNum || err != nil || want != n {
+				t.Fatalf("valPlainDigits(%q) = %d; the general parse gives %v, %d, %v", s, n, isNum, want, err)
+			}
+		}
+		if y, m, d, ok := valPlainISODate(s); ok {
+			g := isoDatePattern.FindStringSubmatch(s)
+			if g == nil || g[1] != s[:4] || g[2] != s[5:7] || g[3] != s[8:] || y != atoiOrFail(t, g[1]) || m != atoiOrFail(t, g[2]) || d != atoiOrFail(t, g[3]) {
+				t.Fatalf("valPlainISODate(%q) = %d %d %d; the pattern gives %q", s, y, m, d, g)
+			}
+		}
+		if first, second, ok := valPlainFinancialYear(s); ok {
+			g := financialYearPattern.FindStringSubmatch(s)
+			if g == nil || g[1] != first || g[2] != second {
+				t.Fatalf("valPlainFinancialYear(%q) = %q %q; the pattern gives %q", s, first, second, g)
+			}
+		}
+		if valSingleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
+			t.Fatalf("valSingleSpaced(%q), but strings.Fields changes it", s)
+		}
+	})
+	// The error values all start with #, the only text valErrorMessage
+	// looks at; written in any case, with spaces, they are still found.
+	for _, e := range valErrorValues {
+		if e[0] != '#' {
+			t.Fatalf("error value %s does not start with #", e)
+		}
+		if _, isErr := valErrorMessage(" \t" + strings.ToLower(e) + " "); !isErr {
+			t.Errorf("valErrorMessage misses %s", e)
+		}
+	}
+}
+
+func atoiOrFail(t *rapid.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return n
+}

@@ -424,11 +424,15 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 		col := labelCol + 1
 		for _, r := range races {
 			for _, gd := range genders {
-				c.style(col, row, cs)
 				if name, ok := cat.Counter(r, gd, lv); ok {
+					c.style(col, row, cs)
 					if v, set := g.Counters[name]; set {
 						c.value(col, row, v)
 					}
+				} else {
+					// No such counter in a custom catalog: shaded, so
+					// that nobody types a value the reader rejects.
+					c.style(col, row, st.NoCounter)
 				}
 				col++
 			}

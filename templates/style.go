@@ -45,6 +45,7 @@ type Styles struct {
 	TotalLabel   int // a summary level row label (totals, temporary)
 	Counter      int // a counter cell
 	TotalCounter int // a counter cell of a summary row
+	NoCounter    int // a grid cell whose race, gender and level the catalog has no counter for
 	Paragraph    int // a wrapped paragraph on the Instructions sheet
 	Heading      int // a heading on the Instructions sheet
 }
@@ -83,6 +84,7 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 			Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},
 		{&s.Counter, &excelize.Style{Border: border, Fill: fill(colorInput), NumFmt: 1}},
 		{&s.TotalCounter, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal), NumFmt: 1}},
+		{&s.NoCounter, &excelize.Style{Border: border, Fill: excelize.Fill{Type: "pattern", Pattern: 4, Color: []string{colorHelp}}}},
 		{&s.Paragraph, &excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
 		{&s.Heading, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}}},
 	}

@@ -58,12 +58,20 @@ failing plan does not stop the others; a fatal error (key refused, service
 or lookup unreachable) or Ctrl-C stops sending, lets requests in flight
 finish, writes the report and exits 3.
 
+From cron: --output-dir DIR writes the run report there with a UTC-stamped
+name (run-2026-11-22T0300Z.json; --report gives the name) and takes the
+lock DIR/.eepipe.lock (or --lock FILE) so that two runs never overlap;
+--keep N prunes older reports of the same name; --max-duration D stops
+starting requests when D has passed, writes the run report and exits 3.
+One summary line ends the log (JSON when stderr is not a terminal).
+
 Exit status: 0 all applied, 1 some plans failed, 2 invalid input or
-configuration, 3 fatal or interrupted.`,
+configuration, 3 fatal, interrupted, lock held or --max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
-  eepipe apply plan.csv --recreate-on-date-change --no-recalc`,
+  eepipe apply plan.csv --recreate-on-date-change --no-recalc
+  eepipe --config eepipe.yaml apply /srv/clients --output-dir /var/log/eepipe/runs --keep 30 --max-duration 20m`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args

@@ -109,7 +109,7 @@ accounts:
 	// the single account (like its key pair).
 	writeFile(t, path, `base_url: http://file.invalid
 accounts:
-  - {name: only, company_id: C1, api_key: mpk_file, api_secret_env: SECRET, vat_number: "0412345678", registration_number: " 2009/012345/07 "}
+  - {name: only, company_id: C1, api_key: mpk_file, api_secret_env: SECRET, vat_number: 0412345678, registration_number: " 2009/012345/07 "}  # unquoted: the leading zero stays
 `, 0o600)
 	cfg, err = loadConfig(configFactory(path, map[string]string{"SECRET": "s"}), connFlags{}, configNeeds{Plans: true})
 	if err != nil {

@@ -322,6 +322,10 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 				idx = -1
 			}
 		}
+		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" && len(configured) > 0 && !configured[0].IsZero() {
+			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but the configured account's company identifiers (%s) are another company's",
+				q, c.TradingName, c.ID, configured[0])
+		}
 		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" {
 			idx = 0
 			run.warn(fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+

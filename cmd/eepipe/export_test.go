@@ -108,15 +108,18 @@ func longState(t *testing.T, path string) map[exTargetKey]map[string]int64 {
 }
 
 // TestExportEditOneCellPatchesThatCounter edits one counter of an export
-// (grid XLSX and flat CSV) and checks that apply sends exactly one write
+// (grid and flat XLSX, flat and long CSV) and checks that apply sends exactly one write
 // that changes exactly that counter.
 func TestExportEditOneCellPatchesThatCounter(t *testing.T) {
 	e := newExEnv(t, nil)
 	e.createPlans(e.acme, "Acme", 2)
-	for _, file := range []string{"edit.xlsx", "edit.csv"} {
-		t.Run(file, func(t *testing.T) {
-			out := e.path(file)
-			if code, _, stderr := e.run("export", "-o", out, "--no-charts"); code != 0 {
+	for _, tc := range []struct {
+		file   string
+		layout []string
+	}{{"edit.xlsx", nil}, {"edit-flat.xlsx", []string{"--layout", "flat"}}, {"edit.csv", nil}, {"edit-long.csv", []string{"--layout", "long"}}} {
+		t.Run(tc.file, func(t *testing.T) {
+			out := e.path(tc.file)
+			if code, _, stderr := e.run(append([]string{"export", "-o", out, "--no-charts"}, tc.layout...)...); code != 0 {
 				t.Fatalf("export exit %d: %s", code, stderr)
 			}
 			before, _ := e.serverState("acme")

@@ -21,6 +21,7 @@ type templateOptions struct {
 	Output      string // -o: the workbook to write
 	Layout      string // --layout: grid or flat
 	Years       int    // --years: financial years of the grid template
+	YearsSet    bool   // --years was given (not the default)
 	Start       string // --start: optional plan start date (YYYY-MM-DD)
 	Force       bool   // --force: overwrite an existing file
 	CatalogPath string // the global --catalog flag
@@ -55,6 +56,7 @@ with --catalog.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.CatalogPath = f.CatalogPath
+			opts.YearsSet = cmd.Flags().Changed("years")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -94,6 +96,19 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 			return exitf(ExitInvalid, "template: --start %s is before %s, the earliest start the service accepts", d, pipeline.EarliestStart)
 		}
 		start = d
+		// The service clamps plan ends to 2030-08-31: grids for later
+		// financial years could never be applied. The default number of
+		// years stops there; an explicit --years beyond it is refused.
+		fit := len(pipeline.PlanYears(start, pipeline.LatestEnd))
+		switch {
+		case fit == 0:
+			return exitf(ExitInvalid, "template: --start %s is after %s, the latest plan end the service keeps", d, pipeline.LatestEnd)
+		case !opts.YearsSet:
+			opts.Years = min(opts.Years, fit)
+		case opts.Years > fit && layout == templates.LayoutGrid:
+			return exitf(ExitInvalid, "template: --years %d from --start %s would end the plan after %s, the latest end the service keeps (it clamps later ends, so the last grids could never be applied): give --years %d or fewer",
+				opts.Years, d, pipeline.LatestEnd, fit)
+		}
 	}
 	cat := pipeline.DefaultCatalog()
 	if opts.CatalogPath != "" {

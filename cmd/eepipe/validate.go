@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -84,6 +85,15 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}
+	if n, err := validateAccounts(f); err != nil {
+		return err
+	} else if n > 1 {
+		// With several accounts the company decides the account: every
+		// plan needs a company column (format section 1). The secrets
+		// are not read; validate never talks to the service.
+		batch.Problems = append(batch.Problems, pipeline.RequireCompany(batch.Plans)...)
+		batch.Problems.Sort()
+	}
 	if err := formats.WriteProblemsText(f.IO.Out, batch); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
@@ -94,11 +104,18 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
 	}
 	if opts.Annotate != "" {
-		n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
-		if err != nil {
-			return exitf(ExitFatal, "%v", err)
+		if validateUnreadable(batch, opts.Args[0]) {
+			// An input that cannot be opened (damaged, encrypted, not a
+			// workbook) is invalid input, reported above: there is
+			// nothing to annotate.
+			fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
+		} else {
+			n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
+			if err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
 		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
@@ -106,6 +123,34 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		return silentExit(ExitInvalid)
 	}
 	return nil
+}
+
+// validateAccounts returns the number of accounts the --config file names
+// (0 without one). Only the file's structure is read: no secret.
+func validateAccounts(f *Factory) (int, error) {
+	if f.ConfigPath == "" {
+		return 0, nil
+	}
+	b, err := os.ReadFile(f.ConfigPath)
+	if err != nil {
+		return 0, exitf(ExitInvalid, "configuration: %v", err)
+	}
+	var fc fileConfig
+	if err := decodeConfig(b, &fc); err != nil {
+		return 0, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+	}
+	return len(fc.Accounts), nil
+}
+
+// validateUnreadable reports whether the batch holds a file-level error
+// (no sheet, no row) for path: the file could not be opened at all.
+func validateUnreadable(batch *pipeline.Batch, path string) bool {
+	for _, p := range batch.Problems {
+		if p.Severity == pipeline.Error && p.Origin.File == path && p.Origin.Sheet == "" && p.Origin.Row == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func validateSameFile(a, b string) bool {

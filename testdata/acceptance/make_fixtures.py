@@ -227,10 +227,131 @@ def broken():
     tmp = tempfile.mkdtemp()
     soffice_convert(os.path.abspath("op_values.xlsx"), "xls", tmp)
     shutil.copy(os.path.join(tmp, "op_values.xls"), "xls_renamed.xlsx")
-    # a password-protected workbook saved by LibreOffice
-    soffice_convert(os.path.abspath("op_values.xlsx"),
-                    'xlsx:Calc MS Excel 2007 XML:{"EncryptionPassword":{"type":"string","value":"secret"}}', tmp)
-    shutil.copy(os.path.join(tmp, "op_values.xlsx"), "lo_encrypted.xlsx")
+    # (password-protected workbooks: testdata/bad/encrypted.xlsx; neither
+    # LibreOffice 7.4 headless nor msoffcrypto-tool 5 can encrypt here)
+
+
+# 9. Grid headers whose FIRST race is misspelt: separate race/gender rows and
+#    combined headers. The counters under them must not vanish silently.
+def grid_misspelt_first_race():
+    for name, races, combined in [("op_grid_first_race_misspelt.xlsx", ["Afican", "Coloured", "Indian", "White", "Foreign National"], False),
+                                  ("op_grid_first_combined_misspelt.xlsx", ["Afican male", "African female", "Coloured male"], True)]:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.title = "P"
+        ws["A1"] = "Plan ID"
+        ws["B1"] = 7
+        ws["A3"] = "Year 2 - All employees"
+        ws["A4"] = "Occupational level"
+        if combined:
+            for i, r in enumerate(races):
+                ws.cell(row=4, column=2 + i, value=r)
+            ws["A5"] = "Top management"
+            ws["B5"], ws["C5"], ws["D5"] = 1, 2, 3
+        else:
+            for i, r in enumerate(races):
+                ws.cell(row=4, column=2 + 2 * i, value=r)
+                ws.cell(row=5, column=2 + 2 * i, value="Male")
+                ws.cell(row=5, column=3 + 2 * i, value="Female")
+            ws["A6"] = "Top management"
+            ws["B6"], ws["D6"], ws["K6"] = 1, 1, 5
+        wb.save(name)
+
+
+# 10. Number formats on numeric cells: thousands separators, scientific,
+#     percent, text format on a number, a date cell in a counter column.
+def number_formats():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    t = wb.create_sheet("Targets")
+    t.append(["plan_id", "company_vat_number", "company_id_number", "year_number", "target_type", C1,
+              "number_of_white_male_top_managers", "number_of_indian_male_top_managers"])
+    t.append([4711, 4012345678, 8001015009087, 1, "all_employees", 1200, 12, 0.12])
+    t["A2"].number_format = "#,##0"
+    t["B2"].number_format = "0.00E+00"
+    t["C2"].number_format = "@"
+    t["D2"].number_format = "0.00"
+    t["F2"].number_format = "#,##0"
+    t["G2"].number_format = "0%"
+    t["H2"].number_format = "0%"
+    t.append([4711, "4012345678", "8001015009087", 2, "all_employees", datetime.date(2026, 1, 1), 5, None])
+    t["F3"].number_format = "yyyy-mm-dd"
+    t.append([4711, "4012345678", "8001015009087", 3, "all_employees", 1234567, None, None])
+    t["F4"].number_format = '0.0,,"M"'
+    wb.save("op_number_formats.xlsx")
+
+
+# 11. A CSV with classic-Mac CR-only line ends (Excel for Mac's "CSV
+#     (Macintosh)"): three records, one with a negative counter.
+def cr_only():
+    with open("cr_only.csv", "wb") as f:
+        f.write(("plan_id,year_number,target_type," + C1 + "\r7,1,all_employees,5\r7,2,all_employees,6\r7,3,all_employees,-1\r").encode())
+
+
+# 12. eepipe's own grid template re-saved by LibreOffice, then filled in by
+#     openpyxl: a second plan on a copied sheet with two inserted rows.
+def lo_template_filled():
+    tmp = tempfile.mkdtemp()
+    tpl = os.path.join(tmp, "tpl.xlsx")
+    subprocess.run(["go", "run", "./cmd/eepipe", "template", "-o", tpl, "--years", "3", "--start", "2026-09-01"],
+                   cwd=os.path.join(HERE, "..", ".."), check=True, capture_output=True, timeout=600)
+    out = os.path.join(tmp, "lo")
+    os.mkdir(out)
+    soffice_convert(tpl, "xlsx:Calc MS Excel 2007 XML", out)
+    wb = openpyxl.load_workbook(os.path.join(out, "tpl.xlsx"))
+    ws = wb["Plan"]
+    ws.title = "Acme"
+    ws["B5"] = "Filled plan"
+    ws["B6"] = "0412345678"
+    ws["B11"] = "Manufacturing"
+    ws["B17"], ws["C17"], ws["K25"], ws["B30"] = 3, 2, 40, 1
+    ws2 = wb.copy_worksheet(ws)
+    ws2.title = "Blue"
+    ws2["B5"] = "Second plan"
+    ws2["B6"] = 4098765432
+    ws2["B17"], ws2["C17"], ws2["D17"] = 5, "7", -1
+    ws2.insert_rows(13, 2)
+    wb.save("lo_template_filled.xlsx")
+
+
+# 13. Grid metadata labels merged across two cells (A:B) with the value in
+#     column C, and a race header merged over its genders: a cell covered by
+#     a merged range shows nothing of its own.
+def grid_merged_labels():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Merged"
+    meta = [("Plan name", "Merged plan"), ("Company VAT number", "0412345678"),
+            ("Start date", "2026-09-01"), ("End date", "2029-08-31"), ("Sector", "Education")]
+    for i, (lab, v) in enumerate(meta, 2):
+        ws.cell(row=i, column=1, value=lab)
+        ws.merge_cells(start_row=i, start_column=1, end_row=i, end_column=2)
+        ws.cell(row=i, column=3, value=v)
+    grid_block(ws, 9, 1, "Year 1 — 2026/27 — All employees", {(0, 0): 6, (8, 9): 11})
+    wb.save("op_grid_merged_labels.xlsx")
+
+
+# 14. Counter headers that are counter names with spaces or hyphens for the
+#     underscores, or a missing underscore after "number": they do not start
+#     with "number_of_" literally, so today they are warnings and the values
+#     are dropped with exit 0.
+def counter_header_variants():
+    with open("counter_header_variants.csv", "w", newline="") as f:
+        f.write("plan_id,year_number,target_type,number of african male top managers,"
+                "number-of-white-male-top-managers,numberof_indian_male_top_managers\n")
+        f.write("7,1,all_employees,5,6,7\n")
+
+
+# 15. A workbook with a flat Targets sheet AND a grid plan sheet (the grid of
+#     op_grid.xlsx): only one layout is read, and the other must not vanish
+#     silently.
+def mixed_flat_and_grid():
+    wb = openpyxl.load_workbook("op_grid.xlsx")
+    t = wb.create_sheet("Targets")
+    t.append(["plan_id", "year_number", "target_type", C1])
+    t.append([7, 1, "all_employees", 5])
+    wb.save("mixed_flat_and_grid.xlsx")
 
 
 if __name__ == "__main__":
@@ -243,3 +364,10 @@ if __name__ == "__main__":
     csvs()
     grid()
     broken()
+    grid_misspelt_first_race()
+    number_formats()
+    cr_only()
+    lo_template_filled()
+    grid_merged_labels()
+    counter_header_variants()
+    mixed_flat_and_grid()

@@ -25,8 +25,9 @@ RELS = '''<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 
 
 def package(name, sheet, shared, wbpr="", prefix="x", sheetname="Targets", absolute=True):
-    ns = 'xmlns:%s="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"' % prefix
-    p = prefix + ":"
+    ns = ('xmlns%s="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+          % ((":" + prefix) if prefix else ""))
+    p = prefix + ":" if prefix else ""
     wb = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<%sworkbook %s>%s<%ssheets><%ssheet name="%s" sheetId="1" r:id="rId1"/></%ssheets></%sworkbook>'
           % (p, ns, wbpr, p, p, sheetname, p, p))
     target = "/xl/worksheets/sheet1.xml" if absolute else "worksheets/sheet1.xml"
@@ -42,10 +43,10 @@ def package(name, sheet, shared, wbpr="", prefix="x", sheetname="Targets", absol
         .replace("<t ", "<%st " % p).replace("<r>", "<%sr>" % p).replace("</r>", "</%sr>" % p).replace("<rPr>", "<%srPr>" % p) \
         .replace("</rPr>", "</%srPr>" % p).replace("<b/>", "<%sb/>" % p).replace("<rPh", "<%srPh" % p).replace("</rPh>", "</%srPh>" % p)
     styles = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<{p}styleSheet {ns}>'
-              '<{p}numFmts count="1"><{p}numFmt numFmtId="164" formatCode="[$-409]d\\-mmm\\-yy;@"/></{p}numFmts>'
+              '<{p}numFmts count="2"><{p}numFmt numFmtId="164" formatCode="[$-409]d\\-mmm\\-yy;@"/><{p}numFmt numFmtId="165" formatCode="yyyy/mm/dd;@"/></{p}numFmts>'
               '<{p}fonts count="1"><{p}font/></{p}fonts><{p}fills count="1"><{p}fill/></{p}fills><{p}borders count="1"><{p}border/></{p}borders>'
               '<{p}cellStyleXfs count="1"><{p}xf/></{p}cellStyleXfs>'
-              '<{p}cellXfs count="4"><{p}xf numFmtId="0"/><{p}xf numFmtId="14" applyNumberFormat="1"/><{p}xf numFmtId="164" applyNumberFormat="1"/><{p}xf numFmtId="49" applyNumberFormat="1"/></{p}cellXfs>'
+              '<{p}cellXfs count="6"><{p}xf numFmtId="0"/><{p}xf numFmtId="14" applyNumberFormat="1"/><{p}xf numFmtId="164" applyNumberFormat="1"/><{p}xf numFmtId="49" applyNumberFormat="1"/><{p}xf numFmtId="22" applyNumberFormat="1"/><{p}xf numFmtId="165" applyNumberFormat="1"/></{p}cellXfs>'
               '</{p}styleSheet>').format(p=p, ns=ns)
     ws = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<%sworksheet %s><%ssheetData>%s</%ssheetData></%sworksheet>' % (
         p, ns, p, sheet.replace("<row", "<" + p + "row").replace("</row>", "</" + p + "row>").replace("<c ", "<" + p + "c ").replace("<c>", "<" + p + "c>")
@@ -88,3 +89,17 @@ rows = ("<row>" + s(0) + s(1) + s(2) + s(3) + s(4) + s(5) + s(6) + "</row>"
         "<row>" + s(8) + '<c s="2"><v>46266</v></c>' + inl("2029-08-31") + "<c><v>2</v></c>" + s(7)
         + '<c t="str"><f>"7"</f><v>7</v></c>' + inl("0412345678") + "</row>")
 package("raw_prefixed_norefs.xlsx", rows, shared)
+
+
+# A 1904-system workbook written as "true" (not "1"), no namespace prefix,
+# relative relationship targets; dates under built-in format 22 (m/d/yy
+# h:mm) and a custom "yyyy/mm/dd;@"; a counter given as "1.2E1".
+# 1904 serial of 2026-09-01 is 46266 - 1462 = 44804.
+shared2 = ["<si><t>plan_name</t></si>", "<si><t>start_date</t></si>", "<si><t>end_date</t></si>",
+           "<si><t>year_number</t></si>", "<si><t>target_type</t></si>",
+           "<si><t>number_of_african_male_top_managers</t></si>", "<si><t>all_employees</t></si>",
+           "<si><t>Mac raw</t></si>"]
+rows2 = ('<row r="1">' + s(0) + s(1) + s(2) + s(3) + s(4) + s(5) + "</row>"
+         '<row r="2"><c r="A2" t="s"><v>7</v></c><c r="B2" s="4"><v>44804.5</v></c><c r="C2" s="5"><v>46264</v></c>'
+         '<c r="D2"><v>1</v></c><c r="E2" t="s"><v>6</v></c><c r="F2"><v>1.2E1</v></c></row>')
+package("raw_1904_true.xlsx", rows2, shared2, wbpr='<workbookPr date1904="true"/>', prefix="", absolute=False)
