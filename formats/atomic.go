@@ -8,10 +8,20 @@ import (
 	"path/filepath"
 )
 
+// outputMode is the mode of a file written to path: the mode of the file it
+// replaces, so that a file someone restricted stays restricted, else 0644.
+func outputMode(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm()
+	}
+	return 0o644
+}
+
 // WriteFileAtomic writes a file through write to a temporary name in the
 // same folder and renames it to path only when write and the flush succeed,
 // so that a crash or an error never leaves a partial file under the final
-// name. On failure the temporary file is removed.
+// name. On failure the temporary file is removed. A replaced file keeps its
+// permissions.
 func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -37,7 +47,7 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err = os.Chmod(tmp.Name(), outputMode(path)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {

@@ -47,3 +47,23 @@ func TestWriteFileAtomicReplaces(t *testing.T) {
 		t.Fatalf("temporary files left: %v", entries)
 	}
 }
+
+func TestWriteFileAtomicKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plans.xlsx")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+}

@@ -398,7 +398,7 @@ type flatRowSpan struct {
 
 // Limits of a batch: rows, or text and cells for sheets with long rows.
 const (
-	flatBatchRows  = 64
+	flatBatchRows  = 32
 	flatBatchText  = 256 << 10
 	flatBatchCells = 16 << 10
 )
