@@ -205,9 +205,9 @@ func benchRead(b *testing.B, path string, rows int) {
 		base = heapInuseAfterGC()
 		s := startHeapSampler()
 		b.StartTimer()
-		cpu0 := readBenchCPU()
+		cpu0 := benchCPUTime().Seconds()
 		batch, err := ReadFiles([]string{path}, ReadOptions{})
-		cpu += readBenchCPU() - cpu0
+		cpu += benchCPUTime().Seconds() - cpu0
 		b.StopTimer()
 		peak = max(peak, s.Stop()-min(s.peak.Load(), base))
 		if err != nil || len(batch.Problems) != 0 || len(batch.Plans) != (rows+9)/10 {
