@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,15 +34,16 @@ func TestAcceptanceFixtures(t *testing.T) {
 	const c1 = "number_of_african_male_top_managers"
 	const c2 = "number_of_white_female_unskilled_employees"
 	cases := []struct {
-		file      string
-		readerBug string // non-empty: skipped until the reader bug named in /work/notes/reader-bugs.md is fixed
-		plans     int
-		targets   int
+		file    string
+		plans   int
+		targets int
 		// counters: "plan|year|target type|counter=value", plan is its name or #id.
 		counters []string
 		// fields: "plan|field=value" for Sector, Company, StartDate, EndDate.
 		fields   []string
 		problems []wantProblem
+		// suggest: the first suggestions of the problem at a location.
+		suggest map[string][]string
 	}{
 		{file: "op_hidden_then_data.xlsx", plans: 1, targets: 3,
 			counters: []string{"Acme plan|1|all_employees|" + c1 + "=10", "Acme plan|1|all_employees|" + c2 + "=3",
@@ -145,27 +147,24 @@ func TestAcceptanceFixtures(t *testing.T) {
 				"Merged plan|1|all_employees|number_of_foreign_female_grand_total_employees=11"},
 			fields: []string{"Merged plan|company=VAT 0412345678", "Merged plan|start=2026-09-01",
 				"Merged plan|end=2029-08-31", "Merged plan|sector=Education"}},
-		{file: "cr_only.csv", readerBug: "CR-only line ends (Excel for Mac CSV) are not line ends", plans: 1, targets: 3,
+		{file: "cr_only.csv", plans: 1, targets: 3,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5", "#7|2|all_employees|" + c1 + "=6"},
 			problems: []wantProblem{perr("line 4, column 4", "negative")}},
-		{file: "counter_header_variants.csv", readerBug: "counter headers with spaces/hyphens dropped with only a warning", plans: 1, targets: 1,
-			problems: []wantProblem{
-				perr("line 1, column 4", "not a counter of the catalog"),
-				perr("line 1, column 5", "not a counter of the catalog"),
-				perr("line 1, column 6", "not a counter of the catalog"),
-			}},
-		{file: "mixed_flat_and_grid.xlsx", readerBug: "a grid plan sheet next to a flat table is ignored silently", plans: 1, targets: 1,
+		// Headers with spaces or hyphens for the underscores name the
+		// counter; "numberof_..." is a misspelt counter (an error).
+		{file: "counter_header_variants.csv", plans: 1, targets: 1,
+			counters: []string{"#7|1|all_employees|" + c1 + "=5", "#7|1|all_employees|number_of_white_male_top_managers=6"},
+			problems: []wantProblem{perr("line 1, column 6", "not a counter of the catalog")},
+			suggest:  map[string][]string{"line 1, column 6": {"number_of_indian_male_top_managers"}}},
+		{file: "mixed_flat_and_grid.xlsx", plans: 1, targets: 1,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5"},
-			problems: []wantProblem{pwarn("sheet:Acme 2026", "grid")}},
+			problems: []wantProblem{pwarn("Acme 2026!A14", "grid plan targets, but this workbook is read as a flat table (sheet \"Targets\")")}},
 		{file: "empty.xlsx", problems: []wantProblem{perr("", "empty")}},
 		{file: "truncated.xlsx", problems: []wantProblem{perr("", "damaged or truncated")}},
 		{file: "xls_renamed.xlsx", problems: []wantProblem{perr("", ".xls")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			if tc.readerBug != "" {
-				t.Skip("reader bug: see notes (/work/notes/reader-bugs.md): " + tc.readerBug)
-			}
 			b, err := ReadFiles([]string{filepath.Join(acceptanceDir, tc.file)}, ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -184,6 +183,13 @@ func TestAcceptanceFixtures(t *testing.T) {
 				checkAcceptanceField(t, b.Plans, want)
 			}
 			checkAcceptanceProblems(t, b.Problems, tc.problems)
+			for ref, want := range tc.suggest {
+				for _, p := range b.Problems {
+					if p.Origin.Ref() == ref && (len(p.Suggestions) < len(want) || !slices.Equal(p.Suggestions[:len(want)], want)) {
+						t.Errorf("%s: suggestions %q, want first %q", ref, p.Suggestions, want)
+					}
+				}
+			}
 		})
 	}
 }

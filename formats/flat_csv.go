@@ -51,6 +51,12 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		return
 	}
 	peek, _ := br.Peek(64 << 10)
+	if csvLoneCRLineEnds(peek) {
+		// Excel for Mac's "CSV (Macintosh)" ends lines with a lone CR,
+		// which encoding/csv does not split on.
+		br = bufio.NewReaderSize(&csvCRReader{r: br, fieldStart: true}, 64<<10)
+		peek, _ = br.Peek(64 << 10)
+	}
 	var cr *csv.Reader
 	if len(bytes.TrimSpace(peek)) == 0 {
 		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
@@ -187,7 +193,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		emitted++
 	}
 	if long != nil {
-		long.flush(emit)
+		emitted += long.flush(emit)
 	}
 	if hdr == nil && long == nil {
 		if parseErrors == 0 {
@@ -206,6 +212,75 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		ps.Errorf(pipeline.Origin{File: file, Row: firstBad}, "",
 			"line %d has %d fields, but the header row (line %d) has %d%s; every line needs the same number of fields: a value that contains the delimiter %s must be in double quotes",
 			firstBad, firstBadN, hdrLine, hdrFields, more, csvDelimiterName(delim))
+	}
+}
+
+// csvLoneCRLineEnds reports whether the first line end of head outside
+// double quotes is a lone CR (not followed by LF).
+func csvLoneCRLineEnds(head []byte) bool {
+	inQuotes := false
+	for i, c := range head {
+		switch {
+		case c == '"':
+			inQuotes = !inQuotes
+		case inQuotes:
+		case c == '\n':
+			return false
+		case c == '\r':
+			return i+1 < len(head) && head[i+1] != '\n'
+		}
+	}
+	return false
+}
+
+// csvCRReader turns the line ends of CSV text outside quoted values into
+// LF: a lone CR and CR LF alike (encoding/csv then counts every line). A CR
+// inside a quoted value stays as it is. A quoted value starts with a double
+// quote at the start of a field (after a line end or one of the delimiters
+// detected); inside it, "" is a quote.
+type csvCRReader struct {
+	r          io.Reader
+	inQuotes   bool
+	closed     bool // the last byte closed a quoted value (it may be the first of "")
+	fieldStart bool
+	afterCR    bool // the last byte was a CR turned into LF: an LF next is dropped
+}
+
+func (c *csvCRReader) Read(p []byte) (int, error) {
+	for {
+		n, err := c.r.Read(p)
+		w := 0
+		for _, b := range p[:n] {
+			switch {
+			case c.inQuotes:
+				if b == '"' {
+					c.inQuotes, c.closed = false, true
+				}
+				p[w] = b
+				w++
+				c.afterCR, c.fieldStart = false, false
+				continue
+			case b == '"' && (c.fieldStart || c.closed):
+				c.inQuotes = true
+			case b == '\n' && c.afterCR:
+				c.afterCR = false
+				continue // the LF of a CR LF already written
+			case b == '\r':
+				b = '\n'
+				c.afterCR, c.closed, c.fieldStart = true, false, true
+				p[w] = b
+				w++
+				continue
+			}
+			c.closed = false
+			c.afterCR = false
+			c.fieldStart = b == '\n' || b == ',' || b == ';' || b == '\t'
+			p[w] = b
+			w++
+		}
+		if w > 0 || err != nil || n == 0 {
+			return w, err
+		}
 	}
 }
 

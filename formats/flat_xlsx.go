@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -1039,12 +1040,67 @@ func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emi
 			if r, found := book.flatHeaderRow(other); found {
 				ps.Warnf(pipeline.Origin{File: file, Sheet: other.name, Row: r}, "",
 					"this sheet also has a flat table header, but only one table is read from a workbook (sheet %q); move its rows there, or into a file of its own", sheet.name)
+			} else if at, grid := book.gridSheetAt(file, other); grid {
+				ps.Warnf(at, "",
+					"sheet %q holds grid plan targets, but this workbook is read as a flat table (sheet %q); grid sheets are not read: move them to a workbook of their own", other.name, sheet.name)
 			}
 		}
 		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
 		return
 	}
 	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+}
+
+// flatGridProbeRows is how many rows of a sheet beside a flat table are
+// looked at to tell whether it is a grid plan sheet.
+const flatGridProbeRows = 500
+
+// gridSheetAt reports whether a sheet is a grid plan sheet, looking at its
+// first rows, and where: the first grid label, else the sheet.
+func (b *flatBook) gridSheetAt(file string, info flatSheetInfo) (pipeline.Origin, bool) {
+	at := pipeline.Origin{File: file, Sheet: info.name}
+	var text sheetText
+	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
+		if row > flatGridProbeRows {
+			return false
+		}
+		for len(text) < row {
+			text = append(text, nil)
+		}
+		line := text[row-1]
+		for i := range cells {
+			rc := &cells[i]
+			if rc.col < 1 || rc.col > 16384 {
+				continue
+			}
+			for len(line) < rc.col {
+				line = append(line, "")
+			}
+			line[rc.col-1] = b.cell(rc, pipeline.Origin{}).Text
+		}
+		text[row-1] = line
+		return true
+	})
+	m := templates.NewMatcher(nil)
+	if err != nil || len(text) == 0 || !isGridSheet(text, m) {
+		return at, false
+	}
+	maxCol := text.maxCol()
+	for r := 1; r <= len(text); r++ {
+		for c := 1; c <= len(text[r-1]); c++ {
+			if _, ok := parseGridLabel(text.at(r, c)); !ok {
+				continue
+			}
+			for rr := r + 1; rr <= r+4; rr++ {
+				if countRaceCells(text, rr, c, maxCol, m) > 0 {
+					ref, _ := excelize.CoordinatesToCellName(c, r)
+					at.Cell, at.Row, at.Column = ref, r, c
+					return at, true
+				}
+			}
+		}
+	}
+	return at, true
 }
 
 // readGridWorkbook reads the grid plan sheets of a workbook that holds no

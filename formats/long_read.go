@@ -124,9 +124,11 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 	rec.Cells[name] = c
 }
 
-// flush emits the records in the order their first line came.
-func (t *longTable) flush(emit func(pipeline.Record)) {
+// flush emits the records in the order their first line came and returns
+// how many it emitted.
+func (t *longTable) flush(emit func(pipeline.Record)) int {
 	for _, k := range t.order {
 		emit(*t.recs[k])
 	}
+	return len(t.order)
 }

@@ -210,14 +210,17 @@ func (h *flatHeader) checkUnheaded(col int, o pipeline.Origin, value string, ps 
 }
 
 // buildFlatHeader matches header names case-insensitively after trimming:
-// known columns and catalog counters are read; an unknown number_of_*
-// column is an error with the closest counters suggested (a misspelt
-// counter must never be dropped silently); any other unknown column is a
-// warning and ignored; a column named twice is an error and only its first
-// occurrence is read.
+// known columns and catalog counters are read (a counter also when its
+// name is written with spaces or hyphens for the underscores); an unknown
+// column whose name, so read, starts with number_of_ or numberof is an
+// error with the closest counters suggested (a misspelt counter must never
+// be dropped silently); any other unknown column is a warning and ignored,
+// with the closest flat columns or counters suggested; a column named twice
+// is an error and only its first occurrence is read.
 func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *flatHeader {
 	h := &flatHeader{byCol: map[int]string{}, named: map[int]bool{}, unheaded: map[int]bool{}}
 	first := map[string]pipeline.Origin{}
+	var known []string // the flat columns and the counters, for suggestions
 	for _, c := range cells {
 		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.text, "\ufeff")))
 		if name == "" {
@@ -225,6 +228,10 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 		}
 		h.named[c.col] = true
 		o := c.origin
+		counterLike := readCounterLike(name)
+		if !pipeline.IsFlatColumn(name) && !cat.Has(name) && cat.Has(counterLike) {
+			name = counterLike // "Number of African male top managers"
+		}
 		switch {
 		case pipeline.IsFlatColumn(name) || cat.Has(name):
 			if prev, dup := first[name]; dup {
@@ -237,14 +244,17 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 				h.names = append(h.names, make([]string, c.col+1-len(h.names))...)
 			}
 			h.names[c.col] = name
-		case strings.HasPrefix(name, pipeline.CounterPrefix):
+		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
 				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
-				Suggestions: cat.Suggest(name, 3)})
+				Suggestions: cat.Suggest(counterLike, 3)})
 		default:
+			if known == nil {
+				known = append(append(known, pipeline.FlatColumns...), cat.Names()...)
+			}
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: c.text,
 				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", c.text),
-				Suggestions: pipeline.Closest(name, pipeline.FlatColumns, 2)})
+				Suggestions: pipeline.Closest(counterLike, known, 2)})
 		}
 	}
 	for col, name := range h.names {
@@ -253,6 +263,17 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 		}
 	}
 	return h
+}
+
+// readCounterLike normalises a lower-cased header for matching counters:
+// each run of spaces, tabs and hyphens reads as one underscore, so that
+// "number of african male top managers" and
+// "number-of-african-male-top-managers" name
+// number_of_african_male_top_managers.
+func readCounterLike(name string) string {
+	return strings.Join(strings.FieldsFunc(name, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '-' || r == '\u00a0'
+	}), "_")
 }
 
 // readPlace is an origin's place without the file: "Targets!F12" or

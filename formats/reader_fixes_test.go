@@ -1,0 +1,165 @@
+package formats
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestLongCSVReadsBack: a long CSV written by WriteLongCSV reads back
+// through ReadFiles (layout detection included) with no problem at all, in
+// particular not the "header row but no rows below it" warning, as the
+// plans written.
+func TestLongCSVReadsBack(t *testing.T) {
+	cat := pipeline.DefaultCatalog()
+	const c1, c2 = "number_of_african_male_top_managers", "number_of_white_female_unskilled_employees"
+	plans := []*pipeline.InputPlan{
+		{PlanID: 7, Targets: []*pipeline.InputTarget{
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{c1: 5, c2: 0}},
+			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: map[string]int64{c1: 1}},
+		}},
+		// The long table carries no dates nor sector: its plans are
+		// existing ones, named by plan_id.
+		{PlanID: 8, Company: pipeline.CompanyIDs{VAT: "0412345678"}, Name: "Long plan",
+			Targets: []*pipeline.InputTarget{
+				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{c2: 12}},
+			}},
+	}
+	path := filepath.Join(t.TempDir(), "long.csv")
+	if err := WriteLongCSV(path, plans, cat); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFiles([]string{path}, ReadOptions{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Problems) > 0 {
+		t.Errorf("problems reading the long CSV back:\n%s", problemsText(b.Problems))
+	}
+	if got, want := model(b.Plans), model(plans); !reflect.DeepEqual(got, want) {
+		t.Errorf("read back differs:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestCSVLineEnds: LF, CR LF and lone CR line ends (and a mix) are all line
+// ends, line numbers count each of them, and a CR inside a quoted value
+// stays in the value.
+func TestCSVLineEnds(t *testing.T) {
+	rows := []string{
+		"plan_id,year_number,target_type,plan_name,number_of_african_male_top_managers",
+		`7,1,all_employees,"two` + "\r" + `lines",5`,
+		`7,2,all_employees,"two` + "\r" + `lines",x`,
+	}
+	var first []modelPlan // as read with LF line ends
+	for _, tc := range []struct{ name, sep string }{
+		{"lf", "\n"}, {"crlf", "\r\n"}, {"cr", "\r"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.csv")
+			if err := os.WriteFile(path, []byte(strings.Join(rows, tc.sep)+tc.sep), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			b, err := ReadFiles([]string{path}, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.Problems) != 1 || b.Problems[0].Origin.Ref() != "line 3, column 5" || !strings.Contains(b.Problems[0].Message, "not a number") {
+				t.Fatalf("want one error at line 3, column 5; got:\n%s", problemsText(b.Problems))
+			}
+			if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 2 ||
+				b.Plans[0].Targets[0].Counters["number_of_african_male_top_managers"] != 5 {
+				t.Fatalf("read %+v", model(b.Plans))
+			}
+			if first == nil {
+				first = model(b.Plans)
+			} else if got := model(b.Plans); !reflect.DeepEqual(got, first) {
+				t.Errorf("read %+v; with LF line ends %+v", got, first)
+			}
+		})
+	}
+}
+
+// TestCSVCRReader: the CR reader turns line ends outside quoted values into
+// LF, whatever size the reads are.
+func TestCSVCRReader(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a,b\rc,d\r", "a,b\nc,d\n"},
+		{"a,b\r\nc,d\re", "a,b\nc,d\ne"},
+		{"a,\"x\ry\"\rc,\"q\"\"\r\"\r", "a,\"x\ry\"\nc,\"q\"\"\r\"\n"},
+		{"a,b\"c\rd", "a,b\"c\nd"},           // a quote inside an unquoted value opens nothing
+		{"\"a\r\nb\"\r\r", "\"a\r\nb\"\n\n"}, // CR LF inside quotes stays; an empty line stays a line
+	} {
+		for _, size := range []int{1, 2, 64} {
+			r := &csvCRReader{r: &crTestChunks{s: tc.in, n: size}, fieldStart: true}
+			var sb strings.Builder
+			buf := make([]byte, size)
+			for {
+				n, err := r.Read(buf)
+				sb.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			if sb.String() != tc.want {
+				t.Errorf("%q in reads of %d: got %q, want %q", tc.in, size, sb.String(), tc.want)
+			}
+		}
+	}
+}
+
+// crTestChunks reads s at most n bytes at a time.
+type crTestChunks struct {
+	s string
+	n int
+}
+
+func (c *crTestChunks) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, os.ErrClosed
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
+}
+
+// TestFlatHeaderSuggestions: an unknown column that is neither a counter
+// nor counter-like is a warning suggesting the closest flat columns or
+// counters; counter-like names are errors; spaced counter names are read.
+func TestFlatHeaderSuggestions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	content := "plan_id,year_number,target_type,african male top managers,plan nme,Number Of Coloured Female Top Managers,number_of_afrcan_male_top_managers\n" +
+		"7,1,all_employees,1,x,4,2\n"
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFiles([]string{path}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		sev     pipeline.Severity
+		suggest []string
+	}{
+		"line 1, column 4": {pipeline.Warning, []string{"number_of_african_male_top_managers"}},
+		"line 1, column 5": {pipeline.Warning, []string{pipeline.ColPlanName}},
+		"line 1, column 7": {pipeline.Error, []string{"number_of_african_male_top_managers"}},
+	}
+	if len(b.Problems) != len(want) {
+		t.Errorf("got %d problems, want %d:\n%s", len(b.Problems), len(want), problemsText(b.Problems))
+	}
+	for _, p := range b.Problems {
+		w, ok := want[p.Origin.Ref()]
+		if !ok || p.Severity != w.sev || len(p.Suggestions) == 0 || !slices.Equal(p.Suggestions[:1], w.suggest) {
+			t.Errorf("unexpected: %s (suggestions %q)", p, p.Suggestions)
+		}
+	}
+	if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 1 ||
+		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters, map[string]int64{"number_of_coloured_female_top_managers": 4}) {
+		t.Errorf("read %+v", model(b.Plans))
+	}
+}
