@@ -20,10 +20,6 @@ import (
 // reported before the reader gives up on the file.
 const maxCSVParseErrors = 20
 
-// csvDelimiters are the delimiters the reader detects, in order of
-// preference on a tie.
-var csvDelimiters = []rune{',', ';', '\t'}
-
 // readCSV streams a flat CSV table into emit: UTF-8 with or without a
 // byte-order mark (UTF-16 with a mark is decoded too), the delimiter
 // detected from the header line among , ; and tab, RFC 4180 quoting. Every
@@ -319,23 +315,7 @@ func csvDetectDelimiter(head []byte) rune {
 			break
 		}
 	}
-	counts := map[rune]int{}
-	inQuotes := false
-	for _, c := range string(line) {
-		switch {
-		case c == '"':
-			inQuotes = !inQuotes
-		case !inQuotes:
-			counts[c]++
-		}
-	}
-	best := ','
-	for _, d := range csvDelimiters {
-		if counts[d] > counts[best] {
-			best = d
-		}
-	}
-	return best
+	return pipeline.HeaderDelimiter(string(line))
 }
 
 func csvIsHeaderRow(fields []string) bool {

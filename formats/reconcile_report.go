@@ -515,27 +515,10 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 	return f, sheet, nil
 }
 
-// rrSniffDelimiter picks the delimiter of the first line among , ; and tab
-// (the most frequent outside quotes; comma on a tie).
+// rrSniffDelimiter picks the delimiter of the first line among , ; and tab.
 func rrSniffDelimiter(raw []byte) rune {
 	first, _, _ := bufio.NewReader(bytes.NewReader(raw)).ReadLine()
-	counts := map[rune]int{}
-	inQuote := false
-	for _, r := range string(first) {
-		switch {
-		case r == '"':
-			inQuote = !inQuote
-		case !inQuote && (r == ',' || r == ';' || r == '\t'):
-			counts[r]++
-		}
-	}
-	best := ','
-	for _, r := range []rune{';', '\t'} {
-		if counts[r] > counts[best] {
-			best = r
-		}
-	}
-	return best
+	return pipeline.HeaderDelimiter(string(first))
 }
 
 // rrSheetNameFor makes a valid worksheet name from s.

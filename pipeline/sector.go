@@ -369,23 +369,7 @@ func detectDelimiter(text string) rune {
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		counts := map[rune]int{}
-		inQuotes := false
-		for _, r := range l {
-			switch {
-			case r == '"':
-				inQuotes = !inQuotes
-			case !inQuotes && (r == ',' || r == ';' || r == '\t'):
-				counts[r]++
-			}
-		}
-		best := ','
-		for _, r := range []rune{';', '\t'} {
-			if counts[r] > counts[best] {
-				best = r
-			}
-		}
-		return best
+		return HeaderDelimiter(l)
 	}
 	return ','
 }
@@ -1077,4 +1061,27 @@ func CheckSector(plans []*InputPlan, cat *Catalog, t *SectorTargets) *SectorChec
 		checks = append(checks, CheckPlanSector(p, cat, t))
 	}
 	return NewSectorCheckReport(t, checks)
+}
+
+// HeaderDelimiter returns the delimiter of a CSV header line among comma,
+// semicolon and tab: the one that occurs most often outside double quotes,
+// comma on a tie.
+func HeaderDelimiter(line string) rune {
+	counts := map[rune]int{}
+	inQuotes := false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			inQuotes = !inQuotes
+		case !inQuotes && (r == ',' || r == ';' || r == '\t'):
+			counts[r]++
+		}
+	}
+	best := ','
+	for _, r := range []rune{';', '\t'} {
+		if counts[r] > counts[best] {
+			best = r
+		}
+	}
+	return best
 }
