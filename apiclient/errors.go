@@ -352,3 +352,9 @@ func truncate(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// RetryAfterDelay returns the wait the service asked for with Retry-After
+// (0 when it asked none); it satisfies pipeline.RetryAfterError.
+func (e *APIError) RetryAfterDelay() time.Duration { return e.RetryAfter }
+
+var _ pipeline.RetryAfterError = (*APIError)(nil)

@@ -372,7 +372,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		}
 		if errors.Is(err, ErrRateLimited) && attempt < attempts+2 {
 			// Refused before it was applied: wait, then send it again.
-			if serr := r.opts.sleep(ctx, time.Duration(attempt)*time.Second); serr != nil {
+			if serr := r.opts.sleep(ctx, retryDelay(err, time.Duration(attempt)*time.Second)); serr != nil {
 				return nil, notes, &StoppedError{Cause: serr}
 			}
 			continue

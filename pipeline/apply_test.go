@@ -213,6 +213,21 @@ func TestLostCreateIsAdopted(t *testing.T) {
 	}
 }
 
+func TestRateLimitedCreateHonoursRetryAfter(t *testing.T) {
+	w := newWorld()
+	w.crane.rateLimited = 1
+	w.crane.rateLimitWait = 7 * time.Second
+	var slept []time.Duration
+	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	_, rep := run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Later", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
+	if len(slept) != 1 || slept[0] != 7*time.Second {
+		t.Fatalf("slept %v, want the service's Retry-After of 7s", slept)
+	}
+	if !rep.OK() || len(w.crane.plans) != 1 {
+		t.Fatalf("create not applied after the wait: ok=%v plans=%d", rep.OK(), len(w.crane.plans))
+	}
+}
+
 func TestRecalcWaitsThrough409(t *testing.T) {
 	w := newWorld()
 	w.acme.conflicts = 3

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Plan is a plan as the service stores it. Empty ScorecardID and Sector mean
@@ -91,6 +92,23 @@ type Account struct {
 	Name      string
 	CompanyID string
 	Service   PlanService
+}
+
+// RetryAfterError is implemented by errors that carry the service's
+// Retry-After wait (a 429 or 503 answer); the pipeline honours it before
+// sending a refused request again.
+type RetryAfterError interface {
+	error
+	RetryAfterDelay() time.Duration
+}
+
+// retryDelay returns the wait err asks for, or fallback when it asks none.
+func retryDelay(err error, fallback time.Duration) time.Duration {
+	var ra RetryAfterError
+	if errors.As(err, &ra) && ra.RetryAfterDelay() > 0 {
+		return ra.RetryAfterDelay()
+	}
+	return fallback
 }
 
 // Errors that PlanService and CompanyFinder implementations wrap (their
