@@ -468,17 +468,36 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 		return err
 	}
 
+	// Values are written row by row as one slice; the styles, the same for
+	// every data row of a column, are applied afterwards as one range per
+	// run of columns, which is far cheaper than styling cell by cell.
 	row := sectorFirstRow
-	put := func(col int, v any, style int) error {
-		cell, _ := excelize.CoordinatesToCellName(col, row)
-		if v != nil {
-			if err := f.SetCellValue(sheet, cell, v); err != nil {
+	vals := make([]any, len(sectorSheetHeader))
+	var noYearRows []int // rows of plans with no years: columns J-V are plain text
+	put := func(col int, v any) { vals[col-1] = v }
+	flush := func() error {
+		// Cells without a value are left out (they get only a style).
+		for start := 0; start < len(vals); {
+			if vals[start] == nil {
+				start++
+				continue
+			}
+			end := start
+			for end < len(vals) && vals[end] != nil {
+				end++
+			}
+			cell, _ := excelize.CoordinatesToCellName(start+1, row)
+			run := vals[start:end]
+			if err := f.SetSheetRow(sheet, cell, &run); err != nil {
 				return err
 			}
+			start = end
 		}
-		return f.SetCellStyle(sheet, cell, cell, style)
+		clear(vals)
+		row++
+		return nil
 	}
-	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) error {
+	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) {
 		var actual, tgt, gap, short any
 		if hasTarget {
 			tgt = target.Float()
@@ -490,17 +509,11 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 				gap, short = s.ShortPoints, s.ShortPeople
 			}
 		}
-		for i, c := range []struct {
-			v     any
-			style int
-		}{{actual, pctStyle}, {tgt, pctStyle}, {gap, ptsStyle}, {short, intStyle}} {
-			if err := put(col+i, c.v, c.style); err != nil {
-				return err
-			}
+		for i, v := range []any{actual, tgt, gap, short} {
+			put(col+i, v)
 		}
-		return nil
 	}
-	planCells := func(p pipeline.SectorPlanCheck, y *pipeline.SectorYearCheck, level string) error {
+	planCells := func(p pipeline.SectorPlanCheck, y *pipeline.SectorYearCheck, level string) {
 		var id, year, fy, final any
 		if p.PlanID != 0 {
 			id = p.PlanID
@@ -518,93 +531,56 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 		if where == "" {
 			where = filepath.Base(p.Source)
 		}
-		for i, c := range []struct {
-			v     any
-			style int
-		}{{p.Name, textStyle}, {id, intStyle}, {where, textStyle}, {p.Company.String(), textStyle}, {p.Sector, textStyle},
-			{year, intStyle}, {fy, textStyle}, {final, textStyle}, {level, textStyle}} {
-			if err := put(1+i, c.v, c.style); err != nil {
-				return err
-			}
+		for i, v := range []any{p.Name, id, where, p.Company.String(), p.Sector, year, fy, final, level} {
+			put(1+i, v)
 		}
-		return nil
 	}
 	for _, p := range plans {
 		if len(p.Years) == 0 {
-			if err := planCells(p, nil, ""); err != nil {
+			planCells(p, nil, "")
+			put(23, "not assessable")
+			put(24, p.Reason)
+			noYearRows = append(noYearRows, row)
+			if err := flush(); err != nil {
 				return err
 			}
-			for col := 10; col <= 22; col++ {
-				if err := put(col, nil, textStyle); err != nil {
-					return err
-				}
-			}
-			if err := put(23, "not assessable", textStyle); err != nil {
-				return err
-			}
-			if err := put(24, p.Reason, textStyle); err != nil {
-				return err
-			}
-			row++
 			continue
 		}
 		for yi := range p.Years {
 			y := &p.Years[yi]
 			for _, l := range y.Levels {
-				if err := planCells(p, y, sectorLevelLabel(l.Level)); err != nil {
-					return err
-				}
-				var head any
+				planCells(p, y, sectorLevelLabel(l.Level))
 				if l.Headcount != nil {
-					head = *l.Headcount
+					put(10, *l.Headcount)
 				}
-				if err := put(10, head, intStyle); err != nil {
+				putShare(11, l.Male, l.TargetMale, l.HasTarget)
+				putShare(15, l.Female, l.TargetFemale, l.HasTarget)
+				putShare(19, nil, 0, false)
+				put(23, sectorStatusText(l.Status))
+				put(24, sectorJoin("; ", l.Reason, l.Note))
+				if err := flush(); err != nil {
 					return err
 				}
-				if err := putShare(11, l.Male, l.TargetMale, l.HasTarget); err != nil {
-					return err
-				}
-				if err := putShare(15, l.Female, l.TargetFemale, l.HasTarget); err != nil {
-					return err
-				}
-				if err := putShare(19, nil, 0, false); err != nil {
-					return err
-				}
-				if err := put(23, sectorStatusText(l.Status), textStyle); err != nil {
-					return err
-				}
-				if err := put(24, sectorJoin("; ", l.Reason, l.Note), textStyle); err != nil {
-					return err
-				}
-				row++
 			}
 			d := y.Disability
-			if err := planCells(p, y, disabilityLabel); err != nil {
-				return err
-			}
-			var head any
+			planCells(p, y, disabilityLabel)
 			if d.Share != nil {
-				head = d.Share.Of
+				put(10, d.Share.Of)
 			}
-			if err := put(10, head, intStyle); err != nil {
+			putShare(11, nil, 0, false)
+			putShare(15, nil, 0, false)
+			putShare(19, d.Share, d.TargetPct, true)
+			put(23, sectorStatusText(d.Status))
+			put(24, d.Reason)
+			if err := flush(); err != nil {
 				return err
 			}
-			if err := putShare(11, nil, 0, false); err != nil {
-				return err
-			}
-			if err := putShare(15, nil, 0, false); err != nil {
-				return err
-			}
-			if err := putShare(19, d.Share, d.TargetPct, true); err != nil {
-				return err
-			}
-			if err := put(23, sectorStatusText(d.Status), textStyle); err != nil {
-				return err
-			}
-			if err := put(24, d.Reason, textStyle); err != nil {
-				return err
-			}
-			row++
+		}
+	}
+	if row > sectorFirstRow {
+		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows,
+			sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}); err != nil {
+			return err
 		}
 	}
 	last := row - 1
@@ -632,6 +608,39 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 		return err
 	}
 	return addSectorCharts(f, sheet, plans, st)
+}
+
+// sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
+type sectorColumnStyles struct{ text, integer, pct, points int }
+
+// sectorDataStyles styles the data rows first to last column by column, one
+// range per run of columns with the same style, then gives the rows of
+// plans without years plain text in columns J-V.
+func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRows []int, st sectorColumnStyles) error {
+	share := []int{st.pct, st.pct, st.points, st.integer}
+	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, st.text, st.text)
+	for start := 0; start < len(cols); {
+		end := start
+		for end+1 < len(cols) && cols[end+1] == cols[start] {
+			end++
+		}
+		from, _ := excelize.CoordinatesToCellName(start+1, first)
+		to, _ := excelize.CoordinatesToCellName(end+1, last)
+		if err := f.SetCellStyle(sheet, from, to, cols[start]); err != nil {
+			return err
+		}
+		start = end + 1
+	}
+	for _, r := range noYearRows {
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("J%d", r), fmt.Sprintf("V%d", r), st.text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sectorStatusText(s pipeline.SectorStatus) string {

@@ -457,3 +457,21 @@ func TestRecreateCarriesOverBlankCounters(t *testing.T) {
 		t.Errorf("after the recreate the file still differs: %+v", cs.Plans[0])
 	}
 }
+
+func TestDryRunSummaryCountsWhatWouldBePatched(t *testing.T) {
+	w := newWorld()
+	plans := []*InputPlan{inPlan(acmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 1}, map[string]int64{wfs: 4})}
+	r := NewRunner(w.accounts, w.finder, RunOptions{})
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cs.Summary()
+	s := r.DryRun(cs, time.Now()).Summary()
+	if s.PlansCreated != 1 || s.TargetsPatched != want.TargetsToPatch || s.CountersChanged != want.CountersToChange || s.TargetsPatched == 0 {
+		t.Fatalf("dry-run summary %+v, change set %+v", s, want)
+	}
+	if w.acme.count("create") != 0 {
+		t.Fatal("a dry run created a plan")
+	}
+}

@@ -116,8 +116,10 @@ func (r *RunReport) Summary() RunSummary {
 		case OutcomeNotApplied:
 			s.PlansNotApplied++
 		}
+		// A dry run counts what would be patched.
+		would := p.Outcome == OutcomeWouldCreate || p.Outcome == OutcomeWouldUpdate || p.Outcome == OutcomeWouldRecreate
 		for _, t := range p.Targets {
-			if t.Patched {
+			if t.Patched || (would && len(t.Diff.Changes) > 0) {
 				s.TargetsPatched++
 				s.CountersChanged += len(t.Diff.Changes)
 			}

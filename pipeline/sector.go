@@ -477,9 +477,9 @@ type ShareResult struct {
 	ActualPct   float64 `json:"actual_pct"`
 	TargetPct   Pct     `json:"target_pct"`
 	Met         bool    `json:"met"`
-	ShortPoints float64 `json:"short_points,omitempty"` // target minus actual, in percentage points, when short
-	ShortPeople int64   `json:"short_people,omitempty"` // additional people of the group needed at this headcount, when short
-	Needed      int64   `json:"needed"`                 // smallest count of the group that meets the target at this headcount
+	ShortPoints float64 `json:"short_points"` // target minus actual, in percentage points, when short (0 when met)
+	ShortPeople int64   `json:"short_people"` // additional people of the group needed at this headcount, when short (0 when met)
+	Needed      int64   `json:"needed"`       // smallest count of the group that meets the target at this headcount
 }
 
 // measureShare compares count out of of against target exactly: met when

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -587,4 +588,29 @@ func TestPctRoundTrip(t *testing.T) {
 			t.Fatalf("ParsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
 		}
 	})
+}
+
+// TestShareResultJSONAlwaysHasGap checks that a met share still carries
+// short_points and short_people (0), so readers of the JSON report find
+// both figures on every assessed share.
+func TestShareResultJSONAlwaysHasGap(t *testing.T) {
+	for _, c := range []struct {
+		count, of int64
+		want      string
+	}{
+		{3, 10, `"short_points":0,"short_people":0,`},   // 30% of 10 against 30%: met exactly
+		{7, 20, `"short_points":3.3,"short_people":1,`}, // 35% of 20 against 38.3%: one person short
+	} {
+		target := Pct(3000)
+		if c.of == 20 {
+			target = Pct(3830)
+		}
+		b, err := json.Marshal(measureShare(c.count, c.of, target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("%d of %d: %s lacks %s", c.count, c.of, b, c.want)
+		}
+	}
 }

@@ -95,7 +95,11 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
-	fl.StringVar(&opts.Report, "report", "", "write one line per input row to `FILE` (.json, .csv or .xlsx); with --output-dir the file name to stamp (default "+defaultRunReport+")")
+	reportHelp := "write one line per input row to `FILE` (.json, .csv or .xlsx)"
+	if apply {
+		reportHelp += "; with --output-dir the file name to stamp (default " + defaultRunReport + ")"
+	}
+	fl.StringVar(&opts.Report, "report", "", reportHelp)
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
 }

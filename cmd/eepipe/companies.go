@@ -55,6 +55,7 @@ configuration, 3 fatal (lookup unreachable or credentials refused).`,
 	fl.StringVar(&opts.IDNumber, "id-number", "", "ID number (sole proprietors)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the records as JSON")
 	opts.Conn.register(cmd)
+	_ = cmd.Flags().MarkHidden("base-url") // not used by this command
 	return cmd
 }
 

@@ -58,8 +58,9 @@ filled in, so that applying the file unchanged sends nothing and editing a
 cell and applying it patches exactly that counter.
 
 Layouts, from the file's extension and --layout:
-  .xlsx  grid (default): an Overview sheet, one grid sheet per plan with a
-         chart of the targets by race and gender per financial year
+  .xlsx  grid (default): an Overview sheet, one grid sheet per plan with two
+         charts of the targets by race and gender per financial year (all
+         employees, employees with disabilities), the Sector targets sheet
   .xlsx  flat: the Overview sheet and the flat table (sheet Targets)
   .csv   flat (default): one row per plan, financial year and target type
   .csv   long: one row per counter, for BI tools and pivot tables
@@ -373,6 +374,10 @@ func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSou
 	if s.account.CompanyID != "" && c.ID != s.account.CompanyID {
 		return exitf(ExitInvalid, "configuration: %s belong to %s (id %s), but the account's company_id is %s; correct them",
 			where, c.TradingName, c.ID, s.account.CompanyID)
+	}
+	if s.account.CompanyID == "" {
+		run.warn(fmt.Sprintf("%s name %s (id %s), but the account names no company_id, so it cannot be checked that the account belongs to that company; "+
+			"add company_id to check it", where, c.TradingName, c.ID))
 	}
 	s.name = c.TradingName
 	s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}

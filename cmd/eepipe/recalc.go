@@ -52,6 +52,7 @@ configuration, 3 fatal.`,
 	fl.StringVar(&opts.Account, "account", "", "the configured account that owns the scorecards (needed with several accounts)")
 	fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up")
 	opts.Conn.register(cmd)
+	_ = cmd.Flags().MarkHidden("lookup-url") // not used by this command
 	return cmd
 }
 

@@ -34,10 +34,10 @@ type scheduleOptions struct {
 
 // addScheduleFlags registers --output-dir, --keep, --lock and --max-duration.
 func addScheduleFlags(fs *pflag.FlagSet, o *scheduleOptions) {
-	fs.StringVar(&o.OutputDir, "output-dir", "", "write outputs into `DIR` with UTC-stamped names (plans-2026-11-22T0300Z.xlsx); takes DIR/"+lockFileName)
+	fs.StringVar(&o.OutputDir, "output-dir", "", "write outputs into `DIR` with UTC-stamped names (NAME-2026-11-22T0300Z.EXT); takes DIR/"+lockFileName)
 	fs.IntVar(&o.Keep, "keep", 0, "with --output-dir: keep only the newest `N` stamped files of the same name (0 keeps all)")
 	fs.StringVar(&o.LockPath, "lock", "", "lock `FILE` that stops overlapping runs (default: "+lockFileName+" in --output-dir)")
-	fs.DurationVar(&o.MaxDuration, "max-duration", 0, "bound the whole run (e.g. 20m): when it passes no new work starts, the report is written and the run exits 3")
+	fs.DurationVar(&o.MaxDuration, "max-duration", 0, "bound the whole run (e.g. 20m): when it passes no new request starts, the run exits 3 and its report is written marked incomplete (an export writes no partial file)")
 }
 
 // validate checks the flag combination.

@@ -27,7 +27,7 @@ func NewCmdValidate(f *Factory, runF func(*validateOptions) error) *cobra.Comman
 		Use:   "validate FILE|FOLDER...",
 		Short: "Check workbooks and CSV files completely, without touching the service",
 		Long: `Read every input (XLSX workbooks and CSV files, or folders of them), in any
-layout (flat table or grid workbook), and report every problem at once:
+layout (flat table, grid workbook or long table), and report every problem at once:
 file, sheet and cell (or CSV line and column), the value found and what to
 do about it. Nothing is sent to the service.
 

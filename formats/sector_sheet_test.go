@@ -1,0 +1,81 @@
+package formats
+
+import (
+	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// TestAddSectorSheetCellStyles checks the number format of the data cells,
+// which AddSectorSheet applies by column ranges after writing the values:
+// shares with one decimal, gaps with two, counts as whole numbers, and the
+// row of a plan without years as plain text across its figures.
+func TestAddSectorSheetCellStyles(t *testing.T) {
+	f := excelize.NewFile()
+	defer f.Close()
+	r := sectorTestReport(t)
+	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
+		t.Fatal(err)
+	}
+	numFmt := func(cell string) string {
+		t.Helper()
+		id, err := f.GetCellStyle(SectorSheetName, cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == 0 {
+			return "unstyled"
+		}
+		st, err := f.GetStyle(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case st.CustomNumFmt != nil:
+			return *st.CustomNumFmt
+		case st.NumFmt == 1:
+			return "0"
+		}
+		return "text"
+	}
+	// Rows 6-15: plan 12 (2 years x 4 levels + disability); row 16: the plan
+	// with no sector; rows 17-21: Education.
+	for cell, want := range map[string]string{
+		"A6": "text", "B6": "0", "F6": "0", "I6": "text", "J6": "0",
+		"K6": "0.0", "L6": "0.0", "M6": "0.00", "N6": "0", "O6": "0.0", "Q6": "0.00", "R6": "0",
+		"S6": "0.0", "U6": "0.00", "V6": "0", "W6": "text", "X6": "text",
+		"S10": "0.0", "V21": "0", "K21": "0.0",
+		"J16": "text", "K16": "text", "M16": "text", "V16": "text", "W16": "text", "B16": "0", "F16": "0",
+		"A22": "unstyled", "Y6": "unstyled",
+	} {
+		if got := numFmt(cell); got != want {
+			t.Errorf("%s: format %q, want %q", cell, got, want)
+		}
+	}
+	// A figure with no value gets the style but no value.
+	for cell, want := range map[string]string{"S6": "", "B16": "", "W16": "not assessable", "K16": "", "S10": "3.6"} {
+		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
+			t.Errorf("%s = %q, want %q", cell, got, want)
+		}
+	}
+}
+
+// BenchmarkAddSectorSheet measures the Sector targets sheet of a 500-plan
+// export.
+func BenchmarkAddSectorSheet(b *testing.B) {
+	base := sectorTestReport(&testing.T{}).Plans
+	plans := make([]pipeline.SectorPlanCheck, 0, 500)
+	for len(plans) < 500 {
+		plans = append(plans, base...)
+	}
+	plans = plans[:500]
+	b.ReportAllocs()
+	for b.Loop() {
+		f := excelize.NewFile()
+		if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
+			b.Fatal(err)
+		}
+		_ = f.Close()
+	}
+}
