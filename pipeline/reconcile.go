@@ -2,12 +2,10 @@ package pipeline
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -140,62 +138,15 @@ type CounterDifference struct {
 	Origin   Origin   `json:"-"`
 }
 
-// ListRecorder wraps each account's PlanService so that the plan lists the
-// diff fetches are kept for Reconcile, which needs them to find the plans
-// only on the service without listing again.
-type ListRecorder struct {
-	mu    sync.Mutex
-	lists map[string][]Plan
-}
-
-// Wrap returns accounts whose services record their ListPlans answers.
-func (lr *ListRecorder) Wrap(accounts []Account) []Account {
-	out := make([]Account, len(accounts))
-	for i, a := range accounts {
-		a.Service = recordingService{PlanService: a.Service, name: a.Name, lr: lr}
-		out[i] = a
-	}
-	return out
-}
-
-// Lists returns the recorded lists by account name.
-func (lr *ListRecorder) Lists() map[string][]Plan {
-	lr.mu.Lock()
-	defer lr.mu.Unlock()
-	out := make(map[string][]Plan, len(lr.lists))
-	for k, v := range lr.lists {
-		out[k] = v
-	}
-	return out
-}
-
-type recordingService struct {
-	PlanService
-	name string
-	lr   *ListRecorder
-}
-
-func (s recordingService) ListPlans(ctx context.Context) ([]Plan, error) {
-	list, err := s.PlanService.ListPlans(ctx)
-	if err == nil {
-		s.lr.mu.Lock()
-		if s.lr.lists == nil {
-			s.lr.lists = map[string][]Plan{}
-		}
-		s.lr.lists[s.name] = list
-		s.lr.mu.Unlock()
-	}
-	return list, err
-}
-
 // Reconcile turns the ChangeSet of a batch (computed by Runner.Plan, the
-// same diff apply --dry-run shows) into a Reconciliation. lists are the
-// plan lists of the accounts as the diff fetched them (ListRecorder);
-// accounts are the configured accounts. A plan to create is missing on the
+// same diff apply --dry-run shows) into a Reconciliation, using the plan
+// lists the diff fetched (ChangeSet.Listed); accounts are the configured
+// accounts. A plan to create is missing on the
 // server; a plan to update differs, with the service's value as Server and
 // the file's as Workbook; plans in an account's list that no workbook plan
 // refers to are only on the server, for the accounts the workbook concerns.
-func Reconcile(cs *ChangeSet, lists map[string][]Plan, accounts []Account) *Reconciliation {
+func Reconcile(cs *ChangeSet, accounts []Account) *Reconciliation {
+	lists := cs.Listed
 	rec := &Reconciliation{Schema: ReconcileSchema, Complete: true}
 	claimed := map[string]map[int64]bool{}
 	claim := func(account string, id int64) {

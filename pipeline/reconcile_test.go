@@ -95,13 +95,12 @@ func TestReconcileClassifiesPlans(t *testing.T) {
 		{PlanID: 4, Name: "Dates differ", StartDate: MustDate("2027-09-01"), Origin: file(Origin{Row: 6})},
 	}
 	accounts := []Account{{Name: "acme", CompanyID: "8ovHrj", Service: svc}}
-	lists := &ListRecorder{}
-	r := NewRunner(lists.Wrap(accounts), nil, RunOptions{})
+	r := NewRunner(accounts, nil, RunOptions{})
 	cs, err := r.Plan(context.Background(), plans)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := Reconcile(cs, lists.Lists(), accounts)
+	rec := Reconcile(cs, accounts)
 	if svc.writes != 0 {
 		t.Fatalf("reconcile wrote %d times", svc.writes)
 	}
@@ -167,13 +166,13 @@ func TestReconcileClassifiesPlans(t *testing.T) {
 
 	// In sync when only the plan in sync is in the workbook... except that
 	// the others are then only on the server.
-	cs, _ = NewRunner(lists.Wrap(accounts), nil, RunOptions{}).Plan(context.Background(), plans[:1])
-	if rec := Reconcile(cs, lists.Lists(), accounts); rec.InSync || rec.Summary.PlansOnlyOnServer != 3 {
+	cs, _ = NewRunner(accounts, nil, RunOptions{}).Plan(context.Background(), plans[:1])
+	if rec := Reconcile(cs, accounts); rec.InSync || rec.Summary.PlansOnlyOnServer != 3 {
 		t.Errorf("one plan of four: in_sync %v, only on server %d", rec.InSync, rec.Summary.PlansOnlyOnServer)
 	}
 	svc.plans = svc.plans[:1]
-	cs, _ = NewRunner(lists.Wrap(accounts), nil, RunOptions{}).Plan(context.Background(), plans[:1])
-	clean := Reconcile(cs, lists.Lists(), accounts)
+	cs, _ = NewRunner(accounts, nil, RunOptions{}).Plan(context.Background(), plans[:1])
+	clean := Reconcile(cs, accounts)
 	if !clean.InSync {
 		t.Errorf("the only plan in sync: %+v", clean.Summary)
 	}

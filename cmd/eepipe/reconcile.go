@@ -128,11 +128,10 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		if err != nil {
 			return err
 		}
-		lists := &pipeline.ListRecorder{}
-		runner := pipeline.NewRunner(lists.Wrap(accounts), finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
+		runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
 		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 		cs, planErr := runner.Plan(ctx, batch.Plans)
-		rec = pipeline.Reconcile(cs, lists.Lists(), accounts)
+		rec = pipeline.Reconcile(cs, accounts)
 		rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
 		rec.Files = batch.Files
 		var stopErr error
