@@ -214,6 +214,7 @@ func (c CompanyIDs) String() string {
 type InputPlan struct {
 	Origin      Origin // where the plan is first described
 	PlanID      int64  // 0 when the file names no plan id
+	Account     string // the configured account the file names (column account, grid label Account); "" when not given
 	Company     CompanyIDs
 	Name        string
 	StartDate   Date // zero when not given
@@ -227,6 +228,7 @@ type InputPlan struct {
 // else the company, the name and the start date.
 type PlanKey struct {
 	PlanID    int64
+	Account   string
 	Company   CompanyIDs
 	Name      string
 	StartDate Date
@@ -237,7 +239,7 @@ func (p *InputPlan) Key() PlanKey {
 	if p.PlanID != 0 {
 		return PlanKey{PlanID: p.PlanID}
 	}
-	return PlanKey{Company: p.Company, Name: p.Name, StartDate: p.StartDate}
+	return PlanKey{Account: p.Account, Company: p.Company, Name: p.Name, StartDate: p.StartDate}
 }
 
 // String formats the key for messages.
@@ -248,6 +250,9 @@ func (k PlanKey) String() string {
 	s := fmt.Sprintf("plan %q starting %s", k.Name, k.StartDate)
 	if !k.Company.IsZero() {
 		s += " of company " + k.Company.String()
+	}
+	if k.Account != "" {
+		s += " of account " + k.Account
 	}
 	return s
 }

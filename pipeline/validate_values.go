@@ -13,6 +13,7 @@ import (
 // Flat table column names. Every reader (flat and grid) uses these as the
 // keys of Record.Cells, next to the counter names of the catalog.
 const (
+	ColAccount             = "account"
 	ColCompanyVAT          = "company_vat_number"
 	ColCompanyRegistration = "company_registration_number"
 	ColCompanyIDNumber     = "company_id_number"
@@ -30,7 +31,7 @@ const (
 // FlatColumns lists the flat table's non-counter columns in the order the
 // writers use.
 var FlatColumns = []string{
-	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
+	ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
 	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
 	ColYearNumber, ColFinancialYear, ColTargetType,
 }
