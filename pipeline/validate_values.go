@@ -31,9 +31,9 @@ const (
 // FlatColumns lists the flat table's non-counter columns in the order the
 // writers use.
 var FlatColumns = []string{
-	ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
+	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
 	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
-	ColYearNumber, ColFinancialYear, ColTargetType,
+	ColYearNumber, ColFinancialYear, ColTargetType, ColAccount,
 }
 
 // IsFlatColumn reports whether name is one of FlatColumns.
