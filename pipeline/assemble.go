@@ -866,20 +866,6 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 	}
 }
 
-// RequireCompany reports every plan that names no company. With several
-// accounts configured the company decides the account, so each plan needs
-// at least one company identifier; Assemble cannot know the configuration,
-// so the commands that do call this.
-func RequireCompany(plans []*InputPlan) Problems {
-	var ps Problems
-	for _, p := range plans {
-		if p.Company.IsZero() {
-			ps.Errorf(p.Origin, "", "%s names no company: with several accounts configured, every plan needs company_vat_number, company_registration_number or company_id_number to choose the account", asmPlanLabel(p))
-		}
-	}
-	return ps
-}
-
 // asmRef cites an earlier place: its short reference ("Targets!F12",
 // "line 4") when it is in the same file as here, else with the file name.
 func asmRef(earlier, here Origin) string {

@@ -133,15 +133,10 @@ func checkApplyOptions(opts *applyOptions) error {
 	return nil
 }
 
-// readInputs reads and validates the inputs; any error stops the run with
-// ExitInvalid before a request is sent. accounts is the number of
-// configured accounts: with several, every plan needs company columns.
-func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipeline.Catalog, error) {
-	return readInputsFor(f, args, make([]pipeline.Account, accounts), false)
-}
-
-// readInputsFor is readInputs for the configured accounts (their names
-// are used in messages). With allowEmpty, inputs that are valid but
+// readInputsFor reads and validates the inputs; any error stops the run
+// with ExitInvalid before a request is sent. accounts are the configured
+// accounts (their names only): CheckRouting reports the plans that no
+// account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
 // an error: there is nothing to do.
 func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool) (*pipeline.Batch, *pipeline.Catalog, error) {
@@ -157,8 +152,8 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%v", err)
 	}
-	if len(accounts) > 1 {
-		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
+	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
+		batch.Problems = append(batch.Problems, ps...)
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
@@ -187,7 +182,8 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 			return nil, nil, nil, exitf(ExitInvalid, "account %s: %v", a.Name, err)
 		}
 		clients = append(clients, c)
-		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Service: apiclient.NewPlanService(c)})
+		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Company: a.Company,
+			KeyHint: pipeline.KeyHint(a.APIKey), Service: apiclient.NewPlanService(c)})
 	}
 	var finder pipeline.CompanyFinder
 	if cfg.Lookup.Configured() {
@@ -299,7 +295,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	cs, planErr := runner.Plan(ctx, batch.Plans)
-	for _, w := range sameNameOtherStart(cs) {
+	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
 
@@ -393,28 +389,6 @@ func reportInInputFolder(report string, args []string) string {
 		}
 	}
 	return ""
-}
-
-// sameNameOtherStart warns about each plan to create whose account
-// already holds a plan of the same name with another start date: a file
-// that changed a plan's start date (without its plan_id) creates a second
-// plan rather than changing the first, which the service cannot do.
-func sameNameOtherStart(cs *pipeline.ChangeSet) []string {
-	var out []string
-	for _, d := range cs.Plans {
-		if d.Action != pipeline.ActionCreate || d.Create == nil || strings.TrimSpace(d.Create.Name) == "" {
-			continue
-		}
-		for _, p := range cs.Listed[d.Account] {
-			if strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(d.Create.Name)) && p.StartDate != d.Create.StartDate {
-				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
-					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
-					d.Title(), d.Account, p.ID, p.Name, p.StartDate))
-				break
-			}
-		}
-	}
-	return out
 }
 
 // noWaitIfZero maps --recalc-wait 0 to "do not wait" (one attempt); in

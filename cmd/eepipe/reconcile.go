@@ -119,7 +119,11 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		for _, w := range cfg.Warnings {
 			log.Warn(w)
 		}
-		batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
+		named := make([]pipeline.Account, len(cfg.Accounts))
+		for i, a := range cfg.Accounts {
+			named[i] = pipeline.Account{Name: a.Name}
+		}
+		batch, _, err := readInputsFor(f, opts.Args, named, false)
 		if err != nil {
 			return err
 		}
