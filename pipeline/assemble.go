@@ -449,7 +449,7 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, C
 				a.unknown[k] = true
 				a.problems = append(a.problems, Problem{Severity: Error, Origin: asmKeep(o), Value: name,
 					Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
-					Suggestions: a.cat.Suggest(name, 3)})
+					Suggestions: a.cat.Suggest(name, 3), Code: CodeUnknownCounter})
 			}
 			continue
 		}

@@ -81,6 +81,23 @@ type Problem struct {
 	Value       string   `json:"value,omitempty"`       // the offending value as found
 	Message     string   `json:"message"`               // plain words a consultant understands
 	Suggestions []string `json:"suggestions,omitempty"` // closest valid values, when any
+	// Code classifies problems the commands act on; "" for most.
+	Code string `json:"code,omitempty"`
+}
+
+// CodeUnknownCounter marks an error about a counter name the catalog
+// read with does not have: a catalog learnt from the service may know it.
+const CodeUnknownCounter = "unknown_counter"
+
+// HasUnknownCounters reports whether ps holds an error about a counter
+// name the catalog lacks (CodeUnknownCounter).
+func (ps Problems) HasUnknownCounters() bool {
+	for _, p := range ps {
+		if p.Severity == Error && p.Code == CodeUnknownCounter {
+			return true
+		}
+	}
+	return false
 }
 
 // String formats the problem on one line.

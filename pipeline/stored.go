@@ -119,7 +119,8 @@ func CatalogOfTarget(t Target) *Catalog {
 
 // ServiceCatalog returns the counter catalog the service serves: the keys
 // of the first target the run has retrieved, else of a target of the first
-// stored plan found on the run's accounts (a list and one read). It
+// stored plan found on the accounts the run has listed (else on every
+// account): at most one read more. It
 // returns nil, and no error, when no account holds a plan with targets:
 // then nothing tells the catalog, and the caller keeps the built-in one.
 // Accounts that cannot be listed are passed over; the error is not nil
@@ -131,7 +132,17 @@ func (r *Runner) ServiceCatalog(ctx context.Context) (*Catalog, error) {
 	if c != nil {
 		return c, nil
 	}
-	lists, _ := r.listAccounts(ctx, nil)
+	// The accounts the run has listed already, else every account.
+	var want []bool
+	r.listMu.Lock()
+	if len(r.lists) > 0 {
+		want = make([]bool, len(r.accounts))
+		for a := range r.lists {
+			want[a] = true
+		}
+	}
+	r.listMu.Unlock()
+	lists, _ := r.listAccounts(ctx, want)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return nil, err
 	}
@@ -352,4 +363,50 @@ func holders(lists [][]Plan, id int64) []int {
 		}
 	}
 	return out
+}
+
+// CheckServiceCatalog reports every counter the plans set that the
+// service's catalog lacks, once per column (file, sheet and column): the
+// service would refuse it. The error names the column.
+func CheckServiceCatalog(plans []*InputPlan, cat *Catalog) Problems {
+	var ps Problems
+	seen := map[string]bool{}
+	for _, p := range plans {
+		for _, t := range p.Targets {
+			for name := range t.Counters {
+				if cat.Has(name) {
+					continue
+				}
+				o := t.CellOf(name)
+				if o.File == "" {
+					o = t.Origin
+				}
+				k := o.File + "|" + o.Sheet + "|" + name
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				col := o
+				col.Header = name
+				ps = append(ps, Problem{Severity: Error, Origin: col, Value: name, Code: CodeUnknownCounter,
+					Message: fmt.Sprintf("the column %s is a counter the service does not have (its targets carry %d counters); "+
+						"remove the column, or give --catalog if the service's catalog is meant to differ", name, len(cat.Names())),
+					Suggestions: cat.Suggest(name, 3)})
+			}
+		}
+	}
+	ps.Sort()
+	return ps
+}
+
+// SetsCounters reports whether any of the plans sets a counter.
+func SetsCounters(plans []*InputPlan) bool {
+	for _, p := range plans {
+		for _, t := range p.Targets {
+			if len(t.Counters) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

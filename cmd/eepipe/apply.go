@@ -139,7 +139,7 @@ func checkApplyOptions(opts *applyOptions) error {
 // account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
 // an error: there is nothing to do.
-func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool) (*pipeline.Batch, *pipeline.Catalog, error) {
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -151,6 +151,16 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%v", err)
+	}
+	if cat == nil && learn != nil && batch.Problems.HasUnknownCounters() {
+		// Counters the built-in catalog lacks: the service's catalog
+		// (the keys of a target it returns) may have them.
+		if served := learn(); served != nil && !served.Equal(pipeline.DefaultCatalog()) {
+			if batch, err = formats.ReadFiles(args, formats.ReadOptions{Catalog: served}); err != nil {
+				return nil, nil, exitf(ExitInvalid, "%v", err)
+			}
+			cat = served
+		}
 	}
 	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
 		batch.Problems = append(batch.Problems, ps...)
@@ -169,6 +179,29 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
 	}
 	return batch, cat, nil
+}
+
+// checkServedCatalog checks, after the plans were compared and before
+// anything is written, every counter the files set against the catalog the
+// service serves (learnt from the keys of a target it returned): a counter
+// the service lacks is an error naming its column, and nothing is sent.
+// With --catalog the file's catalog rules instead.
+func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner, batch *pipeline.Batch) error {
+	if f.CatalogPath != "" || !pipeline.SetsCounters(batch.Plans) {
+		return nil
+	}
+	cat, err := runner.ServiceCatalog(ctx)
+	if err != nil || cat == nil {
+		return nil // a stopped run is reported by the caller; no plan: nothing tells the catalog
+	}
+	ps := pipeline.CheckServiceCatalog(batch.Plans, cat)
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Problems: ps}); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	return exitf(ExitInvalid, "the input sets %d counter column(s) the service does not have; nothing was sent", len(ps))
 }
 
 // connect builds one client per account and the lookup client.
@@ -256,7 +289,26 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	for i, a := range cfg.Accounts {
 		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
 	}
-	batch, _, err := readInputsFor(f, opts.Args, named, true)
+	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	*accountsOut, *clientsOut = accounts, clients
+	prog := newProgress(f, log)
+	runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{
+		Concurrency:   opts.Concurrency,
+		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
+		NoRecalc:      opts.NoRecalc,
+		RecalcWait:    noWaitIfZero(opts.RecalcWait),
+		RecalcBackoff: opts.RecalcBackoff,
+		Now:           f.Now,
+		OnPlanDone:    prog.planDone,
+		OnRecalc:      prog.recalc,
+	})
+	batch, _, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
+		c, _ := runner.ServiceCatalog(ctx)
+		return c
+	})
 	if err != nil {
 		return err
 	}
@@ -273,28 +325,16 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			}
 		}
 	}
-	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
-	if err != nil {
-		return err
-	}
-	*accountsOut, *clientsOut = accounts, clients
 
-	prog := newProgress(f, log)
-	ropts := pipeline.RunOptions{
-		Concurrency:   opts.Concurrency,
-		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
-		NoRecalc:      opts.NoRecalc,
-		RecalcWait:    noWaitIfZero(opts.RecalcWait),
-		RecalcBackoff: opts.RecalcBackoff,
-		Now:           f.Now,
-		OnPlanDone:    prog.planDone,
-		OnRecalc:      prog.recalc,
-	}
-	runner := pipeline.NewRunner(accounts, finder, ropts)
 	prog.attach(runner)
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	cs, planErr := runner.Plan(ctx, batch.Plans)
+	if planErr == nil {
+		if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
+			return err
+		}
+	}
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
