@@ -66,8 +66,13 @@ Company identifiers come from the configuration (each account's
 vat_number, registration_number or id_number; EEPIPE_COMPANY_VAT,
 EEPIPE_COMPANY_REGISTRATION or EEPIPE_COMPANY_ID_NUMBER for the single
 account), checked and completed through the company lookup, or from the
-lookup records that --company finds. An export that spans several accounts
-needs them to re-import.
+lookup records that --company finds. Every row and grid sheet also carries
+the plan id and the configured account's name (column account, grid label
+Account), so an export re-imports onto its own plans and accounts even when
+the configuration gives no company identifiers. A total the service holds
+that disagrees with its parts (typically 0 beside non-zero levels) is
+written blank, which means "leave as is": re-importing an unchanged export
+sends nothing and warns of nothing.
 
 For scheduled runs, --output-dir writes UTC-stamped names
 (plans-2026-11-22T0300Z.xlsx), --keep prunes older ones, a lock file stops
@@ -208,19 +213,6 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		sources, err := exportSources(ctx, run, accounts, configured, finder, opts.Companies)
 		if err != nil {
 			return err
-		}
-		if len(sources) > 1 {
-			var without []string
-			for _, s := range sources {
-				if s.company.IsZero() {
-					without = append(without, s.account.Name)
-				}
-			}
-			if len(without) > 0 {
-				run.warn("the export spans several accounts but has no company identifiers for account " + strings.Join(without, ", ") +
-					"; re-importing it needs them: give the account vat_number, registration_number or id_number in the configuration, " +
-					"or --company with each company's VAT, registration or ID number")
-			}
 		}
 		fetchStart := time.Now()
 		plans, missing, served, err := fetchExportPlans(ctx, sources, opts, log)
