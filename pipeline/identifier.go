@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -50,4 +52,44 @@ func SameCompanyIDs(a, b CompanyIDs) bool {
 		agree = true
 	}
 	return agree
+}
+
+// CompaniesWith returns the distinct companies of records (a lookup's
+// answer, OR semantics) that hold q as their VAT, registration or ID
+// number (CompanyHas).
+func CompaniesWith(records []Company, q string) []Company {
+	var out []Company
+	for _, r := range records {
+		if CompanyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AccountOfCompany picks the configured account a company's plans are
+// read from: the account whose company_id is the company's, else an
+// account without company_id whose configured identifiers (configured,
+// by account; SameCompanyIDs) are the company's, else a single account
+// without company_id and without identifiers (with a warning: that it
+// belongs to the company cannot be checked). Anything else is an error.
+func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
+	ids := CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
+	if idx = slices.IndexFunc(accounts, func(a Account) bool { return a.CompanyID == c.ID }); idx >= 0 {
+		return idx, "", nil
+	}
+	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return SameCompanyIDs(cfg, ids) })
+	if idx >= 0 && idx < len(accounts) && accounts[idx].CompanyID == "" {
+		return idx, "", nil
+	}
+	if len(accounts) == 1 && accounts[0].CompanyID == "" {
+		if len(configured) > 0 && !configured[0].IsZero() {
+			return -1, "", fmt.Errorf("it is %s (id %s), but the configured account's company identifiers (%s) are another company's",
+				c.TradingName, c.ID, configured[0])
+		}
+		return 0, fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
+			"its plans are exported with that company's identifiers", c.TradingName, c.ID), nil
+	}
+	return -1, "", fmt.Errorf("it is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
+		c.TradingName, c.ID, c.ID)
 }

@@ -284,13 +284,7 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 		if err != nil {
 			return nil, exitf(ExitFatal, "company lookup for %s: %v", q, err)
 		}
-		var found []pipeline.Company
-		for _, r := range recs {
-			if pipeline.CompanyHas(r, q) &&
-				!slices.ContainsFunc(found, func(c pipeline.Company) bool { return c.ID == r.ID }) {
-				found = append(found, r)
-			}
-		}
+		found := pipeline.CompaniesWith(recs, q)
 		switch len(found) {
 		case 0:
 			return nil, exitf(ExitInvalid, "--company %s: the company lookup knows no company with that VAT, registration or ID number", q)
@@ -303,29 +297,12 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 			return nil, exitf(ExitInvalid, "--company %s matches several companies: %s; give an identifier of one company only", q, strings.Join(names, "; "))
 		}
 		c := found[0]
-		idx := slices.IndexFunc(accounts, func(a pipeline.Account) bool { return a.CompanyID == c.ID })
-		if idx < 0 {
-			// An account without company_id whose configured identifiers
-			// are this company's.
-			idx = slices.IndexFunc(configured, func(ids pipeline.CompanyIDs) bool {
-				return pipeline.SameCompanyIDs(ids, pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber})
-			})
-			if idx >= len(accounts) || (idx >= 0 && accounts[idx].CompanyID != "") {
-				idx = -1
-			}
+		idx, warning, err := pipeline.AccountOfCompany(c, accounts, configured)
+		if err != nil {
+			return nil, exitf(ExitInvalid, "--company %s: %v", q, err)
 		}
-		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" && len(configured) > 0 && !configured[0].IsZero() {
-			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but the configured account's company identifiers (%s) are another company's",
-				q, c.TradingName, c.ID, configured[0])
-		}
-		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" {
-			idx = 0
-			run.warn(fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
-				"its plans are exported with that company's identifiers", c.TradingName, c.ID))
-		}
-		if idx < 0 {
-			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
-				q, c.TradingName, c.ID, c.ID)
+		if warning != "" {
+			run.warn(warning)
 		}
 		if seen[idx] {
 			continue
