@@ -198,7 +198,7 @@ func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner
 	if len(ps) == 0 {
 		return nil
 	}
-	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Problems: ps}); err != nil {
+	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	return exitf(ExitInvalid, "the input sets %d counter column(s) the service does not have; nothing was sent", len(ps))
