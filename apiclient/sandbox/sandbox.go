@@ -356,7 +356,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.end()
 
 	f := s.faults.draw()
-	bw := &bufferedWriter{header: w.Header()}
+	bw := &bufferedWriter{under: w, header: w.Header()}
 	outcome := ""
 	switch f.kind {
 	case faultStatus:
@@ -589,6 +589,7 @@ func (s *Sandbox) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 
 // bufferedWriter keeps a handler's answer in memory until it is due.
 type bufferedWriter struct {
+	under  http.ResponseWriter // for the connection's deadlines (Unwrap)
 	header http.Header
 	status int
 	body   []byte
@@ -596,6 +597,10 @@ type bufferedWriter struct {
 }
 
 func (b *bufferedWriter) Header() http.Header { return b.header }
+
+// Unwrap returns the connection's ResponseWriter, so that a
+// ResponseController sets the connection's deadlines through b.
+func (b *bufferedWriter) Unwrap() http.ResponseWriter { return b.under }
 
 func (b *bufferedWriter) WriteHeader(code int) {
 	if b.status == 0 {
