@@ -223,3 +223,23 @@ func BenchmarkSandboxHTTPCreate(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkSandboxLatency20ms measures how long a GET takes, one at a time
+// over 127.0.0.1, with 20 ms of latency: the latency is a deadline from the
+// request's arrival, so the answer should leave at 20 ms, not 20 ms plus
+// the handling.
+func BenchmarkSandboxLatency20ms(b *testing.B) {
+	srv, send := httpBench(b)
+	body := []byte(planBody(`"start_date":"2025-09-01","end_date":"2030-08-31","scorecard_id":"scorecard_acme_2025"`))
+	send("POST", plansPath, body, apiclient.Signature(acmeSecret, plansPath, body), 201)
+	p := srv.Sandbox.Plans("acme")[0]
+	path := fmt.Sprintf("%s/%d", plansPath, p.ID)
+	auth := apiclient.Signature(acmeSecret, path, nil)
+	srv.Sandbox.SetLatency(20 * time.Millisecond)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		send("GET", path, nil, auth, 200)
+	}
+	b.ReportMetric(float64(time.Since(start))/float64(time.Millisecond)/float64(b.N), "ms/request")
+}
