@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -8,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -568,7 +568,15 @@ func (s *Sandbox) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	defer func() { <-s.bodySlots }()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.timeouts.Body))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	// A declared length is read into a buffer of that size (plus room to
+	// see the end), so a body never costs more than it holds.
+	size := int64(512)
+	if r.ContentLength > 0 {
+		size += r.ContentLength
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	body = buf.Bytes()
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		var mbe *http.MaxBytesError

@@ -278,3 +278,36 @@ func TestLatencyIsADeadlineFromArrival(t *testing.T) {
 	srv.Sandbox.SetLatency(0)
 	srv.as(t, acmeKey, acmeSecret).must(200, "GET", plansPath, "")
 }
+
+// TestBodyTooLarge: a declared length over the limit is refused with 413
+// unread; an undeclared (chunked) body is cut at the limit with 413.
+func TestBodyTooLarge(t *testing.T) {
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat(" ", maxRequestBody+1)
+	for name, declared := range map[string]bool{"declared": true, "chunked": false} {
+		t.Run(name, func(t *testing.T) {
+			cb := newCountingBody(big, false)
+			r := httptest.NewRequest("POST", plansPath, nil)
+			r.Body, r.ContentLength = cb, -1
+			if declared {
+				r.ContentLength = int64(len(big))
+			}
+			r.Header.Set("X-Api-Key", acmeKey)
+			r.Header.Set("Authorization", apiclient.Signature(acmeSecret, plansPath, []byte(big)))
+			w := httptest.NewRecorder()
+			sb.ServeHTTP(w, r)
+			if w.Code != http.StatusRequestEntityTooLarge || w.Header().Get("Connection") != "close" {
+				t.Errorf("status %d, Connection %q; want 413 and close", w.Code, w.Header().Get("Connection"))
+			}
+			if declared && cb.reads.Load() != 0 {
+				t.Errorf("a body declared too large was read %d times", cb.reads.Load())
+			}
+		})
+	}
+	if n := len(sb.Plans("acme")); n != 0 {
+		t.Errorf("%d plans from refused bodies", n)
+	}
+}
