@@ -342,6 +342,12 @@ func (s *Sandbox) routes() {
 // has passed.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
+	if r.ContentLength != 0 {
+		// A body, read or not (the server drains an unread one), arrives
+		// within the body timeout; readBody moves and then lifts this
+		// deadline for a body it reads.
+		_ = http.NewResponseController(w).SetReadDeadline(arrival.Add(s.timeouts.Body))
+	}
 	if r.URL.Path == statsPath {
 		s.serveStats(w, r)
 		return

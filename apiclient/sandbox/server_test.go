@@ -311,3 +311,42 @@ func TestBodyTooLarge(t *testing.T) {
 		t.Errorf("%d plans from refused bodies", n)
 	}
 }
+
+// TestTrickledBodyOnAnyRoute: a trickled body is cut off also where no
+// handler reads it (the company lookup, an unknown path): the server's
+// draining of the unread body stops at the body timeout.
+func TestTrickledBodyOnAnyRoute(t *testing.T) {
+	srv := startSandbox(t, Options{Timeouts: Timeouts{Body: 200 * time.Millisecond}})
+	for _, path := range []string{"/api/companies?vat_number=4012345678", "/nowhere"} {
+		conn := rawConn(t, srv)
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nx", path)
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				if _, err := conn.Write([]byte{' '}); err != nil {
+					return
+				}
+			}
+		}()
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			close(stop)
+			t.Fatalf("%s: %v", path, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		// The connection must end: the guard deadline turns a connection
+		// held open by the trickle into a timeout.
+		_, err = io.Copy(io.Discard, br)
+		close(stop)
+		if err != nil && !isReset(err) {
+			t.Errorf("%s: the trickling connection was not closed: %v", path, err)
+		}
+	}
+}
