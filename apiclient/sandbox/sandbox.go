@@ -62,9 +62,10 @@ type Options struct {
 type Timeouts struct {
 	// Header bounds reading a request's headers (default 10s).
 	Header time.Duration
-	// Body bounds reading a request's body, from the moment the handler
-	// starts reading it (default 30s): a client trickling a body is cut off
-	// with 408 and the connection closed.
+	// Body bounds the arrival of a request's body (default 30s), counted
+	// from the request's arrival, or from when a read slot was granted for
+	// a body the sandbox reads: a client trickling a body is cut off (408
+	// when the sandbox was reading it) and the connection closed.
 	Body time.Duration
 	// Write bounds writing a response, counted from when the response is
 	// due (after the latency), so a long latency does not cut it (default
