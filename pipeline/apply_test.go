@@ -200,31 +200,30 @@ func TestLostCreateIsAdopted(t *testing.T) {
 		}
 	}
 
+	// A 429 on create is waited out by the client's retry policy
+	// (planapi.TestRateLimitedCreateWaitedOut); here the create is unclear.
 	w.crane.failCreates = 1
-	w.crane.rateLimited = 1
-	var slept []time.Duration
-	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
-	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 {
-		t.Errorf("a 429 on create must be waited out once, slept %v", slept)
-	}
-	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 3 {
+	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
+	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 2 {
 		t.Fatalf("unclear create not applied must be sent again: ok=%v plans=%d creates=%d", rep.OK(), len(w.crane.plans), w.crane.count("create"))
 	}
 }
 
-func TestRateLimitedCreateHonoursRetryAfter(t *testing.T) {
+// TestRateLimitedCreateLeftToClient: the pipeline does not re-send a create
+// refused with 429: the client's one retry policy did that already (see
+// planapi.TestRateLimitedCreateWaitedOut), so a 429 that reaches the
+// pipeline fails the plan, without a wait of the pipeline's own.
+func TestRateLimitedCreateLeftToClient(t *testing.T) {
 	w := newWorld()
 	w.crane.rateLimited = 1
-	w.crane.rateLimitWait = 7 * time.Second
 	var slept []time.Duration
 	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
 	_, rep := run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Later", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 || slept[0] != 7*time.Second {
-		t.Fatalf("slept %v, want the service's Retry-After of 7s", slept)
+	if len(slept) != 0 || w.crane.count("create") != 1 {
+		t.Fatalf("slept %v, %d creates: the pipeline must leave 429s to the client", slept, w.crane.count("create"))
 	}
-	if !rep.OK() || len(w.crane.plans) != 1 {
-		t.Fatalf("create not applied after the wait: ok=%v plans=%d", rep.OK(), len(w.crane.plans))
+	if rep.OK() || len(w.crane.plans) != 0 || !errors.Is(rep.Plans[0].Err, ErrRateLimited) {
+		t.Fatalf("ok=%v plans=%d err=%v", rep.OK(), len(w.crane.plans), rep.Plans[0].Err)
 	}
 }
 
