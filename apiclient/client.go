@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -348,7 +349,11 @@ func (c *Client) send(ctx context.Context, cl call) error {
 		if err == nil {
 			status = resp.StatusCode
 			var b []byte
-			b, err = readBody(resp.Body)
+			if status >= 200 && status < 300 && cl.out == nil {
+				err = discardBody(resp.Body) // nothing to decode: keep no copy
+			} else {
+				b, err = readBody(resp.Body, resp.ContentLength)
+			}
 			resp.Body.Close()
 			if !cl.lookup {
 				c.noteExpiry(resp.Header)
@@ -439,16 +444,45 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// readBody reads a response body up to maxResponseBody.
-func readBody(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1))
+// readBody reads a response body up to maxResponseBody; size is the
+// announced length (-1 when unknown), used to read into one buffer of the
+// right size.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	var b []byte
+	if size > 0 && size <= maxResponseBody {
+		b = make([]byte, size)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		var one [1]byte
+		n, err := r.Read(one[:])
+		if n == 0 && (err == io.EOF || err == nil) {
+			return b, nil // the usual case: the body was as long as announced
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		b = append(b, one[:n]...) // longer than announced: read the rest
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1-int64(len(b))))
 	if err != nil {
 		return nil, err
 	}
+	b = append(b, rest...)
 	if len(b) > maxResponseBody {
 		return nil, fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
 	}
 	return b, nil
+}
+
+// discardBody reads a body to its end (so that the connection can be
+// reused) without keeping it, up to maxResponseBody.
+func discardBody(r io.Reader) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, maxResponseBody+1))
+	if err == nil && n > maxResponseBody {
+		err = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+	}
+	return err
 }
 
 // DecodeError is a 2xx response whose body could not be read as expected.
@@ -542,19 +576,27 @@ func scorecardPath(id string) string { return scorecardsPath() + "/" + url.PathE
 
 // ListPlans returns every plan of the account (without milestones).
 func (c *Client) ListPlans(ctx context.Context) ([]Plan, error) {
-	var out []Plan
-	if err := c.send(ctx, call{method: http.MethodGet, path: plansPath(), out: &out}); err != nil {
+	var docs []planDoc
+	if err := c.send(ctx, call{method: http.MethodGet, path: plansPath(), out: &docs}); err != nil {
 		return nil, err
+	}
+	if docs == nil {
+		return nil, nil
+	}
+	out := make([]Plan, len(docs))
+	for i := range docs {
+		out[i] = docs[i].plan()
 	}
 	return out, nil
 }
 
 // GetPlan returns one plan with its milestones and targets.
 func (c *Client) GetPlan(ctx context.Context, id int64) (*Plan, error) {
-	var out Plan
-	if err := c.send(ctx, call{method: http.MethodGet, path: planPath(id), out: &out}); err != nil {
+	var doc planDoc
+	if err := c.send(ctx, call{method: http.MethodGet, path: planPath(id), out: &doc}); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
@@ -562,19 +604,21 @@ func (c *Client) GetPlan(ctx context.Context, id int64) (*Plan, error) {
 // before anything was applied); an error matching ErrUnclearOutcome means
 // the plan may exist now.
 func (c *Client) CreatePlan(ctx context.Context, p PlanCreate) (*Plan, error) {
-	var out Plan
-	if err := c.sendJSON(ctx, http.MethodPost, plansPath(), "employment_equity_plan", p, &out); err != nil {
+	var doc planDoc
+	if err := c.sendJSON(ctx, http.MethodPost, plansPath(), "employment_equity_plan", p, &doc); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
 // UpdatePlan changes a plan's name, scorecard_id or sector.
 func (c *Client) UpdatePlan(ctx context.Context, id int64, u PlanUpdate) (*Plan, error) {
-	var out Plan
-	if err := c.sendJSON(ctx, http.MethodPatch, planPath(id), "employment_equity_plan", u, &out); err != nil {
+	var doc planDoc
+	if err := c.sendJSON(ctx, http.MethodPatch, planPath(id), "employment_equity_plan", u, &doc); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
@@ -591,7 +635,7 @@ func (c *Client) UpdateTarget(ctx context.Context, planID, milestoneID, targetID
 		counters = map[string]int64{}
 	}
 	var out Target
-	if err := c.sendJSON(ctx, http.MethodPatch, targetPath(planID, milestoneID, targetID), "employment_equity_target", counters, &out); err != nil {
+	if err := c.send(ctx, call{method: http.MethodPatch, path: targetPath(planID, milestoneID, targetID), body: targetBody(counters), out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -600,10 +644,47 @@ func (c *Client) UpdateTarget(ctx context.Context, planID, milestoneID, targetID
 // PatchTarget is UpdateTarget for a caller that does not need the target
 // back: the same request, but the answer's body is not decoded.
 func (c *Client) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
-	if counters == nil {
-		counters = map[string]int64{}
+	return c.send(ctx, call{method: http.MethodPatch, path: targetPath(planID, milestoneID, targetID), body: targetBody(counters)})
+}
+
+// targetBody is {"employment_equity_target":{...counters}}, byte for byte
+// what encoding/json writes (keys sorted; nil is {}), written without
+// reflection when every key is a plain identifier.
+func targetBody(counters map[string]int64) []byte {
+	keys := make([]string, 0, len(counters))
+	size := len(`{"employment_equity_target":{}}`)
+	for k := range counters {
+		if !plainKey(k) {
+			b, _ := json.Marshal(map[string]any{"employment_equity_target": counters}) // cannot fail: string keys, int64 values
+			return b
+		}
+		keys = append(keys, k)
+		size += len(k) + 4 + 20
 	}
-	return c.sendJSON(ctx, http.MethodPatch, targetPath(planID, milestoneID, targetID), "employment_equity_target", counters, nil)
+	slices.Sort(keys)
+	b := make([]byte, 0, size)
+	b = append(b, `{"employment_equity_target":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+		b = strconv.AppendInt(b, counters[k], 10)
+	}
+	return append(b, "}}"...)
+}
+
+// plainKey reports whether k needs no JSON escaping: letters, digits, _.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // ListScorecards returns every scorecard of the account.

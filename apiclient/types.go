@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -66,6 +67,49 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return t.decodeSlow(b)
+}
+
+// validTarget is a Target that encoding/json decodes inside a larger
+// document: the decoder has checked the whole document already, so the
+// one-pass decoding does not check it again.
+type validTarget Target
+
+func (t *validTarget) UnmarshalJSON(b []byte) error {
+	if (*Target)(t).decodeFlat(b) {
+		return nil
+	}
+	return (*Target)(t).decodeSlow(b)
+}
+
+// planDoc is how a Plan is decoded: the same fields, with validTarget.
+type planDoc struct {
+	Plan
+	Milestones []milestoneDoc `json:"milestones,omitempty"`
+}
+
+type milestoneDoc struct {
+	Milestone
+	Targets []validTarget `json:"targets"`
+}
+
+// plan returns the decoded plan.
+func (d *planDoc) plan() Plan {
+	p := d.Plan
+	p.Milestones = nil
+	if d.Milestones != nil {
+		p.Milestones = make([]Milestone, len(d.Milestones))
+	}
+	for i, m := range d.Milestones {
+		p.Milestones[i] = m.Milestone
+		p.Milestones[i].Targets = nil
+		if m.Targets != nil {
+			p.Milestones[i].Targets = make([]Target, len(m.Targets))
+		}
+		for j, t := range m.Targets {
+			p.Milestones[i].Targets[j] = Target(t)
+		}
+	}
+	return p
 }
 
 // decodeSlow is the reference decoding through encoding/json.
@@ -163,7 +207,7 @@ func (t *Target) decodeFlat(b []byte) bool {
 			if !ok {
 				return false
 			}
-			t.Counters[string(key)] = n
+			t.Counters[internKey(key)] = n
 		}
 		i = skipSpace(b, vEnd)
 		if i >= len(b) {
@@ -179,6 +223,34 @@ func (t *Target) decodeFlat(b []byte) bool {
 	}
 	// A repeated counter key leaves fewer counters than pairs.
 	return len(t.Counters)+nulls == pairs
+}
+
+// counterNames interns the counter names decoded so far: a plan carries
+// the same 90-odd names in each of its targets, and a run reads them
+// thousands of times. It is bounded, so a server sending ever new names
+// cannot grow it without end.
+var counterNames = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: make(map[string]string, 128)}
+
+const maxInterned = 4096
+
+// internKey returns key as a string, shared with earlier equal keys.
+func internKey(key []byte) string {
+	counterNames.RLock()
+	s, ok := counterNames.m[string(key)]
+	counterNames.RUnlock()
+	if ok {
+		return s
+	}
+	s = string(key)
+	counterNames.Lock()
+	if len(counterNames.m) < maxInterned {
+		counterNames.m[s] = s
+	}
+	counterNames.Unlock()
+	return s
 }
 
 // plainInt reads -?[0-9]+ that fits int64.

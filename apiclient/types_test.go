@@ -184,3 +184,21 @@ func TestNullStringAndPlanUpdate(t *testing.T) {
 		t.Errorf("PlanUpdate = %s", b)
 	}
 }
+
+// TestTargetBodyMatchesJSON: the hand-written patch body is byte for byte
+// what encoding/json writes, for plain keys and for keys that need escapes.
+func TestTargetBodyMatchesJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		counters := rapid.MapOf(rapid.OneOf(rapid.StringMatching(`number_of_[a-z_]{1,30}`), rapid.String()), rapid.Int64()).Draw(t, "counters")
+		want, err := json.Marshal(map[string]any{"employment_equity_target": counters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := targetBody(counters); string(got) != string(want) {
+			t.Fatalf("targetBody = %s, want %s", got, want)
+		}
+	})
+	if got := string(targetBody(nil)); got != `{"employment_equity_target":{}}` {
+		t.Errorf("nil counters: %s", got)
+	}
+}
