@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -472,5 +473,34 @@ func TestDryRunSummaryCountsWhatWouldBePatched(t *testing.T) {
 	}
 	if w.acme.count("create") != 0 {
 		t.Fatal("a dry run created a plan")
+	}
+}
+
+// patchingService is a fake service that can patch without answering the
+// target back (a TargetPatcher), as planapi's is.
+type patchingService struct {
+	*fakeService
+	patches atomic.Int64
+}
+
+func (s *patchingService) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	s.patches.Add(1)
+	_, err := s.fakeService.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	return err
+}
+
+// TestApplyPatchesWithoutReadingBack: when the service is a TargetPatcher,
+// apply patches through it (the answer is not decoded), through the gate:
+// the request counts are the same.
+func TestApplyPatchesWithoutReadingBack(t *testing.T) {
+	w := newWorld()
+	ps := &patchingService{fakeService: w.acme}
+	w.accounts[0].Service = ps
+	_, rep := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 0}, map[string]int64{wfs: 4})}, RunOptions{NoRecalc: true})
+	if !rep.OK() {
+		t.Fatalf("run not ok: %+v", rep.Summary())
+	}
+	if n := ps.patches.Load(); n == 0 || n != int64(w.acme.count("target")) || rep.Requests.ByKind["update_target"] != n {
+		t.Errorf("%d patches through PatchTarget, %d target calls, %d counted", n, w.acme.count("target"), rep.Requests.ByKind["update_target"])
 	}
 }
