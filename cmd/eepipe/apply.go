@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -216,7 +217,7 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 		}
 		clients = append(clients, c)
 		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Company: a.Company,
-			KeyHint: pipeline.KeyHint(a.APIKey), Service: apiclient.NewPlanService(c)})
+			KeyHint: pipeline.KeyHint(a.APIKey), Service: planapi.New(c)})
 	}
 	var finder pipeline.CompanyFinder
 	if cfg.Lookup.Configured() {
@@ -225,7 +226,7 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 		if err != nil {
 			return nil, nil, nil, exitf(ExitInvalid, "company lookup: %v", err)
 		}
-		finder = apiclient.NewCompanyFinder(c)
+		finder = planapi.NewFinder(c)
 	}
 	return accounts, finder, clients, nil
 }
