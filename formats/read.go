@@ -41,6 +41,7 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	}
 	plans, aps := asm.Finish()
 	ps = append(ps, aps...)
+	markCatalogProblems(ps)
 	ps.Sort()
 	batch := &pipeline.Batch{Plans: plans, Problems: ps}
 	for _, f := range files {

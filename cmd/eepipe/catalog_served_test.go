@@ -81,6 +81,19 @@ func TestCatalogComesFromTheService(t *testing.T) {
 		t.Fatalf("reconcile without --catalog: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
+	// Every layout re-imports the same way.
+	for _, name := range []string{"served.xlsx", "served-flat.xlsx", "served-long.csv"} {
+		layout := map[string]string{"served.xlsx": "grid", "served-flat.xlsx": "flat", "served-long.csv": "long"}[name]
+		path := e.path(name)
+		if code, _, stderr := e.run("export", "-o", path, "--layout", layout, "--no-charts"); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s", name, code, stderr)
+		}
+		e.srv.Sandbox.ResetStats()
+		if code, stdout, stderr := e.run("apply", path); code != 0 || e.srv.Sandbox.Stats().Writes != 0 {
+			t.Errorf("apply %s without --catalog: exit %d, %d writes\n%s\n%s", name, code, e.srv.Sandbox.Stats().Writes, stdout, stderr)
+		}
+	}
+
 	// A file with the built-in counter the service lacks.
 	lacking := e.path("lacking.csv")
 	if err := os.WriteFile(lacking, []byte("plan_name,start_date,end_date,year_number,target_type,"+builtinCounter+"\n"+
