@@ -175,7 +175,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 			c.Notes = append(notes[i], c.Notes...)
 			checks = append(checks, c)
 		}
-		if !opts.Server && hasBlankReason(checks) {
+		if !opts.Server && pipeline.AnyBlankCounters(checks) {
 			fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
 		}
 	default:
@@ -287,22 +287,4 @@ func serviceError(ctx context.Context, err error) error {
 		return exitf(ExitFatal, "interrupted")
 	}
 	return exitf(ExitFatal, "%v", err)
-}
-
-// hasBlankReason reports whether any level or disability check is not
-// assessable because of blank counters.
-func hasBlankReason(checks []pipeline.SectorPlanCheck) bool {
-	for _, c := range checks {
-		for _, y := range c.Years {
-			if len(y.Disability.Blank) > 0 {
-				return true
-			}
-			for _, l := range y.Levels {
-				if len(l.Blank) > 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
