@@ -2,9 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // seed creates a stored plan on s and returns it as stored.
@@ -217,5 +220,52 @@ func TestExportedPlanBlanksDisagreeingTotals(t *testing.T) {
 	a.totalWarnings(tgt)
 	if len(a.problems) != 0 {
 		t.Errorf("warnings on the exported totals: %v", a.problems)
+	}
+}
+
+// TestReadStoredThroughTheGate: export and check --server read stored
+// plans through the one door: every account listed once, the plans
+// retrieved at most Concurrency at a time, counted by the gate, in account
+// then id order; --plan ids no account lists are reported; a refused key
+// is an error naming its account.
+func TestReadStoredThroughTheGate(t *testing.T) {
+	w := newWorld()
+	w.acme.delay, w.crane.delay = 2*time.Millisecond, 2*time.Millisecond
+	var ids []int64
+	for i := range 4 {
+		ids = append(ids, seed(t, w.acme, fmt.Sprint("A", i)).ID, seed(t, w.crane, fmt.Sprint("C", i)).ID)
+	}
+	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2})
+	got, err := r.ReadStored(context.Background(), StoredQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Plans) != 8 || got.Plans[0].Account.Name != "acme" || got.Plans[7].Account.Name != "bluecrane" {
+		t.Fatalf("read %d plans: %+v", len(got.Plans), got.Plans)
+	}
+	for i := 1; i < 4; i++ {
+		if got.Plans[i].Plan.ID <= got.Plans[i-1].Plan.ID {
+			t.Errorf("plans out of id order: %d after %d", got.Plans[i].Plan.ID, got.Plans[i-1].Plan.ID)
+		}
+	}
+	rc := r.Requests()
+	if rc.ByKind["list"] != 2 || rc.ByKind["get"] != 8 || rc.MaxInFlight > 2 || r.Progress().PlansRead != 8 {
+		t.Errorf("requests %+v, plans read %d", rc, r.Progress().PlansRead)
+	}
+	if w.acme.maxSeen.Load() > 2 || w.crane.maxSeen.Load() > 2 || rc.MaxInFlight < 2 {
+		t.Errorf("in flight: acme %d, bluecrane %d, gate %d; want the bound 2 reached, never passed", w.acme.maxSeen.Load(), w.crane.maxSeen.Load(), rc.MaxInFlight)
+	}
+
+	r = NewRunner(w.accounts, nil, RunOptions{})
+	got, err = r.ReadStored(context.Background(), StoredQuery{PlanIDs: []int64{ids[1], 99999, ids[1]}})
+	if err != nil || len(got.Plans) != 1 || got.Plans[0].Plan.ID != ids[1] || !slices.Equal(got.Missing, []int64{99999}) {
+		t.Errorf("--plan: %+v, %v", got, err)
+	}
+
+	w.crane.unauthorized = true
+	w.accounts[1].KeyHint = "mpk_blue…"
+	r = NewRunner(w.accounts, nil, RunOptions{})
+	if _, err := r.ReadStored(context.Background(), StoredQuery{}); err == nil || !strings.Contains(err.Error(), "account bluecrane: key mpk_blue… refused") {
+		t.Errorf("refused key: %v", err)
 	}
 }
