@@ -953,15 +953,23 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 // columnHeaderDescription says what heads column c of a grid, for errors.
 func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
 	var parts []string
+	named := false
 	for r := b.label.row + 1; r < b.dataStart; r++ {
-		if v := g.headerText(r, c); v != "" {
-			parts = append(parts, fmt.Sprintf("%q", v))
+		v := g.headerText(r, c)
+		if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] == r {
+			v = g.text.at(o[0], o[1]) // a group header merged across the column
 		}
+		if v == "" {
+			parts = append(parts, "a blank cell")
+			continue
+		}
+		named = true
+		parts = append(parts, fmt.Sprintf("%q", v))
 	}
-	if len(parts) == 0 {
+	if !named {
 		return "the column has no header"
 	}
-	return "its header " + strings.Join(parts, " over ") + " names no race and gender"
+	return "its header (" + strings.Join(parts, " over ") + ") names no race and gender"
 }
 
 // checkTitles reports the grids whose title is unclear, and two grids of
