@@ -261,7 +261,7 @@ func levelSpellings(key string) []string {
 // between the parts of a statutory level name.
 func LevelWords(s string) string {
 	words := strings.Fields(Normalize(s))
-	out := words[:0]
+	out := make([]string, 0, len(words)+1)
 	for _, w := range words {
 		switch w {
 		case "and", "or", "the", "of", "amp":
