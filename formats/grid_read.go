@@ -914,11 +914,14 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 	}
 }
 
-// strayCells reports every non-blank cell in the rows of a grid (from below
-// its header to its last level row) that the reader does not read: a cell
-// in a column without a race and gender header. A column headed Total,
-// the level labels, a column whose header is already reported and cells of
-// other grids are left alone. Nothing inside a grid is skipped silently.
+// strayCells reports the cells in the rows of a grid (from below its header
+// to its last level row) that the reader does not read. Within the columns
+// the header spans, that is every non-blank cell of a column without a race
+// and gender header; right of the header (up to the next grid label on the
+// row), every number, text there being a note. A column headed Total, the
+// level labels, a column whose header is already reported, metadata
+// labels with their values (read by readMeta) and cells of other grids are
+// left alone. Nothing inside a grid is skipped silently.
 func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 	mapped := map[int]bool{}
 	for _, col := range b.columns {
@@ -932,7 +935,20 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 		}
 		return false
 	}
+	// The header's last column: its last non-blank header cell, or the
+	// end of a group header merged across columns.
+	headerEnd := b.c0
+	for r := b.label.row + 1; r < b.dataStart; r++ {
+		for c := b.c0; c <= b.end; c++ {
+			if g.text.at(r, c) != "" {
+				headerEnd = max(headerEnd, c)
+			} else if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] >= b.label.row+1 && o[1] >= b.c0 && o[1] <= b.end {
+				headerEnd = max(headerEnd, c)
+			}
+		}
+	}
 	for r := b.dataStart; r <= b.r1; r++ {
+		metaValueUntil := 0 // the cells right of a metadata label hold its value
 		for c := b.c0; c <= b.end && c <= len(g.text[r-1]); c++ {
 			v := g.text.at(r, c)
 			if v == "" || mapped[c] || b.totals[c] || b.blocked[c] {
@@ -943,6 +959,19 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 			}
 			if _, away := g.mergedAway[[2]int{r, c}]; away || inOther(r, c) {
 				continue
+			}
+			if c > headerEnd {
+				if _, isMeta := templates.MetaFieldFor(v); isMeta {
+					metaValueUntil = c + 3
+					continue
+				}
+				if c <= metaValueUntil {
+					metaValueUntil = 0 // the label's value, read as metadata
+					continue
+				}
+				if _, err := strconv.ParseFloat(v, 64); err != nil {
+					continue // a note beside the grid
+				}
 			}
 			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers",
 				v, g.columnHeaderDescription(b, c))

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -235,5 +238,59 @@ func TestGridTitleTarget(t *testing.T) {
 		if got != tc.want || (ok && !isUnclear && tt == "") {
 			t.Errorf("gridTitleTarget(%q) = %q, unclear %v, ok %v; want %q", tc.text, tt, isUnclear, ok, tc.want)
 		}
+	}
+}
+
+// gridFromTSV reads a sheet built from tab-separated lines as a grid sheet.
+func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problems) {
+	t.Helper()
+	wb := excelize.NewFile()
+	defer wb.Close()
+	for r, line := range strings.Split(text, "\n") {
+		for c, v := range strings.Split(line, "\t") {
+			if v == "" {
+				continue
+			}
+			var err error
+			if n, perr := strconv.Atoi(v); perr == nil {
+				err = wb.SetCellInt("Sheet1", cellName(c+1, r+1), int64(n))
+			} else {
+				err = wb.SetCellStr("Sheet1", cellName(c+1, r+1), v)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return readGridSheet(wb, "t.xlsx", "Sheet1", false)
+}
+
+// TestGridStrayCells: inside a grid's rows, a cell in a column without a
+// race and gender header is an error (text or number), a number right of
+// the header is an error, a note or a metadata label with its value
+// beside the grid is not.
+func TestGridStrayCells(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tMale\t\tFemale\t\t\tForeign nationals",
+		"\tA\tW\tA\tW\t\tMale\tFemale",
+		"Top management\t1\t2\t3\t4\tn/a\t5\t6\ta note\tPlan ID\t4711",
+		"Senior management\t1\t\t1\t\t7\t\t\t\t\t\t99",
+	}, "\n"))
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Origin.Cell+": "+p.Message)
+	}
+	want := []string{"F4", "F5", "L5"}
+	if len(ps) != len(want) {
+		t.Fatalf("problems %q; want errors at %v", got, want)
+	}
+	for i, p := range ps {
+		if p.Origin.Cell != want[i] || p.Severity != pipeline.Error || !strings.Contains(p.Message, "in a column this grid does not read") {
+			t.Errorf("problem %d: %s; want an error at %s", i, got[i], want[i])
+		}
+	}
+	if len(recs) != 1 || recs[0].Cells["plan_id"].Text != "4711" || len(recs[0].Cells) != 8+3 {
+		t.Errorf("records %+v", recs)
 	}
 }
