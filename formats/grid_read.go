@@ -927,9 +927,15 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 	for _, col := range b.columns {
 		mapped[col.col] = true
 	}
+	var near []*gridBlock // the other grids beside this one's rows
+	for _, o := range blocks {
+		if o != b && o.r0 <= b.r1 && o.r1 >= b.dataStart {
+			near = append(near, o)
+		}
+	}
 	inOther := func(r, c int) bool {
-		for _, o := range blocks {
-			if o != b && o.covers(r, c) {
+		for _, o := range near {
+			if o.covers(r, c) {
 				return true
 			}
 		}
