@@ -65,7 +65,10 @@ var (
 	// with an "all" in front of it ("all employees with disabilities").
 	reGridDisabledSubject = regexp.MustCompile(`\b(?:all\s+)?(?:(?:(?:employees|employee|people|persons|staff|workers)\s+(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability))|disabled(?:\s+(?:employees|employee|people|persons|staff|workers))?|disabilities|disability|pwds?)\b`)
 	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
-	reGridExclusion       = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
+	// reGridAllOf is "all" that quantifies something else than employees
+	// ("all levels", "all races"): no sign of the all_employees target.
+	reGridAllOf     = regexp.MustCompile(`\ball (?:the )?(?:occupational )?(?:levels|races|genders|groups|years|categories)\b`)
+	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
 )
 
 // gridTitleWordings is the advice of an unclear grid title: the two
@@ -96,7 +99,7 @@ func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
 	if disabled && reGridExclusion.MatchString(rest) {
 		return "", true, true
 	}
-	rest2 := reGridDisabledSubject.ReplaceAllString(rest, " ")
+	rest2 := reGridAllOf.ReplaceAllString(reGridDisabledSubject.ReplaceAllString(rest, " "), " ")
 	all := strings.Contains(rest2, "all employees") || reGridAll.MatchString(rest2)
 	switch {
 	case disabled && (all || included || reGridDisab.MatchString(rest2)):
