@@ -15,11 +15,12 @@ import (
 	"github.com/eepipe/eepipe/templates"
 )
 
-// styledInput is a workbook written by openpyxl with styled cells (colours
+// styledInputs: a workbook written by openpyxl with styled cells (colours
 // spelled "00RRGGBB", a border without a colour, a theme colour), made by
 // testdata/acceptance/make_statutory.py. Marking its cells used to write
 // the colours "FF00000000" and "FF", which openpyxl refuses to open.
-var styledInput = filepath.Join(acceptanceDir, "op_styled_input.xlsx")
+// lo_styled_input.xlsx is the same workbook re-saved by LibreOffice.
+var styledInputs = []string{filepath.Join(acceptanceDir, "op_styled_input.xlsx"), filepath.Join(acceptanceDir, "lo_styled_input.xlsx")}
 
 // rewriteZipPart copies the package src to dst with one part's text edited.
 func rewriteZipPart(t *testing.T, src, dst, part string, edit func(string) string) {
@@ -102,6 +103,12 @@ func TestStrictCheckerFinds(t *testing.T) {
 // workbook written by openpyxl writes a workbook that passes the strict
 // check, with each marked cell keeping its font, border and number format.
 func TestAnnotateOpenpyxlInputOpensEverywhere(t *testing.T) {
+	for _, styledInput := range styledInputs {
+		t.Run(filepath.Base(styledInput), func(t *testing.T) { testAnnotateOpensEverywhere(t, styledInput) })
+	}
+}
+
+func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if ps := strictXLSXProblems(styledInput); len(ps) > 0 {
 		t.Fatalf("the openpyxl fixture itself fails the strict check: %q", ps)
 	}
@@ -132,13 +139,10 @@ func TestAnnotateOpenpyxlInputOpensEverywhere(t *testing.T) {
 	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || styleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
-	if len(st.Fill.Color) != 1 || styleRGB(st.Fill.Color[0]) != annotateErrorFill {
-		t.Errorf("F2 fill %+v, want %s", st.Fill, annotateErrorFill)
+	if fill := rawFillColor(f, idx); fill != annotateErrorFill {
+		t.Errorf("F2 fill %q, want %s", fill, annotateErrorFill)
 	}
-	borders := map[string]string{}
-	for _, bd := range st.Border {
-		borders[bd.Type] = styleRGB(bd.Color)
-	}
+	borders := rawBorderColors(f, idx)
 	if borders["right"] != "FF0000" || borders["top"] != "0000FF" || borders["left"] != "000000" {
 		t.Errorf("F2 borders %v, want right FF0000, top 0000FF, left 000000", borders)
 	}
@@ -150,6 +154,12 @@ func TestAnnotateOpenpyxlInputOpensEverywhere(t *testing.T) {
 // TestReconcileXLSXOpenpyxlInputOpensEverywhere: the XLSX reconcile
 // report over a workbook written by openpyxl passes the strict check.
 func TestReconcileXLSXOpenpyxlInputOpensEverywhere(t *testing.T) {
+	for _, styledInput := range styledInputs {
+		t.Run(filepath.Base(styledInput), func(t *testing.T) { testReconcileXLSXOpensEverywhere(t, styledInput) })
+	}
+}
+
+func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 	o := func(cell string, row, col int) pipeline.Origin {
 		return pipeline.Origin{File: styledInput, Sheet: "Targets", Cell: cell, Row: row, Column: col}
 	}
@@ -178,11 +188,10 @@ func TestReconcileXLSXOpenpyxlInputOpensEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, cell := range []string{"F2", "G3", "A3"} {
+	for cell, want := range map[string]string{"F2": DiffFillColor, "G3": DiffFillColor, "A3": PlanFillColor, "B2": PlanFillColor} {
 		idx, _ := f.GetCellStyle("Targets", cell)
-		st, err := f.GetStyle(idx)
-		if err != nil || len(st.Fill.Color) != 1 {
-			t.Errorf("%s not filled: %+v, %v", cell, st, err)
+		if fill := rawFillColor(f, idx); fill != want {
+			t.Errorf("%s filled %q, want %s", cell, fill, want)
 		}
 	}
 }
@@ -237,4 +246,25 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			checkStrictXLSX(t, p)
 		})
 	}
+}
+
+// rawFillColor returns the pattern colour of the cell style idx as the
+// style sheet spells it, six hex digits.
+func rawFillColor(f *excelize.File, idx int) string {
+	if _, err := f.GetStyle(idx); err != nil { // loads the style sheet
+		return ""
+	}
+	ss := f.Styles
+	if ss == nil || ss.CellXfs == nil || ss.Fills == nil || idx < 0 || idx >= len(ss.CellXfs.Xf) {
+		return ""
+	}
+	id := ss.CellXfs.Xf[idx].FillID
+	if id == nil || *id < 0 || *id >= len(ss.Fills.Fill) || ss.Fills.Fill[*id] == nil || ss.Fills.Fill[*id].PatternFill == nil {
+		return ""
+	}
+	c := ss.Fills.Fill[*id].PatternFill.FgColor
+	if c == nil {
+		return ""
+	}
+	return styleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
 }

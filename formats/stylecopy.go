@@ -32,8 +32,12 @@ func reusableStyle(f *excelize.File, idx int) *excelize.Style {
 			st.Font.ColorIndexed = -1 // one colour, not an indexed one beside it
 		}
 	}
+	raw := rawBorderColors(f, idx)
 	for i := range st.Border {
 		if st.Border[i].Color = styleRGB(st.Border[i].Color); st.Border[i].Color == "" {
+			st.Border[i].Color = raw[st.Border[i].Type]
+		}
+		if st.Border[i].Color == "" {
 			st.Border[i].Color = "000000"
 		}
 	}
@@ -65,4 +69,46 @@ func styleRGB(c string) string {
 		}
 	}
 	return c
+}
+
+// rawBorderColors returns the RGB colour of each border line of the cell
+// style idx as the style sheet spells it ("left", "right", "top", "bottom",
+// "diagonalUp", "diagonalDown"). GetStyle reports no border colour at all
+// for a workbook without a theme part (as LibreOffice writes them), even a
+// plain RGB one.
+func rawBorderColors(f *excelize.File, idx int) map[string]string {
+	out := map[string]string{}
+	ss := f.Styles
+	if ss == nil || ss.CellXfs == nil || ss.Borders == nil || idx <= 0 || idx >= len(ss.CellXfs.Xf) {
+		return out
+	}
+	id := ss.CellXfs.Xf[idx].BorderID
+	if id == nil || *id < 0 || *id >= len(ss.Borders.Border) || ss.Borders.Border[*id] == nil {
+		return out
+	}
+	bd := ss.Borders.Border[*id]
+	set := func(typ string, present bool, rgb string, indexed int, theme *int) {
+		if present {
+			if c := styleRGB(f.GetBaseColor(rgb, indexed, theme)); c != "" {
+				out[typ] = c
+			}
+		}
+	}
+	if l := bd.Left; l != nil && l.Color != nil {
+		set("left", true, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+	}
+	if l := bd.Right; l != nil && l.Color != nil {
+		set("right", true, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+	}
+	if l := bd.Top; l != nil && l.Color != nil {
+		set("top", true, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+	}
+	if l := bd.Bottom; l != nil && l.Color != nil {
+		set("bottom", true, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+	}
+	if l := bd.Diagonal; l != nil && l.Color != nil {
+		set("diagonalUp", bd.DiagonalUp, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+		set("diagonalDown", bd.DiagonalDown, l.Color.RGB, l.Color.Indexed, l.Color.Theme)
+	}
+	return out
 }

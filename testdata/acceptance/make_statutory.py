@@ -295,5 +295,5 @@ if __name__ == "__main__":
     eea2_gap()
     styled()
     for name in ["op_eea2_merged.xlsx", "op_eea2_unmerged.xlsx", "op_race_letters.xlsx", "op_combined.xlsx",
-                 "op_eea2_bad.xlsx"]:
+                 "op_eea2_bad.xlsx", "op_styled_input.xlsx"]:
         soffice_resave(name, "lo_" + name[3:])
