@@ -1173,5 +1173,56 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 			counters++
 		}
 	}
+	g.checkTotals(b, rows)
 	return rec, counters > 0
+}
+
+// checkTotals compares each plain Total column of a grid (headed Total,
+// Totals or Grand total alone, not "Total male") with the sum of the
+// row's counters, in the rows where every counter cell and the total are
+// numbers: a difference is a warning at the total, since either a counter
+// or the total is wrong, and the total is not read.
+func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
+	var plain []int
+	for c := range b.totals {
+		words := 0
+		for r := b.label.row + 1; r < b.dataStart; r++ {
+			v := g.headerText(r, c)
+			if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] == r {
+				v = g.text.at(o[0], o[1])
+			}
+			for _, w := range strings.Fields(templates.Normalize(v)) {
+				if w != "total" && w != "totals" && w != "grand" {
+					words++
+				}
+			}
+		}
+		if words == 0 {
+			plain = append(plain, c)
+		}
+	}
+	sort.Ints(plain)
+	for _, r := range rows {
+		var sum float64
+		complete := true
+		for _, col := range b.columns {
+			cell := g.cell(r, col.col)
+			if cell.Kind != pipeline.CellNumber {
+				complete = false
+				break
+			}
+			sum += cell.Number
+		}
+		if !complete {
+			continue
+		}
+		for _, c := range plain {
+			total := g.cell(r, c)
+			if total.Kind != pipeline.CellNumber || total.Number == sum {
+				continue
+			}
+			g.warnf(r, c, total.Text, "the Total column says %s, but the %d counters of this row add up to %s: a counter or the total is wrong (the total itself is not read)",
+				strconv.FormatFloat(total.Number, 'f', -1, 64), len(b.columns), strconv.FormatFloat(sum, 'f', -1, 64))
+		}
+	}
 }

@@ -297,3 +297,23 @@ func TestGridStrayCells(t *testing.T) {
 		t.Errorf("records %+v", recs)
 	}
 }
+
+// TestGridTotalColumn: a Total column is not read, but a row whose counters
+// do not add up to its total is a warning at the total; a "Total male"
+// column and a row with a blank counter are not compared.
+func TestGridTotalColumn(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tAM\tAF\tTotal\tTotal male",
+		"Top management\t1\t2\t3\t1",
+		"Senior management\t1\t2\t4\t9",
+		"Unskilled\t1\t\t4\t9",
+	}, "\n"))
+	if len(ps) != 1 || ps[0].Origin.Cell != "D4" || ps[0].Severity != pipeline.Warning ||
+		!strings.Contains(ps[0].Message, "the Total column says 4, but the 2 counters of this row add up to 3") {
+		t.Errorf("problems %v; want one warning at D4", ps)
+	}
+	if len(recs) != 1 || len(recs[0].Cells) != 5+2 {
+		t.Errorf("records %+v", recs)
+	}
+}
