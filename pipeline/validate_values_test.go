@@ -334,3 +334,18 @@ func atoiOrFail(t *rapid.T, s string) int {
 	}
 	return n
 }
+
+// TestParseDateDayMonth: the strict ISO parser (flags such as template
+// --start) refuses a day/month date but shows its ISO form when it is
+// clear, and calls 03/04/2026 ambiguous.
+func TestParseDateDayMonth(t *testing.T) {
+	for in, want := range map[string]string{
+		"31/08/2029": "write it as 2029-08-31",
+		"03/04/2026": "ambiguous",
+		"1 May 2026": "not a date in the form YYYY-MM-DD",
+	} {
+		if _, err := ParseDate(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseDate(%q) = %v; want %q", in, err, want)
+		}
+	}
+}
