@@ -38,7 +38,9 @@ type LockInfo struct {
 }
 
 // IsZero reports whether nothing is known about the holder.
-func (i LockInfo) IsZero() bool { return i.PID == 0 && i.Host == "" && i.User == "" && i.Command == "" && i.Since.IsZero() }
+func (i LockInfo) IsZero() bool {
+	return i.PID == 0 && i.Host == "" && i.User == "" && i.Command == "" && i.Since.IsZero()
+}
 
 // String describes the holder for messages: "process 42 of user ops on
 // host h (eepipe apply clients/) since 2026-11-22T03:00:00Z".
@@ -64,7 +66,8 @@ func (i LockInfo) String() string {
 
 // LockHeldError says that another run holds a lock.
 type LockHeldError struct {
-	// What is locked, for people: "account acme" or "the lock file x".
+	// What is held, for people: "the lock of account acme" or "the lock
+	// file x".
 	What string
 	// Where the lock lives (a file path, a store), for people; may be "".
 	Where  string
@@ -74,14 +77,14 @@ type LockHeldError struct {
 
 func (e *LockHeldError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is locked by another eepipe run: %s", e.What, e.Holder)
+	fmt.Fprintf(&b, "another eepipe run holds %s: %s", e.What, e.Holder)
 	if e.Where != "" {
 		fmt.Fprintf(&b, " (lock %s)", e.Where)
 	}
 	if e.Waited > 0 {
 		fmt.Fprintf(&b, "; waited %s", e.Waited)
 	}
-	b.WriteString("; wait for it to finish")
+	b.WriteString("; wait for it to finish (the lock is released when that process ends, however it ends)")
 	return b.String()
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -27,8 +28,13 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
-	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --max-duration
+	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
+	LockDir              string          // apply only: folder of the account locks
 	Conn                 connFlags
+
+	// Locker takes the account locks (nil: OS file locks in LockDir); a
+	// shared state store can put team-wide locks here.
+	Locker pipeline.Locker
 
 	// For tests and the demo: the HTTP client (nil: the default), the
 	// first wait after a 409 (0: the default), and Quiet to skip printing
@@ -61,6 +67,9 @@ finish, writes the report and exits 3.
 From cron: --output-dir DIR writes the run report there with a UTC-stamped
 name (run-2026-11-22T0300Z.json; --report gives the name) and takes the
 lock DIR/.eepipe.lock (or --lock FILE) so that two runs never overlap;
+every apply also locks each account it writes (--lock-dir), so that two
+applies never write one account at once: a held lock exits 3 naming its
+holder, or is waited for up to --lock-wait;
 --keep N prunes older reports of the same name; --max-duration D stops
 starting requests when D has passed, writes the run report and exits 3.
 One summary line ends the log (JSON when stderr is not a terminal).
@@ -92,6 +101,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
 		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
 		addScheduleFlags(fl, &opts.Schedule)
+		fl.StringVar(&opts.LockDir, "lock-dir", "", "folder of the per-account locks that stop two applies writing one account at once (default: "+envLockDir+", else eepipe/locks in the user's state or cache folder)")
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
@@ -282,6 +292,13 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		return err
 	}
 	*accountsOut, *clientsOut = accounts, clients
+	if !opts.DryRun {
+		// One apply per account at a time: two runs that both list the
+		// plans before either creates would each create every plan.
+		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+			return err
+		}
+	}
 
 	prog := newProgress(f, log)
 	ropts := pipeline.RunOptions{
@@ -366,6 +383,34 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// envLockDir overrides the folder of the account locks.
+const envLockDir = "EEPIPE_LOCK_DIR"
+
+// lockAccounts takes the lock of every configured account (service base
+// URL and API key, hashed) for the rest of the run: --lock-dir,
+// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+	locker := opts.Locker
+	if locker == nil {
+		dir := first(opts.LockDir, f.Getenv(envLockDir))
+		if dir == "" {
+			d, err := filelock.DefaultDir(f.Getenv)
+			if err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			dir = d
+		}
+		locker = filelock.Dir{Path: dir}
+	}
+	keys := make([]string, len(cfg.Accounts))
+	names := make([]string, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
+		names[i] = a.Name
+	}
+	return run.lockAccounts(ctx, locker, keys, names)
 }
 
 // reportInInputFolder returns the input folder that a CSV or XLSX report
