@@ -394,7 +394,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			return nil, notes, fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
 				"list the account's plans before running again", err, lerr)
 		}
-		found := plansByKey(list, d.Create.Name, d.Create.StartDate, skip)
+		found := MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, skip)
 		switch {
 		case len(found) == 1:
 			full, gerr := svc.GetPlan(ctx, found[0].ID)
