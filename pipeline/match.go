@@ -63,18 +63,33 @@ func SameName(a, b string) bool {
 // plan list (MatchPlans). It returns nil and no error when the plan is not
 // there (to be created), and an error for an unknown plan id or an
 // ambiguous name.
-func matchPlan(in *InputPlan, list []Plan, account string) (*Plan, error) {
+//
+// A plan_id that is no longer on the account while exactly one plan has
+// the file's name and start date is the trace of a recreate (apply
+// --recreate-on-date-change deletes the old plan and creates a new one
+// with a new id): that plan is the match, and note says so and how to
+// refresh the workbook, rather than failing every run until someone edits
+// the plan_id.
+func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
 	matches := MatchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
 	switch {
 	case len(matches) == 1:
-		return matches[0], nil
+		return matches[0], "", nil
 	case len(matches) == 0 && in.PlanID != 0:
-		return nil, fmt.Errorf("plan %d is not on account %s (it may have been deleted, or belong to another account); "+
+		byName := MatchPlans(list, 0, in.Name, in.StartDate, nil)
+		if len(byName) == 1 {
+			n := byName[0]
+			return n, fmt.Sprintf("plan_id %d is no longer on account %s, but plan %d there has the file's name %q and start date %s "+
+				"(the plan was recreated as plan %d, as apply --recreate-on-date-change does): plan %d is used. "+
+				"Put plan_id %d in the workbook, or refresh the workbook with eepipe export --plan %d",
+				in.PlanID, account, n.ID, strings.TrimSpace(n.Name), n.StartDate, n.ID, n.ID, n.ID, n.ID), nil
+		}
+		return nil, "", fmt.Errorf("plan %d is not on account %s (it may have been deleted, or belong to another account); "+
 			"remove the plan_id to create the plan again", in.PlanID, account)
 	case len(matches) == 0:
-		return nil, nil
+		return nil, "", nil
 	}
-	return nil, ambiguousPlanError(matches, account, in.Name, in.StartDate)
+	return nil, "", ambiguousPlanError(matches, account, in.Name, in.StartDate)
 }
 
 // ambiguousPlanError is the failure of a name and start date that match

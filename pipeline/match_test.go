@@ -45,7 +45,7 @@ func TestMatchPlans(t *testing.T) {
 		{name: "exact beats a case variant", plan: "Exact", start: s1, want: []int64{7}, oldRes: []int64{7}, oldChk: []int64{7}},
 		{name: "two exact: ambiguous", plan: "Dup", start: s1, want: []int64{5, 6}, oldRes: []int64{5, 6}, oldChk: []int64{5, 6}},
 		{name: "plan id wins over the name", id: 9, plan: "Beta", start: s1, want: []int64{9}, oldRes: []int64{9}, oldChk: []int64{9}},
-		{name: "unknown plan id", id: 99, plan: "Alpha", start: s1, want: nil},
+		{name: "unknown plan id", id: 99, plan: "Nobody", start: s1, want: nil},
 		{name: "no start date", plan: "Alpha", want: nil},
 		{name: "no name", start: s1, want: nil},
 		{name: "skip the old plan of a recreate", plan: "Alpha", start: s1, skip: []int64{1}, want: nil},
@@ -82,7 +82,7 @@ func TestMatchPlans(t *testing.T) {
 			if !slices.Equal(chk, tc.want) {
 				t.Errorf("MatchStoredPlan = %v, want %v", chk, tc.want)
 			}
-			m, err := matchPlan(in, list, "acme")
+			m, _, err := matchPlan(in, list, "acme")
 			switch {
 			case len(tc.want) == 1:
 				if err != nil || m == nil || m.ID != tc.want[0] {
@@ -126,5 +126,27 @@ func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
 	if d.Action != ActionFailed || !strings.Contains(d.Reason, "ambiguous plan") || !strings.Contains(d.Reason, "3, 4") ||
 		!strings.Contains(d.Reason, "letter case") {
 		t.Fatalf("action %v, reason %q; want an ambiguous plan", d.Action, d.Reason)
+	}
+}
+
+// TestMatchPlanRecreatedPlanID: the file's plan_id was deleted by a
+// recreate and one plan has the file's name and start date: that plan is
+// the match, with a note that names it and says how to refresh the
+// workbook, instead of a failure on every run. Several such plans are
+// still an error.
+func TestMatchPlanRecreatedPlanID(t *testing.T) {
+	s1 := MustDate("2025-09-01")
+	list := []Plan{{ID: 34, Name: "Acme", StartDate: s1}, {ID: 40, Name: "Twin", StartDate: s1}, {ID: 41, Name: "Twin", StartDate: s1}}
+	m, note, err := matchPlan(&InputPlan{PlanID: 12, Name: "Acme", StartDate: s1}, list, "acme")
+	if err != nil || m == nil || m.ID != 34 {
+		t.Fatalf("matchPlan = %v, %v", m, err)
+	}
+	for _, want := range []string{"plan_id 12 is no longer on account acme", "recreated as plan 34", "Put plan_id 34", "eepipe export --plan 34"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+	if _, _, err := matchPlan(&InputPlan{PlanID: 12, Name: "Twin", StartDate: s1}, list, "acme"); err == nil || !strings.Contains(err.Error(), "plan 12 is not on account acme") {
+		t.Errorf("plan_id gone, two plans of the name: %v", err)
 	}
 }

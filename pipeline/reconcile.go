@@ -327,7 +327,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 		if rp.CompanyID == "" {
 			rp.CompanyID = a.CompanyID
 		}
-		m, err := matchPlan(d.Input, list, a.Name)
+		m, _, err := matchPlan(d.Input, list, a.Name)
 		switch {
 		case m != nil:
 			// Present, but not comparable (dates differ, unknown counter):

@@ -318,6 +318,7 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 		id      int64
 	}
 	matched := make([]*Plan, len(plans))
+	notes := make([]string, len(plans))
 	wanted := map[want]bool{}
 	var order []want
 	for a, idx := range byAccount {
@@ -326,7 +327,8 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 				cs.Plans[i] = Failed(plans[i], fmt.Sprintf("the plans of account %s could not be listed: %v", r.accounts[a].Name, listErrs[a]))
 				continue
 			}
-			m, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
+			m, note, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
+			notes[i] = note
 			if err != nil {
 				cs.Plans[i] = Failed(plans[i], err.Error())
 				continue
@@ -388,6 +390,9 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 			d := Diff(plans[i], server, r.opts.Diff)
 			d.Account = r.accounts[a].Name
 			d.Company = routes[i].company
+			if notes[i] != "" {
+				d.Notes = append(d.Notes, notes[i])
+			}
 			cs.Plans[i] = d
 		}
 	}

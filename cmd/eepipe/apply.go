@@ -319,6 +319,11 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	for _, w := range sameNameOtherStart(cs) {
 		log.Warn(w)
 	}
+	for _, d := range cs.Plans {
+		for _, n := range d.Notes {
+			log.Warn(n)
+		}
+	}
 
 	if opts.DryRun {
 		if planErr == nil {
