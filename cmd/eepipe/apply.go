@@ -324,6 +324,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			log.Warn(n)
 		}
 	}
+	for _, w := range pipeline.UncheckedCompanies(cs, accounts) {
+		run.warn(w)
+	}
 
 	if opts.DryRun {
 		if planErr == nil {
