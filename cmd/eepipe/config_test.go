@@ -118,7 +118,9 @@ accounts:
 		cfg.Lookup.Username != "envuser" || cfg.Lookup.Password != "envpw" {
 		t.Errorf("environment over file: %+v", cfg)
 	}
-	if !slices.ContainsFunc(cfg.Warnings, func(w string) bool { return strings.Contains(w, "(key mpk_env_key) is used instead of the api_key mpk_file_key") }) {
+	if !slices.ContainsFunc(cfg.Warnings, func(w string) bool {
+		return strings.Contains(w, "(key mpk_env_key) is used instead of the api_key mpk_file_key")
+	}) {
 		t.Errorf("warnings %q", cfg.Warnings)
 	}
 	cfg, err = loadConfig(configFactory(path, vars), connFlags{BaseURL: "http://flag.invalid", LookupURL: "http://lflag.invalid"}, configNeeds{Plans: true})
