@@ -182,9 +182,15 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 		}
 		cfg.Lookup.Password = pw
 	}
-	if cfg.Lookup.URL != "" && (cfg.Lookup.Username == "" || (cfg.Lookup.Password == "" && !passwordProblem)) {
+	switch noUser, noPassword := cfg.Lookup.Username == "", cfg.Lookup.Password == "" && !passwordProblem; {
+	case cfg.Lookup.URL == "":
+	case noUser && noPassword:
 		bad("the company lookup at %s needs a username and a password: set %s and %s, or lookup.username and lookup.password_env or lookup.password_file",
 			cfg.Lookup.URL, envLookupUsername, envLookupPassword)
+	case noUser:
+		bad("the company lookup at %s needs a username: set %s or lookup.username", cfg.Lookup.URL, envLookupUsername)
+	case noPassword:
+		bad("the company lookup at %s needs a password: set %s, or lookup.password_env or lookup.password_file", cfg.Lookup.URL, envLookupPassword)
 	}
 	if cfg.Lookup.URL == "" && (cfg.Lookup.Username != "" || fl.PasswordEnv != "" || fl.PasswordFile != "") {
 		// Credentials alone do nothing; that is an error only where the
@@ -377,8 +383,11 @@ var configTypeNames = strings.NewReplacer(
 	"!!float", "a number",
 	"!!bool", "true or false",
 	"!!binary", "binary data",
-	"into string", "where a single text value belongs",
+	"into string", "into a single text value",
 )
+
+// foundInto is a decoder type mismatch, once put in the file's words.
+var foundInto = regexp.MustCompile(`found (.+?) into (.+)$`)
 
 // configProblemText words one decoder message: no library prefix, unknown
 // keys with their section and the closest known key, no quoted value.
@@ -403,7 +412,8 @@ func configProblemText(msg string) string {
 	msg = quotedValue.ReplaceAllString(msg, "a value")
 	msg = strings.ReplaceAll(msg, "`", "")
 	msg = strings.Replace(msg, "cannot unmarshal ", "found ", 1)
-	return configTypeNames.Replace(msg)
+	msg = configTypeNames.Replace(msg)
+	return foundInto.ReplaceAllString(msg, "found $1 where $2 belongs")
 }
 
 var quotedValue = regexp.MustCompile("`.*`")
