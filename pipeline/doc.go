@@ -9,5 +9,8 @@
 // and knows nothing of HTTP or Excel. Adapters are sub-packages:
 // pipeline/planapi satisfies the interfaces over the wire client
 // (apiclient), translating its types and errors at that one border;
-// formats turns files into Records.
+// pipeline/filelock is the local Locker (OS file locks that stop two runs
+// writing one account at once); formats turns files into Records.
+//
+// Plans are matched to stored plans by one rule, MatchPlans, everywhere.
 package pipeline

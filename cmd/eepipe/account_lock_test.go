@@ -52,7 +52,7 @@ func TestConcurrentAppliesNeverDuplicate(t *testing.T) {
 				case r.code == 0:
 				case r.code == ExitFatal && wait == "0s":
 					if !strings.Contains(r.err, "another eepipe run holds the lock of account default") ||
-						!strings.Contains(r.err, "(eepipe apply)") || strings.Contains(r.err, "mpk_sandbox_acme") {
+						!strings.Contains(r.err, "(eepipe apply "+file+")") || strings.Contains(r.err, "mpk_sandbox_acme") {
 						t.Errorf("run %d: the held lock is not explained (or shows the key):\n%s", i, r.err)
 					}
 					if s := summaryLine(t, r.err); s["outcome"] != "locked" {

@@ -230,6 +230,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
+	run.args = opts.Args
 	var (
 		accounts []pipeline.Account
 		clients  []*apiclient.Client

@@ -72,6 +72,7 @@ type scheduledRun struct {
 	start   time.Time           // wall clock, for elapsed
 	stamp   time.Time           // f.Now(), for output names
 	locks   []pipeline.Unlocker // released by finish, last first
+	args    []string            // the command's arguments, for the lock record
 	cancel  context.CancelFunc
 
 	mu       sync.Mutex
@@ -115,7 +116,11 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 
 // lockInfo describes this run to whoever finds one of its locks held.
 func (r *scheduledRun) lockInfo() pipeline.LockInfo {
-	return pipeline.LockInfo{Since: r.stamp, Command: "eepipe " + r.command}
+	cmd := strings.Join(append([]string{"eepipe", r.command}, r.args...), " ")
+	if len(cmd) > 200 {
+		cmd = cmd[:200] + "…"
+	}
+	return pipeline.LockInfo{Since: r.stamp, Command: cmd}
 }
 
 // lockError turns a failure to take a lock into the command's error: a
