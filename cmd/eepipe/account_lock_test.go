@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
@@ -105,5 +106,52 @@ func TestApplyAccountLockHeld(t *testing.T) {
 	// is local to a folder; team locks need a shared store).
 	if r := e.run("apply", file, "--lock-dir", filepath.Join(e.dir, "elsewhere")); r.code != 0 {
 		t.Fatalf("apply with another lock folder: exit %d\n%s", r.code, r.err)
+	}
+}
+
+// TestCaseVariantsAreAmbiguousOnTheSandbox: the account holds "Case Plan"
+// and "CASE PLAN", the file says "case plan": the plan fails as ambiguous
+// (exit 1, both ids named), and no third plan is created.
+func TestCaseVariantsAreAmbiguousOnTheSandbox(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, name := range []string{"Case Plan", "CASE PLAN"} {
+		p, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: name, StartDate: "2025-09-01", EndDate: "2030-08-31"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, fmt.Sprint(p.ID))
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{{name: "case plan", start: "2025-09-01", end: "2030-08-31",
+		year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)}})
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", file, "--no-recalc")
+	if r.code != ExitDiff || !strings.Contains(r.err, "ambiguous plan") || !strings.Contains(r.err, strings.Join(ids, ", ")) {
+		t.Fatalf("exit %d, want 1 with an ambiguous plan naming %v\n%s", r.code, ids, r.err)
+	}
+	if n := len(e.srv.Sandbox.Plans("acme")); n != 2 || e.srv.Sandbox.Stats().Writes != 0 {
+		t.Fatalf("%d plans, %d writes after the ambiguous apply; want 2 and 0", n, e.srv.Sandbox.Stats().Writes)
+	}
+}
+
+// TestApplyLockFolderUnwritable: a lock folder that cannot be made is
+// fatal before any request, and the message says how to give another.
+func TestApplyLockFolderUnwritable(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), concurrentRows("Folder", 1))
+	notDir := filepath.Join(e.dir, "a-file")
+	writeFile(t, notDir, "x", 0o600)
+	r := e.run("apply", file, "--lock-dir", filepath.Join(notDir, "locks"))
+	if r.code != ExitFatal || !strings.Contains(r.err, "could not take the lock of account default") || !strings.Contains(r.err, "--lock-dir") {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	if st := e.srv.Sandbox.Stats(); st.Writes != 0 {
+		t.Fatalf("%d writes", st.Writes)
 	}
 }

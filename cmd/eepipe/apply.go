@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -420,7 +421,12 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
 		names[i] = a.Name
 	}
-	return run.lockAccounts(ctx, locker, keys, names)
+	err := run.lockAccounts(ctx, locker, keys, names)
+	var held *pipeline.LockHeldError
+	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
+		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)
+	}
+	return err
 }
 
 // reportInInputFolder returns the input folder that a CSV or XLSX report

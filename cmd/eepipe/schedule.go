@@ -165,7 +165,7 @@ func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker,
 			case ctx.Err() != nil:
 				return err // interrupted while waiting: finish says so
 			}
-			return exitf(ExitFatal, "lock of account %s: %v", names[i], err)
+			return exitf(ExitFatal, "could not take the lock of account %s: %v", names[i], err)
 		}
 		r.locks = append(r.locks, l)
 	}
