@@ -344,6 +344,16 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 			rp.Presence = PresenceMissing
 		}
 	}
+	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
+		// The workbook's plan_id is gone and the plan was found by its
+		// name and start date (recreated under a new id): the workbook is
+		// out of date until its plan_id is refreshed.
+		rp.Fields = append(rp.Fields, FieldDifference{Field: ColPlanID, Workbook: fmt.Sprint(in.PlanID), Server: fmt.Sprint(sv.ID)})
+		rp.InSync = false
+		if len(d.Notes) > 0 && rp.Reason == "" {
+			rp.Reason = d.Notes[0]
+		}
+	}
 	return rp
 }
 

@@ -109,6 +109,18 @@ func TestRecreateKilledBetweenCreateAndDelete(t *testing.T) {
 			t.Errorf("stale plan_id message lacks %q:\n%s", want, r.err)
 		}
 	}
+	// reconcile tells the auditor the workbook's plan_id is out of date.
+	report := filepath.Join(e.dir, "drift.json")
+	r = e.run("reconcile", file, "--report", report)
+	if r.code != ExitDiff {
+		t.Fatalf("reconcile with the stale plan_id: exit %d\n%s", r.code, r.err)
+	}
+	drift := exReadFile(t, report)
+	for _, want := range []string{`"field": "plan_id"`, fmt.Sprintf(`"workbook": "%d"`, old), fmt.Sprintf(`"server": "%d"`, newID), "recreated as plan"} {
+		if !strings.Contains(drift, want) {
+			t.Errorf("reconcile report lacks %q:\n%s", want, drift)
+		}
+	}
 }
 
 // TestRecreateFailedDeleteAdviceHolds: the DELETE of a recreate fails; the
