@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"pgregory.net/rapid"
 	"testing"
 )
 
@@ -149,4 +151,54 @@ func TestMatchPlanRecreatedPlanID(t *testing.T) {
 	if _, _, err := matchPlan(&InputPlan{PlanID: 12, Name: "Twin", StartDate: s1}, list, "acme"); err == nil || !strings.Contains(err.Error(), "plan 12 is not on account acme") {
 		t.Errorf("plan_id gone, two plans of the name: %v", err)
 	}
+}
+
+// TestMatchPlansProperty: whatever the stored plans, MatchPlans returns
+// only plans with the start date and a name equal ignoring case and outer
+// spaces, none it was told to skip; exact names when any stored plan has
+// the exact name; and every plan that qualifies by the rule.
+func TestMatchPlansProperty(t *testing.T) {
+	names := []string{"Alpha", "alpha", "ALPHA", " Alpha ", "Beta", "beta", "Straße", "STRASSE", ""}
+	starts := []Date{MustDate("2025-09-01"), MustDate("2026-09-01")}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 8).Draw(t, "n")
+		list := make([]Plan, n)
+		for i := range list {
+			list[i] = Plan{ID: int64(i + 1), Name: rapid.SampledFrom(names).Draw(t, "name"), StartDate: rapid.SampledFrom(starts).Draw(t, "start")}
+		}
+		name := rapid.SampledFrom(names).Draw(t, "want")
+		start := rapid.SampledFrom(starts).Draw(t, "wantStart")
+		skip := map[int64]bool{}
+		if n > 0 && rapid.Bool().Draw(t, "skip") {
+			skip[int64(rapid.IntRange(1, n).Draw(t, "skipID"))] = true
+		}
+		got := MatchPlans(list, 0, name, start, skip)
+		want := strings.TrimSpace(name)
+		var exact, folded []int64
+		for _, p := range list {
+			if p.StartDate != start || skip[p.ID] || want == "" {
+				continue
+			}
+			switch s := strings.TrimSpace(p.Name); {
+			case s == want:
+				exact = append(exact, p.ID)
+			case strings.EqualFold(s, want):
+				folded = append(folded, p.ID)
+			}
+		}
+		expect := exact
+		if len(expect) == 0 {
+			expect = folded
+		}
+		var ids []int64
+		for _, p := range got {
+			ids = append(ids, p.ID)
+			if !SameName(p.Name, name) || p.StartDate != start || skip[p.ID] {
+				t.Fatalf("MatchPlans returned plan %+v for %q %s", *p, name, start)
+			}
+		}
+		if !slices.Equal(ids, expect) {
+			t.Fatalf("MatchPlans(%q, %s) = %v, want %v (list %+v, skip %v)", name, start, ids, expect, list, skip)
+		}
+	})
 }

@@ -183,3 +183,28 @@ func TestLockHolderChild(t *testing.T) {
 	fmt.Println("locked")
 	time.Sleep(time.Hour)
 }
+
+// FuzzReadHolder: whatever a lock file holds (another tool's, a damaged
+// one, a huge one), reading its holder never panics, reads at most a small
+// prefix, and an unreadable record is an error, never a made-up holder.
+func FuzzReadHolder(f *testing.F) {
+	f.Add([]byte(`{"pid":42,"host":"h","user":"u","since":"2026-11-22T03:00:00Z","command":"eepipe apply"}`))
+	f.Add([]byte("4242\n"))
+	f.Add([]byte(""))
+	f.Add([]byte(`{"pid":"x"}`))
+	f.Add([]byte(strings.Repeat(" ", 5000) + `{"pid":1}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "x.lock")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ReadHolder(path)
+		if err != nil && !h.IsZero() {
+			t.Fatalf("an error with a holder: %+v, %v", h, err)
+		}
+		if len(b) > 4096 && err == nil && !h.IsZero() && !strings.Contains(string(b[:4096]), "}") {
+			t.Fatalf("read past the first 4096 bytes: %+v", h)
+		}
+	})
+}
