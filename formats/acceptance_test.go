@@ -220,7 +220,7 @@ func checkAcceptanceCounter(t *testing.T, plans []*pipeline.InputPlan, spec stri
 		if fmt.Sprint(y) != parts[1] || tg.TargetType != parts[2] {
 			continue
 		}
-		got, ok := tg.Counters[name]
+		got, ok := tg.Counters.Map()[name]
 		if !ok || fmt.Sprint(got) != value {
 			t.Errorf("%s: counter read as %d (set: %v)", spec, got, ok)
 		}

@@ -253,7 +253,7 @@ func firstProblems(ps pipeline.Problems) pipeline.Problems {
 
 func BenchmarkReadFlatXLSX(b *testing.B) {
 	dir := b.TempDir()
-	for _, rows := range []int{10_000, 100_000} {
+	for _, rows := range []int{20_000, 100_000} {
 		path := filepath.Join(dir, fmt.Sprintf("flat-%d.xlsx", rows))
 		writeBenchXLSX(b, path, rows)
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { benchRead(b, path, rows) })

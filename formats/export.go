@@ -239,7 +239,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
 		nonZero := 0
 		for _, t := range in.Targets {
-			for _, v := range t.Counters {
+			for _, v := range t.Counters.All() {
 				if v != 0 {
 					nonZero++
 				}
@@ -412,7 +412,8 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 					var sum int64
 					if t != nil {
 						for _, l := range levels {
-							sum += t.Counters[pipeline.CounterName(g.race, g.gender, l)]
+							v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
+							sum += v
 						}
 					}
 					values = append(values, sum)

@@ -32,7 +32,7 @@ func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
 			for i, n := range pipeline.DefaultCatalog().Names() {
 				c[n] = int64((i*7 + y*3 + k + int(id)) % 13)
 			}
-			m.Targets = append(m.Targets, pipeline.Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: c})
+			m.Targets = append(m.Targets, pipeline.Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: pipeline.CountersOf(c)})
 		}
 		p.Milestones = append(p.Milestones, m)
 	}
@@ -130,7 +130,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 	var sum int64
 	t1 := plans[0].Plan.Targets[0]
 	for _, l := range pipeline.OccupationalLevels {
-		sum += t1.Counters[pipeline.CounterName("african", "male", l)]
+		sum += t1.Counters.Map()[pipeline.CounterName("african", "male", l)]
 	}
 	if data[2][1] != fmt.Sprint(sum) {
 		t.Errorf("chart data African male year 1 = %s, want %d", data[2][1], sum)
@@ -205,9 +205,9 @@ func TestFlatExportXLSX(t *testing.T) {
 			t.Fatalf("plan %d read back as %+v", i, p)
 		}
 		for j, tg := range p.Targets {
-			for n, v := range want.Targets[j].Counters {
-				if tg.Counters[n] != v {
-					t.Fatalf("plan %d target %d %s = %d, want %d", i, j, n, tg.Counters[n], v)
+			for n, v := range want.Targets[j].Counters.All() {
+				if tg.Counters.Map()[n] != v {
+					t.Fatalf("plan %d target %d %s = %d, want %d", i, j, n, tg.Counters.Map()[n], v)
 				}
 			}
 		}
@@ -257,7 +257,7 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := exExportPlans()
-	bad[1].Plan.Targets[0].Counters["number_of_martian_male_top_managers"] = 1
+	bad[1].Plan.Targets[0].Counters.Put("number_of_martian_male_top_managers", 1)
 	if err := WriteExportXLSX(path, bad, ExportOptions{}); err == nil {
 		t.Fatal("an export with a counter outside the catalog was written")
 	}
@@ -299,7 +299,7 @@ func TestExportRoundTripProperty(t *testing.T) {
 					for _, name := range pipeline.DefaultCatalog().Names() {
 						c[name] = rapid.Int64Range(0, 5000).Draw(rt, "v")
 					}
-					m.Targets = append(m.Targets, pipeline.Target{TargetType: tt, Counters: c})
+					m.Targets = append(m.Targets, pipeline.Target{TargetType: tt, Counters: pipeline.CountersOf(c)})
 				}
 				sp.Milestones = append(sp.Milestones, m)
 			}
@@ -341,9 +341,9 @@ func TestExportRoundTripProperty(t *testing.T) {
 					if y, _ := tg.Year(got.StartDate); y != w.YearNumber || tg.TargetType != w.TargetType {
 						rt.Fatalf("%s: target %d is year %d %s, want %d %s", layout, j, y, tg.TargetType, w.YearNumber, w.TargetType)
 					}
-					for name, v := range w.Counters {
-						if tg.Counters[name] != v {
-							rt.Fatalf("%s: plan %d target %d %s = %d, want %d", layout, i, j, name, tg.Counters[name], v)
+					for name, v := range w.Counters.All() {
+						if tg.Counters.Map()[name] != v {
+							rt.Fatalf("%s: plan %d target %d %s = %d, want %d", layout, i, j, name, tg.Counters.Map()[name], v)
 						}
 					}
 				}

@@ -85,7 +85,7 @@ func (r flatRow) text(col string) string {
 	case pipeline.ColTargetType:
 		return r.target.TargetType
 	default:
-		if v, ok := r.target.Counters[col]; ok {
+		if v, ok := r.target.Counters.ByName(col); ok {
 			return strconv.FormatInt(v, 10)
 		}
 	}
@@ -190,7 +190,7 @@ func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipelin
 		for i, h := range header {
 			row[i] = nil
 			if i >= nPlan {
-				if v, ok := r.target.Counters[h]; ok {
+				if v, ok := r.target.Counters.ByName(h); ok {
 					cells[i] = excelize.Cell{StyleID: st.Counter, Value: v}
 					row[i] = &cells[i]
 				}
@@ -229,7 +229,7 @@ func flatXLSXValue(r flatRow, col string, st *templates.Styles) any {
 		}
 		return excelize.Cell{StyleID: st.Date, Value: d.Time()}
 	}
-	if v, ok := r.target.Counters[col]; ok {
+	if v, ok := r.target.Counters.ByName(col); ok {
 		return excelize.Cell{StyleID: st.Counter, Value: v}
 	}
 	s := r.text(col)

@@ -25,7 +25,7 @@ func FuzzReadGridSheet(f *testing.F) {
 		}
 	}
 	small := &pipeline.InputPlan{PlanID: 7, Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll,
-		Counters: map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3}}}}
+		Counters: pipeline.CountersOf(map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3})}}}
 	wb := excelize.NewFile()
 	if err := AddGridSheets(wb, []*pipeline.InputPlan{small}, nil, GridOptions{}); err == nil {
 		if buf, err := wb.WriteToBuffer(); err == nil {

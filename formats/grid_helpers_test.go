@@ -39,7 +39,7 @@ func model(plans []*pipeline.InputPlan) []modelPlan {
 		mp := modelPlan{PlanID: p.PlanID, Company: p.Company, Name: p.Name, StartDate: p.StartDate,
 			EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID}
 		for _, t := range p.Targets {
-			c := t.Counters
+			c := t.Counters.Map()
 			if c == nil {
 				c = map[string]int64{}
 			}
@@ -107,18 +107,18 @@ func genPlans(t *rapid.T, cat *pipeline.Catalog) []*pipeline.InputPlan {
 				if !rapid.Bool().Draw(t, "hasTarget") && !(y == 1 && tt == pipeline.TargetAll) {
 					continue
 				}
-				tg := &pipeline.InputTarget{YearNumber: y, TargetType: tt, Counters: map[string]int64{}}
+				tg := &pipeline.InputTarget{YearNumber: y, TargetType: tt, Counters: pipeline.CountersOf(map[string]int64{})}
 				if !p.StartDate.IsZero() {
 					tg.FinancialYear = pipeline.FinancialYearOf(p.StartDate) + pipeline.FinancialYear(y-1)
 				}
 				all := rapid.Bool().Draw(t, "allCounters")
 				for _, name := range cat.Names() {
 					if all || rapid.IntRange(0, 3).Draw(t, "set") == 0 {
-						tg.Counters[name] = rapid.Int64Range(0, 100000).Draw(t, "v")
+						tg.Counters.Put(name, rapid.Int64Range(0, 100000).Draw(t, "v"))
 					}
 				}
-				if len(tg.Counters) == 0 {
-					tg.Counters[cat.Names()[0]] = 7
+				if tg.Counters.Count() == 0 {
+					tg.Counters.Put(cat.Names()[0], 7)
 				}
 				p.Targets = append(p.Targets, tg)
 			}

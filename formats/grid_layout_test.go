@@ -22,9 +22,9 @@ func samplePlan() *pipeline.InputPlan {
 	}
 	for y := 1; y <= 2; y++ {
 		for ti, tt := range pipeline.TargetTypes {
-			t := &pipeline.InputTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2025 + y), TargetType: tt, Counters: map[string]int64{}}
+			t := &pipeline.InputTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2025 + y), TargetType: tt, Counters: pipeline.CountersOf(map[string]int64{})}
 			for i, n := range pipeline.DefaultCatalog().Names() {
-				t.Counters[n] = int64(1000*y + 100*ti + i)
+				t.Counters.Put(n, int64(1000*y+100*ti+i))
 			}
 			p.Targets = append(p.Targets, t)
 		}

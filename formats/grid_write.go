@@ -170,7 +170,7 @@ func GridSheetName(p *pipeline.InputPlan, i int, taken []string) string {
 // writing it would silently drop them.
 func checkCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
 	for _, t := range p.Targets {
-		for name := range t.Counters {
+		for name := range t.Counters.All() {
 			if !cat.Has(name) {
 				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
 			}

@@ -43,7 +43,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 				r.text(pipeline.ColYearNumber), r.text(pipeline.ColFinancialYear), r.target.TargetType,
 			}
 			for _, name := range cat.Names() {
-				v, ok := r.target.Counters[name]
+				v, ok := r.target.Counters.ByName(name)
 				if !ok {
 					continue
 				}

@@ -61,7 +61,7 @@ func baseOrigins(b *pipeline.Batch) {
 			// The golden files list every counter's cell, however the
 			// model shares them (Cells or the table's Columns).
 			cells := map[string]pipeline.Origin{}
-			for k := range t.Counters {
+			for k := range t.Counters.All() {
 				if o := t.CellOf(k); o != (pipeline.Origin{}) {
 					base(&o)
 					cells[k] = o

@@ -20,14 +20,14 @@ func TestLongCSVReadsBack(t *testing.T) {
 	const c1, c2 = "number_of_african_male_top_managers", "number_of_white_female_unskilled_employees"
 	plans := []*pipeline.InputPlan{
 		{PlanID: 7, Targets: []*pipeline.InputTarget{
-			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{c1: 5, c2: 0}},
-			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: map[string]int64{c1: 1}},
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{c1: 5, c2: 0})},
+			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(map[string]int64{c1: 1})},
 		}},
 		// The long table carries no dates nor sector: its plans are
 		// existing ones, named by plan_id.
 		{PlanID: 8, Company: pipeline.CompanyIDs{VAT: "0412345678"}, Name: "Long plan",
 			Targets: []*pipeline.InputTarget{
-				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{c2: 12}},
+				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{c2: 12})},
 			}},
 	}
 	path := filepath.Join(t.TempDir(), "long.csv")
@@ -72,7 +72,7 @@ func TestCSVLineEnds(t *testing.T) {
 				t.Fatalf("want one error at line 3, column 5; got:\n%s", problemsText(b.Problems))
 			}
 			if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 2 ||
-				b.Plans[0].Targets[0].Counters["number_of_african_male_top_managers"] != 5 {
+				b.Plans[0].Targets[0].Counters.Map()["number_of_african_male_top_managers"] != 5 {
 				t.Fatalf("read %+v", model(b.Plans))
 			}
 			if first == nil {
@@ -159,7 +159,7 @@ func TestFlatHeaderSuggestions(t *testing.T) {
 		}
 	}
 	if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 1 ||
-		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters, map[string]int64{"number_of_coloured_female_top_managers": 4}) {
+		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters.Map(), map[string]int64{"number_of_coloured_female_top_managers": 4}) {
 		t.Errorf("read %+v", model(b.Plans))
 	}
 }

@@ -20,7 +20,7 @@ func sampleRunReport() *pipeline.RunReport {
 	o := func(row int) pipeline.Origin { return pipeline.Origin{File: "in.xlsx", Sheet: "Targets", Row: row} }
 	cell := pipeline.Origin{File: "in.xlsx", Sheet: "Targets", Cell: "J2", Row: 2, Column: 10}
 	t1 := &pipeline.InputTarget{Origin: o(2), YearNumber: 1, TargetType: pipeline.TargetAll,
-		Counters: map[string]int64{"number_of_african_male_top_managers": 3}, Cells: map[string]pipeline.Origin{"number_of_african_male_top_managers": cell}}
+		Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3}), Cells: map[string]pipeline.Origin{"number_of_african_male_top_managers": cell}}
 	t2 := &pipeline.InputTarget{Origin: o(3), YearNumber: 2, TargetType: pipeline.TargetDisabled}
 	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: pipeline.MustDate("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
 	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: pipeline.MustDate("2026-09-01"),

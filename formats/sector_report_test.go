@@ -60,16 +60,16 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 		Company:   pipeline.CompanyIDs{VAT: "4012345678"},
 		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
-			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: year1},
-			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: dis},
-			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: year2},
-			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: dis},
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)},
+			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
+			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year2)},
+			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
 		},
 	}
 	noSector := &pipeline.InputPlan{
 		Origin: pipeline.Origin{File: "plans.xlsx"}, Name: "No sector",
 		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
-		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: year1}},
+		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)}},
 	}
 	blank := sectorCounters(t, map[string]int64{"african_male_junior_managers": 10, "white_male_junior_managers": 10})
 	delete(blank, "number_of_indian_female_top_managers")
@@ -77,8 +77,8 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 		Origin: pipeline.Origin{File: "more.csv"}, Name: "Blue Crane", Sector: "Education",
 		StartDate: pipeline.MustDate("2026-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
-			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: blank},
-			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: sectorCounters(t, nil)},
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(blank)},
+			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},
 		},
 	}
 	return pipeline.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, pipeline.DefaultSectorTargets())

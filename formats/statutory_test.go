@@ -153,7 +153,7 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 					if y == 0 {
 						y = int(tg.FinancialYear) - int(pipeline.FinancialYearOf(p.StartDate)) + 1
 					}
-					got[fmt.Sprintf("%d|%s", y, tg.TargetType)] = tg.Counters
+					got[fmt.Sprintf("%d|%s", y, tg.TargetType)] = tg.Counters.Map()
 				}
 				if !slices.Equal(sortedKeys(got), sortedKeys(tc.targets)) {
 					t.Fatalf("targets %v; want %v", sortedKeys(got), sortedKeys(tc.targets))

@@ -20,7 +20,7 @@ func BenchmarkPlanAndApply(b *testing.B) {
 		}
 		in := inPlan(acmeCo.VATNumber, fmt.Sprintf("Bench %03d", p), "2025-09-01", "2030-08-31", "", cs...)
 		for y := range 5 {
-			in.Targets = append(in.Targets, &InputTarget{YearNumber: y + 1, TargetType: TargetDisabled, Counters: map[string]int64{amt: 1}})
+			in.Targets = append(in.Targets, &InputTarget{YearNumber: y + 1, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{amt: 1})})
 		}
 		plans = append(plans, in)
 	}

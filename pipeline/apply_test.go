@@ -49,8 +49,8 @@ func TestApplyCreatesThenNothing(t *testing.T) {
 		t.Fatalf("acme has %d plans, bluecrane %d", len(w.acme.plans), len(w.crane.plans))
 	}
 	for _, p := range w.crane.plans {
-		if p.Name != "Crane" || p.Milestones[0].Targets[0].Counters[ifu] != 1 || p.Milestones[0].Targets[0].Counters[amt] != 7 {
-			t.Errorf("crane plan not as the file says: %+v", p.Milestones[0].Targets[0].Counters[ifu])
+		if p.Name != "Crane" || p.Milestones[0].Targets[0].Counters.Map()[ifu] != 1 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 7 {
+			t.Errorf("crane plan not as the file says: %+v", p.Milestones[0].Targets[0].Counters.Map()[ifu])
 		}
 	}
 	if got := w.finder.calls.Load(); got != 2 {
@@ -196,7 +196,7 @@ func TestLostCreateIsAdopted(t *testing.T) {
 		t.Errorf("notes %v", n)
 	}
 	for _, p := range w.acme.plans {
-		if p.Milestones[0].Targets[0].Counters[amt] != 2 {
+		if p.Milestones[0].Targets[0].Counters.Map()[amt] != 2 {
 			t.Error("adopted plan not patched")
 		}
 	}
@@ -421,7 +421,7 @@ func TestRecreateOnDateChange(t *testing.T) {
 		t.Fatalf("%d plans after recreate", len(w.acme.plans))
 	}
 	for id, p := range w.acme.plans {
-		if id != rep.Plans[0].PlanID || p.EndDate != MustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters[amt] != 1 {
+		if id != rep.Plans[0].PlanID || p.EndDate != MustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 1 {
 			t.Errorf("recreated plan %+v", p)
 		}
 	}
@@ -456,7 +456,7 @@ func TestRecreateCarriesOverBlankCounters(t *testing.T) {
 	w.accounts = w.accounts[:1]
 	full := func(v int64) map[string]int64 { return map[string]int64{amt: v, wfs: 3} }
 	first := inPlan("", "P", "2025-09-01", "2030-08-31", "", full(5), full(6), full(7))
-	first.Targets = append(first.Targets, &InputTarget{Origin: first.Origin, YearNumber: 2, TargetType: TargetDisabled, Counters: map[string]int64{ifu: 2}})
+	first.Targets = append(first.Targets, &InputTarget{Origin: first.Origin, YearNumber: 2, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{ifu: 2})})
 	if _, rep := run(t, w, []*InputPlan{first}, RunOptions{}); !rep.OK() {
 		t.Fatal("first run failed")
 	}
@@ -474,8 +474,8 @@ func TestRecreateCarriesOverBlankCounters(t *testing.T) {
 	for i, m := range p.Milestones {
 		for j, tg := range m.Targets {
 			for n, v := range want[2*i+j] {
-				if tg.Counters[n] != v {
-					t.Errorf("year %d %s %s = %d, want %d (carried over)", m.YearNumber, tg.TargetType, n, tg.Counters[n], v)
+				if tg.Counters.Map()[n] != v {
+					t.Errorf("year %d %s %s = %d, want %d (carried over)", m.YearNumber, tg.TargetType, n, tg.Counters.Map()[n], v)
 				}
 			}
 		}

@@ -422,16 +422,8 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 // counters validates the counter cells of a record. Cells on the record's
 // own row are described by the table's shared CounterColumns; only the
 // others (grid cells) get an Origin each.
-func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, CounterColumns) {
-	// The map is sized for the record's counter cells, as few as the
-	// record has columns that are not plan or year columns.
-	n := len(rec.Cells)
-	for _, col := range FlatColumns {
-		if _, ok := rec.Cells[col]; ok {
-			n--
-		}
-	}
-	counters := make(map[string]int64, max(n, 0))
+func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterColumns) {
+	counters := NewCounters(a.cat)
 	var cells map[string]Origin
 	columns, known := a.tableColumns(rec.Origin)
 	row := rec.Origin.Row
@@ -461,7 +453,7 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, C
 		if !set {
 			continue
 		}
-		counters[name] = n
+		counters.Set(a.cat.index[name], n)
 		o := asmOriginOf(c, rec, name)
 		if seen {
 			if asmInColumn(o, prev, row, rowSuffix) {
@@ -829,12 +821,12 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 		if all == nil {
 			continue
 		}
-		for _, name := range names {
-			d, okD := t.Counters[name]
+		for i, name := range names {
+			d, okD := t.Counters.Get(i)
 			if !okD {
 				continue
 			}
-			n, okA := all.Counters[name]
+			n, okA := all.Counters.Get(i)
 			if okA && d > n {
 				a.warnf(t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
 			}
@@ -845,10 +837,10 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 func (a *Assembler) totalWarnings(t *InputTarget) {
 	for i := range a.totals {
 		tn := &a.totals[i]
-		total, totalSet := t.Counters[tn.total]
+		total, totalSet := t.Counters.ByName(tn.total)
 		sum, complete := int64(0), tn.levels != nil
 		for _, name := range tn.levels {
-			v, set := t.Counters[name]
+			v, set := t.Counters.ByName(name)
 			if !set {
 				complete = false
 				break
@@ -858,8 +850,8 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 		if tn.hasTotal && totalSet && complete && sum != total {
 			a.warnf(t.CellOf(tn.total), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", tn.total, total, tn.race, tn.gender, sum)
 		}
-		grand, grandSet := t.Counters[tn.grand]
-		temp, tempSet := t.Counters[tn.temp]
+		grand, grandSet := t.Counters.ByName(tn.grand)
+		temp, tempSet := t.Counters.ByName(tn.temp)
 		if tn.hasGrand && tn.hasTemp && tn.hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
 			a.warnf(t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}

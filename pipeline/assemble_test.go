@@ -62,10 +62,10 @@ func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != MustDate("2025-09-01") || len(p.Targets) != 3 {
 		t.Fatalf("plan = %+v", p)
 	}
-	if tg := p.Targets[1]; tg.TargetType != TargetDisabled || tg.Counters[n] != 1 || tg.YearNumber != 1 || tg.FinancialYear != 2025 {
+	if tg := p.Targets[1]; tg.TargetType != TargetDisabled || tg.Counters.Map()[n] != 1 || tg.YearNumber != 1 || tg.FinancialYear != 2025 {
 		t.Errorf("target = %+v", tg)
 	}
-	if tg := p.Targets[2]; len(tg.Counters) != 0 || tg.YearNumber != 2 || tg.FinancialYear != 2026 {
+	if tg := p.Targets[2]; tg.Counters.Count() != 0 || tg.YearNumber != 2 || tg.FinancialYear != 2026 {
 		t.Errorf("blank counter must be absent (leave as is): %+v", tg)
 	}
 	if q := plans[1]; q.PlanID != 17 || q.Targets[0].FinancialYear != 2026 || q.Targets[0].YearNumber != 0 {

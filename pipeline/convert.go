@@ -1,7 +1,5 @@
 package pipeline
 
-import "maps"
-
 // FromServer converts a stored plan (with milestones) into the file model,
 // with every counter set, so that writers can export it and a re-import
 // targets the same plan: the plan id and the company identifiers are kept.
@@ -25,7 +23,7 @@ func FromServer(p *Plan, company CompanyIDs) *InputPlan {
 				YearNumber:    m.YearNumber,
 				FinancialYear: fy,
 				TargetType:    t.TargetType,
-				Counters:      maps.Clone(t.Counters),
+				Counters:      t.Counters.Clone(),
 			})
 		}
 	}

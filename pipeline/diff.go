@@ -3,7 +3,6 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -395,19 +394,20 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		if m.StartDate.IsZero() {
 			td.FinancialYear = FinancialYearOf(server.StartDate) + FinancialYear(n-1)
 		}
-		for _, name := range sortedCounters(t.Counters) {
-			v := t.Counters[name]
-			old, known := st.Counters[name]
-			if !known {
-				return d.failTarget(t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
-					"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
-					name, n, t.TargetType, d.Title()))
+		unknown := ""
+		td.Same = DiffCounters(t.Counters, st.Counters, func(c CounterDelta) {
+			if !c.OldKnown {
+				if unknown == "" {
+					unknown = c.Name
+				}
+				return
 			}
-			if old == v {
-				td.Same++
-				continue
-			}
-			td.Changes = append(td.Changes, CounterChange{Name: name, Old: old, OldKnown: true, New: v, Origin: t.CellOf(name)})
+			td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
+		})
+		if unknown != "" {
+			return d.failTarget(t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
+				"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
+				unknown, n, t.TargetType, d.Title()))
 		}
 		d.Targets = append(d.Targets, td)
 	}
@@ -448,14 +448,13 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 			return failTarget(in, t, fmt.Sprintf("target type %q is not one of %s", t.TargetType, strings.Join(TargetTypes, ", ")))
 		}
 		td := TargetDiff{Input: t, YearNumber: n, FinancialYear: fys[n-1], TargetType: t.TargetType}
-		for _, name := range sortedCounters(t.Counters) {
-			v := t.Counters[name]
+		t.Counters.Each(func(_ int, name string, v int64) {
 			if !prefill && v == 0 {
 				td.Same++
-				continue
+				return
 			}
 			td.Changes = append(td.Changes, CounterChange{Name: name, OldKnown: !prefill, New: v, Origin: t.CellOf(name)})
-		}
+		})
 		d.Targets = append(d.Targets, td)
 	}
 	if action == ActionCreate {
@@ -551,25 +550,6 @@ func findTarget(m *Milestone, typ string) *Target {
 	return nil
 }
 
-// sortedCounters returns the counter names in default catalog order, then
-// unknown names sorted.
-func sortedCounters(m map[string]int64) []string {
-	names := slices.Collect(maps.Keys(m))
-	slices.SortFunc(names, func(a, b string) int {
-		ia, ib := defaultCatalog.Index(a), defaultCatalog.Index(b)
-		switch {
-		case ia >= 0 && ib >= 0:
-			return ia - ib
-		case ia >= 0:
-			return -1
-		case ib >= 0:
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	return names
-}
-
 func yearList(years []int) string {
 	if len(years) == 0 {
 		return "none"
@@ -627,10 +607,7 @@ func carryOver(in *InputPlan, old *Plan, np NewPlan) (*InputPlan, map[*InputTarg
 	byKey := map[key]*InputTarget{}
 	for _, t := range in.Targets {
 		c := *t
-		c.Counters = maps.Clone(t.Counters)
-		if c.Counters == nil {
-			c.Counters = map[string]int64{}
-		}
+		c.Counters = t.Counters.Clone()
 		out.Targets = append(out.Targets, &c)
 		origOf[&c] = t
 		if n, ok := t.Year(np.StartDate); ok && n <= len(fys) {
@@ -649,15 +626,11 @@ func carryOver(in *InputPlan, old *Plan, np NewPlan) (*InputPlan, map[*InputTarg
 		for _, st := range m.Targets {
 			t := byKey[key{fy, st.TargetType}]
 			if t == nil {
-				t = &InputTarget{Origin: in.Origin, YearNumber: n, TargetType: st.TargetType, Counters: map[string]int64{}}
+				t = &InputTarget{Origin: in.Origin, YearNumber: n, TargetType: st.TargetType}
 				byKey[key{fy, st.TargetType}] = t
 				out.Targets = append(out.Targets, t)
 			}
-			for name, v := range st.Counters {
-				if _, set := t.Counters[name]; !set {
-					t.Counters[name] = v
-				}
-			}
+			t.Counters = t.Counters.FillBlanks(st.Counters)
 		}
 	}
 	return &out, origOf

@@ -36,9 +36,9 @@ func TestDiffProperties(t *testing.T) {
 				continue
 			}
 			seen[[2]any{y, typ}] = true
-			tg := &InputTarget{YearNumber: y, TargetType: typ, Counters: map[string]int64{}}
+			tg := &InputTarget{YearNumber: y, TargetType: typ, Counters: CountersOf(map[string]int64{})}
 			for range rapid.IntRange(0, 8).Draw(t, "counters") {
-				tg.Counters[rapid.SampledFrom(names).Draw(t, "name")] = rapid.Int64Range(0, 9).Draw(t, "value")
+				tg.Counters.Put(rapid.SampledFrom(names).Draw(t, "name"), rapid.Int64Range(0, 9).Draw(t, "value"))
 			}
 			in.Targets = append(in.Targets, tg)
 		}
@@ -47,9 +47,9 @@ func TestDiffProperties(t *testing.T) {
 			t.Fatalf("diff failed: %s", d.Reason)
 		}
 		for i, td := range d.Targets {
-			stored := findTarget(findMilestone(server, td.YearNumber), td.TargetType).Counters
+			stored := findTarget(findMilestone(server, td.YearNumber), td.TargetType).Counters.Map()
 			want := 0
-			for n, v := range in.Targets[i].Counters {
+			for n, v := range in.Targets[i].Counters.All() {
 				if stored[n] != v {
 					want++
 				}
@@ -58,7 +58,7 @@ func TestDiffProperties(t *testing.T) {
 				t.Fatalf("target %s: %d changes, want %d", td.Label(), len(td.Changes), want)
 			}
 			for _, c := range td.Changes {
-				if _, set := in.Targets[i].Counters[c.Name]; !set || c.Old != stored[c.Name] || c.New == c.Old {
+				if _, set := in.Targets[i].Counters.Map()[c.Name]; !set || c.Old != stored[c.Name] || c.New == c.Old {
 					t.Fatalf("change %v is not a file value that differs", c)
 				}
 			}

@@ -21,7 +21,7 @@ func stored(t *testing.T, np NewPlan, set map[string]int64) *Plan {
 	for i := range p.Milestones {
 		for j := range p.Milestones[i].Targets {
 			for k, v := range set {
-				p.Milestones[i].Targets[j].Counters[k] = v
+				p.Milestones[i].Targets[j].Counters.Put(k, v)
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:      "year outside an existing plan",
-			in:        &InputPlan{PlanID: 1, Targets: []*InputTarget{{YearNumber: 7, TargetType: TargetAll, Counters: map[string]int64{amt: 1}}}},
+			in:        &InputPlan{PlanID: 1, Targets: []*InputTarget{{YearNumber: 7, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 1})}}},
 			server:    stored(t, base, nil),
 			action:    ActionFailed,
 			reasonHas: "years 1 to 5",
@@ -134,7 +134,7 @@ func TestDiff(t *testing.T) {
 		{
 			name: "financial year resolves against the server's start",
 			in: &InputPlan{PlanID: 1, Targets: []*InputTarget{{FinancialYear: 2027, TargetType: TargetDisabled,
-				Counters: map[string]int64{amt: 4}}}},
+				Counters: CountersOf(map[string]int64{amt: 4})}}},
 			server:  stored(t, base, nil),
 			action:  ActionUpdate,
 			changes: []string{amt + " 0->4"},

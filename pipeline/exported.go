@@ -17,20 +17,25 @@ func ExportedPlan(p *Plan, company CompanyIDs, account string) *InputPlan {
 	in := FromServer(p, company)
 	in.Account = account
 	for _, t := range in.Targets {
-		BlankDisagreeingTotals(t.Counters)
+		BlankDisagreeingTotals(&t.Counters)
 	}
 	return in
 }
 
 // BlankDisagreeingTotals deletes from counters the totals that disagree
 // with their parts (see ExportedPlan) and returns their names.
-func BlankDisagreeingTotals(counters map[string]int64) []string {
+func BlankDisagreeingTotals(counters *Counters) []string {
+	del := func(name string) {
+		if i := counters.Catalog().Index(name); i >= 0 {
+			counters.Clear(i)
+		}
+	}
 	var out []string
 	for _, race := range Races {
 		for _, gender := range Genders {
 			sum, complete := int64(0), true
 			for _, level := range OccupationalLevels {
-				v, ok := counters[CounterName(race, gender, level)]
+				v, ok := counters.ByName(CounterName(race, gender, level))
 				if !ok {
 					complete = false
 					break
@@ -38,23 +43,23 @@ func BlankDisagreeingTotals(counters map[string]int64) []string {
 				sum += v
 			}
 			totalName := CounterName(race, gender, "total_permanent_employees")
-			total, hasTotal := counters[totalName]
+			total, hasTotal := counters.ByName(totalName)
 			if hasTotal && complete && total != sum {
-				delete(counters, totalName)
+				del(totalName)
 				out = append(out, totalName)
 			}
 			grandName := CounterName(race, gender, "grand_total_employees")
-			grand, hasGrand := counters[grandName]
-			temp, hasTemp := counters[CounterName(race, gender, "temporary_employees")]
+			grand, hasGrand := counters.ByName(grandName)
+			temp, hasTemp := counters.ByName(CounterName(race, gender, "temporary_employees"))
 			if !hasGrand || !hasTemp {
 				continue
 			}
 			switch {
 			case complete && grand != sum+temp:
-				delete(counters, grandName)
+				del(grandName)
 				out = append(out, grandName)
 			case !complete && hasTotal && grand != total+temp:
-				delete(counters, grandName)
+				del(grandName)
 				out = append(out, grandName)
 			}
 		}

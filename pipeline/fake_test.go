@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -80,7 +79,7 @@ func clonePlan(p *Plan) *Plan {
 	for i := range c.Milestones {
 		c.Milestones[i].Targets = slices.Clone(c.Milestones[i].Targets)
 		for j := range c.Milestones[i].Targets {
-			c.Milestones[i].Targets[j].Counters = maps.Clone(c.Milestones[i].Targets[j].Counters)
+			c.Milestones[i].Targets[j].Counters = c.Milestones[i].Targets[j].Counters.Clone()
 		}
 	}
 	return &c
@@ -140,16 +139,16 @@ func (s *fakeService) CreatePlan(ctx context.Context, np NewPlan) (*Plan, error)
 	for i, fy := range PlanYears(p.StartDate, p.EndDate) {
 		m := Milestone{ID: s.nextID.Add(1), YearNumber: i + 1, StartDate: fy.Start(), EndDate: fy.End()}
 		for _, tt := range TargetTypes {
-			t := Target{ID: s.nextID.Add(1), TargetType: tt, Counters: map[string]int64{}}
+			t := Target{ID: s.nextID.Add(1), TargetType: tt, Counters: CountersOf(map[string]int64{})}
 			names := DefaultCatalog().Names()
 			if s.catalog != nil {
 				names = s.catalog.Names()
 			}
 			for _, n := range names {
 				if np.ScorecardID != "" {
-					t.Counters[n] = s.prefill[n]
+					t.Counters.Put(n, s.prefill[n])
 				} else {
-					t.Counters[n] = 0
+					t.Counters.Put(n, 0)
 				}
 			}
 			m.Targets = append(m.Targets, t)
@@ -214,9 +213,11 @@ func (s *fakeService) UpdateTarget(ctx context.Context, planID, milestoneID, tar
 		for j := range m.Targets {
 			t := &m.Targets[j]
 			if t.ID == targetID {
-				maps.Copy(t.Counters, counters)
+				for n, v := range counters {
+					t.Counters.Put(n, v)
+				}
 				c := *t
-				c.Counters = maps.Clone(t.Counters)
+				c.Counters = t.Counters.Clone()
 				return &c, nil
 			}
 		}
@@ -304,7 +305,7 @@ func inPlan(vat, name, start, end, scorecard string, counters ...map[string]int6
 			cells[n] = Origin{File: "plans.csv", Row: 2 + i, Column: 9, Header: n}
 		}
 		p.Targets = append(p.Targets, &InputTarget{Origin: Origin{File: "plans.csv", Row: 2 + i}, YearNumber: i + 1,
-			TargetType: TargetAll, Counters: c, Cells: cells})
+			TargetType: TargetAll, Counters: CountersOf(c), Cells: cells})
 	}
 	return p
 }

@@ -281,7 +281,7 @@ type InputTarget struct {
 	YearNumber    int           // 1-based; 0 when only FinancialYear is given
 	FinancialYear FinancialYear // 0 when only YearNumber is given
 	TargetType    string
-	Counters      map[string]int64  // only the counters the file sets; absent means leave as is
+	Counters      Counters          // only the counters the file sets; blank means leave as is
 	Cells         map[string]Origin // where counters were read, when not given by Columns
 	Columns       CounterColumns    // shared by the rows of one flat table: each counter's column
 }

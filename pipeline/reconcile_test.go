@@ -64,7 +64,7 @@ func rcStored(id int64, name, start string) Plan {
 			for _, n := range DefaultCatalog().Names() {
 				c[n] = 2
 			}
-			m.Targets = append(m.Targets, Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: c})
+			m.Targets = append(m.Targets, Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: CountersOf(c)})
 		}
 		p.Milestones = append(p.Milestones, m)
 	}
@@ -84,14 +84,14 @@ func TestReconcileClassifiesPlans(t *testing.T) {
 	semi := CounterName("white", "female", "semi_skilled_employees")
 	plans := []*InputPlan{
 		{PlanID: 1, Name: "In sync", Origin: file(Origin{Row: 2}), Targets: []*InputTarget{
-			{YearNumber: 1, TargetType: TargetAll, Counters: map[string]int64{top: 2, semi: 2}},
+			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{top: 2, semi: 2})},
 		}},
 		{PlanID: 2, Name: "Differs", Origin: file(Origin{Row: 3}), Targets: []*InputTarget{
-			{YearNumber: 2, TargetType: TargetDisabled, Counters: map[string]int64{top: 2, semi: 5}, Cells: map[string]Origin{semi: cell}},
+			{YearNumber: 2, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{top: 2, semi: 5}), Cells: map[string]Origin{semi: cell}},
 		}},
 		{Name: "New plan", StartDate: MustDate("2027-09-01"), EndDate: MustDate("2030-08-31"), Origin: file(Origin{Row: 4}),
-			Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: map[string]int64{top: 1}}}},
-		{PlanID: 99, Name: "Deleted", Origin: file(Origin{Row: 5}), Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: map[string]int64{top: 1}}}},
+			Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{top: 1})}}},
+		{PlanID: 99, Name: "Deleted", Origin: file(Origin{Row: 5}), Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{top: 1})}}},
 		{PlanID: 4, Name: "Dates differ", StartDate: MustDate("2027-09-01"), Origin: file(Origin{Row: 6})},
 	}
 	accounts := []Account{{Name: "acme", CompanyID: "8ovHrj", Service: svc}}

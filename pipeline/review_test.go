@@ -100,12 +100,12 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 	// a.csv: line 2 is year 2, line 3 year 1 of the same plan; b.csv line 3
 	// comes before b.csv line 2 in the plan's targets.
 	a.Targets = []*InputTarget{
-		{Origin: Origin{File: "a.csv", Row: 3}, YearNumber: 1, TargetType: TargetAll, Counters: map[string]int64{amt: 1}},
-		{Origin: Origin{File: "a.csv", Row: 2}, YearNumber: 2, TargetType: TargetAll, Counters: map[string]int64{amt: 2}},
+		{Origin: Origin{File: "a.csv", Row: 3}, YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 1})},
+		{Origin: Origin{File: "a.csv", Row: 2}, YearNumber: 2, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 2})},
 	}
 	byID.Targets = []*InputTarget{
-		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(MustDate("2027-09-01")), TargetType: TargetAll, Counters: map[string]int64{amt: 4}},
-		{Origin: Origin{File: "b.csv", Row: 2}, YearNumber: 1, TargetType: TargetDisabled, Counters: map[string]int64{wfs: 3}},
+		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(MustDate("2027-09-01")), TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 4})},
+		{Origin: Origin{File: "b.csv", Row: 2}, YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{wfs: 3})},
 	}
 	r := NewRunner(w.accounts, nil, RunOptions{})
 	cs, err := r.Plan(ctx, []*InputPlan{a, byID})

@@ -194,24 +194,24 @@ func TestExportedPlanBlanksDisagreeingTotals(t *testing.T) {
 	counters[CounterName("white", "female", "temporary_employees")] = 1
 	counters[CounterName("white", "female", "grand_total_employees")] = 3
 	stored := &Plan{ID: 5, Name: "P", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
-		Milestones: []Milestone{{YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: counters}}}}}
+		Milestones: []Milestone{{YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: CountersOf(counters)}}}}}
 	in := ExportedPlan(stored, CompanyIDs{}, "acme")
 	got := in.Targets[0].Counters
 	if in.Account != "acme" {
 		t.Errorf("account %q", in.Account)
 	}
 	for _, n := range []string{CounterName("african", "male", "total_permanent_employees"), CounterName("african", "male", "grand_total_employees")} {
-		if _, ok := got[n]; ok {
-			t.Errorf("%s exported as %d, want blank", n, got[n])
+		if _, ok := got.Map()[n]; ok {
+			t.Errorf("%s exported as %d, want blank", n, got.Map()[n])
 		}
 	}
 	for _, n := range []string{CounterName("white", "female", "total_permanent_employees"), CounterName("white", "female", "grand_total_employees"),
 		CounterName("coloured", "male", "total_permanent_employees"), amt} {
-		if got[n] != counters[n] {
-			t.Errorf("%s = %d, want %d", n, got[n], counters[n])
+		if got.Map()[n] != counters[n] {
+			t.Errorf("%s = %d, want %d", n, got.Map()[n], counters[n])
 		}
 	}
-	if len(stored.Milestones[0].Targets[0].Counters) != len(DefaultCatalog().Names()) {
+	if stored.Milestones[0].Targets[0].Counters.Count() != len(DefaultCatalog().Names()) {
 		t.Error("the stored plan was changed")
 	}
 	// Read back: no totals warning.

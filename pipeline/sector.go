@@ -667,12 +667,12 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 func (r *SectorCheckReport) AnyShort() bool { return r.Summary().Short > 0 }
 
 // SectorYearInput is one milestone's counters for a check. All and Disabled
-// hold the counters known (a counter absent from a map is blank, unknown);
-// a nil map means the year has no such target.
+// hold the counters known (a blank counter is unknown); nil means the year
+// has no such target.
 type SectorYearInput struct {
 	YearNumber    int
 	FinancialYear FinancialYear
-	All, Disabled map[string]int64
+	All, Disabled *Counters
 }
 
 // CheckPlanSector measures one plan (as a file describes it, or as
@@ -796,11 +796,14 @@ func planYearInputs(p *InputPlan) ([]SectorYearInput, []string) {
 			n = t.YearNumber
 		}
 		y := get(n, fy)
+		if t.Counters.Catalog() == nil {
+			continue // no counters at all (the zero Counters): as if absent
+		}
 		switch t.TargetType {
 		case TargetAll:
-			y.All = t.Counters
+			y.All = &t.Counters
 		case TargetDisabled:
-			y.Disabled = t.Counters
+			y.Disabled = &t.Counters
 		}
 	}
 	sort.Ints(order)
@@ -839,7 +842,7 @@ func yearLabel(y SectorYearInput) string {
 // levelSum sums the counters of a level over every race of the catalog and
 // both genders. It reports the standard counters the catalog lacks and the
 // catalog counters left blank.
-func levelSum(cat *Catalog, counters map[string]int64, level string, races []string, genders []string) (sum int64, lacking, blank []string) {
+func levelSum(cat *Catalog, counters *Counters, level string, races []string, genders []string) (sum int64, lacking, blank []string) {
 	for _, r := range races {
 		for _, g := range genders {
 			name, ok := cat.Counter(r, g, level)
@@ -847,7 +850,7 @@ func levelSum(cat *Catalog, counters map[string]int64, level string, races []str
 				lacking = append(lacking, name)
 				continue
 			}
-			v, set := counters[name]
+			v, set := counters.ByName(name)
 			if !set {
 				blank = append(blank, name)
 				continue
@@ -860,14 +863,14 @@ func levelSum(cat *Catalog, counters map[string]int64, level string, races []str
 
 // levelHeadcount sums a level over the five standard races and any further
 // race the catalog carries, both genders.
-func levelHeadcount(cat *Catalog, counters map[string]int64, level string) (sum int64, lacking, blank []string) {
+func levelHeadcount(cat *Catalog, counters *Counters, level string) (sum int64, lacking, blank []string) {
 	sum, lacking, blank = levelSum(cat, counters, level, Races, Genders)
 	for _, name := range cat.Names() {
 		r, g, l, ok := ParseCounterName(name)
 		if !ok || l != level || Contains(Races, r) || !Contains(Genders, g) {
 			continue
 		}
-		if v, set := counters[name]; set {
+		if v, set := counters.ByName(name); set {
 			sum += v
 		} else {
 			blank = append(blank, name)
@@ -982,7 +985,7 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 func CatalogOfPlan(p *InputPlan) *Catalog {
 	all := map[string]int64{}
 	for _, t := range p.Targets {
-		for k := range t.Counters {
+		for k := range t.Counters.All() {
 			all[k] = 0
 		}
 	}
@@ -1040,8 +1043,8 @@ func FillFromServer(file *InputPlan, stored *Plan) *InputPlan {
 		if st == nil {
 			continue // the service has no such milestone: the file's year is outside the plan
 		}
-		for k, v := range ft.Counters {
-			st.Counters[k] = v
+		for k, v := range ft.Counters.All() {
+			st.Counters.Put(k, v)
 		}
 	}
 	return out

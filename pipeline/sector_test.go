@@ -35,8 +35,8 @@ func onePlan(sector string, all, disabled map[string]int64) *InputPlan {
 		Name: "P", Sector: sector,
 		StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
 		Targets: []*InputTarget{
-			{YearNumber: 1, TargetType: TargetAll, Counters: all},
-			{YearNumber: 1, TargetType: TargetDisabled, Counters: disabled},
+			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(all)},
+			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(disabled)},
 		},
 	}
 }
@@ -449,10 +449,10 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 		Name: "Three years", Sector: "Education",
 		StartDate: MustDate("2025-09-01"), EndDate: MustDate("2031-08-31"), // clamped to 2030-08-31: 5 years
 		Targets: []*InputTarget{
-			{YearNumber: 1, TargetType: TargetAll, Counters: short},
-			{YearNumber: 1, TargetType: TargetDisabled, Counters: dis},
-			{FinancialYear: 2029, TargetType: TargetAll, Counters: met},
-			{FinancialYear: 2029, TargetType: TargetDisabled, Counters: dis},
+			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(short)},
+			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)},
+			{FinancialYear: 2029, TargetType: TargetAll, Counters: CountersOf(met)},
+			{FinancialYear: 2029, TargetType: TargetDisabled, Counters: CountersOf(dis)},
 		},
 	}
 	c := CheckPlanSector(p, nil, targets)
@@ -473,7 +473,7 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 		t.Fatalf("year 3 %+v", l)
 	}
 	// The final year decides.
-	p.Targets[2].Counters = short
+	p.Targets[2].Counters = CountersOf(short)
 	if c := CheckPlanSector(p, nil, targets); c.Status != SectorShort {
 		t.Fatalf("plan status %s", c.Status)
 	}
@@ -488,8 +488,8 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 
 func TestCheckPlanSectorNoDates(t *testing.T) {
 	p := &InputPlan{PlanID: 9, Sector: "Education", Targets: []*InputTarget{
-		{FinancialYear: 2027, TargetType: TargetAll, Counters: fullCounters(nil)},
-		{FinancialYear: 2026, TargetType: TargetAll, Counters: fullCounters(nil)},
+		{FinancialYear: 2027, TargetType: TargetAll, Counters: CountersOf(fullCounters(nil))},
+		{FinancialYear: 2026, TargetType: TargetAll, Counters: CountersOf(fullCounters(nil))},
 	}}
 	c := CheckPlanSector(p, nil, DefaultSectorTargets())
 	if len(c.Years) != 2 || c.Years[0].FinancialYear != 2026 || !c.Years[1].Final || c.Years[1].FinancialYear != 2027 {
@@ -515,12 +515,12 @@ func TestMatchAndFillFromServer(t *testing.T) {
 		{ID: 2, Name: "B", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2027-08-31"), Sector: "Education",
 			Milestones: []Milestone{
 				{ID: 21, YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{
-					{ID: 211, TargetType: TargetAll, Counters: fullCounters(map[string]int64{"african_male_top_managers": 4})},
-					{ID: 212, TargetType: TargetDisabled, Counters: fullCounters(nil)},
+					{ID: 211, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 4}))},
+					{ID: 212, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
 				{ID: 22, YearNumber: 2, StartDate: MustDate("2026-09-01"), Targets: []Target{
-					{ID: 221, TargetType: TargetAll, Counters: fullCounters(map[string]int64{"african_male_top_managers": 6})},
-					{ID: 222, TargetType: TargetDisabled, Counters: fullCounters(nil)},
+					{ID: 221, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 6}))},
+					{ID: 222, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
 			}},
 		{ID: 3, Name: "A", StartDate: MustDate("2025-09-01")},
@@ -539,17 +539,17 @@ func TestMatchAndFillFromServer(t *testing.T) {
 	}
 
 	file := &InputPlan{PlanID: 2, Targets: []*InputTarget{
-		{FinancialYear: 2026, TargetType: TargetAll, Counters: map[string]int64{"number_of_white_female_top_managers": 6}},
+		{FinancialYear: 2026, TargetType: TargetAll, Counters: CountersOf(map[string]int64{"number_of_white_female_top_managers": 6})},
 	}}
 	got := FillFromServer(file, &stored[1])
 	if got.Sector != "Education" || got.StartDate != stored[1].StartDate || len(got.Targets) != 4 {
 		t.Fatalf("%+v", got)
 	}
 	y2 := got.Targets[2]
-	if y2.YearNumber != 2 || y2.Counters["number_of_white_female_top_managers"] != 6 || y2.Counters["number_of_african_male_top_managers"] != 6 {
+	if y2.YearNumber != 2 || y2.Counters.Map()["number_of_white_female_top_managers"] != 6 || y2.Counters.Map()["number_of_african_male_top_managers"] != 6 {
 		t.Fatalf("%+v", y2)
 	}
-	if stored[1].Milestones[1].Targets[0].Counters["number_of_white_female_top_managers"] != 0 {
+	if stored[1].Milestones[1].Targets[0].Counters.Map()["number_of_white_female_top_managers"] != 0 {
 		t.Fatal("stored plan modified")
 	}
 	c := CheckPlanSector(got, CatalogOfPlan(got), DefaultSectorTargets())

@@ -30,11 +30,13 @@ type Milestone struct {
 	Targets    []Target
 }
 
-// Target is one stored target: its id, type and every counter the server holds.
+// Target is one stored target: its id, type and every counter the server
+// holds. Its counters are laid out by a catalog holding every counter the
+// service sent (see CountersOf), known to the input catalog or not.
 type Target struct {
 	ID         int64
 	TargetType string
-	Counters   map[string]int64
+	Counters   Counters
 }
 
 // NewPlan is what creating a plan sends. Empty strings are left out.

@@ -107,10 +107,10 @@ func (r *Runner) noteTarget(p *Plan) {
 // its counters map, contract-notes B), or nil when the target carries no
 // counter.
 func CatalogOfTarget(t Target) *Catalog {
-	if len(t.Counters) == 0 {
+	if t.Counters.IsEmpty() {
 		return nil
 	}
-	c, err := CatalogFromCounters(t.Counters)
+	c, err := CatalogFromCounters(t.Counters.Map())
 	if err != nil {
 		return nil
 	}
@@ -373,7 +373,7 @@ func CheckServiceCatalog(plans []*InputPlan, cat *Catalog) Problems {
 	seen := map[string]bool{}
 	for _, p := range plans {
 		for _, t := range p.Targets {
-			for name := range t.Counters {
+			for name := range t.Counters.All() {
 				if cat.Has(name) {
 					continue
 				}
@@ -403,7 +403,7 @@ func CheckServiceCatalog(plans []*InputPlan, cat *Catalog) Problems {
 func SetsCounters(plans []*InputPlan) bool {
 	for _, p := range plans {
 		for _, t := range p.Targets {
-			if len(t.Counters) > 0 {
+			if !t.Counters.IsEmpty() {
 				return true
 			}
 		}

@@ -44,7 +44,7 @@ type Grid struct {
 	YearNumber    int                    // 0 = not shown
 	FinancialYear pipeline.FinancialYear // 0 = not shown
 	TargetType    string
-	Counters      map[string]int64 // nil or missing counters: blank cells
+	Counters      pipeline.Counters // blank counters: blank cells
 }
 
 // Layout of a plan sheet: the label column, the first metadata row and the
@@ -429,7 +429,7 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 			for _, gd := range genders {
 				if name, ok := cat.Counter(r, gd, lv); ok {
 					c.style(col, row, cs)
-					if v, set := g.Counters[name]; set {
+					if v, set := g.Counters.ByName(name); set {
 						c.value(col, row, v)
 					}
 				} else {

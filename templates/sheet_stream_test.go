@@ -103,9 +103,9 @@ func TestWritePlanSheetMatchesAddPlanSheet(t *testing.T) {
 		StartDate: pipeline.MustDate("2026-09-01"), EndDate: pipeline.MustDate("2028-08-31"),
 		Sector: pipeline.Sectors[0], ScorecardID: "scorecard_acme_2026",
 		Grids: []templates.Grid{
-			{YearNumber: 1, FinancialYear: 2027, TargetType: pipeline.TargetAll, Counters: counters},
+			{YearNumber: 1, FinancialYear: 2027, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(counters)},
 			{YearNumber: 1, FinancialYear: 2027, TargetType: pipeline.TargetDisabled},
-			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3}},
+			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3})},
 		},
 	}
 	for _, tc := range []struct {

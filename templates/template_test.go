@@ -157,7 +157,7 @@ func TestGridTemplateFilledReadsBack(t *testing.T) {
 	}
 	for _, tg := range p.Targets {
 		w, ok := want[[2]any{tg.YearNumber, tg.TargetType}]
-		if !ok || !reflect.DeepEqual(tg.Counters, w) {
+		if !ok || !reflect.DeepEqual(tg.Counters.Map(), w) {
 			t.Errorf("year %d %s: %v, want %v", tg.YearNumber, tg.TargetType, tg.Counters, w)
 		}
 		if tg.FinancialYear != pipeline.FinancialYear(2024+tg.YearNumber) {
@@ -200,7 +200,7 @@ func TestFlatTemplateFilledReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b.Problems.HasErrors() || len(b.Plans) != 1 || b.Plans[0].PlanID != 42 ||
-		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters, map[string]int64{"number_of_white_male_top_managers": 3}) {
+		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters.Map(), map[string]int64{"number_of_white_male_top_managers": 3}) {
 		t.Fatalf("plans %+v problems %v", b.Plans, b.Problems)
 	}
 }
@@ -267,7 +267,7 @@ func TestTemplateCustomCatalogAndStart(t *testing.T) {
 	if !strings.Contains(joined, "number_of_african_diverse_apprentices") {
 		t.Errorf("a counter the catalog lacks is not reported:\n%s", joined)
 	}
-	if len(b.Plans) != 1 || b.Plans[0].Targets[0].Counters["number_of_other_diverse_apprentices"] != 6 {
+	if len(b.Plans) != 1 || b.Plans[0].Targets[0].Counters.Map()["number_of_other_diverse_apprentices"] != 6 {
 		t.Errorf("plans %+v", b.Plans)
 	}
 }

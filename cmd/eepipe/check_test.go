@@ -105,20 +105,20 @@ func ckPlans(t *testing.T) []*pipeline.InputPlan {
 	return []*pipeline.InputPlan{
 		{Name: "Check Manufacturing", Sector: "Manufacturing", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
 			Targets: []*pipeline.InputTarget{
-				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: ckCounters(t, base)},
-				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, dis)},
-				{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: ckCounters(t, y2)},
-				{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, dis)},
+				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, base))},
+				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, dis))},
+				{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, y2))},
+				{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, dis))},
 			}},
 		{Name: "Check Education", Sector: "Education", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
 			Targets: []*pipeline.InputTarget{
-				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: ckCounters(t, edu)},
-				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, map[string]int64{"african_female_junior_managers": 10})},
+				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, edu))},
+				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_female_junior_managers": 10}))},
 			}},
 		{Name: "Check no sector", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
 			Targets: []*pipeline.InputTarget{
-				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: ckCounters(t, edu)},
-				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, nil)},
+				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, edu))},
+				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, nil))},
 			}},
 	}
 }
@@ -264,8 +264,8 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 	}
 	// The same plans with counters left blank: two at Manufacturing's top
 	// management in the final year, and Education's whole disabled target.
-	delete(plans[0].Targets[2].Counters, "number_of_white_female_top_managers")
-	delete(plans[0].Targets[2].Counters, "number_of_foreign_male_top_managers")
+	plans[0].Targets[2].Counters.Remove("number_of_white_female_top_managers")
+	plans[0].Targets[2].Counters.Remove("number_of_foreign_male_top_managers")
 	plans[1].Targets = plans[1].Targets[:1]
 	blank := e.path("blank.csv")
 	if err := formats.WriteFlatCSV(blank, plans, nil); err != nil {

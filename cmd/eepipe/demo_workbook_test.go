@@ -171,10 +171,10 @@ func TestDemoWorkbook(t *testing.T) {
 	for _, p := range batch.Plans {
 		if p.Name == "Acme Foods EE Plan 2025-2030" {
 			tg := p.Targets[0]
-			if tg.TargetType != pipeline.TargetAll || tg.Counters["number_of_african_female_junior_managers"] != want["number_of_african_female_junior_managers"] {
+			if tg.TargetType != pipeline.TargetAll || tg.Counters.Map()["number_of_african_female_junior_managers"] != want["number_of_african_female_junior_managers"] {
 				t.Errorf("first target %+v", tg)
 			}
-			if _, set := tg.Counters["number_of_coloured_female_middle_managers"]; set {
+			if _, set := tg.Counters.Map()["number_of_coloured_female_middle_managers"]; set {
 				t.Error("a blank cell was read as a value")
 			}
 		}

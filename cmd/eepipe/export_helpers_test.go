@@ -205,7 +205,7 @@ func fileState(t testing.TB, path string) (*pipeline.Batch, map[exTargetKey]map[
 			if !ok {
 				t.Fatalf("%s: target without a year", tg.Origin)
 			}
-			out[exTargetKey{p.PlanID, n, tg.TargetType}] = tg.Counters
+			out[exTargetKey{p.PlanID, n, tg.TargetType}] = tg.Counters.Map()
 		}
 	}
 	return batch, out

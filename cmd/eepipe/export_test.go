@@ -130,7 +130,7 @@ func TestExportEditOneCellPatchesThatCounter(t *testing.T) {
 			origin := tg.CellOf(name)
 			year, _ := tg.Year(p.StartDate)
 			key := exTargetKey{p.PlanID, year, tg.TargetType}
-			newValue := tg.Counters[name] + 41
+			newValue := tg.Counters.Map()[name] + 41
 			setCell(t, out, origin, newValue)
 
 			e.srv.Sandbox.ResetStats()

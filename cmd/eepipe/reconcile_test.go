@@ -52,7 +52,7 @@ func changeOnServer(t *testing.T, e *exEnv, exportPath string, picks []struct {
 				}
 			}
 		}
-		old := tg.Counters[pk.counter]
+		old := tg.Counters.Map()[pk.counter]
 		nv := old + int64(100+i)
 		if _, err := e.acme.UpdateTarget(ctx, p.PlanID, mid, tid, map[string]int64{pk.counter: nv}); err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package planapi
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
@@ -151,13 +150,15 @@ func planToDomain(p *apiclient.Plan) (*pipeline.Plan, error) {
 	return out, nil
 }
 
-// targetToDomain converts a target (its counters map is copied).
+// targetToDomain converts a target: its counters map becomes dense
+// Counters, laid out by a catalog holding every counter the service sent
+// (pipeline.CountersOf), so that none is lost.
 func targetToDomain(t apiclient.Target) pipeline.Target {
-	c := maps.Clone(t.Counters)
+	c := t.Counters
 	if c == nil {
-		c = map[string]int64{}
+		c = map[string]int64{} // a target without counters is still there
 	}
-	return pipeline.Target{ID: t.ID, TargetType: t.TargetType, Counters: c}
+	return pipeline.Target{ID: t.ID, TargetType: t.TargetType, Counters: pipeline.CountersOf(c)}
 }
 
 func parseWireDate(s string) (pipeline.Date, error) {

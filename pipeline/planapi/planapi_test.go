@@ -78,7 +78,7 @@ func TestServiceConverts(t *testing.T) {
 		t.Errorf("GetPlan = %+v", p)
 	}
 	if len(p.Milestones) != 1 || p.Milestones[0].EndDate != pipeline.MustDate("2026-08-31") || p.Milestones[0].YearNumber != 1 ||
-		len(p.Milestones[0].Targets) != 2 || p.Milestones[0].Targets[0].Counters["number_of_martian_female_top_managers"] != 9 {
+		len(p.Milestones[0].Targets) != 2 || p.Milestones[0].Targets[0].Counters.Map()["number_of_martian_female_top_managers"] != 9 {
 		t.Errorf("milestones = %+v", p.Milestones)
 	}
 
@@ -92,7 +92,7 @@ func TestServiceConverts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg, err := s.UpdateTarget(ctx, 7, 70, 700, map[string]int64{"number_of_african_male_top_managers": 5})
-	if err != nil || tg.ID != 700 || tg.Counters["number_of_african_male_top_managers"] != 5 {
+	if err != nil || tg.ID != 700 || tg.Counters.Map()["number_of_african_male_top_managers"] != 5 {
 		t.Fatalf("UpdateTarget = %+v, %v", tg, err)
 	}
 	if err := s.DeletePlan(ctx, 7); err != nil {
