@@ -47,6 +47,10 @@ type RunOptions struct {
 	// fails, or waits for a running one (Waiting > 0).
 	OnPlanDone func(*PlanResult)
 	OnRecalc   func(RecalcEvent)
+
+	// Journal, when set, records every target write as soon as its
+	// request completes (see recordWrite).
+	Journal RunJournal
 }
 
 // RecalcEvent reports progress of one scorecard's recalculation.
@@ -295,8 +299,12 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			_, err := svc.UpdateTarget(ctx, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
 			mu.Lock()
 			defer mu.Unlock()
+			if jerr != nil {
+				errs = append(errs, jerr)
+			}
 			if err != nil {
 				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
 				errs = append(errs, res.Targets[i].Err)
