@@ -29,6 +29,7 @@ type applyOptions struct {
 	ShowUnchanged        bool
 	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --max-duration
 	Conn                 connFlags
+	State                stateFlags // --state, --no-state, --overwrite-service-changes, --lock-wait, diff -o
 
 	// For tests and the demo: the HTTP client (nil: the default), the
 	// first wait after a 409 (0: the default), and Quiet to skip printing
@@ -102,6 +103,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	fl.StringVar(&opts.Report, "report", "", reportHelp)
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
+	opts.State.register(cmd, true, apply)
 }
 
 // defaultRunReport is the run report written with --output-dir and no --report.
@@ -256,6 +258,16 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
+	st, err := openState(ctx, f, cfg, &opts.State)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	if path, ok := savedChangeSetArg(opts); ok {
+		return runApplySaved(ctx, f, opts, run, cfg, st, path, started, accountsOut, clientsOut, repOut)
+	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, a := range cfg.Accounts {
 		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
@@ -294,11 +306,36 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		OnPlanDone:    prog.planDone,
 		OnRecalc:      prog.recalc,
 	}
+	journal := &runJournal{}
+	if st != nil && !opts.DryRun {
+		ropts.Journal = journal
+	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
 	prog.attach(runner)
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	cs, planErr := runner.Plan(ctx, batch.Plans)
+	var held []pipeline.HeldChange
+	if planErr == nil {
+		if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+			return err
+		}
+	}
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
+		// Lock the accounts to write, then compare again under the lock:
+		// another host may have written while this run waited.
+		unlock, err := lockAccounts(ctx, st, cfg, cs, opts.State.LockWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		cs, planErr = runner.Plan(ctx, batch.Plans)
+		if planErr == nil {
+			if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+				return err
+			}
+		}
+	}
 	for _, w := range sameNameOtherStart(cs) {
 		log.Warn(w)
 	}
@@ -307,6 +344,14 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		if planErr == nil {
 			if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
 				return exitf(ExitFatal, "%v", err)
+			}
+			if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			if opts.State.Output != "" {
+				if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
+					return err
+				}
 			}
 		}
 		rep := runner.DryRun(cs, started)
@@ -322,10 +367,17 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		if planErr != nil {
 			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
 		}
-		if cs.HasChanges() || cs.HasFailures() {
+		if cs.HasChanges() || cs.HasFailures() || len(held) > 0 {
 			return silentExit(ExitDiff)
 		}
 		return nil
+	}
+	if planErr == nil && st != nil && cs.HasChanges() {
+		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
+		if err != nil {
+			return err
+		}
+		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
 	}
 
 	total := 0
@@ -352,6 +404,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
+	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
 	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
 		return err
 	}
@@ -363,6 +418,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	case rep.Interrupted:
 		return silentExit(ExitFatal)
 	case !rep.OK():
+		return silentExit(ExitDiff)
+	case len(held) > 0 && !opts.State.Overwrite:
 		return silentExit(ExitDiff)
 	}
 	return nil

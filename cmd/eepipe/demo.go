@@ -143,7 +143,8 @@ accounts:
 
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
-	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json")}
+	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
+		State: demoState(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
@@ -165,7 +166,8 @@ accounts:
 	sb.ResetStats()
 	runReport := filepath.Join(dir, "run.xlsx")
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
-		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond)}
+		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
+		State: demoState(dir)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
 	}
@@ -179,7 +181,8 @@ accounts:
 
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
-	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true}
+	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
+		State: demoState(dir)}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}

@@ -268,9 +268,9 @@ func TestSQLiteLockIsNoop(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		"postgres://u:pw@h/db":               "postgres://u:xxxxx@h/db",
+		"postgres://u:pw@h/db":              "postgres://u:xxxxx@h/db",
 		"postgres://u@h/db?password=pw&x=1": "postgres://u@h/db?password=xxxxx&x=1",
-		"/tmp/state.db":                      "/tmp/state.db",
+		"/tmp/state.db":                     "/tmp/state.db",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
