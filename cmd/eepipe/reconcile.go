@@ -26,6 +26,7 @@ type reconcileOptions struct {
 	Concurrency int
 	Schedule    scheduleOptions
 	Conn        connFlags
+	State       stateFlags // --state, --no-state: classify against the run history
 
 	HTTPClient *http.Client // tests
 }
@@ -72,6 +73,7 @@ passed; the report is still written with what was compared).`,
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
+	opts.State.register(cmd, false, false)
 	return cmd
 }
 
@@ -119,6 +121,13 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		for _, w := range cfg.Warnings {
 			log.Warn(w)
 		}
+		st, err := openState(ctx, f, cfg, &opts.State)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			defer st.Close()
+		}
 		batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
 		if err != nil {
 			return err
@@ -131,6 +140,11 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
 		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 		cs, planErr := runner.Plan(ctx, batch.Plans)
+		if planErr == nil && st != nil {
+			if err := pipeline.ClassifyChanges(ctx, cs, st, cfg.BaseURL); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+		}
 		rec = pipeline.Reconcile(cs, accounts)
 		rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
 		rec.Files = batch.Files
