@@ -23,7 +23,13 @@ type stateEnv struct {
 
 func newStateEnv(t *testing.T, state string) *stateEnv {
 	t.Helper()
-	e := newEnv(t, sandbox.Options{})
+	return newStateEnvWith(t, sandbox.Options{}, state)
+}
+
+// newStateEnvWith is newStateEnv with sandbox options.
+func newStateEnvWith(t *testing.T, opts sandbox.Options, state string) *stateEnv {
+	t.Helper()
+	e := newEnv(t, opts)
 	e.singleAccount()
 	if state == "" {
 		state = filepath.Join(e.dir, "state.db")

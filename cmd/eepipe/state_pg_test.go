@@ -37,9 +37,8 @@ func manyTargets(t *testing.T, path string, n int, value int) string {
 // lock, finds nothing to write. Interleaved, both would write every target.
 func TestConcurrentAppliesPostgresNeverInterleave(t *testing.T) {
 	pg := statestore.TestPostgresURL(t)
-	e := newEnv(t, sandbox.Options{Latency: 20 * time.Millisecond})
-	e.singleAccount()
-	s := &stateEnv{env: e, state: pg}
+	s := newStateEnvWith(t, sandbox.Options{Latency: 20 * time.Millisecond}, pg)
+	e := s.env
 	v1 := manyTargets(t, filepath.Join(e.dir, "v1.csv"), 6, 1)
 	if r := s.eepipe("apply", v1, "--no-recalc"); r.code != 0 { // create the plans
 		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
