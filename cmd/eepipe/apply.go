@@ -66,8 +66,18 @@ lock DIR/.eepipe.lock (or --lock FILE) so that two runs never overlap;
 starting requests when D has passed, writes the run report and exits 3.
 One summary line ends the log (JSON when stderr is not a terminal).
 
-Exit status: 0 all applied, 1 some plans failed, 2 invalid input or
-configuration, 3 fatal, interrupted, lock held or --max-duration passed.`,
+Run history (state store: --state, state: in the configuration, default
+an SQLite file in the XDG state home): every write is recorded as it
+completes; a counter changed on the service since eepipe last wrote it (or
+changed in both) is left alone and listed unless
+--overwrite-service-changes. With a PostgreSQL store each account is
+locked for the run (--lock-wait). apply CHANGES.json applies a change set
+saved by diff -o exactly, or nothing when the service drifted.
+
+Exit status: 0 all applied, 1 some plans failed, service-side changes
+left alone, or a change set drifted or was already applied, 2 invalid
+input or configuration, 3 fatal, interrupted, lock held, state store
+unusable or --max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
