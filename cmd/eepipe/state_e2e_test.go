@@ -250,3 +250,28 @@ func (r reconcileJSON) last(counter string) *pipeline.LastWrite {
 	}
 	return nil
 }
+
+// TestApplyBadStateStores: a damaged store exits 3 before any request with
+// a message saying what to do; --no-state applies as before, with a warning.
+func TestApplyBadStateStores(t *testing.T) {
+	s := newStateEnv(t, "")
+	v1 := s.csv("v1.csv", cAMT, 1)
+	writeFile(t, s.state, strings.Repeat("not a database\n", 300), 0o600)
+	s.srv.Sandbox.ResetStats()
+	r := s.eepipe("apply", v1, "--no-recalc")
+	if r.code != 3 || s.srv.Sandbox.Stats().Requests != 0 || !strings.Contains(r.err, "damaged or not an eepipe state store") ||
+		!strings.Contains(r.err, s.state) {
+		t.Fatalf("damaged store: exit %d, %d requests\n%s", r.code, s.srv.Sandbox.Stats().Requests, r.err)
+	}
+	r = s.run("apply", v1, "--no-recalc", "--no-state")
+	if r.code != 0 || !strings.Contains(r.err, "NOT protected") {
+		t.Fatalf("--no-state: exit %d\n%s", r.code, r.err)
+	}
+	s.want("Stateful", cAMT, 1)
+	// The configuration's state: is used, and refuses a password.
+	cfg := filepath.Join(s.dir, "cfg.yaml")
+	writeFile(t, cfg, "state: postgres://u:secret@127.0.0.1/db\n", 0o600)
+	if r := s.run("--config", cfg, "apply", v1); r.code != 2 || !strings.Contains(r.err, "PGPASSWORD") || strings.Contains(r.err, "secret@") {
+		t.Fatalf("password in the file: exit %d\n%s", r.code, r.err)
+	}
+}
