@@ -25,6 +25,8 @@ type HistoryReport struct {
 	Schema  string                  `json:"schema"`
 	Runs    []pipeline.RunRecord    `json:"runs"`
 	Entries []pipeline.HistoryEntry `json:"writes"`
+	// PlanWrites are the plan requests (creates, metadata updates, deletes).
+	PlanWrites []pipeline.PlanWriteEntry `json:"plan_writes"`
 }
 
 // HistoryCSVHeader is the header of the CSV history report: one row per
@@ -48,7 +50,7 @@ func historyRow(e pipeline.HistoryEntry) []string {
 }
 
 // WriteHistoryReport writes the history to path: .json, .csv (one row per
-// counter written) or .xlsx (a Runs sheet and a Writes sheet).
+// counter written) or .xlsx (sheets Runs, Writes and Plan requests).
 func WriteHistoryReport(path string, h *HistoryReport) error {
 	h.Schema = HistorySchema
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -110,7 +112,18 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 			cell, _ := excelize.CoordinatesToCellName(1, i+2)
 			f.SetSheetRow("Writes", cell, &row)
 		}
+		if _, err := f.NewSheet("Plan requests"); err != nil {
+			return err
+		}
+		ph := []any{"Run", "Account", "Plan no.", "Name", "Request", "Outcome", "At (UTC)"}
+		f.SetSheetRow("Plan requests", "A1", &ph)
+		for i, p := range h.PlanWrites {
+			row := []any{p.RunID, p.Account, p.PlanID, p.PlanName, p.Action, p.Outcome, p.At.UTC().Format("2006-01-02 15:04:05")}
+			cell, _ := excelize.CoordinatesToCellName(1, i+2)
+			f.SetSheetRow("Plan requests", cell, &row)
+		}
 		bold, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+		f.SetRowStyle("Plan requests", 1, 1, bold)
 		f.SetRowStyle("Runs", 1, 1, bold)
 		f.SetRowStyle("Writes", 1, 1, bold)
 		return WriteWorkbook(path, f)

@@ -238,6 +238,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		created, notes, err := r.create(ctx, svc, d, skip)
 		res.Notes = append(res.Notes, notes...)
+		res.Notes = append(res.Notes, r.recordPlan(ctx, d, created, "create", err)...)
 		if err != nil {
 			res.Err = err
 			res.Outcome = OutcomeFailed
@@ -255,7 +256,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		if d.Action == ActionRecreate {
 			res.OldPlanID = d.Server.ID
 			res.Outcome = OutcomeRecreated
-			if err := svc.DeletePlan(ctx, d.Server.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			err := svc.DeletePlan(ctx, d.Server.ID)
+			res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
+			if err != nil && !errors.Is(err, ErrNotFound) {
 				res.Err = fmt.Errorf("created plan %d with the new dates, but the old plan %d could not be deleted (%v); "+
 					"delete plan %d by hand, or the next run will find two plans", created.ID, d.Server.ID, err, d.Server.ID)
 			} else {
@@ -282,8 +285,10 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
+			res.Notes = append(res.Notes, notes...)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("plan metadata (%s) not updated: %w", fieldNames(work.Fields), err))
 				return

@@ -114,11 +114,23 @@ type HistoryEntry struct {
 	At            time.Time `json:"at"`
 }
 
-// RunJournal records an apply as it goes: every target write as soon as its
-// request completes, so that a run killed half-way leaves the writes it made
-// on record.
+// PlanWrite is one plan-level request of an apply (a create, a metadata
+// update, the delete of a recreate) and its outcome.
+type PlanWrite struct {
+	Account  string    `json:"account"`
+	PlanID   int64     `json:"plan_id"` // 0 for a create that failed
+	PlanName string    `json:"plan_name,omitempty"`
+	Action   string    `json:"action"` // "create", "update name, sector", "delete"
+	Outcome  string    `json:"outcome"`
+	At       time.Time `json:"at"`
+}
+
+// RunJournal records an apply as it goes: every target write and plan
+// request as soon as it completes, so that a run killed half-way leaves
+// the writes it made on record.
 type RunJournal interface {
 	TargetWritten(ctx context.Context, w TargetWrite) error
+	PlanWritten(ctx context.Context, w PlanWrite) error
 }
 
 // StateStore is the run history eepipe keeps between runs (an adapter
@@ -129,6 +141,10 @@ type StateStore interface {
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
 	// RecordWrite records one target write of run id, in its own transaction.
 	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
+	// RecordPlanWrite records one plan request of run id.
+	RecordPlanWrite(ctx context.Context, runID int64, w PlanWrite) error
+	// PlanWrites lists the plan requests, oldest first.
+	PlanWrites(ctx context.Context, q HistoryQuery) ([]PlanWriteEntry, error)
 	// FinishRun records the end of run id with status.
 	FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error
 	// LastWrites returns, per counter of the given targets of an account of
@@ -147,6 +163,12 @@ type StateStore interface {
 	// no-op.
 	LockAccount(ctx context.Context, service, account, holder string, wait time.Duration) (func(), error)
 	Close() error
+}
+
+// PlanWriteEntry is one plan request of one run.
+type PlanWriteEntry struct {
+	RunID int64 `json:"run_id"`
+	PlanWrite
 }
 
 // LockHeldError is the failure to take an account's lock held by another run.
@@ -192,4 +214,9 @@ func JournalFor(store StateStore, runID int64) RunJournal {
 func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
 	// Record even when ctx is cancelled: the write happened.
 	return j.store.RecordWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// PlanWritten implements RunJournal.
+func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
+	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
 }

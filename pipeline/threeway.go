@@ -255,3 +255,28 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 	}
 	return nil
 }
+
+// recordPlan records a plan request (p is the plan it concerns, nil for a
+// failed create) and returns a note when it could not be recorded.
+func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action string, err error) []string {
+	if r.opts.Journal == nil {
+		return nil
+	}
+	w := PlanWrite{Account: d.Account, Action: action, Outcome: "ok", At: r.opts.now()}
+	if p != nil {
+		w.PlanID = p.ID
+	}
+	if d.Input != nil {
+		w.PlanName = d.Input.Name
+	}
+	if w.PlanName == "" && p != nil {
+		w.PlanName = p.Name
+	}
+	if err != nil {
+		w.Outcome = err.Error()
+	}
+	if jerr := r.opts.Journal.PlanWritten(ctx, w); jerr != nil {
+		return []string{fmt.Sprintf("the %s request could not be recorded in the state store: %v", action, jerr)}
+	}
+	return nil
+}

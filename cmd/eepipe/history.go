@@ -103,6 +103,14 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 	if err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
+	planWrites, err := st.PlanWrites(ctx, q)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	plansByRun := map[int64][]pipeline.PlanWriteEntry{}
+	for _, p := range planWrites {
+		plansByRun[p.RunID] = append(plansByRun[p.RunID], p)
+	}
 	var b strings.Builder
 	if q.Counter != "" {
 		fmt.Fprintf(&b, "Values eepipe wrote to %s:\n", q.Counter)
@@ -136,6 +144,9 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			if r.ChangeSet != "" {
 				fmt.Fprintf(&b, "    change set: %s\n", r.ChangeSet)
 			}
+			for _, p := range plansByRun[r.ID] {
+				fmt.Fprintf(&b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
+			}
 			for _, e := range byRun[r.ID] {
 				fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
 					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
@@ -147,7 +158,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{Runs: runs, Entries: entries}); err != nil {
+		if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)

@@ -127,6 +127,14 @@ func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) 
 	return r.j.TargetWritten(ctx, w)
 }
 
+// PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.PlanWritten(ctx, w)
+}
+
 // lockAccounts takes the store's lock on every account the change set
 // writes to, in name order; a lock held past --lock-wait is fatal.
 func lockAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {

@@ -196,7 +196,8 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	}
 
 	// history lists the runs, with the change set's.
-	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "3 run(s).") || !strings.Contains(r.out, "changes.json") {
+	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "3 run(s).") || !strings.Contains(r.out, "changes.json") ||
+		!strings.Contains(r.out, `plan 1 "Stateful": create`) {
 		t.Errorf("history: exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
 	// history lists what was written, per counter.

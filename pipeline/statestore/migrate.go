@@ -87,6 +87,19 @@ CREATE TABLE eepipe_locks (
 	since TEXT NOT NULL
 );
 `},
+	{2, "plan requests", `
+CREATE TABLE eepipe_plan_writes (
+	id {ID},
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	account TEXT NOT NULL,
+	plan_id BIGINT NOT NULL,
+	plan_name TEXT NOT NULL,
+	action TEXT NOT NULL,
+	outcome TEXT NOT NULL,
+	at TEXT NOT NULL
+);
+CREATE INDEX eepipe_plan_writes_run ON eepipe_plan_writes (run_id);
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

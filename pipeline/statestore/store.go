@@ -521,3 +521,54 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 	}
 	return out, s.explain(rows.Err())
 }
+
+// RecordPlanWrite implements pipeline.StateStore.
+func (s *Store) RecordPlanWrite(ctx context.Context, runID int64, w pipeline.PlanWrite) error {
+	at := w.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`), runID, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+	return s.explain(err)
+}
+
+// PlanWrites implements pipeline.StateStore.
+func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.PlanWriteEntry, error) {
+	query := `SELECT p.run_id, p.account, p.plan_id, p.plan_name, p.action, p.outcome, p.at
+		FROM eepipe_plan_writes p JOIN eepipe_runs r ON r.id = p.run_id WHERE 1=1`
+	var args []any
+	if q.Service != "" {
+		query += ` AND r.service = ?`
+		args = append(args, q.Service)
+	}
+	if q.Account != "" {
+		query += ` AND p.account = ?`
+		args = append(args, q.Account)
+	}
+	if q.PlanID != 0 {
+		query += ` AND p.plan_id = ?`
+		args = append(args, q.PlanID)
+	}
+	if !q.Since.IsZero() {
+		query += ` AND p.at >= ?`
+		args = append(args, fmtTime(q.Since))
+	}
+	query += ` ORDER BY p.id`
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []pipeline.PlanWriteEntry
+	for rows.Next() {
+		var e pipeline.PlanWriteEntry
+		var at string
+		if err := rows.Scan(&e.RunID, &e.Account, &e.PlanID, &e.PlanName, &e.Action, &e.Outcome, &at); err != nil {
+			return nil, s.explain(err)
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
+	}
+	return out, s.explain(rows.Err())
+}

@@ -277,3 +277,37 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreMigratesOlderSchema: a store at schema version 1 gets the later
+// migrations on first use, keeping its data.
+func TestStoreMigratesOlderSchema(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := loc(t)
+			s := open(t, where)
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DELETE FROM eepipe_schema WHERE version > 1`} {
+				if _, err := s.db.Exec(stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			s2 := open(t, where)
+			var v int
+			if err := s2.db.QueryRow(`SELECT MAX(version) FROM eepipe_schema`).Scan(&v); err != nil || v != SchemaVersion() {
+				t.Fatalf("schema version %d (%v), want %d", v, err, SchemaVersion())
+			}
+			if err := s2.RecordPlanWrite(ctx, run, pipeline.PlanWrite{Account: "acme", PlanID: 3, Action: "create", Outcome: "ok"}); err != nil {
+				t.Fatal(err)
+			}
+			pw, err := s2.PlanWrites(ctx, pipeline.HistoryQuery{Account: "acme"})
+			if err != nil || len(pw) != 1 || pw[0].RunID != run {
+				t.Fatalf("plan writes %+v, %v", pw, err)
+			}
+		})
+	}
+}
