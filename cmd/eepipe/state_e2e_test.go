@@ -276,3 +276,35 @@ func TestApplyBadStateStores(t *testing.T) {
 		t.Fatalf("password in the file: exit %d\n%s", r.code, r.err)
 	}
 }
+
+// TestSignOffWorkbook: diff -o writes a sign-off .xlsx that apply takes;
+// a plan the change set creates that exists meanwhile is drift.
+func TestSignOffWorkbook(t *testing.T) {
+	s := newStateEnv(t, "")
+	v1 := s.csv("v1.csv", cAMT, 1, cWFS, 2)
+	cs := filepath.Join(s.dir, "signoff.xlsx")
+	if r := s.eepipe("diff", v1, "-o", cs); r.code != 1 || !strings.Contains(r.err, "Change set written") {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	// Someone creates the plan before the sign-off is applied.
+	if r := s.eepipe("apply", v1, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	s.srv.Sandbox.ResetStats()
+	r := s.eepipe("apply", cs, "--no-recalc")
+	if r.code != 1 || s.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "now holds plan") {
+		t.Fatalf("drifted create: exit %d, %d writes\n%s", r.code, s.srv.Sandbox.Stats().Writes, r.err)
+	}
+	// A fresh sign-off of a change applies once.
+	v2 := s.csv("v2.csv", cAMT, 7, cWFS, 2)
+	if r := s.eepipe("diff", v2, "-o", cs); r.code != 1 {
+		t.Fatalf("diff -o v2: exit %d\n%s", r.code, r.err)
+	}
+	if r := s.eepipe("apply", cs, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply sign-off: exit %d\n%s", r.code, r.err)
+	}
+	s.want("Stateful", cAMT, 7, cWFS, 2)
+	if r := s.eepipe("apply", cs, "--no-recalc"); r.code != 1 || !strings.Contains(r.err, "already applied by run") {
+		t.Fatalf("second apply: exit %d\n%s", r.code, r.err)
+	}
+}
