@@ -199,6 +199,7 @@ accounts:
 		{"diff.json", "the dry run's report: one line per input row, what would change"},
 		{"run.xlsx", "the apply's run report: one line per input row with outcome, plan, milestone and target ids, counters changed"},
 		{"run-again.json", "the second apply's report: everything unchanged"},
+		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
 	} {
 		fmt.Fprintf(out, "  %-16s %s\n", o.name, o.what)
 	}
