@@ -147,6 +147,17 @@ func (s *Store) init(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// Another process may have migrated meanwhile (SQLite: the
+		// transaction holds the write lock from its start).
+		var now sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM eepipe_schema`).Scan(&now); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if int(now.Int64) >= m.version {
+			tx.Rollback()
+			continue
+		}
 		for _, stmt := range strings.Split(strings.ReplaceAll(m.sql, "{ID}", id), ";") {
 			if strings.TrimSpace(stmt) == "" {
 				continue

@@ -311,3 +311,32 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreConcurrentFirstUse: several processes opening a new store at
+// once migrate it once.
+func TestStoreConcurrentFirstUse(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			where := loc(t)
+			var wg sync.WaitGroup
+			errs := make([]error, 6)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := Open(context.Background(), where)
+					if err == nil {
+						s.Close()
+					}
+					errs[i] = err
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
