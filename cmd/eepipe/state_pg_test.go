@@ -12,12 +12,13 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
 // TestThreeWayEndToEndPostgres runs the scenario through a
 // PostgreSQL store.
 func TestThreeWayEndToEndPostgres(t *testing.T) {
-	s := newStateEnv(t, statestore.TestPostgresURL(t))
+	s := newStateEnv(t, statestoretest.PostgresURL(t))
 	testThreeWay(t, s)
 }
 
@@ -36,7 +37,7 @@ func manyTargets(t *testing.T, path string, n int, value int) string {
 // second waits for the first's lock and then, comparing again under the
 // lock, finds nothing to write. Interleaved, both would write every target.
 func TestConcurrentAppliesPostgresNeverInterleave(t *testing.T) {
-	pg := statestore.TestPostgresURL(t)
+	pg := statestoretest.PostgresURL(t)
 	s := newStateEnvWith(t, sandbox.Options{Latency: 20 * time.Millisecond}, pg)
 	e := s.env
 	v1 := manyTargets(t, filepath.Join(e.dir, "v1.csv"), 6, 1)
@@ -68,7 +69,7 @@ func TestConcurrentAppliesPostgresNeverInterleave(t *testing.T) {
 // TestApplyLockHeldPostgres: an account locked by another run makes apply
 // exit 3 naming the holder, before any write.
 func TestApplyLockHeldPostgres(t *testing.T) {
-	pg := statestore.TestPostgresURL(t)
+	pg := statestoretest.PostgresURL(t)
 	s := newStateEnv(t, pg)
 	v1 := s.csv("v1.csv", cAMT, 1)
 	st, err := statestore.Open(context.Background(), pg)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
 // backends returns the locations to test: a fresh SQLite file always, and
@@ -18,7 +19,7 @@ import (
 func backends(t *testing.T) map[string]func(t *testing.T) string {
 	return map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "state.db") },
-		"postgres": func(t *testing.T) string { return TestPostgresURL(t) },
+		"postgres": func(t *testing.T) string { return statestoretest.PostgresURL(t) },
 	}
 }
 
@@ -216,7 +217,7 @@ func TestPostgresUnreachable(t *testing.T) {
 }
 
 func TestPostgresAccountLock(t *testing.T) {
-	loc := TestPostgresURL(t)
+	loc := statestoretest.PostgresURL(t)
 	ctx := context.Background()
 	a, b := open(t, loc), open(t, loc)
 	unlock, err := a.LockAccount(ctx, "svc", "acme", "ann@laptop (pid 1)", 0)
