@@ -8,6 +8,9 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	// The PostgreSQL driver.
+	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 // PostgresEnv names the environment variable that gives tests a
