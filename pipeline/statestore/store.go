@@ -386,7 +386,7 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		args = append(args, q.Account)
 	}
 	if q.PlanID != 0 || q.Counter != "" {
-		query += ` AND EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
+		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
 		if q.PlanID != 0 {
 			query += ` AND w.plan_id = ?`
 			args = append(args, q.PlanID)
@@ -394,6 +394,12 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		if q.Counter != "" {
 			query += ` AND c.counter = ?`
 			args = append(args, q.Counter)
+		}
+		query += `)`
+		if q.Counter == "" {
+			// A run that created or updated the plan without patching a target.
+			query += ` OR EXISTS (SELECT 1 FROM eepipe_plan_writes p WHERE p.run_id = r.id AND p.plan_id = ?)`
+			args = append(args, q.PlanID)
 		}
 		query += `)`
 	}
