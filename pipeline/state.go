@@ -158,7 +158,7 @@ type StateStore interface {
 	// Runs lists runs, oldest first.
 	Runs(ctx context.Context, q HistoryQuery) ([]RunRecord, error)
 	// LockAccount takes the store's lock on an account of a service,
-	// waiting up to wait; held by another run it returns a *LockHeldError.
+	// waiting up to wait; held by another run it returns a *StoreLockHeldError.
 	// The returned func releases it. Stores without shared locks return a
 	// no-op.
 	LockAccount(ctx context.Context, service, account, holder string, wait time.Duration) (func(), error)
@@ -171,15 +171,15 @@ type PlanWriteEntry struct {
 	PlanWrite
 }
 
-// LockHeldError is the failure to take an account's lock held by another run.
-type LockHeldError struct {
+// StoreLockHeldError is the failure to take an account's lock held by another run.
+type StoreLockHeldError struct {
 	Account string
 	Holder  string // who holds it, as the holder recorded itself
 	Since   time.Time
 	Waited  time.Duration
 }
 
-func (e *LockHeldError) Error() string {
+func (e *StoreLockHeldError) Error() string {
 	who := e.Holder
 	if who == "" {
 		who = "another eepipe run"

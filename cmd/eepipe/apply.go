@@ -335,7 +335,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
 		// Lock the accounts to write, then compare again under the lock:
 		// another host may have written while this run waited.
-		unlock, err := lockAccounts(ctx, st, cfg, cs, opts.State.LockWait)
+		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.State.lockWait())
 		if err != nil {
 			return err
 		}

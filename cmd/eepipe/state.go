@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -32,6 +33,8 @@ type stateFlags struct {
 	Overwrite bool          // --overwrite-service-changes (apply, diff)
 	LockWait  time.Duration // --lock-wait (apply)
 	Output    string        // -o FILE: diff writes the saved change set
+
+	lockWaitFlag *pflag.Flag // --lock-wait when registered by another part of apply
 }
 
 // register adds --state and --no-state; with write (apply, diff) also
@@ -44,9 +47,26 @@ func (sf *stateFlags) register(cmd *cobra.Command, write, lock bool) {
 	if write {
 		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters changed on the service since eepipe last wrote them (and conflicts)")
 	}
-	if lock && fl.Lookup("lock-wait") == nil {
-		fl.DurationVar(&sf.LockWait, "lock-wait", 0, "how long to wait for an account's lock held by another run before exiting 3")
+	if !lock {
+		return
 	}
+	// --lock-wait is shared with apply's local locks: when another part of
+	// apply registered it already, its value is read from there.
+	if f := fl.Lookup("lock-wait"); f != nil {
+		sf.lockWaitFlag = f
+		return
+	}
+	fl.DurationVar(&sf.LockWait, "lock-wait", 0, "how long to wait for an account's lock held by another run before exiting 3")
+}
+
+// lockWait returns --lock-wait.
+func (sf *stateFlags) lockWait() time.Duration {
+	if sf.lockWaitFlag != nil {
+		if d, err := time.ParseDuration(sf.lockWaitFlag.Value.String()); err == nil {
+			return d
+		}
+	}
+	return sf.LockWait
 }
 
 // resolveStateConfig sets cfg.State from the environment or the file (a
@@ -135,19 +155,19 @@ func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) erro
 	return r.j.PlanWritten(ctx, w)
 }
 
-// lockAccounts takes the store's lock on every account the change set
+// lockStoreAccounts takes the store's lock on every account the change set
 // writes to, in name order; a lock held past --lock-wait is fatal.
-func lockAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
+func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
 	var names []string
 	for _, d := range cs.Plans {
 		if d.Action.Changes() && !slices.Contains(names, d.Account) {
 			names = append(names, d.Account)
 		}
 	}
-	return lockNames(ctx, st, cfg, names, wait)
+	return lockStoreNames(ctx, st, cfg, names, wait)
 }
 
-func lockNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
+func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
 	slices.Sort(names)
 	var unlocks []func()
 	release := func() {

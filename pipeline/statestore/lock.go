@@ -43,7 +43,7 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 		}
 		waited := time.Since(start)
 		if waited >= wait {
-			e := &pipeline.LockHeldError{Account: account, Waited: waited.Round(time.Millisecond)}
+			e := &pipeline.StoreLockHeldError{Account: account, Waited: waited.Round(time.Millisecond)}
 			var since string
 			if err := conn.QueryRowContext(ctx, `SELECT holder, since FROM eepipe_locks WHERE lock_key = $1`, name).Scan(&e.Holder, &since); err == nil {
 				e.Since = parseTime(since)

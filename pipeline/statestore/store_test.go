@@ -225,9 +225,9 @@ func TestPostgresAccountLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b.LockAccount(ctx, "svc", "acme", "cron@host", 0)
-	var held *pipeline.LockHeldError
+	var held *pipeline.StoreLockHeldError
 	if !errors.As(err, &held) || held.Holder != "ann@laptop (pid 1)" || !strings.Contains(err.Error(), "ann@laptop") {
-		t.Fatalf("second lock = %v, want LockHeldError naming ann", err)
+		t.Fatalf("second lock = %v, want StoreLockHeldError naming ann", err)
 	}
 	// Another account is free.
 	other, err := b.LockAccount(ctx, "svc", "bluecrane", "cron@host", 0)
