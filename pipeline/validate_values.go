@@ -13,6 +13,7 @@ import (
 // Flat table column names. Every reader (flat and grid) uses these as the
 // keys of Record.Cells, next to the counter names of the catalog.
 const (
+	ColAccount             = "account"
 	ColCompanyVAT          = "company_vat_number"
 	ColCompanyRegistration = "company_registration_number"
 	ColCompanyIDNumber     = "company_id_number"
@@ -32,7 +33,7 @@ const (
 var FlatColumns = []string{
 	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
 	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
-	ColYearNumber, ColFinancialYear, ColTargetType,
+	ColYearNumber, ColFinancialYear, ColTargetType, ColAccount,
 }
 
 // IsFlatColumn reports whether name is one of FlatColumns.

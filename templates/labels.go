@@ -55,6 +55,8 @@ var MetaFields = []MetaField{
 		Help: "One of the sectors in the drop-down, or blank."},
 	{Key: "scorecard_id", Label: "Scorecard ID", Aliases: []string{"Scorecard"}, Kind: MetaIdentifier,
 		Help: "scorecard_...: links the plan to a scorecard; on create it pre-fills the baseline."},
+	{Key: "account", Label: "Account", Aliases: []string{"Account name"}, Kind: MetaText,
+		Help: "The configured eepipe account the plan belongs to (exports fill it in). Blank: the company or the plan id decides."},
 }
 
 // Normalize folds a label for matching: lower case, every run of characters
