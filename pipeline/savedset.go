@@ -271,7 +271,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
 		d := Diff(in, nil, DiffOptions{})
 		d.Account = sp.Account
-		if found := plansByKey(list, c.Name, c.StartDate, nil); len(found) > 0 {
+		if found := MatchPlans(list, 0, c.Name, c.StartDate, nil); len(found) > 0 {
 			drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
 				sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
 		}

@@ -73,7 +73,7 @@ passed; the report is still written with what was compared).`,
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
-	opts.State.register(cmd, false, false)
+	opts.State.register(cmd, false)
 	return cmd
 }
 

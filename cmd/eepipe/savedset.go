@@ -84,7 +84,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
 	if st != nil && st.Postgres() {
-		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.State.lockWait())
+		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
 		if err != nil {
 			return err
 		}

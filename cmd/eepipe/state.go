@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -26,20 +25,18 @@ import (
 // envState names the state store in the environment (over state: in the file).
 const envState = "EEPIPE_STATE"
 
-// stateFlags are the state store flags of apply, diff and reconcile.
+// stateFlags are the state store flags of apply, diff, reconcile and history.
 type stateFlags struct {
-	Path      string        // --state: an SQLite file or a postgres:// URL
-	NoState   bool          // --no-state
-	Overwrite bool          // --overwrite-service-changes (apply, diff)
-	LockWait  time.Duration // --lock-wait (apply)
-	Output    string        // -o FILE: diff writes the saved change set
-
-	lockWaitFlag *pflag.Flag // --lock-wait when registered by another part of apply
+	Path      string // --state: an SQLite file or a postgres:// URL
+	NoState   bool   // --no-state
+	Overwrite bool   // --overwrite-service-changes (apply, diff)
+	Output    string // -o FILE: diff writes the saved change set
 }
 
 // register adds --state and --no-state; with write (apply, diff) also
-// --overwrite-service-changes; with lock (apply) --lock-wait.
-func (sf *stateFlags) register(cmd *cobra.Command, write, lock bool) {
+// --overwrite-service-changes. apply's --lock-wait (schedule.go) also
+// bounds the wait for an account's lock in a PostgreSQL store.
+func (sf *stateFlags) register(cmd *cobra.Command, write bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&sf.Path, "state", "", "the state store: an SQLite `FILE` or a postgres:// URL (default: state: in the configuration, "+
 		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
@@ -47,26 +44,6 @@ func (sf *stateFlags) register(cmd *cobra.Command, write, lock bool) {
 	if write {
 		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters changed on the service since eepipe last wrote them (and conflicts)")
 	}
-	if !lock {
-		return
-	}
-	// --lock-wait is shared with apply's local locks: when another part of
-	// apply registered it already, its value is read from there.
-	if f := fl.Lookup("lock-wait"); f != nil {
-		sf.lockWaitFlag = f
-		return
-	}
-	fl.DurationVar(&sf.LockWait, "lock-wait", 0, "how long to wait for an account's lock held by another run before exiting 3")
-}
-
-// lockWait returns --lock-wait.
-func (sf *stateFlags) lockWait() time.Duration {
-	if sf.lockWaitFlag != nil {
-		if d, err := time.ParseDuration(sf.lockWaitFlag.Value.String()); err == nil {
-			return d
-		}
-	}
-	return sf.LockWait
 }
 
 // resolveStateConfig sets cfg.State from the environment or the file (a
