@@ -66,13 +66,13 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 func inPlanForTest() *pipeline.InputPlan {
 	return &pipeline.InputPlan{Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: "all_employees",
-			Counters: map[string]int64{"number_of_african_male_top_managers": 1}}}}
+			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 1})}}}
 }
 
 func storedForTest() *pipeline.Plan {
 	return &pipeline.Plan{ID: 17, Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
 		Milestones: []pipeline.Milestone{{ID: 170, YearNumber: 1, StartDate: pipeline.MustDate("2025-09-01"), Targets: []pipeline.Target{
-			{ID: 1700, TargetType: "all_employees", Counters: map[string]int64{"number_of_african_male_top_managers": 9}}}}}}
+			{ID: 1700, TargetType: "all_employees", Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 9})}}}}}
 }
 
 func TestHistoryReports(t *testing.T) {

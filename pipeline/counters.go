@@ -16,18 +16,24 @@ import (
 // the server's value alone", and in a stored target a counter the service
 // did not send.
 //
-// A target of 90 counters takes 90 values and two words of presence bits
-// instead of a 90-entry map (about 0.8 KB instead of 3.6 KB), and two
-// targets of one catalog compare in a loop over two arrays.
+// Values are held as 32-bit integers while every value fits (head counts
+// do), and as 64-bit ones from the first that does not: a target of 90
+// counters takes about 0.5 KB instead of the 3.6 KB of a 90-entry map, and
+// two targets of one catalog compare in a loop over two arrays.
 //
-// The zero Counters has no catalog and every counter blank; Put gives it
-// the default catalog. Copying a Counters shares its values (like a map):
-// use Clone for an independent copy. Counters are not safe for concurrent
-// writes.
-type Counters struct {
-	cat  *Catalog
-	vals []int64  // by catalog index; meaningless where blank
-	set  []uint64 // presence bits by catalog index
+// Counters is a reference, like a map: copies share their values, and a
+// change through one (Set, Put, Remove) is seen through all. Use Clone for
+// an independent copy. The zero Counters has no catalog and every counter
+// blank; Put gives it the default catalog. Counters are not safe for
+// concurrent writes.
+type Counters struct{ d *counterData }
+
+type counterData struct {
+	cat   *Catalog
+	set   []uint64 // presence bits by catalog index
+	small []int32  // values by catalog index while all fit in 32 bits; nil once big is used
+	big   []int64  // values by catalog index once one does not fit
+	bits  [2]uint64
 }
 
 // NewCounters returns Counters of cat (nil means the default catalog) with
@@ -37,7 +43,28 @@ func NewCounters(cat *Catalog) Counters {
 		cat = defaultCatalog
 	}
 	n := len(cat.names)
-	return Counters{cat: cat, vals: make([]int64, n), set: make([]uint64, (n+63)/64)}
+	d := &counterData{cat: cat, small: make([]int32, n)}
+	d.setBits(make([]uint64, (n+63)/64))
+	return Counters{d}
+}
+
+// setBits makes d's presence bits a copy of bits, inside d when they fit.
+func (d *counterData) setBits(bits []uint64) {
+	if len(bits) <= len(d.bits) {
+		d.bits = [2]uint64{}
+		d.set = d.bits[:len(bits)]
+		copy(d.set, bits)
+		return
+	}
+	d.set = slices.Clone(bits)
+}
+
+// value returns the value at i, set or not.
+func (d *counterData) value(i int) int64 {
+	if d.small != nil {
+		return int64(d.small[i])
+	}
+	return d.big[i]
 }
 
 // CountersOf returns the counters of m (name to value; every name is set).
@@ -59,7 +86,7 @@ func CountersOf(m map[string]int64) Counters {
 	}
 	c := NewCounters(extendedCatalog(defaultCatalog, extra))
 	for name, v := range m {
-		c.Set(c.cat.index[name], v)
+		c.Set(c.d.cat.index[name], v)
 	}
 	return c
 }
@@ -70,7 +97,7 @@ func CountersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
 	c := NewCounters(cat)
 	var unknown []string
 	for name, v := range m {
-		if i := c.cat.Index(name); i >= 0 {
+		if i := c.d.cat.Index(name); i >= 0 {
 			c.Set(i, v)
 		} else {
 			unknown = append(unknown, name)
@@ -82,15 +109,28 @@ func CountersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
 
 // Catalog returns the catalog the counters are laid out by; nil for the
 // zero Counters.
-func (c Counters) Catalog() *Catalog { return c.cat }
+func (c Counters) Catalog() *Catalog {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.cat
+}
 
 // Len returns the number of slots (the catalog's length), blank or not.
-func (c Counters) Len() int { return len(c.vals) }
+func (c Counters) Len() int {
+	if c.d == nil {
+		return 0
+	}
+	return len(c.d.cat.names)
+}
 
 // Count returns the number of counters set.
 func (c Counters) Count() int {
+	if c.d == nil {
+		return 0
+	}
 	n := 0
-	for _, w := range c.set {
+	for _, w := range c.d.set {
 		n += bits.OnesCount64(w)
 	}
 	return n
@@ -98,7 +138,10 @@ func (c Counters) Count() int {
 
 // IsEmpty reports whether every counter is blank.
 func (c Counters) IsEmpty() bool {
-	for _, w := range c.set {
+	if c.d == nil {
+		return true
+	}
+	for _, w := range c.d.set {
 		if w != 0 {
 			return false
 		}
@@ -107,35 +150,53 @@ func (c Counters) IsEmpty() bool {
 }
 
 // IsBlank reports whether the counter at catalog index i is blank.
-func (c Counters) IsBlank(i int) bool { return c.set[i>>6]&(1<<(uint(i)&63)) == 0 }
+func (c Counters) IsBlank(i int) bool { return c.d.set[i>>6]&(1<<(uint(i)&63)) == 0 }
 
 // Get returns the value at catalog index i and whether it is set.
 func (c Counters) Get(i int) (int64, bool) {
 	if c.IsBlank(i) {
 		return 0, false
 	}
-	return c.vals[i], true
+	return c.d.value(i), true
 }
 
 // Set sets the counter at catalog index i to v.
 func (c Counters) Set(i int, v int64) {
-	c.vals[i] = v
-	c.set[i>>6] |= 1 << (uint(i) & 63)
+	d := c.d
+	switch {
+	case d.small == nil:
+		d.big[i] = v
+	case v == int64(int32(v)):
+		d.small[i] = int32(v)
+	default:
+		d.big = make([]int64, len(d.small))
+		for j, x := range d.small {
+			d.big[j] = int64(x)
+		}
+		d.small = nil
+		d.big[i] = v
+	}
+	d.set[i>>6] |= 1 << (uint(i) & 63)
 }
 
 // Clear makes the counter at catalog index i blank.
 func (c Counters) Clear(i int) {
-	c.vals[i] = 0
-	c.set[i>>6] &^= 1 << (uint(i) & 63)
+	d := c.d
+	if d.small != nil {
+		d.small[i] = 0
+	} else {
+		d.big[i] = 0
+	}
+	d.set[i>>6] &^= 1 << (uint(i) & 63)
 }
 
 // ByName returns the value of the counter name and whether it is set
 // (false when the catalog lacks name).
 func (c Counters) ByName(name string) (int64, bool) {
-	if c.cat == nil {
+	if c.d == nil {
 		return 0, false
 	}
-	i, ok := c.cat.index[name]
+	i, ok := c.d.cat.index[name]
 	if !ok {
 		return 0, false
 	}
@@ -143,38 +204,48 @@ func (c Counters) ByName(name string) (int64, bool) {
 }
 
 // Name returns the name of the counter at catalog index i.
-func (c Counters) Name(i int) string { return c.cat.names[i] }
+func (c Counters) Name(i int) string { return c.d.cat.names[i] }
 
 // Put sets the counter name to v. A name the catalog lacks is not
-// dropped: c is laid out again by its catalog followed by the name (the
-// zero Counters starts from the default catalog).
+// dropped: the counters are laid out again by their catalog followed by
+// the name, seen through every copy (the zero Counters starts from the
+// default catalog, in c only).
 func (c *Counters) Put(name string, v int64) {
-	if c.cat == nil {
+	if c.d == nil {
 		*c = NewCounters(nil)
 	}
-	i, ok := c.cat.index[name]
+	i, ok := c.d.cat.index[name]
 	if !ok {
-		*c = c.relayout(extendedCatalog(c.cat, []string{name}))
-		i = c.cat.index[name]
+		nd := c.relayout(extendedCatalog(c.d.cat, []string{name})).d
+		c.d.cat, c.d.small, c.d.big = nd.cat, nd.small, nd.big
+		c.d.setBits(nd.set)
+		i = c.d.cat.index[name]
 	}
 	c.Set(i, v)
 }
 
 // Remove makes the counter name blank (nothing when the catalog lacks it).
 func (c Counters) Remove(name string) {
-	if c.cat == nil {
+	if c.d == nil {
 		return
 	}
-	if i, ok := c.cat.index[name]; ok {
+	if i, ok := c.d.cat.index[name]; ok {
 		c.Clear(i)
 	}
 }
 
-// Each calls f with the name and value of every counter set, in catalog order.
+// Each calls f with the index, name and value of every counter set, in
+// catalog order.
 func (c Counters) Each(f func(i int, name string, v int64)) {
-	for i := range c.vals {
-		if !c.IsBlank(i) {
-			f(i, c.cat.names[i], c.vals[i])
+	if c.d == nil {
+		return
+	}
+	d := c.d
+	for w, word := range d.set {
+		for word != 0 {
+			i := w<<6 + bits.TrailingZeros64(word)
+			word &= word - 1
+			f(i, d.cat.names[i], d.value(i))
 		}
 	}
 }
@@ -183,9 +254,17 @@ func (c Counters) Each(f func(i int, name string, v int64)) {
 // order.
 func (c Counters) All() iter.Seq2[string, int64] {
 	return func(yield func(string, int64) bool) {
-		for i := range c.vals {
-			if !c.IsBlank(i) && !yield(c.cat.names[i], c.vals[i]) {
-				return
+		if c.d == nil {
+			return
+		}
+		d := c.d
+		for w, word := range d.set {
+			for word != 0 {
+				i := w<<6 + bits.TrailingZeros64(word)
+				word &= word - 1
+				if !yield(d.cat.names[i], d.value(i)) {
+					return
+				}
 			}
 		}
 	}
@@ -215,27 +294,26 @@ func (c Counters) Map() map[string]int64 {
 
 // Clone returns an independent copy.
 func (c Counters) Clone() Counters {
-	return Counters{cat: c.cat, vals: slices.Clone(c.vals), set: slices.Clone(c.set)}
+	if c.d == nil {
+		return Counters{}
+	}
+	d := &counterData{cat: c.d.cat, small: slices.Clone(c.d.small), big: slices.Clone(c.d.big)}
+	d.setBits(c.d.set)
+	return Counters{d}
 }
 
 // Equal reports whether c and o set the same counters to the same values
 // (whatever their catalogs).
 func (c Counters) Equal(o Counters) bool {
-	if sameLayout(c.cat, o.cat) {
-		for w := range c.set {
-			if c.set[w] != o.set[w] {
-				return false
-			}
-		}
-		for i := range c.vals {
-			if !c.IsBlank(i) && c.vals[i] != o.vals[i] {
-				return false
-			}
-		}
-		return true
-	}
 	if c.Count() != o.Count() {
 		return false
+	}
+	if c.d != nil && o.d != nil && sameLayout(c.d.cat, o.d.cat) {
+		for w := range c.d.set {
+			if c.d.set[w] != o.d.set[w] {
+				return false
+			}
+		}
 	}
 	for name, v := range c.All() {
 		if w, ok := o.ByName(name); !ok || w != v {
@@ -246,15 +324,16 @@ func (c Counters) Equal(o Counters) bool {
 }
 
 // In returns c laid out by cat, and the names of counters set in c that
-// cat lacks (in c's catalog order), which are left out.
+// cat lacks (in c's catalog order), which are left out. It returns c
+// itself when its layout is cat's.
 func (c Counters) In(cat *Catalog) (Counters, []string) {
-	if sameLayout(c.cat, cat) {
+	if sameLayout(c.Catalog(), cat) {
 		return c, nil
 	}
 	out := NewCounters(cat)
 	var lost []string
 	c.Each(func(_ int, name string, v int64) {
-		if i := out.cat.Index(name); i >= 0 {
+		if i := out.d.cat.Index(name); i >= 0 {
 			out.Set(i, v)
 		} else {
 			lost = append(lost, name)
@@ -267,15 +346,15 @@ func (c Counters) In(cat *Catalog) (Counters, []string) {
 // value in from (when set there). The copy's catalog is c's, extended by
 // from's counters it lacks, so nothing of either is lost.
 func (c Counters) FillBlanks(from Counters) Counters {
-	cat := c.cat
+	cat := c.Catalog()
 	if cat == nil {
-		cat = from.cat
+		cat = from.Catalog()
 	}
 	if cat == nil {
 		return Counters{}
 	}
 	var extra []string
-	if !sameLayout(cat, from.cat) {
+	if !sameLayout(cat, from.Catalog()) {
 		from.Each(func(_ int, name string, _ int64) {
 			if !cat.Has(name) {
 				extra = append(extra, name)
@@ -283,16 +362,8 @@ func (c Counters) FillBlanks(from Counters) Counters {
 		})
 	}
 	out := c.relayout(extendedCatalog(cat, extra))
-	if sameLayout(out.cat, from.cat) {
-		for i := range out.vals {
-			if out.IsBlank(i) && !from.IsBlank(i) {
-				out.Set(i, from.vals[i])
-			}
-		}
-		return out
-	}
 	from.Each(func(_ int, name string, v int64) {
-		if i := out.cat.index[name]; out.IsBlank(i) {
+		if i := out.d.cat.index[name]; out.IsBlank(i) {
 			out.Set(i, v)
 		}
 	})
@@ -313,24 +384,28 @@ type CounterDelta struct {
 // catalog order: same counts those equal in both; each other counter set
 // in next is passed to f (blank counters of next are never compared).
 func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
-	fast := sameLayout(next.cat, old.cat)
-	for w, bitsSet := range next.set {
-		for bitsSet != 0 {
-			i := w<<6 + bits.TrailingZeros64(bitsSet)
-			bitsSet &= bitsSet - 1
-			v := next.vals[i]
+	if next.d == nil {
+		return 0
+	}
+	nd := next.d
+	fast := old.d != nil && sameLayout(nd.cat, old.d.cat)
+	for w, word := range nd.set {
+		for word != 0 {
+			i := w<<6 + bits.TrailingZeros64(word)
+			word &= word - 1
+			v := nd.value(i)
 			var o int64
 			var known bool
 			if fast {
 				o, known = old.Get(i)
 			} else {
-				o, known = old.ByName(next.cat.names[i])
+				o, known = old.ByName(nd.cat.names[i])
 			}
 			if known && o == v {
 				same++
 				continue
 			}
-			f(CounterDelta{Index: i, Name: next.cat.names[i], New: v, Old: o, OldKnown: known})
+			f(CounterDelta{Index: i, Name: nd.cat.names[i], New: v, Old: o, OldKnown: known})
 		}
 	}
 	return same
@@ -339,7 +414,7 @@ func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
 // MarshalJSON writes the counters set as a JSON object, name to value,
 // with the names sorted (as encoding/json writes a map).
 func (c Counters) MarshalJSON() ([]byte, error) {
-	if c.cat == nil {
+	if c.d == nil {
 		return []byte("null"), nil
 	}
 	var b strings.Builder
@@ -374,14 +449,14 @@ func (c *Counters) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// relayout returns c's counters in cat's layout; cat must hold every
-// counter set in c.
+// relayout returns a copy of c's counters in cat's layout; cat must hold
+// every counter set in c.
 func (c Counters) relayout(cat *Catalog) Counters {
-	if c.cat == cat && cat != nil {
+	if c.Catalog() == cat && cat != nil {
 		return c.Clone()
 	}
 	out := NewCounters(cat)
-	c.Each(func(_ int, name string, v int64) { out.Set(out.cat.index[name], v) })
+	c.Each(func(_ int, name string, v int64) { out.Set(out.d.cat.index[name], v) })
 	return out
 }
 

@@ -85,6 +85,22 @@ func TestCountersMapRoundTrip(t *testing.T) {
 		if got := p.Map(); !maps.Equal(got, want) {
 			t.Fatalf("after Put/Remove: %v, want %v", got, want)
 		}
+		// A clone is equal and independent; a copy shares.
+		if p.Catalog() == nil {
+			p = NewCounters(nil) // a copy of the zero Counters shares nothing yet
+		}
+		cl, cp := p.Clone(), p
+		if !maps.Equal(cl.Map(), want) || !cl.Equal(p) {
+			t.Fatalf("clone %v, want %v", cl.Map(), want)
+		}
+		cp.Put("number_of_african_male_top_managers", 1<<40)
+		cp.Put("number_of_venus_female_top_managers", 7)
+		if v, _ := p.ByName("number_of_venus_female_top_managers"); v != 7 {
+			t.Fatal("a copy's Put is not seen through the original")
+		}
+		if !maps.Equal(cl.Map(), want) {
+			t.Fatalf("the clone changed with the original: %v", cl.Map())
+		}
 		// JSON writes what a map writes.
 		j1, err := json.Marshal(c)
 		if err != nil {

@@ -257,9 +257,9 @@ func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, 
 func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift func(Drift)) (*PlanDiff, error) {
 	in := &InputPlan{}
 	for _, st := range sp.Targets {
-		t := &InputTarget{Origin: Origin{File: st.File}, YearNumber: st.YearNumber, TargetType: st.TargetType, Counters: map[string]int64{}}
+		t := &InputTarget{Origin: Origin{File: st.File}, YearNumber: st.YearNumber, TargetType: st.TargetType}
 		for _, c := range st.Counters {
-			t.Counters[c.Counter] = c.New
+			t.Counters.Put(c.Counter, c.New)
 		}
 		in.Targets = append(in.Targets, t)
 	}
@@ -328,7 +328,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 			continue
 		}
 		for _, c := range st.Counters {
-			now, ok := tgt.Counters[c.Counter]
+			now, ok := tgt.Counters.ByName(c.Counter)
 			if c.Expected != nil && (!ok || now != *c.Expected) {
 				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter,
 					Detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})

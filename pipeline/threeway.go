@@ -243,9 +243,8 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 	}
 	if t.Input != nil {
 		w.File = t.Input.Origin.File
-		for _, name := range sortedCounters(t.Input.Counters) {
+		for name, v := range t.Input.Counters.All() {
 			if !sent[name] {
-				v := t.Input.Counters[name]
 				w.Counters = append(w.Counters, CounterWrite{Counter: name, Before: ptr(v), After: v})
 			}
 		}
