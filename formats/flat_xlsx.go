@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -272,7 +273,10 @@ func flatZeroPadWidth(code string) int {
 	return len(code)
 }
 
-// sharedStrings loads the shared string table once.
+// sharedStrings loads the shared string table once, within bounds: at
+// most flatMaxSSTStrings entries and flatMaxSSTBytes of text, each entry
+// at most MaxCellChars characters, each XML token at most flatMaxToken.
+// The error says what is wrong with the table.
 func (b *flatBook) sharedStrings() ([]string, error) {
 	if b.sstDone {
 		return b.sst, b.sstErr
@@ -286,53 +290,95 @@ func (b *flatBook) sharedStrings() ([]string, error) {
 	}
 	rc, err := b.open(b.sstPath)
 	if err != nil {
-		b.sstErr = err
-		return nil, err
+		b.sstErr = fmt.Errorf("the shared string table (%s) cannot be read: %w", b.sstPath, err)
+		return nil, b.sstErr
 	}
 	defer rc.Close()
-	d := xml.NewDecoder(rc)
+	b.sst, b.sstErr = flatReadSST(rc)
+	if b.sstErr != nil {
+		b.sstErr = fmt.Errorf("the shared string table (%s) cannot be read: %w", b.sstPath, b.sstErr)
+	}
+	return b.sst, b.sstErr
+}
+
+// flatReadSST reads a shared string table part. On an error it returns the
+// entries read before it.
+func flatReadSST(r io.Reader) ([]string, error) {
+	sc := newFlatXMLScanner(r)
 	var (
-		cur       strings.Builder
+		sst       []string
+		total     int
+		cur       []byte
 		inT, inSI bool
 		skip      int // depth inside rPh (phonetic runs), not part of the text
 	)
 	for {
-		tok, err := d.Token()
+		err := sc.next()
 		if err == io.EOF {
-			break
+			if inSI {
+				return sst, fmt.Errorf("entry %d is not closed: the part is truncated or damaged", len(sst))
+			}
+			return sst, nil
 		}
 		if err != nil {
-			b.sstErr = errFlatDamaged
-			return nil, b.sstErr
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "si":
-				inSI = true
-				cur.Reset()
-			case "rPh":
-				skip++
-			case "t":
-				inT = inSI && skip == 0
+			if errors.Is(err, errOversized) {
+				return sst, fmt.Errorf("at entry %d: %w", len(sst), err)
 			}
-		case xml.EndElement:
-			switch t.Name.Local {
+			return sst, fmt.Errorf("at entry %d: the XML is malformed (the workbook is damaged)", len(sst))
+		}
+		switch sc.kind {
+		case flatTokStart:
+			switch flatName(sc.name) {
 			case "si":
-				inSI = false
-				b.sst = append(b.sst, flatDecodeEscapes(cur.String()))
+				inSI, cur, skip = true, cur[:0], 0
 			case "rPh":
-				skip--
+				if !sc.self {
+					skip++
+				}
+			case "t":
+				inT = inSI && skip == 0 && !sc.self
+			}
+			if sc.self && flatName(sc.name) == "si" {
+				inSI = false
+				if len(sst) >= flatMaxSSTStrings {
+					return sst, limitErrorf("the file is oversized or damaged: the table has more than %d entries", flatMaxSSTStrings)
+				}
+				sst = append(sst, "")
+			}
+		case flatTokEnd:
+			switch flatName(sc.name) {
+			case "si":
+				if !inSI {
+					continue
+				}
+				inSI = false
+				if len(sst) >= flatMaxSSTStrings {
+					return sst, limitErrorf("the file is oversized or damaged: the table has more than %d entries", flatMaxSSTStrings)
+				}
+				if flatTooManyChars(cur) {
+					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+				}
+				total += len(cur)
+				if total > flatMaxSSTBytes {
+					return sst, limitErrorf("the file is oversized or damaged: the table holds more than %s of text", sizeText(flatMaxSSTBytes))
+				}
+				sst = append(sst, flatDecodeEscapes(string(cur)))
+			case "rPh":
+				if skip > 0 {
+					skip--
+				}
 			case "t":
 				inT = false
 			}
-		case xml.CharData:
+		case flatTokText:
 			if inT {
-				cur.Write(t)
+				cur = append(cur, sc.text...)
+				if len(cur) > flatMaxCellBytes {
+					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+				}
 			}
 		}
 	}
-	return b.sst, nil
 }
 
 // decodeOOXMLEscapes turns _xHHHH_ escapes of OOXML strings into characters.
@@ -509,6 +555,11 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		pending    []byte // an open field's text, moving to the next batch
 		lastCol    int
 	)
+	// fail ends the scan with an error at a cell of the current row (col
+	// 0: the row).
+	fail := func(col int, err error) {
+		finish(&flatScanError{row: row, col: col, err: err})
+	}
 	// cell returns the cell being read, for a change. The cells of a row
 	// that has ended are passed on as they were then: a change after that
 	// (a stray element after </row>, a second </row>) goes to a copy, as
@@ -532,6 +583,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			if cur != -1 && field == "v" {
 				c := cell()
 				c.vStart, c.vEnd, c.hasV = fieldStart, len(batch.text), true
+				if flatTooManyChars(batch.text[c.vStart:c.vEnd]) {
+					fail(lastCol, flatCellTooLong())
+					return true
+				}
 			}
 			field = ""
 		case "f":
@@ -546,6 +601,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 					c.iStart, c.hasInline = fieldStart, true
 				}
 				c.iEnd = len(batch.text)
+				if flatTooManyChars(batch.text[c.iStart:c.iEnd]) {
+					fail(lastCol, flatCellTooLong())
+					return true
+				}
 			}
 			field = ""
 		case "c":
@@ -573,7 +632,14 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			return
 		}
 		if err != nil {
-			finish(errFlatDamaged)
+			if !errors.Is(err, errOversized) {
+				err = errFlatDamaged
+			}
+			if inRow {
+				fail(0, err)
+			} else {
+				finish(err)
+			}
 			return
 		}
 		switch sc.kind {
@@ -603,19 +669,46 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				inRow, sealed = true, false
 				rowFrom, rowTo = len(batch.cells), len(batch.cells)
 				lastCol = 0
+				prev := row
 				row++
-				if v, ok := flatAtoi(sc.attr("r")); ok && v > 0 {
+				if r := sc.attr("r"); r != nil {
+					v, ok := flatAtoi(r)
+					if !ok || v < 1 || v > excelize.TotalRows {
+						fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", flatQuotePrefix(r), excelize.TotalRows))
+						return
+					}
+					if v <= prev {
+						row = v
+						fail(0, fmt.Errorf("row %d comes again after row %d (rows must be in order, each once); the sheet is damaged", v, prev))
+						return
+					}
 					row = v
 				}
 			case "c":
 				if !inRow {
 					break
 				}
+				if len(batch.cells)-rowFrom >= MaxRowCells {
+					fail(0, limitErrorf("the file is oversized or damaged: the row has more than %d cells (a row has columns A to XFD)", MaxRowCells))
+					return
+				}
 				batch.cells = append(batch.cells, flatRawCell{})
 				cur = len(batch.cells) - 1
 				c := &batch.cells[cur]
 				if ref := sc.attr("r"); ref != nil {
-					c.col = flatColumnOf(ref)
+					col, refRow := flatCellRef(ref)
+					switch {
+					case col == 0:
+						fail(lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", flatQuotePrefix(ref), excelize.TotalRows))
+						return
+					case refRow != row:
+						fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", flatQuotePrefix(ref), row))
+						return
+					case col <= lastCol:
+						fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", flatQuotePrefix(ref), flatColumnLetters(lastCol)))
+						return
+					}
+					c.col = col
 				}
 				if v, ok := flatAtoi(sc.attr("s")); ok {
 					c.style = v
@@ -623,6 +716,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				c.typ = flatName(sc.attr("t"))
 				if c.col == 0 {
 					c.col = lastCol + 1
+					if c.col > MaxRowCells {
+						fail(0, limitErrorf("the file is oversized or damaged: the row has a cell past the last column XFD"))
+						return
+					}
 				}
 				lastCol = c.col
 			case "v", "f", "t":
@@ -646,6 +743,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		case flatTokText:
 			if field == "v" || field == "t" {
 				batch.text = append(batch.text, sc.text...)
+				if n := len(batch.text) - fieldStart; n > flatMaxCellBytes || (field == "t" && cur >= 0 && batch.cells[cur].hasInline && len(batch.text)-batch.cells[cur].iStart > flatMaxCellBytes) {
+					fail(lastCol, flatCellTooLong())
+					return
+				}
 			}
 		case flatTokEnd:
 			if end(flatName(sc.name)) {
@@ -653,6 +754,50 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			}
 		}
 	}
+}
+
+// flatScanError is an error at a row (col 0) or cell of a sheet.
+type flatScanError struct {
+	row, col int
+	err      error
+}
+
+func (e *flatScanError) Error() string { return e.err.Error() }
+func (e *flatScanError) Unwrap() error { return e.err }
+
+// origin places the error in a sheet.
+func (e *flatScanError) origin(file, sheet string) pipeline.Origin {
+	o := pipeline.Origin{File: file, Sheet: sheet, Row: e.row}
+	if e.col > 0 && e.col <= MaxRowCells && e.row > 0 {
+		o.Column = e.col
+		o.Cell = flatColumnLetters(e.col) + strconv.Itoa(e.row)
+	}
+	return o
+}
+
+func flatCellTooLong() error {
+	return limitErrorf("the file is oversized or damaged: the cell holds more than %d characters, the most a cell holds", MaxCellChars)
+}
+
+// flatTooManyChars reports whether text has more characters than a cell
+// holds.
+func flatTooManyChars(text []byte) bool {
+	return len(text) > MaxCellChars && utf8.RuneCount(text) > MaxCellChars
+}
+
+// flatColumnLetters returns the letters of a column number (1 is A).
+func flatColumnLetters(col int) string {
+	s, err := excelize.ColumnNumberToName(col)
+	if err != nil {
+		return strconv.Itoa(col)
+	}
+	return s
+}
+
+// flatQuotePrefix returns at most the first bytes of a value found in a
+// file, for a message.
+func flatQuotePrefix(b []byte) string {
+	return pipeline.Excerpt(string(b))
 }
 
 // flatName returns the names and cell types the reader knows as constants
@@ -707,10 +852,21 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		if !rc.hasV {
 			return c
 		}
-		sst, _ := b.sharedStrings()
-		i, err := flatIndex(bytes.TrimSpace(rc.value))
-		if err != nil || i < 0 || i >= len(sst) {
+		sst, sstErr := b.sharedStrings()
+		v := bytes.TrimSpace(rc.value)
+		i, err := flatIndex(v)
+		switch {
+		case err != nil || i < 0:
 			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", flatQuotePrefix(v))
+			return c
+		case i >= len(sst) && sstErr != nil:
+			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell's text is shared string %d, and %v", i, sstErr)
+			return c
+		case i >= len(sst):
+			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell's text is shared string %d, but the workbook's shared string table has only %d entries; the workbook is damaged", i, len(sst))
 			return c
 		}
 		return flatTextCell(c, sst[i])
@@ -1010,7 +1166,10 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		emitted++
 		return true
 	})
-	if err != nil {
+	var se *flatScanError
+	if errors.As(err, &se) {
+		ps.Errorf(se.origin(file, info.name), "", "the sheet cannot be read to the end: %v", se.err)
+	} else if err != nil {
 		ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "the sheet cannot be read to the end: %v", err)
 	} else if emitted == 0 {
 		ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")

@@ -48,7 +48,7 @@ type flatXMLAttr struct {
 var errFlatXML = errors.New("malformed XML")
 
 // flatScanBuf is the scanner's initial buffer size; it grows for longer
-// tokens.
+// tokens, up to flatMaxToken.
 const flatScanBuf = 64 << 10
 
 func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
@@ -74,7 +74,11 @@ func (s *flatXMLScanner) more() bool {
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
-		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+		if len(s.buf) >= flatMaxToken {
+			s.rerr = errFlatTokenTooLong
+			return false
+		}
+		s.buf = append(s.buf, make([]byte, min(len(s.buf), flatMaxToken-len(s.buf)))...)
 	}
 	got, empty := false, 0
 	for s.end < len(s.buf) {
@@ -99,9 +103,6 @@ func (s *flatXMLScanner) more() bool {
 func (s *flatXMLScanner) next() error {
 	for {
 		if s.pos == s.end && !s.more() {
-			if s.rerr == io.EOF {
-				return io.EOF
-			}
 			return s.rerr
 		}
 		b := s.buf[s.pos:s.end]
@@ -123,6 +124,9 @@ func (s *flatXMLScanner) next() error {
 					s.setText(b)
 					s.pos = s.end
 					return nil
+				}
+				if errors.Is(s.rerr, errOversized) {
+					return s.rerr
 				}
 				return errFlatXML
 			}
@@ -356,6 +360,25 @@ func appendXMLUnescaped(dst, b []byte) []byte {
 		}
 		b = b[j+1:]
 	}
+}
+
+// flatCellRef returns the column and row numbers of a cell reference such
+// as "AB12" (case-insensitive), or 0, 0 when it is not one (past column
+// XFD or row 1,048,576 included).
+func flatCellRef(ref []byte) (col, row int) {
+	col = flatColumnOf(ref)
+	if col == 0 {
+		return 0, 0
+	}
+	i := 0
+	for i < len(ref) && ref[i] > '9' {
+		i++
+	}
+	row, ok := flatAtoi(ref[i:])
+	if !ok || row < 1 || row > 1<<20 || ref[i] == '0' {
+		return 0, 0
+	}
+	return col, row
 }
 
 // flatColumnOf returns the column number of a cell reference such as

@@ -37,7 +37,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	for _, p := range ps {
 		r := ProblemRow{
 			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
-			Column: p.Origin.Column, Header: p.Origin.Header, Value: p.Value, Message: p.Message,
+			Column: p.Origin.Column, Header: p.Origin.Header, Value: pipeline.Excerpt(p.Value), Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
 		if p.Origin.Sheet != "" {
