@@ -1,8 +1,10 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -28,7 +30,11 @@ const (
 // every problem of the file, with links to the cells, is added at the end.
 // It returns how many cells were marked.
 func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
-	f, err := excelize.OpenFile(src)
+	limit, err := annotateCheckSize(src)
+	if err != nil {
+		return 0, fmt.Errorf("annotate %s: %w", src, err)
+	}
+	f, err := excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %s", src, flatExcelizeError(err))
 	}
@@ -214,4 +220,32 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 		}
 	}
 	return f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+}
+
+// annotateMaxUncompressed bounds a workbook annotated: excelize reads it
+// whole into memory.
+const annotateMaxUncompressed = 256 << 20
+
+// annotateCheckSize checks, before excelize opens src, that it is a
+// regular file whose zip archive is sound and unpacks to at most
+// annotateMaxUncompressed; it returns the limit to give excelize.
+func annotateCheckSize(src string) (int64, error) {
+	st, err := os.Stat(src)
+	if err != nil {
+		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, errors.New(readNotRegular(st.Mode()))
+	}
+	file, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	book, err := openFlatBook(file, st.Size(), Limits{MaxUncompressed: annotateMaxUncompressed})
+	if err != nil {
+		return 0, err
+	}
+	total, _ := book.plausibleSize()
+	return total + 1<<20, nil
 }

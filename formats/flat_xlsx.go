@@ -3,6 +3,7 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -30,16 +31,18 @@ import (
 
 // flatBook is an opened XLSX package with what the flat reader needs.
 type flatBook struct {
-	zr       *zip.Reader
-	files    map[string]*zip.File
-	sheets   []flatSheetInfo
-	date1904 bool
-	xfs      []flatXF // cellXfs by index
-	sstPath  string
-	sst      []string
-	sstErr   error
-	sstDone  bool
-	texts    map[string]string // inline strings read, which repeat from row to row
+	zr        *zip.Reader
+	files     map[string]*zip.File
+	sheets    []flatSheetInfo
+	date1904  bool
+	xfs       []flatXF // cellXfs by index
+	sstPath   string
+	sst       []string
+	sstErr    error
+	sstDone   bool
+	scanErr   error             // the first error that stops every read (noteScanError)
+	scanErrAt pipeline.Origin   // where
+	texts     map[string]string // inline strings read, which repeat from row to row
 }
 
 type flatSheetInfo struct {
@@ -64,8 +67,11 @@ var (
 
 var flatOLEMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
-// openFlatBook opens an XLSX package for streaming reads.
-func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
+// openFlatBook opens an XLSX package for streaming reads, within the
+// limits: the archive's list of parts, the total size its parts unpack to
+// (archive/zip holds each part to the size it declares) and each part's
+// compression ratio are checked before anything is unpacked.
+func openFlatBook(r io.ReaderAt, size int64, lim Limits) (*flatBook, error) {
 	head := make([]byte, 8)
 	n, _ := r.ReadAt(head, 0)
 	head = head[:n]
@@ -80,6 +86,9 @@ func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
 		}
 		return nil, errFlatNotZip
 	}
+	if err := flatCheckCentralDir(r, size); err != nil {
+		return nil, err
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, errFlatDamaged
@@ -87,6 +96,13 @@ func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
 	b := &flatBook{zr: zr, files: make(map[string]*zip.File, len(zr.File))}
 	for _, f := range zr.File {
 		b.files[strings.TrimPrefix(strings.ReplaceAll(f.Name, "\\", "/"), "/")] = f
+	}
+	total, ok := b.plausibleSize()
+	if !ok {
+		return nil, errFlatDamaged
+	}
+	if max := lim.maxUncompressed(); total > max {
+		return nil, limitErrorf("the file is oversized or damaged: the workbook unpacks to %s, more than the limit of %s (--max-uncompressed)", sizeText(total), sizeText(max))
 	}
 	if err := b.readWorkbook(); err != nil {
 		return nil, err
@@ -117,10 +133,52 @@ func (b *flatBook) plausibleSize() (int64, bool) {
 		}
 		total += f.UncompressedSize64
 	}
-	if total > 1<<34 {
+	if total > 1<<40 {
 		return 0, false
 	}
-	return int64(total) + 1<<20, true
+	return int64(total), true
+}
+
+// flatCheckCentralDir checks the size of the zip archive's central
+// directory (its list of parts), which zip.NewReader reads whole, from the
+// end-of-directory record, before the archive is opened.
+func flatCheckCentralDir(r io.ReaderAt, size int64) error {
+	const eocdLen, maxComment = 22, 1 << 16
+	tailLen := min(size, eocdLen+maxComment)
+	tail := make([]byte, tailLen)
+	if _, err := r.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
+		return errFlatDamaged
+	}
+	i := bytes.LastIndex(tail, []byte("PK\x05\x06"))
+	if i < 0 || len(tail)-i < eocdLen {
+		return nil // zip.NewReader says the archive is damaged
+	}
+	cdSize := uint64(binary.LittleEndian.Uint32(tail[i+12:]))
+	if cdSize == 0xFFFFFFFF && i >= 20 && bytes.HasPrefix(tail[i-20:], []byte("PK\x06\x07")) {
+		// Zip64: the size is in the zip64 end-of-directory record.
+		off := int64(binary.LittleEndian.Uint64(tail[i-20+8:]))
+		rec := make([]byte, 56)
+		if off < 0 || off > size-56 {
+			return errFlatDamaged
+		}
+		if _, err := r.ReadAt(rec, off); err != nil || !bytes.HasPrefix(rec, []byte("PK\x06\x06")) {
+			return errFlatDamaged
+		}
+		cdSize = binary.LittleEndian.Uint64(rec[40:])
+	}
+	if cdSize > flatMaxCentralDir {
+		return limitErrorf("the file is oversized or damaged: its zip archive's list of parts takes %s, more than the %s an XLSX workbook needs", sizeText(int64(min(cdSize, 1<<62))), sizeText(flatMaxCentralDir))
+	}
+	return nil
+}
+
+// openMeta returns a reader of a part decoded whole (workbook,
+// relationships, styles), which must be at most flatMaxMetaPart.
+func (b *flatBook) openMeta(name string) (io.ReadCloser, error) {
+	if f, ok := b.files[name]; ok && f.UncompressedSize64 > flatMaxMetaPart {
+		return nil, limitErrorf("the file is oversized or damaged: its part %s unpacks to %s, more than the %s such a part needs", flatQuotePrefix([]byte(name)), sizeText(int64(min(f.UncompressedSize64, 1<<62))), sizeText(flatMaxMetaPart))
+	}
+	return b.open(name)
 }
 
 // open returns a reader of a part; damaged entries give errFlatDamaged.
@@ -144,7 +202,7 @@ type flatRel struct {
 
 func (b *flatBook) rels(part string) ([]flatRel, error) {
 	name := path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
-	rc, err := b.open(name)
+	rc, err := b.openMeta(name)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +235,7 @@ func (b *flatBook) readWorkbook() error {
 	if _, ok := b.files[wbPath]; !ok {
 		return errFlatNoWB
 	}
-	rc, err := b.open(wbPath)
+	rc, err := b.openMeta(wbPath)
 	if err != nil {
 		return err
 	}
@@ -234,7 +292,7 @@ func (b *flatBook) readStyles() {
 	if stylesPath == "" {
 		return
 	}
-	rc, err := b.open(stylesPath)
+	rc, err := b.openMeta(stylesPath)
 	if err != nil {
 		return
 	}
@@ -1010,7 +1068,7 @@ func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
 // flatHeaderFound scans the first rows of a sheet for the flat header.
 func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 	found, headerRow := false, 0
-	_ = b.scanSheet(info, func(row int, cells []flatRawCell) bool {
+	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row > flatHeaderRows {
 			return false
 		}
@@ -1026,7 +1084,25 @@ func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 		}
 		return true
 	})
+	b.noteScanError(info, err)
 	return headerRow, found
+}
+
+// noteScanError keeps the first error of a scan that makes the workbook
+// unreadable whatever its layout: a limit passed (an oversized or damaged
+// part) or a malformed cell reference, which excelize would read as
+// another cell. Other damage is left to the reader of the layout found.
+func (b *flatBook) noteScanError(info flatSheetInfo, err error) {
+	if b.scanErr != nil || err == nil || errors.Is(err, errFlatDamaged) {
+		return
+	}
+	o := pipeline.Origin{Sheet: info.name}
+	var se *flatScanError
+	if errors.As(err, &se) {
+		o = se.origin("", info.name)
+		err = se.err
+	}
+	b.scanErr, b.scanErrAt = err, o
 }
 
 // findFlatSheet picks the sheet of the flat table: Targets when present and
@@ -1176,21 +1252,30 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 	}
 }
 
-// readXLSX reads one workbook: the flat table when there is one, else the
-// grid plan sheets.
+// readXLSX reads one workbook with the default limits.
 func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	readXLSXLimited(file, r, size, Limits{}, cat, emit, ps)
+}
+
+// readXLSXLimited reads one workbook: the flat table when there is one,
+// else the grid plan sheets.
+func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	defer func() {
-		if v := recover(); v != nil {
-			ps.Errorf(fileOrigin, "", "the workbook cannot be read: it is damaged or not a valid XLSX file (%v)", v)
-		}
-	}()
-	book, err := openFlatBook(r, size)
+	book, err := openFlatBook(r, size, lim)
 	if err != nil {
 		ps.Errorf(fileOrigin, "", "%v", err)
 		return
 	}
 	sheet, headerRow, hidden, ok := book.findFlatSheet()
+	if book.scanErr == nil && book.sstErr != nil && errors.Is(book.sstErr, errOversized) {
+		book.scanErr = book.sstErr
+	}
+	if book.scanErr != nil {
+		o := book.scanErrAt
+		o.File = file
+		ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
+		return
+	}
 	if ok {
 		for _, other := range book.sheets {
 			if other.hidden || other.name == sheet.name {
@@ -1266,14 +1351,20 @@ func (b *flatBook) gridSheetAt(file string, info flatSheetInfo) (pipeline.Origin
 // flat table.
 func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	// excelize allocates each part's declared size up front; a damaged or
-	// hostile archive declaring gigabytes must not get that far.
-	limit, ok := book.plausibleSize()
+	// excelize reads the parts whole into memory (it allocates each
+	// part's declared size up front); a workbook read as grid sheets is
+	// held to gridMaxUncompressed before excelize opens it.
+	total, ok := book.plausibleSize()
 	if !ok {
 		ps.Errorf(fileOrigin, "", "%v", errFlatDamaged)
 		return
 	}
-	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{UnzipSizeLimit: limit})
+	if total > gridMaxUncompressed {
+		ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it unpacks to %s, more than the %s a grid workbook may", flatHeaderRows, sizeText(total), sizeText(gridMaxUncompressed)))
+		return
+	}
+	limit := total + 1<<20
+	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
 	if err != nil {
 		ps.Errorf(fileOrigin, "", "the workbook cannot be read: %v", flatExcelizeError(err))
 		return

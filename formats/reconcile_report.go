@@ -353,7 +353,9 @@ func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
 		return out
 	}
 	var ps pipeline.Problems
-	readInputFile(src, kind, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
+	// Only the places are wanted: a file that cannot be read (or a reader
+	// that fails) leaves them unknown.
+	_ = readInputFile(src, kind, Limits{}, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
 		k := rrPlace(rec.Origin)
 		if _, seen := out[k]; seen {
 			return

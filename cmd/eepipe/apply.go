@@ -153,9 +153,9 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 		cat = c
 	}
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	batch, err := f.readFiles(args, cat)
 	if err != nil {
-		return nil, nil, exitf(ExitInvalid, "%v", err)
+		return nil, nil, err
 	}
 	if len(accounts) > 1 {
 		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)

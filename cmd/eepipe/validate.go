@@ -81,9 +81,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		cat = c
 	}
 	log := f.Logger()
-	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat})
+	batch, err := f.readFiles(opts.Args, cat)
 	if err != nil {
-		return exitf(ExitInvalid, "%v", err)
+		return err
 	}
 	if n, err := validateAccounts(f); err != nil {
 		return err
