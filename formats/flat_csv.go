@@ -100,6 +100,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		cells        map[string]pipeline.Cell
 		emitted      int
 	)
+	nextLine := skipped + 1 // where the next record starts, as far as known
 	for {
 		fields, err := cr.Read()
 		bound.recordDone()
@@ -108,8 +109,16 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		}
 		var le *csvLimitError
 		if errors.As(err, &le) {
-			ps.Errorf(pipeline.Origin{File: file, Row: le.line}, "", "%v; the rest of the file was not read", le)
+			line := le.line
+			if le.record {
+				line = nextLine
+			}
+			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
 			return
+		}
+		if err == nil && len(fields) > 0 {
+			last := len(fields) - 1
+			nextLine = pos(last) + strings.Count(fields[last], "\n") + 1
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -356,14 +365,14 @@ type csvBoundReader struct {
 	line     int // the line being read, 1-based
 	sinceNL  int // bytes since the last line end
 	sinceRec int // bytes since the last record
-	recLine  int // the line the current record starts on
 	err      error
 }
 
 // csvLimitError is a CSV line or record beyond its bound.
 type csvLimitError struct {
-	line int
-	msg  string
+	line   int
+	record bool // a record too long (its first line is known to the caller)
+	msg    string
 }
 
 func (e *csvLimitError) Error() string { return e.msg }
@@ -372,15 +381,12 @@ func (e *csvLimitError) Error() string { return e.msg }
 func (e *csvLimitError) Is(target error) bool { return target == errOversized }
 
 func (b *csvBoundReader) recordDone() {
-	b.sinceRec, b.recLine = 0, b.line
+	b.sinceRec = 0
 }
 
 func (b *csvBoundReader) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
-	}
-	if b.recLine == 0 {
-		b.recLine = b.line
 	}
 	n, err := b.r.Read(p)
 	for rest := p[:n]; len(rest) > 0; {
@@ -397,7 +403,7 @@ func (b *csvBoundReader) Read(p []byte) (int, error) {
 	case b.sinceNL > csvMaxLine:
 		b.err = &csvLimitError{line: b.line, msg: fmt.Sprintf("the file is oversized or damaged: the line is longer than %s (no CSV table has such lines)", sizeText(csvMaxLine))}
 	case b.sinceRec > csvMaxRecord+64<<10:
-		b.err = &csvLimitError{line: b.recLine, msg: fmt.Sprintf("the file is oversized or damaged: the record starting on this line is longer than %s (a quoted field that never ends?)", sizeText(csvMaxRecord))}
+		b.err = &csvLimitError{record: true, msg: fmt.Sprintf("the file is oversized or damaged: the record starting on this line is longer than %s (a quoted field that never ends?)", sizeText(csvMaxRecord))}
 	}
 	if b.err != nil {
 		return n, b.err

@@ -107,7 +107,9 @@ func openFlatBook(r io.ReaderAt, size int64, lim Limits) (*flatBook, error) {
 	if err := b.readWorkbook(); err != nil {
 		return nil, err
 	}
-	b.readStyles()
+	if err := b.readStyles(); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -281,8 +283,9 @@ func (b *flatBook) readWorkbook() error {
 }
 
 // readStyles reads the cell formats; a missing or damaged styles part only
-// means every number is a plain number.
-func (b *flatBook) readStyles() {
+// means every number is a plain number, but one beyond flatMaxMetaPart is
+// an oversized file.
+func (b *flatBook) readStyles() error {
 	var stylesPath string
 	for name := range b.files {
 		if strings.HasSuffix(name, "styles.xml") && strings.HasPrefix(name, "xl/") {
@@ -290,11 +293,14 @@ func (b *flatBook) readStyles() {
 		}
 	}
 	if stylesPath == "" {
-		return
+		return nil
 	}
 	rc, err := b.openMeta(stylesPath)
 	if err != nil {
-		return
+		if errors.Is(err, errOversized) {
+			return err
+		}
+		return nil
 	}
 	defer rc.Close()
 	var ss struct {
@@ -307,7 +313,7 @@ func (b *flatBook) readStyles() {
 		} `xml:"cellXfs>xf"`
 	}
 	if err := xml.NewDecoder(rc).Decode(&ss); err != nil {
-		return
+		return nil
 	}
 	codes := map[int]string{}
 	for _, nf := range ss.NumFmts {
@@ -318,6 +324,7 @@ func (b *flatBook) readStyles() {
 		code := codes[xf.NumFmtID]
 		b.xfs[i] = flatXF{date: isDateFormat(xf.NumFmtID, code), padTo: flatZeroPadWidth(code)}
 	}
+	return nil
 }
 
 // zeroPadWidth returns the width of a number format made only of zeros
