@@ -203,8 +203,9 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
+			// The value is still read, so that the row's other checks
+			// speak of it; the error keeps it from being sent.
 			errAt(c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
-			continue
 		}
 		v.give(col, s)
 		if c.Kind == CellNumber {

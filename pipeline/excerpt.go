@@ -2,11 +2,14 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
 // MaxQuoted is the most characters of a value that a message quotes.
 const MaxQuoted = 120
+
+const excerptTail = " characters in all)"
 
 // Excerpt returns a value for quoting in a message: the value itself when
 // it has at most MaxQuoted characters, else its first MaxQuoted
@@ -15,13 +18,13 @@ const MaxQuoted = 120
 // value goes through it (Problem.String, Problems.Errorf and Warnf, and
 // the report writers).
 func Excerpt(s string) string {
-	if len(s) <= MaxQuoted {
-		return s
+	if len(s) <= MaxQuoted || (strings.HasSuffix(s, excerptTail) && len(s) <= 4*MaxQuoted+64) {
+		return s // short, or an excerpt already
 	}
 	n := 0
 	for i := range s {
 		if n == MaxQuoted {
-			return fmt.Sprintf("%s… (%d characters in all)", s[:i], utf8.RuneCountInString(s))
+			return fmt.Sprintf("%s… (%d%s", s[:i], utf8.RuneCountInString(s), excerptTail)
 		}
 		n++
 	}

@@ -34,7 +34,11 @@ func (f *Factory) readFiles(paths []string, cat *pipeline.Catalog) (*pipeline.Ba
 	if err != nil {
 		return nil, err
 	}
-	batch, err := formats.ReadFiles(paths, opts)
+	read := formats.ReadFiles
+	if f.readFilesFunc != nil {
+		read = f.readFilesFunc
+	}
+	batch, err := read(paths, opts)
 	if errors.Is(err, formats.ErrInternal) {
 		var ie *formats.InternalError
 		if errors.As(err, &ie) && f.Verbose {

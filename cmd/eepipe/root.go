@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -85,6 +87,8 @@ type Factory struct {
 	MaxUncompressed string
 
 	logger *zap.Logger
+	// readFilesFunc replaces formats.ReadFiles in tests.
+	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
 }
 
 // Logger returns the run's logger: console format on a terminal, JSON
