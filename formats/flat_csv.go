@@ -196,7 +196,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}}
 			if strings.TrimSpace(f) != "" {
 				c.Kind = pipeline.CellText
-				c.Text = strings.ToValidUTF8(f, "\uFFFD")
+				c.Text = CSVUnsafeField(strings.ToValidUTF8(f, "\uFFFD"))
 				nonBlank = true
 			}
 			rec.Cells[name] = c

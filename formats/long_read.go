@@ -90,7 +90,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		for col, name := range t.plan {
 			c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(col - 1), Column: col, Header: name}}
 			if v := fields[col-1]; strings.TrimSpace(v) != "" {
-				c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+				c.Kind, c.Text = pipeline.CellText, CSVUnsafeField(strings.ToValidUTF8(v, "\uFFFD"))
 			}
 			rec.Cells[name] = c
 		}
@@ -119,7 +119,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 	v := fields[t.value-1]
 	c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(t.value - 1), Column: t.value, Header: name}}
 	if strings.TrimSpace(v) != "" {
-		c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+		c.Kind, c.Text = pipeline.CellText, CSVUnsafeField(strings.ToValidUTF8(v, "\uFFFD"))
 	}
 	rec.Cells[name] = c
 }

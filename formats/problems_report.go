@@ -137,7 +137,7 @@ func writeProblemsCSV(w io.Writer, ps pipeline.Problems) error {
 		_, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n")
 		return err
 	}
-	return gocsv.Marshal(rows, w)
+	return gocsv.MarshalCSV(rows, newCSVWriter(w))
 }
 
 var reportColumns = []string{"Severity", "File", "Location", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}

@@ -56,7 +56,7 @@ var ReconcileCSVHeader = []string{
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
@@ -453,6 +453,17 @@ func CommentText(c excelize.Comment) string {
 // CSV line and column numbers. Counter fields and ids become numbers;
 // everything else stays text, so identifiers keep their leading zeros.
 func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
+	// The copy is made in memory: only a regular file of a bounded size.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", errors.New(readNotRegular(st.Mode()))
+	}
+	if st.Size() > annotateMaxUncompressed {
+		return nil, "", limitErrorf("the file is oversized: %s, more than the %s a copy is made of", sizeText(st.Size()), sizeText(annotateMaxUncompressed))
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
@@ -500,7 +511,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		}
 		row := make([]any, len(rec))
 		for i, v := range rec {
-			row[i] = v
+			row[i] = CSVUnsafeField(v)
 			if i < len(numeric) && numeric[i] {
 				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 					row[i] = n
