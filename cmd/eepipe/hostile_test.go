@@ -4,11 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
@@ -119,5 +122,43 @@ func TestLongPlanNameBounded(t *testing.T) {
 	}
 	if len(out)+len(stderr) > 8<<10 {
 		t.Errorf("the report is %d bytes: the value is quoted whole", len(out)+len(stderr))
+	}
+}
+
+// TestScheduledRunRemovesOrphanTemps: a run with --output-dir removes the
+// temporary files a killed run left there, and nothing else.
+func TestScheduledRunRemovesOrphanTemps(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process ids are not checked")
+	}
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	orphan := filepath.Join(dir, ".export.xlsx.tmp-"+strconv.Itoa(child.Process.Pid)+"-77")
+	keep := filepath.Join(dir, "export-2026-11-22T0300Z.xlsx")
+	for _, p := range []string{orphan, keep} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chtimes(p, old, old)
+	}
+	var out, errOut bytes.Buffer
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Now: time.Now, Getenv: func(string) string { return "" }}
+	ctx, r, err := startRun(t.Context(), f, "export", &scheduleOptions{OutputDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.finish(ctx, nil)
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("the orphaned temporary file is still there")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("an output was removed: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "removed a temporary file a killed run left") {
+		t.Errorf("log:\n%s", errOut.String())
 	}
 }

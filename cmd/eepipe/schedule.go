@@ -110,6 +110,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 			f.Logger().Warn("took over a stale lock: its process is gone", fields...)
 		}
 	}
+	r.removeOrphanTemps()
 	if o.MaxDuration > 0 {
 		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
 	} else {
