@@ -30,6 +30,8 @@ type flatXMLScanner struct {
 	self  bool          // the start tag closes itself (<c/>)
 	pool  [][]byte      // decoded attribute values, reused
 	tbuf  []byte        // decoded text, when it has references
+
+	maxToken int // the buffer's bound: a longer token is errFlatTokenTooLong
 }
 
 type flatTokKind int
@@ -52,7 +54,13 @@ var errFlatXML = errors.New("malformed XML")
 const flatScanBuf = 64 << 10
 
 func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
-	return &flatXMLScanner{r: r, buf: make([]byte, flatScanBuf)}
+	return newFlatXMLScannerMax(r, flatMaxToken)
+}
+
+// newFlatXMLScannerMax returns a scanner whose tokens are bounded by
+// maxToken bytes (tests and fuzzing use small bounds).
+func newFlatXMLScannerMax(r io.Reader, maxToken int) *flatXMLScanner {
+	return &flatXMLScanner{r: r, buf: make([]byte, min(flatScanBuf, maxToken)), maxToken: maxToken}
 }
 
 // Results of scanning a token in the buffer: more input is needed, or the
@@ -74,11 +82,11 @@ func (s *flatXMLScanner) more() bool {
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
-		if len(s.buf) >= flatMaxToken {
+		if len(s.buf) >= s.maxToken {
 			s.rerr = errFlatTokenTooLong
 			return false
 		}
-		s.buf = append(s.buf, make([]byte, min(len(s.buf), flatMaxToken-len(s.buf)))...)
+		s.buf = append(s.buf, make([]byte, min(len(s.buf), s.maxToken-len(s.buf)))...)
 	}
 	got, empty := false, 0
 	for s.end < len(s.buf) {
