@@ -12,11 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -190,13 +188,7 @@ func hostileReadInProcess(t testing.TB, path string, limit int64) (peak int64, o
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("helper: %v\n%s", err, buf.String())
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peak = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-		if runtime.GOOS == "darwin" {
-			peak = int64(ru.Maxrss)
-		}
-	}
-	return peak, buf.String()
+	return hostilePeakRSS(cmd.ProcessState), buf.String()
 }
 
 // TestHostileHelperProcess is the child of hostileReadInProcess.
@@ -367,46 +359,6 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 				t.Fatalf("problems %v, want one at A2 with %q", ps, tc.want)
 			}
 		})
-	}
-}
-
-// TestSpecialFilesRefused: a named pipe, a character device and a socket
-// are refused, named for what they are, without opening them (a FIFO
-// would block for ever); a folder's special entries too.
-func TestSpecialFilesRefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "x.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	cases := map[string]string{fifo: "is a named pipe (FIFO), not a regular file"}
-	if _, err := os.Stat("/dev/zero"); err == nil {
-		cases["/dev/zero"] = "" // kind from the name: unsupported
-	}
-	batch, err := ReadFiles([]string{fifo}, ReadOptions{})
-	if err != nil || !strings.Contains(fmt.Sprint(batch.Problems), cases[fifo]) {
-		t.Fatalf("fifo: %v %v", err, batch.Problems)
-	}
-	// A folder holding the FIFO.
-	batch, err = ReadFiles([]string{dir}, ReadOptions{})
-	if err != nil || !strings.Contains(fmt.Sprint(batch.Problems), "named pipe") {
-		t.Fatalf("folder: %v %v", err, batch.Problems)
-	}
-	// A character device named .csv and .xlsx (through a symbolic link).
-	if _, err := os.Stat("/dev/zero"); err == nil {
-		for _, name := range []string{"zero.csv", "zero.xlsx"} {
-			link := filepath.Join(t.TempDir(), name)
-			if err := os.Symlink("/dev/zero", link); err != nil {
-				t.Skip(err)
-			}
-			batch, err := ReadFiles([]string{link}, ReadOptions{})
-			if err != nil || !strings.Contains(fmt.Sprint(batch.Problems), "is a character device, not a regular file") {
-				t.Fatalf("%s: %v %v", name, err, batch.Problems)
-			}
-		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,22 +64,6 @@ func TestValidateHostileFilesExitTwo(t *testing.T) {
 	}
 	if code, _, stderr := vtRun(t, "validate", "--max-uncompressed", "lots", badRef); code != ExitInvalid || !strings.Contains(stderr, "--max-uncompressed") {
 		t.Errorf("bad --max-uncompressed: exit %d\n%s", code, stderr)
-	}
-}
-
-// TestValidateSpecialFilesExitTwo: a FIFO named x.csv is refused at once
-// (never opened, so nothing hangs), named for what it is.
-func TestValidateSpecialFilesExitTwo(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
-	fifo := filepath.Join(t.TempDir(), "x.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip(err)
-	}
-	code, out, stderr := vtRun(t, "validate", fifo)
-	if code != ExitInvalid || !strings.Contains(out, "is a named pipe (FIFO), not a regular file") {
-		t.Fatalf("exit %d:\n%s\n%s", code, out, stderr)
 	}
 }
 
