@@ -145,3 +145,31 @@ func TestScheduledRunRemovesOrphanTemps(t *testing.T) {
 		t.Errorf("log:\n%s", errOut.String())
 	}
 }
+
+// TestExportCSVFormulaNameRoundTrip: a plan named like a formula is
+// exported to CSV neutralised (a leading quote), and applying the export
+// reads the name back exactly and sends nothing.
+func TestExportCSVFormulaNameRoundTrip(t *testing.T) {
+	e := newExEnv(t, nil)
+	e.createPlans(e.acme, `=HYPERLINK("http://evil","x")`, 1)
+	for _, layout := range []string{"flat", "long"} {
+		t.Run(layout, func(t *testing.T) {
+			out := e.path(layout + ".csv")
+			if code, stdout, stderr := e.run("export", "-o", out, "--company", exAcmeVAT, "--layout", layout); code != 0 {
+				t.Fatalf("export exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(raw), `'=HYPERLINK(""http://evil"",""x"")`) || strings.Contains(string(raw), `,"=HYPERLINK`) {
+				t.Fatalf("the name is not neutralised:\n%.600s", raw)
+			}
+			e.srv.Sandbox.ResetStats()
+			code, stdout, stderr := e.run("apply", out)
+			if code != 0 || e.srv.Sandbox.Stats().Writes != 0 {
+				t.Fatalf("apply of the export: exit %d, %d writes\n%s\n%s", code, e.srv.Sandbox.Stats().Writes, stdout, stderr)
+			}
+		})
+	}
+}
