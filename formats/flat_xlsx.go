@@ -1370,6 +1370,21 @@ func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidde
 		ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it unpacks to %s, more than the %s a grid workbook may", flatHeaderRows, sizeText(total), sizeText(gridMaxUncompressed)))
 		return
 	}
+	// excelize reads a malformed cell reference as some other cell, and
+	// a row of a million cells whole: every sheet is scanned first with
+	// the bounded reader, which rejects both at the cell.
+	for _, info := range book.sheets {
+		if info.path == "" {
+			continue
+		}
+		book.noteScanError(info, book.scanSheet(info, func(int, []flatRawCell) bool { return true }))
+		if book.scanErr != nil {
+			o := book.scanErrAt
+			o.File = file
+			ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
+			return
+		}
+	}
 	limit := total + 1<<20
 	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
 	if err != nil {

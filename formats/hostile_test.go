@@ -423,3 +423,19 @@ func TestReaderPanicIsInternal(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 }
+
+// TestGridBadCellReference: a workbook read as grid sheets (by excelize)
+// is scanned by the bounded reader first: a malformed reference anywhere
+// is an error at the cell, not a value moved to another cell.
+func TestGridBadCellReference(t *testing.T) {
+	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	rows := strings.Repeat(`<row><c t="inlineStr"><is><t>x</t></is></c></row>`, 30)
+	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
+	data := zipParts(small)
+	var ps pipeline.Problems
+	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, `"I7" is inside row 31`) })
+	if i < 0 || ps[i].Origin.Cell != "I31" || ps[i].Severity != pipeline.Error {
+		t.Fatalf("problems %v", ps)
+	}
+}
