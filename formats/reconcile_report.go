@@ -203,7 +203,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
 		f, csvSheet, err = rrWorkbookFromCSV(src)
 	} else {
-		f, err = excelize.OpenFile(src)
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
