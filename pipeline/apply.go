@@ -294,7 +294,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 			continue
 		}
 		tp.Go(func() {
-			_, err := svc.UpdateTarget(ctx, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -369,13 +369,6 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 				p = full
 			}
 			return p, notes, nil
-		}
-		if errors.Is(err, ErrRateLimited) && attempt < attempts+2 {
-			// Refused before it was applied: wait, then send it again.
-			if serr := r.opts.sleep(ctx, retryDelay(err, time.Duration(attempt)*time.Second)); serr != nil {
-				return nil, notes, &StoppedError{Cause: serr}
-			}
-			continue
 		}
 		if errors.Is(err, ErrStopped) {
 			return nil, notes, err

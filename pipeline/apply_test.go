@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -200,31 +201,30 @@ func TestLostCreateIsAdopted(t *testing.T) {
 		}
 	}
 
+	// A 429 on create is waited out by the client's retry policy
+	// (planapi.TestRateLimitedCreateWaitedOut); here the create is unclear.
 	w.crane.failCreates = 1
-	w.crane.rateLimited = 1
-	var slept []time.Duration
-	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
-	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 {
-		t.Errorf("a 429 on create must be waited out once, slept %v", slept)
-	}
-	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 3 {
+	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
+	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 2 {
 		t.Fatalf("unclear create not applied must be sent again: ok=%v plans=%d creates=%d", rep.OK(), len(w.crane.plans), w.crane.count("create"))
 	}
 }
 
-func TestRateLimitedCreateHonoursRetryAfter(t *testing.T) {
+// TestRateLimitedCreateLeftToClient: the pipeline does not re-send a create
+// refused with 429: the client's one retry policy did that already (see
+// planapi.TestRateLimitedCreateWaitedOut), so a 429 that reaches the
+// pipeline fails the plan, without a wait of the pipeline's own.
+func TestRateLimitedCreateLeftToClient(t *testing.T) {
 	w := newWorld()
 	w.crane.rateLimited = 1
-	w.crane.rateLimitWait = 7 * time.Second
 	var slept []time.Duration
 	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
 	_, rep := run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Later", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 || slept[0] != 7*time.Second {
-		t.Fatalf("slept %v, want the service's Retry-After of 7s", slept)
+	if len(slept) != 0 || w.crane.count("create") != 1 {
+		t.Fatalf("slept %v, %d creates: the pipeline must leave 429s to the client", slept, w.crane.count("create"))
 	}
-	if !rep.OK() || len(w.crane.plans) != 1 {
-		t.Fatalf("create not applied after the wait: ok=%v plans=%d", rep.OK(), len(w.crane.plans))
+	if rep.OK() || len(w.crane.plans) != 0 || !errors.Is(rep.Plans[0].Err, ErrRateLimited) {
+		t.Fatalf("ok=%v plans=%d err=%v", rep.OK(), len(w.crane.plans), rep.Plans[0].Err)
 	}
 }
 
@@ -473,5 +473,34 @@ func TestDryRunSummaryCountsWhatWouldBePatched(t *testing.T) {
 	}
 	if w.acme.count("create") != 0 {
 		t.Fatal("a dry run created a plan")
+	}
+}
+
+// patchingService is a fake service that can patch without answering the
+// target back (a TargetPatcher), as planapi's is.
+type patchingService struct {
+	*fakeService
+	patches atomic.Int64
+}
+
+func (s *patchingService) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	s.patches.Add(1)
+	_, err := s.fakeService.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	return err
+}
+
+// TestApplyPatchesWithoutReadingBack: when the service is a TargetPatcher,
+// apply patches through it (the answer is not decoded), through the gate:
+// the request counts are the same.
+func TestApplyPatchesWithoutReadingBack(t *testing.T) {
+	w := newWorld()
+	ps := &patchingService{fakeService: w.acme}
+	w.accounts[0].Service = ps
+	_, rep := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 0}, map[string]int64{wfs: 4})}, RunOptions{NoRecalc: true})
+	if !rep.OK() {
+		t.Fatalf("run not ok: %+v", rep.Summary())
+	}
+	if n := ps.patches.Load(); n == 0 || n != int64(w.acme.count("target")) || rep.Requests.ByKind["update_target"] != n {
+		t.Errorf("%d patches through PatchTarget, %d target calls, %d counted", n, w.acme.count("target"), rep.Requests.ByKind["update_target"])
 	}
 }

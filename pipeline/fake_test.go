@@ -25,13 +25,12 @@ type fakeService struct {
 	maxSeen  atomic.Int64
 	delay    time.Duration
 
-	lostCreates   int           // creates applied whose answer is lost
-	failCreates   int           // creates refused with an unclear outcome before being applied
-	rateLimited   int           // creates refused with 429
-	rateLimitWait time.Duration // with rateLimited: the Retry-After the 429 carries
-	conflicts     int           // recalculations answered 409 before one is accepted
-	unauthorized  bool          // every call fails with ErrUnauthorized
-	failTarget    int64         // target id whose patch fails with ErrInvalid
+	lostCreates  int   // creates applied whose answer is lost
+	failCreates  int   // creates refused with an unclear outcome before being applied
+	rateLimited  int   // creates refused with 429
+	conflicts    int   // recalculations answered 409 before one is accepted
+	unauthorized bool  // every call fails with ErrUnauthorized
+	failTarget   int64 // target id whose patch fails with ErrInvalid
 }
 
 func newFakeService(ids *atomic.Int64, scorecards ...string) *fakeService {
@@ -126,9 +125,6 @@ func (s *fakeService) CreatePlan(ctx context.Context, np NewPlan) (*Plan, error)
 	defer s.mu.Unlock()
 	if s.rateLimited > 0 {
 		s.rateLimited--
-		if s.rateLimitWait > 0 {
-			return nil, retryAfterErr{s.rateLimitWait}
-		}
 		return nil, fmt.Errorf("429: %w", ErrRateLimited)
 	}
 	if s.failCreates > 0 {
@@ -313,10 +309,3 @@ const (
 	wfs = "number_of_white_female_senior_managers"
 	ifu = "number_of_indian_female_unskilled_employees"
 )
-
-// retryAfterErr is a 429 that carries the service's Retry-After.
-type retryAfterErr struct{ wait time.Duration }
-
-func (e retryAfterErr) Error() string                  { return "429 (retry after " + e.wait.String() + ")" }
-func (e retryAfterErr) Is(target error) bool           { return target == ErrRateLimited }
-func (e retryAfterErr) RetryAfterDelay() time.Duration { return e.wait }

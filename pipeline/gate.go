@@ -193,6 +193,12 @@ func (s gatedService) UpdateTarget(ctx context.Context, planID, milestoneID, tar
 	return out, err
 }
 
+func (s gatedService) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	return s.g.do(ctx, kindTarget, false, func(c context.Context) error {
+		return patchTarget(c, s.svc, planID, milestoneID, targetID, counters)
+	})
+}
+
 func (s gatedService) RecalculateScorecard(ctx context.Context, id string) error {
 	return s.g.do(ctx, kindRecalc, false, func(c context.Context) error { return s.svc.RecalculateScorecard(c, id) })
 }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // Plan is a plan as the service stores it. Empty ScorecardID and Sector mean
@@ -58,7 +57,8 @@ type PlanChange struct {
 func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
 
 // PlanService is what the pipeline needs of the plan API for one account.
-// apiclient satisfies it; every call is made with that account's key pair.
+// planapi satisfies it over the wire client; every call is made with that
+// account's key pair.
 type PlanService interface {
 	ListPlans(ctx context.Context) ([]Plan, error)
 	GetPlan(ctx context.Context, id int64) (*Plan, error)
@@ -94,21 +94,21 @@ type Account struct {
 	Service   PlanService
 }
 
-// RetryAfterError is implemented by errors that carry the service's
-// Retry-After wait (a 429 or 503 answer); the pipeline honours it before
-// sending a refused request again.
-type RetryAfterError interface {
-	error
-	RetryAfterDelay() time.Duration
+// TargetPatcher is implemented by a PlanService that can set a target's
+// counters without reading the stored target back (the client then skips
+// decoding the answer). Apply uses it when the service has it.
+type TargetPatcher interface {
+	PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error
 }
 
-// retryDelay returns the wait err asks for, or fallback when it asks none.
-func retryDelay(err error, fallback time.Duration) time.Duration {
-	var ra RetryAfterError
-	if errors.As(err, &ra) && ra.RetryAfterDelay() > 0 {
-		return ra.RetryAfterDelay()
+// patchTarget sets counters through svc's PatchTarget when it has one, and
+// through UpdateTarget otherwise.
+func patchTarget(ctx context.Context, svc PlanService, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	if tp, ok := svc.(TargetPatcher); ok {
+		return tp.PatchTarget(ctx, planID, milestoneID, targetID, counters)
 	}
-	return fallback
+	_, err := svc.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	return err
 }
 
 // Errors that PlanService and CompanyFinder implementations wrap (their

@@ -20,6 +20,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/planapi"
 )
 
 // The conformance tests drive the real apiclient.Client against the
@@ -81,7 +82,7 @@ func expectAPIError(t *testing.T, what string, err error, status int, sentinel e
 	if !errors.As(err, &ae) {
 		t.Fatalf("%s: error %v, want an APIError %d", what, err, status)
 	}
-	if ae.StatusCode != status || !errors.Is(err, sentinel) {
+	if ae.StatusCode != status || !errors.Is(planapi.Err(err), sentinel) {
 		t.Fatalf("%s: %v (status %d), want %d matching %v", what, err, ae.StatusCode, status, sentinel)
 	}
 	if len(ae.Messages) == 0 {
@@ -197,7 +198,7 @@ func TestConformancePlans(t *testing.T) {
 			t.Fatalf("milestone %d: %+v", i, m)
 		}
 	}
-	cat, err := apiclient.CatalogFromTarget(p.Milestones[0].Targets[0])
+	cat, err := planapi.CatalogFromTarget(p.Milestones[0].Targets[0])
 	if err != nil || !slices.Equal(cat.Names(), pipeline.DefaultCatalog().Names()) {
 		t.Errorf("catalog from a served target: %v (%d names)", err, cat.Len())
 	}
@@ -297,7 +298,7 @@ func TestConformancePlans(t *testing.T) {
 	expectAPIError(t, "target of deleted plan", err, 404, pipeline.ErrNotFound)
 
 	// The PlanService adapter sees the same plan.
-	svc := apiclient.NewPlanService(c)
+	svc := planapi.New(c)
 	dp, err := svc.GetPlan(ctx, p.ID)
 	if err != nil || len(dp.Milestones) != 5 || dp.EndDate != pipeline.LatestEnd {
 		t.Errorf("plan service: %v %+v", err, dp)
@@ -533,7 +534,7 @@ func TestConformanceRecalculation(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, pipeline.ErrConflict) || time.Now().After(deadline) {
+		if !errors.Is(planapi.Err(err), pipeline.ErrConflict) || time.Now().After(deadline) {
 			t.Fatalf("after the run: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -587,7 +588,7 @@ func TestConformanceCompanies(t *testing.T) {
 	if strings.Contains(ae.Error(), "wrong") {
 		t.Error("the error shows the password")
 	}
-	finder := apiclient.NewCompanyFinder(c)
+	finder := planapi.NewFinder(c)
 	found, err := finder.FindCompanies(ctx, pipeline.CompanyIDs{VAT: "4098765432"})
 	if err != nil || len(found) != 1 || found[0].ID != "Q2wE9z" {
 		t.Errorf("company finder: %v %+v", err, found)
@@ -600,8 +601,10 @@ func TestConformanceFaults(t *testing.T) {
 	c := client(t, srv, acme)
 	p, err := c.CreatePlan(ctx, newPlan("2025-09-01", "2026-08-31"))
 	for err != nil {
-		// POST is never retried: a 503 is an unclear outcome, a 429 a refusal.
-		if !errors.Is(err, pipeline.ErrUnclearOutcome) && !errors.Is(err, pipeline.ErrRateLimited) {
+		// POST is retried only after 429: a 503 is an unclear outcome, 429s
+		// that outlast the attempts a refusal.
+		var ae *apiclient.APIError
+		if !errors.Is(err, apiclient.ErrUnclearOutcome) && !(errors.As(err, &ae) && ae.StatusCode == 429) {
 			t.Fatalf("create under faults: %v", err)
 		}
 		p, err = c.CreatePlan(ctx, newPlan("2025-09-01", "2026-08-31"))
@@ -642,13 +645,13 @@ func TestConformanceFaults(t *testing.T) {
 	// reports an unclear outcome and the plan exists.
 	_ = srv.Sandbox.SetFaults("lost=1")
 	_, err = c.CreatePlan(ctx, apiclient.PlanCreate{Name: "lost answer", StartDate: "2026-09-01", EndDate: "2027-08-31"})
-	if !errors.Is(err, pipeline.ErrUnclearOutcome) {
+	if !errors.Is(err, apiclient.ErrUnclearOutcome) {
 		t.Fatalf("lost POST: %v, want an unclear outcome", err)
 	}
 	// reset: the connection drops before the service acts; still unclear to the client.
 	_ = srv.Sandbox.SetFaults("reset=1")
 	_, err = c.CreatePlan(ctx, apiclient.PlanCreate{Name: "reset", StartDate: "2026-09-01", EndDate: "2027-08-31"})
-	if !errors.Is(err, pipeline.ErrUnclearOutcome) {
+	if !errors.Is(err, apiclient.ErrUnclearOutcome) {
 		t.Fatalf("reset POST: %v, want an unclear outcome", err)
 	}
 	_ = srv.Sandbox.SetFaults("")

@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -187,7 +188,7 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 			return nil, nil, nil, exitf(ExitInvalid, "account %s: %v", a.Name, err)
 		}
 		clients = append(clients, c)
-		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Service: apiclient.NewPlanService(c)})
+		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Service: planapi.New(c)})
 	}
 	var finder pipeline.CompanyFinder
 	if cfg.Lookup.Configured() {
@@ -196,7 +197,7 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 		if err != nil {
 			return nil, nil, nil, exitf(ExitInvalid, "company lookup: %v", err)
 		}
-		finder = apiclient.NewCompanyFinder(c)
+		finder = planapi.NewFinder(c)
 	}
 	return accounts, finder, clients, nil
 }
