@@ -116,6 +116,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
 			return
 		}
+		if err == nil && len(fields) > MaxRowCells {
+			ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), MaxRowCells)
+			return
+		}
 		if err == nil && len(fields) > 0 {
 			last := len(fields) - 1
 			nextLine = pos(last) + strings.Count(fields[last], "\n") + 1

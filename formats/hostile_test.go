@@ -372,6 +372,7 @@ func TestCSVLineAndRecordBounds(t *testing.T) {
 		line int
 	}{
 		{"endless line", io.MultiReader(strings.NewReader("plan_name,target_type\nA,all_employees\n"), io.LimitReader(hostileZeros{}, 1<<30)), "the line is longer than 1 MiB", 3},
+		{"too many fields", strings.NewReader("plan_name,target_type\n" + strings.Repeat(",", MaxRowCells) + "\n"), "the line has 16385 fields", 2},
 		{"unterminated quote", io.MultiReader(strings.NewReader("plan_name,target_type\n\"A,"), io.LimitReader(hostileRepeat("abc\n"), 1<<30)), "the record starting on this line is longer than 4 MiB", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
