@@ -201,7 +201,7 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 		if len(p.Suggestions) > 0 {
 			msg += " (did you mean " + strings.Join(p.Suggestions, " or ") + "?)"
 		}
-		row := []any{p.Severity.String(), p.Origin.Sheet, p.Origin.Cell, reportBlankZero(p.Origin.Row), p.Origin.Header, p.Value, msg}
+		row := []any{p.Severity.String(), p.Origin.Sheet, p.Origin.Cell, reportBlankZero(p.Origin.Row), p.Origin.Header, pipeline.Excerpt(p.Value), msg}
 		ref, _ := excelize.CoordinatesToCellName(1, r)
 		if err := f.SetSheetRow(AnnotateSheet, ref, &row); err != nil {
 			return err

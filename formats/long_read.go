@@ -67,8 +67,8 @@ func newLongTable(file string, cells []flatHeaderCell, cat *pipeline.Catalog, ps
 		case pipeline.IsFlatColumn(name):
 			t.plan[c.col] = name
 		default:
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: c.origin, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not one of the long table's; it is ignored", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: c.origin, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not one of the long table's; it is ignored", pipeline.Excerpt(c.text)),
 				Suggestions: pipeline.Closest(name, append([]string{longColCounter, longColValue}, pipeline.FlatColumns...), 2)})
 		}
 	}
@@ -106,8 +106,8 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		t.ps.Errorf(counterOrigin, "", "the counter is blank: name the counter this line's value is for (number_of_...)")
 		return
 	case !t.cat.Has(name):
-		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: raw,
-			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", raw),
+		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: pipeline.Excerpt(raw),
+			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", pipeline.Excerpt(raw)),
 			Suggestions: t.cat.Suggest(name, 3)})
 		return
 	}

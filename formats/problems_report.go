@@ -263,7 +263,7 @@ func reportProblemLine(p pipeline.Problem) string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", p.Severity, p.Message)
 	if p.Value != "" {
-		fmt.Fprintf(&b, " [found %q]", p.Value)
+		fmt.Fprintf(&b, " [found %q]", pipeline.Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
 		q := make([]string, len(p.Suggestions))

@@ -130,7 +130,7 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 		if !st.IsDir() {
 			k, ok := readKindOf(p)
 			if !ok {
-				ps.Errorf(o, "", "unsupported file type %q: eepipe reads .xlsx workbooks and .csv files", filepath.Ext(p))
+				ps.Errorf(o, "", "unsupported file type %q: eepipe reads .xlsx workbooks and .csv files", pipeline.Excerpt(filepath.Ext(p)))
 				continue
 			}
 			add(p, k)
@@ -321,15 +321,15 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 			}
 			h.names[c.col] = name
 		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", pipeline.Excerpt(c.text)),
 				Suggestions: cat.Suggest(counterLike, 3)})
 		default:
 			if known == nil {
 				known = append(append(known, pipeline.FlatColumns...), cat.Names()...)
 			}
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", pipeline.Excerpt(c.text)),
 				Suggestions: pipeline.Closest(counterLike, known, 2)})
 		}
 	}
