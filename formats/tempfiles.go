@@ -3,6 +3,7 @@ package formats
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,15 +17,16 @@ import (
 // files that are certainly eepipe's and certainly not in use:
 //
 //   - the name is exactly one WriteFileAtomic makes: "." + the output's
-//     name + ".tmp-" + the writer's process id + "-" + random digits (or,
-//     from earlier versions, ".tmp-" + random digits alone);
+//     name + ".tmp-" + the writer's process id + "." + a tag of the
+//     writer's host (8 hex digits) + "-" + random digits (or, from earlier
+//     versions, ".tmp-" + random digits alone);
 //   - it is a regular file (not a link, not a folder);
-//   - it was last written more than OrphanTempAge ago, and its writer's
-//     process is gone (no process of that id runs on this host), or it was
-//     last written more than OrphanTempMaxAge ago (the process id may have
-//     been reused, or the file may come from another host sharing the
-//     folder; no write takes a day). A file without a process id is
-//     removed only after OrphanTempMaxAge.
+//   - it was last written more than OrphanTempAge ago by this host, and
+//     its writer's process is gone (no process of that id runs here), or it
+//     was last written more than OrphanTempMaxAge ago (the process id may
+//     have been reused; no write takes a day). A file of another host
+//     sharing the folder, or without a process id, is removed only after
+//     OrphanTempMaxAge.
 //
 // A live writer keeps its file's modification time fresh as it writes,
 // and its process id alive.
@@ -36,12 +38,21 @@ const (
 // orphanTempName matches the temporary names of WriteFileAtomic: the
 // output's name, the writer's pid (absent in earlier versions) and the
 // random digits of os.CreateTemp.
-var orphanTempName = regexp.MustCompile(`^\.(.+)\.tmp-(?:(\d{1,10})-)?(\d+)$`)
+var orphanTempName = regexp.MustCompile(`^\.(.+)\.tmp-(?:(\d{1,10})\.([0-9a-f]{8})-)?(\d+)$`)
+
+// tempHostTag tags this host in temporary names: the FNV-1a hash of its
+// name, so that a process id is only ever checked on the host that wrote it.
+var tempHostTag = func() string {
+	name, _ := os.Hostname()
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return fmt.Sprintf("%08x", h.Sum32())
+}()
 
 // atomicTempPattern is the os.CreateTemp pattern of WriteFileAtomic for an
 // output named base.
 func atomicTempPattern(base string) string {
-	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "." + tempHostTag + "-*"
 }
 
 // RemoveOrphanTemps removes the temporary files that killed runs of
@@ -66,8 +77,9 @@ func RemoveOrphanTemps(dir, base string, now time.Time) ([]string, error) {
 		}
 		age := now.Sub(info.ModTime())
 		pid, _ := strconv.Atoi(m[2])
+		here := m[3] == tempHostTag
 		orphan := age > OrphanTempMaxAge ||
-			(age > OrphanTempAge && pid > 0 && pid != os.Getpid() && !tempWriterAlive(pid))
+			(age > OrphanTempAge && here && pid > 0 && pid != os.Getpid() && !tempWriterAlive(pid))
 		if !orphan {
 			continue
 		}

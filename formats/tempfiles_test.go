@@ -33,22 +33,31 @@ func TestRemoveOrphanTemps(t *testing.T) {
 		if pid == 0 {
 			return "." + base + ".tmp-" + strconv.Itoa(n)
 		}
-		return "." + base + ".tmp-" + strconv.Itoa(pid) + "-" + strconv.Itoa(n)
+		return "." + base + ".tmp-" + strconv.Itoa(pid) + "." + tempHostTag + "-" + strconv.Itoa(n)
+	}
+	other := func(pid, n int) string { // written by another host
+		tag := "00000000"
+		if tag == tempHostTag {
+			tag = "00000001"
+		}
+		return ".report.csv.tmp-" + strconv.Itoa(pid) + "." + tag + "-" + strconv.Itoa(n)
 	}
 	files := []struct {
 		name   string
 		age    time.Duration
 		remove bool
 	}{
-		{tmp("report.csv", dead, 1), 20 * time.Minute, true},                   // writer gone
-		{tmp("report.csv", dead, 2), time.Minute, false},                       // too recent
-		{tmp("report.csv", self, 3), 20 * time.Minute, false},                  // this process writes it
-		{tmp("report.csv", alive, 4), 20 * time.Minute, false},                 // writer alive
-		{tmp("report.csv", alive, 5), 25 * time.Hour, true},                    // a day old: pid reused
-		{tmp("report.csv", 0, 6), 2 * time.Hour, false},                        // earlier version, no pid
-		{tmp("report.csv", 0, 7), 25 * time.Hour, true},                        // earlier version, a day old
-		{"report.csv.tmp-" + strconv.Itoa(dead) + "-8", 48 * time.Hour, false}, // not hidden: not ours
-		{".report.csv.tmp-abc", 48 * time.Hour, false},                         // not our digits
+		{tmp("report.csv", dead, 1), 20 * time.Minute, true},                                       // writer gone
+		{tmp("report.csv", dead, 2), time.Minute, false},                                           // too recent
+		{tmp("report.csv", self, 3), 20 * time.Minute, false},                                      // this process writes it
+		{tmp("report.csv", alive, 4), 20 * time.Minute, false},                                     // writer alive
+		{tmp("report.csv", alive, 5), 25 * time.Hour, true},                                        // a day old: pid reused
+		{tmp("report.csv", 0, 6), 2 * time.Hour, false},                                            // earlier version, no pid
+		{tmp("report.csv", 0, 7), 25 * time.Hour, true},                                            // earlier version, a day old
+		{other(dead, 11), 20 * time.Minute, false},                                                 // another host's: its pid means nothing here
+		{other(dead, 12), 25 * time.Hour, true},                                                    // another host's, a day old
+		{"report.csv.tmp-" + strconv.Itoa(dead) + "." + tempHostTag + "-8", 48 * time.Hour, false}, // not hidden: not ours
+		{".report.csv.tmp-abc", 48 * time.Hour, false},                                             // not our digits
 		{".report.csv.tmp-" + strconv.Itoa(dead) + "-9x", 48 * time.Hour, false},
 		{"report.csv", 48 * time.Hour, false},
 		{".eepipe.lock", 48 * time.Hour, false},
@@ -101,8 +110,8 @@ func TestWriteFileAtomicRemovesOwnOrphans(t *testing.T) {
 	}
 	dir := t.TempDir()
 	old := time.Now().Add(-time.Hour)
-	orphan := filepath.Join(dir, ".out.csv.tmp-"+strconv.Itoa(tempDeadPID(t))+"-42")
-	other := filepath.Join(dir, ".else.csv.tmp-"+strconv.Itoa(tempDeadPID(t))+"-42")
+	orphan := filepath.Join(dir, ".out.csv.tmp-"+strconv.Itoa(tempDeadPID(t))+"."+tempHostTag+"-42")
+	other := filepath.Join(dir, ".else.csv.tmp-"+strconv.Itoa(tempDeadPID(t))+"."+tempHostTag+"-42")
 	for _, p := range []string{orphan, other} {
 		_ = os.WriteFile(p, []byte("partial"), 0o644)
 		_ = os.Chtimes(p, old, old)
@@ -125,7 +134,7 @@ func TestWriteFileAtomicRemovesOwnOrphans(t *testing.T) {
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("the orphan of another output was removed")
 	}
-	want := ".out.csv.tmp-" + strconv.Itoa(os.Getpid()) + "-"
+	want := ".out.csv.tmp-" + strconv.Itoa(os.Getpid()) + "." + tempHostTag + "-"
 	if !slices.ContainsFunc(during, func(n string) bool { return len(n) > len(want) && n[:len(want)] == want }) {
 		t.Errorf("no temporary file named %s* while writing: %v", want, during)
 	}
