@@ -1373,11 +1373,19 @@ func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidde
 	// excelize reads a malformed cell reference as some other cell, and
 	// a row of a million cells whole: every sheet is scanned first with
 	// the bounded reader, which rejects both at the cell.
+	cells := 0
 	for _, info := range book.sheets {
 		if info.path == "" {
 			continue
 		}
-		book.noteScanError(info, book.scanSheet(info, func(int, []flatRawCell) bool { return true }))
+		book.noteScanError(info, book.scanSheet(info, func(_ int, row []flatRawCell) bool {
+			cells += len(row)
+			return cells <= gridMaxCells
+		}))
+		if cells > gridMaxCells {
+			ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it has more than %d cells, the most a grid workbook may have", flatHeaderRows, gridMaxCells))
+			return
+		}
 		if book.scanErr != nil {
 			o := book.scanErrAt
 			o.File = file

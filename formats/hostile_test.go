@@ -258,12 +258,22 @@ func TestHostileLimits(t *testing.T) {
 func TestHostileGridBounded(t *testing.T) {
 	small := xlsxParts(t, smallFlatXLSX(t, nil))
 	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row><c t="inlineStr"><is><t>no header</t></is></c></row>`, 1) + `</sheetData></worksheet>`)
-	small["xl/worksheets/sheet9.xml"] = bytes.Repeat([]byte(" "), gridMaxUncompressed)
-	data := zipParts(small)
+	big := maps.Clone(small)
+	big["xl/worksheets/sheet9.xml"] = bytes.Repeat([]byte(" "), gridMaxUncompressed)
+	data := zipParts(big)
 	var ps pipeline.Problems
 	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), "a grid workbook may") {
 		t.Fatalf("problems %v, want the grid size limit", ps)
+	}
+	// Many cells in little XML: the cell bound.
+	many := maps.Clone(small)
+	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c/>`, 1000)+`</row>`, gridMaxCells/1000+1) + `</sheetData></worksheet>`)
+	data = zipParts(many)
+	ps = nil
+	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	if !strings.Contains(fmt.Sprint(ps), "more than 1500000 cells") {
+		t.Fatalf("problems %v, want the grid cell limit", ps)
 	}
 }
 
