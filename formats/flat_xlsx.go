@@ -1412,6 +1412,9 @@ func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidde
 	date1904 := workbookDate1904(f)
 	for _, sheet := range sheets {
 		recs, gps := readGridSheet(f, file, sheet, date1904, cat)
+		// Each sheet is read once: excelize's parsed copy of it is let go,
+		// so that memory holds one parsed sheet at a time, not all.
+		f.Sheet.Clear()
 		for i := range gps {
 			if gps[i].Origin.File == "" {
 				gps[i].Origin.File = file
