@@ -1297,6 +1297,11 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 			}
 		}
 		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
+		if book.sstErr != nil {
+			// A damaged table is an error even when no cell read needed
+			// the entries past the damage.
+			ps.Errorf(fileOrigin, "", "the workbook is damaged: %v", book.sstErr)
+		}
 		return
 	}
 	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)

@@ -368,6 +368,11 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			if i < 0 || !strings.Contains(ps[i].Message, tc.want) {
 				t.Fatalf("problems %v, want one at A2 with %q", ps, tc.want)
 			}
+			if tc.name == "table damaged" && !slices.ContainsFunc(ps, func(p pipeline.Problem) bool {
+				return p.Origin.Sheet == "" && p.Severity == pipeline.Error && strings.Contains(p.Message, "the workbook is damaged")
+			}) {
+				t.Errorf("no file error for the damaged table: %v", ps)
+			}
 		})
 	}
 }
