@@ -680,7 +680,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				rowTo, sealed = len(batch.cells), true
 			}
 			if row > excelize.TotalRows {
-				finish(nil)
+				fail(0, limitErrorf("the file is oversized or damaged: the sheet has more than %d rows, the most a sheet has", excelize.TotalRows))
 				return true
 			}
 			batch.rows = append(batch.rows, flatRowSpan{row: row, from: rowFrom, to: rowTo})

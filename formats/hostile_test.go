@@ -229,6 +229,7 @@ func TestHostileLimits(t *testing.T) {
 		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", MaxCellChars+1) + `</t></is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
 		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
 		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, MaxRowCells+1) + `</row>`)}, Limits{}, "more than 16384 cells", ""},
+		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{}, "more than 1048576 rows", ""},
 		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
 		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), flatMaxMetaPart+1)...)}, Limits{}, "xl/styles.xml unpacks to", ""},
 		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, flatMaxSSTStrings+1) + `</sst>`)}, Limits{}, "more than 1048576 entries", ""},
