@@ -190,6 +190,9 @@ type PlanDiff struct {
 	Action Action `json:"action"`
 	// Reason explains ActionFailed in plain words, and ActionRecreate.
 	Reason string `json:"reason,omitempty"`
+	// Notes say what else the comparison found that the user should know
+	// (a plan_id that no longer exists, replaced by a recreated plan).
+	Notes []string `json:"notes,omitempty"`
 	// Create is what the create request sends (ActionCreate, ActionRecreate).
 	Create *NewPlan `json:"-"`
 	// Meta is the metadata update (ActionUpdate); zero sends nothing.

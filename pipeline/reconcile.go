@@ -327,7 +327,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 		if rp.CompanyID == "" {
 			rp.CompanyID = a.CompanyID
 		}
-		m, err := matchPlan(d.Input, list, a.Name)
+		m, _, err := matchPlan(d.Input, list, a.Name)
 		switch {
 		case m != nil:
 			// Present, but not comparable (dates differ, unknown counter):
@@ -342,6 +342,16 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 			}
 		case err != nil && d.Input.PlanID != 0:
 			rp.Presence = PresenceMissing
+		}
+	}
+	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
+		// The workbook's plan_id is gone and the plan was found by its
+		// name and start date (recreated under a new id): the workbook is
+		// out of date until its plan_id is refreshed.
+		rp.Fields = append(rp.Fields, FieldDifference{Field: ColPlanID, Workbook: fmt.Sprint(in.PlanID), Server: fmt.Sprint(sv.ID)})
+		rp.InSync = false
+		if len(d.Notes) > 0 && rp.Reason == "" {
+			rp.Reason = d.Notes[0]
 		}
 	}
 	return rp

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -28,8 +30,13 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
-	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --max-duration
+	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
+	LockDir              string          // apply only: folder of the account locks
 	Conn                 connFlags
+
+	// Locker takes the account locks (nil: OS file locks in LockDir); a
+	// shared state store can put team-wide locks here.
+	Locker pipeline.Locker
 
 	// For tests and the demo: the HTTP client (nil: the default), the
 	// first wait after a 409 (0: the default), and Quiet to skip printing
@@ -62,6 +69,9 @@ finish, writes the report and exits 3.
 From cron: --output-dir DIR writes the run report there with a UTC-stamped
 name (run-2026-11-22T0300Z.json; --report gives the name) and takes the
 lock DIR/.eepipe.lock (or --lock FILE) so that two runs never overlap;
+every apply also locks each account it writes (--lock-dir), so that two
+applies never write one account at once: a held lock exits 3 naming its
+holder, or is waited for up to --lock-wait;
 --keep N prunes older reports of the same name; --max-duration D stops
 starting requests when D has passed, writes the run report and exits 3.
 One summary line ends the log (JSON when stderr is not a terminal).
@@ -93,6 +103,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
 		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
 		addScheduleFlags(fl, &opts.Schedule)
+		fl.StringVar(&opts.LockDir, "lock-dir", "", "`DIR` of the per-account locks that stop two applies writing one account at once (default: "+envLockDir+", else eepipe/locks in the user's state or cache folder)")
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
@@ -249,6 +260,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
+	run.args = opts.Args
 	var (
 		accounts []pipeline.Account
 		clients  []*apiclient.Client
@@ -326,6 +338,13 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			}
 		}
 	}
+	if !opts.DryRun {
+		// One apply per account at a time: two runs that both list the
+		// plans before either creates would each create every plan.
+		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+			return err
+		}
+	}
 
 	prog.attach(runner)
 
@@ -338,6 +357,14 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
+	}
+	for _, d := range cs.Plans {
+		for _, n := range d.Notes {
+			log.Warn(n)
+		}
+	}
+	for _, w := range pipeline.UncheckedCompanies(cs, accounts) {
+		run.warn(w)
 	}
 
 	if opts.DryRun {
@@ -403,6 +430,39 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// envLockDir overrides the folder of the account locks.
+const envLockDir = "EEPIPE_LOCK_DIR"
+
+// lockAccounts takes the lock of every configured account (service base
+// URL and API key, hashed) for the rest of the run: --lock-dir,
+// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+	locker := opts.Locker
+	if locker == nil {
+		dir := first(opts.LockDir, f.Getenv(envLockDir))
+		if dir == "" {
+			d, err := filelock.DefaultDir(f.Getenv)
+			if err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			dir = d
+		}
+		locker = filelock.Dir{Path: dir}
+	}
+	keys := make([]string, len(cfg.Accounts))
+	names := make([]string, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
+		names[i] = a.Name
+	}
+	err := run.lockAccounts(ctx, locker, keys, names)
+	var held *pipeline.LockHeldError
+	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
+		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)
+	}
+	return err
 }
 
 // reportInInputFolder returns the input folder that a CSV or XLSX report
