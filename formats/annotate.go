@@ -230,7 +230,7 @@ func annotateCheckSize(src string) (int64, error) {
 		return 0, err
 	}
 	if !st.Mode().IsRegular() {
-		return 0, errors.New(readNotRegular(st.Mode()))
+		return 0, fmt.Errorf("%w: %s", ErrNotAnnotatable, readNotRegular(st.Mode()))
 	}
 	file, err := os.Open(src)
 	if err != nil {
@@ -239,8 +239,24 @@ func annotateCheckSize(src string) (int64, error) {
 	defer file.Close()
 	book, err := openFlatBook(file, st.Size(), Limits{MaxUncompressed: annotateMaxUncompressed})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
+	}
+	// excelize parses the sheets it marks: each is scanned first within
+	// the readers' bounds, so that an oversized row or a damaged sheet is
+	// refused rather than parsed.
+	for _, info := range book.sheets {
+		if info.path == "" {
+			continue
+		}
+		if err := book.scanSheet(info, func(int, []flatRawCell) bool { return true }); err != nil {
+			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.name, err)
+		}
 	}
 	total, _ := book.plausibleSize()
 	return total + 1<<20, nil
 }
+
+// ErrNotAnnotatable is the class of AnnotateWorkbook's errors for an input
+// that is not annotated because it cannot be read safely (oversized,
+// damaged, not a regular file): errors.Is(err, ErrNotAnnotatable).
+var ErrNotAnnotatable = errors.New("the workbook cannot be annotated")

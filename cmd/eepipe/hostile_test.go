@@ -60,6 +60,12 @@ func TestValidateHostileFilesExitTwo(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 with %q:\n%s\n%s", tc.args, code, tc.want, out, stderr)
 		}
 	}
+	// --annotate never hands an oversized workbook to excelize.
+	ann := filepath.Join(dir, "annotated.xlsx")
+	code, out, stderr := vtRun(t, "validate", "--annotate", ann, wide)
+	if _, err := os.Stat(ann); code != ExitInvalid || !strings.Contains(stderr, "No annotated copy written") || err == nil {
+		t.Errorf("--annotate of an oversized workbook: exit %d, file %v\n%s\n%s", code, err, out, stderr)
+	}
 	if code, _, stderr := vtRun(t, "validate", "--max-uncompressed", "lots", badRef); code != ExitInvalid || !strings.Contains(stderr, "--max-uncompressed") {
 		t.Errorf("bad --max-uncompressed: exit %d\n%s", code, stderr)
 	}
