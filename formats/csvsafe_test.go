@@ -88,7 +88,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	plan := &pipeline.InputPlan{Origin: o, Name: csvEvil, StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4123456789"},
 		Targets: []*pipeline.InputTarget{{Origin: o, YearNumber: 1, TargetType: pipeline.TargetAll,
-			Counters: map[string]int64{"number_of_african_male_top_managers": 3}}}}
+			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})}}}
 	read := func(path string) []byte {
 		b, err := os.ReadFile(path)
 		if err != nil {
