@@ -1167,8 +1167,6 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		names   []string        // the row's cells' column names ("": not read)
 		present []int           // column -> the last row (by rowSeq) with a cell in it
 		rowSeq  int
-		digits  []byte
-		refEnds []int // where each cell reference ends in refBuf
 	)
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {
@@ -1208,41 +1206,24 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		if !nonBlank {
 			return true // a completely empty row
 		}
-		// The references of the row's cells (and of the columns it lacks)
-		// are cut from one string: one allocation per row, not per cell.
-		digits = strconv.AppendInt(digits[:0], int64(row), 10)
-		refBuf, refEnds = refBuf[:0], refEnds[:0]
-		for i, name := range names {
-			if name != "" {
-				refBuf = append(append(refBuf, columnName(cells[i].col)...), digits...)
-			}
-			refEnds = append(refEnds, len(refBuf))
-		}
-		for _, col := range hdr.cols {
-			if present[col] != rowSeq {
-				refBuf = append(append(refBuf, columnName(col)...), digits...)
-			}
-		}
-		refs, start := string(refBuf), 0
+		// The row's cells are placed by sheet, row and column, without a
+		// cell reference string (pipeline.Origin derives it when needed):
+		// a row allocates nothing for its places.
 		if recCells == nil {
 			recCells = make(map[string]pipeline.Cell, len(hdr.byCol))
 		}
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells}
 		for i, name := range names {
-			end := refEnds[i]
 			if name == "" {
 				continue
 			}
 			c := typed[i]
-			c.Origin = pipeline.Origin{File: file, Sheet: info.name, Cell: refs[start:end], Row: row, Column: cells[i].col, Header: name}
-			start = end
+			c.Origin = pipeline.Origin{File: file, Sheet: info.name, Row: row, Column: cells[i].col, Header: name}
 			rec.Cells[name] = c
 		}
 		for _, col := range hdr.cols {
 			if present[col] != rowSeq {
-				end := start + len(columnName(col)) + len(digits)
-				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.name, Cell: refs[start:end], Row: row, Column: col, Header: hdr.names[col]}}
-				start = end
+				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row, Column: col, Header: hdr.names[col]}}
 			}
 		}
 		emit(rec)

@@ -245,7 +245,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Data" {
 		t.Fatalf("first visible sheet with a header: %v %d records", ps, len(recs))
 	}
-	if c := recs[1].Cells["number_of_african_male_top_managers"]; c.Origin.Cell != "F3" || c.Kind != pipeline.CellText || c.Text != "1" {
+	if c := recs[1].Cells["number_of_african_male_top_managers"]; c.Origin.WithCell().Cell != "F3" || c.Kind != pipeline.CellText || c.Text != "1" {
 		t.Errorf("cell = %+v", c)
 	}
 }

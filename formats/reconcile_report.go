@@ -391,7 +391,7 @@ func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
 		m := map[string]pipeline.Origin{}
 		for _, col := range rrFieldColumns {
 			if c, ok := rec.Cells[col]; ok && (c.Origin.Cell != "" || c.Origin.Column > 0) {
-				m[col] = c.Origin
+				m[col] = c.Origin.WithCell()
 			}
 		}
 		out[k] = m

@@ -510,8 +510,13 @@ func asmInColumn(o, col Origin, row int, rowSuffix []byte) bool {
 	if row <= 0 || o.Row != row || o.File != col.File || o.Sheet != col.Sheet || o.Column != col.Column || o.Header != col.Header || col.Row != 0 {
 		return false
 	}
+	if o.Cell == "" {
+		// A cell given by its sheet, row and column (see Origin), in
+		// the column col describes (Column compared above).
+		return col.Cell == "" || o.Sheet != ""
+	}
 	if col.Cell == "" {
-		return o.Cell == ""
+		return false
 	}
 	// col.Cell holds letters only (columnOf made it): o.Cell must be
 	// those letters and the row.
@@ -523,6 +528,11 @@ func asmInColumn(o, col Origin, row int, rowSuffix []byte) bool {
 func columnOf(o Origin, row int) (Origin, bool) {
 	if row <= 0 || o.Row != row {
 		return Origin{}, false
+	}
+	if o.Cell == "" && o.Sheet != "" && o.Column > 0 {
+		o.Cell = string(appendColumnLetters(nil, o.Column))
+		o.Row = 0
+		return o, true
 	}
 	suffix := strconv.Itoa(row)
 	if o.Cell != "" {
@@ -553,8 +563,9 @@ func asmCellText(c Cell) string {
 func asmKeep(o Origin) Origin {
 	if o.Cell != "" {
 		o.Cell = strings.Clone(o.Cell)
+		return o
 	}
-	return o
+	return o.WithCell()
 }
 
 // keepText returns s for keeping until Finish: a copy, shared by the

@@ -10,6 +10,10 @@ import (
 
 // Origin says where a value came from: a file, and in it a sheet and cell
 // (XLSX) or a line and column (CSV). Zero fields are unknown.
+//
+// An XLSX cell may be given by Sheet, Row and Column without its Cell
+// reference (a flat table's reader does not build a string per cell):
+// String derives it, and WithCell fills it in for an Origin that is kept.
 type Origin struct {
 	File   string // path as given on the command line
 	Sheet  string // XLSX worksheet name; "" for CSV
@@ -22,6 +26,7 @@ type Origin struct {
 // String formats the origin for messages: "plans.xlsx Targets!F12",
 // "plans.xlsx Targets row 12", "plans.csv line 12, column 6 (number_of_...)".
 func (o Origin) String() string {
+	o = o.WithCell()
 	var b strings.Builder
 	if o.File != "" {
 		b.WriteString(filepath.Base(o.File))
@@ -42,6 +47,42 @@ func (o Origin) String() string {
 		fmt.Fprintf(&b, " (%s)", o.Header)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// WithCell returns o with its Cell reference filled in from Column and
+// Row when o is an XLSX cell (Sheet, Row and Column known) given without
+// one; otherwise o as it is.
+func (o Origin) WithCell() Origin {
+	if o.Cell == "" && o.Sheet != "" && o.Column > 0 && o.Row > 0 {
+		o.Cell = CellRef(o.Column, o.Row)
+	}
+	return o
+}
+
+// CellRef returns the A1-style reference of a 1-based column and row:
+// CellRef(6, 12) is "F12".
+func CellRef(col, row int) string {
+	var buf [24]byte
+	b := appendColumnLetters(buf[:0], col)
+	return string(strconv.AppendInt(b, int64(row), 10))
+}
+
+// appendColumnLetters appends the letters of a 1-based column number
+// (1 is A, 27 is AA).
+func appendColumnLetters(b []byte, col int) []byte {
+	var rev [8]byte
+	n := 0
+	for col > 0 && n < len(rev) {
+		col--
+		rev[n] = byte('A' + col%26)
+		col /= 26
+		n++
+	}
+	for n > 0 {
+		n--
+		b = append(b, rev[n])
+	}
+	return b
 }
 
 // Ref returns the short location without the file: "Targets!F12" or
