@@ -34,6 +34,7 @@ type Assembler struct {
 	columns  map[string]CounterColumns // per file and sheet: the flat table's counter columns
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
 	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
+	places   map[Origin]*Origin        // year cells' columns (an Origin without a row), shared by their rows
 
 	// The table of the previous record, so that consecutive rows of one
 	// table find its CounterColumns without building the map key.
@@ -59,7 +60,7 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}}
+	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}, places: map[Origin]*Origin{}}
 	for _, race := range cat.Races() {
 		for _, gender := range cat.Genders() {
 			t := asmTotals{race: race, gender: gender}
@@ -94,11 +95,52 @@ type asmField struct {
 }
 
 type asmTarget struct {
-	t           *InputTarget
-	yearOrigin  Origin // the year_number cell, when given
-	fyOrigin    Origin // the financial_year cell, when given
-	yearCellRaw string
-	fyCellRaw   string
+	t    *InputTarget
+	year asmPlace // the year_number cell, when given
+	fy   asmPlace // the financial_year cell, when given
+}
+
+// asmPlace is where a year cell of a target was read, kept until Finish
+// without an Origin per row: a cell on the target's own row (a flat
+// table's) points at its column's Origin, shared by the rows of the table.
+type asmPlace struct {
+	at    *Origin // the column (onRow) or the cell; nil when not given
+	onRow bool
+	raw   string // the cell's text
+}
+
+// origin returns the place's Origin for a target read at row.
+func (p asmPlace) origin(row int) Origin {
+	if p.at == nil {
+		return Origin{}
+	}
+	o := *p.at
+	if p.onRow {
+		o.Row = row
+		if o.Cell != "" {
+			o.Cell += strconv.Itoa(row)
+		}
+		o = o.WithCell()
+	}
+	return o
+}
+
+// place returns the asmPlace of a cell read at o with text raw.
+func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
+	raw = a.keepText(raw)
+	if col, ok := columnOf(o, row); ok {
+		at, seen := a.places[col]
+		if !seen {
+			col.Cell = strings.Clone(col.Cell)
+			at = &col
+			if len(a.places) < 4096 {
+				a.places[col] = at
+			}
+		}
+		return asmPlace{at: at, onRow: true, raw: raw}
+	}
+	k := asmKeep(o)
+	return asmPlace{at: &k, raw: raw}
 }
 
 // asmPlanColumns are the columns that describe the plan rather than a row.
@@ -262,11 +304,10 @@ func (a *Assembler) Add(rec Record) {
 			v.give(ColScorecardID, s)
 		}
 	}
-	var yearOrigin, fyOrigin Origin
-	var yearRaw, fyRaw string
+	var yearPlace, fyPlace asmPlace
 	if c, ok := cell(ColYearNumber); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		yearOrigin, yearRaw = asmKeep(asmOriginOf(c, rec, ColYearNumber)), a.keepText(asmCellText(c))
+		yearPlace = a.place(asmOriginOf(c, rec, ColYearNumber), rec.Origin.Row, asmCellText(c))
 		n, _, err := IntegerValue(c)
 		switch {
 		case err != nil:
@@ -279,7 +320,7 @@ func (a *Assembler) Add(rec Record) {
 	}
 	if c, ok := cell(ColFinancialYear); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		fyOrigin, fyRaw = asmKeep(asmOriginOf(c, rec, ColFinancialYear)), a.keepText(asmCellText(c))
+		fyPlace = a.place(asmOriginOf(c, rec, ColFinancialYear), rec.Origin.Row, asmCellText(c))
 		fy, _, err := FinancialYearValue(c)
 		if err != nil {
 			errAt(c, ColFinancialYear, "financial_year: %v", err)
@@ -400,7 +441,7 @@ func (a *Assembler) Add(rec Record) {
 			Cells:         cells,
 			Columns:       columns,
 		},
-		yearOrigin: yearOrigin, fyOrigin: fyOrigin, yearCellRaw: yearRaw, fyCellRaw: fyRaw,
+		year: yearPlace, fy: fyPlace,
 	})
 }
 
@@ -528,11 +569,6 @@ func asmInColumn(o, col Origin, row int, rowSuffix []byte) bool {
 func columnOf(o Origin, row int) (Origin, bool) {
 	if row <= 0 || o.Row != row {
 		return Origin{}, false
-	}
-	if o.Cell == "" && o.Sheet != "" && o.Column > 0 {
-		o.Cell = string(appendColumnLetters(nil, o.Column))
-		o.Row = 0
-		return o, true
 	}
 	suffix := strconv.Itoa(row)
 	if o.Cell != "" {
@@ -729,20 +765,20 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
 			want := first + FinancialYear(t.YearNumber-1)
 			if want != t.FinancialYear {
-				a.errorf(ta.fyOrigin, ta.fyCellRaw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
+				a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
 				ok = false
 			}
 		}
 		if ok && len(years) > 0 {
 			if t.YearNumber > len(years) {
-				a.errorf(ta.yearOrigin, ta.yearCellRaw, "year_number %d is outside the plan: %s", t.YearNumber, span())
+				a.errorf(ta.year.origin(t.Origin.Row), ta.year.raw, "year_number %d is outside the plan: %s", t.YearNumber, span())
 				ok = false
 			} else if t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]) {
-				a.errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
+				a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
 				ok = false
 			}
 		} else if ok && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first {
-			a.errorf(ta.fyOrigin, ta.fyCellRaw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
+			a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
 			ok = false
 		}
 		if ok && first != 0 {

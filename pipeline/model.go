@@ -348,7 +348,7 @@ func (t *InputTarget) CellOf(name string) Origin {
 	if o.Cell != "" && o.Row > 0 {
 		o.Cell += strconv.Itoa(o.Row)
 	}
-	return o
+	return o.WithCell()
 }
 
 // Year resolves the target's year number for a plan starting at start.
