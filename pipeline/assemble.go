@@ -570,13 +570,14 @@ func columnOf(o Origin, row int) (Origin, bool) {
 	if row <= 0 || o.Row != row {
 		return Origin{}, false
 	}
-	suffix := strconv.Itoa(row)
 	if o.Cell != "" {
-		letters, ok := strings.CutSuffix(o.Cell, suffix)
-		if !ok || letters == "" || strings.ContainsAny(letters, "0123456789") {
+		var digits [20]byte
+		suffix := strconv.AppendInt(digits[:0], int64(row), 10)
+		n := len(o.Cell) - len(suffix)
+		if n <= 0 || o.Cell[n:] != string(suffix) || strings.ContainsAny(o.Cell[:n], "0123456789") {
 			return Origin{}, false
 		}
-		o.Cell = letters
+		o.Cell = o.Cell[:n]
 	}
 	o.Row = 0
 	return o, true
