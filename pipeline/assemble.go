@@ -35,6 +35,7 @@ type Assembler struct {
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
 	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
 	places   map[Origin]*Origin        // year cells' columns (an Origin without a row), shared by their rows
+	slots    map[asmSlot]*asmTarget    // Finish's targets of one plan, by slot
 
 	// The table of the previous record, so that consecutive rows of one
 	// table find its CounterColumns without building the map key.
@@ -81,6 +82,13 @@ func NewAssembler(cat *Catalog) *Assembler {
 	return a
 }
 
+// asmSlot is a target's place in its plan, to find targets given twice.
+type asmSlot struct {
+	fy   bool // year is a financial year, not a year number
+	year int
+	tt   string
+}
+
 // asmPlan collects one plan's rows.
 type asmPlan struct {
 	plan    *InputPlan
@@ -89,9 +97,16 @@ type asmPlan struct {
 }
 
 type asmField struct {
-	value  string
-	origin Origin
-	set    bool
+	value string
+	at    *Origin // where it was given (see asmPlace)
+	row   int32   // the row of an onRow place
+	onRow bool
+	set   bool
+}
+
+// origin returns where the field was given.
+func (f asmField) origin() Origin {
+	return asmPlace{at: f.at, onRow: f.onRow}.origin(int(f.row))
 }
 
 type asmTarget struct {
@@ -396,14 +411,15 @@ func (a *Assembler) Add(rec Record) {
 		if prev := &acc.fields[i]; prev.set {
 			if prev.value != val {
 				o := asmOriginOf(rec.Cells[col], rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin, o), Excerpt(val), col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin(), o), Excerpt(val), col)
 			}
 			continue
 		}
 		// The plan keeps its own copy of the text, not the reader's
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
-		acc.fields[i] = asmField{value: val, origin: asmKeep(asmOriginOf(rec.Cells[col], rec, col)), set: true}
+		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
+		acc.fields[i] = asmField{value: val, at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow, set: true}
 		p := acc.plan
 		switch col {
 		case ColPlanID:
@@ -716,7 +732,7 @@ func asmIdentifiers(p *InputPlan) string {
 
 func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
 	if f := acc.fields[asmPlanColumnIndex(col)]; f.set {
-		return f.origin
+		return f.origin()
 	}
 	return acc.plan.Origin
 }
@@ -754,12 +770,12 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		return fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
 	}
 
-	type slot struct {
-		fy   bool // year is a financial year, not a year number
-		year int
-		tt   string
+	type slot = asmSlot
+	if a.slots == nil {
+		a.slots = map[asmSlot]*asmTarget{}
 	}
-	seen := map[slot]*asmTarget{}
+	clear(a.slots) // one map for every plan: its buckets are reused
+	seen := a.slots
 	for _, ta := range acc.targets {
 		t := ta.t
 		ok := true
