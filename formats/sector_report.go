@@ -234,12 +234,7 @@ func (e *sectorWriter) Write(b []byte) (int, error) {
 
 func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
-func sectorPlural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func sectorPlural(n int, one, many string) string { return pipeline.Plural(n, one, many) }
 
 func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 	name := p.Name

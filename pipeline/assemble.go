@@ -712,7 +712,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		first = FinancialYearOf(p.StartDate)
 	}
 	span := func() string {
-		return fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
+		return fmt.Sprintf("the plan from %s to %s has %s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), Plural(len(years), "financial year"), years[0], years[len(years)-1])
 	}
 
 	type slot struct {
@@ -775,13 +775,6 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
 	})
 	a.domainWarnings(p)
-}
-
-func asmPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func asmYearLabel(t *InputTarget) string {

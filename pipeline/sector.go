@@ -185,7 +185,7 @@ func (e *SectorTargetsError) Error() string {
 	if len(e.Problems) == 1 {
 		return head + ": " + e.Problems[0]
 	}
-	return fmt.Sprintf("%s: %d problems:\n  %s", head, len(e.Problems), strings.Join(e.Problems, "\n  "))
+	return fmt.Sprintf("%s: %s:\n  %s", head, Plural(len(e.Problems), "problem"), strings.Join(e.Problems, "\n  "))
 }
 
 // ParseSectorTargets reads sector targets as CSV with a header row naming

@@ -60,7 +60,7 @@ func (p *progress) start(ctx context.Context, total, all int) {
 				decor.Percentage(decor.WC{W: 5}),
 				decor.Any(func(decor.Statistics) string {
 					pr := p.runner.Progress()
-					return fmt.Sprintf("  %d requests, %d targets patched", pr.Requests.Total, pr.TargetsPatched)
+					return "  " + pipeline.Plural(int(pr.Requests.Total), "request") + ", " + pipeline.Plural(int(pr.TargetsPatched), "target") + " patched"
 				}),
 			),
 		)

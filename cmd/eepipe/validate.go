@@ -114,7 +114,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 			if err != nil {
 				return exitf(ExitFatal, "%v", err)
 			}
-			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
+			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%s marked)\n", opts.Annotate, pipeline.Plural(n, "cell"))
 		}
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
@@ -157,11 +157,4 @@ func validateSameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
-}
-
-func validatePlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
