@@ -211,8 +211,8 @@ func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
 		ew.printf("\n")
 	}
 	s := r.Summary()
-	ew.printf("%s: %d meet every assessable final-year target, %d fall short, %d not assessable.\n",
-		sectorPlural(s.Plans, "plan", "plans"), s.Met, s.Short, s.NotAssessable)
+	ew.printf("%s: %d meet%s every final-year target, %d fall%s short, %d meet%s only the targets that could be assessed, %d could not be assessed at all.\n",
+		sectorPlural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
 	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
 	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
 	return ew.err
@@ -235,6 +235,14 @@ func (e *sectorWriter) Write(b []byte) (int, error) {
 func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
 func sectorPlural(n int, one, many string) string { return pipeline.Plural(n, one, many) }
+
+// sectorVerbS is the verb ending for n plans: "1 meets", "2 meet".
+func sectorVerbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
 
 func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 	name := p.Name
@@ -271,13 +279,16 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	fin := p.FinalYear()
 	switch {
 	case p.Reason != "":
-		ew.printf("  Not assessable: %s.\n", p.Reason)
+		ew.printf("  NOTHING COULD BE ASSESSED: %s.\n", p.Reason)
 	case p.Status == pipeline.SectorMet:
-		ew.printf("  Final year %s: MEETS every assessable target.\n", fin.Label())
+		ew.printf("  Final year %s: MEETS every target (%s measured).\n", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
 	case p.Status == pipeline.SectorShort:
 		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
+	case p.Status == pipeline.SectorPartlyMet:
+		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %d figures could not be assessed (see the reasons below); the %d that could are met.\n",
+			fin.Label(), p.NotAssessed, p.Assessed+p.NotAssessed, p.Assessed)
 	default:
-		ew.printf("  Final year %s: not assessable (see the reasons below).\n", fin.Label())
+		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
 	}
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
@@ -639,8 +650,11 @@ func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRow
 }
 
 func sectorStatusText(s pipeline.SectorStatus) string {
-	if s == pipeline.SectorNotAssessable {
+	switch s {
+	case pipeline.SectorNotAssessable:
 		return "not assessable"
+	case pipeline.SectorPartlyMet:
+		return "met where assessable"
 	}
 	return string(s)
 }

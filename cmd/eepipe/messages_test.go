@@ -1,0 +1,80 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+var updateMessages = flag.Bool("update-messages", false, "rewrite the golden message files under testdata/messages")
+
+// checkMessageGolden compares got with testdata/messages/name.
+func checkMessageGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "messages", name)
+	if *updateMessages {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update-messages)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test -update-messages rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestCheckPartlyAssessedIsNotAPass: a plan whose final year has figures
+// that cannot be assessed is not headlined as meeting its targets and the
+// check exits 1; --report is repeatable.
+func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
+	e := newCkEnv(t)
+	edu := ckCounters(t, map[string]int64{
+		"african_male_top_managers": 3, "african_female_top_managers": 5, "foreign_male_top_managers": 2,
+		"coloured_male_senior_managers": 7, "white_female_senior_managers": 10, "white_male_senior_managers": 3,
+		"african_male_middle_managers": 10, "african_male_junior_managers": 10,
+	})
+	delete(edu, "number_of_white_male_middle_managers")
+	delete(edu, "number_of_white_male_junior_managers")
+	plans := []*pipeline.InputPlan{{Name: "Partly assessed", Sector: "Education", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: edu},
+			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, map[string]int64{"african_female_junior_managers": 1})},
+		}}}
+	file := e.path("partly.csv")
+	if err := formats.WriteFlatCSV(file, plans, nil); err != nil {
+		t.Fatal(err)
+	}
+	reports := []string{e.path("a.json"), e.path("b.csv"), e.path("c.xlsx")}
+	r := e.run("check", file, "--report", reports[0], "--report", reports[1], "--report", reports[2])
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if strings.Contains(r.out, "MEETS") {
+		t.Errorf("a partly assessed plan is headlined as meeting its targets:\n%s", r.out)
+	}
+	for _, p := range reports {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("--report %s: %v", filepath.Base(p), err)
+		}
+	}
+	checkMessageGolden(t, "check-partly.stdout", r.out)
+	if !strings.HasSuffix(r.err, "eepipe: no figure falls short, but 1 plan was not assessed in full (the reasons are above), so the targets are not shown to be met\n") {
+		t.Errorf("stderr does not end with the outcome:\n%s", r.err)
+	}
+
+	if r := e.run("check", file, "--report", reports[0], "--report", reports[0]); r.code != ExitInvalid || !strings.Contains(r.err, "given twice") {
+		t.Errorf("the same --report twice: exit %d %s", r.code, r.err)
+	}
+}
