@@ -581,23 +581,24 @@ func (y SectorYearCheck) Label() string {
 
 // SectorPlanCheck is one plan measured against its sector's targets.
 type SectorPlanCheck struct {
-	Source    string       `json:"source"`            // file, or "server"
-	Account   string       `json:"account,omitempty"` // configured account, for plans from the service
-	PlanID    int64        `json:"plan_id,omitempty"`
-	Name      string       `json:"plan_name"`
-	Company   CompanyIDs   `json:"company"`
-	StartDate Date         `json:"start_date"`
-	EndDate   Date         `json:"end_date"`
-	Sector    string       `json:"sector"`
-	Status    SectorStatus `json:"status"`           // the final year's overall outcome
-	Reason    string       `json:"reason,omitempty"` // why the plan as a whole is not assessable
+	Source    string            `json:"source"`            // file, or "server"
+	Account   string            `json:"account,omitempty"` // configured account, for plans from the service
+	PlanID    int64             `json:"plan_id,omitempty"`
+	Name      string            `json:"plan_name"`
+	Company   CompanyIDs        `json:"company"`
+	StartDate Date              `json:"start_date"`
+	EndDate   Date              `json:"end_date"`
+	Sector    string            `json:"sector"`
+	Status    SectorStatus      `json:"status"`           // the final year's overall outcome
+	Reason    string            `json:"reason,omitempty"` // why the plan as a whole is not assessable
+	Notes     []string          `json:"notes,omitempty"`
+	Years     []SectorYearCheck `json:"years"`
+
 	// Assessed and NotAssessed count the final year's figures (levels with
-	// a sector target, and the disability share) that could and could not
-	// be measured.
-	Assessed    int               `json:"final_year_assessed"`
-	NotAssessed int               `json:"final_year_not_assessable"`
-	Notes       []string          `json:"notes,omitempty"`
-	Years       []SectorYearCheck `json:"years"`
+	// a sector target and employees, and the disability share) that could
+	// and could not be measured.
+	Assessed    int `json:"final_year_assessed"`
+	NotAssessed int `json:"final_year_not_assessable"`
 }
 
 // Title names the plan for people: `plan 12 "Name"` or `"Name" starting 2025-09-01`.
