@@ -72,7 +72,7 @@ configuration, 3 fatal, interrupted, lock held or --max-duration passed.`,
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
   eepipe apply plan.csv --recreate-on-date-change --no-recalc
   eepipe --config eepipe.yaml apply /srv/clients --output-dir /var/log/eepipe/runs --keep 30 --max-duration 20m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {

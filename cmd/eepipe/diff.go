@@ -27,7 +27,7 @@ Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		Example: `  eepipe diff plans.xlsx
   eepipe --config eepipe.yaml diff clients/ --show-unchanged --report diff.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DryRun = true

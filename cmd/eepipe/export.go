@@ -39,6 +39,7 @@ type exportOptions struct {
 	Companies   []string // --company VAT|REG|ID
 	Concurrency int
 	NoCharts    bool
+	Force       bool // -o may replace an existing file
 	Schedule    scheduleOptions
 	Conn        connFlags
 
@@ -85,7 +86,7 @@ lock held, --max-duration passed).`,
   eepipe export -o acme.csv --company 4012345678
   eepipe export -o plans.csv --layout long --plan 17 --plan 18
   eepipe --config eepipe.yaml export --output-dir /var/backups/ee --keep 14 --max-duration 20m`,
-		Args: cobra.NoArgs,
+		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
@@ -101,6 +102,7 @@ lock held, --max-duration passed).`,
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight")
 	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the per-plan charts out of an XLSX grid export")
+	fl.BoolVar(&opts.Force, "force", false, "replace the -o file if it exists (--output-dir runs write new stamped names and need no --force)")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
 	return cmd
@@ -166,6 +168,9 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	log := f.Logger()
 	target, err := resolveExportTarget(opts)
 	if err != nil {
+		return err
+	}
+	if err := refuseOverwrite(opts.Output, opts.Schedule.OutputDir == "" && !opts.Force); err != nil {
 		return err
 	}
 	if opts.Concurrency < 1 {

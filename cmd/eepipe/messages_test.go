@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
@@ -77,4 +80,38 @@ func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
 	if r := e.run("check", file, "--report", reports[0], "--report", reports[0]); r.code != ExitInvalid || !strings.Contains(r.err, "given twice") {
 		t.Errorf("the same --report twice: exit %d %s", r.code, r.err)
 	}
+}
+
+// TestUsageMessages: usage errors exit 2 and say what to do, with the
+// command's usage line.
+func TestUsageMessages(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.csv")
+	if err := os.WriteFile(existing, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"apply"},
+		{"diff"},
+		{"validate"},
+		{"reconcile"},
+		{"recalc"},
+		{"template", "plan.xlsx"},
+		{"template", "a", "b"},
+		{"export", "plans.csv"},
+		{"--log-format", "xml", "version"},
+		{"apply", "--no-such-flag", "x.xlsx"},
+		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
+	} {
+		var out, errb strings.Builder
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+		code := Execute(context.Background(), f, args)
+		shown := strings.ReplaceAll(strings.Join(args, " "), dir+string(filepath.Separator), "")
+		fmt.Fprintf(&b, "$ eepipe %s\n%s(exit %d)\n\n", shown, strings.ReplaceAll(errb.String(), dir+string(filepath.Separator), ""), code)
+		if code != ExitInvalid {
+			t.Errorf("eepipe %s: exit %d, want 2\n%s", shown, code, errb.String())
+		}
+	}
+	checkMessageGolden(t, "usage.txt", b.String())
 }

@@ -39,7 +39,7 @@ Exit status: 0 all accepted, 1 some failed, 2 invalid usage or
 configuration, 3 fatal.`,
 		Example: `  eepipe recalc scorecard_acme_2025
   eepipe --config eepipe.yaml recalc --account bluecrane scorecard_bluecrane_2025 --recalc-wait 10m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("scorecard id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {

@@ -166,9 +166,10 @@ usage, 3 fatal.`,
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
 	)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitInvalid, Err: err}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
 	})
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
 	return root
 }
 

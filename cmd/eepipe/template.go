@@ -53,7 +53,7 @@ with --catalog.`,
   eepipe template -o plan.xlsx --years 3 --start 2026-09-01
   eepipe template -o targets.xlsx --layout flat
   eepipe template -o custom.xlsx --catalog counters.txt`,
-		Args: cobra.NoArgs,
+		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.CatalogPath = f.CatalogPath
 			opts.YearsSet = cmd.Flags().Changed("years")

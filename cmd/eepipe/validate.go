@@ -37,7 +37,7 @@ when there are no errors (warnings are allowed), 2 when there are.`,
   eepipe validate clients/ extra.csv --report problems.xlsx
   eepipe validate acme.xlsx --annotate acme-checked.xlsx
   eepipe validate --catalog counters.txt plans.csv --report problems.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.CatalogPath = f.CatalogPath
