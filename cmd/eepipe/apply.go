@@ -36,6 +36,9 @@ type applyOptions struct {
 	HTTPClient    *http.Client
 	RecalcBackoff time.Duration
 	Quiet         bool
+	// Result receives the run's report when there is one (the demo
+	// explains its numbers with it).
+	Result *pipeline.RunReport
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
@@ -225,6 +228,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		rep      *pipeline.RunReport
 	)
 	err = runApplyScheduled(ctx, f, opts, run, &accounts, &clients, &rep)
+	opts.Result = rep
 	run.noteKeyExpiry(accounts, clients)
 	var fields []zap.Field
 	if rep != nil {
