@@ -216,7 +216,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		return err
 	}
 	f.SetCellStyle(sh, "A1", "A1", st.title)
-	sub := fmt.Sprintf("%d plan(s) exported %s UTC", len(plans), at.UTC().Format("2006-01-02 15:04"))
+	sub := fmt.Sprintf("%s exported %s UTC", pipeline.Plural(len(plans), "plan"), at.UTC().Format("2006-01-02 15:04"))
 	if opts.Source != "" {
 		sub += " from " + opts.Source
 	}

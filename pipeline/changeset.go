@@ -167,7 +167,7 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		if t.TargetID != 0 {
 			fmt.Fprintf(b, " (target %d)", t.TargetID)
 		}
-		fmt.Fprintf(b, ": %d counter(s)\n", len(t.Changes))
+		fmt.Fprintf(b, ": %s\n", Plural(len(t.Changes), "counter"))
 		width := 0
 		for _, c := range t.Changes {
 			width = max(width, len(c.Name))

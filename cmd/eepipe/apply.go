@@ -165,13 +165,13 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
-		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+		if err := writeProblems(f, batch); err != nil {
 			return nil, nil, exitf(ExitFatal, "%v", err)
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			batch.Problems.Count(pipeline.Error))
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix them (eepipe validate shows them too) and run again",
+			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")

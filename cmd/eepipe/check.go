@@ -226,7 +226,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		zap.Int("not_assessable", s.NotAssessable), zap.String("targets", report.TargetsSource))
 	switch {
 	case missing > 0:
-		return exitf(ExitInvalid, "%d plan(s) asked for with --plan are not on the service", missing)
+		return exitf(ExitInvalid, "%s not on the service", pipeline.Plural(missing, "plan asked for with --plan is", "plans asked for with --plan are"))
 	}
 	return checkExit(report)
 }
@@ -256,13 +256,13 @@ func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipelin
 		return nil, exitf(ExitInvalid, "%v", err)
 	}
 	if len(batch.Problems) > 0 {
-		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+		if err := writeProblems(f, batch); err != nil {
 			return nil, exitf(ExitFatal, "%v", err)
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, exitf(ExitInvalid, "the input has %d error(s); fix them (eepipe validate shows them too) and check again",
-			batch.Problems.Count(pipeline.Error))
+		return nil, exitf(ExitInvalid, "the input has %s; fix them (eepipe validate shows them too) and check again",
+			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
 	}
 	if len(batch.Plans) == 0 {
 		return nil, exitf(ExitInvalid, "the input describes no plan")

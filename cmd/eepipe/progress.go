@@ -49,7 +49,7 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	if total == 0 {
 		return
 	}
-	if p.f.IO.ErrTTY && usableTerminal(p.f.IO.ErrOut) {
+	if p.f.IO.ErrTTY && !p.f.statusJSON() && usableTerminal(p.f.IO.ErrOut) {
 		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(p.f.IO.ErrOut), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 		p.bar = p.p.AddBar(int64(total),
 			mpb.PrependDecorators(

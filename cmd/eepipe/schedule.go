@@ -95,7 +95,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 			var held *formats.LockHeldError
 			if errors.As(err, &held) {
 				// The message first: the summary is the run's last line.
-				fmt.Fprintf(f.IO.ErrOut, "eepipe: %v\n", err)
+				printError(f.IO.ErrOut, err)
 				r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", lockPath), zap.Int("lock_pid", held.Holder.PID)})
 				return ctx, nil, silentExit(ExitFatal)
 			}
@@ -192,7 +192,7 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	// The error's message is printed before the summary, so that the
 	// summary is the run's last line on stderr for monitoring.
 	if err != nil && !isSilent(err) {
-		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		printError(r.f.IO.ErrOut, err)
 	}
 	r.logSummary(code, outcome, fields)
 	if err != nil {
