@@ -422,6 +422,9 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
+		return err
+	}
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
@@ -781,7 +784,8 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
 			Legend:     excelize.ChartLegend{Position: "bottom"},
 			Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
-			YAxis:      excelize.ChartAxis{MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+			XAxis:      excelize.ChartAxis{Font: ChartAxisFont},
+			YAxis:      excelize.ChartAxis{Font: ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
