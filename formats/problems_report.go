@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
 )
@@ -147,6 +148,9 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	defer f.Close()
 	const sheet = "Problems"
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)

@@ -422,9 +422,6 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
-		return err
-	}
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
@@ -537,7 +534,7 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 			}
 		}
 		where := p.Account
-		if where == "" {
+		if where == "" && p.Source != "" {
 			where = filepath.Base(p.Source)
 		}
 		for i, v := range []any{p.Name, id, where, p.Company.String(), p.Sector, year, fy, final, level} {
@@ -614,6 +611,10 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 		return err
 	}
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// After the filter, which replaces the sheet's properties.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
 		return err
 	}
 	return addSectorCharts(f, sheet, plans, st)

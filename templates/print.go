@@ -33,7 +33,8 @@ var (
 // p.Portrait, fitted to one page wide (as many pages down as needed),
 // narrow margins, a footer with the sheet name and page numbers, and the
 // print titles. On a sheet written with a StreamWriter, call it before
-// the writer's Flush: the page setup is written with the sheet.
+// the writer's Flush: the page setup is written with the sheet; on other
+// sheets call it after AutoFilter, which replaces the sheet's properties.
 func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 	orient := "landscape"
 	if p.Portrait {

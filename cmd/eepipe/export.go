@@ -539,6 +539,11 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 		// The sectoral targets check of each plan, as `eepipe check` shows it.
 		targets := pipeline.DefaultSectorTargets()
 		report := pipeline.CheckSector(inputs, cat, targets)
+		for i := range report.Plans {
+			if i < len(plans) { // the plans come from the service: name their account
+				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
+			}
+		}
 		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
 			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
 		}
