@@ -262,7 +262,6 @@ func zipPart(t *testing.T, path, name string) string {
 	return ""
 }
 
-
 // TestExportOverviewAndTotals: the Overview's "Last updated" is a
 // date-time cell and its era is in words; a total the service holds as 0
 // under non-zero levels is left blank, and re-reads as blank (so applying
