@@ -115,3 +115,43 @@ func TestUsageMessages(t *testing.T) {
 	}
 	checkMessageGolden(t, "usage.txt", b.String())
 }
+
+// TestCompletionAndHelp: enumerated flags complete their values, file
+// flags their file kinds; help shows no raw backticks and no "(default [])".
+func TestCompletionAndHelp(t *testing.T) {
+	run := func(args ...string) string {
+		var out, errb strings.Builder
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+		if code := Execute(context.Background(), f, args); code != 0 {
+			t.Fatalf("eepipe %v: exit %d\n%s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "template", "--layout", ""}, "grid\nflat\n:4\n"},
+		{[]string{"__complete", "export", "--layout", ""}, "grid\nflat\nlong\n:4\n"},
+		{[]string{"__complete", "apply", "--log-format", ""}, "auto\nconsole\njson\n:4\n"},
+		{[]string{"__complete", "check", "--report", ""}, "xlsx\ncsv\njson\n:8\n"},
+		{[]string{"__complete", "validate", ""}, "xlsx\ncsv\n:8\n"},
+		{[]string{"__complete", "export", "--plan", ""}, ":4\n"},
+	} {
+		if got := run(tc.args...); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("eepipe %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		if out := run("completion", shell); len(out) < 100 {
+			t.Errorf("completion %s: %q", shell, out)
+		}
+	}
+	root := NewCmdRoot(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, Now: time.Now, Getenv: func(string) string { return "" }})
+	for _, cmd := range append(root.Commands(), root) {
+		help := run(append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "eepipe")), "--help")...)
+		if strings.Contains(help, "`") || strings.Contains(help, "(default [])") {
+			t.Errorf("eepipe %s --help shows a backtick or (default []):\n%s", cmd.Name(), help)
+		}
+	}
+}

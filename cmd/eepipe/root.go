@@ -175,6 +175,7 @@ usage, 3 fatal.`,
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
 	)
+	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
 	})
