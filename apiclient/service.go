@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -200,4 +201,17 @@ func CatalogFromTarget(t Target) (*pipeline.Catalog, error) {
 		return nil, fmt.Errorf("target %d from the service: %w", t.ID, err)
 	}
 	return c, nil
+}
+
+// HasScorecard reports whether the account sees the scorecard (GET
+// /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
+func (s planService) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
+	_, err := s.c.GetScorecard(ctx, scorecardID)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, pipeline.ErrNotFound):
+		return false, nil
+	}
+	return false, err
 }

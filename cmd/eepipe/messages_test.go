@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -153,5 +154,20 @@ func TestCompletionAndHelp(t *testing.T) {
 		if strings.Contains(help, "`") || strings.Contains(help, "(default [])") {
 			t.Errorf("eepipe %s --help shows a backtick or (default []):\n%s", cmd.Name(), help)
 		}
+	}
+}
+
+// TestRecalcFindsTheOwner: with several accounts and no --account, recalc
+// finds each scorecard's account itself (one GET per account).
+func TestRecalcFindsTheOwner(t *testing.T) {
+	e := newEnv(t, sandbox.Options{RecalcDuration: 50 * time.Millisecond})
+	e.srv.Sandbox.ResetStats()
+	r := e.run("--config", e.config, "recalc", "scorecard_acme_2025", "scorecard_bluecrane_2025")
+	if r.code != 0 || strings.Count(r.out, "recalculation accepted") != 2 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	st := e.srv.Sandbox.Stats()
+	if n := st.ByRoute["GET /api/public/v1/scorecards/{id}"]; n != 4 {
+		t.Errorf("%d scorecard GETs, want one per account and scorecard (4); routes %v", n, st.ByRoute)
 	}
 }
