@@ -147,6 +147,7 @@ type asmRowValues struct {
 	typeGiven  bool
 	given      [asmNumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
 	givenSet   [asmNumPlanColumns]bool
+	companyAt  Origin // a blank company identifier cell the record shows (a grid's labelled cell)
 }
 
 func (v *asmRowValues) give(col, value string) {
@@ -199,6 +200,9 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		if !set {
+			if col != ColPlanName && v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
 			continue
 		}
 		v.give(col, s)
@@ -349,6 +353,9 @@ func (a *Assembler) Add(rec Record) {
 		acc = &asmPlan{plan: &InputPlan{Origin: asmKeep(rec.Origin)}}
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
+	}
+	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
+		acc.plan.CompanyCell = asmKeep(v.companyAt)
 	}
 	for i, col := range asmPlanColumns {
 		if !v.givenSet[i] {
@@ -876,10 +883,23 @@ func RequireCompany(plans []*InputPlan) Problems {
 	var ps Problems
 	for _, p := range plans {
 		if p.Company.IsZero() {
-			ps.Errorf(p.Origin, "", "%s names no company: with several accounts configured, every plan needs company_vat_number, company_registration_number or company_id_number to choose the account", asmPlanLabel(p))
+			where, what := MissingCompany(p)
+			ps.Errorf(where, "", "%s names no company: with several accounts configured, every plan needs a company identifier to choose the account: %s", asmPlanLabel(p), what)
 		}
 	}
 	return ps
+}
+
+// MissingCompany says where a plan without a company identifier should
+// name one and what to fill in: on a grid sheet, the value cell beside the
+// "Company VAT number" label (with the registration and ID number labels
+// below it); in a table, the company columns of the plan's row.
+func MissingCompany(p *InputPlan) (Origin, string) {
+	if c := p.CompanyCell; c.Cell != "" {
+		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s (%s is the first of them)",
+			"Company VAT number", "Company registration number", "Company ID number", c.Sheet, c.Cell)
+	}
+	return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
 }
 
 // asmRef cites an earlier place: its short reference ("Targets!F12",

@@ -129,9 +129,9 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	}
 	for _, p := range plans {
 		if p.Company.IsZero() {
-			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number); "+
-				"%s the company decides which account the plan belongs to",
-				p.Key(), configured)
+			where, what := MissingCompany(p)
+			ps.Errorf(where, "", "%s has no company identifier: %s; %s the company decides which account the plan belongs to",
+				p.Key(), what, configured)
 		}
 	}
 	return ps

@@ -171,3 +171,31 @@ func TestRecalcFindsTheOwner(t *testing.T) {
 		t.Errorf("%d scorecard GETs, want one per account and scorecard (4); routes %v", n, st.ByRoute)
 	}
 }
+
+// TestMissingCompanyOnAGridSheet: with several accounts, a grid sheet
+// without a company identifier is reported at the identifier's value cell
+// (beside the "Company VAT number" label), saying what to fill in, not at
+// the first grid's label.
+func TestMissingCompanyOnAGridSheet(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "plan.xlsx")
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{"number_of_african_male_top_managers": 2}}}}
+	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\nlookup:\n  url: http://127.0.0.1:1\n  username: u\n  password_env: P\naccounts:\n"+
+		"  - name: acme\n    company_id: 8ovHrj\n    api_key: k1\n    api_secret_env: S1\n  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: k2\n    api_secret_env: S2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+	if code := Execute(context.Background(), f, []string{"--config", cfg, "validate", grid}); code != ExitInvalid {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	checkMessageGolden(t, "missing-company-grid.txt", strings.ReplaceAll(out.String(), dir+string(filepath.Separator), ""))
+	if !strings.Contains(out.String(), "No company!B6: error:") || !strings.Contains(out.String(), `fill in the cell beside the label "Company VAT number"`) {
+		t.Errorf("the missing company is not reported at the identifier cell:\n%s", out.String())
+	}
+}
