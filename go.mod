@@ -3,6 +3,7 @@ module github.com/eepipe/eepipe
 go 1.26.8
 
 require (
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/gocarina/gocsv v0.0.0-20240520201108-78e41c74b4b1
 	github.com/sourcegraph/conc v0.3.0
 	github.com/spf13/cobra v1.10.2

@@ -13,15 +13,15 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"go.uber.org/zap"
-
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // APIPrefix is the path of the plan and scorecard API under the base URL.
@@ -53,6 +53,10 @@ type Options struct {
 	Logger                                    *zap.Logger
 	Retry                                     RetryPolicy
 	UserAgent                                 string
+
+	// Sleep waits between attempts; it must return early with ctx's error
+	// when ctx ends. nil means a timer (tests inject a recorder).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Client is the typed client of the plan and scorecard API and of the
@@ -117,6 +121,9 @@ func New(opts Options) (*Client, error) {
 	}
 	if c.log == nil {
 		c.log = zap.NewNop()
+	}
+	if opts.Sleep != nil {
+		c.sleep = opts.Sleep
 	}
 	if c.userAgent == "" {
 		c.userAgent = defaultUserAgent()
@@ -286,14 +293,21 @@ func (c *Client) send(ctx context.Context, cl call) error {
 
 	var (
 		lastErr      error
-		priorUnclear bool // an earlier attempt may have reached the service
+		priorUnclear bool                        // an earlier attempt may have reached the service
+		bo           *backoff.ExponentialBackOff // the call's backoff bounds, made at the first failure
 	)
+	nextBackOff := func() time.Duration {
+		if bo == nil {
+			bo = c.retry.newBackOff()
+		}
+		return bo.NextBackOff()
+	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			if lastErr != nil {
 				return fmt.Errorf("%s %s: stopped before retrying: %w (last answer: %v)", cl.method, path, err, lastErr)
 			}
-			return &transportError{method: cl.method, path: path, attempts: attempt - 1, ctxErr: err}
+			return &TransportError{Method: cl.method, Path: path, Attempts: attempt - 1, ctxErr: err}
 		}
 		var body io.Reader
 		if cl.body != nil {
@@ -330,34 +344,41 @@ func (c *Client) send(ctx context.Context, cl call) error {
 			status  int
 			respErr error // the error of this attempt
 			wait    time.Duration
-			retry   = retryableMethod(cl.method) && attempt < c.retry.MaxAttempts
+			retry   = attempt < c.retry.MaxAttempts
 		)
 		if err == nil {
 			status = resp.StatusCode
 			var b []byte
-			b, err = readBody(resp.Body)
+			if status >= 200 && status < 300 && cl.out == nil {
+				err = discardBody(resp.Body) // nothing to decode: keep no copy
+			} else {
+				b, err = readBody(resp.Body, resp.ContentLength)
+			}
 			resp.Body.Close()
 			if !cl.lookup {
 				c.noteExpiry(resp.Header)
 			}
 			if err == nil {
-				c.log.Debug("request",
-					zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-					zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt))
+				if ce := c.log.Check(zap.DebugLevel, "request"); ce != nil {
+					ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+						zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt))
+				}
 				if status >= 200 && status < 300 {
 					return decode(cl, path, status, b)
 				}
 				ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 				apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(s string) string { return c.redact(s, authValue) })
 				apiErr.afterUnclear = priorUnclear
-				if !retry || !retryableStatus(status) {
+				// A 429 is refused before anything is applied: even a POST
+				// may be sent again.
+				if !retry || !retryableStatus(status) || !(retryableMethod(cl.method) || status == http.StatusTooManyRequests) {
 					return apiErr
 				}
 				respErr = apiErr
-				if hasRA {
+				if bound := nextBackOff(); hasRA {
 					wait = min(ra, MaxRetryAfter)
 				} else {
-					wait = c.jitter(c.retry.backoff(attempt))
+					wait = c.jitter(bound)
 				}
 				priorUnclear = priorUnclear || status >= 500
 			}
@@ -365,36 +386,39 @@ func (c *Client) send(ctx context.Context, cl call) error {
 		if err != nil {
 			// No response, or the body was cut off: a transport failure.
 			if ctxErr := ctx.Err(); ctxErr != nil {
-				return &transportError{method: cl.method, path: path, attempts: attempt, sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err}
+				return &TransportError{Method: cl.method, Path: path, Attempts: attempt, Sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err}
 			}
-			te := &transportError{method: cl.method, path: path, attempts: attempt, sent: wrote.Load(), err: unwrapURLError(err)}
+			te := &TransportError{Method: cl.method, Path: path, Attempts: attempt, Sent: wrote.Load(), err: unwrapURLError(err)}
 			if status != 0 {
 				te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
 			}
 			te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
-			c.log.Debug("request failed",
-				zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-				zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt), zap.Error(te.err))
-			if !retry || !retryableTransport(err) {
-				if priorUnclear && !te.sent {
-					te.sent = true // an earlier attempt may have been applied
+			if ce := c.log.Check(zap.DebugLevel, "request failed"); ce != nil {
+				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+					zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt), zap.Error(te.err))
+			}
+			if !retry || !retryableMethod(cl.method) || !retryableTransport(err) {
+				if priorUnclear && !te.Sent {
+					te.Sent = true // an earlier attempt may have been applied
 				}
 				return te
 			}
 			respErr = te
-			wait = c.jitter(c.retry.backoff(attempt))
-			priorUnclear = priorUnclear || te.sent
+			wait = c.jitter(nextBackOff())
+			priorUnclear = priorUnclear || te.Sent
 		}
 
 		lastErr = respErr
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			c.log.Debug("not retrying: the wait would pass the deadline",
-				zap.String("method", cl.method), zap.String("path", path), zap.Duration("wait", wait))
+			if ce := c.log.Check(zap.DebugLevel, "not retrying: the wait would pass the deadline"); ce != nil {
+				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Duration("wait", wait))
+			}
 			return lastErr
 		}
-		c.log.Debug("retrying",
-			zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", attempt),
-			zap.Duration("wait", wait), zap.String("reason", lastErr.Error()))
+		if ce := c.log.Check(zap.DebugLevel, "retrying"); ce != nil {
+			ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", attempt),
+				zap.Duration("wait", wait), zap.String("reason", lastErr.Error()))
+		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return fmt.Errorf("%s %s: stopped waiting %s to retry: %w (last answer: %v)", cl.method, path, wait, err, lastErr)
 		}
@@ -420,42 +444,77 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// readBody reads a response body up to maxResponseBody.
-func readBody(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1))
+// readBody reads a response body up to maxResponseBody; size is the
+// announced length (-1 when unknown), used to read into one buffer of the
+// right size.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	var b []byte
+	if size > 0 && size <= maxResponseBody {
+		b = make([]byte, size)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		var one [1]byte
+		n, err := r.Read(one[:])
+		if n == 0 && (err == io.EOF || err == nil) {
+			return b, nil // the usual case: the body was as long as announced
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		b = append(b, one[:n]...) // longer than announced: read the rest
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1-int64(len(b))))
 	if err != nil {
 		return nil, err
 	}
+	b = append(b, rest...)
 	if len(b) > maxResponseBody {
 		return nil, fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
 	}
 	return b, nil
 }
 
-// decodeError is a 2xx response whose body could not be read as expected.
-// For a POST it matches pipeline.ErrUnclearOutcome: the service accepted the
-// request, but what it created is not known.
-type decodeError struct {
-	method, path string
-	status       int
-	excerpt      string
+// discardBody reads a body to its end (so that the connection can be
+// reused) without keeping it, up to maxResponseBody.
+func discardBody(r io.Reader) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, maxResponseBody+1))
+	if err == nil && n > maxResponseBody {
+		err = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+	}
+	return err
+}
+
+// DecodeError is a 2xx response whose body could not be read as expected.
+// For a POST it matches ErrUnclearOutcome: the service accepted the
+// request, but what it created is not known. Unwrap returns the JSON error.
+type DecodeError struct {
+	Method, Path string
+	StatusCode   int
+	Excerpt      string // a short, sanitised excerpt of the body; "" when empty
 	err          error
 }
 
-func (e *decodeError) Error() string {
-	msg := fmt.Sprintf("%s %s: the %d response is not the expected JSON: %v", e.method, e.path, e.status, e.err)
-	if e.excerpt != "" {
-		msg += fmt.Sprintf(" (response: %q)", e.excerpt)
+func (e *DecodeError) Error() string {
+	msg := fmt.Sprintf("%s %s: the %d response is not the expected JSON: %v", e.Method, e.Path, e.StatusCode, e.err)
+	if e.Excerpt != "" {
+		msg += fmt.Sprintf(" (response: %q)", e.Excerpt)
 	} else {
 		msg += " (empty response body)"
 	}
 	return msg
 }
 
-func (e *decodeError) Unwrap() error { return e.err }
+// Unwrap returns the decoding error.
+func (e *DecodeError) Unwrap() error { return e.err }
 
-func (e *decodeError) Is(target error) bool {
-	return target == pipeline.ErrUnclearOutcome && e.method == http.MethodPost
+// Unclear reports whether the request was a POST: the service acted, but
+// what it created is not known.
+func (e *DecodeError) Unclear() bool { return e.Method == http.MethodPost }
+
+// Is makes errors.Is match ErrUnclearOutcome for a POST.
+func (e *DecodeError) Is(target error) bool {
+	return target == ErrUnclearOutcome && e.Unclear()
 }
 
 // decode reads a 2xx body into cl.out (unknown fields are ignored).
@@ -464,10 +523,10 @@ func decode(cl call, path string, status int, b []byte) error {
 		return nil
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return &decodeError{method: cl.method, path: path, status: status, err: errors.New("no body")}
+		return &DecodeError{Method: cl.method, Path: path, StatusCode: status, err: errors.New("no body")}
 	}
 	if err := json.Unmarshal(b, cl.out); err != nil {
-		return &decodeError{method: cl.method, path: path, status: status, excerpt: excerpt(string(b)), err: err}
+		return &DecodeError{Method: cl.method, Path: path, StatusCode: status, Excerpt: excerpt(string(b)), err: err}
 	}
 	return nil
 }
@@ -517,38 +576,49 @@ func scorecardPath(id string) string { return scorecardsPath() + "/" + url.PathE
 
 // ListPlans returns every plan of the account (without milestones).
 func (c *Client) ListPlans(ctx context.Context) ([]Plan, error) {
-	var out []Plan
-	if err := c.send(ctx, call{method: http.MethodGet, path: plansPath(), out: &out}); err != nil {
+	var docs []planDoc
+	if err := c.send(ctx, call{method: http.MethodGet, path: plansPath(), out: &docs}); err != nil {
 		return nil, err
+	}
+	if docs == nil {
+		return nil, nil
+	}
+	out := make([]Plan, len(docs))
+	for i := range docs {
+		out[i] = docs[i].plan()
 	}
 	return out, nil
 }
 
 // GetPlan returns one plan with its milestones and targets.
 func (c *Client) GetPlan(ctx context.Context, id int64) (*Plan, error) {
-	var out Plan
-	if err := c.send(ctx, call{method: http.MethodGet, path: planPath(id), out: &out}); err != nil {
+	var doc planDoc
+	if err := c.send(ctx, call{method: http.MethodGet, path: planPath(id), out: &doc}); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
-// CreatePlan creates a plan. It is never retried; an error matching
-// pipeline.ErrUnclearOutcome means the plan may exist now.
+// CreatePlan creates a plan. It is sent again only after a 429 (refused
+// before anything was applied); an error matching ErrUnclearOutcome means
+// the plan may exist now.
 func (c *Client) CreatePlan(ctx context.Context, p PlanCreate) (*Plan, error) {
-	var out Plan
-	if err := c.sendJSON(ctx, http.MethodPost, plansPath(), "employment_equity_plan", p, &out); err != nil {
+	var doc planDoc
+	if err := c.sendJSON(ctx, http.MethodPost, plansPath(), "employment_equity_plan", p, &doc); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
 // UpdatePlan changes a plan's name, scorecard_id or sector.
 func (c *Client) UpdatePlan(ctx context.Context, id int64, u PlanUpdate) (*Plan, error) {
-	var out Plan
-	if err := c.sendJSON(ctx, http.MethodPatch, planPath(id), "employment_equity_plan", u, &out); err != nil {
+	var doc planDoc
+	if err := c.sendJSON(ctx, http.MethodPatch, planPath(id), "employment_equity_plan", u, &doc); err != nil {
 		return nil, err
 	}
+	out := doc.plan()
 	return &out, nil
 }
 
@@ -565,10 +635,56 @@ func (c *Client) UpdateTarget(ctx context.Context, planID, milestoneID, targetID
 		counters = map[string]int64{}
 	}
 	var out Target
-	if err := c.sendJSON(ctx, http.MethodPatch, targetPath(planID, milestoneID, targetID), "employment_equity_target", counters, &out); err != nil {
+	if err := c.send(ctx, call{method: http.MethodPatch, path: targetPath(planID, milestoneID, targetID), body: targetBody(counters), out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// PatchTarget is UpdateTarget for a caller that does not need the target
+// back: the same request, but the answer's body is not decoded.
+func (c *Client) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	return c.send(ctx, call{method: http.MethodPatch, path: targetPath(planID, milestoneID, targetID), body: targetBody(counters)})
+}
+
+// targetBody is {"employment_equity_target":{...counters}}, byte for byte
+// what encoding/json writes (keys sorted; nil is {}), written without
+// reflection when every key is a plain identifier.
+func targetBody(counters map[string]int64) []byte {
+	keys := make([]string, 0, len(counters))
+	size := len(`{"employment_equity_target":{}}`)
+	for k := range counters {
+		if !plainKey(k) {
+			b, _ := json.Marshal(map[string]any{"employment_equity_target": counters}) // cannot fail: string keys, int64 values
+			return b
+		}
+		keys = append(keys, k)
+		size += len(k) + 4 + 20
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, size)
+	b = append(b, `{"employment_equity_target":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+		b = strconv.AppendInt(b, counters[k], 10)
+	}
+	return append(b, "}}"...)
+}
+
+// plainKey reports whether k needs no JSON escaping: letters, digits, _.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // ListScorecards returns every scorecard of the account.
@@ -589,7 +705,8 @@ func (c *Client) GetScorecard(ctx context.Context, id string) (*Scorecard, error
 	return &out, nil
 }
 
-// CreateScorecard creates a scorecard. Like every POST it is never retried.
+// CreateScorecard creates a scorecard. Like every POST it is sent again
+// only after a 429.
 func (c *Client) CreateScorecard(ctx context.Context, in ScorecardInput) (*Scorecard, error) {
 	var out Scorecard
 	if err := c.sendJSON(ctx, http.MethodPost, scorecardsPath(), "scorecard", in, &out); err != nil {
@@ -614,8 +731,8 @@ func (c *Client) DeleteScorecard(ctx context.Context, id string) error {
 }
 
 // RecalculateScorecard starts a recalculation of the scorecard's totals;
-// any 2xx answer is success. An error matching pipeline.ErrConflict means a
-// run is in progress; the caller waits and asks again. A 409 to a retry,
+// any 2xx answer is success. An *APIError with StatusCode 409 means a run
+// is in progress; the caller waits and asks again. A 409 to a retry,
 // after an attempt that got no clear answer, is success: the run in
 // progress is most likely the one that attempt started.
 func (c *Client) RecalculateScorecard(ctx context.Context, id string) error {

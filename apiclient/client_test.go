@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // planJSON is a retrieve response with fields the client does not know.
@@ -271,7 +269,7 @@ func TestSignatureCoversExactBytes(t *testing.T) {
 func TestWrongSecretIsUnauthorized(t *testing.T) {
 	fx := newFixture(t, jsonHandler(200, `[]`), func(o *Options) { o.APISecret = "another-secret" })
 	_, err := fx.c.ListPlans(context.Background())
-	if !errors.Is(err, pipeline.ErrUnauthorized) {
+	if !hasStatus(err, 401) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
 	if len(fx.ts.requests()) != 1 {
@@ -418,12 +416,12 @@ func TestDebugLog(t *testing.T) {
 func TestDecodeErrorOnCreateIsUnclear(t *testing.T) {
 	fx := newFixture(t, jsonHandler(201, `<html><title>Created</title></html>`))
 	_, err := fx.c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
-	if !errors.Is(err, pipeline.ErrUnclearOutcome) || !strings.Contains(err.Error(), "Created") {
+	if !errors.Is(err, ErrUnclearOutcome) || !strings.Contains(err.Error(), "Created") {
 		t.Fatalf("err = %v", err)
 	}
 	fx.ts.setHandler(jsonHandler(200, ``))
 	_, err = fx.c.GetPlan(context.Background(), 1)
-	if err == nil || errors.Is(err, pipeline.ErrUnclearOutcome) || !strings.Contains(err.Error(), "empty response body") {
+	if err == nil || errors.Is(err, ErrUnclearOutcome) || !strings.Contains(err.Error(), "empty response body") {
 		t.Fatalf("GET with empty 200: %v", err)
 	}
 }

@@ -11,23 +11,35 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+)
 
-	"github.com/eepipe/eepipe/pipeline"
+// Errors that the client's error values match with errors.Is. They say
+// what the wire can tell about a failed call; what a status means to the
+// caller's domain (not found, invalid, conflict) is read from
+// APIError.StatusCode with errors.As.
+var (
+	// ErrUnclearOutcome is matched by the error of a POST whose outcome is
+	// not known: a 5xx answer (a proxy may answer after the service
+	// acted), a connection lost after the request was written, or a 2xx
+	// answer whose body could not be read. The create may or may not have
+	// happened.
+	ErrUnclearOutcome = errors.New("no clear answer from the service; the request may or may not have been applied")
+	// ErrUnavailable is matched by the error of a call that could not
+	// reach the service or kept getting 502, 503 or 504 after the retries
+	// ran out (a POST only when nothing was sent).
+	ErrUnavailable = errors.New("the service is unreachable")
 )
 
 // APIError is a response of the service with a status outside 2xx. It never
 // holds a secret: the Authorization header, the API secret and the lookup
 // password are removed from every text the server sent back.
 //
-// errors.Is(err, X) tells the outcomes apart without looking at StatusCode:
+// Callers read its meaning with errors.As and StatusCode (401 and 403 the
+// key, 404 not on the account, 409 a recalculation in progress, 400 and
+// 422 rejected input, 429 rate limited). errors.Is matches:
 //
-//	401, 403      pipeline.ErrUnauthorized
-//	404           pipeline.ErrNotFound
-//	409           pipeline.ErrConflict
-//	400, 422      pipeline.ErrInvalid
-//	429           pipeline.ErrRateLimited
-//	5xx on POST   pipeline.ErrUnclearOutcome (the create may or may not have happened)
-//	502, 503, 504 on other methods, after the retries ran out: pipeline.ErrUnavailable
+//	5xx on POST   ErrUnclearOutcome (the create may or may not have happened)
+//	502, 503, 504 on other methods, after the retries ran out: ErrUnavailable
 type APIError struct {
 	StatusCode int
 	Method     string
@@ -66,94 +78,93 @@ func (e *APIError) Error() string {
 		b.WriteString(" (check the API key and secret, and whether the key has expired)")
 	case e.StatusCode >= 300 && e.StatusCode < 400:
 		b.WriteString(" (check the base URL: the client does not follow redirects)")
-	case e.unclear():
+	case e.Unclear():
 		b.WriteString(" (the request may or may not have been applied)")
 	}
 	return b.String()
 }
 
-// Is makes errors.Is match the pipeline's sentinel errors (see APIError).
+// Is makes errors.Is match ErrUnclearOutcome and ErrUnavailable (see
+// APIError).
 func (e *APIError) Is(target error) bool {
 	switch target {
-	case pipeline.ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
-	case pipeline.ErrNotFound:
-		return e.StatusCode == http.StatusNotFound
-	case pipeline.ErrConflict:
-		return e.StatusCode == http.StatusConflict
-	case pipeline.ErrInvalid:
-		return e.StatusCode == http.StatusUnprocessableEntity || e.StatusCode == http.StatusBadRequest
-	case pipeline.ErrRateLimited:
-		return e.StatusCode == http.StatusTooManyRequests
-	case pipeline.ErrUnclearOutcome:
-		return e.unclear()
-	case pipeline.ErrUnavailable:
+	case ErrUnclearOutcome:
+		return e.Unclear()
+	case ErrUnavailable:
 		return e.Method != http.MethodPost && retryableStatus(e.StatusCode) && e.StatusCode != http.StatusTooManyRequests
 	}
 	return false
 }
 
-// unclear reports whether the response leaves open whether a POST was
+// Unclear reports whether the response leaves open whether a POST was
 // applied: a server error may come from a proxy after the service acted.
-func (e *APIError) unclear() bool {
+func (e *APIError) Unclear() bool {
 	return e.Method == http.MethodPost && e.StatusCode >= 500
 }
 
-// transportError is a request that got no HTTP response at all: the
-// connection could not be made, was dropped, timed out or the context ended.
+// TransportError is a request that got no HTTP response at all: the
+// connection could not be made, was dropped, timed out or the context
+// ended. Unwrap returns the cause (the context's error when it ended).
 //
 // Whether anything reached the server decides what it means. A failure
 // before the request was written (connection refused, DNS failure, TLS
 // handshake) is safe: nothing was sent, so nothing was applied, and the
-// error matches pipeline.ErrUnavailable but not pipeline.ErrUnclearOutcome,
-// even for a POST. A failure after the request was written leaves a POST's
-// outcome open: it matches pipeline.ErrUnclearOutcome. For other methods,
-// which are retried, a failure that outlasts the retries matches
-// pipeline.ErrUnavailable.
-type transportError struct {
-	method, path string
-	attempts     int
-	sent         bool  // the request headers were written to a connection
-	ctxErr       error // the caller's context ended (context.Canceled or DeadlineExceeded)
+// error matches ErrUnavailable but not ErrUnclearOutcome, even for a POST.
+// A failure after the request was written leaves a POST's outcome open: it
+// matches ErrUnclearOutcome. For other methods, which are retried, a
+// failure that outlasts the retries matches ErrUnavailable.
+type TransportError struct {
+	Method, Path string
+	Attempts     int
+	Sent         bool // the request headers were written to a connection
+	ctxErr       error
 	err          error
 }
 
-func (e *transportError) Error() string {
+func (e *TransportError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: ", e.method, e.path)
+	fmt.Fprintf(&b, "%s %s: ", e.Method, e.Path)
 	switch {
 	case e.ctxErr != nil:
 		b.WriteString("stopped: " + e.ctxErr.Error())
-	case !e.sent:
+	case !e.Sent:
 		fmt.Fprintf(&b, "the service is unreachable: %s", e.err)
 	default:
 		fmt.Fprintf(&b, "no response: %s", e.err)
 	}
-	if e.attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
 	}
-	if e.Is(pipeline.ErrUnclearOutcome) {
+	if e.Unclear() {
 		b.WriteString(" (the request may or may not have been applied)")
 	}
 	return b.String()
 }
 
-func (e *transportError) Unwrap() error {
+// Unwrap returns the context's error when the caller's context ended, else
+// the transport failure.
+func (e *TransportError) Unwrap() error {
 	if e.ctxErr != nil {
 		return e.ctxErr
 	}
 	return e.err
 }
 
-func (e *transportError) Is(target error) bool {
+// Unclear reports whether a POST was written before the failure, so that
+// it may have been applied.
+func (e *TransportError) Unclear() bool { return e.Sent && e.Method == http.MethodPost }
+
+// Is makes errors.Is match ErrUnclearOutcome and ErrUnavailable (see
+// TransportError).
+func (e *TransportError) Is(target error) bool {
 	switch target {
-	case pipeline.ErrUnclearOutcome:
-		return e.sent && e.method == http.MethodPost
-	case pipeline.ErrUnavailable:
+	case ErrUnclearOutcome:
+		return e.Unclear()
+	case ErrUnavailable:
 		if e.ctxErr != nil {
 			return false
 		}
-		return !e.sent || e.method != http.MethodPost
+		return !e.Sent || e.Method != http.MethodPost
 	}
 	return false
 }
@@ -352,9 +363,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
-
-// RetryAfterDelay returns the wait the service asked for with Retry-After
-// (0 when it asked none); it satisfies pipeline.RetryAfterError.
-func (e *APIError) RetryAfterDelay() time.Duration { return e.RetryAfter }
-
-var _ pipeline.RetryAfterError = (*APIError)(nil)

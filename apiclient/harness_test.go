@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -263,4 +264,10 @@ func assertNoSecrets(t *testing.T, what, text string) {
 			t.Errorf("%s contains a secret (%q): %s", what, s, text)
 		}
 	}
+}
+
+// hasStatus reports whether err is an *APIError with the given status.
+func hasStatus(err error, code int) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode == code
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cenkalti/backoff/v5"
 )
 
 // RetryPolicy is the client's one retry policy; zero fields take the
@@ -14,14 +16,18 @@ import (
 //
 // What is retried: a request that got no response (connection refused or
 // dropped, timeout) and the statuses 429, 502, 503 and 504, for GET, PUT,
-// PATCH and DELETE. POST is never retried: a create that failed is returned
-// to the caller, which decides (the error says whether the outcome is
-// unclear). 409 and every other 4xx are answers and are never retried.
+// PATCH and DELETE. A POST is sent again only after a 429, which the
+// service sends before it applies anything; a POST that failed in any other
+// way is never sent blindly again but returned to the caller, which decides
+// (the error says whether the outcome is unclear). 409 and every other 4xx
+// are answers and are never retried.
 //
 // How long it waits: the server's Retry-After (delta seconds or an HTTP
 // date) when the response carries one, capped at MaxRetryAfter; otherwise
 // capped exponential backoff with full jitter, a random duration between 0
-// and min(MaxDelay, BaseDelay*2^(attempt-1)). Waits end at once when the
+// and min(MaxDelay, BaseDelay*2^(attempt-1)) (the bound is the schedule of
+// github.com/cenkalti/backoff's ExponentialBackOff, the one the pipeline's
+// recalculation polling uses too). Waits end at once when the
 // context ends, and a wait that would pass the context's deadline is not
 // started: the last error is returned instead.
 type RetryPolicy struct {
@@ -57,20 +63,15 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// backoff returns the capped exponential bound for the wait after the
-// given failed attempt (1-based); the wait is a random duration up to it.
-func (p RetryPolicy) backoff(attempt int) time.Duration {
-	d := p.BaseDelay
-	for i := 1; i < attempt; i++ {
-		if d >= p.MaxDelay/2 {
-			return p.MaxDelay
-		}
-		d *= 2
-	}
-	return min(d, p.MaxDelay)
+// newBackOff returns the schedule of backoff bounds of one call: BaseDelay,
+// doubling up to MaxDelay, without randomness (the full jitter is applied
+// to each bound).
+func (p RetryPolicy) newBackOff() *backoff.ExponentialBackOff {
+	return &backoff.ExponentialBackOff{InitialInterval: p.BaseDelay, Multiplier: 2, MaxInterval: p.MaxDelay}
 }
 
-// retryableMethod reports whether requests of method may be sent again.
+// retryableMethod reports whether requests of method may be sent again
+// after any retryable failure (a POST only after a 429, see RetryPolicy).
 func retryableMethod(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:

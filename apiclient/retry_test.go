@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 func status(code int, headers ...string) func(http.ResponseWriter, *http.Request, []byte) {
@@ -79,7 +77,7 @@ func TestRetryBackoff(t *testing.T) {
 	})
 	_, err := fx.c.GetPlan(context.Background(), 1)
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.StatusCode != 502 || !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) {
+	if !errors.As(err, &ae) || ae.StatusCode != 502 || !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrUnclearOutcome) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(fx.ts.requests()); n != 6 {
@@ -98,7 +96,7 @@ func TestRetryBackoff(t *testing.T) {
 func TestRetryDefaultAttempts(t *testing.T) {
 	fx := newFixture(t, status(504))
 	_, err := fx.c.ListPlans(context.Background())
-	if !errors.Is(err, pipeline.ErrUnavailable) {
+	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(fx.ts.requests()); n != DefaultMaxAttempts {
@@ -115,9 +113,13 @@ func TestFullJitterBounds(t *testing.T) {
 	if fullJitter(0) != 0 {
 		t.Error("fullJitter(0) != 0")
 	}
-	p := RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Hour}.withDefaults()
-	if d := p.backoff(500); d != time.Hour {
-		t.Errorf("backoff(500) = %v (overflow?)", d)
+	b := RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Hour}.withDefaults().newBackOff()
+	var d time.Duration
+	for range 500 {
+		d = b.NextBackOff()
+	}
+	if d != time.Hour {
+		t.Errorf("backoff bound after 500 attempts = %v (overflow?)", d)
 	}
 }
 
@@ -158,21 +160,21 @@ func TestRetrySucceedsAndResendsSameBytes(t *testing.T) {
 	}
 }
 
-// TestPostNeverRetried: a POST answered 503, 502 or 429, or whose connection
-// drops, is sent once; the error says whether the outcome is unclear.
+// TestPostNeverRetried: a POST answered 503, 502, 500 or 422, or whose
+// connection drops, is sent once; the error says whether the outcome is
+// unclear.
 func TestPostNeverRetried(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler func(http.ResponseWriter, *http.Request, []byte)
 		unclear bool
-		is      error
+		status  int // the *APIError's status; 0 for none
 	}{
-		{"503", status(503, "Retry-After", "1"), true, nil},
-		{"502", status(502), true, nil},
-		{"500", status(500), true, nil},
-		{"dropped connection", dropConnection, true, nil},
-		{"429", status(429, "Retry-After", "1"), false, pipeline.ErrRateLimited},
-		{"422", status(422), false, pipeline.ErrInvalid},
+		{"503", status(503, "Retry-After", "1"), true, 503},
+		{"502", status(502), true, 502},
+		{"500", status(500), true, 500},
+		{"dropped connection", dropConnection, true, 0},
+		{"422", status(422), false, 422},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,17 +189,46 @@ func TestPostNeverRetried(t *testing.T) {
 			if len(fx.sleeps.get()) != 0 {
 				t.Errorf("waited: %v", fx.sleeps.get())
 			}
-			if got := errors.Is(err, pipeline.ErrUnclearOutcome); got != tt.unclear {
+			if got := errors.Is(err, ErrUnclearOutcome); got != tt.unclear {
 				t.Errorf("ErrUnclearOutcome = %v, want %v: %v", got, tt.unclear, err)
 			}
-			if tt.unclear && errors.Is(err, pipeline.ErrUnavailable) {
+			if tt.unclear && errors.Is(err, ErrUnavailable) {
 				t.Errorf("a POST that may have been applied matches ErrUnavailable: %v", err)
 			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("err = %v, want %v", err, tt.is)
+			if tt.status != 0 && !hasStatus(err, tt.status) {
+				t.Errorf("err = %v, want an APIError %d", err, tt.status)
 			}
 			assertNoSecrets(t, "error", err.Error())
 		})
+	}
+}
+
+// TestPostRetriedOn429: a 429 is refused before the service applies
+// anything, so the one retry policy sends a POST again after it, waiting
+// the Retry-After (or the backoff without one); when the 429s outlast the
+// attempts, the error is the 429, which is not unclear.
+func TestPostRetriedOn429(t *testing.T) {
+	fx := newFixture(t, sequence(status(429, "Retry-After", "7"), status(429), jsonHandler(201, planJSON)))
+	p, err := fx.c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
+	if err != nil || p.ID == 0 {
+		t.Fatalf("create after 429s: %+v, %v", p, err)
+	}
+	reqs := fx.ts.requests()
+	if len(reqs) != 3 || reqs[0].Method != "POST" || string(reqs[0].Body) != string(reqs[2].Body) {
+		t.Errorf("%d requests", len(reqs))
+	}
+	fx.ts.requireAuthOK()
+	if got, want := fx.sleeps.get(), []time.Duration{7 * time.Second, 200 * time.Millisecond}; !reflect.DeepEqual(got, want) {
+		t.Errorf("waits = %v, want %v (Retry-After, then the second backoff bound)", got, want)
+	}
+
+	fx = newFixture(t, status(429, "Retry-After", "1"), func(o *Options) { o.Retry.MaxAttempts = 3 })
+	_, err = fx.c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
+	if !hasStatus(err, 429) || errors.Is(err, ErrUnclearOutcome) || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(fx.ts.requests()); n != 3 {
+		t.Errorf("POST sent %d times, want 3", n)
 	}
 }
 
@@ -231,7 +262,7 @@ func TestDroppedConnectionRetried(t *testing.T) {
 
 	fx = newFixture(t, dropConnection, func(o *Options) { o.Retry.MaxAttempts = 3 })
 	_, err := fx.c.ListPlans(context.Background())
-	if !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) || !strings.Contains(err.Error(), "after 3 attempts") {
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrUnclearOutcome) || !strings.Contains(err.Error(), "after 3 attempts") {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(fx.ts.requests()); n != 3 {
@@ -271,7 +302,7 @@ func TestConnectionRefused(t *testing.T) {
 	c.sleep = sr.sleep
 
 	_, err = c.CreatePlan(context.Background(), PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31"})
-	if !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) {
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrUnclearOutcome) {
 		t.Fatalf("POST err = %v", err)
 	}
 	if !strings.Contains(err.Error(), "unreachable") {
@@ -283,7 +314,7 @@ func TestConnectionRefused(t *testing.T) {
 	assertNoSecrets(t, "error", err.Error())
 
 	_, err = c.ListPlans(context.Background())
-	if !errors.Is(err, pipeline.ErrUnavailable) {
+	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("GET err = %v", err)
 	}
 	if n := len(sr.get()); n != 2 {
@@ -299,7 +330,7 @@ func TestRetriedDeleteGone(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	fx = newFixture(t, status(404))
-	if err := fx.c.DeleteScorecard(context.Background(), "scorecard_x"); !errors.Is(err, pipeline.ErrNotFound) {
+	if err := fx.c.DeleteScorecard(context.Background(), "scorecard_x"); !hasStatus(err, 404) {
 		t.Fatalf("plain 404: err = %v", err)
 	}
 }
@@ -312,7 +343,7 @@ func TestRetriedRecalculateConflict(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	fx = newFixture(t, sequence(status(429, "Retry-After", "1"), status(409)))
-	if err := fx.c.RecalculateScorecard(context.Background(), "scorecard_acme_2025"); !errors.Is(err, pipeline.ErrConflict) {
+	if err := fx.c.RecalculateScorecard(context.Background(), "scorecard_acme_2025"); !hasStatus(err, 409) {
 		t.Fatalf("after a clear 429: err = %v, want ErrConflict", err)
 	}
 }
@@ -380,7 +411,7 @@ func TestDeadlineShorterThanRetryAfter(t *testing.T) {
 	defer cancel()
 	_, err := fx.c.ListPlans(ctx)
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.RetryAfter != 120*time.Second || !errors.Is(err, pipeline.ErrRateLimited) {
+	if !errors.As(err, &ae) || ae.RetryAfter != 120*time.Second || !hasStatus(err, 429) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(fx.sleeps.get()) != 0 {
@@ -393,7 +424,7 @@ func TestCanceledBeforeSending(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := fx.c.ListPlans(ctx)
-	if !errors.Is(err, context.Canceled) || errors.Is(err, pipeline.ErrUnavailable) {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(fx.ts.requests()); n != 0 {
@@ -434,7 +465,7 @@ func TestCanceledDuringPost(t *testing.T) {
 	}
 	cancel()
 	err := receive(t, "CreatePlan after cancel", done)
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, pipeline.ErrUnclearOutcome) {
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrUnclearOutcome) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -492,7 +523,7 @@ func TestKeyExpiryWarnsOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if _, err := fx.c.GetPlan(ctx, 9); !errors.Is(err, pipeline.ErrNotFound) {
+	if _, err := fx.c.GetPlan(ctx, 9); !hasStatus(err, 404) {
 		t.Fatal(err)
 	}
 	warns := fx.logs.FilterLevelExact(zapcore.WarnLevel).All()

@@ -17,19 +17,26 @@ const signRounds = 5
 // the header is "HMAC " + base64(msg).
 func Signature(secret, path string, body []byte) string {
 	sum := sha256.Sum256(body)
-	return SignatureForDigest(secret, path, hex.EncodeToString(sum[:]))
+	var hexed [2 * sha256.Size]byte
+	hex.Encode(hexed[:], sum[:])
+	return SignatureForDigest(secret, path, string(hexed[:]))
 }
 
 // SignatureForDigest is Signature for a body given by its lowercase hex
 // SHA-256 digest.
 func SignatureForDigest(secret, path, bodyDigestHex string) string {
-	msg := []byte(path + bodyDigestHex)
-	key := []byte(secret)
+	// One HMAC, reset between rounds, and fixed buffers: the rounds
+	// allocate nothing but the first message.
+	m := hmac.New(sha256.New, []byte(secret))
+	msg := make([]byte, 0, len(path)+len(bodyDigestHex))
+	msg = append(append(msg, path...), bodyDigestHex...)
+	var sum [sha256.Size]byte
+	var hexed [2 * sha256.Size]byte
 	for i := 0; i < signRounds; i++ {
-		m := hmac.New(sha256.New, key)
+		m.Reset()
 		m.Write(msg)
-		sum := m.Sum(nil)
-		msg = []byte(hex.EncodeToString(sum))
+		hex.Encode(hexed[:], m.Sum(sum[:0]))
+		msg = hexed[:]
 	}
 	return "HMAC " + base64.StdEncoding.EncodeToString(msg)
 }

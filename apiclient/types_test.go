@@ -103,6 +103,30 @@ func FuzzTargetUnmarshalJSON(f *testing.F) {
 	})
 }
 
+// FuzzTargetFlatMatchesJSON: the one-pass decoding of a target either
+// declines or gives exactly what the encoding/json decoding gives.
+func FuzzTargetFlatMatchesJSON(f *testing.F) {
+	f.Add([]byte(targetJSON))
+	f.Add([]byte(`{"id":-9223372036854775808,"target_type":"x","number_of_a":9223372036854775807,"number_of_b":null,"n":{"a":[1,"}"]}}`))
+	f.Add([]byte(`{"id":1,"number_of_a":1,"number_of_a":null}`))
+	f.Add([]byte(`{"number_of_a":null,"number_of_a":2}`))
+	f.Add([]byte(`{"number_of_a":9223372036854775808}`))
+	f.Add([]byte(` { } `))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fast Target
+		if !json.Valid(b) || !fast.decodeFlat(b) {
+			return
+		}
+		var ref Target
+		if err := ref.decodeSlow(b); err != nil {
+			t.Fatalf("flat decoding accepted %s, encoding/json says %v", b, err)
+		}
+		if fast.ID != ref.ID || fast.TargetType != ref.TargetType || !maps.Equal(fast.Counters, ref.Counters) {
+			t.Fatalf("%s: flat %+v, encoding/json %+v", b, fast, ref)
+		}
+	})
+}
+
 // FuzzParseRetryAfter: never panics, never negative; delta seconds read back.
 func FuzzParseRetryAfter(f *testing.F) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -158,5 +182,23 @@ func TestNullStringAndPlanUpdate(t *testing.T) {
 	}
 	if string(b) != `{"scorecard_id":null,"sector":"scorecard_x"}` {
 		t.Errorf("PlanUpdate = %s", b)
+	}
+}
+
+// TestTargetBodyMatchesJSON: the hand-written patch body is byte for byte
+// what encoding/json writes, for plain keys and for keys that need escapes.
+func TestTargetBodyMatchesJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		counters := rapid.MapOf(rapid.OneOf(rapid.StringMatching(`number_of_[a-z_]{1,30}`), rapid.String()), rapid.Int64()).Draw(t, "counters")
+		want, err := json.Marshal(map[string]any{"employment_equity_target": counters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := targetBody(counters); string(got) != string(want) {
+			t.Fatalf("targetBody = %s, want %s", got, want)
+		}
+	})
+	if got := string(targetBody(nil)); got != `{"employment_equity_target":{}}` {
+		t.Errorf("nil counters: %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -200,31 +201,30 @@ func TestLostCreateIsAdopted(t *testing.T) {
 		}
 	}
 
+	// A 429 on create is waited out by the client's retry policy
+	// (planapi.TestRateLimitedCreateWaitedOut); here the create is unclear.
 	w.crane.failCreates = 1
-	w.crane.rateLimited = 1
-	var slept []time.Duration
-	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
-	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 {
-		t.Errorf("a 429 on create must be waited out once, slept %v", slept)
-	}
-	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 3 {
+	_, rep = run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Retry", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{})
+	if !rep.OK() || len(w.crane.plans) != 1 || w.crane.count("create") != 2 {
 		t.Fatalf("unclear create not applied must be sent again: ok=%v plans=%d creates=%d", rep.OK(), len(w.crane.plans), w.crane.count("create"))
 	}
 }
 
-func TestRateLimitedCreateHonoursRetryAfter(t *testing.T) {
+// TestRateLimitedCreateLeftToClient: the pipeline does not re-send a create
+// refused with 429: the client's one retry policy did that already (see
+// planapi.TestRateLimitedCreateWaitedOut), so a 429 that reaches the
+// pipeline fails the plan, without a wait of the pipeline's own.
+func TestRateLimitedCreateLeftToClient(t *testing.T) {
 	w := newWorld()
 	w.crane.rateLimited = 1
-	w.crane.rateLimitWait = 7 * time.Second
 	var slept []time.Duration
 	sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
 	_, rep := run(t, w, []*InputPlan{inPlan(craneCo.VATNumber, "Later", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 2})}, RunOptions{Sleep: sleep})
-	if len(slept) != 1 || slept[0] != 7*time.Second {
-		t.Fatalf("slept %v, want the service's Retry-After of 7s", slept)
+	if len(slept) != 0 || w.crane.count("create") != 1 {
+		t.Fatalf("slept %v, %d creates: the pipeline must leave 429s to the client", slept, w.crane.count("create"))
 	}
-	if !rep.OK() || len(w.crane.plans) != 1 {
-		t.Fatalf("create not applied after the wait: ok=%v plans=%d", rep.OK(), len(w.crane.plans))
+	if rep.OK() || len(w.crane.plans) != 0 || !errors.Is(rep.Plans[0].Err, ErrRateLimited) {
+		t.Fatalf("ok=%v plans=%d err=%v", rep.OK(), len(w.crane.plans), rep.Plans[0].Err)
 	}
 }
 
@@ -309,8 +309,40 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 	}
 }
 
+// A key pair refused for one account stops that account only: its plans
+// fail with a message naming the account and the key (never the secret),
+// and the other accounts' plans go on (issue 14).
+func TestRefusedAccountStopsOnlyItself(t *testing.T) {
+	w := newWorld()
+	w.crane.unauthorized = true
+	w.accounts[1].KeyHint = KeyHint("mpk_bluecrane_0123456789")
+	var plans []*InputPlan
+	for i := range 4 {
+		plans = append(plans, inPlan(acmeCo.VATNumber, fmt.Sprint("A", i), "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	}
+	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil || r.Fatal() != nil {
+		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+	}
+	crane := cs.Plans[4]
+	if crane.Action != ActionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
+		t.Errorf("bluecrane plan: %v %q", crane.Action, crane.Reason)
+	}
+	rep := r.Apply(context.Background(), cs, time.Now())
+	if rep.Fatal != nil || rep.Summary().PlansCreated != 4 || rep.Summary().PlansFailed != 1 {
+		t.Errorf("report fatal %v, %+v", rep.Fatal, rep.Summary())
+	}
+	if w.crane.writes() != 0 {
+		t.Errorf("%d writes with a refused key", w.crane.writes())
+	}
+}
+
+// When every account of the run is refused, the run stops: nothing is left to do.
 func TestFatalStopsDispatch(t *testing.T) {
 	w := newWorld()
+	w.acme.unauthorized = true
 	w.crane.unauthorized = true
 	var plans []*InputPlan
 	for i := range 4 {
@@ -473,5 +505,34 @@ func TestDryRunSummaryCountsWhatWouldBePatched(t *testing.T) {
 	}
 	if w.acme.count("create") != 0 {
 		t.Fatal("a dry run created a plan")
+	}
+}
+
+// patchingService is a fake service that can patch without answering the
+// target back (a TargetPatcher), as planapi's is.
+type patchingService struct {
+	*fakeService
+	patches atomic.Int64
+}
+
+func (s *patchingService) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	s.patches.Add(1)
+	_, err := s.fakeService.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	return err
+}
+
+// TestApplyPatchesWithoutReadingBack: when the service is a TargetPatcher,
+// apply patches through it (the answer is not decoded), through the gate:
+// the request counts are the same.
+func TestApplyPatchesWithoutReadingBack(t *testing.T) {
+	w := newWorld()
+	ps := &patchingService{fakeService: w.acme}
+	w.accounts[0].Service = ps
+	_, rep := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 0}, map[string]int64{wfs: 4})}, RunOptions{NoRecalc: true})
+	if !rep.OK() {
+		t.Fatalf("run not ok: %+v", rep.Summary())
+	}
+	if n := ps.patches.Load(); n == 0 || n != int64(w.acme.count("target")) || rep.Requests.ByKind["update_target"] != n {
+		t.Errorf("%d patches through PatchTarget, %d target calls, %d counted", n, w.acme.count("target"), rep.Requests.ByKind["update_target"])
 	}
 }

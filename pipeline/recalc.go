@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -52,7 +53,8 @@ func (r *Runner) recalcLinked(ctx context.Context, plans []*PlanResult) []*Recal
 
 // Recalc asks the service to recalculate each scorecard, concurrently
 // across scorecards. A 409 (a recalculation is already running) is waited
-// through with a capped exponential backoff and the request sent again,
+// through with a capped exponential backoff (cenkalti/backoff's schedule,
+// as in the client's retry policy) and the request sent again,
 // until accepted or RunOptions.RecalcWait runs out; then that scorecard
 // fails with a message that says so. Other errors fail the scorecard at
 // once. Results are in the order of reqs.
@@ -89,14 +91,17 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 	if wait <= 0 {
 		wait = DefaultRecalcWait
 	}
-	backoff := r.opts.RecalcBackoff
-	if backoff <= 0 {
-		backoff = time.Second
+	first := r.opts.RecalcBackoff
+	if first <= 0 {
+		first = time.Second
 	}
 	maxBackoff := r.opts.RecalcBackoffMax
 	if maxBackoff <= 0 {
 		maxBackoff = 30 * time.Second
 	}
+	// The same backoff schedule as the client's retry policy, without
+	// jitter: the waits are polling, and --recalc-wait bounds them.
+	bo := &backoff.ExponentialBackOff{InitialInterval: first, Multiplier: 2, MaxInterval: maxBackoff}
 	start := r.opts.now()
 	deadline := start.Add(wait)
 	for {
@@ -121,7 +126,7 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
 			return res
 		}
-		d := min(backoff, deadline.Sub(now))
+		d := min(bo.NextBackOff(), deadline.Sub(now))
 		emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Waiting: d})
 		if err := r.opts.sleep(ctx, d); err != nil {
 			res.Waited = r.opts.now().Sub(start)
@@ -129,7 +134,6 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
 			return res
 		}
-		backoff = min(backoff*2, maxBackoff)
 	}
 }
 

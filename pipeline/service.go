@@ -3,7 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"time"
+	"fmt"
 )
 
 // Plan is a plan as the service stores it. Empty ScorecardID and Sector mean
@@ -58,7 +58,8 @@ type PlanChange struct {
 func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
 
 // PlanService is what the pipeline needs of the plan API for one account.
-// apiclient satisfies it; every call is made with that account's key pair.
+// planapi satisfies it over the wire client; every call is made with that
+// account's key pair.
 type PlanService interface {
 	ListPlans(ctx context.Context) ([]Plan, error)
 	GetPlan(ctx context.Context, id int64) (*Plan, error)
@@ -91,24 +92,63 @@ type CompanyFinder interface {
 type Account struct {
 	Name      string
 	CompanyID string
-	Service   PlanService
+	// Company are the identifiers the configuration gives for the
+	// account's company (vat_number, registration_number, id_number);
+	// zero when it gives none.
+	Company CompanyIDs
+	// KeyHint names the key pair in messages without revealing it: the
+	// key's first characters (never the secret), "" when unknown.
+	KeyHint string
+	Service PlanService
 }
 
-// RetryAfterError is implemented by errors that carry the service's
-// Retry-After wait (a 429 or 503 answer); the pipeline honours it before
-// sending a refused request again.
-type RetryAfterError interface {
-	error
-	RetryAfterDelay() time.Duration
-}
-
-// retryDelay returns the wait err asks for, or fallback when it asks none.
-func retryDelay(err error, fallback time.Duration) time.Duration {
-	var ra RetryAfterError
-	if errors.As(err, &ra) && ra.RetryAfterDelay() > 0 {
-		return ra.RetryAfterDelay()
+// KeyHint returns the first characters of an API key followed by an
+// ellipsis, for messages that must name a key without revealing it: at most
+// 8 characters and never more than a third of the key.
+func KeyHint(key string) string {
+	r := []rune(key)
+	n := min(8, len(r)/3)
+	if n == 0 {
+		return ""
 	}
-	return fallback
+	return string(r[:n]) + "…"
+}
+
+// AccountRefusedError is the error of a request an account's key pair was
+// refused for (401/403). It stops that account only: the other accounts'
+// plans go on.
+type AccountRefusedError struct {
+	Account string
+	KeyHint string
+	Err     error
+}
+
+func (e *AccountRefusedError) Error() string {
+	key := "its key"
+	if e.KeyHint != "" {
+		key = "key " + e.KeyHint
+	}
+	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.Err)
+}
+
+// Unwrap returns the service's error (it matches ErrUnauthorized).
+func (e *AccountRefusedError) Unwrap() error { return e.Err }
+
+// TargetPatcher is implemented by a PlanService that can set a target's
+// counters without reading the stored target back (the client then skips
+// decoding the answer). Apply uses it when the service has it.
+type TargetPatcher interface {
+	PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error
+}
+
+// patchTarget sets counters through svc's PatchTarget when it has one, and
+// through UpdateTarget otherwise.
+func patchTarget(ctx context.Context, svc PlanService, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	if tp, ok := svc.(TargetPatcher); ok {
+		return tp.PatchTarget(ctx, planID, milestoneID, targetID, counters)
+	}
+	_, err := svc.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	return err
 }
 
 // Errors that PlanService and CompanyFinder implementations wrap (their

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -81,7 +82,7 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	recs, err := c.SearchCompanies(cmd.Context(), q)
 	if err != nil {
 		code := ExitDiff
-		if pipeline.IsFatal(err) {
+		if pipeline.IsFatal(planapi.Err(err)) {
 			code = ExitFatal
 		}
 		return exitf(code, "company lookup: %v", err)

@@ -288,7 +288,7 @@ accounts:
 		fmt.Fprintln(out, "\nREADME.md explains configuring the real service.")
 		return nil
 	}
-	cfgQ, gridQ := shellQuote(cfgPath), shellQuote(grid)
+	cfgQ, gridQ := demoShellQuote(cfgPath), demoShellQuote(grid)
 	var exports []string
 	for _, kv := range demoSecrets {
 		exports = append(exports, kv[0]+"="+kv[1])
@@ -298,7 +298,7 @@ accounts:
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # the changed counter is the one difference (exit 1)\n", prog, cfgQ, gridQ)
 	fmt.Fprintf(out, "  %s --config %s apply %s       # sends exactly that counter\n", prog, cfgQ, gridQ)
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # in sync now (exit 0)\n", prog, cfgQ, gridQ)
-	fmt.Fprintf(out, "\nThen edit any counter in %s (or %s) and run diff, apply and reconcile again.\n", gridQ, shellQuote(wb))
+	fmt.Fprintf(out, "\nThen edit any counter in %s (or %s) and run diff, apply and reconcile again.\n", gridQ, demoShellQuote(wb))
 	if opts.Ready != nil {
 		opts.Ready()
 	}
@@ -371,7 +371,7 @@ func demoProgram() string {
 			return "eepipe"
 		}
 	}
-	return shellQuote(exe)
+	return demoShellQuote(exe)
 }
 
 func evalPath(p string) string {
@@ -381,8 +381,9 @@ func evalPath(p string) string {
 	return p
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// demoShellQuote quotes s for a POSIX shell when it needs it (plain
+// paths stay readable in the printed commands).
+func demoShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
 	}) < 0 {

@@ -139,14 +139,14 @@ func TestDemoReusesItsFolder(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
+func TestDemoShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"/tmp/a/eepipe.yaml": "/tmp/a/eepipe.yaml",
 		"/tmp/demo out/x":    "'/tmp/demo out/x'",
 		"it's":               `'it'\''s'`,
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := demoShellQuote(in); got != want {
+			t.Errorf("demoShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

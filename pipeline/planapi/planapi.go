@@ -1,4 +1,4 @@
-package apiclient
+package planapi
 
 import (
 	"context"
@@ -6,19 +6,24 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// NewPlanService returns c as a pipeline.PlanService: the same calls with
-// the domain types (dates parsed, null scorecard_id and sector as "").
-func NewPlanService(c *Client) pipeline.PlanService { return planService{c} }
+// Service is the plan API of one account as a pipeline.PlanService: the
+// client's calls with the domain types and errors.
+type Service struct{ c *apiclient.Client }
 
-type planService struct{ c *Client }
+var _ pipeline.PlanService = (*Service)(nil)
 
-func (s planService) ListPlans(ctx context.Context) ([]pipeline.Plan, error) {
+// New returns c as a pipeline.PlanService.
+func New(c *apiclient.Client) *Service { return &Service{c} }
+
+// ListPlans returns every plan of the account (without milestones).
+func (s *Service) ListPlans(ctx context.Context) ([]pipeline.Plan, error) {
 	wire, err := s.c.ListPlans(ctx)
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	out := make([]pipeline.Plan, 0, len(wire))
 	for i := range wire {
@@ -31,16 +36,18 @@ func (s planService) ListPlans(ctx context.Context) ([]pipeline.Plan, error) {
 	return out, nil
 }
 
-func (s planService) GetPlan(ctx context.Context, id int64) (*pipeline.Plan, error) {
+// GetPlan returns one plan with its milestones and targets.
+func (s *Service) GetPlan(ctx context.Context, id int64) (*pipeline.Plan, error) {
 	p, err := s.c.GetPlan(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	return planToDomain(p)
 }
 
-func (s planService) CreatePlan(ctx context.Context, np pipeline.NewPlan) (*pipeline.Plan, error) {
-	p, err := s.c.CreatePlan(ctx, PlanCreate{
+// CreatePlan creates a plan (see apiclient.Client.CreatePlan).
+func (s *Service) CreatePlan(ctx context.Context, np pipeline.NewPlan) (*pipeline.Plan, error) {
+	p, err := s.c.CreatePlan(ctx, apiclient.PlanCreate{
 		Name:        np.Name,
 		StartDate:   np.StartDate.String(),
 		EndDate:     np.EndDate.String(),
@@ -48,50 +55,60 @@ func (s planService) CreatePlan(ctx context.Context, np pipeline.NewPlan) (*pipe
 		Sector:      np.Sector,
 	})
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	return planToDomain(p)
 }
 
-func (s planService) UpdatePlan(ctx context.Context, id int64, ch pipeline.PlanChange) (*pipeline.Plan, error) {
+// UpdatePlan changes a plan's metadata.
+func (s *Service) UpdatePlan(ctx context.Context, id int64, ch pipeline.PlanChange) (*pipeline.Plan, error) {
 	p, err := s.c.UpdatePlan(ctx, id, planUpdateFrom(ch))
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	return planToDomain(p)
 }
 
-func (s planService) DeletePlan(ctx context.Context, id int64) error {
-	return s.c.DeletePlan(ctx, id)
+// DeletePlan deletes a plan.
+func (s *Service) DeletePlan(ctx context.Context, id int64) error {
+	return Err(s.c.DeletePlan(ctx, id))
 }
 
-func (s planService) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (*pipeline.Target, error) {
+// UpdateTarget sets counters of one target and returns it as stored.
+func (s *Service) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (*pipeline.Target, error) {
 	t, err := s.c.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	d := targetToDomain(*t)
 	return &d, nil
 }
 
-func (s planService) RecalculateScorecard(ctx context.Context, scorecardID string) error {
-	return s.c.RecalculateScorecard(ctx, scorecardID)
+// PatchTarget sets counters of one target without reading the answer
+// back; it satisfies pipeline.TargetPatcher, which apply uses.
+func (s *Service) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
+	return Err(s.c.PatchTarget(ctx, planID, milestoneID, targetID, counters))
+}
+
+// RecalculateScorecard starts a recalculation of a scorecard.
+func (s *Service) RecalculateScorecard(ctx context.Context, scorecardID string) error {
+	return Err(s.c.RecalculateScorecard(ctx, scorecardID))
 }
 
 // planUpdateFrom converts a domain plan change to the wire body: nil fields
 // are not sent, and a pointer to "" sends null for scorecard_id and sector.
-func planUpdateFrom(ch pipeline.PlanChange) PlanUpdate {
-	var u PlanUpdate
+func planUpdateFrom(ch pipeline.PlanChange) apiclient.PlanUpdate {
+	var u apiclient.PlanUpdate
 	if ch.Name != nil {
 		n := *ch.Name
 		u.Name = &n
 	}
 	if ch.ScorecardID != nil {
-		v := NullString(*ch.ScorecardID)
+		v := apiclient.NullString(*ch.ScorecardID)
 		u.ScorecardID = &v
 	}
 	if ch.Sector != nil {
-		v := NullString(*ch.Sector)
+		v := apiclient.NullString(*ch.Sector)
 		u.Sector = &v
 	}
 	return u
@@ -99,7 +116,7 @@ func planUpdateFrom(ch pipeline.PlanChange) PlanUpdate {
 
 // planToDomain converts a plan the service returned to the domain type.
 // Empty dates stay zero; a malformed date is an error naming the plan.
-func planToDomain(p *Plan) (*pipeline.Plan, error) {
+func planToDomain(p *apiclient.Plan) (*pipeline.Plan, error) {
 	out := &pipeline.Plan{
 		ID:          p.ID,
 		Name:        p.Name,
@@ -136,7 +153,7 @@ func planToDomain(p *Plan) (*pipeline.Plan, error) {
 }
 
 // targetToDomain converts a target (its counters map is copied).
-func targetToDomain(t Target) pipeline.Target {
+func targetToDomain(t apiclient.Target) pipeline.Target {
 	c := maps.Clone(t.Counters)
 	if c == nil {
 		c = map[string]int64{}
@@ -158,15 +175,19 @@ func deref(s *string) string {
 	return *s
 }
 
-// NewCompanyFinder returns c's company search as a pipeline.CompanyFinder.
-func NewCompanyFinder(c *Client) pipeline.CompanyFinder { return companyFinder{c} }
+// Finder is the company lookup as a pipeline.CompanyFinder.
+type Finder struct{ c *apiclient.Client }
 
-type companyFinder struct{ c *Client }
+var _ pipeline.CompanyFinder = (*Finder)(nil)
 
-func (f companyFinder) FindCompanies(ctx context.Context, ids pipeline.CompanyIDs) ([]pipeline.Company, error) {
-	wire, err := f.c.SearchCompanies(ctx, CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
+// NewFinder returns c's company search as a pipeline.CompanyFinder.
+func NewFinder(c *apiclient.Client) *Finder { return &Finder{c} }
+
+// FindCompanies searches companies by any of the identifiers.
+func (f *Finder) FindCompanies(ctx context.Context, ids pipeline.CompanyIDs) ([]pipeline.Company, error) {
+	wire, err := f.c.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
 	if err != nil {
-		return nil, err
+		return nil, Err(err)
 	}
 	out := make([]pipeline.Company, 0, len(wire))
 	for _, w := range wire {
@@ -176,7 +197,7 @@ func (f companyFinder) FindCompanies(ctx context.Context, ids pipeline.CompanyID
 }
 
 // companyToDomain converts a company record; null identifiers become "".
-func companyToDomain(w Company) pipeline.Company {
+func companyToDomain(w apiclient.Company) pipeline.Company {
 	return pipeline.Company{
 		ID:                   w.ID,
 		Commodity:            w.Commodity,
@@ -192,7 +213,7 @@ func companyToDomain(w Company) pipeline.Company {
 // returned shows: its number_of_* names, known ones in the default
 // catalog's order, then the others sorted (contract-notes B: the client
 // prefers the catalog the live server shows).
-func CatalogFromTarget(t Target) (*pipeline.Catalog, error) {
+func CatalogFromTarget(t apiclient.Target) (*pipeline.Catalog, error) {
 	if len(t.Counters) == 0 {
 		return nil, fmt.Errorf("target %d from the service carries no number_of_* counters", t.ID)
 	}
@@ -205,8 +226,9 @@ func CatalogFromTarget(t Target) (*pipeline.Catalog, error) {
 
 // HasScorecard reports whether the account sees the scorecard (GET
 // /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
-func (s planService) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
+func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
 	_, err := s.c.GetScorecard(ctx, scorecardID)
+	err = Err(err)
 	switch {
 	case err == nil:
 		return true, nil
