@@ -82,7 +82,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	// only sheet, so each cell write finds it at once), then the sheets in
 	// their final order, the active and hidden sheets, and last the
 	// streamed plan sheets with their charts.
-	g, err := newGridBuild(f, inputs, cat, GridOptions{BlankZeroTotals: true}, taken)
+	g, err := newGridBuild(f, inputs, cat, GridOptions{}, taken)
 	if err != nil {
 		return fail(err)
 	}

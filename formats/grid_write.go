@@ -20,12 +20,6 @@ type GridOptions struct {
 	// Title is shown in the first row of every plan sheet; "" = the plan's
 	// name.
 	Title string
-	// BlankZeroTotals leaves a total cell blank when it holds 0 but the
-	// levels it totals do not (the service keeps no total): the printed
-	// grid does not say "Total permanent 0" under non-zero levels, and a
-	// blank cell re-imports as "leave the service's value", so applying
-	// the file unchanged still sends nothing.
-	BlankZeroTotals bool
 }
 
 // WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
@@ -151,9 +145,6 @@ func (g *gridBuild) create() error {
 func (g *gridBuild) write(beforeFlush func(i int) error) error {
 	for i, p := range g.plans {
 		ps := PlanSheetOf(p)
-		if g.opts.BlankZeroTotals {
-			ps = blankZeroTotals(ps, g.cat)
-		}
 		if g.opts.Title != "" {
 			ps.Title = g.opts.Title
 		}
@@ -205,52 +196,6 @@ func PlanSheetOf(p *pipeline.InputPlan) templates.PlanSheet {
 		ps.Grids = append(ps.Grids, templates.Grid{YearNumber: y, FinancialYear: fy, TargetType: t.TargetType, Counters: t.Counters})
 	}
 	return ps
-}
-
-// blankZeroTotals returns ps with every total counter that is 0 while the
-// counters it totals are not left out of its grids (see
-// GridOptions.BlankZeroTotals): total_permanent_employees totals the six
-// occupational levels; grand_total_employees the permanent total (or its
-// levels) and temporary_employees.
-func blankZeroTotals(ps templates.PlanSheet, cat *pipeline.Catalog) templates.PlanSheet {
-	out := ps
-	out.Grids = make([]templates.Grid, len(ps.Grids))
-	for i, g := range ps.Grids {
-		out.Grids[i] = g
-		var drop []string
-		for _, race := range cat.Races() {
-			for _, gender := range cat.Genders() {
-				name := func(level string) string {
-					n, _ := cat.Counter(race, gender, level)
-					return n
-				}
-				var levels int64
-				for _, l := range pipeline.OccupationalLevels {
-					levels += g.Counters[name(l)]
-				}
-				perm, grand := name("total_permanent_employees"), name("grand_total_employees")
-				if v, set := g.Counters[perm]; perm != "" && set && v == 0 && levels > 0 {
-					drop = append(drop, perm)
-				}
-				permTotal := max(g.Counters[perm], levels)
-				if v, set := g.Counters[grand]; grand != "" && set && v == 0 && permTotal+g.Counters[name("temporary_employees")] > 0 {
-					drop = append(drop, grand)
-				}
-			}
-		}
-		if len(drop) == 0 {
-			continue
-		}
-		counters := make(map[string]int64, len(g.Counters))
-		for k, v := range g.Counters {
-			counters[k] = v
-		}
-		for _, n := range drop {
-			delete(counters, n)
-		}
-		out.Grids[i].Counters = counters
-	}
-	return out
 }
 
 // targetYears returns a target's year number and financial year, filling

@@ -262,18 +262,12 @@ func zipPart(t *testing.T, path, name string) string {
 	return ""
 }
 
-// TestExportOverviewAndTotals: the Overview's "Last updated" is a
-// date-time cell and its era is in words; a total the service holds as 0
-// under non-zero levels is left blank, and re-reads as blank (so applying
-// the export unchanged sends nothing); the run report's rows filter.
-func TestExportOverviewAndTotals(t *testing.T) {
+// TestExportOverviewAndRunFilter: the Overview's "Last updated" is a
+// date-time cell and its era is in words; the run report's rows filter.
+// (How totals travel is pipeline.ExportedPlan's.)
+func TestExportOverviewAndRunFilter(t *testing.T) {
 	dir := t.TempDir()
 	plans := exExportPlans()
-	cat := pipeline.DefaultCatalog()
-	perm, _ := cat.Counter("african", "male", "total_permanent_employees")
-	top, _ := cat.Counter("african", "male", "top_managers")
-	t0 := plans[0].Plan.Targets[0]
-	t0.Counters[perm], t0.Counters[top] = 0, 5
 	path := filepath.Join(dir, "export.xlsx")
 	if err := WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
@@ -305,26 +299,6 @@ func TestExportOverviewAndTotals(t *testing.T) {
 	if note, _ := f.GetCellValue(OverviewSheet, "A3"); !strings.Contains(note, "post_2025") {
 		t.Errorf("the era note is missing: %q", note)
 	}
-	batch, err := ReadFiles([]string{path}, ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range batch.Plans {
-		if p.PlanID != plans[0].Plan.PlanID {
-			continue
-		}
-		for _, tg := range p.Targets {
-			if tg.YearNumber == t0.YearNumber && tg.TargetType == t0.TargetType {
-				if v, set := tg.Counters[perm]; set {
-					t.Errorf("%s reads back as %d; a zero total under non-zero levels should be blank", perm, v)
-				}
-				if tg.Counters[top] != 5 {
-					t.Errorf("%s = %d", top, tg.Counters[top])
-				}
-			}
-		}
-	}
-
 	run := filepath.Join(dir, "run.xlsx")
 	if err := WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
