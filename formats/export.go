@@ -367,7 +367,7 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 const (
 	exChartFirstRow = 14
 	exChartRows     = 18
-	exRowPixels     = 20 // a row of the default height, in pixels
+	exRowPixels     = 17 // a row of the default height, in pixels (LibreOffice's 0.45 cm; Excel's 15 pt is 20)
 )
 
 // ChartAxisFont is the font of every chart's axis labels: a normal dark
@@ -431,7 +431,7 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	// Each chart sits beside the first grid of its target type, no taller
 	// than the grid, so that it prints on the page of that year's grids
 	// (each financial year starts a printed page).
-	chartHeight := uint(templates.GridHeight(cat)*exRowPixels - 4)
+	chartHeight := uint((templates.GridHeight(cat)-1)*exRowPixels - 4)
 	for i, p := range plans {
 		in := p.Plan
 		years := exPlanYears(in)
