@@ -18,13 +18,14 @@ var flagValues = map[string]map[string][]string{
 var flagFileExts = map[string]map[string][]string{
 	"":          {"config": {"yaml", "yml"}, "catalog": {"txt", "json"}},
 	"apply":     {"report": {"json", "csv", "xlsx"}},
-	"diff":      {"report": {"json", "csv", "xlsx"}},
+	"diff":      {"report": {"json", "csv", "xlsx"}, "output": {"json", "xlsx"}},
 	"validate":  {"report": {"csv", "xlsx", "json"}, "annotate": {"xlsx"}},
 	"reconcile": {"report": {"xlsx", "json", "csv"}},
 	"check":     {"report": {"xlsx", "csv", "json"}, "targets": {"csv"}},
 	"template":  {"output": {"xlsx"}},
 	"export":    {"output": {"xlsx", "csv"}},
 	"sandbox":   {"fixtures": {"json"}},
+	"history":   {"report": {"json", "csv", "xlsx"}},
 }
 
 // flagDirs are the flags that take a folder.
@@ -33,7 +34,8 @@ var flagDirs = map[string]bool{"out": true, "output-dir": true}
 // flagNoFiles are the flags whose values are not files (ids, numbers,
 // names): completion offers no file names for them.
 var flagNoFiles = map[string]bool{"plan": true, "company": true, "account": true, "vat": true, "registration": true,
-	"id-number": true, "base-url": true, "lookup-url": true, "listen": true, "faults": true, "start": true}
+	"id-number": true, "base-url": true, "lookup-url": true, "listen": true, "faults": true, "start": true,
+	"since": true, "counter": true}
 
 // inputCommands take workbooks (XLSX, CSV) and folders as arguments.
 var inputCommands = map[string]bool{"apply": true, "diff": true, "validate": true, "reconcile": true, "check": true}

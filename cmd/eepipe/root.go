@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -88,9 +90,14 @@ type Factory struct {
 	CatalogPath string
 	Verbose     bool
 	LogFormat   string
+	// MaxUncompressed is the --max-uncompressed limit as given ("": the
+	// default, formats.DefaultMaxUncompressed).
+	MaxUncompressed string
 
 	logger *zap.Logger
 	rawErr io.Writer // stderr under the JSON line wrapper (Execute)
+	// readFilesFunc replaces formats.ReadFiles in tests.
+	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
 }
 
 // Logger returns the run's logger: console format on a terminal, JSON
@@ -160,6 +167,7 @@ usage, 3 fatal.`,
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "debug logging (secrets are redacted)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
+	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")
 
 	root.AddCommand(
 		NewCmdVersion(f),
@@ -174,6 +182,7 @@ usage, 3 fatal.`,
 		NewCmdExport(f, nil),
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
+		NewCmdHistory(f, nil),
 	)
 	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -208,12 +217,19 @@ func Main(args []string, io *IOStreams) int {
 		<-ctx.Done()
 		stop()
 	}()
+	setMemoryLimit()
 	f := &Factory{IO: io, Now: time.Now, Getenv: os.Getenv}
 	return Execute(ctx, f, args)
 }
 
-// Execute runs the root command with args and maps its error to an exit code.
-func Execute(ctx context.Context, f *Factory, args []string) int {
+// Execute runs the root command with args and maps its error to an exit
+// code. A panic is an internal error (ExitFatal), never invalid input.
+func Execute(ctx context.Context, f *Factory, args []string) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			code = recoverInternal(v, f)
+		}
+	}()
 	if f.rawErr == nil {
 		// Off a terminal (or with --log-format json) every stderr line is
 		// a JSON event: the lines printed for people are wrapped.
