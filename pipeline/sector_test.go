@@ -634,7 +634,7 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 	delete(met, "number_of_white_male_junior_managers")
 	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
 	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
-		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: met}, {YearNumber: 1, TargetType: TargetDisabled, Counters: dis}}}
+		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(met)}, {YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}
 	c := CheckPlanSector(p, nil, targets)
 	if c.Status != SectorPartlyMet || c.Assessed != 2 || c.NotAssessed != 3 {
 		t.Fatalf("status %s, assessed %d, not assessable %d; want met_where_assessable 2/3", c.Status, c.Assessed, c.NotAssessed)
@@ -651,9 +651,9 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 		t.Fatalf("no plans: outcome %d", r.Outcome())
 	}
 	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
-		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: fullCounters(map[string]int64{
-			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100})},
-			{YearNumber: 1, TargetType: TargetDisabled, Counters: dis}}}, nil, targets)
+		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{
+			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100}))},
+			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}, nil, targets)
 	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != SectorAllMet {
 		t.Fatalf("full: status %s outcome %d", full.Status, r.Outcome())
 	}

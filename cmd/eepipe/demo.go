@@ -338,7 +338,7 @@ func demoEditGrid(path string) (string, error) {
 	for _, p := range batch.Plans {
 		for _, t := range p.Targets {
 			o, ok := t.Cells[counter]
-			v, set := t.Counters[counter]
+			v, set := t.Counters.ByName(counter)
 			if !ok || !set || o.Sheet == "" || o.Cell == "" || t.TargetType != pipeline.TargetAll {
 				continue
 			}
