@@ -114,6 +114,12 @@ func CatalogFromCounters(counters map[string]int64) (*Catalog, error) {
 			}
 		}
 	}
+	if len(known) == defaultCatalog.Len() {
+		// Every default counter: the catalog the targets read from the
+		// service are laid out by (CountersOf), so that their counters
+		// and the file's compare index by index.
+		return extendedCatalog(defaultCatalog, extra), nil
+	}
 	sort.Slice(known, func(i, j int) bool { return defaultCatalog.index[known[i]] < defaultCatalog.index[known[j]] })
 	sort.Strings(extra)
 	return NewCatalog(append(known, extra...))
