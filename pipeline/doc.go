@@ -20,7 +20,8 @@
 // apply, diff and reconcile, Runner.ReadStored for export and check
 // --server, Runner.FillFromStored for check --server with files, and
 // Runner.ServiceCatalog, the one route to the service's counter catalog
-// (the keys of a target it returns, CatalogOfTarget).
+// (the keys of a target it returns: CatalogOfStored, CatalogOfTarget;
+// check --server's per-plan catalog is read by the same function).
 //
 // One rule for each question: a plan finds its account by its account
 // column, else its company, else the account that holds its plan_id

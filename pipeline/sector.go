@@ -976,23 +976,6 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 	return dc
 }
 
-// CatalogOfPlan returns the catalog of the counters a plan's targets carry
-// (for plans from the service, whose targets hold every counter the server
-// has); nil when the plan has no counters.
-func CatalogOfPlan(p *InputPlan) *Catalog {
-	all := map[string]int64{}
-	for _, t := range p.Targets {
-		for k := range t.Counters {
-			all[k] = 0
-		}
-	}
-	c, err := CatalogFromCounters(all)
-	if err != nil {
-		return nil
-	}
-	return c
-}
-
 // MatchStoredPlan finds the stored plan a file plan describes, by the rule
 // of MatchPlans. It returns the indexes of every match; more than one means
 // the match is ambiguous.
