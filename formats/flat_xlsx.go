@@ -738,7 +738,7 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		value := string(rc.value)
 		if t, ok := parseISOCellDate(value); ok {
 			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
-			c.Number = excelSerial(t, b.date1904)
+			c.Number = templates.ExcelSerial(t, b.date1904)
 			return c
 		}
 		return flatTextCell(c, value)
