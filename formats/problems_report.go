@@ -248,7 +248,7 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	return ew.err
 }
 
-// problemLine formats one problem without its file: place, severity,
+// reportProblemLine formats one problem without its file: place, severity,
 // message, value found, suggestions.
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder
