@@ -26,7 +26,8 @@
 // One rule for each question: a plan finds its account by its account
 // column, else its company, else the account that holds its plan_id
 // (CheckRouting before any request, the Runner's routing after the lists);
-// company identifiers are compared by SameIdentifier; exports are made by
+// company identifiers are compared by SameIdentifier, and an account's
+// configured ones checked by CheckConfiguredCompany; exports are made by
 // ExportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.

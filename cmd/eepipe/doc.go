@@ -8,5 +8,11 @@
 // is read through pipeline.Runner (the one door to the service, with its
 // gate), which plan goes to which account is pipeline.CheckRouting and
 // the Runner's routing, companies are compared by pipeline.SameIdentifier,
-// and the service's counter catalog is pipeline.Runner.ServiceCatalog.
+// an account's configured identifiers are checked by
+// pipeline.CheckConfiguredCompany, and the service's counter catalog is
+// pipeline.Runner.ServiceCatalog (pipeline.CatalogOfStored per plan).
+//
+// cmd/eepipe is the only package that builds the outside world: the
+// apiclient.Client, its pipeline/planapi adapters, the pipeline/filelock
+// Locker and the sandbox for `eepipe sandbox`.
 package main
