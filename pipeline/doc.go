@@ -10,7 +10,8 @@
 // pipeline/planapi satisfies the interfaces over the wire client
 // (apiclient), translating its types and errors at that one border;
 // pipeline/filelock is the local Locker (OS file locks that stop two runs
-// writing one account at once); formats turns files into Records.
+// writing one account at once); pipeline/statestore keeps the run history
+// (StateStore); formats turns files into Records.
 //
 // One door to the service: every request a command sends goes through a
 // Runner and its gate (one bound on requests in flight across accounts and

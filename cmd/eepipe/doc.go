@@ -14,5 +14,6 @@
 //
 // cmd/eepipe is the only package that builds the outside world: the
 // apiclient.Client, its pipeline/planapi adapters, the pipeline/filelock
-// Locker and the sandbox for `eepipe sandbox`.
+// Locker, the pipeline/statestore history and the sandbox for `eepipe
+// sandbox`.
 package main
