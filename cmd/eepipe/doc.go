@@ -3,6 +3,9 @@
 //
 // The command is wiring only: flags (one options struct per command,
 // NewCmdX(f, runF)), configuration, the IO streams, logs and exit codes.
+// factory.go holds the Factory and the IO streams every command is built
+// from (clock, environment, global flags, the logger); root.go the command
+// tree, Main and the exit codes.
 // It keeps no worker pool and no routing or change-set rule: every stored
 // plan a command reads (apply, diff, reconcile, export, check --server)
 // is read through pipeline.Runner (the one door to the service, with its
