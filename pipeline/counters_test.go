@@ -229,3 +229,32 @@ func TestCountersBlankIsNotZero(t *testing.T) {
 		t.Fatal("the service's own counter was lost")
 	}
 }
+
+// FuzzCountersJSON: whatever JSON object of counters decodes, the dense
+// form holds exactly the map's entries and writes them back the same way.
+func FuzzCountersJSON(f *testing.F) {
+	f.Add([]byte(`{"number_of_african_male_top_managers":3,"number_of_x":-1}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"number_of_white_female_top_managers":9007199254740993}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m map[string]int64
+		mErr := json.Unmarshal(b, &m)
+		var c Counters
+		cErr := json.Unmarshal(b, &c)
+		if (mErr == nil) != (cErr == nil) {
+			t.Fatalf("map decoding: %v, Counters decoding: %v", mErr, cErr)
+		}
+		if mErr != nil {
+			return
+		}
+		if !maps.Equal(c.Map(), m) && len(m)+c.Count() > 0 {
+			t.Fatalf("decoded %v, the map holds %v", c.Map(), m)
+		}
+		j1, _ := json.Marshal(c)
+		j2, _ := json.Marshal(m)
+		if string(j1) != string(j2) {
+			t.Fatalf("Counters write %s, the map %s", j1, j2)
+		}
+	})
+}
