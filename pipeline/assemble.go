@@ -146,10 +146,11 @@ func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 	if col, ok := columnOf(o, row); ok {
 		at, seen := a.places[col]
 		if !seen {
-			col.Cell = strings.Clone(col.Cell)
-			at = &col
+			kept := col // a copy: taking col's address would move it to the heap on every call
+			kept.Cell = strings.Clone(col.Cell)
+			at = &kept
 			if len(a.places) < 4096 {
-				a.places[col] = at
+				a.places[kept] = at
 			}
 		}
 		return asmPlace{at: at, onRow: true, raw: raw}
