@@ -918,13 +918,15 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 }
 
 // strayCells reports the cells in the rows of a grid (from below its header
-// to its last level row) that the reader does not read. Within the columns
-// the header spans, that is every non-blank cell of a column without a race
-// and gender header; right of the header (up to the next grid label on the
-// row), every number, text there being a note. A column headed Total, the
-// level labels, a column whose header is already reported, metadata
-// labels with their values (read by readMeta) and cells of other grids are
-// left alone. Nothing inside a grid is skipped silently.
+// to its last level row) that the reader does not read: every non-blank
+// cell of a column without a race and gender header, within the columns
+// the header spans and right of them (up to the next grid label on the
+// row), numbers and text alike. Text is an error too: "12 " or "n/a" in a
+// column the grid does not map may be a counter typed in the wrong place,
+// and the rule is that nothing non-blank inside a grid's rows is
+// passed over. A column headed Total, the level labels, a column whose
+// header is already reported, metadata labels with their values (read by
+// readMeta) and cells of other grids are left alone.
 func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 	mapped := map[int]bool{}
 	for _, col := range b.columns {
@@ -978,12 +980,13 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 					metaValueUntil = 0 // the label's value, read as metadata
 					continue
 				}
-				if _, err := strconv.ParseFloat(v, 64); err != nil {
-					continue // a note beside the grid
-				}
 			}
-			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers",
-				v, g.columnHeaderDescription(b, c))
+			advice := "a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers"
+			if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+				advice += "; a note belongs above the grid's title or below its last level row, not beside its rows"
+			}
+			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; %s",
+				v, g.columnHeaderDescription(b, c), advice)
 		}
 	}
 }

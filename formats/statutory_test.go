@@ -269,9 +269,9 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a
-// race and gender header is an error (text or number), a number right of
-// the header is an error, a note or a metadata label with its value
-// beside the grid is not.
+// race and gender header is an error (text or number), within the header's
+// columns and right of them; a metadata label with its value beside the
+// grid is not.
 func TestGridStrayCells(t *testing.T) {
 	recs, ps := gridFromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
@@ -284,7 +284,7 @@ func TestGridStrayCells(t *testing.T) {
 	for _, p := range ps {
 		got = append(got, p.Origin.Cell+": "+p.Message)
 	}
-	want := []string{"F4", "F5", "L5"}
+	want := []string{"F4", "I4", "F5", "L5"}
 	if len(ps) != len(want) {
 		t.Fatalf("problems %q; want errors at %v", got, want)
 	}

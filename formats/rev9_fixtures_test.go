@@ -1,0 +1,91 @@
+package formats
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestRev9StatutoryFixtures reads the fixtures of make_rev9.py (openpyxl,
+// re-saved by LibreOffice): EEA2 tables off column A with merged headers,
+// EEA13 titles, official and slash/comma level wordings, a counter typed
+// as text, blank counters, real date cells; and a sheet with cells planted
+// in unmapped columns of a grid's rows. Every counter is checked, and
+// every problem at its cell (a problem not listed fails).
+func TestRev9StatutoryFixtures(t *testing.T) {
+	all, dis := pipeline.TargetAll, pipeline.TargetDisabled
+	disBlank := statutoryCounters(dis)
+	delete(disBlank, "number_of_white_female_unskilled_employees")
+	delete(disBlank, "number_of_foreign_male_temporary_employees")
+	if len(disBlank) != 88 {
+		t.Fatalf("blanked counters are not in the catalog: %d left", len(disBlank))
+	}
+	stray := func(sheet string) []wantProblem {
+		ps := []wantProblem{
+			perr(sheet+"!B5", `"03/04/2026" is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: 2026-04-03 if it is day/month, 2026-03-04 if it is month/day`),
+			perr(sheet+"!B6", `it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
+		}
+		for _, ref := range []string{"M11", "M12", "N13", "M14", "O15"} {
+			ps = append(ps, perr(sheet+"!"+ref, "in a column this grid does not read: the column has no header"))
+		}
+		return ps
+	}
+	cases := []struct {
+		files    []string
+		plan     string
+		start    string
+		end      string
+		targets  map[string]map[string]int64
+		problems []wantProblem
+	}{
+		{files: []string{"rv_op_eea2_offset.xlsx", "rv_lo_eea2_offset.xlsx"}, plan: "Offset plan",
+			start: "2026-09-01", end: "2029-08-31",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: disBlank,
+				"2|" + all: statutoryCounters(all)}},
+		{files: []string{"rv_op_slash_variants.xlsx", "rv_lo_slash_variants.xlsx"}, plan: "Slash plan",
+			start: "2026-09-01", end: "2029-08-31",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: statutoryCounters(dis)}},
+		{files: []string{"rv_op_eea2_stray.xlsx", "rv_lo_eea2_stray.xlsx"}, plan: "Stray plan",
+			problems: stray("Stray")}, // its dates are invalid: no plan
+
+	}
+	for _, tc := range cases {
+		for _, file := range tc.files {
+			t.Run(file, func(t *testing.T) {
+				b, err := ReadFiles([]string{filepath.Join(acceptanceDir, file)}, ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAcceptanceProblems(t, b.Problems, tc.problems)
+				if tc.targets == nil {
+					if len(b.Plans) != 0 {
+						t.Errorf("read %d plans; want none", len(b.Plans))
+					}
+					return
+				}
+				if len(b.Plans) != 1 || b.Plans[0].Name != tc.plan {
+					t.Fatalf("read %d plans (%v); want one plan %q", len(b.Plans), planNames(b.Plans), tc.plan)
+				}
+				p := b.Plans[0]
+				if tc.start != "" && (p.StartDate.String() != tc.start || p.EndDate.String() != tc.end) {
+					t.Errorf("dates %s to %s; want %s to %s", p.StartDate, p.EndDate, tc.start, tc.end)
+				}
+				got := map[string]map[string]int64{}
+				for _, tg := range p.Targets {
+					got[fmt.Sprintf("%d|%s", tg.YearNumber, tg.TargetType)] = tg.Counters
+				}
+				for k, want := range tc.targets {
+					if !maps.Equal(got[k], want) {
+						t.Errorf("%s: %d counters read, want %d; first differences: %s", k, len(got[k]), len(want), counterDiff(got[k], want))
+					}
+				}
+				if len(got) != len(tc.targets) {
+					t.Errorf("targets %v; want %v", sortedKeys(got), sortedKeys(tc.targets))
+				}
+			})
+		}
+	}
+}
