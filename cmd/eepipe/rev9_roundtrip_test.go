@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExportEditedRowsRouteOrFail (issue 9): a flat CSV export of a
+// configuration whose accounts name only company_id, edited as a user
+// would: a plan_id that no account holds (the plan's name and start date
+// unchanged, the account column kept) is an error for that plan, never the
+// plan of the same name; an account column that disagrees with the company
+// columns is an error; an edited counter is exactly one write.
+func TestExportEditedRowsRouteOrFail(t *testing.T) {
+	e := newExEnv(t, nil)
+	blue := e.client("mpk_sandbox_bluecrane", "sandbox-secret-bluecrane")
+	e.createPlans(e.acme, "Acme", 1)
+	e.createPlans(blue, "Blue Crane", 1)
+	cfg := e.companyIDOnlyConfig()
+	out := e.path("flat.csv")
+	if code, stdout, stderr := e.run("--config", cfg, "export", "-o", out); code != 0 {
+		t.Fatalf("export exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int {
+		i := slices.Index(rows[0], name)
+		if i < 0 {
+			t.Fatalf("the export has no column %s: %v", name, rows[0])
+		}
+		return i
+	}
+	edited := func(name string, edit func(row []string)) string {
+		p := e.path(name)
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		for i, r := range rows {
+			r = slices.Clone(r)
+			if i > 0 {
+				edit(r)
+			}
+			_ = w.Write(r)
+		}
+		w.Flush()
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	isBlue := func(r []string) bool { return r[col("account")] == "bluecrane" }
+
+	for _, tc := range []struct {
+		name   string
+		edit   func(r []string)
+		code   int
+		writes int64
+		want   string
+	}{
+		{"plan-id-held-by-none.csv", func(r []string) {
+			if isBlue(r) {
+				r[col("plan_id")] = "99999"
+			}
+		}, ExitDiff, 0, "plan 99999 is not on account bluecrane"},
+		{"account-disagrees.csv", func(r []string) {
+			if isBlue(r) {
+				r[col("company_vat_number")] = exAcmeVAT
+			}
+		}, ExitDiff, 0, "the account column names account bluecrane, whose company is Q2wE9z, but the company columns name"},
+		{"one-counter.csv", func(r []string) {
+			if isBlue(r) && r[col("year_number")] == "1" && r[col("target_type")] == "all_employees" {
+				r[col("number_of_african_male_top_managers")] = "777"
+			}
+		}, 0, 1, "1 counters to change"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := edited(tc.name, tc.edit)
+			code, stdout, stderr := e.run("--config", cfg, "apply", "--dry-run", p)
+			if !strings.Contains(stdout+stderr, tc.want) {
+				t.Errorf("dry run (exit %d) lacks %q\n%s\n%s", code, tc.want, stdout, stderr)
+			}
+			e.srv.Sandbox.ResetStats()
+			code, stdout, stderr = e.run("--config", cfg, "apply", "--no-recalc", p)
+			if st := e.srv.Sandbox.Stats(); code != tc.code || st.Writes != tc.writes {
+				t.Fatalf("apply: exit %d, %d writes; want exit %d, %d writes\n%s\n%s", code, st.Writes, tc.code, tc.writes, stdout, stderr)
+			}
+			if tc.writes == 0 && !strings.Contains(stdout+stderr, tc.want) {
+				t.Errorf("apply output lacks %q\n%s\n%s", tc.want, stdout, stderr)
+			}
+		})
+	}
+}
