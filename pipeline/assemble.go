@@ -361,6 +361,7 @@ func (a *Assembler) Add(rec Record) {
 			p.PlanID = v.planID
 		case ColAccount:
 			p.Account = val
+			p.AccountOrigin = acc.fields[i].origin
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // TestExportEditedRowsRouteOrFail (issue 9): a flat CSV export of a
@@ -97,5 +99,62 @@ func TestExportEditedRowsRouteOrFail(t *testing.T) {
 				t.Errorf("apply output lacks %q\n%s\n%s", tc.want, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestUnknownAccountCitedAtItsCell: an account name no configuration has
+// is an error at the cell that gives it: the account column of a CSV row,
+// the value beside a grid sheet's Account label.
+func TestUnknownAccountCitedAtItsCell(t *testing.T) {
+	e := newExEnv(t, nil)
+	blue := e.client("mpk_sandbox_bluecrane", "sandbox-secret-bluecrane")
+	e.createPlans(blue, "Blue Crane", 1)
+	cfg := e.companyIDOnlyConfig()
+
+	csvPath := e.path("zed.csv")
+	if err := os.WriteFile(csvPath, []byte("plan_id,account,year_number,target_type,number_of_african_male_top_managers\n1,zed,1,all_employees,3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := e.run("--config", cfg, "validate", csvPath)
+	if code != ExitInvalid || !strings.Contains(stdout, `line 2, column 2 (account): error: plan 1 names account "zed", which is not configured`) {
+		t.Errorf("csv: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	grid := e.path("grid.xlsx")
+	if code, stdout, stderr := e.run("--config", cfg, "export", "-o", grid, "--no-charts"); code != 0 {
+		t.Fatalf("export exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wb, err := excelize.OpenFile(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := ""
+	for _, sheet := range wb.GetSheetList() {
+		rows, err := wb.GetRows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, row := range rows {
+			for c, v := range row {
+				if v == "Account" && c+1 < len(row) && row[c+1] == "bluecrane" && ref == "" {
+					cell, _ := excelize.CoordinatesToCellName(c+2, r+1)
+					ref = sheet + "!" + cell
+					if err := wb.SetCellStr(sheet, cell, "bluecrain"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	if ref == "" {
+		t.Fatal("the grid export has no Account label with bluecrane beside it")
+	}
+	if err := wb.Save(); err != nil {
+		t.Fatal(err)
+	}
+	wb.Close()
+	code, stdout, stderr = e.run("--config", cfg, "validate", grid)
+	if code != ExitInvalid || !strings.Contains(stdout, ref+` (account): error:`) || !strings.Contains(stdout, `names account "bluecrain", which is not configured`) {
+		t.Errorf("grid: exit %d, want the error at %s\n%s\n%s", code, ref, stdout, stderr)
 	}
 }
