@@ -48,6 +48,10 @@ type RunOptions struct {
 	// fails, or waits for a running one (Waiting > 0).
 	OnPlanDone func(*PlanResult)
 	OnRecalc   func(RecalcEvent)
+
+	// Journal, when set, records every target write as soon as its
+	// request completes (see recordWrite).
+	Journal RunJournal
 }
 
 // RecalcEvent reports progress of one scorecard's recalculation.
@@ -255,6 +259,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 			notes = append(notes, more...)
 		}
 		res.Notes = append(res.Notes, notes...)
+		res.Notes = append(res.Notes, r.recordPlan(ctx, d, created, "create", err)...)
 		if err != nil {
 			res.Err = err
 			res.Outcome = OutcomeFailed
@@ -272,7 +277,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		if d.Action == ActionRecreate {
 			res.OldPlanID = d.Server.ID
 			res.Outcome = OutcomeRecreated
-			if err := svc.DeletePlan(ctx, d.Server.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			err := svc.DeletePlan(ctx, d.Server.ID)
+			res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
+			if err != nil && !errors.Is(err, ErrNotFound) {
 				// A failure, not a recreate: two plans now exist.
 				res.Err = recreateDeleteError(d, created.ID, err)
 				res.Outcome = OutcomeFailed
@@ -300,8 +307,10 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
+			res.Notes = append(res.Notes, notes...)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("plan metadata (%s) not updated: %w", fieldNames(work.Fields), err))
 				return
@@ -317,8 +326,12 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
 			mu.Lock()
 			defer mu.Unlock()
+			if jerr != nil {
+				errs = append(errs, jerr)
+			}
 			if err != nil {
 				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
 				errs = append(errs, res.Targets[i].Err)

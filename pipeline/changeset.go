@@ -181,7 +181,11 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 			if c.OldKnown {
 				old = fmt.Sprint(c.Old)
 			}
-			fmt.Fprintf(b, "      %-*s  %s -> %d\n", width, c.Name, old, c.New)
+			fmt.Fprintf(b, "      %-*s  %s -> %d", width, c.Name, old, c.New)
+			if c.Class != "" && c.Class != ClassNoHistory {
+				fmt.Fprintf(b, "  (%s)", c.Class.Words(c.Last))
+			}
+			b.WriteByte('\n')
 		}
 	}
 }

@@ -136,6 +136,11 @@ type CounterDifference struct {
 	Server   int64    `json:"server"`
 	Location Location `json:"location"`
 	Origin   Origin   `json:"-"`
+	// Class is the three-way classification against the value eepipe
+	// last applied (empty without a state store); LastApplied is that
+	// value and the run that wrote it.
+	Class       ChangeClass `json:"class,omitempty"`
+	LastApplied *LastWrite  `json:"last_applied,omitempty"`
 }
 
 // Reconcile turns the ChangeSet of a batch (computed by Runner.Plan, the
@@ -304,6 +309,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 			for _, c := range t.Changes {
 				td.Counters = append(td.Counters, CounterDifference{
 					Counter: c.Name, Workbook: c.New, Server: c.Old, Location: LocationOf(c.Origin), Origin: c.Origin,
+					Class: c.Class, LastApplied: c.Last,
 				})
 			}
 			rp.Targets = append(rp.Targets, td)
@@ -433,6 +439,9 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			}
 			for _, c := range t.Counters {
 				fmt.Fprintf(&b, "      %-*s  workbook %d, service %d", width, c.Counter, c.Workbook, c.Server)
+				if c.Class != "" && c.Class != ClassNoHistory {
+					fmt.Fprintf(&b, ", last applied %d: %s", c.LastApplied.Value, c.Class.Words(c.LastApplied))
+				}
 				if c.Origin.File != "" {
 					fmt.Fprintf(&b, "  (%s)", shortOrigin(c.Origin))
 				}

@@ -33,6 +33,7 @@ type applyOptions struct {
 	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
 	LockDir              string          // apply only: folder of the account locks
 	Conn                 connFlags
+	State                stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
 
 	// Locker takes the account locks (nil: OS file locks in LockDir); a
 	// shared state store can put team-wide locks here.
@@ -76,8 +77,18 @@ holder, or is waited for up to --lock-wait;
 starting requests when D has passed, writes the run report and exits 3.
 One summary line ends the log (JSON when stderr is not a terminal).
 
-Exit status: 0 all applied, 1 some plans failed, 2 invalid input or
-configuration, 3 fatal, interrupted, lock held or --max-duration passed.`,
+Run history (state store: --state, state: in the configuration, default
+an SQLite file in the XDG state home): every write is recorded as it
+completes; a counter changed on the service since eepipe last wrote it (or
+changed in both) is left alone and listed unless
+--overwrite-service-changes. With a PostgreSQL store each account is
+locked for the run (--lock-wait). apply CHANGES.json applies a change set
+saved by diff -o exactly, or nothing when the service drifted.
+
+Exit status: 0 all applied, 1 some plans failed, service-side changes
+left alone, or a change set drifted or was already applied, 2 invalid
+input or configuration, 3 fatal, interrupted, lock held, state store
+unusable or --max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
@@ -114,6 +125,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	fl.StringVar(&opts.Report, "report", "", reportHelp)
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
+	opts.State.register(cmd, true)
 }
 
 // defaultRunReport is the run report written with --output-dir and no --report.
@@ -298,6 +310,16 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
+	st, err := openState(ctx, f, cfg, &opts.State)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	if path, ok := savedChangeSetArg(opts); ok {
+		return runApplySaved(ctx, f, opts, run, cfg, st, path, started, accountsOut, clientsOut, repOut)
+	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, a := range cfg.Accounts {
 		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
@@ -308,7 +330,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	*accountsOut, *clientsOut = accounts, clients
 	prog := newProgress(f, log)
-	runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{
+	journal := &runJournal{}
+	ropts := pipeline.RunOptions{
 		Concurrency:   opts.Concurrency,
 		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
 		NoRecalc:      opts.NoRecalc,
@@ -317,7 +340,11 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		Now:           f.Now,
 		OnPlanDone:    prog.planDone,
 		OnRecalc:      prog.recalc,
-	})
+	}
+	if st != nil && !opts.DryRun {
+		ropts.Journal = journal
+	}
+	runner := pipeline.NewRunner(accounts, finder, ropts)
 	batch, _, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
@@ -355,6 +382,27 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
+	var held []pipeline.HeldChange
+	if planErr == nil {
+		if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+			return err
+		}
+	}
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
+		// Lock the accounts to write, then compare again under the lock:
+		// another host may have written while this run waited.
+		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		cs, planErr = runner.Plan(ctx, batch.Plans)
+		if planErr == nil {
+			if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+				return err
+			}
+		}
+	}
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
@@ -372,6 +420,14 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
 				return exitf(ExitFatal, "%v", err)
 			}
+			if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			if opts.State.Output != "" {
+				if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
+					return err
+				}
+			}
 		}
 		rep := runner.DryRun(cs, started)
 		rep.Fatal = runner.Fatal()
@@ -386,10 +442,17 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		if planErr != nil {
 			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
 		}
-		if cs.HasChanges() || cs.HasFailures() {
+		if cs.HasChanges() || cs.HasFailures() || len(held) > 0 {
 			return silentExit(ExitDiff)
 		}
 		return nil
+	}
+	if planErr == nil && st != nil && cs.HasChanges() {
+		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
+		if err != nil {
+			return err
+		}
+		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
 	}
 
 	total := 0
@@ -416,6 +479,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
+	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
 	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
 		return err
 	}
@@ -427,6 +493,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	case rep.Interrupted:
 		return silentExit(ExitFatal)
 	case !rep.OK():
+		return silentExit(ExitDiff)
+	case len(held) > 0 && !opts.State.Overwrite:
 		return silentExit(ExitDiff)
 	}
 	return nil

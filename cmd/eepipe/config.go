@@ -38,6 +38,9 @@ type fileConfig struct {
 	BaseURL  string        `yaml:"base_url"`
 	Lookup   *fileLookup   `yaml:"lookup"`
 	Accounts []fileAccount `yaml:"accounts"`
+	// State is the state store: an SQLite file (relative to the
+	// configuration's folder) or a postgres:// URL (state.go).
+	State string `yaml:"state"`
 }
 
 type fileLookup struct {
@@ -71,6 +74,8 @@ type Config struct {
 	Warnings []string
 	// Source describes where the settings came from, for logs.
 	Source string
+	// State is the configured state store ("" for the default; state.go).
+	State string
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -163,6 +168,9 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 
 	// Base URL: flag > env > file.
 	cfg.BaseURL = first(flags.BaseURL, env(envBaseURL), fc.BaseURL)
+	if err := resolveStateConfig(cfg, env(envState), fc.State, configDir); err != nil {
+		bad("%v", err)
+	}
 
 	// Lookup.
 	var fl fileLookup
