@@ -234,7 +234,7 @@ type InputPlan struct {
 	Account string // the configured account the file names (column account, grid label Account); "" when not given
 	// AccountOrigin is the cell that gives Account (zero when not given),
 	// so that an account name no configuration has is cited at that cell.
-	AccountOrigin Origin
+	AccountOrigin Origin `json:"-"`
 	Company       CompanyIDs
 	Name          string
 	StartDate     Date // zero when not given
