@@ -89,3 +89,24 @@ func TestRev9StatutoryFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestRev9AnnotateGridFixturesStrict: validate --annotate over the stray
+// grid fixtures (merged headers, openpyxl and LibreOffice) marks every
+// problem cell and writes a workbook that passes the strict check.
+func TestRev9AnnotateGridFixturesStrict(t *testing.T) {
+	for _, file := range []string{"rv_op_eea2_stray.xlsx", "rv_lo_eea2_stray.xlsx"} {
+		t.Run(file, func(t *testing.T) {
+			src := filepath.Join(acceptanceDir, file)
+			b, err := ReadFiles([]string{src}, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := filepath.Join(t.TempDir(), "checked.xlsx")
+			marked, err := AnnotateWorkbook(src, dst, b.Problems)
+			if err != nil || marked != len(b.Problems) || marked != 7 {
+				t.Fatalf("marked %d cells of %d problems, %v; want 7", marked, len(b.Problems), err)
+			}
+			checkStrictXLSX(t, dst)
+		})
+	}
+}
