@@ -84,6 +84,7 @@ type asmPlan struct {
 	plan    *InputPlan
 	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
 	targets []*asmTarget
+	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
 type asmField struct {
@@ -124,6 +125,7 @@ type asmRowValues struct {
 	name       string
 	start, end Date
 	startBad   bool
+	endBad     bool
 	sector     string
 	scorecard  string
 	yearNumber int
@@ -214,6 +216,8 @@ func (a *Assembler) Add(rec Record) {
 			errAt(c, col, "%s: %v", col, err)
 			if col == ColStartDate {
 				v.startBad = true
+			} else {
+				v.endBad = true
 			}
 			continue
 		}
@@ -339,6 +343,7 @@ func (a *Assembler) Add(rec Record) {
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
 	}
+	acc.endBad = acc.endBad || v.endBad
 	for i, col := range asmPlanColumns {
 		if !v.givenSet[i] {
 			continue
@@ -680,7 +685,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
-		if p.EndDate.IsZero() {
+		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
 	}
