@@ -348,9 +348,12 @@ type gridReader struct {
 	mergedAway map[[2]int][2]int
 	// reported holds the cells a header error was reported at.
 	reported map[[2]int]bool
-	m        *templates.Matcher
-	cat      *pipeline.Catalog
-	problems pipeline.Problems
+	// unlabelled are the rows of race headers that belong to no grid
+	// (reported by findUnlabelledGrids).
+	unlabelled []int
+	m          *templates.Matcher
+	cat        *pipeline.Catalog
+	problems   pipeline.Problems
 }
 
 func (g *gridReader) origin(r, c int) pipeline.Origin {
@@ -414,6 +417,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 	g.mergedAway = mergedAwayCells(f, sheet)
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
+	g.findOrphanLevelRows(blocks)
 	meta := g.readMeta(blocks)
 	if len(blocks) == 0 {
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "",
@@ -1074,9 +1078,72 @@ func (g *gridReader) findUnlabelledGrids(blocks []*gridBlock) {
 					break
 				}
 			}
+			g.unlabelled = append(g.unlabelled, r)
 			g.errorf(r, c, g.text.at(r, c), nil,
 				"a grid of races and genders with no label above it: put a label such as %q in the row above, at the grid's top left",
 				templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
+		}
+	}
+}
+
+// findOrphanLevelRows reports the rows outside every grid that name an
+// occupational level and hold a number: a level row cut off from its grid
+// (a grid ends at its first blank row that no level row follows, so a row
+// of other text after the blank ends it for good). Its counters would be
+// dropped without a word; the error is at its level label.
+func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
+	if len(blocks) == 0 {
+		return
+	}
+	inGrid := func(r, c int) bool {
+		for _, b := range blocks {
+			if b.covers(r, c) || (r >= b.label.row && r <= b.r1 && c >= b.c0 && c <= b.end) {
+				return true
+			}
+		}
+		return false
+	}
+	// underUnlabelled: the row follows a header already reported as a
+	// grid without a label, with no grid label in between.
+	underUnlabelled := func(r int) bool {
+		h := 0
+		for _, u := range g.unlabelled {
+			if u < r {
+				h = max(h, u)
+			}
+		}
+		if h == 0 {
+			return false
+		}
+		for _, b := range blocks {
+			if b.label.row > h && b.label.row < r {
+				return false
+			}
+		}
+		return true
+	}
+	for r := 1; r <= len(g.text); r++ {
+		if underUnlabelled(r) {
+			continue
+		}
+		labelCol, level := 0, ""
+		for c := 1; c <= len(g.text[r-1]); c++ {
+			v := g.text.at(r, c)
+			if v == "" || inGrid(r, c) {
+				continue
+			}
+			if labelCol == 0 {
+				if _, ok := g.m.Level(v); !ok {
+					break // the row does not start with a level
+				}
+				labelCol, level = c, v
+				continue
+			}
+			if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				g.errorf(r, labelCol, level, nil,
+					"the level row %q is outside every grid, so its numbers are not read: a grid ends at its first blank row that no level row follows; remove the blank or other rows between this row and its grid, or give its rows a grid label and a header of races and genders", level)
+				break
+			}
 		}
 	}
 }

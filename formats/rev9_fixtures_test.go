@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -108,5 +109,39 @@ func TestRev9AnnotateGridFixturesStrict(t *testing.T) {
 			}
 			checkStrictXLSX(t, dst)
 		})
+	}
+}
+
+// TestGridOrphanLevelRow: a level row with numbers that a blank row and a
+// row of other text cut off from its grid is an error at its label, never
+// dropped; the grid above still reads, and a level row under a header
+// already reported as unlabelled is not reported twice.
+func TestGridOrphanLevelRow(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tMale\t\tFemale\t\tTotal",
+		"\tA\tW\tA\tW",
+		"Top management\t1\t2\t3\t4\t10",
+		"Senior management\t1\t1\t1\t1\t4",
+		"",
+		"Comments: none",
+		"Middle management\t1\t1\t1\t1\t4",
+		"Unskilled employees\tn/a",
+		"",
+		"\tAfrican\t\tWhite",
+		"\tMale\tFemale\tMale\tFemale",
+		"Top management\t9\t9\t9\t9",
+	}, "\n"))
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Origin.Cell+": "+p.Message)
+	}
+	ps.Sort()
+	if len(ps) != 2 || ps[0].Origin.Cell != "A8" || !strings.Contains(ps[0].Message, `the level row "Middle management" is outside every grid, so its numbers are not read`) ||
+		ps[1].Origin.Cell != "B11" || !strings.Contains(ps[1].Message, "with no label above it") {
+		t.Errorf("problems %q; want the orphan level row at A8 and the unlabelled header at B11", got)
+	}
+	if len(recs) != 1 || len(recs[0].Cells) != 8+2 {
+		t.Errorf("records %+v", recs)
 	}
 }
