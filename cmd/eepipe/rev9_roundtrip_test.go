@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/apiclient"
 )
 
 // TestExportEditedRowsRouteOrFail (issue 9): a flat CSV export of a
@@ -156,5 +160,35 @@ func TestUnknownAccountCitedAtItsCell(t *testing.T) {
 	code, stdout, stderr = e.run("--config", cfg, "validate", grid)
 	if code != ExitInvalid || !strings.Contains(stdout, ref+` (account): error:`) || !strings.Contains(stdout, `names account "bluecrain", which is not configured`) {
 		t.Errorf("grid: exit %d, want the error at %s\n%s\n%s", code, ref, stdout, stderr)
+	}
+}
+
+// TestCheckServerHonoursAccountColumn: two accounts hold a plan of the
+// same name and start date; a file row naming one account is matched, as
+// apply routes it, to that account's plan only (check --server used to
+// call it ambiguous across both accounts).
+func TestCheckServerHonoursAccountColumn(t *testing.T) {
+	e := newExEnv(t, nil)
+	blue := e.client("mpk_sandbox_bluecrane", "sandbox-secret-bluecrane")
+	var blueID int64
+	for _, c := range []*apiclient.Client{e.acme, blue} {
+		p, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: "Same plan", StartDate: "2026-09-01", EndDate: "2027-08-31", Sector: "Construction"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blueID = p.ID
+	}
+	cfg := e.companyIDOnlyConfig()
+	file := e.path("same.csv")
+	if err := os.WriteFile(file, []byte("account,plan_name,start_date,end_date,year_number,target_type,number_of_african_male_top_managers\nbluecrane,Same plan,2026-09-01,2027-08-31,1,all_employees,\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := e.run("--config", cfg, "check", "--server", file)
+	if want := fmt.Sprintf("blank values filled from plan %d on the service (account bluecrane)", blueID); !strings.Contains(stdout, want) || strings.Contains(stdout, "matches several") {
+		t.Errorf("check --server: exit %d, want %q\n%s\n%s", code, want, stdout, stderr)
+	}
+	code, stdout, stderr = e.run("--config", cfg, "apply", "--dry-run", file)
+	if code != 0 || !strings.Contains(stdout, "1 unchanged") {
+		t.Errorf("apply --dry-run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
