@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -105,7 +104,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 	}
 	header := FlatHeader(cat)
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(header); err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	for _, p := range ps {
 		r := ProblemRow{
 			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
-			Column: p.Origin.Column, Header: p.Origin.Header, Value: p.Value, Message: p.Message,
+			Column: p.Origin.Column, Header: p.Origin.Header, Value: pipeline.Excerpt(p.Value), Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
 		if p.Origin.Sheet != "" {
@@ -137,7 +137,7 @@ func writeProblemsCSV(w io.Writer, ps pipeline.Problems) error {
 		_, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n")
 		return err
 	}
-	return gocsv.Marshal(rows, w)
+	return gocsv.MarshalCSV(rows, newCSVWriter(w))
 }
 
 var reportColumns = []string{"Severity", "File", "Location", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}
@@ -263,7 +263,7 @@ func reportProblemLine(p pipeline.Problem) string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", p.Severity, p.Message)
 	if p.Value != "" {
-		fmt.Fprintf(&b, " [found %q]", p.Value)
+		fmt.Fprintf(&b, " [found %q]", pipeline.Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
 		q := make([]string, len(p.Suggestions))

@@ -64,7 +64,7 @@ var ReconcileCSVHeader = []string{
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
@@ -218,7 +218,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
 		f, csvSheet, err = rrWorkbookFromCSV(src)
 	} else {
-		f, err = excelize.OpenFile(src)
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
@@ -378,7 +381,9 @@ func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
 		return out
 	}
 	var ps pipeline.Problems
-	readInputFile(src, kind, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
+	// Only the places are wanted: a file that cannot be read (or a reader
+	// that fails) leaves them unknown.
+	_ = readInputFile(src, kind, Limits{}, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
 		k := rrPlace(rec.Origin)
 		if _, seen := out[k]; seen {
 			return
@@ -473,6 +478,17 @@ func CommentText(c excelize.Comment) string {
 // CSV line and column numbers. Counter fields and ids become numbers;
 // everything else stays text, so identifiers keep their leading zeros.
 func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
+	// The copy is made in memory: only a regular file of a bounded size.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", errors.New(readNotRegular(st.Mode()))
+	}
+	if st.Size() > annotateMaxUncompressed {
+		return nil, "", limitErrorf("the file is oversized: %s, more than the %s a copy is made of", sizeText(st.Size()), sizeText(annotateMaxUncompressed))
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
@@ -520,7 +536,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		}
 		row := make([]any, len(rec))
 		for i, v := range rec {
-			row[i] = v
+			row[i] = CSVUnsafeField(v)
 			if i < len(numeric) && numeric[i] {
 				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 					row[i] = n

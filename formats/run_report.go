@@ -154,7 +154,7 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 				_, err := io.WriteString(w, strings.Join(runColumns, ",")+"\n")
 				return err
 			}
-			return gocsv.Marshal(rows, w)
+			return gocsv.MarshalCSV(rows, newCSVWriter(w))
 		})
 	case ".xlsx":
 		return WriteFileAtomic(path, func(w io.Writer) error { return writeRunXLSX(w, r) })

@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -83,7 +82,7 @@ var sectorCSVHeader = []string{
 // year, level and measure. Every row names the notice (with the advice to
 // check the figures against the gazette) and the file the figures came from.
 func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w)
 	notice := r.Notice + " (check the figures against the gazette)"
 	if err := cw.Write(sectorCSVHeader); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Assemble validates records (rows of flat tables, blocks of grid
@@ -189,6 +190,11 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
+		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
+			// The value is still read, so that the row's other checks
+			// speak of it; the error keeps it from being sent.
+			errAt(c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
+		}
 		v.give(col, s)
 		if c.Kind == CellNumber {
 			a.lostZeroWarning(c, col, s)
@@ -241,7 +247,7 @@ func (a *Assembler) Add(rec Record) {
 				v.sector = exact
 				v.give(ColSector, exact)
 			} else {
-				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", s)
+				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
 				a.problems[len(a.problems)-1].Suggestions = sugg
 			}
 		}
@@ -252,7 +258,9 @@ func (a *Assembler) Add(rec Record) {
 		case err != nil:
 			errAt(c, ColScorecardID, "scorecard_id: %v", err)
 		case set && !strings.HasPrefix(s, "scorecard_"):
-			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", s)
+			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
+		case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
+			errAt(c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
 		case set:
 			v.scorecard = s
 			v.give(ColScorecardID, s)
@@ -291,7 +299,7 @@ func (a *Assembler) Add(rec Record) {
 		} else if exact, sugg, found := NormalizeTargetType(s); found {
 			v.targetType = exact
 		} else {
-			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", s)
+			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
 			a.problems[len(a.problems)-1].Suggestions = sugg
 		}
 	}
@@ -352,7 +360,7 @@ func (a *Assembler) Add(rec Record) {
 		if prev := &acc.fields[i]; prev.set {
 			if prev.value != val {
 				o := asmOriginOf(rec.Cells[col], rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, prev.value, asmRef(prev.origin, o), val, col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin, o), Excerpt(val), col)
 			}
 			continue
 		}
@@ -591,11 +599,11 @@ func (a *Assembler) dateText(d Date) string {
 // errorf and warnf record a problem with its own copies of the origin's
 // cell reference and the value (see asmKeep).
 func (a *Assembler) errorf(o Origin, value, format string, args ...any) {
-	a.problems.Errorf(asmKeep(o), strings.Clone(value), format, args...)
+	a.problems.Errorf(asmKeep(o), strings.Clone(Excerpt(value)), format, args...)
 }
 
 func (a *Assembler) warnf(o Origin, value, format string, args ...any) {
-	a.problems.Warnf(asmKeep(o), strings.Clone(value), format, args...)
+	a.problems.Warnf(asmKeep(o), strings.Clone(Excerpt(value)), format, args...)
 }
 
 func asmOriginOf(c Cell, rec Record, col string) Origin {
@@ -890,7 +898,7 @@ func asmPlanLabel(p *InputPlan) string {
 	if p.PlanID != 0 {
 		return fmt.Sprintf("plan %d", p.PlanID)
 	}
-	s := fmt.Sprintf("plan %q", p.Name)
+	s := fmt.Sprintf("plan %q", Excerpt(p.Name))
 	if !p.StartDate.IsZero() {
 		s += " starting " + p.StartDate.String()
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,7 +152,7 @@ func DefaultSectorTargets() *SectorTargets {
 // LoadSectorTargets reads a targets file (see ParseSectorTargets); its path
 // becomes the Source.
 func LoadSectorTargets(path string) (*SectorTargets, error) {
-	f, err := os.Open(path)
+	f, err := openSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sector targets: %w", err)
 	}

@@ -172,16 +172,16 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 		cat = c
 	}
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	batch, err := f.readFiles(args, cat)
 	if err != nil {
-		return nil, nil, exitf(ExitInvalid, "%v", err)
+		return nil, nil, err
 	}
 	if cat == nil && learn != nil && batch.Problems.HasUnknownCounters() {
 		// Counters the built-in catalog lacks: the service's catalog
 		// (the keys of a target it returns) may have them.
 		if served := learn(); served != nil && !served.Equal(pipeline.DefaultCatalog()) {
-			if batch, err = formats.ReadFiles(args, formats.ReadOptions{Catalog: served}); err != nil {
-				return nil, nil, exitf(ExitInvalid, "%v", err)
+			if batch, err = f.readFiles(args, served); err != nil {
+				return nil, nil, err
 			}
 			cat = served
 		}

@@ -224,9 +224,9 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 // readCheckInputs reads and validates the files; problems go to stderr and
 // any error stops the check with ExitInvalid.
 func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipeline.Batch, error) {
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	batch, err := f.readFiles(args, cat)
 	if err != nil {
-		return nil, exitf(ExitInvalid, "%v", err)
+		return nil, err
 	}
 	if len(batch.Problems) > 0 {
 		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -80,8 +82,13 @@ type Factory struct {
 	CatalogPath string
 	Verbose     bool
 	LogFormat   string
+	// MaxUncompressed is the --max-uncompressed limit as given ("": the
+	// default, formats.DefaultMaxUncompressed).
+	MaxUncompressed string
 
 	logger *zap.Logger
+	// readFilesFunc replaces formats.ReadFiles in tests.
+	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
 }
 
 // Logger returns the run's logger: console format on a terminal, JSON
@@ -151,6 +158,7 @@ usage, 3 fatal.`,
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "debug logging (secrets are redacted)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
+	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")
 
 	root.AddCommand(
 		NewCmdVersion(f),
@@ -198,12 +206,19 @@ func Main(args []string, io *IOStreams) int {
 		<-ctx.Done()
 		stop()
 	}()
+	setMemoryLimit()
 	f := &Factory{IO: io, Now: time.Now, Getenv: os.Getenv}
 	return Execute(ctx, f, args)
 }
 
-// Execute runs the root command with args and maps its error to an exit code.
-func Execute(ctx context.Context, f *Factory, args []string) int {
+// Execute runs the root command with args and maps its error to an exit
+// code. A panic is an internal error (ExitFatal), never invalid input.
+func Execute(ctx context.Context, f *Factory, args []string) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			code = recoverInternal(v, f)
+		}
+	}()
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -106,6 +106,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		}
 		r.locks = append(r.locks, l)
 	}
+	r.removeOrphanTemps()
 	if o.MaxDuration > 0 {
 		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
 	} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,9 +82,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		cat = c
 	}
 	log := f.Logger()
-	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat})
+	batch, err := f.readFiles(opts.Args, cat)
 	if err != nil {
-		return exitf(ExitInvalid, "%v", err)
+		return err
 	}
 	if accounts, err := validateAccounts(f); err != nil {
 		return err
@@ -112,7 +113,12 @@ func runValidate(f *Factory, opts *validateOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
 		} else {
 			n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
-			if err != nil {
+			switch {
+			case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
+				// Oversized or damaged: reported above as invalid input.
+				fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
+				return silentExit(ExitInvalid)
+			case err != nil:
 				return exitf(ExitFatal, "%v", err)
 			}
 			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
