@@ -736,7 +736,13 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 				case hdrGender:
 					blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
 				case hdrTotal:
-					b.totals[c] = true
+					if _, merged := g.mergedAway[[2]int{hr, c}]; topCol == c || merged {
+						b.totals[c] = true // under its own or a merged Total header
+						break
+					}
+					// Beside a Total header, not merged with it: the
+					// column is headed by its own cell, which says no Total.
+					blockSub(bothSuggest(sub), "%q is not a race or gender of the counter catalog, nor a Total; its column is not read", sub)
 				default:
 					switch subKind {
 					case hdrGender:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -143,5 +145,40 @@ func TestGridOrphanLevelRow(t *testing.T) {
 	}
 	if len(recs) != 1 || len(recs[0].Cells) != 8+2 {
 		t.Errorf("records %+v", recs)
+	}
+}
+
+// TestGridColumnBesideTotal: a column right of a Total header (not merged
+// with it) whose own sub-header says something else ("Notes") is not a
+// totals column: its header is an error, never a silent skip of its
+// numbers; a Total merged across two columns still heads both.
+func TestGridColumnBesideTotal(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Occupational levels\tMale\t\tFemale\t\tForeign Nationals\t\tTotal\t",
+		"\tA\tW\tA\tW\tMale\tFemale\t\tNotes",
+		"Top management\t1\t2\t3\t4\t5\t6\t21\t7",
+	}, "\n"))
+	if len(ps) != 1 || ps[0].Origin.Cell != "I3" || ps[0].Severity != pipeline.Error || !strings.Contains(ps[0].Message, `"Notes" is not a race or gender of the counter catalog, nor a Total`) {
+		t.Errorf("problems %v; want one error at I3", ps)
+	}
+	if len(recs) != 1 || len(recs[0].Cells) != 6+2 {
+		t.Errorf("records %+v", recs)
+	}
+
+	wb := excelize.NewFile()
+	defer wb.Close()
+	for ref, v := range map[string]any{"A1": "Year 1 all employees", "A2": "Level", "B2": "African", "B3": "Male", "C3": "Female", "D2": "Total", "D3": "Perm", "E3": "Temp",
+		"A4": "Top management", "B4": 1, "C4": 2, "D4": 3, "E4": 0} {
+		if err := wb.SetCellValue("Sheet1", ref, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wb.MergeCell("Sheet1", "D2", "E2"); err != nil {
+		t.Fatal(err)
+	}
+	recs, ps = readGridSheet(wb, "t.xlsx", "Sheet1", false)
+	if ps.HasErrors() || len(recs) != 1 || len(recs[0].Cells) != 2+2 {
+		t.Errorf("merged Total over two columns: problems %v, records %+v", ps, recs)
 	}
 }
