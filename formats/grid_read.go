@@ -1089,9 +1089,10 @@ func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
 	if len(blocks) == 0 {
 		return
 	}
+	var rowBlocks []*gridBlock // the grids whose rows include the row at hand
 	inGrid := func(r, c int) bool {
-		for _, b := range blocks {
-			if b.covers(r, c) || (r >= b.label.row && r <= b.r1 && c >= b.c0 && c <= b.end) {
+		for _, b := range rowBlocks {
+			if b.covers(r, c) || (c >= b.c0 && c <= b.end) {
 				return true
 			}
 		}
@@ -1117,8 +1118,14 @@ func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
 		return true
 	}
 	for r := 1; r <= len(g.text); r++ {
-		if underUnlabelled(r) {
+		if len(g.text[r-1]) == 0 || underUnlabelled(r) {
 			continue
+		}
+		rowBlocks = rowBlocks[:0]
+		for _, b := range blocks {
+			if r >= min(b.label.row, b.r0) && r <= b.r1 {
+				rowBlocks = append(rowBlocks, b)
+			}
 		}
 		labelCol, level := 0, ""
 		for c := 1; c <= len(g.text[r-1]); c++ {
