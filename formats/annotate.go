@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -214,7 +215,17 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 			return err
 		}
 	}
-	return f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	if err := templates.SetPrintLayout(f, AnnotateSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
+	if err := f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// The copy opens on its problems: the list links to each marked cell.
+	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
+		f.SetActiveSheet(idx)
+	}
+	return nil
 }
 
 // annotateMaxUncompressed bounds a workbook annotated: excelize reads it

@@ -1188,13 +1188,17 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 				if found {
 					g.errorf(r, labelCol, g.text.at(r, labelCol), nil, "the label %q appears twice on the sheet (also at %s); keep one", field.Label, prev.Cell)
 				}
-				if _, had := meta[field.Key]; had || !found {
+				if prevCell, had := meta[field.Key]; (had && prevCell.Kind != pipeline.CellBlank) || !found {
 					continue
 				}
 			}
 			where[field.Key] = g.origin(r, labelCol)
 			if found {
 				meta[field.Key] = value
+			} else if strings.HasPrefix(field.Key, "company_") {
+				// A blank identifier cell: where a missing company is
+				// reported (pipeline.MissingCompany).
+				meta[field.Key] = g.cell(r, labelCol+1)
 			}
 		}
 	}

@@ -243,6 +243,12 @@ type InputPlan struct {
 	Sector        string
 	ScorecardID   string
 	Targets       []*InputTarget
+
+	// CompanyCell is where the plan's company identifiers belong when the
+	// file leaves them blank but shows their place (the value cell beside
+	// a grid sheet's "Company VAT number" label): a missing company is
+	// reported there. Zero when unknown.
+	CompanyCell Origin `json:"-"`
 }
 
 // PlanKey identifies a plan across runs: its id when the file gives one,

@@ -86,7 +86,7 @@ func TestExportEditedRowsRouteOrFail(t *testing.T) {
 			if isBlue(r) && r[col("year_number")] == "1" && r[col("target_type")] == "all_employees" {
 				r[col("number_of_african_male_top_managers")] = "777"
 			}
-		}, 0, 1, "1 counters to change"},
+		}, 0, 1, "1 counter to change"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := edited(tc.name, tc.edit)
