@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,5 +181,39 @@ func TestGridColumnBesideTotal(t *testing.T) {
 	recs, ps = readGridSheet(wb, "t.xlsx", "Sheet1", false)
 	if ps.HasErrors() || len(recs) != 1 || len(recs[0].Cells) != 2+2 {
 		t.Errorf("merged Total over two columns: problems %v, records %+v", ps, recs)
+	}
+}
+
+// TestLongPartsAgree: in a long table the counter column decides which
+// counter a line sets; a race, gender or level that says another counter
+// is an error at that cell (never a value filed under the wrong counter),
+// while keys, labels and blanks that agree are accepted.
+func TestLongPartsAgree(t *testing.T) {
+	const head = "plan_id,year_number,target_type,race,gender,level,counter,value\n"
+	for _, tc := range []struct{ lines, ref, text string }{
+		{"7,1,all_employees,african,male,top_managers,number_of_african_male_top_managers,3\n" +
+			"7,1,all_employees,African,Female,Top management,number_of_african_female_top_managers,4\n" +
+			"7,1,all_employees,,,,number_of_white_male_top_managers,5\n", "", ""},
+		{"7,1,all_employees,african,male,senior_managers,number_of_african_male_top_managers,3\n", "line 2, column 6", `the level "senior_managers" does not agree with the counter number_of_african_male_top_managers`},
+		{"7,1,all_employees,white,male,top_managers,number_of_african_male_top_managers,3\n", "line 2, column 4", `the race "white" does not agree`},
+		{"7,1,all_employees,african,F,top_managers,number_of_african_male_top_managers,3\n", "line 2, column 5", `the gender "F" does not agree`},
+	} {
+		path := filepath.Join(t.TempDir(), "long.csv")
+		if err := os.WriteFile(path, []byte(head+tc.lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b, err := ReadFiles([]string{path}, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.ref == "" {
+			if len(b.Problems) != 0 || len(b.Plans) != 1 || len(b.Plans[0].Targets[0].Counters) != 3 {
+				t.Errorf("agreeing lines: problems %v, plans %v", b.Problems, b.Plans)
+			}
+			continue
+		}
+		if len(b.Problems) != 1 || !strings.HasPrefix(b.Problems[0].Origin.Ref(), tc.ref) || !strings.Contains(b.Problems[0].Message, tc.text) {
+			t.Errorf("%q: problems %v; want one error at %s", tc.lines, b.Problems, tc.ref)
+		}
 	}
 }
