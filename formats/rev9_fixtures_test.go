@@ -217,3 +217,27 @@ func TestLongPartsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestRev9ReconcileXLSXOverGridFixturesStrict: the XLSX reconcile report
+// over the rev9 grid fixtures (merged headers, date cells; openpyxl and
+// LibreOffice) passes the strict check.
+func TestRev9ReconcileXLSXOverGridFixturesStrict(t *testing.T) {
+	for _, file := range []string{"rv_op_eea2_offset.xlsx", "rv_lo_eea2_offset.xlsx"} {
+		t.Run(file, func(t *testing.T) {
+			src := filepath.Join(acceptanceDir, file)
+			o := pipeline.Origin{File: src, Sheet: "EEA2 Section C", Cell: "D11", Row: 11, Column: 4}
+			rec := &pipeline.Reconciliation{
+				Schema: pipeline.ReconcileSchema, Files: []string{src}, Complete: true,
+				Plans: []pipeline.ReconciledPlan{{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Offset plan",
+					Origin: pipeline.Origin{File: src, Sheet: "EEA2 Section C", Cell: "C8", Row: 8, Column: 3},
+					Targets: []pipeline.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
+						Counters: []pipeline.CounterDifference{{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o}}}}}},
+			}
+			dst := filepath.Join(t.TempDir(), "report.xlsx")
+			if err := WriteReconcileXLSX(dst, src, rec); err != nil {
+				t.Fatal(err)
+			}
+			checkStrictXLSX(t, dst)
+		})
+	}
+}
