@@ -201,7 +201,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		missing = len(notFound)
 		for _, sp := range stored {
 			in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
-			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfPlan(in), targets)
+			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
 			c.Source, c.Account = "server", sp.Account.Name
 			checks = append(checks, c)
 		}
