@@ -922,9 +922,10 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 // row), numbers and text alike. Text is an error too: "12 " or "n/a" in a
 // column the grid does not map may be a counter typed in the wrong place,
 // and the rule is that nothing non-blank inside a grid's rows is
-// passed over. A column headed Total, the level labels, a column whose
-// header is already reported, metadata labels with their values (read by
-// readMeta) and cells of other grids are left alone.
+// passed over. A cell under a header already reported is an error of its
+// own, pointing at the header. A column headed Total, the level labels,
+// metadata labels with their values (read by readMeta) and cells of other
+// grids are left alone.
 func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 	mapped := map[int]bool{}
 	for _, col := range b.columns {
@@ -960,13 +961,19 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 		metaValueUntil := 0 // the cells right of a metadata label hold its value
 		for c := b.c0; c <= b.end && c <= len(g.text[r-1]); c++ {
 			v := g.text.at(r, c)
-			if v == "" || mapped[c] || b.totals[c] || b.blocked[c] {
+			if v == "" || mapped[c] || b.totals[c] {
 				continue
 			}
 			if lc, ok := b.labelCols[r]; (ok && lc == c) || (!ok && c == b.c0) {
 				continue
 			}
 			if _, away := g.mergedAway[[2]int{r, c}]; away || inOther(r, c) {
+				continue
+			}
+			if b.blocked[c] {
+				// The header is reported already; each value under it is
+				// named too, so that no cell is passed over in silence.
+				g.errorf(r, c, v, nil, "%q is not read: the header of its column is reported as not a race and gender of the counter catalog; correct the header", v)
 				continue
 			}
 			if c > headerEnd {

@@ -160,8 +160,9 @@ func TestGridColumnBesideTotal(t *testing.T) {
 		"\tA\tW\tA\tW\tMale\tFemale\t\tNotes",
 		"Top management\t1\t2\t3\t4\t5\t6\t21\t7",
 	}, "\n"))
-	if len(ps) != 1 || ps[0].Origin.Cell != "I3" || ps[0].Severity != pipeline.Error || !strings.Contains(ps[0].Message, `"Notes" is not a race or gender of the counter catalog, nor a Total`) {
-		t.Errorf("problems %v; want one error at I3", ps)
+	if len(ps) != 2 || ps[0].Origin.Cell != "I3" || ps[0].Severity != pipeline.Error || !strings.Contains(ps[0].Message, `"Notes" is not a race or gender of the counter catalog, nor a Total`) ||
+		ps[1].Origin.Cell != "I4" || ps[1].Severity != pipeline.Error || !strings.Contains(ps[1].Message, `"7" is not read`) {
+		t.Errorf("problems %v; want errors at I3 (the header) and I4 (its number)", ps)
 	}
 	if len(recs) != 1 || len(recs[0].Cells) != 6+2 {
 		t.Errorf("records %+v", recs)

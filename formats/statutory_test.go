@@ -114,6 +114,9 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 				ps := []wantProblem{perr("Gap!L8", `"Sum" is not a race or gender of the counter catalog; its column is not read`)}
 				for r := 10; r <= 18; r++ {
 					ps = append(ps, perr(fmt.Sprintf("Gap!D%d", r), `in a column this grid does not read: its header ("Male" over a blank cell) names no race and gender`))
+					// The numbers under the reported "Sum" header are each
+					// named too: no value is passed over in silence.
+					ps = append(ps, perr(fmt.Sprintf("Gap!L%d", r), `is not read: the header of its column is reported`))
 				}
 				return ps
 			}()},
@@ -297,6 +300,34 @@ func TestGridStrayCells(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].Cells["plan_id"].Text != "4711" || len(recs[0].Cells) != 8+3 {
 		t.Errorf("records %+v", recs)
+	}
+}
+
+// TestGridBadHeaderCellsNamed: the cells under a header the reader cannot
+// read are each an error at the cell, besides the error at the header.
+func TestGridBadHeaderCellsNamed(t *testing.T) {
+	_, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tAfircan\t\tWhite",
+		"\tMale\tFemale\tMale\tFemale",
+		"Top management\t1\t2\t3\t4",
+		"Senior management\t\t5\t\t",
+	}, "\n"))
+	cells := map[string]bool{}
+	for _, p := range ps {
+		if p.Severity == pipeline.Error {
+			cells[p.Origin.Cell] = true
+		}
+	}
+	for _, want := range []string{"B2", "B4", "C4", "C5"} {
+		if !cells[want] {
+			t.Errorf("no error at %s; problems %v", want, ps)
+		}
+	}
+	for _, not := range []string{"D4", "E4", "B5"} {
+		if cells[not] {
+			t.Errorf("error at %s, a read or blank cell; problems %v", not, ps)
+		}
 	}
 }
 
