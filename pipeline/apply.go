@@ -218,6 +218,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
+		res.Notes = append(res.Notes, r.recordInSync(ctx, d, d.PlanID(), d.Targets, false)...)
 		return res
 	case ActionFailed:
 		res.Outcome = OutcomeFailed
@@ -238,6 +239,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	}
 
 	work := d
+	created := d.Action == ActionCreate || d.Action == ActionRecreate
 	switch d.Action {
 	case ActionCreate, ActionRecreate:
 		skip := map[int64]bool{}
@@ -326,7 +328,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
-			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, created, err)
 			mu.Lock()
 			defer mu.Unlock()
 			if jerr != nil {
@@ -343,6 +345,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		})
 	}
 	tp.Wait()
+	// The targets not patched hold what the file says (but for held
+	// counters): the run agreed them with the service.
+	res.Notes = append(res.Notes, r.recordInSync(ctx, work, res.PlanID, work.Targets, created)...)
 	if len(errs) > 0 {
 		stoppedOnly := true
 		for _, e := range errs {

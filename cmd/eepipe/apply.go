@@ -388,9 +388,10 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
-	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
-		// Lock the accounts to write, then compare again under the lock:
-		// another host may have written while this run waited.
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && len(cs.RecordedAccounts()) > 0 {
+		// Lock the accounts to write (or to record as in sync), then
+		// compare again under the lock: another host may have written
+		// while this run waited.
 		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
 		if err != nil {
 			return err
@@ -447,7 +448,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		}
 		return nil
 	}
-	if planErr == nil && st != nil && cs.HasChanges() {
+	if planErr == nil && st != nil && len(cs.RecordedAccounts()) > 0 {
+		// Recorded also when nothing is to be written: the values found in
+		// sync are what the file asserts, and count as last applied.
 		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
 		if err != nil {
 			return err

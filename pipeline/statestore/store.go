@@ -262,6 +262,13 @@ func isUnique(err error) bool {
 // RecordWrite implements pipeline.StateStore: the write, its counters and
 // (when it succeeded) the last values applied, in one transaction.
 func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
+	return s.RecordWrites(ctx, runID, []pipeline.TargetWrite{w})
+}
+
+// RecordWrites implements pipeline.StateStore: the writes, their counters
+// and (for those that succeeded) the last values applied, in one
+// transaction.
+func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explain(err)
@@ -271,17 +278,26 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
 		return s.explain(fmt.Errorf("run %d: %w", runID, err))
 	}
+	for _, w := range ws {
+		if err := s.recordWrite(ctx, tx, runID, service, w); err != nil {
+			return s.explain(err)
+		}
+	}
+	return s.explain(tx.Commit())
+}
+
+func (s *Store) recordWrite(ctx context.Context, tx *sql.Tx, runID int64, service string, w pipeline.TargetWrite) error {
 	at := w.At
 	if at.IsZero() {
 		at = time.Now()
 	}
 	var wid int64
-	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
 		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		runID, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber, w.FinancialYear, w.TargetType,
 		w.File, w.Outcome, fmtTime(at)).Scan(&wid)
 	if err != nil {
-		return s.explain(err)
+		return err
 	}
 	for _, c := range w.Counters {
 		var before any
@@ -290,7 +306,7 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
 			VALUES (?, ?, ?, ?, ?)`), wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
-			return s.explain(err)
+			return err
 		}
 		if w.Outcome != "ok" {
 			continue
@@ -300,10 +316,10 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 			ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
 			value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`),
 			service, w.Account, w.TargetID, c.Counter, c.After, runID, fmtTime(at), w.File); err != nil {
-			return s.explain(err)
+			return err
 		}
 	}
-	return s.explain(tx.Commit())
+	return nil
 }
 
 // FinishRun implements pipeline.StateStore.
