@@ -101,11 +101,38 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
 	}
 	s := &Store{db: db, dialect: dialectSQLite, where: path}
-	if err := s.init(ctx); err != nil {
+	// Two runs opening a new file at once: switching it to WAL can fail at
+	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
+	// there); try again for as long as the busy timeout would wait.
+	deadline := time.Now().Add(sqliteBusyWait)
+	for {
+		err = s.init(ctx)
+		if err == nil || !isBusy(err) || !time.Now().Before(deadline) {
+			break
+		}
+		t := time.NewTimer(25 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			db.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	if err != nil {
 		db.Close()
 		return nil, s.explain(err)
 	}
 	return s, nil
+}
+
+// sqliteBusyWait is how long an SQLite store waits for another program's
+// lock (the busy_timeout of its connections).
+const sqliteBusyWait = 10 * time.Second
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
 func openPostgres(ctx context.Context, location string) (*Store, error) {

@@ -380,3 +380,25 @@ func TestRecordWritesInOneTransaction(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentFirstOpenOfSQLite: runs that open a new SQLite store at the
+// same moment all open it (switching a new file to WAL can report
+// SQLITE_BUSY at once, without waiting; Open tries again). The race shows
+// most often under -race.
+func TestConcurrentFirstOpenOfSQLite(t *testing.T) {
+	for i := range 100 {
+		path := filepath.Join(t.TempDir(), "state.db")
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				s, err := Open(context.Background(), path)
+				if err != nil {
+					t.Errorf("round %d: %v", i, err)
+					return
+				}
+				s.Close()
+			})
+		}
+		wg.Wait()
+	}
+}
