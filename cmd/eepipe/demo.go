@@ -144,7 +144,7 @@ accounts:
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
 	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
@@ -167,7 +167,7 @@ accounts:
 	runReport := filepath.Join(dir, "run.xlsx")
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ accounts:
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
 	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}
@@ -200,6 +200,7 @@ accounts:
 		{"run.xlsx", "the apply's run report: one line per input row with outcome, plan, milestone and target ids, counters changed"},
 		{"run-again.json", "the second apply's report: everything unchanged"},
 		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
+		{"locks/", "the applies' account locks (empty files; the demo's service is its own, so its locks stay here)"},
 	} {
 		fmt.Fprintf(out, "  %-16s %s\n", o.name, o.what)
 	}

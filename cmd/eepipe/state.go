@@ -272,3 +272,8 @@ func runStatus(rep *pipeline.RunReport) string {
 // demoState keeps the demo's run history in its output folder, away from
 // the user's store.
 func demoState(dir string) stateFlags { return stateFlags{Path: filepath.Join(dir, "state.db")} }
+
+// demoLockDir keeps the demo's account locks in its output folder: its
+// sandbox listens on a new port each time, so its locks would otherwise
+// add a lock file to the user's lock folder on every demo.
+func demoLockDir(dir string) string { return filepath.Join(dir, "locks") }
