@@ -79,8 +79,10 @@ One summary line ends the log (JSON when stderr is not a terminal).
 
 Run history (state store: --state, state: in the configuration, default
 an SQLite file in the XDG state home): every write is recorded as it
-completes; a counter changed on the service since eepipe last wrote it (or
-changed in both) is left alone and listed unless
+completes, and the counters found already holding the file's values count
+as applied by the run too (a run that writes nothing is recorded); a
+counter changed on the service since eepipe last applied it (or changed in
+both) is left alone and listed unless
 --overwrite-service-changes. With a PostgreSQL store each account is
 locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
