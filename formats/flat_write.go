@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -105,7 +104,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 	}
 	header := FlatHeader(cat)
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(header); err != nil {
 			return err
 		}
@@ -157,6 +156,9 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipeline.Catalog) error {
 	st, err := templates.NewStyles(f)
 	if err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)

@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -32,7 +31,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(LongHeader); err != nil {
 			return err
 		}

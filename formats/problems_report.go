@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
 )
@@ -37,7 +38,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	for _, p := range ps {
 		r := ProblemRow{
 			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
-			Column: p.Origin.Column, Header: p.Origin.Header, Value: p.Value, Message: p.Message,
+			Column: p.Origin.Column, Header: p.Origin.Header, Value: pipeline.Excerpt(p.Value), Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
 		if p.Origin.Sheet != "" {
@@ -137,7 +138,7 @@ func writeProblemsCSV(w io.Writer, ps pipeline.Problems) error {
 		_, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n")
 		return err
 	}
-	return gocsv.Marshal(rows, w)
+	return gocsv.MarshalCSV(rows, newCSVWriter(w))
 }
 
 var reportColumns = []string{"Severity", "File", "Location", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}
@@ -147,6 +148,9 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	defer f.Close()
 	const sheet = "Problems"
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)
@@ -242,10 +246,51 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	for _, p := range b.Plans {
 		targets += len(p.Targets)
 	}
-	ew.printf("\n%d file%s, %d plan%s, %d target%s: %s\n",
-		len(b.Files), reportPlural(len(b.Files)), len(b.Plans), reportPlural(len(b.Plans)), targets, reportPlural(targets),
+	plans := pipeline.Plural(len(b.Plans), "plan")
+	if n := reportPlansWithErrors(b); n > 0 {
+		plans += fmt.Sprintf(" (%d with errors)", n)
+	}
+	ew.printf("\n%s, %s, %s: %s\n",
+		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),
 		reportCountWords(b.Problems.Count(pipeline.Error), b.Problems.Count(pipeline.Warning)))
 	return ew.err
+}
+
+// reportPlansWithErrors counts the plans an error belongs to: an error on
+// one of the plan's rows (flat, long) or on its grid sheet.
+func reportPlansWithErrors(b *pipeline.Batch) int {
+	type place struct {
+		file, sheet string
+		row         int
+	}
+	errs := map[place]bool{}
+	for _, p := range b.Problems {
+		if p.Severity != pipeline.Error {
+			continue
+		}
+		errs[place{p.Origin.File, p.Origin.Sheet, p.Origin.Row}] = true
+		errs[place{p.Origin.File, p.Origin.Sheet, -1}] = true // the sheet, for grid plans
+	}
+	if len(errs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, pl := range b.Plans {
+		hit := errs[place{pl.Origin.File, pl.Origin.Sheet, pl.Origin.Row}]
+		if !hit && pl.Origin.Sheet != "" && pl.Origin.Cell != "" {
+			hit = errs[place{pl.Origin.File, pl.Origin.Sheet, -1}] // a grid plan owns its sheet
+		}
+		for _, t := range pl.Targets {
+			if hit {
+				break
+			}
+			hit = errs[place{t.Origin.File, t.Origin.Sheet, t.Origin.Row}]
+		}
+		if hit {
+			n++
+		}
+	}
+	return n
 }
 
 // problemLine formats one problem without its file: place, severity,
@@ -263,7 +308,7 @@ func reportProblemLine(p pipeline.Problem) string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", p.Severity, p.Message)
 	if p.Value != "" {
-		fmt.Fprintf(&b, " [found %q]", p.Value)
+		fmt.Fprintf(&b, " [found %q]", pipeline.Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
 		q := make([]string, len(p.Suggestions))
@@ -279,14 +324,7 @@ func reportCountWords(errs, warns int) string {
 	if errs == 0 && warns == 0 {
 		return "no problems"
 	}
-	return fmt.Sprintf("%d error%s, %d warning%s", errs, reportPlural(errs), warns, reportPlural(warns))
-}
-
-func reportPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return pipeline.Plural(errs, "error") + ", " + pipeline.Plural(warns, "warning")
 }
 
 type reportWriter struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // Colours of the annotated reconciliation copy.
@@ -64,7 +65,7 @@ var ReconcileCSVHeader = []string{
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
@@ -218,7 +219,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
 		f, csvSheet, err = rrWorkbookFromCSV(src)
 	} else {
-		f, err = excelize.OpenFile(src)
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
@@ -321,6 +325,17 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			return err
 		}
 	}
+	// The copied sheets print like the plan sheets eepipe writes:
+	// landscape, one page wide.
+	for _, s := range f.GetSheetList() {
+		if s == sheet {
+			continue
+		}
+		if v, err := f.GetSheetVisible(s); err == nil && v {
+			// A chart sheet has no page setup to change: nothing lost.
+			_ = templates.SetPrintLayout(f, s, templates.PrintSetup{})
+		}
+	}
 	idx, _ := f.GetSheetIndex(sheet)
 	f.SetActiveSheet(idx)
 	return WriteWorkbook(dst, f)
@@ -378,7 +393,9 @@ func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
 		return out
 	}
 	var ps pipeline.Problems
-	readInputFile(src, kind, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
+	// Only the places are wanted: a file that cannot be read (or a reader
+	// that fails) leaves them unknown.
+	_ = readInputFile(src, kind, Limits{}, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
 		k := rrPlace(rec.Origin)
 		if _, seen := out[k]; seen {
 			return
@@ -473,6 +490,17 @@ func CommentText(c excelize.Comment) string {
 // CSV line and column numbers. Counter fields and ids become numbers;
 // everything else stays text, so identifiers keep their leading zeros.
 func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
+	// The copy is made in memory: only a regular file of a bounded size.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", errors.New(readNotRegular(st.Mode()))
+	}
+	if st.Size() > annotateMaxUncompressed {
+		return nil, "", limitErrorf("the file is oversized: %s, more than the %s a copy is made of", sizeText(st.Size()), sizeText(annotateMaxUncompressed))
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
@@ -520,7 +548,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		}
 		row := make([]any, len(rec))
 		for i, v := range rec {
-			row[i] = v
+			row[i] = CSVUnsafeField(v)
 			if i < len(numeric) && numeric[i] {
 				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 					row[i] = n
@@ -656,6 +684,9 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		if err := f.AutoFilter(sheet, fmt.Sprintf("A%d:%s%d", header, lastCol, row), nil); err != nil {
 			return err
 		}
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header}); err != nil {
+		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
 		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",

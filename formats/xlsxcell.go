@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ func readCell(f *excelize.File, sheet, ref string, date1904 bool) pipeline.Cell 
 		// of range in a damaged file): report it as an error value.
 		c.Kind = pipeline.CellError
 		c.Text = "#UNREADABLE!"
+		c.Reason = fmt.Sprintf("the cell cannot be read (%v); the workbook is damaged", err)
 		return c
 	}
 	typ, _ := f.GetCellType(sheet, ref)

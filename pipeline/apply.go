@@ -355,7 +355,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		msg := errs[0].Error()
 		if len(errs) > 1 {
-			msg = fmt.Sprintf("%s (and %d more failures)", msg, len(errs)-1)
+			msg = fmt.Sprintf("%s (and %s)", msg, Plural(len(errs)-1, "more failure"))
 		}
 		if res.Err != nil {
 			msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message

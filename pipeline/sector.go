@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,7 +152,7 @@ func DefaultSectorTargets() *SectorTargets {
 // LoadSectorTargets reads a targets file (see ParseSectorTargets); its path
 // becomes the Source.
 func LoadSectorTargets(path string) (*SectorTargets, error) {
-	f, err := os.Open(path)
+	f, err := openSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sector targets: %w", err)
 	}
@@ -185,7 +184,7 @@ func (e *SectorTargetsError) Error() string {
 	if len(e.Problems) == 1 {
 		return head + ": " + e.Problems[0]
 	}
-	return fmt.Sprintf("%s: %d problems:\n  %s", head, len(e.Problems), strings.Join(e.Problems, "\n  "))
+	return fmt.Sprintf("%s: %s:\n  %s", head, Plural(len(e.Problems), "problem"), strings.Join(e.Problems, "\n  "))
 }
 
 // ParseSectorTargets reads sector targets as CSV with a header row naming
@@ -467,6 +466,9 @@ const (
 	SectorMet           SectorStatus = "met"
 	SectorShort         SectorStatus = "short"
 	SectorNotAssessable SectorStatus = "not_assessable"
+	// SectorPartlyMet is a plan's final year in which every figure that
+	// could be assessed is met but some could not be: not a pass.
+	SectorPartlyMet SectorStatus = "met_where_assessable"
 )
 
 // ShareResult is one share measured against its target: the count of the
@@ -590,6 +592,12 @@ type SectorPlanCheck struct {
 	Reason    string            `json:"reason,omitempty"` // why the plan as a whole is not assessable
 	Notes     []string          `json:"notes,omitempty"`
 	Years     []SectorYearCheck `json:"years"`
+
+	// Assessed and NotAssessed count the final year's figures (levels with
+	// a sector target and employees, and the disability share) that could
+	// and could not be measured.
+	Assessed    int `json:"final_year_assessed"`
+	NotAssessed int `json:"final_year_not_assessable"`
 }
 
 // Title names the plan for people: `plan 12 "Name"` or `"Name" starting 2025-09-01`.
@@ -643,7 +651,7 @@ func (r *SectorCheckReport) Provenance() string {
 
 // SectorSummary counts the plans by the outcome of their final year.
 type SectorSummary struct {
-	Plans, Met, Short, NotAssessable int
+	Plans, Met, Short, PartlyMet, NotAssessable int
 }
 
 // Summary counts the plans by outcome.
@@ -655,6 +663,8 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 			s.Met++
 		case SectorShort:
 			s.Short++
+		case SectorPartlyMet:
+			s.PartlyMet++
 		default:
 			s.NotAssessable++
 		}
@@ -665,6 +675,39 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 // AnyShort reports whether any assessable final-year figure of any plan
 // falls short.
 func (r *SectorCheckReport) AnyShort() bool { return r.Summary().Short > 0 }
+
+// SectorOutcome is the outcome of a whole check, which the command's exit
+// status reports: only SectorAllMet is a pass.
+type SectorOutcome int
+
+// Outcomes of a whole check.
+const (
+	// SectorAllMet: there are plans, and every final-year figure of every
+	// plan was measured and is met.
+	SectorAllMet SectorOutcome = iota
+	// SectorSomeShort: some final-year figure falls short.
+	SectorSomeShort
+	// SectorIncomplete: none falls short, but some final-year figures
+	// could not be assessed, so the targets are not shown to be met.
+	SectorIncomplete
+	// SectorNothingAssessed: not one final-year figure of any plan could
+	// be assessed.
+	SectorNothingAssessed
+)
+
+// Outcome returns the outcome of the whole check.
+func (r *SectorCheckReport) Outcome() SectorOutcome {
+	s := r.Summary()
+	switch {
+	case s.Short > 0:
+		return SectorSomeShort
+	case s.Met == 0 && s.PartlyMet == 0:
+		return SectorNothingAssessed
+	case s.PartlyMet > 0 || s.NotAssessable > 0:
+		return SectorIncomplete
+	}
+	return SectorAllMet
+}
 
 // SectorYearInput is one milestone's counters for a check. All and Disabled
 // hold the counters known (a counter absent from a map is blank, unknown);
@@ -717,37 +760,44 @@ func CheckPlanSector(p *InputPlan, cat *Catalog, t *SectorTargets) SectorPlanChe
 		out.Years = append(out.Years, yc)
 	}
 	out.Years[len(out.Years)-1].Final = true
-	out.Status = finalStatus(out.Years[len(out.Years)-1])
+	out.Status, out.Assessed, out.NotAssessed = finalStatus(out.Years[len(out.Years)-1])
 	return out
 }
 
-// finalStatus is short when any assessable figure of the year is short, met
-// when none is and at least one is assessable, else not assessable.
-func finalStatus(y SectorYearCheck) SectorStatus {
-	assessable, short := 0, false
-	for _, l := range y.Levels {
-		switch l.Status {
+// finalStatus is short when any assessable figure of the year is short;
+// met when none is and every figure is assessable; met where assessable
+// when some are not; not assessable when none is. A level the targets give
+// no figure for, or with no employees, has nothing to meet and is not
+// counted.
+func finalStatus(y SectorYearCheck) (status SectorStatus, assessed, notAssessed int) {
+	short := false
+	count := func(s SectorStatus) {
+		switch s {
 		case SectorMet:
-			assessable++
+			assessed++
 		case SectorShort:
-			assessable++
+			assessed++
 			short = true
+		default:
+			notAssessed++
 		}
 	}
-	switch y.Disability.Status {
-	case SectorMet:
-		assessable++
-	case SectorShort:
-		assessable++
-		short = true
+	for _, l := range y.Levels {
+		if l.Status == SectorNotAssessable && (!l.HasTarget || (l.Headcount != nil && *l.Headcount == 0)) {
+			continue // no figure to meet, or no one at the level to meet it
+		}
+		count(l.Status)
 	}
+	count(y.Disability.Status)
 	switch {
 	case short:
-		return SectorShort
-	case assessable > 0:
-		return SectorMet
+		return SectorShort, assessed, notAssessed
+	case assessed == 0:
+		return SectorNotAssessable, assessed, notAssessed
+	case notAssessed > 0:
+		return SectorPartlyMet, assessed, notAssessed
 	}
-	return SectorNotAssessable
+	return SectorMet, assessed, notAssessed
 }
 
 // planYearInputs gathers the plan's targets by year.

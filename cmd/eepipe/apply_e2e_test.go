@@ -667,7 +667,7 @@ func TestRecalcCommand(t *testing.T) {
 		code int
 		has  string
 	}{
-		{[]string{"--config", e.config, "recalc", "scorecard_acme_2025"}, ExitInvalid, "--account"},
+		{[]string{"--config", e.config, "recalc", "scorecard_nobody_2025"}, ExitInvalid, "scorecard_nobody_2025 is not a scorecard of any configured account (acme, bluecrane)"},
 		{[]string{"--config", e.config, "recalc", "--account", "nobody", "scorecard_acme_2025"}, ExitInvalid, "not a configured account"},
 		{[]string{"--config", e.config, "recalc", "--account", "acme", "acme_2025"}, ExitInvalid, "not a scorecard id"},
 		{[]string{"--config", e.config, "recalc", "--account", "bluecrane", "scorecard_acme_2025"}, ExitDiff, "not recalculated"},

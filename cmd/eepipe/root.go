@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -57,14 +59,22 @@ type IOStreams struct {
 	ErrOut io.Writer
 	OutTTY bool // Out is a terminal
 	ErrTTY bool // ErrOut is a terminal: progress bars and console logs
+	// ErrNotTTY says ErrOut is known not to be a terminal (SystemIO found
+	// a pipe or a file): with --log-format auto every stderr line is then
+	// a JSON event. Streams made up in tests leave it false.
+	ErrNotTTY bool
 }
 
 // SystemIO returns the process's streams.
-func SystemIO() *IOStreams {
+func SystemIO() *IOStreams { return FileIO(os.Stdin, os.Stdout, os.Stderr) }
+
+// FileIO returns streams over files, finding which are terminals.
+func FileIO(in, out, errOut *os.File) *IOStreams {
+	errTTY := term.IsTerminal(int(errOut.Fd()))
 	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		In: in, Out: out, ErrOut: errOut,
+		OutTTY: term.IsTerminal(int(out.Fd())),
+		ErrTTY: errTTY, ErrNotTTY: !errTTY,
 	}
 }
 
@@ -80,15 +90,21 @@ type Factory struct {
 	CatalogPath string
 	Verbose     bool
 	LogFormat   string
+	// MaxUncompressed is the --max-uncompressed limit as given ("": the
+	// default, formats.DefaultMaxUncompressed).
+	MaxUncompressed string
 
 	logger *zap.Logger
+	rawErr io.Writer // stderr under the JSON line wrapper (Execute)
+	// readFilesFunc replaces formats.ReadFiles in tests.
+	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
 }
 
 // Logger returns the run's logger: console format on a terminal, JSON
 // otherwise, on ErrOut.
 func (f *Factory) Logger() *zap.Logger {
 	if f.logger == nil {
-		f.logger = newLogger(f.IO.ErrOut, f.IO.ErrTTY, f.Verbose, f.LogFormat)
+		f.logger = newLogger(f.errRaw(), f.IO.ErrTTY, f.Verbose, f.LogFormat)
 	}
 	return f.logger
 }
@@ -151,6 +167,7 @@ usage, 3 fatal.`,
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "debug logging (secrets are redacted)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
+	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")
 
 	root.AddCommand(
 		NewCmdVersion(f),
@@ -167,9 +184,11 @@ usage, 3 fatal.`,
 		NewCmdCheck(f, nil),
 		NewCmdHistory(f, nil),
 	)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitInvalid, Err: err}
+	registerCompletions(root)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
 	})
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
 	return root
 }
 
@@ -198,17 +217,42 @@ func Main(args []string, io *IOStreams) int {
 		<-ctx.Done()
 		stop()
 	}()
+	setMemoryLimit()
 	f := &Factory{IO: io, Now: time.Now, Getenv: os.Getenv}
 	return Execute(ctx, f, args)
 }
 
-// Execute runs the root command with args and maps its error to an exit code.
-func Execute(ctx context.Context, f *Factory, args []string) int {
+// Execute runs the root command with args and maps its error to an exit
+// code. A panic is an internal error (ExitFatal), never invalid input.
+func Execute(ctx context.Context, f *Factory, args []string) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			code = recoverInternal(v, f)
+		}
+	}()
+	if f.rawErr == nil {
+		// Off a terminal (or with --log-format json) every stderr line is
+		// a JSON event: the lines printed for people are wrapped.
+		// Timestamps from the wall clock, like the logger's.
+		jl := &jsonLines{w: f.IO.ErrOut, active: f.statusJSON, now: time.Now}
+		f.rawErr = f.IO.ErrOut
+		io := *f.IO
+		io.ErrOut = jl
+		f.IO = &io
+		defer jl.Flush()
+	}
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if f.logger != nil {
 		_ = f.logger.Sync()
+	}
+	if jl, ok := f.IO.ErrOut.(*jsonLines); ok {
+		// The final error is one event, however many lines it has.
+		var b strings.Builder
+		code := reportExit(&b, err)
+		_ = jl.WriteEvent(b.String())
+		return code
 	}
 	return reportExit(f.IO.ErrOut, err)
 }

@@ -2,6 +2,7 @@ package planapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -221,4 +222,18 @@ func CatalogFromTarget(t apiclient.Target) (*pipeline.Catalog, error) {
 		return nil, fmt.Errorf("target %d from the service: %w", t.ID, err)
 	}
 	return c, nil
+}
+
+// HasScorecard reports whether the account sees the scorecard (GET
+// /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
+func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
+	_, err := s.c.GetScorecard(ctx, scorecardID)
+	err = Err(err)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, pipeline.ErrNotFound):
+		return false, nil
+	}
+	return false, err
 }
