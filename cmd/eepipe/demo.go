@@ -262,7 +262,7 @@ accounts:
 
 	step(8, "eepipe reconcile %s --report reconcile.xlsx  (the workbook against the service, cell by cell; sends only reads)", demoGridName)
 	recReport := filepath.Join(dir, "reconcile.xlsx")
-	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency}); err != nil && exitCode(err) != ExitDiff {
+	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency, State: demoState(dir)}); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
 	fmt.Fprintln(out, "Reconcile finds exactly the changed cell (exit 1: differences); reconcile.xlsx is a copy of the workbook with\n"+
@@ -298,6 +298,8 @@ accounts:
 	for _, kv := range demoSecrets {
 		exports = append(exports, kv[0]+"="+kv[1])
 	}
+	// The demo's run history and locks stay in its folder, not the user's.
+	exports = append(exports, envState+"="+demoShellQuote(demoState(dir).Path), envLockDir+"="+demoShellQuote(demoLockDir(dir)))
 	fmt.Fprintf(out, "\nThe sandbox keeps running at %s until Ctrl-C. Continue in another terminal; copy these lines:\n\n", srv.URL)
 	fmt.Fprintf(out, "  export %s\n", strings.Join(exports, " "))
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # the changed counter is the one difference (exit 1)\n", prog, cfgQ, gridQ)
