@@ -110,6 +110,10 @@ type Runner struct {
 	catalog  *Catalog       // the counter names of the first target retrieved
 	patched  atomic.Int64
 	counters atomic.Int64
+
+	syncMu   sync.Mutex
+	inSync   []TargetWrite // counters found in sync, recorded at the end of the run
+	inSyncOf []*PlanResult // the plans they belong to
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,
@@ -198,6 +202,7 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 		})
 	}
 	p.Wait()
+	r.flushInSync(ctx)
 
 	if !r.opts.NoRecalc {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
@@ -218,7 +223,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
-		res.Notes = append(res.Notes, r.recordInSync(ctx, d, d.PlanID(), d.Targets, false)...)
+		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
 		return res
 	case ActionFailed:
 		res.Outcome = OutcomeFailed
@@ -347,7 +352,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	tp.Wait()
 	// The targets not patched hold what the file says (but for held
 	// counters): the run agreed them with the service.
-	res.Notes = append(res.Notes, r.recordInSync(ctx, work, res.PlanID, work.Targets, created)...)
+	r.recordInSync(work, res.PlanID, work.Targets, created, res)
 	if len(errs) > 0 {
 		stoppedOnly := true
 		for _, e := range errs {

@@ -220,17 +220,18 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 	return nil
 }
 
-// recordInSync records, for the targets of plan planID (diff d) that this
-// run did not patch, the counters the file sets that the service holds
-// (all but the held ones), as agreed by this run: they count as last
+// recordInSync notes, for the targets of plan planID (diff d, result res)
+// that this run did not patch, the counters the file sets that the service
+// holds (all but the held ones), as agreed by this run: they count as last
 // applied, so that a later change on the service is recognised even for a
 // counter eepipe never had to send. Targets the file does not describe (a
 // recreate's carried-over targets) are not recorded. created says the
-// plan was created by this run (its counters had no value before). It
-// returns a note when they could not be recorded.
-func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, targets []TargetDiff, created bool) []string {
+// plan was created by this run (its counters had no value before). They
+// are recorded together at the end of the run (flushInSync): one
+// transaction, not one per plan.
+func (r *Runner) recordInSync(d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
 	if r.opts.Journal == nil || d.Input == nil {
-		return nil
+		return
 	}
 	var ws []TargetWrite
 	for i := range targets {
@@ -243,13 +244,30 @@ func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, ta
 		}
 	}
 	if len(ws) == 0 {
-		return nil
+		return
+	}
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	r.inSync = append(r.inSync, ws...)
+	r.inSyncOf = append(r.inSyncOf, res)
+}
+
+// flushInSync records the agreed counters recordInSync collected; when
+// they cannot be recorded, each plan concerned gets a note.
+func (r *Runner) flushInSync(ctx context.Context) {
+	r.syncMu.Lock()
+	ws, plans := r.inSync, r.inSyncOf
+	r.inSync, r.inSyncOf = nil, nil
+	r.syncMu.Unlock()
+	if len(ws) == 0 {
+		return
 	}
 	if err := r.opts.Journal.TargetsInSync(ctx, ws); err != nil {
-		return []string{fmt.Sprintf("the counters of %s already in sync could not be recorded in the state store "+
-			"(a later change on the service to them will show as no history): %v", d.Title(), err)}
+		for _, res := range plans {
+			res.Notes = append(res.Notes, fmt.Sprintf("the counters of %s already in sync could not be recorded in the state store "+
+				"(a later change on the service to them will show as no history): %v", res.Diff.Title(), err))
+		}
 	}
-	return nil
 }
 
 // targetWrite builds the record of target t of plan planID (diff d) with

@@ -305,44 +305,79 @@ func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.Tar
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
 		return s.explain(fmt.Errorf("run %d: %w", runID, err))
 	}
+	ins, err := s.prepareWrite(ctx, tx)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer ins.close()
 	for _, w := range ws {
-		if err := s.recordWrite(ctx, tx, runID, service, w); err != nil {
+		if err := ins.record(ctx, runID, service, w); err != nil {
 			return s.explain(err)
 		}
 	}
 	return s.explain(tx.Commit())
 }
 
-func (s *Store) recordWrite(ctx context.Context, tx *sql.Tx, runID int64, service string, w pipeline.TargetWrite) error {
-	at := w.At
+// writeStmts are the statements that record target writes, prepared once
+// per transaction.
+type writeStmts struct {
+	write, counter, last *sql.Stmt
+}
+
+func (s *Store) prepareWrite(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
+	var w writeStmts
+	var err error
+	if w.write, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)); err != nil {
+		return nil, err
+	}
+	if w.counter, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		VALUES (?, ?, ?, ?, ?)`)); err != nil {
+		w.close()
+		return nil, err
+	}
+	if w.last, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`)); err != nil {
+		w.close()
+		return nil, err
+	}
+	return &w, nil
+}
+
+func (w *writeStmts) close() {
+	for _, st := range []*sql.Stmt{w.write, w.counter, w.last} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// record records one target write, its counters and (when it succeeded)
+// the last values applied.
+func (w *writeStmts) record(ctx context.Context, runID int64, service string, tw pipeline.TargetWrite) error {
+	at := tw.At
 	if at.IsZero() {
 		at = time.Now()
 	}
 	var wid int64
-	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		runID, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber, w.FinancialYear, w.TargetType,
-		w.File, w.Outcome, fmtTime(at)).Scan(&wid)
-	if err != nil {
+	if err := w.write.QueryRowContext(ctx, runID, tw.Account, tw.PlanID, tw.PlanName, tw.MilestoneID, tw.TargetID, tw.YearNumber,
+		tw.FinancialYear, tw.TargetType, tw.File, tw.Outcome, fmtTime(at)).Scan(&wid); err != nil {
 		return err
 	}
-	for _, c := range w.Counters {
+	for _, c := range tw.Counters {
 		var before any
 		if c.Before != nil {
 			before = *c.Before
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-			VALUES (?, ?, ?, ?, ?)`), wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+		if _, err := w.counter.ExecContext(ctx, wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
 			return err
 		}
-		if w.Outcome != "ok" {
+		if tw.Outcome != "ok" {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-			value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`),
-			service, w.Account, w.TargetID, c.Counter, c.After, runID, fmtTime(at), w.File); err != nil {
+		if _, err := w.last.ExecContext(ctx, service, tw.Account, tw.TargetID, c.Counter, c.After, runID, fmtTime(at), tw.File); err != nil {
 			return err
 		}
 	}
