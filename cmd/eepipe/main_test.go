@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 // wants the defaults sets them to "" in vars).
 func testGetenv(dir string, vars map[string]string) func(string) string {
 	return func(k string) string {
-		if v, ok := vars[k]; ok {
+		if v, ok := vars[k]; ok || dir == "" {
 			return v
 		}
 		switch k {
