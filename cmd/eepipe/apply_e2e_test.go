@@ -267,7 +267,7 @@ func prefill(t *testing.T, scorecard, typ string) map[string]int64 {
 	return nil
 }
 
-// demoRows are three plans over two accounts, one with scorecard prefill.
+// baseRows are three plans over two accounts, one with scorecard prefill.
 func baseRows(t *testing.T) []row {
 	pf := prefill(t, "scorecard_acme_2025", pipeline.TargetAll)
 	return []row{
