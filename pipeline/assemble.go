@@ -35,7 +35,11 @@ type Assembler struct {
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
 	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
 	places   map[Origin]*Origin        // year cells' columns (an Origin without a row), shared by their rows
-	slots    map[asmSlot]*asmTarget    // Finish's targets of one plan, by slot
+	slots    map[asmSlot]*InputTarget  // Finish's targets of one plan, by slot
+
+	yearCells map[[2]string]*asmYearCells // by file and sheet
+	odd       map[*InputTarget]*asmTarget // targets whose year cells are not their table's usual ones
+	fyTexts   map[FinancialYear]string    // FinancialYear.String of the years read
 
 	// The table of the previous record, so that consecutive rows of one
 	// table find its CounterColumns without building the map key.
@@ -61,7 +65,7 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}, places: map[Origin]*Origin{}}
+	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}, places: map[Origin]*Origin{}, yearCells: map[[2]string]*asmYearCells{}}
 	for _, race := range cat.Races() {
 		for _, gender := range cat.Genders() {
 			t := asmTotals{race: race, gender: gender}
@@ -93,7 +97,7 @@ type asmSlot struct {
 type asmPlan struct {
 	plan    *InputPlan
 	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
-	targets []*asmTarget
+	targets []*InputTarget
 	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
@@ -111,9 +115,85 @@ func (f asmField) origin() Origin {
 }
 
 type asmTarget struct {
-	t    *InputTarget
 	year asmPlace // the year_number cell, when given
 	fy   asmPlace // the financial_year cell, when given
+}
+
+// asmYearCells are the columns of a table's year cells, the first seen. A
+// target whose year cells are in them, on its own row, written as the
+// value reads (the usual case), keeps no places until Finish: they follow
+// from its row.
+type asmYearCells struct{ year, fy *Origin }
+
+// keepYears keeps the places of t's year cells until Finish, unless they
+// are the usual ones (see asmYearCells).
+func (a *Assembler) keepYears(t *InputTarget, year, fy asmPlace) {
+	k := [2]string{t.Origin.File, t.Origin.Sheet}
+	yc := a.yearCells[k]
+	if yc == nil {
+		yc = &asmYearCells{}
+		if len(a.yearCells) < 4096 {
+			a.yearCells[[2]string{strings.Clone(k[0]), strings.Clone(k[1])}] = yc
+		}
+	}
+	usual := func(p asmPlace, col **Origin, text string, given bool) bool {
+		if !given {
+			return p.at == nil
+		}
+		if !p.onRow || p.raw != text {
+			return false
+		}
+		if *col == nil {
+			*col = p.at
+		}
+		return *col == p.at
+	}
+	if usual(year, &yc.year, asmYearText(t.YearNumber), t.YearNumber != 0) && usual(fy, &yc.fy, a.fyText(t.FinancialYear), t.FinancialYear != 0) {
+		return
+	}
+	if a.odd == nil {
+		a.odd = map[*InputTarget]*asmTarget{}
+	}
+	a.odd[t] = &asmTarget{year: year, fy: fy}
+}
+
+// yearPlaces returns the places of t's year cells as read (call it before
+// Finish fills in the year the row leaves out).
+func (a *Assembler) yearPlaces(t *InputTarget) (year, fy asmPlace) {
+	if ta := a.odd[t]; ta != nil {
+		return ta.year, ta.fy
+	}
+	yc := a.yearCells[[2]string{t.Origin.File, t.Origin.Sheet}]
+	if yc == nil {
+		return asmPlace{}, asmPlace{}
+	}
+	if t.YearNumber != 0 && yc.year != nil {
+		year = asmPlace{at: yc.year, onRow: true, raw: asmYearText(t.YearNumber)}
+	}
+	if t.FinancialYear != 0 && yc.fy != nil {
+		fy = asmPlace{at: yc.fy, onRow: true, raw: a.fyText(t.FinancialYear)}
+	}
+	return year, fy
+}
+
+func asmYearText(n int) string { return strconv.Itoa(n) }
+
+// fyText returns fy.String(), formatted once per year.
+func (a *Assembler) fyText(fy FinancialYear) string {
+	if fy == 0 {
+		return ""
+	}
+	if s, ok := a.fyTexts[fy]; ok {
+		return s
+	}
+	s := fy.String()
+	if a.fyTexts == nil {
+		a.fyTexts = map[FinancialYear]string{}
+	}
+	if len(a.fyTexts) < 4096 {
+		a.fyTexts[fy] = s
+	}
+	return s
 }
 
 // asmPlace is where a year cell of a target was read, kept until Finish
@@ -461,18 +541,17 @@ func (a *Assembler) Add(rec Record) {
 	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
 		return
 	}
-	acc.targets = append(acc.targets, &asmTarget{
-		t: &InputTarget{
-			Origin:        asmKeep(rec.Origin),
-			YearNumber:    v.yearNumber,
-			FinancialYear: v.fy,
-			TargetType:    v.targetType,
-			Counters:      counters,
-			Cells:         cells,
-			Columns:       columns,
-		},
-		year: yearPlace, fy: fyPlace,
-	})
+	t := &InputTarget{
+		Origin:        asmKeep(rec.Origin),
+		YearNumber:    v.yearNumber,
+		FinancialYear: v.fy,
+		TargetType:    v.targetType,
+		Counters:      counters,
+		Cells:         cells,
+		Columns:       columns,
+	}
+	acc.targets = append(acc.targets, t)
+	a.keepYears(t, yearPlace, fyPlace)
 }
 
 // identifierDigits are the lengths of South African VAT and ID numbers.
@@ -786,30 +865,33 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 
 	type slot = asmSlot
 	if a.slots == nil {
-		a.slots = map[asmSlot]*asmTarget{}
+		a.slots = map[asmSlot]*InputTarget{}
 	}
 	clear(a.slots) // one map for every plan: its buckets are reused
 	seen := a.slots
-	for _, ta := range acc.targets {
-		t := ta.t
+	for _, t := range acc.targets {
 		ok := true
 		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
 			want := first + FinancialYear(t.YearNumber-1)
 			if want != t.FinancialYear {
-				a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
+				_, fy := a.yearPlaces(t)
+				a.errorf(fy.origin(t.Origin.Row), fy.raw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
 				ok = false
 			}
 		}
 		if ok && len(years) > 0 {
 			if t.YearNumber > len(years) {
-				a.errorf(ta.year.origin(t.Origin.Row), ta.year.raw, "year_number %d is outside the plan: %s", t.YearNumber, span())
+				year, _ := a.yearPlaces(t)
+				a.errorf(year.origin(t.Origin.Row), year.raw, "year_number %d is outside the plan: %s", t.YearNumber, span())
 				ok = false
 			} else if t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]) {
-				a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
+				_, fy := a.yearPlaces(t)
+				a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
 				ok = false
 			}
 		} else if ok && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first {
-			a.errorf(ta.fy.origin(t.Origin.Row), ta.fy.raw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
+			_, fy := a.yearPlaces(t)
+			a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
 			ok = false
 		}
 		if ok && first != 0 {
@@ -830,10 +912,10 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 			s = slot{true, int(t.FinancialYear), t.TargetType}
 		}
 		if prev, dup := seen[s]; dup {
-			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.t.Origin, t.Origin))
+			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.Origin, t.Origin))
 			continue
 		}
-		seen[s] = ta
+		seen[s] = t
 		p.Targets = append(p.Targets, t)
 	}
 	sort.SliceStable(p.Targets, func(i, j int) bool {

@@ -143,6 +143,25 @@ func TestAssembleYearsOutsidePlan(t *testing.T) {
 	if ps.Count(Error) != 3 {
 		t.Errorf("want exactly 3 errors (year 2 = 2026/27 is right):\n%s", messages(ps))
 	}
+	// Each error is at its year cell, with the text found there.
+	for _, w := range []struct {
+		msg, header, value string
+		row                int
+	}{
+		{"year_number 3 is outside", ColYearNumber, "3", 2},
+		{"financial_year 2024/25 is outside", ColFinancialYear, "2024/25", 3},
+		{"disagree", ColFinancialYear, "2026/27", 4},
+	} {
+		p := wantProblem(t, ps, Error, w.msg)
+		if p.Origin.Row != w.row || p.Origin.Header != w.header || p.Origin.Column == 0 || p.Value != w.value {
+			t.Errorf("%q at %+v, value %q; want row %d, column %s, value %q", w.msg, p.Origin, p.Value, w.row, w.header, w.value)
+		}
+	}
+	// The same written otherwise (a year number with spaces) keeps its text.
+	_, ps = Assemble([]Record{row("a.csv", 2, append(base, ColYearNumber, " 3 ")...)}, nil)
+	if p := wantProblem(t, ps, Error, "year_number 3 is outside"); p.Value != " 3 " || p.Origin.Row != 2 {
+		t.Errorf("year written with spaces: %+v, value %q", p.Origin, p.Value)
+	}
 }
 
 func TestAssembleDomainWarnings(t *testing.T) {
