@@ -15,15 +15,17 @@ import (
 
 // statusJSON reports whether every stderr line is a JSON log event: with
 // --log-format json, and with auto when stderr is known not to be a
-// terminal (a pipe or a file: cron, a log shipper).
+// terminal (a pipe or a file: cron, a log shipper). An unknown format
+// (refused with exit 2) counts as auto, so that its error is a JSON event
+// off a terminal too.
 func (f *Factory) statusJSON() bool {
 	switch f.LogFormat {
 	case "json":
 		return true
-	case "auto", "":
-		return f.IO.ErrNotTTY
+	case "console":
+		return false
 	}
-	return false
+	return f.IO.ErrNotTTY
 }
 
 // errRaw is the stderr stream under the JSON line wrapper: the logger
