@@ -284,8 +284,9 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	case p.Status == pipeline.SectorShort:
 		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
 	case p.Status == pipeline.SectorPartlyMet:
-		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %d figures could not be assessed (see the reasons below); the %d that could are met.\n",
-			fin.Label(), p.NotAssessed, p.Assessed+p.NotAssessed, p.Assessed)
+		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.\n",
+			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
 	default:
 		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
 	}

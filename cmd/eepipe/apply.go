@@ -199,8 +199,9 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
+		n := batch.Problems.Count(pipeline.Error)
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (eepipe validate shows %s too) and run again",
+			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), pipeline.PluralNoun(n, "it", "them"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
