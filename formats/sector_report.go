@@ -415,8 +415,14 @@ const (
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
 func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+	return addSectorSheet(f, plans, source, false)
+}
+
+// addSectorSheet is AddSectorSheet; with placed, the (empty) sheet was
+// added already where it belongs in the sheet order.
+func addSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, placed bool) error {
 	const sheet = SectorSheetName
-	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
+	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 && !placed {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
 	}
 	if _, err := f.NewSheet(sheet); err != nil {

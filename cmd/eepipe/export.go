@@ -412,11 +412,6 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
-		wb, err := formats.NewExportWorkbook(plans, xo)
-		if err != nil {
-			return fmt.Errorf("export %s: %w", path, err)
-		}
-		defer wb.Close()
 		// The sectoral targets check of each plan, as `eepipe check` shows it.
 		targets := pipeline.DefaultSectorTargets()
 		report := pipeline.CheckSector(inputs, cat, targets)
@@ -425,9 +420,12 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
 			}
 		}
-		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
-			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
+		xo.Sector = report
+		wb, err := formats.NewExportWorkbook(plans, xo)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", path, err)
 		}
+		defer wb.Close()
 		return formats.WriteWorkbook(path, wb)
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)
