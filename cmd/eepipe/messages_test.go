@@ -199,3 +199,29 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 		t.Errorf("the missing company is not reported at the identifier cell:\n%s", out.String())
 	}
 }
+
+// TestRecalcOwnerWithARefusedKey: with several accounts and one key pair
+// refused, recalc still finds and recalculates the scorecard another
+// account sees; the one it cannot place fails naming the refused account
+// (exit 1), and when every scorecard is the refused account's, exit 3.
+func TestRecalcOwnerWithARefusedKey(t *testing.T) {
+	e := newEnv(t, sandbox.Options{RecalcDuration: 50 * time.Millisecond})
+	e.vars["CRANE_SECRET"] = "wrong-secret"
+	r := e.run("--config", e.config, "recalc", "scorecard_acme_2025", "scorecard_bluecrane_2025")
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.out, "scorecard_acme_2025: recalculation accepted") {
+		t.Errorf("the other account's scorecard was not recalculated:\n%s", r.out)
+	}
+	want := "scorecard_bluecrane_2025: not recalculated: no account that answered sees scorecard_bluecrane_2025; account bluecrane: key mpk_san… refused: check its secret"
+	if !strings.Contains(r.out, want) {
+		t.Errorf("want %q in\n%s", want, r.out)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
+	}
+	if r := e.run("--config", e.config, "recalc", "scorecard_bluecrane_2025"); r.code != ExitFatal || !strings.Contains(r.out, "account bluecrane: key mpk_san… refused") {
+		t.Errorf("only the refused account's scorecard: exit %d, want 3\n%s%s", r.code, r.out, r.err)
+	}
+}
