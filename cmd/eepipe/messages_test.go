@@ -103,6 +103,7 @@ func TestUsageMessages(t *testing.T) {
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
+		{"aply", "x.xlsx"},
 		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
 	} {
 		var out, errb strings.Builder

@@ -268,7 +268,10 @@ func reportExit(w io.Writer, err error) int {
 		}
 		return ee.Code
 	}
-	fmt.Fprintf(w, "eepipe: %v\n", err)
+	fmt.Fprintf(w, "eepipe: %s\n", strings.TrimRight(err.Error(), "\n"))
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		fmt.Fprintln(w, "usage: eepipe COMMAND [flags] (eepipe --help lists the commands)")
+	}
 	if isUsageError(err) {
 		return ExitInvalid
 	}
