@@ -136,6 +136,9 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 	}
 	ext := strings.ToLower(filepath.Ext(t.base))
 	layout := strings.ToLower(strings.TrimSpace(opts.Layout))
+	if layout != "" && layout != layoutGrid && layout != layoutFlat && layout != layoutLong {
+		return t, exitf(ExitInvalid, "--layout %q: use grid or flat (.xlsx), flat or long (.csv)", opts.Layout)
+	}
 	switch ext {
 	case ".xlsx":
 		t.xlsx = true

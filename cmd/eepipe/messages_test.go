@@ -104,6 +104,7 @@ func TestUsageMessages(t *testing.T) {
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
 		{"aply", "x.xlsx"},
+		{"export", "--layout", "foo", "-o", "plans.csv"},
 		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
 	} {
 		var out, errb strings.Builder
