@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
@@ -225,5 +226,43 @@ func TestRecalcOwnerWithARefusedKey(t *testing.T) {
 	}
 	if r := e.run("--config", e.config, "recalc", "scorecard_bluecrane_2025"); r.code != ExitFatal || !strings.Contains(r.out, "account bluecrane: key mpk_san… refused") {
 		t.Errorf("only the refused account's scorecard: exit %d, want 3\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// TestCheckServerOneAccountRefused: check --server with one account's key
+// pair refused names that account, checks the other account's plans and
+// exits 1 (the targets are not shown to be met for every plan).
+func TestCheckServerOneAccountRefused(t *testing.T) {
+	e := newCkEnv(t)
+	for _, a := range []struct{ key, secret, name string }{
+		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
+		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
+	} {
+		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.path("eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
+		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", "CRANE_SECRET": "wrong-secret"}
+	r := e.run("--config", cfg, "check", "--server")
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "eepipe: account bluecrane: key mpk_san… refused: check its secret") || !strings.Contains(r.err, "its plans were not checked") {
+		t.Errorf("the refused account is not named:\n%s", r.err)
+	}
+	if !strings.Contains(r.out, `"Acme plan"`) || strings.Contains(r.out, `"Crane plan"`) {
+		t.Errorf("want acme's plan checked and bluecrane's not:\n%s", r.out)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
 	}
 }
