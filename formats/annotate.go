@@ -164,7 +164,7 @@ func annotateSameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == bb
 }
 
-// addProblemSheet adds (or replaces) the problem list sheet.
+// annotateProblemSheet adds (or replaces) the problem list sheet.
 func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
 		if err := f.DeleteSheet(AnnotateSheet); err != nil {

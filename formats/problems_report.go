@@ -293,7 +293,7 @@ func reportPlansWithErrors(b *pipeline.Batch) int {
 	return n
 }
 
-// problemLine formats one problem without its file: place, severity,
+// reportProblemLine formats one problem without its file: place, severity,
 // message, value found, suggestions.
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder

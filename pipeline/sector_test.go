@@ -552,7 +552,7 @@ func TestMatchAndFillFromServer(t *testing.T) {
 	if stored[1].Milestones[1].Targets[0].Counters["number_of_white_female_top_managers"] != 0 {
 		t.Fatal("stored plan modified")
 	}
-	c := CheckPlanSector(got, CatalogOfPlan(got), DefaultSectorTargets())
+	c := CheckPlanSector(got, CatalogOfStored(&stored[1]), DefaultSectorTargets())
 	if l := levelOf(t, c, 2, "top_managers"); l.Status != SectorMet || *l.Headcount != 12 {
 		t.Fatalf("%+v", l)
 	}

@@ -424,7 +424,7 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
-		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
+		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
 			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
 			return nil, err
 		}

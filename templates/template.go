@@ -162,7 +162,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, h+" is a whole number, 1 or more.")
 		case MetaDate:
 			style = st.Date
-			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time()),
+			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
 				excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		case MetaIdentifier:

@@ -54,7 +54,8 @@ must meet the targets; earlier years show the trajectory.
 A plan with no sector, a level with no employees, a catalog without a level's
 counters and counters a file leaves blank are "not assessable", with the
 reason. With --server, blanks in the files are filled from the plans on the
-service (matched by plan_id, else by name and start date).
+service (matched by plan_id, else by name and start date; on the account
+the file names, when it names one).
 
 The figures are embedded (a copy of the public transcription of the gazette);
 they should be checked against the gazette, and --targets FILE replaces them
@@ -206,7 +207,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		missing = len(notFound)
 		for _, sp := range stored {
 			in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
-			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfPlan(in), targets)
+			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
 			c.Source, c.Account = "server", sp.Account.Name
 			checks = append(checks, c)
 		}

@@ -324,39 +324,20 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 	return out, nil
 }
 
-// checkConfiguredCompany looks up the identifiers an account's
-// configuration gives: they must name one company, the account's own when
-// it has a company_id (else the export would not re-import onto it). The
-// record then completes the identifiers and gives the trading name. When
-// the lookup cannot be reached the configured identifiers are written as
-// they are, with a warning.
+// checkConfiguredCompany checks and completes an account's configured
+// identifiers by pipeline.CheckConfiguredCompany, and shows its warning.
 func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSource, finder pipeline.CompanyFinder) error {
-	where := "the identifiers of account " + s.account.Name + " in the configuration (" + s.company.String() + ")"
-	if s.account.Name == "default" {
-		where = "the account's company identifiers (" + s.company.String() + ")"
-	}
-	recs, err := finder.FindCompanies(ctx, s.company)
+	c, warning, err := pipeline.CheckConfiguredCompany(ctx, finder, s.account, s.company)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		run.warn(fmt.Sprintf("%s could not be checked through the company lookup (%v); they are written as configured", where, err))
-		return nil
+		return exitf(ExitInvalid, "configuration: %v", err)
 	}
-	c, err := pipeline.ResolveCompany(s.company, recs)
-	if err != nil {
-		return exitf(ExitInvalid, "configuration: %s: %v", where, err)
+	if warning != "" {
+		run.warn(warning)
 	}
-	if s.account.CompanyID != "" && c.ID != s.account.CompanyID {
-		return exitf(ExitInvalid, "configuration: %s belong to %s (id %s), but the account's company_id is %s; correct them",
-			where, c.TradingName, c.ID, s.account.CompanyID)
+	if c != nil {
+		s.name = c.TradingName
+		s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	}
-	if s.account.CompanyID == "" {
-		run.warn(fmt.Sprintf("%s name %s (id %s), but the account names no company_id, so it cannot be checked that the account belongs to that company; "+
-			"add company_id to check it", where, c.TradingName, c.ID))
-	}
-	s.name = c.TradingName
-	s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	return nil
 }
 

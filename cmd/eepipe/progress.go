@@ -110,8 +110,9 @@ func (p *progress) planDone(res *pipeline.PlanResult) {
 		if bar == nil {
 			p.log.Warn("plan failed", zap.String("plan", res.Diff.Title()), zap.String("account", res.Diff.Account), zap.Error(res.Err))
 		}
-	} else {
-		p.log.Debug("plan done", zap.String("plan", res.Diff.Title()), zap.String("outcome", string(res.Outcome)), zap.Int64("plan_id", res.PlanID))
+	} else if ce := p.log.Check(zap.DebugLevel, "plan done"); ce != nil {
+		// Checked first: the plan's title is built only when debug is on.
+		ce.Write(zap.String("plan", res.Diff.Title()), zap.String("outcome", string(res.Outcome)), zap.Int64("plan_id", res.PlanID))
 	}
 }
 

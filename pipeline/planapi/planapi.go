@@ -209,21 +209,6 @@ func companyToDomain(w apiclient.Company) pipeline.Company {
 	}
 }
 
-// CatalogFromTarget returns the counter catalog a target the server
-// returned shows: its number_of_* names, known ones in the default
-// catalog's order, then the others sorted (contract-notes B: the client
-// prefers the catalog the live server shows).
-func CatalogFromTarget(t apiclient.Target) (*pipeline.Catalog, error) {
-	if len(t.Counters) == 0 {
-		return nil, fmt.Errorf("target %d from the service carries no number_of_* counters", t.ID)
-	}
-	c, err := pipeline.CatalogFromCounters(t.Counters)
-	if err != nil {
-		return nil, fmt.Errorf("target %d from the service: %w", t.ID, err)
-	}
-	return c, nil
-}
-
 // HasScorecard reports whether the account sees the scorecard (GET
 // /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
 func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
