@@ -231,7 +231,7 @@ func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner
 	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	return exitf(ExitInvalid, "the input sets %d counter column(s) the service does not have; nothing was sent", len(ps))
+	return exitf(ExitInvalid, "the input sets %s the service does not have; nothing was sent", pipeline.Plural(len(ps), "counter column"))
 }
 
 // connect builds one client per account and the lookup client.
