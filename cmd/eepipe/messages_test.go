@@ -266,3 +266,23 @@ func TestCheckServerOneAccountRefused(t *testing.T) {
 		t.Error("the secret is shown")
 	}
 }
+
+// TestValidateConfigProblemsLaidOut: validate --config reports a file's
+// problems as every other command does: one per line, indented under the
+// file, with "did you mean".
+func TestValidateConfigProblemsLaidOut(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\naccounts:\n  - name: acme\n    api_kye: k\n    comapny_id: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+	code := Execute(context.Background(), f, []string{"--config", cfg, "validate", filepath.Join("..", "..", "testdata", "bad", "bad_sector.csv")})
+	want := "eepipe: configuration CONFIG:\n" +
+		"  line 4: unknown key \"api_kye\" in an account; did you mean \"api_key\"?\n" +
+		"  line 5: unknown key \"comapny_id\" in an account; did you mean \"company_id\"?\n"
+	if got := strings.ReplaceAll(errb.String(), cfg, "CONFIG"); code != ExitInvalid || got != want {
+		t.Errorf("exit %d\n--- got\n%s--- want\n%s", code, got, want)
+	}
+}
