@@ -56,6 +56,7 @@ func TestCronRunsStderrJSON(t *testing.T) {
 		{"check nothing assessable", []string{"check", noSector, "--report", e.path("c.xlsx"), "--report", e.path("c.csv")}, ExitDiff, []string{"nothing could be assessed", "Sector check report written to"}},
 		{"sandbox bad fixtures", []string{"sandbox", "--listen", "127.0.0.1:0", "--fixtures", badFixtures}, ExitInvalid, nil},
 		{"unknown command", []string{"frobnicate"}, ExitInvalid, []string{"unknown command"}},
+		{"apply with problems", []string{"apply", filepath.Join("..", "..", "testdata", "bad", "bad_sector.csv")}, ExitInvalid, []string{"validation summary"}},
 		{"unknown flag", []string{"export", "--frobnicate"}, ExitInvalid, []string{"unknown flag", "usage: eepipe export"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +81,9 @@ func TestCronRunsStderrJSON(t *testing.T) {
 				}
 				msg, _ := ev["msg"].(string)
 				msgs = append(msgs, msg)
+				if n, ok := ev["plans_with_errors"].(float64); msg == "validation summary" && (!ok || n < 1) {
+					t.Errorf("the validation summary does not count the plans with errors: %s", sc.Text())
+				}
 			}
 			if n == 0 {
 				t.Fatal("nothing on stderr")

@@ -167,6 +167,7 @@ func writeProblems(f *Factory, batch *pipeline.Batch) error {
 		}
 	}
 	log.Info("validation summary", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
+		zap.Int("plans_with_errors", formats.PlansWithErrors(batch)),
 		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
 	return nil
 }
