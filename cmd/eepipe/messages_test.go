@@ -106,6 +106,9 @@ func TestUsageMessages(t *testing.T) {
 		{"apply", "--no-such-flag", "x.xlsx"},
 		{"aply", "x.xlsx"},
 		{"export", "--layout", "foo", "-o", "plans.csv"},
+		{"export", "-o", "plans.csv", "--plan", "abc"},
+		{"export", "-o", "plans.csv", "--plan", "99999999999999999999"},
+		{"apply", "x.csv", "--max-duration", "5"},
 		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
 	} {
 		var out, errb strings.Builder

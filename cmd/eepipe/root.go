@@ -103,7 +103,7 @@ usage, 3 fatal.`,
 	)
 	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s\n%s", flagErrorText(err), usageHint(cmd))}
 	})
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
 	return root
