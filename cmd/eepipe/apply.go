@@ -202,8 +202,14 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	}
 	if batch.Problems.HasErrors() {
 		n := batch.Problems.Count(pipeline.Error)
-		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (eepipe validate shows %s too) and run again",
-			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), pipeline.PluralNoun(n, "it", "them"))
+		// Which account a plan goes to depends on the configuration:
+		// validate shows those problems given the same file.
+		validate := "eepipe validate"
+		if f.ConfigPath != "" {
+			validate = "eepipe --config " + f.ConfigPath + " validate"
+		}
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (%s shows %s too) and run again",
+			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), validate, pipeline.PluralNoun(n, "it", "them"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")

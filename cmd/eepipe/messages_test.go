@@ -289,3 +289,29 @@ func TestValidateConfigProblemsLaidOut(t *testing.T) {
 		t.Errorf("exit %d\n--- got\n%s--- want\n%s", code, got, want)
 	}
 }
+
+// TestApplyOneErrorNamesValidateWithTheConfig: an input error found with
+// the configuration (a plan no account can be told for) says "Fix it" and
+// names the validate command with the same --config, which shows it.
+func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "plan.xlsx")
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{"number_of_african_male_top_managers": 2}}}}
+	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\nlookup:\n  url: http://127.0.0.1:1\n  username: u\n  password_env: P\naccounts:\n"+
+		"  - name: acme\n    company_id: 8ovHrj\n    api_key: k1\n    api_secret_env: S1\n  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: k2\n    api_secret_env: S2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"P": "p", "S1": "s1", "S2": "s2"}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	code := Execute(context.Background(), f, []string{"--config", cfg, "apply", grid, "--no-state"})
+	want := "eepipe: the input has 1 error; nothing was sent. Fix it (eepipe --config " + cfg + " validate shows it too) and run again\n"
+	if code != ExitInvalid || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, errb.String())
+	}
+}
