@@ -92,6 +92,9 @@ func TestUsageMessages(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(strings.TrimSuffix(existing, ".csv")+".xlsx", []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	for _, args := range [][]string{
 		{"apply"},
@@ -110,6 +113,7 @@ func TestUsageMessages(t *testing.T) {
 		{"export", "-o", "plans.csv", "--plan", "99999999999999999999"},
 		{"apply", "x.csv", "--max-duration", "5"},
 		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
+		{"template", "-o", strings.TrimSuffix(existing, ".csv") + ".xlsx"},
 	} {
 		var out, errb strings.Builder
 		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
