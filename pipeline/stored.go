@@ -225,8 +225,11 @@ func (out *StoredPlans) refused(q StoredQuery, err error) bool {
 // ReadStored lists every account's plans and retrieves the selected ones
 // with milestones and targets. Any failure to read is an error naming the
 // account (and plan): a reader such as export must not go on with a part
-// of the plans. After a fatal error or cancellation no new request starts
-// and the error is a *StoppedError.
+// of the plans without saying so. The one exception, with
+// StoredQuery.GoOnWhenRefused, is an account whose key pair is refused:
+// it is named in StoredPlans.Refused and the others are read. After a
+// fatal error (every account refused included) or cancellation no new
+// request starts and the error is a *StoppedError.
 func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, error) {
 	lists, errs := r.listAccounts(ctx, nil)
 	if err := r.gate.stopErr(ctx); err != nil {

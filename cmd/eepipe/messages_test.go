@@ -319,3 +319,55 @@ func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, errb.String())
 	}
 }
+
+// TestExportOneAccountRefused: export with one account's key pair refused
+// writes the other account's plans, names the refused account (its plans
+// are not in the file) and exits 1; with every key refused it exits 3
+// and writes nothing.
+func TestExportOneAccountRefused(t *testing.T) {
+	e := newCkEnv(t)
+	for _, a := range []struct{ key, secret, name string }{
+		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
+		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
+	} {
+		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.path("eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\nlookup:\n  url: "+e.srv.URL+"\n  username: consultant\n  password_env: LOOKUP_PASS\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
+		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", "CRANE_SECRET": "wrong-secret", "LOOKUP_PASS": "sandbox-lookup-pass"}
+	out := e.path("plans.csv")
+	r := e.run("--config", cfg, "export", "-o", out)
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "eepipe: account bluecrane: key mpk_san… refused: check its secret") || !strings.Contains(r.err, "its plans are not in "+out) {
+		t.Errorf("the refused account is not named:\n%s", r.err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Acme plan") || strings.Contains(string(b), "Crane plan") {
+		t.Errorf("want acme's plan exported and bluecrane's not:\n%s", b)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
+	}
+	e.vars["ACME_SECRET"] = "wrong-too"
+	none := e.path("none.csv")
+	if r := e.run("--config", cfg, "export", "-o", none); r.code != ExitFatal {
+		t.Errorf("every key refused: exit %d, want 3\n%s", r.code, r.err)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("a file was written although no account could be read")
+	}
+}
