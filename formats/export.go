@@ -38,6 +38,9 @@ type ExportOptions struct {
 	GeneratedAt time.Time         // shown on the Overview sheet; zero = now
 	Source      string            // where the plans came from (the service URL), shown on the Overview sheet
 	NoCharts    bool              // leave the per-plan charts out
+	// NotExported says what the export should hold but does not (the
+	// plans of an account whose key pair was refused), on the Overview.
+	NotExported []string
 	// Sector, when not nil, adds the Sector targets sheet (AddSectorSheet)
 	// after the plan sheets, before the hidden sheets.
 	Sector *pipeline.SectorCheckReport
@@ -258,6 +261,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		sub += " from " + opts.Source
 	}
 	sub += ". Each plan has its own sheet; edit the counters there and apply the file to update the service."
+	if len(opts.NotExported) > 0 {
+		sub += " NOT IN THIS FILE: " + strings.Join(opts.NotExported, "; ") + "."
+	}
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.note)
 	f.SetCellStr(sh, "A3", exEraNote)

@@ -239,7 +239,11 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
 		path := run.outputPath(target.base)
 		writeStart := time.Now()
-		if err := writeExport(path, target, plans, cat, cfg.BaseURL, f, opts); err != nil {
+		var notExported []string
+		for _, ar := range refused {
+			notExported = append(notExported, "the plans of account "+ar.Account+" (its key was refused)")
+		}
+		if err := writeExport(path, target, plans, cat, cfg.BaseURL, notExported, f, opts); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
@@ -399,12 +403,12 @@ func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportO
 	return plans, stored.Missing, cat, stored.Refused, nil
 }
 
-func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {
+func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
+	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts, NotExported: notExported}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
 		// The sectoral targets check of each plan, as `eepipe check` shows it.

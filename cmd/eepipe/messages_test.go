@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
 )
 
 var updateMessages = flag.Bool("update-messages", false, "rewrite the golden message files under testdata/messages")
@@ -361,6 +362,20 @@ func TestExportOneAccountRefused(t *testing.T) {
 	}
 	if strings.Contains(r.out+r.err, "wrong-secret") {
 		t.Error("the secret is shown")
+	}
+	// A workbook says so on its Overview, for whoever reads it later.
+	xlsx := e.path("plans.xlsx")
+	if r := e.run("--config", cfg, "export", "-o", xlsx); r.code != ExitDiff {
+		t.Fatalf("xlsx: exit %d, want 1\n%s", r.code, r.err)
+	}
+	wb, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := wb.GetCellValue(formats.OverviewSheet, "A2")
+	wb.Close()
+	if !strings.Contains(a2, "NOT IN THIS FILE: the plans of account bluecrane (its key was refused).") {
+		t.Errorf("the Overview does not say what is missing: %q", a2)
 	}
 	e.vars["ACME_SECRET"] = "wrong-too"
 	none := e.path("none.csv")
