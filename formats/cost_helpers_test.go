@@ -2,8 +2,11 @@ package formats
 
 import "github.com/eepipe/eepipe/pipeline"
 
-// costReadOptions are the read options the commands use.
-func costReadOptions() ReadOptions { return ReadOptions{} }
+// costReadOptions are the read options the commands use: the first five
+// problems of each kind kept.
+func costReadOptions() ReadOptions {
+	return ReadOptions{Bound: &pipeline.ProblemBound{Keep: 5}}
+}
 
-// costCount counts a batch's problems of severity s.
-func costCount(b *pipeline.Batch, s pipeline.Severity) int { return b.Problems.Count(s) }
+// costCount counts a batch's problems of severity s, kept or not.
+func costCount(b *pipeline.Batch, s pipeline.Severity) int { return b.Count(s) }

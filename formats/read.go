@@ -15,6 +15,11 @@ import (
 // ReadOptions tune ReadFiles.
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
+
+	// Bound, when set, keeps the first few problems of each kind and
+	// sets the rest aside (counted in Batch.Omitted, passed to its
+	// Overflow); nil keeps every problem.
+	Bound *pipeline.ProblemBound
 }
 
 // ReadFiles reads input files and folders (the .xlsx and .csv files in
@@ -36,13 +41,31 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	var ps pipeline.Problems
 	files := readExpandInputs(paths, &ps)
 	asm := pipeline.NewAssembler(cat)
+	asm.Bound(opts.Bound)
+	emit := asm.Add
+	admitted := 0
+	compact := func() {
+		if opts.Bound.Enabled() {
+			ps = append(ps[:admitted], opts.Bound.Admit(ps[admitted:])...)
+			admitted = len(ps)
+		}
+	}
+	if opts.Bound.Enabled() {
+		emit = func(r pipeline.Record) {
+			asm.Add(r)
+			if len(ps)-admitted > 4096 {
+				compact()
+			}
+		}
+	}
 	for _, f := range files {
-		readInputFile(f.path, f.kind, cat, asm.Add, &ps)
+		readInputFile(f.path, f.kind, cat, emit, &ps)
+		compact()
 	}
 	plans, aps := asm.Finish()
 	ps = append(ps, aps...)
 	ps.Sort()
-	batch := &pipeline.Batch{Plans: plans, Problems: ps}
+	batch := &pipeline.Batch{Plans: plans, Problems: ps, Omitted: opts.Bound.Omitted()}
 	for _, f := range files {
 		batch.Files = append(batch.Files, f.path)
 	}

@@ -81,6 +81,7 @@ type Problem struct {
 	Value       string   `json:"value,omitempty"`       // the offending value as found
 	Message     string   `json:"message"`               // plain words a consultant understands
 	Suggestions []string `json:"suggestions,omitempty"` // closest valid values, when any
+	Kind        string   `json:"-"`                     // what kind of problem, in a few words, when the message does not say it alone (see ProblemBound)
 }
 
 // String formats the problem on one line.
@@ -307,7 +308,12 @@ type Batch struct {
 	Files    []string
 	Plans    []*InputPlan
 	Problems Problems
+	Omitted  []Omitted // problems counted but not kept in Problems (see ProblemBound)
 }
+
+// Count returns how many problems of severity s the inputs have: those
+// kept and those set aside.
+func (b *Batch) Count(s Severity) int { return b.Problems.Count(s) + OmittedCount(b.Omitted, s) }
 
 // dedupe drops problems identical to the one before (Sort first): a grid
 // workbook repeats its plan cells in every grid, and one bad cell is one problem.

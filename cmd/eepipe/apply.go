@@ -154,7 +154,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 		cat = c
 	}
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat, Bound: &pipeline.ProblemBound{Keep: problemsPerKind}})
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%v", err)
 	}
@@ -169,7 +169,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	}
 	if batch.Problems.HasErrors() {
 		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			batch.Problems.Count(pipeline.Error))
+			batch.Count(pipeline.Error))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")

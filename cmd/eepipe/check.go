@@ -228,7 +228,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 // readCheckInputs reads and validates the files; problems go to stderr and
 // any error stops the check with ExitInvalid.
 func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipeline.Batch, error) {
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat})
+	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat, Bound: &pipeline.ProblemBound{Keep: problemsPerKind}})
 	if err != nil {
 		return nil, exitf(ExitInvalid, "%v", err)
 	}
@@ -239,7 +239,7 @@ func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipelin
 	}
 	if batch.Problems.HasErrors() {
 		return nil, exitf(ExitInvalid, "the input has %d error(s); fix them (eepipe validate shows them too) and check again",
-			batch.Problems.Count(pipeline.Error))
+			batch.Count(pipeline.Error))
 	}
 	if len(batch.Plans) == 0 {
 		return nil, exitf(ExitInvalid, "the input describes no plan")

@@ -81,7 +81,19 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		cat = c
 	}
 	log := f.Logger()
-	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat})
+	// The first few problems of each kind are printed; with --report the
+	// rest wait in a temporary file for the report, which lists them all.
+	bound := &pipeline.ProblemBound{Keep: problemsPerKind}
+	var spill *formats.ProblemSpill
+	if opts.Report != "" {
+		s, err := formats.NewProblemSpill()
+		if err != nil {
+			return exitf(ExitFatal, "a temporary file for the report: %v", err)
+		}
+		defer s.Close()
+		spill, bound.Overflow = s, s.Add
+	}
+	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat, Bound: bound})
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}
@@ -98,7 +110,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteProblemReport(opts.Report, batch); err != nil {
+		if err := formats.WriteProblemReport(opts.Report, batch, spill); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
@@ -118,12 +130,17 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		}
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
-		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
+		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	if batch.Problems.HasErrors() {
 		return silentExit(ExitInvalid)
 	}
 	return nil
 }
+
+// problemsPerKind is how many problems of each kind (per file) the
+// commands print; the others are counted ("… and 55,643 more warnings:
+// disabled above all employees") and listed by validate's --report.
+const problemsPerKind = 5
 
 // validateAccounts returns the number of accounts the --config file names
 // (0 without one). Only the file's structure is read: no secret.
