@@ -81,12 +81,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 		}
 		id, ok := styles[[2]int{old, int(n.sev)}]
 		if !ok {
-			st := &excelize.Style{}
-			if old > 0 {
-				if got, err := f.GetStyle(old); err == nil && got != nil {
-					st = got
-				}
-			}
+			st := reusableStyle(f, old)
 			color := annotateWarningFill
 			if n.sev == pipeline.Error {
 				color = annotateErrorFill

@@ -181,7 +181,7 @@ var exOverviewColumns = []struct {
 }{
 	{"Sheet", 22, 'l'},
 	{"Plan no.", 10, 'n'},
-	{"Account", 14, 't'},
+	{"Configured account", 18, 't'},
 	{"Company", 30, 't'},
 	{"Company VAT", 14, 'i'},
 	{"Company reg.", 20, 'i'},

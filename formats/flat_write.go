@@ -52,6 +52,8 @@ func flatRows(plans []*pipeline.InputPlan, cat *pipeline.Catalog) ([]flatRow, er
 func (r flatRow) text(col string) string {
 	p := r.plan
 	switch col {
+	case pipeline.ColAccount:
+		return p.Account
 	case pipeline.ColCompanyVAT:
 		return p.Company.VAT
 	case pipeline.ColCompanyRegistration:

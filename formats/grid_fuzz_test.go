@@ -10,12 +10,15 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // FuzzReadGridSheet feeds workbook bytes to the grid reader: whatever the
 // bytes, it must not panic, and every problem must say where it is.
 func FuzzReadGridSheet(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "grid", "*.xlsx"))
+	statutory, _ := filepath.Glob(filepath.Join("..", "testdata", "acceptance", "op_eea*.xlsx"))
+	paths = append(paths, statutory...)
 	for _, p := range paths {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
@@ -55,6 +58,9 @@ func FuzzGridText(f *testing.F) {
 	f.Add("2026/2027 disabled\n\tAfrikan\n\tMael\nTop managment\t-1\n")
 	f.Add("African\tWhite\nMale\tFemale\n1\t2\n")
 	f.Add("Year 1 all employees\tYear 2 all employees\nAfrican\tAfrican\nMale\tMale\n")
+	f.Add("Year 1 all employees, including people with disabilities\nLevel\tMale\t\tFemale\t\tForeign Nationals\t\tTotal\n\tA\tW\tA\tW\tMale\tFemale\nTop management\t1\t2\t3\t4\t5\t6\t21\t9\nSkilled technical/junior management/supervisors\t1\n")
+	f.Add("Year 1 all employees and employees with disabilities\nLevel\tAM\tAF\tW male\tSum\nTop\t1\t2\t3\t4\n")
+	f.Add("Year 1 disabled\nLevel\tA\t\tFN\nx\tM\tF\tM\tF\nGRAND TOTAL\t1\t\t2\t3\t4\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4000 || strings.Count(text, "\n") > 60 {
 			return
@@ -95,4 +101,28 @@ func checkGridOutput(t *testing.T, sheet string, recs []pipeline.Record, probs p
 			t.Fatalf("problem without a place or message: %+v", p)
 		}
 	}
+}
+
+// FuzzGridTitle classifies arbitrary grid titles: never a panic; a title
+// read as disabled_employees mentions disabilities; an unclear one names no
+// target type.
+func FuzzGridTitle(f *testing.F) {
+	for _, s := range []string{"Year 1 — 2026/27 — All employees, including people with disabilities",
+		"Employees with disabilities", "All employees / employees with disabilities", "Disabled", "all employees incl. PWD",
+		"Employees excluding disabled", "year 2 all"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		tt, unclear, ok := gridTitleTarget(text)
+		switch {
+		case !ok && (tt != "" || unclear):
+			t.Fatalf("%q: not a title, yet %q, unclear %v", text, tt, unclear)
+		case unclear && tt != "":
+			t.Fatalf("%q: unclear, yet %q", text, tt)
+		case ok && !unclear && tt != pipeline.TargetAll && tt != pipeline.TargetDisabled:
+			t.Fatalf("%q: target type %q", text, tt)
+		case tt == pipeline.TargetDisabled && !reGridDisab.MatchString(templates.Normalize(text)):
+			t.Fatalf("%q: read as disabled without naming disabilities", text)
+		}
+	})
 }

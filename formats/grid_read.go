@@ -56,32 +56,76 @@ var (
 	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
 	reGridFY   = regexp.MustCompile(`(?i)(?:\b|fy)((?:19|20)\d{2})\s*[/\-–—]\s*(\d{2}|\d{4})\b`)
 	reGridAll  = regexp.MustCompile(`\ball\b`)
+	// reGridInclDisabled is a clause that counts people with disabilities
+	// in with everyone, as form EEA13 titles its table of all employees:
+	// "all employees, including people with disabilities".
+	reGridInclDisabled = regexp.MustCompile(`\b(?:including|incl|inclusive of|includes|incl of)\s+(?:the\s+)?(?:(?:people|persons|employees|employee|staff|workers|those)\s+)?(?:(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability)|disabled(?:\s+(?:people|persons|employees|staff|workers))?|pwds?)\b`)
+	// reGridDisabledSubject is a phrase whose subject is people with
+	// disabilities ("employees with disabilities", "disabled employees"),
+	// with an "all" in front of it ("all employees with disabilities").
+	reGridDisabledSubject = regexp.MustCompile(`\b(?:all\s+)?(?:(?:(?:employees|employee|people|persons|staff|workers)\s+(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability))|disabled(?:\s+(?:employees|employee|people|persons|staff|workers))?|disabilities|disability|pwds?)\b`)
+	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
+	// reGridAllOf is "all" that quantifies something else than employees
+	// ("all levels", "all races"): no sign of the all_employees target.
+	reGridAllOf     = regexp.MustCompile(`\ball (?:the )?(?:occupational )?(?:levels|races|genders|groups|years|categories)\b`)
+	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
 )
+
+// gridTitleWordings is the advice of an unclear grid title: the two
+// wordings the reader accepts.
+const gridTitleWordings = `write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities" for the targets of employees with disabilities`
 
 // gridLabel is a parsed grid label cell.
 type gridLabel struct {
 	row, col   int // 1-based
 	yearNumber int
 	fy         string // "2026/27" as written (separator normalised), or ""
-	targetType string
+	targetType string // "" when unclear
+	unclear    bool   // it mentions disabilities, but whether as its subject is unclear
+}
+
+// gridTitleTarget classifies the target type a grid title names. A title
+// is disabled_employees only when people with disabilities are its subject
+// ("Employees with disabilities", "Disabled employees"); a clause that
+// counts them in ("All employees, including people with disabilities", the
+// wording of form EEA13) leaves it all_employees. A title that mentions
+// disabilities in another way (excluded, or beside "all employees") is
+// unclear. ok is false for text that names no target type.
+func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
+	n := templates.Normalize(text)
+	rest := reGridInclDisabled.ReplaceAllString(n, " ")
+	included := rest != n
+	disabled := reGridDisab.MatchString(rest)
+	if disabled && reGridExclusion.MatchString(rest) {
+		return "", true, true
+	}
+	rest2 := reGridAllOf.ReplaceAllString(reGridDisabledSubject.ReplaceAllString(rest, " "), " ")
+	all := strings.Contains(rest2, "all employees") || reGridAll.MatchString(rest2)
+	switch {
+	case disabled && (all || included || reGridDisab.MatchString(rest2)):
+		return "", true, true
+	case disabled:
+		return pipeline.TargetDisabled, false, true
+	case all || included:
+		return pipeline.TargetAll, false, true
+	}
+	return "", false, false
 }
 
 // parseGridLabel recognises a grid label: a target type together with a
-// year number and/or a financial year.
+// year number and/or a financial year. A label whose target type is
+// unclear is a label all the same (unclear set), so that the grid below it
+// is reported, never read as the wrong target nor dropped.
 func parseGridLabel(text string) (gridLabel, bool) {
 	if len(text) > 120 {
 		return gridLabel{}, false
 	}
-	n := templates.Normalize(text)
 	var g gridLabel
-	switch {
-	case strings.Contains(n, "disab"):
-		g.targetType = pipeline.TargetDisabled
-	case strings.Contains(n, "all employees") || reGridAll.MatchString(n):
-		g.targetType = pipeline.TargetAll
-	default:
+	tt, unclear, ok := gridTitleTarget(text)
+	if !ok {
 		return gridLabel{}, false
 	}
+	g.targetType, g.unclear = tt, unclear
 	if m := reGridFY.FindStringSubmatch(text); m != nil {
 		g.fy = m[1] + "/" + m[2]
 	}
@@ -183,7 +227,7 @@ func isGridSheet(text sheetText, m *templates.Matcher) bool {
 			}
 			if _, ok := parseGridLabel(v); ok {
 				for rr := r + 1; rr <= r+4; rr++ {
-					if countRaceCells(text, rr, c, maxCol, m) > 0 {
+					if countHeaderCells(text, rr, c, maxCol, m) > 0 {
 						return true
 					}
 				}
@@ -217,6 +261,57 @@ func countRaceCells(text sheetText, r, c0, c1 int, m *templates.Matcher) int {
 	return n
 }
 
+// countHeaderCells counts the cells of row r between columns c0 and c1
+// that name a race, a gender, or a race and gender: the first row of a grid
+// header (races over genders, genders over races, or combined headers).
+func countHeaderCells(text sheetText, r, c0, c1 int, m *templates.Matcher) int {
+	n := 0
+	for c := c0; c <= c1; c++ {
+		if k := classifyHeader(m, text.at(r, c)); k.kind >= hdrRace && k.kind <= hdrRaceGender {
+			n++
+		}
+	}
+	return n
+}
+
+// headerKind is what a grid header cell names.
+type headerKind int
+
+const (
+	hdrBlank headerKind = iota
+	hdrRace
+	hdrGender
+	hdrRaceGender
+	hdrTotal
+	hdrOther
+)
+
+// headerCell is a classified grid header cell.
+type headerCell struct {
+	kind         headerKind
+	race, gender string
+}
+
+// classifyHeader classifies the text of a grid header cell.
+func classifyHeader(m *templates.Matcher, v string) headerCell {
+	switch {
+	case v == "":
+		return headerCell{kind: hdrBlank}
+	case isTotalHeader(v):
+		return headerCell{kind: hdrTotal}
+	}
+	if r, ok := m.Race(v); ok {
+		return headerCell{kind: hdrRace, race: r}
+	}
+	if gd, ok := m.Gender(v); ok {
+		return headerCell{kind: hdrGender, gender: gd}
+	}
+	if r, gd, ok := m.RaceGender(v); ok {
+		return headerCell{kind: hdrRaceGender, race: r, gender: gd}
+	}
+	return headerCell{kind: hdrOther}
+}
+
 // gridColumn is one counter column of a grid.
 type gridColumn struct {
 	col          int
@@ -229,6 +324,14 @@ type gridBlock struct {
 	r0, r1, c0, c1 int // the rows and columns it covers
 	columns        []gridColumn
 	rows           map[int]string // sheet row -> level
+	// end is the last column the grid may use (before the next grid label
+	// on its row), dataStart its first row below the header.
+	end, dataStart int
+	// totals are the columns headed Total; blocked the columns whose
+	// header is in error (reported there, so their cells are not reported
+	// again); labelCols the column of each row's level label.
+	totals, blocked map[int]bool
+	labelCols       map[int]int
 }
 
 func (g *gridBlock) covers(r, c int) bool { return r >= g.r0 && r <= g.r1 && c >= g.c0 && c <= g.c1 }
@@ -240,12 +343,14 @@ type gridReader struct {
 	sheet    string
 	date1904 bool
 	text     sheetText
-	// mergedAway holds the cells (row, col) inside a merged range other
-	// than its top-left cell.
-	mergedAway map[[2]int]bool
-	m          *templates.Matcher
-	cat        *pipeline.Catalog
-	problems   pipeline.Problems
+	// mergedAway maps the cells (row, col) inside a merged range other
+	// than its top-left cell to that top-left cell.
+	mergedAway map[[2]int][2]int
+	// reported holds the cells a header error was reported at.
+	reported map[[2]int]bool
+	m        *templates.Matcher
+	cat      *pipeline.Catalog
+	problems pipeline.Problems
 }
 
 func (g *gridReader) origin(r, c int) pipeline.Origin {
@@ -258,7 +363,7 @@ func (g *gridReader) origin(r, c int) pipeline.Origin {
 
 func (g *gridReader) cell(r, c int) pipeline.Cell {
 	ref, _ := excelize.CoordinatesToCellName(c, r)
-	if g.mergedAway[[2]int{r, c}] {
+	if _, away := g.mergedAway[[2]int{r, c}]; away {
 		// Covered by a merged range that starts elsewhere: Excel shows
 		// nothing of its own there (excelize would return the range's
 		// top-left value, such as the label merged across it).
@@ -330,8 +435,8 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 
 // mergedAwayCells returns the cells of the sheet's merged ranges other than
 // each range's top-left cell (up to the rows a grid sheet is scanned for).
-func mergedAwayCells(f *excelize.File, sheet string) map[[2]int]bool {
-	out := map[[2]int]bool{}
+func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
+	out := map[[2]int][2]int{}
 	merged, err := f.GetMergeCells(sheet)
 	if err != nil {
 		return out
@@ -349,7 +454,7 @@ func mergedAwayCells(f *excelize.File, sheet string) map[[2]int]bool {
 		for r := r0; r <= r1; r++ {
 			for c := c0; c <= c1; c++ {
 				if r != r0 || c != c0 {
-					out[[2]int{r, c}] = true
+					out[[2]int{r, c}] = [2]int{r0, c0}
 				}
 			}
 		}
@@ -390,7 +495,7 @@ func (g *gridReader) findGrids() []*gridBlock {
 			if isLabelRow(r) {
 				break
 			}
-			if countRaceCells(g.text, r, l.col, end, g.m) > 0 {
+			if countHeaderCells(g.text, r, l.col, end, g.m) > 0 {
 				headerRow = r
 				break
 			}
@@ -403,14 +508,19 @@ func (g *gridReader) findGrids() []*gridBlock {
 				"grid label with no header of races (African, Coloured, ...) and genders (Male, Female) in the 4 rows below it")
 			continue
 		}
-		b := &gridBlock{label: l, r0: l.row, c0: l.col, c1: end, rows: map[int]string{}}
-		dataStart := g.readHeader(b, headerRow)
+		b := &gridBlock{label: l, r0: l.row, c0: l.col, c1: end, end: end, rows: map[int]string{},
+			totals: map[int]bool{}, blocked: map[int]bool{}, labelCols: map[int]int{}}
+		b.dataStart = g.readHeader(b, headerRow)
 		if len(b.columns) == 0 {
 			continue
 		}
-		g.readRows(b, dataStart, isLabelRow)
+		g.readRows(b, b.dataStart, isLabelRow)
 		blocks = append(blocks, b)
 	}
+	for _, b := range blocks {
+		g.strayCells(b, blocks)
+	}
+	g.checkTitles(blocks)
 	return blocks
 }
 
@@ -444,103 +554,271 @@ func (g *gridReader) isMetaValue(r, c int) bool {
 	return false
 }
 
-// readHeader reads the race/gender header starting at row hr and returns
-// the first data row.
+// headerText returns the text of a header cell, blank for a cell covered by
+// a merged range that starts elsewhere.
+func (g *gridReader) headerText(r, c int) string {
+	if _, away := g.mergedAway[[2]int{r, c}]; away {
+		return ""
+	}
+	return g.text.at(r, c)
+}
+
+// headerErrorf reports a header problem once per cell.
+func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, format string, args ...any) {
+	if g.reported == nil {
+		g.reported = map[[2]int]bool{}
+	}
+	if g.reported[[2]int{r, c}] {
+		return
+	}
+	g.reported[[2]int{r, c}] = true
+	g.errorf(r, c, value, suggestions, format, args...)
+}
+
+// readHeader reads the grid header starting at row hr and returns the first
+// data row. The header is one of:
+//
+//   - races over genders: "African" over "Male", "Female" (the race merged
+//     across its gender columns or not);
+//   - genders over races, as form EEA2 prints it: "Male" over "A", "C",
+//     "I", "W", then "Female" over the same, then "Foreign nationals" over
+//     "Male", "Female" (each group merged or not);
+//   - one row of combined headers: "African male", "AM", "Male African".
+//
+// The two-row shapes may be mixed within one header, group by group. A
+// column headed Total (in either row) holds totals: it is not read, and its
+// cells are allowed. Any other header cell that names no race and gender is
+// an error at that cell, and its column is blocked (its cells are not
+// reported again).
 func (g *gridReader) readHeader(b *gridBlock, hr int) int {
-	firstRace := 0
-	for c := b.c0; c <= b.c1; c++ {
-		v := g.text.at(hr, c)
-		if _, ok := g.m.Race(v); ok {
-			firstRace = c
-			break
-		}
-		if _, _, ok := g.m.RaceGender(v); ok {
-			firstRace = c
-			break
+	sr := hr + 1 // the row of sub-headers, when there is one
+	isHead := func(v string) bool {
+		k := classifyHeader(g.m, v).kind
+		return k == hdrRace || k == hdrGender || k == hdrRaceGender
+	}
+	firstCol := 0
+	for c := b.c0; c <= b.c1 && firstCol == 0; c++ {
+		if isHead(g.headerText(hr, c)) {
+			firstCol = c
 		}
 	}
-	// Does a gender row follow?
-	genderRow := hr + 1
-	hasGenders := false
-	for c := firstRace; c <= b.c1; c++ {
-		if _, ok := g.m.Gender(g.text.at(genderRow, c)); ok {
-			hasGenders = true
-			break
+	twoRow := false
+	for c := b.c0 + 1; c <= b.c1; c++ {
+		if isHead(g.headerText(sr, c)) {
+			twoRow = true
+			if c < firstCol || firstCol == 0 {
+				firstCol = c
+			}
 		}
 	}
-	g.misspeltLeadingRaces(b, hr, firstRace, hasGenders)
+	if firstCol == 0 {
+		return hr + 1
+	}
+	// A group header heads its own column, the columns it is merged
+	// across, and (not merged) the columns after it with a sub-header,
+	// up to the next group header or a column without a sub-header.
+	group := map[int]int{}
+	cur := 0
+	for c := firstCol; c <= b.c1; c++ {
+		if o, away := g.mergedAway[[2]int{hr, c}]; away {
+			if o[0] == hr && o[1] >= firstCol {
+				group[c], cur = o[1], o[1]
+			} else {
+				cur = 0
+			}
+			continue
+		}
+		switch {
+		case g.text.at(hr, c) != "":
+			group[c], cur = c, c
+		case twoRow && g.headerText(sr, c) != "" && cur > 0:
+			group[c] = cur
+		default:
+			cur = 0
+		}
+	}
+	g.misspeltLeading(b, hr, firstCol, twoRow)
+
 	seen := map[[2]string]int{}
 	add := func(c int, race, gender string) {
 		if prev, dup := seen[[2]string{race, gender}]; dup {
 			ref, _ := excelize.CoordinatesToCellName(prev, hr)
 			g.errorf(hr, c, "", nil, "the column %s %s appears twice in this grid (also at %s); each race and gender once",
 				templates.RaceLabel(race), templates.GenderLabel(gender), ref)
+			b.blocked[c] = true
 			return
 		}
 		seen[[2]string{race, gender}] = c
 		b.columns = append(b.columns, gridColumn{col: c, race: race, gender: gender})
 	}
-	curRace := ""
-	for c := firstRace; c <= b.c1; c++ {
-		v := g.text.at(hr, c)
-		if v != "" {
-			if r, ok := g.m.Race(v); ok {
-				curRace = r
-			} else if r, gd, ok := g.m.RaceGender(v); ok {
-				curRace = ""
-				add(c, r, gd)
-				continue
-			} else if isTotalHeader(v) {
-				curRace = ""
-				g.warnf(hr, c, v, "column %q is not a counter and is ignored", v)
-				continue
-			} else {
-				curRace = ""
-				g.errorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog", v)
+	// hasSub reports whether a column of the group headed at column top has
+	// a sub-header.
+	hasSub := func(top int) bool {
+		for c := top; c <= b.c1; c++ {
+			if group[c] != top {
+				if c > top {
+					break
+				}
 				continue
 			}
-		}
-		if !hasGenders {
-			if v != "" && curRace != "" {
-				g.errorf(hr, c, v, nil, "the race %q has no gender: put Male/Female in the row below, or write headers such as \"African male\"", v)
+			if g.headerText(sr, c) != "" {
+				return true
 			}
-			continue
 		}
-		gv := g.text.at(genderRow, c)
-		if gv == "" {
-			continue
+		return false
+	}
+	// subKind is what the sub-headers mostly name (genders or races), for
+	// the advice on one that names neither.
+	subKind := hdrBlank
+	if twoRow {
+		n := map[headerKind]int{}
+		for c := firstCol; c <= b.c1; c++ {
+			n[classifyHeader(g.m, g.headerText(sr, c)).kind]++
 		}
-		gd, ok := g.m.Gender(gv)
 		switch {
-		case !ok && isTotalHeader(gv):
-			g.warnf(genderRow, c, gv, "column %q is not a counter and is ignored", gv)
-		case !ok:
-			g.errorf(genderRow, c, gv, g.m.SuggestGender(gv), "%q is not a gender of the counter catalog", gv)
-		case curRace == "":
-			g.errorf(genderRow, c, gv, nil, "the gender column %q has no race above it", gv)
-		default:
-			add(c, curRace, gd)
+		case n[hdrGender] > n[hdrRace]:
+			subKind = hdrGender
+		case n[hdrRace] > n[hdrGender]:
+			subKind = hdrRace
 		}
 	}
-	if hasGenders {
-		return genderRow + 1
+	bothSuggest := func(v string) []string {
+		return append(g.m.SuggestRace(v), g.m.SuggestGender(v)...)
+	}
+	for c := firstCol; c <= b.c1; c++ {
+		topCol := group[c]
+		top := ""
+		if topCol > 0 {
+			top = g.text.at(hr, topCol)
+		}
+		tk := classifyHeader(g.m, top)
+		sub := ""
+		if twoRow {
+			sub = g.headerText(sr, c)
+		}
+		sk := classifyHeader(g.m, sub)
+		blockTop := func(suggest []string, format string, args ...any) {
+			g.headerErrorf(hr, topCol, top, suggest, format, args...)
+			b.blocked[c] = true
+		}
+		blockSub := func(suggest []string, format string, args ...any) {
+			g.headerErrorf(sr, c, sub, suggest, format, args...)
+			b.blocked[c] = true
+		}
+		if sub != "" {
+			switch sk.kind {
+			case hdrRaceGender:
+				add(c, sk.race, sk.gender)
+			case hdrTotal:
+				b.totals[c] = true
+			case hdrRace:
+				switch tk.kind {
+				case hdrGender:
+					add(c, sk.race, tk.gender)
+				case hdrTotal:
+					b.totals[c] = true
+				case hdrBlank:
+					blockSub(nil, "the race column %q has no gender above it: put Male or Female over its race columns (merged or not), or write combined headers such as \"African male\"", sub)
+				case hdrOther:
+					blockTop(g.m.SuggestGender(top), "%q is not a gender of the counter catalog (it heads race columns); its columns are not read", top)
+				default:
+					blockSub(nil, "the race column %q is under %q, which is no gender: put a race over Male/Female, or a gender over the races", sub, top)
+				}
+			case hdrGender:
+				switch tk.kind {
+				case hdrRace:
+					add(c, tk.race, sk.gender)
+				case hdrTotal:
+					b.totals[c] = true
+				case hdrBlank:
+					blockSub(nil, "the gender column %q has no race above it: put the race over its gender columns (merged or not), or write combined headers such as \"African male\"", sub)
+				case hdrOther:
+					blockTop(g.m.SuggestRace(top), "%q is not a race of the counter catalog (it heads gender columns); its columns are not read", top)
+				default:
+					blockSub(nil, "the gender column %q is under %q, which is no race: put a race over Male/Female, or a gender over the races", sub, top)
+				}
+			default: // hdrOther
+				switch tk.kind {
+				case hdrRace:
+					blockSub(g.m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
+				case hdrGender:
+					blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
+				case hdrTotal:
+					b.totals[c] = true
+				default:
+					switch subKind {
+					case hdrGender:
+						blockSub(g.m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
+					case hdrRace:
+						blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
+					default:
+						blockSub(bothSuggest(sub), "%q is not a race or gender of the counter catalog; its column is not read", sub)
+					}
+				}
+			}
+			continue
+		}
+		if topCol != c {
+			continue // under a group header, without a sub-header of its own
+		}
+		switch tk.kind {
+		case hdrRaceGender:
+			add(c, tk.race, tk.gender)
+		case hdrTotal:
+			b.totals[c] = true
+		case hdrRace:
+			if !twoRow || !hasSub(c) {
+				blockTop(nil, "the race %q has no gender: put Male/Female in the row below, or write headers such as \"African male\"", top)
+			}
+		case hdrGender:
+			if !twoRow || !hasSub(c) {
+				blockTop(nil, "the gender %q has no race: put the races (African, Coloured, ... or A, C, I, W) in the row below, or write headers such as \"African male\"", top)
+			}
+		case hdrOther:
+			if twoRow {
+				blockTop(bothSuggest(top), "%q is not a race or gender of the counter catalog; its column is not read", top)
+			} else {
+				blockTop(bothSuggest(top), "%q is not a race and gender of the counter catalog; its column is not read", top)
+			}
+		}
+	}
+	if twoRow {
+		return sr + 1
 	}
 	return hr + 1
 }
 
-// misspeltLeadingRaces reports the header cells left of the first race the
-// catalog knows that are race headers all the same (a gender below them, or
-// a combined header ending in a gender): without this, a misspelt first
-// race ("Afican") would drop its counter columns silently.
-func (g *gridReader) misspeltLeadingRaces(b *gridBlock, hr, firstRace int, hasGenders bool) {
-	for c := b.c0 + 1; c < firstRace; c++ {
-		v := g.text.at(hr, c)
+// misspeltLeading reports the header cells left of the first header cell
+// the catalog knows that are race or gender headers all the same (a gender
+// or race below them, or a combined header ending in a gender): without
+// this, a misspelt first race ("Afican") would drop its counter columns.
+func (g *gridReader) misspeltLeading(b *gridBlock, hr, firstCol int, twoRow bool) {
+	for c := b.c0 + 1; c < firstCol; c++ {
+		v := g.headerText(hr, c)
 		if v == "" || isTotalHeader(v) {
 			continue
 		}
-		if hasGenders {
-			if _, ok := g.m.Gender(g.text.at(hr+1, c)); ok {
-				g.errorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog", v)
+		if twoRow {
+			// The columns this cell heads: itself and those merged into it.
+			heads := []int{c}
+			for cc := c + 1; cc < firstCol; cc++ {
+				if o, away := g.mergedAway[[2]int{hr, cc}]; away && o == [2]int{hr, c} {
+					heads = append(heads, cc)
+				} else {
+					break
+				}
+			}
+			sub := classifyHeader(g.m, g.headerText(hr+1, c)).kind
+			switch sub {
+			case hdrGender:
+				g.headerErrorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog; its columns are not read", v)
+			case hdrRace:
+				g.headerErrorf(hr, c, v, g.m.SuggestGender(v), "%q is not a gender of the counter catalog; its columns are not read", v)
+			default:
+				continue
+			}
+			for _, cc := range heads {
+				b.blocked[cc] = true
 			}
 			continue
 		}
@@ -550,14 +828,21 @@ func (g *gridReader) misspeltLeadingRaces(b *gridBlock, hr, firstRace int, hasGe
 		}
 		if _, ok := g.m.Gender(words[len(words)-1]); ok {
 			race := strings.Join(words[:len(words)-1], " ")
-			g.errorf(hr, c, v, g.m.SuggestRace(race), "%q is not a race and gender of the counter catalog", v)
+			g.headerErrorf(hr, c, v, g.m.SuggestRace(race), "%q is not a race and gender of the counter catalog; its column is not read", v)
+			b.blocked[c] = true
 		}
 	}
 }
 
+// isTotalHeader reports whether a header says Total ("Total", "TOTALS",
+// "Grand total", "Total male"): a column of totals, which is not read.
 func isTotalHeader(v string) bool {
-	n := templates.Normalize(v)
-	return n == "total" || n == "totals" || n == "sum" || n == "grand total" || n == "total male" || n == "total female"
+	for _, w := range strings.Fields(templates.Normalize(v)) {
+		if w == "total" || w == "totals" {
+			return true
+		}
+	}
+	return false
 }
 
 // readRows reads the level rows of a grid from row r.
@@ -617,6 +902,7 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 			g.errorf(r, b.c0, "", nil, "this row of counters has no occupational level in front of it")
 			continue
 		}
+		b.labelCols[r] = labelCol
 		level, ok := g.m.Level(label)
 		if !ok {
 			g.errorf(r, labelCol, label, g.m.SuggestLevel(label), "%q is not an occupational level of the counter catalog", label)
@@ -628,6 +914,136 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 		}
 		seen[level] = r
 		b.rows[r] = level
+	}
+}
+
+// strayCells reports the cells in the rows of a grid (from below its header
+// to its last level row) that the reader does not read. Within the columns
+// the header spans, that is every non-blank cell of a column without a race
+// and gender header; right of the header (up to the next grid label on the
+// row), every number, text there being a note. A column headed Total, the
+// level labels, a column whose header is already reported, metadata
+// labels with their values (read by readMeta) and cells of other grids are
+// left alone. Nothing inside a grid is skipped silently.
+func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
+	mapped := map[int]bool{}
+	for _, col := range b.columns {
+		mapped[col.col] = true
+	}
+	var near []*gridBlock // the other grids beside this one's rows
+	for _, o := range blocks {
+		if o != b && o.r0 <= b.r1 && o.r1 >= b.dataStart {
+			near = append(near, o)
+		}
+	}
+	inOther := func(r, c int) bool {
+		for _, o := range near {
+			if o.covers(r, c) {
+				return true
+			}
+		}
+		return false
+	}
+	// The header's last column: its last non-blank header cell, or the
+	// end of a group header merged across columns.
+	headerEnd := b.c0
+	for r := b.label.row + 1; r < b.dataStart; r++ {
+		for c := b.c0; c <= b.end; c++ {
+			if g.text.at(r, c) != "" {
+				headerEnd = max(headerEnd, c)
+			} else if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] >= b.label.row+1 && o[1] >= b.c0 && o[1] <= b.end {
+				headerEnd = max(headerEnd, c)
+			}
+		}
+	}
+	for r := b.dataStart; r <= b.r1; r++ {
+		metaValueUntil := 0 // the cells right of a metadata label hold its value
+		for c := b.c0; c <= b.end && c <= len(g.text[r-1]); c++ {
+			v := g.text.at(r, c)
+			if v == "" || mapped[c] || b.totals[c] || b.blocked[c] {
+				continue
+			}
+			if lc, ok := b.labelCols[r]; (ok && lc == c) || (!ok && c == b.c0) {
+				continue
+			}
+			if _, away := g.mergedAway[[2]int{r, c}]; away || inOther(r, c) {
+				continue
+			}
+			if c > headerEnd {
+				if _, isMeta := templates.MetaFieldFor(v); isMeta {
+					metaValueUntil = c + 3
+					continue
+				}
+				if c <= metaValueUntil {
+					metaValueUntil = 0 // the label's value, read as metadata
+					continue
+				}
+				if _, err := strconv.ParseFloat(v, 64); err != nil {
+					continue // a note beside the grid
+				}
+			}
+			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers",
+				v, g.columnHeaderDescription(b, c))
+		}
+	}
+}
+
+// columnHeaderDescription says what heads column c of a grid, for errors.
+func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
+	var parts []string
+	named := false
+	for r := b.label.row + 1; r < b.dataStart; r++ {
+		v := g.headerText(r, c)
+		if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] == r {
+			v = g.text.at(o[0], o[1]) // a group header merged across the column
+		}
+		if v == "" {
+			parts = append(parts, "a blank cell")
+			continue
+		}
+		named = true
+		parts = append(parts, fmt.Sprintf("%q", v))
+	}
+	if !named {
+		return "the column has no header"
+	}
+	return "its header (" + strings.Join(parts, " over ") + ") names no race and gender"
+}
+
+// checkTitles reports the grids whose title is unclear, and two grids of
+// the sheet titled for the same year and target type (as when both grids
+// of a year carry the EEA13 title "all employees, including people with
+// disabilities"). Neither is read.
+func (g *gridReader) checkTitles(blocks []*gridBlock) {
+	type key struct {
+		year int
+		fy   string
+		tt   string
+	}
+	seen := map[key]*gridBlock{}
+	for _, b := range blocks {
+		l := b.label
+		text := g.text.at(l.row, l.col)
+		if l.unclear {
+			g.errorf(l.row, l.col, text, nil,
+				"the grid title %q does not say clearly whose targets the grid holds; %s", text, gridTitleWordings)
+			continue
+		}
+		k := key{l.yearNumber, l.fy, l.targetType}
+		prev, dup := seen[k]
+		if !dup {
+			seen[k] = b
+			continue
+		}
+		b.label.unclear = true // not read: the error below says why
+		ref, _ := excelize.CoordinatesToCellName(prev.label.col, prev.label.row)
+		what := "all employees"
+		if l.targetType == pipeline.TargetDisabled {
+			what = "employees with disabilities"
+		}
+		g.errorf(l.row, l.col, text, nil,
+			"this grid and the grid at %s (%q) are both titled as the targets of %s for the same year, and this one is not read; keep one grid per year and target type, and if one of them holds the targets of employees with disabilities, title it \"Employees with disabilities\" (a title reads as all employees when it says \"All employees\", also with \"including people with disabilities\")",
+			ref, g.text.at(prev.label.row, prev.label.col), what)
 	}
 }
 
@@ -717,6 +1133,9 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 // record turns a grid into a Record; ok is false for a grid whose counter
 // cells are all blank.
 func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeline.Record, bool) {
+	if b.label.unclear {
+		return pipeline.Record{}, false // reported by checkTitles
+	}
 	labelOrigin := g.origin(b.label.row, b.label.col)
 	rec := pipeline.Record{Origin: labelOrigin, Cells: map[string]pipeline.Cell{}}
 	for k, v := range meta {
@@ -754,5 +1173,56 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 			counters++
 		}
 	}
+	g.checkTotals(b, rows)
 	return rec, counters > 0
+}
+
+// checkTotals compares each plain Total column of a grid (headed Total,
+// Totals or Grand total alone, not "Total male") with the sum of the
+// row's counters, in the rows where every counter cell and the total are
+// numbers: a difference is a warning at the total, since either a counter
+// or the total is wrong, and the total is not read.
+func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
+	var plain []int
+	for c := range b.totals {
+		words := 0
+		for r := b.label.row + 1; r < b.dataStart; r++ {
+			v := g.headerText(r, c)
+			if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] == r {
+				v = g.text.at(o[0], o[1])
+			}
+			for _, w := range strings.Fields(templates.Normalize(v)) {
+				if w != "total" && w != "totals" && w != "grand" {
+					words++
+				}
+			}
+		}
+		if words == 0 {
+			plain = append(plain, c)
+		}
+	}
+	sort.Ints(plain)
+	for _, r := range rows {
+		var sum float64
+		complete := true
+		for _, col := range b.columns {
+			cell := g.cell(r, col.col)
+			if cell.Kind != pipeline.CellNumber {
+				complete = false
+				break
+			}
+			sum += cell.Number
+		}
+		if !complete {
+			continue
+		}
+		for _, c := range plain {
+			total := g.cell(r, c)
+			if total.Kind != pipeline.CellNumber || total.Number == sum {
+				continue
+			}
+			g.warnf(r, c, total.Text, "the Total column says %s, but the %d counters of this row add up to %s: a counter or the total is wrong (the total itself is not read)",
+				strconv.FormatFloat(total.Number, 'f', -1, 64), len(b.columns), strconv.FormatFloat(sum, 'f', -1, 64))
+		}
+	}
 }

@@ -186,7 +186,7 @@ func checkCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
 func PlanSheetOf(p *pipeline.InputPlan) templates.PlanSheet {
 	ps := templates.PlanSheet{
 		Title: p.Name, PlanID: p.PlanID, Name: p.Name, Company: p.Company,
-		StartDate: p.StartDate, EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID,
+		StartDate: p.StartDate, EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID, Account: p.Account,
 	}
 	for _, t := range sortedTargets(p) {
 		y, fy := targetYears(p, t)

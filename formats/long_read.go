@@ -108,7 +108,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 	case !t.cat.Has(name):
 		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: raw,
 			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", raw),
-			Suggestions: t.cat.Suggest(name, 3)})
+			Suggestions: t.cat.Suggest(name, 3), Code: pipeline.CodeUnknownCounter})
 		return
 	}
 	if prev, dup := t.first[k][name]; dup {

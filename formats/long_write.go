@@ -14,7 +14,7 @@ var LongHeader = []string{
 	pipeline.ColPlanID, pipeline.ColPlanName,
 	pipeline.ColCompanyVAT, pipeline.ColCompanyRegistration, pipeline.ColCompanyIDNumber,
 	pipeline.ColYearNumber, pipeline.ColFinancialYear, pipeline.ColTargetType,
-	"race", "gender", "level", "counter", "value",
+	"race", "gender", "level", "counter", "value", pipeline.ColAccount,
 }
 
 // WriteLongCSV writes plans as the long table (format section 3) to path,
@@ -48,7 +48,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 					continue
 				}
 				race, gender, level, _ := pipeline.ParseCounterName(name)
-				rec := append(fixed[:len(fixed):len(fixed)], race, gender, level, name, strconv.FormatInt(v, 10))
+				rec := append(fixed[:len(fixed):len(fixed)], race, gender, level, name, strconv.FormatInt(v, 10), r.plan.Account)
 				if err := cw.Write(rec); err != nil {
 					return err
 				}

@@ -64,6 +64,7 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	}
 	plans, aps := asm.Finish()
 	ps = append(ps, aps...)
+	markCatalogProblems(ps)
 	ps.Sort()
 	batch := &pipeline.Batch{Plans: plans, Problems: ps, Omitted: opts.Bound.Omitted()}
 	for _, f := range files {
@@ -270,7 +271,7 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
 				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
-				Suggestions: cat.Suggest(counterLike, 3)})
+				Suggestions: cat.Suggest(counterLike, 3), Code: pipeline.CodeUnknownCounter})
 		default:
 			if known == nil {
 				known = append(append(known, pipeline.FlatColumns...), cat.Names()...)

@@ -379,10 +379,7 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	key := [2]any{old, n.fill}
 	id, ok := styles[key]
 	if !ok {
-		st, err := f.GetStyle(old)
-		if err != nil || st == nil {
-			st = &excelize.Style{}
-		}
+		st := reusableStyle(f, old)
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.fill}}
 		id, err = f.NewStyle(st)
 		if err != nil {

@@ -96,8 +96,13 @@ type Runner struct {
 	opts     RunOptions
 	gate     *gate
 
-	mu       sync.Mutex // serialises the callbacks
-	done     atomic.Int64
+	mu   sync.Mutex   // serialises the callbacks
+	read atomic.Int64 // stored plans retrieved
+	done atomic.Int64
+
+	listMu   sync.Mutex
+	lists    map[int]listed // each account's plan list, once listed
+	catalog  *Catalog       // the counter names of the first target retrieved
 	patched  atomic.Int64
 	counters atomic.Int64
 }
@@ -105,11 +110,12 @@ type Runner struct {
 // NewRunner returns a Runner for accounts (each with its own PlanService,
 // bound to its key pair) and finder (nil when no lookup is configured).
 func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runner {
-	r := &Runner{opts: opts, gate: newGate(opts.concurrency())}
+	r := &Runner{opts: opts, gate: newGate(opts.concurrency()), lists: map[int]listed{}}
 	for _, a := range accounts {
-		a.Service = gatedService{svc: a.Service, g: r.gate}
+		a.Service = gatedService{svc: a.Service, g: r.gate, acct: &accountStop{name: a.Name, keyHint: a.KeyHint}}
 		r.accounts = append(r.accounts, a)
 	}
+	r.gate.used = len(r.accounts)
 	if finder != nil {
 		r.finder = gatedFinder{f: finder, g: r.gate}
 	}
@@ -118,6 +124,7 @@ func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runne
 
 // Progress is a snapshot of a run for progress displays.
 type Progress struct {
+	PlansRead       int64 // stored plans retrieved
 	PlansDone       int64
 	TargetsPatched  int64
 	CountersChanged int64
@@ -126,7 +133,7 @@ type Progress struct {
 
 // Progress returns a snapshot; safe to call at any time from any goroutine.
 func (r *Runner) Progress() Progress {
-	return Progress{PlansDone: r.done.Load(), TargetsPatched: r.patched.Load(), CountersChanged: r.counters.Load(), Requests: r.gate.snapshot()}
+	return Progress{PlansRead: r.read.Load(), PlansDone: r.done.Load(), TargetsPatched: r.patched.Load(), CountersChanged: r.counters.Load(), Requests: r.gate.snapshot()}
 }
 
 // Requests returns the requests sent so far.

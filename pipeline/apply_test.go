@@ -309,8 +309,40 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 	}
 }
 
+// A key pair refused for one account stops that account only: its plans
+// fail with a message naming the account and the key (never the secret),
+// and the other accounts' plans go on (issue 14).
+func TestRefusedAccountStopsOnlyItself(t *testing.T) {
+	w := newWorld()
+	w.crane.unauthorized = true
+	w.accounts[1].KeyHint = KeyHint("mpk_bluecrane_0123456789")
+	var plans []*InputPlan
+	for i := range 4 {
+		plans = append(plans, inPlan(acmeCo.VATNumber, fmt.Sprint("A", i), "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	}
+	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
+	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil || r.Fatal() != nil {
+		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+	}
+	crane := cs.Plans[4]
+	if crane.Action != ActionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
+		t.Errorf("bluecrane plan: %v %q", crane.Action, crane.Reason)
+	}
+	rep := r.Apply(context.Background(), cs, time.Now())
+	if rep.Fatal != nil || rep.Summary().PlansCreated != 4 || rep.Summary().PlansFailed != 1 {
+		t.Errorf("report fatal %v, %+v", rep.Fatal, rep.Summary())
+	}
+	if w.crane.writes() != 0 {
+		t.Errorf("%d writes with a refused key", w.crane.writes())
+	}
+}
+
+// When every account of the run is refused, the run stops: nothing is left to do.
 func TestFatalStopsDispatch(t *testing.T) {
 	w := newWorld()
+	w.acme.unauthorized = true
 	w.crane.unauthorized = true
 	var plans []*InputPlan
 	for i := range 4 {

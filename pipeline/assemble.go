@@ -117,31 +117,16 @@ type asmTarget struct {
 }
 
 // asmPlanColumns are the columns that describe the plan rather than a row.
-var asmPlanColumns = [asmNumPlanColumns]string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+var asmPlanColumns = [asmNumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
 
-const asmNumPlanColumns = 9
+const asmNumPlanColumns = 10
 
 // asmPlanColumnIndex returns the index of a plan column in asmPlanColumns.
 func asmPlanColumnIndex(col string) int {
-	switch col {
-	case ColCompanyVAT:
-		return 0
-	case ColCompanyRegistration:
-		return 1
-	case ColCompanyIDNumber:
-		return 2
-	case ColPlanID:
-		return 3
-	case ColPlanName:
-		return 4
-	case ColStartDate:
-		return 5
-	case ColEndDate:
-		return 6
-	case ColSector:
-		return 7
-	case ColScorecardID:
-		return 8
+	for i, c := range asmPlanColumns {
+		if c == col {
+			return i
+		}
 	}
 	panic("pipeline: " + col + " is not a plan column")
 }
@@ -150,6 +135,7 @@ func asmPlanColumnIndex(col string) int {
 type asmRowValues struct {
 	planID     int64
 	planIDBad  bool
+	account    string
 	company    CompanyIDs
 	name       string
 	start, end Date
@@ -207,7 +193,7 @@ func (a *Assembler) Add(rec Record) {
 			v.give(ColPlanID, strconv.FormatInt(n, 10))
 		}
 	}
-	for _, col := range []string{ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
+	for _, col := range []string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
 		c, ok := cell(col)
 		if !ok {
 			continue
@@ -225,6 +211,8 @@ func (a *Assembler) Add(rec Record) {
 			a.lostZeroWarning(c, col, s)
 		}
 		switch col {
+		case ColAccount:
+			v.account = s
 		case ColCompanyVAT:
 			v.company.VAT = s
 		case ColCompanyRegistration:
@@ -358,13 +346,14 @@ func (a *Assembler) Add(rec Record) {
 	case v.startBad:
 		return
 	default:
-		key = PlanKey{Company: v.company, Name: v.name, StartDate: v.start}
+		key = PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}
 	}
 
 	acc := a.byKey[key]
 	if acc == nil {
 		key.Company = CompanyIDs{VAT: strings.Clone(key.Company.VAT), Registration: strings.Clone(key.Company.Registration), IDNumber: strings.Clone(key.Company.IDNumber)}
 		key.Name = strings.Clone(key.Name)
+		key.Account = strings.Clone(key.Account)
 		acc = &asmPlan{plan: &InputPlan{Origin: asmKeep(rec.Origin)}}
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
@@ -389,6 +378,8 @@ func (a *Assembler) Add(rec Record) {
 		switch col {
 		case ColPlanID:
 			p.PlanID = v.planID
+		case ColAccount:
+			p.Account = val
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:
@@ -477,7 +468,7 @@ func (a *Assembler) counters(rec Record) (map[string]int64, map[string]Origin, C
 				a.unknown[k] = true
 				a.problems = append(a.problems, Problem{Severity: Error, Origin: asmKeep(o), Value: name,
 					Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
-					Suggestions: a.cat.Suggest(name, 3)})
+					Suggestions: a.cat.Suggest(name, 3), Code: CodeUnknownCounter})
 			}
 			continue
 		}
@@ -903,20 +894,6 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 			a.warnKind("grand total not permanent plus temporary employees", t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}
 	}
-}
-
-// RequireCompany reports every plan that names no company. With several
-// accounts configured the company decides the account, so each plan needs
-// at least one company identifier; Assemble cannot know the configuration,
-// so the commands that do call this.
-func RequireCompany(plans []*InputPlan) Problems {
-	var ps Problems
-	for _, p := range plans {
-		if p.Company.IsZero() {
-			ps.Errorf(p.Origin, "", "%s names no company: with several accounts configured, every plan needs company_vat_number, company_registration_number or company_id_number to choose the account", asmPlanLabel(p))
-		}
-	}
-	return ps
 }
 
 // asmRef cites an earlier place: its short reference ("Targets!F12",

@@ -195,14 +195,38 @@ func TestAssembleRowProblems(t *testing.T) {
 	}
 }
 
-func TestRequireCompany(t *testing.T) {
+// With several accounts a plan needs a company, an account or a plan_id
+// to be routed; an account column naming no configured account is an
+// error naming the configured ones.
+func TestCheckRoutingNeedsCompanyAccountOrPlanID(t *testing.T) {
 	plans, _ := Assemble([]Record{
 		newPlanRow(2, "1", "all_employees"),
 		row("a.csv", 3, ColPlanID, "4", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 4, ColPlanName, "No route", ColStartDate, "2025-09-01", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 5, ColAccount, "acme", ColPlanName, "By account", ColStartDate, "2025-09-01", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 6, ColAccount, "nosuch", ColPlanName, "Unknown", ColStartDate, "2025-09-01", ColYearNumber, "1", ColTargetType, "all_employees"),
 	}, nil)
-	ps := RequireCompany(plans)
-	if len(ps) != 1 || ps[0].Origin.Row != 3 || !strings.Contains(ps[0].Message, "plan 4 names no company") {
-		t.Errorf("RequireCompany = %s", messages(ps))
+	accounts := []Account{{Name: "acme"}, {Name: "bluecrane"}}
+	ps := CheckRouting(plans, accounts)
+	if len(ps) != 2 {
+		t.Fatalf("CheckRouting = %s", messages(ps))
+	}
+	for _, p := range ps {
+		switch p.Origin.Row {
+		case 4:
+			if !strings.Contains(p.Message, "no company identifier") || !strings.Contains(p.Message, "acme, bluecrane") {
+				t.Errorf("row 4: %s", p.Message)
+			}
+		case 6:
+			if !strings.Contains(p.Message, `names account "nosuch", which is not configured; the configured accounts are acme, bluecrane`) {
+				t.Errorf("row 6: %s", p.Message)
+			}
+		default:
+			t.Errorf("unexpected problem %s", p)
+		}
+	}
+	if ps := CheckRouting(plans[:2], accounts[:1]); len(ps) != 0 {
+		t.Errorf("one account: %s", messages(ps))
 	}
 }
 

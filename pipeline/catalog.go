@@ -173,6 +173,19 @@ func (c *Catalog) Names() []string { return c.names }
 // Len returns the number of counters.
 func (c *Catalog) Len() int { return len(c.names) }
 
+// Equal reports whether c and o hold the same counter names (in any order).
+func (c *Catalog) Equal(o *Catalog) bool {
+	if len(c.names) != len(o.names) {
+		return false
+	}
+	for _, n := range c.names {
+		if !o.Has(n) {
+			return false
+		}
+	}
+	return true
+}
+
 // Has reports whether name is a counter of the catalog.
 func (c *Catalog) Has(name string) bool { _, ok := c.index[name]; return ok }
 

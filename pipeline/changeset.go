@@ -185,3 +185,25 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		}
 	}
 }
+
+// SameNameOtherStart warns about each plan to create whose account
+// already holds a plan of the same name with another start date: a file
+// that changed a plan's start date (without its plan_id) creates a second
+// plan rather than changing the first, which the service cannot do.
+func (cs *ChangeSet) SameNameOtherStart() []string {
+	var out []string
+	for _, d := range cs.Plans {
+		if d.Action != ActionCreate || d.Create == nil || strings.TrimSpace(d.Create.Name) == "" {
+			continue
+		}
+		for _, p := range cs.Listed[d.Account] {
+			if strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(d.Create.Name)) && p.StartDate != d.Create.StartDate {
+				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
+					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
+					d.Title(), d.Account, p.ID, p.Name, p.StartDate))
+				break
+			}
+		}
+	}
+	return out
+}

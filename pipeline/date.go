@@ -20,10 +20,16 @@ var EarliestStart = Date{2025, time.September, 1}
 var LatestEnd = Date{2030, time.August, 31}
 
 // ParseDate parses an ISO 8601 calendar date (YYYY-MM-DD) and rejects
-// impossible dates such as 2026-02-30.
+// impossible dates such as 2026-02-30. A day/month date such as 31/08/2029
+// is refused with the ISO form in the message (ambiguous ones, 03/04/2026,
+// as ambiguous).
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {
+		if m := ambiguousDatePattern.FindStringSubmatch(s); m != nil {
+			// 31/08/2029: say which date it is and how to write it.
+			return Date{}, valDayMonthError(s, m)
+		}
 		return Date{}, fmt.Errorf("%q is not a date in the form YYYY-MM-DD", s)
 	}
 	return DateOf(t), nil

@@ -10,4 +10,22 @@
 // pipeline/planapi satisfies the interfaces over the wire client
 // (apiclient), translating its types and errors at that one border;
 // formats turns files into Records.
+//
+// One door to the service: every request a command sends goes through a
+// Runner and its gate (one bound on requests in flight across accounts and
+// the lookup, request counts, the stop after a fatal error; a key pair the
+// service refuses stops its own account only, AccountRefusedError). Stored
+// plans are listed and retrieved in one place (stored.go): Runner.Plan for
+// apply, diff and reconcile, Runner.ReadStored for export and check
+// --server, Runner.FillFromStored for check --server with files, and
+// Runner.ServiceCatalog, the one route to the service's counter catalog
+// (the keys of a target it returns, CatalogOfTarget).
+//
+// One rule for each question: a plan finds its account by its account
+// column, else its company, else the account that holds its plan_id
+// (CheckRouting before any request, the Runner's routing after the lists);
+// company identifiers are compared by SameIdentifier; exports are made by
+// ExportedPlan, which carries the account and leaves a total blank when
+// the service holds it in disagreement with its parts (blank means "leave
+// as is"), so an unchanged export re-imports with no write and no warning.
 package pipeline

@@ -25,12 +25,13 @@ type fakeService struct {
 	maxSeen  atomic.Int64
 	delay    time.Duration
 
-	lostCreates  int   // creates applied whose answer is lost
-	failCreates  int   // creates refused with an unclear outcome before being applied
-	rateLimited  int   // creates refused with 429
-	conflicts    int   // recalculations answered 409 before one is accepted
-	unauthorized bool  // every call fails with ErrUnauthorized
-	failTarget   int64 // target id whose patch fails with ErrInvalid
+	lostCreates  int      // creates applied whose answer is lost
+	failCreates  int      // creates refused with an unclear outcome before being applied
+	rateLimited  int      // creates refused with 429
+	conflicts    int      // recalculations answered 409 before one is accepted
+	unauthorized bool     // every call fails with ErrUnauthorized
+	failTarget   int64    // target id whose patch fails with ErrInvalid
+	catalog      *Catalog // the counters targets carry; nil: the default catalog
 }
 
 func newFakeService(ids *atomic.Int64, scorecards ...string) *fakeService {
@@ -140,7 +141,11 @@ func (s *fakeService) CreatePlan(ctx context.Context, np NewPlan) (*Plan, error)
 		m := Milestone{ID: s.nextID.Add(1), YearNumber: i + 1, StartDate: fy.Start(), EndDate: fy.End()}
 		for _, tt := range TargetTypes {
 			t := Target{ID: s.nextID.Add(1), TargetType: tt, Counters: map[string]int64{}}
-			for _, n := range DefaultCatalog().Names() {
+			names := DefaultCatalog().Names()
+			if s.catalog != nil {
+				names = s.catalog.Names()
+			}
+			for _, n := range names {
 				if np.ScorecardID != "" {
 					t.Counters[n] = s.prefill[n]
 				} else {

@@ -18,6 +18,10 @@ var ErrStopped = errors.New("not sent: the run stopped")
 type StoppedError struct{ Cause error }
 
 func (e *StoppedError) Error() string {
+	var refused *AccountRefusedError
+	if errors.As(e.Cause, &refused) {
+		return "not sent: " + refused.Error()
+	}
 	if errors.Is(e.Cause, context.Canceled) {
 		return "not sent: the run was interrupted"
 	}
@@ -31,7 +35,9 @@ func (e *StoppedError) Error() string {
 func (e *StoppedError) Is(target error) bool { return target == ErrStopped }
 
 // IsFatal reports whether err must stop the whole run: the key pair or the
-// lookup credentials are refused, or a service is unreachable.
+// lookup credentials are refused, or a service is unreachable. Within a
+// run, a refused key pair stops its own account only (AccountRefusedError),
+// unless every account of the run is refused.
 func IsFatal(err error) bool {
 	return errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable)
 }
@@ -62,8 +68,30 @@ type gate struct {
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
 
-	mu    sync.Mutex
-	fatal error
+	mu      sync.Mutex
+	fatal   error
+	refused int // accounts stopped by a refused key pair
+	used    int // accounts of the run
+}
+
+// accountStop is the stop of one account: its key pair was refused.
+type accountStop struct {
+	name, keyHint string
+
+	mu  sync.Mutex
+	err *AccountRefusedError
+}
+
+func (s *accountStop) stopped() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return &StoppedError{Cause: s.err}
+	}
+	return nil
 }
 
 func newGate(n int) *gate { return &gate{sem: make(chan struct{}, n)} }
@@ -91,9 +119,14 @@ func (g *gate) Fatal() error {
 
 // do sends one request through fn. unclearIsSafe marks a create: an
 // unclear outcome there is handled by the caller (which lists the plans
-// next), not treated as fatal.
-func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, fn func(context.Context) error) error {
+// next), not treated as fatal. acct is the account the request is sent
+// for (nil for the lookup): a refused key pair stops that account, and
+// the whole run only once every account is refused.
+func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accountStop, fn func(context.Context) error) error {
 	if err := g.stopErr(ctx); err != nil {
+		return err
+	}
+	if err := acct.stopped(); err != nil {
 		return err
 	}
 	select {
@@ -119,14 +152,44 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, fn func(con
 	if err == nil {
 		g.accepted[kind].Add(1)
 	}
+	if acct != nil && errors.Is(err, ErrUnauthorized) {
+		return g.refuse(acct, err)
+	}
 	if err != nil && IsFatal(err) && !(unclearIsSafe && errors.Is(err, ErrUnclearOutcome)) {
-		g.mu.Lock()
-		if g.fatal == nil {
-			g.fatal = err
-		}
-		g.mu.Unlock()
+		g.setFatal(err)
 	}
 	return err
+}
+
+func (g *gate) setFatal(err error) {
+	g.mu.Lock()
+	if g.fatal == nil {
+		g.fatal = err
+	}
+	g.mu.Unlock()
+}
+
+// refuse stops acct after its key pair was refused, and returns the
+// account's error naming it. When every account of the run is refused the
+// run stops: nothing is left to do.
+func (g *gate) refuse(acct *accountStop, err error) error {
+	acct.mu.Lock()
+	first := acct.err == nil
+	if first {
+		acct.err = &AccountRefusedError{Account: acct.name, KeyHint: acct.keyHint, Err: err}
+	}
+	refused := acct.err
+	acct.mu.Unlock()
+	if first {
+		g.mu.Lock()
+		g.refused++
+		all := g.refused >= g.used
+		g.mu.Unlock()
+		if all {
+			g.setFatal(refused)
+		}
+	}
+	return refused
 }
 
 // RequestCounts are the requests a run sent, by kind.
@@ -157,36 +220,37 @@ func (g *gate) snapshot() RequestCounts {
 
 // gatedService sends every call of one account's PlanService through the gate.
 type gatedService struct {
-	svc PlanService
-	g   *gate
+	svc  PlanService
+	g    *gate
+	acct *accountStop
 }
 
 func (s gatedService) ListPlans(ctx context.Context) (out []Plan, err error) {
-	err = s.g.do(ctx, kindList, false, func(c context.Context) error { out, err = s.svc.ListPlans(c); return err })
+	err = s.g.do(ctx, kindList, false, s.acct, func(c context.Context) error { out, err = s.svc.ListPlans(c); return err })
 	return out, err
 }
 
 func (s gatedService) GetPlan(ctx context.Context, id int64) (out *Plan, err error) {
-	err = s.g.do(ctx, kindGet, false, func(c context.Context) error { out, err = s.svc.GetPlan(c, id); return err })
+	err = s.g.do(ctx, kindGet, false, s.acct, func(c context.Context) error { out, err = s.svc.GetPlan(c, id); return err })
 	return out, err
 }
 
 func (s gatedService) CreatePlan(ctx context.Context, p NewPlan) (out *Plan, err error) {
-	err = s.g.do(ctx, kindCreate, true, func(c context.Context) error { out, err = s.svc.CreatePlan(c, p); return err })
+	err = s.g.do(ctx, kindCreate, true, s.acct, func(c context.Context) error { out, err = s.svc.CreatePlan(c, p); return err })
 	return out, err
 }
 
 func (s gatedService) UpdatePlan(ctx context.Context, id int64, ch PlanChange) (out *Plan, err error) {
-	err = s.g.do(ctx, kindUpdate, false, func(c context.Context) error { out, err = s.svc.UpdatePlan(c, id, ch); return err })
+	err = s.g.do(ctx, kindUpdate, false, s.acct, func(c context.Context) error { out, err = s.svc.UpdatePlan(c, id, ch); return err })
 	return out, err
 }
 
 func (s gatedService) DeletePlan(ctx context.Context, id int64) error {
-	return s.g.do(ctx, kindDelete, false, func(c context.Context) error { return s.svc.DeletePlan(c, id) })
+	return s.g.do(ctx, kindDelete, false, s.acct, func(c context.Context) error { return s.svc.DeletePlan(c, id) })
 }
 
 func (s gatedService) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (out *Target, err error) {
-	err = s.g.do(ctx, kindTarget, false, func(c context.Context) error {
+	err = s.g.do(ctx, kindTarget, false, s.acct, func(c context.Context) error {
 		out, err = s.svc.UpdateTarget(c, planID, milestoneID, targetID, counters)
 		return err
 	})
@@ -194,13 +258,13 @@ func (s gatedService) UpdateTarget(ctx context.Context, planID, milestoneID, tar
 }
 
 func (s gatedService) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
-	return s.g.do(ctx, kindTarget, false, func(c context.Context) error {
+	return s.g.do(ctx, kindTarget, false, s.acct, func(c context.Context) error {
 		return patchTarget(c, s.svc, planID, milestoneID, targetID, counters)
 	})
 }
 
 func (s gatedService) RecalculateScorecard(ctx context.Context, id string) error {
-	return s.g.do(ctx, kindRecalc, false, func(c context.Context) error { return s.svc.RecalculateScorecard(c, id) })
+	return s.g.do(ctx, kindRecalc, false, s.acct, func(c context.Context) error { return s.svc.RecalculateScorecard(c, id) })
 }
 
 // gatedFinder sends every lookup through the gate.
@@ -210,6 +274,6 @@ type gatedFinder struct {
 }
 
 func (s gatedFinder) FindCompanies(ctx context.Context, ids CompanyIDs) (out []Company, err error) {
-	err = s.g.do(ctx, kindLookup, false, func(c context.Context) error { out, err = s.f.FindCompanies(c, ids); return err })
+	err = s.g.do(ctx, kindLookup, false, nil, func(c context.Context) error { out, err = s.f.FindCompanies(c, ids); return err })
 	return out, err
 }

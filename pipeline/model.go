@@ -82,6 +82,23 @@ type Problem struct {
 	Message     string   `json:"message"`               // plain words a consultant understands
 	Suggestions []string `json:"suggestions,omitempty"` // closest valid values, when any
 	Kind        string   `json:"-"`                     // what kind of problem, in a few words, when the message does not say it alone (see ProblemBound)
+	// Code classifies problems the commands act on; "" for most.
+	Code string `json:"code,omitempty"`
+}
+
+// CodeUnknownCounter marks an error about a counter name the catalog
+// read with does not have: a catalog learnt from the service may know it.
+const CodeUnknownCounter = "unknown_counter"
+
+// HasUnknownCounters reports whether ps holds an error about a counter
+// name the catalog lacks (CodeUnknownCounter).
+func (ps Problems) HasUnknownCounters() bool {
+	for _, p := range ps {
+		if p.Severity == Error && p.Code == CodeUnknownCounter {
+			return true
+		}
+	}
+	return false
 }
 
 // String formats the problem on one line.
@@ -215,6 +232,7 @@ func (c CompanyIDs) String() string {
 type InputPlan struct {
 	Origin      Origin // where the plan is first described
 	PlanID      int64  // 0 when the file names no plan id
+	Account     string // the configured account the file names (column account, grid label Account); "" when not given
 	Company     CompanyIDs
 	Name        string
 	StartDate   Date // zero when not given
@@ -228,6 +246,7 @@ type InputPlan struct {
 // else the company, the name and the start date.
 type PlanKey struct {
 	PlanID    int64
+	Account   string
 	Company   CompanyIDs
 	Name      string
 	StartDate Date
@@ -238,7 +257,7 @@ func (p *InputPlan) Key() PlanKey {
 	if p.PlanID != 0 {
 		return PlanKey{PlanID: p.PlanID}
 	}
-	return PlanKey{Company: p.Company, Name: p.Name, StartDate: p.StartDate}
+	return PlanKey{Account: p.Account, Company: p.Company, Name: p.Name, StartDate: p.StartDate}
 }
 
 // String formats the key for messages.
@@ -249,6 +268,9 @@ func (k PlanKey) String() string {
 	s := fmt.Sprintf("plan %q starting %s", k.Name, k.StartDate)
 	if !k.Company.IsZero() {
 		s += " of company " + k.Company.String()
+	}
+	if k.Account != "" {
+		s += " of account " + k.Account
 	}
 	return s
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/sourcegraph/conc/pool"
 )
@@ -79,7 +78,7 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 		{"registration number", ids.Registration, c.RegistrationNumber},
 		{"ID number", ids.IDNumber, c.IdentificationNumber},
 	} {
-		if f.given != "" && !sameIdentifier(f.given, f.held) {
+		if f.given != "" && !SameIdentifier(f.given, f.held) {
 			held := f.held
 			if held == "" {
 				held = "none"
@@ -92,49 +91,60 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 	return &c, nil
 }
 
-// sameIdentifier compares identifiers by their letters and digits only, so
-// that "2009/012345/07" and "2009-012345-07" or " 4012345678" agree;
-// leading zeros count.
-func sameIdentifier(a, b string) bool {
-	norm := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return unicode.ToUpper(r)
-			}
-			return -1
-		}, s)
-	}
-	return norm(a) == norm(b)
-}
-
 // CheckRouting reports, before any request, the plans that cannot be routed
-// to an account: with several accounts every plan needs company columns
-// (the company decides the account). lookup tells whether a company lookup
-// is configured; several accounts without one is an error of the
-// configuration, reported by the caller.
+// to an account. With several accounts a plan goes to the account its
+// account column names, else to its company's account (company columns),
+// else to the account that holds its plan_id; a plan with none of these is
+// an error. An account column naming no configured account is an error
+// naming the configured accounts (checked when the accounts have names).
 func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	var ps Problems
+	named := len(accounts) > 0
+	var names []string
+	for _, a := range accounts {
+		if a.Name == "" {
+			named = false
+		}
+		names = append(names, a.Name)
+	}
+	if named {
+		for _, p := range plans {
+			if p.Account != "" && accountIndex(accounts, p.Account) < 0 {
+				ps.Errorf(p.Origin, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
+					p.Key(), p.Account, plural(len(names), " is", "s are"), strings.Join(names, ", "))
+			}
+		}
+	}
 	if len(accounts) <= 1 {
 		return ps
 	}
-	var names []string
-	for _, a := range accounts {
-		if a.Name != "" {
-			names = append(names, a.Name)
-		}
-	}
 	configured := fmt.Sprintf("with %d accounts configured", len(accounts))
-	if len(names) == len(accounts) {
+	if named {
 		configured = fmt.Sprintf("with several accounts configured (%s)", strings.Join(names, ", "))
 	}
 	for _, p := range plans {
-		if p.Company.IsZero() {
-			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number); "+
-				"%s the company decides which account the plan belongs to",
+		if p.Company.IsZero() && p.PlanID == 0 && p.Account == "" {
+			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number), "+
+				"no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to",
 				p.Key(), configured)
 		}
 	}
 	return ps
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// accountIndex finds the configured account named name (letter case and
+// surrounding spaces ignored), or -1.
+func accountIndex(accounts []Account, name string) int {
+	return slices.IndexFunc(accounts, func(a Account) bool {
+		return strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(name))
+	})
 }
 
 // route is where one input plan goes: an account index, or a failure.
@@ -192,37 +202,47 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 			l, looked = results[p.Company], true
 			rt.company = l.company
 		}
+		named := -1
+		if p.Account != "" {
+			named = accountIndex(r.accounts, p.Account)
+		}
 		switch {
 		case len(r.accounts) == 0:
 			rt.fail = "no account is configured"
+		case p.Account != "" && named < 0:
+			rt.fail = fmt.Sprintf("the file names account %q, which is not configured; the configured account%s %s",
+				p.Account, plural(len(r.accounts), " is", "s are"), strings.Join(r.Accounts(), ", "))
+		case looked && l.err != nil:
+			rt.fail = l.err.Error()
+		case named >= 0:
+			// The account column decides; the company, when known, must agree.
+			rt.fail = r.companyDisagrees(p, named, rt.company)
+			if rt.fail == "" {
+				rt.account = named
+			}
 		case len(r.accounts) == 1:
 			a := r.accounts[0]
 			switch {
-			case looked && l.err != nil:
-				rt.fail = l.err.Error()
 			case looked && a.CompanyID != "" && l.company.ID != a.CompanyID:
 				rt.fail = fmt.Sprintf("the company columns name %s, but the configured account %s belongs to company %s; "+
 					"a plan is only written with its own company's account", describeCompany(*l.company), a.Name, a.CompanyID)
 			default:
 				rt.account = 0
 			}
-		default:
-			switch {
-			case p.Company.IsZero():
-				rt.fail = "the plan has no company identifier, and with several accounts the company decides the account"
-			case !looked:
-				rt.fail = "with several accounts the company lookup must be configured to find the plan's account"
-			case l.err != nil:
-				rt.fail = l.err.Error()
-			default:
-				idx := slices.IndexFunc(r.accounts, func(a Account) bool { return a.CompanyID == l.company.ID })
-				if idx < 0 {
-					rt.fail = fmt.Sprintf("no configured account belongs to %s; add an account with company_id %s to the configuration",
-						describeCompany(*l.company), l.company.ID)
-				} else {
-					rt.account = idx
-				}
+		case looked:
+			idx := slices.IndexFunc(r.accounts, func(a Account) bool { return a.CompanyID == l.company.ID })
+			if idx < 0 {
+				rt.fail = fmt.Sprintf("no configured account belongs to %s; add an account with company_id %s to the configuration",
+					describeCompany(*l.company), l.company.ID)
+			} else {
+				rt.account = idx
 			}
+		case p.PlanID != 0:
+			rt.account = routeByPlanID // decided once every account is listed
+		case p.Company.IsZero():
+			rt.fail = "the plan has no company identifier, no account and no plan_id, and with several accounts one of them decides the account"
+		default:
+			rt.fail = "with several accounts the company lookup must be configured to find the plan's account (or give the plan's account or plan_id)"
 		}
 		out[i] = rt
 	}
@@ -258,6 +278,73 @@ func guardUnknownCompany(accounts []Account, routes []route) {
 				"and its company is not known, so eepipe cannot tell which plans belong to it; a plan is only ever written with its own "+
 				"company's key pair. Apply each company's plans with that company's key pair, or use a --config file that gives each "+
 				"account its company_id", len(names), strings.Join(names, ", "), accounts[0].Name)
+		}
+	}
+}
+
+// routeByPlanID marks a route decided by the account that holds the
+// plan's plan_id, once every account is listed.
+const routeByPlanID = -2
+
+// companyDisagrees returns why plan p cannot go to account a, or "": the
+// company the lookup found (company) must be the account's company_id,
+// and company columns must agree with the identifiers the configuration
+// gives for the account. A disagreement is an error, never a guess.
+func (r *Runner) companyDisagrees(p *InputPlan, a int, company *Company) string {
+	acct := r.accounts[a]
+	why := "the account column"
+	if p.Account == "" {
+		why = fmt.Sprintf("plan_id %d (held by account %s)", p.PlanID, acct.Name)
+	}
+	switch {
+	case company != nil && acct.CompanyID != "" && company.ID != acct.CompanyID:
+		return fmt.Sprintf("%s names account %s, whose company is %s, but the company columns name %s; correct one of them",
+			why, acct.Name, acct.CompanyID, describeCompany(*company))
+	case !p.Company.IsZero() && !acct.Company.IsZero() && !SameCompanyIDs(p.Company, acct.Company) && company == nil:
+		return fmt.Sprintf("%s names account %s, whose configured company identifiers are %s, but the company columns give %s; correct one of them",
+			why, acct.Name, acct.Company, p.Company)
+	}
+	return ""
+}
+
+// routeByPlanIDs decides the routes marked routeByPlanID: the one account
+// whose list holds the plan id. A plan id held by no account, or by
+// several, fails that plan.
+func (r *Runner) routeByPlanIDs(plans []*InputPlan, routes []route, lists [][]Plan, errs []error) {
+	var unlisted []string
+	for a, err := range errs {
+		if err != nil {
+			unlisted = append(unlisted, fmt.Sprintf("%s (%v)", r.accounts[a].Name, err))
+		}
+	}
+	for i := range routes {
+		if routes[i].account != routeByPlanID {
+			continue
+		}
+		p := plans[i]
+		routes[i].account = -1
+		held := holders(lists, p.PlanID)
+		switch {
+		case len(held) == 1:
+			if why := r.companyDisagrees(p, held[0], routes[i].company); why != "" {
+				routes[i].fail = why
+			} else {
+				routes[i].account = held[0]
+			}
+		case len(held) > 1:
+			names := make([]string, len(held))
+			for k, a := range held {
+				names[k] = r.accounts[a].Name
+			}
+			routes[i].fail = fmt.Sprintf("plan %d is held by several configured accounts (%s); add the account column to say which one is meant",
+				p.PlanID, strings.Join(names, ", "))
+		case len(unlisted) > 0:
+			routes[i].fail = fmt.Sprintf("plan %d is on none of the accounts that could be listed, and these could not be listed: %s",
+				p.PlanID, strings.Join(unlisted, "; "))
+		default:
+			routes[i].fail = fmt.Sprintf("plan %d is on none of the configured accounts (%s); it may have been deleted: "+
+				"remove the plan_id to create the plan again (with the account column or company columns to choose its account)",
+				p.PlanID, strings.Join(r.Accounts(), ", "))
 		}
 	}
 }
@@ -334,6 +421,17 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	if err != nil {
 		return stopAll(err)
 	}
+	// Plans routed by their plan_id need every account's list.
+	for _, rt := range routes {
+		if rt.account == routeByPlanID {
+			lists, errs := r.listAccounts(ctx, nil)
+			if err := r.gate.stopErr(ctx); err != nil {
+				return stopAll(err)
+			}
+			r.routeByPlanIDs(plans, routes, lists, errs)
+			break
+		}
+	}
 	byAccount := make([][]int, len(r.accounts))
 	for i, rt := range routes {
 		if rt.account < 0 {
@@ -345,16 +443,11 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	}
 
 	// List each account's plans once, concurrently across accounts.
-	lists := make([][]Plan, len(r.accounts))
-	listErrs := make([]error, len(r.accounts))
-	ap := pool.New()
+	want := make([]bool, len(r.accounts))
 	for a, idx := range byAccount {
-		if len(idx) == 0 {
-			continue
-		}
-		ap.Go(func() { lists[a], listErrs[a] = r.accounts[a].Service.ListPlans(ctx) })
+		want[a] = len(idx) > 0
 	}
-	ap.Wait()
+	lists, listErrs := r.listAccounts(ctx, want)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return stopAll(err)
 	}
@@ -366,17 +459,17 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	}
 
 	// Match, then retrieve each referenced plan once.
-	type want struct {
+	type wantPlan struct {
 		account int
 		id      int64
 	}
 	matched := make([]*Plan, len(plans))
-	wanted := map[want]bool{}
-	var order []want
+	wanted := map[wantPlan]bool{}
+	var order []wantPlan
 	for a, idx := range byAccount {
 		for _, i := range idx {
 			if listErrs[a] != nil {
-				cs.Plans[i] = Failed(plans[i], fmt.Sprintf("the plans of account %s could not be listed: %v", r.accounts[a].Name, listErrs[a]))
+				cs.Plans[i] = Failed(plans[i], listError(r.accounts[a].Name, listErrs[a]).Error())
 				continue
 			}
 			m, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
@@ -385,31 +478,28 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 				continue
 			}
 			matched[i] = m
-			if m != nil && !wanted[want{a, m.ID}] {
-				wanted[want{a, m.ID}] = true
-				order = append(order, want{a, m.ID})
+			if m != nil && !wanted[wantPlan{a, m.ID}] {
+				wanted[wantPlan{a, m.ID}] = true
+				order = append(order, wantPlan{a, m.ID})
 			}
 		}
 	}
-	full := make(map[want]*Plan, len(order))
-	getErrs := make(map[want]error)
-	var mu sync.Mutex
-	gp := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	for _, w := range order {
-		gp.Go(func() {
-			p, err := r.accounts[w.account].Service.GetPlan(ctx, w.id)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				getErrs[w] = err
-				return
-			}
-			full[w] = p
-		})
+	refs := make([]storedRef, len(order))
+	for k, w := range order {
+		refs[k] = storedRef{w.account, w.id}
 	}
-	gp.Wait()
+	got, errs := r.getPlans(ctx, refs)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return stopAll(err)
+	}
+	full := make(map[wantPlan]*Plan, len(order))
+	getErrs := make(map[wantPlan]error)
+	for k, w := range order {
+		if errs[k] != nil {
+			getErrs[w] = errs[k]
+		} else {
+			full[w] = got[k]
+		}
 	}
 
 	// Diff, and refuse two input plans that land on the same stored plan
@@ -427,9 +517,9 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 			}
 			var server *Plan
 			if m := matched[i]; m != nil {
-				w := want{a, m.ID}
+				w := wantPlan{a, m.ID}
 				if err := getErrs[w]; err != nil {
-					cs.Plans[i] = Failed(plans[i], fmt.Sprintf("plan %d of account %s could not be retrieved: %v", m.ID, r.accounts[a].Name, err))
+					cs.Plans[i] = Failed(plans[i], getError(r.accounts[a].Name, m.ID, err).Error())
 					continue
 				}
 				server = full[w]

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Plan is a plan as the service stores it. Empty ScorecardID and Sector mean
@@ -91,8 +92,47 @@ type CompanyFinder interface {
 type Account struct {
 	Name      string
 	CompanyID string
-	Service   PlanService
+	// Company are the identifiers the configuration gives for the
+	// account's company (vat_number, registration_number, id_number);
+	// zero when it gives none.
+	Company CompanyIDs
+	// KeyHint names the key pair in messages without revealing it: the
+	// key's first characters (never the secret), "" when unknown.
+	KeyHint string
+	Service PlanService
 }
+
+// KeyHint returns the first characters of an API key followed by an
+// ellipsis, for messages that must name a key without revealing it: at most
+// 8 characters and never more than a third of the key.
+func KeyHint(key string) string {
+	r := []rune(key)
+	n := min(8, len(r)/3)
+	if n == 0 {
+		return ""
+	}
+	return string(r[:n]) + "…"
+}
+
+// AccountRefusedError is the error of a request an account's key pair was
+// refused for (401/403). It stops that account only: the other accounts'
+// plans go on.
+type AccountRefusedError struct {
+	Account string
+	KeyHint string
+	Err     error
+}
+
+func (e *AccountRefusedError) Error() string {
+	key := "its key"
+	if e.KeyHint != "" {
+		key = "key " + e.KeyHint
+	}
+	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.Err)
+}
+
+// Unwrap returns the service's error (it matches ErrUnauthorized).
+func (e *AccountRefusedError) Unwrap() error { return e.Err }
 
 // TargetPatcher is implemented by a PlanService that can set a target's
 // counters without reading the stored target back (the client then skips

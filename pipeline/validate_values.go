@@ -13,6 +13,7 @@ import (
 // Flat table column names. Every reader (flat and grid) uses these as the
 // keys of Record.Cells, next to the counter names of the catalog.
 const (
+	ColAccount             = "account"
 	ColCompanyVAT          = "company_vat_number"
 	ColCompanyRegistration = "company_registration_number"
 	ColCompanyIDNumber     = "company_id_number"
@@ -32,7 +33,7 @@ const (
 var FlatColumns = []string{
 	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
 	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
-	ColYearNumber, ColFinancialYear, ColTargetType,
+	ColYearNumber, ColFinancialYear, ColTargetType, ColAccount,
 }
 
 // IsFlatColumn reports whether name is one of FlatColumns.
@@ -211,7 +212,7 @@ func ParseDateText(s string) (Date, error) {
 		return valMakeDate(t, y, mo, d)
 	}
 	if m := ambiguousDatePattern.FindStringSubmatch(t); m != nil {
-		return Date{}, fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+		return Date{}, valDayMonthError(t, m)
 	}
 	if m := yearFirstPattern.FindStringSubmatch(t); m != nil {
 		y, _ := strconv.Atoi(m[1])
@@ -225,6 +226,40 @@ func ParseDateText(s string) (Date, error) {
 		return Date{}, errors.New("the date is empty")
 	}
 	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", t)
+}
+
+// valDayMonthError explains why a date written NN/NN/YYYY is refused. When
+// both numbers could be the month (03/04/2026) the date is ambiguous. When
+// only one can (31/08/2029: 31 is no month; 08/31/2029), the date is clear
+// but not ISO: the message says so and shows the ISO form.
+func valDayMonthError(t string, m []string) error {
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	y, _ := strconv.Atoi(m[3])
+	if len(m[3]) == 2 {
+		y += 2000
+	}
+	var day, month int
+	var order string
+	switch {
+	case a == b || (a > 12 && b >= 1 && b <= 12):
+		day, month, order = a, b, "day/month/year"
+	case b > 12 && a >= 1 && a <= 12:
+		day, month, order = b, a, "month/day/year"
+	case a > 12 && b > 12:
+		return fmt.Errorf("%q is not a date: neither %d nor %d is a month; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t, a, b)
+	default:
+		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+	}
+	d, err := valMakeDate(t, y, month, day)
+	if err != nil {
+		return err
+	}
+	why := fmt.Sprintf("%d is no month", max(a, b))
+	if a == b {
+		why = "day and month are the same"
+	}
+	return fmt.Errorf("%q is not written as YYYY-MM-DD: it can only be %s (%s), but the format requires ISO dates to rule out day/month mix-ups; write it as %s", t, order, why, d)
 }
 
 // valPlainISODate splits the common spelling YYYY-MM-DD without the

@@ -101,6 +101,13 @@ func TestParseDateText(t *testing.T) {
 		{"03/04/2026", "", "ambiguous"},
 		{"3.4.26", "", "ambiguous"},
 		{"03-04-2026", "", "ambiguous"},
+		{"31/08/2029", "", "can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31"},
+		{"08/31/2029", "", "can only be month/day/year (31 is no month)"},
+		{"08/31/2029", "", "write it as 2029-08-31"},
+		{"31.8.29", "", "write it as 2029-08-31"},
+		{"05/05/2027", "", "write it as 2027-05-05"},
+		{"31/02/2029", "", "not a real date"},
+		{"31/13/2029", "", "neither 31 nor 13 is a month"},
 		{"2026/03/01", "", "write it as 2026-03-01"},
 		{"1 March 2026", "", "YYYY-MM-DD"},
 		{"46082", "", "YYYY-MM-DD"},
@@ -326,4 +333,19 @@ func atoiOrFail(t *rapid.T, s string) int {
 		t.Fatalf("%q: %v", s, err)
 	}
 	return n
+}
+
+// TestParseDateDayMonth: the strict ISO parser (flags such as template
+// --start) refuses a day/month date but shows its ISO form when it is
+// clear, and calls 03/04/2026 ambiguous.
+func TestParseDateDayMonth(t *testing.T) {
+	for in, want := range map[string]string{
+		"31/08/2029": "write it as 2029-08-31",
+		"03/04/2026": "ambiguous",
+		"1 May 2026": "not a date in the form YYYY-MM-DD",
+	} {
+		if _, err := ParseDate(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseDate(%q) = %v; want %q", in, err, want)
+		}
+	}
 }

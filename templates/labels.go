@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -54,6 +55,8 @@ var MetaFields = []MetaField{
 		Help: "One of the sectors in the drop-down, or blank."},
 	{Key: "scorecard_id", Label: "Scorecard ID", Aliases: []string{"Scorecard"}, Kind: MetaIdentifier,
 		Help: "scorecard_...: links the plan to a scorecard; on create it pre-fills the baseline."},
+	{Key: "account", Label: "Account", Aliases: []string{"Account name"}, Kind: MetaText,
+		Help: "The configured eepipe account the plan belongs to (exports fill it in). Blank: the company or the plan id decides."},
 }
 
 // Normalize folds a label for matching: lower case, every run of characters
@@ -98,16 +101,27 @@ func MetaFieldFor(text string) (MetaField, bool) {
 }
 
 // levelLabels are the row labels of the default levels, after the statutory
-// EE workforce tables, and further spellings the reader accepts.
+// EE workforce tables (forms EEA2, EEA4, EEA13), and further spellings the
+// reader accepts. Beyond these exact spellings, Matcher.Level also accepts
+// any spelling with the same words once connectors ("and", "&"), commas
+// and slashes, plurals and "middle"/"mid" are set aside, so
+// "Skilled technical and academically qualified workers/junior
+// management/supervisors/foremen/superintendents" is the skilled level.
 var levelLabels = map[string][]string{
 	"top_managers":    {"Top management", "Top managers", "Top"},
 	"senior_managers": {"Senior management", "Senior managers", "Senior"},
 	"middle_managers": {"Professionally qualified / middle management", "Middle management", "Middle managers",
 		"Mid management", "Mid-management", "Professionally qualified",
-		"Professionally qualified and experienced specialists and mid-management"},
+		"Professionally qualified and experienced specialists and mid-management",
+		"Professionally qualified and experienced specialists",
+		"Experienced specialists and mid-management",
+		"Professionally qualified / mid-management"},
 	"junior_managers": {"Skilled technical / junior management", "Junior management", "Junior managers",
 		"Skilled technical", "Skilled",
-		"Skilled technical and academically qualified workers, junior management, supervisors, foremen, and superintendents"},
+		"Skilled technical and academically qualified workers, junior management, supervisors, foremen, and superintendents",
+		"Skilled technical and academically qualified workers",
+		"Junior management, supervisors, foremen and superintendents",
+		"Academically qualified workers, junior management, supervisors, foremen and superintendents"},
 	"semi_skilled_employees": {"Semi-skilled", "Semi-skilled employees", "Semi skilled",
 		"Semi-skilled and discretionary decision making"},
 	"unskilled_employees": {"Unskilled", "Unskilled employees", "Unskilled and defined decision making"},
@@ -122,7 +136,7 @@ var raceLabels = map[string][]string{
 	"coloured": {"Coloured", "Coloureds", "Colored", "C"},
 	"indian":   {"Indian", "Indians", "I"},
 	"white":    {"White", "Whites", "W"},
-	"foreign":  {"Foreign nationals", "Foreign national", "Foreign", "Foreigners"},
+	"foreign":  {"Foreign nationals", "Foreign national", "Foreign", "Foreigners", "FN"},
 }
 
 var genderLabels = map[string][]string{
@@ -189,6 +203,8 @@ func GridLabel(yearNumber int, fy pipeline.FinancialYear, targetType string) str
 // levels, races and genders.
 type Matcher struct {
 	levels, races, genders map[string]string // normalised spelling -> key
+	levelCanon             map[string]string // LevelWords spelling -> key ("" when two levels share it)
+	levelKeys              []string          // the catalog's levels, in order
 	levelNames             []string          // candidates for suggestions
 	raceNames, genderNames []string
 }
@@ -200,6 +216,18 @@ func NewMatcher(cat *pipeline.Catalog) *Matcher {
 	}
 	m := &Matcher{levels: map[string]string{}, races: map[string]string{}, genders: map[string]string{}}
 	m.levelNames = fill(m.levels, levelLabels, cat.Levels())
+	m.levelKeys = cat.Levels()
+	m.levelCanon = map[string]string{}
+	for _, k := range m.levelKeys {
+		for _, sp := range levelSpellings(k) {
+			c := LevelWords(sp)
+			if prev, taken := m.levelCanon[c]; taken && prev != k {
+				m.levelCanon[c] = "" // two levels read the same: neither by this spelling
+				continue
+			}
+			m.levelCanon[c] = k
+		}
+	}
 	m.raceNames = fill(m.races, raceLabels, cat.Races())
 	m.genderNames = fill(m.genders, genderLabels, cat.Genders())
 	return m
@@ -221,8 +249,56 @@ func fill(into map[string]string, table map[string][]string, keys []string) []st
 	return names
 }
 
-// Level returns the level key a row label names.
-func (m *Matcher) Level(text string) (string, bool) { k, ok := m.levels[Normalize(text)]; return k, ok }
+// levelSpellings returns the writer's label, the key and the aliases of a level.
+func levelSpellings(key string) []string {
+	return append([]string{label(levelLabels, key), key}, levelLabels[key]...)
+}
+
+// LevelWords folds an occupational-level label for matching beyond
+// Normalize: connectors ("and", "or", "&", "the", "of") are dropped,
+// "middle" reads "mid", and plurals read as singulars ("foremen",
+// "supervisors"), so "Professionally qualified, experienced specialists and
+// middle management" and "Professionally qualified and experienced
+// specialists and mid-management" fold alike, as do commas and slashes
+// between the parts of a statutory level name.
+func LevelWords(s string) string {
+	words := strings.Fields(Normalize(s))
+	out := make([]string, 0, len(words)+1)
+	for _, w := range words {
+		switch w {
+		case "and", "or", "the", "of", "amp":
+			continue
+		case "middle":
+			w = "mid"
+		case "foremen":
+			w = "foreman"
+		case "semiskilled":
+			out = append(out, "semi")
+			w = "skilled"
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+// Level returns the level key a row label names: one of the spellings
+// exactly (after Normalize), or the same words after LevelWords.
+func (m *Matcher) Level(text string) (string, bool) {
+	n := Normalize(text)
+	if k, ok := m.levels[n]; ok {
+		return k, true
+	}
+	if n == "" {
+		return "", false
+	}
+	if k := m.levelCanon[LevelWords(text)]; k != "" {
+		return k, true
+	}
+	return "", false
+}
 
 // Race returns the race key a column header names.
 func (m *Matcher) Race(text string) (string, bool) { k, ok := m.races[Normalize(text)]; return k, ok }
@@ -234,9 +310,17 @@ func (m *Matcher) Gender(text string) (string, bool) {
 }
 
 // RaceGender recognises a combined column header such as "African male",
-// "african_male" or "Male African".
+// "african_male", "Male African", "A male" or the two-letter code "AM"
+// (a one-letter race and a one-letter gender).
 func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
 	words := strings.Fields(Normalize(text))
+	if len(words) == 1 && len(words[0]) == 2 {
+		r, ok1 := m.races[words[0][:1]]
+		g, ok2 := m.genders[words[0][1:]]
+		if ok1 && ok2 {
+			return r, g, true
+		}
+	}
 	for i := 1; i < len(words); i++ {
 		a, b := strings.Join(words[:i], " "), strings.Join(words[i:], " ")
 		if r, ok1 := m.races[a]; ok1 {
@@ -253,9 +337,69 @@ func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
 	return "", "", false
 }
 
-// SuggestLevel returns the closest level labels and keys to text.
+// SuggestLevel returns the closest level labels and keys to text. It never
+// comes back empty for a catalog with levels: a label too far from every
+// level by spelling gets the levels that share the most words with it, or
+// else the first levels of the catalog.
 func (m *Matcher) SuggestLevel(text string) []string {
-	return closestDistinct(text, m.levelNames)
+	if out := closestDistinct(text, m.levelNames); len(out) > 0 {
+		return out
+	}
+	return m.levelsByWords(text)
+}
+
+// levelsByWords ranks the catalog's levels by the share of words (after
+// LevelWords) their best spelling has in common with text, and returns the
+// labels of the first three.
+func (m *Matcher) levelsByWords(text string) []string {
+	words := strings.Fields(LevelWords(text))
+	type scored struct {
+		key   string
+		score float64
+		i     int
+	}
+	var all []scored
+	for i, k := range m.levelKeys {
+		best := 0.0
+		for _, sp := range levelSpellings(k) {
+			best = max(best, wordOverlap(words, strings.Fields(LevelWords(sp))))
+		}
+		all = append(all, scored{k, best, i})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	var out []string
+	for _, s := range all {
+		if len(out) == 3 {
+			break
+		}
+		out = append(out, label(levelLabels, s.key))
+	}
+	return out
+}
+
+// wordOverlap is the Jaccard similarity of two word lists.
+func wordOverlap(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	in := map[string]bool{}
+	for _, w := range a {
+		in[w] = true
+	}
+	common, union := 0, len(in)
+	seen := map[string]bool{}
+	for _, w := range b {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if in[w] {
+			common++
+		} else {
+			union++
+		}
+	}
+	return float64(common) / float64(union)
 }
 
 // SuggestRace returns the closest race headers and keys to text.

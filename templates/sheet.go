@@ -35,6 +35,7 @@ type PlanSheet struct {
 	EndDate     pipeline.Date
 	Sector      string
 	ScorecardID string
+	Account     string // the configured account's name; "" leaves the cell blank
 	Grids       []Grid
 }
 
@@ -322,6 +323,8 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 			c.text(vc, row, ps.Sector)
 		case "scorecard_id":
 			c.text(vc, row, ps.ScorecardID)
+		case "account":
+			c.text(vc, row, ps.Account)
 		}
 		row++
 	}

@@ -19,8 +19,6 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/planapi"
 )
 
 // The conformance tests drive the real apiclient.Client against the
@@ -75,15 +73,16 @@ func statusOf(err error) int {
 	return 0
 }
 
-// expectAPIError fails unless err is an APIError with status that matches sentinel.
-func expectAPIError(t *testing.T, what string, err error, status int, sentinel error) *apiclient.APIError {
+// expectAPIError fails unless err is an APIError with status. (What a
+// status means to the pipeline is the adapter's business, tested there.)
+func expectAPIError(t *testing.T, what string, err error, status int) *apiclient.APIError {
 	t.Helper()
 	var ae *apiclient.APIError
 	if !errors.As(err, &ae) {
 		t.Fatalf("%s: error %v, want an APIError %d", what, err, status)
 	}
-	if ae.StatusCode != status || !errors.Is(planapi.Err(err), sentinel) {
-		t.Fatalf("%s: %v (status %d), want %d matching %v", what, err, ae.StatusCode, status, sentinel)
+	if ae.StatusCode != status {
+		t.Fatalf("%s: %v (status %d), want %d", what, err, ae.StatusCode, status)
 	}
 	if len(ae.Messages) == 0 {
 		t.Errorf("%s: no error messages in %v", what, err)
@@ -149,13 +148,13 @@ func TestConformanceAuthentication(t *testing.T) {
 		"expired key":     {"mpk_gone", "s-gone"},
 	} {
 		_, err := client(t, srv, a).ListPlans(ctx)
-		ae := expectAPIError(t, name, err, 401, pipeline.ErrUnauthorized)
+		ae := expectAPIError(t, name, err, 401)
 		if strings.Contains(ae.Error(), a.secret) {
 			t.Errorf("%s: the error shows the secret", name)
 		}
 		// A POST refused for its credentials stores nothing.
 		_, err = client(t, srv, a).CreatePlan(ctx, newPlan("2025-09-01", "2026-08-31"))
-		expectAPIError(t, name+" create", err, 401, pipeline.ErrUnauthorized)
+		expectAPIError(t, name+" create", err, 401)
 	}
 	if n := len(srv.Sandbox.Plans("acme")) + len(srv.Sandbox.Plans("gone")); n != 0 {
 		t.Errorf("%d plans stored by refused requests", n)
@@ -194,13 +193,17 @@ func TestConformancePlans(t *testing.T) {
 		t.Fatalf("created %s..%s era %s, %d milestones, name %q", p.StartDate, p.EndDate, p.Era, len(p.Milestones), p.Name)
 	}
 	for i, m := range p.Milestones {
-		if m.YearNumber != i+1 || len(m.Targets) != 2 || m.Targets[0].TargetType != pipeline.TargetAll || m.Targets[1].TargetType != pipeline.TargetDisabled {
+		if m.YearNumber != i+1 || len(m.Targets) != 2 || m.Targets[0].TargetType != "all_employees" || m.Targets[1].TargetType != "disabled_employees" {
 			t.Fatalf("milestone %d: %+v", i, m)
 		}
 	}
-	cat, err := planapi.CatalogFromTarget(p.Milestones[0].Targets[0])
-	if err != nil || !slices.Equal(cat.Names(), pipeline.DefaultCatalog().Names()) {
-		t.Errorf("catalog from a served target: %v (%d names)", err, cat.Len())
+	var served []string
+	for n := range p.Milestones[0].Targets[0].Counters {
+		served = append(served, n)
+	}
+	slices.Sort(served)
+	if want := sandbox.ContractStatement().Counters; !slices.Equal(served, want) {
+		t.Errorf("a served target carries %d counters, want the %d of the sandbox's catalog", len(served), len(want))
 	}
 
 	// Prefill from the scorecard's workforce, on create only.
@@ -212,7 +215,7 @@ func TestConformancePlans(t *testing.T) {
 	for _, m := range pre.Milestones {
 		for _, tg := range m.Targets {
 			want := wf.AllEmployees
-			if tg.TargetType == pipeline.TargetDisabled {
+			if tg.TargetType == "disabled_employees" {
 				want = wf.DisabledEmployees
 			}
 			for n, v := range want {
@@ -260,7 +263,7 @@ func TestConformancePlans(t *testing.T) {
 			t.Errorf("%s = %d, want %d", n, got.Counters[n], want)
 		}
 	}
-	if got.TargetType != pipeline.TargetAll || got.ID != tg.ID {
+	if got.TargetType != "all_employees" || got.ID != tg.ID {
 		t.Errorf("target %d %s", got.ID, got.TargetType)
 	}
 	var tr apiclient.Target
@@ -268,7 +271,7 @@ func TestConformancePlans(t *testing.T) {
 		[]byte(`{"employment_equity_target":{"target_type":"disabled_employees","number_of_unknown_x_y":5,"note":"x"}}`), &tr); err != nil {
 		t.Fatal(err)
 	}
-	if tr.TargetType != pipeline.TargetAll || len(tr.Counters) != 90 {
+	if tr.TargetType != "all_employees" || len(tr.Counters) != 90 {
 		t.Errorf("target_type or unknown fields were applied: %s, %d counters", tr.TargetType, len(tr.Counters))
 	}
 
@@ -291,17 +294,16 @@ func TestConformancePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetPlan(ctx, pre.ID)
-	expectAPIError(t, "get deleted", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "get deleted", err, 404)
 	err = c.DeletePlan(ctx, pre.ID)
-	expectAPIError(t, "delete deleted", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "delete deleted", err, 404)
 	_, err = c.UpdateTarget(ctx, pre.ID, pre.Milestones[1].ID, tg.ID, map[string]int64{"number_of_african_female_top_managers": 1})
-	expectAPIError(t, "target of deleted plan", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "target of deleted plan", err, 404)
 
-	// The PlanService adapter sees the same plan.
-	svc := planapi.New(c)
-	dp, err := svc.GetPlan(ctx, p.ID)
-	if err != nil || len(dp.Milestones) != 5 || dp.EndDate != pipeline.LatestEnd {
-		t.Errorf("plan service: %v %+v", err, dp)
+	// The first plan is still there, clamped.
+	first, err := c.GetPlan(ctx, p.ID)
+	if err != nil || len(first.Milestones) != 5 || first.EndDate != "2030-08-31" {
+		t.Errorf("first plan: %v %+v", err, first)
 	}
 }
 
@@ -325,110 +327,109 @@ func TestConformanceErrorTable(t *testing.T) {
 	planURL := fmt.Sprintf("/api/public/v1/employment_equity_plans/%d", p.ID)
 
 	rows := []struct {
-		name     string
-		call     func() error
-		status   int
-		sentinel error
-		message  string
+		name    string
+		call    func() error
+		status  int
+		message string
 	}{
 		{"422 create: start_date before 2025-09-01", func() error {
 			_, err := c.CreatePlan(ctx, newPlan("2025-08-31", "2026-08-31"))
 			return err
-		}, 422, pipeline.ErrInvalid, "2025-09-01"},
+		}, 422, "2025-09-01"},
 		{"422 create: end_date before start_date", func() error {
 			_, err := c.CreatePlan(ctx, newPlan("2026-09-01", "2026-08-31"))
 			return err
-		}, 422, pipeline.ErrInvalid, "end_date"},
+		}, 422, "end_date"},
 		{"422 create: unknown scorecard_id", func() error {
 			_, err := c.CreatePlan(ctx, apiclient.PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31", ScorecardID: "scorecard_nope"})
 			return err
-		}, 422, pipeline.ErrInvalid, "Scorecard not found"},
+		}, 422, "Scorecard not found"},
 		{"422 create: another account's scorecard_id", func() error {
 			_, err := c.CreatePlan(ctx, apiclient.PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31", ScorecardID: "scorecard_bluecrane_2025"})
 			return err
-		}, 422, pipeline.ErrInvalid, "Scorecard not found"},
+		}, 422, "Scorecard not found"},
 		{"422 update: unknown scorecard_id", func() error {
 			_, err := c.UpdatePlan(ctx, p.ID, apiclient.PlanUpdate{ScorecardID: sec("scorecard_nope")})
 			return err
-		}, 422, pipeline.ErrInvalid, "Scorecard not found"},
+		}, 422, "Scorecard not found"},
 		{"422 update: another account's scorecard_id", func() error {
 			_, err := c.UpdatePlan(ctx, p.ID, apiclient.PlanUpdate{ScorecardID: sec("scorecard_bluecrane_2025")})
 			return err
-		}, 422, pipeline.ErrInvalid, "Scorecard not found"},
+		}, 422, "Scorecard not found"},
 		{"422 create: sector not in the list", func() error {
 			_, err := c.CreatePlan(ctx, apiclient.PlanCreate{StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Farming"})
 			return err
-		}, 422, pipeline.ErrInvalid, "sector"},
+		}, 422, "sector"},
 		{"422 update: sector not in the list", func() error {
 			_, err := c.UpdatePlan(ctx, p.ID, apiclient.PlanUpdate{Sector: sec("construction")})
 			return err
-		}, 422, pipeline.ErrInvalid, "sector"},
+		}, 422, "sector"},
 		{"422 update: invalid date", func() error {
 			return c.Do(ctx, "PATCH", planURL, []byte(`{"employment_equity_plan":{"end_date":"2026-02-30"}}`), nil)
-		}, 422, pipeline.ErrInvalid, "end_date"},
+		}, 422, "end_date"},
 		{"422 update target: negative counter", func() error {
 			_, err := c.UpdateTarget(ctx, p.ID, m0.ID, m0.Targets[0].ID, map[string]int64{"number_of_african_male_top_managers": -1})
 			return err
-		}, 422, pipeline.ErrInvalid, "number_of_african_male_top_managers"},
+		}, 422, "number_of_african_male_top_managers"},
 		{"422 update target: decimal counter", func() error {
 			return c.Do(ctx, "PATCH", fmt.Sprintf("%s/employment_equity_milestones/%d/employment_equity_targets/%d", planURL, m0.ID, m0.Targets[0].ID),
 				[]byte(`{"employment_equity_target":{"number_of_coloured_female_senior_managers":1.5}}`), nil)
-		}, 422, pipeline.ErrInvalid, "number_of_coloured_female_senior_managers"},
+		}, 422, "number_of_coloured_female_senior_managers"},
 		{"422 update target: string counter", func() error {
 			return c.Do(ctx, "PATCH", fmt.Sprintf("%s/employment_equity_milestones/%d/employment_equity_targets/%d", planURL, m0.ID, m0.Targets[0].ID),
 				[]byte(`{"employment_equity_target":{"number_of_coloured_female_senior_managers":"2"}}`), nil)
-		}, 422, pipeline.ErrInvalid, "number_of_coloured_female_senior_managers"},
+		}, 422, "number_of_coloured_female_senior_managers"},
 		{"404 update plan: unknown plan", func() error {
 			_, err := c.UpdatePlan(ctx, 987654, apiclient.PlanUpdate{Sector: sec("Construction")})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 update plan: another account's plan", func() error {
 			_, err := bc.UpdatePlan(ctx, p.ID, apiclient.PlanUpdate{Sector: sec("Construction")})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 retrieve: another account's plan", func() error {
 			_, err := bc.GetPlan(ctx, p.ID)
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
-		{"404 delete plan: unknown plan", func() error { return c.DeletePlan(ctx, 987654) }, 404, pipeline.ErrNotFound, ""},
-		{"404 delete plan: another account's plan", func() error { return bc.DeletePlan(ctx, p.ID) }, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
+		{"404 delete plan: unknown plan", func() error { return c.DeletePlan(ctx, 987654) }, 404, ""},
+		{"404 delete plan: another account's plan", func() error { return bc.DeletePlan(ctx, p.ID) }, 404, ""},
 		{"404 update target: another account's plan", func() error {
 			_, err := bc.UpdateTarget(ctx, p.ID, m0.ID, m0.Targets[0].ID, map[string]int64{"number_of_african_male_top_managers": 1})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 update target: milestone of another plan", func() error {
 			_, err := c.UpdateTarget(ctx, p.ID, other.Milestones[0].ID, other.Milestones[0].Targets[0].ID, map[string]int64{"number_of_african_male_top_managers": 1})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 update target: target of another milestone", func() error {
 			_, err := c.UpdateTarget(ctx, p.ID, m1.ID, m0.Targets[0].ID, map[string]int64{"number_of_african_male_top_managers": 1})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 update target: unknown target", func() error {
 			_, err := c.UpdateTarget(ctx, p.ID, m1.ID, 987654, map[string]int64{"number_of_african_male_top_managers": 1})
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 scorecard: another account's scorecard", func() error {
 			_, err := c.GetScorecard(ctx, "scorecard_bluecrane_2025")
 			return err
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"404 recalculate: another account's scorecard", func() error {
 			return c.RecalculateScorecard(ctx, "scorecard_bluecrane_2025")
-		}, 404, pipeline.ErrNotFound, ""},
+		}, 404, ""},
 		{"409 recalculate: a run in progress", func() error {
 			if err := c.RecalculateScorecard(ctx, "scorecard_acme_2025"); err != nil {
 				return fmt.Errorf("first run: %w", err)
 			}
 			return c.RecalculateScorecard(ctx, "scorecard_acme_2025")
-		}, 409, pipeline.ErrConflict, "in progress"},
+		}, 409, "in progress"},
 		{"400 company search without a parameter", func() error {
 			_, err := c.SearchCompanies(ctx, apiclient.CompanyQuery{})
 			return err
-		}, 400, pipeline.ErrInvalid, ""},
+		}, 400, ""},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			ae := expectAPIError(t, row.name, row.call(), row.status, row.sentinel)
+			ae := expectAPIError(t, row.name, row.call(), row.status)
 			if row.message != "" && !strings.Contains(strings.Join(ae.Messages, " "), row.message) {
 				t.Errorf("messages %q do not mention %q", ae.Messages, row.message)
 			}
@@ -484,20 +485,20 @@ func TestConformanceScorecards(t *testing.T) {
 		"bad date":         {Description: "d", StartDate: "2027-13-01", EndDate: "2028-02-28", CharterID: "alpha_ict", Province: "National"},
 	} {
 		_, err := c.CreateScorecard(ctx, bad)
-		expectAPIError(t, name, err, 422, pipeline.ErrInvalid)
+		expectAPIError(t, name, err, 422)
 	}
 	_, err = c.UpdateScorecard(ctx, sc.ID, apiclient.ScorecardInput{CharterID: "alpha_nope"})
-	expectAPIError(t, "update charter", err, 422, pipeline.ErrInvalid)
+	expectAPIError(t, "update charter", err, 422)
 
 	// Another account's scorecard: 404 on every operation.
 	_, err = bc.GetScorecard(ctx, sc.ID)
-	expectAPIError(t, "foreign get", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "foreign get", err, 404)
 	_, err = bc.UpdateScorecard(ctx, sc.ID, apiclient.ScorecardInput{Province: "Gauteng"})
-	expectAPIError(t, "foreign update", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "foreign update", err, 404)
 	err = bc.DeleteScorecard(ctx, sc.ID)
-	expectAPIError(t, "foreign delete", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "foreign delete", err, 404)
 	err = bc.RecalculateScorecard(ctx, sc.ID)
-	expectAPIError(t, "foreign recalculate", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "foreign recalculate", err, 404)
 	bl, err := bc.ListScorecards(ctx)
 	if err != nil || len(bl) != 1 || bl[0].ID != "scorecard_bluecrane_2025" {
 		t.Errorf("bluecrane list: %v %+v", err, bl)
@@ -507,7 +508,7 @@ func TestConformanceScorecards(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetScorecard(ctx, sc.ID)
-	expectAPIError(t, "get deleted", err, 404, pipeline.ErrNotFound)
+	expectAPIError(t, "get deleted", err, 404)
 }
 
 func TestConformanceRecalculation(t *testing.T) {
@@ -521,7 +522,7 @@ func TestConformanceRecalculation(t *testing.T) {
 	}
 	err := c.RecalculateScorecard(ctx, "scorecard_acme_2025")
 	if time.Since(started) < run {
-		expectAPIError(t, "second while running", err, 409, pipeline.ErrConflict)
+		expectAPIError(t, "second while running", err, 409)
 	}
 	// Another scorecard's run is independent.
 	if err := c.RecalculateScorecard(ctx, "scorecard_acme_2026"); err != nil {
@@ -534,7 +535,7 @@ func TestConformanceRecalculation(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(planapi.Err(err), pipeline.ErrConflict) || time.Now().After(deadline) {
+		if statusOf(err) != 409 || time.Now().After(deadline) {
 			t.Fatalf("after the run: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -584,14 +585,9 @@ func TestConformanceCompanies(t *testing.T) {
 	}
 	bad := client(t, srv, acme, func(o *apiclient.Options) { o.LookupPassword = "wrong" })
 	_, err := bad.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: "4012345678"})
-	ae := expectAPIError(t, "wrong lookup password", err, 401, pipeline.ErrUnauthorized)
+	ae := expectAPIError(t, "wrong lookup password", err, 401)
 	if strings.Contains(ae.Error(), "wrong") {
 		t.Error("the error shows the password")
-	}
-	finder := planapi.NewFinder(c)
-	found, err := finder.FindCompanies(ctx, pipeline.CompanyIDs{VAT: "4098765432"})
-	if err != nil || len(found) != 1 || found[0].ID != "Q2wE9z" {
-		t.Errorf("company finder: %v %+v", err, found)
 	}
 }
 
@@ -646,13 +642,13 @@ func TestConformanceFaults(t *testing.T) {
 	_ = srv.Sandbox.SetFaults("lost=1")
 	_, err = c.CreatePlan(ctx, apiclient.PlanCreate{Name: "lost answer", StartDate: "2026-09-01", EndDate: "2027-08-31"})
 	if !errors.Is(err, apiclient.ErrUnclearOutcome) {
-		t.Fatalf("lost POST: %v, want an unclear outcome", err)
+		t.Fatalf("lost POST: %v, want an unclear outcome (no answer)", err)
 	}
 	// reset: the connection drops before the service acts; still unclear to the client.
 	_ = srv.Sandbox.SetFaults("reset=1")
 	_, err = c.CreatePlan(ctx, apiclient.PlanCreate{Name: "reset", StartDate: "2026-09-01", EndDate: "2027-08-31"})
 	if !errors.Is(err, apiclient.ErrUnclearOutcome) {
-		t.Fatalf("reset POST: %v, want an unclear outcome", err)
+		t.Fatalf("reset POST: %v, want an unclear outcome (no answer)", err)
 	}
 	_ = srv.Sandbox.SetFaults("")
 	list, err := c.ListPlans(ctx)

@@ -4,10 +4,20 @@
 // contract-notes B) and the company lookup under /api/companies (Basic
 // authentication), on one http.Handler.
 //
+// The sandbox has its own statement of the contract (contract.go: value
+// lists, the served counter catalog, dates, the clamp and the milestones),
+// written from the seed and the contract notes. It imports no domain
+// package, only apiclient's wire types and signature, so that a mistake in
+// the pipeline's rules is not made on both sides; a pipeline test compares
+// the two statements.
+//
 // A Sandbox is loaded from Fixtures (accounts with their key pairs, lookup
 // users, companies and scorecards with the workforce used by baseline
 // prefill), injects faults (503, 429, dropped connections, lost answers) and
-// latency on demand, and counts what it served on GET /_sandbox/stats. It is
-// safe for concurrent use. `eepipe sandbox` serves it on a TCP address; tests
-// use Start.
+// latency (a deadline from each request's arrival) on demand, and counts
+// what it served on GET /_sandbox/stats. It is safe for concurrent use: a
+// plan's JSON is built once per change and kept, and no global lock is held
+// while encoding. `eepipe sandbox` serves it on a TCP address; tests use
+// Start, whose server bounds header, body, write and idle time and reads a
+// body only after the key was found known and unexpired.
 package sandbox

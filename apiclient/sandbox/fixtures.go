@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // defaultFixturesJSON is a copy of testdata/sandbox-fixtures.json (a test
@@ -73,7 +72,7 @@ func (w *Workforce) counters(targetType string) map[string]int64 {
 	if w == nil {
 		return nil
 	}
-	if targetType == pipeline.TargetDisabled {
+	if targetType == targetDisabled {
 		return w.DisabledEmployees
 	}
 	return w.AllEmployees
@@ -286,7 +285,7 @@ func (fx *Fixtures) Validate() error {
 			add("%s: account %q is not one of the accounts", where, sc.Account)
 		}
 		if sc.Workforce != nil {
-			for _, tt := range pipeline.TargetTypes {
+			for _, tt := range targetTypes {
 				for _, name := range sortedKeys(sc.Workforce.counters(tt)) {
 					if v := sc.Workforce.counters(tt)[name]; v < 0 {
 						add("%s: workforce.%s: counter %s is %d; counters are zero or greater", where, tt, name, v)
@@ -309,7 +308,6 @@ func (fx *Fixtures) Validate() error {
 // out, as new plans carry the default catalog's counters only).
 func (fx *Fixtures) Warnings() []string {
 	var out []string
-	cat := pipeline.DefaultCatalog()
 	for i, sc := range fx.Scorecards {
 		where := fmt.Sprintf("scorecards[%d]", i)
 		if sc.ID != "" {
@@ -324,14 +322,14 @@ func (fx *Fixtures) Warnings() []string {
 		if sc.Workforce == nil {
 			continue
 		}
-		for _, tt := range pipeline.TargetTypes {
+		for _, tt := range targetTypes {
 			for _, name := range sortedKeys(sc.Workforce.counters(tt)) {
-				if cat.Has(name) {
+				if served.lookup(name) >= 0 {
 					continue
 				}
 				msg := fmt.Sprintf("%s: workforce.%s: %s is not a counter of the default catalog; the prefill leaves it out", where, tt, name)
-				if s := cat.Suggest(name, 1); len(s) > 0 {
-					msg += fmt.Sprintf(" (did you mean %s?)", s[0])
+				if s := served.suggest(name); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
 				}
 				out = append(out, msg)
 			}

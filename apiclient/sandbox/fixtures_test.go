@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 func TestEmbeddedFixturesMatchTestdata(t *testing.T) {
@@ -72,26 +71,26 @@ func TestDefaultFixturesContent(t *testing.T) {
 		}
 	}
 	owner := map[string]string{}
-	cat := pipeline.DefaultCatalog()
 	for _, sc := range fx.Scorecards {
 		owner[sc.ID] = sc.Account
 		if sc.Workforce == nil {
 			continue
 		}
-		for _, tt := range pipeline.TargetTypes {
+		for _, tt := range targetTypes {
 			m := sc.Workforce.counters(tt)
-			if len(m) != cat.Len() {
-				t.Errorf("%s %s: %d counters, want all %d", sc.ID, tt, len(m), cat.Len())
+			if len(m) != len(served.names) {
+				t.Errorf("%s %s: %d counters, want all %d", sc.ID, tt, len(m), len(served.names))
 			}
-			for _, r := range pipeline.Races {
-				for _, g := range pipeline.Genders {
+			name := func(r, g, l string) string { return "number_of_" + r + "_" + g + "_" + l }
+			for _, r := range counterRaces {
+				for _, g := range counterGenders {
 					sum := int64(0)
-					for _, l := range pipeline.OccupationalLevels {
-						sum += m[pipeline.CounterName(r, g, l)]
+					for _, l := range counterLevels[:6] { // the six occupational levels
+						sum += m[name(r, g, l)]
 					}
-					perm := m[pipeline.CounterName(r, g, "total_permanent_employees")]
-					temp := m[pipeline.CounterName(r, g, "temporary_employees")]
-					grand := m[pipeline.CounterName(r, g, "grand_total_employees")]
+					perm := m[name(r, g, "total_permanent_employees")]
+					temp := m[name(r, g, "temporary_employees")]
+					grand := m[name(r, g, "grand_total_employees")]
 					if perm != sum || grand != perm+temp {
 						t.Errorf("%s %s %s %s: total_permanent %d (levels sum %d), temporary %d, grand_total %d", sc.ID, tt, r, g, perm, sum, temp, grand)
 					}

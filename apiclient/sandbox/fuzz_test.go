@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"testing"
+	"time"
 )
 
 func FuzzParseFaults(f *testing.F) {
@@ -43,6 +44,28 @@ func FuzzParseFixtures(f *testing.F) {
 		}
 		if _, err := New(Options{Fixtures: fx}); err != nil {
 			t.Fatalf("New rejects parsed fixtures: %v", err)
+		}
+	})
+}
+
+// FuzzParseCivilDate checks the sandbox's date parser against the standard
+// library's reading of the layout 2006-01-02: the same strings are dates,
+// with the same year, month and day, and String gives the input back.
+func FuzzParseCivilDate(f *testing.F) {
+	for _, s := range []string{"2025-09-01", "2028-02-29", "2100-02-29", "2025-9-1", "0000-01-01", "9999-12-31", "2025-13-01", "2025-04-31", " 2025-09-01", "２０２５-09-01", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := parseCivilDate(s)
+		tm, err := time.Parse("2006-01-02", s)
+		if ok != (err == nil) {
+			t.Fatalf("%q: sandbox reads it %v, time.Parse %v", s, ok, err)
+		}
+		if !ok {
+			return
+		}
+		if d.y != tm.Year() || d.m != tm.Month() || d.d != tm.Day() || d.String() != s {
+			t.Fatalf("%q: read as %v, time.Parse %v", s, d, tm)
 		}
 	})
 }

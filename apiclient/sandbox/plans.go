@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 const (
@@ -18,44 +15,9 @@ const (
 	targetWrap   = "employment_equity_target"
 )
 
-// timestamp formats a datetime as the service does (ISO 8601, UTC, ms).
-func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 // derivedName is the name of a plan created or updated with a blank name.
-func derivedName(start, end pipeline.Date) string {
+func derivedName(start, end civilDate) string {
 	return fmt.Sprintf("EE Plan %s to %s", start, end)
-}
-
-// wire converts a stored plan to its JSON form.
-func (p *plan) wire(withMilestones bool) apiclient.Plan {
-	out := apiclient.Plan{
-		ID: p.id, Name: p.name, StartDate: p.start.String(), EndDate: p.end.String(),
-		ScorecardID: cloneStr(p.scorecardID), Sector: cloneStr(p.sector), Era: p.era,
-		CreatedAt: timestamp(p.created), UpdatedAt: timestamp(p.updated),
-	}
-	if withMilestones {
-		out.Milestones = make([]apiclient.Milestone, 0, len(p.milestones))
-		for _, m := range p.milestones {
-			wm := apiclient.Milestone{ID: m.id, YearNumber: m.yearNumber, StartDate: m.start.String(), EndDate: m.end.String()}
-			for _, t := range m.targets {
-				wm.Targets = append(wm.Targets, t.wire())
-			}
-			out.Milestones = append(out.Milestones, wm)
-		}
-	}
-	return out
-}
-
-func (t *target) wire() apiclient.Target {
-	return apiclient.Target{ID: t.id, TargetType: t.targetType, Counters: cloneMap(t.counters)}
-}
-
-func cloneStr(p *string) *string {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 // pathID parses an integer path parameter.
@@ -64,13 +26,15 @@ func pathID(r *http.Request, name string) (int64, bool) {
 	return id, err == nil
 }
 
-// ownPlan returns the account's plan with the path's id; s.mu is held.
+// ownPlan returns the account's plan with the path's id, or nil.
 func (s *Sandbox) ownPlan(r *http.Request, a *account, param string) *plan {
 	id, ok := pathID(r, param)
 	if !ok {
 		return nil
 	}
+	s.plansMu.RLock()
 	p := s.plans[id]
+	s.plansMu.RUnlock()
 	if p == nil || p.account != a.Name {
 		return nil
 	}
@@ -86,35 +50,61 @@ func (s *Sandbox) visibleScorecard(a *account, id string) *scorecard {
 	return sc
 }
 
-func (s *Sandbox) newID() int64 {
-	id := s.nextID
-	s.nextID++
-	return id
+// accountPlans returns the plans of an account sorted by id.
+func (s *Sandbox) accountPlans(account string) []*plan {
+	s.plansMu.RLock()
+	own := s.byAccount[account]
+	out := make([]*plan, 0, len(own))
+	for _, p := range own {
+		out = append(out, p)
+	}
+	s.plansMu.RUnlock()
+	slices.SortFunc(out, func(a, b *plan) int { return cmpInt64(a.id, b.id) })
+	return out
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (s *Sandbox) listPlans(w http.ResponseWriter, _ *http.Request, a *account, _ []byte) {
-	s.mu.Lock()
-	out := []apiclient.Plan{}
-	for _, p := range s.accountPlans(a.Name) {
-		out = append(out, p.wire(false))
+	plans := s.accountPlans(a.Name)
+	parts := make([][]byte, len(plans))
+	size := 3
+	for i, p := range plans {
+		p.mu.Lock()
+		parts[i] = p.briefJSON()
+		p.mu.Unlock()
+		size += len(parts[i]) + 1
 	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, part := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, part...)
+	}
+	b = append(b, "]\n"...)
+	writeRaw(w, http.StatusOK, b)
 }
 
 func (s *Sandbox) getPlan(w http.ResponseWriter, r *http.Request, a *account, _ []byte) {
-	s.mu.Lock()
 	p := s.ownPlan(r, a, "id")
-	var out apiclient.Plan
-	if p != nil {
-		out = p.wire(true)
-	}
-	s.mu.Unlock()
 	if p == nil {
 		writeErrors(w, http.StatusNotFound, planNotFound)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	p.mu.Lock()
+	b := p.fullJSON()
+	p.mu.Unlock()
+	writeRaw(w, http.StatusOK, b)
 }
 
 // checkSector validates an optional sector field; "" and null mean none.
@@ -123,7 +113,7 @@ func checkSector(fields map[string]json.RawMessage) (f strField, problem string)
 	switch {
 	case !ok:
 		return f, "sector is not included in the list of sectors (it must be a string or null)"
-	case f.present && !f.null && f.val != "" && !pipeline.Contains(pipeline.Sectors, f.val):
+	case f.present && !f.null && f.val != "" && !slices.Contains(sectors, f.val):
 		return f, fmt.Sprintf("sector %q is not included in the list of sectors", f.val)
 	}
 	return f, ""
@@ -131,37 +121,44 @@ func checkSector(fields map[string]json.RawMessage) (f strField, problem string)
 
 // checkScorecardRef validates an optional scorecard_id field against the
 // account's scorecards; the message is the same for an unknown id and for
-// another account's id. "" and null mean none.
-func (s *Sandbox) checkScorecardRef(a *account, fields map[string]json.RawMessage) (f strField, sc *scorecard, problem string) {
+// another account's id. "" and null mean none. The prefill of the
+// scorecard is returned with it.
+func (s *Sandbox) checkScorecardRef(a *account, fields map[string]json.RawMessage) (f strField, found bool, pf *prefill, problem string) {
 	f, ok := getString(fields, "scorecard_id")
 	if !ok {
-		return f, nil, scorecardMissing
+		return f, false, nil, scorecardMissing
 	}
 	if f.present && !f.null && f.val != "" {
-		sc = s.visibleScorecard(a, f.val)
-		if sc == nil {
-			return f, nil, scorecardMissing
+		s.mu.Lock()
+		sc := s.visibleScorecard(a, f.val)
+		if sc != nil {
+			pf = sc.prefill
 		}
+		s.mu.Unlock()
+		if sc == nil {
+			return f, false, nil, scorecardMissing
+		}
+		found = true
 	}
-	return f, sc, ""
+	return f, found, pf, ""
 }
 
 // parseDateField reads a date field: problem is "" for a valid date or when
 // the field is absent and not required.
-func parseDateField(fields map[string]json.RawMessage, key string, required bool) (pipeline.Date, string) {
+func parseDateField(fields map[string]json.RawMessage, key string, required bool) (civilDate, string) {
 	f, ok := getString(fields, key)
 	switch {
 	case !ok:
-		return pipeline.Date{}, fmt.Sprintf("%s must be a date string in the form YYYY-MM-DD", key)
+		return civilDate{}, fmt.Sprintf("%s must be a date string in the form YYYY-MM-DD", key)
 	case !f.present || f.null || strings.TrimSpace(f.val) == "":
 		if required {
-			return pipeline.Date{}, key + " can't be blank"
+			return civilDate{}, key + " can't be blank"
 		}
-		return pipeline.Date{}, ""
+		return civilDate{}, ""
 	}
-	d, err := pipeline.ParseDate(f.val)
-	if err != nil {
-		return pipeline.Date{}, fmt.Sprintf("%s %q is not a valid date (YYYY-MM-DD)", key, f.val)
+	d, ok := parseCivilDate(f.val)
+	if !ok {
+		return civilDate{}, fmt.Sprintf("%s %q is not a valid date (YYYY-MM-DD)", key, f.val)
 	}
 	return d, ""
 }
@@ -177,28 +174,31 @@ func (s *Sandbox) createPlan(w http.ResponseWriter, _ *http.Request, a *account,
 	if !ok {
 		problems = append(problems, "name must be a string")
 	}
-	start, p := parseDateField(fields, "start_date", true)
-	if p != "" {
-		problems = append(problems, p)
-	} else if start.Before(pipeline.EarliestStart) {
-		problems = append(problems, fmt.Sprintf("start_date %s must be on or after %s", start, pipeline.EarliestStart))
-	} else if start.After(pipeline.LatestEnd) {
-		problems = append(problems, fmt.Sprintf("start_date %s must be on or before %s, the latest end date of a post_2025 plan", start, pipeline.LatestEnd))
+	start, pStart := parseDateField(fields, "start_date", true)
+	end, pEnd := parseDateField(fields, "end_date", true)
+	end, dateProblems := createDates(start, end)
+	// The messages in the order of the fields: start_date's, then end_date's.
+	if pStart != "" {
+		problems = append(problems, pStart)
 	}
-	end, p := parseDateField(fields, "end_date", true)
-	if p != "" {
-		problems = append(problems, p)
-	} else if !start.IsZero() && end.Before(start) {
-		problems = append(problems, fmt.Sprintf("end_date %s must not be before start_date %s", end, start))
+	for _, p := range dateProblems {
+		if strings.HasPrefix(p, "start_date") {
+			problems = append(problems, p)
+		}
+	}
+	if pEnd != "" {
+		problems = append(problems, pEnd)
+	}
+	for _, p := range dateProblems {
+		if !strings.HasPrefix(p, "start_date") {
+			problems = append(problems, p)
+		}
 	}
 	sector, p := checkSector(fields)
 	if p != "" {
 		problems = append(problems, p)
 	}
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	scRef, sc, p := s.checkScorecardRef(a, fields)
+	scRef, found, pf, p := s.checkScorecardRef(a, fields)
 	if p != "" {
 		problems = append(problems, p)
 	}
@@ -206,44 +206,54 @@ func (s *Sandbox) createPlan(w http.ResponseWriter, _ *http.Request, a *account,
 		writeErrors(w, http.StatusUnprocessableEntity, problems...)
 		return
 	}
-	end = pipeline.ClampEnd(end)
+	years := milestonePeriods(start, end)
+	// The plan's ids are one block: the plan, then each milestone followed
+	// by its targets.
+	n := int64(1 + len(years)*(1+len(targetTypes)))
+	id := s.nextID.Add(n) - n
 	now := s.now()
 	pl := &plan{
-		id: s.newID(), account: a.Name, name: name.val,
-		start: start, end: end, era: pipeline.EraPost2025, created: now, updated: now,
+		id: id, account: a.Name, name: name.val,
+		start: start, end: end, era: eraPost2025, created: now, updated: now,
 	}
 	if strings.TrimSpace(pl.name) == "" {
 		pl.name = derivedName(start, end)
 	}
-	if sc != nil {
+	if found {
 		pl.scorecardID = &scRef.val
 	}
 	if sector.present && !sector.null && sector.val != "" {
 		pl.sector = &sector.val
 	}
-	cat := pipeline.DefaultCatalog()
-	for i, fy := range pipeline.PlanYears(start, end) {
-		m := &milestone{id: s.newID(), yearNumber: i + 1, start: fy.Start(), end: fy.End()}
-		for _, tt := range pipeline.TargetTypes {
-			t := &target{id: s.newID(), targetType: tt, counters: make(map[string]int64, cat.Len())}
-			var base map[string]int64
-			if sc != nil {
-				base = sc.workforce.counters(tt)
-			}
-			for _, n := range cat.Names() {
-				t.counters[n] = base[n]
+	for _, y := range years {
+		id++
+		m := &milestone{id: id, yearNumber: y.yearNumber, start: y.start, end: y.end}
+		for _, tt := range targetTypes {
+			id++
+			t := &target{id: id, targetType: tt}
+			if base := pf.counters(tt); base != nil {
+				t.counters = slices.Clone(base)
+			} else {
+				t.counters = make([]int64, len(served.names))
 			}
 			m.targets = append(m.targets, t)
 		}
 		pl.milestones = append(pl.milestones, m)
 	}
+	b := pl.fullJSON() // pl is not shared yet
+	s.plansMu.Lock()
 	s.plans[pl.id] = pl
-	writeJSON(w, http.StatusCreated, pl.wire(true))
+	own := s.byAccount[a.Name]
+	if own == nil {
+		own = map[int64]*plan{}
+		s.byAccount[a.Name] = own
+	}
+	own[pl.id] = pl
+	s.plansMu.Unlock()
+	writeRaw(w, http.StatusCreated, b)
 }
 
 func (s *Sandbox) updatePlan(w http.ResponseWriter, r *http.Request, a *account, body []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	pl := s.ownPlan(r, a, "id")
 	if pl == nil {
 		writeErrors(w, http.StatusNotFound, planNotFound)
@@ -266,7 +276,7 @@ func (s *Sandbox) updatePlan(w http.ResponseWriter, r *http.Request, a *account,
 			problems = append(problems, p)
 		}
 	}
-	scRef, sc, p := s.checkScorecardRef(a, fields)
+	scRef, found, _, p := s.checkScorecardRef(a, fields)
 	if p != "" {
 		problems = append(problems, p)
 	}
@@ -278,6 +288,8 @@ func (s *Sandbox) updatePlan(w http.ResponseWriter, r *http.Request, a *account,
 		writeErrors(w, http.StatusUnprocessableEntity, problems...)
 		return
 	}
+	now := s.now()
+	pl.mu.Lock()
 	if name.present {
 		if strings.TrimSpace(name.val) == "" {
 			pl.name = derivedName(pl.start, pl.end)
@@ -287,7 +299,7 @@ func (s *Sandbox) updatePlan(w http.ResponseWriter, r *http.Request, a *account,
 	}
 	if scRef.present {
 		pl.scorecardID = nil
-		if sc != nil {
+		if found {
 			pl.scorecardID = &scRef.val
 		}
 	}
@@ -297,17 +309,25 @@ func (s *Sandbox) updatePlan(w http.ResponseWriter, r *http.Request, a *account,
 			pl.sector = &sector.val
 		}
 	}
-	pl.updated = s.now()
-	writeJSON(w, http.StatusOK, pl.wire(true))
+	pl.updated = now
+	pl.changed()
+	b := pl.fullJSON()
+	pl.mu.Unlock()
+	writeRaw(w, http.StatusOK, b)
 }
 
 func (s *Sandbox) deletePlan(w http.ResponseWriter, r *http.Request, a *account, _ []byte) {
-	s.mu.Lock()
-	pl := s.ownPlan(r, a, "id")
-	if pl != nil {
-		delete(s.plans, pl.id)
+	id, ok := pathID(r, "id")
+	var pl *plan
+	if ok {
+		s.plansMu.Lock()
+		if p := s.plans[id]; p != nil && p.account == a.Name {
+			pl = p
+			delete(s.plans, id)
+			delete(s.byAccount[a.Name], id)
+		}
+		s.plansMu.Unlock()
 	}
-	s.mu.Unlock()
 	if pl == nil {
 		writeErrors(w, http.StatusNotFound, planNotFound)
 		return
@@ -316,13 +336,13 @@ func (s *Sandbox) deletePlan(w http.ResponseWriter, r *http.Request, a *account,
 }
 
 func (s *Sandbox) updateTarget(w http.ResponseWriter, r *http.Request, a *account, body []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	pl := s.ownPlan(r, a, "plan_id")
 	if pl == nil {
 		writeErrors(w, http.StatusNotFound, planNotFound)
 		return
 	}
+	// A plan's milestones and targets (not their counters) are fixed at
+	// creation, so they are found without its lock.
 	mid, ok1 := pathID(r, "milestone_id")
 	tid, ok2 := pathID(r, "target_id")
 	var t *target
@@ -351,9 +371,14 @@ func (s *Sandbox) updateTarget(w http.ResponseWriter, r *http.Request, a *accoun
 		return
 	}
 	var problems []string
-	changes := map[string]int64{}
+	type change struct {
+		i int
+		v int64
+	}
+	var changes []change
 	for _, key := range sortedKeys(fields) {
-		if _, known := t.counters[key]; !known {
+		i := served.lookup(key)
+		if i < 0 {
 			continue // target_type, id and unknown fields are ignored
 		}
 		n, msg := parseCounter(fields[key])
@@ -361,17 +386,23 @@ func (s *Sandbox) updateTarget(w http.ResponseWriter, r *http.Request, a *accoun
 			problems = append(problems, key+" "+msg)
 			continue
 		}
-		changes[key] = n
+		changes = append(changes, change{i, n})
 	}
 	if len(problems) > 0 {
 		writeErrors(w, http.StatusUnprocessableEntity, problems...)
 		return
 	}
-	for k, v := range changes {
-		t.counters[k] = v
-	}
+	now := s.now()
+	pl.mu.Lock()
 	if len(changes) > 0 {
-		pl.updated = s.now()
+		for _, c := range changes {
+			t.counters[c.i] = c.v
+		}
+		t.enc = nil
+		pl.updated = now
+		pl.changed()
 	}
-	writeJSON(w, http.StatusOK, t.wire())
+	b := t.encoded()
+	pl.mu.Unlock()
+	writeRaw(w, http.StatusOK, b)
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 func planBody(fields string) string { return `{"employment_equity_plan":{` + fields + `}}` }
@@ -31,20 +30,19 @@ func TestCreatePlanShape(t *testing.T) {
 		t.Fatalf("%d milestones, want 5", len(p.Milestones))
 	}
 	ids := map[int64]bool{p.ID: true}
-	cat := pipeline.DefaultCatalog()
 	for i, m := range p.Milestones {
-		fy := pipeline.FinancialYear(2025 + i)
-		if m.YearNumber != i+1 || m.StartDate != fy.Start().String() || m.EndDate != fy.End().String() {
+		fyStart, fyEnd := fmt.Sprintf("%d-09-01", 2025+i), fmt.Sprintf("%d-08-31", 2026+i)
+		if m.YearNumber != i+1 || m.StartDate != fyStart || m.EndDate != fyEnd {
 			t.Errorf("milestone %d: year %d %s..%s", i, m.YearNumber, m.StartDate, m.EndDate)
 		}
 		if len(m.Targets) != 2 || m.Targets[0].TargetType != "all_employees" || m.Targets[1].TargetType != "disabled_employees" {
 			t.Fatalf("milestone %d targets %+v", i, m.Targets)
 		}
 		for _, tg := range m.Targets {
-			if len(tg.Counters) != cat.Len() {
-				t.Errorf("target has %d counters, want %d", len(tg.Counters), cat.Len())
+			if len(tg.Counters) != 90 {
+				t.Errorf("target has %d counters, want 90", len(tg.Counters))
 			}
-			for _, n := range cat.Names() {
+			for _, n := range served.names {
 				if v, ok := tg.Counters[n]; !ok || v != 0 {
 					t.Errorf("counter %s = %d (present %v), want 0", n, v, ok)
 				}
@@ -207,7 +205,7 @@ func TestCreatePlanPrefill(t *testing.T) {
 		for _, m := range p.Milestones {
 			for _, tg := range m.Targets {
 				want := tc.workforce.counters(tg.TargetType)
-				for _, n := range pipeline.DefaultCatalog().Names() {
+				for _, n := range served.names {
 					if tg.Counters[n] != want[n] {
 						t.Errorf("%s milestone %d %s %s = %d, want %d", tc.scorecard, m.YearNumber, tg.TargetType, n, tg.Counters[n], want[n])
 					}
@@ -341,7 +339,7 @@ func TestUpdateTarget(t *testing.T) {
 	if got.ID != orig.ID || got.TargetType != "disabled_employees" {
 		t.Errorf("id/type changed: %d %s", got.ID, got.TargetType)
 	}
-	if len(got.Counters) != pipeline.DefaultCatalog().Len() {
+	if len(got.Counters) != 90 {
 		t.Errorf("%d counters: unknown counters must be ignored, all known returned", len(got.Counters))
 	}
 	for n, v := range orig.Counters {

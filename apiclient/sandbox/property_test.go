@@ -10,7 +10,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // TestPlanProperties checks, for random dates and random counter patches,
@@ -19,38 +18,52 @@ import (
 // counters overlaid with the patch.
 func TestPlanProperties(t *testing.T) {
 	srv := startSandbox(t, Options{})
-	names := pipeline.DefaultCatalog().Names()
-	day := func(tt *rapid.T, label string, from, to pipeline.Date) pipeline.Date {
-		span := int(to.Time().Sub(from.Time()).Hours() / 24)
-		return pipeline.DateOf(from.Time().AddDate(0, 0, rapid.IntRange(0, span).Draw(tt, label)))
+	names := served.names
+	const day = "2006-01-02"
+	first := time.Date(2025, time.September, 1, 0, 0, 0, 0, time.UTC)
+	last := time.Date(2030, time.August, 31, 0, 0, 0, 0, time.UTC)
+	draw := func(tt *rapid.T, label string, from, to time.Time) time.Time {
+		span := int(to.Sub(from).Hours() / 24)
+		return from.AddDate(0, 0, rapid.IntRange(0, span).Draw(tt, label))
+	}
+	// fyStart returns 1 September of the financial year holding d.
+	fyStart := func(d time.Time) time.Time {
+		y := d.Year()
+		if d.Month() < time.September {
+			y--
+		}
+		return time.Date(y, time.September, 1, 0, 0, 0, 0, time.UTC)
 	}
 	rapid.Check(t, func(tt *rapid.T) {
 		c := caller{t: t, base: srv.URL, key: acmeKey, secret: acmeSecret}
-		start := day(tt, "start", pipeline.EarliestStart, pipeline.LatestEnd)
-		end := day(tt, "end", start, pipeline.Date{Year: 2034, Month: time.December, Day: 31})
-		r := c.do("POST", plansPath, planBody(fmt.Sprintf(`"start_date":%q,"end_date":%q`, start, end)))
+		start := draw(tt, "start", first, last)
+		end := draw(tt, "end", start, time.Date(2034, time.December, 31, 0, 0, 0, 0, time.UTC))
+		r := c.do("POST", plansPath, planBody(fmt.Sprintf(`"start_date":%q,"end_date":%q`, start.Format(day), end.Format(day))))
 		if r.status != 201 {
-			tt.Fatalf("create %s..%s: %d %s", start, end, r.status, r.body)
+			tt.Fatalf("create %s..%s: %d %s", start.Format(day), end.Format(day), r.status, r.body)
 		}
 		var p apiclient.Plan
 		if err := json.Unmarshal(r.body, &p); err != nil {
 			tt.Fatal(err)
 		}
-		clamped := pipeline.ClampEnd(end)
-		if p.EndDate != clamped.String() {
-			tt.Fatalf("end %s, want %s", p.EndDate, clamped)
+		clamped := end
+		if clamped.After(last) {
+			clamped = last
 		}
-		years := pipeline.PlanYears(start, clamped)
-		if len(p.Milestones) != len(years) || len(years) == 0 {
-			tt.Fatalf("%d milestones for %s..%s, want %d", len(p.Milestones), start, clamped, len(years))
+		if p.EndDate != clamped.Format(day) {
+			tt.Fatalf("end %s, want %s", p.EndDate, clamped.Format(day))
 		}
+		// One milestone per financial year from the one holding the start
+		// to the one holding the clamped end, each a whole year.
+		fy := fyStart(start)
 		for i, m := range p.Milestones {
-			if m.YearNumber != i+1 || m.StartDate != years[i].Start().String() || m.EndDate != years[i].End().String() {
-				tt.Fatalf("milestone %d = %d %s..%s", i, m.YearNumber, m.StartDate, m.EndDate)
+			if m.YearNumber != i+1 || m.StartDate != fy.Format(day) || m.EndDate != fy.AddDate(1, 0, -1).Format(day) {
+				tt.Fatalf("milestone %d = %d %s..%s, want %s..", i, m.YearNumber, m.StartDate, m.EndDate, fy.Format(day))
 			}
+			fy = fy.AddDate(1, 0, 0)
 		}
-		if p.Milestones[0].StartDate > start.String() || p.Milestones[len(years)-1].EndDate < clamped.String() {
-			tt.Fatal("milestones do not cover the plan")
+		if len(p.Milestones) == 0 || !fy.After(clamped) || fy.AddDate(-1, 0, 0).After(clamped) {
+			tt.Fatalf("%d milestones do not end with the financial year holding %s", len(p.Milestones), clamped.Format(day))
 		}
 
 		mi := rapid.IntRange(0, len(p.Milestones)-1).Draw(tt, "milestone")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -8,11 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,7 +23,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // Options configure a Sandbox; the zero value serves the built-in fixtures
@@ -29,7 +30,9 @@ import (
 type Options struct {
 	// Fixtures is the initial state; nil means DefaultFixtures().
 	Fixtures *Fixtures
-	// Latency is added to every response (not to /_sandbox/stats).
+	// Latency is how long after its arrival every response leaves (not
+	// /_sandbox/stats): the request is handled at once, and its answer is
+	// held until the arrival plus Latency.
 	Latency time.Duration
 	// RecalcDuration is how long a scorecard recalculation runs; while it
 	// runs, another recalculation of the same scorecard gets 409. Zero means
@@ -46,6 +49,54 @@ type Options struct {
 	// Now is the clock for timestamps, key expiry and recalculation runs
 	// (see RecalcDuration); nil means time.Now.
 	Now func() time.Time
+	// Timeouts bound how long a client may take; zero fields take the
+	// defaults (see Timeouts).
+	Timeouts Timeouts
+	// MaxBodyReads caps the request bodies read at once (each up to 8 MiB,
+	// read only after the key was found known and unexpired); others wait
+	// for a slot. Zero means DefaultMaxBodyReads.
+	MaxBodyReads int
+}
+
+// Timeouts of the sandbox as a server. Zero fields take the defaults.
+type Timeouts struct {
+	// Header bounds reading a request's headers (default 10s).
+	Header time.Duration
+	// Body bounds the arrival of a request's body (default 30s), counted
+	// from the request's arrival, or from when a read slot was granted for
+	// a body the sandbox reads: a client trickling a body is cut off (408
+	// when the sandbox was reading it) and the connection closed.
+	Body time.Duration
+	// Write bounds writing a response, counted from when the response is
+	// due (after the latency), so a long latency does not cut it (default
+	// 30s).
+	Write time.Duration
+	// Idle closes a keep-alive connection left without a request that long
+	// (default 60s).
+	Idle time.Duration
+}
+
+// Default server limits (see Timeouts and Options.MaxBodyReads).
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+	DefaultIdleTimeout   = 60 * time.Second
+	DefaultMaxBodyReads  = 16
+)
+
+// withDefaults returns t with the defaults in its zero fields.
+func (t Timeouts) withDefaults() Timeouts {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.Header, DefaultHeaderTimeout)
+	def(&t.Body, DefaultBodyTimeout)
+	def(&t.Write, DefaultWriteTimeout)
+	def(&t.Idle, DefaultIdleTimeout)
+	return t
 }
 
 // Sandbox is the emulator: an http.Handler serving the plan and scorecard
@@ -55,6 +106,8 @@ type Sandbox struct {
 	log            *zap.Logger
 	now            func() time.Time
 	recalcDuration time.Duration
+	timeouts       Timeouts
+	bodySlots      chan struct{} // a token per body being read
 	mux            *http.ServeMux
 
 	// Read-only after New.
@@ -63,10 +116,15 @@ type Sandbox struct {
 	lookupUsers map[string]string
 	companies   []apiclient.Company
 
-	mu         sync.Mutex // guards the mutable state below
-	nextID     int64
+	nextID atomic.Int64 // the next plan, milestone or target id
+
+	// plansMu guards the maps of plans; each plan guards its own state.
+	plansMu   sync.RWMutex
+	plans     map[int64]*plan
+	byAccount map[string]map[int64]*plan
+
+	mu         sync.Mutex // guards the scorecards
 	nextSeq    int64
-	plans      map[int64]*plan
 	scorecards map[string]*scorecard
 
 	latency atomic.Int64
@@ -83,30 +141,70 @@ type account struct {
 	hasExpires bool
 }
 
+// plan is a stored plan. id, account, start, end, era, created and the
+// milestones with their targets' ids and types are fixed at creation; the
+// rest, the targets' counters and the kept encodings change under mu.
 type plan struct {
-	id          int64
-	account     string
+	id         int64
+	account    string
+	start, end civilDate
+	era        string
+	created    time.Time
+	milestones []*milestone
+
+	mu          sync.Mutex
 	name        string
-	start, end  pipeline.Date
 	scorecardID *string
 	sector      *string
-	era         string
-	created     time.Time
 	updated     time.Time
-	milestones  []*milestone
+	full, brief []byte // kept encodings (see encode.go); nil when stale
 }
 
 type milestone struct {
 	id         int64
 	yearNumber int
-	start, end pipeline.Date
+	start, end civilDate
 	targets    []*target
 }
 
 type target struct {
 	id         int64
 	targetType string
-	counters   map[string]int64
+	counters   []int64 // by index in the served catalog; under the plan's mu
+	enc        []byte  // kept encoding; nil when stale
+}
+
+// prefill is a scorecard's workforce as counters of the served catalog, per
+// target type; counters of other names are left out.
+type prefill struct {
+	all, disabled []int64
+}
+
+// counters returns the prefill of a target type; nil when there is none.
+func (p *prefill) counters(targetType string) []int64 {
+	switch {
+	case p == nil:
+		return nil
+	case targetType == targetDisabled:
+		return p.disabled
+	}
+	return p.all
+}
+
+func newPrefill(w *Workforce) *prefill {
+	if w == nil {
+		return nil
+	}
+	conv := func(m map[string]int64) []int64 {
+		out := make([]int64, len(served.names))
+		for name, v := range m {
+			if i := served.lookup(name); i >= 0 {
+				out[i] = v
+			}
+		}
+		return out
+	}
+	return &prefill{all: conv(w.AllEmployees), disabled: conv(w.DisabledEmployees)}
 }
 
 type scorecard struct {
@@ -118,7 +216,7 @@ type scorecard struct {
 	endDate     string
 	charterID   string
 	province    string
-	workforce   *Workforce
+	prefill     *prefill // nil: no workforce, a prefill of zeros
 	created     time.Time
 	updated     time.Time
 	// A recalculation runs until either clock reaches its end: Options.Now
@@ -146,15 +244,22 @@ func New(opts Options) (*Sandbox, error) {
 		log:            opts.Logger,
 		now:            opts.Now,
 		recalcDuration: opts.RecalcDuration,
+		timeouts:       opts.Timeouts.withDefaults(),
 		accounts:       map[string]*account{},
 		byName:         map[string]*account{},
 		lookupUsers:    map[string]string{},
 		companies:      slices.Clone(fx.Companies),
-		nextID:         1,
 		plans:          map[int64]*plan{},
+		byAccount:      map[string]map[int64]*plan{},
 		scorecards:     map[string]*scorecard{},
 		faults:         faults,
 	}
+	s.nextID.Store(1)
+	maxReads := opts.MaxBodyReads
+	if maxReads <= 0 {
+		maxReads = DefaultMaxBodyReads
+	}
+	s.bodySlots = make(chan struct{}, maxReads)
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -185,9 +290,7 @@ func New(opts Options) (*Sandbox, error) {
 			startDate: f.StartDate, endDate: f.EndDate, charterID: f.CharterID, province: f.Province,
 			created: now, updated: now,
 		}
-		if f.Workforce != nil {
-			sc.workforce = &Workforce{AllEmployees: cloneMap(f.Workforce.AllEmployees), DisabledEmployees: cloneMap(f.Workforce.DisabledEmployees)}
-		}
+		sc.prefill = newPrefill(f.Workforce)
 		s.scorecards[f.ID] = sc
 	}
 	s.routes()
@@ -234,9 +337,18 @@ func (s *Sandbox) routes() {
 	s.mux = m
 }
 
-// ServeHTTP implements http.Handler: statistics, latency and faults around
-// the routes.
+// ServeHTTP implements http.Handler: statistics, faults and latency around
+// the routes. The request is handled at once and its answer kept in memory;
+// the answer leaves when the latency, counted from the request's arrival,
+// has passed.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrival := time.Now()
+	if r.ContentLength != 0 {
+		// A body, read or not (the server drains an unread one), arrives
+		// within the body timeout; readBody moves and then lifts this
+		// deadline for a body it reads.
+		_ = http.NewResponseController(w).SetReadDeadline(arrival.Add(s.timeouts.Body))
+	}
 	if r.URL.Path == statsPath {
 		s.serveStats(w, r)
 		return
@@ -249,51 +361,57 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.begin(route)
 	defer s.end()
-	start := time.Now()
 
-	if d := time.Duration(s.latency.Load()); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			// The client left or the server is closing: no answer.
-			t.Stop()
-			panic(http.ErrAbortHandler)
+	f := s.faults.draw()
+	bw := &bufferedWriter{under: w, header: w.Header()}
+	outcome := ""
+	switch f.kind {
+	case faultStatus:
+		w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
+		writeErrors(bw, f.status, fmt.Sprintf("%d %s (injected by the sandbox)", f.status, http.StatusText(f.status)))
+		outcome = "status"
+	case faultReset:
+		outcome = "reset"
+	default:
+		if pattern == "" {
+			s.noRoute(bw, r)
+		} else {
+			s.mux.ServeHTTP(bw, r)
+		}
+		if bw.status == 0 {
+			bw.status = http.StatusOK
+		}
+		if bw.status >= 200 && bw.status < 300 && isWrite(r.Method) {
+			s.countWrite()
+		}
+		if f.kind == faultLost {
+			outcome = "lost"
 		}
 	}
 
-	f := s.faults.draw()
-	switch f.kind {
-	case faultStatus:
-		w.Header().Set("Retry-After", fmt.Sprint(f.retryAfter))
-		writeErrors(w, f.status, fmt.Sprintf("%d %s (injected by the sandbox)", f.status, http.StatusText(f.status)))
-		s.logRequest(r, route, f.status, "status", start)
-		return
-	case faultReset:
-		s.logRequest(r, route, 0, "reset", start)
+	if d := time.Duration(s.latency.Load()); d > 0 {
+		if wait := time.Until(arrival.Add(d)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				// The client left or the server is closing: no answer
+				// (a write was committed all the same, as on a real
+				// service).
+				t.Stop()
+				s.logRequest(r, route, bw.status, "abandoned", arrival)
+				panic(http.ErrAbortHandler)
+			}
+		}
+	}
+	s.logRequest(r, route, bw.status, outcome, arrival)
+	if outcome == "reset" || outcome == "lost" {
 		dropConnection(w)
 		return
 	}
-
-	rw := &recorder{header: w.Header(), w: w, lost: f.kind == faultLost}
-	if pattern == "" {
-		s.noRoute(rw, r)
-	} else {
-		s.mux.ServeHTTP(rw, r)
-	}
-	status := rw.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if status >= 200 && status < 300 && isWrite(r.Method) {
-		s.countWrite()
-	}
-	if rw.lost {
-		s.logRequest(r, route, status, "lost", start)
-		dropConnection(w)
-		return
-	}
-	s.logRequest(r, route, status, "", start)
+	// The write timeout counts from now, when the answer is due.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.timeouts.Write))
+	bw.flushTo(w)
 }
 
 func isWrite(method string) bool {
@@ -307,7 +425,7 @@ func isWrite(method string) bool {
 func (s *Sandbox) logRequest(r *http.Request, route string, status int, fault string, start time.Time) {
 	if ce := s.log.Check(zap.DebugLevel, "request"); ce != nil {
 		fields := []zap.Field{zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.String("route", route), zap.Int("status", status), zap.Duration("took", time.Since(start))}
+			zap.String("route", route), zap.Int("status", status), zap.String("took", time.Since(start).String())}
 		if fault != "" {
 			fields = append(fields, zap.String("fault", fault))
 		}
@@ -335,37 +453,6 @@ func (s *Sandbox) noRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeErrors(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
-}
-
-// recorder passes a response through, or swallows it when the fault is
-// "lost", and remembers the status.
-type recorder struct {
-	header http.Header
-	w      http.ResponseWriter
-	status int
-	lost   bool
-}
-
-func (rw *recorder) Header() http.Header { return rw.header }
-
-func (rw *recorder) WriteHeader(code int) {
-	if rw.status != 0 {
-		return
-	}
-	rw.status = code
-	if !rw.lost {
-		rw.w.WriteHeader(code)
-	}
-}
-
-func (rw *recorder) Write(b []byte) (int, error) {
-	if rw.status == 0 {
-		rw.WriteHeader(http.StatusOK)
-	}
-	if rw.lost {
-		return len(b), nil
-	}
-	return rw.w.Write(b)
 }
 
 // dropConnection closes the client connection without an answer (a reset
@@ -404,24 +491,12 @@ func (s *Sandbox) Seed() int64 { return s.faults.seed }
 // Plans returns the full stored state of the plans of the account named
 // account (with milestones and targets), by id.
 func (s *Sandbox) Plans(account string) []apiclient.Plan {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []apiclient.Plan
 	for _, p := range s.accountPlans(account) {
+		p.mu.Lock()
 		out = append(out, p.wire(true))
+		p.mu.Unlock()
 	}
-	return out
-}
-
-// accountPlans returns the plans of an account sorted by id; s.mu is held.
-func (s *Sandbox) accountPlans(account string) []*plan {
-	var out []*plan
-	for _, p := range s.plans {
-		if p.account == account {
-			out = append(out, p)
-		}
-	}
-	slices.SortFunc(out, func(a, b *plan) int { return int(a.id - b.id) })
 	return out
 }
 
@@ -429,53 +504,118 @@ func (s *Sandbox) accountPlans(account string) []*plan {
 // account with the raw request body.
 type authedHandler func(w http.ResponseWriter, r *http.Request, a *account, body []byte)
 
-// authed verifies the key, the HMAC signature over the path and the body
-// digest (constant-time) and the key's expiry, then calls h.
+// authed authenticates in two steps. Before reading the body it checks
+// what needs no body: an Authorization header, a known key, not expired;
+// a request failing these gets 401 at once, its body unread (and the
+// connection is closed rather than drained). Then it reads the body (at
+// most maxRequestBody bytes, within the body timeout, holding one of a
+// bounded number of read slots) and verifies the HMAC signature over the
+// path and the body's digest (constant-time) before calling h.
 func (s *Sandbox) authed(h authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody))
-				return
-			}
-			writeErrors(w, http.StatusBadRequest, "the request body could not be read")
+		a := s.accounts[r.Header.Get("X-Api-Key")]
+		now := s.now()
+		expired := a != nil && a.hasExpires && !now.Before(a.expires)
+		// An expired key's body is never read; without a body the
+		// signature can still be checked, and a signed request learns
+		// when its key expired.
+		if a == nil || r.Header.Get("Authorization") == "" || (expired && r.ContentLength != 0) {
+			s.refuse(w, r)
 			return
 		}
-		a := s.accounts[r.Header.Get("X-Api-Key")]
-		if a == nil || !validSignature(a.Secret, r, body) {
+		body, status, msg := s.readBody(w, r)
+		if status != 0 {
+			writeErrors(w, status, msg)
+			return
+		}
+		if !validSignature(a.Secret, r, body) {
 			writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
 			return
 		}
+		// Only a signed request learns about its key's expiry.
 		if a.hasExpires {
-			now := s.now()
 			w.Header().Set("X-Api-Key-Expires", a.expires.UTC().Format(time.RFC3339))
-			left := a.expires.Sub(now)
-			if left <= 0 {
+			if left := a.expires.Sub(now); expired {
 				writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
 				return
-			}
-			if left <= 30*24*time.Hour {
+			} else if left <= 30*24*time.Hour {
 				w.Header().Set("X-Api-Key-Expires-In", expiresIn(left))
 			}
 		}
-		// Handlers answer into memory while they hold the state lock; the
-		// answer goes to the network after they released it.
-		bw := &bufferedWriter{header: w.Header()}
-		h(bw, r, a, body)
-		bw.flushTo(w)
+		h(w, r, a, body)
 	}
 }
 
-// bufferedWriter keeps a handler's answer in memory.
+// refuse answers 401 without reading the body; a request that still has
+// a body to send gets its connection closed after the answer, so that the
+// server does not read the body to reuse the connection.
+func (s *Sandbox) refuse(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
+	writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
+}
+
+// readBody reads the request body within the limits: at most
+// maxRequestBody bytes (413), within the body timeout (408), holding a read
+// slot. status is 0 on success.
+func (s *Sandbox) readBody(w http.ResponseWriter, r *http.Request) (body []byte, status int, msg string) {
+	if r.ContentLength == 0 {
+		return nil, 0, ""
+	}
+	if r.ContentLength > maxRequestBody {
+		w.Header().Set("Connection", "close")
+		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody)
+	}
+	select {
+	case s.bodySlots <- struct{}{}:
+	case <-r.Context().Done():
+		panic(http.ErrAbortHandler)
+	}
+	defer func() { <-s.bodySlots }()
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.timeouts.Body))
+	// A declared length is read into a buffer of that size (plus room to
+	// see the end), so a body never costs more than it holds.
+	size := int64(512)
+	if r.ContentLength > 0 {
+		size += r.ContentLength
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	body = buf.Bytes()
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		var mbe *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
+			return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody)
+		case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+			return nil, http.StatusRequestTimeout, fmt.Sprintf("the request body was not received within %s", s.timeouts.Body)
+		}
+		return nil, http.StatusBadRequest, "the request body could not be read"
+	}
+	// The body is in: no read deadline while the request is handled (a
+	// passing deadline would cancel the request's context).
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, 0, ""
+}
+
+// bufferedWriter keeps a handler's answer in memory until it is due.
 type bufferedWriter struct {
+	under  http.ResponseWriter // for the connection's deadlines (Unwrap)
 	header http.Header
 	status int
 	body   []byte
+	owned  bool // body is a copy of the bufferedWriter's own
 }
 
 func (b *bufferedWriter) Header() http.Header { return b.header }
+
+// Unwrap returns the connection's ResponseWriter, so that a
+// ResponseController sets the connection's deadlines through b.
+func (b *bufferedWriter) Unwrap() http.ResponseWriter { return b.under }
 
 func (b *bufferedWriter) WriteHeader(code int) {
 	if b.status == 0 {
@@ -483,17 +623,30 @@ func (b *bufferedWriter) WriteHeader(code int) {
 	}
 }
 
+// Write keeps p. The first slice is kept as it is, not copied: the
+// sandbox's writers never change a slice after writing it.
 func (b *bufferedWriter) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
-	b.body = append(b.body, p...)
+	switch {
+	case b.body == nil:
+		b.body = p
+	case !b.owned:
+		b.body = append(append(make([]byte, 0, len(b.body)+len(p)), b.body...), p...)
+		b.owned = true
+	default:
+		b.body = append(b.body, p...)
+	}
 	return len(p), nil
 }
 
 func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
 	if b.status == 0 {
 		b.status = http.StatusOK
+	}
+	if len(b.body) > 0 && b.status != http.StatusNoContent && b.status != http.StatusNotModified {
+		w.Header().Set("Content-Length", strconv.Itoa(len(b.body)))
 	}
 	w.WriteHeader(b.status)
 	if len(b.body) > 0 {
@@ -590,6 +743,14 @@ func keepEscapedSlashes(r *http.Request) {
 	}
 }
 
+// writeRaw writes b, a JSON document with its newline, with status; b is
+// not changed afterwards.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
 // writeJSON writes v as the JSON body with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
@@ -642,9 +803,15 @@ func Start(addr string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// ReadTimeout stays unset: the body's deadline is set per request once
+	// the key is known (Sandbox.readBody), and a read deadline still running
+	// while a request waits out its latency would cancel it. WriteTimeout
+	// is extended per request when its answer is due.
 	srv := &http.Server{
 		Handler:           sb,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: sb.timeouts.Header,
+		WriteTimeout:      sb.timeouts.Write,
+		IdleTimeout:       sb.timeouts.Idle,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          zap.NewStdLog(sb.log.Named("http")),
 	}

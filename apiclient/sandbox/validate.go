@@ -8,18 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-func cloneMap(m map[string]int64) map[string]int64 {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
-}
 
 // parseCounter reads a counter value: a JSON integer literal (no fraction,
 // no exponent) that is zero or greater. msg names the problem otherwise.
@@ -120,40 +111,40 @@ func checkScorecardFields(f scorecardFields) []string {
 	if blank(f.Description) {
 		out = append(out, "description can't be blank")
 	}
-	var start, end pipeline.Date
+	var start, end civilDate
 	for _, d := range []struct {
 		name string
 		v    *string
-		into *pipeline.Date
+		into *civilDate
 	}{{"start_date", f.StartDate, &start}, {"end_date", f.EndDate, &end}} {
 		switch {
 		case d.v == nil:
 		case blank(d.v):
 			out = append(out, d.name+" can't be blank")
 		default:
-			v, err := pipeline.ParseDate(*d.v)
-			if err != nil {
+			v, ok := parseCivilDate(*d.v)
+			if !ok {
 				out = append(out, fmt.Sprintf("%s %q is not a valid date (YYYY-MM-DD)", d.name, *d.v))
 				continue
 			}
 			*d.into = v
 		}
 	}
-	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+	if !start.isZero() && !end.isZero() && end.before(start) {
 		out = append(out, fmt.Sprintf("end_date %s must not be before start_date %s", end, start))
 	}
 	switch {
 	case f.CharterID == nil:
 	case blank(f.CharterID):
 		out = append(out, "charter_id can't be blank")
-	case !pipeline.Contains(pipeline.Charters, *f.CharterID):
+	case !slices.Contains(charters, *f.CharterID):
 		out = append(out, fmt.Sprintf("charter_id %q is not included in the list of charters", *f.CharterID))
 	}
 	switch {
 	case f.Province == nil:
 	case blank(f.Province):
 		out = append(out, "province can't be blank")
-	case !pipeline.Contains(pipeline.Provinces, *f.Province):
+	case !slices.Contains(provinces, *f.Province):
 		out = append(out, fmt.Sprintf("province %q is not included in the list of provinces", *f.Province))
 	}
 	return out

@@ -134,18 +134,13 @@ func checkApplyOptions(opts *applyOptions) error {
 	return nil
 }
 
-// readInputs reads and validates the inputs; any error stops the run with
-// ExitInvalid before a request is sent. accounts is the number of
-// configured accounts: with several, every plan needs company columns.
-func readInputs(f *Factory, args []string, accounts int) (*pipeline.Batch, *pipeline.Catalog, error) {
-	return readInputsFor(f, args, make([]pipeline.Account, accounts), false)
-}
-
-// readInputsFor is readInputs for the configured accounts (their names
-// are used in messages). With allowEmpty, inputs that are valid but
+// readInputsFor reads and validates the inputs; any error stops the run
+// with ExitInvalid before a request is sent. accounts are the configured
+// accounts (their names only): CheckRouting reports the plans that no
+// account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
 // an error: there is nothing to do.
-func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool) (*pipeline.Batch, *pipeline.Catalog, error) {
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -158,8 +153,18 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%v", err)
 	}
-	if len(accounts) > 1 {
-		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
+	if cat == nil && learn != nil && batch.Problems.HasUnknownCounters() {
+		// Counters the built-in catalog lacks: the service's catalog
+		// (the keys of a target it returns) may have them.
+		if served := learn(); served != nil && !served.Equal(pipeline.DefaultCatalog()) {
+			if batch, err = formats.ReadFiles(args, formats.ReadOptions{Catalog: served, Bound: &pipeline.ProblemBound{Keep: problemsPerKind}}); err != nil {
+				return nil, nil, exitf(ExitInvalid, "%v", err)
+			}
+			cat = served
+		}
+	}
+	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
+		batch.Problems = append(batch.Problems, ps...)
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
@@ -177,6 +182,29 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	return batch, cat, nil
 }
 
+// checkServedCatalog checks, after the plans were compared and before
+// anything is written, every counter the files set against the catalog the
+// service serves (learnt from the keys of a target it returned): a counter
+// the service lacks is an error naming its column, and nothing is sent.
+// With --catalog the file's catalog rules instead.
+func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner, batch *pipeline.Batch) error {
+	if f.CatalogPath != "" || !pipeline.SetsCounters(batch.Plans) {
+		return nil
+	}
+	cat, err := runner.ServiceCatalog(ctx)
+	if err != nil || cat == nil {
+		return nil // a stopped run is reported by the caller; no plan: nothing tells the catalog
+	}
+	ps := pipeline.CheckServiceCatalog(batch.Plans, cat)
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	return exitf(ExitInvalid, "the input sets %d counter column(s) the service does not have; nothing was sent", len(ps))
+}
+
 // connect builds one client per account and the lookup client.
 func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account, pipeline.CompanyFinder, []*apiclient.Client, error) {
 	var accounts []pipeline.Account
@@ -188,7 +216,8 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 			return nil, nil, nil, exitf(ExitInvalid, "account %s: %v", a.Name, err)
 		}
 		clients = append(clients, c)
-		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Service: planapi.New(c)})
+		accounts = append(accounts, pipeline.Account{Name: a.Name, CompanyID: a.CompanyID, Company: a.Company,
+			KeyHint: pipeline.KeyHint(a.APIKey), Service: planapi.New(c)})
 	}
 	var finder pipeline.CompanyFinder
 	if cfg.Lookup.Configured() {
@@ -261,7 +290,26 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	for i, a := range cfg.Accounts {
 		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
 	}
-	batch, _, err := readInputsFor(f, opts.Args, named, true)
+	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	*accountsOut, *clientsOut = accounts, clients
+	prog := newProgress(f, log)
+	runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{
+		Concurrency:   opts.Concurrency,
+		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
+		NoRecalc:      opts.NoRecalc,
+		RecalcWait:    noWaitIfZero(opts.RecalcWait),
+		RecalcBackoff: opts.RecalcBackoff,
+		Now:           f.Now,
+		OnPlanDone:    prog.planDone,
+		OnRecalc:      prog.recalc,
+	})
+	batch, _, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
+		c, _ := runner.ServiceCatalog(ctx)
+		return c
+	})
 	if err != nil {
 		return err
 	}
@@ -278,29 +326,17 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			}
 		}
 	}
-	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
-	if err != nil {
-		return err
-	}
-	*accountsOut, *clientsOut = accounts, clients
 
-	prog := newProgress(f, log)
-	ropts := pipeline.RunOptions{
-		Concurrency:   opts.Concurrency,
-		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
-		NoRecalc:      opts.NoRecalc,
-		RecalcWait:    noWaitIfZero(opts.RecalcWait),
-		RecalcBackoff: opts.RecalcBackoff,
-		Now:           f.Now,
-		OnPlanDone:    prog.planDone,
-		OnRecalc:      prog.recalc,
-	}
-	runner := pipeline.NewRunner(accounts, finder, ropts)
 	prog.attach(runner)
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	cs, planErr := runner.Plan(ctx, batch.Plans)
-	for _, w := range sameNameOtherStart(cs) {
+	if planErr == nil {
+		if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
+			return err
+		}
+	}
+	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
 
@@ -394,28 +430,6 @@ func reportInInputFolder(report string, args []string) string {
 		}
 	}
 	return ""
-}
-
-// sameNameOtherStart warns about each plan to create whose account
-// already holds a plan of the same name with another start date: a file
-// that changed a plan's start date (without its plan_id) creates a second
-// plan rather than changing the first, which the service cannot do.
-func sameNameOtherStart(cs *pipeline.ChangeSet) []string {
-	var out []string
-	for _, d := range cs.Plans {
-		if d.Action != pipeline.ActionCreate || d.Create == nil || strings.TrimSpace(d.Create.Name) == "" {
-			continue
-		}
-		for _, p := range cs.Listed[d.Account] {
-			if strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(d.Create.Name)) && p.StartDate != d.Create.StartDate {
-				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
-					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
-					d.Title(), d.Account, p.ID, p.Name, p.StartDate))
-				break
-			}
-		}
-	}
-	return out
 }
 
 // noWaitIfZero maps --recalc-wait 0 to "do not wait" (one attempt); in

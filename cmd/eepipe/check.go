@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/sourcegraph/conc/pool"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -116,12 +113,6 @@ func validateCheckOptions(opts *checkOptions) error {
 	return nil
 }
 
-// storedPlan is a plan summary of one account's list.
-type storedPlan struct {
-	account pipeline.Account
-	plan    pipeline.Plan
-}
-
 func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	if err := validateCheckOptions(opts); err != nil {
 		return err
@@ -169,9 +160,10 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		plans := batch.Plans
 		notes := make([][]string, len(plans))
 		if opts.Server {
-			filled, n, err := fillFromServer(ctx, accounts, plans, opts.Concurrency, log)
+			runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
+			filled, n, err := runner.FillFromStored(ctx, plans)
 			if err != nil {
-				return err
+				return serviceError(ctx, err)
 			}
 			plans, notes = filled, n
 		}
@@ -183,22 +175,25 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 			c.Notes = append(notes[i], c.Notes...)
 			checks = append(checks, c)
 		}
-		if !opts.Server && hasBlankReason(checks) {
+		if !opts.Server && pipeline.AnyBlankCounters(checks) {
 			fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
 		}
 	default:
-		stored, notFound, err := readServerPlans(ctx, accounts, opts.PlanIDs, opts.Concurrency, log)
+		runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
+		read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
 		if err != nil {
-			return err
+			return serviceError(ctx, err)
 		}
+		stored, notFound := read.Plans, read.Missing
+		log.Debug("plans on the service", zap.Int("plans", len(stored)))
 		for _, id := range notFound {
 			fmt.Fprintf(f.IO.ErrOut, "eepipe: plan %d is not on any configured account (%s)\n", id, accountNames(accounts))
 		}
 		missing = len(notFound)
 		for _, sp := range stored {
-			in := pipeline.FromServer(&sp.plan, pipeline.CompanyIDs{})
+			in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
 			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfPlan(in), targets)
-			c.Source, c.Account = "server", sp.account.Name
+			c.Source, c.Account = "server", sp.Account.Name
 			checks = append(checks, c)
 		}
 	}
@@ -287,156 +282,9 @@ func accountNames(accounts []pipeline.Account) string {
 
 // serviceError turns a failed read into the command's error: every failure
 // to read the service is fatal for a check.
-func serviceError(account string, what string, err error) error {
-	if errors.Is(err, context.Canceled) {
+func serviceError(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return exitf(ExitFatal, "interrupted")
 	}
-	return exitf(ExitFatal, "account %s: %s: %v", account, what, err)
-}
-
-// listAll lists every account's plans.
-func listAll(ctx context.Context, accounts []pipeline.Account) ([]storedPlan, error) {
-	var out []storedPlan
-	for _, a := range accounts {
-		plans, err := a.Service.ListPlans(ctx)
-		if err != nil {
-			return nil, serviceError(a.Name, "list plans", err)
-		}
-		sort.Slice(plans, func(i, j int) bool { return plans[i].ID < plans[j].ID })
-		for _, p := range plans {
-			out = append(out, storedPlan{account: a, plan: p})
-		}
-	}
-	return out, nil
-}
-
-// getAll retrieves the plans with milestones, at most n at a time, keeping
-// their order.
-func getAll(ctx context.Context, plans []storedPlan, n int) error {
-	p := pool.New().WithContext(ctx).WithMaxGoroutines(n).WithCancelOnError().WithFirstError()
-	for i := range plans {
-		sp := &plans[i]
-		p.Go(func(ctx context.Context) error {
-			full, err := sp.account.Service.GetPlan(ctx, sp.plan.ID)
-			if err != nil {
-				return serviceError(sp.account.Name, fmt.Sprintf("read plan %d", sp.plan.ID), err)
-			}
-			sp.plan = *full
-			return nil
-		})
-	}
-	return p.Wait()
-}
-
-// readServerPlans reads the plans to check: every plan of every account,
-// or the plans ids name (looked up on each account in turn). It returns
-// the ids no account has.
-func readServerPlans(ctx context.Context, accounts []pipeline.Account, ids []int64, n int, log *zap.Logger) ([]storedPlan, []int64, error) {
-	if len(ids) == 0 {
-		plans, err := listAll(ctx, accounts)
-		if err != nil {
-			return nil, nil, err
-		}
-		log.Debug("plans on the service", zap.Int("plans", len(plans)))
-		if err := getAll(ctx, plans, n); err != nil {
-			return nil, nil, err
-		}
-		return plans, nil, nil
-	}
-	var out []storedPlan
-	var missing []int64
-	seen := map[int64]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		found := false
-		for _, a := range accounts {
-			p, err := a.Service.GetPlan(ctx, id)
-			if errors.Is(err, pipeline.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, nil, serviceError(a.Name, "read plan "+strconv.FormatInt(id, 10), err)
-			}
-			out = append(out, storedPlan{account: a, plan: *p})
-			found = true
-			break
-		}
-		if !found {
-			missing = append(missing, id)
-		}
-	}
-	return out, missing, nil
-}
-
-// fillFromServer returns the file plans with their blanks filled from the
-// plans they match on the service, and a note per plan saying what was done.
-func fillFromServer(ctx context.Context, accounts []pipeline.Account, plans []*pipeline.InputPlan, n int, log *zap.Logger) ([]*pipeline.InputPlan, [][]string, error) {
-	listed, err := listAll(ctx, accounts)
-	if err != nil {
-		return nil, nil, err
-	}
-	summaries := make([]pipeline.Plan, len(listed))
-	for i, sp := range listed {
-		summaries[i] = sp.plan
-	}
-	match := make([]int, len(plans))
-	notes := make([][]string, len(plans))
-	var fetch []storedPlan
-	fetchIndex := map[int]int{} // listed index -> fetch index
-	for i, p := range plans {
-		match[i] = -1
-		m := pipeline.MatchStoredPlan(p, summaries)
-		switch len(m) {
-		case 0:
-			notes[i] = append(notes[i], "not found on the service, so blank counters stay unknown")
-		case 1:
-			match[i] = m[0]
-			if _, ok := fetchIndex[m[0]]; !ok {
-				fetchIndex[m[0]] = len(fetch)
-				fetch = append(fetch, listed[m[0]])
-			}
-		default:
-			var where []string
-			for _, j := range m {
-				where = append(where, fmt.Sprintf("plan %d of account %s", listed[j].plan.ID, listed[j].account.Name))
-			}
-			notes[i] = append(notes[i], "matches several plans on the service ("+strings.Join(where, ", ")+"), so blank counters stay unknown")
-		}
-	}
-	if err := getAll(ctx, fetch, n); err != nil {
-		return nil, nil, err
-	}
-	out := make([]*pipeline.InputPlan, len(plans))
-	for i, p := range plans {
-		if match[i] < 0 {
-			out[i] = p
-			continue
-		}
-		sp := fetch[fetchIndex[match[i]]]
-		out[i] = pipeline.FillFromServer(p, &sp.plan)
-		notes[i] = append(notes[i], fmt.Sprintf("blank values filled from plan %d on the service (account %s)", sp.plan.ID, sp.account.Name))
-		log.Debug("filled from the service", zap.String("plan", p.Key().String()), zap.Int64("plan_id", sp.plan.ID), zap.String("account", sp.account.Name))
-	}
-	return out, notes, nil
-}
-
-// hasBlankReason reports whether any level or disability check is not
-// assessable because of blank counters.
-func hasBlankReason(checks []pipeline.SectorPlanCheck) bool {
-	for _, c := range checks {
-		for _, y := range c.Years {
-			if len(y.Disability.Blank) > 0 {
-				return true
-			}
-			for _, l := range y.Levels {
-				if len(l.Blank) > 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return exitf(ExitFatal, "%v", err)
 }

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/sourcegraph/conc/pool"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
@@ -69,8 +66,13 @@ Company identifiers come from the configuration (each account's
 vat_number, registration_number or id_number; EEPIPE_COMPANY_VAT,
 EEPIPE_COMPANY_REGISTRATION or EEPIPE_COMPANY_ID_NUMBER for the single
 account), checked and completed through the company lookup, or from the
-lookup records that --company finds. An export that spans several accounts
-needs them to re-import.
+lookup records that --company finds. Every row and grid sheet also carries
+the plan id and the configured account's name (column account, grid label
+Account), so an export re-imports onto its own plans and accounts even when
+the configuration gives no company identifiers. A total the service holds
+that disagrees with its parts (typically 0 beside non-zero levels) is
+written blank, which means "leave as is": re-importing an unchanged export
+sends nothing and warns of nothing.
 
 For scheduled runs, --output-dir writes UTC-stamped names
 (plans-2026-11-22T0300Z.xlsx), --keep prunes older ones, a lock file stops
@@ -212,21 +214,8 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
-		if len(sources) > 1 {
-			var without []string
-			for _, s := range sources {
-				if s.company.IsZero() {
-					without = append(without, s.account.Name)
-				}
-			}
-			if len(without) > 0 {
-				run.warn("the export spans several accounts but has no company identifiers for account " + strings.Join(without, ", ") +
-					"; re-importing it needs them: give the account vat_number, registration_number or id_number in the configuration, " +
-					"or --company with each company's VAT, registration or ID number")
-			}
-		}
 		fetchStart := time.Now()
-		plans, missing, err := fetchExportPlans(ctx, sources, opts, log)
+		plans, missing, served, err := fetchExportPlans(ctx, sources, opts, log)
 		if err != nil {
 			return err
 		}
@@ -234,7 +223,10 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 			return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", len(plans))
 		}
 		if cat == nil {
-			cat = serverCatalog(plans)
+			cat = served
+		}
+		if cat == nil {
+			cat = pipeline.DefaultCatalog()
 		}
 		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
 		path := run.outputPath(target.base)
@@ -292,13 +284,7 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 		if err != nil {
 			return nil, exitf(ExitFatal, "company lookup for %s: %v", q, err)
 		}
-		var found []pipeline.Company
-		for _, r := range recs {
-			if (identifierEqual(r.VATNumber, q) || identifierEqual(r.RegistrationNumber, q) || identifierEqual(r.IdentificationNumber, q)) &&
-				!slices.ContainsFunc(found, func(c pipeline.Company) bool { return c.ID == r.ID }) {
-				found = append(found, r)
-			}
-		}
+		found := pipeline.CompaniesWith(recs, q)
 		switch len(found) {
 		case 0:
 			return nil, exitf(ExitInvalid, "--company %s: the company lookup knows no company with that VAT, registration or ID number", q)
@@ -311,30 +297,12 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 			return nil, exitf(ExitInvalid, "--company %s matches several companies: %s; give an identifier of one company only", q, strings.Join(names, "; "))
 		}
 		c := found[0]
-		idx := slices.IndexFunc(accounts, func(a pipeline.Account) bool { return a.CompanyID == c.ID })
-		if idx < 0 {
-			// An account without company_id whose configured identifiers
-			// are this company's.
-			idx = slices.IndexFunc(configured, func(ids pipeline.CompanyIDs) bool {
-				return identifierEqual(ids.VAT, c.VATNumber) || identifierEqual(ids.Registration, c.RegistrationNumber) ||
-					identifierEqual(ids.IDNumber, c.IdentificationNumber)
-			})
-			if idx >= len(accounts) || (idx >= 0 && accounts[idx].CompanyID != "") {
-				idx = -1
-			}
+		idx, warning, err := pipeline.AccountOfCompany(c, accounts, configured)
+		if err != nil {
+			return nil, exitf(ExitInvalid, "--company %s: %v", q, err)
 		}
-		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" && len(configured) > 0 && !configured[0].IsZero() {
-			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but the configured account's company identifiers (%s) are another company's",
-				q, c.TradingName, c.ID, configured[0])
-		}
-		if idx < 0 && len(accounts) == 1 && accounts[0].CompanyID == "" {
-			idx = 0
-			run.warn(fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
-				"its plans are exported with that company's identifiers", c.TradingName, c.ID))
-		}
-		if idx < 0 {
-			return nil, exitf(ExitInvalid, "--company %s is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
-				q, c.TradingName, c.ID, c.ID)
+		if warning != "" {
+			run.warn(warning)
 		}
 		if seen[idx] {
 			continue
@@ -384,138 +352,51 @@ func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSou
 	return nil
 }
 
-// identifierEqual compares identifiers ignoring spaces and letter case.
-func identifierEqual(a, b string) bool {
-	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
-	return a != "" && norm(a) == norm(b)
-}
-
-// fetchExportPlans lists each source's plans and retrieves the selected
-// ones with milestones and targets, at most opts.Concurrency requests at a
-// time. Once ctx is done no new request starts. It returns the plans in
-// account order, then by plan id, and the --plan ids found nowhere.
-func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, error) {
-	lists := make([][]pipeline.Plan, len(sources))
-	errs := make([]error, len(sources))
-	lp := pool.New().WithMaxGoroutines(opts.Concurrency)
+// fetchExportPlans reads the sources' stored plans through the
+// pipeline's one door (pipeline.Runner.ReadStored: the run's gate bounds
+// the requests in flight and stops after a fatal error or when ctx is
+// done). It returns the plans in account order, then by plan id, the
+// --plan ids found nowhere, and the counter catalog the service serves
+// (nil when no plan tells it).
+func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, error) {
+	accounts := make([]pipeline.Account, len(sources))
 	for i, s := range sources {
-		lp.Go(func() {
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
-				return
-			}
-			lists[i], errs[i] = s.account.Service.ListPlans(ctx)
+		accounts[i] = s.account
+	}
+	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
+	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil, nil
+		}
+		return nil, nil, nil, exitf(ExitFatal, "%v", err)
+	}
+	for _, v := range stored.Vanished {
+		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
+	}
+	plans := make([]formats.ExportPlan, 0, len(stored.Plans))
+	for _, sp := range stored.Plans {
+		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
+		name := s.account.Name
+		if len(sources) == 1 && name == "default" {
+			name = ""
+		}
+		in := pipeline.ExportedPlan(sp.Plan, s.company, name)
+		plans = append(plans, formats.ExportPlan{
+			Plan:        in,
+			Account:     name,
+			CompanyName: s.name,
+			Era:         sp.Plan.Era,
+			Milestones:  len(sp.Plan.Milestones),
+			UpdatedAt:   sp.Plan.UpdatedAt,
 		})
 	}
-	lp.Wait()
-	for i, err := range errs {
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, nil
-			}
-			return nil, nil, exitf(ExitFatal, "listing the plans of account %s: %v", sources[i].account.Name, err)
-		}
+	cat, err := runner.ServiceCatalog(ctx)
+	if err != nil && ctx.Err() == nil {
+		return nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
-	want := map[int64]bool{}
-	for _, id := range opts.PlanIDs {
-		want[id] = true
-	}
-	found := map[int64]bool{}
-	type job struct {
-		src int
-		id  int64
-	}
-	var jobs []job
-	for i, list := range lists {
-		for _, p := range list {
-			if len(want) > 0 && !want[p.ID] {
-				continue
-			}
-			found[p.ID] = true
-			jobs = append(jobs, job{i, p.ID})
-		}
-	}
-	slices.SortFunc(jobs, func(a, b job) int {
-		if a.src != b.src {
-			return a.src - b.src
-		}
-		return int(a.id - b.id)
-	})
-	var missing []int64
-	for _, id := range opts.PlanIDs {
-		if !found[id] && !slices.Contains(missing, id) {
-			missing = append(missing, id)
-		}
-	}
-	out := make([]*formats.ExportPlan, len(jobs))
-	var (
-		mu    sync.Mutex
-		fatal error
-	)
-	gp := pool.New().WithMaxGoroutines(opts.Concurrency)
-	for k, j := range jobs {
-		gp.Go(func() {
-			mu.Lock()
-			stop := fatal != nil
-			mu.Unlock()
-			if stop || ctx.Err() != nil {
-				return // no new work once the run is stopping
-			}
-			s := sources[j.src]
-			p, err := s.account.Service.GetPlan(ctx, j.id)
-			switch {
-			case err == nil:
-			case errors.Is(err, pipeline.ErrNotFound):
-				log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", j.id), zap.String("account", s.account.Name))
-				return
-			default:
-				mu.Lock()
-				if fatal == nil && ctx.Err() == nil {
-					fatal = fmt.Errorf("reading plan %d of account %s: %w", j.id, s.account.Name, err)
-				}
-				mu.Unlock()
-				return
-			}
-			name := s.account.Name
-			if len(sources) == 1 && name == "default" {
-				name = ""
-			}
-			out[k] = &formats.ExportPlan{
-				Plan:        pipeline.FromServer(p, s.company),
-				Account:     name,
-				CompanyName: s.name,
-				Era:         p.Era,
-				Milestones:  len(p.Milestones),
-				UpdatedAt:   p.UpdatedAt,
-			}
-		})
-	}
-	gp.Wait()
-	if fatal != nil {
-		return nil, nil, exitf(ExitFatal, "%v", fatal)
-	}
-	plans := make([]formats.ExportPlan, 0, len(out))
-	for _, p := range out {
-		if p != nil {
-			plans = append(plans, *p)
-		}
-	}
-	return plans, missing, nil
-}
-
-// serverCatalog is the counter catalog the service shows (contract-notes
-// B): the counters of the first target retrieved, or the default catalog.
-func serverCatalog(plans []formats.ExportPlan) *pipeline.Catalog {
-	for _, p := range plans {
-		for _, t := range p.Plan.Targets {
-			if len(t.Counters) > 0 {
-				if c, err := pipeline.CatalogFromCounters(t.Counters); err == nil {
-					return c
-				}
-			}
-		}
-	}
-	return pipeline.DefaultCatalog()
+	log.Debug("requests", zap.Any("requests", runner.Requests()))
+	return plans, stored.Missing, cat, nil
 }
 
 func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {

@@ -1,5 +1,3 @@
-// Command eepipe moves Employment Equity plan targets between spreadsheets
-// and the B-BBEE compliance service. See README.md.
 package main
 
 import "os"

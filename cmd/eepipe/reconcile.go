@@ -119,9 +119,9 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		for _, w := range cfg.Warnings {
 			log.Warn(w)
 		}
-		batch, _, err := readInputs(f, opts.Args, len(cfg.Accounts))
-		if err != nil {
-			return err
+		named := make([]pipeline.Account, len(cfg.Accounts))
+		for i, a := range cfg.Accounts {
+			named[i] = pipeline.Account{Name: a.Name}
 		}
 		var finder pipeline.CompanyFinder
 		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
@@ -129,8 +129,20 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 			return err
 		}
 		runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
+		batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
+			c, _ := runner.ServiceCatalog(ctx)
+			return c
+		})
+		if err != nil {
+			return err
+		}
 		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 		cs, planErr := runner.Plan(ctx, batch.Plans)
+		if planErr == nil {
+			if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
+				return err
+			}
+		}
 		rec = pipeline.Reconcile(cs, accounts)
 		rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
 		rec.Files = batch.Files

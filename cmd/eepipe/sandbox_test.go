@@ -282,3 +282,145 @@ func TestSandboxStopsOnSIGTERM(t *testing.T) {
 		t.Error("still serving after SIGTERM")
 	}
 }
+
+// parseExports reads the active (uncommented) export lines of a shell file
+// written by --write-env: NAME='value' pairs, single-quoted.
+func parseExports(t *testing.T, text string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		for rest != "" && !strings.HasPrefix(rest, "#") {
+			name, after, ok := strings.Cut(rest, "='")
+			if !ok {
+				t.Fatalf("export line %q", line)
+			}
+			var val strings.Builder
+			for {
+				i := strings.IndexByte(after, '\'')
+				if i < 0 {
+					t.Fatalf("unterminated quote in %q", line)
+				}
+				val.WriteString(after[:i])
+				after = after[i+1:]
+				if strings.HasPrefix(after, `\''`) {
+					val.WriteByte('\'')
+					after = after[3:]
+					continue
+				}
+				break
+			}
+			out[strings.TrimSpace(name)] = val.String()
+			rest = strings.TrimSpace(after)
+		}
+	}
+	return out
+}
+
+func TestSandboxCommandWritesEnv(t *testing.T) {
+	envFile := filepath.Join(t.TempDir(), "sandbox.env")
+	url, stop, stderr := runSandboxCmd(t, "sandbox", "--listen", "127.0.0.1:0", "--write-env", envFile, "--account", "bluecrane", "--latency", "5ms", "--log-format", "json")
+	defer stop()
+	st, err := os.Stat(envFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %04o, want 0600", st.Mode().Perm())
+	}
+	b, _ := os.ReadFile(envFile)
+	env := parseExports(t, string(b))
+	want := map[string]string{
+		"EEPIPE_BASE_URL": url, "EEPIPE_LOOKUP_URL": url,
+		"EEPIPE_LOOKUP_USERNAME": "consultant", "EEPIPE_LOOKUP_PASSWORD": "sandbox-lookup-pass",
+		"EEPIPE_API_KEY": "mpk_sandbox_bluecrane", "EEPIPE_API_SECRET": "sandbox-secret-bluecrane",
+	}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+	if len(env) != len(want) {
+		t.Errorf("exports %v, want exactly %v", env, want)
+	}
+	if !strings.Contains(string(b), "# export EEPIPE_API_KEY='mpk_sandbox_acme' EEPIPE_API_SECRET='sandbox-secret-acme'") {
+		t.Errorf("the other account's pair is not offered as a comment:\n%s", b)
+	}
+
+	// The configuration reads these variables, and they work against the
+	// sandbox: the plan API with the key pair, the lookup with the user.
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	cfg, err := loadConfig(f, connFlags{}, configNeeds{Plans: true, Lookup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != url || len(cfg.Accounts) != 1 || cfg.Accounts[0].APIKey != "mpk_sandbox_bluecrane" || cfg.Lookup.Password != "sandbox-lookup-pass" {
+		t.Fatalf("configuration from the exports: %s", cfg)
+	}
+	c, err := apiclient.New(apiclient.Options{BaseURL: cfg.BaseURL, APIKey: cfg.Accounts[0].APIKey, APISecret: cfg.Accounts[0].APISecret,
+		LookupURL: cfg.Lookup.URL, LookupUsername: cfg.Lookup.Username, LookupPassword: cfg.Lookup.Password, HTTPClient: sandboxTestHTTP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if sc, err := c.ListScorecards(ctx); err != nil || len(sc) != 1 || sc[0].ID != "scorecard_bluecrane_2025" {
+		t.Errorf("scorecards with the exported pair: %v %+v", err, sc)
+	}
+	if cs, err := c.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: "4098765432"}); err != nil || len(cs) != 1 {
+		t.Errorf("lookup with the exported user: %v %+v", err, cs)
+	}
+
+	// Off a terminal stderr holds JSON log lines only, without secrets;
+	// durations carry their unit.
+	logs := stderr.String()
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("stderr line is not JSON: %q", line)
+		}
+	}
+	if strings.Contains(logs, "sandbox-secret") || strings.Contains(logs, "sandbox-lookup-pass") {
+		t.Error("a secret appears in the logs")
+	}
+	if !strings.Contains(logs, `"latency":"5ms"`) || !strings.Contains(logs, `"recalc_duration":"30s"`) {
+		t.Errorf("durations without units in %s", logs)
+	}
+}
+
+func TestSandboxCommandPrintsEnvOnATerminal(t *testing.T) {
+	stderr := &lockedBuffer{}
+	pr, pw := io.Pipe()
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: pw, ErrOut: stderr, ErrTTY: true}, Now: time.Now, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, f, []string{"sandbox", "--listen", "127.0.0.1:0"})
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	if !sc.Scan() {
+		cancel()
+		t.Fatalf("no ready line: %s", stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url := strings.TrimPrefix(sc.Text(), "eepipe sandbox listening on ")
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d", code)
+	}
+	env := parseExports(t, stderr.String())
+	if env["EEPIPE_BASE_URL"] != url || env["EEPIPE_API_KEY"] != "mpk_sandbox_acme" || env["EEPIPE_API_SECRET"] != "sandbox-secret-acme" {
+		t.Errorf("exports on the terminal %v (url %s)", env, url)
+	}
+}
+
+func TestSandboxCommandUnknownAccount(t *testing.T) {
+	var out, errb bytes.Buffer
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now}
+	code := Execute(context.Background(), f, []string{"sandbox", "--listen", "127.0.0.1:0", "--account", "nobody"})
+	if code != ExitInvalid || !strings.Contains(errb.String(), `no account "nobody"`) || !strings.Contains(errb.String(), "acme") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}

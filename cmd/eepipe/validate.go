@@ -97,13 +97,14 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}
-	if n, err := validateAccounts(f); err != nil {
+	if accounts, err := validateAccounts(f); err != nil {
 		return err
-	} else if n > 1 {
-		// With several accounts the company decides the account: every
-		// plan needs a company column (format section 1). The secrets
-		// are not read; validate never talks to the service.
-		batch.Problems = append(batch.Problems, pipeline.RequireCompany(batch.Plans)...)
+	} else if len(accounts) > 0 {
+		// With several accounts every plan needs a company, an account
+		// or a plan_id to find its account, and an account column must
+		// name a configured account (format section 1). The secrets are
+		// not read; validate never talks to the service.
+		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
 	if err := formats.WriteProblemsText(f.IO.Out, batch); err != nil {
@@ -142,21 +143,26 @@ func runValidate(f *Factory, opts *validateOptions) error {
 // disabled above all employees") and listed by validate's --report.
 const problemsPerKind = 5
 
-// validateAccounts returns the number of accounts the --config file names
-// (0 without one). Only the file's structure is read: no secret.
-func validateAccounts(f *Factory) (int, error) {
+// validateAccounts returns the accounts the --config file names (none
+// without one), with their names only. Only the file's structure is read:
+// no secret.
+func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 	if f.ConfigPath == "" {
-		return 0, nil
+		return nil, nil
 	}
 	b, err := os.ReadFile(f.ConfigPath)
 	if err != nil {
-		return 0, exitf(ExitInvalid, "configuration: %v", err)
+		return nil, exitf(ExitInvalid, "configuration: %v", err)
 	}
 	var fc fileConfig
 	if err := decodeConfig(b, &fc); err != nil {
-		return 0, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+		return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
 	}
-	return len(fc.Accounts), nil
+	accounts := make([]pipeline.Account, len(fc.Accounts))
+	for i, a := range fc.Accounts {
+		accounts[i] = pipeline.Account{Name: strings.TrimSpace(a.Name)}
+	}
+	return accounts, nil
 }
 
 // validateUnreadable reports whether the batch holds a file-level error

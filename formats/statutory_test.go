@@ -1,0 +1,319 @@
+package formats
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// The statutory-layout fixtures of testdata/acceptance, made by
+// make_statutory.py with openpyxl (op_*) and re-saved by LibreOffice
+// (lo_*): grid sheets in the shapes of the EE forms.
+
+// statutoryValue is the counter value make_statutory.py writes at level
+// index l (the catalog's level order), race index r and gender index g.
+func statutoryValue(disabled bool, l, r, g int) int64 {
+	if l < 6 {
+		if disabled {
+			return int64((l + r + g) % 2)
+		}
+		return int64(1 + l + 2*r + g)
+	}
+	var perm int64
+	for k := range 6 {
+		perm += statutoryValue(disabled, k, r, g)
+	}
+	temp := int64(3 + r + g)
+	if disabled {
+		temp = int64(g)
+	}
+	switch l {
+	case 6:
+		return perm
+	case 7:
+		return temp
+	}
+	return perm + temp
+}
+
+// statutoryCounters returns every counter of a target type as the
+// fixtures hold it, leaving out the levels, races and genders in skip
+// (counters whose cells are reported as errors).
+func statutoryCounters(tt string, skip ...string) map[string]int64 {
+	cat := pipeline.DefaultCatalog()
+	out := map[string]int64{}
+	for l, level := range cat.Levels() {
+		for r, race := range cat.Races() {
+			for g, gender := range cat.Genders() {
+				name, ok := cat.Counter(race, gender, level)
+				if !ok || slices.Contains(skip, level) || slices.Contains(skip, race+"_"+gender) {
+					continue
+				}
+				out[name] = statutoryValue(tt == pipeline.TargetDisabled, l, r, g)
+			}
+		}
+	}
+	return out
+}
+
+// TestStatutoryLayoutsReadExactly reads each statutory fixture and checks
+// every counter of every target (all 90 of a full grid) and every problem,
+// at its cell.
+func TestStatutoryLayoutsReadExactly(t *testing.T) {
+	all, dis := pipeline.TargetAll, pipeline.TargetDisabled
+	if n := len(statutoryCounters(all)); n != 90 {
+		t.Fatalf("the default catalog has %d counters; the fixtures are made for 90", n)
+	}
+	cases := []struct {
+		files   []string
+		plan    string
+		targets map[string]map[string]int64 // "year|target type" -> every counter
+		// problems as in TestAcceptanceFixtures; "SHEET" is the sheet.
+		problems []wantProblem
+		suggest  map[string]string // cell -> first suggestion
+		not      []string          // words no problem message may hold
+	}{
+		{files: []string{"op_eea2_merged.xlsx", "lo_eea2_merged.xlsx"}, plan: "EEA2 merged",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "2|" + all: statutoryCounters(all),
+				"1|" + dis: statutoryCounters(dis)}},
+		{files: []string{"op_eea2_unmerged.xlsx", "lo_eea2_unmerged.xlsx"}, plan: "EEA2 unmerged",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: statutoryCounters(dis)}},
+		{files: []string{"op_race_letters.xlsx", "lo_race_letters.xlsx"}, plan: "Letters plan",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: statutoryCounters(dis)}},
+		{files: []string{"op_combined.xlsx", "lo_combined.xlsx"}, plan: "Combined plan",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: statutoryCounters(dis)}},
+		{files: []string{"op_eea2_bad.xlsx", "lo_eea2_bad.xlsx"}, plan: "Bad plan",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all, "senior_managers", "junior_managers")},
+			problems: []wantProblem{
+				perr("Bad!B4", `"31/08/2029" is not written as YYYY-MM-DD: it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
+				perr("Bad!A7", "needs end_date"), // the plan is new: its end date is required
+				perr("Bad!A11", "not an occupational level"),
+				perr("Bad!M12", `"42" is in a column this grid does not read: the column has no header`),
+				perr("Bad!A13", "not an occupational level"),
+				perr("Bad!A21", `does not say clearly whose targets the grid holds; write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities"`),
+			},
+			suggest: map[string]string{"Bad!A11": "Senior management", "Bad!A13": "Skilled technical / junior management"}},
+		{files: []string{"op_eea13_twice.xlsx"}, plan: "Twice plan",
+			targets:  map[string]map[string]int64{"1|" + all: statutoryCounters(all)},
+			problems: []wantProblem{perr("Twice!A21", "are both titled as the targets of all employees for the same year")},
+			not:      []string{"disabled_employees"}},
+		{files: []string{"op_eea2_gap.xlsx"}, plan: "Gap plan",
+			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all, "indian_male")},
+			problems: func() []wantProblem {
+				ps := []wantProblem{perr("Gap!L8", `"Sum" is not a race or gender of the counter catalog; its column is not read`)}
+				for r := 10; r <= 18; r++ {
+					ps = append(ps, perr(fmt.Sprintf("Gap!D%d", r), `in a column this grid does not read: its header ("Male" over a blank cell) names no race and gender`))
+				}
+				return ps
+			}()},
+	}
+	for _, tc := range cases {
+		for _, file := range tc.files {
+			t.Run(file, func(t *testing.T) {
+				b, err := ReadFiles([]string{filepath.Join(acceptanceDir, file)}, ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAcceptanceProblems(t, b.Problems, tc.problems)
+				for _, p := range b.Problems {
+					for _, w := range tc.not {
+						if strings.Contains(p.Message, w) {
+							t.Errorf("%s: the message names %s: %s", p.Origin.Ref(), w, p.Message)
+						}
+					}
+					if want, ok := tc.suggest[p.Origin.Ref()]; ok && (len(p.Suggestions) == 0 || p.Suggestions[0] != want) {
+						t.Errorf("%s: suggestions %q, want %q first", p.Origin.Ref(), p.Suggestions, want)
+					}
+				}
+				for ref := range tc.suggest {
+					found := false
+					for _, p := range b.Problems {
+						found = found || (p.Origin.Ref() == ref && len(p.Suggestions) > 0)
+					}
+					if !found {
+						t.Errorf("%s: no problem with suggestions", ref)
+					}
+				}
+				if len(b.Plans) != 1 || b.Plans[0].Name != tc.plan {
+					t.Fatalf("read %d plans (%v); want one plan %q", len(b.Plans), planNames(b.Plans), tc.plan)
+				}
+				p := b.Plans[0]
+				got := map[string]map[string]int64{}
+				for _, tg := range p.Targets {
+					y := tg.YearNumber
+					if y == 0 {
+						y = int(tg.FinancialYear) - int(pipeline.FinancialYearOf(p.StartDate)) + 1
+					}
+					got[fmt.Sprintf("%d|%s", y, tg.TargetType)] = tg.Counters
+				}
+				if !slices.Equal(sortedKeys(got), sortedKeys(tc.targets)) {
+					t.Fatalf("targets %v; want %v", sortedKeys(got), sortedKeys(tc.targets))
+				}
+				for k, want := range tc.targets {
+					if !maps.Equal(got[k], want) {
+						t.Errorf("%s: %d counters read, want %d; first differences: %s", k, len(got[k]), len(want), counterDiff(got[k], want))
+					}
+				}
+			})
+		}
+	}
+}
+
+func planNames(ps []*pipeline.InputPlan) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := slices.Collect(maps.Keys(m))
+	sort.Strings(out)
+	return out
+}
+
+// counterDiff lists up to five counters that differ.
+func counterDiff(got, want map[string]int64) string {
+	var out []string
+	for _, k := range sortedKeys(want) {
+		if g, ok := got[k]; !ok || g != want[k] {
+			out = append(out, fmt.Sprintf("%s=%d (read %d, %v)", k, want[k], g, ok))
+		}
+	}
+	for _, k := range sortedKeys(got) {
+		if _, ok := want[k]; !ok {
+			out = append(out, fmt.Sprintf("%s read as %d, not expected", k, got[k]))
+		}
+	}
+	return strings.Join(out[:min(5, len(out))], "; ")
+}
+
+// TestGridTitleTarget: a title names people with disabilities as its
+// subject, or counts them in with everyone (EEA13), or is unclear.
+func TestGridTitleTarget(t *testing.T) {
+	const all, dis, unclear, none = pipeline.TargetAll, pipeline.TargetDisabled, "unclear", ""
+	for _, tc := range []struct{ text, want string }{
+		{"Year 1 — 2026/27 — All employees", all},
+		{"Year 1 — 2026/27 — All employees, including people with disabilities", all},
+		{"all employees, including people with disabilities", all},
+		{"All employees (incl. people with disabilities)", all},
+		{"All employees incl. PWD", all},
+		{"Total workforce including disabled employees", all},
+		{"All employees including persons with a disability", all},
+		{"Year 2 all", all},
+		{"Employees with disabilities", dis},
+		{"Disabled employees", dis},
+		{"People with disabilities", dis},
+		{"Persons with disabilities", dis},
+		{"PWD", dis},
+		{"Year 2 - Disabled", dis},
+		{"All employees with disabilities", dis},
+		{"Employees with disabilities, year 4", dis},
+		{"Employees with disabilities (all levels)", dis},
+		{"Disabled employees, all races", dis},
+		{"All employees, all levels", all},
+		{"All employees and employees with disabilities", unclear},
+		{"All employees / Employees with disabilities", unclear},
+		{"All employees excluding people with disabilities", unclear},
+		{"Employees without disabilities", unclear},
+		{"Non-disabled employees", unclear},
+		{"Employees with disabilities, including people with disabilities", unclear},
+		{"Employees by level", none},
+	} {
+		tt, isUnclear, ok := gridTitleTarget(tc.text)
+		got := tt
+		if isUnclear {
+			got = unclear
+		}
+		if !ok {
+			got = none
+		}
+		if got != tc.want || (ok && !isUnclear && tt == "") {
+			t.Errorf("gridTitleTarget(%q) = %q, unclear %v, ok %v; want %q", tc.text, tt, isUnclear, ok, tc.want)
+		}
+	}
+}
+
+// gridFromTSV reads a sheet built from tab-separated lines as a grid sheet.
+func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problems) {
+	t.Helper()
+	wb := excelize.NewFile()
+	defer wb.Close()
+	for r, line := range strings.Split(text, "\n") {
+		for c, v := range strings.Split(line, "\t") {
+			if v == "" {
+				continue
+			}
+			var err error
+			if n, perr := strconv.Atoi(v); perr == nil {
+				err = wb.SetCellInt("Sheet1", cellName(c+1, r+1), int64(n))
+			} else {
+				err = wb.SetCellStr("Sheet1", cellName(c+1, r+1), v)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return readGridSheet(wb, "t.xlsx", "Sheet1", false)
+}
+
+// TestGridStrayCells: inside a grid's rows, a cell in a column without a
+// race and gender header is an error (text or number), a number right of
+// the header is an error, a note or a metadata label with its value
+// beside the grid is not.
+func TestGridStrayCells(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tMale\t\tFemale\t\t\tForeign nationals",
+		"\tA\tW\tA\tW\t\tMale\tFemale",
+		"Top management\t1\t2\t3\t4\tn/a\t5\t6\ta note\tPlan ID\t4711",
+		"Senior management\t1\t\t1\t\t7\t\t\t\t\t\t99",
+	}, "\n"))
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Origin.Cell+": "+p.Message)
+	}
+	want := []string{"F4", "F5", "L5"}
+	if len(ps) != len(want) {
+		t.Fatalf("problems %q; want errors at %v", got, want)
+	}
+	for i, p := range ps {
+		if p.Origin.Cell != want[i] || p.Severity != pipeline.Error || !strings.Contains(p.Message, "in a column this grid does not read") {
+			t.Errorf("problem %d: %s; want an error at %s", i, got[i], want[i])
+		}
+	}
+	if len(recs) != 1 || recs[0].Cells["plan_id"].Text != "4711" || len(recs[0].Cells) != 8+3 {
+		t.Errorf("records %+v", recs)
+	}
+}
+
+// TestGridTotalColumn: a Total column is not read, but a row whose counters
+// do not add up to its total is a warning at the total; a "Total male"
+// column and a row with a blank counter are not compared.
+func TestGridTotalColumn(t *testing.T) {
+	recs, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tAM\tAF\tTotal\tTotal male",
+		"Top management\t1\t2\t3\t1",
+		"Senior management\t1\t2\t4\t9",
+		"Unskilled\t1\t\t4\t9",
+	}, "\n"))
+	if len(ps) != 1 || ps[0].Origin.Cell != "D4" || ps[0].Severity != pipeline.Warning ||
+		!strings.Contains(ps[0].Message, "the Total column says 4, but the 2 counters of this row add up to 3") {
+		t.Errorf("problems %v; want one warning at D4", ps)
+	}
+	if len(recs) != 1 || len(recs[0].Cells) != 5+2 {
+		t.Errorf("records %+v", recs)
+	}
+}

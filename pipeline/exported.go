@@ -1,0 +1,63 @@
+package pipeline
+
+// ExportedPlan is a stored plan as an export writes it: FromServer, with
+// the configured account's name (the account column and grid label; ""
+// leaves it out) and the totals that disagree with their parts left blank.
+//
+// How totals travel: a total is written only when it agrees with its
+// parts as the service holds them: total_permanent_employees with the sum
+// of the six occupational levels, grand_total_employees with that sum plus
+// temporary_employees (for each race and gender). A total the service
+// holds otherwise (typically 0 beside non-zero levels, when nothing
+// computed it) is written blank, and a blank cell means "leave the
+// service's value as it is". So re-importing an unchanged export sends
+// nothing and warns of nothing, while a workbook whose written totals
+// disagree with its levels is still warned about.
+func ExportedPlan(p *Plan, company CompanyIDs, account string) *InputPlan {
+	in := FromServer(p, company)
+	in.Account = account
+	for _, t := range in.Targets {
+		BlankDisagreeingTotals(t.Counters)
+	}
+	return in
+}
+
+// BlankDisagreeingTotals deletes from counters the totals that disagree
+// with their parts (see ExportedPlan) and returns their names.
+func BlankDisagreeingTotals(counters map[string]int64) []string {
+	var out []string
+	for _, race := range Races {
+		for _, gender := range Genders {
+			sum, complete := int64(0), true
+			for _, level := range OccupationalLevels {
+				v, ok := counters[CounterName(race, gender, level)]
+				if !ok {
+					complete = false
+					break
+				}
+				sum += v
+			}
+			totalName := CounterName(race, gender, "total_permanent_employees")
+			total, hasTotal := counters[totalName]
+			if hasTotal && complete && total != sum {
+				delete(counters, totalName)
+				out = append(out, totalName)
+			}
+			grandName := CounterName(race, gender, "grand_total_employees")
+			grand, hasGrand := counters[grandName]
+			temp, hasTemp := counters[CounterName(race, gender, "temporary_employees")]
+			if !hasGrand || !hasTemp {
+				continue
+			}
+			switch {
+			case complete && grand != sum+temp:
+				delete(counters, grandName)
+				out = append(out, grandName)
+			case !complete && hasTotal && grand != total+temp:
+				delete(counters, grandName)
+				out = append(out, grandName)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// SameIdentifier is the one rule by which eepipe compares company
+// identifiers (VAT, registration and ID numbers): by their letters and
+// digits only, letter case ignored, so that "2009/012345/07",
+// "2009-012345-07" and "2009 012345 07" agree, and " 4012345678" is
+// 4012345678. Leading zeros count. An identifier with no letter or digit
+// (blank, "/", "-") identifies nothing and equals nothing, not even itself.
+//
+// Apply (ResolveCompany, routing), export (--company, the configured
+// identifiers) and every other comparison use it.
+func SameIdentifier(a, b string) bool {
+	na := normIdentifier(a)
+	return na != "" && na == normIdentifier(b)
+}
+
+// normIdentifier keeps the letters (upper-cased) and digits of s.
+func normIdentifier(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToUpper(r)
+		}
+		return -1
+	}, s)
+}
+
+// CompanyHas reports whether the company record c holds the identifier q
+// as its VAT, registration or ID number (SameIdentifier).
+func CompanyHas(c Company, q string) bool {
+	return SameIdentifier(q, c.VATNumber) || SameIdentifier(q, c.RegistrationNumber) || SameIdentifier(q, c.IdentificationNumber)
+}
+
+// SameCompanyIDs reports whether two sets of identifiers name the same
+// company: some kind of identifier is given in both and agrees
+// (SameIdentifier), and no kind given in both disagrees.
+func SameCompanyIDs(a, b CompanyIDs) bool {
+	agree := false
+	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
+		if normIdentifier(f[0]) == "" || normIdentifier(f[1]) == "" {
+			continue
+		}
+		if !SameIdentifier(f[0], f[1]) {
+			return false
+		}
+		agree = true
+	}
+	return agree
+}
+
+// CompaniesWith returns the distinct companies of records (a lookup's
+// answer, OR semantics) that hold q as their VAT, registration or ID
+// number (CompanyHas).
+func CompaniesWith(records []Company, q string) []Company {
+	var out []Company
+	for _, r := range records {
+		if CompanyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AccountOfCompany picks the configured account a company's plans are
+// read from: the account whose company_id is the company's, else an
+// account without company_id whose configured identifiers (configured,
+// by account; SameCompanyIDs) are the company's, else a single account
+// without company_id and without identifiers (with a warning: that it
+// belongs to the company cannot be checked). Anything else is an error.
+func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
+	ids := CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
+	if idx = slices.IndexFunc(accounts, func(a Account) bool { return a.CompanyID == c.ID }); idx >= 0 {
+		return idx, "", nil
+	}
+	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return SameCompanyIDs(cfg, ids) })
+	if idx >= 0 && idx < len(accounts) && accounts[idx].CompanyID == "" {
+		return idx, "", nil
+	}
+	if len(accounts) == 1 && accounts[0].CompanyID == "" {
+		if len(configured) > 0 && !configured[0].IsZero() {
+			return -1, "", fmt.Errorf("it is %s (id %s), but the configured account's company identifiers (%s) are another company's",
+				c.TradingName, c.ID, configured[0])
+		}
+		return 0, fmt.Sprintf("the configured account names no company_id, so it cannot be checked that it belongs to %s (id %s); "+
+			"its plans are exported with that company's identifiers", c.TradingName, c.ID), nil
+	}
+	return -1, "", fmt.Errorf("it is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
+		c.TradingName, c.ID, c.ID)
+}

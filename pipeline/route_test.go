@@ -1,0 +1,271 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// seed creates a stored plan on s and returns it as stored.
+func seed(t *testing.T, s *fakeService, name string) *Plan {
+	t.Helper()
+	p, err := s.CreatePlan(context.Background(), NewPlan{Name: name, StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// byID is an input plan that names only a plan id (and maybe an account),
+// as exports of a configuration without company identifiers are.
+func byID(id int64, account string) *InputPlan {
+	p := inPlan("", "", "", "", "", map[string]int64{amt: 1})
+	p.PlanID, p.Account = id, account
+	return p
+}
+
+// TestRouteByPlanIDAndAccount: with several accounts and no company
+// columns, a plan_id goes to the one account that holds it; a plan id held
+// by none or by several is an error for that plan only; the account
+// column decides when given, and a company that disagrees with it is an
+// error, never a guess.
+func TestRouteByPlanIDAndAccount(t *testing.T) {
+	w := newWorld()
+	// Each account numbers its plans on its own here, so that one id can
+	// be held by both (as two services behind one configuration could).
+	w.crane.nextID = &atomic.Int64{}
+	a1 := seed(t, w.acme, "Acme one")   // id 1 on acme
+	a2 := seed(t, w.acme, "Acme two")   // id 2 on acme
+	c1 := seed(t, w.crane, "Crane one") // id 1 on bluecrane too
+	if a1.ID != c1.ID {
+		t.Fatalf("ids %d and %d should collide", a1.ID, c1.ID)
+	}
+	acmeWrong := byID(a2.ID, "")
+	acmeWrong.Company = CompanyIDs{VAT: craneCo.VATNumber}
+	plans := []*InputPlan{
+		byID(a2.ID, ""),          // held by acme only
+		byID(a1.ID, ""),          // held by both
+		byID(a1.ID, "bluecrane"), // held by both, the account column decides
+		byID(999, ""),            // held by none
+		byID(a2.ID, "nosuch"),    // unknown account
+		acmeWrong,                // plan on acme, company columns (looked up) name Blue Crane
+	}
+	withCompany := byID(a1.ID, "acme")
+	withCompany.Company = CompanyIDs{VAT: craneCo.VATNumber}
+	plans = append(plans, withCompany) // account column and company disagree
+
+	r := NewRunner(w.accounts, w.finder, RunOptions{})
+	cs, err := r.Plan(context.Background(), plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		account string
+		fail    string
+	}{
+		{"acme", ""},
+		{"", "held by several configured accounts (acme, bluecrane); add the account column"},
+		{"bluecrane", ""},
+		{"", "plan 999 is on none of the configured accounts (acme, bluecrane)"},
+		{"", `the file names account "nosuch", which is not configured; the configured accounts are acme, bluecrane`},
+		{"", "is not on account bluecrane"}, // with the lookup, the company decides the account
+		{"", "the account column names account acme, whose company is 8ovHrj, but the company columns name Blue Crane Logistics"},
+	}
+	for i, d := range cs.Plans {
+		switch {
+		case want[i].fail == "" && (d.Action == ActionFailed || d.Account != want[i].account):
+			t.Errorf("plan %d: %v on %q (%s), want account %s", i, d.Action, d.Account, d.Reason, want[i].account)
+		case want[i].fail != "" && (d.Action != ActionFailed || !strings.Contains(d.Reason, want[i].fail)):
+			t.Errorf("plan %d: %v %q, want a failure with %q", i, d.Action, d.Reason, want[i].fail)
+		}
+	}
+	if got := cs.Plans[2].PlanID(); got != c1.ID {
+		t.Errorf("plan on bluecrane matched %d", got)
+	}
+}
+
+// TestRouteAccountAgainstConfiguredIdentifiers: without the lookup, the
+// company columns are checked against the identifiers the configuration
+// gives the account (one rule, SameIdentifier).
+func TestRouteAccountAgainstConfiguredIdentifiers(t *testing.T) {
+	w := newWorld()
+	w.accounts[0].Company = CompanyIDs{Registration: "2009/012345/07"}
+	p1 := seed(t, w.acme, "Acme one")
+	same := byID(p1.ID, "acme")
+	same.Company = CompanyIDs{Registration: "2009-012345-07"} // written differently, the same number
+	other := byID(p1.ID, "acme")
+	other.Company = CompanyIDs{Registration: "2015/123456/07"}
+	r := NewRunner(w.accounts, nil, RunOptions{})
+	cs, err := r.Plan(context.Background(), []*InputPlan{same, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cs.Plans[0]; d.Action == ActionFailed {
+		t.Errorf("same registration written differently: %s", d.Reason)
+	}
+	if d := cs.Plans[1]; d.Action != ActionFailed || !strings.Contains(d.Reason, "configured company identifiers are registration 2009/012345/07") {
+		t.Errorf("other registration: %v %q", d.Action, d.Reason)
+	}
+}
+
+// TestServiceCatalogFromTargets: the catalog is the keys of a target the
+// service returns, and a file counter the service lacks is an error
+// naming its column.
+func TestServiceCatalogFromTargets(t *testing.T) {
+	w := newWorld()
+	r := NewRunner(w.accounts, w.finder, RunOptions{})
+	if c, err := r.ServiceCatalog(context.Background()); c != nil || err != nil {
+		t.Fatalf("no stored plan: catalog %v, %v; want none", c, err)
+	}
+	small, err := NewCatalog([]string{amt, "number_of_african_female_top_managers", "number_of_other_diverse_top_managers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.crane.catalog = small
+	seed(t, w.crane, "Served")
+	r = NewRunner(w.accounts, w.finder, RunOptions{})
+	c, err := r.ServiceCatalog(context.Background())
+	if err != nil || c == nil || !c.Equal(small) {
+		t.Fatalf("catalog %v, %v; want the served %v", c, err, small.Names())
+	}
+	in := inPlan(craneCo.VATNumber, "X", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1, "number_of_white_male_top_managers": 2})
+	in.Targets[0].Cells["number_of_white_male_top_managers"] = Origin{File: "plans.csv", Row: 2, Column: 10, Header: "number_of_white_male_top_managers"}
+	ps := CheckServiceCatalog([]*InputPlan{in}, c)
+	if len(ps) != 1 || ps[0].Origin.Column != 10 || !strings.Contains(ps[0].Message, "number_of_white_male_top_managers is a counter the service does not have") {
+		t.Errorf("CheckServiceCatalog = %v", ps)
+	}
+}
+
+// TestSameIdentifier covers the cases where the two old rules
+// (sameIdentifier in resolve.go: letters and digits; identifierEqual in
+// the export command: spaces and case only, never equal when blank)
+// disagreed; the one rule now decides them all the same way.
+func TestSameIdentifier(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+		why  string
+	}{
+		{"2009/012345/07", "2009/012345/07", true, "as stored"},
+		{"2009/012345/07", "2009-012345-07", true, "old identifierEqual: false (export --company dropped the record apply accepted)"},
+		{"2009/012345/07", "2009 012345 07", true, "old identifierEqual: false"},
+		{"2009/012345/07", "200901234507", true, "old identifierEqual: false"},
+		{" 4012345678", "4012345678", true, "spaces"},
+		{"4012 345 678", "4012345678", true, "inner spaces"},
+		{"ab123", "AB123", true, "letter case"},
+		{"0412345678", "412345678", false, "leading zeros count"},
+		{"", "", false, "old sameIdentifier: true (a blank identifier matched a blank one)"},
+		{"/", "", false, "old sameIdentifier: true (no letter or digit matched none)"},
+		{"-", "-", false, "old sameIdentifier: true"},
+		{"4012345678", "4098765432", false, "different"},
+	} {
+		if got := SameIdentifier(tc.a, tc.b); got != tc.want {
+			t.Errorf("SameIdentifier(%q, %q) = %v, want %v (%s)", tc.a, tc.b, got, tc.want, tc.why)
+		}
+		if got := SameIdentifier(tc.b, tc.a); got != tc.want {
+			t.Errorf("SameIdentifier(%q, %q) = %v, not symmetric", tc.b, tc.a, got)
+		}
+	}
+	rec := Company{VATNumber: "4012345678", RegistrationNumber: "2009/012345/07"}
+	if !CompanyHas(rec, "2009-012345-07") || CompanyHas(rec, "") || CompanyHas(Company{}, "") {
+		t.Error("CompanyHas disagrees with SameIdentifier")
+	}
+	if !SameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{VAT: "4012 345678", Registration: "x"}) ||
+		SameCompanyIDs(CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}, CompanyIDs{VAT: "4012345678", Registration: "2015/123456/07"}) ||
+		SameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{Registration: "2009/012345/07"}) {
+		t.Error("SameCompanyIDs")
+	}
+}
+
+// TestExportedPlanBlanksDisagreeingTotals: totals the service holds as 0
+// beside non-zero levels travel blank; totals that agree travel as they are.
+func TestExportedPlanBlanksDisagreeingTotals(t *testing.T) {
+	counters := map[string]int64{}
+	for _, n := range DefaultCatalog().Names() {
+		counters[n] = 0
+	}
+	counters[amt] = 3 // african male top managers; the totals stay 0
+	counters[CounterName("white", "female", "senior_managers")] = 2
+	counters[CounterName("white", "female", "total_permanent_employees")] = 2
+	counters[CounterName("white", "female", "temporary_employees")] = 1
+	counters[CounterName("white", "female", "grand_total_employees")] = 3
+	stored := &Plan{ID: 5, Name: "P", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
+		Milestones: []Milestone{{YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: counters}}}}}
+	in := ExportedPlan(stored, CompanyIDs{}, "acme")
+	got := in.Targets[0].Counters
+	if in.Account != "acme" {
+		t.Errorf("account %q", in.Account)
+	}
+	for _, n := range []string{CounterName("african", "male", "total_permanent_employees"), CounterName("african", "male", "grand_total_employees")} {
+		if _, ok := got[n]; ok {
+			t.Errorf("%s exported as %d, want blank", n, got[n])
+		}
+	}
+	for _, n := range []string{CounterName("white", "female", "total_permanent_employees"), CounterName("white", "female", "grand_total_employees"),
+		CounterName("coloured", "male", "total_permanent_employees"), amt} {
+		if got[n] != counters[n] {
+			t.Errorf("%s = %d, want %d", n, got[n], counters[n])
+		}
+	}
+	if len(stored.Milestones[0].Targets[0].Counters) != len(DefaultCatalog().Names()) {
+		t.Error("the stored plan was changed")
+	}
+	// Read back: no totals warning.
+	a := NewAssembler(nil)
+	tgt := in.Targets[0]
+	a.totalWarnings(tgt)
+	if len(a.problems) != 0 {
+		t.Errorf("warnings on the exported totals: %v", a.problems)
+	}
+}
+
+// TestReadStoredThroughTheGate: export and check --server read stored
+// plans through the one door: every account listed once, the plans
+// retrieved at most Concurrency at a time, counted by the gate, in account
+// then id order; --plan ids no account lists are reported; a refused key
+// is an error naming its account.
+func TestReadStoredThroughTheGate(t *testing.T) {
+	w := newWorld()
+	w.acme.delay, w.crane.delay = 2*time.Millisecond, 2*time.Millisecond
+	var ids []int64
+	for i := range 4 {
+		ids = append(ids, seed(t, w.acme, fmt.Sprint("A", i)).ID, seed(t, w.crane, fmt.Sprint("C", i)).ID)
+	}
+	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2})
+	got, err := r.ReadStored(context.Background(), StoredQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Plans) != 8 || got.Plans[0].Account.Name != "acme" || got.Plans[7].Account.Name != "bluecrane" {
+		t.Fatalf("read %d plans: %+v", len(got.Plans), got.Plans)
+	}
+	for i := 1; i < 4; i++ {
+		if got.Plans[i].Plan.ID <= got.Plans[i-1].Plan.ID {
+			t.Errorf("plans out of id order: %d after %d", got.Plans[i].Plan.ID, got.Plans[i-1].Plan.ID)
+		}
+	}
+	rc := r.Requests()
+	if rc.ByKind["list"] != 2 || rc.ByKind["get"] != 8 || rc.MaxInFlight > 2 || r.Progress().PlansRead != 8 {
+		t.Errorf("requests %+v, plans read %d", rc, r.Progress().PlansRead)
+	}
+	if w.acme.maxSeen.Load() > 2 || w.crane.maxSeen.Load() > 2 || rc.MaxInFlight < 2 {
+		t.Errorf("in flight: acme %d, bluecrane %d, gate %d; want the bound 2 reached, never passed", w.acme.maxSeen.Load(), w.crane.maxSeen.Load(), rc.MaxInFlight)
+	}
+
+	r = NewRunner(w.accounts, nil, RunOptions{})
+	got, err = r.ReadStored(context.Background(), StoredQuery{PlanIDs: []int64{ids[1], 99999, ids[1]}})
+	if err != nil || len(got.Plans) != 1 || got.Plans[0].Plan.ID != ids[1] || !slices.Equal(got.Missing, []int64{99999}) {
+		t.Errorf("--plan: %+v, %v", got, err)
+	}
+
+	w.crane.unauthorized = true
+	w.accounts[1].KeyHint = "mpk_blue…"
+	r = NewRunner(w.accounts, nil, RunOptions{})
+	if _, err := r.ReadStored(context.Background(), StoredQuery{}); err == nil || !strings.Contains(err.Error(), "account bluecrane: key mpk_blue… refused") {
+		t.Errorf("refused key: %v", err)
+	}
+}

@@ -1,0 +1,412 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// This file is the one door through which eepipe reads an account's
+// stored plans: apply, diff and reconcile (Runner.Plan), export
+// (Runner.ReadStored), `check --server` (Runner.ReadStored and
+// Runner.FillFromStored) and the counter catalog (Runner.ServiceCatalog)
+// all list and retrieve plans here, through the run's gate: the same
+// bound on requests in flight, the same stop after a fatal error, the
+// same request counts and progress.
+
+// listAccounts lists the plans of the accounts that want marks (every
+// account when want is nil), concurrently through the gate. Lists are kept
+// for the run: an account is listed once.
+func (r *Runner) listAccounts(ctx context.Context, want []bool) ([][]Plan, []error) {
+	lists := make([][]Plan, len(r.accounts))
+	errs := make([]error, len(r.accounts))
+	p := pool.New() // the gate bounds the requests in flight
+	for a := range r.accounts {
+		if want != nil && !want[a] {
+			continue
+		}
+		r.listMu.Lock()
+		l, done := r.lists[a]
+		r.listMu.Unlock()
+		if done {
+			lists[a], errs[a] = l.plans, l.err
+			continue
+		}
+		p.Go(func() {
+			plans, err := r.accounts[a].Service.ListPlans(ctx)
+			if errors.Is(err, ErrStopped) {
+				lists[a], errs[a] = nil, err
+				return // not listed: another call may list it
+			}
+			lists[a], errs[a] = plans, err
+			r.listMu.Lock()
+			r.lists[a] = listed{plans: plans, err: err}
+			r.listMu.Unlock()
+		})
+	}
+	p.Wait()
+	return lists, errs
+}
+
+// listed is one account's plan list, or why it could not be listed.
+type listed struct {
+	plans []Plan
+	err   error
+}
+
+// storedRef names one stored plan: the index of its account and its id.
+type storedRef struct {
+	account int
+	id      int64
+}
+
+// getPlans retrieves the plans refs name, with milestones and targets, at
+// most RunOptions.Concurrency at a time through the gate. The answers are
+// parallel to refs.
+func (r *Runner) getPlans(ctx context.Context, refs []storedRef) ([]*Plan, []error) {
+	out := make([]*Plan, len(refs))
+	errs := make([]error, len(refs))
+	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	for i, ref := range refs {
+		p.Go(func() {
+			out[i], errs[i] = r.accounts[ref.account].Service.GetPlan(ctx, ref.id)
+			if errs[i] == nil && out[i] != nil {
+				r.read.Add(1)
+				r.noteTarget(out[i])
+			}
+		})
+	}
+	p.Wait()
+	return out, errs
+}
+
+// noteTarget keeps the counter names of the first target the service
+// returned: the service's counter catalog.
+func (r *Runner) noteTarget(p *Plan) {
+	r.listMu.Lock()
+	defer r.listMu.Unlock()
+	if r.catalog != nil {
+		return
+	}
+	for _, m := range p.Milestones {
+		for _, t := range m.Targets {
+			if c := CatalogOfTarget(t); c != nil {
+				r.catalog = c
+				return
+			}
+		}
+	}
+}
+
+// CatalogOfTarget is the one route from the service's answers to a
+// counter catalog: the counter names of a target it returned (the keys of
+// its counters map, contract-notes B), or nil when the target carries no
+// counter.
+func CatalogOfTarget(t Target) *Catalog {
+	if len(t.Counters) == 0 {
+		return nil
+	}
+	c, err := CatalogFromCounters(t.Counters)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// ServiceCatalog returns the counter catalog the service serves: the keys
+// of the first target the run has retrieved, else of a target of the first
+// stored plan found on the accounts the run has listed (else on every
+// account): at most one read more. It
+// returns nil, and no error, when no account holds a plan with targets:
+// then nothing tells the catalog, and the caller keeps the built-in one.
+// Accounts that cannot be listed are passed over; the error is not nil
+// only when the run must stop.
+func (r *Runner) ServiceCatalog(ctx context.Context) (*Catalog, error) {
+	r.listMu.Lock()
+	c := r.catalog
+	r.listMu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	// The accounts the run has listed already, else every account.
+	var want []bool
+	r.listMu.Lock()
+	if len(r.lists) > 0 {
+		want = make([]bool, len(r.accounts))
+		for a := range r.lists {
+			want[a] = true
+		}
+	}
+	r.listMu.Unlock()
+	lists, _ := r.listAccounts(ctx, want)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, err
+	}
+	for a, l := range lists {
+		for _, p := range l {
+			got, errs := r.getPlans(ctx, []storedRef{{a, p.ID}})
+			if errs[0] == nil && got[0] != nil {
+				r.listMu.Lock()
+				c := r.catalog
+				r.listMu.Unlock()
+				if c != nil {
+					return c, nil
+				}
+			}
+			if err := r.gate.stopErr(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// StoredPlan is a stored plan with its milestones and targets, and the
+// account it was read from.
+type StoredPlan struct {
+	Account Account
+	Plan    *Plan
+}
+
+// StoredQuery selects the plans ReadStored reads.
+type StoredQuery struct {
+	// PlanIDs limits the read to these plans, found in the accounts'
+	// lists; empty reads every plan of every account.
+	PlanIDs []int64
+}
+
+// StoredPlans is what ReadStored read.
+type StoredPlans struct {
+	// Plans are in account order, then by plan id.
+	Plans []StoredPlan
+	// Missing are the PlanIDs no account lists.
+	Missing []int64
+	// Vanished are plans listed but gone when retrieved (deleted
+	// meanwhile); Plan holds the list's summary.
+	Vanished []StoredPlan
+}
+
+// ReadStored lists every account's plans and retrieves the selected ones
+// with milestones and targets. Any failure to read is an error naming the
+// account (and plan): a reader such as export must not go on with a part
+// of the plans. After a fatal error or cancellation no new request starts
+// and the error is a *StoppedError.
+func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, error) {
+	lists, errs := r.listAccounts(ctx, nil)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, err
+	}
+	for a, err := range errs {
+		if err != nil {
+			return nil, listError(r.accounts[a].Name, err)
+		}
+	}
+	want := map[int64]bool{}
+	for _, id := range q.PlanIDs {
+		want[id] = true
+	}
+	found := map[int64]bool{}
+	var refs []storedRef
+	var summaries []Plan
+	for a, list := range lists {
+		list = slices.Clone(list)
+		slices.SortFunc(list, func(x, y Plan) int { return cmpInt64(x.ID, y.ID) })
+		for _, p := range list {
+			if len(want) > 0 && !want[p.ID] {
+				continue
+			}
+			found[p.ID] = true
+			refs = append(refs, storedRef{a, p.ID})
+			summaries = append(summaries, p)
+		}
+	}
+	out := &StoredPlans{}
+	for _, id := range q.PlanIDs {
+		if !found[id] && !slices.Contains(out.Missing, id) {
+			out.Missing = append(out.Missing, id)
+		}
+	}
+	got, getErrs := r.getPlans(ctx, refs)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, err
+	}
+	for i, ref := range refs {
+		acct := r.accounts[ref.account]
+		switch err := getErrs[i]; {
+		case err == nil:
+			out.Plans = append(out.Plans, StoredPlan{Account: acct, Plan: got[i]})
+		case errors.Is(err, ErrNotFound):
+			out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+		default:
+			return nil, getError(acct.Name, ref.id, err)
+		}
+	}
+	return out, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// listError describes a failed list of an account's plans.
+func listError(account string, err error) error {
+	var refused *AccountRefusedError
+	if errors.As(err, &refused) {
+		return err
+	}
+	return fmt.Errorf("listing the plans of account %s: %w", account, err)
+}
+
+// getError describes a failed read of a stored plan.
+func getError(account string, id int64, err error) error {
+	var refused *AccountRefusedError
+	if errors.As(err, &refused) {
+		return err
+	}
+	return fmt.Errorf("reading plan %d of account %s: %w", id, account, err)
+}
+
+// FillFromStored returns the file plans with their blanks filled from the
+// stored plans they match on any of the run's accounts (MatchStoredPlan
+// over every account's list), and a note per plan saying what was done.
+// A plan that matches nothing or several stored plans is returned as it
+// is, with a note. Any failure to read is an error naming the account.
+func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*InputPlan, [][]string, error) {
+	lists, errs := r.listAccounts(ctx, nil)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, nil, err
+	}
+	var summaries []Plan
+	var owner []int
+	for a, l := range lists {
+		if errs[a] != nil {
+			return nil, nil, listError(r.accounts[a].Name, errs[a])
+		}
+		l = slices.Clone(l)
+		slices.SortFunc(l, func(x, y Plan) int { return cmpInt64(x.ID, y.ID) })
+		for _, p := range l {
+			summaries = append(summaries, p)
+			owner = append(owner, a)
+		}
+	}
+	match := make([]int, len(plans))
+	notes := make([][]string, len(plans))
+	var refs []storedRef
+	refIndex := map[int]int{} // summaries index -> refs index
+	for i, p := range plans {
+		match[i] = -1
+		m := MatchStoredPlan(p, summaries)
+		switch len(m) {
+		case 0:
+			notes[i] = append(notes[i], "not found on the service, so blank counters stay unknown")
+		case 1:
+			match[i] = m[0]
+			if _, ok := refIndex[m[0]]; !ok {
+				refIndex[m[0]] = len(refs)
+				refs = append(refs, storedRef{owner[m[0]], summaries[m[0]].ID})
+			}
+		default:
+			var where []string
+			for _, j := range m {
+				where = append(where, fmt.Sprintf("plan %d of account %s", summaries[j].ID, r.accounts[owner[j]].Name))
+			}
+			notes[i] = append(notes[i], "matches several plans on the service ("+strings.Join(where, ", ")+"), so blank counters stay unknown")
+		}
+	}
+	got, getErrs := r.getPlans(ctx, refs)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, nil, err
+	}
+	for k, err := range getErrs {
+		if err != nil {
+			return nil, nil, getError(r.accounts[refs[k].account].Name, refs[k].id, err)
+		}
+	}
+	out := make([]*InputPlan, len(plans))
+	for i, p := range plans {
+		if match[i] < 0 {
+			out[i] = p
+			continue
+		}
+		k := refIndex[match[i]]
+		out[i] = FillFromServer(p, got[k])
+		notes[i] = append(notes[i], fmt.Sprintf("blank values filled from plan %d on the service (account %s)", refs[k].id, r.accounts[refs[k].account].Name))
+	}
+	return out, notes, nil
+}
+
+// Accounts returns the names of the run's accounts, for messages.
+func (r *Runner) Accounts() []string {
+	names := make([]string, len(r.accounts))
+	for i, a := range r.accounts {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// holders returns the accounts whose lists hold plan id.
+func holders(lists [][]Plan, id int64) []int {
+	var out []int
+	for a, l := range lists {
+		if slices.ContainsFunc(l, func(p Plan) bool { return p.ID == id }) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CheckServiceCatalog reports every counter the plans set that the
+// service's catalog lacks, once per column (file, sheet and column): the
+// service would refuse it. The error names the column.
+func CheckServiceCatalog(plans []*InputPlan, cat *Catalog) Problems {
+	var ps Problems
+	seen := map[string]bool{}
+	for _, p := range plans {
+		for _, t := range p.Targets {
+			for name := range t.Counters {
+				if cat.Has(name) {
+					continue
+				}
+				o := t.CellOf(name)
+				if o.File == "" {
+					o = t.Origin
+				}
+				k := o.File + "|" + o.Sheet + "|" + name
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				col := o
+				col.Header = name
+				ps = append(ps, Problem{Severity: Error, Origin: col, Value: name, Code: CodeUnknownCounter,
+					Message: fmt.Sprintf("the column %s is a counter the service does not have (its targets carry %d counters); "+
+						"remove the column, or give --catalog if the service's catalog is meant to differ", name, len(cat.Names())),
+					Suggestions: cat.Suggest(name, 3)})
+			}
+		}
+	}
+	ps.Sort()
+	return ps
+}
+
+// SetsCounters reports whether any of the plans sets a counter.
+func SetsCounters(plans []*InputPlan) bool {
+	for _, p := range plans {
+		for _, t := range p.Targets {
+			if len(t.Counters) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
