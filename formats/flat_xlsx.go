@@ -1103,54 +1103,6 @@ func (b *flatBook) gridSheetAt(file string, info flatSheetInfo) (pipeline.Origin
 	return at, true
 }
 
-// readGridWorkbook reads the grid plan sheets of a workbook that holds no
-// flat table.
-func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	fileOrigin := pipeline.Origin{File: file}
-	// excelize allocates each part's declared size up front; a damaged or
-	// hostile archive declaring gigabytes must not get that far.
-	limit, ok := book.plausibleSize()
-	if !ok {
-		ps.Errorf(fileOrigin, "", "%v", errFlatDamaged)
-		return
-	}
-	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{UnzipSizeLimit: limit})
-	if err != nil {
-		ps.Errorf(fileOrigin, "", "the workbook cannot be read: %v", flatExcelizeError(err))
-		return
-	}
-	defer f.Close()
-	sheets := gridSheets(f)
-	if len(sheets) == 0 {
-		msg := fmt.Sprintf("no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", flatHeaderRows)
-		if len(hidden) > 0 {
-			msg += fmt.Sprintf("; the hidden sheet %s has a header row, but hidden sheets are never read: unhide it if it holds the data", strings.Join(flatQuoteEach(hidden), ", "))
-		}
-		ps.Errorf(fileOrigin, "", "%s", msg)
-		return
-	}
-	date1904 := workbookDate1904(f)
-	for _, sheet := range sheets {
-		recs, gps := readGridSheet(f, file, sheet, date1904, cat)
-		for i := range gps {
-			if gps[i].Origin.File == "" {
-				gps[i].Origin.File = file
-			}
-		}
-		*ps = append(*ps, gps...)
-		for _, rec := range recs {
-			rec.Origin.File = file
-			for k, c := range rec.Cells {
-				if c.Origin.File == "" {
-					c.Origin.File = file
-					rec.Cells[k] = c
-				}
-			}
-			emit(rec)
-		}
-	}
-}
-
 func flatQuoteEach(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
