@@ -237,7 +237,6 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		n.lines = append(n.lines, line)
 	}
-	var fieldCells map[[3]string]map[string]pipeline.Origin
 	for i := range r.Plans {
 		p := &r.Plans[i]
 		if !rrSameSourceFile(p.Origin.File, src) {
@@ -255,13 +254,11 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
-			// row's sector column), else the plan's first cell.
-			if fieldCells == nil {
-				fieldCells = rrFieldCells(src)
-			}
+			// row's sector column), kept by the reader, else the plan's
+			// first cell.
 			o := p.Origin
-			if c, ok := fieldCells[rrPlace(p.Origin)][rrFieldColumns[fd.Field]]; ok {
-				o = c
+			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
+				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
 			add(o, PlanFillColor, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook))
 		}
@@ -291,82 +288,12 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if err := rrWriteReconcileSummary(f, sheet, r, &src); err != nil {
 		return err
 	}
-	if first := f.GetSheetList()[0]; first != sheet {
-		if err := f.MoveSheet(sheet, first); err != nil {
-			return err
-		}
-	}
+	// The Summary sheet stays where NewSheet puts it, after the
+	// workbook's own sheets, and opens first as the active sheet: moving
+	// it to the front would make excelize decode every worksheet.
 	idx, _ := f.GetSheetIndex(sheet)
 	f.SetActiveSheet(idx)
 	return WriteWorkbook(dst, f)
-}
-
-// rrFieldColumns maps the plan fields of a reconciliation to their
-// canonical column names.
-var rrFieldColumns = map[string]string{
-	"name": pipeline.ColPlanName, "sector": pipeline.ColSector, "scorecard_id": pipeline.ColScorecardID,
-	"start_date": pipeline.ColStartDate, "end_date": pipeline.ColEndDate,
-}
-
-// LocateFields points each differing plan field of r at the cell that
-// holds it (the grid's labelled metadata value, the flat row's column),
-// reading the plan's file again; a field whose cell is not found keeps the
-// plan's location. Call it before writing the reports, so that the JSON
-// and CSV reports name the cell the annotated copy marks.
-func LocateFields(r *pipeline.Reconciliation) {
-	cache := map[string]map[[3]string]map[string]pipeline.Origin{}
-	for i := range r.Plans {
-		p := &r.Plans[i]
-		if len(p.Fields) == 0 || p.Origin.File == "" {
-			continue
-		}
-		cells, ok := cache[p.Origin.File]
-		if !ok {
-			cells = rrFieldCells(p.Origin.File)
-			cache[p.Origin.File] = cells
-		}
-		for j := range p.Fields {
-			fd := &p.Fields[j]
-			if o, ok := cells[rrPlace(p.Origin)][rrFieldColumns[fd.Field]]; ok {
-				l := pipeline.LocationOf(o)
-				fd.Location = &l
-			}
-		}
-	}
-}
-
-// rrPlace identifies a record's place in its file, whatever the path's
-// spelling.
-func rrPlace(o pipeline.Origin) [3]string {
-	return [3]string{o.Sheet, o.Cell, strconv.Itoa(o.Row)}
-}
-
-// rrFieldCells reads src's records again and returns, per record place,
-// where its plan fields were read (grid: the labelled metadata cell; flat:
-// the row's column). A plan's Origin is its first record's, so this finds
-// the cells of a field that differs. Problems are ignored: the file was
-// validated when it was reconciled.
-func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
-	out := map[[3]string]map[string]pipeline.Origin{}
-	kind, ok := readKindOf(src)
-	if !ok {
-		return out
-	}
-	var ps pipeline.Problems
-	readInputFile(src, kind, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
-		k := rrPlace(rec.Origin)
-		if _, seen := out[k]; seen {
-			return
-		}
-		m := map[string]pipeline.Origin{}
-		for _, col := range rrFieldColumns {
-			if c, ok := rec.Cells[col]; ok && (c.Origin.Cell != "" || c.Origin.Column > 0) {
-				m[col] = c.Origin
-			}
-		}
-		out[k] = m
-	}, &ps)
-	return out
 }
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number

@@ -168,7 +168,9 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		Files: []string{styledInput}, Complete: true,
 		Plans: []pipeline.ReconciledPlan{
 			{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026", Origin: o("", 2, 0),
-				Fields: []pipeline.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme"}},
+				// The field's cell, as the reader keeps it (InputPlan.FieldOrigins).
+				Fields: []pipeline.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme",
+					Location: &pipeline.Location{File: styledInput, Sheet: "Targets", Cell: "B2"}}},
 				Targets: []pipeline.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
 					Counters: []pipeline.CounterDifference{
 						{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o("F2", 2, 6)},

@@ -705,6 +705,14 @@ func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
 
 func (a *Assembler) finishPlan(acc *asmPlan) {
 	p := acc.plan
+	for i, f := range acc.fields {
+		if f.set {
+			if p.FieldOrigins == nil {
+				p.FieldOrigins = make(map[string]Origin, len(acc.fields))
+			}
+			p.FieldOrigins[asmPlanColumns[i]] = f.origin
+		}
+	}
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))

@@ -240,6 +240,21 @@ type InputPlan struct {
 	Sector      string
 	ScorecardID string
 	Targets     []*InputTarget
+
+	// FieldOrigins holds where each plan field was read (a grid's
+	// labelled metadata cell, a flat row's column), by column name
+	// (ColPlanName, ColSector, ...): the cell a report marks, without
+	// reading the file again. A field not in it was not given.
+	FieldOrigins map[string]Origin `json:"-"`
+}
+
+// FieldOrigin returns where the plan field col was read, else the plan's
+// origin.
+func (p *InputPlan) FieldOrigin(col string) Origin {
+	if o, ok := p.FieldOrigins[col]; ok {
+		return o
+	}
+	return p.Origin
 }
 
 // PlanKey identifies a plan across runs: its id when the file gives one,
