@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -272,9 +273,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 	}
 	styles := map[[2]any]int{}
+	comments := map[string]map[string]excelize.Comment{}
 	for _, k := range order {
 		n := notes[k]
-		if err := rrAnnotateCell(f, k[0], k[1], n, styles); err != nil {
+		if err := rrAnnotateCell(f, k[0], k[1], n, styles, comments); err != nil {
 			return fmt.Errorf("reconciliation report: %s %s!%s: %w", src, k[0], k[1], err)
 		}
 	}
@@ -292,13 +294,112 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	// workbook's own sheets, and opens first as the active sheet: moving
 	// it to the front would make excelize decode every worksheet.
 	idx, _ := f.GetSheetIndex(sheet)
-	f.SetActiveSheet(idx)
+	if csvSheet != "" || !rrActivateSheet(f, src, sheet, idx) {
+		f.SetActiveSheet(idx)
+	}
 	return WriteWorkbook(dst, f)
+}
+
+// rrActivateSheet makes sheet (at idx) the workbook's active sheet
+// touching only the worksheets whose tab is selected: excelize's
+// SetActiveSheet decodes every worksheet of the workbook to clear their
+// selection. The selected tabs are found by scanning the head of each
+// sheet of src (its sheet views come before its cells). It reports false
+// when it cannot, for SetActiveSheet to do it.
+func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
+	wb := f.WorkBook
+	if wb == nil || wb.BookViews == nil || len(wb.BookViews.WorkBookView) == 0 {
+		return false
+	}
+	fh, err := os.Open(src)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return false
+	}
+	book, err := openFlatBook(fh, st.Size())
+	if err != nil {
+		return false
+	}
+	for _, info := range book.sheets {
+		if info.path == "" || !rrTabSelected(book, info) {
+			continue
+		}
+		if !rrClearTabSelected(f, info.name, info.path) {
+			return false
+		}
+	}
+	wb.BookViews.WorkBookView[0].ActiveTab = idx
+	return true
+}
+
+// rrClearTabSelected clears the tab selection of one worksheet (at path
+// in the package): excelize v2.11 has no option for it but
+// SetActiveSheet's walk over every sheet, so the decoded worksheet's
+// sheet view is set through reflection. It reports false when the
+// worksheet is not as expected.
+func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if _, err := f.GetSheetView(name, 0); err != nil { // decodes the worksheet
+		return false
+	}
+	ws, loaded := f.Sheet.Load(path)
+	if !loaded {
+		return false
+	}
+	v := reflect.ValueOf(ws)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	views := v.Elem().FieldByName("SheetViews")
+	if !views.IsValid() || views.Kind() != reflect.Pointer || views.IsNil() {
+		return true // no sheet view: nothing selected
+	}
+	list := views.Elem().FieldByName("SheetView")
+	for i := 0; list.IsValid() && i < list.Len(); i++ {
+		sel := list.Index(i).FieldByName("TabSelected")
+		if !sel.IsValid() || sel.Kind() != reflect.Bool || !sel.CanSet() {
+			return false
+		}
+		sel.SetBool(false)
+	}
+	return list.IsValid()
+}
+
+// rrTabSelected reports whether a worksheet's first sheet view has its
+// tab selected, reading the sheet's XML only up to its cells.
+func rrTabSelected(book *flatBook, info flatSheetInfo) bool {
+	rc, err := book.open(info.path)
+	if err != nil {
+		return true // let SetSheetView clear it, to be sure
+	}
+	defer rc.Close()
+	sc := newFlatXMLScanner(rc)
+	for sc.next() == nil {
+		if sc.kind != flatTokStart {
+			continue
+		}
+		switch string(sc.name) {
+		case "sheetView":
+			v := string(sc.attr("tabSelected"))
+			return v == "1" || v == "true"
+		case "sheetData":
+			return false
+		}
+	}
+	return false
 }
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int) error {
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err
@@ -319,9 +420,20 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	}
 	text := strings.Join(n.lines, "\n")
 	// A comment the workbook already has on the cell is kept below ours.
-	if existing, err := f.GetComments(sheet); err == nil {
-		for _, c := range existing {
-			if strings.EqualFold(c.Cell, cell) {
+	// The sheet's comments are read once (each cell is annotated once).
+	byCell, read := comments[sheet]
+	if !read {
+		byCell = map[string]excelize.Comment{}
+		if existing, err := f.GetComments(sheet); err == nil {
+			for _, c := range existing {
+				byCell[strings.ToUpper(c.Cell)] = c
+			}
+		}
+		comments[sheet] = byCell
+	}
+	if c, ok := byCell[strings.ToUpper(cell)]; ok {
+		{
+			{
 				prev := c.Text
 				if prev == "" {
 					for _, p := range c.Paragraph {
@@ -334,7 +446,6 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 				if err := f.DeleteComment(sheet, cell); err != nil {
 					return err
 				}
-				break
 			}
 		}
 	}

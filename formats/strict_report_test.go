@@ -185,6 +185,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
+	checkOneTabSelected(t, dst, SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -269,4 +270,38 @@ func rawFillColor(f *excelize.File, idx int) string {
 		return ""
 	}
 	return styleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
+}
+
+// checkOneTabSelected checks that sheet is the workbook's active sheet and
+// the only one whose tab is selected (two selected tabs are a group, which
+// an edit changes together).
+func checkOneTabSelected(t *testing.T, path, sheet string) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != sheet {
+		t.Errorf("active sheet %q, want %q", got, sheet)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	st, _ := fh.Stat()
+	book, err := openFlatBook(fh, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selected []string
+	for _, info := range book.sheets {
+		if rrTabSelected(book, info) {
+			selected = append(selected, info.name)
+		}
+	}
+	if len(selected) > 1 || (len(selected) == 1 && selected[0] != sheet) {
+		t.Errorf("tabs selected: %v; want only %q", selected, sheet)
+	}
 }
