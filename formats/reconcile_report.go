@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -25,6 +26,12 @@ import (
 const (
 	DiffFillColor = "F4B183" // a counter whose workbook value differs from the service's
 	PlanFillColor = "FFE699" // a plan-level note: missing on the server, metadata differs, not compared
+	// ServiceFillColor marks a counter changed on the service since eepipe
+	// last wrote it (the workbook still holds what eepipe wrote), and
+	// ConflictFillColor one changed in both; DiffFillColor is then a
+	// counter changed in the file, or without history.
+	ServiceFillColor  = "9DC3E6"
+	ConflictFillColor = "FF7C80"
 )
 
 // SummarySheet is the name of the sheet the annotated copy adds, unless the
@@ -51,6 +58,7 @@ var ReconcileCSVHeader = []string{
 	"presence", "in_sync", "account", "company_id", "plan_id", "plan_name", "start_date",
 	"kind", "year_number", "financial_year", "target_type", "milestone_id", "target_id",
 	"name", "workbook_value", "server_value", "file", "sheet", "cell", "line", "column", "reason",
+	"class", "last_applied_value", "last_applied_run", "last_applied_at",
 }
 
 // WriteReconcileCSV writes the reconciliation as a CSV table with
@@ -80,6 +88,8 @@ type rrReconcileRow struct {
 	workbook string
 	server   string
 	loc      pipeline.Location
+	class    pipeline.ChangeClass // counters: the three-way classification
+	last     *pipeline.LastWrite
 }
 
 func (r rrReconcileRow) csv() []string {
@@ -88,6 +98,10 @@ func (r rrReconcileRow) csv() []string {
 		string(p.Presence), strconv.FormatBool(p.InSync), p.Account, p.CompanyID, rrIdText(p.PlanID), p.PlanName, p.StartDate,
 		r.kind, "", "", "", "", "",
 		r.name, r.workbook, r.server, r.loc.File, r.loc.Sheet, r.loc.Cell, rrIntText(r.loc.Line), rrIntText(r.loc.Column), "",
+		string(r.class), "", "", "",
+	}
+	if l := r.last; l != nil {
+		out[23], out[24], out[25] = strconv.FormatInt(l.Value, 10), strconv.FormatInt(l.RunID, 10), l.At.UTC().Format(time.RFC3339)
 	}
 	if t := r.target; t != nil {
 		out[8], out[9], out[10], out[11], out[12] = strconv.Itoa(t.YearNumber), t.FinancialYear, t.TargetType, rrIdText(t.MilestoneID), rrIdText(t.TargetID)
@@ -136,6 +150,7 @@ func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
 				rows = append(rows, rrReconcileRow{
 					plan: p, kind: "counter", target: t, name: c.Counter,
 					workbook: strconv.FormatInt(c.Workbook, 10), server: strconv.FormatInt(c.Server, 10), loc: c.Location,
+					class: c.Class, last: c.LastApplied,
 				})
 			}
 		}
@@ -233,7 +248,7 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			notes[k] = n
 			order = append(order, k)
 		}
-		if fill == DiffFillColor {
+		if fill != PlanFillColor {
 			n.fill = fill
 		}
 		n.lines = append(n.lines, line)
@@ -268,7 +283,17 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 				if !rrSameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				add(c.Origin, DiffFillColor, fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook))
+				fill, line := DiffFillColor, fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				switch c.Class {
+				case pipeline.ClassService:
+					fill = ServiceFillColor
+				case pipeline.ClassBoth:
+					fill = ConflictFillColor
+				}
+				if c.LastApplied != nil {
+					line += fmt.Sprintf(" eepipe last applied %d (%s): %s.", c.LastApplied.Value, c.LastApplied, c.Class.Words(c.LastApplied))
+				}
+				add(c.Origin, fill, line)
 			}
 		}
 	}
@@ -604,7 +629,7 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		title = "Reconciliation: the workbook and the service differ"
 	}
 	set("A1", title, st.title)
-	sub := fmt.Sprintf("Compared %s UTC. Cells whose value differs from the service are filled orange and carry a comment with the service's value; plan notes are yellow.",
+	sub := fmt.Sprintf("Compared %s UTC. Cells whose value differs from the service are filled orange (changed in the file, or no history), blue when changed on the service since eepipe last wrote them, red when changed in both; each carries a comment with the service's value; plan notes are yellow.",
 		r.GeneratedAt.UTC().Format("2006-01-02 15:04"))
 	if !r.Complete {
 		sub += " INCOMPLETE: " + r.Stopped
@@ -646,6 +671,10 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), rrLocationText(x.loc), "")
 		if x.kind == "plan" {
 			vals[12] = x.plan.Reason
+		}
+		if x.class != "" && x.class != pipeline.ClassNoHistory {
+			vals[0] = x.class.Words(nil)
+			vals[12] = fmt.Sprintf("eepipe last applied %d: %s", x.last.Value, x.class.Words(x.last))
 		}
 		for i, v := range vals {
 			col, _ := excelize.ColumnNumberToName(i + 1)

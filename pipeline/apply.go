@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,10 @@ type RunOptions struct {
 	// fails, or waits for a running one (Waiting > 0).
 	OnPlanDone func(*PlanResult)
 	OnRecalc   func(RecalcEvent)
+
+	// Journal, when set, records every target write as soon as its
+	// request completes (see recordWrite).
+	Journal RunJournal
 }
 
 // RecalcEvent reports progress of one scorecard's recalculation.
@@ -146,7 +151,7 @@ func (r *Runner) Fatal() error { return r.gate.Fatal() }
 func (r *Runner) DryRun(cs *ChangeSet, started time.Time) *RunReport {
 	rep := &RunReport{Started: started, DryRun: true}
 	for _, d := range cs.Plans {
-		res := &PlanResult{Diff: d, PlanID: d.PlanID()}
+		res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
 		switch d.Action {
 		case ActionCreate:
 			res.Outcome = OutcomeWouldCreate
@@ -206,7 +211,7 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 
 // applyPlan applies one PlanDiff.
 func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
-	res := &PlanResult{Diff: d, PlanID: d.PlanID()}
+	res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
 	switch d.Action {
 	case ActionUnchanged:
 		res.Outcome = OutcomeUnchanged
@@ -239,8 +244,22 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		if d.Server != nil {
 			skip[d.Server.ID] = true
 		}
-		created, notes, err := r.create(ctx, svc, d, skip)
+		var created *Plan
+		var notes []string
+		var err error
+		if d.Action == ActionRecreate {
+			// A recreate killed between its create and its delete (or
+			// whose delete failed) left the new plan: adopt it rather than
+			// create a third.
+			created, notes, err = r.findRecreated(ctx, svc, d)
+		}
+		if created == nil && err == nil {
+			var more []string
+			created, more, err = r.create(ctx, svc, d, skip)
+			notes = append(notes, more...)
+		}
 		res.Notes = append(res.Notes, notes...)
+		res.Notes = append(res.Notes, r.recordPlan(ctx, d, created, "create", err)...)
 		if err != nil {
 			res.Err = err
 			res.Outcome = OutcomeFailed
@@ -258,9 +277,12 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		if d.Action == ActionRecreate {
 			res.OldPlanID = d.Server.ID
 			res.Outcome = OutcomeRecreated
-			if err := svc.DeletePlan(ctx, d.Server.ID); err != nil && !errors.Is(err, ErrNotFound) {
-				res.Err = fmt.Errorf("created plan %d with the new dates, but the old plan %d could not be deleted (%v); "+
-					"delete plan %d by hand, or the next run will find two plans", created.ID, d.Server.ID, err, d.Server.ID)
+			err := svc.DeletePlan(ctx, d.Server.ID)
+			res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				// A failure, not a recreate: two plans now exist.
+				res.Err = recreateDeleteError(d, created.ID, err)
+				res.Outcome = OutcomeFailed
 			} else {
 				res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.Server.ID))
 			}
@@ -285,8 +307,10 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
+			res.Notes = append(res.Notes, notes...)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("plan metadata (%s) not updated: %w", fieldNames(work.Fields), err))
 				return
@@ -302,8 +326,12 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
 			mu.Lock()
 			defer mu.Unlock()
+			if jerr != nil {
+				errs = append(errs, jerr)
+			}
 			if err != nil {
 				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
 				errs = append(errs, res.Targets[i].Err)
@@ -323,6 +351,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		msg := errs[0].Error()
 		if len(errs) > 1 {
 			msg = fmt.Sprintf("%s (and %d more failures)", msg, len(errs)-1)
+		}
+		if res.Err != nil {
+			msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message
 		}
 		res.Err = errors.New(msg)
 		if stoppedOnly && !res.Wrote {
@@ -351,6 +382,64 @@ func (r *Runner) account(name string) PlanService {
 		}
 	}
 	return nil
+}
+
+// findRecreated looks, before a recreate creates its new plan, for a plan
+// that an earlier recreate of the same plan created but did not finish
+// (killed between its create and its delete, or its delete failed): a plan
+// other than the old one with the new name, start date and end date. One
+// such plan is adopted (read in full) and nil is returned when there is
+// none. The plans must be listed for this: a list that fails fails the
+// plan, since creating without knowing could make a duplicate.
+func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff) (*Plan, []string, error) {
+	list, err := svc.ListPlans(ctx)
+	if err != nil {
+		if errors.Is(err, ErrStopped) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
+	}
+	var found []*Plan
+	for _, p := range MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, map[int64]bool{d.Server.ID: true}) {
+		if p.EndDate == d.Create.EndDate || p.EndDate == ClampEnd(d.Create.EndDate) {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil, nil
+	case 1:
+	default:
+		ids := make([]string, len(found))
+		for i, p := range found {
+			ids[i] = fmt.Sprint(p.ID)
+		}
+		return nil, nil, fmt.Errorf("plans %s already have the new name and dates of plan %d (left by earlier recreates); "+
+			"delete all but one of them, then run again", strings.Join(ids, ", "), d.Server.ID)
+	}
+	full, err := svc.GetPlan(ctx, found[0].ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
+	}
+	note := fmt.Sprintf("plan %d with the new dates was left by an earlier recreate that did not finish; it was adopted, not created again", full.ID)
+	return full, []string{note}, nil
+}
+
+// recreateDeleteError words the failure of a recreate whose new plan
+// exists but whose old plan could not be deleted, with advice that holds:
+// a rerun with the old plan_id adopts the new plan and deletes the old one;
+// a file without plan_id would match both while they share a start date.
+func recreateDeleteError(d *PlanDiff, newID int64, err error) error {
+	oldID := d.Server.ID
+	advice := fmt.Sprintf("delete plan %d by hand", oldID)
+	if d.Input != nil && d.Input.PlanID == oldID {
+		advice = fmt.Sprintf("run the same apply --recreate-on-date-change again (it adopts plan %d and deletes plan %d, creating nothing), "+
+			"or delete plan %d by hand and put plan_id %d in the workbook", newID, oldID, oldID, newID)
+	} else if d.Server.StartDate == d.Create.StartDate {
+		advice += fmt.Sprintf("; until then both plans have the file's name and start date, so the file needs plan_id %d", newID)
+	}
+	return fmt.Errorf("created plan %d with the new dates, but the old plan %d could not be deleted (%v); %s",
+		newID, oldID, err, advice)
 }
 
 // create sends the create request of d and never duplicates a plan: when
@@ -394,7 +483,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			return nil, notes, fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
 				"list the account's plans before running again", err, lerr)
 		}
-		found := plansByKey(list, d.Create.Name, d.Create.StartDate, skip)
+		found := MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, skip)
 		switch {
 		case len(found) == 1:
 			full, gerr := svc.GetPlan(ctx, found[0].ID)

@@ -181,7 +181,11 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 			if c.OldKnown {
 				old = fmt.Sprint(c.Old)
 			}
-			fmt.Fprintf(b, "      %-*s  %s -> %d\n", width, c.Name, old, c.New)
+			fmt.Fprintf(b, "      %-*s  %s -> %d", width, c.Name, old, c.New)
+			if c.Class != "" && c.Class != ClassNoHistory {
+				fmt.Fprintf(b, "  (%s)", c.Class.Words(c.Last))
+			}
+			b.WriteByte('\n')
 		}
 	}
 }
@@ -197,7 +201,7 @@ func (cs *ChangeSet) SameNameOtherStart() []string {
 			continue
 		}
 		for _, p := range cs.Listed[d.Account] {
-			if strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(d.Create.Name)) && p.StartDate != d.Create.StartDate {
+			if SameName(p.Name, d.Create.Name) && p.StartDate != d.Create.StartDate {
 				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
 					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
 					d.Title(), d.Account, p.ID, p.Name, p.StartDate))

@@ -94,18 +94,25 @@ type CounterChange struct {
 	// Origin is the file cell the new value was read from
 	// (InputTarget.Cells), so a report can mark that exact cell.
 	Origin Origin
+	// Class is the three-way classification against the last value eepipe
+	// applied (ClassifyChanges); Last is that value and its run, nil
+	// without history.
+	Class ChangeClass
+	Last  *LastWrite
 }
 
 type counterChangeJSON struct {
-	Name string `json:"counter"`
-	Old  *int64 `json:"old"`
-	New  int64  `json:"new"`
-	Cell string `json:"cell,omitempty"`
+	Name  string      `json:"counter"`
+	Old   *int64      `json:"old"`
+	New   int64       `json:"new"`
+	Cell  string      `json:"cell,omitempty"`
+	Class ChangeClass `json:"class,omitempty"`
+	Last  *LastWrite  `json:"last_applied,omitempty"`
 }
 
 // MarshalJSON writes the change as documented on CounterChange.
 func (c CounterChange) MarshalJSON() ([]byte, error) {
-	j := counterChangeJSON{Name: c.Name, New: c.New}
+	j := counterChangeJSON{Name: c.Name, New: c.New, Class: c.Class, Last: c.Last}
 	if c.OldKnown {
 		j.Old = &c.Old
 	}
@@ -121,7 +128,7 @@ func (c *CounterChange) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*c = CounterChange{Name: j.Name, New: j.New}
+	*c = CounterChange{Name: j.Name, New: j.New, Class: j.Class, Last: j.Last}
 	if j.Old != nil {
 		c.Old, c.OldKnown = *j.Old, true
 	}
@@ -154,6 +161,9 @@ type TargetDiff struct {
 	Changes []CounterChange `json:"changes,omitempty"`
 	// Same counts the counters the file sets that already hold its value.
 	Same int `json:"same"`
+	// Held lists the counters the service changed since eepipe last wrote
+	// them (or that changed in both), left alone by HoldServiceChanges.
+	Held []CounterChange `json:"held,omitempty"`
 }
 
 // Patch returns the body of the target update: only the changed counters.
@@ -190,6 +200,9 @@ type PlanDiff struct {
 	Action Action `json:"action"`
 	// Reason explains ActionFailed in plain words, and ActionRecreate.
 	Reason string `json:"reason,omitempty"`
+	// Notes say what else the comparison found that the user should know
+	// (a plan_id that no longer exists, replaced by a recreated plan).
+	Notes []string `json:"notes,omitempty"`
 	// Create is what the create request sends (ActionCreate, ActionRecreate).
 	Create *NewPlan `json:"-"`
 	// Meta is the metadata update (ActionUpdate); zero sends nothing.

@@ -9,7 +9,8 @@
 // and knows nothing of HTTP or Excel. Adapters are sub-packages:
 // pipeline/planapi satisfies the interfaces over the wire client
 // (apiclient), translating its types and errors at that one border;
-// formats turns files into Records.
+// pipeline/filelock is the local Locker (OS file locks that stop two runs
+// writing one account at once); formats turns files into Records.
 //
 // One door to the service: every request a command sends goes through a
 // Runner and its gate (one bound on requests in flight across accounts and
@@ -28,4 +29,6 @@
 // ExportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.
+//
+// Plans are matched to stored plans by one rule, MatchPlans, everywhere.
 package pipeline

@@ -136,6 +136,11 @@ type CounterDifference struct {
 	Server   int64    `json:"server"`
 	Location Location `json:"location"`
 	Origin   Origin   `json:"-"`
+	// Class is the three-way classification against the value eepipe
+	// last applied (empty without a state store); LastApplied is that
+	// value and the run that wrote it.
+	Class       ChangeClass `json:"class,omitempty"`
+	LastApplied *LastWrite  `json:"last_applied,omitempty"`
 }
 
 // Reconcile turns the ChangeSet of a batch (computed by Runner.Plan, the
@@ -317,6 +322,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 			for _, c := range t.Changes {
 				td.Counters = append(td.Counters, CounterDifference{
 					Counter: c.Name, Workbook: c.New, Server: c.Old, Location: LocationOf(c.Origin), Origin: c.Origin,
+					Class: c.Class, LastApplied: c.Last,
 				})
 			}
 			rp.Targets = append(rp.Targets, td)
@@ -340,7 +346,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 		if rp.CompanyID == "" {
 			rp.CompanyID = a.CompanyID
 		}
-		m, err := matchPlan(d.Input, list, a.Name)
+		m, _, err := matchPlan(d.Input, list, a.Name)
 		switch {
 		case m != nil:
 			// Present, but not comparable (dates differ, unknown counter):
@@ -355,6 +361,16 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 			}
 		case err != nil && d.Input.PlanID != 0:
 			rp.Presence = PresenceMissing
+		}
+	}
+	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
+		// The workbook's plan_id is gone and the plan was found by its
+		// name and start date (recreated under a new id): the workbook is
+		// out of date until its plan_id is refreshed.
+		rp.Fields = append(rp.Fields, FieldDifference{Field: ColPlanID, Workbook: fmt.Sprint(in.PlanID), Server: fmt.Sprint(sv.ID)})
+		rp.InSync = false
+		if len(d.Notes) > 0 && rp.Reason == "" {
+			rp.Reason = d.Notes[0]
 		}
 	}
 	return rp
@@ -436,6 +452,9 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			}
 			for _, c := range t.Counters {
 				fmt.Fprintf(&b, "      %-*s  workbook %d, service %d", width, c.Counter, c.Workbook, c.Server)
+				if c.Class != "" && c.Class != ClassNoHistory {
+					fmt.Fprintf(&b, ", last applied %d: %s", c.LastApplied.Value, c.Class.Words(c.LastApplied))
+				}
 				if c.Origin.File != "" {
 					fmt.Fprintf(&b, "  (%s)", shortOrigin(c.Origin))
 				}

@@ -349,59 +349,6 @@ func (r *Runner) routeByPlanIDs(plans []*InputPlan, routes []route, lists [][]Pl
 	}
 }
 
-// matchPlan finds the stored plan an input plan refers to in an account's
-// plan list: by plan id, else by name and start date. It returns nil and
-// no error when the plan is not there (to be created), and an error for an
-// unknown plan id or an ambiguous name.
-func matchPlan(in *InputPlan, list []Plan, account string) (*Plan, error) {
-	if in.PlanID != 0 {
-		for i := range list {
-			if list[i].ID == in.PlanID {
-				return &list[i], nil
-			}
-		}
-		return nil, fmt.Errorf("plan %d is not on account %s (it may have been deleted, or belong to another account); "+
-			"remove the plan_id to create the plan again", in.PlanID, account)
-	}
-	matches := plansByKey(list, in.Name, in.StartDate, nil)
-	if len(matches) == 0 {
-		// Tolerate a change of letter case only when it is unambiguous.
-		for i := range list {
-			if strings.EqualFold(strings.TrimSpace(list[i].Name), strings.TrimSpace(in.Name)) && list[i].StartDate == in.StartDate {
-				matches = append(matches, &list[i])
-			}
-		}
-		if len(matches) > 1 {
-			matches = nil
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return nil, nil
-	case 1:
-		return matches[0], nil
-	}
-	ids := make([]string, len(matches))
-	for i, m := range matches {
-		ids[i] = fmt.Sprint(m.ID)
-	}
-	return nil, fmt.Errorf("ambiguous plan: plans %s on account %s are all named %q and start %s; "+
-		"put the plan_id of the one to update in the file", strings.Join(ids, ", "), account, in.Name, in.StartDate)
-}
-
-// plansByKey returns the plans named name (exactly, after trimming spaces)
-// that start on start, leaving out the ids in skip.
-func plansByKey(list []Plan, name string, start Date, skip map[int64]bool) []*Plan {
-	var out []*Plan
-	for i := range list {
-		p := &list[i]
-		if strings.TrimSpace(p.Name) == strings.TrimSpace(name) && p.StartDate == start && !skip[p.ID] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // Plan computes the ChangeSet for plans: it resolves companies and
 // accounts, lists each account's plans once, retrieves the plans the input
 // refers to and diffs each (see Diff). It sends only reads. The error is
@@ -464,6 +411,7 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 		id      int64
 	}
 	matched := make([]*Plan, len(plans))
+	notes := make([]string, len(plans))
 	wanted := map[wantPlan]bool{}
 	var order []wantPlan
 	for a, idx := range byAccount {
@@ -472,7 +420,8 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 				cs.Plans[i] = Failed(plans[i], listError(r.accounts[a].Name, listErrs[a]).Error())
 				continue
 			}
-			m, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
+			m, note, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
+			notes[i] = note
 			if err != nil {
 				cs.Plans[i] = Failed(plans[i], err.Error())
 				continue
@@ -531,6 +480,9 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 			d := Diff(plans[i], server, r.opts.Diff)
 			d.Account = r.accounts[a].Name
 			d.Company = routes[i].company
+			if notes[i] != "" {
+				d.Notes = append(d.Notes, notes[i])
+			}
 			cs.Plans[i] = d
 		}
 	}

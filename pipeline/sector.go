@@ -993,19 +993,14 @@ func CatalogOfPlan(p *InputPlan) *Catalog {
 	return c
 }
 
-// MatchStoredPlan finds the stored plan a file plan describes: by plan id
-// when the file gives one, else by name and start date. It returns the
-// indexes of every match; more than one means the match is ambiguous.
+// MatchStoredPlan finds the stored plan a file plan describes, by the rule
+// of MatchPlans. It returns the indexes of every match; more than one means
+// the match is ambiguous.
 func MatchStoredPlan(p *InputPlan, stored []Plan) []int {
 	var out []int
-	for i, s := range stored {
-		switch {
-		case p.PlanID != 0:
-			if s.ID == p.PlanID {
-				out = append(out, i)
-			}
-		case p.Name != "" && !p.StartDate.IsZero():
-			if strings.TrimSpace(s.Name) == strings.TrimSpace(p.Name) && s.StartDate == p.StartDate {
+	for _, m := range MatchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
+		for i := range stored {
+			if &stored[i] == m {
 				out = append(out, i)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Flat table column names. Every reader (flat and grid) uses these as the
@@ -359,6 +360,11 @@ func TextValue(c Cell) (s string, ok bool, err error) {
 		}
 		if msg, isErr := valErrorMessage(s); isErr && c.Kind == CellText {
 			return "", false, errors.New(msg)
+		}
+		if !utf8.ValidString(s) {
+			// The service would store U+FFFD instead: the name would never
+			// match again, and every run would send it anew.
+			return "", false, errors.New("the text holds bytes that are not UTF-8 characters (a damaged or mis-encoded cell); retype it")
 		}
 		return s, true, nil
 	}

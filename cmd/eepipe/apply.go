@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -28,8 +30,14 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
-	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --max-duration
+	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
+	LockDir              string          // apply only: folder of the account locks
 	Conn                 connFlags
+	State                stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
+
+	// Locker takes the account locks (nil: OS file locks in LockDir); a
+	// shared state store can put team-wide locks here.
+	Locker pipeline.Locker
 
 	// For tests and the demo: the HTTP client (nil: the default), the
 	// first wait after a 409 (0: the default), and Quiet to skip printing
@@ -62,12 +70,25 @@ finish, writes the report and exits 3.
 From cron: --output-dir DIR writes the run report there with a UTC-stamped
 name (run-2026-11-22T0300Z.json; --report gives the name) and takes the
 lock DIR/.eepipe.lock (or --lock FILE) so that two runs never overlap;
+every apply also locks each account it writes (--lock-dir), so that two
+applies never write one account at once: a held lock exits 3 naming its
+holder, or is waited for up to --lock-wait;
 --keep N prunes older reports of the same name; --max-duration D stops
 starting requests when D has passed, writes the run report and exits 3.
 One summary line ends the log (JSON when stderr is not a terminal).
 
-Exit status: 0 all applied, 1 some plans failed, 2 invalid input or
-configuration, 3 fatal, interrupted, lock held or --max-duration passed.`,
+Run history (state store: --state, state: in the configuration, default
+an SQLite file in the XDG state home): every write is recorded as it
+completes; a counter changed on the service since eepipe last wrote it (or
+changed in both) is left alone and listed unless
+--overwrite-service-changes. With a PostgreSQL store each account is
+locked for the run (--lock-wait). apply CHANGES.json applies a change set
+saved by diff -o exactly, or nothing when the service drifted.
+
+Exit status: 0 all applied, 1 some plans failed, service-side changes
+left alone, or a change set drifted or was already applied, 2 invalid
+input or configuration, 3 fatal, interrupted, lock held, state store
+unusable or --max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
@@ -93,6 +114,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
 		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
 		addScheduleFlags(fl, &opts.Schedule)
+		fl.StringVar(&opts.LockDir, "lock-dir", "", "`DIR` of the per-account locks that stop two applies writing one account at once (default: "+envLockDir+", else eepipe/locks in the user's state or cache folder)")
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
@@ -103,6 +125,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	fl.StringVar(&opts.Report, "report", "", reportHelp)
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
+	opts.State.register(cmd, true)
 }
 
 // defaultRunReport is the run report written with --output-dir and no --report.
@@ -249,6 +272,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
+	run.args = opts.Args
 	var (
 		accounts []pipeline.Account
 		clients  []*apiclient.Client
@@ -286,6 +310,16 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
+	st, err := openState(ctx, f, cfg, &opts.State)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	if path, ok := savedChangeSetArg(opts); ok {
+		return runApplySaved(ctx, f, opts, run, cfg, st, path, started, accountsOut, clientsOut, repOut)
+	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, a := range cfg.Accounts {
 		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
@@ -296,7 +330,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	*accountsOut, *clientsOut = accounts, clients
 	prog := newProgress(f, log)
-	runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{
+	journal := &runJournal{}
+	ropts := pipeline.RunOptions{
 		Concurrency:   opts.Concurrency,
 		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
 		NoRecalc:      opts.NoRecalc,
@@ -305,7 +340,11 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		Now:           f.Now,
 		OnPlanDone:    prog.planDone,
 		OnRecalc:      prog.recalc,
-	})
+	}
+	if st != nil && !opts.DryRun {
+		ropts.Journal = journal
+	}
+	runner := pipeline.NewRunner(accounts, finder, ropts)
 	batch, _, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
@@ -326,6 +365,13 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			}
 		}
 	}
+	if !opts.DryRun {
+		// One apply per account at a time: two runs that both list the
+		// plans before either creates would each create every plan.
+		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+			return err
+		}
+	}
 
 	prog.attach(runner)
 
@@ -336,14 +382,51 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
+	var held []pipeline.HeldChange
+	if planErr == nil {
+		if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+			return err
+		}
+	}
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
+		// Lock the accounts to write, then compare again under the lock:
+		// another host may have written while this run waited.
+		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		cs, planErr = runner.Plan(ctx, batch.Plans)
+		if planErr == nil {
+			if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+				return err
+			}
+		}
+	}
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
+	}
+	for _, d := range cs.Plans {
+		for _, n := range d.Notes {
+			log.Warn(n)
+		}
+	}
+	for _, w := range pipeline.UncheckedCompanies(cs, accounts) {
+		run.warn(w)
 	}
 
 	if opts.DryRun {
 		if planErr == nil {
 			if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
 				return exitf(ExitFatal, "%v", err)
+			}
+			if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			if opts.State.Output != "" {
+				if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
+					return err
+				}
 			}
 		}
 		rep := runner.DryRun(cs, started)
@@ -359,10 +442,17 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		if planErr != nil {
 			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
 		}
-		if cs.HasChanges() || cs.HasFailures() {
+		if cs.HasChanges() || cs.HasFailures() || len(held) > 0 {
 			return silentExit(ExitDiff)
 		}
 		return nil
+	}
+	if planErr == nil && st != nil && cs.HasChanges() {
+		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
+		if err != nil {
+			return err
+		}
+		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
 	}
 
 	total := 0
@@ -389,6 +479,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
+	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
 	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
 		return err
 	}
@@ -401,8 +494,43 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		return silentExit(ExitFatal)
 	case !rep.OK():
 		return silentExit(ExitDiff)
+	case len(held) > 0 && !opts.State.Overwrite:
+		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// envLockDir overrides the folder of the account locks.
+const envLockDir = "EEPIPE_LOCK_DIR"
+
+// lockAccounts takes the lock of every configured account (service base
+// URL and API key, hashed) for the rest of the run: --lock-dir,
+// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+	locker := opts.Locker
+	if locker == nil {
+		dir := first(opts.LockDir, f.Getenv(envLockDir))
+		if dir == "" {
+			d, err := filelock.DefaultDir(f.Getenv)
+			if err != nil {
+				return exitf(ExitFatal, "%v", err)
+			}
+			dir = d
+		}
+		locker = filelock.Dir{Path: dir}
+	}
+	keys := make([]string, len(cfg.Accounts))
+	names := make([]string, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
+		names[i] = a.Name
+	}
+	err := run.lockAccounts(ctx, locker, keys, names)
+	var held *pipeline.LockHeldError
+	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
+		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)
+	}
+	return err
 }
 
 // reportInInputFolder returns the input folder that a CSV or XLSX report

@@ -68,6 +68,7 @@ func newEnv(t *testing.T, opts sandbox.Options) *env {
 		"CRANE_SECRET": "sandbox-secret-bluecrane",
 		"LOOKUP_PASS":  "sandbox-lookup-pass",
 	}}
+	e.vars[envLockDir] = filepath.Join(e.dir, "locks")
 	e.config = filepath.Join(e.dir, "eepipe.yaml")
 	writeFile(t, e.config, fmt.Sprintf(`base_url: %s
 lookup:

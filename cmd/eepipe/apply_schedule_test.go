@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 )
 
 // TestApplyScheduledRun: apply from cron stamps its run report in
@@ -44,9 +47,10 @@ func TestApplyScheduledRun(t *testing.T) {
 		t.Fatalf("stamped run report: %v %+v", err, rep)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 2 {
-		t.Fatalf("folder holds %d files, want the new report and one older (keep 2, lock released): %v", len(entries), entries)
+	if len(entries) != 3 {
+		t.Fatalf("folder holds %d files, want the new report, one older (keep 2) and the lock file: %v", len(entries), entries)
 	}
+	assertLockFree(t, filepath.Join(out, lockFileName))
 	s := summaryLine(t, stderr)
 	if s["command"] != "apply" || s["outcome"] != "ok" || s["exit_code"] != 0.0 || s["plans_unchanged"] != 2.0 || s["writes"] != 0.0 {
 		t.Fatalf("summary %v", s)
@@ -69,8 +73,8 @@ func lastLine(s string) string {
 }
 
 // TestApplyLockRefusesSecondRun: a held lock (--lock, or the one in
-// --output-dir) refuses the run before any request, exit 3; a stale one is
-// taken over.
+// --output-dir) refuses the run before any request, exit 3; released, the
+// run goes ahead.
 func TestApplyLockRefusesSecondRun(t *testing.T) {
 	e := newExEnv(t, nil)
 	e.createPlans(e.acme, "Acme", 1)
@@ -79,7 +83,7 @@ func TestApplyLockRefusesSecondRun(t *testing.T) {
 		t.Fatalf("export: %s", stderr)
 	}
 	lock := e.path("apply.lock")
-	held, err := formats.AcquireLock(lock, formats.LockInfo{PID: os.Getppid(), Command: "eepipe apply"})
+	held, err := filelock.Acquire(context.Background(), lock, pipeline.LockInfo{Command: "eepipe apply"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,22 +101,26 @@ func TestApplyLockRefusesSecondRun(t *testing.T) {
 	// The lock of --output-dir.
 	out := e.path("runs")
 	os.MkdirAll(out, 0o755)
-	if _, err := formats.AcquireLock(filepath.Join(out, lockFileName), formats.LockInfo{PID: os.Getppid()}); err != nil {
+	heldOut, err := filelock.Acquire(context.Background(), filepath.Join(out, lockFileName), pipeline.LockInfo{}, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer heldOut.Unlock()
 	if code, _, stderr := e.run("apply", export, "--output-dir", out); code != ExitFatal || !strings.Contains(stderr, "holds the lock") {
 		t.Fatalf("apply with the output folder locked: exit %d\n%s", code, stderr)
 	}
-	if err := held.Release(); err != nil {
+	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	// Released: the run goes ahead and leaves no lock behind.
+	// Released: the run goes ahead and leaves the lock free.
 	if code, _, stderr := e.run("apply", export, "--lock", lock); code != 0 {
 		t.Fatalf("apply after release: exit %d\n%s", code, stderr)
 	}
-	if _, err := os.Stat(lock); !os.IsNotExist(err) {
-		t.Fatalf("lock left after the run: %v", err)
+	again, err := filelock.Acquire(context.Background(), lock, pipeline.LockInfo{}, 0)
+	if err != nil {
+		t.Fatalf("lock still held after the run: %v", err)
 	}
+	again.Unlock()
 }
 
 // TestApplyMaxDuration: when --max-duration passes no new request starts,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/planapi"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -38,7 +37,8 @@ and this command says so.
 
 Prints a table (or the records as JSON with --json) on stdout. Exit status
 0 when a company matches, 1 when none does, 2 invalid usage or
-configuration, 3 fatal (lookup unreachable or credentials refused).`,
+configuration, 3 fatal (the lookup did not answer: unreachable, credentials
+refused, or an error status such as 422 or 500).`,
 		Example: `  eepipe companies --vat 4012345678
   eepipe companies --registration 2009/012345/07 --json`,
 		Args: cobra.NoArgs,
@@ -81,11 +81,9 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	}
 	recs, err := c.SearchCompanies(cmd.Context(), q)
 	if err != nil {
-		code := ExitDiff
-		if pipeline.IsFatal(planapi.Err(err)) {
-			code = ExitFatal
-		}
-		return exitf(code, "company lookup: %v", err)
+		// Exit 1 means "no company matches"; a lookup that did not answer
+		// (refused, 4xx, 5xx, unreachable) tells nothing about matches.
+		return exitf(ExitFatal, "company lookup: %v", err)
 	}
 	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
 	if opts.JSON {

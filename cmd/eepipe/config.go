@@ -38,6 +38,9 @@ type fileConfig struct {
 	BaseURL  string        `yaml:"base_url"`
 	Lookup   *fileLookup   `yaml:"lookup"`
 	Accounts []fileAccount `yaml:"accounts"`
+	// State is the state store: an SQLite file (relative to the
+	// configuration's folder) or a postgres:// URL (state.go).
+	State string `yaml:"state"`
 }
 
 type fileLookup struct {
@@ -71,6 +74,8 @@ type Config struct {
 	Warnings []string
 	// Source describes where the settings came from, for logs.
 	Source string
+	// State is the configured state store ("" for the default; state.go).
+	State string
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -142,13 +147,12 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 		if err != nil {
 			return nil, exitf(ExitInvalid, "configuration: %v", err)
 		}
-		if err := decodeConfig(b, &fc); err != nil {
-			return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+		decodeProblems, complete := decodeConfigProblems(b, &fc)
+		if !complete {
+			return nil, configError(f.ConfigPath, decodeProblems)
 		}
-		if st, err := os.Stat(f.ConfigPath); err == nil && st.Mode().Perm()&0o077 != 0 && namesSecretFile(&fc) {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the configuration file %s is readable by group or others (mode %04o) and names secret files; "+
-				"run chmod 600 %s", f.ConfigPath, st.Mode().Perm(), f.ConfigPath))
-		}
+		problems = append(problems, decodeProblems...)
+		cfg.Warnings = append(cfg.Warnings, configFileWarnings(f.ConfigPath, namesSecretFile(&fc))...)
 	}
 	env := func(k string) string { return strings.TrimSpace(f.Getenv(k)) }
 	if env(envBaseURL) != "" || env(envAPIKey) != "" || env(envLookupURL) != "" {
@@ -164,6 +168,9 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 
 	// Base URL: flag > env > file.
 	cfg.BaseURL = first(flags.BaseURL, env(envBaseURL), fc.BaseURL)
+	if err := resolveStateConfig(cfg, env(envState), fc.State, configDir); err != nil {
+		bad("%v", err)
+	}
 
 	// Lookup.
 	var fl fileLookup
@@ -172,18 +179,26 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	}
 	cfg.Lookup.URL = first(flags.LookupURL, env(envLookupURL), fl.URL)
 	cfg.Lookup.Username = first(env(envLookupUsername), fl.Username)
+	passwordProblem := false
 	if pw := f.Getenv(envLookupPassword); pw != "" {
 		cfg.Lookup.Password = pw
 	} else if fl.PasswordEnv != "" || fl.PasswordFile != "" {
 		pw, err := readSecret(f, "lookup password", fl.PasswordEnv, fl.PasswordFile, configDir, &cfg.Warnings)
 		if err != nil {
 			bad("%v", err)
+			passwordProblem = true // said once, not again below
 		}
 		cfg.Lookup.Password = pw
 	}
-	if cfg.Lookup.URL != "" && (cfg.Lookup.Username == "" || cfg.Lookup.Password == "") {
+	switch noUser, noPassword := cfg.Lookup.Username == "", cfg.Lookup.Password == "" && !passwordProblem; {
+	case cfg.Lookup.URL == "":
+	case noUser && noPassword:
 		bad("the company lookup at %s needs a username and a password: set %s and %s, or lookup.username and lookup.password_env or lookup.password_file",
 			cfg.Lookup.URL, envLookupUsername, envLookupPassword)
+	case noUser:
+		bad("the company lookup at %s needs a username: set %s or lookup.username", cfg.Lookup.URL, envLookupUsername)
+	case noPassword:
+		bad("the company lookup at %s needs a password: set %s, or lookup.password_env or lookup.password_file", cfg.Lookup.URL, envLookupPassword)
 	}
 	if cfg.Lookup.URL == "" && (cfg.Lookup.Username != "" || fl.PasswordEnv != "" || fl.PasswordFile != "") {
 		// Credentials alone do nothing; that is an error only where the
@@ -242,7 +257,20 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			}
 			companies[a.CompanyID] = true
 		}
-		if len(fc.Accounts) == 1 && envKey != "" {
+		if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
+			switch {
+			case a.CompanyID != "":
+				// The plans are checked against this company: writing them
+				// with another key pair would write another company's
+				// account (a stale shell from another client's work).
+				bad("%s holds the key %s, but the configuration file's account %s belongs to company %s with the key %s; "+
+					"a plan is only written with its own company's key pair, so neither is used. Unset %s and %s to use the file's key pair, "+
+					"or put the other key pair in the file (api_key and api_secret_env) if it is company %s's",
+					envAPIKey, maskKey(envKey), a.Name, a.CompanyID, maskKey(a.APIKey), envAPIKey, envAPISecret, a.CompanyID)
+			case a.APIKey != "":
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the key pair in %s/%s (key %s) is used instead of the api_key %s of the configuration file's account %s",
+					envAPIKey, envAPISecret, maskKey(envKey), maskKey(a.APIKey), a.Name))
+			}
 			a.APIKey = envKey
 		}
 		if len(fc.Accounts) == 1 && !envCompany.IsZero() {
@@ -288,25 +316,93 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 		bad("no company lookup: set %s, %s and %s, or lookup in the --config file", envLookupURL, envLookupUsername, envLookupPassword)
 	}
 	if len(problems) > 0 {
-		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("configuration:\n  %s", strings.Join(problems, "\n  "))}
+		return nil, configError(f.ConfigPath, problems)
 	}
+	cfg.Warnings = append(cfg.Warnings, clearTextWarnings(cfg)...)
 	return cfg, nil
+}
+
+// configError reports every problem of the configuration at once, exit 2.
+func configError(path string, problems []string) error {
+	where := "configuration"
+	if path != "" {
+		where += " " + path
+	}
+	return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:\n  %s", where, strings.Join(problems, "\n  "))}
 }
 
 // decodeConfig decodes the YAML file, rejecting unknown keys with a
 // message that names the key and, for secret-like keys, says where
-// secrets go instead.
+// secrets go instead. See decodeConfigProblems.
 func decodeConfig(b []byte, fc *fileConfig) error {
+	problems, _ := decodeConfigProblems(b, fc)
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "\n"))
+}
+
+// decodeConfigProblems decodes the YAML file into fc and returns its
+// problems, one a line, in the configuration's words ("line 4: unknown key
+// \"api_kye\" in an account; did you mean \"api_key\"?"), never the YAML
+// library's ("yaml: unmarshal errors:", Go type names). complete is false
+// when the file could not be read as YAML at all (a syntax error): then
+// nothing of it was decoded. Otherwise what could be decoded is in fc, so
+// that the caller reports the semantic problems together with these.
+func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	err := dec.Decode(fc)
-	if errors.Is(err, io.EOF) {
-		return nil
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil, true
 	}
-	if err == nil {
-		return nil
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, e := range te.Errors {
+			problems = append(problems, configProblemText(e))
+		}
+		return problems, true
 	}
-	msg := err.Error()
+	msg := configProblemText(err.Error())
+	if bytes.Contains(b, []byte("\n\t")) || bytes.HasPrefix(b, []byte("\t")) {
+		msg += " (a tab used for indentation? YAML indents with spaces)"
+	}
+	return []string{msg}, false
+}
+
+// configKeys are the keys of each section of the file, for "did you mean".
+var configKeys = map[string][]string{
+	"fileConfig":  {"base_url", "lookup", "accounts"},
+	"fileLookup":  {"url", "username", "password_env", "password_file"},
+	"fileAccount": {"name", "company_id", "api_key", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
+}
+
+// configTypeNames put the decoder's Go type names in the file's words.
+var configTypeNames = strings.NewReplacer(
+	"[]main.fileAccount", "a list of accounts",
+	"main.fileAccount", "an account",
+	"*main.fileLookup", "the lookup section",
+	"main.fileLookup", "the lookup section",
+	"main.fileConfig", "the configuration",
+	"!!seq", "a list",
+	"!!map", "a mapping",
+	"!!str", "a text",
+	"!!int", "a number",
+	"!!float", "a number",
+	"!!bool", "true or false",
+	"!!binary", "binary data",
+	"into string", "into a single text value",
+)
+
+// foundInto is a decoder type mismatch, once put in the file's words.
+var foundInto = regexp.MustCompile(`found (.+?) into (.+)$`)
+
+// configProblemText words one decoder message: no library prefix, unknown
+// keys with their section and the closest known key, no quoted value.
+func configProblemText(msg string) string {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = strings.TrimSpace(msg)
 	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := unknownField.FindStringSubmatch(m)
 		key, typ := sub[1], sub[2]
@@ -314,6 +410,8 @@ func decodeConfig(b []byte, fc *fileConfig) error {
 		s := fmt.Sprintf("unknown key %q %s", key, section)
 		if strings.Contains(key, "secret") || strings.Contains(key, "password") {
 			s += " (secrets never go in the configuration file: use api_secret_env / password_env naming an environment variable, or api_secret_file / password_file)"
+		} else if near := pipeline.Closest(key, configKeys[typ], 1); len(near) > 0 {
+			s += fmt.Sprintf("; did you mean %q?", near[0])
 		}
 		return s
 	})
@@ -321,7 +419,9 @@ func decodeConfig(b []byte, fc *fileConfig) error {
 	// in the wrong place, so it is never repeated.
 	msg = quotedValue.ReplaceAllString(msg, "a value")
 	msg = strings.ReplaceAll(msg, "`", "")
-	return errors.New(strings.TrimPrefix(msg, "yaml: "))
+	msg = strings.Replace(msg, "cannot unmarshal ", "found ", 1)
+	msg = configTypeNames.Replace(msg)
+	return foundInto.ReplaceAllString(msg, "found $1 where $2 belongs")
 }
 
 var quotedValue = regexp.MustCompile("`.*`")
@@ -364,8 +464,8 @@ func readSecret(f *Factory, what, envVar, path, dir string, warnings *[]string) 
 		if err != nil {
 			return "", fmt.Errorf("%s: %v", what, err)
 		}
-		if st.Mode().Perm()&0o077 != 0 {
-			*warnings = append(*warnings, fmt.Sprintf("the secret file %s is readable by group or others (mode %04o); run chmod 600 %s", path, st.Mode().Perm(), path))
+		if perm := st.Mode().Perm(); perm&0o066 != 0 {
+			*warnings = append(*warnings, fmt.Sprintf("the secret file %s is %s (mode %04o); run chmod 600 %s", path, describeAccess(perm&0o066), perm, path))
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

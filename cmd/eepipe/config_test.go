@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestLoadConfigExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Warnings) != 2 || !strings.Contains(cfg.Warnings[0], "readable by group or others") || !strings.Contains(cfg.Warnings[0], "chmod 600") {
+	if len(cfg.Warnings) != 2 || !strings.Contains(cfg.Warnings[0], "readable by group and others") || !strings.Contains(cfg.Warnings[0], "chmod 600") {
 		t.Errorf("warnings %q", cfg.Warnings)
 	}
 }
@@ -89,13 +90,38 @@ accounts:
 	vars[envAPISecret] = "envsecret"
 	vars[envLookupUsername] = "envuser"
 	vars[envLookupPassword] = "envpw"
+	// The file's account names its company: another key pair in the
+	// environment is refused, never silently used for that company.
+	if _, err := loadConfig(configFactory(path, vars), connFlags{}, configNeeds{Plans: true}); exitCodeOf(err) != ExitInvalid ||
+		!strings.Contains(err.Error(), "belongs to company C1") {
+		t.Fatalf("environment key over a file account with company_id: %v", err)
+	}
+	// The same key in both: the environment's secret is used.
+	vars[envAPIKey] = "mpk_file"
+	cfg, err = loadConfig(configFactory(path, vars), connFlags{}, configNeeds{Plans: true})
+	if err != nil || cfg.Accounts[0].APIKey != "mpk_file" || cfg.Accounts[0].APISecret != "envsecret" {
+		t.Fatalf("same key in the environment: %v %+v", err, cfg)
+	}
+	// Without company_id the environment's key pair is used, and a
+	// warning says which key.
+	writeFile(t, path, `base_url: http://file.invalid
+lookup: {url: http://lookup-file.invalid, username: fileuser, password_env: PW}
+accounts:
+  - {name: only, api_key: mpk_file_key, api_secret_env: SECRET}
+`, 0o600)
+	vars[envAPIKey] = "mpk_env_key"
 	cfg, err = loadConfig(configFactory(path, vars), connFlags{}, configNeeds{Plans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.BaseURL != "http://env.invalid" || cfg.Accounts[0].APIKey != "mpk_env" || cfg.Accounts[0].APISecret != "envsecret" ||
-		cfg.Lookup.Username != "envuser" || cfg.Lookup.Password != "envpw" || cfg.Accounts[0].CompanyID != "C1" {
+	if cfg.BaseURL != "http://env.invalid" || cfg.Accounts[0].APIKey != "mpk_env_key" || cfg.Accounts[0].APISecret != "envsecret" ||
+		cfg.Lookup.Username != "envuser" || cfg.Lookup.Password != "envpw" {
 		t.Errorf("environment over file: %+v", cfg)
+	}
+	if !slices.ContainsFunc(cfg.Warnings, func(w string) bool {
+		return strings.Contains(w, "(key mpk_env_key) is used instead of the api_key mpk_file_key")
+	}) {
+		t.Errorf("warnings %q", cfg.Warnings)
 	}
 	cfg, err = loadConfig(configFactory(path, vars), connFlags{BaseURL: "http://flag.invalid", LookupURL: "http://lflag.invalid"}, configNeeds{Plans: true})
 	if err != nil {

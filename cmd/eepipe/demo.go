@@ -143,7 +143,8 @@ accounts:
 
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
-	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json")}
+	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
+		State: demoState(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
@@ -165,7 +166,8 @@ accounts:
 	sb.ResetStats()
 	runReport := filepath.Join(dir, "run.xlsx")
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
-		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond)}
+		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
+		State: demoState(dir)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
 	}
@@ -179,7 +181,8 @@ accounts:
 
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
-	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true}
+	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
+		State: demoState(dir)}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}
@@ -196,6 +199,7 @@ accounts:
 		{"diff.json", "the dry run's report: one line per input row, what would change"},
 		{"run.xlsx", "the apply's run report: one line per input row with outcome, plan, milestone and target ids, counters changed"},
 		{"run-again.json", "the second apply's report: everything unchanged"},
+		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
 	} {
 		fmt.Fprintf(out, "  %-16s %s\n", o.name, o.what)
 	}

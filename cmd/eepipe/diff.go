@@ -21,7 +21,10 @@ set that apply would execute: per plan create, update, recreate, unchanged
 or failed (with the reason), the metadata fields that differ, and per
 target each counter as old -> new ("(prefill)" when a new plan takes its
 values from a scorecard). Nothing is written; only reads are sent. It is
-the same computation as apply --dry-run and reconcile.
+the same computation as apply --dry-run and reconcile. With the state
+store, changed counters are classified against the value eepipe last
+applied, and those apply would leave alone are listed. -o FILE writes the
+change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE.
 
 Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,
@@ -38,5 +41,6 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		},
 	}
 	addApplyFlags(cmd, &opts.applyOptions, false)
+	cmd.Flags().StringVarP(&opts.State.Output, "output", "o", "", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for `eepipe apply FILE`")
 	return cmd
 }

@@ -51,6 +51,7 @@ func newExEnv(t testing.TB, fx *sandbox.Fixtures) *exEnv {
 	e.env = map[string]string{
 		envBaseURL: srv.URL, envAPIKey: "mpk_sandbox_acme", envAPISecret: "sandbox-secret-acme",
 		envLookupURL: srv.URL, envLookupUsername: "consultant", envLookupPassword: "sandbox-lookup-pass",
+		envLockDir: filepath.Join(e.dir, "locks"),
 	}
 	e.acme = e.client("mpk_sandbox_acme", "sandbox-secret-acme")
 	return e

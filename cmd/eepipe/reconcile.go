@@ -26,6 +26,7 @@ type reconcileOptions struct {
 	Concurrency int
 	Schedule    scheduleOptions
 	Conn        connFlags
+	State       stateFlags // --state, --no-state: classify against the run history
 
 	HTTPClient *http.Client // tests
 }
@@ -72,6 +73,7 @@ passed; the report is still written with what was compared).`,
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
+	opts.State.register(cmd, false)
 	return cmd
 }
 
@@ -119,6 +121,13 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		for _, w := range cfg.Warnings {
 			log.Warn(w)
 		}
+		st, err := openState(ctx, f, cfg, &opts.State)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			defer st.Close()
+		}
 		named := make([]pipeline.Account, len(cfg.Accounts))
 		for i, a := range cfg.Accounts {
 			named[i] = pipeline.Account{Name: a.Name}
@@ -141,6 +150,11 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		if planErr == nil {
 			if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
 				return err
+			}
+		}
+		if planErr == nil && st != nil {
+			if err := pipeline.ClassifyChanges(ctx, cs, st, cfg.BaseURL); err != nil {
+				return exitf(ExitFatal, "%v", err)
 			}
 		}
 		rec = pipeline.Reconcile(cs, accounts)

@@ -165,6 +165,7 @@ usage, 3 fatal.`,
 		NewCmdExport(f, nil),
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
+		NewCmdHistory(f, nil),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &ExitError{Code: ExitInvalid, Err: err}

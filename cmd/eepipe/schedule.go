@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 )
 
 // lockFileName is the lock file a run takes in its output folder.
@@ -29,6 +32,7 @@ type scheduleOptions struct {
 	OutputDir   string
 	Keep        int
 	LockPath    string
+	LockWait    time.Duration
 	MaxDuration time.Duration
 }
 
@@ -37,6 +41,7 @@ func addScheduleFlags(fs *pflag.FlagSet, o *scheduleOptions) {
 	fs.StringVar(&o.OutputDir, "output-dir", "", "write outputs into `DIR` with UTC-stamped names (NAME-2026-11-22T0300Z.EXT); takes DIR/"+lockFileName)
 	fs.IntVar(&o.Keep, "keep", 0, "with --output-dir: keep only the newest `N` stamped files of the same name (0 keeps all)")
 	fs.StringVar(&o.LockPath, "lock", "", "lock `FILE` that stops overlapping runs (default: "+lockFileName+" in --output-dir)")
+	fs.DurationVar(&o.LockWait, "lock-wait", 0, "when another run holds a lock this run needs, wait up to `D` for it (0: exit 3 at once, naming the holder)")
 	fs.DurationVar(&o.MaxDuration, "max-duration", 0, "bound the whole run (e.g. 20m): when it passes no new request starts, the run exits 3 and its report is written marked incomplete (an export writes no partial file)")
 }
 
@@ -47,6 +52,9 @@ func (o *scheduleOptions) validate() error {
 	}
 	if o.Keep > 0 && o.OutputDir == "" {
 		return exitf(ExitInvalid, "--keep prunes stamped files in --output-dir; give --output-dir too")
+	}
+	if o.LockWait < 0 {
+		return exitf(ExitInvalid, "--lock-wait must not be negative, not %s", o.LockWait)
 	}
 	if o.MaxDuration < 0 {
 		return exitf(ExitInvalid, "--max-duration must be positive, not %s", o.MaxDuration)
@@ -61,12 +69,14 @@ type scheduledRun struct {
 	f       *Factory
 	opts    *scheduleOptions
 	command string
-	start   time.Time // wall clock, for elapsed
-	stamp   time.Time // f.Now(), for output names
-	lock    *formats.Lock
+	start   time.Time           // wall clock, for elapsed
+	stamp   time.Time           // f.Now(), for output names
+	locks   []pipeline.Unlocker // released by finish, last first
+	args    []string            // the command's arguments, for the lock record
 	cancel  context.CancelFunc
 
 	mu       sync.Mutex
+	outcome  string // set when the run ended for a reason the exit code does not tell ("locked")
 	warnings []string
 	outputs  []string
 	pruned   []string
@@ -90,25 +100,11 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		lockPath = filepath.Join(o.OutputDir, lockFileName)
 	}
 	if lockPath != "" {
-		l, err := formats.AcquireLock(lockPath, formats.LockInfo{Since: r.stamp, Command: "eepipe " + command})
+		l, err := filelock.Acquire(ctx, lockPath, r.lockInfo(), o.LockWait)
 		if err != nil {
-			var held *formats.LockHeldError
-			if errors.As(err, &held) {
-				// The message first: the summary is the run's last line.
-				fmt.Fprintf(f.IO.ErrOut, "eepipe: %v\n", err)
-				r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", lockPath), zap.Int("lock_pid", held.Holder.PID)})
-				return ctx, nil, silentExit(ExitFatal)
-			}
-			return ctx, nil, exitf(ExitFatal, "%v", err)
+			return ctx, nil, r.lockError(err)
 		}
-		r.lock = l
-		if prev := l.TookOver(); prev != nil {
-			fields := []zap.Field{zap.String("lock", lockPath), zap.Int("stale_pid", prev.PID)}
-			if !prev.Since.IsZero() {
-				fields = append(fields, zap.Time("stale_since", prev.Since))
-			}
-			f.Logger().Warn("took over a stale lock: its process is gone", fields...)
-		}
+		r.locks = append(r.locks, l)
 	}
 	if o.MaxDuration > 0 {
 		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
@@ -116,6 +112,74 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		ctx, r.cancel = context.WithCancel(ctx)
 	}
 	return ctx, r, nil
+}
+
+// lockInfo describes this run to whoever finds one of its locks held.
+func (r *scheduledRun) lockInfo() pipeline.LockInfo {
+	cmd := strings.Join(append([]string{"eepipe", r.command}, r.args...), " ")
+	if len(cmd) > 200 {
+		cmd = cmd[:200] + "…"
+	}
+	return pipeline.LockInfo{Since: r.stamp, Command: cmd}
+}
+
+// lockError turns a failure to take a lock into the command's error: a
+// held lock is fatal (exit 3) with the holder in the message, printed
+// before the summary line so that the summary stays the run's last line.
+func (r *scheduledRun) lockError(err error) error {
+	var held *pipeline.LockHeldError
+	if errors.As(err, &held) {
+		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", held.What), zap.Int("lock_pid", held.Holder.PID)})
+		return silentExit(ExitFatal)
+	}
+	return exitf(ExitFatal, "%v", err)
+}
+
+// lockAccounts takes the lock of every account the run writes (keys from
+// pipeline.AccountLockKey), in a fixed order so that two runs over
+// overlapping accounts never wait on each other in a circle, each waiting
+// up to --lock-wait. A held lock releases the ones taken and is fatal.
+// names are the accounts' names for messages, in the order of keys.
+func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker, keys, names []string) error {
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	for n, i := range idx {
+		if n > 0 && keys[i] == keys[idx[n-1]] {
+			continue // two accounts with the same key pair: one lock
+		}
+		l, err := locker.Lock(ctx, keys[i], r.lockInfo(), r.opts.LockWait)
+		if err != nil {
+			r.releaseLocks()
+			var held *pipeline.LockHeldError
+			switch {
+			case errors.As(err, &held):
+				held.What = "the lock of account " + names[i]
+				r.mu.Lock()
+				r.outcome = "locked"
+				r.mu.Unlock()
+				return exitf(ExitFatal, "%v; or give --lock-wait to wait for it", held)
+			case ctx.Err() != nil:
+				return err // interrupted while waiting: finish says so
+			}
+			return exitf(ExitFatal, "could not take the lock of account %s: %v", names[i], err)
+		}
+		r.locks = append(r.locks, l)
+	}
+	return nil
+}
+
+// releaseLocks releases the run's locks, the last taken first.
+func (r *scheduledRun) releaseLocks() {
+	for i := len(r.locks) - 1; i >= 0; i-- {
+		if err := r.locks[i].Unlock(); err != nil {
+			r.f.Logger().Warn("lock release", zap.Error(err))
+		}
+	}
+	r.locks = nil
 }
 
 // outputPath returns where to write an output named base (or given as a
@@ -166,13 +230,14 @@ func timedOut(ctx context.Context) bool {
 // --max-duration or by a signal exits 3.
 func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Field) error {
 	defer r.cancel()
-	if r.lock != nil {
-		if rerr := r.lock.Release(); rerr != nil {
-			r.f.Logger().Warn("lock release", zap.Error(rerr))
-		}
-	}
+	r.releaseLocks()
 	code := exitCodeOf(err)
 	outcome := outcomeOf(code)
+	r.mu.Lock()
+	if r.outcome != "" {
+		outcome = r.outcome
+	}
+	r.mu.Unlock()
 	switch {
 	case timedOut(ctx):
 		outcome = "timeout"

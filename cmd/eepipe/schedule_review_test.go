@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 )
 
 // TestSummaryIsTheLastLine: whatever the outcome, a run's last line on
@@ -16,9 +18,11 @@ func TestSummaryIsTheLastLine(t *testing.T) {
 	bad := e.path("bad.csv")
 	os.WriteFile(bad, []byte("target_type,number_of_bogus\nall_employees,1\n"), 0o644)
 	lock := e.path("held.lock")
-	if _, err := formats.AcquireLock(lock, formats.LockInfo{PID: os.Getppid(), Command: "eepipe export"}); err != nil {
+	held, err := filelock.Acquire(context.Background(), lock, pipeline.LockInfo{Command: "eepipe export"}, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer held.Unlock()
 	tests := []struct {
 		name string
 		args []string

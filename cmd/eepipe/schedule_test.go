@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 )
 
 // summaryLine returns the JSON summary line of a run's stderr.
@@ -70,11 +74,12 @@ func TestScheduledExportStampsPrunesAndSummarises(t *testing.T) {
 	for _, en := range entries {
 		names = append(names, en.Name())
 	}
-	wantNames := append([]string{filepath.Base(want), old[0]}, others...)
+	wantNames := append([]string{filepath.Base(want), old[0], lockFileName}, others...)
 	slices.Sort(wantNames)
 	if !slices.Equal(names, wantNames) {
-		t.Fatalf("folder holds %v, want %v (lock released, oldest pruned)", names, wantNames)
+		t.Fatalf("folder holds %v, want %v (the lock file, oldest pruned)", names, wantNames)
 	}
+	assertLockFree(t, filepath.Join(out, lockFileName))
 	s := summaryLine(t, stderr)
 	if s["command"] != "export" || s["outcome"] != "ok" || s["exit_code"] != 0.0 || s["plans_exported"] != 2.0 {
 		t.Fatalf("summary %v", s)
@@ -84,7 +89,11 @@ func TestScheduledExportStampsPrunesAndSummarises(t *testing.T) {
 	}
 }
 
-func TestLockRefusesSecondRunAndTakesOverStale(t *testing.T) {
+// TestLockRefusesSecondRunNotStaleRecords: a held lock refuses the run
+// (exit 3, holder named, nothing written); a lock file whose record names
+// a dead process, or a live unrelated one, blocks nothing (the OS lock
+// decides, not the record).
+func TestLockRefusesSecondRunNotStaleRecords(t *testing.T) {
 	e := newExEnv(t, nil)
 	e.createPlans(e.acme, "Acme", 1)
 	out := e.path("out")
@@ -92,7 +101,7 @@ func TestLockRefusesSecondRunAndTakesOverStale(t *testing.T) {
 	lock := filepath.Join(out, lockFileName)
 
 	// A live run holds the lock: refused, exit 3, nothing written.
-	live, err := formats.AcquireLock(lock, formats.LockInfo{PID: os.Getppid(), Command: "eepipe export"})
+	live, err := filelock.Acquire(context.Background(), lock, pipeline.LockInfo{Command: "eepipe export"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +109,8 @@ func TestLockRefusesSecondRunAndTakesOverStale(t *testing.T) {
 	if code != ExitFatal {
 		t.Fatalf("second run: exit %d, want 3\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "another eepipe run holds the lock") || !strings.Contains(stderr, lock) {
+	if !strings.Contains(stderr, "another eepipe run holds the lock") || !strings.Contains(stderr, lock) ||
+		!strings.Contains(stderr, fmt.Sprintf("process %d", os.Getpid())) || !strings.Contains(stderr, "(eepipe export)") {
 		t.Fatalf("message does not explain the lock:\n%s", stderr)
 	}
 	if s := summaryLine(t, stderr); s["outcome"] != "locked" || s["exit_code"] != 3.0 {
@@ -114,26 +124,23 @@ func TestLockRefusesSecondRunAndTakesOverStale(t *testing.T) {
 	if code, _, stderr := e.run("reconcile", "--lock", lock, e.path("nothing.csv")); code != ExitFatal || !strings.Contains(stderr, "holds the lock") {
 		t.Fatalf("reconcile with a held --lock: exit %d\n%s", code, stderr)
 	}
-	os.Remove(lock)
-	_ = live
+	live.Unlock()
 
-	// A stale lock of a dead process on this host is taken over.
+	// Records of a dead process and of a live unrelated one (PID reuse).
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Skip(err)
 	}
-	if _, err := formats.AcquireLock(lock, formats.LockInfo{PID: cmd.Process.Pid, Since: e.now.Add(-time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr = e.run("export", "--output-dir", out, "--log-format", "json")
-	if code != 0 {
-		t.Fatalf("run over a stale lock: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if !strings.Contains(stderr, "took over a stale lock") {
-		t.Errorf("takeover not logged:\n%s", stderr)
-	}
-	if _, err := os.Stat(lock); !os.IsNotExist(err) {
-		t.Fatalf("lock left after the run: %v", err)
+	for _, pid := range []int{cmd.Process.Pid, os.Getppid()} {
+		host, _ := os.Hostname()
+		rec := fmt.Sprintf(`{"pid":%d,"host":%q,"since":"2026-11-21T03:00:00Z","command":"eepipe export"}`, pid, host)
+		if err := os.WriteFile(lock, []byte(rec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr = e.run("export", "--output-dir", out, "--log-format", "json")
+		if code != 0 {
+			t.Fatalf("run over a lock record of pid %d that nobody holds: exit %d\n%s\n%s", pid, code, stdout, stderr)
+		}
 	}
 }
 
@@ -237,4 +244,19 @@ func TestScheduleFlagErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// assertLockFree fails unless the lock file at path is free: released, and
+// emptied of its holder's record. The file itself stays (a lock file
+// removed while another run waits on it would let a third lock a new one).
+func assertLockFree(t *testing.T, path string) {
+	t.Helper()
+	if b, err := os.ReadFile(path); err != nil || len(b) != 0 {
+		t.Fatalf("lock file after the run: %q, %v; want it empty", b, err)
+	}
+	l, err := filelock.Acquire(context.Background(), path, pipeline.LockInfo{}, 0)
+	if err != nil {
+		t.Fatalf("lock still held after the run: %v", err)
+	}
+	l.Unlock()
 }

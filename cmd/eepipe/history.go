@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// historyOptions are the options of `eepipe history`.
+type historyOptions struct {
+	PlanID  int64
+	Account string
+	Since   string
+	Counter string
+	Report  string
+	All     bool
+	State   stateFlags
+}
+
+// NewCmdHistory returns `eepipe history`. runF replaces the command's run function in tests.
+func NewCmdHistory(f *Factory, runF func(*historyOptions) error) *cobra.Command {
+	opts := &historyOptions{}
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the apply runs recorded in the state store and the counters they wrote",
+		Long: `List the runs recorded in the state store (every apply that wrote: when, who,
+from which host, the command line, the input files with their SHA-256, the
+accounts) and, under each run, every counter it sent: the value before and
+after, the target and the file. --counter NAME lists every value eepipe
+wrote to that counter, when and from which file. Filters combine.
+
+--report FILE writes the runs and every counter recorded (also those the
+run left as they were because they already held the file's value, with
+sent false) as .json, .csv or .xlsx.
+
+Nothing is sent to the service. Exit status: 0 ok, 2 invalid usage, 3 the
+store cannot be read.`,
+		Example: `  eepipe history
+  eepipe history --account acme --since 2026-11-01
+  eepipe history --plan 4711 --counter number_of_african_male_top_managers
+  eepipe history --report audit.xlsx`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runHistory(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Int64Var(&opts.PlanID, "plan", 0, "only this plan `ID`")
+	fl.StringVar(&opts.Account, "account", "", "only this account `NAME`")
+	fl.StringVar(&opts.Since, "since", "", "only from this `DATE` on (2026-11-01, or an RFC 3339 time)")
+	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
+	fl.StringVar(&opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
+	opts.State.register(cmd, false)
+	return cmd
+}
+
+func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
+	if opts.State.NoState {
+		return exitf(ExitInvalid, "history reads the state store: --no-state leaves nothing to read")
+	}
+	q := pipeline.HistoryQuery{Account: opts.Account, PlanID: opts.PlanID, Counter: strings.TrimSpace(opts.Counter)}
+	if opts.Since != "" {
+		t, err := time.Parse(time.RFC3339, opts.Since)
+		if err != nil {
+			d, derr := pipeline.ParseDate(opts.Since)
+			if derr != nil {
+				return exitf(ExitInvalid, "--since %q: give a date (2026-11-01) or an RFC 3339 time", opts.Since)
+			}
+			t = d.Time()
+		}
+		q.Since = t
+	}
+	if opts.Report != "" {
+		switch strings.ToLower(opts.Report[strings.LastIndex(opts.Report, ".")+1:]) {
+		case "json", "csv", "xlsx":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
+		}
+	}
+	cfg, err := loadConfig(f, connFlags{}, configNeeds{})
+	if err != nil {
+		return err
+	}
+	st, err := openState(ctx, f, cfg, &opts.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	runs, err := st.Runs(ctx, q)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	entries, err := st.History(ctx, q)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	planWrites, err := st.PlanWrites(ctx, q)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	plansByRun := map[int64][]pipeline.PlanWriteEntry{}
+	for _, p := range planWrites {
+		plansByRun[p.RunID] = append(plansByRun[p.RunID], p)
+	}
+	var b strings.Builder
+	if q.Counter != "" {
+		fmt.Fprintf(&b, "Values eepipe wrote to %s:\n", q.Counter)
+		n := 0
+		for _, e := range entries {
+			if !e.Sent {
+				continue
+			}
+			n++
+			fmt.Fprintf(&b, "  %s  run %d (%s@%s)  %s plan %d %q %s  %s -> %d  from %s%s\n",
+				e.At.UTC().Format("2006-01-02 15:04 UTC"), e.Run.ID, e.Run.User, e.Run.Host, e.Account, e.PlanID, e.PlanName,
+				targetWords(e), beforeText(e.Before), e.After, e.File, outcomeWords(e.Outcome))
+		}
+		if n == 0 {
+			b.WriteString("  (none)\n")
+		}
+	} else {
+		byRun := map[int64][]pipeline.HistoryEntry{}
+		for _, e := range entries {
+			if e.Sent {
+				byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
+			}
+		}
+		for _, r := range runs {
+			fmt.Fprintf(&b, "run %d  %s  %s@%s  %s  accounts %s  %s\n", r.ID, r.Started.UTC().Format("2006-01-02 15:04 UTC"),
+				r.User, r.Host, r.Status, strings.Join(r.Accounts, ", "), r.Service)
+			fmt.Fprintf(&b, "    command: %s\n", r.Command)
+			for _, fl := range r.Files {
+				fmt.Fprintf(&b, "    file: %s (sha256 %s)\n", fl.Path, fl.SHA256)
+			}
+			if r.ChangeSet != "" {
+				fmt.Fprintf(&b, "    change set: %s\n", r.ChangeSet)
+			}
+			for _, p := range plansByRun[r.ID] {
+				fmt.Fprintf(&b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
+			}
+			for _, e := range byRun[r.ID] {
+				fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
+					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+			}
+		}
+		fmt.Fprintf(&b, "%d run(s).\n", len(runs))
+	}
+	if _, err := fmt.Fprint(f.IO.Out, b.String()); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if opts.Report != "" {
+		if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
+	}
+	return nil
+}
+
+func targetWords(e pipeline.HistoryEntry) string {
+	s := fmt.Sprintf("year %d", e.YearNumber)
+	if e.FinancialYear != "" {
+		s += " (" + e.FinancialYear + ")"
+	}
+	return s + " " + e.TargetType
+}
+
+func beforeText(v *int64) string {
+	if v == nil {
+		return "(prefill)"
+	}
+	return fmt.Sprint(*v)
+}
+
+func outcomeWords(o string) string {
+	if o == "ok" {
+		return ""
+	}
+	return "  (FAILED: " + o + ")"
+}

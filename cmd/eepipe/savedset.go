@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
+)
+
+// savedChangeSetArg reports whether apply was given one saved change set
+// (a .json change set, or a sign-off .xlsx written by diff -o) instead of
+// workbooks.
+func savedChangeSetArg(opts *applyOptions) (string, bool) {
+	if len(opts.Args) != 1 || opts.DryRun {
+		return "", false
+	}
+	p := opts.Args[0]
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".json":
+		return p, true
+	case ".xlsx":
+		_, err := formats.ReadChangeSet(p)
+		return p, !errors.Is(err, formats.ErrNotChangeSet)
+	}
+	return "", false
+}
+
+// writeSavedChangeSet writes the change set of diff -o.
+func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, path string) error {
+	s, err := pipeline.SaveChangeSet(cs, cfg.BaseURL, inputFiles(batch.Files), f.Now())
+	if err != nil {
+		return exitf(ExitDiff, "%v", err)
+	}
+	if err := formats.WriteChangeSet(path, s); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (SHA-256 %s); apply it with: eepipe apply %s\n", path, s.SHA256, path)
+	return nil
+}
+
+// runApplySaved applies a saved change set exactly, or nothing: the
+// signature must hold, the set must not have been applied before, and
+// every target must still hold the service value it was computed against.
+func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store, path string,
+	started time.Time, accountsOut *[]pipeline.Account, clientsOut *[]*apiclient.Client, repOut **pipeline.RunReport) error {
+	log := f.Logger()
+	s, err := formats.ReadChangeSet(path)
+	if err != nil {
+		return exitf(ExitInvalid, "%v", err)
+	}
+	if s.Service != cfg.BaseURL {
+		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
+	}
+	if st != nil {
+		prev, err := st.ChangeSetRun(ctx, s.SHA256)
+		if err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if prev != nil {
+			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
+		}
+	} else {
+		log.Warn("--no-state: eepipe cannot tell whether this change set was applied before (the drift check still runs)")
+	}
+	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	*accountsOut, *clientsOut = accounts, clients
+	journal := &runJournal{}
+	ropts := pipeline.RunOptions{
+		Concurrency: opts.Concurrency, NoRecalc: opts.NoRecalc, RecalcWait: noWaitIfZero(opts.RecalcWait),
+		RecalcBackoff: opts.RecalcBackoff, Now: f.Now,
+	}
+	if st != nil {
+		ropts.Journal = journal
+	}
+	runner := pipeline.NewRunner(accounts, finder, ropts)
+	if st != nil && st.Postgres() {
+		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	cs, drifts, err := runner.PlanSaved(ctx, s)
+	if err != nil {
+		if ee := new(ExitError); errors.As(err, &ee) {
+			return err
+		}
+		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
+	}
+	if len(drifts) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "the service changed since the change set %s was computed (%s); nothing was sent. What drifted:\n",
+			path, s.Created.Format("2006-01-02 15:04 UTC"))
+		for _, d := range drifts {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+		b.WriteString("Compute a new change set with eepipe diff -o and have it signed off again.")
+		return exitf(ExitDiff, "%s", b.String())
+	}
+	if !opts.Quiet && f.IO.ErrTTY {
+		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})
+	}
+	if st != nil {
+		runID, err := beginRun(ctx, st, journal, cfg, cs, []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
+		if err != nil {
+			return err
+		}
+		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
+	}
+	rep := runner.Apply(ctx, cs, started)
+	*repOut = rep
+	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	reportPath := ""
+	if opts.Report != "" {
+		reportPath = run.outputPath(opts.Report)
+	}
+	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
+		return err
+	}
+	switch {
+	case timedOut(ctx):
+		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
+	case rep.Fatal != nil, rep.Interrupted:
+		return silentExit(ExitFatal)
+	case !rep.OK():
+		return silentExit(ExitDiff)
+	}
+	return nil
+}

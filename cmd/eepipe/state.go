@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
+)
+
+// envState names the state store in the environment (over state: in the file).
+const envState = "EEPIPE_STATE"
+
+// stateFlags are the state store flags of apply, diff, reconcile and history.
+type stateFlags struct {
+	Path      string // --state: an SQLite file or a postgres:// URL
+	NoState   bool   // --no-state
+	Overwrite bool   // --overwrite-service-changes (apply, diff)
+	Output    string // -o FILE: diff writes the saved change set
+}
+
+// register adds --state and --no-state; with write (apply, diff) also
+// --overwrite-service-changes. apply's --lock-wait (schedule.go) also
+// bounds the wait for an account's lock in a PostgreSQL store.
+func (sf *stateFlags) register(cmd *cobra.Command, write bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&sf.Path, "state", "", "the state store: an SQLite `FILE` or a postgres:// URL (default: state: in the configuration, "+
+		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
+	fl.BoolVar(&sf.NoState, "no-state", false, "neither read nor record run history (nothing protects service-side changes)")
+	if write {
+		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters changed on the service since eepipe last wrote them (and conflicts)")
+	}
+}
+
+// resolveStateConfig sets cfg.State from the environment or the file (a
+// relative file path is relative to the configuration's folder). A
+// password in the file's URL is refused: secrets never go in the file.
+func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
+	if fileVal != "" && statestore.IsPostgres(fileVal) {
+		if u, err := url.Parse(fileVal); err == nil {
+			if _, has := u.User.Password(); has || u.Query().Has("password") {
+				return fmt.Errorf("state: the PostgreSQL URL holds a password; secrets never go in the configuration file: " +
+					"leave it out and set PGPASSWORD, or use ~/.pgpass")
+			}
+		}
+	}
+	if fileVal != "" && !statestore.IsPostgres(fileVal) && !filepath.IsAbs(fileVal) {
+		fileVal = filepath.Join(configDir, fileVal)
+	}
+	cfg.State = first(envVal, fileVal)
+	return nil
+}
+
+// openState opens the run's state store: --state, else the configuration,
+// else the default SQLite file. With --no-state it warns and returns nil.
+// Any failure is fatal (exit 3) and happens before any request.
+func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*statestore.Store, error) {
+	log := f.Logger()
+	if sf.NoState {
+		log.Warn("--no-state: no run history is read or recorded; counters changed on the service are NOT protected from being overwritten")
+		return nil, nil
+	}
+	loc := first(sf.Path, cfg.State)
+	if loc == "" {
+		p, err := statestore.DefaultPath()
+		if err != nil {
+			return nil, exitf(ExitFatal, "%v", err)
+		}
+		loc = p
+	}
+	st, err := statestore.Open(ctx, loc)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%v; nothing was sent (--no-state runs without history)", err)
+	}
+	log.Debug("state store", zap.String("store", st.Where()))
+	return st, nil
+}
+
+// storeOf returns st as a pipeline.StateStore, nil when there is none.
+func storeOf(st *statestore.Store) pipeline.StateStore {
+	if st == nil {
+		return nil
+	}
+	return st
+}
+
+// classify classifies the change set's counters against the store and
+// holds back the service-side changes unless --overwrite-service-changes.
+func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, sf *stateFlags) ([]pipeline.HeldChange, error) {
+	var src pipeline.LastWriteSource
+	if st != nil {
+		src = st
+	}
+	if err := pipeline.ClassifyChanges(ctx, cs, src, cfg.BaseURL); err != nil {
+		return nil, exitf(ExitFatal, "%v", err)
+	}
+	return pipeline.HoldServiceChanges(cs, sf.Overwrite), nil
+}
+
+// runJournal records the writes of one run in the store.
+type runJournal struct {
+	j pipeline.RunJournal
+}
+
+// TargetWritten implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.TargetWritten(ctx, w)
+}
+
+// PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.PlanWritten(ctx, w)
+}
+
+// lockStoreAccounts takes the store's lock on every account the change set
+// writes to, in name order; a lock held past --lock-wait is fatal.
+func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
+	var names []string
+	for _, d := range cs.Plans {
+		if d.Action.Changes() && !slices.Contains(names, d.Account) {
+			names = append(names, d.Account)
+		}
+	}
+	return lockStoreNames(ctx, st, cfg, names, wait)
+}
+
+func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
+	slices.Sort(names)
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	holder := holderName()
+	for _, n := range names {
+		u, err := st.LockAccount(ctx, cfg.BaseURL, n, holder, wait)
+		if err != nil {
+			release()
+			return nil, exitf(ExitFatal, "%v; nothing was sent", err)
+		}
+		unlocks = append(unlocks, u)
+	}
+	return release, nil
+}
+
+// holderName says who takes a lock: user@host (pid N, since TIME).
+func holderName() string {
+	u, h := currentUser(), hostName()
+	return fmt.Sprintf("%s@%s (pid %d, eepipe apply started %s)", u, h, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return first(os.Getenv("USER"), "unknown")
+}
+
+func hostName() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown"
+	}
+	return h
+}
+
+// commandLine returns the command line with URLs' passwords removed.
+func commandLine() string {
+	args := make([]string, len(os.Args))
+	for i, a := range os.Args {
+		if i == 0 {
+			a = filepath.Base(a)
+		}
+		if k, v, ok := strings.Cut(a, "="); ok && strings.Contains(v, "://") {
+			a = k + "=" + redactURL(v)
+		} else if strings.Contains(a, "://") {
+			a = redactURL(a)
+		}
+		args[i] = a
+	}
+	return strings.Join(args, " ")
+}
+
+func redactURL(s string) string {
+	if statestore.IsPostgres(s) {
+		return statestore.Redact(s)
+	}
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+// inputFiles returns each input file with the SHA-256 of its content.
+func inputFiles(paths []string) []pipeline.InputFile {
+	out := make([]pipeline.InputFile, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, pipeline.InputFile{Path: p, SHA256: fileSHA256(p)})
+	}
+	return out
+}
+
+func fileSHA256(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// beginRun records the start of an apply that writes, and points the
+// journal at it.
+func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, cs *pipeline.ChangeSet, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
+	var accounts []string
+	for _, d := range cs.Plans {
+		if d.Action.Changes() && !slices.Contains(accounts, d.Account) {
+			accounts = append(accounts, d.Account)
+		}
+	}
+	slices.Sort(accounts)
+	id, err := st.BeginRun(ctx, pipeline.RunRecord{
+		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: cfg.BaseURL,
+		Files: files, Accounts: accounts, ChangeSet: changeSet,
+	})
+	if err != nil {
+		var applied *statestore.ChangeSetAppliedError
+		if errors.As(err, &applied) {
+			return 0, exitf(ExitDiff, "%v; nothing was sent", err)
+		}
+		return 0, exitf(ExitFatal, "%v; nothing was sent", err)
+	}
+	j.j = pipeline.JournalFor(st, id)
+	return id, nil
+}
+
+// runStatus is the status a finished apply is recorded with.
+func runStatus(rep *pipeline.RunReport) string {
+	switch {
+	case rep == nil:
+		return "stopped"
+	case rep.Fatal != nil || rep.Interrupted:
+		return "stopped"
+	case !rep.OK():
+		return "partial"
+	}
+	return "ok"
+}
+
+// demoState keeps the demo's run history in its output folder, away from
+// the user's store.
+func demoState(dir string) stateFlags { return stateFlags{Path: filepath.Join(dir, "state.db")} }

@@ -1,0 +1,192 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// ChangeSetSheet is the sign-off workbook's readable sheet; ChangeSetData
+// is its hidden sheet holding the signed change set itself (column A,
+// split into cells of at most changeSetChunk characters).
+const (
+	ChangeSetSheet = "Change set"
+	ChangeSetData  = "eepipe-change-set"
+	changeSetChunk = 30000
+)
+
+// maxChangeSetBytes bounds what is read of a change set file.
+const maxChangeSetBytes = 256 << 20
+
+// WriteChangeSet writes s to path: JSON for .json, a sign-off workbook for
+// .xlsx (a readable sheet of every change with the service value it was
+// computed against, and the signed change set on a hidden sheet).
+func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
+	b, err := pipeline.MarshalSaved(s)
+	if err != nil {
+		return err
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return WriteFileAtomic(path, func(w io.Writer) error {
+			_, err := w.Write(append(b, '\n'))
+			return err
+		})
+	case ".xlsx":
+		return writeChangeSetXLSX(path, s, string(b))
+	}
+	return fmt.Errorf("%s: a change set is written as .json or .xlsx", path)
+}
+
+func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	if err := f.SetSheetName("Sheet1", ChangeSetSheet); err != nil {
+		return err
+	}
+	sh := ChangeSetSheet
+	rows := [][]any{
+		{"eepipe change set — for sign-off"},
+		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
+		{"Service", s.Service},
+		{"Accounts", strings.Join(s.Accounts, ", ")},
+		{"SHA-256", s.SHA256},
+	}
+	for _, fl := range s.Files {
+		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
+	}
+	rows = append(rows,
+		[]any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."},
+		[]any{"Signed off by", "", "Date", ""},
+		[]any{},
+		[]any{"Account", "Plan", "Year", "Financial year", "Target type", "Counter or field", "Service value", "New value", "Cell"},
+	)
+	for _, p := range s.Plans {
+		if p.Create != nil {
+			rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
+		}
+		for _, fd := range p.Fields {
+			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, ""})
+		}
+		for _, t := range p.Targets {
+			for _, c := range t.Counters {
+				var exp any = "(prefill)"
+				if c.Expected != nil {
+					exp = *c.Expected
+				}
+				rows = append(rows, []any{p.Account, p.Title, t.YearNumber, t.FinancialYear, t.TargetType, c.Counter, exp, c.New, c.Cell})
+			}
+		}
+	}
+	for i, r := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := f.SetSheetRow(sh, cell, &r); err != nil {
+			return err
+		}
+	}
+	bold, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	f.SetCellStyle(sh, "A1", "A1", bold)
+	hdr := len(rows) - countChangeRows(s)
+	a, _ := excelize.CoordinatesToCellName(1, hdr)
+	b, _ := excelize.CoordinatesToCellName(9, hdr)
+	f.SetCellStyle(sh, a, b, bold)
+	f.SetColWidth(sh, "A", "A", 16)
+	f.SetColWidth(sh, "B", "B", 36)
+	f.SetColWidth(sh, "F", "F", 44)
+	f.SetColWidth(sh, "G", "I", 14)
+
+	if _, err := f.NewSheet(ChangeSetData); err != nil {
+		return err
+	}
+	for i := 0; i*changeSetChunk < len(data); i++ {
+		end := min((i+1)*changeSetChunk, len(data))
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := f.SetCellStr(ChangeSetData, cell, data[i*changeSetChunk:end]); err != nil {
+			return err
+		}
+	}
+	if err := f.SetSheetVisible(ChangeSetData, false, true); err != nil {
+		return err
+	}
+	return WriteWorkbook(path, f)
+}
+
+func countChangeRows(s *pipeline.SavedChangeSet) int {
+	n := 0
+	for _, p := range s.Plans {
+		if p.Create != nil {
+			n++
+		}
+		n += len(p.Fields)
+		for _, t := range p.Targets {
+			n += len(t.Counters)
+		}
+	}
+	return n
+}
+
+// ErrNotChangeSet is returned by ReadChangeSet for a file that is not a
+// saved change set (a workbook of plans).
+var ErrNotChangeSet = pipeline.ErrNotChangeSet
+
+// ReadChangeSet reads a change set written by WriteChangeSet and checks
+// its signature. A workbook without the change set sheet, or JSON that is
+// not a change set, is ErrNotChangeSet.
+func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, ErrNotChangeSet
+	}
+	if st.Size() > maxChangeSetBytes {
+		return nil, fmt.Errorf("%s: %d bytes is more than a change set may hold", path, st.Size())
+	}
+	var data []byte
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		data, err = os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+	case ".xlsx":
+		f, err := excelize.OpenFile(path)
+		if err != nil {
+			return nil, ErrNotChangeSet
+		}
+		defer f.Close()
+		if !slices.Contains(f.GetSheetList(), ChangeSetData) {
+			return nil, ErrNotChangeSet
+		}
+		rows, err := f.GetRows(ChangeSetData)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var b strings.Builder
+		for _, r := range rows {
+			if len(r) > 0 {
+				b.WriteString(r[0])
+			}
+		}
+		data = []byte(b.String())
+	default:
+		return nil, ErrNotChangeSet
+	}
+	s, err := pipeline.ParseSaved(data)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrNotChangeSet) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,350 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// SavedSetSchema names the shape of a saved change set.
+const SavedSetSchema = "eepipe.changeset/v1"
+
+// SavedChangeSet is a change set written by `eepipe diff -o` and applied
+// by `eepipe apply FILE`: for every counter and field to write, the
+// service value it was computed against, with the input files' hashes and
+// the accounts. SHA256 signs the rest of the content.
+type SavedChangeSet struct {
+	Schema   string      `json:"schema"`
+	Created  time.Time   `json:"created"`
+	Service  string      `json:"service"`
+	Files    []InputFile `json:"files"`
+	Accounts []string    `json:"accounts"`
+	Plans    []SavedPlan `json:"plans"`
+	SHA256   string      `json:"sha256"`
+}
+
+// SavedPlan is one plan of a saved change set: an update of a stored plan,
+// or a plan to create.
+type SavedPlan struct {
+	Account string        `json:"account"`
+	Action  Action        `json:"action"`
+	PlanID  int64         `json:"plan_id,omitempty"` // the stored plan (update)
+	Title   string        `json:"title"`
+	Create  *SavedNewPlan `json:"create,omitempty"`
+	Fields  []SavedField  `json:"fields,omitempty"`
+	Targets []SavedTarget `json:"targets,omitempty"`
+}
+
+// SavedNewPlan is the create request of a plan to create.
+type SavedNewPlan struct {
+	Name        string `json:"name"`
+	StartDate   Date   `json:"start_date"`
+	EndDate     Date   `json:"end_date"`
+	ScorecardID string `json:"scorecard_id,omitempty"`
+	Sector      string `json:"sector,omitempty"`
+}
+
+// SavedField is one metadata field to write and the service value it was
+// computed against.
+type SavedField struct {
+	Field    string `json:"field"`
+	Expected string `json:"expected"`
+	New      string `json:"new"`
+}
+
+// SavedTarget is one target with the counters to write.
+type SavedTarget struct {
+	YearNumber    int            `json:"year_number"`
+	FinancialYear string         `json:"financial_year,omitempty"`
+	TargetType    string         `json:"target_type"`
+	MilestoneID   int64          `json:"milestone_id,omitempty"`
+	TargetID      int64          `json:"target_id,omitempty"`
+	File          string         `json:"file,omitempty"`
+	Counters      []SavedCounter `json:"counters"`
+}
+
+// SavedCounter is one counter to write: the service value it was computed
+// against (nil: unknown, a prefilled new plan) and the value to write.
+type SavedCounter struct {
+	Counter  string `json:"counter"`
+	Expected *int64 `json:"expected"`
+	New      int64  `json:"new"`
+	Cell     string `json:"cell,omitempty"`
+}
+
+// SaveChangeSet turns the plans of cs that change something into a signed
+// SavedChangeSet. Failed plans and recreates cannot be saved: the error
+// names them.
+func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created time.Time) (*SavedChangeSet, error) {
+	s := &SavedChangeSet{Schema: SavedSetSchema, Created: created.UTC(), Service: service, Files: files}
+	var problems []string
+	seen := map[string]bool{}
+	for _, d := range cs.Plans {
+		switch d.Action {
+		case ActionUnchanged:
+			continue
+		case ActionFailed:
+			problems = append(problems, fmt.Sprintf("%s cannot be applied: %s", d.Title(), d.Reason))
+			continue
+		case ActionRecreate:
+			problems = append(problems, fmt.Sprintf("%s would be recreated; a saved change set cannot recreate plans: apply the workbook", d.Title()))
+			continue
+		}
+		sp := SavedPlan{Account: d.Account, Action: d.Action, PlanID: d.PlanID(), Title: d.Title()}
+		if d.Action == ActionCreate {
+			sp.PlanID = 0
+			sp.Create = &SavedNewPlan{Name: d.Create.Name, StartDate: d.Create.StartDate, EndDate: d.Create.EndDate,
+				ScorecardID: d.Create.ScorecardID, Sector: d.Create.Sector}
+		} else {
+			for _, f := range d.Fields {
+				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New})
+			}
+		}
+		for i := range d.Targets {
+			t := &d.Targets[i]
+			if len(t.Changes) == 0 {
+				continue
+			}
+			st := SavedTarget{YearNumber: t.YearNumber, TargetType: t.TargetType, MilestoneID: t.MilestoneID, TargetID: t.TargetID}
+			if t.FinancialYear != 0 {
+				st.FinancialYear = t.FinancialYear.String()
+			}
+			if t.Input != nil {
+				st.File = t.Input.Origin.File
+			}
+			for _, c := range t.Changes {
+				sc := SavedCounter{Counter: c.Name, New: c.New, Cell: c.Origin.Ref()}
+				if c.OldKnown {
+					sc.Expected = ptr(c.Old)
+				}
+				st.Counters = append(st.Counters, sc)
+			}
+			sp.Targets = append(sp.Targets, st)
+		}
+		if !seen[d.Account] {
+			seen[d.Account] = true
+			s.Accounts = append(s.Accounts, d.Account)
+		}
+		s.Plans = append(s.Plans, sp)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(problems, "; "))
+	}
+	s.SHA256 = s.digest()
+	return s, nil
+}
+
+// digest is the SHA-256 of the JSON of s without its signature.
+func (s *SavedChangeSet) digest() string {
+	c := *s
+	c.SHA256 = ""
+	b, _ := json.Marshal(&c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// MarshalSaved writes s as indented JSON.
+func MarshalSaved(s *SavedChangeSet) ([]byte, error) {
+	return json.MarshalIndent(s, "", "  ")
+}
+
+// ErrNotChangeSet is returned by ParseSaved for JSON that is not a change set.
+var ErrNotChangeSet = errors.New("not an eepipe change set")
+
+// ParseSaved reads a saved change set and checks its signature: an edited
+// change set is refused.
+func ParseSaved(b []byte) (*SavedChangeSet, error) {
+	var probe struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil || !strings.HasPrefix(probe.Schema, "eepipe.changeset/") {
+		return nil, ErrNotChangeSet
+	}
+	if probe.Schema != SavedSetSchema {
+		return nil, fmt.Errorf("change set schema %q is not %q: it was written by another eepipe version", probe.Schema, SavedSetSchema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s SavedChangeSet
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("the change set is damaged: %v", err)
+	}
+	if s.SHA256 == "" || s.digest() != s.SHA256 {
+		return nil, errors.New("the change set's SHA-256 does not match its content: it was edited after `eepipe diff -o` wrote it; " +
+			"nothing was sent. Write a new change set with eepipe diff -o")
+	}
+	return &s, nil
+}
+
+// Drift is one difference between a saved change set and the service now.
+type Drift struct {
+	Plan   string
+	Where  string // target or field
+	What   string // counter or field name
+	Detail string
+}
+
+// String formats the drift for messages.
+func (d Drift) String() string {
+	parts := []string{d.Plan}
+	if d.Where != "" {
+		parts = append(parts, d.Where)
+	}
+	if d.What != "" {
+		parts = append(parts, d.What)
+	}
+	return strings.Join(parts, " ") + ": " + d.Detail
+}
+
+// PlanSaved checks a saved change set against the service and turns it
+// into a ChangeSet to Apply. It reads every plan the set updates and lists
+// the accounts it creates plans in; any target no longer holding the
+// recorded service value, any field changed, and any plan to create that
+// now exists is a Drift, and then nothing should be applied. The error is
+// not nil only when the run must stop.
+func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, []Drift, error) {
+	cs := &ChangeSet{Plans: make([]*PlanDiff, len(s.Plans))}
+	var (
+		mu     sync.Mutex
+		drifts []Drift
+		lists  = map[string][]Plan{}
+	)
+	drift := func(d Drift) {
+		mu.Lock()
+		drifts = append(drifts, d)
+		mu.Unlock()
+	}
+	for _, sp := range s.Plans {
+		if r.account(sp.Account) == nil {
+			return nil, nil, fmt.Errorf("the change set writes to account %s, which is not configured", sp.Account)
+		}
+		if sp.Action == ActionCreate {
+			if _, ok := lists[sp.Account]; !ok {
+				l, err := r.account(sp.Account).ListPlans(ctx)
+				if err != nil {
+					return nil, nil, fmt.Errorf("listing the plans of account %s: %w", sp.Account, err)
+				}
+				lists[sp.Account] = l
+			}
+		}
+	}
+	p := pool.New().WithMaxGoroutines(r.opts.concurrency()).WithErrors()
+	for i, sp := range s.Plans {
+		p.Go(func() error {
+			d, err := r.planSaved(ctx, sp, lists[sp.Account], drift)
+			cs.Plans[i] = d
+			return err
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, nil, err
+	}
+	return cs, drifts, nil
+}
+
+func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift func(Drift)) (*PlanDiff, error) {
+	in := &InputPlan{}
+	for _, st := range sp.Targets {
+		t := &InputTarget{Origin: Origin{File: st.File}, YearNumber: st.YearNumber, TargetType: st.TargetType, Counters: map[string]int64{}}
+		for _, c := range st.Counters {
+			t.Counters[c.Counter] = c.New
+		}
+		in.Targets = append(in.Targets, t)
+	}
+	if sp.Action == ActionCreate {
+		if sp.Create == nil {
+			return nil, fmt.Errorf("%s: the change set creates a plan but gives no create request", sp.Title)
+		}
+		c := sp.Create
+		in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
+		d := Diff(in, nil, DiffOptions{})
+		d.Account = sp.Account
+		if found := MatchPlans(list, 0, c.Name, c.StartDate, nil); len(found) > 0 {
+			drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
+				sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
+		}
+		return d, nil
+	}
+	server, err := r.account(sp.Account).GetPlan(ctx, sp.PlanID)
+	if errors.Is(err, ErrNotFound) {
+		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d is no longer on account %s", sp.PlanID, sp.Account)})
+		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", sp.PlanID)), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, sp.PlanID, err)
+	}
+	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
+	in.PlanID, in.Name = server.ID, server.Name
+	for _, f := range sp.Fields {
+		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
+		if now != f.Expected {
+			drift(Drift{Plan: sp.Title, What: f.Field, Detail: fmt.Sprintf("the change set expects %q on the service, it now holds %q", f.Expected, now)})
+		}
+		switch f.Field {
+		case "name":
+			d.Meta.Name = ptr(f.New)
+		case "sector":
+			d.Meta.Sector = ptr(f.New)
+		case "scorecard_id":
+			d.Meta.ScorecardID = ptr(f.New)
+		default:
+			return nil, fmt.Errorf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)
+		}
+		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New})
+	}
+	for i, st := range sp.Targets {
+		var m *Milestone
+		for j := range server.Milestones {
+			if server.Milestones[j].ID == st.MilestoneID {
+				m = &server.Milestones[j]
+			}
+		}
+		var tgt *Target
+		if m != nil {
+			for j := range m.Targets {
+				if m.Targets[j].ID == st.TargetID {
+					tgt = &m.Targets[j]
+				}
+			}
+		}
+		td := TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType, MilestoneID: st.MilestoneID, TargetID: st.TargetID}
+		if fy, err := ParseFinancialYearText(st.FinancialYear); err == nil {
+			td.FinancialYear = fy
+		}
+		if tgt == nil {
+			drift(Drift{Plan: sp.Title, Where: td.Label(), Detail: fmt.Sprintf("target %d is no longer on plan %d", st.TargetID, sp.PlanID)})
+			continue
+		}
+		for _, c := range st.Counters {
+			now, ok := tgt.Counters[c.Counter]
+			if c.Expected != nil && (!ok || now != *c.Expected) {
+				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter,
+					Detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})
+			}
+			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: true, New: c.New})
+		}
+		d.Targets = append(d.Targets, td)
+	}
+	return d, nil
+}
+
+// ParseFinancialYearText reads "2026/27".
+func ParseFinancialYearText(s string) (FinancialYear, error) {
+	var y, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &y, &n); err != nil || (y+1)%100 != n {
+		return 0, fmt.Errorf("financial year %q is not like 2026/27", s)
+	}
+	return FinancialYear(y), nil
+}

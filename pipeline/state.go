@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RunRecord describes one apply run for the state store: who ran it, from
+// where, with which inputs and for which accounts.
+type RunRecord struct {
+	ID       int64     `json:"id"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	User     string    `json:"user"`
+	Host     string    `json:"host"`
+	// Command is the command line with secrets removed.
+	Command string `json:"command"`
+	// Service is the API base URL the run wrote to; history is kept per
+	// service and account.
+	Service  string      `json:"service"`
+	Files    []InputFile `json:"files"`
+	Accounts []string    `json:"accounts"`
+	// ChangeSet is the SHA-256 of the saved change set the run applied, or "".
+	ChangeSet string `json:"change_set,omitempty"`
+	// Status is "running" while the run goes on (and forever when it was
+	// killed), then "ok", "partial" or "failed".
+	Status string `json:"status"`
+}
+
+// InputFile is an input file and the SHA-256 of its content.
+type InputFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// CounterWrite is one counter of a target an apply wrote: its value before
+// and after, and whether it was sent (a counter the file set that already
+// held its value is recorded with Sent false: the service held what the
+// file says after the run).
+type CounterWrite struct {
+	Counter string `json:"counter"`
+	Before  *int64 `json:"before"`
+	After   int64  `json:"after"`
+	Sent    bool   `json:"sent"`
+}
+
+// TargetWrite is one target update request of an apply and its outcome,
+// recorded as soon as the request completes.
+type TargetWrite struct {
+	Account       string         `json:"account"`
+	PlanID        int64          `json:"plan_id"`
+	PlanName      string         `json:"plan_name,omitempty"`
+	MilestoneID   int64          `json:"milestone_id"`
+	TargetID      int64          `json:"target_id"`
+	YearNumber    int            `json:"year_number"`
+	FinancialYear string         `json:"financial_year,omitempty"`
+	TargetType    string         `json:"target_type"`
+	File          string         `json:"file,omitempty"`
+	Counters      []CounterWrite `json:"counters"`
+	// Outcome is "ok", or the error of a failed request (then nothing of
+	// it counts as applied).
+	Outcome string    `json:"outcome"`
+	At      time.Time `json:"at"`
+}
+
+// LastWrite is the last value eepipe applied to one counter: the value and
+// the run that wrote it.
+type LastWrite struct {
+	Value int64     `json:"value"`
+	RunID int64     `json:"run_id"`
+	At    time.Time `json:"at"`
+	File  string    `json:"file,omitempty"`
+}
+
+// String formats the run for messages: "run 12 on 2026-11-24".
+func (w LastWrite) String() string {
+	return fmt.Sprintf("run %d on %s", w.RunID, w.At.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// CounterKey names one counter of one stored target of an account.
+type CounterKey struct {
+	TargetID int64
+	Counter  string
+}
+
+// HistoryQuery filters `eepipe history`; zero fields do not filter.
+type HistoryQuery struct {
+	Service string
+	Account string
+	PlanID  int64
+	Counter string
+	Since   time.Time
+	Limit   int
+}
+
+// HistoryEntry is one counter written by one run.
+type HistoryEntry struct {
+	Run           RunRecord `json:"run"`
+	Account       string    `json:"account"`
+	PlanID        int64     `json:"plan_id"`
+	PlanName      string    `json:"plan_name,omitempty"`
+	TargetID      int64     `json:"target_id"`
+	YearNumber    int       `json:"year_number"`
+	FinancialYear string    `json:"financial_year,omitempty"`
+	TargetType    string    `json:"target_type"`
+	File          string    `json:"file,omitempty"`
+	Counter       string    `json:"counter"`
+	Before        *int64    `json:"before"`
+	After         int64     `json:"after"`
+	Sent          bool      `json:"sent"`
+	Outcome       string    `json:"outcome"`
+	At            time.Time `json:"at"`
+}
+
+// PlanWrite is one plan-level request of an apply (a create, a metadata
+// update, the delete of a recreate) and its outcome.
+type PlanWrite struct {
+	Account  string    `json:"account"`
+	PlanID   int64     `json:"plan_id"` // 0 for a create that failed
+	PlanName string    `json:"plan_name,omitempty"`
+	Action   string    `json:"action"` // "create", "update name, sector", "delete"
+	Outcome  string    `json:"outcome"`
+	At       time.Time `json:"at"`
+}
+
+// RunJournal records an apply as it goes: every target write and plan
+// request as soon as it completes, so that a run killed half-way leaves
+// the writes it made on record.
+type RunJournal interface {
+	TargetWritten(ctx context.Context, w TargetWrite) error
+	PlanWritten(ctx context.Context, w PlanWrite) error
+}
+
+// StateStore is the run history eepipe keeps between runs (an adapter
+// implements it over SQLite or PostgreSQL): the runs, the values each run
+// wrote, and a lock per account.
+type StateStore interface {
+	// BeginRun records the start of a run and returns its id.
+	BeginRun(ctx context.Context, r RunRecord) (int64, error)
+	// RecordWrite records one target write of run id, in its own transaction.
+	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
+	// RecordPlanWrite records one plan request of run id.
+	RecordPlanWrite(ctx context.Context, runID int64, w PlanWrite) error
+	// PlanWrites lists the plan requests, oldest first.
+	PlanWrites(ctx context.Context, q HistoryQuery) ([]PlanWriteEntry, error)
+	// FinishRun records the end of run id with status.
+	FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error
+	// LastWrites returns, per counter of the given targets of an account of
+	// a service, the last value a successful write of eepipe left.
+	LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[CounterKey]LastWrite, error)
+	// ChangeSetRun returns the run that applied the change set with this
+	// SHA-256 (nil when none did).
+	ChangeSetRun(ctx context.Context, sha string) (*RunRecord, error)
+	// History lists counter writes, oldest first.
+	History(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error)
+	// Runs lists runs, oldest first.
+	Runs(ctx context.Context, q HistoryQuery) ([]RunRecord, error)
+	// LockAccount takes the store's lock on an account of a service,
+	// waiting up to wait; held by another run it returns a *StoreLockHeldError.
+	// The returned func releases it. Stores without shared locks return a
+	// no-op.
+	LockAccount(ctx context.Context, service, account, holder string, wait time.Duration) (func(), error)
+	Close() error
+}
+
+// PlanWriteEntry is one plan request of one run.
+type PlanWriteEntry struct {
+	RunID int64 `json:"run_id"`
+	PlanWrite
+}
+
+// StoreLockHeldError is the failure to take an account's lock held by another run.
+type StoreLockHeldError struct {
+	Account string
+	Holder  string // who holds it, as the holder recorded itself
+	Since   time.Time
+	Waited  time.Duration
+}
+
+func (e *StoreLockHeldError) Error() string {
+	who := e.Holder
+	if who == "" {
+		who = "another eepipe run"
+	}
+	s := fmt.Sprintf("account %s is locked by %s", e.Account, who)
+	if !e.Since.IsZero() {
+		s += " since " + e.Since.UTC().Format(time.RFC3339)
+	}
+	if e.Waited > 0 {
+		s += fmt.Sprintf(" (waited %s; raise --lock-wait to wait longer)", e.Waited)
+	} else {
+		s += " (use --lock-wait to wait for it)"
+	}
+	return s
+}
+
+// ErrStoreTooNew is the refusal of a store written by a newer eepipe.
+var ErrStoreTooNew = errors.New("the state store was written by a newer eepipe")
+
+// storeJournal is a RunJournal over a StateStore for one run.
+type storeJournal struct {
+	store StateStore
+	run   int64
+}
+
+// JournalFor returns a RunJournal recording into run id of store.
+func JournalFor(store StateStore, runID int64) RunJournal {
+	return storeJournal{store: store, run: runID}
+}
+
+// TargetWritten implements RunJournal.
+func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
+	// Record even when ctx is cancelled: the write happened.
+	return j.store.RecordWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// PlanWritten implements RunJournal.
+func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
+	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
+}

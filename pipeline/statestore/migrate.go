@@ -1,0 +1,180 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// migration is one versioned schema change; {ID} is the backend's
+// auto-increment primary key column type.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations are applied in order, each in its own transaction, and never
+// edited once released: a change is a new migration.
+var migrations = []migration{
+	{1, "runs, writes, last values applied, locks", `
+CREATE TABLE eepipe_runs (
+	id {ID},
+	started TEXT NOT NULL,
+	finished TEXT,
+	usr TEXT NOT NULL,
+	host TEXT NOT NULL,
+	command TEXT NOT NULL,
+	service TEXT NOT NULL,
+	status TEXT NOT NULL,
+	change_set TEXT
+);
+CREATE UNIQUE INDEX eepipe_runs_change_set ON eepipe_runs (change_set) WHERE change_set IS NOT NULL;
+CREATE TABLE eepipe_run_files (
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	path TEXT NOT NULL,
+	sha256 TEXT NOT NULL
+);
+CREATE TABLE eepipe_run_accounts (
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	account TEXT NOT NULL
+);
+CREATE TABLE eepipe_writes (
+	id {ID},
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	account TEXT NOT NULL,
+	plan_id BIGINT NOT NULL,
+	plan_name TEXT NOT NULL,
+	milestone_id BIGINT NOT NULL,
+	target_id BIGINT NOT NULL,
+	year_number INTEGER NOT NULL,
+	financial_year TEXT NOT NULL,
+	target_type TEXT NOT NULL,
+	file TEXT NOT NULL,
+	outcome TEXT NOT NULL,
+	at TEXT NOT NULL
+);
+CREATE INDEX eepipe_writes_run ON eepipe_writes (run_id);
+CREATE INDEX eepipe_writes_plan ON eepipe_writes (account, plan_id);
+CREATE TABLE eepipe_write_counters (
+	id {ID},
+	write_id BIGINT NOT NULL REFERENCES eepipe_writes (id),
+	counter TEXT NOT NULL,
+	before_value BIGINT,
+	after_value BIGINT NOT NULL,
+	sent INTEGER NOT NULL
+);
+CREATE INDEX eepipe_write_counters_write ON eepipe_write_counters (write_id);
+CREATE INDEX eepipe_write_counters_counter ON eepipe_write_counters (counter);
+CREATE TABLE eepipe_last_applied (
+	service TEXT NOT NULL,
+	account TEXT NOT NULL,
+	target_id BIGINT NOT NULL,
+	counter TEXT NOT NULL,
+	value BIGINT NOT NULL,
+	run_id BIGINT NOT NULL,
+	at TEXT NOT NULL,
+	file TEXT NOT NULL,
+	PRIMARY KEY (service, account, target_id, counter)
+);
+CREATE TABLE eepipe_locks (
+	lock_key TEXT PRIMARY KEY,
+	holder TEXT NOT NULL,
+	since TEXT NOT NULL
+);
+`},
+	{2, "plan requests", `
+CREATE TABLE eepipe_plan_writes (
+	id {ID},
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	account TEXT NOT NULL,
+	plan_id BIGINT NOT NULL,
+	plan_name TEXT NOT NULL,
+	action TEXT NOT NULL,
+	outcome TEXT NOT NULL,
+	at TEXT NOT NULL
+);
+CREATE INDEX eepipe_plan_writes_run ON eepipe_plan_writes (run_id);
+`},
+}
+
+// SchemaVersion is the newest schema this eepipe knows.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+// migrationLockKey serialises the first use of a PostgreSQL store by
+// several hosts at once.
+const migrationLockKey = 7_265_656_970_653_001
+
+// init checks the schema version and runs the missing migrations.
+func (s *Store) init(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if s.dialect == dialectPostgres {
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey))
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS eepipe_schema (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	var have sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM eepipe_schema`).Scan(&have); err != nil {
+		return err
+	}
+	if int(have.Int64) > SchemaVersion() {
+		return fmt.Errorf("%w: the state store %s has schema version %d, but this eepipe knows versions up to %d; "+
+			"upgrade eepipe (or use another store with --state); the store was not changed",
+			pipeline.ErrStoreTooNew, s.where, have.Int64, SchemaVersion())
+	}
+	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	if s.dialect == dialectPostgres {
+		id = "BIGSERIAL PRIMARY KEY"
+	}
+	for _, m := range migrations {
+		if m.version <= int(have.Int64) {
+			continue
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		// Another process may have migrated meanwhile (SQLite: the
+		// transaction holds the write lock from its start).
+		var now sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM eepipe_schema`).Scan(&now); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if int(now.Int64) >= m.version {
+			tx.Rollback()
+			continue
+		}
+		for _, stmt := range strings.Split(strings.ReplaceAll(m.sql, "{ID}", id), ";") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_schema (version, name, applied_at) VALUES (?, ?, ?)`),
+			m.version, m.name, fmtTime(time.Now())); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

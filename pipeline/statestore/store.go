@@ -1,0 +1,580 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+
+	// The database/sql drivers of the two backends.
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+)
+
+// dialect is the backend a Store talks to.
+type dialect int
+
+const (
+	dialectSQLite dialect = iota
+	dialectPostgres
+)
+
+// Store is a pipeline.StateStore over SQLite or PostgreSQL.
+type Store struct {
+	db      *sql.DB
+	dialect dialect
+	where   string // the location for messages, without secrets
+}
+
+var _ pipeline.StateStore = (*Store)(nil)
+
+// DefaultPath returns the default SQLite store: state.db in the eepipe
+// folder of the XDG state home ($XDG_STATE_HOME, else ~/.local/state).
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find the state folder: %w; give the store with --state or state: in the configuration", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "eepipe", "state.db"), nil
+}
+
+// IsPostgres reports whether location names a PostgreSQL store.
+func IsPostgres(location string) bool {
+	l := strings.ToLower(location)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// Redact returns location without a password, for messages.
+func Redact(location string) string {
+	if !IsPostgres(location) {
+		return location
+	}
+	u, err := url.Parse(location)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+// Open opens the store at location: a postgres:// or postgresql:// URL, or
+// the path of an SQLite file (created with its folder when missing). It
+// checks that the store is reachable and usable and runs the migrations
+// it lacks. Every error names the store (without its password).
+func Open(ctx context.Context, location string) (*Store, error) {
+	if IsPostgres(location) {
+		return openPostgres(ctx, location)
+	}
+	return openSQLite(ctx, location)
+}
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("no state store path given")
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("the state store %s is not a regular file", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("the state store %s: cannot create its folder: %w", path, err)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the state store %s: %w", path, err)
+	}
+	s := &Store{db: db, dialect: dialectSQLite, where: path}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, s.explain(err)
+	}
+	return s, nil
+}
+
+func openPostgres(ctx context.Context, location string) (*Store, error) {
+	where := Redact(location)
+	db, err := sql.Open("pgx", location)
+	if err != nil {
+		return nil, fmt.Errorf("the state store %s: %v", where, scrub(err, location))
+	}
+	s := &Store{db: db, dialect: dialectPostgres, where: where}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("the state store %s is unreachable: %v", where, scrub(err, location))
+	}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, s.explain(err)
+	}
+	return s, nil
+}
+
+// scrub removes the password of location from an error message.
+func scrub(err error, location string) string {
+	msg := err.Error()
+	if u, perr := url.Parse(location); perr == nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+		if pw := u.Query().Get("password"); pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// explain turns SQLite's terse errors into messages that say what to do.
+func (s *Store) explain(err error) error {
+	if err == nil || errors.Is(err, pipeline.ErrStoreTooNew) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
+		return fmt.Errorf("the state store %s is locked by another program (another eepipe run?) and stayed locked: %w; "+
+			"wait for it to finish, or give another store with --state", s.where, err)
+	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "SQLITE_CORRUPT"):
+		return fmt.Errorf("the state store %s is damaged or not an eepipe state store (%w); "+
+			"move it aside (the run history it holds is then lost to eepipe) or give another store with --state", s.where, err)
+	}
+	return fmt.Errorf("the state store %s: %w", s.where, err)
+}
+
+// Where returns the store's location without secrets.
+func (s *Store) Where() string { return s.where }
+
+// Postgres reports whether the store is PostgreSQL.
+func (s *Store) Postgres() bool { return s.dialect == dialectPostgres }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// q rewrites the ? placeholders of query for the backend.
+func (s *Store) q(query string) string {
+	if s.dialect != dialectPostgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// timeFormat is a fixed-width UTC layout: stored times sort as text.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeFormat, s)
+	return t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// BeginRun implements pipeline.StateStore.
+func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, s.explain(err)
+	}
+	defer tx.Rollback()
+	var cset any
+	if r.ChangeSet != "" {
+		cset = r.ChangeSet
+	}
+	status := r.Status
+	if status == "" {
+		status = "running"
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_runs (started, usr, host, command, service, status, change_set)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		fmtTime(r.Started), r.User, r.Host, r.Command, r.Service, status, cset).Scan(&id)
+	if err != nil {
+		if r.ChangeSet != "" && isUnique(err) {
+			if prev, perr := s.ChangeSetRun(ctx, r.ChangeSet); perr == nil && prev != nil {
+				return 0, &ChangeSetAppliedError{Run: *prev}
+			}
+		}
+		return 0, s.explain(err)
+	}
+	for _, f := range r.Files {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_files (run_id, path, sha256) VALUES (?, ?, ?)`), id, f.Path, f.SHA256); err != nil {
+			return 0, s.explain(err)
+		}
+	}
+	for _, a := range r.Accounts {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_accounts (run_id, account) VALUES (?, ?)`), id, a); err != nil {
+			return 0, s.explain(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, s.explain(err)
+	}
+	return id, nil
+}
+
+// ChangeSetAppliedError refuses a change set a run already applied.
+type ChangeSetAppliedError struct{ Run pipeline.RunRecord }
+
+func (e *ChangeSetAppliedError) Error() string {
+	return fmt.Sprintf("this change set was already applied by run %d on %s (by %s@%s); a change set is applied once",
+		e.Run.ID, e.Run.Started.UTC().Format("2006-01-02 15:04 UTC"), e.Run.User, e.Run.Host)
+}
+
+func isUnique(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "unique") || strings.Contains(msg, "23505")
+}
+
+// RecordWrite implements pipeline.StateStore: the write, its counters and
+// (when it succeeded) the last values applied, in one transaction.
+func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer tx.Rollback()
+	var service string
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
+		return s.explain(fmt.Errorf("run %d: %w", runID, err))
+	}
+	at := w.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	var wid int64
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		runID, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber, w.FinancialYear, w.TargetType,
+		w.File, w.Outcome, fmtTime(at)).Scan(&wid)
+	if err != nil {
+		return s.explain(err)
+	}
+	for _, c := range w.Counters {
+		var before any
+		if c.Before != nil {
+			before = *c.Before
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+			VALUES (?, ?, ?, ?, ?)`), wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+			return s.explain(err)
+		}
+		if w.Outcome != "ok" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+			value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`),
+			service, w.Account, w.TargetID, c.Counter, c.After, runID, fmtTime(at), w.File); err != nil {
+			return s.explain(err)
+		}
+	}
+	return s.explain(tx.Commit())
+}
+
+// FinishRun implements pipeline.StateStore.
+func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE eepipe_runs SET status = ?, finished = ? WHERE id = ?`), status, fmtTime(finished), runID)
+	return s.explain(err)
+}
+
+// LastWrites implements pipeline.StateStore.
+func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
+	out := map[pipeline.CounterKey]pipeline.LastWrite{}
+	want := map[int64]bool{}
+	for _, id := range targetIDs {
+		want[id] = true
+	}
+	if len(want) == 0 {
+		return out, nil
+	}
+	// Read the account's rows and filter here: no IN list of unbounded length.
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
+		WHERE service = ? AND account = ?`), service, account)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			tid     int64
+			counter string
+			lw      pipeline.LastWrite
+			at      string
+		)
+		if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+			return nil, s.explain(err)
+		}
+		if !want[tid] {
+			continue
+		}
+		lw.At = parseTime(at)
+		out[pipeline.CounterKey{TargetID: tid, Counter: counter}] = lw
+	}
+	return out, s.explain(rows.Err())
+}
+
+const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`
+
+func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {
+	var r pipeline.RunRecord
+	var started, finished string
+	err := sc.Scan(&r.ID, &started, &finished, &r.User, &r.Host, &r.Command, &r.Service, &r.Status, &r.ChangeSet)
+	r.Started = parseTime(started)
+	if finished != "" {
+		r.Finished = parseTime(finished)
+	}
+	return r, err
+}
+
+// ChangeSetRun implements pipeline.StateStore.
+func (s *Store) ChangeSetRun(ctx context.Context, sha string) (*pipeline.RunRecord, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+` FROM eepipe_runs r WHERE r.change_set = ?`), sha))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	return &r, nil
+}
+
+// Runs implements pipeline.StateStore.
+func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.RunRecord, error) {
+	query := `SELECT ` + runColumns + ` FROM eepipe_runs r WHERE 1=1`
+	var args []any
+	if q.Service != "" {
+		query += ` AND r.service = ?`
+		args = append(args, q.Service)
+	}
+	if q.Account != "" {
+		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND a.account = ?)`
+		args = append(args, q.Account)
+	}
+	if q.PlanID != 0 || q.Counter != "" {
+		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
+		if q.PlanID != 0 {
+			query += ` AND w.plan_id = ?`
+			args = append(args, q.PlanID)
+		}
+		if q.Counter != "" {
+			query += ` AND c.counter = ?`
+			args = append(args, q.Counter)
+		}
+		query += `)`
+		if q.Counter == "" {
+			// A run that created or updated the plan without patching a target.
+			query += ` OR EXISTS (SELECT 1 FROM eepipe_plan_writes p WHERE p.run_id = r.id AND p.plan_id = ?)`
+			args = append(args, q.PlanID)
+		}
+		query += `)`
+	}
+	if !q.Since.IsZero() {
+		query += ` AND r.started >= ?`
+		args = append(args, fmtTime(q.Since))
+	}
+	query += ` ORDER BY r.id`
+	if q.Limit > 0 {
+		query += ` LIMIT ` + strconv.Itoa(q.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []pipeline.RunRecord
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.explain(err)
+	}
+	for i := range out {
+		if err := s.runDetails(ctx, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) runDetails(ctx context.Context, r *pipeline.RunRecord) error {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT path, sha256 FROM eepipe_run_files WHERE run_id = ? ORDER BY path`), r.ID)
+	if err != nil {
+		return s.explain(err)
+	}
+	for rows.Next() {
+		var f pipeline.InputFile
+		if err := rows.Scan(&f.Path, &f.SHA256); err != nil {
+			rows.Close()
+			return s.explain(err)
+		}
+		r.Files = append(r.Files, f)
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT account FROM eepipe_run_accounts WHERE run_id = ? ORDER BY account`), r.ID)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return s.explain(err)
+		}
+		r.Accounts = append(r.Accounts, a)
+	}
+	return s.explain(rows.Err())
+}
+
+// History implements pipeline.StateStore.
+func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.HistoryEntry, error) {
+	query := `SELECT ` + runColumns + `, w.account, w.plan_id, w.plan_name, w.target_id, w.year_number, w.financial_year,
+		w.target_type, w.file, w.outcome, w.at, c.counter, c.before_value, c.after_value, c.sent
+		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id WHERE 1=1`
+	var args []any
+	if q.Service != "" {
+		query += ` AND r.service = ?`
+		args = append(args, q.Service)
+	}
+	if q.Account != "" {
+		query += ` AND w.account = ?`
+		args = append(args, q.Account)
+	}
+	if q.PlanID != 0 {
+		query += ` AND w.plan_id = ?`
+		args = append(args, q.PlanID)
+	}
+	if q.Counter != "" {
+		query += ` AND c.counter = ?`
+		args = append(args, q.Counter)
+	}
+	if !q.Since.IsZero() {
+		query += ` AND w.at >= ?`
+		args = append(args, fmtTime(q.Since))
+	}
+	query += ` ORDER BY w.id, c.id`
+	if q.Limit > 0 {
+		query += ` LIMIT ` + strconv.Itoa(q.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []pipeline.HistoryEntry
+	for rows.Next() {
+		var (
+			e                     pipeline.HistoryEntry
+			started, finished, at string
+			before                sql.NullInt64
+			sent                  int
+		)
+		err := rows.Scan(&e.Run.ID, &started, &finished, &e.Run.User, &e.Run.Host, &e.Run.Command, &e.Run.Service, &e.Run.Status, &e.Run.ChangeSet,
+			&e.Account, &e.PlanID, &e.PlanName, &e.TargetID, &e.YearNumber, &e.FinancialYear, &e.TargetType, &e.File, &e.Outcome, &at,
+			&e.Counter, &before, &e.After, &sent)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		e.Run.Started = parseTime(started)
+		if finished != "" {
+			e.Run.Finished = parseTime(finished)
+		}
+		e.At = parseTime(at)
+		if before.Valid {
+			v := before.Int64
+			e.Before = &v
+		}
+		e.Sent = sent != 0
+		out = append(out, e)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// RecordPlanWrite implements pipeline.StateStore.
+func (s *Store) RecordPlanWrite(ctx context.Context, runID int64, w pipeline.PlanWrite) error {
+	at := w.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`), runID, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+	return s.explain(err)
+}
+
+// PlanWrites implements pipeline.StateStore.
+func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.PlanWriteEntry, error) {
+	query := `SELECT p.run_id, p.account, p.plan_id, p.plan_name, p.action, p.outcome, p.at
+		FROM eepipe_plan_writes p JOIN eepipe_runs r ON r.id = p.run_id WHERE 1=1`
+	var args []any
+	if q.Service != "" {
+		query += ` AND r.service = ?`
+		args = append(args, q.Service)
+	}
+	if q.Account != "" {
+		query += ` AND p.account = ?`
+		args = append(args, q.Account)
+	}
+	if q.PlanID != 0 {
+		query += ` AND p.plan_id = ?`
+		args = append(args, q.PlanID)
+	}
+	if !q.Since.IsZero() {
+		query += ` AND p.at >= ?`
+		args = append(args, fmtTime(q.Since))
+	}
+	query += ` ORDER BY p.id`
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []pipeline.PlanWriteEntry
+	for rows.Next() {
+		var e pipeline.PlanWriteEntry
+		var at string
+		if err := rows.Scan(&e.RunID, &e.Account, &e.PlanID, &e.PlanName, &e.Action, &e.Outcome, &at); err != nil {
+			return nil, s.explain(err)
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
+	}
+	return out, s.explain(rows.Err())
+}

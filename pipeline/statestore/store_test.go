@@ -1,0 +1,343 @@
+package statestore
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
+)
+
+// backends returns the locations to test: a fresh SQLite file always, and
+// a fresh PostgreSQL database when a server is available.
+func backends(t *testing.T) map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "state.db") },
+		"postgres": func(t *testing.T) string { return statestoretest.PostgresURL(t) },
+	}
+}
+
+func open(t *testing.T, loc string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), loc)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func i64(v int64) *int64 { return &v }
+
+func TestStoreRecordsRunsAndLastWrites(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := loc(t)
+			s := open(t, where)
+			t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			run1, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0, User: "ann", Host: "lap", Command: "eepipe apply v1.xlsx",
+				Service: "https://svc", Files: []pipeline.InputFile{{Path: "v1.xlsx", SHA256: "ab"}}, Accounts: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := pipeline.TargetWrite{Account: "acme", PlanID: 7, PlanName: "P", MilestoneID: 70, TargetID: 700, YearNumber: 1,
+				TargetType: "all_employees", File: "v1.xlsx", Outcome: "ok", At: t0.Add(time.Second),
+				Counters: []pipeline.CounterWrite{{Counter: "a", Before: i64(1), After: 5, Sent: true}, {Counter: "b", Before: i64(2), After: 2}}}
+			if err := s.RecordWrite(ctx, run1, w); err != nil {
+				t.Fatal(err)
+			}
+			failed := w
+			failed.TargetID, failed.Outcome = 701, "HTTP 500"
+			if err := s.RecordWrite(ctx, run1, failed); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishRun(ctx, run1, "ok", t0.Add(2*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			run2, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0.Add(time.Hour), User: "bob", Host: "cron", Service: "https://svc", Accounts: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w2 := w
+			w2.Counters = []pipeline.CounterWrite{{Counter: "a", Before: i64(5), After: 9, Sent: true}}
+			w2.At = t0.Add(time.Hour)
+			if err := s.RecordWrite(ctx, run2, w2); err != nil {
+				t.Fatal(err)
+			}
+
+			last, err := s.LastWrites(ctx, "https://svc", "acme", []int64{700, 701})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := last[pipeline.CounterKey{TargetID: 700, Counter: "a"}]; got.Value != 9 || got.RunID != run2 {
+				t.Errorf("last a = %+v, want 9 by run %d", got, run2)
+			}
+			if got := last[pipeline.CounterKey{TargetID: 700, Counter: "b"}]; got.Value != 2 || got.RunID != run1 || got.File != "v1.xlsx" {
+				t.Errorf("last b = %+v, want 2 by run %d from v1.xlsx", got, run1)
+			}
+			if _, ok := last[pipeline.CounterKey{TargetID: 701, Counter: "a"}]; ok {
+				t.Errorf("a failed write counts as applied")
+			}
+			if other, _ := s.LastWrites(ctx, "https://other", "acme", []int64{700}); len(other) != 0 {
+				t.Errorf("another service sees history: %v", other)
+			}
+			if other, _ := s.LastWrites(ctx, "https://svc", "bluecrane", []int64{700}); len(other) != 0 {
+				t.Errorf("another account sees history: %v", other)
+			}
+
+			h, err := s.History(ctx, pipeline.HistoryQuery{Counter: "a", PlanID: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) != 3 || h[0].After != 5 || *h[0].Before != 1 || h[2].After != 9 || h[2].Run.User != "bob" || h[1].Outcome != "HTTP 500" {
+				t.Errorf("history = %+v", h)
+			}
+			runs, err := s.Runs(ctx, pipeline.HistoryQuery{Account: "acme", Since: t0.Add(time.Minute)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 1 || runs[0].ID != run2 || runs[0].Status != "running" {
+				t.Errorf("runs since = %+v", runs)
+			}
+			all, _ := s.Runs(ctx, pipeline.HistoryQuery{})
+			if len(all) != 2 || all[0].Files[0].SHA256 != "ab" || all[0].Accounts[0] != "acme" || all[0].Finished.IsZero() {
+				t.Errorf("runs = %+v", all)
+			}
+
+			// Reopening runs no migration twice and keeps the data.
+			s.Close()
+			s2 := open(t, where)
+			if h, _ := s2.History(ctx, pipeline.HistoryQuery{}); len(h) != 5 {
+				t.Errorf("after reopening: %d history rows, want 5", len(h))
+			}
+		})
+	}
+}
+
+func TestStoreChangeSetAppliedOnce(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			r := pipeline.RunRecord{Started: time.Now(), User: "u", Host: "h", Service: "svc", ChangeSet: "deadbeef"}
+			id, err := s.BeginRun(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.ChangeSetRun(ctx, "deadbeef")
+			if err != nil || got == nil || got.ID != id {
+				t.Fatalf("ChangeSetRun = %+v, %v", got, err)
+			}
+			_, err = s.BeginRun(ctx, r)
+			var applied *ChangeSetAppliedError
+			if !errors.As(err, &applied) || applied.Run.ID != id || !strings.Contains(err.Error(), "already applied by run") {
+				t.Fatalf("second BeginRun = %v, want ChangeSetAppliedError naming run %d", err, id)
+			}
+			if none, err := s.ChangeSetRun(ctx, "other"); none != nil || err != nil {
+				t.Errorf("unknown change set: %+v, %v", none, err)
+			}
+		})
+	}
+}
+
+func TestStoreNewerSchemaRefused(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := loc(t)
+			s := open(t, where)
+			if _, err := s.db.Exec(s.q(`INSERT INTO eepipe_schema (version, name, applied_at) VALUES (?, 'from the future', 'x')`), SchemaVersion()+1); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			_, err := Open(ctx, where)
+			if !errors.Is(err, pipeline.ErrStoreTooNew) || !strings.Contains(err.Error(), "newer eepipe") || !strings.Contains(err.Error(), "upgrade eepipe") {
+				t.Fatalf("Open = %v, want a clear refusal", err)
+			}
+		})
+	}
+}
+
+func TestSQLiteCorruptAndNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "state.db")
+	if err := os.WriteFile(bad, []byte(strings.Repeat("this is not a database\n", 400)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), bad)
+	if err == nil || !strings.Contains(err.Error(), "damaged or not an eepipe state store") || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("corrupt store: %v", err)
+	}
+	_, err = Open(context.Background(), dir)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("folder as store: %v", err)
+	}
+}
+
+func TestSQLiteLockedMessage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := open(t, path)
+	// Hold a write transaction so that another connection cannot write.
+	tx, err := s.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ('x', 'y', 'z')`); err != nil {
+		t.Fatal(err)
+	}
+	s2 := open(t, path)
+	s2.db.Exec(`PRAGMA busy_timeout = 1`)
+	s2.db.SetMaxOpenConns(1)
+	if _, err := s2.db.Exec(`PRAGMA busy_timeout = 1`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s2.BeginRun(context.Background(), pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+	if err == nil || !strings.Contains(err.Error(), "is locked by another program") {
+		t.Fatalf("locked store: %v", err)
+	}
+}
+
+func TestPostgresUnreachable(t *testing.T) {
+	// A port on loopback nothing listens on (connection refused).
+	_, err := Open(context.Background(), "postgres://eepipe:s3cret-pw@127.0.0.1:1/eepipe?connect_timeout=5")
+	if err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("Open = %v, want unreachable", err)
+	}
+	if strings.Contains(err.Error(), "s3cret-pw") {
+		t.Fatalf("the password leaks: %v", err)
+	}
+}
+
+func TestPostgresAccountLock(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	a, b := open(t, loc), open(t, loc)
+	unlock, err := a.LockAccount(ctx, "svc", "acme", "ann@laptop (pid 1)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.LockAccount(ctx, "svc", "acme", "cron@host", 0)
+	var held *pipeline.StoreLockHeldError
+	if !errors.As(err, &held) || held.Holder != "ann@laptop (pid 1)" || !strings.Contains(err.Error(), "ann@laptop") {
+		t.Fatalf("second lock = %v, want StoreLockHeldError naming ann", err)
+	}
+	// Another account is free.
+	other, err := b.LockAccount(ctx, "svc", "bluecrane", "cron@host", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	// A waiting run gets the lock once it is released.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var werr error
+	go func() {
+		defer wg.Done()
+		var u func()
+		u, werr = b.LockAccount(ctx, "svc", "acme", "cron@host", time.Minute)
+		if werr == nil {
+			u()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	unlock()
+	wg.Wait()
+	if werr != nil {
+		t.Fatalf("waiting lock: %v", werr)
+	}
+}
+
+func TestSQLiteLockIsNoop(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "s.db"))
+	u1, err := s.LockAccount(context.Background(), "svc", "acme", "x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u1()
+	if s.Postgres() {
+		t.Fatal("sqlite store says postgres")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:pw@h/db":              "postgres://u:xxxxx@h/db",
+		"postgres://u@h/db?password=pw&x=1": "postgres://u@h/db?password=xxxxx&x=1",
+		"/tmp/state.db":                     "/tmp/state.db",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStoreMigratesOlderSchema: a store at schema version 1 gets the later
+// migrations on first use, keeping its data.
+func TestStoreMigratesOlderSchema(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := loc(t)
+			s := open(t, where)
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DELETE FROM eepipe_schema WHERE version > 1`} {
+				if _, err := s.db.Exec(stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			s2 := open(t, where)
+			var v int
+			if err := s2.db.QueryRow(`SELECT MAX(version) FROM eepipe_schema`).Scan(&v); err != nil || v != SchemaVersion() {
+				t.Fatalf("schema version %d (%v), want %d", v, err, SchemaVersion())
+			}
+			if err := s2.RecordPlanWrite(ctx, run, pipeline.PlanWrite{Account: "acme", PlanID: 3, Action: "create", Outcome: "ok"}); err != nil {
+				t.Fatal(err)
+			}
+			pw, err := s2.PlanWrites(ctx, pipeline.HistoryQuery{Account: "acme"})
+			if err != nil || len(pw) != 1 || pw[0].RunID != run {
+				t.Fatalf("plan writes %+v, %v", pw, err)
+			}
+		})
+	}
+}
+
+// TestStoreConcurrentFirstUse: several processes opening a new store at
+// once migrate it once.
+func TestStoreConcurrentFirstUse(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			where := loc(t)
+			var wg sync.WaitGroup
+			errs := make([]error, 6)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := Open(context.Background(), where)
+					if err == nil {
+						s.Close()
+					}
+					errs[i] = err
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClassify(t *testing.T) {
+	lw := func(v int64) *LastWrite { return &LastWrite{Value: v, RunID: 3} }
+	for _, tc := range []struct {
+		name     string
+		old, new int64
+		last     *LastWrite
+		want     ChangeClass
+		held     bool
+	}{
+		{"never written", 5, 7, nil, ClassNoHistory, false},
+		{"file changed, service as written", 5, 7, lw(5), ClassFile, false},
+		{"service changed, file as written", 9, 5, lw(5), ClassService, true},
+		{"both changed", 9, 7, lw(5), ClassBoth, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Classify(tc.old, tc.new, tc.last)
+			if got != tc.want || got.Held() != tc.held {
+				t.Errorf("Classify(%d, %d, %v) = %s (held %v), want %s (held %v)", tc.old, tc.new, tc.last, got, got.Held(), tc.want, tc.held)
+			}
+		})
+	}
+}
+
+// lastWrites is a LastWriteSource over a map.
+type lastWrites map[string]map[CounterKey]LastWrite
+
+func (l lastWrites) LastWrites(_ context.Context, service, account string, ids []int64) (map[CounterKey]LastWrite, error) {
+	if service != "svc" {
+		return nil, errors.New("wrong service")
+	}
+	return l[account], nil
+}
+
+func storedPlan() *Plan {
+	return &Plan{ID: 17, Name: "Acme", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
+		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{
+			{ID: 1700, TargetType: TargetAll, Counters: map[string]int64{amt: 9, wfs: 2, ifu: 30}},
+			{ID: 1701, TargetType: TargetDisabled, Counters: map[string]int64{amt: 0, wfs: 0, ifu: 0}},
+		}}}}
+}
+
+func TestClassifyChangesAndHold(t *testing.T) {
+	in := inPlan("", "Acme", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1, wfs: 5, ifu: 33})
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	src := lastWrites{"acme": {
+		{TargetID: 1700, Counter: amt}: {Value: 1, RunID: 4, At: at, File: "v1.csv"}, // service changed 1 -> 9
+		{TargetID: 1700, Counter: wfs}: {Value: 2, RunID: 4, At: at},                 // file changed 2 -> 5
+		{TargetID: 1700, Counter: ifu}: {Value: 3, RunID: 4, At: at},                 // both: 3 -> 30 and 33
+	}}
+	for _, overwrite := range []bool{false, true} {
+		d := Diff(in, storedPlan(), DiffOptions{})
+		d.Account = "acme"
+		cs := &ChangeSet{Plans: []*PlanDiff{d}}
+		if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+			t.Fatal(err)
+		}
+		classes := map[string]ChangeClass{}
+		for _, c := range d.Targets[0].Changes {
+			classes[c.Name] = c.Class
+		}
+		if classes[amt] != ClassService || classes[wfs] != ClassFile || classes[ifu] != ClassBoth {
+			t.Fatalf("classes = %v", classes)
+		}
+		held := HoldServiceChanges(cs, overwrite)
+		if len(held) != 2 {
+			t.Fatalf("overwrite %v: %d held, want 2", overwrite, len(held))
+		}
+		tgt := d.Targets[0]
+		switch {
+		case !overwrite && (len(tgt.Changes) != 1 || tgt.Changes[0].Name != wfs || len(tgt.Held) != 2 || d.Action != ActionUpdate):
+			t.Errorf("held back: changes %v, held %v, action %s", tgt.Changes, tgt.Held, d.Action)
+		case overwrite && (len(tgt.Changes) != 3 || len(tgt.Held) != 0):
+			t.Errorf("overwrite: changes %v, held %v", tgt.Changes, tgt.Held)
+		}
+		msg := held[0].String()
+		for _, w := range []string{"plans.csv line 2, column 9", amt, "file 1, service 9, last applied 1 by run 4 on 2026-11-01 09:00 UTC from v1.csv", "changed on the service since run 4"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("message %q lacks %q", msg, w)
+			}
+		}
+	}
+}
+
+func TestHoldTurnsAllHeldUpdateIntoUnchanged(t *testing.T) {
+	in := inPlan("", "Acme", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})
+	d := Diff(in, storedPlan(), DiffOptions{})
+	d.Account = "acme"
+	cs := &ChangeSet{Plans: []*PlanDiff{d}}
+	src := lastWrites{"acme": {{TargetID: 1700, Counter: amt}: {Value: 1, RunID: 1}}}
+	if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if held := HoldServiceChanges(cs, false); len(held) != 1 || d.Action != ActionUnchanged || cs.HasChanges() {
+		t.Fatalf("held %d, action %s", len(held), d.Action)
+	}
+}
+
+func TestClassifyWithoutStoreIsNoHistory(t *testing.T) {
+	in := inPlan("", "Acme", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})
+	d := Diff(in, storedPlan(), DiffOptions{})
+	cs := &ChangeSet{Plans: []*PlanDiff{d}}
+	if err := ClassifyChanges(context.Background(), cs, nil, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if c := d.Targets[0].Changes[0]; c.Class != ClassNoHistory || c.Last != nil {
+		t.Fatalf("change %+v", c)
+	}
+	if held := HoldServiceChanges(cs, false); len(held) != 0 || d.Action != ActionUpdate {
+		t.Fatalf("held %v", held)
+	}
+}
+
+func TestSavedChangeSetSignature(t *testing.T) {
+	in := inPlan("", "Acme", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})
+	d := Diff(in, storedPlan(), DiffOptions{})
+	d.Account = "acme"
+	newPlan := Diff(inPlan("", "New", "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
+	newPlan.Account = "acme"
+	cs := &ChangeSet{Plans: []*PlanDiff{d, newPlan}}
+	s, err := SaveChangeSet(cs, "svc", []InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Plans) != 2 || s.Plans[0].Targets[0].Counters[0].Expected == nil || *s.Plans[0].Targets[0].Counters[0].Expected != 9 || s.Plans[1].Create == nil {
+		t.Fatalf("saved %+v", s)
+	}
+	b, err := MarshalSaved(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseSaved(b)
+	if err != nil || back.SHA256 != s.SHA256 {
+		t.Fatalf("ParseSaved: %v", err)
+	}
+	for name, edit := range map[string]string{
+		"value":         strings.Replace(string(b), `"new": 1`, `"new": 2`, 1),
+		"expected":      strings.Replace(string(b), `"expected": 9`, `"expected": 8`, 1),
+		"unknown field": strings.Replace(string(b), `"schema"`, `"extra": 1, "schema"`, 1),
+	} {
+		if _, err := ParseSaved([]byte(edit)); err == nil || errors.Is(err, ErrNotChangeSet) {
+			t.Errorf("%s edited: %v, want a refusal", name, err)
+		}
+	}
+	if _, err := ParseSaved([]byte(`{"plans": []}`)); !errors.Is(err, ErrNotChangeSet) {
+		t.Errorf("other JSON: %v", err)
+	}
+	// A failed plan cannot be saved.
+	cs.Plans = append(cs.Plans, Failed(in, "company not found"))
+	if _, err := SaveChangeSet(cs, "svc", nil, time.Now()); err == nil || !strings.Contains(err.Error(), "company not found") {
+		t.Errorf("failed plan saved: %v", err)
+	}
+}
