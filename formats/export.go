@@ -38,6 +38,13 @@ type ExportOptions struct {
 	GeneratedAt time.Time         // shown on the Overview sheet; zero = now
 	Source      string            // where the plans came from (the service URL), shown on the Overview sheet
 	NoCharts    bool              // leave the per-plan charts out
+
+	// BeforePlanSheets, when set, adds sheets (the Sector targets sheet)
+	// right after the Overview, while the workbook has no plan sheet yet:
+	// excelize looks a sheet up among all of them on every cell call, and
+	// AddChart walks every part, so such sheets are cheap to write only
+	// then.
+	BeforePlanSheets func(f *excelize.File) error
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -88,6 +95,11 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	}
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
+	}
+	if opts.BeforePlanSheets != nil {
+		if err := opts.BeforePlanSheets(f); err != nil {
+			return fail(err)
+		}
 	}
 	if err := g.create(); err != nil {
 		return fail(err)

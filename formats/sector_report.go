@@ -409,6 +409,19 @@ const (
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
 func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+	return AddSectorSheetWith(f, plans, source, SectorSheetOptions{})
+}
+
+// SectorSheetOptions tune AddSectorSheetWith.
+type SectorSheetOptions struct {
+	NoCharts bool // leave the sheet's charts out (export --no-charts)
+}
+
+// AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
+// cell calls looks the sheet up among every sheet of the workbook, so an
+// export adds this sheet before its plan sheets exist (see
+// ExportOptions.BeforePlanSheets).
+func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, opts SectorSheetOptions) error {
 	const sheet = SectorSheetName
 	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
@@ -606,6 +619,9 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	}
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
 		return err
+	}
+	if opts.NoCharts {
+		return nil
 	}
 	return addSectorCharts(f, sheet, plans, st)
 }

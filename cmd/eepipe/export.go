@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/xuri/excelize/v2"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -374,8 +375,12 @@ func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportO
 	for _, v := range stored.Vanished {
 		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
 	}
+	cat, err := runner.ServiceCatalog(ctx)
+	if err != nil && ctx.Err() == nil {
+		return nil, nil, nil, exitf(ExitFatal, "%v", err)
+	}
 	plans := make([]formats.ExportPlan, 0, len(stored.Plans))
-	for _, sp := range stored.Plans {
+	for i, sp := range stored.Plans {
 		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
 		name := s.account.Name
 		if len(sources) == 1 && name == "default" {
@@ -390,10 +395,9 @@ func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportO
 			Milestones:  len(sp.Plan.Milestones),
 			UpdatedAt:   sp.Plan.UpdatedAt,
 		})
-	}
-	cat, err := runner.ServiceCatalog(ctx)
-	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
+		// The export keeps its own copy; the stored plan's targets can go,
+		// so that the run never holds every plan twice.
+		stored.Plans[i].Plan = nil
 	}
 	log.Debug("requests", zap.Any("requests", runner.Requests()))
 	return plans, stored.Missing, cat, nil
@@ -407,17 +411,20 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
+		// The sectoral targets check of each plan, as `eepipe check` shows
+		// it, on a sheet after the Overview.
+		xo.BeforePlanSheets = func(wb *excelize.File) error {
+			report := pipeline.CheckSector(inputs, cat, pipeline.DefaultSectorTargets())
+			if err := formats.AddSectorSheetWith(wb, report.Plans, report.TargetsSource, formats.SectorSheetOptions{NoCharts: opts.NoCharts}); err != nil {
+				return fmt.Errorf("sector targets sheet: %w", err)
+			}
+			return nil
+		}
 		wb, err := formats.NewExportWorkbook(plans, xo)
 		if err != nil {
 			return fmt.Errorf("export %s: %w", path, err)
 		}
 		defer wb.Close()
-		// The sectoral targets check of each plan, as `eepipe check` shows it.
-		targets := pipeline.DefaultSectorTargets()
-		report := pipeline.CheckSector(inputs, cat, targets)
-		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
-			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
-		}
 		return formats.WriteWorkbook(path, wb)
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)
