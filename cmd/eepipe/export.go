@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/xuri/excelize/v2"
+	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -215,6 +217,66 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
+		if !target.xlsx {
+			// A CSV export streams: each plan goes to the file as soon as
+			// it is read, and nothing is held.
+			path := run.outputPath(target.base)
+			var missing []int64
+			err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+				var sink interface {
+					Write(*pipeline.InputPlan) error
+					Close() error
+				}
+				open := func(served *pipeline.Catalog) {
+					c := cat
+					if c == nil {
+						c = served
+					}
+					if target.layout == layoutLong {
+						sink = formats.NewLongCSVWriter(w, c)
+					} else {
+						sink = formats.NewFlatCSVWriter(w, c)
+					}
+				}
+				var (
+					served *pipeline.Catalog
+					err    error
+				)
+				missing, served, err = eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, served *pipeline.Catalog) error {
+					if sink == nil {
+						open(served)
+					}
+					written++
+					return sink.Write(p.Plan)
+				})
+				if err != nil {
+					return err
+				}
+				if timedOut(ctx) || ctx.Err() != nil {
+					return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", written)
+				}
+				if sink == nil {
+					open(served)
+				}
+				return sink.Close()
+			})
+			if err != nil {
+				written = 0
+				var ee *ExitError
+				if errors.As(err, &ee) {
+					return ee
+				}
+				return exitf(ExitFatal, "%v", err)
+			}
+			run.wrote(path, target.base)
+			fmt.Fprintln(f.IO.Out, path)
+			fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", written, exportPlural(written), path, target.layout)
+			if len(missing) > 0 {
+				return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
+					exportJoinIDs(missing), exportPlural(len(accounts)))
+			}
+			return nil
+		}
 		fetchStart := time.Now()
 		plans, missing, served, err := fetchExportPlans(ctx, sources, opts, log)
 		if err != nil {
@@ -360,47 +422,75 @@ func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSou
 // --plan ids found nowhere, and the counter catalog the service serves
 // (nil when no plan tells it).
 func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, error) {
+	var plans []formats.ExportPlan
+	missing, cat, err := eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, _ *pipeline.Catalog) error {
+		plans = append(plans, p)
+		return nil
+	})
+	return plans, missing, cat, err
+}
+
+// eachExportPlan reads the plans as fetchExportPlans does and hands each
+// to each as soon as it (and every plan before it) has arrived, in the
+// same order, with the counter catalog the service serves (nil when no
+// plan tells it); nothing is kept, so a CSV export streams its plans to
+// the file. It returns the --plan ids found nowhere and the catalog.
+func eachExportPlan(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger,
+	each func(formats.ExportPlan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, error) {
 	accounts := make([]pipeline.Account, len(sources))
 	for i, s := range sources {
 		accounts[i] = s.account
 	}
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, nil, nil
+	var (
+		served      *pipeline.Catalog
+		servedKnown bool
+	)
+	convert := func(sp pipeline.StoredPlan) error {
+		if !servedKnown {
+			// The first target read tells the catalog (the runner keeps
+			// it); the writers need it for their header.
+			c, err := runner.ServiceCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			served, servedKnown = c, true
 		}
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
-	}
-	for _, v := range stored.Vanished {
-		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
-	}
-	cat, err := runner.ServiceCatalog(ctx)
-	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
-	}
-	plans := make([]formats.ExportPlan, 0, len(stored.Plans))
-	for i, sp := range stored.Plans {
 		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
 		name := s.account.Name
 		if len(sources) == 1 && name == "default" {
 			name = ""
 		}
-		in := pipeline.ExportedPlan(sp.Plan, s.company, name)
-		plans = append(plans, formats.ExportPlan{
-			Plan:        in,
+		return each(formats.ExportPlan{
+			Plan:        pipeline.ExportedPlan(sp.Plan, s.company, name),
 			Account:     name,
 			CompanyName: s.name,
 			Era:         sp.Plan.Era,
 			Milestones:  len(sp.Plan.Milestones),
 			UpdatedAt:   sp.Plan.UpdatedAt,
-		})
-		// The export keeps its own copy; the stored plan's targets can go,
-		// so that the run never holds every plan twice.
-		stored.Plans[i].Plan = nil
+		}, served)
+	}
+	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, Each: convert})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil
+		}
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return nil, nil, err
+		}
+		return nil, nil, exitf(ExitFatal, "%v", err)
+	}
+	for _, v := range stored.Vanished {
+		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
+	}
+	if !servedKnown {
+		if served, err = runner.ServiceCatalog(ctx); err != nil && ctx.Err() == nil {
+			return nil, nil, exitf(ExitFatal, "%v", err)
+		}
 	}
 	log.Debug("requests", zap.Any("requests", runner.Requests()))
-	return plans, stored.Missing, cat, nil
+	return stored.Missing, served, nil
 }
 
 func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {
