@@ -3,15 +3,17 @@
 package main
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
 
-// costCPUTime returns the CPU time (user and system) the process has used.
-func costCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// costUsage returns a finished process's CPU time and peak resident
+// memory in bytes.
+func costUsage(ps *os.ProcessState) (time.Duration, int64) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return ps.UserTime() + ps.SystemTime(), 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return ps.UserTime() + ps.SystemTime(), ru.Maxrss * 1024 // KiB on Linux
 }
