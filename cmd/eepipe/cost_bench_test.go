@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,14 +47,21 @@ func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) {
 		cmd.Env = env
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err := cmd.Run()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		hwm := costWatchRSS(cmd.Process.Pid)
+		err := cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
 		if err != nil && code < 0 || !ok(code) {
 			b.Fatalf("%v: exit %d (%v): %s", args, code, err, stderr.String())
 		}
-		c, r := costUsage(cmd.ProcessState)
-		cpu += c
-		rss = max(rss, r)
+		if os.Getenv("COST_DEBUG") != "" {
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			b.Logf("%s", strings.Join(lines[max(0, len(lines)-8):], " | "))
+		}
+		cpu += costUsage(cmd.ProcessState)
+		rss = max(rss, hwm())
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
