@@ -1,13 +1,16 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -28,7 +31,11 @@ const (
 // every problem of the file, with links to the cells, is added at the end.
 // It returns how many cells were marked.
 func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
-	f, err := excelize.OpenFile(src)
+	limit, err := annotateCheckSize(src)
+	if err != nil {
+		return 0, fmt.Errorf("annotate %s: %w", src, err)
+	}
+	f, err := excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %s", src, flatExcelizeError(err))
 	}
@@ -157,7 +164,7 @@ func annotateSameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == bb
 }
 
-// addProblemSheet adds (or replaces) the problem list sheet.
+// annotateProblemSheet adds (or replaces) the problem list sheet.
 func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
 		if err := f.DeleteSheet(AnnotateSheet); err != nil {
@@ -190,7 +197,7 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 		if len(p.Suggestions) > 0 {
 			msg += " (did you mean " + strings.Join(p.Suggestions, " or ") + "?)"
 		}
-		row := []any{p.Severity.String(), p.Origin.Sheet, p.Origin.Cell, reportBlankZero(p.Origin.Row), p.Origin.Header, p.Value, msg}
+		row := []any{p.Severity.String(), p.Origin.Sheet, p.Origin.Cell, reportBlankZero(p.Origin.Row), p.Origin.Header, pipeline.Excerpt(p.Value), msg}
 		ref, _ := excelize.CoordinatesToCellName(1, r)
 		if err := f.SetSheetRow(AnnotateSheet, ref, &row); err != nil {
 			return err
@@ -208,5 +215,59 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 			return err
 		}
 	}
-	return f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	if err := templates.SetPrintLayout(f, AnnotateSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
+	if err := f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// The copy opens on its problems: the list links to each marked cell.
+	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
+		f.SetActiveSheet(idx)
+	}
+	return nil
 }
+
+// annotateMaxUncompressed bounds a workbook annotated: excelize reads it
+// whole into memory.
+const annotateMaxUncompressed = 256 << 20
+
+// annotateCheckSize checks, before excelize opens src, that it is a
+// regular file whose zip archive is sound and unpacks to at most
+// annotateMaxUncompressed; it returns the limit to give excelize.
+func annotateCheckSize(src string) (int64, error) {
+	st, err := os.Stat(src)
+	if err != nil {
+		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%w: %s", ErrNotAnnotatable, readNotRegular(st.Mode()))
+	}
+	file, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	book, err := openFlatBook(file, st.Size(), Limits{MaxUncompressed: annotateMaxUncompressed})
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
+	}
+	// excelize parses the sheets it marks: each is scanned first within
+	// the readers' bounds, so that an oversized row or a damaged sheet is
+	// refused rather than parsed.
+	for _, info := range book.sheets {
+		if info.path == "" {
+			continue
+		}
+		if err := book.scanSheet(info, func(int, []flatRawCell) bool { return true }); err != nil {
+			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.name, err)
+		}
+	}
+	total, _ := book.plausibleSize()
+	return total + 1<<20, nil
+}
+
+// ErrNotAnnotatable is the class of AnnotateWorkbook's errors for an input
+// that is not annotated because it cannot be read safely (oversized,
+// damaged, not a regular file): errors.Is(err, ErrNotAnnotatable).
+var ErrNotAnnotatable = errors.New("the workbook cannot be annotated")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // outputMode is the mode of a file written to path: the mode of the file it
@@ -22,9 +23,13 @@ func outputMode(path string) os.FileMode {
 // so that a crash or an error never leaves a partial file under the final
 // name. On failure the temporary file is removed. A replaced file keeps its
 // permissions.
+//
+// Temporary files of the same output that a killed run left behind are
+// removed first (RemoveOrphanTemps says which).
 func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	_, _ = RemoveOrphanTemps(dir, filepath.Base(path), time.Now())
+	tmp, err := os.CreateTemp(dir, atomicTempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -228,7 +228,7 @@ func benchRead(b *testing.B, path string, rows int) {
 	n := 0
 	var ps pipeline.Problems
 	start := time.Now()
-	readInputFile(path, kind, pipeline.DefaultCatalog(), func(pipeline.Record) { n++ }, &ps)
+	_ = readInputFile(path, kind, Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) { n++ }, &ps)
 	streamTime := time.Since(start)
 	stream := s.Stop() - min(s.peak.Load(), base)
 	if n != rows || len(ps) != 0 {

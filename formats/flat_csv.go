@@ -73,10 +73,14 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		return l + skipped
 	}
 
-	if r, ok := gocsv.DefaultCSVReader(br).(*csv.Reader); ok {
+	// The records are read through a bound: a line or a record (a quoted
+	// field may span lines) longer than any table has ends the file's
+	// reading, so that /dev/zero or a runaway quote cannot exhaust memory.
+	bound := &csvBoundReader{r: br, line: skipped + 1}
+	if r, ok := gocsv.DefaultCSVReader(bound).(*csv.Reader); ok {
 		cr = r
 	} else {
-		cr = csv.NewReader(br)
+		cr = csv.NewReader(bound)
 	}
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1 // counts are checked here, with a plain message
@@ -96,10 +100,29 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		cells        map[string]pipeline.Cell
 		emitted      int
 	)
+	nextLine := skipped + 1 // where the next record starts, as far as known
 	for {
 		fields, err := cr.Read()
+		bound.recordDone()
 		if err == io.EOF {
 			break
+		}
+		var le *csvLimitError
+		if errors.As(err, &le) {
+			line := le.line
+			if le.record {
+				line = nextLine
+			}
+			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
+			return
+		}
+		if err == nil && len(fields) > MaxRowCells {
+			ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), MaxRowCells)
+			return
+		}
+		if err == nil && len(fields) > 0 {
+			last := len(fields) - 1
+			nextLine = pos(last) + strings.Count(fields[last], "\n") + 1
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -177,7 +200,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}}
 			if strings.TrimSpace(f) != "" {
 				c.Kind = pipeline.CellText
-				c.Text = strings.ToValidUTF8(f, "\uFFFD")
+				c.Text = CSVUnsafeField(strings.ToValidUTF8(f, "\uFFFD"))
 				nonBlank = true
 			}
 			rec.Cells[name] = c
@@ -300,7 +323,7 @@ func csvDelimiterName(r rune) string {
 	return "(,)"
 }
 
-// detectDelimiter picks the delimiter of the header line (the first of the
+// csvDetectDelimiter picks the delimiter of the header line (the first of the
 // first 20 lines that mentions target_type, else the first line): the one
 // of , ; and tab it holds most often outside double quotes.
 func csvDetectDelimiter(head []byte) rune {
@@ -334,4 +357,60 @@ func csvAllBlank(fields []string) bool {
 		}
 	}
 	return true
+}
+
+// csvBoundReader passes a CSV file's bytes to encoding/csv, failing with a
+// *csvLimitError once a line passes csvMaxLine bytes or a record
+// csvMaxRecord (recordDone marks the end of each record read; encoding/csv
+// reads a few kilobytes ahead, which the bound does not need to count
+// exactly).
+type csvBoundReader struct {
+	r        io.Reader
+	line     int // the line being read, 1-based
+	sinceNL  int // bytes since the last line end
+	sinceRec int // bytes since the last record
+	err      error
+}
+
+// csvLimitError is a CSV line or record beyond its bound.
+type csvLimitError struct {
+	line   int
+	record bool // a record too long (its first line is known to the caller)
+	msg    string
+}
+
+func (e *csvLimitError) Error() string { return e.msg }
+
+// Is makes a CSV line or record too long an oversized file.
+func (e *csvLimitError) Is(target error) bool { return target == errOversized }
+
+func (b *csvBoundReader) recordDone() {
+	b.sinceRec = 0
+}
+
+func (b *csvBoundReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.r.Read(p)
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			b.sinceNL += len(rest)
+			break
+		}
+		b.sinceNL, b.line = 0, b.line+1
+		rest = rest[i+1:]
+	}
+	b.sinceRec += n
+	switch {
+	case b.sinceNL > csvMaxLine:
+		b.err = &csvLimitError{line: b.line, msg: fmt.Sprintf("the file is oversized or damaged: the line is longer than %s (no CSV table has such lines)", sizeText(csvMaxLine))}
+	case b.sinceRec > csvMaxRecord+64<<10:
+		b.err = &csvLimitError{record: true, msg: fmt.Sprintf("the file is oversized or damaged: the record starting on this line is longer than %s (a quoted field that never ends?)", sizeText(csvMaxRecord))}
+	}
+	if b.err != nil {
+		return n, b.err
+	}
+	return n, err
 }

@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -119,7 +118,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 // streams its plans to the file as the service returns them: the header
 // first, then each plan's rows (targets by year and target type).
 type FlatCSVWriter struct {
-	cw     *csv.Writer
+	cw     *csvWriter
 	cat    *pipeline.Catalog
 	header []string
 	rec    []string
@@ -133,7 +132,7 @@ func NewFlatCSVWriter(w io.Writer, cat *pipeline.Catalog) *FlatCSVWriter {
 		cat = pipeline.DefaultCatalog()
 	}
 	h := FlatHeader(cat)
-	return &FlatCSVWriter{cw: csv.NewWriter(w), cat: cat, header: h, rec: make([]string, len(h))}
+	return &FlatCSVWriter{cw: newCSVWriter(w), cat: cat, header: h, rec: make([]string, len(h))}
 }
 
 func (fw *FlatCSVWriter) begin() error {
@@ -208,6 +207,9 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipeline.Catalog) error {
 	st, err := templates.NewStyles(f)
 	if err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)

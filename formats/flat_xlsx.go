@@ -3,6 +3,7 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -29,16 +31,18 @@ import (
 
 // flatBook is an opened XLSX package with what the flat reader needs.
 type flatBook struct {
-	zr       *zip.Reader
-	files    map[string]*zip.File
-	sheets   []flatSheetInfo
-	date1904 bool
-	xfs      []flatXF // cellXfs by index
-	sstPath  string
-	sst      []string
-	sstErr   error
-	sstDone  bool
-	texts    map[string]string // inline strings read, which repeat from row to row
+	zr        *zip.Reader
+	files     map[string]*zip.File
+	sheets    []flatSheetInfo
+	date1904  bool
+	xfs       []flatXF // cellXfs by index
+	sstPath   string
+	sst       []string
+	sstErr    error
+	sstDone   bool
+	scanErr   error             // the first error that stops every read (noteScanError)
+	scanErrAt pipeline.Origin   // where
+	texts     map[string]string // inline strings read, which repeat from row to row
 }
 
 type flatSheetInfo struct {
@@ -63,8 +67,11 @@ var (
 
 var flatOLEMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
-// openFlatBook opens an XLSX package for streaming reads.
-func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
+// openFlatBook opens an XLSX package for streaming reads, within the
+// limits: the archive's list of parts, the total size its parts unpack to
+// (archive/zip holds each part to the size it declares) and each part's
+// compression ratio are checked before anything is unpacked.
+func openFlatBook(r io.ReaderAt, size int64, lim Limits) (*flatBook, error) {
 	head := make([]byte, 8)
 	n, _ := r.ReadAt(head, 0)
 	head = head[:n]
@@ -79,6 +86,9 @@ func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
 		}
 		return nil, errFlatNotZip
 	}
+	if err := flatCheckCentralDir(r, size); err != nil {
+		return nil, err
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, errFlatDamaged
@@ -87,10 +97,19 @@ func openFlatBook(r io.ReaderAt, size int64) (*flatBook, error) {
 	for _, f := range zr.File {
 		b.files[strings.TrimPrefix(strings.ReplaceAll(f.Name, "\\", "/"), "/")] = f
 	}
+	total, ok := b.plausibleSize()
+	if !ok {
+		return nil, errFlatDamaged
+	}
+	if max := lim.maxUncompressed(); total > max {
+		return nil, limitErrorf("the file is oversized or damaged: the workbook unpacks to %s, more than the limit of %s (--max-uncompressed)", sizeText(total), sizeText(max))
+	}
 	if err := b.readWorkbook(); err != nil {
 		return nil, err
 	}
-	b.readStyles()
+	if err := b.readStyles(); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -116,10 +135,52 @@ func (b *flatBook) plausibleSize() (int64, bool) {
 		}
 		total += f.UncompressedSize64
 	}
-	if total > 1<<34 {
+	if total > 1<<40 {
 		return 0, false
 	}
-	return int64(total) + 1<<20, true
+	return int64(total), true
+}
+
+// flatCheckCentralDir checks the size of the zip archive's central
+// directory (its list of parts), which zip.NewReader reads whole, from the
+// end-of-directory record, before the archive is opened.
+func flatCheckCentralDir(r io.ReaderAt, size int64) error {
+	const eocdLen, maxComment = 22, 1 << 16
+	tailLen := min(size, eocdLen+maxComment)
+	tail := make([]byte, tailLen)
+	if _, err := r.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
+		return errFlatDamaged
+	}
+	i := bytes.LastIndex(tail, []byte("PK\x05\x06"))
+	if i < 0 || len(tail)-i < eocdLen {
+		return nil // zip.NewReader says the archive is damaged
+	}
+	cdSize := uint64(binary.LittleEndian.Uint32(tail[i+12:]))
+	if cdSize == 0xFFFFFFFF && i >= 20 && bytes.HasPrefix(tail[i-20:], []byte("PK\x06\x07")) {
+		// Zip64: the size is in the zip64 end-of-directory record.
+		off := int64(binary.LittleEndian.Uint64(tail[i-20+8:]))
+		rec := make([]byte, 56)
+		if off < 0 || off > size-56 {
+			return errFlatDamaged
+		}
+		if _, err := r.ReadAt(rec, off); err != nil || !bytes.HasPrefix(rec, []byte("PK\x06\x06")) {
+			return errFlatDamaged
+		}
+		cdSize = binary.LittleEndian.Uint64(rec[40:])
+	}
+	if cdSize > flatMaxCentralDir {
+		return limitErrorf("the file is oversized or damaged: its zip archive's list of parts takes %s, more than the %s an XLSX workbook needs", sizeText(int64(min(cdSize, 1<<62))), sizeText(flatMaxCentralDir))
+	}
+	return nil
+}
+
+// openMeta returns a reader of a part decoded whole (workbook,
+// relationships, styles), which must be at most flatMaxMetaPart.
+func (b *flatBook) openMeta(name string) (io.ReadCloser, error) {
+	if f, ok := b.files[name]; ok && f.UncompressedSize64 > flatMaxMetaPart {
+		return nil, limitErrorf("the file is oversized or damaged: its part %s unpacks to %s, more than the %s such a part needs", flatQuotePrefix([]byte(name)), sizeText(int64(min(f.UncompressedSize64, 1<<62))), sizeText(flatMaxMetaPart))
+	}
+	return b.open(name)
 }
 
 // open returns a reader of a part; damaged entries give errFlatDamaged.
@@ -143,7 +204,7 @@ type flatRel struct {
 
 func (b *flatBook) rels(part string) ([]flatRel, error) {
 	name := path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
-	rc, err := b.open(name)
+	rc, err := b.openMeta(name)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +237,7 @@ func (b *flatBook) readWorkbook() error {
 	if _, ok := b.files[wbPath]; !ok {
 		return errFlatNoWB
 	}
-	rc, err := b.open(wbPath)
+	rc, err := b.openMeta(wbPath)
 	if err != nil {
 		return err
 	}
@@ -222,8 +283,9 @@ func (b *flatBook) readWorkbook() error {
 }
 
 // readStyles reads the cell formats; a missing or damaged styles part only
-// means every number is a plain number.
-func (b *flatBook) readStyles() {
+// means every number is a plain number, but one beyond flatMaxMetaPart is
+// an oversized file.
+func (b *flatBook) readStyles() error {
 	var stylesPath string
 	for name := range b.files {
 		if strings.HasSuffix(name, "styles.xml") && strings.HasPrefix(name, "xl/") {
@@ -231,11 +293,14 @@ func (b *flatBook) readStyles() {
 		}
 	}
 	if stylesPath == "" {
-		return
+		return nil
 	}
-	rc, err := b.open(stylesPath)
+	rc, err := b.openMeta(stylesPath)
 	if err != nil {
-		return
+		if errors.Is(err, errOversized) {
+			return err
+		}
+		return nil
 	}
 	defer rc.Close()
 	var ss struct {
@@ -248,7 +313,7 @@ func (b *flatBook) readStyles() {
 		} `xml:"cellXfs>xf"`
 	}
 	if err := xml.NewDecoder(rc).Decode(&ss); err != nil {
-		return
+		return nil
 	}
 	codes := map[int]string{}
 	for _, nf := range ss.NumFmts {
@@ -259,9 +324,10 @@ func (b *flatBook) readStyles() {
 		code := codes[xf.NumFmtID]
 		b.xfs[i] = flatXF{date: isDateFormat(xf.NumFmtID, code), padTo: flatZeroPadWidth(code)}
 	}
+	return nil
 }
 
-// zeroPadWidth returns the width of a number format made only of zeros
+// flatZeroPadWidth returns the width of a number format made only of zeros
 // ("0000000000" pads a VAT number typed as a number), or 0.
 func flatZeroPadWidth(code string) int {
 	code, _, _ = strings.Cut(code, ";")
@@ -272,7 +338,10 @@ func flatZeroPadWidth(code string) int {
 	return len(code)
 }
 
-// sharedStrings loads the shared string table once.
+// sharedStrings loads the shared string table once, within bounds: at
+// most flatMaxSSTStrings entries and flatMaxSSTBytes of text, each entry
+// at most MaxCellChars characters, each XML token at most flatMaxToken.
+// The error says what is wrong with the table.
 func (b *flatBook) sharedStrings() ([]string, error) {
 	if b.sstDone {
 		return b.sst, b.sstErr
@@ -286,56 +355,98 @@ func (b *flatBook) sharedStrings() ([]string, error) {
 	}
 	rc, err := b.open(b.sstPath)
 	if err != nil {
-		b.sstErr = err
-		return nil, err
+		b.sstErr = fmt.Errorf("the shared string table (%s) cannot be read: %w", b.sstPath, err)
+		return nil, b.sstErr
 	}
 	defer rc.Close()
-	d := xml.NewDecoder(rc)
+	b.sst, b.sstErr = flatReadSST(rc)
+	if b.sstErr != nil {
+		b.sstErr = fmt.Errorf("the shared string table (%s) cannot be read: %w", b.sstPath, b.sstErr)
+	}
+	return b.sst, b.sstErr
+}
+
+// flatReadSST reads a shared string table part. On an error it returns the
+// entries read before it.
+func flatReadSST(r io.Reader) ([]string, error) {
+	sc := newFlatXMLScanner(r)
 	var (
-		cur       strings.Builder
+		sst       []string
+		total     int
+		cur       []byte
 		inT, inSI bool
 		skip      int // depth inside rPh (phonetic runs), not part of the text
 	)
 	for {
-		tok, err := d.Token()
+		err := sc.next()
 		if err == io.EOF {
-			break
+			if inSI {
+				return sst, fmt.Errorf("entry %d is not closed: the part is truncated or damaged", len(sst))
+			}
+			return sst, nil
 		}
 		if err != nil {
-			b.sstErr = errFlatDamaged
-			return nil, b.sstErr
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "si":
-				inSI = true
-				cur.Reset()
-			case "rPh":
-				skip++
-			case "t":
-				inT = inSI && skip == 0
+			if errors.Is(err, errOversized) {
+				return sst, fmt.Errorf("at entry %d: %w", len(sst), err)
 			}
-		case xml.EndElement:
-			switch t.Name.Local {
+			return sst, fmt.Errorf("at entry %d: the XML is malformed (the workbook is damaged)", len(sst))
+		}
+		switch sc.kind {
+		case flatTokStart:
+			switch flatName(sc.name) {
 			case "si":
-				inSI = false
-				b.sst = append(b.sst, flatDecodeEscapes(cur.String()))
+				inSI, cur, skip = true, cur[:0], 0
 			case "rPh":
-				skip--
+				if !sc.self {
+					skip++
+				}
+			case "t":
+				inT = inSI && skip == 0 && !sc.self
+			}
+			if sc.self && flatName(sc.name) == "si" {
+				inSI = false
+				if len(sst) >= flatMaxSSTStrings {
+					return sst, limitErrorf("the file is oversized or damaged: the table has more than %d entries", flatMaxSSTStrings)
+				}
+				sst = append(sst, "")
+			}
+		case flatTokEnd:
+			switch flatName(sc.name) {
+			case "si":
+				if !inSI {
+					continue
+				}
+				inSI = false
+				if len(sst) >= flatMaxSSTStrings {
+					return sst, limitErrorf("the file is oversized or damaged: the table has more than %d entries", flatMaxSSTStrings)
+				}
+				if flatTooManyChars(cur) {
+					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+				}
+				total += len(cur)
+				if total > flatMaxSSTBytes {
+					return sst, limitErrorf("the file is oversized or damaged: the table holds more than %s of text", sizeText(flatMaxSSTBytes))
+				}
+				sst = append(sst, flatDecodeEscapes(string(cur)))
+			case "rPh":
+				if skip > 0 {
+					skip--
+				}
 			case "t":
 				inT = false
 			}
-		case xml.CharData:
+		case flatTokText:
 			if inT {
-				cur.Write(t)
+				cur = append(cur, sc.text...)
+				if len(cur) > flatMaxCellBytes {
+					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+				}
 			}
 		}
 	}
-	return b.sst, nil
 }
 
-// decodeOOXMLEscapes turns _xHHHH_ escapes of OOXML strings into characters.
+// flatDecodeEscapes turns _xHHHH_ escapes of OOXML strings into characters.
 func flatDecodeEscapes(s string) string {
 	if !strings.Contains(s, "_x") {
 		return s
@@ -509,6 +620,11 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		pending    []byte // an open field's text, moving to the next batch
 		lastCol    int
 	)
+	// fail ends the scan with an error at a cell of the current row (col
+	// 0: the row).
+	fail := func(col int, err error) {
+		finish(&flatScanError{row: row, col: col, err: err})
+	}
 	// cell returns the cell being read, for a change. The cells of a row
 	// that has ended are passed on as they were then: a change after that
 	// (a stray element after </row>, a second </row>) goes to a copy, as
@@ -532,6 +648,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			if cur != -1 && field == "v" {
 				c := cell()
 				c.vStart, c.vEnd, c.hasV = fieldStart, len(batch.text), true
+				if flatTooManyChars(batch.text[c.vStart:c.vEnd]) {
+					fail(lastCol, flatCellTooLong())
+					return true
+				}
 			}
 			field = ""
 		case "f":
@@ -546,6 +666,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 					c.iStart, c.hasInline = fieldStart, true
 				}
 				c.iEnd = len(batch.text)
+				if flatTooManyChars(batch.text[c.iStart:c.iEnd]) {
+					fail(lastCol, flatCellTooLong())
+					return true
+				}
 			}
 			field = ""
 		case "c":
@@ -556,7 +680,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				rowTo, sealed = len(batch.cells), true
 			}
 			if row > excelize.TotalRows {
-				finish(nil)
+				fail(0, limitErrorf("the file is oversized or damaged: the sheet has more than %d rows, the most a sheet has", excelize.TotalRows))
 				return true
 			}
 			batch.rows = append(batch.rows, flatRowSpan{row: row, from: rowFrom, to: rowTo})
@@ -573,7 +697,14 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			return
 		}
 		if err != nil {
-			finish(errFlatDamaged)
+			if !errors.Is(err, errOversized) {
+				err = errFlatDamaged
+			}
+			if inRow {
+				fail(0, err)
+			} else {
+				finish(err)
+			}
 			return
 		}
 		switch sc.kind {
@@ -603,19 +734,46 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				inRow, sealed = true, false
 				rowFrom, rowTo = len(batch.cells), len(batch.cells)
 				lastCol = 0
+				prev := row
 				row++
-				if v, ok := flatAtoi(sc.attr("r")); ok && v > 0 {
+				if r := sc.attr("r"); r != nil {
+					v, ok := flatAtoi(r)
+					if !ok || v < 1 || v > excelize.TotalRows {
+						fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", flatQuotePrefix(r), excelize.TotalRows))
+						return
+					}
+					if v <= prev {
+						row = v
+						fail(0, fmt.Errorf("row %d comes again after row %d (rows must be in order, each once); the sheet is damaged", v, prev))
+						return
+					}
 					row = v
 				}
 			case "c":
 				if !inRow {
 					break
 				}
+				if len(batch.cells)-rowFrom >= MaxRowCells {
+					fail(0, limitErrorf("the file is oversized or damaged: the row has more than %d cells (a row has columns A to XFD)", MaxRowCells))
+					return
+				}
 				batch.cells = append(batch.cells, flatRawCell{})
 				cur = len(batch.cells) - 1
 				c := &batch.cells[cur]
 				if ref := sc.attr("r"); ref != nil {
-					c.col = flatColumnOf(ref)
+					col, refRow := flatCellRef(ref)
+					switch {
+					case col == 0:
+						fail(lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", flatQuotePrefix(ref), excelize.TotalRows))
+						return
+					case refRow != row:
+						fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", flatQuotePrefix(ref), row))
+						return
+					case col <= lastCol:
+						fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", flatQuotePrefix(ref), flatColumnLetters(lastCol)))
+						return
+					}
+					c.col = col
 				}
 				if v, ok := flatAtoi(sc.attr("s")); ok {
 					c.style = v
@@ -623,6 +781,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				c.typ = flatName(sc.attr("t"))
 				if c.col == 0 {
 					c.col = lastCol + 1
+					if c.col > MaxRowCells {
+						fail(0, limitErrorf("the file is oversized or damaged: the row has a cell past the last column XFD"))
+						return
+					}
 				}
 				lastCol = c.col
 			case "v", "f", "t":
@@ -646,6 +808,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		case flatTokText:
 			if field == "v" || field == "t" {
 				batch.text = append(batch.text, sc.text...)
+				if n := len(batch.text) - fieldStart; n > flatMaxCellBytes || (field == "t" && cur >= 0 && batch.cells[cur].hasInline && len(batch.text)-batch.cells[cur].iStart > flatMaxCellBytes) {
+					fail(lastCol, flatCellTooLong())
+					return
+				}
 			}
 		case flatTokEnd:
 			if end(flatName(sc.name)) {
@@ -653,6 +819,50 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			}
 		}
 	}
+}
+
+// flatScanError is an error at a row (col 0) or cell of a sheet.
+type flatScanError struct {
+	row, col int
+	err      error
+}
+
+func (e *flatScanError) Error() string { return e.err.Error() }
+func (e *flatScanError) Unwrap() error { return e.err }
+
+// origin places the error in a sheet.
+func (e *flatScanError) origin(file, sheet string) pipeline.Origin {
+	o := pipeline.Origin{File: file, Sheet: sheet, Row: e.row}
+	if e.col > 0 && e.col <= MaxRowCells && e.row > 0 {
+		o.Column = e.col
+		o.Cell = flatColumnLetters(e.col) + strconv.Itoa(e.row)
+	}
+	return o
+}
+
+func flatCellTooLong() error {
+	return limitErrorf("the file is oversized or damaged: the cell holds more than %d characters, the most a cell holds", MaxCellChars)
+}
+
+// flatTooManyChars reports whether text has more characters than a cell
+// holds.
+func flatTooManyChars(text []byte) bool {
+	return len(text) > MaxCellChars && utf8.RuneCount(text) > MaxCellChars
+}
+
+// flatColumnLetters returns the letters of a column number (1 is A).
+func flatColumnLetters(col int) string {
+	s, err := excelize.ColumnNumberToName(col)
+	if err != nil {
+		return strconv.Itoa(col)
+	}
+	return s
+}
+
+// flatQuotePrefix returns at most the first bytes of a value found in a
+// file, for a message.
+func flatQuotePrefix(b []byte) string {
+	return pipeline.Excerpt(string(b))
 }
 
 // flatName returns the names and cell types the reader knows as constants
@@ -707,10 +917,21 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		if !rc.hasV {
 			return c
 		}
-		sst, _ := b.sharedStrings()
-		i, err := flatIndex(bytes.TrimSpace(rc.value))
-		if err != nil || i < 0 || i >= len(sst) {
+		sst, sstErr := b.sharedStrings()
+		v := bytes.TrimSpace(rc.value)
+		i, err := flatIndex(v)
+		switch {
+		case err != nil || i < 0:
 			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", flatQuotePrefix(v))
+			return c
+		case i >= len(sst) && sstErr != nil:
+			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell's text is shared string %d, and %v", i, sstErr)
+			return c
+		case i >= len(sst):
+			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+			c.Reason = fmt.Sprintf("the cell's text is shared string %d, but the workbook's shared string table has only %d entries; the workbook is damaged", i, len(sst))
 			return c
 		}
 		return flatTextCell(c, sst[i])
@@ -738,7 +959,7 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		value := string(rc.value)
 		if t, ok := parseISOCellDate(value); ok {
 			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
-			c.Number = excelSerial(t, b.date1904)
+			c.Number = templates.ExcelSerial(t, b.date1904)
 			return c
 		}
 		return flatTextCell(c, value)
@@ -851,10 +1072,10 @@ func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
 	return c
 }
 
-// flatHeaderFound scans the first rows of a sheet for the flat header.
+// flatHeaderRow scans the first rows of a sheet for the flat header.
 func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 	found, headerRow := false, 0
-	_ = b.scanSheet(info, func(row int, cells []flatRawCell) bool {
+	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row > flatHeaderRows {
 			return false
 		}
@@ -870,7 +1091,25 @@ func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 		}
 		return true
 	})
+	b.noteScanError(info, err)
 	return headerRow, found
+}
+
+// noteScanError keeps the first error of a scan that makes the workbook
+// unreadable whatever its layout: a limit passed (an oversized or damaged
+// part) or a malformed cell reference, which excelize would read as
+// another cell. Other damage is left to the reader of the layout found.
+func (b *flatBook) noteScanError(info flatSheetInfo, err error) {
+	if b.scanErr != nil || err == nil || errors.Is(err, errFlatDamaged) {
+		return
+	}
+	o := pipeline.Origin{Sheet: info.name}
+	var se *flatScanError
+	if errors.As(err, &se) {
+		o = se.origin("", info.name)
+		err = se.err
+	}
+	b.scanErr, b.scanErrAt = err, o
 }
 
 // findFlatSheet picks the sheet of the flat table: Targets when present and
@@ -1010,28 +1249,40 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		emitted++
 		return true
 	})
-	if err != nil {
+	var se *flatScanError
+	if errors.As(err, &se) {
+		ps.Errorf(se.origin(file, info.name), "", "the sheet cannot be read to the end: %v", se.err)
+	} else if err != nil {
 		ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "the sheet cannot be read to the end: %v", err)
 	} else if emitted == 0 {
 		ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")
 	}
 }
 
-// readXLSX reads one workbook: the flat table when there is one, else the
-// grid plan sheets.
+// readXLSX reads one workbook with the default limits.
 func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	readXLSXLimited(file, r, size, Limits{}, cat, emit, ps)
+}
+
+// readXLSXLimited reads one workbook: the flat table when there is one,
+// else the grid plan sheets.
+func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	defer func() {
-		if v := recover(); v != nil {
-			ps.Errorf(fileOrigin, "", "the workbook cannot be read: it is damaged or not a valid XLSX file (%v)", v)
-		}
-	}()
-	book, err := openFlatBook(r, size)
+	book, err := openFlatBook(r, size, lim)
 	if err != nil {
 		ps.Errorf(fileOrigin, "", "%v", err)
 		return
 	}
 	sheet, headerRow, hidden, ok := book.findFlatSheet()
+	if book.scanErr == nil && book.sstErr != nil && errors.Is(book.sstErr, errOversized) {
+		book.scanErr = book.sstErr
+	}
+	if book.scanErr != nil {
+		o := book.scanErrAt
+		o.File = file
+		ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
+		return
+	}
 	if ok {
 		for _, other := range book.sheets {
 			if other.hidden || other.name == sheet.name {
@@ -1046,6 +1297,11 @@ func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emi
 			}
 		}
 		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
+		if book.sstErr != nil {
+			// A damaged table is an error even when no cell read needed
+			// the entries past the damage.
+			ps.Errorf(fileOrigin, "", "the workbook is damaged: %v", book.sstErr)
+		}
 		return
 	}
 	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
@@ -1111,7 +1367,7 @@ func flatQuoteEach(ss []string) []string {
 	return out
 }
 
-// plainExcelizeError words excelize's errors for a consultant.
+// flatExcelizeError words excelize's errors for a consultant.
 func flatExcelizeError(err error) string {
 	switch {
 	case errors.Is(err, excelize.ErrWorkbookFileFormat):

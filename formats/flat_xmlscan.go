@@ -30,6 +30,8 @@ type flatXMLScanner struct {
 	self  bool          // the start tag closes itself (<c/>)
 	pool  [][]byte      // decoded attribute values, reused
 	tbuf  []byte        // decoded text, when it has references
+
+	maxToken int // the buffer's bound: a longer token is errFlatTokenTooLong
 }
 
 type flatTokKind int
@@ -48,11 +50,17 @@ type flatXMLAttr struct {
 var errFlatXML = errors.New("malformed XML")
 
 // flatScanBuf is the scanner's initial buffer size; it grows for longer
-// tokens.
+// tokens, up to flatMaxToken.
 const flatScanBuf = 64 << 10
 
 func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
-	return &flatXMLScanner{r: r, buf: make([]byte, flatScanBuf)}
+	return newFlatXMLScannerMax(r, flatMaxToken)
+}
+
+// newFlatXMLScannerMax returns a scanner whose tokens are bounded by
+// maxToken bytes (tests and fuzzing use small bounds).
+func newFlatXMLScannerMax(r io.Reader, maxToken int) *flatXMLScanner {
+	return &flatXMLScanner{r: r, buf: make([]byte, min(flatScanBuf, maxToken)), maxToken: maxToken}
 }
 
 // Results of scanning a token in the buffer: more input is needed, or the
@@ -74,7 +82,11 @@ func (s *flatXMLScanner) more() bool {
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
-		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+		if len(s.buf) >= s.maxToken {
+			s.rerr = errFlatTokenTooLong
+			return false
+		}
+		s.buf = append(s.buf, make([]byte, min(len(s.buf), s.maxToken-len(s.buf)))...)
 	}
 	got, empty := false, 0
 	for s.end < len(s.buf) {
@@ -99,9 +111,6 @@ func (s *flatXMLScanner) more() bool {
 func (s *flatXMLScanner) next() error {
 	for {
 		if s.pos == s.end && !s.more() {
-			if s.rerr == io.EOF {
-				return io.EOF
-			}
 			return s.rerr
 		}
 		b := s.buf[s.pos:s.end]
@@ -123,6 +132,9 @@ func (s *flatXMLScanner) next() error {
 					s.setText(b)
 					s.pos = s.end
 					return nil
+				}
+				if errors.Is(s.rerr, errOversized) {
+					return s.rerr
 				}
 				return errFlatXML
 			}
@@ -356,6 +368,25 @@ func appendXMLUnescaped(dst, b []byte) []byte {
 		}
 		b = b[j+1:]
 	}
+}
+
+// flatCellRef returns the column and row numbers of a cell reference such
+// as "AB12" (case-insensitive), or 0, 0 when it is not one (past column
+// XFD or row 1,048,576 included).
+func flatCellRef(ref []byte) (col, row int) {
+	col = flatColumnOf(ref)
+	if col == 0 {
+		return 0, 0
+	}
+	i := 0
+	for i < len(ref) && ref[i] > '9' {
+		i++
+	}
+	row, ok := flatAtoi(ref[i:])
+	if !ok || row < 1 || row > 1<<20 || ref[i] == '0' {
+		return 0, 0
+	}
+	return col, row
 }
 
 // flatColumnOf returns the column number of a cell reference such as

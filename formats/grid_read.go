@@ -205,14 +205,10 @@ func (s sheetText) hasFlatHeader() bool {
 // with a grid label followed by a race header, or with plan metadata labels
 // and a race header. A sheet with a flat table header (target_type in its
 // first 20 rows) is never a grid sheet: the flat layout wins.
+//
+// A panic inside excelize is not caught here: ReadFiles turns it into an
+// InternalError (exit 3), never into "invalid input".
 func gridSheets(f *excelize.File) (out []string) {
-	defer func() {
-		// A damaged workbook must never crash a run: a sheet excelize
-		// cannot walk is not a grid sheet.
-		if recover() != nil {
-			out = nil
-		}
-	}()
 	m := templates.NewMatcher(nil)
 	for _, sheet := range f.GetSheetList() {
 		if visible, err := f.GetSheetVisible(sheet); err != nil || !visible {
@@ -433,14 +429,6 @@ type gridSheetSource struct {
 // readGridSheetFrom is readGridSheet over any source of the sheet's cells;
 // cat nil means the default catalog.
 func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
-	defer func() {
-		if r := recover(); r != nil {
-			records = nil
-			problems = append(problems, pipeline.Problem{Severity: pipeline.Error,
-				Origin:  pipeline.Origin{File: file, Sheet: sheet},
-				Message: fmt.Sprintf("the sheet cannot be read: the workbook is damaged (%v)", r)})
-		}
-	}()
 	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
 	if cat != nil {
 		g.cat = cat
@@ -1158,13 +1146,17 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 				if found {
 					g.errorf(r, labelCol, g.text.at(r, labelCol), nil, "the label %q appears twice on the sheet (also at %s); keep one", field.Label, prev.Cell)
 				}
-				if _, had := meta[field.Key]; had || !found {
+				if prevCell, had := meta[field.Key]; (had && prevCell.Kind != pipeline.CellBlank) || !found {
 					continue
 				}
 			}
 			where[field.Key] = g.origin(r, labelCol)
 			if found {
 				meta[field.Key] = value
+			} else if strings.HasPrefix(field.Key, "company_") {
+				// A blank identifier cell: where a missing company is
+				// reported (pipeline.MissingCompany).
+				meta[field.Key] = g.cell(r, labelCol+1)
 			}
 		}
 	}

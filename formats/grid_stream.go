@@ -27,20 +27,26 @@ type gridCellAt struct {
 	cell pipeline.Cell // without its origin
 }
 
-// scanGridSheet reads the first maxGridScanRows rows of a sheet in one pass.
-func (b *flatBook) scanGridSheet(info flatSheetInfo) (*gridStreamSheet, error) {
+// scanGridSheet reads a sheet in one pass: the first maxGridScanRows
+// rows are kept, every cell is counted into cells (the scan stops once
+// they pass gridMaxCells).
+func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamSheet, error) {
 	s := &gridStreamSheet{}
-	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
-		if row > maxGridScanRows {
+	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
+		*cells += len(raw)
+		if *cells > gridMaxCells {
 			return false
+		}
+		if row > maxGridScanRows {
+			return true // counted and checked by the scan, not read
 		}
 		for len(s.text) < row {
 			s.text = append(s.text, nil)
 			s.cells = append(s.cells, nil)
 		}
 		line, typed := s.text[row-1], s.cells[row-1]
-		for i := range cells {
-			rc := &cells[i]
+		for i := range raw {
+			rc := &raw[i]
 			if rc.col < 1 || rc.col > excelize.MaxColumns {
 				continue
 			}
@@ -138,23 +144,55 @@ func (b *flatBook) mergedAway(info flatSheetInfo) map[[2]int][2]int {
 }
 
 // readXLSXGrids reads the grid plan sheets of a workbook that holds no
-// flat table: each visible sheet is scanned once with the streaming
-// scanner (its merged ranges in a second, light scan when it is a grid
-// sheet), read, and let go before the next, so memory holds one sheet at a
-// time and the cost is linear in the sheets.
+// flat table: each sheet is scanned once with the bounded streaming
+// scanner (a malformed cell reference or an oversized row is an error at
+// the cell; hidden sheets are checked too, never read), the visible grid
+// sheets are read from that scan (their merged ranges in a second, light
+// scan) and let go before the next, so memory holds one sheet at a time
+// and the cost is linear in the sheets.
 func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	fileOrigin := pipeline.Origin{File: file}
+	total, ok := book.plausibleSize()
+	if !ok {
+		ps.Errorf(fileOrigin, "", "%v", errFlatDamaged)
+		return
+	}
+	if total > gridMaxUncompressed {
+		ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it unpacks to %s, more than the %s a grid workbook may", flatHeaderRows, sizeText(total), sizeText(gridMaxUncompressed)))
+		return
+	}
 	m := templates.NewMatcher(nil)
-	found := 0
+	found, cells := 0, 0
 	for _, info := range book.sheets {
-		if info.hidden {
+		if info.path == "" {
 			continue
 		}
-		sheet, err := book.scanGridSheet(info)
-		if err != nil || sheet.text.hasFlatHeader() || !isGridSheet(sheet.text, m) {
+		var sheet *gridStreamSheet
+		var err error
+		if info.hidden {
+			err = book.scanSheet(info, func(_ int, row []flatRawCell) bool {
+				cells += len(row)
+				return cells <= gridMaxCells
+			})
+		} else {
+			sheet, err = book.scanGridSheet(info, &cells)
+		}
+		book.noteScanError(info, err)
+		if cells > gridMaxCells {
+			ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it has more than %d cells, the most a grid workbook may have", flatHeaderRows, gridMaxCells))
+			return
+		}
+		if book.scanErr != nil {
+			o := book.scanErrAt
+			o.File = file
+			ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
+			return
+		}
+		if sheet == nil || err != nil || sheet.text.hasFlatHeader() || !isGridSheet(sheet.text, m) {
 			continue // a sheet the scan cannot walk is not a grid sheet
 		}
 		found++
-		name := info.name
+		name, info := info.name, info
 		src := gridSheetSource{
 			text:   func() (sheetText, error) { return sheet.text, nil },
 			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
@@ -183,6 +221,6 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 		if len(hidden) > 0 {
 			msg += fmt.Sprintf("; the hidden sheet %s has a header row, but hidden sheets are never read: unhide it if it holds the data", strings.Join(flatQuoteEach(hidden), ", "))
 		}
-		ps.Errorf(pipeline.Origin{File: file}, "", "%s", msg)
+		ps.Errorf(fileOrigin, "", "%s", msg)
 	}
 }

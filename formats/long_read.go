@@ -67,8 +67,8 @@ func newLongTable(file string, cells []flatHeaderCell, cat *pipeline.Catalog, ps
 		case pipeline.IsFlatColumn(name):
 			t.plan[c.col] = name
 		default:
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: c.origin, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not one of the long table's; it is ignored", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: c.origin, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not one of the long table's; it is ignored", pipeline.Excerpt(c.text)),
 				Suggestions: pipeline.Closest(name, append([]string{longColCounter, longColValue}, pipeline.FlatColumns...), 2)})
 		}
 	}
@@ -90,7 +90,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		for col, name := range t.plan {
 			c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(col - 1), Column: col, Header: name}}
 			if v := fields[col-1]; strings.TrimSpace(v) != "" {
-				c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+				c.Kind, c.Text = pipeline.CellText, CSVUnsafeField(strings.ToValidUTF8(v, "\uFFFD"))
 			}
 			rec.Cells[name] = c
 		}
@@ -106,8 +106,8 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		t.ps.Errorf(counterOrigin, "", "the counter is blank: name the counter this line's value is for (number_of_...)")
 		return
 	case !t.cat.Has(name):
-		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: raw,
-			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", raw),
+		*t.ps = append(*t.ps, pipeline.Problem{Severity: pipeline.Error, Origin: counterOrigin, Value: pipeline.Excerpt(raw),
+			Message:     fmt.Sprintf("%q is not a counter of the catalog; a misspelt counter is never skipped silently: correct it", pipeline.Excerpt(raw)),
 			Suggestions: t.cat.Suggest(name, 3), Code: pipeline.CodeUnknownCounter})
 		return
 	}
@@ -119,7 +119,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 	v := fields[t.value-1]
 	c := pipeline.Cell{Origin: pipeline.Origin{File: t.file, Row: pos(t.value - 1), Column: t.value, Header: name}}
 	if strings.TrimSpace(v) != "" {
-		c.Kind, c.Text = pipeline.CellText, strings.ToValidUTF8(v, "\uFFFD")
+		c.Kind, c.Text = pipeline.CellText, CSVUnsafeField(strings.ToValidUTF8(v, "\uFFFD"))
 	}
 	rec.Cells[name] = c
 }

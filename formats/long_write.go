@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -47,7 +46,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 // that an export streams its plans to the file as the service returns
 // them.
 type LongCSVWriter struct {
-	cw    *csv.Writer
+	cw    *csvWriter
 	cat   *pipeline.Catalog
 	parts [][3]string // race, gender, level of each counter of cat
 	began bool
@@ -59,7 +58,7 @@ func NewLongCSVWriter(w io.Writer, cat *pipeline.Catalog) *LongCSVWriter {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	lw := &LongCSVWriter{cw: csv.NewWriter(w), cat: cat}
+	lw := &LongCSVWriter{cw: newCSVWriter(w), cat: cat}
 	for _, name := range cat.Names() {
 		race, gender, level, _ := pipeline.ParseCounterName(name)
 		lw.parts = append(lw.parts, [3]string{race, gender, level})

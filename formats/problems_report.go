@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
 )
@@ -40,7 +41,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	for _, p := range ps {
 		r := ProblemRow{
 			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
-			Column: p.Origin.Column, Header: p.Origin.Header, Value: p.Value, Message: p.Message,
+			Column: p.Origin.Column, Header: p.Origin.Header, Value: pipeline.Excerpt(p.Value), Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
 		if p.Origin.Sheet != "" {
@@ -153,16 +154,21 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 
 func writeProblemsCSV(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
 	rows := ProblemRows(ps)
+	csvw := newCSVWriter(w) // fields neutralised against formula injection
 	if len(rows) == 0 {
 		// gocsv writes no header for an empty slice; the report keeps its
 		// header so that tools reading it see the columns.
 		if _, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n"); err != nil {
 			return err
 		}
-	} else if err := gocsv.Marshal(rows, w); err != nil {
+	} else if err := gocsv.MarshalCSV(rows, csvw); err != nil {
 		return err
 	}
-	return reportEachChunk(spill, func(rows []ProblemRow) error { return gocsv.MarshalWithoutHeaders(rows, w) })
+	if err := reportEachChunk(spill, func(rows []ProblemRow) error { return gocsv.MarshalCSVWithoutHeaders(rows, csvw) }); err != nil {
+		return err
+	}
+	csvw.Flush()
+	return csvw.Error()
 }
 
 // reportEachChunk passes the spilled problems to fn as rows, a thousand at
@@ -241,6 +247,9 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) e
 	defer f.Close()
 	const sheet = "Problems"
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)
@@ -370,15 +379,19 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 			ew.printf("    %s\n", reportProblemLine(p))
 		}
 		for _, o := range omitted {
-			ew.printf("  … and %s more %s%s: %s\n", reportThousands(o.Count), o.Severity, reportPlural(o.Count), o.Kind)
+			ew.printf("  … and %s more %s%s: %s\n", reportThousands(o.Count), o.Severity, map[bool]string{true: "", false: "s"}[o.Count == 1], o.Kind)
 		}
 	}
 	targets := 0
 	for _, p := range b.Plans {
 		targets += len(p.Targets)
 	}
-	ew.printf("\n%d file%s, %d plan%s, %d target%s: %s\n",
-		len(b.Files), reportPlural(len(b.Files)), len(b.Plans), reportPlural(len(b.Plans)), targets, reportPlural(targets),
+	plans := pipeline.Plural(len(b.Plans), "plan")
+	if n := reportPlansWithErrors(b); n > 0 {
+		plans += fmt.Sprintf(" (%d with errors)", n)
+	}
+	ew.printf("\n%s, %s, %s: %s\n",
+		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),
 		reportCountWords(b.Count(pipeline.Error), b.Count(pipeline.Warning)))
 	if ew.err == nil {
 		ew.err = bw.Flush()
@@ -386,7 +399,44 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	return ew.err
 }
 
-// problemLine formats one problem without its file: place, severity,
+// reportPlansWithErrors counts the plans an error belongs to: an error on
+// one of the plan's rows (flat, long) or on its grid sheet.
+func reportPlansWithErrors(b *pipeline.Batch) int {
+	type place struct {
+		file, sheet string
+		row         int
+	}
+	errs := map[place]bool{}
+	for _, p := range b.Problems {
+		if p.Severity != pipeline.Error {
+			continue
+		}
+		errs[place{p.Origin.File, p.Origin.Sheet, p.Origin.Row}] = true
+		errs[place{p.Origin.File, p.Origin.Sheet, -1}] = true // the sheet, for grid plans
+	}
+	if len(errs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, pl := range b.Plans {
+		hit := errs[place{pl.Origin.File, pl.Origin.Sheet, pl.Origin.Row}]
+		if !hit && pl.Origin.Sheet != "" && pl.Origin.Cell != "" {
+			hit = errs[place{pl.Origin.File, pl.Origin.Sheet, -1}] // a grid plan owns its sheet
+		}
+		for _, t := range pl.Targets {
+			if hit {
+				break
+			}
+			hit = errs[place{t.Origin.File, t.Origin.Sheet, t.Origin.Row}]
+		}
+		if hit {
+			n++
+		}
+	}
+	return n
+}
+
+// reportProblemLine formats one problem without its file: place, severity,
 // message, value found, suggestions.
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder
@@ -401,7 +451,7 @@ func reportProblemLine(p pipeline.Problem) string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", p.Severity, p.Message)
 	if p.Value != "" {
-		fmt.Fprintf(&b, " [found %q]", p.Value)
+		fmt.Fprintf(&b, " [found %q]", pipeline.Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
 		q := make([]string, len(p.Suggestions))
@@ -417,14 +467,7 @@ func reportCountWords(errs, warns int) string {
 	if errs == 0 && warns == 0 {
 		return "no problems"
 	}
-	return fmt.Sprintf("%d error%s, %d warning%s", errs, reportPlural(errs), warns, reportPlural(warns))
-}
-
-func reportPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return pipeline.Plural(errs, "error") + ", " + pipeline.Plural(warns, "warning")
 }
 
 // reportThousands writes n with thousands separators: 55,643.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -15,12 +16,32 @@ import (
 // ReadOptions tune ReadFiles.
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
+	Limits  Limits            // bounds of one file; zero fields take the defaults
 
 	// Bound, when set, keeps the first few problems of each kind and
 	// sets the rest aside (counted in Batch.Omitted, passed to its
 	// Overflow); nil keeps every problem.
 	Bound *pipeline.ProblemBound
 }
+
+// ErrInternal is the class of errors that are eepipe's fault, not the
+// input's: a reader that panicked. errors.Is(err, ErrInternal) tells them
+// from an invalid file, so that a crash never exits as invalid input.
+var ErrInternal = errors.New("internal error")
+
+// InternalError is a reader that panicked on a file.
+type InternalError struct {
+	File  string // the file being read
+	Value any    // what the reader panicked with
+	Stack []byte // the reader's stack
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error while reading %s (a bug in eepipe, not a problem of the file; please report it with this message): %v", e.File, e.Value)
+}
+
+// Is makes errors.Is(err, ErrInternal) true.
+func (e *InternalError) Is(target error) bool { return target == ErrInternal }
 
 // ReadFiles reads input files and folders (the .xlsx and .csv files in
 // them, in name order) and returns the plans they describe with every
@@ -29,7 +50,8 @@ type ReadOptions struct {
 // target_type header) or grid plan sheets. A file that cannot be read at
 // all (missing, not a workbook, encrypted, truncated) is one problem; the
 // other files are still read. The error is only for a call that cannot
-// attempt anything (no paths).
+// attempt anything (no paths), or an *InternalError when a reader
+// panicked (a bug, never reported as a problem of the file).
 func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input files given")
@@ -59,7 +81,9 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 		}
 	}
 	for _, f := range files {
-		readInputFile(f.path, f.kind, cat, emit, &ps)
+		if err := readInputFile(f.path, f.kind, opts.Limits, cat, emit, &ps); err != nil {
+			return nil, err
+		}
 		compact()
 	}
 	plans, aps := asm.Finish()
@@ -85,7 +109,7 @@ type readInput struct {
 	kind readKind
 }
 
-// inputKindOf returns the kind of a file by its name.
+// readKindOf returns the kind of a file by its name.
 func readKindOf(name string) (readKind, bool) {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv", ".tsv", ".txt":
@@ -96,7 +120,7 @@ func readKindOf(name string) (readKind, bool) {
 	return 0, false
 }
 
-// expandInputs turns the paths given into files: folders contribute their
+// readExpandInputs turns the paths given into files: folders contribute their
 // .xlsx and .csv files in name order (lock files such as ~$plan.xlsx and
 // hidden files are skipped); each file is read once.
 func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
@@ -123,10 +147,14 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			ps.Errorf(o, "", "cannot be read: %v", readPathError(err))
 			continue
 		}
+		if !st.IsDir() && !st.Mode().IsRegular() {
+			ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+			continue
+		}
 		if !st.IsDir() {
 			k, ok := readKindOf(p)
 			if !ok {
-				ps.Errorf(o, "", "unsupported file type %q: eepipe reads .xlsx workbooks and .csv files", filepath.Ext(p))
+				ps.Errorf(o, "", "unsupported file type %q: eepipe reads .xlsx workbooks and .csv files", pipeline.Excerpt(filepath.Ext(p)))
 				continue
 			}
 			add(p, k)
@@ -148,6 +176,15 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			if ext != ".csv" && ext != ".xlsx" {
 				continue
 			}
+			// A folder's entries are followed like the paths given (a
+			// symbolic link to a workbook is read), and only regular
+			// files are read.
+			full := filepath.Join(p, name)
+			if est, err := os.Stat(full); err == nil && !est.Mode().IsRegular() {
+				ps.Errorf(pipeline.Origin{File: full}, "", "%s", readNotRegular(est.Mode()))
+				n++
+				continue
+			}
 			k, _ := readKindOf(name)
 			add(filepath.Join(p, name), k)
 			n++
@@ -167,36 +204,75 @@ func readPathError(err error) string {
 	return err.Error()
 }
 
-// readInputFile reads one file into emit, every problem into ps; it never
-// panics.
-func readInputFile(path string, kind readKind, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+// readPanicHook, when set (by tests), is called as a reader starts on a
+// file: a panic in it stands for a bug in a reader.
+var readPanicHook func(path string)
+
+// readInputFile reads one file into emit, every problem into ps. A reader
+// that panics gives an *InternalError, never a problem of the file.
+func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
 	o := pipeline.Origin{File: path}
 	defer func() {
 		if v := recover(); v != nil {
-			ps.Errorf(o, "", "the file cannot be read: it is damaged or not in a format eepipe reads (%v)", v)
+			err = &InternalError{File: path, Value: v, Stack: debug.Stack()}
 		}
 	}()
-	f, err := os.Open(path)
+	// The path was checked (readExpandInputs), and is checked again on
+	// the file opened: a named pipe or a device is never opened for
+	// reading (opening a FIFO blocks until a writer comes).
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
 	if err != nil {
 		ps.Errorf(o, "", "cannot be opened: %v", readPathError(err))
-		return
+		return nil
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		ps.Errorf(o, "", "cannot be read: %v", readPathError(err))
-		return
+		return nil
+	}
+	if !st.Mode().IsRegular() {
+		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		return nil
+	}
+	if readPanicHook != nil {
+		readPanicHook(path)
 	}
 	switch kind {
 	case readKindXLSX:
 		if st.Size() == 0 {
 			ps.Errorf(o, "", "the file is empty (0 bytes): it is not an XLSX workbook")
-			return
+			return nil
 		}
-		readXLSX(path, f, st.Size(), cat, emit, ps)
+		readXLSXLimited(path, f, st.Size(), lim, cat, emit, ps)
 	default:
 		readCSV(path, f, cat, emit, ps)
 	}
+	return nil
+}
+
+// readNotRegular says what a path that is not a regular file is.
+func readNotRegular(m fs.FileMode) string {
+	what := "a special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	case m.IsDir():
+		what = "a folder"
+	case m&fs.ModeIrregular != 0:
+		what = "an irregular file"
+	}
+	return "the path is " + what + ", not a regular file; eepipe reads only regular .xlsx and .csv files"
 }
 
 // flatHeaderCell is one cell of a header row.
@@ -269,15 +345,15 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 			}
 			h.names[c.col] = name
 		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", pipeline.Excerpt(c.text)),
 				Suggestions: cat.Suggest(counterLike, 3), Code: pipeline.CodeUnknownCounter})
 		default:
 			if known == nil {
 				known = append(append(known, pipeline.FlatColumns...), cat.Names()...)
 			}
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: c.text,
-				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", c.text),
+			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: pipeline.Excerpt(c.text),
+				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", pipeline.Excerpt(c.text)),
 				Suggestions: pipeline.Closest(counterLike, known, 2)})
 		}
 	}

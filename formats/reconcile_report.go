@@ -20,6 +20,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // Colours of the annotated reconciliation copy.
@@ -65,7 +66,7 @@ var ReconcileCSVHeader = []string{
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
+		cw := newCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
@@ -219,7 +220,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
 		f, csvSheet, err = rrWorkbookFromCSV(src)
 	} else {
-		f, err = excelize.OpenFile(src)
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
@@ -318,6 +322,24 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	// The Summary sheet stays where NewSheet puts it, after the
 	// workbook's own sheets, and opens first as the active sheet: moving
 	// it to the front would make excelize decode every worksheet.
+	//
+	// The sheets the copy marks print like the plan sheets eepipe writes:
+	// landscape, one page wide. (Only those: they are decoded to be
+	// marked anyway, and setting up every sheet would decode all of them;
+	// the others print as they did.)
+	marked := map[string]bool{}
+	for _, k := range order {
+		marked[k[0]] = true
+	}
+	for _, s := range f.GetSheetList() {
+		if s == sheet || !marked[s] {
+			continue
+		}
+		if v, err := f.GetSheetVisible(s); err == nil && v {
+			// A chart sheet has no page setup to change: nothing lost.
+			_ = templates.SetPrintLayout(f, s, templates.PrintSetup{})
+		}
+	}
 	idx, _ := f.GetSheetIndex(sheet)
 	if csvSheet != "" || !rrActivateSheet(f, src, sheet, idx) {
 		f.SetActiveSheet(idx)
@@ -345,7 +367,7 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 	if err != nil {
 		return false
 	}
-	book, err := openFlatBook(fh, st.Size())
+	book, err := openFlatBook(fh, st.Size(), Limits{})
 	if err != nil {
 		return false
 	}
@@ -511,6 +533,17 @@ func CommentText(c excelize.Comment) string {
 // CSV line and column numbers. Counter fields and ids become numbers;
 // everything else stays text, so identifiers keep their leading zeros.
 func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
+	// The copy is made in memory: only a regular file of a bounded size.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", errors.New(readNotRegular(st.Mode()))
+	}
+	if st.Size() > annotateMaxUncompressed {
+		return nil, "", limitErrorf("the file is oversized: %s, more than the %s a copy is made of", sizeText(st.Size()), sizeText(annotateMaxUncompressed))
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
@@ -558,7 +591,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		}
 		row := make([]any, len(rec))
 		for i, v := range rec {
-			row[i] = v
+			row[i] = CSVUnsafeField(v)
 			if i < len(numeric) && numeric[i] {
 				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 					row[i] = n
@@ -694,6 +727,9 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		if err := f.AutoFilter(sheet, fmt.Sprintf("A%d:%s%d", header, lastCol, row), nil); err != nil {
 			return err
 		}
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header}); err != nil {
+		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
 		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",

@@ -291,7 +291,7 @@ func checkOneTabSelected(t *testing.T, path, sheet string) {
 	}
 	defer fh.Close()
 	st, _ := fh.Stat()
-	book, err := openFlatBook(fh, st.Size())
+	book, err := openFlatBook(fh, st.Size(), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,9 +77,17 @@ func (o RunOptions) now() time.Time {
 	return time.Now()
 }
 
+// sleep is the pipeline's one context-aware wait (recalc's polling after
+// a 409 uses it): RunOptions.Sleep when a test injects it, else a timer
+// that ctx's end cuts short, returning ctx's error. apiclient keeps its own
+// (sleepCtx, for its retry policy): pipeline may not import apiclient nor
+// apiclient pipeline, so each side of that border has exactly one.
 func (o RunOptions) sleep(ctx context.Context, d time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep(ctx, d)
+	}
+	if d <= 0 {
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -350,7 +358,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		msg := errs[0].Error()
 		if len(errs) > 1 {
-			msg = fmt.Sprintf("%s (and %d more failures)", msg, len(errs)-1)
+			msg = fmt.Sprintf("%s (and %s)", msg, Plural(len(errs)-1, "more failure"))
 		}
 		if res.Err != nil {
 			msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Assemble validates records (rows of flat tables, blocks of grid
@@ -149,6 +150,7 @@ type asmRowValues struct {
 	typeGiven  bool
 	given      [asmNumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
 	givenSet   [asmNumPlanColumns]bool
+	companyAt  Origin // a blank company identifier cell the record shows (a grid's labelled cell)
 }
 
 func (v *asmRowValues) give(col, value string) {
@@ -204,7 +206,15 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		if !set {
+			if col != ColPlanName && v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
 			continue
+		}
+		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
+			// The value is still read, so that the row's other checks
+			// speak of it; the error keeps it from being sent.
+			errAt(c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
 		}
 		v.give(col, s)
 		if c.Kind == CellNumber {
@@ -256,7 +266,7 @@ func (a *Assembler) Add(rec Record) {
 				v.sector = exact
 				v.give(ColSector, exact)
 			} else {
-				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", s)
+				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
 				a.problems[len(a.problems)-1].Suggestions = sugg
 			}
 		}
@@ -267,7 +277,9 @@ func (a *Assembler) Add(rec Record) {
 		case err != nil:
 			errAt(c, ColScorecardID, "scorecard_id: %v", err)
 		case set && !strings.HasPrefix(s, "scorecard_"):
-			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", s)
+			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
+		case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
+			errAt(c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
 		case set:
 			v.scorecard = s
 			v.give(ColScorecardID, s)
@@ -306,7 +318,7 @@ func (a *Assembler) Add(rec Record) {
 		} else if exact, sugg, found := NormalizeTargetType(s); found {
 			v.targetType = exact
 		} else {
-			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", s)
+			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
 			a.problems[len(a.problems)-1].Suggestions = sugg
 		}
 	}
@@ -358,6 +370,9 @@ func (a *Assembler) Add(rec Record) {
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
 	}
+	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
+		acc.plan.CompanyCell = asmKeep(v.companyAt)
+	}
 	for i, col := range asmPlanColumns {
 		if !v.givenSet[i] {
 			continue
@@ -366,7 +381,7 @@ func (a *Assembler) Add(rec Record) {
 		if prev := &acc.fields[i]; prev.set {
 			if prev.value != val {
 				o := asmOriginOf(rec.Cells[col], rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, prev.value, asmRef(prev.origin, o), val, col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin, o), Excerpt(val), col)
 			}
 			continue
 		}
@@ -604,11 +619,11 @@ func (a *Assembler) dateText(d Date) string {
 // errorf and warnf record a problem with its own copies of the origin's
 // cell reference and the value (see asmKeep).
 func (a *Assembler) errorf(o Origin, value, format string, args ...any) {
-	a.problems.Errorf(asmKeep(o), strings.Clone(value), format, args...)
+	a.problems.Errorf(asmKeep(o), strings.Clone(Excerpt(value)), format, args...)
 }
 
 func (a *Assembler) warnf(o Origin, value, format string, args ...any) {
-	a.problems.Warnf(asmKeep(o), strings.Clone(value), format, args...)
+	a.problems.Warnf(asmKeep(o), strings.Clone(Excerpt(value)), format, args...)
 }
 
 // warnKind is warnf for a warning that can repeat on every row: kind names
@@ -741,7 +756,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		first = FinancialYearOf(p.StartDate)
 	}
 	span := func() string {
-		return fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
+		return fmt.Sprintf("the plan from %s to %s has %s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), Plural(len(years), "financial year"), years[0], years[len(years)-1])
 	}
 
 	type slot struct {
@@ -804,13 +819,6 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
 	})
 	a.domainWarnings(p)
-}
-
-func asmPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func asmYearLabel(t *InputTarget) string {
@@ -904,6 +912,18 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 	}
 }
 
+// MissingCompany says where a plan without a company identifier should
+// name one and what to fill in: on a grid sheet, the value cell beside the
+// "Company VAT number" label (with the registration and ID number labels
+// below it); in a table, the company columns of the plan's row.
+func MissingCompany(p *InputPlan) (Origin, string) {
+	if c := p.CompanyCell; c.Cell != "" {
+		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s (%s is the first of them)",
+			"Company VAT number", "Company registration number", "Company ID number", c.Sheet, c.Cell)
+	}
+	return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
+}
+
 // asmRef cites an earlier place: its short reference ("Targets!F12",
 // "line 4") when it is in the same file as here, else with the file name.
 func asmRef(earlier, here Origin) string {
@@ -922,7 +942,7 @@ func asmPlanLabel(p *InputPlan) string {
 	if p.PlanID != 0 {
 		return fmt.Sprintf("plan %d", p.PlanID)
 	}
-	s := fmt.Sprintf("plan %q", p.Name)
+	s := fmt.Sprintf("plan %q", Excerpt(p.Name))
 	if !p.StartDate.IsZero() {
 		s += " starting " + p.StartDate.String()
 	}

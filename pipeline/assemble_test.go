@@ -195,7 +195,7 @@ func TestAssembleRowProblems(t *testing.T) {
 	}
 }
 
-// With several accounts a plan needs a company, an account or a plan_id
+// TestCheckRoutingNeedsCompanyAccountOrPlanID: with several accounts a plan needs a company, an account or a plan_id
 // to be routed; an account column naming no configured account is an
 // error naming the configured ones.
 func TestCheckRoutingNeedsCompanyAccountOrPlanID(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 )
@@ -155,7 +154,7 @@ func ReadCatalog(r io.Reader) (*Catalog, error) {
 
 // LoadCatalog reads a catalog file (see ReadCatalog).
 func LoadCatalog(path string) (*Catalog, error) {
-	f, err := os.Open(path)
+	f, err := openSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}

@@ -106,7 +106,7 @@ func (p Problem) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s", p.Origin, p.Severity, p.Message)
 	if p.Value != "" {
-		fmt.Fprintf(&b, " (found %q)", p.Value)
+		fmt.Fprintf(&b, " (found %q)", Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
 		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(quoteAll(p.Suggestions), " or "))
@@ -127,12 +127,12 @@ type Problems []Problem
 
 // Errorf appends an error at o.
 func (ps *Problems) Errorf(o Origin, value, format string, args ...any) {
-	*ps = append(*ps, Problem{Severity: Error, Origin: o, Value: value, Message: fmt.Sprintf(format, args...)})
+	*ps = append(*ps, Problem{Severity: Error, Origin: o, Value: Excerpt(value), Message: fmt.Sprintf(format, args...)})
 }
 
 // Warnf appends a warning at o.
 func (ps *Problems) Warnf(o Origin, value, format string, args ...any) {
-	*ps = append(*ps, Problem{Severity: Warning, Origin: o, Value: value, Message: fmt.Sprintf(format, args...)})
+	*ps = append(*ps, Problem{Severity: Warning, Origin: o, Value: Excerpt(value), Message: fmt.Sprintf(format, args...)})
 }
 
 // HasErrors reports whether any problem is an error.
@@ -190,6 +190,7 @@ type Cell struct {
 	Text   string  // the text as stored (CSV) or as displayed with the cell's number format (XLSX)
 	Number float64 // the numeric value of CellNumber and CellDate cells (CellDate: the serial)
 	Date   Date    // the date of CellDate cells
+	Reason string  // why a CellError cell the reader could not read (#UNREADABLE!) is so
 }
 
 // Record is one row of a flat table, or one grid (plan, year, target type)
@@ -240,6 +241,12 @@ type InputPlan struct {
 	Sector      string
 	ScorecardID string
 	Targets     []*InputTarget
+
+	// CompanyCell is where the plan's company identifiers belong when the
+	// file leaves them blank but shows their place (the value cell beside
+	// a grid sheet's "Company VAT number" label): a missing company is
+	// reported there. Zero when unknown.
+	CompanyCell Origin `json:"-"`
 
 	// FieldOrigins holds where each plan field was read (a grid's
 	// labelled metadata cell, a flat row's column), by column name

@@ -124,9 +124,9 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	}
 	for _, p := range plans {
 		if p.Company.IsZero() && p.PlanID == 0 && p.Account == "" {
-			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number), "+
-				"no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to",
-				p.Key(), configured)
+			where, what := MissingCompany(p)
+			ps.Errorf(where, "", "%s has no company identifier, no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to: %s",
+				p.Key(), configured, what)
 		}
 	}
 	return ps

@@ -90,17 +90,25 @@ func (r *Runner) getPlans(ctx context.Context, refs []storedRef) ([]*Plan, []err
 func (r *Runner) noteTarget(p *Plan) {
 	r.listMu.Lock()
 	defer r.listMu.Unlock()
-	if r.catalog != nil {
-		return
+	if r.catalog == nil {
+		r.catalog = CatalogOfStored(p)
 	}
+}
+
+// CatalogOfStored returns the counter catalog a plan the service returned
+// shows: that of its first target with counters (CatalogOfTarget; the
+// service gives every target every counter it has), or nil when no target
+// carries a counter. Runner.ServiceCatalog and check --server's per-plan
+// catalog both read it here.
+func CatalogOfStored(p *Plan) *Catalog {
 	for _, m := range p.Milestones {
 		for _, t := range m.Targets {
 			if c := CatalogOfTarget(t); c != nil {
-				r.catalog = c
-				return
+				return c
 			}
 		}
 	}
+	return nil
 }
 
 // CatalogOfTarget is the one route from the service's answers to a

@@ -56,7 +56,7 @@ func ParseCounter(s string) (int64, error) {
 	}
 	f, ok := valParseDecimal(t)
 	if !ok {
-		return 0, fmt.Errorf("%q is not a number; a counter must be a whole number of 0 or more", t)
+		return 0, fmt.Errorf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t))
 	}
 	return valCounterFromFloat(f)
 }
@@ -164,7 +164,13 @@ func valKindError(c Cell, want string) error {
 	case CellBool:
 		return fmt.Errorf("the cell holds TRUE/FALSE, but it should hold %s", want)
 	case CellError:
-		msg, _ := valErrorMessage(c.Text)
+		if c.Reason != "" {
+			return errors.New(c.Reason)
+		}
+		msg, ok := valErrorMessage(c.Text)
+		if !ok {
+			msg = fmt.Sprintf("the cell holds the error value %s and cannot be read", Excerpt(c.Text))
+		}
 		return errors.New(msg)
 	case CellFormulaNoValue:
 		return errors.New("the cell holds a formula that has no saved result; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula")
@@ -220,13 +226,13 @@ func ParseDateText(s string) (Date, error) {
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
 		if dt, err := valMakeDate(t, y, mo, d); err == nil {
-			return Date{}, fmt.Errorf("%q is not written as YYYY-MM-DD; write it as %s", t, dt)
+			return Date{}, fmt.Errorf("%q is not written as YYYY-MM-DD; write it as %s", Excerpt(t), dt)
 		}
 	}
 	if t == "" {
 		return Date{}, errors.New("the date is empty")
 	}
-	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", t)
+	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", Excerpt(t))
 }
 
 // valDayMonthError explains why a date written NN/NN/YYYY is refused. When
@@ -277,11 +283,11 @@ func valPlainISODate(t string) (y, m, d int, ok bool) {
 
 func valMakeDate(text string, y, m, d int) (Date, error) {
 	if m < 1 || m > 12 || d < 1 || d > 31 {
-		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", text)
+		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", Excerpt(text))
 	}
 	tm := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if tm.Day() != d || int(tm.Month()) != m {
-		return Date{}, fmt.Errorf("%q is not a real date (%s has no day %d)", text, time.Month(m), d)
+		return Date{}, fmt.Errorf("%q is not a real date (%s has no day %d)", Excerpt(text), time.Month(m), d)
 	}
 	return Date{y, time.Month(m), d}, nil
 }
@@ -336,10 +342,10 @@ func IntegerValue(c Cell) (n int64, ok bool, err error) {
 		}
 		f, isNum := valParseDecimal(t)
 		if !isNum {
-			return 0, false, fmt.Errorf("%q is not a number", t)
+			return 0, false, fmt.Errorf("%q is not a number", Excerpt(t))
 		}
 		if f != math.Trunc(f) || math.Abs(f) > maxExactInteger {
-			return 0, false, fmt.Errorf("%q is not a whole number", t)
+			return 0, false, fmt.Errorf("%q is not a whole number", Excerpt(t))
 		}
 		return int64(f), true, nil
 	}
@@ -381,7 +387,7 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 	if !ok {
 		m := financialYearPattern.FindStringSubmatch(t)
 		if m == nil {
-			return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", t)
+			return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", Excerpt(t))
 		}
 		firstText, secondText = m[1], m[2]
 	}
@@ -392,10 +398,10 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 		want %= 100
 	}
 	if second != want {
-		return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first (write %d/%02d)", t, first, (first+1)%100)
+		return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first (write %d/%02d)", Excerpt(t), first, (first+1)%100)
 	}
 	if first < 1000 || first > 9998 {
-		return 0, fmt.Errorf("%q is not a plausible financial year", t)
+		return 0, fmt.Errorf("%q is not a plausible financial year", Excerpt(t))
 	}
 	return FinancialYear(first), nil
 }

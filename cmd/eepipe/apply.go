@@ -45,6 +45,9 @@ type applyOptions struct {
 	HTTPClient    *http.Client
 	RecalcBackoff time.Duration
 	Quiet         bool
+	// Result receives the run's report when there is one (the demo
+	// explains its numbers with it).
+	Result *pipeline.RunReport
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
@@ -94,7 +97,7 @@ unusable or --max-duration passed.`,
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
   eepipe apply plan.csv --recreate-on-date-change --no-recalc
   eepipe --config eepipe.yaml apply /srv/clients --output-dir /var/log/eepipe/runs --keep 30 --max-duration 20m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
@@ -172,16 +175,16 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 		cat = c
 	}
-	batch, err := formats.ReadFiles(args, formats.ReadOptions{Catalog: cat, Bound: &pipeline.ProblemBound{Keep: problemsPerKind}})
+	batch, err := f.readFiles(args, cat)
 	if err != nil {
-		return nil, nil, exitf(ExitInvalid, "%v", err)
+		return nil, nil, err
 	}
 	if cat == nil && learn != nil && batch.Problems.HasUnknownCounters() {
 		// Counters the built-in catalog lacks: the service's catalog
 		// (the keys of a target it returns) may have them.
 		if served := learn(); served != nil && !served.Equal(pipeline.DefaultCatalog()) {
-			if batch, err = formats.ReadFiles(args, formats.ReadOptions{Catalog: served, Bound: &pipeline.ProblemBound{Keep: problemsPerKind}}); err != nil {
-				return nil, nil, exitf(ExitInvalid, "%v", err)
+			if batch, err = f.readFiles(args, served); err != nil {
+				return nil, nil, err
 			}
 			cat = served
 		}
@@ -191,13 +194,13 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
-		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+		if err := writeProblems(f, batch); err != nil {
 			return nil, nil, exitf(ExitFatal, "%v", err)
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			batch.Count(pipeline.Error))
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix them (eepipe validate shows them too) and run again",
+			pipeline.Plural(batch.Count(pipeline.Error), "error"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
@@ -279,6 +282,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		rep      *pipeline.RunReport
 	)
 	err = runApplyScheduled(ctx, f, opts, run, &accounts, &clients, &rep)
+	opts.Result = rep
 	run.noteKeyExpiry(accounts, clients)
 	var fields []zap.Field
 	if rep != nil {

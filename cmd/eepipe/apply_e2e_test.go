@@ -263,7 +263,7 @@ func prefill(t *testing.T, scorecard, typ string) map[string]int64 {
 	return nil
 }
 
-// demoRows are three plans over two accounts, one with scorecard prefill.
+// baseRows are three plans over two accounts, one with scorecard prefill.
 func baseRows(t *testing.T) []row {
 	pf := prefill(t, "scorecard_acme_2025", pipeline.TargetAll)
 	return []row{
@@ -663,7 +663,7 @@ func TestRecalcCommand(t *testing.T) {
 		code int
 		has  string
 	}{
-		{[]string{"--config", e.config, "recalc", "scorecard_acme_2025"}, ExitInvalid, "--account"},
+		{[]string{"--config", e.config, "recalc", "scorecard_nobody_2025"}, ExitInvalid, "scorecard_nobody_2025 is not a scorecard of any configured account (acme, bluecrane)"},
 		{[]string{"--config", e.config, "recalc", "--account", "nobody", "scorecard_acme_2025"}, ExitInvalid, "not a configured account"},
 		{[]string{"--config", e.config, "recalc", "--account", "acme", "acme_2025"}, ExitInvalid, "not a scorecard id"},
 		{[]string{"--config", e.config, "recalc", "--account", "bluecrane", "scorecard_acme_2025"}, ExitDiff, "not recalculated"},

@@ -3,5 +3,5 @@ package main
 import "os"
 
 func main() {
-	os.Exit(Main(os.Args[1:], SystemIO()))
+	os.Exit(run(os.Args[1:]))
 }

@@ -106,6 +106,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		}
 		r.locks = append(r.locks, l)
 	}
+	r.removeOrphanTemps()
 	if o.MaxDuration > 0 {
 		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
 	} else {
@@ -129,7 +130,7 @@ func (r *scheduledRun) lockInfo() pipeline.LockInfo {
 func (r *scheduledRun) lockError(err error) error {
 	var held *pipeline.LockHeldError
 	if errors.As(err, &held) {
-		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		printError(r.f.IO.ErrOut, err)
 		r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", held.What), zap.Int("lock_pid", held.Holder.PID)})
 		return silentExit(ExitFatal)
 	}
@@ -257,7 +258,7 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	// The error's message is printed before the summary, so that the
 	// summary is the run's last line on stderr for monitoring.
 	if err != nil && !isSilent(err) {
-		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		printError(r.f.IO.ErrOut, err)
 	}
 	r.logSummary(code, outcome, fields)
 	if err != nil {

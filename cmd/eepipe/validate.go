@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ when there are no errors (warnings are allowed), 2 when there are.`,
   eepipe validate clients/ extra.csv --report problems.xlsx
   eepipe validate acme.xlsx --annotate acme-checked.xlsx
   eepipe validate --catalog counters.txt plans.csv --report problems.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.CatalogPath = f.CatalogPath
@@ -84,6 +85,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	// The first few problems of each kind are printed; with --report the
 	// rest wait in a temporary file for the report, which lists them all.
 	bound := &pipeline.ProblemBound{Keep: problemsPerKind}
+	if opts.Annotate != "" {
+		bound.Keep = 0 // the annotated copy marks every problem cell
+	}
 	var spill *formats.ProblemSpill
 	if opts.Report != "" {
 		s, err := formats.NewProblemSpill()
@@ -93,9 +97,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		defer s.Close()
 		spill, bound.Overflow = s, s.Add
 	}
-	batch, err := formats.ReadFiles(opts.Args, formats.ReadOptions{Catalog: cat, Bound: bound})
+	batch, err := f.readFiles(opts.Args, cat, bound)
 	if err != nil {
-		return exitf(ExitInvalid, "%v", err)
+		return err
 	}
 	if accounts, err := validateAccounts(f); err != nil {
 		return err
@@ -124,10 +128,15 @@ func runValidate(f *Factory, opts *validateOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
 		} else {
 			n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
-			if err != nil {
+			switch {
+			case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
+				// Oversized or damaged: reported above as invalid input.
+				fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
+				return silentExit(ExitInvalid)
+			case err != nil:
 				return exitf(ExitFatal, "%v", err)
 			}
-			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
+			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%s marked)\n", opts.Annotate, pipeline.Plural(n, "cell"))
 		}
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
@@ -180,11 +189,4 @@ func validateSameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
-}
-
-func validatePlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -1,0 +1,135 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// FuzzFlatXMLScannerBounded scans arbitrary XML with a small token bound:
+// never a panic, never a buffer past the bound, and a token longer than
+// the bound ends the scan as an oversized file.
+func FuzzFlatXMLScannerBounded(f *testing.F) {
+	f.Add([]byte(`<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>target_type</t></is></c></row></sheetData></worksheet>`), uint16(64))
+	f.Add([]byte(`<a b="`+strings.Repeat("x", 300)+`"/>`), uint16(100))
+	f.Add([]byte(`<x>`+strings.Repeat(" ", 5000)+`</x>`), uint16(0))
+	f.Add([]byte(`<![CDATA[`+strings.Repeat("]", 500)+`]]><!--`+strings.Repeat("-", 300)+`-->`), uint16(17))
+	f.Fuzz(func(t *testing.T, data []byte, max uint16) {
+		bound := 16 + int(max)%4096
+		sc := newFlatXMLScannerMax(bytes.NewReader(data), bound)
+		for range len(data) + 2 {
+			err := sc.next()
+			if len(sc.buf) > bound {
+				t.Fatalf("buffer %d bytes, bound %d", len(sc.buf), bound)
+			}
+			if errors.Is(err, errOversized) && len(data) < bound {
+				t.Fatalf("oversized on %d bytes with a bound of %d", len(data), bound)
+			}
+			if err != nil {
+				return
+			}
+		}
+		t.Fatal("the scan does not end")
+	})
+}
+
+// FuzzReadXLSXLimited reads a workbook whose sheet and shared strings are
+// fuzzed, under a small MaxUncompressed: never a panic, every problem
+// placed, and a workbook over the limit is always refused.
+func FuzzReadXLSXLimited(f *testing.F) {
+	base := xlsxParts(f, smallFlatXLSX(f, nil))
+	f.Add(base[fuzzSheetPart], base[fuzzSSTPart], uint32(1<<20))
+	f.Add([]byte(`<worksheet><sheetData><row r="1"><c r="XFE1"><v>1</v></c><c r="!!"/></row><row r="1"/></sheetData></worksheet>`), base[fuzzSSTPart], uint32(1<<20))
+	f.Add([]byte(`<worksheet><sheetData><row>`+strings.Repeat(`<c/>`, 200)+`</row></sheetData></worksheet>`), []byte(`<sst>`+strings.Repeat(`<si><t>x</t></si>`, 100)+`</sst>`), uint32(2000))
+	f.Fuzz(func(t *testing.T, sheet, sst []byte, limit uint32) {
+		parts := make(map[string][]byte, len(base))
+		total := int64(0)
+		for k, v := range base {
+			parts[k] = v
+		}
+		parts[fuzzSheetPart], parts[fuzzSSTPart] = sheet, sst
+		for _, v := range parts {
+			total += int64(len(v))
+		}
+		data := zipParts(parts)
+		lim := Limits{MaxUncompressed: int64(limit%(4<<20)) + 1}
+		var recs []pipeline.Record
+		var ps pipeline.Problems
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), lim, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		checkReadResult(t, recs, ps)
+		if total > lim.MaxUncompressed && (len(recs) > 0 || !ps.HasErrors()) {
+			t.Fatalf("%d bytes over a limit of %d read: %d records, problems %v", total, lim.MaxUncompressed, len(recs), ps)
+		}
+	})
+}
+
+// FuzzReadSST reads arbitrary shared string tables: never a panic, every
+// entry within a cell's length, the table within its bounds.
+func FuzzReadSST(f *testing.F) {
+	f.Add([]byte(`<sst><si><t>a</t></si><si><r><t>b</t></r><rPh><t>c</t></rPh></si><si/></sst>`))
+	f.Add([]byte(`<sst><si><t>` + strings.Repeat("é", MaxCellChars+1) + `</t></si></sst>`))
+	f.Add([]byte(`<sst><si><t>open`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sst, err := flatReadSST(bytes.NewReader(data))
+		if len(sst) > flatMaxSSTStrings {
+			t.Fatalf("%d entries", len(sst))
+		}
+		for i, s := range sst {
+			if len(s) > 3*flatMaxCellBytes { // _xHHHH_ escapes may grow a little
+				t.Fatalf("entry %d of %d bytes", i, len(s))
+			}
+		}
+		if err != nil && err.Error() == "" {
+			t.Fatal("an error without words")
+		}
+	})
+}
+
+// FuzzCellRef checks the sheet reader's cell references against
+// excelize's: every reference it accepts names the same cell.
+func FuzzCellRef(f *testing.F) {
+	for _, s := range []string{"A1", "XFD1048576", "XFE2", "!!", "a0", "AA01", "B", "12", "ZZZ9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		col, row := flatCellRef([]byte(ref))
+		if col == 0 {
+			return
+		}
+		c, r, err := excelize.CellNameToCoordinates(ref)
+		if err != nil || c != col || r != row {
+			t.Fatalf("%q read as column %d row %d; excelize: %d %d %v", ref, col, row, c, r, err)
+		}
+	})
+}
+
+// FuzzCSVSafeField: what the CSV writers write reads back as the text.
+func FuzzCSVSafeField(f *testing.F) {
+	for _, s := range []string{"", "=1+1", "'=x", "-2", "+27 11", "@a", "\tx", "''", "'", "Acme"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w := CSVSafeField(s)
+		if CSVUnsafeField(w) != s {
+			t.Fatalf("%q written %q read back %q", s, w, CSVUnsafeField(w))
+		}
+		// Through the writer and encoding/csv, the field is the same.
+		var buf bytes.Buffer
+		cw := newCSVWriter(&buf)
+		_ = cw.Write([]string{s, "x"})
+		cw.Flush()
+		if !utf8.ValidString(s) || strings.ContainsAny(s, "\r") {
+			return // encoding/csv rewrites line ends
+		}
+		rec, err := csv.NewReader(&buf).Read()
+		if err != nil || len(rec) != 2 || CSVUnsafeField(rec[0]) != s {
+			t.Fatalf("%q read back as %q, %v", s, rec, err)
+		}
+	})
+}

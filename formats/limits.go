@@ -1,0 +1,104 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Limits bound what reading one input file may cost, so that a hostile or
+// damaged file (a decompression bomb, a special file, a runaway line) is
+// reported as an oversized or damaged file instead of exhausting memory.
+// The README lists them. Zero fields take the defaults.
+type Limits struct {
+	// MaxUncompressed bounds the total uncompressed size of an XLSX
+	// workbook, as its zip archive declares it (archive/zip refuses a part
+	// that unpacks to more than it declares).
+	MaxUncompressed int64
+}
+
+// Defaults of Limits and the fixed limits of the readers.
+const (
+	// DefaultMaxUncompressed is the default Limits.MaxUncompressed: 1 GiB,
+	// about ten times the sheet XML of a 100,000-row flat table.
+	DefaultMaxUncompressed = 1 << 30
+
+	// MaxCellChars is the most characters a cell holds (Excel's limit).
+	MaxCellChars = 32767
+	// MaxRowCells is the most cells a row holds (columns A to XFD).
+	MaxRowCells = 16384
+
+	// flatMaxToken bounds one XML token of a sheet or of the shared
+	// strings (a tag with its attributes, a run of text): a cell's
+	// 32,767 characters written as character references fit well within.
+	flatMaxToken = 1 << 20
+	// flatMaxCellBytes bounds a cell's text as it is read, before its
+	// characters are counted: 32,767 characters of at most 4 bytes.
+	flatMaxCellBytes = 4 * MaxCellChars
+
+	// flatMaxSSTStrings and flatMaxSSTBytes bound the shared string table
+	// kept in memory (entries, and bytes of their text).
+	flatMaxSSTStrings = 1 << 20
+	flatMaxSSTBytes   = 64 << 20
+
+	// flatMaxMetaPart bounds the workbook, relationship and styles parts,
+	// which are decoded whole.
+	flatMaxMetaPart = 16 << 20
+	// flatMaxCentralDir bounds the zip archive's central directory (its
+	// list of parts), read whole before anything else.
+	flatMaxCentralDir = 4 << 20
+
+	// gridMaxUncompressed and gridMaxCells bound a workbook read as grid
+	// plan sheets: excelize holds its parts in memory and parses one sheet
+	// at a time (validate of the 500-plan grid export, 41 MiB unpacked and
+	// 700,000 cells, peaks at 580 MB); these bounds admit grid exports of
+	// about 1,000 plans and nothing larger.
+	gridMaxUncompressed = 128 << 20
+	gridMaxCells        = 1_500_000
+
+	// csvMaxLine and csvMaxRecord bound one line and one record (a
+	// quoted field may span lines) of a CSV file.
+	csvMaxLine   = 1 << 20
+	csvMaxRecord = 4 << 20
+)
+
+func (l Limits) maxUncompressed() int64 {
+	if l.MaxUncompressed > 0 {
+		return l.MaxUncompressed
+	}
+	return DefaultMaxUncompressed
+}
+
+// errOversized is the class of the errors of a file beyond a limit:
+// errors.Is(err, errOversized).
+var errOversized = errors.New("the file is oversized or damaged")
+
+// limitError is a file beyond one of the limits.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Is(target error) bool {
+	return target == errOversized
+}
+
+func limitErrorf(format string, args ...any) error {
+	return &limitError{msg: fmt.Sprintf(format, args...)}
+}
+
+// sizeText words a byte count: "1 GiB", "48 MiB", "2,000 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+var errFlatTokenTooLong = limitErrorf("the file is oversized or damaged: one XML token (a run of text or a tag) is longer than %s; a cell holds at most %d characters", sizeText(flatMaxToken), MaxCellChars)

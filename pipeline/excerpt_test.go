@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 5000)
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"", ""},
+		{"short", "short"},
+		{strings.Repeat("a", MaxQuoted), strings.Repeat("a", MaxQuoted)},
+		{strings.Repeat("a", MaxQuoted+1), strings.Repeat("a", MaxQuoted) + "… (121 characters in all)"},
+		{long, strings.Repeat("é", MaxQuoted) + "… (5000 characters in all)"},
+	} {
+		got := Excerpt(tc.in)
+		if got != tc.want {
+			t.Errorf("Excerpt(%d chars) = %q, want %q", len(tc.in), got, tc.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("invalid UTF-8 %q", got)
+		}
+		if Excerpt(got) != got {
+			t.Errorf("Excerpt is not idempotent on %q", got)
+		}
+	}
+	var ps Problems
+	ps.Errorf(Origin{File: "f"}, long, "m")
+	if len(ps[0].Value) > 4*MaxQuoted+64 || !strings.Contains(ps[0].String(), "5000 characters in all") {
+		t.Errorf("problem %q", ps[0].String())
+	}
+}
+
+func TestTextLengthLimits(t *testing.T) {
+	rec := func(name, vat, scorecard string) Record {
+		cells := map[string]Cell{}
+		for col, v := range map[string]string{ColPlanName: name, ColStartDate: "2025-09-01", ColEndDate: "2030-08-31", ColYearNumber: "1", ColTargetType: "all_employees", ColCompanyVAT: vat, ColScorecardID: scorecard} {
+			cells[col] = Cell{Kind: CellText, Text: v, Origin: Origin{File: "f.csv", Row: 2, Header: col}}
+		}
+		return Record{Origin: Origin{File: "f.csv", Row: 2}, Cells: cells}
+	}
+	for _, tc := range []struct {
+		name, vat, scorecard, want string
+	}{
+		{strings.Repeat("n", MaxPlanNameLen), strings.Repeat("4", MaxIdentifierLen), "scorecard_" + strings.Repeat("s", MaxIdentifierLen-10), ""},
+		{strings.Repeat("n", MaxPlanNameLen+1), "4", "scorecard_1", "plan_name is 201 characters long; at most 200"},
+		{"N", strings.Repeat("4", MaxIdentifierLen+1), "scorecard_1", "company_vat_number is 65 characters long; at most 64"},
+		{"N", "4", "scorecard_" + strings.Repeat("s", MaxIdentifierLen), "scorecard_id is 74 characters long; at most 64"},
+	} {
+		_, ps := Assemble([]Record{rec(tc.name, tc.vat, tc.scorecard)}, nil)
+		var errs []string
+		for _, p := range ps {
+			if p.Severity == Error {
+				errs = append(errs, p.Message)
+			}
+		}
+		got := strings.Join(errs, "\n")
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("errors %q, want %q", got, tc.want)
+		}
+	}
+}
