@@ -30,7 +30,9 @@ import (
 func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) {
 	b.Helper()
 	bin := costBinary(b)
-	env := os.Environ()
+	// The process doing the work, not the small supervisor that would
+	// run it as a child on Linux.
+	env := append(os.Environ(), envNoSupervisor+"=1")
 	for k, v := range e.env {
 		env = append(env, k+"="+v)
 	}
