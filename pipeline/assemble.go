@@ -101,6 +101,7 @@ type asmPlan struct {
 	plan    *InputPlan
 	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
 	targets []*asmTarget
+	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
 type asmField struct {
@@ -141,6 +142,7 @@ type asmRowValues struct {
 	name       string
 	start, end Date
 	startBad   bool
+	endBad     bool
 	sector     string
 	scorecard  string
 	yearNumber int
@@ -243,6 +245,8 @@ func (a *Assembler) Add(rec Record) {
 			errAt(c, col, "%s: %v", col, err)
 			if col == ColStartDate {
 				v.startBad = true
+			} else {
+				v.endBad = true
 			}
 			continue
 		}
@@ -370,6 +374,7 @@ func (a *Assembler) Add(rec Record) {
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
 	}
+	acc.endBad = acc.endBad || v.endBad
 	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
 		acc.plan.CompanyCell = asmKeep(v.companyAt)
 	}
@@ -395,6 +400,7 @@ func (a *Assembler) Add(rec Record) {
 			p.PlanID = v.planID
 		case ColAccount:
 			p.Account = val
+			p.AccountOrigin = acc.fields[i].origin
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:
@@ -732,7 +738,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
-		if p.EndDate.IsZero() {
+		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
 	}

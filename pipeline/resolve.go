@@ -110,7 +110,11 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	if named {
 		for _, p := range plans {
 			if p.Account != "" && accountIndex(accounts, p.Account) < 0 {
-				ps.Errorf(p.Origin, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
+				at := p.Origin
+				if p.AccountOrigin.File != "" {
+					at = p.AccountOrigin // the account cell itself
+				}
+				ps.Errorf(at, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
 					p.Key(), p.Account, plural(len(names), " is", "s are"), strings.Join(names, ", "))
 			}
 		}

@@ -360,7 +360,9 @@ func getError(account string, id int64, err error) error {
 
 // FillFromStored returns the file plans with their blanks filled from the
 // stored plans they match on any of the run's accounts (MatchStoredPlan
-// over every account's list), and a note per plan saying what was done.
+// over every account's list; only the named account's plans when the file
+// names the plan's account, as apply routes it), and a note per plan
+// saying what was done.
 // A plan that matches nothing or several stored plans is returned as it
 // is, with a note. Any failure to read is an error naming the account.
 func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*InputPlan, [][]string, error) {
@@ -388,6 +390,11 @@ func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*Inp
 	for i, p := range plans {
 		match[i] = -1
 		m := MatchStoredPlan(p, summaries)
+		if a := accountIndex(r.accounts, p.Account); p.Account != "" && a >= 0 {
+			// The file names the plan's account (column account, grid label
+			// Account): as apply does, only that account's plans are its.
+			m = slices.DeleteFunc(m, func(j int) bool { return owner[j] != a })
+		}
 		switch len(m) {
 		case 0:
 			notes[i] = append(notes[i], "not found on the service, so blank counters stay unknown")

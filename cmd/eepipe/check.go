@@ -54,7 +54,8 @@ must meet the targets; earlier years show the trajectory.
 A plan with no sector, a level with no employees, a catalog without a level's
 counters and counters a file leaves blank are "not assessable", with the
 reason. With --server, blanks in the files are filled from the plans on the
-service (matched by plan_id, else by name and start date).
+service (matched by plan_id, else by name and start date; on the account
+the file names, when it names one).
 
 The figures are embedded (a copy of the public transcription of the gazette);
 they should be checked against the gazette, and --targets FILE replaces them
