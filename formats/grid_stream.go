@@ -37,7 +37,7 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 		if *cells > gridMaxCells {
 			return false
 		}
-		if row > maxGridScanRows {
+		if row < 1 || row > maxGridScanRows {
 			return true // counted and checked by the scan, not read
 		}
 		for len(s.text) < row {
