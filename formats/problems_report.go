@@ -388,7 +388,12 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	}
 	plans := pipeline.Plural(len(b.Plans), "plan")
 	if n := reportPlansWithErrors(b); n > 0 {
-		plans += fmt.Sprintf(" (%d with errors)", n)
+		if pipeline.OmittedCount(b.Omitted, pipeline.Error) > 0 {
+			// Counted from the errors listed: some were not.
+			plans += fmt.Sprintf(" (%d or more with errors)", n)
+		} else {
+			plans += fmt.Sprintf(" (%d with errors)", n)
+		}
 	}
 	ew.printf("\n%s, %s, %s: %s\n",
 		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats"
@@ -111,11 +112,22 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
-	if err := formats.WriteProblemsText(f.IO.Out, batch); err != nil {
+	shown := batch
+	if opts.Annotate != "" {
+		// Every problem was kept for the annotated copy; the printout is
+		// bounded all the same, the rest going to the --report file.
+		pb := &pipeline.ProblemBound{Keep: problemsPerKind}
+		if spill != nil {
+			pb.Overflow = spill.Add
+		}
+		kept := pb.Admit(slices.Clone(batch.Problems))
+		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
+	}
+	if err := formats.WriteProblemsText(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteProblemReport(opts.Report, batch, spill); err != nil {
+		if err := formats.WriteProblemReport(opts.Report, shown, spill); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
