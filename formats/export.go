@@ -41,9 +41,13 @@ type ExportOptions struct {
 	// NotExported says what the export should hold but does not (the
 	// plans of an account whose key pair was refused), on the Overview.
 	NotExported []string
-	// Sector, when not nil, adds the Sector targets sheet (AddSectorSheet)
-	// after the plan sheets, before the hidden sheets.
-	Sector *pipeline.SectorCheckReport
+
+	// BeforePlanSheets, when set, adds sheets (the Sector targets sheet)
+	// right after the Overview, while the workbook has no plan sheet yet:
+	// excelize looks a sheet up among all of them on every cell call, and
+	// AddChart walks every part, so such sheets are cheap to write only
+	// then.
+	BeforePlanSheets func(f *excelize.File) error
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -82,12 +86,15 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	}
 	// The sheets after the plan sheets: Sector targets, then the hidden
 	// Chart data (and Lists, which create adds last).
-	var taken []string
-	if opts.Sector != nil {
+	var taken, after []string
+	if opts.BeforePlanSheets != nil {
+		// The Sector targets sheet, which BeforePlanSheets adds: no plan
+		// sheet may take its name.
 		taken = append(taken, SectorSheetName)
 	}
 	if charts != nil {
 		taken = append(taken, ChartDataSheet)
+		after = append(after, ChartDataSheet)
 	}
 	// The grid styles first, then the Overview (written while it is the
 	// only sheet, so each cell write finds it at once), then the sheets in
@@ -100,7 +107,12 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
 	}
-	if err := g.create(taken...); err != nil {
+	if opts.BeforePlanSheets != nil {
+		if err := opts.BeforePlanSheets(f); err != nil {
+			return fail(err)
+		}
+	}
+	if err := g.create(after...); err != nil {
 		return fail(err)
 	}
 	if charts != nil {
@@ -126,11 +138,6 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if charts != nil {
 		if err := charts.writeData(f); err != nil {
 			return fail(err)
-		}
-	}
-	if opts.Sector != nil {
-		if err := addSectorSheet(f, opts.Sector.Plans, opts.Sector.TargetsSource, true); err != nil {
-			return fail(fmt.Errorf("sector targets sheet: %w", err))
 		}
 	}
 	return f, nil

@@ -136,16 +136,18 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 }
 
-// TestExportSheetOrderListsLast: with the Sector targets sheet the export
-// is Overview, the plan sheets, Sector targets, then the hidden Chart data
-// and Lists, Lists last; a plan named "Sector targets" gets a sheet of its
-// own, never the check's.
+// TestExportSheetOrderListsLast: with the Sector targets sheet (added
+// before the plan sheets, see ExportOptions.BeforePlanSheets) the export is
+// Overview, Sector targets, the plan sheets, then the hidden Chart data and
+// Lists, Lists last; a plan named "Sector targets" gets a sheet of its own,
+// never the check's.
 func TestExportSheetOrderListsLast(t *testing.T) {
 	plans := exExportPlans()
 	plans[1].Plan.Name = SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), Sector: report})
+	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		BeforePlanSheets: func(f *excelize.File) error { return AddSectorSheet(f, report.Plans, report.TargetsSource) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{OverviewSheet, "Acme 2026", SectorSheetName + " (2)", SectorSheetName, ChartDataSheet, templates.ListsSheet}
+	want := []string{OverviewSheet, SectorSheetName, "Acme 2026", SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}

@@ -415,14 +415,21 @@ const (
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
 func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
-	return addSectorSheet(f, plans, source, false)
+	return AddSectorSheetWith(f, plans, source, SectorSheetOptions{})
 }
 
-// addSectorSheet is AddSectorSheet; with placed, the (empty) sheet was
-// added already where it belongs in the sheet order.
-func addSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, placed bool) error {
+// SectorSheetOptions tune AddSectorSheetWith.
+type SectorSheetOptions struct {
+	NoCharts bool // leave the sheet's charts out (export --no-charts)
+}
+
+// AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
+// cell calls looks the sheet up among every sheet of the workbook, so an
+// export adds this sheet before its plan sheets exist (see
+// ExportOptions.BeforePlanSheets).
+func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, opts SectorSheetOptions) error {
 	const sheet = SectorSheetName
-	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 && !placed {
+	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
 	}
 	if _, err := f.NewSheet(sheet); err != nil {
@@ -431,6 +438,17 @@ func addSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
+	}
+	if !opts.NoCharts {
+		// The charts first, while the sheet has no rows (see
+		// addSectorCharts); row 5's height, which the first chart spans,
+		// is set for them as it will be.
+		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
+			return err
+		}
+		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects); err != nil {
+			return err
+		}
 	}
 	border := []excelize.Border{
 		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
@@ -623,7 +641,10 @@ func addSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
 		return err
 	}
-	return addSectorCharts(f, sheet, plans, st)
+	if opts.NoCharts {
+		return nil
+	}
+	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
 }
 
 // sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
@@ -706,7 +727,21 @@ func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 // data (one row per level and group, one column per year, and the target)
 // and a chart of it: columns for the shares of each year, markers for the
 // targets.
-func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles) error {
+// sectorChartPass is what a pass of addSectorCharts writes.
+type sectorChartPass int
+
+const (
+	sectorChartObjects sectorChartPass = iota // the charts only
+	sectorChartCells                          // their data cells only
+)
+
+// addSectorCharts adds, per plan, a block of chart data and a chart of it.
+// The charts are added in a pass of their own before any row of the sheet
+// is written: excelize places a chart by looking up the height of each row
+// it spans among all the sheet's rows, which over a sheet of thousands of
+// rows and a chart per plan is cubic; the data cells follow in a second
+// pass, once the table is written.
+func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass) error {
 	top := 5
 	var tops []int
 	for _, p := range plans {
@@ -720,19 +755,24 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
-		if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
-			return err
-		}
-		if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
-			return err
+		cells := pass == sectorChartCells
+		if cells {
+			if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
+				return err
+			}
+			if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
+				return err
+			}
 		}
 		header := []any{"Level and group"}
 		for _, y := range p.Years {
 			header = append(header, y.Label())
 		}
 		header = append(header, "Target")
-		if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
-			return err
+		if cells {
+			if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
+				return err
+			}
 		}
 		row := top + 2
 		levels := pipeline.SectorLevels
@@ -760,8 +800,10 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 					vals = append(vals, v)
 				}
 				vals = append(vals, target)
-				if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
-					return err
+				if cells {
+					if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
+						return err
+					}
 				}
 				row++
 			}
@@ -797,11 +839,16 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
-		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
-			return err
+		if !cells {
+			if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
+				return err
+			}
 		}
 		tops = append(tops, top)
 		top += sectorChartRows
+	}
+	if pass != sectorChartCells {
+		return nil // the breaks go in with the cells, once the columns have their widths
 	}
 	return sectorChartBreaks(f, sheet, tops)
 }

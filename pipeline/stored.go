@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sourcegraph/conc/pool"
 )
@@ -190,6 +191,13 @@ type StoredQuery struct {
 	// it); without it, or when every account is refused, that is an
 	// error. For reports that say what they could not read.
 	GoOnWhenRefused bool
+
+	// Each, when set, receives every plan retrieved, in the order of
+	// StoredPlans.Plans, as soon as it and the plans before it have
+	// arrived, and StoredPlans.Plans stays empty: an export writes plan
+	// by plan instead of holding them all. An error from Each stops the
+	// read and is returned.
+	Each func(StoredPlan) error
 }
 
 // StoredPlans is what ReadStored read.
@@ -265,6 +273,9 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			out.Missing = append(out.Missing, id)
 		}
 	}
+	if q.Each != nil {
+		return out, r.eachStored(ctx, refs, summaries, q, out)
+	}
 	got, getErrs := r.getPlans(ctx, refs)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return nil, err
@@ -282,6 +293,72 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 		}
 	}
 	return out, nil
+}
+
+// eachStored retrieves refs concurrently, as getPlans does, and hands
+// each plan to each in the order of refs once it and every plan before it
+// have arrived; a plan is let go once handed on. Vanished plans go to
+// out.Vanished, and with q.GoOnWhenRefused a refused account's plans to
+// out.Refused, as ReadStored does.
+func (r *Runner) eachStored(ctx context.Context, refs []storedRef, summaries []Plan, q StoredQuery, out *StoredPlans) error {
+	each := q.Each
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		got     = make([]*Plan, len(refs))
+		errs    = make([]error, len(refs))
+		done    = make([]bool, len(refs))
+		next    int
+		stopErr error
+	)
+	// emit hands on the plans that are next in order; mu is held.
+	emit := func() {
+		for next < len(refs) && done[next] && stopErr == nil {
+			i := next
+			next++
+			acct := r.accounts[refs[i].account]
+			switch err := errs[i]; {
+			case err == nil:
+				if e := each(StoredPlan{Account: acct, Plan: got[i]}); e != nil {
+					stopErr = e
+					cancel()
+				}
+			case errors.Is(err, ErrNotFound):
+				out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+			case out.refused(q, err):
+			default:
+				stopErr = getError(acct.Name, refs[i].id, err)
+				cancel()
+			}
+			got[i], errs[i] = nil, nil
+		}
+	}
+	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	for i, ref := range refs {
+		p.Go(func() {
+			mu.Lock()
+			stopped := stopErr != nil
+			mu.Unlock()
+			var plan *Plan
+			var err error
+			if stopped {
+				err = context.Canceled
+			} else if plan, err = r.accounts[ref.account].Service.GetPlan(ctx, ref.id); err == nil && plan != nil {
+				r.read.Add(1)
+				r.noteTarget(plan)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			got[i], errs[i], done[i] = plan, err, true
+			emit()
+		})
+	}
+	p.Wait()
+	if stopErr != nil {
+		return stopErr
+	}
+	return r.gate.stopErr(ctx)
 }
 
 func cmpInt64(a, b int64) int {

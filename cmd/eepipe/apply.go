@@ -201,7 +201,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 	}
 	if batch.Problems.HasErrors() {
-		n := batch.Problems.Count(pipeline.Error)
+		n := batch.Count(pipeline.Error)
 		// Which account a plan goes to depends on the configuration:
 		// validate shows those problems given the same file.
 		validate := "eepipe validate"

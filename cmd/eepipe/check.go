@@ -268,7 +268,7 @@ func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipelin
 		}
 	}
 	if batch.Problems.HasErrors() {
-		n := batch.Problems.Count(pipeline.Error)
+		n := batch.Count(pipeline.Error)
 		return nil, exitf(ExitInvalid, "the input has %s; fix %s (eepipe validate shows %s too) and check again",
 			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), pipeline.PluralNoun(n, "it", "them"))
 	}

@@ -166,9 +166,19 @@ func writeProblems(f *Factory, batch *pipeline.Batch) error {
 			log.Warn("validation problem", fields...)
 		}
 	}
+	// The problems not listed (the first few of each kind are), counted.
+	for _, o := range batch.Omitted {
+		fields := []zap.Field{zap.String("severity", o.Severity.String()), zap.String("file", o.File),
+			zap.String("kind", o.Kind), zap.Int("count", o.Count)}
+		if o.Severity == pipeline.Error {
+			log.Error("validation problems not listed", fields...)
+		} else {
+			log.Warn("validation problems not listed", fields...)
+		}
+	}
 	log.Info("validation summary", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
 		zap.Int("plans_with_errors", formats.PlansWithErrors(batch)),
-		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
+		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	return nil
 }
 
