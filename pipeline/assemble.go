@@ -119,15 +119,8 @@ type asmPlan struct {
 
 type asmField struct {
 	value string
-	at    *Origin // where it was given (see asmPlace)
-	row   int32   // the row of an onRow place
-	onRow bool
-	set   bool
-}
-
-// origin returns where the field was given.
-func (f asmField) origin() Origin {
-	return asmPlace{at: f.at, onRow: f.onRow}.origin(int(f.row))
+	fieldPlace
+	set bool
 }
 
 type asmTarget struct {
@@ -531,7 +524,7 @@ func (a *Assembler) Add(rec Record) {
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
 		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
-		acc.fields[i] = asmField{value: val, at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow, set: true}
+		acc.fields[i] = asmField{value: val, fieldPlace: fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}, set: true}
 		p := acc.plan
 		switch col {
 		case ColPlanID:
@@ -864,10 +857,10 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	p := acc.plan
 	for i, f := range acc.fields {
 		if f.set {
-			if p.FieldOrigins == nil {
-				p.FieldOrigins = make(map[string]Origin, len(acc.fields))
+			if p.fieldPlaces == nil {
+				p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
 			}
-			p.FieldOrigins[asmPlanColumns[i]] = f.origin()
+			p.fieldPlaces[i] = f.fieldPlace
 		}
 	}
 	if p.PlanID == 0 {

@@ -292,18 +292,36 @@ type InputPlan struct {
 	// reported there. Zero when unknown.
 	CompanyCell Origin `json:"-"`
 
-	// FieldOrigins holds where each plan field was read (a grid's
-	// labelled metadata cell, a flat row's column), by column name
-	// (ColPlanName, ColSector, ...): the cell a report marks, without
-	// reading the file again. A field not in it was not given.
-	FieldOrigins map[string]Origin `json:"-"`
+	// fieldPlaces holds where each plan field was read (a grid's
+	// labelled metadata cell, a flat row's column), by the index of
+	// asmPlanColumns: the cell a report marks (FieldOrigin), without
+	// reading the file again. nil when no field was given. A flat row's
+	// field points at its column's Origin, shared by the table's rows.
+	fieldPlaces *[asmNumPlanColumns]fieldPlace
 }
 
-// FieldOrigin returns where the plan field col was read, else the plan's
-// origin.
+// fieldPlace is where a plan field was read: its column's Origin on row
+// (onRow), or its own cell; the zero fieldPlace is a field not given.
+type fieldPlace struct {
+	at    *Origin
+	row   int32
+	onRow bool
+}
+
+// origin returns the place as an Origin (the zero Origin when not given).
+func (f fieldPlace) origin() Origin {
+	return asmPlace{at: f.at, onRow: f.onRow}.origin(int(f.row))
+}
+
+// FieldOrigin returns where the plan field col (ColPlanName, ColSector,
+// ...) was read, else the plan's origin.
 func (p *InputPlan) FieldOrigin(col string) Origin {
-	if o, ok := p.FieldOrigins[col]; ok {
-		return o
+	if p.fieldPlaces != nil {
+		for i, c := range asmPlanColumns {
+			if c == col && p.fieldPlaces[i].at != nil {
+				return p.fieldPlaces[i].origin()
+			}
+		}
 	}
 	return p.Origin
 }
