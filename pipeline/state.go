@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -219,4 +221,21 @@ func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
 // PlanWritten implements RunJournal.
 func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// ServiceKey returns the identity of a service base URL under which the
+// state store keeps its history and locks: the same service spelled with
+// an upper-case scheme or host, its default port or trailing slashes is
+// the same service.
+func ServiceKey(baseURL string) string {
+	raw := strings.TrimSpace(baseURL)
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(raw, "/")
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }

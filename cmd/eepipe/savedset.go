@@ -34,7 +34,7 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 
 // writeSavedChangeSet writes the change set of diff -o.
 func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, path string) error {
-	s, err := pipeline.SaveChangeSet(cs, cfg.BaseURL, inputFiles(batch.Files), f.Now())
+	s, err := pipeline.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now())
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
@@ -55,7 +55,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}
-	if s.Service != cfg.BaseURL {
+	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
 		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
 	}
 	if st != nil {

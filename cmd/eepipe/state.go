@@ -90,6 +90,10 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*s
 	return st, nil
 }
 
+// serviceKey is the service the run talks to, as the state store knows it:
+// one service however its base URL is spelled.
+func serviceKey(cfg *Config) string { return pipeline.ServiceKey(cfg.BaseURL) }
+
 // storeOf returns st as a pipeline.StateStore, nil when there is none.
 func storeOf(st *statestore.Store) pipeline.StateStore {
 	if st == nil {
@@ -105,7 +109,7 @@ func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeli
 	if st != nil {
 		src = st
 	}
-	if err := pipeline.ClassifyChanges(ctx, cs, src, cfg.BaseURL); err != nil {
+	if err := pipeline.ClassifyChanges(ctx, cs, src, serviceKey(cfg)); err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
 	}
 	return pipeline.HoldServiceChanges(cs, sf.Overwrite), nil
@@ -154,7 +158,7 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 	}
 	holder := holderName()
 	for _, n := range names {
-		u, err := st.LockAccount(ctx, cfg.BaseURL, n, holder, wait)
+		u, err := st.LockAccount(ctx, serviceKey(cfg), n, holder, wait)
 		if err != nil {
 			release()
 			return nil, exitf(ExitFatal, "%v; nothing was sent", err)
@@ -245,7 +249,7 @@ func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Con
 	}
 	slices.Sort(accounts)
 	id, err := st.BeginRun(ctx, pipeline.RunRecord{
-		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: cfg.BaseURL,
+		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg),
 		Files: files, Accounts: accounts, ChangeSet: changeSet,
 	})
 	if err != nil {
