@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -43,6 +47,49 @@ func TestServiceKey(t *testing.T) {
 	} {
 		if got := pipeline.ServiceKey(in); got != want {
 			t.Errorf("ServiceKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHeldChangesInRunReport: a counter apply leaves alone because the
+// client changed it on the service is in the run report (a cron job's
+// only record), with the file value, the service value, the last applied
+// value and the run, not just "unchanged".
+func TestHeldChangesInRunReport(t *testing.T) {
+	s := newStateEnv(t, "")
+	v1 := s.csv("v1.csv", cAMT, 1, cWFS, 2)
+	if r := s.eepipe("apply", v1, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s", r.code, r.err)
+	}
+	s.serviceEdit("Stateful", cAMT, 10)
+	js, csv := filepath.Join(s.dir, "run.json"), filepath.Join(s.dir, "run.csv")
+	for _, rep := range []string{js, csv} {
+		if r := s.eepipe("apply", v1, "--no-recalc", "--report", rep); r.code != 1 {
+			t.Fatalf("apply v1 again: exit %d, want 1\n%s", r.code, r.err)
+		}
+	}
+	var got formats.RunReportJSON
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 1 || len(got.Rows[0].Held) != 1 {
+		t.Fatalf("JSON rows: %s", b)
+	}
+	h := got.Rows[0].Held[0]
+	if h.Name != cAMT || h.New != 1 || h.Old != 10 || h.Class != pipeline.ClassService || h.Last == nil || h.Last.RunID != 1 || h.Last.Value != 1 {
+		t.Errorf("held change %+v", h)
+	}
+	c, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"held", cAMT + ": file 1, service 10, last applied 1 by run 1", "changed on the service since run 1"} {
+		if !strings.Contains(string(c), w) {
+			t.Errorf("the CSV report lacks %q:\n%s", w, c)
 		}
 	}
 }
