@@ -118,6 +118,10 @@ type Runner struct {
 	catalog  *Catalog       // the counter names of the first target retrieved
 	patched  atomic.Int64
 	counters atomic.Int64
+
+	syncMu   sync.Mutex
+	inSync   []TargetWrite // counters found in sync, recorded at the end of the run
+	inSyncOf []*PlanResult // the plans they belong to
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,
@@ -206,6 +210,7 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 		})
 	}
 	p.Wait()
+	r.flushInSync(ctx)
 
 	if !r.opts.NoRecalc {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
@@ -226,6 +231,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
+		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
 		return res
 	case ActionFailed:
 		res.Outcome = OutcomeFailed
@@ -246,6 +252,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	}
 
 	work := d
+	created := d.Action == ActionCreate || d.Action == ActionRecreate
 	switch d.Action {
 	case ActionCreate, ActionRecreate:
 		skip := map[int64]bool{}
@@ -334,7 +341,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
-			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, created, err)
 			mu.Lock()
 			defer mu.Unlock()
 			if jerr != nil {
@@ -351,6 +358,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		})
 	}
 	tp.Wait()
+	// The targets not patched hold what the file says (but for held
+	// counters): the run agreed them with the service.
+	r.recordInSync(work, res.PlanID, work.Targets, created, res)
 	if len(errs) > 0 {
 		stoppedOnly := true
 		for _, e := range errs {

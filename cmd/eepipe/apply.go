@@ -82,8 +82,10 @@ One summary line ends the log (JSON when stderr is not a terminal).
 
 Run history (state store: --state, state: in the configuration, default
 an SQLite file in the XDG state home): every write is recorded as it
-completes; a counter changed on the service since eepipe last wrote it (or
-changed in both) is left alone and listed unless
+completes, and the counters found already holding the file's values count
+as applied by the run too (a run that writes nothing is recorded); a
+counter changed on the service since eepipe last applied it (or changed in
+both) is left alone and listed unless
 --overwrite-service-changes. With a PostgreSQL store each account is
 locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
@@ -392,9 +394,10 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
-	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
-		// Lock the accounts to write, then compare again under the lock:
-		// another host may have written while this run waited.
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && len(cs.RecordedAccounts()) > 0 {
+		// Lock the accounts to write (or to record as in sync), then
+		// compare again under the lock: another host may have written
+		// while this run waited.
 		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
 		if err != nil {
 			return err
@@ -451,7 +454,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		}
 		return nil
 	}
-	if planErr == nil && st != nil && cs.HasChanges() {
+	if planErr == nil && st != nil && len(cs.RecordedAccounts()) > 0 {
+		// Recorded also when nothing is to be written: the values found in
+		// sync are what the file asserts, and count as last applied.
 		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
 		if err != nil {
 			return err

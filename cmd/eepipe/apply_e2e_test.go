@@ -108,10 +108,14 @@ func (e *env) factory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	f := &Factory{
 		IO:     &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &syncWriter{w: &errb}},
 		Now:    time.Now,
-		Getenv: func(k string) string { return e.vars[k] },
+		Getenv: e.getenv,
 	}
 	return f, &out, &errb
 }
+
+// getenv is the environment of the runs: e.vars, with a lock folder and a
+// state store in the test's folder (see testGetenv).
+func (e *env) getenv(k string) string { return testGetenv(e.dir, e.vars)(k) }
 
 // run executes eepipe in-process with args.
 func (e *env) run(args ...string) result {

@@ -52,7 +52,7 @@ func (e *ckEnv) run(args ...string) ckResult {
 	f := &Factory{
 		IO:     &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb},
 		Now:    time.Now,
-		Getenv: func(k string) string { return e.vars[k] },
+		Getenv: testGetenv(e.dir, e.vars),
 	}
 	code := Execute(context.Background(), f, args)
 	return ckResult{code, out.String(), errb.String()}

@@ -195,7 +195,7 @@ accounts:
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
 	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
@@ -218,7 +218,7 @@ accounts:
 	runReport := filepath.Join(dir, "run.xlsx")
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ accounts:
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
 	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ accounts:
 
 	step(8, "eepipe reconcile %s --report reconcile.xlsx  (the workbook against the service, cell by cell; sends only reads)", demoGridName)
 	recReport := filepath.Join(dir, "reconcile.xlsx")
-	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency}); err != nil && exitCode(err) != ExitDiff {
+	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency, State: demoState(dir)}); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
 	fmt.Fprintln(out, "Reconcile finds exactly the changed cell (exit 1: differences); reconcile.xlsx is a copy of the workbook with\n"+
@@ -278,6 +278,7 @@ accounts:
 		{"run-again.json", "the second apply's report: everything unchanged"},
 		{"reconcile.xlsx", "the reconciliation of the grid workbook: the changed cell marked"},
 		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
+		{"locks/", "the applies' account locks (empty files; the demo's service is its own, so its locks stay here)"},
 	} {
 		fmt.Fprintf(out, "  %-18s %s\n", o.name, o.what)
 	}
@@ -297,6 +298,8 @@ accounts:
 	for _, kv := range demoSecrets {
 		exports = append(exports, kv[0]+"="+kv[1])
 	}
+	// The demo's run history and locks stay in its folder, not the user's.
+	exports = append(exports, envState+"="+demoShellQuote(demoState(dir).Path), envLockDir+"="+demoShellQuote(demoLockDir(dir)))
 	fmt.Fprintf(out, "\nThe sandbox keeps running at %s until Ctrl-C. Continue in another terminal; copy these lines:\n\n", srv.URL)
 	fmt.Fprintf(out, "  export %s\n", strings.Join(exports, " "))
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # the changed counter is the one difference (exit 1)\n", prog, cfgQ, gridQ)

@@ -31,7 +31,7 @@ func runWithFiles(t *testing.T, env map[string]string, args ...string) (code int
 	if io.ErrTTY || !io.ErrNotTTY {
 		t.Fatal("a file is taken for a terminal")
 	}
-	f := &Factory{IO: io, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	f := &Factory{IO: io, Now: time.Now, Getenv: testGetenv(dir, env)}
 	code = Execute(context.Background(), f, args)
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
