@@ -93,3 +93,45 @@ func TestHeldChangesInRunReport(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedChangeSetDryRun: `eepipe diff changes.json` (and apply
+// --dry-run) checks a saved change set as apply would (signature, applied
+// before, drift) and shows what it would write, sending and recording
+// nothing: a consultant can check a signed set before applying it.
+func TestSavedChangeSetDryRun(t *testing.T) {
+	s := newStateEnv(t, "")
+	sb := s.srv.Sandbox
+	if r := s.eepipe("apply", s.csv("v1.csv", cAMT, 1, cWFS, 2), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s", r.code, r.err)
+	}
+	cset := filepath.Join(s.dir, "changes.json")
+	if r := s.eepipe("diff", s.csv("v2.csv", cAMT, 5, cWFS, 2), "-o", cset); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	for _, args := range [][]string{{"diff", cset}, {"apply", cset, "--dry-run"}} {
+		sb.ResetStats()
+		r := s.eepipe(args...)
+		if r.code != 1 || sb.Stats().Writes != 0 || !strings.Contains(r.out, cAMT) || !strings.Contains(r.out, "1 -> 5") {
+			t.Fatalf("%v: exit %d, %d writes; want 1, 0 and the change listed\n%s\n%s", args, r.code, sb.Stats().Writes, r.out, r.err)
+		}
+	}
+	if r := s.eepipe("history"); !strings.Contains(r.out, "1 run(s).") {
+		t.Fatalf("a dry run of the change set was recorded:\n%s", r.out)
+	}
+	// Drift shows in the dry run too, and nothing is sent.
+	s.serviceEdit("Stateful", cAMT, 3)
+	sb.ResetStats()
+	if r := s.eepipe("diff", cset); r.code != 1 || sb.Stats().Writes != 0 || !strings.Contains(r.err, "nothing was sent") || !strings.Contains(r.err, "now holds 3") {
+		t.Fatalf("diff of a drifted change set: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	// It is still unapplied: the dry runs did not use it up.
+	s.serviceEdit("Stateful", cAMT, 1)
+	if r := s.eepipe("apply", cset, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply of the change set: exit %d\n%s", r.code, r.err)
+	}
+	s.want("Stateful", cAMT, 5)
+	// diff -o of a change set is refused: it writes change sets from workbooks.
+	if r := s.eepipe("diff", cset, "-o", filepath.Join(s.dir, "again.json")); r.code != 2 {
+		t.Fatalf("diff -o of a change set: exit %d, want 2\n%s", r.code, r.err)
+	}
+}
