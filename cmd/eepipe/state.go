@@ -150,8 +150,25 @@ func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, c
 	return lockStoreNames(ctx, st, cfg, cs.RecordedAccounts(), wait)
 }
 
+// lockStoreNames takes the store's lock of the named accounts. The lock is
+// per account of the service, known by its key pair (as the local lock),
+// not by the name a configuration gives it: a consultant's "default" and a
+// cron host's "acme-prod" with the same key never apply at once. It also
+// takes the lock of the name. Locks are taken in one order on every host.
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
-	slices.Sort(names)
+	type lock struct{ name, id string }
+	var locks []lock
+	for _, n := range names {
+		// By name too: what other tools and older runs lock.
+		locks = append(locks, lock{n, n})
+		for _, a := range cfg.Accounts {
+			if a.Name == n && a.APIKey != "" {
+				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
+			}
+		}
+	}
+	slices.SortFunc(locks, func(a, b lock) int { return strings.Compare(a.id, b.id) })
+	locks = slices.CompactFunc(locks, func(a, b lock) bool { return a.id == b.id })
 	var unlocks []func()
 	release := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
@@ -159,10 +176,14 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 		}
 	}
 	holder := holderName()
-	for _, n := range names {
-		u, err := st.LockAccount(ctx, serviceKey(cfg), n, holder, wait)
+	for _, l := range locks {
+		u, err := st.LockAccount(ctx, serviceKey(cfg), l.id, holder, wait)
 		if err != nil {
 			release()
+			var held *pipeline.StoreLockHeldError
+			if errors.As(err, &held) {
+				held.Account = l.name // the name this run knows it by
+			}
 			return nil, exitf(ExitFatal, "%v; nothing was sent", err)
 		}
 		unlocks = append(unlocks, u)

@@ -2,13 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
 // TestStateServiceSpellings: the run history is kept per service, and one
@@ -133,5 +138,47 @@ func TestSavedChangeSetDryRun(t *testing.T) {
 	// diff -o of a change set is refused: it writes change sets from workbooks.
 	if r := s.eepipe("diff", cset, "-o", filepath.Join(s.dir, "again.json")); r.code != 2 {
 		t.Fatalf("diff -o of a change set: exit %d, want 2\n%s", r.code, r.err)
+	}
+}
+
+// TestPostgresLockAcrossAccountNames: the store's lock is per account of
+// the service, not per name a configuration gives it: a consultant whose
+// environment calls the account "default" and a cron host whose
+// configuration calls it "acme-prod" never apply to it at once.
+func TestPostgresLockAcrossAccountNames(t *testing.T) {
+	pg := statestoretest.PostgresURL(t)
+	s := newStateEnvWith(t, sandbox.Options{Latency: 20 * time.Millisecond}, pg)
+	e := s.env
+	v1 := manyTargets(t, filepath.Join(e.dir, "v1.csv"), 6, 1)
+	if r := s.eepipe("apply", v1, "--no-recalc"); r.code != 0 {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
+	}
+	// The cron host: a configuration naming the same key pair acme-prod.
+	cron := *e
+	cron.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme"}
+	cronConfig := filepath.Join(e.dir, "cron.yaml")
+	writeFile(t, cronConfig, fmt.Sprintf("base_url: %s\naccounts:\n  - name: acme-prod\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n", e.srv.URL), 0o600)
+	v2 := manyTargets(t, filepath.Join(e.dir, "v2.csv"), 6, 5)
+	e.srv.Sandbox.ResetStats()
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		results[0] = s.eepipe("apply", v2, "--no-recalc", "--concurrency", "2", "--lock-wait", "5m", "--lock-dir", filepath.Join(e.dir, "laptop"))
+	}()
+	go func() {
+		defer wg.Done()
+		results[1] = cron.run("--config", cronConfig, "apply", v2, "--no-recalc", "--concurrency", "2", "--lock-wait", "5m",
+			"--lock-dir", filepath.Join(e.dir, "cron"), "--state", pg)
+	}()
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Errorf("apply %d: exit %d\n%s", i, r.code, r.err)
+		}
+	}
+	if got := e.srv.Sandbox.Stats().ByRoute[routeTarget]; got != 6 {
+		t.Errorf("target patches = %d, want 6 (each target once: the applies did not interleave)", got)
 	}
 }
