@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
@@ -196,5 +197,35 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 				t.Errorf("the refusal does not name the file: %v", err)
 			}
 		})
+	}
+}
+
+// TestHistoryCSVNeutralisesFormulas: the history CSV holds names from
+// client workbooks (plan names, file names): like every CSV eepipe
+// writes, a field a spreadsheet would run as a formula gets a leading
+// quote.
+func TestHistoryCSVNeutralisesFormulas(t *testing.T) {
+	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	evil := `=HYPERLINK("http://evil","x")`
+	h := &HistoryReport{Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "@ann"}, Account: "acme",
+		PlanID: 17, PlanName: evil, TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", After: 5, Sent: true,
+		Outcome: "ok", At: at, File: "+v1.csv"}}}
+	path := filepath.Join(t.TempDir(), "h.csv")
+	if err := WriteHistoryReport(path, h); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %q, %v", rows, err)
+	}
+	for _, field := range rows[1] {
+		if csvTriggered(field) && !strings.HasPrefix(field, "'") && !csvPlainNumber.MatchString(field) {
+			t.Errorf("field %q would run as a formula", field)
+		}
+	}
+	if !slices.Contains(rows[1], "'"+evil) {
+		t.Errorf("the plan name is not neutralised: %q", rows[1])
 	}
 }
