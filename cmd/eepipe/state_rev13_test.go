@@ -182,3 +182,28 @@ func TestPostgresLockAcrossAccountNames(t *testing.T) {
 		t.Errorf("target patches = %d, want 6 (each target once: the applies did not interleave)", got)
 	}
 }
+
+// TestHistoryAcrossAccountNames: the last value applied to a counter is
+// the service's target's, whatever the configuration that wrote it called
+// the account. A cron host whose configuration calls it "acme-prod" must
+// not overwrite what the client changed since the consultant (whose
+// environment calls it "default") applied the file.
+func TestHistoryAcrossAccountNames(t *testing.T) {
+	s := newStateEnv(t, "")
+	e := s.env
+	v1 := s.csv("v1.csv", cAMT, 1, cWFS, 2)
+	if r := s.eepipe("apply", v1, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s", r.code, r.err)
+	}
+	s.serviceEdit("Stateful", cAMT, 10)
+	cron := *e
+	cron.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", envLockDir: filepath.Join(e.dir, "cron-locks")}
+	cronConfig := filepath.Join(e.dir, "cron.yaml")
+	writeFile(t, cronConfig, fmt.Sprintf("base_url: %s\naccounts:\n  - name: acme-prod\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n", e.srv.URL), 0o600)
+	e.srv.Sandbox.ResetStats()
+	r := cron.run("--config", cronConfig, "apply", v1, "--no-recalc", "--state", s.state)
+	if r.code != 1 || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "changed on the service since run 1") {
+		t.Fatalf("cron apply: exit %d, %d writes; want 1, 0 and the counter held\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
+	}
+	s.want("Stateful", cAMT, 10)
+}

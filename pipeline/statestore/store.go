@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -390,40 +391,55 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 	return s.explain(err)
 }
 
-// LastWrites implements pipeline.StateStore.
+// LastWrites implements pipeline.StateStore. The last value applied to a
+// counter is looked up by the service's own target id, whatever name the
+// account had in the configuration of the run that wrote it (a target id
+// belongs to one account of the service): a consultant's "default" and a
+// cron host's "acme-prod" share the history of one key pair's targets.
+// When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
 	out := map[pipeline.CounterKey]pipeline.LastWrite{}
-	want := map[int64]bool{}
-	for _, id := range targetIDs {
-		want[id] = true
-	}
-	if len(want) == 0 {
-		return out, nil
-	}
-	// Read the account's rows and filter here: no IN list of unbounded length.
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
-		WHERE service = ? AND account = ?`), service, account)
-	if err != nil {
-		return nil, s.explain(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			tid     int64
-			counter string
-			lw      pipeline.LastWrite
-			at      string
-		)
-		if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+	ids := slices.Clone(targetIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	const chunk = 500 // bound the IN list
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, service)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
+			WHERE service = ? AND target_id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		if err != nil {
 			return nil, s.explain(err)
 		}
-		if !want[tid] {
-			continue
+		for rows.Next() {
+			var (
+				tid     int64
+				counter string
+				lw      pipeline.LastWrite
+				at      string
+			)
+			if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+				rows.Close()
+				return nil, s.explain(err)
+			}
+			lw.At = parseTime(at)
+			k := pipeline.CounterKey{TargetID: tid, Counter: counter}
+			if prev, ok := out[k]; ok && (prev.At.After(lw.At) || prev.At.Equal(lw.At) && prev.RunID > lw.RunID) {
+				continue
+			}
+			out[k] = lw
 		}
-		lw.At = parseTime(at)
-		out[pipeline.CounterKey{TargetID: tid, Counter: counter}] = lw
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, s.explain(err)
+		}
 	}
-	return out, s.explain(rows.Err())
+	return out, nil
 }
 
 const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`
