@@ -86,6 +86,13 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		ropts.Journal = journal
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
+	if !opts.DryRun {
+		// The accounts' local lock, as for a workbook: one apply per
+		// account at a time on this machine.
+		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+			return err
+		}
+	}
 	if st != nil && st.Postgres() && !opts.DryRun {
 		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
 		if err != nil {

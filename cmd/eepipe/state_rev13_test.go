@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
@@ -206,4 +208,31 @@ func TestHistoryAcrossAccountNames(t *testing.T) {
 		t.Fatalf("cron apply: exit %d, %d writes; want 1, 0 and the counter held\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
 	}
 	s.want("Stateful", cAMT, 10)
+}
+
+// TestSavedChangeSetTakesAccountLock: applying a change set takes the
+// accounts' local lock like applying a workbook: with the lock held by
+// another run it exits 3 before any write (else a workbook apply and a
+// change set could create the same plan at once).
+func TestSavedChangeSetTakesAccountLock(t *testing.T) {
+	s := newStateEnv(t, "")
+	e := s.env
+	cset := filepath.Join(e.dir, "changes.json")
+	if r := s.eepipe("diff", s.csv("v1.csv", cAMT, 1), "-o", cset); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Sandbox.ResetStats()
+	r := s.eepipe("apply", cset, "--no-recalc")
+	if r.code != ExitFatal || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "of user ops") {
+		t.Fatalf("apply of a change set with the account locked: exit %d, %d writes\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
+	}
+	held.Unlock()
+	if r := s.eepipe("apply", cset, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply once the lock is free: exit %d\n%s", r.code, r.err)
+	}
 }
