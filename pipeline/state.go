@@ -157,7 +157,9 @@ type StateStore interface {
 	// FinishRun records the end of run id with status.
 	FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error
 	// LastWrites returns, per counter of the given targets of an account of
-	// a service, the last value a successful write of eepipe left.
+	// a service, the last value a successful write of eepipe left. The
+	// targets are the service's (their ids are its own): a write recorded
+	// under another name of the account counts.
 	LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[CounterKey]LastWrite, error)
 	// ChangeSetRun returns the run that applied the change set with this
 	// SHA-256 (nil when none did).
