@@ -38,6 +38,12 @@ type ExportOptions struct {
 	GeneratedAt time.Time         // shown on the Overview sheet; zero = now
 	Source      string            // where the plans came from (the service URL), shown on the Overview sheet
 	NoCharts    bool              // leave the per-plan charts out
+	// NotExported says what the export should hold but does not (the
+	// plans of an account whose key pair was refused), on the Overview.
+	NotExported []string
+	// Sector, when not nil, adds the Sector targets sheet (AddSectorSheet)
+	// after the plan sheets, before the hidden sheets.
+	Sector *pipeline.SectorCheckReport
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -74,7 +80,12 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if !opts.NoCharts && len(plans) > 0 {
 		charts = exPlanCharts(plans, cat)
 	}
+	// The sheets after the plan sheets: Sector targets, then the hidden
+	// Chart data (and Lists, which create adds last).
 	var taken []string
+	if opts.Sector != nil {
+		taken = append(taken, SectorSheetName)
+	}
 	if charts != nil {
 		taken = append(taken, ChartDataSheet)
 	}
@@ -89,13 +100,10 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
 	}
-	if err := g.create(); err != nil {
+	if err := g.create(taken...); err != nil {
 		return fail(err)
 	}
 	if charts != nil {
-		if _, err := f.NewSheet(ChartDataSheet); err != nil {
-			return fail(err)
-		}
 		if err := f.SetSheetVisible(ChartDataSheet, false); err != nil {
 			return fail(err)
 		}
@@ -118,6 +126,11 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if charts != nil {
 		if err := charts.writeData(f); err != nil {
 			return fail(err)
+		}
+	}
+	if opts.Sector != nil {
+		if err := addSectorSheet(f, opts.Sector.Plans, opts.Sector.TargetsSource, true); err != nil {
+			return fail(fmt.Errorf("sector targets sheet: %w", err))
 		}
 	}
 	return f, nil
@@ -248,6 +261,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		sub += " from " + opts.Source
 	}
 	sub += ". Each plan has its own sheet; edit the counters there and apply the file to update the service."
+	if len(opts.NotExported) > 0 {
+		sub += " NOT IN THIS FILE: " + strings.Join(opts.NotExported, "; ") + "."
+	}
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.note)
 	f.SetCellStr(sh, "A3", exEraNote)

@@ -256,6 +256,10 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	return ew.err
 }
 
+// PlansWithErrors counts the plans of b that have at least one error (the
+// "(2 with errors)" of the summary).
+func PlansWithErrors(b *pipeline.Batch) int { return reportPlansWithErrors(b) }
+
 // reportPlansWithErrors counts the plans an error belongs to: an error on
 // one of the plan's rows (flat, long) or on its grid sheet.
 func reportPlansWithErrors(b *pipeline.Batch) int {

@@ -284,8 +284,9 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	case p.Status == pipeline.SectorShort:
 		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
 	case p.Status == pipeline.SectorPartlyMet:
-		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %d figures could not be assessed (see the reasons below); the %d that could are met.\n",
-			fin.Label(), p.NotAssessed, p.Assessed+p.NotAssessed, p.Assessed)
+		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.\n",
+			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
 	default:
 		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
 	}
@@ -414,8 +415,14 @@ const (
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
 func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+	return addSectorSheet(f, plans, source, false)
+}
+
+// addSectorSheet is AddSectorSheet; with placed, the (empty) sheet was
+// added already where it belongs in the sheet order.
+func addSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, placed bool) error {
 	const sheet = SectorSheetName
-	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
+	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 && !placed {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
 	}
 	if _, err := f.NewSheet(sheet); err != nil {
@@ -701,6 +708,7 @@ func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 // targets.
 func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles) error {
 	top := 5
+	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
 			continue
@@ -792,7 +800,63 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
 			return err
 		}
+		tops = append(tops, top)
 		top += sectorChartRows
+	}
+	return sectorChartBreaks(f, sheet, tops)
+}
+
+// Page geometry of the Sector targets sheet's print setup (A4 landscape,
+// templates.SetPrintLayout's margins), in pixels at 96 dpi and points.
+const (
+	sectorPageWidthPx  = (11.69 - 2*0.4) * 96 // printable width
+	sectorPageHeightPt = (8.27 - 2*0.55) * 72 // printable height
+	sectorTitleRowPt   = 45                   // row 5, repeated on every page
+	sectorRowPt        = 15                   // a row, as Excel draws it (LibreOffice: 12.8)
+	sectorChartPx      = 900 + 10             // a chart's width and offset
+)
+
+// sectorChartBreaks puts a page break before a chart that would otherwise
+// straddle two printed pages. The sheet prints fitted to one page wide, so
+// a page holds as many rows as the scale allows: estimated here on the
+// safe side (Excel's narrower columns and taller rows, less a tenth), a
+// page never ends sooner than estimated, and a chart (tops: each chart's
+// first row, sectorChartRows apart) that fits in the rows left on the page
+// is printed whole.
+func sectorChartBreaks(f *excelize.File, sheet string, tops []int) error {
+	if len(tops) == 0 {
+		return nil
+	}
+	chartCol, _, err := excelize.CellNameToCoordinates(sectorChartAt + "1")
+	if err != nil {
+		return err
+	}
+	widthPx := float64(sectorChartPx)
+	for c := 1; c < chartCol; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		w, err := f.GetColWidth(sheet, name)
+		if err != nil {
+			return err
+		}
+		widthPx += w*7 + 5
+	}
+	scale := min(1, sectorPageWidthPx/widthPx)
+	perPage := int((sectorPageHeightPt/scale - sectorTitleRowPt) / sectorRowPt * 0.9)
+	if perPage <= sectorChartRows {
+		return nil // a page holds no more than one chart: breaks would not help
+	}
+	pageStart := 1
+	for _, t := range tops {
+		last := t + sectorChartRows - 1
+		if last-pageStart+1 <= perPage {
+			continue
+		}
+		if t > pageStart {
+			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", t)); err != nil {
+				return err
+			}
+		}
+		pageStart = t
 	}
 	return nil
 }

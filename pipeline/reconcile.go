@@ -450,8 +450,8 @@ func (r *Reconciliation) Render(w io.Writer) error {
 		}
 	}
 	s := r.Summary
-	fmt.Fprintf(&b, "Reconcile: %d in sync, %d differ (%s, %s), %d missing on the service, %d only on the service, %d not compared.",
-		s.PlansInSync, s.PlansDiffering, countWords(s.FieldsDiffering, "field"), countWords(s.CountersDiffering, "counter"),
+	fmt.Fprintf(&b, "Reconcile: %d in sync, %d %s (%s, %s), %d missing on the service, %d only on the service, %d not compared.",
+		s.PlansInSync, s.PlansDiffering, PluralNoun(s.PlansDiffering, "differs", "differ"), countWords(s.FieldsDiffering, "field"), countWords(s.CountersDiffering, "counter"),
 		s.PlansMissingOnServer, s.PlansOnlyOnServer, s.PlansNotCompared)
 	if !r.Complete {
 		fmt.Fprintf(&b, " INCOMPLETE: %s.", r.Stopped)

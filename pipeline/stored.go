@@ -185,6 +185,11 @@ type StoredQuery struct {
 	// PlanIDs limits the read to these plans, found in the accounts'
 	// lists; empty reads every plan of every account.
 	PlanIDs []int64
+	// GoOnWhenRefused leaves out the plans of an account whose key pair
+	// is refused (401) and reads the others' (StoredPlans.Refused names
+	// it); without it, or when every account is refused, that is an
+	// error. For reports that say what they could not read.
+	GoOnWhenRefused bool
 }
 
 // StoredPlans is what ReadStored read.
@@ -196,20 +201,43 @@ type StoredPlans struct {
 	// Vanished are plans listed but gone when retrieved (deleted
 	// meanwhile); Plan holds the list's summary.
 	Vanished []StoredPlan
+	// Refused are the accounts whose key pair was refused, with
+	// StoredQuery.GoOnWhenRefused: their plans are not read.
+	Refused []*AccountRefusedError
+}
+
+// refused records err when it is an account's refused key pair and q
+// lets the read go on without that account.
+func (out *StoredPlans) refused(q StoredQuery, err error) bool {
+	var ar *AccountRefusedError
+	if !q.GoOnWhenRefused || !errors.As(err, &ar) {
+		return false
+	}
+	for _, r := range out.Refused {
+		if r.Account == ar.Account {
+			return true
+		}
+	}
+	out.Refused = append(out.Refused, ar)
+	return true
 }
 
 // ReadStored lists every account's plans and retrieves the selected ones
 // with milestones and targets. Any failure to read is an error naming the
 // account (and plan): a reader such as export must not go on with a part
-// of the plans. After a fatal error or cancellation no new request starts
-// and the error is a *StoppedError.
+// of the plans without saying so. The one exception, with
+// StoredQuery.GoOnWhenRefused, is an account whose key pair is refused:
+// it is named in StoredPlans.Refused and the others are read. After a
+// fatal error (every account refused included) or cancellation no new
+// request starts and the error is a *StoppedError.
 func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, error) {
 	lists, errs := r.listAccounts(ctx, nil)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return nil, err
 	}
+	out := &StoredPlans{}
 	for a, err := range errs {
-		if err != nil {
+		if err != nil && !out.refused(q, err) {
 			return nil, listError(r.accounts[a].Name, err)
 		}
 	}
@@ -232,7 +260,6 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			summaries = append(summaries, p)
 		}
 	}
-	out := &StoredPlans{}
 	for _, id := range q.PlanIDs {
 		if !found[id] && !slices.Contains(out.Missing, id) {
 			out.Missing = append(out.Missing, id)
@@ -249,6 +276,7 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			out.Plans = append(out.Plans, StoredPlan{Account: acct, Plan: got[i]})
 		case errors.Is(err, ErrNotFound):
 			out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+		case out.refused(q, err):
 		default:
 			return nil, getError(acct.Name, ref.id, err)
 		}

@@ -136,6 +136,9 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 	}
 	ext := strings.ToLower(filepath.Ext(t.base))
 	layout := strings.ToLower(strings.TrimSpace(opts.Layout))
+	if layout != "" && layout != layoutGrid && layout != layoutFlat && layout != layoutLong {
+		return t, exitf(ExitInvalid, "--layout %q: use grid or flat (.xlsx), flat or long (.csv)", opts.Layout)
+	}
 	switch ext {
 	case ".xlsx":
 		t.xlsx = true
@@ -220,7 +223,7 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 			return err
 		}
 		fetchStart := time.Now()
-		plans, missing, served, err := fetchExportPlans(ctx, sources, opts, log)
+		plans, missing, served, refused, err := fetchExportPlans(ctx, sources, opts, log)
 		if err != nil {
 			return err
 		}
@@ -236,7 +239,11 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
 		path := run.outputPath(target.base)
 		writeStart := time.Now()
-		if err := writeExport(path, target, plans, cat, cfg.BaseURL, f, opts); err != nil {
+		var notExported []string
+		for _, ar := range refused {
+			notExported = append(notExported, "the plans of account "+ar.Account+" (its key was refused)")
+		}
+		if err := writeExport(path, target, plans, cat, cfg.BaseURL, notExported, f, opts); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
@@ -244,9 +251,18 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		run.wrote(path, target.base)
 		fmt.Fprintln(f.IO.Out, path)
 		fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", len(plans), exportPlural(len(plans)), path, target.layout)
-		if len(missing) > 0 {
+		for _, ar := range refused {
+			fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans are not in %s\n", ar, path)
+		}
+		switch {
+		case len(missing) > 0 && len(refused) > 0:
+			return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); the other plans were exported",
+				exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"))
+		case len(missing) > 0:
 			return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
 				exportJoinIDs(missing), exportPlural(len(accounts)))
+		case len(refused) > 0:
+			return exitf(ExitDiff, "%s not exported (key refused); the other accounts' plans were", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"))
 		}
 		return nil
 	}()
@@ -342,20 +358,22 @@ func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSou
 // pipeline's one door (pipeline.Runner.ReadStored: the run's gate bounds
 // the requests in flight and stops after a fatal error or when ctx is
 // done). It returns the plans in account order, then by plan id, the
-// --plan ids found nowhere, and the counter catalog the service serves
-// (nil when no plan tells it).
-func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, error) {
+// --plan ids found nowhere, the counter catalog the service serves (nil
+// when no plan tells it) and the accounts whose key pair was refused:
+// their plans are left out, the others' exported (every account refused
+// is fatal).
+func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
 	accounts := make([]pipeline.Account, len(sources))
 	for i, s := range sources {
 		accounts[i] = s.account
 	}
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
+	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, nil, nil
+			return nil, nil, nil, nil, nil
 		}
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
+		return nil, nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
 	for _, v := range stored.Vanished {
 		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
@@ -379,25 +397,20 @@ func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportO
 	}
 	cat, err := runner.ServiceCatalog(ctx)
 	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
+		return nil, nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
 	log.Debug("requests", zap.Any("requests", runner.Requests()))
-	return plans, stored.Missing, cat, nil
+	return plans, stored.Missing, cat, stored.Refused, nil
 }
 
-func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {
+func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
+	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts, NotExported: notExported}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
-		wb, err := formats.NewExportWorkbook(plans, xo)
-		if err != nil {
-			return fmt.Errorf("export %s: %w", path, err)
-		}
-		defer wb.Close()
 		// The sectoral targets check of each plan, as `eepipe check` shows it.
 		targets := pipeline.DefaultSectorTargets()
 		report := pipeline.CheckSector(inputs, cat, targets)
@@ -406,9 +419,12 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
 			}
 		}
-		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
-			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
+		xo.Sector = report
+		wb, err := formats.NewExportWorkbook(plans, xo)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", path, err)
 		}
+		defer wb.Close()
 		return formats.WriteWorkbook(path, wb)
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)

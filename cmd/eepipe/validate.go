@@ -144,8 +144,9 @@ func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 		return nil, exitf(ExitInvalid, "configuration: %v", err)
 	}
 	var fc fileConfig
-	if err := decodeConfig(b, &fc); err != nil {
-		return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+	if problems, _ := decodeConfigProblems(b, &fc); len(problems) > 0 {
+		// Laid out as every other command's configuration problems.
+		return nil, configError(f.ConfigPath, problems)
 	}
 	accounts := make([]pipeline.Account, len(fc.Accounts))
 	for i, a := range fc.Accounts {
