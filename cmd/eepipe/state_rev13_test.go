@@ -122,7 +122,7 @@ func TestSavedChangeSetDryRun(t *testing.T) {
 			t.Fatalf("%v: exit %d, %d writes; want 1, 0 and the change listed\n%s\n%s", args, r.code, sb.Stats().Writes, r.out, r.err)
 		}
 	}
-	if r := s.eepipe("history"); !strings.Contains(r.out, "1 run(s).") {
+	if r := s.eepipe("history"); !strings.Contains(r.out, "\n1 run.\n") {
 		t.Fatalf("a dry run of the change set was recorded:\n%s", r.out)
 	}
 	// Drift shows in the dry run too, and nothing is sent.
