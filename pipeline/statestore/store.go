@@ -95,6 +95,13 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("the state store %s: cannot create its folder: %w", path, err)
 	}
+	// A new store is its owner's alone (client plan names and counters,
+	// who ran what): created here with mode 0600 (an empty file is an
+	// empty SQLite database); O_EXCL leaves a file another run just
+	// created alone.
+	if fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		fh.Close()
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -124,7 +131,23 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, s.explain(err)
 	}
+	sidecarModes(path)
 	return s, nil
+}
+
+// sidecarModes gives the write-ahead log and shared-memory files of the
+// SQLite store at path the store's own permissions (as SQLite's C library
+// does): a private store keeps its recent writes private too.
+func sidecarModes(path string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if ss, err := os.Stat(side); err == nil && ss.Mode().Perm() != st.Mode().Perm() {
+			os.Chmod(side, st.Mode().Perm()) // best effort: the owner may be another user
+		}
+	}
 }
 
 // sqliteBusyWait is how long an SQLite store waits for another program's

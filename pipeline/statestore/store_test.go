@@ -450,3 +450,25 @@ func TestLastWritesLatestAcrossNames(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteStoreIsPrivate: a new SQLite store (client plan names,
+// counters, who ran what) is readable by its owner only, wherever it is
+// created.
+func TestSQLiteStoreIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	path := filepath.Join(dir, "state.db")
+	s := open(t, path)
+	if _, err := s.BeginRun(context.Background(), pipeline.RunRecord{Started: time.Now(), Service: "svc"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v, want no access for group and others", p, st.Mode().Perm())
+		}
+	}
+}
