@@ -113,9 +113,9 @@ func TestHistoryReports(t *testing.T) {
 // and the date is what the sheet is for, and is accepted.
 func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	in := inPlanForTest()
-	in.Targets[0].Counters["number_of_white_female_top_managers"] = 4
+	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
 	stored := storedForTest()
-	stored.Milestones[0].Targets[0].Counters["number_of_white_female_top_managers"] = 0
+	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
 	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
 	d.Account = "acme"
 	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, "svc", []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now())
