@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
+	"syscall"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,5 +51,18 @@ func TestReadChangeSetLeavesInputBombsAlone(t *testing.T) {
 	}
 	if written > 1<<20 {
 		t.Errorf("ReadChangeSet wrote %d bytes while deciding that an input workbook is not a change set; want none (its sheets are never unpacked)", written)
+	}
+}
+
+// TestReadChangeSetNotRegular: a change set path that is a named pipe is
+// refused saying what it is, without blocking on it.
+func TestReadChangeSetNotRegular(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "changes.json")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	_, err := ReadChangeSet(path)
+	if err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadChangeSet(FIFO) = %v, want an error saying it is a named pipe", err)
 	}
 }

@@ -148,6 +148,10 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			what, _, _ := strings.Cut(readNotRegular(st.Mode()), ";")
+			return nil, fmt.Errorf("%s: %s; a change set is a regular .json or .xlsx file", path, what)
+		}
 		return nil, ErrNotChangeSet
 	}
 	if st.Size() > maxChangeSetBytes {
