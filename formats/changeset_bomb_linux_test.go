@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
