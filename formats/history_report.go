@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,7 +61,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 		})
 	case ".csv":
 		return WriteFileAtomic(path, func(w io.Writer) error {
-			cw := csv.NewWriter(w)
+			cw := newCSVWriter(w)
 			cw.Write(HistoryCSVHeader)
 			for _, e := range h.Entries {
 				cw.Write(historyRow(e))
