@@ -162,7 +162,11 @@ func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker,
 				r.mu.Lock()
 				r.outcome = "locked"
 				r.mu.Unlock()
-				return exitf(ExitFatal, "%v; or give --lock-wait to wait for it", held)
+				hint := "or give --lock-wait to wait for it"
+				if held.Waited > 0 {
+					hint = "or give a longer --lock-wait"
+				}
+				return exitf(ExitFatal, "%v; %s", held, hint)
 			case ctx.Err() != nil:
 				return err // interrupted while waiting: finish says so
 			}
