@@ -131,7 +131,9 @@ func fullJitter(d time.Duration) time.Duration {
 }
 
 // sleepCtx waits for d or until ctx ends, whichever is first; it returns
-// ctx.Err() in the second case.
+// ctx.Err() in the second case. It is the client's one context-aware wait
+// (the default of Options.Sleep); pipeline has its own (RunOptions.sleep),
+// as neither package may import the other.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

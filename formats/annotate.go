@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -163,7 +164,7 @@ func annotateSameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == bb
 }
 
-// addProblemSheet adds (or replaces) the problem list sheet.
+// annotateProblemSheet adds (or replaces) the problem list sheet.
 func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
 		if err := f.DeleteSheet(AnnotateSheet); err != nil {
@@ -214,7 +215,17 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 			return err
 		}
 	}
-	return f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	if err := templates.SetPrintLayout(f, AnnotateSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
+	if err := f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// The copy opens on its problems: the list links to each marked cell.
+	if idx, err := f.GetSheetIndex(AnnotateSheet); err == nil && idx >= 0 {
+		f.SetActiveSheet(idx)
+	}
+	return nil
 }
 
 // annotateMaxUncompressed bounds a workbook annotated: excelize reads it

@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // ChangeSetSheet is the sign-off workbook's readable sheet; ChangeSetData
@@ -116,6 +117,9 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 		}
 	}
 	if err := f.SetSheetVisible(ChangeSetData, false, true); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, ChangeSetSheet, templates.PrintSetup{}); err != nil {
 		return err
 	}
 	return WriteWorkbook(path, f)

@@ -196,7 +196,34 @@ var exOverviewColumns = []struct {
 	{"Milestones", 11, 'n'},
 	{"Targets", 9, 'n'},
 	{"Counters above zero", 19, 'n'},
-	{"Last updated", 22, 't'},
+	{"Last updated (UTC)", 20, 'T'},
+}
+
+// exEraText says in words which rules a plan follows: the service's era
+// values are API jargon.
+func exEraText(era string) string {
+	switch era {
+	case pipeline.EraPost2025:
+		return "2025 onwards"
+	case "pre_2025":
+		return "before 2025"
+	}
+	return era
+}
+
+// exEraNote explains the Era column under the Overview's title.
+const exEraNote = `Era: "2025 onwards" plans (the service's post_2025) follow the 2025 rules: they end by 31 August 2030 and the 2025 sectoral targets apply; "before 2025" plans (pre_2025) were made under the earlier rules.`
+
+// exUpdatedValue returns the service's updated_at as a time for a
+// date-time cell (UTC), or the text as it came when it is not a time.
+func exUpdatedValue(s string) any {
+	if s == "" {
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC()
+	}
+	return s
 }
 
 // exOverviewHeaderRow is the row of the Overview table's header.
@@ -216,13 +243,15 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		return err
 	}
 	f.SetCellStyle(sh, "A1", "A1", st.title)
-	sub := fmt.Sprintf("%d plan(s) exported %s UTC", len(plans), at.UTC().Format("2006-01-02 15:04"))
+	sub := fmt.Sprintf("%s exported %s UTC", pipeline.Plural(len(plans), "plan"), at.UTC().Format("2006-01-02 15:04"))
 	if opts.Source != "" {
 		sub += " from " + opts.Source
 	}
 	sub += ". Each plan has its own sheet; edit the counters there and apply the file to update the service."
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.note)
+	f.SetCellStr(sh, "A3", exEraNote)
+	f.SetCellStyle(sh, "A3", "A3", st.note)
 
 	for i, c := range exOverviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
@@ -252,8 +281,8 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		values := []any{
 			sheet, in.PlanID, p.Account, p.CompanyName,
 			in.Company.VAT, in.Company.Registration, in.Company.IDNumber,
-			in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, p.Era,
-			years, p.Milestones, len(in.Targets), nonZero, p.UpdatedAt,
+			in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, exEraText(p.Era),
+			years, p.Milestones, len(in.Targets), nonZero, exUpdatedValue(p.UpdatedAt),
 		}
 		for j, c := range exOverviewColumns {
 			col, _ := excelize.ColumnNumberToName(j + 1)
@@ -266,7 +295,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 						return err
 					}
 				}
-			case 'd':
+			case 'd', 'T':
 				if v != nil {
 					f.SetCellValue(sh, ref, v)
 				}
@@ -281,6 +310,8 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 				style = st.number
 			case 'd':
 				style = st.date
+			case 'T':
+				style = st.datetime
 			case 'l':
 				if sheet != "" {
 					f.SetCellHyperLink(sh, ref, exQuoteSheet(sheet)+"!A1", "Location",
@@ -296,6 +327,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		if err := f.AutoFilter(sh, fmt.Sprintf("A%d:%s%d", exOverviewHeaderRow, lastCol, last), nil); err != nil {
 			return err
 		}
+	}
+	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: exOverviewHeaderRow, TitleLast: exOverviewHeaderRow}); err != nil {
+		return err
 	}
 	return f.SetPanes(sh, &excelize.Panes{
 		Freeze: true, XSplit: 1, YSplit: exOverviewHeaderRow,
@@ -328,12 +362,17 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 	return levels
 }
 
-// Placement of the charts on a plan sheet: the first beside the first grid,
-// the second below it.
+// Placement of the charts on a plan sheet when a target type has no grid:
+// the first below the metadata, the second below it.
 const (
 	exChartFirstRow = 14
 	exChartRows     = 18
+	exRowPixels     = 17 // a row of the default height, in pixels (LibreOffice's 0.45 cm; Excel's 15 pt is 20)
 )
+
+// ChartAxisFont is the font of every chart's axis labels: a normal dark
+// grey (excelize's default is a near-invisible #D9D9D9).
+var ChartAxisFont = excelize.Font{Color: "404040"}
 
 // exChartGroup is one category of a chart: a race and gender.
 type exChartGroup struct{ race, gender string }
@@ -389,9 +428,23 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	anchor, _ := excelize.ColumnNumberToName(len(groups) + 3)
 	out := &exCharts{perPlan: make([][]exChart, len(plans))}
 	row := 1
+	// Each chart sits beside the first grid of its target type, no taller
+	// than the grid, so that it prints on the page of that year's grids
+	// (each financial year starts a printed page).
+	chartHeight := uint((templates.GridHeight(cat)-1)*exRowPixels - 4)
 	for i, p := range plans {
 		in := p.Plan
 		years := exPlanYears(in)
+		ps := PlanSheetOf(in)
+		gridRows := templates.GridRows(ps, cat)
+		chartRow := func(k int, tt string) int {
+			for j, g := range ps.Grids {
+				if g.TargetType == tt && j < len(gridRows) {
+					return gridRows[j]
+				}
+			}
+			return exChartFirstRow + k*exChartRows
+		}
 		for k, tt := range pipeline.TargetTypes {
 			title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
 			out.data = append(out.data, exDataRow{row, []any{title}})
@@ -435,15 +488,16 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 				Format: excelize.GraphicOptions{
 					AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
 				},
-				Dimension: excelize.ChartDimension{Width: 760, Height: 320},
+				Dimension: excelize.ChartDimension{Width: 760, Height: chartHeight},
 				Legend:    excelize.ChartLegend{Position: "bottom"},
-				XAxis:     excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
+				XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
 				YAxis: excelize.ChartAxis{
+					Font:           ChartAxisFont,
 					MajorGridLines: true,
 					Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
 				},
 			}
-			cell := fmt.Sprintf("%s%d", anchor, exChartFirstRow+k*exChartRows)
+			cell := fmt.Sprintf("%s%d", anchor, chartRow(k, tt))
 			out.perPlan[i] = append(out.perPlan[i], exChart{cell, chart})
 		}
 	}

@@ -85,7 +85,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 		r := rows[exOverviewHeaderRow+i]
 		want := map[string]string{
 			"Plan no.": fmt.Sprint(p.Plan.PlanID), "Name": p.Plan.Name, "Company VAT": "0412345678",
-			"Starts": p.Plan.StartDate.String(), "Ends": "2030-08-31", "Era": "post_2025",
+			"Starts": p.Plan.StartDate.String(), "Ends": "2030-08-31", "Era": "2025 onwards",
 			"Company": "Acme Foods (Pty) Ltd", "Targets": fmt.Sprint(len(p.Plan.Targets)), "Milestones": fmt.Sprint(p.Milestones),
 		}
 		for h, v := range want {

@@ -323,7 +323,7 @@ func csvDelimiterName(r rune) string {
 	return "(,)"
 }
 
-// detectDelimiter picks the delimiter of the header line (the first of the
+// csvDetectDelimiter picks the delimiter of the header line (the first of the
 // first 20 lines that mentions target_type, else the first line): the one
 // of , ; and tab it holds most often outside double quotes.
 func csvDetectDelimiter(head []byte) rune {

@@ -158,6 +158,9 @@ func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipelin
 	if err != nil {
 		return err
 	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err

@@ -327,7 +327,7 @@ func (b *flatBook) readStyles() error {
 	return nil
 }
 
-// zeroPadWidth returns the width of a number format made only of zeros
+// flatZeroPadWidth returns the width of a number format made only of zeros
 // ("0000000000" pads a VAT number typed as a number), or 0.
 func flatZeroPadWidth(code string) int {
 	code, _, _ = strings.Cut(code, ";")
@@ -446,7 +446,7 @@ func flatReadSST(r io.Reader) ([]string, error) {
 	}
 }
 
-// decodeOOXMLEscapes turns _xHHHH_ escapes of OOXML strings into characters.
+// flatDecodeEscapes turns _xHHHH_ escapes of OOXML strings into characters.
 func flatDecodeEscapes(s string) string {
 	if !strings.Contains(s, "_x") {
 		return s
@@ -959,7 +959,7 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 		value := string(rc.value)
 		if t, ok := parseISOCellDate(value); ok {
 			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
-			c.Number = excelSerial(t, b.date1904)
+			c.Number = templates.ExcelSerial(t, b.date1904)
 			return c
 		}
 		return flatTextCell(c, value)
@@ -1072,7 +1072,7 @@ func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
 	return c
 }
 
-// flatHeaderFound scans the first rows of a sheet for the flat header.
+// flatHeaderRow scans the first rows of a sheet for the flat header.
 func (b *flatBook) flatHeaderRow(info flatSheetInfo) (int, bool) {
 	found, headerRow := false, 0
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
@@ -1359,7 +1359,7 @@ func (b *flatBook) gridSheetAt(file string, info flatSheetInfo) (pipeline.Origin
 	return at, true
 }
 
-// readGridWorkbook reads the grid plan sheets of a workbook that holds no
+// readXLSXGrids reads the grid plan sheets of a workbook that holds no
 // flat table.
 func readXLSXGrids(file string, r io.ReaderAt, size int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
@@ -1447,7 +1447,7 @@ func flatQuoteEach(ss []string) []string {
 	return out
 }
 
-// plainExcelizeError words excelize's errors for a consultant.
+// flatExcelizeError words excelize's errors for a consultant.
 func flatExcelizeError(err error) string {
 	switch {
 	case errors.Is(err, excelize.ErrWorkbookFileFormat):

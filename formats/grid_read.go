@@ -344,9 +344,12 @@ type gridReader struct {
 	mergedAway map[[2]int][2]int
 	// reported holds the cells a header error was reported at.
 	reported map[[2]int]bool
-	m        *templates.Matcher
-	cat      *pipeline.Catalog
-	problems pipeline.Problems
+	// unlabelled are the rows of race headers that belong to no grid
+	// (reported by findUnlabelledGrids).
+	unlabelled []int
+	m          *templates.Matcher
+	cat        *pipeline.Catalog
+	problems   pipeline.Problems
 }
 
 func (g *gridReader) origin(r, c int) pipeline.Origin {
@@ -402,6 +405,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 	g.mergedAway = mergedAwayCells(f, sheet)
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
+	g.findOrphanLevelRows(blocks)
 	meta := g.readMeta(blocks)
 	if len(blocks) == 0 {
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "",
@@ -732,7 +736,13 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 				case hdrGender:
 					blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
 				case hdrTotal:
-					b.totals[c] = true
+					if _, merged := g.mergedAway[[2]int{hr, c}]; topCol == c || merged {
+						b.totals[c] = true // under its own or a merged Total header
+						break
+					}
+					// Beside a Total header, not merged with it: the
+					// column is headed by its own cell, which says no Total.
+					blockSub(bothSuggest(sub), "%q is not a race or gender of the counter catalog, nor a Total; its column is not read", sub)
 				default:
 					switch subKind {
 					case hdrGender:
@@ -906,13 +916,16 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 }
 
 // strayCells reports the cells in the rows of a grid (from below its header
-// to its last level row) that the reader does not read. Within the columns
-// the header spans, that is every non-blank cell of a column without a race
-// and gender header; right of the header (up to the next grid label on the
-// row), every number, text there being a note. A column headed Total, the
-// level labels, a column whose header is already reported, metadata
-// labels with their values (read by readMeta) and cells of other grids are
-// left alone. Nothing inside a grid is skipped silently.
+// to its last level row) that the reader does not read: every non-blank
+// cell of a column without a race and gender header, within the columns
+// the header spans and right of them (up to the next grid label on the
+// row), numbers and text alike. Text is an error too: "12 " or "n/a" in a
+// column the grid does not map may be a counter typed in the wrong place,
+// and the rule is that nothing non-blank inside a grid's rows is
+// passed over. A cell under a header already reported is an error of its
+// own, pointing at the header. A column headed Total, the level labels,
+// metadata labels with their values (read by readMeta) and cells of other
+// grids are left alone.
 func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 	mapped := map[int]bool{}
 	for _, col := range b.columns {
@@ -948,13 +961,19 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 		metaValueUntil := 0 // the cells right of a metadata label hold its value
 		for c := b.c0; c <= b.end && c <= len(g.text[r-1]); c++ {
 			v := g.text.at(r, c)
-			if v == "" || mapped[c] || b.totals[c] || b.blocked[c] {
+			if v == "" || mapped[c] || b.totals[c] {
 				continue
 			}
 			if lc, ok := b.labelCols[r]; (ok && lc == c) || (!ok && c == b.c0) {
 				continue
 			}
 			if _, away := g.mergedAway[[2]int{r, c}]; away || inOther(r, c) {
+				continue
+			}
+			if b.blocked[c] {
+				// The header is reported already; each value under it is
+				// named too, so that no cell is passed over in silence.
+				g.errorf(r, c, v, nil, "%q is not read: the header of its column is reported as not a race and gender of the counter catalog; correct the header", v)
 				continue
 			}
 			if c > headerEnd {
@@ -966,12 +985,13 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 					metaValueUntil = 0 // the label's value, read as metadata
 					continue
 				}
-				if _, err := strconv.ParseFloat(v, 64); err != nil {
-					continue // a note beside the grid
-				}
 			}
-			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers",
-				v, g.columnHeaderDescription(b, c))
+			advice := "a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers"
+			if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+				advice += "; a note belongs above the grid's title or below its last level row, not beside its rows"
+			}
+			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; %s",
+				v, g.columnHeaderDescription(b, c), advice)
 		}
 	}
 }
@@ -1059,9 +1079,79 @@ func (g *gridReader) findUnlabelledGrids(blocks []*gridBlock) {
 					break
 				}
 			}
+			g.unlabelled = append(g.unlabelled, r)
 			g.errorf(r, c, g.text.at(r, c), nil,
 				"a grid of races and genders with no label above it: put a label such as %q in the row above, at the grid's top left",
 				templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
+		}
+	}
+}
+
+// findOrphanLevelRows reports the rows outside every grid that name an
+// occupational level and hold a number: a level row cut off from its grid
+// (a grid ends at its first blank row that no level row follows, so a row
+// of other text after the blank ends it for good). Its counters would be
+// dropped without a word; the error is at its level label.
+func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
+	if len(blocks) == 0 {
+		return
+	}
+	var rowBlocks []*gridBlock // the grids whose rows include the row at hand
+	inGrid := func(r, c int) bool {
+		for _, b := range rowBlocks {
+			if b.covers(r, c) || (c >= b.c0 && c <= b.end) {
+				return true
+			}
+		}
+		return false
+	}
+	// underUnlabelled: the row follows a header already reported as a
+	// grid without a label, with no grid label in between.
+	underUnlabelled := func(r int) bool {
+		h := 0
+		for _, u := range g.unlabelled {
+			if u < r {
+				h = max(h, u)
+			}
+		}
+		if h == 0 {
+			return false
+		}
+		for _, b := range blocks {
+			if b.label.row > h && b.label.row < r {
+				return false
+			}
+		}
+		return true
+	}
+	for r := 1; r <= len(g.text); r++ {
+		if len(g.text[r-1]) == 0 || underUnlabelled(r) {
+			continue
+		}
+		rowBlocks = rowBlocks[:0]
+		for _, b := range blocks {
+			if r >= min(b.label.row, b.r0) && r <= b.r1 {
+				rowBlocks = append(rowBlocks, b)
+			}
+		}
+		labelCol, level := 0, ""
+		for c := 1; c <= len(g.text[r-1]); c++ {
+			v := g.text.at(r, c)
+			if v == "" || inGrid(r, c) {
+				continue
+			}
+			if labelCol == 0 {
+				if _, ok := g.m.Level(v); !ok {
+					break // the row does not start with a level
+				}
+				labelCol, level = c, v
+				continue
+			}
+			if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				g.errorf(r, labelCol, level, nil,
+					"the level row %q is outside every grid, so its numbers are not read: a grid ends at its first blank row that no level row follows; remove the blank or other rows between this row and its grid, or give its rows a grid label and a header of races and genders", level)
+				break
+			}
 		}
 	}
 }
@@ -1105,13 +1195,17 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 				if found {
 					g.errorf(r, labelCol, g.text.at(r, labelCol), nil, "the label %q appears twice on the sheet (also at %s); keep one", field.Label, prev.Cell)
 				}
-				if _, had := meta[field.Key]; had || !found {
+				if prevCell, had := meta[field.Key]; (had && prevCell.Kind != pipeline.CellBlank) || !found {
 					continue
 				}
 			}
 			where[field.Key] = g.origin(r, labelCol)
 			if found {
 				meta[field.Key] = value
+			} else if strings.HasPrefix(field.Key, "company_") {
+				// A blank identifier cell: where a missing company is
+				// reported (pipeline.MissingCompany).
+				meta[field.Key] = g.cell(r, labelCol+1)
 			}
 		}
 	}

@@ -119,7 +119,8 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 }
 
 // create adds the Instructions sheet (with opts.Instructions) and the
-// empty plan sheets, the hidden Lists sheet after the first.
+// empty plan sheets, then the hidden Lists sheet after them (never
+// between plan sheets).
 func (g *gridBuild) create() error {
 	if g.opts.Instructions {
 		if err := templates.AddInstructionsSheet(g.f, g.cat, g.st); err != nil {
@@ -130,8 +131,10 @@ func (g *gridBuild) create() error {
 		if _, err := g.f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+	}
+	if len(g.names) > 0 {
 		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
-			return fmt.Errorf("sheet %s: %w", name, err)
+			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
 		}
 	}
 	return nil

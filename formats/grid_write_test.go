@@ -74,7 +74,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	want := []string{OverviewSheet, "Acme 2026", "Lists", "Acme- plan-2", ChartDataSheet}
+	want := []string{OverviewSheet, "Acme 2026", "Acme- plan-2", "Lists", ChartDataSheet} // Lists after the plan sheets
 	if !slices.Equal(sheets, want) {
 		t.Fatalf("sheets %v, want %v", sheets, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // HistorySchema names the shape of the JSON history report.
@@ -125,6 +126,11 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 		f.SetRowStyle("Plan requests", 1, 1, bold)
 		f.SetRowStyle("Runs", 1, 1, bold)
 		f.SetRowStyle("Writes", 1, 1, bold)
+		for _, sh := range []string{"Runs", "Writes", "Plan requests"} {
+			if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+				return err
+			}
+		}
 		return WriteWorkbook(path, f)
 	}
 	return fmt.Errorf("--report %s: use a .json, .csv or .xlsx file name", path)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // Columns of the long table (workbook-format §3) beside the flat ones.
@@ -37,9 +38,22 @@ type longTable struct {
 	plan    map[int]string // 1-based column -> flat column name
 	counter int            // 1-based column of counter
 	value   int            // 1-based column of value
-	recs    map[string]*pipeline.Record
-	first   map[string]map[string]int // record key -> counter -> line it was first given on
-	order   []string
+	// parts are the 1-based columns of race, gender and level (0: absent),
+	// checked against the counter each line names.
+	parts [3]int
+	m     *templates.Matcher
+	// seen caches what a part's text reads as (part index and text -> key,
+	// "" when it names none): the same few texts repeat on every line.
+	seen  map[partText]string
+	recs  map[string]*pipeline.Record
+	first map[string]map[string]int // record key -> counter -> line it was first given on
+	order []string
+}
+
+// partText is a race, gender or level column's text (part 0, 1, 2).
+type partText struct {
+	part int
+	text string
 }
 
 // newLongTable reads the header cells of a long table.
@@ -62,8 +76,12 @@ func newLongTable(file string, cells []flatHeaderCell, cat *pipeline.Catalog, ps
 			t.counter = c.col
 		case name == longColValue:
 			t.value = c.col
-		case name == longColRace, name == longColGender, name == longColLevel:
-			// The counter column names the counter; these are for people.
+		case name == longColRace:
+			t.parts[0] = c.col
+		case name == longColGender:
+			t.parts[1] = c.col
+		case name == longColLevel:
+			t.parts[2] = c.col
 		case pipeline.IsFlatColumn(name):
 			t.plan[c.col] = name
 		default:
@@ -111,6 +129,9 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 			Suggestions: t.cat.Suggest(name, 3), Code: pipeline.CodeUnknownCounter})
 		return
 	}
+	if !t.partsAgree(fields, name, pos) {
+		return
+	}
 	if prev, dup := t.first[k][name]; dup {
 		t.ps.Errorf(counterOrigin, raw, "%s is given twice for the same plan, year and target type (first on line %d); keep one line", name, prev)
 		return
@@ -122,6 +143,50 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		c.Kind, c.Text = pipeline.CellText, CSVUnsafeField(strings.ToValidUTF8(v, "\uFFFD"))
 	}
 	rec.Cells[name] = c
+}
+
+// partsAgree checks the race, gender and level columns of a line against
+// the counter it names: the counter column decides which counter the value
+// sets, so a line whose race, gender or level says another (a pivot edited
+// by hand) is an error at that cell, never a value filed under the wrong
+// counter. Blank parts, and counters whose name the catalog's races,
+// genders and levels do not spell out, are not checked.
+func (t *longTable) partsAgree(fields []string, counter string, pos func(field int) int) bool {
+	race, gender, level, ok := pipeline.ParseCounterName(counter)
+	if !ok {
+		return true
+	}
+	if t.m == nil {
+		t.m, t.seen = templates.NewMatcher(t.cat), map[partText]string{}
+	}
+	want := [3]string{race, gender, level}
+	what := [3]string{longColRace, longColGender, longColLevel}
+	read := func(i int, text string) string {
+		if k, ok := t.seen[partText{i, text}]; ok {
+			return k
+		}
+		k, _ := [3]func(string) (string, bool){t.m.Race, t.m.Gender, t.m.Level}[i](text)
+		if len(t.seen) < 10000 {
+			t.seen[partText{i, strings.Clone(text)}] = k
+		}
+		return k
+	}
+	for i, col := range t.parts {
+		if read(i, want[i]) != want[i] {
+			return true // the catalog does not spell this counter's parts out
+		}
+		if col == 0 || col > len(fields) || strings.TrimSpace(fields[col-1]) == "" {
+			continue
+		}
+		given := strings.TrimSpace(fields[col-1])
+		if read(i, given) != want[i] {
+			t.ps.Errorf(pipeline.Origin{File: t.file, Row: pos(col - 1), Column: col, Header: what[i]}, pipeline.Excerpt(given),
+				"the %s %q does not agree with the counter %s (%s %s) on this line; the counter column decides which counter the value sets, so correct the one that is wrong",
+				what[i], pipeline.Excerpt(given), counter, what[i], want[i])
+			return false
+		}
+	}
+	return true
 }
 
 // flush emits the records in the order their first line came and returns

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
 )
@@ -149,6 +150,9 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
 		return err
 	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
@@ -242,13 +246,54 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	for _, p := range b.Plans {
 		targets += len(p.Targets)
 	}
-	ew.printf("\n%d file%s, %d plan%s, %d target%s: %s\n",
-		len(b.Files), reportPlural(len(b.Files)), len(b.Plans), reportPlural(len(b.Plans)), targets, reportPlural(targets),
+	plans := pipeline.Plural(len(b.Plans), "plan")
+	if n := reportPlansWithErrors(b); n > 0 {
+		plans += fmt.Sprintf(" (%d with errors)", n)
+	}
+	ew.printf("\n%s, %s, %s: %s\n",
+		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),
 		reportCountWords(b.Problems.Count(pipeline.Error), b.Problems.Count(pipeline.Warning)))
 	return ew.err
 }
 
-// problemLine formats one problem without its file: place, severity,
+// reportPlansWithErrors counts the plans an error belongs to: an error on
+// one of the plan's rows (flat, long) or on its grid sheet.
+func reportPlansWithErrors(b *pipeline.Batch) int {
+	type place struct {
+		file, sheet string
+		row         int
+	}
+	errs := map[place]bool{}
+	for _, p := range b.Problems {
+		if p.Severity != pipeline.Error {
+			continue
+		}
+		errs[place{p.Origin.File, p.Origin.Sheet, p.Origin.Row}] = true
+		errs[place{p.Origin.File, p.Origin.Sheet, -1}] = true // the sheet, for grid plans
+	}
+	if len(errs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, pl := range b.Plans {
+		hit := errs[place{pl.Origin.File, pl.Origin.Sheet, pl.Origin.Row}]
+		if !hit && pl.Origin.Sheet != "" && pl.Origin.Cell != "" {
+			hit = errs[place{pl.Origin.File, pl.Origin.Sheet, -1}] // a grid plan owns its sheet
+		}
+		for _, t := range pl.Targets {
+			if hit {
+				break
+			}
+			hit = errs[place{t.Origin.File, t.Origin.Sheet, t.Origin.Row}]
+		}
+		if hit {
+			n++
+		}
+	}
+	return n
+}
+
+// reportProblemLine formats one problem without its file: place, severity,
 // message, value found, suggestions.
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder
@@ -279,14 +324,7 @@ func reportCountWords(errs, warns int) string {
 	if errs == 0 && warns == 0 {
 		return "no problems"
 	}
-	return fmt.Sprintf("%d error%s, %d warning%s", errs, reportPlural(errs), warns, reportPlural(warns))
-}
-
-func reportPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return pipeline.Plural(errs, "error") + ", " + pipeline.Plural(warns, "warning")
 }
 
 type reportWriter struct {

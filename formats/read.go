@@ -86,7 +86,7 @@ type readInput struct {
 	kind readKind
 }
 
-// inputKindOf returns the kind of a file by its name.
+// readKindOf returns the kind of a file by its name.
 func readKindOf(name string) (readKind, bool) {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv", ".tsv", ".txt":
@@ -97,7 +97,7 @@ func readKindOf(name string) (readKind, bool) {
 	return 0, false
 }
 
-// expandInputs turns the paths given into files: folders contribute their
+// readExpandInputs turns the paths given into files: folders contribute their
 // .xlsx and .csv files in name order (lock files such as ~$plan.xlsx and
 // hidden files are skipped); each file is read once.
 func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {

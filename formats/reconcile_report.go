@@ -19,6 +19,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // Colours of the annotated reconciliation copy.
@@ -322,6 +323,17 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if first := f.GetSheetList()[0]; first != sheet {
 		if err := f.MoveSheet(sheet, first); err != nil {
 			return err
+		}
+	}
+	// The copied sheets print like the plan sheets eepipe writes:
+	// landscape, one page wide.
+	for _, s := range f.GetSheetList() {
+		if s == sheet {
+			continue
+		}
+		if v, err := f.GetSheetVisible(s); err == nil && v {
+			// A chart sheet has no page setup to change: nothing lost.
+			_ = templates.SetPrintLayout(f, s, templates.PrintSetup{})
 		}
 	}
 	idx, _ := f.GetSheetIndex(sheet)
@@ -672,6 +684,9 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		if err := f.AutoFilter(sheet, fmt.Sprintf("A%d:%s%d", header, lastCol, row), nil); err != nil {
 			return err
 		}
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header}); err != nil {
+		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
 		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",

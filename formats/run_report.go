@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
 )
@@ -185,6 +186,10 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 		}
 		styles[k] = id
 	}
+	// Page setup before the stream writer takes the sheet.
+	if err := templates.SetPrintLayout(f, rowsSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(rowsSheet)
 	if err != nil {
 		return err
@@ -205,7 +210,12 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 	if err := sw.SetRow("A1", head); err != nil {
 		return err
 	}
-	for i, row := range r.Rows() {
+	rows := r.Rows()
+	lastCol, _ := excelize.ColumnNumberToName(len(runColumns))
+	if err := f.AutoFilter(rowsSheet, fmt.Sprintf("A1:%s%d", lastCol, max(len(rows)+1, 2)), nil); err != nil {
+		return err
+	}
+	for i, row := range rows {
 		outcome := any(string(row.Outcome))
 		if id, ok := styles[string(row.Outcome)]; ok {
 			outcome = excelize.Cell{StyleID: id, Value: string(row.Outcome)}
@@ -255,6 +265,9 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 		return err
 	}
 	if err := f.SetColWidth(summarySheet, "B", "B", 60); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, summarySheet, templates.PrintSetup{Portrait: true}); err != nil {
 		return err
 	}
 	return f.Write(w)

@@ -210,8 +210,8 @@ func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
 		ew.printf("\n")
 	}
 	s := r.Summary()
-	ew.printf("%s: %d meet every assessable final-year target, %d fall short, %d not assessable.\n",
-		sectorPlural(s.Plans, "plan", "plans"), s.Met, s.Short, s.NotAssessable)
+	ew.printf("%s: %d meet%s every final-year target, %d fall%s short, %d meet%s only the targets that could be assessed, %d could not be assessed at all.\n",
+		sectorPlural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
 	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
 	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
 	return ew.err
@@ -233,11 +233,14 @@ func (e *sectorWriter) Write(b []byte) (int, error) {
 
 func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
-func sectorPlural(n int, one, many string) string {
+func sectorPlural(n int, one, many string) string { return pipeline.Plural(n, one, many) }
+
+// sectorVerbS is the verb ending for n plans: "1 meets", "2 meet".
+func sectorVerbS(n int) string {
 	if n == 1 {
-		return "1 " + one
+		return "s"
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return ""
 }
 
 func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
@@ -275,13 +278,16 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	fin := p.FinalYear()
 	switch {
 	case p.Reason != "":
-		ew.printf("  Not assessable: %s.\n", p.Reason)
+		ew.printf("  NOTHING COULD BE ASSESSED: %s.\n", p.Reason)
 	case p.Status == pipeline.SectorMet:
-		ew.printf("  Final year %s: MEETS every assessable target.\n", fin.Label())
+		ew.printf("  Final year %s: MEETS every target (%s measured).\n", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
 	case p.Status == pipeline.SectorShort:
 		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
+	case p.Status == pipeline.SectorPartlyMet:
+		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %d figures could not be assessed (see the reasons below); the %d that could are met.\n",
+			fin.Label(), p.NotAssessed, p.Assessed+p.NotAssessed, p.Assessed)
 	default:
-		ew.printf("  Final year %s: not assessable (see the reasons below).\n", fin.Label())
+		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
 	}
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
@@ -527,7 +533,7 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 			}
 		}
 		where := p.Account
-		if where == "" {
+		if where == "" && p.Source != "" {
 			where = filepath.Base(p.Source)
 		}
 		for i, v := range []any{p.Name, id, where, p.Company.String(), p.Sector, year, fy, final, level} {
@@ -606,6 +612,10 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
+	// After the filter, which replaces the sheet's properties.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
+		return err
+	}
 	return addSectorCharts(f, sheet, plans, st)
 }
 
@@ -643,8 +653,11 @@ func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRow
 }
 
 func sectorStatusText(s pipeline.SectorStatus) string {
-	if s == pipeline.SectorNotAssessable {
+	switch s {
+	case pipeline.SectorNotAssessable:
 		return "not assessable"
+	case pipeline.SectorPartlyMet:
+		return "met where assessable"
 	}
 	return string(s)
 }
@@ -771,7 +784,8 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
 			Legend:     excelize.ChartLegend{Position: "bottom"},
 			Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
-			YAxis:      excelize.ChartAxis{MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+			XAxis:      excelize.ChartAxis{Font: ChartAxisFont},
+			YAxis:      excelize.ChartAxis{Font: ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}

@@ -95,7 +95,9 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all, "senior_managers", "junior_managers")},
 			problems: []wantProblem{
 				perr("Bad!B4", `"31/08/2029" is not written as YYYY-MM-DD: it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
-				perr("Bad!A7", "needs end_date"), // the plan is new: its end date is required
+				// The end date is invalid (B4): reported there once, not again
+				// as a missing end date of a new plan, so the errors are
+				// exactly the planted cells.
 				perr("Bad!A11", "not an occupational level"),
 				perr("Bad!M12", `"42" is in a column this grid does not read: the column has no header`),
 				perr("Bad!A13", "not an occupational level"),
@@ -112,6 +114,9 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 				ps := []wantProblem{perr("Gap!L8", `"Sum" is not a race or gender of the counter catalog; its column is not read`)}
 				for r := 10; r <= 18; r++ {
 					ps = append(ps, perr(fmt.Sprintf("Gap!D%d", r), `in a column this grid does not read: its header ("Male" over a blank cell) names no race and gender`))
+					// The numbers under the reported "Sum" header are each
+					// named too: no value is passed over in silence.
+					ps = append(ps, perr(fmt.Sprintf("Gap!L%d", r), `is not read: the header of its column is reported`))
 				}
 				return ps
 			}()},
@@ -269,9 +274,9 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a
-// race and gender header is an error (text or number), a number right of
-// the header is an error, a note or a metadata label with its value
-// beside the grid is not.
+// race and gender header is an error (text or number), within the header's
+// columns and right of them; a metadata label with its value beside the
+// grid is not.
 func TestGridStrayCells(t *testing.T) {
 	recs, ps := gridFromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
@@ -284,7 +289,7 @@ func TestGridStrayCells(t *testing.T) {
 	for _, p := range ps {
 		got = append(got, p.Origin.Cell+": "+p.Message)
 	}
-	want := []string{"F4", "F5", "L5"}
+	want := []string{"F4", "I4", "F5", "L5"}
 	if len(ps) != len(want) {
 		t.Fatalf("problems %q; want errors at %v", got, want)
 	}
@@ -295,6 +300,34 @@ func TestGridStrayCells(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].Cells["plan_id"].Text != "4711" || len(recs[0].Cells) != 8+3 {
 		t.Errorf("records %+v", recs)
+	}
+}
+
+// TestGridBadHeaderCellsNamed: the cells under a header the reader cannot
+// read are each an error at the cell, besides the error at the header.
+func TestGridBadHeaderCellsNamed(t *testing.T) {
+	_, ps := gridFromTSV(t, strings.Join([]string{
+		"Year 1 all employees",
+		"Level\tAfircan\t\tWhite",
+		"\tMale\tFemale\tMale\tFemale",
+		"Top management\t1\t2\t3\t4",
+		"Senior management\t\t5\t\t",
+	}, "\n"))
+	cells := map[string]bool{}
+	for _, p := range ps {
+		if p.Severity == pipeline.Error {
+			cells[p.Origin.Cell] = true
+		}
+	}
+	for _, want := range []string{"B2", "B4", "C4", "C5"} {
+		if !cells[want] {
+			t.Errorf("no error at %s; problems %v", want, ps)
+		}
+	}
+	for _, not := range []string{"D4", "E4", "B5"} {
+		if cells[not] {
+			t.Errorf("error at %s, a read or blank cell; problems %v", not, ps)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ func WriteWorkbook(path string, f *excelize.File) error {
 	})
 }
 
-type exOverviewStyles struct{ title, note, header, text, ident, number, date, link int }
+type exOverviewStyles struct{ title, note, header, text, ident, number, date, datetime, link int }
 
 func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
 	var s exOverviewStyles
@@ -23,7 +23,7 @@ func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
 		{Type: "left", Color: "D0D7DE", Style: 1}, {Type: "right", Color: "D0D7DE", Style: 1},
 		{Type: "top", Color: "D0D7DE", Style: 1}, {Type: "bottom", Color: "D0D7DE", Style: 1},
 	}
-	dateFmt, textFmt := "yyyy-mm-dd", "@"
+	dateFmt, dateTimeFmt, textFmt := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss", "@"
 	defs := []struct {
 		dst   *int
 		style *excelize.Style
@@ -40,6 +40,7 @@ func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
 		{&s.ident, &excelize.Style{Border: border, CustomNumFmt: &textFmt}},
 		{&s.number, &excelize.Style{Border: border, NumFmt: 1}},
 		{&s.date, &excelize.Style{Border: border, CustomNumFmt: &dateFmt}},
+		{&s.datetime, &excelize.Style{Border: border, CustomNumFmt: &dateTimeFmt}},
 		{&s.link, &excelize.Style{Border: border, Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
 	}
 	for _, d := range defs {

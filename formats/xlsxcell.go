@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 	"github.com/xuri/nfp"
 )
@@ -63,7 +64,7 @@ func readCell(f *excelize.File, sheet, ref string, date1904 bool) pipeline.Cell 
 		// An ISO 8601 date-time value (t="d").
 		if t, ok := parseISOCellDate(raw); ok {
 			c.Kind, c.Date = pipeline.CellDate, pipeline.DateOf(t)
-			c.Number = excelSerial(t, date1904)
+			c.Number = templates.ExcelSerial(t, date1904)
 			c.Text = c.Date.String()
 			return c
 		}
@@ -193,17 +194,4 @@ func parseISOCellDate(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// excelSerial returns the Excel serial number of the date of t.
-func excelSerial(t time.Time, date1904 bool) float64 {
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if date1904 {
-		return float64(d.Sub(time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	}
-	days := float64(d.Sub(time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	if days < 61 {
-		days-- // Excel's phantom 29 February 1900
-	}
-	return days
 }

@@ -77,9 +77,17 @@ func (o RunOptions) now() time.Time {
 	return time.Now()
 }
 
+// sleep is the pipeline's one context-aware wait (recalc's polling after
+// a 409 uses it): RunOptions.Sleep when a test injects it, else a timer
+// that ctx's end cuts short, returning ctx's error. apiclient keeps its own
+// (sleepCtx, for its retry policy): pipeline may not import apiclient nor
+// apiclient pipeline, so each side of that border has exactly one.
 func (o RunOptions) sleep(ctx context.Context, d time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep(ctx, d)
+	}
+	if d <= 0 {
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -110,6 +118,10 @@ type Runner struct {
 	catalog  *Catalog       // the counter names of the first target retrieved
 	patched  atomic.Int64
 	counters atomic.Int64
+
+	syncMu   sync.Mutex
+	inSync   []TargetWrite // counters found in sync, recorded at the end of the run
+	inSyncOf []*PlanResult // the plans they belong to
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,
@@ -198,6 +210,7 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 		})
 	}
 	p.Wait()
+	r.flushInSync(ctx)
 
 	if !r.opts.NoRecalc {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
@@ -218,6 +231,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
+		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
 		return res
 	case ActionFailed:
 		res.Outcome = OutcomeFailed
@@ -238,6 +252,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	}
 
 	work := d
+	created := d.Action == ActionCreate || d.Action == ActionRecreate
 	switch d.Action {
 	case ActionCreate, ActionRecreate:
 		skip := map[int64]bool{}
@@ -326,7 +341,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
-			jerr := r.recordWrite(ctx, work, res.PlanID, &t, err)
+			jerr := r.recordWrite(ctx, work, res.PlanID, &t, created, err)
 			mu.Lock()
 			defer mu.Unlock()
 			if jerr != nil {
@@ -343,6 +358,9 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		})
 	}
 	tp.Wait()
+	// The targets not patched hold what the file says (but for held
+	// counters): the run agreed them with the service.
+	r.recordInSync(work, res.PlanID, work.Targets, created, res)
 	if len(errs) > 0 {
 		stoppedOnly := true
 		for _, e := range errs {
@@ -350,7 +368,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		}
 		msg := errs[0].Error()
 		if len(errs) > 1 {
-			msg = fmt.Sprintf("%s (and %d more failures)", msg, len(errs)-1)
+			msg = fmt.Sprintf("%s (and %s)", msg, Plural(len(errs)-1, "more failure"))
 		}
 		if res.Err != nil {
 			msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message

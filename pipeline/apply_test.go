@@ -309,7 +309,7 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 	}
 }
 
-// A key pair refused for one account stops that account only: its plans
+// TestRefusedAccountStopsOnlyItself: a key pair refused for one account stops that account only: its plans
 // fail with a message naming the account and the key (never the secret),
 // and the other accounts' plans go on (issue 14).
 func TestRefusedAccountStopsOnlyItself(t *testing.T) {
@@ -339,7 +339,7 @@ func TestRefusedAccountStopsOnlyItself(t *testing.T) {
 	}
 }
 
-// When every account of the run is refused, the run stops: nothing is left to do.
+// TestFatalStopsDispatch: when every account of the run is refused, the run stops: nothing is left to do.
 func TestFatalStopsDispatch(t *testing.T) {
 	w := newWorld()
 	w.acme.unauthorized = true

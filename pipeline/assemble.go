@@ -85,6 +85,7 @@ type asmPlan struct {
 	plan    *InputPlan
 	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
 	targets []*asmTarget
+	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
 type asmField struct {
@@ -126,6 +127,7 @@ type asmRowValues struct {
 	name       string
 	start, end Date
 	startBad   bool
+	endBad     bool
 	sector     string
 	scorecard  string
 	yearNumber int
@@ -135,6 +137,7 @@ type asmRowValues struct {
 	typeGiven  bool
 	given      [asmNumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
 	givenSet   [asmNumPlanColumns]bool
+	companyAt  Origin // a blank company identifier cell the record shows (a grid's labelled cell)
 }
 
 func (v *asmRowValues) give(col, value string) {
@@ -190,6 +193,9 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		if !set {
+			if col != ColPlanName && v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
 			continue
 		}
 		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
@@ -224,6 +230,8 @@ func (a *Assembler) Add(rec Record) {
 			errAt(c, col, "%s: %v", col, err)
 			if col == ColStartDate {
 				v.startBad = true
+			} else {
+				v.endBad = true
 			}
 			continue
 		}
@@ -353,6 +361,10 @@ func (a *Assembler) Add(rec Record) {
 		a.byKey[key] = acc
 		a.plans = append(a.plans, acc)
 	}
+	acc.endBad = acc.endBad || v.endBad
+	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
+		acc.plan.CompanyCell = asmKeep(v.companyAt)
+	}
 	for i, col := range asmPlanColumns {
 		if !v.givenSet[i] {
 			continue
@@ -375,6 +387,7 @@ func (a *Assembler) Add(rec Record) {
 			p.PlanID = v.planID
 		case ColAccount:
 			p.Account = val
+			p.AccountOrigin = acc.fields[i].origin
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:
@@ -693,7 +706,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
-		if p.EndDate.IsZero() {
+		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
 		}
 	}
@@ -717,7 +730,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		first = FinancialYearOf(p.StartDate)
 	}
 	span := func() string {
-		return fmt.Sprintf("the plan from %s to %s has %d financial year%s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), len(years), asmPlural(len(years)), years[0], years[len(years)-1])
+		return fmt.Sprintf("the plan from %s to %s has %s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), Plural(len(years), "financial year"), years[0], years[len(years)-1])
 	}
 
 	type slot struct {
@@ -780,13 +793,6 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
 	})
 	a.domainWarnings(p)
-}
-
-func asmPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func asmYearLabel(t *InputTarget) string {
@@ -878,6 +884,18 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 			a.warnf(t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}
 	}
+}
+
+// MissingCompany says where a plan without a company identifier should
+// name one and what to fill in: on a grid sheet, the value cell beside the
+// "Company VAT number" label (with the registration and ID number labels
+// below it); in a table, the company columns of the plan's row.
+func MissingCompany(p *InputPlan) (Origin, string) {
+	if c := p.CompanyCell; c.Cell != "" {
+		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s (%s is the first of them)",
+			"Company VAT number", "Company registration number", "Company ID number", c.Sheet, c.Cell)
+	}
+	return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
 }
 
 // asmRef cites an earlier place: its short reference ("Targets!F12",

@@ -112,6 +112,19 @@ func TestAssemblePlanDates(t *testing.T) {
 	wantProblem(t, ps, Error, "needs end_date")
 }
 
+// TestAssembleInvalidEndDateOnce: a new plan whose end date is written
+// but invalid gets one error, at the end date's cell, not a second one
+// saying the plan needs an end date (the errors are the planted cells).
+func TestAssembleInvalidEndDateOnce(t *testing.T) {
+	_, ps := Assemble([]Record{
+		row("a.csv", 2, ColPlanName, "Slashed", ColStartDate, "2026-09-01", ColEndDate, "31/08/2029", ColYearNumber, "1", ColTargetType, "all_employees"),
+		row("a.csv", 3, ColPlanName, "Slashed", ColStartDate, "2026-09-01", ColEndDate, "", ColYearNumber, "2", ColTargetType, "all_employees"),
+	}, nil)
+	if len(ps) != 1 || ps[0].Origin.Row != 2 || ps[0].Origin.Column != 3 || !strings.Contains(ps[0].Message, "write it as 2029-08-31") {
+		t.Fatalf("problems:\n%s\nwant one error at line 2, column 3", messages(ps))
+	}
+}
+
 func TestAssembleYearsOutsidePlan(t *testing.T) {
 	base := []string{ColPlanName, "Short", ColStartDate, "2026-03-01", ColEndDate, "2027-02-28", ColTargetType, "all_employees"}
 	_, ps := Assemble([]Record{
@@ -195,7 +208,7 @@ func TestAssembleRowProblems(t *testing.T) {
 	}
 }
 
-// With several accounts a plan needs a company, an account or a plan_id
+// TestCheckRoutingNeedsCompanyAccountOrPlanID: with several accounts a plan needs a company, an account or a plan_id
 // to be routed; an account column naming no configured account is an
 // error naming the configured ones.
 func TestCheckRoutingNeedsCompanyAccountOrPlanID(t *testing.T) {

@@ -75,8 +75,8 @@ func (cs *ChangeSet) HasFailures() bool {
 
 // String formats the summary on one line.
 func (s DiffSummary) String() string {
-	return fmt.Sprintf("%d to create, %d to update, %d to recreate, %d unchanged, %d failed; %d targets to patch, %d counters to change",
-		s.Create, s.Update, s.Recreate, s.Unchanged, s.Failed, s.TargetsToPatch, s.CountersToChange)
+	return fmt.Sprintf("%d to create, %d to update, %d to recreate, %d unchanged, %d failed; %s to patch, %s to change",
+		s.Create, s.Update, s.Recreate, s.Unchanged, s.Failed, Plural(s.TargetsToPatch, "target"), Plural(s.CountersToChange, "counter"))
 }
 
 // RenderOptions tune ChangeSet.Render.
@@ -167,7 +167,7 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		if t.TargetID != 0 {
 			fmt.Fprintf(b, " (target %d)", t.TargetID)
 		}
-		fmt.Fprintf(b, ": %d counter(s)\n", len(t.Changes))
+		fmt.Fprintf(b, ": %s\n", Plural(len(t.Changes), "counter"))
 		width := 0
 		for _, c := range t.Changes {
 			width = max(width, len(c.Name))

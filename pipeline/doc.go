@@ -10,7 +10,8 @@
 // pipeline/planapi satisfies the interfaces over the wire client
 // (apiclient), translating its types and errors at that one border;
 // pipeline/filelock is the local Locker (OS file locks that stop two runs
-// writing one account at once); formats turns files into Records.
+// writing one account at once); pipeline/statestore keeps the run history
+// (StateStore); formats turns files into Records.
 //
 // One door to the service: every request a command sends goes through a
 // Runner and its gate (one bound on requests in flight across accounts and
@@ -20,12 +21,14 @@
 // apply, diff and reconcile, Runner.ReadStored for export and check
 // --server, Runner.FillFromStored for check --server with files, and
 // Runner.ServiceCatalog, the one route to the service's counter catalog
-// (the keys of a target it returns, CatalogOfTarget).
+// (the keys of a target it returns: CatalogOfStored, CatalogOfTarget;
+// check --server's per-plan catalog is read by the same function).
 //
 // One rule for each question: a plan finds its account by its account
 // column, else its company, else the account that holds its plan_id
 // (CheckRouting before any request, the Runner's routing after the lists);
-// company identifiers are compared by SameIdentifier; exports are made by
+// company identifiers are compared by SameIdentifier, and an account's
+// configured ones checked by CheckConfiguredCompany; exports are made by
 // ExportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.

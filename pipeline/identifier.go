@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,4 +93,41 @@ func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 	}
 	return -1, "", fmt.Errorf("it is %s (id %s), but no configured account belongs to it; add an account with company_id %s",
 		c.TradingName, c.ID, c.ID)
+}
+
+// CheckConfiguredCompany looks up the identifiers an account's
+// configuration gives (ids): they must name one company, the account's own
+// when it has a company_id (else an export would not re-import onto it).
+// It returns that company's record, which completes the identifiers and
+// gives the trading name, and a warning when the account names no
+// company_id (then that the account belongs to the company cannot be
+// checked). When the lookup cannot be reached the record is nil, and so is
+// the error: the configured identifiers are kept as they are, with a
+// warning (none when ctx is done). The error names the configuration's
+// identifiers.
+func CheckConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
+	where := "the identifiers of account " + account.Name + " in the configuration (" + ids.String() + ")"
+	if account.Name == "default" {
+		where = "the account's company identifiers (" + ids.String() + ")"
+	}
+	recs, err := finder.FindCompanies(ctx, ids)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", nil
+		}
+		return nil, fmt.Sprintf("%s could not be checked through the company lookup (%v); they are written as configured", where, err), nil
+	}
+	c, err = ResolveCompany(ids, recs)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", where, err)
+	}
+	if account.CompanyID != "" && c.ID != account.CompanyID {
+		return nil, "", fmt.Errorf("%s belong to %s (id %s), but the account's company_id is %s; correct them",
+			where, c.TradingName, c.ID, account.CompanyID)
+	}
+	if account.CompanyID == "" {
+		warning = fmt.Sprintf("%s name %s (id %s), but the account names no company_id, so it cannot be checked that the account belongs to that company; "+
+			"add company_id to check it", where, c.TradingName, c.ID)
+	}
+	return c, warning, nil
 }

@@ -64,12 +64,16 @@ func SameName(a, b string) bool {
 // there (to be created), and an error for an unknown plan id or an
 // ambiguous name.
 //
-// A plan_id that is no longer on the account while exactly one plan has
-// the file's name and start date is the trace of a recreate (apply
-// --recreate-on-date-change deletes the old plan and creates a new one
-// with a new id): that plan is the match, and note says so and how to
-// refresh the workbook, rather than failing every run until someone edits
-// the plan_id.
+// A plan_id that is no longer on the account while exactly one plan with
+// a newer (greater) id has the file's name and start date is the trace of
+// a recreate (apply --recreate-on-date-change deletes the old plan and
+// creates a new one, which the service numbers after it): that plan is the
+// match, and note says so and how to refresh the workbook, rather than
+// failing every run until someone edits the plan_id. Any other plan_id
+// that the account does not hold (a typo, a plan id that never existed, a
+// plan of another account: an id greater than the plan of that name) is
+// an error for that plan, as issue 9 requires: a plan_id is never
+// redirected to an older plan.
 func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
 	matches := MatchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
 	switch {
@@ -77,7 +81,7 @@ func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string
 		return matches[0], "", nil
 	case len(matches) == 0 && in.PlanID != 0:
 		byName := MatchPlans(list, 0, in.Name, in.StartDate, nil)
-		if len(byName) == 1 {
+		if len(byName) == 1 && byName[0].ID > in.PlanID {
 			n := byName[0]
 			return n, fmt.Sprintf("plan_id %d is no longer on account %s, but plan %d there has the file's name %q and start date %s "+
 				"(the plan was recreated as plan %d, as apply --recreate-on-date-change does): plan %d is used. "+

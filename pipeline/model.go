@@ -230,16 +230,25 @@ func (c CompanyIDs) String() string {
 // InputPlan is one plan as the input files describe it, after validation.
 // Empty optional fields mean "leave the server's value as it is".
 type InputPlan struct {
-	Origin      Origin // where the plan is first described
-	PlanID      int64  // 0 when the file names no plan id
-	Account     string // the configured account the file names (column account, grid label Account); "" when not given
-	Company     CompanyIDs
-	Name        string
-	StartDate   Date // zero when not given
-	EndDate     Date // zero when not given
-	Sector      string
-	ScorecardID string
-	Targets     []*InputTarget
+	Origin  Origin // where the plan is first described
+	PlanID  int64  // 0 when the file names no plan id
+	Account string // the configured account the file names (column account, grid label Account); "" when not given
+	// AccountOrigin is the cell that gives Account (zero when not given),
+	// so that an account name no configuration has is cited at that cell.
+	AccountOrigin Origin `json:"-"`
+	Company       CompanyIDs
+	Name          string
+	StartDate     Date // zero when not given
+	EndDate       Date // zero when not given
+	Sector        string
+	ScorecardID   string
+	Targets       []*InputTarget
+
+	// CompanyCell is where the plan's company identifiers belong when the
+	// file leaves them blank but shows their place (the value cell beside
+	// a grid sheet's "Company VAT number" label): a missing company is
+	// reported there. Zero when unknown.
+	CompanyCell Origin `json:"-"`
 }
 
 // PlanKey identifies a plan across runs: its id when the file gives one,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,4 +135,46 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 			return res
 		}
 	}
+}
+
+// ScorecardChecker is implemented by a PlanService that can tell whether
+// its account sees a scorecard (the service answers 404 for a scorecard
+// of another account).
+type ScorecardChecker interface {
+	HasScorecard(ctx context.Context, scorecardID string) (bool, error)
+}
+
+// ErrScorecardOwner is in the error of ScorecardOwner when no account, or
+// several, see the scorecard (rather than a service that could not be asked).
+var ErrScorecardOwner = errors.New("no single owner")
+
+// ScorecardOwner returns the account that sees scorecard id, asking each
+// account once (one GET each). It fails when no account sees it, when
+// several do (the caller must choose), or when an account cannot be asked.
+func ScorecardOwner(ctx context.Context, accounts []Account, id string) (string, error) {
+	var owners []string
+	for _, a := range accounts {
+		sc, ok := a.Service.(ScorecardChecker)
+		if !ok {
+			return "", fmt.Errorf("account %s cannot look scorecards up", a.Name)
+		}
+		has, err := sc.HasScorecard(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("account %s: look up %s: %w", a.Name, id, err)
+		}
+		if has {
+			owners = append(owners, a.Name)
+		}
+	}
+	switch len(owners) {
+	case 0:
+		names := make([]string, len(accounts))
+		for i, a := range accounts {
+			names[i] = a.Name
+		}
+		return "", fmt.Errorf("%s is not a scorecard of any configured account (%s): %w", id, strings.Join(names, ", "), ErrScorecardOwner)
+	case 1:
+		return owners[0], nil
+	}
+	return "", fmt.Errorf("%s is seen by several accounts (%s): name the one to use with --account: %w", id, strings.Join(owners, ", "), ErrScorecardOwner)
 }

@@ -110,7 +110,11 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	if named {
 		for _, p := range plans {
 			if p.Account != "" && accountIndex(accounts, p.Account) < 0 {
-				ps.Errorf(p.Origin, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
+				at := p.Origin
+				if p.AccountOrigin.File != "" {
+					at = p.AccountOrigin // the account cell itself
+				}
+				ps.Errorf(at, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
 					p.Key(), p.Account, plural(len(names), " is", "s are"), strings.Join(names, ", "))
 			}
 		}
@@ -124,9 +128,9 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	}
 	for _, p := range plans {
 		if p.Company.IsZero() && p.PlanID == 0 && p.Account == "" {
-			ps.Errorf(p.Origin, "", "%s has no company identifier (company_vat_number, company_registration_number or company_id_number), "+
-				"no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to",
-				p.Key(), configured)
+			where, what := MissingCompany(p)
+			ps.Errorf(where, "", "%s has no company identifier, no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to: %s",
+				p.Key(), configured, what)
 		}
 	}
 	return ps

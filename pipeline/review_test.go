@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// An account without a known company (from the environment) must not
+// TestSingleAccountOfUnknownCompanyRefusesSeveralCompanies: an account without a known company (from the environment) must not
 // write plans whose company columns name several companies: the key pair
 // belongs to one of them at most.
 func TestSingleAccountOfUnknownCompanyRefusesSeveralCompanies(t *testing.T) {
@@ -58,7 +58,7 @@ func TestSingleAccountOfUnknownCompanyRefusesSeveralCompanies(t *testing.T) {
 	}
 }
 
-// A create that is not sent because the run stopped is "not applied", and
+// TestStoppedCreateIsNotCalledRejected: a create that is not sent because the run stopped is "not applied", and
 // says so without calling it rejected.
 func TestStoppedCreateIsNotCalledRejected(t *testing.T) {
 	w := newWorld()
@@ -84,7 +84,7 @@ func TestStoppedCreateIsNotCalledRejected(t *testing.T) {
 	}
 }
 
-// The report has one row per input row, in the order of the input rows
+// TestReportRowsFollowTheInput: the report has one row per input row, in the order of the input rows
 // (not grouped by plan and sorted by year), and a row that names its plan
 // by plan_id alone carries the stored plan's start date.
 func TestReportRowsFollowTheInput(t *testing.T) {
@@ -148,7 +148,7 @@ func (c cancelOnCreate) CreatePlan(ctx context.Context, np NewPlan) (*Plan, erro
 	return nil, fmt.Errorf("POST: connection reset: %w", ErrUnclearOutcome)
 }
 
-// A create without a clear answer whose check could not be made is a
+// TestUnclearCreateUncheckedIsFailed: a create without a clear answer whose check could not be made is a
 // failure (the plan may exist), never "not applied".
 func TestUnclearCreateUncheckedIsFailed(t *testing.T) {
 	w := newWorld()

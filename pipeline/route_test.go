@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,6 +141,34 @@ func TestServiceCatalogFromTargets(t *testing.T) {
 	}
 }
 
+// TestCatalogOfStored: the catalog a stored plan shows is the keys of its
+// first target with counters, known ones in the default catalog's order,
+// then the others sorted; a plan whose targets carry no counter shows none.
+// (It was planapi.CatalogFromTarget's test, a second route now gone.)
+func TestCatalogOfStored(t *testing.T) {
+	def := DefaultCatalog()
+	counters := map[string]int64{}
+	for i, n := range def.Names() {
+		counters[n] = int64(i)
+	}
+	p := &Plan{Milestones: []Milestone{{Targets: []Target{{ID: 1}}}, {Targets: []Target{{ID: 2, Counters: counters}}}}}
+	if c := CatalogOfStored(p); c == nil || !slices.Equal(c.Names(), def.Names()) {
+		t.Errorf("catalog of a default target = %v", c)
+	}
+	odd := map[string]int64{"number_of_martian_female_top_managers": 1, "number_of_african_male_top_managers": 0, "number_of_african_female_top_managers": 0}
+	p = &Plan{Milestones: []Milestone{{Targets: []Target{{ID: 3, Counters: odd}, {ID: 4, Counters: counters}}}}}
+	want := []string{"number_of_african_male_top_managers", "number_of_african_female_top_managers", "number_of_martian_female_top_managers"}
+	if c := CatalogOfStored(p); c == nil || !slices.Equal(c.Names(), want) {
+		t.Errorf("catalog = %v, want %v", c, want)
+	}
+	if c := CatalogOfStored(&Plan{Milestones: []Milestone{{Targets: []Target{{ID: 5}}}}}); c != nil {
+		t.Errorf("a plan without counters: catalog %v, want none", c.Names())
+	}
+	if c := CatalogOfTarget(Target{ID: 6}); c != nil {
+		t.Errorf("a target without counters: catalog %v, want none", c.Names())
+	}
+}
+
 // TestSameIdentifier covers the cases where the two old rules
 // (sameIdentifier in resolve.go: letters and digits; identifierEqual in
 // the export command: spaces and case only, never equal when blank)
@@ -267,5 +296,56 @@ func TestReadStoredThroughTheGate(t *testing.T) {
 	r = NewRunner(w.accounts, nil, RunOptions{})
 	if _, err := r.ReadStored(context.Background(), StoredQuery{}); err == nil || !strings.Contains(err.Error(), "account bluecrane: key mpk_blue… refused") {
 		t.Errorf("refused key: %v", err)
+	}
+}
+
+// TestCheckConfiguredCompany: an account's configured identifiers must name
+// one company, the account's own when it has a company_id; the record then
+// completes them; an unreachable lookup keeps them with a warning.
+func TestCheckConfiguredCompany(t *testing.T) {
+	finder := &fakeFinder{companies: []Company{acmeCo, craneCo}}
+	for _, tc := range []struct {
+		name        string
+		finder      *fakeFinder
+		account     Account
+		ids         CompanyIDs
+		wantCompany string // company id, "" for none
+		wantWarn    string // substring, "" for no warning
+		wantErr     string // substring, "" for no error
+	}{
+		{"own company", finder, Account{Name: "acme", CompanyID: acmeCo.ID}, CompanyIDs{VAT: acmeCo.VATNumber}, acmeCo.ID, "", ""},
+		{"other company", finder, Account{Name: "acme", CompanyID: acmeCo.ID}, CompanyIDs{VAT: craneCo.VATNumber},
+			"", "", "the identifiers of account acme in the configuration (VAT 4098765432) belong to Blue Crane Logistics (id Q2wE9z), but the account's company_id is 8ovHrj"},
+		{"no company_id", finder, Account{Name: "default"}, CompanyIDs{VAT: acmeCo.VATNumber}, acmeCo.ID,
+			"the account's company identifiers (VAT 4012345678) name Acme Foods (Pty) Ltd (id 8ovHrj), but the account names no company_id", ""},
+		{"unknown", finder, Account{Name: "acme", CompanyID: acmeCo.ID}, CompanyIDs{VAT: "4999999999"}, "", "", "no company has"},
+		{"two companies", finder, Account{Name: "acme", CompanyID: acmeCo.ID}, CompanyIDs{VAT: acmeCo.VATNumber, Registration: craneCo.RegistrationNumber}, "", "", "account acme"},
+		{"lookup down", &fakeFinder{err: errors.New("connection refused")}, Account{Name: "acme", CompanyID: acmeCo.ID}, CompanyIDs{VAT: acmeCo.VATNumber},
+			"", "could not be checked through the company lookup (connection refused); they are written as configured", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, warn, err := CheckConfiguredCompany(context.Background(), tc.finder, tc.account, tc.ids)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if got := ""; c != nil {
+				got = c.ID
+				if got != tc.wantCompany {
+					t.Errorf("company = %s, want %s", got, tc.wantCompany)
+				}
+			} else if tc.wantCompany != "" {
+				t.Errorf("company = nil, want %s", tc.wantCompany)
+			}
+			if tc.wantWarn == "" && warn != "" || !strings.Contains(warn, tc.wantWarn) {
+				t.Errorf("warning = %q, want %q", warn, tc.wantWarn)
+			}
+		})
+	}
+	// A cancelled run: no warning, nothing checked.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	down := &fakeFinder{err: context.Canceled}
+	if c, warn, err := CheckConfiguredCompany(ctx, down, Account{Name: "acme"}, CompanyIDs{VAT: acmeCo.VATNumber}); c != nil || warn != "" || err != nil {
+		t.Errorf("cancelled: %v %q %v", c, warn, err)
 	}
 }

@@ -310,9 +310,10 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		verb = "Dry run"
 	}
 	fmt.Fprintf(&b, "%s: plans %d created, %d updated, %d recreated, %d unchanged, %d failed, %d not applied; "+
-		"%d targets patched, %d counters changed; %d requests (%d writes accepted); recalculations %d accepted, %d failed; %s elapsed\n",
+		"%s patched, %s changed; %s (%s accepted); recalculations %d accepted, %d failed; %s elapsed\n",
 		verb, s.PlansCreated, s.PlansUpdated, s.PlansRecreated, s.PlansUnchanged, s.PlansFailed, s.PlansNotApplied,
-		s.TargetsPatched, s.CountersChanged, s.Requests, s.Writes, s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
+		Plural(s.TargetsPatched, "target"), Plural(s.CountersChanged, "counter"), Plural(int(s.Requests), "request"), Plural(int(s.Writes), "write"),
+		s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
 	const maxNotApplied = 20
 	notApplied := 0
 	for _, p := range r.Plans {
@@ -364,7 +365,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		}
 	}
 	if notApplied > maxNotApplied {
-		fmt.Fprintf(&b, "  ... and %d more plans not applied (the --report file lists every row)\n", notApplied-maxNotApplied)
+		fmt.Fprintf(&b, "  ... and %s not applied (the --report file lists every row)\n", Plural(notApplied-maxNotApplied, "more plan"))
 	}
 	for _, rc := range r.Recalcs {
 		if !rc.Accepted {

@@ -1,36 +1,15 @@
 package pipeline
 
 import (
-	_ "embed"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"sort"
-	"strconv"
 	"strings"
 )
 
-// SectorNotice names the notice the sectoral numerical targets come from.
-const SectorNotice = "GN 6124, Government Gazette 52514, 15 April 2025"
-
-// SectorCaveat is said wherever the sector figures are shown: the embedded
-// figures were transcribed by public sources and not all checked against
-// the gazette.
-const SectorCaveat = "The figures should be checked against the gazette before they are relied on; a corrected file can be given with --targets."
-
-// EmbeddedSectorTargetsSource is the source name of the embedded figures.
-const EmbeddedSectorTargetsSource = "embedded copy of sector-targets-2025.csv"
-
-// DisabilityTarget is the share of the whole workforce that should be
-// people with disabilities, in every sector: 3%.
-const DisabilityTarget = Pct(300)
-
-// SectorLevels are the four occupational levels that have sector targets,
-// from the top down. Semi-skilled and unskilled levels have none.
-var SectorLevels = OccupationalLevels[:4]
+// The sector check: each plan measured against its sector's targets
+// (sector_targets.go), and the report of the checks.
 
 // designatedMaleRaces and designatedFemaleRaces are the races whose counters
 // count towards the designated-group figures. Foreign nationals are never
@@ -40,424 +19,6 @@ var (
 	designatedFemaleRaces = []string{"african", "coloured", "indian", "white"}
 )
 
-//go:embed sector-targets-2025.csv
-var embeddedSectorTargets []byte
-
-// EmbeddedSectorTargetsCSV returns the embedded targets file as bytes.
-func EmbeddedSectorTargetsCSV() []byte { return append([]byte(nil), embeddedSectorTargets...) }
-
-// Pct is a percentage in hundredths of a percent: 18.6% is Pct(1860). It
-// keeps the targets exact so that comparisons need no floating point.
-type Pct int64
-
-// ParsePct parses a percentage such as "18.6", "18,6", "18.60 %" or "3".
-// It must be between 0 and 100 with at most two decimals.
-func ParsePct(s string) (Pct, error) {
-	t := strings.TrimSpace(s)
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	if t == "" {
-		return 0, errors.New("the percentage is blank")
-	}
-	if !strings.Contains(t, ".") {
-		t = strings.Replace(t, ",", ".", 1)
-	}
-	whole, frac, hasDot := strings.Cut(t, ".")
-	if whole == "" && (!hasDot || frac == "") {
-		return 0, fmt.Errorf("%q is not a percentage (write it like 18.6)", s)
-	}
-	if !allDigits(whole) || !allDigits(frac) {
-		if strings.HasPrefix(t, "-") {
-			return 0, fmt.Errorf("%q is negative; a percentage is between 0 and 100", s)
-		}
-		return 0, fmt.Errorf("%q is not a percentage (write it like 18.6)", s)
-	}
-	frac = strings.TrimRight(frac, "0")
-	if len(frac) > 2 {
-		return 0, fmt.Errorf("%q has more than two decimals", s)
-	}
-	if len(whole) > 3 {
-		return 0, fmt.Errorf("%q is more than 100%%", s)
-	}
-	w, _ := strconv.Atoi("0" + whole)
-	f, _ := strconv.Atoi((frac + "00")[:2])
-	p := Pct(w*100 + f)
-	if p > 10000 {
-		return 0, fmt.Errorf("%q is more than 100%%", s)
-	}
-	return p, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// String formats the percentage without trailing zeros: "18.6", "3", "49.85".
-func (p Pct) String() string {
-	s := strconv.FormatInt(int64(p)/100, 10)
-	if f := int64(p) % 100; f != 0 {
-		s += strings.TrimRight(fmt.Sprintf(".%02d", f), "0")
-	}
-	return s
-}
-
-// Float returns the percentage as a float64 (18.6 for 18.6%).
-func (p Pct) Float() float64 { return float64(p) / 100 }
-
-// MarshalJSON writes the percentage as a JSON number: 18.6.
-func (p Pct) MarshalJSON() ([]byte, error) { return []byte(p.String()), nil }
-
-// UnmarshalJSON reads a JSON number or string percentage.
-func (p *Pct) UnmarshalJSON(b []byte) error {
-	v, err := ParsePct(strings.Trim(string(b), `"`))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
-
-// SectorTarget is the pair of figures of one sector at one level: the
-// shares of the level's headcount that should be designated-group males and
-// designated-group females by the end of the plan.
-type SectorTarget struct {
-	Sector string `json:"sector"`
-	Level  string `json:"level"`
-	Male   Pct    `json:"designated_male_pct"`
-	Female Pct    `json:"designated_female_pct"`
-	Line   int    `json:"-"` // line of the targets file, 0 when unknown
-}
-
-// SectorTargets are the sectoral numerical targets, by sector and level,
-// and the file they came from.
-type SectorTargets struct {
-	Source string // EmbeddedSectorTargetsSource or the path of a --targets file
-	rows   []SectorTarget
-	index  map[string]map[string]int
-}
-
-// DefaultSectorTargets returns the embedded 2025 sectoral targets.
-func DefaultSectorTargets() *SectorTargets {
-	t, err := ParseSectorTargets(strings.NewReader(string(embeddedSectorTargets)), EmbeddedSectorTargetsSource)
-	if err != nil {
-		panic(err) // the embedded file is tested
-	}
-	return t
-}
-
-// LoadSectorTargets reads a targets file (see ParseSectorTargets); its path
-// becomes the Source.
-func LoadSectorTargets(path string) (*SectorTargets, error) {
-	f, err := openSmallFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("sector targets: %w", err)
-	}
-	defer f.Close()
-	return ParseSectorTargets(f, path)
-}
-
-// Sector target file columns.
-const (
-	colSector = "sector"
-	colLevel  = "level"
-	colMale   = "designated_male_pct"
-	colFemale = "designated_female_pct"
-)
-
-// maxTargetProblems is how many problems of a targets file are reported
-// before reading stops.
-const maxTargetProblems = 25
-
-// SectorTargetsError lists every problem of a targets file, each with its
-// line and column.
-type SectorTargetsError struct {
-	Source   string
-	Problems []string
-}
-
-func (e *SectorTargetsError) Error() string {
-	head := fmt.Sprintf("sector targets file %s", e.Source)
-	if len(e.Problems) == 1 {
-		return head + ": " + e.Problems[0]
-	}
-	return fmt.Sprintf("%s: %d problems:\n  %s", head, len(e.Problems), strings.Join(e.Problems, "\n  "))
-}
-
-// ParseSectorTargets reads sector targets as CSV with a header row naming
-// the columns sector, level, designated_male_pct and designated_female_pct
-// (any order, any case; other columns are ignored). The delimiter is found
-// from the header line among comma, semicolon and tab; lines starting with
-// # are comments. Sectors are the service's sector values (matched without
-// regard to case); levels are counter level names (top_managers,
-// senior_managers, middle_managers, junior_managers) or the gazette's level
-// names; percentages are 0-100 with at most two decimals. Every problem is
-// reported, each with its line, as a *SectorTargetsError.
-func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("sector targets file %s: %w", source, err)
-	}
-	text := strings.TrimPrefix(string(data), "\ufeff")
-	fail := &SectorTargetsError{Source: source}
-	addf := func(format string, args ...any) { fail.Problems = append(fail.Problems, fmt.Sprintf(format, args...)) }
-
-	cr := csv.NewReader(strings.NewReader(text))
-	cr.Comma = detectDelimiter(text)
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = false
-
-	header, err := cr.Read()
-	if err == io.EOF {
-		addf("the file is empty (expected a header row: %s,%s,%s,%s)", colSector, colLevel, colMale, colFemale)
-		return nil, fail
-	}
-	if err != nil {
-		addf("%s", csvErrorText(err))
-		return nil, fail
-	}
-	headerLine, _ := cr.FieldPos(0)
-	cols := map[string]int{}
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(h))
-		if _, dup := cols[name]; dup && name != "" {
-			addf("line %d: column %q appears twice", headerLine, strings.TrimSpace(h))
-			continue
-		}
-		cols[name] = i
-	}
-	var missing []string
-	for _, c := range []string{colSector, colLevel, colMale, colFemale} {
-		if _, ok := cols[c]; !ok {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) > 0 {
-		addf("line %d: the header row has no %s column (found %s; expected %s,%s,%s,%s)", headerLine,
-			strings.Join(missing, ", "), quoteJoin(header), colSector, colLevel, colMale, colFemale)
-		return nil, fail
-	}
-
-	t := &SectorTargets{Source: source, index: map[string]map[string]int{}}
-	field := func(rec []string, col string) string {
-		if i := cols[col]; i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
-	for len(fail.Problems) < maxTargetProblems {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			addf("%s", csvErrorText(err))
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && pe.Err != csv.ErrFieldCount {
-				break // the rest of the file cannot be read reliably
-			}
-			continue
-		}
-		line, _ := cr.FieldPos(0)
-		if isBlankRecord(rec) {
-			continue
-		}
-		at := func(col string) string {
-			return fmt.Sprintf("line %d, column %d (%s)", line, cols[col]+1, col)
-		}
-		row := SectorTarget{Line: line}
-		ok := true
-		rawSector := field(rec, colSector)
-		if s, found := canonicalSector(rawSector); found {
-			row.Sector = s
-		} else {
-			ok = false
-			if rawSector == "" {
-				addf("%s: the sector is blank", at(colSector))
-			} else if sugg := Closest(rawSector, Sectors, 2); len(sugg) > 0 {
-				addf("%s: %q is not a sector of the service; did you mean %s?", at(colSector), rawSector, strings.Join(quoteAll(sugg), " or "))
-			} else {
-				addf("%s: %q is not a sector of the service (the sectors are the service's sector values, such as %q)", at(colSector), rawSector, Sectors[0])
-			}
-		}
-		rawLevel := field(rec, colLevel)
-		if l, msg := canonicalSectorLevel(rawLevel); msg == "" {
-			row.Level = l
-		} else {
-			ok = false
-			addf("%s: %s", at(colLevel), msg)
-		}
-		for _, c := range []struct {
-			col string
-			dst *Pct
-		}{{colMale, &row.Male}, {colFemale, &row.Female}} {
-			v, err := ParsePct(field(rec, c.col))
-			if err != nil {
-				ok = false
-				addf("%s: %v", at(c.col), err)
-				continue
-			}
-			*c.dst = v
-		}
-		if !ok {
-			continue
-		}
-		if row.Male+row.Female > 10000 {
-			addf("line %d: the two figures add up to %s%%, more than 100%%", line, (row.Male + row.Female).String())
-			continue
-		}
-		if prev, dup := t.index[row.Sector][row.Level]; dup {
-			addf("line %d: %s at %s is already given on line %d", line, row.Sector, row.Level, t.rows[prev].Line)
-			continue
-		}
-		if t.index[row.Sector] == nil {
-			t.index[row.Sector] = map[string]int{}
-		}
-		t.index[row.Sector][row.Level] = len(t.rows)
-		t.rows = append(t.rows, row)
-	}
-	if len(fail.Problems) >= maxTargetProblems {
-		addf("further lines not checked after %d problems", maxTargetProblems)
-	}
-	if len(fail.Problems) > 0 {
-		return nil, fail
-	}
-	if len(t.rows) == 0 {
-		addf("the file has a header row but no targets")
-		return nil, fail
-	}
-	return t, nil
-}
-
-func quoteJoin(ss []string) string {
-	if len(ss) == 0 {
-		return "nothing"
-	}
-	return strings.Join(quoteAll(ss), ", ")
-}
-
-func isBlankRecord(rec []string) bool {
-	for _, f := range rec {
-		if strings.TrimSpace(f) != "" {
-			return false
-		}
-	}
-	return true
-}
-
-func csvErrorText(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		if pe.Err == csv.ErrFieldCount {
-			return fmt.Sprintf("line %d: wrong number of fields", pe.Line)
-		}
-		return fmt.Sprintf("line %d, column %d: %v", pe.StartLine, pe.Column, pe.Err)
-	}
-	return err.Error()
-}
-
-// detectDelimiter picks the delimiter of the first non-comment line among
-// comma, semicolon and tab: the one that occurs most outside quotes.
-func detectDelimiter(text string) rune {
-	for _, line := range strings.Split(text, "\n") {
-		l := strings.TrimSpace(line)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		return HeaderDelimiter(l)
-	}
-	return ','
-}
-
-// sectorAliases maps other spellings (lower case) to the service's sector
-// values: the gazette spells some sectors differently.
-var sectorAliases = map[string]string{
-	"transportation and storage": "Transport and Storage",
-}
-
-func canonicalSector(s string) (string, bool) {
-	n := strings.Join(strings.Fields(s), " ")
-	if n == "" {
-		return "", false
-	}
-	for _, v := range Sectors {
-		if strings.EqualFold(v, n) {
-			return v, true
-		}
-	}
-	v, ok := sectorAliases[strings.ToLower(n)]
-	return v, ok
-}
-
-// sectorLevelNames maps level names (lower case, spaces collapsed) to
-// counter level names.
-var sectorLevelNames = map[string]string{
-	"top_managers":      "top_managers",
-	"top management":    "top_managers",
-	"senior_managers":   "senior_managers",
-	"senior management": "senior_managers",
-	"middle_managers":   "middle_managers",
-	"professionally qualified and experienced specialists and mid-management": "middle_managers",
-	"junior_managers": "junior_managers",
-	"skilled technical and academically qualified workers, junior management, supervisors, foremen and superintendents": "junior_managers",
-}
-
-func canonicalSectorLevel(s string) (string, string) {
-	n := strings.ToLower(strings.Join(strings.Fields(s), " "))
-	if n == "" {
-		return "", "the level is blank"
-	}
-	if l, ok := sectorLevelNames[n]; ok {
-		return l, ""
-	}
-	if Contains(OccupationalLevels, n) || strings.HasPrefix(n, "semi-skilled") || strings.HasPrefix(n, "unskilled") {
-		return "", fmt.Sprintf("%q has no sector target (only %s have)", s, strings.Join(SectorLevels, ", "))
-	}
-	if sugg := Closest(n, SectorLevels, 1); len(sugg) > 0 {
-		return "", fmt.Sprintf("%q is not a level with a sector target; did you mean %q?", s, sugg[0])
-	}
-	return "", fmt.Sprintf("%q is not a level with a sector target (use %s)", s, strings.Join(SectorLevels, ", "))
-}
-
-// Lookup returns the figures of a sector at a level.
-func (t *SectorTargets) Lookup(sector, level string) (SectorTarget, bool) {
-	i, ok := t.index[sector][level]
-	if !ok {
-		return SectorTarget{}, false
-	}
-	return t.rows[i], true
-}
-
-// HasSector reports whether the targets give any figure for sector.
-func (t *SectorTargets) HasSector(sector string) bool { return len(t.index[sector]) > 0 }
-
-// Rows returns every target in file order. The slice must not be modified.
-func (t *SectorTargets) Rows() []SectorTarget { return t.rows }
-
-// WriteCSV writes the targets in the file format ParseSectorTargets reads.
-func (t *SectorTargets) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{colSector, colLevel, colMale, colFemale})
-	for _, r := range t.rows {
-		_ = cw.Write([]string{r.Sector, r.Level, r.Male.String(), r.Female.String()})
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// SourceName returns the source for presentations: the embedded copy's
-// description, or the path of a --targets file as given.
-func (t *SectorTargets) SourceName() string {
-	if t.Source == "" {
-		return EmbeddedSectorTargetsSource
-	}
-	return t.Source
-}
-
 // SectorStatus is the outcome of one check.
 type SectorStatus string
 
@@ -466,6 +27,9 @@ const (
 	SectorMet           SectorStatus = "met"
 	SectorShort         SectorStatus = "short"
 	SectorNotAssessable SectorStatus = "not_assessable"
+	// SectorPartlyMet is a plan's final year in which every figure that
+	// could be assessed is met but some could not be: not a pass.
+	SectorPartlyMet SectorStatus = "met_where_assessable"
 )
 
 // ShareResult is one share measured against its target: the count of the
@@ -589,6 +153,12 @@ type SectorPlanCheck struct {
 	Reason    string            `json:"reason,omitempty"` // why the plan as a whole is not assessable
 	Notes     []string          `json:"notes,omitempty"`
 	Years     []SectorYearCheck `json:"years"`
+
+	// Assessed and NotAssessed count the final year's figures (levels with
+	// a sector target and employees, and the disability share) that could
+	// and could not be measured.
+	Assessed    int `json:"final_year_assessed"`
+	NotAssessed int `json:"final_year_not_assessable"`
 }
 
 // Title names the plan for people: `plan 12 "Name"` or `"Name" starting 2025-09-01`.
@@ -642,7 +212,7 @@ func (r *SectorCheckReport) Provenance() string {
 
 // SectorSummary counts the plans by the outcome of their final year.
 type SectorSummary struct {
-	Plans, Met, Short, NotAssessable int
+	Plans, Met, Short, PartlyMet, NotAssessable int
 }
 
 // Summary counts the plans by outcome.
@@ -654,6 +224,8 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 			s.Met++
 		case SectorShort:
 			s.Short++
+		case SectorPartlyMet:
+			s.PartlyMet++
 		default:
 			s.NotAssessable++
 		}
@@ -664,6 +236,39 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 // AnyShort reports whether any assessable final-year figure of any plan
 // falls short.
 func (r *SectorCheckReport) AnyShort() bool { return r.Summary().Short > 0 }
+
+// SectorOutcome is the outcome of a whole check, which the command's exit
+// status reports: only SectorAllMet is a pass.
+type SectorOutcome int
+
+// Outcomes of a whole check.
+const (
+	// SectorAllMet: there are plans, and every final-year figure of every
+	// plan was measured and is met.
+	SectorAllMet SectorOutcome = iota
+	// SectorSomeShort: some final-year figure falls short.
+	SectorSomeShort
+	// SectorIncomplete: none falls short, but some final-year figures
+	// could not be assessed, so the targets are not shown to be met.
+	SectorIncomplete
+	// SectorNothingAssessed: not one final-year figure of any plan could
+	// be assessed.
+	SectorNothingAssessed
+)
+
+// Outcome returns the outcome of the whole check.
+func (r *SectorCheckReport) Outcome() SectorOutcome {
+	s := r.Summary()
+	switch {
+	case s.Short > 0:
+		return SectorSomeShort
+	case s.Met == 0 && s.PartlyMet == 0:
+		return SectorNothingAssessed
+	case s.PartlyMet > 0 || s.NotAssessable > 0:
+		return SectorIncomplete
+	}
+	return SectorAllMet
+}
 
 // SectorYearInput is one milestone's counters for a check. All and Disabled
 // hold the counters known (a counter absent from a map is blank, unknown);
@@ -716,37 +321,44 @@ func CheckPlanSector(p *InputPlan, cat *Catalog, t *SectorTargets) SectorPlanChe
 		out.Years = append(out.Years, yc)
 	}
 	out.Years[len(out.Years)-1].Final = true
-	out.Status = finalStatus(out.Years[len(out.Years)-1])
+	out.Status, out.Assessed, out.NotAssessed = finalStatus(out.Years[len(out.Years)-1])
 	return out
 }
 
-// finalStatus is short when any assessable figure of the year is short, met
-// when none is and at least one is assessable, else not assessable.
-func finalStatus(y SectorYearCheck) SectorStatus {
-	assessable, short := 0, false
-	for _, l := range y.Levels {
-		switch l.Status {
+// finalStatus is short when any assessable figure of the year is short;
+// met when none is and every figure is assessable; met where assessable
+// when some are not; not assessable when none is. A level the targets give
+// no figure for, or with no employees, has nothing to meet and is not
+// counted.
+func finalStatus(y SectorYearCheck) (status SectorStatus, assessed, notAssessed int) {
+	short := false
+	count := func(s SectorStatus) {
+		switch s {
 		case SectorMet:
-			assessable++
+			assessed++
 		case SectorShort:
-			assessable++
+			assessed++
 			short = true
+		default:
+			notAssessed++
 		}
 	}
-	switch y.Disability.Status {
-	case SectorMet:
-		assessable++
-	case SectorShort:
-		assessable++
-		short = true
+	for _, l := range y.Levels {
+		if l.Status == SectorNotAssessable && (!l.HasTarget || (l.Headcount != nil && *l.Headcount == 0)) {
+			continue // no figure to meet, or no one at the level to meet it
+		}
+		count(l.Status)
 	}
+	count(y.Disability.Status)
 	switch {
 	case short:
-		return SectorShort
-	case assessable > 0:
-		return SectorMet
+		return SectorShort, assessed, notAssessed
+	case assessed == 0:
+		return SectorNotAssessable, assessed, notAssessed
+	case notAssessed > 0:
+		return SectorPartlyMet, assessed, notAssessed
 	}
-	return SectorNotAssessable
+	return SectorMet, assessed, notAssessed
 }
 
 // planYearInputs gathers the plan's targets by year.
@@ -975,77 +587,6 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 	return dc
 }
 
-// CatalogOfPlan returns the catalog of the counters a plan's targets carry
-// (for plans from the service, whose targets hold every counter the server
-// has); nil when the plan has no counters.
-func CatalogOfPlan(p *InputPlan) *Catalog {
-	all := map[string]int64{}
-	for _, t := range p.Targets {
-		for k := range t.Counters {
-			all[k] = 0
-		}
-	}
-	c, err := CatalogFromCounters(all)
-	if err != nil {
-		return nil
-	}
-	return c
-}
-
-// MatchStoredPlan finds the stored plan a file plan describes, by the rule
-// of MatchPlans. It returns the indexes of every match; more than one means
-// the match is ambiguous.
-func MatchStoredPlan(p *InputPlan, stored []Plan) []int {
-	var out []int
-	for _, m := range MatchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
-		for i := range stored {
-			if &stored[i] == m {
-				out = append(out, i)
-			}
-		}
-	}
-	return out
-}
-
-// FillFromServer returns the plan as it would stand once the file is
-// applied to the stored plan: the stored plan's metadata and counters, with
-// what the file sets on top. Blank file values take the stored value.
-func FillFromServer(file *InputPlan, stored *Plan) *InputPlan {
-	out := FromServer(stored, file.Company)
-	out.Origin = file.Origin
-	if file.Name != "" {
-		out.Name = file.Name
-	}
-	if file.Sector != "" {
-		out.Sector = file.Sector
-	}
-	if file.ScorecardID != "" {
-		out.ScorecardID = file.ScorecardID
-	}
-	type key struct {
-		year int
-		tt   string
-	}
-	idx := map[key]*InputTarget{}
-	for _, t := range out.Targets {
-		idx[key{t.YearNumber, t.TargetType}] = t
-	}
-	for _, ft := range file.Targets {
-		n, ok := ft.Year(out.StartDate)
-		if !ok {
-			continue
-		}
-		st := idx[key{n, ft.TargetType}]
-		if st == nil {
-			continue // the service has no such milestone: the file's year is outside the plan
-		}
-		for k, v := range ft.Counters {
-			st.Counters[k] = v
-		}
-	}
-	return out
-}
-
 // CheckSector checks every plan against t with the counter catalog cat (nil
 // means the default catalog) and returns the report. Each plan's Source is
 // its file; callers set Source and Account for plans from the service.
@@ -1055,27 +596,4 @@ func CheckSector(plans []*InputPlan, cat *Catalog, t *SectorTargets) *SectorChec
 		checks = append(checks, CheckPlanSector(p, cat, t))
 	}
 	return NewSectorCheckReport(t, checks)
-}
-
-// HeaderDelimiter returns the delimiter of a CSV header line among comma,
-// semicolon and tab: the one that occurs most often outside double quotes,
-// comma on a tie.
-func HeaderDelimiter(line string) rune {
-	counts := map[rune]int{}
-	inQuotes := false
-	for _, r := range line {
-		switch {
-		case r == '"':
-			inQuotes = !inQuotes
-		case !inQuotes && (r == ',' || r == ';' || r == '\t'):
-			counts[r]++
-		}
-	}
-	best := ','
-	for _, r := range []rune{';', '\t'} {
-		if counts[r] > counts[best] {
-			best = r
-		}
-	}
-	return best
 }

@@ -552,7 +552,7 @@ func TestMatchAndFillFromServer(t *testing.T) {
 	if stored[1].Milestones[1].Targets[0].Counters["number_of_white_female_top_managers"] != 0 {
 		t.Fatal("stored plan modified")
 	}
-	c := CheckPlanSector(got, CatalogOfPlan(got), DefaultSectorTargets())
+	c := CheckPlanSector(got, CatalogOfStored(&stored[1]), DefaultSectorTargets())
 	if l := levelOf(t, c, 2, "top_managers"); l.Status != SectorMet || *l.Headcount != 12 {
 		t.Fatalf("%+v", l)
 	}
@@ -612,5 +612,52 @@ func TestShareResultJSONAlwaysHasGap(t *testing.T) {
 		if !strings.Contains(string(b), c.want) {
 			t.Errorf("%d of %d: %s lacks %s", c.count, c.of, b, c.want)
 		}
+	}
+}
+
+// TestSectorOutcomePartlyAssessed: a final year in which some figures could
+// not be assessed is not "met", and a check in which nothing could be
+// assessed is its own outcome: neither is a pass.
+func TestSectorOutcomePartlyAssessed(t *testing.T) {
+	targets := DefaultSectorTargets()
+	met := fullCounters(map[string]int64{
+		"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2,
+		"coloured_male_senior_managers": 7, "white_female_senior_managers": 10, "white_male_senior_managers": 3,
+		"african_male_semi_skilled_employees": 100,
+	})
+	// Leave one middle and one junior management counter blank: with
+	// employees at those levels, they and the disability share cannot be
+	// assessed (3 of 5 final-year figures).
+	met["number_of_african_male_middle_managers"] = 10
+	met["number_of_african_male_junior_managers"] = 10
+	delete(met, "number_of_white_male_middle_managers")
+	delete(met, "number_of_white_male_junior_managers")
+	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
+	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
+		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: met}, {YearNumber: 1, TargetType: TargetDisabled, Counters: dis}}}
+	c := CheckPlanSector(p, nil, targets)
+	if c.Status != SectorPartlyMet || c.Assessed != 2 || c.NotAssessed != 3 {
+		t.Fatalf("status %s, assessed %d, not assessable %d; want met_where_assessable 2/3", c.Status, c.Assessed, c.NotAssessed)
+	}
+	r := NewSectorCheckReport(targets, []SectorPlanCheck{c})
+	if r.Outcome() != SectorIncomplete || r.Summary() != (SectorSummary{Plans: 1, PartlyMet: 1}) {
+		t.Fatalf("outcome %d summary %+v", r.Outcome(), r.Summary())
+	}
+	none := CheckPlanSector(&InputPlan{Name: "No sector"}, nil, targets)
+	if r := NewSectorCheckReport(targets, []SectorPlanCheck{none}); r.Outcome() != SectorNothingAssessed {
+		t.Fatalf("no sector: outcome %d", r.Outcome())
+	}
+	if r := NewSectorCheckReport(targets, nil); r.Outcome() != SectorNothingAssessed {
+		t.Fatalf("no plans: outcome %d", r.Outcome())
+	}
+	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
+		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: fullCounters(map[string]int64{
+			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100})},
+			{YearNumber: 1, TargetType: TargetDisabled, Counters: dis}}}, nil, targets)
+	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != SectorAllMet {
+		t.Fatalf("full: status %s outcome %d", full.Status, r.Outcome())
+	}
+	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full, none}); r.Outcome() != SectorIncomplete {
+		t.Fatalf("full + no sector: outcome %d", r.Outcome())
 	}
 }

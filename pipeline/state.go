@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -130,6 +131,10 @@ type PlanWrite struct {
 // the writes it made on record.
 type RunJournal interface {
 	TargetWritten(ctx context.Context, w TargetWrite) error
+	// TargetsInSync records targets the run did not patch, whose counters
+	// the file sets already held the file's values (all Sent false): the
+	// values the run agreed with the service.
+	TargetsInSync(ctx context.Context, ws []TargetWrite) error
 	PlanWritten(ctx context.Context, w PlanWrite) error
 }
 
@@ -141,6 +146,8 @@ type StateStore interface {
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
 	// RecordWrite records one target write of run id, in its own transaction.
 	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
+	// RecordWrites records several target writes of run id in one transaction.
+	RecordWrites(ctx context.Context, runID int64, ws []TargetWrite) error
 	// RecordPlanWrite records one plan request of run id.
 	RecordPlanWrite(ctx context.Context, runID int64, w PlanWrite) error
 	// PlanWrites lists the plan requests, oldest first.
@@ -216,7 +223,28 @@ func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
 	return j.store.RecordWrite(context.WithoutCancel(ctx), j.run, w)
 }
 
+// TargetsInSync implements RunJournal.
+func (j storeJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error {
+	return j.store.RecordWrites(context.WithoutCancel(ctx), j.run, ws)
+}
+
 // PlanWritten implements RunJournal.
 func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// RecordedAccounts returns, sorted, the accounts of the plans an apply of cs
+// acts on: every plan but the failed ones, also those already in sync. An
+// apply that acts on any plan is recorded as a run (one that writes
+// nothing records the values it found in sync), and takes the store's
+// lock of these accounts.
+func (cs *ChangeSet) RecordedAccounts() []string {
+	var names []string
+	for _, d := range cs.Plans {
+		if d.Action != ActionFailed && !slices.Contains(names, d.Account) {
+			names = append(names, d.Account)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

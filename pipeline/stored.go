@@ -89,17 +89,25 @@ func (r *Runner) getPlans(ctx context.Context, refs []storedRef) ([]*Plan, []err
 func (r *Runner) noteTarget(p *Plan) {
 	r.listMu.Lock()
 	defer r.listMu.Unlock()
-	if r.catalog != nil {
-		return
+	if r.catalog == nil {
+		r.catalog = CatalogOfStored(p)
 	}
+}
+
+// CatalogOfStored returns the counter catalog a plan the service returned
+// shows: that of its first target with counters (CatalogOfTarget; the
+// service gives every target every counter it has), or nil when no target
+// carries a counter. Runner.ServiceCatalog and check --server's per-plan
+// catalog both read it here.
+func CatalogOfStored(p *Plan) *Catalog {
 	for _, m := range p.Milestones {
 		for _, t := range m.Targets {
 			if c := CatalogOfTarget(t); c != nil {
-				r.catalog = c
-				return
+				return c
 			}
 		}
 	}
+	return nil
 }
 
 // CatalogOfTarget is the one route from the service's answers to a
@@ -278,7 +286,9 @@ func getError(account string, id int64, err error) error {
 
 // FillFromStored returns the file plans with their blanks filled from the
 // stored plans they match on any of the run's accounts (MatchStoredPlan
-// over every account's list), and a note per plan saying what was done.
+// over every account's list; only the named account's plans when the file
+// names the plan's account, as apply routes it), and a note per plan
+// saying what was done.
 // A plan that matches nothing or several stored plans is returned as it
 // is, with a note. Any failure to read is an error naming the account.
 func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*InputPlan, [][]string, error) {
@@ -306,6 +316,11 @@ func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*Inp
 	for i, p := range plans {
 		match[i] = -1
 		m := MatchStoredPlan(p, summaries)
+		if a := accountIndex(r.accounts, p.Account); p.Account != "" && a >= 0 {
+			// The file names the plan's account (column account, grid label
+			// Account): as apply does, only that account's plans are its.
+			m = slices.DeleteFunc(m, func(j int) bool { return owner[j] != a })
+		}
 		switch len(m) {
 		case 0:
 			notes[i] = append(notes[i], "not found on the service, so blank counters stay unknown")

@@ -208,11 +208,73 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten bool) error {
 // its outcome err in RunOptions.Journal. The counters the file sets that
 // were not sent and not held already held the file's value: they are
 // recorded as such (Sent false), so that a later change on the service is
-// recognised.
-func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *TargetDiff, err error) error {
+// recognised. created says the plan was created by this run.
+func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *TargetDiff, created bool, err error) error {
 	if r.opts.Journal == nil {
 		return nil
 	}
+	w := r.targetWrite(d, planID, t, created, err)
+	if jerr := r.opts.Journal.TargetWritten(ctx, w); jerr != nil {
+		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+	}
+	return nil
+}
+
+// recordInSync notes, for the targets of plan planID (diff d, result res)
+// that this run did not patch, the counters the file sets that the service
+// holds (all but the held ones), as agreed by this run: they count as last
+// applied, so that a later change on the service is recognised even for a
+// counter eepipe never had to send. Targets the file does not describe (a
+// recreate's carried-over targets) are not recorded. created says the
+// plan was created by this run (its counters had no value before). They
+// are recorded together at the end of the run (flushInSync): one
+// transaction, not one per plan.
+func (r *Runner) recordInSync(d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
+	if r.opts.Journal == nil || d.Input == nil {
+		return
+	}
+	var ws []TargetWrite
+	for i := range targets {
+		t := &targets[i]
+		if len(t.Changes) > 0 || t.Input == nil || t.TargetID == 0 || !slices.Contains(d.Input.Targets, t.Input) {
+			continue
+		}
+		if w := r.targetWrite(d, planID, t, created, nil); len(w.Counters) > 0 {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 {
+		return
+	}
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	r.inSync = append(r.inSync, ws...)
+	r.inSyncOf = append(r.inSyncOf, res)
+}
+
+// flushInSync records the agreed counters recordInSync collected; when
+// they cannot be recorded, each plan concerned gets a note.
+func (r *Runner) flushInSync(ctx context.Context) {
+	r.syncMu.Lock()
+	ws, plans := r.inSync, r.inSyncOf
+	r.inSync, r.inSyncOf = nil, nil
+	r.syncMu.Unlock()
+	if len(ws) == 0 {
+		return
+	}
+	if err := r.opts.Journal.TargetsInSync(ctx, ws); err != nil {
+		for _, res := range plans {
+			res.Notes = append(res.Notes, fmt.Sprintf("the counters of %s already in sync could not be recorded in the state store "+
+				"(a later change on the service to them will show as no history): %v", res.Diff.Title(), err))
+		}
+	}
+}
+
+// targetWrite builds the record of target t of plan planID (diff d) with
+// outcome err: the counters sent, then the counters the file sets that
+// were neither sent nor held (Sent false; with no value before when the
+// plan was created by this run).
+func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created bool, err error) TargetWrite {
 	w := TargetWrite{
 		Account: d.Account, PlanID: planID, MilestoneID: t.MilestoneID, TargetID: t.TargetID,
 		YearNumber: t.YearNumber, TargetType: t.TargetType, Outcome: "ok", At: r.opts.now(),
@@ -246,14 +308,15 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 		for _, name := range sortedCounters(t.Input.Counters) {
 			if !sent[name] {
 				v := t.Input.Counters[name]
-				w.Counters = append(w.Counters, CounterWrite{Counter: name, Before: ptr(v), After: v})
+				cw := CounterWrite{Counter: name, After: v}
+				if !created {
+					cw.Before = ptr(v)
+				}
+				w.Counters = append(w.Counters, cw)
 			}
 		}
 	}
-	if jerr := r.opts.Journal.TargetWritten(ctx, w); jerr != nil {
-		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
-	}
-	return nil
+	return w
 }
 
 // recordPlan records a plan request (p is the plan it concerns, nil for a

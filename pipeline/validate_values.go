@@ -256,7 +256,12 @@ func valDayMonthError(t string, m []string) error {
 	case a > 12 && b > 12:
 		return fmt.Errorf("%q is not a date: neither %d nor %d is a month; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t, a, b)
 	default:
-		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+		dm, err1 := valMakeDate(t, y, b, a)
+		md, err2 := valMakeDate(t, y, a, b)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+		}
+		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: %s if it is day/month, %s if it is month/day", t, dm, md)
 	}
 	d, err := valMakeDate(t, y, month, day)
 	if err != nil {

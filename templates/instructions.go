@@ -3,6 +3,7 @@ package templates
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -27,6 +28,11 @@ func AddInstructionsSheet(f *excelize.File, cat *pipeline.Catalog, st *Styles) e
 	row := 1
 	para := func(style int, text string) {
 		w.str(1, row, text, style)
+		if style == st.Paragraph || style == st.Help {
+			// Excel keeps a row one line high unless told otherwise, so
+			// each paragraph row gets the height of its wrapped lines.
+			w.setErr(f.SetRowHeight(InstructionsSheet, row, ParagraphHeight(text, instructionsWidth)))
+		}
 		row++
 	}
 	gap := func() { row++ }
@@ -62,9 +68,39 @@ func AddInstructionsSheet(f *excelize.File, cat *pipeline.Catalog, st *Styles) e
 	para(st.Paragraph, "A blank counter cell leaves the value on the service as it is; type 0 to set a counter to zero. A grid with every cell blank is skipped. A plan sheet does not need a grid for every year: add only the years you change.")
 	gap()
 	para(st.Heading, "4. Check before you send")
-	para(st.Paragraph, "Run `eepipe validate` on the workbook: it lists every problem with its sheet and cell, and suggests the closest name for a misspelt level, race or gender. Totals (total permanent, grand total) that do not add up, and disabled-employee targets above the matching all-employee target, are reported as warnings.")
+	para(st.Paragraph, "Run eepipe validate on the workbook: it lists every problem with its sheet and cell, and suggests the closest name for a misspelt level, race or gender. Totals (total permanent, grand total) that do not add up, and disabled-employee targets above the matching all-employee target, are reported as warnings.")
 	gap()
 	para(st.Help, "Counter names in the flat CSV layout: "+pipeline.CounterName("{race}", "{gender}", "{level}")+", for example "+pipeline.CounterName("african", "male", "top_managers")+".")
-	w.setErr(f.SetColWidth(InstructionsSheet, "A", "A", 120))
+	w.setErr(f.SetColWidth(InstructionsSheet, "A", "A", instructionsWidth))
+	w.setErr(SetPrintLayout(f, InstructionsSheet, PrintSetup{Portrait: true}))
 	return w.err
+}
+
+// instructionsWidth is the width of the Instructions sheet's column A, in
+// characters.
+const instructionsWidth = 100
+
+// ParagraphHeight returns the row height, in points, that shows text
+// wrapped in a column width characters wide: its lines counted as a word
+// wrap does, with a margin for proportional fonts, at 15 points a line.
+func ParagraphHeight(text string, width float64) float64 {
+	perLine := int(width * 0.9) // proportional text runs wider than the width's "0" digits at times
+	lines, cur := 1, 0
+	for _, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case cur == 0:
+			cur = n
+		case cur+1+n <= perLine:
+			cur += 1 + n
+		default:
+			lines++
+			cur = n
+		}
+		for cur > perLine { // a word longer than a line
+			lines++
+			cur -= perLine
+		}
+	}
+	return float64(lines)*15 + 3
 }

@@ -256,8 +256,8 @@ func levelSpellings(key string) []string {
 
 // LevelWords folds an occupational-level label for matching beyond
 // Normalize: connectors ("and", "or", "&", "the", "of") are dropped,
-// "middle" reads "mid", and plurals read as singulars ("foremen",
-// "supervisors"), so "Professionally qualified, experienced specialists and
+// "middle" reads "mid", "managers" (and "mgmt") read "management", and
+// plurals read as singulars ("foremen", "supervisors"), so "Professionally qualified, experienced specialists and
 // middle management" and "Professionally qualified and experienced
 // specialists and mid-management" fold alike, as do commas and slashes
 // between the parts of a statutory level name.
@@ -272,6 +272,8 @@ func LevelWords(s string) string {
 			w = "mid"
 		case "foremen":
 			w = "foreman"
+		case "manager", "managers", "mgmt":
+			w = "management" // "junior managers, supervisors, ..."
 		case "semiskilled":
 			out = append(out, "semi")
 			w = "skilled"

@@ -86,12 +86,29 @@ func SheetName(base, fallback string, taken []string) string {
 		if i > 1 {
 			suffix = fmt.Sprintf(" (%d)", i)
 		}
-		name := truncateRunes(clean, 31-utf8.RuneCountInString(suffix))
+		name := truncateWords(clean, 31-utf8.RuneCountInString(suffix))
 		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
 		if !used[strings.ToLower(name)] {
 			return name
 		}
 	}
+}
+
+// truncateWords cuts s to at most n runes at a word boundary (a space)
+// when one falls in the second half, and drops what a cut leaves dangling
+// at the end (spaces, hyphens, dashes, commas, an opening bracket).
+func truncateWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := truncateRunes(s, n)
+	next := []rune(s)[n]
+	if next != ' ' {
+		if i := strings.LastIndex(cut, " "); i >= 0 && utf8.RuneCountInString(cut[:i]) >= n/2 {
+			cut = cut[:i]
+		}
+	}
+	return strings.TrimRight(cut, " -–—,;:.(&/+")
 }
 
 func truncateRunes(s string, n int) string {
@@ -186,6 +203,14 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 	if err := l.cells.set(f, sheet); err != nil {
 		return err
 	}
+	if err := SetPrintLayout(f, sheet, planPrint); err != nil {
+		return err
+	}
+	for _, b := range l.breaks {
+		if err := f.InsertPageBreak(sheet, cellRef(labelCol, b)); err != nil {
+			return err
+		}
+	}
 	for _, dv := range l.validations {
 		if err := f.AddDataValidation(sheet, dv); err != nil {
 			return err
@@ -219,9 +244,18 @@ func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.
 	if err != nil {
 		return err
 	}
+	// The page setup goes in the sheet before the stream writer takes it.
+	if err := SetPrintLayout(f, sheet, planPrint); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
+	}
+	for _, b := range l.breaks {
+		if err := sw.InsertPageBreak(cellRef(labelCol, b)); err != nil {
+			return err
+		}
 	}
 	// Widths and panes go before the rows.
 	for _, w := range l.widths {
@@ -256,6 +290,32 @@ type planLayout struct {
 	validations []*excelize.DataValidation
 	widths      []colWidth
 	panes       *excelize.Panes
+	gridRows    []int // each grid's first (label) row
+	breaks      []int // rows that start a printed page
+}
+
+// planPrint is how a plan sheet prints: landscape, one page wide, the
+// title row on every page.
+var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
+
+// GridRows returns the first (label) row of each of ps's grids on its plan
+// sheet, in the order of ps.Grids: where callers place what belongs beside
+// a grid (charts).
+func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
+	l, err := layoutPlanSheet(ps, cat, &Styles{})
+	if err != nil {
+		return nil
+	}
+	return l.gridRows
+}
+
+// GridHeight returns the rows one grid of the catalog takes, with the gap
+// after it.
+func GridHeight(cat *pipeline.Catalog) int {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	return 3 + len(cat.Levels()) + gridGap
 }
 
 type colWidth struct {
@@ -329,14 +389,19 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		row++
 	}
 
-	// Grids.
+	// Grids. A financial year's grids print together: a page break
+	// before each year but the first.
 	row += 1
 	var counterRanges []string
-	for _, g := range ps.Grids {
+	l := &planLayout{cells: c}
+	for i, g := range ps.Grids {
+		if i > 0 && (g.YearNumber != ps.Grids[i-1].YearNumber || g.FinancialYear != ps.Grids[i-1].FinancialYear) {
+			l.breaks = append(l.breaks, row)
+		}
+		l.gridRows = append(l.gridRows, row)
 		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
 	}
-	l := &planLayout{cells: c}
 
 	// Validation: one rule per kind; the counter rule covers every grid.
 	if len(counterRanges) > 0 {
@@ -359,7 +424,7 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
-		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC)),
+		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
 			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
 			return nil, err
 		}

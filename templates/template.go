@@ -162,7 +162,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, h+" is a whole number, 1 or more.")
 		case MetaDate:
 			style = st.Date
-			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time()), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time()),
+			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
 				excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		case MetaIdentifier:
@@ -204,5 +204,6 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	}))
 	w.setErr(f.AutoFilter(FlatSheet, "A1:"+cellRef(len(header), 1), nil))
+	w.setErr(SetPrintLayout(f, FlatSheet, PrintSetup{TitleFirst: 1, TitleLast: 1}))
 	return w.err
 }

@@ -302,7 +302,12 @@ func TestSheetName(t *testing.T) {
 		{"History", "x", nil, "History (2)"},
 		{"Acme", "x", []string{"acme"}, "Acme (2)"},
 		{"Acme", "x", []string{"Acme", "Acme (2)"}, "Acme (3)"},
-		{strings.Repeat("Long name ", 5), "x", nil, "Long name Long name Long name L"},
+		{strings.Repeat("Long name ", 5), "x", nil, "Long name Long name Long name"},
+		// Cut at a word boundary, nothing dangling, and unique.
+		{"Acme Foods Employment Equity Plan 2025-2030", "x", nil, "Acme Foods Employment Equity"},
+		{"Acme Foods EE Plan 2025-2030 - Revised", "x", nil, "Acme Foods EE Plan 2025-2030"},
+		{"Acme Foods Employment Equity Plan 2026-2031", "x", []string{"Acme Foods Employment Equity"}, "Acme Foods Employment (2)"},
+		{"Supercalifragilisticexpialidociously-long-name", "x", nil, "Supercalifragilisticexpialidoci"},
 		{strings.Repeat("é", 40), "x", []string{strings.Repeat("é", 31)}, strings.Repeat("é", 27) + " (2)"},
 	}
 	for _, tc := range tests {

@@ -33,7 +33,7 @@ func appendOptString(b []byte, s *string) []byte {
 	return appendString(b, *s)
 }
 
-// appendTarget appends the target's JSON object.
+// appendTo appends the target's JSON object.
 func (t *target) appendTo(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, t.id, 10)

@@ -45,6 +45,9 @@ type applyOptions struct {
 	HTTPClient    *http.Client
 	RecalcBackoff time.Duration
 	Quiet         bool
+	// Result receives the run's report when there is one (the demo
+	// explains its numbers with it).
+	Result *pipeline.RunReport
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
@@ -79,8 +82,10 @@ One summary line ends the log (JSON when stderr is not a terminal).
 
 Run history (state store: --state, state: in the configuration, default
 an SQLite file in the XDG state home): every write is recorded as it
-completes; a counter changed on the service since eepipe last wrote it (or
-changed in both) is left alone and listed unless
+completes, and the counters found already holding the file's values count
+as applied by the run too (a run that writes nothing is recorded); a
+counter changed on the service since eepipe last applied it (or changed in
+both) is left alone and listed unless
 --overwrite-service-changes. With a PostgreSQL store each account is
 locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
@@ -94,7 +99,7 @@ unusable or --max-duration passed.`,
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
   eepipe apply plan.csv --recreate-on-date-change --no-recalc
   eepipe --config eepipe.yaml apply /srv/clients --output-dir /var/log/eepipe/runs --keep 30 --max-duration 20m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
@@ -191,13 +196,13 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		batch.Problems.Sort()
 	}
 	if len(batch.Problems) > 0 {
-		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+		if err := writeProblems(f, batch); err != nil {
 			return nil, nil, exitf(ExitFatal, "%v", err)
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, nil, exitf(ExitInvalid, "the input has %d error(s); nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			batch.Problems.Count(pipeline.Error))
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix them (eepipe validate shows them too) and run again",
+			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
@@ -279,6 +284,7 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 		rep      *pipeline.RunReport
 	)
 	err = runApplyScheduled(ctx, f, opts, run, &accounts, &clients, &rep)
+	opts.Result = rep
 	run.noteKeyExpiry(accounts, clients)
 	var fields []zap.Field
 	if rep != nil {
@@ -388,9 +394,10 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
-	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && cs.HasChanges() {
-		// Lock the accounts to write, then compare again under the lock:
-		// another host may have written while this run waited.
+	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && len(cs.RecordedAccounts()) > 0 {
+		// Lock the accounts to write (or to record as in sync), then
+		// compare again under the lock: another host may have written
+		// while this run waited.
 		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
 		if err != nil {
 			return err
@@ -447,7 +454,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		}
 		return nil
 	}
-	if planErr == nil && st != nil && cs.HasChanges() {
+	if planErr == nil && st != nil && len(cs.RecordedAccounts()) > 0 {
+		// Recorded also when nothing is to be written: the values found in
+		// sync are what the file asserts, and count as last applied.
 		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
 		if err != nil {
 			return err

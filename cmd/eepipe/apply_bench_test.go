@@ -41,7 +41,7 @@ func BenchmarkApply(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				e := &env{t: t, srv: srv, vars: map[string]string{}}
+				e := &env{t: t, srv: srv, dir: b.TempDir(), vars: map[string]string{}}
 				e.singleAccount()
 				b.StartTimer()
 				start := time.Now()

@@ -108,10 +108,14 @@ func (e *env) factory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	f := &Factory{
 		IO:     &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &syncWriter{w: &errb}},
 		Now:    time.Now,
-		Getenv: func(k string) string { return e.vars[k] },
+		Getenv: e.getenv,
 	}
 	return f, &out, &errb
 }
+
+// getenv is the environment of the runs: e.vars, with a lock folder and a
+// state store in the test's folder (see testGetenv).
+func (e *env) getenv(k string) string { return testGetenv(e.dir, e.vars)(k) }
 
 // run executes eepipe in-process with args.
 func (e *env) run(args ...string) result {
@@ -263,7 +267,7 @@ func prefill(t *testing.T, scorecard, typ string) map[string]int64 {
 	return nil
 }
 
-// demoRows are three plans over two accounts, one with scorecard prefill.
+// baseRows are three plans over two accounts, one with scorecard prefill.
 func baseRows(t *testing.T) []row {
 	pf := prefill(t, "scorecard_acme_2025", pipeline.TargetAll)
 	return []row{
@@ -663,7 +667,7 @@ func TestRecalcCommand(t *testing.T) {
 		code int
 		has  string
 	}{
-		{[]string{"--config", e.config, "recalc", "scorecard_acme_2025"}, ExitInvalid, "--account"},
+		{[]string{"--config", e.config, "recalc", "scorecard_nobody_2025"}, ExitInvalid, "scorecard_nobody_2025 is not a scorecard of any configured account (acme, bluecrane)"},
 		{[]string{"--config", e.config, "recalc", "--account", "nobody", "scorecard_acme_2025"}, ExitInvalid, "not a configured account"},
 		{[]string{"--config", e.config, "recalc", "--account", "acme", "acme_2025"}, ExitInvalid, "not a scorecard id"},
 		{[]string{"--config", e.config, "recalc", "--account", "bluecrane", "scorecard_acme_2025"}, ExitDiff, "not recalculated"},

@@ -11,7 +11,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// `eepipe companies` needs only the lookup settings: a configuration file
+// TestCompaniesNeedsOnlyTheLookup: `eepipe companies` needs only the lookup settings: a configuration file
 // whose accounts' secrets are not in the environment still works, and it
 // says which configured account the company's plans go to.
 func TestCompaniesNeedsOnlyTheLookup(t *testing.T) {
@@ -37,7 +37,7 @@ func TestCompaniesNeedsOnlyTheLookup(t *testing.T) {
 	}
 }
 
-// Input and report problems found before the first request: exit 2 and
+// TestApplyStopsBeforeAnyRequest: input and report problems found before the first request: exit 2 and
 // nothing sent, with messages that name what to fix.
 func TestApplyStopsBeforeAnyRequest(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
@@ -67,7 +67,7 @@ func TestApplyStopsBeforeAnyRequest(t *testing.T) {
 	}
 }
 
-// One account from the environment with the lookup configured: company
+// TestSingleEnvAccountChecksCompanies: one account from the environment with the lookup configured: company
 // columns are checked, and plans of several companies are not written with
 // the one key pair (it belongs to one of them at most).
 func TestSingleEnvAccountChecksCompanies(t *testing.T) {
@@ -92,7 +92,7 @@ func TestSingleEnvAccountChecksCompanies(t *testing.T) {
 	}
 }
 
-// Lookup credentials exported without a lookup URL do not stop a run that
+// TestLookupCredentialsWithoutURLWarn: lookup credentials exported without a lookup URL do not stop a run that
 // does not need the lookup.
 func TestLookupCredentialsWithoutURLWarn(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
@@ -109,7 +109,7 @@ func TestLookupCredentialsWithoutURLWarn(t *testing.T) {
 	}
 }
 
-// Secrets never appear in anything a verbose run writes: stdout, stderr
+// TestVerboseRunsNeverShowSecrets: secrets never appear in anything a verbose run writes: stdout, stderr
 // (debug logs), reports, errors of a refused key or lookup password.
 func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 	fx := sandbox.DefaultFixtures()
@@ -181,7 +181,7 @@ func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 	}
 }
 
-// Valid input that describes no plan (a header-only file, an empty
+// TestApplyInputWithoutPlansIsNothingToDo: valid input that describes no plan (a header-only file, an empty
 // folder: warnings, not errors) is nothing to do: exit 0, no request, and
 // the report is still written.
 func TestApplyInputWithoutPlansIsNothingToDo(t *testing.T) {
@@ -215,7 +215,7 @@ func TestApplyInputWithoutPlansIsNothingToDo(t *testing.T) {
 	}
 }
 
-// A CSV or XLSX report written into an input folder would be read as a
+// TestApplyWarnsOfReportInInputFolder: a CSV or XLSX report written into an input folder would be read as a
 // workbook by the next run over that folder: the run warns.
 func TestApplyWarnsOfReportInInputFolder(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
@@ -246,7 +246,7 @@ func TestApplyWarnsOfReportInInputFolder(t *testing.T) {
 	}
 }
 
-// --recalc-wait 0 means "do not wait for a running recalculation", not
+// TestRecalcWaitZeroDoesNotWait: --recalc-wait 0 means "do not wait for a running recalculation", not
 // the 75-minute default.
 func TestRecalcWaitZeroDoesNotWait(t *testing.T) {
 	e := newEnv(t, sandbox.Options{RecalcDuration: time.Hour})
@@ -277,7 +277,7 @@ func TestRecalcWaitZeroDoesNotWait(t *testing.T) {
 	}
 }
 
-// A file that moves a plan's start date without giving its plan_id
+// TestApplyWarnsOfSameNameOtherStart: a file that moves a plan's start date without giving its plan_id
 // describes a new plan (the key is name + start date); apply says that
 // the account already has a plan of that name.
 func TestApplyWarnsOfSameNameOtherStart(t *testing.T) {

@@ -20,7 +20,7 @@ type checkOptions struct {
 	Server      bool     // read plans from the service (alone), or fill the files' blanks from it
 	PlanIDs     []int64  // with Server and no files: only these plans
 	Targets     string   // a targets file replacing the embedded figures
-	Report      string   // .json, .csv or .xlsx report
+	Reports     []string // --report, repeatable: .json, .csv or .xlsx reports
 	Concurrency int      // plan reads in flight
 	Conn        connFlags
 
@@ -54,16 +54,19 @@ must meet the targets; earlier years show the trajectory.
 A plan with no sector, a level with no employees, a catalog without a level's
 counters and counters a file leaves blank are "not assessable", with the
 reason. With --server, blanks in the files are filled from the plans on the
-service (matched by plan_id, else by name and start date).
+service (matched by plan_id, else by name and start date; on the account
+the file names, when it names one).
 
 The figures are embedded (a copy of the public transcription of the gazette);
 they should be checked against the gazette, and --targets FILE replaces them
 (CSV: sector,level,designated_male_pct,designated_female_pct).
 
-Exit status: 0 every assessable final-year figure is met, 1 some fall short,
-2 invalid input or configuration, 3 fatal (service unreachable, key refused).`,
+Exit status: 0 every plan's final year was measured in full and meets every
+target; 1 the targets are not shown to be met: some figure falls short, or
+some figures (or all: "nothing could be assessed") could not be assessed;
+2 invalid input or configuration; 3 fatal (service unreachable, key refused).`,
 		Example: `  eepipe check plans.xlsx
-  eepipe check clients/ --report sector-check.xlsx
+  eepipe check clients/ --report sector-check.xlsx --report sector-check.csv
   eepipe check --server
   eepipe --config eepipe.yaml check --server --plan 12 --plan 14 --report check.json
   eepipe check plans.csv --server --targets corrected-targets.csv`,
@@ -79,7 +82,7 @@ Exit status: 0 every assessable final-year figure is met, 1 some fall short,
 	fl.BoolVar(&opts.Server, "server", false, "check the plans on the service (every configured account); with files, fill their blank counters from the service")
 	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "with --server and no files: check only the plan with this `ID` (repeatable)")
 	fl.StringVar(&opts.Targets, "targets", "", "sector targets `FILE` (CSV) replacing the embedded 2025 figures")
-	fl.StringVar(&opts.Report, "report", "", "also write the results to `FILE` (.xlsx, .csv or .json)")
+	fl.StringArrayVar(&opts.Reports, "report", nil, "also write the results to `FILE` (.xlsx, .csv or .json); repeat for several")
 	fl.IntVar(&opts.Concurrency, "concurrency", defaultCheckConcurrency, "with --server: plan reads in flight")
 	// check reads plans only: it needs the service URL but never the company lookup.
 	fl.StringVar(&opts.Conn.BaseURL, "base-url", "", "service base URL (overrides "+envBaseURL+" and base_url)")
@@ -103,12 +106,18 @@ func validateCheckOptions(opts *checkOptions) error {
 			return exitf(ExitInvalid, "--plan %d: a plan id is a positive whole number", id)
 		}
 	}
-	if opts.Report != "" {
-		switch strings.ToLower(filepath.Ext(opts.Report)) {
+	seen := map[string]bool{}
+	for _, r := range opts.Reports {
+		switch strings.ToLower(filepath.Ext(r)) {
 		case ".json", ".csv", ".xlsx":
 		default:
-			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", opts.Report)
+			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
 		}
+		abs, _ := filepath.Abs(r)
+		if seen[abs] {
+			return exitf(ExitInvalid, "--report %s is given twice", r)
+		}
+		seen[abs] = true
 	}
 	return nil
 }
@@ -192,7 +201,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		missing = len(notFound)
 		for _, sp := range stored {
 			in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
-			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfPlan(in), targets)
+			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
 			c.Source, c.Account = "server", sp.Account.Name
 			checks = append(checks, c)
 		}
@@ -202,20 +211,35 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	if err := formats.WriteSectorText(f.IO.Out, report); err != nil {
 		return exitf(ExitFatal, "write the results: %v", err)
 	}
-	if opts.Report != "" {
-		if err := formats.WriteSectorReport(opts.Report, report); err != nil {
+	for _, path := range opts.Reports {
+		if err := formats.WriteSectorReport(path, report); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Sector check report written to %s\n", opts.Report)
+		fmt.Fprintf(f.IO.ErrOut, "Sector check report written to %s\n", path)
 	}
 	s := report.Summary()
 	log.Debug("sector check done", zap.Int("plans", s.Plans), zap.Int("met", s.Met), zap.Int("short", s.Short),
 		zap.Int("not_assessable", s.NotAssessable), zap.String("targets", report.TargetsSource))
 	switch {
 	case missing > 0:
-		return exitf(ExitInvalid, "%d plan(s) asked for with --plan are not on the service", missing)
-	case report.AnyShort():
+		return exitf(ExitInvalid, "%s not on the service", pipeline.Plural(missing, "plan asked for with --plan is", "plans asked for with --plan are"))
+	}
+	return checkExit(report)
+}
+
+// checkExit maps the check's outcome to the exit status: 0 only when every
+// final-year figure of every plan was measured and is met.
+func checkExit(report *pipeline.SectorCheckReport) error {
+	s := report.Summary()
+	switch report.Outcome() {
+	case pipeline.SectorSomeShort:
 		return silentExit(ExitDiff)
+	case pipeline.SectorNothingAssessed:
+		return exitf(ExitDiff, "nothing could be assessed: not one final-year figure of %s could be measured (the reasons are above), so the targets are not shown to be met",
+			pipeline.Plural(s.Plans, "plan"))
+	case pipeline.SectorIncomplete:
+		return exitf(ExitDiff, "no figure falls short, but %s not assessed in full (the reasons are above), so the targets are not shown to be met",
+			pipeline.Plural(s.PartlyMet+s.NotAssessable, "plan was", "plans were"))
 	}
 	return nil
 }
@@ -228,13 +252,13 @@ func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipelin
 		return nil, err
 	}
 	if len(batch.Problems) > 0 {
-		if err := formats.WriteProblemsText(f.IO.ErrOut, batch); err != nil {
+		if err := writeProblems(f, batch); err != nil {
 			return nil, exitf(ExitFatal, "%v", err)
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, exitf(ExitInvalid, "the input has %d error(s); fix them (eepipe validate shows them too) and check again",
-			batch.Problems.Count(pipeline.Error))
+		return nil, exitf(ExitInvalid, "the input has %s; fix them (eepipe validate shows them too) and check again",
+			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
 	}
 	if len(batch.Plans) == 0 {
 		return nil, exitf(ExitInvalid, "the input describes no plan")

@@ -52,7 +52,7 @@ func (e *ckEnv) run(args ...string) ckResult {
 	f := &Factory{
 		IO:     &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb},
 		Now:    time.Now,
-		Getenv: func(k string) string { return e.vars[k] },
+		Getenv: testGetenv(e.dir, e.vars),
 	}
 	code := Execute(context.Background(), f, args)
 	return ckResult{code, out.String(), errb.String()}
@@ -202,8 +202,8 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 	for _, want := range []string{
 		`Plan "Check Manufacturing" | Manufacturing | 2025-09-01 to 2027-08-31`,
 		"FALLS SHORT", "SHORT: female -0.8 pts, 1 person",
-		"Not assessable: the plan has no sector",
-		"3 plans: 1 meet every assessable final-year target, 1 fall short, 1 not assessable.",
+		"NOTHING COULD BE ASSESSED: the plan has no sector",
+		"3 plans: 1 meets every final-year target, 1 falls short, 0 meet only the targets that could be assessed, 1 could not be assessed at all.",
 		pipeline.SectorNotice, pipeline.EmbeddedSectorTargetsSource, "checked against the gazette",
 	} {
 		if !strings.Contains(rf.out, want) {
@@ -243,7 +243,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 		}
 	}
 	r := e.run("check", "--server", "--plan", strconv.FormatInt(eduID, 10))
-	if r.code != ExitOK || !strings.Contains(r.out, "MEETS every assessable target") || strings.Contains(r.out, "Check Manufacturing") {
+	if r.code != ExitOK || !strings.Contains(r.out, "MEETS every target") || strings.Contains(r.out, "Check Manufacturing") {
 		t.Fatalf("check --plan exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
 	r = e.run("check", "--server", "--plan", "999999")
@@ -421,11 +421,12 @@ func TestCheckServerTwoAccounts(t *testing.T) {
 	e.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", "CRANE_SECRET": "sandbox-secret-bluecrane"}
 	r := e.run("--config", cfg, "check", "--server")
 	// Plans created without a scorecard hold zeros: every level has no
-	// employees, so nothing is assessable and nothing falls short.
-	if r.code != ExitOK {
+	// employees, so nothing is assessable: that is not a pass (exit 1).
+	if r.code != ExitDiff || !strings.Contains(r.err, "eepipe: nothing could be assessed: not one final-year figure of 2 plans could be measured") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
-	for _, want := range []string{`"Acme plan" | Construction`, "account acme", `"Crane plan" | Construction`, "account bluecrane", "no employees at this level", "2 plans: 0 meet every assessable final-year target, 0 fall short, 2 not assessable."} {
+	for _, want := range []string{`"Acme plan" | Construction`, "account acme", `"Crane plan" | Construction`, "account bluecrane", "no employees at this level",
+		"NOTHING COULD BE ASSESSED", "2 plans: 0 meet every final-year target, 0 fall short, 0 meet only the targets that could be assessed, 2 could not be assessed at all."} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("output lacks %q\n%s", want, r.out)
 		}

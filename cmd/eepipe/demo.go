@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +16,9 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
+	"github.com/xuri/excelize/v2"
 )
 
 // demoWorkbookName is the demo workbook's file name, embedded from
@@ -25,6 +28,17 @@ const demoWorkbookName = "demo-plans.xlsx"
 //go:embed demo/demo-plans.xlsx
 var demoWorkbook []byte
 
+// demoGridName is the grid workbook the demo exports and edits.
+const demoGridName = "clients-grid.xlsx"
+
+// demoSecrets are the sandbox fixtures' secrets, given to the demo's
+// configuration through these environment variables (never in the file).
+var demoSecrets = [][2]string{
+	{"DEMO_LOOKUP_PASSWORD", "sandbox-lookup-pass"},
+	{"DEMO_ACME_SECRET", "sandbox-secret-acme"},
+	{"DEMO_BLUECRANE_SECRET", "sandbox-secret-bluecrane"},
+}
+
 // demoOptions are the options of `eepipe demo`.
 type demoOptions struct {
 	Args           []string
@@ -32,6 +46,13 @@ type demoOptions struct {
 	Latency        time.Duration
 	RecalcDuration time.Duration
 	Concurrency    int
+	Serve          bool
+
+	// Program is how the printed next steps invoke eepipe ("" = found
+	// from the running executable); Ready is called once the next steps
+	// are printed with --serve (tests).
+	Program string
+	Ready   func()
 }
 
 // NewCmdDemo returns `eepipe demo`. runF replaces the command's run function in tests.
@@ -45,9 +66,18 @@ bluecrane, the company lookup and three scorecards) on a free loopback
 port, write a sample workbook of four plans for two client companies, show
 the diff, apply it with progress (while a recalculation someone else
 started is still running, so the apply waits through a 409), apply it again
-to show that nothing is sent, and say where the outputs are. Nothing leaves
-this machine; it takes a few seconds.`,
+to show that nothing is sent; then export the plans as a grid workbook (the
+layout people fill in), change one counter in it as a consultant would, and
+reconcile it with the service. Nothing leaves this machine; it takes a few
+seconds.
+
+The outputs go to --out, by default one folder reused by every run
+(eepipe/demo under the user's cache folder). With --serve the sandbox stays
+up after the demo and the command prints the exact commands, with their
+environment, to continue by hand (apply the changed counter, reconcile
+again); Ctrl-C stops it.`,
 		Example: `  go run ./cmd/eepipe demo
+  go run ./cmd/eepipe demo --serve
   eepipe demo --out demo-output`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,11 +89,32 @@ this machine; it takes a few seconds.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Out, "out", "", "folder for the demo's outputs (default: a new temporary folder)")
+	fl.StringVar(&opts.Out, "out", "", "folder for the demo's outputs (default: eepipe/demo in the user's cache folder, reused by every run)")
+	fl.BoolVar(&opts.Serve, "serve", false, "keep the sandbox running after the demo and print the commands to continue with")
 	fl.DurationVar(&opts.Latency, "latency", 15*time.Millisecond, "latency the sandbox adds to every response")
 	fl.DurationVar(&opts.RecalcDuration, "recalc-duration", 3*time.Second, "how long a scorecard recalculation runs in the sandbox")
 	fl.IntVar(&opts.Concurrency, "concurrency", 8, "maximum requests in flight")
 	return cmd
+}
+
+// demoDir returns the demo's output folder: --out, else one folder under
+// the user's cache folder that every run reuses (no new folder per run).
+func demoDir(out string) (string, error) {
+	if out != "" {
+		return out, os.MkdirAll(out, 0o755)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("eepipe-%d", os.Getuid()))
+	}
+	dir := filepath.Join(base, "eepipe", "demo")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", dir)
+	}
+	return dir, nil
 }
 
 func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
@@ -71,15 +122,12 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	step := func(n int, format string, args ...any) {
 		fmt.Fprintf(out, "\n== %d. %s\n", n, fmt.Sprintf(format, args...))
 	}
-	dir := opts.Out
-	if dir == "" {
-		d, err := os.MkdirTemp("", "eepipe-demo-")
-		if err != nil {
-			return exitf(ExitFatal, "demo: %v", err)
-		}
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := demoDir(opts.Out)
+	if err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
 
 	fmt.Fprintln(out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
@@ -96,7 +144,8 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	// A configuration file like a consultant's; the secrets come from the
 	// environment, never from the file.
 	cfgPath := filepath.Join(dir, "eepipe.yaml")
-	cfgText := fmt.Sprintf(`# written by eepipe demo: two accounts, routed by company
+	cfgText := fmt.Sprintf(`# written by eepipe demo: two accounts, routed by company.
+# The sandbox at this URL runs only while "eepipe demo --serve" does.
 base_url: %s
 lookup:
   url: %s
@@ -107,19 +156,20 @@ accounts:
     company_id: 8ovHrj
     api_key: mpk_sandbox_acme
     api_secret_env: DEMO_ACME_SECRET
+    vat_number: "4012345678"
   - name: bluecrane
     company_id: Q2wE9z
     api_key: mpk_sandbox_bluecrane
     api_secret_env: DEMO_BLUECRANE_SECRET
+    registration_number: "2015/123456/07"
 `, srv.URL, srv.URL)
 	if err := formats.WriteFileAtomic(cfgPath, func(w io.Writer) error { _, err := io.WriteString(w, cfgText); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	_ = os.Chmod(cfgPath, 0o600)
-	secrets := map[string]string{
-		"DEMO_LOOKUP_PASSWORD":  "sandbox-lookup-pass",
-		"DEMO_ACME_SECRET":      "sandbox-secret-acme",
-		"DEMO_BLUECRANE_SECRET": "sandbox-secret-bluecrane",
+	secrets := map[string]string{}
+	for _, kv := range demoSecrets {
+		secrets[kv[0]] = kv[1]
 	}
 	df := &Factory{IO: f.IO, Now: f.Now, ConfigPath: cfgPath, CatalogPath: f.CatalogPath, Verbose: f.Verbose, LogFormat: f.LogFormat,
 		Getenv: func(k string) string {
@@ -138,18 +188,19 @@ accounts:
 	if err := formats.WriteFileAtomic(wb, func(w io.Writer) error { _, err := w.Write(demoWorkbook); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
-	fmt.Fprintf(out, "%s: four plans for two client companies, found through the company lookup by VAT or registration number;\n"+
-		"two are pre-filled from the company's scorecard, and their blank cells keep the prefilled values.\n", wb)
+	fmt.Fprintf(out, "%s: four plans for two client companies in the flat layout (one row per plan, year and target type),\n"+
+		"found through the company lookup by VAT or registration number; two are pre-filled from the company's scorecard,\n"+
+		"and their blank cells keep the prefilled values.\n", wb)
 
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
 	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
 	st := sb.Stats()
-	fmt.Fprintf(out, "The diff sent %d requests and %d writes.\n", st.Requests, st.Writes)
+	fmt.Fprintf(out, "The diff sent %s and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
 
 	step(4, "Someone else starts a recalculation of scorecard_acme_2025 (it runs %s)", opts.RecalcDuration)
 	other, err := apiclient.New(apiclient.Options{BaseURL: srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
@@ -167,44 +218,185 @@ accounts:
 	runReport := filepath.Join(dir, "run.xlsx")
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, applyOpts); err != nil {
 		return err
 	}
 	st = sb.Stats()
-	fmt.Fprintf(out, "The apply sent %d requests (%d writes; at most %d in flight with --concurrency %d); by route:\n",
-		st.Requests, st.Writes, st.MaxInFlight, opts.Concurrency)
+	fmt.Fprintf(out, "The apply sent %s (%s; at most %d in flight with --concurrency %d); by route:\n",
+		pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"), st.MaxInFlight, opts.Concurrency)
 	for _, r := range sortedRoutes(st.ByRoute) {
 		fmt.Fprintf(out, "  %4d  %s\n", st.ByRoute[r], r)
 	}
-	fmt.Fprintf(out, "Stored now: %d plans on account acme, %d on bluecrane.\n", len(sb.Plans("acme")), len(sb.Plans("bluecrane")))
+	fmt.Fprintf(out, "Stored now: %s on account acme, %d on bluecrane.\n", pipeline.Plural(len(sb.Plans("acme")), "plan"), len(sb.Plans("bluecrane")))
+	if diffOpts.Result != nil && applyOpts.Result != nil {
+		fmt.Fprintln(out, demoExplainCounts(diffOpts.Result.Summary(), applyOpts.Result.Summary()))
+	}
 
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
 	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
-		State: demoState(dir)}
+		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, again); err != nil {
 		return err
 	}
 	st = sb.Stats()
-	fmt.Fprintf(out, "The second apply sent %d requests (lookups, lists and gets) and %d writes.\n", st.Requests, st.Writes)
+	fmt.Fprintf(out, "The second apply sent %s (lookups, lists and gets) and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
 	if st.Writes != 0 {
 		return exitf(ExitFatal, "demo: the second apply wrote %d times; it should write nothing", st.Writes)
 	}
 
-	step(7, "Outputs, in %s", dir)
+	grid := filepath.Join(dir, demoGridName)
+	step(7, "eepipe export -o %s  (the plans as grid workbooks: the layout people fill in)", demoGridName)
+	if err := runExport(ctx, df, &exportOptions{Output: grid, Layout: layoutGrid, Concurrency: opts.Concurrency, Force: true}); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: an Overview sheet and one sheet per plan, each financial year a grid of occupational levels (down)\n"+
+		"by race and gender (across), for all employees and for employees with disabilities; plan ids and company\n"+
+		"identifiers are filled in, so applying it unchanged sends nothing.\n", grid)
+	edit, err := demoEditGrid(grid)
+	if err != nil {
+		return exitf(ExitFatal, "demo: %v", err)
+	}
+	fmt.Fprintf(out, "A consultant changes one cell: %s.\n", edit)
+
+	step(8, "eepipe reconcile %s --report reconcile.xlsx  (the workbook against the service, cell by cell; sends only reads)", demoGridName)
+	recReport := filepath.Join(dir, "reconcile.xlsx")
+	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency, State: demoState(dir)}); err != nil && exitCode(err) != ExitDiff {
+		return err
+	}
+	fmt.Fprintln(out, "Reconcile finds exactly the changed cell (exit 1: differences); reconcile.xlsx is a copy of the workbook with\n"+
+		"that cell marked and a sheet listing every difference.")
+
+	step(9, "Outputs, in %s (reused by the next run)", dir)
 	for _, o := range []struct{ name, what string }{
-		{demoWorkbookName, "the sample workbook (edit a counter and run apply again: only that counter is sent)"},
-		{"eepipe.yaml", "the configuration used (secrets came from environment variables)"},
+		{demoWorkbookName, "the sample workbook (flat layout)"},
+		{demoGridName, "the plans exported as grid workbooks, with the one changed counter"},
+		{"eepipe.yaml", "the configuration used; its secrets come from the DEMO_* environment variables printed below"},
 		{"diff.json", "the dry run's report: one line per input row, what would change"},
 		{"run.xlsx", "the apply's run report: one line per input row with outcome, plan, milestone and target ids, counters changed"},
 		{"run-again.json", "the second apply's report: everything unchanged"},
+		{"reconcile.xlsx", "the reconciliation of the grid workbook: the changed cell marked"},
 		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
+		{"locks/", "the applies' account locks (empty files; the demo's service is its own, so its locks stay here)"},
 	} {
-		fmt.Fprintf(out, "  %-16s %s\n", o.name, o.what)
+		fmt.Fprintf(out, "  %-18s %s\n", o.name, o.what)
 	}
-	fmt.Fprintln(out, "\nNext: eepipe apply --help, and README.md for configuring the real service.")
+
+	prog := opts.Program
+	if prog == "" {
+		prog = demoProgram()
+	}
+	if !opts.Serve {
+		fmt.Fprintf(out, "\nThe sandbox has stopped, so eepipe.yaml now points at nothing. To continue by hand (apply the changed\n"+
+			"counter, reconcile again), run the demo with the sandbox kept up:\n\n  %s demo --serve\n", prog)
+		fmt.Fprintln(out, "\nREADME.md explains configuring the real service.")
+		return nil
+	}
+	cfgQ, gridQ := demoShellQuote(cfgPath), demoShellQuote(grid)
+	var exports []string
+	for _, kv := range demoSecrets {
+		exports = append(exports, kv[0]+"="+kv[1])
+	}
+	// The demo's run history and locks stay in its folder, not the user's.
+	exports = append(exports, envState+"="+demoShellQuote(demoState(dir).Path), envLockDir+"="+demoShellQuote(demoLockDir(dir)))
+	fmt.Fprintf(out, "\nThe sandbox keeps running at %s until Ctrl-C. Continue in another terminal; copy these lines:\n\n", srv.URL)
+	fmt.Fprintf(out, "  export %s\n", strings.Join(exports, " "))
+	fmt.Fprintf(out, "  %s --config %s reconcile %s   # the changed counter is the one difference (exit 1)\n", prog, cfgQ, gridQ)
+	fmt.Fprintf(out, "  %s --config %s apply %s       # sends exactly that counter\n", prog, cfgQ, gridQ)
+	fmt.Fprintf(out, "  %s --config %s reconcile %s   # in sync now (exit 0)\n", prog, cfgQ, gridQ)
+	fmt.Fprintf(out, "\nThen edit any counter in %s (or %s) and run diff, apply and reconcile again.\n", gridQ, demoShellQuote(wb))
+	if opts.Ready != nil {
+		opts.Ready()
+	}
+	<-ctx.Done()
+	fmt.Fprintln(out, "Sandbox stopped.")
 	return nil
+}
+
+// demoExplainCounts says why the apply patched fewer targets and counters
+// than the diff counted: a plan created from a scorecard is pre-filled by
+// the service, and counters the prefill already gives the workbook's value
+// need no patch; the diff cannot know the prefill before the plan exists.
+func demoExplainCounts(diff, applied pipeline.RunSummary) string {
+	if diff.TargetsPatched == applied.TargetsPatched && diff.CountersChanged == applied.CountersChanged {
+		return fmt.Sprintf("The diff's %s / %s are what the apply patched.", pipeline.Plural(diff.TargetsPatched, "target"), pipeline.Plural(diff.CountersChanged, "counter"))
+	}
+	return fmt.Sprintf("The diff counted %s / %s to change, the apply patched %s / %s: the diff cannot know what a scorecard\n"+
+		"prefill will put in a plan that does not exist yet, so it counts every workbook value of a pre-filled plan (\"(prefill) -> n\").\n"+
+		"Once created, those plans already held %s of those values (%s needed no patch at all), and only the rest were sent.",
+		pipeline.Plural(diff.TargetsPatched, "target"), pipeline.Plural(diff.CountersChanged, "counter"),
+		pipeline.Plural(applied.TargetsPatched, "target"), pipeline.Plural(applied.CountersChanged, "counter"),
+		pipeline.Plural(diff.CountersChanged-applied.CountersChanged, "counter"), pipeline.Plural(diff.TargetsPatched-applied.TargetsPatched, "target"))
+}
+
+// demoEditGrid changes one counter of the exported grid workbook, as a
+// consultant would, and says which.
+func demoEditGrid(path string) (string, error) {
+	batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
+	if err != nil {
+		return "", err
+	}
+	const counter = "number_of_african_female_junior_managers"
+	for _, p := range batch.Plans {
+		for _, t := range p.Targets {
+			o, ok := t.Cells[counter]
+			v, set := t.Counters[counter]
+			if !ok || !set || o.Sheet == "" || o.Cell == "" || t.TargetType != pipeline.TargetAll {
+				continue
+			}
+			x, err := excelize.OpenFile(path)
+			if err != nil {
+				return "", err
+			}
+			defer x.Close()
+			if err := x.SetCellInt(o.Sheet, o.Cell, v+1); err != nil {
+				return "", err
+			}
+			if err := formats.WriteFileAtomic(path, func(w io.Writer) error { _, err := x.WriteTo(w); return err }); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("sheet %q cell %s (%s, %s, %s) from %d to %d", o.Sheet, o.Cell, p.Name, t.TargetType, counter, v, v+1), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no %s cell to change", path, counter)
+}
+
+// demoProgram is how the printed next steps run eepipe: "go run
+// ./cmd/eepipe" under go run, else "eepipe" when that is the one on PATH,
+// else the executable's path.
+func demoProgram() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "eepipe"
+	}
+	if strings.Contains(exe, "go-build") {
+		return "go run ./cmd/eepipe"
+	}
+	if p, err := exec.LookPath("eepipe"); err == nil {
+		if a, b := evalPath(p), evalPath(exe); a == b {
+			return "eepipe"
+		}
+	}
+	return demoShellQuote(exe)
+}
+
+func evalPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// demoShellQuote quotes s for a POSIX shell when it needs it (plain
+// paths stay readable in the printed commands).
+func demoShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // exitCode returns the exit code an error maps to.

@@ -195,7 +195,9 @@ func TestDemoCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
-	for _, want := range []string{"4 to create", "(prefill) ->", "The second apply sent", "and 0 writes", "Stored now: 2 plans on account acme, 2 on bluecrane"} {
+	for _, want := range []string{"4 to create", "(prefill) ->", "The second apply sent", "and 0 writes", "Stored now: 2 plans on account acme, 2 on bluecrane",
+		"The diff counted 9 targets / 37 counters to change, the apply patched 8 targets / 32 counters: the diff cannot know what a scorecard\nprefill",
+		"A consultant changes one cell", "1 counter differs", "eepipe demo --serve"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())
 		}
@@ -203,7 +205,7 @@ func TestDemoCommand(t *testing.T) {
 	if !strings.Contains(errb.String(), "already running (409)") {
 		t.Errorf("the 409 wait is not shown:\n%s", errb.String())
 	}
-	for _, name := range []string{demoWorkbookName, "eepipe.yaml", "diff.json", "run.xlsx", "run-again.json"} {
+	for _, name := range []string{demoWorkbookName, "eepipe.yaml", "diff.json", "run.xlsx", "run-again.json", demoGridName, "reconcile.xlsx"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("output %s: %v", name, err)
 		}

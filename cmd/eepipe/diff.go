@@ -30,7 +30,7 @@ Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		Example: `  eepipe diff plans.xlsx
   eepipe --config eepipe.yaml diff clients/ --show-unchanged --report diff.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DryRun = true
@@ -41,6 +41,6 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		},
 	}
 	addApplyFlags(cmd, &opts.applyOptions, false)
-	cmd.Flags().StringVarP(&opts.State.Output, "output", "o", "", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for `eepipe apply FILE`")
+	cmd.Flags().StringVarP(&opts.State.Output, "output", "o", "", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for eepipe apply FILE")
 	return cmd
 }

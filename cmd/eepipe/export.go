@@ -36,6 +36,7 @@ type exportOptions struct {
 	Companies   []string // --company VAT|REG|ID
 	Concurrency int
 	NoCharts    bool
+	Force       bool // -o may replace an existing file
 	Schedule    scheduleOptions
 	Conn        connFlags
 
@@ -87,7 +88,7 @@ lock held, --max-duration passed).`,
   eepipe export -o acme.csv --company 4012345678
   eepipe export -o plans.csv --layout long --plan 17 --plan 18
   eepipe --config eepipe.yaml export --output-dir /var/backups/ee --keep 14 --max-duration 20m`,
-		Args: cobra.NoArgs,
+		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
@@ -103,6 +104,7 @@ lock held, --max-duration passed).`,
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight")
 	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the per-plan charts out of an XLSX grid export")
+	fl.BoolVar(&opts.Force, "force", false, "replace the -o file if it exists (--output-dir runs write new stamped names and need no --force)")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
 	return cmd
@@ -168,6 +170,9 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	log := f.Logger()
 	target, err := resolveExportTarget(opts)
 	if err != nil {
+		return err
+	}
+	if err := refuseOverwrite(opts.Output, opts.Schedule.OutputDir == "" && !opts.Force); err != nil {
 		return err
 	}
 	if opts.Concurrency < 1 {
@@ -316,39 +321,20 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 	return out, nil
 }
 
-// checkConfiguredCompany looks up the identifiers an account's
-// configuration gives: they must name one company, the account's own when
-// it has a company_id (else the export would not re-import onto it). The
-// record then completes the identifiers and gives the trading name. When
-// the lookup cannot be reached the configured identifiers are written as
-// they are, with a warning.
+// checkConfiguredCompany checks and completes an account's configured
+// identifiers by pipeline.CheckConfiguredCompany, and shows its warning.
 func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSource, finder pipeline.CompanyFinder) error {
-	where := "the identifiers of account " + s.account.Name + " in the configuration (" + s.company.String() + ")"
-	if s.account.Name == "default" {
-		where = "the account's company identifiers (" + s.company.String() + ")"
-	}
-	recs, err := finder.FindCompanies(ctx, s.company)
+	c, warning, err := pipeline.CheckConfiguredCompany(ctx, finder, s.account, s.company)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		run.warn(fmt.Sprintf("%s could not be checked through the company lookup (%v); they are written as configured", where, err))
-		return nil
+		return exitf(ExitInvalid, "configuration: %v", err)
 	}
-	c, err := pipeline.ResolveCompany(s.company, recs)
-	if err != nil {
-		return exitf(ExitInvalid, "configuration: %s: %v", where, err)
+	if warning != "" {
+		run.warn(warning)
 	}
-	if s.account.CompanyID != "" && c.ID != s.account.CompanyID {
-		return exitf(ExitInvalid, "configuration: %s belong to %s (id %s), but the account's company_id is %s; correct them",
-			where, c.TradingName, c.ID, s.account.CompanyID)
+	if c != nil {
+		s.name = c.TradingName
+		s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	}
-	if s.account.CompanyID == "" {
-		run.warn(fmt.Sprintf("%s name %s (id %s), but the account names no company_id, so it cannot be checked that the account belongs to that company; "+
-			"add company_id to check it", where, c.TradingName, c.ID))
-	}
-	s.name = c.TradingName
-	s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	return nil
 }
 
@@ -415,6 +401,11 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 		// The sectoral targets check of each plan, as `eepipe check` shows it.
 		targets := pipeline.DefaultSectorTargets()
 		report := pipeline.CheckSector(inputs, cat, targets)
+		for i := range report.Plans {
+			if i < len(plans) { // the plans come from the service: name their account
+				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
+			}
+		}
 		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
 			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
 		}

@@ -75,7 +75,7 @@ func (e *exEnv) runCtx(ctx context.Context, args ...string) (int, string, string
 	f := &Factory{
 		IO:     &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 		Now:    func() time.Time { return e.now },
-		Getenv: func(k string) string { return e.env[k] },
+		Getenv: testGetenv(e.dir, e.env),
 	}
 	code := Execute(ctx, f, args)
 	return code, out.String(), errOut.String()

@@ -141,14 +141,14 @@ func TestExportEnvironmentIdentifiers(t *testing.T) {
 		t.Fatalf("--company of another company: exit %d\n%s", code, stderr)
 	}
 	// --company naming the configured company: its record's identifiers.
-	if code, _, stderr := e.run("export", "-o", out, "--company", exAcmeVAT); code != 0 || strings.Contains(stderr, "cannot be checked") {
+	if code, _, stderr := e.run("export", "-o", out, "--force", "--company", exAcmeVAT); code != 0 || strings.Contains(stderr, "cannot be checked") {
 		t.Fatalf("--company of the configured company: exit %d\n%s", code, stderr)
 	}
 
 	delete(e.env, envLookupURL)
 	delete(e.env, envLookupUsername)
 	delete(e.env, envLookupPassword)
-	if code, _, stderr := e.run("export", "-o", out); code != 0 {
+	if code, _, stderr := e.run("export", "-o", out, "--force"); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	batch, _ = fileState(t, out)

@@ -292,7 +292,7 @@ func TestExportSelectsPlans(t *testing.T) {
 		t.Fatalf("exported plans %v, want %d and %d", ids, plans[0].ID, plans[2].ID)
 	}
 	// An unknown id: the others are written, exit 1, the id is named.
-	code, _, stderr = e.run("export", "-o", out, "--plan", fmt.Sprint(plans[1].ID), "--plan", "99999")
+	code, _, stderr = e.run("export", "-o", out, "--force", "--plan", fmt.Sprint(plans[1].ID), "--plan", "99999")
 	if code != ExitDiff || !strings.Contains(stderr, "99999") {
 		t.Fatalf("unknown --plan: exit %d\n%s", code, stderr)
 	}
@@ -306,7 +306,7 @@ func TestExportSelectsPlans(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "cannot be checked") {
 		t.Fatalf("--company with an account without company_id: exit %d\n%s", code, stderr)
 	}
-	code, _, stderr = e.run("export", "-o", e.path("x.csv"), "--company", "4999999999")
+	code, _, stderr = e.run("export", "-o", e.path("y.csv"), "--company", "4999999999")
 	if code != ExitInvalid || !strings.Contains(stderr, "knows no company") {
 		t.Fatalf("unknown --company: exit %d\n%s", code, stderr)
 	}

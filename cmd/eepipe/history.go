@@ -129,9 +129,12 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		}
 	} else {
 		byRun := map[int64][]pipeline.HistoryEntry{}
+		inSync := map[int64]int{}
 		for _, e := range entries {
 			if e.Sent {
 				byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
+			} else if e.Outcome == "ok" {
+				inSync[e.Run.ID]++
 			}
 		}
 		for _, r := range runs {
@@ -150,6 +153,9 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			for _, e := range byRun[r.ID] {
 				fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
 					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+			}
+			if n := inSync[r.ID]; n > 0 {
+				fmt.Fprintf(&b, "    %d counter(s) already held the file's values: recorded as applied by this run, not sent\n", n)
 			}
 		}
 		fmt.Fprintf(&b, "%d run(s).\n", len(runs))

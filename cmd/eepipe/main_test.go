@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,9 +15,11 @@ import (
 // a child process, such as killing an apply half-way).
 const envRunMain = "EEPIPE_TEST_RUN_MAIN"
 
-// TestMain keeps the tests' run history out of the user's state folder:
-// the default state store goes to a temporary XDG state home. With
-// EEPIPE_TEST_RUN_MAIN=1 the binary is eepipe.
+// TestMain keeps the tests out of the user's folders: the XDG state and
+// cache homes (where the default state store and lock folder are) point
+// into a temporary folder, and the tests fail when anything was written
+// there, since every test is to give its own lock folder and state store
+// (the env's do). With EEPIPE_TEST_RUN_MAIN=1 the binary is eepipe.
 func TestMain(m *testing.M) {
 	if os.Getenv(envRunMain) == "1" {
 		if code, ok := supervise(os.Args[1:]); ok {
@@ -22,14 +28,48 @@ func TestMain(m *testing.M) {
 		crashForTest(os.Getenv(envTestCrash))
 		os.Exit(Main(os.Args[1:], SystemIO()))
 	}
-	dir, err := os.MkdirTemp("", "eepipe-test-state-")
+	dir, err := os.MkdirTemp("", "eepipe-test-home-")
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("XDG_STATE_HOME", dir)
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
+	var written []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written = append(written, path)
+		}
+		return nil
+	})
+	if len(written) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: tests wrote into the default state or cache folder (they must use their own --lock-dir/%s and --state/%s):\n  %s\n",
+			envLockDir, envState, strings.Join(written, "\n  "))
+		if code == 0 {
+			code = 1
+		}
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// testGetenv returns the environment vars for a run of a test, with, unless
+// vars sets them, a lock folder and a state store in the test's folder dir:
+// no test locks or records anything in the user's folders (a test that
+// wants the defaults sets them to "" in vars).
+func testGetenv(dir string, vars map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := vars[k]; ok || dir == "" {
+			return v
+		}
+		switch k {
+		case envLockDir:
+			return filepath.Join(dir, "locks")
+		case envState:
+			return filepath.Join(dir, "state.db")
+		}
+		return ""
+	}
 }
 
 // envTestCrash makes the eepipe child of a supervised test run crash in

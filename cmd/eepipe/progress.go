@@ -49,7 +49,7 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	if total == 0 {
 		return
 	}
-	if p.f.IO.ErrTTY && usableTerminal(p.f.IO.ErrOut) {
+	if p.f.IO.ErrTTY && !p.f.statusJSON() && usableTerminal(p.f.IO.ErrOut) {
 		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(p.f.IO.ErrOut), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 		p.bar = p.p.AddBar(int64(total),
 			mpb.PrependDecorators(
@@ -60,7 +60,7 @@ func (p *progress) start(ctx context.Context, total, all int) {
 				decor.Percentage(decor.WC{W: 5}),
 				decor.Any(func(decor.Statistics) string {
 					pr := p.runner.Progress()
-					return fmt.Sprintf("  %d requests, %d targets patched", pr.Requests.Total, pr.TargetsPatched)
+					return "  " + pipeline.Plural(int(pr.Requests.Total), "request") + ", " + pipeline.Plural(int(pr.TargetsPatched), "target") + " patched"
 				}),
 			),
 		)
@@ -110,8 +110,9 @@ func (p *progress) planDone(res *pipeline.PlanResult) {
 		if bar == nil {
 			p.log.Warn("plan failed", zap.String("plan", res.Diff.Title()), zap.String("account", res.Diff.Account), zap.Error(res.Err))
 		}
-	} else {
-		p.log.Debug("plan done", zap.String("plan", res.Diff.Title()), zap.String("outcome", string(res.Outcome)), zap.Int64("plan_id", res.PlanID))
+	} else if ce := p.log.Check(zap.DebugLevel, "plan done"); ce != nil {
+		// Checked first: the plan's title is built only when debug is on.
+		ce.Write(zap.String("plan", res.Diff.Title()), zap.String("outcome", string(res.Outcome)), zap.Int64("plan_id", res.PlanID))
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -32,14 +33,15 @@ eepipe then waits with a capped backoff and asks again, until the request is
 accepted or --recalc-wait runs out (a large recalculation can take up to an
 hour). apply does the same for the scorecards linked to the plans it changed.
 
-With several accounts configured, --account names the account that owns the
-scorecards.
+With several accounts configured, each scorecard's account is found by
+asking every account for it (one GET each); --account names the account
+instead, for all of them.
 
 Exit status: 0 all accepted, 1 some failed, 2 invalid usage or
 configuration, 3 fatal.`,
 		Example: `  eepipe recalc scorecard_acme_2025
   eepipe --config eepipe.yaml recalc --account bluecrane scorecard_bluecrane_2025 --recalc-wait 10m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("scorecard id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {
@@ -49,7 +51,7 @@ configuration, 3 fatal.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Account, "account", "", "the configured account that owns the scorecards (needed with several accounts)")
+	fl.StringVar(&opts.Account, "account", "", "the configured account that owns the scorecards (default: found with one GET per account)")
 	fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up")
 	opts.Conn.register(cmd)
 	_ = cmd.Flags().MarkHidden("lookup-url") // not used by this command
@@ -74,27 +76,43 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 		log.Warn(w)
 	}
 	account := opts.Account
-	switch {
-	case account == "" && len(cfg.Accounts) == 1:
+	if account == "" && len(cfg.Accounts) == 1 {
 		account = cfg.Accounts[0].Name
-	case account == "":
-		var names []string
+	}
+	if account != "" {
+		found := false
 		for _, a := range cfg.Accounts {
-			names = append(names, a.Name)
+			found = found || a.Name == account
 		}
-		return exitf(ExitInvalid, "several accounts are configured (%s): name the scorecards' account with --account", strings.Join(names, ", "))
-	}
-	found := false
-	for _, a := range cfg.Accounts {
-		found = found || a.Name == account
-	}
-	if !found {
-		return exitf(ExitInvalid, "--account %s is not a configured account", account)
+		if !found {
+			return exitf(ExitInvalid, "--account %s is not a configured account", account)
+		}
 	}
 	cfg.Lookup = LookupConfig{} // recalc needs no lookup
 	accounts, _, clients, err := connect(cfg, log, opts.HTTPClient)
 	if err != nil {
 		return err
+	}
+	// With several accounts and no --account, each scorecard's account is
+	// the one that sees it (one GET per account).
+	owner := map[string]string{}
+	for _, id := range opts.Args {
+		if account != "" {
+			owner[id] = account
+			continue
+		}
+		if _, done := owner[id]; done {
+			continue
+		}
+		name, err := pipeline.ScorecardOwner(cmd.Context(), accounts, id)
+		switch {
+		case errors.Is(err, pipeline.ErrScorecardOwner):
+			return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
+		case err != nil:
+			return exitf(ExitFatal, "%v", err)
+		}
+		log.Debug("scorecard owner found: " + id + " on account " + name)
+		owner[id] = name
 	}
 	prog := newProgress(f, log)
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
@@ -104,7 +122,7 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	for _, id := range opts.Args {
 		if !seen[id] {
 			seen[id] = true
-			reqs = append(reqs, pipeline.RecalcRequest{Account: account, ScorecardID: id})
+			reqs = append(reqs, pipeline.RecalcRequest{Account: owner[id], ScorecardID: id})
 		}
 	}
 	results := runner.Recalc(cmd.Context(), reqs)

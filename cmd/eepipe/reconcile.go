@@ -59,7 +59,7 @@ passed; the report is still written with what was compared).`,
 		Example: `  eepipe reconcile acme.xlsx --report acme-checked.xlsx
   eepipe reconcile clients/ --report drift.json --report drift.csv
   eepipe --config eepipe.yaml reconcile clients/ --output-dir /var/reports --keep 30 --max-duration 15m`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {

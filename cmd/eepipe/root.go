@@ -12,12 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
-	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"golang.org/x/term"
 )
 
 // Exit codes, documented in README.md.
@@ -51,75 +46,6 @@ func exitf(code int, format string, args ...any) *ExitError {
 
 // silentExit returns an ExitError that prints nothing (the command already reported).
 func silentExit(code int) *ExitError { return &ExitError{Code: code} }
-
-// IOStreams are the command's standard streams: data to Out, status to ErrOut.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-	OutTTY bool // Out is a terminal
-	ErrTTY bool // ErrOut is a terminal: progress bars and console logs
-}
-
-// SystemIO returns the process's streams.
-func SystemIO() *IOStreams {
-	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-	}
-}
-
-// Factory holds what every command needs, injected so that commands are
-// tested without a terminal, a clock or the process environment.
-type Factory struct {
-	IO     *IOStreams
-	Now    func() time.Time
-	Getenv func(string) string
-
-	// Global flags.
-	ConfigPath  string
-	CatalogPath string
-	Verbose     bool
-	LogFormat   string
-	// MaxUncompressed is the --max-uncompressed limit as given ("": the
-	// default, formats.DefaultMaxUncompressed).
-	MaxUncompressed string
-
-	logger *zap.Logger
-	// readFilesFunc replaces formats.ReadFiles in tests.
-	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
-}
-
-// Logger returns the run's logger: console format on a terminal, JSON
-// otherwise, on ErrOut.
-func (f *Factory) Logger() *zap.Logger {
-	if f.logger == nil {
-		f.logger = newLogger(f.IO.ErrOut, f.IO.ErrTTY, f.Verbose, f.LogFormat)
-	}
-	return f.logger
-}
-
-func newLogger(w io.Writer, tty, verbose bool, format string) *zap.Logger {
-	level := zapcore.InfoLevel
-	if verbose {
-		level = zapcore.DebugLevel
-	}
-	var enc zapcore.Encoder
-	if format == "console" || (format != "json" && tty) {
-		cfg := zap.NewDevelopmentEncoderConfig()
-		cfg.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
-		if tty {
-			cfg.EncodeLevel = zapcore.CapitalColorLevelEncoder
-		}
-		enc = zapcore.NewConsoleEncoder(cfg)
-	} else {
-		cfg := zap.NewProductionEncoderConfig()
-		cfg.EncodeTime = zapcore.ISO8601TimeEncoder
-		enc = zapcore.NewJSONEncoder(cfg)
-	}
-	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), level))
-}
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
@@ -175,9 +101,11 @@ usage, 3 fatal.`,
 		NewCmdCheck(f, nil),
 		NewCmdHistory(f, nil),
 	)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitInvalid, Err: err}
+	registerCompletions(root)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
 	})
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
 	return root
 }
 
@@ -219,11 +147,29 @@ func Execute(ctx context.Context, f *Factory, args []string) (code int) {
 			code = recoverInternal(v, f)
 		}
 	}()
+	if f.rawErr == nil {
+		// Off a terminal (or with --log-format json) every stderr line is
+		// a JSON event: the lines printed for people are wrapped.
+		// Timestamps from the wall clock, like the logger's.
+		jl := &jsonLines{w: f.IO.ErrOut, active: f.statusJSON, now: time.Now}
+		f.rawErr = f.IO.ErrOut
+		io := *f.IO
+		io.ErrOut = jl
+		f.IO = &io
+		defer jl.Flush()
+	}
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if f.logger != nil {
 		_ = f.logger.Sync()
+	}
+	if jl, ok := f.IO.ErrOut.(*jsonLines); ok {
+		// The final error is one event, however many lines it has.
+		var b strings.Builder
+		code := reportExit(&b, err)
+		_ = jl.WriteEvent(b.String())
+		return code
 	}
 	return reportExit(f.IO.ErrOut, err)
 }

@@ -130,7 +130,7 @@ func (r *scheduledRun) lockInfo() pipeline.LockInfo {
 func (r *scheduledRun) lockError(err error) error {
 	var held *pipeline.LockHeldError
 	if errors.As(err, &held) {
-		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		printError(r.f.IO.ErrOut, err)
 		r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", held.What), zap.Int("lock_pid", held.Holder.PID)})
 		return silentExit(ExitFatal)
 	}
@@ -262,7 +262,7 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	// The error's message is printed before the summary, so that the
 	// summary is the run's last line on stderr for monitoring.
 	if err != nil && !isSilent(err) {
-		fmt.Fprintf(r.f.IO.ErrOut, "eepipe: %v\n", err)
+		printError(r.f.IO.ErrOut, err)
 	}
 	r.logSummary(code, outcome, fields)
 	if err != nil {

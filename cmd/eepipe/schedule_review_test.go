@@ -43,12 +43,12 @@ func TestSummaryIsTheLastLine(t *testing.T) {
 			if !strings.Contains(last, `"msg":"summary"`) {
 				t.Fatalf("the last line is not the summary: %q\n%s", last, stderr)
 			}
-			i := strings.Index(stderr, "eepipe: ")
+			i := strings.Index(stderr, `"level":"error"`) // the error is a JSON event like every stderr line
 			if i < 0 || !strings.Contains(stderr[i:], tc.msg) || i > strings.Index(stderr, `"msg":"summary"`) {
 				t.Fatalf("the error message (%q) is missing or after the summary:\n%s", tc.msg, stderr)
 			}
-			if strings.Count(stderr, "eepipe: ") != 1 {
-				t.Fatalf("the error message is printed %d times:\n%s", strings.Count(stderr, "eepipe: "), stderr)
+			if n := strings.Count(stderr, tc.msg); n != 1 {
+				t.Fatalf("the error message is printed %d times:\n%s", n, stderr)
 			}
 			if s := summaryLine(t, stderr); s["exit_code"] != float64(tc.code) {
 				t.Fatalf("summary %v", s)

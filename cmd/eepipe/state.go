@@ -124,6 +124,14 @@ func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) 
 	return r.j.TargetWritten(ctx, w)
 }
 
+// TargetsInSync implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetsInSync(ctx context.Context, ws []pipeline.TargetWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.TargetsInSync(ctx, ws)
+}
+
 // PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.
 func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) error {
 	if r.j == nil {
@@ -133,15 +141,9 @@ func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) erro
 }
 
 // lockStoreAccounts takes the store's lock on every account the change set
-// writes to, in name order; a lock held past --lock-wait is fatal.
+// acts on (writes to, or records as in sync), in name order; a lock held past --lock-wait is fatal.
 func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
-	var names []string
-	for _, d := range cs.Plans {
-		if d.Action.Changes() && !slices.Contains(names, d.Account) {
-			names = append(names, d.Account)
-		}
-	}
-	return lockStoreNames(ctx, st, cfg, names, wait)
+	return lockStoreNames(ctx, st, cfg, cs.RecordedAccounts(), wait)
 }
 
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
@@ -234,16 +236,11 @@ func fileSHA256(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// beginRun records the start of an apply that writes, and points the
+// beginRun records the start of an apply that acts on a plan (also one
+// that finds everything in sync and writes nothing), and points the
 // journal at it.
 func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, cs *pipeline.ChangeSet, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
-	var accounts []string
-	for _, d := range cs.Plans {
-		if d.Action.Changes() && !slices.Contains(accounts, d.Account) {
-			accounts = append(accounts, d.Account)
-		}
-	}
-	slices.Sort(accounts)
+	accounts := cs.RecordedAccounts()
 	id, err := st.BeginRun(ctx, pipeline.RunRecord{
 		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: cfg.BaseURL,
 		Files: files, Accounts: accounts, ChangeSet: changeSet,
@@ -275,3 +272,8 @@ func runStatus(rep *pipeline.RunReport) string {
 // demoState keeps the demo's run history in its output folder, away from
 // the user's store.
 func demoState(dir string) stateFlags { return stateFlags{Path: filepath.Join(dir, "state.db")} }
+
+// demoLockDir keeps the demo's account locks in its output folder: its
+// sandbox listens on a new port each time, so its locks would otherwise
+// add a lock file to the user's lock folder on every demo.
+func demoLockDir(dir string) string { return filepath.Join(dir, "locks") }

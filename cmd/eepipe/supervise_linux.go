@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"time"
+
+	"golang.org/x/term"
 )
 
 // supervise runs eepipe as a child process and waits for it, so that a
@@ -96,7 +100,15 @@ func supervise(args []string) (int, bool) {
 // superviseExit maps the child's end to the supervisor's exit code.
 func superviseExit(st *os.ProcessState, crashed bool) int {
 	if crashed {
-		fmt.Fprintln(os.Stderr, "eepipe: internal error: eepipe crashed (the report above says where); this is a bug in eepipe, not a problem of the input: please report it")
+		const msg = "internal error: eepipe crashed (the report above says where); this is a bug in eepipe, not a problem of the input: please report it"
+		if term.IsTerminal(int(os.Stderr.Fd())) {
+			fmt.Fprintln(os.Stderr, "eepipe: "+msg)
+		} else {
+			// Off a terminal stderr is JSON lines (the crash report itself
+			// is Go's text and cannot be).
+			b, _ := json.Marshal(map[string]any{"level": "fatal", "ts": time.Now().UTC().Format(time.RFC3339Nano), "msg": msg, "exit_code": ExitFatal})
+			fmt.Fprintln(os.Stderr, string(b))
+		}
 		return ExitFatal
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,25 +75,37 @@ func TestCrashIsNotInvalidInput(t *testing.T) {
 // once (the sandbox stops cleanly, exit 0; a second signal would kill it), and
 // kill -9 of eepipe takes the child with it.
 func TestSupervisorForwardsSignalsOnce(t *testing.T) {
-	start := func() (*exec.Cmd, *bytes.Buffer) {
+	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "sandbox", "--listen", "127.0.0.1:0")
 		cmd.Env = append(os.Environ(), envRunMain+"=1")
-		out := &bytes.Buffer{}
-		cmd.Stdout = out
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 300 && out.Len() == 0; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if out.Len() == 0 {
+		// The sandbox's one stdout line says it is serving.
+		ready := make(chan bool, 1)
+		go func() {
+			line, _ := bufio.NewReader(out).ReadString('\n')
+			ready <- line != ""
+			io.Copy(io.Discard, out)
+		}()
+		select {
+		case ok := <-ready:
+			if !ok {
+				cmd.Process.Kill()
+				t.Fatal("the sandbox did not start")
+			}
+		case <-time.After(time.Minute):
 			cmd.Process.Kill()
 			t.Fatal("the sandbox did not start")
 		}
-		return cmd, out
+		return cmd
 	}
 	t.Run("SIGINT", func(t *testing.T) {
-		cmd, _ := start()
+		cmd := start()
 		cmd.Process.Signal(syscall.SIGINT)
 		err := cmd.Wait()
 		if err != nil {
@@ -99,7 +113,7 @@ func TestSupervisorForwardsSignalsOnce(t *testing.T) {
 		}
 	})
 	t.Run("SIGKILL", func(t *testing.T) {
-		cmd, _ := start()
+		cmd := start()
 		child := childOf(t, cmd.Process.Pid)
 		cmd.Process.Kill()
 		cmd.Wait()

@@ -53,7 +53,7 @@ with --catalog.`,
   eepipe template -o plan.xlsx --years 3 --start 2026-09-01
   eepipe template -o targets.xlsx --layout flat
   eepipe template -o custom.xlsx --catalog counters.txt`,
-		Args: cobra.NoArgs,
+		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.CatalogPath = f.CatalogPath
 			opts.YearsSet = cmd.Flags().Changed("years")
@@ -136,17 +136,10 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 	}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	what := fmt.Sprintf("%s layout, %d counters", layout, cat.Len())
+	what := fmt.Sprintf("%s layout, %s", layout, pipeline.Plural(cat.Len(), "counter"))
 	if layout == templates.LayoutGrid {
-		what = fmt.Sprintf("grid layout, %d financial year%s, %d counters", opts.Years, templatePlural(opts.Years), cat.Len())
+		what = fmt.Sprintf("grid layout, %s, %s", pipeline.Plural(opts.Years, "financial year"), pipeline.Plural(cat.Len(), "counter"))
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Template written to %s (%s)\n", opts.Output, what)
 	return nil
-}
-
-func templatePlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

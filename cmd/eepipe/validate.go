@@ -37,7 +37,7 @@ when there are no errors (warnings are allowed), 2 when there are.`,
   eepipe validate clients/ extra.csv --report problems.xlsx
   eepipe validate acme.xlsx --annotate acme-checked.xlsx
   eepipe validate --catalog counters.txt plans.csv --report problems.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needsInputs("workbook or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.CatalogPath = f.CatalogPath
@@ -120,7 +120,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 			case err != nil:
 				return exitf(ExitFatal, "%v", err)
 			}
-			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%d cell%s marked)\n", opts.Annotate, n, validatePlural(n))
+			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%s marked)\n", opts.Annotate, pipeline.Plural(n, "cell"))
 		}
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
@@ -168,11 +168,4 @@ func validateSameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
-}
-
-func validatePlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -58,6 +58,57 @@ func (d Dir) Lock(ctx context.Context, key string, info pipeline.LockInfo, wait 
 	return l, nil
 }
 
+// holderWait bounds how long a run that finds the lock held waits for the
+// holder's record: the holder writes it just after it locks the file, so a
+// run that comes in between finds the file empty (or, after a holder that
+// was killed, still holding that holder's record).
+const holderWait = 2 * time.Second
+
+// holderPoll is how often the record is read again meanwhile.
+const holderPoll = 10 * time.Millisecond
+
+// heldBy returns the holder of the lock at path, which fl could not take.
+// The record is read again every holderPoll, for up to holderWait, until it
+// names a holder that is not known to be gone; meanwhile the lock is tried
+// again, and taken (got true) when its holder released it. After
+// holderWait the holder is unknown (zero).
+func heldBy(ctx context.Context, fl *flock.Flock, path string) (holder pipeline.LockInfo, got bool, err error) {
+	deadline := time.Now().Add(holderWait)
+	for {
+		info, rerr := ReadHolder(path)
+		if rerr == nil && !info.IsZero() && !gone(info) {
+			return info, false, nil
+		}
+		if !time.Now().Before(deadline) {
+			return pipeline.LockInfo{}, false, nil
+		}
+		t := time.NewTimer(holderPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return pipeline.LockInfo{}, false, ctx.Err()
+		case <-t.C:
+		}
+		ok, lerr := fl.TryLock()
+		if lerr != nil || ok {
+			return pipeline.LockInfo{}, ok, lerr
+		}
+	}
+}
+
+// gone reports whether the process a lock record names is known to have
+// ended: it ran on this host and no such process exists. The record is
+// then a killed holder's, left in the file, and not the current holder's.
+func gone(info pipeline.LockInfo) bool {
+	if info.PID <= 0 || info.PID == os.Getpid() {
+		return false
+	}
+	if h, err := os.Hostname(); err != nil || h != info.Host {
+		return false
+	}
+	return processGone(info.PID)
+}
+
 // Lock is a held lock file. Unlock it when the run ends; if the process
 // ends first, the operating system releases it.
 type Lock struct {
@@ -98,8 +149,16 @@ func Acquire(ctx context.Context, path string, info pipeline.LockInfo, wait time
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if !ok {
-		holder, _ := ReadHolder(path)
-		return nil, &pipeline.LockHeldError{What: "the lock file " + path, Holder: holder, Waited: max(wait, 0)}
+		holder, got, err := heldBy(ctx, fl, path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if !got {
+			return nil, &pipeline.LockHeldError{What: "the lock file " + path, Holder: holder, Waited: max(wait, 0)}
+		}
 	}
 	content, err := json.Marshal(info)
 	if err == nil {

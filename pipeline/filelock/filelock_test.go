@@ -3,6 +3,7 @@ package filelock
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -207,4 +210,93 @@ func FuzzReadHolder(f *testing.F) {
 			t.Fatalf("read past the first 4096 bytes: %+v", h)
 		}
 	})
+}
+
+// holdBare takes the OS lock on path the way a run does at its first
+// instant, before it has written its record.
+func holdBare(t *testing.T, path string) *flock.Flock {
+	t.Helper()
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
+	if ok, err := fl.TryLock(); !ok || err != nil {
+		t.Fatalf("bare lock: %v, %v", ok, err)
+	}
+	t.Cleanup(func() { fl.Unlock() })
+	return fl
+}
+
+func writeRecord(t *testing.T, path string, info pipeline.LockInfo) {
+	t.Helper()
+	b, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeContent(path, append(b, '\n')); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHolderRecordWrittenLate: a run finds the lock held by a run that has
+// locked the file but not yet written its record (the race behind "held by
+// a run that is just starting"); the message still names the holder.
+func TestHolderRecordWrittenLate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	holdBare(t, path)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(100 * time.Millisecond)
+		writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: "h", Command: "eepipe apply late.xlsx", Since: time.Now()})
+	}()
+	_, err := Acquire(context.Background(), path, pipeline.LockInfo{Command: "eepipe apply other.xlsx"}, 0)
+	<-done
+	var held *pipeline.LockHeldError
+	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply late.xlsx" || !strings.Contains(err.Error(), "eepipe apply late.xlsx") {
+		t.Fatalf("got %v, want the lock held by the late writer, named", err)
+	}
+}
+
+// TestHolderReleasedBeforeItsRecord: the holder releases the lock before
+// its record was read; the lock is then free and is taken.
+func TestHolderReleasedBeforeItsRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	fl := holdBare(t, path)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		fl.Unlock()
+	}()
+	l, err := Acquire(context.Background(), path, pipeline.LockInfo{Command: "eepipe apply b.xlsx"}, 0)
+	if err != nil {
+		t.Fatalf("the released lock was not taken: %v", err)
+	}
+	defer l.Unlock()
+	if h, _ := ReadHolder(path); h.Command != "eepipe apply b.xlsx" {
+		t.Fatalf("holder %+v", h)
+	}
+}
+
+// TestKilledHoldersRecordIsNotNamed: the file still holds the record of a
+// holder that was killed (its process is gone) when a new run locks it; a
+// third run names the new holder once it has written its record, never the
+// dead one.
+func TestKilledHoldersRecordIsNotNamed(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("cannot run a child process: %v", err)
+	}
+	host, _ := os.Hostname()
+	path := filepath.Join(t.TempDir(), "x.lock")
+	holdBare(t, path)
+	writeRecord(t, path, pipeline.LockInfo{PID: dead.Process.Pid, Host: host, Command: "eepipe apply killed.xlsx", Since: time.Now()})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(100 * time.Millisecond)
+		writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: host, Command: "eepipe apply new.xlsx", Since: time.Now()})
+	}()
+	_, err := Acquire(context.Background(), path, pipeline.LockInfo{}, 0)
+	<-done
+	var held *pipeline.LockHeldError
+	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply new.xlsx" {
+		t.Fatalf("got %v, want the lock held by the new holder, named", err)
+	}
 }

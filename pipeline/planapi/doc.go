@@ -5,7 +5,8 @@
 // into the domain ones (dates parsed, null scorecard_id and sector as "")
 // and the client's errors into the pipeline's sentinel errors (see Err).
 //
-// It is the only package besides cmd/eepipe that imports apiclient, so the
-// pipeline, the readers and the writers never pull in the HTTP client, and
-// the client knows nothing of the domain.
+// It is the only package besides cmd/eepipe (and apiclient's own sandbox,
+// for the wire types) that imports apiclient, so the pipeline, the readers
+// and the writers never pull in the HTTP client, and the client knows
+// nothing of the domain.
 package planapi

@@ -2,6 +2,7 @@ package planapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -208,17 +209,16 @@ func companyToDomain(w apiclient.Company) pipeline.Company {
 	}
 }
 
-// CatalogFromTarget returns the counter catalog a target the server
-// returned shows: its number_of_* names, known ones in the default
-// catalog's order, then the others sorted (contract-notes B: the client
-// prefers the catalog the live server shows).
-func CatalogFromTarget(t apiclient.Target) (*pipeline.Catalog, error) {
-	if len(t.Counters) == 0 {
-		return nil, fmt.Errorf("target %d from the service carries no number_of_* counters", t.ID)
+// HasScorecard reports whether the account sees the scorecard (GET
+// /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
+func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
+	_, err := s.c.GetScorecard(ctx, scorecardID)
+	err = Err(err)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, pipeline.ErrNotFound):
+		return false, nil
 	}
-	c, err := pipeline.CatalogFromCounters(t.Counters)
-	if err != nil {
-		return nil, fmt.Errorf("target %d from the service: %w", t.ID, err)
-	}
-	return c, nil
+	return false, err
 }

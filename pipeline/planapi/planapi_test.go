@@ -296,37 +296,6 @@ func TestFinder(t *testing.T) {
 	}
 }
 
-func TestCatalogFromTarget(t *testing.T) {
-	def := pipeline.DefaultCatalog()
-	counters := map[string]int64{}
-	for i, n := range def.Names() {
-		counters[n] = int64(i)
-	}
-	c, err := planapi.CatalogFromTarget(apiclient.Target{ID: 1, Counters: counters})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(c.Names(), def.Names()) {
-		t.Errorf("catalog of a default target = %v", c.Names())
-	}
-
-	var wire apiclient.Target
-	if err := wire.UnmarshalJSON([]byte(`{"id":2,"target_type":"all_employees","number_of_martian_female_top_managers":1,"number_of_african_male_top_managers":0,"number_of_african_female_top_managers":0}`)); err != nil {
-		t.Fatal(err)
-	}
-	c, err = planapi.CatalogFromTarget(wire)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"number_of_african_male_top_managers", "number_of_african_female_top_managers", "number_of_martian_female_top_managers"}; !reflect.DeepEqual(c.Names(), want) {
-		t.Errorf("catalog = %v, want %v", c.Names(), want)
-	}
-
-	if _, err := planapi.CatalogFromTarget(apiclient.Target{ID: 3}); err == nil || !strings.Contains(err.Error(), "target 3") {
-		t.Errorf("empty target: err = %v", err)
-	}
-}
-
 // TestRateLimitedCreateWaitedOut: a create refused with 429 is waited out
 // by the client's one retry policy, for the service's Retry-After, and
 // sent again; apply over the sandbox then creates the plan once. (It was

@@ -101,11 +101,38 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
 	}
 	s := &Store{db: db, dialect: dialectSQLite, where: path}
-	if err := s.init(ctx); err != nil {
+	// Two runs opening a new file at once: switching it to WAL can fail at
+	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
+	// there); try again for as long as the busy timeout would wait.
+	deadline := time.Now().Add(sqliteBusyWait)
+	for {
+		err = s.init(ctx)
+		if err == nil || !isBusy(err) || !time.Now().Before(deadline) {
+			break
+		}
+		t := time.NewTimer(25 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			db.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	if err != nil {
 		db.Close()
 		return nil, s.explain(err)
 	}
 	return s, nil
+}
+
+// sqliteBusyWait is how long an SQLite store waits for another program's
+// lock (the busy_timeout of its connections).
+const sqliteBusyWait = 10 * time.Second
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
 func openPostgres(ctx context.Context, location string) (*Store, error) {
@@ -262,6 +289,13 @@ func isUnique(err error) bool {
 // RecordWrite implements pipeline.StateStore: the write, its counters and
 // (when it succeeded) the last values applied, in one transaction.
 func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
+	return s.RecordWrites(ctx, runID, []pipeline.TargetWrite{w})
+}
+
+// RecordWrites implements pipeline.StateStore: the writes, their counters
+// and (for those that succeeded) the last values applied, in one
+// transaction.
+func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explain(err)
@@ -271,39 +305,83 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
 		return s.explain(fmt.Errorf("run %d: %w", runID, err))
 	}
-	at := w.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	var wid int64
-	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		runID, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber, w.FinancialYear, w.TargetType,
-		w.File, w.Outcome, fmtTime(at)).Scan(&wid)
+	ins, err := s.prepareWrite(ctx, tx)
 	if err != nil {
 		return s.explain(err)
 	}
-	for _, c := range w.Counters {
-		var before any
-		if c.Before != nil {
-			before = *c.Before
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-			VALUES (?, ?, ?, ?, ?)`), wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
-			return s.explain(err)
-		}
-		if w.Outcome != "ok" {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-			value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`),
-			service, w.Account, w.TargetID, c.Counter, c.After, runID, fmtTime(at), w.File); err != nil {
+	defer ins.close()
+	for _, w := range ws {
+		if err := ins.record(ctx, runID, service, w); err != nil {
 			return s.explain(err)
 		}
 	}
 	return s.explain(tx.Commit())
+}
+
+// writeStmts are the statements that record target writes, prepared once
+// per transaction.
+type writeStmts struct {
+	write, counter, last *sql.Stmt
+}
+
+func (s *Store) prepareWrite(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
+	var w writeStmts
+	var err error
+	if w.write, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)); err != nil {
+		return nil, err
+	}
+	if w.counter, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		VALUES (?, ?, ?, ?, ?)`)); err != nil {
+		w.close()
+		return nil, err
+	}
+	if w.last, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`)); err != nil {
+		w.close()
+		return nil, err
+	}
+	return &w, nil
+}
+
+func (w *writeStmts) close() {
+	for _, st := range []*sql.Stmt{w.write, w.counter, w.last} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// record records one target write, its counters and (when it succeeded)
+// the last values applied.
+func (w *writeStmts) record(ctx context.Context, runID int64, service string, tw pipeline.TargetWrite) error {
+	at := tw.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	var wid int64
+	if err := w.write.QueryRowContext(ctx, runID, tw.Account, tw.PlanID, tw.PlanName, tw.MilestoneID, tw.TargetID, tw.YearNumber,
+		tw.FinancialYear, tw.TargetType, tw.File, tw.Outcome, fmtTime(at)).Scan(&wid); err != nil {
+		return err
+	}
+	for _, c := range tw.Counters {
+		var before any
+		if c.Before != nil {
+			before = *c.Before
+		}
+		if _, err := w.counter.ExecContext(ctx, wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+			return err
+		}
+		if tw.Outcome != "ok" {
+			continue
+		}
+		if _, err := w.last.ExecContext(ctx, service, tw.Account, tw.TargetID, c.Counter, c.After, runID, fmtTime(at), tw.File); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FinishRun implements pipeline.StateStore.

@@ -341,3 +341,64 @@ func TestStoreConcurrentFirstUse(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordWritesInOneTransaction: the targets an apply found in sync are
+// recorded together, as last applied by that run; a run id that does not
+// exist records none of them.
+func TestRecordWritesInOneTransaction(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc", Accounts: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ws []pipeline.TargetWrite
+			for i := range 3 {
+				ws = append(ws, pipeline.TargetWrite{Account: "acme", PlanID: 7, TargetID: int64(700 + i), TargetType: "all_employees", Outcome: "ok",
+					Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i)}}})
+			}
+			if err := s.RecordWrites(ctx, run+1, ws); err == nil {
+				t.Fatal("writes of a run that does not exist were recorded")
+			}
+			if err := s.RecordWrites(ctx, run, ws); err != nil {
+				t.Fatal(err)
+			}
+			last, err := s.LastWrites(ctx, "https://svc", "acme", []int64{700, 701, 702})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				if got := last[pipeline.CounterKey{TargetID: int64(700 + i), Counter: "a"}]; got.Value != int64(i) || got.RunID != run {
+					t.Errorf("last of target %d = %+v, want %d by run %d", 700+i, got, i, run)
+				}
+			}
+			if h, _ := s.History(ctx, pipeline.HistoryQuery{}); len(h) != 3 || h[0].Sent || h[0].Before != nil {
+				t.Errorf("history = %+v", h)
+			}
+		})
+	}
+}
+
+// TestConcurrentFirstOpenOfSQLite: runs that open a new SQLite store at the
+// same moment all open it (switching a new file to WAL can report
+// SQLITE_BUSY at once, without waiting; Open tries again). The race shows
+// most often under -race.
+func TestConcurrentFirstOpenOfSQLite(t *testing.T) {
+	for i := range 100 {
+		path := filepath.Join(t.TempDir(), "state.db")
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				s, err := Open(context.Background(), path)
+				if err != nil {
+					t.Errorf("round %d: %v", i, err)
+					return
+				}
+				s.Close()
+			})
+		}
+		wg.Wait()
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"golang.org/x/term"
+)
+
+// The factory and the streams every command is built from: the IO streams,
+// the Factory (clock, environment, global flags, the logger) and the
+// logger's construction. The command tree is in root.go.
+
+// IOStreams are the command's standard streams: data to Out, status to ErrOut.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	OutTTY bool // Out is a terminal
+	ErrTTY bool // ErrOut is a terminal: progress bars and console logs
+	// ErrNotTTY says ErrOut is known not to be a terminal (SystemIO found
+	// a pipe or a file): with --log-format auto every stderr line is then
+	// a JSON event. Streams made up in tests leave it false.
+	ErrNotTTY bool
+}
+
+// SystemIO returns the process's streams.
+func SystemIO() *IOStreams { return FileIO(os.Stdin, os.Stdout, os.Stderr) }
+
+// FileIO returns streams over files, finding which are terminals.
+func FileIO(in, out, errOut *os.File) *IOStreams {
+	errTTY := term.IsTerminal(int(errOut.Fd()))
+	return &IOStreams{
+		In: in, Out: out, ErrOut: errOut,
+		OutTTY: term.IsTerminal(int(out.Fd())),
+		ErrTTY: errTTY, ErrNotTTY: !errTTY,
+	}
+}
+
+// Factory holds what every command needs, injected so that commands are
+// tested without a terminal, a clock or the process environment.
+type Factory struct {
+	IO     *IOStreams
+	Now    func() time.Time
+	Getenv func(string) string
+
+	// Global flags.
+	ConfigPath  string
+	CatalogPath string
+	Verbose     bool
+	LogFormat   string
+	// MaxUncompressed is the --max-uncompressed limit as given ("": the
+	// default, formats.DefaultMaxUncompressed).
+	MaxUncompressed string
+
+	logger *zap.Logger
+	rawErr io.Writer // stderr under the JSON line wrapper (Execute)
+	// readFilesFunc replaces formats.ReadFiles in tests.
+	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
+}
+
+// Logger returns the run's logger: console format on a terminal, JSON
+// otherwise, on ErrOut.
+func (f *Factory) Logger() *zap.Logger {
+	if f.logger == nil {
+		f.logger = newLogger(f.errRaw(), f.IO.ErrTTY, f.Verbose, f.LogFormat)
+	}
+	return f.logger
+}
+
+func newLogger(w io.Writer, tty, verbose bool, format string) *zap.Logger {
+	level := zapcore.InfoLevel
+	if verbose {
+		level = zapcore.DebugLevel
+	}
+	var enc zapcore.Encoder
+	if format == "console" || (format != "json" && tty) {
+		cfg := zap.NewDevelopmentEncoderConfig()
+		cfg.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
+		if tty {
+			cfg.EncodeLevel = zapcore.CapitalColorLevelEncoder
+		}
+		enc = zapcore.NewConsoleEncoder(cfg)
+	} else {
+		cfg := zap.NewProductionEncoderConfig()
+		cfg.EncodeTime = zapcore.ISO8601TimeEncoder
+		enc = zapcore.NewJSONEncoder(cfg)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), level))
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+var updateMessages = flag.Bool("update-messages", false, "rewrite the golden message files under testdata/messages")
+
+// checkMessageGolden compares got with testdata/messages/name.
+func checkMessageGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "messages", name)
+	if *updateMessages {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update-messages)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test -update-messages rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestCheckPartlyAssessedIsNotAPass: a plan whose final year has figures
+// that cannot be assessed is not headlined as meeting its targets and the
+// check exits 1; --report is repeatable.
+func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
+	e := newCkEnv(t)
+	edu := ckCounters(t, map[string]int64{
+		"african_male_top_managers": 3, "african_female_top_managers": 5, "foreign_male_top_managers": 2,
+		"coloured_male_senior_managers": 7, "white_female_senior_managers": 10, "white_male_senior_managers": 3,
+		"african_male_middle_managers": 10, "african_male_junior_managers": 10,
+	})
+	delete(edu, "number_of_white_male_middle_managers")
+	delete(edu, "number_of_white_male_junior_managers")
+	plans := []*pipeline.InputPlan{{Name: "Partly assessed", Sector: "Education", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{
+			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: edu},
+			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: ckCounters(t, map[string]int64{"african_female_junior_managers": 1})},
+		}}}
+	file := e.path("partly.csv")
+	if err := formats.WriteFlatCSV(file, plans, nil); err != nil {
+		t.Fatal(err)
+	}
+	reports := []string{e.path("a.json"), e.path("b.csv"), e.path("c.xlsx")}
+	r := e.run("check", file, "--report", reports[0], "--report", reports[1], "--report", reports[2])
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if strings.Contains(r.out, "MEETS") {
+		t.Errorf("a partly assessed plan is headlined as meeting its targets:\n%s", r.out)
+	}
+	for _, p := range reports {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("--report %s: %v", filepath.Base(p), err)
+		}
+	}
+	checkMessageGolden(t, "check-partly.stdout", r.out)
+	if !strings.HasSuffix(r.err, "eepipe: no figure falls short, but 1 plan was not assessed in full (the reasons are above), so the targets are not shown to be met\n") {
+		t.Errorf("stderr does not end with the outcome:\n%s", r.err)
+	}
+
+	if r := e.run("check", file, "--report", reports[0], "--report", reports[0]); r.code != ExitInvalid || !strings.Contains(r.err, "given twice") {
+		t.Errorf("the same --report twice: exit %d %s", r.code, r.err)
+	}
+}
+
+// TestUsageMessages: usage errors exit 2 and say what to do, with the
+// command's usage line.
+func TestUsageMessages(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.csv")
+	if err := os.WriteFile(existing, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"apply"},
+		{"diff"},
+		{"validate"},
+		{"reconcile"},
+		{"recalc"},
+		{"template", "plan.xlsx"},
+		{"template", "a", "b"},
+		{"export", "plans.csv"},
+		{"--log-format", "xml", "version"},
+		{"apply", "--no-such-flag", "x.xlsx"},
+		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
+	} {
+		var out, errb strings.Builder
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+		code := Execute(context.Background(), f, args)
+		shown := strings.ReplaceAll(strings.Join(args, " "), dir+string(filepath.Separator), "")
+		fmt.Fprintf(&b, "$ eepipe %s\n%s(exit %d)\n\n", shown, strings.ReplaceAll(errb.String(), dir+string(filepath.Separator), ""), code)
+		if code != ExitInvalid {
+			t.Errorf("eepipe %s: exit %d, want 2\n%s", shown, code, errb.String())
+		}
+	}
+	checkMessageGolden(t, "usage.txt", b.String())
+}
+
+// TestCompletionAndHelp: enumerated flags complete their values, file
+// flags their file kinds; help shows no raw backticks and no "(default [])".
+func TestCompletionAndHelp(t *testing.T) {
+	run := func(args ...string) string {
+		var out, errb strings.Builder
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+		if code := Execute(context.Background(), f, args); code != 0 {
+			t.Fatalf("eepipe %v: exit %d\n%s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "template", "--layout", ""}, "grid\nflat\n:4\n"},
+		{[]string{"__complete", "export", "--layout", ""}, "grid\nflat\nlong\n:4\n"},
+		{[]string{"__complete", "apply", "--log-format", ""}, "auto\nconsole\njson\n:4\n"},
+		{[]string{"__complete", "check", "--report", ""}, "xlsx\ncsv\njson\n:8\n"},
+		{[]string{"__complete", "validate", ""}, "xlsx\ncsv\n:8\n"},
+		{[]string{"__complete", "export", "--plan", ""}, ":4\n"},
+	} {
+		if got := run(tc.args...); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("eepipe %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		if out := run("completion", shell); len(out) < 100 {
+			t.Errorf("completion %s: %q", shell, out)
+		}
+	}
+	root := NewCmdRoot(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, Now: time.Now, Getenv: func(string) string { return "" }})
+	for _, cmd := range append(root.Commands(), root) {
+		help := run(append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "eepipe")), "--help")...)
+		if strings.Contains(help, "`") || strings.Contains(help, "(default [])") {
+			t.Errorf("eepipe %s --help shows a backtick or (default []):\n%s", cmd.Name(), help)
+		}
+	}
+}
+
+// TestRecalcFindsTheOwner: with several accounts and no --account, recalc
+// finds each scorecard's account itself (one GET per account).
+func TestRecalcFindsTheOwner(t *testing.T) {
+	e := newEnv(t, sandbox.Options{RecalcDuration: 50 * time.Millisecond})
+	e.srv.Sandbox.ResetStats()
+	r := e.run("--config", e.config, "recalc", "scorecard_acme_2025", "scorecard_bluecrane_2025")
+	if r.code != 0 || strings.Count(r.out, "recalculation accepted") != 2 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	st := e.srv.Sandbox.Stats()
+	if n := st.ByRoute["GET /api/public/v1/scorecards/{id}"]; n != 4 {
+		t.Errorf("%d scorecard GETs, want one per account and scorecard (4); routes %v", n, st.ByRoute)
+	}
+}
+
+// TestMissingCompanyOnAGridSheet: with several accounts, a grid sheet
+// without a company identifier is reported at the identifier's value cell
+// (beside the "Company VAT number" label), saying what to fill in, not at
+// the first grid's label.
+func TestMissingCompanyOnAGridSheet(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "plan.xlsx")
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{"number_of_african_male_top_managers": 2}}}}
+	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\nlookup:\n  url: http://127.0.0.1:1\n  username: u\n  password_env: P\naccounts:\n"+
+		"  - name: acme\n    company_id: 8ovHrj\n    api_key: k1\n    api_secret_env: S1\n  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: k2\n    api_secret_env: S2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+	if code := Execute(context.Background(), f, []string{"--config", cfg, "validate", grid}); code != ExitInvalid {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	checkMessageGolden(t, "missing-company-grid.txt", strings.ReplaceAll(out.String(), dir+string(filepath.Separator), ""))
+	if !strings.Contains(out.String(), "No company!B6: error:") || !strings.Contains(out.String(), `fill in the cell beside the label "Company VAT number"`) {
+		t.Errorf("the missing company is not reported at the identifier cell:\n%s", out.String())
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// logFormats are the values --log-format accepts.
+var logFormats = []string{"auto", "console", "json"}
+
+// checkLogFormat refuses a --log-format eepipe does not know.
+func checkLogFormat(format string) error {
+	for _, v := range logFormats {
+		if format == v {
+			return nil
+		}
+	}
+	return exitf(ExitInvalid, "--log-format %q: use %s", format, strings.Join(logFormats, ", "))
+}
+
+// usageHint is the line added to usage errors: the command's usage line
+// and where its help is.
+func usageHint(cmd *cobra.Command) string {
+	return fmt.Sprintf("usage: %s (eepipe %s --help explains it)", cmd.UseLine(), strings.TrimPrefix(cmd.CommandPath(), "eepipe "))
+}
+
+// usageErrorf is a usage error of cmd (exit 2) with the usage hint.
+func usageErrorf(cmd *cobra.Command, format string, args ...any) *ExitError {
+	return exitf(ExitInvalid, "%s\n%s", fmt.Sprintf(format, args...), usageHint(cmd))
+}
+
+// needsInputs is the Args check of the commands that read workbooks:
+// "apply needs at least one workbook or folder".
+func needsInputs(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf(cmd, "%s needs at least one %s", cmd.Name(), what)
+		}
+		return nil
+	}
+}
+
+// noArgsWriteTo is the Args check of the commands that write a file given
+// with -o: a lone argument that looks like a file name was probably meant
+// as -o.
+func noArgsWriteTo(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return nil
+	case len(args) == 1 && !cmd.Flags().Changed("output") && strings.Contains(args[0], "."):
+		return usageErrorf(cmd, "%s takes no file argument: did you mean -o %s?", cmd.Name(), args[0])
+	}
+	return usageErrorf(cmd, "%s takes no arguments (got %q); the file to write is given with -o", cmd.Name(), strings.Join(args, " "))
+}
+
+// refuseOverwrite refuses to replace an existing file unless --force says
+// so: export and template treat a file a person may have edited alike.
+// Scheduled runs (--output-dir) write new stamped names and are not asked.
+func refuseOverwrite(path string, check bool) error {
+	if !check || path == "" || path == "-" {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return exitf(ExitInvalid, "%s exists; give --force to replace it, or another -o name", path)
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package formats
+
+import (
+	"archive/zip"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+	"github.com/xuri/excelize/v2"
+)
+
+// printWant is what a sheet's page setup must be.
+type printWant struct {
+	portrait bool
+	titles   string // the sheet's _xlnm.Print_Titles ("" = none required)
+}
+
+// checkPrint reads back every visible sheet's page setup: A4, landscape
+// (or portrait when wanted), fitted to one page wide, and the print
+// titles of the sheets that name them.
+func checkPrint(t *testing.T, path string, want map[string]printWant) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	titles := map[string]string{}
+	for _, d := range f.GetDefinedName() {
+		if d.Name == "_xlnm.Print_Titles" {
+			titles[d.Scope] = d.RefersTo
+		}
+	}
+	for _, s := range f.GetSheetList() {
+		if v, _ := f.GetSheetVisible(s); !v {
+			continue
+		}
+		w, listed := want[s]
+		if !listed {
+			t.Errorf("%s: sheet %q is not expected", filepath.Base(path), s)
+			continue
+		}
+		pl, err := f.GetPageLayout(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orient := "landscape"
+		if w.portrait {
+			orient = "portrait"
+		}
+		if pl.Orientation == nil || *pl.Orientation != orient || pl.FitToWidth == nil || *pl.FitToWidth != 1 ||
+			pl.FitToHeight == nil || *pl.FitToHeight != 0 || pl.Size == nil || *pl.Size != 9 {
+			t.Errorf("%s sheet %q: page layout %s, fit %v x %v, size %v; want A4 %s, 1 page wide",
+				filepath.Base(path), s, deref(pl.Orientation), derefInt(pl.FitToWidth), derefInt(pl.FitToHeight), derefInt(pl.Size), orient)
+		}
+		props, err := f.GetSheetProps(s)
+		if err != nil || props.FitToPage == nil || !*props.FitToPage {
+			t.Errorf("%s sheet %q: fit to page not set", filepath.Base(path), s)
+		}
+		if w.titles != "" && titles[s] != w.titles {
+			t.Errorf("%s sheet %q: print titles %q, want %q", filepath.Base(path), s, titles[s], w.titles)
+		}
+	}
+	for s := range want {
+		if idx, _ := f.GetSheetIndex(s); idx < 0 {
+			t.Errorf("%s: no sheet %q", filepath.Base(path), s)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func derefInt(n *int) any {
+	if n == nil {
+		return "<nil>"
+	}
+	return *n
+}
+
+// TestWorkbooksPrint: every workbook eepipe writes has page setup on
+// every visible sheet, read back from the file.
+func TestWorkbooksPrint(t *testing.T) {
+	dir := t.TempDir()
+	plans := exExportPlans()
+	names := []string{"Acme 2026", "Acme- plan-2"}
+
+	// The export: Overview, plan sheets (with charts), Sector targets.
+	export := filepath.Join(dir, "export.xlsx")
+	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []*pipeline.InputPlan
+	for _, p := range plans {
+		inputs = append(inputs, p.Plan)
+	}
+	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	if err := AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteWorkbook(export, wb); err != nil {
+		t.Fatal(err)
+	}
+	wb.Close()
+	checkPrint(t, export, map[string]printWant{
+		OverviewSheet:   {titles: "'Overview'!$4:$4"},
+		names[0]:        {titles: "'Acme 2026'!$1:$1"},
+		names[1]:        {titles: "'Acme- plan-2'!$1:$1"},
+		SectorSheetName: {titles: "'Sector targets'!$5:$5"},
+	})
+	// A page per financial year: a break before each year's grids but the
+	// first, and each chart beside the first grid of its type.
+	f, err := excelize.OpenFile(export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := templates.GridRows(PlanSheetOf(plans[0].Plan), nil)
+	if len(rows) != 8 {
+		t.Fatalf("grid rows %v", rows)
+	}
+	f.Close()
+	xml := zipPart(t, export, "xl/worksheets/sheet2.xml")
+	for _, r := range []int{rows[2], rows[4], rows[6]} {
+		if !strings.Contains(xml, `<brk id="`+itoa(r-1)+`"`) {
+			t.Errorf("no page break before row %d (year grids at %v)", r, rows)
+		}
+	}
+	chart := zipPart(t, export, "xl/charts/chart1.xml")
+	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
+		t.Errorf("chart axis labels are not dark grey")
+	}
+
+	// The run report, the problem report, the reconciliation copy, the
+	// annotated copy and the sector check report.
+	run := filepath.Join(dir, "run.xlsx")
+	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$1:$1"}, "Summary": {portrait: true}})
+
+	batch, err := ReadFiles([]string{export}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
+		Origin: pipeline.Origin{File: export, Sheet: names[0], Cell: "B5", Row: 5, Column: 2}})
+	problems := filepath.Join(dir, "problems.xlsx")
+	if err := WriteProblemReport(problems, batch); err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$1:$1"}})
+
+	annotated := filepath.Join(dir, "annotated.xlsx")
+	if _, err := AnnotateWorkbook(export, annotated, batch.Problems); err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, annotated, map[string]printWant{
+		OverviewSheet: {}, names[0]: {}, names[1]: {}, SectorSheetName: {}, AnnotateSheet: {titles: "'" + AnnotateSheet + "'!$1:$1"},
+	})
+	af, err := excelize.OpenFile(annotated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := af.GetSheetName(af.GetActiveSheetIndex()); got != AnnotateSheet {
+		t.Errorf("the annotated copy opens on %q, want %q", got, AnnotateSheet)
+	}
+	af.Close()
+
+	sector := filepath.Join(dir, "check.xlsx")
+	if err := WriteSectorReport(sector, report); err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, sector, map[string]printWant{SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
+
+	rec := filepath.Join(dir, "reconcile.xlsx")
+	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
+		t.Fatal(err)
+	}
+	checkPrint(t, rec, map[string]printWant{SummarySheet: {}})
+}
+
+// TestTemplatePrints: the template's plan and flat sheets print landscape
+// with their titles, the Instructions portrait with rows tall enough for
+// their wrapped paragraphs.
+func TestTemplatePrints(t *testing.T) {
+	dir := t.TempDir()
+	for _, layout := range []string{templates.LayoutGrid, templates.LayoutFlat} {
+		wb, err := templates.New(templates.Options{Layout: layout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, layout+".xlsx")
+		if err := WriteWorkbook(path, wb); err != nil {
+			t.Fatal(err)
+		}
+		wb.Close()
+		if layout == templates.LayoutFlat {
+			checkPrint(t, path, map[string]printWant{templates.FlatSheet: {titles: "'" + templates.FlatSheet + "'!$1:$1"}})
+			continue
+		}
+		checkPrint(t, path, map[string]printWant{
+			templates.InstructionsSheet: {portrait: true},
+			templates.PlanSheetName:     {titles: "'" + templates.PlanSheetName + "'!$1:$1"},
+		})
+		f, err := excelize.OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tall := 0
+		for r := 1; r < 40; r++ {
+			v, _ := f.GetCellValue(templates.InstructionsSheet, "A"+itoa(r))
+			h, _ := f.GetRowHeight(templates.InstructionsSheet, r)
+			if len(v) > 150 && h < 30 {
+				t.Errorf("Instructions row %d: %d characters in a row %.0f points high", r, len(v), h)
+			}
+			if h >= 30 {
+				tall++
+			}
+		}
+		if tall == 0 {
+			t.Error("no Instructions row is taller than a line")
+		}
+		f.Close()
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// zipPart returns one part of an XLSX file.
+func zipPart(t *testing.T, path, name string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name == name {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			b, err := io.ReadAll(rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	t.Fatalf("%s has no part %s", path, name)
+	return ""
+}
+
+// TestExportOverviewAndRunFilter: the Overview's "Last updated" is a
+// date-time cell and its era is in words; the run report's rows filter.
+// (How totals travel is pipeline.ExportedPlan's.)
+func TestExportOverviewAndRunFilter(t *testing.T) {
+	dir := t.TempDir()
+	plans := exExportPlans()
+	path := filepath.Join(dir, "export.xlsx")
+	if err := WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	header, _ := f.GetRows(OverviewSheet)
+	col := -1
+	for i, h := range header[exOverviewHeaderRow-1] {
+		if h == "Last updated (UTC)" {
+			col = i + 1
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no Last updated column in %v", header[exOverviewHeaderRow-1])
+	}
+	ref, _ := excelize.CoordinatesToCellName(col, exOverviewHeaderRow+1)
+	raw, _ := f.GetCellValue(OverviewSheet, ref, excelize.Options{RawCellValue: true})
+	shown, _ := f.GetCellValue(OverviewSheet, ref)
+	if _, err := strconv.ParseFloat(raw, 64); err != nil || shown != "2026-11-01 10:00:00" {
+		t.Errorf("Last updated: raw %q shown %q, want a date-time serial shown 2026-11-01 10:00:00", raw, shown)
+	}
+	if !strings.Contains(strings.Join(header[exOverviewHeaderRow], "|"), "2025 onwards") {
+		t.Errorf("era not in words: %v", header[exOverviewHeaderRow])
+	}
+	if note, _ := f.GetCellValue(OverviewSheet, "A3"); !strings.Contains(note, "post_2025") {
+		t.Errorf("the era note is missing: %q", note)
+	}
+	run := filepath.Join(dir, "run.xlsx")
+	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := excelize.OpenFile(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	filtered := false
+	for _, d := range rf.GetDefinedName() {
+		if d.Name == "_xlnm._FilterDatabase" && d.Scope == "Rows" {
+			filtered = true
+		}
+	}
+	if !filtered || !strings.Contains(zipPart(t, run, "xl/worksheets/sheet1.xml"), "<autoFilter ") {
+		t.Error("the run report's Rows sheet has no autofilter")
+	}
+}

@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// recJournal records what a run journals, as "plan/year counter=after
+// (before, sent)" lines.
+type recJournal struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (j *recJournal) add(kind string, w TargetWrite) {
+	for _, c := range w.Counters {
+		before := "none"
+		if c.Before != nil {
+			before = fmt.Sprint(*c.Before)
+		}
+		j.lines = append(j.lines, fmt.Sprintf("%s %s/%d %s=%d before %s sent %t", kind, w.PlanName, w.YearNumber, c.Counter, c.After, before, c.Sent))
+	}
+}
+
+func (j *recJournal) TargetWritten(_ context.Context, w TargetWrite) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.add("write", w)
+	return nil
+}
+
+func (j *recJournal) TargetsInSync(_ context.Context, ws []TargetWrite) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, w := range ws {
+		j.add("insync", w)
+	}
+	return nil
+}
+
+func (j *recJournal) PlanWritten(context.Context, PlanWrite) error { return nil }
+
+func (j *recJournal) take() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	sort.Strings(j.lines)
+	s := strings.Join(j.lines, "\n")
+	j.lines = nil
+	return s
+}
+
+// TestApplyJournalsAgreedValues: every counter the file sets that the
+// service holds after the run is journalled: the sent ones as writes, the
+// ones already holding the file's value as agreed (in sync) — in patched
+// targets, in targets not patched, in created plans (no value before) and
+// in plans already in sync (a run that writes nothing).
+func TestApplyJournalsAgreedValues(t *testing.T) {
+	w := newWorld()
+	plans := func() []*InputPlan {
+		return []*InputPlan{
+			// Created with zeros: year 1 patches amt, year 2 is all zeros.
+			inPlan(acmeCo.VATNumber, "A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3, wfs: 0}, map[string]int64{wfs: 0}),
+			// Created with the prefill (7 everywhere): amt is already 7.
+			inPlan(acmeCo.VATNumber, "B", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 7, wfs: 2}),
+		}
+	}
+	j := &recJournal{}
+	if _, rep := run(t, w, plans(), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() {
+		t.Fatal("first run not ok")
+	}
+	want := strings.Join([]string{
+		"insync A/2 " + wfs + "=0 before none sent false",
+		"write A/1 " + amt + "=3 before 0 sent true",
+		"write A/1 " + wfs + "=0 before none sent false",
+		"write B/1 " + amt + "=7 before none sent false",
+		"write B/1 " + wfs + "=2 before 7 sent true",
+	}, "\n")
+	if got := j.take(); got != want {
+		t.Errorf("first run journalled:\n%s\nwant:\n%s", got, want)
+	}
+	// Everything in sync: nothing is sent, every counter is agreed again.
+	cs, rep := run(t, w, plans(), RunOptions{Journal: j, NoRecalc: true})
+	if cs.HasChanges() || !rep.OK() {
+		t.Fatal("second run has changes or failed")
+	}
+	want = strings.Join([]string{
+		"insync A/1 " + amt + "=3 before 3 sent false",
+		"insync A/1 " + wfs + "=0 before 0 sent false",
+		"insync A/2 " + wfs + "=0 before 0 sent false",
+		"insync B/1 " + amt + "=7 before 7 sent false",
+		"insync B/1 " + wfs + "=2 before 2 sent false",
+	}, "\n")
+	if got := j.take(); got != want {
+		t.Errorf("in-sync run journalled:\n%s\nwant:\n%s", got, want)
+	}
+	if got := cs.RecordedAccounts(); len(got) != 1 || got[0] != "acme" {
+		t.Errorf("RecordedAccounts = %v", got)
+	}
+}

@@ -1,0 +1,74 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// PrintSetup says how one sheet prints: every workbook eepipe writes sets
+// one per visible sheet, so that a printed (or PDF) report keeps its
+// columns on one page width and repeats its header rows on every page.
+type PrintSetup struct {
+	// Portrait prints upright; the default is landscape, which suits
+	// the wide grids and tables.
+	Portrait bool
+	// TitleFirst and TitleLast are the rows repeated at the top of every
+	// page (the header); 0 repeats none.
+	TitleFirst, TitleLast int
+}
+
+// Print margins in inches: narrow, leaving room for the footer.
+var (
+	printSide   = 0.4
+	printTop    = 0.55
+	printHF     = 0.3
+	printA4     = 9 // paper size code of A4
+	printOneWid = 1
+	printAnyHi  = 0 // as many pages down as needed
+)
+
+// SetPrintLayout gives sheet its page setup: A4, landscape unless
+// p.Portrait, fitted to one page wide (as many pages down as needed),
+// narrow margins, a footer with the sheet name and page numbers, and the
+// print titles. On a sheet written with a StreamWriter, call it before
+// the writer's Flush: the page setup is written with the sheet; on other
+// sheets call it after AutoFilter, which replaces the sheet's properties.
+func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
+	orient := "landscape"
+	if p.Portrait {
+		orient = "portrait"
+	}
+	fit := true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &printA4, Orientation: &orient, FitToWidth: &printOneWid, FitToHeight: &printAnyHi}); err != nil {
+		return err
+	}
+	if err := f.SetPageMargins(sheet, &excelize.PageLayoutMarginsOptions{
+		Left: &printSide, Right: &printSide, Top: &printTop, Bottom: &printTop, Header: &printHF, Footer: &printHF,
+	}); err != nil {
+		return err
+	}
+	if err := f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&RPage &P of &N"}); err != nil {
+		return err
+	}
+	if p.TitleFirst > 0 {
+		last := max(p.TitleLast, p.TitleFirst)
+		if err := f.SetDefinedName(&excelize.DefinedName{
+			Name: "_xlnm.Print_Titles", Scope: sheet,
+			RefersTo: fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), p.TitleFirst, last),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// QuoteSheet returns the sheet name as a formula reference needs it:
+// 'Name', with quotes doubled.
+func QuoteSheet(sheet string) string {
+	return "'" + strings.ReplaceAll(sheet, "'", "''") + "'"
+}
