@@ -402,7 +402,11 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 		return nil, g.problems
 	}
 	g.text = text
-	g.mergedAway = mergedAwayCells(f, sheet)
+	g.mergedAway, err = mergedAwayCells(f, sheet)
+	if err != nil {
+		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
+		return nil, g.problems
+	}
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	g.findOrphanLevelRows(blocks)
@@ -425,13 +429,19 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 	return records, g.problems
 }
 
+// gridMaxMergedCells bounds the cells of a grid sheet's merged ranges that
+// mergedAwayCells records: a grid sheet merges a few label cells, while a
+// 23 KB sheet of 4,000 merges of 65,536 cells each would hold 262 million.
+const gridMaxMergedCells = 1 << 17
+
 // mergedAwayCells returns the cells of the sheet's merged ranges other than
-// each range's top-left cell (up to the rows a grid sheet is scanned for).
-func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
+// each range's top-left cell (up to the rows a grid sheet is scanned for);
+// an oversized-file error past gridMaxMergedCells of them.
+func mergedAwayCells(f *excelize.File, sheet string) (map[[2]int][2]int, error) {
 	out := map[[2]int][2]int{}
 	merged, err := f.GetMergeCells(sheet)
 	if err != nil {
-		return out
+		return out, nil
 	}
 	for _, m := range merged {
 		c0, r0, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
@@ -443,6 +453,9 @@ func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
 		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 			continue // a merge over a whole sheet region is no layout to read
 		}
+		if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
+			return nil, &limitError{fmt.Sprintf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", errOversized, gridMaxMergedCells)}
+		}
 		for r := r0; r <= r1; r++ {
 			for c := c0; c <= c1; c++ {
 				if r != r0 || c != c0 {
@@ -451,7 +464,7 @@ func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // findGrids finds every labelled grid of the sheet.
