@@ -38,6 +38,16 @@ type ExportOptions struct {
 	GeneratedAt time.Time         // shown on the Overview sheet; zero = now
 	Source      string            // where the plans came from (the service URL), shown on the Overview sheet
 	NoCharts    bool              // leave the per-plan charts out
+	// NotExported says what the export should hold but does not (the
+	// plans of an account whose key pair was refused), on the Overview.
+	NotExported []string
+
+	// BeforePlanSheets, when set, adds sheets (the Sector targets sheet)
+	// right after the Overview, while the workbook has no plan sheet yet:
+	// excelize looks a sheet up among all of them on every cell call, and
+	// AddChart walks every part, so such sheets are cheap to write only
+	// then.
+	BeforePlanSheets func(f *excelize.File) error
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -74,9 +84,17 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if !opts.NoCharts && len(plans) > 0 {
 		charts = exPlanCharts(plans, cat)
 	}
-	var taken []string
+	// The sheets after the plan sheets: Sector targets, then the hidden
+	// Chart data (and Lists, which create adds last).
+	var taken, after []string
+	if opts.BeforePlanSheets != nil {
+		// The Sector targets sheet, which BeforePlanSheets adds: no plan
+		// sheet may take its name.
+		taken = append(taken, SectorSheetName)
+	}
 	if charts != nil {
 		taken = append(taken, ChartDataSheet)
+		after = append(after, ChartDataSheet)
 	}
 	// The grid styles first, then the Overview (written while it is the
 	// only sheet, so each cell write finds it at once), then the sheets in
@@ -89,13 +107,15 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
 	}
-	if err := g.create(); err != nil {
+	if opts.BeforePlanSheets != nil {
+		if err := opts.BeforePlanSheets(f); err != nil {
+			return fail(err)
+		}
+	}
+	if err := g.create(after...); err != nil {
 		return fail(err)
 	}
 	if charts != nil {
-		if _, err := f.NewSheet(ChartDataSheet); err != nil {
-			return fail(err)
-		}
 		if err := f.SetSheetVisible(ChartDataSheet, false); err != nil {
 			return fail(err)
 		}
@@ -248,6 +268,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		sub += " from " + opts.Source
 	}
 	sub += ". Each plan has its own sheet; edit the counters there and apply the file to update the service."
+	if len(opts.NotExported) > 0 {
+		sub += " NOT IN THIS FILE: " + strings.Join(opts.NotExported, "; ") + "."
+	}
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.note)
 	f.SetCellStr(sh, "A3", exEraNote)

@@ -98,28 +98,79 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	rows, err := flatRows(plans, cat)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	header := FlatHeader(cat)
-	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := newCSVWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
+	for _, p := range plans {
+		if err := checkCounters(p, cat); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
 		}
-		rec := make([]string, len(header))
-		for _, r := range rows {
-			for i, h := range header {
-				rec[i] = r.text(h)
-			}
-			if err := cw.Write(rec); err != nil {
+	}
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		fw := NewFlatCSVWriter(w, cat)
+		for _, p := range plans {
+			if err := fw.Write(p); err != nil {
 				return err
 			}
 		}
-		cw.Flush()
-		return cw.Error()
+		return fw.Close()
 	})
+}
+
+// FlatCSVWriter writes the flat CSV table plan by plan, so that an export
+// streams its plans to the file as the service returns them: the header
+// first, then each plan's rows (targets by year and target type).
+type FlatCSVWriter struct {
+	cw     *csvWriter
+	cat    *pipeline.Catalog
+	header []string
+	rec    []string
+	began  bool
+}
+
+// NewFlatCSVWriter returns a writer of the flat table with the counters of
+// cat (nil: the default catalog).
+func NewFlatCSVWriter(w io.Writer, cat *pipeline.Catalog) *FlatCSVWriter {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	h := FlatHeader(cat)
+	return &FlatCSVWriter{cw: newCSVWriter(w), cat: cat, header: h, rec: make([]string, len(h))}
+}
+
+func (fw *FlatCSVWriter) begin() error {
+	if fw.began {
+		return nil
+	}
+	fw.began = true
+	return fw.cw.Write(fw.header)
+}
+
+// Write writes one plan's rows; a counter the catalog lacks is an error.
+func (fw *FlatCSVWriter) Write(p *pipeline.InputPlan) error {
+	if err := checkCounters(p, fw.cat); err != nil {
+		return err
+	}
+	if err := fw.begin(); err != nil {
+		return err
+	}
+	for _, t := range sortedTargets(p) {
+		y, fy := targetYears(p, t)
+		r := flatRow{plan: p, target: t, year: y, fy: fy}
+		for i, h := range fw.header {
+			fw.rec[i] = r.text(h)
+		}
+		if err := fw.cw.Write(fw.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close writes the header when no plan was written, and flushes.
+func (fw *FlatCSVWriter) Close() error {
+	if err := fw.begin(); err != nil {
+		return err
+	}
+	fw.cw.Flush()
+	return fw.cw.Error()
 }
 
 // WriteFlatXLSX writes plans as a flat XLSX table on the sheet "Targets"

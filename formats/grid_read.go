@@ -112,12 +112,25 @@ func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
 	return "", false, false
 }
 
+// gridMaybeLabel is parseGridLabel's quick test: a label has a letter (its
+// title) and a digit (its year number or financial year), which a counter
+// or an empty cell has not.
+func gridMaybeLabel(text string) bool {
+	letter, digit := false, false
+	for i := 0; i < len(text) && !(letter && digit); i++ {
+		c := text[i]
+		letter = letter || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return letter && digit
+}
+
 // parseGridLabel recognises a grid label: a target type together with a
 // year number and/or a financial year. A label whose target type is
 // unclear is a label all the same (unclear set), so that the grid below it
 // is reported, never read as the wrong target nor dropped.
 func parseGridLabel(text string) (gridLabel, bool) {
-	if len(text) > 120 {
+	if len(text) > 120 || !gridMaybeLabel(text) {
 		return gridLabel{}, false
 	}
 	var g gridLabel
@@ -334,11 +347,10 @@ func (g *gridBlock) covers(r, c int) bool { return r >= g.r0 && r <= g.r1 && c >
 
 // gridReader reads one grid sheet.
 type gridReader struct {
-	f        *excelize.File
-	file     string
-	sheet    string
-	date1904 bool
-	text     sheetText
+	cells func(r, c int) pipeline.Cell // the typed cell at (r, c), without its file
+	file  string
+	sheet string
+	text  sheetText
 	// mergedAway maps the cells (row, col) inside a merged range other
 	// than its top-left cell to that top-left cell.
 	mergedAway map[[2]int][2]int
@@ -368,7 +380,7 @@ func (g *gridReader) cell(r, c int) pipeline.Cell {
 		// top-left value, such as the label merged across it).
 		return pipeline.Cell{Origin: pipeline.Origin{File: g.file, Sheet: g.sheet, Cell: ref, Row: r, Column: c}}
 	}
-	cell := readCell(g.f, g.sheet, ref, g.date1904)
+	cell := g.cells(r, c)
 	cell.Origin.File = g.file
 	return cell
 }
@@ -391,18 +403,47 @@ func (g *gridReader) warnf(r, c int, value string, format string, args ...any) {
 // returned as Problems. The optional catalog (default: the default catalog)
 // decides which races, genders and levels the headers may name.
 func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
-	g := &gridReader{f: f, file: file, sheet: sheet, date1904: date1904, cat: pipeline.DefaultCatalog()}
-	if len(cat) > 0 && cat[0] != nil {
-		g.cat = cat[0]
+	var c *pipeline.Catalog
+	if len(cat) > 0 {
+		c = cat[0]
+	}
+	src := gridSheetSource{
+		text: func() (sheetText, error) { return readSheetText(f, sheet, maxGridScanRows) },
+		cells: func(r, c int) pipeline.Cell {
+			ref, _ := excelize.CoordinatesToCellName(c, r)
+			return readCell(f, sheet, ref, date1904)
+		},
+		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
+	}
+	return readGridSheetFrom(src, file, sheet, c)
+}
+
+// gridSheetSource is what the grid reader reads of a sheet: the text of
+// its first maxGridScanRows rows (for the layout), each cell typed, and
+// the cells its merged ranges cover other than their top-left ones. The
+// workbook reader fills it from one streaming scan of the sheet
+// (grid_stream.go); readGridSheet from excelize.
+type gridSheetSource struct {
+	text   func() (sheetText, error)
+	cells  func(r, c int) pipeline.Cell
+	merged func() (map[[2]int][2]int, error)
+}
+
+// readGridSheetFrom is readGridSheet over any source of the sheet's cells;
+// cat nil means the default catalog.
+func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
+	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
+	if cat != nil {
+		g.cat = cat
 	}
 	g.m = templates.NewMatcher(g.cat)
-	text, err := readSheetText(f, sheet, maxGridScanRows)
+	text, err := src.text()
 	if err != nil {
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
 		return nil, g.problems
 	}
 	g.text = text
-	g.mergedAway, err = mergedAwayCells(f, sheet)
+	g.mergedAway, err = src.merged()
 	if err != nil {
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
 		return nil, g.problems
@@ -453,18 +494,31 @@ func mergedAwayCells(f *excelize.File, sheet string) (map[[2]int][2]int, error) 
 		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 			continue // a merge over a whole sheet region is no layout to read
 		}
-		if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
-			return nil, &limitError{fmt.Sprintf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", errOversized, gridMaxMergedCells)}
-		}
-		for r := r0; r <= r1; r++ {
-			for c := c0; c <= c1; c++ {
-				if r != r0 || c != c0 {
-					out[[2]int{r, c}] = [2]int{r0, c0}
-				}
-			}
+		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// addMergedAway records the cells of one merged range (rows r0 to r1,
+// columns c0 to c1) other than its top-left one in out, within
+// gridMaxMergedCells cells in all.
+func addMergedAway(out map[[2]int][2]int, r0, c0, r1, c1 int) error {
+	if r1 < r0 || c1 < c0 {
+		return nil
+	}
+	if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
+		return &limitError{fmt.Sprintf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", errOversized, gridMaxMergedCells)}
+	}
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			if r != r0 || c != c0 {
+				out[[2]int{r, c}] = [2]int{r0, c0}
+			}
+		}
+	}
+	return nil
 }
 
 // findGrids finds every labelled grid of the sheet.

@@ -118,16 +118,21 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 	return g, nil
 }
 
-// create adds the Instructions sheet (with opts.Instructions) and the
-// empty plan sheets, then the hidden Lists sheet after them (never
-// between plan sheets).
-func (g *gridBuild) create() error {
+// create adds the Instructions sheet (with opts.Instructions), the empty
+// plan sheets and the sheets named in after, then the hidden Lists sheet
+// last (never between plan sheets).
+func (g *gridBuild) create(after ...string) error {
 	if g.opts.Instructions {
 		if err := templates.AddInstructionsSheet(g.f, g.cat, g.st); err != nil {
 			return err
 		}
 	}
 	for _, name := range g.names {
+		if _, err := g.f.NewSheet(name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	for _, name := range after {
 		if _, err := g.f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}

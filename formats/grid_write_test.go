@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // exSheetCharts returns, per sheet name, how many charts the sheet's
@@ -74,7 +76,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	want := []string{OverviewSheet, "Acme 2026", "Acme- plan-2", "Lists", ChartDataSheet} // Lists after the plan sheets
+	want := []string{OverviewSheet, "Acme 2026", "Acme- plan-2", ChartDataSheet, "Lists"} // Lists last
 	if !slices.Equal(sheets, want) {
 		t.Fatalf("sheets %v, want %v", sheets, want)
 	}
@@ -131,5 +133,45 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 		if err != nil || st.NumFmt != 1 || len(st.Border) != 4 {
 			t.Errorf("%s: counter cell %s style %+v, want a bordered whole number", sheet, ref, st)
 		}
+	}
+}
+
+// TestExportSheetOrderListsLast: with the Sector targets sheet (added
+// before the plan sheets, see ExportOptions.BeforePlanSheets) the export is
+// Overview, Sector targets, the plan sheets, then the hidden Chart data and
+// Lists, Lists last; a plan named "Sector targets" gets a sheet of its own,
+// never the check's.
+func TestExportSheetOrderListsLast(t *testing.T) {
+	plans := exExportPlans()
+	plans[1].Plan.Name = SectorSheetName
+	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
+	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		BeforePlanSheets: func(f *excelize.File) error { return AddSectorSheet(f, report.Plans, report.TargetsSource) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "plans.xlsx")
+	if err := WriteWorkbook(file, wb); err != nil {
+		t.Fatal(err)
+	}
+	wb.Close()
+	f, err := excelize.OpenFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := []string{OverviewSheet, SectorSheetName, "Acme 2026", SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
+	if got := f.GetSheetList(); !slices.Equal(got, want) {
+		t.Fatalf("sheets %v, want %v", got, want)
+	}
+	if v, _ := f.GetSheetVisible(templates.ListsSheet); v {
+		t.Error("Lists is visible")
+	}
+	if a1, _ := f.GetCellValue(SectorSheetName, "A1"); !strings.HasPrefix(a1, "Sector targets:") {
+		t.Errorf("Sector targets!A1 = %q", a1)
+	}
+	if b, _ := f.GetCellValue(SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
+		t.Errorf("the plan's own sheet: B5 = %q", b)
 	}
 }

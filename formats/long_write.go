@@ -26,34 +26,91 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	rows, err := flatRows(plans, cat)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	for _, p := range plans {
+		if err := checkCounters(p, cat); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		cw := newCSVWriter(w)
-		if err := cw.Write(LongHeader); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			fixed := []string{
-				r.text(pipeline.ColPlanID), r.plan.Name,
-				r.plan.Company.VAT, r.plan.Company.Registration, r.plan.Company.IDNumber,
-				r.text(pipeline.ColYearNumber), r.text(pipeline.ColFinancialYear), r.target.TargetType,
-			}
-			for _, name := range cat.Names() {
-				v, ok := r.target.Counters[name]
-				if !ok {
-					continue
-				}
-				race, gender, level, _ := pipeline.ParseCounterName(name)
-				rec := append(fixed[:len(fixed):len(fixed)], race, gender, level, name, strconv.FormatInt(v, 10), r.plan.Account)
-				if err := cw.Write(rec); err != nil {
-					return err
-				}
+		lw := NewLongCSVWriter(w, cat)
+		for _, p := range plans {
+			if err := lw.Write(p); err != nil {
+				return err
 			}
 		}
-		cw.Flush()
-		return cw.Error()
+		return lw.Close()
 	})
+}
+
+// LongCSVWriter writes the long table plan by plan (see WriteLongCSV), so
+// that an export streams its plans to the file as the service returns
+// them.
+type LongCSVWriter struct {
+	cw    *csvWriter
+	cat   *pipeline.Catalog
+	parts [][3]string // race, gender, level of each counter of cat
+	began bool
+}
+
+// NewLongCSVWriter returns a writer of the long table with the counters of
+// cat (nil: the default catalog).
+func NewLongCSVWriter(w io.Writer, cat *pipeline.Catalog) *LongCSVWriter {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	lw := &LongCSVWriter{cw: newCSVWriter(w), cat: cat}
+	for _, name := range cat.Names() {
+		race, gender, level, _ := pipeline.ParseCounterName(name)
+		lw.parts = append(lw.parts, [3]string{race, gender, level})
+	}
+	return lw
+}
+
+func (lw *LongCSVWriter) begin() error {
+	if lw.began {
+		return nil
+	}
+	lw.began = true
+	return lw.cw.Write(LongHeader)
+}
+
+// Write writes one plan's rows; a counter the catalog lacks is an error.
+func (lw *LongCSVWriter) Write(p *pipeline.InputPlan) error {
+	if err := checkCounters(p, lw.cat); err != nil {
+		return err
+	}
+	if err := lw.begin(); err != nil {
+		return err
+	}
+	rec := make([]string, 0, len(LongHeader))
+	for _, t := range sortedTargets(p) {
+		y, fy := targetYears(p, t)
+		r := flatRow{plan: p, target: t, year: y, fy: fy}
+		fixed := []string{
+			r.text(pipeline.ColPlanID), r.plan.Name,
+			r.plan.Company.VAT, r.plan.Company.Registration, r.plan.Company.IDNumber,
+			r.text(pipeline.ColYearNumber), r.text(pipeline.ColFinancialYear), r.target.TargetType,
+		}
+		for k, name := range lw.cat.Names() {
+			v, ok := r.target.Counters[name]
+			if !ok {
+				continue
+			}
+			part := lw.parts[k]
+			rec = append(append(rec[:0], fixed...), part[0], part[1], part[2], name, strconv.FormatInt(v, 10), r.plan.Account)
+			if err := lw.cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close writes the header when no plan was written, and flushes.
+func (lw *LongCSVWriter) Close() error {
+	if err := lw.begin(); err != nil {
+		return err
+	}
+	lw.cw.Flush()
+	return lw.cw.Error()
 }

@@ -230,6 +230,13 @@ func TestTemplatePrints(t *testing.T) {
 		if tall == 0 {
 			t.Error("no Instructions row is taller than a line")
 		}
+		// The paragraphs' column fits an A4 portrait page at 100% as
+		// LibreOffice measures it (90 characters ran past the page's edge
+		// in a PDF printed by LibreOffice; 80 fit): a wider column is cut
+		// off there.
+		if w, _ := f.GetColWidth(templates.InstructionsSheet, "A"); w > 80 {
+			t.Errorf("Instructions column A is %.0f characters wide; over 80 it is cut off on the printed page", w)
+		}
 		f.Close()
 	}
 }

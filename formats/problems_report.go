@@ -1,10 +1,13 @@
 package formats
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -70,7 +73,7 @@ type FileSummary struct {
 
 // NewProblemReport summarises a batch.
 func NewProblemReport(b *pipeline.Batch) ProblemReport {
-	r := ProblemReport{Plans: len(b.Plans), Errors: b.Problems.Count(pipeline.Error), Warnings: b.Problems.Count(pipeline.Warning)}
+	r := ProblemReport{Plans: len(b.Plans), Errors: b.Count(pipeline.Error), Warnings: b.Count(pipeline.Warning)}
 	for _, p := range b.Plans {
 		r.Targets += len(p.Targets)
 	}
@@ -84,6 +87,16 @@ func NewProblemReport(b *pipeline.Batch) ProblemReport {
 				s.Errors++
 			} else {
 				s.Warnings++
+			}
+		}
+		for _, o := range b.Omitted {
+			if o.File != f {
+				continue
+			}
+			if o.Severity == pipeline.Error {
+				s.Errors += o.Count
+			} else {
+				s.Warnings += o.Count
 			}
 		}
 		r.Files = append(r.Files, s)
@@ -109,41 +122,127 @@ func reportFiles(b *pipeline.Batch) []string {
 			out = append(out, f)
 		}
 	}
+	for _, o := range b.Omitted {
+		if !seen[o.File] {
+			seen[o.File] = true
+			out = append(out, o.File)
+		}
+	}
 	return out
 }
 
 // WriteProblemReport writes the problems of a batch to path, in the format
-// its extension names: .csv, .xlsx or .json.
-func WriteProblemReport(path string, b *pipeline.Batch) error {
+// its extension names: .csv, .xlsx or .json. The problems set aside while
+// reading (see ReadOptions.Bound) are in rest, when given: they are
+// streamed from it after the problems kept, so the report lists every
+// problem.
+func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) error {
+	var spill *ProblemSpill
+	if len(rest) > 0 {
+		spill = rest[0]
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems) })
+		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems, spill) })
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(NewProblemReport(b))
-		})
+		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsJSON(w, b, spill) })
 	case ".xlsx":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsXLSX(w, b.Problems) })
+		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsXLSX(w, b.Problems, spill) })
 	}
 	return fmt.Errorf("report %s: unknown report format %q; use a .csv, .xlsx or .json name", path, filepath.Ext(path))
 }
 
-func writeProblemsCSV(w io.Writer, ps pipeline.Problems) error {
+func writeProblemsCSV(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
 	rows := ProblemRows(ps)
+	csvw := newCSVWriter(w) // fields neutralised against formula injection
 	if len(rows) == 0 {
 		// gocsv writes no header for an empty slice; the report keeps its
 		// header so that tools reading it see the columns.
-		_, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n")
+		if _, err := io.WriteString(w, "severity,file,location,sheet,cell,row,line,column,header,value,message,suggestions\n"); err != nil {
+			return err
+		}
+	} else if err := gocsv.MarshalCSV(rows, csvw); err != nil {
 		return err
 	}
-	return gocsv.MarshalCSV(rows, newCSVWriter(w))
+	if err := reportEachChunk(spill, func(rows []ProblemRow) error { return gocsv.MarshalCSVWithoutHeaders(rows, csvw) }); err != nil {
+		return err
+	}
+	csvw.Flush()
+	return csvw.Error()
+}
+
+// reportEachChunk passes the spilled problems to fn as rows, a thousand at
+// a time.
+func reportEachChunk(spill *ProblemSpill, fn func([]ProblemRow) error) error {
+	if spill.Len() == 0 {
+		return nil
+	}
+	chunk := make(pipeline.Problems, 0, 1024)
+	err := spill.Each(func(p pipeline.Problem) error {
+		chunk = append(chunk, p)
+		if len(chunk) == cap(chunk) {
+			err := fn(ProblemRows(chunk))
+			chunk = chunk[:0]
+			return err
+		}
+		return nil
+	})
+	if err == nil && len(chunk) > 0 {
+		err = fn(ProblemRows(chunk))
+	}
+	return err
+}
+
+// writeProblemsJSON writes the JSON report; the problems array is
+// streamed, one problem at a time.
+func writeProblemsJSON(w io.Writer, b *pipeline.Batch, spill *ProblemSpill) error {
+	r := NewProblemReport(b)
+	if spill.Len() == 0 {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	rows := r.Problems
+	r.Problems = []ProblemRow{}
+	head, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	head = bytes.TrimSuffix(head, []byte("[]\n}"))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString("[")
+	first := true
+	write := func(rows []ProblemRow) error {
+		for _, row := range rows {
+			if !first {
+				bw.WriteString(",")
+			}
+			first = false
+			bw.WriteString("\n    ")
+			j, err := json.MarshalIndent(row, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if _, err := bw.Write(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := write(rows); err != nil {
+		return err
+	}
+	if err := reportEachChunk(spill, write); err != nil {
+		return err
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
 }
 
 var reportColumns = []string{"Severity", "File", "Location", "Sheet", "Cell", "Row", "Line", "Column", "Header", "Value", "Message", "Suggestions"}
 
-func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
+func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	const sheet = "Problems"
@@ -180,24 +279,49 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems) error {
 		return err
 	}
 	rows := ProblemRows(ps)
-	if len(rows) > 0 {
+	// A sheet holds 1,048,576 rows: the header, the problems, and a last
+	// row saying how many more a full sheet left out.
+	const maxRows = excelize.TotalRows - 2
+	total := len(rows) + spill.Len()
+	listed := min(total, maxRows)
+	if listed > 0 {
 		// A table gives the header row its filter buttons (a filterable
 		// sheet) and keeps them when rows are sorted.
-		last, _ := excelize.CoordinatesToCellName(len(reportColumns), len(rows)+1)
+		last, _ := excelize.CoordinatesToCellName(len(reportColumns), listed+1)
 		showStripes := false
 		if err := sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: "Problems",
 			StyleName: "TableStyleLight1", ShowRowStripes: &showStripes}); err != nil {
 			return err
 		}
 	}
-	for i, r := range rows {
-		sev := excelize.Cell{StyleID: amber, Value: r.Severity}
-		if r.Severity == pipeline.Error.String() {
-			sev.StyleID = red
+	i := 0
+	write := func(rows []ProblemRow) error {
+		for _, r := range rows {
+			if i >= listed {
+				return nil
+			}
+			sev := excelize.Cell{StyleID: amber, Value: r.Severity}
+			if r.Severity == pipeline.Error.String() {
+				sev.StyleID = red
+			}
+			row := []any{sev, r.File, r.Location, r.Sheet, r.Cell, reportBlankZero(r.Row), reportBlankZero(r.Line), reportBlankZero(r.Column), r.Header, r.Value, r.Message, r.Suggestions}
+			cell, _ := excelize.CoordinatesToCellName(1, i+2)
+			if err := sw.SetRow(cell, row); err != nil {
+				return err
+			}
+			i++
 		}
-		row := []any{sev, r.File, r.Location, r.Sheet, r.Cell, reportBlankZero(r.Row), reportBlankZero(r.Line), reportBlankZero(r.Column), r.Header, r.Value, r.Message, r.Suggestions}
-		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := sw.SetRow(cell, row); err != nil {
+		return nil
+	}
+	if err := write(rows); err != nil {
+		return err
+	}
+	if err := reportEachChunk(spill, write); err != nil {
+		return err
+	}
+	if total > listed {
+		cell, _ := excelize.CoordinatesToCellName(1, listed+2)
+		if err := sw.SetRow(cell, []any{nil, fmt.Sprintf("%s more problems: a sheet holds no more rows; write the report as .csv or .json for the full list", reportThousands(total-listed))}); err != nil {
 			return err
 		}
 	}
@@ -217,8 +341,14 @@ func reportBlankZero(n int) any {
 // WriteProblemsText writes a readable report of a batch: the problems
 // grouped by file and sheet, each with its place, severity, message, the
 // value found and suggestions, then counts.
+//
+// Problems set aside while reading (Batch.Omitted) are counted after each
+// file's list, by kind, errors first: "… and 55,643 more warnings:
+// disabled above all employees".
 func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
-	ew := &reportWriter{w: w}
+	bw := bufio.NewWriterSize(w, 32<<10)
+	ew := &reportWriter{w: bw}
+	defer bw.Flush()
 	for _, file := range reportFiles(b) {
 		var mine pipeline.Problems
 		for _, p := range b.Problems {
@@ -226,11 +356,18 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 				mine = append(mine, p)
 			}
 		}
-		if len(mine) == 0 {
+		var omitted []pipeline.Omitted
+		for _, o := range b.Omitted {
+			if o.File == file {
+				omitted = append(omitted, o)
+			}
+		}
+		if len(mine) == 0 && len(omitted) == 0 {
 			ew.printf("%s: ok\n", file)
 			continue
 		}
-		ew.printf("%s: %s\n", file, reportCountWords(mine.Count(pipeline.Error), mine.Count(pipeline.Warning)))
+		ew.printf("%s: %s\n", file, reportCountWords(mine.Count(pipeline.Error)+pipeline.OmittedCount(omitted, pipeline.Error),
+			mine.Count(pipeline.Warning)+pipeline.OmittedCount(omitted, pipeline.Warning)))
 		sheet := "\x00"
 		for _, p := range mine {
 			if p.Origin.Sheet != sheet {
@@ -241,6 +378,9 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 			}
 			ew.printf("    %s\n", reportProblemLine(p))
 		}
+		for _, o := range omitted {
+			ew.printf("  … and %s more %s%s: %s\n", reportThousands(o.Count), o.Severity, map[bool]string{true: "", false: "s"}[o.Count == 1], o.Kind)
+		}
 	}
 	targets := 0
 	for _, p := range b.Plans {
@@ -248,13 +388,25 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 	}
 	plans := pipeline.Plural(len(b.Plans), "plan")
 	if n := reportPlansWithErrors(b); n > 0 {
-		plans += fmt.Sprintf(" (%d with errors)", n)
+		if pipeline.OmittedCount(b.Omitted, pipeline.Error) > 0 {
+			// Counted from the errors listed: some were not.
+			plans += fmt.Sprintf(" (%d or more with errors)", n)
+		} else {
+			plans += fmt.Sprintf(" (%d with errors)", n)
+		}
 	}
 	ew.printf("\n%s, %s, %s: %s\n",
 		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),
-		reportCountWords(b.Problems.Count(pipeline.Error), b.Problems.Count(pipeline.Warning)))
+		reportCountWords(b.Count(pipeline.Error), b.Count(pipeline.Warning)))
+	if ew.err == nil {
+		ew.err = bw.Flush()
+	}
 	return ew.err
 }
+
+// PlansWithErrors counts the plans of b that have at least one error (the
+// "(2 with errors)" of the summary).
+func PlansWithErrors(b *pipeline.Batch) int { return reportPlansWithErrors(b) }
 
 // reportPlansWithErrors counts the plans an error belongs to: an error on
 // one of the plan's rows (flat, long) or on its grid sheet.
@@ -325,6 +477,15 @@ func reportCountWords(errs, warns int) string {
 		return "no problems"
 	}
 	return pipeline.Plural(errs, "error") + ", " + pipeline.Plural(warns, "warning")
+}
+
+// reportThousands writes n with thousands separators: 55,643.
+func reportThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 type reportWriter struct {

@@ -17,6 +17,11 @@ import (
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
 	Limits  Limits            // bounds of one file; zero fields take the defaults
+
+	// Bound, when set, keeps the first few problems of each kind and
+	// sets the rest aside (counted in Batch.Omitted, passed to its
+	// Overflow); nil keeps every problem.
+	Bound *pipeline.ProblemBound
 }
 
 // ErrInternal is the class of errors that are eepipe's fault, not the
@@ -58,16 +63,34 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	var ps pipeline.Problems
 	files := readExpandInputs(paths, &ps)
 	asm := pipeline.NewAssembler(cat)
+	asm.Bound(opts.Bound)
+	emit := asm.Add
+	admitted := 0
+	compact := func() {
+		if opts.Bound.Enabled() {
+			ps = append(ps[:admitted], opts.Bound.Admit(ps[admitted:])...)
+			admitted = len(ps)
+		}
+	}
+	if opts.Bound.Enabled() {
+		emit = func(r pipeline.Record) {
+			asm.Add(r)
+			if len(ps)-admitted > 4096 {
+				compact()
+			}
+		}
+	}
 	for _, f := range files {
-		if err := readInputFile(f.path, f.kind, opts.Limits, cat, asm.Add, &ps); err != nil {
+		if err := readInputFile(f.path, f.kind, opts.Limits, cat, emit, &ps); err != nil {
 			return nil, err
 		}
+		compact()
 	}
 	plans, aps := asm.Finish()
 	ps = append(ps, aps...)
 	markCatalogProblems(ps)
 	ps.Sort()
-	batch := &pipeline.Batch{Plans: plans, Problems: ps}
+	batch := &pipeline.Batch{Plans: plans, Problems: ps, Omitted: opts.Bound.Omitted()}
 	for _, f := range files {
 		batch.Files = append(batch.Files, f.path)
 	}

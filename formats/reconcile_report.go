@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -256,7 +257,6 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		n.lines = append(n.lines, line)
 	}
-	var fieldCells map[[3]string]map[string]pipeline.Origin
 	for i := range r.Plans {
 		p := &r.Plans[i]
 		if !rrSameSourceFile(p.Origin.File, src) {
@@ -274,13 +274,11 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
-			// row's sector column), else the plan's first cell.
-			if fieldCells == nil {
-				fieldCells = rrFieldCells(src)
-			}
+			// row's sector column), kept by the reader, else the plan's
+			// first cell.
 			o := p.Origin
-			if c, ok := fieldCells[rrPlace(p.Origin)][rrFieldColumns[fd.Field]]; ok {
-				o = c
+			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
+				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
 			add(o, PlanFillColor, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook))
 		}
@@ -304,9 +302,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 	}
 	styles := map[[2]any]int{}
+	comments := map[string]map[string]excelize.Comment{}
 	for _, k := range order {
 		n := notes[k]
-		if err := rrAnnotateCell(f, k[0], k[1], n, styles); err != nil {
+		if err := rrAnnotateCell(f, k[0], k[1], n, styles, comments); err != nil {
 			return fmt.Errorf("reconciliation report: %s %s!%s: %w", src, k[0], k[1], err)
 		}
 	}
@@ -320,15 +319,20 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if err := rrWriteReconcileSummary(f, sheet, r, &src); err != nil {
 		return err
 	}
-	if first := f.GetSheetList()[0]; first != sheet {
-		if err := f.MoveSheet(sheet, first); err != nil {
-			return err
-		}
+	// The Summary sheet stays where NewSheet puts it, after the
+	// workbook's own sheets, and opens first as the active sheet: moving
+	// it to the front would make excelize decode every worksheet.
+	//
+	// The sheets the copy marks print like the plan sheets eepipe writes:
+	// landscape, one page wide. (Only those: they are decoded to be
+	// marked anyway, and setting up every sheet would decode all of them;
+	// the others print as they did.)
+	marked := map[string]bool{}
+	for _, k := range order {
+		marked[k[0]] = true
 	}
-	// The copied sheets print like the plan sheets eepipe writes:
-	// landscape, one page wide.
 	for _, s := range f.GetSheetList() {
-		if s == sheet {
+		if s == sheet || !marked[s] {
 			continue
 		}
 		if v, err := f.GetSheetVisible(s); err == nil && v {
@@ -337,83 +341,112 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 	}
 	idx, _ := f.GetSheetIndex(sheet)
-	f.SetActiveSheet(idx)
+	if csvSheet != "" || !rrActivateSheet(f, src, sheet, idx) {
+		f.SetActiveSheet(idx)
+	}
 	return WriteWorkbook(dst, f)
 }
 
-// rrFieldColumns maps the plan fields of a reconciliation to their
-// canonical column names.
-var rrFieldColumns = map[string]string{
-	"name": pipeline.ColPlanName, "sector": pipeline.ColSector, "scorecard_id": pipeline.ColScorecardID,
-	"start_date": pipeline.ColStartDate, "end_date": pipeline.ColEndDate,
-}
-
-// LocateFields points each differing plan field of r at the cell that
-// holds it (the grid's labelled metadata value, the flat row's column),
-// reading the plan's file again; a field whose cell is not found keeps the
-// plan's location. Call it before writing the reports, so that the JSON
-// and CSV reports name the cell the annotated copy marks.
-func LocateFields(r *pipeline.Reconciliation) {
-	cache := map[string]map[[3]string]map[string]pipeline.Origin{}
-	for i := range r.Plans {
-		p := &r.Plans[i]
-		if len(p.Fields) == 0 || p.Origin.File == "" {
+// rrActivateSheet makes sheet (at idx) the workbook's active sheet
+// touching only the worksheets whose tab is selected: excelize's
+// SetActiveSheet decodes every worksheet of the workbook to clear their
+// selection. The selected tabs are found by scanning the head of each
+// sheet of src (its sheet views come before its cells). It reports false
+// when it cannot, for SetActiveSheet to do it.
+func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
+	wb := f.WorkBook
+	if wb == nil || wb.BookViews == nil || len(wb.BookViews.WorkBookView) == 0 {
+		return false
+	}
+	fh, err := os.Open(src)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return false
+	}
+	book, err := openFlatBook(fh, st.Size(), Limits{})
+	if err != nil {
+		return false
+	}
+	for _, info := range book.sheets {
+		if info.path == "" || !rrTabSelected(book, info) {
 			continue
 		}
-		cells, ok := cache[p.Origin.File]
-		if !ok {
-			cells = rrFieldCells(p.Origin.File)
-			cache[p.Origin.File] = cells
-		}
-		for j := range p.Fields {
-			fd := &p.Fields[j]
-			if o, ok := cells[rrPlace(p.Origin)][rrFieldColumns[fd.Field]]; ok {
-				l := pipeline.LocationOf(o)
-				fd.Location = &l
-			}
+		if !rrClearTabSelected(f, info.name, info.path) {
+			return false
 		}
 	}
+	wb.BookViews.WorkBookView[0].ActiveTab = idx
+	return true
 }
 
-// rrPlace identifies a record's place in its file, whatever the path's
-// spelling.
-func rrPlace(o pipeline.Origin) [3]string {
-	return [3]string{o.Sheet, o.Cell, strconv.Itoa(o.Row)}
-}
-
-// rrFieldCells reads src's records again and returns, per record place,
-// where its plan fields were read (grid: the labelled metadata cell; flat:
-// the row's column). A plan's Origin is its first record's, so this finds
-// the cells of a field that differs. Problems are ignored: the file was
-// validated when it was reconciled.
-func rrFieldCells(src string) map[[3]string]map[string]pipeline.Origin {
-	out := map[[3]string]map[string]pipeline.Origin{}
-	kind, ok := readKindOf(src)
-	if !ok {
-		return out
+// rrClearTabSelected clears the tab selection of one worksheet (at path
+// in the package): excelize v2.11 has no option for it but
+// SetActiveSheet's walk over every sheet, so the decoded worksheet's
+// sheet view is set through reflection. It reports false when the
+// worksheet is not as expected.
+func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if _, err := f.GetSheetView(name, 0); err != nil { // decodes the worksheet
+		return false
 	}
-	var ps pipeline.Problems
-	// Only the places are wanted: a file that cannot be read (or a reader
-	// that fails) leaves them unknown.
-	_ = readInputFile(src, kind, Limits{}, pipeline.DefaultCatalog(), func(rec pipeline.Record) {
-		k := rrPlace(rec.Origin)
-		if _, seen := out[k]; seen {
-			return
+	ws, loaded := f.Sheet.Load(path)
+	if !loaded {
+		return false
+	}
+	v := reflect.ValueOf(ws)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	views := v.Elem().FieldByName("SheetViews")
+	if !views.IsValid() || views.Kind() != reflect.Pointer || views.IsNil() {
+		return true // no sheet view: nothing selected
+	}
+	list := views.Elem().FieldByName("SheetView")
+	for i := 0; list.IsValid() && i < list.Len(); i++ {
+		sel := list.Index(i).FieldByName("TabSelected")
+		if !sel.IsValid() || sel.Kind() != reflect.Bool || !sel.CanSet() {
+			return false
 		}
-		m := map[string]pipeline.Origin{}
-		for _, col := range rrFieldColumns {
-			if c, ok := rec.Cells[col]; ok && (c.Origin.Cell != "" || c.Origin.Column > 0) {
-				m[col] = c.Origin
-			}
+		sel.SetBool(false)
+	}
+	return list.IsValid()
+}
+
+// rrTabSelected reports whether a worksheet's first sheet view has its
+// tab selected, reading the sheet's XML only up to its cells.
+func rrTabSelected(book *flatBook, info flatSheetInfo) bool {
+	rc, err := book.open(info.path)
+	if err != nil {
+		return true // let SetSheetView clear it, to be sure
+	}
+	defer rc.Close()
+	sc := newFlatXMLScanner(rc)
+	for sc.next() == nil {
+		if sc.kind != flatTokStart {
+			continue
 		}
-		out[k] = m
-	}, &ps)
-	return out
+		switch string(sc.name) {
+		case "sheetView":
+			v := string(sc.attr("tabSelected"))
+			return v == "1" || v == "true"
+		case "sheetData":
+			return false
+		}
+	}
+	return false
 }
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int) error {
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err
@@ -434,9 +467,20 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	}
 	text := strings.Join(n.lines, "\n")
 	// A comment the workbook already has on the cell is kept below ours.
-	if existing, err := f.GetComments(sheet); err == nil {
-		for _, c := range existing {
-			if strings.EqualFold(c.Cell, cell) {
+	// The sheet's comments are read once (each cell is annotated once).
+	byCell, read := comments[sheet]
+	if !read {
+		byCell = map[string]excelize.Comment{}
+		if existing, err := f.GetComments(sheet); err == nil {
+			for _, c := range existing {
+				byCell[strings.ToUpper(c.Cell)] = c
+			}
+		}
+		comments[sheet] = byCell
+	}
+	if c, ok := byCell[strings.ToUpper(cell)]; ok {
+		{
+			{
 				prev := c.Text
 				if prev == "" {
 					for _, p := range c.Paragraph {
@@ -449,7 +493,6 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 				if err := f.DeleteComment(sheet, cell); err != nil {
 					return err
 				}
-				break
 			}
 		}
 	}

@@ -120,8 +120,8 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if len(sheets) != 2 || sheets[0] != SummarySheet || sheets[1] != "client" {
-		t.Fatalf("sheets %v", sheets)
+	if len(sheets) != 2 || sheets[0] != "client" || sheets[1] != SummarySheet || f.GetActiveSheetIndex() != 1 {
+		t.Fatalf("sheets %v, active %d; want the Summary last and active", sheets, f.GetActiveSheetIndex())
 	}
 	// Identifiers keep their leading zeros; counters are numbers.
 	if v, _ := f.GetCellValue("client", "G2"); v != "0412345678" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -256,12 +257,14 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 		}
 		lines = append(lines, [2]any{"recalculation " + rc.ScorecardID + " (" + rc.Account + ")", v})
 	}
+	labelWidth := 36 // wide enough for every label, a recalculation's too (up to 80)
 	for i, l := range lines {
 		if err := f.SetSheetRow(summarySheet, fmt.Sprintf("A%d", i+1), &[]any{l[0], l[1]}); err != nil {
 			return err
 		}
+		labelWidth = min(max(labelWidth, utf8.RuneCountInString(fmt.Sprint(l[0]))+2), 80)
 	}
-	if err := f.SetColWidth(summarySheet, "A", "A", 36); err != nil {
+	if err := f.SetColWidth(summarySheet, "A", "A", float64(labelWidth)); err != nil {
 		return err
 	}
 	if err := f.SetColWidth(summarySheet, "B", "B", 60); err != nil {

@@ -93,6 +93,11 @@ func TestWriteRunReport(t *testing.T) {
 	if len(summary) < 10 || summary[4][0] != "plans created" || summary[4][1] != "1" {
 		t.Errorf("Summary sheet %v", summary)
 	}
+	// The labels column holds its longest label (a recalculation's), so
+	// the printed label is not cut off by its value.
+	if w, _ := x.GetColWidth("Summary", "A"); w < float64(len("recalculation scorecard_acme_2025 (acme)")) {
+		t.Errorf("Summary column A is %.0f characters wide, narrower than its labels", w)
+	}
 
 	jsonPath := filepath.Join(dir, "run.json")
 	if err := WriteRunReport(jsonPath, rep); err != nil {

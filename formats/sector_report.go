@@ -284,8 +284,9 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	case p.Status == pipeline.SectorShort:
 		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
 	case p.Status == pipeline.SectorPartlyMet:
-		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %d figures could not be assessed (see the reasons below); the %d that could are met.\n",
-			fin.Label(), p.NotAssessed, p.Assessed+p.NotAssessed, p.Assessed)
+		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.\n",
+			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
 	default:
 		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
 	}
@@ -414,6 +415,19 @@ const (
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
 func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+	return AddSectorSheetWith(f, plans, source, SectorSheetOptions{})
+}
+
+// SectorSheetOptions tune AddSectorSheetWith.
+type SectorSheetOptions struct {
+	NoCharts bool // leave the sheet's charts out (export --no-charts)
+}
+
+// AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
+// cell calls looks the sheet up among every sheet of the workbook, so an
+// export adds this sheet before its plan sheets exist (see
+// ExportOptions.BeforePlanSheets).
+func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, opts SectorSheetOptions) error {
 	const sheet = SectorSheetName
 	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
@@ -424,6 +438,17 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
+	}
+	if !opts.NoCharts {
+		// The charts first, while the sheet has no rows (see
+		// addSectorCharts); row 5's height, which the first chart spans,
+		// is set for them as it will be.
+		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
+			return err
+		}
+		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects); err != nil {
+			return err
+		}
 	}
 	border := []excelize.Border{
 		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
@@ -616,7 +641,10 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
 		return err
 	}
-	return addSectorCharts(f, sheet, plans, st)
+	if opts.NoCharts {
+		return nil
+	}
+	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
 }
 
 // sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
@@ -699,8 +727,23 @@ func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 // data (one row per level and group, one column per year, and the target)
 // and a chart of it: columns for the shares of each year, markers for the
 // targets.
-func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles) error {
+// sectorChartPass is what a pass of addSectorCharts writes.
+type sectorChartPass int
+
+const (
+	sectorChartObjects sectorChartPass = iota // the charts only
+	sectorChartCells                          // their data cells only
+)
+
+// addSectorCharts adds, per plan, a block of chart data and a chart of it.
+// The charts are added in a pass of their own before any row of the sheet
+// is written: excelize places a chart by looking up the height of each row
+// it spans among all the sheet's rows, which over a sheet of thousands of
+// rows and a chart per plan is cubic; the data cells follow in a second
+// pass, once the table is written.
+func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass) error {
 	top := 5
+	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
 			continue
@@ -712,19 +755,24 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
-		if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
-			return err
-		}
-		if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
-			return err
+		cells := pass == sectorChartCells
+		if cells {
+			if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
+				return err
+			}
+			if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
+				return err
+			}
 		}
 		header := []any{"Level and group"}
 		for _, y := range p.Years {
 			header = append(header, y.Label())
 		}
 		header = append(header, "Target")
-		if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
-			return err
+		if cells {
+			if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
+				return err
+			}
 		}
 		row := top + 2
 		levels := pipeline.SectorLevels
@@ -752,8 +800,10 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 					vals = append(vals, v)
 				}
 				vals = append(vals, target)
-				if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
-					return err
+				if cells {
+					if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
+						return err
+					}
 				}
 				row++
 			}
@@ -789,10 +839,71 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
-		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
+		if !cells {
+			if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
+				return err
+			}
+		}
+		tops = append(tops, top)
+		top += sectorChartRows
+	}
+	if pass != sectorChartCells {
+		return nil // the breaks go in with the cells, once the columns have their widths
+	}
+	return sectorChartBreaks(f, sheet, tops)
+}
+
+// Page geometry of the Sector targets sheet's print setup (A4 landscape,
+// templates.SetPrintLayout's margins), in pixels at 96 dpi and points.
+const (
+	sectorPageWidthPx  = (11.69 - 2*0.4) * 96 // printable width
+	sectorPageHeightPt = (8.27 - 2*0.55) * 72 // printable height
+	sectorTitleRowPt   = 45                   // row 5, repeated on every page
+	sectorRowPt        = 15                   // a row, as Excel draws it (LibreOffice: 12.8)
+	sectorChartPx      = 900 + 10             // a chart's width and offset
+)
+
+// sectorChartBreaks puts a page break before a chart that would otherwise
+// straddle two printed pages. The sheet prints fitted to one page wide, so
+// a page holds as many rows as the scale allows: estimated here on the
+// safe side (Excel's narrower columns and taller rows, less a tenth), a
+// page never ends sooner than estimated, and a chart (tops: each chart's
+// first row, sectorChartRows apart) that fits in the rows left on the page
+// is printed whole.
+func sectorChartBreaks(f *excelize.File, sheet string, tops []int) error {
+	if len(tops) == 0 {
+		return nil
+	}
+	chartCol, _, err := excelize.CellNameToCoordinates(sectorChartAt + "1")
+	if err != nil {
+		return err
+	}
+	widthPx := float64(sectorChartPx)
+	for c := 1; c < chartCol; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		w, err := f.GetColWidth(sheet, name)
+		if err != nil {
 			return err
 		}
-		top += sectorChartRows
+		widthPx += w*7 + 5
+	}
+	scale := min(1, sectorPageWidthPx/widthPx)
+	perPage := int((sectorPageHeightPt/scale - sectorTitleRowPt) / sectorRowPt * 0.9)
+	if perPage <= sectorChartRows {
+		return nil // a page holds no more than one chart: breaks would not help
+	}
+	pageStart := 1
+	for _, t := range tops {
+		last := t + sectorChartRows - 1
+		if last-pageStart+1 <= perPage {
+			continue
+		}
+		if t > pageStart {
+			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", t)); err != nil {
+				return err
+			}
+		}
+		pageStart = t
 	}
 	return nil
 }

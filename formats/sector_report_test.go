@@ -352,3 +352,28 @@ func TestWriteSectorReportBadExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteSectorTextPartlyAssessedSingular: a final year with one
+// assessed figure says "the one that could is met", never "the 1 that
+// could are met"; several say "the 3 that could are met".
+func TestWriteSectorTextPartlyAssessedSingular(t *testing.T) {
+	for _, tc := range []struct {
+		assessed, not int
+		want          string
+	}{
+		{1, 4, "NOT FULLY ASSESSED: 4 of 5 figures could not be assessed (see the reasons below); the one that could is met.\n"},
+		{3, 1, "NOT FULLY ASSESSED: 1 of 4 figures could not be assessed (see the reasons below); the 3 that could are met.\n"},
+	} {
+		r := &pipeline.SectorCheckReport{Plans: []pipeline.SectorPlanCheck{{
+			Status: pipeline.SectorPartlyMet, Assessed: tc.assessed, NotAssessed: tc.not,
+			Years: []pipeline.SectorYearCheck{{YearNumber: 1, FinancialYear: pipeline.FinancialYear(2025), Final: true}},
+		}}}
+		var b strings.Builder
+		if err := WriteSectorText(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%d assessed, %d not: want %q in\n%s", tc.assessed, tc.not, tc.want, b.String())
+		}
+	}
+}

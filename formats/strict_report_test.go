@@ -168,7 +168,9 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		Files: []string{styledInput}, Complete: true,
 		Plans: []pipeline.ReconciledPlan{
 			{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026", Origin: o("", 2, 0),
-				Fields: []pipeline.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme"}},
+				// The field's cell, as the reader keeps it (InputPlan.FieldOrigins).
+				Fields: []pipeline.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme",
+					Location: &pipeline.Location{File: styledInput, Sheet: "Targets", Cell: "B2"}}},
 				Targets: []pipeline.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
 					Counters: []pipeline.CounterDifference{
 						{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o("F2", 2, 6)},
@@ -183,6 +185,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
+	checkOneTabSelected(t, dst, SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -267,4 +270,38 @@ func rawFillColor(f *excelize.File, idx int) string {
 		return ""
 	}
 	return styleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
+}
+
+// checkOneTabSelected checks that sheet is the workbook's active sheet and
+// the only one whose tab is selected (two selected tabs are a group, which
+// an edit changes together).
+func checkOneTabSelected(t *testing.T, path, sheet string) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != sheet {
+		t.Errorf("active sheet %q, want %q", got, sheet)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	st, _ := fh.Stat()
+	book, err := openFlatBook(fh, st.Size(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selected []string
+	for _, info := range book.sheets {
+		if rrTabSelected(book, info) {
+			selected = append(selected, info.name)
+		}
+	}
+	if len(selected) > 1 || (len(selected) == 1 && selected[0] != sheet) {
+		t.Errorf("tabs selected: %v; want only %q", selected, sheet)
+	}
 }

@@ -40,6 +40,22 @@ type Assembler struct {
 	lastFile, lastSheet string
 	lastColumns         CounterColumns
 	lastKnown           bool
+
+	bound    *ProblemBound // nil: every problem kept
+	admitted int           // problems[:admitted] have passed the bound
+}
+
+// Bound passes the assembler's problems through b as they accumulate, so
+// that a file with hundreds of thousands of warnings is not held whole.
+func (a *Assembler) Bound(b *ProblemBound) { a.bound = b }
+
+// compact passes the problems found since the last call through the bound.
+func (a *Assembler) compact() {
+	if !a.bound.Enabled() {
+		return
+	}
+	a.problems = append(a.problems[:a.admitted], a.bound.Admit(a.problems[a.admitted:])...)
+	a.admitted = len(a.problems)
 }
 
 // asmTotals are the counter names of one race and gender that the totals
@@ -149,6 +165,9 @@ func (v *asmRowValues) give(col, value string) {
 // of rec.Cells (the map may be reused for the next record), only the values
 // and origins it reads from it.
 func (a *Assembler) Add(rec Record) {
+	if a.bound != nil && len(a.problems)-a.admitted > 4096 {
+		a.compact()
+	}
 	var v asmRowValues
 	cell := func(col string) (Cell, bool) {
 		c, ok := rec.Cells[col]
@@ -619,6 +638,13 @@ func (a *Assembler) warnf(o Origin, value, format string, args ...any) {
 	a.problems.Warnf(asmKeep(o), strings.Clone(Excerpt(value)), format, args...)
 }
 
+// warnKind is warnf for a warning that can repeat on every row: kind names
+// it in the count of those not listed (see ProblemBound).
+func (a *Assembler) warnKind(kind string, o Origin, value, format string, args ...any) {
+	a.warnf(o, value, format, args...)
+	a.problems[len(a.problems)-1].Kind = kind
+}
+
 func asmOriginOf(c Cell, rec Record, col string) Origin {
 	o := c.Origin
 	if o.File == "" {
@@ -636,8 +662,12 @@ func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 	for _, acc := range a.plans {
 		a.finishPlan(acc)
 		plans = append(plans, acc.plan)
+		if a.bound != nil && len(a.problems)-a.admitted > 4096 {
+			a.compact()
+		}
 	}
 	a.splitPlans()
+	a.compact()
 	ps := a.problems
 	ps.Sort()
 	return plans, ps.dedupe()
@@ -702,6 +732,14 @@ func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
 
 func (a *Assembler) finishPlan(acc *asmPlan) {
 	p := acc.plan
+	for i, f := range acc.fields {
+		if f.set {
+			if p.FieldOrigins == nil {
+				p.FieldOrigins = make(map[string]Origin, len(acc.fields))
+			}
+			p.FieldOrigins[asmPlanColumns[i]] = f.origin
+		}
+	}
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
@@ -856,7 +894,7 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 			}
 			n, okA := all.Counters[name]
 			if okA && d > n {
-				a.warnf(t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
+				a.warnKind("disabled above all employees", t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
 			}
 		}
 	}
@@ -876,12 +914,12 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 			sum += v
 		}
 		if tn.hasTotal && totalSet && complete && sum != total {
-			a.warnf(t.CellOf(tn.total), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", tn.total, total, tn.race, tn.gender, sum)
+			a.warnKind("total permanent employees not the sum of the levels", t.CellOf(tn.total), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", tn.total, total, tn.race, tn.gender, sum)
 		}
 		grand, grandSet := t.Counters[tn.grand]
 		temp, tempSet := t.Counters[tn.temp]
 		if tn.hasGrand && tn.hasTemp && tn.hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
-			a.warnf(t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
+			a.warnKind("grand total not permanent plus temporary employees", t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}
 	}
 }

@@ -81,6 +81,7 @@ type Problem struct {
 	Value       string   `json:"value,omitempty"`       // the offending value as found
 	Message     string   `json:"message"`               // plain words a consultant understands
 	Suggestions []string `json:"suggestions,omitempty"` // closest valid values, when any
+	Kind        string   `json:"-"`                     // what kind of problem, in a few words, when the message does not say it alone (see ProblemBound)
 	// Code classifies problems the commands act on; "" for most.
 	Code string `json:"code,omitempty"`
 }
@@ -249,6 +250,21 @@ type InputPlan struct {
 	// a grid sheet's "Company VAT number" label): a missing company is
 	// reported there. Zero when unknown.
 	CompanyCell Origin `json:"-"`
+
+	// FieldOrigins holds where each plan field was read (a grid's
+	// labelled metadata cell, a flat row's column), by column name
+	// (ColPlanName, ColSector, ...): the cell a report marks, without
+	// reading the file again. A field not in it was not given.
+	FieldOrigins map[string]Origin `json:"-"`
+}
+
+// FieldOrigin returns where the plan field col was read, else the plan's
+// origin.
+func (p *InputPlan) FieldOrigin(col string) Origin {
+	if o, ok := p.FieldOrigins[col]; ok {
+		return o
+	}
+	return p.Origin
 }
 
 // PlanKey identifies a plan across runs: its id when the file gives one,
@@ -339,7 +355,12 @@ type Batch struct {
 	Files    []string
 	Plans    []*InputPlan
 	Problems Problems
+	Omitted  []Omitted // problems counted but not kept in Problems (see ProblemBound)
 }
+
+// Count returns how many problems of severity s the inputs have: those
+// kept and those set aside.
+func (b *Batch) Count(s Severity) int { return b.Problems.Count(s) + OmittedCount(b.Omitted, s) }
 
 // dedupe drops problems identical to the one before (Sort first): a grid
 // workbook repeats its plan cells in every grid, and one bad cell is one problem.

@@ -151,20 +151,36 @@ var ErrScorecardOwner = errors.New("no single owner")
 // ScorecardOwner returns the account that sees scorecard id, asking each
 // account once (one GET each). It fails when no account sees it, when
 // several do (the caller must choose), or when an account cannot be asked.
+// An account whose key pair is refused (401) does not stop the others:
+// when exactly one of them sees the scorecard, that is its owner; when
+// none does, the error is the refused account's *AccountRefusedError
+// (the scorecard may be that account's).
 func ScorecardOwner(ctx context.Context, accounts []Account, id string) (string, error) {
 	var owners []string
+	var refused error
 	for _, a := range accounts {
 		sc, ok := a.Service.(ScorecardChecker)
 		if !ok {
 			return "", fmt.Errorf("account %s cannot look scorecards up", a.Name)
 		}
 		has, err := sc.HasScorecard(ctx, id)
-		if err != nil {
+		var ar *AccountRefusedError
+		switch {
+		case errors.As(err, &ar):
+			refused = errors.Join(refused, ar)
+			continue
+		case errors.Is(err, ErrUnauthorized):
+			refused = errors.Join(refused, &AccountRefusedError{Account: a.Name, KeyHint: a.KeyHint, Err: err})
+			continue
+		case err != nil:
 			return "", fmt.Errorf("account %s: look up %s: %w", a.Name, id, err)
 		}
 		if has {
 			owners = append(owners, a.Name)
 		}
+	}
+	if len(owners) == 0 && refused != nil {
+		return "", fmt.Errorf("no account that answered sees %s; %w", id, refused)
 	}
 	switch len(owners) {
 	case 0:

@@ -256,6 +256,13 @@ func candidateAccount(d *PlanDiff, accounts []Account) *Account {
 	return nil
 }
 
+// reconcileFieldColumns maps the plan fields a diff compares to their
+// column names.
+var reconcileFieldColumns = map[string]string{
+	"name": ColPlanName, "sector": ColSector, "scorecard_id": ColScorecardID,
+	"start_date": ColStartDate, "end_date": ColEndDate,
+}
+
 func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) ReconciledPlan {
 	rp := ReconciledPlan{Account: d.Account, Fields: []FieldDifference{}, Targets: []TargetDifference{}}
 	if in := d.Input; in != nil {
@@ -288,8 +295,14 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 		rp.Presence = PresencePresent
 		for _, f := range d.Fields {
 			fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old}
-			if f.Origin.File != "" {
-				l := LocationOf(f.Origin)
+			o := f.Origin
+			if col, ok := reconcileFieldColumns[f.Field]; ok && d.Input != nil {
+				// The field's own cell (the grid's "Sector" value, the
+				// flat row's sector column), kept when it was read.
+				o = d.Input.FieldOrigin(col)
+			}
+			if o.File != "" {
+				l := LocationOf(o)
 				fd.Location = &l
 			}
 			rp.Fields = append(rp.Fields, fd)
@@ -450,8 +463,8 @@ func (r *Reconciliation) Render(w io.Writer) error {
 		}
 	}
 	s := r.Summary
-	fmt.Fprintf(&b, "Reconcile: %d in sync, %d differ (%s, %s), %d missing on the service, %d only on the service, %d not compared.",
-		s.PlansInSync, s.PlansDiffering, countWords(s.FieldsDiffering, "field"), countWords(s.CountersDiffering, "counter"),
+	fmt.Fprintf(&b, "Reconcile: %d in sync, %d %s (%s, %s), %d missing on the service, %d only on the service, %d not compared.",
+		s.PlansInSync, s.PlansDiffering, PluralNoun(s.PlansDiffering, "differs", "differ"), countWords(s.FieldsDiffering, "field"), countWords(s.CountersDiffering, "counter"),
 		s.PlansMissingOnServer, s.PlansOnlyOnServer, s.PlansNotCompared)
 	if !r.Complete {
 		fmt.Fprintf(&b, " INCOMPLETE: %s.", r.Stopped)

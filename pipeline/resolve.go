@@ -420,14 +420,17 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	var order []wantPlan
 	for a, idx := range byAccount {
 		for _, i := range idx {
+			// A plan that fails here was routed: its account is known.
 			if listErrs[a] != nil {
 				cs.Plans[i] = Failed(plans[i], listError(r.accounts[a].Name, listErrs[a]).Error())
+				cs.Plans[i].Account = r.accounts[a].Name
 				continue
 			}
 			m, note, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
 			notes[i] = note
 			if err != nil {
 				cs.Plans[i] = Failed(plans[i], err.Error())
+				cs.Plans[i].Account = r.accounts[a].Name
 				continue
 			}
 			matched[i] = m
@@ -473,6 +476,7 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 				w := wantPlan{a, m.ID}
 				if err := getErrs[w]; err != nil {
 					cs.Plans[i] = Failed(plans[i], getError(r.accounts[a].Name, m.ID, err).Error())
+					cs.Plans[i].Account = r.accounts[a].Name
 					continue
 				}
 				server = full[w]

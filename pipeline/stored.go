@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sourcegraph/conc/pool"
 )
@@ -185,6 +186,18 @@ type StoredQuery struct {
 	// PlanIDs limits the read to these plans, found in the accounts'
 	// lists; empty reads every plan of every account.
 	PlanIDs []int64
+	// GoOnWhenRefused leaves out the plans of an account whose key pair
+	// is refused (401) and reads the others' (StoredPlans.Refused names
+	// it); without it, or when every account is refused, that is an
+	// error. For reports that say what they could not read.
+	GoOnWhenRefused bool
+
+	// Each, when set, receives every plan retrieved, in the order of
+	// StoredPlans.Plans, as soon as it and the plans before it have
+	// arrived, and StoredPlans.Plans stays empty: an export writes plan
+	// by plan instead of holding them all. An error from Each stops the
+	// read and is returned.
+	Each func(StoredPlan) error
 }
 
 // StoredPlans is what ReadStored read.
@@ -196,20 +209,43 @@ type StoredPlans struct {
 	// Vanished are plans listed but gone when retrieved (deleted
 	// meanwhile); Plan holds the list's summary.
 	Vanished []StoredPlan
+	// Refused are the accounts whose key pair was refused, with
+	// StoredQuery.GoOnWhenRefused: their plans are not read.
+	Refused []*AccountRefusedError
+}
+
+// refused records err when it is an account's refused key pair and q
+// lets the read go on without that account.
+func (out *StoredPlans) refused(q StoredQuery, err error) bool {
+	var ar *AccountRefusedError
+	if !q.GoOnWhenRefused || !errors.As(err, &ar) {
+		return false
+	}
+	for _, r := range out.Refused {
+		if r.Account == ar.Account {
+			return true
+		}
+	}
+	out.Refused = append(out.Refused, ar)
+	return true
 }
 
 // ReadStored lists every account's plans and retrieves the selected ones
 // with milestones and targets. Any failure to read is an error naming the
 // account (and plan): a reader such as export must not go on with a part
-// of the plans. After a fatal error or cancellation no new request starts
-// and the error is a *StoppedError.
+// of the plans without saying so. The one exception, with
+// StoredQuery.GoOnWhenRefused, is an account whose key pair is refused:
+// it is named in StoredPlans.Refused and the others are read. After a
+// fatal error (every account refused included) or cancellation no new
+// request starts and the error is a *StoppedError.
 func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, error) {
 	lists, errs := r.listAccounts(ctx, nil)
 	if err := r.gate.stopErr(ctx); err != nil {
 		return nil, err
 	}
+	out := &StoredPlans{}
 	for a, err := range errs {
-		if err != nil {
+		if err != nil && !out.refused(q, err) {
 			return nil, listError(r.accounts[a].Name, err)
 		}
 	}
@@ -232,11 +268,13 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			summaries = append(summaries, p)
 		}
 	}
-	out := &StoredPlans{}
 	for _, id := range q.PlanIDs {
 		if !found[id] && !slices.Contains(out.Missing, id) {
 			out.Missing = append(out.Missing, id)
 		}
+	}
+	if q.Each != nil {
+		return out, r.eachStored(ctx, refs, summaries, q, out)
 	}
 	got, getErrs := r.getPlans(ctx, refs)
 	if err := r.gate.stopErr(ctx); err != nil {
@@ -249,11 +287,78 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			out.Plans = append(out.Plans, StoredPlan{Account: acct, Plan: got[i]})
 		case errors.Is(err, ErrNotFound):
 			out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+		case out.refused(q, err):
 		default:
 			return nil, getError(acct.Name, ref.id, err)
 		}
 	}
 	return out, nil
+}
+
+// eachStored retrieves refs concurrently, as getPlans does, and hands
+// each plan to each in the order of refs once it and every plan before it
+// have arrived; a plan is let go once handed on. Vanished plans go to
+// out.Vanished, and with q.GoOnWhenRefused a refused account's plans to
+// out.Refused, as ReadStored does.
+func (r *Runner) eachStored(ctx context.Context, refs []storedRef, summaries []Plan, q StoredQuery, out *StoredPlans) error {
+	each := q.Each
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		got     = make([]*Plan, len(refs))
+		errs    = make([]error, len(refs))
+		done    = make([]bool, len(refs))
+		next    int
+		stopErr error
+	)
+	// emit hands on the plans that are next in order; mu is held.
+	emit := func() {
+		for next < len(refs) && done[next] && stopErr == nil {
+			i := next
+			next++
+			acct := r.accounts[refs[i].account]
+			switch err := errs[i]; {
+			case err == nil:
+				if e := each(StoredPlan{Account: acct, Plan: got[i]}); e != nil {
+					stopErr = e
+					cancel()
+				}
+			case errors.Is(err, ErrNotFound):
+				out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+			case out.refused(q, err):
+			default:
+				stopErr = getError(acct.Name, refs[i].id, err)
+				cancel()
+			}
+			got[i], errs[i] = nil, nil
+		}
+	}
+	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	for i, ref := range refs {
+		p.Go(func() {
+			mu.Lock()
+			stopped := stopErr != nil
+			mu.Unlock()
+			var plan *Plan
+			var err error
+			if stopped {
+				err = context.Canceled
+			} else if plan, err = r.accounts[ref.account].Service.GetPlan(ctx, ref.id); err == nil && plan != nil {
+				r.read.Add(1)
+				r.noteTarget(plan)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			got[i], errs[i], done[i] = plan, err, true
+			emit()
+		})
+	}
+	p.Wait()
+	if stopErr != nil {
+		return stopErr
+	}
+	return r.gate.stopErr(ctx)
 }
 
 func cmpInt64(a, b int64) int {

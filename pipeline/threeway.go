@@ -191,11 +191,12 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten bool) error {
 		return nil
 	}
 	var b strings.Builder
+	counters, them := Plural(len(held), "counter"), PluralNoun(len(held), "it", "them")
 	if overwritten {
-		fmt.Fprintf(&b, "%d counter(s) changed on the service since eepipe last wrote them; overwritten (--overwrite-service-changes):\n", len(held))
+		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s; overwritten (--overwrite-service-changes):\n", counters, them)
 	} else {
-		fmt.Fprintf(&b, "%d counter(s) changed on the service since eepipe last wrote them were NOT overwritten "+
-			"(run with --overwrite-service-changes to write the file's values anyway):\n", len(held))
+		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s %s NOT overwritten "+
+			"(run with --overwrite-service-changes to write the file's values anyway):\n", counters, them, PluralNoun(len(held), "was", "were"))
 	}
 	for _, h := range held {
 		fmt.Fprintf(&b, "  %s\n", h)

@@ -77,8 +77,11 @@ func AddInstructionsSheet(f *excelize.File, cat *pipeline.Catalog, st *Styles) e
 }
 
 // instructionsWidth is the width of the Instructions sheet's column A, in
-// characters.
-const instructionsWidth = 100
+// characters: narrow enough that the column fits an A4 portrait page at
+// 100% in LibreOffice, which measures a character wider than Excel does
+// and, on this sheet, cuts off what does not fit rather than scaling it
+// (at 90 the paragraphs ran past the right edge of the printed page).
+const instructionsWidth = 80
 
 // ParagraphHeight returns the row height, in points, that shows text
 // wrapped in a column width characters wide: its lines counted as a word

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -87,18 +88,31 @@ func MetaFieldFor(text string) (MetaField, bool) {
 	if n == "" {
 		return MetaField{}, false
 	}
-	for _, m := range MetaFields {
-		if n == Normalize(m.Label) || n == Normalize(m.Key) {
-			return m, true
-		}
-		for _, a := range m.Aliases {
-			if n == Normalize(a) {
-				return m, true
+	m, ok := metaFieldIndex()[n]
+	return m, ok
+}
+
+// metaFieldIndex maps the normalised labels, keys and aliases of
+// MetaFields to their field (the first one naming it), built once:
+// MetaFieldFor runs on every cell of a sheet read.
+var metaFieldIndex = sync.OnceValue(func() map[string]MetaField {
+	out := map[string]MetaField{}
+	add := func(s string, m MetaField) {
+		if k := Normalize(s); k != "" {
+			if _, dup := out[k]; !dup {
+				out[k] = m
 			}
 		}
 	}
-	return MetaField{}, false
-}
+	for _, m := range MetaFields {
+		add(m.Label, m)
+		add(m.Key, m)
+		for _, a := range m.Aliases {
+			add(a, m)
+		}
+	}
+	return out
+})
 
 // levelLabels are the row labels of the default levels, after the statutory
 // EE workforce tables (forms EEA2, EEA4, EEA13), and further spellings the

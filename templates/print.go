@@ -57,14 +57,41 @@ func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 	}
 	if p.TitleFirst > 0 {
 		last := max(p.TitleLast, p.TitleFirst)
-		if err := f.SetDefinedName(&excelize.DefinedName{
-			Name: "_xlnm.Print_Titles", Scope: sheet,
-			RefersTo: fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), p.TitleFirst, last),
-		}); err != nil {
+		if err := setPrintTitles(f, sheet, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), p.TitleFirst, last)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// setPrintTitles adds the sheet's _xlnm.Print_Titles name. excelize's
+// SetDefinedName looks every existing name's sheet up by listing all the
+// sheets, which over an export of 2,000 plan sheets, one name each, is
+// cubic (minutes); once the workbook has names, the name is appended here
+// directly, the duplicate check comparing sheet indexes.
+func setPrintTitles(f *excelize.File, sheet, ref string) error {
+	const name = "_xlnm.Print_Titles"
+	idx, err := f.GetSheetIndex(sheet)
+	wb := f.WorkBook
+	if err != nil || idx < 0 || wb == nil || wb.DefinedNames == nil || len(wb.DefinedNames.DefinedName) == 0 {
+		return f.SetDefinedName(&excelize.DefinedName{Name: name, Scope: sheet, RefersTo: ref})
+	}
+	for _, dn := range wb.DefinedNames.DefinedName {
+		if dn.Name == name && dn.LocalSheetID != nil && *dn.LocalSheetID == idx {
+			return excelize.ErrDefinedNameDuplicate
+		}
+	}
+	d := printZero(wb.DefinedNames.DefinedName[0])
+	d.Name, d.Data, d.LocalSheetID = name, ref, &idx
+	wb.DefinedNames.DefinedName = append(wb.DefinedNames.DefinedName, d)
+	return nil
+}
+
+// printZero returns the zero value of v's type (excelize's defined name
+// type is not exported).
+func printZero[T any](T) T {
+	var z T
+	return z
 }
 
 // QuoteSheet returns the sheet name as a formula reference needs it:

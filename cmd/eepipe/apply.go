@@ -201,8 +201,15 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix them (eepipe validate shows them too) and run again",
-			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
+		n := batch.Count(pipeline.Error)
+		// Which account a plan goes to depends on the configuration:
+		// validate shows those problems given the same file.
+		validate := "eepipe validate"
+		if f.ConfigPath != "" {
+			validate = "eepipe --config " + f.ConfigPath + " validate"
+		}
+		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (%s shows %s too) and run again",
+			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), validate, pipeline.PluralNoun(n, "it", "them"))
 	}
 	if len(batch.Plans) == 0 && !allowEmpty {
 		return nil, nil, exitf(ExitInvalid, "the input describes no plan; nothing was sent")
@@ -230,7 +237,7 @@ func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner
 	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	return exitf(ExitInvalid, "the input sets %d counter column(s) the service does not have; nothing was sent", len(ps))
+	return exitf(ExitInvalid, "the input sets %s the service does not have; nothing was sent", pipeline.Plural(len(ps), "counter column"))
 }
 
 // connect builds one client per account and the lookup client.

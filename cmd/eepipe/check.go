@@ -163,7 +163,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	}
 
 	var checks []pipeline.SectorPlanCheck
-	missing := 0
+	missing, refused := 0, 0
 	switch {
 	case batch != nil:
 		plans := batch.Plans
@@ -189,10 +189,16 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		}
 	default:
 		runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-		read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
+		// A refused key pair leaves out its own account only: the others'
+		// plans are checked, and the run exits 1 (not every plan shown).
+		read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
 		if err != nil {
 			return serviceError(ctx, err)
 		}
+		for _, ar := range read.Refused {
+			fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans were not checked\n", ar)
+		}
+		refused = len(read.Refused)
 		stored, notFound := read.Plans, read.Missing
 		log.Debug("plans on the service", zap.Int("plans", len(stored)))
 		for _, id := range notFound {
@@ -223,6 +229,11 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	switch {
 	case missing > 0:
 		return exitf(ExitInvalid, "%s not on the service", pipeline.Plural(missing, "plan asked for with --plan is", "plans asked for with --plan are"))
+	case refused > 0:
+		if err := checkExit(report); err != nil {
+			return err
+		}
+		return exitf(ExitDiff, "the plans of %s were not checked (key refused), so the targets are not shown to be met", pipeline.Plural(refused, "account"))
 	}
 	return checkExit(report)
 }
@@ -257,8 +268,9 @@ func readCheckInputs(f *Factory, args []string, cat *pipeline.Catalog) (*pipelin
 		}
 	}
 	if batch.Problems.HasErrors() {
-		return nil, exitf(ExitInvalid, "the input has %s; fix them (eepipe validate shows them too) and check again",
-			pipeline.Plural(batch.Problems.Count(pipeline.Error), "error"))
+		n := batch.Count(pipeline.Error)
+		return nil, exitf(ExitInvalid, "the input has %s; fix %s (eepipe validate shows %s too) and check again",
+			pipeline.Plural(n, "error"), pipeline.PluralNoun(n, "it", "them"), pipeline.PluralNoun(n, "it", "them"))
 	}
 	if len(batch.Plans) == 0 {
 		return nil, exitf(ExitInvalid, "the input describes no plan")

@@ -243,7 +243,7 @@ accounts:
 	st = sb.Stats()
 	fmt.Fprintf(out, "The second apply sent %s (lookups, lists and gets) and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
 	if st.Writes != 0 {
-		return exitf(ExitFatal, "demo: the second apply wrote %d times; it should write nothing", st.Writes)
+		return exitf(ExitFatal, "demo: the second apply wrote %s; it should write nothing", pipeline.Plural(int(st.Writes), "time"))
 	}
 
 	grid := filepath.Join(dir, demoGridName)

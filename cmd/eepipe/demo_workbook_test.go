@@ -191,7 +191,7 @@ func TestDemoCommand(t *testing.T) {
 			}
 			return ""
 		}}
-	code := Execute(context.Background(), f, []string{"demo", "--out", dir, "--latency", "1ms", "--recalc-duration", "600ms"})
+	code := Execute(context.Background(), f, []string{"demo", "--out", dir, "--latency", "1ms", "--recalc-duration", "5s"}) // long enough that a slow (race, loaded) apply still meets the running recalculation
 	if code != 0 {
 		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/xuri/excelize/v2"
+	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -136,6 +139,9 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 	}
 	ext := strings.ToLower(filepath.Ext(t.base))
 	layout := strings.ToLower(strings.TrimSpace(opts.Layout))
+	if layout != "" && layout != layoutGrid && layout != layoutFlat && layout != layoutLong {
+		return t, exitf(ExitInvalid, "--layout %q: use grid or flat (.xlsx), flat or long (.csv)", opts.Layout)
+	}
 	switch ext {
 	case ".xlsx":
 		t.xlsx = true
@@ -219,8 +225,65 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
+		if !target.xlsx {
+			// A CSV export streams: each plan goes to the file as soon as
+			// it is read, and nothing is held.
+			path := run.outputPath(target.base)
+			var (
+				missing []int64
+				refused []*pipeline.AccountRefusedError
+			)
+			err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+				var sink interface {
+					Write(*pipeline.InputPlan) error
+					Close() error
+				}
+				open := func(served *pipeline.Catalog) {
+					c := cat
+					if c == nil {
+						c = served
+					}
+					if target.layout == layoutLong {
+						sink = formats.NewLongCSVWriter(w, c)
+					} else {
+						sink = formats.NewFlatCSVWriter(w, c)
+					}
+				}
+				var (
+					served *pipeline.Catalog
+					err    error
+				)
+				missing, served, refused, err = eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, served *pipeline.Catalog) error {
+					if sink == nil {
+						open(served)
+					}
+					written++
+					return sink.Write(p.Plan)
+				})
+				if err != nil {
+					return err
+				}
+				if timedOut(ctx) || ctx.Err() != nil {
+					return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", written)
+				}
+				if sink == nil {
+					open(served)
+				}
+				return sink.Close()
+			})
+			if err != nil {
+				written = 0
+				var ee *ExitError
+				if errors.As(err, &ee) {
+					return ee
+				}
+				return exitf(ExitFatal, "%v", err)
+			}
+			run.wrote(path, target.base)
+			return exportOutcome(f, path, target, written, missing, refused, len(accounts))
+		}
 		fetchStart := time.Now()
-		plans, missing, served, err := fetchExportPlans(ctx, sources, opts, log)
+		plans, missing, served, refused, err := fetchExportPlans(ctx, sources, opts, log)
 		if err != nil {
 			return err
 		}
@@ -236,19 +299,17 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
 		path := run.outputPath(target.base)
 		writeStart := time.Now()
-		if err := writeExport(path, target, plans, cat, cfg.BaseURL, f, opts); err != nil {
+		var notExported []string
+		for _, ar := range refused {
+			notExported = append(notExported, "the plans of account "+ar.Account+" (its key was refused)")
+		}
+		if err := writeExport(path, target, plans, cat, cfg.BaseURL, notExported, f, opts); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
 		written = len(plans)
 		run.wrote(path, target.base)
-		fmt.Fprintln(f.IO.Out, path)
-		fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", len(plans), exportPlural(len(plans)), path, target.layout)
-		if len(missing) > 0 {
-			return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
-				exportJoinIDs(missing), exportPlural(len(accounts)))
-		}
-		return nil
+		return exportOutcome(f, path, target, written, missing, refused, len(accounts))
 	}()
 	run.noteKeyExpiry(accounts, clients)
 	return run.finish(ctx, err, zap.Int("plans_exported", written), zap.String("layout", target.layout))
@@ -342,73 +403,110 @@ func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSou
 // pipeline's one door (pipeline.Runner.ReadStored: the run's gate bounds
 // the requests in flight and stops after a fatal error or when ctx is
 // done). It returns the plans in account order, then by plan id, the
-// --plan ids found nowhere, and the counter catalog the service serves
-// (nil when no plan tells it).
-func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, error) {
+// --plan ids found nowhere, the counter catalog the service serves (nil
+// when no plan tells it) and the accounts whose key pair was refused:
+// their plans are left out, the others' exported (every account refused
+// is fatal).
+func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
+	var plans []formats.ExportPlan
+	missing, cat, refused, err := eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, _ *pipeline.Catalog) error {
+		plans = append(plans, p)
+		return nil
+	})
+	return plans, missing, cat, refused, err
+}
+
+// eachExportPlan reads the plans as fetchExportPlans does and hands each
+// to each as soon as it (and every plan before it) has arrived, in the
+// same order, with the counter catalog the service serves (nil when no
+// plan tells it); nothing is kept, so a CSV export streams its plans to
+// the file. It returns the --plan ids found nowhere, the catalog and the
+// accounts whose key pair was refused.
+func eachExportPlan(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger,
+	each func(formats.ExportPlan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
 	accounts := make([]pipeline.Account, len(sources))
 	for i, s := range sources {
 		accounts[i] = s.account
 	}
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs})
+	var (
+		served      *pipeline.Catalog
+		servedKnown bool
+	)
+	convert := func(sp pipeline.StoredPlan) error {
+		if !servedKnown {
+			// The first target read tells the catalog (the runner keeps
+			// it); the writers need it for their header.
+			c, err := runner.ServiceCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			served, servedKnown = c, true
+		}
+		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
+		name := s.account.Name
+		if len(sources) == 1 && name == "default" {
+			name = ""
+		}
+		return each(formats.ExportPlan{
+			Plan:        pipeline.ExportedPlan(sp.Plan, s.company, name),
+			Account:     name,
+			CompanyName: s.name,
+			Era:         sp.Plan.Era,
+			Milestones:  len(sp.Plan.Milestones),
+			UpdatedAt:   sp.Plan.UpdatedAt,
+		}, served)
+	}
+	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, Each: convert, GoOnWhenRefused: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, nil, nil
+		}
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return nil, nil, nil, err
 		}
 		return nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
 	for _, v := range stored.Vanished {
 		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
 	}
-	plans := make([]formats.ExportPlan, 0, len(stored.Plans))
-	for _, sp := range stored.Plans {
-		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
-		name := s.account.Name
-		if len(sources) == 1 && name == "default" {
-			name = ""
+	if !servedKnown {
+		if served, err = runner.ServiceCatalog(ctx); err != nil && ctx.Err() == nil {
+			return nil, nil, nil, exitf(ExitFatal, "%v", err)
 		}
-		in := pipeline.ExportedPlan(sp.Plan, s.company, name)
-		plans = append(plans, formats.ExportPlan{
-			Plan:        in,
-			Account:     name,
-			CompanyName: s.name,
-			Era:         sp.Plan.Era,
-			Milestones:  len(sp.Plan.Milestones),
-			UpdatedAt:   sp.Plan.UpdatedAt,
-		})
-	}
-	cat, err := runner.ServiceCatalog(ctx)
-	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
 	log.Debug("requests", zap.Any("requests", runner.Requests()))
-	return plans, stored.Missing, cat, nil
+	return stored.Missing, served, stored.Refused, nil
 }
 
-func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, f *Factory, opts *exportOptions) error {
+func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts}
+	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts, NotExported: notExported}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
+		// The sectoral targets check of each plan, as `eepipe check` shows
+		// it, on a sheet after the Overview.
+		xo.BeforePlanSheets = func(wb *excelize.File) error {
+			report := pipeline.CheckSector(inputs, cat, pipeline.DefaultSectorTargets())
+			for i := range report.Plans {
+				if i < len(plans) { // the plans come from the service: name their account
+					report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
+				}
+			}
+			if err := formats.AddSectorSheetWith(wb, report.Plans, report.TargetsSource, formats.SectorSheetOptions{NoCharts: opts.NoCharts}); err != nil {
+				return fmt.Errorf("sector targets sheet: %w", err)
+			}
+			return nil
+		}
 		wb, err := formats.NewExportWorkbook(plans, xo)
 		if err != nil {
 			return fmt.Errorf("export %s: %w", path, err)
 		}
 		defer wb.Close()
-		// The sectoral targets check of each plan, as `eepipe check` shows it.
-		targets := pipeline.DefaultSectorTargets()
-		report := pipeline.CheckSector(inputs, cat, targets)
-		for i := range report.Plans {
-			if i < len(plans) { // the plans come from the service: name their account
-				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
-			}
-		}
-		if err := formats.AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
-			return fmt.Errorf("export %s: sector targets sheet: %w", path, err)
-		}
 		return formats.WriteWorkbook(path, wb)
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)
@@ -417,6 +515,28 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 	default:
 		return formats.WriteFlatCSV(path, inputs, cat)
 	}
+}
+
+// exportOutcome tells what an export wrote and maps what it could not
+// export to the exit status: --plan ids found nowhere and accounts whose
+// key was refused (their plans left out) are differences (exit 1).
+func exportOutcome(f *Factory, path string, target exportTarget, written int, missing []int64, refused []*pipeline.AccountRefusedError, accounts int) error {
+	fmt.Fprintln(f.IO.Out, path)
+	fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", written, exportPlural(written), path, target.layout)
+	for _, ar := range refused {
+		fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans are not in %s\n", ar, path)
+	}
+	switch {
+	case len(missing) > 0 && len(refused) > 0:
+		return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); the other plans were exported",
+			exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"))
+	case len(missing) > 0:
+		return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
+			exportJoinIDs(missing), exportPlural(accounts))
+	case len(refused) > 0:
+		return exitf(ExitDiff, "%s not exported (key refused); the other accounts' plans were", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"))
+	}
+	return nil
 }
 
 func exportPlural(n int) string {

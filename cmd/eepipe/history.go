@@ -155,10 +155,10 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
 			}
 			if n := inSync[r.ID]; n > 0 {
-				fmt.Fprintf(&b, "    %d counter(s) already held the file's values: recorded as applied by this run, not sent\n", n)
+				fmt.Fprintf(&b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
 			}
 		}
-		fmt.Fprintf(&b, "%d run(s).\n", len(runs))
+		fmt.Fprintf(&b, "%s.\n", pipeline.Plural(len(runs), "run"))
 	}
 	if _, err := fmt.Fprint(f.IO.Out, b.String()); err != nil {
 		return exitf(ExitFatal, "%v", err)

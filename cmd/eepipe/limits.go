@@ -29,10 +29,16 @@ func (f *Factory) readOptions(cat *pipeline.Catalog) (formats.ReadOptions, error
 // readFiles reads the input files (formats.ReadFiles) with the run's
 // options. A reader that failed (formats.ErrInternal) exits ExitFatal,
 // never ExitInvalid: the file is not known to be bad.
-func (f *Factory) readFiles(paths []string, cat *pipeline.Catalog) (*pipeline.Batch, error) {
+func (f *Factory) readFiles(paths []string, cat *pipeline.Catalog, bound ...*pipeline.ProblemBound) (*pipeline.Batch, error) {
 	opts, err := f.readOptions(cat)
 	if err != nil {
 		return nil, err
+	}
+	// The first few problems of each kind are kept (and printed), the
+	// others counted; validate passes its own bound (--report, --annotate).
+	opts.Bound = &pipeline.ProblemBound{Keep: problemsPerKind}
+	if len(bound) > 0 {
+		opts.Bound = bound[0]
 	}
 	read := formats.ReadFiles
 	if f.readFilesFunc != nil {

@@ -15,15 +15,17 @@ import (
 
 // statusJSON reports whether every stderr line is a JSON log event: with
 // --log-format json, and with auto when stderr is known not to be a
-// terminal (a pipe or a file: cron, a log shipper).
+// terminal (a pipe or a file: cron, a log shipper). An unknown format
+// (refused with exit 2) counts as auto, so that its error is a JSON event
+// off a terminal too.
 func (f *Factory) statusJSON() bool {
 	switch f.LogFormat {
 	case "json":
 		return true
-	case "auto", "":
-		return f.IO.ErrNotTTY
+	case "console":
+		return false
 	}
-	return false
+	return f.IO.ErrNotTTY
 }
 
 // errRaw is the stderr stream under the JSON line wrapper: the logger
@@ -164,8 +166,19 @@ func writeProblems(f *Factory, batch *pipeline.Batch) error {
 			log.Warn("validation problem", fields...)
 		}
 	}
+	// The problems not listed (the first few of each kind are), counted.
+	for _, o := range batch.Omitted {
+		fields := []zap.Field{zap.String("severity", o.Severity.String()), zap.String("file", o.File),
+			zap.String("kind", o.Kind), zap.Int("count", o.Count)}
+		if o.Severity == pipeline.Error {
+			log.Error("validation problems not listed", fields...)
+		} else {
+			log.Warn("validation problems not listed", fields...)
+		}
+	}
 	log.Info("validation summary", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
-		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
+		zap.Int("plans_with_errors", formats.PlansWithErrors(batch)),
+		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	return nil
 }
 

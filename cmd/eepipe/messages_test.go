@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
 )
 
 var updateMessages = flag.Bool("update-messages", false, "rewrite the golden message files under testdata/messages")
@@ -91,6 +93,9 @@ func TestUsageMessages(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(strings.TrimSuffix(existing, ".csv")+".xlsx", []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	for _, args := range [][]string{
 		{"apply"},
@@ -103,7 +108,13 @@ func TestUsageMessages(t *testing.T) {
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
+		{"aply", "x.xlsx"},
+		{"export", "--layout", "foo", "-o", "plans.csv"},
+		{"export", "-o", "plans.csv", "--plan", "abc"},
+		{"export", "-o", "plans.csv", "--plan", "99999999999999999999"},
+		{"apply", "x.csv", "--max-duration", "5"},
 		{"export", "-o", existing, "--base-url", "http://127.0.0.1:1"},
+		{"template", "-o", strings.TrimSuffix(existing, ".csv") + ".xlsx"},
 	} {
 		var out, errb strings.Builder
 		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
@@ -197,5 +208,181 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	checkMessageGolden(t, "missing-company-grid.txt", strings.ReplaceAll(out.String(), dir+string(filepath.Separator), ""))
 	if !strings.Contains(out.String(), "No company!B6: error:") || !strings.Contains(out.String(), `fill in the cell beside the label "Company VAT number"`) {
 		t.Errorf("the missing company is not reported at the identifier cell:\n%s", out.String())
+	}
+}
+
+// TestRecalcOwnerWithARefusedKey: with several accounts and one key pair
+// refused, recalc still finds and recalculates the scorecard another
+// account sees; the one it cannot place fails naming the refused account
+// (exit 1), and when every scorecard is the refused account's, exit 3.
+func TestRecalcOwnerWithARefusedKey(t *testing.T) {
+	e := newEnv(t, sandbox.Options{RecalcDuration: 50 * time.Millisecond})
+	e.vars["CRANE_SECRET"] = "wrong-secret"
+	r := e.run("--config", e.config, "recalc", "scorecard_acme_2025", "scorecard_bluecrane_2025")
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.out, "scorecard_acme_2025: recalculation accepted") {
+		t.Errorf("the other account's scorecard was not recalculated:\n%s", r.out)
+	}
+	want := "scorecard_bluecrane_2025: not recalculated: no account that answered sees scorecard_bluecrane_2025; account bluecrane: key mpk_san… refused: check its secret"
+	if !strings.Contains(r.out, want) {
+		t.Errorf("want %q in\n%s", want, r.out)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
+	}
+	if r := e.run("--config", e.config, "recalc", "scorecard_bluecrane_2025"); r.code != ExitFatal || !strings.Contains(r.out, "account bluecrane: key mpk_san… refused") {
+		t.Errorf("only the refused account's scorecard: exit %d, want 3\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// TestCheckServerOneAccountRefused: check --server with one account's key
+// pair refused names that account, checks the other account's plans and
+// exits 1 (the targets are not shown to be met for every plan).
+func TestCheckServerOneAccountRefused(t *testing.T) {
+	e := newCkEnv(t)
+	for _, a := range []struct{ key, secret, name string }{
+		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
+		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
+	} {
+		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.path("eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
+		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", "CRANE_SECRET": "wrong-secret"}
+	r := e.run("--config", cfg, "check", "--server")
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "eepipe: account bluecrane: key mpk_san… refused: check its secret") || !strings.Contains(r.err, "its plans were not checked") {
+		t.Errorf("the refused account is not named:\n%s", r.err)
+	}
+	if !strings.Contains(r.out, `"Acme plan"`) || strings.Contains(r.out, `"Crane plan"`) {
+		t.Errorf("want acme's plan checked and bluecrane's not:\n%s", r.out)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
+	}
+}
+
+// TestValidateConfigProblemsLaidOut: validate --config reports a file's
+// problems as every other command does: one per line, indented under the
+// file, with "did you mean".
+func TestValidateConfigProblemsLaidOut(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\naccounts:\n  - name: acme\n    api_kye: k\n    comapny_id: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+	code := Execute(context.Background(), f, []string{"--config", cfg, "validate", filepath.Join("..", "..", "testdata", "bad", "bad_sector.csv")})
+	want := "eepipe: configuration CONFIG:\n" +
+		"  line 4: unknown key \"api_kye\" in an account; did you mean \"api_key\"?\n" +
+		"  line 5: unknown key \"comapny_id\" in an account; did you mean \"company_id\"?\n"
+	if got := strings.ReplaceAll(errb.String(), cfg, "CONFIG"); code != ExitInvalid || got != want {
+		t.Errorf("exit %d\n--- got\n%s--- want\n%s", code, got, want)
+	}
+}
+
+// TestApplyOneErrorNamesValidateWithTheConfig: an input error found with
+// the configuration (a plan no account can be told for) says "Fix it" and
+// names the validate command with the same --config, which shows it.
+func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "plan.xlsx")
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: map[string]int64{"number_of_african_male_top_managers": 2}}}}
+	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: http://127.0.0.1:1\nlookup:\n  url: http://127.0.0.1:1\n  username: u\n  password_env: P\naccounts:\n"+
+		"  - name: acme\n    company_id: 8ovHrj\n    api_key: k1\n    api_secret_env: S1\n  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: k2\n    api_secret_env: S2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"P": "p", "S1": "s1", "S2": "s2"}
+	var out, errb strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	code := Execute(context.Background(), f, []string{"--config", cfg, "apply", grid, "--no-state"})
+	want := "eepipe: the input has 1 error; nothing was sent. Fix it (eepipe --config " + cfg + " validate shows it too) and run again\n"
+	if code != ExitInvalid || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, errb.String())
+	}
+}
+
+// TestExportOneAccountRefused: export with one account's key pair refused
+// writes the other account's plans, names the refused account (its plans
+// are not in the file) and exits 1; with every key refused it exits 3
+// and writes nothing.
+func TestExportOneAccountRefused(t *testing.T) {
+	e := newCkEnv(t)
+	for _, a := range []struct{ key, secret, name string }{
+		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
+		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
+	} {
+		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.path("eepipe.yaml")
+	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\nlookup:\n  url: "+e.srv.URL+"\n  username: consultant\n  password_env: LOOKUP_PASS\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
+		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = map[string]string{"ACME_SECRET": "sandbox-secret-acme", "CRANE_SECRET": "wrong-secret", "LOOKUP_PASS": "sandbox-lookup-pass"}
+	out := e.path("plans.csv")
+	r := e.run("--config", cfg, "export", "-o", out)
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "eepipe: account bluecrane: key mpk_san… refused: check its secret") || !strings.Contains(r.err, "its plans are not in "+out) {
+		t.Errorf("the refused account is not named:\n%s", r.err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Acme plan") || strings.Contains(string(b), "Crane plan") {
+		t.Errorf("want acme's plan exported and bluecrane's not:\n%s", b)
+	}
+	if strings.Contains(r.out+r.err, "wrong-secret") {
+		t.Error("the secret is shown")
+	}
+	// A workbook says so on its Overview, for whoever reads it later.
+	xlsx := e.path("plans.xlsx")
+	if r := e.run("--config", cfg, "export", "-o", xlsx); r.code != ExitDiff {
+		t.Fatalf("xlsx: exit %d, want 1\n%s", r.code, r.err)
+	}
+	wb, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := wb.GetCellValue(formats.OverviewSheet, "A2")
+	wb.Close()
+	if !strings.Contains(a2, "NOT IN THIS FILE: the plans of account bluecrane (its key was refused).") {
+		t.Errorf("the Overview does not say what is missing: %q", a2)
+	}
+	e.vars["ACME_SECRET"] = "wrong-too"
+	none := e.path("none.csv")
+	if r := e.run("--config", cfg, "export", "-o", none); r.code != ExitFatal {
+		t.Errorf("every key refused: exit %d, want 3\n%s", r.code, r.err)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("a file was written although no account could be read")
 	}
 }

@@ -96,6 +96,9 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	// With several accounts and no --account, each scorecard's account is
 	// the one that sees it (one GET per account).
 	owner := map[string]string{}
+	// unowned are the scorecards no account that could be asked sees while
+	// another account's key pair was refused: they fail, the others go on.
+	unowned := map[string]error{}
 	for _, id := range opts.Args {
 		if account != "" {
 			owner[id] = account
@@ -104,10 +107,17 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 		if _, done := owner[id]; done {
 			continue
 		}
+		if _, done := unowned[id]; done {
+			continue
+		}
 		name, err := pipeline.ScorecardOwner(cmd.Context(), accounts, id)
+		var refused *pipeline.AccountRefusedError
 		switch {
 		case errors.Is(err, pipeline.ErrScorecardOwner):
 			return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
+		case errors.As(err, &refused):
+			unowned[id] = err
+			continue
 		case err != nil:
 			return exitf(ExitFatal, "%v", err)
 		}
@@ -119,15 +129,25 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 		Now: f.Now, OnRecalc: prog.recalc})
 	var reqs []pipeline.RecalcRequest
 	seen := map[string]bool{}
+	failed := 0
 	for _, id := range opts.Args {
+		if err, ok := unowned[id]; ok && !seen[id] {
+			seen[id] = true
+			failed++
+			fmt.Fprintf(f.IO.Out, "%s: not recalculated: %v\n", id, err)
+		}
 		if !seen[id] {
 			seen[id] = true
 			reqs = append(reqs, pipeline.RecalcRequest{Account: owner[id], ScorecardID: id})
 		}
 	}
+	if len(reqs) == 0 {
+		// Every scorecard's owner was refused: nothing can be done.
+		warnKeyExpiry(log, clients)
+		return silentExit(ExitFatal)
+	}
 	results := runner.Recalc(cmd.Context(), reqs)
 	warnKeyExpiry(log, clients)
-	failed := 0
 	for _, r := range results {
 		if r.Accepted {
 			extra := ""

@@ -172,7 +172,6 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 				stopErr = exitf(ExitFatal, "could not compare the files with the service: %v", cause)
 			}
 		}
-		formats.LocateFields(rec)
 		if err := rec.Render(f.IO.Out); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}

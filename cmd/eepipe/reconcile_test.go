@@ -175,7 +175,7 @@ func TestReconcileReportsExactlyTheChangedCells(t *testing.T) {
 
 // checkAnnotatedCopy checks that the XLSX report is the source workbook
 // with a fill and a comment holding the service value on exactly the
-// changed cells, and a Summary sheet first.
+// changed cells, and a Summary sheet, the active one.
 func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange) {
 	t.Helper()
 	f, err := excelize.OpenFile(report)
@@ -184,20 +184,23 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if sheets[0] != formats.SummarySheet {
-		t.Errorf("first sheet %q, want %q", sheets[0], formats.SummarySheet)
+	// The Summary sheet is added after the workbook's own sheets (moving
+	// it would make excelize decode every sheet) and opens first.
+	if last := sheets[len(sheets)-1]; last != formats.SummarySheet || f.GetSheetName(f.GetActiveSheetIndex()) != formats.SummarySheet {
+		t.Errorf("last sheet %q, active %q; want %q both", last, f.GetSheetName(f.GetActiveSheetIndex()), formats.SummarySheet)
 	}
+	sheets = sheets[:len(sheets)-1]
 	fills := map[int]string{} // style id -> fill colour
 	want := map[[2]string]rcChange{}
 	for _, c := range changes {
 		sheet, cell := c.cell.Sheet, c.cell.Cell
 		if sheet == "" { // CSV source: the copy's sheet, row = line, column = column
-			sheet = sheets[1]
+			sheet = sheets[0]
 			cell, _ = excelize.CoordinatesToCellName(c.cell.Column, c.cell.Row)
 		}
 		want[[2]string{sheet, cell}] = c
 	}
-	for _, sheet := range sheets[1:] {
+	for _, sheet := range sheets {
 		comments, err := f.GetComments(sheet)
 		if err != nil {
 			t.Fatal(err)

@@ -103,7 +103,7 @@ usage, 3 fatal.`,
 	)
 	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w\n%s", err, usageHint(cmd))}
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s\n%s", flagErrorText(err), usageHint(cmd))}
 	})
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
 	return root
@@ -185,7 +185,10 @@ func reportExit(w io.Writer, err error) int {
 		}
 		return ee.Code
 	}
-	fmt.Fprintf(w, "eepipe: %v\n", err)
+	fmt.Fprintf(w, "eepipe: %s\n", strings.TrimRight(err.Error(), "\n"))
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		fmt.Fprintln(w, "usage: eepipe COMMAND [flags] (eepipe --help lists the commands)")
+	}
 	if isUsageError(err) {
 		return ExitInvalid
 	}

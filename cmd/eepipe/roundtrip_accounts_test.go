@@ -170,9 +170,20 @@ func TestApplyRefusedKeyNamesItsAccount(t *testing.T) {
 	}
 	e.env["BLUE_SECRET"] = "wrong-secret-value"
 	e.srv.Sandbox.ResetStats()
-	code, stdout, stderr := e.run("--config", cfg, "apply", out)
+	report := e.path("run.csv")
+	code, stdout, stderr := e.run("--config", cfg, "apply", out, "--report", report)
 	if code != ExitDiff {
 		t.Fatalf("exit %d, want 1 (bluecrane's plans failed, acme's applied)\n%s\n%s", code, stdout, stderr)
+	}
+	// The failed plans' rows name their account: routing knew it.
+	rb, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(rb), "\n") {
+		if strings.Contains(line, ",failed,") && !strings.Contains(line, ",bluecrane,") {
+			t.Errorf("a failed row without its account: %s", line)
+		}
 	}
 	if !strings.Contains(stderr, "account bluecrane: key mpk_san… refused: check its secret") {
 		t.Errorf("the refusal does not name the account and key:\n%s", stderr)

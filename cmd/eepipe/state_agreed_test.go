@@ -71,7 +71,7 @@ func TestInSyncCounterIsProtected(t *testing.T) {
 				t.Fatalf("apply v1 again: exit %d, %d writes; want 1 and 0\n%s", r.code, sb.Stats().Writes, r.err)
 			}
 			s.want("Stateful", cAMT, amt+10, cWFS, 55)
-			for _, w := range []string{"1 counter(s) changed on the service", cAMT, "changed on the service since run 1 on",
+			for _, w := range []string{"1 counter changed on the service", cAMT, "changed on the service since run 1 on",
 				"last applied " + strconv.Itoa(amt) + " by run 1"} {
 				if !strings.Contains(r.err, w) {
 					t.Errorf("the message lacks %q:\n%s", w, r.err)
@@ -89,7 +89,7 @@ func TestInSyncCounterIsProtected(t *testing.T) {
 				t.Errorf("reconcile last applied of %s = %+v, want %d by run 1", cAMT, l, amt)
 			}
 			// The second apply (0 writes) is a run too; diff and reconcile are not.
-			if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "2 run(s).") {
+			if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "2 runs.") {
 				t.Errorf("history: exit %d\n%s\n%s", r.code, r.out, r.err)
 			}
 		})
@@ -116,7 +116,7 @@ func TestInSyncRunIsRecorded(t *testing.T) {
 	}
 	s.want("Stateful", cWFS, 20)
 	h := s.eepipe("history")
-	if h.code != 0 || !strings.Contains(h.out, "3 run(s).") || !strings.Contains(h.out, "2 counter(s) already held the file's values") {
+	if h.code != 0 || !strings.Contains(h.out, "3 runs.") || !strings.Contains(h.out, "2 counters already held the file's values") {
 		t.Errorf("history: exit %d\n%s\n%s", h.code, h.out, h.err)
 	}
 }

@@ -122,7 +122,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 		t.Fatalf("apply v1 again: exit %d, %d writes; want 1 and 0\n%s", r.code, sb.Stats().Writes, r.err)
 	}
 	s.want("Stateful", cAMT, 10, cWFS, 20, cIFU, 3, cCMJ, 4)
-	for _, w := range []string{"2 counter(s) changed on the service", cAMT, cWFS, "v1.csv line 2, column", "file 1, service 10, last applied 1 by run 1 on",
+	for _, w := range []string{"2 counters changed on the service", cAMT, cWFS, "v1.csv line 2, column", "file 1, service 10, last applied 1 by run 1 on",
 		"file 2, service 20", "changed on the service since run 1", "--overwrite-service-changes"} {
 		if !strings.Contains(r.err, w) {
 			t.Errorf("the message lacks %q:\n%s", w, r.err)
@@ -198,7 +198,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	// history lists the runs, with the change set's (and the apply that
 	// held both counters back: it wrote nothing but recorded the two it
 	// found in sync).
-	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "4 run(s).") || !strings.Contains(r.out, "changes.json") ||
+	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "4 runs.") || !strings.Contains(r.out, "changes.json") ||
 		!strings.Contains(r.out, `plan 1 "Stateful": create`) {
 		t.Errorf("history: exit %d\n%s\n%s", r.code, r.out, r.err)
 	}

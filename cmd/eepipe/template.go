@@ -120,7 +120,7 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 	}
 	if !opts.Force {
 		if _, err := os.Stat(opts.Output); err == nil {
-			return exitf(ExitInvalid, "template: %s exists; choose another name or add --force to overwrite it", opts.Output)
+			return exitf(ExitInvalid, "%s exists; give --force to replace it, or another -o name", opts.Output)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return exitf(ExitFatal, "template: %v", err)
 		}

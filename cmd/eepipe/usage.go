@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,4 +68,24 @@ func refuseOverwrite(path string, check bool) error {
 		return exitf(ExitInvalid, "%s exists; give --force to replace it, or another -o name", path)
 	}
 	return nil
+}
+
+// flagValueWords rewrites the value errors of the flag library in the
+// user's words: "invalid argument "abc" for "--plan" flag: strconv.ParseInt:
+// parsing "abc": invalid syntax" becomes "--plan "abc": not a whole number".
+var flagValueWords = regexp.MustCompile(`^invalid argument (".*") for "(-[^"]+)" flag: (?:strconv\.Parse\w+: parsing ".*": (invalid syntax|value out of range)|time: (.*))$`)
+
+// flagErrorText is err's message, in the user's words when flagValueWords
+// knows it.
+func flagErrorText(err error) string {
+	m := flagValueWords.FindStringSubmatch(err.Error())
+	switch {
+	case m == nil:
+		return err.Error()
+	case m[3] == "invalid syntax":
+		return fmt.Sprintf("%s %s: not a whole number", m[2], m[1])
+	case m[3] == "value out of range":
+		return fmt.Sprintf("%s %s: the number is too large", m[2], m[1])
+	}
+	return fmt.Sprintf("%s %s: %s (a duration is a number with a unit: 90s, 15m, 2h)", m[2], m[1], strings.TrimSpace(m[4]))
 }

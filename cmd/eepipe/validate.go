@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats"
@@ -81,7 +82,22 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		cat = c
 	}
 	log := f.Logger()
-	batch, err := f.readFiles(opts.Args, cat)
+	// The first few problems of each kind are printed; with --report the
+	// rest wait in a temporary file for the report, which lists them all.
+	bound := &pipeline.ProblemBound{Keep: problemsPerKind}
+	if opts.Annotate != "" {
+		bound.Keep = 0 // the annotated copy marks every problem cell
+	}
+	var spill *formats.ProblemSpill
+	if opts.Report != "" {
+		s, err := formats.NewProblemSpill()
+		if err != nil {
+			return exitf(ExitFatal, "a temporary file for the report: %v", err)
+		}
+		defer s.Close()
+		spill, bound.Overflow = s, s.Add
+	}
+	batch, err := f.readFiles(opts.Args, cat, bound)
 	if err != nil {
 		return err
 	}
@@ -95,11 +111,22 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
-	if err := formats.WriteProblemsText(f.IO.Out, batch); err != nil {
+	shown := batch
+	if opts.Annotate != "" {
+		// Every problem was kept for the annotated copy; the printout is
+		// bounded all the same, the rest going to the --report file.
+		pb := &pipeline.ProblemBound{Keep: problemsPerKind}
+		if spill != nil {
+			pb.Overflow = spill.Add
+		}
+		kept := pb.Admit(slices.Clone(batch.Problems))
+		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
+	}
+	if err := formats.WriteProblemsText(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteProblemReport(opts.Report, batch); err != nil {
+		if err := formats.WriteProblemReport(opts.Report, shown, spill); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
@@ -124,12 +151,17 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		}
 	}
 	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
-		zap.Int("errors", batch.Problems.Count(pipeline.Error)), zap.Int("warnings", batch.Problems.Count(pipeline.Warning)))
+		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	if batch.Problems.HasErrors() {
 		return silentExit(ExitInvalid)
 	}
 	return nil
 }
+
+// problemsPerKind is how many problems of each kind (per file) the
+// commands print; the others are counted ("… and 55,643 more warnings:
+// disabled above all employees") and listed by validate's --report.
+const problemsPerKind = 5
 
 // validateAccounts returns the accounts the --config file names (none
 // without one), with their names only. Only the file's structure is read:
@@ -143,8 +175,9 @@ func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 		return nil, exitf(ExitInvalid, "configuration: %v", err)
 	}
 	var fc fileConfig
-	if err := decodeConfig(b, &fc); err != nil {
-		return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+	if problems, _ := decodeConfigProblems(b, &fc); len(problems) > 0 {
+		// Laid out as every other command's configuration problems.
+		return nil, configError(f.ConfigPath, problems)
 	}
 	accounts := make([]pipeline.Account, len(fc.Accounts))
 	for i, a := range fc.Accounts {

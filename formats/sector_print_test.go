@@ -1,0 +1,83 @@
+package formats
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// TestSectorSheetChartsNotSplit: a check report of many plans prints
+// fitted to width over several pages; its page breaks fall before a
+// chart, never through one, and between two breaks a page holds no more
+// rows than it can at the scale the column widths give (Excel's metrics,
+// where a page holds the fewest rows). Checked in a PDF printed by
+// LibreOffice: without the breaks a chart was cut across pages 1 and 2.
+func TestSectorSheetChartsNotSplit(t *testing.T) {
+	base := sectorTestReport(t).Plans
+	var plans []pipeline.SectorPlanCheck
+	for len(plans) < 24 {
+		plans = append(plans, base...)
+	}
+	path := filepath.Join(t.TempDir(), "check.xlsx")
+	f := excelize.NewFile()
+	if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DeleteSheet("Sheet1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteWorkbook(path, f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// The charts' first rows: their data blocks' headings in column AA.
+	cells, err := r.GetCols(SectorSheetName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tops := map[int]bool{}
+	for i, v := range cells[sectorChartCol-1] {
+		if strings.HasPrefix(v, "Chart data:") {
+			tops[i+1] = true
+		}
+	}
+	if len(tops) < 10 {
+		t.Fatalf("%d charts", len(tops))
+	}
+	var breaks []int
+	for _, m := range regexp.MustCompile(`<brk id="(\d+)"`).FindAllStringSubmatch(zipPart(t, path, "xl/worksheets/sheet2.xml"), -1) {
+		n, _ := strconv.Atoi(m[1])
+		breaks = append(breaks, n+1) // the first row of the next page
+	}
+	if len(breaks) == 0 {
+		t.Fatal("no page break: the charts of 24 plans do not fit one page")
+	}
+	widthPx := 910.0
+	for c := 1; c < 37; c++ { // A to AJ, then the chart at AK
+		name, _ := excelize.ColumnNumberToName(c)
+		w, _ := r.GetColWidth(SectorSheetName, name)
+		widthPx += w*7 + 5
+	}
+	scale := min(1, (11.69-0.8)*96/widthPx)
+	perPage := int(((8.27-1.1)*72/scale - 45) / 15)
+	prev := 1
+	for _, b := range breaks {
+		if !tops[b] {
+			t.Errorf("a page starts at row %d, which is not a chart's first row", b)
+		}
+		if b-prev > perPage {
+			t.Errorf("rows %d to %d are one page, more than the %d a page holds", prev, b-1, perPage)
+		}
+		prev = b
+	}
+}
