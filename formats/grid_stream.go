@@ -20,7 +20,17 @@ import (
 type gridStreamSheet struct {
 	text  sheetText
 	cells [][]gridCellAt // by row - 1, sorted by column
+	// slots counts the text slots of the dense rows of text; past
+	// gridMaxTextSlots the scan stops and tooWide is set (rows of one
+	// cell in column XFD would otherwise take 256 KiB each).
+	slots   int
+	tooWide bool
 }
+
+// gridMaxTextSlots bounds the dense text rows a grid sheet's layout is
+// read into (16 bytes a slot): a grid plan sheet spans a few dozen columns
+// and rows, about 5,000 slots.
+const gridMaxTextSlots = 1 << 22
 
 type gridCellAt struct {
 	col  int
@@ -58,8 +68,12 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 				text = string(bytes.TrimSpace(rc.value))
 			}
 			if text != "" {
-				for len(line) < rc.col {
-					line = append(line, "")
+				if grow := rc.col - len(line); grow > 0 {
+					if s.slots += grow; s.slots > gridMaxTextSlots {
+						s.tooWide = true
+						return false
+					}
+					line = append(line, make([]string, grow)...)
 				}
 				line[rc.col-1] = text
 			}
@@ -174,6 +188,10 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			sheet, err = book.scanGridSheet(info, &cells)
 		}
 		book.noteScanError(info, err)
+		if sheet != nil && sheet.tooWide {
+			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
+			return
+		}
 		if cells > gridMaxCells {
 			ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it has more than %d cells, the most a grid workbook may have", flatHeaderRows, gridMaxCells))
 			return
