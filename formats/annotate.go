@@ -261,8 +261,19 @@ func annotateCheckSize(src string) (int64, error) {
 		if info.path == "" {
 			continue
 		}
-		if err := book.scanSheet(info, func(int, []flatRawCell) bool { return true }); err != nil {
+		// excelize holds each row it touches densely, up to its last
+		// cell: rows of one cell in column XFD take gigabytes.
+		span := 0
+		if err := book.scanSheet(info, func(_ int, row []flatRawCell) bool {
+			if n := len(row); n > 0 {
+				span += row[n-1].col
+			}
+			return span <= gridMaxTextSlots
+		}); err != nil {
 			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.name, err)
+		}
+		if span > gridMaxTextSlots {
+			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.name, gridMaxTextSlots)
 		}
 	}
 	total, _ := book.plausibleSize()

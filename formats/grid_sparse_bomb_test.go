@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,5 +37,27 @@ func TestGridSparseRowsBounded(t *testing.T) {
 	}
 	if peak > 200e6 && !hostileRace {
 		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
+	}
+}
+
+// TestAnnotateSparseRowsRefused: validate --annotate hands a workbook to
+// excelize, which holds every row it touches up to its last cell; a sheet
+// whose rows spread over more than gridMaxTextSlots cells (here 300 rows
+// of one cell in column XFD, 4.9 million) is not annotated.
+func TestAnnotateSparseRowsRefused(t *testing.T) {
+	parts := xlsxParts(t, smallFlatXLSX(t, nil))
+	var b strings.Builder
+	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
+	for r := 1; r <= 300; r++ {
+		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
+	}
+	b.WriteString(`</sheetData></worksheet>`)
+	parts[fuzzSheetPart] = []byte(b.String())
+	path := filepath.Join(t.TempDir(), "sparse.xlsx")
+	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := annotateCheckSize(path); !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
+		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
 	}
 }
