@@ -56,39 +56,7 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 		return err
 	}
 	sh := ChangeSetSheet
-	rows := [][]any{
-		{"eepipe change set — for sign-off"},
-		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
-		{"Service", s.Service},
-		{"Accounts", strings.Join(s.Accounts, ", ")},
-		{"SHA-256", s.SHA256},
-	}
-	for _, fl := range s.Files {
-		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
-	}
-	rows = append(rows,
-		[]any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."},
-		[]any{"Signed off by", "", "Date", ""},
-		[]any{},
-		[]any{"Account", "Plan", "Year", "Financial year", "Target type", "Counter or field", "Service value", "New value", "Cell"},
-	)
-	for _, p := range s.Plans {
-		if p.Create != nil {
-			rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
-		}
-		for _, fd := range p.Fields {
-			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, ""})
-		}
-		for _, t := range p.Targets {
-			for _, c := range t.Counters {
-				var exp any = "(prefill)"
-				if c.Expected != nil {
-					exp = *c.Expected
-				}
-				rows = append(rows, []any{p.Account, p.Title, t.YearNumber, t.FinancialYear, t.TargetType, c.Counter, exp, c.New, c.Cell})
-			}
-		}
-	}
+	rows := changeSetSheetRows(s)
 	for i, r := range rows {
 		cell, _ := excelize.CoordinatesToCellName(1, i+1)
 		if err := f.SetSheetRow(sh, cell, &r); err != nil {
@@ -123,6 +91,103 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 		return err
 	}
 	return WriteWorkbook(path, f)
+}
+
+// changeSetSheetRows returns the rows of the sign-off sheet: the heading
+// (with the "Signed off by" row a client fills in), the column titles,
+// then one row per change.
+func changeSetSheetRows(s *pipeline.SavedChangeSet) [][]any {
+	rows := [][]any{
+		{"eepipe change set — for sign-off"},
+		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
+		{"Service", s.Service},
+		{"Accounts", strings.Join(s.Accounts, ", ")},
+		{"SHA-256", s.SHA256},
+	}
+	for _, fl := range s.Files {
+		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
+	}
+	rows = append(rows,
+		[]any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."},
+		[]any{signedOffBy, "", "Date", ""},
+		[]any{},
+		[]any{"Account", "Plan", "Year", "Financial year", "Target type", "Counter or field", "Service value", "New value", "Cell"},
+	)
+	for _, p := range s.Plans {
+		if p.Create != nil {
+			rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
+		}
+		for _, fd := range p.Fields {
+			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, ""})
+		}
+		for _, t := range p.Targets {
+			for _, c := range t.Counters {
+				var exp any = "(prefill)"
+				if c.Expected != nil {
+					exp = *c.Expected
+				}
+				rows = append(rows, []any{p.Account, p.Title, t.YearNumber, t.FinancialYear, t.TargetType, c.Counter, exp, c.New, c.Cell})
+			}
+		}
+	}
+	return rows
+}
+
+// signedOffBy heads the row of the sign-off sheet a client fills in.
+const signedOffBy = "Signed off by"
+
+// checkSignOffSheet checks that the readable sheet of a sign-off workbook
+// still shows exactly the signed change set s: apply writes the hidden
+// signed set, so a value typed over on the readable sheet, or a row
+// deleted or added there, would otherwise be silently ignored. Only the
+// "Signed off by" row (and what is typed below the table outside its
+// columns) may be filled in.
+func checkSignOffSheet(f *excelize.File, s *pipeline.SavedChangeSet) error {
+	if !slices.Contains(f.GetSheetList(), ChangeSetSheet) {
+		return fmt.Errorf("the sign-off sheet %q is missing: the workbook was edited after `eepipe diff -o` wrote it; nothing was sent. "+
+			"Write a new change set with eepipe diff -o", ChangeSetSheet)
+	}
+	got, err := f.GetRows(ChangeSetSheet, excelize.Options{RawCellValue: true})
+	if err != nil {
+		return fmt.Errorf("the sign-off sheet %q: %w", ChangeSetSheet, err)
+	}
+	edited := func(col, row int, have, want string) error {
+		cell, _ := excelize.CoordinatesToCellName(col, row)
+		return fmt.Errorf("the sign-off sheet %q was edited at %s: it reads %q, the signed change set says %q; "+
+			"apply writes the signed values, so nothing was sent. Write a new change set with eepipe diff -o (and have it signed off again)",
+			ChangeSetSheet, cell, have, want)
+	}
+	at := func(r, c int) string {
+		if r < len(got) && c < len(got[r]) {
+			return strings.TrimSpace(got[r][c])
+		}
+		return ""
+	}
+	want := changeSetSheetRows(s)
+	const cols = 9 // A to I: the table's columns
+	for r, row := range want {
+		if len(row) > 0 && row[0] == signedOffBy {
+			continue
+		}
+		for c := range cols {
+			w := ""
+			if c < len(row) {
+				w = strings.TrimSpace(fmt.Sprint(row[c]))
+			}
+			if h := at(r, c); h != w {
+				return edited(c+1, r+1, h, w)
+			}
+		}
+	}
+	// A change row added below the table.
+	for r := len(want); r < len(got); r++ {
+		for c := range cols {
+			if h := at(r, c); h != "" {
+				return edited(c+1, r+1, h, "")
+			}
+		}
+	}
+	return nil
 }
 
 func countChangeRows(s *pipeline.SavedChangeSet) int {
@@ -161,7 +226,10 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 	if st.Size() > maxChangeSetBytes {
 		return nil, fmt.Errorf("%s: %d bytes is more than a change set may hold", path, st.Size())
 	}
-	var data []byte
+	var (
+		data  []byte
+		sheet *excelize.File // the sign-off workbook
+	)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		data, err = os.ReadFile(path)
@@ -180,6 +248,7 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 			return nil, ErrNotChangeSet
 		}
 		defer f.Close()
+		sheet = f
 		if !slices.Contains(f.GetSheetList(), ChangeSetData) {
 			return nil, ErrNotChangeSet
 		}
@@ -203,6 +272,11 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if sheet != nil {
+		if err := checkSignOffSheet(sheet, s); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return s, nil
 }

@@ -1,10 +1,12 @@
 package formats
 
 import (
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +103,129 @@ func TestHistoryReports(t *testing.T) {
 	rows, _ := f.GetRows("Writes")
 	if len(rows) != 2 || rows[1][13] != "c" {
 		t.Errorf("xlsx writes: %q", rows)
+	}
+}
+
+// TestChangeSetWorkbookEditedSheetRefused: the sign-off workbook applies
+// the signed set on its hidden sheet, so an edit of the readable sheet (a
+// new value typed over, a row deleted or added) would be silently ignored:
+// it is refused like an edited JSON change set. Filling in "Signed off by"
+// and the date is what the sheet is for, and is accepted.
+func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
+	in := inPlanForTest()
+	in.Targets[0].Counters["number_of_white_female_top_managers"] = 4
+	stored := storedForTest()
+	stored.Milestones[0].Targets[0].Counters["number_of_white_female_top_managers"] = 0
+	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
+	d.Account = "acme"
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, "svc", []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "c.xlsx")
+	if err := WriteChangeSet(orig, s); err != nil {
+		t.Fatal(err)
+	}
+	// findCell returns the cell of the sheet reading text.
+	findCell := func(f *excelize.File, text string) (col, row int) {
+		rows, _ := f.GetRows(ChangeSetSheet)
+		for r, cells := range rows {
+			for c, v := range cells {
+				if v == text {
+					return c + 1, r + 1
+				}
+			}
+		}
+		t.Fatalf("no cell reads %q", text)
+		return 0, 0
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(f *excelize.File)
+		want string // "" accepted, else part of the refusal
+	}{
+		{"signed off", func(f *excelize.File) {
+			_, r := findCell(f, "Signed off by")
+			f.SetCellStr(ChangeSetSheet, "B"+strconv.Itoa(r), "J. Client")
+			f.SetCellStr(ChangeSetSheet, "D"+strconv.Itoa(r), "2026-11-30")
+		}, ""},
+		{"new value typed over", func(f *excelize.File) {
+			_, r := findCell(f, "number_of_african_male_top_managers")
+			f.SetCellInt(ChangeSetSheet, "H"+strconv.Itoa(r), 25)
+		}, "was edited"},
+		{"counter renamed", func(f *excelize.File) {
+			c, r := findCell(f, "number_of_white_female_top_managers")
+			cell, _ := excelize.CoordinatesToCellName(c, r)
+			f.SetCellStr(ChangeSetSheet, cell, "number_of_white_male_top_managers")
+		}, "was edited"},
+		{"row deleted", func(f *excelize.File) {
+			_, r := findCell(f, "number_of_white_female_top_managers")
+			f.RemoveRow(ChangeSetSheet, r)
+		}, "was edited"},
+		{"row added", func(f *excelize.File) {
+			_, r := findCell(f, "number_of_white_female_top_managers")
+			row := []any{"acme", "plan 17", 1, "2025/26", "all_employees", "number_of_indian_male_top_managers", 0, 7}
+			f.SetSheetRow(ChangeSetSheet, "A"+strconv.Itoa(r+1), &row)
+		}, "was edited"},
+		{"sheet deleted", func(f *excelize.File) {
+			f.NewSheet("Other")
+			f.DeleteSheet(ChangeSetSheet)
+		}, "missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := excelize.OpenFile(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(f)
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".xlsx")
+			if err := f.SaveAs(path); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			back, err := ReadChangeSet(path)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want == "" && back.SHA256 != s.SHA256:
+				t.Fatalf("read back %s, want %s", back.SHA256, s.SHA256)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("ReadChangeSet = %v, want a refusal saying %q", err, tc.want)
+			}
+			if tc.want != "" && !strings.Contains(err.Error(), path) {
+				t.Errorf("the refusal does not name the file: %v", err)
+			}
+		})
+	}
+}
+
+// TestHistoryCSVNeutralisesFormulas: the history CSV holds names from
+// client workbooks (plan names, file names): like every CSV eepipe
+// writes, a field a spreadsheet would run as a formula gets a leading
+// quote.
+func TestHistoryCSVNeutralisesFormulas(t *testing.T) {
+	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	evil := `=HYPERLINK("http://evil","x")`
+	h := &HistoryReport{Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "@ann"}, Account: "acme",
+		PlanID: 17, PlanName: evil, TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", After: 5, Sent: true,
+		Outcome: "ok", At: at, File: "+v1.csv"}}}
+	path := filepath.Join(t.TempDir(), "h.csv")
+	if err := WriteHistoryReport(path, h); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %q, %v", rows, err)
+	}
+	for _, field := range rows[1] {
+		if csvTriggered(field) && !strings.HasPrefix(field, "'") && !csvPlainNumber.MatchString(field) {
+			t.Errorf("field %q would run as a formula", field)
+		}
+	}
+	if !slices.Contains(rows[1], "'"+evil) {
+		t.Errorf("the plan name is not neutralised: %q", rows[1])
 	}
 }

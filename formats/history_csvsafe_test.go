@@ -11,10 +11,10 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// TestHistoryCSVNeutralisesFormulas: history --report h.csv is a CSV file
+// TestHistoryCSVNeutralisesEveryField: history --report h.csv is a CSV file
 // eepipe writes like any other: a plan name, a user or a file name that a
 // spreadsheet would run as a formula is written with a leading quote.
-func TestHistoryCSVNeutralisesFormulas(t *testing.T) {
+func TestHistoryCSVNeutralisesEveryField(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	evil := `=HYPERLINK("http://evil","x")`
 	h := &HistoryReport{

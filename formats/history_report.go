@@ -62,10 +62,14 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 		})
 	case ".csv":
 		return WriteFileAtomic(path, func(w io.Writer) error {
-			cw := newCSVWriter(w)
-			cw.Write(HistoryCSVHeader)
+			cw := newCSVWriter(w) // formulas neutralised (csvsafe.go)
+			if err := cw.Write(HistoryCSVHeader); err != nil {
+				return err
+			}
 			for _, e := range h.Entries {
-				cw.Write(historyRow(e))
+				if err := cw.Write(historyRow(e)); err != nil {
+					return err
+				}
 			}
 			cw.Flush()
 			return cw.Error()

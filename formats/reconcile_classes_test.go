@@ -77,3 +77,36 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 		t.Errorf("CSV classes %v", got)
 	}
 }
+
+// TestReconcileXLSXNamesEveryClass: the Summary sheet names the class of
+// every differing counter, no history included (its cell shares the
+// orange of "changed in the file", so the sheet must say which).
+func TestReconcileXLSXNamesEveryClass(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "client.csv")
+	os.WriteFile(src, []byte(rrCSV), 0o644)
+	rec := rrReconciliation(src)
+	cs := rec.Plans[0].Targets[0].Counters
+	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
+	cs[0].Class, cs[0].LastApplied = pipeline.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
+	cs[1].Class = pipeline.ClassNoHistory
+	out := filepath.Join(dir, "report.xlsx")
+	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, _ := f.GetRows("Summary")
+	var notes []string
+	for _, r := range rows {
+		if len(r) > 12 && (r[8] == cs[0].Counter || r[8] == cs[1].Counter) {
+			notes = append(notes, r[0]+" | "+r[12])
+		}
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "changed in the file") || !strings.Contains(notes[1], "no history") {
+		t.Errorf("Summary rows of the two counters: %q", notes)
+	}
+}

@@ -709,6 +709,9 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 			vals[0] = x.class.Words(nil)
 			vals[12] = fmt.Sprintf("eepipe last applied %d: %s", x.last.Value, x.class.Words(x.last))
 		}
+		if x.class == pipeline.ClassNoHistory {
+			vals[12] = "no history: eepipe never applied this counter"
+		}
 		for i, v := range vals {
 			col, _ := excelize.ColumnNumberToName(i + 1)
 			ref := fmt.Sprintf("%s%d", col, row)

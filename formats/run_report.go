@@ -111,10 +111,11 @@ type runRow struct {
 	CountersChanged int    `csv:"counters_changed"`
 	Changes         string `csv:"changes"`
 	Error           string `csv:"error"`
+	Held            string `csv:"held"`
 }
 
 var runColumns = []string{"file", "location", "account", "company_id", "plan_name", "start_date", "year_number",
-	"financial_year", "target_type", "outcome", "plan_id", "milestone_id", "target_id", "counters_changed", "changes", "error"}
+	"financial_year", "target_type", "outcome", "plan_id", "milestone_id", "target_id", "counters_changed", "changes", "error", "held"}
 
 func runRows(r *pipeline.RunReport) []runRow {
 	var out []runRow
@@ -124,7 +125,7 @@ func runRows(r *pipeline.RunReport) []runRow {
 			PlanName: row.PlanName, StartDate: row.StartDate, YearNumber: blankZero(int64(row.YearNumber)),
 			FinancialYear: row.FinancialYear, TargetType: row.TargetType, Outcome: string(row.Outcome),
 			PlanID: blankZero(row.PlanID), MilestoneID: blankZero(row.MilestoneID), TargetID: blankZero(row.TargetID),
-			CountersChanged: row.Changed, Changes: row.ChangesText(), Error: row.Error,
+			CountersChanged: row.Changed, Changes: row.ChangesText(), Error: row.Error, Held: row.HeldText(),
 		})
 	}
 	return out
@@ -195,7 +196,7 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 	if err != nil {
 		return err
 	}
-	widths := []float64{24, 16, 12, 10, 28, 11, 6, 9, 18, 13, 9, 11, 10, 9, 60, 80}
+	widths := []float64{24, 16, 12, 10, 28, 11, 6, 9, 18, 13, 9, 11, 10, 9, 60, 80, 80}
 	for i, wd := range widths {
 		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
 			return err
@@ -223,7 +224,7 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 		}
 		vals := []any{row.File, row.Location, row.Account, row.CompanyID, row.PlanName, row.StartDate, zeroNil(int64(row.YearNumber)),
 			row.FinancialYear, row.TargetType, outcome, zeroNil(row.PlanID), zeroNil(row.MilestoneID), zeroNil(row.TargetID),
-			row.Changed, row.ChangesText(), row.Error}
+			row.Changed, row.ChangesText(), row.Error, row.HeldText()}
 		cell, _ := excelize.CoordinatesToCellName(1, i+2)
 		if err := sw.SetRow(cell, vals); err != nil {
 			return err

@@ -160,7 +160,24 @@ type RowResult struct {
 	TargetID      int64           `json:"target_id,omitempty"`
 	Changed       int             `json:"counters_changed"`
 	Changes       []CounterChange `json:"changes,omitempty"`
-	Error         string          `json:"error,omitempty"`
+	// Held lists the counters apply left alone: changed on the service
+	// since eepipe last wrote them, or changed in both (threeway.go).
+	Held  []CounterChange `json:"held,omitempty"`
+	Error string          `json:"error,omitempty"`
+}
+
+// HeldText formats the held counters as "name: file N, service M, last
+// applied L by run R on DATE — class; ...".
+func (r RowResult) HeldText() string {
+	parts := make([]string, len(r.Held))
+	for i, c := range r.Held {
+		s := fmt.Sprintf("%s: file %d, service %d", c.Name, c.New, c.Old)
+		if c.Last != nil {
+			s += fmt.Sprintf(", last applied %d by %s", c.Last.Value, c.Last)
+		}
+		parts[i] = s + " — " + c.Class.Words(c.Last)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // ChangesText formats the changes as "name old -> new; ...".
@@ -219,6 +236,9 @@ func (r *RunReport) Rows() []RowResult {
 			if tr != nil && (tr.Patched || r.DryRun) {
 				row.Changes = tr.Diff.Changes
 				row.Changed = len(tr.Diff.Changes)
+			}
+			if tr != nil {
+				row.Held = tr.Diff.Held
 			}
 			rows = append(rows, row)
 			origins = append(origins, t.Origin)

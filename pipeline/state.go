@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -155,7 +157,9 @@ type StateStore interface {
 	// FinishRun records the end of run id with status.
 	FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error
 	// LastWrites returns, per counter of the given targets of an account of
-	// a service, the last value a successful write of eepipe left.
+	// a service, the last value a successful write of eepipe left. The
+	// targets are the service's (their ids are its own): a write recorded
+	// under another name of the account counts.
 	LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[CounterKey]LastWrite, error)
 	// ChangeSetRun returns the run that applied the change set with this
 	// SHA-256 (nil when none did).
@@ -231,6 +235,23 @@ func (j storeJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error
 // PlanWritten implements RunJournal.
 func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// ServiceKey returns the identity of a service base URL under which the
+// state store keeps its history and locks: the same service spelled with
+// an upper-case scheme or host, its default port or trailing slashes is
+// the same service.
+func ServiceKey(baseURL string) string {
+	raw := strings.TrimSpace(baseURL)
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(raw, "/")
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // RecordedAccounts returns, sorted, the accounts of the plans an apply of cs

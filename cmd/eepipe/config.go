@@ -224,7 +224,7 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			bad("set both %s and %s", envAPIKey, envAPISecret)
 		}
 	}
-	names, companies, idents := map[string]bool{}, map[string]bool{}, map[string]string{}
+	problems = append(problems, fileAccountProblems(&fc)...)
 	for i, fa := range fc.Accounts {
 		a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey),
 			Company: pipeline.CompanyIDs{VAT: strings.TrimSpace(fa.VATNumber), Registration: strings.TrimSpace(fa.RegistrationNumber),
@@ -234,28 +234,6 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			label = "account " + a.Name
 		} else if len(fc.Accounts) == 1 {
 			a.Name = "default"
-		} else {
-			bad("%s has no name", label)
-		}
-		if names[a.Name] {
-			bad("two accounts are named %s", a.Name)
-		}
-		names[a.Name] = true
-		for _, id := range []struct{ key, val string }{{"vat_number", a.Company.VAT}, {"registration_number", a.Company.Registration}, {"id_number", a.Company.IDNumber}} {
-			if id.val == "" {
-				continue
-			}
-			k := id.key + " " + strings.ToUpper(strings.Join(strings.Fields(id.val), ""))
-			if idents[k] != "" {
-				bad("accounts %s and %s have the same %s %s; a company's identifiers belong to one account", idents[k], a.Name, id.key, id.val)
-			}
-			idents[k] = a.Name
-		}
-		if a.CompanyID != "" {
-			if companies[a.CompanyID] {
-				bad("two accounts have company_id %s; a company has one account", a.CompanyID)
-			}
-			companies[a.CompanyID] = true
 		}
 		if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
 			switch {
@@ -291,11 +269,10 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 			}
 			a.APISecret = s
 		}
-		if a.APIKey == "" {
+		if a.APIKey == "" && len(fc.Accounts) == 1 {
+			// One account may take its key from the environment; with
+			// several, fileAccountProblems says it.
 			bad("%s has no api_key", label)
-		}
-		if len(fc.Accounts) > 1 && a.CompanyID == "" {
-			bad("%s has no company_id; with several accounts each names the company it belongs to", label)
 		}
 		cfg.Accounts = append(cfg.Accounts, a)
 	}
@@ -320,6 +297,57 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	}
 	cfg.Warnings = append(cfg.Warnings, clearTextWarnings(cfg)...)
 	return cfg, nil
+}
+
+// fileAccountProblems are the problems of the configuration file's
+// accounts that need neither a secret nor the environment: names,
+// api_key, company_id (required with several accounts, one account per
+// company) and company identifiers given to two accounts. loadConfig and
+// validate --config both report them.
+func fileAccountProblems(fc *fileConfig) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	names, companies, idents := map[string]bool{}, map[string]bool{}, map[string]string{}
+	for i, fa := range fc.Accounts {
+		name, companyID := strings.TrimSpace(fa.Name), strings.TrimSpace(fa.CompanyID)
+		label := fmt.Sprintf("account %d", i+1)
+		switch {
+		case name != "":
+			label = "account " + name
+		case len(fc.Accounts) == 1:
+			name = "default"
+		default:
+			bad("%s has no name", label)
+		}
+		if names[name] {
+			bad("two accounts are named %s", name)
+		}
+		names[name] = true
+		for _, id := range []struct{ key, val string }{{"vat_number", fa.VATNumber}, {"registration_number", fa.RegistrationNumber}, {"id_number", fa.IDNumber}} {
+			val := strings.TrimSpace(id.val)
+			if val == "" {
+				continue
+			}
+			k := id.key + " " + strings.ToUpper(strings.Join(strings.Fields(val), ""))
+			if idents[k] != "" {
+				bad("accounts %s and %s have the same %s %s; a company's identifiers belong to one account", idents[k], name, id.key, val)
+			}
+			idents[k] = name
+		}
+		if companyID != "" {
+			if companies[companyID] {
+				bad("two accounts have company_id %s; a company has one account", companyID)
+			}
+			companies[companyID] = true
+		}
+		if strings.TrimSpace(fa.APIKey) == "" && len(fc.Accounts) > 1 {
+			bad("%s has no api_key", label)
+		}
+		if len(fc.Accounts) > 1 && companyID == "" {
+			bad("%s has no company_id; with several accounts each names the company it belongs to", label)
+		}
+	}
+	return problems
 }
 
 // configError reports every problem of the configuration at once, exit 2.

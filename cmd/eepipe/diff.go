@@ -24,7 +24,9 @@ values from a scorecard). Nothing is written; only reads are sent. It is
 the same computation as apply --dry-run and reconcile. With the state
 store, changed counters are classified against the value eepipe last
 applied, and those apply would leave alone are listed. -o FILE writes the
-change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE.
+change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE;
+diff FILE of such a change set checks it as apply would (signature,
+applied before, drift) and lists what it would write.
 
 Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,

@@ -153,7 +153,7 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 			}
 		}
 		if planErr == nil && st != nil {
-			if err := pipeline.ClassifyChanges(ctx, cs, st, cfg.BaseURL); err != nil {
+			if err := pipeline.ClassifyChanges(ctx, cs, st, serviceKey(cfg)); err != nil {
 				return exitf(ExitFatal, "%v", err)
 			}
 		}

@@ -18,7 +18,7 @@ import (
 // (a .json change set, or a sign-off .xlsx written by diff -o) instead of
 // workbooks.
 func savedChangeSetArg(opts *applyOptions) (string, bool) {
-	if len(opts.Args) != 1 || opts.DryRun {
+	if len(opts.Args) != 1 {
 		return "", false
 	}
 	p := opts.Args[0]
@@ -34,7 +34,7 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 
 // writeSavedChangeSet writes the change set of diff -o.
 func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, path string) error {
-	s, err := pipeline.SaveChangeSet(cs, cfg.BaseURL, inputFiles(batch.Files), f.Now())
+	s, err := pipeline.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now())
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
@@ -55,7 +55,10 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}
-	if s.Service != cfg.BaseURL {
+	if opts.State.Output != "" {
+		return exitf(ExitInvalid, "%s is a saved change set: -o writes a change set computed from workbooks", path)
+	}
+	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
 		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
 	}
 	if st != nil {
@@ -83,7 +86,14 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		ropts.Journal = journal
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
-	if st != nil && st.Postgres() {
+	if !opts.DryRun {
+		// The accounts' local lock, as for a workbook: one apply per
+		// account at a time on this machine.
+		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+			return err
+		}
+	}
+	if st != nil && st.Postgres() && !opts.DryRun {
 		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
 		if err != nil {
 			return err
@@ -106,6 +116,24 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		}
 		b.WriteString("Compute a new change set with eepipe diff -o and have it signed off again.")
 		return exitf(ExitDiff, "%s", b.String())
+	}
+	if opts.DryRun {
+		// diff changes.json, apply --dry-run changes.json: what it would
+		// write, nothing sent, nothing recorded.
+		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		rep := runner.DryRun(cs, started)
+		*repOut = rep
+		if opts.Report != "" {
+			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
+				return err
+			}
+		}
+		if cs.HasChanges() {
+			return silentExit(ExitDiff)
+		}
+		return nil
 	}
 	if !opts.Quiet && f.IO.ErrTTY {
 		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})

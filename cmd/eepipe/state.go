@@ -90,6 +90,10 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*s
 	return st, nil
 }
 
+// serviceKey is the service the run talks to, as the state store knows it:
+// one service however its base URL is spelled.
+func serviceKey(cfg *Config) string { return pipeline.ServiceKey(cfg.BaseURL) }
+
 // storeOf returns st as a pipeline.StateStore, nil when there is none.
 func storeOf(st *statestore.Store) pipeline.StateStore {
 	if st == nil {
@@ -105,7 +109,7 @@ func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeli
 	if st != nil {
 		src = st
 	}
-	if err := pipeline.ClassifyChanges(ctx, cs, src, cfg.BaseURL); err != nil {
+	if err := pipeline.ClassifyChanges(ctx, cs, src, serviceKey(cfg)); err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
 	}
 	return pipeline.HoldServiceChanges(cs, sf.Overwrite), nil
@@ -146,8 +150,25 @@ func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, c
 	return lockStoreNames(ctx, st, cfg, cs.RecordedAccounts(), wait)
 }
 
+// lockStoreNames takes the store's lock of the named accounts. The lock is
+// per account of the service, known by its key pair (as the local lock),
+// not by the name a configuration gives it: a consultant's "default" and a
+// cron host's "acme-prod" with the same key never apply at once. It also
+// takes the lock of the name. Locks are taken in one order on every host.
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
-	slices.Sort(names)
+	type lock struct{ name, id string }
+	var locks []lock
+	for _, n := range names {
+		// By name too: what other tools and older runs lock.
+		locks = append(locks, lock{n, n})
+		for _, a := range cfg.Accounts {
+			if a.Name == n && a.APIKey != "" {
+				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
+			}
+		}
+	}
+	slices.SortFunc(locks, func(a, b lock) int { return strings.Compare(a.id, b.id) })
+	locks = slices.CompactFunc(locks, func(a, b lock) bool { return a.id == b.id })
 	var unlocks []func()
 	release := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
@@ -155,10 +176,14 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 		}
 	}
 	holder := holderName()
-	for _, n := range names {
-		u, err := st.LockAccount(ctx, cfg.BaseURL, n, holder, wait)
+	for _, l := range locks {
+		u, err := st.LockAccount(ctx, serviceKey(cfg), l.id, holder, wait)
 		if err != nil {
 			release()
+			var held *pipeline.StoreLockHeldError
+			if errors.As(err, &held) {
+				held.Account = l.name // the name this run knows it by
+			}
 			return nil, exitf(ExitFatal, "%v; nothing was sent", err)
 		}
 		unlocks = append(unlocks, u)
@@ -242,7 +267,7 @@ func fileSHA256(path string) string {
 func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, cs *pipeline.ChangeSet, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
 	accounts := cs.RecordedAccounts()
 	id, err := st.BeginRun(ctx, pipeline.RunRecord{
-		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: cfg.BaseURL,
+		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg),
 		Files: files, Accounts: accounts, ChangeSet: changeSet,
 	})
 	if err != nil {

@@ -164,8 +164,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 const problemsPerKind = 5
 
 // validateAccounts returns the accounts the --config file names (none
-// without one), with their names only. Only the file's structure is read:
-// no secret.
+// without one), with their names only. Only the file is read, no secret:
+// its syntax and its accounts' own problems (fileAccountProblems) are
+// reported.
 func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 	if f.ConfigPath == "" {
 		return nil, nil
@@ -175,7 +176,13 @@ func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 		return nil, exitf(ExitInvalid, "configuration: %v", err)
 	}
 	var fc fileConfig
-	if problems, _ := decodeConfigProblems(b, &fc); len(problems) > 0 {
+	problems, complete := decodeConfigProblems(b, &fc)
+	if complete {
+		// The accounts' own problems (names, company_id), reported with
+		// the file's syntax problems as every other command reports them.
+		problems = append(problems, fileAccountProblems(&fc)...)
+	}
+	if len(problems) > 0 {
 		// Laid out as every other command's configuration problems.
 		return nil, configError(f.ConfigPath, problems)
 	}

@@ -100,6 +100,9 @@ CREATE TABLE eepipe_plan_writes (
 );
 CREATE INDEX eepipe_plan_writes_run ON eepipe_plan_writes (run_id);
 `},
+	{3, "last values applied by target", `
+CREATE INDEX IF NOT EXISTS eepipe_last_applied_target ON eepipe_last_applied (service, target_id);
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,13 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("the state store %s: cannot create its folder: %w", path, err)
 	}
+	// A new store is its owner's alone (client plan names and counters,
+	// who ran what): created here with mode 0600 (an empty file is an
+	// empty SQLite database); O_EXCL leaves a file another run just
+	// created alone.
+	if fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		fh.Close()
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -123,7 +131,23 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, s.explain(err)
 	}
+	sidecarModes(path)
 	return s, nil
+}
+
+// sidecarModes gives the write-ahead log and shared-memory files of the
+// SQLite store at path the store's own permissions (as SQLite's C library
+// does): a private store keeps its recent writes private too.
+func sidecarModes(path string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if ss, err := os.Stat(side); err == nil && ss.Mode().Perm() != st.Mode().Perm() {
+			os.Chmod(side, st.Mode().Perm()) // best effort: the owner may be another user
+		}
+	}
 }
 
 // sqliteBusyWait is how long an SQLite store waits for another program's
@@ -390,40 +414,55 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 	return s.explain(err)
 }
 
-// LastWrites implements pipeline.StateStore.
+// LastWrites implements pipeline.StateStore. The last value applied to a
+// counter is looked up by the service's own target id, whatever name the
+// account had in the configuration of the run that wrote it (a target id
+// belongs to one account of the service): a consultant's "default" and a
+// cron host's "acme-prod" share the history of one key pair's targets.
+// When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
 	out := map[pipeline.CounterKey]pipeline.LastWrite{}
-	want := map[int64]bool{}
-	for _, id := range targetIDs {
-		want[id] = true
-	}
-	if len(want) == 0 {
-		return out, nil
-	}
-	// Read the account's rows and filter here: no IN list of unbounded length.
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
-		WHERE service = ? AND account = ?`), service, account)
-	if err != nil {
-		return nil, s.explain(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			tid     int64
-			counter string
-			lw      pipeline.LastWrite
-			at      string
-		)
-		if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+	ids := slices.Clone(targetIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	const chunk = 500 // bound the IN list
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, service)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
+			WHERE service = ? AND target_id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		if err != nil {
 			return nil, s.explain(err)
 		}
-		if !want[tid] {
-			continue
+		for rows.Next() {
+			var (
+				tid     int64
+				counter string
+				lw      pipeline.LastWrite
+				at      string
+			)
+			if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+				rows.Close()
+				return nil, s.explain(err)
+			}
+			lw.At = parseTime(at)
+			k := pipeline.CounterKey{TargetID: tid, Counter: counter}
+			if prev, ok := out[k]; ok && (prev.At.After(lw.At) || prev.At.Equal(lw.At) && prev.RunID > lw.RunID) {
+				continue
+			}
+			out[k] = lw
 		}
-		lw.At = parseTime(at)
-		out[pipeline.CounterKey{TargetID: tid, Counter: counter}] = lw
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, s.explain(err)
+		}
 	}
-	return out, s.explain(rows.Err())
+	return out, nil
 }
 
 const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`

@@ -88,8 +88,13 @@ func TestStoreRecordsRunsAndLastWrites(t *testing.T) {
 			if other, _ := s.LastWrites(ctx, "https://other", "acme", []int64{700}); len(other) != 0 {
 				t.Errorf("another service sees history: %v", other)
 			}
-			if other, _ := s.LastWrites(ctx, "https://svc", "bluecrane", []int64{700}); len(other) != 0 {
-				t.Errorf("another account sees history: %v", other)
+			// A target id is the service's: a run that calls the account by
+			// another name (another configuration) sees the target's history.
+			if other, _ := s.LastWrites(ctx, "https://svc", "acme-prod", []int64{700}); other[pipeline.CounterKey{TargetID: 700, Counter: "a"}].Value != 9 {
+				t.Errorf("another name of the account does not see the target's history: %v", other)
+			}
+			if none, _ := s.LastWrites(ctx, "https://svc", "acme", []int64{999}); len(none) != 0 {
+				t.Errorf("another target sees history: %v", none)
 			}
 
 			h, err := s.History(ctx, pipeline.HistoryQuery{Counter: "a", PlanID: 7})
@@ -400,5 +405,70 @@ func TestConcurrentFirstOpenOfSQLite(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// TestLastWritesLatestAcrossNames: when runs under two names of one
+// account wrote a counter, the latest write is the last value applied;
+// many targets are looked up in bounded chunks.
+func TestLastWritesLatestAcrossNames(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			write := func(account string, at time.Time, target int64, v int64) {
+				run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: at, Service: "svc", Accounts: []string{account}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.RecordWrite(ctx, run, pipeline.TargetWrite{Account: account, TargetID: target, Outcome: "ok", At: at,
+					Counters: []pipeline.CounterWrite{{Counter: "a", After: v, Sent: true}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("default", t0, 7, 1)
+			write("acme-prod", t0.Add(time.Hour), 7, 5)
+			write("default", t0.Add(2*time.Hour), 8, 3)
+			var ids []int64
+			for i := range 1200 {
+				ids = append(ids, int64(100+i))
+			}
+			ids = append(ids, 8, 7, 7)
+			for _, as := range []string{"default", "acme-prod"} {
+				last, err := s.LastWrites(ctx, "svc", as, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := last[pipeline.CounterKey{TargetID: 7, Counter: "a"}]; got.Value != 5 {
+					t.Errorf("%s: last of target 7 = %+v, want 5 (the latest write)", as, got)
+				}
+				if got := last[pipeline.CounterKey{TargetID: 8, Counter: "a"}]; got.Value != 3 || len(last) != 2 {
+					t.Errorf("%s: %v", as, last)
+				}
+			}
+		})
+	}
+}
+
+// TestSQLiteStoreIsPrivate: a new SQLite store (client plan names,
+// counters, who ran what) is readable by its owner only, wherever it is
+// created.
+func TestSQLiteStoreIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	path := filepath.Join(dir, "state.db")
+	s := open(t, path)
+	if _, err := s.BeginRun(context.Background(), pipeline.RunRecord{Started: time.Now(), Service: "svc"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v, want no access for group and others", p, st.Mode().Perm())
+		}
 	}
 }
