@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +37,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %w", src, err)
 	}
-	f, err := excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+	f, err := annotateOpen(src, limit)
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %s", src, flatExcelizeError(err))
 	}
@@ -94,7 +96,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 				color = annotateErrorFill
 			}
 			st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}
-			if id, err = f.NewStyle(st); err != nil {
+			if id, err = annotateNewStyle(f, st); err != nil {
 				return marked, fmt.Errorf("annotate %s: %w", src, err)
 			}
 			styles[[2]int{old, int(n.sev)}] = id
@@ -174,11 +176,11 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 	if _, err := f.NewSheet(AnnotateSheet); err != nil {
 		return err
 	}
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	bold, err := annotateNewStyle(f, &excelize.Style{Font: &excelize.Font{Bold: true}})
 	if err != nil {
 		return err
 	}
-	link, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Color: "1265BE", Underline: "single"}})
+	link, err := annotateNewStyle(f, &excelize.Style{Font: &excelize.Font{Color: "1265BE", Underline: "single"}})
 	if err != nil {
 		return err
 	}
@@ -259,8 +261,19 @@ func annotateCheckSize(src string) (int64, error) {
 		if info.path == "" {
 			continue
 		}
-		if err := book.scanSheet(info, func(int, []flatRawCell) bool { return true }); err != nil {
+		// excelize holds each row it touches densely, up to its last
+		// cell: rows of one cell in column XFD take gigabytes.
+		span := 0
+		if err := book.scanSheet(info, func(_ int, row []flatRawCell) bool {
+			if n := len(row); n > 0 {
+				span += row[n-1].col
+			}
+			return span <= gridMaxTextSlots
+		}); err != nil {
 			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.name, err)
+		}
+		if span > gridMaxTextSlots {
+			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.name, gridMaxTextSlots)
 		}
 	}
 	total, _ := book.plausibleSize()
@@ -271,3 +284,107 @@ func annotateCheckSize(src string) (int64, error) {
 // that is not annotated because it cannot be read safely (oversized,
 // damaged, not a regular file): errors.Is(err, ErrNotAnnotatable).
 var ErrNotAnnotatable = errors.New("the workbook cannot be annotated")
+
+// annotateNewStyle is f.NewStyle for a workbook that may lack parts of a
+// style sheet: excelize v2.11.0 dereferences the style sheet's fill and
+// border lists, which a workbook without xl/styles.xml (valid, and
+// written by hand-made tools) does not have. Such a workbook is not
+// annotated (ErrNotAnnotatable), rather than ending the run as a crash.
+func annotateNewStyle(f *excelize.File, st *excelize.Style) (id int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			id, err = 0, fmt.Errorf("%w: the workbook's style sheet (xl/styles.xml) is missing or incomplete", ErrNotAnnotatable)
+		}
+	}()
+	return f.NewStyle(st)
+}
+
+// annotateOpen opens the workbook at src to write a marked copy of it,
+// within limit, with a minimal style sheet when it has none.
+func annotateOpen(src string, limit int64) (*excelize.File, error) {
+	opts := excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit}
+	if styled, ok := annotateWithStyleSheet(src); ok {
+		return excelize.OpenReader(bytes.NewReader(styled), opts)
+	}
+	return excelize.OpenFile(src, opts)
+}
+
+// annotateMinimalStyles is the style sheet given to a workbook that has
+// none (the part is optional): one font, the two fills every style sheet
+// starts with, one border, one cell format.
+const annotateMinimalStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`
+
+// annotateWithStyleSheet returns a copy of the workbook at src with a
+// minimal style sheet (part, content type and relationship) when it has
+// none, and false when it has one or is not a zip archive. The other
+// parts are copied still compressed. excelize v2.11.0 cannot add a style
+// to a workbook without a style sheet (it dereferences its missing fill
+// and border lists).
+func annotateWithStyleSheet(src string) ([]byte, bool) {
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		return nil, false
+	}
+	defer zr.Close()
+	for _, e := range zr.File {
+		if e.Name == "xl/styles.xml" {
+			return nil, false
+		}
+	}
+	readSmall := func(e *zip.File) ([]byte, bool) {
+		if e.UncompressedSize64 > flatMaxMetaPart {
+			return nil, false
+		}
+		rc, err := e.Open()
+		if err != nil {
+			return nil, false
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(io.LimitReader(rc, flatMaxMetaPart))
+		return b, err == nil
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range zr.File {
+		var patched []byte
+		switch e.Name {
+		case "[Content_Types].xml":
+			b, ok := readSmall(e)
+			if !ok {
+				return nil, false
+			}
+			patched = bytes.Replace(b, []byte("</Types>"), []byte(`<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`), 1)
+		case "xl/_rels/workbook.xml.rels":
+			b, ok := readSmall(e)
+			if !ok {
+				return nil, false
+			}
+			patched = bytes.Replace(b, []byte("</Relationships>"), []byte(`<Relationship Id="rIdEepipeStyles" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`), 1)
+		}
+		if patched != nil {
+			w, err := zw.Create(e.Name)
+			if err != nil {
+				return nil, false
+			}
+			if _, err := w.Write(patched); err != nil {
+				return nil, false
+			}
+			continue
+		}
+		if err := zw.Copy(e); err != nil {
+			return nil, false
+		}
+	}
+	w, err := zw.Create("xl/styles.xml")
+	if err != nil {
+		return nil, false
+	}
+	if _, err := io.WriteString(w, annotateMinimalStyles); err != nil {
+		return nil, false
+	}
+	if err := zw.Close(); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}

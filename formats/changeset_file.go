@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -215,6 +217,10 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			what, _, _ := strings.Cut(readNotRegular(st.Mode()), ";")
+			return nil, fmt.Errorf("%s: %s; a change set is a regular .json or .xlsx file", path, what)
+		}
 		return nil, ErrNotChangeSet
 	}
 	if st.Size() > maxChangeSetBytes {
@@ -231,7 +237,13 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 			return nil, err
 		}
 	case ".xlsx":
-		f, err := excelize.OpenFile(path)
+		// Only a workbook that declares the change set sheet is opened with
+		// excelize, within the change set bound: any other workbook (an
+		// input, perhaps a decompression bomb) is left to the bounded reader.
+		if !declaresChangeSetSheet(path) {
+			return nil, ErrNotChangeSet
+		}
+		f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: maxChangeSetBytes, UnzipXMLSizeLimit: maxChangeSetBytes})
 		if err != nil {
 			return nil, ErrNotChangeSet
 		}
@@ -267,4 +279,37 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		}
 	}
 	return s, nil
+}
+
+// declaresChangeSetSheet reports whether the workbook at path is a zip
+// archive whose workbook part (read within 16 MiB) names the change set
+// sheet, and whose parts unpack to at most maxChangeSetBytes: a cheap test
+// that reads nothing of the sheets.
+func declaresChangeSetSheet(path string) bool {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	var total uint64
+	var wb *zip.File
+	for _, f := range zr.File {
+		total += f.UncompressedSize64
+		if f.Name == "xl/workbook.xml" {
+			wb = f
+		}
+	}
+	if wb == nil || total > maxChangeSetBytes {
+		return false
+	}
+	rc, err := wb.Open()
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 16<<20))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(b, []byte(`"`+ChangeSetData+`"`))
 }

@@ -413,7 +413,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 			ref, _ := excelize.CoordinatesToCellName(c, r)
 			return readCell(f, sheet, ref, date1904)
 		},
-		merged: func() map[[2]int][2]int { return mergedAwayCells(f, sheet) },
+		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
 	}
 	return readGridSheetFrom(src, file, sheet, c)
 }
@@ -426,7 +426,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 type gridSheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
-	merged func() map[[2]int][2]int
+	merged func() (map[[2]int][2]int, error)
 }
 
 // readGridSheetFrom is readGridSheet over any source of the sheet's cells;
@@ -443,7 +443,11 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 		return nil, g.problems
 	}
 	g.text = text
-	g.mergedAway = src.merged()
+	g.mergedAway, err = src.merged()
+	if err != nil {
+		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
+		return nil, g.problems
+	}
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	g.findOrphanLevelRows(blocks)
@@ -466,13 +470,19 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 	return records, g.problems
 }
 
+// gridMaxMergedCells bounds the cells of a grid sheet's merged ranges that
+// mergedAwayCells records: a grid sheet merges a few label cells, while a
+// 23 KB sheet of 4,000 merges of 65,536 cells each would hold 262 million.
+const gridMaxMergedCells = 1 << 17
+
 // mergedAwayCells returns the cells of the sheet's merged ranges other than
-// each range's top-left cell (up to the rows a grid sheet is scanned for).
-func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
+// each range's top-left cell (up to the rows a grid sheet is scanned for);
+// an oversized-file error past gridMaxMergedCells of them.
+func mergedAwayCells(f *excelize.File, sheet string) (map[[2]int][2]int, error) {
 	out := map[[2]int][2]int{}
 	merged, err := f.GetMergeCells(sheet)
 	if err != nil {
-		return out
+		return out, nil
 	}
 	for _, m := range merged {
 		c0, r0, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
@@ -484,15 +494,31 @@ func mergedAwayCells(f *excelize.File, sheet string) map[[2]int][2]int {
 		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 			continue // a merge over a whole sheet region is no layout to read
 		}
-		for r := r0; r <= r1; r++ {
-			for c := c0; c <= c1; c++ {
-				if r != r0 || c != c0 {
-					out[[2]int{r, c}] = [2]int{r0, c0}
-				}
+		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// addMergedAway records the cells of one merged range (rows r0 to r1,
+// columns c0 to c1) other than its top-left one in out, within
+// gridMaxMergedCells cells in all.
+func addMergedAway(out map[[2]int][2]int, r0, c0, r1, c1 int) error {
+	if r1 < r0 || c1 < c0 {
+		return nil
+	}
+	if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
+		return &limitError{fmt.Sprintf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", errOversized, gridMaxMergedCells)}
+	}
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			if r != r0 || c != c0 {
+				out[[2]int{r, c}] = [2]int{r0, c0}
 			}
 		}
 	}
-	return out
+	return nil
 }
 
 // findGrids finds every labelled grid of the sheet.

@@ -20,7 +20,17 @@ import (
 type gridStreamSheet struct {
 	text  sheetText
 	cells [][]gridCellAt // by row - 1, sorted by column
+	// slots counts the text slots of the dense rows of text; past
+	// gridMaxTextSlots the scan stops and tooWide is set (rows of one
+	// cell in column XFD would otherwise take 256 KiB each).
+	slots   int
+	tooWide bool
 }
+
+// gridMaxTextSlots bounds the dense text rows a grid sheet's layout is
+// read into (16 bytes a slot): a grid plan sheet spans a few dozen columns
+// and rows, about 5,000 slots.
+const gridMaxTextSlots = 1 << 22
 
 type gridCellAt struct {
 	col  int
@@ -58,8 +68,12 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 				text = string(bytes.TrimSpace(rc.value))
 			}
 			if text != "" {
-				for len(line) < rc.col {
-					line = append(line, "")
+				if grow := rc.col - len(line); grow > 0 {
+					if s.slots += grow; s.slots > gridMaxTextSlots {
+						s.tooWide = true
+						return false
+					}
+					line = append(line, make([]string, grow)...)
 				}
 				line[rc.col-1] = text
 			}
@@ -95,20 +109,20 @@ func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
 // each range's top-left cell (up to the rows a grid sheet is scanned
 // for), as mergedAwayCells does: a second, light scan of the sheet for its
 // <mergeCell> elements, which follow the cells.
-func (b *flatBook) mergedAway(info flatSheetInfo) map[[2]int][2]int {
+func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 	out := map[[2]int][2]int{}
 	if info.path == "" {
-		return out
+		return out, nil
 	}
 	rc, err := b.open(info.path)
 	if err != nil {
-		return out
+		return out, nil
 	}
 	defer rc.Close()
 	sc := newFlatXMLScanner(rc)
 	for {
 		if err := sc.next(); err != nil {
-			return out // io.EOF, or damage the row scan reports
+			return out, nil // io.EOF, or damage the row scan reports
 		}
 		if sc.kind != flatTokStart || string(sc.name) != "mergeCell" {
 			continue
@@ -133,12 +147,8 @@ func (b *flatBook) mergedAway(info flatSheetInfo) map[[2]int][2]int {
 		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 			continue // a merge over a whole sheet region is no layout to read
 		}
-		for r := r0; r <= r1; r++ {
-			for c := c0; c <= c1; c++ {
-				if r != r0 || c != c0 {
-					out[[2]int{r, c}] = [2]int{r0, c0}
-				}
-			}
+		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -178,6 +188,10 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			sheet, err = book.scanGridSheet(info, &cells)
 		}
 		book.noteScanError(info, err)
+		if sheet != nil && sheet.tooWide {
+			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
+			return
+		}
 		if cells > gridMaxCells {
 			ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it has more than %d cells, the most a grid workbook may have", flatHeaderRows, gridMaxCells))
 			return
@@ -196,7 +210,7 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 		src := gridSheetSource{
 			text:   func() (sheetText, error) { return sheet.text, nil },
 			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
-			merged: func() map[[2]int][2]int { return book.mergedAway(info) },
+			merged: func() (map[[2]int][2]int, error) { return book.mergedAway(info) },
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)
 		for i := range gps {

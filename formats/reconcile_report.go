@@ -222,7 +222,7 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	} else {
 		var limit int64
 		if limit, err = annotateCheckSize(src); err == nil {
-			f, err = excelize.OpenFile(src, excelize.Options{UnzipSizeLimit: limit, UnzipXMLSizeLimit: limit})
+			f, err = annotateOpen(src, limit)
 		}
 	}
 	if err != nil {

@@ -21,12 +21,13 @@ import (
 //     writer's host (8 hex digits) + "-" + random digits (or, from earlier
 //     versions, ".tmp-" + random digits alone);
 //   - it is a regular file (not a link, not a folder);
-//   - it was last written more than OrphanTempAge ago by this host, and
-//     its writer's process is gone (no process of that id runs here), or it
-//     was last written more than OrphanTempMaxAge ago (the process id may
-//     have been reused; no write takes a day). A file of another host
-//     sharing the folder, or without a process id, is removed only after
-//     OrphanTempMaxAge.
+//   - it was written by a process of this host that is gone (no process
+//     of that id runs here: a run killed while writing, removed by the very
+//     next run), or it was last written more than OrphanTempMaxAge ago (the
+//     process id may have been reused; no write takes a day). A file of
+//     another host sharing the folder, or without a process id, is removed
+//     only after OrphanTempMaxAge. OrphanTempAge is kept for callers; a
+//     dead writer's file is an orphan at any age.
 //
 // A live writer keeps its file's modification time fresh as it writes,
 // and its process id alive.
@@ -79,7 +80,7 @@ func RemoveOrphanTemps(dir, base string, now time.Time) ([]string, error) {
 		pid, _ := strconv.Atoi(m[2])
 		here := m[3] == tempHostTag
 		orphan := age > OrphanTempMaxAge ||
-			(age > OrphanTempAge && here && pid > 0 && pid != os.Getpid() && !tempWriterAlive(pid))
+			(here && pid > 0 && pid != os.Getpid() && !tempWriterAlive(pid))
 		if !orphan {
 			continue
 		}

@@ -48,7 +48,7 @@ func TestRemoveOrphanTemps(t *testing.T) {
 		remove bool
 	}{
 		{tmp("report.csv", dead, 1), 20 * time.Minute, true},                                       // writer gone
-		{tmp("report.csv", dead, 2), time.Minute, false},                                           // too recent
+		{tmp("report.csv", dead, 2), time.Minute, true},                                            // just killed: the next run removes it
 		{tmp("report.csv", self, 3), 20 * time.Minute, false},                                      // this process writes it
 		{tmp("report.csv", alive, 4), 20 * time.Minute, false},                                     // writer alive
 		{tmp("report.csv", alive, 5), 25 * time.Hour, true},                                        // a day old: pid reused

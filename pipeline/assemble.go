@@ -268,6 +268,7 @@ func asmPlanColumnIndex(col string) int {
 type asmRowValues struct {
 	planID     int64
 	planIDBad  bool
+	nameBad    bool // plan_name written but unreadable (its error is given)
 	account    string
 	company    CompanyIDs
 	name       string
@@ -336,6 +337,9 @@ func (a *Assembler) Add(rec Record) {
 		s, set, err := TextValue(c)
 		if err != nil {
 			errAt(c, col, "%s: %v", col, err)
+			if col == ColPlanName {
+				v.nameBad = true
+			}
 			continue
 		}
 		if !set {
@@ -482,6 +486,8 @@ func (a *Assembler) Add(rec Record) {
 		return
 	case v.planID != 0:
 		key = PlanKey{PlanID: v.planID}
+	case v.nameBad:
+		return
 	case v.name == "":
 		o := rec.Origin
 		if c, ok := cell(ColPlanName); ok {

@@ -99,6 +99,13 @@ func TestApplyAccountLockHeld(t *testing.T) {
 	if st := e.srv.Sandbox.Stats(); st.Writes != 0 {
 		t.Fatalf("a locked apply wrote %d times", st.Writes)
 	}
+	// Having waited its --lock-wait, the run does not advise giving one.
+	if r := e.run("apply", file, "--lock-wait", "10ms"); r.code != ExitFatal || !strings.Contains(r.err, "waited 10ms") ||
+		!strings.Contains(r.err, "a longer --lock-wait") || strings.Contains(r.err, "give --lock-wait") {
+		t.Fatalf("apply that waited for the lock: exit %d\n%s", r.code, r.err)
+	} else if !strings.Contains(r.err, "holds the lock of account default: process") || !strings.Contains(r.err, "waiting up to 10ms (--lock-wait) for it") {
+		t.Fatalf("apply waiting for the lock does not say so before it waits:\n%s", r.err)
+	}
 	if r := e.run("diff", file); r.code != ExitDiff {
 		t.Fatalf("diff while the account is locked: exit %d\n%s", r.code, r.err)
 	}

@@ -143,7 +143,7 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	if f.ConfigPath != "" {
 		sources = append(sources, "file "+f.ConfigPath)
 		configDir = filepath.Dir(f.ConfigPath)
-		b, err := os.ReadFile(f.ConfigPath)
+		b, err := readSmallRegularFile(f.ConfigPath)
 		if err != nil {
 			return nil, exitf(ExitInvalid, "configuration: %v", err)
 		}
@@ -495,7 +495,7 @@ func readSecret(f *Factory, what, envVar, path, dir string, warnings *[]string) 
 		if perm := st.Mode().Perm(); perm&0o066 != 0 {
 			*warnings = append(*warnings, fmt.Sprintf("the secret file %s is %s (mode %04o); run chmod 600 %s", path, describeAccess(perm&0o066), perm, path))
 		}
-		b, err := os.ReadFile(path)
+		b, err := readSmallRegularFile(path)
 		if err != nil {
 			return "", fmt.Errorf("%s: %v", what, err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -115,4 +116,53 @@ func maskKey(k string) string {
 		return k
 	}
 	return k[:4] + "…" + k[len(k)-6:]
+}
+
+// maxConfigFile bounds a configuration file or a secret file: both are a
+// few lines.
+const maxConfigFile = 1 << 20
+
+// readSmallRegularFile reads a configuration or secret file: only a
+// regular file (a named pipe would block the run before it started, a
+// device never end), of at most maxConfigFile bytes.
+func readSmallRegularFile(path string) ([]byte, error) {
+	// Stat before opening: opening a named pipe blocks until a writer
+	// comes.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, specialFileKind(st.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxConfigFile {
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than a configuration or secret file holds", path, maxConfigFile>>10)
+	}
+	return b, nil
+}
+
+// specialFileKind names what a path that is not a regular file is.
+func specialFileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }

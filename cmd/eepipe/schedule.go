@@ -152,7 +152,13 @@ func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker,
 		if n > 0 && keys[i] == keys[idx[n-1]] {
 			continue // two accounts with the same key pair: one lock
 		}
-		l, err := locker.Lock(ctx, keys[i], r.lockInfo(), r.opts.LockWait)
+		l, err := locker.Lock(ctx, keys[i], r.lockInfo(), 0)
+		var first *pipeline.LockHeldError
+		if err != nil && r.opts.LockWait > 0 && errors.As(err, &first) {
+			// Say why the run seems to stand still, then wait.
+			r.f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock of account %s: %s; waiting up to %s (--lock-wait) for it", names[i], first.Holder, r.opts.LockWait))
+			l, err = locker.Lock(ctx, keys[i], r.lockInfo(), r.opts.LockWait)
+		}
 		if err != nil {
 			r.releaseLocks()
 			var held *pipeline.LockHeldError
@@ -162,7 +168,11 @@ func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker,
 				r.mu.Lock()
 				r.outcome = "locked"
 				r.mu.Unlock()
-				return exitf(ExitFatal, "%v; or give --lock-wait to wait for it", held)
+				hint := "or give --lock-wait to wait for it"
+				if held.Waited > 0 {
+					hint = "or give a longer --lock-wait"
+				}
+				return exitf(ExitFatal, "%v; %s", held, hint)
 			case ctx.Err() != nil:
 				return err // interrupted while waiting: finish says so
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,7 +171,7 @@ func validateAccounts(f *Factory) ([]pipeline.Account, error) {
 	if f.ConfigPath == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(f.ConfigPath)
+	b, err := readSmallRegularFile(f.ConfigPath)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "configuration: %v", err)
 	}

@@ -1,0 +1,63 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGridSparseRowsBounded: a workbook without a flat table whose rows
+// each hold one cell in column XFD is a few kilobytes, but read as grid
+// text rows of 16,384 columns each it took 256 KiB a row (1,000 rows:
+// 494 MB; 20,000 rows, the rows a grid sheet is scanned for: 10 GB). It is
+// an oversized-file error, with memory bounded.
+func TestGridSparseRowsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads in a process of its own")
+	}
+	parts := xlsxParts(t, smallFlatXLSX(t, nil))
+	var b strings.Builder
+	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
+	for r := 1; r <= 400; r++ {
+		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
+	}
+	b.WriteString(`</sheetData></worksheet>`)
+	parts[fuzzSheetPart] = []byte(b.String())
+	path := filepath.Join(t.TempDir(), "sparse.xlsx")
+	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	peak, out := hostileReadInProcess(t, path, 0)
+	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
+	if !strings.Contains(out, "oversized") || !strings.Contains(out, "spread over more than") {
+		t.Errorf("problems:\n%s\nwant an oversized-file error for the sheet", out)
+	}
+	if peak > 200e6 && !hostileRace {
+		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
+	}
+}
+
+// TestAnnotateSparseRowsRefused: validate --annotate hands a workbook to
+// excelize, which holds every row it touches up to its last cell; a sheet
+// whose rows spread over more than gridMaxTextSlots cells (here 300 rows
+// of one cell in column XFD, 4.9 million) is not annotated.
+func TestAnnotateSparseRowsRefused(t *testing.T) {
+	parts := xlsxParts(t, smallFlatXLSX(t, nil))
+	var b strings.Builder
+	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
+	for r := 1; r <= 300; r++ {
+		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
+	}
+	b.WriteString(`</sheetData></worksheet>`)
+	parts[fuzzSheetPart] = []byte(b.String())
+	path := filepath.Join(t.TempDir(), "sparse.xlsx")
+	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := annotateCheckSize(path); !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
+		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
+	}
+}
