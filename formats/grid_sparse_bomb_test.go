@@ -61,3 +61,37 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
 	}
 }
+
+// TestGridDenseSheetBounded: a workbook with no flat table whose one sheet
+// holds a million small cells (read as a grid plan sheet, which is kept
+// whole until the reader knows whether it is a grid) is an oversized-file
+// error with memory bounded, not 450 MB of cells.
+func TestGridDenseSheetBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads in a process of its own")
+	}
+	parts := xlsxParts(t, smallFlatXLSX(t, nil))
+	var b strings.Builder
+	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
+	for r := 1; r <= 10000; r++ {
+		fmt.Fprintf(&b, `<row r="%d">`, r)
+		for c := 0; c < 100; c++ {
+			b.WriteString(`<c><v>1</v></c>`)
+		}
+		b.WriteString(`</row>`)
+	}
+	b.WriteString(`</sheetData></worksheet>`)
+	parts[fuzzSheetPart] = []byte(b.String())
+	path := filepath.Join(t.TempDir(), "dense.xlsx")
+	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	peak, out := hostileReadInProcess(t, path, 0)
+	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
+	if !strings.Contains(out, "oversized") || !strings.Contains(out, "a grid plan sheet holds a few thousand") {
+		t.Errorf("problems:\n%s\nwant an oversized-file error for the sheet", out)
+	}
+	if peak > 200e6 && !hostileRace {
+		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
+	}
+}

@@ -25,7 +25,18 @@ type gridStreamSheet struct {
 	// cell in column XFD would otherwise take 256 KiB each).
 	slots   int
 	tooWide bool
+	// kept counts the cells kept (typed, in the first maxGridScanRows
+	// rows); past gridMaxSheetCells the scan stops and tooMany is set.
+	kept    int
+	tooMany bool
 }
+
+// gridMaxSheetCells bounds the cells one sheet read as a grid plan sheet
+// may keep in memory (a sheet is held whole until the reader knows whether
+// it is a grid; about 300 bytes a cell): a grid plan sheet holds a few
+// thousand cells, so this admits anything a person or an export makes and
+// keeps a hostile sheet of a million cells under the memory bound.
+const gridMaxSheetCells = 250_000
 
 // gridMaxTextSlots bounds the dense text rows a grid sheet's layout is
 // read into (16 bytes a slot): a grid plan sheet spans a few dozen columns
@@ -78,6 +89,10 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 				line[rc.col-1] = text
 			}
 			if c.Kind != pipeline.CellBlank {
+				if s.kept++; s.kept > gridMaxSheetCells {
+					s.tooMany = true
+					return false
+				}
 				typed = append(typed, gridCellAt{rc.col, c})
 			}
 		}
@@ -188,6 +203,10 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			sheet, err = book.scanGridSheet(info, &cells)
 		}
 		book.noteScanError(info, err)
+		if sheet != nil && sheet.tooMany {
+			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
+			return
+		}
 		if sheet != nil && sheet.tooWide {
 			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
 			return
