@@ -25,7 +25,8 @@ const maxCSVParseErrors = 20
 // detected from the header line among , ; and tab, RFC 4180 quoting. Every
 // cell keeps its line (the line its field starts on, so multi-line quoted
 // fields do not shift later lines) and column. emit must not keep the
-// record's Cells map: it is reused for the next row.
+// record's Cells map nor its Counters slice: they are reused for the next
+// row.
 func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -98,6 +99,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		firstBadN    int
 		utf8Reported bool
 		cells        map[string]pipeline.Cell
+		counterCells []pipeline.CounterCell
 		emitted      int
 	)
 	nextLine := skipped + 1 // where the next record starts, as far as known
@@ -140,14 +142,16 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		}
 		records++
 		line := pos(0)
-		if !utf8Reported {
-			for _, f := range fields {
-				if !utf8.ValidString(f) {
-					utf8Reported = true
-					ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
-					break
-				}
+		rowValid := true // every field is UTF-8 (strings.ToValidUTF8 would change none)
+		for _, f := range fields {
+			if !utf8.ValidString(f) {
+				rowValid = false
+				break
 			}
+		}
+		if !rowValid && !utf8Reported {
+			utf8Reported = true
+			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
 		}
 		if hdr == nil && long == nil {
 			if records > flatHeaderRows {
@@ -189,22 +193,43 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		// as it is: every row has every column (a row with another number
 		// of fields is not read), so each row sets every key again, and
 		// updating a key allocates nothing where a new key would.
+		// The counter columns go to a slice, reused as the map is: every
+		// row has the same columns, so each place of the slice keeps its
+		// column's name and origin, and a row sets its line, kind and text.
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
 		nonBlank := false
+		k := 0
 		for i, f := range fields {
 			name, ok := hdr.name(i + 1)
 			if !ok {
 				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: pos(i), Column: i + 1}, f, ps)
 				continue
 			}
-			c := pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}}
+			kind, text := pipeline.CellBlank, ""
 			if strings.TrimSpace(f) != "" {
-				c.Kind = pipeline.CellText
-				c.Text = CSVUnsafeField(strings.ToValidUTF8(f, "\uFFFD"))
+				kind = pipeline.CellText
+				if !rowValid {
+					f = strings.ToValidUTF8(f, "\uFFFD")
+				}
+				text = CSVUnsafeField(f)
 				nonBlank = true
 			}
-			rec.Cells[name] = c
+			if strings.HasPrefix(name, pipeline.CounterPrefix) {
+				if k == len(counterCells) {
+					counterCells = append(counterCells, pipeline.CounterCell{})
+				}
+				cc := &counterCells[k]
+				k++
+				if cc.Name != name || cc.Cell.Origin.Column != i+1 {
+					*cc = pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}}
+				}
+				cc.Cell.Origin.Row = pos(i)
+				cc.Cell.Kind, cc.Cell.Text = kind, text
+				continue
+			}
+			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}, Kind: kind, Text: text}
 		}
+		rec.Counters = counterCells[:k]
 		if !nonBlank {
 			continue // nothing in the columns read (a note in an ignored column)
 		}

@@ -47,6 +47,10 @@ type Assembler struct {
 	lastColumns         CounterColumns
 	lastKnown           bool
 
+	// Per place of Record.Counters, for the table memoFile and memoSheet.
+	memo                []asmCounterMemo
+	memoFile, memoSheet string
+
 	bound    *ProblemBound // nil: every problem kept
 	admitted int           // problems[:admitted] have passed the bound
 }
@@ -73,6 +77,10 @@ type asmTotals struct {
 	hasTotal          bool
 	hasGrand, hasTemp bool
 	levels            []string // the occupational levels' counters; nil when the catalog lacks one
+
+	// The catalog indices of total, grand, temp (-1 when absent) and levels.
+	totalI, grandI, tempI int
+	levelsI               []int
 }
 
 // NewAssembler returns an Assembler checking counter names against cat (nil
@@ -95,6 +103,10 @@ func NewAssembler(cat *Catalog) *Assembler {
 					break
 				}
 				t.levels = append(t.levels, name)
+			}
+			t.totalI, t.grandI, t.tempI = cat.Index(t.total), cat.Index(t.grand), cat.Index(t.temp)
+			for _, name := range t.levels {
+				t.levelsI = append(t.levelsI, cat.Index(name))
 			}
 			a.totals = append(a.totals, t)
 		}
@@ -599,59 +611,139 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 // own row are described by the table's shared CounterColumns; only the
 // others (grid cells) get an Origin each.
 func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterColumns) {
-	counters := NewCounters(a.cat)
-	var cells map[string]Origin
-	columns, known := a.tableColumns(rec.Origin)
-	row := rec.Origin.Row
-	var rowDigits [20]byte
-	rowSuffix := strconv.AppendInt(rowDigits[:0], int64(row), 10)
+	cs := asmCounterState{counters: NewCounters(a.cat), row: rec.Origin.Row}
+	cs.columns, cs.known = a.tableColumns(rec.Origin)
 	for name, c := range rec.Cells {
 		if !strings.HasPrefix(name, CounterPrefix) {
 			continue
 		}
-		prev, seen := columns[name] // a name in columns is in the catalog
-		if !seen && !a.cat.Has(name) {
-			o := asmOriginOf(c, rec, name)
-			k := o.File + "|" + o.Sheet + "|" + name
-			if !a.unknown[k] {
-				a.unknown[k] = true
-				a.problems = append(a.problems, Problem{Severity: Error, Origin: asmKeep(o), Value: name,
-					Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
-					Suggestions: a.cat.Suggest(name, 3), Code: CodeUnknownCounter})
-			}
-			continue
+		a.counter(&cs, &rec, name, &c, nil)
+	}
+	if len(rec.Counters) > 0 {
+		if rec.Origin.File != a.memoFile || rec.Origin.Sheet != a.memoSheet || len(a.memo) != len(rec.Counters) {
+			a.memoFile, a.memoSheet = rec.Origin.File, rec.Origin.Sheet
+			a.memo = make([]asmCounterMemo, len(rec.Counters))
 		}
-		n, set, err := CounterValue(c)
-		if err != nil {
-			a.errorf(asmOriginOf(c, rec, name), asmCellText(c), "%s: %v", name, err)
-			continue
-		}
-		if !set {
-			continue
-		}
-		counters.Set(a.cat.index[name], n)
-		o := asmOriginOf(c, rec, name)
-		if seen {
-			if asmInColumn(o, prev, row, rowSuffix) {
+		for i := range rec.Counters {
+			cc := &rec.Counters[i]
+			if !strings.HasPrefix(cc.Name, CounterPrefix) {
 				continue
 			}
-		} else if col, ok := columnOf(o, row); ok {
-			if !known {
-				columns, known = CounterColumns{}, true
-				a.setTableColumns(rec.Origin, columns)
-			}
-			columns[name] = col
-			continue
+			a.counter(&cs, &rec, cc.Name, &cc.Cell, &a.memo[i])
 		}
-		if cells == nil {
-			cells = make(map[string]Origin)
+	}
+	if !cs.known {
+		cs.columns = nil
+	}
+	return cs.counters, cs.cells, cs.columns
+}
+
+// asmCounterState is counters' state while it reads one record.
+type asmCounterState struct {
+	counters Counters
+	cells    map[string]Origin
+	columns  CounterColumns
+	known    bool
+	row      int
+	digits   [20]byte
+	ndigits  int // len of cs.row in decimal in digits; 0 until rowSuffix
+}
+
+// rowSuffix returns the record's row in decimal.
+func (cs *asmCounterState) rowSuffix() []byte {
+	if cs.ndigits == 0 {
+		cs.ndigits = len(strconv.AppendInt(cs.digits[:0], int64(cs.row), 10))
+	}
+	return cs.digits[:cs.ndigits]
+}
+
+// asmCounterMemo remembers, for one place of Record.Counters, the catalog
+// index of the name last read there and its column in the table's
+// CounterColumns, so that the next row with the same name in that place
+// (the reader's same string) looks up neither.
+type asmCounterMemo struct {
+	name  string
+	index int
+	col   Origin
+	seen  bool // col is the name's entry in the table's CounterColumns
+}
+
+// counter validates one counter cell of a record (see counters); memo,
+// when not nil, is its place's asmCounterMemo.
+func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Cell, memo *asmCounterMemo) {
+	var (
+		prev  *Origin
+		seen  bool
+		index int
+	)
+	switch {
+	case memo != nil && memo.name == name && memo.seen:
+		// A table's CounterColumns entry, once made, does not change.
+		prev, seen, index = &memo.col, true, memo.index
+	default:
+		var col Origin
+		col, seen = cs.columns[name] // a name in columns is in the catalog
+		prev = &col
+		index = a.cat.Index(name)
+		if memo != nil {
+			*memo = asmCounterMemo{name: name, index: index, col: col, seen: seen}
 		}
-		cells[name] = asmKeep(o)
 	}
-	if !known {
-		columns = nil
+	if !seen && index < 0 {
+		o := asmOriginOf(*c, *rec, name)
+		k := o.File + "|" + o.Sheet + "|" + name
+		if !a.unknown[k] {
+			a.unknown[k] = true
+			a.problems = append(a.problems, Problem{Severity: Error, Origin: asmKeep(o), Value: name,
+				Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
+				Suggestions: a.cat.Suggest(name, 3), Code: CodeUnknownCounter})
+		}
+		return
 	}
-	return counters, cells, columns
+	var (
+		n   int64
+		set bool
+		err error
+	)
+	if c.Kind == CellText {
+		// CounterValue's first case, without copying the cell.
+		n, set = valPlainDigits(strings.TrimSpace(c.Text))
+	}
+	if !set {
+		n, set, err = CounterValue(*c)
+	}
+	if err != nil {
+		a.errorf(asmOriginOf(*c, *rec, name), asmCellText(*c), "%s: %v", name, err)
+		return
+	}
+	if !set {
+		return
+	}
+	cs.counters.Set(index, n)
+	o := &c.Origin // asmOriginOf's, without copying the usual cell's
+	if o.File == "" || o.Header == "" {
+		oc := asmOriginOf(*c, *rec, name)
+		o = &oc
+	}
+	if seen {
+		if asmInColumn(o, prev, cs.row, cs.rowSuffix()) {
+			return
+		}
+	} else if col, ok := columnOf(*o, cs.row); ok {
+		if !cs.known {
+			cs.columns, cs.known = CounterColumns{}, true
+			a.setTableColumns(rec.Origin, cs.columns)
+		}
+		cs.columns[name] = col
+		if memo != nil && memo.name == name {
+			memo.col, memo.seen = col, true
+		}
+		return
+	}
+	if cs.cells == nil {
+		cs.cells = make(map[string]Origin)
+	}
+	cs.cells[name] = asmKeep(*o)
 }
 
 // tableColumns returns the CounterColumns of the table (file and sheet)
@@ -674,7 +766,7 @@ func (a *Assembler) setTableColumns(o Origin, columns CounterColumns) {
 
 // asmInColumn reports whether columnOf(o, row) gives col, without building
 // the column's Origin: rowSuffix is row in decimal.
-func asmInColumn(o, col Origin, row int, rowSuffix []byte) bool {
+func asmInColumn(o, col *Origin, row int, rowSuffix []byte) bool {
 	if row <= 0 || o.Row != row || o.File != col.File || o.Sheet != col.Sheet || o.Column != col.Column || o.Header != col.Header || col.Row != 0 {
 		return false
 	}
@@ -1033,12 +1125,24 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 }
 
 func (a *Assembler) totalWarnings(t *InputTarget) {
+	// Targets read here have the Assembler's catalog; look counters up by
+	// their index in it rather than by name.
+	byIndex := t.Counters.Catalog() == a.cat
+	get := func(name string, i int) (int64, bool) {
+		if !byIndex {
+			return t.Counters.ByName(name)
+		}
+		if i < 0 {
+			return 0, false
+		}
+		return t.Counters.Get(i)
+	}
 	for i := range a.totals {
 		tn := &a.totals[i]
-		total, totalSet := t.Counters.ByName(tn.total)
+		total, totalSet := get(tn.total, tn.totalI)
 		sum, complete := int64(0), tn.levels != nil
-		for _, name := range tn.levels {
-			v, set := t.Counters.ByName(name)
+		for j, name := range tn.levels {
+			v, set := get(name, tn.levelsI[j])
 			if !set {
 				complete = false
 				break
@@ -1048,8 +1152,8 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 		if tn.hasTotal && totalSet && complete && sum != total {
 			a.warnKind("total permanent employees not the sum of the levels", t.CellOf(tn.total), strconv.FormatInt(total, 10), "%s is %d, but the six occupational levels for %s %s add up to %d", tn.total, total, tn.race, tn.gender, sum)
 		}
-		grand, grandSet := t.Counters.ByName(tn.grand)
-		temp, tempSet := t.Counters.ByName(tn.temp)
+		grand, grandSet := get(tn.grand, tn.grandI)
+		temp, tempSet := get(tn.temp, tn.tempI)
 		if tn.hasGrand && tn.hasTemp && tn.hasTotal && grandSet && tempSet && totalSet && grand != total+temp {
 			a.warnKind("grand total not permanent plus temporary employees", t.CellOf(tn.grand), strconv.FormatInt(grand, 10), "%s is %d, but total permanent (%d) plus temporary (%d) employees for %s %s is %d", tn.grand, grand, total, temp, tn.race, tn.gender, total+temp)
 		}

@@ -242,6 +242,19 @@ type Cell struct {
 type Record struct {
 	Origin Origin // the row (flat) or the grid block (grid)
 	Cells  map[string]Cell
+	// Counters are counter cells (columns named number_of_...) a reader
+	// gives in a slice rather than in Cells, in column order, so that a
+	// row of a wide table costs no map update per counter. A name is in
+	// Cells or in Counters, never in both. A reader may reuse the slice
+	// for its next record, with the same Name strings in the same places.
+	Counters []CounterCell
+}
+
+// CounterCell is one counter cell of a Record: its column's canonical name
+// and the cell.
+type CounterCell struct {
+	Name string
+	Cell Cell
 }
 
 // CompanyIDs are the identifiers of a client company. Empty means not given.
