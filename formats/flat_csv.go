@@ -100,6 +100,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		utf8Reported bool
 		cells        map[string]pipeline.Cell
 		counterCells []pipeline.CounterCell
+		counterCol   []bool // by field: the header names a counter (every row has the header's fields)
 		emitted      int
 	)
 	nextLine := skipped + 1 // where the next record starts, as far as known
@@ -196,6 +197,13 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		// The counter columns go to a slice, reused as the map is: every
 		// row has the same columns, so each place of the slice keeps its
 		// column's name and origin, and a row sets its line, kind and text.
+		if counterCol == nil {
+			counterCol = make([]bool, hdrFields)
+			for i := range counterCol {
+				name, _ := hdr.name(i + 1)
+				counterCol[i] = strings.HasPrefix(name, pipeline.CounterPrefix)
+			}
+		}
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
 		nonBlank := false
 		k := 0
@@ -214,7 +222,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				text = CSVUnsafeField(f)
 				nonBlank = true
 			}
-			if strings.HasPrefix(name, pipeline.CounterPrefix) {
+			if counterCol[i] {
 				if k == len(counterCells) {
 					counterCells = append(counterCells, pipeline.CounterCell{})
 				}

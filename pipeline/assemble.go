@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Assemble validates records (rows of flat tables, blocks of grid
@@ -625,11 +626,11 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 			a.memo = make([]asmCounterMemo, len(rec.Counters))
 		}
 		for i := range rec.Counters {
-			cc := &rec.Counters[i]
-			if !strings.HasPrefix(cc.Name, CounterPrefix) {
-				continue
+			cc, memo := &rec.Counters[i], &a.memo[i]
+			if (memo.name != cc.Name || !memo.seen) && !strings.HasPrefix(cc.Name, CounterPrefix) {
+				continue // (a name the memo holds has the prefix)
 			}
-			a.counter(&cs, &rec, cc.Name, &cc.Cell, &a.memo[i])
+			a.counter(&cs, &rec, cc.Name, &cc.Cell, memo)
 		}
 	}
 	if !cs.known {
@@ -706,8 +707,11 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		err error
 	)
 	if c.Kind == CellText {
-		// CounterValue's first case, without copying the cell.
-		n, set = valPlainDigits(strings.TrimSpace(c.Text))
+		// CounterValue's first case, without copying the cell (digits
+		// alone need no trimming).
+		if n, set = valPlainDigits(c.Text); !set {
+			n, set = valPlainDigits(strings.TrimSpace(c.Text))
+		}
 	}
 	if !set {
 		n, set, err = CounterValue(*c)
@@ -767,7 +771,7 @@ func (a *Assembler) setTableColumns(o Origin, columns CounterColumns) {
 // asmInColumn reports whether columnOf(o, row) gives col, without building
 // the column's Origin: rowSuffix is row in decimal.
 func asmInColumn(o, col *Origin, row int, rowSuffix []byte) bool {
-	if row <= 0 || o.Row != row || o.File != col.File || o.Sheet != col.Sheet || o.Column != col.Column || o.Header != col.Header || col.Row != 0 {
+	if row <= 0 || o.Row != row || o.Column != col.Column || col.Row != 0 || !asmSame(o.File, col.File) || !asmSame(o.Sheet, col.Sheet) || !asmSame(o.Header, col.Header) {
 		return false
 	}
 	if o.Cell == "" {
@@ -781,6 +785,15 @@ func asmInColumn(o, col *Origin, row int, rowSuffix []byte) bool {
 	// col.Cell holds letters only (columnOf made it): o.Cell must be
 	// those letters and the row.
 	return len(o.Cell) == len(col.Cell)+len(rowSuffix) && o.Cell[:len(col.Cell)] == col.Cell && o.Cell[len(col.Cell):] == string(rowSuffix)
+}
+
+// asmSame reports whether a == b, at once when they are the same string
+// (a reader's header names and file name, shared by the cells of a table).
+func asmSame(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b
 }
 
 // columnOf returns o without its row when o is a cell on the given row
