@@ -144,10 +144,17 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		records++
 		line := pos(0)
 		rowValid := true // every field is UTF-8 (strings.ToValidUTF8 would change none)
+	check:
 		for _, f := range fields {
-			if !utf8.ValidString(f) {
-				rowValid = false
-				break
+			for j := 0; j < len(f); j++ {
+				if f[j] >= utf8.RuneSelf {
+					// Not ASCII: the whole field is checked.
+					if !utf8.ValidString(f) {
+						rowValid = false
+						break check
+					}
+					break
+				}
 			}
 		}
 		if !rowValid && !utf8Reported {
@@ -207,14 +214,21 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
 		nonBlank := false
 		k := 0
+		// A record on one line (the usual case) has every field on it.
+		oneLine := pos(len(fields)-1) == line
 		for i, f := range fields {
+			fieldLine := line
+			if !oneLine {
+				fieldLine = pos(i)
+			}
 			name, ok := hdr.name(i + 1)
 			if !ok {
-				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: pos(i), Column: i + 1}, f, ps)
+				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: fieldLine, Column: i + 1}, f, ps)
 				continue
 			}
 			kind, text := pipeline.CellBlank, ""
-			if strings.TrimSpace(f) != "" {
+			// (A first byte that is ASCII and not a space is not trimmed.)
+			if (len(f) > 0 && f[0] > ' ' && f[0] < utf8.RuneSelf) || strings.TrimSpace(f) != "" {
 				kind = pipeline.CellText
 				if !rowValid {
 					f = strings.ToValidUTF8(f, "\uFFFD")
@@ -231,11 +245,11 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				if cc.Name != name || cc.Cell.Origin.Column != i+1 {
 					*cc = pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}}
 				}
-				cc.Cell.Origin.Row = pos(i)
+				cc.Cell.Origin.Row = fieldLine
 				cc.Cell.Kind, cc.Cell.Text = kind, text
 				continue
 			}
-			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: pos(i), Column: i + 1, Header: name}, Kind: kind, Text: text}
+			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
 		}
 		rec.Counters = counterCells[:k]
 		if !nonBlank {

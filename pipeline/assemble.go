@@ -614,11 +614,14 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterColumns) {
 	cs := asmCounterState{counters: NewCounters(a.cat), row: rec.Origin.Row}
 	cs.columns, cs.known = a.tableColumns(rec.Origin)
-	for name, c := range rec.Cells {
-		if !strings.HasPrefix(name, CounterPrefix) {
-			continue
+	if len(rec.Counters) == 0 {
+		// (A reader that gives Counters puts no counter in Cells.)
+		for name, c := range rec.Cells {
+			if !strings.HasPrefix(name, CounterPrefix) {
+				continue
+			}
+			a.counter(&cs, &rec, name, &c, nil)
 		}
-		a.counter(&cs, &rec, name, &c, nil)
 	}
 	if len(rec.Counters) > 0 {
 		if rec.Origin.File != a.memoFile || rec.Origin.Sheet != a.memoSheet || len(a.memo) != len(rec.Counters) {
@@ -627,7 +630,20 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 		}
 		for i := range rec.Counters {
 			cc, memo := &rec.Counters[i], &a.memo[i]
-			if (memo.name != cc.Name || !memo.seen) && !strings.HasPrefix(cc.Name, CounterPrefix) {
+			if memo.seen && memo.name == cc.Name {
+				// counter's usual case, inline: a cell of a known
+				// column, blank or plain digits, on the record's row.
+				c := &cc.Cell
+				if c.Kind == CellBlank {
+					continue
+				}
+				if c.Kind == CellText && c.Origin.File != "" && c.Origin.Header != "" {
+					if n, ok := valPlainDigits(c.Text); ok && asmInColumn(&c.Origin, &memo.col, cs.row, cs.rowSuffix()) {
+						cs.counters.Set(memo.index, n)
+						continue
+					}
+				}
+			} else if !strings.HasPrefix(cc.Name, CounterPrefix) {
 				continue // (a name the memo holds has the prefix)
 			}
 			a.counter(&cs, &rec, cc.Name, &cc.Cell, memo)

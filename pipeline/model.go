@@ -244,8 +244,9 @@ type Record struct {
 	Cells  map[string]Cell
 	// Counters are counter cells (columns named number_of_...) a reader
 	// gives in a slice rather than in Cells, in column order, so that a
-	// row of a wide table costs no map update per counter. A name is in
-	// Cells or in Counters, never in both. A reader may reuse the slice
+	// row of a wide table costs no map update per counter. A reader that
+	// gives Counters puts no counter in Cells (which are then not searched
+	// for counters). A reader may reuse the slice
 	// for its next record, with the same Name strings in the same places.
 	Counters []CounterCell
 }
