@@ -638,7 +638,7 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 					continue
 				}
 				if c.Kind == CellText && c.Origin.File != "" && c.Origin.Header != "" {
-					if n, ok := valPlainDigits(c.Text); ok && asmInPlainColumn(&c.Origin, &memo.col, cs.row) {
+					if n, ok := valPlainDigits(c.Text); ok && asmInPlainColumn(&c.Origin, memo.col, cs.row) {
 						cs.counters.Set(memo.index, n)
 						continue
 					}
@@ -680,9 +680,9 @@ func (cs *asmCounterState) rowSuffix() []byte {
 // (the reader's same string) looks up neither.
 type asmCounterMemo struct {
 	name  string
+	col   *Origin // a copy of the name's entry in the table's CounterColumns; nil when it has none
 	index int
-	col   Origin
-	seen  bool // col is the name's entry in the table's CounterColumns
+	seen  bool // col is set
 }
 
 // counter validates one counter cell of a record (see counters); memo,
@@ -696,14 +696,17 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	switch {
 	case memo != nil && memo.name == name && memo.seen:
 		// A table's CounterColumns entry, once made, does not change.
-		prev, seen, index = &memo.col, true, memo.index
+		prev, seen, index = memo.col, true, memo.index
 	default:
 		var col Origin
 		col, seen = cs.columns[name] // a name in columns is in the catalog
 		prev = &col
 		index = a.cat.Index(name)
 		if memo != nil {
-			*memo = asmCounterMemo{name: name, index: index, col: col, seen: seen}
+			*memo = asmCounterMemo{name: name, index: index, seen: seen}
+			if seen {
+				memo.col = prev
+			}
 		}
 	}
 	if !seen && index < 0 {
@@ -756,7 +759,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		}
 		cs.columns[name] = col
 		if memo != nil && memo.name == name {
-			memo.col, memo.seen = col, true
+			memo.col, memo.seen = &col, true
 		}
 		return
 	}
