@@ -100,7 +100,8 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		utf8Reported bool
 		cells        map[string]pipeline.Cell
 		counterCells []pipeline.CounterCell
-		counterCol   []bool // by field: the header names a counter (every row has the header's fields)
+		counterCol   []bool   // by field: the header names a counter (every row has the header's fields)
+		colNames     []string // by field: hdr.name
 		emitted      int
 	)
 	nextLine := skipped + 1 // where the next record starts, as far as known
@@ -205,10 +206,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		// row has the same columns, so each place of the slice keeps its
 		// column's name and origin, and a row sets its line, kind and text.
 		if counterCol == nil {
-			counterCol = make([]bool, hdrFields)
+			counterCol, colNames = make([]bool, hdrFields), make([]string, hdrFields)
 			for i := range counterCol {
-				name, _ := hdr.name(i + 1)
-				counterCol[i] = strings.HasPrefix(name, pipeline.CounterPrefix)
+				colNames[i], _ = hdr.name(i + 1)
+				counterCol[i] = strings.HasPrefix(colNames[i], pipeline.CounterPrefix)
 			}
 		}
 		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
@@ -221,8 +222,8 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			if !oneLine {
 				fieldLine = pos(i)
 			}
-			name, ok := hdr.name(i + 1)
-			if !ok {
+			name := colNames[i] // hdr.name(i + 1): "" for a column not read
+			if name == "" {
 				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: fieldLine, Column: i + 1}, f, ps)
 				continue
 			}

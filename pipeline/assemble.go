@@ -1181,15 +1181,15 @@ func asmMaybeAbove(c, d Counters, i int) bool {
 func (a *Assembler) totalWarnings(t *InputTarget) {
 	// Targets read here have the Assembler's catalog; look counters up by
 	// their index in it rather than by name.
-	byIndex := t.Counters.Catalog() == a.cat
-	get := func(name string, i int) (int64, bool) {
-		if !byIndex {
-			return t.Counters.ByName(name)
-		}
+	c := t.Counters
+	if c.Catalog() != a.cat {
+		c, _ = CountersIn(a.cat, c.Map()) // (not reached: Add makes every target's counters)
+	}
+	get := func(_ string, i int) (int64, bool) {
 		if i < 0 {
 			return 0, false
 		}
-		return t.Counters.Get(i)
+		return c.Get(i)
 	}
 	for i := range a.totals {
 		tn := &a.totals[i]
