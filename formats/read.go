@@ -257,22 +257,7 @@ func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog
 
 // readNotRegular says what a path that is not a regular file is.
 func readNotRegular(m fs.FileMode) string {
-	what := "a special file"
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a block device"
-	case m.IsDir():
-		what = "a folder"
-	case m&fs.ModeIrregular != 0:
-		what = "an irregular file"
-	}
-	return "the path is " + what + ", not a regular file; eepipe reads only regular .xlsx and .csv files"
+	return "the path is " + pipeline.FileKind(m) + ", not a regular file; eepipe reads only regular .xlsx and .csv files"
 }
 
 // flatHeaderCell is one cell of a header row.

@@ -21,7 +21,7 @@ func openSmallFile(path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, FileKind(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -30,8 +30,10 @@ func openSmallFile(path string) (io.ReadCloser, error) {
 	return &boundedFile{f: f, left: maxSmallFile}, nil
 }
 
-// fileKind names what a path that is not a regular file is.
-func fileKind(m fs.FileMode) string {
+// FileKind names what a path that is not a regular file is ("a named
+// pipe (FIFO)", "a character device", ...), for the messages of every
+// reader that accepts only regular files.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
@@ -43,6 +45,8 @@ func fileKind(m fs.FileMode) string {
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a block device"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
 	}
 	return "a special file"
 }

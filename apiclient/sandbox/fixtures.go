@@ -88,8 +88,23 @@ func DefaultFixtures() *Fixtures {
 	return fx
 }
 
-// LoadFixtures reads and validates a fixtures file.
+// maxFixturesFile bounds a fixtures file (the example is a few KiB).
+const maxFixturesFile = 64 << 20
+
+// LoadFixtures reads and validates a fixtures file: a regular file (a
+// named pipe would block the start, a device never end) of at most
+// maxFixturesFile bytes.
 func LoadFixtures(path string) (*Fixtures, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("fixtures: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("fixtures: %s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > maxFixturesFile {
+		return nil, fmt.Errorf("fixtures: %s is larger than %d MiB", path, maxFixturesFile>>20)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("fixtures: %w", err)

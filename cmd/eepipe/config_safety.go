@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // configFileWarnings are the warnings about who else can change the
@@ -133,7 +135,7 @@ func readSmallRegularFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, specialFileKind(st.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, pipeline.FileKind(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -148,21 +150,4 @@ func readSmallRegularFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d KiB, more than a configuration or secret file holds", path, maxConfigFile>>10)
 	}
 	return b, nil
-}
-
-// specialFileKind names what a path that is not a regular file is.
-func specialFileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
 }
