@@ -1150,8 +1150,13 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 		if all == nil {
 			continue
 		}
+		td, ad := t.Counters.d, all.Counters.d
+		fast := td != nil && ad != nil && td.cat == ad.cat && td.small != nil && ad.small != nil
 		for i, name := range names {
-			if !asmMaybeAbove(t.Counters, all.Counters, i) {
+			// Where both are laid out by one catalog in 32-bit values,
+			// the usual case (not set in both, or not above) is seen
+			// without Get.
+			if fast && (td.set[i>>6]&ad.set[i>>6]&(uint64(1)<<(uint(i)&63)) == 0 || td.small[i] <= ad.small[i]) {
 				continue
 			}
 			d, okD := t.Counters.Get(i)
@@ -1164,18 +1169,6 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 			}
 		}
 	}
-}
-
-// asmMaybeAbove reports whether the counter at i may be set in both c and
-// d with c's value above d's: false when both are laid out by one catalog
-// in 32-bit values and it is not (the usual case, checked without Get).
-func asmMaybeAbove(c, d Counters, i int) bool {
-	cd, dd := c.d, d.d
-	if cd == nil || dd == nil || cd.cat != dd.cat || cd.small == nil || dd.small == nil {
-		return true
-	}
-	bit := uint64(1) << (uint(i) & 63)
-	return cd.set[i>>6]&dd.set[i>>6]&bit != 0 && cd.small[i] > dd.small[i]
 }
 
 func (a *Assembler) totalWarnings(t *InputTarget) {
