@@ -78,6 +78,14 @@ func benchRow(i int) []string {
 
 func writeBenchXLSX(b *testing.B, path string, rows int) {
 	b.Helper()
+	writeTableXLSX(b, path, benchHeader(), rows, benchRow)
+}
+
+// writeTableXLSX writes a flat workbook (sheet Targets, streamed): the
+// header, then rows rows from row(i), whose fields from the ninth on
+// (the counters) are written as numbers.
+func writeTableXLSX(b *testing.B, path string, header []string, rows int, row func(i int) []string) {
+	b.Helper()
 	f := excelize.NewFile()
 	defer f.Close()
 	_ = f.SetSheetName("Sheet1", "Targets")
@@ -97,12 +105,12 @@ func writeBenchXLSX(b *testing.B, path string, rows int) {
 		}
 		return out
 	}
-	if err := sw.SetRow("A1", toAny(benchHeader(), 1<<30)); err != nil {
+	if err := sw.SetRow("A1", toAny(header, 1<<30)); err != nil {
 		b.Fatal(err)
 	}
 	for i := range rows {
 		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := sw.SetRow(cell, toAny(benchRow(i), 8)); err != nil {
+		if err := sw.SetRow(cell, toAny(row(i), 8)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -146,40 +146,7 @@ func costRow(i, n int, noisy bool) []string {
 // writeCostXLSX writes a flat workbook of rows rows with n counters.
 func writeCostXLSX(b *testing.B, path string, rows, n int, noisy bool) {
 	b.Helper()
-	f := excelize.NewFile()
-	defer f.Close()
-	_ = f.SetSheetName("Sheet1", "Targets")
-	sw, err := f.NewStreamWriter("Targets")
-	if err != nil {
-		b.Fatal(err)
-	}
-	toAny := func(ss []string, numericFrom int) []any {
-		out := make([]any, len(ss))
-		for i, s := range ss {
-			if i >= numericFrom {
-				v, _ := strconv.Atoi(s)
-				out[i] = v
-			} else {
-				out[i] = s
-			}
-		}
-		return out
-	}
-	if err := sw.SetRow("A1", toAny(costHeader(n), 1<<30)); err != nil {
-		b.Fatal(err)
-	}
-	for i := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := sw.SetRow(cell, toAny(costRow(i, n, noisy), 8)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := sw.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.SaveAs(path); err != nil {
-		b.Fatal(err)
-	}
+	writeTableXLSX(b, path, costHeader(n), rows, func(i int) []string { return costRow(i, n, noisy) })
 }
 
 // writeCostCSV writes a flat CSV of rows rows with n counters.
