@@ -18,18 +18,11 @@ func TestGridSparseRowsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads in a process of its own")
 	}
-	parts := xlsxParts(t, smallFlatXLSX(t, nil))
 	var b strings.Builder
-	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
 	for r := 1; r <= 400; r++ {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
-	b.WriteString(`</sheetData></worksheet>`)
-	parts[fuzzSheetPart] = []byte(b.String())
-	path := filepath.Join(t.TempDir(), "sparse.xlsx")
-	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
 	peak, out := hostileReadInProcess(t, path, 0)
 	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
 	if !strings.Contains(out, "oversized") || !strings.Contains(out, "spread over more than") {
@@ -45,18 +38,11 @@ func TestGridSparseRowsBounded(t *testing.T) {
 // whose rows spread over more than gridMaxTextSlots cells (here 300 rows
 // of one cell in column XFD, 4.9 million) is not annotated.
 func TestAnnotateSparseRowsRefused(t *testing.T) {
-	parts := xlsxParts(t, smallFlatXLSX(t, nil))
 	var b strings.Builder
-	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
 	for r := 1; r <= 300; r++ {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
-	b.WriteString(`</sheetData></worksheet>`)
-	parts[fuzzSheetPart] = []byte(b.String())
-	path := filepath.Join(t.TempDir(), "sparse.xlsx")
-	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
 	if _, err := annotateCheckSize(path); !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
 		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
 	}
@@ -70,9 +56,7 @@ func TestGridDenseSheetBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads in a process of its own")
 	}
-	parts := xlsxParts(t, smallFlatXLSX(t, nil))
 	var b strings.Builder
-	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
 	for r := 1; r <= 10000; r++ {
 		fmt.Fprintf(&b, `<row r="%d">`, r)
 		for c := 0; c < 100; c++ {
@@ -80,12 +64,7 @@ func TestGridDenseSheetBounded(t *testing.T) {
 		}
 		b.WriteString(`</row>`)
 	}
-	b.WriteString(`</sheetData></worksheet>`)
-	parts[fuzzSheetPart] = []byte(b.String())
-	path := filepath.Join(t.TempDir(), "dense.xlsx")
-	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := sheetDataXLSX(t, "dense.xlsx", b.String())
 	peak, out := hostileReadInProcess(t, path, 0)
 	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
 	if !strings.Contains(out, "oversized") || !strings.Contains(out, "a grid plan sheet holds a few thousand") {
@@ -94,4 +73,17 @@ func TestGridDenseSheetBounded(t *testing.T) {
 	if peak > 200e6 && !hostileRace {
 		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
 	}
+}
+
+// sheetDataXLSX writes a small workbook whose sheet holds rows (the XML
+// inside <sheetData>) as name in a temporary folder and returns its path.
+func sheetDataXLSX(t *testing.T, name, rows string) string {
+	t.Helper()
+	parts := xlsxParts(t, smallFlatXLSX(t, nil))
+	parts[fuzzSheetPart] = []byte(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
