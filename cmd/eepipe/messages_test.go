@@ -242,18 +242,7 @@ func TestRecalcOwnerWithARefusedKey(t *testing.T) {
 // exits 1 (the targets are not shown to be met for every plan).
 func TestCheckServerOneAccountRefused(t *testing.T) {
 	e := newCkEnv(t)
-	for _, a := range []struct{ key, secret, name string }{
-		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
-		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
-	} {
-		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createAccountPlans(t, e.srv.URL)
 	cfg := e.path("eepipe.yaml")
 	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
 		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
@@ -327,18 +316,7 @@ func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 // and writes nothing.
 func TestExportOneAccountRefused(t *testing.T) {
 	e := newCkEnv(t)
-	for _, a := range []struct{ key, secret, name string }{
-		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
-		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
-	} {
-		c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: a.key, APISecret: a.secret})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createAccountPlans(t, e.srv.URL)
 	cfg := e.path("eepipe.yaml")
 	if err := os.WriteFile(cfg, []byte("base_url: "+e.srv.URL+"\nlookup:\n  url: "+e.srv.URL+"\n  username: consultant\n  password_env: LOOKUP_PASS\naccounts:\n  - name: acme\n    company_id: 8ovHrj\n    api_key: mpk_sandbox_acme\n    api_secret_env: ACME_SECRET\n"+
 		"  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: mpk_sandbox_bluecrane\n    api_secret_env: CRANE_SECRET\n"), 0o600); err != nil {
@@ -384,5 +362,23 @@ func TestExportOneAccountRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(none); err == nil {
 		t.Error("a file was written although no account could be read")
+	}
+}
+
+// createAccountPlans creates one plan on each of the sandbox's two example
+// accounts ("Acme plan" on acme, "Crane plan" on bluecrane).
+func createAccountPlans(t *testing.T, url string) {
+	t.Helper()
+	for _, a := range []struct{ key, secret, name string }{
+		{"mpk_sandbox_acme", "sandbox-secret-acme", "Acme plan"},
+		{"mpk_sandbox_bluecrane", "sandbox-secret-bluecrane", "Crane plan"},
+	} {
+		c, err := apiclient.New(apiclient.Options{BaseURL: url, APIKey: a.key, APISecret: a.secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreatePlan(context.Background(), apiclient.PlanCreate{Name: a.name, StartDate: "2025-09-01", EndDate: "2026-08-31", Sector: "Construction"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
