@@ -144,6 +144,14 @@ func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) erro
 	return r.j.PlanWritten(ctx, w)
 }
 
+// FieldsApplied implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.FieldsApplied(ctx, ws)
+}
+
 // lockStoreAccounts takes the store's lock on every account the change set
 // acts on (writes to, or records as in sync), in name order; a lock held past --lock-wait is fatal.
 func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {

@@ -296,7 +296,7 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DELETE FROM eepipe_schema WHERE version > 1`} {
+			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DROP TABLE eepipe_last_fields`, `DELETE FROM eepipe_schema WHERE version > 1`} {
 				if _, err := s.db.Exec(stmt); err != nil {
 					t.Fatal(err)
 				}
@@ -313,6 +313,14 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 			pw, err := s2.PlanWrites(ctx, pipeline.HistoryQuery{Account: "acme"})
 			if err != nil || len(pw) != 1 || pw[0].RunID != run {
 				t.Fatalf("plan writes %+v, %v", pw, err)
+			}
+			// Migration 4: the last plan field values.
+			if err := s2.RecordFields(ctx, run, []pipeline.FieldWrite{{Account: "acme", PlanID: 3, Field: "name", Value: "P"}}); err != nil {
+				t.Fatal(err)
+			}
+			lf, err := s2.LastFields(ctx, "svc", "acme", []int64{3})
+			if err != nil || lf[pipeline.FieldKey{PlanID: 3, Field: "name"}].Value != "P" {
+				t.Fatalf("last fields %+v, %v", lf, err)
 			}
 		})
 	}
