@@ -370,6 +370,9 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 	w := r.targetWrite(d, planID, t, created, err)
 	if jerr := r.opts.Journal.TargetWritten(ctx, w); jerr != nil {
 		r.journalFailed(jerr)
+		if err == nil {
+			return fmt.Errorf("%s (target %d): written, but the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+		}
 		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
 	}
 	return nil
