@@ -281,3 +281,60 @@ func TestStateStoreFailureStopsApply(t *testing.T) {
 		t.Errorf("report rows %v, want 2 updated and 2 not applied:\n%s", outcomes, b)
 	}
 }
+
+// TestSavedChangeSetGuardsFields: a saved change set carries each plan
+// field it writes with the service value it was computed against; a field
+// changed on the service since is drift (nothing written, exit 1), and
+// the field it writes counts as applied by its run.
+func TestSavedChangeSetGuardsFields(t *testing.T) {
+	s := newStateEnv(t, "")
+	sb := s.srv.Sandbox
+	secA, secB, secC := pipeline.Sectors[0], pipeline.Sectors[4], pipeline.Sectors[5]
+	if r := s.eepipe("apply", s.fieldsCSV("new.csv", 0, "Signed", secA, cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	id, _, _, _ := s.target("Signed")
+	v2 := s.fieldsCSV("v2.csv", id, "Signed", secC, cAMT, 1)
+	cs := filepath.Join(s.dir, "changes.json")
+	if r := s.eepipe("diff", v2, "-o", cs); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	b, err := os.ReadFile(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := pipeline.ParseSaved(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Plans) != 1 || len(saved.Plans[0].Fields) != 1 ||
+		saved.Plans[0].Fields[0] != (pipeline.SavedField{Field: "sector", Expected: secA, New: secC}) {
+		t.Fatalf("saved plans %+v", saved.Plans)
+	}
+	// The client changes the sector: the set has drifted.
+	s.serviceRename(id, "", secB)
+	sb.ResetStats()
+	r := s.eepipe("apply", cs, "--no-recalc")
+	if r.code != 1 || sb.Stats().Writes != 0 || !strings.Contains(r.err, "nothing was sent") ||
+		!strings.Contains(r.err, `sector: the change set expects "`+secA+`" on the service, it now holds "`+secB+`"`) {
+		t.Fatalf("drifted change set: exit %d, %d writes\n%s", r.code, sb.Stats().Writes, r.err)
+	}
+	if _, sec := s.servicePlan(id); sec != secB {
+		t.Fatalf("service sector %q after the refused set", sec)
+	}
+	// Back to what it was computed against: it applies.
+	s.serviceRename(id, "", secA)
+	if r := s.eepipe("apply", cs, "--no-recalc"); r.code != 0 {
+		t.Fatalf("change set: exit %d\n%s", r.code, r.err)
+	}
+	if _, sec := s.servicePlan(id); sec != secC {
+		t.Fatalf("service sector %q after the set, want %q", sec, secC)
+	}
+	// What it wrote is the value last applied: a later change on the
+	// service is recognised against it.
+	s.serviceRename(id, "", secB)
+	r = s.eepipe("apply", v2, "--no-recalc")
+	if r.code != 1 || !strings.Contains(r.err, `field sector: file "`+secC+`", service "`+secB+`", last applied "`+secC+`" by run 2`) {
+		t.Fatalf("apply after the set: exit %d\n%s", r.code, r.err)
+	}
+}
