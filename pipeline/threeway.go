@@ -278,26 +278,31 @@ func HoldServiceChanges(cs *ChangeSet, overwrite bool) []HeldChange {
 // HoldPlanChanges moves the changes of one update apply must not make by
 // default (ClassService and ClassBoth) from each target's Changes to its
 // Held and from the plan's Fields (and Meta) to its HeldFields, and turns
-// an update left with nothing to send into ActionUnchanged. It returns
-// what it held back. With overwrite it holds nothing back and returns what
-// would have been held. Other actions are left alone (a recreate's fields
-// are classified but written: the recreate is asked for explicitly).
+// an update left with nothing to send into ActionUnchanged. For a
+// recreate it holds the name, sector and scorecard_id the same way: the
+// new plan is created with the service's value. It returns what it held
+// back. With overwrite it holds nothing back and returns what would have
+// been held. Other actions are left alone.
 func HoldPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
-	if d.Action != ActionUpdate {
+	if d.Action != ActionUpdate && d.Action != ActionRecreate {
 		return nil
 	}
 	var held []HeldChange
 	var keepFields []FieldChange
 	for _, f := range d.Fields {
-		if !f.Class.Held() || overwrite {
+		hold := f.Class.Held() && (d.Action == ActionUpdate || f.Field != "start_date" && f.Field != "end_date")
+		if !hold || overwrite {
 			keepFields = append(keepFields, f)
 		}
-		if !f.Class.Held() {
+		if !hold {
 			continue
 		}
 		if !overwrite {
 			d.HeldFields = append(d.HeldFields, f)
 			d.Meta.clear(f.Field)
+			if d.Action == ActionRecreate {
+				d.keepServiceField(f)
+			}
 		}
 		held = append(held, HeldChange{Plan: d, Field: ptr(f)})
 	}
@@ -319,10 +324,41 @@ func HoldPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
 		}
 		t.Changes = keep
 	}
-	if !overwrite && d.Meta.IsZero() && d.TargetsToPatch() == 0 {
+	if !overwrite && d.Action == ActionUpdate && d.Meta.IsZero() && d.TargetsToPatch() == 0 {
 		d.Action = ActionUnchanged
 	}
 	return held
+}
+
+// keepServiceField makes a recreate create its new plan with the
+// service's value of the held field f, and not patch the file's value in
+// after the create (d.source is what the created plan is diffed against;
+// d.Input, the file, is left as read).
+func (d *PlanDiff) keepServiceField(f FieldChange) {
+	var np, src *string
+	switch f.Field {
+	case "name":
+		np = &d.Create.Name
+		if d.source != nil {
+			src = &d.source.Name
+		}
+	case "sector":
+		np = &d.Create.Sector
+		if d.source != nil {
+			src = &d.source.Sector
+		}
+	case "scorecard_id":
+		np = &d.Create.ScorecardID
+		if d.source != nil {
+			src = &d.source.ScorecardID
+		}
+	default:
+		return
+	}
+	*np = f.Old
+	if src != nil {
+		*src = f.Old
+	}
 }
 
 // WriteHeld writes the held changes, one per line, under a heading.

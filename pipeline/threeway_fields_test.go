@@ -231,3 +231,68 @@ func TestApplyRecordsFieldsApplied(t *testing.T) {
 		t.Errorf("held apply journalled %q, want %q", got, want)
 	}
 }
+
+// TestRecreateKeepsServiceField: a recreate (new dates) of a plan whose
+// name the client changed on the service since eepipe applied it creates
+// the new plan with the service's name (held, reported), not the stale
+// workbook's; with overwrite it takes the file's.
+func TestRecreateKeepsServiceField(t *testing.T) {
+	for _, overwrite := range []bool{false, true} {
+		t.Run(fmt.Sprint("overwrite=", overwrite), func(t *testing.T) {
+			w := newWorld()
+			in := func(start string) *InputPlan {
+				return inPlan(acmeCo.VATNumber, "Acme", start, "2030-08-31", "", map[string]int64{amt: 3})
+			}
+			_, rep := run(t, w, []*InputPlan{in("2025-09-01")}, RunOptions{NoRecalc: true})
+			if !rep.OK() {
+				t.Fatal("create not ok")
+			}
+			id := rep.Plans[0].PlanID
+			if _, err := w.acme.UpdatePlan(context.Background(), id, PlanChange{Name: ptr("Renamed by client")}); err != nil {
+				t.Fatal(err)
+			}
+			p := in("2026-09-01")
+			p.PlanID = id
+			r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Diff: DiffOptions{RecreateOnDateChange: true}})
+			cs, err := r.Plan(context.Background(), []*InputPlan{p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := cs.Plans[0]
+			if d.Action != ActionRecreate {
+				t.Fatalf("action %s: %s", d.Action, d.Reason)
+			}
+			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
+				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
+			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+				t.Fatal(err)
+			}
+			classes := map[string]ChangeClass{}
+			for _, f := range d.Fields {
+				classes[f.Field] = f.Class
+			}
+			if classes["name"] != ClassService || classes["start_date"] != ClassFile {
+				t.Fatalf("classes %v", classes)
+			}
+			held := HoldServiceChanges(cs, overwrite)
+			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != ActionRecreate {
+				t.Fatalf("held %v, action %s", held, d.Action)
+			}
+			rep = r.Apply(context.Background(), cs, time.Now())
+			if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+				t.Fatalf("recreate: %s %v", rep.Plans[0].Outcome, rep.Plans[0].Err)
+			}
+			list, _ := w.acme.ListPlans(context.Background())
+			want := "Renamed by client"
+			if overwrite {
+				want = "Acme"
+			}
+			if len(list) != 1 || list[0].Name != want || list[0].StartDate != MustDate("2026-09-01") || list[0].ID == id {
+				t.Fatalf("plans after the recreate %+v, want one named %q from 2026-09-01", list, want)
+			}
+			if p.Name != "Acme" {
+				t.Errorf("the input plan was changed: %q", p.Name)
+			}
+		})
+	}
+}
