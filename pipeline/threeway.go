@@ -97,7 +97,7 @@ type LastFieldSource interface {
 }
 
 // LastValues are the last values eepipe applied to the targets and plan
-// fields of one account: what ClassifyPlan classifies against.
+// fields of one account: what ClassifyPlanWith classifies against.
 type LastValues struct {
 	Counters map[CounterKey]LastWrite
 	Fields   map[FieldKey]LastFieldWrite
@@ -109,7 +109,7 @@ type LastValues struct {
 func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action == ActionRecreate }
 
 // ReadLastValues reads from src the last values applied to the targets and
-// plans of the diffs (all of one account) that ClassifyPlan classifies.
+// plans of the diffs (all of one account) that ClassifyPlanWith classifies.
 // With src nil it returns empty LastValues (every change is no history).
 func ReadLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (LastValues, error) {
 	var lv LastValues
@@ -147,11 +147,25 @@ func ReadLastValues(ctx context.Context, src LastWriteSource, service, account s
 	return lv, nil
 }
 
-// ClassifyPlan sets the Class and Last of every counter change and plan
-// field change of one plan diff from the last values eepipe applied (lv,
-// read for d's account). Counters are classified for updates, fields for
-// updates and recreates; other plans are left alone.
-func ClassifyPlan(d *PlanDiff, lv LastValues) {
+// ClassifyPlan is ClassifyChanges for one plan's diff: it reads the last
+// values applied to d's targets and fields from src (ReadLastValues) and
+// classifies d's changes against them (ClassifyPlanWith). apply
+// classifies each plan as soon as it is compared.
+func ClassifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service string) error {
+	lv, err := ReadLastValues(ctx, src, service, d.Account, d)
+	if err != nil {
+		return err
+	}
+	ClassifyPlanWith(d, lv)
+	return nil
+}
+
+// ClassifyPlanWith sets the Class and Last of every counter change and
+// plan field change of one plan diff from the last values eepipe applied
+// (lv, read for d's account): the three-way rules of Classify and
+// ClassifyField. Counters are classified for updates, fields for updates
+// and recreates; other plans are left alone.
+func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
 	if !classified(d) {
 		return
 	}
@@ -187,7 +201,8 @@ func ClassifyPlan(d *PlanDiff, lv LastValues) {
 // field change of the stored plans of cs (updates, and the fields of
 // recreates; plans to create have no history) from the last values eepipe
 // applied to service. With src nil every change is ClassNoHistory. It
-// reads the store once per account, then applies ClassifyPlan to each plan.
+// reads the store once per account, then applies ClassifyPlanWith to each
+// plan.
 func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, service string) error {
 	byAccount := map[string][]*PlanDiff{}
 	for _, d := range cs.Plans {
@@ -206,7 +221,7 @@ func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, se
 			return err
 		}
 		for _, d := range byAccount[a] {
-			ClassifyPlan(d, lv)
+			ClassifyPlanWith(d, lv)
 		}
 	}
 	return nil

@@ -107,9 +107,17 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			for f, v := range tc.last {
 				src.fields[FieldKey{17, f}] = LastFieldWrite{Value: v, RunID: 2, At: at, File: "v1.csv"}
 			}
+			// The one-plan entry point apply uses, and the batch one.
 			cs := &ChangeSet{Plans: []*PlanDiff{d}}
+			if err := ClassifyPlan(context.Background(), d, src, "svc"); err != nil {
+				t.Fatal(err)
+			}
+			one := fmt.Sprint(d.Fields)
 			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
 				t.Fatal(err)
+			}
+			if fmt.Sprint(d.Fields) != one {
+				t.Errorf("ClassifyPlan %s, ClassifyChanges %v", one, d.Fields)
 			}
 			classes := map[string]ChangeClass{}
 			for _, f := range d.Fields {
@@ -160,7 +168,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 // TestClassifyPlanLeavesCreatesAlone: a plan to create has no history.
 func TestClassifyPlanLeavesCreatesAlone(t *testing.T) {
 	d := Diff(inPlan("", "New", "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
-	ClassifyPlan(d, LastValues{Fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
+	ClassifyPlanWith(d, LastValues{Fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
 	for _, f := range d.Fields {
 		if f.Class != "" || f.Last != nil {
 			t.Errorf("create field %+v classified", f)
