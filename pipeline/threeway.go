@@ -648,6 +648,9 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 	if w.PlanName == "" && p != nil {
 		w.PlanName = p.Name
 	}
+	if w.PlanName == "" && d.Server != nil {
+		w.PlanName = d.Server.Name
+	}
 	if err != nil {
 		w.Outcome = err.Error()
 	}
