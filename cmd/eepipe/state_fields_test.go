@@ -123,6 +123,10 @@ func testThreeWayFields(t *testing.T, s *stateEnv) {
 	if f := got["sector"]; f.Class != pipeline.ClassService || f.LastApplied == nil || f.LastApplied.Value != secA {
 		t.Errorf("reconcile sector = %+v", f)
 	}
+	if r := s.eepipe("reconcile", v1); r.code != 1 ||
+		!strings.Contains(r.out, `name: workbook "Fielded", service "Renamed by client", last applied "Fielded": changed on the service since run 1`) {
+		t.Errorf("reconcile: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
 	recCSV := filepath.Join(s.dir, "rec.csv")
 	if r := s.eepipe("reconcile", v1, "--report", recCSV); r.code != 1 {
 		t.Fatalf("reconcile csv: exit %d\n%s", r.code, r.err)
