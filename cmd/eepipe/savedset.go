@@ -89,7 +89,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if !opts.DryRun {
 		// The accounts' local lock, as for a workbook: one apply per
 		// account at a time on this machine.
-		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, s.Accounts); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/filelock"
 )
 
 // TestHeldFieldNamesItsCell: a plan field apply leaves alone is reported
@@ -59,5 +62,53 @@ func TestHeldFieldNamesItsCell(t *testing.T) {
 		if _, ok := held[0]["origin"]; ok {
 			t.Errorf("held_fields carries the Go struct origin: %v", held[0])
 		}
+	}
+}
+
+// TestApplyLocksOnlyTheAccountsItWrites: with a configuration of two
+// accounts, an apply whose plans all name their account (the account
+// column) locks only those accounts, so an apply to another client of the
+// same configuration is not blocked; a plan routed by its company still
+// locks every account (its account is known only after the lookup).
+func TestApplyLocksOnlyTheAccountsItWrites(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+		pipeline.LockInfo{Command: "eepipe apply acme.xlsx", User: "ops"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	head := "account,company_vat_number,plan_name,start_date,end_date,year_number,target_type," + cAMT + "\n"
+	crane := filepath.Join(e.dir, "crane.csv")
+	writeFile(t, crane, head+"bluecrane,,Crane Locks,2026-09-01,2027-08-31,1,all_employees,3\n", 0o644)
+	acme := filepath.Join(e.dir, "acme.csv")
+	writeFile(t, acme, head+"acme,,Acme Locks,2026-09-01,2027-08-31,1,all_employees,3\n", 0o644)
+	byCompany := filepath.Join(e.dir, "company.csv")
+	writeFile(t, byCompany, head+",4012345678,Acme Locks,2026-09-01,2027-08-31,1,all_employees,3\n", 0o644)
+
+	if r := e.run("--config", e.config, "apply", crane, "--no-recalc", "--no-state"); r.code != 0 {
+		t.Fatalf("apply to bluecrane while acme is locked: exit %d\n%s", r.code, r.err)
+	}
+	if n := len(e.srv.Sandbox.Plans("bluecrane")); n == 0 {
+		t.Fatal("the bluecrane plan was not created")
+	}
+	// A saved change set locks the accounts it holds.
+	crane2 := filepath.Join(e.dir, "crane2.csv")
+	writeFile(t, crane2, head+"bluecrane,,Crane Locks 2,2026-09-01,2027-08-31,1,all_employees,4\n", 0o644)
+	set := filepath.Join(e.dir, "changes.json")
+	if r := e.run("--config", e.config, "diff", crane2, "-o", set, "--state", filepath.Join(e.dir, "state.db")); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	if r := e.run("--config", e.config, "apply", set, "--no-recalc", "--state", filepath.Join(e.dir, "state.db")); r.code != 0 {
+		t.Fatalf("apply of a bluecrane change set while acme is locked: exit %d\n%s", r.code, r.err)
+	}
+	for _, f := range []string{acme, byCompany} {
+		r := e.run("--config", e.config, "apply", f, "--no-recalc", "--no-state")
+		if r.code != ExitFatal || !strings.Contains(r.err, "another eepipe run holds the lock of account acme") {
+			t.Errorf("apply %s while acme is locked: exit %d, want 3 naming the lock\n%s", filepath.Base(f), r.code, r.err)
+		}
+	}
+	if n := len(e.srv.Sandbox.Plans("acme")); n != 0 {
+		t.Errorf("%d acme plans created while acme was locked", n)
 	}
 }
