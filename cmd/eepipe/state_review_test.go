@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
+	"github.com/xuri/excelize/v2"
 )
 
 // TestHeldFieldNamesItsCell: a plan field apply leaves alone is reported
@@ -110,5 +112,61 @@ func TestApplyLocksOnlyTheAccountsItWrites(t *testing.T) {
 	}
 	if n := len(e.srv.Sandbox.Plans("acme")); n != 0 {
 		t.Errorf("%d acme plans created while acme was locked", n)
+	}
+}
+
+// TestSavedFieldNamesItsCell: a saved change set records where each plan
+// field it writes was read, as it does for counters, and the sign-off
+// workbook shows that cell on the field's row.
+func TestSavedFieldNamesItsCell(t *testing.T) {
+	s := newStateEnv(t, "")
+	secA, secB := pipeline.Sectors[0], pipeline.Sectors[4]
+	if r := s.eepipe("apply", s.fieldsCSV("new.csv", 0, "Signed", secA, cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	id, _, _, _ := s.target("Signed")
+	v2 := s.fieldsCSV("v2.csv", id, "Signed", secB, cAMT, 1)
+	set := filepath.Join(s.dir, "changes.json")
+	if r := s.eepipe("diff", v2, "-o", set); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	saved, err := formats.ReadChangeSet(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Plans) != 1 || len(saved.Plans[0].Fields) != 1 {
+		t.Fatalf("saved plans %+v, want one plan with the sector", saved.Plans)
+	}
+	if f := saved.Plans[0].Fields[0]; f.Field != "sector" || f.Cell != "line 2, column 8" || filepath.Base(f.File) != "v2.csv" {
+		t.Errorf("saved field %+v, want sector from v2.csv line 2, column 8", f)
+	}
+	book := filepath.Join(s.dir, "changes.xlsx")
+	if r := s.eepipe("diff", v2, "-o", book); r.code != 1 {
+		t.Fatalf("diff -o xlsx: exit %d\n%s", r.code, r.err)
+	}
+	x, err := excelize.OpenFile(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rows, err := x.GetRows(formats.ChangeSetSheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if len(r) >= 9 && r[5] == "sector" {
+			found = r[8] == "line 2, column 8"
+		}
+	}
+	if !found {
+		t.Errorf("the sign-off sheet's sector row lacks its cell:\n%v", rows)
+	}
+	// The sign-off workbook still applies (its readable sheet matches).
+	if r := s.eepipe("apply", book, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply of the sign-off workbook: exit %d\n%s", r.code, r.err)
+	}
+	if _, sec := s.servicePlan(id); sec != secB {
+		t.Errorf("sector %q after the change set, want %q", sec, secB)
 	}
 }
