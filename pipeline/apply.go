@@ -323,7 +323,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
-			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldUpdates(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Notes = append(res.Notes, notes...)

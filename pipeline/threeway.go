@@ -664,3 +664,14 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 	}
 	return nil
 }
+
+// fieldUpdates describes a metadata update for the run history:
+// `sector "Education" -> "Construction", name "A" -> "B"` (the value
+// before and the value written, as for counters).
+func fieldUpdates(fs []FieldChange) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %q -> %q", f.Field, f.Old, f.New)
+	}
+	return strings.Join(parts, ", ")
+}

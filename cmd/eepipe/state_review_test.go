@@ -170,3 +170,46 @@ func TestSavedFieldNamesItsCell(t *testing.T) {
 		t.Errorf("sector %q after the change set, want %q", sec, secB)
 	}
 }
+
+// TestHistoryShowsFieldValues: the run history says what a metadata
+// update wrote over what, as it does for counters, so an auditor sees
+// which run changed a plan's sector and what it held before.
+func TestHistoryShowsFieldValues(t *testing.T) {
+	s := newStateEnv(t, "")
+	secA, secB := pipeline.Sectors[0], pipeline.Sectors[4]
+	if r := s.eepipe("apply", s.fieldsCSV("new.csv", 0, "Audited", secA, cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	id, _, _, _ := s.target("Audited")
+	if r := s.eepipe("apply", s.fieldsCSV("v2.csv", id, "Audited", secB, cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply v2: exit %d\n%s", r.code, r.err)
+	}
+	want := fmt.Sprintf(`update sector %q -> %q`, secA, secB)
+	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, want) {
+		t.Errorf("history: exit %d, lacks %s\n%s\n%s", r.code, want, r.out, r.err)
+	}
+	report := filepath.Join(s.dir, "history.json")
+	if r := s.eepipe("history", "--report", report); r.code != 0 {
+		t.Fatalf("history --report: exit %d\n%s", r.code, r.err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		PlanWrites []struct {
+			RunID  int64  `json:"run_id"`
+			Action string `json:"action"`
+		} `json:"plan_writes"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range h.PlanWrites {
+		found = found || w.RunID == 2 && w.Action == want
+	}
+	if !found {
+		t.Errorf("the history report's plan writes lack %s: %+v", want, h.PlanWrites)
+	}
+}
