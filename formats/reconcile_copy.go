@@ -83,6 +83,7 @@ type rrSheetJob struct {
 	commentsOld  bool
 	vmlPath      string // the VML drawing the notes go into
 	vmlOld       bool
+	vmlParts     []string // the VML drawings of the sheet's relationships
 	legacyRID    string // the sheet's legacyDrawing relationship, read while streaming
 	commentsRID  string
 	newVMLRID    string
@@ -240,6 +241,13 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 			switch {
 			case strings.HasSuffix(rl.Type, "/comments"):
 				j.commentsPath, j.commentsOld = flatRelTarget(info.path, rl.Target), true
+			case strings.HasSuffix(rl.Type, "/vmlDrawing"):
+				// The notes may go into it (known once the sheet's
+				// legacyDrawing is read): copied or rewritten after.
+				if p := flatRelTarget(info.path, rl.Target); c.book.files[p] != nil {
+					j.vmlParts = append(j.vmlParts, p)
+					c.skip[p] = true
+				}
 			}
 		}
 		if j.commentsOld {
@@ -380,8 +388,19 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string) error {
 // write streams the copy to w.
 func (c *rrCopy) write(w io.Writer) error {
 	zw := zip.NewWriter(w)
+	// One compressor for every part (zip writes one part at a time): a
+	// new flate writer per part costs more than a small part's data.
+	var fw *flate.Writer
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestSpeed)
+		if fw == nil {
+			var err error
+			if fw, err = flate.NewWriter(out, flate.BestSpeed); err != nil {
+				return nil, err
+			}
+		} else {
+			fw.Reset(out)
+		}
+		return fw, nil
 	})
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
@@ -465,7 +484,7 @@ func (c *rrCopy) write(w io.Writer) error {
 		if len(j.marks) == 0 {
 			continue
 		}
-		if err := c.writeNotes(put, j); err != nil {
+		if err := c.writeNotes(put, func(name string) error { return zw.Copy(c.book.files[name]) }, j); err != nil {
 			return err
 		}
 	}
@@ -527,8 +546,8 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 		rootEnd, sheetsStart, sheetsEnd, namesEnd = -1, -1, -1, -1
 		afterNames, viewStart, viewEnd, rootClose = -1, -1, -1, -1
 		maxID                                     int
-		relPrefix                                 string
-		sawSheet                                  bool
+		sawSheet, sawBookViews                    bool
+		namesStart, namesTagEnd                   = -1, -1
 	)
 	late := map[string]bool{"calcPr": true, "oleSize": true, "customWorkbookViews": true, "pivotCaches": true, "smartTagPr": true,
 		"smartTagTypes": true, "webPublishing": true, "fileRecoveryPr": true, "webPublishObjects": true, "extLst": true}
@@ -552,8 +571,13 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 				rootEnd = int(d.InputOffset())
 			case 2:
 				cur = t.Name.Local
-				if cur == "sheets" {
+				switch cur {
+				case "sheets":
 					sheetsStart = before
+				case "bookViews":
+					sawBookViews = true
+				case "definedNames":
+					namesStart, namesTagEnd = before, int(d.InputOffset())
 				}
 				if late[cur] && afterNames < 0 {
 					afterNames = before
@@ -570,8 +594,6 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 							if n, err := strconv.Atoi(a.Value); err == nil {
 								maxID = max(maxID, n)
 							}
-						case "id":
-							relPrefix = a.Name.Space
 						}
 					}
 				}
@@ -591,7 +613,7 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 			depth--
 		}
 	}
-	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || relPrefix == "" || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) {
+	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) || (sawBookViews && viewStart < 0) {
 		return nil, rrFallback()
 	}
 	idx := len(c.book.sheets)
@@ -611,10 +633,14 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	} else {
 		edits = append(edits, edit{sheetsStart, sheetsStart, []byte(fmt.Sprintf(`<bookViews><workbookView activeTab="%d"/></bookViews>`, idx))})
 	}
-	edits = append(edits, edit{sheetsEnd, sheetsEnd, []byte(fmt.Sprintf(`<sheet name="%s" sheetId="%d" %s:id="%s"/>`,
-		rrXMLAttr(c.summary.name), maxID+1, relPrefix, c.summary.rid))})
+	// The relationship prefix is declared on the element: openpyxl
+	// declares it on each sheet element, not on the workbook.
+	edits = append(edits, edit{sheetsEnd, sheetsEnd, []byte(fmt.Sprintf(`<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`,
+		rrXMLAttr(c.summary.name), maxID+1, rrNSRel, c.summary.rid))})
 	if len(c.summary.definedNames) > 0 {
 		switch {
+		case namesEnd >= 0 && namesEnd == namesTagEnd && bytes.HasSuffix(b[namesStart:namesTagEnd], []byte("/>")):
+			edits = append(edits, edit{namesStart, namesTagEnd, slices.Concat([]byte("<definedNames>"), c.summary.definedNames, []byte("</definedNames>"))})
 		case namesEnd >= 0:
 			edits = append(edits, edit{namesEnd, namesEnd, c.summary.definedNames})
 		default:
@@ -1122,7 +1148,7 @@ func rrColStyleAt(cols []rrColStyle, col int) int {
 
 // writeNotes writes a marked sheet's relationships, comments and VML
 // drawing.
-func (c *rrCopy) writeNotes(put func(string, []byte) error, j *rrSheetJob) error {
+func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *rrSheetJob) error {
 	vmlRID := j.legacyRID
 	if vmlRID != "" {
 		for _, rl := range j.rels {
@@ -1196,6 +1222,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, j *rrSheetJob) error
 	}
 	// The VML drawing: the cells that had no comment get a note shape.
 	var shapes bytes.Buffer
+	nsDecl := ""
 	id := j.block * 1024
 	var vml []byte
 	if j.vmlOld {
@@ -1203,18 +1230,17 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, j *rrSheetJob) error
 		if err != nil {
 			return err
 		}
-		for _, ns := range []string{`xmlns:v="urn:schemas-microsoft-com:vml"`, `xmlns:o="urn:schemas-microsoft-com:office:office"`, `xmlns:x="urn:schemas-microsoft-com:office:excel"`} {
-			if !bytes.Contains(b, []byte(ns)) {
-				return rrFallback()
-			}
-		}
+		// The drawing's root may not declare the v, o and x prefixes
+		// (openpyxl declares its own on each element): the shapes added
+		// declare them.
+		nsDecl = ` xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"`
 		for _, m := range rrShapeID.FindAllSubmatch(b, -1) {
 			if n, err := strconv.Atoi(string(m[1])); err == nil {
 				id = max(id, n)
 			}
 		}
 		if !bytes.Contains(b, []byte(`id="_x0000_t202"`)) {
-			shapes.WriteString(rrVMLShapeType)
+			shapes.WriteString(strings.Replace(rrVMLShapeType, "<v:shapetype", "<v:shapetype"+nsDecl, 1))
 		}
 		vml = b
 	}
@@ -1226,8 +1252,8 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, j *rrSheetJob) error
 		id++
 		lines := strings.Count(strings.Join(m.note.lines, "\n"), "\n") + 2
 		r0 := max(m.row-2, 0)
-		fmt.Fprintf(&shapes, `<v:shape id="_x0000_s%d" type="#_x0000_t202" style="position:absolute;margin-left:59.25pt;margin-top:1.5pt;width:195pt;height:%dpt;z-index:%d;visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto"><v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/><v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox><x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>%d, 15, %d, 2, %d, 15, %d, 16</x:Anchor><x:AutoFill>False</x:AutoFill><x:Row>%d</x:Row><x:Column>%d</x:Column></x:ClientData></v:shape>`,
-			id, 45+12*lines, i+1, m.col, r0, m.col+3, r0+lines+2, m.row-1, m.col-1)
+		fmt.Fprintf(&shapes, `<v:shape%s id="_x0000_s%d" type="#_x0000_t202" style="position:absolute;margin-left:59.25pt;margin-top:1.5pt;width:195pt;height:%dpt;z-index:%d;visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto"><v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/><v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox><x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>%d, 15, %d, 2, %d, 15, %d, 16</x:Anchor><x:AutoFill>False</x:AutoFill><x:Row>%d</x:Row><x:Column>%d</x:Column></x:ClientData></v:shape>`,
+			nsDecl, id, 45+12*lines, i+1, m.col, r0, m.col+3, r0+lines+2, m.row-1, m.col-1)
 	}
 	if j.vmlOld {
 		var err error
@@ -1244,6 +1270,13 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, j *rrSheetJob) error
 	}
 	if err := put(j.vmlPath, vml); err != nil {
 		return err
+	}
+	for _, p := range j.vmlParts {
+		if p != j.vmlPath {
+			if err := copyPart(p); err != nil {
+				return err
+			}
+		}
 	}
 	// The relationships.
 	var add strings.Builder
