@@ -84,7 +84,7 @@ type rrSheetJob struct {
 	vmlPath      string // the VML drawing the notes go into
 	vmlOld       bool
 	vmlParts     []string // the VML drawings of the sheet's relationships
-	legacyRID    string // the sheet's legacyDrawing relationship, read while streaming
+	legacyRID    string   // the sheet's legacyDrawing relationship, read while streaming
 	commentsRID  string
 	newVMLRID    string
 	block        int // the VML shape id block of a new drawing
@@ -1112,8 +1112,8 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 			}
 			w.Write(raw)
 		default:
-			if skipDepth >= 0 {
-				continue
+			if skipDepth >= 0 || !rootDecl {
+				continue // text before the root (a byte order mark) would follow the declaration
 			}
 			w.Write(raw)
 		}

@@ -1,7 +1,9 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -267,5 +269,34 @@ func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 		if zipPart(t, src, part) != zipPart(t, dst, part) {
 			t.Errorf("%s changed", part)
 		}
+	}
+}
+
+// TestReconcileCopyRefusesHostileSheet: a marked sheet holding one XML
+// token past the bound (here a 2 MiB attribute) is not copied: the error
+// says the workbook cannot be annotated, and no file is written.
+func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.xlsx")
+	f := excelize.NewFile()
+	f.SetCellInt("Sheet1", "B2", 5)
+	if err := f.SaveAs(plain); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	src := filepath.Join(dir, "hostile.xlsx")
+	rewriteZipPart(t, plain, src, "xl/worksheets/sheet1.xml", func(s string) string {
+		return strings.Replace(s, "<sheetData>", `<sheetData><row r="1"><c r="A1" t="str"><v x="`+strings.Repeat("a", 2<<20)+`">1</v></c></row>`, 1)
+	})
+	dst := filepath.Join(dir, "report.xlsx")
+	err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
+	if !errors.Is(err, ErrNotAnnotatable) {
+		t.Fatalf("err = %v, want ErrNotAnnotatable", err)
+	}
+	if !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("err = %v, want the token bound named", err)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("a copy was written: %v", err)
 	}
 }
