@@ -1,7 +1,11 @@
 package formats
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
 	"errors"
+	"io"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -299,4 +303,52 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
 		t.Errorf("a copy was written: %v", err)
 	}
+}
+
+// rrWellFormed reports whether b is well-formed XML.
+func rrWellFormed(b []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// FuzzReconcileCopySheet streams arbitrary worksheet XML through the
+// copy's sheet rewriter with marks: it never panics, and a well-formed
+// sheet it accepts comes out well-formed.
+func FuzzReconcileCopySheet(f *testing.F) {
+	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><sheetData><row r="2"><c r="B2" s="0"><v>1</v></c></row></sheetData></worksheet>`), "B2")
+	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><sheetPr/><sheetViews><sheetView tabSelected="1"/></sheetViews><sheetData/><pageSetup orientation="portrait"/><legacyDrawingHF r:id="x" xmlns:r="`+rrNSRel+`"/></worksheet>`), "C3")
+	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><cols><col min="1" max="3" style="0"/></cols><sheetData><row><c><v>1</v></c><c t="inlineStr"><is><t>x</t></is></c></row><row r="5" customFormat="1" s="0"/></sheetData><headerFooter><oddFooter>a</oddFooter></headerFooter></worksheet>`), "A5")
+	f.Fuzz(func(t *testing.T, sheet []byte, ref string) {
+		col, row := flatCellRef([]byte(ref))
+		if col == 0 {
+			t.Skip()
+		}
+		styles, err := rrParseStyles([]byte(annotateMinimalStyles))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &rrCopy{styles: styles}
+		j := &rrSheetJob{info: flatSheetInfo{name: "S"}, marks: []rrCellMark{{col: col, row: row, ref: strings.ToUpper(ref), note: &rrNote{fill: DiffFillColor}}}}
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		err = c.streamSheet(w, bytes.NewReader(sheet), j)
+		w.Flush()
+		if err != nil || rrWellFormed(sheet) != nil {
+			return
+		}
+		if err := rrWellFormed(out.Bytes()); err != nil {
+			t.Fatalf("the copy of a well-formed sheet is not: %v\n%s", err, out.Bytes())
+		}
+		if j.marks[0].style == 0 {
+			t.Fatalf("the mark got no style:\n%s", out.Bytes())
+		}
+	})
 }
