@@ -187,8 +187,9 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // filled in colour (DiffFillColor) and carries a comment with the
 // service's value; plan-level findings (missing on the server, metadata
 // differences, not compared) mark the plan's first cell (PlanFillColor);
-// a Summary sheet, first in the workbook, counts and lists every finding
-// of r. With src "" the workbook holds only the Summary sheet. Several
+// a Summary sheet, after the workbook's own sheets and the active one,
+// counts and lists every finding of r. An XLSX source is copied by
+// streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several
 // sources get one copy each (ReconcileXLSXPaths names them).
 func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 	if src == "" {
