@@ -827,13 +827,17 @@ type rrColStyle struct{ min, max, style int }
 func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
 	sc := newFlatXMLScanner(r)
 	marked := len(j.marks) > 0
+	// A marked sheet prints like eepipe's plan sheets (landscape, one
+	// page wide), as templates.SetPrintLayout sets it; a hidden one is
+	// left as it is.
+	setup := marked && !j.info.hidden
 	var (
 		depth         int
 		parents       [8]string // element names by depth, for the first levels
 		sawSheetPr    bool
 		inSheetPr     bool
 		sawFitPr      bool
-		printDone     = !marked
+		printDone     = !setup
 		drawingDone   = !marked
 		keptSetup     []byte
 		skipDepth     = -1 // inside an element being dropped, from this depth
@@ -945,22 +949,20 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					return rrFallback() // a prefixed child: the copy's own would be in another namespace
 				}
 				rank := rrSheetRank[name]
-				if marked {
-					if name != "sheetPr" && !sawSheetPr {
-						sawSheetPr = true
-						w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
-					}
-					if rank > rrSheetRank["headerFooter"] {
-						printBlock()
-					}
-					if rank > rrSheetRank["legacyDrawing"] && j.legacyRID == "" {
-						drawing()
-					}
+				if setup && name != "sheetPr" && !sawSheetPr {
+					sawSheetPr = true
+					w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
+				}
+				if rank > rrSheetRank["headerFooter"] {
+					printBlock()
+				}
+				if rank > rrSheetRank["legacyDrawing"] && j.legacyRID == "" {
+					drawing()
 				}
 				switch name {
 				case "sheetPr":
 					sawSheetPr = true
-					if marked {
+					if setup {
 						if sc.self {
 							w.Write(rrOpenTag(raw))
 							w.WriteString(`<pageSetUpPr fitToPage="1"/></sheetPr>`)
@@ -969,14 +971,14 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						inSheetPr = true
 					}
 				case "pageMargins", "headerFooter":
-					if marked {
+					if setup {
 						if !sc.self {
 							skipDepth = depth
 						}
 						continue
 					}
 				case "pageSetup":
-					if marked {
+					if setup {
 						t := rrOpenTag(raw)
 						for _, kv := range [][2]string{{"paperSize", "9"}, {"orientation", "landscape"}, {"fitToWidth", "1"}, {"fitToHeight", "0"}} {
 							t = rrSetAttr(t, kv[0], kv[1])
@@ -1090,14 +1092,12 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 			}
 			switch {
 			case d == 1:
-				if marked {
-					if !sawSheetPr {
-						w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
-					}
-					printBlock()
-					if j.legacyRID == "" {
-						drawing()
-					}
+				if setup && !sawSheetPr {
+					w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
+				}
+				printBlock()
+				if j.legacyRID == "" {
+					drawing()
 				}
 			case d == 2 && name == "sheetPr" && inSheetPr:
 				inSheetPr = false
