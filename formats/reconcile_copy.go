@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -223,12 +224,27 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 		if len(j.marks) == 0 {
 			continue
 		}
-		slices.SortFunc(j.marks, func(a, b rrCellMark) int {
+		slices.SortStableFunc(j.marks, func(a, b rrCellMark) int {
 			if a.row != b.row {
 				return a.row - b.row
 			}
 			return a.col - b.col
 		})
+		// One mark per cell ("b2" and "B2" name the same one).
+		marks := j.marks[:1]
+		for _, m := range j.marks[1:] {
+			last := &marks[len(marks)-1]
+			if m.row != last.row || m.col != last.col {
+				marks = append(marks, m)
+				continue
+			}
+			n := &rrNote{fill: last.note.fill, lines: slices.Concat(last.note.lines, m.note.lines)}
+			if m.note.fill != PlanFillColor {
+				n.fill = m.note.fill
+			}
+			last.note = n
+		}
+		j.marks = marks
 		j.relsPath = path.Join(path.Dir(info.path), "_rels", path.Base(info.path)+".rels")
 		if _, ok := book.files[j.relsPath]; ok {
 			j.hasRels = true
@@ -453,7 +469,7 @@ func (c *rrCopy) write(w io.Writer) error {
 				// New VML drawings are named below, after this part.
 				add.WriteString(`<Default Extension="vml" ContentType="` + rrCTVML + `"/>`)
 			}
-			for _, p := range slices.Sorted(mapKeys(c.newParts)) {
+			for _, p := range slices.Sorted(maps.Keys(c.newParts)) {
 				fmt.Fprintf(&add, `<Override PartName="/%s" ContentType="%s"/>`, rrXMLAttr(p), c.newParts[p])
 			}
 			if b, err = rrInsertBefore(b, "</Types>", add.String()); err != nil {
@@ -492,16 +508,6 @@ func (c *rrCopy) write(w io.Writer) error {
 		return err
 	}
 	return zw.Close()
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // rrInsertBefore inserts add before the last occurrence of end.
@@ -878,13 +884,6 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 			mi++
 		}
 	}
-	// Marks left behind (out of order in the sheet) are an error.
-	skipMarksBefore := func(r int) error {
-		if mi < len(j.marks) && j.marks[mi].row < r {
-			return fmt.Errorf("rows out of order at row %d", r)
-		}
-		return nil
-	}
 	printBlock := func() {
 		if printDone {
 			return
@@ -1031,9 +1030,6 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						return fmt.Errorf("row %d: rows out of order", n)
 					}
 					flushRows(n)
-					if err := skipMarksBefore(n); err != nil {
-						return err
-					}
 					row, col, rowStyle = n, 0, 0
 					if cf := string(sc.attr("customFormat")); cf == "1" || cf == "true" {
 						rowStyle, _ = strconv.Atoi(string(sc.attr("s")))

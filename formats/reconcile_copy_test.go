@@ -352,3 +352,27 @@ func FuzzReconcileCopySheet(f *testing.F) {
 		}
 	})
 }
+
+// TestReconcileCopyOneMarkPerCell: findings naming one cell in two
+// spellings ("d2", "D2") mark it once, with both lines in its comment.
+func TestReconcileCopyOneMarkPerCell(t *testing.T) {
+	rrNoFallback(t)
+	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
+	dst := filepath.Join(t.TempDir(), "report.xlsx")
+	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
+		t.Fatal(err)
+	}
+	checkStrictXLSX(t, dst)
+	if n := strings.Count(zipPart(t, dst, "xl/worksheets/sheet1.xml"), `r="D2"`); n != 1 {
+		t.Errorf("D2 written %d times", n)
+	}
+	f, err := excelize.OpenFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := rrCommentTexts(t, f, "Targets")["D2"]
+	if !strings.Contains(got, "service holds 1000") || !strings.Contains(got, "service holds 1001") {
+		t.Errorf("D2 comment %q, want both findings", got)
+	}
+}
