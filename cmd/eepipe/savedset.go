@@ -100,6 +100,17 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		}
 		defer unlock()
 	}
+	if st != nil && !opts.DryRun {
+		// Again under the locks: a run of the same change set that held
+		// them (while this one waited) has applied it.
+		prev, err := st.ChangeSetRun(ctx, s.SHA256)
+		if err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if prev != nil {
+			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
+		}
+	}
 	cs, drifts, err := runner.PlanSaved(ctx, s)
 	if err != nil {
 		if ee := new(ExitError); errors.As(err, &ee) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
@@ -211,5 +212,62 @@ func TestHistoryShowsFieldValues(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the history report's plan writes lack %s: %+v", want, h.PlanWrites)
+	}
+}
+
+// TestSavedSetAppliedWhileWaitingForTheLock: a second apply of a change
+// set that waits for the account's lock while the first applies it is
+// refused as already applied (naming the run) once it has the lock, not
+// reported as drift.
+func TestSavedSetAppliedWhileWaitingForTheLock(t *testing.T) {
+	s := newStateEnv(t, "")
+	secA := pipeline.Sectors[0]
+	if r := s.eepipe("apply", s.fieldsCSV("new.csv", 0, "Waited", secA, cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	id, _, _, _ := s.target("Waited")
+	set := filepath.Join(s.dir, "changes.json")
+	if r := s.eepipe("diff", s.fieldsCSV("v2.csv", id, "Waited", secA, cAMT, 5), "-o", set); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	held, err := filelock.Dir{Path: s.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(s.srv.URL, "mpk_sandbox_acme"),
+		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second run: past the "applied before?" check, waiting for the lock.
+	f, _, errb := s.factory()
+	errw := f.IO.ErrOut.(*syncWriter)
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(context.Background(), f, []string{"apply", set, "--no-recalc", "--lock-wait", "10m", "--state", s.state})
+	}()
+	stderr := func() string {
+		errw.mu.Lock()
+		defer errw.mu.Unlock()
+		return errb.String()
+	}
+	for !strings.Contains(stderr(), "waiting up to 10m0s (--lock-wait)") {
+		select {
+		case code := <-done:
+			held.Unlock()
+			t.Fatalf("the second run ended (exit %d) before waiting for the lock:\n%s", code, stderr())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	// Meanwhile the first run applies the set (another host's lock folder,
+	// the same store).
+	if r := s.eepipe("apply", set, "--no-recalc", "--lock-dir", filepath.Join(s.dir, "elsewhere")); r.code != 0 {
+		held.Unlock()
+		t.Fatalf("first apply of the set: exit %d\n%s", r.code, r.err)
+	}
+	writes := s.srv.Sandbox.Stats().Writes
+	held.Unlock()
+	code := <-done
+	if code != ExitDiff || !strings.Contains(stderr(), "this change set was already applied by run 2") || strings.Contains(stderr(), "drifted") {
+		t.Errorf("second apply after waiting: exit %d, want 1 naming run 2 (not drift)\n%s", code, stderr())
+	}
+	if got := s.srv.Sandbox.Stats().Writes; got != writes {
+		t.Errorf("the second apply wrote %d times", got-writes)
 	}
 }
