@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,6 +86,9 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		case "json", "csv", "xlsx":
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
+		}
+		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
+			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
 		}
 	}
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})

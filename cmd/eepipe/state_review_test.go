@@ -271,3 +271,18 @@ func TestSavedSetAppliedWhileWaitingForTheLock(t *testing.T) {
 		t.Errorf("the second apply wrote %d times", got-writes)
 	}
 }
+
+// TestHistoryReportFolderMissing: a --report whose folder does not exist
+// is a usage error found before anything is listed (exit 2, naming the
+// folder), as for apply, not a failed write of a temporary file.
+func TestHistoryReportFolderMissing(t *testing.T) {
+	s := newStateEnv(t, "")
+	if r := s.eepipe("apply", s.csv("v1.csv", cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	missing := filepath.Join(s.dir, "no-such-folder")
+	r := s.eepipe("history", "--report", filepath.Join(missing, "h.csv"))
+	if r.code != ExitInvalid || !strings.Contains(r.err, "the folder "+missing+" does not exist") || strings.Contains(r.err, ".tmp-") || r.out != "" {
+		t.Errorf("history --report into a missing folder: exit %d, want 2 naming the folder\n%s\n%s", r.code, r.out, r.err)
+	}
+}
