@@ -71,7 +71,7 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
-		log.Warn("--no-state: no run history is read or recorded; counters changed on the service are NOT protected from being overwritten")
+		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
 		return nil, nil
 	}
 	loc := first(sf.Path, cfg.State)
