@@ -269,6 +269,12 @@ type PlanDiff struct {
 	// carried over; origOf maps its targets back to Input's.
 	source *InputPlan
 	origOf map[*InputTarget]*InputTarget
+
+	// recreateHeld are the counters of a recreate that the client changed
+	// on the service since eepipe last wrote them (or that changed in
+	// both), against the old plan (ClassifyPlanWith); HoldPlanChanges
+	// fails the recreate over them unless overwriting.
+	recreateHeld []HeldChange
 }
 
 // createSource returns the input the created plan is diffed against.

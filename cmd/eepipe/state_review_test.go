@@ -286,3 +286,50 @@ func TestHistoryReportFolderMissing(t *testing.T) {
 		t.Errorf("history --report into a missing folder: exit %d, want 2 naming the folder\n%s\n%s", r.code, r.out, r.err)
 	}
 }
+
+// TestRecreateKeepsServiceChanges: a recreate (--recreate-on-date-change)
+// would replace the old plan's counters with the file's. A counter the
+// client changed on the service since eepipe wrote it fails the recreate
+// (exit 1, nothing sent, the counter listed with its cell, values and
+// run) instead of being lost with the old plan; --overwrite-service-changes
+// recreates it with the file's values; without history it recreates as
+// before.
+func TestRecreateKeepsServiceChanges(t *testing.T) {
+	s := newStateEnv(t, "")
+	mk := func(file, end string) string {
+		return writeCSV(t, filepath.Join(s.dir, file), []row{{name: "Moved", start: "2025-09-01", end: end,
+			year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 5, cWFS, 6)}})
+	}
+	if r := s.eepipe("apply", mk("v1.csv", "2027-08-31"), "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s", r.code, r.err)
+	}
+	id, _, _, _ := s.target("Moved")
+	s.serviceEdit("Moved", cAMT, 9)
+	v2 := mk("v2.csv", "2028-08-31") // new end date, the old counters
+	s.srv.Sandbox.ResetStats()
+	r := s.eepipe("apply", v2, "--recreate-on-date-change", "--no-recalc")
+	if r.code != ExitDiff || s.srv.Sandbox.Stats().Writes != 0 {
+		t.Fatalf("recreate over a service change: exit %d, %d writes; want 1 and 0\n%s", r.code, s.srv.Sandbox.Stats().Writes, r.err)
+	}
+	for _, w := range []string{"not recreated", "--overwrite-service-changes",
+		"v2.csv line 2, column 11: plan " + fmt.Sprint(id) + ` "Moved" year 1 (2025/26) all_employees ` + cAMT + ": file 5, service 9, last applied 5 by run 1"} {
+		if !strings.Contains(r.err, w) {
+			t.Errorf("the message lacks %q:\n%s", w, r.err)
+		}
+	}
+	if p, _, _, got := s.target("Moved"); p != id || got[cAMT] != 9 {
+		t.Fatalf("plan %d holds %d after the refused recreate; want plan %d with 9", p, got[cAMT], id)
+	}
+	// --no-state: no history, recreated as before.
+	if r := s.run("diff", v2, "--recreate-on-date-change", "--no-state"); r.code != ExitDiff || !strings.Contains(r.out, "recreate plan") {
+		t.Errorf("diff --no-state: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	// On request the file's values win.
+	if r := s.eepipe("apply", v2, "--recreate-on-date-change", "--overwrite-service-changes", "--no-recalc"); r.code != 0 ||
+		!strings.Contains(r.err, "overwritten (--overwrite-service-changes)") {
+		t.Fatalf("recreate with --overwrite-service-changes: exit %d\n%s", r.code, r.err)
+	}
+	if p, _, _, got := s.target("Moved"); p == id || got[cAMT] != 5 || got[cWFS] != 6 {
+		t.Errorf("after the recreate: plan %d, %s %d, %s %d; want a new plan with 5 and 6", p, cAMT, got[cAMT], cWFS, got[cWFS])
+	}
+}
