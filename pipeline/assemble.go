@@ -1208,15 +1208,45 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 }
 
 // MissingCompany says where a plan without a company identifier should
-// name one and what to fill in: on a grid sheet, the value cell beside the
-// "Company VAT number" label (with the registration and ID number labels
-// below it); in a table, the company columns of the plan's row.
+// name one and what to fill in. On a grid sheet that is the company block
+// the reader found (CompanyCell, "A6:B8": the "Company VAT number",
+// "Company registration number" and "Company ID number" labels and the
+// value cells beside them); in a table, the company columns of the plan's
+// row.
 func MissingCompany(p *InputPlan) (Origin, string) {
-	if c := p.CompanyCell; c.Cell != "" {
-		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s (%s is the first of them)",
-			"Company VAT number", "Company registration number", "Company ID number", c.Sheet, c.Cell)
+	c := p.CompanyCell
+	if c.Cell == "" {
+		return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
 	}
-	return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
+	from, to, isRange := strings.Cut(c.Cell, ":")
+	lc, lr, ok1 := cellCoordinates(from)
+	vc, vr, ok2 := cellCoordinates(to)
+	switch {
+	case !isRange || !ok1 || !ok2 || vc != lc+1 || vr < lr:
+		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s",
+			"Company VAT number", "Company registration number", "Company ID number", c.Sheet)
+	case vr == lr:
+		return c, fmt.Sprintf("fill in %s, beside the company label in %s (or the cell beside another of the labels %q, %q and %q)",
+			to, from, "Company VAT number", "Company registration number", "Company ID number")
+	default:
+		return c, fmt.Sprintf("fill in the company's VAT number, registration number or ID number in the value cells %s, beside the labels %q, %q and %q in %s",
+			CellRef(vc, lr)+":"+CellRef(vc, vr), "Company VAT number", "Company registration number", "Company ID number", CellRef(lc, lr)+":"+CellRef(lc, vr))
+	}
+}
+
+// cellCoordinates parses an A1-style reference ("F12") into its 1-based
+// column and row; ok is false for anything else.
+func cellCoordinates(ref string) (col, row int, ok bool) {
+	i := 0
+	for i < len(ref) && i < 3 && ref[i] >= 'A' && ref[i] <= 'Z' {
+		col = col*26 + int(ref[i]-'A'+1)
+		i++
+	}
+	row, err := strconv.Atoi(ref[i:])
+	if i == 0 || err != nil || row < 1 || ref[i] == '+' {
+		return 0, 0, false
+	}
+	return col, row, true
 }
 
 // asmRef cites an earlier place: its short reference ("Targets!F12",
