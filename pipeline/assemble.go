@@ -27,6 +27,10 @@ func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
 // the little it needs to cite earlier rows are kept.
 type Assembler struct {
 	cat      *Catalog
+	// unplaced holds the grid sheets (file, sheet) and table rows (file,
+	// sheet, row) whose plan key has an error, so that no plan holds them
+	// (Unplaced).
+	unplaced map[[3]string]bool
 	totals   []asmTotals // the catalog's names for the totals check, per race and gender
 	plans    []*asmPlan
 	byKey    map[PlanKey]*asmPlan
@@ -496,10 +500,12 @@ func (a *Assembler) Add(rec Record) {
 	var key PlanKey
 	switch {
 	case v.planIDBad:
+		a.unplace(rec.Origin)
 		return
 	case v.planID != 0:
 		key = PlanKey{PlanID: v.planID}
 	case v.nameBad:
+		a.unplace(rec.Origin)
 		return
 	case v.name == "":
 		o := rec.Origin
@@ -507,8 +513,10 @@ func (a *Assembler) Add(rec Record) {
 			o = asmOriginOf(c, rec, ColPlanName)
 		}
 		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
+		a.unplace(rec.Origin)
 		return
 	case v.startBad:
+		a.unplace(rec.Origin)
 		return
 	default:
 		key = PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}
@@ -914,6 +922,34 @@ func asmOriginOf(c Cell, rec Record, col string) Origin {
 		o.Header = col
 	}
 	return o
+}
+
+// unplace records that the record at o is in no plan: its plan key has an
+// error. A grid record (its origin a cell: the grid's label) stands for its
+// sheet, a table record for its row.
+func (a *Assembler) unplace(o Origin) {
+	if a.unplaced == nil {
+		a.unplaced = map[[3]string]bool{}
+	}
+	k := [3]string{o.File, o.Sheet, ""}
+	if o.Cell == "" {
+		k[2] = strconv.Itoa(o.Row)
+	}
+	a.unplaced[k] = true
+}
+
+// Unplaced returns how many grid sheets and table rows are in no plan
+// because their plan key (plan_id, plan_name, start_date) has an error: the
+// summary counts them beside the plans, which do not include them.
+func (a *Assembler) Unplaced() (sheets, rows int) {
+	for k := range a.unplaced {
+		if k[2] == "" {
+			sheets++
+		} else {
+			rows++
+		}
+	}
+	return sheets, rows
 }
 
 // Finish runs the plan-level checks and returns the plans and every problem.
