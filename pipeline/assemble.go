@@ -26,7 +26,7 @@ func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
 // stream a large file without holding its rows: only the domain model and
 // the little it needs to cite earlier rows are kept.
 type Assembler struct {
-	cat      *Catalog
+	cat *Catalog
 	// unplaced holds the grid sheets (file, sheet) and table rows (file,
 	// sheet, row) whose plan key has an error, so that no plan holds them
 	// (Unplaced).
