@@ -26,11 +26,7 @@ func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
 // stream a large file without holding its rows: only the domain model and
 // the little it needs to cite earlier rows are kept.
 type Assembler struct {
-	cat *Catalog
-	// unplaced holds the grid sheets (file, sheet) and table rows (file,
-	// sheet, row) whose plan key has an error, so that no plan holds them
-	// (Unplaced).
-	unplaced map[[3]string]bool
+	cat      *Catalog
 	totals   []asmTotals // the catalog's names for the totals check, per race and gender
 	plans    []*asmPlan
 	byKey    map[PlanKey]*asmPlan
@@ -58,6 +54,11 @@ type Assembler struct {
 
 	bound    *ProblemBound // nil: every problem kept
 	admitted int           // problems[:admitted] have passed the bound
+
+	// unplaced holds the grid sheets (file, sheet) and table rows (file,
+	// sheet, row) whose plan key has an error, so that no plan holds them
+	// (Unplaced).
+	unplaced map[[3]string]bool
 }
 
 // Bound passes the assembler's problems through b as they accumulate, so
