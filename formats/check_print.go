@@ -133,7 +133,7 @@ func addCheckPrintSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	for _, p := range []string{
 		fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", pipeline.SectorNotice, source),
 		pipeline.SectorCaveat,
-		"Shares are of the level's whole headcount (foreign nationals included). Designated: African, Coloured and Indian. Green: met; red: short. The final year must meet the targets; earlier years show the trajectory. Every figure, for filters and charts, is on the sheet " + SectorSheetName + ".",
+		"Shares are of the level's whole headcount (foreign nationals included). Designated male: African, Coloured and Indian men; designated female: African, Coloured, Indian and white women. Green: met; red: short. The final year must meet the targets; earlier years show the trajectory. Every figure, for filters and charts, is on the sheet " + SectorSheetName + ".",
 	} {
 		if err := line(nil, p, s.para); err != nil {
 			return err
