@@ -103,6 +103,7 @@ func TestUsageMessages(t *testing.T) {
 		{"validate"},
 		{"reconcile"},
 		{"recalc"},
+		{"template"},
 		{"template", "plan.xlsx"},
 		{"template", "a", "b"},
 		{"export", "plans.csv"},
