@@ -106,6 +106,7 @@ func TestUsageMessages(t *testing.T) {
 		{"template"},
 		{"template", "plan.xlsx"},
 		{"template", "a", "b"},
+		{"export"},
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
