@@ -107,6 +107,7 @@ func TestUsageMessages(t *testing.T) {
 		{"template", "plan.xlsx"},
 		{"template", "a", "b"},
 		{"export"},
+		{"companies"},
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
