@@ -65,10 +65,10 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 // (AddSectorSheet) before writing it with WriteWorkbook. The plan sheets
 // and the chart data are streamed: the workbook's active and hidden sheets
 // are set, and must not be changed (see AddGridSheets).
-func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, error) {
+func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, error) {
 	cat := opts.catalog()
 	f := excelize.NewFile()
-	fail := func(err error) (*excelize.File, error) {
+	fail := func(err error) (*GridWorkbook, error) {
 		f.Close()
 		return nil, err
 	}
@@ -121,26 +121,10 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 		}
 	}
 	f.SetActiveSheet(0)
-	var addCharts func(i int) error
-	if charts != nil {
-		addCharts = func(i int) error {
-			for _, c := range charts.perPlan[i] {
-				if err := f.AddChart(g.names[i], c.cell, c.chart); err != nil {
-					return fmt.Errorf("chart for %s: %w", g.names[i], err)
-				}
-			}
-			return nil
-		}
-	}
-	if err := g.write(addCharts); err != nil {
+	if err := g.printTitles(); err != nil {
 		return fail(err)
 	}
-	if charts != nil {
-		if err := charts.writeData(f); err != nil {
-			return fail(err)
-		}
-	}
-	return f, nil
+	return &GridWorkbook{File: f, grid: g, charts: charts}, nil
 }
 
 // WriteFlatExportXLSX writes the flat XLSX export to path (atomically): the

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 
@@ -44,13 +43,10 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	}
 	f.SetActiveSheet(0)
 	templates.ActivateFirstVisible(f)
-	if err := g.write(nil); err != nil {
+	if err := g.printTitles(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
+	return WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }
 
 // AddGridSheets adds one grid plan sheet per plan to f, in order, named
@@ -140,6 +136,17 @@ func (g *gridBuild) create(after ...string) error {
 	if len(g.names) > 0 {
 		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
 			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
+		}
+	}
+	return nil
+}
+
+// printTitles adds the print titles name of every plan sheet, for plan
+// sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
+func (g *gridBuild) printTitles() error {
+	for _, name := range g.names {
+		if err := templates.SetPlanPrintTitles(g.f, name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
 	return nil
