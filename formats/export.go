@@ -393,11 +393,18 @@ func exTitleWord(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// exCharts are the charts of an export: the rows of the hidden Chart data
-// sheet and, per plan, the charts for its sheet.
+// exCharts are the charts of an export, laid out plan by plan when they
+// are written (chart): the rows of the hidden Chart data sheet and, per
+// plan, the charts for its sheet.
 type exCharts struct {
-	data    []exDataRow
-	perPlan [][]exChart
+	plans       []ExportPlan
+	cat         *pipeline.Catalog
+	groups      []exChartGroup
+	levels      []string
+	lastCol     string // the Chart data sheet's last column
+	anchor      string // the column the charts are anchored in
+	chartHeight uint
+	start       []int // each plan's first row on the Chart data sheet
 }
 
 // exDataRow is one row of the Chart data sheet.
@@ -427,104 +434,108 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	if len(groups) == 0 {
 		return nil
 	}
-	levels := exChartLevels(cat)
-	qd := exQuoteSheet(ChartDataSheet)
 	lastCol, _ := excelize.ColumnNumberToName(len(groups) + 1)
 	// The charts go right of the grids (a label column and one column per
 	// race and gender), beside the first grids, below the metadata.
 	anchor, _ := excelize.ColumnNumberToName(len(groups) + 3)
-	out := &exCharts{perPlan: make([][]exChart, len(plans))}
-	row := 1
 	// Each chart sits beside the first grid of its target type, no taller
 	// than the grid, so that it prints on the page of that year's grids
 	// (each financial year starts a printed page).
-	chartHeight := uint((templates.GridHeight(cat)-1)*exRowPixels - 4)
+	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol, anchor: anchor,
+		chartHeight: uint((templates.GridHeight(cat)-1)*exRowPixels - 4), start: make([]int, len(plans))}
+	row := 1
 	for i, p := range plans {
-		in := p.Plan
-		years := exPlanYears(in)
-		ps := PlanSheetOf(in)
-		gridRows := templates.GridRows(ps, cat)
-		chartRow := func(k int, tt string) int {
-			for j, g := range ps.Grids {
-				if g.TargetType == tt && j < len(gridRows) {
-					return gridRows[j]
-				}
-			}
-			return exChartFirstRow + k*exChartRows
-		}
-		for k, tt := range pipeline.TargetTypes {
-			title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
-			out.data = append(out.data, exDataRow{row, []any{title}})
-			header := row + 1
-			labels := make([]any, 0, len(groups)+1)
-			labels = append(labels, "Financial year")
-			for _, g := range groups {
-				labels = append(labels, g.label())
-			}
-			out.data = append(out.data, exDataRow{header, labels})
-			var series []excelize.ChartSeries
-			for y, fy := range years {
-				r := header + 1 + y
-				t := fy.targets[tt]
-				values := make([]any, 0, len(groups)+1)
-				values = append(values, fy.label)
-				for _, g := range groups {
-					var sum int64
-					if t != nil {
-						for _, l := range levels {
-							v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
-							sum += v
-						}
-					}
-					values = append(values, sum)
-				}
-				out.data = append(out.data, exDataRow{r, values})
-				series = append(series, excelize.ChartSeries{
-					Name:       fmt.Sprintf("%s!$A$%d", qd, r),
-					Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, lastCol, header),
-					Values:     fmt.Sprintf("%s!$B$%d:$%s$%d", qd, r, lastCol, r),
-				})
-			}
-			row = header + len(years) + 2
-			if len(series) == 0 {
-				continue
-			}
-			chart := &excelize.Chart{
-				Type:   excelize.Col,
-				Series: series,
-				Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-				Format: excelize.GraphicOptions{
-					AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
-				},
-				Dimension: excelize.ChartDimension{Width: 760, Height: chartHeight},
-				Legend:    excelize.ChartLegend{Position: "bottom"},
-				XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
-				YAxis: excelize.ChartAxis{
-					Font:           ChartAxisFont,
-					MajorGridLines: true,
-					Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
-				},
-			}
-			cell := fmt.Sprintf("%s%d", anchor, chartRow(k, tt))
-			out.perPlan[i] = append(out.perPlan[i], exChart{cell, chart})
-		}
+		out.start[i] = row
+		// Per target type: a title row, a header row, a row per year and a
+		// blank row.
+		row += len(pipeline.TargetTypes) * (len(exPlanYears(p.Plan)) + 3)
 	}
 	return out
 }
 
-// writeData streams the chart data to the Chart data sheet, which must
-// exist and be empty.
-func (c *exCharts) writeData(f *excelize.File) error {
-	sw, err := f.NewStreamWriter(ChartDataSheet)
-	if err != nil {
-		return err
-	}
-	for _, r := range c.data {
-		if err := sw.SetRow(fmt.Sprintf("A%d", r.row), r.values); err != nil {
-			return err
+// chart returns the Chart data rows and the charts of the i-th plan.
+func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
+	qd := exQuoteSheet(ChartDataSheet)
+	in := c.plans[i].Plan
+	years := exPlanYears(in)
+	ps := PlanSheetOf(in)
+	gridRows := templates.GridRows(ps, c.cat)
+	chartRow := func(k int, tt string) int {
+		for j, g := range ps.Grids {
+			if g.TargetType == tt && j < len(gridRows) {
+				return gridRows[j]
+			}
 		}
+		return exChartFirstRow + k*exChartRows
 	}
-	return sw.Flush()
+	var data []exDataRow
+	var charts []exChart
+	row := c.start[i]
+	for k, tt := range pipeline.TargetTypes {
+		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+		data = append(data, exDataRow{row, []any{title}})
+		header := row + 1
+		labels := make([]any, 0, len(c.groups)+1)
+		labels = append(labels, "Financial year")
+		for _, g := range c.groups {
+			labels = append(labels, g.label())
+		}
+		data = append(data, exDataRow{header, labels})
+		var series []excelize.ChartSeries
+		for y, fy := range years {
+			r := header + 1 + y
+			t := fy.targets[tt]
+			values := make([]any, 0, len(c.groups)+1)
+			values = append(values, fy.label)
+			for _, g := range c.groups {
+				var sum int64
+				if t != nil {
+					for _, l := range c.levels {
+						v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
+						sum += v
+					}
+				}
+				values = append(values, sum)
+			}
+			data = append(data, exDataRow{r, values})
+			series = append(series, excelize.ChartSeries{
+				Name:       fmt.Sprintf("%s!$A$%d", qd, r),
+				Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, c.lastCol, header),
+				Values:     fmt.Sprintf("%s!$B$%d:$%s$%d", qd, r, c.lastCol, r),
+			})
+		}
+		row = header + len(years) + 2
+		if len(series) == 0 {
+			continue
+		}
+		chart := &excelize.Chart{
+			Type:   excelize.Col,
+			Series: series,
+			Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+			Format: excelize.GraphicOptions{
+				AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
+			},
+			Dimension: excelize.ChartDimension{Width: 760, Height: c.chartHeight},
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
+			YAxis: excelize.ChartAxis{
+				Font:           ChartAxisFont,
+				MajorGridLines: true,
+				Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
+			},
+		}
+		charts = append(charts, exChart{fmt.Sprintf("%s%d", c.anchor, chartRow(k, tt)), chart})
+	}
+	return data, charts
+}
+
+// count returns how many charts the i-th plan has (see chart): one per
+// target type when it has a financial year with a target, else none.
+func (c *exCharts) count(i int) int {
+	if len(exPlanYears(c.plans[i].Plan)) == 0 {
+		return 0
+	}
+	return len(pipeline.TargetTypes)
 }
 
 func exTargetTypeLabel(tt string) string {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -37,6 +36,14 @@ type GridWorkbook struct {
 	*excelize.File
 	grid   *gridBuild
 	charts *exCharts // nil: no charts
+	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
+}
+
+func (wb *GridWorkbook) colWidths() []float64 {
+	if wb.widths == nil {
+		wb.widths = templates.PlanColumnWidths(wb.grid.cat)
+	}
+	return wb.widths
 }
 
 // WriteTo writes the workbook as an XLSX package to w.
@@ -66,6 +73,15 @@ type gpSheetPart struct {
 	plan    int // index of the plan, -1 for the Chart data sheet
 	drawing int // number of the plan sheet's drawing part, 0 = none
 	chart   int // number of its first chart part
+	charts  int // how many charts it has
+}
+
+// chartCount returns how many charts the i-th plan sheet has.
+func (wb *GridWorkbook) chartCount(i int) int {
+	if wb.charts == nil {
+		return 0
+	}
+	return wb.charts.count(i)
 }
 
 var (
@@ -116,11 +132,11 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			return fmt.Errorf("sheet %s: not in the workbook", name)
 		}
 		sp := &gpSheetPart{plan: i}
-		if wb.charts != nil && len(wb.charts.perPlan[i]) > 0 {
+		if n := wb.chartCount(i); n > 0 {
 			maxDrawing++
-			sp.drawing, sp.chart = maxDrawing, maxChart+1
+			sp.drawing, sp.chart, sp.charts = maxDrawing, maxChart+1, n
 			fmt.Fprintf(&overrides, `<Override PartName="/xl/drawings/drawing%d.xml" ContentType="%s"></Override>`, sp.drawing, gpDrawingType)
-			for range wb.charts.perPlan[i] {
+			for range n {
 				maxChart++
 				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, maxChart, gpChartType)
 			}
@@ -267,7 +283,10 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	if sp.drawing == 0 {
 		return nil
 	}
-	charts := wb.charts.perPlan[i]
+	_, charts := wb.charts.chart(i)
+	if len(charts) != sp.charts {
+		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
+	}
 	var b strings.Builder
 	b.WriteString(gpRelsHeader)
 	fmt.Fprintf(&b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
@@ -275,7 +294,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	dx, err := exDrawingXML(charts, g.cat)
+	dx, err := exDrawingXML(charts, wb.colWidths())
 	if err != nil {
 		return err
 	}
@@ -316,14 +335,17 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 	}
 	x := templates.NewSheetXML(out)
 	x.Raw(xml.Header + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>`)
-	for _, r := range wb.charts.data {
-		x.StartRow(r.row)
-		for j, v := range r.values {
-			if err := x.Cell(j+1, r.row, 0, v); err != nil {
-				return err
+	for i := range wb.charts.plans {
+		data, _ := wb.charts.chart(i)
+		for _, r := range data {
+			x.StartRow(r.row)
+			for j, v := range r.values {
+				if err := x.Cell(j+1, r.row, 0, v); err != nil {
+					return err
+				}
 			}
+			x.EndRow()
 		}
-		x.EndRow()
 	}
 	x.Raw(`</sheetData></worksheet>`)
 	return x.Flush()
@@ -335,12 +357,12 @@ const exEMU = 9525
 // exDrawingXML returns the drawing part of a plan sheet's charts: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func exDrawingXML(charts []exChart, cat *pipeline.Catalog) (string, error) {
+func exDrawingXML(charts []exChart, widths []float64) (string, error) {
 	colPx := func(col int) int {
-		if w := templates.PlanColumnWidth(cat, col); w > 0 {
-			return int(w*8 + 0.5)
+		if col-1 < len(widths) && widths[col-1] > 0 {
+			return int(widths[col-1]*8 + 0.5)
 		}
-		return 64
+		return 64 // excelize's default column width in pixels
 	}
 	const rowPx = 18 // excelize's default row height (15 points) in pixels
 	var b strings.Builder

@@ -302,11 +302,15 @@ var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
 // sheet, in the order of ps.Grids: where callers place what belongs beside
 // a grid (charts).
 func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
-	l, err := layoutPlanSheet(ps, cat, &Styles{})
-	if err != nil {
-		return nil
+	// As layoutPlanSheet places them: the title rows, the metadata, a
+	// blank row, then each grid and the gap after it.
+	row := firstMetaRow + len(MetaFields) + 1
+	out := make([]int, len(ps.Grids))
+	for i := range ps.Grids {
+		out[i] = row
+		row += GridHeight(cat)
 	}
-	return l.gridRows
+	return out
 }
 
 // GridHeight returns the rows one grid of the catalog takes, with the gap

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -131,20 +132,24 @@ func SetPlanPrintTitles(f *excelize.File, sheet string) error {
 	return setPrintTitles(f, sheet, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
 }
 
-// PlanColumnWidth returns the width of column col (1-based) of a plan
-// sheet of the catalog, in excelize's character units; 0 = the default
-// width.
-func PlanColumnWidth(cat *pipeline.Catalog, col int) float64 {
+// PlanColumnWidths returns the widths of the columns of a plan sheet of
+// the catalog (index: column - 1) in excelize's character units, up to
+// the last column given a width; 0 = the default width.
+func PlanColumnWidths(cat *pipeline.Catalog) []float64 {
 	l, err := layoutPlanSheet(PlanSheet{}, cat, &Styles{})
 	if err != nil {
-		return 0
+		return nil
 	}
+	var out []float64
 	for _, w := range l.widths {
-		if w.first <= col && col <= w.last {
-			return w.width
+		for len(out) < w.last {
+			out = append(out, 0)
+		}
+		for c := w.first; c <= w.last; c++ {
+			out[c-1] = w.width
 		}
 	}
-	return 0
+	return out
 }
 
 // SheetXML writes the rows and cells of a worksheet part as excelize's
@@ -190,34 +195,62 @@ func (x *SheetXML) EndRow() { x.raw(`</row>`) }
 // value v: nil (a styled empty cell), a string (inline), an integer, a
 // float64, or a time.Time (its day's serial number).
 func (x *SheetXML) Cell(col, row, style int, v any) error {
-	x.raw(`<c r="` + cellRef(col, row) + `"`)
+	b := append(x.buf[:0], `<c r="`...)
+	b = appendCellRef(b, col, row)
+	b = append(b, '"')
 	if style != 0 {
-		x.raw(` s="` + strconv.Itoa(style) + `"`)
+		b = append(b, ` s="`...)
+		b = strconv.AppendInt(b, int64(style), 10)
+		b = append(b, '"')
 	}
 	switch v := v.(type) {
 	case nil:
-		x.raw(`/>`)
+		b = append(b, `/>`...)
 	case string:
 		s, preserve := inlineText(v)
-		x.raw(` t="inlineStr"><is><t`)
+		b = append(b, ` t="inlineStr"><is><t`...)
 		if preserve {
-			x.raw(` xml:space="preserve"`)
+			b = append(b, ` xml:space="preserve"`...)
 		}
-		x.raw(`>`)
-		x.raw(s)
-		x.raw(`</t></is></c>`)
+		b = append(b, '>')
+		b = append(b, s...)
+		b = append(b, `</t></is></c>`...)
 	case int64:
-		x.raw(`><v>` + strconv.FormatInt(v, 10) + `</v></c>`)
+		b = append(b, `><v>`...)
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, `</v></c>`...)
 	case int:
-		x.raw(`><v>` + strconv.Itoa(v) + `</v></c>`)
+		b = append(b, `><v>`...)
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, `</v></c>`...)
 	case float64:
-		x.raw(`><v>` + strconv.FormatFloat(v, 'f', -1, 64) + `</v></c>`)
+		b = append(b, `><v>`...)
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+		b = append(b, `</v></c>`...)
 	case time.Time:
-		x.raw(`><v>` + strconv.FormatFloat(ExcelSerial(v, false), 'f', -1, 64) + `</v></c>`)
+		b = append(b, `><v>`...)
+		b = strconv.AppendFloat(b, ExcelSerial(v, false), 'f', -1, 64)
+		b = append(b, `</v></c>`...)
 	default:
 		return fmt.Errorf("cell %s: cannot write a %T", cellRef(col, row), v)
 	}
+	x.buf = b
+	if x.err == nil {
+		_, x.err = x.w.Write(b)
+	}
 	return x.err
+}
+
+// appendCellRef appends the A1 reference of col, row (1-based).
+func appendCellRef(b []byte, col, row int) []byte {
+	var letters [8]byte
+	i := len(letters)
+	for n := col; n > 0 && i > 0; n = (n - 1) / 26 {
+		i--
+		letters[i] = byte('A' + (n-1)%26)
+	}
+	b = append(b, letters[i:]...)
+	return strconv.AppendInt(b, int64(row), 10)
 }
 
 // Flush writes what is buffered and returns the first error.
@@ -287,7 +320,7 @@ var bstrEscape = regexp.MustCompile(`_x[a-fA-F\d]{4}_`)
 // (newlines kept), a literal _xHHHH_ escaped as _x005F_xHHHH_, and whether
 // leading or trailing white space needs xml:space="preserve".
 func inlineText(s string) (string, bool) {
-	if n := len(utf16.Encode([]rune(s))); n > excelize.TotalCellChars {
+	if len(s) > excelize.TotalCellChars && len(utf16.Encode([]rune(s))) > excelize.TotalCellChars {
 		u := utf16.Encode([]rune(s))[:excelize.TotalCellChars]
 		s = string(utf16.Decode(u))
 	}
@@ -300,6 +333,9 @@ func inlineText(s string) (string, bool) {
 			}
 		}
 	}
+	if !strings.ContainsAny(s, "<>&'\"\r\t\n_") && utf8.ValidString(s) && !hasControl(s) {
+		return s, preserve
+	}
 	var b strings.Builder
 	_ = xml.EscapeText(&b, []byte(s))
 	out := strings.ReplaceAll(b.String(), "&#xA;", "\n")
@@ -307,4 +343,15 @@ func inlineText(s string) (string, bool) {
 		out = bstrEscape.ReplaceAllStringFunc(out, func(m string) string { return "_x005F" + m })
 	}
 	return out, preserve
+}
+
+// hasControl says whether s has a character XML cannot hold as it is
+// (xml.EscapeText replaces them).
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return true
+		}
+	}
+	return false
 }
