@@ -144,8 +144,16 @@ func (g *gridBuild) create(after ...string) error {
 // printTitles adds the print titles name of every plan sheet, for plan
 // sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
 func (g *gridBuild) printTitles() error {
+	index := map[string]int{}
+	for i, s := range g.f.GetSheetList() {
+		index[s] = i
+	}
 	for _, name := range g.names {
-		if err := templates.SetPlanPrintTitles(g.f, name); err != nil {
+		idx, ok := index[name]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", name)
+		}
+		if err := templates.SetPlanPrintTitles(g.f, name, idx); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}

@@ -127,9 +127,9 @@ func PrintSetupXML(p PrintSetup) string {
 
 // SetPlanPrintTitles adds the print titles name of a plan sheet written by
 // WritePlanSheetXML (its title row on every printed page) to f, where the
-// sheet exists.
-func SetPlanPrintTitles(f *excelize.File, sheet string) error {
-	return setPrintTitles(f, sheet, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
+// sheet exists at index idx (in f.GetSheetList()).
+func SetPlanPrintTitles(f *excelize.File, sheet string, idx int) error {
+	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
 }
 
 // PlanColumnWidths returns the widths of the columns of a plan sheet of
