@@ -5,7 +5,7 @@ package formats
 // labels in ChartAxisFont's colour, legend at the bottom), around the
 // title and the series.
 const (
-	exChartXMLHead  = `<?xml version="1.0" encoding="UTF-8"?>
+	exChartXMLHead = `<?xml version="1.0" encoding="UTF-8"?>
 <chartSpace xmlns="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><date1904 val="0"></date1904><lang val="en-US"></lang><roundedCorners val="0"></roundedCorners><chart><title><tx><rich><a:bodyPr anchorCtr="false" rot="0" spcFirstLastPara="false"></a:bodyPr><a:p><a:pPr><a:defRPr b="false" baseline="0" i="false" kern="0" spc="0"><a:latin typeface="+mn-lt"></a:latin><a:ea typeface="+mn-ea"></a:ea><a:cs typeface="+mn-cs"></a:cs></a:defRPr></a:pPr><a:r><a:rPr b="false" baseline="0" i="false" kern="0" spc="0" sz="1400"><a:solidFill><a:srgbClr val="595959"></a:srgbClr></a:solidFill></a:rPr><a:t>`
 	exChartXMLTitle = `</a:t></a:r><a:endParaRPr lang="en-US" altLang="en-US"></a:endParaRPr></a:p></rich></tx><overlay val="0"></overlay><spPr></spPr><txPr><a:bodyPr anchorCtr="false" rot="0" spcFirstLastPara="false"></a:bodyPr><a:p></a:p></txPr></title><view3D><rotX val="0"></rotX><rotY val="0"></rotY><rAngAx val="0"></rAngAx><perspective val="0"></perspective></view3D><floor><thickness val="0"></thickness></floor><sideWall><thickness val="0"></thickness></sideWall><backWall><thickness val="0"></thickness></backWall><plotArea><barChart><barDir val="col"></barDir><grouping val="clustered"></grouping><varyColors val="1"></varyColors>`
 	exChartSerStart = `<ser>`

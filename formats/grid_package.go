@@ -92,12 +92,12 @@ var (
 
 // Content types and relationship types of the parts written here.
 const (
-	gpDrawingType    = "application/vnd.openxmlformats-officedocument.drawing+xml"
-	gpChartType      = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
-	gpRelDrawing     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing"
-	gpRelChart       = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
-	gpContentTypes   = "[Content_Types].xml"
-	gpRelsHeader     = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
+	gpDrawingType  = "application/vnd.openxmlformats-officedocument.drawing+xml"
+	gpChartType    = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+	gpRelDrawing   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing"
+	gpRelChart     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
+	gpContentTypes = "[Content_Types].xml"
+	gpRelsHeader   = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
 )
 
 // writePackage copies the parts of the saved skeleton skel to w, writing
