@@ -57,14 +57,14 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 	return pipeline.DefaultCatalog()
 }
 
-// NewExportWorkbook builds the XLSX export in memory: an Overview sheet
-// listing the plans, one grid sheet per plan (AddGridSheets, so the file
-// re-imports onto the same plans), and on each plan sheet two charts of the
-// targets by race and gender across the plan's financial years, for all
-// employees and for employees with disabilities. Callers may add sheets
-// (AddSectorSheet) before writing it with WriteWorkbook. The plan sheets
-// and the chart data are streamed: the workbook's active and hidden sheets
-// are set, and must not be changed (see AddGridSheets).
+// NewExportWorkbook builds the XLSX export: an Overview sheet listing the
+// plans, one grid sheet per plan (as AddGridSheets lays them out, so the
+// file re-imports onto the same plans), and on each plan sheet two charts
+// of the targets by race and gender across the plan's financial years,
+// for all employees and for employees with disabilities. Callers may add
+// sheets (AddSectorSheet on its File) before writing it with
+// WriteWorkbook. The plan sheets, their charts and the chart data are
+// written part by part when the workbook is written (see GridWorkbook).
 func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, error) {
 	cat := opts.catalog()
 	f := excelize.NewFile()

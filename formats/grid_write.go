@@ -22,7 +22,8 @@ type GridOptions struct {
 }
 
 // WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
-// AddGridSheets) to path, atomically.
+// AddGridSheets) to path, atomically. The plan sheets are written part by
+// part (see GridWorkbook).
 func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions) error {
 	f := excelize.NewFile()
 	defer f.Close()

@@ -188,7 +188,8 @@ func cellRef(col, row int) string {
 // sector drop-down, dates, a positive plan id), text formats on
 // identifiers, frozen label column, styles and column widths. The sheet is
 // an ordinary worksheet that callers may go on editing; WritePlanSheet
-// writes the same sheet in one streamed pass, for workbooks of many plans.
+// writes the same sheet in one streamed pass, and WritePlanSheetXML writes
+// its worksheet part without excelize, for workbooks of many plans.
 func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
