@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -130,13 +132,17 @@ func BenchmarkExportGrid500(b *testing.B) {
 }
 
 // BenchmarkExportGrid2000 is the grid XLSX export of 2,000 plans, with
-// and without charts (the command's export of 2,000 plans, less the
-// Sector targets sheet and the service reads). peak-heap-MB is the live
+// and without charts, as the command writes it (with the Sector targets
+// sheet and its charts; less the service reads). peak-heap-MB is the live
 // heap's peak, sampled.
 //
 //	go test ./formats/ -run '^$' -bench ExportGrid2000 -benchtime 1x
 func BenchmarkExportGrid2000(b *testing.B) {
 	plans := benchExportPlans(2000)
+	inputs := make([]*pipeline.InputPlan, len(plans))
+	for i, p := range plans {
+		inputs[i] = p.Plan
+	}
 	for _, charts := range []bool{true, false} {
 		name := "charts"
 		if !charts {
@@ -144,7 +150,11 @@ func BenchmarkExportGrid2000(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "plans.xlsx")
-			opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
+			opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+				BeforePlanSheets: func(f *excelize.File) error {
+					report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+					return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: !charts})
+				}}
 			done := benchMeasure(b)
 			for b.Loop() {
 				if err := WriteExportXLSX(path, plans, opts); err != nil {
