@@ -48,6 +48,19 @@ type ExportOptions struct {
 	// AddChart walks every part, so such sheets are cheap to write only
 	// then.
 	BeforePlanSheets func(f *excelize.File) error
+
+	// Sector, when set, adds the Sector targets sheet (AddSectorSheet)
+	// right after the Overview, with its charts unless NoCharts; its data
+	// rows are written into the sheet's part when the workbook is written
+	// (see GridWorkbook), never held as excelize cells.
+	Sector *ExportSector
+}
+
+// ExportSector is the Sector targets sheet of an export: the sectoral
+// check of each plan and where the targets came from.
+type ExportSector struct {
+	Plans  []pipeline.SectorPlanCheck
+	Source string
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -87,7 +100,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	// The sheets after the plan sheets: Sector targets, then the hidden
 	// Chart data (and Lists, which create adds last).
 	var taken, after []string
-	if opts.BeforePlanSheets != nil {
+	if opts.BeforePlanSheets != nil || opts.Sector != nil {
 		// The Sector targets sheet, which BeforePlanSheets adds: no plan
 		// sheet may take its name.
 		taken = append(taken, SectorSheetName)
@@ -107,6 +120,14 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
 	}
+	var sector *sectorStreamRows
+	if opts.Sector != nil {
+		sector = &sectorStreamRows{}
+		if err := AddSectorSheetWith(f, opts.Sector.Plans, opts.Sector.Source,
+			SectorSheetOptions{NoCharts: opts.NoCharts, streamRows: true, rows: sector}); err != nil {
+			return fail(fmt.Errorf("sector targets sheet: %w", err))
+		}
+	}
 	if opts.BeforePlanSheets != nil {
 		if err := opts.BeforePlanSheets(f); err != nil {
 			return fail(err)
@@ -124,7 +145,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	if err := g.printTitles(); err != nil {
 		return fail(err)
 	}
-	return &GridWorkbook{File: f, grid: g, charts: charts}, nil
+	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
 }
 
 // WriteFlatExportXLSX writes the flat XLSX export to path (atomically): the

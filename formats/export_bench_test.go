@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -150,11 +148,9 @@ func BenchmarkExportGrid2000(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "plans.xlsx")
+			report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 			opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-				BeforePlanSheets: func(f *excelize.File) error {
-					report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-					return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: !charts})
-				}}
+				Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
 			done := benchMeasure(b)
 			for b.Loop() {
 				if err := WriteExportXLSX(path, plans, opts); err != nil {

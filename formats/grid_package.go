@@ -38,6 +38,10 @@ type GridWorkbook struct {
 	grid   *gridBuild
 	charts *exCharts // nil: no charts
 	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
+	// sector, when set, has the data rows of the Sector targets sheet,
+	// written into its part among the rows excelize holds (the header and
+	// the chart data).
+	sector *sectorStreamRows
 }
 
 func (wb *GridWorkbook) colWidths() []float64 {
@@ -155,6 +159,15 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		own[p] = &gpSheetPart{plan: -1}
 	}
 
+	sectorPart := ""
+	if wb.sector != nil {
+		p, ok := sheetParts[SectorSheetName]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", SectorSheetName)
+		}
+		sectorPart = p
+	}
+
 	zw := zip.NewWriter(w)
 	// The parts written here are deflated at the fastest level, one
 	// compressor reused from part to part (they are written one after
@@ -193,6 +206,10 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			}
 			if _, err := io.WriteString(out, overrides.String()+string(b[i:])); err != nil {
 				return err
+			}
+		case f.Name == sectorPart:
+			if err := wb.writeSectorSheet(zw, f); err != nil {
+				return fmt.Errorf("sheet %s: %w", SectorSheetName, err)
 			}
 		case mine && sp.plan < 0:
 			if err := wb.writeChartData(zw, f.Name); err != nil {
@@ -435,4 +452,109 @@ func exChartXML(c *excelize.Chart) string {
 	}
 	b.WriteString(exChartXMLTail)
 	return b.String()
+}
+
+var (
+	gpDimension = regexp.MustCompile(`<dimension [^>]*/>|<dimension [^>]*></dimension>`)
+	gpRowStart  = regexp.MustCompile(`^<row r="(\d+)"[^>]*>`)
+	gpRowSpans  = regexp.MustCompile(` spans="[^"]*"`)
+)
+
+// writeSectorSheet writes the Sector targets sheet's part: the part
+// excelize wrote (title, header, chart data, formats, filter, page setup,
+// drawing) with the data rows (from sectorFirstRow) merged in, row by row,
+// their cells before the chart data's (columns A-X, then AA on).
+func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
+	b, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	x := string(b)
+	start := strings.Index(x, "<sheetData>")
+	end := strings.LastIndex(x, "</sheetData>")
+	empty := strings.Index(x, "<sheetData/>")
+	var head, rows, tail string
+	switch {
+	case start >= 0 && end > start:
+		head, rows, tail = x[:start], x[start+len("<sheetData>"):end], x[end+len("</sheetData>"):]
+	case empty >= 0:
+		head, tail = x[:empty], x[empty+len("<sheetData/>"):]
+	default:
+		return fmt.Errorf("no sheetData in the part excelize wrote")
+	}
+	// The dimension excelize computed leaves the data rows out; it is
+	// optional.
+	head = gpDimension.ReplaceAllString(head, "")
+	out, err := gpCreate(zw, f.Name)
+	if err != nil {
+		return err
+	}
+	sx := templates.NewSheetXML(out)
+	sx.Raw(head)
+	sx.Raw("<sheetData>")
+	// theirs returns excelize's next row: its number, its start tag (no
+	// spans: they would leave the data cells out), its cells.
+	theirs := func() (int, string, string, bool) {
+		if rows == "" {
+			return 0, "", "", false
+		}
+		m := gpRowStart.FindStringSubmatchIndex(rows)
+		if m == nil {
+			return 0, "", "", false
+		}
+		n, _ := strconv.Atoi(rows[m[2]:m[3]])
+		startTag := gpRowSpans.ReplaceAllString(rows[:m[1]], "")
+		rest := rows[m[1]:]
+		var cells string
+		if strings.HasSuffix(startTag, "/>") {
+			startTag = strings.TrimSuffix(startTag, "/>") + ">"
+		} else {
+			i := strings.Index(rest, "</row>")
+			if i < 0 {
+				return 0, "", "", false
+			}
+			cells, rest = rest[:i], rest[i+len("</row>"):]
+		}
+		rows = rest
+		return n, startTag, cells, true
+	}
+	tn, tStart, tCells, tOK := theirs()
+	flushTheirs := func(before int) {
+		for tOK && (before == 0 || tn < before) {
+			sx.Raw(tStart + tCells + "</row>")
+			tn, tStart, tCells, tOK = theirs()
+		}
+	}
+	row := sectorFirstRow
+	err = sectorEachRow(wb.sector.plans, func(vals []any, noYear bool) error {
+		flushTheirs(row)
+		styles := wb.sector.styles.columns(noYear)
+		if tOK && tn == row {
+			sx.Raw(tStart)
+		} else {
+			sx.StartRow(row)
+		}
+		for c, v := range vals {
+			if err := sx.Cell(c+1, row, styles[c], v); err != nil {
+				return err
+			}
+		}
+		if tOK && tn == row {
+			sx.Raw(tCells)
+			tn, tStart, tCells, tOK = theirs()
+		}
+		sx.EndRow()
+		row++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	flushTheirs(0)
+	if rows != "" {
+		return fmt.Errorf("rows of the part excelize wrote were not understood")
+	}
+	sx.Raw("</sheetData>")
+	sx.Raw(tail)
+	return sx.Flush()
 }

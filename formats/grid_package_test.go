@@ -137,6 +137,9 @@ func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
 		for c := 1; c <= cols+1; c++ {
 			ref, _ := excelize.CoordinatesToCellName(c, r)
 			typ, _ := f.GetCellType(sheet, ref)
+			if typ == excelize.CellTypeInlineString {
+				typ = excelize.CellTypeSharedString // text either way
+			}
 			v, _ := f.GetCellValue(sheet, ref)
 			raw, _ := f.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
 			s, _ := f.GetCellStyle(sheet, ref)
@@ -264,4 +267,90 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 		}
 	}
 	checkStrictXLSX(t, streamed)
+}
+
+// TestGridSectorSheetStreamed: the export's Sector targets sheet, its data
+// rows written into the sheet's part (ExportOptions.Sector), reads back as
+// the sheet AddSectorSheet writes with excelize alone: every cell of the
+// table and of the chart data, styles, formats, filter, page setup and
+// breaks, and the charts; with a plan that has no years and one without a
+// sector among them.
+func TestGridSectorSheetStreamed(t *testing.T) {
+	plans := benchExportPlans(12)
+	plans[3].Plan.Sector = ""
+	plans[5].Plan.Targets = nil
+	var inputs []*pipeline.InputPlan
+	for _, p := range plans {
+		inputs = append(inputs, p.Plan)
+	}
+	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	dir := t.TempDir()
+	for _, noCharts := range []bool{false, true} {
+		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
+		opts := ExportOptions{NoCharts: noCharts, Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
+		if err := WriteExportXLSX(streamed, plans, opts); err != nil {
+			t.Fatal(err)
+		}
+		opts.Sector = nil
+		opts.BeforePlanSheets = func(f *excelize.File) error {
+			return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: noCharts})
+		}
+		if err := WriteExportXLSX(ref, plans, opts); err != nil {
+			t.Fatal(err)
+		}
+		checkStrictXLSX(t, streamed)
+		a, err := excelize.OpenFile(streamed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := excelize.OpenFile(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
+			t.Fatalf("sheets %v, want %v", got, want)
+		}
+		got, want := gpSheetSnapshot(t, a, SectorSheetName), gpSheetSnapshot(t, b, SectorSheetName)
+		if got != want {
+			t.Errorf("no charts %v: the Sector targets sheet differs:\n got %s\nwant %s", noCharts, got, want)
+		}
+		if !strings.Contains(got, "not assessable") || strings.Count(got, "\n") < 100 {
+			t.Errorf("the snapshot misses the data rows:\n%s", got)
+		}
+		cf := func(f *excelize.File) string {
+			m, _ := f.GetConditionalFormats(SectorSheetName)
+			var out []string
+			for rng, opts := range m {
+				for _, o := range opts {
+					format := -1
+					if o.Format != nil {
+						format = *o.Format
+					}
+					out = append(out, fmt.Sprintf("%s %s %s %d", rng, o.Type, o.Criteria, format))
+				}
+			}
+			slices.Sort(out)
+			return strings.Join(out, "\n")
+		}
+		if cfA, cfB := cf(a), cf(b); cfA != cfB || cfA == "" {
+			t.Errorf("conditional formats %v, want %v", cfA, cfB)
+		}
+		a.Close()
+		b.Close()
+		rawA, _ := os.ReadFile(streamed)
+		rawB, _ := os.ReadFile(ref)
+		pa, pb := gpParts(t, rawA), gpParts(t, rawB)
+		tail := func(x string) string { return x[strings.Index(x, "</sheetData>"):] }
+		if got, want := tail(pa["xl/worksheets/sheet2.xml"]), tail(pb["xl/worksheets/sheet2.xml"]); got != want {
+			t.Errorf("after the rows:\n got %s\nwant %s", got, want)
+		}
+		if !noCharts {
+			for i := 1; i <= 11; i++ { // the sector charts come first
+				name := fmt.Sprintf("xl/charts/chart%d.xml", i)
+				if pa[name] != pb[name] || pa[name] == "" {
+					t.Errorf("%s differs", name)
+				}
+			}
+		}
+	}
 }

@@ -421,6 +421,11 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 // SectorSheetOptions tune AddSectorSheetWith.
 type SectorSheetOptions struct {
 	NoCharts bool // leave the sheet's charts out (export --no-charts)
+
+	// streamRows leaves the data rows out of the File (the export writes
+	// them into the sheet's part), and rows receives what that needs.
+	streamRows bool
+	rows       *sectorStreamRows
 }
 
 // AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
@@ -500,12 +505,19 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 
 	// Values are written row by row as one slice; the styles, the same for
 	// every data row of a column, are applied afterwards as one range per
-	// run of columns, which is far cheaper than styling cell by cell.
+	// run of columns, which is far cheaper than styling cell by cell. With
+	// opts.streamRows the rows are left out: the export writes them into
+	// the sheet's part (GridWorkbook).
 	row := sectorFirstRow
-	vals := make([]any, len(sectorSheetHeader))
 	var noYearRows []int // rows of plans with no years: columns J-V are plain text
-	put := func(col int, v any) { vals[col-1] = v }
-	flush := func() error {
+	err = sectorEachRow(plans, func(vals []any, noYear bool) error {
+		if noYear {
+			noYearRows = append(noYearRows, row)
+		}
+		if opts.streamRows {
+			row++
+			return nil
+		}
 		// Cells without a value are left out (they get only a style).
 		for start := 0; start < len(vals); {
 			if vals[start] == nil {
@@ -523,9 +535,86 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			}
 			start = end
 		}
-		clear(vals)
 		row++
 		return nil
+	})
+	if err != nil {
+		return err
+	}
+	styles := sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}
+	if opts.streamRows && opts.rows != nil {
+		*opts.rows = sectorStreamRows{plans: plans, styles: styles}
+	}
+	if row > sectorFirstRow && !opts.streamRows {
+		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows, styles); err != nil {
+			return err
+		}
+	}
+	last := row - 1
+	if last >= sectorFirstRow {
+		if err := sectorConditionalFormats(f, sheet, last); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
+			return err
+		}
+	}
+	widths := []struct {
+		from, to string
+		w        float64
+	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
+	for _, c := range widths {
+		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
+			return err
+		}
+	}
+	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
+		return err
+	}
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// After the filter, which replaces the sheet's properties.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
+		return err
+	}
+	if opts.NoCharts {
+		return nil
+	}
+	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
+}
+
+// sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
+type sectorColumnStyles struct{ text, integer, pct, points int }
+
+// columns returns the style of each column of a data row (plans with no
+// years: noYear), as sectorDataStyles applies them.
+func (st sectorColumnStyles) columns(noYear bool) []int {
+	share := []int{st.pct, st.pct, st.points, st.integer}
+	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, st.text, st.text)
+	if noYear {
+		for c := 10; c <= 22; c++ { // J-V
+			cols[c-1] = st.text
+		}
+	}
+	return cols
+}
+
+// sectorEachRow lays out the data rows of the Sector targets sheet, from
+// row sectorFirstRow on: emit gets each row's values by column (nil: no
+// value; the slice is reused) and whether the row is a plan's with no
+// years.
+func sectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
+	vals := make([]any, len(sectorSheetHeader))
+	put := func(col int, v any) { vals[col-1] = v }
+	flush := func(noYear bool) error {
+		err := emit(vals, noYear)
+		clear(vals)
+		return err
 	}
 	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) {
 		var actual, tgt, gap, short any
@@ -570,8 +659,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			planCells(p, nil, "")
 			put(23, "not assessable")
 			put(24, p.Reason)
-			noYearRows = append(noYearRows, row)
-			if err := flush(); err != nil {
+			if err := flush(true); err != nil {
 				return err
 			}
 			continue
@@ -588,7 +676,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 				putShare(19, nil, 0, false)
 				put(23, sectorStatusText(l.Status))
 				put(24, sectorJoin("; ", l.Reason, l.Note))
-				if err := flush(); err != nil {
+				if err := flush(false); err != nil {
 					return err
 				}
 			}
@@ -602,53 +690,20 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			putShare(19, d.Share, d.TargetPct, true)
 			put(23, sectorStatusText(d.Status))
 			put(24, d.Reason)
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				return err
 			}
 		}
 	}
-	if row > sectorFirstRow {
-		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows,
-			sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}); err != nil {
-			return err
-		}
-	}
-	last := row - 1
-	if last >= sectorFirstRow {
-		if err := sectorConditionalFormats(f, sheet, last); err != nil {
-			return err
-		}
-		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
-			return err
-		}
-	}
-	widths := []struct {
-		from, to string
-		w        float64
-	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
-	for _, c := range widths {
-		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
-			return err
-		}
-	}
-	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
-		return err
-	}
-	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	// After the filter, which replaces the sheet's properties.
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
-		return err
-	}
-	if opts.NoCharts {
-		return nil
-	}
-	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
+	return nil
 }
 
-// sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
-type sectorColumnStyles struct{ text, integer, pct, points int }
+// sectorStreamRows is what the export needs to write the Sector targets
+// sheet's data rows into its part: the plans and the column styles.
+type sectorStreamRows struct {
+	plans  []pipeline.SectorPlanCheck
+	styles sectorColumnStyles
+}
 
 // sectorDataStyles styles the data rows first to last column by column, one
 // range per run of columns with the same style, then gives the rows of
