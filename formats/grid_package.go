@@ -519,42 +519,114 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 		return n, startTag, cells, true
 	}
 	tn, tStart, tCells, tOK := theirs()
-	flushTheirs := func(before int) {
-		for tOK && (before == 0 || tn < before) {
-			sx.Raw(tStart + tCells + "</row>")
+	// The chart data rows, from column sectorChartCol on: a few per plan,
+	// kept (the data rows, many more, are written as they are laid out).
+	var charts []gpChartRow
+	if wb.sector.charts {
+		err := addSectorCharts(nil, SectorSheetName, wb.sector.plans, &templates.Styles{Heading: wb.sector.heading}, sectorChartStream,
+			func(row int, vals []any, style int) error {
+				charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	chartCells := func(row int) error {
+		for len(charts) > 0 && charts[0].row == row {
+			c := charts[0]
+			for i, v := range c.vals {
+				style := 0
+				if i == 0 {
+					style = c.style
+				}
+				if v == nil && style == 0 {
+					continue
+				}
+				if err := sx.Cell(sectorChartCol+i, row, style, v); err != nil {
+					return err
+				}
+			}
+			charts = charts[1:]
+		}
+		return nil
+	}
+	// writeRow writes row r: the data cells (columns A-X), excelize's
+	// cells, the chart data's.
+	writeRow := func(r int, data func() error) error {
+		mine := tOK && tn == r
+		if mine {
+			sx.Raw(tStart)
+		} else {
+			sx.StartRow(r)
+		}
+		if data != nil {
+			if err := data(); err != nil {
+				return err
+			}
+		}
+		if mine {
+			sx.Raw(tCells)
 			tn, tStart, tCells, tOK = theirs()
+		}
+		if err := chartCells(r); err != nil {
+			return err
+		}
+		sx.EndRow()
+		return nil
+	}
+	// flushBefore writes the rows before r (0: all) that have no data.
+	flushBefore := func(r int) error {
+		for {
+			next := 0
+			if tOK {
+				next = tn
+			}
+			if len(charts) > 0 && (next == 0 || charts[0].row < next) {
+				next = charts[0].row
+			}
+			if next == 0 || (r != 0 && next >= r) {
+				return nil
+			}
+			if err := writeRow(next, nil); err != nil {
+				return err
+			}
 		}
 	}
 	row := sectorFirstRow
 	err = sectorEachRow(wb.sector.plans, func(vals []any, noYear bool) error {
-		flushTheirs(row)
+		if err := flushBefore(row); err != nil {
+			return err
+		}
 		styles := wb.sector.styles.columns(noYear)
-		if tOK && tn == row {
-			sx.Raw(tStart)
-		} else {
-			sx.StartRow(row)
-		}
-		for c, v := range vals {
-			if err := sx.Cell(c+1, row, styles[c], v); err != nil {
-				return err
+		err := writeRow(row, func() error {
+			for c, v := range vals {
+				if err := sx.Cell(c+1, row, styles[c], v); err != nil {
+					return err
+				}
 			}
-		}
-		if tOK && tn == row {
-			sx.Raw(tCells)
-			tn, tStart, tCells, tOK = theirs()
-		}
-		sx.EndRow()
+			return nil
+		})
 		row++
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	flushTheirs(0)
+	if err := flushBefore(0); err != nil {
+		return err
+	}
 	if rows != "" {
 		return fmt.Errorf("rows of the part excelize wrote were not understood")
 	}
 	sx.Raw("</sheetData>")
 	sx.Raw(tail)
 	return sx.Flush()
+}
+
+// gpChartRow is a row of the Sector targets sheet's chart data.
+type gpChartRow struct {
+	row   int
+	vals  []any
+	style int
 }

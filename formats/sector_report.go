@@ -451,7 +451,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
 			return err
 		}
-		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects); err != nil {
+		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
 			return err
 		}
 	}
@@ -543,7 +543,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	}
 	styles := sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}
 	if opts.streamRows && opts.rows != nil {
-		*opts.rows = sectorStreamRows{plans: plans, styles: styles}
+		*opts.rows = sectorStreamRows{plans: plans, styles: styles, charts: !opts.NoCharts}
 	}
 	if row > sectorFirstRow && !opts.streamRows {
 		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows, styles); err != nil {
@@ -581,7 +581,15 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	if opts.NoCharts {
 		return nil
 	}
-	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
+	if opts.streamRows {
+		// The chart data cells go into the part with the rows; the page
+		// breaks, which need the sheet's columns, go in now.
+		if opts.rows != nil {
+			opts.rows.heading = st.Heading
+		}
+		return addSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
+	}
+	return addSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
 }
 
 // sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
@@ -701,8 +709,10 @@ func sectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 // sectorStreamRows is what the export needs to write the Sector targets
 // sheet's data rows into its part: the plans and the column styles.
 type sectorStreamRows struct {
-	plans  []pipeline.SectorPlanCheck
-	styles sectorColumnStyles
+	plans   []pipeline.SectorPlanCheck
+	styles  sectorColumnStyles
+	heading int  // the style of a chart data block's title
+	charts  bool // the sheet has charts, and their data cells
 }
 
 // sectorDataStyles styles the data rows first to last column by column, one
@@ -787,8 +797,14 @@ type sectorChartPass int
 
 const (
 	sectorChartObjects sectorChartPass = iota // the charts only
-	sectorChartCells                          // their data cells only
+	sectorChartCells                          // their data cells only (and the page breaks)
+	sectorChartBreaks                         // the page breaks only
+	sectorChartStream                         // their data cells, to a sectorChartSink only
 )
+
+// sectorChartSink receives a row of chart data: vals from column
+// sectorChartCol on, the first cell styled with style (0: none).
+type sectorChartSink func(row int, vals []any, style int) error
 
 // addSectorCharts adds, per plan, a block of chart data and a chart of it.
 // The charts are added in a pass of their own before any row of the sheet
@@ -796,26 +812,34 @@ const (
 // it spans among all the sheet's rows, which over a sheet of thousands of
 // rows and a chart per plan is cubic; the data cells follow in a second
 // pass, once the table is written.
-func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass) error {
+func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
+	if sink == nil {
+		sink = func(row int, vals []any, style int) error {
+			c, _ := excelize.CoordinatesToCellName(sectorChartCol, row)
+			if err := f.SetSheetRow(sheet, c, &vals); err != nil {
+				return err
+			}
+			if style != 0 {
+				return f.SetCellStyle(sheet, c, c, style)
+			}
+			return nil
+		}
+	}
 	top := 5
 	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
 			continue
 		}
-		cell := func(col, row int) string { c, _ := excelize.CoordinatesToCellName(col, row); return c }
 		abs := func(col, row int) string {
 			c, _ := excelize.CoordinatesToCellName(col, row, true)
 			return c
 		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
-		cells := pass == sectorChartCells
+		cells := pass == sectorChartCells || pass == sectorChartStream
 		if cells {
-			if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
-				return err
-			}
-			if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
+			if err := sink(top, []any{"Chart data: " + name}, st.Heading); err != nil {
 				return err
 			}
 		}
@@ -825,7 +849,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		}
 		header = append(header, "Target")
 		if cells {
-			if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
+			if err := sink(top+1, header, 0); err != nil {
 				return err
 			}
 		}
@@ -856,7 +880,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 				}
 				vals = append(vals, target)
 				if cells {
-					if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
+					if err := sink(row, vals, 0); err != nil {
 						return err
 					}
 				}
@@ -894,7 +918,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
-		if !cells {
+		if pass == sectorChartObjects {
 			if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
 				return err
 			}
@@ -902,10 +926,10 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		tops = append(tops, top)
 		top += sectorChartRows
 	}
-	if pass != sectorChartCells {
+	if pass != sectorChartCells && pass != sectorChartBreaks {
 		return nil // the breaks go in with the cells, once the columns have their widths
 	}
-	return sectorChartBreaks(f, sheet, tops)
+	return sectorChartPageBreaks(f, sheet, tops)
 }
 
 // Page geometry of the Sector targets sheet's print setup (A4 landscape,
@@ -918,14 +942,14 @@ const (
 	sectorChartPx      = 900 + 10             // a chart's width and offset
 )
 
-// sectorChartBreaks puts a page break before a chart that would otherwise
+// sectorChartPageBreaks puts a page break before a chart that would otherwise
 // straddle two printed pages. The sheet prints fitted to one page wide, so
 // a page holds as many rows as the scale allows: estimated here on the
 // safe side (Excel's narrower columns and taller rows, less a tenth), a
 // page never ends sooner than estimated, and a chart (tops: each chart's
 // first row, sectorChartRows apart) that fits in the rows left on the page
 // is printed whole.
-func sectorChartBreaks(f *excelize.File, sheet string, tops []int) error {
+func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 	if len(tops) == 0 {
 		return nil
 	}
