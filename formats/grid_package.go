@@ -32,9 +32,11 @@ import (
 //
 // Callers may add sheets and change the File's other sheets (the active
 // sheet, hidden sheets) before WriteTo; what they write to a plan sheet
-// or the Chart data sheet is replaced.
+// or the Chart data sheet is replaced. Save the workbook with WriteTo
+// (WriteWorkbook), never with the File's own Write or SaveAs, which would
+// leave the plan sheets empty.
 type GridWorkbook struct {
-	*excelize.File
+	File *excelize.File
 	grid   *gridBuild
 	charts *exCharts // nil: no charts
 	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
@@ -50,6 +52,9 @@ func (wb *GridWorkbook) colWidths() []float64 {
 	}
 	return wb.widths
 }
+
+// Close closes the workbook's File.
+func (wb *GridWorkbook) Close() error { return wb.File.Close() }
 
 // WriteTo writes the workbook as an XLSX package to w.
 func (wb *GridWorkbook) WriteTo(w io.Writer, opts ...excelize.Options) (int64, error) {
