@@ -36,7 +36,7 @@ import (
 // (WriteWorkbook), never with the File's own Write or SaveAs, which would
 // leave the plan sheets empty.
 type GridWorkbook struct {
-	File *excelize.File
+	File   *excelize.File
 	grid   *gridBuild
 	charts *exCharts // nil: no charts
 	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
