@@ -18,13 +18,15 @@ import (
 )
 
 // GridWorkbook is a workbook of grid plan sheets that is written part by
-// part: the small sheets (Overview, Sector targets, Instructions, Lists),
-// the styles and the workbook's names live in the embedded excelize File,
-// where the plan sheets (and the hidden Chart data sheet) exist empty; its
-// WriteTo saves that File (a few MB) and copies its parts into the output
-// package, writing each plan sheet, its drawing and its charts as
-// SpreadsheetML straight into the output as it goes
-// (templates.WritePlanSheetXML). Nothing holds more than one plan sheet.
+// part: the small sheets (Overview, Instructions, Lists, the Sector
+// targets sheet's header, formats and charts), the styles and the
+// workbook's names live in its excelize File, where the plan sheets (and
+// the hidden Chart data sheet) exist empty; its WriteTo saves that File
+// (a few MB) and copies its parts into the output package, writing each
+// plan sheet, its drawing and its charts as SpreadsheetML straight into
+// the output as it goes (templates.WritePlanSheetXML), and the Sector
+// targets sheet's data rows among its header rows. Nothing holds more
+// than one plan sheet.
 //
 // excelize would keep every sheet it writes in memory until the workbook
 // is saved, build the whole package in a buffer, and walk every part of
