@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // historyOptions are the options of `eepipe history`.
@@ -89,6 +93,20 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})
 	if err != nil {
 		return err
+	}
+	if loc, err := stateLocation(cfg, &opts.State); err == nil && !statestore.IsPostgres(loc) {
+		if _, serr := os.Stat(loc); errors.Is(serr, fs.ErrNotExist) {
+			// Reading creates nothing: a mistyped --state is not a new,
+			// empty store.
+			fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
+			if opts.Report != "" {
+				if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{}); err != nil {
+					return exitf(ExitFatal, "%v", err)
+				}
+				fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
+			}
+			return nil
+		}
 	}
 	st, err := openState(ctx, f, cfg, &opts.State)
 	if err != nil {
