@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -67,7 +68,7 @@ func SheetName(base, fallback string, taken []string) string {
 		case '[', ']', ':', '*', '?', '/', '\\':
 			return '-'
 		}
-		if r < ' ' {
+		if r < ' ' || r == 0xFFFE || r == 0xFFFF {
 			return -1
 		}
 		return r
@@ -86,7 +87,7 @@ func SheetName(base, fallback string, taken []string) string {
 		if i > 1 {
 			suffix = fmt.Sprintf(" (%d)", i)
 		}
-		name := truncateWords(clean, 31-utf8.RuneCountInString(suffix))
+		name := truncateWords(clean, 31-len(suffix))
 		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
 		if !used[strings.ToLower(name)] {
 			return name
@@ -94,29 +95,45 @@ func SheetName(base, fallback string, taken []string) string {
 	}
 }
 
-// truncateWords cuts s to at most n runes at a word boundary (a space)
+// truncateWords cuts s to at most n UTF-16 units (how Excel and excelize
+// measure a sheet name: a character outside the Basic Multilingual Plane,
+// an emoji, counts twice) at a word boundary (a space)
 // when one falls in the second half, and drops what a cut leaves dangling
 // at the end (spaces, hyphens, dashes, commas, an opening bracket).
 func truncateWords(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	cut := truncateUTF16(s, n)
+	if len(cut) == len(s) {
 		return s
 	}
-	cut := truncateRunes(s, n)
-	next := []rune(s)[n]
+	next, _ := utf8.DecodeRuneInString(s[len(cut):])
 	if next != ' ' {
-		if i := strings.LastIndex(cut, " "); i >= 0 && utf8.RuneCountInString(cut[:i]) >= n/2 {
+		if i := strings.LastIndex(cut, " "); i >= 0 && utf16Len(cut[:i]) >= n/2 {
 			cut = cut[:i]
 		}
 	}
 	return strings.TrimRight(cut, " -–—,;:.(&/+")
 }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// truncateUTF16 returns the longest prefix of s, whole runes, of at most
+// n UTF-16 units.
+func truncateUTF16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		units += utf16.RuneLen(r)
+		if units > n {
+			return s[:i]
+		}
 	}
-	r := []rune(s)
-	return string(r[:n])
+	return s
+}
+
+// utf16Len returns the length of s in UTF-16 units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // EnsureListsSheet adds the hidden Lists sheet (sectors in column A, target
