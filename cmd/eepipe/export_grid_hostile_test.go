@@ -105,3 +105,17 @@ func TestExportGridHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFolderMissing: export and template to a folder that does not
+// exist is a usage error naming the folder (exit 2), found before any
+// work, not a fatal error naming the temporary file of the write.
+func TestOutputFolderMissing(t *testing.T) {
+	e := newExEnv(t, nil)
+	out := e.path(filepath.Join("missing", "x.xlsx"))
+	for _, args := range [][]string{{"export", "-o", out, "--layout", "grid"}, {"template", "-o", out}} {
+		code, stdout, stderr := e.run(args...)
+		if code != 2 || !strings.Contains(stderr, "the folder "+filepath.Dir(out)+" does not exist") || strings.Contains(stderr, ".tmp-") {
+			t.Errorf("%s: exit %d\n%s\n%s", args[0], code, stdout, stderr)
+		}
+	}
+}
