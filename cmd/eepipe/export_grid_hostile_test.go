@@ -32,6 +32,13 @@ var exHostileNames = []string{
 	"1234567890123456789012",
 	"00123",
 	"Plan [1]: a/b\\c*d?",
+	"Tab\there",
+	"Line1\nLine2",
+	"CR\r\nLF",
+	"Ctl\x01\x1fX\x7f",
+	"  padded  ",
+	"double  inner   spaces",
+	"x\u2028y\u200f",
 }
 
 func (e *exEnv) createHostilePlans(c *apiclient.Client) {
@@ -90,10 +97,16 @@ func TestExportGridHostileNames(t *testing.T) {
 		if code != 0 || strings.Contains(stdout+stderr, ": warning:") {
 			t.Errorf("validate: exit %d\n%s\n%s", code, stdout, stderr)
 		}
+		if code, stdout, stderr := e.run("diff", out); code != 0 {
+			t.Errorf("diff: exit %d\n%s\n%s", code, stdout, stderr)
+		}
 		e.srv.Sandbox.ResetStats()
 		code, stdout, stderr = e.run("apply", out)
 		if st := e.srv.Sandbox.Stats(); code != 0 || st.Writes != 0 {
 			t.Errorf("apply: exit %d, %d writes\n%s\n%s", code, st.Writes, stdout, stderr)
+		}
+		if code, stdout, stderr := e.run("reconcile", out); code != 0 || !strings.Contains(stdout, "in sync") {
+			t.Errorf("reconcile: exit %d\n%s\n%s", code, stdout, stderr)
 		}
 	}
 	want, _ := e.serverState("acme")
