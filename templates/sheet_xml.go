@@ -319,9 +319,10 @@ var bstrEscape = regexp.MustCompile(`_x[a-fA-F\d]{4}_`)
 // reads it: at most the 32,767 UTF-16 units a cell holds, XML-escaped
 // (newlines kept), a literal _xHHHH_ escaped as _x005F_xHHHH_, a character
 // XML cannot hold (a control character other than tab, newline and
-// carriage return, U+FFFE, U+FFFF) written as its _xHHHH_ escape (XML
-// escaping alone would turn it into U+FFFD, and a re-import would then
-// change the value), and whether leading or trailing white space needs
+// carriage return, U+FFFE, U+FFFF) and a carriage return (which
+// LibreOffice drops on reading) written as its _xHHHH_ escape, as Excel
+// writes them (XML escaping alone would turn the first into U+FFFD, and a
+// re-import would then change the value), and whether leading or trailing white space needs
 // xml:space="preserve".
 func inlineText(s string) (string, bool) {
 	if len(s) > excelize.TotalCellChars && len(utf16.Encode([]rune(s))) > excelize.TotalCellChars {
@@ -346,7 +347,7 @@ func inlineText(s string) (string, bool) {
 	if hasControl(s) {
 		var e strings.Builder
 		for _, r := range s {
-			if r != '\t' && r != '\n' && r != '\r' && (r < 0x20 || r == 0xFFFE || r == 0xFFFF) {
+			if r != '\t' && r != '\n' && (r < 0x20 || r == 0xFFFE || r == 0xFFFF) {
 				fmt.Fprintf(&e, "_x%04X_", r)
 				continue
 			}

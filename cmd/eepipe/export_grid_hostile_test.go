@@ -34,7 +34,6 @@ var exHostileNames = []string{
 	"Plan [1]: a/b\\c*d?",
 	"Tab\there",
 	"Line1\nLine2",
-	"CR\r\nLF",
 	"Ctl\x01\x1fX\x7f",
 	"  padded  ",
 	"double  inner   spaces",
@@ -130,5 +129,28 @@ func TestOutputFolderMissing(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "the folder "+filepath.Dir(out)+" does not exist") || strings.Contains(stderr, ".tmp-") {
 			t.Errorf("%s: exit %d\n%s\n%s", args[0], code, stdout, stderr)
 		}
+	}
+}
+
+// TestExportGridLibreOfficeResave: the grid export of the hostile names,
+// opened and saved again by LibreOffice (testdata/lo-resave, see its
+// generate.sh), reads back to the service's counters and applies with no
+// write.
+func TestExportGridLibreOfficeResave(t *testing.T) {
+	e := newExEnv(t, nil)
+	e.createHostilePlans(e.acme)
+	path := filepath.Join("testdata", "lo-resave", "hostile-grid-export.xlsx")
+	want, _ := e.serverState("acme")
+	_, got := fileState(t, path)
+	if d := diffStates(want, got); d != "" {
+		t.Errorf("%s:\n%s", path, d)
+	}
+	if code, stdout, stderr := e.run("diff", path); code != 0 {
+		t.Errorf("diff: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	e.srv.Sandbox.ResetStats()
+	code, stdout, stderr := e.run("apply", path)
+	if st := e.srv.Sandbox.Stats(); code != 0 || st.Writes != 0 {
+		t.Errorf("apply: exit %d, %d writes\n%s\n%s", code, st.Writes, stdout, stderr)
 	}
 }
