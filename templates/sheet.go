@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -78,9 +79,9 @@ func SheetName(base, fallback string, taken []string) string {
 	if clean == "" {
 		clean = fallback
 	}
-	used := map[string]bool{"history": true}
+	used := map[string]bool{foldKey("History"): true}
 	for _, t := range taken {
-		used[strings.ToLower(t)] = true
+		used[foldKey(t)] = true
 	}
 	for i := 1; ; i++ {
 		suffix := ""
@@ -89,10 +90,25 @@ func SheetName(base, fallback string, taken []string) string {
 		}
 		name := truncateWords(clean, 31-len(suffix))
 		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
-		if !used[strings.ToLower(name)] {
+		if !used[foldKey(name)] {
 			return name
 		}
 	}
+}
+
+// foldKey returns s with each rune replaced by the smallest rune of its
+// case-folding orbit (unicode.SimpleFold): two names have the same key
+// exactly when strings.EqualFold says they are equal, which is how
+// excelize (NewSheet returns the existing sheet then) and Excel compare
+// sheet names. strings.ToLower misses pairs such as "ſ" and "S".
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		return m
+	}, s)
 }
 
 // truncateWords cuts s to at most n UTF-16 units (how Excel and excelize

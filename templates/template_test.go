@@ -313,6 +313,9 @@ func TestSheetName(t *testing.T) {
 		{"Plan 🚀 emoji " + strings.Repeat("😀", 14), "x", nil, "Plan 🚀 emoji " + strings.Repeat("😀", 8)},
 		{strings.Repeat("😀", 20), "x", []string{strings.Repeat("😀", 15)}, strings.Repeat("😀", 13) + " (2)"},
 		{"a\ufffeb\uffffc", "x", nil, "abc"},
+		// Compared as excelize compares (strings.EqualFold): "ſ" is "s".
+		{"Baſe", "x", []string{"BASE"}, "Baſe (2)"},
+		{"\u212Aelvin", "x", []string{"kelvin"}, "\u212Aelvin (2)"},
 	}
 	for _, tc := range tests {
 		got := templates.SheetName(tc.base, tc.fallback, tc.taken)
