@@ -123,6 +123,17 @@ func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, se
 	return nil
 }
 
+// ClassifyPlan is ClassifyChanges for one plan's diff: apply classifies
+// each plan as soon as it is compared (Runner.PlanApply).
+func ClassifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service string) error {
+	return ClassifyChanges(ctx, &ChangeSet{Plans: []*PlanDiff{d}}, src, service)
+}
+
+// HoldPlanChanges is HoldServiceChanges for one plan's diff.
+func HoldPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
+	return HoldServiceChanges(&ChangeSet{Plans: []*PlanDiff{d}}, overwrite)
+}
+
 // HeldChange is a counter apply left alone: changed on the service since
 // eepipe last wrote it, or changed in both.
 type HeldChange struct {

@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// ApplyHooks are the steps Runner.PlanApply leaves to its caller (the
+// state store, the served catalog, the display). Each is optional.
+type ApplyHooks struct {
+	// Prepared is called once the plans are routed, the accounts listed,
+	// the plans matched and the duplicate claims failed, before any stored
+	// plan is read, with the accounts of the plans still to compare
+	// (sorted; not called when there is none): the accounts the run may
+	// write to or record. An error stops the run: nothing is read more,
+	// nothing is written.
+	Prepared func(ctx context.Context, accounts []string) error
+	// Ready is called after the first stored plan the input updates was
+	// read (the service's counter catalog is known then) and before any
+	// write. An error stops the run: nothing is written.
+	Ready func(ctx context.Context) error
+	// Begin is called once, before the first plan is applied (written, or
+	// its counters recorded as in sync); not at all when every plan fails.
+	// An error stops the run: nothing is written.
+	Begin func(ctx context.Context) error
+	// Classify classifies one compared plan's changes (three-way, against
+	// the state store: ClassifyPlan, HoldPlanChanges) and returns the
+	// changes it held back. An error fails that plan, unwritten, and stops
+	// the run (ErrStopped).
+	Classify func(ctx context.Context, d *PlanDiff) ([]HeldChange, error)
+	// OnDiff receives each plan's diff once compared and classified,
+	// before its writes (one call at a time, as plans come).
+	OnDiff func(d *PlanDiff)
+}
+
+// PlanApply compares and applies plans in one pass: what Plan and then
+// Apply do, pipelined per plan. Routing, listing, matching and the
+// duplicate-claim check come first (they need the lists only); then each
+// plan, in the pool of RunOptions.Concurrency, is read (a plan to create
+// needs no read), compared, classified (hooks.Classify) and applied, so
+// that the first writes go out while later plans are still being read.
+// Nothing is written before hooks.Prepared, hooks.Ready and hooks.Begin
+// have returned without error.
+//
+// It returns the ChangeSet (one diff per input plan, in input order, as
+// classified), the RunReport, and the held changes in input order. The
+// error is a hook's that stopped the run before any write; then nothing
+// else is returned. A run stopped by a fatal error or cancellation is
+// told by the report (Fatal, Interrupted), as with Apply.
+func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time.Time, hooks ApplyHooks) (*ChangeSet, *RunReport, []HeldChange, error) {
+	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
+	pr, err := r.prepare(ctx, plans)
+	cs := pr.cs
+	if err != nil {
+		// Stopped before anything was compared: nothing is applied.
+		pr.stopAll(err)
+		for i, d := range cs.Plans {
+			rep.Plans[i] = r.applyPlan(ctx, d)
+			r.planDone(rep.Plans[i])
+		}
+		r.finishApply(ctx, rep)
+		return cs, rep, nil, nil
+	}
+	if accounts := pr.accounts(); len(accounts) > 0 && hooks.Prepared != nil {
+		if err := hooks.Prepared(ctx, accounts); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+
+	// The first stored plan is read before the others, so that Ready
+	// knows the service's catalog; a stopped run writes nothing anyway.
+	first := -1
+	var firstPlan *Plan
+	var firstErr error
+	if hooks.Ready != nil {
+		for i, m := range pr.matched {
+			if cs.Plans[i] == nil && m != nil {
+				first = i
+				firstPlan, firstErr = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
+				break
+			}
+		}
+		if r.gate.stopErr(ctx) == nil {
+			if err := hooks.Ready(ctx); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+
+	held := make([][]HeldChange, len(plans))
+	var (
+		begin    sync.Once
+		beginErr error
+	)
+	wp := pool.New().WithMaxGoroutines(r.opts.concurrency())
+	for i := range plans {
+		wp.Go(func() {
+			d := cs.Plans[i]
+			var stop error
+			if d == nil {
+				var server *Plan
+				var err error
+				if m := pr.matched[i]; m != nil {
+					if i == first {
+						server, err = firstPlan, firstErr
+					} else {
+						server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
+					}
+				}
+				stopped := r.gate.stopErr(ctx)
+				switch {
+				case err != nil && stopped != nil:
+					d = Failed(plans[i], "not compared: "+stopped.Error())
+					d.Account = r.accounts[pr.routes[i].account].Name
+				case err != nil:
+					d = pr.getFailed(i, err)
+				default:
+					d = pr.diff(i, server)
+				}
+				if d.Action != ActionFailed && hooks.Classify != nil {
+					h, err := hooks.Classify(ctx, d)
+					if err != nil {
+						r.gate.setFatal(err)
+						stop = err
+					}
+					held[i] = h
+				}
+				cs.Plans[i] = d
+			}
+			if stop == nil && d.Action != ActionFailed && hooks.Begin != nil {
+				begin.Do(func() { beginErr = hooks.Begin(ctx) })
+				if beginErr != nil {
+					return // the run stops before its first write
+				}
+			}
+			if hooks.OnDiff != nil {
+				r.mu.Lock()
+				hooks.OnDiff(d)
+				r.mu.Unlock()
+			}
+			var res *PlanResult
+			if stop != nil {
+				res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied,
+					Err: fmt.Errorf("not written: %w", stop)}
+			} else {
+				res = r.applyPlan(ctx, d)
+			}
+			rep.Plans[i] = res
+			r.planDone(res)
+		})
+	}
+	wp.Wait()
+	if beginErr != nil {
+		return nil, nil, nil, beginErr
+	}
+	r.finishApply(ctx, rep)
+	var all []HeldChange
+	for _, h := range held {
+		all = append(all, h...)
+	}
+	return cs, rep, all, nil
+}
