@@ -132,7 +132,11 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 				cs.Plans[i] = d
 			}
 			if stop == nil && d.Action != ActionFailed && hooks.Begin != nil {
-				begin.Do(func() { beginErr = hooks.Begin(ctx) })
+				begin.Do(func() {
+					if r.gate.stopErr(ctx) == nil { // a stopped run writes nothing: nothing to record
+						beginErr = hooks.Begin(ctx)
+					}
+				})
 				if beginErr != nil {
 					return // the run stops before its first write
 				}

@@ -71,7 +71,8 @@ func BenchmarkApply(b *testing.B) {
 
 // BenchmarkApplyUpdate applies changes to 200 stored plans (2 years x 2
 // target types each; one counter changed on every fourth plan, 50 plans)
-// through the sandbox with 5 ms latency per response at concurrency 32:
+// through the sandbox with 5 ms (and 20 ms) latency per response at
+// concurrency 32, with the SQLite state store and without (--no-state):
 // the update path (issue 11), where each stored plan is read, compared
 // and patched. It reports the wall time of the apply (ms/op), the
 // requests per apply and the reads and patches among them. Each timed
@@ -113,39 +114,52 @@ func BenchmarkApplyUpdate(b *testing.B) {
 	if r := e.runApply(context.Background(), "", nil, files[1], "--no-recalc"); r.code != 0 {
 		b.Fatalf("set-up: exit %d\n%s", r.code, r.err)
 	}
-	srv.Sandbox.SetLatency(latency)
-	var requests, gets, patches int64
-	var elapsed time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		b.StopTimer()
-		srv.Sandbox.ResetStats()
-		b.StartTimer()
-		start := time.Now()
-		r := e.runApply(context.Background(), "", nil, files[i%2], "--concurrency", fmt.Sprint(concurrency), "--no-recalc")
-		elapsed += time.Since(start)
-		b.StopTimer()
-		if r.code != 0 {
-			b.Fatalf("exit %d\n%s", r.code, r.err)
+	defer srv.Sandbox.SetLatency(0)
+	flip := 1 // the file applied last: each apply switches, changing the 50 plans
+	for _, latency := range []time.Duration{latency, 4 * latency} {
+		for _, state := range []string{"sqlite", "none"} {
+			b.Run(fmt.Sprintf("latency=%s/state=%s", latency, state), func(b *testing.B) {
+				srv.Sandbox.SetLatency(latency)
+				args := []string{"--concurrency", fmt.Sprint(concurrency), "--no-recalc"}
+				if state == "none" {
+					args = append(args, "--no-state")
+				}
+				var requests, gets, patches int64
+				var elapsed time.Duration
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					srv.Sandbox.ResetStats()
+					flip = 1 - flip
+					b.StartTimer()
+					start := time.Now()
+					r := e.runApply(context.Background(), "", nil, append([]string{files[flip]}, args...)...)
+					elapsed += time.Since(start)
+					b.StopTimer()
+					if r.code != 0 {
+						b.Fatalf("exit %d\n%s", r.code, r.err)
+					}
+					st := srv.Sandbox.Stats()
+					requests += st.Requests
+					for route, n := range st.ByRoute {
+						switch {
+						case route == "GET /api/public/v1/employment_equity_plans/{id}":
+							gets += n
+						case strings.HasPrefix(route, "PATCH "):
+							patches += n
+						}
+					}
+					if st.MaxInFlight > concurrency {
+						b.Fatalf("max in flight %d > %d", st.MaxInFlight, concurrency)
+					}
+					b.StartTimer()
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(elapsed.Milliseconds())/float64(b.N), "apply-ms/op")
+				b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+				b.ReportMetric(float64(gets)/float64(b.N), "gets/op")
+				b.ReportMetric(float64(patches)/float64(b.N), "patches/op")
+			})
 		}
-		st := srv.Sandbox.Stats()
-		requests += st.Requests
-		for route, n := range st.ByRoute {
-			switch {
-			case route == "GET /api/public/v1/employment_equity_plans/{id}":
-				gets += n
-			case strings.HasPrefix(route, "PATCH "):
-				patches += n
-			}
-		}
-		if st.MaxInFlight > concurrency {
-			b.Fatalf("max in flight %d > %d", st.MaxInFlight, concurrency)
-		}
-		b.StartTimer()
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(elapsed.Milliseconds())/float64(b.N), "apply-ms/op")
-	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
-	b.ReportMetric(float64(gets)/float64(b.N), "gets/op")
-	b.ReportMetric(float64(patches)/float64(b.N), "patches/op")
 }
