@@ -13,6 +13,8 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
 // requestOrder is an http.RoundTripper that notes, when the first PATCH
@@ -144,5 +146,41 @@ func TestApplyShowsEachPlanOnTerminal(t *testing.T) {
 	if n := strings.Count(out, "~ update plan"); n != 30 || strings.Count(out, "more plans are applied without being listed here") != 1 ||
 		!strings.Contains(out, "34 updated") {
 		t.Errorf("34 plans to update: %d listed, want 30 and one line for the rest:\n%s", n, out)
+	}
+}
+
+// TestApplyReadsPlansUnderPostgresLock: with a PostgreSQL store the
+// accounts are locked before any stored plan is read (each plan is read
+// under the lock; no second comparison is needed): a held lock stops the
+// run after the lists, before the first plan read.
+func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
+	pg := statestoretest.PostgresURL(t)
+	s := newStateEnv(t, pg)
+	if r := s.eepipe("apply", s.csv("v1.csv", cAMT, 1), "--no-recalc"); r.code != 0 {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
+	}
+	v2 := s.csv("v2.csv", cAMT, 2)
+	st, err := statestore.Open(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, err := st.LockAccount(context.Background(), s.srv.URL, "default", "ops@cron-host (pid 4343)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Sandbox.ResetStats()
+	r := s.eepipe("apply", v2, "--no-recalc")
+	stats := s.srv.Sandbox.Stats()
+	if r.code != 3 || stats.Writes != 0 || stats.ByRoute["GET /api/public/v1/employment_equity_plans/{id}"] != 0 ||
+		!strings.Contains(r.err, "locked by ops@cron-host (pid 4343)") {
+		t.Fatalf("lock held: exit %d, %d writes, %d plan reads\n%s", r.code, stats.Writes,
+			stats.ByRoute["GET /api/public/v1/employment_equity_plans/{id}"], r.err)
+	}
+	unlock()
+	s.srv.Sandbox.ResetStats()
+	if r := s.eepipe("apply", v2, "--no-recalc"); r.code != 0 || s.srv.Sandbox.Stats().ByRoute["GET /api/public/v1/employment_equity_plans/{id}"] != 1 ||
+		s.srv.Sandbox.Stats().Writes != 1 {
+		t.Errorf("after the lock: exit %d, stats %+v\n%s", r.code, s.srv.Sandbox.Stats(), r.err)
 	}
 }
