@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,21 +13,23 @@ import (
 // ApplyHooks are the steps Runner.PlanApply leaves to its caller (the
 // state store, the served catalog, the display). Each is optional.
 type ApplyHooks struct {
-	// Prepared is called once the plans are routed, the accounts listed,
-	// the plans matched and the duplicate claims failed, before any stored
-	// plan is read, with the accounts of the plans still to compare
-	// (sorted; not called when there is none): the accounts the run may
-	// write to or record. An error stops the run: nothing is read more,
+	// Lock is called once the plans are routed, before the accounts'
+	// lists that matching reads are taken (and so before any stored plan
+	// is read), with the accounts the plans go to (sorted; not called when
+	// there is none): the accounts the run may write to. Lists taken
+	// before (to route plans by plan_id, to learn the catalog) are taken
+	// again after it. An error stops the run: nothing more is read,
 	// nothing is written.
-	Prepared func(ctx context.Context, accounts []string) error
+	Lock func(ctx context.Context, accounts []string) error
 	// Ready is called after the first stored plan the input updates was
 	// read (the service's counter catalog is known then) and before any
 	// write. An error stops the run: nothing is written.
 	Ready func(ctx context.Context) error
 	// Begin is called once, before the first plan is applied (written, or
-	// its counters recorded as in sync); not at all when every plan fails.
-	// An error stops the run: nothing is written.
-	Begin func(ctx context.Context) error
+	// its counters recorded as in sync), with the accounts of the plans
+	// that were matched (sorted); not at all when every plan fails or the
+	// run stopped first. An error stops the run: nothing is written.
+	Begin func(ctx context.Context, accounts []string) error
 	// Classify classifies one compared plan's changes (three-way, against
 	// the state store: ClassifyPlan, HoldPlanChanges) and returns the
 	// changes it held back. An error fails that plan, unwritten, and stops
@@ -43,8 +46,8 @@ type ApplyHooks struct {
 // plan, in the pool of RunOptions.Concurrency, is read (a plan to create
 // needs no read), compared, classified (hooks.Classify) and applied, so
 // that the first writes go out while later plans are still being read.
-// Nothing is written before hooks.Prepared, hooks.Ready and hooks.Begin
-// have returned without error.
+// Nothing is written before hooks.Lock, hooks.Ready and hooks.Begin have
+// returned without error.
 //
 // It returns the ChangeSet (one diff per input plan, in input order, as
 // classified), the RunReport, and the held changes in input order. The
@@ -53,8 +56,11 @@ type ApplyHooks struct {
 // told by the report (Fatal, Interrupted), as with Apply.
 func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time.Time, hooks ApplyHooks) (*ChangeSet, *RunReport, []HeldChange, error) {
 	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
-	pr, err := r.prepare(ctx, plans)
+	pr, err := r.prepare(ctx, plans, hooks.Lock)
 	cs := pr.cs
+	if he := (*hookError)(nil); errors.As(err, &he) {
+		return nil, nil, nil, he.err
+	}
 	if err != nil {
 		// Stopped before anything was compared: nothing is applied.
 		pr.stopAll(err)
@@ -65,11 +71,7 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 		r.finishApply(ctx, rep)
 		return cs, rep, nil, nil
 	}
-	if accounts := pr.accounts(); len(accounts) > 0 && hooks.Prepared != nil {
-		if err := hooks.Prepared(ctx, accounts); err != nil {
-			return nil, nil, nil, err
-		}
-	}
+	accounts := pr.accounts()
 
 	// The first stored plan is read before the others, so that Ready
 	// knows the service's catalog; a stopped run writes nothing anyway.
@@ -134,7 +136,7 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 			if stop == nil && d.Action != ActionFailed && hooks.Begin != nil {
 				begin.Do(func() {
 					if r.gate.stopErr(ctx) == nil { // a stopped run writes nothing: nothing to record
-						beginErr = hooks.Begin(ctx)
+						beginErr = hooks.Begin(ctx, accounts)
 					}
 				})
 				if beginErr != nil {

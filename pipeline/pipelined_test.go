@@ -198,19 +198,19 @@ func TestPlanApplyDuplicateClaimBlocksBothBeforeAnyWrite(t *testing.T) {
 	}
 	plans = append(plans, twin(10), twin(11))
 	gets, writes := w.acme.count("get"), w.acme.writes()
-	var atPrepared [2]int
+	var atBegin [2]int
 	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 4})
 	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
-		Prepared: func(context.Context, []string) error {
-			atPrepared = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+		Begin: func(context.Context, []string) error {
+			atBegin = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
 			return nil
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if atPrepared != [2]int{0, 0} {
-		t.Errorf("at Prepared: %d gets, %d writes; want none", atPrepared[0], atPrepared[1])
+	if atBegin[1] != 0 || atBegin[0] > 1 {
+		t.Errorf("at Begin: %d gets, %d writes; want at most the one read, no write", atBegin[0], atBegin[1])
 	}
 	for _, i := range []int{0, 1, 3, 4} {
 		if cs.Plans[i].Action != ActionFailed || rep.Plans[i].Outcome != OutcomeFailed || rep.Plans[i].Wrote {
@@ -238,18 +238,24 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	}
 	plans = append(plans, inPlan(acmeCo.VATNumber, "Fresh", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5}))
 	gets, writes := w.acme.count("get"), w.acme.writes()
-	var readyAt, beginAt [2]int
+	lists := w.acme.count("list")
+	var lockAt, readyAt, beginAt [2]int
 	var begins atomic.Int32
-	var accounts []string
+	var locked, recorded []string
 	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
 	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
-		Prepared: func(_ context.Context, names []string) error { accounts = names; return nil },
+		Lock: func(_ context.Context, names []string) error {
+			locked = names
+			lockAt = [2]int{w.acme.count("list") - lists, w.acme.count("get") - gets}
+			return nil
+		},
 		Ready: func(context.Context) error {
 			readyAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
 			return nil
 		},
-		Begin: func(context.Context) error {
+		Begin: func(_ context.Context, names []string) error {
 			begins.Add(1)
+			recorded = names
 			beginAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
 			return nil
 		},
@@ -257,8 +263,11 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Fatalf("%v %+v", err, rep.Summary())
 	}
-	if !slices.Equal(accounts, []string{"acme"}) {
-		t.Errorf("Prepared accounts %v", accounts)
+	if !slices.Equal(locked, []string{"acme"}) || !slices.Equal(recorded, []string{"acme"}) {
+		t.Errorf("locked %v, recorded %v", locked, recorded)
+	}
+	if lockAt != [2]int{0, 0} {
+		t.Errorf("at Lock: %d lists, %d gets; want none", lockAt[0], lockAt[1])
 	}
 	if readyAt != [2]int{1, 0} {
 		t.Errorf("at Ready: %d gets, %d writes; want the first read and no write", readyAt[0], readyAt[1])
@@ -271,7 +280,7 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	}
 
 	// A hook's error stops the run before any write.
-	for _, stop := range []string{"prepared", "ready", "begin"} {
+	for _, stop := range []string{"lock", "ready", "begin"} {
 		w, plans := seeded(t, 4)
 		for i, p := range plans {
 			p.Targets[0].Counters = CountersOf(map[string]int64{amt: 80 + int64(i)})
@@ -280,12 +289,12 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 		no := errors.New("no")
 		hooks := ApplyHooks{}
 		switch stop {
-		case "prepared":
-			hooks.Prepared = func(context.Context, []string) error { return no }
+		case "lock":
+			hooks.Lock = func(context.Context, []string) error { return no }
 		case "ready":
 			hooks.Ready = func(context.Context) error { return no }
 		case "begin":
-			hooks.Begin = func(context.Context) error { return no }
+			hooks.Begin = func(context.Context, []string) error { return no }
 		}
 		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
 		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), hooks)
@@ -303,7 +312,7 @@ func TestPlanApplyStopBeforeComparingAppliesNothing(t *testing.T) {
 	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true})
 	cs, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{
 		Ready: func(context.Context) error { t.Error("Ready called on a stopped run"); return nil },
-		Begin: func(context.Context) error { t.Error("Begin called on a stopped run"); return nil },
+		Begin: func(context.Context, []string) error { t.Error("Begin called on a stopped run"); return nil },
 	})
 	if err != nil || !rep.Interrupted {
 		t.Fatalf("err %v, interrupted %v", err, rep.Interrupted)
@@ -315,5 +324,37 @@ func TestPlanApplyStopBeforeComparingAppliesNothing(t *testing.T) {
 	}
 	if w.acme.writes() != writes {
 		t.Error("a stopped run wrote")
+	}
+}
+
+// TestPlanApplyListsAgainAfterLock: plans routed by their plan_id need
+// every account's list before the accounts to lock are known; the lists
+// matching reads are taken again under the lock.
+func TestPlanApplyListsAgainAfterLock(t *testing.T) {
+	w, plans := seeded(t, 1)
+	var id int64
+	for k := range w.acme.plans {
+		id = k
+	}
+	p := plans[0]
+	p.Company, p.PlanID = CompanyIDs{}, id
+	p.Targets[0].Counters = CountersOf(map[string]int64{amt: 33})
+	acmeLists, craneLists := w.acme.count("list"), w.crane.count("list")
+	var atLock int
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true})
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Lock: func(_ context.Context, names []string) error {
+			atLock = w.acme.count("list") - acmeLists
+			if !slices.Equal(names, []string{"acme"}) {
+				t.Errorf("locked %v", names)
+			}
+			return nil
+		},
+	})
+	if err != nil || rep.Plans[0].Outcome != OutcomeUpdated {
+		t.Fatalf("%v %s %v", err, rep.Plans[0].Outcome, rep.Plans[0].Err)
+	}
+	if atLock != 1 || w.acme.count("list")-acmeLists != 2 || w.crane.count("list")-craneLists != 1 {
+		t.Errorf("acme listed %d times before the lock, %d in all; bluecrane %d", atLock, w.acme.count("list")-acmeLists, w.crane.count("list")-craneLists)
 	}
 }

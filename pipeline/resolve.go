@@ -359,7 +359,7 @@ func (r *Runner) routeByPlanIDs(plans []*InputPlan, routes []route, lists [][]Pl
 // not nil only when the run must stop (fatal error or cancellation); the
 // ChangeSet then holds what was computed, with the rest failed.
 func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, error) {
-	pr, err := r.prepare(ctx, plans)
+	pr, err := r.prepare(ctx, plans, nil)
 	cs := pr.cs
 	if err != nil {
 		return pr.stopAll(err), err
@@ -410,9 +410,13 @@ type prepared struct {
 // prepare routes plans to accounts, lists each account's plans once,
 // matches each plan to its stored plan and fails the plans that two input
 // plans claim (the same stored plan, or the same plan to create): all that
-// needs the lists only, not the stored plans. The error is not nil only
-// when the run must stop.
-func (r *Runner) prepare(ctx context.Context, plans []*InputPlan) (*prepared, error) {
+// needs the lists only, not the stored plans. lock, when not nil, is
+// called once the plans are routed, with the accounts they go to, before
+// the lists the matching reads are taken (lists taken before, to route by
+// plan_id or to learn the catalog, are taken again); its error is returned
+// as a *hookError. Otherwise the error is not nil only when the run must
+// stop.
+func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(context.Context, []string) error) (*prepared, error) {
 	cs := &ChangeSet{Plans: make([]*PlanDiff, len(plans))}
 	pr := &prepared{r: r, plans: plans, cs: cs, matched: make([]*Plan, len(plans)), notes: make([]string, len(plans))}
 	routes, err := r.routePlans(ctx, plans)
@@ -439,6 +443,24 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan) (*prepared, er
 			continue
 		}
 		byAccount[rt.account] = append(byAccount[rt.account], i)
+	}
+	if lock != nil {
+		var names []string
+		for a, idx := range byAccount {
+			if len(idx) > 0 {
+				names = append(names, r.accounts[a].Name)
+			}
+		}
+		slices.Sort(names)
+		if len(names) > 0 {
+			if err := lock(ctx, names); err != nil {
+				return pr, &hookError{err}
+			}
+			// What was listed before the lock may have changed since.
+			r.listMu.Lock()
+			r.lists = map[int]listed{}
+			r.listMu.Unlock()
+		}
 	}
 
 	// List each account's plans once, concurrently across accounts.
@@ -543,6 +565,12 @@ func (pr *prepared) diff(i int, server *Plan) *PlanDiff {
 	}
 	return d
 }
+
+// hookError is the error of a caller's hook that stopped the run.
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+func (e *hookError) Unwrap() error { return e.err }
 
 // accounts returns, sorted, the accounts of the plans still to compare:
 // those an apply may write to or record.

@@ -458,19 +458,18 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 // applyPipelined is apply proper: each plan is read, compared, classified
 // against the state store and written in turn (Runner.PlanApply), the
 // first writes going out while later plans are still read. Before any
-// write: the accounts are locked in a PostgreSQL store (before any plan
-// is read, so each is read under the lock), the served catalog is checked
-// and the run is recorded. On a terminal each plan is shown as it is
+// write: the accounts are locked in a PostgreSQL store (before their plans
+// are listed and read, so each is read under the lock), the served
+// catalog is checked and the run is recorded. On a terminal each plan is shown as it is
 // written.
 func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store,
 	runner *pipeline.Runner, batch *pipeline.Batch, journal *runJournal, prog *progress, accounts []pipeline.Account,
 	started time.Time, reportPath string, repOut **pipeline.RunReport) error {
 	log := f.Logger()
 	var (
-		recorded []string
-		unlock   func()
-		runID    int64
-		begun    bool
+		unlock func()
+		runID  int64
+		begun  bool
 	)
 	defer func() {
 		if unlock != nil {
@@ -483,21 +482,19 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 			return classifyPlan(ctx, st, cfg, d, opts.State.Overwrite)
 		},
 	}
-	if st != nil {
-		hooks.Prepared = func(ctx context.Context, names []string) error {
-			recorded = names
-			if !st.Postgres() {
-				return nil
-			}
+	if st != nil && st.Postgres() {
+		hooks.Lock = func(ctx context.Context, names []string) error {
 			u, err := lockStoreNames(ctx, st, cfg, names, opts.Schedule.LockWait)
 			unlock = u
 			return err
 		}
-		hooks.Begin = func(ctx context.Context) error {
+	}
+	if st != nil {
+		hooks.Begin = func(ctx context.Context, names []string) error {
 			// Recorded also when nothing is to be written: the values
 			// found in sync are what the file asserts, and count as last
 			// applied.
-			id, err := beginRun(ctx, st, journal, cfg, recorded, inputFiles(batch.Files), "", started)
+			id, err := beginRun(ctx, st, journal, cfg, names, inputFiles(batch.Files), "", started)
 			runID, begun = id, err == nil
 			return err
 		}

@@ -150,9 +150,9 @@ func TestApplyShowsEachPlanOnTerminal(t *testing.T) {
 }
 
 // TestApplyReadsPlansUnderPostgresLock: with a PostgreSQL store the
-// accounts are locked before any stored plan is read (each plan is read
-// under the lock; no second comparison is needed): a held lock stops the
-// run after the lists, before the first plan read.
+// accounts are locked before their plans are listed and read (each plan
+// is read under the lock; no second comparison is needed): a held lock
+// stops the run before the first list.
 func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
 	pg := statestoretest.PostgresURL(t)
 	s := newStateEnv(t, pg)
@@ -173,6 +173,7 @@ func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
 	r := s.eepipe("apply", v2, "--no-recalc")
 	stats := s.srv.Sandbox.Stats()
 	if r.code != 3 || stats.Writes != 0 || stats.ByRoute["GET /api/public/v1/employment_equity_plans/{id}"] != 0 ||
+		stats.ByRoute["GET /api/public/v1/employment_equity_plans"] != 0 ||
 		!strings.Contains(r.err, "locked by ops@cron-host (pid 4343)") {
 		t.Fatalf("lock held: exit %d, %d writes, %d plan reads\n%s", r.code, stats.Writes,
 			stats.ByRoute["GET /api/public/v1/employment_equity_plans/{id}"], r.err)
