@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -21,9 +22,10 @@ type ApplyHooks struct {
 	// again after it. An error stops the run: nothing more is read,
 	// nothing is written.
 	Lock func(ctx context.Context, accounts []string) error
-	// Ready is called after the first stored plan the input updates was
-	// read (the service's counter catalog is known then) and before any
-	// write. An error stops the run: nothing is written.
+	// Ready is called once, before the first write and after a stored
+	// plan was read (the service's counter catalog is known then; or every
+	// read failed), or, when no plan is to be written, at the end. An
+	// error stops the run: nothing is written.
 	Ready func(ctx context.Context) error
 	// Begin is called once, before the first plan is applied (written, or
 	// its counters recorded as in sync), with the accounts of the plans
@@ -73,45 +75,69 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 	}
 	accounts := pr.accounts()
 
-	// The first stored plan is read before the others, so that Ready
-	// knows the service's catalog; a stopped run writes nothing anyway.
-	first := -1
-	var firstPlan *Plan
-	var firstErr error
-	if hooks.Ready != nil {
-		for i, m := range pr.matched {
-			if cs.Plans[i] == nil && m != nil {
-				first = i
-				firstPlan, firstErr = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
-				break
-			}
+	// Nothing is written before Ready and then Begin have returned. The
+	// first plan to be written calls them, once a stored plan was read
+	// (the service's catalog is known then) or every read failed; the
+	// other plans are read and compared meanwhile.
+	var unread atomic.Int64 // matched plans not read yet
+	for i, m := range pr.matched {
+		if cs.Plans[i] == nil && m != nil {
+			unread.Add(1)
 		}
-		if r.gate.stopErr(ctx) == nil {
-			if err := hooks.Ready(ctx); err != nil {
-				return nil, nil, nil, err
-			}
+	}
+	firstRead := make(chan struct{})
+	var firstOnce sync.Once
+	readDone := func(ok bool) {
+		if n := unread.Add(-1); ok || n == 0 {
+			firstOnce.Do(func() { close(firstRead) })
 		}
+	}
+	if unread.Load() == 0 {
+		close(firstRead)
+	}
+	var (
+		gates       sync.Once
+		gateErr     error
+		readyCalled bool
+		halt        atomic.Bool
+	)
+	beforeWrites := func() error {
+		<-firstRead
+		gates.Do(func() {
+			if r.gate.stopErr(ctx) != nil {
+				return // a stopped run writes nothing: nothing to check or record
+			}
+			readyCalled = true
+			if hooks.Ready != nil {
+				gateErr = hooks.Ready(ctx)
+			}
+			if gateErr == nil && hooks.Begin != nil {
+				gateErr = hooks.Begin(ctx, accounts)
+			}
+			halt.Store(gateErr != nil)
+		})
+		return gateErr
 	}
 
 	held := make([][]HeldChange, len(plans))
-	var (
-		begin    sync.Once
-		beginErr error
-	)
 	wp := pool.New().WithMaxGoroutines(r.opts.concurrency())
 	for i := range plans {
 		wp.Go(func() {
 			d := cs.Plans[i]
+			m := pr.matched[i]
+			if halt.Load() {
+				if d == nil && m != nil {
+					readDone(false)
+				}
+				return // the run stopped before its first write
+			}
 			var stop error
 			if d == nil {
 				var server *Plan
 				var err error
-				if m := pr.matched[i]; m != nil {
-					if i == first {
-						server, err = firstPlan, firstErr
-					} else {
-						server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
-					}
+				if m != nil {
+					server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
+					readDone(err == nil)
 				}
 				stopped := r.gate.stopErr(ctx)
 				switch {
@@ -133,14 +159,9 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 				}
 				cs.Plans[i] = d
 			}
-			if stop == nil && d.Action != ActionFailed && hooks.Begin != nil {
-				begin.Do(func() {
-					if r.gate.stopErr(ctx) == nil { // a stopped run writes nothing: nothing to record
-						beginErr = hooks.Begin(ctx, accounts)
-					}
-				})
-				if beginErr != nil {
-					return // the run stops before its first write
+			if stop == nil && d.Action != ActionFailed {
+				if beforeWrites() != nil {
+					return
 				}
 			}
 			if hooks.OnDiff != nil {
@@ -160,8 +181,15 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 		})
 	}
 	wp.Wait()
-	if beginErr != nil {
-		return nil, nil, nil, beginErr
+	if gateErr != nil {
+		return nil, nil, nil, gateErr
+	}
+	if !readyCalled && hooks.Ready != nil && r.gate.stopErr(ctx) == nil {
+		// No plan was to be written: the check still decides the outcome
+		// (a counter the service lacks is the input's error).
+		if err := hooks.Ready(ctx); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	r.finishApply(ctx, rep)
 	var all []HeldChange

@@ -269,8 +269,8 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	if lockAt != [2]int{0, 0} {
 		t.Errorf("at Lock: %d lists, %d gets; want none", lockAt[0], lockAt[1])
 	}
-	if readyAt != [2]int{1, 0} {
-		t.Errorf("at Ready: %d gets, %d writes; want the first read and no write", readyAt[0], readyAt[1])
+	if readyAt[0] < 1 || readyAt[1] != 0 {
+		t.Errorf("at Ready: %d gets, %d writes; want a read and no write", readyAt[0], readyAt[1])
 	}
 	if begins.Load() != 1 || beginAt[1] != 0 {
 		t.Errorf("Begin called %d times, %d writes before it", begins.Load(), beginAt[1])
