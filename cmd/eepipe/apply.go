@@ -460,8 +460,8 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 // first writes going out while later plans are still read. Before any
 // write: the accounts are locked in a PostgreSQL store (before their plans
 // are listed and read, so each is read under the lock), the served
-// catalog is checked and the run is recorded. On a terminal each plan is shown as it is
-// written.
+// catalog is checked and the run is recorded. On a terminal each plan is
+// shown as it is written.
 func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store,
 	runner *pipeline.Runner, batch *pipeline.Batch, journal *runJournal, prog *progress, accounts []pipeline.Account,
 	started time.Time, reportPath string, repOut **pipeline.RunReport) error {
