@@ -34,8 +34,8 @@ type ApplyHooks struct {
 	Begin func(ctx context.Context, accounts []string) error
 	// Classify classifies one compared plan's changes (three-way, against
 	// the state store: ClassifyPlan, HoldPlanChanges) and returns the
-	// changes it held back. An error fails that plan, unwritten, and stops
-	// the run (ErrStopped).
+	// changes it held back. An error leaves that plan unwritten (not
+	// applied) and stops the run as a fatal error does (RunReport.Fatal).
 	Classify func(ctx context.Context, d *PlanDiff) ([]HeldChange, error)
 	// OnDiff receives each plan's diff once compared and classified,
 	// before its writes (one call at a time, as plans come).
