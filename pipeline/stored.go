@@ -12,7 +12,8 @@ import (
 )
 
 // This file is the one door through which eepipe reads an account's
-// stored plans: apply, diff and reconcile (Runner.Plan), export
+// stored plans: apply (Runner.PlanApply), diff and reconcile
+// (Runner.Plan), export
 // (Runner.ReadStored), `check --server` (Runner.ReadStored and
 // Runner.FillFromStored) and the counter catalog (Runner.ServiceCatalog)
 // all list and retrieve plans here, through the run's gate: the same
