@@ -119,9 +119,10 @@ type Runner struct {
 	patched  atomic.Int64
 	counters atomic.Int64
 
-	syncMu   sync.Mutex
-	inSync   []TargetWrite // counters found in sync, recorded at the end of the run
-	inSyncOf []*PlanResult // the plans they belong to
+	syncMu       sync.Mutex
+	inSync       []TargetWrite // counters found in sync, recorded at the end of the run
+	inSyncFields []FieldWrite  // plan fields found in sync (or created), recorded with them
+	inSyncOf     []*PlanResult // the plans they belong to
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,

@@ -75,6 +75,11 @@ type FieldChange struct {
 	Old    string `json:"old"`
 	New    string `json:"new"`
 	Origin Origin `json:"origin"` // where the plan is described in the file
+	// Class is the three-way classification against the value eepipe last
+	// applied to the field (ClassifyChanges); Last is that value and its
+	// run, nil without history.
+	Class ChangeClass     `json:"class,omitempty"`
+	Last  *LastFieldWrite `json:"last_applied,omitempty"`
 }
 
 // CounterChange is one counter the file sets to a value the service does
@@ -208,6 +213,10 @@ type PlanDiff struct {
 	Meta PlanChange `json:"-"`
 	// Fields lists the metadata differences in words, for reports.
 	Fields []FieldChange `json:"fields,omitempty"`
+	// HeldFields lists the fields the service changed since eepipe last
+	// applied them (or that changed in both), left alone by
+	// HoldServiceChanges: not in Fields, not in Meta.
+	HeldFields []FieldChange `json:"held_fields,omitempty"`
 	// Targets has one entry per input target, in input order, also for
 	// targets without changes. Empty for failures found before matching.
 	// For ActionRecreate it also has the targets the file does not

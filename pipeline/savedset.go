@@ -286,7 +286,9 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, sp.PlanID, err)
 	}
 	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
-	in.PlanID, in.Name = server.ID, server.Name
+	// The plan's name is the stored one (Title): the set does not say the
+	// file's, and only the fields it writes count as applied.
+	in.PlanID = server.ID
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
 		if now != f.Expected {

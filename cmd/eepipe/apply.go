@@ -85,8 +85,8 @@ Run history (state store: --state, state: in the configuration, default
 an SQLite file in the XDG state home): every write is recorded as it
 completes, and the counters found already holding the file's values count
 as applied by the run too (a run that writes nothing is recorded); a
-counter changed on the service since eepipe last applied it (or changed in
-both) is left alone and listed unless
+counter or plan field changed on the service since eepipe last applied it
+(or changed in both) is left alone and listed unless
 --overwrite-service-changes. With a PostgreSQL store each account is
 locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
@@ -94,7 +94,8 @@ saved by diff -o exactly, or nothing when the service drifted.
 Exit status: 0 all applied, 1 some plans failed, service-side changes
 left alone, or a change set drifted or was already applied, 2 invalid
 input or configuration, 3 fatal, interrupted, lock held, state store
-unusable or --max-duration passed.`,
+unusable (also when recording a write fails: the run stops writing) or
+--max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx

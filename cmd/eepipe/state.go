@@ -42,7 +42,7 @@ func (sf *stateFlags) register(cmd *cobra.Command, write bool) {
 		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
 	fl.BoolVar(&sf.NoState, "no-state", false, "neither read nor record run history (nothing protects service-side changes)")
 	if write {
-		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters changed on the service since eepipe last wrote them (and conflicts)")
+		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters and plan fields changed on the service since eepipe last wrote them (and conflicts)")
 	}
 }
 
@@ -142,6 +142,14 @@ func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) erro
 		return nil
 	}
 	return r.j.PlanWritten(ctx, w)
+}
+
+// FieldsApplied implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.FieldsApplied(ctx, ws)
 }
 
 // lockStoreNames takes the store's lock of the named accounts. The lock is
