@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -183,5 +184,37 @@ func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
 	if r := s.eepipe("apply", v2, "--no-recalc"); r.code != 0 || s.srv.Sandbox.Stats().ByRoute["GET /api/public/v1/employment_equity_plans/{id}"] != 1 ||
 		s.srv.Sandbox.Stats().Writes != 1 {
 		t.Errorf("after the lock: exit %d, stats %+v\n%s", r.code, s.srv.Sandbox.Stats(), r.err)
+	}
+}
+
+// TestApplyStoreFailureWritesNothing: a state store that cannot be read
+// when a plan is classified leaves that plan unwritten and stops the run
+// (exit 3); with every plan to change, nothing is written.
+func TestApplyStoreFailureWritesNothing(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(5, 1))
+	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	// The store opens and records runs, but its last values cannot be read.
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DROP TABLE eepipe_last_applied`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	writeCSV(t, file, updateRows(5, 60))
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", file, "--no-recalc")
+	if r.code != ExitFatal || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "eepipe_last_applied") {
+		t.Fatalf("store failing: exit %d, %d writes\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
+	}
+	for _, p := range e.srv.Sandbox.Plans("acme") {
+		if c := storedTarget(t, p, 1, pipeline.TargetAll); c[cAMT] >= 60 {
+			t.Errorf("plan %d written: %d", p.ID, c[cAMT])
+		}
 	}
 }
