@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -216,5 +217,53 @@ func TestApplyStoreFailureWritesNothing(t *testing.T) {
 		if c := storedTarget(t, p, 1, pipeline.TargetAll); c[cAMT] >= 60 {
 			t.Errorf("plan %d written: %d", p.ID, c[cAMT])
 		}
+	}
+}
+
+// TestApplyDuplicateClaimBlocksBoth: two files that describe the same
+// stored plan in ways the reader cannot tell apart (by plan_id, and by
+// its name in other letter case) fail both plans before anything is
+// written (their plan is not even read), and the other plans are applied.
+// (Two plans to create with one name and start date are one plan to the
+// reader, or its error.)
+func TestApplyDuplicateClaimBlocksBoth(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	dir := filepath.Join(e.dir, "in")
+	writeCSV(t, filepath.Join(e.dir, "seed.csv"), updateRows(2, 1))
+	if r := e.run("apply", filepath.Join(e.dir, "seed.csv"), "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	plans := e.srv.Sandbox.Plans("acme")
+	claimed := planNamed(t, plans, "Pipelined 00")
+	// By plan_id in one file, by its name in other letter case and start
+	// date in the other: two plans to the reader, one stored plan.
+	byID := func(v int) row {
+		return row{planID: fmt.Sprint(claimed.ID), name: "Pipelined 00", start: "2025-09-01", end: "2030-08-31", year: 1,
+			typ: pipeline.TargetAll, counters: counters(cAMT, v)}
+	}
+	byName := byID(71)
+	byName.planID, byName.name = "", "PIPELINED 00"
+	other := updateRows(2, 1)[1]
+	other.counters[cAMT] = 77
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeCSV(t, filepath.Join(dir, "a.csv"), []row{byID(70)})
+	writeCSV(t, filepath.Join(dir, "b.csv"), []row{byName})
+	writeCSV(t, filepath.Join(dir, "c.csv"), []row{other})
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", dir, "--no-recalc")
+	st := e.srv.Sandbox.Stats()
+	if r.code != ExitDiff || !strings.Contains(r.err, "is also described at b.csv line 2") || !strings.Contains(r.err, "is also described at a.csv line 2") {
+		t.Fatalf("exit %d, want 1 with both rows failed\n%s", r.code, r.err)
+	}
+	if st.Writes != 1 || st.ByRoute["POST /api/public/v1/employment_equity_plans"] != 0 || st.ByRoute["GET /api/public/v1/employment_equity_plans/{id}"] != 1 {
+		t.Errorf("want one write (the other plan's patch) and one read: %+v", st)
+	}
+	plans = e.srv.Sandbox.Plans("acme")
+	if len(plans) != 2 || storedTarget(t, planNamed(t, plans, "Pipelined 00"), 1, pipeline.TargetAll)[cAMT] != 1 ||
+		storedTarget(t, planNamed(t, plans, "Pipelined 01"), 1, pipeline.TargetAll)[cAMT] != 77 {
+		t.Errorf("plans after the run: %+v", plans)
 	}
 }
