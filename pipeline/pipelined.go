@@ -102,7 +102,9 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 		halt        atomic.Bool
 	)
 	beforeWrites := func() error {
-		<-firstRead
+		if hooks.Ready != nil {
+			<-firstRead
+		}
 		gates.Do(func() {
 			if r.gate.stopErr(ctx) != nil {
 				return // a stopped run writes nothing: nothing to check or record
@@ -119,9 +121,22 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 		return gateErr
 	}
 
+	// The plans to read go first: a plan to create may wait for the first
+	// read (above), which must not wait for a free worker.
+	order := make([]int, 0, len(plans))
+	for i, m := range pr.matched {
+		if cs.Plans[i] == nil && m != nil {
+			order = append(order, i)
+		}
+	}
+	for i, m := range pr.matched {
+		if cs.Plans[i] != nil || m == nil {
+			order = append(order, i)
+		}
+	}
 	held := make([][]HeldChange, len(plans))
 	wp := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	for i := range plans {
+	for _, i := range order {
 		wp.Go(func() {
 			d := cs.Plans[i]
 			m := pr.matched[i]

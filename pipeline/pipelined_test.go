@@ -358,3 +358,37 @@ func TestPlanApplyListsAgainAfterLock(t *testing.T) {
 		t.Errorf("acme listed %d times before the lock, %d in all; bluecrane %d", atLock, w.acme.count("list")-acmeLists, w.crane.count("list")-craneLists)
 	}
 }
+
+// TestPlanApplyCreatesFirstInInputDoNotWaitForever: a plan to create waits
+// for the first read before the first write (the catalog check); with
+// plans to create first in the input and one worker, the reads still go
+// out (the plans to read are started first).
+func TestPlanApplyCreatesFirstInInputDoNotWaitForever(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		w, stored := seeded(t, 2)
+		stored[0].Targets[0].Counters = CountersOf(map[string]int64{amt: 55})
+		plans := []*InputPlan{
+			inPlan(acmeCo.VATNumber, "New A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5}),
+			inPlan(acmeCo.VATNumber, "New B", "2026-09-01", "2030-08-31", "", map[string]int64{amt: 6}),
+			stored[0], stored[1],
+		}
+		seedWrites := w.acme.writes()
+		readyAt := -1
+		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: workers})
+		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+			Ready: func(context.Context) error { readyAt = w.acme.writes(); return nil },
+		})
+		if err != nil || !rep.OK() {
+			t.Fatalf("%d workers: %v %+v", workers, err, rep.Summary())
+		}
+		if s := rep.Summary(); s.PlansCreated != 2 || s.PlansUpdated != 1 || s.PlansUnchanged != 1 {
+			t.Errorf("%d workers: %+v", workers, s)
+		}
+		if cs.Plans[0].Input != plans[0] || rep.Plans[3].Diff.Input != plans[3] {
+			t.Errorf("%d workers: not in input order", workers)
+		}
+		if readyAt != seedWrites {
+			t.Errorf("%d workers: Ready after %d writes of the run, want before the first", workers, readyAt-seedWrites)
+		}
+	}
+}
