@@ -197,8 +197,9 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // filled in colour (DiffFillColor) and carries a comment with the
 // service's value; plan-level findings (missing on the server, metadata
 // differences, not compared) mark the plan's first cell (PlanFillColor);
-// a Summary sheet, first in the workbook, counts and lists every finding
-// of r. With src "" the workbook holds only the Summary sheet. Several
+// a Summary sheet, after the workbook's own sheets and the active one,
+// counts and lists every finding of r. An XLSX source is copied by
+// streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several
 // sources get one copy each (ReconcileXLSXPaths names them).
 func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 	if src == "" {
@@ -221,25 +222,13 @@ type rrNote struct {
 	lines []string
 }
 
-func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
-	var (
-		f        *excelize.File
-		csvSheet string
-		err      error
-	)
-	if strings.EqualFold(filepath.Ext(src), ".csv") {
-		f, csvSheet, err = rrWorkbookFromCSV(src)
-	} else {
-		var limit int64
-		if limit, err = annotateCheckSize(src); err == nil {
-			f, err = annotateOpen(src, limit)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
-	}
-	defer f.Close()
+// rrOnFallback, when set (by tests), hears of each workbook the streamed
+// copy leaves to excelize.
+var rrOnFallback func(src string, err error)
 
+// rrCollectNotes gathers what the copy puts on each cell of src, in the
+// order the findings come (csvSheet names the sheet of a CSV source).
+func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string) {
 	notes := map[[2]string]*rrNote{}
 	var order [][2]string
 	add := func(o pipeline.Origin, fill, line string) {
@@ -321,6 +310,43 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			}
 		}
 	}
+	return notes, order
+}
+
+func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+	if !strings.EqualFold(filepath.Ext(src), ".csv") {
+		// A workbook is copied by streaming it (reconcile_copy.go);
+		// what the stream does not handle is left to excelize below.
+		notes, order := rrCollectNotes(r, src, "")
+		err := rrStreamCopy(dst, src, r, notes, order)
+		if rrOnFallback != nil && errors.Is(err, errRRFallback) {
+			rrOnFallback(src, err)
+		}
+		if !errors.Is(err, errRRFallback) {
+			if err != nil {
+				return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+			}
+			return nil
+		}
+	}
+	var (
+		f        *excelize.File
+		csvSheet string
+		err      error
+	)
+	if strings.EqualFold(filepath.Ext(src), ".csv") {
+		f, csvSheet, err = rrWorkbookFromCSV(src)
+	} else {
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = annotateOpen(src, limit)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+	}
+	defer f.Close()
+	notes, order := rrCollectNotes(r, src, csvSheet)
 	styles := map[[2]any]int{}
 	comments := map[string]map[string]excelize.Comment{}
 	for _, k := range order {
