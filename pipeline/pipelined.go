@@ -163,6 +163,12 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 					d = pr.getFailed(i, err)
 				default:
 					d = pr.diff(i, server)
+					if d.Action == ActionRecreate {
+						// A plan left by an earlier recreate is adopted: compare with it (as Plan does).
+						one := &ChangeSet{Plans: []*PlanDiff{d}, Listed: cs.Listed}
+						r.planLeftovers(ctx, one)
+						d = one.Plans[0]
+					}
 				}
 				if d.Action != ActionFailed && hooks.Classify != nil {
 					h, err := hooks.Classify(ctx, d)

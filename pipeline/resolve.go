@@ -391,6 +391,7 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 			cs.Plans[i] = pr.diff(i, server[i])
 		}
 	}
+	r.planLeftovers(ctx, cs) // what a recreate will adopt, as apply will
 	return cs, nil
 }
 

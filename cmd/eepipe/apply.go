@@ -383,7 +383,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, namedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 	}
@@ -557,10 +557,11 @@ func classifyPlan(ctx context.Context, st *statestore.Store, cfg *Config, d *pip
 // envLockDir overrides the folder of the account locks.
 const envLockDir = "EEPIPE_LOCK_DIR"
 
-// lockAccounts takes the lock of every configured account (service base
-// URL and API key, hashed) for the rest of the run: --lock-dir,
-// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
-func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+// lockAccounts takes the lock of the configured accounts named in only
+// (none: every configured account) by service base URL and API key, hashed,
+// for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
+// state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
 	locker := opts.Locker
 	if locker == nil {
 		dir := first(opts.LockDir, f.Getenv(envLockDir))
@@ -573,12 +574,7 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	keys := make([]string, len(cfg.Accounts))
-	names := make([]string, len(cfg.Accounts))
-	for i, a := range cfg.Accounts {
-		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
-		names[i] = a.Name
-	}
+	keys, names := accountLockKeys(cfg, only)
 	err := run.lockAccounts(ctx, locker, keys, names)
 	var held *pipeline.LockHeldError
 	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
