@@ -581,6 +581,10 @@ func (a *Assembler) Add(rec Record) {
 		Cells:         cells,
 		Columns:       columns,
 	}
+	if acc.targets == nil {
+		// A plan's usual rows: five years of two target types.
+		acc.targets = make([]*InputTarget, 0, 2*5)
+	}
 	acc.targets = append(acc.targets, t)
 	a.keepYears(t, yearPlace, fyPlace)
 }
@@ -1037,6 +1041,9 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	}
 	clear(a.slots) // one map for every plan: its buckets are reused
 	seen := a.slots
+	// The plan's targets are the ones kept of acc.targets, filtered in
+	// place: the array is the plan's, allocated once.
+	p.Targets = acc.targets[:0:len(acc.targets)]
 	for _, t := range acc.targets {
 		ok := true
 		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
@@ -1086,6 +1093,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		seen[s] = t
 		p.Targets = append(p.Targets, t)
 	}
+	clear(acc.targets[len(p.Targets):]) // the targets not kept are not held
 	sort.SliceStable(p.Targets, func(i, j int) bool {
 		ti, tj := p.Targets[i], p.Targets[j]
 		if yi, yj := asmSortYear(ti), asmSortYear(tj); yi != yj {
