@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/internal/gcpace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -92,6 +93,15 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+}
+
+// paceGC bounds the heap growth the garbage collector allows above the
+// live heap to gcpace.DefaultHeadroom (16 MiB) for the process, instead of
+// as much again as the live heap (GOGC=100): a command holding a large
+// model (validate of 100,000 rows) then needs no more memory beyond it
+// than a small one. A GOGC or GOMEMLIMIT in the environment turns it off.
+func paceGC() {
+	gcpace.Start(os.Getenv, gcpace.DefaultHeadroom)
 }
 
 // recoverInternal turns a panic on the command's goroutine into an
