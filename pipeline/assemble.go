@@ -123,17 +123,25 @@ type asmSlot struct {
 }
 
 // asmPlan collects one plan's rows.
+// Its fields are by asmPlanColumns index: the first value given (set
+// tells which are), and where, in the plan's own fieldPlaces (which the
+// plan keeps), so that the state held for each plan while the rows are
+// read is small (a table of 10,000 plans holds 10,000 of them).
 type asmPlan struct {
 	plan    *InputPlan
-	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
+	values  [asmNumPlanColumns]string
+	set     uint16 // bit i: values[i] (and plan.fieldPlaces[i]) given
+	endBad  bool   // an end_date was written but is invalid (reported at its cell)
 	targets []*InputTarget
-	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
-type asmField struct {
-	value string
-	fieldPlace
-	set bool
+// field returns the first value given for the plan column of index i and
+// where, and whether one was.
+func (acc *asmPlan) field(i int) (string, fieldPlace, bool) {
+	if acc.set&(1<<i) == 0 {
+		return "", fieldPlace{}, false
+	}
+	return acc.values[i], acc.plan.fieldPlaces[i], true
 }
 
 type asmTarget struct {
@@ -532,10 +540,10 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		val := v.given[i]
-		if prev := &acc.fields[i]; prev.set {
-			if prev.value != val {
+		if value, place, set := acc.field(i); set {
+			if value != val {
 				o := asmOriginOf(rec.Cells[col], rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin(), o), Excerpt(val), col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
 			continue
 		}
@@ -543,14 +551,18 @@ func (a *Assembler) Add(rec Record) {
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
 		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
-		acc.fields[i] = asmField{value: val, fieldPlace: fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}, set: true}
 		p := acc.plan
+		if p.fieldPlaces == nil {
+			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
+		}
+		acc.values[i], acc.set = val, acc.set|1<<i
+		p.fieldPlaces[i] = fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}
 		switch col {
 		case ColPlanID:
 			p.PlanID = v.planID
 		case ColAccount:
 			p.Account = val
-			p.AccountOrigin = acc.fields[i].origin()
+			p.AccountOrigin = p.fieldPlaces[i].origin()
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:
@@ -988,22 +1000,14 @@ func asmIdentifiers(p *InputPlan) string {
 }
 
 func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
-	if f := acc.fields[asmPlanColumnIndex(col)]; f.set {
-		return f.origin()
+	if _, place, set := acc.field(asmPlanColumnIndex(col)); set {
+		return place.origin()
 	}
 	return acc.plan.Origin
 }
 
 func (a *Assembler) finishPlan(acc *asmPlan) {
-	p := acc.plan
-	for i, f := range acc.fields {
-		if f.set {
-			if p.fieldPlaces == nil {
-				p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
-			}
-			p.fieldPlaces[i] = f.fieldPlace
-		}
-	}
+	p := acc.plan // (its fieldPlaces are set as the rows are read)
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
