@@ -127,14 +127,15 @@ type asmSlot struct {
 
 // asmPlan collects one plan's rows.
 // Its fields are by asmPlanColumns index: the first value given (set
-// tells which are), and where, in the plan's own fieldPlaces (which the
-// plan keeps), so that the state held for each plan while the rows are
+// tells which are), as the plan holds it (the texts of plan_id and the
+// dates, which it holds parsed, in raw), and where, in the plan's own
+// fieldPlaces, so that the state held for each plan while the rows are
 // read is small (a table of 10,000 plans holds 10,000 of them).
 type asmPlan struct {
 	plan    *InputPlan
-	values  [asmNumPlanColumns]string
-	set     uint16 // bit i: values[i] (and plan.fieldPlaces[i]) given
-	endBad  bool   // an end_date was written but is invalid (reported at its cell)
+	raw     [3]string // the texts of plan_id, start_date and end_date
+	set     uint16    // bit i: the plan column of index i (and plan.fieldPlaces[i]) given
+	endBad  bool      // an end_date was written but is invalid (reported at its cell)
 	targets []*InputTarget
 }
 
@@ -144,7 +145,35 @@ func (acc *asmPlan) field(i int) (string, fieldPlace, bool) {
 	if acc.set&(1<<i) == 0 {
 		return "", fieldPlace{}, false
 	}
-	return acc.values[i], acc.plan.fieldPlaces[i], true
+	return *acc.value(i), acc.plan.fieldPlaces[i], true
+}
+
+// value returns where the first value of the plan column of index i is
+// held: the plan's own field, or raw.
+func (acc *asmPlan) value(i int) *string {
+	p := acc.plan
+	switch asmPlanColumns[i] {
+	case ColAccount:
+		return &p.Account
+	case ColCompanyVAT:
+		return &p.Company.VAT
+	case ColCompanyRegistration:
+		return &p.Company.Registration
+	case ColCompanyIDNumber:
+		return &p.Company.IDNumber
+	case ColPlanName:
+		return &p.Name
+	case ColSector:
+		return &p.Sector
+	case ColScorecardID:
+		return &p.ScorecardID
+	case ColPlanID:
+		return &acc.raw[0]
+	case ColStartDate:
+		return &acc.raw[1]
+	default: // ColEndDate
+		return &acc.raw[2]
+	}
 }
 
 type asmTarget struct {
@@ -556,7 +585,7 @@ func (a *Assembler) Add(rec Record) {
 		if p.fieldPlaces == nil {
 			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
 		}
-		acc.values[i], acc.set = val, acc.set|1<<i
+		*acc.value(i), acc.set = val, acc.set|1<<i
 		p.fieldPlaces[i] = fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}
 		switch col {
 		case ColPlanID:
