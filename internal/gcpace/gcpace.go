@@ -8,8 +8,11 @@ import (
 )
 
 // DefaultHeadroom is the heap growth allowed above the live heap between
-// two collections.
-const DefaultHeadroom = 16 << 20
+// two collections. Collections of a large live heap are more frequent
+// than by default (at 320 MiB live, the floor, ten times): 32 MiB keeps
+// the CPU cost of a read that makes much garbage (a 500-sheet grid
+// workbook) to about 10%; 16 MiB cost about 40% there.
+const DefaultHeadroom = 32 << 20
 
 // MinPercent and MaxPercent bound the GC percent the pacer sets.
 const (
