@@ -96,12 +96,11 @@ func setMemoryLimit() {
 }
 
 // paceGC bounds the heap growth the garbage collector allows above the
-// live heap to gcpace.DefaultHeadroom (32 MiB) for the process, instead of
-// as much again as the live heap (GOGC=100), so that the memory beyond
-// what a command holds does not grow with it. Collections are more
-// frequent with a large live heap: reading a 500-sheet grid workbook
-// (much garbage) costs about 10% more CPU for 20-25% less memory. A GOGC
-// or GOMEMLIMIT in the environment turns it off.
+// live heap to gcpace.DefaultHeadroom (32 MiB) for the process, up to
+// 64 MiB live (above that, half the live heap), instead of as much again
+// as the live heap (GOGC=100), so that the memory beyond what a command
+// holds does not grow with it. A GOGC or GOMEMLIMIT in the environment
+// turns it off.
 func paceGC() {
 	gcpace.Start(os.Getenv, gcpace.DefaultHeadroom)
 }

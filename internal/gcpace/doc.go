@@ -9,7 +9,8 @@
 // (runtime/metrics /gc/heap/live:bytes) and sets the GC percent
 // (debug.SetGCPercent) that puts the next collection at about the live
 // heap plus the headroom (Percent), never below MinPercent (a large heap
-// is not collected ever more often) nor above MaxPercent (a small heap is
-// collected no less often than by default). A GOGC or GOMEMLIMIT set in
+// is collected at most twice as often as by default: there the headroom
+// is half the live heap) nor above MaxPercent (a small heap is collected
+// no less often than by default). A GOGC or GOMEMLIMIT set in
 // the environment is the user's choice: the pacer then does nothing.
 package gcpace
