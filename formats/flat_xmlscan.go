@@ -32,6 +32,7 @@ type flatXMLScanner struct {
 	tbuf  []byte        // decoded text, when it has references
 
 	maxToken int // the buffer's bound: a longer token is errFlatTokenTooLong
+	tokStart int // buf[tokStart:pos] is the last token as written (raw)
 }
 
 type flatTokKind int
@@ -114,6 +115,7 @@ func (s *flatXMLScanner) next() error {
 			return s.rerr
 		}
 		b := s.buf[s.pos:s.end]
+		s.tokStart = s.pos
 		var n int
 		skip := false
 		if b[0] != '<' {
@@ -129,6 +131,7 @@ func (s *flatXMLScanner) next() error {
 				b = s.buf[s.pos:s.end] // more may have moved it
 				if b[0] != '<' && s.rerr == io.EOF {
 					// Text up to the end of the input.
+					s.tokStart = s.pos
 					s.setText(b)
 					s.pos = s.end
 					return nil
@@ -315,6 +318,10 @@ func flatSkipSpace(b []byte, i int) int {
 	}
 	return flatNeedMore
 }
+
+// raw returns the last token as written in the input (entities not
+// decoded); valid until the next call.
+func (s *flatXMLScanner) raw() []byte { return s.buf[s.tokStart:s.pos] }
 
 // attr returns the value of the attribute with the local name, or nil.
 func (s *flatXMLScanner) attr(name string) []byte {

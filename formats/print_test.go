@@ -180,7 +180,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
+	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
 	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {

@@ -110,3 +110,82 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 		t.Errorf("Summary rows of the two counters: %q", notes)
 	}
 }
+
+// TestReconcileReportsCarryFieldClasses: a plan field changed on the
+// service is blue in the annotated copy with a comment naming the value
+// last applied and its run; the CSV and the Summary sheet carry the class
+// and the last applied value.
+func TestReconcileReportsCarryFieldClasses(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "client.csv")
+	os.WriteFile(src, []byte(rrCSV), 0o644)
+	rec := rrReconciliation(src)
+	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
+	fd := &rec.Plans[0].Fields[0]
+	fd.Location = &pipeline.Location{File: src, Line: 2, Column: 2}
+	fd.Class, fd.LastApplied = pipeline.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
+
+	out := filepath.Join(dir, "report.xlsx")
+	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	id, _ := f.GetCellStyle("client", "B2")
+	st, _ := f.GetStyle(id)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
+		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
+	}
+	comments, _ := f.GetComments("client")
+	found := false
+	for _, c := range comments {
+		if c.Cell == "B2" && strings.Contains(CommentText(c), `eepipe last applied "Manufacturing" (run 12 on 2026-10-02 08:15 UTC): changed on the service since run 12`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("B2's comment does not name the value last applied: %+v", comments)
+	}
+	rows, err := f.GetRows("Summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := false
+	for _, r := range rows {
+		line := strings.Join(r, "|")
+		if strings.Contains(line, "changed on the service|") && strings.Contains(line, "sector") &&
+			strings.Contains(line, `eepipe last applied "Manufacturing": changed on the service since run 12`) {
+			summary = true
+		}
+	}
+	if !summary {
+		t.Errorf("the Summary lacks the classified field row:\n%v", rows)
+	}
+
+	csvPath := filepath.Join(dir, "report.csv")
+	if err := WriteReconcileCSV(csvPath, rec); err != nil {
+		t.Fatal(err)
+	}
+	fh, _ := os.Open(csvPath)
+	defer fh.Close()
+	recs, err := csv.NewReader(fh).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var got []string
+	for _, r := range recs[1:] {
+		if r[col["kind"]] == "field" {
+			got = append(got, r[col["name"]]+"/"+r[col["class"]]+"/"+r[col["last_applied_value"]]+"/"+r[col["last_applied_run"]]+"/"+r[col["last_applied_at"]])
+		}
+	}
+	if strings.Join(got, " ") != "sector/changed_on_service/Manufacturing/12/2026-10-02T08:15:00Z" {
+		t.Errorf("CSV field rows %v", got)
+	}
+}

@@ -89,8 +89,11 @@ type rrReconcileRow struct {
 	workbook string
 	server   string
 	loc      pipeline.Location
-	class    pipeline.ChangeClass // counters: the three-way classification
+	class    pipeline.ChangeClass // counters and fields: the three-way classification
 	last     *pipeline.LastWrite
+	// lastValue is the value last applied (a counter's number, a field's
+	// text); last names its run.
+	lastValue string
 }
 
 func (r rrReconcileRow) csv() []string {
@@ -102,7 +105,7 @@ func (r rrReconcileRow) csv() []string {
 		string(r.class), "", "", "",
 	}
 	if l := r.last; l != nil {
-		out[23], out[24], out[25] = strconv.FormatInt(l.Value, 10), strconv.FormatInt(l.RunID, 10), l.At.UTC().Format(time.RFC3339)
+		out[23], out[24], out[25] = r.lastValue, strconv.FormatInt(l.RunID, 10), l.At.UTC().Format(time.RFC3339)
 	}
 	if t := r.target; t != nil {
 		out[8], out[9], out[10], out[11], out[12] = strconv.Itoa(t.YearNumber), t.FinancialYear, t.TargetType, rrIdText(t.MilestoneID), rrIdText(t.TargetID)
@@ -139,7 +142,10 @@ func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
 			rows = append(rows, row)
 		}
 		for _, f := range p.Fields {
-			row := rrReconcileRow{plan: p, kind: "field", name: f.Field, workbook: f.Workbook, server: f.Server}
+			row := rrReconcileRow{plan: p, kind: "field", name: f.Field, workbook: f.Workbook, server: f.Server, class: f.Class, last: f.LastRun()}
+			if f.LastApplied != nil {
+				row.lastValue = f.LastApplied.Value
+			}
 			if f.Location != nil {
 				row.loc = *f.Location
 			}
@@ -148,11 +154,15 @@ func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
 		for j := range p.Targets {
 			t := &p.Targets[j]
 			for _, c := range t.Counters {
-				rows = append(rows, rrReconcileRow{
+				row := rrReconcileRow{
 					plan: p, kind: "counter", target: t, name: c.Counter,
 					workbook: strconv.FormatInt(c.Workbook, 10), server: strconv.FormatInt(c.Server, 10), loc: c.Location,
 					class: c.Class, last: c.LastApplied,
-				})
+				}
+				if c.LastApplied != nil {
+					row.lastValue = strconv.FormatInt(c.LastApplied.Value, 10)
+				}
+				rows = append(rows, row)
 			}
 		}
 	}
@@ -187,8 +197,9 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // filled in colour (DiffFillColor) and carries a comment with the
 // service's value; plan-level findings (missing on the server, metadata
 // differences, not compared) mark the plan's first cell (PlanFillColor);
-// a Summary sheet, first in the workbook, counts and lists every finding
-// of r. With src "" the workbook holds only the Summary sheet. Several
+// a Summary sheet, after the workbook's own sheets and the active one,
+// counts and lists every finding of r. An XLSX source is copied by
+// streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several
 // sources get one copy each (ReconcileXLSXPaths names them).
 func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 	if src == "" {
@@ -211,25 +222,13 @@ type rrNote struct {
 	lines []string
 }
 
-func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
-	var (
-		f        *excelize.File
-		csvSheet string
-		err      error
-	)
-	if strings.EqualFold(filepath.Ext(src), ".csv") {
-		f, csvSheet, err = rrWorkbookFromCSV(src)
-	} else {
-		var limit int64
-		if limit, err = annotateCheckSize(src); err == nil {
-			f, err = annotateOpen(src, limit)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
-	}
-	defer f.Close()
+// rrOnFallback, when set (by tests), hears of each workbook the streamed
+// copy leaves to excelize.
+var rrOnFallback func(src string, err error)
 
+// rrCollectNotes gathers what the copy puts on each cell of src, in the
+// order the findings come (csvSheet names the sheet of a CSV source).
+func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string) {
 	notes := map[[2]string]*rrNote{}
 	var order [][2]string
 	add := func(o pipeline.Origin, fill, line string) {
@@ -280,7 +279,17 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			add(o, PlanFillColor, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook))
+			fill, line := PlanFillColor, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			switch fd.Class {
+			case pipeline.ClassService:
+				fill = ServiceFillColor
+			case pipeline.ClassBoth:
+				fill = ConflictFillColor
+			}
+			if fd.LastApplied != nil {
+				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
+			}
+			add(o, fill, line)
 		}
 		for _, t := range p.Targets {
 			for _, c := range t.Counters {
@@ -301,6 +310,43 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			}
 		}
 	}
+	return notes, order
+}
+
+func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+	if !strings.EqualFold(filepath.Ext(src), ".csv") {
+		// A workbook is copied by streaming it (reconcile_copy.go);
+		// what the stream does not handle is left to excelize below.
+		notes, order := rrCollectNotes(r, src, "")
+		err := rrStreamCopy(dst, src, r, notes, order)
+		if rrOnFallback != nil && errors.Is(err, errRRFallback) {
+			rrOnFallback(src, err)
+		}
+		if !errors.Is(err, errRRFallback) {
+			if err != nil {
+				return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+			}
+			return nil
+		}
+	}
+	var (
+		f        *excelize.File
+		csvSheet string
+		err      error
+	)
+	if strings.EqualFold(filepath.Ext(src), ".csv") {
+		f, csvSheet, err = rrWorkbookFromCSV(src)
+	} else {
+		var limit int64
+		if limit, err = annotateCheckSize(src); err == nil {
+			f, err = annotateOpen(src, limit)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+	}
+	defer f.Close()
+	notes, order := rrCollectNotes(r, src, csvSheet)
 	styles := map[[2]any]int{}
 	comments := map[string]map[string]excelize.Comment{}
 	for _, k := range order {
@@ -707,10 +753,14 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 		}
 		if x.class != "" && x.class != pipeline.ClassNoHistory {
 			vals[0] = x.class.Words(nil)
-			vals[12] = fmt.Sprintf("eepipe last applied %d: %s", x.last.Value, x.class.Words(x.last))
+			if x.kind == "field" {
+				vals[12] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
+			} else {
+				vals[12] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
+			}
 		}
 		if x.class == pipeline.ClassNoHistory {
-			vals[12] = "no history: eepipe never applied this counter"
+			vals[12] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
 		}
 		for i, v := range vals {
 			col, _ := excelize.ColumnNumberToName(i + 1)

@@ -37,7 +37,9 @@ func sectorLevelLabel(level string) string {
 }
 
 // WriteSectorReport writes a sector check report to path, as JSON, CSV or
-// XLSX by the file name's extension, through WriteFileAtomic.
+// XLSX by the file name's extension, through WriteFileAtomic. The XLSX
+// report opens on the CheckPrintSheet, laid out to print, followed by the
+// wide Sector targets sheet with every figure and the charts.
 func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
@@ -47,13 +49,18 @@ func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	case ".xlsx":
 		f := excelize.NewFile()
 		defer f.Close()
+		// First the sheet to print, then every figure in one wide table
+		// (with the charts) for filters.
+		if err := addCheckPrintSheet(f, r.Plans, r.TargetsSource); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 		if err := AddSectorSheet(f, r.Plans, r.TargetsSource); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		if err := f.DeleteSheet("Sheet1"); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		if idx, err := f.GetSheetIndex(SectorSheetName); err == nil {
+		if idx, err := f.GetSheetIndex(CheckPrintSheet); err == nil {
 			f.SetActiveSheet(idx)
 		}
 		return WriteWorkbook(path, f)
@@ -275,21 +282,7 @@ func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 
 func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	ew.printf("%s\n", sectorPlanHeading(p))
-	fin := p.FinalYear()
-	switch {
-	case p.Reason != "":
-		ew.printf("  NOTHING COULD BE ASSESSED: %s.\n", p.Reason)
-	case p.Status == pipeline.SectorMet:
-		ew.printf("  Final year %s: MEETS every target (%s measured).\n", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
-	case p.Status == pipeline.SectorShort:
-		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
-	case p.Status == pipeline.SectorPartlyMet:
-		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.\n",
-			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
-			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
-	default:
-		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
-	}
+	ew.printf("  %s\n", sectorPlanOutcome(p))
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
 	}
@@ -325,6 +318,26 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sectorYearText(y), emp, share, res)
 	}
 	tw.Flush()
+}
+
+// sectorPlanOutcome words a plan's overall result: "Final year 2029/30:
+// MEETS every target (13 figures measured)." and the like.
+func sectorPlanOutcome(p pipeline.SectorPlanCheck) string {
+	fin := p.FinalYear()
+	switch {
+	case p.Reason != "":
+		return fmt.Sprintf("NOTHING COULD BE ASSESSED: %s.", p.Reason)
+	case p.Status == pipeline.SectorMet:
+		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
+	case p.Status == pipeline.SectorShort:
+		return fmt.Sprintf("Final year %s: FALLS SHORT of the targets below.", fin.Label())
+	case p.Status == pipeline.SectorPartlyMet:
+		return fmt.Sprintf("Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.",
+			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
+	default:
+		return fmt.Sprintf("Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).", fin.Label())
+	}
 }
 
 func sectorYearText(y pipeline.SectorYearCheck) string {

@@ -12,8 +12,9 @@ import (
 // recJournal records what a run journals, as "plan/year counter=after
 // (before, sent)" lines.
 type recJournal struct {
-	mu    sync.Mutex
-	lines []string
+	mu     sync.Mutex
+	lines  []string
+	fields []FieldWrite
 }
 
 func (j *recJournal) add(kind string, w TargetWrite) {
@@ -43,6 +44,13 @@ func (j *recJournal) TargetsInSync(_ context.Context, ws []TargetWrite) error {
 }
 
 func (j *recJournal) PlanWritten(context.Context, PlanWrite) error { return nil }
+
+func (j *recJournal) FieldsApplied(_ context.Context, ws []FieldWrite) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.fields = append(j.fields, ws...)
+	return nil
+}
 
 func (j *recJournal) take() string {
 	j.mu.Lock()

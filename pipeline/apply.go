@@ -119,9 +119,10 @@ type Runner struct {
 	patched  atomic.Int64
 	counters atomic.Int64
 
-	syncMu   sync.Mutex
-	inSync   []TargetWrite // counters found in sync, recorded at the end of the run
-	inSyncOf []*PlanResult // the plans they belong to
+	syncMu       sync.Mutex
+	inSync       []TargetWrite // counters found in sync, recorded at the end of the run
+	inSyncFields []FieldWrite  // plan fields found in sync (or created), recorded with them
+	inSyncOf     []*PlanResult // the plans they belong to
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,
@@ -322,7 +323,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
-			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldUpdates(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Notes = append(res.Notes, notes...)
@@ -417,30 +418,19 @@ func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff
 		}
 		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
 	}
-	var found []*Plan
-	for _, p := range MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, map[int64]bool{d.Server.ID: true}) {
-		if p.EndDate == d.Create.EndDate || p.EndDate == ClampEnd(d.Create.EndDate) {
-			found = append(found, p)
-		}
-	}
+	found := recreateLeftovers(list, d)
 	switch len(found) {
 	case 0:
 		return nil, nil, nil
 	case 1:
 	default:
-		ids := make([]string, len(found))
-		for i, p := range found {
-			ids[i] = fmt.Sprint(p.ID)
-		}
-		return nil, nil, fmt.Errorf("plans %s already have the new name and dates of plan %d (left by earlier recreates); "+
-			"delete all but one of them, then run again", strings.Join(ids, ", "), d.Server.ID)
+		return nil, nil, leftoversError(found, d.Server.ID)
 	}
 	full, err := svc.GetPlan(ctx, found[0].ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
 	}
-	note := fmt.Sprintf("plan %d with the new dates was left by an earlier recreate that did not finish; it was adopted, not created again", full.ID)
-	return full, []string{note}, nil
+	return full, []string{leftoverAdoptedNote(full.ID, true)}, nil
 }
 
 // recreateDeleteError words the failure of a recreate whose new plan

@@ -156,7 +156,11 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 			fmt.Fprintf(b, "    %s: %q\n", f.Field, f.New)
 			continue
 		}
-		fmt.Fprintf(b, "    %s: %q -> %q\n", f.Field, f.Old, f.New)
+		fmt.Fprintf(b, "    %s: %q -> %q", f.Field, f.Old, f.New)
+		if f.Class != "" && f.Class != ClassNoHistory {
+			fmt.Fprintf(b, "  (%s)", f.Class.Words(f.Last.run()))
+		}
+		b.WriteByte('\n')
 	}
 	for i := range d.Targets {
 		t := &d.Targets[i]

@@ -116,7 +116,17 @@ type FieldDifference struct {
 	Workbook string    `json:"workbook"`
 	Server   string    `json:"server"`
 	Location *Location `json:"location,omitempty"`
+	// Class is the three-way classification against the value eepipe
+	// last applied to the field (empty without a state store);
+	// LastApplied is that value and the run that applied it.
+	Class       ChangeClass     `json:"class,omitempty"`
+	LastApplied *LastFieldWrite `json:"last_applied,omitempty"`
 }
+
+// LastRun returns the run of the field's last applied value as a
+// LastWrite (its Value is not the field's), for ChangeClass.Words; nil
+// without history.
+func (f FieldDifference) LastRun() *LastWrite { return f.LastApplied.run() }
 
 // TargetDifference is a target with differing counters.
 type TargetDifference struct {
@@ -294,7 +304,7 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 	case ActionUpdate:
 		rp.Presence = PresencePresent
 		for _, f := range d.Fields {
-			fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old}
+			fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old, Class: f.Class, LastApplied: f.Last}
 			o := f.Origin
 			if col, ok := reconcileFieldColumns[f.Field]; ok && d.Input != nil {
 				// The field's own cell (the grid's "Sector" value, the
@@ -438,7 +448,11 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			continue
 		}
 		for _, f := range p.Fields {
-			fmt.Fprintf(&b, "    %s: workbook %q, service %q\n", f.Field, f.Workbook, f.Server)
+			fmt.Fprintf(&b, "    %s: workbook %q, service %q", f.Field, f.Workbook, f.Server)
+			if f.Class != "" && f.Class != ClassNoHistory && f.LastApplied != nil {
+				fmt.Fprintf(&b, ", last applied %q: %s", f.LastApplied.Value, f.Class.Words(f.LastRun()))
+			}
+			b.WriteByte('\n')
 		}
 		for _, t := range p.Targets {
 			fmt.Fprintf(&b, "    year %d", t.YearNumber)

@@ -512,5 +512,6 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 			cs.Plans[i].Account, cs.Plans[i].Company = acct, comp
 		}
 	}
+	r.planLeftovers(ctx, cs) // what a recreate will adopt, as apply will
 	return cs, nil
 }

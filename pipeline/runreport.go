@@ -162,8 +162,12 @@ type RowResult struct {
 	Changes       []CounterChange `json:"changes,omitempty"`
 	// Held lists the counters apply left alone: changed on the service
 	// since eepipe last wrote them, or changed in both (threeway.go).
-	Held  []CounterChange `json:"held,omitempty"`
-	Error string          `json:"error,omitempty"`
+	Held []CounterChange `json:"held,omitempty"`
+	// HeldFields lists the plan fields apply left alone (changed on the
+	// service since eepipe last applied them, or in both), on the plan's
+	// first row.
+	HeldFields []FieldChange `json:"held_fields,omitempty"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // HeldText formats the held counters as "name: file N, service M, last
@@ -176,6 +180,9 @@ func (r RowResult) HeldText() string {
 			s += fmt.Sprintf(", last applied %d by %s", c.Last.Value, c.Last)
 		}
 		parts[i] = s + " — " + c.Class.Words(c.Last)
+	}
+	for _, f := range r.HeldFields {
+		parts = append(parts, fmt.Sprintf("plan field %s: %s — %s", f.Field, f.heldText(), f.Class.Words(f.Last.run())))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -239,6 +246,9 @@ func (r *RunReport) Rows() []RowResult {
 			}
 			if tr != nil {
 				row.Held = tr.Diff.Held
+			}
+			if t == in.Targets[0] {
+				row.HeldFields = d.HeldFields
 			}
 			rows = append(rows, row)
 			origins = append(origins, t.Origin)

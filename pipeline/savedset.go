@@ -59,6 +59,10 @@ type SavedField struct {
 	Field    string `json:"field"`
 	Expected string `json:"expected"`
 	New      string `json:"new"`
+	// File and Cell are where the new value was read (the flat row's
+	// column, the grid's labelled cell).
+	File string `json:"file,omitempty"`
+	Cell string `json:"cell,omitempty"`
 }
 
 // SavedTarget is one target with the counters to write.
@@ -106,7 +110,7 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 				ScorecardID: d.Create.ScorecardID, Sector: d.Create.Sector}
 		} else {
 			for _, f := range d.Fields {
-				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New})
+				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New, File: f.Origin.File, Cell: f.Origin.Ref()})
 			}
 		}
 		for i := range d.Targets {
@@ -286,7 +290,9 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, sp.PlanID, err)
 	}
 	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
-	in.PlanID, in.Name = server.ID, server.Name
+	// The plan's name is the stored one (Title): the set does not say the
+	// file's, and only the fields it writes count as applied.
+	in.PlanID = server.ID
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
 		if now != f.Expected {

@@ -59,6 +59,18 @@ type PlanChange struct {
 // IsZero reports whether the change sends nothing.
 func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
 
+// clear removes field ("name", "sector", "scorecard_id") from the change.
+func (c *PlanChange) clear(field string) {
+	switch field {
+	case "name":
+		c.Name = nil
+	case "sector":
+		c.Sector = nil
+	case "scorecard_id":
+		c.ScorecardID = nil
+	}
+}
+
 // PlanService is what the pipeline needs of the plan API for one account.
 // planapi satisfies it over the wire client; every call is made with that
 // account's key pair.

@@ -88,6 +88,45 @@ type CounterKey struct {
 	Counter  string
 }
 
+// FieldWrite is one plan field whose value eepipe applied: written by a
+// create or a metadata update, or found already holding the file's value
+// (a plan in sync). It becomes the field's last applied value.
+type FieldWrite struct {
+	Account string    `json:"account"`
+	PlanID  int64     `json:"plan_id"`
+	Field   string    `json:"field"` // "name", "sector", "scorecard_id", "start_date", "end_date"
+	Value   string    `json:"value"`
+	File    string    `json:"file,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// LastFieldWrite is the last value eepipe applied to one plan field: the
+// value and the run that applied it.
+type LastFieldWrite struct {
+	Value string    `json:"value"`
+	RunID int64     `json:"run_id"`
+	At    time.Time `json:"at"`
+	File  string    `json:"file,omitempty"`
+}
+
+// String formats the run for messages: "run 12 on 2026-11-24".
+func (w LastFieldWrite) String() string { return w.run().String() }
+
+// run is the write as a LastWrite, for ChangeClass.Words (which names the
+// run only).
+func (w *LastFieldWrite) run() *LastWrite {
+	if w == nil {
+		return nil
+	}
+	return &LastWrite{RunID: w.RunID, At: w.At, File: w.File}
+}
+
+// FieldKey names one field of one stored plan.
+type FieldKey struct {
+	PlanID int64
+	Field  string
+}
+
 // HistoryQuery filters `eepipe history`; zero fields do not filter.
 type HistoryQuery struct {
 	Service string
@@ -138,6 +177,9 @@ type RunJournal interface {
 	// values the run agreed with the service.
 	TargetsInSync(ctx context.Context, ws []TargetWrite) error
 	PlanWritten(ctx context.Context, w PlanWrite) error
+	// FieldsApplied records the plan fields a run applied: written by a
+	// create or a metadata update, or found holding the file's value.
+	FieldsApplied(ctx context.Context, ws []FieldWrite) error
 }
 
 // StateStore is the run history eepipe keeps between runs (an adapter
@@ -161,6 +203,12 @@ type StateStore interface {
 	// targets are the service's (their ids are its own): a write recorded
 	// under another name of the account counts.
 	LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[CounterKey]LastWrite, error)
+	// RecordFields records the plan fields run id applied as their last
+	// applied values, in one transaction.
+	RecordFields(ctx context.Context, runID int64, ws []FieldWrite) error
+	// LastFields returns, per field of the given plans of an account of a
+	// service, the last value eepipe applied (by plan id, as LastWrites).
+	LastFields(ctx context.Context, service, account string, planIDs []int64) (map[FieldKey]LastFieldWrite, error)
 	// ChangeSetRun returns the run that applied the change set with this
 	// SHA-256 (nil when none did).
 	ChangeSetRun(ctx context.Context, sha string) (*RunRecord, error)
@@ -235,6 +283,11 @@ func (j storeJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error
 // PlanWritten implements RunJournal.
 func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 	return j.store.RecordPlanWrite(context.WithoutCancel(ctx), j.run, w)
+}
+
+// FieldsApplied implements RunJournal.
+func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
+	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
 }
 
 // ServiceKey returns the identity of a service base URL under which the

@@ -55,85 +55,214 @@ func (c ChangeClass) Held() bool { return c == ClassService || c == ClassBoth }
 // Classify returns the class of a counter whose service value is old and
 // file value is new, against the last value eepipe applied.
 func Classify(old, new int64, last *LastWrite) ChangeClass {
-	switch {
-	case last == nil:
+	if last == nil {
 		return ClassNoHistory
-	case last.Value == old:
+	}
+	return classifyAgainst(old, new, last.Value)
+}
+
+// ClassifyField returns the class of a plan field whose service value is
+// old and file value is new, against the last value eepipe applied: the
+// same rules as Classify.
+func ClassifyField(old, new string, last *LastFieldWrite) ChangeClass {
+	if last == nil {
+		return ClassNoHistory
+	}
+	return classifyAgainst(old, new, last.Value)
+}
+
+// classifyAgainst is the three-way rule for a value that differs (old on
+// the service, new in the file) and was last applied as last.
+func classifyAgainst[T comparable](old, new, last T) ChangeClass {
+	switch last {
+	case old:
 		return ClassFile
-	case last.Value == new:
+	case new:
 		return ClassService
 	}
 	return ClassBoth
 }
 
 // LastWriteSource is what ClassifyChanges reads: the part of a StateStore
-// that knows the last values applied.
+// that knows the last values applied. A source that is also a
+// LastFieldSource classifies plan fields too.
 type LastWriteSource interface {
 	LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[CounterKey]LastWrite, error)
 }
 
-// ClassifyChanges sets the Class and Last of every counter change of the
-// stored plans of cs (updates; plans to create have no history) from the
-// last values eepipe applied to service. With src nil every change is
-// ClassNoHistory.
-func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, service string) error {
-	ids := map[string][]int64{}
-	for _, d := range cs.Plans {
+// LastFieldSource is the part of a StateStore that knows the last plan
+// field values applied.
+type LastFieldSource interface {
+	LastFields(ctx context.Context, service, account string, planIDs []int64) (map[FieldKey]LastFieldWrite, error)
+}
+
+// LastValues are the last values eepipe applied to the targets and plan
+// fields of one account: what ClassifyPlanWith classifies against.
+type LastValues struct {
+	Counters map[CounterKey]LastWrite
+	Fields   map[FieldKey]LastFieldWrite
+}
+
+// classified reports whether d's changes are classified three ways: the
+// updates of a stored plan (a plan to create has no history) and the
+// recreates (whose fields the file may change).
+func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action == ActionRecreate }
+
+// ReadLastValues reads from src the last values applied to the targets and
+// plans of the diffs (all of one account) that ClassifyPlanWith classifies.
+// With src nil it returns empty LastValues (every change is no history).
+func ReadLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (LastValues, error) {
+	var lv LastValues
+	if src == nil {
+		return lv, nil
+	}
+	var targets, plans []int64
+	for _, d := range ds {
+		if !classified(d) {
+			continue
+		}
+		if len(d.Fields) > 0 && d.Server != nil {
+			plans = append(plans, d.Server.ID)
+		}
+		if d.Action == ActionRecreate && d.Server != nil {
+			// The old plan's targets: the file's counters are classified
+			// against them (recreateHeld).
+			for _, m := range d.Server.Milestones {
+				for _, t := range m.Targets {
+					targets = append(targets, t.ID)
+				}
+			}
+			continue
+		}
 		if d.Action != ActionUpdate {
 			continue
 		}
 		for i := range d.Targets {
 			if t := &d.Targets[i]; t.TargetID != 0 && len(t.Changes) > 0 {
-				ids[d.Account] = append(ids[d.Account], t.TargetID)
+				targets = append(targets, t.TargetID)
 			}
 		}
 	}
-	last := map[string]map[CounterKey]LastWrite{}
-	if src != nil {
-		accounts := make([]string, 0, len(ids))
-		for a := range ids {
-			accounts = append(accounts, a)
-		}
-		slices.Sort(accounts)
-		for _, a := range accounts {
-			m, err := src.LastWrites(ctx, service, a, ids[a])
-			if err != nil {
-				return fmt.Errorf("reading the state store: %w", err)
-			}
-			last[a] = m
+	var err error
+	if len(targets) > 0 {
+		if lv.Counters, err = src.LastWrites(ctx, service, account, targets); err != nil {
+			return lv, fmt.Errorf("reading the state store: %w", err)
 		}
 	}
+	if fs, ok := src.(LastFieldSource); ok && len(plans) > 0 {
+		if lv.Fields, err = fs.LastFields(ctx, service, account, plans); err != nil {
+			return lv, fmt.Errorf("reading the state store: %w", err)
+		}
+	}
+	return lv, nil
+}
+
+// ClassifyPlan is ClassifyChanges for one plan's diff: it reads the last
+// values applied to d's targets and fields from src (ReadLastValues) and
+// classifies d's changes against them (ClassifyPlanWith). apply
+// classifies each plan as soon as it is compared.
+func ClassifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service string) error {
+	lv, err := ReadLastValues(ctx, src, service, d.Account, d)
+	if err != nil {
+		return err
+	}
+	ClassifyPlanWith(d, lv)
+	return nil
+}
+
+// ClassifyPlanWith sets the Class and Last of every counter change and
+// plan field change of one plan diff from the last values eepipe applied
+// (lv, read for d's account): the three-way rules of Classify and
+// ClassifyField. Counters are classified for updates, fields for updates
+// and recreates; other plans are left alone.
+func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
+	if !classified(d) {
+		return
+	}
+	for i := range d.Fields {
+		f := &d.Fields[i]
+		var lw *LastFieldWrite
+		if d.Server != nil {
+			if w, ok := lv.Fields[FieldKey{d.Server.ID, f.Field}]; ok {
+				lw = &w
+			}
+		}
+		f.Last = lw
+		f.Class = ClassifyField(f.Old, f.New, lw)
+	}
+	if d.Action == ActionRecreate {
+		d.classifyRecreate(lv)
+		return
+	}
+	if d.Action != ActionUpdate {
+		return
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		for j := range t.Changes {
+			c := &t.Changes[j]
+			var lw *LastWrite
+			if w, ok := lv.Counters[CounterKey{t.TargetID, c.Name}]; ok {
+				lw = &w
+			}
+			c.Last = lw
+			c.Class = Classify(c.Old, c.New, lw)
+		}
+	}
+}
+
+// ClassifyChanges sets the Class and Last of every counter change and plan
+// field change of the stored plans of cs (updates, and the fields of
+// recreates; plans to create have no history) from the last values eepipe
+// applied to service. With src nil every change is ClassNoHistory. It
+// reads the store once per account, then applies ClassifyPlanWith to each
+// plan.
+func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, service string) error {
+	byAccount := map[string][]*PlanDiff{}
 	for _, d := range cs.Plans {
-		if d.Action != ActionUpdate {
-			continue
+		if classified(d) {
+			byAccount[d.Account] = append(byAccount[d.Account], d)
 		}
-		for i := range d.Targets {
-			t := &d.Targets[i]
-			for j := range t.Changes {
-				c := &t.Changes[j]
-				var lw *LastWrite
-				if w, ok := last[d.Account][CounterKey{t.TargetID, c.Name}]; ok {
-					lw = &w
-				}
-				c.Last = lw
-				c.Class = Classify(c.Old, c.New, lw)
-			}
+	}
+	accounts := make([]string, 0, len(byAccount))
+	for a := range byAccount {
+		accounts = append(accounts, a)
+	}
+	slices.Sort(accounts)
+	for _, a := range accounts {
+		lv, err := ReadLastValues(ctx, src, service, a, byAccount[a]...)
+		if err != nil {
+			return err
+		}
+		for _, d := range byAccount[a] {
+			ClassifyPlanWith(d, lv)
 		}
 	}
 	return nil
 }
 
-// HeldChange is a counter apply left alone: changed on the service since
-// eepipe last wrote it, or changed in both.
+// HeldChange is a counter or a plan field apply left alone: changed on the
+// service since eepipe last wrote it, or changed in both.
 type HeldChange struct {
-	Plan   *PlanDiff
+	Plan *PlanDiff
+	// Target and Change are the counter held (Field nil).
 	Target *TargetDiff
 	Change CounterChange
+	// Field is the plan field held (Target nil).
+	Field *FieldChange
 }
 
 // String formats the held change for messages, naming the cell, the file
 // value, the last applied value and its run, and the service value.
 func (h HeldChange) String() string {
+	if f := h.Field; f != nil {
+		var b strings.Builder
+		if f.Origin != (Origin{}) {
+			fmt.Fprintf(&b, "%s: ", shortOrigin(f.Origin))
+		}
+		fmt.Fprintf(&b, "%s field %s: %s — %s", h.Plan.Title(), f.Field, f.heldText(), f.Class.Words(f.Last.run()))
+		return b.String()
+	}
 	c := h.Change
 	var b strings.Builder
 	if c.Origin != (Origin{}) {
@@ -150,39 +279,185 @@ func (h HeldChange) String() string {
 	return b.String()
 }
 
+// heldText formats a field's values: `file "A", service "B", last applied
+// "A" by run 3 on DATE from v1.csv`.
+func (f FieldChange) heldText() string {
+	s := fmt.Sprintf("file %q, service %q", f.New, f.Old)
+	if f.Last != nil {
+		s += fmt.Sprintf(", last applied %q by %s", f.Last.Value, f.Last)
+		if f.Last.File != "" {
+			s += " from " + f.Last.File
+		}
+	}
+	return s
+}
+
 // HoldServiceChanges moves the changes apply must not make by default
-// (ClassService and ClassBoth) from each target's Changes to its Held, and
-// turns an update left with nothing to send into ActionUnchanged. It
-// returns what it held back. With overwrite it holds nothing back and
+// (ClassService and ClassBoth) of every plan of cs aside (HoldPlanChanges)
+// and returns what it held back. With overwrite it holds nothing back and
 // returns what would have been held.
 func HoldServiceChanges(cs *ChangeSet, overwrite bool) []HeldChange {
 	var held []HeldChange
 	for _, d := range cs.Plans {
-		if d.Action != ActionUpdate {
+		held = append(held, HoldPlanChanges(d, overwrite)...)
+	}
+	return held
+}
+
+// HoldPlanChanges moves the changes of one update apply must not make by
+// default (ClassService and ClassBoth) from each target's Changes to its
+// Held and from the plan's Fields (and Meta) to its HeldFields, and turns
+// an update left with nothing to send into ActionUnchanged. For a
+// recreate it holds the name, sector and scorecard_id the same way: the
+// new plan is created with the service's value. It returns what it held
+// back. With overwrite it holds nothing back and returns what would have
+// been held. Other actions are left alone.
+func HoldPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
+	if d.Action != ActionUpdate && d.Action != ActionRecreate {
+		return nil
+	}
+	var held []HeldChange
+	var keepFields []FieldChange
+	for _, f := range d.Fields {
+		hold := f.Class.Held() && (d.Action == ActionUpdate || f.Field != "start_date" && f.Field != "end_date")
+		if !hold || overwrite {
+			keepFields = append(keepFields, f)
+		}
+		if !hold {
 			continue
 		}
-		for i := range d.Targets {
-			t := &d.Targets[i]
-			var keep []CounterChange
-			for _, c := range t.Changes {
-				if !c.Class.Held() {
-					keep = append(keep, c)
-					continue
-				}
-				if overwrite {
-					keep = append(keep, c)
-				} else {
-					t.Held = append(t.Held, c)
-				}
-				held = append(held, HeldChange{Plan: d, Target: t, Change: c})
+		if !overwrite {
+			d.HeldFields = append(d.HeldFields, f)
+			d.Meta.clear(f.Field)
+			if d.Action == ActionRecreate {
+				d.keepServiceField(f)
 			}
-			t.Changes = keep
 		}
-		if !overwrite && d.Meta.IsZero() && d.TargetsToPatch() == 0 {
-			d.Action = ActionUnchanged
+		held = append(held, HeldChange{Plan: d, Field: ptr(f)})
+	}
+	d.Fields = keepFields
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		var keep []CounterChange
+		for _, c := range t.Changes {
+			if !c.Class.Held() {
+				keep = append(keep, c)
+				continue
+			}
+			if overwrite {
+				keep = append(keep, c)
+			} else {
+				t.Held = append(t.Held, c)
+			}
+			held = append(held, HeldChange{Plan: d, Target: t, Change: c})
+		}
+		t.Changes = keep
+	}
+	if !overwrite && d.Action == ActionUpdate && d.Meta.IsZero() && d.TargetsToPatch() == 0 {
+		d.Action = ActionUnchanged
+	}
+	if n := len(d.recreateHeld); n > 0 {
+		held = append(held, d.recreateHeld...)
+		if !overwrite {
+			// The new plan would take the file's values: the client's
+			// changes would be lost with the old plan. Nothing of it is
+			// sent.
+			d.Action = ActionFailed
+			d.Reason = fmt.Sprintf("not recreated: the new plan would replace %s that the client changed on the service since eepipe "+
+				"last wrote %s (listed with the held changes); put the service's values in the workbook (eepipe export --plan %d) "+
+				"or run with --overwrite-service-changes to recreate it with the file's values",
+				Plural(n, "counter"), PluralNoun(n, "it", "them"), d.Server.ID)
 		}
 	}
 	return held
+}
+
+// classifyRecreate classifies the counters the file sets in a recreate
+// against the old plan's (the service's values, which the new plan would
+// replace) and the values eepipe last applied to them, and keeps the held
+// ones in d.recreateHeld.
+func (d *PlanDiff) classifyRecreate(lv LastValues) {
+	d.recreateHeld = nil
+	if d.Input == nil || d.Server == nil {
+		return
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if t.Input == nil || !slices.Contains(d.Input.Targets, t.Input) {
+			continue // carried over from the old plan: the file sets nothing
+		}
+		old := d.oldTargetOf(t)
+		if old == nil {
+			continue
+		}
+		t.Input.Counters.Each(func(_ int, name string, v int64) {
+			sv, ok := old.Counters.ByName(name)
+			if !ok || sv == v {
+				return
+			}
+			var lw *LastWrite
+			if w, ok := lv.Counters[CounterKey{old.ID, name}]; ok {
+				lw = &w
+			}
+			if c := Classify(sv, v, lw); c.Held() {
+				d.recreateHeld = append(d.recreateHeld, HeldChange{Plan: d, Target: t, Change: CounterChange{
+					Name: name, Old: sv, OldKnown: true, New: v, Origin: t.Input.CellOf(name), Class: c, Last: lw}})
+			}
+		})
+	}
+}
+
+// oldTargetOf returns the target of a recreate's old plan (d.Server) for
+// t's financial year and type, as carryOver matches them; nil if none.
+func (d *PlanDiff) oldTargetOf(t *TargetDiff) *Target {
+	old := d.Server
+	for mi := range old.Milestones {
+		m := &old.Milestones[mi]
+		fy := FinancialYearOf(m.StartDate)
+		if m.StartDate.IsZero() {
+			fy = FinancialYearOf(old.StartDate) + FinancialYear(m.YearNumber-1)
+		}
+		if fy != t.FinancialYear {
+			continue
+		}
+		for ti := range m.Targets {
+			if m.Targets[ti].TargetType == t.TargetType {
+				return &m.Targets[ti]
+			}
+		}
+	}
+	return nil
+}
+
+// keepServiceField makes a recreate create its new plan with the
+// service's value of the held field f, and not patch the file's value in
+// after the create (d.source is what the created plan is diffed against;
+// d.Input, the file, is left as read).
+func (d *PlanDiff) keepServiceField(f FieldChange) {
+	var np, src *string
+	switch f.Field {
+	case "name":
+		np = &d.Create.Name
+		if d.source != nil {
+			src = &d.source.Name
+		}
+	case "sector":
+		np = &d.Create.Sector
+		if d.source != nil {
+			src = &d.source.Sector
+		}
+	case "scorecard_id":
+		np = &d.Create.ScorecardID
+		if d.source != nil {
+			src = &d.source.ScorecardID
+		}
+	default:
+		return
+	}
+	*np = f.Old
+	if src != nil {
+		*src = f.Old
+	}
 }
 
 // WriteHeld writes the held changes, one per line, under a heading.
@@ -191,7 +466,20 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten bool) error {
 		return nil
 	}
 	var b strings.Builder
-	counters, them := Plural(len(held), "counter"), PluralNoun(len(held), "it", "them")
+	nf := 0
+	for _, h := range held {
+		if h.Field != nil {
+			nf++
+		}
+	}
+	var what []string
+	if nc := len(held) - nf; nc > 0 {
+		what = append(what, Plural(nc, "counter"))
+	}
+	if nf > 0 {
+		what = append(what, Plural(nf, "plan field"))
+	}
+	counters, them := strings.Join(what, " and "), PluralNoun(len(held), "it", "them")
 	if overwritten {
 		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s; overwritten (--overwrite-service-changes):\n", counters, them)
 	} else {
@@ -216,9 +504,33 @@ func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *
 	}
 	w := r.targetWrite(d, planID, t, created, err)
 	if jerr := r.opts.Journal.TargetWritten(ctx, w); jerr != nil {
+		r.journalFailed(jerr)
+		if err == nil {
+			return fmt.Errorf("%s (target %d): written, but the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+		}
 		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
 	}
 	return nil
+}
+
+// JournalError is the failure to record a write of the run in the state
+// store. It is fatal: the run stops writing, since its next writes would
+// go unrecorded (and a later run could not tell them from a change made
+// on the service).
+type JournalError struct{ Err error }
+
+func (e *JournalError) Error() string {
+	return fmt.Sprintf("the state store failed to record a write (%v); the run stopped writing, "+
+		"as its next writes would go unrecorded", e.Err)
+}
+
+// Unwrap returns the store's error.
+func (e *JournalError) Unwrap() error { return e.Err }
+
+// journalFailed stops the run after the state store failed to record a
+// write: no request is sent after it (see gate).
+func (r *Runner) journalFailed(err error) {
+	r.gate.setFatal(&JournalError{Err: err})
 }
 
 // recordInSync notes, for the targets of plan planID (diff d, result res)
@@ -234,6 +546,7 @@ func (r *Runner) recordInSync(d *PlanDiff, planID int64, targets []TargetDiff, c
 	if r.opts.Journal == nil || d.Input == nil {
 		return
 	}
+	fws := r.fieldsInSync(d, planID)
 	var ws []TargetWrite
 	for i := range targets {
 		t := &targets[i]
@@ -244,28 +557,112 @@ func (r *Runner) recordInSync(d *PlanDiff, planID int64, targets []TargetDiff, c
 			ws = append(ws, w)
 		}
 	}
-	if len(ws) == 0 {
+	if len(ws) == 0 && len(fws) == 0 {
 		return
 	}
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
 	r.inSync = append(r.inSync, ws...)
+	r.inSyncFields = append(r.inSyncFields, fws...)
 	r.inSyncOf = append(r.inSyncOf, res)
+}
+
+// planFields are the plan fields eepipe records as last applied, with the
+// PlanChange field each is written through ("" for the dates, fixed at
+// creation).
+var planFields = []string{"name", "sector", "scorecard_id", "start_date", "end_date"}
+
+// fieldsInSync returns the plan fields of plan planID (diff d) whose value
+// the file sets and the service holds after the run without a metadata
+// update: not pending in d.Meta (recorded when the update succeeds,
+// recordPlan) and not held. The dates are recorded as the service holds
+// them (the file's end date may be clamped).
+func (r *Runner) fieldsInSync(d *PlanDiff, planID int64) []FieldWrite {
+	in, s := d.Input, d.Server
+	if in == nil || s == nil || planID == 0 || planID != s.ID {
+		return nil
+	}
+	var out []FieldWrite
+	for _, f := range planFields {
+		var v string
+		switch f {
+		case "name":
+			v = in.Name
+			if d.Meta.Name != nil || v != s.Name {
+				continue
+			}
+		case "sector":
+			v = in.Sector
+			if d.Meta.Sector != nil || v != s.Sector {
+				continue
+			}
+		case "scorecard_id":
+			v = in.ScorecardID
+			if d.Meta.ScorecardID != nil || v != s.ScorecardID {
+				continue
+			}
+		case "start_date":
+			if in.StartDate.IsZero() {
+				continue
+			}
+			v = s.StartDate.String()
+		case "end_date":
+			if in.EndDate.IsZero() {
+				continue
+			}
+			v = s.EndDate.String()
+		}
+		if v == "" || slices.ContainsFunc(d.HeldFields, func(h FieldChange) bool { return h.Field == f }) {
+			continue
+		}
+		out = append(out, r.fieldWrite(d, planID, f, v))
+	}
+	return out
+}
+
+func (r *Runner) fieldWrite(d *PlanDiff, planID int64, field, value string) FieldWrite {
+	w := FieldWrite{Account: d.Account, PlanID: planID, Field: field, Value: value, At: r.opts.now()}
+	if d.Input != nil {
+		w.File = d.Input.Origin.File
+	}
+	return w
+}
+
+// recordMeta records as last applied the fields a successful metadata
+// update of plan planID (diff d) wrote.
+func (r *Runner) recordMeta(ctx context.Context, d *PlanDiff, planID int64) error {
+	var ws []FieldWrite
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"name", d.Meta.Name}, {"sector", d.Meta.Sector}, {"scorecard_id", d.Meta.ScorecardID}} {
+		if f.v != nil {
+			ws = append(ws, r.fieldWrite(d, planID, f.name, *f.v))
+		}
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	return r.opts.Journal.FieldsApplied(ctx, ws)
 }
 
 // flushInSync records the agreed counters recordInSync collected; when
 // they cannot be recorded, each plan concerned gets a note.
 func (r *Runner) flushInSync(ctx context.Context) {
 	r.syncMu.Lock()
-	ws, plans := r.inSync, r.inSyncOf
-	r.inSync, r.inSyncOf = nil, nil
+	ws, fws, plans := r.inSync, r.inSyncFields, r.inSyncOf
+	r.inSync, r.inSyncFields, r.inSyncOf = nil, nil, nil
 	r.syncMu.Unlock()
-	if len(ws) == 0 {
+	if len(ws) == 0 && len(fws) == 0 {
 		return
 	}
-	if err := r.opts.Journal.TargetsInSync(ctx, ws); err != nil {
+	err := r.opts.Journal.TargetsInSync(ctx, ws)
+	if err == nil && len(fws) > 0 {
+		err = r.opts.Journal.FieldsApplied(ctx, fws)
+	}
+	if err != nil {
 		for _, res := range plans {
-			res.Notes = append(res.Notes, fmt.Sprintf("the counters of %s already in sync could not be recorded in the state store "+
+			res.Notes = append(res.Notes, fmt.Sprintf("the counters and fields of %s already in sync could not be recorded in the state store "+
 				"(a later change on the service to them will show as no history): %v", res.Diff.Title(), err))
 		}
 	}
@@ -335,11 +732,30 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 	if w.PlanName == "" && p != nil {
 		w.PlanName = p.Name
 	}
+	if w.PlanName == "" && d.Server != nil {
+		w.PlanName = d.Server.Name
+	}
 	if err != nil {
 		w.Outcome = err.Error()
 	}
-	if jerr := r.opts.Journal.PlanWritten(ctx, w); jerr != nil {
+	jerr := r.opts.Journal.PlanWritten(ctx, w)
+	if jerr == nil && err == nil && p != nil && strings.HasPrefix(action, "update") {
+		jerr = r.recordMeta(ctx, d, p.ID)
+	}
+	if jerr != nil {
+		r.journalFailed(jerr)
 		return []string{fmt.Sprintf("the %s request could not be recorded in the state store: %v", action, jerr)}
 	}
 	return nil
+}
+
+// fieldUpdates describes a metadata update for the run history:
+// `sector "Education" -> "Construction", name "A" -> "B"` (the value
+// before and the value written, as for counters).
+func fieldUpdates(fs []FieldChange) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %q -> %q", f.Field, f.Old, f.New)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -84,8 +84,8 @@ Run history (state store: --state, state: in the configuration, default
 an SQLite file in the XDG state home): every write is recorded as it
 completes, and the counters found already holding the file's values count
 as applied by the run too (a run that writes nothing is recorded); a
-counter changed on the service since eepipe last applied it (or changed in
-both) is left alone and listed unless
+counter or plan field changed on the service since eepipe last applied it
+(or changed in both) is left alone and listed unless
 --overwrite-service-changes. With a PostgreSQL store each account is
 locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
@@ -93,7 +93,8 @@ saved by diff -o exactly, or nothing when the service drifted.
 Exit status: 0 all applied, 1 some plans failed, service-side changes
 left alone, or a change set drifted or was already applied, 2 invalid
 input or configuration, 3 fatal, interrupted, lock held, state store
-unusable or --max-duration passed.`,
+unusable (also when recording a write fails: the run stops writing) or
+--max-duration passed.`,
 		Example: `  eepipe apply plans.xlsx
   eepipe apply --dry-run clients/
   eepipe --config eepipe.yaml apply clients/ --concurrency 16 --report run.xlsx
@@ -381,7 +382,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, namedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 	}
@@ -519,10 +520,11 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 // envLockDir overrides the folder of the account locks.
 const envLockDir = "EEPIPE_LOCK_DIR"
 
-// lockAccounts takes the lock of every configured account (service base
-// URL and API key, hashed) for the rest of the run: --lock-dir,
-// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
-func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+// lockAccounts takes the lock of the configured accounts named in only
+// (none: every configured account) by service base URL and API key, hashed,
+// for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
+// state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
 	locker := opts.Locker
 	if locker == nil {
 		dir := first(opts.LockDir, f.Getenv(envLockDir))
@@ -535,12 +537,7 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	keys := make([]string, len(cfg.Accounts))
-	names := make([]string, len(cfg.Accounts))
-	for i, a := range cfg.Accounts {
-		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
-		names[i] = a.Name
-	}
+	keys, names := accountLockKeys(cfg, only)
 	err := run.lockAccounts(ctx, locker, keys, names)
 	var held *pipeline.LockHeldError
 	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {

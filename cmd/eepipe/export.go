@@ -97,6 +97,9 @@ lock held, --max-duration passed).`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Output == "" && opts.Schedule.OutputDir == "" {
+				return usageErrorf(cmd, "export needs to know where to write: -o FILE (.xlsx or .csv), or --output-dir DIR for stamped names (for example: eepipe export -o plans.xlsx)")
+			}
 			return runExport(cmd.Context(), f, opts)
 		},
 	}

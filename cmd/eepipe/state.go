@@ -42,7 +42,7 @@ func (sf *stateFlags) register(cmd *cobra.Command, write bool) {
 		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
 	fl.BoolVar(&sf.NoState, "no-state", false, "neither read nor record run history (nothing protects service-side changes)")
 	if write {
-		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters changed on the service since eepipe last wrote them (and conflicts)")
+		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters and plan fields changed on the service since eepipe last wrote them (and conflicts)")
 	}
 }
 
@@ -71,16 +71,12 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
-		log.Warn("--no-state: no run history is read or recorded; counters changed on the service are NOT protected from being overwritten")
+		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
 		return nil, nil
 	}
-	loc := first(sf.Path, cfg.State)
-	if loc == "" {
-		p, err := statestore.DefaultPath()
-		if err != nil {
-			return nil, exitf(ExitFatal, "%v", err)
-		}
-		loc = p
+	loc, err := stateLocation(cfg, sf)
+	if err != nil {
+		return nil, err
 	}
 	st, err := statestore.Open(ctx, loc)
 	if err != nil {
@@ -88,6 +84,19 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*s
 	}
 	log.Debug("state store", zap.String("store", st.Where()))
 	return st, nil
+}
+
+// stateLocation is where the run's state store is: --state, else the
+// configuration (or EEPIPE_STATE), else the default SQLite file.
+func stateLocation(cfg *Config, sf *stateFlags) (string, error) {
+	if loc := first(sf.Path, cfg.State); loc != "" {
+		return loc, nil
+	}
+	p, err := statestore.DefaultPath()
+	if err != nil {
+		return "", exitf(ExitFatal, "%v", err)
+	}
+	return p, nil
 }
 
 // serviceKey is the service the run talks to, as the state store knows it:
@@ -142,6 +151,14 @@ func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) erro
 		return nil
 	}
 	return r.j.PlanWritten(ctx, w)
+}
+
+// FieldsApplied implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.FieldsApplied(ctx, ws)
 }
 
 // lockStoreAccounts takes the store's lock on every account the change set

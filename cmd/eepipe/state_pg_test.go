@@ -22,6 +22,13 @@ func TestThreeWayEndToEndPostgres(t *testing.T) {
 	testThreeWay(t, s)
 }
 
+// TestThreeWayPlanFieldsPostgres is TestThreeWayPlanFields on a
+// PostgreSQL store.
+func TestThreeWayPlanFieldsPostgres(t *testing.T) {
+	s := newStateEnv(t, statestoretest.PostgresURL(t))
+	testThreeWayFields(t, s)
+}
+
 // manyTargets writes a file of n plans with one target each.
 func manyTargets(t *testing.T, path string, n int, value int) string {
 	var rows []row

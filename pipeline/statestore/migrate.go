@@ -103,6 +103,20 @@ CREATE INDEX eepipe_plan_writes_run ON eepipe_plan_writes (run_id);
 	{3, "last values applied by target", `
 CREATE INDEX IF NOT EXISTS eepipe_last_applied_target ON eepipe_last_applied (service, target_id);
 `},
+	{4, "last plan field values applied", `
+CREATE TABLE IF NOT EXISTS eepipe_last_fields (
+	service TEXT NOT NULL,
+	account TEXT NOT NULL,
+	plan_id BIGINT NOT NULL,
+	field TEXT NOT NULL,
+	value TEXT NOT NULL,
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+	at TEXT NOT NULL,
+	file TEXT NOT NULL,
+	PRIMARY KEY (service, account, plan_id, field)
+);
+CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (service, plan_id);
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

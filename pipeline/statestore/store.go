@@ -465,6 +465,87 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 	return out, nil
 }
 
+// RecordFields implements pipeline.StateStore: the plan fields run runID
+// applied become their last applied values, in one transaction.
+func (s *Store) RecordFields(ctx context.Context, runID int64, ws []pipeline.FieldWrite) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer tx.Rollback()
+	var service string
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
+		return s.explain(fmt.Errorf("run %d: %w", runID, err))
+	}
+	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`))
+	if err != nil {
+		return s.explain(err)
+	}
+	defer st.Close()
+	for _, w := range ws {
+		at := w.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		if _, err := st.ExecContext(ctx, service, w.Account, w.PlanID, w.Field, w.Value, runID, fmtTime(at), w.File); err != nil {
+			return s.explain(err)
+		}
+	}
+	return s.explain(tx.Commit())
+}
+
+// LastFields implements pipeline.StateStore. As LastWrites, the plan is
+// known by the service's own id, whatever name the account had in the
+// run that applied the field; the latest write counts.
+func (s *Store) LastFields(ctx context.Context, service, account string, planIDs []int64) (map[pipeline.FieldKey]pipeline.LastFieldWrite, error) {
+	out := map[pipeline.FieldKey]pipeline.LastFieldWrite{}
+	ids := slices.Clone(planIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	const chunk = 500 // bound the IN list
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, service)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT plan_id, field, value, run_id, at, file FROM eepipe_last_fields
+			WHERE service = ? AND plan_id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		for rows.Next() {
+			var (
+				k  pipeline.FieldKey
+				lw pipeline.LastFieldWrite
+				at string
+			)
+			if err := rows.Scan(&k.PlanID, &k.Field, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+				rows.Close()
+				return nil, s.explain(err)
+			}
+			lw.At = parseTime(at)
+			if prev, ok := out[k]; ok && (prev.At.After(lw.At) || prev.At.Equal(lw.At) && prev.RunID > lw.RunID) {
+				continue
+			}
+			out[k] = lw
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, s.explain(err)
+		}
+	}
+	return out, nil
+}
+
 const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`
 
 func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {

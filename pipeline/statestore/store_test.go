@@ -296,7 +296,7 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DELETE FROM eepipe_schema WHERE version > 1`} {
+			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DROP TABLE eepipe_last_fields`, `DELETE FROM eepipe_schema WHERE version > 1`} {
 				if _, err := s.db.Exec(stmt); err != nil {
 					t.Fatal(err)
 				}
@@ -313,6 +313,14 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 			pw, err := s2.PlanWrites(ctx, pipeline.HistoryQuery{Account: "acme"})
 			if err != nil || len(pw) != 1 || pw[0].RunID != run {
 				t.Fatalf("plan writes %+v, %v", pw, err)
+			}
+			// Migration 4: the last plan field values.
+			if err := s2.RecordFields(ctx, run, []pipeline.FieldWrite{{Account: "acme", PlanID: 3, Field: "name", Value: "P"}}); err != nil {
+				t.Fatal(err)
+			}
+			lf, err := s2.LastFields(ctx, "svc", "acme", []int64{3})
+			if err != nil || lf[pipeline.FieldKey{PlanID: 3, Field: "name"}].Value != "P" {
+				t.Fatalf("last fields %+v, %v", lf, err)
 			}
 		})
 	}
@@ -470,5 +478,65 @@ func TestSQLiteStoreIsPrivate(t *testing.T) {
 		if st.Mode().Perm()&0o077 != 0 {
 			t.Errorf("%s has mode %v, want no access for group and others", p, st.Mode().Perm())
 		}
+	}
+}
+
+// TestLastFieldsRecordedAndLatest: the plan fields a run applied are the
+// last values applied per plan and field, replaced by a later run (under
+// another name of the account too), kept apart per service, and looked
+// up in bounded chunks.
+func TestLastFieldsRecordedAndLatest(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			apply := func(service, account string, at time.Time, ws ...pipeline.FieldWrite) int64 {
+				run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: at, Service: service, Accounts: []string{account}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range ws {
+					ws[i].Account, ws[i].At = account, at
+				}
+				if err := s.RecordFields(ctx, run, ws); err != nil {
+					t.Fatal(err)
+				}
+				return run
+			}
+			apply("svc", "default", t0, pipeline.FieldWrite{PlanID: 7, Field: "name", Value: "Acme", File: "v1.csv"},
+				pipeline.FieldWrite{PlanID: 7, Field: "sector", Value: "Construction", File: "v1.csv"})
+			run2 := apply("svc", "acme-prod", t0.Add(time.Hour), pipeline.FieldWrite{PlanID: 7, Field: "name", Value: "Acme 2026", File: "v2.csv"})
+			apply("svc", "default", t0.Add(2*time.Hour), pipeline.FieldWrite{PlanID: 7, Field: "name", Value: "Acme 2026", File: "v2.csv"},
+				pipeline.FieldWrite{PlanID: 8, Field: "scorecard_id", Value: "sc1"})
+			apply("other-svc", "default", t0.Add(3*time.Hour), pipeline.FieldWrite{PlanID: 7, Field: "name", Value: "Elsewhere"})
+			if err := s.RecordFields(ctx, run2, nil); err != nil {
+				t.Fatalf("no fields: %v", err)
+			}
+			var ids []int64
+			for i := range 1200 {
+				ids = append(ids, int64(100+i))
+			}
+			ids = append(ids, 8, 7, 7)
+			for _, as := range []string{"default", "acme-prod"} {
+				last, err := s.LastFields(ctx, "svc", as, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := last[pipeline.FieldKey{PlanID: 7, Field: "name"}]
+				if name.Value != "Acme 2026" || name.RunID != 3 || !name.At.Equal(t0.Add(2*time.Hour)) || name.File != "v2.csv" {
+					t.Errorf("%s: name = %+v, want Acme 2026 by run 3", as, name)
+				}
+				if sec := last[pipeline.FieldKey{PlanID: 7, Field: "sector"}]; sec.Value != "Construction" || sec.RunID != 1 {
+					t.Errorf("%s: sector = %+v", as, sec)
+				}
+				if len(last) != 3 {
+					t.Errorf("%s: %v", as, last)
+				}
+			}
+			if err := s.RecordFields(ctx, 999, []pipeline.FieldWrite{{PlanID: 1, Field: "name", Value: "x"}}); err == nil {
+				t.Error("fields of an unknown run recorded")
+			}
+		})
 	}
 }

@@ -1,0 +1,306 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClassifyField(t *testing.T) {
+	lw := func(v string) *LastFieldWrite { return &LastFieldWrite{Value: v, RunID: 3} }
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		last     *LastFieldWrite
+		want     ChangeClass
+	}{
+		{"never applied", "Acme", "Acme 2026", nil, ClassNoHistory},
+		{"file changed, service as applied", "Acme", "Acme 2026", lw("Acme"), ClassFile},
+		{"service changed, file as applied", "Renamed", "Acme", lw("Acme"), ClassService},
+		{"both changed", "Renamed", "Acme 2026", lw("Acme"), ClassBoth},
+		{"service cleared it, file as applied", "", "Mining and Quarrying", lw("Mining and Quarrying"), ClassService},
+		{"applied empty, file sets it, service as applied", "", "Construction", lw(""), ClassFile},
+		{"case counts: the service holds another spelling", "acme", "Acme", lw("Acme"), ClassService},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ClassifyField(tc.old, tc.new, tc.last); got != tc.want {
+				t.Errorf("ClassifyField(%q, %q, %v) = %s, want %s", tc.old, tc.new, tc.last, got, tc.want)
+			}
+		})
+	}
+}
+
+// lastValuesSrc is a LastWriteSource and LastFieldSource over maps.
+type lastValuesSrc struct {
+	lastWrites
+	fields map[FieldKey]LastFieldWrite
+}
+
+func (l lastValuesSrc) LastFields(_ context.Context, service, account string, ids []int64) (map[FieldKey]LastFieldWrite, error) {
+	if service != "svc" || account != "acme" {
+		return nil, fmt.Errorf("wrong service or account %s %s", service, account)
+	}
+	return l.fields, nil
+}
+
+// TestClassifyAndHoldPlanFields: each field the file changes is
+// classified against the value last applied to it, and the held ones
+// (service, both) leave Fields and Meta for HeldFields, unless overwrite.
+func TestClassifyAndHoldPlanFields(t *testing.T) {
+	const secA, secB, secC = "Construction", "Education", "Manufacturing"
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	type want struct {
+		classes    map[string]ChangeClass
+		held       []string // fields held (or, with overwrite, that would be)
+		meta       []string // fields the metadata update sends
+		action     Action
+		heldFields []string // d.HeldFields
+	}
+	for _, tc := range []struct {
+		name      string
+		name2     string // the file's plan name
+		sector    string // the file's sector
+		counter   int64  // the file's amt (the service holds 9, last applied 9)
+		last      map[string]string
+		overwrite bool
+		want      want
+	}{
+		{
+			name: "service renamed the plan: held, nothing else to send", name2: "Acme", counter: 9,
+			last: map[string]string{"name": "Acme"},
+			want: want{classes: map[string]ChangeClass{"name": ClassService}, held: []string{"name"}, action: ActionUnchanged, heldFields: []string{"name"}},
+		},
+		{
+			name: "file renamed the plan: sent", name2: "Acme 2026", counter: 9,
+			last: map[string]string{"name": "Stored"},
+			want: want{classes: map[string]ChangeClass{"name": ClassFile}, meta: []string{"name"}, action: ActionUpdate},
+		},
+		{
+			name: "sector changed in both, counter changed in the file: sector held, counter sent", name2: "Stored", sector: secA, counter: 5,
+			last: map[string]string{"sector": secC},
+			want: want{classes: map[string]ChangeClass{"sector": ClassBoth}, held: []string{"sector"}, action: ActionUpdate, heldFields: []string{"sector"}},
+		},
+		{
+			name: "no history: sent", name2: "Acme", sector: secA, counter: 9,
+			want: want{classes: map[string]ChangeClass{"name": ClassNoHistory, "sector": ClassNoHistory}, meta: []string{"name", "sector"}, action: ActionUpdate},
+		},
+		{
+			name: "overwrite: held fields are sent and reported", name2: "Acme", sector: secA, counter: 9,
+			last:      map[string]string{"name": "Acme", "sector": secC},
+			overwrite: true,
+			want: want{classes: map[string]ChangeClass{"name": ClassService, "sector": ClassBoth}, held: []string{"name", "sector"},
+				meta: []string{"name", "sector"}, action: ActionUpdate},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := storedPlan()
+			stored.Name, stored.Sector = "Stored", secB
+			in := inPlan("", tc.name2, "2025-09-01", "2030-08-31", "", map[string]int64{amt: tc.counter})
+			in.Sector = tc.sector
+			d := Diff(in, stored, DiffOptions{})
+			d.Account = "acme"
+			src := lastValuesSrc{lastWrites: lastWrites{"acme": {{TargetID: 1700, Counter: amt}: {Value: 9, RunID: 2, At: at}}},
+				fields: map[FieldKey]LastFieldWrite{}}
+			for f, v := range tc.last {
+				src.fields[FieldKey{17, f}] = LastFieldWrite{Value: v, RunID: 2, At: at, File: "v1.csv"}
+			}
+			// The one-plan entry point apply uses, and the batch one.
+			cs := &ChangeSet{Plans: []*PlanDiff{d}}
+			if err := ClassifyPlan(context.Background(), d, src, "svc"); err != nil {
+				t.Fatal(err)
+			}
+			one := fmt.Sprint(d.Fields)
+			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(d.Fields) != one {
+				t.Errorf("ClassifyPlan %s, ClassifyChanges %v", one, d.Fields)
+			}
+			classes := map[string]ChangeClass{}
+			for _, f := range d.Fields {
+				classes[f.Field] = f.Class
+				if f.Class != ClassNoHistory && (f.Last == nil || f.Last.Value != tc.last[f.Field]) {
+					t.Errorf("%s: last %+v", f.Field, f.Last)
+				}
+			}
+			if fmt.Sprint(classes) != fmt.Sprint(tc.want.classes) {
+				t.Errorf("classes %v, want %v", classes, tc.want.classes)
+			}
+			held := HoldServiceChanges(cs, tc.overwrite)
+			var heldNames, heldFields []string
+			for _, h := range held {
+				if h.Field == nil {
+					t.Errorf("a counter is held: %s", h)
+					continue
+				}
+				heldNames = append(heldNames, h.Field.Field)
+				if s := h.String(); !strings.Contains(s, "plans.csv line 2: ") || !strings.Contains(s, "by run 2 on 2026-11-01 09:00 UTC from v1.csv") {
+					t.Errorf("held message %q", s)
+				}
+			}
+			for _, f := range d.HeldFields {
+				heldFields = append(heldFields, f.Field)
+			}
+			var meta []string
+			for _, f := range []struct {
+				n string
+				v *string
+			}{{"name", d.Meta.Name}, {"sector", d.Meta.Sector}, {"scorecard_id", d.Meta.ScorecardID}} {
+				if f.v != nil {
+					meta = append(meta, f.n)
+				}
+			}
+			if !slices.Equal(heldNames, tc.want.held) || !slices.Equal(meta, tc.want.meta) || !slices.Equal(heldFields, tc.want.heldFields) || d.Action != tc.want.action {
+				t.Errorf("held %v, meta %v, held fields %v, action %s; want %v, %v, %v, %s",
+					heldNames, meta, heldFields, d.Action, tc.want.held, tc.want.meta, tc.want.heldFields, tc.want.action)
+			}
+			// The fields reported as changing are those sent.
+			if len(d.Fields) != len(meta) {
+				t.Errorf("fields %v, meta %v", d.Fields, meta)
+			}
+		})
+	}
+}
+
+// TestClassifyPlanLeavesCreatesAlone: a plan to create has no history.
+func TestClassifyPlanLeavesCreatesAlone(t *testing.T) {
+	d := Diff(inPlan("", "New", "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
+	ClassifyPlanWith(d, LastValues{Fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
+	for _, f := range d.Fields {
+		if f.Class != "" || f.Last != nil {
+			t.Errorf("create field %+v classified", f)
+		}
+	}
+	if held := HoldPlanChanges(d, false); len(held) != 0 || d.Action != ActionCreate {
+		t.Errorf("create held %v, action %s", held, d.Action)
+	}
+}
+
+// TestApplyRecordsFieldsApplied: the fields a create, a metadata update or
+// a plan in sync leaves holding the file's values are journalled as
+// applied; a held field is not.
+func TestApplyRecordsFieldsApplied(t *testing.T) {
+	w := newWorld()
+	const secA, secB = "Construction", "Education"
+	plan := func(name, sector string) []*InputPlan {
+		p := inPlan(acmeCo.VATNumber, name, "2025-09-01", "2030-08-31", "", map[string]int64{amt: 3})
+		p.Sector = sector
+		return []*InputPlan{p}
+	}
+	fields := func(j *recJournal) string {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		var s []string
+		for _, f := range j.fields {
+			s = append(s, f.Field+"="+f.Value)
+		}
+		slices.Sort(s)
+		j.fields = nil
+		return strings.Join(s, " ")
+	}
+	j := &recJournal{}
+	_, rep := run(t, w, plan("A", secA), RunOptions{Journal: j, NoRecalc: true})
+	if !rep.OK() {
+		t.Fatal("create not ok")
+	}
+	id := rep.Plans[0].PlanID
+	if got, want := fields(j), "end_date=2030-08-31 name=A sector=Construction start_date=2025-09-01"; got != want {
+		t.Errorf("create journalled %q, want %q", got, want)
+	}
+	// A metadata update journals what it sent, the rest as in sync.
+	if _, rep := run(t, w, plan("A", secB), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() || !rep.Plans[0].MetaUpdated {
+		t.Fatal("update not ok")
+	}
+	if got, want := fields(j), "end_date=2030-08-31 name=A sector=Education start_date=2025-09-01"; got != want {
+		t.Errorf("update journalled %q, want %q", got, want)
+	}
+	// A held field is not journalled: the service keeps its value, and
+	// the value last applied stays.
+	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
+	cs, err := r.Plan(context.Background(), plan("A", secA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Plans[0].Account = "acme"
+	src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{{id, "sector"}: {Value: secA, RunID: 1}}}
+	if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if held := HoldServiceChanges(cs, false); len(held) != 1 || cs.Plans[0].Action != ActionUnchanged {
+		t.Fatalf("held %v, action %s", held, cs.Plans[0].Action)
+	}
+	if rep := r.Apply(context.Background(), cs, time.Now()); !rep.OK() {
+		t.Fatal("held apply not ok")
+	}
+	if got, want := fields(j), "end_date=2030-08-31 name=A start_date=2025-09-01"; got != want {
+		t.Errorf("held apply journalled %q, want %q", got, want)
+	}
+}
+
+// TestRecreateKeepsServiceField: a recreate (new dates) of a plan whose
+// name the client changed on the service since eepipe applied it creates
+// the new plan with the service's name (held, reported), not the stale
+// workbook's; with overwrite it takes the file's.
+func TestRecreateKeepsServiceField(t *testing.T) {
+	for _, overwrite := range []bool{false, true} {
+		t.Run(fmt.Sprint("overwrite=", overwrite), func(t *testing.T) {
+			w := newWorld()
+			in := func(start string) *InputPlan {
+				return inPlan(acmeCo.VATNumber, "Acme", start, "2030-08-31", "", map[string]int64{amt: 3})
+			}
+			_, rep := run(t, w, []*InputPlan{in("2025-09-01")}, RunOptions{NoRecalc: true})
+			if !rep.OK() {
+				t.Fatal("create not ok")
+			}
+			id := rep.Plans[0].PlanID
+			if _, err := w.acme.UpdatePlan(context.Background(), id, PlanChange{Name: ptr("Renamed by client")}); err != nil {
+				t.Fatal(err)
+			}
+			p := in("2026-09-01")
+			p.PlanID = id
+			r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Diff: DiffOptions{RecreateOnDateChange: true}})
+			cs, err := r.Plan(context.Background(), []*InputPlan{p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := cs.Plans[0]
+			if d.Action != ActionRecreate {
+				t.Fatalf("action %s: %s", d.Action, d.Reason)
+			}
+			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
+				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
+			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
+				t.Fatal(err)
+			}
+			classes := map[string]ChangeClass{}
+			for _, f := range d.Fields {
+				classes[f.Field] = f.Class
+			}
+			if classes["name"] != ClassService || classes["start_date"] != ClassFile {
+				t.Fatalf("classes %v", classes)
+			}
+			held := HoldServiceChanges(cs, overwrite)
+			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != ActionRecreate {
+				t.Fatalf("held %v, action %s", held, d.Action)
+			}
+			rep = r.Apply(context.Background(), cs, time.Now())
+			if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+				t.Fatalf("recreate: %s %v", rep.Plans[0].Outcome, rep.Plans[0].Err)
+			}
+			list, _ := w.acme.ListPlans(context.Background())
+			want := "Renamed by client"
+			if overwrite {
+				want = "Acme"
+			}
+			if len(list) != 1 || list[0].Name != want || list[0].StartDate != MustDate("2026-09-01") || list[0].ID == id {
+				t.Fatalf("plans after the recreate %+v, want one named %q from 2026-09-01", list, want)
+			}
+			if p.Name != "Acme" {
+				t.Errorf("the input plan was changed: %q", p.Name)
+			}
+		})
+	}
+}
