@@ -202,17 +202,19 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 		p.Go(func() {
 			res := r.applyPlan(ctx, d)
 			rep.Plans[i] = res
-			r.done.Add(1)
-			if r.opts.OnPlanDone != nil {
-				r.mu.Lock()
-				r.opts.OnPlanDone(res)
-				r.mu.Unlock()
-			}
+			r.planDone(res)
 		})
 	}
 	p.Wait()
-	r.flushInSync(ctx)
+	r.finishApply(ctx, rep)
+	return rep
+}
 
+// finishApply ends an apply whose plans are done: it records the counters
+// found in sync, recalculates the linked scorecards (unless NoRecalc) and
+// completes rep.
+func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
+	r.flushInSync(ctx)
 	if !r.opts.NoRecalc {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
 	}
@@ -220,7 +222,16 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 	rep.Fatal = r.gate.Fatal()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Finished = r.opts.now()
-	return rep
+}
+
+// planDone counts res and hands it to RunOptions.OnPlanDone.
+func (r *Runner) planDone(res *PlanResult) {
+	r.done.Add(1)
+	if r.opts.OnPlanDone != nil {
+		r.mu.Lock()
+		r.opts.OnPlanDone(res)
+		r.mu.Unlock()
+	}
 }
 
 // applyPlan applies one PlanDiff.

@@ -150,7 +150,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})
 	}
 	if st != nil {
-		runID, err := beginRun(ctx, st, journal, cfg, cs, []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
+		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
 		if err != nil {
 			return err
 		}

@@ -161,12 +161,6 @@ func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite
 	return r.j.FieldsApplied(ctx, ws)
 }
 
-// lockStoreAccounts takes the store's lock on every account the change set
-// acts on (writes to, or records as in sync), in name order; a lock held past --lock-wait is fatal.
-func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
-	return lockStoreNames(ctx, st, cfg, cs.RecordedAccounts(), wait)
-}
-
 // lockStoreNames takes the store's lock of the named accounts. The lock is
 // per account of the service, known by its key pair (as the local lock),
 // not by the name a configuration gives it: a consultant's "default" and a
@@ -281,8 +275,7 @@ func fileSHA256(path string) string {
 // beginRun records the start of an apply that acts on a plan (also one
 // that finds everything in sync and writes nothing), and points the
 // journal at it.
-func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, cs *pipeline.ChangeSet, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
-	accounts := cs.RecordedAccounts()
+func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, accounts []string, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
 	id, err := st.BeginRun(ctx, pipeline.RunRecord{
 		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg),
 		Files: files, Accounts: accounts, ChangeSet: changeSet,
