@@ -18,7 +18,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/internal/gcpace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -197,54 +196,37 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 // BenchmarkCostValidateFlatXLSX validates clean flat workbooks of 20,000
 // and 100,000 rows of 60 counters. model-MB is the live heap the batch
 // keeps; beyond-model-MB the peak above it, which must not grow with the
-// rows ("flat in rows").
-//
-// The gc=paced runs pace the collector as the eepipe process does
-// (gcpace.Start with its default headroom, for the read), the
-// gc=default ones leave the test binary's GC percent (GOGC=100 unless the
-// environment says otherwise): with little garbage per row the two are
-// close; the pacer bounds what garbage there is to the headroom above the
-// live heap, where GOGC=100 lets it grow with the model.
+// rows ("flat in rows"). The test binary runs with the runtime's default
+// collector settings (GOGC=100); the eepipe process also paces its
+// collector (cmd/eepipe/gcpace), which cmd/eepipe's
+// BenchmarkCostValidateFlatXLSX measures as a whole process.
 func BenchmarkCostValidateFlatXLSX(b *testing.B) {
 	dir := b.TempDir()
 	for _, rows := range []int{20_000, 100_000} {
 		path := filepath.Join(dir, fmt.Sprintf("flat-%d.xlsx", rows))
 		writeCostXLSX(b, path, rows, 60, false)
-		for _, paced := range []bool{true, false} {
-			name := fmt.Sprintf("rows=%d/gc=default", rows)
-			if paced {
-				name = fmt.Sprintf("rows=%d/gc=paced", rows)
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var ms []costMeasure
+			var model float64
+			for range b.N {
+				var batch *pipeline.Batch
+				base := heapInuseAfterGC()
+				m := costRun(func() {
+					var err error
+					batch, err = ReadFiles([]string{path}, costReadOptions())
+					if err != nil || costCount(batch, pipeline.Error) != 0 {
+						b.Fatalf("read: %v %v", err, firstProblems(batch.Problems))
+					}
+				})
+				model = float64(heapInuseAfterGC()-min(base, heapInuseAfterGC())) / (1 << 20)
+				runtime.KeepAlive(batch)
+				ms = append(ms, m)
 			}
-			b.Run(name, func(b *testing.B) {
-				var ms []costMeasure
-				var model float64
-				for range b.N {
-					var batch *pipeline.Batch
-					base := heapInuseAfterGC()
-					m := costRun(func() {
-						if paced {
-							stop, active := gcpace.Start(os.Getenv, gcpace.DefaultHeadroom)
-							if !active {
-								b.Logf("GOGC or GOMEMLIMIT is set: the collector is not paced")
-							}
-							defer stop()
-						}
-						var err error
-						batch, err = ReadFiles([]string{path}, costReadOptions())
-						if err != nil || costCount(batch, pipeline.Error) != 0 {
-							b.Fatalf("read: %v %v", err, firstProblems(batch.Problems))
-						}
-					})
-					model = float64(heapInuseAfterGC()-min(base, heapInuseAfterGC())) / (1 << 20)
-					runtime.KeepAlive(batch)
-					ms = append(ms, m)
-				}
-				costReport(b, ms)
-				b.ReportMetric(model, "model-MB")
-				b.ReportMetric(max(ms[len(ms)-1].peak-model, 0), "beyond-model-MB")
-				b.ReportMetric(max(ms[len(ms)-1].live-model, 0), "live-beyond-model-MB")
-			})
-		}
+			costReport(b, ms)
+			b.ReportMetric(model, "model-MB")
+			b.ReportMetric(max(ms[len(ms)-1].peak-model, 0), "beyond-model-MB")
+			b.ReportMetric(max(ms[len(ms)-1].live-model, 0), "live-beyond-model-MB")
+		})
 	}
 }
 

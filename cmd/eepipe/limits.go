@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/formats"
-	"github.com/eepipe/eepipe/internal/gcpace"
+	"github.com/eepipe/eepipe/cmd/eepipe/gcpace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
