@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/cmd/eepipe/gcpace"
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
