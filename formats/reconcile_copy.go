@@ -988,6 +988,10 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						}
 						continue
 					}
+				case "dimension":
+					if marked {
+						raw = rrWidenDimension(raw, j.marks)
+					}
 				case "legacyDrawing":
 					if id, ok := sc.attrLocal("id"); ok {
 						j.legacyRID = id
@@ -1121,6 +1125,40 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		return rrFallback() // a sheet without sheetData: left to excelize
 	}
 	return nil
+}
+
+// rrWidenDimension returns the raw dimension tag with its range grown to
+// hold the marks (the cells the copy may add): a reader that trusts the
+// dimension (openpyxl's read-only mode) would miss a mark past it. A
+// range it cannot read is left as it is.
+func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
+	ref, ok := rrGetAttr(tag, "ref")
+	if !ok || len(marks) == 0 {
+		return tag
+	}
+	a, b, one := strings.Cut(ref, ":")
+	if !one {
+		b = a
+	}
+	c0, r0 := flatCellRef([]byte(a))
+	c1, r1 := flatCellRef([]byte(b))
+	if c0 == 0 || c1 == 0 {
+		return tag
+	}
+	c0, c1 = min(c0, c1), max(c0, c1)
+	r0, r1 = min(r0, r1), max(r0, r1)
+	n0, n1 := c0, c1
+	m0, m1 := r0, r1
+	for _, m := range marks {
+		n0, n1 = min(n0, m.col), max(n1, m.col)
+		m0, m1 = min(m0, m.row), max(m1, m.row)
+	}
+	if n0 == c0 && n1 == c1 && m0 == r0 && m1 == r1 {
+		return tag
+	}
+	from, _ := excelize.CoordinatesToCellName(n0, m0)
+	to, _ := excelize.CoordinatesToCellName(n1, m1)
+	return rrSetAttr(tag, "ref", from+":"+to)
 }
 
 // attrLocal returns the value of an attribute by its local name.

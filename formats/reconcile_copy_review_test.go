@@ -1,0 +1,264 @@
+package formats
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// rrCheckCopy writes the annotated copy of src with a difference at each
+// of marks and checks it as a reader of another program would: the
+// strict re-reader accepts it, every sheet of src keeps its values,
+// formulas and visibility, src's defined names are all still there, each
+// marked cell carries the difference fill and its comment, and the
+// Summary is the active sheet. stream says whether the streamed copy must
+// handle src (false: it may fall back to excelize). With
+// EEPIPE_RRCOPY_OUT set, the copy is also saved in that folder, for
+// testdata/acceptance/check_rv_copies.sh to open in LibreOffice and
+// openpyxl.
+func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
+	t.Helper()
+	fellBack := false
+	rrOnFallback = func(_ string, err error) {
+		fellBack = true
+		if stream {
+			t.Errorf("the streamed copy fell back: %v", err)
+		}
+	}
+	t.Cleanup(func() { rrOnFallback = nil })
+	dst := filepath.Join(t.TempDir(), "report.xlsx")
+	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("EEPIPE_RRCOPY_OUT"); out != "" {
+		b, _ := os.ReadFile(dst)
+		name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_") + ".xlsx"
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("fell back: %v", fellBack)
+	checkStrictXLSX(t, dst)
+	checkOneTabSelected(t, dst, summary)
+	orig, err := excelize.OpenFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	f, err := excelize.OpenFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if want, got := append(orig.GetSheetList(), summary), f.GetSheetList(); !slices.Equal(want, got) {
+		t.Errorf("sheets %q, want %q", got, want)
+	}
+	for _, sheet := range orig.GetSheetList() {
+		rrSameValues(t, orig, f, sheet)
+		va, _ := orig.GetSheetVisible(sheet)
+		vb, _ := f.GetSheetVisible(sheet)
+		if va != vb {
+			t.Errorf("sheet %s: visible %v, was %v", sheet, vb, va)
+		}
+		rows, _ := orig.GetRows(sheet)
+		for r, row := range rows {
+			for c := range row {
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				fa, _ := orig.GetCellFormula(sheet, ref)
+				fb, _ := f.GetCellFormula(sheet, ref)
+				if fa != fb {
+					t.Errorf("%s!%s formula %q, was %q", sheet, ref, fb, fa)
+				}
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, d := range f.GetDefinedName() {
+		names[d.Name+"|"+d.Scope+"|"+d.RefersTo] = true
+	}
+	for _, d := range orig.GetDefinedName() {
+		if !names[d.Name+"|"+d.Scope+"|"+d.RefersTo] {
+			t.Errorf("defined name %+v lost", d)
+		}
+	}
+	for i, m := range marks {
+		idx, err := f.GetCellStyle(m[0], m[1])
+		if err != nil {
+			t.Errorf("%s!%s: %v", m[0], m[1], err)
+			continue
+		}
+		if fill := rawFillColor(f, idx); fill != DiffFillColor {
+			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, DiffFillColor)
+		}
+		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
+		if got := rrCommentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
+			t.Errorf("%s!%s comment %q, want %q", m[0], m[1], got, want)
+		}
+	}
+	return dst
+}
+
+// TestReconcileCopyOtherPrograms: workbooks written by openpyxl and
+// re-saved by LibreOffice (testdata/acceptance/make_revrc.py) with a sheet
+// name holding an apostrophe and non-ASCII letters, a merged title, a
+// formula, print titles and an autofilter, a comment by another author, a
+// chart, a sheet already named Summary and hidden sheets.
+func TestReconcileCopyOtherPrograms(t *testing.T) {
+	main := "O'Brien \u2013 Plan \u00f1"
+	for _, name := range []string{"op_rv_features.xlsx", "lo_rv_features.xlsx"} {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join(acceptanceDir, name)
+			marks := [][2]string{{main, "A1"}, {main, "B1"}, {main, "C3"}, {main, "D4"}, {main, "E5"}, {main, "H20"},
+				{"Hidden", "B1"}, {"VeryHidden", "B1"}, {"Summary", "B2"}}
+			dst := rrCheckCopy(t, src, marks, true, "Summary (2)")
+			f, err := excelize.OpenFile(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if got := rrCommentTexts(t, f, main)["C3"]; !strings.Contains(got, "Confirmed by HR") {
+				t.Errorf("C3 lost the consultant's comment: %q", got)
+			}
+		})
+	}
+}
+
+// rrCraftedBook writes a one-sheet workbook whose sheet part is sheetXML.
+func rrCraftedBook(t *testing.T, sheetXML string) string {
+	t.Helper()
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.xlsx")
+	f := excelize.NewFile()
+	f.SetCellInt("Sheet1", "A1", 1)
+	if err := f.SaveAs(plain); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	src := filepath.Join(dir, "crafted.xlsx")
+	rewriteZipPart(t, plain, src, "xl/worksheets/sheet1.xml", func(string) string { return sheetXML })
+	return src
+}
+
+const rrWS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`
+
+// TestReconcileCopyCraftedSheets: worksheet XML as other programs write
+// it, each cell of it marked or not.
+func TestReconcileCopyCraftedSheets(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sheet  string
+		marks  []string
+		stream bool
+		check  func(t *testing.T, sheetXML string)
+	}{
+		{name: "no refs, self-closing", stream: true,
+			sheet: rrWS + `<sheetData><row><c t="inlineStr"><is><t>a</t></is></c><c/><c><v>2</v></c></row><row/><row spans="1:3"><c><v>5</v></c><c/></row></sheetData></worksheet>`,
+			marks: []string{"B1", "C1", "A2", "B3", "C3", "A5"}},
+		{name: "shared and array formulas", stream: true,
+			sheet: rrWS + `<dimension ref="A1:C3"/><sheetData>` +
+				`<row r="1"><c r="A1"><v>1</v></c><c r="B1"><f t="shared" ref="B1:B3" si="0">A1*2</f><v>2</v></c><c r="C1"><f t="array" ref="C1:C3">A1:A3*3</f><v>3</v></c></row>` +
+				`<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f t="shared" si="0"/><v>4</v></c><c r="C2"><v>6</v></c></row>` +
+				`<row r="3"><c r="A3"><v>3</v></c><c r="B3"><f t="shared" si="0"/><v>6</v></c><c r="C3"><v>9</v></c></row></sheetData></worksheet>`,
+			marks: []string{"B1", "B2", "C1", "C2"}},
+		{name: "rich inline string", stream: true,
+			sheet: rrWS + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><rPr><b/></rPr><t>Bold</t></r><r><t xml:space="preserve"> plain</t></r></is></c><c r="B1" t="str"><f>A1&amp;"!"</f><v>Bold plain!</v></c></row></sheetData></worksheet>`,
+			marks: []string{"A1", "B1"}},
+		{name: "marks beyond the dimension", stream: true,
+			sheet: rrWS + `<dimension ref="A1:B2"/><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			marks: []string{"B2", "D9"},
+			check: func(t *testing.T, s string) {
+				if !strings.Contains(s, `<dimension ref="A1:D9"/>`) {
+					t.Errorf("dimension not widened to A1:D9:\n%s", s)
+				}
+			}},
+		{name: "dimension of one cell", stream: true,
+			sheet: rrWS + `<dimension ref="B2"/><sheetData><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			marks: []string{"A1"},
+			check: func(t *testing.T, s string) {
+				if !strings.Contains(s, `<dimension ref="A1:B2"/>`) {
+					t.Errorf("dimension not widened to A1:B2:\n%s", s)
+				}
+			}},
+		{name: "prefixed SpreadsheetML",
+			sheet: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c><x:c r="B1"><x:v>2</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
+			marks: []string{"B1", "C3"}},
+		{name: "merged mark", stream: true,
+			sheet: rrWS + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Title</t></is></c><c r="B1"/><c r="C1"/></row><row r="2"><c r="A2"><v>7</v></c></row></sheetData><mergeCells count="1"><mergeCell ref="A1:C1"/></mergeCells></worksheet>`,
+			marks: []string{"A1", "B1", "A2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := rrCraftedBook(t, tc.sheet)
+			var marks [][2]string
+			for _, m := range tc.marks {
+				marks = append(marks, [2]string{"Sheet1", m})
+			}
+			dst := rrCheckCopy(t, src, marks, tc.stream, SummarySheet)
+			if tc.check != nil {
+				tc.check(t, zipPart(t, dst, "xl/worksheets/sheet1.xml"))
+			}
+		})
+	}
+}
+
+// rrRezip copies the package src to dst with each entry stored
+// (uncompressed) or deflated, as method says.
+func rrRezip(t *testing.T, src, dst string, method uint16) {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	zw := zip.NewWriter(out)
+	for _, e := range zr.File {
+		rc, err := e.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(w, rc); err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReconcileCopyZipVariants: stored entries, entries with data
+// descriptors (Go's writer), and a zip64 package (Info-ZIP zip -fz,
+// rv_zip64.xlsx) are copied readable.
+func TestReconcileCopyZipVariants(t *testing.T) {
+	base := filepath.Join(acceptanceDir, "lo_commented.xlsx")
+	marks := [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}
+	t.Run("stored", func(t *testing.T) {
+		src := filepath.Join(t.TempDir(), "stored.xlsx")
+		rrRezip(t, base, src, zip.Store)
+		rrCheckCopy(t, src, marks, true, SummarySheet)
+	})
+	t.Run("data descriptors", func(t *testing.T) {
+		src := filepath.Join(t.TempDir(), "dd.xlsx")
+		rrRezip(t, base, src, zip.Deflate)
+		rrCheckCopy(t, src, marks, true, SummarySheet)
+	})
+	t.Run("zip64", func(t *testing.T) {
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
+	})
+}
