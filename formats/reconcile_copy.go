@@ -569,7 +569,11 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
-			if t.Name.Space != "" && depth <= 3 {
+			// A prefixed element of SpreadsheetML (x:sheets) is not
+			// handled; those of other namespaces Excel writes among the
+			// workbook's children (mc:AlternateContent holding the
+			// file's path, xr:revisionPtr) are kept as they are.
+			if t.Name.Space != "" && depth <= 3 && (depth == 1 || rrWorkbookNames[t.Name.Local] || late[t.Name.Local]) {
 				return nil, rrFallback()
 			}
 			switch depth {
@@ -668,6 +672,10 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	out.Write(b[pos:])
 	return out.Bytes(), nil
 }
+
+// rrWorkbookNames are the workbook's elements the copy reads or edits.
+var rrWorkbookNames = map[string]bool{"workbook": true, "sheets": true, "sheet": true, "bookViews": true, "workbookView": true,
+	"definedNames": true, "definedName": true}
 
 // rrAttrSpan locates one attribute in a raw start tag.
 type rrAttrSpan struct {

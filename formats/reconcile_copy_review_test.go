@@ -262,3 +262,40 @@ func TestReconcileCopyZipVariants(t *testing.T) {
 		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
 	})
 }
+
+// TestReconcileCopyExcelShapedWorkbook: a workbook part as Excel 365
+// writes it (mc:AlternateContent with the file's path and xr:revisionPtr
+// before the book views, prefixed attributes on the workbook view) and
+// an extended-properties part listing the sheets (HeadingPairs,
+// TitlesOfParts) is copied by the stream, not left to excelize: those
+// elements are of other namespaces, and the copy keeps them as they are.
+func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
+	dir := t.TempDir()
+	mid := filepath.Join(dir, "mid.xlsx")
+	src := filepath.Join(dir, "excel.xlsx")
+	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), mid, "xl/workbook.xml", func(string) string {
+		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\r\n" +
+			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" mc:Ignorable="x15 xr xr6 xr10 xr2" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main" xmlns:xr="http://schemas.microsoft.com/office/spreadsheetml/2014/revision" xmlns:xr6="http://schemas.microsoft.com/office/spreadsheetml/2016/revision6" xmlns:xr10="http://schemas.microsoft.com/office/spreadsheetml/2016/revision10" xmlns:xr2="http://schemas.microsoft.com/office/spreadsheetml/2015/revision2">` +
+			`<fileVersion appName="xl" lastEdited="7" lowestEdited="7" rupBuild="27328"/><workbookPr defaultThemeVersion="166925"/>` +
+			`<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="x15"><x15ac:absPath url="C:\Users\consultant\Documents\" xmlns:x15ac="http://schemas.microsoft.com/office/spreadsheetml/2010/11/ac"/></mc:Choice></mc:AlternateContent>` +
+			`<xr:revisionPtr revIDLastSave="0" documentId="8_{6E1C1B1A-0000-4000-8000-000000000001}" xr6:coauthVersion="47" xr6:documentId="{6E1C1B1A-0000-4000-8000-000000000002}"/>` +
+			`<bookViews><workbookView xWindow="-120" yWindow="-120" windowWidth="29040" windowHeight="15840" activeTab="1" xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"/></bookViews>` +
+			`<sheets><sheet name="Targets" sheetId="1" r:id="rId2"/><sheet name="Notes" sheetId="2" r:id="rId3"/></sheets>` +
+			`<definedNames><definedName name="Plans">Targets!$A$1:$E$4</definedName></definedNames><calcPr calcId="191029"/>` +
+			`<extLst><ext uri="{140A7094-0E35-4892-8432-C4D2E57EDEB5}" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main"><x15:workbookPr chartTrackingRefBase="1"/></ext></extLst></workbook>`
+	})
+	rewriteZipPart(t, mid, src, "docProps/app.xml", func(string) string {
+		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\r\n" +
+			`<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><Application>Microsoft Excel</Application><DocSecurity>0</DocSecurity><ScaleCrop>false</ScaleCrop>` +
+			`<HeadingPairs><vt:vector size="4" baseType="variant"><vt:variant><vt:lpstr>Worksheets</vt:lpstr></vt:variant><vt:variant><vt:i4>2</vt:i4></vt:variant><vt:variant><vt:lpstr>Named Ranges</vt:lpstr></vt:variant><vt:variant><vt:i4>1</vt:i4></vt:variant></vt:vector></HeadingPairs>` +
+			`<TitlesOfParts><vt:vector size="3" baseType="lpstr"><vt:lpstr>Targets</vt:lpstr><vt:lpstr>Notes</vt:lpstr><vt:lpstr>Plans</vt:lpstr></vt:vector></TitlesOfParts>` +
+			`<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc><HyperlinksChanged>false</HyperlinksChanged><AppVersion>16.0300</AppVersion></Properties>`
+	})
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
+	wb := zipPart(t, dst, "xl/workbook.xml")
+	for _, keep := range []string{`<x15ac:absPath url="C:\Users\consultant\Documents\"`, `<xr:revisionPtr revIDLastSave="0"`, `xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"`} {
+		if !strings.Contains(wb, keep) {
+			t.Errorf("workbook part lost %s:\n%s", keep, wb)
+		}
+	}
+}
