@@ -1038,8 +1038,11 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 							return fmt.Errorf("row %q: not a row number", v)
 						}
 					}
-					if n <= row {
-						return fmt.Errorf("row %d: rows out of order", n)
+					if n <= row && marked {
+						// Rows out of order or repeated (the flat reader
+						// refuses them, excelize's grid reader does not):
+						// left to excelize, which sorts them.
+						return rrFallback()
 					}
 					flushRows(n)
 					row, col, rowStyle = n, 0, 0
@@ -1058,17 +1061,19 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 				}
 			case 4:
-				if sheetDataOpen && parents[3] == "row" && name == "c" {
+				// (A sheet rewritten for its tab selection alone keeps
+				// its cells as they are.)
+				if marked && sheetDataOpen && parents[3] == "row" && name == "c" {
 					n := col + 1
 					if v := sc.attr("r"); v != nil {
 						cc, rr := flatCellRef(v)
 						if cc == 0 || rr != row {
-							return fmt.Errorf("cell %q in row %d: not a cell of the row", v, row)
+							return rrFallback() // a cell of another row
 						}
 						n = cc
 					}
 					if n <= col {
-						return fmt.Errorf("cell %s: cells out of order", flatColumnLetters(n))
+						return rrFallback() // cells out of order or repeated
 					}
 					col = n
 					flushCells(n)

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"archive/zip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -157,6 +158,7 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 		sheet  string
 		marks  []string
 		stream bool
+		damage bool // refused as damaged, as before the streamed copy
 		check  func(t *testing.T, sheetXML string)
 	}{
 		{name: "no refs, self-closing", stream: true,
@@ -190,6 +192,15 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 		{name: "prefixed SpreadsheetML",
 			sheet: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c><x:c r="B1"><x:v>2</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
 			marks: []string{"B1", "C3"}},
+		{name: "rows out of order", damage: true,
+			sheet: rrWS + `<sheetData><row r="3"><c r="A3"><v>3</v></c></row><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
+			marks: []string{"A1", "A3", "B2"}},
+		{name: "cells out of order", damage: true,
+			sheet: rrWS + `<sheetData><row r="1"><c r="C1"><v>3</v></c><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
+			marks: []string{"A1", "B1"}},
+		{name: "cell of another row", damage: true,
+			sheet: rrWS + `<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			marks: []string{"A1", "B2"}},
 		{name: "merged mark", stream: true,
 			sheet: rrWS + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Title</t></is></c><c r="B1"/><c r="C1"/></row><row r="2"><c r="A2"><v>7</v></c></row></sheetData><mergeCells count="1"><mergeCell ref="A1:C1"/></mergeCells></worksheet>`,
 			marks: []string{"A1", "B1", "A2"}},
@@ -199,6 +210,13 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 			var marks [][2]string
 			for _, m := range tc.marks {
 				marks = append(marks, [2]string{"Sheet1", m})
+			}
+			if tc.damage {
+				err := WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
+				if !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
+					t.Errorf("err = %v, want the sheet named as damaged", err)
+				}
+				return
 			}
 			dst := rrCheckCopy(t, src, marks, tc.stream, SummarySheet)
 			if tc.check != nil {
@@ -297,5 +315,26 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 		if !strings.Contains(wb, keep) {
 			t.Errorf("workbook part lost %s:\n%s", keep, wb)
 		}
+	}
+}
+
+// TestReconcileCopyUnmarkedDamagedSheet: a sheet that is not marked but
+// rewritten for its selected tab keeps its cells as they are, even in an
+// order the copy would refuse in a marked sheet: the copy is not refused
+// for a sheet it does not mark.
+func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
+	rrNoFallback(t)
+	src := filepath.Join(t.TempDir(), "src.xlsx")
+	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/worksheets/sheet2.xml", func(s string) string {
+		i := strings.Index(s, "<sheetData>") + len("<sheetData>")
+		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
+	})
+	dst := filepath.Join(t.TempDir(), "report.xlsx")
+	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
+		t.Fatal(err)
+	}
+	a := strings.Replace(zipPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
+	if b := zipPart(t, dst, "xl/worksheets/sheet2.xml"); strings.TrimSpace(a) != strings.TrimSpace(b) {
+		t.Errorf("the unmarked sheet changed beyond its tab selection:\n%s\n%s", a, b)
 	}
 }
