@@ -338,3 +338,37 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 		t.Errorf("the unmarked sheet changed beyond its tab selection:\n%s\n%s", a, b)
 	}
 }
+
+// TestReconcileCopyEveryFixture marks A1 and C7 of every sheet of every
+// workbook fixture that other programs wrote (testdata/acceptance), and
+// checks each copy as rrCheckCopy does, whichever path writes it.
+func TestReconcileCopyEveryFixture(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(acceptanceDir, "*.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range names {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			f, err := excelize.OpenFile(src)
+			if err != nil {
+				t.Skipf("not a workbook excelize opens: %v", err)
+			}
+			var marks [][2]string
+			for _, s := range f.GetSheetList() {
+				if _, err := f.GetSheetDimension(s); err != nil {
+					continue // a chart sheet
+				}
+				marks = append(marks, [2]string{s, "A1"}, [2]string{s, "C7"})
+			}
+			summary := SummarySheet
+			for i := 2; slices.Contains(f.GetSheetList(), summary); i++ {
+				summary = fmt.Sprintf("%s (%d)", SummarySheet, i)
+			}
+			f.Close()
+			if len(marks) == 0 {
+				t.Skip("no worksheet")
+			}
+			rrCheckCopy(t, src, marks, false, summary)
+		})
+	}
+}
