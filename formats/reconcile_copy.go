@@ -127,6 +127,7 @@ type rrCopy struct {
 	jobs      map[string]*rrSheetJob // by worksheet part
 	jobOrder  []*rrSheetJob
 	skip      map[string]bool   // parts rewritten after the stream
+	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
 	summary   struct {
 		name, path, rid string
@@ -160,9 +161,25 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 	if err != nil {
 		return nil, rrFallback()
 	}
+	c.chartSel = map[string]bool{}
 	for _, rl := range wbRels {
-		if strings.HasSuffix(rl.Type, "/styles") {
+		switch {
+		case strings.HasSuffix(rl.Type, "/styles"):
 			c.stylePath = flatRelTarget(c.wbPath, rl.Target)
+		case strings.HasSuffix(rl.Type, "/chartsheet"):
+			// A chart sheet whose tab is selected loses the selection
+			// too: two selected tabs are a group.
+			p := flatRelTarget(c.wbPath, rl.Target)
+			if _, ok := book.files[p]; !ok {
+				continue
+			}
+			b, err := c.readMeta(p)
+			if err != nil {
+				return nil, err
+			}
+			if rrTabSelectedAttr.Match(b) {
+				c.chartSel[p] = true
+			}
 		}
 	}
 	if _, ok := book.files[c.stylePath]; !ok || c.stylePath == "" {
@@ -484,6 +501,11 @@ func (c *rrCopy) write(w io.Writer) error {
 			// written last, with the marked cells' formats
 		case c.jobs[name] != nil:
 			err = c.rewriteSheet(create, name, c.jobs[name])
+		case c.chartSel[name]:
+			var b []byte
+			if b, err = c.readMeta(name); err == nil {
+				err = put(name, rrTabSelectedAttr.ReplaceAll(b, []byte("$1")))
+			}
 		case c.skip[name]:
 			// rewritten below
 		default:
@@ -1347,6 +1369,10 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	}
 	return put(j.relsPath, rels)
 }
+
+// rrTabSelectedAttr matches a sheet view start tag's tabSelected="1"
+// (group 1: the tag before it).
+var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[^>]*?)\s+tabSelected\s*=\s*(?:"(?:1|true)"|'(?:1|true)')`)
 
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
 

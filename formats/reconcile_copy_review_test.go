@@ -372,3 +372,26 @@ func TestReconcileCopyEveryFixture(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcileCopyChartSheet: a workbook with a chart sheet between two
+// worksheets, the chart sheet the selected tab (openpyxl, and re-saved by
+// LibreOffice, which makes it a worksheet holding the chart): the
+// Summary's defined names point at the Summary's own index, and the chart
+// sheet's tab is no longer selected (two selected tabs are a group).
+func TestReconcileCopyChartSheet(t *testing.T) {
+	for _, name := range []string{"op_rv_chartsheet.xlsx", "lo_rv_chartsheet.xlsx"} {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join(acceptanceDir, name)
+			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, SummarySheet)
+			if strings.HasPrefix(name, "op") { // LibreOffice has made it a worksheet
+				if cs := zipPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
+					t.Errorf("the chart sheet's tab is still selected:\n%s", cs)
+				}
+			}
+			wb := zipPart(t, dst, "xl/workbook.xml")
+			if !strings.Contains(wb, `localSheetId="3"`) || strings.Contains(wb, `localSheetId="2"`) {
+				t.Errorf("the Summary's defined names are not at index 3:\n%s", wb)
+			}
+		})
+	}
+}

@@ -507,6 +507,9 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 // rrTabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
 func rrTabSelected(book *flatBook, info flatSheetInfo) bool {
+	if info.path == "" {
+		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
+	}
 	rc, err := book.open(info.path)
 	if err != nil {
 		return true // let SetSheetView clear it, to be sure

@@ -4,7 +4,10 @@ same re-saved by LibreOffice) for the hostile review of the streamed
 annotated reconciliation copy (formats/reconcile_copy_test.go,
 TestReconcileCopyOtherPrograms).
 
-Sheets, in order:
+op_rv_chartsheet.xlsx and lo_rv_chartsheet.xlsx: a chart sheet between two
+worksheets, the active tab.
+
+op_rv_features.xlsx sheets, in order:
   "O'Brien – Plan ñ"  data, a formula with its cached value, a merged
                        A1:C1 title, print titles and an autofilter (defined
                        names), a comment by "HR Lead", a bar chart drawing,
@@ -58,3 +61,26 @@ tmp = tempfile.mkdtemp()
 subprocess.run(["soffice", "--headless", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", tmp,
                 os.path.abspath("op_rv_features.xlsx")], check=True, capture_output=True, timeout=180)
 shutil.copy(os.path.join(tmp, "op_rv_features.xlsx"), "lo_rv_features.xlsx")
+
+# op_rv_chartsheet.xlsx / lo_rv_chartsheet.xlsx: a chart sheet between two
+# worksheets, the chart sheet the active (selected) tab.
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = "Data"
+ws.append(["plan_name", "number_of_african_male_top_managers"])
+ws.append(["Acme 2026", 5])
+ws.append(["Acme 2027", 3])
+cs = wb.create_chartsheet("Chart")
+chart = BarChart()
+chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+cs.add_chart(chart)
+after = wb.create_sheet("After")
+after.append(["plan_name", "number_of_african_female_top_managers"])
+after.append(["Acme 2026", 7])
+wb.active = 1
+ws.sheet_view.tabSelected = False
+cs.sheetViews.sheetView[0].tabSelected = True
+wb.save("op_rv_chartsheet.xlsx")
+subprocess.run(["soffice", "--headless", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", tmp,
+                os.path.abspath("op_rv_chartsheet.xlsx")], check=True, capture_output=True, timeout=180)
+shutil.copy(os.path.join(tmp, "op_rv_chartsheet.xlsx"), "lo_rv_chartsheet.xlsx")
