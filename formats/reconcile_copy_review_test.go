@@ -404,3 +404,25 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcileCopyOfACopy: the annotated copy reconciled again (a
+// consultant sends the report back): its Summary is kept, ours is
+// "Summary (2)", and a cell marked twice carries the new comment above
+// the old one.
+func TestReconcileCopyOfACopy(t *testing.T) {
+	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
+	first := filepath.Join(t.TempDir(), "first.xlsx")
+	if err := WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
+		t.Fatal(err)
+	}
+	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {SummarySheet, "B3"}}, true, "Summary (2)")
+	f, err := excelize.OpenFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := rrCommentTexts(t, f, "Targets")["C5"]
+	if !strings.Contains(got, "service holds 1000 (this workbook: 0)") || !strings.Contains(got, "\n---\n") || !strings.Contains(got, "service holds 1001 (this workbook: 1)") {
+		t.Errorf("C5 comment %q, want the new finding above the old one", got)
+	}
+}
