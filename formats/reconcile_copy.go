@@ -1313,6 +1313,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		}
 		vml = b
 	}
+	firstID := id + 1
 	for i := range j.marks {
 		m := &j.marks[i]
 		if m.merged {
@@ -1328,6 +1329,9 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		var err error
 		if vml, err = rrInsertBefore(vml, "</xml>", shapes.String()); err != nil {
 			return err
+		}
+		if id >= firstID {
+			vml = rrAddIDBlocks(vml, firstID/1024, id/1024)
 		}
 	} else {
 		var blocks []string
@@ -1375,6 +1379,28 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[^>]*?)\s+tabSelected\s*=\s*(?:"(?:1|true)"|'(?:1|true)')`)
 
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
+
+// rrIDMap matches the data attribute of a VML drawing's shape id map
+// (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
+// drawing uses.
+var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+
+// rrAddIDBlocks adds the shape id blocks from..to to an existing
+// drawing's id map, for the note shapes added to it.
+func rrAddIDBlocks(vml []byte, from, to int) []byte {
+	loc := rrIDMap.FindSubmatchIndex(vml)
+	if loc == nil {
+		return vml
+	}
+	have := string(vml[loc[4]:loc[5]])
+	list := strings.FieldsFunc(have, func(r rune) bool { return r == ',' || r == ' ' })
+	for b := from; b <= to; b++ {
+		if !slices.Contains(list, strconv.Itoa(b)) {
+			list = append(list, strconv.Itoa(b))
+		}
+	}
+	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
+}
 
 var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -424,5 +425,25 @@ func TestReconcileCopyOfACopy(t *testing.T) {
 	got := rrCommentTexts(t, f, "Targets")["C5"]
 	if !strings.Contains(got, "service holds 1000 (this workbook: 0)") || !strings.Contains(got, "\n---\n") || !strings.Contains(got, "service holds 1001 (this workbook: 1)") {
 		t.Errorf("C5 comment %q, want the new finding above the old one", got)
+	}
+}
+
+// TestReconcileCopyVMLIDMap: note shapes added to a sheet's existing VML
+// drawing (openpyxl's, with its own prefixes) have their shape id block
+// listed in the drawing's id map.
+func TestReconcileCopyVMLIDMap(t *testing.T) {
+	src := filepath.Join(acceptanceDir, "op_commented.xlsx")
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, SummarySheet)
+	vml := zipPart(t, dst, "xl/drawings/commentsDrawing1.vml")
+	m := rrIDMap.FindStringSubmatch(vml)
+	if m == nil {
+		t.Fatalf("no id map:\n%s", vml)
+	}
+	blocks := strings.Split(m[2], ",")
+	for _, id := range rrShapeID.FindAllStringSubmatch(vml, -1) {
+		n, _ := strconv.Atoi(id[1])
+		if !slices.Contains(blocks, strconv.Itoa(n/1024)) {
+			t.Errorf("shape id %d outside the id map's blocks %v", n, blocks)
+		}
 	}
 }
