@@ -29,7 +29,9 @@ const (
 // AnnotateWorkbook writes a copy of the workbook src to dst with each
 // problem of src marked in place: the cell filled red (error) or amber
 // (warning), keeping its number format, and a comment holding the messages;
-// a problem about a whole row marks the row's first cell. A sheet listing
+// a problem about a whole row marks the row's first cell, and one about a
+// range of cells (a grid sheet's company block, "A6:B8") fills each of its
+// cells and comments on the first. A sheet listing
 // every problem of the file, with links to the cells, is added at the end.
 // It returns how many cells were marked.
 func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
@@ -70,15 +72,19 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 		if cell == "" {
 			continue
 		}
-		s := spot{o.Sheet, cell}
-		n := notes[s]
-		if n == nil {
-			n = &note{}
-			notes[s] = n
-			order = append(order, s)
+		for i, c := range annotateCells(cell) {
+			s := spot{o.Sheet, c}
+			n := notes[s]
+			if n == nil {
+				n = &note{}
+				notes[s] = n
+				order = append(order, s)
+			}
+			n.sev = max(n.sev, p.Severity)
+			if i == 0 { // a range's message goes on its first cell
+				n.msgs = append(n.msgs, annotationText(p))
+			}
 		}
-		n.sev = max(n.sev, p.Severity)
-		n.msgs = append(n.msgs, annotationText(p))
 	}
 
 	styles := map[[2]int]int{} // (old style, severity) -> new style
@@ -104,6 +110,10 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 		if err := f.SetCellStyle(s.sheet, s.cell, s.cell, id); err != nil {
 			continue
 		}
+		if len(n.msgs) == 0 {
+			marked++
+			continue // marked by a range whose message is on its first cell
+		}
 		text := strings.Join(n.msgs, "\n")
 		if existing := annotateCommentAt(f, s.sheet, s.cell); existing != "" {
 			text = existing + "\n\n" + text
@@ -127,6 +137,33 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	}
 	err = WriteFileAtomic(dst, func(w io.Writer) error { return f.Write(w) })
 	return marked, err
+}
+
+// annotateMaxRange bounds the cells one problem's range marks.
+const annotateMaxRange = 64
+
+// annotateCells lists the cells a problem's cell reference names: the cell
+// itself, or each cell of a range ("A6:B8", the first one first) of at
+// most annotateMaxRange cells; a larger or unreadable range gives its
+// first cell only.
+func annotateCells(ref string) []string {
+	from, to, isRange := strings.Cut(ref, ":")
+	if !isRange {
+		return []string{ref}
+	}
+	c0, r0, err0 := excelize.CellNameToCoordinates(from)
+	c1, r1, err1 := excelize.CellNameToCoordinates(to)
+	if err0 != nil || err1 != nil || c1 < c0 || r1 < r0 || (c1-c0+1)*(r1-r0+1) > annotateMaxRange {
+		return []string{from}
+	}
+	var cells []string
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			name, _ := excelize.CoordinatesToCellName(c, r)
+			cells = append(cells, name)
+		}
+	}
+	return cells
 }
 
 func annotationText(p pipeline.Problem) string {

@@ -118,7 +118,7 @@ func changeSetSheetRows(s *pipeline.SavedChangeSet) [][]any {
 			rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
 		}
 		for _, fd := range p.Fields {
-			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, ""})
+			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, fd.Cell})
 		}
 		for _, t := range p.Targets {
 			for _, c := range t.Counters {

@@ -48,6 +48,19 @@ type ExportOptions struct {
 	// AddChart walks every part, so such sheets are cheap to write only
 	// then.
 	BeforePlanSheets func(f *excelize.File) error
+
+	// Sector, when set, adds the Sector targets sheet (AddSectorSheet)
+	// right after the Overview, with its charts unless NoCharts; its data
+	// rows are written into the sheet's part when the workbook is written
+	// (see GridWorkbook), never held as excelize cells.
+	Sector *ExportSector
+}
+
+// ExportSector is the Sector targets sheet of an export: the sectoral
+// check of each plan and where the targets came from.
+type ExportSector struct {
+	Plans  []pipeline.SectorPlanCheck
+	Source string
 }
 
 func (o ExportOptions) catalog() *pipeline.Catalog {
@@ -57,18 +70,18 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 	return pipeline.DefaultCatalog()
 }
 
-// NewExportWorkbook builds the XLSX export in memory: an Overview sheet
-// listing the plans, one grid sheet per plan (AddGridSheets, so the file
-// re-imports onto the same plans), and on each plan sheet two charts of the
-// targets by race and gender across the plan's financial years, for all
-// employees and for employees with disabilities. Callers may add sheets
-// (AddSectorSheet) before writing it with WriteWorkbook. The plan sheets
-// and the chart data are streamed: the workbook's active and hidden sheets
-// are set, and must not be changed (see AddGridSheets).
-func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, error) {
+// NewExportWorkbook builds the XLSX export: an Overview sheet listing the
+// plans, one grid sheet per plan (as AddGridSheets lays them out, so the
+// file re-imports onto the same plans), and on each plan sheet two charts
+// of the targets by race and gender across the plan's financial years,
+// for all employees and for employees with disabilities. Callers may add
+// sheets (AddSectorSheet on its File) before writing it with
+// WriteWorkbook. The plan sheets, their charts and the chart data are
+// written part by part when the workbook is written (see GridWorkbook).
+func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, error) {
 	cat := opts.catalog()
 	f := excelize.NewFile()
-	fail := func(err error) (*excelize.File, error) {
+	fail := func(err error) (*GridWorkbook, error) {
 		f.Close()
 		return nil, err
 	}
@@ -87,7 +100,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	// The sheets after the plan sheets: Sector targets, then the hidden
 	// Chart data (and Lists, which create adds last).
 	var taken, after []string
-	if opts.BeforePlanSheets != nil {
+	if opts.BeforePlanSheets != nil || opts.Sector != nil {
 		// The Sector targets sheet, which BeforePlanSheets adds: no plan
 		// sheet may take its name.
 		taken = append(taken, SectorSheetName)
@@ -107,6 +120,14 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
 		return fail(err)
 	}
+	var sector *sectorStreamRows
+	if opts.Sector != nil {
+		sector = &sectorStreamRows{}
+		if err := AddSectorSheetWith(f, opts.Sector.Plans, opts.Sector.Source,
+			SectorSheetOptions{NoCharts: opts.NoCharts, streamRows: true, rows: sector}); err != nil {
+			return fail(fmt.Errorf("sector targets sheet: %w", err))
+		}
+	}
 	if opts.BeforePlanSheets != nil {
 		if err := opts.BeforePlanSheets(f); err != nil {
 			return fail(err)
@@ -121,26 +142,10 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*excelize.File, 
 		}
 	}
 	f.SetActiveSheet(0)
-	var addCharts func(i int) error
-	if charts != nil {
-		addCharts = func(i int) error {
-			for _, c := range charts.perPlan[i] {
-				if err := f.AddChart(g.names[i], c.cell, c.chart); err != nil {
-					return fmt.Errorf("chart for %s: %w", g.names[i], err)
-				}
-			}
-			return nil
-		}
-	}
-	if err := g.write(addCharts); err != nil {
+	if err := g.printTitles(); err != nil {
 		return fail(err)
 	}
-	if charts != nil {
-		if err := charts.writeData(f); err != nil {
-			return fail(err)
-		}
-	}
-	return f, nil
+	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
 }
 
 // WriteFlatExportXLSX writes the flat XLSX export to path (atomically): the
@@ -409,11 +414,18 @@ func exTitleWord(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// exCharts are the charts of an export: the rows of the hidden Chart data
-// sheet and, per plan, the charts for its sheet.
+// exCharts are the charts of an export, laid out plan by plan when they
+// are written (chart): the rows of the hidden Chart data sheet and, per
+// plan, the charts for its sheet.
 type exCharts struct {
-	data    []exDataRow
-	perPlan [][]exChart
+	plans       []ExportPlan
+	cat         *pipeline.Catalog
+	groups      []exChartGroup
+	levels      []string
+	lastCol     string // the Chart data sheet's last column
+	anchor      string // the column the charts are anchored in
+	chartHeight uint
+	start       []int // each plan's first row on the Chart data sheet
 }
 
 // exDataRow is one row of the Chart data sheet.
@@ -443,104 +455,108 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	if len(groups) == 0 {
 		return nil
 	}
-	levels := exChartLevels(cat)
-	qd := exQuoteSheet(ChartDataSheet)
 	lastCol, _ := excelize.ColumnNumberToName(len(groups) + 1)
 	// The charts go right of the grids (a label column and one column per
 	// race and gender), beside the first grids, below the metadata.
 	anchor, _ := excelize.ColumnNumberToName(len(groups) + 3)
-	out := &exCharts{perPlan: make([][]exChart, len(plans))}
-	row := 1
 	// Each chart sits beside the first grid of its target type, no taller
 	// than the grid, so that it prints on the page of that year's grids
 	// (each financial year starts a printed page).
-	chartHeight := uint((templates.GridHeight(cat)-1)*exRowPixels - 4)
+	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol, anchor: anchor,
+		chartHeight: uint((templates.GridHeight(cat)-1)*exRowPixels - 4), start: make([]int, len(plans))}
+	row := 1
 	for i, p := range plans {
-		in := p.Plan
-		years := exPlanYears(in)
-		ps := PlanSheetOf(in)
-		gridRows := templates.GridRows(ps, cat)
-		chartRow := func(k int, tt string) int {
-			for j, g := range ps.Grids {
-				if g.TargetType == tt && j < len(gridRows) {
-					return gridRows[j]
-				}
-			}
-			return exChartFirstRow + k*exChartRows
-		}
-		for k, tt := range pipeline.TargetTypes {
-			title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
-			out.data = append(out.data, exDataRow{row, []any{title}})
-			header := row + 1
-			labels := make([]any, 0, len(groups)+1)
-			labels = append(labels, "Financial year")
-			for _, g := range groups {
-				labels = append(labels, g.label())
-			}
-			out.data = append(out.data, exDataRow{header, labels})
-			var series []excelize.ChartSeries
-			for y, fy := range years {
-				r := header + 1 + y
-				t := fy.targets[tt]
-				values := make([]any, 0, len(groups)+1)
-				values = append(values, fy.label)
-				for _, g := range groups {
-					var sum int64
-					if t != nil {
-						for _, l := range levels {
-							v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
-							sum += v
-						}
-					}
-					values = append(values, sum)
-				}
-				out.data = append(out.data, exDataRow{r, values})
-				series = append(series, excelize.ChartSeries{
-					Name:       fmt.Sprintf("%s!$A$%d", qd, r),
-					Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, lastCol, header),
-					Values:     fmt.Sprintf("%s!$B$%d:$%s$%d", qd, r, lastCol, r),
-				})
-			}
-			row = header + len(years) + 2
-			if len(series) == 0 {
-				continue
-			}
-			chart := &excelize.Chart{
-				Type:   excelize.Col,
-				Series: series,
-				Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-				Format: excelize.GraphicOptions{
-					AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
-				},
-				Dimension: excelize.ChartDimension{Width: 760, Height: chartHeight},
-				Legend:    excelize.ChartLegend{Position: "bottom"},
-				XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
-				YAxis: excelize.ChartAxis{
-					Font:           ChartAxisFont,
-					MajorGridLines: true,
-					Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
-				},
-			}
-			cell := fmt.Sprintf("%s%d", anchor, chartRow(k, tt))
-			out.perPlan[i] = append(out.perPlan[i], exChart{cell, chart})
-		}
+		out.start[i] = row
+		// Per target type: a title row, a header row, a row per year and a
+		// blank row.
+		row += len(pipeline.TargetTypes) * (len(exPlanYears(p.Plan)) + 3)
 	}
 	return out
 }
 
-// writeData streams the chart data to the Chart data sheet, which must
-// exist and be empty.
-func (c *exCharts) writeData(f *excelize.File) error {
-	sw, err := f.NewStreamWriter(ChartDataSheet)
-	if err != nil {
-		return err
-	}
-	for _, r := range c.data {
-		if err := sw.SetRow(fmt.Sprintf("A%d", r.row), r.values); err != nil {
-			return err
+// chart returns the Chart data rows and the charts of the i-th plan.
+func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
+	qd := exQuoteSheet(ChartDataSheet)
+	in := c.plans[i].Plan
+	years := exPlanYears(in)
+	ps := PlanSheetOf(in)
+	gridRows := templates.GridRows(ps, c.cat)
+	chartRow := func(k int, tt string) int {
+		for j, g := range ps.Grids {
+			if g.TargetType == tt && j < len(gridRows) {
+				return gridRows[j]
+			}
 		}
+		return exChartFirstRow + k*exChartRows
 	}
-	return sw.Flush()
+	var data []exDataRow
+	var charts []exChart
+	row := c.start[i]
+	for k, tt := range pipeline.TargetTypes {
+		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+		data = append(data, exDataRow{row, []any{title}})
+		header := row + 1
+		labels := make([]any, 0, len(c.groups)+1)
+		labels = append(labels, "Financial year")
+		for _, g := range c.groups {
+			labels = append(labels, g.label())
+		}
+		data = append(data, exDataRow{header, labels})
+		var series []excelize.ChartSeries
+		for y, fy := range years {
+			r := header + 1 + y
+			t := fy.targets[tt]
+			values := make([]any, 0, len(c.groups)+1)
+			values = append(values, fy.label)
+			for _, g := range c.groups {
+				var sum int64
+				if t != nil {
+					for _, l := range c.levels {
+						v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
+						sum += v
+					}
+				}
+				values = append(values, sum)
+			}
+			data = append(data, exDataRow{r, values})
+			series = append(series, excelize.ChartSeries{
+				Name:       fmt.Sprintf("%s!$A$%d", qd, r),
+				Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, c.lastCol, header),
+				Values:     fmt.Sprintf("%s!$B$%d:$%s$%d", qd, r, c.lastCol, r),
+			})
+		}
+		row = header + len(years) + 2
+		if len(series) == 0 {
+			continue
+		}
+		chart := &excelize.Chart{
+			Type:   excelize.Col,
+			Series: series,
+			Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+			Format: excelize.GraphicOptions{
+				AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
+			},
+			Dimension: excelize.ChartDimension{Width: 760, Height: c.chartHeight},
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
+			YAxis: excelize.ChartAxis{
+				Font:           ChartAxisFont,
+				MajorGridLines: true,
+				Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
+			},
+		}
+		charts = append(charts, exChart{fmt.Sprintf("%s%d", c.anchor, chartRow(k, tt)), chart})
+	}
+	return data, charts
+}
+
+// count returns how many charts the i-th plan has (see chart): one per
+// target type when it has a financial year with a target, else none.
+func (c *exCharts) count(i int) int {
+	if len(exPlanYears(c.plans[i].Plan)) == 0 {
+		return 0
+	}
+	return len(pipeline.TargetTypes)
 }
 
 func exTargetTypeLabel(tt string) string {

@@ -129,6 +129,40 @@ func BenchmarkExportGrid500(b *testing.B) {
 	done()
 }
 
+// BenchmarkExportGrid2000 is the grid XLSX export of 2,000 plans, with
+// and without charts, as the command writes it (with the Sector targets
+// sheet and its charts; less the service reads). peak-heap-MB is the live
+// heap's peak, sampled.
+//
+//	go test ./formats/ -run '^$' -bench ExportGrid2000 -benchtime 1x
+func BenchmarkExportGrid2000(b *testing.B) {
+	plans := benchExportPlans(2000)
+	inputs := make([]*pipeline.InputPlan, len(plans))
+	for i, p := range plans {
+		inputs[i] = p.Plan
+	}
+	for _, charts := range []bool{true, false} {
+		name := "charts"
+		if !charts {
+			name = "nocharts"
+		}
+		b.Run(name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "plans.xlsx")
+			report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+			opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+				Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
+			done := benchMeasure(b)
+			for b.Loop() {
+				if err := WriteExportXLSX(path, plans, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			done()
+			b.ReportMetric(float64(2000*b.N)/b.Elapsed().Seconds(), "sheets/s")
+		})
+	}
+}
+
 // BenchmarkExportFlatXLSX writes the flat XLSX export (Overview and the
 // Targets table through the StreamWriter) of 100 and 500 plans.
 func BenchmarkExportFlatXLSX(b *testing.B) {

@@ -1,8 +1,10 @@
 package formats
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1276,7 +1278,52 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 			}
 		}
 	}
+	g.placeMissingCompany(meta, where)
 	return meta
+}
+
+// gridCompanyKeys are the company identifier fields of a grid sheet's
+// company block, in the template's order.
+var gridCompanyKeys = [...]string{"company_vat_number", "company_registration_number", "company_id_number"}
+
+// placeMissingCompany gives a sheet whose company identifiers are all blank
+// one place for the missing company (pipeline.MissingCompany): the company
+// block, from its labels to the value cells beside them ("A6:B8"), when
+// the labels are in one column on consecutive rows, as the template lays
+// them out; otherwise the first label and the value cell beside it
+// ("A6:B6"). A consultant sees the labels and the cells to fill in, and
+// the annotated copy marks them.
+func (g *gridReader) placeMissingCompany(meta map[string]pipeline.Cell, where map[string]pipeline.Origin) {
+	var labels []pipeline.Origin
+	for _, k := range gridCompanyKeys {
+		if c, ok := meta[k]; ok && c.Kind != pipeline.CellBlank {
+			return // a company is given
+		}
+		if o, ok := where[k]; ok {
+			labels = append(labels, o)
+		}
+	}
+	if len(labels) == 0 {
+		return
+	}
+	slices.SortFunc(labels, func(a, b pipeline.Origin) int { return cmp.Compare(a.Row, b.Row) })
+	first, last := labels[0], labels[0]
+	for _, o := range labels[1:] {
+		if o.Column != first.Column || o.Row != last.Row+1 {
+			last = first
+			break
+		}
+		last = o
+	}
+	from, _ := excelize.CoordinatesToCellName(first.Column, first.Row)
+	to, _ := excelize.CoordinatesToCellName(first.Column+1, last.Row)
+	at := pipeline.Origin{File: g.file, Sheet: g.sheet, Cell: from + ":" + to, Row: first.Row, Column: first.Column}
+	for _, k := range gridCompanyKeys {
+		if c, ok := meta[k]; ok {
+			c.Origin = at
+			meta[k] = c
+		}
+	}
 }
 
 // record turns a grid into a Record; ok is false for a grid whose counter

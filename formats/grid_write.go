@@ -2,7 +2,6 @@ package formats
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 
@@ -23,7 +22,8 @@ type GridOptions struct {
 }
 
 // WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
-// AddGridSheets) to path, atomically.
+// AddGridSheets) to path, atomically. The plan sheets are written part by
+// part (see GridWorkbook).
 func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -44,13 +44,10 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	}
 	f.SetActiveSheet(0)
 	templates.ActivateFirstVisible(f)
-	if err := g.write(nil); err != nil {
+	if err := g.printTitles(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
+	return WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }
 
 // AddGridSheets adds one grid plan sheet per plan to f, in order, named
@@ -140,6 +137,25 @@ func (g *gridBuild) create(after ...string) error {
 	if len(g.names) > 0 {
 		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
 			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
+		}
+	}
+	return nil
+}
+
+// printTitles adds the print titles name of every plan sheet, for plan
+// sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
+func (g *gridBuild) printTitles() error {
+	index := map[string]int{}
+	for i, s := range g.f.GetSheetList() {
+		index[s] = i
+	}
+	for _, name := range g.names {
+		idx, ok := index[name]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", name)
+		}
+		if err := templates.SetPlanPrintTitles(g.f, name, idx); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
 	return nil

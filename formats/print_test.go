@@ -3,7 +3,9 @@ package formats
 import (
 	"archive/zip"
 	"io"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,7 +107,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		inputs = append(inputs, p.Plan)
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	if err := AddSectorSheet(wb, report.Plans, report.TargetsSource); err != nil {
+	if err := AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteWorkbook(export, wb); err != nil {
@@ -135,7 +137,11 @@ func TestWorkbooksPrint(t *testing.T) {
 			t.Errorf("no page break before row %d (year grids at %v)", r, rows)
 		}
 	}
-	chart := zipPart(t, export, "xl/charts/chart1.xml")
+	// The first chart of the first plan sheet (the Sector targets sheet,
+	// added to the workbook before it is written, has charts of its own).
+	drawing := regexp.MustCompile(`drawings/drawing\d+\.xml`).FindString(zipPart(t, export, "xl/worksheets/_rels/sheet2.xml.rels"))
+	first := regexp.MustCompile(`charts/chart\d+\.xml`).FindString(zipPart(t, export, "xl/drawings/_rels/"+path.Base(drawing)+".rels"))
+	chart := zipPart(t, export, "xl/"+first)
 	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
 		t.Errorf("chart axis labels are not dark grey")
 	}
@@ -180,7 +186,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
+	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
 	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {

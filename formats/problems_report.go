@@ -387,13 +387,31 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 		targets += len(p.Targets)
 	}
 	plans := pipeline.Plural(len(b.Plans), "plan")
+	var notes []string
 	if n := reportPlansWithErrors(b); n > 0 {
 		if pipeline.OmittedCount(b.Omitted, pipeline.Error) > 0 {
 			// Counted from the errors listed: some were not.
-			plans += fmt.Sprintf(" (%d or more with errors)", n)
+			notes = append(notes, fmt.Sprintf("%d or more with errors", n))
 		} else {
-			plans += fmt.Sprintf(" (%d with errors)", n)
+			notes = append(notes, fmt.Sprintf("%d with errors", n))
 		}
+	}
+	// Sheets and rows whose plan cannot be told until their errors are fixed.
+	var unplaced []string
+	if n := b.UnplacedSheets; n > 0 {
+		unplaced = append(unplaced, pipeline.Plural(n, "plan sheet"))
+	}
+	if n := b.UnplacedRows; n > 0 {
+		unplaced = append(unplaced, pipeline.Plural(n, "row"))
+	}
+	switch n := b.UnplacedSheets + b.UnplacedRows; {
+	case n == 1:
+		notes = append(notes, unplaced[0]+" is in no plan yet: fix its plan_id, plan_name or start_date")
+	case n > 1:
+		notes = append(notes, strings.Join(unplaced, " and ")+" are in no plan yet: fix their plan_id, plan_name or start_date")
+	}
+	if len(notes) > 0 {
+		plans += " (" + strings.Join(notes, "; ") + ")"
 	}
 	ew.printf("\n%s, %s, %s: %s\n",
 		pipeline.Plural(len(b.Files), "file"), plans, pipeline.Plural(targets, "target"),

@@ -91,6 +91,7 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	markCatalogProblems(ps)
 	ps.Sort()
 	batch := &pipeline.Batch{Plans: plans, Problems: ps, Omitted: opts.Bound.Omitted()}
+	batch.UnplacedSheets, batch.UnplacedRows = asm.Unplaced()
 	for _, f := range files {
 		batch.Files = append(batch.Files, f.path)
 	}

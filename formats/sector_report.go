@@ -37,7 +37,9 @@ func sectorLevelLabel(level string) string {
 }
 
 // WriteSectorReport writes a sector check report to path, as JSON, CSV or
-// XLSX by the file name's extension, through WriteFileAtomic.
+// XLSX by the file name's extension, through WriteFileAtomic. The XLSX
+// report opens on the CheckPrintSheet, laid out to print, followed by the
+// wide Sector targets sheet with every figure and the charts.
 func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
@@ -47,13 +49,18 @@ func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	case ".xlsx":
 		f := excelize.NewFile()
 		defer f.Close()
+		// First the sheet to print, then every figure in one wide table
+		// (with the charts) for filters.
+		if err := addCheckPrintSheet(f, r.Plans, r.TargetsSource); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 		if err := AddSectorSheet(f, r.Plans, r.TargetsSource); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		if err := f.DeleteSheet("Sheet1"); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		if idx, err := f.GetSheetIndex(SectorSheetName); err == nil {
+		if idx, err := f.GetSheetIndex(CheckPrintSheet); err == nil {
 			f.SetActiveSheet(idx)
 		}
 		return WriteWorkbook(path, f)
@@ -275,21 +282,7 @@ func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 
 func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	ew.printf("%s\n", sectorPlanHeading(p))
-	fin := p.FinalYear()
-	switch {
-	case p.Reason != "":
-		ew.printf("  NOTHING COULD BE ASSESSED: %s.\n", p.Reason)
-	case p.Status == pipeline.SectorMet:
-		ew.printf("  Final year %s: MEETS every target (%s measured).\n", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
-	case p.Status == pipeline.SectorShort:
-		ew.printf("  Final year %s: FALLS SHORT of the targets below.\n", fin.Label())
-	case p.Status == pipeline.SectorPartlyMet:
-		ew.printf("  Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.\n",
-			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
-			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
-	default:
-		ew.printf("  Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).\n", fin.Label())
-	}
+	ew.printf("  %s\n", sectorPlanOutcome(p))
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
 	}
@@ -325,6 +318,26 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sectorYearText(y), emp, share, res)
 	}
 	tw.Flush()
+}
+
+// sectorPlanOutcome words a plan's overall result: "Final year 2029/30:
+// MEETS every target (13 figures measured)." and the like.
+func sectorPlanOutcome(p pipeline.SectorPlanCheck) string {
+	fin := p.FinalYear()
+	switch {
+	case p.Reason != "":
+		return fmt.Sprintf("NOTHING COULD BE ASSESSED: %s.", p.Reason)
+	case p.Status == pipeline.SectorMet:
+		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
+	case p.Status == pipeline.SectorShort:
+		return fmt.Sprintf("Final year %s: FALLS SHORT of the targets below.", fin.Label())
+	case p.Status == pipeline.SectorPartlyMet:
+		return fmt.Sprintf("Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.",
+			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
+	default:
+		return fmt.Sprintf("Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).", fin.Label())
+	}
 }
 
 func sectorYearText(y pipeline.SectorYearCheck) string {
@@ -421,6 +434,11 @@ func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source s
 // SectorSheetOptions tune AddSectorSheetWith.
 type SectorSheetOptions struct {
 	NoCharts bool // leave the sheet's charts out (export --no-charts)
+
+	// streamRows leaves the data rows out of the File (the export writes
+	// them into the sheet's part), and rows receives what that needs.
+	streamRows bool
+	rows       *sectorStreamRows
 }
 
 // AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
@@ -446,7 +464,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
 			return err
 		}
-		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects); err != nil {
+		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
 			return err
 		}
 	}
@@ -500,12 +518,19 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 
 	// Values are written row by row as one slice; the styles, the same for
 	// every data row of a column, are applied afterwards as one range per
-	// run of columns, which is far cheaper than styling cell by cell.
+	// run of columns, which is far cheaper than styling cell by cell. With
+	// opts.streamRows the rows are left out: the export writes them into
+	// the sheet's part (GridWorkbook).
 	row := sectorFirstRow
-	vals := make([]any, len(sectorSheetHeader))
 	var noYearRows []int // rows of plans with no years: columns J-V are plain text
-	put := func(col int, v any) { vals[col-1] = v }
-	flush := func() error {
+	err = sectorEachRow(plans, func(vals []any, noYear bool) error {
+		if noYear {
+			noYearRows = append(noYearRows, row)
+		}
+		if opts.streamRows {
+			row++
+			return nil
+		}
 		// Cells without a value are left out (they get only a style).
 		for start := 0; start < len(vals); {
 			if vals[start] == nil {
@@ -523,9 +548,94 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			}
 			start = end
 		}
-		clear(vals)
 		row++
 		return nil
+	})
+	if err != nil {
+		return err
+	}
+	styles := sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}
+	if opts.streamRows && opts.rows != nil {
+		*opts.rows = sectorStreamRows{plans: plans, styles: styles, charts: !opts.NoCharts}
+	}
+	if row > sectorFirstRow && !opts.streamRows {
+		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows, styles); err != nil {
+			return err
+		}
+	}
+	last := row - 1
+	if last >= sectorFirstRow {
+		if err := sectorConditionalFormats(f, sheet, last); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
+			return err
+		}
+	}
+	widths := []struct {
+		from, to string
+		w        float64
+	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
+	for _, c := range widths {
+		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
+			return err
+		}
+	}
+	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
+		return err
+	}
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	// After the filter, which replaces the sheet's properties.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
+		return err
+	}
+	if opts.NoCharts {
+		return nil
+	}
+	if opts.streamRows {
+		// The chart data cells go into the part with the rows; the page
+		// breaks, which need the sheet's columns, go in now.
+		if opts.rows != nil {
+			opts.rows.heading = st.Heading
+		}
+		return addSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
+	}
+	return addSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
+}
+
+// sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
+type sectorColumnStyles struct{ text, integer, pct, points int }
+
+// columns returns the style of each column of a data row (plans with no
+// years: noYear), as sectorDataStyles applies them.
+func (st sectorColumnStyles) columns(noYear bool) []int {
+	share := []int{st.pct, st.pct, st.points, st.integer}
+	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, share...)
+	cols = append(cols, st.text, st.text)
+	if noYear {
+		for c := 10; c <= 22; c++ { // J-V
+			cols[c-1] = st.text
+		}
+	}
+	return cols
+}
+
+// sectorEachRow lays out the data rows of the Sector targets sheet, from
+// row sectorFirstRow on: emit gets each row's values by column (nil: no
+// value; the slice is reused) and whether the row is a plan's with no
+// years.
+func sectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
+	vals := make([]any, len(sectorSheetHeader))
+	put := func(col int, v any) { vals[col-1] = v }
+	flush := func(noYear bool) error {
+		err := emit(vals, noYear)
+		clear(vals)
+		return err
 	}
 	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) {
 		var actual, tgt, gap, short any
@@ -570,8 +680,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			planCells(p, nil, "")
 			put(23, "not assessable")
 			put(24, p.Reason)
-			noYearRows = append(noYearRows, row)
-			if err := flush(); err != nil {
+			if err := flush(true); err != nil {
 				return err
 			}
 			continue
@@ -588,7 +697,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 				putShare(19, nil, 0, false)
 				put(23, sectorStatusText(l.Status))
 				put(24, sectorJoin("; ", l.Reason, l.Note))
-				if err := flush(); err != nil {
+				if err := flush(false); err != nil {
 					return err
 				}
 			}
@@ -602,53 +711,22 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			putShare(19, d.Share, d.TargetPct, true)
 			put(23, sectorStatusText(d.Status))
 			put(24, d.Reason)
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				return err
 			}
 		}
 	}
-	if row > sectorFirstRow {
-		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows,
-			sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}); err != nil {
-			return err
-		}
-	}
-	last := row - 1
-	if last >= sectorFirstRow {
-		if err := sectorConditionalFormats(f, sheet, last); err != nil {
-			return err
-		}
-		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
-			return err
-		}
-	}
-	widths := []struct {
-		from, to string
-		w        float64
-	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
-	for _, c := range widths {
-		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
-			return err
-		}
-	}
-	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
-		return err
-	}
-	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	// After the filter, which replaces the sheet's properties.
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
-		return err
-	}
-	if opts.NoCharts {
-		return nil
-	}
-	return addSectorCharts(f, sheet, plans, st, sectorChartCells)
+	return nil
 }
 
-// sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
-type sectorColumnStyles struct{ text, integer, pct, points int }
+// sectorStreamRows is what the export needs to write the Sector targets
+// sheet's data rows into its part: the plans and the column styles.
+type sectorStreamRows struct {
+	plans   []pipeline.SectorPlanCheck
+	styles  sectorColumnStyles
+	heading int  // the style of a chart data block's title
+	charts  bool // the sheet has charts, and their data cells
+}
 
 // sectorDataStyles styles the data rows first to last column by column, one
 // range per run of columns with the same style, then gives the rows of
@@ -732,8 +810,14 @@ type sectorChartPass int
 
 const (
 	sectorChartObjects sectorChartPass = iota // the charts only
-	sectorChartCells                          // their data cells only
+	sectorChartCells                          // their data cells only (and the page breaks)
+	sectorChartBreaks                         // the page breaks only
+	sectorChartStream                         // their data cells, to a sectorChartSink only
 )
+
+// sectorChartSink receives a row of chart data: vals from column
+// sectorChartCol on, the first cell styled with style (0: none).
+type sectorChartSink func(row int, vals []any, style int) error
 
 // addSectorCharts adds, per plan, a block of chart data and a chart of it.
 // The charts are added in a pass of their own before any row of the sheet
@@ -741,26 +825,34 @@ const (
 // it spans among all the sheet's rows, which over a sheet of thousands of
 // rows and a chart per plan is cubic; the data cells follow in a second
 // pass, once the table is written.
-func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass) error {
+func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
+	if sink == nil {
+		sink = func(row int, vals []any, style int) error {
+			c, _ := excelize.CoordinatesToCellName(sectorChartCol, row)
+			if err := f.SetSheetRow(sheet, c, &vals); err != nil {
+				return err
+			}
+			if style != 0 {
+				return f.SetCellStyle(sheet, c, c, style)
+			}
+			return nil
+		}
+	}
 	top := 5
 	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
 			continue
 		}
-		cell := func(col, row int) string { c, _ := excelize.CoordinatesToCellName(col, row); return c }
 		abs := func(col, row int) string {
 			c, _ := excelize.CoordinatesToCellName(col, row, true)
 			return c
 		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
-		cells := pass == sectorChartCells
+		cells := pass == sectorChartCells || pass == sectorChartStream
 		if cells {
-			if err := f.SetCellStr(sheet, cell(sectorChartCol, top), "Chart data: "+name); err != nil {
-				return err
-			}
-			if err := f.SetCellStyle(sheet, cell(sectorChartCol, top), cell(sectorChartCol, top), st.Heading); err != nil {
+			if err := sink(top, []any{"Chart data: " + name}, st.Heading); err != nil {
 				return err
 			}
 		}
@@ -770,7 +862,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		}
 		header = append(header, "Target")
 		if cells {
-			if err := f.SetSheetRow(sheet, cell(sectorChartCol, top+1), &header); err != nil {
+			if err := sink(top+1, header, 0); err != nil {
 				return err
 			}
 		}
@@ -801,7 +893,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 				}
 				vals = append(vals, target)
 				if cells {
-					if err := f.SetSheetRow(sheet, cell(sectorChartCol, row), &vals); err != nil {
+					if err := sink(row, vals, 0); err != nil {
 						return err
 					}
 				}
@@ -839,7 +931,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 		}
 		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
-		if !cells {
+		if pass == sectorChartObjects {
 			if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
 				return err
 			}
@@ -847,10 +939,10 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		tops = append(tops, top)
 		top += sectorChartRows
 	}
-	if pass != sectorChartCells {
+	if pass != sectorChartCells && pass != sectorChartBreaks {
 		return nil // the breaks go in with the cells, once the columns have their widths
 	}
-	return sectorChartBreaks(f, sheet, tops)
+	return sectorChartPageBreaks(f, sheet, tops)
 }
 
 // Page geometry of the Sector targets sheet's print setup (A4 landscape,
@@ -863,14 +955,14 @@ const (
 	sectorChartPx      = 900 + 10             // a chart's width and offset
 )
 
-// sectorChartBreaks puts a page break before a chart that would otherwise
+// sectorChartPageBreaks puts a page break before a chart that would otherwise
 // straddle two printed pages. The sheet prints fitted to one page wide, so
 // a page holds as many rows as the scale allows: estimated here on the
 // safe side (Excel's narrower columns and taller rows, less a tenth), a
 // page never ends sooner than estimated, and a chart (tops: each chart's
 // first row, sectorChartRows apart) that fits in the rows left on the page
 // is printed whole.
-func sectorChartBreaks(f *excelize.File, sheet string, tops []int) error {
+func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 	if len(tops) == 0 {
 		return nil
 	}

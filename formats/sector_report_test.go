@@ -235,7 +235,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 1 || got[0] != SectorSheetName {
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
 		t.Fatalf("sheets %v", got)
 	}
 	rows, err := f.GetRows(SectorSheetName)

@@ -202,17 +202,19 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 		p.Go(func() {
 			res := r.applyPlan(ctx, d)
 			rep.Plans[i] = res
-			r.done.Add(1)
-			if r.opts.OnPlanDone != nil {
-				r.mu.Lock()
-				r.opts.OnPlanDone(res)
-				r.mu.Unlock()
-			}
+			r.planDone(res)
 		})
 	}
 	p.Wait()
-	r.flushInSync(ctx)
+	r.finishApply(ctx, rep)
+	return rep
+}
 
+// finishApply ends an apply whose plans are done: it records the counters
+// found in sync, recalculates the linked scorecards (unless NoRecalc) and
+// completes rep.
+func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
+	r.flushInSync(ctx)
 	if !r.opts.NoRecalc {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
 	}
@@ -220,7 +222,16 @@ func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *R
 	rep.Fatal = r.gate.Fatal()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Finished = r.opts.now()
-	return rep
+}
+
+// planDone counts res and hands it to RunOptions.OnPlanDone.
+func (r *Runner) planDone(res *PlanResult) {
+	r.done.Add(1)
+	if r.opts.OnPlanDone != nil {
+		r.mu.Lock()
+		r.opts.OnPlanDone(res)
+		r.mu.Unlock()
+	}
 }
 
 // applyPlan applies one PlanDiff.
@@ -323,7 +334,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
 			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
-			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldNames(work.Fields), err)
+			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldUpdates(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Notes = append(res.Notes, notes...)
@@ -418,30 +429,19 @@ func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff
 		}
 		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
 	}
-	var found []*Plan
-	for _, p := range MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, map[int64]bool{d.Server.ID: true}) {
-		if p.EndDate == d.Create.EndDate || p.EndDate == ClampEnd(d.Create.EndDate) {
-			found = append(found, p)
-		}
-	}
+	found := recreateLeftovers(list, d)
 	switch len(found) {
 	case 0:
 		return nil, nil, nil
 	case 1:
 	default:
-		ids := make([]string, len(found))
-		for i, p := range found {
-			ids[i] = fmt.Sprint(p.ID)
-		}
-		return nil, nil, fmt.Errorf("plans %s already have the new name and dates of plan %d (left by earlier recreates); "+
-			"delete all but one of them, then run again", strings.Join(ids, ", "), d.Server.ID)
+		return nil, nil, leftoversError(found, d.Server.ID)
 	}
 	full, err := svc.GetPlan(ctx, found[0].ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
 	}
-	note := fmt.Sprintf("plan %d with the new dates was left by an earlier recreate that did not finish; it was adopted, not created again", full.ID)
-	return full, []string{note}, nil
+	return full, []string{leftoverAdoptedNote(full.ID, true)}, nil
 }
 
 // recreateDeleteError words the failure of a recreate whose new plan

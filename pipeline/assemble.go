@@ -54,6 +54,11 @@ type Assembler struct {
 
 	bound    *ProblemBound // nil: every problem kept
 	admitted int           // problems[:admitted] have passed the bound
+
+	// unplaced holds the grid sheets (file, sheet) and table rows (file,
+	// sheet, row) whose plan key has an error, so that no plan holds them
+	// (Unplaced).
+	unplaced map[[3]string]bool
 }
 
 // Bound passes the assembler's problems through b as they accumulate, so
@@ -496,10 +501,12 @@ func (a *Assembler) Add(rec Record) {
 	var key PlanKey
 	switch {
 	case v.planIDBad:
+		a.unplace(rec.Origin)
 		return
 	case v.planID != 0:
 		key = PlanKey{PlanID: v.planID}
 	case v.nameBad:
+		a.unplace(rec.Origin)
 		return
 	case v.name == "":
 		o := rec.Origin
@@ -507,8 +514,10 @@ func (a *Assembler) Add(rec Record) {
 			o = asmOriginOf(c, rec, ColPlanName)
 		}
 		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
+		a.unplace(rec.Origin)
 		return
 	case v.startBad:
+		a.unplace(rec.Origin)
 		return
 	default:
 		key = PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}
@@ -916,6 +925,34 @@ func asmOriginOf(c Cell, rec Record, col string) Origin {
 	return o
 }
 
+// unplace records that the record at o is in no plan: its plan key has an
+// error. A grid record (its origin a cell: the grid's label) stands for its
+// sheet, a table record for its row.
+func (a *Assembler) unplace(o Origin) {
+	if a.unplaced == nil {
+		a.unplaced = map[[3]string]bool{}
+	}
+	k := [3]string{o.File, o.Sheet, ""}
+	if o.Cell == "" {
+		k[2] = strconv.Itoa(o.Row)
+	}
+	a.unplaced[k] = true
+}
+
+// Unplaced returns how many grid sheets and table rows are in no plan
+// because their plan key (plan_id, plan_name, start_date) has an error: the
+// summary counts them beside the plans, which do not include them.
+func (a *Assembler) Unplaced() (sheets, rows int) {
+	for k := range a.unplaced {
+		if k[2] == "" {
+			sheets++
+		} else {
+			rows++
+		}
+	}
+	return sheets, rows
+}
+
 // Finish runs the plan-level checks and returns the plans and every problem.
 func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 	plans := make([]*InputPlan, 0, len(a.plans))
@@ -1208,15 +1245,45 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 }
 
 // MissingCompany says where a plan without a company identifier should
-// name one and what to fill in: on a grid sheet, the value cell beside the
-// "Company VAT number" label (with the registration and ID number labels
-// below it); in a table, the company columns of the plan's row.
+// name one and what to fill in. On a grid sheet that is the company block
+// the reader found (CompanyCell, "A6:B8": the "Company VAT number",
+// "Company registration number" and "Company ID number" labels and the
+// value cells beside them); in a table, the company columns of the plan's
+// row.
 func MissingCompany(p *InputPlan) (Origin, string) {
-	if c := p.CompanyCell; c.Cell != "" {
-		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s (%s is the first of them)",
-			"Company VAT number", "Company registration number", "Company ID number", c.Sheet, c.Cell)
+	c := p.CompanyCell
+	if c.Cell == "" {
+		return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
 	}
-	return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
+	from, to, isRange := strings.Cut(c.Cell, ":")
+	lc, lr, ok1 := cellCoordinates(from)
+	vc, vr, ok2 := cellCoordinates(to)
+	switch {
+	case !isRange || !ok1 || !ok2 || vc != lc+1 || vr < lr:
+		return c, fmt.Sprintf("fill in the cell beside the label %q, %q or %q on sheet %s",
+			"Company VAT number", "Company registration number", "Company ID number", c.Sheet)
+	case vr == lr:
+		return c, fmt.Sprintf("fill in %s, beside the company label in %s (or the cell beside another of the labels %q, %q and %q)",
+			to, from, "Company VAT number", "Company registration number", "Company ID number")
+	default:
+		return c, fmt.Sprintf("fill in the company's VAT number, registration number or ID number in the value cells %s, beside the labels %q, %q and %q in %s",
+			CellRef(vc, lr)+":"+CellRef(vc, vr), "Company VAT number", "Company registration number", "Company ID number", CellRef(lc, lr)+":"+CellRef(lc, vr))
+	}
+}
+
+// cellCoordinates parses an A1-style reference ("F12") into its 1-based
+// column and row; ok is false for anything else.
+func cellCoordinates(ref string) (col, row int, ok bool) {
+	i := 0
+	for i < len(ref) && i < 3 && ref[i] >= 'A' && ref[i] <= 'Z' {
+		col = col*26 + int(ref[i]-'A'+1)
+		i++
+	}
+	row, err := strconv.Atoi(ref[i:])
+	if i == 0 || err != nil || row < 1 || ref[i] == '+' {
+		return 0, 0, false
+	}
+	return col, row, true
 }
 
 // asmRef cites an earlier place: its short reference ("Targets!F12",

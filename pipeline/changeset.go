@@ -119,6 +119,15 @@ func (cs *ChangeSet) Render(w io.Writer, opts RenderOptions) error {
 	return err
 }
 
+// RenderPlan writes one plan's diff as Render does, without the summary:
+// apply shows each plan on a terminal as it is written.
+func RenderPlan(w io.Writer, d *PlanDiff, opts RenderOptions) error {
+	var b strings.Builder
+	renderPlan(&b, d, opts)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 var actionSigns = map[Action]string{
 	ActionCreate: "+", ActionUpdate: "~", ActionRecreate: "-/+", ActionUnchanged: "=", ActionFailed: "!",
 }

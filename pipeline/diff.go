@@ -70,16 +70,56 @@ type DiffOptions struct {
 // service's: "name", "sector", "scorecard_id", and for ActionRecreate
 // "start_date" and "end_date". Old is "" when the service holds null or
 // the plan does not exist yet.
+//
+// In JSON it is {"field": name, "old": text, "new": text, "cell":
+// "Targets!E12" or "line 12, column 5", "class": ..., "last_applied": ...},
+// as a CounterChange.
 type FieldChange struct {
-	Field  string `json:"field"`
-	Old    string `json:"old"`
-	New    string `json:"new"`
-	Origin Origin `json:"origin"` // where the plan is described in the file
+	Field string
+	Old   string
+	New   string
+	// Origin is the file cell the field was read from (the flat row's
+	// column, the grid's labelled cell), else where the plan is described.
+	Origin Origin
 	// Class is the three-way classification against the value eepipe last
 	// applied to the field (ClassifyChanges); Last is that value and its
 	// run, nil without history.
+	Class ChangeClass
+	Last  *LastFieldWrite
+}
+
+type fieldChangeJSON struct {
+	Field string          `json:"field"`
+	Old   string          `json:"old"`
+	New   string          `json:"new"`
+	Cell  string          `json:"cell,omitempty"`
 	Class ChangeClass     `json:"class,omitempty"`
 	Last  *LastFieldWrite `json:"last_applied,omitempty"`
+}
+
+// MarshalJSON writes the change as documented on FieldChange.
+func (f FieldChange) MarshalJSON() ([]byte, error) {
+	j := fieldChangeJSON{Field: f.Field, Old: f.Old, New: f.New, Class: f.Class, Last: f.Last}
+	if f.Origin != (Origin{}) {
+		j.Cell = f.Origin.Ref()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (the cell's file is not kept).
+func (f *FieldChange) UnmarshalJSON(b []byte) error {
+	var j fieldChangeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = FieldChange{Field: j.Field, Old: j.Old, New: j.New, Class: j.Class, Last: j.Last}
+	return nil
+}
+
+// fieldChange is the change of plan field field of in from old (the
+// service's) to new, at the cell the field was read from.
+func fieldChange(in *InputPlan, field, old, new string) FieldChange {
+	return FieldChange{Field: field, Old: old, New: new, Origin: in.FieldOrigin(reconcileFieldColumns[field])}
 }
 
 // CounterChange is one counter the file sets to a value the service does
@@ -229,6 +269,12 @@ type PlanDiff struct {
 	// carried over; origOf maps its targets back to Input's.
 	source *InputPlan
 	origOf map[*InputTarget]*InputTarget
+
+	// recreateHeld are the counters of a recreate that the client changed
+	// on the service since eepipe last wrote them (or that changed in
+	// both), against the old plan (ClassifyPlanWith); HoldPlanChanges
+	// fails the recreate over them unless overwriting.
+	recreateHeld []HeldChange
 }
 
 // createSource returns the input the created plan is diffed against.
@@ -359,10 +405,10 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 				"counters the file leaves blank keep their stored values", from, to, server.ID)
 			var dates []FieldChange
 			if np.StartDate != server.StartDate {
-				dates = append(dates, FieldChange{Field: "start_date", Old: server.StartDate.String(), New: np.StartDate.String(), Origin: in.Origin})
+				dates = append(dates, fieldChange(in, "start_date", server.StartDate.String(), np.StartDate.String()))
 			}
 			if np.EndDate != server.EndDate {
-				dates = append(dates, FieldChange{Field: "end_date", Old: server.EndDate.String(), New: np.EndDate.String(), Origin: in.Origin})
+				dates = append(dates, fieldChange(in, "end_date", server.EndDate.String(), np.EndDate.String()))
 			}
 			d.Fields = append(dates, d.Fields...)
 		}
@@ -372,15 +418,15 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 	// Metadata.
 	if in.Name != "" && in.Name != server.Name {
 		d.Meta.Name = ptr(in.Name)
-		d.Fields = append(d.Fields, FieldChange{Field: "name", Old: server.Name, New: in.Name, Origin: in.Origin})
+		d.Fields = append(d.Fields, fieldChange(in, "name", server.Name, in.Name))
 	}
 	if in.Sector != "" && in.Sector != server.Sector {
 		d.Meta.Sector = ptr(in.Sector)
-		d.Fields = append(d.Fields, FieldChange{Field: "sector", Old: server.Sector, New: in.Sector, Origin: in.Origin})
+		d.Fields = append(d.Fields, fieldChange(in, "sector", server.Sector, in.Sector))
 	}
 	if in.ScorecardID != "" && in.ScorecardID != server.ScorecardID {
 		d.Meta.ScorecardID = ptr(in.ScorecardID)
-		d.Fields = append(d.Fields, FieldChange{Field: "scorecard_id", Old: server.ScorecardID, New: in.ScorecardID, Origin: in.Origin})
+		d.Fields = append(d.Fields, fieldChange(in, "scorecard_id", server.ScorecardID, in.ScorecardID))
 	}
 
 	// Targets.
@@ -479,14 +525,14 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 	if action == ActionCreate {
 		for _, f := range []struct{ name, v string }{{"name", np.Name}, {"sector", np.Sector}, {"scorecard_id", np.ScorecardID}} {
 			if f.v != "" {
-				d.Fields = append(d.Fields, FieldChange{Field: f.name, New: f.v, Origin: in.Origin})
+				d.Fields = append(d.Fields, fieldChange(in, f.name, "", f.v))
 			}
 		}
 	} else {
 		s := d.Server
 		for _, f := range []struct{ name, old, v string }{{"name", s.Name, np.Name}, {"sector", s.Sector, np.Sector}, {"scorecard_id", s.ScorecardID, np.ScorecardID}} {
 			if f.v != f.old {
-				d.Fields = append(d.Fields, FieldChange{Field: f.name, Old: f.old, New: f.v, Origin: in.Origin})
+				d.Fields = append(d.Fields, fieldChange(in, f.name, f.old, f.v))
 			}
 		}
 	}

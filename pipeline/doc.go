@@ -17,8 +17,9 @@
 // Runner and its gate (one bound on requests in flight across accounts and
 // the lookup, request counts, the stop after a fatal error; a key pair the
 // service refuses stops its own account only, AccountRefusedError). Stored
-// plans are listed and retrieved in one place (stored.go): Runner.Plan for
-// apply, diff and reconcile, Runner.ReadStored for export and check
+// plans are listed and retrieved in one place (stored.go): Runner.PlanApply
+// for apply (each plan read, compared and written in turn), Runner.Plan
+// for diff and reconcile, Runner.ReadStored for export and check
 // --server, Runner.FillFromStored for check --server with files, and
 // Runner.ServiceCatalog, the one route to the service's counter catalog
 // (the keys of a target it returns: CatalogOfStored, CatalogOfTarget;

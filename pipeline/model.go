@@ -429,6 +429,9 @@ type Batch struct {
 	Plans    []*InputPlan
 	Problems Problems
 	Omitted  []Omitted // problems counted but not kept in Problems (see ProblemBound)
+	// UnplacedSheets and UnplacedRows count the grid sheets and table rows
+	// in no plan, because their plan key has an error (Assembler.Unplaced).
+	UnplacedSheets, UnplacedRows int
 }
 
 // Count returns how many problems of severity s the inputs have: those

@@ -359,25 +359,78 @@ func (r *Runner) routeByPlanIDs(plans []*InputPlan, routes []route, lists [][]Pl
 // not nil only when the run must stop (fatal error or cancellation); the
 // ChangeSet then holds what was computed, with the rest failed.
 func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, error) {
-	cs := &ChangeSet{Plans: make([]*PlanDiff, len(plans))}
-	stopAll := func(err error) (*ChangeSet, error) {
-		for i, p := range plans {
-			if cs.Plans[i] == nil {
-				cs.Plans[i] = Failed(p, "not compared: "+err.Error())
-			}
-		}
-		return cs, err
+	pr, err := r.prepare(ctx, plans, nil)
+	cs := pr.cs
+	if err != nil {
+		return pr.stopAll(err), err
 	}
+	// Retrieve each matched plan once: the duplicate-claim check failed
+	// every plan that shares its stored plan with another.
+	var refs []storedRef
+	var of []int
+	for i, m := range pr.matched {
+		if cs.Plans[i] == nil && m != nil {
+			refs = append(refs, storedRef{pr.routes[i].account, m.ID})
+			of = append(of, i)
+		}
+	}
+	got, errs := r.getPlans(ctx, refs)
+	if err := r.gate.stopErr(ctx); err != nil {
+		return pr.stopAll(err), err
+	}
+	server := make([]*Plan, len(plans))
+	for k, i := range of {
+		if errs[k] != nil {
+			cs.Plans[i] = pr.getFailed(i, errs[k])
+			continue
+		}
+		server[i] = got[k]
+	}
+	for i := range plans {
+		if cs.Plans[i] == nil {
+			cs.Plans[i] = pr.diff(i, server[i])
+		}
+	}
+	r.planLeftovers(ctx, cs) // what a recreate will adopt, as apply will
+	return cs, nil
+}
+
+// prepared is a run's plans once routed, listed and matched, before any
+// stored plan is read: cs.Plans holds the plans that failed so far (nil
+// for the others), matched the stored plan (summary) each plan updates,
+// nil for a plan to create.
+type prepared struct {
+	r       *Runner
+	plans   []*InputPlan
+	cs      *ChangeSet
+	routes  []route
+	matched []*Plan
+	notes   []string
+}
+
+// prepare routes plans to accounts, lists each account's plans once,
+// matches each plan to its stored plan and fails the plans that two input
+// plans claim (the same stored plan, or the same plan to create): all that
+// needs the lists only, not the stored plans. lock, when not nil, is
+// called once the plans are routed, with the accounts they go to, before
+// the lists the matching reads are taken (lists taken before, to route by
+// plan_id or to learn the catalog, are taken again); its error is returned
+// as a *hookError. Otherwise the error is not nil only when the run must
+// stop.
+func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(context.Context, []string) error) (*prepared, error) {
+	cs := &ChangeSet{Plans: make([]*PlanDiff, len(plans))}
+	pr := &prepared{r: r, plans: plans, cs: cs, matched: make([]*Plan, len(plans)), notes: make([]string, len(plans))}
 	routes, err := r.routePlans(ctx, plans)
 	if err != nil {
-		return stopAll(err)
+		return pr, err
 	}
+	pr.routes = routes
 	// Plans routed by their plan_id need every account's list.
 	for _, rt := range routes {
 		if rt.account == routeByPlanID {
 			lists, errs := r.listAccounts(ctx, nil)
 			if err := r.gate.stopErr(ctx); err != nil {
-				return stopAll(err)
+				return pr, err
 			}
 			r.routeByPlanIDs(plans, routes, lists, errs)
 			break
@@ -392,6 +445,24 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 		}
 		byAccount[rt.account] = append(byAccount[rt.account], i)
 	}
+	if lock != nil {
+		var names []string
+		for a, idx := range byAccount {
+			if len(idx) > 0 {
+				names = append(names, r.accounts[a].Name)
+			}
+		}
+		slices.Sort(names)
+		if len(names) > 0 {
+			if err := lock(ctx, names); err != nil {
+				return pr, &hookError{err}
+			}
+			// What was listed before the lock may have changed since.
+			r.listMu.Lock()
+			r.lists = map[int]listed{}
+			r.listMu.Unlock()
+		}
+	}
 
 	// List each account's plans once, concurrently across accounts.
 	want := make([]bool, len(r.accounts))
@@ -400,7 +471,7 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 	}
 	lists, listErrs := r.listAccounts(ctx, want)
 	if err := r.gate.stopErr(ctx); err != nil {
-		return stopAll(err)
+		return pr, err
 	}
 	cs.Listed = map[string][]Plan{}
 	for a, l := range lists {
@@ -409,15 +480,18 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 		}
 	}
 
-	// Match, then retrieve each referenced plan once.
+	// Match, and refuse two input plans that land on the same stored plan
+	// or would create the same plan.
 	type wantPlan struct {
 		account int
 		id      int64
 	}
-	matched := make([]*Plan, len(plans))
-	notes := make([]string, len(plans))
-	wanted := map[wantPlan]bool{}
-	var order []wantPlan
+	type createKey struct {
+		account int
+		name    string
+		start   Date
+	}
+	claimed := map[any][]int{}
 	for a, idx := range byAccount {
 		for _, i := range idx {
 			// A plan that fails here was routed: its account is known.
@@ -427,71 +501,19 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 				continue
 			}
 			m, note, err := matchPlan(plans[i], lists[a], r.accounts[a].Name)
-			notes[i] = note
+			pr.notes[i] = note
 			if err != nil {
 				cs.Plans[i] = Failed(plans[i], err.Error())
 				cs.Plans[i].Account = r.accounts[a].Name
 				continue
 			}
-			matched[i] = m
-			if m != nil && !wanted[wantPlan{a, m.ID}] {
-				wanted[wantPlan{a, m.ID}] = true
-				order = append(order, wantPlan{a, m.ID})
-			}
-		}
-	}
-	refs := make([]storedRef, len(order))
-	for k, w := range order {
-		refs[k] = storedRef{w.account, w.id}
-	}
-	got, errs := r.getPlans(ctx, refs)
-	if err := r.gate.stopErr(ctx); err != nil {
-		return stopAll(err)
-	}
-	full := make(map[wantPlan]*Plan, len(order))
-	getErrs := make(map[wantPlan]error)
-	for k, w := range order {
-		if errs[k] != nil {
-			getErrs[w] = errs[k]
-		} else {
-			full[w] = got[k]
-		}
-	}
-
-	// Diff, and refuse two input plans that land on the same stored plan
-	// or would create the same plan.
-	type createKey struct {
-		account int
-		name    string
-		start   Date
-	}
-	claimed := map[any][]int{}
-	for a, idx := range byAccount {
-		for _, i := range idx {
-			if cs.Plans[i] != nil {
-				continue
-			}
-			var server *Plan
-			if m := matched[i]; m != nil {
-				w := wantPlan{a, m.ID}
-				if err := getErrs[w]; err != nil {
-					cs.Plans[i] = Failed(plans[i], getError(r.accounts[a].Name, m.ID, err).Error())
-					cs.Plans[i].Account = r.accounts[a].Name
-					continue
-				}
-				server = full[w]
-				claimed[w] = append(claimed[w], i)
+			pr.matched[i] = m
+			if m != nil {
+				claimed[wantPlan{a, m.ID}] = append(claimed[wantPlan{a, m.ID}], i)
 			} else {
 				k := createKey{a, strings.TrimSpace(plans[i].Name), plans[i].StartDate}
 				claimed[k] = append(claimed[k], i)
 			}
-			d := Diff(plans[i], server, r.opts.Diff)
-			d.Account = r.accounts[a].Name
-			d.Company = routes[i].company
-			if notes[i] != "" {
-				d.Notes = append(d.Notes, notes[i])
-			}
-			cs.Plans[i] = d
 		}
 	}
 	for _, idx := range claimed {
@@ -505,12 +527,64 @@ func (r *Runner) Plan(ctx context.Context, plans []*InputPlan) (*ChangeSet, erro
 					others = append(others, plans[j].Origin.String())
 				}
 			}
-			title := cs.Plans[i].Title()
-			acct, comp := cs.Plans[i].Account, cs.Plans[i].Company
+			a := routes[i].account
+			title := (&PlanDiff{Input: plans[i], Server: pr.matched[i]}).Title()
 			cs.Plans[i] = Failed(plans[i], fmt.Sprintf("%s is also described at %s; describe each plan once (same plan_id, or same name and start date)",
 				title, strings.Join(others, ", ")))
-			cs.Plans[i].Account, cs.Plans[i].Company = acct, comp
+			cs.Plans[i].Account, cs.Plans[i].Company = r.accounts[a].Name, routes[i].company
 		}
 	}
-	return cs, nil
+	return pr, nil
+}
+
+// stopAll fails every plan not failed yet: the run stopped with err
+// before it was compared.
+func (pr *prepared) stopAll(err error) *ChangeSet {
+	for i, p := range pr.plans {
+		if pr.cs.Plans[i] == nil {
+			pr.cs.Plans[i] = Failed(p, "not compared: "+err.Error())
+		}
+	}
+	return pr.cs
+}
+
+// getFailed is the diff of plan i whose stored plan could not be read.
+func (pr *prepared) getFailed(i int, err error) *PlanDiff {
+	name := pr.r.accounts[pr.routes[i].account].Name
+	d := Failed(pr.plans[i], getError(name, pr.matched[i].ID, err).Error())
+	d.Account = name
+	return d
+}
+
+// diff compares plan i with its stored plan server (nil: to create).
+func (pr *prepared) diff(i int, server *Plan) *PlanDiff {
+	d := Diff(pr.plans[i], server, pr.r.opts.Diff)
+	d.Account = pr.r.accounts[pr.routes[i].account].Name
+	d.Company = pr.routes[i].company
+	if pr.notes[i] != "" {
+		d.Notes = append(d.Notes, pr.notes[i])
+	}
+	return d
+}
+
+// hookError is the error of a caller's hook that stopped the run.
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+func (e *hookError) Unwrap() error { return e.err }
+
+// accounts returns, sorted, the accounts of the plans still to compare:
+// those an apply may write to or record.
+func (pr *prepared) accounts() []string {
+	var names []string
+	for i, d := range pr.cs.Plans {
+		if d != nil {
+			continue
+		}
+		if n := pr.r.accounts[pr.routes[i].account].Name; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

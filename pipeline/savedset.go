@@ -59,6 +59,10 @@ type SavedField struct {
 	Field    string `json:"field"`
 	Expected string `json:"expected"`
 	New      string `json:"new"`
+	// File and Cell are where the new value was read (the flat row's
+	// column, the grid's labelled cell).
+	File string `json:"file,omitempty"`
+	Cell string `json:"cell,omitempty"`
 }
 
 // SavedTarget is one target with the counters to write.
@@ -106,7 +110,7 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 				ScorecardID: d.Create.ScorecardID, Sector: d.Create.Sector}
 		} else {
 			for _, f := range d.Fields {
-				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New})
+				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New, File: f.Origin.File, Cell: f.Origin.Ref()})
 			}
 		}
 		for i := range d.Targets {

@@ -12,7 +12,8 @@ import (
 )
 
 // This file is the one door through which eepipe reads an account's
-// stored plans: apply, diff and reconcile (Runner.Plan), export
+// stored plans: apply (Runner.PlanApply), diff and reconcile
+// (Runner.Plan), export
 // (Runner.ReadStored), `check --server` (Runner.ReadStored and
 // Runner.FillFromStored) and the counter catalog (Runner.ServiceCatalog)
 // all list and retrieve plans here, through the run's gate: the same
@@ -73,16 +74,21 @@ func (r *Runner) getPlans(ctx context.Context, refs []storedRef) ([]*Plan, []err
 	errs := make([]error, len(refs))
 	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
 	for i, ref := range refs {
-		p.Go(func() {
-			out[i], errs[i] = r.accounts[ref.account].Service.GetPlan(ctx, ref.id)
-			if errs[i] == nil && out[i] != nil {
-				r.read.Add(1)
-				r.noteTarget(out[i])
-			}
-		})
+		p.Go(func() { out[i], errs[i] = r.getOne(ctx, ref) })
 	}
 	p.Wait()
 	return out, errs
+}
+
+// getOne retrieves the plan ref names, with milestones and targets,
+// through the gate.
+func (r *Runner) getOne(ctx context.Context, ref storedRef) (*Plan, error) {
+	p, err := r.accounts[ref.account].Service.GetPlan(ctx, ref.id)
+	if err == nil && p != nil {
+		r.read.Add(1)
+		r.noteTarget(p)
+	}
+	return p, err
 }
 
 // noteTarget keeps the counter names of the first target the service

@@ -124,6 +124,16 @@ func ReadLastValues(ctx context.Context, src LastWriteSource, service, account s
 		if len(d.Fields) > 0 && d.Server != nil {
 			plans = append(plans, d.Server.ID)
 		}
+		if d.Action == ActionRecreate && d.Server != nil {
+			// The old plan's targets: the file's counters are classified
+			// against them (recreateHeld).
+			for _, m := range d.Server.Milestones {
+				for _, t := range m.Targets {
+					targets = append(targets, t.ID)
+				}
+			}
+			continue
+		}
 		if d.Action != ActionUpdate {
 			continue
 		}
@@ -179,6 +189,10 @@ func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
 		}
 		f.Last = lw
 		f.Class = ClassifyField(f.Old, f.New, lw)
+	}
+	if d.Action == ActionRecreate {
+		d.classifyRecreate(lv)
+		return
 	}
 	if d.Action != ActionUpdate {
 		return
@@ -342,7 +356,77 @@ func HoldPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
 	if !overwrite && d.Action == ActionUpdate && d.Meta.IsZero() && d.TargetsToPatch() == 0 {
 		d.Action = ActionUnchanged
 	}
+	if n := len(d.recreateHeld); n > 0 {
+		held = append(held, d.recreateHeld...)
+		if !overwrite {
+			// The new plan would take the file's values: the client's
+			// changes would be lost with the old plan. Nothing of it is
+			// sent.
+			d.Action = ActionFailed
+			d.Reason = fmt.Sprintf("not recreated: the new plan would replace %s that the client changed on the service since eepipe "+
+				"last wrote %s (listed with the held changes); put the service's values in the workbook (eepipe export --plan %d) "+
+				"or run with --overwrite-service-changes to recreate it with the file's values",
+				Plural(n, "counter"), PluralNoun(n, "it", "them"), d.Server.ID)
+		}
+	}
 	return held
+}
+
+// classifyRecreate classifies the counters the file sets in a recreate
+// against the old plan's (the service's values, which the new plan would
+// replace) and the values eepipe last applied to them, and keeps the held
+// ones in d.recreateHeld.
+func (d *PlanDiff) classifyRecreate(lv LastValues) {
+	d.recreateHeld = nil
+	if d.Input == nil || d.Server == nil {
+		return
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if t.Input == nil || !slices.Contains(d.Input.Targets, t.Input) {
+			continue // carried over from the old plan: the file sets nothing
+		}
+		old := d.oldTargetOf(t)
+		if old == nil {
+			continue
+		}
+		t.Input.Counters.Each(func(_ int, name string, v int64) {
+			sv, ok := old.Counters.ByName(name)
+			if !ok || sv == v {
+				return
+			}
+			var lw *LastWrite
+			if w, ok := lv.Counters[CounterKey{old.ID, name}]; ok {
+				lw = &w
+			}
+			if c := Classify(sv, v, lw); c.Held() {
+				d.recreateHeld = append(d.recreateHeld, HeldChange{Plan: d, Target: t, Change: CounterChange{
+					Name: name, Old: sv, OldKnown: true, New: v, Origin: t.Input.CellOf(name), Class: c, Last: lw}})
+			}
+		})
+	}
+}
+
+// oldTargetOf returns the target of a recreate's old plan (d.Server) for
+// t's financial year and type, as carryOver matches them; nil if none.
+func (d *PlanDiff) oldTargetOf(t *TargetDiff) *Target {
+	old := d.Server
+	for mi := range old.Milestones {
+		m := &old.Milestones[mi]
+		fy := FinancialYearOf(m.StartDate)
+		if m.StartDate.IsZero() {
+			fy = FinancialYearOf(old.StartDate) + FinancialYear(m.YearNumber-1)
+		}
+		if fy != t.FinancialYear {
+			continue
+		}
+		for ti := range m.Targets {
+			if m.Targets[ti].TargetType == t.TargetType {
+				return &m.Targets[ti]
+			}
+		}
+	}
+	return nil
 }
 
 // keepServiceField makes a recreate create its new plan with the
@@ -663,4 +747,15 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 		return []string{fmt.Sprintf("the %s request could not be recorded in the state store: %v", action, jerr)}
 	}
 	return nil
+}
+
+// fieldUpdates describes a metadata update for the run history:
+// `sector "Education" -> "Construction", name "A" -> "B"` (the value
+// before and the value written, as for counters).
+func fieldUpdates(fs []FieldChange) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %q -> %q", f.Field, f.Old, f.New)
+	}
+	return strings.Join(parts, ", ")
 }

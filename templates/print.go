@@ -70,10 +70,18 @@ func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 // cubic (minutes); once the workbook has names, the name is appended here
 // directly, the duplicate check comparing sheet indexes.
 func setPrintTitles(f *excelize.File, sheet, ref string) error {
-	const name = "_xlnm.Print_Titles"
 	idx, err := f.GetSheetIndex(sheet)
+	if err != nil {
+		idx = -1
+	}
+	return addPrintTitles(f, sheet, idx, ref)
+}
+
+// addPrintTitles is setPrintTitles for the sheet at index idx.
+func addPrintTitles(f *excelize.File, sheet string, idx int, ref string) error {
+	const name = "_xlnm.Print_Titles"
 	wb := f.WorkBook
-	if err != nil || idx < 0 || wb == nil || wb.DefinedNames == nil || len(wb.DefinedNames.DefinedName) == 0 {
+	if idx < 0 || wb == nil || wb.DefinedNames == nil || len(wb.DefinedNames.DefinedName) == 0 {
 		return f.SetDefinedName(&excelize.DefinedName{Name: name, Scope: sheet, RefersTo: ref})
 	}
 	for _, dn := range wb.DefinedNames.DefinedName {

@@ -188,7 +188,8 @@ func cellRef(col, row int) string {
 // sector drop-down, dates, a positive plan id), text formats on
 // identifiers, frozen label column, styles and column widths. The sheet is
 // an ordinary worksheet that callers may go on editing; WritePlanSheet
-// writes the same sheet in one streamed pass, for workbooks of many plans.
+// writes the same sheet in one streamed pass, and WritePlanSheetXML writes
+// its worksheet part without excelize, for workbooks of many plans.
 func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
@@ -302,11 +303,15 @@ var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
 // sheet, in the order of ps.Grids: where callers place what belongs beside
 // a grid (charts).
 func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
-	l, err := layoutPlanSheet(ps, cat, &Styles{})
-	if err != nil {
-		return nil
+	// As layoutPlanSheet places them: the title rows, the metadata, a
+	// blank row, then each grid and the gap after it.
+	row := firstMetaRow + len(MetaFields) + 1
+	out := make([]int, len(ps.Grids))
+	for i := range ps.Grids {
+		out[i] = row
+		row += GridHeight(cat)
 	}
-	return l.gridRows
+	return out
 }
 
 // GridHeight returns the rows one grid of the catalog takes, with the gap

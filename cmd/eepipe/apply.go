@@ -15,6 +15,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -382,7 +383,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, namedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 	}
@@ -390,6 +391,9 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	prog.attach(runner)
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
+	if !opts.DryRun {
+		return applyPipelined(ctx, f, opts, run, cfg, st, runner, batch, journal, prog, accounts, started, reportPath, repOut)
+	}
 	cs, planErr := runner.Plan(ctx, batch.Plans)
 	if planErr == nil {
 		if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
@@ -402,22 +406,43 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return err
 		}
 	}
-	if planErr == nil && st != nil && st.Postgres() && !opts.DryRun && len(cs.RecordedAccounts()) > 0 {
-		// Lock the accounts to write (or to record as in sync), then
-		// compare again under the lock: another host may have written
-		// while this run waited.
-		unlock, err := lockStoreAccounts(ctx, st, cfg, cs, opts.Schedule.LockWait)
-		if err != nil {
-			return err
+	warnChangeSet(log, run, cs, accounts)
+	if planErr == nil {
+		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
+			return exitf(ExitFatal, "%v", err)
 		}
-		defer unlock()
-		cs, planErr = runner.Plan(ctx, batch.Plans)
-		if planErr == nil {
-			if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if opts.State.Output != "" {
+			if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
 				return err
 			}
 		}
 	}
+	rep := runner.DryRun(cs, started)
+	rep.Fatal = runner.Fatal()
+	rep.Interrupted = ctx.Err() != nil
+	*repOut = rep
+	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
+		return err
+	}
+	if timedOut(ctx) {
+		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
+	}
+	if planErr != nil {
+		return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
+	}
+	if cs.HasChanges() || cs.HasFailures() || len(held) > 0 {
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// warnChangeSet logs the warnings a compared change set carries: plans
+// to create beside a plan of the same name, each plan's notes, and
+// companies not checked.
+func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account) {
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
@@ -429,70 +454,70 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	for _, w := range pipeline.UncheckedCompanies(cs, accounts) {
 		run.warn(w)
 	}
+}
 
-	if opts.DryRun {
-		if planErr == nil {
-			if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
-				return exitf(ExitFatal, "%v", err)
-			}
-			if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
-				return exitf(ExitFatal, "%v", err)
-			}
-			if opts.State.Output != "" {
-				if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
-					return err
-				}
-			}
+// applyPipelined is apply proper: each plan is read, compared, classified
+// against the state store and written in turn (Runner.PlanApply), the
+// first writes going out while later plans are still read. Before any
+// write: the accounts are locked in a PostgreSQL store (before their plans
+// are listed and read, so each is read under the lock), the served
+// catalog is checked and the run is recorded. On a terminal each plan is
+// shown as it is written.
+func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store,
+	runner *pipeline.Runner, batch *pipeline.Batch, journal *runJournal, prog *progress, accounts []pipeline.Account,
+	started time.Time, reportPath string, repOut **pipeline.RunReport) error {
+	log := f.Logger()
+	var (
+		unlock func()
+		runID  int64
+		begun  bool
+	)
+	defer func() {
+		if unlock != nil {
+			unlock()
 		}
-		rep := runner.DryRun(cs, started)
-		rep.Fatal = runner.Fatal()
-		rep.Interrupted = ctx.Err() != nil
-		*repOut = rep
-		if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
-			return err
-		}
-		if timedOut(ctx) {
-			return maxDurationError(opts.Schedule.MaxDuration, reportPath)
-		}
-		if planErr != nil {
-			return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
-		}
-		if cs.HasChanges() || cs.HasFailures() || len(held) > 0 {
-			return silentExit(ExitDiff)
-		}
-		return nil
+	}()
+	hooks := pipeline.ApplyHooks{
+		Ready: func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
+		Classify: func(ctx context.Context, d *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
+			return classifyPlan(ctx, st, cfg, d, opts.State.Overwrite)
+		},
 	}
-	if planErr == nil && st != nil && len(cs.RecordedAccounts()) > 0 {
-		// Recorded also when nothing is to be written: the values found in
-		// sync are what the file asserts, and count as last applied.
-		runID, err := beginRun(ctx, st, journal, cfg, cs, inputFiles(batch.Files), "", started)
-		if err != nil {
+	if st != nil && st.Postgres() {
+		hooks.Lock = func(ctx context.Context, names []string) error {
+			u, err := lockStoreNames(ctx, st, cfg, names, opts.Schedule.LockWait)
+			unlock = u
 			return err
 		}
+	}
+	if st != nil {
+		hooks.Begin = func(ctx context.Context, names []string) error {
+			// Recorded also when nothing is to be written: the values
+			// found in sync are what the file asserts, and count as last
+			// applied.
+			id, err := beginRun(ctx, st, journal, cfg, names, inputFiles(batch.Files), "", started)
+			runID, begun = id, err == nil
+			return err
+		}
+	}
+	show := !opts.Quiet && f.IO.ErrTTY
+	if show {
+		hooks.OnDiff = prog.showPlan(opts.ShowUnchanged)
+	}
+	prog.startAll(ctx, len(batch.Plans))
+	cs, rep, held, err := runner.PlanApply(ctx, batch.Plans, started, hooks)
+	prog.stop()
+	if begun {
 		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
 	}
-
-	total := 0
-	for _, d := range cs.Plans {
-		if d.Action.Changes() {
-			total++
-		}
+	if err != nil {
+		return err
 	}
-	// On a terminal, show what is about to happen: the change set when it
-	// fits on a screen or two, else its summary.
-	if planErr == nil && !opts.Quiet && f.IO.ErrTTY {
-		if total+cs.Summary().Failed <= 30 {
-			if err := cs.Render(f.IO.ErrOut, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, MaxCounters: 12}); err != nil {
-				return exitf(ExitFatal, "%v", err)
-			}
-		} else {
-			fmt.Fprintf(f.IO.ErrOut, "Plan: %s (eepipe diff lists every change).\n", cs.Summary())
-		}
-	}
-	prog.start(ctx, total, len(cs.Plans))
-	rep := runner.Apply(ctx, cs, started)
-	prog.stop()
 	*repOut = rep
+	warnChangeSet(log, run, cs, accounts)
+	if show {
+		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
+	}
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
@@ -517,13 +542,26 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	return nil
 }
 
+// classifyPlan is classify for one plan's diff, as apply compares it.
+func classifyPlan(ctx context.Context, st *statestore.Store, cfg *Config, d *pipeline.PlanDiff, overwrite bool) ([]pipeline.HeldChange, error) {
+	var src pipeline.LastWriteSource
+	if st != nil {
+		src = st
+	}
+	if err := pipeline.ClassifyPlan(ctx, d, src, serviceKey(cfg)); err != nil {
+		return nil, err
+	}
+	return pipeline.HoldPlanChanges(d, overwrite), nil
+}
+
 // envLockDir overrides the folder of the account locks.
 const envLockDir = "EEPIPE_LOCK_DIR"
 
-// lockAccounts takes the lock of every configured account (service base
-// URL and API key, hashed) for the rest of the run: --lock-dir,
-// EEPIPE_LOCK_DIR, or the user's state folder, unless opts.Locker is set.
-func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config) error {
+// lockAccounts takes the lock of the configured accounts named in only
+// (none: every configured account) by service base URL and API key, hashed,
+// for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
+// state folder, unless opts.Locker is set.
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
 	locker := opts.Locker
 	if locker == nil {
 		dir := first(opts.LockDir, f.Getenv(envLockDir))
@@ -536,12 +574,7 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	keys := make([]string, len(cfg.Accounts))
-	names := make([]string, len(cfg.Accounts))
-	for i, a := range cfg.Accounts {
-		keys[i] = pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)
-		names[i] = a.Name
-	}
+	keys, names := accountLockKeys(cfg, only)
 	err := run.lockAccounts(ctx, locker, keys, names)
 	var held *pipeline.LockHeldError
 	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {

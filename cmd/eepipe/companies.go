@@ -64,7 +64,7 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	q := apiclient.CompanyQuery{VATNumber: strings.TrimSpace(opts.VAT), RegistrationNumber: strings.TrimSpace(opts.Registration),
 		IDNumber: strings.TrimSpace(opts.IDNumber)}
 	if q == (apiclient.CompanyQuery{}) {
-		return exitf(ExitInvalid, "give at least one of --vat, --registration and --id-number")
+		return usageErrorf(cmd, "companies needs a number to look up: give at least one of --vat, --registration and --id-number (for example: eepipe companies --vat 4012345678)")
 	}
 	cfg, err := loadConfig(f, opts.Conn, configNeeds{Lookup: true})
 	if err != nil {

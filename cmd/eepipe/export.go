@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xuri/excelize/v2"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -96,6 +95,9 @@ lock held, --max-duration passed).`,
 			opts.Args = args
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Output == "" && opts.Schedule.OutputDir == "" {
+				return usageErrorf(cmd, "export needs to know where to write: -o FILE (.xlsx or .csv), or --output-dir DIR for stamped names (for example: eepipe export -o plans.xlsx)")
 			}
 			return runExport(cmd.Context(), f, opts)
 		},
@@ -490,18 +492,13 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 	case t.xlsx && t.layout == layoutGrid:
 		// The sectoral targets check of each plan, as `eepipe check` shows
 		// it, on a sheet after the Overview.
-		xo.BeforePlanSheets = func(wb *excelize.File) error {
-			report := pipeline.CheckSector(inputs, cat, pipeline.DefaultSectorTargets())
-			for i := range report.Plans {
-				if i < len(plans) { // the plans come from the service: name their account
-					report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
-				}
+		report := pipeline.CheckSector(inputs, cat, pipeline.DefaultSectorTargets())
+		for i := range report.Plans {
+			if i < len(plans) { // the plans come from the service: name their account
+				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
 			}
-			if err := formats.AddSectorSheetWith(wb, report.Plans, report.TargetsSource, formats.SectorSheetOptions{NoCharts: opts.NoCharts}); err != nil {
-				return fmt.Errorf("sector targets sheet: %w", err)
-			}
-			return nil
 		}
+		xo.Sector = &formats.ExportSector{Plans: report.Plans, Source: report.TargetsSource}
 		wb, err := formats.NewExportWorkbook(plans, xo)
 		if err != nil {
 			return fmt.Errorf("export %s: %w", path, err)

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -10,6 +14,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // historyOptions are the options of `eepipe history`.
@@ -85,10 +90,27 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
 		}
+		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
+			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		}
 	}
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})
 	if err != nil {
 		return err
+	}
+	if loc, err := stateLocation(cfg, &opts.State); err == nil && !statestore.IsPostgres(loc) {
+		if _, serr := os.Stat(loc); errors.Is(serr, fs.ErrNotExist) {
+			// Reading creates nothing: a mistyped --state is not a new,
+			// empty store.
+			fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
+			if opts.Report != "" {
+				if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{}); err != nil {
+					return exitf(ExitFatal, "%v", err)
+				}
+				fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
+			}
+			return nil
+		}
 	}
 	st, err := openState(ctx, f, cfg, &opts.State)
 	if err != nil {

@@ -178,6 +178,7 @@ func writeProblems(f *Factory, batch *pipeline.Batch) error {
 	}
 	log.Info("validation summary", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
 		zap.Int("plans_with_errors", formats.PlansWithErrors(batch)),
+		zap.Int("plan_sheets_in_no_plan", batch.UnplacedSheets), zap.Int("rows_in_no_plan", batch.UnplacedRows),
 		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	return nil
 }

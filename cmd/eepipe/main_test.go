@@ -22,6 +22,11 @@ const envRunMain = "EEPIPE_TEST_RUN_MAIN"
 // (the env's do). With EEPIPE_TEST_RUN_MAIN=1 the binary is eepipe.
 func TestMain(m *testing.M) {
 	if os.Getenv(envRunMain) == "1" {
+		if os.Getenv(envTestCrash) == "nostart" && os.Getenv(envSupervised) != "" {
+			// A child whose Go runtime cannot start (no memory to
+			// reserve) ends with status 2 before eepipe's code runs.
+			os.Exit(2)
+		}
 		if code, ok := supervise(os.Args[1:]); ok {
 			os.Exit(code)
 		}
@@ -78,9 +83,16 @@ const envTestCrash = "EEPIPE_TEST_CRASH"
 
 // crashForTest crashes the process as a bug in eepipe would: "goroutine"
 // panics on a goroutine no recover reaches, "stack" overflows the stack
-// (a fatal runtime error, as out of memory is).
+// (a fatal runtime error, as out of memory is), "sigkill" kills the
+// process with SIGKILL, as the kernel's out-of-memory killer does
+// ("nostart", in TestMain, ends the child before eepipe's code runs).
 func crashForTest(how string) {
 	switch how {
+	case "sigkill":
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Kill()
+		}
+		time.Sleep(time.Minute)
 	case "goroutine":
 		go func() { panic("injected crash") }()
 		time.Sleep(time.Minute)

@@ -103,8 +103,11 @@ func TestUsageMessages(t *testing.T) {
 		{"validate"},
 		{"reconcile"},
 		{"recalc"},
+		{"template"},
 		{"template", "plan.xlsx"},
 		{"template", "a", "b"},
+		{"export"},
+		{"companies"},
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},
@@ -184,9 +187,12 @@ func TestRecalcFindsTheOwner(t *testing.T) {
 }
 
 // TestMissingCompanyOnAGridSheet: with several accounts, a grid sheet
-// without a company identifier is reported at the identifier's value cell
-// (beside the "Company VAT number" label), saying what to fill in, not at
-// the first grid's label.
+// without a company identifier is reported at its company block: the
+// label cells and the value cells beside them (A6:B8 on a template sheet),
+// saying which cells to fill in; never at the first grid's label, nor at
+// the value cell B6 alone. The annotated copy fills each cell of the
+// block and comments on its first (the labels), and the problems sheet
+// names the block.
 func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "plan.xlsx")
@@ -200,14 +206,70 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 		"  - name: acme\n    company_id: 8ovHrj\n    api_key: k1\n    api_secret_env: S1\n  - name: bluecrane\n    company_id: Q2wE9z\n    api_key: k2\n    api_secret_env: S2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb strings.Builder
-	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
-	if code := Execute(context.Background(), f, []string{"--config", cfg, "validate", grid}); code != ExitInvalid {
-		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	validate := func(args ...string) string {
+		t.Helper()
+		var out, errb strings.Builder
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb}, Now: time.Now, Getenv: func(string) string { return "" }}
+		if code := Execute(context.Background(), f, append([]string{"--config", cfg, "validate"}, args...)); code != ExitInvalid {
+			t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		return out.String()
 	}
-	checkMessageGolden(t, "missing-company-grid.txt", strings.ReplaceAll(out.String(), dir+string(filepath.Separator), ""))
-	if !strings.Contains(out.String(), "No company!B6: error:") || !strings.Contains(out.String(), `fill in the cell beside the label "Company VAT number"`) {
-		t.Errorf("the missing company is not reported at the identifier cell:\n%s", out.String())
+	annotated := filepath.Join(dir, "checked.xlsx")
+	out := validate(grid, "--annotate", annotated)
+	checkMessageGolden(t, "missing-company-grid.txt", strings.ReplaceAll(out, dir+string(filepath.Separator), ""))
+	if !strings.Contains(out, "No company!A6:B8: error:") || !strings.Contains(out, "value cells B6:B8, beside the labels") || !strings.Contains(out, "in A6:A8") {
+		t.Errorf("the missing company is not reported at the company block:\n%s", out)
+	}
+
+	f, err := excelize.OpenFile(annotated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cache := map[int]string{}
+	for _, ref := range []string{"A6", "B6", "A7", "B7", "A8", "B8"} {
+		if got := cellFill(t, f, "No company", ref, cache); got != "FFC7CE" {
+			t.Errorf("annotated %s has fill %q, want the error fill FFC7CE", ref, got)
+		}
+	}
+	for _, ref := range []string{"A5", "B5", "A9", "B9", "C6"} {
+		if got := cellFill(t, f, "No company", ref, cache); got == "FFC7CE" {
+			t.Errorf("annotated %s is marked, outside the company block", ref)
+		}
+	}
+	comments, err := f.GetComments("No company")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comments) != 1 || comments[0].Cell != "A6" {
+		t.Errorf("want one comment, on A6 (the first cell of the block); got %+v", comments)
+	}
+	rows, err := f.GetRows(formats.AnnotateSheet)
+	if err != nil || len(rows) < 2 || len(rows[1]) < 3 || rows[1][2] != "A6:B8" {
+		t.Errorf("the problems sheet does not name the block A6:B8: %q (%v)", rows, err)
+	}
+
+	// Labels moved out of their block: the first label and the cell
+	// beside it.
+	x, err := excelize.OpenFile(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetCellValue("No company", "A7", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetCellValue("No company", "D7", "Company registration number"); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(dir, "moved.xlsx")
+	if err := x.SaveAs(moved); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	out = validate(moved)
+	if !strings.Contains(out, "No company!A6:B6: error:") || !strings.Contains(out, "fill in B6, beside the company label in A6") {
+		t.Errorf("with the labels apart, want the first label and its value cell:\n%s", out)
 	}
 }
 

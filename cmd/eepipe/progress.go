@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,8 @@ type progress struct {
 	total   int
 	all     int
 	changed int
+	every   bool // the bar counts every plan (startAll), not only those to change
+	shown   int  // plans shown by showPlan
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -87,12 +90,70 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	}()
 }
 
+// startAll begins showing progress of all plans, each counted when done:
+// for a run that compares and applies each plan in turn, where the plans
+// to change are not known in advance.
+func (p *progress) startAll(ctx context.Context, all int) {
+	p.mu.Lock()
+	p.every = true
+	p.mu.Unlock()
+	p.start(ctx, all, all)
+}
+
+// maxShownPlans bounds the plans showPlan lists on a terminal.
+const maxShownPlans = 30
+
+// showPlan returns the runner's OnDiff for a terminal: each plan to
+// change (or failed; unchanged too with unchanged) is shown as it is
+// about to be written, above the bar, up to maxShownPlans, then one line
+// says the rest are not listed.
+func (p *progress) showPlan(unchanged bool) func(*pipeline.PlanDiff) {
+	return func(d *pipeline.PlanDiff) {
+		if d.Action == pipeline.ActionUnchanged && !unchanged {
+			return
+		}
+		p.mu.Lock()
+		p.shown++
+		n := p.shown
+		p.mu.Unlock()
+		var b strings.Builder
+		switch {
+		case n <= maxShownPlans:
+			if n == 1 {
+				b.WriteString("Each plan as it is compared, then written:\n")
+			}
+			_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12})
+		case n == maxShownPlans+1:
+			fmt.Fprintf(&b, "(more plans are applied without being listed here; eepipe diff lists every change)\n")
+		default:
+			return
+		}
+		p.print(b.String())
+	}
+}
+
+// print writes s above the bar when one is shown, else to stderr.
+func (p *progress) print(s string) {
+	p.mu.Lock()
+	pp := p.p
+	p.mu.Unlock()
+	if pp != nil {
+		if _, err := pp.Write([]byte(s)); err == nil {
+			return
+		}
+	}
+	_, _ = io.WriteString(p.f.IO.ErrOut, s)
+}
+
 // planDone is the runner's OnPlanDone.
 func (p *progress) planDone(res *pipeline.PlanResult) {
 	p.mu.Lock()
 	bar := p.bar
 	p.mu.Unlock()
-	if bar != nil && res.Diff.Action.Changes() {
+	p.mu.Lock()
+	every := p.every
+	p.mu.Unlock()
+	if bar != nil && (every || res.Diff.Action.Changes()) {
 		bar.Increment()
 		p.mu.Lock()
 		p.changed++

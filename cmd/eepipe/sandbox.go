@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,6 +131,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
 		Now:            f.Now,
 	})
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return exitf(ExitFatal, "%v: another program (or another eepipe sandbox) holds %s; stop it, or give --listen 127.0.0.1:0 for a free port (the ready line and --write-env say which)", err, opts.Listen)
+		}
 		return exitf(ExitFatal, "%v", err)
 	}
 	// The credentials are in place before the ready line.

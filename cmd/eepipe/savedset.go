@@ -89,7 +89,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if !opts.DryRun {
 		// The accounts' local lock, as for a workbook: one apply per
 		// account at a time on this machine.
-		if err := lockAccounts(ctx, f, opts, run, cfg); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, s.Accounts); err != nil {
 			return err
 		}
 	}
@@ -99,6 +99,17 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 			return err
 		}
 		defer unlock()
+	}
+	if st != nil && !opts.DryRun {
+		// Again under the locks: a run of the same change set that held
+		// them (while this one waited) has applied it.
+		prev, err := st.ChangeSetRun(ctx, s.SHA256)
+		if err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if prev != nil {
+			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
+		}
 	}
 	cs, drifts, err := runner.PlanSaved(ctx, s)
 	if err != nil {
@@ -139,7 +150,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})
 	}
 	if st != nil {
-		runID, err := beginRun(ctx, st, journal, cfg, cs, []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
+		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
 		if err != nil {
 			return err
 		}

@@ -231,7 +231,7 @@ func TestScheduleFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"export"}, "say where to write"},
+		{[]string{"export"}, "export needs to know where to write: -o FILE"},
 		{[]string{"export", "-o", "x.txt"}, ".xlsx or .csv"},
 		{[]string{"export", "-o", "x.csv", "--layout", "grid"}, "flat or long"},
 		{[]string{"export", "-o", "x.xlsx", "--layout", "long"}, "grid or flat"},

@@ -71,16 +71,12 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
-		log.Warn("--no-state: no run history is read or recorded; counters changed on the service are NOT protected from being overwritten")
+		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
 		return nil, nil
 	}
-	loc := first(sf.Path, cfg.State)
-	if loc == "" {
-		p, err := statestore.DefaultPath()
-		if err != nil {
-			return nil, exitf(ExitFatal, "%v", err)
-		}
-		loc = p
+	loc, err := stateLocation(cfg, sf)
+	if err != nil {
+		return nil, err
 	}
 	st, err := statestore.Open(ctx, loc)
 	if err != nil {
@@ -88,6 +84,19 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*s
 	}
 	log.Debug("state store", zap.String("store", st.Where()))
 	return st, nil
+}
+
+// stateLocation is where the run's state store is: --state, else the
+// configuration (or EEPIPE_STATE), else the default SQLite file.
+func stateLocation(cfg *Config, sf *stateFlags) (string, error) {
+	if loc := first(sf.Path, cfg.State); loc != "" {
+		return loc, nil
+	}
+	p, err := statestore.DefaultPath()
+	if err != nil {
+		return "", exitf(ExitFatal, "%v", err)
+	}
+	return p, nil
 }
 
 // serviceKey is the service the run talks to, as the state store knows it:
@@ -150,12 +159,6 @@ func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite
 		return nil
 	}
 	return r.j.FieldsApplied(ctx, ws)
-}
-
-// lockStoreAccounts takes the store's lock on every account the change set
-// acts on (writes to, or records as in sync), in name order; a lock held past --lock-wait is fatal.
-func lockStoreAccounts(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, wait time.Duration) (func(), error) {
-	return lockStoreNames(ctx, st, cfg, cs.RecordedAccounts(), wait)
 }
 
 // lockStoreNames takes the store's lock of the named accounts. The lock is
@@ -272,8 +275,7 @@ func fileSHA256(path string) string {
 // beginRun records the start of an apply that acts on a plan (also one
 // that finds everything in sync and writes nothing), and points the
 // journal at it.
-func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, cs *pipeline.ChangeSet, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
-	accounts := cs.RecordedAccounts()
+func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, accounts []string, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
 	id, err := st.BeginRun(ctx, pipeline.RunRecord{
 		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg),
 		Files: files, Accounts: accounts, ChangeSet: changeSet,

@@ -312,7 +312,7 @@ func TestSavedChangeSetGuardsFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(saved.Plans) != 1 || len(saved.Plans[0].Fields) != 1 ||
-		saved.Plans[0].Fields[0] != (pipeline.SavedField{Field: "sector", Expected: secA, New: secC}) {
+		saved.Plans[0].Fields[0].Field != "sector" || saved.Plans[0].Fields[0].Expected != secA || saved.Plans[0].Fields[0].New != secC {
 		t.Fatalf("saved plans %+v", saved.Plans)
 	}
 	// The client changes the sector: the set has drifted.

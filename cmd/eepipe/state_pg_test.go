@@ -41,7 +41,7 @@ func manyTargets(t *testing.T, path string, n int, value int) string {
 
 // TestConcurrentAppliesPostgresNeverInterleave runs two applies of the same
 // file to the same account through one PostgreSQL store at once: the
-// second waits for the first's lock and then, comparing again under the
+// second waits for the first's lock and then, reading each plan under the
 // lock, finds nothing to write. Interleaved, both would write every target.
 func TestConcurrentAppliesPostgresNeverInterleave(t *testing.T) {
 	pg := statestoretest.PostgresURL(t)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,4 +154,92 @@ func tail(s string) string {
 		lines = lines[len(lines)-15:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestSupervisorChildEndsAreFatal: a child killed by SIGKILL (what the
+// kernel's out-of-memory killer sends) and a child that ends before
+// eepipe's code runs (a Go runtime that cannot reserve its memory ends
+// with status 2) exit 3 with an internal error that names the cause,
+// never 2 ("invalid input") nor 137.
+func TestSupervisorChildEndsAreFatal(t *testing.T) {
+	for _, tc := range []struct{ how, want string }{
+		{"sigkill", "internal error: eepipe was killed by signal SIGKILL"},
+		{"nostart", "internal error: eepipe's worker process could not start (status 2"},
+	} {
+		t.Run(tc.how, func(t *testing.T) {
+			code, stderr := supervisedRun(t, []string{envTestCrash + "=" + tc.how}, "version")
+			if code != ExitFatal || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want 3 with %q; stderr:\n%s", code, tc.want, tail(stderr))
+			}
+		})
+	}
+}
+
+// TestSupervisorUnderAddressLimit runs eepipe (this test binary as
+// eepipe, supervised) under a sweep of address-space limits (ulimit -v,
+// through bash) from too low for any Go program to ample. Whatever the
+// limit, an end of the child (it could not start, it ran out of memory,
+// it was killed) exits 0 or 3 with an internal error, never 2 ("invalid
+// input"). What no Go code can change is a failure of the first process's
+// own Go runtime (its start-up, its package initialisation, or a thread
+// it cannot create in the supervisor): Go ends it with status 2 or a
+// signal before or outside any code of eepipe that could speak. Those are
+// recognised by their report (a Go fatal error or SIGABRT whose stacks
+// name no function of eepipe's working code, or a bare SIGSEGV) and
+// counted, not failed; the README states the limit.
+func TestSupervisorUnderAddressLimit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's runtime reserves terabytes of address space: under ulimit -v it cannot start at all (run this test without -race)")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash to set ulimit -v: the address-space limit is not tested")
+	}
+	if out, err := exec.Command("bash", "-c", "ulimit -v 4000000 && ulimit -v").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "4000000" {
+		t.Skipf("ulimit -v cannot be set here (%v: %s): the address-space limit is not tested", err, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("plan_name,target_type,number_of_african_male_top_managers\nP,all_employees,-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A crash in eepipe's working code names one of its functions other
+	// than the supervisor's.
+	eepipeCode := regexp.MustCompile(`github\.com/eepipe/eepipe/(formats|pipeline|templates|apiclient)|cmd/eepipe\.(Main|Execute|run[A-Z])`)
+	var ok, fatal, invalid, runtimeFailed int
+	for mib := 64; mib <= 2048; mib += 96 {
+		for _, args := range [][]string{{"version"}, {"validate", bad}} {
+			cmd := exec.Command("bash", append([]string{"-c", `ulimit -v "$1" && shift && exec "$@"`, "bash", strconv.Itoa(mib << 10), os.Args[0]}, args...)...)
+			cmd.Env = append(os.Environ(), envRunMain+"=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			_ = cmd.Run()
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			code, msg := ws.ExitStatus(), stderr.String()
+			wantOK := ExitOK
+			if args[0] == "validate" {
+				wantOK = ExitInvalid // the input is invalid: 2 is right once eepipe ran
+			}
+			switch {
+			case !ws.Signaled() && code == wantOK && !strings.Contains(msg, "goroutine ") && !strings.Contains(msg, "fatal error") && !strings.Contains(msg, "runtime stack"):
+				if code == ExitOK {
+					ok++
+				} else {
+					invalid++
+				}
+			case !ws.Signaled() && code == ExitFatal:
+				if !strings.Contains(msg, "internal error") {
+					t.Errorf("ulimit -v %d MiB, %v: exit 3 without an internal error:\n%s", mib, args, tail(msg))
+				}
+				fatal++
+			case !strings.Contains(msg, "internal error") && !eepipeCode.MatchString(msg) &&
+				(strings.Contains(msg, "fatal error") || strings.Contains(msg, "SIGABRT") || (ws.Signaled() && msg == "")):
+				runtimeFailed++
+			default:
+				t.Errorf("ulimit -v %d MiB, %v: exit %d (signalled %v), want %d or 3:\n%s", mib, args, code, ws.Signaled(), wantOK, tail(msg))
+			}
+		}
+	}
+	t.Logf("ran: %d, invalid input told: %d, internal error (exit 3): %d, the first process's Go runtime failed: %d", ok, invalid, fatal, runtimeFailed)
+	if ok == 0 || invalid == 0 {
+		t.Error("no limit let eepipe run: the sweep does not reach an ample limit")
+	}
 }

@@ -60,6 +60,9 @@ with --catalog.`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Output == "" {
+				return usageErrorf(cmd, "template needs the workbook to write: -o FILE.xlsx (for example: eepipe template -o plan.xlsx)")
+			}
 			return runTemplate(f, opts)
 		},
 	}

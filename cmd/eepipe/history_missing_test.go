@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+)
+
+// TestHistoryOfAMissingStoreCreatesNothing: history reads; given a state
+// store that does not exist (a mistyped --state), it says so, writes an
+// empty report if asked, and creates neither the store nor its folder,
+// where it used to create both and print a bare "0 runs.".
+func TestHistoryOfAMissingStoreCreatesNothing(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	dir := filepath.Join(e.dir, "no-such-folder")
+	store := filepath.Join(dir, "state.db")
+	report := filepath.Join(e.dir, "history.json")
+	r := e.run("history", "--state", store, "--report", report)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	if want := "0 runs: there is no state store at " + store; !strings.Contains(r.out, want) {
+		t.Errorf("want %q in\n%s", want, r.out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("history created %s (%v)", dir, err)
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("no report written: %v", err)
+	}
+}

@@ -1,0 +1,356 @@
+package formats
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// gpParts returns the parts of a written workbook by name.
+func gpParts(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		out[f.Name] = string(data)
+	}
+	return out
+}
+
+// gpTinyCatalog has one race and two genders: the charts of its plan
+// sheets are anchored in the metadata's wide columns.
+func gpTinyCatalog(t *testing.T) *pipeline.Catalog {
+	t.Helper()
+	var names []string
+	for _, l := range []string{"top_managers", "senior_managers"} {
+		for _, g := range []string{"female", "male"} {
+			names = append(names, pipeline.CounterName("african", g, l))
+		}
+	}
+	c, err := pipeline.NewCatalog(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGridChartPartsAsExcelize: the chart and drawing parts the export
+// writes itself are the bytes excelize's AddChart writes for the same
+// charts on the same plan sheet (anchors over the sheet's column widths
+// included), for the default catalog and for catalogs whose charts sit
+// over narrower or wider columns.
+func TestGridChartPartsAsExcelize(t *testing.T) {
+	ids := pipeline.CompanyIDs{VAT: "0412345678"}
+	for _, tc := range []struct {
+		name string
+		cat  *pipeline.Catalog
+	}{{"default", pipeline.DefaultCatalog()}, {"small", smallCatalog(t)}, {"tiny", gpTinyCatalog(t)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := exStoredPlan(7, `Acme <&> "plan" 'x'`, "2026-09-01", 3)
+			in := pipeline.FromServer(sp, ids)
+			// Only the catalog's counters.
+			for _, tg := range in.Targets {
+				c := map[string]int64{}
+				for _, n := range tc.cat.Names() {
+					c[n] = 3
+				}
+				tg.Counters = pipeline.CountersOf(c)
+			}
+			plans := []ExportPlan{{Plan: in}}
+			charts := exPlanCharts(plans, tc.cat)
+			_, cs := charts.chart(0)
+			if len(cs) != 2 || charts.count(0) != 2 {
+				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.count(0))
+			}
+
+			f := excelize.NewFile()
+			defer f.Close()
+			st, err := templates.NewStyles(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := templates.AddPlanSheet(f, "P", PlanSheetOf(in), tc.cat, st); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				if err := f.AddChart("P", c.cell, c.chart); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if _, err := f.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			parts := gpParts(t, buf.Bytes())
+			for k, c := range cs {
+				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
+				if got := exChartXML(c.chart); got != want {
+					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
+				}
+			}
+			got, err := exDrawingXML(cs, templates.PlanColumnWidths(tc.cat))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := parts["xl/drawings/drawing1.xml"]; got != want {
+				t.Errorf("drawing:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// gpSheetSnapshot is what excelize reads of a sheet: every cell's type,
+// value and style, the merged ranges, validations, widths, panes and
+// page setup.
+func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
+	t.Helper()
+	var b strings.Builder
+	rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := 0
+	for _, r := range rows {
+		cols = max(cols, len(r))
+	}
+	for r := 1; r <= len(rows); r++ {
+		for c := 1; c <= cols+1; c++ {
+			ref, _ := excelize.CoordinatesToCellName(c, r)
+			typ, _ := f.GetCellType(sheet, ref)
+			if typ == excelize.CellTypeInlineString {
+				typ = excelize.CellTypeSharedString // text either way
+			}
+			v, _ := f.GetCellValue(sheet, ref)
+			raw, _ := f.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
+			s, _ := f.GetCellStyle(sheet, ref)
+			if v != "" || s != 0 {
+				fmt.Fprintf(&b, "%s t%d %q %q s%d\n", ref, typ, v, raw, s)
+			}
+		}
+		h, _ := f.GetRowHeight(sheet, r)
+		fmt.Fprintf(&b, "row %d height %v\n", r, h)
+	}
+	merges, _ := f.GetMergeCells(sheet)
+	for _, m := range merges {
+		fmt.Fprintf(&b, "merge %s:%s\n", m.GetStartAxis(), m.GetEndAxis())
+	}
+	dvs, _ := f.GetDataValidations(sheet)
+	for _, dv := range dvs {
+		fmt.Fprintf(&b, "validation %s %s %s %s %s %v %v %v %s %s %s %s\n", dv.Sqref, dv.Type, dv.Operator, dv.Formula1, dv.Formula2,
+			dv.AllowBlank, dv.ShowErrorMessage, dv.ShowInputMessage, deref(dv.ErrorStyle), deref(dv.ErrorTitle), deref(dv.Error), deref(dv.Prompt))
+	}
+	for c := 1; c <= cols+3; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		w, _ := f.GetColWidth(sheet, name)
+		fmt.Fprintf(&b, "width %s %v\n", name, w)
+	}
+	p, _ := f.GetPanes(sheet)
+	fmt.Fprintf(&b, "panes %+v\n", p)
+	pl, _ := f.GetPageLayout(sheet)
+	fmt.Fprintf(&b, "page %s %v %v %v\n", deref(pl.Orientation), derefInt(pl.Size), derefInt(pl.FitToWidth), derefInt(pl.FitToHeight))
+	pm, _ := f.GetPageMargins(sheet)
+	fl := func(v *float64) any {
+		if v == nil {
+			return "<nil>"
+		}
+		return *v
+	}
+	fmt.Fprintf(&b, "margins %v %v %v %v %v %v\n", fl(pm.Left), fl(pm.Right), fl(pm.Top), fl(pm.Bottom), fl(pm.Header), fl(pm.Footer))
+	if hf, _ := f.GetHeaderFooter(sheet); hf != nil {
+		fmt.Fprintf(&b, "footer %q\n", hf.OddFooter)
+	}
+	props, _ := f.GetSheetProps(sheet)
+	fmt.Fprintf(&b, "fit %v\n", props.FitToPage != nil && *props.FitToPage)
+	return b.String()
+}
+
+// TestGridPlanSheetXMLAsExcelize: a plan sheet written as SpreadsheetML
+// (WriteGridXLSX, templates.WritePlanSheetXML) reads back, through
+// excelize, as the same sheet written with excelize's own functions
+// (AddGridSheets): every cell's type, value and style, merged cells,
+// validations, widths, panes, page setup and page breaks, and the print
+// titles; text that XML or Office escapes included.
+func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
+	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: " 2009/012345/07"}
+	var plans []*pipeline.InputPlan
+	for i, name := range []string{"Acme 2026", "A <&> \"b\" 'c' _x0041_ tab\tend ", "Ümlaut — plan\nline"} {
+		plans = append(plans, pipeline.FromServer(exStoredPlan(int64(7+i), name, "2026-09-01", 2+i), ids))
+	}
+	plans[0].ScorecardID = "scorecard_1"
+	plans[2].Account = "acme"
+	dir := t.TempDir()
+	streamed := filepath.Join(dir, "streamed.xlsx")
+	if err := WriteGridXLSX(streamed, plans, nil, GridOptions{Instructions: true}); err != nil {
+		t.Fatal(err)
+	}
+	ref := excelize.NewFile()
+	if err := AddGridSheets(ref, plans, nil, GridOptions{Instructions: true}); err != nil {
+		t.Fatal(err)
+	}
+	ref.DeleteSheet(ref.GetSheetName(0))
+	refPath := filepath.Join(dir, "excelize.xlsx")
+	if err := WriteWorkbook(refPath, ref); err != nil {
+		t.Fatal(err)
+	}
+	ref.Close()
+
+	a, err := excelize.OpenFile(streamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := excelize.OpenFile(refPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
+		t.Fatalf("sheets %v, want %v", got, want)
+	}
+	titles := func(f *excelize.File) []string {
+		var out []string
+		for _, d := range f.GetDefinedName() {
+			out = append(out, d.Name+" "+d.Scope+" "+d.RefersTo)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := titles(a), titles(b); !slices.Equal(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+	for _, s := range a.GetSheetList() {
+		if got, want := gpSheetSnapshot(t, a, s), gpSheetSnapshot(t, b, s); got != want {
+			t.Errorf("sheet %q differs:\n got %s\nwant %s", s, got, want)
+		}
+	}
+	// Page breaks: the same rows.
+	breaks := func(path, part string) string {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := gpParts(t, raw)[part]
+		i := strings.Index(x, "<rowBreaks")
+		if i < 0 {
+			return ""
+		}
+		var ids []string
+		for _, m := range strings.Split(x[i:strings.Index(x, "</rowBreaks>")], `<brk id="`)[1:] {
+			ids = append(ids, m[:strings.Index(m, `"`)])
+		}
+		return strings.Join(ids, ",")
+	}
+	for i := range plans {
+		part := fmt.Sprintf("xl/worksheets/sheet%d.xml", i+3) // after the default sheet and Instructions
+		if got, want := breaks(streamed, part), breaks(refPath, part); got != want || got == "" {
+			t.Errorf("%s: page breaks %q, want %q", part, got, want)
+		}
+	}
+	checkStrictXLSX(t, streamed)
+}
+
+// TestGridSectorSheetStreamed: the export's Sector targets sheet, its data
+// rows written into the sheet's part (ExportOptions.Sector), reads back as
+// the sheet AddSectorSheet writes with excelize alone: every cell of the
+// table and of the chart data, styles, formats, filter, page setup and
+// breaks, and the charts; with a plan that has no years and one without a
+// sector among them.
+func TestGridSectorSheetStreamed(t *testing.T) {
+	plans := benchExportPlans(12)
+	plans[3].Plan.Sector = ""
+	plans[5].Plan.Targets = nil
+	var inputs []*pipeline.InputPlan
+	for _, p := range plans {
+		inputs = append(inputs, p.Plan)
+	}
+	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	dir := t.TempDir()
+	for _, noCharts := range []bool{false, true} {
+		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
+		opts := ExportOptions{NoCharts: noCharts, Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
+		if err := WriteExportXLSX(streamed, plans, opts); err != nil {
+			t.Fatal(err)
+		}
+		opts.Sector = nil
+		opts.BeforePlanSheets = func(f *excelize.File) error {
+			return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: noCharts})
+		}
+		if err := WriteExportXLSX(ref, plans, opts); err != nil {
+			t.Fatal(err)
+		}
+		checkStrictXLSX(t, streamed)
+		a, err := excelize.OpenFile(streamed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := excelize.OpenFile(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
+			t.Fatalf("sheets %v, want %v", got, want)
+		}
+		got, want := gpSheetSnapshot(t, a, SectorSheetName), gpSheetSnapshot(t, b, SectorSheetName)
+		if got != want {
+			t.Errorf("no charts %v: the Sector targets sheet differs:\n got %s\nwant %s", noCharts, got, want)
+		}
+		if !strings.Contains(got, "not assessable") || strings.Count(got, "\n") < 100 || strings.Contains(got, "Chart data: ") == noCharts {
+			t.Errorf("the snapshot misses the data rows:\n%s", got)
+		}
+		cf := func(f *excelize.File) string {
+			m, _ := f.GetConditionalFormats(SectorSheetName)
+			var out []string
+			for rng, opts := range m {
+				for _, o := range opts {
+					format := -1
+					if o.Format != nil {
+						format = *o.Format
+					}
+					out = append(out, fmt.Sprintf("%s %s %s %d", rng, o.Type, o.Criteria, format))
+				}
+			}
+			slices.Sort(out)
+			return strings.Join(out, "\n")
+		}
+		if cfA, cfB := cf(a), cf(b); cfA != cfB || cfA == "" {
+			t.Errorf("conditional formats %v, want %v", cfA, cfB)
+		}
+		a.Close()
+		b.Close()
+		rawA, _ := os.ReadFile(streamed)
+		rawB, _ := os.ReadFile(ref)
+		pa, pb := gpParts(t, rawA), gpParts(t, rawB)
+		tail := func(x string) string { return x[strings.Index(x, "</sheetData>"):] }
+		if got, want := tail(pa["xl/worksheets/sheet2.xml"]), tail(pb["xl/worksheets/sheet2.xml"]); got != want {
+			t.Errorf("after the rows:\n got %s\nwant %s", got, want)
+		}
+		if !noCharts {
+			for i := 1; i <= 11; i++ { // the sector charts come first
+				name := fmt.Sprintf("xl/charts/chart%d.xml", i)
+				if pa[name] != pb[name] || pa[name] == "" {
+					t.Errorf("%s differs", name)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,394 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// seeded returns a world whose acme account holds n plans "Seed i" made
+// from the file (amt i+1 in year 1), and the input plans, to change.
+func seeded(t *testing.T, n int) (*world, []*InputPlan) {
+	t.Helper()
+	plans := func() []*InputPlan {
+		var ps []*InputPlan
+		for i := range n {
+			p := inPlan(acmeCo.VATNumber, fmt.Sprintf("Seed %d", i), "2025-09-01", "2030-08-31", "", map[string]int64{amt: int64(i + 1)})
+			p.Origin.Row = 2 + i
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	w := newWorld()
+	if _, rep := run(t, w, plans(), RunOptions{NoRecalc: true}); !rep.OK() {
+		t.Fatalf("seed: %+v", rep.Summary())
+	}
+	return w, plans()
+}
+
+// fixedLastWrites is a LastWriteSource holding one value per counter of any
+// target, or failing.
+type fixedLastWrites struct {
+	value int64
+	fail  error
+}
+
+func (l fixedLastWrites) LastWrites(_ context.Context, _, _ string, ids []int64) (map[CounterKey]LastWrite, error) {
+	if l.fail != nil {
+		return nil, l.fail
+	}
+	out := map[CounterKey]LastWrite{}
+	for _, id := range ids {
+		out[CounterKey{id, amt}] = LastWrite{Value: l.value, RunID: 1}
+	}
+	return out, nil
+}
+
+// classifyWith is the Classify hook over src, as apply's.
+func classifyWith(src LastWriteSource, overwrite bool) func(context.Context, *PlanDiff) ([]HeldChange, error) {
+	return func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+		if err := ClassifyPlan(ctx, d, src, "svc"); err != nil {
+			return nil, err
+		}
+		return HoldPlanChanges(d, overwrite), nil
+	}
+}
+
+func TestPlanApplyGivesWhatPlanThenApplyGives(t *testing.T) {
+	build := func() (*world, []*InputPlan) {
+		w, plans := seeded(t, 6)
+		for i := 0; i < 6; i += 2 {
+			plans[i].Targets[0].Counters = CountersOf(map[string]int64{amt: 40 + int64(i)})
+		}
+		plans = append(plans, inPlan(craneCo.VATNumber, "New crane", "2025-09-01", "2027-08-31", "", map[string]int64{ifu: 2}))
+		return w, plans
+	}
+	w1, p1 := build()
+	cs1, rep1 := run(t, w1, p1, RunOptions{NoRecalc: true})
+	w2, p2 := build()
+	r := NewRunner(w2.accounts, w2.finder, RunOptions{NoRecalc: true, Concurrency: 2})
+	cs2, rep2, held, err := r.PlanApply(context.Background(), p2, time.Now(), ApplyHooks{})
+	if err != nil || len(held) != 0 {
+		t.Fatalf("PlanApply: %v, held %v", err, held)
+	}
+	if cs1.Summary() != cs2.Summary() {
+		t.Errorf("change sets differ: Plan %+v, PlanApply %+v", cs1.Summary(), cs2.Summary())
+	}
+	s1, s2 := rep1.Summary(), rep2.Summary()
+	s1.Requests, s2.Requests, s1.Elapsed, s2.Elapsed = 0, 0, 0, 0
+	if s1 != s2 {
+		t.Errorf("reports differ:\nPlan+Apply %+v\nPlanApply  %+v", s1, s2)
+	}
+	for i := range cs1.Plans {
+		if cs1.Plans[i].Action != cs2.Plans[i].Action || cs2.Plans[i].Input != p2[i] || rep2.Plans[i].Diff != cs2.Plans[i] {
+			t.Errorf("plan %d: %s / %s, not in input order", i, cs1.Plans[i].Action, cs2.Plans[i].Action)
+		}
+	}
+	if g1, g2 := w1.acme.count("get"), w2.acme.count("get"); g1 != g2 {
+		t.Errorf("gets: Plan+Apply %d, PlanApply %d", g1, g2)
+	}
+}
+
+func TestPlanApplyDoesNotWriteHeldChanges(t *testing.T) {
+	w, plans := seeded(t, 3)
+	// Plan 0: the service still holds what eepipe wrote (1): changed in
+	// the file, written. Plan 1: the service holds 2 but eepipe last wrote
+	// 50, the file's new value: changed on the service, held.
+	plans[0].Targets[0].Counters = CountersOf(map[string]int64{amt: 60})
+	plans[1].Targets[0].Counters = CountersOf(map[string]int64{amt: 50})
+	src := map[int]LastWriteSource{0: fixedLastWrites{value: 1}, 1: fixedLastWrites{value: 50}, 2: fixedLastWrites{value: 3}}
+	before := w.acme.count("target")
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 4})
+	cs, rep, held, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Classify: func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+			return classifyWith(src[slices.Index(plans, d.Input)], false)(ctx, d)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 1 || held[0].Plan != cs.Plans[1] || held[0].Change.New != 50 || held[0].Change.Class != ClassService {
+		t.Fatalf("held %+v", held)
+	}
+	if cs.Plans[1].Action != ActionUnchanged || rep.Plans[1].Outcome != OutcomeUnchanged || rep.Plans[1].Wrote {
+		t.Errorf("held plan: %s, %s", cs.Plans[1].Action, rep.Plans[1].Outcome)
+	}
+	if rep.Plans[0].Outcome != OutcomeUpdated || cs.Plans[0].Targets[0].Changes[0].Class != ClassFile {
+		t.Errorf("plan 0: %s", rep.Plans[0].Outcome)
+	}
+	if got := w.acme.count("target") - before; got != 1 {
+		t.Errorf("%d target writes, want 1 (plan 0's only)", got)
+	}
+	for _, p := range w.acme.plans {
+		if p.Name == "Seed 1" && p.Milestones[0].Targets[0].Counters.Map()[amt] != 2 {
+			t.Errorf("the held counter was written: %d", p.Milestones[0].Targets[0].Counters.Map()[amt])
+		}
+	}
+}
+
+func TestPlanApplyStoreFailureWritesNothingMore(t *testing.T) {
+	w, plans := seeded(t, 3)
+	for i, p := range plans {
+		p.Targets[0].Counters = CountersOf(map[string]int64{amt: 70 + int64(i)})
+	}
+	before := w.acme.writes()
+	down := errors.New("reading the state store: database is locked")
+	// One worker: plan 0 is written, plan 1's classification fails (it is
+	// not written, and the run stops), plan 2 is not started.
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 1})
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Classify: func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+			if d.Input == plans[1] {
+				return nil, down
+			}
+			return classifyWith(nil, false)(ctx, d)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.acme.writes() - before; got != 1 {
+		t.Errorf("%d writes, want 1 (plan 0's)", got)
+	}
+	if !errors.Is(rep.Fatal, down) {
+		t.Errorf("fatal %v, want the store's failure", rep.Fatal)
+	}
+	if o := rep.Plans[1].Outcome; o != OutcomeNotApplied || !errors.Is(rep.Plans[1].Err, down) {
+		t.Errorf("plan 1: %s %v", o, rep.Plans[1].Err)
+	}
+	if o := rep.Plans[2].Outcome; o != OutcomeNotApplied || rep.Plans[2].Wrote {
+		t.Errorf("plan 2: %s", o)
+	}
+
+	// Every plan's classification failing: nothing is written at all.
+	w, plans = seeded(t, 3)
+	for i, p := range plans {
+		p.Targets[0].Counters = CountersOf(map[string]int64{amt: 70 + int64(i)})
+	}
+	before = w.acme.writes()
+	r = NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 8})
+	_, rep, _, _ = r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{Classify: classifyWith(fixedLastWrites{fail: down}, false)})
+	if got := w.acme.writes() - before; got != 0 || rep.Fatal == nil || rep.OK() {
+		t.Errorf("store down: %d writes, fatal %v", got, rep.Fatal)
+	}
+}
+
+func TestPlanApplyDuplicateClaimBlocksBothBeforeAnyWrite(t *testing.T) {
+	w, plans := seeded(t, 3)
+	var ids []int64
+	for id := range w.acme.plans {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	// Rows 0 and 1 both name stored plan ids[0] by plan_id; rows 3 and 4
+	// would both create "Twin"; row 2 changes Seed 2.
+	plans[0].PlanID = ids[0]
+	plans[0].Targets[0].Counters = CountersOf(map[string]int64{amt: 90})
+	plans[1].PlanID = ids[0]
+	plans[1].Name = ""
+	plans[2].Targets[0].Counters = CountersOf(map[string]int64{amt: 91})
+	twin := func(row int) *InputPlan {
+		p := inPlan(acmeCo.VATNumber, "Twin", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5})
+		p.Origin.Row = row
+		return p
+	}
+	plans = append(plans, twin(10), twin(11))
+	gets, writes := w.acme.count("get"), w.acme.writes()
+	var atBegin [2]int
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 4})
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Begin: func(context.Context, []string) error {
+			atBegin = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atBegin[1] != 0 || atBegin[0] > 1 {
+		t.Errorf("at Begin: %d gets, %d writes; want at most the one read, no write", atBegin[0], atBegin[1])
+	}
+	for _, i := range []int{0, 1, 3, 4} {
+		if cs.Plans[i].Action != ActionFailed || rep.Plans[i].Outcome != OutcomeFailed || rep.Plans[i].Wrote {
+			t.Errorf("row %d: %s %s: %s", i, cs.Plans[i].Action, rep.Plans[i].Outcome, cs.Plans[i].Reason)
+		}
+		if cs.Plans[i].Account != "acme" {
+			t.Errorf("row %d: account %q", i, cs.Plans[i].Account)
+		}
+	}
+	if rep.Plans[2].Outcome != OutcomeUpdated {
+		t.Errorf("row 2: %s", rep.Plans[2].Outcome)
+	}
+	if got := w.acme.count("get") - gets; got != 1 {
+		t.Errorf("%d gets, want 1: the claimed plan is not even read", got)
+	}
+	if got := w.acme.writes() - writes; got != 1 || w.acme.count("create") != 3 {
+		t.Errorf("%d writes (want 1), %d creates (want the 3 of the seed)", got, w.acme.count("create"))
+	}
+}
+
+func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
+	w, plans := seeded(t, 4)
+	for i, p := range plans {
+		p.Targets[0].Counters = CountersOf(map[string]int64{amt: 80 + int64(i)})
+	}
+	plans = append(plans, inPlan(acmeCo.VATNumber, "Fresh", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5}))
+	gets, writes := w.acme.count("get"), w.acme.writes()
+	lists := w.acme.count("list")
+	var lockAt, readyAt, beginAt [2]int
+	var begins atomic.Int32
+	var locked, recorded []string
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Lock: func(_ context.Context, names []string) error {
+			locked = names
+			lockAt = [2]int{w.acme.count("list") - lists, w.acme.count("get") - gets}
+			return nil
+		},
+		Ready: func(context.Context) error {
+			readyAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+			return nil
+		},
+		Begin: func(_ context.Context, names []string) error {
+			begins.Add(1)
+			recorded = names
+			beginAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+			return nil
+		},
+	})
+	if err != nil || !rep.OK() {
+		t.Fatalf("%v %+v", err, rep.Summary())
+	}
+	if !slices.Equal(locked, []string{"acme"}) || !slices.Equal(recorded, []string{"acme"}) {
+		t.Errorf("locked %v, recorded %v", locked, recorded)
+	}
+	if lockAt != [2]int{0, 0} {
+		t.Errorf("at Lock: %d lists, %d gets; want none", lockAt[0], lockAt[1])
+	}
+	if readyAt[0] < 1 || readyAt[1] != 0 {
+		t.Errorf("at Ready: %d gets, %d writes; want a read and no write", readyAt[0], readyAt[1])
+	}
+	if begins.Load() != 1 || beginAt[1] != 0 {
+		t.Errorf("Begin called %d times, %d writes before it", begins.Load(), beginAt[1])
+	}
+	if got := w.acme.writes() - writes; got != 6 {
+		t.Errorf("%d writes, want 4 patches, a create and its patch", got)
+	}
+
+	// A hook's error stops the run before any write.
+	for _, stop := range []string{"lock", "ready", "begin"} {
+		w, plans := seeded(t, 4)
+		for i, p := range plans {
+			p.Targets[0].Counters = CountersOf(map[string]int64{amt: 80 + int64(i)})
+		}
+		writes := w.acme.writes()
+		no := errors.New("no")
+		hooks := ApplyHooks{}
+		switch stop {
+		case "lock":
+			hooks.Lock = func(context.Context, []string) error { return no }
+		case "ready":
+			hooks.Ready = func(context.Context) error { return no }
+		case "begin":
+			hooks.Begin = func(context.Context, []string) error { return no }
+		}
+		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
+		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), hooks)
+		if !errors.Is(err, no) || cs != nil || rep != nil || w.acme.writes() != writes {
+			t.Errorf("%s fails: err %v, %d writes", stop, err, w.acme.writes()-writes)
+		}
+	}
+}
+
+func TestPlanApplyStopBeforeComparingAppliesNothing(t *testing.T) {
+	w, plans := seeded(t, 2)
+	writes := w.acme.writes()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true})
+	cs, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{
+		Ready: func(context.Context) error { t.Error("Ready called on a stopped run"); return nil },
+		Begin: func(context.Context, []string) error { t.Error("Begin called on a stopped run"); return nil },
+	})
+	if err != nil || !rep.Interrupted {
+		t.Fatalf("err %v, interrupted %v", err, rep.Interrupted)
+	}
+	for i, res := range rep.Plans {
+		if res.Wrote || res.Outcome != OutcomeNotApplied || cs.Plans[i] == nil {
+			t.Errorf("plan %d: %s", i, res.Outcome)
+		}
+	}
+	if w.acme.writes() != writes {
+		t.Error("a stopped run wrote")
+	}
+}
+
+// TestPlanApplyListsAgainAfterLock: plans routed by their plan_id need
+// every account's list before the accounts to lock are known; the lists
+// matching reads are taken again under the lock.
+func TestPlanApplyListsAgainAfterLock(t *testing.T) {
+	w, plans := seeded(t, 1)
+	var id int64
+	for k := range w.acme.plans {
+		id = k
+	}
+	p := plans[0]
+	p.Company, p.PlanID = CompanyIDs{}, id
+	p.Targets[0].Counters = CountersOf(map[string]int64{amt: 33})
+	acmeLists, craneLists := w.acme.count("list"), w.crane.count("list")
+	var atLock int
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true})
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		Lock: func(_ context.Context, names []string) error {
+			atLock = w.acme.count("list") - acmeLists
+			if !slices.Equal(names, []string{"acme"}) {
+				t.Errorf("locked %v", names)
+			}
+			return nil
+		},
+	})
+	if err != nil || rep.Plans[0].Outcome != OutcomeUpdated {
+		t.Fatalf("%v %s %v", err, rep.Plans[0].Outcome, rep.Plans[0].Err)
+	}
+	if atLock != 1 || w.acme.count("list")-acmeLists != 2 || w.crane.count("list")-craneLists != 1 {
+		t.Errorf("acme listed %d times before the lock, %d in all; bluecrane %d", atLock, w.acme.count("list")-acmeLists, w.crane.count("list")-craneLists)
+	}
+}
+
+// TestPlanApplyCreatesFirstInInputDoNotWaitForever: a plan to create waits
+// for the first read before the first write (the catalog check); with
+// plans to create first in the input and one worker, the reads still go
+// out (the plans to read are started first).
+func TestPlanApplyCreatesFirstInInputDoNotWaitForever(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		w, stored := seeded(t, 2)
+		stored[0].Targets[0].Counters = CountersOf(map[string]int64{amt: 55})
+		plans := []*InputPlan{
+			inPlan(acmeCo.VATNumber, "New A", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5}),
+			inPlan(acmeCo.VATNumber, "New B", "2026-09-01", "2030-08-31", "", map[string]int64{amt: 6}),
+			stored[0], stored[1],
+		}
+		seedWrites := w.acme.writes()
+		readyAt := -1
+		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: workers})
+		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+			Ready: func(context.Context) error { readyAt = w.acme.writes(); return nil },
+		})
+		if err != nil || !rep.OK() {
+			t.Fatalf("%d workers: %v %+v", workers, err, rep.Summary())
+		}
+		if s := rep.Summary(); s.PlansCreated != 2 || s.PlansUpdated != 1 || s.PlansUnchanged != 1 {
+			t.Errorf("%d workers: %+v", workers, s)
+		}
+		if cs.Plans[0].Input != plans[0] || rep.Plans[3].Diff.Input != plans[3] {
+			t.Errorf("%d workers: not in input order", workers)
+		}
+		if readyAt != seedWrites {
+			t.Errorf("%d workers: Ready after %d writes of the run, want before the first", workers, readyAt-seedWrites)
+		}
+	}
+}

@@ -1,0 +1,357 @@
+package templates
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// WritePlanSheetXML writes the worksheet part (SpreadsheetML) of the grid
+// plan sheet of AddPlanSheet to w, in one pass and without excelize: the
+// same cells, styles (ids registered by NewStyles on the workbook the part
+// goes into), merged cells, column widths, frozen panes, validations, page
+// setup (planPrint: A4 landscape, one page wide, the footer) and a page
+// break before each financial year. The sheet's print titles are a name of
+// the workbook: SetPlanPrintTitles adds it. drawingRID, when not "", is the
+// relationship id (in the sheet's .rels part) of the sheet's drawing.
+//
+// It is how workbooks of thousands of plan sheets are written: excelize
+// keeps every sheet it writes in memory until the whole workbook is saved.
+func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Styles, drawingRID string) error {
+	l, err := layoutPlanSheet(ps, cat, st)
+	if err != nil {
+		return err
+	}
+	x := &SheetXML{w: bufio.NewWriterSize(w, 32<<10)}
+	x.raw(xml.Header[:len(xml.Header)-1] + "\n")
+	x.raw(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`)
+	x.raw(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
+	lastRow, lastCol := len(l.cells.rows), 0
+	for _, r := range l.cells.rows {
+		lastCol = max(lastCol, len(r))
+	}
+	if lastRow > 0 && lastCol > 0 {
+		x.raw(`<dimension ref="A1:` + cellRef(lastCol, lastRow) + `"/>`)
+	}
+	// Panes: the label column frozen.
+	p := l.panes
+	x.raw(`<sheetViews><sheetView workbookViewId="0"><pane xSplit="` + strconv.Itoa(p.XSplit) + `" topLeftCell="` + p.TopLeftCell +
+		`" activePane="` + p.ActivePane + `" state="frozen"/>`)
+	for _, s := range p.Selection {
+		x.raw(`<selection pane="` + s.Pane + `" activeCell="` + s.ActiveCell + `" sqref="` + s.SQRef + `"/>`)
+	}
+	x.raw(`</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>`)
+	if len(l.widths) > 0 {
+		x.raw(`<cols>`)
+		for _, cw := range l.widths {
+			x.raw(`<col min="` + strconv.Itoa(cw.first) + `" max="` + strconv.Itoa(cw.last) + `" width="` +
+				strconv.FormatFloat(cw.width, 'f', -1, 64) + `" customWidth="1"/>`)
+		}
+		x.raw(`</cols>`)
+	}
+	x.raw(`<sheetData>`)
+	for i, r := range l.cells.rows {
+		if len(r) == 0 {
+			continue
+		}
+		x.StartRow(i + 1)
+		for j, c := range r {
+			if c == nil {
+				continue
+			}
+			if err := x.Cell(j+1, i+1, c.StyleID, c.Value); err != nil {
+				return err
+			}
+		}
+		x.EndRow()
+	}
+	x.raw(`</sheetData>`)
+	if len(l.cells.merges) > 0 {
+		x.raw(`<mergeCells count="` + strconv.Itoa(len(l.cells.merges)) + `">`)
+		for _, m := range l.cells.merges {
+			x.raw(`<mergeCell ref="` + m[0] + ":" + m[1] + `"/>`)
+		}
+		x.raw(`</mergeCells>`)
+	}
+	if len(l.validations) > 0 {
+		x.raw(`<dataValidations count="` + strconv.Itoa(len(l.validations)) + `">`)
+		for _, dv := range l.validations {
+			x.validation(dv)
+		}
+		x.raw(`</dataValidations>`)
+	}
+	x.raw(PrintSetupXML(planPrint))
+	if len(l.breaks) > 0 {
+		n := strconv.Itoa(len(l.breaks))
+		x.raw(`<rowBreaks count="` + n + `" manualBreakCount="` + n + `">`)
+		for _, b := range l.breaks {
+			x.raw(`<brk id="` + strconv.Itoa(b-1) + `" max="16383" man="1"/>`)
+		}
+		x.raw(`</rowBreaks>`)
+	}
+	if drawingRID != "" {
+		x.raw(`<drawing r:id="`)
+		x.text(drawingRID)
+		x.raw(`"/>`)
+	}
+	x.raw(`</worksheet>`)
+	return x.Flush()
+}
+
+// PrintSetupXML returns the page margins, page setup and footer elements
+// of a worksheet part that SetPrintLayout gives a sheet (without the
+// fitToPage sheet property and the print titles name).
+func PrintSetupXML(p PrintSetup) string {
+	orient := "landscape"
+	if p.Portrait {
+		orient = "portrait"
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return `<pageMargins left="` + f(printSide) + `" right="` + f(printSide) + `" top="` + f(printTop) + `" bottom="` + f(printTop) +
+		`" header="` + f(printHF) + `" footer="` + f(printHF) + `"/>` +
+		`<pageSetup paperSize="` + strconv.Itoa(printA4) + `" fitToWidth="` + strconv.Itoa(printOneWid) + `" fitToHeight="` + strconv.Itoa(printAnyHi) +
+		`" orientation="` + orient + `"/>` +
+		`<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
+}
+
+// SetPlanPrintTitles adds the print titles name of a plan sheet written by
+// WritePlanSheetXML (its title row on every printed page) to f, where the
+// sheet exists at index idx (in f.GetSheetList()).
+func SetPlanPrintTitles(f *excelize.File, sheet string, idx int) error {
+	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
+}
+
+// PlanColumnWidths returns the widths of the columns of a plan sheet of
+// the catalog (index: column - 1) in excelize's character units, up to
+// the last column given a width; 0 = the default width.
+func PlanColumnWidths(cat *pipeline.Catalog) []float64 {
+	l, err := layoutPlanSheet(PlanSheet{}, cat, &Styles{})
+	if err != nil {
+		return nil
+	}
+	var out []float64
+	for _, w := range l.widths {
+		for len(out) < w.last {
+			out = append(out, 0)
+		}
+		for c := w.first; c <= w.last; c++ {
+			out[c-1] = w.width
+		}
+	}
+	return out
+}
+
+// SheetXML writes the rows and cells of a worksheet part as excelize's
+// StreamWriter writes them (inline strings, numbers, dates as serial
+// numbers), for parts written without excelize.
+type SheetXML struct {
+	w   *bufio.Writer
+	err error
+	buf []byte
+}
+
+// NewSheetXML returns a writer of worksheet XML to w; call Flush at the end.
+func NewSheetXML(w io.Writer) *SheetXML { return &SheetXML{w: bufio.NewWriterSize(w, 32<<10)} }
+
+// Raw writes s as it is (markup).
+func (x *SheetXML) Raw(s string) { x.raw(s) }
+
+func (x *SheetXML) raw(s string) {
+	if x.err == nil {
+		_, x.err = x.w.WriteString(s)
+	}
+}
+
+// text writes s escaped for XML text or an attribute value.
+func (x *SheetXML) text(s string) {
+	if x.err == nil {
+		x.err = xml.EscapeText(x.w, []byte(s))
+	}
+}
+
+// StartRow opens row r (1-based).
+func (x *SheetXML) StartRow(r int) {
+	x.raw(`<row r="`)
+	x.buf = strconv.AppendInt(x.buf[:0], int64(r), 10)
+	x.raw(string(x.buf))
+	x.raw(`">`)
+}
+
+// EndRow closes the row.
+func (x *SheetXML) EndRow() { x.raw(`</row>`) }
+
+// Cell writes the cell at col, row with style id style (0 = none) and
+// value v: nil (a styled empty cell), a string (inline), an integer, a
+// float64, or a time.Time (its day's serial number).
+func (x *SheetXML) Cell(col, row, style int, v any) error {
+	b := append(x.buf[:0], `<c r="`...)
+	b = appendCellRef(b, col, row)
+	b = append(b, '"')
+	if style != 0 {
+		b = append(b, ` s="`...)
+		b = strconv.AppendInt(b, int64(style), 10)
+		b = append(b, '"')
+	}
+	switch v := v.(type) {
+	case nil:
+		b = append(b, `/>`...)
+	case string:
+		s, preserve := inlineText(v)
+		b = append(b, ` t="inlineStr"><is><t`...)
+		if preserve {
+			b = append(b, ` xml:space="preserve"`...)
+		}
+		b = append(b, '>')
+		b = append(b, s...)
+		b = append(b, `</t></is></c>`...)
+	case int64:
+		b = append(b, `><v>`...)
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, `</v></c>`...)
+	case int:
+		b = append(b, `><v>`...)
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, `</v></c>`...)
+	case float64:
+		b = append(b, `><v>`...)
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+		b = append(b, `</v></c>`...)
+	case time.Time:
+		b = append(b, `><v>`...)
+		b = strconv.AppendFloat(b, ExcelSerial(v, false), 'f', -1, 64)
+		b = append(b, `</v></c>`...)
+	default:
+		return fmt.Errorf("cell %s: cannot write a %T", cellRef(col, row), v)
+	}
+	x.buf = b
+	if x.err == nil {
+		_, x.err = x.w.Write(b)
+	}
+	return x.err
+}
+
+// appendCellRef appends the A1 reference of col, row (1-based).
+func appendCellRef(b []byte, col, row int) []byte {
+	var letters [8]byte
+	i := len(letters)
+	for n := col; n > 0 && i > 0; n = (n - 1) / 26 {
+		i--
+		letters[i] = byte('A' + (n-1)%26)
+	}
+	b = append(b, letters[i:]...)
+	return strconv.AppendInt(b, int64(row), 10)
+}
+
+// Flush writes what is buffered and returns the first error.
+func (x *SheetXML) Flush() error {
+	if x.err != nil {
+		return x.err
+	}
+	return x.w.Flush()
+}
+
+// validation writes one dataValidation element.
+func (x *SheetXML) validation(dv *excelize.DataValidation) {
+	attr := func(name, v string) {
+		if v != "" {
+			x.raw(` ` + name + `="`)
+			x.text(v)
+			x.raw(`"`)
+		}
+	}
+	boolAttr := func(name string, v bool) {
+		if v {
+			x.raw(` ` + name + `="1"`)
+		}
+	}
+	x.raw(`<dataValidation`)
+	attr("type", dv.Type)
+	if dv.ErrorStyle != nil {
+		attr("errorStyle", *dv.ErrorStyle)
+	}
+	attr("operator", dv.Operator)
+	boolAttr("allowBlank", dv.AllowBlank)
+	boolAttr("showInputMessage", dv.ShowInputMessage)
+	boolAttr("showErrorMessage", dv.ShowErrorMessage)
+	if dv.ErrorTitle != nil {
+		attr("errorTitle", *dv.ErrorTitle)
+	}
+	if dv.Error != nil {
+		attr("error", *dv.Error)
+	}
+	if dv.PromptTitle != nil {
+		attr("promptTitle", *dv.PromptTitle)
+	}
+	if dv.Prompt != nil {
+		attr("prompt", *dv.Prompt)
+	}
+	attr("sqref", dv.Sqref)
+	x.raw(`>`)
+	if dv.Formula1 != "" {
+		x.raw(`<formula1>`)
+		x.text(dv.Formula1)
+		x.raw(`</formula1>`)
+	}
+	if dv.Formula2 != "" {
+		x.raw(`<formula2>`)
+		x.text(dv.Formula2)
+		x.raw(`</formula2>`)
+	}
+	x.raw(`</dataValidation>`)
+}
+
+// bstrEscape finds what Office would read as an escaped character
+// (_xHHHH_) in a cell's text.
+var bstrEscape = regexp.MustCompile(`_x[a-fA-F\d]{4}_`)
+
+// inlineText returns s as the text of an inline string the way excelize
+// writes it: at most the 32,767 UTF-16 units a cell holds, XML-escaped
+// (newlines kept), a literal _xHHHH_ escaped as _x005F_xHHHH_, and whether
+// leading or trailing white space needs xml:space="preserve".
+func inlineText(s string) (string, bool) {
+	if len(s) > excelize.TotalCellChars && len(utf16.Encode([]rune(s))) > excelize.TotalCellChars {
+		u := utf16.Encode([]rune(s))[:excelize.TotalCellChars]
+		s = string(utf16.Decode(u))
+	}
+	preserve := false
+	if s != "" {
+		for _, c := range []byte{9, 10, 13, 32} {
+			if s[0] == c || s[len(s)-1] == c {
+				preserve = true
+				break
+			}
+		}
+	}
+	if !strings.ContainsAny(s, "<>&'\"\r\t\n_") && utf8.ValidString(s) && !hasControl(s) {
+		return s, preserve
+	}
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	out := strings.ReplaceAll(b.String(), "&#xA;", "\n")
+	if strings.Contains(out, "_x") {
+		out = bstrEscape.ReplaceAllStringFunc(out, func(m string) string { return "_x005F" + m })
+	}
+	return out, preserve
+}
+
+// hasControl says whether s has a character XML cannot hold as it is
+// (xml.EscapeText replaces them).
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return true
+		}
+	}
+	return false
+}
