@@ -447,3 +447,21 @@ func TestReconcileCopyVMLIDMap(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileCopySheetsExportShape: a workbook part as Google Sheets
+// exports it (no book views, an empty self-closing definedNames): the
+// copy adds the book view naming the Summary active and the Summary's
+// defined names inside the existing element.
+func TestReconcileCopySheetsExportShape(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "gsheets.xlsx")
+	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/workbook.xml", func(string) string {
+		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" +
+			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr/>` +
+			`<sheets><sheet state="visible" name="Targets" sheetId="1" r:id="rId2"/><sheet state="visible" name="Notes" sheetId="2" r:id="rId3"/></sheets><definedNames/><calcPr/></workbook>`
+	})
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
+	wb := zipPart(t, dst, "xl/workbook.xml")
+	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="2"/></bookViews><sheets>`) {
+		t.Errorf("workbook part:\n%s", wb)
+	}
+}
