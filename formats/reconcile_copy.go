@@ -1519,6 +1519,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	var pending []byte // a shared-string cell's start tag, until its value
 	var value []byte
 	inV := false
+	lastCol, lastRow := 0, 0
 	for {
 		err := sc.next()
 		if err == io.EOF {
@@ -1532,6 +1533,9 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 		case flatTokStart:
 			switch string(sc.name) {
 			case "c":
+				if c, r := flatCellRef(sc.attr("r")); c > 0 {
+					lastCol, lastRow = max(lastCol, c), max(lastRow, r)
+				}
 				raw = shift(raw, "s")
 				if string(sc.attr("t")) == "s" && !sc.self {
 					pending = rrSetAttr(raw, "t", "inlineStr")
@@ -1578,7 +1582,16 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 		}
 		out.Write(raw)
 	}
-	return out.Bytes(), nil
+	// excelize leaves the dimension at A1; a reader that trusts it
+	// (openpyxl's read-only mode) would see the Summary's first cell only.
+	b = out.Bytes()
+	if i := bytes.Index(b, []byte("<dimension ")); i >= 0 && lastCol > 0 {
+		if k := bytes.IndexByte(b[i:], '>'); k > 0 {
+			to, _ := excelize.CoordinatesToCellName(lastCol, lastRow)
+			b = slices.Concat(b[:i], rrSetAttr(b[i:i+k+1], "ref", "A1:"+to), b[i+k+1:])
+		}
+	}
+	return b, nil
 }
 
 // rrStyleContainer is one list of the style sheet (numFmts, fonts,

@@ -465,3 +465,24 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 		t.Errorf("workbook part:\n%s", wb)
 	}
 }
+
+// TestReconcileCopySummaryDimension: the Summary sheet's dimension spans
+// its cells (openpyxl's read-only mode reads no further than it).
+func TestReconcileCopySummaryDimension(t *testing.T) {
+	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
+	f, err := excelize.OpenFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, _ := f.GetRows(SummarySheet)
+	cols := 0
+	for _, r := range rows {
+		cols = max(cols, len(r))
+	}
+	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
+	if got, _ := f.GetSheetDimension(SummarySheet); got != "A1:"+last {
+		t.Errorf("Summary dimension %q, want A1:%s", got, last)
+	}
+}
