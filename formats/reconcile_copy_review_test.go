@@ -468,9 +468,25 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 
 // TestReconcileCopySummaryDimension: the Summary sheet's dimension spans
 // its cells (openpyxl's read-only mode reads no further than it).
+// The streamed copy, the excelize one (a prefixed sheet) and the report
+// without a copy.
 func TestReconcileCopySummaryDimension(t *testing.T) {
-	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
+	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
+	alone := filepath.Join(t.TempDir(), "alone.xlsx")
+	if err := WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dst := range []string{
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet),
+		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, SummarySheet),
+		alone,
+	} {
+		rrCheckSummaryDimension(t, dst)
+	}
+}
+
+func rrCheckSummaryDimension(t *testing.T, dst string) {
+	t.Helper()
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)

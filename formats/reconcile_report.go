@@ -734,6 +734,25 @@ var rrSummaryColumns = []struct {
 // rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
 func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+	if err := rrWriteReconcileSummaryCells(f, sheet, r, src); err != nil {
+		return err
+	}
+	// excelize leaves the sheet's dimension at A1, and a reader that
+	// trusts it (openpyxl's read-only mode) reads no further.
+	rows, err := f.GetRows(sheet)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	cols := 1
+	for _, row := range rows {
+		cols = max(cols, len(row))
+	}
+	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
+	return f.SetSheetDimension(sheet, "A1:"+last)
+}
+
+// rrWriteReconcileSummaryCells writes the Summary sheet's cells.
+func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
 	st, err := exNewOverviewStyles(f)
 	if err != nil {
 		return err
