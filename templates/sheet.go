@@ -64,6 +64,30 @@ const (
 // apostrophe, not "History") and not among taken (compared without case).
 // fallback is used when base has nothing usable.
 func SheetName(base, fallback string, taken []string) string {
+	return NewSheetNames(taken).Name(base, fallback)
+}
+
+// SheetNames chooses the names of many sheets (SheetName's rules), each
+// unique among the names given before: one set of names taken, not a list
+// folded again for every sheet (quadratic in sheets).
+type SheetNames struct{ used map[string]bool }
+
+// NewSheetNames returns a SheetNames with the names in taken (and
+// "History") taken.
+func NewSheetNames(taken []string) *SheetNames {
+	s := &SheetNames{used: map[string]bool{foldKey("History"): true}}
+	for _, t := range taken {
+		s.Take(t)
+	}
+	return s
+}
+
+// Take marks name as taken.
+func (s *SheetNames) Take(name string) { s.used[foldKey(name)] = true }
+
+// Name returns a valid sheet name derived from base (fallback when base
+// has nothing usable) that is not taken, and takes it.
+func (s *SheetNames) Name(base, fallback string) string {
 	clean := strings.Map(func(r rune) rune {
 		switch r {
 		case '[', ']', ':', '*', '?', '/', '\\':
@@ -79,10 +103,6 @@ func SheetName(base, fallback string, taken []string) string {
 	if clean == "" {
 		clean = fallback
 	}
-	used := map[string]bool{foldKey("History"): true}
-	for _, t := range taken {
-		used[foldKey(t)] = true
-	}
 	for i := 1; ; i++ {
 		suffix := ""
 		if i > 1 {
@@ -90,7 +110,8 @@ func SheetName(base, fallback string, taken []string) string {
 		}
 		name := truncateWords(clean, 31-len(suffix))
 		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
-		if !used[foldKey(name)] {
+		if key := foldKey(name); !s.used[key] {
+			s.used[key] = true
 			return name
 		}
 	}
