@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,5 +86,60 @@ func TestApplyInterruptedWhileClassifyingIsNotAStoreFailure(t *testing.T) {
 	}
 	if w := e.srv.Sandbox.Stats().Writes; w != 0 {
 		t.Errorf("%d writes after the interruption", w)
+	}
+}
+
+// TestApplyServedCatalogFailsBeforeAnyWrite: a file whose plans to create
+// come first, then updates, with a counter column the service lacks,
+// writes nothing at any concurrency (the check waits for the first plan
+// read, which tells the served catalog): exit 2 naming the column.
+func TestApplyServedCatalogFailsBeforeAnyWrite(t *testing.T) {
+	e := newExEnv(t, nil)
+	e.createPlans(e.acme, "Acme", 3)
+	e.env[envBaseURL] = renamingProxy(t, e.srv.URL)
+	served := e.path("served.csv")
+	if code, _, stderr := e.run("export", "-o", served); code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
+	header := strings.Split(strings.TrimRight(lines[0], "\r"), ",")
+	col := func(name string) int {
+		for i, h := range header {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s in %v", name, header)
+		return -1
+	}
+	idCol, nameCol, cCol := col("plan_id"), col("plan_name"), col(servedCounter)
+	header[cCol] = builtinCounter // the service serves servedCounter, not this one
+	var creates, updates []string
+	for i, l := range lines[1:] {
+		cells := strings.Split(strings.TrimRight(l, "\r"), ",")
+		cells[cCol] = "1"
+		updates = append(updates, strings.Join(cells, ","))
+		n := slices.Clone(cells)
+		n[idCol], n[nameCol] = "", fmt.Sprintf("Brand new %d", i)
+		creates = append(creates, strings.Join(n, ","))
+	}
+	file := e.path("lacking.csv")
+	body := strings.Join(header, ",") + "\n" + strings.Join(creates, "\n") + "\n" + strings.Join(updates, "\n") + "\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, conc := range []string{"1", "8"} {
+		e.srv.Sandbox.ResetStats()
+		code, _, stderr := e.run("apply", file, "--concurrency", conc)
+		if code != ExitInvalid || !strings.Contains(stderr, "is a counter the service does not have") || !strings.Contains(stderr, "nothing was sent") {
+			t.Errorf("concurrency %s: exit %d, want %d\n%s", conc, code, ExitInvalid, stderr)
+		}
+		if w := e.srv.Sandbox.Stats().Writes; w != 0 {
+			t.Errorf("concurrency %s: %d writes for a counter the service lacks", conc, w)
+		}
 	}
 }
