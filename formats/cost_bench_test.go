@@ -196,7 +196,10 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 // BenchmarkCostValidateFlatXLSX validates clean flat workbooks of 20,000
 // and 100,000 rows of 60 counters. model-MB is the live heap the batch
 // keeps; beyond-model-MB the peak above it, which must not grow with the
-// rows ("flat in rows").
+// rows ("flat in rows"). The test binary runs with the runtime's default
+// collector settings (GOGC=100); the eepipe process also paces its
+// collector (cmd/eepipe/gcpace), which cmd/eepipe's
+// BenchmarkCostValidateFlatXLSX measures as a whole process.
 func BenchmarkCostValidateFlatXLSX(b *testing.B) {
 	dir := b.TempDir()
 	for _, rows := range []int{20_000, 100_000} {

@@ -1138,7 +1138,8 @@ func (b *flatBook) findFlatSheet() (sheet flatSheetInfo, headerRow int, hidden [
 }
 
 // readFlatSheet streams the flat table of one sheet into emit, which must
-// not keep the record's Cells map: it is reused for the next row.
+// not keep the record's Cells map nor its Counters slice: they are reused
+// for the next row.
 func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	var hdr *flatHeader
 	// recCells is reused as it is: the Assembler keeps nothing of it, and
@@ -1167,6 +1168,13 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		names   []string        // the row's cells' column names ("": not read)
 		present []int           // column -> the last row (by rowSeq) with a cell in it
 		rowSeq  int
+		// The counter columns go to a slice (Record.Counters), as the flat
+		// CSV reader's do: each place keeps its column's name and origin,
+		// and a row sets its row, kind and text, so that a counter cell
+		// costs no map update and the Assembler its per-column memo.
+		counterCells []pipeline.CounterCell
+		slot         []int // column -> its place in counterCells, -1 for the others
+		otherCols    []int // the columns read that are not counters, in order
 	)
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {
@@ -1181,6 +1189,20 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 			}
 			hdr = buildFlatHeader(names, cat, ps)
 			recCells, present = nil, make([]int, len(hdr.names))
+			counterCells, otherCols, slot = nil, nil, make([]int, len(hdr.names))
+			for col := range slot {
+				slot[col] = -1
+			}
+			for _, col := range hdr.cols {
+				name := hdr.names[col]
+				if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+					otherCols = append(otherCols, col)
+					continue
+				}
+				slot[col] = len(counterCells)
+				counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{
+					Origin: pipeline.Origin{File: file, Sheet: info.name, Column: col, Header: name}}})
+			}
 			return true
 		}
 		rowSeq++
@@ -1210,18 +1232,31 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		// cell reference string (pipeline.Origin derives it when needed):
 		// a row allocates nothing for its places.
 		if recCells == nil {
-			recCells = make(map[string]pipeline.Cell, len(hdr.byCol))
+			recCells = make(map[string]pipeline.Cell, len(otherCols))
 		}
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row}, Cells: recCells, Counters: counterCells}
+		for k := range counterCells {
+			// Blank unless the row has the cell (set below).
+			cc := &counterCells[k]
+			o := cc.Cell.Origin
+			o.Row = row
+			cc.Cell = pipeline.Cell{Origin: o}
+		}
 		for i, name := range names {
 			if name == "" {
 				continue
 			}
+			col := cells[i].col
 			c := typed[i]
-			c.Origin = pipeline.Origin{File: file, Sheet: info.name, Row: row, Column: cells[i].col, Header: name}
+			if k := slot[col]; k >= 0 {
+				c.Origin = counterCells[k].Cell.Origin
+				counterCells[k].Cell = c
+				continue
+			}
+			c.Origin = pipeline.Origin{File: file, Sheet: info.name, Row: row, Column: col, Header: name}
 			rec.Cells[name] = c
 		}
-		for _, col := range hdr.cols {
+		for _, col := range otherCols {
 			if present[col] != rowSeq {
 				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.name, Row: row, Column: col, Header: hdr.names[col]}}
 			}

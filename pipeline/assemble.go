@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +31,8 @@ type Assembler struct {
 	cat      *Catalog
 	totals   []asmTotals // the catalog's names for the totals check, per race and gender
 	plans    []*asmPlan
-	byKey    map[PlanKey]*asmPlan
+	byKey    map[string]*asmPlan // by planIndexKey
+	keyBuf   []byte
 	problems Problems
 	unknown  map[string]bool           // problems reported once per file and sheet (unknown counters, lost zeros)
 	columns  map[string]CounterColumns // per file and sheet: the flat table's counter columns
@@ -95,7 +98,7 @@ func NewAssembler(cat *Catalog) *Assembler {
 	if cat == nil {
 		cat = DefaultCatalog()
 	}
-	a := &Assembler{cat: cat, byKey: map[PlanKey]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}, places: map[Origin]*Origin{}, yearCells: map[[2]string]*asmYearCells{}}
+	a := &Assembler{cat: cat, byKey: map[string]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]CounterColumns{}, texts: map[string]string{}, dates: map[Date]string{}, places: map[Origin]*Origin{}, yearCells: map[[2]string]*asmYearCells{}}
 	for _, race := range cat.Races() {
 		for _, gender := range cat.Genders() {
 			t := asmTotals{race: race, gender: gender}
@@ -128,17 +131,54 @@ type asmSlot struct {
 }
 
 // asmPlan collects one plan's rows.
+// Its fields are by asmPlanColumns index: the first value given (set
+// tells which are), as the plan holds it (the texts of plan_id and the
+// dates, which it holds parsed, in raw), and where, in the plan's own
+// fieldPlaces, so that the state held for each plan while the rows are
+// read is small (a table of 10,000 plans holds 10,000 of them).
 type asmPlan struct {
 	plan    *InputPlan
-	fields  [asmNumPlanColumns]asmField // by asmPlanColumns index: first value given and where
+	raw     [3]string // the texts of plan_id, start_date and end_date
+	set     uint16    // bit i: the plan column of index i (and plan.fieldPlaces[i]) given
+	endBad  bool      // an end_date was written but is invalid (reported at its cell)
 	targets []*InputTarget
-	endBad  bool // an end_date was written but is invalid (reported at its cell)
 }
 
-type asmField struct {
-	value string
-	fieldPlace
-	set bool
+// field returns the first value given for the plan column of index i and
+// where, and whether one was.
+func (acc *asmPlan) field(i int) (string, fieldPlace, bool) {
+	if acc.set&(1<<i) == 0 {
+		return "", fieldPlace{}, false
+	}
+	return *acc.value(i), acc.plan.fieldPlaces[i], true
+}
+
+// value returns where the first value of the plan column of index i is
+// held: the plan's own field, or raw.
+func (acc *asmPlan) value(i int) *string {
+	p := acc.plan
+	switch asmPlanColumns[i] {
+	case ColAccount:
+		return &p.Account
+	case ColCompanyVAT:
+		return &p.Company.VAT
+	case ColCompanyRegistration:
+		return &p.Company.Registration
+	case ColCompanyIDNumber:
+		return &p.Company.IDNumber
+	case ColPlanName:
+		return &p.Name
+	case ColSector:
+		return &p.Sector
+	case ColScorecardID:
+		return &p.ScorecardID
+	case ColPlanID:
+		return &acc.raw[0]
+	case ColStartDate:
+		return &acc.raw[1]
+	default: // ColEndDate
+		return &acc.raw[2]
+	}
 }
 
 type asmTarget struct {
@@ -523,13 +563,11 @@ func (a *Assembler) Add(rec Record) {
 		key = PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}
 	}
 
-	acc := a.byKey[key]
+	kb := a.planIndexKey(key)
+	acc := a.byKey[string(kb)]
 	if acc == nil {
-		key.Company = CompanyIDs{VAT: strings.Clone(key.Company.VAT), Registration: strings.Clone(key.Company.Registration), IDNumber: strings.Clone(key.Company.IDNumber)}
-		key.Name = strings.Clone(key.Name)
-		key.Account = strings.Clone(key.Account)
 		acc = &asmPlan{plan: &InputPlan{Origin: asmKeep(rec.Origin)}}
-		a.byKey[key] = acc
+		a.byKey[string(kb)] = acc
 		a.plans = append(a.plans, acc)
 	}
 	acc.endBad = acc.endBad || v.endBad
@@ -541,10 +579,10 @@ func (a *Assembler) Add(rec Record) {
 			continue
 		}
 		val := v.given[i]
-		if prev := &acc.fields[i]; prev.set {
-			if prev.value != val {
+		if value, place, set := acc.field(i); set {
+			if value != val {
 				o := asmOriginOf(rec.Cells[col], rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(prev.value), asmRef(prev.origin(), o), Excerpt(val), col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
 			continue
 		}
@@ -552,14 +590,18 @@ func (a *Assembler) Add(rec Record) {
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
 		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
-		acc.fields[i] = asmField{value: val, fieldPlace: fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}, set: true}
 		p := acc.plan
+		if p.fieldPlaces == nil {
+			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
+		}
+		*acc.value(i), acc.set = val, acc.set|1<<i
+		p.fieldPlaces[i] = fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}
 		switch col {
 		case ColPlanID:
 			p.PlanID = v.planID
 		case ColAccount:
 			p.Account = val
-			p.AccountOrigin = acc.fields[i].origin()
+			p.AccountOrigin = p.fieldPlaces[i].origin()
 		case ColCompanyVAT:
 			p.Company.VAT = val
 		case ColCompanyRegistration:
@@ -589,6 +631,10 @@ func (a *Assembler) Add(rec Record) {
 		Counters:      counters,
 		Cells:         cells,
 		Columns:       columns,
+	}
+	if acc.targets == nil {
+		// A plan's usual rows: five years of two target types.
+		acc.targets = make([]*InputTarget, 0, 2*5)
 	}
 	acc.targets = append(acc.targets, t)
 	a.keepYears(t, yearPlace, fyPlace)
@@ -970,32 +1016,64 @@ func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 	return plans, ps.dedupe()
 }
 
+// planIndexKey encodes k as byKey's key: each string with its length
+// first, so that no two keys encode alike. The bytes are the assembler's
+// buffer, valid until the next call. (A PlanKey is 112 bytes; the usual
+// key is a third of that, and a table of 10,000 plans holds 10,000 of
+// them until the read ends.)
+func (a *Assembler) planIndexKey(k PlanKey) []byte {
+	b := binary.AppendVarint(a.keyBuf[:0], k.PlanID)
+	for _, s := range [...]string{k.Account, k.Company.VAT, k.Company.Registration, k.Company.IDNumber, k.Name} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, int64(k.StartDate.Year))
+	b = binary.AppendVarint(b, int64(k.StartDate.Month))
+	b = binary.AppendVarint(b, int64(k.StartDate.Day))
+	a.keyBuf = b
+	return b
+}
+
 // splitPlans reports rows that describe one plan but fall under two plan
 // keys: the same name and start date with company identifiers that do not
 // contradict each other, where one set of rows gives more identifiers, or
 // a plan_id, than the other. Applied as they are, they would create a
 // second plan instead of updating the first.
+//
+// The plans are grouped by name and start date by a stable sort (a slice
+// of pointers, rather than a map of every plan), so that each plan meets
+// the earlier plans of its group in the order they were read.
 func (a *Assembler) splitPlans() {
-	type nameStart struct {
-		name  string
-		start Date
-	}
-	seen := map[nameStart][]*InputPlan{}
+	named := make([]*InputPlan, 0, len(a.plans))
 	for _, acc := range a.plans {
-		p := acc.plan
-		if p.Name == "" || p.StartDate.IsZero() {
-			continue
+		if p := acc.plan; p.Name != "" && !p.StartDate.IsZero() {
+			named = append(named, p)
 		}
-		k := nameStart{p.Name, p.StartDate}
-		for _, q := range seen[k] {
-			if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
-				continue
+	}
+	same := func(p, q *InputPlan) int {
+		if c := strings.Compare(p.Name, q.Name); c != 0 {
+			return c
+		}
+		return p.StartDate.Compare(q.StartDate)
+	}
+	slices.SortStableFunc(named, same)
+	for i := 0; i < len(named); {
+		j := i + 1
+		for j < len(named) && same(named[i], named[j]) == 0 {
+			j++
+		}
+		group := named[i:j]
+		for k, p := range group {
+			for _, q := range group[:k] {
+				if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
+					continue
+				}
+				a.errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
+					asmRef(q.Origin, p.Origin), p.Name, p.StartDate, asmIdentifiers(q), asmIdentifiers(p))
+				break
 			}
-			a.errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
-				asmRef(q.Origin, p.Origin), p.Name, p.StartDate, asmIdentifiers(q), asmIdentifiers(p))
-			break
 		}
-		seen[k] = append(seen[k], p)
+		i = j
 	}
 }
 
@@ -1021,22 +1099,14 @@ func asmIdentifiers(p *InputPlan) string {
 }
 
 func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
-	if f := acc.fields[asmPlanColumnIndex(col)]; f.set {
-		return f.origin()
+	if _, place, set := acc.field(asmPlanColumnIndex(col)); set {
+		return place.origin()
 	}
 	return acc.plan.Origin
 }
 
 func (a *Assembler) finishPlan(acc *asmPlan) {
-	p := acc.plan
-	for i, f := range acc.fields {
-		if f.set {
-			if p.fieldPlaces == nil {
-				p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
-			}
-			p.fieldPlaces[i] = f.fieldPlace
-		}
-	}
+	p := acc.plan // (its fieldPlaces are set as the rows are read)
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
 			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
@@ -1074,6 +1144,9 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	}
 	clear(a.slots) // one map for every plan: its buckets are reused
 	seen := a.slots
+	// The plan's targets are the ones kept of acc.targets, filtered in
+	// place: the array is the plan's, allocated once.
+	p.Targets = acc.targets[:0:len(acc.targets)]
 	for _, t := range acc.targets {
 		ok := true
 		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
@@ -1123,6 +1196,7 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		seen[s] = t
 		p.Targets = append(p.Targets, t)
 	}
+	clear(acc.targets[len(p.Targets):]) // the targets not kept are not held
 	sort.SliceStable(p.Targets, func(i, j int) bool {
 		ti, tj := p.Targets[i], p.Targets[j]
 		if yi, yj := asmSortYear(ti), asmSortYear(tj); yi != yj {

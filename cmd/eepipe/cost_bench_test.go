@@ -26,8 +26,9 @@ import (
 // (built once), so that the figures are eepipe's alone, not the in-process
 // sandbox's: wall time, the process's CPU time (cpu-ms/op) and its peak
 // resident memory (rss-MB), the whole process's as the issue measures
-// them. ok tells which exit codes are success.
-func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) {
+// them. ok tells which exit codes are success. It returns the peak
+// resident memory in MB.
+func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) (rssMB float64) {
 	b.Helper()
 	bin := costBinary(b)
 	// The process doing the work, not the small supervisor that would
@@ -69,6 +70,7 @@ func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) {
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	return float64(rss) / (1 << 20)
 }
 
 var (
@@ -86,7 +88,14 @@ func costBinary(b *testing.B) string {
 			return
 		}
 		costBin = filepath.Join(dir, "eepipe")
-		out, err := exec.Command("go", "build", "-o", costBin, ".").CombinedOutput()
+		// A build cache of its own: TestMain points XDG_CACHE_HOME into
+		// the folder the tests must leave empty, where go build would
+		// put its default cache.
+		cache := filepath.Join(dir, "gocache")
+		defer os.RemoveAll(cache)
+		build := exec.Command("go", "build", "-o", costBin, ".")
+		build.Env = append(os.Environ(), "GOCACHE="+cache)
+		out, err := build.CombinedOutput()
 		if err != nil {
 			costBinErr = fmt.Errorf("go build: %v: %s", err, out)
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/cmd/eepipe/gcpace"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -92,6 +93,16 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+}
+
+// paceGC bounds the heap growth the garbage collector allows above the
+// live heap to gcpace.DefaultHeadroom (32 MiB) for the process, up to
+// 64 MiB live (above that, half the live heap), instead of as much again
+// as the live heap (GOGC=100), so that the memory beyond what a command
+// holds does not grow with it. A GOGC or GOMEMLIMIT in the environment
+// turns it off.
+func paceGC() {
+	gcpace.Start(os.Getenv, gcpace.DefaultHeadroom)
 }
 
 // recoverInternal turns a panic on the command's goroutine into an

@@ -135,6 +135,7 @@ func Main(args []string, io *IOStreams) int {
 		stop()
 	}()
 	setMemoryLimit()
+	paceGC()
 	f := &Factory{IO: io, Now: time.Now, Getenv: os.Getenv}
 	return Execute(ctx, f, args)
 }
