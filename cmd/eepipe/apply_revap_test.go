@@ -94,12 +94,16 @@ func TestApplyInterruptedWhileClassifyingIsNotAStoreFailure(t *testing.T) {
 // writes nothing at any concurrency (the check waits for the first plan
 // read, which tells the served catalog): exit 2 naming the column.
 func TestApplyServedCatalogFailsBeforeAnyWrite(t *testing.T) {
-	e := newExEnv(t, nil)
-	e.createPlans(e.acme, "Acme", 3)
-	e.env[envBaseURL] = renamingProxy(t, e.srv.URL)
-	served := e.path("served.csv")
-	if code, _, stderr := e.run("export", "-o", served); code != 0 {
-		t.Fatalf("export: exit %d\n%s", code, stderr)
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	seed := writeCSV(t, filepath.Join(e.dir, "seed.csv"), updateRows(3, 1))
+	if r := e.run("apply", seed, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	e.vars[envBaseURL] = renamingProxy(t, e.srv.URL)
+	served := filepath.Join(e.dir, "served.csv")
+	if r := e.run("export", "-o", served); r.code != 0 {
+		t.Fatalf("export: exit %d\n%s", r.code, r.err)
 	}
 	b, err := os.ReadFile(served)
 	if err != nil {
@@ -127,14 +131,15 @@ func TestApplyServedCatalogFailsBeforeAnyWrite(t *testing.T) {
 		n[idCol], n[nameCol] = "", fmt.Sprintf("Brand new %d", i)
 		creates = append(creates, strings.Join(n, ","))
 	}
-	file := e.path("lacking.csv")
+	file := filepath.Join(e.dir, "lacking.csv")
 	body := strings.Join(header, ",") + "\n" + strings.Join(creates, "\n") + "\n" + strings.Join(updates, "\n") + "\n"
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, conc := range []string{"1", "8"} {
 		e.srv.Sandbox.ResetStats()
-		code, _, stderr := e.run("apply", file, "--concurrency", conc)
+		r := e.run("apply", file, "--concurrency", conc)
+		code, stderr := r.code, r.err
 		if code != ExitInvalid || !strings.Contains(stderr, "is a counter the service does not have") || !strings.Contains(stderr, "nothing was sent") {
 			t.Errorf("concurrency %s: exit %d, want %d\n%s", conc, code, ExitInvalid, stderr)
 		}
