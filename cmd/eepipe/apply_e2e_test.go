@@ -478,7 +478,13 @@ func TestApplyRoutingFailuresFailOnlyTheirPlans(t *testing.T) {
 }
 
 func TestApplyWaitsThroughRecalculation(t *testing.T) {
-	e := newEnv(t, sandbox.Options{RecalcDuration: 400 * time.Millisecond})
+	// The recalculation started below runs an hour on the sandbox's clock,
+	// which jumps ahead once apply has met its 409: however slow the
+	// machine, apply finds it running, waits, and then gets it accepted.
+	var ahead atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	watch := &conflictWatch{on409: func(string) { ahead.Store(int64(2 * time.Hour)) }}
+	e := newEnv(t, sandbox.Options{RecalcDuration: time.Hour, Now: clock, Logger: zap.New(watch)})
 	e.singleAccount()
 	c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
 	if err != nil {
