@@ -39,7 +39,13 @@ type Assembler struct {
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
 	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
 	places   map[Origin]*Origin        // year cells' columns (an Origin without a row), shared by their rows
-	slots    map[asmSlot]*InputTarget  // Finish's targets of one plan, by slot
+	// placeCache holds place's last columns, looked up before places.
+	placeCache [4]asmPlaceCacheEntry
+	placeNext  int
+	// lastDates holds, for start_date and end_date, the last text cell
+	// read as a date: the plan's rows repeat it.
+	lastDates [2]asmDateMemo
+	slots     map[asmSlot]*InputTarget // Finish's targets of one plan, by slot
 
 	yearCells map[[2]string]*asmYearCells // by file and sheet
 	odd       map[*InputTarget]*asmTarget // targets whose year cells are not their table's usual ones
@@ -292,6 +298,14 @@ func (p asmPlace) origin(row int) Origin {
 func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 	raw = a.keepText(raw)
 	if col, ok := columnOf(o, row); ok {
+		// The last few columns looked up, compared field by field (their
+		// strings are usually the reader's same ones), before the map,
+		// whose key hashes every string of the Origin.
+		for i := range a.placeCache {
+			if pc := &a.placeCache[i]; pc.at != nil && asmSameOrigin(&pc.col, &col) {
+				return asmPlace{at: pc.at, onRow: true, raw: raw}
+			}
+		}
 		at, seen := a.places[col]
 		if !seen {
 			kept := col // a copy: taking col's address would move it to the heap on every call
@@ -301,10 +315,34 @@ func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 				a.places[kept] = at
 			}
 		}
+		a.placeCache[a.placeNext] = asmPlaceCacheEntry{col: *at, at: at}
+		a.placeNext = (a.placeNext + 1) % len(a.placeCache)
 		return asmPlace{at: at, onRow: true, raw: raw}
 	}
 	k := asmKeep(o)
 	return asmPlace{at: &k, raw: raw}
+}
+
+// asmPlaceCacheEntry is one of place's last columns: the column (an
+// Origin without a row) and the shared Origin place gives for it.
+type asmPlaceCacheEntry struct {
+	col Origin
+	at  *Origin
+}
+
+// asmSameOrigin reports whether *a == *b, at once for the strings that
+// are the same string.
+func asmSameOrigin(a, b *Origin) bool {
+	return a.Row == b.Row && a.Column == b.Column && asmSame(a.File, b.File) && asmSame(a.Sheet, b.Sheet) &&
+		asmSame(a.Cell, b.Cell) && asmSame(a.Header, b.Header)
+}
+
+// asmDateMemo is the last text a date column read as a date: its value
+// and Date.String.
+type asmDateMemo struct {
+	text string
+	d    Date
+	s    string
 }
 
 // asmPlanColumns are the columns that describe the plan rather than a row.
@@ -428,9 +466,20 @@ func (a *Assembler) Add(rec Record) {
 			v.name = s
 		}
 	}
-	for _, col := range []string{ColStartDate, ColEndDate} {
+	for k, col := range []string{ColStartDate, ColEndDate} {
 		c, ok := cell(col)
 		if !ok {
+			continue
+		}
+		memo := &a.lastDates[k]
+		if c.Kind == CellText && memo.s != "" && c.Text == memo.text {
+			// DateValue of a text cell depends on its text alone.
+			v.give(col, memo.s)
+			if col == ColStartDate {
+				v.start = memo.d
+			} else {
+				v.end = memo.d
+			}
 			continue
 		}
 		d, set, err := DateValue(c)
@@ -446,7 +495,11 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
-		v.give(col, a.dateText(d))
+		ds := a.dateText(d)
+		if c.Kind == CellText {
+			*memo = asmDateMemo{text: c.Text, d: d, s: ds}
+		}
+		v.give(col, ds)
 		if col == ColStartDate {
 			v.start = d
 		} else {
