@@ -102,6 +102,8 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		counterCells []pipeline.CounterCell
 		colKind      []uint8  // by field: csvColUnread, csvColCounter or csvColPlan (every row has the header's fields)
 		colNames     []string // by field: hdr.name
+		fixedAt      []int    // by field: the index in pipeline.RowColumns of a csvColFixed
+		fixed        pipeline.RowCells
 		emitted      int
 	)
 	nextLine := skipped + 1 // where the next record starts, as far as known
@@ -207,7 +209,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			// Every row has the header's fields, so what each field is
 			// (a counter, a plan column, a column not read) and each
 			// counter cell's name and origin are decided once, here.
-			colKind, colNames = make([]uint8, hdrFields), make([]string, hdrFields)
+			colKind, colNames, fixedAt = make([]uint8, hdrFields), make([]string, hdrFields), make([]int, hdrFields)
 			for i := range colKind {
 				colNames[i], _ = hdr.name(i + 1)
 				switch {
@@ -217,12 +219,15 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 					colKind[i] = csvColCounter
 					name := colNames[i]
 					counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}})
+				case pipeline.RowColumnIndex(colNames[i]) >= 0:
+					colKind[i] = csvColFixed
+					fixedAt[i] = pipeline.RowColumnIndex(colNames[i])
 				default:
 					colKind[i] = csvColPlan
 				}
 			}
 		}
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells, Fixed: &fixed}
 		nonBlank := false
 		k := 0
 		// A record on one line (the usual case) has every field on it.
@@ -255,6 +260,11 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				continue
 			}
 			name := colNames[i]
+			if ck == csvColFixed {
+				fixed.Cells[fixedAt[i]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
+				fixed.Has[fixedAt[i]] = true
+				continue
+			}
 			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
 		}
 		rec.Counters = counterCells[:k]
@@ -291,6 +301,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 const (
 	csvColUnread  uint8 = iota + 1 // no header read: checked by checkUnheaded
 	csvColCounter                  // a counter: a place of Record.Counters
+	csvColFixed                    // a plan or year column: a place of Record.Fixed
 	csvColPlan                     // another column: a key of Record.Cells
 )
 

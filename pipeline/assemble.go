@@ -389,7 +389,7 @@ func (v *asmRowValues) give(col, value string) {
 }
 
 // Add validates one record and files it under its plan. It keeps nothing
-// of rec.Cells (the map may be reused for the next record), only the values
+// of rec.Cells nor rec.Fixed (they may be reused for the next record), only the values
 // and origins it reads from it.
 func (a *Assembler) Add(rec Record) {
 	if a.bound != nil && len(a.problems)-a.admitted > 4096 {
@@ -397,8 +397,7 @@ func (a *Assembler) Add(rec Record) {
 	}
 	var v asmRowValues
 	cell := func(col string) (Cell, bool) {
-		c, ok := rec.Cells[col]
-		return c, ok
+		return rec.Cell(col)
 	}
 	errAt := func(c Cell, col, format string, args ...any) {
 		o := c.Origin
@@ -634,7 +633,8 @@ func (a *Assembler) Add(rec Record) {
 		val := v.given[i]
 		if value, place, set := acc.field(i); set {
 			if value != val {
-				o := asmOriginOf(rec.Cells[col], rec, col)
+				c, _ := rec.Cell(col)
+				o := asmOriginOf(c, rec, col)
 				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
 			continue
@@ -642,7 +642,8 @@ func (a *Assembler) Add(rec Record) {
 		// The plan keeps its own copy of the text, not the reader's
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
-		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
+		c, _ := rec.Cell(col)
+		pl := a.place(asmOriginOf(c, rec, col), rec.Origin.Row, "")
 		p := acc.plan
 		if p.fieldPlaces == nil {
 			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
