@@ -737,17 +737,21 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 			a.memoFile, a.memoSheet = rec.Origin.File, rec.Origin.Sheet
 			a.memo = make([]asmCounterMemo, len(rec.Counters))
 		}
+		row := cs.row
 		for i := range rec.Counters {
 			cc, memo := &rec.Counters[i], &a.memo[i]
-			if memo.seen && memo.name == cc.Name {
+			if memo.seen && asmSame(memo.name, cc.Name) {
 				// counter's usual case, inline: a cell of a known
-				// column, blank or plain digits, on the record's row.
+				// column, blank or plain digits, on the record's row
+				// (asmInPlainColumn, written out).
 				c := &cc.Cell
 				if c.Kind == CellBlank {
 					continue
 				}
-				if c.Kind == CellText && c.Origin.File != "" && c.Origin.Header != "" {
-					if n, ok := valPlainDigits(c.Text); ok && asmInPlainColumn(&c.Origin, memo.col, cs.row) {
+				if o, col := &c.Origin, memo.col; c.Kind == CellText && o.File != "" && o.Header != "" &&
+					o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
+					asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header) {
+					if n, ok := valPlainDigits(c.Text); ok {
 						cs.counters.Set(memo.index, n)
 						continue
 					}
