@@ -249,7 +249,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				if !rowValid {
 					f = strings.ToValidUTF8(f, "\uFFFD")
 				}
-				text = CSVUnsafeField(f)
+				text = f
+				if f[0] == '\'' { // (CSVUnsafeField changes only a field that starts with ')
+					text = CSVUnsafeField(f)
+				}
 				nonBlank = true
 			}
 			if ck == csvColCounter {
