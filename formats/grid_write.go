@@ -106,11 +106,9 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 		return nil, err
 	}
 	g := &gridBuild{f: f, plans: plans, cat: cat, opts: opts, st: st}
-	used := append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet)
+	used := templates.NewSheetNames(append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet))
 	for i, p := range plans {
-		name := GridSheetName(p, i, used)
-		g.names = append(g.names, name)
-		used = append(used, name)
+		g.names = append(g.names, used.Name(p.Name, gridSheetFallback(p, i)))
 	}
 	return g, nil
 }
@@ -183,11 +181,16 @@ func (g *gridBuild) write(beforeFlush func(i int) error) error {
 // GridSheetName returns the sheet name for the i-th plan (0-based): its
 // name, else "Plan <id>", else "Plan <i+1>", valid and not among taken.
 func GridSheetName(p *pipeline.InputPlan, i int, taken []string) string {
-	fallback := "Plan " + strconv.Itoa(i+1)
+	return templates.SheetName(p.Name, gridSheetFallback(p, i), taken)
+}
+
+// gridSheetFallback is the i-th plan's sheet name when its name has
+// nothing usable: "Plan <id>", else "Plan <i+1>".
+func gridSheetFallback(p *pipeline.InputPlan, i int) string {
 	if p.PlanID != 0 {
-		fallback = "Plan " + strconv.FormatInt(p.PlanID, 10)
+		return "Plan " + strconv.FormatInt(p.PlanID, 10)
 	}
-	return templates.SheetName(p.Name, fallback, taken)
+	return "Plan " + strconv.Itoa(i+1)
 }
 
 // checkCounters refuses a plan with counters the catalog does not know:

@@ -127,6 +127,7 @@ type rrCopy struct {
 	jobs      map[string]*rrSheetJob // by worksheet part
 	jobOrder  []*rrSheetJob
 	skip      map[string]bool   // parts rewritten after the stream
+	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
 	summary   struct {
 		name, path, rid string
@@ -160,9 +161,25 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 	if err != nil {
 		return nil, rrFallback()
 	}
+	c.chartSel = map[string]bool{}
 	for _, rl := range wbRels {
-		if strings.HasSuffix(rl.Type, "/styles") {
+		switch {
+		case strings.HasSuffix(rl.Type, "/styles"):
 			c.stylePath = flatRelTarget(c.wbPath, rl.Target)
+		case strings.HasSuffix(rl.Type, "/chartsheet"):
+			// A chart sheet whose tab is selected loses the selection
+			// too: two selected tabs are a group.
+			p := flatRelTarget(c.wbPath, rl.Target)
+			if _, ok := book.files[p]; !ok {
+				continue
+			}
+			b, err := c.readMeta(p)
+			if err != nil {
+				return nil, err
+			}
+			if rrTabSelectedAttr.Match(b) {
+				c.chartSel[p] = true
+			}
 		}
 	}
 	if _, ok := book.files[c.stylePath]; !ok || c.stylePath == "" {
@@ -484,6 +501,11 @@ func (c *rrCopy) write(w io.Writer) error {
 			// written last, with the marked cells' formats
 		case c.jobs[name] != nil:
 			err = c.rewriteSheet(create, name, c.jobs[name])
+		case c.chartSel[name]:
+			var b []byte
+			if b, err = c.readMeta(name); err == nil {
+				err = put(name, rrTabSelectedAttr.ReplaceAll(b, []byte("$1")))
+			}
 		case c.skip[name]:
 			// rewritten below
 		default:
@@ -569,7 +591,11 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
-			if t.Name.Space != "" && depth <= 3 {
+			// A prefixed element of SpreadsheetML (x:sheets) is not
+			// handled; those of other namespaces Excel writes among the
+			// workbook's children (mc:AlternateContent holding the
+			// file's path, xr:revisionPtr) are kept as they are.
+			if t.Name.Space != "" && depth <= 3 && (depth == 1 || rrWorkbookNames[t.Name.Local] || late[t.Name.Local]) {
 				return nil, rrFallback()
 			}
 			switch depth {
@@ -668,6 +694,10 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	out.Write(b[pos:])
 	return out.Bytes(), nil
 }
+
+// rrWorkbookNames are the workbook's elements the copy reads or edits.
+var rrWorkbookNames = map[string]bool{"workbook": true, "sheets": true, "sheet": true, "bookViews": true, "workbookView": true,
+	"definedNames": true, "definedName": true}
 
 // rrAttrSpan locates one attribute in a raw start tag.
 type rrAttrSpan struct {
@@ -988,6 +1018,10 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						}
 						continue
 					}
+				case "dimension":
+					if marked {
+						raw = rrWidenDimension(raw, j.marks)
+					}
 				case "legacyDrawing":
 					if id, ok := sc.attrLocal("id"); ok {
 						j.legacyRID = id
@@ -1026,8 +1060,11 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 							return fmt.Errorf("row %q: not a row number", v)
 						}
 					}
-					if n <= row {
-						return fmt.Errorf("row %d: rows out of order", n)
+					if n <= row && marked {
+						// Rows out of order or repeated (the flat reader
+						// refuses them, excelize's grid reader does not):
+						// left to excelize, which sorts them.
+						return rrFallback()
 					}
 					flushRows(n)
 					row, col, rowStyle = n, 0, 0
@@ -1046,17 +1083,19 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 				}
 			case 4:
-				if sheetDataOpen && parents[3] == "row" && name == "c" {
+				// (A sheet rewritten for its tab selection alone keeps
+				// its cells as they are.)
+				if marked && sheetDataOpen && parents[3] == "row" && name == "c" {
 					n := col + 1
 					if v := sc.attr("r"); v != nil {
 						cc, rr := flatCellRef(v)
 						if cc == 0 || rr != row {
-							return fmt.Errorf("cell %q in row %d: not a cell of the row", v, row)
+							return rrFallback() // a cell of another row
 						}
 						n = cc
 					}
 					if n <= col {
-						return fmt.Errorf("cell %s: cells out of order", flatColumnLetters(n))
+						return rrFallback() // cells out of order or repeated
 					}
 					col = n
 					flushCells(n)
@@ -1121,6 +1160,40 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		return rrFallback() // a sheet without sheetData: left to excelize
 	}
 	return nil
+}
+
+// rrWidenDimension returns the raw dimension tag with its range grown to
+// hold the marks (the cells the copy may add): a reader that trusts the
+// dimension (openpyxl's read-only mode) would miss a mark past it. A
+// range it cannot read is left as it is.
+func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
+	ref, ok := rrGetAttr(tag, "ref")
+	if !ok || len(marks) == 0 {
+		return tag
+	}
+	a, b, one := strings.Cut(ref, ":")
+	if !one {
+		b = a
+	}
+	c0, r0 := flatCellRef([]byte(a))
+	c1, r1 := flatCellRef([]byte(b))
+	if c0 == 0 || c1 == 0 {
+		return tag
+	}
+	c0, c1 = min(c0, c1), max(c0, c1)
+	r0, r1 = min(r0, r1), max(r0, r1)
+	n0, n1 := c0, c1
+	m0, m1 := r0, r1
+	for _, m := range marks {
+		n0, n1 = min(n0, m.col), max(n1, m.col)
+		m0, m1 = min(m0, m.row), max(m1, m.row)
+	}
+	if n0 == c0 && n1 == c1 && m0 == r0 && m1 == r1 {
+		return tag
+	}
+	from, _ := excelize.CoordinatesToCellName(n0, m0)
+	to, _ := excelize.CoordinatesToCellName(n1, m1)
+	return rrSetAttr(tag, "ref", from+":"+to)
 }
 
 // attrLocal returns the value of an attribute by its local name.
@@ -1240,6 +1313,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		}
 		vml = b
 	}
+	firstID := id + 1
 	for i := range j.marks {
 		m := &j.marks[i]
 		if m.merged {
@@ -1255,6 +1329,9 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		var err error
 		if vml, err = rrInsertBefore(vml, "</xml>", shapes.String()); err != nil {
 			return err
+		}
+		if id >= firstID {
+			vml = rrAddIDBlocks(vml, firstID/1024, id/1024)
 		}
 	} else {
 		var blocks []string
@@ -1297,7 +1374,33 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	return put(j.relsPath, rels)
 }
 
+// rrTabSelectedAttr matches a sheet view start tag's tabSelected="1"
+// (group 1: the tag before it).
+var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[^>]*?)\s+tabSelected\s*=\s*(?:"(?:1|true)"|'(?:1|true)')`)
+
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
+
+// rrIDMap matches the data attribute of a VML drawing's shape id map
+// (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
+// drawing uses.
+var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+
+// rrAddIDBlocks adds the shape id blocks from..to to an existing
+// drawing's id map, for the note shapes added to it.
+func rrAddIDBlocks(vml []byte, from, to int) []byte {
+	loc := rrIDMap.FindSubmatchIndex(vml)
+	if loc == nil {
+		return vml
+	}
+	have := string(vml[loc[4]:loc[5]])
+	list := strings.FieldsFunc(have, func(r rune) bool { return r == ',' || r == ' ' })
+	for b := from; b <= to; b++ {
+		if !slices.Contains(list, strconv.Itoa(b)) {
+			list = append(list, strconv.Itoa(b))
+		}
+	}
+	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
+}
 
 var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 
@@ -1416,6 +1519,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	var pending []byte // a shared-string cell's start tag, until its value
 	var value []byte
 	inV := false
+	lastCol, lastRow := 0, 0
 	for {
 		err := sc.next()
 		if err == io.EOF {
@@ -1429,6 +1533,9 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 		case flatTokStart:
 			switch string(sc.name) {
 			case "c":
+				if c, r := flatCellRef(sc.attr("r")); c > 0 {
+					lastCol, lastRow = max(lastCol, c), max(lastRow, r)
+				}
 				raw = shift(raw, "s")
 				if string(sc.attr("t")) == "s" && !sc.self {
 					pending = rrSetAttr(raw, "t", "inlineStr")
@@ -1475,7 +1582,16 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 		}
 		out.Write(raw)
 	}
-	return out.Bytes(), nil
+	// excelize leaves the dimension at A1; a reader that trusts it
+	// (openpyxl's read-only mode) would see the Summary's first cell only.
+	b = out.Bytes()
+	if i := bytes.Index(b, []byte("<dimension ")); i >= 0 && lastCol > 0 {
+		if k := bytes.IndexByte(b[i:], '>'); k > 0 {
+			to, _ := excelize.CoordinatesToCellName(lastCol, lastRow)
+			b = slices.Concat(b[:i], rrSetAttr(b[i:i+k+1], "ref", "A1:"+to), b[i+k+1:])
+		}
+	}
+	return b, nil
 }
 
 // rrStyleContainer is one list of the style sheet (numFmts, fonts,

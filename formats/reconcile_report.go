@@ -349,12 +349,21 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	notes, order := rrCollectNotes(r, src, csvSheet)
 	styles := map[[2]any]int{}
 	comments := map[string]map[string]excelize.Comment{}
+	// excelize's comments read the default font's name, and crash on a
+	// style sheet whose first font has none (<font/>, which other
+	// programs write): it is named while the comments are added, and
+	// unnamed again before the copy is written.
+	unname, err := rrNameDefaultFont(f)
+	if err != nil {
+		return fmt.Errorf("reconciliation report: %s: %w: %w", src, ErrNotAnnotatable, err)
+	}
 	for _, k := range order {
 		n := notes[k]
 		if err := rrAnnotateCell(f, k[0], k[1], n, styles, comments); err != nil {
 			return fmt.Errorf("reconciliation report: %s %s!%s: %w", src, k[0], k[1], err)
 		}
 	}
+	unname()
 	sheet := SummarySheet
 	for i := 2; slices.Contains(f.GetSheetList(), sheet); i++ {
 		sheet = fmt.Sprintf("%s (%d)", SummarySheet, i)
@@ -429,6 +438,35 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 	return true
 }
 
+// rrNameDefaultFont gives the workbook's first font a name when it has
+// none, and returns the function that takes it away again. It fails when
+// the style sheet has no font at all.
+func rrNameDefaultFont(f *excelize.File) (undo func(), err error) {
+	undo = func() {}
+	defer func() {
+		if recover() != nil {
+			undo, err = func() {}, errors.New("the style sheet's first font cannot be read")
+		}
+	}()
+	if _, err := f.GetStyle(0); err != nil { // reads the style sheet
+		return undo, err
+	}
+	if f.Styles == nil || f.Styles.Fonts == nil || len(f.Styles.Fonts.Font) == 0 || f.Styles.Fonts.Font[0] == nil {
+		return undo, errors.New("the style sheet has no font")
+	}
+	font := f.Styles.Fonts.Font[0]
+	if font.Name != nil && font.Name.Val != nil {
+		return undo, nil
+	}
+	field := reflect.ValueOf(font).Elem().FieldByName("Name")
+	old := reflect.ValueOf(font.Name)
+	name := reflect.New(field.Type().Elem())
+	calibri := "Calibri"
+	name.Elem().FieldByName("Val").Set(reflect.ValueOf(&calibri))
+	field.Set(name)
+	return func() { field.Set(old) }, nil
+}
+
 // rrClearTabSelected clears the tab selection of one worksheet (at path
 // in the package): excelize v2.11 has no option for it but
 // SetActiveSheet's walk over every sheet, so the decoded worksheet's
@@ -469,6 +507,9 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 // rrTabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
 func rrTabSelected(book *flatBook, info flatSheetInfo) bool {
+	if info.path == "" {
+		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
+	}
 	rc, err := book.open(info.path)
 	if err != nil {
 		return true // let SetSheetView clear it, to be sure
@@ -693,6 +734,25 @@ var rrSummaryColumns = []struct {
 // rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
 func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+	if err := rrWriteReconcileSummaryCells(f, sheet, r, src); err != nil {
+		return err
+	}
+	// excelize leaves the sheet's dimension at A1, and a reader that
+	// trusts it (openpyxl's read-only mode) reads no further.
+	rows, err := f.GetRows(sheet)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	cols := 1
+	for _, row := range rows {
+		cols = max(cols, len(row))
+	}
+	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
+	return f.SetSheetDimension(sheet, "A1:"+last)
+}
+
+// rrWriteReconcileSummaryCells writes the Summary sheet's cells.
+func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
 	st, err := exNewOverviewStyles(f)
 	if err != nil {
 		return err

@@ -415,8 +415,9 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		return d
 	}
 
-	// Metadata.
-	if in.Name != "" && in.Name != server.Name {
+	// Metadata. The readers trim a name's cell, so a file cannot hold
+	// the spaces around a service's name: they are no change.
+	if in.Name != "" && in.Name != strings.TrimSpace(server.Name) {
 		d.Meta.Name = ptr(in.Name)
 		d.Fields = append(d.Fields, fieldChange(in, "name", server.Name, in.Name))
 	}

@@ -147,6 +147,7 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 				return // the run stopped before its first write
 			}
 			var stop error
+			stopped := false // stop is the run's stop, told as it is
 			if d == nil {
 				var server *Plan
 				var err error
@@ -154,10 +155,10 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 					server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
 					readDone(err == nil)
 				}
-				stopped := r.gate.stopErr(ctx)
+				readStop := r.gate.stopErr(ctx)
 				switch {
-				case err != nil && stopped != nil:
-					d = Failed(plans[i], "not compared: "+stopped.Error())
+				case err != nil && readStop != nil:
+					d = Failed(plans[i], "not compared: "+readStop.Error())
 					d.Account = r.accounts[pr.routes[i].account].Name
 				case err != nil:
 					d = pr.getFailed(i, err)
@@ -173,8 +174,15 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 				if d.Action != ActionFailed && hooks.Classify != nil {
 					h, err := hooks.Classify(ctx, d)
 					if err != nil {
-						r.gate.setFatal(err)
-						stop = err
+						if s := r.gate.stopErr(ctx); s != nil {
+							// Stopped meanwhile (interrupted, out of time, another
+							// fatal error): the store's failure is that stop's, not a
+							// fatal error of its own.
+							stop, stopped = s, true
+						} else {
+							r.gate.setFatal(err)
+							stop = err
+						}
 					}
 					held[i] = h
 				}
@@ -192,8 +200,11 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 			}
 			var res *PlanResult
 			if stop != nil {
-				res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied,
-					Err: fmt.Errorf("not written: %w", stop)}
+				err := fmt.Errorf("not written: %w", stop)
+				if stopped {
+					err = stop
+				}
+				res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied, Err: err}
 			} else {
 				res = r.applyPlan(ctx, d)
 			}

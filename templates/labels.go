@@ -221,6 +221,10 @@ type Matcher struct {
 	levelKeys              []string          // the catalog's levels, in order
 	levelNames             []string          // candidates for suggestions
 	raceNames, genderNames []string
+	// raceGenderWords is the most words a race and a gender label have
+	// together: RaceGender tries every split of a cell's words, so a
+	// longer text (a pasted paragraph) is no race and gender at once.
+	raceGenderWords int
 }
 
 // NewMatcher returns a Matcher for cat (nil: the default catalog).
@@ -244,7 +248,17 @@ func NewMatcher(cat *pipeline.Catalog) *Matcher {
 	}
 	m.raceNames = fill(m.races, raceLabels, cat.Races())
 	m.genderNames = fill(m.genders, genderLabels, cat.Genders())
+	m.raceGenderWords = maxWords(m.races) + maxWords(m.genders)
 	return m
+}
+
+// maxWords returns the most words of a key of labels.
+func maxWords(labels map[string]string) int {
+	n := 0
+	for s := range labels {
+		n = max(n, len(strings.Fields(s)))
+	}
+	return n
 }
 
 func fill(into map[string]string, table map[string][]string, keys []string) []string {
@@ -330,6 +344,9 @@ func (m *Matcher) Gender(text string) (string, bool) {
 // (a one-letter race and a one-letter gender).
 func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
 	words := strings.Fields(Normalize(text))
+	if len(words) > m.raceGenderWords {
+		return "", "", false
+	}
 	if len(words) == 1 && len(words[0]) == 2 {
 		r, ok1 := m.races[words[0][:1]]
 		g, ok2 := m.genders[words[0][1:]]

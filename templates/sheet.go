@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -62,12 +64,36 @@ const (
 // apostrophe, not "History") and not among taken (compared without case).
 // fallback is used when base has nothing usable.
 func SheetName(base, fallback string, taken []string) string {
+	return NewSheetNames(taken).Name(base, fallback)
+}
+
+// SheetNames chooses the names of many sheets (SheetName's rules), each
+// unique among the names given before: one set of names taken, not a list
+// folded again for every sheet (quadratic in sheets).
+type SheetNames struct{ used map[string]bool }
+
+// NewSheetNames returns a SheetNames with the names in taken (and
+// "History") taken.
+func NewSheetNames(taken []string) *SheetNames {
+	s := &SheetNames{used: map[string]bool{foldKey("History"): true}}
+	for _, t := range taken {
+		s.Take(t)
+	}
+	return s
+}
+
+// Take marks name as taken.
+func (s *SheetNames) Take(name string) { s.used[foldKey(name)] = true }
+
+// Name returns a valid sheet name derived from base (fallback when base
+// has nothing usable) that is not taken, and takes it.
+func (s *SheetNames) Name(base, fallback string) string {
 	clean := strings.Map(func(r rune) rune {
 		switch r {
 		case '[', ']', ':', '*', '?', '/', '\\':
 			return '-'
 		}
-		if r < ' ' {
+		if r < ' ' || r == 0xFFFE || r == 0xFFFF {
 			return -1
 		}
 		return r
@@ -77,46 +103,74 @@ func SheetName(base, fallback string, taken []string) string {
 	if clean == "" {
 		clean = fallback
 	}
-	used := map[string]bool{"history": true}
-	for _, t := range taken {
-		used[strings.ToLower(t)] = true
-	}
 	for i := 1; ; i++ {
 		suffix := ""
 		if i > 1 {
 			suffix = fmt.Sprintf(" (%d)", i)
 		}
-		name := truncateWords(clean, 31-utf8.RuneCountInString(suffix))
+		name := truncateWords(clean, 31-len(suffix))
 		name = strings.TrimRight(strings.TrimRight(name, " "), "'") + suffix
-		if !used[strings.ToLower(name)] {
+		if key := foldKey(name); !s.used[key] {
+			s.used[key] = true
 			return name
 		}
 	}
 }
 
-// truncateWords cuts s to at most n runes at a word boundary (a space)
+// foldKey returns s with each rune replaced by the smallest rune of its
+// case-folding orbit (unicode.SimpleFold): two names have the same key
+// exactly when strings.EqualFold says they are equal, which is how
+// excelize (NewSheet returns the existing sheet then) and Excel compare
+// sheet names. strings.ToLower misses pairs such as "ſ" and "S".
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		return m
+	}, s)
+}
+
+// truncateWords cuts s to at most n UTF-16 units (how Excel and excelize
+// measure a sheet name: a character outside the Basic Multilingual Plane,
+// an emoji, counts twice) at a word boundary (a space)
 // when one falls in the second half, and drops what a cut leaves dangling
 // at the end (spaces, hyphens, dashes, commas, an opening bracket).
 func truncateWords(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	cut := truncateUTF16(s, n)
+	if len(cut) == len(s) {
 		return s
 	}
-	cut := truncateRunes(s, n)
-	next := []rune(s)[n]
+	next, _ := utf8.DecodeRuneInString(s[len(cut):])
 	if next != ' ' {
-		if i := strings.LastIndex(cut, " "); i >= 0 && utf8.RuneCountInString(cut[:i]) >= n/2 {
+		if i := strings.LastIndex(cut, " "); i >= 0 && utf16Len(cut[:i]) >= n/2 {
 			cut = cut[:i]
 		}
 	}
 	return strings.TrimRight(cut, " -–—,;:.(&/+")
 }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// truncateUTF16 returns the longest prefix of s, whole runes, of at most
+// n UTF-16 units.
+func truncateUTF16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		units += utf16.RuneLen(r)
+		if units > n {
+			return s[:i]
+		}
 	}
-	r := []rune(s)
-	return string(r[:n])
+	return s
+}
+
+// utf16Len returns the length of s in UTF-16 units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // EnsureListsSheet adds the hidden Lists sheet (sectors in column A, target

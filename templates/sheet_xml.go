@@ -315,10 +315,15 @@ func (x *SheetXML) validation(dv *excelize.DataValidation) {
 // (_xHHHH_) in a cell's text.
 var bstrEscape = regexp.MustCompile(`_x[a-fA-F\d]{4}_`)
 
-// inlineText returns s as the text of an inline string the way excelize
-// writes it: at most the 32,767 UTF-16 units a cell holds, XML-escaped
-// (newlines kept), a literal _xHHHH_ escaped as _x005F_xHHHH_, and whether
-// leading or trailing white space needs xml:space="preserve".
+// inlineText returns s as the text of an inline string the way Excel
+// reads it: at most the 32,767 UTF-16 units a cell holds, XML-escaped
+// (newlines kept), a literal _xHHHH_ escaped as _x005F_xHHHH_, a character
+// XML cannot hold (a control character other than tab, newline and
+// carriage return, U+FFFE, U+FFFF) and a carriage return (which
+// LibreOffice drops on reading) written as its _xHHHH_ escape, as Excel
+// writes them (XML escaping alone would turn the first into U+FFFD, and a
+// re-import would then change the value), and whether leading or trailing white space needs
+// xml:space="preserve".
 func inlineText(s string) (string, bool) {
 	if len(s) > excelize.TotalCellChars && len(utf16.Encode([]rune(s))) > excelize.TotalCellChars {
 		u := utf16.Encode([]rune(s))[:excelize.TotalCellChars]
@@ -336,13 +341,23 @@ func inlineText(s string) (string, bool) {
 	if !strings.ContainsAny(s, "<>&'\"\r\t\n_") && utf8.ValidString(s) && !hasControl(s) {
 		return s, preserve
 	}
+	if strings.Contains(s, "_x") {
+		s = bstrEscape.ReplaceAllStringFunc(s, func(m string) string { return "_x005F" + m })
+	}
+	if hasControl(s) {
+		var e strings.Builder
+		for _, r := range s {
+			if r != '\t' && r != '\n' && (r < 0x20 || r == 0xFFFE || r == 0xFFFF) {
+				fmt.Fprintf(&e, "_x%04X_", r)
+				continue
+			}
+			e.WriteRune(r)
+		}
+		s = e.String()
+	}
 	var b strings.Builder
 	_ = xml.EscapeText(&b, []byte(s))
-	out := strings.ReplaceAll(b.String(), "&#xA;", "\n")
-	if strings.Contains(out, "_x") {
-		out = bstrEscape.ReplaceAllStringFunc(out, func(m string) string { return "_x005F" + m })
-	}
-	return out, preserve
+	return strings.ReplaceAll(b.String(), "&#xA;", "\n"), preserve
 }
 
 // hasControl says whether s has a character XML cannot hold as it is

@@ -309,6 +309,13 @@ func TestSheetName(t *testing.T) {
 		{"Acme Foods Employment Equity Plan 2026-2031", "x", []string{"Acme Foods Employment Equity"}, "Acme Foods Employment (2)"},
 		{"Supercalifragilisticexpialidociously-long-name", "x", nil, "Supercalifragilisticexpialidoci"},
 		{strings.Repeat("é", 40), "x", []string{strings.Repeat("é", 31)}, strings.Repeat("é", 27) + " (2)"},
+		// Excel and excelize count UTF-16 units: an emoji is two.
+		{"Plan 🚀 emoji " + strings.Repeat("😀", 14), "x", nil, "Plan 🚀 emoji " + strings.Repeat("😀", 8)},
+		{strings.Repeat("😀", 20), "x", []string{strings.Repeat("😀", 15)}, strings.Repeat("😀", 13) + " (2)"},
+		{"a\ufffeb\uffffc", "x", nil, "abc"},
+		// Compared as excelize compares (strings.EqualFold): "ſ" is "s".
+		{"Baſe", "x", []string{"BASE"}, "Baſe (2)"},
+		{"\u212Aelvin", "x", []string{"kelvin"}, "\u212Aelvin (2)"},
 	}
 	for _, tc := range tests {
 		got := templates.SheetName(tc.base, tc.fallback, tc.taken)

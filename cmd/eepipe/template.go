@@ -121,6 +121,9 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 		}
 		cat = c
 	}
+	if err := refuseMissingFolder(opts.Output); err != nil {
+		return err
+	}
 	if !opts.Force {
 		if _, err := os.Stat(opts.Output); err == nil {
 			return exitf(ExitInvalid, "%s exists; give --force to replace it, or another -o name", opts.Output)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -66,6 +67,20 @@ func refuseOverwrite(path string, check bool) error {
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return exitf(ExitInvalid, "%s exists; give --force to replace it, or another -o name", path)
+	}
+	return nil
+}
+
+// refuseMissingFolder is the usage error for an output file whose folder
+// does not exist, found before any work (not as a fatal error naming the
+// temporary file the write starts with).
+func refuseMissingFolder(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return exitf(ExitInvalid, "-o %s: the folder %s does not exist", path, dir)
 	}
 	return nil
 }
