@@ -108,7 +108,7 @@ lock held, --max-duration passed).`,
 	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "export only the plan with this `ID` (repeat for several)")
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight")
-	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the per-plan charts out of an XLSX grid export")
+	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the charts (each plan sheet's and the Sector targets sheet's) out of an XLSX grid export")
 	fl.BoolVar(&opts.Force, "force", false, "replace the -o file if it exists (--output-dir runs write new stamped names and need no --force)")
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
