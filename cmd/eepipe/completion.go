@@ -65,8 +65,13 @@ func registerCompletions(root *cobra.Command) {
 		if fl == nil {
 			return
 		}
-		if fl.DefValue == "[]" {
-			fl.DefValue = "" // help shows no "(default [])"
+		switch fl.Value.Type() {
+		case "stringArray", "stringSlice", "intSlice":
+			// pflag hides their "[]" default itself; "" would show "(default )".
+		default:
+			if fl.DefValue == "[]" {
+				fl.DefValue = "" // help shows no "(default [])"
+			}
 		}
 		var fn func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
 		key := cmd.Name()

@@ -132,7 +132,8 @@ func TestUsageMessages(t *testing.T) {
 }
 
 // TestCompletionAndHelp: enumerated flags complete their values, file
-// flags their file kinds; help shows no raw backticks and no "(default [])".
+// flags their file kinds; help shows no raw backticks, no "(default [])"
+// and no empty "(default )".
 func TestCompletionAndHelp(t *testing.T) {
 	run := func(args ...string) string {
 		var out, errb strings.Builder
@@ -165,8 +166,8 @@ func TestCompletionAndHelp(t *testing.T) {
 	root := NewCmdRoot(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, Now: time.Now, Getenv: func(string) string { return "" }})
 	for _, cmd := range append(root.Commands(), root) {
 		help := run(append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "eepipe")), "--help")...)
-		if strings.Contains(help, "`") || strings.Contains(help, "(default [])") {
-			t.Errorf("eepipe %s --help shows a backtick or (default []):\n%s", cmd.Name(), help)
+		if strings.Contains(help, "`") || strings.Contains(help, "(default [])") || strings.Contains(help, "(default )") {
+			t.Errorf("eepipe %s --help shows a backtick, (default []) or an empty (default ):\n%s", cmd.Name(), help)
 		}
 	}
 }
