@@ -82,6 +82,21 @@ func checkCSVCounterSlice(t *testing.T, data []byte) int {
 			}
 			cells[c.Name] = c.Cell
 		}
+		if r.Fixed != nil {
+			for i, has := range r.Fixed.Has {
+				if !has {
+					continue
+				}
+				if cells == nil {
+					cells = map[string]pipeline.Cell{}
+				}
+				name := pipeline.RowColumns[i]
+				if _, dup := cells[name]; dup {
+					t.Fatalf("%s both in Cells and in Fixed", name)
+				}
+				cells[name] = r.Fixed.Cells[i]
+			}
+		}
 		byMap.Add(pipeline.Record{Origin: r.Origin, Cells: cells})
 	}, &ps)
 	plansS, psS := bySlice.Finish()

@@ -73,12 +73,20 @@ func TestExportExtremesReimport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A plan sheet without a grid is no plan to the readers, and is
+		// named (a warning), never skipped in silence.
+		named := false
 		for _, p := range batch.Problems {
-			if p.Severity == pipeline.Error || strings.Contains(p.Origin.String(), "No targets") {
+			switch {
+			case p.Severity == pipeline.Warning && p.Origin.Sheet == "No targets" && strings.Contains(p.Message, "no grid of targets"):
+				named = true
+			case p.Severity == pipeline.Error || strings.Contains(p.Origin.String(), "No targets"):
 				t.Errorf("%s", p)
 			}
 		}
-		// A plan sheet without a grid is no plan to the readers.
+		if !named {
+			t.Errorf("%s: the plan sheet without a grid is not named", path)
+		}
 		var wants []*pipeline.InputPlan
 		for _, p := range plans {
 			if len(p.Plan.Targets) > 0 {
@@ -109,5 +117,25 @@ func TestExportExtremesReimport(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestExportOfOnlyPlansWithoutTargets: an export whose plans all have no
+// targets reads as no plan with a warning per plan sheet, not as a file
+// without a table (an error).
+func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.xlsx")
+	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
+		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
+	if err := WriteExportXLSX(path, []ExportPlan{{Plan: plan}}, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch.Plans) != 0 || len(batch.Problems) != 1 || batch.Problems[0].Severity != pipeline.Warning ||
+		batch.Problems[0].Origin.Sheet != "Empty" || batch.Problems[0].Origin.Cell == "" {
+		t.Fatalf("%d plans, problems %v", len(batch.Plans), batch.Problems)
 	}
 }

@@ -24,9 +24,9 @@ const maxCSVParseErrors = 20
 // byte-order mark (UTF-16 with a mark is decoded too), the delimiter
 // detected from the header line among , ; and tab, RFC 4180 quoting. Every
 // cell keeps its line (the line its field starts on, so multi-line quoted
-// fields do not shift later lines) and column. emit must not keep the
-// record's Cells map nor its Counters slice: they are reused for the next
-// row.
+// fields do not shift later lines) and column. emit must neither keep nor
+// change the record's Cells map and Counters slice: they are reused for
+// the next row.
 func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -100,8 +100,10 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		utf8Reported bool
 		cells        map[string]pipeline.Cell
 		counterCells []pipeline.CounterCell
-		counterCol   []bool   // by field: the header names a counter (every row has the header's fields)
+		colKind      []uint8  // by field: csvColUnread, csvColCounter or csvColPlan (every row has the header's fields)
 		colNames     []string // by field: hdr.name
+		fixedAt      []int    // by field: the index in pipeline.RowColumns of a csvColFixed
+		fixed        pipeline.RowCells
 		emitted      int
 	)
 	nextLine := skipped + 1 // where the next record starts, as far as known
@@ -145,17 +147,15 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		records++
 		line := pos(0)
 		rowValid := true // every field is UTF-8 (strings.ToValidUTF8 would change none)
-	check:
 		for _, f := range fields {
+			var or byte // every byte of f ORed: ASCII text stays below utf8.RuneSelf
 			for j := 0; j < len(f); j++ {
-				if f[j] >= utf8.RuneSelf {
-					// Not ASCII: the whole field is checked.
-					if !utf8.ValidString(f) {
-						rowValid = false
-						break check
-					}
-					break
-				}
+				or |= f[j]
+			}
+			// Not ASCII: the whole field is checked.
+			if or >= utf8.RuneSelf && !utf8.ValidString(f) {
+				rowValid = false
+				break
 			}
 		}
 		if !rowValid && !utf8Reported {
@@ -205,14 +205,29 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		// The counter columns go to a slice, reused as the map is: every
 		// row has the same columns, so each place of the slice keeps its
 		// column's name and origin, and a row sets its line, kind and text.
-		if counterCol == nil {
-			counterCol, colNames = make([]bool, hdrFields), make([]string, hdrFields)
-			for i := range counterCol {
+		if colKind == nil {
+			// Every row has the header's fields, so what each field is
+			// (a counter, a plan column, a column not read) and each
+			// counter cell's name and origin are decided once, here.
+			colKind, colNames, fixedAt = make([]uint8, hdrFields), make([]string, hdrFields), make([]int, hdrFields)
+			for i := range colKind {
 				colNames[i], _ = hdr.name(i + 1)
-				counterCol[i] = strings.HasPrefix(colNames[i], pipeline.CounterPrefix)
+				switch {
+				case colNames[i] == "":
+					colKind[i] = csvColUnread
+				case strings.HasPrefix(colNames[i], pipeline.CounterPrefix):
+					colKind[i] = csvColCounter
+					name := colNames[i]
+					counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}})
+				case pipeline.RowColumnIndex(colNames[i]) >= 0:
+					colKind[i] = csvColFixed
+					fixedAt[i] = pipeline.RowColumnIndex(colNames[i])
+				default:
+					colKind[i] = csvColPlan
+				}
 			}
 		}
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells, Fixed: &fixed}
 		nonBlank := false
 		k := 0
 		// A record on one line (the usual case) has every field on it.
@@ -222,8 +237,8 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			if !oneLine {
 				fieldLine = pos(i)
 			}
-			name := colNames[i] // hdr.name(i + 1): "" for a column not read
-			if name == "" {
+			ck := colKind[i]
+			if ck == csvColUnread {
 				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: fieldLine, Column: i + 1}, f, ps)
 				continue
 			}
@@ -234,20 +249,23 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 				if !rowValid {
 					f = strings.ToValidUTF8(f, "\uFFFD")
 				}
-				text = CSVUnsafeField(f)
+				text = f
+				if f[0] == '\'' { // (CSVUnsafeField changes only a field that starts with ')
+					text = CSVUnsafeField(f)
+				}
 				nonBlank = true
 			}
-			if counterCol[i] {
-				if k == len(counterCells) {
-					counterCells = append(counterCells, pipeline.CounterCell{})
-				}
-				cc := &counterCells[k]
+			if ck == csvColCounter {
+				cc := &counterCells[k].Cell
 				k++
-				if cc.Name != name || cc.Cell.Origin.Column != i+1 {
-					*cc = pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}}
-				}
-				cc.Cell.Origin.Row = fieldLine
-				cc.Cell.Kind, cc.Cell.Text = kind, text
+				cc.Origin.Row = fieldLine
+				cc.Kind, cc.Text = kind, text
+				continue
+			}
+			name := colNames[i]
+			if ck == csvColFixed {
+				fixed.Cells[fixedAt[i]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
+				fixed.Has[fixedAt[i]] = true
 				continue
 			}
 			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
@@ -281,6 +299,14 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			firstBad, firstBadN, hdrLine, hdrFields, more, csvDelimiterName(delim))
 	}
 }
+
+// What a flat CSV field is, by its header (readCSV's colKind).
+const (
+	csvColUnread  uint8 = iota + 1 // no header read: checked by checkUnheaded
+	csvColCounter                  // a counter: a place of Record.Counters
+	csvColFixed                    // a plan or year column: a place of Record.Fixed
+	csvColPlan                     // another column: a key of Record.Cells
+)
 
 // csvLoneCRLineEnds reports whether the first line end of head outside
 // double quotes is a lone CR (not followed by LF).

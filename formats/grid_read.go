@@ -254,6 +254,33 @@ func isGridSheet(text sheetText, m *templates.Matcher) bool {
 	return meta >= 2 && header
 }
 
+// planDetailLabels returns the cells (A1 references) of the first column
+// of text holding at least three plan-detail labels (Plan name, Start
+// date, ...) one below the other: the top of a grid plan sheet, with or
+// without grids below. A table whose header row names such fields (the
+// Sector targets sheet) has them side by side, and is not one.
+func planDetailLabels(text sheetText) []string {
+	byCol := map[int][]string{}
+	first := 0
+	for r := 1; r <= len(text); r++ {
+		for c := 1; c <= len(text[r-1]); c++ {
+			if v := text.at(r, c); v != "" {
+				if _, ok := templates.MetaFieldFor(v); ok {
+					ref, _ := excelize.CoordinatesToCellName(c, r)
+					byCol[c] = append(byCol[c], ref)
+					if len(byCol[c]) >= 3 && (first == 0 || c < first) {
+						first = c
+					}
+				}
+			}
+		}
+	}
+	if first == 0 {
+		return nil
+	}
+	return byCol[first]
+}
+
 // countRaceCells counts the cells of row r between columns c0 and c1 that
 // name a race or a race and gender.
 func countRaceCells(text sheetText, r, c0, c1 int, m *templates.Matcher) int {

@@ -221,8 +221,19 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
 			return
 		}
-		if sheet == nil || err != nil || sheet.text.hasFlatHeader() || !isGridSheet(sheet.text, m) {
+		if sheet == nil || err != nil || sheet.text.hasFlatHeader() {
 			continue // a sheet the scan cannot walk is not a grid sheet
+		}
+		if !isGridSheet(sheet.text, m) {
+			// A plan sheet without a grid (an export of a plan that has
+			// no targets) is named, never skipped in silence.
+			if labels := planDetailLabels(sheet.text); labels != nil {
+				found++
+				ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Cell: labels[0]}, "",
+					"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
+					templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
+			}
+			continue
 		}
 		found++
 		name, info := info.name, info

@@ -295,6 +295,18 @@ func collectRecords(recs *[]pipeline.Record) func(pipeline.Record) {
 			r.Cells[c.Name] = c.Cell
 		}
 		r.Counters = nil
+		// ... and the plan and year cells it gives in a reused RowCells.
+		if r.Fixed != nil {
+			for i, has := range r.Fixed.Has {
+				if has {
+					if r.Cells == nil {
+						r.Cells = map[string]pipeline.Cell{}
+					}
+					r.Cells[pipeline.RowColumns[i]] = r.Fixed.Cells[i]
+				}
+			}
+			r.Fixed = nil
+		}
 		*recs = append(*recs, r)
 	}
 }

@@ -39,7 +39,13 @@ type Assembler struct {
 	texts    map[string]string         // year cell texts kept until Finish, shared between rows
 	dates    map[Date]string           // Date.String of the dates read, which repeat from row to row
 	places   map[Origin]*Origin        // year cells' columns (an Origin without a row), shared by their rows
-	slots    map[asmSlot]*InputTarget  // Finish's targets of one plan, by slot
+	// placeCache holds place's last columns, looked up before places.
+	placeCache [4]asmPlaceCacheEntry
+	placeNext  int
+	// lastDates holds, for start_date and end_date, the last text cell
+	// read as a date: the plan's rows repeat it.
+	lastDates [2]asmDateMemo
+	slots     map[asmSlot]*InputTarget // Finish's targets of one plan, by slot
 
 	yearCells map[[2]string]*asmYearCells // by file and sheet
 	odd       map[*InputTarget]*asmTarget // targets whose year cells are not their table's usual ones
@@ -292,6 +298,14 @@ func (p asmPlace) origin(row int) Origin {
 func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 	raw = a.keepText(raw)
 	if col, ok := columnOf(o, row); ok {
+		// The last few columns looked up, compared field by field (their
+		// strings are usually the reader's same ones), before the map,
+		// whose key hashes every string of the Origin.
+		for i := range a.placeCache {
+			if pc := &a.placeCache[i]; pc.at != nil && asmSameOrigin(&pc.col, &col) {
+				return asmPlace{at: pc.at, onRow: true, raw: raw}
+			}
+		}
 		at, seen := a.places[col]
 		if !seen {
 			kept := col // a copy: taking col's address would move it to the heap on every call
@@ -301,10 +315,34 @@ func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 				a.places[kept] = at
 			}
 		}
+		a.placeCache[a.placeNext] = asmPlaceCacheEntry{col: *at, at: at}
+		a.placeNext = (a.placeNext + 1) % len(a.placeCache)
 		return asmPlace{at: at, onRow: true, raw: raw}
 	}
 	k := asmKeep(o)
 	return asmPlace{at: &k, raw: raw}
+}
+
+// asmPlaceCacheEntry is one of place's last columns: the column (an
+// Origin without a row) and the shared Origin place gives for it.
+type asmPlaceCacheEntry struct {
+	col Origin
+	at  *Origin
+}
+
+// asmSameOrigin reports whether *a == *b, at once for the strings that
+// are the same string.
+func asmSameOrigin(a, b *Origin) bool {
+	return a.Row == b.Row && a.Column == b.Column && asmSame(a.File, b.File) && asmSame(a.Sheet, b.Sheet) &&
+		asmSame(a.Cell, b.Cell) && asmSame(a.Header, b.Header)
+}
+
+// asmDateMemo is the last text a date column read as a date: its value
+// and Date.String.
+type asmDateMemo struct {
+	text string
+	d    Date
+	s    string
 }
 
 // asmPlanColumns are the columns that describe the plan rather than a row.
@@ -351,7 +389,7 @@ func (v *asmRowValues) give(col, value string) {
 }
 
 // Add validates one record and files it under its plan. It keeps nothing
-// of rec.Cells (the map may be reused for the next record), only the values
+// of rec.Cells nor rec.Fixed (they may be reused for the next record), only the values
 // and origins it reads from it.
 func (a *Assembler) Add(rec Record) {
 	if a.bound != nil && len(a.problems)-a.admitted > 4096 {
@@ -359,8 +397,7 @@ func (a *Assembler) Add(rec Record) {
 	}
 	var v asmRowValues
 	cell := func(col string) (Cell, bool) {
-		c, ok := rec.Cells[col]
-		return c, ok
+		return rec.Cell(col)
 	}
 	errAt := func(c Cell, col, format string, args ...any) {
 		o := c.Origin
@@ -428,9 +465,20 @@ func (a *Assembler) Add(rec Record) {
 			v.name = s
 		}
 	}
-	for _, col := range []string{ColStartDate, ColEndDate} {
+	for k, col := range []string{ColStartDate, ColEndDate} {
 		c, ok := cell(col)
 		if !ok {
+			continue
+		}
+		memo := &a.lastDates[k]
+		if c.Kind == CellText && memo.s != "" && c.Text == memo.text {
+			// DateValue of a text cell depends on its text alone.
+			v.give(col, memo.s)
+			if col == ColStartDate {
+				v.start = memo.d
+			} else {
+				v.end = memo.d
+			}
 			continue
 		}
 		d, set, err := DateValue(c)
@@ -446,7 +494,11 @@ func (a *Assembler) Add(rec Record) {
 		if !set {
 			continue
 		}
-		v.give(col, a.dateText(d))
+		ds := a.dateText(d)
+		if c.Kind == CellText {
+			*memo = asmDateMemo{text: c.Text, d: d, s: ds}
+		}
+		v.give(col, ds)
 		if col == ColStartDate {
 			v.start = d
 		} else {
@@ -581,7 +633,8 @@ func (a *Assembler) Add(rec Record) {
 		val := v.given[i]
 		if value, place, set := acc.field(i); set {
 			if value != val {
-				o := asmOriginOf(rec.Cells[col], rec, col)
+				c, _ := rec.Cell(col)
+				o := asmOriginOf(c, rec, col)
 				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
 			continue
@@ -589,7 +642,8 @@ func (a *Assembler) Add(rec Record) {
 		// The plan keeps its own copy of the text, not the reader's
 		// buffer (a CSV line) it may be part of.
 		val = strings.Clone(val)
-		pl := a.place(asmOriginOf(rec.Cells[col], rec, col), rec.Origin.Row, "")
+		c, _ := rec.Cell(col)
+		pl := a.place(asmOriginOf(c, rec, col), rec.Origin.Row, "")
 		p := acc.plan
 		if p.fieldPlaces == nil {
 			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
@@ -683,17 +737,21 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 			a.memoFile, a.memoSheet = rec.Origin.File, rec.Origin.Sheet
 			a.memo = make([]asmCounterMemo, len(rec.Counters))
 		}
+		row := cs.row
 		for i := range rec.Counters {
 			cc, memo := &rec.Counters[i], &a.memo[i]
-			if memo.seen && memo.name == cc.Name {
+			if memo.seen && asmSame(memo.name, cc.Name) {
 				// counter's usual case, inline: a cell of a known
-				// column, blank or plain digits, on the record's row.
+				// column, blank or plain digits, on the record's row
+				// (asmInPlainColumn, written out).
 				c := &cc.Cell
 				if c.Kind == CellBlank {
 					continue
 				}
-				if c.Kind == CellText && c.Origin.File != "" && c.Origin.Header != "" {
-					if n, ok := valPlainDigits(c.Text); ok && asmInPlainColumn(&c.Origin, memo.col, cs.row) {
+				if o, col := &c.Origin, memo.col; c.Kind == CellText && o.File != "" && o.Header != "" &&
+					o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
+					asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header) {
+					if n, ok := valPlainDigits(c.Text); ok {
 						cs.counters.Set(memo.index, n)
 						continue
 					}

@@ -44,7 +44,11 @@ func NewCounters(cat *Catalog) Counters {
 	}
 	n := len(cat.names)
 	d := &counterData{cat: cat, small: make([]int32, n)}
-	d.setBits(make([]uint64, (n+63)/64))
+	if w := (n + 63) / 64; w <= len(d.bits) {
+		d.set = d.bits[:w] // (setBits without a slice to copy)
+	} else {
+		d.set = make([]uint64, w)
+	}
 	return Counters{d}
 }
 

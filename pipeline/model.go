@@ -249,6 +249,71 @@ type Record struct {
 	// for counters). A reader may reuse the slice
 	// for its next record, with the same Name strings in the same places.
 	Counters []CounterCell
+	// Fixed, when not nil, holds cells of the plan and year columns
+	// (RowColumns) a reader gives by their index rather than in Cells,
+	// so that a row costs no map update per such cell. A column is in
+	// Fixed or in Cells, not both. A reader may reuse it for its next
+	// record.
+	Fixed *RowCells
+}
+
+// RowCells are a record's cells of the RowColumns, by their index there;
+// Has tells which the record has.
+type RowCells struct {
+	Cells [NumRowColumns]Cell
+	Has   [NumRowColumns]bool
+}
+
+// NumRowColumns is the number of RowColumns.
+const NumRowColumns = 13
+
+// RowColumns are the plan and year columns of a flat table's row that a
+// reader may give in Record.Fixed.
+var RowColumns = [NumRowColumns]string{ColPlanID, ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName,
+	ColStartDate, ColEndDate, ColSector, ColScorecardID, ColYearNumber, ColFinancialYear, ColTargetType}
+
+// RowColumnIndex returns the index of col in RowColumns, or -1.
+func RowColumnIndex(col string) int {
+	switch col {
+	case ColPlanID:
+		return 0
+	case ColAccount:
+		return 1
+	case ColCompanyVAT:
+		return 2
+	case ColCompanyRegistration:
+		return 3
+	case ColCompanyIDNumber:
+		return 4
+	case ColPlanName:
+		return 5
+	case ColStartDate:
+		return 6
+	case ColEndDate:
+		return 7
+	case ColSector:
+		return 8
+	case ColScorecardID:
+		return 9
+	case ColYearNumber:
+		return 10
+	case ColFinancialYear:
+		return 11
+	case ColTargetType:
+		return 12
+	}
+	return -1
+}
+
+// Cell returns the record's cell of the column col, from Fixed or Cells.
+func (r *Record) Cell(col string) (Cell, bool) {
+	if r.Fixed != nil {
+		if i := RowColumnIndex(col); i >= 0 && r.Fixed.Has[i] {
+			return r.Fixed.Cells[i], true
+		}
+	}
+	c, ok := r.Cells[col]
+	return c, ok
 }
 
 // CounterCell is one counter cell of a Record: its column's canonical name

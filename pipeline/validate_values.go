@@ -454,6 +454,13 @@ func NormalizeSector(s string) (string, []string, bool) {
 }
 
 func valMatchFold(s string, list []string, n int) (string, []string, bool) {
+	// The usual case, a value written exactly as listed, without folding
+	// (no two values of a list are equal under folding).
+	for _, v := range list {
+		if v == s {
+			return v, nil, true
+		}
+	}
 	t := s
 	if !valSingleSpaced(s) {
 		t = strings.Join(strings.Fields(s), " ")

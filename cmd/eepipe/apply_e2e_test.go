@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 const (
@@ -475,7 +478,13 @@ func TestApplyRoutingFailuresFailOnlyTheirPlans(t *testing.T) {
 }
 
 func TestApplyWaitsThroughRecalculation(t *testing.T) {
-	e := newEnv(t, sandbox.Options{RecalcDuration: 400 * time.Millisecond})
+	// The recalculation started below runs an hour on the sandbox's clock,
+	// which jumps ahead once apply has met its 409: however slow the
+	// machine, apply finds it running, waits, and then gets it accepted.
+	var ahead atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	watch := &conflictWatch{on409: func(string) { ahead.Store(int64(2 * time.Hour)) }}
+	e := newEnv(t, sandbox.Options{RecalcDuration: time.Hour, Now: clock, Logger: zap.New(watch)})
 	e.singleAccount()
 	c, err := apiclient.New(apiclient.Options{BaseURL: e.srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
 	if err != nil {
@@ -648,7 +657,18 @@ func TestApplyFatalAndInterrupt(t *testing.T) {
 }
 
 func TestRecalcCommand(t *testing.T) {
-	e := newEnv(t, sandbox.Options{RecalcDuration: 300 * time.Millisecond})
+	// A recalculation runs an hour on the sandbox's clock, which jumps two
+	// hours ahead once the third run below has met a 409 for its
+	// scorecard: the runs do not race a real timer.
+	var ahead atomic.Int64
+	var armed atomic.Bool
+	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	on409 := func(path string) {
+		if armed.Load() && strings.Contains(path, "scorecard_acme_2026") {
+			ahead.Store(int64(2 * time.Hour))
+		}
+	}
+	e := newEnv(t, sandbox.Options{RecalcDuration: time.Hour, Now: clock, Logger: zap.New(&conflictWatch{on409: on409})})
 	r := e.run("--config", e.config, "recalc", "--account", "acme", "scorecard_acme_2025", "scorecard_acme_2026")
 	if r.code != 0 || strings.Count(r.out, "recalculation accepted") != 2 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
@@ -658,6 +678,7 @@ func TestRecalcCommand(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.out, "still running after waiting") {
 		t.Errorf("short wait: exit %d\n%s%s", r.code, r.out, r.err)
 	}
+	armed.Store(true)
 	r = e.run("--config", e.config, "recalc", "--account", "acme", "scorecard_acme_2026")
 	if r.code != 0 || !strings.Contains(r.out, "after waiting") {
 		t.Errorf("waited: exit %d\n%s%s", r.code, r.out, r.err)
@@ -677,6 +698,34 @@ func TestRecalcCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s%s", tc.args, r.code, tc.code, tc.has, r.out, r.err)
 		}
 	}
+}
+
+// conflictWatch is a zap core for the sandbox's request log: it calls
+// on409 with the path of each request answered 409.
+type conflictWatch struct{ on409 func(path string) }
+
+func (c *conflictWatch) Enabled(zapcore.Level) bool        { return true }
+func (c *conflictWatch) With([]zapcore.Field) zapcore.Core { return c }
+func (c *conflictWatch) Sync() error                       { return nil }
+func (c *conflictWatch) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	return ce.AddCore(e, c)
+}
+
+func (c *conflictWatch) Write(_ zapcore.Entry, fields []zapcore.Field) error {
+	var path string
+	var status int64
+	for _, f := range fields {
+		switch f.Key {
+		case "path":
+			path = f.String
+		case "status":
+			status = f.Integer
+		}
+	}
+	if status == 409 {
+		c.on409(path)
+	}
+	return nil
 }
 
 func TestCompaniesCommand(t *testing.T) {
