@@ -296,7 +296,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
 		if now != f.Expected {
-			drift(Drift{Plan: sp.Title, What: f.Field, Detail: fmt.Sprintf("the change set expects %q on the service, it now holds %q", f.Expected, now)})
+			drift(Drift{Plan: sp.Title, What: f.Field, Detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", FieldValueText(f.Expected), FieldValueText(now))})
 		}
 		switch f.Field {
 		case "name":
