@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestApplyInterruptedBeforeRunRecorded: a run interrupted after the
+// served-catalog check passed and before the run is recorded in the state
+// store (its Begin, which fails with the cancelled context) exits 3 and
+// still writes its --report: interrupted, no fatal error, every plan not
+// applied, nothing sent.
+func TestApplyInterruptedBeforeRunRecorded(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	seed := writeCSV(t, filepath.Join(e.dir, "seed.csv"), updateRows(1, 1))
+	if r := e.run("apply", seed, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	// Plans to create only: no plan is read to compare, so the catalog
+	// check reads the seeded plan (which tells the served catalog), and
+	// the run is interrupted as that read is answered.
+	rows := updateRows(2, 5)
+	for i := range rows {
+		rows[i].name = "Fresh " + rows[i].name
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "new.csv"), rows)
+	e.srv.Sandbox.ResetStats()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil && req.Method == http.MethodGet && planPath.MatchString(req.URL.Path) {
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			if rerr != nil {
+				return nil, rerr
+			}
+			once.Do(cancel)
+		}
+		return resp, err
+	})}
+	report := filepath.Join(e.dir, "run.json")
+	r := e.runApply(ctx, "", func(o *applyOptions) { o.HTTPClient = hc }, file, "--no-recalc", "--report", report)
+	if r.code != ExitFatal {
+		t.Fatalf("exit %d, want %d\n%s", r.code, ExitFatal, r.err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("no run report: %v\n%s", err, r.err)
+	}
+	var rep formats.RunReportJSON
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Fatal != "" || len(rep.Plans) != len(rows) {
+		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, %d plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), len(rows), b)
+	}
+	for _, p := range rep.Plans {
+		if p.Outcome != pipeline.OutcomeNotApplied {
+			t.Errorf("%s: %s %q, want not applied", p.Plan, p.Outcome, p.Error)
+		}
+	}
+	if w := e.srv.Sandbox.Stats().Writes; w != 0 {
+		t.Errorf("%d writes after the interruption", w)
+	}
+}
