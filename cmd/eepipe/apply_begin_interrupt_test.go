@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
@@ -69,6 +71,78 @@ func TestApplyInterruptedBeforeRunRecorded(t *testing.T) {
 	}
 	if !rep.Interrupted || rep.Fatal != "" || len(rep.Plans) != len(rows) {
 		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, %d plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), len(rows), b)
+	}
+	for _, p := range rep.Plans {
+		if p.Outcome != pipeline.OutcomeNotApplied {
+			t.Errorf("%s: %s %q, want not applied", p.Plan, p.Outcome, p.Error)
+		}
+	}
+	if w := e.srv.Sandbox.Stats().Writes; w != 0 {
+		t.Errorf("%d writes after the interruption", w)
+	}
+}
+
+// cancelOnWrite is stderr that cancels the run once what was written
+// contains mark.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.b.Write(p)
+	if strings.Contains(c.b.String(), c.mark) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestApplySavedInterruptedBeforeRunRecorded: a saved change set whose
+// run is interrupted after its drift check passed (as its changes are
+// shown on the terminal) and before the run is recorded exits 3 and still
+// writes its --report: interrupted, nothing applied, nothing sent.
+func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(2, 1))
+	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	writeCSV(t, file, updateRows(2, 50))
+	set := filepath.Join(e.dir, "changes.json")
+	if r := e.run("diff", file, "-o", set); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	e.srv.Sandbox.ResetStats()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{mark: `"Pipelined 01"`, cancel: cancel}
+	var out bytes.Buffer
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: stderr, ErrTTY: true}, Now: time.Now, Getenv: e.getenv}
+	report := filepath.Join(e.dir, "run.json")
+	cmd := NewCmdApply(f, func(o *applyOptions) error { return runApply(ctx, f, o) })
+	code := executeCmd(ctx, cmd, f, []string{set, "--no-recalc", "--report", report})
+	stderr.mu.Lock()
+	errText := stderr.b.String()
+	stderr.mu.Unlock()
+	if code != ExitFatal {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFatal, errText)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("no run report: %v\n%s", err, errText)
+	}
+	var rep formats.RunReportJSON
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Fatal != "" || len(rep.Plans) != 2 {
+		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, 2 plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), b)
 	}
 	for _, p := range rep.Plans {
 		if p.Outcome != pipeline.OutcomeNotApplied {
