@@ -423,3 +423,33 @@ func ParseFinancialYearText(s string) (FinancialYear, error) {
 	}
 	return FinancialYear(y), nil
 }
+
+// SavedNotApplied is the report of a saved change set whose run stopped
+// before it was checked against the service (interrupted during the drift
+// check): every plan of s, not applied for the stop's cause, and nothing
+// sent.
+func (r *Runner) SavedNotApplied(ctx context.Context, s *SavedChangeSet, started time.Time) *RunReport {
+	rep := &RunReport{Started: started}
+	cause := r.gate.stopErr(ctx)
+	if cause == nil {
+		cause = ErrStopped
+	}
+	for _, sp := range s.Plans {
+		in := &InputPlan{PlanID: sp.PlanID}
+		var id int64
+		if n, _ := fmt.Sscanf(sp.Title, "plan %d %q", &id, &in.Name); n != 2 || id != sp.PlanID {
+			in.Name = "" // the stored name, as Title shows it (the set keeps no other)
+		}
+		if sp.Create != nil {
+			in.Name, in.StartDate, in.EndDate = sp.Create.Name, sp.Create.StartDate, sp.Create.EndDate
+		}
+		d := Failed(in, "not compared: "+cause.Error())
+		d.Account = sp.Account
+		rep.Plans = append(rep.Plans, &PlanResult{Diff: d, PlanID: sp.PlanID, Outcome: OutcomeNotApplied, Err: cause})
+	}
+	rep.Requests = r.gate.snapshot()
+	rep.Fatal = r.gate.Fatal()
+	rep.Interrupted = ctx.Err() != nil
+	rep.Finished = r.opts.now()
+	return rep
+}

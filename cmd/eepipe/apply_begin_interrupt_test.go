@@ -153,3 +153,54 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 		t.Errorf("%d writes after the interruption", w)
 	}
 }
+
+// TestApplySavedInterruptedDuringDriftCheck: a saved change set whose run
+// is interrupted while its plans are read back (the drift check) exits 3
+// and still writes its --report: every plan of the set not applied.
+func TestApplySavedInterruptedDuringDriftCheck(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(3, 1))
+	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	writeCSV(t, file, updateRows(3, 50))
+	set := filepath.Join(e.dir, "changes.json")
+	if r := e.run("diff", file, "-o", set); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	e.srv.Sandbox.ResetStats()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodGet && planPath.MatchString(req.URL.Path) {
+			once.Do(cancel) // the first plan read back is interrupted
+		}
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+	report := filepath.Join(e.dir, "run.json")
+	r := e.runApply(ctx, "", func(o *applyOptions) { o.HTTPClient = hc }, set, "--no-recalc", "--report", report)
+	if r.code != ExitFatal {
+		t.Fatalf("exit %d, want %d\n%s", r.code, ExitFatal, r.err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("no run report: %v\n%s", err, r.err)
+	}
+	var rep formats.RunReportJSON
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Fatal != "" || len(rep.Plans) != 3 {
+		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, 3 plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), b)
+	}
+	for _, p := range rep.Plans {
+		if p.Outcome != pipeline.OutcomeNotApplied || !strings.Contains(p.Error, "interrupted") || !strings.Contains(p.Plan, `"Pipelined 0`) {
+			t.Errorf("%s: %s %q, want not applied: interrupted", p.Plan, p.Outcome, p.Error)
+		}
+	}
+	if w := e.srv.Sandbox.Stats().Writes; w != 0 {
+		t.Errorf("%d writes after the interruption", w)
+	}
+}

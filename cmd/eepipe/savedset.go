@@ -116,6 +116,17 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		if ee := new(ExitError); errors.As(err, &ee) {
 			return err
 		}
+		if ctx.Err() != nil {
+			// Interrupted during the check: nothing was sent; the run
+			// report says so, as any interrupted run's.
+			rep := runner.SavedNotApplied(ctx, s, started)
+			*repOut = rep
+			if opts.Report != "" {
+				if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
+					return err
+				}
+			}
+		}
 		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
 	}
 	if len(drifts) > 0 {
