@@ -302,12 +302,18 @@ func (c *Client) send(ctx context.Context, cl call) error {
 		}
 		return bo.NextBackOff()
 	}
+	wctx := waitContext(ctx) // ends the waits and the decision to retry
+	refusedOnly := true      // every attempt so far was refused unapplied
+	var wait time.Duration   // the wait before this attempt
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			if lastErr != nil {
-				return fmt.Errorf("%s %s: stopped before retrying: %w (last answer: %v)", cl.method, path, err, lastErr)
+				return interrupted(cl, path, attempt-1, wait, lastErr, err, refusedOnly)
 			}
 			return &TransportError{Method: cl.method, Path: path, Attempts: attempt - 1, ctxErr: err}
+		}
+		if err := wctx.Err(); err != nil && lastErr != nil {
+			return interrupted(cl, path, attempt-1, wait, lastErr, err, refusedOnly)
 		}
 		var body io.Reader
 		if cl.body != nil {
@@ -343,9 +349,9 @@ func (c *Client) send(ctx context.Context, cl call) error {
 		var (
 			status  int
 			respErr error // the error of this attempt
-			wait    time.Duration
 			retry   = attempt < c.retry.MaxAttempts
 		)
+		wait = 0
 		if err == nil {
 			status = resp.StatusCode
 			var b []byte
@@ -381,6 +387,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 					wait = c.jitter(bound)
 				}
 				priorUnclear = priorUnclear || status >= 500
+				refusedOnly = refusedOnly && refusal(status, nil)
 			}
 		}
 		if err != nil {
@@ -406,6 +413,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 			respErr = te
 			wait = c.jitter(nextBackOff())
 			priorUnclear = priorUnclear || te.Sent
+			refusedOnly = refusedOnly && refusal(0, te)
 		}
 
 		lastErr = respErr
@@ -419,10 +427,49 @@ func (c *Client) send(ctx context.Context, cl call) error {
 			ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", attempt),
 				zap.Duration("wait", wait), zap.String("reason", lastErr.Error()))
 		}
-		if err := c.sleep(ctx, wait); err != nil {
-			return fmt.Errorf("%s %s: stopped waiting %s to retry: %w (last answer: %v)", cl.method, path, wait, err, lastErr)
+		if err := c.sleepBoth(ctx, wctx, wait); err != nil {
+			return interrupted(cl, path, attempt, wait, lastErr, err, refusedOnly)
 		}
 	}
+}
+
+// sleepBoth waits for d until ctx or wctx ends, and returns the error of
+// the one that ended (wctx's first).
+func (c *Client) sleepBoth(ctx, wctx context.Context, d time.Duration) error {
+	if wctx == ctx {
+		return c.sleep(ctx, d)
+	}
+	if err := wctx.Err(); err != nil {
+		return err
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(wctx, func() { cancel(wctx.Err()) })
+	defer stop()
+	if err := c.sleep(sctx, d); err != nil {
+		if werr := wctx.Err(); werr != nil {
+			return werr
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	return nil
+}
+
+// interrupted returns the error of a call whose retries were cut short by
+// the end of a context (cause), after attempts attempts ending in last.
+func interrupted(cl call, path string, attempts int, wait time.Duration, last, cause error, refusedOnly bool) error {
+	var ae *APIError
+	var te *TransportError
+	switch {
+	case errors.As(last, &ae):
+		ae.cut = true
+	case errors.As(last, &te):
+		te.cut = true
+	}
+	return &InterruptedError{Method: cl.method, Path: path, Attempts: attempts, Wait: wait, Last: last, Cause: cause, refusedOnly: refusedOnly}
 }
 
 // redactedError keeps the chain of an error but prints a redacted text.

@@ -52,6 +52,9 @@ type APIError struct {
 	// clear answer, so this response may describe the effect of that attempt
 	// (a 404 to a retried DELETE, a 409 to a retried recalculation).
 	afterUnclear bool
+	// cut is set when the call's retries were cut short (InterruptedError):
+	// the retries did not run out.
+	cut bool
 }
 
 // Error returns a one-line description: method, path, status and what the
@@ -91,7 +94,7 @@ func (e *APIError) Is(target error) bool {
 	case ErrUnclearOutcome:
 		return e.Unclear()
 	case ErrUnavailable:
-		return e.Method != http.MethodPost && retryableStatus(e.StatusCode) && e.StatusCode != http.StatusTooManyRequests
+		return !e.cut && e.Method != http.MethodPost && retryableStatus(e.StatusCode) && e.StatusCode != http.StatusTooManyRequests
 	}
 	return false
 }
@@ -119,6 +122,7 @@ type TransportError struct {
 	Sent         bool // the request headers were written to a connection
 	ctxErr       error
 	err          error
+	cut          bool // the retries were cut short (InterruptedError)
 }
 
 func (e *TransportError) Error() string {
@@ -161,7 +165,7 @@ func (e *TransportError) Is(target error) bool {
 	case ErrUnclearOutcome:
 		return e.Unclear()
 	case ErrUnavailable:
-		if e.ctxErr != nil {
+		if e.ctxErr != nil || e.cut {
 			return false
 		}
 		return !e.Sent || e.Method != http.MethodPost

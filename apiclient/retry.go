@@ -28,8 +28,11 @@ import (
 // and min(MaxDelay, BaseDelay*2^(attempt-1)) (the bound is the schedule of
 // github.com/cenkalti/backoff's ExponentialBackOff, the one the pipeline's
 // recalculation polling uses too). Waits end at once when the
-// context ends, and a wait that would pass the context's deadline is not
-// started: the last error is returned instead.
+// context ends, or the wait context given with WithWaitContext, and no
+// further attempt is started then: the call returns an *InterruptedError
+// holding the last attempt's error and the context's. A wait that would
+// pass the context's deadline is not started: the last error is returned
+// instead.
 type RetryPolicy struct {
 	MaxAttempts int           // attempts in all, the first included; 1 disables retries
 	BaseDelay   time.Duration // backoff before the second attempt (before jitter)

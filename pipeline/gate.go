@@ -9,9 +9,28 @@ import (
 )
 
 // ErrStopped is matched (errors.Is) by the error of a request that was not
-// sent because the run stopped: it was interrupted, or an earlier request
-// failed fatally.
+// applied because the run stopped: it was not sent (the run was
+// interrupted, or an earlier request failed fatally), or the service
+// refused it for the moment (busy, rate limited) and the run was
+// interrupted while waiting to send it again.
 var ErrStopped = errors.New("not sent: the run stopped")
+
+// waitCtxKey is the context key of WaitContext.
+type waitCtxKey struct{}
+
+// WaitContext returns the context that ends the waits of a request sent
+// with ctx: a request of a run goes out with a context that is never
+// cancelled (so that a request already sent finishes and its outcome is
+// known), which carries the run's own context for its waits between
+// attempts; an adapter whose client retries ends those waits, and starts
+// no further attempt, when this context ends (see planapi). Outside a run
+// it is ctx.
+func WaitContext(ctx context.Context) context.Context {
+	if w, ok := ctx.Value(waitCtxKey{}).(context.Context); ok && w != nil {
+		return w
+	}
+	return ctx
+}
 
 // StoppedError is the error of a request that was not sent; Cause says why
 // the run stopped.
@@ -60,7 +79,8 @@ var kindNames = [numKinds]string{"list", "get", "create", "update_plan", "delete
 // gate bounds the requests in flight across the whole run (all accounts and
 // the lookup), counts them, and stops dispatching after a fatal error or
 // when the run's context is cancelled. Requests already sent are finished
-// with a context that is not cancelled, so that their outcome is known.
+// with a context that is not cancelled, so that their outcome is known;
+// their waits between attempts end with the run's context (WaitContext).
 type gate struct {
 	sem      chan struct{}
 	counts   [numKinds]atomic.Int64
@@ -146,7 +166,7 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accou
 		}
 	}
 	g.counts[kind].Add(1)
-	err := fn(context.WithoutCancel(ctx))
+	err := fn(context.WithValue(context.WithoutCancel(ctx), waitCtxKey{}, ctx))
 	g.inFlight.Add(-1)
 	<-g.sem
 	if err == nil {

@@ -404,7 +404,8 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 	}
 	switch {
 	case r.Interrupted:
-		b.WriteString("The run was interrupted: plans listed as not applied were not sent; run apply again to finish (it sends only what still differs).\n")
+		b.WriteString("The run was interrupted: plans listed as not applied were not sent, or refused for the moment by the service and not sent again; " +
+			"run apply again to finish (it sends only what still differs).\n")
 	case r.Fatal != nil:
 		fmt.Fprintf(&b, "The run stopped after a fatal error: %v\nPlans listed as not applied were not sent; fix the cause and run apply again.\n", r.Fatal)
 	}

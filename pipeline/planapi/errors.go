@@ -21,6 +21,8 @@ import (
 //	429                            pipeline.ErrRateLimited
 //	apiclient.ErrUnclearOutcome    pipeline.ErrUnclearOutcome
 //	apiclient.ErrUnavailable       pipeline.ErrUnavailable
+//	*apiclient.InterruptedError    pipeline.ErrStopped when NotApplied
+//	                               (refused, and not retried: interrupted)
 func Err(err error) error {
 	if err == nil {
 		return nil
@@ -46,6 +48,10 @@ func Err(err error) error {
 	}
 	if errors.Is(err, apiclient.ErrUnavailable) {
 		kinds = append(kinds, pipeline.ErrUnavailable)
+	}
+	var ie *apiclient.InterruptedError
+	if errors.As(err, &ie) && ie.NotApplied() {
+		kinds = append(kinds, pipeline.ErrStopped)
 	}
 	if len(kinds) == 0 {
 		return err

@@ -15,12 +15,20 @@ type Service struct{ c *apiclient.Client }
 
 var _ pipeline.PlanService = (*Service)(nil)
 
+// waits returns ctx with the run's context for the client's waits between
+// attempts (pipeline.WaitContext): a request already sent runs on, but
+// the client waits out no Retry-After, and starts no further attempt,
+// once the run is interrupted.
+func waits(ctx context.Context) context.Context {
+	return apiclient.WithWaitContext(ctx, pipeline.WaitContext(ctx))
+}
+
 // New returns c as a pipeline.PlanService.
 func New(c *apiclient.Client) *Service { return &Service{c} }
 
 // ListPlans returns every plan of the account (without milestones).
 func (s *Service) ListPlans(ctx context.Context) ([]pipeline.Plan, error) {
-	wire, err := s.c.ListPlans(ctx)
+	wire, err := s.c.ListPlans(waits(ctx))
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -37,7 +45,7 @@ func (s *Service) ListPlans(ctx context.Context) ([]pipeline.Plan, error) {
 
 // GetPlan returns one plan with its milestones and targets.
 func (s *Service) GetPlan(ctx context.Context, id int64) (*pipeline.Plan, error) {
-	p, err := s.c.GetPlan(ctx, id)
+	p, err := s.c.GetPlan(waits(ctx), id)
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -46,7 +54,7 @@ func (s *Service) GetPlan(ctx context.Context, id int64) (*pipeline.Plan, error)
 
 // CreatePlan creates a plan (see apiclient.Client.CreatePlan).
 func (s *Service) CreatePlan(ctx context.Context, np pipeline.NewPlan) (*pipeline.Plan, error) {
-	p, err := s.c.CreatePlan(ctx, apiclient.PlanCreate{
+	p, err := s.c.CreatePlan(waits(ctx), apiclient.PlanCreate{
 		Name:        np.Name,
 		StartDate:   np.StartDate.String(),
 		EndDate:     np.EndDate.String(),
@@ -61,7 +69,7 @@ func (s *Service) CreatePlan(ctx context.Context, np pipeline.NewPlan) (*pipelin
 
 // UpdatePlan changes a plan's metadata.
 func (s *Service) UpdatePlan(ctx context.Context, id int64, ch pipeline.PlanChange) (*pipeline.Plan, error) {
-	p, err := s.c.UpdatePlan(ctx, id, planUpdateFrom(ch))
+	p, err := s.c.UpdatePlan(waits(ctx), id, planUpdateFrom(ch))
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -70,12 +78,12 @@ func (s *Service) UpdatePlan(ctx context.Context, id int64, ch pipeline.PlanChan
 
 // DeletePlan deletes a plan.
 func (s *Service) DeletePlan(ctx context.Context, id int64) error {
-	return Err(s.c.DeletePlan(ctx, id))
+	return Err(s.c.DeletePlan(waits(ctx), id))
 }
 
 // UpdateTarget sets counters of one target and returns it as stored.
 func (s *Service) UpdateTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) (*pipeline.Target, error) {
-	t, err := s.c.UpdateTarget(ctx, planID, milestoneID, targetID, counters)
+	t, err := s.c.UpdateTarget(waits(ctx), planID, milestoneID, targetID, counters)
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -86,12 +94,12 @@ func (s *Service) UpdateTarget(ctx context.Context, planID, milestoneID, targetI
 // PatchTarget sets counters of one target without reading the answer
 // back; it satisfies pipeline.TargetPatcher, which apply uses.
 func (s *Service) PatchTarget(ctx context.Context, planID, milestoneID, targetID int64, counters map[string]int64) error {
-	return Err(s.c.PatchTarget(ctx, planID, milestoneID, targetID, counters))
+	return Err(s.c.PatchTarget(waits(ctx), planID, milestoneID, targetID, counters))
 }
 
 // RecalculateScorecard starts a recalculation of a scorecard.
 func (s *Service) RecalculateScorecard(ctx context.Context, scorecardID string) error {
-	return Err(s.c.RecalculateScorecard(ctx, scorecardID))
+	return Err(s.c.RecalculateScorecard(waits(ctx), scorecardID))
 }
 
 // planUpdateFrom converts a domain plan change to the wire body: nil fields
@@ -186,7 +194,7 @@ func NewFinder(c *apiclient.Client) *Finder { return &Finder{c} }
 
 // FindCompanies searches companies by any of the identifiers.
 func (f *Finder) FindCompanies(ctx context.Context, ids pipeline.CompanyIDs) ([]pipeline.Company, error) {
-	wire, err := f.c.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
+	wire, err := f.c.SearchCompanies(waits(ctx), apiclient.CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -213,7 +221,7 @@ func companyToDomain(w apiclient.Company) pipeline.Company {
 // HasScorecard reports whether the account sees the scorecard (GET
 // /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
 func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
-	_, err := s.c.GetScorecard(ctx, scorecardID)
+	_, err := s.c.GetScorecard(waits(ctx), scorecardID)
 	err = Err(err)
 	switch {
 	case err == nil:

@@ -368,3 +368,69 @@ func TestRateLimitedCreateWaitedOut(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitedCreateInterrupted: a create refused 429 whose wait for
+// the Retry-After is cut by Ctrl-C (the run's context ends while the
+// client waits; the request itself runs on an uncancelled context) is not
+// sent again; the plan is not applied, with the service's answer and the
+// interruption as the reason, and the run has no fatal error.
+func TestRateLimitedCreateInterrupted(t *testing.T) {
+	var creates atomic.Int32
+	url := startSandbox(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				creates.Add(1)
+				w.Header().Set("Retry-After", "60")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(`{"errors":["Rate limit exceeded"]}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var waited atomic.Int32
+	c, err := apiclient.New(apiclient.Options{BaseURL: url, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme",
+		LookupURL: url, LookupUsername: "consultant", LookupPassword: "sandbox-lookup-pass",
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+		Sleep: func(wctx context.Context, d time.Duration) error {
+			waited.Add(1)
+			cancel() // Ctrl-C while the client waits out the Retry-After
+			select {
+			case <-wctx.Done():
+				return wctx.Err()
+			case <-time.After(30 * time.Second): // not cut: the test fails on the second create
+				return nil
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts := []pipeline.Account{{Name: "acme", CompanyID: "8ovHrj", Service: planapi.New(c)}}
+	r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true})
+	in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
+		Name: "Later", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31")}
+	cs, err := r.Plan(ctx, []*pipeline.InputPlan{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Apply(ctx, cs, time.Now())
+	p := rep.Plans[0]
+	if p.Outcome != pipeline.OutcomeNotApplied {
+		t.Fatalf("outcome %v (%v), want not applied", p.Outcome, p.Err)
+	}
+	if !errors.Is(p.Err, pipeline.ErrStopped) || !errors.Is(p.Err, context.Canceled) || !errors.Is(p.Err, pipeline.ErrRateLimited) {
+		t.Errorf("err = %v, want ErrStopped, context.Canceled and ErrRateLimited", p.Err)
+	}
+	if !strings.Contains(p.Err.Error(), "429") || !strings.HasSuffix(p.Err.Error(), "not retried: interrupted") {
+		t.Errorf("err = %q, want the 429 and \"not retried: interrupted\"", p.Err)
+	}
+	if rep.Fatal != nil || !rep.Interrupted {
+		t.Errorf("fatal %v, interrupted %v; want no fatal error, interrupted", rep.Fatal, rep.Interrupted)
+	}
+	if n, w := creates.Load(), waited.Load(); n != 1 || w != 1 {
+		t.Errorf("%d creates sent, %d waits; want 1 create, 1 wait cut short", n, w)
+	}
+}
