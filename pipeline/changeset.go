@@ -162,10 +162,10 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 	}
 	for _, f := range d.Fields {
 		if d.Action == ActionCreate {
-			fmt.Fprintf(b, "    %s: %q\n", f.Field, f.New)
+			fmt.Fprintf(b, "    %s: %s\n", f.Field, FieldValueText(f.New))
 			continue
 		}
-		fmt.Fprintf(b, "    %s: %q -> %q", f.Field, f.Old, f.New)
+		fmt.Fprintf(b, "    %s: %s -> %s", f.Field, FieldValueText(f.Old), FieldValueText(f.New))
 		if f.Class != "" && f.Class != ClassNoHistory {
 			fmt.Fprintf(b, "  (%s)", f.Class.Words(f.Last.run()))
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -114,6 +115,16 @@ func (f *FieldChange) UnmarshalJSON(b []byte) error {
 	}
 	*f = FieldChange{Field: j.Field, Old: j.Old, New: j.New, Class: j.Class, Last: j.Last}
 	return nil
+}
+
+// FieldValueText formats a plan field's value for messages: quoted, or
+// (blank) for an empty value (a field cleared on the service or in the
+// file), never an empty pair of quotes.
+func FieldValueText(v string) string {
+	if v == "" {
+		return "(blank)"
+	}
+	return strconv.Quote(v)
 }
 
 // fieldChange is the change of plan field field of in from old (the

@@ -30,7 +30,9 @@ type ApplyHooks struct {
 	// Begin is called once, before the first plan is applied (written, or
 	// its counters recorded as in sync), with the accounts of the plans
 	// that were matched (sorted); not at all when every plan fails or the
-	// run stopped first. An error stops the run: nothing is written.
+	// run stopped first. An error stops the run: nothing is written. An
+	// error of Ready or Begin once the run was stopped (cancelled, out of
+	// time) is that stop's: the run is reported as stopped, as any other.
 	Begin func(ctx context.Context, accounts []string) error
 	// Classify classifies one compared plan's changes (three-way, against
 	// the state store: ClassifyPlan, HoldPlanChanges) and returns the
@@ -115,6 +117,13 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 			}
 			if gateErr == nil && hooks.Begin != nil {
 				gateErr = hooks.Begin(ctx, accounts)
+			}
+			if gateErr != nil && r.gate.stopErr(ctx) != nil {
+				// Stopped meanwhile (interrupted between the catalog check
+				// and the run's record): the hook's failure is that stop's.
+				// The run goes on as a stopped run: nothing is written, each
+				// plan is reported not applied, and the report is written.
+				gateErr = nil
 			}
 			halt.Store(gateErr != nil)
 		})

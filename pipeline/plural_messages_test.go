@@ -11,7 +11,7 @@ import (
 func TestMessagesSingularPlural(t *testing.T) {
 	held := func(n int, overwritten bool) string {
 		var b strings.Builder
-		if err := WriteHeld(&b, make([]HeldChange, n), overwritten); err != nil {
+		if err := WriteHeld(&b, make([]HeldChange, n), overwritten, false); err != nil {
 			t.Fatal(err)
 		}
 		return strings.SplitN(b.String(), "\n", 2)[0]

@@ -448,9 +448,9 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			continue
 		}
 		for _, f := range p.Fields {
-			fmt.Fprintf(&b, "    %s: workbook %q, service %q", f.Field, f.Workbook, f.Server)
+			fmt.Fprintf(&b, "    %s: workbook %s, service %s", f.Field, FieldValueText(f.Workbook), FieldValueText(f.Server))
 			if f.Class != "" && f.Class != ClassNoHistory && f.LastApplied != nil {
-				fmt.Fprintf(&b, ", last applied %q: %s", f.LastApplied.Value, f.Class.Words(f.LastRun()))
+				fmt.Fprintf(&b, ", last applied %s: %s", FieldValueText(f.LastApplied.Value), f.Class.Words(f.LastRun()))
 			}
 			b.WriteByte('\n')
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -195,10 +196,18 @@ type Drift struct {
 	Where  string // target or field
 	What   string // counter or field name
 	Detail string
+	// At is the file cell the counter's or field's value was read from,
+	// as the change set recorded it (zero when it recorded none).
+	At Origin
 }
 
-// String formats the drift for messages.
+// String formats the drift for messages, naming the cell first as held
+// changes do: "v2.csv line 2, column 7: plan 3 "A" sector: ...".
 func (d Drift) String() string {
+	var b strings.Builder
+	if d.At != (Origin{}) {
+		fmt.Fprintf(&b, "%s: ", shortOrigin(d.At))
+	}
 	parts := []string{d.Plan}
 	if d.Where != "" {
 		parts = append(parts, d.Where)
@@ -206,7 +215,65 @@ func (d Drift) String() string {
 	if d.What != "" {
 		parts = append(parts, d.What)
 	}
-	return strings.Join(parts, " ") + ": " + d.Detail
+	b.WriteString(strings.Join(parts, " ") + ": " + d.Detail)
+	return b.String()
+}
+
+// savedOrigin reads back the location a change set stores as text (file,
+// and Origin.Ref: "Targets!F12", "Targets row 12", "sheet Targets", "line
+// 12, column 6", "line 12"), so that messages name the cell as they do
+// for a workbook. Text it does not recognise is kept as the sheet's name:
+// the message still shows it.
+func savedOrigin(file, ref string) Origin {
+	o := Origin{File: file}
+	if ref == "" {
+		return o
+	}
+	if i := strings.LastIndex(ref, "!"); i > 0 {
+		if col, row, ok := parseA1(ref[i+1:]); ok {
+			o.Sheet, o.Cell, o.Row, o.Column = ref[:i], ref[i+1:], row, col
+			return o
+		}
+	}
+	if i := strings.LastIndex(ref, " row "); i > 0 {
+		if n, err := strconv.Atoi(ref[i+len(" row "):]); err == nil && n > 0 {
+			o.Sheet, o.Row = ref[:i], n
+			return o
+		}
+	}
+	var row, col int
+	var rest string
+	if n, _ := fmt.Sscanf(ref, "line %d, column %d%s", &row, &col, &rest); n == 2 && row > 0 && col > 0 && ref == fmt.Sprintf("line %d, column %d", row, col) {
+		o.Row, o.Column = row, col
+		return o
+	}
+	if n, _ := fmt.Sscanf(ref, "line %d%s", &row, &rest); n == 1 && row > 0 && ref == fmt.Sprintf("line %d", row) {
+		o.Row = row
+		return o
+	}
+	o.Sheet = strings.TrimPrefix(ref, "sheet ")
+	return o
+}
+
+// parseA1 reads an A1-style cell reference ("F12"): its 1-based column
+// and row.
+func parseA1(ref string) (col, row int, ok bool) {
+	i := 0
+	for i < len(ref) && ref[i] >= 'A' && ref[i] <= 'Z' {
+		if col > 1<<20 {
+			return 0, 0, false
+		}
+		col = col*26 + int(ref[i]-'A'+1)
+		i++
+	}
+	if i == 0 || i > 3 || i == len(ref) || ref[i] == '0' {
+		return 0, 0, false
+	}
+	row, err := strconv.Atoi(ref[i:])
+	if err != nil || row <= 0 || strings.ContainsAny(ref[i:], "+-") {
+		return 0, 0, false
+	}
+	return col, row, true
 }
 
 // PlanSaved checks a saved change set against the service and turns it
@@ -295,8 +362,9 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 	in.PlanID = server.ID
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
+		at := savedOrigin(f.File, f.Cell)
 		if now != f.Expected {
-			drift(Drift{Plan: sp.Title, What: f.Field, Detail: fmt.Sprintf("the change set expects %q on the service, it now holds %q", f.Expected, now)})
+			drift(Drift{Plan: sp.Title, What: f.Field, At: at, Detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", FieldValueText(f.Expected), FieldValueText(now))})
 		}
 		switch f.Field {
 		case "name":
@@ -308,7 +376,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		default:
 			return nil, fmt.Errorf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)
 		}
-		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New})
+		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
 	for i, st := range sp.Targets {
 		var m *Milestone
@@ -335,11 +403,12 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		}
 		for _, c := range st.Counters {
 			now, ok := tgt.Counters.ByName(c.Counter)
+			at := savedOrigin(st.File, c.Cell)
 			if c.Expected != nil && (!ok || now != *c.Expected) {
-				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter,
+				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter, At: at,
 					Detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})
 			}
-			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: true, New: c.New})
+			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: true, New: c.New, Origin: at})
 		}
 		d.Targets = append(d.Targets, td)
 	}
@@ -353,4 +422,34 @@ func ParseFinancialYearText(s string) (FinancialYear, error) {
 		return 0, fmt.Errorf("financial year %q is not like 2026/27", s)
 	}
 	return FinancialYear(y), nil
+}
+
+// SavedNotApplied is the report of a saved change set whose run stopped
+// before it was checked against the service (interrupted during the drift
+// check): every plan of s, not applied for the stop's cause, and nothing
+// sent.
+func (r *Runner) SavedNotApplied(ctx context.Context, s *SavedChangeSet, started time.Time) *RunReport {
+	rep := &RunReport{Started: started}
+	cause := r.gate.stopErr(ctx)
+	if cause == nil {
+		cause = ErrStopped
+	}
+	for _, sp := range s.Plans {
+		in := &InputPlan{PlanID: sp.PlanID}
+		var id int64
+		if n, _ := fmt.Sscanf(sp.Title, "plan %d %q", &id, &in.Name); n != 2 || id != sp.PlanID {
+			in.Name = "" // the stored name, as Title shows it (the set keeps no other)
+		}
+		if sp.Create != nil {
+			in.Name, in.StartDate, in.EndDate = sp.Create.Name, sp.Create.StartDate, sp.Create.EndDate
+		}
+		d := Failed(in, "not compared: "+cause.Error())
+		d.Account = sp.Account
+		rep.Plans = append(rep.Plans, &PlanResult{Diff: d, PlanID: sp.PlanID, Outcome: OutcomeNotApplied, Err: cause})
+	}
+	rep.Requests = r.gate.snapshot()
+	rep.Fatal = r.gate.Fatal()
+	rep.Interrupted = ctx.Err() != nil
+	rep.Finished = r.opts.now()
+	return rep
 }

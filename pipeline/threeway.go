@@ -282,9 +282,9 @@ func (h HeldChange) String() string {
 // heldText formats a field's values: `file "A", service "B", last applied
 // "A" by run 3 on DATE from v1.csv`.
 func (f FieldChange) heldText() string {
-	s := fmt.Sprintf("file %q, service %q", f.New, f.Old)
+	s := fmt.Sprintf("file %s, service %s", FieldValueText(f.New), FieldValueText(f.Old))
 	if f.Last != nil {
-		s += fmt.Sprintf(", last applied %q by %s", f.Last.Value, f.Last)
+		s += fmt.Sprintf(", last applied %s by %s", FieldValueText(f.Last.Value), f.Last)
 		if f.Last.File != "" {
 			s += " from " + f.Last.File
 		}
@@ -461,7 +461,9 @@ func (d *PlanDiff) keepServiceField(f FieldChange) {
 }
 
 // WriteHeld writes the held changes, one per line, under a heading.
-func WriteHeld(w io.Writer, held []HeldChange, overwritten bool) error {
+// dryRun words the heading for a run that sends nothing (diff, apply
+// --dry-run): the changes would be (or would not be) overwritten.
+func WriteHeld(w io.Writer, held []HeldChange, overwritten, dryRun bool) error {
 	if len(held) == 0 {
 		return nil
 	}
@@ -480,9 +482,15 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten bool) error {
 		what = append(what, Plural(nf, "plan field"))
 	}
 	counters, them := strings.Join(what, " and "), PluralNoun(len(held), "it", "them")
-	if overwritten {
+	switch {
+	case overwritten && dryRun:
+		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s; would be overwritten (--overwrite-service-changes):\n", counters, them)
+	case overwritten:
 		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s; overwritten (--overwrite-service-changes):\n", counters, them)
-	} else {
+	case dryRun:
+		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s would not be overwritten "+
+			"(run with --overwrite-service-changes to write the file's values anyway):\n", counters, them)
+	default:
 		fmt.Fprintf(&b, "%s changed on the service since eepipe last wrote %s %s NOT overwritten "+
 			"(run with --overwrite-service-changes to write the file's values anyway):\n", counters, them, PluralNoun(len(held), "was", "were"))
 	}
@@ -755,7 +763,7 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 func fieldUpdates(fs []FieldChange) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("%s %q -> %q", f.Field, f.Old, f.New)
+		parts[i] = fmt.Sprintf("%s %s -> %s", f.Field, FieldValueText(f.Old), FieldValueText(f.New))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -411,7 +411,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
-		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite); err != nil {
+		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
@@ -521,7 +521,7 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite); err != nil {
+	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite, false); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {

@@ -72,6 +72,9 @@ some figures (or all: "nothing could be assessed") could not be assessed;
   eepipe check plans.csv --server --targets corrected-targets.csv`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			if len(args) == 0 && !opts.Server && len(opts.PlanIDs) == 0 {
+				return usageErrorf(cmd, "check needs the workbooks to check (eepipe check FILE...), or --server to check the plans on the service")
+			}
 			if runF != nil {
 				return runF(opts)
 			}

@@ -60,6 +60,10 @@ type Factory struct {
 
 	logger *zap.Logger
 	rawErr io.Writer // stderr under the JSON line wrapper (Execute)
+	// bars is stderr beneath everything written to it (the JSON line
+	// wrapper, the logger): while a progress bar is drawn it sends what is
+	// written above the bar (routeStderr, progress.go).
+	bars *barWriter
 	// readFilesFunc replaces formats.ReadFiles in tests.
 	readFilesFunc func([]string, formats.ReadOptions) (*pipeline.Batch, error)
 }
@@ -68,6 +72,7 @@ type Factory struct {
 // otherwise, on ErrOut.
 func (f *Factory) Logger() *zap.Logger {
 	if f.logger == nil {
+		f.routeStderr()
 		f.logger = newLogger(f.errRaw(), f.IO.ErrTTY, f.Verbose, f.LogFormat)
 	}
 	return f.logger

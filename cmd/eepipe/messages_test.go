@@ -108,6 +108,7 @@ func TestUsageMessages(t *testing.T) {
 		{"template", "a", "b"},
 		{"export"},
 		{"companies"},
+		{"check"},
 		{"export", "plans.csv"},
 		{"--log-format", "xml", "version"},
 		{"apply", "--no-such-flag", "x.xlsx"},

@@ -52,8 +52,14 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	if total == 0 {
 		return
 	}
-	if p.f.IO.ErrTTY && !p.f.statusJSON() && usableTerminal(p.f.IO.ErrOut) {
-		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(p.f.IO.ErrOut), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
+	// The bar is drawn on stderr itself, beneath the writer (f.bars) that
+	// sends everything else above it while it is drawn.
+	out := p.f.IO.ErrOut
+	if p.f.bars != nil {
+		out = p.f.bars.w
+	}
+	if p.f.IO.ErrTTY && !p.f.statusJSON() && usableTerminal(out) {
+		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(out), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 		p.bar = p.p.AddBar(int64(total),
 			mpb.PrependDecorators(
 				decor.Name("applying plans ", decor.WCSyncSpaceR),
@@ -67,6 +73,9 @@ func (p *progress) start(ctx context.Context, total, all int) {
 				}),
 			),
 		)
+		if p.f.bars != nil {
+			p.f.bars.above(p.p)
+		}
 		return
 	}
 	tctx, cancel := context.WithCancel(ctx)
@@ -162,6 +171,7 @@ func (p *progress) planDone(res *pipeline.PlanResult) {
 		if last {
 			// Finish the display before the recalculations log below it.
 			p.mu.Lock()
+			p.release()
 			p.p.Wait()
 			p.bar, p.p = nil, nil
 			p.mu.Unlock()
@@ -199,6 +209,7 @@ func (p *progress) stop() {
 		if !p.bar.Completed() {
 			p.bar.Abort(false)
 		}
+		p.release()
 		p.p.Wait()
 		p.bar, p.p = nil, nil
 	}
@@ -207,6 +218,69 @@ func (p *progress) stop() {
 		<-p.done
 		p.cancel = nil
 	}
+}
+
+// release stops sending stderr above the bar, which is about to end:
+// what is written from now on goes to stderr itself (what was sent above
+// the bar is drawn by its last refresh). p.mu is held.
+func (p *progress) release() {
+	if p.f.bars != nil {
+		p.f.bars.above(nil)
+	}
+}
+
+// barWriter is stderr beneath the JSON line wrapper and the logger. While
+// a progress bar is drawn (above), what is written goes through the bar's
+// container, which prints it above the bar and redraws the bar below:
+// log lines and messages (a failed catalog check's problem list) written
+// during a run are neither drawn over nor cut by the bar's redraws.
+// Otherwise, and once the bar has ended, it writes to w.
+type barWriter struct {
+	w  io.Writer
+	mu sync.Mutex
+	p  *mpb.Progress
+}
+
+// Write implements io.Writer.
+func (b *barWriter) Write(s []byte) (int, error) {
+	b.mu.Lock()
+	p := b.p
+	b.mu.Unlock()
+	if p != nil {
+		// mpb copies s into its buffer before Write returns; ErrDone once
+		// the bar has ended: then s goes to stderr itself.
+		if n, err := p.Write(s); err == nil {
+			return n, nil
+		}
+	}
+	return b.w.Write(s)
+}
+
+// above sends what is written above the bars of p (nil: to w again).
+func (b *barWriter) above(p *mpb.Progress) {
+	b.mu.Lock()
+	b.p = p
+	b.mu.Unlock()
+}
+
+// routeStderr puts f.bars beneath stderr (once): Execute calls it before
+// it wraps stderr in JSON lines, and the logger before it is made, so that
+// a command run without Execute (tests) is routed too.
+func (f *Factory) routeStderr() {
+	if f.bars != nil {
+		return
+	}
+	if f.rawErr != nil {
+		// Wrapped already (Execute without the route): the logger's
+		// stream is routed; the wrapper's lines are not.
+		f.bars = &barWriter{w: f.rawErr}
+		f.rawErr = f.bars
+		return
+	}
+	f.bars = &barWriter{w: f.IO.ErrOut}
+	io := *f.IO
+	io.ErrOut = f.bars
+	f.IO = &io
 }
 
 // usableTerminal reports whether a bar can be drawn on w: a terminal with a

@@ -151,7 +151,9 @@ func Execute(ctx context.Context, f *Factory, args []string) (code int) {
 	if f.rawErr == nil {
 		// Off a terminal (or with --log-format json) every stderr line is
 		// a JSON event: the lines printed for people are wrapped.
-		// Timestamps from the wall clock, like the logger's.
+		// Timestamps from the wall clock, like the logger's. Beneath it,
+		// stderr goes above a progress bar while one is drawn.
+		f.routeStderr()
 		jl := &jsonLines{w: f.IO.ErrOut, active: f.statusJSON, now: time.Now}
 		f.rawErr = f.IO.ErrOut
 		io := *f.IO

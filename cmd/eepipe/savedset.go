@@ -116,6 +116,17 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		if ee := new(ExitError); errors.As(err, &ee) {
 			return err
 		}
+		if ctx.Err() != nil {
+			// Interrupted during the check: nothing was sent; the run
+			// report says so, as any interrupted run's.
+			rep := runner.SavedNotApplied(ctx, s, started)
+			*repOut = rep
+			if opts.Report != "" {
+				if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
+					return err
+				}
+			}
+		}
 		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
 	}
 	if len(drifts) > 0 {
@@ -151,10 +162,15 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	if st != nil {
 		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
-		if err != nil {
+		switch {
+		case err == nil:
+			defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
+		case ctx.Err() == nil:
 			return err
 		}
-		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
+		// Interrupted before the run was recorded: the run below sends
+		// nothing (it is stopped) and its report says so, as any
+		// interrupted run's.
 	}
 	rep := runner.Apply(ctx, cs, started)
 	*repOut = rep

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// ttyRecorder is a terminal's stderr in tests: it keeps what is written
+// and says (drawn) when the progress bar was first drawn.
+type ttyRecorder struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	once  sync.Once
+	drawn chan struct{}
+}
+
+func (r *ttyRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, err := r.b.Write(p)
+	if strings.Contains(r.b.String(), "applying plans") {
+		r.once.Do(func() { close(r.drawn) })
+	}
+	return n, err
+}
+
+func (r *ttyRecorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.b.String()
+}
+
+// screen replays s as a terminal shows it: the lines left on the screen
+// once the cursor movements and erasures (the bar's redraws) are done.
+func screen(s string) []string {
+	var lines [][]rune
+	row, col := 0, 0
+	line := func() []rune {
+		for len(lines) <= row {
+			lines = append(lines, nil)
+		}
+		return lines[row]
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == '\x1b' && i+1 < len(rs) && rs[i+1] == '[':
+			j := i + 2
+			for j < len(rs) && (rs[j] >= '0' && rs[j] <= '9' || rs[j] == ';' || rs[j] == '?') {
+				j++
+			}
+			if j == len(rs) {
+				i = j
+				continue
+			}
+			n, err := strconv.Atoi(string(rs[i+2 : j]))
+			if err != nil {
+				n = 0
+			}
+			switch rs[j] {
+			case 'A':
+				row = max(0, row-max(n, 1))
+			case 'J':
+				l := line()
+				lines[row] = l[:min(col, len(l))]
+				lines = lines[:row+1]
+			case 'K':
+				l := line()
+				lines[row] = l[:min(col, len(l))]
+			}
+			i = j
+		case c == '\r':
+			col = 0
+		case c == '\n':
+			row, col = row+1, 0
+			line()
+		default:
+			l := line()
+			for len(l) <= col {
+				l = append(l, ' ')
+			}
+			l[col] = c
+			lines[row] = l
+			col++
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(string(l), " ")
+	}
+	return out
+}
+
+// TestApplyCatalogProblemsAboveTheBar: on a terminal, the problem list of
+// a failed served-catalog check, written while the progress bar is drawn,
+// stays whole on the screen: it goes above the bar (through the bar's
+// container), not under it where the bar's next redraw erases it.
+func TestApplyCatalogProblemsAboveTheBar(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	seed := writeCSV(t, filepath.Join(e.dir, "seed.csv"), updateRows(1, 1))
+	if r := e.run("apply", seed, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	e.vars[envBaseURL] = renamingProxy(t, e.srv.URL) // the service serves servedCounter, not builtinCounter
+	file := writeCSV(t, filepath.Join(e.dir, "lacking.csv"), []row{
+		{name: "Brand new", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(builtinCounter, 1)}})
+
+	rec := &ttyRecorder{drawn: make(chan struct{})}
+	// The stored plan the check reads is answered once the bar was drawn:
+	// the check's problems are written while it is on the screen.
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil && req.Method == http.MethodGet && planPath.MatchString(req.URL.Path) {
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			if rerr != nil {
+				return nil, rerr
+			}
+			<-rec.drawn
+		}
+		return resp, err
+	})}
+	var out bytes.Buffer
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: rec, ErrTTY: true}, Now: time.Now, Getenv: e.getenv}
+	cmd := NewCmdApply(f, func(o *applyOptions) error {
+		o.HTTPClient = hc
+		return runApply(context.Background(), f, o)
+	})
+	code := executeCmd(context.Background(), cmd, f, []string{file, "--no-recalc"})
+	raw := rec.String()
+	if code != ExitInvalid || !strings.Contains(raw, "is a counter the service does not have") {
+		t.Fatalf("exit %d, want %d and the problem\n%q", code, ExitInvalid, raw)
+	}
+	// Every line written for people (no escape sequence: not the bar, not
+	// a coloured log line) must be on the screen at the end.
+	var lines []string
+	for _, l := range strings.Split(raw, "\n") {
+		if l = strings.TrimRight(l, "\r "); l != "" && !strings.Contains(l, "\x1b") {
+			lines = append(lines, l)
+		}
+	}
+	shown := strings.Join(screen(raw), "\n")
+	for _, l := range lines {
+		if !strings.Contains(shown, l) {
+			t.Errorf("the line %q is not on the screen; the screen:\n%s\nwritten:\n%q", l, shown, raw)
+		}
+	}
+	if n := strings.Count(shown, "applying plans"); n > 1 {
+		t.Errorf("the bar is on the screen %d times:\n%s", n, shown)
+	}
+}
