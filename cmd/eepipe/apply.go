@@ -129,7 +129,7 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	if apply {
 		reportHelp += "; with --output-dir the file name to stamp (default " + defaultRunReport + ")"
 	}
-	fl.StringVar(&opts.Report, "report", "", reportHelp)
+	onceStringVar(fl, &opts.Report, "report", "", reportHelp)
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "list unchanged plans in the change set too")
 	opts.Conn.register(cmd)
 	opts.State.register(cmd, true)

@@ -43,6 +43,6 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		},
 	}
 	addApplyFlags(cmd, &opts.applyOptions, false)
-	cmd.Flags().StringVarP(&opts.State.Output, "output", "o", "", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for eepipe apply FILE")
+	onceStringVar(cmd.Flags(), &opts.State.Output, "output", "o", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for eepipe apply FILE")
 	return cmd
 }

@@ -103,7 +103,7 @@ lock held, --max-duration passed).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (.xlsx or .csv); with --output-dir the file name to stamp (default "+defaultExportName+")")
+	onceStringVar(fl, &opts.Output, "output", "o", "write to `FILE` (.xlsx or .csv); with --output-dir the file name to stamp (default "+defaultExportName+")")
 	fl.StringVar(&opts.Layout, "layout", "", "grid or flat for .xlsx (default grid), flat or long for .csv (default flat)")
 	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "export only the plan with this `ID` (repeat for several)")
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")

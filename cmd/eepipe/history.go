@@ -63,7 +63,7 @@ store cannot be read.`,
 	fl.StringVar(&opts.Account, "account", "", "only this account `NAME`")
 	fl.StringVar(&opts.Since, "since", "", "only from this `DATE` on (2026-11-01, or an RFC 3339 time)")
 	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
-	fl.StringVar(&opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
+	onceStringVar(fl, &opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
 	opts.State.register(cmd, false)
 	return cmd
 }

@@ -67,7 +67,7 @@ with --catalog.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Output, "output", "o", "", "the workbook to write (`FILE`.xlsx)")
+	onceStringVar(fl, &opts.Output, "output", "o", "the workbook to write (`FILE`.xlsx)")
 	fl.StringVar(&opts.Layout, "layout", templates.LayoutGrid, "layout: grid (for people) or flat (one row per plan, year and target type)")
 	fl.IntVar(&opts.Years, "years", templates.DefaultYears, "financial years of the plan (grid layout)")
 	fl.StringVar(&opts.Start, "start", "", "pre-fill the plan's start date (`YYYY-MM-DD`) and show each grid's financial year")

@@ -49,8 +49,8 @@ when there are no errors (warnings are allowed), 2 when there are.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
-	fl.StringVar(&opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
+	onceStringVar(fl, &opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
+	onceStringVar(fl, &opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
 	return cmd
 }
 
