@@ -422,45 +422,24 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 // When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
 	out := map[pipeline.CounterKey]pipeline.LastWrite{}
-	ids := slices.Clone(targetIDs)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	const chunk = 500 // bound the IN list
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, 0, len(part)+1)
-		args = append(args, service)
-		for _, id := range part {
-			args = append(args, id)
-		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied
-			WHERE service = ? AND target_id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
-		if err != nil {
-			return nil, s.explain(err)
-		}
-		for rows.Next() {
+	err := s.eachByID(ctx, `SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied WHERE service = ? AND target_id IN `,
+		service, targetIDs, func(rows *sql.Rows) error {
 			var (
-				tid     int64
-				counter string
-				lw      pipeline.LastWrite
-				at      string
+				k  pipeline.CounterKey
+				lw pipeline.LastWrite
+				at string
 			)
-			if err := rows.Scan(&tid, &counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
-				rows.Close()
-				return nil, s.explain(err)
+			if err := rows.Scan(&k.TargetID, &k.Counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+				return err
 			}
 			lw.At = parseTime(at)
-			k := pipeline.CounterKey{TargetID: tid, Counter: counter}
-			if prev, ok := out[k]; ok && (prev.At.After(lw.At) || prev.At.Equal(lw.At) && prev.RunID > lw.RunID) {
-				continue
+			if prev, ok := out[k]; !ok || !later(prev.At, prev.RunID, lw.At, lw.RunID) {
+				out[k] = lw
 			}
-			out[k] = lw
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, s.explain(err)
-		}
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -505,7 +484,33 @@ func (s *Store) RecordFields(ctx context.Context, runID int64, ws []pipeline.Fie
 // run that applied the field; the latest write counts.
 func (s *Store) LastFields(ctx context.Context, service, account string, planIDs []int64) (map[pipeline.FieldKey]pipeline.LastFieldWrite, error) {
 	out := map[pipeline.FieldKey]pipeline.LastFieldWrite{}
-	ids := slices.Clone(planIDs)
+	err := s.eachByID(ctx, `SELECT plan_id, field, value, run_id, at, file FROM eepipe_last_fields WHERE service = ? AND plan_id IN `,
+		service, planIDs, func(rows *sql.Rows) error {
+			var (
+				k  pipeline.FieldKey
+				lw pipeline.LastFieldWrite
+				at string
+			)
+			if err := rows.Scan(&k.PlanID, &k.Field, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+				return err
+			}
+			lw.At = parseTime(at)
+			if prev, ok := out[k]; !ok || !later(prev.At, prev.RunID, lw.At, lw.RunID) {
+				out[k] = lw
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachByID runs query (ending in "IN ") for service over ids,
+// deduplicated and in chunks that bound the IN list, calling scan for each
+// row.
+func (s *Store) eachByID(ctx context.Context, query, service string, ids []int64, scan func(*sql.Rows) error) error {
+	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	const chunk = 500 // bound the IN list
@@ -516,34 +521,29 @@ func (s *Store) LastFields(ctx context.Context, service, account string, planIDs
 		for _, id := range part {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT plan_id, field, value, run_id, at, file FROM eepipe_last_fields
-			WHERE service = ? AND plan_id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.q(query+`(?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
 		if err != nil {
-			return nil, s.explain(err)
+			return s.explain(err)
 		}
 		for rows.Next() {
-			var (
-				k  pipeline.FieldKey
-				lw pipeline.LastFieldWrite
-				at string
-			)
-			if err := rows.Scan(&k.PlanID, &k.Field, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+			if err := scan(rows); err != nil {
 				rows.Close()
-				return nil, s.explain(err)
+				return s.explain(err)
 			}
-			lw.At = parseTime(at)
-			if prev, ok := out[k]; ok && (prev.At.After(lw.At) || prev.At.Equal(lw.At) && prev.RunID > lw.RunID) {
-				continue
-			}
-			out[k] = lw
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, s.explain(err)
+			return s.explain(err)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// later reports whether the write at (at, runID) is later than the one at
+// (other, otherRun): a later time, or the same time and a later run.
+func later(at time.Time, runID int64, other time.Time, otherRun int64) bool {
+	return at.After(other) || at.Equal(other) && runID > otherRun
 }
 
 const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`
