@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -230,21 +231,11 @@ func (d civilDate) String() string {
 func (d civilDate) compare(e civilDate) int {
 	switch {
 	case d.y != e.y:
-		return cmpInt(d.y, e.y)
+		return cmp.Compare(d.y, e.y)
 	case d.m != e.m:
-		return cmpInt(int(d.m), int(e.m))
+		return cmp.Compare(int(d.m), int(e.m))
 	}
-	return cmpInt(d.d, e.d)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(d.d, e.d)
 }
 
 func (d civilDate) before(e civilDate) bool { return d.compare(e) < 0 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -59,18 +60,8 @@ func (s *Sandbox) accountPlans(account string) []*plan {
 		out = append(out, p)
 	}
 	s.plansMu.RUnlock()
-	slices.SortFunc(out, func(a, b *plan) int { return cmpInt64(a.id, b.id) })
+	slices.SortFunc(out, func(a, b *plan) int { return cmp.Compare(a.id, b.id) })
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (s *Sandbox) listPlans(w http.ResponseWriter, _ *http.Request, a *account, _ []byte) {
