@@ -3,7 +3,6 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -175,23 +174,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		sectorPart = p
 	}
 
-	zw := zip.NewWriter(w)
-	// The parts written here are deflated at the fastest level, one
-	// compressor reused from part to part (they are written one after
-	// the other): the default level took half the CPU of an export for
-	// a file a fifth smaller.
-	var fw *flate.Writer
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		if fw == nil {
-			var err error
-			if fw, err = flate.NewWriter(out, flate.BestSpeed); err != nil {
-				return nil, err
-			}
-			return fw, nil
-		}
-		fw.Reset(out)
-		return fw, nil
-	})
+	zw := newFastZipWriter(w)
 	for _, f := range zr.File {
 		sp, mine := own[f.Name]
 		switch {

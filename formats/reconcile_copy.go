@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -420,21 +419,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string) error {
 
 // write streams the copy to w.
 func (c *rrCopy) write(w io.Writer) error {
-	zw := zip.NewWriter(w)
-	// One compressor for every part (zip writes one part at a time): a
-	// new flate writer per part costs more than a small part's data.
-	var fw *flate.Writer
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		if fw == nil {
-			var err error
-			if fw, err = flate.NewWriter(out, flate.BestSpeed); err != nil {
-				return nil, err
-			}
-		} else {
-			fw.Reset(out)
-		}
-		return fw, nil
-	})
+	zw := newFastZipWriter(w)
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
 	}
