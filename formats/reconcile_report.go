@@ -216,6 +216,19 @@ func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 	return rrWriteAnnotatedCopy(dst, src, r)
 }
 
+// rrClassFill is the fill of a marked difference of class c: the service's
+// colour when only the service changed it since eepipe last applied it,
+// the conflict colour when both did, else fill.
+func rrClassFill(fill string, c pipeline.ChangeClass) string {
+	switch c {
+	case pipeline.ClassService:
+		return ServiceFillColor
+	case pipeline.ClassBoth:
+		return ConflictFillColor
+	}
+	return fill
+}
+
 // rrNote is what the annotated copy puts on one cell.
 type rrNote struct {
 	fill  string
@@ -279,13 +292,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			fill, line := PlanFillColor, fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
-			switch fd.Class {
-			case pipeline.ClassService:
-				fill = ServiceFillColor
-			case pipeline.ClassBoth:
-				fill = ConflictFillColor
-			}
+			fill, line := rrClassFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
 			}
@@ -296,13 +303,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 				if !rrSameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				fill, line := DiffFillColor, fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
-				switch c.Class {
-				case pipeline.ClassService:
-					fill = ServiceFillColor
-				case pipeline.ClassBoth:
-					fill = ConflictFillColor
-				}
+				fill, line := rrClassFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
 				if c.LastApplied != nil {
 					line += fmt.Sprintf(" eepipe last applied %d (%s): %s.", c.LastApplied.Value, c.LastApplied, c.Class.Words(c.LastApplied))
 				}
