@@ -45,7 +45,13 @@ func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
 const maxExactInteger = 1 << 53
 
 // ParseCounter parses a counter written as text: a whole number >= 0 such as
-// "12", "12.0" or " 12 ". The error says in plain words what is wrong.
+// "12", "12.0" or " 12 ", or with its thousands grouped by a space, a
+// no-break space (U+00A0), a narrow no-break space (U+202F) or a thin space
+// (U+2009), as South African settings and the EEA2 report write them
+// ("1 234"). A comma is read only where it can only be a decimal comma
+// followed by zeros (valCommaNumber): "1,234" is 1234 with comma grouping
+// but 1.234 with the decimal comma of South African settings, so it is an
+// error, as is "1 234,5". The error says in plain words what is wrong.
 func ParseCounter(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	if n, ok := valPlainDigits(t); ok {
@@ -54,11 +60,101 @@ func ParseCounter(s string) (int64, error) {
 	if t == "" {
 		return 0, errors.New("the counter is empty")
 	}
+	if n, ok := valGroupedDigits(t); ok {
+		return n, nil
+	}
+	if n, msg, isComma := valCommaNumber(t); isComma {
+		if msg != "" {
+			return 0, errors.New(msg)
+		}
+		return n, nil
+	}
 	f, ok := valParseDecimal(t)
 	if !ok {
 		return 0, fmt.Errorf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t))
 	}
 	return valCounterFromFloat(f)
+}
+
+// IsNumberText reports whether s (trimmed) is written as a number: what
+// ParseCounter reads, a signed or fractional decimal, or digits with a
+// decimal comma. Such text in a column a reader does not read could be a
+// counter, where a word is a note.
+func IsNumberText(s string) bool {
+	t := strings.TrimSpace(s)
+	if _, err := ParseCounter(t); err == nil {
+		return true
+	}
+	if _, ok := valParseDecimal(t); ok {
+		return true
+	}
+	_, _, isComma := valCommaNumber(t)
+	return isComma
+}
+
+// valIsGroupSpace reports whether r separates groups of thousands: a
+// space, a no-break space, a narrow no-break space or a thin space.
+func valIsGroupSpace(r rune) bool {
+	return r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009'
+}
+
+// valGroupedDigits parses digits grouped by thousands with spaces
+// (valIsGroupSpace): one to three digits, then groups of exactly three,
+// each after one separator ("1 234", "12 345 678"). Any other spacing
+// ("12 34", "1  234") is not a number.
+func valGroupedDigits(t string) (int64, bool) {
+	var n int64
+	group, groups, sep := 0, 0, false
+	for _, r := range t {
+		switch {
+		case r >= '0' && r <= '9':
+			group++
+			n = n*10 + int64(r-'0')
+			if n > maxExactInteger {
+				return 0, false
+			}
+			sep = false
+		case valIsGroupSpace(r) && !sep && group > 0 && (groups == 0 && group <= 3 || group == 3):
+			groups++
+			group, sep = 0, true
+		default:
+			return 0, false
+		}
+	}
+	return n, groups > 0 && group == 3
+}
+
+// valCommaDecimal is digits with one comma in them, grouped by spaces or
+// not.
+var valCommaDecimal = regexp.MustCompile(`^[0-9][0-9 \x{00a0}\x{202f}\x{2009}]*,[0-9]+$`)
+
+// valCommaNumber reads a whole number written with a comma where the
+// comma can only be the decimal comma of South African settings: after
+// thousands grouped by spaces ("1 234,00"), or before other than three
+// digits ("12,0"), and only zeros after it. Otherwise msg says why it is
+// not read: "1,234" is ambiguous (1234 with comma grouping, 1.234 with a
+// decimal comma), "1 234,5" is not a whole number. isComma is false for
+// text of another shape.
+func valCommaNumber(t string) (n int64, msg string, isComma bool) {
+	if !valCommaDecimal.MatchString(t) {
+		return 0, "", false
+	}
+	whole, frac, _ := strings.Cut(t, ",")
+	grouped := strings.ContainsFunc(whole, valIsGroupSpace)
+	n, ok := valGroupedDigits(whole)
+	if !grouped {
+		n, ok = valPlainDigits(whole)
+	}
+	if !ok {
+		return 0, fmt.Sprintf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t)), true
+	}
+	if !grouped && len(frac) == 3 {
+		return 0, fmt.Sprintf("%q is ambiguous: with a comma grouping thousands it is %s%s, with the decimal comma of South African settings it is %s.%s; write the counter without the comma, or group its thousands with a space", Excerpt(t), whole, frac, whole, frac), true
+	}
+	if strings.Trim(frac, "0") != "" {
+		return 0, fmt.Sprintf("%q is not a whole number (the comma is a decimal comma); a counter counts people, so it must be a whole number of 0 or more", Excerpt(t)), true
+	}
+	return n, "", true
 }
 
 func valCounterFromFloat(f float64) (int64, error) {
@@ -201,12 +297,37 @@ var (
 	isoDatePattern       = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
 	ambiguousDatePattern = regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2}|\d{4})$`)
 	yearFirstPattern     = regexp.MustCompile(`^(\d{4})[/.](\d{1,2})[/.](\d{1,2})$`)
+	// dayMonthNamePattern is a date with its month written out, day first:
+	// "1 September 2026", "01 Sep 2026", "1-Sep-2026", "1st Sept. 2026".
+	dayMonthNamePattern = regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?(?:\s+|\s*-\s*)(\pL+)\.?,?(?:\s+|\s*-\s*)(\d{4})$`)
+	// monthNameDayPattern is the same, month first: "September 1, 2026".
+	monthNameDayPattern = regexp.MustCompile(`^(\pL+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$`)
 )
 
+// valMonthNames maps the English and Afrikaans month names, and their
+// three-letter abbreviations (with "Sept"), folded to lower case, to the
+// month.
+var valMonthNames = func() map[string]time.Month {
+	out := map[string]time.Month{"sept": time.September}
+	afrikaans := []string{"januarie", "februarie", "maart", "april", "mei", "junie", "julie", "augustus", "september", "oktober", "november", "desember"}
+	for m := time.January; m <= time.December; m++ {
+		en := strings.ToLower(m.String())
+		out[en], out[en[:3]], out[afrikaans[m-1]] = m, m, m
+		if af := afrikaans[m-1][:3]; out[af] == 0 {
+			out[af] = m // "mrt" aside, the Afrikaans abbreviations: mei, okt, des
+		}
+	}
+	out["mrt"] = time.March
+	return out
+}()
+
 // ParseDateText parses a date written as text: YYYY-MM-DD (a time of day
-// after it, as some exporters add, is ignored). Other spellings are
-// rejected with a message that says how to write the date; day/month
-// orders such as 03/04/2026 are rejected as ambiguous.
+// after it, as some exporters add, is ignored), YYYY/MM/DD (the Windows
+// short date on South African settings) or YYYY.MM.DD, or with the month
+// written out in English or Afrikaans ("1 September 2026", "01 Sep 2026",
+// "1-Sep-2026", "September 1, 2026"). Other spellings are rejected with a
+// message that says how to write the date; day/month orders such as
+// 03/04/2026 are rejected as ambiguous.
 func ParseDateText(s string) (Date, error) {
 	t := strings.TrimSpace(s)
 	if y, mo, d, ok := valPlainISODate(t); ok {
@@ -225,9 +346,22 @@ func ParseDateText(s string) (Date, error) {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
-		if dt, err := valMakeDate(t, y, mo, d); err == nil {
-			return Date{}, fmt.Errorf("%q is not written as YYYY-MM-DD; write it as %s", Excerpt(t), dt)
+		return valMakeDate(t, y, mo, d)
+	}
+	dayText, monthText, yearText := "", "", ""
+	if m := dayMonthNamePattern.FindStringSubmatch(t); m != nil {
+		dayText, monthText, yearText = m[1], m[2], m[3]
+	} else if m := monthNameDayPattern.FindStringSubmatch(t); m != nil {
+		dayText, monthText, yearText = m[2], m[1], m[3]
+	}
+	if monthText != "" {
+		mo, known := valMonthNames[strings.ToLower(monthText)]
+		if !known {
+			return Date{}, fmt.Errorf("%q is not a date: %q is not the name of a month; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", Excerpt(t), Excerpt(monthText))
 		}
+		y, _ := strconv.Atoi(yearText)
+		d, _ := strconv.Atoi(dayText)
+		return valMakeDate(t, y, int(mo), d)
 	}
 	if t == "" {
 		return Date{}, errors.New("the date is empty")

@@ -26,7 +26,23 @@ func TestParseCounter(t *testing.T) {
 		{"-0.5", 0, "negative and not a whole number"},
 		{"2.5", 0, "not a whole number"},
 		{"twelve", 0, "not a number"},
-		{"1,200", 0, "not a number"},
+		{"1,200", 0, "is ambiguous: with a comma grouping thousands it is 1200, with the decimal comma of South African settings it is 1.200"},
+		{"1 234", 1234, ""},
+		{"1\u00a0234", 1234, ""},
+		{"2\u202f345", 2345, ""},
+		{"12\u2009000", 12000, ""},
+		{"\u00a01 234 567\u00a0", 1234567, ""},
+		{"1 234,00", 1234, ""},
+		{"12,0", 12, ""},
+		{"1 234,5", 0, "is not a whole number (the comma is a decimal comma)"},
+		{"1\u00a0234,5", 0, "is not a whole number (the comma is a decimal comma)"},
+		{"12,5", 0, "not a whole number"},
+		{"12 34", 0, "not a number"},
+		{"1  234", 0, "not a number"},
+		{"1234 567", 0, "not a number"},
+		{"1 2345", 0, "not a number"},
+		{"1 234 56", 0, "not a number"},
+		{"-1 234", 0, "not a number"},
 		{"0x10", 0, "not a number"},
 		{"NaN", 0, "not a number"},
 		{"Inf", 0, "not a number"},
@@ -108,8 +124,23 @@ func TestParseDateText(t *testing.T) {
 		{"05/05/2027", "", "write it as 2027-05-05"},
 		{"31/02/2029", "", "not a real date"},
 		{"31/13/2029", "", "neither 31 nor 13 is a month"},
-		{"2026/03/01", "", "write it as 2026-03-01"},
-		{"1 March 2026", "", "YYYY-MM-DD"},
+		{"2026/03/01", "2026-03-01", ""},
+		{"2026/09/01", "2026-09-01", ""},
+		{"2026.9.1", "2026-09-01", ""},
+		{"2026/02/30", "", "not a real date"},
+		{"2026/13/01", "", "not a real date"},
+		{"1 March 2026", "2026-03-01", ""},
+		{"1 September 2026", "2026-09-01", ""},
+		{"01 Sep 2026", "2026-09-01", ""},
+		{"1 Sept. 2026", "2026-09-01", ""},
+		{"31-Aug-2029", "2029-08-31", ""},
+		{"1st September 2026", "2026-09-01", ""},
+		{"September 1, 2026", "2026-09-01", ""},
+		{"31 Augustus 2029", "2029-08-31", ""},
+		{"1 Okt 2026", "2026-10-01", ""},
+		{"31 September 2026", "", "not a real date"},
+		{"1 Smarch 2026", "", `"Smarch" is not the name of a month`},
+		{"1 September 26", "", "YYYY-MM-DD"},
 		{"46082", "", "YYYY-MM-DD"},
 		{"", "", "empty"},
 	}
@@ -190,7 +221,7 @@ func TestIntegerAndTextValue(t *testing.T) {
 // FuzzParseCounter checks that ParseCounter never panics, accepts only
 // whole numbers >= 0, and reads back what it accepted.
 func FuzzParseCounter(f *testing.F) {
-	for _, s := range []string{"12", "12.0", " 12 ", "-3", "2.5", "1e2", "1,200", "0x10", "NaN", "+0", "-0", "9007199254740993", "1e400", ".5", "5.", "٣"} {
+	for _, s := range []string{"12", "12.0", " 12 ", "-3", "2.5", "1e2", "1,200", "1 234", "1\u00a0234,5", "1\u202f234,000", "0x10", "NaN", "+0", "-0", "9007199254740993", "1e400", ".5", "5.", "٣"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -214,7 +245,7 @@ func FuzzParseCounter(f *testing.F) {
 // FuzzParseDate checks that ParseDateText never panics, returns only real
 // dates, and that an accepted date reads back from its ISO form.
 func FuzzParseDate(f *testing.F) {
-	for _, s := range []string{"2026-03-01", "03/04/2026", "2026-02-29", "2026/03/01", "2026-03-01T10:00:00Z", "0000-01-01", "9999-12-31", "2026-1-1", "31.12.2026", ""} {
+	for _, s := range []string{"2026-03-01", "03/04/2026", "2026-02-29", "2026/03/01", "2026-03-01T10:00:00Z", "0000-01-01", "1 September 2026", "01 Sep 2026", "September 1, 2026", "9999-12-31", "2026-1-1", "31.12.2026", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
