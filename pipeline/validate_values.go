@@ -516,17 +516,46 @@ func TextValue(c Cell) (s string, ok bool, err error) {
 	return "", false, valKindError(c, "text")
 }
 
-var financialYearPattern = regexp.MustCompile(`^(\d{4})\s*/\s*(\d{2}|\d{4})$`)
+var (
+	financialYearPattern = regexp.MustCompile(`^(\d{4})\s*/\s*(\d{2}|\d{4})$`)
+	// fyEndPattern is a financial year named by the year it ends in:
+	// "FY2028", "FY 2028", "FY28".
+	fyEndPattern = regexp.MustCompile(`^(?i:fy)\s*'?(\d{4}|\d{2})$`)
+	// fyPrefixPattern is "FY" before a financial year written in full:
+	// "FY2027/28", "FY 2027/2028".
+	fyPrefixPattern = regexp.MustCompile(`^(?i:fy)\s*(\d{4}\s*/\s*(?:\d{2}|\d{4}))$`)
+	yearOnlyPattern = regexp.MustCompile(`^\d{4}$`)
+)
 
 // ParseFinancialYear parses "2026/27" or "2026/2027": the financial year
-// from 1 September 2026 to 31 August 2027.
+// from 1 September 2026 to 31 August 2027; "FY2028" (or "FY28") is the
+// financial year that ends in 2028, 2027/28. A year alone ("2028") is
+// refused: it could be the year a financial year starts or ends in, and
+// the message names both.
 func ParseFinancialYear(s string) (FinancialYear, error) {
 	t := strings.TrimSpace(s)
 	firstText, secondText, ok := valPlainFinancialYear(t)
 	if !ok {
+		if m := fyEndPattern.FindStringSubmatch(t); m != nil {
+			end, _ := strconv.Atoi(m[1])
+			if len(m[1]) == 2 {
+				end += 2000
+			}
+			if end < 1001 || end > 9999 {
+				return 0, fmt.Errorf("%q is not a plausible financial year", Excerpt(t))
+			}
+			return FinancialYear(end - 1), nil
+		}
+		if m := fyPrefixPattern.FindStringSubmatch(t); m != nil {
+			t = m[1]
+		}
 		m := financialYearPattern.FindStringSubmatch(t)
 		if m == nil {
-			return 0, fmt.Errorf("%q is not a financial year; write it as 2026/27 or 2026/2027 (1 September 2026 to 31 August 2027)", Excerpt(t))
+			if yearOnlyPattern.MatchString(t) {
+				y, _ := strconv.Atoi(t)
+				return 0, fmt.Errorf("%q is not a financial year: write %d/%02d for the one that ends in %d (1 September %d to 31 August %d, also written FY%d), or %d/%02d for the one that starts in %d", t, y-1, y%100, y, y-1, y, y, y, (y+1)%100, y)
+			}
+			return 0, fmt.Errorf("%q is not a financial year; write it as the years it spans, such as 2027/28 (1 September 2027 to 31 August 2028), or as FY2028, the financial year that ends in 2028", Excerpt(t))
 		}
 		firstText, secondText = m[1], m[2]
 	}

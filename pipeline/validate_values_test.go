@@ -158,6 +158,22 @@ func TestParseDateText(t *testing.T) {
 	}
 }
 
+// TestParseFinancialYearAdvice checks that the fix a refused financial
+// year suggests names the right year: "2028" is 2027/28 or 2028/29, never
+// an example that, followed, files the targets under another year.
+func TestParseFinancialYearAdvice(t *testing.T) {
+	for in, want := range map[string]string{
+		"2028":    `"2028" is not a financial year: write 2027/28 for the one that ends in 2028 (1 September 2027 to 31 August 2028, also written FY2028), or 2028/29 for the one that starts in 2028`,
+		"Year 3":  `"Year 3" is not a financial year; write it as the years it spans, such as 2027/28 (1 September 2027 to 31 August 2028), or as FY2028, the financial year that ends in 2028`,
+		"2027/29": `"2027/29" is not a financial year: the second year must follow the first (write 2027/28)`,
+	} {
+		_, err := ParseFinancialYear(in)
+		if err == nil || err.Error() != want {
+			t.Errorf("ParseFinancialYear(%q) error = %v\nwant %s", in, err, want)
+		}
+	}
+}
+
 func TestDateValueKinds(t *testing.T) {
 	d, ok, err := DateValue(Cell{Kind: CellDate, Date: MustDate("2026-09-01"), Number: 46266})
 	if err != nil || !ok || d != MustDate("2026-09-01") {
@@ -175,13 +191,14 @@ func TestDateValueKinds(t *testing.T) {
 }
 
 func TestParseFinancialYear(t *testing.T) {
-	for in, want := range map[string]FinancialYear{"2026/27": 2026, "2026/2027": 2026, " 2099/00 ": 2099, "2099/2100": 2099, "2026 / 27": 2026} {
+	for in, want := range map[string]FinancialYear{"2026/27": 2026, "2026/2027": 2026, " 2099/00 ": 2099, "2099/2100": 2099, "2026 / 27": 2026,
+		"FY2028": 2027, "fy 2028": 2027, "FY28": 2027, "FY2027/28": 2027, "FY 2027/2028": 2027} {
 		got, err := ParseFinancialYear(in)
 		if err != nil || got != want {
 			t.Errorf("ParseFinancialYear(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"2026/28", "2026/2028", "2026", "FY2026", "2026-27", "26/27", ""} {
+	for _, in := range []string{"2026/28", "2026/2028", "2026", "FY2027/29", "FY", "FY202", "2026-27", "26/27", ""} {
 		if _, err := ParseFinancialYear(in); err == nil {
 			t.Errorf("ParseFinancialYear(%q) accepted", in)
 		}
