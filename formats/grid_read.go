@@ -660,6 +660,10 @@ func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, 
 		return
 	}
 	g.reported[[2]int{r, c}] = true
+	if g.m.IsBlackGroup(value) {
+		g.errorf(r, c, value, nil, "%q is not a race of the counter catalog: %s", value, templates.BlackGroupAdvice)
+		return
+	}
 	g.errorf(r, c, value, suggestions, format, args...)
 }
 
@@ -1402,10 +1406,16 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 
 // checkTotals compares each plain Total column of a grid (headed Total,
 // Totals or Grand total alone, not "Total male") with the sum of the
-// row's counters, in the rows where every counter cell and the total are
-// numbers: a difference is a warning at the total, since either a counter
-// or the total is wrong, and the total is not read.
+// row's counters, in the rows where every counter cell and the total hold
+// a counter value as the counters are read (pipeline.CounterValue: a
+// number, or text such as "12 " or "1 234"): a difference is a warning at
+// the total, since either a counter or the total is wrong, and the total
+// is not read. A grid with a column not read (its header is in error) is
+// not checked: its sum would leave that column out.
 func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
+	if len(b.blocked) > 0 {
+		return
+	}
 	var plain []int
 	for c := range b.totals {
 		words := 0
@@ -1426,26 +1436,27 @@ func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
 	}
 	sort.Ints(plain)
 	for _, r := range rows {
-		var sum float64
+		var sum int64
 		complete := true
 		for _, col := range b.columns {
-			cell := g.cell(r, col.col)
-			if cell.Kind != pipeline.CellNumber {
+			n, ok, err := pipeline.CounterValue(g.cell(r, col.col))
+			if !ok || err != nil {
 				complete = false
 				break
 			}
-			sum += cell.Number
+			sum += n
 		}
 		if !complete {
 			continue
 		}
 		for _, c := range plain {
-			total := g.cell(r, c)
-			if total.Kind != pipeline.CellNumber || total.Number == sum {
+			cell := g.cell(r, c)
+			total, ok, err := pipeline.CounterValue(cell)
+			if !ok || err != nil || total == sum {
 				continue
 			}
-			g.warnf(r, c, total.Text, "the Total column says %s, but the %d counters of this row add up to %s: a counter or the total is wrong (the total itself is not read)",
-				strconv.FormatFloat(total.Number, 'f', -1, 64), len(b.columns), strconv.FormatFloat(sum, 'f', -1, 64))
+			g.warnf(r, c, cell.Text, "the Total column says %d, but the %d counters of this row add up to %d: a counter or the total is wrong (the total itself is not read)",
+				total, len(b.columns), sum)
 		}
 	}
 }

@@ -146,7 +146,7 @@ var levelLabels = map[string][]string{
 }
 
 var raceLabels = map[string][]string{
-	"african":  {"African", "Africans", "A"},
+	"african":  {"African", "Africans", "A", "Black African", "Black Africans"},
 	"coloured": {"Coloured", "Coloureds", "Colored", "C"},
 	"indian":   {"Indian", "Indians", "I"},
 	"white":    {"White", "Whites", "W"},
@@ -157,6 +157,35 @@ var genderLabels = map[string][]string{
 	"male":   {"Male", "Males", "Men", "M"},
 	"female": {"Female", "Females", "Women", "F"},
 }
+
+// blackGroupWords are the header words of the B-BBEE group "Black", which
+// is African, Coloured and Indian together; never one race of the catalog.
+var blackGroupWords = map[string]bool{"black": true, "blacks": true, "black people": true, "black persons": true, "black employees": true}
+
+// IsBlackGroup reports whether a column header names the B-BBEE group
+// "Black" (alone, or with a gender: "Black male"), which holds the
+// African, Coloured and Indian counters together and so can never be read
+// as African ("Black African" can: it is the Stats SA name of African).
+func (m *Matcher) IsBlackGroup(text string) bool {
+	n := Normalize(text)
+	if blackGroupWords[n] {
+		return true
+	}
+	words := strings.Fields(n)
+	for i := 1; i < len(words); i++ {
+		a, b := strings.Join(words[:i], " "), strings.Join(words[i:], " ")
+		if _, g := m.genders[b]; g && blackGroupWords[a] {
+			return true
+		}
+		if _, g := m.genders[a]; g && blackGroupWords[b] {
+			return true
+		}
+	}
+	return false
+}
+
+// BlackGroupAdvice is what to do about a header IsBlackGroup names.
+const BlackGroupAdvice = `in B-BBEE "Black" means African, Coloured and Indian together, so its counters cannot be filed under one race and its columns are not read; give African (or "Black African"), Coloured and Indian columns of their own`
 
 // Humanize turns a key such as "semi_skilled_employees" into a label such
 // as "Semi skilled employees", for parts that have no label of their own.
