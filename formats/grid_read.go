@@ -57,6 +57,16 @@ const flatHeaderRows = 20
 var (
 	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
 	reGridFY   = regexp.MustCompile(`(?i)(?:\b|fy)((?:19|20)\d{2})\s*[/\-–—]\s*(\d{2}|\d{4})\b`)
+	// reGridFYEnd is a financial year named by the year it ends in
+	// ("FY2028"), unless reGridFYNext follows (a second year).
+	reGridFYEnd  = regexp.MustCompile(`(?i)\bFY\s*'?((?:19|20)\d{2})\b`)
+	reGridFYNext = regexp.MustCompile(`^\s*[/\-–—]\s*\d`)
+	// reGridDate is a date in a title: day/month/year either way round,
+	// year first, or with the month written out ("1 September 2026").
+	reGridDate = regexp.MustCompile(`\b(?:\d{1,2}[/.\-]\d{1,2}[/.\-]\d{4}|\d{4}[/.\-]\d{1,2}[/.\-]\d{1,2}|\d{1,2}(?:st|nd|rd|th)?[ \-]\pL{3,9}\.?[ \-]\d{4})\b`)
+	// reGridDateRange is two dates with a dash or "to" between them: the
+	// dates of a financial year ("01/09/2026 – 31/08/2027").
+	reGridDateRange = regexp.MustCompile(`(?i)(` + reGridDate.String() + `)\s*(?:[\-–—]|to|until|tot)\s*(` + reGridDate.String() + `)`)
 	reGridAll  = regexp.MustCompile(`\ball\b`)
 	// reGridInclDisabled is a clause that counts people with disabilities
 	// in with everyone, as form EEA13 titles its table of all employees:
@@ -69,7 +79,12 @@ var (
 	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
 	// reGridAllOf is "all" that quantifies something else than employees
 	// ("all levels", "all races"): no sign of the all_employees target.
-	reGridAllOf     = regexp.MustCompile(`\ball (?:the )?(?:occupational )?(?:levels|races|genders|groups|years|categories)\b`)
+	reGridAllOf     = regexp.MustCompile(`\ball (?:the |our )?(?:occupational )?(?:levels|races|genders|groups|years|categories|sites|site|branches|locations|regions|provinces|divisions|departments|business units|units|operations|offices|companies|subsidiaries|entities|stores|plants|depots)\b`)
+	// reGridAside is a bracketed part of a title ("(all sites)"); one that
+	// names no one (reGridAsideWho) qualifies the grid, not its target
+	// type, and is not read for it.
+	reGridAside    = regexp.MustCompile(`[(\[][^()\[\]]*[)\]]`)
+	reGridAsideWho = regexp.MustCompile(`(?i)employ|disab|staff|people|person|worker|pwd|everyone|total`)
 	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
 )
 
@@ -84,6 +99,9 @@ type gridLabel struct {
 	fy         string // "2026/27" as written (separator normalised), or ""
 	targetType string // "" when unclear
 	unclear    bool   // it mentions disabilities, but whether as its subject is unclear
+	// rangeErr says why the dates in the title give no financial year
+	// (reported by checkTitles; the grid is not read).
+	rangeErr string
 }
 
 // gridTitleTarget classifies the target type a grid title names. A title
@@ -94,6 +112,12 @@ type gridLabel struct {
 // disabilities in another way (excluded, or beside "all employees") is
 // unclear. ok is false for text that names no target type.
 func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
+	text = reGridAside.ReplaceAllStringFunc(text, func(aside string) string {
+		if reGridAsideWho.MatchString(aside) {
+			return aside
+		}
+		return " "
+	})
 	n := templates.Normalize(text)
 	rest := reGridInclDisabled.ReplaceAllString(n, " ")
 	included := rest != n
@@ -131,23 +155,49 @@ func gridMaybeLabel(text string) bool {
 // year number and/or a financial year. A label whose target type is
 // unclear is a label all the same (unclear set), so that the grid below it
 // is reported, never read as the wrong target nor dropped.
+//
+// The financial year is written "2026/27" (also "FY2026/27"), "FY2028"
+// (the one that ends in 2028, read by pipeline.ParseFinancialYear), or as
+// the dates of the year ("Year 1 (01/09/2026 – 31/08/2027)", read by
+// pipeline.DateRangeFinancialYear); dates are taken out of the title
+// before the rest is read, so their digits are never a year.
 func parseGridLabel(text string) (gridLabel, bool) {
 	if len(text) > 120 || !gridMaybeLabel(text) {
 		return gridLabel{}, false
 	}
 	var g gridLabel
-	tt, unclear, ok := gridTitleTarget(text)
+	rest := text
+	var rangeFY pipeline.FinancialYear
+	if m := reGridDateRange.FindStringSubmatchIndex(rest); m != nil {
+		from, to := rest[m[2]:m[3]], rest[m[4]:m[5]]
+		fy, err := pipeline.DateRangeFinancialYear(from, to)
+		if err != nil {
+			g.rangeErr = err.Error()
+		}
+		rangeFY = fy
+		rest = rest[:m[0]] + " " + rest[m[1]:]
+	}
+	rest = reGridDate.ReplaceAllString(rest, " ")
+	tt, unclear, ok := gridTitleTarget(rest)
 	if !ok {
 		return gridLabel{}, false
 	}
 	g.targetType, g.unclear = tt, unclear
-	if m := reGridFY.FindStringSubmatch(text); m != nil {
+	if m := reGridFY.FindStringSubmatch(rest); m != nil {
 		g.fy = m[1] + "/" + m[2]
+	} else if m := reGridFYEnd.FindStringSubmatchIndex(rest); m != nil && !reGridFYNext.MatchString(rest[m[1]:]) {
+		g.fy = "FY" + rest[m[2]:m[3]]
 	}
-	if m := reGridYear.FindStringSubmatch(text); m != nil {
+	if m := reGridYear.FindStringSubmatch(rest); m != nil {
 		g.yearNumber, _ = strconv.Atoi(m[1])
 	}
-	if g.fy == "" && g.yearNumber == 0 {
+	if rangeFY != 0 {
+		if named, err := pipeline.ParseFinancialYear(g.fy); g.fy != "" && err == nil && named != rangeFY {
+			g.rangeErr = fmt.Sprintf("the title names the financial year %s, but its dates are in %s", named, rangeFY)
+		}
+		g.fy = rangeFY.String()
+	}
+	if g.fy == "" && g.yearNumber == 0 && g.rangeErr == "" {
 		return gridLabel{}, false
 	}
 	return g, true
@@ -1135,6 +1185,11 @@ func (g *gridReader) checkTitles(blocks []*gridBlock) {
 		if l.unclear {
 			g.errorf(l.row, l.col, text, nil,
 				"the grid title %q does not say clearly whose targets the grid holds; %s", text, gridTitleWordings)
+			continue
+		}
+		if l.rangeErr != "" {
+			b.label.unclear = true // not read: the error says why
+			g.errorf(l.row, l.col, text, nil, "the grid title %q does not say which financial year the grid holds: %s", text, l.rangeErr)
 			continue
 		}
 		k := key{l.yearNumber, l.fy, l.targetType}

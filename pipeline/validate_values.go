@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -367,6 +368,65 @@ func ParseDateText(s string) (Date, error) {
 		return Date{}, errors.New("the date is empty")
 	}
 	return Date{}, fmt.Errorf("%q is not a date; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", Excerpt(t))
+}
+
+// DateRangeFinancialYear returns the financial year whose dates a range
+// such as "01/09/2026" to "31/08/2027" gives (a grid title's "Year 1
+// (01/09/2026 – 31/08/2027)"): both dates in one financial year, the
+// first not after the second. The dates are read as ParseDateText reads
+// them, and a pair written day/month or month/day (which ParseDateText
+// refuses alone) is read both ways round: the range is read when the
+// readings in which both are real dates in order agree on the year
+// ("31/08/2027" rules out month/day). Otherwise the error says why.
+func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
+	readings := func(s string) []Date {
+		t := strings.TrimSpace(s)
+		if d, err := ParseDateText(t); err == nil {
+			return []Date{d}
+		}
+		m := ambiguousDatePattern.FindStringSubmatch(t)
+		if m == nil || len(m[3]) != 4 {
+			return nil
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		y, _ := strconv.Atoi(m[3])
+		var out []Date
+		if d, err := valMakeDate(t, y, b, a); err == nil {
+			out = append(out, d) // day/month
+		}
+		if d, err := valMakeDate(t, y, a, b); err == nil && a != b {
+			out = append(out, d) // month/day
+		}
+		return out
+	}
+	starts, ends := readings(from), readings(to)
+	if len(starts) == 0 {
+		_, err := ParseDateText(from)
+		return 0, err
+	}
+	if len(ends) == 0 {
+		_, err := ParseDateText(to)
+		return 0, err
+	}
+	var years []FinancialYear
+	for i, s := range starts {
+		for j, e := range ends {
+			if len(starts) == 2 && len(ends) == 2 && i != j {
+				continue // both written the same way round
+			}
+			if fy := FinancialYearOf(s); !e.Before(s) && FinancialYearOf(e) == fy && !slices.Contains(years, fy) {
+				years = append(years, fy)
+			}
+		}
+	}
+	switch len(years) {
+	case 1:
+		return years[0], nil
+	case 0:
+		return 0, fmt.Errorf("the dates %s to %s are not within one financial year (1 September to 31 August); write the financial year, such as 2026/27", Excerpt(strings.TrimSpace(from)), Excerpt(strings.TrimSpace(to)))
+	}
+	return 0, fmt.Errorf("the dates %s to %s are ambiguous: read day/month they are in %s, read month/day in %s; write the dates as YYYY-MM-DD, or write the financial year, such as 2026/27", Excerpt(strings.TrimSpace(from)), Excerpt(strings.TrimSpace(to)), years[0], years[1])
 }
 
 // valDayMonthError explains why a date written NN/NN/YYYY is refused. When
