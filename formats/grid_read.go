@@ -67,7 +67,7 @@ var (
 	// reGridDateRange is two dates with a dash or "to" between them: the
 	// dates of a financial year ("01/09/2026 – 31/08/2027").
 	reGridDateRange = regexp.MustCompile(`(?i)(` + reGridDate.String() + `)\s*(?:[\-–—]|to|until|tot)\s*(` + reGridDate.String() + `)`)
-	reGridAll  = regexp.MustCompile(`\ball\b`)
+	reGridAll       = regexp.MustCompile(`\ball\b`)
 	// reGridInclDisabled is a clause that counts people with disabilities
 	// in with everyone, as form EEA13 titles its table of all employees:
 	// "all employees, including people with disabilities".
@@ -79,12 +79,12 @@ var (
 	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
 	// reGridAllOf is "all" that quantifies something else than employees
 	// ("all levels", "all races"): no sign of the all_employees target.
-	reGridAllOf     = regexp.MustCompile(`\ball (?:the |our )?(?:occupational )?(?:levels|races|genders|groups|years|categories|sites|site|branches|locations|regions|provinces|divisions|departments|business units|units|operations|offices|companies|subsidiaries|entities|stores|plants|depots)\b`)
+	reGridAllOf = regexp.MustCompile(`\ball (?:the |our )?(?:occupational )?(?:levels|races|genders|groups|years|categories|sites|site|branches|locations|regions|provinces|divisions|departments|business units|units|operations|offices|companies|subsidiaries|entities|stores|plants|depots)\b`)
 	// reGridAside is a bracketed part of a title ("(all sites)"); one that
 	// names no one (reGridAsideWho) qualifies the grid, not its target
 	// type, and is not read for it.
-	reGridAside    = regexp.MustCompile(`[(\[][^()\[\]]*[)\]]`)
-	reGridAsideWho = regexp.MustCompile(`(?i)employ|disab|staff|people|person|worker|pwd|everyone|total`)
+	reGridAside     = regexp.MustCompile(`[(\[][^()\[\]]*[)\]]`)
+	reGridAsideWho  = regexp.MustCompile(`(?i)employ|disab|staff|people|person|worker|pwd|everyone|total`)
 	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
 )
 
