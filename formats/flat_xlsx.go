@@ -43,6 +43,12 @@ type flatBook struct {
 	scanErr   error             // the first error that stops every read (noteScanError)
 	scanErrAt pipeline.Origin   // where
 	texts     map[string]string // inline strings read, which repeat from row to row
+	// recalcOnLoad is set when the workbook asks to be recalculated when
+	// opened (<calcPr fullCalcOnLoad="1"/>, as XlsxWriter and other
+	// writers that never calculate set it): its saved formula results are
+	// placeholders (XlsxWriter saves 0), so every formula cell reads as
+	// having no saved result.
+	recalcOnLoad bool
 }
 
 type flatSheetInfo struct {
@@ -246,6 +252,9 @@ func (b *flatBook) readWorkbook() error {
 		Pr *struct {
 			Date1904 string `xml:"date1904,attr"`
 		} `xml:"workbookPr"`
+		Calc *struct {
+			FullCalcOnLoad string `xml:"fullCalcOnLoad,attr"`
+		} `xml:"calcPr"`
 		Sheets []struct {
 			Name  string     `xml:"name,attr"`
 			State string     `xml:"state,attr"`
@@ -258,6 +267,10 @@ func (b *flatBook) readWorkbook() error {
 	if wb.Pr != nil {
 		v := strings.ToLower(wb.Pr.Date1904)
 		b.date1904 = v == "1" || v == "true"
+	}
+	if wb.Calc != nil {
+		v := strings.ToLower(wb.Calc.FullCalcOnLoad)
+		b.recalcOnLoad = v == "1" || v == "true"
 	}
 	rels, _ := b.rels(wbPath)
 	byID := map[string]flatRel{}
@@ -912,6 +925,11 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 	if rc.style >= 0 && rc.style < len(b.xfs) {
 		xf = b.xfs[rc.style]
 	}
+	if rc.formula && b.recalcOnLoad {
+		c.Kind = pipeline.CellFormulaNoValue
+		c.Reason = flatStaleResult
+		return c
+	}
 	switch rc.typ {
 	case "s":
 		if !rc.hasV {
@@ -998,6 +1016,10 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 	}
 	return c
 }
+
+// flatStaleResult is why a formula of a workbook that asks to be
+// recalculated when opened has no saved result (format section 1, Values).
+const flatStaleResult = "the cell holds a formula that has no saved result: the workbook asks to be recalculated when it is opened (as files written by XlsxWriter and other programs that never calculate do), so the results saved in it are placeholders, not values; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula"
 
 // flatMaxTexts and flatMaxTextLen bound the strings text keeps.
 const (

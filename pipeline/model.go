@@ -231,7 +231,7 @@ type Cell struct {
 	Text   string  // the text as stored (CSV) or as displayed with the cell's number format (XLSX)
 	Number float64 // the numeric value of CellNumber and CellDate cells (CellDate: the serial)
 	Date   Date    // the date of CellDate cells
-	Reason string  // why a CellError cell the reader could not read (#UNREADABLE!) is so
+	Reason string  // why a CellError cell the reader could not read (#UNREADABLE!) is so, or why a CellFormulaNoValue cell has no result
 }
 
 // Record is one row of a flat table, or one grid (plan, year, target type)

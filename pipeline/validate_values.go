@@ -270,6 +270,9 @@ func valKindError(c Cell, want string) error {
 		}
 		return errors.New(msg)
 	case CellFormulaNoValue:
+		if c.Reason != "" {
+			return errors.New(c.Reason)
+		}
 		return errors.New("the cell holds a formula that has no saved result; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula")
 	case CellNumber:
 		return fmt.Errorf("the cell holds the number %s, but it should hold %s", c.Text, want)
