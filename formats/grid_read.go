@@ -438,6 +438,10 @@ type gridReader struct {
 	// unlabelled are the rows of race headers that belong to no grid
 	// (reported by findUnlabelledGrids).
 	unlabelled []int
+	// hiddenCols are the columns the sheet hides.
+	hiddenCols map[int]bool
+	// notes are the notes in columns without a header (by column).
+	notes map[int]*gridNotes
 	m          *templates.Matcher
 	cat        *pipeline.Catalog
 	problems   pipeline.Problems
@@ -493,19 +497,32 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 			return readCell(f, sheet, ref, date1904)
 		},
 		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
+		hidden: func() map[int]bool {
+			out := map[int]bool{}
+			cols, _ := f.GetCols(sheet)
+			for c := 1; c <= len(cols); c++ {
+				name, _ := excelize.ColumnNumberToName(c)
+				if visible, err := f.GetColVisible(sheet, name); err == nil && !visible {
+					out[c] = true
+				}
+			}
+			return out
+		},
 	}
 	return readGridSheetFrom(src, file, sheet, c)
 }
 
 // gridSheetSource is what the grid reader reads of a sheet: the text of
 // its first maxGridScanRows rows (for the layout), each cell typed, and
-// the cells its merged ranges cover other than their top-left ones. The
+// the cells its merged ranges cover other than their top-left ones, and
+// the columns it hides. The
 // workbook reader fills it from one streaming scan of the sheet
 // (grid_stream.go); readGridSheet from excelize.
 type gridSheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
 	merged func() (map[[2]int][2]int, error)
+	hidden func() map[int]bool
 }
 
 // readGridSheetFrom is readGridSheet over any source of the sheet's cells;
@@ -527,6 +544,7 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
 		return nil, g.problems
 	}
+	g.hiddenCols = src.hidden()
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	g.findOrphanLevelRows(blocks)
@@ -541,6 +559,7 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 			records = append(records, rec)
 		}
 	}
+	g.reportNotes()
 	if len(blocks) > 0 && len(records) == 0 && !g.problems.HasErrors() {
 		g.problems.Warnf(pipeline.Origin{File: file, Sheet: sheet}, "",
 			"every counter cell of the %d grid%s on this sheet is blank, so the sheet changes nothing; fill in the counters to set",
@@ -1136,6 +1155,10 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 					continue
 				}
 			}
+			if g.isNote(r, c) && !g.columnHasHeader(b, c) {
+				g.noteAt(r, c, v)
+				continue
+			}
 			advice := "a counter column needs a race and a gender over it (\"African\" over \"Male\", \"Male\" over \"A\", or \"African male\"), and only a column headed Total may hold other numbers"
 			if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
 				advice += "; a note belongs above the grid's title or below its last level row, not beside its rows"
@@ -1143,6 +1166,83 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 			g.errorf(r, c, v, nil, "%q is in a column this grid does not read: %s; %s",
 				v, g.columnHeaderDescription(b, c), advice)
 		}
+	}
+}
+
+// isNote reports whether the cell at (r, c) holds a note rather than
+// something that could be a counter: text that is not written as a number
+// (pipeline.IsNumberText), or TRUE/FALSE, as a check formula beside a grid
+// gives (=IF(L19>=0,"ok","check")). Numbers, error values and formulas
+// without a result could be counters.
+func (g *gridReader) isNote(r, c int) bool {
+	cell := g.cell(r, c)
+	switch cell.Kind {
+	case pipeline.CellBool:
+		return true
+	case pipeline.CellText:
+		return !pipeline.IsErrorValue(cell.Text) && !pipeline.IsNumberText(cell.Text)
+	}
+	return false
+}
+
+// columnHasHeader reports whether any header cell of grid b names column c
+// (its own text, or a group header merged across it).
+func (g *gridReader) columnHasHeader(b *gridBlock, c int) bool {
+	for r := b.label.row + 1; r < b.dataStart; r++ {
+		if g.headerText(r, c) != "" {
+			return true
+		}
+		if o, away := g.mergedAway[[2]int{r, c}]; away && o[0] == r && g.text.at(o[0], o[1]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// gridNotes are the notes found in one column without a header beside
+// the rows of the sheet's grids, reported by reportNotes in one warning.
+type gridNotes struct {
+	row, count, last int
+	value            string
+}
+
+// noteAt records a note in a column without a header beside a grid.
+func (g *gridReader) noteAt(r, c int, v string) {
+	if g.notes == nil {
+		g.notes = map[int]*gridNotes{}
+	}
+	n := g.notes[c]
+	if n == nil {
+		n = &gridNotes{row: r, value: v}
+		g.notes[c] = n
+	}
+	n.count++
+	n.last = max(n.last, r)
+}
+
+// reportNotes gives one warning per column without a header that holds
+// notes beside a grid's rows, at its first note: the column is not read,
+// and when the sheet hides it, the warning says so (the consultant cannot
+// see it).
+func (g *gridReader) reportNotes() {
+	cols := make([]int, 0, len(g.notes))
+	for c := range g.notes {
+		cols = append(cols, c)
+	}
+	sort.Ints(cols)
+	for _, c := range cols {
+		n := g.notes[c]
+		letters, _ := excelize.ColumnNumberToName(c)
+		where := fmt.Sprintf("in row %d", n.row)
+		if n.count > 1 {
+			where = fmt.Sprintf("in %d cells of rows %d to %d", n.count, n.row, n.last)
+		}
+		what := "column " + letters
+		if g.hiddenCols[c] {
+			what += ", which the sheet hides,"
+		}
+		g.warnf(n.row, c, n.value, "%s has no header and holds text beside the grid (%q %s), so it is read as notes, not counters, and ignored; a number in it would be an error, as it could be a counter",
+			what, n.value, where)
 	}
 }
 
@@ -1163,6 +1263,9 @@ func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
 		parts = append(parts, fmt.Sprintf("%q", v))
 	}
 	if !named {
+		if g.hiddenCols[c] {
+			return "the column has no header and is hidden (unhide it to see the cell)"
+		}
 		return "the column has no header"
 	}
 	return "its header (" + strings.Join(parts, " over ") + ") names no race and gender"

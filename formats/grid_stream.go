@@ -168,6 +168,47 @@ func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 	}
 }
 
+// hiddenColumns returns the columns the sheet hides (<col hidden="1">,
+// which come before its cells), so that a message about a cell in one can
+// say the consultant cannot see it. A sheet that cannot be scanned hides
+// none (the row scan reports the damage).
+func (b *flatBook) hiddenColumns(info flatSheetInfo) map[int]bool {
+	out := map[int]bool{}
+	if info.path == "" {
+		return out
+	}
+	rc, err := b.open(info.path)
+	if err != nil {
+		return out
+	}
+	defer rc.Close()
+	sc := newFlatXMLScanner(rc)
+	for {
+		if err := sc.next(); err != nil || sc.kind == flatTokStart && string(sc.name) == "sheetData" {
+			return out
+		}
+		if sc.kind != flatTokStart || string(sc.name) != "col" {
+			continue
+		}
+		if h := string(sc.attr("hidden")); h != "1" && h != "true" {
+			continue
+		}
+		lo, ok1 := flatAtoi(sc.attr("min"))
+		hi, ok2 := flatAtoi(sc.attr("max"))
+		if !ok1 || !ok2 || lo < 1 || hi < lo {
+			continue
+		}
+		for c := lo; c <= min(hi, lo+maxHiddenColumns, excelize.MaxColumns); c++ {
+			out[c] = true
+		}
+	}
+}
+
+// maxHiddenColumns bounds the columns one <col> element hides that are
+// recorded: a grid spans a few dozen columns, and a sheet may hide every
+// column to its last (min 20, max 16384).
+const maxHiddenColumns = 256
+
 // readXLSXGrids reads the grid plan sheets of a workbook that holds no
 // flat table: each sheet is scanned once with the bounded streaming
 // scanner (a malformed cell reference or an oversized row is an error at
@@ -241,6 +282,7 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			text:   func() (sheetText, error) { return sheet.text, nil },
 			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
 			merged: func() (map[[2]int][2]int, error) { return book.mergedAway(info) },
+			hidden: func() map[int]bool { return book.hiddenColumns(info) },
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)
 		for i := range gps {

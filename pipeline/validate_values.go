@@ -282,6 +282,13 @@ func valKindError(c Cell, want string) error {
 
 var valErrorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
 
+// IsErrorValue reports whether s is a spreadsheet error value such as
+// #REF! (as text, as some exports write it).
+func IsErrorValue(s string) bool {
+	_, ok := valErrorMessage(s)
+	return ok
+}
+
 // valErrorMessage recognises a spreadsheet error value such as #REF!.
 func valErrorMessage(s string) (string, bool) {
 	t := strings.TrimSpace(s)
