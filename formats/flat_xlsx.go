@@ -1334,6 +1334,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 					"sheet %q holds grid plan targets, but this workbook is read as a flat table (sheet %q); grid sheets are not read: move them to a workbook of their own", other.name, sheet.name)
 			}
 		}
+		book.warnHiddenPlans(file, ps)
 		book.readFlatSheet(file, sheet, headerRow, cat, emit, ps)
 		if book.sstErr != nil {
 			// A damaged table is an error even when no cell read needed
@@ -1343,6 +1344,42 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 		return
 	}
 	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+}
+
+// hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
+// header, or grid plan targets in their first rows (gridSheetAt). They
+// are never read (format section 1: hidden sheets are never read); the
+// readers name them, so that a plan is not passed over in silence.
+func (b *flatBook) hiddenPlanSheets(file string) []string {
+	var out []string
+	for _, s := range b.sheets {
+		if !s.hidden || s.path == "" {
+			continue
+		}
+		if _, found := b.flatHeaderRow(s); found {
+			out = append(out, s.name)
+		} else if _, grid := b.gridSheetAt(file, s); grid {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// unhideAdvice says how to show a hidden sheet.
+const unhideAdvice = "in Excel right-click a sheet tab and choose Unhide; in LibreOffice choose Sheet > Show Sheet"
+
+// warnHiddenPlans gives one warning for the hidden sheets that hold plans
+// beside the sheets read (older versions of a plan, usually).
+func (b *flatBook) warnHiddenPlans(file string, ps *pipeline.Problems) {
+	hidden := b.hiddenPlanSheets(file)
+	if len(hidden) == 0 {
+		return
+	}
+	if len(hidden) == 1 {
+		ps.Warnf(pipeline.Origin{File: file, Sheet: hidden[0]}, "", "the hidden sheet %q holds plan targets and is not read, as hidden sheets never are; if it holds the plans to apply, unhide it (%s)", hidden[0], unhideAdvice)
+		return
+	}
+	ps.Warnf(pipeline.Origin{File: file}, "", "the hidden sheets %s hold plan targets and are not read, as hidden sheets never are; if one holds the plans to apply, unhide it (%s)", strings.Join(flatQuoteEach(hidden), ", "), unhideAdvice)
 }
 
 // flatGridProbeRows is how many rows of a sheet beside a flat table are

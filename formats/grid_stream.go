@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -302,11 +301,14 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			emit(rec)
 		}
 	}
-	if found == 0 {
-		msg := fmt.Sprintf("no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", flatHeaderRows)
-		if len(hidden) > 0 {
-			msg += fmt.Sprintf("; the hidden sheet %s has a header row, but hidden sheets are never read: unhide it if it holds the data", strings.Join(flatQuoteEach(hidden), ", "))
-		}
-		ps.Errorf(fileOrigin, "", "%s", msg)
+	if found > 0 {
+		book.warnHiddenPlans(file, ps)
+		return
 	}
+	if hiddenPlans := book.hiddenPlanSheets(file); len(hiddenPlans) > 0 {
+		ps.Errorf(fileOrigin, "", "the plans of this workbook are on hidden sheets (%s), and hidden sheets are never read: unhide the sheet that holds the plans to apply (%s), save the workbook and run again",
+			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
+		return
+	}
+	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", flatHeaderRows)
 }
