@@ -441,10 +441,10 @@ type gridReader struct {
 	// hiddenCols are the columns the sheet hides.
 	hiddenCols map[int]bool
 	// notes are the notes in columns without a header (by column).
-	notes map[int]*gridNotes
-	m          *templates.Matcher
-	cat        *pipeline.Catalog
-	problems   pipeline.Problems
+	notes    map[int]*gridNotes
+	m        *templates.Matcher
+	cat      *pipeline.Catalog
+	problems pipeline.Problems
 }
 
 func (g *gridReader) origin(r, c int) pipeline.Origin {
