@@ -1198,8 +1198,14 @@ func (b *flatBook) readFlatSheet(file string, info flatSheetInfo, headerRow int,
 		slot         []int // column -> its place in counterCells, -1 for the others
 		otherCols    []int // the columns read that are not counters, in order
 	)
+	totals := b.tableTotalsRows(info)
 	err := b.scanSheet(info, func(row int, cells []flatRawCell) bool {
 		if row < headerRow {
+			return true
+		}
+		if t, ok := totals[row]; ok && row > headerRow {
+			ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Row: row}, "",
+				"row %d is the Total Row of the Excel table %q (%s), not a plan row, so it is not read", row, t.name, t.ref)
 			return true
 		}
 		if row == headerRow {
@@ -1344,6 +1350,74 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 		return
 	}
 	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+}
+
+// flatTable is an Excel table (ListObject) of a sheet, as its totals rows
+// concern the reader.
+type flatTable struct {
+	name, ref string
+}
+
+// flatMaxTables bounds the table parts of a sheet that are read.
+const flatMaxTables = 64
+
+// tableTotalsRows returns the sheet rows that are the totals rows of its
+// Excel tables (xl/tables/tableN.xml, related to the sheet): the last
+// totalsRowCount rows of each table's range. Excel writes totalsRowCount
+// when the table's Total Row is switched on (totalsRowShown only says
+// whether it ever was); such a row sums the columns and holds no plan.
+func (b *flatBook) tableTotalsRows(info flatSheetInfo) map[int]flatTable {
+	if info.path == "" {
+		return nil
+	}
+	rels, err := b.rels(info.path)
+	if err != nil {
+		return nil
+	}
+	var out map[int]flatTable
+	n := 0
+	for _, r := range rels {
+		if !strings.HasSuffix(r.Type, "/table") {
+			continue
+		}
+		if n++; n > flatMaxTables {
+			break
+		}
+		rc, err := b.openMeta(flatRelTarget(info.path, r.Target))
+		if err != nil {
+			continue
+		}
+		var t struct {
+			Name        string `xml:"name,attr"`
+			DisplayName string `xml:"displayName,attr"`
+			Ref         string `xml:"ref,attr"`
+			TotalsRows  int    `xml:"totalsRowCount,attr"`
+		}
+		err = xml.NewDecoder(rc).Decode(&t)
+		rc.Close()
+		if err != nil || t.TotalsRows <= 0 {
+			continue
+		}
+		_, to, ok := strings.Cut(t.Ref, ":")
+		if !ok {
+			continue
+		}
+		_, last, err := excelize.CellNameToCoordinates(to)
+		if err != nil {
+			continue
+		}
+		name := t.DisplayName
+		if name == "" {
+			name = t.Name
+		}
+		if out == nil {
+			out = map[int]flatTable{}
+		}
+		for row := last - min(t.TotalsRows, 16) + 1; row <= last; row++ {
+			out[row] = flatTable{name: name, ref: t.Ref}
+		}
+	}
+	return out
 }
 
 // hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
