@@ -9,7 +9,7 @@ regional settings write.
     number in a column without a header (still an error).
   - sa_xw_stale: XlsxWriter flat table with counter formulas (=G2+2):
     XlsxWriter stores 0 as each result and sets fullCalcOnLoad; the same
-    file re-saved by LibreOffice (sa_lo_stale) holds the real results.
+    sheet calculated by LibreOffice (sa_lo_stale) holds the real results.
   - sa_op_black_african / sa_op_black: a race header "Black African" (the
     Stats SA wording), and "Black" alone (African, Coloured and Indian in
     B-BBEE: never African).
@@ -140,7 +140,21 @@ def stale():
     ws.write_formula(2, 6, "=SUM(G2:H2)")  # G3: Excel shows 8
     ws.write_number(2, 7, 4)
     wb.close()
-    soffice_resave("sa_xw_stale.xlsx", "sa_lo_stale.xlsx")
+    # LibreOffice keeps XlsxWriter's zeros when it re-saves that file (it
+    # does not recalculate on load, and drops fullCalcOnLoad): the
+    # calculated copy is the same sheet written by openpyxl (formulas
+    # without results), which LibreOffice calculates when it saves.
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Targets"
+    ws.append(FLAT)
+    ws.append(["Stale plan", "2009/012345/07", "2026-09-01", "2029-08-31", 1, "all_employees", 3, "=G2+2"])
+    ws.append(["Stale plan", "2009/012345/07", "2026-09-01", "2029-08-31", 2, "all_employees", "=SUM(G2:H2)", 4])
+    tmp = tempfile.mkdtemp()
+    src = os.path.join(tmp, "sa_lo_stale.xlsx")
+    wb.save(src)
+    soffice_resave(src, "sa_lo_stale.xlsx")
+    shutil.rmtree(tmp)
 
 
 def black():
