@@ -109,7 +109,8 @@ func checkGridOutput(t *testing.T, sheet string, recs []pipeline.Record, probs p
 func FuzzGridTitle(f *testing.F) {
 	for _, s := range []string{"Year 1 — 2026/27 — All employees, including people with disabilities",
 		"Employees with disabilities", "All employees / employees with disabilities", "Disabled", "all employees incl. PWD",
-		"Employees excluding disabled", "year 2 all"} {
+		"Employees excluding disabled", "year 2 all", "Employees with disabilities (all sites)",
+		"Year 1 (01/09/2026 – 31/08/2027): all employees", "FY2028 All employees"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -123,6 +124,9 @@ func FuzzGridTitle(f *testing.F) {
 			t.Fatalf("%q: target type %q", text, tt)
 		case tt == pipeline.TargetDisabled && !reGridDisab.MatchString(templates.Normalize(text)):
 			t.Fatalf("%q: read as disabled without naming disabilities", text)
+		}
+		if g, ok := parseGridLabel(text); ok && g.rangeErr == "" && g.fy == "" && g.yearNumber == 0 {
+			t.Fatalf("%q: a label with neither a year nor a financial year", text)
 		}
 	})
 }

@@ -286,7 +286,7 @@ func FuzzParseDate(f *testing.F) {
 
 // FuzzParseFinancialYear checks the financial-year parser the same way.
 func FuzzParseFinancialYear(f *testing.F) {
-	for _, s := range []string{"2026/27", "2026/2027", "2099/00", "2026/28", "x"} {
+	for _, s := range []string{"2026/27", "2026/2027", "2099/00", "2026/28", "x", "FY2028", "FY28", "fy 2027/28", "2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -297,6 +297,50 @@ func FuzzParseFinancialYear(f *testing.F) {
 		back, err := ParseFinancialYear(fy.String())
 		if err != nil || back != fy {
 			t.Fatalf("round trip of %v: %v, %v", fy, back, err)
+		}
+	})
+}
+
+// FuzzDateRangeFinancialYear checks that the dates of a grid title never
+// make the parser panic, and that a year it gives holds both dates when
+// they read alone.
+func FuzzDateRangeFinancialYear(f *testing.F) {
+	for _, p := range [][2]string{{"01/09/2026", "31/08/2027"}, {"10/01/2026", "12/08/2026"}, {"2026-09-01", "31 August 2027"},
+		{"01/09/2026", "31/08/2028"}, {"x", "31/08/2027"}, {"99/99/2026", "01/01/0000"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, from, to string) {
+		fy, err := DateRangeFinancialYear(from, to)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		a, errA := ParseDateText(from)
+		b, errB := ParseDateText(to)
+		if errA == nil && errB == nil && (FinancialYearOf(a) != fy || FinancialYearOf(b) != fy || b.Before(a)) {
+			t.Fatalf("%q to %q: year %v", from, to, fy)
+		}
+	})
+}
+
+// TestGroupedCounterProperty: a whole number with its thousands grouped by
+// any of the spaces South African settings write reads as that number.
+func TestGroupedCounterProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Int64Range(1000, maxExactInteger).Draw(t, "n")
+		digits := strconv.FormatInt(n, 10)
+		var b strings.Builder
+		for i, r := range digits {
+			if i > 0 && (len(digits)-i)%3 == 0 {
+				b.WriteString(rapid.SampledFrom([]string{" ", "\u00a0", "\u202f", "\u2009"}).Draw(t, "sep"))
+			}
+			b.WriteRune(r)
+		}
+		got, err := ParseCounter(b.String())
+		if err != nil || got != n {
+			t.Fatalf("ParseCounter(%q) = %d, %v; want %d", b.String(), got, err, n)
 		}
 	})
 }
