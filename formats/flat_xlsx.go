@@ -928,6 +928,13 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 	if rc.formula && b.recalcOnLoad {
 		c.Kind = pipeline.CellFormulaNoValue
 		c.Reason = flatStaleResult
+		if rc.typ == "str" && rc.hasV {
+			// The writer declared a text result (XlsxWriter's
+			// write_formula with a text value): kept as the cell's text,
+			// so that a check column beside a grid reads as notes, never
+			// as a value.
+			c.Text = flatDecodeEscapes(string(rc.value))
+		}
 		return c
 	}
 	switch rc.typ {

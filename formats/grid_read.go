@@ -1172,8 +1172,10 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 // isNote reports whether the cell at (r, c) holds a note rather than
 // something that could be a counter: text that is not written as a number
 // (pipeline.IsNumberText), or TRUE/FALSE, as a check formula beside a grid
-// gives (=IF(L19>=0,"ok","check")). Numbers, error values and formulas
-// without a result could be counters.
+// gives (=IF(L19>=0,"ok","check")), also when the workbook asks to be
+// recalculated and only the type of the result is known to be text.
+// Numbers, error values and other formulas without a result could be
+// counters.
 func (g *gridReader) isNote(r, c int) bool {
 	cell := g.cell(r, c)
 	switch cell.Kind {
@@ -1181,6 +1183,11 @@ func (g *gridReader) isNote(r, c int) bool {
 		return true
 	case pipeline.CellText:
 		return !pipeline.IsErrorValue(cell.Text) && !pipeline.IsNumberText(cell.Text)
+	case pipeline.CellFormulaNoValue:
+		// A formula whose result the writer declared as text (its value
+		// is not trusted, the workbook asking to be recalculated).
+		t := strings.TrimSpace(cell.Text)
+		return t != "" && !pipeline.IsErrorValue(t) && !pipeline.IsNumberText(t)
 	}
 	return false
 }

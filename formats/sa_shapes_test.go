@@ -41,6 +41,14 @@ func TestSouthAfricanShapes(t *testing.T) {
 				pwarn("Plan!N12", `column N has no header and holds text beside the grid ("see note" in 2 cells of rows 12 to 14)`),
 				perr("Plan!O15", `"7" is in a column this grid does not read: the column has no header;`),
 			}},
+		// The same template by XlsxWriter: the check column's results are
+		// placeholders declared as text; a counter formula has no result.
+		{file: "sa_xw_grid.xlsx", plans: 1, targets: 1,
+			counters: []string{"XlsxWriter plan|1|all_employees|" + c1 + "=1", fmt.Sprintf("XlsxWriter plan|1|all_employees|%s=%d", c2, value(5, 3, 1))},
+			problems: []wantProblem{
+				pwarn("Plan!M11", `column M, which the sheet hides, has no header and holds text beside the grid ("ok" in 9 cells of rows 11 to 19)`),
+				perr("Plan!B13", stale),
+			}},
 		// XlsxWriter stores 0 as each formula's result and asks for a
 		// recalculation on load: no formula result is read.
 		{file: "sa_xw_stale.xlsx", plans: 1, targets: 2,

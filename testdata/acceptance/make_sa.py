@@ -10,6 +10,9 @@ regional settings write.
   - sa_xw_stale: XlsxWriter flat table with counter formulas (=G2+2):
     XlsxWriter stores 0 as each result and sets fullCalcOnLoad; the same
     sheet calculated by LibreOffice (sa_lo_stale) holds the real results.
+  - sa_xw_grid: the same template written by XlsxWriter: the check
+    column's results are placeholders declared as text ("ok"), and one
+    counter is a formula (no saved result: an error).
   - sa_op_black_african / sa_op_black: a race header "Black African" (the
     Stats SA wording), and "Black" alone (African, Coloured and Indian in
     B-BBEE: never African).
@@ -123,6 +126,39 @@ def check_column():
     wb.save(src)
     soffice_resave(src, "sa_lo_check_column.xlsx")
     shutil.rmtree(tmp)
+
+
+def xw_grid():
+    """The check-column template as XlsxWriter writes it: Total and check
+    formulas with placeholder results (the check column's declared as text,
+    "ok"), fullCalcOnLoad set, and one counter typed as a formula."""
+    wb = xlsxwriter.Workbook("sa_xw_grid.xlsx")
+    ws = wb.add_worksheet("Plan")
+    ws.write("A1", "EMPLOYMENT EQUITY PLAN")
+    for i, (lab, v) in enumerate([("Plan name:", "XlsxWriter plan"), ("Company registration number:", "2009/012345/07"),
+                                  ("Start date:", "2026-09-01"), ("End date:", "2029-08-31")]):
+        ws.write(2 + i, 0, lab)
+        ws.write_string(2 + i, 1, v)
+    top = 7  # 0-based row of the title (A8)
+    ws.write(top, 0, "Year 1 - 2026/27 - All employees")
+    ws.write(top + 1, 0, "Occupational level")
+    for i, rn in enumerate(RACES):
+        ws.merge_range(top + 1, 1 + 2 * i, top + 1, 2 + 2 * i, rn)
+        ws.write(top + 2, 1 + 2 * i, "Male")
+        ws.write(top + 2, 2 + 2 * i, "Female")
+    ws.write(top + 1, 11, "Total")
+    for l, lv in enumerate(LEVELS):
+        r = top + 3 + l
+        ws.write(r, 0, lv)
+        for k in range(10):
+            if (l, k) == (2, 0):
+                ws.write_formula(r, 1 + k, "=1+%d" % (value(l, 0, 0) - 1))  # B13: a counter as a formula
+            else:
+                ws.write_number(r, 1 + k, value(l, k // 2, k % 2))
+        ws.write_formula(r, 11, "=SUM(B%d:K%d)" % (r + 1, r + 1))
+        ws.write_formula(r, 12, '=IF(L%d>=0,"ok","check")' % (r + 1), None, "ok")
+    ws.set_column(12, 12, None, None, {"hidden": True})
+    wb.close()
 
 
 FLAT = ["plan_name", "company_registration_number", "start_date", "end_date", "year_number", "target_type",
@@ -265,6 +301,7 @@ def hidden():
 
 if __name__ == "__main__":
     check_column()
+    xw_grid()
     stale()
     black()
     forms()
