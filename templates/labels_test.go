@@ -118,3 +118,32 @@ func FuzzLevel(f *testing.F) {
 		}
 	})
 }
+
+// TestBlackAfrican checks that "Black African" (the Stats SA wording) names
+// African, and that "Black" (African, Coloured and Indian together in
+// B-BBEE) never does, alone or with a gender.
+func TestBlackAfrican(t *testing.T) {
+	m := NewMatcher(nil)
+	for _, s := range []string{"Black African", "black africans", "BLACK AFRICAN", "Black-African"} {
+		if k, ok := m.Race(s); !ok || k != "african" {
+			t.Errorf("Race(%q) = %q, %v; want african", s, k, ok)
+		}
+		if m.IsBlackGroup(s) {
+			t.Errorf("IsBlackGroup(%q) = true", s)
+		}
+	}
+	if r, g, ok := m.RaceGender("Black African male"); !ok || r != "african" || g != "male" {
+		t.Errorf("RaceGender(Black African male) = %q %q %v", r, g, ok)
+	}
+	for _, s := range []string{"Black", "BLACK", "Blacks", "Black male", "Female black", "black people"} {
+		if _, ok := m.Race(s); ok {
+			t.Errorf("Race(%q) read as a race", s)
+		}
+		if _, _, ok := m.RaceGender(s); ok {
+			t.Errorf("RaceGender(%q) read as a race and gender", s)
+		}
+		if !m.IsBlackGroup(s) {
+			t.Errorf("IsBlackGroup(%q) = false", s)
+		}
+	}
+}
