@@ -274,9 +274,10 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a
-// race and gender header is an error (text or number), within the header's
-// columns and right of them; a metadata label with its value beside the
-// grid is not.
+// race and gender header is an error when it holds a number, within the
+// header's columns and right of them; text there is a note, with one
+// warning per column; a metadata label with its value beside the grid is
+// neither.
 func TestGridStrayCells(t *testing.T) {
 	recs, ps := gridFromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
@@ -289,13 +290,22 @@ func TestGridStrayCells(t *testing.T) {
 	for _, p := range ps {
 		got = append(got, p.Origin.Cell+": "+p.Message)
 	}
-	want := []string{"F4", "I4", "F5", "L5"}
+	want := []struct {
+		cell string
+		sev  pipeline.Severity
+		text string
+	}{
+		{"F5", pipeline.Error, `"7" is in a column this grid does not read`},
+		{"L5", pipeline.Error, `"99" is in a column this grid does not read`},
+		{"F4", pipeline.Warning, `column F has no header and holds text beside the grid ("n/a" in row 4)`},
+		{"I4", pipeline.Warning, `column I has no header and holds text beside the grid ("a note" in row 4)`},
+	}
 	if len(ps) != len(want) {
-		t.Fatalf("problems %q; want errors at %v", got, want)
+		t.Fatalf("problems %q; want %v", got, want)
 	}
 	for i, p := range ps {
-		if p.Origin.Cell != want[i] || p.Severity != pipeline.Error || !strings.Contains(p.Message, "in a column this grid does not read") {
-			t.Errorf("problem %d: %s; want an error at %s", i, got[i], want[i])
+		if p.Origin.Cell != want[i].cell || p.Severity != want[i].sev || !strings.Contains(p.Message, want[i].text) {
+			t.Errorf("problem %d: %s; want %v", i, got[i], want[i])
 		}
 	}
 	if len(recs) != 1 || recs[0].Cells["plan_id"].Text != "4711" || len(recs[0].Cells) != 8+3 {

@@ -595,6 +595,8 @@ var (
 	// "FY2027/28", "FY 2027/2028".
 	fyPrefixPattern = regexp.MustCompile(`^(?i:fy)\s*(\d{4}\s*/\s*(?:\d{2}|\d{4}))$`)
 	yearOnlyPattern = regexp.MustCompile(`^\d{4}$`)
+	// financialYearDashPattern is a financial year with a dash ("2027-28").
+	financialYearDashPattern = regexp.MustCompile(`^(\d{4})\s*[-–—]\s*(\d{2}|\d{4})$`)
 )
 
 // ParseFinancialYear parses "2026/27" or "2026/2027": the financial year
@@ -625,6 +627,11 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 				y, _ := strconv.Atoi(t)
 				return 0, fmt.Errorf("%q is not a financial year: write %d/%02d for the one that ends in %d (1 September %d to 31 August %d, also written FY%d), or %d/%02d for the one that starts in %d", t, y-1, y%100, y, y-1, y, y, y, (y+1)%100, y)
 			}
+			if m := financialYearDashPattern.FindStringSubmatch(t); m != nil {
+				if fy, err := ParseFinancialYear(m[1] + "/" + m[2]); err == nil {
+					return 0, fmt.Errorf("%q is not a financial year as the format writes it; write it as %s", Excerpt(t), fy)
+				}
+			}
 			return 0, fmt.Errorf("%q is not a financial year; write it as the years it spans, such as 2027/28 (1 September 2027 to 31 August 2028), or as FY2028, the financial year that ends in 2028", Excerpt(t))
 		}
 		firstText, secondText = m[1], m[2]
@@ -636,6 +643,13 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 		want %= 100
 	}
 	if second != want {
+		end := second
+		if len(secondText) == 2 {
+			end += first - first%100
+		}
+		if end > first+1 {
+			return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first; write %d/%02d for the year that starts in %d, or %d/%02d for the one that ends in %d", Excerpt(t), first, (first+1)%100, first, end-1, end%100, end)
+		}
 		return 0, fmt.Errorf("%q is not a financial year: the second year must follow the first (write %d/%02d)", Excerpt(t), first, (first+1)%100)
 	}
 	if first < 1000 || first > 9998 {

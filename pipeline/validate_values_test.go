@@ -163,9 +163,12 @@ func TestParseDateText(t *testing.T) {
 // an example that, followed, files the targets under another year.
 func TestParseFinancialYearAdvice(t *testing.T) {
 	for in, want := range map[string]string{
-		"2028":    `"2028" is not a financial year: write 2027/28 for the one that ends in 2028 (1 September 2027 to 31 August 2028, also written FY2028), or 2028/29 for the one that starts in 2028`,
-		"Year 3":  `"Year 3" is not a financial year; write it as the years it spans, such as 2027/28 (1 September 2027 to 31 August 2028), or as FY2028, the financial year that ends in 2028`,
-		"2027/29": `"2027/29" is not a financial year: the second year must follow the first (write 2027/28)`,
+		"2028":      `"2028" is not a financial year: write 2027/28 for the one that ends in 2028 (1 September 2027 to 31 August 2028, also written FY2028), or 2028/29 for the one that starts in 2028`,
+		"Year 3":    `"Year 3" is not a financial year; write it as the years it spans, such as 2027/28 (1 September 2027 to 31 August 2028), or as FY2028, the financial year that ends in 2028`,
+		"2027/29":   `"2027/29" is not a financial year: the second year must follow the first; write 2027/28 for the year that starts in 2027, or 2028/29 for the one that ends in 2029`,
+		"2026/2028": `"2026/2028" is not a financial year: the second year must follow the first; write 2026/27 for the year that starts in 2026, or 2027/28 for the one that ends in 2028`,
+		"2027/26":   `"2027/26" is not a financial year: the second year must follow the first (write 2027/28)`,
+		"2027-28":   `"2027-28" is not a financial year as the format writes it; write it as 2027/28`,
 	} {
 		_, err := ParseFinancialYear(in)
 		if err == nil || err.Error() != want {
