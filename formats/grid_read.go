@@ -497,10 +497,9 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 			return readCell(f, sheet, ref, date1904)
 		},
 		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
-		hidden: func() map[int]bool {
+		hidden: func(text sheetText) map[int]bool {
 			out := map[int]bool{}
-			cols, _ := f.GetCols(sheet)
-			for c := 1; c <= len(cols); c++ {
+			for c := 1; c <= text.maxCol(); c++ {
 				name, _ := excelize.ColumnNumberToName(c)
 				if visible, err := f.GetColVisible(sheet, name); err == nil && !visible {
 					out[c] = true
@@ -522,7 +521,7 @@ type gridSheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
 	merged func() (map[[2]int][2]int, error)
-	hidden func() map[int]bool
+	hidden func(text sheetText) map[int]bool // the columns hidden, of those text spans
 }
 
 // readGridSheetFrom is readGridSheet over any source of the sheet's cells;
@@ -544,7 +543,7 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
 		return nil, g.problems
 	}
-	g.hiddenCols = src.hidden()
+	g.hiddenCols = src.hidden(text)
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	g.findOrphanLevelRows(blocks)

@@ -281,7 +281,7 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 			text:   func() (sheetText, error) { return sheet.text, nil },
 			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
 			merged: func() (map[[2]int][2]int, error) { return book.mergedAway(info) },
-			hidden: func() map[int]bool { return book.hiddenColumns(info) },
+			hidden: func(sheetText) map[int]bool { return book.hiddenColumns(info) },
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)
 		for i := range gps {
