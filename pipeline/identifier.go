@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SameIdentifier is the one rule by which eepipe compares company
@@ -17,19 +18,42 @@ import (
 //
 // Apply (ResolveCompany, routing), export (--company, the configured
 // identifiers) and every other comparison use it.
+//
+// Rows are grouped into plans by it too (the assembler keys a plan by
+// IdentifierKey), so validate, diff and apply count the same plans.
 func SameIdentifier(a, b string) bool {
-	na := normIdentifier(a)
-	return na != "" && na == normIdentifier(b)
+	na := IdentifierKey(a)
+	return na != "" && na == IdentifierKey(b)
 }
 
-// normIdentifier keeps the letters (upper-cased) and digits of s.
-func normIdentifier(s string) string {
+// IdentifierKey is the form of an identifier that SameIdentifier compares:
+// its letters (upper-cased) and digits, in order. Two identifiers are the
+// same when their keys are equal and not empty; use it to key maps by
+// identifier. "" means the text identifies nothing.
+func IdentifierKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return unicode.ToUpper(r)
 		}
 		return -1
 	}, s)
+}
+
+// appendIdentifierKey appends IdentifierKey(s) to b without allocating.
+func appendIdentifierKey(b []byte, s string) []byte {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b = utf8.AppendRune(b, unicode.ToUpper(r))
+		}
+	}
+	return b
+}
+
+// companyKey is ids keyed as SameIdentifier compares them, for maps:
+// two sets of identifiers whose every kind agrees (or is absent from both)
+// have the same key.
+func companyKey(ids CompanyIDs) CompanyIDs {
+	return CompanyIDs{VAT: IdentifierKey(ids.VAT), Registration: IdentifierKey(ids.Registration), IDNumber: IdentifierKey(ids.IDNumber)}
 }
 
 // CompanyHas reports whether the company record c holds the identifier q
@@ -44,7 +68,7 @@ func CompanyHas(c Company, q string) bool {
 func SameCompanyIDs(a, b CompanyIDs) bool {
 	agree := false
 	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
-		if normIdentifier(f[0]) == "" || normIdentifier(f[1]) == "" {
+		if IdentifierKey(f[0]) == "" || IdentifierKey(f[1]) == "" {
 			continue
 		}
 		if !SameIdentifier(f[0], f[1]) {
