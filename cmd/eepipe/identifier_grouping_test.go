@@ -35,7 +35,8 @@ func planCount(re *regexp.Regexp, s string) int {
 // TestGroupingAgreesAcrossCommands: rows that spell one company's
 // identifiers differently (registration with / and -, VAT with spaces,
 // spaces around) are one plan for validate, diff and apply alike, and
-// apply creates it once, with every row's target.
+// apply creates it once, with every row's target; the company is looked up
+// once for all its spellings.
 func TestGroupingAgreesAcrossCommands(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
 	sb := e.srv.Sandbox
@@ -44,27 +45,36 @@ func TestGroupingAgreesAcrossCommands(t *testing.T) {
 		{vat: "409 876 5432", reg: "2015-123456-07", name: "Crane Plan", start: "2025-09-01", end: "2028-08-31", year: 2, typ: pipeline.TargetAll, counters: counters(cCMJ, 5)},
 		{vat: " 4098765432 ", reg: " 2015 123456 07", name: "Crane Plan", start: "2025-09-01", end: "2028-08-31", year: 3, typ: pipeline.TargetAll, counters: counters(cCMJ, 6)},
 		{vat: vatCrane, reg: "2015.123456.07", name: "Crane Plan", start: "2025-09-01", end: "2028-08-31", year: 3, typ: pipeline.TargetDisabled, counters: counters(cCMJ, 1)},
+		// Another plan of the company, spelt another way: one lookup serves both.
+		{vat: "4098 765 432", reg: "2015-123456-07", name: "Crane Second", start: "2026-09-01", end: "2027-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cCMJ, 7)},
 	}
 	file := writeCSV(t, filepath.Join(e.dir, "spellings.csv"), rows)
 
 	v := e.run("--config", e.config, "validate", file)
-	if v.code != 0 || planCount(validatePlans, v.out) != 1 {
-		t.Fatalf("validate: exit %d, %d plans, want 0 and 1\n%s%s", v.code, planCount(validatePlans, v.out), v.out, v.err)
+	if v.code != 0 || planCount(validatePlans, v.out) != 2 {
+		t.Fatalf("validate: exit %d, %d plans, want 0 and 2\n%s%s", v.code, planCount(validatePlans, v.out), v.out, v.err)
 	}
 	d := e.run("--config", e.config, "diff", file)
-	if d.code != 1 || planCount(diffPlans, d.out) != 1 || !strings.Contains(d.out, "Plan: 1 to create") {
-		t.Fatalf("diff: exit %d, %d plans, want 1 and one plan to create\n%s%s", d.code, planCount(diffPlans, d.out), d.out, d.err)
+	if d.code != 1 || planCount(diffPlans, d.out) != 2 || !strings.Contains(d.out, "Plan: 2 to create") {
+		t.Fatalf("diff: exit %d, %d plans, want 1 and two plans to create\n%s%s", d.code, planCount(diffPlans, d.out), d.out, d.err)
 	}
 	if sb.Stats().Writes != 0 {
 		t.Fatalf("diff wrote %d times", sb.Stats().Writes)
 	}
+	sb.ResetStats()
 	a := e.run("--config", e.config, "apply", file, "--no-recalc")
-	if a.code != 0 || planCount(applyPlans, a.err) != 1 || !strings.Contains(a.err, "plans 1 created") {
-		t.Fatalf("apply: exit %d, %d plans, want 0 and one plan created\n%s%s", a.code, planCount(applyPlans, a.err), a.out, a.err)
+	if a.code != 0 || planCount(applyPlans, a.err) != 2 || !strings.Contains(a.err, "plans 2 created") {
+		t.Fatalf("apply: exit %d, %d plans, want 0 and two plans created\n%s%s", a.code, planCount(applyPlans, a.err), a.out, a.err)
+	}
+	if n := sb.Stats().ByRoute[routeLookup]; n != 1 {
+		t.Errorf("%d company lookups, want 1 for every spelling of the company's identifiers", n)
 	}
 	crane := sb.Plans("bluecrane")
-	if len(crane) != 1 || len(sb.Plans("acme")) != 0 {
-		t.Fatalf("bluecrane holds %d plans, acme %d; want exactly one plan, on bluecrane", len(crane), len(sb.Plans("acme")))
+	if len(crane) != 2 || len(sb.Plans("acme")) != 0 {
+		t.Fatalf("bluecrane holds %d plans, acme %d; want exactly two plans, on bluecrane", len(crane), len(sb.Plans("acme")))
+	}
+	if got := storedTarget(t, planNamed(t, crane, "Crane Second"), 1, pipeline.TargetAll)[cCMJ]; got != 7 {
+		t.Errorf("Crane Second: %s = %d, want 7", cCMJ, got)
 	}
 	p := planNamed(t, crane, "Crane Plan")
 	for _, w := range []struct {
@@ -77,7 +87,7 @@ func TestGroupingAgreesAcrossCommands(t *testing.T) {
 		}
 	}
 	// Applied, the file describes the one stored plan: nothing changes.
-	if d := e.run("--config", e.config, "diff", file); d.code != 0 || planCount(diffPlans, d.out) != 1 {
+	if d := e.run("--config", e.config, "diff", file); d.code != 0 || planCount(diffPlans, d.out) != 2 {
 		t.Errorf("diff after apply: exit %d, %d plans\n%s%s", d.code, planCount(diffPlans, d.out), d.out, d.err)
 	}
 }
@@ -154,5 +164,20 @@ func TestSkippedYearWarnedEverywhere(t *testing.T) {
 		if r.code != 0 || strings.Contains(r.out+r.err, "skips") {
 			t.Errorf("%s with plan_id: exit %d, want 0 and no skipped-year warning\n%s%s", cmd, r.code, r.out, r.err)
 		}
+	}
+}
+
+// TestAccountLockFollowsAccountColumn: an account column naming an account
+// in another letter case (which routing accepts) locks that account.
+func TestAccountLockFollowsAccountColumn(t *testing.T) {
+	cfg := &Config{BaseURL: "http://127.0.0.1:1", Accounts: []AccountConfig{{Name: "acme", APIKey: "mpk_a"}, {Name: "bluecrane", APIKey: "mpk_b"}}}
+	plans := []*pipeline.InputPlan{{Account: "ACME"}, {Account: " acme "}}
+	only := namedAccounts(plans)
+	if len(only) != 1 {
+		t.Fatalf("named accounts %q, want one", only)
+	}
+	keys, names := accountLockKeys(cfg, only)
+	if len(keys) != 1 || len(names) != 1 || names[0] != "acme" || keys[0] != pipeline.AccountLockKey(cfg.BaseURL, "mpk_a") {
+		t.Errorf("locks %q (%q), want account acme's", names, keys)
 	}
 }
