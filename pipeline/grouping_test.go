@@ -238,3 +238,22 @@ func ExampleSkippedYears() {
 	fmt.Println(SkippedYears(p))
 	// Output: [2027/28]
 }
+
+func TestStandardSpelling(t *testing.T) {
+	for _, tc := range []struct{ in, want CompanyIDs }{
+		{CompanyIDs{Registration: "2015-123456-07"}, CompanyIDs{Registration: "2015/123456/07"}},
+		{CompanyIDs{Registration: " 2015 123456 07 ", VAT: "409 876 5432"}, CompanyIDs{Registration: "2015/123456/07", VAT: "4098765432"}},
+		{CompanyIDs{IDNumber: "800101 5009 087"}, CompanyIDs{IDNumber: "8001015009087"}},
+		{CompanyIDs{Registration: "2015/123456/07", VAT: "4098765432"}, CompanyIDs{Registration: "2015/123456/07", VAT: "4098765432"}},
+		// Not of the standard length, or with letters: kept as given.
+		{CompanyIDs{Registration: "K2015-123456-07", VAT: "409876543"}, CompanyIDs{Registration: "K2015-123456-07", VAT: "409876543"}},
+	} {
+		got := StandardSpelling(tc.in)
+		if got != tc.want {
+			t.Errorf("StandardSpelling(%+v) = %+v, want %+v", tc.in, got, tc.want)
+		}
+		if !SameCompanyIDs(got, tc.in) {
+			t.Errorf("StandardSpelling(%+v) = %+v names another company", tc.in, got)
+		}
+	}
+}

@@ -49,6 +49,32 @@ func appendIdentifierKey(b []byte, s string) []byte {
 	return b
 }
 
+// StandardSpelling returns ids as South African records spell them where
+// an identifier's digits allow one spelling only: a registration number of
+// 12 digits as CIPC writes it (2009/012345/07), a VAT number of 10 digits
+// and an ID number of 13 digits as their digits alone. Any other
+// identifier is kept as given. Apply looks a company up by it when the
+// file's spelling finds nothing (the lookup matches spellings exactly).
+func StandardSpelling(ids CompanyIDs) CompanyIDs {
+	digits := func(s string, n int) (string, bool) {
+		k := IdentifierKey(s)
+		if len(k) != n || strings.Trim(k, "0123456789") != "" {
+			return "", false
+		}
+		return k, true
+	}
+	if k, ok := digits(ids.Registration, 12); ok {
+		ids.Registration = k[:4] + "/" + k[4:10] + "/" + k[10:]
+	}
+	if k, ok := digits(ids.VAT, 10); ok {
+		ids.VAT = k
+	}
+	if k, ok := digits(ids.IDNumber, 13); ok {
+		ids.IDNumber = k
+	}
+	return ids
+}
+
 // companyKey is ids keyed as SameIdentifier compares them, for maps:
 // two sets of identifiers whose every kind agrees (or is absent from both)
 // have the same key.

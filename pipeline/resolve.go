@@ -158,7 +158,8 @@ type route struct {
 
 // routePlans resolves the companies (one lookup per distinct identifier
 // set, as SameIdentifier compares identifiers: the first spelling read is
-// the one looked up) and picks each plan's account. It returns an error only when the
+// the one looked up, and when it finds nothing, its StandardSpelling) and
+// picks each plan's account. It returns an error only when the
 // run must stop (a fatal lookup error or cancellation).
 func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, error) {
 	need := r.finder != nil
@@ -180,6 +181,11 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 	for _, ids := range sets {
 		wp.Go(func() {
 			recs, err := r.finder.FindCompanies(ctx, ids)
+			if std := StandardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
+				// "2015-123456-07" is "2015/123456/07" (SameIdentifier),
+				// but the lookup matches spellings exactly.
+				recs, err = r.finder.FindCompanies(ctx, std)
+			}
 			var l lookup
 			if err != nil {
 				l.err = fmt.Errorf("company lookup for %s failed: %w", ids, err)

@@ -181,3 +181,38 @@ func TestAccountLockFollowsAccountColumn(t *testing.T) {
 		t.Errorf("locks %q (%q), want account acme's", names, keys)
 	}
 }
+
+// TestLookupStandardSpelling: a plan whose first row spells the
+// registration number otherwise than the company's record (the lookup
+// matches spellings exactly) is looked up again in the standard spelling,
+// and created once on the company's account.
+func TestLookupStandardSpelling(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	sb := e.srv.Sandbox
+	rows := []row{
+		{reg: "2015-123456-07", name: "Crane Plan", start: "2025-09-01", end: "2027-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cCMJ, 4)},
+		{reg: regCrane, name: "Crane Plan", start: "2025-09-01", end: "2027-08-31", year: 2, typ: pipeline.TargetAll, counters: counters(cCMJ, 5)},
+	}
+	file := writeCSV(t, filepath.Join(e.dir, "dashes.csv"), rows)
+	for _, cmd := range []string{"validate", "diff"} {
+		r := e.run("--config", e.config, cmd, file)
+		re := validatePlans
+		if cmd == "diff" {
+			re = diffPlans
+		}
+		if r.code == ExitInvalid || r.code == ExitFatal || planCount(re, r.out) != 1 {
+			t.Fatalf("%s: exit %d, %d plans, want 1\n%s%s", cmd, r.code, planCount(re, r.out), r.out, r.err)
+		}
+	}
+	sb.ResetStats()
+	a := e.run("--config", e.config, "apply", file, "--no-recalc")
+	if a.code != 0 || !strings.Contains(a.err, "plans 1 created") {
+		t.Fatalf("apply: exit %d\n%s%s", a.code, a.out, a.err)
+	}
+	if n := sb.Stats().ByRoute[routeLookup]; n != 2 {
+		t.Errorf("%d lookups, want 2 (the file's spelling, then the standard one)", n)
+	}
+	if got := storedTarget(t, planNamed(t, sb.Plans("bluecrane"), "Crane Plan"), 2, pipeline.TargetAll)[cCMJ]; got != 5 {
+		t.Errorf("year 2: %d, want 5", got)
+	}
+}
