@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"pgregory.net/rapid"
 )
@@ -83,9 +84,14 @@ func TestSameIdentifierSpellings(t *testing.T) {
 // takes for one.
 func TestNameKeyIsSameName(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		alpha := []rune("aAbBkKsSſKΣσςÅåǅǄǆ ")
-		a := rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "a")
-		b := rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "b")
+		alpha := []rune("aAbBkKsSſKΣσςÅåǅǄǆ 1-")
+		var a, b string
+		if rapid.Bool().Draw(t, "any") {
+			a, b = rapid.String().Draw(t, "a"), rapid.String().Draw(t, "b")
+		} else {
+			a = rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "a")
+			b = rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "b")
+		}
 		if (NameKey(a) == NameKey(b)) != SameName(a, b) {
 			t.Fatalf("%q and %q: keys %q %q, SameName %v", a, b, NameKey(a), NameKey(b), SameName(a, b))
 		}
@@ -132,6 +138,11 @@ func TestGroupingTable(t *testing.T) {
 		{name: "plan name in another case", plans: 1, err: "plan_name disagrees with an earlier row", recs: []Record{
 			base(2, "1", ColCompanyVAT, "4012345678"),
 			row("p.csv", 3, ColCompanyVAT, "4012345678", ColPlanName, "CRANE PLAN", ColStartDate, "2025-09-01", ColEndDate, "2027-08-31",
+				ColYearNumber, "2", ColTargetType, TargetAll, n, "3"),
+		}},
+		{name: "plan_id on one row, the name in other case on another", plans: 2, err: "give different identifiers", recs: []Record{
+			base(2, "1", ColPlanID, "17"),
+			row("p.csv", 3, ColPlanName, "CRANE PLAN", ColStartDate, "2025-09-01", ColEndDate, "2027-08-31",
 				ColYearNumber, "2", ColTargetType, TargetAll, n, "3"),
 		}},
 		{name: "different registrations", plans: 2, recs: []Record{
@@ -256,4 +267,21 @@ func TestStandardSpelling(t *testing.T) {
 			t.Errorf("StandardSpelling(%+v) = %+v names another company", tc.in, got)
 		}
 	}
+}
+
+// TestIdentifierKeyAnyText: the key keeps the letters (upper-cased) and
+// digits of any text, in order, and only them.
+func TestIdentifierKeyAnyText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Draw(t, "s")
+		want := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToUpper(r)
+			}
+			return -1
+		}, s)
+		if got := IdentifierKey(s); got != want || string(appendIdentifierKey(nil, s)) != want {
+			t.Fatalf("IdentifierKey(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -31,18 +31,26 @@ func SameIdentifier(a, b string) bool {
 // same when their keys are equal and not empty; use it to key maps by
 // identifier. "" means the text identifies nothing.
 func IdentifierKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToUpper(r)
-		}
-		return -1
-	}, s)
+	var buf [32]byte
+	k := appendIdentifierKey(buf[:0], s)
+	if string(k) == s {
+		return s // already a key ("4012345678"): no copy
+	}
+	return string(k)
 }
 
 // appendIdentifierKey appends IdentifierKey(s) to b without allocating.
 func appendIdentifierKey(b []byte, s string) []byte {
 	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			if 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+				b = append(b, byte(r))
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b = utf8.AppendRune(b, unicode.ToUpper(r))
 		}
 	}

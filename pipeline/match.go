@@ -75,6 +75,15 @@ func NameKey(s string) string {
 // compares by), so that names equal apart from letter case key alike.
 func appendNameKey(b []byte, s string) []byte {
 	for _, r := range strings.TrimSpace(s) {
+		if r < utf8.RuneSelf {
+			// ASCII: a letter's orbit starts at its upper case (K and
+			// k before the Kelvin sign, S and s before the long s).
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			continue
+		}
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			least = min(least, f)
