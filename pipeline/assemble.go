@@ -1186,13 +1186,24 @@ func asmCompatible(a, b CompanyIDs) bool {
 // is sent (two spellings of a plan name would leave it to chance which
 // one the service keeps).
 func asmSameField(col, x, y string) bool {
+	return PlanColumnKey(col, x) == PlanColumnKey(col, y)
+}
+
+// PlanColumnKey is the text by which the value of plan column col groups
+// rows into plans: a company identifier's IdentifierKey (when it has a
+// letter or digit), the account's NameKey, any other column's text trimmed
+// (it is sent as it is). A reader that gathers lines into records (the
+// long layout) keys them by it, as the assembler keys plans.
+func PlanColumnKey(col, value string) string {
 	switch col {
 	case ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber:
-		return SameIdentifier(x, y)
+		if k := IdentifierKey(value); k != "" {
+			return k
+		}
 	case ColAccount:
-		return SameName(x, y)
+		return NameKey(value)
 	}
-	return x == y
+	return strings.TrimSpace(value)
 }
 
 func asmIdentifiers(p *InputPlan) string {
