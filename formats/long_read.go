@@ -98,7 +98,9 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 	var key strings.Builder
 	for col := 1; col <= len(fields); col++ {
 		if name, ok := t.plan[col]; ok {
-			fmt.Fprintf(&key, "%s=%s\x00", name, strings.TrimSpace(fields[col-1]))
+			// One plan's lines spell its identifiers alike or not (the
+			// assembler's grouping rule).
+			fmt.Fprintf(&key, "%s=%s\x00", name, pipeline.PlanColumnKey(name, fields[col-1]))
 		}
 	}
 	k := key.String()

@@ -443,6 +443,14 @@ func (a *Assembler) Add(rec Record) {
 			}
 			continue
 		}
+		if col != ColAccount && col != ColPlanName && IdentifierKey(s) == "" {
+			// "-" or "/" in a company column: no identifier (SameIdentifier).
+			a.noIdentifierWarning(c, col, s)
+			if v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
+			continue
+		}
 		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
 			// The value is still read, so that the row's other checks
 			// speak of it; the error keeps it from being sent.
@@ -632,7 +640,7 @@ func (a *Assembler) Add(rec Record) {
 		}
 		val := v.given[i]
 		if value, place, set := acc.field(i); set {
-			if value != val {
+			if !asmSameField(col, value, val) {
 				c, _ := rec.Cell(col)
 				o := asmOriginOf(c, rec, col)
 				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
@@ -715,6 +723,23 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 	}
 	a.unknown[k] = true
 	a.warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
+}
+
+// noIdentifierWarning says, once per text, column and file, that a
+// company identifier cell holding no letter or digit ("-", "/") is read as
+// blank: such a text identifies no company (SameIdentifier), so it is
+// neither part of the plan's key nor sent to the company lookup.
+func (a *Assembler) noIdentifierWarning(c Cell, col, s string) {
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = col
+	}
+	k := "noid|" + o.File + "|" + o.Sheet + "|" + col + "|" + s
+	if a.unknown[k] {
+		return
+	}
+	a.unknown[k] = true
+	a.warnf(o, s, "%s %q has no letter or digit, so it identifies no company: it is read as blank (the company is found by the plan's other identifiers); leave the cell empty when there is no such number", col, Excerpt(s))
 }
 
 // counters validates the counter cells of a record. Cells on the record's
@@ -1074,17 +1099,21 @@ func (a *Assembler) Finish() ([]*InputPlan, Problems) {
 	return plans, ps.dedupe()
 }
 
-// planIndexKey encodes k as byKey's key: each string with its length
-// first, so that no two keys encode alike. The bytes are the assembler's
-// buffer, valid until the next call. (A PlanKey is 112 bytes; the usual
-// key is a third of that, and a table of 10,000 plans holds 10,000 of
-// them until the read ends.)
+// planIndexKey encodes k as byKey's key. Rows are one plan by the rules
+// matching uses: the company identifiers as SameIdentifier compares them
+// (IdentifierKey: "2011/004512/07" is "2011-004512-07"), the account and
+// plan names as SameName does (NameKey). Each string ends in 0xff, a byte
+// no key holds (the keys are UTF-8), so that no two keys encode alike. The
+// bytes are the assembler's buffer, valid until the next call. (A PlanKey
+// is 112 bytes; the usual key is a third of that, and a table of 10,000
+// plans holds 10,000 of them until the read ends.)
 func (a *Assembler) planIndexKey(k PlanKey) []byte {
 	b := binary.AppendVarint(a.keyBuf[:0], k.PlanID)
-	for _, s := range [...]string{k.Account, k.Company.VAT, k.Company.Registration, k.Company.IDNumber, k.Name} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+	b = append(appendNameKey(b, k.Account), 0xff)
+	for _, s := range [...]string{k.Company.VAT, k.Company.Registration, k.Company.IDNumber} {
+		b = append(appendIdentifierKey(b, s), 0xff)
 	}
+	b = append(appendNameKey(b, k.Name), 0xff)
 	b = binary.AppendVarint(b, int64(k.StartDate.Year))
 	b = binary.AppendVarint(b, int64(k.StartDate.Month))
 	b = binary.AppendVarint(b, int64(k.StartDate.Day))
@@ -1102,27 +1131,34 @@ func (a *Assembler) planIndexKey(k PlanKey) []byte {
 // of pointers, rather than a map of every plan), so that each plan meets
 // the earlier plans of its group in the order they were read.
 func (a *Assembler) splitPlans() {
-	named := make([]*InputPlan, 0, len(a.plans))
+	// Each plan with its name as SameName compares it (NameKey).
+	type named struct {
+		key string
+		p   *InputPlan
+	}
+	plans := make([]named, 0, len(a.plans))
 	for _, acc := range a.plans {
 		if p := acc.plan; p.Name != "" && !p.StartDate.IsZero() {
-			named = append(named, p)
+			plans = append(plans, named{NameKey(p.Name), p})
 		}
 	}
-	same := func(p, q *InputPlan) int {
-		if c := strings.Compare(p.Name, q.Name); c != 0 {
+	same := func(p, q named) int {
+		if c := strings.Compare(p.key, q.key); c != 0 {
 			return c
 		}
-		return p.StartDate.Compare(q.StartDate)
+		return p.p.StartDate.Compare(q.p.StartDate)
 	}
-	slices.SortStableFunc(named, same)
-	for i := 0; i < len(named); {
+	slices.SortStableFunc(plans, same)
+	for i := 0; i < len(plans); {
 		j := i + 1
-		for j < len(named) && same(named[i], named[j]) == 0 {
+		for j < len(plans) && same(plans[i], plans[j]) == 0 {
 			j++
 		}
-		group := named[i:j]
-		for k, p := range group {
-			for _, q := range group[:k] {
+		group := plans[i:j]
+		for k, pk := range group {
+			p := pk.p
+			for _, qk := range group[:k] {
+				q := qk.p
 				if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
 					continue
 				}
@@ -1136,10 +1172,38 @@ func (a *Assembler) splitPlans() {
 }
 
 // asmCompatible reports whether two sets of company identifiers can name
-// the same company: no identifier given in both differs.
+// the same company: no identifier given in both differs (SameIdentifier).
 func asmCompatible(a, b CompanyIDs) bool {
-	same := func(x, y string) bool { return x == "" || y == "" || x == y }
+	same := func(x, y string) bool { return x == "" || y == "" || SameIdentifier(x, y) }
 	return same(a.VAT, b.VAT) && same(a.Registration, b.Registration) && same(a.IDNumber, b.IDNumber)
+}
+
+// asmSameField reports whether two rows of one plan give the same value
+// for the plan column col: company identifiers as SameIdentifier compares
+// them and the account as SameName does (the rules the plan's key and
+// apply's routing use, so two spellings of one identifier are one plan,
+// not a disagreement); any other column exactly, since its text is what
+// is sent (two spellings of a plan name would leave it to chance which
+// one the service keeps).
+func asmSameField(col, x, y string) bool {
+	return PlanColumnKey(col, x) == PlanColumnKey(col, y)
+}
+
+// PlanColumnKey is the text by which the value of plan column col groups
+// rows into plans: a company identifier's IdentifierKey (when it has a
+// letter or digit), the account's NameKey, any other column's text trimmed
+// (it is sent as it is). A reader that gathers lines into records (the
+// long layout) keys them by it, as the assembler keys plans.
+func PlanColumnKey(col, value string) string {
+	switch col {
+	case ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber:
+		if k := IdentifierKey(value); k != "" {
+			return k
+		}
+	case ColAccount:
+		return NameKey(value)
+	}
+	return strings.TrimSpace(value)
 }
 
 func asmIdentifiers(p *InputPlan) string {
@@ -1262,7 +1326,28 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		}
 		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
 	})
+	if p.PlanID == 0 && datesOK {
+		a.skippedYearsWarning(p)
+	}
 	a.domainWarnings(p)
+}
+
+// skippedYearsWarning warns when a plan without plan_id, which may be new,
+// skips a financial year inside its dates (SkippedYears): were it created,
+// the service would fill the year itself. Only diff and apply know whether
+// the plan is on the service; they note it for the plans they create.
+func (a *Assembler) skippedYearsWarning(p *InputPlan) {
+	skipped := SkippedYears(p)
+	if len(skipped) == 0 {
+		return
+	}
+	years, fill := skippedYearsText(p, skipped)
+	all := PlanYears(p.StartDate, ClampEnd(p.EndDate))
+	a.warnf(p.Origin, "", "%s skips %s: its rows give years %s of the plan's %s (%s to %s). "+
+		"If the plan is new (no plan on the service has its name and start date), the service fills the skipped %s %s; "+
+		"add the rows if that is not meant",
+		asmPlanLabel(p), years, givenYearsText(p), Plural(len(all), "financial year"), all[0], all[len(all)-1],
+		plural(len(skipped), "year", "years"), fill)
 }
 
 func asmYearLabel(t *InputTarget) string {

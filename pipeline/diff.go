@@ -393,7 +393,13 @@ func (d *PlanDiff) CountersToChange() int {
 func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 	d := &PlanDiff{Input: in, Server: server}
 	if server == nil {
-		return diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
+		d = diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
+		if skipped := SkippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
+			years, fill := skippedYearsText(in, skipped)
+			d.Notes = append(d.Notes, fmt.Sprintf("%s is new and the file skips its %s: the service fills %s %s",
+				d.Title(), years, plural(len(skipped), "that year", "those years"), fill))
+		}
+		return d
 	}
 	if dateChanged(in, server) {
 		from := fmt.Sprintf("(%s to %s)", server.StartDate, server.EndDate)

@@ -28,8 +28,13 @@
 // One rule for each question: a plan finds its account by its account
 // column, else its company, else the account that holds its plan_id
 // (CheckRouting before any request, the Runner's routing after the lists);
-// company identifiers are compared by SameIdentifier, and an account's
-// configured ones checked by CheckConfiguredCompany; exports are made by
+// company identifiers are compared by SameIdentifier (keyed by
+// IdentifierKey) and plan and account names by SameName (keyed by NameKey)
+// wherever rows are grouped into plans, companies looked up, plans to
+// create told apart or accounts named, so validate, diff and apply count
+// the same plans; an account's configured identifiers are checked by
+// CheckConfiguredCompany; a plan that may be new and skips a financial
+// year is found by SkippedYears; exports are made by
 // ExportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.

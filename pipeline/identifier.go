@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SameIdentifier is the one rule by which eepipe compares company
@@ -17,19 +18,76 @@ import (
 //
 // Apply (ResolveCompany, routing), export (--company, the configured
 // identifiers) and every other comparison use it.
+//
+// Rows are grouped into plans by it too (the assembler keys a plan by
+// IdentifierKey), so validate, diff and apply count the same plans.
 func SameIdentifier(a, b string) bool {
-	na := normIdentifier(a)
-	return na != "" && na == normIdentifier(b)
+	na := IdentifierKey(a)
+	return na != "" && na == IdentifierKey(b)
 }
 
-// normIdentifier keeps the letters (upper-cased) and digits of s.
-func normIdentifier(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToUpper(r)
+// IdentifierKey is the form of an identifier that SameIdentifier compares:
+// its letters (upper-cased) and digits, in order. Two identifiers are the
+// same when their keys are equal and not empty; use it to key maps by
+// identifier. "" means the text identifies nothing.
+func IdentifierKey(s string) string {
+	var buf [32]byte
+	k := appendIdentifierKey(buf[:0], s)
+	if string(k) == s {
+		return s // already a key ("4012345678"): no copy
+	}
+	return string(k)
+}
+
+// appendIdentifierKey appends IdentifierKey(s) to b without allocating.
+func appendIdentifierKey(b []byte, s string) []byte {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			if 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+				b = append(b, byte(r))
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b = utf8.AppendRune(b, unicode.ToUpper(r))
 		}
-		return -1
-	}, s)
+	}
+	return b
+}
+
+// StandardSpelling returns ids as South African records spell them where
+// an identifier's digits allow one spelling only: a registration number of
+// 12 digits as CIPC writes it (2009/012345/07), a VAT number of 10 digits
+// and an ID number of 13 digits as their digits alone. Any other
+// identifier is kept as given. Apply looks a company up by it when the
+// file's spelling finds nothing (the lookup matches spellings exactly).
+func StandardSpelling(ids CompanyIDs) CompanyIDs {
+	digits := func(s string, n int) (string, bool) {
+		k := IdentifierKey(s)
+		if len(k) != n || strings.Trim(k, "0123456789") != "" {
+			return "", false
+		}
+		return k, true
+	}
+	if k, ok := digits(ids.Registration, 12); ok {
+		ids.Registration = k[:4] + "/" + k[4:10] + "/" + k[10:]
+	}
+	if k, ok := digits(ids.VAT, 10); ok {
+		ids.VAT = k
+	}
+	if k, ok := digits(ids.IDNumber, 13); ok {
+		ids.IDNumber = k
+	}
+	return ids
+}
+
+// companyKey is ids keyed as SameIdentifier compares them, for maps:
+// two sets of identifiers whose every kind agrees (or is absent from both)
+// have the same key.
+func companyKey(ids CompanyIDs) CompanyIDs {
+	return CompanyIDs{VAT: IdentifierKey(ids.VAT), Registration: IdentifierKey(ids.Registration), IDNumber: IdentifierKey(ids.IDNumber)}
 }
 
 // CompanyHas reports whether the company record c holds the identifier q
@@ -44,7 +102,7 @@ func CompanyHas(c Company, q string) bool {
 func SameCompanyIDs(a, b CompanyIDs) bool {
 	agree := false
 	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
-		if normIdentifier(f[0]) == "" || normIdentifier(f[1]) == "" {
+		if IdentifierKey(f[0]) == "" || IdentifierKey(f[1]) == "" {
 			continue
 		}
 		if !SameIdentifier(f[0], f[1]) {

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MatchPlans is the one rule by which a plan described in a file (or a
@@ -54,9 +56,41 @@ func MatchPlans(list []Plan, id int64, name string, start Date, skip map[int64]b
 }
 
 // SameName reports whether two plan names are the same name by the rule of
-// MatchPlans: equal after trimming spaces, ignoring letter case.
+// MatchPlans: equal after trimming spaces, ignoring letter case. Account
+// names are compared by it too.
 func SameName(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// NameKey is the form of a name that SameName compares: SameName(a, b) is
+// NameKey(a) == NameKey(b). Rows are grouped into plans by it (with the
+// company identifiers' IdentifierKey), and apply keys the plans it would
+// create by it, so that a file's plans are counted alike everywhere.
+func NameKey(s string) string {
+	return string(appendNameKey(nil, s))
+}
+
+// appendNameKey appends NameKey(s) to b: s trimmed, each letter replaced
+// by the least rune of its case-folding orbit (the orbit strings.EqualFold
+// compares by), so that names equal apart from letter case key alike.
+func appendNameKey(b []byte, s string) []byte {
+	for _, r := range strings.TrimSpace(s) {
+		if r < utf8.RuneSelf {
+			// ASCII: a letter's orbit starts at its upper case (K and
+			// k before the Kelvin sign, S and s before the long s).
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			continue
+		}
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return b
 }
 
 // matchPlan finds the stored plan an input plan refers to in an account's

@@ -143,12 +143,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// accountIndex finds the configured account named name (letter case and
-// surrounding spaces ignored), or -1.
+// accountIndex finds the configured account named name (SameName: letter
+// case and surrounding spaces ignored), or -1.
 func accountIndex(accounts []Account, name string) int {
-	return slices.IndexFunc(accounts, func(a Account) bool {
-		return strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(name))
-	})
+	return slices.IndexFunc(accounts, func(a Account) bool { return SameName(a.Name, name) })
 }
 
 // route is where one input plan goes: an account index, or a failure.
@@ -159,15 +157,17 @@ type route struct {
 }
 
 // routePlans resolves the companies (one lookup per distinct identifier
-// set) and picks each plan's account. It returns an error only when the
+// set, as SameIdentifier compares identifiers: the first spelling read is
+// the one looked up, and when it finds nothing, its StandardSpelling) and
+// picks each plan's account. It returns an error only when the
 // run must stop (a fatal lookup error or cancellation).
 func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, error) {
 	need := r.finder != nil
 	var sets []CompanyIDs
 	seen := map[CompanyIDs]bool{}
 	for _, p := range plans {
-		if need && !p.Company.IsZero() && !seen[p.Company] {
-			seen[p.Company] = true
+		if k := companyKey(p.Company); need && !p.Company.IsZero() && !seen[k] {
+			seen[k] = true
 			sets = append(sets, p.Company)
 		}
 	}
@@ -181,6 +181,11 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 	for _, ids := range sets {
 		wp.Go(func() {
 			recs, err := r.finder.FindCompanies(ctx, ids)
+			if std := StandardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
+				// "2015-123456-07" is "2015/123456/07" (SameIdentifier),
+				// but the lookup matches spellings exactly.
+				recs, err = r.finder.FindCompanies(ctx, std)
+			}
 			var l lookup
 			if err != nil {
 				l.err = fmt.Errorf("company lookup for %s failed: %w", ids, err)
@@ -188,7 +193,7 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 				l.company, l.err = ResolveCompany(ids, recs)
 			}
 			mu.Lock()
-			results[ids] = l
+			results[companyKey(ids)] = l
 			mu.Unlock()
 		})
 	}
@@ -203,7 +208,7 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 		var l lookup
 		looked := false
 		if need && !p.Company.IsZero() {
-			l, looked = results[p.Company], true
+			l, looked = results[companyKey(p.Company)], true
 			rt.company = l.company
 		}
 		named := -1
@@ -488,7 +493,7 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 	}
 	type createKey struct {
 		account int
-		name    string
+		name    string // NameKey: the names MatchPlans takes for one
 		start   Date
 	}
 	claimed := map[any][]int{}
@@ -511,7 +516,7 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 			if m != nil {
 				claimed[wantPlan{a, m.ID}] = append(claimed[wantPlan{a, m.ID}], i)
 			} else {
-				k := createKey{a, strings.TrimSpace(plans[i].Name), plans[i].StartDate}
+				k := createKey{a, NameKey(plans[i].Name), plans[i].StartDate}
 				claimed[k] = append(claimed[k], i)
 			}
 		}

@@ -19,7 +19,7 @@ func namedAccounts(plans []*pipeline.InputPlan) []string {
 		if p.Account == "" {
 			return nil
 		}
-		if !slices.Contains(names, p.Account) {
+		if !slices.ContainsFunc(names, func(n string) bool { return pipeline.SameName(n, p.Account) }) {
 			names = append(names, p.Account)
 		}
 	}
@@ -30,7 +30,8 @@ func namedAccounts(plans []*pipeline.InputPlan) []string {
 // names of the configured accounts named in only (none: all of them).
 func accountLockKeys(cfg *Config, only []string) (keys, names []string) {
 	for _, a := range cfg.Accounts {
-		if len(only) == 0 || slices.Contains(only, a.Name) {
+		// The account column names an account as routing reads it (SameName).
+		if len(only) == 0 || slices.ContainsFunc(only, func(n string) bool { return pipeline.SameName(n, a.Name) }) {
 			keys = append(keys, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey))
 			names = append(names, a.Name)
 		}

@@ -221,11 +221,11 @@ func TestApplyStoreFailureWritesNothing(t *testing.T) {
 }
 
 // TestApplyDuplicateClaimBlocksBoth: two files that describe the same
-// stored plan in ways the reader cannot tell apart (by plan_id, and by
-// its name in other letter case) fail both plans before anything is
+// stored plan in ways the reader cannot tell apart (by plan_id alone, and
+// by its name in other letter case) fail both plans before anything is
 // written (their plan is not even read), and the other plans are applied.
 // (Two plans to create with one name and start date are one plan to the
-// reader, or its error.)
+// reader, or its error; so is a plan_id beside the plan's name.)
 func TestApplyDuplicateClaimBlocksBoth(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
 	e.singleAccount()
@@ -236,10 +236,10 @@ func TestApplyDuplicateClaimBlocksBoth(t *testing.T) {
 	}
 	plans := e.srv.Sandbox.Plans("acme")
 	claimed := planNamed(t, plans, "Pipelined 00")
-	// By plan_id in one file, by its name in other letter case and start
-	// date in the other: two plans to the reader, one stored plan.
+	// By plan_id alone in one file, by its name in other letter case and
+	// start date in the other: two plans to the reader, one stored plan.
 	byID := func(v int) row {
-		return row{planID: fmt.Sprint(claimed.ID), name: "Pipelined 00", start: "2025-09-01", end: "2030-08-31", year: 1,
+		return row{planID: fmt.Sprint(claimed.ID), start: "2025-09-01", end: "2030-08-31", year: 1,
 			typ: pipeline.TargetAll, counters: counters(cAMT, v)}
 	}
 	byName := byID(71)

@@ -319,16 +319,19 @@ func fileAccountProblems(fc *fileConfig) []string {
 		default:
 			bad("%s has no name", label)
 		}
-		if names[name] {
+		// Account names are compared as the account column is (SameName).
+		if nk := pipeline.NameKey(name); names[nk] {
 			bad("two accounts are named %s", name)
+		} else {
+			names[nk] = true
 		}
-		names[name] = true
 		for _, id := range []struct{ key, val string }{{"vat_number", fa.VATNumber}, {"registration_number", fa.RegistrationNumber}, {"id_number", fa.IDNumber}} {
 			val := strings.TrimSpace(id.val)
-			if val == "" {
+			key := pipeline.IdentifierKey(val) // "2009/012345/07" is "2009-012345-07"
+			if key == "" {
 				continue
 			}
-			k := id.key + " " + strings.ToUpper(strings.Join(strings.Fields(val), ""))
+			k := id.key + " " + key
 			if idents[k] != "" {
 				bad("accounts %s and %s have the same %s %s; a company's identifiers belong to one account", idents[k], name, id.key, val)
 			}

@@ -47,10 +47,10 @@ var demoRows = [][]string{
 	{"4012345678", "", "Acme Foods Graduate Programme", "2026-09-01", "2028-08-31", "", "", "2027/28", "all_employees",
 		"", "", "", "", "2", "1", "", "6", "12", "8"},
 	// Blue Crane Logistics, found by its registration number: a plan
-	// pre-filled from its scorecard.
+	// pre-filled from its scorecard; its first two years (no year skipped).
 	{"", "2015/123456/07", "Blue Crane EE Plan 2025-2028", "2025-09-01", "2028-08-31", "Transport and Storage", "scorecard_bluecrane_2025", "2025/26", "all_employees",
 		"1", "1", "2", "2", "", "", "1", "", "25", ""},
-	{"", "2015/123456/07", "Blue Crane EE Plan 2025-2028", "2025-09-01", "2028-08-31", "Transport and Storage", "scorecard_bluecrane_2025", "2027/28", "all_employees",
+	{"", "2015/123456/07", "Blue Crane EE Plan 2025-2028", "2025-09-01", "2028-08-31", "Transport and Storage", "scorecard_bluecrane_2025", "2026/27", "all_employees",
 		"1", "2", "2", "3", "", "", "1", "", "30", ""},
 	// Blue Crane: a drivers' plan without a scorecard.
 	{"4098765432", "", "Blue Crane Drivers Plan", "2026-09-01", "2030-08-31", "Transport and Storage", "", "2026/27", "all_employees",
