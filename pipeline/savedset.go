@@ -151,7 +151,7 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(problems, "; "))
 	}
-	if err := s.sign(keys); err != nil {
+	if err := s.Sign(keys); err != nil {
 		return nil, fmt.Errorf("the change set cannot be signed: %w", err)
 	}
 	if err := s.Check(cat); err != nil {

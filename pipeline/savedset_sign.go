@@ -140,8 +140,9 @@ func (s *SavedChangeSet) signature(digest []byte, keys SetKeys) (string, error) 
 	return hex.EncodeToString(m.Sum(nil)), nil
 }
 
-// sign records the keys of the accounts of s and signs it.
-func (s *SavedChangeSet) sign(keys SetKeys) error {
+// Sign records the company and key id of each account of s and signs it
+// with their keys. It does not check the values (Check does).
+func (s *SavedChangeSet) Sign(keys SetKeys) error {
 	s.Keys = nil
 	for _, a := range s.Accounts {
 		k, ok := keys[a]
@@ -154,6 +155,7 @@ func (s *SavedChangeSet) sign(keys SetKeys) error {
 	if err != nil {
 		return err
 	}
+	s.digest = d
 	s.Signature, err = s.signature(d, keys)
 	return err
 }
