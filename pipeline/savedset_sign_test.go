@@ -151,7 +151,9 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		{"2^53+1", func(s *SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].New = 1<<53 + 1 }, "too large"},
 		{"negative", func(s *SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].New = -1 }, "negative"},
 		{"negative expected", func(s *SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].Expected = ptr(int64(-3)) }, "negative"},
-		{"unknown counter", func(s *SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].Counter = "number_of_martian_male_top_managers" }, "not in the counter catalog"},
+		{"unknown counter", func(s *SavedChangeSet) {
+			s.Plans[0].Targets[0].Counters[0].Counter = "number_of_martian_male_top_managers"
+		}, "not in the counter catalog"},
 		{"counter twice", func(s *SavedChangeSet) {
 			t := &s.Plans[0].Targets[0]
 			t.Counters = append(t.Counters, t.Counters[0])

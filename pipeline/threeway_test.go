@@ -119,4 +119,3 @@ func TestClassifyWithoutStoreIsNoHistory(t *testing.T) {
 		t.Fatalf("held %v", held)
 	}
 }
-
