@@ -274,11 +274,6 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		fmtTime(r.Started), r.User, r.Host, r.Command, r.Service, status, cset).Scan(&id)
 	if err != nil {
-		if r.ChangeSet != "" && isUnique(err) {
-			if prev, perr := s.ChangeSetRun(ctx, r.ChangeSet); perr == nil && prev != nil {
-				return 0, &ChangeSetAppliedError{Run: *prev}
-			}
-		}
 		return 0, s.explain(err)
 	}
 	for _, f := range r.Files {
@@ -303,11 +298,6 @@ type ChangeSetAppliedError struct{ Run pipeline.RunRecord }
 func (e *ChangeSetAppliedError) Error() string {
 	return fmt.Sprintf("this change set was already applied by run %d on %s (by %s@%s); a change set is applied once",
 		e.Run.ID, e.Run.Started.UTC().Format("2006-01-02 15:04 UTC"), e.Run.User, e.Run.Host)
-}
-
-func isUnique(err error) bool {
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "unique") || strings.Contains(msg, "23505")
 }
 
 // RecordWrite implements pipeline.StateStore: the write, its counters and
