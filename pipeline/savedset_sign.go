@@ -30,6 +30,14 @@ type SetKey struct {
 	mac       []byte
 }
 
+// String names the key without revealing it.
+func (k SetKey) String() string {
+	return fmt.Sprintf("change-set key of account %s (company %q, key %s)", k.Account, k.CompanyID, orUnknown(k.KeyHint))
+}
+
+// GoString is String: %#v shows no key either.
+func (k SetKey) GoString() string { return k.String() }
+
 // SetKeys are the signing keys of the configured accounts, by account name.
 type SetKeys map[string]SetKey
 

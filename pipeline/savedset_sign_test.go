@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,13 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	for _, secret := range []string{"acme-secret", "mpk_acme_key_0001"} {
 		if strings.Contains(string(b), secret) {
 			t.Fatalf("the change set file holds %q", secret)
+		}
+	}
+	k := testSetKeys()["acme"]
+	mac := hex.EncodeToString(k.mac)
+	for _, shown := range []string{fmt.Sprint(k), fmt.Sprintf("%+v", k), fmt.Sprintf("%#v", k), fmt.Sprintf("%v", testSetKeys())} {
+		if strings.Contains(shown, mac) || strings.Contains(shown, "acme-secret") || !strings.Contains(shown, "acme") {
+			t.Errorf("a key prints as %q", shown)
 		}
 	}
 	back, err := ParseSaved(b)
