@@ -33,17 +33,14 @@ const maxChangeSetBytes = 256 << 20
 // .xlsx (a readable sheet of every change with the service value it was
 // computed against, and the signed change set on a hidden sheet).
 func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
-	b, err := pipeline.MarshalSaved(s)
-	if err != nil {
-		return err
-	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error {
-			_, err := w.Write(append(b, '\n'))
-			return err
-		})
+		return WriteFileAtomic(path, func(w io.Writer) error { return pipeline.EncodeSaved(w, s) })
 	case ".xlsx":
+		b, err := pipeline.MarshalSaved(s)
+		if err != nil {
+			return err
+		}
 		return writeChangeSetXLSX(path, s, string(b))
 	}
 	return fmt.Errorf("%s: a change set is written as .json or .xlsx", path)
@@ -102,7 +99,7 @@ func changeSetSheetRows(s *pipeline.SavedChangeSet) [][]any {
 		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
 		{"Service", s.Service},
 		{"Accounts", strings.Join(s.Accounts, ", ")},
-		{"SHA-256", s.SHA256},
+		{"Signature", s.Signature},
 	}
 	for _, fl := range s.Files {
 		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
@@ -227,14 +224,20 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		return nil, fmt.Errorf("%s: %d bytes is more than a change set may hold", path, st.Size())
 	}
 	var (
-		data  []byte
+		s     *pipeline.SavedChangeSet
 		sheet *excelize.File // the sign-off workbook
 	)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		data, err = os.ReadFile(path)
+		// Read as it is decoded, plan by plan: the file is not held.
+		fh, err := os.Open(path)
 		if err != nil {
 			return nil, err
+		}
+		defer fh.Close()
+		s, err = pipeline.DecodeSaved(io.LimitReader(fh, maxChangeSetBytes+1))
+		if err != nil {
+			return nil, savedErr(path, err)
 		}
 	case ".xlsx":
 		// Only a workbook that declares the change set sheet is opened with
@@ -252,26 +255,17 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		if !slices.Contains(f.GetSheetList(), ChangeSetData) {
 			return nil, ErrNotChangeSet
 		}
-		rows, err := f.GetRows(ChangeSetData)
+		rows, err := f.Rows(ChangeSetData)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		var b strings.Builder
-		for _, r := range rows {
-			if len(r) > 0 {
-				b.WriteString(r[0])
-			}
+		defer rows.Close()
+		s, err = pipeline.DecodeSaved(&rowsReader{rows: rows})
+		if err != nil {
+			return nil, savedErr(path, err)
 		}
-		data = []byte(b.String())
 	default:
 		return nil, ErrNotChangeSet
-	}
-	s, err := pipeline.ParseSaved(data)
-	if err != nil {
-		if errors.Is(err, pipeline.ErrNotChangeSet) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if sheet != nil {
 		if err := checkSignOffSheet(sheet, s); err != nil {
@@ -279,6 +273,49 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		}
 	}
 	return s, nil
+}
+
+// savedErr names the file in a change set's error, keeping ErrNotChangeSet
+// as it is.
+func savedErr(path string, err error) error {
+	if errors.Is(err, pipeline.ErrNotChangeSet) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// rowsReader reads the first cells of a sheet's rows, in order, as one
+// text: the signed change set of a sign-off workbook, split into cells by
+// writeChangeSetXLSX.
+type rowsReader struct {
+	rows *excelize.Rows
+	buf  string
+	err  error
+}
+
+func (r *rowsReader) Read(p []byte) (int, error) {
+	for r.buf == "" {
+		if r.err != nil {
+			return 0, r.err
+		}
+		if !r.rows.Next() {
+			if r.err = r.rows.Error(); r.err == nil {
+				r.err = io.EOF
+			}
+			continue
+		}
+		cols, err := r.rows.Columns()
+		if err != nil {
+			r.err = err
+			continue
+		}
+		if len(cols) > 0 {
+			r.buf = cols[0]
+		}
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
 }
 
 // declaresChangeSetSheet reports whether the workbook at path is a zip

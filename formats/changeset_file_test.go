@@ -20,7 +20,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	in := inPlanForTest()
 	d := pipeline.Diff(in, storedForTest(), pipeline.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, "svc", []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now())
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,10 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		back, err := ReadChangeSet(path)
-		if err != nil || back.SHA256 != s.SHA256 || len(back.Plans) != 1 {
+		if err == nil {
+			err = back.Verify(testSetService, testSetKeys)
+		}
+		if err != nil || back.Signature != s.Signature || len(back.Plans) != 1 {
 			t.Fatalf("%s: %+v, %v", name, back, err)
 		}
 	}
@@ -60,10 +63,18 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	// An edited JSON change set is refused.
 	b, _ := os.ReadFile(filepath.Join(dir, "c.json"))
 	os.WriteFile(filepath.Join(dir, "e.json"), []byte(strings.Replace(string(b), `"new": 1`, `"new": 3`, 1)), 0o644)
-	if _, err := ReadChangeSet(filepath.Join(dir, "e.json")); err == nil || !strings.Contains(err.Error(), "SHA-256 does not match") {
+	back, err := ReadChangeSet(filepath.Join(dir, "e.json"))
+	if err == nil {
+		err = back.Verify(testSetService, testSetKeys)
+	}
+	if err == nil || !strings.Contains(err.Error(), "signature does not match") {
 		t.Errorf("edited: %v", err)
 	}
 }
+
+const testSetService = "http://127.0.0.1:8080"
+
+var testSetKeys = pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
 
 func inPlanForTest() *pipeline.InputPlan {
 	return &pipeline.InputPlan{Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
@@ -118,7 +129,7 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
 	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, "svc", []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now())
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +199,8 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
-			case tc.want == "" && back.SHA256 != s.SHA256:
-				t.Fatalf("read back %s, want %s", back.SHA256, s.SHA256)
+			case tc.want == "" && back.Signature != s.Signature:
+				t.Fatalf("read back %s, want %s", back.Signature, s.Signature)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("ReadChangeSet = %v, want a refusal saying %q", err, tc.want)
 			}

@@ -1,13 +1,13 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,21 +16,27 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// SavedSetSchema names the shape of a saved change set.
-const SavedSetSchema = "eepipe.changeset/v1"
+// SavedSetSchema names the shape of a saved change set. Version 1 sets
+// carried a plain SHA-256 anyone could recompute; they are refused.
+const SavedSetSchema = "eepipe.changeset/v2"
 
 // SavedChangeSet is a change set written by `eepipe diff -o` and applied
 // by `eepipe apply FILE`: for every counter and field to write, the
-// service value it was computed against, with the input files' hashes and
-// the accounts. SHA256 signs the rest of the content.
+// service value it was computed against, with the input files' hashes, the
+// accounts and the key pairs it is bound to. Signature is the HMAC-SHA256
+// of the rest under the accounts' keys (SetKey; README "Saved change
+// sets").
 type SavedChangeSet struct {
-	Schema   string      `json:"schema"`
-	Created  time.Time   `json:"created"`
-	Service  string      `json:"service"`
-	Files    []InputFile `json:"files"`
-	Accounts []string    `json:"accounts"`
-	Plans    []SavedPlan `json:"plans"`
-	SHA256   string      `json:"sha256"`
+	Schema    string      `json:"schema"`
+	Created   time.Time   `json:"created"`
+	Service   string      `json:"service"`
+	Files     []InputFile `json:"files"`
+	Accounts  []string    `json:"accounts"`
+	Keys      []SavedKey  `json:"keys"`
+	Plans     []SavedPlan `json:"plans"`
+	Signature string      `json:"signature"`
+
+	digest []byte // the content digest, computed as the set was read
 }
 
 // SavedPlan is one plan of a saved change set: an update of a stored plan,
@@ -86,10 +92,11 @@ type SavedCounter struct {
 	Cell     string `json:"cell,omitempty"`
 }
 
-// SaveChangeSet turns the plans of cs that change something into a signed
-// SavedChangeSet. Failed plans and recreates cannot be saved: the error
-// names them.
-func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created time.Time) (*SavedChangeSet, error) {
+// SaveChangeSet turns the plans of cs that change something into a
+// SavedChangeSet signed with the keys of its accounts. Failed plans,
+// recreates and values a set may not hold cannot be saved: the error names
+// them.
+func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created time.Time, cat *Catalog, keys SetKeys) (*SavedChangeSet, error) {
 	s := &SavedChangeSet{Schema: SavedSetSchema, Created: created.UTC(), Service: service, Files: files}
 	var problems []string
 	seen := map[string]bool{}
@@ -144,50 +151,177 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(problems, "; "))
 	}
-	s.SHA256 = s.digest()
+	if err := s.Sign(keys); err != nil {
+		return nil, fmt.Errorf("the change set cannot be signed: %w", err)
+	}
+	if err := s.Check(cat); err != nil {
+		var se *SavedSetError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(se.Problems, "; "))
+		}
+		return nil, err
+	}
 	return s, nil
 }
 
-// digest is the SHA-256 of the JSON of s without its signature.
-func (s *SavedChangeSet) digest() string {
-	c := *s
-	c.SHA256 = ""
-	b, _ := json.Marshal(&c)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// EncodeSaved writes s as indented JSON, one plan at a time.
+func EncodeSaved(w io.Writer, s *SavedChangeSet) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	h := s.header()
+	head, err := json.MarshalIndent(struct {
+		Schema   string      `json:"schema"`
+		Created  time.Time   `json:"created"`
+		Service  string      `json:"service"`
+		Files    []InputFile `json:"files"`
+		Accounts []string    `json:"accounts"`
+		Keys     []SavedKey  `json:"keys"`
+	}{h.Schema, s.Created, h.Service, h.Files, h.Accounts, h.Keys}, "", "  ")
+	if err != nil {
+		return err
+	}
+	bw.Write(head[:len(head)-2]) // without "\n}"
+	bw.WriteString(",\n  \"plans\": [")
+	for i := range s.Plans {
+		b, err := json.MarshalIndent(&s.Plans[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(b)
+	}
+	if len(s.Plans) > 0 {
+		bw.WriteString("\n  ")
+	}
+	sig, _ := json.Marshal(s.Signature)
+	fmt.Fprintf(bw, "],\n  \"signature\": %s\n}\n", sig)
+	return bw.Flush()
 }
 
 // MarshalSaved writes s as indented JSON.
 func MarshalSaved(s *SavedChangeSet) ([]byte, error) {
-	return json.MarshalIndent(s, "", "  ")
+	var b bytes.Buffer
+	err := EncodeSaved(&b, s)
+	return b.Bytes(), err
 }
 
 // ErrNotChangeSet is returned by ParseSaved for JSON that is not a change set.
 var ErrNotChangeSet = errors.New("not an eepipe change set")
 
-// ParseSaved reads a saved change set and checks its signature: an edited
-// change set is refused.
+// ParseSaved reads a saved change set (DecodeSaved).
 func ParseSaved(b []byte) (*SavedChangeSet, error) {
-	var probe struct {
-		Schema string `json:"schema"`
-	}
-	if err := json.Unmarshal(b, &probe); err != nil || !strings.HasPrefix(probe.Schema, "eepipe.changeset/") {
+	return DecodeSaved(bytes.NewReader(b))
+}
+
+// DecodeSaved reads a saved change set from r, plan by plan, hashing each
+// as it is read: nothing but the decoded set is held. It checks the set's
+// shape; Check validates its values and Verify its signature.
+func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	dec.DisallowUnknownFields()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, ErrNotChangeSet
 	}
-	if probe.Schema != SavedSetSchema {
-		return nil, fmt.Errorf("change set schema %q is not %q: it was written by another eepipe version", probe.Schema, SavedSetSchema)
+	damaged := func(err error) error { return fmt.Errorf("the change set is damaged: %v", err) }
+	// The schema comes first, as diff -o writes it: anything else is not a
+	// change set.
+	if tok, err := dec.Token(); err != nil || tok != "schema" {
+		return nil, ErrNotChangeSet
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s SavedChangeSet
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("the change set is damaged: %v", err)
+	if err := dec.Decode(&s.Schema); err != nil || !strings.HasPrefix(s.Schema, "eepipe.changeset/") {
+		return nil, ErrNotChangeSet
 	}
-	if s.SHA256 == "" || s.digest() != s.SHA256 {
-		return nil, errors.New("the change set's SHA-256 does not match its content: it was edited after `eepipe diff -o` wrote it; " +
-			"nothing was sent. Write a new change set with eepipe diff -o")
+	switch s.Schema {
+	case SavedSetSchema:
+	case "eepipe.changeset/v1":
+		return nil, &SavedSetError{Problems: []string{"it was written by an older eepipe that signed change sets with a plain SHA-256, " +
+			"which anyone can recompute after editing the set; such sets are no longer applied"}}
+	default:
+		return nil, fmt.Errorf("change set schema %q is not %q: it was written by another eepipe version", s.Schema, SavedSetSchema)
+	}
+	d := newSetDigest()
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, damaged(err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return nil, damaged(fmt.Errorf("%q appears twice", key))
+		}
+		seen[key] = true
+		switch key {
+		case "created":
+			err = dec.Decode(&s.Created)
+		case "service":
+			err = dec.Decode(&s.Service)
+		case "files":
+			err = dec.Decode(&s.Files)
+		case "accounts":
+			err = dec.Decode(&s.Accounts)
+		case "keys":
+			err = dec.Decode(&s.Keys)
+		case "signature":
+			err = dec.Decode(&s.Signature)
+		case "plans":
+			err = decodeSavedPlans(dec, &s, d)
+		default:
+			err = fmt.Errorf("unknown field %q", key)
+		}
+		if err != nil {
+			return nil, damaged(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, damaged(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, damaged(errors.New("data follows the change set"))
+	}
+	for _, k := range []string{"created", "service", "accounts", "keys", "plans", "signature"} {
+		if !seen[k] {
+			return nil, damaged(fmt.Errorf("%q is missing", k))
+		}
+	}
+	if s.Signature == "" {
+		return nil, &SavedSetError{Problems: []string{"it carries no signature"}, err: ErrSetSignature}
+	}
+	var err error
+	if s.digest, err = d.sum(s.header()); err != nil {
+		return nil, damaged(err)
 	}
 	return &s, nil
+}
+
+// decodeSavedPlans reads the plans array, one plan at a time, into s and
+// the digest.
+func decodeSavedPlans(dec *json.Decoder, s *SavedChangeSet, d *setDigest) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('[') {
+		return errors.New("plans is not a list")
+	}
+	for dec.More() {
+		var p SavedPlan
+		if err := dec.Decode(&p); err != nil {
+			return err
+		}
+		if err := d.plan(&p); err != nil {
+			return err
+		}
+		s.Plans = append(s.Plans, p)
+	}
+	_, err = dec.Token()
+	return err
 }
 
 // Drift is one difference between a saved change set and the service now.
@@ -282,7 +416,13 @@ func parseA1(ref string) (col, row int, ok bool) {
 // recorded service value, any field changed, and any plan to create that
 // now exists is a Drift, and then nothing should be applied. The error is
 // not nil only when the run must stop.
-func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, []Drift, error) {
+//
+// prog is what earlier runs of the set wrote (nil or zero: none). When an
+// earlier run wrote part of it, a counter or field the service already
+// holds at the set's new value is applied and left out, a plan the set's
+// earlier run created is completed rather than created again, and the rest
+// is checked for drift as before.
+func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet, prog *SavedProgress) (*ChangeSet, []Drift, error) {
 	cs := &ChangeSet{Plans: make([]*PlanDiff, len(s.Plans))}
 	var (
 		mu     sync.Mutex
@@ -296,7 +436,7 @@ func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, 
 	}
 	for _, sp := range s.Plans {
 		if r.account(sp.Account) == nil {
-			return nil, nil, fmt.Errorf("the change set writes to account %s, which is not configured", sp.Account)
+			return nil, nil, &SavedSetError{Problems: []string{fmt.Sprintf("the change set writes to account %s, which is not configured", sp.Account)}}
 		}
 		if sp.Action == ActionCreate {
 			if _, ok := lists[sp.Account]; !ok {
@@ -311,7 +451,7 @@ func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, 
 	p := pool.New().WithMaxGoroutines(r.opts.concurrency()).WithErrors()
 	for i, sp := range s.Plans {
 		p.Go(func() error {
-			d, err := r.planSaved(ctx, sp, lists[sp.Account], drift)
+			d, err := r.planSaved(ctx, sp, lists[sp.Account], prog, drift)
 			cs.Plans[i] = d
 			return err
 		})
@@ -325,7 +465,37 @@ func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet) (*ChangeSet, 
 	return cs, drifts, nil
 }
 
-func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift func(Drift)) (*PlanDiff, error) {
+// SavedProgress is what earlier runs of a change set wrote: the runs
+// that recorded a write, and the plans their creates made.
+type SavedProgress struct {
+	Runs    []int64
+	Created []SavedCreated
+}
+
+// SavedCreated is a plan an earlier run of a change set created.
+type SavedCreated struct {
+	Account string
+	PlanID  int64
+}
+
+// Resumed reports whether an earlier run wrote part of the set.
+func (p *SavedProgress) Resumed() bool { return p != nil && len(p.Runs) > 0 }
+
+// created reports whether an earlier run of the set created plan id on
+// account.
+func (p *SavedProgress) created(account string, id int64) bool {
+	if p == nil {
+		return false
+	}
+	for _, c := range p.Created {
+		if c.Account == account && c.PlanID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog *SavedProgress, drift func(Drift)) (*PlanDiff, error) {
 	in := &InputPlan{}
 	for _, st := range sp.Targets {
 		t := &InputTarget{Origin: Origin{File: st.File}, YearNumber: st.YearNumber, TargetType: st.TargetType}
@@ -336,13 +506,17 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 	}
 	if sp.Action == ActionCreate {
 		if sp.Create == nil {
-			return nil, fmt.Errorf("%s: the change set creates a plan but gives no create request", sp.Title)
+			return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
 		}
 		c := sp.Create
 		in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
 		d := Diff(in, nil, DiffOptions{})
 		d.Account = sp.Account
-		if found := MatchPlans(list, 0, c.Name, c.StartDate, nil); len(found) > 0 {
+		found := MatchPlans(list, 0, c.Name, c.StartDate, nil)
+		if len(found) == 1 && prog.created(sp.Account, found[0].ID) {
+			return r.resumeCreate(ctx, sp, in, found[0].ID, drift)
+		}
+		if len(found) > 0 {
 			drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
 				sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
 		}
@@ -363,6 +537,9 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
 		at := savedOrigin(f.File, f.Cell)
+		if prog.Resumed() && now == f.New && now != f.Expected {
+			continue // applied by an earlier run of the set
+		}
 		if now != f.Expected {
 			drift(Drift{Plan: sp.Title, What: f.Field, At: at, Detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", FieldValueText(f.Expected), FieldValueText(now))})
 		}
@@ -374,7 +551,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		case "scorecard_id":
 			d.Meta.ScorecardID = ptr(f.New)
 		default:
-			return nil, fmt.Errorf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)
+			return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
 		}
 		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
@@ -404,13 +581,77 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, drift
 		for _, c := range st.Counters {
 			now, ok := tgt.Counters.ByName(c.Counter)
 			at := savedOrigin(st.File, c.Cell)
+			if prog.Resumed() && ok && now == c.New && (c.Expected == nil || now != *c.Expected) {
+				continue // applied by an earlier run of the set
+			}
 			if c.Expected != nil && (!ok || now != *c.Expected) {
 				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter, At: at,
 					Detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})
 			}
 			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: true, New: c.New, Origin: at})
 		}
-		d.Targets = append(d.Targets, td)
+		if len(td.Changes) > 0 {
+			d.Targets = append(d.Targets, td)
+		}
+	}
+	if len(d.Fields) == 0 && len(d.Targets) == 0 {
+		d.Action = ActionUnchanged
+	}
+	return d, nil
+}
+
+// resumeCreate completes a plan to create that an earlier run of the set
+// created (plan id): the counters not yet at the set's value are written
+// to it. The set recorded no service value for them (the new plan was
+// prefilled), so there is nothing else to check.
+func (r *Runner) resumeCreate(ctx context.Context, sp SavedPlan, in *InputPlan, id int64, drift func(Drift)) (*PlanDiff, error) {
+	server, err := r.account(sp.Account).GetPlan(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, is no longer on account %s", id, sp.Account)})
+		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", id)), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, id, err)
+	}
+	in.PlanID = server.ID
+	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
+	for i, st := range sp.Targets {
+		var m *Milestone
+		var tgt *Target
+		for j := range server.Milestones {
+			if server.Milestones[j].YearNumber == st.YearNumber {
+				m = &server.Milestones[j]
+			}
+		}
+		if m != nil {
+			for j := range m.Targets {
+				if m.Targets[j].TargetType == st.TargetType {
+					tgt = &m.Targets[j]
+				}
+			}
+		}
+		td := TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType}
+		if fy, err := ParseFinancialYearText(st.FinancialYear); err == nil {
+			td.FinancialYear = fy
+		}
+		if tgt == nil {
+			drift(Drift{Plan: sp.Title, Where: td.Label(), Detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, has no such target", id)})
+			continue
+		}
+		td.MilestoneID, td.TargetID = m.ID, tgt.ID
+		for _, c := range st.Counters {
+			now, ok := tgt.Counters.ByName(c.Counter)
+			if ok && now == c.New {
+				continue
+			}
+			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: ok, New: c.New, Origin: savedOrigin(st.File, c.Cell)})
+		}
+		if len(td.Changes) > 0 {
+			d.Targets = append(d.Targets, td)
+		}
+	}
+	if len(d.Targets) == 0 {
+		d.Action = ActionUnchanged
 	}
 	return d, nil
 }

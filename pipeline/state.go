@@ -25,7 +25,7 @@ type RunRecord struct {
 	Service  string      `json:"service"`
 	Files    []InputFile `json:"files"`
 	Accounts []string    `json:"accounts"`
-	// ChangeSet is the SHA-256 of the saved change set the run applied, or "".
+	// ChangeSet is the signature of the saved change set the run applied, or "".
 	ChangeSet string `json:"change_set,omitempty"`
 	// Status is "running" while the run goes on (and forever when it was
 	// killed), then "ok", "partial" or "failed".
@@ -209,8 +209,9 @@ type StateStore interface {
 	// LastFields returns, per field of the given plans of an account of a
 	// service, the last value eepipe applied (by plan id, as LastWrites).
 	LastFields(ctx context.Context, service, account string, planIDs []int64) (map[FieldKey]LastFieldWrite, error)
-	// ChangeSetRun returns the run that applied the change set with this
-	// SHA-256 (nil when none did).
+	// ChangeSetRun returns the run that carried the change set with this
+	// signature to its end (nil when none did: runs that stopped or
+	// failed part of it do not count).
 	ChangeSetRun(ctx context.Context, sha string) (*RunRecord, error)
 	// History lists counter writes, oldest first.
 	History(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error)

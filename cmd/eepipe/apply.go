@@ -360,7 +360,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		ropts.Journal = journal
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
-	batch, _, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
+	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
 	})
@@ -415,7 +415,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
-			if err := writeSavedChangeSet(f, cfg, batch, cs, opts.State.Output); err != nil {
+			if err := writeSavedChangeSet(f, cfg, batch, cs, cat, opts.State.Output); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
+
+	"go.uber.org/zap"
 )
 
 // savedChangeSetArg reports whether apply was given one saved change set
@@ -32,16 +34,32 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 	return "", false
 }
 
-// writeSavedChangeSet writes the change set of diff -o.
-func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, path string) error {
-	s, err := pipeline.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now())
+// setKeys are the change-set signing keys of the configured accounts
+// (README "Saved change sets": who can sign).
+func setKeys(cfg *Config) pipeline.SetKeys {
+	keys := pipeline.SetKeys{}
+	for _, a := range cfg.Accounts {
+		keys[a.Name] = pipeline.NewSetKey(a.Name, a.CompanyID, a.APIKey, a.APISecret)
+	}
+	return keys
+}
+
+// writeSavedChangeSet writes the change set of diff -o, signed with the
+// key pairs of its accounts. cat is the catalog the input was read with
+// (nil: the built-in one).
+func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, cat *pipeline.Catalog, path string) error {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	s, err := pipeline.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now(), cat, setKeys(cfg))
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
 	if err := formats.WriteChangeSet(path, s); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (SHA-256 %s); apply it with: eepipe apply %s\n", path, s.SHA256, path)
+	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (signed for %s); apply it with: eepipe apply %s\n",
+		path, strings.Join(s.Accounts, ", "), path)
 	return nil
 }
 
@@ -61,8 +79,25 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
 		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
 	}
+	// Bound to the accounts' companies and key pairs, signed with them,
+	// every value as a workbook cell's: else refused before anything is
+	// sent (README "Saved change sets").
+	if err := s.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
+		return exitf(ExitInvalid, "%s: %v", path, err)
+	}
+	cat := pipeline.DefaultCatalog()
+	if f.CatalogPath != "" {
+		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+	}
+	checkErr := s.Check(cat)
+	if checkErr != nil && f.CatalogPath != "" {
+		return exitf(ExitInvalid, "%s: %v", path, checkErr)
+	}
+	var prog pipeline.SavedProgress
 	if st != nil {
-		prev, err := st.ChangeSetRun(ctx, s.SHA256)
+		prev, err := st.ChangeSetRun(ctx, s.Signature)
 		if err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
@@ -70,7 +105,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
 		}
 	} else {
-		log.Warn("--no-state: eepipe cannot tell whether this change set was applied before (the drift check still runs)")
+		log.Warn("--no-state: eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
 	}
 	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
 	if err != nil {
@@ -86,6 +121,16 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		ropts.Journal = journal
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
+	if checkErr != nil {
+		// Counters the built-in catalog lacks: the service's catalog may
+		// have them, as for a workbook.
+		if served, _ := runner.ServiceCatalog(ctx); served != nil && !served.Equal(cat) {
+			checkErr = s.Check(served)
+		}
+		if checkErr != nil {
+			return exitf(ExitInvalid, "%s: %v", path, checkErr)
+		}
+	}
 	if !opts.DryRun {
 		// The accounts' local lock, as for a workbook: one apply per
 		// account at a time on this machine.
@@ -103,7 +148,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if st != nil && !opts.DryRun {
 		// Again under the locks: a run of the same change set that held
 		// them (while this one waited) has applied it.
-		prev, err := st.ChangeSetRun(ctx, s.SHA256)
+		prev, err := st.ChangeSetRun(ctx, s.Signature)
 		if err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
@@ -111,10 +156,22 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
 		}
 	}
-	cs, drifts, err := runner.PlanSaved(ctx, s)
+	if st != nil {
+		// What earlier runs of the set wrote: the set resumes from there.
+		if prog, err = st.ChangeSetProgress(ctx, s.Signature); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if prog.Resumed() {
+			log.Info("resuming a change set applied in part", zap.Int64s("earlier_runs", prog.Runs))
+		}
+	}
+	cs, drifts, err := runner.PlanSaved(ctx, s, &prog)
 	if err != nil {
 		if ee := new(ExitError); errors.As(err, &ee) {
 			return err
+		}
+		if se := new(pipeline.SavedSetError); errors.As(err, &se) {
+			return exitf(ExitInvalid, "%s: %v", path, err)
 		}
 		if ctx.Err() != nil {
 			// Interrupted during the check: nothing was sent; the run
@@ -161,7 +218,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})
 	}
 	if st != nil {
-		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.SHA256, started)
+		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.Signature, started)
 		switch {
 		case err == nil:
 			defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()

@@ -281,10 +281,6 @@ func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Con
 		Files: files, Accounts: accounts, ChangeSet: changeSet,
 	})
 	if err != nil {
-		var applied *statestore.ChangeSetAppliedError
-		if errors.As(err, &applied) {
-			return 0, exitf(ExitDiff, "%v; nothing was sent", err)
-		}
 		return 0, exitf(ExitFatal, "%v; nothing was sent", err)
 	}
 	j.j = pipeline.JournalFor(st, id)

@@ -191,7 +191,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	b, _ := os.ReadFile(cs)
 	edited := filepath.Join(s.dir, "edited.json")
 	writeFile(t, edited, strings.Replace(string(b), `"new": 44`, `"new": 45`, 1), 0o644)
-	if r := s.eepipe("apply", edited, "--no-recalc"); r.code != 2 || !strings.Contains(r.err, "SHA-256 does not match") {
+	if r := s.eepipe("apply", edited, "--no-recalc"); r.code != 2 || !strings.Contains(r.err, "signature does not match") {
 		t.Fatalf("edited change set: exit %d\n%s", r.code, r.err)
 	}
 

@@ -117,6 +117,14 @@ CREATE TABLE IF NOT EXISTS eepipe_last_fields (
 );
 CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (service, plan_id);
 `},
+	// A change set is applied when its writes are (README "Saved change
+	// sets"): several runs may carry one set (one stopped before its first
+	// write, one resumed after a partial apply), so its index is no longer
+	// unique; the run that finished it is the one with status ok.
+	{5, "change sets applied by their writes", `
+DROP INDEX IF EXISTS eepipe_runs_change_set;
+CREATE INDEX IF NOT EXISTS eepipe_runs_change_set_runs ON eepipe_runs (change_set);
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

@@ -274,11 +274,6 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		fmtTime(r.Started), r.User, r.Host, r.Command, r.Service, status, cset).Scan(&id)
 	if err != nil {
-		if r.ChangeSet != "" && isUnique(err) {
-			if prev, perr := s.ChangeSetRun(ctx, r.ChangeSet); perr == nil && prev != nil {
-				return 0, &ChangeSetAppliedError{Run: *prev}
-			}
-		}
 		return 0, s.explain(err)
 	}
 	for _, f := range r.Files {
@@ -303,11 +298,6 @@ type ChangeSetAppliedError struct{ Run pipeline.RunRecord }
 func (e *ChangeSetAppliedError) Error() string {
 	return fmt.Sprintf("this change set was already applied by run %d on %s (by %s@%s); a change set is applied once",
 		e.Run.ID, e.Run.Started.UTC().Format("2006-01-02 15:04 UTC"), e.Run.User, e.Run.Host)
-}
-
-func isUnique(err error) bool {
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "unique") || strings.Contains(msg, "23505")
 }
 
 // RecordWrite implements pipeline.StateStore: the write, its counters and
@@ -559,9 +549,12 @@ func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {
 	return r, err
 }
 
-// ChangeSetRun implements pipeline.StateStore.
-func (s *Store) ChangeSetRun(ctx context.Context, sha string) (*pipeline.RunRecord, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+` FROM eepipe_runs r WHERE r.change_set = ?`), sha))
+// ChangeSetRun implements pipeline.StateStore: the first run that carried
+// the change set to its end (status ok). Runs that stopped or failed part
+// of it do not count: the set is applied when its writes are.
+func (s *Store) ChangeSetRun(ctx context.Context, sig string) (*pipeline.RunRecord, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+` FROM eepipe_runs r
+		WHERE r.change_set = ? AND r.status = 'ok' ORDER BY r.id LIMIT 1`), sig))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -569,6 +562,46 @@ func (s *Store) ChangeSetRun(ctx context.Context, sha string) (*pipeline.RunReco
 		return nil, s.explain(err)
 	}
 	return &r, nil
+}
+
+// ChangeSetProgress returns what earlier runs of the change set with this
+// signature wrote: the runs that recorded a write, and the plans their
+// creates made. A set no run wrote from has a zero progress.
+func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (pipeline.SavedProgress, error) {
+	var p pipeline.SavedProgress
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.id FROM eepipe_runs r WHERE r.change_set = ?
+		AND (EXISTS (SELECT 1 FROM eepipe_writes w WHERE w.run_id = r.id)
+		  OR EXISTS (SELECT 1 FROM eepipe_plan_writes p WHERE p.run_id = r.id AND p.outcome = 'ok'))
+		ORDER BY r.id`), sig)
+	if err != nil {
+		return p, s.explain(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return p, s.explain(err)
+		}
+		p.Runs = append(p.Runs, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return p, s.explain(err)
+	}
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT p.account, p.plan_id FROM eepipe_plan_writes p JOIN eepipe_runs r ON r.id = p.run_id
+		WHERE r.change_set = ? AND p.action = 'create' AND p.outcome = 'ok' AND p.plan_id > 0 ORDER BY p.id`), sig)
+	if err != nil {
+		return p, s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c pipeline.SavedCreated
+		if err := rows.Scan(&c.Account, &c.PlanID); err != nil {
+			return p, s.explain(err)
+		}
+		p.Created = append(p.Created, c)
+	}
+	return p, s.explain(rows.Err())
 }
 
 // Runs implements pipeline.StateStore.

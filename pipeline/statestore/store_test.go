@@ -126,24 +126,78 @@ func TestStoreRecordsRunsAndLastWrites(t *testing.T) {
 	}
 }
 
-func TestStoreChangeSetAppliedOnce(t *testing.T) {
+// TestStoreChangeSetAppliedByItsWrites: a change set counts as applied
+// only when a run carried it to its end (status ok); runs that stopped or
+// wrote part of it are its progress.
+func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 	for name, loc := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, loc(t))
 			r := pipeline.RunRecord{Started: time.Now(), User: "u", Host: "h", Service: "svc", ChangeSet: "deadbeef"}
-			id, err := s.BeginRun(ctx, r)
+			applied := func() *pipeline.RunRecord {
+				t.Helper()
+				got, err := s.ChangeSetRun(ctx, "deadbeef")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			progress := func() pipeline.SavedProgress {
+				t.Helper()
+				p, err := s.ChangeSetProgress(ctx, "deadbeef")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			// A run stopped before its first write.
+			stopped, err := s.BeginRun(ctx, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.ChangeSetRun(ctx, "deadbeef")
-			if err != nil || got == nil || got.ID != id {
-				t.Fatalf("ChangeSetRun = %+v, %v", got, err)
+			if err := s.FinishRun(ctx, stopped, "stopped", time.Now()); err != nil {
+				t.Fatal(err)
 			}
-			_, err = s.BeginRun(ctx, r)
-			var applied *ChangeSetAppliedError
-			if !errors.As(err, &applied) || applied.Run.ID != id || !strings.Contains(err.Error(), "already applied by run") {
-				t.Fatalf("second BeginRun = %v, want ChangeSetAppliedError naming run %d", err, id)
+			if got := applied(); got != nil {
+				t.Fatalf("a run that wrote nothing applied the set: %+v", got)
+			}
+			if p := progress(); p.Resumed() || len(p.Created) != 0 {
+				t.Fatalf("progress after a run that wrote nothing: %+v", p)
+			}
+			// A run that created a plan and failed the rest.
+			partial, err := s.BeginRun(ctx, r)
+			if err != nil {
+				t.Fatalf("second run of the set: %v", err)
+			}
+			if err := s.RecordPlanWrite(ctx, partial, pipeline.PlanWrite{Account: "acme", PlanID: 42, PlanName: "New", Action: "create", Outcome: "ok", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.RecordPlanWrite(ctx, partial, pipeline.PlanWrite{Account: "acme", Action: "create", Outcome: "422", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishRun(ctx, partial, "partial", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if got := applied(); got != nil {
+				t.Fatalf("a partial run applied the set: %+v", got)
+			}
+			if p := progress(); len(p.Runs) != 1 || p.Runs[0] != partial || len(p.Created) != 1 || p.Created[0] != (pipeline.SavedCreated{Account: "acme", PlanID: 42}) {
+				t.Fatalf("progress = %+v, want run %d and plan 42 created", p, partial)
+			}
+			// The run that finishes it.
+			done, err := s.BeginRun(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishRun(ctx, done, "ok", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if got := applied(); got == nil || got.ID != done {
+				t.Fatalf("ChangeSetRun = %+v, want run %d", got, done)
+			}
+			if err := (&ChangeSetAppliedError{Run: *applied()}); !strings.Contains(err.Error(), "already applied by run") {
+				t.Errorf("refusal %q", err)
 			}
 			if none, err := s.ChangeSetRun(ctx, "other"); none != nil || err != nil {
 				t.Errorf("unknown change set: %+v, %v", none, err)

@@ -1,0 +1,280 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxSavedYear bounds a saved target's year number: a plan covers at most
+// a few financial years (README "Saved change sets").
+const maxSavedYear = 100
+
+// maxSavedText bounds the free text a change set records (titles, file
+// names, cells).
+const maxSavedText = 4096
+
+// Check validates every value of s as strictly as a workbook cell (README
+// "Saved change sets"): counters are whole numbers from 0 to 2^53 named
+// in cat, names and identifiers are checked as a workbook's, no name may
+// start like a formula, fields and target types are the service's, and
+// each account and plan appears where the set says. It also makes the
+// counters' names share the catalog's strings. The error is a
+// *SavedSetError listing what is wrong, by plan.
+func (s *SavedChangeSet) Check(cat *Catalog) error {
+	var problems []string
+	bad := func(where, format string, a ...any) {
+		if len(problems) < 200 {
+			problems = append(problems, where+": "+fmt.Sprintf(format, a...))
+		}
+	}
+	if s.Created.IsZero() {
+		bad("the change set", "it gives no creation time")
+	}
+	if strings.TrimSpace(s.Service) == "" {
+		bad("the change set", "it names no service")
+	}
+	accounts := map[string]bool{}
+	for i, a := range s.Accounts {
+		if err := checkSavedText(a, MaxIdentifierLen, false); err != nil || a == "" {
+			bad("the change set", "account %q: not an account name", Excerpt(a))
+		}
+		if accounts[a] {
+			bad("the change set", "account %s is listed twice", a)
+		}
+		accounts[a] = true
+		if i >= len(s.Keys) || s.Keys[i].Account != a {
+			bad("the change set", "account %s has no signing record", a)
+		}
+	}
+	if len(s.Keys) != len(s.Accounts) {
+		bad("the change set", "it lists %d accounts but %d signing records", len(s.Accounts), len(s.Keys))
+	}
+	for _, f := range s.Files {
+		if err := checkSavedText(f.Path, maxSavedText, false); err != nil {
+			bad("the change set", "input file %q: %v", Excerpt(f.Path), err)
+		}
+	}
+	updated := map[string]bool{}
+	for i := range s.Plans {
+		p := &s.Plans[i]
+		where := fmt.Sprintf("plan %d of the set", i+1)
+		if err := checkSavedText(p.Title, maxSavedText, false); err != nil {
+			bad(where, "title: %v", err)
+		} else {
+			where = fmt.Sprintf("%s (%s)", where, Excerpt(p.Title))
+		}
+		if !accounts[p.Account] {
+			bad(where, "account %q is not one the set was signed for", Excerpt(p.Account))
+		}
+		switch p.Action {
+		case ActionUpdate:
+			if p.PlanID <= 0 {
+				bad(where, "an update must name a stored plan (plan_id %d)", p.PlanID)
+			}
+			key := fmt.Sprintf("%s\x00%d", p.Account, p.PlanID)
+			if updated[key] {
+				bad(where, "plan %d of account %s is updated twice", p.PlanID, p.Account)
+			}
+			updated[key] = true
+			if p.Create != nil {
+				bad(where, "an update cannot carry a create request")
+			}
+		case ActionCreate:
+			if p.PlanID != 0 {
+				bad(where, "a plan to create has no plan_id (%d)", p.PlanID)
+			}
+			if p.Create == nil {
+				bad(where, "the set creates a plan but gives no create request")
+				break
+			}
+			c := p.Create
+			if err := checkSavedName(c.Name); err != nil {
+				bad(where, "name %q: %v", Excerpt(c.Name), err)
+			}
+			if c.StartDate.IsZero() || c.EndDate.IsZero() {
+				bad(where, "a plan to create needs a start and an end date")
+			} else if c.EndDate.Before(c.StartDate) {
+				bad(where, "end date %s is before start date %s", c.EndDate, c.StartDate)
+			}
+			if err := checkSavedField("scorecard_id", c.ScorecardID, true); err != nil {
+				bad(where, "scorecard_id: %v", err)
+			}
+			if err := checkSavedField("sector", c.Sector, true); err != nil {
+				bad(where, "sector: %v", err)
+			}
+			if len(p.Fields) > 0 {
+				bad(where, "a plan to create carries its fields in its create request")
+			}
+		default:
+			bad(where, "action %q is neither update nor create", p.Action)
+		}
+		seenField := map[string]bool{}
+		for _, f := range p.Fields {
+			if seenField[f.Field] {
+				bad(where, "field %q is written twice", Excerpt(f.Field))
+			}
+			seenField[f.Field] = true
+			if err := checkSavedField(f.Field, f.New, false); err != nil {
+				bad(where, "%s: %v", Excerpt(f.Field), err)
+			}
+			if err := checkSavedText(f.Expected, maxSavedText, true); err != nil {
+				bad(where, "%s: the service value: %v", Excerpt(f.Field), err)
+			}
+			for _, t := range []string{f.File, f.Cell} {
+				if err := checkSavedText(t, maxSavedText, true); err != nil {
+					bad(where, "%s: where it was read: %v", f.Field, err)
+				}
+			}
+		}
+		seenTarget := map[string]bool{}
+		for _, t := range p.Targets {
+			tw := fmt.Sprintf("%s year %d %s", where, t.YearNumber, Excerpt(t.TargetType))
+			if t.YearNumber < 1 || t.YearNumber > maxSavedYear {
+				bad(tw, "year number %d is not from 1 to %d", t.YearNumber, maxSavedYear)
+			}
+			if !Contains(TargetTypes, t.TargetType) {
+				bad(tw, "target type %q is not one of %s", Excerpt(t.TargetType), strings.Join(TargetTypes, ", "))
+			}
+			if t.FinancialYear != "" {
+				if _, err := ParseFinancialYearText(t.FinancialYear); err != nil {
+					bad(tw, "%v", err)
+				}
+			}
+			if p.Action == ActionUpdate && (t.MilestoneID <= 0 || t.TargetID <= 0) {
+				bad(tw, "an update's target needs its milestone and target ids")
+			}
+			if p.Action == ActionCreate && (t.MilestoneID != 0 || t.TargetID != 0) {
+				bad(tw, "a plan to create has no milestone or target ids yet")
+			}
+			key := fmt.Sprintf("%d\x00%s", t.YearNumber, t.TargetType)
+			if seenTarget[key] {
+				bad(tw, "the target is written twice")
+			}
+			seenTarget[key] = true
+			if err := checkSavedText(t.File, maxSavedText, true); err != nil {
+				bad(tw, "file: %v", err)
+			}
+			if len(t.Counters) == 0 {
+				bad(tw, "the target writes no counter")
+			}
+			seenCounter := map[string]bool{}
+			for j := range t.Counters {
+				c := &t.Counters[j]
+				if k := cat.Index(c.Counter); k >= 0 {
+					c.Counter = cat.names[k]
+				} else {
+					bad(tw, "counter %q is not in the counter catalog", Excerpt(c.Counter))
+					continue
+				}
+				if seenCounter[c.Counter] {
+					bad(tw, "counter %s is written twice", c.Counter)
+				}
+				seenCounter[c.Counter] = true
+				if err := checkSavedCounter(c.New); err != nil {
+					bad(tw, "%s: %v", c.Counter, err)
+				}
+				if c.Expected != nil {
+					if err := checkSavedCounter(*c.Expected); err != nil {
+						bad(tw, "%s: the service value: %v", c.Counter, err)
+					}
+				}
+				if err := checkSavedText(c.Cell, maxSavedText, true); err != nil {
+					bad(tw, "%s: cell: %v", c.Counter, err)
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &SavedSetError{Problems: problems}
+	}
+	return nil
+}
+
+// checkSavedCounter checks a counter value as a workbook cell is checked:
+// a whole number of 0 or more that a spreadsheet holds exactly.
+func checkSavedCounter(n int64) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("%d is negative; a counter must be a whole number of 0 or more", n)
+	case n > maxExactInteger:
+		return fmt.Errorf("%d is too large for a counter", n)
+	}
+	return nil
+}
+
+// checkSavedField checks the value of a plan field the set writes.
+func checkSavedField(field, v string, blankOK bool) error {
+	if v == "" {
+		if blankOK || field != "name" {
+			return nil
+		}
+	}
+	switch field {
+	case "name":
+		return checkSavedName(v)
+	case "sector":
+		if v != "" && !Contains(Sectors, v) {
+			return fmt.Errorf("%q is not one of the service's sectors", Excerpt(v))
+		}
+		return nil
+	case "scorecard_id":
+		if err := checkSavedText(v, MaxIdentifierLen, false); err != nil {
+			return err
+		}
+		if formulaLike(v) {
+			return fmt.Errorf("%q starts like a spreadsheet formula", Excerpt(v))
+		}
+		return nil
+	}
+	return fmt.Errorf("the field %q is not one apply writes (name, sector, scorecard_id)", Excerpt(field))
+}
+
+// checkSavedName checks a plan name as a workbook's plan_name cell is
+// checked, and refuses a name a spreadsheet would run as a formula.
+func checkSavedName(v string) error {
+	if v == "" {
+		return nil // a blank name: the service derives one
+	}
+	if err := checkSavedText(v, MaxPlanNameLen, false); err != nil {
+		return err
+	}
+	if formulaLike(v) {
+		return fmt.Errorf("%q starts like a spreadsheet formula (=, +, -, @)", Excerpt(v))
+	}
+	return nil
+}
+
+// checkSavedText checks recorded text: UTF-8, no control characters, no
+// spreadsheet error value, trimmed, at most max characters.
+func checkSavedText(v string, max int, free bool) error {
+	if v == "" {
+		return nil
+	}
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("the text holds bytes that are not UTF-8 characters")
+	}
+	if n := utf8.RuneCountInString(v); n > max {
+		return fmt.Errorf("%d characters long; at most %d are allowed", n, max)
+	}
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%q holds a control character", Excerpt(v))
+	}
+	if free {
+		return nil
+	}
+	if strings.TrimSpace(v) != v {
+		return fmt.Errorf("%q has leading or trailing spaces", Excerpt(v))
+	}
+	if msg, isErr := valErrorMessage(v); isErr {
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
+// formulaLike reports whether a spreadsheet would take v for a formula.
+func formulaLike(v string) bool {
+	t := strings.TrimLeft(v, "'")
+	return t != "" && strings.ContainsRune("=+-@", rune(t[0]))
+}
