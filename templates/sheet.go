@@ -39,6 +39,9 @@ type PlanSheet struct {
 	ScorecardID string
 	Account     string // the configured account's name; "" leaves the cell blank
 	Grids       []Grid
+	// Charts is how many charts the caller places below the grids, at
+	// ChartRows: each starts a printed page of its own.
+	Charts int
 }
 
 // Grid is one (financial year, target type) grid of a plan sheet.
@@ -368,6 +371,24 @@ func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
 	return out
 }
 
+// ChartPageRows is the rows a chart below a plan sheet's grids takes (see
+// ChartRows): a landscape page at the scale the sheet prints at (fitted
+// to its grids' width), with its title row.
+const ChartPageRows = 34
+
+// ChartRows returns the first row of each of n charts placed below ps's
+// grids: each is a printed page of its own, fitted to the grids' width, so
+// that tables and charts never share a page (PlanSheet.Charts puts the
+// page breaks before them).
+func ChartRows(ps PlanSheet, cat *pipeline.Catalog, n int) []int {
+	row := firstMetaRow + len(MetaFields) + 1 + len(ps.Grids)*GridHeight(cat)
+	out := make([]int, n)
+	for k := range out {
+		out[k] = row + k*ChartPageRows
+	}
+	return out
+}
+
 // GridHeight returns the rows one grid of the catalog takes, with the gap
 // after it.
 func GridHeight(cat *pipeline.Catalog) int {
@@ -460,6 +481,10 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		l.gridRows = append(l.gridRows, row)
 		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
+	}
+	// The charts below the grids, a printed page each.
+	for k := range ps.Charts {
+		l.breaks = append(l.breaks, row+k*ChartPageRows)
 	}
 
 	// Validation: one rule per kind; the counter rule covers every grid.

@@ -111,17 +111,21 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 
 // PrintSetupXML returns the page margins, page setup and footer elements
 // of a worksheet part that SetPrintLayout gives a sheet (without the
-// fitToPage sheet property and the print titles name).
+// fitToPage sheet property, the column breaks and the print titles name).
 func PrintSetupXML(p PrintSetup) string {
 	orient := "landscape"
 	if p.Portrait {
 		orient = "portrait"
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	scale := ""
+	if p.Scale > 0 {
+		scale = `" scale="` + strconv.Itoa(p.Scale)
+	}
 	return `<pageMargins left="` + f(printSide) + `" right="` + f(printSide) + `" top="` + f(printTop) + `" bottom="` + f(printTop) +
 		`" header="` + f(printHF) + `" footer="` + f(printHF) + `"/>` +
 		`<pageSetup paperSize="` + strconv.Itoa(printA4) + `" fitToWidth="` + strconv.Itoa(printOneWid) + `" fitToHeight="` + strconv.Itoa(printAnyHi) +
-		`" orientation="` + orient + `"/>` +
+		scale + `" orientation="` + orient + `"/>` +
 		`<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
 }
 
