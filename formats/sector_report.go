@@ -459,10 +459,17 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	}
 	if !opts.NoCharts {
 		// The charts first, while the sheet has no rows (see
-		// addSectorCharts); row 5's height, which the first chart spans,
-		// is set for them as it will be.
-		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
-			return err
+		// addSectorCharts). The chart data and chart columns get their
+		// widths first: a chart spans columns by their widths, and an
+		// application's default width (LibreOffice's is wider than
+		// excelize's) would stretch it across a printed page's edge.
+		for _, c := range []struct {
+			from, to string
+			w        float64
+		}{{"AA", "AA", 34}, {"AB", "AJ", 10}, {sectorChartAt, "BA", 10}} {
+			if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
+				return err
+			}
 		}
 		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
 			return err
