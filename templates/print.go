@@ -31,6 +31,13 @@ type PrintSetup struct {
 	ColBreaks []int
 }
 
+// WidePrint is the print setup of a wide table with its header in row 1:
+// at WideScale across pages, each repeating the header row and the first
+// labelCols columns (what names a row).
+func WidePrint(labelCols int) PrintSetup {
+	return PrintSetup{TitleFirst: 1, TitleLast: 1, Scale: WideScale, TitleCols: labelCols}
+}
+
 // WideScale is the print scale of a wide sheet (PrintSetup.Scale): text
 // of the default 11 pt prints at 8.8 pt, 9 pt notes at 7.2 pt.
 const WideScale = 80
