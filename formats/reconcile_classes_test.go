@@ -42,6 +42,24 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 			t.Errorf("%s fill %+v, want %s", ref, st, want)
 		}
 	}
+	// The Changes sheet names each class and the run in words.
+	changes, _ := f.GetRows(ChangesSheet)
+	classes := map[string][2]string{}
+	for _, row := range changes {
+		if len(row) > 9 {
+			classes[row[1]] = [2]string{row[8], row[9]}
+		}
+	}
+	for cell, want := range map[string][2]string{
+		"E2": {"changed on the service since run 12 on 2026-10-02 08:15 UTC", "run 12 on 2026-10-02 08:15 UTC: 5"},
+		"F2": {"changed in both the file and on the service since run 12 on 2026-10-02 08:15 UTC (conflict)", "run 12 on 2026-10-02 08:15 UTC: 3"},
+	} {
+		if classes[cell] != want {
+			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
+		}
+	}
+	rrCheckFits(t, f, SummarySheet, 13)
+	rrCheckFits(t, f, ChangesSheet, 1)
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {
@@ -139,6 +157,24 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
 		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
 	}
+	// The Changes sheet names each class and the run in words.
+	changes, _ := f.GetRows(ChangesSheet)
+	classes := map[string][2]string{}
+	for _, row := range changes {
+		if len(row) > 9 {
+			classes[row[1]] = [2]string{row[8], row[9]}
+		}
+	}
+	for cell, want := range map[string][2]string{
+		"E2": {"changed on the service since run 12 on 2026-10-02 08:15 UTC", "run 12 on 2026-10-02 08:15 UTC: 5"},
+		"F2": {"changed in both the file and on the service since run 12 on 2026-10-02 08:15 UTC (conflict)", "run 12 on 2026-10-02 08:15 UTC: 3"},
+	} {
+		if classes[cell] != want {
+			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
+		}
+	}
+	rrCheckFits(t, f, SummarySheet, 13)
+	rrCheckFits(t, f, ChangesSheet, 1)
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {

@@ -138,7 +138,7 @@ type rrCopy struct {
 	// Changes; addedNames their defined names.
 	added      []rrAddedSheet
 	addedNames []byte
-	used map[string]bool // part names taken
+	used       map[string]bool // part names taken
 }
 
 func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
