@@ -40,25 +40,6 @@ func pdfTools() string {
 	return ""
 }
 
-// printPDF prints the workbook at xlsx to a PDF as a person would (
-// LibreOffice, every sheet's own page setup) and returns the PDF's path.
-func printPDF(t *testing.T, xlsx string) string {
-	t.Helper()
-	out := t.TempDir()
-	profile := t.TempDir() // a profile of its own: soffice refuses to share one
-	cmd := exec.Command("soffice", "-env:UserInstallation=file://"+profile, "--headless", "--norestore",
-		"--convert-to", "pdf", "--outdir", out, xlsx)
-	cmd.Env = append(os.Environ(), "HOME="+profile)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("soffice: %v: %s", err, b)
-	}
-	pdf := filepath.Join(out, strings.TrimSuffix(filepath.Base(xlsx), filepath.Ext(xlsx))+".pdf")
-	if _, err := os.Stat(pdf); err != nil {
-		t.Fatalf("soffice wrote no PDF for %s: %v", xlsx, err)
-	}
-	return pdf
-}
-
 var (
 	pdfPageRE = regexp.MustCompile(`<page width="([\d.]+)" height="([\d.]+)">`)
 	pdfWordRE = regexp.MustCompile(`<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>`)
@@ -205,27 +186,68 @@ func printPDFs(t *testing.T, xlsx []string) []string {
 	return pdfs
 }
 
-// TestPrintPDFScratch prints an export (scratch).
-func TestPrintPDFScratch(t *testing.T) {
+// printMinText is the smallest text, in points (the height of a word's
+// box as pdftotext measures it), that a printed page may hold.
+const printMinText = 7.0
+
+// TestPrintedPagesReadable prints every workbook eepipe writes to PDF
+// with LibreOffice, as an auditor would (A4, each sheet's own page setup),
+// and measures every page: each has text, and no word on it is smaller
+// than printMinText; a plan's charts print on pages without its tables,
+// wide across the page. With EEPIPE_PRINT_OUT set, the PDFs are also
+// saved in that folder (to look at: pdftoppm -png).
+func TestPrintedPagesReadable(t *testing.T) {
 	if why := pdfTools(); why != "" {
 		t.Skip(why)
 	}
-	dir := os.Getenv("PDFDIR")
-	xs := printedWorkbooks(t, dir)
+	xs := printedWorkbooks(t, t.TempDir())
 	for k, pdf := range printPDFs(t, xs) {
-		exec.Command("cp", pdf, dir).Run()
-		for i, p := range pdfWords(t, pdf) {
-			med, least := pdfHeights(p)
+		name := filepath.Base(xs[k])
+		if out := os.Getenv("EEPIPE_PRINT_OUT"); out != "" {
+			if b, err := os.ReadFile(pdf); err == nil {
+				_ = os.WriteFile(filepath.Join(out, filepath.Base(pdf)), b, 0o644)
+			}
+		}
+		pages := pdfWords(t, pdf)
+		if len(pages) == 0 {
+			t.Errorf("%s: no printed page", name)
+		}
+		charts := 0
+		for i, p := range pages {
+			if len(p.words) == 0 {
+				t.Errorf("%s page %d: blank", name, i+1)
+				continue
+			}
 			var small []string
-			for _, w := range p.words {
-				if w.yMax-w.yMin < 7 {
-					small = append(small, w.text)
+			text := make([]string, len(p.words))
+			minX, maxX := p.width, 0.0
+			for j, w := range p.words {
+				text[j] = w.text
+				if h := w.yMax - w.yMin; h < printMinText {
+					small = append(small, fmt.Sprintf("%q %.1f pt", w.text, h))
+				}
+				minX, maxX = min(minX, w.xMin), max(maxX, w.xMax)
+			}
+			if len(small) > 0 {
+				med, least := pdfHeights(p)
+				t.Errorf("%s page %d: %d of %d words under %.0f pt (median %.1f, smallest %.1f): %s",
+					name, i+1, len(small), len(p.words), printMinText, med, least, strings.Join(small[:min(len(small), 5)], ", "))
+			}
+			// A plan chart's page: its title, no grid, across most of
+			// the page's width.
+			all := strings.Join(text, " ")
+			if name == "export.xlsx" && strings.Contains(all, "by race and gender") {
+				charts++
+				if strings.Contains(all, "Occupational level") {
+					t.Errorf("%s page %d: a chart shares its page with a grid", name, i+1)
+				}
+				if maxX-minX < p.width/2 {
+					t.Errorf("%s page %d: the chart spans %.0f of the page's %.0f pt", name, i+1, maxX-minX, p.width)
 				}
 			}
-			if len(small) > 8 {
-				small = small[:8]
-			}
-			fmt.Printf("%s page %d: %.0fx%.0f %d words median %.1f least %.1f %q\n", filepath.Base(xs[k]), i+1, p.width, p.height, len(p.words), med, least, small)
+		}
+		if name == "export.xlsx" && charts != 4 {
+			t.Errorf("%s: %d pages of plan charts, want 4 (two plans, two charts each)", name, charts)
 		}
 	}
 }

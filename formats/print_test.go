@@ -160,6 +160,25 @@ func TestWorkbooksPrint(t *testing.T) {
 	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
 		t.Errorf("chart axis labels are not dark grey")
 	}
+	// The charts sit below the grids, from column A, each starting a
+	// printed page of its own: tables and charts never share a page.
+	ps := PlanSheetOf(plans[0].Plan)
+	chartRows := templates.ChartRows(ps, nil, 2)
+	if last := rows[len(rows)-1] + templates.GridHeight(nil); chartRows[0] < last {
+		t.Errorf("the first chart starts at row %d, inside the grids (which end at row %d)", chartRows[0], last-1)
+	}
+	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(zipPart(t, export, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
+	if len(anchors) != len(chartRows) {
+		t.Fatalf("%d chart anchors, want %d", len(anchors), len(chartRows))
+	}
+	for k, a := range anchors {
+		if a[1] != "0" || a[2] != itoa(chartRows[k]-1) {
+			t.Errorf("chart %d anchored at column %s row %s (0-based), want column 0 row %d", k+1, a[1], a[2], chartRows[k]-1)
+		}
+		if !strings.Contains(xml, `<brk id="`+itoa(chartRows[k]-2)+`"`) {
+			t.Errorf("no page break on the row before chart %d (row %d)", k+1, chartRows[k])
+		}
+	}
 
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.

@@ -377,14 +377,17 @@ func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
 const ChartPageRows = 34
 
 // ChartRows returns the first row of each of n charts placed below ps's
-// grids: each is a printed page of its own, fitted to the grids' width, so
+// grids, the second row of a printed page of its own (the first is
+// blank), fitted to the grids' width, so
 // that tables and charts never share a page (PlanSheet.Charts puts the
 // page breaks before them).
 func ChartRows(ps PlanSheet, cat *pipeline.Catalog, n int) []int {
 	row := firstMetaRow + len(MetaFields) + 1 + len(ps.Grids)*GridHeight(cat)
 	out := make([]int, n)
 	for k := range out {
-		out[k] = row + k*ChartPageRows
+		// A row below the page break: a chart anchored on the break's row
+		// is drawn (clipped) on the page before it too.
+		out[k] = row + k*ChartPageRows + 1
 	}
 	return out
 }
