@@ -356,6 +356,15 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 			return err
 		}
 	}
+	widths := make([]float64, len(exOverviewColumns))
+	for i, c := range exOverviewColumns {
+		widths[i] = c.Width
+	}
+	for _, row := range []int{2, 3} {
+		if err := wrapNote(f, sh, row, widths); err != nil {
+			return err
+		}
+	}
 	// Too wide for one page at a readable size: across pages, each
 	// repeating the sheet column and the header row.
 	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: exOverviewHeaderRow, TitleLast: exOverviewHeaderRow,

@@ -88,7 +88,8 @@ func pdfHeights(p pdfPage) (median, least float64) {
 // and returns their paths: the grid export (Overview, plan sheets with
 // charts, Sector targets), the flat export, the template (both layouts),
 // the run, problem, history and check reports, the change set, the
-// annotated copy and the reconcile report (copy and Summary).
+// annotated copy and the reconcile report (the copy of a CSV and the
+// streamed copy of an XLSX workbook, each with its Summary and Changes).
 func printedWorkbooks(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -160,6 +161,10 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	add("reconcile-csv.xlsx", func(path string) error { return WriteReconcileXLSX(path, src, rrReconciliation(src)) })
+	// The streamed copy of an XLSX workbook: the export, two counters marked.
+	add("reconcile-xlsx.xlsx", func(path string) error {
+		return WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+	})
 	return out
 }
 

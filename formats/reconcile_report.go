@@ -951,6 +951,13 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	if err := fit.apply(f, sheet, header+1, row, st.text); err != nil {
 		return err
 	}
+	widths := make([]float64, len(rrSummaryColumns))
+	for i := range widths {
+		widths[i] = fit.width(i)
+	}
+	if err := wrapNote(f, sheet, 2, widths); err != nil {
+		return err
+	}
 	// Too wide for one page at a readable size: across pages, each
 	// repeating the header row and the columns that name the plan.
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header,

@@ -591,6 +591,11 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
 		return err
 	}
+	for _, row := range []int{2, 3, 4} {
+		if err := wrapNote(f, sheet, row, []float64{28, 9, 18, 18, 28, 10, 10, 10, 34}); err != nil {
+			return err
+		}
+	}
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
