@@ -951,7 +951,8 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	if err := fit.apply(f, sheet, header+1, row, st.text); err != nil {
 		return err
 	}
-	widths := make([]float64, len(rrSummaryColumns))
+	// The note within the columns repeated on every printed page.
+	widths := make([]float64, summaryTitleCols)
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
@@ -961,7 +962,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	// Too wide for one page at a readable size: across pages, each
 	// repeating the header row and the columns that name the plan.
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header,
-		Scale: templates.WideScale, TitleCols: 4}); err != nil {
+		Scale: templates.WideScale, TitleCols: summaryTitleCols}); err != nil {
 		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
@@ -969,6 +970,10 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("A%d", header+1), ActiveCell: fmt.Sprintf("A%d", header+1), Pane: "bottomLeft"}},
 	})
 }
+
+// summaryTitleCols are the Summary's columns repeated on every printed
+// page: finding, account, plan number and name.
+const summaryTitleCols = 4
 
 // rrWidths fits a report's columns to their values: each column as wide
 // as its longest value (in characters, with a margin), no narrower than
@@ -1070,6 +1075,9 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrChangesColumns))
 	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.header); err != nil {
+		return err
+	}
+	if err := f.SetRowHeight(sheet, 1, 30); err != nil { // two lines of a wrapped header
 		return err
 	}
 	row := 1
