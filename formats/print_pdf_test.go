@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -175,7 +176,10 @@ func printPDFs(t *testing.T, xlsx []string) []string {
 	out := t.TempDir()
 	profile := t.TempDir() // a profile of its own: soffice refuses to share one
 	args := append([]string{"-env:UserInstallation=file://" + profile, "--headless", "--norestore", "--convert-to", "pdf", "--outdir", out}, xlsx...)
-	cmd := exec.Command("soffice", args...)
+	// A stuck LibreOffice fails the test rather than the package's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "soffice", args...)
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("soffice: %v: %s", err, b)
