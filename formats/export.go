@@ -450,8 +450,8 @@ type exChart struct {
 
 // exPlanCharts lays out each plan's totals by race and gender per financial
 // year on the hidden Chart data sheet and, for each plan sheet, a clustered
-// column chart per target type, to the right of the plan's grids: race and
-// gender along the axis, one series per financial year. It returns nil when
+// column chart per target type, below the plan's grids, each on a printed
+// page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
 func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	var groups []exChartGroup

@@ -357,8 +357,7 @@ type planLayout struct {
 var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
 
 // GridRows returns the first (label) row of each of ps's grids on its plan
-// sheet, in the order of ps.Grids: where callers place what belongs beside
-// a grid (charts).
+// sheet, in the order of ps.Grids.
 func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
 	// As layoutPlanSheet places them: the title rows, the metadata, a
 	// blank row, then each grid and the gap after it.

@@ -22,7 +22,7 @@ import (
 // same cells, styles (ids registered by NewStyles on the workbook the part
 // goes into), merged cells, column widths, frozen panes, validations, page
 // setup (planPrint: A4 landscape, one page wide, the footer) and a page
-// break before each financial year. The sheet's print titles are a name of
+// break before each financial year and each chart (ps.Charts). The sheet's print titles are a name of
 // the workbook: SetPlanPrintTitles adds it. drawingRID, when not "", is the
 // relationship id (in the sheet's .rels part) of the sheet's drawing.
 //
