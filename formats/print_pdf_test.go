@@ -162,6 +162,14 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	add("reconcile-csv.xlsx", func(path string) error { return WriteReconcileXLSX(path, src, rrReconciliation(src)) })
+	// The copy of a flat CSV (hundreds of columns), a counter marked.
+	flat := filepath.Join(dir, "flat.csv")
+	if err := WriteFlatCSV(flat, inputs, nil); err != nil {
+		t.Fatal(err)
+	}
+	add("reconcile-flatcsv.xlsx", func(path string) error {
+		return WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
+	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
 		return WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))

@@ -428,8 +428,14 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 			continue
 		}
 		if v, err := f.GetSheetVisible(s); err == nil && v {
-			// A chart sheet has no page setup to change: nothing lost.
-			_ = templates.SetPrintLayout(f, s, templates.PrintSetup{})
+			// A chart sheet has no page setup to change: nothing lost. A
+			// CSV's table (a flat table has hundreds of columns) prints
+			// across pages, its header and first two columns on each.
+			setup := templates.PrintSetup{}
+			if s == csvSheet {
+				setup = templates.WidePrint(2)
+			}
+			_ = templates.SetPrintLayout(f, s, setup)
 		}
 	}
 	// The Summary and the Changes open and print first, the Summary the
