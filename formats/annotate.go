@@ -254,7 +254,7 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 			return err
 		}
 	}
-	if err := templates.SetPrintLayout(f, AnnotateSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+	if err := templates.SetPrintLayout(f, AnnotateSheet, templates.WidePrint(3)); err != nil { // severity, sheet, cell on every page
 		return err
 	}
 	if err := f.SetPanes(AnnotateSheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {

@@ -23,7 +23,7 @@ func TestCheckReportPrints(t *testing.T) {
 	if err := WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, path, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
+	checkPrint(t, path, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -356,7 +356,19 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 			return err
 		}
 	}
-	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: exOverviewHeaderRow, TitleLast: exOverviewHeaderRow}); err != nil {
+	widths := make([]float64, len(exOverviewColumns))
+	for i, c := range exOverviewColumns {
+		widths[i] = c.Width
+	}
+	for _, row := range []int{2, 3} {
+		if err := wrapNote(f, sh, row, widths); err != nil {
+			return err
+		}
+	}
+	// Too wide for one page at a readable size: across pages, each
+	// repeating the sheet column and the header row.
+	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: exOverviewHeaderRow, TitleLast: exOverviewHeaderRow,
+		Scale: templates.WideScale, TitleCols: 1}); err != nil {
 		return err
 	}
 	return f.SetPanes(sh, &excelize.Panes{
@@ -390,13 +402,9 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 	return levels
 }
 
-// Placement of the charts on a plan sheet when a target type has no grid:
-// the first below the metadata, the second below it.
-const (
-	exChartFirstRow = 14
-	exChartRows     = 18
-	exRowPixels     = 17 // a row of the default height, in pixels (LibreOffice's 0.45 cm; Excel's 15 pt is 20)
-)
+// exChartRowPixels is a row of the default height in pixels, as
+// exDrawingXML spans a chart over rows.
+const exChartRowPixels = 18
 
 // ChartAxisFont is the font of every chart's axis labels: a normal dark
 // grey (excelize's default is a near-invisible #D9D9D9).
@@ -423,7 +431,7 @@ type exCharts struct {
 	groups      []exChartGroup
 	levels      []string
 	lastCol     string // the Chart data sheet's last column
-	anchor      string // the column the charts are anchored in
+	chartWidth  uint   // a chart's width in pixels: the grids' width
 	chartHeight uint
 	start       []int // each plan's first row on the Chart data sheet
 }
@@ -442,8 +450,8 @@ type exChart struct {
 
 // exPlanCharts lays out each plan's totals by race and gender per financial
 // year on the hidden Chart data sheet and, for each plan sheet, a clustered
-// column chart per target type, to the right of the plan's grids: race and
-// gender along the axis, one series per financial year. It returns nil when
+// column chart per target type, below the plan's grids, each on a printed
+// page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
 func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 	var groups []exChartGroup
@@ -456,14 +464,15 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 		return nil
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(groups) + 1)
-	// The charts go right of the grids (a label column and one column per
-	// race and gender), beside the first grids, below the metadata.
-	anchor, _ := excelize.ColumnNumberToName(len(groups) + 3)
-	// Each chart sits beside the first grid of its target type, no taller
-	// than the grid, so that it prints on the page of that year's grids
-	// (each financial year starts a printed page).
-	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol, anchor: anchor,
-		chartHeight: uint((templates.GridHeight(cat)-1)*exRowPixels - 4), start: make([]int, len(plans))}
+	// The charts go below the grids, each on a printed page of its own
+	// (templates.ChartRows), as wide as the grids (the sheet prints
+	// fitted to that width) and nearly a page high.
+	var width uint
+	for _, w := range templates.PlanColumnWidths(cat) {
+		width += uint(exColPixels(w))
+	}
+	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol,
+		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels), start: make([]int, len(plans))}
 	row := 1
 	for i, p := range plans {
 		out.start[i] = row
@@ -479,20 +488,11 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 	qd := exQuoteSheet(ChartDataSheet)
 	in := c.plans[i].Plan
 	years := exPlanYears(in)
-	ps := PlanSheetOf(in)
-	gridRows := templates.GridRows(ps, c.cat)
-	chartRow := func(k int, tt string) int {
-		for j, g := range ps.Grids {
-			if g.TargetType == tt && j < len(gridRows) {
-				return gridRows[j]
-			}
-		}
-		return exChartFirstRow + k*exChartRows
-	}
+	chartRows := templates.ChartRows(PlanSheetOf(in), c.cat, c.count(i))
 	var data []exDataRow
 	var charts []exChart
 	row := c.start[i]
-	for k, tt := range pipeline.TargetTypes {
+	for _, tt := range pipeline.TargetTypes {
 		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
 		data = append(data, exDataRow{row, []any{title}})
 		header := row + 1
@@ -536,7 +536,7 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 			Format: excelize.GraphicOptions{
 				AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
 			},
-			Dimension: excelize.ChartDimension{Width: 760, Height: c.chartHeight},
+			Dimension: excelize.ChartDimension{Width: c.chartWidth, Height: c.chartHeight},
 			Legend:    excelize.ChartLegend{Position: "bottom"},
 			XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
 			YAxis: excelize.ChartAxis{
@@ -545,7 +545,7 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 				Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
 			},
 		}
-		charts = append(charts, exChart{fmt.Sprintf("%s%d", c.anchor, chartRow(k, tt)), chart})
+		charts = append(charts, exChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
 	}
 	return data, charts
 }

@@ -209,7 +209,7 @@ func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipelin
 	if err != nil {
 		return err
 	}
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+	if err := templates.SetPrintLayout(f, sheet, templates.WidePrint(2)); err != nil { // plan_id, plan_name on every page
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)

@@ -296,6 +296,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	rid := ""
 	if sp.drawing > 0 {
 		rid = "rId1"
+		ps.Charts = sp.charts
 	}
 	out, err := gpCreate(zw, name)
 	if err != nil {
@@ -383,12 +384,12 @@ const exEMU = 9525
 // the sheet's columns and rows, as excelize's AddChart places it.
 func exDrawingXML(charts []exChart, widths []float64) (string, error) {
 	colPx := func(col int) int {
-		if col-1 < len(widths) && widths[col-1] > 0 {
-			return int(widths[col-1]*8 + 0.5)
+		if col-1 < len(widths) {
+			return exColPixels(widths[col-1])
 		}
-		return 64 // excelize's default column width in pixels
+		return exColPixels(0)
 	}
-	const rowPx = 18 // excelize's default row height (15 points) in pixels
+	const rowPx = exChartRowPixels
 	var b strings.Builder
 	b.WriteString(xml.Header + `<xdr:wsDr xmlns="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing">`)
 	for k, c := range charts {
@@ -418,6 +419,15 @@ func exDrawingXML(charts []exChart, widths []float64) (string, error) {
 	}
 	b.WriteString(`</xdr:wsDr>`)
 	return b.String(), nil
+}
+
+// exColPixels is a column of width w (characters; 0: the default) in
+// pixels, as excelize's AddChart spans a chart over columns.
+func exColPixels(w float64) int {
+	if w > 0 {
+		return int(w*8 + 0.5)
+	}
+	return 64 // excelize's default column width in pixels
 }
 
 // exChartXML returns the chart part of one plan chart (see exPlanCharts).

@@ -20,11 +20,15 @@ import (
 type printWant struct {
 	portrait bool
 	titles   string // the sheet's _xlnm.Print_Titles ("" = none required)
+	// wide: the sheet prints at templates.WideScale across pages, not
+	// fitted to one page wide.
+	wide bool
 }
 
 // checkPrint reads back every visible sheet's page setup: A4, landscape
-// (or portrait when wanted), fitted to one page wide, and the print
-// titles of the sheets that name them.
+// (or portrait when wanted), fitted to one page wide or, for a wide
+// sheet, at templates.WideScale, and the print titles of the sheets that
+// name them.
 func checkPrint(t *testing.T, path string, want map[string]printWant) {
 	t.Helper()
 	f, err := excelize.OpenFile(path)
@@ -61,7 +65,11 @@ func checkPrint(t *testing.T, path string, want map[string]printWant) {
 				filepath.Base(path), s, deref(pl.Orientation), derefInt(pl.FitToWidth), derefInt(pl.FitToHeight), derefInt(pl.Size), orient)
 		}
 		props, err := f.GetSheetProps(s)
-		if err != nil || props.FitToPage == nil || !*props.FitToPage {
+		fitted := err == nil && props.FitToPage != nil && *props.FitToPage
+		switch {
+		case w.wide && (fitted || pl.AdjustTo == nil || *pl.AdjustTo != templates.WideScale):
+			t.Errorf("%s sheet %q: fitted %v, scale %v; want %d%% across pages", filepath.Base(path), s, fitted, derefUint(pl.AdjustTo), templates.WideScale)
+		case !w.wide && !fitted:
 			t.Errorf("%s sheet %q: fit to page not set", filepath.Base(path), s)
 		}
 		if w.titles != "" && titles[s] != w.titles {
@@ -80,6 +88,13 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+func derefUint(n *uint) any {
+	if n == nil {
+		return "<nil>"
+	}
+	return *n
 }
 
 func derefInt(n *int) any {
@@ -115,10 +130,10 @@ func TestWorkbooksPrint(t *testing.T) {
 	}
 	wb.Close()
 	checkPrint(t, export, map[string]printWant{
-		OverviewSheet:   {titles: "'Overview'!$4:$4"},
+		OverviewSheet:   {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
 		names[0]:        {titles: "'Acme 2026'!$1:$1"},
 		names[1]:        {titles: "'Acme- plan-2'!$1:$1"},
-		SectorSheetName: {titles: "'Sector targets'!$5:$5"},
+		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
 	})
 	// A page per financial year: a break before each year's grids but the
 	// first, and each chart beside the first grid of its type.
@@ -145,6 +160,25 @@ func TestWorkbooksPrint(t *testing.T) {
 	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
 		t.Errorf("chart axis labels are not dark grey")
 	}
+	// The charts sit below the grids, from column A, each starting a
+	// printed page of its own: tables and charts never share a page.
+	ps := PlanSheetOf(plans[0].Plan)
+	chartRows := templates.ChartRows(ps, nil, 2)
+	if last := rows[len(rows)-1] + templates.GridHeight(nil); chartRows[0] < last {
+		t.Errorf("the first chart starts at row %d, inside the grids (which end at row %d)", chartRows[0], last-1)
+	}
+	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(zipPart(t, export, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
+	if len(anchors) != len(chartRows) {
+		t.Fatalf("%d chart anchors, want %d", len(anchors), len(chartRows))
+	}
+	for k, a := range anchors {
+		if a[1] != "0" || a[2] != itoa(chartRows[k]-1) {
+			t.Errorf("chart %d anchored at column %s row %s (0-based), want column 0 row %d", k+1, a[1], a[2], chartRows[k]-1)
+		}
+		if !strings.Contains(xml, `<brk id="`+itoa(chartRows[k]-2)+`"`) {
+			t.Errorf("no page break on the row before chart %d (row %d)", k+1, chartRows[k])
+		}
+	}
 
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.
@@ -152,7 +186,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$1:$1"}, "Summary": {portrait: true}})
+	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$A:$B,'Rows'!$1:$1", wide: true}, "Summary": {portrait: true}})
 
 	batch, err := ReadFiles([]string{export}, ReadOptions{})
 	if err != nil {
@@ -164,14 +198,15 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := WriteProblemReport(problems, batch); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$1:$1"}})
+	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$A:$C,'Problems'!$1:$1", wide: true}})
 
 	annotated := filepath.Join(dir, "annotated.xlsx")
 	if _, err := AnnotateWorkbook(export, annotated, batch.Problems); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, annotated, map[string]printWant{
-		OverviewSheet: {}, names[0]: {}, names[1]: {}, SectorSheetName: {}, AnnotateSheet: {titles: "'" + AnnotateSheet + "'!$1:$1"},
+		OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, SectorSheetName: {wide: true},
+		AnnotateSheet: {titles: "'" + AnnotateSheet + "'!$A:$C,'" + AnnotateSheet + "'!$1:$1", wide: true},
 	})
 	af, err := excelize.OpenFile(annotated)
 	if err != nil {
@@ -186,13 +221,14 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$5:$5"}})
+	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
+		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
 	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, rec, map[string]printWant{SummarySheet: {}})
+	checkPrint(t, rec, map[string]printWant{SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
 }
 
 // TestTemplatePrints: the template's plan and flat sheets print landscape
@@ -211,7 +247,7 @@ func TestTemplatePrints(t *testing.T) {
 		}
 		wb.Close()
 		if layout == templates.LayoutFlat {
-			checkPrint(t, path, map[string]printWant{templates.FlatSheet: {titles: "'" + templates.FlatSheet + "'!$1:$1"}})
+			checkPrint(t, path, map[string]printWant{templates.FlatSheet: {titles: "'" + templates.FlatSheet + "'!$A:$B,'" + templates.FlatSheet + "'!$1:$1", wide: true}})
 			continue
 		}
 		checkPrint(t, path, map[string]printWant{

@@ -249,7 +249,7 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) e
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
 		return err
 	}
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+	if err := templates.SetPrintLayout(f, sheet, templates.WidePrint(3)); err != nil { // severity, file, location on every page
 		return err
 	}
 	sw, err := f.NewStreamWriter(sheet)

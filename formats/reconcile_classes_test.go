@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,24 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// The Changes sheet names each class and the run in words.
+	changes, _ := f.GetRows(ChangesSheet)
+	classes := map[string][2]string{}
+	for _, row := range changes {
+		if len(row) > 9 {
+			classes[row[1]] = [2]string{row[8], row[9]}
+		}
+	}
+	for cell, want := range map[string][2]string{
+		"E2": {"changed on the service since run 12 on 2026-10-02 08:15 UTC", "run 12 on 2026-10-02 08:15 UTC: 5"},
+		"F2": {"changed in both the file and on the service since run 12 on 2026-10-02 08:15 UTC (conflict)", "run 12 on 2026-10-02 08:15 UTC: 3"},
+	} {
+		if classes[cell] != want {
+			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
+		}
+	}
+	rrCheckFits(t, f, SummarySheet, 13)
+	rrCheckFits(t, f, ChangesSheet, 1)
 	for ref, want := range map[string]string{"E2": ServiceFillColor, "F2": ConflictFillColor} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
@@ -138,6 +157,13 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	st, _ := f.GetStyle(id)
 	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
 		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
+	}
+	// The field's Changes row: file and service values, class, run.
+	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",
+		"changed on the service since run 12 on 2026-10-02 08:15 UTC", `run 12 on 2026-10-02 08:15 UTC: "Manufacturing"`}
+	changes, _ := f.GetRows(ChangesSheet)
+	if len(changes) < 2 || len(changes[1]) < len(want) || !slices.Equal(changes[1][:len(want)], want) {
+		t.Errorf("Changes rows %q, want the field's first: %q", changes, want)
 	}
 	comments, _ := f.GetComments("client")
 	found := false

@@ -91,7 +91,7 @@ type rrSheetJob struct {
 }
 
 // rrStreamCopy writes the annotated copy of the XLSX workbook src to dst.
-func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string) error {
+func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -108,11 +108,17 @@ func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]stri
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 	}
-	c, err := rrPlanCopy(book, r, src, notes, order)
+	c, err := rrPlanCopy(book, r, src, notes, order, changes)
 	if err != nil {
 		return err
 	}
 	return WriteFileAtomic(dst, c.write)
+}
+
+// rrAddedSheet is a sheet the copy adds (built in a scratch workbook).
+type rrAddedSheet struct {
+	name, path, rid string
+	sheet           []byte
 }
 
 // rrCopy is the plan of one streamed copy.
@@ -128,15 +134,14 @@ type rrCopy struct {
 	skip      map[string]bool   // parts rewritten after the stream
 	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
-	summary   struct {
-		name, path, rid string
-		sheet           []byte
-		definedNames    []byte
-	}
-	used map[string]bool // part names taken
+	// added are the sheets the copy puts first: the Summary, then the
+	// Changes; addedNames their defined names.
+	added      []rrAddedSheet
+	addedNames []byte
+	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string) (*rrCopy, error) {
+func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
 	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
 	for name := range book.files {
 		c.used[strings.ToLower(name)] = true
@@ -295,7 +300,7 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 		j.block = block
 		block += len(j.marks)/1000 + 1
 	}
-	if err := c.planSummary(r, src); err != nil {
+	if err := c.planSummary(r, src, changes); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -339,22 +344,26 @@ func (c *rrCopy) readMeta(name string) ([]byte, error) {
 	return b, nil
 }
 
-// planSummary builds the Summary sheet in a scratch workbook and takes
-// its sheet, styles and defined names for the copy.
-func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string) error {
-	name := SummarySheet
-	taken := func(n string) bool {
-		return slices.ContainsFunc(c.book.sheets, func(s flatSheetInfo) bool { return strings.EqualFold(s.name, n) })
+// planSummary builds the Summary and Changes sheets in a scratch workbook
+// and takes their sheets, styles and defined names for the copy.
+func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
+	own := make([]string, len(c.book.sheets))
+	for i, s := range c.book.sheets {
+		own[i] = s.name
 	}
-	for i := 2; taken(name); i++ {
-		name = fmt.Sprintf("%s (%d)", SummarySheet, i)
-	}
+	name, changesName := rrFreeSheetName(own, SummarySheet), rrFreeSheetName(own, ChangesSheet)
 	f := excelize.NewFile()
 	defer f.Close()
 	if err := f.SetSheetName(f.GetSheetName(0), name); err != nil {
 		return err
 	}
 	if err := rrWriteReconcileSummary(f, name, r, &src); err != nil {
+		return err
+	}
+	if _, err := f.NewSheet(changesName); err != nil {
+		return err
+	}
+	if err := rrWriteChangesSheet(f, changesName, changes); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -393,16 +402,23 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string) error {
 			return err
 		}
 	}
-	if c.summary.sheet, err = rrTransplantSheet(part("xl/worksheets/sheet1.xml"), sst, xfBase); err != nil {
-		return err
+	for i, n := range []string{name, changesName} {
+		sheet, err := rrTransplantSheet(part(fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1)), sst, xfBase)
+		if err != nil {
+			return err
+		}
+		p := c.newPart(path.Join(path.Dir(c.wbPath), "worksheets/sheet%d.xml"))
+		c.newParts[p] = rrCTSheet
+		c.added = append(c.added, rrAddedSheet{name: n, path: p, sheet: sheet})
 	}
-	idx := len(c.book.sheets)
+	// The added sheets come first: their names keep the scratch
+	// workbook's sheet indexes.
 	var dn bytes.Buffer
 	if wb := f.WorkBook; wb != nil && wb.DefinedNames != nil {
 		for _, d := range wb.DefinedNames.DefinedName {
 			dn.WriteString(`<definedName name="` + rrXMLAttr(d.Name) + `"`)
 			if d.LocalSheetID != nil {
-				fmt.Fprintf(&dn, ` localSheetId="%d"`, idx)
+				fmt.Fprintf(&dn, ` localSheetId="%d"`, *d.LocalSheetID)
 			}
 			if d.Hidden {
 				dn.WriteString(` hidden="1"`)
@@ -410,10 +426,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string) error {
 			dn.WriteString(">" + rrXMLText(d.Data) + "</definedName>")
 		}
 	}
-	c.summary.definedNames = dn.Bytes()
-	c.summary.name = name
-	c.summary.path = c.newPart(path.Join(path.Dir(c.wbPath), "worksheets/sheet%d.xml"))
-	c.newParts[c.summary.path] = rrCTSheet
+	c.addedNames = dn.Bytes()
 	return nil
 }
 
@@ -441,9 +454,14 @@ func (c *rrCopy) write(w io.Writer) error {
 	if err != nil {
 		return rrFallback()
 	}
-	c.summary.rid = rrNewRID(rels, "rIdEepipeSummary")
-	newWBRels, err := rrInsertBefore(wbRels, "</Relationships>", fmt.Sprintf(`<Relationship Id="%s" Type="%s" Target="%s"/>`,
-		c.summary.rid, rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, c.summary.path))))
+	var addRels strings.Builder
+	for i := range c.added {
+		a := &c.added[i]
+		a.rid = rrNewRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
+		rels = append(rels, flatRel{ID: a.rid})
+		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, rrXMLAttr(a.rid), rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, a.path)))
+	}
+	newWBRels, err := rrInsertBefore(wbRels, "</Relationships>", addRels.String())
 	if err != nil {
 		return err
 	}
@@ -500,8 +518,10 @@ func (c *rrCopy) write(w io.Writer) error {
 			return err
 		}
 	}
-	if err := put(c.summary.path, c.summary.sheet); err != nil {
-		return err
+	for _, a := range c.added {
+		if err := put(a.path, a.sheet); err != nil {
+			return err
+		}
 	}
 	for _, j := range c.jobOrder {
 		if len(j.marks) == 0 {
@@ -546,8 +566,10 @@ func rrRelPath(from, to string) string {
 	return strings.Join(append(parts, td[i:]...), "/")
 }
 
-// rewriteWorkbook adds the Summary sheet after the workbook's own, makes
-// it the active tab and adds its defined names.
+// rewriteWorkbook adds the Summary and Changes sheets before the
+// workbook's own, makes the Summary the active tab, adds their defined
+// names and moves the workbook's sheet-scoped names (print areas and
+// titles, filters) with their sheets.
 func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	if bytes.Contains(b, []byte("purl.oclc.org")) {
 		return nil, rrFallback() // strict OOXML
@@ -561,6 +583,8 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 		maxID                                     int
 		sawSheet, sawBookViews                    bool
 		namesStart, namesTagEnd                   = -1, -1
+		sheetsTagEnd                              = -1
+		scoped                                    [][2]int // definedName start tags with a localSheetId
 	)
 	late := map[string]bool{"calcPr": true, "oleSize": true, "customWorkbookViews": true, "pivotCaches": true, "smartTagPr": true,
 		"smartTagTypes": true, "webPublishing": true, "fileRecoveryPr": true, "webPublishObjects": true, "extLst": true}
@@ -590,7 +614,7 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 				cur = t.Name.Local
 				switch cur {
 				case "sheets":
-					sheetsStart = before
+					sheetsStart, sheetsTagEnd = before, int(d.InputOffset())
 				case "bookViews":
 					sawBookViews = true
 				case "definedNames":
@@ -602,6 +626,13 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 			case 3:
 				if cur == "bookViews" && t.Name.Local == "workbookView" && viewStart < 0 {
 					viewStart, viewEnd = before, int(d.InputOffset())
+				}
+				if cur == "definedNames" && t.Name.Local == "definedName" {
+					for _, a := range t.Attr {
+						if a.Name.Local == "localSheetId" {
+							scoped = append(scoped, [2]int{before, int(d.InputOffset())})
+						}
+					}
 				}
 				if cur == "sheets" && t.Name.Local == "sheet" {
 					sawSheet = true
@@ -630,42 +661,51 @@ func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 			depth--
 		}
 	}
-	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) || (sawBookViews && viewStart < 0) {
+	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) || (sawBookViews && viewStart < 0) ||
+		sheetsTagEnd < 0 || bytes.HasSuffix(b[sheetsStart:sheetsTagEnd], []byte("/>")) {
 		return nil, rrFallback()
 	}
-	idx := len(c.book.sheets)
 	type edit struct {
 		at, end int
 		text    []byte
 	}
 	var edits []edit
+	// The Summary, first, is the active tab and the first tab shown.
 	if viewStart >= 0 {
-		tag := rrSetAttr(b[viewStart:viewEnd], "activeTab", strconv.Itoa(idx))
-		if a, ok := rrGetAttr(b[viewStart:viewEnd], "firstSheet"); ok {
-			if n, err := strconv.Atoi(a); err == nil && n > idx {
-				tag = rrDelAttr(tag, "firstSheet")
-			}
-		}
+		tag := rrDelAttr(rrSetAttr(b[viewStart:viewEnd], "activeTab", "0"), "firstSheet")
 		edits = append(edits, edit{viewStart, viewEnd, tag})
 	} else {
-		edits = append(edits, edit{sheetsStart, sheetsStart, []byte(fmt.Sprintf(`<bookViews><workbookView activeTab="%d"/></bookViews>`, idx))})
+		edits = append(edits, edit{sheetsStart, sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
+	}
+	// The workbook's sheet-scoped names follow their sheets.
+	for _, sp := range scoped {
+		tag := b[sp[0]:sp[1]]
+		v, _ := rrGetAttr(tag, "localSheetId")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return nil, rrFallback()
+		}
+		edits = append(edits, edit{sp[0], sp[1], rrSetAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
 	}
 	// The relationship prefix is declared on the element: openpyxl
 	// declares it on each sheet element, not on the workbook.
-	edits = append(edits, edit{sheetsEnd, sheetsEnd, []byte(fmt.Sprintf(`<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`,
-		rrXMLAttr(c.summary.name), maxID+1, rrNSRel, c.summary.rid))})
-	if len(c.summary.definedNames) > 0 {
+	var sheets bytes.Buffer
+	for i, a := range c.added {
+		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), maxID+1+i, rrNSRel, rrXMLAttr(a.rid))
+	}
+	edits = append(edits, edit{sheetsTagEnd, sheetsTagEnd, sheets.Bytes()})
+	if len(c.addedNames) > 0 {
 		switch {
 		case namesEnd >= 0 && namesEnd == namesTagEnd && bytes.HasSuffix(b[namesStart:namesTagEnd], []byte("/>")):
-			edits = append(edits, edit{namesStart, namesTagEnd, slices.Concat([]byte("<definedNames>"), c.summary.definedNames, []byte("</definedNames>"))})
+			edits = append(edits, edit{namesStart, namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
 		case namesEnd >= 0:
-			edits = append(edits, edit{namesEnd, namesEnd, c.summary.definedNames})
+			edits = append(edits, edit{namesEnd, namesEnd, c.addedNames})
 		default:
 			at := rootClose
 			if afterNames >= 0 {
 				at = afterNames
 			}
-			edits = append(edits, edit{at, at, slices.Concat([]byte("<definedNames>"), c.summary.definedNames, []byte("</definedNames>"))})
+			edits = append(edits, edit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
 		}
 	}
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.at - b.at })

@@ -60,8 +60,25 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if want, got := append(orig.GetSheetList(), summary), f.GetSheetList(); !slices.Equal(want, got) {
+	changes := rrFreeSheetName(orig.GetSheetList(), ChangesSheet)
+	if want, got := append([]string{summary, changes}, orig.GetSheetList()...), f.GetSheetList(); !slices.Equal(want, got) {
 		t.Errorf("sheets %q, want %q", got, want)
+	}
+	// Every mark is a row of the Changes sheet: where, the file's and
+	// the service's values, the class, the comment.
+	listed := map[string][]string{}
+	rows, _ := f.GetRows(changes)
+	for _, row := range rows[1:] {
+		if len(row) > 1 {
+			listed[row[0]+"!"+row[1]] = row
+		}
+	}
+	for i, m := range marks {
+		row := listed[m[0]+"!"+strings.ToUpper(m[1])]
+		want := []string{m[0], strings.ToUpper(m[1]), "", "", "", "", strconv.Itoa(i), strconv.Itoa(1000 + i), "differs", ""}
+		if len(row) < 11 || !slices.Equal(row[:2], want[:2]) || !slices.Equal(row[6:10], want[6:10]) || !strings.Contains(row[10], fmt.Sprintf("service holds %d", 1000+i)) {
+			t.Errorf("Changes row of %s!%s: %q, want %q and the comment", m[0], m[1], row, want)
+		}
 	}
 	for _, sheet := range orig.GetSheetList() {
 		rrSameValues(t, orig, f, sheet)
@@ -399,8 +416,10 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 				}
 			}
 			wb := zipPart(t, dst, "xl/workbook.xml")
-			if !strings.Contains(wb, `localSheetId="3"`) || strings.Contains(wb, `localSheetId="2"`) {
-				t.Errorf("the Summary's defined names are not at index 3:\n%s", wb)
+			if !strings.Contains(wb, `'Summary'!$A:$D,'Summary'!$13:$13</definedName>`) ||
+				!strings.Contains(wb, `<definedName name="_xlnm.Print_Titles" localSheetId="0">'Summary'`) ||
+				!strings.Contains(wb, `<definedName name="_xlnm.Print_Titles" localSheetId="1">'Changes'`) || strings.Contains(wb, `localSheetId="3"`) {
+				t.Errorf("the Summary's and Changes' defined names are not at indexes 0 and 1:\n%s", wb)
 			}
 		})
 	}
@@ -461,7 +480,7 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 	})
 	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
 	wb := zipPart(t, dst, "xl/workbook.xml")
-	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="2"/></bookViews><sheets>`) {
+	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="0"/></bookViews><sheets>`) {
 		t.Errorf("workbook part:\n%s", wb)
 	}
 }

@@ -106,7 +106,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer orig.Close()
-			if got := f.GetSheetList(); fmt.Sprint(got) != "[Targets Notes Summary]" {
+			if got := f.GetSheetList(); fmt.Sprint(got) != "[Summary Changes Targets Notes]" {
 				t.Errorf("sheets %v", got)
 			}
 			rrSameValues(t, orig, f, "Targets")

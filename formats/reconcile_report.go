@@ -239,12 +239,27 @@ type rrNote struct {
 // copy leaves to excelize.
 var rrOnFallback func(src string, err error)
 
+// rrChange is one row of the Changes sheet: one finding marked on a cell
+// of the copy.
+type rrChange struct {
+	sheet, cell   string
+	plan          string // the plan's name and number
+	year, target  any    // financial year (or year number) and target type, for a counter
+	what          string // the counter or field; "" for a plan finding
+	file, service any
+	class         string // the finding's class in words
+	run           string // the run that last applied the value, if any
+	note          string // the comment on the cell
+}
+
 // rrCollectNotes gathers what the copy puts on each cell of src, in the
-// order the findings come (csvSheet names the sheet of a CSV source).
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string) {
+// order the findings come (csvSheet names the sheet of a CSV source), and
+// the findings one by one for the Changes sheet.
+func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
 	notes := map[[2]string]*rrNote{}
 	var order [][2]string
-	add := func(o pipeline.Origin, fill, line string) {
+	var changes []rrChange
+	add := func(o pipeline.Origin, fill, line string, ch rrChange) {
 		sheet, cell := o.Sheet, o.Cell
 		if csvSheet != "" {
 			sheet = csvSheet
@@ -257,6 +272,8 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		if sheet == "" || cell == "" {
 			return
 		}
+		ch.sheet, ch.cell, ch.note = sheet, cell, line
+		changes = append(changes, ch)
 		k := [2]string{sheet, cell}
 		n := notes[k]
 		if n == nil {
@@ -274,15 +291,15 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		if !rrSameSourceFile(p.Origin.File, src) {
 			continue
 		}
-		var planLines []string
+		plan := p.PlanName
+		if p.PlanID != 0 {
+			plan = fmt.Sprintf("%s (plan %d)", p.PlanName, p.PlanID)
+		}
 		switch p.Presence {
 		case pipeline.PresenceMissing:
-			planLines = append(planLines, "Missing on the service: "+p.Reason)
+			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
 		case pipeline.PresenceNotCompared:
-			planLines = append(planLines, "Not compared: "+p.Reason)
-		}
-		for _, l := range planLines {
-			add(p.Origin, PlanFillColor, l)
+			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
@@ -293,10 +310,12 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
 			fill, line := rrClassFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			ch := rrChange{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: rrClassText(fd.Class, fd.LastRun())}
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
+				ch.run = fmt.Sprintf("%s: %q", fd.LastApplied, fd.LastApplied.Value)
 			}
-			add(o, fill, line)
+			add(o, fill, line, ch)
 		}
 		for _, t := range p.Targets {
 			for _, c := range t.Counters {
@@ -304,22 +323,38 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 					continue
 				}
 				fill, line := rrClassFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				var year any = t.FinancialYear
+				if t.FinancialYear == "" {
+					year = rrNilIfZero(int64(t.YearNumber))
+				}
+				ch := rrChange{plan: plan, year: year, target: t.TargetType, what: c.Counter, file: c.Workbook, service: c.Server,
+					class: rrClassText(c.Class, c.LastApplied)}
 				if c.LastApplied != nil {
 					line += fmt.Sprintf(" eepipe last applied %d (%s): %s.", c.LastApplied.Value, c.LastApplied, c.Class.Words(c.LastApplied))
+					ch.run = fmt.Sprintf("%s: %d", c.LastApplied, c.LastApplied.Value)
 				}
-				add(c.Origin, fill, line)
+				add(c.Origin, fill, line, ch)
 			}
 		}
 	}
-	return notes, order
+	return notes, order, changes
+}
+
+// rrClassText is a finding's class in words for the Changes sheet; a
+// difference without a class (no state store) "differs".
+func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
+	if w := c.Words(last); w != "" {
+		return w
+	}
+	return "differs"
 }
 
 func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
-		notes, order := rrCollectNotes(r, src, "")
-		err := rrStreamCopy(dst, src, r, notes, order)
+		notes, order, changes := rrCollectNotes(r, src, "")
+		err := rrStreamCopy(dst, src, r, notes, order, changes)
 		if rrOnFallback != nil && errors.Is(err, errRRFallback) {
 			rrOnFallback(src, err)
 		}
@@ -347,7 +382,7 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
 	}
 	defer f.Close()
-	notes, order := rrCollectNotes(r, src, csvSheet)
+	notes, order, changes := rrCollectNotes(r, src, csvSheet)
 	styles := map[[2]any]int{}
 	comments := map[string]map[string]excelize.Comment{}
 	// excelize's comments read the default font's name, and crash on a
@@ -365,19 +400,20 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		}
 	}
 	unname()
-	sheet := SummarySheet
-	for i := 2; slices.Contains(f.GetSheetList(), sheet); i++ {
-		sheet = fmt.Sprintf("%s (%d)", SummarySheet, i)
-	}
+	own := f.GetSheetList()
+	sheet, changesSheet := rrFreeSheetName(own, SummarySheet), rrFreeSheetName(own, ChangesSheet)
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
 	if err := rrWriteReconcileSummary(f, sheet, r, &src); err != nil {
 		return err
 	}
-	// The Summary sheet stays where NewSheet puts it, after the
-	// workbook's own sheets, and opens first as the active sheet: moving
-	// it to the front would make excelize decode every worksheet.
+	if _, err := f.NewSheet(changesSheet); err != nil {
+		return err
+	}
+	if err := rrWriteChangesSheet(f, changesSheet, changes); err != nil {
+		return err
+	}
 	//
 	// The sheets the copy marks print like the plan sheets eepipe writes:
 	// landscape, one page wide. (Only those: they are decoded to be
@@ -388,19 +424,93 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		marked[k[0]] = true
 	}
 	for _, s := range f.GetSheetList() {
-		if s == sheet || !marked[s] {
+		if s == sheet || s == changesSheet || !marked[s] {
 			continue
 		}
 		if v, err := f.GetSheetVisible(s); err == nil && v {
-			// A chart sheet has no page setup to change: nothing lost.
-			_ = templates.SetPrintLayout(f, s, templates.PrintSetup{})
+			// A chart sheet has no page setup to change: nothing lost. A
+			// CSV's table (a flat table has hundreds of columns) prints
+			// across pages, its header and first two columns on each.
+			setup := templates.PrintSetup{}
+			if s == csvSheet {
+				setup = templates.WidePrint(2)
+			}
+			_ = templates.SetPrintLayout(f, s, setup)
 		}
 	}
-	idx, _ := f.GetSheetIndex(sheet)
-	if csvSheet != "" || !rrActivateSheet(f, src, sheet, idx) {
-		f.SetActiveSheet(idx)
+	// The Summary and the Changes open and print first, the Summary the
+	// active sheet.
+	if err := rrSheetsFirst(f, sheet, changesSheet); err != nil {
+		return err
+	}
+	if csvSheet != "" || !rrActivateSheet(f, src, sheet, 0) {
+		f.SetActiveSheet(0)
 	}
 	return WriteWorkbook(dst, f)
+}
+
+// rrFreeSheetName returns name, or "name (2)", "name (3)" ..., the first
+// not among the workbook's sheets (compared as Excel does, ignoring case).
+func rrFreeSheetName(sheets []string, name string) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(sheets, func(s string) bool { return strings.EqualFold(s, n) })
+	}
+	out := name
+	for i := 2; taken(out); i++ {
+		out = fmt.Sprintf("%s (%d)", name, i)
+	}
+	return out
+}
+
+// rrSheetsFirst moves the named sheets, in order, to the front of f's
+// sheets, renumbering the sheet-scoped defined names (print titles,
+// filters) with their sheets; excelize's MoveSheet leaves them on the
+// sheet that takes the old position, and walks every worksheet.
+func rrSheetsFirst(f *excelize.File, names ...string) error {
+	wb := f.WorkBook
+	if wb == nil || wb.Sheets.Sheet == nil {
+		return errors.New("reconciliation report: the workbook has no sheet list")
+	}
+	old := wb.Sheets.Sheet
+	moved := make([]int, 0, len(old)) // new position -> old index
+	for _, n := range names {
+		i := -1
+		for k := range old {
+			if old[k].Name == n {
+				i = k
+			}
+		}
+		if i < 0 {
+			return fmt.Errorf("reconciliation report: no sheet %q", n)
+		}
+		moved = append(moved, i)
+	}
+	for i := range old {
+		if !slices.Contains(moved, i) {
+			moved = append(moved, i)
+		}
+	}
+	newIdx := make([]int, len(old))
+	sheets := slices.Clone(old)
+	for to, from := range moved {
+		sheets[to] = old[from]
+		newIdx[from] = to
+	}
+	wb.Sheets.Sheet = sheets
+	if wb.DefinedNames != nil {
+		for i, d := range wb.DefinedNames.DefinedName {
+			if d.LocalSheetID != nil && *d.LocalSheetID >= 0 && *d.LocalSheetID < len(newIdx) {
+				n := newIdx[*d.LocalSheetID]
+				wb.DefinedNames.DefinedName[i].LocalSheetID = &n
+			}
+		}
+	}
+	if wb.BookViews != nil {
+		for i := range wb.BookViews.WorkBookView {
+			wb.BookViews.WorkBookView[i].FirstSheet = 0
+		}
+	}
+	return nil
 }
 
 // rrActivateSheet makes sheet (at idx) the workbook's active sheet
@@ -791,10 +901,11 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		set(fmt.Sprintf("D%d", row), c.n, st.number)
 	}
 	header := 4 + len(counts) + 1
+	fit := newRRWidths(len(rrSummaryColumns))
 	for i, c := range rrSummaryColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		f.SetCellStr(sheet, fmt.Sprintf("%s%d", col, header), c.Header)
-		f.SetColWidth(sheet, col, col, c.Width)
+		fit.min(i, c.Width)
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrSummaryColumns))
 	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.header)
@@ -828,6 +939,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			ref := fmt.Sprintf("%s%d", col, row)
 			if v != nil {
 				f.SetCellValue(sheet, ref, v)
+				fit.see(i, v)
 			}
 		}
 		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.text)
@@ -842,13 +954,180 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			return err
 		}
 	}
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header}); err != nil {
+	if err := fit.apply(f, sheet, header+1, row, st.text); err != nil {
+		return err
+	}
+	// The note within the columns repeated on every printed page.
+	widths := make([]float64, summaryTitleCols)
+	for i := range widths {
+		widths[i] = fit.width(i)
+	}
+	if err := wrapNote(f, sheet, 2, widths); err != nil {
+		return err
+	}
+	// Too wide for one page at a readable size: across pages, each
+	// repeating the header row and the columns that name the plan.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header,
+		Scale: templates.WideScale, TitleCols: summaryTitleCols}); err != nil {
 		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
 		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",
 		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("A%d", header+1), ActiveCell: fmt.Sprintf("A%d", header+1), Pane: "bottomLeft"}},
 	})
+}
+
+// summaryTitleCols are the Summary's columns repeated on every printed
+// page: finding, account, plan number and name.
+const summaryTitleCols = 4
+
+// rrWidths fits a report's columns to their values: each column as wide
+// as its longest value (in characters, with a margin), no narrower than
+// its minimum and no wider than rrMaxWidth; a longer value wraps.
+type rrWidths struct {
+	least, longest []float64
+}
+
+// rrMaxWidth is the widest a fitted column gets, in characters: wider
+// values wrap within it.
+const rrMaxWidth = 70
+
+func newRRWidths(n int) *rrWidths {
+	return &rrWidths{least: make([]float64, n), longest: make([]float64, n)}
+}
+
+// min sets column i's minimum width (its header's).
+func (w *rrWidths) min(i int, width float64) { w.least[i] = max(w.least[i], width) }
+
+// see takes a value of column i into account.
+func (w *rrWidths) see(i int, v any) {
+	n := 0
+	switch v := v.(type) {
+	case string:
+		n = utf8.RuneCountInString(v)
+	default:
+		n = len(fmt.Sprint(v))
+	}
+	w.longest[i] = max(w.longest[i], float64(n))
+}
+
+// wraps reports whether column i has a value longer than it is wide.
+func (w *rrWidths) wraps(i int) bool { return w.width(i) < w.longest[i]+2 }
+
+// width returns column i's width.
+func (w *rrWidths) width(i int) float64 {
+	return max(w.least[i], min(w.longest[i]+2, rrMaxWidth))
+}
+
+// apply sets the columns' widths on sheet and, in a column whose longest
+// value is wider than the column, wraps rows first to last (styled text).
+func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, text int) error {
+	wrap := 0
+	for i := range w.least {
+		col, _ := excelize.ColumnNumberToName(i + 1)
+		if err := f.SetColWidth(sheet, col, col, w.width(i)); err != nil {
+			return err
+		}
+		if !w.wraps(i) || last < first {
+			continue
+		}
+		if wrap == 0 {
+			st, err := f.GetStyle(text)
+			if err != nil {
+				return err
+			}
+			st.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+			if wrap, err = f.NewStyle(st); err != nil {
+				return err
+			}
+		}
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", col, first), fmt.Sprintf("%s%d", col, last), wrap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChangesSheet is the sheet of the reconcile report's annotated copy that
+// lists every marked cell: where it is, the file's and the service's
+// values, the class and the run, and the comment the cell carries, so
+// that a printed report holds everything the comments say.
+const ChangesSheet = "Changes"
+
+// rrChangesColumns are the Changes sheet's columns and minimum widths.
+var rrChangesColumns = []struct {
+	Header string
+	Width  float64
+}{
+	{"Sheet", 10}, {"Cell", 6}, {"Plan", 12}, {"Financial year", 9}, {"Target", 10}, {"Counter or field", 16},
+	{"File value", 10}, {"Service value", 10}, {"Class", 12}, {"Last applied by eepipe", 14}, {"Note (the cell's comment)", 30},
+}
+
+// rrWriteChangesSheet fills sheet with changes, one row each, in the
+// order of the findings, the cell linked to the marked cell.
+func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) error {
+	st, err := exNewOverviewStyles(f)
+	if err != nil {
+		return err
+	}
+	fit := newRRWidths(len(rrChangesColumns))
+	header := make([]any, len(rrChangesColumns))
+	for i, c := range rrChangesColumns {
+		header[i] = c.Header
+		fit.min(i, c.Width)
+	}
+	if err := f.SetSheetRow(sheet, "A1", &header); err != nil {
+		return err
+	}
+	lastCol, _ := excelize.ColumnNumberToName(len(rrChangesColumns))
+	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.header); err != nil {
+		return err
+	}
+	if err := f.SetRowHeight(sheet, 1, 30); err != nil { // two lines of a wrapped header
+		return err
+	}
+	row := 1
+	for _, c := range changes {
+		row++
+		vals := []any{c.sheet, c.cell, c.plan, c.year, c.target, c.what, c.file, c.service, c.class, c.run, c.note}
+		for i, v := range vals {
+			if v == nil || v == "" {
+				vals[i] = nil
+				continue
+			}
+			fit.see(i, v)
+		}
+		ref := fmt.Sprintf("A%d", row)
+		if err := f.SetSheetRow(sheet, ref, &vals); err != nil {
+			return err
+		}
+		link := fmt.Sprintf("B%d", row)
+		if err := f.SetCellHyperLink(sheet, link, exQuoteSheet(c.sheet)+"!"+c.cell, "Location"); err != nil {
+			return err
+		}
+	}
+	if row > 1 {
+		if err := f.SetCellStyle(sheet, "A2", fmt.Sprintf("%s%d", lastCol, row), st.text); err != nil {
+			return err
+		}
+		if err := f.SetCellStyle(sheet, "B2", fmt.Sprintf("B%d", row), st.link); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A1:%s%d", lastCol, row), nil); err != nil {
+			return err
+		}
+	}
+	if err := fit.apply(f, sheet, 2, row, st.text); err != nil {
+		return err
+	}
+	if err := f.SetSheetDimension(sheet, fmt.Sprintf("A1:%s%d", lastCol, max(row, 1))); err != nil {
+		return err
+	}
+	if err := templates.SetPrintLayout(f, sheet, templates.WidePrint(3)); err != nil { // sheet, cell, plan on every page
+		return err
+	}
+	return f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}}})
 }
 
 func rrNilIfZero(id int64) any {

@@ -3,11 +3,14 @@ package formats
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -120,9 +123,24 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if len(sheets) != 2 || sheets[0] != "client" || sheets[1] != SummarySheet || f.GetActiveSheetIndex() != 1 {
-		t.Fatalf("sheets %v, active %d; want the Summary last and active", sheets, f.GetActiveSheetIndex())
+	if !slices.Equal(sheets, []string{SummarySheet, ChangesSheet, "client"}) || f.GetActiveSheetIndex() != 0 {
+		t.Fatalf("sheets %v, active %d; want the Summary first and active, then the Changes", sheets, f.GetActiveSheetIndex())
 	}
+	// The Changes sheet, row by row: every marked cell with its values,
+	// class and comment.
+	changes, _ := f.GetRows(ChangesSheet)
+	wantChanges := [][]string{
+		{"Sheet", "Cell", "Plan", "Financial year", "Target", "Counter or field", "File value", "Service value", "Class", "Last applied by eepipe", "Note (the cell's comment)"},
+		{"client", "A2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction", "differs", "", `sector: the service holds "Construction" (workbook "Manufacturing")`},
+		{"client", "E2", "Acme 2026 (plan 17)", "2026/27", "all_employees", "number_of_african_male_top_managers", "5", "7", "differs", "", "The service holds 7 (this workbook: 5)."},
+		{"client", "F2", "Acme 2026 (plan 17)", "2026/27", "all_employees", "number_of_african_female_top_managers", "0", "1", "differs", "", "The service holds 1 (this workbook: 0)."},
+		{"client", "A5", "New", "", "", "", "", "", "missing on the service", "", `Missing on the service: the service holds no plan "New" starting 2027-09-01`},
+	}
+	if !slices.EqualFunc(changes, wantChanges, slices.Equal) {
+		t.Errorf("Changes rows:\n%q\nwant\n%q", changes, wantChanges)
+	}
+	rrCheckFits(t, f, ChangesSheet, 1)
+	rrCheckFits(t, f, SummarySheet, 13)
 	// Identifiers keep their leading zeros; counters are numbers.
 	if v, _ := f.GetCellValue("client", "G2"); v != "0412345678" {
 		t.Errorf("G2 = %q", v)
@@ -194,6 +212,31 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 			t.Fatalf("sheet name %q", sheet)
 		}
 	})
+}
+
+// rrCheckFits checks that every value below the header row of sheet fits
+// its column's width (in characters) or wraps in it: nothing is cut.
+func rrCheckFits(t *testing.T, f *excelize.File, sheet string, header int) {
+	t.Helper()
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := header; r < len(rows); r++ {
+		for c, v := range rows[r] {
+			col, _ := excelize.ColumnNumberToName(c + 1)
+			w, _ := f.GetColWidth(sheet, col)
+			if float64(utf8.RuneCountInString(v)) <= w {
+				continue
+			}
+			ref := fmt.Sprintf("%s%d", col, r+1)
+			id, _ := f.GetCellStyle(sheet, ref)
+			st, _ := f.GetStyle(id)
+			if st == nil || st.Alignment == nil || !st.Alignment.WrapText {
+				t.Errorf("%s!%s: %q is cut in a column %.0f characters wide", sheet, ref, v, w)
+			}
+		}
+	}
 }
 
 // rgbOf drops the alpha byte of an ARGB colour.

@@ -189,7 +189,7 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 		styles[k] = id
 	}
 	// Page setup before the stream writer takes the sheet.
-	if err := templates.SetPrintLayout(f, rowsSheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+	if err := templates.SetPrintLayout(f, rowsSheet, templates.WidePrint(2)); err != nil { // file, location on every page
 		return err
 	}
 	sw, err := f.NewStreamWriter(rowsSheet)

@@ -8,14 +8,16 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
-// TestSectorSheetChartsNotSplit: a check report of many plans prints
-// fitted to width over several pages; its page breaks fall before a
+// TestSectorSheetChartsNotSplit: a check report of many plans prints at
+// templates.WideScale over several pages; the chart data and the charts
+// start pages of their own (column breaks); its row breaks fall before a
 // chart, never through one, and between two breaks a page holds no more
-// rows than it can at the scale the column widths give (Excel's metrics,
-// where a page holds the fewest rows). Checked in a PDF printed by
+// rows than it can at that scale (Excel's metrics, where a page holds the
+// fewest rows). Checked in a PDF printed by
 // LibreOffice: without the breaks a chart was cut across pages 1 and 2.
 func TestSectorSheetChartsNotSplit(t *testing.T) {
 	base := sectorTestReport(t).Plans
@@ -55,20 +57,19 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 		t.Fatalf("%d charts", len(tops))
 	}
 	var breaks []int
-	for _, m := range regexp.MustCompile(`<brk id="(\d+)"`).FindAllStringSubmatch(zipPart(t, path, "xl/worksheets/sheet2.xml"), -1) {
+	part := zipPart(t, path, "xl/worksheets/sheet2.xml")
+	// The chart data and the charts start pages of their own.
+	if !strings.Contains(regexp.MustCompile(`<colBreaks.*</colBreaks>`).FindString(part), `<brk id="26" max="1048575" man="true"></brk><brk id="36" max="1048575" man="true"></brk>`) {
+		t.Errorf("no page breaks before the chart data (AA) and the charts (AK): %s", regexp.MustCompile(`<colBreaks.*</colBreaks>`).FindString(part))
+	}
+	for _, m := range regexp.MustCompile(`<brk id="(\d+)"`).FindAllStringSubmatch(regexp.MustCompile(`<rowBreaks.*</rowBreaks>`).FindString(part), -1) {
 		n, _ := strconv.Atoi(m[1])
 		breaks = append(breaks, n+1) // the first row of the next page
 	}
 	if len(breaks) == 0 {
 		t.Fatal("no page break: the charts of 24 plans do not fit one page")
 	}
-	widthPx := 910.0
-	for c := 1; c < 37; c++ { // A to AJ, then the chart at AK
-		name, _ := excelize.ColumnNumberToName(c)
-		w, _ := r.GetColWidth(SectorSheetName, name)
-		widthPx += w*7 + 5
-	}
-	scale := min(1, (11.69-0.8)*96/widthPx)
+	scale := float64(templates.WideScale) / 100 // the sheet prints at a fixed scale
 	perPage := int(((8.27-1.1)*72/scale - 45) / 15)
 	prev := 1
 	for _, b := range breaks {

@@ -459,10 +459,17 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	}
 	if !opts.NoCharts {
 		// The charts first, while the sheet has no rows (see
-		// addSectorCharts); row 5's height, which the first chart spans,
-		// is set for them as it will be.
-		if err := f.SetRowHeight(sheet, 5, 45); err != nil {
-			return err
+		// addSectorCharts). The chart data and chart columns get their
+		// widths first: a chart spans columns by their widths, and an
+		// application's default width (LibreOffice's is wider than
+		// excelize's) would stretch it across a printed page's edge.
+		for _, c := range []struct {
+			from, to string
+			w        float64
+		}{{"AA", "AA", 34}, {"AB", "AJ", 10}, {sectorChartAt, "BA", 10}} {
+			if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
+				return err
+			}
 		}
 		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
 			return err
@@ -584,11 +591,16 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	if err := f.SetRowHeight(sheet, 5, 45); err != nil {
 		return err
 	}
+	for _, row := range []int{2, 3, 4} {
+		if err := wrapNote(f, sheet, row, []float64{28, 9, 18, 18, 28, 10, 10, 10, 34}); err != nil {
+			return err
+		}
+	}
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
 	// After the filter, which replaces the sheet's properties.
-	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 5, TitleLast: 5}); err != nil {
+	if err := templates.SetPrintLayout(f, sheet, sectorPrint(!opts.NoCharts && sectorCharted(plans))); err != nil {
 		return err
 	}
 	if opts.NoCharts {
@@ -603,6 +615,31 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		return addSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
 	}
 	return addSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
+}
+
+// sectorPrint is how the Sector targets sheet prints: too wide for one
+// page at a readable size, it prints at templates.WideScale across pages,
+// each repeating the plan column and the header row; with charts, the
+// chart data (from sectorChartCol) and the charts (from sectorChartAt)
+// start pages of their own, so that no table shares a page with a chart.
+func sectorPrint(charts bool) templates.PrintSetup {
+	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: templates.WideScale, TitleCols: 1}
+	if charts {
+		at, _, _ := excelize.CellNameToCoordinates(sectorChartAt + "1")
+		p.ColBreaks = []int{sectorChartCol, at}
+	}
+	return p
+}
+
+// sectorCharted reports whether any of plans gets a chart (see
+// addSectorCharts).
+func sectorCharted(plans []pipeline.SectorPlanCheck) bool {
+	for _, p := range plans {
+		if len(p.Years) > 0 && p.Sector != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
@@ -838,7 +875,9 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			return nil
 		}
 	}
-	top := 5
+	// The first block on the first data row: the header row, repeated on
+	// every printed page, belongs to the table.
+	top := sectorFirstRow
 	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
@@ -946,40 +985,25 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 }
 
 // Page geometry of the Sector targets sheet's print setup (A4 landscape,
-// templates.SetPrintLayout's margins), in pixels at 96 dpi and points.
+// templates.SetPrintLayout's margins, sectorPrint's scale), in points.
 const (
-	sectorPageWidthPx  = (11.69 - 2*0.4) * 96 // printable width
 	sectorPageHeightPt = (8.27 - 2*0.55) * 72 // printable height
 	sectorTitleRowPt   = 45                   // row 5, repeated on every page
 	sectorRowPt        = 15                   // a row, as Excel draws it (LibreOffice: 12.8)
-	sectorChartPx      = 900 + 10             // a chart's width and offset
 )
 
 // sectorChartPageBreaks puts a page break before a chart that would otherwise
-// straddle two printed pages. The sheet prints fitted to one page wide, so
-// a page holds as many rows as the scale allows: estimated here on the
-// safe side (Excel's narrower columns and taller rows, less a tenth), a
-// page never ends sooner than estimated, and a chart (tops: each chart's
-// first row, sectorChartRows apart) that fits in the rows left on the page
-// is printed whole.
+// straddle two printed pages. The sheet prints at templates.WideScale, so
+// a page holds as many rows as that scale allows: estimated here on the
+// safe side (Excel's taller rows, less a tenth), a page never ends sooner
+// than estimated, and a chart (tops: each chart's first row,
+// sectorChartRows apart) that fits in the rows left on the page is printed
+// whole.
 func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 	if len(tops) == 0 {
 		return nil
 	}
-	chartCol, _, err := excelize.CellNameToCoordinates(sectorChartAt + "1")
-	if err != nil {
-		return err
-	}
-	widthPx := float64(sectorChartPx)
-	for c := 1; c < chartCol; c++ {
-		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(sheet, name)
-		if err != nil {
-			return err
-		}
-		widthPx += w*7 + 5
-	}
-	scale := min(1, sectorPageWidthPx/widthPx)
+	scale := float64(templates.WideScale) / 100
 	perPage := int((sectorPageHeightPt/scale - sectorTitleRowPt) / sectorRowPt * 0.9)
 	if perPage <= sectorChartRows {
 		return nil // a page holds no more than one chart: breaks would not help

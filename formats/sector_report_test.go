@@ -296,8 +296,8 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatalf("%d charts, want 2", n)
 	}
 	// The chart data of plan 12: top management designated female per year and its target.
-	for cell, want := range map[string]string{"AA6": "Level and group", "AB6": "2025/26", "AC6": "2026/27", "AD6": "Target",
-		"AA8": "top management: designated female", "AB8": "0", "AC8": "25", "AD8": "25"} {
+	for cell, want := range map[string]string{"AA7": "Level and group", "AB7": "2025/26", "AC7": "2026/27", "AD7": "Target",
+		"AA9": "top management: designated female", "AB9": "0", "AC9": "25", "AD9": "25"} {
 		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}

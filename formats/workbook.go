@@ -1,8 +1,11 @@
 package formats
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -67,3 +70,57 @@ func exQuoteSheet(name string) string {
 }
 
 func exBoolPtr(b bool) *bool { return &b }
+
+// noteWidth is the width, in characters, across which wrapNote wraps a
+// note: the first printed page of a wide sheet at templates.WideScale
+// holds about 180.
+const noteWidth = 150
+
+// wrapNote wraps the note in column A of row (one long line of text, set
+// and styled) across the first columns that fit noteWidth (widths: the
+// sheet's column widths from column A, 0 for the default), merging them,
+// and makes the row tall enough for its lines: a note left to run across
+// the empty cells beside it is cut at every printed page's edge.
+func wrapNote(f *excelize.File, sheet string, row int, widths []float64) error {
+	ref := fmt.Sprintf("A%d", row)
+	text, err := f.GetCellValue(sheet, ref)
+	if err != nil || text == "" {
+		return err
+	}
+	last, total := 0, 0.0
+	for i, w := range widths {
+		if w == 0 {
+			w = 9.14
+		}
+		if i > 0 && total+w > noteWidth {
+			break
+		}
+		last, total = i, total+w
+	}
+	if last > 0 {
+		end, _ := excelize.CoordinatesToCellName(last+1, row)
+		if err := f.MergeCell(sheet, ref, end); err != nil {
+			return err
+		}
+	}
+	id, err := f.GetCellStyle(sheet, ref)
+	if err != nil {
+		return err
+	}
+	st, err := f.GetStyle(id)
+	if err != nil {
+		return err
+	}
+	st.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+	wrapped, err := f.NewStyle(st)
+	if err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(sheet, ref, ref, wrapped); err != nil {
+		return err
+	}
+	// Characters of the default font average under a width unit; a tenth
+	// more for italics and words that do not break evenly.
+	lines := int(math.Ceil(float64(utf8.RuneCountInString(text)) * 1.1 / total))
+	return f.SetRowHeight(sheet, row, float64(max(lines, 1))*15)
+}

@@ -39,6 +39,9 @@ type PlanSheet struct {
 	ScorecardID string
 	Account     string // the configured account's name; "" leaves the cell blank
 	Grids       []Grid
+	// Charts is how many charts the caller places below the grids, at
+	// ChartRows: each starts a printed page of its own.
+	Charts int
 }
 
 // Grid is one (financial year, target type) grid of a plan sheet.
@@ -354,8 +357,7 @@ type planLayout struct {
 var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
 
 // GridRows returns the first (label) row of each of ps's grids on its plan
-// sheet, in the order of ps.Grids: where callers place what belongs beside
-// a grid (charts).
+// sheet, in the order of ps.Grids.
 func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
 	// As layoutPlanSheet places them: the title rows, the metadata, a
 	// blank row, then each grid and the gap after it.
@@ -364,6 +366,27 @@ func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
 	for i := range ps.Grids {
 		out[i] = row
 		row += GridHeight(cat)
+	}
+	return out
+}
+
+// ChartPageRows is the rows a chart below a plan sheet's grids takes (see
+// ChartRows): a landscape page at the scale the sheet prints at (fitted
+// to its grids' width), with its title row.
+const ChartPageRows = 34
+
+// ChartRows returns the first row of each of n charts placed below ps's
+// grids, the second row of a printed page of its own (the first is
+// blank), fitted to the grids' width, so
+// that tables and charts never share a page (PlanSheet.Charts puts the
+// page breaks before them).
+func ChartRows(ps PlanSheet, cat *pipeline.Catalog, n int) []int {
+	row := firstMetaRow + len(MetaFields) + 1 + len(ps.Grids)*GridHeight(cat)
+	out := make([]int, n)
+	for k := range out {
+		// A row below the page break: a chart anchored on the break's row
+		// is drawn (clipped) on the page before it too.
+		out[k] = row + k*ChartPageRows + 1
 	}
 	return out
 }
@@ -460,6 +483,10 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		l.gridRows = append(l.gridRows, row)
 		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
+	}
+	// The charts below the grids, a printed page each.
+	for k := range ps.Charts {
+		l.breaks = append(l.breaks, row+k*ChartPageRows)
 	}
 
 	// Validation: one rule per kind; the counter rule covers every grid.

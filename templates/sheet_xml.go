@@ -22,7 +22,7 @@ import (
 // same cells, styles (ids registered by NewStyles on the workbook the part
 // goes into), merged cells, column widths, frozen panes, validations, page
 // setup (planPrint: A4 landscape, one page wide, the footer) and a page
-// break before each financial year. The sheet's print titles are a name of
+// break before each financial year and each chart (ps.Charts). The sheet's print titles are a name of
 // the workbook: SetPlanPrintTitles adds it. drawingRID, when not "", is the
 // relationship id (in the sheet's .rels part) of the sheet's drawing.
 //
@@ -111,17 +111,21 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 
 // PrintSetupXML returns the page margins, page setup and footer elements
 // of a worksheet part that SetPrintLayout gives a sheet (without the
-// fitToPage sheet property and the print titles name).
+// fitToPage sheet property, the column breaks and the print titles name).
 func PrintSetupXML(p PrintSetup) string {
 	orient := "landscape"
 	if p.Portrait {
 		orient = "portrait"
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	scale := ""
+	if p.Scale > 0 {
+		scale = `" scale="` + strconv.Itoa(p.Scale)
+	}
 	return `<pageMargins left="` + f(printSide) + `" right="` + f(printSide) + `" top="` + f(printTop) + `" bottom="` + f(printTop) +
 		`" header="` + f(printHF) + `" footer="` + f(printHF) + `"/>` +
 		`<pageSetup paperSize="` + strconv.Itoa(printA4) + `" fitToWidth="` + strconv.Itoa(printOneWid) + `" fitToHeight="` + strconv.Itoa(printAnyHi) +
-		`" orientation="` + orient + `"/>` +
+		scale + `" orientation="` + orient + `"/>` +
 		`<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
 }
 

@@ -204,6 +204,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	}))
 	w.setErr(f.AutoFilter(FlatSheet, "A1:"+cellRef(len(header), 1), nil))
-	w.setErr(SetPrintLayout(f, FlatSheet, PrintSetup{TitleFirst: 1, TitleLast: 1}))
+	// Hundreds of counter columns: across pages, each naming the plan.
+	w.setErr(SetPrintLayout(f, FlatSheet, WidePrint(2)))
 	return w.err
 }

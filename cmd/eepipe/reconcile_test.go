@@ -184,12 +184,12 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	// The Summary sheet is added after the workbook's own sheets (moving
-	// it would make excelize decode every sheet) and opens first.
-	if last := sheets[len(sheets)-1]; last != formats.SummarySheet || f.GetSheetName(f.GetActiveSheetIndex()) != formats.SummarySheet {
-		t.Errorf("last sheet %q, active %q; want %q both", last, f.GetSheetName(f.GetActiveSheetIndex()), formats.SummarySheet)
+	// The Summary and Changes sheets come before the workbook's own, the
+	// Summary the sheet the report opens and prints on.
+	if len(sheets) < 3 || sheets[0] != formats.SummarySheet || sheets[1] != formats.ChangesSheet || f.GetActiveSheetIndex() != 0 {
+		t.Errorf("sheets %q, active %q; want %q first and active, then %q", sheets, f.GetSheetName(f.GetActiveSheetIndex()), formats.SummarySheet, formats.ChangesSheet)
 	}
-	sheets = sheets[:len(sheets)-1]
+	sheets = sheets[2:]
 	fills := map[int]string{} // style id -> fill colour
 	want := map[[2]string]rcChange{}
 	for _, c := range changes {
