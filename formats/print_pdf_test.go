@@ -151,7 +151,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	add("changes.xlsx", func(path string) error {
 		d := pipeline.Diff(inPlanForTest(), storedForTest(), pipeline.DiffOptions{})
 		d.Account = "acme"
-		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, "svc", []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at)
+		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), testSetKeys)
 		if err != nil {
 			return err
 		}
