@@ -404,10 +404,10 @@ func fieldNames(fs []FieldChange) string {
 	return strings.Join(names, ", ")
 }
 
-// account returns the gated service of the named account.
+// account returns the gated service of the named account (SameAccount).
 func (r *Runner) account(name string) PlanService {
 	for _, a := range r.accounts {
-		if a.Name == name {
+		if SameAccount(a.Name, name) {
 			return a.Service
 		}
 	}

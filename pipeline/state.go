@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -288,23 +286,6 @@ func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 // FieldsApplied implements RunJournal.
 func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
 	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
-}
-
-// ServiceKey returns the identity of a service base URL under which the
-// state store keeps its history and locks: the same service spelled with
-// an upper-case scheme or host, its default port or trailing slashes is
-// the same service.
-func ServiceKey(baseURL string) string {
-	raw := strings.TrimSpace(baseURL)
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(raw, "/")
-	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
-		host = strings.TrimSuffix(host, ":"+p)
-	}
-	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // RecordedAccounts returns, sorted, the accounts of the plans an apply of cs

@@ -170,10 +170,11 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 	type lock struct{ name, id string }
 	var locks []lock
 	for _, n := range names {
-		// By name too: what other tools and older runs lock.
-		locks = append(locks, lock{n, n})
+		// By name too (pipeline.AccountKey: one lock however the name is
+		// spelled): what other tools and older runs lock.
+		locks = append(locks, lock{n, pipeline.AccountKey(n)})
 		for _, a := range cfg.Accounts {
-			if a.Name == n && a.APIKey != "" {
+			if pipeline.SameAccount(a.Name, n) && a.APIKey != "" {
 				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
 			}
 		}

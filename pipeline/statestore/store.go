@@ -580,8 +580,8 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND a.account = ?)`
-		args = append(args, q.Account)
+		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND (a.account = ? OR LOWER(TRIM(a.account)) = ?))`
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 || q.Counter != "" {
 		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
@@ -673,8 +673,8 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND w.account = ?`
-		args = append(args, q.Account)
+		query += ` AND (w.account = ? OR LOWER(TRIM(w.account)) = ?)` // pipeline.AccountKey
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND w.plan_id = ?`
@@ -747,8 +747,8 @@ func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipe
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND p.account = ?`
-		args = append(args, q.Account)
+		query += ` AND (p.account = ? OR LOWER(TRIM(p.account)) = ?)` // pipeline.AccountKey
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND p.plan_id = ?`
