@@ -228,12 +228,17 @@ type PlanWriteEntry struct {
 	PlanWrite
 }
 
-// StoreLockHeldError is the failure to take an account's lock held by another run.
+// StoreLockHeldError is the failure to take a lock of the state store
+// (an account's, or the lock of the store's schema upgrade) held by
+// another run.
 type StoreLockHeldError struct {
 	Account string
-	Holder  string // who holds it, as the holder recorded itself
-	Since   time.Time
-	Waited  time.Duration
+	// What is locked when it is not an account, for people: "the state
+	// store's schema upgrade".
+	What   string
+	Holder string // who holds it, as the holder recorded itself or as PostgreSQL knows its session
+	Since  time.Time
+	Waited time.Duration
 }
 
 func (e *StoreLockHeldError) Error() string {
@@ -241,7 +246,11 @@ func (e *StoreLockHeldError) Error() string {
 	if who == "" {
 		who = "another eepipe run"
 	}
-	s := fmt.Sprintf("account %s is locked by %s", e.Account, who)
+	what := "account " + e.Account
+	if e.What != "" {
+		what = e.What
+	}
+	s := fmt.Sprintf("%s is locked by %s", what, who)
 	if !e.Since.IsZero() {
 		s += " since " + e.Since.UTC().Format(time.RFC3339)
 	}
@@ -252,6 +261,23 @@ func (e *StoreLockHeldError) Error() string {
 	}
 	return s
 }
+
+// StoreLockLostError says that the state store's lock of an account, held
+// by this run, was lost while the run went on: its PostgreSQL session
+// ended (idle_session_timeout, pg_terminate_backend, a proxy or server
+// restart) or stopped answering. Another run may have taken the lock and
+// be writing the account, so the run stops before its next write.
+type StoreLockLostError struct {
+	Account string
+	Err     error // why the lock is taken as lost
+}
+
+func (e *StoreLockLostError) Error() string {
+	return fmt.Sprintf("the state store's lock of account %s was lost (%v): another run may now hold it and write the account, "+
+		"so this run stopped before its next write; run apply again to finish (it reads the plans again under a new lock)", e.Account, e.Err)
+}
+
+func (e *StoreLockLostError) Unwrap() error { return e.Err }
 
 // ErrStoreTooNew is the refusal of a store written by a newer eepipe.
 var ErrStoreTooNew = errors.New("the state store was written by a newer eepipe")

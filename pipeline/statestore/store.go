@@ -33,6 +33,9 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	where   string // the location for messages, without secrets
+	locks   heldLocks
+	// lockWait bounds the wait for another run's schema upgrade (--lock-wait).
+	lockWait time.Duration
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -78,9 +81,28 @@ func Redact(location string) string {
 // the path of an SQLite file (created with its folder when missing). It
 // checks that the store is reachable and usable and runs the migrations
 // it lacks. Every error names the store (without its password).
+// Another run's upgrade of a PostgreSQL store's schema is waited for up
+// to DefaultUpgradeWait (OpenWith sets the wait).
 func Open(ctx context.Context, location string) (*Store, error) {
+	return OpenWith(ctx, location, Options{LockWait: DefaultUpgradeWait})
+}
+
+// DefaultUpgradeWait is how long Open waits for another run's upgrade of
+// a PostgreSQL store's schema (an upgrade takes well under a second).
+const DefaultUpgradeWait = 10 * time.Second
+
+// Options tune OpenWith.
+type Options struct {
+	// LockWait bounds the wait for another run's upgrade of a PostgreSQL
+	// store's schema (apply's --lock-wait; 0: not at all). Held then, the
+	// error is a *pipeline.StoreLockHeldError naming that run.
+	LockWait time.Duration
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, location string, o Options) (*Store, error) {
 	if IsPostgres(location) {
-		return openPostgres(ctx, location)
+		return openPostgres(ctx, location, o)
 	}
 	return openSQLite(ctx, location)
 }
@@ -159,13 +181,13 @@ func isBusy(err error) bool {
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
-func openPostgres(ctx context.Context, location string) (*Store, error) {
+func openPostgres(ctx context.Context, location string, o Options) (*Store, error) {
 	where := Redact(location)
 	db, err := sql.Open("pgx", location)
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %v", where, scrub(err, location))
 	}
-	s := &Store{db: db, dialect: dialectPostgres, where: where}
+	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
@@ -195,7 +217,8 @@ func scrub(err error, location string) string {
 
 // explain turns SQLite's terse errors into messages that say what to do.
 func (s *Store) explain(err error) error {
-	if err == nil || errors.Is(err, pipeline.ErrStoreTooNew) {
+	var held *pipeline.StoreLockHeldError
+	if err == nil || errors.Is(err, pipeline.ErrStoreTooNew) || errors.As(err, &held) {
 		return err
 	}
 	msg := err.Error()
