@@ -114,6 +114,9 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("the state store %s is not a regular file", path)
 	}
+	if err := checkSQLite(ctx, path); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("the state store %s: cannot create its folder: %w", path, err)
 	}
@@ -226,6 +229,13 @@ func (s *Store) explain(err error) error {
 	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
 		return fmt.Errorf("the state store %s is locked by another program (another eepipe run?) and stayed locked: %w; "+
 			"wait for it to finish, or give another store with --state", s.where, err)
+	case strings.Contains(msg, "database or disk is full") || strings.Contains(msg, "SQLITE_FULL"):
+		return fmt.Errorf("the disk holding the state store %s is full (%w): free space there (the store's -wal and -shm files "+
+			"beside it grow too) and run again; what was recorded before is kept", s.where, err)
+	case strings.Contains(msg, "disk I/O error") || strings.Contains(msg, "SQLITE_IOERR"):
+		return fmt.Errorf("the state store %s could not be read or written (%w): the disk holding it is full (the store's -wal "+
+			"and -shm files beside it grow too) or failing, or the store was moved or deleted while in use; "+
+			"check free space and the disk, then run again; what was recorded before is kept", s.where, err)
 	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "SQLITE_CORRUPT"):
 		return fmt.Errorf("the state store %s is damaged or not an eepipe state store (%w); "+
 			"move it aside (the run history it holds is then lost to eepipe) or give another store with --state", s.where, err)
