@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,33 @@ func TestApplyRefusesADamagedStore(t *testing.T) {
 	}
 	if !bytes.Equal(after, data) {
 		t.Fatal("the damaged store was changed")
+	}
+}
+
+// TestClientDataFilesArePrivate: the run report, the history report and a
+// saved change set hold the same client data as the state store, and are
+// written, as it is, with mode 0600.
+func TestClientDataFilesArePrivate(t *testing.T) {
+	s := newStateEnv(t, "")
+	v1 := s.csv("v1.csv", cAMT, 1)
+	run, hist, set := filepath.Join(s.dir, "run.csv"), filepath.Join(s.dir, "history.json"), filepath.Join(s.dir, "set.json")
+	if r := s.eepipe("apply", v1, "--no-recalc", "--report", run); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	if r := s.eepipe("history", "--report", hist); r.code != 0 {
+		t.Fatalf("history: exit %d\n%s", r.code, r.err)
+	}
+	v2 := s.csv("v2.csv", cAMT, 2)
+	if r := s.eepipe("diff", v2, "-o", set); r.code != ExitDiff {
+		t.Fatalf("diff: exit %d\n%s", r.code, r.err)
+	}
+	for _, p := range []string{run, hist, set, s.state} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %04o, want 0600", filepath.Base(p), st.Mode().Perm())
+		}
 	}
 }
