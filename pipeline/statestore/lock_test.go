@@ -158,3 +158,27 @@ func TestUpgradeLockHonoursLockWait(t *testing.T) {
 		t.Fatalf("an upgraded store waits for the upgrade lock: %v", err)
 	}
 }
+
+// BenchmarkCheckLocks measures the check a write pays on a PostgreSQL
+// store: one query on each held lock's session (here one lock, a local
+// server over a Unix socket).
+func BenchmarkCheckLocks(b *testing.B) {
+	loc := statestoretest.PostgresURL(b)
+	ctx := context.Background()
+	s, err := Open(ctx, loc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	unlock, err := s.LockAccount(ctx, "https://svc", "umoya", "bench", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unlock()
+	b.ResetTimer()
+	for range b.N {
+		if err := s.CheckLocks(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
