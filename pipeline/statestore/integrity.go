@@ -95,7 +95,15 @@ func damagedMessage(msg string) bool {
 }
 
 func damaged(path, what string) error {
-	return fmt.Errorf("%w: %s failed SQLite's integrity check (%s); it was not changed. "+
-		"Restore it from a backup, or move it aside to start a new history (the changes made on the service since "+
-		"the last run are then not told apart), or give another store with --state", ErrDamaged, path, what)
+	return &damagedError{msg: fmt.Sprintf("the state store %s is damaged or not an eepipe state store: it failed SQLite's integrity check (%s); "+
+		"it was not changed. Restore it from a backup, or move it aside to start a new history (the changes made on the service since "+
+		"the last run are then not told apart), or give another store with --state", path, what)}
 }
+
+// damagedError is the refusal of a damaged store; errors.Is(err, ErrDamaged).
+type damagedError struct{ msg string }
+
+func (e *damagedError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrDamaged) true.
+func (e *damagedError) Is(target error) bool { return target == ErrDamaged }

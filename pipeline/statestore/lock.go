@@ -99,19 +99,24 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	s.locks.list = append(s.locks.list, l)
 	s.locks.mu.Unlock()
 	go l.heartbeat()
-	return func() {
-		close(l.stop)
-		<-l.done
-		s.locks.mu.Lock()
-		if i := indexOf(s.locks.list, l); i >= 0 {
-			s.locks.list = append(s.locks.list[:i], s.locks.list[i+1:]...)
-		}
-		s.locks.mu.Unlock()
-		bg := context.WithoutCancel(ctx)
-		conn.ExecContext(bg, `DELETE FROM eepipe_locks WHERE lock_key = $1 AND holder = $2`, name, holder)
-		conn.ExecContext(bg, `SELECT pg_advisory_unlock($1)`, key)
-		conn.Close()
-	}, nil
+	var once sync.Once
+	return func() { once.Do(func() { l.release(ctx, s, name, holder) }) }, nil
+}
+
+// release stops the heartbeat, forgets the lock and releases it: its
+// record, the advisory lock and its session.
+func (l *pgLock) release(ctx context.Context, s *Store, name, holder string) {
+	close(l.stop)
+	<-l.done
+	s.locks.mu.Lock()
+	if i := indexOf(s.locks.list, l); i >= 0 {
+		s.locks.list = append(s.locks.list[:i], s.locks.list[i+1:]...)
+	}
+	s.locks.mu.Unlock()
+	bg := context.WithoutCancel(ctx)
+	l.conn.ExecContext(bg, `DELETE FROM eepipe_locks WHERE lock_key = $1 AND holder = $2`, name, holder)
+	l.conn.ExecContext(bg, `SELECT pg_advisory_unlock($1)`, l.key)
+	l.conn.Close()
 }
 
 func indexOf(list []*pgLock, l *pgLock) int {
