@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
@@ -81,5 +84,47 @@ func TestApplyStopsWhenItsPostgresLockIsLost(t *testing.T) {
 	}
 	if n := len(e.srv.Sandbox.Plans("acme")); n != plans {
 		t.Fatalf("%d plans after the second apply, want %d", n, plans)
+	}
+}
+
+// TestStoreLockHoldsUnderEverySpelling: two hosts sharing a PostgreSQL
+// store (each with its own lock folder), one configured as
+// HTTP://127.0.0.1:PORT/ with the account named UMOYA, the other as
+// http://127.0.0.1:PORT with umoya and a file saying " Umoya ": while the
+// first holds the account's store lock, the second is refused (exit 3,
+// holder named, outcome locked) before any write.
+func TestStoreLockHoldsUnderEverySpelling(t *testing.T) {
+	pg := statestoretest.PostgresURL(t)
+	s := newStateEnv(t, pg)
+	e := s.env
+	st, err := statestore.Open(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other := "HTTP://" + strings.ToUpper(strings.TrimPrefix(e.srv.URL, "http://")) + "/"
+	// The first host's locks, by name and by key pair, as spelled there:
+	// the store normalises the service and the account.
+	for _, id := range []string{"UMOYA", pipeline.AccountLockKey(other, "mpk_sandbox_acme")} {
+		unlock, err := st.LockAccount(context.Background(), other, id, "ops@host-a (pid 4242)", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+	}
+	delete(e.vars, envAPIKey) // the configuration file gives the key pairs
+	delete(e.vars, envAPISecret)
+	file := accountCSV(t, filepath.Join(e.dir, "spaced.csv"), " Umoya ", "Two hosts")
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", file, "--config", umoyaConfig(t, e, "umoya", e.srv.URL), "--state", pg, "--no-recalc",
+		"--lock-dir", filepath.Join(e.dir, "host-b"), "--log-format", "json")
+	if r.code != ExitFatal || !strings.Contains(r.err, "account umoya is locked by ops@host-a (pid 4242)") {
+		t.Fatalf("apply from the second host: exit %d\n%s", r.code, r.err)
+	}
+	if s := summaryLine(t, r.err); s["outcome"] != "locked" {
+		t.Errorf("summary %v, want outcome locked", s)
+	}
+	if w := e.srv.Sandbox.Stats().Writes; w != 0 {
+		t.Fatalf("%d writes from a refused apply", w)
 	}
 }
