@@ -9,20 +9,24 @@ import (
 	"time"
 )
 
-// outputMode is the mode of a file written to path: the mode of the file it
-// replaces, so that a file someone restricted stays restricted, else 0644.
+// outputMode is the mode of a file written to path: 0600, as the state
+// store's, since what eepipe writes holds client data (plans, counters,
+// who ran what); a file it replaces that its owner restricted further
+// (0400) stays so, and one that was readable by others is not any more.
 func outputMode(path string) os.FileMode {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		return fi.Mode().Perm()
+		if m := fi.Mode().Perm() & 0o600; m&0o400 != 0 {
+			return m
+		}
 	}
-	return 0o644
+	return 0o600
 }
 
 // WriteFileAtomic writes a file through write to a temporary name in the
 // same folder and renames it to path only when write and the flush succeed,
 // so that a crash or an error never leaves a partial file under the final
-// name. On failure the temporary file is removed. A replaced file keeps its
-// permissions.
+// name. On failure the temporary file is removed. The file is its owner's
+// alone (outputMode: 0600).
 //
 // Temporary files of the same output that a killed run left behind are
 // removed first (RemoveOrphanTemps says which).

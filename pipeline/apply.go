@@ -52,6 +52,13 @@ type RunOptions struct {
 	// Journal, when set, records every target write as soon as its
 	// request completes (see recordWrite).
 	Journal RunJournal
+
+	// CheckLock, when set, is called before every write request (create,
+	// update, delete, target, recalculation) to confirm that the run still
+	// holds its locks: an error (a *StoreLockLostError) stops the run as a
+	// fatal error does (RunReport.Fatal) before that request is sent, and
+	// no later request is sent either.
+	CheckLock func(ctx context.Context) error
 }
 
 // RecalcEvent reports progress of one scorecard's recalculation.
@@ -129,6 +136,7 @@ type Runner struct {
 // bound to its key pair) and finder (nil when no lookup is configured).
 func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runner {
 	r := &Runner{opts: opts, gate: newGate(opts.concurrency()), lists: map[int]listed{}}
+	r.gate.checkLock = opts.CheckLock
 	for _, a := range accounts {
 		a.Service = gatedService{svc: a.Service, g: r.gate, acct: &accountStop{name: a.Name, keyHint: a.KeyHint}}
 		r.accounts = append(r.accounts, a)
@@ -404,10 +412,10 @@ func fieldNames(fs []FieldChange) string {
 	return strings.Join(names, ", ")
 }
 
-// account returns the gated service of the named account.
+// account returns the gated service of the named account (SameAccount).
 func (r *Runner) account(name string) PlanService {
 	for _, a := range r.accounts {
-		if a.Name == name {
+		if SameAccount(a.Name, name) {
 			return a.Service
 		}
 	}

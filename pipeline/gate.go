@@ -41,6 +41,10 @@ func (e *StoppedError) Error() string {
 	if errors.As(e.Cause, &refused) {
 		return "not sent: " + refused.Error()
 	}
+	var lost *StoreLockLostError
+	if errors.As(e.Cause, &lost) {
+		return "not sent: the run stopped when its lock of account " + lost.Account + " was lost"
+	}
 	if errors.Is(e.Cause, context.Canceled) {
 		return "not sent: the run was interrupted"
 	}
@@ -74,6 +78,15 @@ const (
 	numKinds
 )
 
+// isWrite reports whether requests of kind change the service.
+func isWrite(kind int) bool {
+	switch kind {
+	case kindCreate, kindUpdate, kindDelete, kindTarget, kindRecalc:
+		return true
+	}
+	return false
+}
+
 var kindNames = [numKinds]string{"list", "get", "create", "update_plan", "delete", "update_target", "recalculate", "lookup"}
 
 // gate bounds the requests in flight across the whole run (all accounts and
@@ -87,6 +100,9 @@ type gate struct {
 	accepted [numKinds]atomic.Int64
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
+
+	// checkLock confirms the run's locks before each write (RunOptions.CheckLock).
+	checkLock func(ctx context.Context) error
 
 	mu      sync.Mutex
 	fatal   error
@@ -157,6 +173,14 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accou
 	if err := g.stopErr(ctx); err != nil {
 		<-g.sem
 		return err
+	}
+	if g.checkLock != nil && isWrite(kind) {
+		if err := g.checkLock(ctx); err != nil {
+			// A lost lock: another run may be writing the account now.
+			g.setFatal(err)
+			<-g.sem
+			return &StoppedError{Cause: err}
+		}
 	}
 	n := g.inFlight.Add(1)
 	for {
@@ -230,8 +254,7 @@ func (g *gate) snapshot() RequestCounts {
 		}
 		rc.ByKind[kindNames[k]] = n
 		rc.Total += n
-		switch k {
-		case kindCreate, kindUpdate, kindDelete, kindTarget, kindRecalc:
+		if isWrite(k) {
 			rc.Writes += g.accepted[k].Load()
 		}
 	}

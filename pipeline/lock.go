@@ -88,12 +88,12 @@ func (e *LockHeldError) Error() string {
 	return b.String()
 }
 
-// AccountLockKey names the lock of one service account: the service's base
-// URL and the account's API key, hashed, so that neither the key nor the
-// URL ever appears in a path or a message. Two configurations that reach
-// the same account with the same key get the same name.
+// AccountLockKey names the lock of one service account: the service's key
+// (ServiceKey: one key however the base URL is spelled) and the account's
+// API key, hashed, so that neither the key nor the URL ever appears in a
+// path or a message. Two configurations that reach the same account with
+// the same key get the same name, whatever they call the account.
 func AccountLockKey(baseURL, apiKey string) string {
-	u := strings.TrimRight(strings.ToLower(strings.TrimSpace(baseURL)), "/")
-	sum := sha256.Sum256([]byte("eepipe account lock\x00" + u + "\x00" + strings.TrimSpace(apiKey)))
+	sum := sha256.Sum256([]byte("eepipe account lock\x00" + ServiceKey(baseURL) + "\x00" + strings.TrimSpace(apiKey)))
 	return "account-" + hex.EncodeToString(sum[:16])
 }

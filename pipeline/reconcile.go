@@ -254,7 +254,7 @@ func candidateAccount(d *PlanDiff, accounts []Account) *Account {
 	for i := range accounts {
 		a := &accounts[i]
 		switch {
-		case name != "" && a.Name == name:
+		case name != "" && SameAccount(a.Name, name):
 			return a
 		case name == "" && d.Company != nil && a.CompanyID == d.Company.ID:
 			return a

@@ -82,7 +82,7 @@ func (r *Runner) planLeftovers(ctx context.Context, cs *ChangeSet) {
 		}
 		a := -1
 		for k, acc := range r.accounts {
-			if acc.Name == d.Account {
+			if SameAccount(acc.Name, d.Account) {
 				a = k
 			}
 		}

@@ -143,10 +143,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// accountIndex finds the configured account named name (SameName: letter
-// case and surrounding spaces ignored), or -1.
+// accountIndex finds the configured account named name (SameAccount:
+// letter case and surrounding spaces ignored), or -1.
 func accountIndex(accounts []Account, name string) int {
-	return slices.IndexFunc(accounts, func(a Account) bool { return SameName(a.Name, name) })
+	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
 }
 
 // route is where one input plan goes: an account index, or a failure.

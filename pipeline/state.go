@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -231,12 +229,17 @@ type PlanWriteEntry struct {
 	PlanWrite
 }
 
-// StoreLockHeldError is the failure to take an account's lock held by another run.
+// StoreLockHeldError is the failure to take a lock of the state store
+// (an account's, or the lock of the store's schema upgrade) held by
+// another run.
 type StoreLockHeldError struct {
 	Account string
-	Holder  string // who holds it, as the holder recorded itself
-	Since   time.Time
-	Waited  time.Duration
+	// What is locked when it is not an account, for people: "the state
+	// store's schema upgrade".
+	What   string
+	Holder string // who holds it, as the holder recorded itself or as PostgreSQL knows its session
+	Since  time.Time
+	Waited time.Duration
 }
 
 func (e *StoreLockHeldError) Error() string {
@@ -244,7 +247,11 @@ func (e *StoreLockHeldError) Error() string {
 	if who == "" {
 		who = "another eepipe run"
 	}
-	s := fmt.Sprintf("account %s is locked by %s", e.Account, who)
+	what := "account " + e.Account
+	if e.What != "" {
+		what = e.What
+	}
+	s := fmt.Sprintf("%s is locked by %s", what, who)
 	if !e.Since.IsZero() {
 		s += " since " + e.Since.UTC().Format(time.RFC3339)
 	}
@@ -255,6 +262,23 @@ func (e *StoreLockHeldError) Error() string {
 	}
 	return s
 }
+
+// StoreLockLostError says that the state store's lock of an account, held
+// by this run, was lost while the run went on: its PostgreSQL session
+// ended (idle_session_timeout, pg_terminate_backend, a proxy or server
+// restart) or stopped answering. Another run may have taken the lock and
+// be writing the account, so the run stops before its next write.
+type StoreLockLostError struct {
+	Account string
+	Err     error // why the lock is taken as lost
+}
+
+func (e *StoreLockLostError) Error() string {
+	return fmt.Sprintf("the state store's lock of account %s was lost (%v): another run may now hold it and write the account, "+
+		"so this run stopped before its next write; run apply again to finish (it reads the plans again under a new lock)", e.Account, e.Err)
+}
+
+func (e *StoreLockLostError) Unwrap() error { return e.Err }
 
 // ErrStoreTooNew is the refusal of a store written by a newer eepipe.
 var ErrStoreTooNew = errors.New("the state store was written by a newer eepipe")
@@ -289,23 +313,6 @@ func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 // FieldsApplied implements RunJournal.
 func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
 	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
-}
-
-// ServiceKey returns the identity of a service base URL under which the
-// state store keeps its history and locks: the same service spelled with
-// an upper-case scheme or host, its default port or trailing slashes is
-// the same service.
-func ServiceKey(baseURL string) string {
-	raw := strings.TrimSpace(baseURL)
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(raw, "/")
-	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
-		host = strings.TrimSuffix(host, ":"+p)
-	}
-	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // RecordedAccounts returns, sorted, the accounts of the plans an apply of cs

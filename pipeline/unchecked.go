@@ -20,7 +20,7 @@ func UncheckedCompanies(cs *ChangeSet, accounts []Account) []string {
 	counts := map[string]int{}
 	var order []string
 	for _, d := range cs.Plans {
-		if d == nil || !d.Action.Changes() || d.Account != name {
+		if d == nil || !d.Action.Changes() || !SameAccount(d.Account, name) {
 			continue
 		}
 		who := ""

@@ -10,16 +10,17 @@ import (
 // column or grid label), when every plan names one: such a plan is
 // written with that account's key pair or not at all, so a run over them
 // need lock only those accounts, and an apply to another account of the
-// same configuration goes on at the same time. nil when a plan names none
-// (the company lookup or its plan_id decides, after the lock): then every
-// configured account is locked.
+// same configuration goes on at the same time. Names are compared as
+// routing compares them (pipeline.SameAccount: "UMOYA" is umoya). nil when
+// a plan names none (the company lookup or its plan_id decides, after the
+// lock): then every configured account is locked.
 func namedAccounts(plans []*pipeline.InputPlan) []string {
 	var names []string
 	for _, p := range plans {
 		if p.Account == "" {
 			return nil
 		}
-		if !slices.ContainsFunc(names, func(n string) bool { return pipeline.SameName(n, p.Account) }) {
+		if !slices.ContainsFunc(names, func(n string) bool { return pipeline.SameAccount(n, p.Account) }) {
 			names = append(names, p.Account)
 		}
 	}
@@ -27,11 +28,11 @@ func namedAccounts(plans []*pipeline.InputPlan) []string {
 }
 
 // accountLockKeys returns the lock keys (pipeline.AccountLockKey) and
-// names of the configured accounts named in only (none: all of them).
+// names of the configured accounts named in only (none: all of them),
+// names compared by pipeline.SameAccount, as plans are routed.
 func accountLockKeys(cfg *Config, only []string) (keys, names []string) {
 	for _, a := range cfg.Accounts {
-		// The account column names an account as routing reads it (SameName).
-		if len(only) == 0 || slices.ContainsFunc(only, func(n string) bool { return pipeline.SameName(n, a.Name) }) {
+		if len(only) == 0 || slices.ContainsFunc(only, func(n string) bool { return pipeline.SameAccount(n, a.Name) }) {
 			keys = append(keys, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey))
 			names = append(names, a.Name)
 		}

@@ -325,7 +325,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
-	st, err := openState(ctx, f, cfg, &opts.State)
+	st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
 	if err != nil {
 		return err
 	}
@@ -358,6 +358,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	if st != nil && !opts.DryRun {
 		ropts.Journal = journal
+		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
 	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
@@ -531,6 +532,9 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 	case timedOut(ctx):
 		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
 	case rep.Fatal != nil:
+		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
+			run.setOutcome("lock_lost")
+		}
 		return silentExit(ExitFatal)
 	case rep.Interrupted:
 		return silentExit(ExitFatal)

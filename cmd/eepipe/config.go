@@ -307,7 +307,7 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 func fileAccountProblems(fc *fileConfig) []string {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	names, companies, idents := map[string]bool{}, map[string]bool{}, map[string]string{}
+	names, companies, idents := map[string]string{}, map[string]bool{}, map[string]string{}
 	for i, fa := range fc.Accounts {
 		name, companyID := strings.TrimSpace(fa.Name), strings.TrimSpace(fa.CompanyID)
 		label := fmt.Sprintf("account %d", i+1)
@@ -319,11 +319,14 @@ func fileAccountProblems(fc *fileConfig) []string {
 		default:
 			bad("%s has no name", label)
 		}
-		// Account names are compared as the account column is (SameName).
-		if nk := pipeline.NameKey(name); names[nk] {
-			bad("two accounts are named %s", name)
+		if first, ok := names[pipeline.AccountKey(name)]; ok {
+			if first == name {
+				bad("two accounts are named %s", name)
+			} else {
+				bad("two accounts are named %s and %s: account names are compared without letter case and surrounding spaces, so they name one account", first, name)
+			}
 		} else {
-			names[nk] = true
+			names[pipeline.AccountKey(name)] = name
 		}
 		for _, id := range []struct{ key, val string }{{"vat_number", fa.VATNumber}, {"registration_number", fa.RegistrationNumber}, {"id_number", fa.IDNumber}} {
 			val := strings.TrimSpace(id.val)

@@ -197,7 +197,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{name: "one registration spelt two ways on two accounts", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: a, company_id: A, api_key: k, api_secret_env: S, registration_number: \"2009/012345/07\"}\n  - {name: b, company_id: B, api_key: k2, api_secret_env: S, registration_number: \"2009-012345-07\"}\n",
 			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"accounts a and b have the same registration_number 2009-012345-07"}},
 		{name: "account names differing in case", yaml: "base_url: http://x.invalid\nlookup: {url: http://l.invalid, username: u, password_env: S}\naccounts:\n  - {name: acme, company_id: A, api_key: k, api_secret_env: S}\n  - {name: ACME, company_id: B, api_key: k2, api_secret_env: S}\n",
-			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"two accounts are named ACME"}},
+			vars: map[string]string{"S": secret}, needs: configNeeds{Plans: true}, has: []string{"two accounts are named acme and ACME"}},
 		{name: "misspelt identifier key", yaml: "accounts:\n  - {name: a, api_key: k, vat: \"4012345678\"}\n", has: []string{`unknown key "vat" in an account`}},
 		{name: "nothing configured", yaml: "", needs: configNeeds{Plans: true}, has: []string{"no service URL", "no account"}},
 		{name: "lookup without credentials", yaml: "lookup: {url: http://l.invalid}\n", needs: configNeeds{Lookup: true}, has: []string{"needs a username and a password"}},

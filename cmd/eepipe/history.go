@@ -112,7 +112,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			return nil
 		}
 	}
-	st, err := openState(ctx, f, cfg, &opts.State)
+	st, err := openState(ctx, f, cfg, &opts.State, 0)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,9 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	if account != "" {
 		found := false
 		for _, a := range cfg.Accounts {
-			found = found || a.Name == account
+			if pipeline.SameAccount(a.Name, account) {
+				found, account = true, a.Name // the configured spelling
+			}
 		}
 		if !found {
 			return exitf(ExitInvalid, "--account %s is not a configured account", account)

@@ -121,7 +121,7 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		for _, w := range cfg.Warnings {
 			log.Warn(w)
 		}
-		st, err := openState(ctx, f, cfg, &opts.State)
+		st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
 		if err != nil {
 			return err
 		}

@@ -119,6 +119,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	if st != nil {
 		ropts.Journal = journal
+		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
 	if checkErr != nil {

@@ -76,7 +76,7 @@ type scheduledRun struct {
 	cancel  context.CancelFunc
 
 	mu       sync.Mutex
-	outcome  string // set when the run ended for a reason the exit code does not tell ("locked")
+	outcome  string // set when the run ended for a reason the exit code does not tell ("locked", "lock_lost")
 	warnings []string
 	outputs  []string
 	pruned   []string
@@ -223,6 +223,14 @@ func (r *scheduledRun) wrote(path, base string) {
 	}
 }
 
+// setOutcome sets the outcome the summary line gives, for a run that ended
+// for a reason the exit code does not tell ("locked", "lock_lost").
+func (r *scheduledRun) setOutcome(o string) {
+	r.mu.Lock()
+	r.outcome = o
+	r.mu.Unlock()
+}
+
 // warn logs a warning now and repeats it in the summary line.
 func (r *scheduledRun) warn(msg string, fields ...zap.Field) {
 	r.f.Logger().Warn(msg, fields...)
@@ -244,6 +252,10 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	r.releaseLocks()
 	code := exitCodeOf(err)
 	outcome := outcomeOf(code)
+	var held *pipeline.StoreLockHeldError
+	if errors.As(err, &held) {
+		outcome = "locked" // a lock of the state store: as the local lock
+	}
 	r.mu.Lock()
 	if r.outcome != "" {
 		outcome = r.outcome

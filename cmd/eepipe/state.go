@@ -68,7 +68,9 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 // openState opens the run's state store: --state, else the configuration,
 // else the default SQLite file. With --no-state it warns and returns nil.
 // Any failure is fatal (exit 3) and happens before any request.
-func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*statestore.Store, error) {
+// A PostgreSQL store's schema upgrade by another run is waited for up to
+// lockWait (--lock-wait).
+func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, lockWait time.Duration) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
 		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
@@ -78,9 +80,13 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags) (*s
 	if err != nil {
 		return nil, err
 	}
-	st, err := statestore.Open(ctx, loc)
+	st, err := statestore.OpenWith(ctx, loc, statestore.Options{LockWait: lockWait})
 	if err != nil {
-		return nil, exitf(ExitFatal, "%v; nothing was sent (--no-state runs without history)", err)
+		var held *pipeline.StoreLockHeldError
+		if errors.As(err, &held) {
+			return nil, exitf(ExitFatal, "%w; nothing was sent", err)
+		}
+		return nil, exitf(ExitFatal, "%w; nothing was sent (--no-state runs without history)", err)
 	}
 	log.Debug("state store", zap.String("store", st.Where()))
 	return st, nil
@@ -170,10 +176,11 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 	type lock struct{ name, id string }
 	var locks []lock
 	for _, n := range names {
-		// By name too: what other tools and older runs lock.
-		locks = append(locks, lock{n, n})
+		// By name too (pipeline.AccountKey: one lock however the name is
+		// spelled): what other tools and older runs lock.
+		locks = append(locks, lock{n, pipeline.AccountKey(n)})
 		for _, a := range cfg.Accounts {
-			if a.Name == n && a.APIKey != "" {
+			if pipeline.SameAccount(a.Name, n) && a.APIKey != "" {
 				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
 			}
 		}
@@ -195,11 +202,40 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 			if errors.As(err, &held) {
 				held.Account = l.name // the name this run knows it by
 			}
-			return nil, exitf(ExitFatal, "%v; nothing was sent", err)
+			return nil, exitf(ExitFatal, "%w; nothing was sent", err)
 		}
 		unlocks = append(unlocks, u)
 	}
 	return release, nil
+}
+
+// storeLockCheck returns the check of the state store's account locks run
+// before every write (pipeline.RunOptions.CheckLock); nil when the store
+// takes no locks (SQLite: the local lock covers one machine). A lost lock
+// names the account as the configuration does.
+func storeLockCheck(st *statestore.Store, cfg *Config) func(context.Context) error {
+	if st == nil || !st.Postgres() {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		err := st.CheckLocks(ctx)
+		var lost *pipeline.StoreLockLostError
+		if errors.As(err, &lost) {
+			return &pipeline.StoreLockLostError{Account: storeLockName(cfg, lost.Account), Err: lost.Err}
+		}
+		return err
+	}
+}
+
+// storeLockName is the configured name of the account whose store lock
+// lockStoreNames took as id (an account name, or an AccountLockKey).
+func storeLockName(cfg *Config, id string) string {
+	for _, a := range cfg.Accounts {
+		if pipeline.SameAccount(a.Name, id) || (a.APIKey != "" && pipeline.AccountLockKey(cfg.BaseURL, a.APIKey) == id) {
+			return a.Name
+		}
+	}
+	return id
 }
 
 // holderName says who takes a lock: user@host (pid N, since TIME).

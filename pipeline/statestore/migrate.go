@@ -134,6 +134,21 @@ func SchemaVersion() int { return migrations[len(migrations)-1].version }
 // several hosts at once.
 const migrationLockKey = 7_265_656_970_653_001
 
+// pgCurrent reports whether the PostgreSQL store's schema is at least
+// this eepipe's: then no upgrade is run and its lock is not taken (two
+// runs open an upgraded store at once without waiting on each other).
+func (s *Store) pgCurrent(ctx context.Context, conn *sql.Conn) bool {
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT to_regclass('eepipe_schema') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		return false
+	}
+	var have sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM eepipe_schema`).Scan(&have); err != nil {
+		return false
+	}
+	return int(have.Int64) >= SchemaVersion()
+}
+
 // init checks the schema version and runs the missing migrations.
 func (s *Store) init(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
@@ -141,11 +156,15 @@ func (s *Store) init(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	if s.dialect == dialectPostgres {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
+	if s.dialect == dialectPostgres && !s.pgCurrent(ctx, conn) {
+		if err := s.migrationLock(ctx, conn, s.lockWait); err != nil {
 			return err
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey))
+		defer func() {
+			bg := context.WithoutCancel(ctx)
+			conn.ExecContext(bg, `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey))
+			conn.ExecContext(bg, `RESET application_name`)
+		}()
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS eepipe_schema (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {

@@ -33,6 +33,9 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	where   string // the location for messages, without secrets
+	locks   heldLocks
+	// lockWait bounds the wait for another run's schema upgrade (--lock-wait).
+	lockWait time.Duration
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -78,9 +81,28 @@ func Redact(location string) string {
 // the path of an SQLite file (created with its folder when missing). It
 // checks that the store is reachable and usable and runs the migrations
 // it lacks. Every error names the store (without its password).
+// Another run's upgrade of a PostgreSQL store's schema is waited for up
+// to DefaultUpgradeWait (OpenWith sets the wait).
 func Open(ctx context.Context, location string) (*Store, error) {
+	return OpenWith(ctx, location, Options{LockWait: DefaultUpgradeWait})
+}
+
+// DefaultUpgradeWait is how long Open waits for another run's upgrade of
+// a PostgreSQL store's schema (an upgrade takes well under a second).
+const DefaultUpgradeWait = 10 * time.Second
+
+// Options tune OpenWith.
+type Options struct {
+	// LockWait bounds the wait for another run's upgrade of a PostgreSQL
+	// store's schema (apply's --lock-wait; 0: not at all). Held then, the
+	// error is a *pipeline.StoreLockHeldError naming that run.
+	LockWait time.Duration
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, location string, o Options) (*Store, error) {
 	if IsPostgres(location) {
-		return openPostgres(ctx, location)
+		return openPostgres(ctx, location, o)
 	}
 	return openSQLite(ctx, location)
 }
@@ -91,6 +113,9 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("the state store %s is not a regular file", path)
+	}
+	if err := checkSQLite(ctx, path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("the state store %s: cannot create its folder: %w", path, err)
@@ -159,13 +184,13 @@ func isBusy(err error) bool {
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
-func openPostgres(ctx context.Context, location string) (*Store, error) {
+func openPostgres(ctx context.Context, location string, o Options) (*Store, error) {
 	where := Redact(location)
 	db, err := sql.Open("pgx", location)
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %v", where, scrub(err, location))
 	}
-	s := &Store{db: db, dialect: dialectPostgres, where: where}
+	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
@@ -195,7 +220,8 @@ func scrub(err error, location string) string {
 
 // explain turns SQLite's terse errors into messages that say what to do.
 func (s *Store) explain(err error) error {
-	if err == nil || errors.Is(err, pipeline.ErrStoreTooNew) {
+	var held *pipeline.StoreLockHeldError
+	if err == nil || errors.Is(err, pipeline.ErrStoreTooNew) || errors.As(err, &held) {
 		return err
 	}
 	msg := err.Error()
@@ -203,6 +229,13 @@ func (s *Store) explain(err error) error {
 	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
 		return fmt.Errorf("the state store %s is locked by another program (another eepipe run?) and stayed locked: %w; "+
 			"wait for it to finish, or give another store with --state", s.where, err)
+	case strings.Contains(msg, "database or disk is full") || strings.Contains(msg, "SQLITE_FULL"):
+		return fmt.Errorf("the disk holding the state store %s is full (%w): free space there (the store's -wal and -shm files "+
+			"beside it grow too) and run again; what was recorded before is kept", s.where, err)
+	case strings.Contains(msg, "disk I/O error") || strings.Contains(msg, "SQLITE_IOERR"):
+		return fmt.Errorf("the state store %s could not be read or written (%w): the disk holding it is full (the store's -wal "+
+			"and -shm files beside it grow too) or failing, or the store was moved or deleted while in use; "+
+			"check free space and the disk, then run again; what was recorded before is kept", s.where, err)
 	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "SQLITE_CORRUPT"):
 		return fmt.Errorf("the state store %s is damaged or not an eepipe state store (%w); "+
 			"move it aside (the run history it holds is then lost to eepipe) or give another store with --state", s.where, err)
@@ -613,8 +646,8 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND a.account = ?)`
-		args = append(args, q.Account)
+		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND (a.account = ? OR LOWER(TRIM(a.account)) = ?))`
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 || q.Counter != "" {
 		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
@@ -706,8 +739,8 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND w.account = ?`
-		args = append(args, q.Account)
+		query += ` AND (w.account = ? OR LOWER(TRIM(w.account)) = ?)` // pipeline.AccountKey
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND w.plan_id = ?`
@@ -780,8 +813,8 @@ func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipe
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND p.account = ?`
-		args = append(args, q.Account)
+		query += ` AND (p.account = ? OR LOWER(TRIM(p.account)) = ?)` // pipeline.AccountKey
+		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND p.plan_id = ?`

@@ -1,0 +1,184 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
+)
+
+// rawPG opens a plain connection pool on the test database at loc.
+func rawPG(t *testing.T, loc string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// terminateHolder ends the PostgreSQL sessions named holder (as LockAccount
+// names its lock's session) with pg_terminate_backend, and returns how many.
+func terminateHolder(t *testing.T, db *sql.DB, holder string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestLockLostWhenItsSessionEnds: a lock whose session is ended by
+// pg_terminate_backend is reported lost by CheckLocks (and stays lost),
+// while another host can then take it at once; a lock whose session lives
+// is reported held.
+func TestLockLostWhenItsSessionEnds(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	a, b := open(t, loc), open(t, loc)
+	unlock, err := a.LockAccount(ctx, "https://svc", "umoya", "ann@lap (pid 1)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := a.CheckLocks(ctx); err != nil {
+		t.Fatalf("CheckLocks on a held lock: %v", err)
+	}
+	if _, err := b.LockAccount(ctx, "HTTPS://svc:443/", "UMOYA", "bob@cron (pid 2)", 0); err == nil {
+		t.Fatal("a second host took a held lock (spelled otherwise)")
+	}
+	if n := terminateHolder(t, rawPG(t, loc), "ann@lap (pid 1)"); n != 1 {
+		t.Fatalf("%d sessions terminated, want 1", n)
+	}
+	err = a.CheckLocks(ctx)
+	var lost *pipeline.StoreLockLostError
+	if !errors.As(err, &lost) || lost.Account != "umoya" || !strings.Contains(err.Error(), "lost") || !strings.Contains(err.Error(), "stopped before its next write") {
+		t.Fatalf("CheckLocks after the session ended: %v", err)
+	}
+	if err2 := a.CheckLocks(ctx); err2 == nil {
+		t.Fatal("a lost lock was found held again")
+	}
+	// pg_terminate_backend signals the session; it ends a moment later.
+	ub, err := b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 5*time.Second)
+	if err != nil {
+		t.Fatalf("the lock of the ended session could not be taken: %v", err)
+	}
+	ub()
+}
+
+// TestLockSessionOutlivesIdleTimeout: a lock's session is not ended by the
+// server's idle_session_timeout while the run holds it.
+func TestLockSessionOutlivesIdleTimeout(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	db := rawPG(t, loc)
+	var name string
+	if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER DATABASE ` + name + ` SET idle_session_timeout = '300ms'`); err != nil {
+		t.Skipf("the server has no idle_session_timeout (PostgreSQL before 14): %v", err)
+	}
+	s := open(t, loc)
+	unlock, err := s.LockAccount(ctx, "https://svc", "umoya", "ann@lap (pid 1)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	time.Sleep(time.Second)
+	if err := s.CheckLocks(ctx); err != nil {
+		t.Fatalf("the lock idled out: %v", err)
+	}
+}
+
+// TestLockRefusalNamesTheSession: a holder that has not recorded itself in
+// eepipe_locks (or whose record is gone) is still named, from its
+// PostgreSQL session.
+func TestLockRefusalNamesTheSession(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	a, b := open(t, loc), open(t, loc)
+	unlock, err := a.LockAccount(ctx, "https://svc", "umoya", "ann@lap (pid 77, eepipe apply started 2026-11-27T02:00:00Z)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := rawPG(t, loc).Exec(`DELETE FROM eepipe_locks`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 0)
+	var held *pipeline.StoreLockHeldError
+	if !errors.As(err, &held) || !strings.Contains(held.Holder, "ann@lap (pid 77") || !strings.Contains(held.Holder, "PostgreSQL session") {
+		t.Fatalf("refusal without a record: %v", err)
+	}
+}
+
+// TestUpgradeLockHonoursLockWait: a store whose schema another run is
+// upgrading is waited for up to the wait given, then refused naming that
+// run; once the upgrade is done it opens, and an upgraded store is opened
+// without its lock.
+func TestUpgradeLockHonoursLockWait(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	db := rawPG(t, loc)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT set_config('application_name', 'eepipe pid 9 on build-host (schema upgrade)', false), pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
+		t.Fatal(err)
+	}
+	for _, wait := range []time.Duration{0, 400 * time.Millisecond} {
+		start := time.Now()
+		_, err := OpenWith(ctx, loc, Options{LockWait: wait})
+		took := time.Since(start)
+		var held *pipeline.StoreLockHeldError
+		if !errors.As(err, &held) || !strings.Contains(err.Error(), "upgrade of the state store") || !strings.Contains(held.Holder, "build-host") {
+			t.Fatalf("wait %s: %v", wait, err)
+		}
+		if took < wait || took > wait+5*time.Second {
+			t.Errorf("wait %s: refused after %s", wait, took)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey)); err != nil {
+		t.Fatal(err)
+	}
+	open(t, loc) // upgrades
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWith(ctx, loc, Options{}); err != nil {
+		t.Fatalf("an upgraded store waits for the upgrade lock: %v", err)
+	}
+}
+
+// BenchmarkCheckLocks measures the check a write pays on a PostgreSQL
+// store: one query on each held lock's session (here one lock, a local
+// server over a Unix socket).
+func BenchmarkCheckLocks(b *testing.B) {
+	loc := statestoretest.PostgresURL(b)
+	ctx := context.Background()
+	s, err := Open(ctx, loc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	unlock, err := s.LockAccount(ctx, "https://svc", "umoya", "bench", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unlock()
+	b.ResetTimer()
+	for range b.N {
+		if err := s.CheckLocks(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
