@@ -27,6 +27,8 @@ func (j *recJournal) add(kind string, w TargetWrite) {
 	}
 }
 
+func (j *recJournal) TargetSending(context.Context, TargetWrite) (int64, error) { return 0, nil }
+
 func (j *recJournal) TargetWritten(_ context.Context, w TargetWrite) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -42,6 +44,8 @@ func (j *recJournal) TargetsInSync(_ context.Context, ws []TargetWrite) error {
 	}
 	return nil
 }
+
+func (j *recJournal) PendingResolved(context.Context, []TargetWrite) error { return nil }
 
 func (j *recJournal) PlanWritten(context.Context, PlanWrite) error { return nil }
 

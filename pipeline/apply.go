@@ -237,6 +237,9 @@ func (r *Runner) planDone(res *PlanResult) {
 // applyPlan applies one PlanDiff.
 func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
+	// What became of the writes an earlier run left unanswered, before
+	// this run writes the same targets.
+	res.Notes = append(res.Notes, r.recordPending(ctx, d)...)
 	switch d.Action {
 	case ActionUnchanged:
 		res.Outcome = OutcomeUnchanged
@@ -352,8 +355,16 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 			continue
 		}
 		tp.Go(func() {
+			jw, jerr := r.recordSending(ctx, work, res.PlanID, &t, created)
+			if jerr != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				res.Targets[i].Err = jerr
+				errs = append(errs, jerr)
+				return
+			}
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
-			jerr := r.recordWrite(ctx, work, res.PlanID, &t, created, err)
+			jerr = r.recordWrite(ctx, jw, &t, err)
 			mu.Lock()
 			defer mu.Unlock()
 			if jerr != nil {

@@ -62,10 +62,45 @@ type TargetWrite struct {
 	TargetType    string         `json:"target_type"`
 	File          string         `json:"file,omitempty"`
 	Counters      []CounterWrite `json:"counters"`
-	// Outcome is "ok", or the error of a failed request (then nothing of
-	// it counts as applied).
+	// Outcome is "ok", OutcomePending (recorded before the request was
+	// sent, its answer not recorded yet), an adoption (OutcomeAdopted), or
+	// the error of a failed request (then nothing of it counts as
+	// applied).
 	Outcome string    `json:"outcome"`
 	At      time.Time `json:"at"`
+	// ID is the store's id of a write recorded as pending (RecordPending):
+	// its answer is recorded under it. 0 otherwise.
+	ID int64 `json:"-"`
+}
+
+// Outcomes of a TargetWrite besides "ok" and an error.
+const (
+	// OutcomePending is a write recorded before its request was sent
+	// whose answer is not recorded (yet: a run killed, or whose store
+	// lost the end of its journal, leaves it so).
+	OutcomePending = "pending"
+	// OutcomeAdopted starts the outcome of a write a later run found on
+	// the service (see ReadLastValues): it counts as applied.
+	OutcomeAdopted = "adopted"
+)
+
+// Applied reports whether the counters of w count as applied: it
+// succeeded, or was adopted.
+func (w TargetWrite) Applied() bool {
+	return w.Outcome == "ok" || strings.HasPrefix(w.Outcome, OutcomeAdopted)
+}
+
+// PendingWrite is a write recorded as pending by run RunID whose answer
+// was never recorded.
+type PendingWrite struct {
+	RunID int64
+	Write TargetWrite
+}
+
+// PendingWriteSource is the part of a StateStore that knows the pending
+// writes to targets of a service (by the service's target ids).
+type PendingWriteSource interface {
+	PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]PendingWrite, error)
 }
 
 // LastWrite is the last value eepipe applied to one counter: the value and
@@ -171,12 +206,23 @@ type PlanWrite struct {
 // request as soon as it completes, so that a run killed half-way leaves
 // the writes it made on record.
 type RunJournal interface {
+	// TargetSending records a target write before its request is sent
+	// (its counters, outcome pending) and returns the id TargetWritten
+	// records its answer under: a run killed before the answer is
+	// recorded leaves it pending, for the next run to find.
+	TargetSending(ctx context.Context, w TargetWrite) (int64, error)
+	// TargetWritten records a target write and its outcome (w.ID: the id
+	// TargetSending returned, or 0).
 	TargetWritten(ctx context.Context, w TargetWrite) error
 	// TargetsInSync records targets the run did not patch, whose counters
 	// the file sets already held the file's values (all Sent false): the
 	// values the run agreed with the service.
 	TargetsInSync(ctx context.Context, ws []TargetWrite) error
 	PlanWritten(ctx context.Context, w PlanWrite) error
+	// PendingResolved records what became of writes an earlier run left
+	// pending (w.ID its id, w.Outcome what this run found); the adopted
+	// ones (Applied) are recorded as writes of this run too.
+	PendingResolved(ctx context.Context, ws []TargetWrite) error
 	// FieldsApplied records the plan fields a run applied: written by a
 	// create or a metadata update, or found holding the file's value.
 	FieldsApplied(ctx context.Context, ws []FieldWrite) error
@@ -188,10 +234,18 @@ type RunJournal interface {
 type StateStore interface {
 	// BeginRun records the start of a run and returns its id.
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
-	// RecordWrite records one target write of run id, in its own transaction.
+	// RecordPending records one target write of run id as pending before
+	// its request is sent, and returns its id.
+	RecordPending(ctx context.Context, runID int64, w TargetWrite) (int64, error)
+	// RecordWrite records one target write of run id; for a write
+	// recorded as pending (w.ID set), its outcome.
 	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
 	// RecordWrites records several target writes of run id in one transaction.
 	RecordWrites(ctx context.Context, runID int64, ws []TargetWrite) error
+	// ResolvePending records the outcome of writes another run left
+	// pending (w.ID) as found by run id; the adopted ones (Applied) are
+	// also recorded as writes of run id, whose counters count as applied.
+	ResolvePending(ctx context.Context, runID int64, ws []TargetWrite) error
 	// RecordPlanWrite records one plan request of run id.
 	RecordPlanWrite(ctx context.Context, runID int64, w PlanWrite) error
 	// PlanWrites lists the plan requests, oldest first.
@@ -269,6 +323,11 @@ func JournalFor(store StateStore, runID int64) RunJournal {
 	return storeJournal{store: store, run: runID}
 }
 
+// TargetSending implements RunJournal.
+func (j storeJournal) TargetSending(ctx context.Context, w TargetWrite) (int64, error) {
+	return j.store.RecordPending(context.WithoutCancel(ctx), j.run, w)
+}
+
 // TargetWritten implements RunJournal.
 func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
 	// Record even when ctx is cancelled: the write happened.
@@ -278,6 +337,11 @@ func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
 // TargetsInSync implements RunJournal.
 func (j storeJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error {
 	return j.store.RecordWrites(context.WithoutCancel(ctx), j.run, ws)
+}
+
+// PendingResolved implements RunJournal.
+func (j storeJournal) PendingResolved(ctx context.Context, ws []TargetWrite) error {
+	return j.store.ResolvePending(context.WithoutCancel(ctx), j.run, ws)
 }
 
 // PlanWritten implements RunJournal.

@@ -129,6 +129,14 @@ type runJournal struct {
 	j pipeline.RunJournal
 }
 
+// TargetSending implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetSending(ctx context.Context, w pipeline.TargetWrite) (int64, error) {
+	if r.j == nil {
+		return 0, nil
+	}
+	return r.j.TargetSending(ctx, w)
+}
+
 // TargetWritten implements pipeline.RunJournal; before BeginRun it does nothing.
 func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) error {
 	if r.j == nil {
@@ -143,6 +151,14 @@ func (r *runJournal) TargetsInSync(ctx context.Context, ws []pipeline.TargetWrit
 		return nil
 	}
 	return r.j.TargetsInSync(ctx, ws)
+}
+
+// PendingResolved implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) PendingResolved(ctx context.Context, ws []pipeline.TargetWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.PendingResolved(ctx, ws)
 }
 
 // PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.

@@ -117,6 +117,9 @@ CREATE TABLE IF NOT EXISTS eepipe_last_fields (
 );
 CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (service, plan_id);
 `},
+	{5, "target writes sent but not answered", `
+CREATE INDEX IF NOT EXISTS eepipe_writes_pending ON eepipe_writes (target_id) WHERE outcome = 'pending';
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

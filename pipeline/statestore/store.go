@@ -1,6 +1,7 @@
 package statestore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -33,6 +35,9 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	where   string // the location for messages, without secrets
+
+	jonce sync.Once
+	j     *journal // the writer of the records (journal.go), started on first use
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -103,7 +108,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		fh.Close()
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
@@ -216,8 +221,11 @@ func (s *Store) Where() string { return s.where }
 // Postgres reports whether the store is PostgreSQL.
 func (s *Store) Postgres() bool { return s.dialect == dialectPostgres }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close commits the records queued and closes the store.
+func (s *Store) Close() error {
+	s.closeJournal()
+	return s.db.Close()
+}
 
 // q rewrites the ? placeholders of query for the backend.
 func (s *Store) q(query string) string {
@@ -310,9 +318,26 @@ func isUnique(err error) bool {
 	return strings.Contains(msg, "unique") || strings.Contains(msg, "23505")
 }
 
+// RecordPending implements pipeline.StateStore: the write is recorded
+// with its counters and the outcome "pending" before its request is sent;
+// RecordWrite of the write with the returned id records its answer.
+func (s *Store) RecordPending(ctx context.Context, runID int64, w pipeline.TargetWrite) (int64, error) {
+	w.Outcome = pendingOutcome
+	o := &op{kind: opWrites, run: runID, ws: []pipeline.TargetWrite{w}}
+	if err := s.submit(o); err != nil {
+		return 0, err
+	}
+	return o.ids[0], nil
+}
+
 // RecordWrite implements pipeline.StateStore: the write, its counters and
-// (when it succeeded) the last values applied, in one transaction.
+// (when it succeeded) the last values applied, in one transaction; for a
+// write recorded as pending (w.ID set), its outcome and the last values.
+// Writes recorded at the same time share a transaction (journal.go).
 func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
+	if w.ID != 0 {
+		return s.submit(&op{kind: opOutcome, run: runID, ws: []pipeline.TargetWrite{w}})
+	}
 	return s.RecordWrites(ctx, runID, []pipeline.TargetWrite{w})
 }
 
@@ -320,98 +345,24 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 // and (for those that succeeded) the last values applied, in one
 // transaction.
 func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.explain(err)
+	if len(ws) == 0 {
+		return nil
 	}
-	defer tx.Rollback()
-	var service string
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
-		return s.explain(fmt.Errorf("run %d: %w", runID, err))
-	}
-	ins, err := s.prepareWrite(ctx, tx)
-	if err != nil {
-		return s.explain(err)
-	}
-	defer ins.close()
-	for _, w := range ws {
-		if err := ins.record(ctx, runID, service, w); err != nil {
-			return s.explain(err)
-		}
-	}
-	return s.explain(tx.Commit())
+	return s.submit(&op{kind: opWrites, run: runID, ws: ws})
 }
 
-// writeStmts are the statements that record target writes, prepared once
-// per transaction.
-type writeStmts struct {
-	write, counter, last *sql.Stmt
+// ResolvePending implements pipeline.StateStore, in one transaction.
+func (s *Store) ResolvePending(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	return s.submit(&op{kind: opResolve, run: runID, ws: ws})
 }
 
-func (s *Store) prepareWrite(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
-	var w writeStmts
-	var err error
-	if w.write, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)); err != nil {
-		return nil, err
-	}
-	if w.counter, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-		VALUES (?, ?, ?, ?, ?)`)); err != nil {
-		w.close()
-		return nil, err
-	}
-	if w.last, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`)); err != nil {
-		w.close()
-		return nil, err
-	}
-	return &w, nil
-}
-
-func (w *writeStmts) close() {
-	for _, st := range []*sql.Stmt{w.write, w.counter, w.last} {
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
-// record records one target write, its counters and (when it succeeded)
-// the last values applied.
-func (w *writeStmts) record(ctx context.Context, runID int64, service string, tw pipeline.TargetWrite) error {
-	at := tw.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	var wid int64
-	if err := w.write.QueryRowContext(ctx, runID, tw.Account, tw.PlanID, tw.PlanName, tw.MilestoneID, tw.TargetID, tw.YearNumber,
-		tw.FinancialYear, tw.TargetType, tw.File, tw.Outcome, fmtTime(at)).Scan(&wid); err != nil {
-		return err
-	}
-	for _, c := range tw.Counters {
-		var before any
-		if c.Before != nil {
-			before = *c.Before
-		}
-		if _, err := w.counter.ExecContext(ctx, wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
-			return err
-		}
-		if tw.Outcome != "ok" {
-			continue
-		}
-		if _, err := w.last.ExecContext(ctx, service, tw.Account, tw.TargetID, c.Counter, c.After, runID, fmtTime(at), tw.File); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// FinishRun implements pipeline.StateStore.
+// FinishRun implements pipeline.StateStore: after every record queued
+// before it, and made durable.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE eepipe_runs SET status = ?, finished = ? WHERE id = ?`), status, fmtTime(finished), runID)
-	return s.explain(err)
+	return s.submit(&op{kind: opFinish, run: runID, status: status, at: finished})
 }
 
 // LastWrites implements pipeline.StateStore. The last value applied to a
@@ -444,39 +395,58 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 	return out, nil
 }
 
+// PendingWrites implements pipeline.PendingWriteSource: the writes to
+// the given targets of service recorded before their request was sent
+// whose answer was never recorded (their run was killed, or lost the end
+// of its journal), with their counters, oldest first.
+func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]pipeline.PendingWrite, error) {
+	var out []pipeline.PendingWrite
+	byID := map[int64]int{}
+	err := s.eachByID(ctx, `SELECT w.id, w.run_id, w.account, w.plan_id, w.plan_name, w.milestone_id, w.target_id, w.year_number,
+		w.financial_year, w.target_type, w.file, w.at, c.counter, c.before_value, c.after_value, c.sent
+		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id
+		WHERE r.service = ? AND w.outcome = 'pending' AND w.target_id IN `, service, targetIDs, func(rows *sql.Rows) error {
+		var (
+			p      pipeline.PendingWrite
+			at     string
+			c      pipeline.CounterWrite
+			before sql.NullInt64
+			sent   int
+		)
+		w := &p.Write
+		if err := rows.Scan(&w.ID, &p.RunID, &w.Account, &w.PlanID, &w.PlanName, &w.MilestoneID, &w.TargetID, &w.YearNumber,
+			&w.FinancialYear, &w.TargetType, &w.File, &at, &c.Counter, &before, &c.After, &sent); err != nil {
+			return err
+		}
+		if before.Valid {
+			v := before.Int64
+			c.Before = &v
+		}
+		c.Sent = sent != 0
+		i, ok := byID[w.ID]
+		if !ok {
+			w.At, w.Outcome = parseTime(at), pendingOutcome
+			i = len(out)
+			byID[w.ID] = i
+			out = append(out, p)
+		}
+		out[i].Write.Counters = append(out[i].Write.Counters, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b pipeline.PendingWrite) int { return cmp.Compare(a.Write.ID, b.Write.ID) })
+	return out, nil
+}
+
 // RecordFields implements pipeline.StateStore: the plan fields run runID
 // applied become their last applied values, in one transaction.
 func (s *Store) RecordFields(ctx context.Context, runID int64, ws []pipeline.FieldWrite) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.explain(err)
-	}
-	defer tx.Rollback()
-	var service string
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
-		return s.explain(fmt.Errorf("run %d: %w", runID, err))
-	}
-	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`))
-	if err != nil {
-		return s.explain(err)
-	}
-	defer st.Close()
-	for _, w := range ws {
-		at := w.At
-		if at.IsZero() {
-			at = time.Now()
-		}
-		if _, err := st.ExecContext(ctx, service, w.Account, w.PlanID, w.Field, w.Value, runID, fmtTime(at), w.File); err != nil {
-			return s.explain(err)
-		}
-	}
-	return s.explain(tx.Commit())
+	return s.submit(&op{kind: opFields, run: runID, fws: ws})
 }
 
 // LastFields implements pipeline.StateStore. As LastWrites, the plan is
@@ -728,13 +698,7 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 
 // RecordPlanWrite implements pipeline.StateStore.
 func (s *Store) RecordPlanWrite(ctx context.Context, runID int64, w pipeline.PlanWrite) error {
-	at := w.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`), runID, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
-	return s.explain(err)
+	return s.submit(&op{kind: opPlan, run: runID, pw: w})
 }
 
 // PlanWrites implements pipeline.StateStore.

@@ -1,0 +1,569 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// The write journal: every record of a run (target writes, their answers,
+// plan requests, plan fields, the end of the run) goes through one writer
+// goroutine per Store, which commits whatever has queued while it
+// committed the previous batch in one transaction (group commit). A
+// caller waits for the commit of its batch, so a record it was told is
+// made is in the store; what many concurrent requests record costs one
+// transaction, not one each. See README "The state store" for what a
+// crash can lose.
+
+// pendingOutcome is the outcome of a target write recorded before its
+// request is sent (RecordPending); its answer replaces it.
+const pendingOutcome = pipeline.OutcomePending
+
+// maxBatch bounds the records of one transaction.
+const maxBatch = 512
+
+// durableEvery is how often at most an SQLite store's journal makes its
+// commits durable (synchronous FULL for one transaction, or a checkpoint
+// when the journal is idle): a power cut loses at most about that much of
+// the history.
+const durableEvery = time.Second
+
+type opKind int
+
+const (
+	opWrites  opKind = iota // target writes with their counters (pending, or with an outcome)
+	opOutcome               // the answer of a pending target write
+	opPlan                  // a plan request
+	opFields                // plan fields applied
+	opFinish                // the end of a run (made durable)
+	opResolve               // what became of writes another run left pending
+)
+
+// op is one record the journal makes; done gets its error once its batch
+// is committed (or failed).
+type op struct {
+	kind   opKind
+	run    int64
+	ws     []pipeline.TargetWrite // opWrites; opOutcome: one, with its ID
+	ids    []int64                // opWrites: the ids given to ws
+	pw     pipeline.PlanWrite
+	fws    []pipeline.FieldWrite
+	status string
+	at     time.Time
+	done   chan error
+}
+
+// journal is the writer goroutine of a Store.
+type journal struct {
+	s     *Store
+	ops   chan *op
+	stop  chan struct{}
+	ended chan struct{}
+	once  sync.Once
+}
+
+// submit queues o and waits for its batch's commit.
+func (s *Store) submit(o *op) error {
+	s.jonce.Do(func() {
+		s.j = &journal{s: s, ops: make(chan *op, 4*maxBatch), stop: make(chan struct{}), ended: make(chan struct{})}
+		go s.j.loop()
+	})
+	o.done = make(chan error, 1)
+	select {
+	case s.j.ops <- o:
+	case <-s.j.ended:
+		return fmt.Errorf("the state store %s is closed", s.where)
+	}
+	return <-o.done
+}
+
+// closeJournal commits what is queued and stops the writer.
+func (s *Store) closeJournal() {
+	if s.j == nil {
+		return
+	}
+	s.j.once.Do(func() { close(s.j.stop) })
+	<-s.j.ended
+}
+
+func (j *journal) loop() {
+	defer close(j.ended)
+	ctx := context.Background()
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	lastDurable := time.Now()
+	dirty := false // committed, not yet durable (SQLite)
+	idle := time.NewTimer(time.Hour)
+	defer idle.Stop()
+	for {
+		var first *op
+		select {
+		case first = <-j.ops:
+		case <-idle.C:
+			if dirty && conn != nil {
+				// Idle after commits a power cut could lose: sync them.
+				conn.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+				dirty, lastDurable = false, time.Now()
+			}
+			continue
+		case <-j.stop:
+			select {
+			case first = <-j.ops:
+			default:
+				return
+			}
+		}
+		batch := []*op{first}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case o := <-j.ops:
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		if conn == nil {
+			c, err := j.s.db.Conn(ctx)
+			if err != nil {
+				for _, o := range batch {
+					o.done <- j.s.explain(err)
+				}
+				continue
+			}
+			conn = c
+		}
+		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
+		errs := j.commit(ctx, conn, batch, durable)
+		for i, o := range batch {
+			o.done <- errs[i]
+		}
+		if j.s.dialect == dialectSQLite {
+			if durable {
+				dirty, lastDurable = false, time.Now()
+			} else {
+				dirty = true
+				idle.Reset(durableEvery)
+			}
+		}
+	}
+}
+
+func hasFinish(batch []*op) bool {
+	for _, o := range batch {
+		if o.kind == opFinish {
+			return true
+		}
+	}
+	return false
+}
+
+// commit records batch in one transaction; when it fails, each record is
+// tried again in a transaction of its own, so that one bad record fails
+// alone. It returns each record's error.
+func (j *journal) commit(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) []error {
+	errs := make([]error, len(batch))
+	err := j.tx(ctx, conn, batch, durable)
+	if err == nil || len(batch) == 1 {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	for i, o := range batch {
+		errs[i] = j.tx(ctx, conn, []*op{o}, durable)
+	}
+	return errs
+}
+
+func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) error {
+	var err error
+	if j.s.dialect == dialectPostgres {
+		err = j.pgBatch(ctx, conn, batch)
+	} else {
+		err = j.sqliteTx(ctx, conn, batch, durable)
+	}
+	return j.s.explain(err)
+}
+
+// sqliteTx records batch in one SQLite transaction, with prepared
+// statements; durable commits it with synchronous FULL.
+func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (err error) {
+	if durable {
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
+			return err
+		}
+		defer conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st := &sqliteStmts{tx: tx}
+	defer st.close()
+	for _, o := range batch {
+		if err := st.record(ctx, o); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// sqliteStmts are the statements of one SQLite transaction, prepared on
+// first use.
+type sqliteStmts struct {
+	tx   *sql.Tx
+	byQ  map[string]*sql.Stmt
+	runs map[int64]string // run id -> service
+}
+
+func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := st.byQ[q]; ok {
+		return s, nil
+	}
+	s, err := st.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if st.byQ == nil {
+		st.byQ = map[string]*sql.Stmt{}
+	}
+	st.byQ[q] = s
+	return s, nil
+}
+
+func (st *sqliteStmts) close() {
+	for _, s := range st.byQ {
+		s.Close()
+	}
+}
+
+func (st *sqliteStmts) exec(ctx context.Context, q string, args ...any) error {
+	s, err := st.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExecContext(ctx, args...)
+	return err
+}
+
+// service returns the service of run id.
+func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
+	if s, ok := st.runs[run]; ok {
+		return s, nil
+	}
+	var svc string
+	if err := st.tx.QueryRowContext(ctx, `SELECT service FROM eepipe_runs WHERE id = ?`, run).Scan(&svc); err != nil {
+		return "", fmt.Errorf("run %d: %w", run, err)
+	}
+	if st.runs == nil {
+		st.runs = map[int64]string{}
+	}
+	st.runs[run] = svc
+	return svc, nil
+}
+
+// The statements of the journal, in ? placeholders (SQLite).
+const (
+	qInsertWrite = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qInsertCounter = `INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent) VALUES (?, ?, ?, ?, ?)`
+	qUpsertLast    = `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+	qOutcome     = `UPDATE eepipe_writes SET outcome = ?, at = ? WHERE id = ? AND run_id = ?`
+	qInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+	qFinish  = `UPDATE eepipe_runs SET status = ?, finished = ? WHERE id = ?`
+	qResolve = `UPDATE eepipe_writes SET outcome = ? WHERE id = ? AND outcome = 'pending'`
+)
+
+// resolved returns the outcome a pending write gets once run found what
+// became of it, and the write run records when it adopted it (nil when
+// not).
+func resolved(run int64, w pipeline.TargetWrite) (string, *pipeline.TargetWrite) {
+	outcome := fmt.Sprintf("%s (found by run %d)", w.Outcome, run)
+	if !w.Applied() {
+		return outcome, nil
+	}
+	nw := w
+	nw.ID, nw.At = 0, time.Now()
+	return outcome, &nw
+}
+
+func writeAt(w pipeline.TargetWrite) time.Time {
+	if w.At.IsZero() {
+		return time.Now()
+	}
+	return w.At
+}
+
+func (st *sqliteStmts) record(ctx context.Context, o *op) error {
+	switch o.kind {
+	case opWrites:
+		o.ids = make([]int64, len(o.ws))
+		for i, w := range o.ws {
+			ins, err := st.stmt(ctx, qInsertWrite)
+			if err != nil {
+				return err
+			}
+			at := writeAt(w)
+			if err := ins.QueryRowContext(ctx, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+				w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(at)).Scan(&o.ids[i]); err != nil {
+				return err
+			}
+			for _, c := range w.Counters {
+				var before any
+				if c.Before != nil {
+					before = *c.Before
+				}
+				if err := st.exec(ctx, qInsertCounter, o.ids[i], c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+					return err
+				}
+			}
+			if err := st.last(ctx, o.run, w, at); err != nil {
+				return err
+			}
+		}
+	case opOutcome:
+		w := o.ws[0]
+		at := writeAt(w)
+		if err := st.exec(ctx, qOutcome, w.Outcome, fmtTime(at), w.ID, o.run); err != nil {
+			return err
+		}
+		return st.last(ctx, o.run, w, at)
+	case opPlan:
+		w := o.pw
+		at := w.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		return st.exec(ctx, qInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+	case opFields:
+		svc, err := st.service(ctx, o.run)
+		if err != nil {
+			return err
+		}
+		for _, w := range o.fws {
+			at := w.At
+			if at.IsZero() {
+				at = time.Now()
+			}
+			if err := st.exec(ctx, qUpsertField, svc, w.Account, w.PlanID, w.Field, w.Value, o.run, fmtTime(at), w.File); err != nil {
+				return err
+			}
+		}
+	case opFinish:
+		return st.exec(ctx, qFinish, o.status, fmtTime(o.at), o.run)
+	case opResolve:
+		for _, w := range o.ws {
+			outcome, adopted := resolved(o.run, w)
+			if err := st.exec(ctx, qResolve, outcome, w.ID); err != nil {
+				return err
+			}
+			if adopted != nil {
+				if err := st.record(ctx, &op{kind: opWrites, run: o.run, ws: []pipeline.TargetWrite{*adopted}}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// last makes the counters of w the last values applied when it succeeded.
+func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, at time.Time) error {
+	if !w.Applied() {
+		return nil
+	}
+	svc, err := st.service(ctx, run)
+	if err != nil {
+		return err
+	}
+	for _, c := range w.Counters {
+		if err := st.exec(ctx, qUpsertLast, svc, w.Account, w.TargetID, c.Counter, c.After, run, fmtTime(at), w.File); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PostgreSQL: a batch is sent in one round trip (pgx.Batch, run by the
+// server in one implicit transaction); a target write and its counters
+// are one statement (the counters as arrays).
+const (
+	pgInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	pgUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), x.account, x.plan_id, x.field, x.value, $1, x.at, x.file
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(account, plan_id, field, value, at, file)
+		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+	pgFinish  = `UPDATE eepipe_runs SET status = $1, finished = $2 WHERE id = $3`
+	pgResolve = `UPDATE eepipe_writes SET outcome = $1 WHERE id = $2 AND outcome = 'pending'`
+)
+
+var (
+	pgInsertWrite = `WITH w AS (
+		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+			year_number, financial_year, target_type, file, outcome, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
+	c AS (
+		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		SELECT w.id, x.counter, x.before_value, x.after_value, x.sent
+		FROM w, unnest($13::text[], $14::bigint[], $15::bigint[], $16::int[]) AS x(counter, before_value, after_value, sent)),
+	l AS (` + pgUpsertLast("$1", "$2", "$6", "$12", "$10", "$17", "$18") + `)
+	SELECT id FROM w`
+	pgOutcome = `WITH u AS (UPDATE eepipe_writes SET outcome = $3, at = $2 WHERE id = $7 AND run_id = $1)
+	` + pgUpsertLast("$1", "$5", "$6", "$2", "$4", "$8", "$9")
+)
+
+// pgUpsertLast makes the counters (an array) the last values applied to a
+// target by a run, from the given parameters.
+func pgUpsertLast(run, account, target, at, file, counters, values string) string {
+	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = ` + run + `), ` + account + `::text, ` + target + `::bigint, x.counter, x.value, ` +
+		run + `, ` + at + `::text, ` + file + `::text
+		FROM unnest(` + counters + `::text[], ` + values + `::bigint[]) AS x(counter, value)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+}
+
+// lastArrays are the counters and values of w that become the last values
+// applied (none when it did not succeed).
+func lastArrays(w pipeline.TargetWrite) ([]string, []int64) {
+	names, vals := []string{}, []int64{}
+	if w.Applied() {
+		for _, c := range w.Counters {
+			names = append(names, c.Counter)
+			vals = append(vals, c.After)
+		}
+	}
+	return names, vals
+}
+
+func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) error {
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("not a pgx connection")
+		}
+		var b pgx.Batch
+		type slot struct {
+			o *op
+			i int
+		}
+		var ids []slot
+		for _, o := range batch {
+			switch o.kind {
+			case opWrites:
+				o.ids = make([]int64, len(o.ws))
+				for i, w := range o.ws {
+					queueWrite(&b, o.run, w)
+					ids = append(ids, slot{o, i})
+				}
+			case opResolve:
+				for _, w := range o.ws {
+					outcome, adopted := resolved(o.run, w)
+					b.Queue(pgResolve, outcome, w.ID)
+					if adopted != nil {
+						queueWrite(&b, o.run, *adopted)
+					}
+				}
+			case opOutcome:
+				w := o.ws[0]
+				ln, lv := lastArrays(w)
+				b.Queue(pgOutcome, o.run, fmtTime(writeAt(w)), w.Outcome, w.File, w.Account, w.TargetID, w.ID, ln, lv)
+			case opPlan:
+				w := o.pw
+				at := w.At
+				if at.IsZero() {
+					at = time.Now()
+				}
+				b.Queue(pgInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+			case opFields:
+				n := len(o.fws)
+				acc, field, val, at, file := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+				plan := make([]int64, n)
+				for k, w := range o.fws {
+					t := w.At
+					if t.IsZero() {
+						t = time.Now()
+					}
+					acc[k], plan[k], field[k], val[k], at[k], file[k] = w.Account, w.PlanID, w.Field, w.Value, fmtTime(t), w.File
+				}
+				b.Queue(pgUpsertField, o.run, acc, plan, field, val, at, file)
+			case opFinish:
+				b.Queue(pgFinish, o.status, fmtTime(o.at), o.run)
+			}
+		}
+		br := sc.Conn().SendBatch(ctx, &b)
+		k := 0
+		for _, o := range batch {
+			switch o.kind {
+			case opWrites:
+				for range o.ws {
+					s := ids[k]
+					k++
+					if err := br.QueryRow().Scan(&s.o.ids[s.i]); err != nil {
+						br.Close()
+						return err
+					}
+				}
+			case opResolve:
+				for _, w := range o.ws {
+					if _, err := br.Exec(); err != nil {
+						br.Close()
+						return err
+					}
+					if _, adopted := resolved(o.run, w); adopted != nil {
+						var id int64
+						if err := br.QueryRow().Scan(&id); err != nil {
+							br.Close()
+							return err
+						}
+					}
+				}
+			default:
+				if _, err := br.Exec(); err != nil {
+					br.Close()
+					return err
+				}
+			}
+		}
+		return br.Close()
+	})
+}
+
+// queueWrite queues the insert of target write w of run (with its
+// counters and, when it succeeded, the last values applied).
+func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
+	var (
+		names  = make([]string, len(w.Counters))
+		before = make([]*int64, len(w.Counters))
+		after  = make([]int64, len(w.Counters))
+		sent   = make([]int32, len(w.Counters))
+	)
+	for k, c := range w.Counters {
+		names[k], before[k], after[k], sent[k] = c.Counter, c.Before, c.After, int32(boolInt(c.Sent))
+	}
+	ln, lv := lastArrays(w)
+	b.Queue(pgInsertWrite, run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), names, before, after, sent, ln, lv)
+}
