@@ -63,11 +63,12 @@ type op struct {
 
 // journal is the writer goroutine of a Store.
 type journal struct {
-	s     *Store
-	ops   chan *op
-	stop  chan struct{}
-	ended chan struct{}
-	once  sync.Once
+	s      *Store
+	sqlite *sqliteStmts // the SQLite statements of the journal's connection
+	ops    chan *op
+	stop   chan struct{}
+	ended  chan struct{}
+	once   sync.Once
 }
 
 // submit queues o and waits for its batch's commit.
@@ -99,6 +100,11 @@ func (j *journal) loop() {
 	ctx := context.Background()
 	var conn *sql.Conn
 	defer func() {
+		if j.sqlite != nil {
+			for _, st := range j.sqlite.byQ {
+				st.Close()
+			}
+		}
 		if conn != nil {
 			conn.Close()
 		}
@@ -198,34 +204,40 @@ func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable b
 	return j.s.explain(err)
 }
 
-// sqliteTx records batch in one SQLite transaction, with prepared
-// statements; durable commits it with synchronous FULL.
+// sqliteTx records batch in one SQLite transaction on the journal's
+// connection, with statements prepared once for the journal's life;
+// durable commits it with synchronous FULL.
 func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (err error) {
+	if j.sqlite == nil || j.sqlite.conn != conn {
+		j.sqlite = &sqliteStmts{conn: conn}
+	}
+	st := j.sqlite
 	if durable {
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
 			return err
 		}
 		defer conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
 	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	st := &sqliteStmts{tx: tx}
-	defer st.close()
 	for _, o := range batch {
 		if err := st.record(ctx, o); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
 			return err
 		}
 	}
-	return tx.Commit()
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		return err
+	}
+	return nil
 }
 
-// sqliteStmts are the statements of one SQLite transaction, prepared on
-// first use.
+// sqliteStmts are the prepared statements of the journal's SQLite
+// connection, prepared on first use, and the service of each run seen.
 type sqliteStmts struct {
-	tx   *sql.Tx
+	conn *sql.Conn
 	byQ  map[string]*sql.Stmt
 	runs map[int64]string // run id -> service
 }
@@ -234,7 +246,7 @@ func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s, ok := st.byQ[q]; ok {
 		return s, nil
 	}
-	s, err := st.tx.PrepareContext(ctx, q)
+	s, err := st.conn.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -243,12 +255,6 @@ func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	}
 	st.byQ[q] = s
 	return s, nil
-}
-
-func (st *sqliteStmts) close() {
-	for _, s := range st.byQ {
-		s.Close()
-	}
 }
 
 func (st *sqliteStmts) exec(ctx context.Context, q string, args ...any) error {
@@ -266,7 +272,7 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 		return s, nil
 	}
 	var svc string
-	if err := st.tx.QueryRowContext(ctx, `SELECT service FROM eepipe_runs WHERE id = ?`, run).Scan(&svc); err != nil {
+	if err := st.conn.QueryRowContext(ctx, `SELECT service FROM eepipe_runs WHERE id = ?`, run).Scan(&svc); err != nil {
 		return "", fmt.Errorf("run %d: %w", run, err)
 	}
 	if st.runs == nil {
