@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // against a fresh sandbox in this process, so both have the same work),
 // so that the two are compared under the same load:
 //
-//	go test ./cmd/eepipe -run '^$' -bench 'BenchmarkCostApplyHistory|BenchmarkApplyEfficiency' -benchtime 3x
+//	GOCACHE=$(go env GOCACHE) go test ./cmd/eepipe -run '^$' -bench 'BenchmarkCostApplyHistory|BenchmarkApplyEfficiency' -benchtime 3x
 //
 // Each reports, per apply, the eepipe process's wall time, CPU time and
 // peak resident memory with the store (store-*) and without (nostate-*),
@@ -50,7 +51,7 @@ func applyProcess(b *testing.B, file string, latency time.Duration, args ...stri
 		envBaseURL+"="+srv.URL, envAPIKey+"=mpk_sandbox_acme", envAPISecret+"=sandbox-secret-acme",
 		envLookupURL+"="+srv.URL, envLookupUsername+"=consultant", envLookupPassword+"=sandbox-lookup-pass",
 		envLockDir+"="+filepath.Join(dir, "locks"), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
-	cmd := exec.Command(costBinary(b), append([]string{"apply", file, "--no-recalc"}, args...)...)
+	cmd := exec.Command(journalBinary(b), append([]string{"apply", file, "--no-recalc"}, args...)...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -65,6 +66,39 @@ func applyProcess(b *testing.B, file string, latency time.Duration, args ...stri
 		b.Fatalf("apply %v: exit %d (%v): %s", args, code, err, stderr.String())
 	}
 	return journalRun{wall: wall, cpu: costUsage(cmd.ProcessState), rss: hwm(), requests: srv.Sandbox.Stats().Requests}
+}
+
+var (
+	journalBinOnce sync.Once
+	journalBin     string
+	journalBinErr  error
+)
+
+// journalBinary builds eepipe once, with the build cache GOCACHE names
+// when it is set (go test -bench ... with GOCACHE=$(go env GOCACHE) saves
+// building the SQLite driver again), else as costBinary does.
+func journalBinary(b *testing.B) string {
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		return costBinary(b)
+	}
+	journalBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "eepipe-bench-")
+		if err != nil {
+			journalBinErr = err
+			return
+		}
+		journalBin = filepath.Join(dir, "eepipe")
+		build := exec.Command("go", "build", "-o", journalBin, ".")
+		build.Env = append(os.Environ(), "GOCACHE="+cache)
+		if out, err := build.CombinedOutput(); err != nil {
+			journalBinErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if journalBinErr != nil {
+		b.Fatal(journalBinErr)
+	}
+	return journalBin
 }
 
 // newPlansCSV writes plans new plans of 5 years x 2 target types (10

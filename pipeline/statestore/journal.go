@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -132,13 +133,22 @@ func (j *journal) loop() {
 			}
 		}
 		batch := []*op{first}
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case o := <-j.ops:
-				batch = append(batch, o)
-			default:
-				break drain
+		// Let the requests whose records the last commit answered queue
+		// their next records: a few yields gather a batch at the cost of
+		// microseconds, not milliseconds.
+		for range 3 {
+			runtime.Gosched()
+			if len(j.ops) == 0 {
+				break
+			}
+		drain:
+			for len(batch) < maxBatch {
+				select {
+				case o := <-j.ops:
+					batch = append(batch, o)
+				default:
+					break drain
+				}
 			}
 		}
 		if conn == nil {
