@@ -206,14 +206,15 @@ type PlanWrite struct {
 // request as soon as it completes, so that a run killed half-way leaves
 // the writes it made on record.
 type RunJournal interface {
-	// TargetSending records a target write before its request is sent
-	// (its counters, outcome pending) and returns the id TargetWritten
-	// records its answer under: a run killed before the answer is
-	// recorded leaves it pending, for the next run to find.
-	TargetSending(ctx context.Context, w TargetWrite) (int64, error)
-	// TargetWritten records a target write and its outcome (w.ID: the id
-	// TargetSending returned, or 0).
-	TargetWritten(ctx context.Context, w TargetWrite) error
+	// TargetsSending records target writes before their requests are
+	// sent (their counters, outcome pending; a plan's together) and
+	// returns the ids TargetsWritten records their answers under: a run
+	// killed before an answer is recorded leaves its write pending, for
+	// the next run to find.
+	TargetsSending(ctx context.Context, ws []TargetWrite) ([]int64, error)
+	// TargetsWritten records target writes and their outcomes (w.ID: the
+	// id TargetsSending returned, or 0), together: a plan's answers.
+	TargetsWritten(ctx context.Context, ws []TargetWrite) error
 	// TargetsInSync records targets the run did not patch, whose counters
 	// the file sets already held the file's values (all Sent false): the
 	// values the run agreed with the service.
@@ -234,13 +235,14 @@ type RunJournal interface {
 type StateStore interface {
 	// BeginRun records the start of a run and returns its id.
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
-	// RecordPending records one target write of run id as pending before
-	// its request is sent, and returns its id.
-	RecordPending(ctx context.Context, runID int64, w TargetWrite) (int64, error)
+	// RecordPending records target writes of run id as pending before
+	// their requests are sent, in one transaction, and returns their ids.
+	RecordPending(ctx context.Context, runID int64, ws []TargetWrite) ([]int64, error)
 	// RecordWrite records one target write of run id; for a write
 	// recorded as pending (w.ID set), its outcome.
 	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
-	// RecordWrites records several target writes of run id in one transaction.
+	// RecordWrites records several target writes of run id in one
+	// transaction; for those recorded as pending (w.ID set), their outcome.
 	RecordWrites(ctx context.Context, runID int64, ws []TargetWrite) error
 	// ResolvePending records the outcome of writes another run left
 	// pending (w.ID) as found by run id; the adopted ones (Applied) are
@@ -323,15 +325,15 @@ func JournalFor(store StateStore, runID int64) RunJournal {
 	return storeJournal{store: store, run: runID}
 }
 
-// TargetSending implements RunJournal.
-func (j storeJournal) TargetSending(ctx context.Context, w TargetWrite) (int64, error) {
-	return j.store.RecordPending(context.WithoutCancel(ctx), j.run, w)
+// TargetsSending implements RunJournal.
+func (j storeJournal) TargetsSending(ctx context.Context, ws []TargetWrite) ([]int64, error) {
+	return j.store.RecordPending(context.WithoutCancel(ctx), j.run, ws)
 }
 
-// TargetWritten implements RunJournal.
-func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
-	// Record even when ctx is cancelled: the write happened.
-	return j.store.RecordWrite(context.WithoutCancel(ctx), j.run, w)
+// TargetsWritten implements RunJournal.
+func (j storeJournal) TargetsWritten(ctx context.Context, ws []TargetWrite) error {
+	// Record even when ctx is cancelled: the writes happened.
+	return j.store.RecordWrites(context.WithoutCancel(ctx), j.run, ws)
 }
 
 // TargetsInSync implements RunJournal.

@@ -608,43 +608,75 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten, dryRun bool) error {
 	return err
 }
 
-// recordSending records the target write of t (of plan planID, diff d)
-// in RunOptions.Journal before its request is sent (TargetSending), and
-// returns it. The counters the file sets that are not sent and not held
-// already hold the file's value: they are recorded as such (Sent false),
-// so that a later change on the service is recognised. created says the
-// plan was created by this run. When the journal fails the run stops and
-// the request is not sent.
-func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, t *TargetDiff, created bool) (*TargetWrite, error) {
+// recordSending records the target writes of d's targets with changes
+// (plan planID) in RunOptions.Journal before their requests are sent (the
+// plan's together: TargetsSending), and returns them by target index (nil
+// for a target with nothing to send, and all nil without a journal). The
+// counters the file sets that are not sent and not held already hold the
+// file's value: they are recorded as such (Sent false), so that a later
+// change on the service is recognised. created says the plan was created
+// by this run. When the journal fails the run stops and no request is
+// sent.
+func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, created bool) ([]*TargetWrite, error) {
+	out := make([]*TargetWrite, len(d.Targets))
 	if r.opts.Journal == nil {
-		return nil, nil
+		return out, nil
 	}
-	w := r.targetWrite(d, planID, t, created, nil)
-	id, jerr := r.opts.Journal.TargetSending(ctx, w)
+	var ws []TargetWrite
+	var at []int
+	for i := range d.Targets {
+		if t := &d.Targets[i]; len(t.Changes) > 0 {
+			ws = append(ws, r.targetWrite(d, planID, t, created, nil))
+			at = append(at, i)
+		}
+	}
+	if len(ws) == 0 {
+		return out, nil
+	}
+	ids, jerr := r.opts.Journal.TargetsSending(ctx, ws)
+	if jerr == nil && len(ids) != len(ws) {
+		jerr = fmt.Errorf("%d ids for %d writes", len(ids), len(ws))
+	}
 	if jerr != nil {
 		r.journalFailed(jerr)
-		return nil, fmt.Errorf("%s (target %d) not patched: the write could not be recorded in the state store before it was sent: %w", t.Label(), t.TargetID, jerr)
+		return nil, fmt.Errorf("%s not patched: the writes could not be recorded in the state store before they were sent: %w",
+			Plural(len(ws), "target"), jerr)
 	}
-	w.ID = id
-	return &w, nil
+	for k, i := range at {
+		ws[k].ID = ids[k]
+		out[i] = &ws[k]
+	}
+	return out, nil
 }
 
-// recordWrite records the outcome err of the target write w of t
-// (recordSending's; nil without a journal).
-func (r *Runner) recordWrite(ctx context.Context, w *TargetWrite, t *TargetDiff, err error) error {
+// answered sets the outcome err of the target write w (recordSending's;
+// nil without a journal) once its request completed.
+func (r *Runner) answered(w *TargetWrite, err error) {
 	if w == nil {
-		return nil
+		return
 	}
 	w.Outcome, w.At = "ok", r.opts.now()
 	if err != nil {
 		w.Outcome = err.Error()
 	}
-	if jerr := r.opts.Journal.TargetWritten(ctx, *w); jerr != nil {
-		r.journalFailed(jerr)
-		if err == nil {
-			return fmt.Errorf("%s (target %d): written, but the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+}
+
+// recordAnswers records the outcomes of a plan's target writes
+// (recordSending's, answered; nil entries are skipped) together. When
+// that fails the run stops, and the error says the writes were sent.
+func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
+	var out []TargetWrite
+	for _, w := range ws {
+		if w != nil && w.Outcome != "" {
+			out = append(out, *w)
 		}
-		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if jerr := r.opts.Journal.TargetsWritten(ctx, out); jerr != nil {
+		r.journalFailed(jerr)
+		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
 	return nil
 }

@@ -129,20 +129,20 @@ type runJournal struct {
 	j pipeline.RunJournal
 }
 
-// TargetSending implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetSending(ctx context.Context, w pipeline.TargetWrite) (int64, error) {
+// TargetsSending implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetsSending(ctx context.Context, ws []pipeline.TargetWrite) ([]int64, error) {
 	if r.j == nil {
-		return 0, nil
+		return make([]int64, len(ws)), nil
 	}
-	return r.j.TargetSending(ctx, w)
+	return r.j.TargetsSending(ctx, ws)
 }
 
-// TargetWritten implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) error {
+// TargetsWritten implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetsWritten(ctx context.Context, ws []pipeline.TargetWrite) error {
 	if r.j == nil {
 		return nil
 	}
-	return r.j.TargetWritten(ctx, w)
+	return r.j.TargetsWritten(ctx, ws)
 }
 
 // TargetsInSync implements pipeline.RunJournal; before BeginRun it does nothing.

@@ -82,9 +82,9 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 							}
 							w := pipeline.TargetWrite{Account: "acme", PlanID: 1, TargetID: int64(k), TargetType: "all_employees",
 								Counters: []pipeline.CounterWrite{{Counter: "a", After: 1, Sent: true}, {Counter: "b", After: 2, Sent: true}, {Counter: "c", After: 3}}}
-							id, err := s.RecordPending(ctx, run, w)
+							ids, err := s.RecordPending(ctx, run, []pipeline.TargetWrite{w})
 							if err == nil {
-								w.ID, w.Outcome = id, "ok"
+								w.ID, w.Outcome = ids[0], "ok"
 								err = s.RecordWrite(ctx, run, w)
 							}
 							if err != nil {

@@ -336,6 +336,13 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	case opWrites:
 		o.ids = make([]int64, len(o.ws))
 		for i, w := range o.ws {
+			if w.ID != 0 {
+				o.ids[i] = w.ID
+				if err := st.record(ctx, &op{kind: opOutcome, run: o.run, ws: []pipeline.TargetWrite{w}}); err != nil {
+					return err
+				}
+				continue
+			}
 			ins, err := st.stmt(ctx, qInsertWrite)
 			if err != nil {
 				return err
@@ -491,6 +498,11 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 			case opWrites:
 				o.ids = make([]int64, len(o.ws))
 				for i, w := range o.ws {
+					if w.ID != 0 {
+						o.ids[i] = w.ID
+						queueOutcome(&b, o.run, w)
+						continue
+					}
 					queueWrite(&b, o.run, w)
 					ids = append(ids, slot{o, i})
 				}
@@ -503,9 +515,7 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 					}
 				}
 			case opOutcome:
-				w := o.ws[0]
-				ln, lv := lastArrays(w)
-				b.Queue(pgOutcome, o.run, fmtTime(writeAt(w)), w.Outcome, w.File, w.Account, w.TargetID, w.ID, ln, lv)
+				queueOutcome(&b, o.run, o.ws[0])
 			case opPlan:
 				w := o.pw
 				at := w.At
@@ -534,7 +544,14 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 		for _, o := range batch {
 			switch o.kind {
 			case opWrites:
-				for range o.ws {
+				for _, w := range o.ws {
+					if w.ID != 0 {
+						if _, err := br.Exec(); err != nil {
+							br.Close()
+							return err
+						}
+						continue
+					}
 					s := ids[k]
 					k++
 					if err := br.QueryRow().Scan(&s.o.ids[s.i]); err != nil {
@@ -582,4 +599,11 @@ func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
 	ln, lv := lastArrays(w)
 	b.Queue(pgInsertWrite, run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
 		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), names, before, after, sent, ln, lv)
+}
+
+// queueOutcome queues the outcome of the pending write w of run (and,
+// when it succeeded, the last values applied).
+func queueOutcome(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
+	ln, lv := lastArrays(w)
+	b.Queue(pgOutcome, run, fmtTime(writeAt(w)), w.Outcome, w.File, w.Account, w.TargetID, w.ID, ln, lv)
 }

@@ -37,7 +37,7 @@ func TestJournalConcurrentWritesAndPending(t *testing.T) {
 					defer wg.Done()
 					w := pipeline.TargetWrite{Account: "acme", PlanID: 1, TargetID: int64(1000 + i), TargetType: "all_employees", At: t0.Add(time.Second),
 						Counters: []pipeline.CounterWrite{{Counter: "a", Before: i64(0), After: int64(i), Sent: true}, {Counter: "b", After: 7}}}
-					id, err := s.RecordPending(ctx, run, w)
+					ids, err := s.RecordPending(ctx, run, []pipeline.TargetWrite{w})
 					if err != nil {
 						errs <- err
 						return
@@ -45,7 +45,7 @@ func TestJournalConcurrentWritesAndPending(t *testing.T) {
 					if i%8 == 7 {
 						return // the answer never recorded: killed in the window
 					}
-					w.ID, w.Outcome = id, "ok"
+					w.ID, w.Outcome = ids[0], "ok"
 					if i%8 == 6 {
 						w.Outcome = "HTTP 500"
 					}

@@ -318,16 +318,23 @@ func isUnique(err error) bool {
 	return strings.Contains(msg, "unique") || strings.Contains(msg, "23505")
 }
 
-// RecordPending implements pipeline.StateStore: the write is recorded
-// with its counters and the outcome "pending" before its request is sent;
-// RecordWrite of the write with the returned id records its answer.
-func (s *Store) RecordPending(ctx context.Context, runID int64, w pipeline.TargetWrite) (int64, error) {
-	w.Outcome = pendingOutcome
-	o := &op{kind: opWrites, run: runID, ws: []pipeline.TargetWrite{w}}
-	if err := s.submit(o); err != nil {
-		return 0, err
+// RecordPending implements pipeline.StateStore: the writes are recorded
+// with their counters and the outcome "pending" before their requests are
+// sent; RecordWrite of a write with its id records its answer.
+func (s *Store) RecordPending(ctx context.Context, runID int64, ws []pipeline.TargetWrite) ([]int64, error) {
+	if len(ws) == 0 {
+		return nil, nil
 	}
-	return o.ids[0], nil
+	ps := make([]pipeline.TargetWrite, len(ws))
+	for i, w := range ws {
+		w.Outcome = pendingOutcome
+		ps[i] = w
+	}
+	o := &op{kind: opWrites, run: runID, ws: ps}
+	if err := s.submit(o); err != nil {
+		return nil, err
+	}
+	return o.ids, nil
 }
 
 // RecordWrite implements pipeline.StateStore: the write, its counters and
@@ -335,15 +342,13 @@ func (s *Store) RecordPending(ctx context.Context, runID int64, w pipeline.Targe
 // write recorded as pending (w.ID set), its outcome and the last values.
 // Writes recorded at the same time share a transaction (journal.go).
 func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
-	if w.ID != 0 {
-		return s.submit(&op{kind: opOutcome, run: runID, ws: []pipeline.TargetWrite{w}})
-	}
 	return s.RecordWrites(ctx, runID, []pipeline.TargetWrite{w})
 }
 
 // RecordWrites implements pipeline.StateStore: the writes, their counters
 // and (for those that succeeded) the last values applied, in one
-// transaction.
+// transaction; for the writes recorded as pending (w.ID set), their
+// outcomes and the last values.
 func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
 	if len(ws) == 0 {
 		return nil
