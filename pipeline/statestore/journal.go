@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -488,34 +489,78 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 			return errors.New("not a pgx connection")
 		}
 		var b pgx.Batch
-		type slot struct {
-			o *op
-			i int
+		// read reads the results of the statements queued, in order.
+		var read []func(pgx.BatchResults) error
+		exec := func(br pgx.BatchResults) error {
+			_, err := br.Exec()
+			return err
 		}
-		var ids []slot
 		for _, o := range batch {
 			switch o.kind {
 			case opWrites:
 				o.ids = make([]int64, len(o.ws))
+				var fresh, answers []int
 				for i, w := range o.ws {
 					if w.ID != 0 {
 						o.ids[i] = w.ID
-						queueOutcome(&b, o.run, w)
-						continue
+						answers = append(answers, i)
+					} else {
+						fresh = append(fresh, i)
 					}
-					queueWrite(&b, o.run, w)
-					ids = append(ids, slot{o, i})
+				}
+				if len(answers) > 1 && distinctTargets(o.ws, answers) {
+					queueOutcomes(&b, o.run, o.ws, answers)
+					read = append(read, exec)
+				} else {
+					for _, i := range answers {
+						queueOutcome(&b, o.run, o.ws[i])
+						read = append(read, exec)
+					}
+				}
+				if len(fresh) > 1 && distinctTargets(o.ws, fresh) {
+					queueWrites(&b, o.run, o.ws, fresh)
+					read = append(read, func(br pgx.BatchResults) error {
+						rows, err := br.Query()
+						if err != nil {
+							return err
+						}
+						at := map[int64]int{}
+						for _, i := range fresh {
+							at[o.ws[i].TargetID] = i
+						}
+						for rows.Next() {
+							var id, target int64
+							if err := rows.Scan(&id, &target); err != nil {
+								rows.Close()
+								return err
+							}
+							o.ids[at[target]] = id
+						}
+						rows.Close()
+						return rows.Err()
+					})
+				} else {
+					for _, i := range fresh {
+						queueWrite(&b, o.run, o.ws[i])
+						read = append(read, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&o.ids[i]) })
+					}
 				}
 			case opResolve:
 				for _, w := range o.ws {
 					outcome, adopted := resolved(o.run, w)
 					b.Queue(pgResolve, outcome, w.ID)
+					read = append(read, exec)
 					if adopted != nil {
 						queueWrite(&b, o.run, *adopted)
+						read = append(read, func(br pgx.BatchResults) error {
+							var id int64
+							return br.QueryRow().Scan(&id)
+						})
 					}
 				}
 			case opOutcome:
 				queueOutcome(&b, o.run, o.ws[0])
+				read = append(read, exec)
 			case opPlan:
 				w := o.pw
 				at := w.At
@@ -523,6 +568,7 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 					at = time.Now()
 				}
 				b.Queue(pgInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+				read = append(read, exec)
 			case opFields:
 				n := len(o.fws)
 				acc, field, val, at, file := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -535,53 +581,150 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 					acc[k], plan[k], field[k], val[k], at[k], file[k] = w.Account, w.PlanID, w.Field, w.Value, fmtTime(t), w.File
 				}
 				b.Queue(pgUpsertField, o.run, acc, plan, field, val, at, file)
+				read = append(read, exec)
 			case opFinish:
 				b.Queue(pgFinish, o.status, fmtTime(o.at), o.run)
+				read = append(read, exec)
 			}
 		}
 		br := sc.Conn().SendBatch(ctx, &b)
-		k := 0
-		for _, o := range batch {
-			switch o.kind {
-			case opWrites:
-				for _, w := range o.ws {
-					if w.ID != 0 {
-						if _, err := br.Exec(); err != nil {
-							br.Close()
-							return err
-						}
-						continue
-					}
-					s := ids[k]
-					k++
-					if err := br.QueryRow().Scan(&s.o.ids[s.i]); err != nil {
-						br.Close()
-						return err
-					}
-				}
-			case opResolve:
-				for _, w := range o.ws {
-					if _, err := br.Exec(); err != nil {
-						br.Close()
-						return err
-					}
-					if _, adopted := resolved(o.run, w); adopted != nil {
-						var id int64
-						if err := br.QueryRow().Scan(&id); err != nil {
-							br.Close()
-							return err
-						}
-					}
-				}
-			default:
-				if _, err := br.Exec(); err != nil {
-					br.Close()
-					return err
-				}
+		for _, r := range read {
+			if err := r(br); err != nil {
+				br.Close()
+				return err
 			}
 		}
 		return br.Close()
 	})
+}
+
+// distinctTargets reports whether the writes ws[at...] are to distinct
+// targets (one statement then records them all).
+func distinctTargets(ws []pipeline.TargetWrite, at []int) bool {
+	seen := make(map[int64]bool, len(at))
+	for _, i := range at {
+		if seen[ws[i].TargetID] {
+			return false
+		}
+		seen[ws[i].TargetID] = true
+	}
+	return true
+}
+
+// pgLastRows makes the rows of the arrays from parameter $first on
+// (account, target, counter, value, at, file) the last values applied by
+// run $1.
+func pgLastRows(first int) string {
+	p := func(k int) string { return "$" + strconv.Itoa(first+k) }
+	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), z.account, z.target_id, z.counter, z.value, $1, z.at, z.file
+		FROM unnest(` + p(0) + `::text[], ` + p(1) + `::bigint[], ` + p(2) + `::text[], ` + p(3) + `::bigint[], ` + p(4) + `::text[], ` + p(5) + `::text[])
+		AS z(account, target_id, counter, value, at, file)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+}
+
+var (
+	// pgInsertWrites records target writes (to distinct targets) with
+	// their counters and last values in one statement; it returns each
+	// write's id and target.
+	pgInsertWrites = `WITH w AS (
+		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+			year_number, financial_year, target_type, file, outcome, at)
+		SELECT $1, x.account, x.plan_id, x.plan_name, x.milestone_id, x.target_id, x.year_number, x.financial_year, x.target_type, x.file, x.outcome, x.at
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+		AS x(account, plan_id, plan_name, milestone_id, target_id, year_number, financial_year, target_type, file, outcome, at)
+		RETURNING id, target_id),
+	c AS (
+		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		SELECT w.id, y.counter, y.before_value, y.after_value, y.sent
+		FROM unnest($13::bigint[], $14::text[], $15::bigint[], $16::bigint[], $17::int[]) AS y(target_id, counter, before_value, after_value, sent)
+		JOIN w ON w.target_id = y.target_id),
+	l AS (` + pgLastRows(18) + `)
+	SELECT id, target_id FROM w`
+	// pgOutcomes records the outcomes of pending writes (to distinct
+	// targets) and their last values in one statement.
+	pgOutcomes = `WITH u AS (
+		UPDATE eepipe_writes w SET outcome = x.outcome, at = x.at
+		FROM unnest($2::bigint[], $3::text[], $4::text[]) AS x(id, outcome, at) WHERE w.id = x.id AND w.run_id = $1)
+	` + pgLastRows(5)
+)
+
+// lastRows are the arrays of pgLastRows.
+type lastRows struct {
+	account, counter, at, file []string
+	target, value              []int64
+}
+
+func (l *lastRows) add(w pipeline.TargetWrite, at string) {
+	if !w.Applied() {
+		return
+	}
+	for _, c := range w.Counters {
+		l.account, l.target, l.counter = append(l.account, w.Account), append(l.target, w.TargetID), append(l.counter, c.Counter)
+		l.value, l.at, l.file = append(l.value, c.After), append(l.at, at), append(l.file, w.File)
+	}
+}
+
+func (l *lastRows) args() []any {
+	nz := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	target, value := l.target, l.value
+	if target == nil {
+		target, value = []int64{}, []int64{}
+	}
+	return []any{nz(l.account), target, nz(l.counter), value, nz(l.at), nz(l.file)}
+}
+
+// queueWrites queues the insert of the target writes ws[at...] of run, to
+// distinct targets, in one statement.
+func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+	n := len(at)
+	acc, name, fy, typ, file, outcome, ats := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	plan, ms, target := make([]int64, n), make([]int64, n), make([]int64, n)
+	year := make([]int32, n)
+	var ct []int64
+	var cn []string
+	var cb []*int64
+	var ca []int64
+	var cs []int32
+	var last lastRows
+	for k, i := range at {
+		w := ws[i]
+		t := fmtTime(writeAt(w))
+		acc[k], plan[k], name[k], ms[k], target[k], year[k] = w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, int32(w.YearNumber)
+		fy[k], typ[k], file[k], outcome[k], ats[k] = w.FinancialYear, w.TargetType, w.File, w.Outcome, t
+		for _, c := range w.Counters {
+			ct, cn, cb, ca, cs = append(ct, w.TargetID), append(cn, c.Counter), append(cb, c.Before), append(ca, c.After), append(cs, int32(boolInt(c.Sent)))
+		}
+		last.add(w, t)
+	}
+	if ct == nil {
+		ct, cn, cb, ca, cs = []int64{}, []string{}, []*int64{}, []int64{}, []int32{}
+	}
+	args := []any{run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, ct, cn, cb, ca, cs}
+	b.Queue(pgInsertWrites, append(args, last.args()...)...)
+}
+
+// queueOutcomes queues the outcomes of the pending writes ws[at...] of
+// run, to distinct targets, in one statement.
+func queueOutcomes(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+	n := len(at)
+	ids := make([]int64, n)
+	outcome, ats := make([]string, n), make([]string, n)
+	var last lastRows
+	for k, i := range at {
+		w := ws[i]
+		t := fmtTime(writeAt(w))
+		ids[k], outcome[k], ats[k] = w.ID, w.Outcome, t
+		last.add(w, t)
+	}
+	args := []any{run, ids, outcome, ats}
+	b.Queue(pgOutcomes, append(args, last.args()...)...)
 }
 
 // queueWrite queues the insert of target write w of run (with its
