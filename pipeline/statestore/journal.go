@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ const (
 	opFields                // plan fields applied
 	opFinish                // the end of a run (made durable)
 	opResolve               // what became of writes another run left pending
+	opSync                  // nothing: done once every record queued before it is
 )
 
 // op is one record the journal makes; done gets its error once its batch
@@ -60,6 +62,7 @@ type op struct {
 	fws    []pipeline.FieldWrite
 	status string
 	at     time.Time
+	later  bool // queued without waiting (submitLater)
 	done   chan error
 }
 
@@ -75,17 +78,58 @@ type journal struct {
 
 // submit queues o and waits for its batch's commit.
 func (s *Store) submit(o *op) error {
+	if err := s.queue(o); err != nil {
+		return err
+	}
+	return <-o.done
+}
+
+// submitLater queues o without waiting for its commit. When it fails, the
+// next record waited for (submit) fails with its error instead of being
+// made, so that a run learns of it before its next write.
+func (s *Store) submitLater(o *op) error {
+	o.later = true
+	s.jlater.Add(1)
+	if err := s.queue(o); err != nil {
+		s.jlater.Add(-1)
+		return err
+	}
+	return nil
+}
+
+// flush waits until the records queued without waiting are committed (or
+// failed), so that a read sees them.
+func (s *Store) flush() {
+	if s.jlater.Load() == 0 {
+		return
+	}
+	o := &op{kind: opSync}
+	if s.queue(o) == nil {
+		<-o.done
+	}
+}
+
+func (s *Store) queue(o *op) error {
 	s.jonce.Do(func() {
 		s.j = &journal{s: s, ops: make(chan *op, 4*maxBatch), stop: make(chan struct{}), ended: make(chan struct{})}
 		go s.j.loop()
 	})
+	if !o.later && o.kind != opSync && o.kind != opFinish {
+		s.jmu.Lock()
+		err := s.jfailed
+		s.jfailed = nil
+		s.jmu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
 	o.done = make(chan error, 1)
 	select {
 	case s.j.ops <- o:
+		return nil
 	case <-s.j.ended:
 		return fmt.Errorf("the state store %s is closed", s.where)
 	}
-	return <-o.done
 }
 
 // closeJournal commits what is queued and stops the writer.
@@ -165,6 +209,16 @@ func (j *journal) loop() {
 		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
 		errs := j.commit(ctx, conn, batch, durable)
 		for i, o := range batch {
+			if o.later {
+				j.s.jlater.Add(-1)
+			}
+			if o.later && errs[i] != nil {
+				j.s.jmu.Lock()
+				if j.s.jfailed == nil {
+					j.s.jfailed = errs[i]
+				}
+				j.s.jmu.Unlock()
+			}
 			o.done <- errs[i]
 		}
 		if j.s.dialect == dialectSQLite {
@@ -192,6 +246,9 @@ func hasFinish(batch []*op) bool {
 // alone. It returns each record's error.
 func (j *journal) commit(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) []error {
 	errs := make([]error, len(batch))
+	if !slices.ContainsFunc(batch, func(o *op) bool { return o.kind != opSync }) {
+		return errs
+	}
 	err := j.tx(ctx, conn, batch, durable)
 	if err == nil || len(batch) == 1 {
 		for i := range errs {

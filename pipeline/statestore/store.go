@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -36,8 +37,11 @@ type Store struct {
 	dialect dialect
 	where   string // the location for messages, without secrets
 
-	jonce sync.Once
-	j     *journal // the writer of the records (journal.go), started on first use
+	jonce   sync.Once
+	j       *journal     // the writer of the records (journal.go), started on first use
+	jlater  atomic.Int64 // records queued without waiting, not yet committed
+	jmu     sync.Mutex
+	jfailed error // a record queued without waiting that failed, for the next one waited for
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -348,12 +352,20 @@ func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetW
 // RecordWrites implements pipeline.StateStore: the writes, their counters
 // and (for those that succeeded) the last values applied, in one
 // transaction; for the writes recorded as pending (w.ID set), their
-// outcomes and the last values.
+// outcomes and the last values. Outcomes alone are not waited for (the
+// writes are on record as pending already): a failure fails the next
+// record waited for.
 func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	return s.submit(&op{kind: opWrites, run: runID, ws: ws})
+	o := &op{kind: opWrites, run: runID, ws: ws}
+	for _, w := range ws {
+		if w.ID == 0 {
+			return s.submit(o)
+		}
+	}
+	return s.submitLater(o)
 }
 
 // ResolvePending implements pipeline.StateStore, in one transaction.
@@ -377,6 +389,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 // cron host's "acme-prod" share the history of one key pair's targets.
 // When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
+	s.flush()
 	out := map[pipeline.CounterKey]pipeline.LastWrite{}
 	err := s.eachByID(ctx, `SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
@@ -405,6 +418,7 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 // whose answer was never recorded (their run was killed, or lost the end
 // of its journal), with their counters, oldest first.
 func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]pipeline.PendingWrite, error) {
+	s.flush()
 	var out []pipeline.PendingWrite
 	byID := map[int64]int{}
 	err := s.eachByID(ctx, `SELECT w.id, w.run_id, w.account, w.plan_id, w.plan_name, w.milestone_id, w.target_id, w.year_number,
@@ -458,6 +472,7 @@ func (s *Store) RecordFields(ctx context.Context, runID int64, ws []pipeline.Fie
 // known by the service's own id, whatever name the account had in the
 // run that applied the field; the latest write counts.
 func (s *Store) LastFields(ctx context.Context, service, account string, planIDs []int64) (map[pipeline.FieldKey]pipeline.LastFieldWrite, error) {
+	s.flush()
 	out := map[pipeline.FieldKey]pipeline.LastFieldWrite{}
 	err := s.eachByID(ctx, `SELECT plan_id, field, value, run_id, at, file FROM eepipe_last_fields WHERE service = ? AND plan_id IN `,
 		service, planIDs, func(rows *sql.Rows) error {
@@ -536,6 +551,7 @@ func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {
 
 // ChangeSetRun implements pipeline.StateStore.
 func (s *Store) ChangeSetRun(ctx context.Context, sha string) (*pipeline.RunRecord, error) {
+	s.flush()
 	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+` FROM eepipe_runs r WHERE r.change_set = ?`), sha))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -548,6 +564,7 @@ func (s *Store) ChangeSetRun(ctx context.Context, sha string) (*pipeline.RunReco
 
 // Runs implements pipeline.StateStore.
 func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.RunRecord, error) {
+	s.flush()
 	query := `SELECT ` + runColumns + ` FROM eepipe_runs r WHERE 1=1`
 	var args []any
 	if q.Service != "" {
@@ -639,6 +656,7 @@ func (s *Store) runDetails(ctx context.Context, r *pipeline.RunRecord) error {
 
 // History implements pipeline.StateStore.
 func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.HistoryEntry, error) {
+	s.flush()
 	query := `SELECT ` + runColumns + `, w.account, w.plan_id, w.plan_name, w.target_id, w.year_number, w.financial_year,
 		w.target_type, w.file, w.outcome, w.at, c.counter, c.before_value, c.after_value, c.sent
 		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id WHERE 1=1`
@@ -702,12 +720,15 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 }
 
 // RecordPlanWrite implements pipeline.StateStore.
+// It does not wait for the commit: a failure fails the next record waited
+// for (the target writes recorded before they are sent).
 func (s *Store) RecordPlanWrite(ctx context.Context, runID int64, w pipeline.PlanWrite) error {
-	return s.submit(&op{kind: opPlan, run: runID, pw: w})
+	return s.submitLater(&op{kind: opPlan, run: runID, pw: w})
 }
 
 // PlanWrites implements pipeline.StateStore.
 func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.PlanWriteEntry, error) {
+	s.flush()
 	query := `SELECT p.run_id, p.account, p.plan_id, p.plan_name, p.action, p.outcome, p.at
 		FROM eepipe_plan_writes p JOIN eepipe_runs r ON r.id = p.run_id WHERE 1=1`
 	var args []any
