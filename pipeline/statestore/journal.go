@@ -103,16 +103,32 @@ func (s *Store) flush() {
 	if s.jlater.Load() == 0 {
 		return
 	}
-	o := &op{kind: opSync}
-	if s.queue(o) == nil {
-		<-o.done
+	for _, later := range []bool{true, false} {
+		o := &op{kind: opSync}
+		o.later = later // on the queue of what is not waited for, then the other
+		if s.queue(o) == nil {
+			<-o.done
+		}
 	}
 }
 
 func (s *Store) queue(o *op) error {
 	s.jonce.Do(func() {
-		s.j = &journal{s: s, ops: make(chan *op, 4*maxBatch), stop: make(chan struct{}), ended: make(chan struct{})}
-		go s.j.loop()
+		start := func() *journal {
+			j := &journal{s: s, ops: make(chan *op, 4*maxBatch), stop: make(chan struct{}), ended: make(chan struct{})}
+			go j.loop()
+			return j
+		}
+		s.j = start()
+		s.jl = s.j
+		if s.dialect == dialectPostgres {
+			// A second connection for what is not waited for: the
+			// server works on both at once. A record waited for is
+			// committed before anything that depends on it is queued
+			// (an answer, after its pending write), and the end of a
+			// run follows the answers on their connection.
+			s.jl = start()
+		}
 	})
 	if !o.later && o.kind != opSync && o.kind != opFinish {
 		s.jmu.Lock()
@@ -123,22 +139,28 @@ func (s *Store) queue(o *op) error {
 			return err
 		}
 	}
+	j := s.j
+	if o.later || o.kind == opFinish {
+		j = s.jl
+	}
 	o.done = make(chan error, 1)
 	select {
-	case s.j.ops <- o:
+	case j.ops <- o:
 		return nil
-	case <-s.j.ended:
+	case <-j.ended:
 		return fmt.Errorf("the state store %s is closed", s.where)
 	}
 }
 
-// closeJournal commits what is queued and stops the writer.
+// closeJournal commits what is queued and stops the writers.
 func (s *Store) closeJournal() {
 	if s.j == nil {
 		return
 	}
-	s.j.once.Do(func() { close(s.j.stop) })
-	<-s.j.ended
+	for _, j := range []*journal{s.jl, s.j} {
+		j.once.Do(func() { close(j.stop) })
+		<-j.ended
+	}
 }
 
 func (j *journal) loop() {
@@ -209,7 +231,7 @@ func (j *journal) loop() {
 		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
 		errs := j.commit(ctx, conn, batch, durable)
 		for i, o := range batch {
-			if o.later {
+			if o.later && o.kind != opSync {
 				j.s.jlater.Add(-1)
 			}
 			if o.later && errs[i] != nil {

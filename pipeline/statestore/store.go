@@ -39,6 +39,7 @@ type Store struct {
 
 	jonce   sync.Once
 	j       *journal     // the writer of the records (journal.go), started on first use
+	jl      *journal     // the writer of what is not waited for (j, but on PostgreSQL)
 	jlater  atomic.Int64 // records queued without waiting, not yet committed
 	jmu     sync.Mutex
 	jfailed error // a record queued without waiting that failed, for the next one waited for
