@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -376,9 +377,9 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 const (
 	qInsertWrite = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
 		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	qInsertCounter = `INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent) VALUES (?, ?, ?, ?, ?)`
-	qUpsertLast    = `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	qInsertCounterRows = `INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent) VALUES `
+	qUpsertLastRows    = `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file) VALUES `
+	qUpsertLastTail    = `
 		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
 		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
 	qOutcome     = `UPDATE eepipe_writes SET outcome = ?, at = ? WHERE id = ? AND run_id = ?`
@@ -432,12 +433,19 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 				w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(at)).Scan(&o.ids[i]); err != nil {
 				return err
 			}
-			for _, c := range w.Counters {
-				var before any
-				if c.Before != nil {
-					before = *c.Before
+			// The counters in statements of several rows: fewer
+			// statements to run than one a counter.
+			for start := 0; start < len(w.Counters); start += rowsPerStmt {
+				part := w.Counters[start:min(start+rowsPerStmt, len(w.Counters))]
+				args := make([]any, 0, 5*len(part))
+				for _, c := range part {
+					var before any
+					if c.Before != nil {
+						before = *c.Before
+					}
+					args = append(args, o.ids[i], c.Counter, before, c.After, boolInt(c.Sent))
 				}
-				if err := st.exec(ctx, qInsertCounter, o.ids[i], c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+				if err := st.exec(ctx, rowsOf(qInsertCounterRows, "(?, ?, ?, ?, ?)", len(part), ""), args...); err != nil {
 					return err
 				}
 			}
@@ -500,12 +508,27 @@ func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWri
 	if err != nil {
 		return err
 	}
-	for _, c := range w.Counters {
-		if err := st.exec(ctx, qUpsertLast, svc, w.Account, w.TargetID, c.Counter, c.After, run, fmtTime(at), w.File); err != nil {
+	t := fmtTime(at)
+	for start := 0; start < len(w.Counters); start += rowsPerStmt {
+		part := w.Counters[start:min(start+rowsPerStmt, len(w.Counters))]
+		args := make([]any, 0, 8*len(part))
+		for _, c := range part {
+			args = append(args, svc, w.Account, w.TargetID, c.Counter, c.After, run, t, w.File)
+		}
+		if err := st.exec(ctx, rowsOf(qUpsertLastRows, "(?, ?, ?, ?, ?, ?, ?, ?)", len(part), qUpsertLastTail), args...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// rowsPerStmt bounds the rows of one SQLite statement (and so its
+// parameters, 8 a row at most).
+const rowsPerStmt = 100
+
+// rowsOf returns head followed by n rows and tail.
+func rowsOf(head, row string, n int, tail string) string {
+	return head + row + strings.Repeat(", "+row, n-1) + tail
 }
 
 // PostgreSQL: a batch is sent in one round trip (pgx.Batch, run by the
