@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
@@ -101,6 +103,17 @@ func journalBinary(b *testing.B) string {
 	return journalBin
 }
 
+// existingStore creates the store at location (its schema migrated), as
+// a user's store exists before an apply, and returns location.
+func existingStore(b *testing.B, location string) string {
+	st, err := statestore.Open(context.Background(), location)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	return location
+}
+
 // newPlansCSV writes plans new plans of 5 years x 2 target types (10
 // targets each, 3 counters a target) to dir.
 func newPlansCSV(b *testing.B, dir string, plans int) string {
@@ -180,9 +193,9 @@ func BenchmarkCostApplyHistory(b *testing.B) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		for _, n := range []int{8, 32} {
 			b.Run(fmt.Sprintf("store=%s/concurrency=%d", backend, n), func(b *testing.B) {
-				args := func() []string { return []string{"--state", filepath.Join(b.TempDir(), "state.db")} }
+				args := func() []string { return []string{"--state", existingStore(b, filepath.Join(b.TempDir(), "state.db"))} }
 				if backend == "postgres" {
-					args = func() []string { return []string{"--state", statestoretest.PostgresURL(b)} }
+					args = func() []string { return []string{"--state", existingStore(b, statestoretest.PostgresURL(b))} }
 				}
 				pairedApply(b, file, 0, n, args)
 			})
@@ -200,7 +213,9 @@ func BenchmarkApplyEfficiency(b *testing.B) {
 	file := newPlansCSV(b, b.TempDir(), 200)
 	for _, n := range []int{8, 32} {
 		b.Run(fmt.Sprintf("concurrency=%d", n), func(b *testing.B) {
-			st, ns := pairedApply(b, file, latency, n, func() []string { return []string{"--state", filepath.Join(b.TempDir(), "state.db")} })
+			st, ns := pairedApply(b, file, latency, n, func() []string {
+				return []string{"--state", existingStore(b, filepath.Join(b.TempDir(), "state.db"))}
+			})
 			ideal := func(r journalRun) float64 {
 				return float64(r.requests) / (float64(n) / latency.Seconds())
 			}
