@@ -27,10 +27,16 @@ func (j *recJournal) add(kind string, w TargetWrite) {
 	}
 }
 
-func (j *recJournal) TargetWritten(_ context.Context, w TargetWrite) error {
+func (j *recJournal) TargetsSending(_ context.Context, ws []TargetWrite) ([]int64, error) {
+	return make([]int64, len(ws)), nil
+}
+
+func (j *recJournal) TargetsWritten(_ context.Context, ws []TargetWrite) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.add("write", w)
+	for _, w := range ws {
+		j.add("write", w)
+	}
 	return nil
 }
 
@@ -42,6 +48,8 @@ func (j *recJournal) TargetsInSync(_ context.Context, ws []TargetWrite) error {
 	}
 	return nil
 }
+
+func (j *recJournal) PendingResolved(context.Context, []TargetWrite) error { return nil }
 
 func (j *recJournal) PlanWritten(context.Context, PlanWrite) error { return nil }
 

@@ -245,6 +245,9 @@ func (r *Runner) planDone(res *PlanResult) {
 // applyPlan applies one PlanDiff.
 func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
+	// What became of the writes an earlier run left unanswered, before
+	// this run writes the same targets.
+	res.Notes = append(res.Notes, r.recordPending(ctx, d)...)
 	switch d.Action {
 	case ActionUnchanged:
 		res.Outcome = OutcomeUnchanged
@@ -335,9 +338,14 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		res.Outcome = OutcomeUpdated
 	}
 
-	// Metadata and targets, concurrently; the plan exists now.
+	// Metadata and targets, concurrently; the plan exists now. The target
+	// writes are on record before any is sent.
 	var mu sync.Mutex
 	var errs []error
+	jws, jerr := r.recordSending(ctx, work, res.PlanID, created)
+	if jerr != nil {
+		errs = append(errs, jerr)
+	}
 	tp := pool.New().WithMaxGoroutines(r.opts.concurrency())
 	if !work.Meta.IsZero() {
 		tp.Go(func() {
@@ -359,14 +367,15 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		if len(t.Changes) == 0 {
 			continue
 		}
+		if jerr != nil {
+			res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, ErrStopped)
+			continue
+		}
 		tp.Go(func() {
 			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
-			jerr := r.recordWrite(ctx, work, res.PlanID, &t, created, err)
+			r.answered(jws[i], err)
 			mu.Lock()
 			defer mu.Unlock()
-			if jerr != nil {
-				errs = append(errs, jerr)
-			}
 			if err != nil {
 				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
 				errs = append(errs, res.Targets[i].Err)
@@ -378,6 +387,11 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 		})
 	}
 	tp.Wait()
+	// The plan's answers, together (until then the writes are on record
+	// as pending: see README "What a crash can lose").
+	if err := r.recordAnswers(ctx, jws); err != nil {
+		errs = append(errs, err)
+	}
 	// The targets not patched hold what the file says (but for held
 	// counters): the run agreed them with the service.
 	r.recordInSync(work, res.PlanID, work.Targets, created, res)

@@ -286,6 +286,12 @@ type PlanDiff struct {
 	// both), against the old plan (ClassifyPlanWith); HoldPlanChanges
 	// fails the recreate over them unless overwriting.
 	recreateHeld []HeldChange
+
+	// pending are the writes to the plan's stored targets that an earlier
+	// run sent but never recorded the answer of, resolved against the
+	// service by ClassifyPlanWith (adoptPending): apply records them
+	// (Runner.recordPending).
+	pending []TargetWrite
 }
 
 // createSource returns the input the created plan is diffed against.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,10 +61,45 @@ type TargetWrite struct {
 	TargetType    string         `json:"target_type"`
 	File          string         `json:"file,omitempty"`
 	Counters      []CounterWrite `json:"counters"`
-	// Outcome is "ok", or the error of a failed request (then nothing of
-	// it counts as applied).
+	// Outcome is "ok", OutcomePending (recorded before the request was
+	// sent, its answer not recorded yet), an adoption (OutcomeAdopted), or
+	// the error of a failed request (then nothing of it counts as
+	// applied).
 	Outcome string    `json:"outcome"`
 	At      time.Time `json:"at"`
+	// ID is the store's id of a write recorded as pending (RecordPending):
+	// its answer is recorded under it. 0 otherwise.
+	ID int64 `json:"-"`
+}
+
+// Outcomes of a TargetWrite besides "ok" and an error.
+const (
+	// OutcomePending is a write recorded before its request was sent
+	// whose answer is not recorded (yet: a run killed, or whose store
+	// lost the end of its journal, leaves it so).
+	OutcomePending = "pending"
+	// OutcomeAdopted starts the outcome of a write a later run found on
+	// the service (see ReadLastValues): it counts as applied.
+	OutcomeAdopted = "adopted"
+)
+
+// Applied reports whether the counters of w count as applied: it
+// succeeded, or was adopted.
+func (w TargetWrite) Applied() bool {
+	return w.Outcome == "ok" || strings.HasPrefix(w.Outcome, OutcomeAdopted)
+}
+
+// PendingWrite is a write recorded as pending by run RunID whose answer
+// was never recorded.
+type PendingWrite struct {
+	RunID int64
+	Write TargetWrite
+}
+
+// PendingWriteSource is the part of a StateStore that knows the pending
+// writes to targets of a service (by the service's target ids).
+type PendingWriteSource interface {
+	PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]PendingWrite, error)
 }
 
 // LastWrite is the last value eepipe applied to one counter: the value and
@@ -169,12 +205,24 @@ type PlanWrite struct {
 // request as soon as it completes, so that a run killed half-way leaves
 // the writes it made on record.
 type RunJournal interface {
-	TargetWritten(ctx context.Context, w TargetWrite) error
+	// TargetsSending records target writes before their requests are
+	// sent (their counters, outcome pending; a plan's together) and
+	// returns the ids TargetsWritten records their answers under: a run
+	// killed before an answer is recorded leaves its write pending, for
+	// the next run to find.
+	TargetsSending(ctx context.Context, ws []TargetWrite) ([]int64, error)
+	// TargetsWritten records target writes and their outcomes (w.ID: the
+	// id TargetsSending returned, or 0), together: a plan's answers.
+	TargetsWritten(ctx context.Context, ws []TargetWrite) error
 	// TargetsInSync records targets the run did not patch, whose counters
 	// the file sets already held the file's values (all Sent false): the
 	// values the run agreed with the service.
 	TargetsInSync(ctx context.Context, ws []TargetWrite) error
 	PlanWritten(ctx context.Context, w PlanWrite) error
+	// PendingResolved records what became of writes an earlier run left
+	// pending (w.ID its id, w.Outcome what this run found); the adopted
+	// ones (Applied) are recorded as writes of this run too.
+	PendingResolved(ctx context.Context, ws []TargetWrite) error
 	// FieldsApplied records the plan fields a run applied: written by a
 	// create or a metadata update, or found holding the file's value.
 	FieldsApplied(ctx context.Context, ws []FieldWrite) error
@@ -186,10 +234,19 @@ type RunJournal interface {
 type StateStore interface {
 	// BeginRun records the start of a run and returns its id.
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
-	// RecordWrite records one target write of run id, in its own transaction.
+	// RecordPending records target writes of run id as pending before
+	// their requests are sent, in one transaction, and returns their ids.
+	RecordPending(ctx context.Context, runID int64, ws []TargetWrite) ([]int64, error)
+	// RecordWrite records one target write of run id; for a write
+	// recorded as pending (w.ID set), its outcome.
 	RecordWrite(ctx context.Context, runID int64, w TargetWrite) error
-	// RecordWrites records several target writes of run id in one transaction.
+	// RecordWrites records several target writes of run id in one
+	// transaction; for those recorded as pending (w.ID set), their outcome.
 	RecordWrites(ctx context.Context, runID int64, ws []TargetWrite) error
+	// ResolvePending records the outcome of writes another run left
+	// pending (w.ID) as found by run id; the adopted ones (Applied) are
+	// also recorded as writes of run id, whose counters count as applied.
+	ResolvePending(ctx context.Context, runID int64, ws []TargetWrite) error
 	// RecordPlanWrite records one plan request of run id.
 	RecordPlanWrite(ctx context.Context, runID int64, w PlanWrite) error
 	// PlanWrites lists the plan requests, oldest first.
@@ -294,15 +351,25 @@ func JournalFor(store StateStore, runID int64) RunJournal {
 	return storeJournal{store: store, run: runID}
 }
 
-// TargetWritten implements RunJournal.
-func (j storeJournal) TargetWritten(ctx context.Context, w TargetWrite) error {
-	// Record even when ctx is cancelled: the write happened.
-	return j.store.RecordWrite(context.WithoutCancel(ctx), j.run, w)
+// TargetsSending implements RunJournal.
+func (j storeJournal) TargetsSending(ctx context.Context, ws []TargetWrite) ([]int64, error) {
+	return j.store.RecordPending(context.WithoutCancel(ctx), j.run, ws)
+}
+
+// TargetsWritten implements RunJournal.
+func (j storeJournal) TargetsWritten(ctx context.Context, ws []TargetWrite) error {
+	// Record even when ctx is cancelled: the writes happened.
+	return j.store.RecordWrites(context.WithoutCancel(ctx), j.run, ws)
 }
 
 // TargetsInSync implements RunJournal.
 func (j storeJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error {
 	return j.store.RecordWrites(context.WithoutCancel(ctx), j.run, ws)
+}
+
+// PendingResolved implements RunJournal.
+func (j storeJournal) PendingResolved(ctx context.Context, ws []TargetWrite) error {
+	return j.store.ResolvePending(context.WithoutCancel(ctx), j.run, ws)
 }
 
 // PlanWritten implements RunJournal.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ChangeClass classifies a differing counter three ways: the file's value,
@@ -101,6 +102,10 @@ type LastFieldSource interface {
 type LastValues struct {
 	Counters map[CounterKey]LastWrite
 	Fields   map[FieldKey]LastFieldWrite
+	// Pending are the writes to the targets that a run sent but never
+	// recorded the answer of (the source is a PendingWriteSource), oldest
+	// first.
+	Pending []PendingWrite
 }
 
 // classified reports whether d's changes are classified three ways: the
@@ -148,6 +153,11 @@ func ReadLastValues(ctx context.Context, src LastWriteSource, service, account s
 		if lv.Counters, err = src.LastWrites(ctx, service, account, targets); err != nil {
 			return lv, fmt.Errorf("reading the state store: %w", err)
 		}
+		if ps, ok := src.(PendingWriteSource); ok {
+			if lv.Pending, err = ps.PendingWrites(ctx, service, targets); err != nil {
+				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
+		}
 	}
 	if fs, ok := src.(LastFieldSource); ok && len(plans) > 0 {
 		if lv.Fields, err = fs.LastFields(ctx, service, account, plans); err != nil {
@@ -179,6 +189,7 @@ func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
 	if !classified(d) {
 		return
 	}
+	d.adoptPending(lv)
 	for i := range d.Fields {
 		f := &d.Fields[i]
 		var lw *LastFieldWrite
@@ -209,6 +220,102 @@ func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
 			c.Class = Classify(c.Old, c.New, lw)
 		}
 	}
+}
+
+// adoptPending resolves the pending writes of lv to d's stored targets
+// (a run recorded each before sending it, and stopped, or lost the end of
+// its journal, before it recorded the answer) against the service, which
+// is the source of truth. A write whose sent counters the service holds
+// was accepted: it is adopted, its counters (those the service still
+// holds) count as last applied by its run (in lv.Counters, unless a later
+// write is on record), and d gets a note. Any other was not applied, or
+// was changed on the service since: it is left out. Either way d.pending
+// keeps the resolution for apply to record (Runner.recordPending). A
+// write older than the last value on record of every counter it has is
+// moot.
+func (d *PlanDiff) adoptPending(lv LastValues) {
+	d.pending = nil
+	if d.Server == nil || len(lv.Pending) == 0 {
+		return
+	}
+	stored := map[int64]*Target{}
+	for mi := range d.Server.Milestones {
+		for ti := range d.Server.Milestones[mi].Targets {
+			t := &d.Server.Milestones[mi].Targets[ti]
+			stored[t.ID] = t
+		}
+	}
+	for _, p := range lv.Pending {
+		w := p.Write
+		st := stored[w.TargetID]
+		if st == nil {
+			continue
+		}
+		accepted, moot := true, true
+		for _, c := range w.Counters {
+			if lw, ok := lv.Counters[CounterKey{w.TargetID, c.Counter}]; !ok || !writtenAfter(lw.At, lw.RunID, w.At, p.RunID) {
+				moot = false
+			}
+			if v, ok := st.Counters.ByName(c.Counter); c.Sent && (!ok || v != c.After) {
+				accepted = false
+			}
+		}
+		what := fmt.Sprintf("year %d %s (target %d)", w.YearNumber, w.TargetType, w.TargetID)
+		res := w
+		switch {
+		case moot:
+			res.Outcome = fmt.Sprintf("unknown: run %d was stopped before it recorded the answer; a later write is on record", p.RunID)
+		case !accepted:
+			res.Outcome = fmt.Sprintf("not applied, or changed on the service since: run %d was stopped before it recorded the answer, and the service did not hold the values sent", p.RunID)
+		default:
+			res.Outcome = fmt.Sprintf("%s from run %d: it was stopped before it recorded the answer; the service held the values sent", OutcomeAdopted, p.RunID)
+			var kept []CounterWrite
+			for _, c := range w.Counters {
+				if v, ok := st.Counters.ByName(c.Counter); !ok || v != c.After {
+					continue // changed on the service since
+				}
+				kept = append(kept, c)
+				k := CounterKey{w.TargetID, c.Counter}
+				if lw, ok := lv.Counters[k]; ok && writtenAfter(lw.At, lw.RunID, w.At, p.RunID) {
+					continue
+				}
+				if lv.Counters != nil {
+					lv.Counters[k] = LastWrite{Value: c.After, RunID: p.RunID, At: w.At, File: w.File}
+				}
+			}
+			res.Counters = kept
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: run %d sent %s and was stopped before it recorded the answer; the service holds the values sent, "+
+				"so they count as applied by run %d (adopted), not as changed on the service", what, p.RunID, Plural(countSent(w.Counters), "counter"), p.RunID))
+		}
+		d.pending = append(d.pending, res)
+	}
+}
+
+func countSent(cs []CounterWrite) int {
+	n := 0
+	for _, c := range cs {
+		if c.Sent {
+			n++
+		}
+	}
+	return n
+}
+
+// recordPending records the resolution of the pending writes d's
+// classification found (adoptPending): their outcome, and for the adopted
+// ones a write of this run whose counters count as applied. When that
+// fails, the run stops (as for any write it cannot record).
+func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
+	if r.opts.Journal == nil || len(d.pending) == 0 {
+		return nil
+	}
+	ws := d.pending
+	d.pending = nil
+	if err := r.opts.Journal.PendingResolved(ctx, ws); err != nil {
+		r.journalFailed(err)
+		return []string{fmt.Sprintf("the writes an earlier run left unanswered could not be recorded as resolved in the state store: %v", err)}
+	}
+	return nil
 }
 
 // ClassifyChanges sets the Class and Last of every counter change and plan
@@ -501,22 +608,75 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten, dryRun bool) error {
 	return err
 }
 
-// recordWrite records the target write of t (of plan planID, diff d) and
-// its outcome err in RunOptions.Journal. The counters the file sets that
-// were not sent and not held already held the file's value: they are
-// recorded as such (Sent false), so that a later change on the service is
-// recognised. created says the plan was created by this run.
-func (r *Runner) recordWrite(ctx context.Context, d *PlanDiff, planID int64, t *TargetDiff, created bool, err error) error {
+// recordSending records the target writes of d's targets with changes
+// (plan planID) in RunOptions.Journal before their requests are sent (the
+// plan's together: TargetsSending), and returns them by target index (nil
+// for a target with nothing to send, and all nil without a journal). The
+// counters the file sets that are not sent and not held already hold the
+// file's value: they are recorded as such (Sent false), so that a later
+// change on the service is recognised. created says the plan was created
+// by this run. When the journal fails the run stops and no request is
+// sent.
+func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, created bool) ([]*TargetWrite, error) {
+	out := make([]*TargetWrite, len(d.Targets))
 	if r.opts.Journal == nil {
+		return out, nil
+	}
+	var ws []TargetWrite
+	var at []int
+	for i := range d.Targets {
+		if t := &d.Targets[i]; len(t.Changes) > 0 {
+			ws = append(ws, r.targetWrite(d, planID, t, created, nil))
+			at = append(at, i)
+		}
+	}
+	if len(ws) == 0 {
+		return out, nil
+	}
+	ids, jerr := r.opts.Journal.TargetsSending(ctx, ws)
+	if jerr == nil && len(ids) != len(ws) {
+		jerr = fmt.Errorf("%d ids for %d writes", len(ids), len(ws))
+	}
+	if jerr != nil {
+		r.journalFailed(jerr)
+		return nil, fmt.Errorf("%s not patched: the writes could not be recorded in the state store before they were sent: %w",
+			Plural(len(ws), "target"), jerr)
+	}
+	for k, i := range at {
+		ws[k].ID = ids[k]
+		out[i] = &ws[k]
+	}
+	return out, nil
+}
+
+// answered sets the outcome err of the target write w (recordSending's;
+// nil without a journal) once its request completed.
+func (r *Runner) answered(w *TargetWrite, err error) {
+	if w == nil {
+		return
+	}
+	w.Outcome, w.At = "ok", r.opts.now()
+	if err != nil {
+		w.Outcome = err.Error()
+	}
+}
+
+// recordAnswers records the outcomes of a plan's target writes
+// (recordSending's, answered; nil entries are skipped) together. When
+// that fails the run stops, and the error says the writes were sent.
+func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
+	var out []TargetWrite
+	for _, w := range ws {
+		if w != nil && w.Outcome != "" {
+			out = append(out, *w)
+		}
+	}
+	if len(out) == 0 {
 		return nil
 	}
-	w := r.targetWrite(d, planID, t, created, err)
-	if jerr := r.opts.Journal.TargetWritten(ctx, w); jerr != nil {
+	if jerr := r.opts.Journal.TargetsWritten(ctx, out); jerr != nil {
 		r.journalFailed(jerr)
-		if err == nil {
-			return fmt.Errorf("%s (target %d): written, but the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
-		}
-		return fmt.Errorf("%s (target %d): the write could not be recorded in the state store: %w", t.Label(), t.TargetID, jerr)
+		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
 	return nil
 }
@@ -766,4 +926,10 @@ func fieldUpdates(fs []FieldChange) string {
 		parts[i] = fmt.Sprintf("%s %s -> %s", f.Field, FieldValueText(f.Old), FieldValueText(f.New))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writtenAfter reports whether the write at (at, runID) is later than the
+// one at (other, otherRun): a later time, or the same time and a later run.
+func writtenAfter(at time.Time, runID int64, other time.Time, otherRun int64) bool {
+	return at.After(other) || at.Equal(other) && runID > otherRun
 }

@@ -135,12 +135,20 @@ type runJournal struct {
 	j pipeline.RunJournal
 }
 
-// TargetWritten implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetWritten(ctx context.Context, w pipeline.TargetWrite) error {
+// TargetsSending implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetsSending(ctx context.Context, ws []pipeline.TargetWrite) ([]int64, error) {
+	if r.j == nil {
+		return make([]int64, len(ws)), nil
+	}
+	return r.j.TargetsSending(ctx, ws)
+}
+
+// TargetsWritten implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) TargetsWritten(ctx context.Context, ws []pipeline.TargetWrite) error {
 	if r.j == nil {
 		return nil
 	}
-	return r.j.TargetWritten(ctx, w)
+	return r.j.TargetsWritten(ctx, ws)
 }
 
 // TargetsInSync implements pipeline.RunJournal; before BeginRun it does nothing.
@@ -149,6 +157,14 @@ func (r *runJournal) TargetsInSync(ctx context.Context, ws []pipeline.TargetWrit
 		return nil
 	}
 	return r.j.TargetsInSync(ctx, ws)
+}
+
+// PendingResolved implements pipeline.RunJournal; before BeginRun it does nothing.
+func (r *runJournal) PendingResolved(ctx context.Context, ws []pipeline.TargetWrite) error {
+	if r.j == nil {
+		return nil
+	}
+	return r.j.PendingResolved(ctx, ws)
 }
 
 // PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.

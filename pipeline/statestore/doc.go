@@ -1,11 +1,17 @@
 // Package statestore keeps eepipe's run history: the runs, every target
-// each apply wrote (recorded as each request completes), the last value
-// applied per counter, and the saved change sets applied. It implements
+// each apply wrote (recorded as pending before the request is sent, then
+// with its answer), the last value applied per counter, and the saved
+// change sets applied. It implements
 // pipeline.StateStore over SQLite (modernc.org/sqlite, pure Go: the
 // default, one file in the user's state folder) or PostgreSQL (pgx, for
 // teams: shared history and an advisory lock per account).
 //
-// Both backends share the SQL; only the schema's id columns and the
-// placeholders differ. Migrations are versioned and run on first use; a
+// Both backends share the schema and the reads; only the id columns and
+// the placeholders differ. The journal's writes have statements of each
+// backend's own (PostgreSQL's take a plan's writes as arrays). Migrations are versioned and run on first use; a
 // store whose schema is newer than this eepipe knows is refused.
+//
+// Every record goes through the store's journal (journal.go): one writer
+// goroutine that commits what has queued in one transaction (group
+// commit).
 package statestore

@@ -125,6 +125,9 @@ CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (servic
 DROP INDEX IF EXISTS eepipe_runs_change_set;
 CREATE INDEX IF NOT EXISTS eepipe_runs_change_set_runs ON eepipe_runs (change_set);
 `},
+	{6, "target writes sent but not answered", `
+CREATE INDEX IF NOT EXISTS eepipe_writes_pending ON eepipe_writes (target_id) WHERE outcome = 'pending';
+`},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

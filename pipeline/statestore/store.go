@@ -1,6 +1,7 @@
 package statestore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -36,6 +39,13 @@ type Store struct {
 	locks   heldLocks
 	// lockWait bounds the wait for another run's schema upgrade (--lock-wait).
 	lockWait time.Duration
+
+	jonce   sync.Once
+	j       *journal     // the writer of the records (journal.go), started on first use
+	jl      *journal     // the writer of what is not waited for (j, but on PostgreSQL)
+	jlater  atomic.Int64 // records queued without waiting, not yet committed
+	jmu     sync.Mutex
+	jfailed error // a record queued without waiting that failed, for the next one waited for
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -128,7 +138,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		fh.Close()
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
@@ -249,8 +259,11 @@ func (s *Store) Where() string { return s.where }
 // Postgres reports whether the store is PostgreSQL.
 func (s *Store) Postgres() bool { return s.dialect == dialectPostgres }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close commits the records queued and closes the store.
+func (s *Store) Close() error {
+	s.closeJournal()
+	return s.db.Close()
+}
 
 // q rewrites the ? placeholders of query for the backend.
 func (s *Store) q(query string) string {
@@ -333,108 +346,64 @@ func (e *ChangeSetAppliedError) Error() string {
 		e.Run.ID, e.Run.Started.UTC().Format("2006-01-02 15:04 UTC"), e.Run.User, e.Run.Host)
 }
 
+// RecordPending implements pipeline.StateStore: the writes are recorded
+// with their counters and the outcome "pending" before their requests are
+// sent; RecordWrite of a write with its id records its answer.
+func (s *Store) RecordPending(ctx context.Context, runID int64, ws []pipeline.TargetWrite) ([]int64, error) {
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	ps := make([]pipeline.TargetWrite, len(ws))
+	for i, w := range ws {
+		w.Outcome = pendingOutcome
+		ps[i] = w
+	}
+	o := &op{kind: opWrites, run: runID, ws: ps}
+	if err := s.submit(o); err != nil {
+		return nil, err
+	}
+	return o.ids, nil
+}
+
 // RecordWrite implements pipeline.StateStore: the write, its counters and
-// (when it succeeded) the last values applied, in one transaction.
+// (when it succeeded) the last values applied, in one transaction; for a
+// write recorded as pending (w.ID set), its outcome and the last values.
+// Writes recorded at the same time share a transaction (journal.go).
 func (s *Store) RecordWrite(ctx context.Context, runID int64, w pipeline.TargetWrite) error {
 	return s.RecordWrites(ctx, runID, []pipeline.TargetWrite{w})
 }
 
 // RecordWrites implements pipeline.StateStore: the writes, their counters
 // and (for those that succeeded) the last values applied, in one
-// transaction.
+// transaction; for the writes recorded as pending (w.ID set), their
+// outcomes and the last values. Outcomes alone are not waited for (the
+// writes are on record as pending already): a failure fails the next
+// record waited for.
 func (s *Store) RecordWrites(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.explain(err)
+	if len(ws) == 0 {
+		return nil
 	}
-	defer tx.Rollback()
-	var service string
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
-		return s.explain(fmt.Errorf("run %d: %w", runID, err))
-	}
-	ins, err := s.prepareWrite(ctx, tx)
-	if err != nil {
-		return s.explain(err)
-	}
-	defer ins.close()
+	o := &op{kind: opWrites, run: runID, ws: ws}
 	for _, w := range ws {
-		if err := ins.record(ctx, runID, service, w); err != nil {
-			return s.explain(err)
+		if w.ID == 0 {
+			return s.submit(o)
 		}
 	}
-	return s.explain(tx.Commit())
+	return s.submitLater(o)
 }
 
-// writeStmts are the statements that record target writes, prepared once
-// per transaction.
-type writeStmts struct {
-	write, counter, last *sql.Stmt
+// ResolvePending implements pipeline.StateStore, in one transaction.
+func (s *Store) ResolvePending(ctx context.Context, runID int64, ws []pipeline.TargetWrite) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	return s.submit(&op{kind: opResolve, run: runID, ws: ws})
 }
 
-func (s *Store) prepareWrite(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
-	var w writeStmts
-	var err error
-	if w.write, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)); err != nil {
-		return nil, err
-	}
-	if w.counter, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-		VALUES (?, ?, ?, ?, ?)`)); err != nil {
-		w.close()
-		return nil, err
-	}
-	if w.last, err = tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`)); err != nil {
-		w.close()
-		return nil, err
-	}
-	return &w, nil
-}
-
-func (w *writeStmts) close() {
-	for _, st := range []*sql.Stmt{w.write, w.counter, w.last} {
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
-// record records one target write, its counters and (when it succeeded)
-// the last values applied.
-func (w *writeStmts) record(ctx context.Context, runID int64, service string, tw pipeline.TargetWrite) error {
-	at := tw.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	var wid int64
-	if err := w.write.QueryRowContext(ctx, runID, tw.Account, tw.PlanID, tw.PlanName, tw.MilestoneID, tw.TargetID, tw.YearNumber,
-		tw.FinancialYear, tw.TargetType, tw.File, tw.Outcome, fmtTime(at)).Scan(&wid); err != nil {
-		return err
-	}
-	for _, c := range tw.Counters {
-		var before any
-		if c.Before != nil {
-			before = *c.Before
-		}
-		if _, err := w.counter.ExecContext(ctx, wid, c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
-			return err
-		}
-		if tw.Outcome != "ok" {
-			continue
-		}
-		if _, err := w.last.ExecContext(ctx, service, tw.Account, tw.TargetID, c.Counter, c.After, runID, fmtTime(at), tw.File); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// FinishRun implements pipeline.StateStore.
+// FinishRun implements pipeline.StateStore: after every record queued
+// before it, and made durable.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finished time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE eepipe_runs SET status = ?, finished = ? WHERE id = ?`), status, fmtTime(finished), runID)
-	return s.explain(err)
+	return s.submit(&op{kind: opFinish, run: runID, status: status, at: finished})
 }
 
 // LastWrites implements pipeline.StateStore. The last value applied to a
@@ -444,6 +413,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 // cron host's "acme-prod" share the history of one key pair's targets.
 // When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
+	s.flush()
 	out := map[pipeline.CounterKey]pipeline.LastWrite{}
 	err := s.eachByID(ctx, `SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
@@ -467,45 +437,66 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 	return out, nil
 }
 
+// PendingWrites implements pipeline.PendingWriteSource: the writes to
+// the given targets of service recorded before their request was sent
+// whose answer was never recorded (their run was killed, or lost the end
+// of its journal), with their counters, oldest first.
+func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]pipeline.PendingWrite, error) {
+	s.flush()
+	var out []pipeline.PendingWrite
+	byID := map[int64]int{}
+	err := s.eachByID(ctx, `SELECT w.id, w.run_id, w.account, w.plan_id, w.plan_name, w.milestone_id, w.target_id, w.year_number,
+		w.financial_year, w.target_type, w.file, w.at, c.counter, c.before_value, c.after_value, c.sent
+		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id
+		WHERE r.service = ? AND w.outcome = 'pending' AND w.target_id IN `, service, targetIDs, func(rows *sql.Rows) error {
+		var (
+			p      pipeline.PendingWrite
+			at     string
+			c      pipeline.CounterWrite
+			before sql.NullInt64
+			sent   int
+		)
+		w := &p.Write
+		if err := rows.Scan(&w.ID, &p.RunID, &w.Account, &w.PlanID, &w.PlanName, &w.MilestoneID, &w.TargetID, &w.YearNumber,
+			&w.FinancialYear, &w.TargetType, &w.File, &at, &c.Counter, &before, &c.After, &sent); err != nil {
+			return err
+		}
+		if before.Valid {
+			v := before.Int64
+			c.Before = &v
+		}
+		c.Sent = sent != 0
+		i, ok := byID[w.ID]
+		if !ok {
+			w.At, w.Outcome = parseTime(at), pendingOutcome
+			i = len(out)
+			byID[w.ID] = i
+			out = append(out, p)
+		}
+		out[i].Write.Counters = append(out[i].Write.Counters, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b pipeline.PendingWrite) int { return cmp.Compare(a.Write.ID, b.Write.ID) })
+	return out, nil
+}
+
 // RecordFields implements pipeline.StateStore: the plan fields run runID
 // applied become their last applied values, in one transaction.
 func (s *Store) RecordFields(ctx context.Context, runID int64, ws []pipeline.FieldWrite) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.explain(err)
-	}
-	defer tx.Rollback()
-	var service string
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_runs WHERE id = ?`), runID).Scan(&service); err != nil {
-		return s.explain(fmt.Errorf("run %d: %w", runID, err))
-	}
-	st, err := tx.PrepareContext(ctx, s.q(`INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`))
-	if err != nil {
-		return s.explain(err)
-	}
-	defer st.Close()
-	for _, w := range ws {
-		at := w.At
-		if at.IsZero() {
-			at = time.Now()
-		}
-		if _, err := st.ExecContext(ctx, service, w.Account, w.PlanID, w.Field, w.Value, runID, fmtTime(at), w.File); err != nil {
-			return s.explain(err)
-		}
-	}
-	return s.explain(tx.Commit())
+	return s.submit(&op{kind: opFields, run: runID, fws: ws})
 }
 
 // LastFields implements pipeline.StateStore. As LastWrites, the plan is
 // known by the service's own id, whatever name the account had in the
 // run that applied the field; the latest write counts.
 func (s *Store) LastFields(ctx context.Context, service, account string, planIDs []int64) (map[pipeline.FieldKey]pipeline.LastFieldWrite, error) {
+	s.flush()
 	out := map[pipeline.FieldKey]pipeline.LastFieldWrite{}
 	err := s.eachByID(ctx, `SELECT plan_id, field, value, run_id, at, file FROM eepipe_last_fields WHERE service = ? AND plan_id IN `,
 		service, planIDs, func(rows *sql.Rows) error {
@@ -586,6 +577,7 @@ func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {
 // the change set to its end (status ok). Runs that stopped or failed part
 // of it do not count: the set is applied when its writes are.
 func (s *Store) ChangeSetRun(ctx context.Context, sig string) (*pipeline.RunRecord, error) {
+	s.flush()
 	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+` FROM eepipe_runs r
 		WHERE r.change_set = ? AND r.status = 'ok' ORDER BY r.id LIMIT 1`), sig))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -639,6 +631,7 @@ func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (pipeline.Sav
 
 // Runs implements pipeline.StateStore.
 func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.RunRecord, error) {
+	s.flush()
 	query := `SELECT ` + runColumns + ` FROM eepipe_runs r WHERE 1=1`
 	var args []any
 	if q.Service != "" {
@@ -730,6 +723,7 @@ func (s *Store) runDetails(ctx context.Context, r *pipeline.RunRecord) error {
 
 // History implements pipeline.StateStore.
 func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.HistoryEntry, error) {
+	s.flush()
 	query := `SELECT ` + runColumns + `, w.account, w.plan_id, w.plan_name, w.target_id, w.year_number, w.financial_year,
 		w.target_type, w.file, w.outcome, w.at, c.counter, c.before_value, c.after_value, c.sent
 		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id WHERE 1=1`
@@ -793,18 +787,15 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 }
 
 // RecordPlanWrite implements pipeline.StateStore.
+// It does not wait for the commit: a failure fails the next record waited
+// for (the target writes recorded before they are sent).
 func (s *Store) RecordPlanWrite(ctx context.Context, runID int64, w pipeline.PlanWrite) error {
-	at := w.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`), runID, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
-	return s.explain(err)
+	return s.submitLater(&op{kind: opPlan, run: runID, pw: w})
 }
 
 // PlanWrites implements pipeline.StateStore.
 func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.PlanWriteEntry, error) {
+	s.flush()
 	query := `SELECT p.run_id, p.account, p.plan_id, p.plan_name, p.action, p.outcome, p.at
 		FROM eepipe_plan_writes p JOIN eepipe_runs r ON r.id = p.run_id WHERE 1=1`
 	var args []any

@@ -1,0 +1,192 @@
+package statestore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestJournalConcurrentWritesAndPending: 64 writers record a target write
+// each at once, as apply does (pending before the request, the answer
+// after); the answered ones and the failed ones are on record with their
+// counters, the last values are those of the successful writes, and the
+// writes left without an answer are listed by PendingWrites until a later
+// run resolves them: the adopted one counts as applied by that run, the
+// other does not, and neither is pending any more.
+func TestJournalConcurrentWritesAndPending(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0, Service: "https://svc", Accounts: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 64
+			var wg sync.WaitGroup
+			errs := make(chan error, n)
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					w := pipeline.TargetWrite{Account: "acme", PlanID: 1, TargetID: int64(1000 + i), TargetType: "all_employees", At: t0.Add(time.Second),
+						Counters: []pipeline.CounterWrite{{Counter: "a", Before: i64(0), After: int64(i), Sent: true}, {Counter: "b", After: 7}}}
+					ids, err := s.RecordPending(ctx, run, []pipeline.TargetWrite{w})
+					if err != nil {
+						errs <- err
+						return
+					}
+					if i%8 == 7 {
+						return // the answer never recorded: killed in the window
+					}
+					w.ID, w.Outcome = ids[0], "ok"
+					if i%8 == 6 {
+						w.Outcome = "HTTP 500"
+					}
+					errs <- s.RecordWrite(ctx, run, w)
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			ids := make([]int64, n)
+			for i := range ids {
+				ids[i] = int64(1000 + i)
+			}
+			last, err := s.LastWrites(ctx, "https://svc", "acme", ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hist, err := s.History(ctx, pipeline.HistoryQuery{Counter: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hist) != n {
+				t.Fatalf("%d writes on record, want %d", len(hist), n)
+			}
+			for _, h := range hist {
+				i := h.TargetID - 1000
+				want := map[int64]string{6: "HTTP 500", 7: pipeline.OutcomePending}[i%8]
+				if want == "" {
+					want = "ok"
+				}
+				lw, applied := last[pipeline.CounterKey{TargetID: h.TargetID, Counter: "a"}]
+				if h.Outcome != want || h.After != i || applied != (want == "ok") || applied && lw.Value != i {
+					t.Errorf("target %d: outcome %q after %d, last %+v (%t); want %q", h.TargetID, h.Outcome, h.After, lw, applied, want)
+				}
+			}
+			pend, err := s.PendingWrites(ctx, "https://svc", ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pend) != n/8 {
+				t.Fatalf("%d pending writes, want %d: %+v", len(pend), n/8, pend)
+			}
+			for _, p := range pend {
+				if p.RunID != run || len(p.Write.Counters) != 2 || p.Write.ID == 0 || !p.Write.At.Equal(t0.Add(time.Second)) {
+					t.Errorf("pending write %+v", p)
+				}
+			}
+			if other, err := s.PendingWrites(ctx, "https://other", ids); err != nil || len(other) != 0 {
+				t.Errorf("pending writes of another service: %v, %v", other, err)
+			}
+
+			// A later run resolves two of them: one adopted, one not.
+			run2, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0.Add(time.Hour), Service: "https://svc", Accounts: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			adopt, lost := pend[0].Write, pend[1].Write
+			adopt.Outcome = pipeline.OutcomeAdopted + " from run 1: test"
+			lost.Outcome = "not applied: test"
+			if err := s.ResolvePending(ctx, run2, []pipeline.TargetWrite{adopt, lost}); err != nil {
+				t.Fatal(err)
+			}
+			left, err := s.PendingWrites(ctx, "https://svc", ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != n/8-2 {
+				t.Errorf("%d pending after two were resolved, want %d", len(left), n/8-2)
+			}
+			last, err = s.LastWrites(ctx, "https://svc", "acme", []int64{adopt.TargetID, lost.TargetID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lw, ok := last[pipeline.CounterKey{TargetID: adopt.TargetID, Counter: "a"}]; !ok || lw.RunID != run2 || lw.Value != adopt.Counters[0].After {
+				t.Errorf("adopted write: last %+v (%t), want value %d by run %d", lw, ok, adopt.Counters[0].After, run2)
+			}
+			if lw, ok := last[pipeline.CounterKey{TargetID: lost.TargetID, Counter: "a"}]; ok {
+				t.Errorf("a write not adopted counts as applied: %+v", lw)
+			}
+			hist, err = s.History(ctx, pipeline.HistoryQuery{Counter: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var outcomes []string
+			for _, h := range hist {
+				if h.TargetID == adopt.TargetID || h.TargetID == lost.TargetID {
+					outcomes = append(outcomes, fmt.Sprintf("run %d target %d: %s", h.Run.ID, h.TargetID-1000, h.Outcome))
+				}
+			}
+			got := strings.Join(outcomes, "\n")
+			want := fmt.Sprintf("run %d target %d: adopted from run 1: test (found by run %d)\nrun %d target %d: not applied: test (found by run %d)\nrun %d target %d: adopted from run 1: test",
+				run, adopt.TargetID-1000, run2, run, lost.TargetID-1000, run2, run2, adopt.TargetID-1000)
+			if got != want {
+				t.Errorf("history:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestJournalFailureFailsOnlyItsRecord: a record that fails (an unknown
+// run) fails alone; the records committed with it in a batch stand.
+func TestJournalFailureFailsOnlyItsRecord(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			bad := make([]error, 32)
+			for i := range 32 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := run
+					if i%4 == 0 {
+						r = run + 1000 // no such run
+					}
+					bad[i] = s.RecordWrite(ctx, r, pipeline.TargetWrite{Account: "acme", TargetID: int64(i + 1), Outcome: "ok",
+						Counters: []pipeline.CounterWrite{{Counter: "a", After: 1, Sent: true}}})
+				}()
+			}
+			wg.Wait()
+			for i, err := range bad {
+				if (err != nil) != (i%4 == 0) {
+					t.Errorf("write %d: %v", i, err)
+				}
+			}
+			hist, err := s.History(ctx, pipeline.HistoryQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hist) != 24 {
+				t.Errorf("%d writes on record, want 24", len(hist))
+			}
+		})
+	}
+}
