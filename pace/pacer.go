@@ -54,7 +54,8 @@ type Pacer struct {
 	// cut so as to end at it.
 	Deadline time.Time
 	// WithinDeadline: a wait that would pass the deadline of the call's
-	// context is not started; the last attempt's error is returned as is.
+	// context (by the real clock, as the context measures it) is not
+	// started; the last attempt's error is returned as is.
 	WithinDeadline bool
 	// WaitCtx, when set, also ends the waits and the decision to make
 	// another attempt (the attempts themselves run under the call's
@@ -83,6 +84,7 @@ type Interrupted struct {
 	Cause    error         // the context's error
 }
 
+// Error returns the last attempt's error and why it was not retried.
 func (e *Interrupted) Error() string {
 	return fmt.Sprintf("%v; not retried: %v", e.Last, e.Cause)
 }
@@ -98,6 +100,7 @@ type OutOfTime struct {
 	Last     error     // the last attempt's error
 }
 
+// Error returns the last attempt's error and why it was not retried.
 func (e *OutOfTime) Error() string {
 	return fmt.Sprintf("%v; not retried: out of time", e.Last)
 }

@@ -91,20 +91,25 @@ func TestCall(t *testing.T) {
 }
 
 // TestCallCancelledDuringWait uses the real wait: the server asks for an
-// hour, the context ends as soon as the wait starts, and the call returns
-// at once with an *Interrupted carrying the context's error.
+// hour, the context (the call's, or the WaitCtx while the call's lives on)
+// ends once the wait has started, and the call returns at once with an
+// *Interrupted carrying the last error and the context's.
 func TestCallCancelledDuringWait(t *testing.T) {
 	for _, viaWaitCtx := range []bool{false, true} {
 		t.Run(fmt.Sprint("WaitCtx=", viaWaitCtx), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			p := Pacer{MaxRetryAfter: 2 * time.Hour}
+			started := make(chan struct{})
+			p := Pacer{MaxRetryAfter: 2 * time.Hour, Sleep: func(ctx context.Context, d time.Duration) error {
+				close(started)
+				return Sleep(ctx, d)
+			}}
 			callCtx := ctx
 			if viaWaitCtx {
 				p.WaitCtx = ctx
 				callCtx = context.WithoutCancel(ctx)
 			}
-			p.OnWait = func(Attempt, time.Duration, error) { cancel() }
+			go func() { <-started; cancel() }()
 			attempts := 0
 			start := time.Now()
 			err := p.Call(callCtx, func(Attempt) Verdict {
@@ -122,6 +127,18 @@ func TestCallCancelledDuringWait(t *testing.T) {
 				t.Errorf("attempts %d, %+v", attempts, ie)
 			}
 		})
+	}
+}
+
+// TestCallFreshSchedule: each call of one Pacer starts its schedule anew.
+func TestCallFreshSchedule(t *testing.T) {
+	c := &clock{}
+	p := Pacer{MaxAttempts: 3, Sleep: c.Sleep, Schedule: func() Schedule { return Exponential(time.Second, time.Minute) }}
+	for range 2 {
+		_ = p.Call(context.Background(), func(Attempt) Verdict { return Again(errBusy) })
+	}
+	if fmt.Sprint(c.slept) != "[1s 2s 1s 2s]" {
+		t.Errorf("slept %v, want each call from the first wait", c.slept)
 	}
 }
 
