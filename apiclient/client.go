@@ -20,8 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"go.uber.org/zap"
+
+	"github.com/eepipe/eepipe/pace"
 )
 
 // APIPrefix is the path of the plan and scorecard API under the base URL.
@@ -291,29 +292,31 @@ func (c *Client) send(ctx context.Context, cl call) error {
 	path := u.EscapedPath() // the path as sent, and as signed
 	target := u.String()
 
-	var (
-		lastErr      error
-		priorUnclear bool                        // an earlier attempt may have reached the service
-		bo           *backoff.ExponentialBackOff // the call's backoff bounds, made at the first failure
-	)
-	nextBackOff := func() time.Duration {
-		if bo == nil {
-			bo = c.retry.newBackOff()
-		}
-		return bo.NextBackOff()
-	}
-	wctx := waitContext(ctx) // ends the waits and the decision to retry
-	refusedOnly := true      // every attempt so far was refused unapplied
-	var wait time.Duration   // the wait before this attempt
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			if lastErr != nil {
-				return interrupted(cl, path, attempt-1, wait, lastErr, err, refusedOnly)
+	var priorUnclear bool // an earlier attempt may have reached the service
+	refusedOnly := true   // every attempt so far was refused unapplied
+	var result error      // the call's outcome: its decoded answer's error
+	pacer := pace.Pacer{
+		Schedule:       func() pace.Schedule { return pace.Jittered(c.retry.newBackOff(), c.jitter) },
+		MaxAttempts:    c.retry.MaxAttempts,
+		MaxRetryAfter:  MaxRetryAfter,
+		WithinDeadline: true,
+		WaitCtx:        waitContext(ctx), // ends the waits and the decision to retry
+		Sleep:          c.sleep,
+		OnWait: func(a pace.Attempt, wait time.Duration, last error) {
+			if ce := c.log.Check(zap.DebugLevel, "retrying"); ce != nil {
+				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", a.N),
+					zap.Duration("wait", wait), zap.String("reason", last.Error()))
 			}
-			return &TransportError{Method: cl.method, Path: path, Attempts: attempt - 1, ctxErr: err}
-		}
-		if err := wctx.Err(); err != nil && lastErr != nil {
-			return interrupted(cl, path, attempt-1, wait, lastErr, err, refusedOnly)
+		},
+		OnDeadline: func(_ pace.Attempt, wait time.Duration, _ error) {
+			if ce := c.log.Check(zap.DebugLevel, "not retrying: the wait would pass the deadline"); ce != nil {
+				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Duration("wait", wait))
+			}
+		},
+	}
+	err = pacer.Call(ctx, func(a pace.Attempt) pace.Verdict {
+		if err := ctx.Err(); err != nil {
+			return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N - 1, ctxErr: err})
 		}
 		var body io.Reader
 		if cl.body != nil {
@@ -325,7 +328,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 		})
 		req, err := http.NewRequestWithContext(tctx, cl.method, target, body)
 		if err != nil {
-			return fmt.Errorf("apiclient: %s %s: %w", cl.method, path, err)
+			return pace.Done(fmt.Errorf("apiclient: %s %s: %w", cl.method, path, err))
 		}
 		var authValue string
 		req.Header.Set("Accept", "application/json")
@@ -346,12 +349,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 
 		start := time.Now()
 		resp, err := c.http.Do(req)
-		var (
-			status  int
-			respErr error // the error of this attempt
-			retry   = attempt < c.retry.MaxAttempts
-		)
-		wait = 0
+		var status int
 		if err == nil {
 			status = resp.StatusCode
 			var b []byte
@@ -367,95 +365,57 @@ func (c *Client) send(ctx context.Context, cl call) error {
 			if err == nil {
 				if ce := c.log.Check(zap.DebugLevel, "request"); ce != nil {
 					ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-						zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt))
+						zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N))
 				}
 				if status >= 200 && status < 300 {
-					return decode(cl, path, status, b)
+					result = decode(cl, path, status, b)
+					return pace.Done(nil)
 				}
 				ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 				apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(s string) string { return c.redact(s, authValue) })
 				apiErr.afterUnclear = priorUnclear
-				// A 429 is refused before anything is applied: even a POST
-				// may be sent again.
-				if !retry || !retryableStatus(status) || !(retryableMethod(cl.method) || status == http.StatusTooManyRequests) {
-					return apiErr
+				v := pace.Verdict{Err: apiErr, Retryable: retryableStatus(status),
+					// A 429 is refused before anything is applied: even a
+					// POST may be sent again.
+					Repeatable: retryableMethod(cl.method) || status == http.StatusTooManyRequests,
+					RetryAfter: ra, HasRetryAfter: hasRA}
+				if v.Retryable && v.Repeatable && !a.Last {
+					priorUnclear = priorUnclear || status >= 500
+					refusedOnly = refusedOnly && refusal(status, nil)
 				}
-				respErr = apiErr
-				if bound := nextBackOff(); hasRA {
-					wait = min(ra, MaxRetryAfter)
-				} else {
-					wait = c.jitter(bound)
-				}
-				priorUnclear = priorUnclear || status >= 500
-				refusedOnly = refusedOnly && refusal(status, nil)
+				return v
 			}
 		}
-		if err != nil {
-			// No response, or the body was cut off: a transport failure.
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return &TransportError{Method: cl.method, Path: path, Attempts: attempt, Sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err}
-			}
-			te := &TransportError{Method: cl.method, Path: path, Attempts: attempt, Sent: wrote.Load(), err: unwrapURLError(err)}
-			if status != 0 {
-				te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
-			}
-			te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
-			if ce := c.log.Check(zap.DebugLevel, "request failed"); ce != nil {
-				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-					zap.Duration("duration", time.Since(start)), zap.Int("attempt", attempt), zap.Error(te.err))
-			}
-			if !retry || !retryableMethod(cl.method) || !retryableTransport(err) {
-				if priorUnclear && !te.Sent {
-					te.Sent = true // an earlier attempt may have been applied
-				}
-				return te
-			}
-			respErr = te
-			wait = c.jitter(nextBackOff())
-			priorUnclear = priorUnclear || te.Sent
-			refusedOnly = refusedOnly && refusal(0, te)
+		// No response, or the body was cut off: a transport failure.
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err})
 		}
-
-		lastErr = respErr
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			if ce := c.log.Check(zap.DebugLevel, "not retrying: the wait would pass the deadline"); ce != nil {
-				ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Duration("wait", wait))
+		te := &TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote.Load(), err: unwrapURLError(err)}
+		if status != 0 {
+			te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
+		}
+		te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
+		if ce := c.log.Check(zap.DebugLevel, "request failed"); ce != nil {
+			ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+				zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N), zap.Error(te.err))
+		}
+		if a.Last || !retryableMethod(cl.method) || !retryableTransport(err) {
+			if priorUnclear && !te.Sent {
+				te.Sent = true // an earlier attempt may have been applied
 			}
-			return lastErr
+			return pace.Done(te)
 		}
-		if ce := c.log.Check(zap.DebugLevel, "retrying"); ce != nil {
-			ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("attempt", attempt),
-				zap.Duration("wait", wait), zap.String("reason", lastErr.Error()))
-		}
-		if err := c.sleepBoth(ctx, wctx, wait); err != nil {
-			return interrupted(cl, path, attempt, wait, lastErr, err, refusedOnly)
-		}
+		priorUnclear = priorUnclear || te.Sent
+		refusedOnly = refusedOnly && refusal(0, te)
+		return pace.Again(te)
+	})
+	if pi, ok := err.(*pace.Interrupted); ok {
+		return interrupted(cl, path, pi.Attempts, pi.Wait, pi.Last, pi.Cause, refusedOnly)
 	}
-}
-
-// sleepBoth waits for d until ctx or wctx ends, and returns the error of
-// the one that ended (wctx's first).
-func (c *Client) sleepBoth(ctx, wctx context.Context, d time.Duration) error {
-	if wctx == ctx {
-		return c.sleep(ctx, d)
-	}
-	if err := wctx.Err(); err != nil {
+	if err != nil {
 		return err
 	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(wctx, func() { cancel(wctx.Err()) })
-	defer stop()
-	if err := c.sleep(sctx, d); err != nil {
-		if werr := wctx.Err(); werr != nil {
-			return werr
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		return err
-	}
-	return nil
+	return result
 }
 
 // interrupted returns the error of a call whose retries were cut short by

@@ -2,8 +2,10 @@
 // plan and scorecard API and of the company lookup service: wire types named
 // as the contract names their JSON fields, HMAC request signing, typed
 // errors, and the one retry policy. It is a pure client of the wire
-// contract, as go-github is of GitHub's: it imports no package of this
-// module and knows nothing of the domain. pipeline/planapi adapts it to the
+// contract, as go-github is of GitHub's: it knows nothing of the domain and
+// imports no package of this module but pace, the leaf package that is the
+// one home of "wait and retry" (its retry loop is a pace.Pacer call, the
+// same shape as the pipeline's waits). pipeline/planapi adapts it to the
 // interfaces the pipeline declares.
 //
 // A Client signs every plan and scorecard request (Signature, over the path

@@ -1,14 +1,12 @@
 package apiclient
 
 import (
-	"context"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
+	"github.com/eepipe/eepipe/pace"
 )
 
 // RetryPolicy is the client's one retry policy; zero fields take the
@@ -27,8 +25,8 @@ import (
 // capped exponential backoff with full jitter, a random duration between 0
 // and min(MaxDelay, BaseDelay*2^(attempt-1)) (the bound is the schedule of
 // github.com/cenkalti/backoff's ExponentialBackOff, the one the pipeline's
-// recalculation polling uses too). Waits end at once when the
-// context ends, or the wait context given with WithWaitContext, and no
+// recalculation polling uses too; the loop is a pace.Pacer call, the one
+// shape of wait and retry). Waits end at once when the context ends, or the wait context given with WithWaitContext, and no
 // further attempt is started then: the call returns an *InterruptedError
 // holding the last attempt's error and the context's. A wait that would
 // pass the context's deadline is not started: the last error is returned
@@ -69,8 +67,8 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // newBackOff returns the schedule of backoff bounds of one call: BaseDelay,
 // doubling up to MaxDelay, without randomness (the full jitter is applied
 // to each bound).
-func (p RetryPolicy) newBackOff() *backoff.ExponentialBackOff {
-	return &backoff.ExponentialBackOff{InitialInterval: p.BaseDelay, Multiplier: 2, MaxInterval: p.MaxDelay}
+func (p RetryPolicy) newBackOff() pace.Schedule {
+	return pace.Exponential(p.BaseDelay, p.MaxDelay)
 }
 
 // retryableMethod reports whether requests of method may be sent again
@@ -125,28 +123,10 @@ func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 
 const maxDuration = time.Duration(1<<63 - 1)
 
-// fullJitter returns a random duration in [0, d].
-func fullJitter(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return rand.N(d + 1)
-}
-
-// sleepCtx waits for d or until ctx ends, whichever is first; it returns
-// ctx.Err() in the second case. It is the client's one context-aware wait
-// (the default of Options.Sleep); pipeline has its own (RunOptions.sleep),
-// as neither package may import the other.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// fullJitter and sleepCtx are the client's jitter and wait between
+// attempts (the defaults of its hooks): those of package pace, the one
+// home of wait and retry.
+var (
+	fullJitter = pace.FullJitter
+	sleepCtx   = pace.Sleep
+)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
+
+	"github.com/eepipe/eepipe/pace"
 )
 
 // DefaultConcurrency is the default bound on requests in flight.
@@ -39,7 +41,8 @@ type RunOptions struct {
 	// sent again when the plan turns out not to exist (default 3).
 	CreateAttempts int
 	// Now and Sleep are the clock, injected by tests; Sleep returns early
-	// with ctx's error when ctx is done.
+	// with ctx's error when ctx is done (nil: pace.Sleep, the one
+	// context-aware wait).
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 
@@ -82,28 +85,6 @@ func (o RunOptions) now() time.Time {
 		return o.Now()
 	}
 	return time.Now()
-}
-
-// sleep is the pipeline's one context-aware wait (recalc's polling after
-// a 409 uses it): RunOptions.Sleep when a test injects it, else a timer
-// that ctx's end cuts short, returning ctx's error. apiclient keeps its own
-// (sleepCtx, for its retry policy): pipeline may not import apiclient nor
-// apiclient pipeline, so each side of that border has exactly one.
-func (o RunOptions) sleep(ctx context.Context, d time.Duration) error {
-	if o.Sleep != nil {
-		return o.Sleep(ctx, d)
-	}
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Runner applies input plans to the service for a set of accounts. Every
@@ -493,52 +474,66 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 	if attempts <= 0 {
 		attempts = 3
 	}
-	var notes []string
-	for attempt := 1; ; attempt++ {
+	var (
+		notes   []string
+		created *Plan
+	)
+	// No wait between attempts (pace.Fixed(0)): a create is sent again only
+	// once the list shows it was not applied, which makes it repeatable.
+	// The pacer's context does not end: whether the run stopped is the
+	// gate's to say when the create is sent again (a *StoppedError).
+	err := pace.Pacer{MaxAttempts: attempts}.Call(context.WithoutCancel(ctx), func(a pace.Attempt) pace.Verdict {
 		p, err := svc.CreatePlan(ctx, *d.Create)
 		if err == nil {
 			if len(p.Milestones) == 0 {
 				// A create response without milestones: read the plan.
 				full, gerr := svc.GetPlan(ctx, p.ID)
 				if gerr != nil {
-					return nil, notes, fmt.Errorf("plan %d was created but could not be read back: %w", p.ID, gerr)
+					return pace.Done(fmt.Errorf("plan %d was created but could not be read back: %w", p.ID, gerr))
 				}
 				p = full
 			}
-			return p, notes, nil
+			created = p
+			return pace.Done(nil)
 		}
 		if errors.Is(err, ErrStopped) {
-			return nil, notes, err
+			return pace.Done(err)
 		}
 		if !errors.Is(err, ErrUnclearOutcome) {
-			return nil, notes, fmt.Errorf("create rejected: %w", err)
+			return pace.Done(fmt.Errorf("create rejected: %w", err))
 		}
 		if strings.TrimSpace(d.Create.Name) == "" {
-			return nil, notes, fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
-				"so it was not sent again: check the account's plans before running again", err)
+			return pace.Done(fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
+				"so it was not sent again: check the account's plans before running again", err))
 		}
 		list, lerr := svc.ListPlans(ctx)
 		if lerr != nil {
 			// Not ErrStopped even when the list was not sent: the create
 			// may have been applied, so the plan is failed, not "not applied".
-			return nil, notes, fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
-				"list the account's plans before running again", err, lerr)
+			return pace.Done(fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
+				"list the account's plans before running again", err, lerr))
 		}
 		found := MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, skip)
 		switch {
 		case len(found) == 1:
 			full, gerr := svc.GetPlan(ctx, found[0].ID)
 			if gerr != nil {
-				return nil, notes, fmt.Errorf("the create request got no clear answer; plan %d was created by it but could not be read: %w", found[0].ID, gerr)
+				return pace.Done(fmt.Errorf("the create request got no clear answer; plan %d was created by it but could not be read: %w", found[0].ID, gerr))
 			}
 			notes = append(notes, fmt.Sprintf("the create request got no clear answer (%v); the plan had been created as plan %d and was adopted, not created twice", err, full.ID))
-			return full, notes, nil
+			created = full
+			return pace.Done(nil)
 		case len(found) > 1:
-			return nil, notes, fmt.Errorf("the create request got no clear answer and now %d plans named %q start %s; check them on the service", len(found), d.Create.Name, d.Create.StartDate)
+			return pace.Done(fmt.Errorf("the create request got no clear answer and now %d plans named %q start %s; check them on the service", len(found), d.Create.Name, d.Create.StartDate))
 		}
-		if attempt >= attempts {
-			return nil, notes, fmt.Errorf("the create request got no clear answer %d times and the plan was not created: %w", attempt, err)
+		if a.Last {
+			return pace.Done(fmt.Errorf("the create request got no clear answer %d times and the plan was not created: %w", a.N, err))
 		}
 		notes = append(notes, fmt.Sprintf("the create request got no clear answer (%v) and the plan was not created; sent it again", err))
+		return pace.Again(err) // not applied, as the list shows: safe to send again
+	})
+	if err != nil {
+		return nil, notes, err
 	}
+	return created, notes, nil
 }

@@ -40,4 +40,12 @@
 // as is"), so an unchanged export re-imports with no write and no warning.
 //
 // Plans are matched to stored plans by one rule, MatchPlans, everywhere.
+//
+// Waits and retries are not written here: they are calls of package pace,
+// the one home of "wait and retry" (shared with apiclient, which pipeline
+// may not import). The recalculation's wait for a running one
+// (Runner.Recalc, a capped exponential poll bounded by RunOptions.RecalcWait)
+// and the resend of a create that got no clear answer (sent again at once,
+// and only once the list shows the plan was not created) are pace.Pacer
+// calls; RunOptions.Sleep and Now are their injected wait and clock.
 package pipeline

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"github.com/sourcegraph/conc/pool"
+
+	"github.com/eepipe/eepipe/pace"
 )
 
 // RecalcRequest names one scorecard to recalculate with its account's key pair.
@@ -53,8 +54,8 @@ func (r *Runner) recalcLinked(ctx context.Context, plans []*PlanResult) []*Recal
 
 // Recalc asks the service to recalculate each scorecard, concurrently
 // across scorecards. A 409 (a recalculation is already running) is waited
-// through with a capped exponential backoff (cenkalti/backoff's schedule,
-// as in the client's retry policy) and the request sent again,
+// through with a capped exponential backoff (pace.Exponential, the
+// schedule of the client's retry policy) and the request sent again,
 // until accepted or RunOptions.RecalcWait runs out; then that scorecard
 // fails with a message that says so. Other errors fail the scorecard at
 // once. Results are in the order of reqs.
@@ -101,40 +102,40 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 	}
 	// The same backoff schedule as the client's retry policy, without
 	// jitter: the waits are polling, and --recalc-wait bounds them.
-	bo := &backoff.ExponentialBackOff{InitialInterval: first, Multiplier: 2, MaxInterval: maxBackoff}
 	start := r.opts.now()
-	deadline := start.Add(wait)
-	for {
-		res.Attempts++
-		err := svc.RecalculateScorecard(ctx, q.ScorecardID)
-		if err == nil {
-			res.Accepted = true
-			res.Waited = r.opts.now().Sub(start)
-			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true})
-			return res
-		}
-		if !errors.Is(err, ErrConflict) {
-			res.Err = fmt.Errorf("scorecard %s was not recalculated: %w", q.ScorecardID, err)
-			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
-			return res
-		}
-		now := r.opts.now()
-		if !now.Before(deadline) {
-			res.Waited = now.Sub(start)
-			res.Err = fmt.Errorf("scorecard %s was not recalculated: another recalculation was still running after waiting %s (--recalc-wait); "+
-				"run `eepipe recalc %s` when it has finished", q.ScorecardID, res.Waited.Round(time.Second), q.ScorecardID)
-			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
-			return res
-		}
-		d := min(bo.NextBackOff(), deadline.Sub(now))
-		emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Waiting: d})
-		if err := r.opts.sleep(ctx, d); err != nil {
-			res.Waited = r.opts.now().Sub(start)
-			res.Err = fmt.Errorf("scorecard %s was not recalculated: the run was interrupted while a running recalculation was waited for", q.ScorecardID)
-			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
-			return res
-		}
+	pacer := pace.Pacer{
+		Schedule: func() pace.Schedule { return pace.Exponential(first, maxBackoff) },
+		Deadline: start.Add(wait),
+		Now:      r.opts.now,
+		Sleep:    r.opts.Sleep,
+		OnWait: func(a pace.Attempt, d time.Duration, _ error) {
+			emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: a.N, Waiting: d})
+		},
 	}
+	err := pacer.Call(ctx, func(a pace.Attempt) pace.Verdict {
+		res.Attempts = a.N
+		err := svc.RecalculateScorecard(ctx, q.ScorecardID)
+		if errors.Is(err, ErrConflict) {
+			return pace.Again(err) // nothing started: safe to ask again
+		}
+		return pace.Done(err)
+	})
+	switch e := err.(type) {
+	case nil:
+		res.Accepted = true
+		res.Waited = r.opts.now().Sub(start)
+	case *pace.OutOfTime:
+		res.Waited = e.At.Sub(start)
+		res.Err = fmt.Errorf("scorecard %s was not recalculated: another recalculation was still running after waiting %s (--recalc-wait); "+
+			"run `eepipe recalc %s` when it has finished", q.ScorecardID, res.Waited.Round(time.Second), q.ScorecardID)
+	case *pace.Interrupted:
+		res.Waited = r.opts.now().Sub(start)
+		res.Err = fmt.Errorf("scorecard %s was not recalculated: the run was interrupted while a running recalculation was waited for", q.ScorecardID)
+	default:
+		res.Err = fmt.Errorf("scorecard %s was not recalculated: %w", q.ScorecardID, err)
+	}
+	emit(RecalcEvent{Account: q.Account, ScorecardID: q.ScorecardID, Attempt: res.Attempts, Done: true, Err: res.Err})
+	return res
 }
 
 // ScorecardChecker is implemented by a PlanService that can tell whether
