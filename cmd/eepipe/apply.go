@@ -154,9 +154,12 @@ func checkApplyOptions(opts *applyOptions) error {
 		}
 		// Found out now, not after the run has changed the service. With
 		// --output-dir the report goes there (created if missing).
-		if st, err := os.Stat(filepath.Dir(opts.Report)); opts.Schedule.OutputDir == "" && (err != nil || !st.IsDir()) {
-			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		if err := refuseMissingFolder("--report", opts.Report, opts.Schedule.OutputDir); err != nil {
+			return err
 		}
+	}
+	if err := refuseMissingFolder("-o", opts.State.Output, ""); err != nil {
+		return err
 	}
 	if opts.RecalcWait < 0 {
 		return exitf(ExitInvalid, "--recalc-wait must not be negative")

@@ -183,10 +183,8 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	if err := refuseOverwrite(opts.Output, opts.Schedule.OutputDir == "" && !opts.Force); err != nil {
 		return err
 	}
-	if opts.Schedule.OutputDir == "" {
-		if err := refuseMissingFolder(opts.Output); err != nil {
-			return err
-		}
+	if err := refuseMissingFolder("-o", opts.Output, opts.Schedule.OutputDir); err != nil {
+		return err
 	}
 	if opts.Concurrency < 1 {
 		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)

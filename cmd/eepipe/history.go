@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -90,8 +89,8 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
 		}
-		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
-			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
+			return err
 		}
 	}
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})

@@ -121,7 +121,7 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 		}
 		cat = c
 	}
-	if err := refuseMissingFolder(opts.Output); err != nil {
+	if err := refuseMissingFolder("-o", opts.Output, ""); err != nil {
 		return err
 	}
 	if !opts.Force {
