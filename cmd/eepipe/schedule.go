@@ -100,7 +100,13 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		lockPath = filepath.Join(o.OutputDir, lockFileName)
 	}
 	if lockPath != "" {
-		l, err := filelock.Acquire(ctx, lockPath, r.lockInfo(), o.LockWait)
+		l, err := filelock.Acquire(ctx, lockPath, r.lockInfo(), 0)
+		var first *pipeline.LockHeldError
+		if err != nil && o.LockWait > 0 && errors.As(err, &first) {
+			// Say why the run seems to stand still, then wait.
+			f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock file %s: %s; waiting up to %s (--lock-wait) for it", lockPath, first.Holder, o.LockWait))
+			l, err = filelock.Acquire(ctx, lockPath, r.lockInfo(), o.LockWait)
+		}
 		if err != nil {
 			return ctx, nil, r.lockError(err)
 		}
@@ -108,7 +114,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 	}
 	r.removeOrphanTemps()
 	if o.MaxDuration > 0 {
-		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
+		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, fmt.Errorf("%w %s", errMaxDuration, o.MaxDuration))
 	} else {
 		ctx, r.cancel = context.WithCancel(ctx)
 	}
@@ -253,8 +259,13 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	case timedOut(ctx):
 		outcome = "timeout"
 		if code != ExitInvalid {
-			if err == nil || code != ExitFatal || isSilent(err) {
-				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("stopped after --max-duration %s: no new work was started after that", r.opts.MaxDuration)}
+			// The message names the limit, whatever stopped first.
+			limit := fmt.Sprintf("stopped after --max-duration %s", r.opts.MaxDuration)
+			switch {
+			case err == nil || code != ExitFatal || isSilent(err):
+				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("%s: no new work was started after that", limit)}
+			case !strings.Contains(err.Error(), "--max-duration"):
+				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("%s: %w", limit, err)}
 			}
 			code = ExitFatal
 		}
