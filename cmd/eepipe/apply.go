@@ -411,8 +411,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	warnChangeSet(log, run, cs, accounts)
 	if planErr == nil {
-		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
-			return exitf(ExitFatal, "%v", err)
+		if err := renderChangeSet(f, cs, opts); err != nil {
+			return err
 		}
 		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
@@ -628,6 +628,23 @@ func stopCause(err error, r *pipeline.Runner) error {
 		return f
 	}
 	return err
+}
+
+// renderChangeSet prints what diff (apply --dry-run) would change on
+// stdout: a summary per plan (its fields, and its counters counted), and
+// with -v every counter, old -> new. A summary that leaves counters out
+// says where they are.
+func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
+	brief := !f.Verbose
+	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if brief && cs.HasChanges() {
+		if _, err := fmt.Fprintln(f.IO.Out, "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	return nil
 }
 
 // writeRunReport writes the run report to path (the --report name base,

@@ -63,14 +63,11 @@ store cannot be read.`,
 	fl.StringVar(&opts.Since, "since", "", "only from this `DATE` on (2026-11-01, or an RFC 3339 time)")
 	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
 	onceStringVar(fl, &opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
-	opts.State.register(cmd, false)
+	opts.State.registerPath(cmd)
 	return cmd
 }
 
 func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
-	if opts.State.NoState {
-		return exitf(ExitInvalid, "history reads the state store: --no-state leaves nothing to read")
-	}
 	q := pipeline.HistoryQuery{Account: opts.Account, PlanID: opts.PlanID, Counter: strings.TrimSpace(opts.Counter)}
 	if opts.Since != "" {
 		t, err := time.Parse(time.RFC3339, opts.Since)
