@@ -35,8 +35,9 @@ func NewCmdHistory(f *Factory, runF func(*historyOptions) error) *cobra.Command 
 		Short: "List the apply runs recorded in the state store and the counters they wrote",
 		Long: `List the runs recorded in the state store (every apply that wrote: when, who,
 from which host, the command line, the input files with their SHA-256, the
-accounts) and, under each run, every counter it sent: the value before and
-after, the target and the file. --counter NAME lists every value eepipe
+accounts) and, under each run, one line per plan counting the counters it
+sent; with -v every counter it sent: the value before and after, the
+target and the file. --counter NAME lists every value eepipe
 wrote to that counter, when and from which file. Filters combine.
 
 --report FILE writes the runs and every counter recorded (also those the
@@ -46,6 +47,7 @@ sent false) as .json, .csv or .xlsx.
 Nothing is sent to the service. Exit status: 0 ok, 2 invalid usage, 3 the
 store cannot be read.`,
 		Example: `  eepipe history
+  eepipe -v history
   eepipe history --account acme --since 2026-11-01
   eepipe history --plan 4711 --counter number_of_african_male_top_managers
   eepipe history --report audit.xlsx`,
@@ -146,6 +148,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			b.WriteString("  (none)\n")
 		}
 	} else {
+		counted := false // some run's counters were counted, not listed
 		byRun := map[int64][]pipeline.HistoryEntry{}
 		inSync := map[int64]int{}
 		for _, e := range entries {
@@ -168,15 +171,23 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			for _, p := range plansByRun[r.ID] {
 				fmt.Fprintf(&b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
 			}
-			for _, e := range byRun[r.ID] {
-				fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
-					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+			if f.Verbose {
+				for _, e := range byRun[r.ID] {
+					fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
+						beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+				}
+			} else {
+				counted = counted || len(byRun[r.ID]) > 0
+				writeRunCounts(&b, byRun[r.ID])
 			}
 			if n := inSync[r.ID]; n > 0 {
 				fmt.Fprintf(&b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
 			}
 		}
 		fmt.Fprintf(&b, "%s.\n", pipeline.Plural(len(runs), "run"))
+		if counted {
+			b.WriteString("Counters are counted, not listed: -v lists each one (before -> after); --report FILE (.xlsx, .csv or .json) writes them all.\n")
+		}
 	}
 	if _, err := fmt.Fprint(f.IO.Out, b.String()); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -188,6 +199,40 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
 	}
 	return nil
+}
+
+// writeRunCounts writes a run's sent counters as one line per plan: how
+// many counters in how many targets, and how many failed.
+func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
+	type planCount struct {
+		account, name    string
+		id               int64
+		counters, failed int
+		targets          map[string]bool
+	}
+	var order []*planCount
+	byPlan := map[string]*planCount{}
+	for _, e := range entries {
+		key := fmt.Sprintf("%s\x00%d\x00%s", e.Account, e.PlanID, e.PlanName)
+		pc := byPlan[key]
+		if pc == nil {
+			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, targets: map[string]bool{}}
+			byPlan[key] = pc
+			order = append(order, pc)
+		}
+		pc.counters++
+		pc.targets[targetWords(e)] = true
+		if e.Outcome != "ok" {
+			pc.failed++
+		}
+	}
+	for _, pc := range order {
+		fmt.Fprintf(b, "    %s plan %d %q: %s sent in %s", pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pipeline.Plural(len(pc.targets), "target"))
+		if pc.failed > 0 {
+			fmt.Fprintf(b, " (FAILED: %d)", pc.failed)
+		}
+		b.WriteByte('\n')
+	}
 }
 
 func targetWords(e pipeline.HistoryEntry) string {
