@@ -288,7 +288,17 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	return nil
 }
 
+// logSummary ends the run's stderr with its summary: off a terminal (and
+// with --log-format json) one JSON event with every field, for monitoring;
+// where the logs are for people (console), a sentence (humanSummary).
 func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) {
+	if r.f.consoleLogs() {
+		r.mu.Lock()
+		line := humanSummary(r.command, outcome, code, time.Since(r.start), r.outputs, r.warnings)
+		r.mu.Unlock()
+		fmt.Fprintln(r.f.IO.ErrOut, line)
+		return
+	}
 	r.mu.Lock()
 	all := []zap.Field{
 		zap.String("command", r.command),
@@ -312,6 +322,35 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 		return
 	}
 	log.Info("summary", all...)
+}
+
+// humanSummary words a run's end for a person: what became of it, how
+// long it took, the files it wrote and the warnings to remember:
+// "eepipe export: done in 2.4s; wrote out/plans.xlsx".
+func humanSummary(command, outcome string, code int, elapsed time.Duration, outputs, warnings []string) string {
+	words := map[string]string{
+		"ok": "done", "differences": "done, with differences", "invalid": "stopped: invalid input",
+		"fatal": "failed", "timeout": "stopped by --max-duration", "interrupted": "interrupted", "locked": "not run: another run holds the lock",
+	}[outcome]
+	if words == "" {
+		words = outcome
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "eepipe %s: %s in %s", command, words, elapsed.Round(100*time.Millisecond))
+	if code != ExitOK {
+		fmt.Fprintf(&b, " (exit %d)", code)
+	}
+	if len(outputs) > 0 {
+		fmt.Fprintf(&b, "; wrote %s", strings.Join(outputs, ", "))
+	}
+	switch len(warnings) {
+	case 0:
+	case 1:
+		fmt.Fprintf(&b, "; warning (above): %s", warnings[0])
+	default:
+		fmt.Fprintf(&b, "; %d warnings (above): %s", len(warnings), strings.Join(warnings, "; "))
+	}
+	return b.String()
 }
 
 // isSilent reports whether err is an exit code without a message.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
@@ -54,5 +55,35 @@ func TestOutputLockWaitIsLogged(t *testing.T) {
 	if r.code != ExitFatal || !strings.Contains(r.err, "holds the lock file "+filepath.Join(out, lockFileName)) ||
 		!strings.Contains(r.err, "waiting up to 20ms (--lock-wait)") || !strings.Contains(r.err, "eepipe export nightly") {
 		t.Errorf("exit %d\n%s", r.code, r.err)
+	}
+}
+
+// TestSummaryForPeople: where the logs are for people (console: a
+// terminal, or --log-format console) a run ends with a sentence, not the
+// machine summary; off a terminal it ends with the JSON summary event.
+func TestSummaryForPeople(t *testing.T) {
+	e := newCkEnv(t)
+	out := e.path("x.csv")
+	r := e.run("--log-format", "console", "export", "-o", out)
+	last := lastLine(r.err)
+	if r.code != ExitOK || !strings.HasPrefix(last, "eepipe export: done in ") || !strings.Contains(last, "wrote "+out) ||
+		strings.Contains(r.err, "summary") || strings.Contains(r.err, "elapsed_seconds") {
+		t.Errorf("console: exit %d, last line %q\n%s", r.code, last, r.err)
+	}
+	r = e.run("--log-format", "console", "export", "-o", e.path("y.csv"), "--max-duration", "1ns")
+	if last := lastLine(r.err); r.code != ExitFatal || !strings.HasPrefix(last, "eepipe export: stopped by --max-duration in ") || !strings.Contains(last, "(exit 3)") {
+		t.Errorf("console, stopped: exit %d, last line %q\n%s", r.code, last, r.err)
+	}
+	r = e.run("--log-format", "json", "export", "-o", e.path("z.csv"))
+	if s := summaryLine(t, r.err); r.code != ExitOK || s["command"] != "export" || s["outcome"] != "ok" {
+		t.Errorf("json: exit %d, summary %v\n%s", r.code, s, r.err)
+	}
+}
+
+func TestHumanSummary(t *testing.T) {
+	got := humanSummary("reconcile", "differences", ExitDiff, 2340*time.Millisecond, []string{"r.xlsx"}, []string{"key expires in 3 days", "plan X skipped"})
+	want := "eepipe reconcile: done, with differences in 2.3s (exit 1); wrote r.xlsx; 2 warnings (above): key expires in 3 days; plan X skipped"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
