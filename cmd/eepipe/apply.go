@@ -31,10 +31,13 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
-	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
-	LockDir              string          // apply only: folder of the account locks
-	Conn                 connFlags
-	State                stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
+	// Counters lists every counter of the change set (diff -v, and the
+	// demo, which shows its small workbook whole); else a summary per plan.
+	Counters bool
+	Schedule scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
+	LockDir  string          // apply only: folder of the account locks
+	Conn     connFlags
+	State    stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
 
 	// Locker takes the account locks (nil: OS file locks in LockDir); a
 	// shared state store can put team-wide locks here.
@@ -635,7 +638,7 @@ func stopCause(err error, r *pipeline.Runner) error {
 // with -v every counter, old -> new. A summary that leaves counters out
 // says where they are.
 func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
-	brief := !f.Verbose
+	brief := !f.Verbose && !opts.Counters
 	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
@@ -680,7 +683,9 @@ func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
 
 func summaryFields(rep *pipeline.RunReport) []zap.Field {
 	s := rep.Summary()
+	held, _ := rep.AlreadyHeld()
 	return []zap.Field{
+		zap.Int("counters_already_held", held), // counted to change, held by the created plans (prefill)
 		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
 		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
 		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied),

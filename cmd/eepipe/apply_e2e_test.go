@@ -346,6 +346,12 @@ func TestApplyEndToEnd(t *testing.T) {
 	if !strings.Contains(r.err, "3 created") || !strings.Contains(r.err, "4 targets patched") {
 		t.Errorf("summary missing counts:\n%s", r.err)
 	}
+	// Every run (not only the demo) explains the gap between the change
+	// set's count and the counters sent: cAMT of the prefilled plan
+	// already held the file's value once created.
+	if !strings.Contains(r.err, "1 counter counted to change was not sent: the created plans already held the file's values there (the scorecard prefill") {
+		t.Errorf("summary does not explain the prefill gap:\n%s", r.err)
+	}
 
 	var rep formats.RunReportJSON
 	b, err := os.ReadFile(report)

@@ -194,7 +194,7 @@ accounts:
 
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
-	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
+	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Counters: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
 		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
