@@ -46,6 +46,7 @@ func TestOutputFolderCheckedFirst(t *testing.T) {
 		{"-o", []string{"diff", plans, "-o", filepath.Join(missing, "cs.json")}},
 		{"-o", []string{"export", "-o", filepath.Join(missing, "x.xlsx")}},
 		{"-o", []string{"template", "-o", filepath.Join(missing, "t.xlsx")}},
+		{"--write-env", []string{"sandbox", "--listen", "127.0.0.1:0", "--write-env", filepath.Join(missing, "env.sh")}},
 	} {
 		t.Run(strings.Join(tc.args[:1], " ")+" "+tc.flag, func(t *testing.T) {
 			before := requests.Load()
