@@ -374,6 +374,7 @@ func (c *Client) send(ctx context.Context, cl call) error {
 				ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 				apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(s string) string { return c.redact(s, authValue) })
 				apiErr.afterUnclear = priorUnclear
+				apiErr.Lookup = cl.lookup
 				v := pace.Verdict{Err: apiErr, Retryable: retryableStatus(status),
 					// A 429 is refused before anything is applied: even a
 					// POST may be sent again.

@@ -47,6 +47,10 @@ type APIError struct {
 	Messages   []string      // the "errors" messages of a JSON error body, when it has them
 	Body       string        // a short, sanitised excerpt of any other body; "" when empty
 	RetryAfter time.Duration // from the Retry-After header; 0 when absent
+	// Lookup is set for an answer of the company lookup (HTTP Basic
+	// credentials), unset for the plan API (key and secret): a 401 names
+	// the credentials that were refused.
+	Lookup bool
 
 	// afterUnclear is set when an earlier attempt of the same call got no
 	// clear answer, so this response may describe the effect of that attempt
@@ -77,6 +81,8 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
 	}
 	switch {
+	case e.StatusCode == http.StatusUnauthorized && e.Lookup:
+		b.WriteString(" (the company lookup refused its username and password: check the lookup username and password, not the API key)")
 	case e.StatusCode == http.StatusUnauthorized:
 		b.WriteString(" (check the API key and secret, and whether the key has expired)")
 	case e.StatusCode >= 300 && e.StatusCode < 400:

@@ -85,6 +85,9 @@ type RenderOptions struct {
 	Unchanged bool
 	// MaxCounters limits the counters listed per target; 0 lists all.
 	MaxCounters int
+	// Brief gives each plan one line of counts (counters, targets)
+	// instead of its targets and counters: what diff prints by default.
+	Brief bool
 }
 
 // Render writes the change set like a plan, for people:
@@ -171,6 +174,10 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		}
 		b.WriteByte('\n')
 	}
+	if opts.Brief {
+		renderCounts(b, d)
+		return
+	}
 	for i := range d.Targets {
 		t := &d.Targets[i]
 		if len(t.Changes) == 0 {
@@ -201,6 +208,53 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 			b.WriteByte('\n')
 		}
 	}
+}
+
+// classCountWords name the classes of a three-way diff in a count.
+var classCountWords = map[ChangeClass]string{
+	ClassFile: "changed in the file", ClassService: "changed on the service", ClassBoth: "changed in both the file and on the service",
+}
+
+// renderCounts writes a plan's counter changes as one line of counts:
+// how many counters in how many targets, how many the service held back
+// classified (service changes, conflicts), and for a pre-filled plan how
+// many take their old value from the scorecard.
+func renderCounts(b *strings.Builder, d *PlanDiff) {
+	counters, targets, prefill := 0, 0, 0
+	classes := map[ChangeClass]int{}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if len(t.Changes) == 0 {
+			continue
+		}
+		targets++
+		counters += len(t.Changes)
+		for _, c := range t.Changes {
+			if !c.OldKnown {
+				prefill++
+			}
+			if c.Class != "" && c.Class != ClassNoHistory {
+				classes[c.Class]++
+			}
+		}
+	}
+	if counters == 0 {
+		return
+	}
+	fmt.Fprintf(b, "    %s in %s", Plural(counters, "counter"), Plural(targets, "target"))
+	var notes []string
+	if prefill > 0 && d.Create != nil && d.Create.ScorecardID != "" {
+		notes = append(notes, "the scorecard's prefill may already hold some of these values")
+	}
+	for _, c := range []ChangeClass{ClassFile, ClassService, ClassBoth} {
+		if n := classes[c]; n > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s", n, classCountWords[c]))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(b, " (%s)", strings.Join(notes, ", "))
+	}
+	b.WriteByte('\n')
 }
 
 // SameNameOtherStart warns about each plan to create whose account

@@ -11,7 +11,8 @@ import (
 var updateChangeSet = flag.Bool("update-changeset", false, "rewrite pipeline/testdata/changeset.golden")
 
 // TestChangeSetGolden renders a change set with every action and compares
-// it with testdata/changeset.golden (regenerate with -update-changeset).
+// it with testdata/changeset.golden, and the summary per plan with
+// testdata/changeset-brief.golden (regenerate with -update-changeset).
 func TestChangeSetGolden(t *testing.T) {
 	base := NewPlan{Name: "Acme 2025", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"), Sector: "Manufacturing"}
 	server := stored(t, base, map[string]int64{amt: 5})
@@ -36,24 +37,29 @@ func TestChangeSetGolden(t *testing.T) {
 	}}
 	cs.Plans[0].Account, cs.Plans[0].Company = "acme", &acmeCo
 	cs.Plans[2].Account = "acme"
-	var b bytes.Buffer
-	if err := cs.Render(&b, RenderOptions{Unchanged: true}); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "changeset.golden")
-	if *updateChangeSet {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+	// The full render (diff -v) and the summary per plan (diff's default).
+	for golden, opts := range map[string]RenderOptions{
+		filepath.Join("testdata", "changeset.golden"):       {Unchanged: true},
+		filepath.Join("testdata", "changeset-brief.golden"): {Unchanged: true, Brief: true},
+	} {
+		var b bytes.Buffer
+		if err := cs.Render(&b, opts); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
+		if *updateChangeSet {
+			if err := os.MkdirAll("testdata", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update-changeset to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("render differs from %s (run with -update-changeset after checking):\n%s", golden, b.String())
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update-changeset to create it)", err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("render differs from %s (run with -update-changeset after checking):\n%s", golden, b.String())
+		}
 	}
 }

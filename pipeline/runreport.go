@@ -329,6 +329,44 @@ func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, strin
 	return OutcomeFailed, planErr
 }
 
+// AlreadyHeld counts the counters (and whole targets) that the change set
+// counted to change but the service already held when their patch was
+// computed: a plan created from a scorecard is pre-filled by the service,
+// and its targets are then compared with the created plan (diff cannot
+// know the prefill before the plan exists). It is the gap between the
+// change set's "counters to change" and the run's "counters changed" that
+// no failure explains. A plan with a failed target is left out.
+func (r *RunReport) AlreadyHeld() (counters, targets int) {
+	type key struct {
+		year int
+		typ  string
+	}
+	for _, p := range r.Plans {
+		if (p.Outcome != OutcomeCreated && p.Outcome != OutcomeRecreated) || p.Err != nil {
+			continue
+		}
+		computed := map[key]int{}
+		failed := false
+		for _, t := range p.Targets {
+			failed = failed || t.Err != nil
+			computed[key{t.Diff.YearNumber, t.Diff.TargetType}] += len(t.Diff.Changes)
+		}
+		if failed {
+			continue
+		}
+		for _, t := range p.Diff.Targets {
+			sent := computed[key{t.YearNumber, t.TargetType}]
+			if len(t.Changes) > sent {
+				counters += len(t.Changes) - sent
+				if sent == 0 {
+					targets++
+				}
+			}
+		}
+	}
+	return counters, targets
+}
+
 // WriteSummary writes the run's summary for people: counts, then every
 // failed or not applied plan with its reason, then failed
 // recalculations, so that a failed run says what was and was not applied.
@@ -344,6 +382,15 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		verb, s.PlansCreated, s.PlansUpdated, s.PlansRecreated, s.PlansUnchanged, s.PlansFailed, s.PlansNotApplied,
 		Plural(s.TargetsPatched, "target"), Plural(s.CountersChanged, "counter"), Plural(int(s.Requests), "request"), Plural(int(s.Writes), "write"),
 		s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
+	if !r.DryRun {
+		if counters, targets := r.AlreadyHeld(); counters > 0 {
+			// The change set ("N counters to change": diff, and Compared
+			// on a terminal) counted them; the service held them already.
+			fmt.Fprintf(&b, "  %s counted to change %s not sent: the created plans already held the file's values there (the scorecard prefill, "+
+				"which the change set cannot know before a plan exists; %s needed no patch at all). Nothing is missing.\n",
+				Plural(counters, "counter"), PluralNoun(counters, "was", "were"), Plural(targets, "target"))
+		}
+	}
 	const maxNotApplied = 20
 	notApplied := 0
 	for _, p := range r.Plans {

@@ -37,8 +37,14 @@ type Options struct {
 	Years   int               // financial years of the grid template; 0 = DefaultYears
 	Catalog *pipeline.Catalog // nil = the default catalog
 	// Start, when set, pre-fills the grid template's start and end dates
-	// and shows each grid's financial year.
+	// and shows each grid's financial year; in the flat template, the
+	// start, end and financial year of the rows FlatYears pre-fills.
 	Start pipeline.Date
+	// FlatYears, when more than 0, pre-fills the flat template with the
+	// rows of one plan over that many financial years: year_number and
+	// target_type (both types per year), and with Start the dates and
+	// financial years. 0 leaves the flat table empty below its header.
+	FlatYears int
 }
 
 // New builds a template workbook. The caller writes it (through
@@ -67,6 +73,9 @@ func New(opts Options) (*excelize.File, error) {
 		err = buildGrid(f, cat, st, years, opts.Start)
 	case LayoutFlat:
 		err = buildFlat(f, cat, st)
+		if err == nil && opts.FlatYears > 0 {
+			err = fillFlatYears(f, cat, opts.FlatYears, opts.Start)
+		}
 	default:
 		err = fmt.Errorf("template: unknown layout %q (grid or flat)", opts.Layout)
 	}
@@ -103,6 +112,43 @@ func buildGrid(f *excelize.File, cat *pipeline.Catalog, st *Styles, years int, s
 		}
 	}
 	return AddPlanSheet(f, PlanSheetName, ps, cat, st)
+}
+
+// fillFlatYears writes the rows of one plan over years financial years
+// into the flat template: for each year both target types, with the
+// year_number, and with start the plan's start and end dates and each
+// row's financial year (as the grid template shows them).
+func fillFlatYears(f *excelize.File, cat *pipeline.Catalog, years int, start pipeline.Date) error {
+	if years > flatTemplateRows/len(pipeline.TargetTypes) {
+		return fmt.Errorf("template: %d years do not fit the flat template's %d rows", years, flatTemplateRows)
+	}
+	col := map[string]int{}
+	for i, h := range FlatHeader(cat) {
+		col[h] = i + 1
+	}
+	var firstFY pipeline.FinancialYear
+	var end pipeline.Date
+	if !start.IsZero() {
+		firstFY = pipeline.FinancialYearOf(start)
+		end = (firstFY + pipeline.FinancialYear(years-1)).End()
+	}
+	w := &sheetWriter{f: f, sheet: FlatSheet}
+	row := 2
+	for y := 1; y <= years; y++ {
+		for _, tt := range pipeline.TargetTypes {
+			w.setErr(f.SetCellInt(FlatSheet, cellRef(col[pipeline.ColYearNumber], row), int64(y)))
+			w.text(cellRef(col[pipeline.ColTargetType], row), tt)
+			if firstFY != 0 {
+				w.date(cellRef(col[pipeline.ColStartDate], row), start)
+				w.date(cellRef(col[pipeline.ColEndDate], row), end)
+				if c, ok := col[pipeline.ColFinancialYear]; ok {
+					w.text(cellRef(c, row), (firstFY + pipeline.FinancialYear(y-1)).String())
+				}
+			}
+			row++
+		}
+	}
+	return w.err
 }
 
 // FlatHeader returns the flat table's header: the plan and year columns,

@@ -31,10 +31,13 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
-	Schedule             scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
-	LockDir              string          // apply only: folder of the account locks
-	Conn                 connFlags
-	State                stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
+	// Counters lists every counter of the change set (diff -v, and the
+	// demo, which shows its small workbook whole); else a summary per plan.
+	Counters bool
+	Schedule scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
+	LockDir  string          // apply only: folder of the account locks
+	Conn     connFlags
+	State    stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
 
 	// Locker takes the account locks (nil: OS file locks in LockDir); a
 	// shared state store can put team-wide locks here.
@@ -154,9 +157,12 @@ func checkApplyOptions(opts *applyOptions) error {
 		}
 		// Found out now, not after the run has changed the service. With
 		// --output-dir the report goes there (created if missing).
-		if st, err := os.Stat(filepath.Dir(opts.Report)); opts.Schedule.OutputDir == "" && (err != nil || !st.IsDir()) {
-			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		if err := refuseMissingFolder("--report", opts.Report, opts.Schedule.OutputDir); err != nil {
+			return err
 		}
+	}
+	if err := refuseMissingFolder("-o", opts.State.Output, ""); err != nil {
+		return err
 	}
 	if opts.RecalcWait < 0 {
 		return exitf(ExitInvalid, "--recalc-wait must not be negative")
@@ -409,8 +415,8 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	}
 	warnChangeSet(log, run, cs, accounts)
 	if planErr == nil {
-		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
-			return exitf(ExitFatal, "%v", err)
+		if err := renderChangeSet(f, cs, opts); err != nil {
+			return err
 		}
 		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
@@ -631,6 +637,23 @@ func stopCause(err error, r *pipeline.Runner) error {
 	return err
 }
 
+// renderChangeSet prints what diff (apply --dry-run) would change on
+// stdout: a summary per plan (its fields, and its counters counted), and
+// with -v every counter, old -> new. A summary that leaves counters out
+// says where they are.
+func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
+	brief := !f.Verbose && !opts.Counters
+	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if brief && cs.HasChanges() {
+		if _, err := fmt.Fprintln(f.IO.Out, "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	return nil
+}
+
 // writeRunReport writes the run report to path (the --report name base,
 // stamped in --output-dir) and records it for the summary and --keep.
 func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipeline.RunReport) error {
@@ -664,7 +687,9 @@ func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
 
 func summaryFields(rep *pipeline.RunReport) []zap.Field {
 	s := rep.Summary()
+	held, _ := rep.AlreadyHeld()
 	return []zap.Field{
+		zap.Int("counters_already_held", held), // counted to change, held by the created plans (prefill)
 		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
 		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
 		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied),

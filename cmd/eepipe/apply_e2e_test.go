@@ -346,6 +346,12 @@ func TestApplyEndToEnd(t *testing.T) {
 	if !strings.Contains(r.err, "3 created") || !strings.Contains(r.err, "4 targets patched") {
 		t.Errorf("summary missing counts:\n%s", r.err)
 	}
+	// Every run (not only the demo) explains the gap between the change
+	// set's count and the counters sent: cAMT of the prefilled plan
+	// already held the file's value once created.
+	if !strings.Contains(r.err, "1 counter counted to change was not sent: the created plans already held the file's values there (the scorecard prefill") {
+		t.Errorf("summary does not explain the prefill gap:\n%s", r.err)
+	}
 
 	var rep formats.RunReportJSON
 	b, err := os.ReadFile(report)
@@ -384,14 +390,25 @@ func TestApplyEndToEnd(t *testing.T) {
 	rows[1].sector = "Construction"
 	writeCSV(t, file, rows)
 	sb.ResetStats()
-	for _, args := range [][]string{{"apply", "--dry-run", file}, {"diff", file}} {
+	// By default a summary per plan (fields, counters counted); with -v
+	// every counter.
+	for _, args := range [][]string{{"-v", "apply", "--dry-run", file}, {"-v", "diff", file}, {"diff", file}, {"apply", "--dry-run", file}} {
 		r = e.run(append([]string{"--config", e.config}, args...)...)
 		if r.code != 1 || sb.Stats().Writes != 0 {
 			t.Fatalf("%v: exit %d, %d writes\n%s", args, r.code, sb.Stats().Writes, r.err)
 		}
-		for _, want := range []string{cCMJ + "  4 -> 9", `sector: "Manufacturing" -> "Construction"`, "~ update plan", "0 to create, 2 to update"} {
-			if !strings.Contains(r.out, want) {
-				t.Errorf("%v output lacks %q:\n%s", args, want, r.out)
+		want := []string{`sector: "Manufacturing" -> "Construction"`, "~ update plan", "0 to create, 2 to update"}
+		if args[0] == "-v" {
+			want = append(want, cCMJ+"  4 -> 9")
+		} else {
+			want = append(want, "    1 counter in 1 target (1 changed in the file)\n", "-v lists each one")
+			if strings.Contains(r.out, cCMJ) {
+				t.Errorf("%v lists counters without -v:\n%s", args, r.out)
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(r.out, w) {
+				t.Errorf("%v output lacks %q:\n%s", args, w, r.out)
 			}
 		}
 	}

@@ -116,6 +116,9 @@ func validateCheckOptions(opts *checkOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
 		}
+		if err := refuseMissingFolder("--report", r, ""); err != nil {
+			return err
+		}
 		abs, _ := filepath.Abs(r)
 		if seen[abs] {
 			return exitf(ExitInvalid, "--report %s is given twice", r)

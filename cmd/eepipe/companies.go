@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -83,7 +84,7 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	if err != nil {
 		// Exit 1 means "no company matches"; a lookup that did not answer
 		// (refused, 4xx, 5xx, unreachable) tells nothing about matches.
-		return exitf(ExitFatal, "company lookup: %v", err)
+		return exitf(ExitFatal, "company lookup: %v%s", err, lookupCredentialsHint(err))
 	}
 	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
 	if opts.JSON {
@@ -105,6 +106,9 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	}
 	if len(recs) == 0 {
 		fmt.Fprintf(f.IO.ErrOut, "No company matches %s.\n", ids)
+		if c, ok := registrationForm(q.RegistrationNumber); ok && c != q.RegistrationNumber {
+			fmt.Fprintf(f.IO.ErrOut, "Registration numbers are held as YYYY/NNNNNN/NN, with the slashes and the leading zeros: try --registration %s\n", c)
+		}
 		return silentExit(ExitDiff)
 	}
 	domain := make([]pipeline.Company, len(recs))
@@ -137,6 +141,50 @@ func accountOf(cfg *Config, companyID string) string {
 		return fmt.Sprintf("The one configured account (%s) has no company_id, so apply cannot check that it is this company's.", cfg.Accounts[0].Name)
 	}
 	return fmt.Sprintf("Plans with these identifiers go to the account with company_id %s.", companyID)
+}
+
+// lookupCredentialsHint names the settings of the lookup's credentials
+// when the lookup refused them (401), "" otherwise.
+func lookupCredentialsHint(err error) string {
+	var ae *apiclient.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
+		return ""
+	}
+	return fmt.Sprintf("; the username and password come from %s and %s, or lookup.username and lookup.password_env or lookup.password_file in the configuration",
+		envLookupUsername, envLookupPassword)
+}
+
+// registrationForm writes a company registration number as the lookup
+// holds them (contract-notes A3: 2009/012345/07): a number typed without
+// its slashes (200901234507), with other separators, or without the
+// leading zeros of its parts (2009/12345/7). ok is false when s is not
+// read as one unambiguously: then no hint is given.
+func registrationForm(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", false
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '-' || r == ' ' || r == '.' })
+	for _, p := range parts {
+		for _, r := range p {
+			if r < '0' || r > '9' {
+				return "", false
+			}
+		}
+	}
+	var year, mid, suffix string
+	switch {
+	case len(parts) == 3 && len(parts[0]) == 4 && len(parts[1]) <= 6 && len(parts[2]) <= 2:
+		year, mid, suffix = parts[0], parts[1], parts[2]
+	case len(parts) == 1 && len(parts[0]) >= 10 && len(parts[0]) <= 12:
+		// Digits only: the year's four and the type's two are fixed, so the
+		// middle is what lies between (its leading zeros may be missing).
+		d := parts[0]
+		year, mid, suffix = d[:4], d[4:len(d)-2], d[len(d)-2:]
+	default:
+		return "", false
+	}
+	return fmt.Sprintf("%s/%06s/%02s", year, mid, suffix), true
 }
 
 func dash(s string) string {

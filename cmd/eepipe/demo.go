@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -194,7 +195,7 @@ accounts:
 
 	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
-	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
+	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Counters: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
 		State: demoState(dir), LockDir: demoLockDir(dir)}
 	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
 		return err
@@ -370,7 +371,7 @@ func demoProgram() string {
 	if err != nil {
 		return "eepipe"
 	}
-	if strings.Contains(exe, "go-build") {
+	if goRunBinary(exe) {
 		return "go run ./cmd/eepipe"
 	}
 	if p, err := exec.LookPath("eepipe"); err == nil {
@@ -380,6 +381,21 @@ func demoProgram() string {
 	}
 	return demoShellQuote(exe)
 }
+
+// goRunBinary reports whether exe was built by go run: in a temporary
+// go-build folder, or (Go 1.24 on) cached in the build cache as
+// GOCACHE/8e/<64 hex digits>-d/NAME, wherever GOCACHE points.
+func goRunBinary(exe string) bool {
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return true
+	}
+	dir := filepath.Dir(exe)
+	hash, shard := filepath.Base(dir), filepath.Base(filepath.Dir(dir))
+	return goCachedRun.MatchString(hash) && len(shard) == 2 && strings.HasPrefix(hash, shard)
+}
+
+// goCachedRun is the folder name of an executable go run cached.
+var goCachedRun = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
 
 func evalPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {

@@ -150,3 +150,22 @@ func TestDemoShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestGoRunBinary: the printed next steps say "go run ./cmd/eepipe" for a
+// binary of go run, in its temporary folder or cached in the build cache
+// wherever GOCACHE points (the paths as Go 1.26 gives them), and the
+// binary's own path otherwise.
+func TestGoRunBinary(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build210658613/b001/exe/eepipe": true,
+		"/home/u/.cache/go-build/8e/8eb2b811a7c4e5788e6ad96a305312a49b49227673192be0f25e4e773814dfec-d/eepipe": true,
+		"/tmp/gocache/8e/8eb2b811a7c4e5788e6ad96a305312a49b49227673192be0f25e4e773814dfec-d/eepipe":            true,
+		"/usr/local/bin/eepipe": false,
+		"/tmp/gocache/8e/9eb2b811a7c4e5788e6ad96a305312a49b49227673192be0f25e4e773814dfec-d/eepipe": false, // not its shard
+		"/home/u/src/eepipe/eepipe": false,
+	} {
+		if got := goRunBinary(exe); got != want {
+			t.Errorf("goRunBinary(%s) = %v, want %v", exe, got, want)
+		}
+	}
+}

@@ -15,12 +15,13 @@ func NewCmdDiff(f *Factory, runF func(*diffOptions) error) *cobra.Command {
 	opts := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff FILE|FOLDER...",
-		Short: "Print what apply would change (per plan create/update/unchanged, per target counters old -> new); send no write",
+		Short: "Print what apply would change (a summary per plan; -v: every counter old -> new); send no write",
 		Long: `Read and validate the inputs, read the service's plans, and print the change
 set that apply would execute: per plan create, update, recreate, unchanged
-or failed (with the reason), the metadata fields that differ, and per
-target each counter as old -> new ("(prefill)" when a new plan takes its
-values from a scorecard). Nothing is written; only reads are sent. It is
+or failed (with the reason), the metadata fields that differ, and how many
+counters in how many targets change; with -v each target and each counter
+as old -> new ("(prefill)" when a new plan takes its values from a
+scorecard). Nothing is written; only reads are sent. It is
 the same computation as apply --dry-run and reconcile. With the state
 store, changed counters are classified against the value eepipe last
 applied, and those apply would leave alone are listed. -o FILE writes the

@@ -183,10 +183,8 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	if err := refuseOverwrite(opts.Output, opts.Schedule.OutputDir == "" && !opts.Force); err != nil {
 		return err
 	}
-	if opts.Schedule.OutputDir == "" {
-		if err := refuseMissingFolder(opts.Output); err != nil {
-			return err
-		}
+	if err := refuseMissingFolder("-o", opts.Output, opts.Schedule.OutputDir); err != nil {
+		return err
 	}
 	if opts.Concurrency < 1 {
 		return exitf(ExitInvalid, "--concurrency must be at least 1 (got %d)", opts.Concurrency)
@@ -528,13 +526,21 @@ func exportOutcome(f *Factory, path string, target exportTarget, written int, mi
 	for _, ar := range refused {
 		fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans are not in %s\n", ar, path)
 	}
+	// What the file holds besides: a claim about "the other plans" only
+	// when there are some.
+	others := "the other plans were exported"
+	if written == 0 {
+		others = fmt.Sprintf("no plan was exported: %s holds none", path)
+	}
 	switch {
 	case len(missing) > 0 && len(refused) > 0:
-		return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); the other plans were exported",
-			exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"))
+		return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); %s",
+			exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"), others)
 	case len(missing) > 0:
-		return exitf(ExitDiff, "no plan with id %s on the configured account%s; the other plans were exported",
-			exportJoinIDs(missing), exportPlural(accounts))
+		return exitf(ExitDiff, "no plan with id %s on the configured account%s; %s",
+			exportJoinIDs(missing), exportPlural(accounts), others)
+	case len(refused) > 0 && written == 0:
+		return exitf(ExitDiff, "%s not exported (key refused); %s", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"), others)
 	case len(refused) > 0:
 		return exitf(ExitDiff, "%s not exported (key refused); the other accounts' plans were", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"))
 	}

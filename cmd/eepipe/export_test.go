@@ -293,11 +293,16 @@ func TestExportSelectsPlans(t *testing.T) {
 	}
 	// An unknown id: the others are written, exit 1, the id is named.
 	code, _, stderr = e.run("export", "-o", out, "--force", "--plan", fmt.Sprint(plans[1].ID), "--plan", "99999")
-	if code != ExitDiff || !strings.Contains(stderr, "99999") {
+	if code != ExitDiff || !strings.Contains(stderr, "99999") || !strings.Contains(stderr, "the other plans were exported") {
 		t.Fatalf("unknown --plan: exit %d\n%s", code, stderr)
 	}
 	if batch, _ := fileState(t, out); len(batch.Plans) != 1 {
 		t.Fatalf("%d plans written, want 1", len(batch.Plans))
+	}
+	// Only unknown ids: no claim about "the other plans", since there are none.
+	code, _, stderr = e.run("export", "-o", e.path("none.csv"), "--plan", "99999")
+	if code != ExitDiff || !strings.Contains(stderr, "no plan was exported") || strings.Contains(stderr, "other plans") {
+		t.Fatalf("only an unknown --plan: exit %d\n%s", code, stderr)
 	}
 	// A company no account owns is refused before anything is written.
 	// The single account from the environment names no company: the

@@ -78,13 +78,23 @@ func (f *Factory) Logger() *zap.Logger {
 	return f.logger
 }
 
+// consoleLogs reports whether the logs are for people (console format):
+// --log-format console, or auto on a terminal. newLogger decides alike.
+func (f *Factory) consoleLogs() bool {
+	return consoleFormat(f.LogFormat, f.IO.ErrTTY)
+}
+
+func consoleFormat(format string, tty bool) bool {
+	return format == "console" || (format != "json" && tty)
+}
+
 func newLogger(w io.Writer, tty, verbose bool, format string) *zap.Logger {
 	level := zapcore.InfoLevel
 	if verbose {
 		level = zapcore.DebugLevel
 	}
 	var enc zapcore.Encoder
-	if format == "console" || (format != "json" && tty) {
+	if consoleFormat(format, tty) {
 		cfg := zap.NewDevelopmentEncoderConfig()
 		cfg.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
 		if tty {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,8 +35,9 @@ func NewCmdHistory(f *Factory, runF func(*historyOptions) error) *cobra.Command 
 		Short: "List the apply runs recorded in the state store and the counters they wrote",
 		Long: `List the runs recorded in the state store (every apply that wrote: when, who,
 from which host, the command line, the input files with their SHA-256, the
-accounts) and, under each run, every counter it sent: the value before and
-after, the target and the file. --counter NAME lists every value eepipe
+accounts) and, under each run, one line per plan counting the counters it
+sent; with -v every counter it sent: the value before and after, the
+target and the file. --counter NAME lists every value eepipe
 wrote to that counter, when and from which file. Filters combine.
 
 --report FILE writes the runs and every counter recorded (also those the
@@ -47,6 +47,7 @@ sent false) as .json, .csv or .xlsx.
 Nothing is sent to the service. Exit status: 0 ok, 2 invalid usage, 3 the
 store cannot be read.`,
 		Example: `  eepipe history
+  eepipe -v history
   eepipe history --account acme --since 2026-11-01
   eepipe history --plan 4711 --counter number_of_african_male_top_managers
   eepipe history --report audit.xlsx`,
@@ -64,14 +65,11 @@ store cannot be read.`,
 	fl.StringVar(&opts.Since, "since", "", "only from this `DATE` on (2026-11-01, or an RFC 3339 time)")
 	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
 	onceStringVar(fl, &opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
-	opts.State.register(cmd, false)
+	opts.State.registerPath(cmd)
 	return cmd
 }
 
 func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
-	if opts.State.NoState {
-		return exitf(ExitInvalid, "history reads the state store: --no-state leaves nothing to read")
-	}
 	q := pipeline.HistoryQuery{Account: opts.Account, PlanID: opts.PlanID, Counter: strings.TrimSpace(opts.Counter)}
 	if opts.Since != "" {
 		t, err := time.Parse(time.RFC3339, opts.Since)
@@ -90,8 +88,8 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
 		}
-		if st, err := os.Stat(filepath.Dir(opts.Report)); err != nil || !st.IsDir() {
-			return exitf(ExitInvalid, "--report %s: the folder %s does not exist", opts.Report, filepath.Dir(opts.Report))
+		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
+			return err
 		}
 	}
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})
@@ -150,6 +148,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			b.WriteString("  (none)\n")
 		}
 	} else {
+		counted := false // some run's counters were counted, not listed
 		byRun := map[int64][]pipeline.HistoryEntry{}
 		inSync := map[int64]int{}
 		for _, e := range entries {
@@ -172,15 +171,23 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			for _, p := range plansByRun[r.ID] {
 				fmt.Fprintf(&b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
 			}
-			for _, e := range byRun[r.ID] {
-				fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
-					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+			if f.Verbose {
+				for _, e := range byRun[r.ID] {
+					fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
+						beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+				}
+			} else {
+				counted = counted || len(byRun[r.ID]) > 0
+				writeRunCounts(&b, byRun[r.ID])
 			}
 			if n := inSync[r.ID]; n > 0 {
 				fmt.Fprintf(&b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
 			}
 		}
 		fmt.Fprintf(&b, "%s.\n", pipeline.Plural(len(runs), "run"))
+		if counted {
+			b.WriteString("Counters are counted, not listed: -v lists each one (before -> after); --report FILE (.xlsx, .csv or .json) writes them all.\n")
+		}
 	}
 	if _, err := fmt.Fprint(f.IO.Out, b.String()); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -192,6 +199,40 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
 	}
 	return nil
+}
+
+// writeRunCounts writes a run's sent counters as one line per plan: how
+// many counters in how many targets, and how many failed.
+func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
+	type planCount struct {
+		account, name    string
+		id               int64
+		counters, failed int
+		targets          map[string]bool
+	}
+	var order []*planCount
+	byPlan := map[string]*planCount{}
+	for _, e := range entries {
+		key := fmt.Sprintf("%s\x00%d\x00%s", e.Account, e.PlanID, e.PlanName)
+		pc := byPlan[key]
+		if pc == nil {
+			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, targets: map[string]bool{}}
+			byPlan[key] = pc
+			order = append(order, pc)
+		}
+		pc.counters++
+		pc.targets[targetWords(e)] = true
+		if e.Outcome != "ok" {
+			pc.failed++
+		}
+	}
+	for _, pc := range order {
+		fmt.Fprintf(b, "    %s plan %d %q: %s sent in %s", pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pipeline.Plural(len(pc.targets), "target"))
+		if pc.failed > 0 {
+			fmt.Fprintf(b, " (FAILED: %d)", pc.failed)
+		}
+		b.WriteByte('\n')
+	}
 }
 
 func targetWords(e pipeline.HistoryEntry) string {

@@ -32,3 +32,16 @@ func TestHistoryOfAMissingStoreCreatesNothing(t *testing.T) {
 		t.Errorf("no report written: %v", err)
 	}
 }
+
+// TestHistoryHasNoNoState: history only reads the store, so it offers no
+// --no-state (which it could only refuse): the help does not list it and
+// the flag is unknown (exit 2).
+func TestHistoryHasNoNoState(t *testing.T) {
+	e := newCkEnv(t)
+	if r := e.run("history", "--help"); r.code != ExitOK || strings.Contains(r.out, "no-state") || !strings.Contains(r.out, "--state") {
+		t.Errorf("history --help: exit %d\n%s", r.code, r.out)
+	}
+	if r := e.run("history", "--no-state"); r.code != ExitInvalid || !strings.Contains(r.err, "unknown flag: --no-state") {
+		t.Errorf("history --no-state: exit %d\n%s", r.code, r.err)
+	}
+}

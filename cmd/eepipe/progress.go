@@ -60,19 +60,11 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	}
 	if p.f.IO.ErrTTY && !p.f.statusJSON() && usableTerminal(out) {
 		p.p = mpb.NewWithContext(ctx, mpb.WithOutput(out), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
-		p.bar = p.p.AddBar(int64(total),
-			mpb.PrependDecorators(
-				decor.Name("applying plans ", decor.WCSyncSpaceR),
-				decor.CountersNoUnit("%d / %d", decor.WCSyncWidth),
-			),
-			mpb.AppendDecorators(
-				decor.Percentage(decor.WC{W: 5}),
-				decor.Any(func(decor.Statistics) string {
-					pr := p.runner.Progress()
-					return "  " + pipeline.Plural(int(pr.Requests.Total), "request") + ", " + pipeline.Plural(int(pr.TargetsPatched), "target") + " patched"
-				}),
-			),
-		)
+		prepend, appended := barDecorators(func() string {
+			pr := p.runner.Progress()
+			return pipeline.Plural(int(pr.Requests.Total), "request") + ", " + pipeline.Plural(int(pr.TargetsPatched), "target") + " patched"
+		})
+		p.bar = p.p.AddBar(int64(total), mpb.PrependDecorators(prepend...), mpb.AppendDecorators(appended...))
 		if p.f.bars != nil {
 			p.f.bars.above(p.p)
 		}
@@ -97,6 +89,24 @@ func (p *progress) start(ctx context.Context, total, all int) {
 			}
 		}
 	}()
+}
+
+// barDecorators are the words before and after the bar: "applying plans
+// 4 / 40 [bar] 10 %  12 requests, 3 targets patched". Each ends or starts
+// with its own space, so that the words stay apart when a narrow terminal
+// leaves the bar no room (mpb then draws it 0 wide): "4 / 4 100 %", never
+// "4 / 4100 %".
+func barDecorators(stats func() string) (prepend, appended []decor.Decorator) {
+	prepend = []decor.Decorator{
+		// One bar: no width to synchronise with other bars.
+		decor.Name("applying plans "),
+		decor.CountersNoUnit("%d / %d "),
+	}
+	appended = []decor.Decorator{
+		decor.Percentage(decor.WC{W: 6}), // right-aligned: " 100 %", "  10 %"
+		decor.Any(func(decor.Statistics) string { return "  " + stats() }),
+	}
+	return prepend, appended
 }
 
 // startAll begins showing progress of all plans, each counted when done:

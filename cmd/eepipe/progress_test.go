@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"go.uber.org/zap"
@@ -31,5 +36,23 @@ func TestPlanDoneDebugLine(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("debug off: %+v", logs.All())
+	}
+}
+
+// TestBarWordsStayApart: the bar's words keep their spaces when a narrow
+// terminal leaves the bar no room: "4 / 4 100 %", not "4 / 4100 %".
+func TestBarWordsStayApart(t *testing.T) {
+	prepend, appended := barDecorators(func() string { return "12 requests, 4 targets patched" })
+	for _, st := range []decor.Statistics{{Total: 4, Current: 4, Completed: true}, {Total: 40, Current: 4}} {
+		var b strings.Builder
+		for _, d := range append(append([]decor.Decorator(nil), prepend...), appended...) {
+			s, _ := d.Decor(st)
+			b.WriteString(s)
+		}
+		line := b.String()
+		want := fmt.Sprintf("applying plans %d / %d ", st.Current, st.Total)
+		if !strings.HasPrefix(line, want) || !regexp.MustCompile(`\d / \d+ +\d+ %  12 requests`).MatchString(line) {
+			t.Errorf("bar words without the bar: %q", line)
+		}
 	}
 }

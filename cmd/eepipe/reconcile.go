@@ -90,6 +90,9 @@ func checkReconcileOptions(opts *reconcileOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
 		}
+		if err := refuseMissingFolder("--report", r, opts.Schedule.OutputDir); err != nil {
+			return err
+		}
 		for _, in := range opts.Args {
 			if validateSameFile(r, in) {
 				return exitf(ExitInvalid, "--report %s would overwrite an input; write the report to a new file", r)

@@ -107,6 +107,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
 	if err := sandbox.ValidFaults(opts.Faults); err != nil {
 		return exitf(ExitInvalid, "--faults %q: %v", opts.Faults, err)
 	}
+	if err := refuseMissingFolder("--write-env", opts.WriteEnv, ""); err != nil {
+		return err
+	}
 	source := "built-in example"
 	fx := sandbox.DefaultFixtures()
 	if opts.FixturesPath != "" {

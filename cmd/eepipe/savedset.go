@@ -200,8 +200,8 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if opts.DryRun {
 		// diff changes.json, apply --dry-run changes.json: what it would
 		// write, nothing sent, nothing recorded.
-		if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged}); err != nil {
-			return exitf(ExitFatal, "%v", err)
+		if err := renderChangeSet(f, cs, opts); err != nil {
+			return err
 		}
 		rep := runner.DryRun(cs, started)
 		*repOut = rep

@@ -100,7 +100,13 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 		lockPath = filepath.Join(o.OutputDir, lockFileName)
 	}
 	if lockPath != "" {
-		l, err := filelock.Acquire(ctx, lockPath, r.lockInfo(), o.LockWait)
+		l, err := filelock.Acquire(ctx, lockPath, r.lockInfo(), 0)
+		var first *pipeline.LockHeldError
+		if err != nil && o.LockWait > 0 && errors.As(err, &first) {
+			// Say why the run seems to stand still, then wait.
+			f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock file %s: %s; waiting up to %s (--lock-wait) for it", lockPath, first.Holder, o.LockWait))
+			l, err = filelock.Acquire(ctx, lockPath, r.lockInfo(), o.LockWait)
+		}
 		if err != nil {
 			return ctx, nil, r.lockError(err)
 		}
@@ -108,7 +114,7 @@ func startRun(ctx context.Context, f *Factory, command string, o *scheduleOption
 	}
 	r.removeOrphanTemps()
 	if o.MaxDuration > 0 {
-		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errMaxDuration)
+		ctx, r.cancel = context.WithTimeoutCause(ctx, o.MaxDuration, fmt.Errorf("%w %s", errMaxDuration, o.MaxDuration))
 	} else {
 		ctx, r.cancel = context.WithCancel(ctx)
 	}
@@ -265,8 +271,13 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	case timedOut(ctx):
 		outcome = "timeout"
 		if code != ExitInvalid {
-			if err == nil || code != ExitFatal || isSilent(err) {
-				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("stopped after --max-duration %s: no new work was started after that", r.opts.MaxDuration)}
+			// The message names the limit, whatever stopped first.
+			limit := fmt.Sprintf("stopped after --max-duration %s", r.opts.MaxDuration)
+			switch {
+			case err == nil || code != ExitFatal || isSilent(err):
+				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("%s: no new work was started after that", limit)}
+			case !strings.Contains(err.Error(), "--max-duration"):
+				err = &ExitError{Code: ExitFatal, Err: fmt.Errorf("%s: %w", limit, err)}
 			}
 			code = ExitFatal
 		}
@@ -289,7 +300,17 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 	return nil
 }
 
+// logSummary ends the run's stderr with its summary: off a terminal (and
+// with --log-format json) one JSON event with every field, for monitoring;
+// where the logs are for people (console), a sentence (humanSummary).
 func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) {
+	if r.f.consoleLogs() {
+		r.mu.Lock()
+		line := humanSummary(r.command, outcome, code, time.Since(r.start), r.outputs, r.warnings)
+		r.mu.Unlock()
+		fmt.Fprintln(r.f.IO.ErrOut, line)
+		return
+	}
 	r.mu.Lock()
 	all := []zap.Field{
 		zap.String("command", r.command),
@@ -313,6 +334,35 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 		return
 	}
 	log.Info("summary", all...)
+}
+
+// humanSummary words a run's end for a person: what became of it, how
+// long it took, the files it wrote and the warnings to remember:
+// "eepipe export: done in 2.4s; wrote out/plans.xlsx".
+func humanSummary(command, outcome string, code int, elapsed time.Duration, outputs, warnings []string) string {
+	words := map[string]string{
+		"ok": "done", "differences": "done, with differences", "invalid": "stopped: invalid input",
+		"fatal": "failed", "timeout": "stopped by --max-duration", "interrupted": "interrupted", "locked": "not run: another run holds the lock",
+	}[outcome]
+	if words == "" {
+		words = outcome
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "eepipe %s: %s in %s", command, words, elapsed.Round(100*time.Millisecond))
+	if code != ExitOK {
+		fmt.Fprintf(&b, " (exit %d)", code)
+	}
+	if len(outputs) > 0 {
+		fmt.Fprintf(&b, "; wrote %s", strings.Join(outputs, ", "))
+	}
+	switch len(warnings) {
+	case 0:
+	case 1:
+		fmt.Fprintf(&b, "; warning (above): %s", warnings[0])
+	default:
+		fmt.Fprintf(&b, "; %d warnings (above): %s", len(warnings), strings.Join(warnings, "; "))
+	}
+	return b.String()
 }
 
 // isSilent reports whether err is an exit code without a message.

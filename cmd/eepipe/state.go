@@ -37,13 +37,19 @@ type stateFlags struct {
 // --overwrite-service-changes. apply's --lock-wait (schedule.go) also
 // bounds the wait for an account's lock in a PostgreSQL store.
 func (sf *stateFlags) register(cmd *cobra.Command, write bool) {
+	sf.registerPath(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&sf.Path, "state", "", "the state store: an SQLite `FILE` or a postgres:// URL (default: state: in the configuration, "+
-		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
 	fl.BoolVar(&sf.NoState, "no-state", false, "neither read nor record run history (nothing protects service-side changes)")
 	if write {
 		fl.BoolVar(&sf.Overwrite, "overwrite-service-changes", false, "write counters and plan fields changed on the service since eepipe last wrote them (and conflicts)")
 	}
+}
+
+// registerPath adds --state alone: history, which only reads the store,
+// has no --no-state to offer.
+func (sf *stateFlags) registerPath(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&sf.Path, "state", "", "the state store: an SQLite `FILE` or a postgres:// URL (default: state: in the configuration, "+
+		envState+", else $XDG_STATE_HOME/eepipe/state.db)")
 }
 
 // resolveStateConfig sets cfg.State from the environment or the file (a

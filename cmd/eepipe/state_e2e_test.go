@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -201,6 +202,15 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	if r := s.eepipe("history"); r.code != 0 || !strings.Contains(r.out, "4 runs.") || !strings.Contains(r.out, "changes.json") ||
 		!strings.Contains(r.out, `plan 1 "Stateful": create`) {
 		t.Errorf("history: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	// By default a run's counters are counted per plan; -v lists each.
+	r = s.eepipe("history")
+	if !regexp.MustCompile(`plan 1 "Stateful": \d+ counters? sent in \d+ targets?\n`).MatchString(r.out) || strings.Contains(r.out, cCMJ) ||
+		!strings.Contains(r.out, "-v lists each one") {
+		t.Errorf("history summary:\n%s", r.out)
+	}
+	if r := s.eepipe("-v", "history"); !strings.Contains(r.out, cCMJ+": 0 -> 4") || strings.Contains(r.out, "-v lists each one") {
+		t.Errorf("history -v:\n%s", r.out)
 	}
 	// history lists what was written, per counter.
 	r = s.eepipe("history", "--counter", cCMJ)

@@ -163,6 +163,12 @@ func superviseExit(st *os.ProcessState, rep childReport) int {
 	case rep.crashed:
 		superviseFatal("internal error: eepipe crashed (the report above says where); this is a bug in eepipe, not a problem of the input: please report it")
 		return ExitFatal
+	case ws.Signaled() && ws.Signal() == syscall.SIGPIPE:
+		// The reader of stdout (or stderr) left, as head does: Go ends a
+		// process whose write to fd 1 or 2 finds the pipe closed with
+		// SIGPIPE. Not a crash: end quietly with the status a shell
+		// reports for it (see README "Exit codes").
+		return exitPipeClosed
 	case ws.Signaled() && rep.forwarded[ws.Signal()]:
 		sig := ws.Signal()
 		signal.Reset(sig)
@@ -182,6 +188,12 @@ func superviseExit(st *os.ProcessState, rep childReport) int {
 	}
 	return st.ExitCode()
 }
+
+// exitPipeClosed is the exit status of a run whose output reader left
+// (eepipe history | head): 128 + SIGPIPE, what a shell reports for any
+// command ended by a closed pipe (yes | head), so pipefail scripts see the
+// same status with and without the supervisor.
+const exitPipeClosed = 128 + int(syscall.SIGPIPE)
 
 // signalName names a signal as the shell does ("SIGKILL"), with its words.
 func signalName(sig syscall.Signal) string {

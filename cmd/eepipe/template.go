@@ -45,13 +45,17 @@ dates are date cells. A blank counter cell leaves the service's value as it
 is.
 
 The flat layout has a Targets sheet with the flat table's header, one row
-per plan, financial year and target type, with the same validation.
+per plan, financial year and target type, with the same validation. With
+--years or --start it is pre-filled with one plan's rows: year_number and
+target_type for each year (both target types), and with --start the start
+and end dates and each row's financial year.
 
 The counters follow the counter catalog: the default one, or the file given
 with --catalog.`,
 		Example: `  eepipe template -o plan.xlsx
   eepipe template -o plan.xlsx --years 3 --start 2026-09-01
   eepipe template -o targets.xlsx --layout flat
+  eepipe template -o targets.xlsx --layout flat --years 3 --start 2026-09-01
   eepipe template -o custom.xlsx --catalog counters.txt`,
 		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,8 +73,8 @@ with --catalog.`,
 	fl := cmd.Flags()
 	onceStringVar(fl, &opts.Output, "output", "o", "the workbook to write (`FILE`.xlsx)")
 	fl.StringVar(&opts.Layout, "layout", templates.LayoutGrid, "layout: grid (for people) or flat (one row per plan, year and target type)")
-	fl.IntVar(&opts.Years, "years", templates.DefaultYears, "financial years of the plan (grid layout)")
-	fl.StringVar(&opts.Start, "start", "", "pre-fill the plan's start date (`YYYY-MM-DD`) and show each grid's financial year")
+	fl.IntVar(&opts.Years, "years", templates.DefaultYears, "financial years of the plan (grid: its grids; flat: its rows)")
+	fl.StringVar(&opts.Start, "start", "", "pre-fill the plan's start and end dates (`YYYY-MM-DD`) and each grid's or row's financial year")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite the file if it exists")
 	return cmd
 }
@@ -108,7 +112,7 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 			return exitf(ExitInvalid, "template: --start %s is after %s, the latest plan end the service keeps", d, pipeline.LatestEnd)
 		case !opts.YearsSet:
 			opts.Years = min(opts.Years, fit)
-		case opts.Years > fit && layout == templates.LayoutGrid:
+		case opts.Years > fit:
 			return exitf(ExitInvalid, "template: --years %d from --start %s would end the plan after %s, the latest end the service keeps (it clamps later ends, so the last grids could never be applied): give --years %d or fewer",
 				opts.Years, d, pipeline.LatestEnd, fit)
 		}
@@ -121,7 +125,7 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 		}
 		cat = c
 	}
-	if err := refuseMissingFolder(opts.Output); err != nil {
+	if err := refuseMissingFolder("-o", opts.Output, ""); err != nil {
 		return err
 	}
 	if !opts.Force {
@@ -131,7 +135,13 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 			return exitf(ExitFatal, "template: %v", err)
 		}
 	}
-	wb, err := templates.New(templates.Options{Layout: layout, Years: opts.Years, Catalog: cat, Start: start})
+	tmpl := templates.Options{Layout: layout, Years: opts.Years, Catalog: cat, Start: start}
+	if layout == templates.LayoutFlat && (opts.YearsSet || !start.IsZero()) {
+		// --years and --start shape the flat table too: its rows for one
+		// plan over those years, never silently ignored.
+		tmpl.FlatYears = opts.Years
+	}
+	wb, err := templates.New(tmpl)
 	if err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,16 +73,24 @@ func refuseOverwrite(path string, check bool) error {
 	return nil
 }
 
-// refuseMissingFolder is the usage error for an output file whose folder
-// does not exist, found before any work (not as a fatal error naming the
-// temporary file the write starts with).
-func refuseMissingFolder(path string) error {
-	if path == "" || path == "-" {
+// refuseMissingFolder is the usage error (exit 2) for an output file, given
+// with flag (-o, --report, --annotate), whose folder does not exist: every
+// command finds it before any work, not after the run as a fatal error
+// naming the temporary file the write starts with. With --output-dir the
+// outputs go there (created when missing), so outputDir set skips it.
+func refuseMissingFolder(flag, path, outputDir string) error {
+	if path == "" || path == "-" || outputDir != "" {
 		return nil
 	}
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return exitf(ExitInvalid, "-o %s: the folder %s does not exist", path, dir)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return exitf(ExitInvalid, "%s %s: the folder %s does not exist; create it first, or write somewhere else", flag, path, dir)
+	case err != nil:
+		return exitf(ExitInvalid, "%s %s: the folder %s cannot be used: %v", flag, path, dir, err)
+	case !st.IsDir():
+		return exitf(ExitInvalid, "%s %s: %s is not a folder", flag, path, dir)
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		default:
 			return exitf(ExitInvalid, "--report %s: use a .csv, .xlsx or .json file name", opts.Report)
 		}
+		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
+			return err
+		}
 	}
 	if opts.Annotate != "" {
 		if len(opts.Args) != 1 || !strings.EqualFold(filepath.Ext(opts.Args[0]), ".xlsx") {
@@ -71,6 +74,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		}
 		if validateSameFile(opts.Annotate, opts.Args[0]) {
 			return exitf(ExitInvalid, "--annotate %s: write the annotated copy to a new file, not over the input", opts.Annotate)
+		}
+		if err := refuseMissingFolder("--annotate", opts.Annotate, ""); err != nil {
+			return err
 		}
 	}
 	var cat *pipeline.Catalog

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"maps"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/eepipe/eepipe/formats"
+)
+
+// TestClosedPipeEndsQuietly runs eepipe (through the supervisor) with its
+// stdout read by a reader that leaves early, as `eepipe history | head -2`
+// does: each command ends quietly with 141 (128 + SIGPIPE, what a shell
+// reports for yes | head), never an internal error, exit 3.
+func TestClosedPipeEndsQuietly(t *testing.T) {
+	e := newCkEnv(t)
+	vars := maps.Clone(e.vars)
+	vars[envState] = e.path("state.db")
+	vars[envLockDir] = e.path("locks")
+	plans := e.path("plans.csv")
+	if err := formats.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runWithFiles(t, vars, "apply", plans, "--no-recalc"); code != ExitOK {
+		t.Fatalf("apply: exit %d\n%s", code, stderr)
+	}
+	env := []string{envRunMain + "=1"}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	run := func(t *testing.T, headLines int, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = w
+		// A one-page pipe, so that the output outgrows what the pipe holds
+		// and the write after the reader left fails (as with any reader
+		// slower than eepipe).
+		_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, w.Fd(), fSetPipeSize, 4096)
+		if headLines == 0 {
+			r.Close() // the reader left before eepipe wrote anything
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if headLines > 0 {
+			br := bufio.NewReader(r)
+			for i := 0; i < headLines; i++ {
+				if _, err := br.ReadString('\n'); err != nil {
+					t.Fatalf("line %d: %v", i+1, err)
+				}
+			}
+			r.Close() // head -N: read N lines, then leave
+		}
+		_ = cmd.Wait()
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	}
+	for _, tc := range []struct {
+		name string
+		head int
+		args []string
+	}{
+		{"history | head -2", 2, []string{"history", "-v"}},
+		{"history, reader gone", 0, []string{"history"}},
+		{"diff, reader gone", 0, []string{"diff", plans, "--no-state"}},
+		{"check, reader gone", 0, []string{"check", plans}},
+		{"validate, reader gone", 0, []string{"validate", plans}},
+		{"help, reader gone", 0, []string{"--help"}},
+		{"version, reader gone", 0, []string{"version"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := run(t, tc.head, tc.args...)
+			if code != exitPipeClosed {
+				t.Errorf("exit %d, want %d\n%s", code, exitPipeClosed, tail(stderr))
+			}
+			for _, bad := range []string{"internal error", "signal", "broken pipe", "panic"} {
+				if strings.Contains(stderr, bad) {
+					t.Errorf("stderr says %q:\n%s", bad, tail(stderr))
+				}
+			}
+		})
+	}
+}
+
+// fSetPipeSize is Linux's F_SETPIPE_SZ fcntl.
+const fSetPipeSize = 1031
