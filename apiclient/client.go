@@ -199,7 +199,7 @@ func defaultUserAgent() string {
 	return "eepipe/" + v
 }
 
-// KeyExpiry reports the key-expiry headers of contract-notes A2 as the last
+// KeyExpiry reports the key-expiry headers of docs/scheduling.md, key expiry as the last
 // response carried them: expires is X-Api-Key-Expires (ISO 8601, "" when
 // not sent) and in is X-Api-Key-Expires-In ("12d", "5h"). ok is true when a
 // response carried X-Api-Key-Expires-In, that is when the key expires within

@@ -21,7 +21,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// The cost benchmarks cover the rows of the cost tables (issue 11): each
+// The cost benchmarks cover the rows of the cost tables: each
 // reports its wall time, CPU time (cpu-ms/op, all threads, garbage
 // collection included), the peak live heap (peak-MB) and, where the work
 // has a floor (excelize's bare streaming iteration, bare encoding/csv),

@@ -1025,7 +1025,7 @@ func (b *flatBook) cell(rc *flatRawCell, o pipeline.Origin) pipeline.Cell {
 }
 
 // flatStaleResult is why a formula of a workbook that asks to be
-// recalculated when opened has no saved result (format section 1, Values).
+// recalculated when opened has no saved result (docs/formats.md, the flat table: values).
 const flatStaleResult = "the cell holds a formula that has no saved result: the workbook asks to be recalculated when it is opened (as files written by XlsxWriter and other programs that never calculate do), so the results saved in it are placeholders, not values; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula"
 
 // flatMaxTexts and flatMaxTextLen bound the strings text keeps.
@@ -1429,7 +1429,7 @@ func (b *flatBook) tableTotalsRows(info flatSheetInfo) map[int]flatTable {
 
 // hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
 // header, or grid plan targets in their first rows (gridSheetAt). They
-// are never read (format section 1: hidden sheets are never read); the
+// are never read (docs/formats.md: hidden sheets are never read); the
 // readers name them, so that a plan is not passed over in silence.
 func (b *flatBook) hiddenPlanSheets(file string) []string {
 	var out []string

@@ -14,7 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// The grid workbook (format section 2) as eepipe reads it.
+// The grid workbook (docs/formats.md, the grid workbook) as eepipe reads it.
 //
 // A grid plan sheet is self-describing; the reader finds everything by its
 // label, never by a fixed cell address, so inserted rows and columns or a

@@ -103,7 +103,7 @@ func writeHostileXLSX(tb testing.TB, dir, name string, small map[string][]byte, 
 	return path
 }
 
-// hostileBomb is one of the decompression bombs of issue 12.
+// hostileBomb is one of the decompression bombs docs/limits.md bounds.
 type hostileBomb struct {
 	name  string
 	part  string

@@ -8,7 +8,7 @@ import (
 	"github.com/eepipe/eepipe/templates"
 )
 
-// Columns of the long table (workbook-format §3) beside the flat ones.
+// Columns of the long table (docs/formats.md, the long table) beside the flat ones.
 const (
 	longColRace    = "race"
 	longColGender  = "gender"

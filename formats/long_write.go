@@ -16,7 +16,7 @@ var LongHeader = []string{
 	"race", "gender", "level", "counter", "value", pipeline.ColAccount,
 }
 
-// WriteLongCSV writes plans as the long table (format section 3) to path,
+// WriteLongCSV writes plans as the long table (docs/formats.md, the long table) to path,
 // atomically: one row per counter a target sets, with the plan id and name,
 // the company identifiers, the year number and financial year, the target
 // type, the counter's race, gender and level, its name and its value. Rows

@@ -311,7 +311,7 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 
 // TestRefusedAccountStopsOnlyItself: a key pair refused for one account stops that account only: its plans
 // fail with a message naming the account and the key (never the secret),
-// and the other accounts' plans go on (issue 14).
+// and the other accounts' plans go on.
 func TestRefusedAccountStopsOnlyItself(t *testing.T) {
 	w := newWorld()
 	w.crane.unauthorized = true

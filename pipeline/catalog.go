@@ -10,7 +10,7 @@ import (
 )
 
 // Races, Genders and Levels are the parts of the default counter names
-// (contract-notes B): number_of_{race}_{gender}_{level}.
+// (docs/formats.md, counter names): number_of_{race}_{gender}_{level}.
 var (
 	Races   = []string{"african", "coloured", "indian", "white", "foreign"}
 	Genders = []string{"male", "female"}
@@ -96,7 +96,7 @@ var defaultCatalog = func() *Catalog {
 	return c
 }()
 
-// DefaultCatalog returns the default catalog of contract-notes B: 5 races x
+// DefaultCatalog returns the default catalog (docs/formats.md, counter names): 5 races x
 // 2 genders x 9 levels = 90 counters, ordered by level, then race, then gender.
 func DefaultCatalog() *Catalog { return defaultCatalog }
 

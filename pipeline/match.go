@@ -106,7 +106,7 @@ func appendNameKey(b []byte, s string) []byte {
 // failing every run until someone edits the plan_id. Any other plan_id
 // that the account does not hold (a typo, a plan id that never existed, a
 // plan of another account: an id greater than the plan of that name) is
-// an error for that plan, as issue 9 requires: a plan_id is never
+// an error for that plan: a plan_id is never
 // redirected to an older plan.
 func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
 	matches := MatchPlans(list, in.PlanID, in.Name, in.StartDate, nil)

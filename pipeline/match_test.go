@@ -152,7 +152,7 @@ func TestMatchPlanRecreatedPlanID(t *testing.T) {
 		t.Errorf("plan_id gone, two plans of the name: %v", err)
 	}
 	// A plan_id the account never held, greater than the plan of the
-	// name (a typo, an id of nothing, issue 9's "plan id held by none"):
+	// name (a typo, an id of nothing, "plan id held by none"):
 	// an error, never the plan of the same name.
 	if m, _, err := matchPlan(&InputPlan{PlanID: 999, Name: "Acme", StartDate: s1}, list, "acme"); err == nil || m != nil ||
 		!strings.Contains(err.Error(), "plan 999 is not on account acme") {

@@ -119,7 +119,7 @@ func CatalogOfStored(p *Plan) *Catalog {
 
 // CatalogOfTarget is the one route from the service's answers to a
 // counter catalog: the counter names of a target it returned (the keys of
-// its counters map, contract-notes B), or nil when the target carries no
+// its counters map, docs/sandbox.md, "Behaviour"), or nil when the target carries no
 // counter.
 func CatalogOfTarget(t Target) *Catalog {
 	if t.Counters.IsEmpty() {

@@ -10,8 +10,8 @@ import (
 )
 
 // This file is the sandbox's own statement of the service contract, written
-// from the seed (/work/shared/seed, sections 2, 7 and 8) and the project's
-// contract notes (B), and deliberately not taken from the pipeline: a
+// from the service's API contract and the decisions docs/sandbox.md states,
+// and deliberately not taken from the pipeline: a
 // mistake in the pipeline's rules must meet a second, independent reading
 // here, where a test (pipeline's sandbox contract test) compares the two.
 
@@ -72,14 +72,14 @@ var charters = func() []string {
 	return out
 }()
 
-// provinces are the province values of contract-notes B (the seed does not
+// provinces are the province values of docs/sandbox.md, "Behaviour" (the seed does not
 // show them; A4 shows "National").
 var provinces = []string{
 	"National", "Eastern Cape", "Free State", "Gauteng", "KwaZulu-Natal",
 	"Limpopo", "Mpumalanga", "North West", "Northern Cape", "Western Cape",
 }
 
-// The counter catalog the sandbox serves (contract-notes B): the counter
+// The counter catalog the sandbox serves (docs/sandbox.md, "Behaviour"): the counter
 // number_of_{race}_{gender}_{level} for every race, gender and level below,
 // 5 x 2 x 9 = 90 counters.
 var (
@@ -265,7 +265,7 @@ type period struct {
 }
 
 // milestonePeriods returns one whole financial year per financial year the
-// dates overlap, numbered from 1 (contract-notes B "Milestone dates").
+// dates overlap, numbered from 1 (docs/sandbox.md, "Behaviour": milestone dates).
 func milestonePeriods(start, end civilDate) []period {
 	var out []period
 	for y := financialYear(start); y <= financialYear(end); y++ {
@@ -278,7 +278,7 @@ func milestonePeriods(start, end civilDate) []period {
 // as parsed (zero when absent or malformed; their own messages are then
 // already reported): start on or after earliestStart (seed 7) and, as a
 // sandbox decision, on or before latestEnd (a later start would leave the
-// clamped end before the start); end not before start (contract-notes B).
+// clamped end before the start); end not before start (docs/sandbox.md, "Behaviour").
 // It returns the end as stored (clamped) and the 422 messages.
 func createDates(start, end civilDate) (clamped civilDate, problems []string) {
 	if !start.isZero() {

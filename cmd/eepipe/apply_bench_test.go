@@ -74,7 +74,7 @@ func BenchmarkApply(b *testing.B) {
 // target types each; one counter changed on every fourth plan, 50 plans)
 // through the sandbox with 5 ms (and 20 ms) latency per response at
 // concurrency 32, with the SQLite state store and without (--no-state):
-// the update path (issue 11), where each stored plan is read, compared
+// the update path, where each stored plan is read, compared
 // and patched. It reports the wall time of the apply (apply-ms/op), the
 // requests per apply, the reads and patches among them, and how many
 // plan reads were answered before the first PATCH went out (200 when

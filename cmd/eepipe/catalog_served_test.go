@@ -47,7 +47,7 @@ func renamingProxy(t *testing.T, target string) string {
 	return srv.URL
 }
 
-// TestCatalogComesFromTheService (issue 9): an export from a service whose
+// TestCatalogComesFromTheService: an export from a service whose
 // counter catalog differs from the built-in one applies, diffs and
 // reconciles without --catalog (the catalog is learnt from the keys of a
 // target the service returns); a file counter the service lacks is an

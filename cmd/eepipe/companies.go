@@ -155,7 +155,7 @@ func lookupCredentialsHint(err error) string {
 }
 
 // registrationForm writes a company registration number as the lookup
-// holds them (contract-notes A3: 2009/012345/07): a number typed without
+// holds them (docs/formats.md, company identifiers: 2009/012345/07): a number typed without
 // its slashes (200901234507), with other separators, or without the
 // leading zeros of its parts (2009/12345/7). ok is false when s is not
 // read as one unambiguously: then no hint is given.

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// The cost benchmarks (issue 11) run the eepipe binary against the
+// The cost benchmarks run the eepipe binary against the
 // sandbox on 127.0.0.1 (in the benchmark's process) and report the
 // command process's wall time, CPU time and peak resident memory:
 //

@@ -55,7 +55,7 @@ func (e *exEnv) levelsOnlyPlan(c *apiclient.Client, name string) {
 	}
 }
 
-// TestExportReimportsWithCompanyIDOnlyAccounts (issue 9): with several
+// TestExportReimportsWithCompanyIDOnlyAccounts: with several
 // accounts that name only company_id, every export layout re-imports with
 // no extra configuration: each plan goes back to its account by its
 // plan_id and the account the export writes, apply sends no write,
@@ -134,7 +134,7 @@ func TestExportReimportsWithCompanyIDOnlyAccounts(t *testing.T) {
 	}
 }
 
-// TestApplyRefusedKeyNamesItsAccount (issue 14): a key refused for one
+// TestApplyRefusedKeyNamesItsAccount: a key refused for one
 // account names the account and its key (never the secret), and the other
 // account's plans are still applied.
 func TestApplyRefusedKeyNamesItsAccount(t *testing.T) {

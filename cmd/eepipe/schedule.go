@@ -398,7 +398,7 @@ func outcomeOf(code int) string {
 	return "fatal"
 }
 
-// keyExpiryWarning words a key-expiry notice (contract-notes A2) for the
+// keyExpiryWarning words a key-expiry notice (docs/scheduling.md, key expiry) for the
 // logs and the summary line.
 func keyExpiryWarning(account, expires, in string) string {
 	who := "the API key"
@@ -413,7 +413,7 @@ func keyExpiryWarning(account, expires, in string) string {
 }
 
 // noteKeyExpiry repeats in the run's summary the key-expiry warnings
-// (contract-notes A2) that the responses of each account's client carried.
+// (docs/scheduling.md, key expiry) that the responses of each account's client carried.
 func (r *scheduledRun) noteKeyExpiry(accounts []pipeline.Account, clients []*apiclient.Client) {
 	for i, cl := range clients {
 		expires, in, ok := cl.KeyExpiry()

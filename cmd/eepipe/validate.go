@@ -112,7 +112,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	} else if len(accounts) > 0 {
 		// With several accounts every plan needs a company, an account
 		// or a plan_id to find its account, and an account column must
-		// name a configured account (format section 1). The secrets are
+		// name a configured account (docs/formats.md, the flat table). The secrets are
 		// not read; validate never talks to the service.
 		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()

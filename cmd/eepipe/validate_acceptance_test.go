@@ -35,7 +35,7 @@ func TestValidateAnnotateUnreadableInput(t *testing.T) {
 
 // TestValidateSeveralAccountsNeedCompany: with a --config that names several
 // accounts, a plan without company columns, account and plan_id is an error
-// (format section 1: one of them decides the account), and so is an
+// (docs/formats.md: one of them decides the account), and so is an
 // account column naming no configured account; a plan_id alone routes (to
 // the account that holds it). With one account a plan without them is
 // fine. No secret is read (the secret variables are unset).

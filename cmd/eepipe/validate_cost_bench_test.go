@@ -15,7 +15,7 @@ import (
 
 // BenchmarkCostValidateFlatXLSX runs `eepipe validate` as a process of its
 // own (costCommand) on clean flat workbooks of 20,000 and 100,000 rows of
-// 60 counters, the issue 11 row "memory flat in rows":
+// 60 counters, the cost row "memory flat in rows":
 //
 //	go test ./cmd/eepipe -run '^$' -bench CostValidateFlatXLSX -benchtime 1x -count 3
 //

@@ -13,13 +13,13 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// TestRev9StatutoryFixtures reads the fixtures of make_rev9.py (openpyxl,
+// TestStatutoryShapeFixtures reads the fixtures of make_statutory_shapes.py (openpyxl,
 // re-saved by LibreOffice): EEA2 tables off column A with merged headers,
 // EEA13 titles, official and slash/comma level wordings, a counter typed
 // as text, blank counters, real date cells; and a sheet with cells planted
 // in unmapped columns of a grid's rows. Every counter is checked, and
 // every problem at its cell (a problem not listed fails).
-func TestRev9StatutoryFixtures(t *testing.T) {
+func TestStatutoryShapeFixtures(t *testing.T) {
 	all, dis := pipeline.TargetAll, pipeline.TargetDisabled
 	disBlank := statutoryCounters(dis)
 	delete(disBlank, "number_of_white_female_unskilled_employees")
@@ -97,10 +97,10 @@ func TestRev9StatutoryFixtures(t *testing.T) {
 	}
 }
 
-// TestRev9AnnotateGridFixturesStrict: validate --annotate over the stray
+// TestAnnotateGridShapeFixturesStrict: validate --annotate over the stray
 // grid fixtures (merged headers, openpyxl and LibreOffice) marks every
 // problem cell and writes a workbook that passes the strict check.
-func TestRev9AnnotateGridFixturesStrict(t *testing.T) {
+func TestAnnotateGridShapeFixturesStrict(t *testing.T) {
 	for _, file := range []string{"rv_op_eea2_stray.xlsx", "rv_lo_eea2_stray.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, file)
@@ -222,10 +222,10 @@ func TestLongPartsAgree(t *testing.T) {
 	}
 }
 
-// TestRev9ReconcileXLSXOverGridFixturesStrict: the XLSX reconcile report
-// over the rev9 grid fixtures (merged headers, date cells; openpyxl and
+// TestReconcileXLSXOverGridShapeFixturesStrict: the XLSX reconcile report
+// over the rv_ grid fixtures (merged headers, date cells; openpyxl and
 // LibreOffice) passes the strict check.
-func TestRev9ReconcileXLSXOverGridFixturesStrict(t *testing.T) {
+func TestReconcileXLSXOverGridShapeFixturesStrict(t *testing.T) {
 	for _, file := range []string{"rv_op_eea2_offset.xlsx", "rv_lo_eea2_offset.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, file)

@@ -14,7 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 )
 
-// TestExportEditedRowsRouteOrFail (issue 9): a flat CSV export of a
+// TestExportEditedRowsRouteOrFail: a flat CSV export of a
 // configuration whose accounts name only company_id, edited as a user
 // would: a plan_id that no account holds (the plan's name and start date
 // unchanged, the account column kept) is an error for that plan, never the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generates op_rv_features.xlsx (openpyxl) and lo_rv_features.xlsx (the
-same re-saved by LibreOffice) for the hostile review of the streamed
-annotated reconciliation copy (formats/reconcile_copy_test.go,
+same re-saved by LibreOffice) for the tests of the streamed annotated
+reconciliation copy (formats/reconcile_copy_test.go,
 TestReconcileCopyOtherPrograms).
 
 op_rv_chartsheet.xlsx and lo_rv_chartsheet.xlsx: a chart sheet between two
@@ -16,7 +16,7 @@ op_rv_features.xlsx sheets, in order:
   "Hidden"             hidden, with data
   "VeryHidden"         very hidden, with data
 
-Run once from this folder: /usr/bin/python3 make_revrc.py (needs
+Run once from this folder: /usr/bin/python3 make_reconcile_shapes.py (needs
 python3-openpyxl and soffice). The outputs are committed; the Go tests
 never need Python or LibreOffice.
 """

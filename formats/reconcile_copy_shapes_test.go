@@ -126,7 +126,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 }
 
 // TestReconcileCopyOtherPrograms: workbooks written by openpyxl and
-// re-saved by LibreOffice (testdata/acceptance/make_revrc.py) with a sheet
+// re-saved by LibreOffice (testdata/acceptance/make_reconcile_shapes.py) with a sheet
 // name holding an apostrophe and non-ASCII letters, a merged title, a
 // formula, print titles and an autofilter, a comment by another author, a
 // chart, a sheet already named Summary and hidden sheets.

@@ -1,7 +1,6 @@
 #!/usr/bin/python3
-"""Generates the second set of statutory-layout fixtures (rv_*), made by a
-reviewer acting as the acceptance tester of issue 9, in shapes the first
-set (make_statutory.py) does not have:
+"""Generates the second set of statutory-layout fixtures (rv_*), in shapes
+the first set (make_statutory.py) does not have:
 
   - rv_eea2_offset: form EEA2 as a consultant pastes it: a report heading,
     the metadata with real date cells, the table starting in column C,
@@ -22,9 +21,9 @@ set (make_statutory.py) does not have:
     junior management, supervisors, foremen, superintendents", ...).
 
 Each is written by openpyxl (rv_op_*) and re-saved by LibreOffice
-(rv_lo_*). Run once from this folder: /usr/bin/python3 make_rev9.py (needs
+(rv_lo_*). Run once from this folder: /usr/bin/python3 make_statutory_shapes.py (needs
 python3-openpyxl and soffice). The outputs are committed; the Go test
-(formats/rev9_fixtures_test.go) never needs Python or LibreOffice.
+(formats/statutory_shapes_test.go) never needs Python or LibreOffice.
 
 Counter values follow make_statutory.py's formula (statutoryValue in
 formats/statutory_test.go), except the cells named in the test.
