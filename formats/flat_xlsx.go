@@ -1320,7 +1320,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 		}
 		return
 	}
-	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+	readXLSXGrids(file, lim, book, hidden, cat, emit, ps)
 }
 
 // flatGridProbeRows is how many rows of a sheet beside a flat table are
