@@ -880,7 +880,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		}
 		return
 	}
-	if p, ok := asmPlaceOf(o, &rec.Origin); ok {
+	if p, ok := asmPlaceOf(o, &rec.Origin, name); ok {
 		if cs.places == nil {
 			cs.places = &CellPlaces{cat: a.cat, at: make([]CellPlace, a.cat.Len())}
 		}
@@ -893,11 +893,12 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	cs.cells[name] = asmKeep(*o)
 }
 
-// asmPlaceOf returns o as a CellPlace when that says all of it: a cell
-// with no header on the sheet of the record's origin (a grid cell), whose
-// Cell, when set, is its row and column's.
-func asmPlaceOf(o, rec *Origin) (CellPlace, bool) {
-	if o.Header != "" || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
+// asmPlaceOf returns o, the origin of counter name, as a CellPlace when
+// that and the name say all of it: a cell headed by the name (as
+// asmOriginOf heads it) on the sheet of the record's origin (a grid cell),
+// whose Cell, when set, is its row and column's.
+func asmPlaceOf(o, rec *Origin, name string) (CellPlace, bool) {
+	if o.Header != name || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
 		o.File != rec.File || o.Sheet != rec.Sheet {
 		return CellPlace{}, false
 	}

@@ -457,7 +457,8 @@ type InputTarget struct {
 }
 
 // CellPlaces are the cells of a sheet counters were read from, one per
-// counter of a catalog, by index.
+// counter of a catalog, by index; each cell's Origin is headed by its
+// counter's name.
 type CellPlaces struct {
 	cat *Catalog
 	at  []CellPlace // the zero CellPlace for none
@@ -491,7 +492,7 @@ func (t *InputTarget) CellOf(name string) Origin {
 		return o
 	}
 	if p, ok := t.Places.Of(name); ok {
-		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.Row), Column: int(p.Column)}.WithCell()
+		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.Row), Column: int(p.Column), Header: name}.WithCell()
 	}
 	o, ok := t.Columns[name]
 	if !ok {
