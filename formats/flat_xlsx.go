@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -537,8 +538,10 @@ func flatReadRows(r io.Reader, fn flatRowFunc) error {
 	const batches = 3
 	full := make(chan *flatRowBatch, batches)
 	free := make(chan *flatRowBatch, batches)
-	for range batches {
-		free <- &flatRowBatch{}
+	var mine [batches]*flatRowBatch
+	for i := range mine {
+		mine[i] = flatGetBatch()
+		free <- mine[i]
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -548,6 +551,9 @@ func flatReadRows(r io.Reader, fn flatRowFunc) error {
 	defer func() {
 		close(stop)
 		<-done // before r is closed
+		for _, b := range mine {
+			flatPutBatch(b)
+		}
 	}()
 	for {
 		batch := <-full
@@ -570,6 +576,29 @@ func flatReadRows(r io.Reader, fn flatRowFunc) error {
 		batch.rows, batch.cells, batch.text = batch.rows[:0], batch.cells[:0], batch.text[:0]
 		free <- batch
 	}
+}
+
+// flatBatchPool holds row batches between scans (flatGetBatch,
+// flatPutBatch): a workbook of thousands of small sheets would otherwise
+// grow three new batches for every scan of every sheet.
+var flatBatchPool sync.Pool
+
+func flatGetBatch() *flatRowBatch {
+	if b, ok := flatBatchPool.Get().(*flatRowBatch); ok {
+		return b
+	}
+	return &flatRowBatch{}
+}
+
+// flatPutBatch empties b, once no scan uses it, into the pool, unless a
+// row of thousands of cells grew it past a batch's usual size.
+func flatPutBatch(b *flatRowBatch) {
+	if cap(b.cells) > 2*flatBatchCells || cap(b.text) > 2*flatBatchText || cap(b.rows) > 4*flatBatchRows {
+		return
+	}
+	clear(b.cells[:cap(b.cells)]) // (no text of a scan kept alive by the pool)
+	*b = flatRowBatch{rows: b.rows[:0], cells: b.cells[:0], text: b.text[:0]}
+	flatBatchPool.Put(b)
 }
 
 // flatScanRows scans the sheet XML of r into batches of rows: it takes
@@ -607,6 +636,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		}
 	}()
 	sc := newFlatXMLScanner(r)
+	defer sc.release()
 	var (
 		row        int
 		rowFrom    int  // the current row's cells are batch.cells[rowFrom:rowTo]

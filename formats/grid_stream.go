@@ -261,6 +261,7 @@ func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 	}
 	defer rc.Close()
 	sc := newFlatXMLScanner(rc)
+	defer sc.release()
 	for {
 		if err := sc.next(); err != nil {
 			return out, nil // io.EOF, or damage the row scan reports
