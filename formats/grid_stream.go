@@ -19,6 +19,13 @@ import (
 type gridStreamSheet struct {
 	text  sheetText
 	cells [][]gridCellAt // by row - 1, sorted by column
+	// merged are the cells of the sheet's merged ranges other than each
+	// range's top-left cell, as mergedAway gives them, read in the same
+	// pass (mergedAway reads them again when mergedDone is false: more
+	// ranges than one pass gathers); mergedErr is mergedAway's error.
+	merged     map[[2]int][2]int
+	mergedErr  error
+	mergedDone bool
 	// slots counts the text slots of the dense rows of text; past
 	// gridMaxTextSlots the scan stops and tooWide is set (rows of one
 	// cell in column XFD would otherwise take 256 KiB each).
@@ -51,8 +58,8 @@ type gridCellAt struct {
 // rows are kept (within gridMaxSheetCells and gridMaxTextSlots), the
 // others only checked by the scan.
 func (b *flatBook) scanGridSheet(info flatSheetInfo) (*gridStreamSheet, error) {
-	s := &gridStreamSheet{}
-	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
+	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
+	complete, err := b.scanSheetMerged(info, func(row int, raw []flatRawCell) bool {
 		if row < 1 || row > maxGridScanRows {
 			return true // counted and checked by the scan, not read
 		}
@@ -94,8 +101,39 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo) (*gridStreamSheet, error) {
 		sort.SliceStable(typed, func(i, j int) bool { return typed[i].col < typed[j].col })
 		s.text[row-1], s.cells[row-1] = line, typed
 		return true
+	}, func(ref []byte) {
+		if s.mergedErr == nil {
+			s.mergedErr = addMergedRef(s.merged, ref)
+		}
 	})
+	s.mergedDone = complete && err == nil && !s.tooMany && !s.tooWide
 	return s, err
+}
+
+// addMergedRef adds the cells of the merged range ref (B4:F4) to out, as
+// mergedAway does for each <mergeCell>: a reference that names no range,
+// or a range over a whole sheet region, is left out.
+func addMergedRef(out map[[2]int][2]int, ref []byte) error {
+	from, to, ok := strings.Cut(string(ref), ":")
+	if !ok {
+		return nil
+	}
+	c0, r0, err1 := excelize.CellNameToCoordinates(from)
+	c1, r1, err2 := excelize.CellNameToCoordinates(to)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	if c0 > c1 {
+		c0, c1 = c1, c0
+	}
+	if r0 > r1 {
+		r0, r1 = r1, r0
+	}
+	r1 = min(r1, maxGridScanRows)
+	if (r1-r0+1)*(c1-c0+1) > 1<<16 {
+		return nil // a merge over a whole sheet region is no layout to read
+	}
+	return addMergedAway(out, r0, c0, r1, c1)
 }
 
 // gridSheetSize returns the size a sheet's part declares it unpacks to
@@ -269,27 +307,7 @@ func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 		if sc.kind != flatTokStart || string(sc.name) != "mergeCell" {
 			continue
 		}
-		ref := string(sc.attr("ref"))
-		from, to, ok := strings.Cut(ref, ":")
-		if !ok {
-			continue
-		}
-		c0, r0, err1 := excelize.CellNameToCoordinates(from)
-		c1, r1, err2 := excelize.CellNameToCoordinates(to)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if c0 > c1 {
-			c0, c1 = c1, c0
-		}
-		if r0 > r1 {
-			r0, r1 = r1, r0
-		}
-		r1 = min(r1, maxGridScanRows)
-		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
-			continue // a merge over a whole sheet region is no layout to read
-		}
-		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
+		if err := addMergedRef(out, sc.attr("ref")); err != nil {
 			return nil, err
 		}
 	}
@@ -368,9 +386,14 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 		found++
 		name, info := info.name, info
 		src := gridSheetSource{
-			text:   func() (sheetText, error) { return sheet.text, nil },
-			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
-			merged: func() (map[[2]int][2]int, error) { return book.mergedAway(info) },
+			text:  func() (sheetText, error) { return sheet.text, nil },
+			cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
+			merged: func() (map[[2]int][2]int, error) {
+				if sheet.mergedDone {
+					return sheet.merged, sheet.mergedErr
+				}
+				return book.mergedAway(info)
+			},
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)
 		for i := range gps {
