@@ -37,6 +37,45 @@ type gridStreamSheet struct {
 	tooMany bool
 }
 
+// gridCellArena holds the typed cells of the grid sheet being read, in
+// chunks reused from sheet to sheet (reset), so that reading thousands of
+// plan sheets does not allocate their cells anew for each.
+type gridCellArena struct {
+	chunks [][]gridCellAt
+	at     int // the chunk cells are taken from
+}
+
+const gridArenaChunk = 4096
+
+// take returns an empty slice with room for n cells, from the arena when
+// they fit in a chunk.
+func (a *gridCellArena) take(n int) []gridCellAt {
+	if a == nil || n > gridArenaChunk {
+		return make([]gridCellAt, 0, n)
+	}
+	for {
+		if a.at == len(a.chunks) {
+			a.chunks = append(a.chunks, make([]gridCellAt, 0, gridArenaChunk))
+		}
+		c := a.chunks[a.at]
+		if len(c)+n <= cap(c) {
+			a.chunks[a.at] = c[:len(c)+n]
+			return c[len(c) : len(c) : len(c)+n]
+		}
+		a.at++
+	}
+}
+
+// reset makes the arena's cells free for the next sheet; the sheet read
+// before is not used after.
+func (a *gridCellArena) reset() {
+	for i := range a.chunks {
+		clear(a.chunks[i][:cap(a.chunks[i])]) // (no text kept alive)
+		a.chunks[i] = a.chunks[i][:0]
+	}
+	a.at = 0
+}
+
 // gridMaxSheetCells bounds the cells one sheet read as a grid plan sheet
 // may keep in memory (a sheet is held whole until the reader knows whether
 // it is a grid; about 300 bytes a cell): a grid plan sheet holds a few
@@ -57,7 +96,7 @@ type gridCellAt struct {
 // scanGridSheet reads a sheet in one pass: the first maxGridScanRows
 // rows are kept (within gridMaxSheetCells and gridMaxTextSlots), the
 // others only checked by the scan.
-func (b *flatBook) scanGridSheet(info flatSheetInfo) (*gridStreamSheet, error) {
+func (b *flatBook) scanGridSheet(info flatSheetInfo, arena *gridCellArena) (*gridStreamSheet, error) {
 	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
 	complete, err := b.scanSheetMerged(info, func(row int, raw []flatRawCell) bool {
 		if row < 1 || row > maxGridScanRows {
@@ -68,6 +107,9 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo) (*gridStreamSheet, error) {
 			s.cells = append(s.cells, nil)
 		}
 		line, typed := s.text[row-1], s.cells[row-1]
+		if typed == nil {
+			typed = arena.take(len(raw))
+		}
 		for i := range raw {
 			rc := &raw[i]
 			if rc.col < 1 || rc.col > excelize.MaxColumns {
@@ -332,10 +374,12 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 	fileOrigin := pipeline.Origin{File: file}
 	m := templates.NewMatcher(nil)
 	found := 0
+	var arena gridCellArena
 	for _, info := range book.sheets {
 		if info.path == "" {
 			continue
 		}
+		arena.reset() // the sheet before is read and let go
 		var sheet *gridStreamSheet
 		var err error
 		var sign string // where a sheet too large to read shows it is a plan sheet
@@ -347,7 +391,7 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 		case large:
 			sign, err = book.planSheetSign(info, m)
 		default:
-			sheet, err = book.scanGridSheet(info)
+			sheet, err = book.scanGridSheet(info, &arena)
 		}
 		book.noteScanError(info, err)
 		if sign != "" && book.scanErr == nil {
