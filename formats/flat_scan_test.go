@@ -42,7 +42,7 @@ func scanSheetText(t *testing.T, r io.Reader, stopAfter int) string {
 		b.WriteByte('\n')
 		n++
 		return n != stopAfter
-	})
+	}, nil)
 	if err != nil {
 		fmt.Fprintf(&b, "error: %v\n", err)
 	}

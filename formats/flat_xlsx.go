@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -514,7 +515,16 @@ type flatRowBatch struct {
 	last  bool  // the scan ended after these rows
 	err   error // why, when it failed
 	panic any   // the scanner panicked, with this value
+	// merges are the ref attributes of the <mergeCell> elements after
+	// the rows (spans of text), in the last batch of a scan that asked
+	// for them; mergesCut says there were more than flatMaxMergeRefs.
+	merges    [][2]int
+	mergesCut bool
 }
+
+// flatMaxMergeRefs bounds the merged ranges a scan gathers after a
+// sheet's rows (flatReadRowsMerged); a reference is a few bytes.
+const flatMaxMergeRefs = 1 << 17
 
 type flatRowSpan struct {
 	row      int
@@ -541,26 +551,58 @@ func (b *flatBook) scanSheet(info flatSheetInfo, fn flatRowFunc) error {
 		return err
 	}
 	defer rc.Close()
-	return flatReadRows(rc, fn)
+	return flatReadRows(rc, fn, nil)
+}
+
+// scanSheetMerged is scanSheet that also gathers the ref attributes of
+// the sheet's <mergeCell> elements, which follow its rows, in the same
+// pass: merged gets each (for that call only) once every row has been
+// seen, unless fn stopped the scan; complete is false when there were more
+// than flatMaxMergeRefs of them, or the scan stopped before them.
+func (b *flatBook) scanSheetMerged(info flatSheetInfo, fn flatRowFunc, merged func(ref []byte)) (complete bool, err error) {
+	if info.path == "" {
+		return false, fmt.Errorf("sheet %s has no worksheet data", info.name)
+	}
+	rc, err := b.open(info.path)
+	if err != nil {
+		return false, err
+	}
+	defer rc.Close()
+	complete = true
+	err = flatReadRows(rc, fn, func(refs [][]byte, cut bool) {
+		for _, ref := range refs {
+			merged(ref)
+		}
+		complete = !cut
+	})
+	return complete, err
 }
 
 // flatReadRows scans the sheet XML of r on a goroutine (flatScanRows) and
 // passes its rows to fn, in order; it returns once the goroutine is done.
-func flatReadRows(r io.Reader, fn flatRowFunc) error {
+// With merges set, the scan goes on after the rows for the <mergeCell>
+// elements, and merges gets their ref attributes once every row has been
+// passed (not when fn stopped the scan).
+func flatReadRows(r io.Reader, fn flatRowFunc, merges func(refs [][]byte, cut bool)) error {
 	const batches = 3
 	full := make(chan *flatRowBatch, batches)
 	free := make(chan *flatRowBatch, batches)
-	for range batches {
-		free <- &flatRowBatch{}
+	var mine [batches]*flatRowBatch
+	for i := range mine {
+		mine[i] = flatGetBatch()
+		free <- mine[i]
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		flatScanRows(r, full, free, stop)
+		flatScanRows(r, full, free, stop, merges != nil)
 	}()
 	defer func() {
 		close(stop)
 		<-done // before r is closed
+		for _, b := range mine {
+			flatPutBatch(b)
+		}
 	}()
 	for {
 		batch := <-full
@@ -578,6 +620,13 @@ func flatReadRows(r io.Reader, fn flatRowFunc) error {
 			if batch.panic != nil {
 				panic(batch.panic)
 			}
+			if merges != nil && batch.err == nil {
+				refs := make([][]byte, len(batch.merges))
+				for i, m := range batch.merges {
+					refs[i] = batch.text[m[0]:m[1]:m[1]]
+				}
+				merges(refs, batch.mergesCut)
+			}
 			return batch.err
 		}
 		batch.rows, batch.cells, batch.text = batch.rows[:0], batch.cells[:0], batch.text[:0]
@@ -585,10 +634,35 @@ func flatReadRows(r io.Reader, fn flatRowFunc) error {
 	}
 }
 
+// flatBatchPool holds row batches between scans (flatGetBatch,
+// flatPutBatch): a workbook of thousands of small sheets would otherwise
+// grow three new batches for every scan of every sheet.
+var flatBatchPool sync.Pool
+
+func flatGetBatch() *flatRowBatch {
+	if b, ok := flatBatchPool.Get().(*flatRowBatch); ok {
+		return b
+	}
+	return &flatRowBatch{}
+}
+
+// flatPutBatch empties b, once no scan uses it, into the pool, unless a
+// row of thousands of cells grew it past a batch's usual size.
+func flatPutBatch(b *flatRowBatch) {
+	if cap(b.cells) > 2*flatBatchCells || cap(b.text) > 2*flatBatchText || cap(b.rows) > 4*flatBatchRows || cap(b.merges) > 1<<12 {
+		return
+	}
+	clear(b.cells[:cap(b.cells)]) // (no text of a scan kept alive by the pool)
+	*b = flatRowBatch{rows: b.rows[:0], cells: b.cells[:0], text: b.text[:0], merges: b.merges[:0]}
+	flatBatchPool.Put(b)
+}
+
 // flatScanRows scans the sheet XML of r into batches of rows: it takes
 // empty batches from free and sends them filled to full, the last one
-// marked, until stop is closed.
-func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBatch, stop <-chan struct{}) {
+// marked, until stop is closed. With merges, it goes on after the rows
+// and puts the ref attributes of the <mergeCell> elements in the last
+// batch (damage after the rows ends the scan as its end would).
+func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBatch, stop <-chan struct{}, merges bool) {
 	var batch *flatRowBatch
 	get := func() bool {
 		select {
@@ -620,6 +694,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		}
 	}()
 	sc := newFlatXMLScanner(r)
+	defer sc.release()
 	var (
 		row        int
 		rowFrom    int  // the current row's cells are batch.cells[rowFrom:rowTo]
@@ -632,6 +707,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		fieldStart int    // where the field's text starts in batch.text
 		pending    []byte // an open field's text, moving to the next batch
 		lastCol    int
+		afterRows  bool // past </sheetData>, gathering merged ranges
 	)
 	// fail ends the scan with an error at a cell of the current row (col
 	// 0: the row).
@@ -698,6 +774,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			}
 			batch.rows = append(batch.rows, flatRowSpan{row: row, from: rowFrom, to: rowTo})
 		case "sheetData":
+			if merges && !inRow {
+				afterRows, cur, field = true, -1, ""
+				return false
+			}
 			finish(nil)
 			return true
 		}
@@ -708,6 +788,26 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		if err == io.EOF {
 			finish(nil)
 			return
+		}
+		if afterRows {
+			switch {
+			case err != nil:
+				finish(nil) // what follows the rows is no data
+				return
+			case sc.kind != flatTokStart || flatName(sc.name) != "mergeCell":
+			case len(sc.attr("ref")) > 32:
+				// Longer than XFD1048576:XFD1048576, it names no range:
+				// left out, as a reader skips it.
+			case len(batch.merges) >= flatMaxMergeRefs:
+				batch.mergesCut = true
+				finish(nil)
+				return
+			default:
+				ref := sc.attr("ref")
+				batch.text = append(batch.text, ref...)
+				batch.merges = append(batch.merges, [2]int{len(batch.text) - len(ref), len(batch.text)})
+			}
+			continue
 		}
 		if err != nil {
 			if !errors.Is(err, errOversized) {
@@ -1356,7 +1456,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim Limits, cat *pi
 		}
 		return
 	}
-	readXLSXGrids(file, r, size, book, hidden, cat, emit, ps)
+	readXLSXGrids(file, lim, book, hidden, cat, emit, ps)
 }
 
 // flatTable is an Excel table (ListObject) of a sheet, as its totals rows

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -55,7 +56,26 @@ var errFlatXML = errors.New("malformed XML")
 const flatScanBuf = 64 << 10
 
 func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
+	if s, ok := flatScannerPool.Get().(*flatXMLScanner); ok {
+		*s = flatXMLScanner{r: r, buf: s.buf, maxToken: flatMaxToken}
+		return s
+	}
 	return newFlatXMLScannerMax(r, flatMaxToken)
+}
+
+// flatScannerPool holds the scanners whose scan is done (release), so
+// that reading a workbook of thousands of small sheets, each scanned a
+// few times, does not allocate a buffer for every scan.
+var flatScannerPool sync.Pool
+
+// release hands a scanner of the default bound whose buffer has not grown
+// to the pool; the scanner and what it returned are not used after.
+func (s *flatXMLScanner) release() {
+	if s.maxToken != flatMaxToken || len(s.buf) != flatScanBuf {
+		return
+	}
+	*s = flatXMLScanner{buf: s.buf}
+	flatScannerPool.Put(s)
 }
 
 // newFlatXMLScannerMax returns a scanner whose tokens are bounded by

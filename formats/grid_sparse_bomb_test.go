@@ -49,29 +49,43 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 }
 
 // TestGridDenseSheetBounded: a workbook with no flat table whose one sheet
-// holds a million small cells (read as a grid plan sheet, which is kept
-// whole until the reader knows whether it is a grid) is an oversized-file
-// error with memory bounded, not 450 MB of cells.
+// holds many small cells is read with memory bounded, not 450 MB of cells:
+// 300,000 cells within the per-sheet bound (read as a grid plan sheet,
+// which is kept whole until the reader knows whether it is a grid) are an
+// oversized-file error past gridMaxSheetCells; a million, over the
+// per-sheet bound and with no sign of a plan sheet, are scanned keeping
+// nothing and the file has no table.
 func TestGridDenseSheetBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads in a process of its own")
 	}
-	var b strings.Builder
-	for r := 1; r <= 10000; r++ {
-		fmt.Fprintf(&b, `<row r="%d">`, r)
-		for c := 0; c < 100; c++ {
-			b.WriteString(`<c><v>1</v></c>`)
+	for _, tc := range []struct {
+		rows int
+		want string
+	}{
+		{3000, "a grid plan sheet holds a few thousand"},
+		{10000, "no table found"},
+	} {
+		var b strings.Builder
+		for r := 1; r <= tc.rows; r++ {
+			fmt.Fprintf(&b, `<row r="%d">`, r)
+			for c := 0; c < 100; c++ {
+				b.WriteString(`<c><v>1</v></c>`)
+			}
+			b.WriteString(`</row>`)
 		}
-		b.WriteString(`</row>`)
-	}
-	path := sheetDataXLSX(t, "dense.xlsx", b.String())
-	peak, out := hostileReadInProcess(t, path, 0)
-	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
-	if !strings.Contains(out, "oversized") || !strings.Contains(out, "a grid plan sheet holds a few thousand") {
-		t.Errorf("problems:\n%s\nwant an oversized-file error for the sheet", out)
-	}
-	if peak > 200e6 && !hostileRace {
-		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
+		if large := b.Len() > DefaultMaxGridSheet; large != (tc.rows == 10000) {
+			t.Fatalf("%d rows take %d bytes", tc.rows, b.Len())
+		}
+		path := sheetDataXLSX(t, fmt.Sprintf("dense-%d.xlsx", tc.rows), b.String())
+		peak, out := hostileReadInProcess(t, path, 0)
+		t.Logf("%d rows: peak RSS %.1f MB", tc.rows, float64(peak)/1e6)
+		if !strings.Contains(out, "error") || !strings.Contains(out, tc.want) {
+			t.Errorf("%d rows: problems:\n%s\nwant an error with %q", tc.rows, out, tc.want)
+		}
+		if peak > 200e6 && !hostileRace {
+			t.Errorf("%d rows: peak RSS %.1f MB, want under 200 MB", tc.rows, float64(peak)/1e6)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"io"
 	"sort"
 	"strings"
 
@@ -19,6 +18,13 @@ import (
 type gridStreamSheet struct {
 	text  sheetText
 	cells [][]gridCellAt // by row - 1, sorted by column
+	// merged are the cells of the sheet's merged ranges other than each
+	// range's top-left cell, as mergedAway gives them, read in the same
+	// pass (mergedAway reads them again when mergedDone is false: more
+	// ranges than one pass gathers); mergedErr is mergedAway's error.
+	merged     map[[2]int][2]int
+	mergedErr  error
+	mergedDone bool
 	// slots counts the text slots of the dense rows of text; past
 	// gridMaxTextSlots the scan stops and tooWide is set (rows of one
 	// cell in column XFD would otherwise take 256 KiB each).
@@ -28,6 +34,45 @@ type gridStreamSheet struct {
 	// rows); past gridMaxSheetCells the scan stops and tooMany is set.
 	kept    int
 	tooMany bool
+}
+
+// gridCellArena holds the typed cells of the grid sheet being read, in
+// chunks reused from sheet to sheet (reset), so that reading thousands of
+// plan sheets does not allocate their cells anew for each.
+type gridCellArena struct {
+	chunks [][]gridCellAt
+	at     int // the chunk cells are taken from
+}
+
+const gridArenaChunk = 4096
+
+// take returns an empty slice with room for n cells, from the arena when
+// they fit in a chunk.
+func (a *gridCellArena) take(n int) []gridCellAt {
+	if a == nil || n > gridArenaChunk {
+		return make([]gridCellAt, 0, n)
+	}
+	for {
+		if a.at == len(a.chunks) {
+			a.chunks = append(a.chunks, make([]gridCellAt, 0, gridArenaChunk))
+		}
+		c := a.chunks[a.at]
+		if len(c)+n <= cap(c) {
+			a.chunks[a.at] = c[:len(c)+n]
+			return c[len(c) : len(c) : len(c)+n]
+		}
+		a.at++
+	}
+}
+
+// reset makes the arena's cells free for the next sheet; the sheet read
+// before is not used after.
+func (a *gridCellArena) reset() {
+	for i := range a.chunks {
+		clear(a.chunks[i][:cap(a.chunks[i])]) // (no text kept alive)
+		a.chunks[i] = a.chunks[i][:0]
+	}
+	a.at = 0
 }
 
 // gridMaxSheetCells bounds the cells one sheet read as a grid plan sheet
@@ -48,15 +93,11 @@ type gridCellAt struct {
 }
 
 // scanGridSheet reads a sheet in one pass: the first maxGridScanRows
-// rows are kept, every cell is counted into cells (the scan stops once
-// they pass gridMaxCells).
-func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamSheet, error) {
-	s := &gridStreamSheet{}
-	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
-		*cells += len(raw)
-		if *cells > gridMaxCells {
-			return false
-		}
+// rows are kept (within gridMaxSheetCells and gridMaxTextSlots), the
+// others only checked by the scan.
+func (b *flatBook) scanGridSheet(info flatSheetInfo, arena *gridCellArena) (*gridStreamSheet, error) {
+	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
+	complete, err := b.scanSheetMerged(info, func(row int, raw []flatRawCell) bool {
 		if row < 1 || row > maxGridScanRows {
 			return true // counted and checked by the scan, not read
 		}
@@ -65,6 +106,9 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 			s.cells = append(s.cells, nil)
 		}
 		line, typed := s.text[row-1], s.cells[row-1]
+		if typed == nil {
+			typed = arena.take(len(raw))
+		}
 		for i := range raw {
 			rc := &raw[i]
 			if rc.col < 1 || rc.col > excelize.MaxColumns {
@@ -98,8 +142,170 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, cells *int) (*gridStreamShe
 		sort.SliceStable(typed, func(i, j int) bool { return typed[i].col < typed[j].col })
 		s.text[row-1], s.cells[row-1] = line, typed
 		return true
+	}, func(ref []byte) {
+		if s.mergedErr == nil {
+			s.mergedErr = addMergedRef(s.merged, ref)
+		}
 	})
+	s.mergedDone = complete && err == nil && !s.tooMany && !s.tooWide
 	return s, err
+}
+
+// addMergedRef adds the cells of the merged range ref (B4:F4) to out, as
+// mergedAway does for each <mergeCell>: a reference that names no range,
+// or a range over a whole sheet region, is left out.
+func addMergedRef(out map[[2]int][2]int, ref []byte) error {
+	from, to, ok := strings.Cut(string(ref), ":")
+	if !ok {
+		return nil
+	}
+	c0, r0, err1 := excelize.CellNameToCoordinates(from)
+	c1, r1, err2 := excelize.CellNameToCoordinates(to)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	if c0 > c1 {
+		c0, c1 = c1, c0
+	}
+	if r0 > r1 {
+		r0, r1 = r1, r0
+	}
+	r1 = min(r1, maxGridScanRows)
+	if (r1-r0+1)*(c1-c0+1) > 1<<16 {
+		return nil // a merge over a whole sheet region is no layout to read
+	}
+	return addMergedAway(out, r0, c0, r1, c1)
+}
+
+// gridSheetSize returns the size a sheet's part declares it unpacks to
+// (archive/zip holds the part to it), and whether that is more than
+// Limits.MaxGridSheet, the most a sheet read as a grid plan sheet may be.
+func (b *flatBook) gridSheetSize(info flatSheetInfo, lim Limits) (int64, bool) {
+	f, ok := b.files[info.path]
+	if !ok {
+		return 0, false
+	}
+	size := int64(min(f.UncompressedSize64, 1<<62))
+	return size, size > lim.maxGridSheet()
+}
+
+// Signs of a grid plan sheet in one cell's text (planSheetSign).
+const (
+	signLabel  = 1 << iota // a grid label (parseGridLabel)
+	signHeader             // a grid header cell: a race, gender or both
+	signRace               // a race or a race and gender (countRaceCells)
+	signMeta               // a plan-detail label (templates.MetaFieldFor)
+)
+
+// planSheetSign scans a sheet too large to be read as a grid plan sheet,
+// keeping nothing but a few counters, for what would make the grid reader
+// read it as one (isGridSheet, planDetailLabels) in its first
+// maxGridScanRows rows: a grid label with a header cell at or right of it
+// in one of the four rows below, two plan-detail labels and a row naming
+// two races, or three plan-detail labels in one column. It returns the
+// cell where the sign was found ("" when the sheet has none: it is no
+// plan sheet, as the Sector targets sheet of a large export is not).
+func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (string, error) {
+	type label struct{ row, col int } // the leftmost label of a row
+	var (
+		pending   []label // labels of the last four rows
+		meta      int
+		firstMeta [2]int
+		raceRow   bool
+		metaByCol = map[int]int{}
+		memo      = map[string]uint8{}
+		at        string
+	)
+	signs := func(v string) uint8 {
+		if f, ok := memo[v]; ok {
+			return f
+		}
+		var f uint8
+		if _, ok := parseGridLabel(v); ok {
+			f |= signLabel
+		}
+		if k := classifyHeader(m, v).kind; k >= hdrRace && k <= hdrRaceGender {
+			f |= signHeader
+		}
+		if _, ok := m.Race(v); ok {
+			f |= signRace
+		} else if _, _, ok := m.RaceGender(v); ok {
+			f |= signRace
+		}
+		if _, ok := templates.MetaFieldFor(v); ok {
+			f |= signMeta
+		}
+		if len(v) <= 120 { // a label is no longer (parseGridLabel)
+			if len(memo) >= 1<<14 {
+				clear(memo) // a sheet of many distinct texts: bounded all the same
+			}
+			memo[v] = f
+		}
+		return f
+	}
+	ref := func(r, c int) string { s, _ := excelize.CoordinatesToCellName(c, r); return s }
+	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
+		if row < 1 || row > maxGridScanRows {
+			return true // checked by the scan; the grid reader looks no further
+		}
+		lab, header, races := label{}, 0, 0
+		for i := range raw {
+			rc := &raw[i]
+			if rc.col < 1 || rc.col > excelize.MaxColumns {
+				continue
+			}
+			c := b.cell(rc, pipeline.Origin{})
+			switch c.Kind {
+			case pipeline.CellBlank, pipeline.CellNumber, pipeline.CellDate, pipeline.CellBool:
+				continue // no letters: no label, header or detail
+			}
+			v := strings.TrimSpace(c.Text)
+			if v == "" {
+				continue
+			}
+			f := signs(v)
+			if f&signHeader != 0 {
+				header = max(header, rc.col)
+			}
+			if f&signRace != 0 {
+				races++
+			}
+			if f&signMeta != 0 {
+				if meta++; meta == 1 {
+					firstMeta = [2]int{row, rc.col}
+				}
+				if metaByCol[rc.col]++; metaByCol[rc.col] == 3 {
+					at = ref(firstMeta[0], firstMeta[1])
+					return false
+				}
+			}
+			if f&signLabel != 0 && (lab.row == 0 || rc.col < lab.col) {
+				lab = label{row, rc.col}
+			}
+		}
+		kept := pending[:0]
+		for _, p := range pending {
+			if row-p.row > 4 {
+				continue
+			}
+			if header >= p.col {
+				at = ref(p.row, p.col)
+				return false
+			}
+			kept = append(kept, p)
+		}
+		pending = kept
+		if lab.row != 0 {
+			pending = append(pending, lab)
+		}
+		raceRow = raceRow || races >= 2
+		if meta >= 2 && raceRow {
+			at = ref(firstMeta[0], firstMeta[1])
+			return false
+		}
+		return true
+	})
+	return at, err
 }
 
 // cell returns the typed cell at (r, c), with its origin but no file.
@@ -134,6 +340,7 @@ func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 	}
 	defer rc.Close()
 	sc := newFlatXMLScanner(rc)
+	defer sc.release()
 	for {
 		if err := sc.next(); err != nil {
 			return out, nil // io.EOF, or damage the row scan reports
@@ -141,27 +348,7 @@ func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
 		if sc.kind != flatTokStart || string(sc.name) != "mergeCell" {
 			continue
 		}
-		ref := string(sc.attr("ref"))
-		from, to, ok := strings.Cut(ref, ":")
-		if !ok {
-			continue
-		}
-		c0, r0, err1 := excelize.CellNameToCoordinates(from)
-		c1, r1, err2 := excelize.CellNameToCoordinates(to)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if c0 > c1 {
-			c0, c1 = c1, c0
-		}
-		if r0 > r1 {
-			r0, r1 = r1, r0
-		}
-		r1 = min(r1, maxGridScanRows)
-		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
-			continue // a merge over a whole sheet region is no layout to read
-		}
-		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
+		if err := addMergedRef(out, sc.attr("ref")); err != nil {
 			return nil, err
 		}
 	}
@@ -215,44 +402,49 @@ const maxHiddenColumns = 256
 // sheets are read from that scan (their merged ranges in a second, light
 // scan) and let go before the next, so memory holds one sheet at a time
 // and the cost is linear in the sheets.
-func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+//
+// The workbook as a whole is bounded by Limits.MaxUncompressed, as every
+// workbook is (openFlatBook); each sheet read as a grid plan sheet by
+// Limits.MaxGridSheet and the bounds of gridStreamSheet. A larger sheet is
+// scanned for what would make it a plan sheet (planSheetSign), keeping
+// nothing: one that has it is refused as oversized, one that has not (the
+// Sector targets sheet of a large export) is no plan sheet and is passed
+// over like any other.
+func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	total, ok := book.plausibleSize()
-	if !ok {
-		ps.Errorf(fileOrigin, "", "%v", errFlatDamaged)
-		return
-	}
-	if total > gridMaxUncompressed {
-		ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it unpacks to %s, more than the %s a grid workbook may", flatHeaderRows, sizeText(total), sizeText(gridMaxUncompressed)))
-		return
-	}
 	m := templates.NewMatcher(nil)
-	found, cells := 0, 0
+	found := 0
+	var arena gridCellArena
 	for _, info := range book.sheets {
 		if info.path == "" {
 			continue
 		}
+		arena.reset() // the sheet before is read and let go
 		var sheet *gridStreamSheet
 		var err error
-		if info.hidden {
-			err = book.scanSheet(info, func(_ int, row []flatRawCell) bool {
-				cells += len(row)
-				return cells <= gridMaxCells
-			})
-		} else {
-			sheet, err = book.scanGridSheet(info, &cells)
+		var sign string // where a sheet too large to read shows it is a plan sheet
+		sheetOrigin := pipeline.Origin{File: file, Sheet: info.name}
+		size, large := book.gridSheetSize(info, lim)
+		switch {
+		case info.hidden:
+			err = book.scanSheet(info, func(int, []flatRawCell) bool { return true })
+		case large:
+			sign, err = book.planSheetSign(info, m)
+		default:
+			sheet, err = book.scanGridSheet(info, &arena)
 		}
 		book.noteScanError(info, err)
+		if sign != "" && book.scanErr == nil {
+			sheetOrigin.Cell = sign
+			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", sizeText(size), sizeText(lim.maxGridSheet())))
+			return
+		}
 		if sheet != nil && sheet.tooMany {
-			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
+			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
 			return
 		}
 		if sheet != nil && sheet.tooWide {
-			ps.Errorf(pipeline.Origin{File: file, Sheet: info.name}, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
-			return
-		}
-		if cells > gridMaxCells {
-			ps.Errorf(fileOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and as grid plan sheets, which are read whole, it has more than %d cells, the most a grid workbook may have", flatHeaderRows, gridMaxCells))
+			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
 			return
 		}
 		if book.scanErr != nil {
@@ -278,9 +470,14 @@ func readXLSXGrids(file string, _ io.ReaderAt, _ int64, book *flatBook, hidden [
 		found++
 		name, info := info.name, info
 		src := gridSheetSource{
-			text:   func() (sheetText, error) { return sheet.text, nil },
-			cells:  func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
-			merged: func() (map[[2]int][2]int, error) { return book.mergedAway(info) },
+			text:  func() (sheetText, error) { return sheet.text, nil },
+			cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
+			merged: func() (map[[2]int][2]int, error) {
+				if sheet.mergedDone {
+					return sheet.merged, sheet.mergedErr
+				}
+				return book.mergedAway(info)
+			},
 			hidden: func(sheetText) map[int]bool { return book.hiddenColumns(info) },
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)

@@ -131,7 +131,19 @@ var hostileBombs = []hostileBomb{
 		unit := []byte(`<si><t>` + strings.Repeat("x", 1000) + `</t></si>`)
 		return hostilePart{prefix: []byte(`<sst>`), chunk: bytes.Repeat(unit, 1000), n: (1<<30 - (4 << 20)) / (1000 * len(unit)), suffix: []byte(`</sst>`)}
 	}, "holds more than 64 MiB of text", 0},
+	{"grid-sheet.xlsx", fuzzSheetPart, func() hostilePart {
+		// A grid plan sheet (a grid label above a header of races) that
+		// unpacks to 768 MiB, within the workbook's limit of 1 GiB but
+		// not a grid plan sheet's 8 MiB.
+		chunk := bytes.Repeat([]byte(`<row><c t="inlineStr"><is><t>Year 1 all employees</t></is></c><c><v>7</v></c></row>`), 1<<13)
+		return hostilePart{prefix: []byte(hostileGridTop), chunk: chunk, n: 768 << 20 / len(chunk), suffix: []byte(`</sheetData></worksheet>`)}
+	}, "more than the 8 MiB a grid plan sheet may", 0},
 }
+
+// hostileGridTop is the top of a grid plan sheet: a grid label in A1 and a
+// header of races below it.
+const hostileGridTop = `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Year 1: All employees</t></is></c></row>` +
+	`<row r="2"><c r="B2" t="inlineStr"><is><t>African</t></is></c><c r="C2" t="inlineStr"><is><t>Coloured</t></is></c></row>`
 
 // TestHostileBombs reads each decompression bomb: an error that says the
 // file is oversized, and (measured in a process of its own) peak memory
@@ -270,28 +282,22 @@ func TestHostileLimits(t *testing.T) {
 	}
 }
 
-// TestHostileGridBounded: a workbook without a flat table is read by
-// excelize as grid sheets, whole; one that unpacks to more than
-// gridMaxUncompressed is refused before excelize opens it.
+// TestHostileGridBounded: a workbook without a flat table is read one
+// sheet at a time; a sheet within Limits.MaxGridSheet whose cells are more
+// than a grid plan sheet's is refused once it passes gridMaxSheetCells,
+// before they are all held.
 func TestHostileGridBounded(t *testing.T) {
 	small := xlsxParts(t, smallFlatXLSX(t, nil))
-	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row><c t="inlineStr"><is><t>no header</t></is></c></row>`, 1) + `</sheetData></worksheet>`)
-	big := maps.Clone(small)
-	big["xl/worksheets/sheet9.xml"] = bytes.Repeat([]byte(" "), gridMaxUncompressed)
-	data := zipParts(big)
+	many := maps.Clone(small)
+	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, gridMaxSheetCells/1000+1) + `</sheetData></worksheet>`)
+	if n := len(many[fuzzSheetPart]); n > DefaultMaxGridSheet {
+		t.Fatalf("the sheet takes %d bytes, more than the per-sheet bound", n)
+	}
+	data := zipParts(many)
 	var ps pipeline.Problems
 	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
-	if !strings.Contains(fmt.Sprint(ps), "a grid workbook may") {
-		t.Fatalf("problems %v, want the grid size limit", ps)
-	}
-	// Many cells in little XML: the cell bound.
-	many := maps.Clone(small)
-	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c/>`, 1000)+`</row>`, gridMaxCells/1000+1) + `</sheetData></worksheet>`)
-	data = zipParts(many)
-	ps = nil
-	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
-	if !strings.Contains(fmt.Sprint(ps), "more than 1500000 cells") {
-		t.Fatalf("problems %v, want the grid cell limit", ps)
+	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", gridMaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
+		t.Fatalf("problems %v, want the grid sheet's cell limit", ps)
 	}
 }
 

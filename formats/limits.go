@@ -14,6 +14,9 @@ type Limits struct {
 	// workbook, as its zip archive declares it (archive/zip refuses a part
 	// that unpacks to more than it declares).
 	MaxUncompressed int64
+	// MaxGridSheet bounds one sheet read as a grid plan sheet, as its
+	// zip part declares its uncompressed size (see gridSheetTooLarge).
+	MaxGridSheet int64
 }
 
 // Defaults of Limits and the fixed limits of the readers.
@@ -21,6 +24,12 @@ const (
 	// DefaultMaxUncompressed is the default Limits.MaxUncompressed: 1 GiB,
 	// about ten times the sheet XML of a 100,000-row flat table.
 	DefaultMaxUncompressed = 1 << 30
+
+	// DefaultMaxGridSheet is the default Limits.MaxGridSheet: 8 MiB, 140
+	// times a plan sheet of eepipe's grid export (57 KiB for five years),
+	// and small enough that the cells of a sheet of eepipe's (about 40
+	// bytes of XML each) stay within gridMaxSheetCells.
+	DefaultMaxGridSheet = 8 << 20
 
 	// MaxCellChars is the most characters a cell holds (Excel's limit).
 	MaxCellChars = 32767
@@ -47,14 +56,6 @@ const (
 	// list of parts), read whole before anything else.
 	flatMaxCentralDir = 4 << 20
 
-	// gridMaxUncompressed and gridMaxCells bound a workbook read as grid
-	// plan sheets: excelize holds its parts in memory and parses one sheet
-	// at a time (validate of the 500-plan grid export, 41 MiB unpacked and
-	// 700,000 cells, peaks at 580 MB); these bounds admit grid exports of
-	// about 1,000 plans and nothing larger.
-	gridMaxUncompressed = 128 << 20
-	gridMaxCells        = 1_500_000
-
 	// csvMaxLine and csvMaxRecord bound one line and one record (a
 	// quoted field may span lines) of a CSV file.
 	csvMaxLine   = 1 << 20
@@ -66,6 +67,13 @@ func (l Limits) maxUncompressed() int64 {
 		return l.MaxUncompressed
 	}
 	return DefaultMaxUncompressed
+}
+
+func (l Limits) maxGridSheet() int64 {
+	if l.MaxGridSheet > 0 {
+		return l.MaxGridSheet
+	}
+	return DefaultMaxGridSheet
 }
 
 // errOversized is the class of the errors of a file beyond a limit:

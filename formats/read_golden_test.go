@@ -59,7 +59,7 @@ func baseOrigins(b *pipeline.Batch) {
 		base(&p.Origin)
 		for _, t := range p.Targets {
 			// The golden files list every counter's cell, however the
-			// model shares them (Cells or the table's Columns).
+			// model shares them (Cells, Places or the table's Columns).
 			cells := map[string]pipeline.Origin{}
 			for k := range t.Counters.All() {
 				if o := t.CellOf(k); o != (pipeline.Origin{}) {
@@ -67,7 +67,7 @@ func baseOrigins(b *pipeline.Batch) {
 					cells[k] = o
 				}
 			}
-			t.Cells, t.Columns = cells, nil
+			t.Cells, t.Columns, t.Places = cells, nil, nil
 			base(&t.Origin)
 		}
 	}

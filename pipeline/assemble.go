@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -595,7 +596,7 @@ func (a *Assembler) Add(rec Record) {
 		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
 	}
 
-	counters, cells, columns := a.counters(rec)
+	counters, cells, places, columns := a.counters(rec)
 
 	// The plan key.
 	var key PlanKey
@@ -692,6 +693,7 @@ func (a *Assembler) Add(rec Record) {
 		TargetType:    v.targetType,
 		Counters:      counters,
 		Cells:         cells,
+		Places:        places,
 		Columns:       columns,
 	}
 	if acc.targets == nil {
@@ -743,9 +745,10 @@ func (a *Assembler) noIdentifierWarning(c Cell, col, s string) {
 }
 
 // counters validates the counter cells of a record. Cells on the record's
-// own row are described by the table's shared CounterColumns; only the
-// others (grid cells) get an Origin each.
-func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterColumns) {
+// own row are described by the table's shared CounterColumns, the others
+// on its sheet (grid cells) by CellPlaces; only the rest get an Origin
+// each.
+func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlaces, CounterColumns) {
 	cs := asmCounterState{counters: NewCounters(a.cat), row: rec.Origin.Row}
 	cs.columns, cs.known = a.tableColumns(rec.Origin)
 	if len(rec.Counters) == 0 {
@@ -790,13 +793,14 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, CounterCo
 	if !cs.known {
 		cs.columns = nil
 	}
-	return cs.counters, cs.cells, cs.columns
+	return cs.counters, cs.cells, cs.places, cs.columns
 }
 
 // asmCounterState is counters' state while it reads one record.
 type asmCounterState struct {
 	counters Counters
 	cells    map[string]Origin
+	places   *CellPlaces
 	columns  CounterColumns
 	known    bool
 	row      int
@@ -901,10 +905,35 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		}
 		return
 	}
+	if p, ok := asmPlaceOf(o, &rec.Origin, name); ok {
+		if cs.places == nil {
+			cs.places = &CellPlaces{cat: a.cat, at: make([]CellPlace, a.cat.Len())}
+		}
+		cs.places.at[index] = p
+		return
+	}
 	if cs.cells == nil {
 		cs.cells = make(map[string]Origin)
 	}
 	cs.cells[name] = asmKeep(*o)
+}
+
+// asmPlaceOf returns o, the origin of counter name, as a CellPlace when
+// that and the name say all of it: a cell headed by the name (as
+// asmOriginOf heads it) on the sheet of the record's origin (a grid cell),
+// whose Cell, when set, is its row and column's.
+func asmPlaceOf(o, rec *Origin, name string) (CellPlace, bool) {
+	if o.Header != name || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
+		o.File != rec.File || o.Sheet != rec.Sheet {
+		return CellPlace{}, false
+	}
+	if o.Cell != "" {
+		var buf [24]byte
+		if string(strconv.AppendInt(appendColumnLetters(buf[:0], o.Column), int64(o.Row), 10)) != o.Cell {
+			return CellPlace{}, false
+		}
+	}
+	return CellPlace{Row: int32(o.Row), Column: int32(o.Column)}, true
 }
 
 // tableColumns returns the CounterColumns of the table (file and sheet)

@@ -446,8 +446,36 @@ type InputTarget struct {
 	FinancialYear FinancialYear // 0 when only YearNumber is given
 	TargetType    string
 	Counters      Counters          // only the counters the file sets; blank means leave as is
-	Cells         map[string]Origin // where counters were read, when not given by Columns
+	Cells         map[string]Origin // where counters were read, when not given by Columns or Places
 	Columns       CounterColumns    // shared by the rows of one flat table: each counter's column
+	// Places are where counters were read off the target's row on the
+	// sheet of Origin (its File and Sheet), as grid cells are. A grid
+	// target of 90 counters keeps 720 bytes of them instead of 90 Origins
+	// in a map (about 15 KB), so that a grid workbook of thousands of
+	// plans is held in little memory.
+	Places *CellPlaces `json:"-"` // (CellOf gives them)
+}
+
+// CellPlaces are the cells of a sheet counters were read from, one per
+// counter of a catalog, by index; each cell's Origin is headed by its
+// counter's name.
+type CellPlaces struct {
+	cat *Catalog
+	at  []CellPlace // the zero CellPlace for none
+}
+
+// CellPlace is a cell of a sheet by its 1-based row and column.
+type CellPlace struct{ Row, Column int32 }
+
+// Of returns the cell the counter name was read from, if any.
+func (p *CellPlaces) Of(name string) (CellPlace, bool) {
+	if p == nil {
+		return CellPlace{}, false
+	}
+	if i := p.cat.Index(name); i >= 0 && i < len(p.at) && p.at[i].Row > 0 {
+		return p.at[i], true
+	}
+	return CellPlace{}, false
 }
 
 // CounterColumns maps counter names to the column they are read from in a
@@ -457,10 +485,14 @@ type InputTarget struct {
 type CounterColumns map[string]Origin
 
 // CellOf returns where the counter name was read: from Cells, else from
-// Columns on the target's row. The zero Origin means unknown.
+// Places, else from Columns on the target's row. The zero Origin means
+// unknown.
 func (t *InputTarget) CellOf(name string) Origin {
 	if o, ok := t.Cells[name]; ok {
 		return o
+	}
+	if p, ok := t.Places.Of(name); ok {
+		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.Row), Column: int(p.Column), Header: name}.WithCell()
 	}
 	o, ok := t.Columns[name]
 	if !ok {

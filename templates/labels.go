@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -256,11 +257,31 @@ type Matcher struct {
 	raceGenderWords int
 }
 
-// NewMatcher returns a Matcher for cat (nil: the default catalog).
+// NewMatcher returns a Matcher for cat (nil: the default catalog). A
+// Matcher does not change once made, so the last one made is handed out
+// again for the same catalog: a reader makes one per sheet, and a grid
+// workbook has thousands of them.
 func NewMatcher(cat *pipeline.Catalog) *Matcher {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
+	if last := lastMatcher.Load(); last != nil && last.cat == cat {
+		return last.m
+	}
+	m := newMatcher(cat)
+	lastMatcher.Store(&catalogMatcher{cat: cat, m: m})
+	return m
+}
+
+// catalogMatcher is the Matcher last made, and its catalog.
+type catalogMatcher struct {
+	cat *pipeline.Catalog
+	m   *Matcher
+}
+
+var lastMatcher atomic.Pointer[catalogMatcher]
+
+func newMatcher(cat *pipeline.Catalog) *Matcher {
 	m := &Matcher{levels: map[string]string{}, races: map[string]string{}, genders: map[string]string{}}
 	m.levelNames = fill(m.levels, levelLabels, cat.Levels())
 	m.levelKeys = cat.Levels()

@@ -341,9 +341,9 @@ func demoEditGrid(path string) (string, error) {
 	const counter = "number_of_african_female_junior_managers"
 	for _, p := range batch.Plans {
 		for _, t := range p.Targets {
-			o, ok := t.Cells[counter]
+			o := t.CellOf(counter)
 			v, set := t.Counters.ByName(counter)
-			if !ok || !set || o.Sheet == "" || o.Cell == "" || t.TargetType != pipeline.TargetAll {
+			if !set || o.Sheet == "" || o.Cell == "" || t.TargetType != pipeline.TargetAll {
 				continue
 			}
 			x, err := excelize.OpenFile(path)
