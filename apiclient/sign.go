@@ -12,7 +12,7 @@ const signRounds = 5
 
 // Signature computes the value of the Authorization header for a request to
 // path (no scheme, host or query string) with the given raw body, as the
-// service's documentation describes (docs/configuration.md, "Signing"):
+// service's documentation describes (docs/configuration.md, "Authentication"):
 // msg = path + hex(sha256(body)); five times msg = hex(HMAC-SHA256(secret, msg));
 // the header is "HMAC " + base64(msg).
 func Signature(secret, path string, body []byte) string {

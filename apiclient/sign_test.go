@@ -2,7 +2,7 @@ package apiclient
 
 import "testing"
 
-// TestSignatureVector checks the published test vector of docs/configuration.md, "Signing".
+// TestSignatureVector checks the published test vector of docs/configuration.md, "Authentication".
 func TestSignatureVector(t *testing.T) {
 	got := SignatureForDigest(
 		"d197b7819d6f914677270f939a4c67ad9dc4bd44076e6a0ca7bafab9235a7126",

@@ -8,7 +8,7 @@ import (
 // Limits bound what reading one input file may cost, so that a hostile or
 // damaged file (a decompression bomb, a special file, a runaway line) is
 // reported as an oversized or damaged file instead of exhausting memory.
-// The README lists them. Zero fields take the defaults.
+// docs/limits.md lists them. Zero fields take the defaults.
 type Limits struct {
 	// MaxUncompressed bounds the total uncompressed size of an XLSX
 	// workbook, as its zip archive declares it (archive/zip refuses a part

@@ -43,7 +43,7 @@ const SummarySheet = "Summary"
 const commentAuthor = "eepipe"
 
 // WriteReconcileJSON writes the reconciliation as indented JSON (schema
-// pipeline.ReconcileSchema, documented in README).
+// pipeline.ReconcileSchema, documented in docs/export-and-reconcile.md).
 func WriteReconcileJSON(path string, r *pipeline.Reconciliation) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)

@@ -369,7 +369,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	}
 	tp.Wait()
 	// The plan's answers, together (until then the writes are on record
-	// as pending: see README "What a crash can lose").
+	// as pending: see docs/apply-and-state.md, "What a crash can lose").
 	if err := r.recordAnswers(ctx, jws); err != nil {
 		errs = append(errs, err)
 	}

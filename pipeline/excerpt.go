@@ -33,7 +33,7 @@ func Excerpt(s string) string {
 
 // Maximum lengths, in characters, of the text fields of a plan, checked
 // in validation so that a runaway cell is an error at that cell instead of
-// a request the service refuses (the README lists them).
+// a request the service refuses (docs/configuration.md lists them).
 const (
 	MaxPlanNameLen   = 200 // plan_name
 	MaxIdentifierLen = 64  // company_vat_number, company_registration_number, company_id_number, scorecard_id

@@ -24,7 +24,7 @@ const SavedSetSchema = "eepipe.changeset/v2"
 // by `eepipe apply FILE`: for every counter and field to write, the
 // service value it was computed against, with the input files' hashes, the
 // accounts and the key pairs it is bound to. Signature is the HMAC-SHA256
-// of the rest under the accounts' keys (SetKey; README "Saved change
+// of the rest under the accounts' keys (SetKey; docs/apply-and-state.md, "Saved change
 // sets").
 type SavedChangeSet struct {
 	Schema    string      `json:"schema"`

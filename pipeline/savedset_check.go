@@ -8,14 +8,14 @@ import (
 )
 
 // maxSavedYear bounds a saved target's year number: a plan covers at most
-// a few financial years (README "Saved change sets").
+// a few financial years (docs/apply-and-state.md, "Saved change sets").
 const maxSavedYear = 100
 
 // maxSavedText bounds the free text a change set records (titles, file
 // names, cells).
 const maxSavedText = 4096
 
-// Check validates every value of s as strictly as a workbook cell (README
+// Check validates every value of s as strictly as a workbook cell (docs/apply-and-state.md
 // "Saved change sets"): counters are whole numbers from 0 to 2^53 named
 // in cat, names and identifiers are checked as a workbook's, no name may
 // start like a formula, fields and target types are the service's, and

@@ -12,7 +12,7 @@ import (
 )
 
 // A saved change set is signed with HMAC-SHA256 under a key derived from
-// the API secrets of the accounts it writes to (README "Saved change sets",
+// the API secrets of the accounts it writes to (docs/apply-and-state.md, "Saved change sets",
 // "Who can sign"): whoever holds those key pairs can sign and verify a set,
 // on any machine and with any state store, and nobody else can. The file
 // carries no key: it names each account with its company id and a

@@ -191,7 +191,7 @@ func rawRequest(t *testing.T, srv *Server, path, key, auth string) int {
 }
 
 // TestSignatureOverRawPath: the signature covers the path as the client
-// sent it, whatever escaping the client chose (docs/configuration.md, "Signing": the
+// sent it, whatever escaping the client chose (docs/configuration.md, "Authentication": the
 // request path, no scheme, host or query); a signature of the decoded path
 // is accepted too, one of another escaping is not.
 func TestSignatureOverRawPath(t *testing.T) {

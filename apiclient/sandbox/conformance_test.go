@@ -95,7 +95,7 @@ func newPlan(start, end string) apiclient.PlanCreate {
 }
 
 func TestConformanceSignature(t *testing.T) {
-	// The published test vector of docs/configuration.md, "Signing".
+	// The published test vector of docs/configuration.md, "Authentication".
 	got := apiclient.SignatureForDigest("d197b7819d6f914677270f939a4c67ad9dc4bd44076e6a0ca7bafab9235a7126",
 		"/api/public/v1/scorecards", "726a4d0e2707c29beda838e4d0c8cca5753486c3057cf5a722abf65e8f4b3af1")
 	if want := "HMAC ODNjMzY5N2JmNDI4NWFkZjMwNzlhOTJiMTdmOTVjZGJkMzk0MzM4OGZiYTE5OTEyMWVlOWZjOTZkNmEzNTQ4Mg=="; got != want {

@@ -16,7 +16,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// Environment variables of the configuration (README "Configuration").
+// Environment variables of the configuration (docs/configuration.md).
 const (
 	envBaseURL        = "EEPIPE_BASE_URL"
 	envAPIKey         = "EEPIPE_API_KEY"

@@ -291,7 +291,7 @@ accounts:
 	if !opts.Serve {
 		fmt.Fprintf(out, "\nThe sandbox has stopped, so eepipe.yaml now points at nothing. To continue by hand (apply the changed\n"+
 			"counter, reconcile again), run the demo with the sandbox kept up:\n\n  %s demo --serve\n", prog)
-		fmt.Fprintln(out, "\nREADME.md explains configuring the real service.")
+		fmt.Fprintln(out, "\nREADME.md and docs/configuration.md explain configuring the real service.")
 		return nil
 	}
 	cfgQ, gridQ := demoShellQuote(cfgPath), demoShellQuote(grid)

@@ -1,5 +1,5 @@
 // Command eepipe moves Employment Equity plan targets between spreadsheets
-// and the B-BBEE compliance service. See README.md.
+// and the B-BBEE compliance service. See README.md and docs/.
 //
 // The command is wiring only: flags (one options struct per command,
 // NewCmdX(f, runF)), configuration, the IO streams, logs and exit codes.

@@ -18,7 +18,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
-// The cost of the run history (README "Cost at scale"): the same apply of
+// The cost of the run history (docs/performance.md, "Cost at scale"): the same apply of
 // new plans with the state store and with --no-state, run as eepipe
 // processes of their own, one after the other in each iteration (each
 // against a fresh sandbox in this process, so both have the same work),

@@ -35,7 +35,7 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 }
 
 // setKeys are the change-set signing keys of the configured accounts
-// (README "Saved change sets": who can sign).
+// (docs/apply-and-state.md, "Saved change sets": who can sign).
 func setKeys(cfg *Config) pipeline.SetKeys {
 	keys := pipeline.SetKeys{}
 	for _, a := range cfg.Accounts {
@@ -81,7 +81,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	// Bound to the accounts' companies and key pairs, signed with them,
 	// every value as a workbook cell's: else refused before anything is
-	// sent (README "Saved change sets").
+	// sent (docs/apply-and-state.md, "Saved change sets").
 	if err := s.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
 		return exitf(ExitInvalid, "%s: %v", path, err)
 	}

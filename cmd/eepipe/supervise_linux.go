@@ -167,7 +167,7 @@ func superviseExit(st *os.ProcessState, rep childReport) int {
 		// The reader of stdout (or stderr) left, as head does: Go ends a
 		// process whose write to fd 1 or 2 finds the pipe closed with
 		// SIGPIPE. Not a crash: end quietly with the status a shell
-		// reports for it (see README "Exit codes").
+		// reports for it (see README.md, "Exit codes").
 		return exitPipeClosed
 	case ws.Signaled() && rep.forwarded[ws.Signal()]:
 		sig := ws.Signal()

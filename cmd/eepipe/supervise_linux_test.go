@@ -186,7 +186,7 @@ func TestSupervisorChildEndsAreFatal(t *testing.T) {
 // signal before or outside any code of eepipe that could speak. Those are
 // recognised by their report (a Go fatal error or SIGABRT whose stacks
 // name no function of eepipe's working code, or a bare SIGSEGV) and
-// counted, not failed; the README states the limit.
+// counted, not failed; docs/limits.md states the limit.
 func TestSupervisorUnderAddressLimit(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's runtime reserves terabytes of address space: under ulimit -v it cannot start at all (run this test without -race)")

@@ -24,7 +24,7 @@ import (
 // committed the previous batch in one transaction (group commit). A
 // caller waits for the commit of its batch, so a record it was told is
 // made is in the store; what many concurrent requests record costs one
-// transaction, not one each. See README "The state store" for what a
+// transaction, not one each. See docs/apply-and-state.md, "The state store", for what a
 // crash can lose.
 
 // pendingOutcome is the outcome of a target write recorded before its

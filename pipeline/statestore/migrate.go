@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS eepipe_last_fields (
 );
 CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (service, plan_id);
 `},
-	// A change set is applied when its writes are (README "Saved change
+	// A change set is applied when its writes are (docs/apply-and-state.md, "Saved change
 	// sets"): several runs may carry one set (one stopped before its first
 	// write, one resumed after a partial apply), so its index is no longer
 	// unique; the run that finished it is the one with status ok.
