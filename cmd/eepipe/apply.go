@@ -390,7 +390,7 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg, namedAccounts(batch.Plans)); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, pipeline.NamedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 	}
@@ -568,7 +568,7 @@ func classifyPlan(ctx context.Context, st *statestore.Store, cfg *Config, d *pip
 const envLockDir = "EEPIPE_LOCK_DIR"
 
 // lockAccounts takes the lock of the configured accounts named in only
-// (none: every configured account) by service base URL and API key, hashed,
+// (none: every configured account; pipeline.AccountLocks.Local keys them)
 // for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
 // state folder, unless opts.Locker is set.
 func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
@@ -584,8 +584,7 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	keys, names := accountLockKeys(cfg, only)
-	err := run.lockAccounts(ctx, locker, keys, names)
+	err := run.lockAccounts(ctx, locker, accountLocks(cfg).Local(only))
 	var held *pipeline.LockHeldError
 	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
 		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)

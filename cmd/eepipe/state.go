@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -189,44 +188,13 @@ func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite
 	return r.j.FieldsApplied(ctx, ws)
 }
 
-// lockStoreNames takes the store's lock of the named accounts. The lock is
-// per account of the service, known by its key pair (as the local lock),
-// not by the name a configuration gives it: a consultant's "default" and a
-// cron host's "acme-prod" with the same key never apply at once. It also
-// takes the lock of the name. Locks are taken in one order on every host.
+// lockStoreNames takes the store's lock of the named accounts
+// (pipeline.AccountLocks.LockStore decides which, under which key, in
+// which order).
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
-	type lock struct{ name, id string }
-	var locks []lock
-	for _, n := range names {
-		// By name too (pipeline.AccountKey: one lock however the name is
-		// spelled): what other tools and older runs lock.
-		locks = append(locks, lock{n, pipeline.AccountKey(n)})
-		for _, a := range cfg.Accounts {
-			if pipeline.SameAccount(a.Name, n) && a.APIKey != "" {
-				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
-			}
-		}
-	}
-	slices.SortFunc(locks, func(a, b lock) int { return strings.Compare(a.id, b.id) })
-	locks = slices.CompactFunc(locks, func(a, b lock) bool { return a.id == b.id })
-	var unlocks []func()
-	release := func() {
-		for i := len(unlocks) - 1; i >= 0; i-- {
-			unlocks[i]()
-		}
-	}
-	holder := holderName()
-	for _, l := range locks {
-		u, err := st.LockAccount(ctx, serviceKey(cfg), l.id, holder, wait)
-		if err != nil {
-			release()
-			var held *pipeline.StoreLockHeldError
-			if errors.As(err, &held) {
-				held.Account = l.name // the name this run knows it by
-			}
-			return nil, exitf(ExitFatal, "%w; nothing was sent", err)
-		}
-		unlocks = append(unlocks, u)
+	release, err := accountLocks(cfg).LockStore(ctx, st, names, holderName(), wait)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%w; nothing was sent", err)
 	}
 	return release, nil
 }
@@ -243,21 +211,10 @@ func storeLockCheck(st *statestore.Store, cfg *Config) func(context.Context) err
 		err := st.CheckLocks(ctx)
 		var lost *pipeline.StoreLockLostError
 		if errors.As(err, &lost) {
-			return &pipeline.StoreLockLostError{Account: storeLockName(cfg, lost.Account), Err: lost.Err}
+			return &pipeline.StoreLockLostError{Account: accountLocks(cfg).NameOf(lost.Account), Err: lost.Err}
 		}
 		return err
 	}
-}
-
-// storeLockName is the configured name of the account whose store lock
-// lockStoreNames took as id (an account name, or an AccountLockKey).
-func storeLockName(cfg *Config, id string) string {
-	for _, a := range cfg.Accounts {
-		if pipeline.SameAccount(a.Name, id) || (a.APIKey != "" && pipeline.AccountLockKey(cfg.BaseURL, a.APIKey) == id) {
-			return a.Name
-		}
-	}
-	return id
 }
 
 // holderName says who takes a lock: user@host (pid N, since TIME).
