@@ -26,7 +26,7 @@ func TestExportSourcesByCompany(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, q, want string
-		several     bool
+		several       bool
 	}{
 		{"blank", "  ", "needs a VAT, registration or ID number", false},
 		{"unknown", "4000000000", "4000000000: the company lookup knows no company with that VAT, registration or ID number", false},
