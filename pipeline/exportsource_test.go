@@ -26,11 +26,10 @@ func TestExportSourcesByCompany(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, q, want string
-		several       bool
 	}{
-		{"blank", "  ", "needs a VAT, registration or ID number", false},
-		{"unknown", "4000000000", "4000000000: the company lookup knows no company with that VAT, registration or ID number", false},
-		{"no account", karooCo.VATNumber, karooCo.VATNumber + ": it is Karoo Sole Trader (id Mk3Pq7), but no configured account belongs to it; add an account with company_id Mk3Pq7", false},
+		{"blank", "  ", "needs a VAT, registration or ID number"},
+		{"unknown", "4000000000", "4000000000: the company lookup knows no company with that VAT, registration or ID number"},
+		{"no account", karooCo.VATNumber, karooCo.VATNumber + ": it is Karoo Sole Trader (id Mk3Pq7), but no configured account belongs to it; add an account with company_id Mk3Pq7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ExportSources(ctx, w.accounts, nil, w.finder, []string{tc.q}, noWarn)

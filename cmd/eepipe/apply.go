@@ -515,10 +515,8 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		}
 	}()
 	hooks := pipeline.ApplyHooks{
-		Ready: func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
-		Classify: func(ctx context.Context, d *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
-			return classifyPlan(ctx, st, a.cfg, d, opts.State.Overwrite)
-		},
+		Ready:    func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
+		Classify: holdBack(st, a.cfg, opts.State.Overwrite).Plan,
 	}
 	if st != nil && st.Postgres() {
 		hooks.Lock = func(ctx context.Context, names []string) error {
@@ -580,18 +578,6 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		return silentExit(ExitDiff)
 	}
 	return nil
-}
-
-// classifyPlan is classify for one plan's diff, as apply compares it.
-func classifyPlan(ctx context.Context, st *statestore.Store, cfg *Config, d *pipeline.PlanDiff, overwrite bool) ([]pipeline.HeldChange, error) {
-	var src pipeline.LastWriteSource
-	if st != nil {
-		src = st
-	}
-	if err := pipeline.ClassifyPlan(ctx, d, src, serviceKey(cfg)); err != nil {
-		return nil, err
-	}
-	return pipeline.HoldPlanChanges(d, overwrite), nil
 }
 
 // envLockDir overrides the folder of the account locks.

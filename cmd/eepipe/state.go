@@ -122,17 +122,24 @@ func storeOf(st *statestore.Store) pipeline.StateStore {
 	return st
 }
 
+// holdBack is the run's three-way rule (pipeline.HoldBack) over the
+// state store st (nil: no history).
+func holdBack(st *statestore.Store, cfg *Config, overwrite bool) pipeline.HoldBack {
+	h := pipeline.HoldBack{Service: serviceKey(cfg), Overwrite: overwrite}
+	if st != nil {
+		h.Source = st
+	}
+	return h
+}
+
 // classify classifies the change set's counters against the store and
 // holds back the service-side changes unless --overwrite-service-changes.
 func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, sf *stateFlags) ([]pipeline.HeldChange, error) {
-	var src pipeline.LastWriteSource
-	if st != nil {
-		src = st
-	}
-	if err := pipeline.ClassifyChanges(ctx, cs, src, serviceKey(cfg)); err != nil {
+	held, err := holdBack(st, cfg, sf.Overwrite).ChangeSet(ctx, cs)
+	if err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
 	}
-	return pipeline.HoldServiceChanges(cs, sf.Overwrite), nil
+	return held, nil
 }
 
 // runJournal records the writes of one run in the store.
