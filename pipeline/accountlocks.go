@@ -182,3 +182,24 @@ func TakeAccountLocks(ctx context.Context, locker Locker, locks []AccountLockNam
 	}
 	return taken, nil
 }
+
+// StoreLockChecker checks that a state store still holds the account
+// locks it took (statestore's CheckLocks).
+type StoreLockChecker interface {
+	CheckLocks(ctx context.Context) error
+}
+
+// CheckStore returns the check of st's account locks that a run makes
+// before every write (RunOptions.CheckLock). A lost lock is a
+// *StoreLockLostError naming the account as the configuration does
+// (NameOf).
+func (l AccountLocks) CheckStore(st StoreLockChecker) func(context.Context) error {
+	return func(ctx context.Context) error {
+		err := st.CheckLocks(ctx)
+		var lost *StoreLockLostError
+		if errors.As(err, &lost) {
+			return &StoreLockLostError{Account: l.NameOf(lost.Account), Err: lost.Err}
+		}
+		return err
+	}
+}

@@ -153,3 +153,22 @@ type failLocker struct{}
 func (failLocker) Lock(context.Context, string, LockInfo, time.Duration) (Unlocker, error) {
 	return nil, errNoFolder
 }
+
+type lostLocks struct{ err error }
+
+func (l lostLocks) CheckLocks(context.Context) error { return l.err }
+
+// TestCheckStoreNamesTheAccount: a lost store lock, taken under an
+// account's key, is reported under the account's configured name.
+func TestCheckStoreNamesTheAccount(t *testing.T) {
+	cause := errors.New("session ended")
+	key := AccountLockKey(testLocks.BaseURL, "mpk_u")
+	err := testLocks.CheckStore(lostLocks{&StoreLockLostError{Account: key, Err: cause}})(context.Background())
+	var lost *StoreLockLostError
+	if !errors.As(err, &lost) || lost.Account != "umoya" || lost.Err != cause {
+		t.Errorf("err = %v, want umoya's lock lost", err)
+	}
+	if err := testLocks.CheckStore(lostLocks{})(context.Background()); err != nil {
+		t.Errorf("held locks: %v", err)
+	}
+}

@@ -207,21 +207,13 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 }
 
 // storeLockCheck returns the check of the state store's account locks run
-// before every write (pipeline.RunOptions.CheckLock); nil when the store
-// takes no locks (SQLite: the local lock covers one machine). A lost lock
-// names the account as the configuration does.
+// before every write (pipeline.AccountLocks.CheckStore); nil when the
+// store takes no locks (SQLite: the local lock covers one machine).
 func storeLockCheck(st *statestore.Store, cfg *Config) func(context.Context) error {
 	if st == nil || !st.Postgres() {
 		return nil
 	}
-	return func(ctx context.Context) error {
-		err := st.CheckLocks(ctx)
-		var lost *pipeline.StoreLockLostError
-		if errors.As(err, &lost) {
-			return &pipeline.StoreLockLostError{Account: accountLocks(cfg).NameOf(lost.Account), Err: lost.Err}
-		}
-		return err
-	}
+	return accountLocks(cfg).CheckStore(st)
 }
 
 // holderName says who takes a lock: user@host (pid N, since TIME).
