@@ -46,7 +46,7 @@
 // locks (NamedAccounts: those the plans' account columns name, compared by
 // SameAccount, else every configured one), their keys (AccountLocks.Local
 // for a Locker, AccountLocks.Store for a state store's locks, NameOf back
-// to the configured name) and the order they are taken in
+// to the configured name, CheckStore for the check before each write) and the order they are taken in
 // (TakeAccountLocks, AccountLocks.LockStore). Export sources
 // (exportsource.go, beside the stored-plan door): the accounts an export
 // reads (ExportSources: every account, or the account of each company
