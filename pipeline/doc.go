@@ -41,6 +41,20 @@
 //
 // Plans are matched to stored plans by one rule, MatchPlans, everywhere.
 //
+// The policies a command only wires live here too. Account locks
+// (accountlocks.go, beside the Locker of lock.go): the accounts a run
+// locks (NamedAccounts: those the plans' account columns name, compared by
+// SameAccount, else every configured one), their keys (AccountLocks.Local
+// for a Locker, AccountLocks.Store for a state store's locks, NameOf back
+// to the configured name, CheckStore for the check before each write) and the order they are taken in
+// (TakeAccountLocks, AccountLocks.LockStore). Export sources
+// (exportsource.go, beside the stored-plan door): the accounts an export
+// reads (ExportSources: every account, or the account of each company
+// asked for) and its plans as exported (ReadExport over ReadStored). The
+// three-way rule of a run (holdback.go): HoldBack classifies a change set
+// or one plan's diff against the history and holds back the service-side
+// changes (apply's ApplyHooks.Classify is HoldBack.Plan).
+//
 // Waits and retries are not written here: they are calls of package pace,
 // the one home of "wait and retry" (shared with apiclient, which pipeline
 // may not import). The recalculation's wait for a running one

@@ -48,14 +48,9 @@ func (l fixedLastWrites) LastWrites(_ context.Context, _, _ string, ids []int64)
 	return out, nil
 }
 
-// classifyWith is the Classify hook over src, as apply's.
+// classifyWith is the Classify hook over src, apply's (HoldBack.Plan).
 func classifyWith(src LastWriteSource, overwrite bool) func(context.Context, *PlanDiff) ([]HeldChange, error) {
-	return func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
-		if err := ClassifyPlan(ctx, d, src, "svc"); err != nil {
-			return nil, err
-		}
-		return HoldPlanChanges(d, overwrite), nil
-	}
+	return HoldBack{Source: src, Service: "svc", Overwrite: overwrite}.Plan
 }
 
 func TestPlanApplyGivesWhatPlanThenApplyGives(t *testing.T) {

@@ -49,9 +49,6 @@ type applyOptions struct {
 	HTTPClient    *http.Client
 	RecalcBackoff time.Duration
 	Quiet         bool
-	// Result receives the run's report when there is one (the demo
-	// explains its numbers with it).
-	Result *pipeline.RunReport
 }
 
 // NewCmdApply returns `eepipe apply`. runF replaces the command's run function in tests.
@@ -110,7 +107,8 @@ unusable (also when recording a write fails: the run stops writing) or
 			if runF != nil {
 				return runF(opts)
 			}
-			return runApply(cmd.Context(), f, opts)
+			_, err := runApply(cmd.Context(), f, opts)
+			return err
 		},
 	}
 	addApplyFlags(cmd, opts, true)
@@ -274,15 +272,17 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 	return accounts, finder, clients, nil
 }
 
-// runApply is `eepipe apply` and, with opts.DryRun, `eepipe diff`.
+// runApply is `eepipe apply` and, with opts.DryRun, `eepipe diff`; it
+// returns the run's report when the run got that far (the demo explains
+// its numbers with it) and the error that sets the exit status.
 // The scheduled-run safety of export and reconcile (schedule.go) applies:
 // --lock / --output-dir take the lock, --max-duration bounds the run (no
 // new request starts after it, the run report is written, exit 3), the
 // run report is stamped in --output-dir and pruned with --keep, and one
 // summary line ends the log.
-func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
+func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.RunReport, error) {
 	if err := checkApplyOptions(opts); err != nil {
-		return err
+		return nil, err
 	}
 	command := "apply"
 	if opts.DryRun {
@@ -290,45 +290,64 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) error {
 	}
 	ctx, run, err := startRun(ctx, f, command, &opts.Schedule)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	run.args = opts.Args
-	var (
-		accounts []pipeline.Account
-		clients  []*apiclient.Client
-		rep      *pipeline.RunReport
-	)
-	err = runApplyScheduled(ctx, f, opts, run, &accounts, &clients, &rep)
-	opts.Result = rep
-	run.noteKeyExpiry(accounts, clients)
+	a := &applyRun{f: f, opts: opts, run: run, started: f.Now()}
+	err = a.scheduled(ctx)
+	run.noteKeyExpiry(a.accounts, a.clients)
 	var fields []zap.Field
-	if rep != nil {
-		fields = summaryFields(rep)
+	if a.rep != nil {
+		fields = summaryFields(a.rep)
 	}
 	fields = append(fields, zap.Bool("dry_run", opts.DryRun))
-	return run.finish(ctx, err, fields...)
+	return a.rep, run.finish(ctx, err, fields...)
 }
 
-// runApplyScheduled is runApply within its scheduled run; it reports the
-// accounts, clients and run report it got to, for the summary.
-func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun,
-	accountsOut *[]pipeline.Account, clientsOut *[]*apiclient.Client, repOut **pipeline.RunReport) error {
-	started := f.Now()
+// applyRun is one run of apply or diff: the options and the dependencies
+// built from them, filled in as the run gets to them.
+type applyRun struct {
+	f          *Factory
+	opts       *applyOptions
+	run        *scheduledRun
+	started    time.Time
+	reportPath string // the run report's path (--report, stamped in --output-dir), or ""
+
+	cfg     *Config
+	st      *statestore.Store // nil: no run history
+	runner  *pipeline.Runner
+	batch   *pipeline.Batch
+	journal *runJournal
+	prog    *progress
+
+	// What the run got to, for the summary: the accounts and their
+	// clients, and the run report.
+	accounts []pipeline.Account
+	clients  []*apiclient.Client
+	rep      *pipeline.RunReport
+}
+
+// scheduled is the run within its scheduled run: it builds the
+// dependencies (configuration, state store, clients, runner), reads the
+// inputs, and hands over to a saved change set's apply, dryRun or
+// pipelined.
+func (a *applyRun) scheduled(ctx context.Context) error {
+	f, opts, run := a.f, a.opts, a.run
 	log := f.Logger()
 	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
 	if err != nil {
 		return err
 	}
+	a.cfg = cfg
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	reportPath := ""
 	if opts.Report != "" {
-		reportPath = run.outputPath(opts.Report)
+		a.reportPath = run.outputPath(opts.Report)
 	}
-	if dir := reportInInputFolder(reportPath, opts.Args); dir != "" {
+	if dir := reportInInputFolder(a.reportPath, opts.Args); dir != "" {
 		log.Warn(fmt.Sprintf("the report %s is written inside the input folder %s: the next run over that folder will read it as a workbook; write it elsewhere",
-			reportPath, dir))
+			a.reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
 	st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
@@ -336,22 +355,23 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		return err
 	}
 	if st != nil {
+		a.st = st
 		defer st.Close()
 	}
 	if path, ok := savedChangeSetArg(opts); ok {
-		return runApplySaved(ctx, f, opts, run, cfg, st, path, started, accountsOut, clientsOut, repOut)
+		return runApplySaved(ctx, f, opts, run, cfg, st, path, a.started, &a.accounts, &a.clients, &a.rep)
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
-	for i, a := range cfg.Accounts {
-		named[i] = pipeline.Account{Name: a.Name, CompanyID: a.CompanyID}
+	for i, c := range cfg.Accounts {
+		named[i] = pipeline.Account{Name: c.Name, CompanyID: c.CompanyID}
 	}
 	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
 	if err != nil {
 		return err
 	}
-	*accountsOut, *clientsOut = accounts, clients
-	prog := newProgress(f, log)
-	journal := &runJournal{}
+	a.accounts, a.clients = accounts, clients
+	a.prog = newProgress(f, log)
+	a.journal = &runJournal{}
 	ropts := pipeline.RunOptions{
 		Concurrency:   opts.Concurrency,
 		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
@@ -359,21 +379,22 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 		RecalcWait:    noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff,
 		Now:           f.Now,
-		OnPlanDone:    prog.planDone,
-		OnRecalc:      prog.recalc,
+		OnPlanDone:    a.prog.planDone,
+		OnRecalc:      a.prog.recalc,
 	}
 	if st != nil && !opts.DryRun {
-		ropts.Journal = journal
+		ropts.Journal = a.journal
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
-	runner := pipeline.NewRunner(accounts, finder, ropts)
+	a.runner = pipeline.NewRunner(accounts, finder, ropts)
 	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
-		c, _ := runner.ServiceCatalog(ctx)
+		c, _ := a.runner.ServiceCatalog(ctx)
 		return c
 	})
 	if err != nil {
 		return err
 	}
+	a.batch = batch
 	if len(batch.Plans) == 0 {
 		// Valid input without a plan (warnings were printed): nothing to
 		// compare, nothing is sent, and the run succeeds.
@@ -390,30 +411,41 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg, namedAccounts(batch.Plans)); err != nil {
+		if err := lockAccounts(ctx, f, opts, run, cfg, pipeline.NamedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 	}
 
-	prog.attach(runner)
+	a.prog.attach(a.runner)
 
 	log.Info("reading the service's plans", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
 	if !opts.DryRun {
-		return applyPipelined(ctx, f, opts, run, cfg, st, runner, batch, journal, prog, accounts, started, reportPath, repOut)
+		return a.pipelined(ctx)
 	}
+	return a.dryRun(ctx, cat)
+}
+
+// dryRun is diff (apply --dry-run): every plan is compared and classified,
+// the change set printed (and saved with -o), and nothing is written.
+// cat is the catalog the inputs were read with (nil: the built-in one).
+func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
+	f, opts, runner, batch := a.f, a.opts, a.runner, a.batch
 	cs, planErr := runner.Plan(ctx, batch.Plans)
 	if planErr == nil {
 		if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
 			return err
 		}
 	}
-	var held []pipeline.HeldChange
+	var (
+		held []pipeline.HeldChange
+		err  error
+	)
 	if planErr == nil {
-		if held, err = classify(ctx, st, cfg, cs, &opts.State); err != nil {
+		if held, err = classify(ctx, a.st, a.cfg, cs, &opts.State); err != nil {
 			return err
 		}
 	}
-	warnChangeSet(log, run, cs, accounts)
+	warnChangeSet(f.Logger(), a.run, cs, a.accounts)
 	if planErr == nil {
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
@@ -422,20 +454,20 @@ func runApplyScheduled(ctx context.Context, f *Factory, opts *applyOptions, run 
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
-			if err := writeSavedChangeSet(f, cfg, batch, cs, cat, opts.State.Output); err != nil {
+			if err := writeSavedChangeSet(f, a.cfg, batch, cs, cat, opts.State.Output); err != nil {
 				return err
 			}
 		}
 	}
-	rep := runner.DryRun(cs, started)
+	rep := runner.DryRun(cs, a.started)
 	rep.Fatal = runner.Fatal()
 	rep.Interrupted = ctx.Err() != nil
-	*repOut = rep
-	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
+	a.rep = rep
+	if err := writeRunReport(f, a.run, a.reportPath, opts.Report, rep); err != nil {
 		return err
 	}
 	if timedOut(ctx) {
-		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
+		return maxDurationError(opts.Schedule.MaxDuration, a.reportPath)
 	}
 	if planErr != nil {
 		return exitf(ExitFatal, "could not compare the files with the service: %v", stopCause(planErr, runner))
@@ -463,17 +495,15 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 	}
 }
 
-// applyPipelined is apply proper: each plan is read, compared, classified
+// pipelined is apply proper: each plan is read, compared, classified
 // against the state store and written in turn (Runner.PlanApply), the
 // first writes going out while later plans are still read. Before any
 // write: the accounts are locked in a PostgreSQL store (before their plans
 // are listed and read, so each is read under the lock), the served
 // catalog is checked and the run is recorded. On a terminal each plan is
 // shown as it is written.
-func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store,
-	runner *pipeline.Runner, batch *pipeline.Batch, journal *runJournal, prog *progress, accounts []pipeline.Account,
-	started time.Time, reportPath string, repOut **pipeline.RunReport) error {
-	log := f.Logger()
+func (a *applyRun) pipelined(ctx context.Context) error {
+	f, opts, run, st, runner, batch, prog := a.f, a.opts, a.run, a.st, a.runner, a.batch, a.prog
 	var (
 		unlock func()
 		runID  int64
@@ -485,14 +515,12 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 		}
 	}()
 	hooks := pipeline.ApplyHooks{
-		Ready: func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
-		Classify: func(ctx context.Context, d *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
-			return classifyPlan(ctx, st, cfg, d, opts.State.Overwrite)
-		},
+		Ready:    func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
+		Classify: holdBack(st, a.cfg, opts.State.Overwrite).Plan,
 	}
 	if st != nil && st.Postgres() {
 		hooks.Lock = func(ctx context.Context, names []string) error {
-			u, err := lockStoreNames(ctx, st, cfg, names, opts.Schedule.LockWait)
+			u, err := lockStoreNames(ctx, st, a.cfg, names, opts.Schedule.LockWait)
 			unlock = u
 			return err
 		}
@@ -502,7 +530,7 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 			// Recorded also when nothing is to be written: the values
 			// found in sync are what the file asserts, and count as last
 			// applied.
-			id, err := beginRun(ctx, st, journal, cfg, names, inputFiles(batch.Files), "", started)
+			id, err := beginRun(ctx, st, a.journal, a.cfg, names, inputFiles(batch.Files), "", a.started)
 			runID, begun = id, err == nil
 			return err
 		}
@@ -512,16 +540,16 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 		hooks.OnDiff = prog.showPlan(opts.ShowUnchanged)
 	}
 	prog.startAll(ctx, len(batch.Plans))
-	cs, rep, held, err := runner.PlanApply(ctx, batch.Plans, started, hooks)
+	cs, rep, held, err := runner.PlanApply(ctx, batch.Plans, a.started, hooks)
 	prog.stop()
 	if begun {
-		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
+		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(a.rep), f.Now()) }()
 	}
 	if err != nil {
 		return err
 	}
-	*repOut = rep
-	warnChangeSet(log, run, cs, accounts)
+	a.rep = rep
+	warnChangeSet(f.Logger(), run, cs, a.accounts)
 	if show {
 		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
 	}
@@ -531,12 +559,12 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite, false); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
+	if err := writeRunReport(f, run, a.reportPath, opts.Report, rep); err != nil {
 		return err
 	}
 	switch {
 	case timedOut(ctx):
-		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
+		return maxDurationError(opts.Schedule.MaxDuration, a.reportPath)
 	case rep.Fatal != nil:
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
 			run.setOutcome("lock_lost")
@@ -552,23 +580,11 @@ func applyPipelined(ctx context.Context, f *Factory, opts *applyOptions, run *sc
 	return nil
 }
 
-// classifyPlan is classify for one plan's diff, as apply compares it.
-func classifyPlan(ctx context.Context, st *statestore.Store, cfg *Config, d *pipeline.PlanDiff, overwrite bool) ([]pipeline.HeldChange, error) {
-	var src pipeline.LastWriteSource
-	if st != nil {
-		src = st
-	}
-	if err := pipeline.ClassifyPlan(ctx, d, src, serviceKey(cfg)); err != nil {
-		return nil, err
-	}
-	return pipeline.HoldPlanChanges(d, overwrite), nil
-}
-
 // envLockDir overrides the folder of the account locks.
 const envLockDir = "EEPIPE_LOCK_DIR"
 
 // lockAccounts takes the lock of the configured accounts named in only
-// (none: every configured account) by service base URL and API key, hashed,
+// (none: every configured account; pipeline.AccountLocks.Local keys them)
 // for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
 // state folder, unless opts.Locker is set.
 func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
@@ -584,8 +600,7 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	keys, names := accountLockKeys(cfg, only)
-	err := run.lockAccounts(ctx, locker, keys, names)
+	err := run.lockAccounts(ctx, locker, accountLocks(cfg).Local(only))
 	var held *pipeline.LockHeldError
 	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
 		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)

@@ -125,7 +125,7 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 	var out bytes.Buffer
 	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: stderr, ErrTTY: true}, Now: time.Now, Getenv: e.getenv}
 	report := filepath.Join(e.dir, "run.json")
-	cmd := NewCmdApply(f, func(o *applyOptions) error { return runApply(ctx, f, o) })
+	cmd := NewCmdApply(f, func(o *applyOptions) error { _, err := runApply(ctx, f, o); return err })
 	code := executeCmd(ctx, cmd, f, []string{set, "--no-recalc", "--report", report})
 	stderr.mu.Lock()
 	errText := stderr.b.String()

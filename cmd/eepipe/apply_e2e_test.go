@@ -138,7 +138,8 @@ func (e *env) runApply(ctx context.Context, config string, hook func(*applyOptio
 		if hook != nil {
 			hook(o)
 		}
-		return runApply(ctx, f, o)
+		_, err := runApply(ctx, f, o)
+		return err
 	})
 	code := executeCmd(ctx, cmd, f, args)
 	return result{code, out.String(), errb.String()}

@@ -197,7 +197,8 @@ accounts:
 	sb.ResetStats()
 	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Counters: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
 		State: demoState(dir), LockDir: demoLockDir(dir)}
-	if err := runApply(ctx, df, diffOpts); err != nil && exitCode(err) != ExitDiff {
+	diffRep, err := runApply(ctx, df, diffOpts)
+	if err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
 	st := sb.Stats()
@@ -220,7 +221,8 @@ accounts:
 	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
 		State: demoState(dir), LockDir: demoLockDir(dir)}
-	if err := runApply(ctx, df, applyOpts); err != nil {
+	applyRep, err := runApply(ctx, df, applyOpts)
+	if err != nil {
 		return err
 	}
 	st = sb.Stats()
@@ -230,15 +232,15 @@ accounts:
 		fmt.Fprintf(out, "  %4d  %s\n", st.ByRoute[r], r)
 	}
 	fmt.Fprintf(out, "Stored now: %s on account acme, %d on bluecrane.\n", pipeline.Plural(len(sb.Plans("acme")), "plan"), len(sb.Plans("bluecrane")))
-	if diffOpts.Result != nil && applyOpts.Result != nil {
-		fmt.Fprintln(out, demoExplainCounts(diffOpts.Result.Summary(), applyOpts.Result.Summary()))
+	if diffRep != nil && applyRep != nil {
+		fmt.Fprintln(out, demoExplainCounts(diffRep.Summary(), applyRep.Summary()))
 	}
 
 	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
 	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
 		State: demoState(dir), LockDir: demoLockDir(dir)}
-	if err := runApply(ctx, df, again); err != nil {
+	if _, err := runApply(ctx, df, again); err != nil {
 		return err
 	}
 	st = sb.Stats()

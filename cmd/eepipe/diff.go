@@ -40,7 +40,8 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runApply(cmd.Context(), f, &opts.applyOptions)
+			_, err := runApply(cmd.Context(), f, &opts.applyOptions)
+			return err
 		},
 	}
 	addApplyFlags(cmd, &opts.applyOptions, false)

@@ -3,6 +3,11 @@
 //
 // The command is wiring only: flags (one options struct per command,
 // NewCmdX(f, runF)), configuration, the IO streams, logs and exit codes.
+// Each command parses its options, builds its dependencies (clients,
+// state store, locker), calls pipeline, renders the result and maps it to
+// an exit code; a command's result is a return value (runApply returns the
+// run report), never a field of its options. The apply run's dependencies
+// are the fields of one applyRun (apply.go), filled in as it builds them.
 // factory.go holds the Factory and the IO streams every command is built
 // from (clock, environment, global flags, the logger); root.go the command
 // tree, Main and the exit codes.
@@ -16,6 +21,11 @@
 // an account's configured identifiers are checked by
 // pipeline.CheckConfiguredCompany, and the service's counter catalog is
 // pipeline.Runner.ServiceCatalog (pipeline.CatalogOfStored per plan).
+// Which accounts a run locks and under which key is pipeline.AccountLocks
+// and pipeline.NamedAccounts (accountlock.go only builds it from the
+// configuration); which accounts and plans an export reads is
+// pipeline.ExportSources and pipeline.ReadExport; which changes are held
+// back against the run history is pipeline.HoldBack.
 //
 // cmd/eepipe is the only package that builds the outside world: the
 // apiclient.Client, its pipeline/planapi adapters, the pipeline/filelock

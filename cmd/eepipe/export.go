@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -167,13 +166,6 @@ func resolveExportTarget(opts *exportOptions) (exportTarget, error) {
 	return t, nil
 }
 
-// exportSource is one account to export and what is known of its company.
-type exportSource struct {
-	account pipeline.Account
-	company pipeline.CompanyIDs
-	name    string // trading name
-}
-
 func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	log := f.Logger()
 	target, err := resolveExportTarget(opts)
@@ -320,99 +312,34 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	return run.finish(ctx, err, zap.Int("plans_exported", written), zap.String("layout", target.layout))
 }
 
-// exportSources picks the accounts to export. Without companies: every
-// configured account, with the identifiers its configuration gives
-// (configured, by account), checked and completed through the lookup when
-// there is one. With companies: each is looked up, and the account whose
-// company_id it is (or the single account) is exported with the record's
-// identifiers.
+// exportSources picks the accounts to export (pipeline.ExportSources)
+// and maps its errors to the exit status: a company lookup that fails is
+// fatal, a --company that names no single company of an account or a
+// configured company the lookup refutes is invalid input.
 func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, configured []pipeline.CompanyIDs,
-	finder pipeline.CompanyFinder, companies []string) ([]exportSource, error) {
-	if len(companies) == 0 {
-		out := make([]exportSource, len(accounts))
-		for i, a := range accounts {
-			out[i] = exportSource{account: a}
-			if i < len(configured) {
-				out[i].company = configured[i]
-			}
-			if out[i].company.IsZero() || finder == nil {
-				continue
-			}
-			if err := checkConfiguredCompany(ctx, run, &out[i], finder); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+	finder pipeline.CompanyFinder, companies []string) ([]pipeline.ExportSource, error) {
+	sources, err := pipeline.ExportSources(ctx, accounts, configured, finder, companies, func(w string) { run.warn(w) })
+	var (
+		lookup    *pipeline.CompanyLookupError
+		byCompany *pipeline.ExportCompanyError
+	)
+	switch {
+	case err == nil:
+		return sources, nil
+	case errors.As(err, &lookup):
+		return nil, exitf(ExitFatal, "%v", err)
+	case errors.As(err, &byCompany):
+		return nil, exitf(ExitInvalid, "--company %v", err)
 	}
-	var out []exportSource
-	seen := map[int]bool{}
-	for _, q := range companies {
-		q = strings.TrimSpace(q)
-		if q == "" {
-			return nil, exitf(ExitInvalid, "--company needs a VAT, registration or ID number")
-		}
-		recs, err := finder.FindCompanies(ctx, pipeline.CompanyIDs{VAT: q, Registration: q, IDNumber: q})
-		if err != nil {
-			return nil, exitf(ExitFatal, "company lookup for %s: %v", q, err)
-		}
-		found := pipeline.CompaniesWith(recs, q)
-		switch len(found) {
-		case 0:
-			return nil, exitf(ExitInvalid, "--company %s: the company lookup knows no company with that VAT, registration or ID number", q)
-		case 1:
-		default:
-			var names []string
-			for _, c := range found {
-				names = append(names, fmt.Sprintf("%s (id %s)", c.TradingName, c.ID))
-			}
-			return nil, exitf(ExitInvalid, "--company %s matches several companies: %s; give an identifier of one company only", q, strings.Join(names, "; "))
-		}
-		c := found[0]
-		idx, warning, err := pipeline.AccountOfCompany(c, accounts, configured)
-		if err != nil {
-			return nil, exitf(ExitInvalid, "--company %s: %v", q, err)
-		}
-		if warning != "" {
-			run.warn(warning)
-		}
-		if seen[idx] {
-			continue
-		}
-		seen[idx] = true
-		out = append(out, exportSource{
-			account: accounts[idx], name: c.TradingName,
-			company: pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
-		})
-	}
-	return out, nil
+	return nil, exitf(ExitInvalid, "configuration: %v", err)
 }
 
-// checkConfiguredCompany checks and completes an account's configured
-// identifiers by pipeline.CheckConfiguredCompany, and shows its warning.
-func checkConfiguredCompany(ctx context.Context, run *scheduledRun, s *exportSource, finder pipeline.CompanyFinder) error {
-	c, warning, err := pipeline.CheckConfiguredCompany(ctx, finder, s.account, s.company)
-	if err != nil {
-		return exitf(ExitInvalid, "configuration: %v", err)
-	}
-	if warning != "" {
-		run.warn(warning)
-	}
-	if c != nil {
-		s.name = c.TradingName
-		s.company = pipeline.CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
-	}
-	return nil
-}
-
-// fetchExportPlans reads the sources' stored plans through the
-// pipeline's one door (pipeline.Runner.ReadStored: the run's gate bounds
-// the requests in flight and stops after a fatal error or when ctx is
-// done). It returns the plans in account order, then by plan id, the
-// --plan ids found nowhere, the counter catalog the service serves (nil
-// when no plan tells it) and the accounts whose key pair was refused:
-// their plans are left out, the others' exported (every account refused
-// is fatal).
-func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
+// fetchExportPlans reads the sources' stored plans as eachExportPlan
+// does and returns them in account order, then by plan id, the --plan ids
+// found nowhere, the counter catalog the service serves (nil when no plan
+// tells it) and the accounts whose key pair was refused: their plans are
+// left out, the others' exported (every account refused is fatal).
+func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
 	var plans []formats.ExportPlan
 	missing, cat, refused, err := eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, _ *pipeline.Catalog) error {
 		plans = append(plans, p)
@@ -421,68 +348,41 @@ func fetchExportPlans(ctx context.Context, sources []exportSource, opts *exportO
 	return plans, missing, cat, refused, err
 }
 
-// eachExportPlan reads the plans as fetchExportPlans does and hands each
-// to each as soon as it (and every plan before it) has arrived, in the
-// same order, with the counter catalog the service serves (nil when no
-// plan tells it); nothing is kept, so a CSV export streams its plans to
-// the file. It returns the --plan ids found nowhere, the catalog and the
-// accounts whose key pair was refused.
-func eachExportPlan(ctx context.Context, sources []exportSource, opts *exportOptions, log *zap.Logger,
+// eachExportPlan reads the plans through pipeline.ReadExport (which plans,
+// from which account, as which exported plan) and hands each to each as
+// soon as it (and every plan before it) has arrived, in the same order,
+// with the counter catalog the service serves (nil when no plan tells
+// it); nothing is kept, so a CSV export streams its plans to the file. It
+// returns the --plan ids found nowhere, the catalog and the accounts whose
+// key pair was refused.
+func eachExportPlan(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger,
 	each func(formats.ExportPlan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
-	accounts := make([]pipeline.Account, len(sources))
-	for i, s := range sources {
-		accounts[i] = s.account
-	}
-	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-	var (
-		served      *pipeline.Catalog
-		servedKnown bool
-	)
-	convert := func(sp pipeline.StoredPlan) error {
-		if !servedKnown {
-			// The first target read tells the catalog (the runner keeps
-			// it); the writers need it for their header.
-			c, err := runner.ServiceCatalog(ctx)
-			if err != nil {
-				return err
-			}
-			served, servedKnown = c, true
-		}
-		s := sources[slices.IndexFunc(sources, func(s exportSource) bool { return s.account.Name == sp.Account.Name })]
-		name := s.account.Name
-		if len(sources) == 1 && name == "default" {
-			name = ""
-		}
-		return each(formats.ExportPlan{
-			Plan:        pipeline.ExportedPlan(sp.Plan, s.company, name),
-			Account:     name,
-			CompanyName: s.name,
-			Era:         sp.Plan.Era,
-			Milestones:  len(sp.Plan.Milestones),
-			UpdatedAt:   sp.Plan.UpdatedAt,
-		}, served)
-	}
-	stored, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, Each: convert, GoOnWhenRefused: true})
+	read, err := pipeline.ReadExport(ctx, sources, pipeline.ExportQuery{
+		Concurrency: opts.Concurrency,
+		PlanIDs:     opts.PlanIDs,
+		Each: func(p pipeline.ExportedStored, served *pipeline.Catalog) error {
+			return each(formats.ExportPlan{
+				Plan:        p.Plan,
+				Account:     p.Account,
+				CompanyName: p.CompanyName,
+				Era:         p.Stored.Era,
+				Milestones:  len(p.Stored.Milestones),
+				UpdatedAt:   p.Stored.UpdatedAt,
+			}, served)
+		},
+	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, nil, nil
-		}
 		var ee *ExitError
 		if errors.As(err, &ee) {
 			return nil, nil, nil, err
 		}
 		return nil, nil, nil, exitf(ExitFatal, "%v", err)
 	}
-	for _, v := range stored.Vanished {
+	for _, v := range read.Vanished {
 		log.Warn("a plan was deleted while exporting; left out", zap.Int64("plan_id", v.Plan.ID), zap.String("account", v.Account.Name))
 	}
-	if !servedKnown {
-		if served, err = runner.ServiceCatalog(ctx); err != nil && ctx.Err() == nil {
-			return nil, nil, nil, exitf(ExitFatal, "%v", err)
-		}
-	}
-	log.Debug("requests", zap.Any("requests", runner.Requests()))
-	return stored.Missing, served, stored.Refused, nil
+	log.Debug("requests", zap.Any("requests", read.Requests))
+	return read.Missing, read.Catalog, read.Refused, nil
 }
 
 func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {

@@ -172,13 +172,13 @@ func TestSkippedYearWarnedEverywhere(t *testing.T) {
 func TestAccountLockFollowsAccountColumn(t *testing.T) {
 	cfg := &Config{BaseURL: "http://127.0.0.1:1", Accounts: []AccountConfig{{Name: "acme", APIKey: "mpk_a"}, {Name: "bluecrane", APIKey: "mpk_b"}}}
 	plans := []*pipeline.InputPlan{{Account: "ACME"}, {Account: " acme "}}
-	only := namedAccounts(plans)
+	only := pipeline.NamedAccounts(plans)
 	if len(only) != 1 {
 		t.Fatalf("named accounts %q, want one", only)
 	}
-	keys, names := accountLockKeys(cfg, only)
-	if len(keys) != 1 || len(names) != 1 || names[0] != "acme" || keys[0] != pipeline.AccountLockKey(cfg.BaseURL, "mpk_a") {
-		t.Errorf("locks %q (%q), want account acme's", names, keys)
+	locks := accountLocks(cfg).Local(only)
+	if len(locks) != 1 || locks[0].Name != "acme" || locks[0].Key != pipeline.AccountLockKey(cfg.BaseURL, "mpk_a") {
+		t.Errorf("locks %v, want account acme's", locks)
 	}
 }
 

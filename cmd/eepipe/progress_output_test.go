@@ -138,7 +138,8 @@ func TestApplyCatalogProblemsAboveTheBar(t *testing.T) {
 	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: rec, ErrTTY: true}, Now: time.Now, Getenv: e.getenv}
 	cmd := NewCmdApply(f, func(o *applyOptions) error {
 		o.HTTPClient = hc
-		return runApply(context.Background(), f, o)
+		_, err := runApply(context.Background(), f, o)
+		return err
 	})
 	code := executeCmd(context.Background(), cmd, f, []string{file, "--no-recalc"})
 	raw := rec.String()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -143,50 +142,34 @@ func (r *scheduledRun) lockError(err error) error {
 	return exitf(ExitFatal, "%v", err)
 }
 
-// lockAccounts takes the lock of every account the run writes (keys from
-// pipeline.AccountLockKey), in a fixed order so that two runs over
-// overlapping accounts never wait on each other in a circle, each waiting
-// up to --lock-wait. A held lock releases the ones taken and is fatal.
-// names are the accounts' names for messages, in the order of keys.
-func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker, keys, names []string) error {
-	idx := make([]int, len(keys))
-	for i := range idx {
-		idx[i] = i
+// lockAccounts takes the accounts' local locks (pipeline.TakeAccountLocks
+// decides the order and keys), each waiting up to --lock-wait. A held
+// lock releases the ones taken and is fatal.
+func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker, locks []pipeline.AccountLockName) error {
+	taken, err := pipeline.TakeAccountLocks(ctx, locker, locks, r.lockInfo(), r.opts.LockWait, func(l pipeline.AccountLockName, first *pipeline.LockHeldError) {
+		// Say why the run seems to stand still, then wait.
+		r.f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock of account %s: %s; waiting up to %s (--lock-wait) for it", l.Name, first.Holder, r.opts.LockWait))
+	})
+	r.locks = append(r.locks, taken...)
+	if err == nil {
+		return nil
 	}
-	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	for n, i := range idx {
-		if n > 0 && keys[i] == keys[idx[n-1]] {
-			continue // two accounts with the same key pair: one lock
+	r.releaseLocks()
+	var held *pipeline.LockHeldError
+	switch {
+	case errors.As(err, &held):
+		r.mu.Lock()
+		r.outcome = "locked"
+		r.mu.Unlock()
+		hint := "or give --lock-wait to wait for it"
+		if held.Waited > 0 {
+			hint = "or give a longer --lock-wait"
 		}
-		l, err := locker.Lock(ctx, keys[i], r.lockInfo(), 0)
-		var first *pipeline.LockHeldError
-		if err != nil && r.opts.LockWait > 0 && errors.As(err, &first) {
-			// Say why the run seems to stand still, then wait.
-			r.f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock of account %s: %s; waiting up to %s (--lock-wait) for it", names[i], first.Holder, r.opts.LockWait))
-			l, err = locker.Lock(ctx, keys[i], r.lockInfo(), r.opts.LockWait)
-		}
-		if err != nil {
-			r.releaseLocks()
-			var held *pipeline.LockHeldError
-			switch {
-			case errors.As(err, &held):
-				held.What = "the lock of account " + names[i]
-				r.mu.Lock()
-				r.outcome = "locked"
-				r.mu.Unlock()
-				hint := "or give --lock-wait to wait for it"
-				if held.Waited > 0 {
-					hint = "or give a longer --lock-wait"
-				}
-				return exitf(ExitFatal, "%v; %s", held, hint)
-			case ctx.Err() != nil:
-				return err // interrupted while waiting: finish says so
-			}
-			return exitf(ExitFatal, "could not take the lock of account %s: %v", names[i], err)
-		}
-		r.locks = append(r.locks, l)
+		return exitf(ExitFatal, "%v; %s", held, hint)
+	case ctx.Err() != nil:
+		return err // interrupted while waiting: finish says so
 	}
-	return nil
+	return exitf(ExitFatal, "%v", err)
 }
 
 // releaseLocks releases the run's locks, the last taken first.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -123,17 +122,24 @@ func storeOf(st *statestore.Store) pipeline.StateStore {
 	return st
 }
 
+// holdBack is the run's three-way rule (pipeline.HoldBack) over the
+// state store st (nil: no history).
+func holdBack(st *statestore.Store, cfg *Config, overwrite bool) pipeline.HoldBack {
+	h := pipeline.HoldBack{Service: serviceKey(cfg), Overwrite: overwrite}
+	if st != nil {
+		h.Source = st
+	}
+	return h
+}
+
 // classify classifies the change set's counters against the store and
 // holds back the service-side changes unless --overwrite-service-changes.
 func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, sf *stateFlags) ([]pipeline.HeldChange, error) {
-	var src pipeline.LastWriteSource
-	if st != nil {
-		src = st
-	}
-	if err := pipeline.ClassifyChanges(ctx, cs, src, serviceKey(cfg)); err != nil {
+	held, err := holdBack(st, cfg, sf.Overwrite).ChangeSet(ctx, cs)
+	if err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
 	}
-	return pipeline.HoldServiceChanges(cs, sf.Overwrite), nil
+	return held, nil
 }
 
 // runJournal records the writes of one run in the store.
@@ -189,75 +195,25 @@ func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite
 	return r.j.FieldsApplied(ctx, ws)
 }
 
-// lockStoreNames takes the store's lock of the named accounts. The lock is
-// per account of the service, known by its key pair (as the local lock),
-// not by the name a configuration gives it: a consultant's "default" and a
-// cron host's "acme-prod" with the same key never apply at once. It also
-// takes the lock of the name. Locks are taken in one order on every host.
+// lockStoreNames takes the store's lock of the named accounts
+// (pipeline.AccountLocks.LockStore decides which, under which key, in
+// which order).
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
-	type lock struct{ name, id string }
-	var locks []lock
-	for _, n := range names {
-		// By name too (pipeline.AccountKey: one lock however the name is
-		// spelled): what other tools and older runs lock.
-		locks = append(locks, lock{n, pipeline.AccountKey(n)})
-		for _, a := range cfg.Accounts {
-			if pipeline.SameAccount(a.Name, n) && a.APIKey != "" {
-				locks = append(locks, lock{n, pipeline.AccountLockKey(cfg.BaseURL, a.APIKey)})
-			}
-		}
-	}
-	slices.SortFunc(locks, func(a, b lock) int { return strings.Compare(a.id, b.id) })
-	locks = slices.CompactFunc(locks, func(a, b lock) bool { return a.id == b.id })
-	var unlocks []func()
-	release := func() {
-		for i := len(unlocks) - 1; i >= 0; i-- {
-			unlocks[i]()
-		}
-	}
-	holder := holderName()
-	for _, l := range locks {
-		u, err := st.LockAccount(ctx, serviceKey(cfg), l.id, holder, wait)
-		if err != nil {
-			release()
-			var held *pipeline.StoreLockHeldError
-			if errors.As(err, &held) {
-				held.Account = l.name // the name this run knows it by
-			}
-			return nil, exitf(ExitFatal, "%w; nothing was sent", err)
-		}
-		unlocks = append(unlocks, u)
+	release, err := accountLocks(cfg).LockStore(ctx, st, names, holderName(), wait)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%w; nothing was sent", err)
 	}
 	return release, nil
 }
 
 // storeLockCheck returns the check of the state store's account locks run
-// before every write (pipeline.RunOptions.CheckLock); nil when the store
-// takes no locks (SQLite: the local lock covers one machine). A lost lock
-// names the account as the configuration does.
+// before every write (pipeline.AccountLocks.CheckStore); nil when the
+// store takes no locks (SQLite: the local lock covers one machine).
 func storeLockCheck(st *statestore.Store, cfg *Config) func(context.Context) error {
 	if st == nil || !st.Postgres() {
 		return nil
 	}
-	return func(ctx context.Context) error {
-		err := st.CheckLocks(ctx)
-		var lost *pipeline.StoreLockLostError
-		if errors.As(err, &lost) {
-			return &pipeline.StoreLockLostError{Account: storeLockName(cfg, lost.Account), Err: lost.Err}
-		}
-		return err
-	}
-}
-
-// storeLockName is the configured name of the account whose store lock
-// lockStoreNames took as id (an account name, or an AccountLockKey).
-func storeLockName(cfg *Config, id string) string {
-	for _, a := range cfg.Accounts {
-		if pipeline.SameAccount(a.Name, id) || (a.APIKey != "" && pipeline.AccountLockKey(cfg.BaseURL, a.APIKey) == id) {
-			return a.Name
-		}
-	}
-	return id
+	return accountLocks(cfg).CheckStore(st)
 }
 
 // holderName says who takes a lock: user@host (pid N, since TIME).

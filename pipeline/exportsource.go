@@ -1,0 +1,221 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ExportSource is one account an export reads, and what is known of its
+// company: the identifiers its exported plans carry and its trading name.
+type ExportSource struct {
+	Account Account
+	Company CompanyIDs
+	Name    string // the company's trading name, when known
+}
+
+// CompanyLookupError is the failure of the company lookup asked for the
+// company of Query.
+type CompanyLookupError struct {
+	Query string
+	Err   error
+}
+
+func (e *CompanyLookupError) Error() string {
+	return "company lookup for " + e.Query + ": " + e.Err.Error()
+}
+
+func (e *CompanyLookupError) Unwrap() error { return e.Err }
+
+// ExportCompanyError says that a company asked for by identifier (Query)
+// names no single company of an account: the identifier is blank (Query
+// ""), the lookup knows none, knows several (Several), or no account
+// holds it (Err).
+type ExportCompanyError struct {
+	Query   string
+	Several []Company
+	Err     error
+}
+
+func (e *ExportCompanyError) Error() string {
+	if e.Query == "" {
+		return "needs a VAT, registration or ID number"
+	}
+	if len(e.Several) > 1 {
+		var names []string
+		for _, c := range e.Several {
+			names = append(names, fmt.Sprintf("%s (id %s)", c.TradingName, c.ID))
+		}
+		return e.Query + " matches several companies: " + strings.Join(names, "; ") + "; give an identifier of one company only"
+	}
+	return e.Query + ": " + e.Err.Error()
+}
+
+func (e *ExportCompanyError) Unwrap() error { return e.Err }
+
+var errNoCompanyKnown = errors.New("the company lookup knows no company with that VAT, registration or ID number")
+
+// ConfiguredCompanyError is an account's configured identifiers that
+// CheckConfiguredCompany refused.
+type ConfiguredCompanyError struct{ Err error }
+
+func (e *ConfiguredCompanyError) Error() string { return e.Err.Error() }
+
+func (e *ConfiguredCompanyError) Unwrap() error { return e.Err }
+
+// ExportSources picks the accounts an export reads. Without companies:
+// every account, with the identifiers its configuration gives
+// (configured, by account), checked and completed through the lookup
+// (CheckConfiguredCompany) when there is one. With companies (each a VAT,
+// registration or ID number; a blank one is an error): each is looked up, and the
+// account whose company_id it is (AccountOfCompany, or the single
+// account) is read, once, with the record's identifiers. warn receives
+// the warnings to show. Errors are a *CompanyLookupError (the lookup
+// failed), an *ExportCompanyError or a *ConfiguredCompanyError.
+func ExportSources(ctx context.Context, accounts []Account, configured []CompanyIDs, finder CompanyFinder,
+	companies []string, warn func(string)) ([]ExportSource, error) {
+	if len(companies) == 0 {
+		out := make([]ExportSource, len(accounts))
+		for i, a := range accounts {
+			out[i] = ExportSource{Account: a}
+			if i < len(configured) {
+				out[i].Company = configured[i]
+			}
+			if out[i].Company.IsZero() || finder == nil {
+				continue
+			}
+			c, warning, err := CheckConfiguredCompany(ctx, finder, a, out[i].Company)
+			if err != nil {
+				return nil, &ConfiguredCompanyError{Err: err}
+			}
+			if warning != "" {
+				warn(warning)
+			}
+			if c != nil {
+				out[i].Name = c.TradingName
+				out[i].Company = CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
+			}
+		}
+		return out, nil
+	}
+	var out []ExportSource
+	seen := map[int]bool{}
+	for _, q := range companies {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			return nil, &ExportCompanyError{}
+		}
+		recs, err := finder.FindCompanies(ctx, CompanyIDs{VAT: q, Registration: q, IDNumber: q})
+		if err != nil {
+			return nil, &CompanyLookupError{Query: q, Err: err}
+		}
+		found := CompaniesWith(recs, q)
+		switch len(found) {
+		case 0:
+			return nil, &ExportCompanyError{Query: q, Err: errNoCompanyKnown}
+		case 1:
+		default:
+			return nil, &ExportCompanyError{Query: q, Several: found}
+		}
+		c := found[0]
+		idx, warning, err := AccountOfCompany(c, accounts, configured)
+		if err != nil {
+			return nil, &ExportCompanyError{Query: q, Err: err}
+		}
+		if warning != "" {
+			warn(warning)
+		}
+		if seen[idx] {
+			continue
+		}
+		seen[idx] = true
+		out = append(out, ExportSource{
+			Account: accounts[idx], Name: c.TradingName,
+			Company: CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
+		})
+	}
+	return out, nil
+}
+
+// ExportedStored is one stored plan as an export writes it.
+type ExportedStored struct {
+	// Plan is the plan as a file holds it (ExportedPlan), with the
+	// source's company identifiers and Account.
+	Plan *InputPlan
+	// Account is the account's name, "" for the single account named
+	// "default" (a file without an account column routes to it).
+	Account     string
+	CompanyName string // the source's trading name, when known
+	Stored      *Plan  // the plan as the service stores it
+}
+
+// ExportQuery is what ReadExport reads and where it hands the plans.
+type ExportQuery struct {
+	Concurrency int     // requests in flight (RunOptions.Concurrency)
+	PlanIDs     []int64 // only these plans (empty: every plan)
+	// Each receives every plan, in account order then by plan id, as
+	// soon as it and the plans before it have arrived, with the counter
+	// catalog the service serves (learnt from the first target read).
+	// An error stops the read and is returned.
+	Each func(ExportedStored, *Catalog) error
+}
+
+// ExportRead is what ReadExport read besides the plans.
+type ExportRead struct {
+	Missing  []int64                // PlanIDs no account lists
+	Vanished []StoredPlan           // plans deleted while the export read them: left out
+	Refused  []*AccountRefusedError // accounts whose key pair was refused: their plans left out
+	Catalog  *Catalog               // the catalog the service serves; nil when no plan tells it
+	Requests RequestCounts
+}
+
+// ReadExport reads the sources' stored plans through the one door
+// (Runner.ReadStored: a gate bounds the requests in flight and stops
+// after a fatal error or when ctx is done) and hands each to q.Each as
+// the export writes it. The plans of an account whose key pair is refused
+// are left out and the others' read (every account refused is an error).
+// A read stopped by ctx returns what was read and no error: the caller
+// tells the stop by ctx.
+func ReadExport(ctx context.Context, sources []ExportSource, q ExportQuery) (*ExportRead, error) {
+	accounts := make([]Account, len(sources))
+	for i, s := range sources {
+		accounts[i] = s.Account
+	}
+	runner := NewRunner(accounts, nil, RunOptions{Concurrency: q.Concurrency})
+	var (
+		served      *Catalog
+		servedKnown bool
+	)
+	convert := func(sp StoredPlan) error {
+		if !servedKnown {
+			// The first target read tells the catalog (the runner keeps
+			// it); the writers need it for their header.
+			c, err := runner.ServiceCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			served, servedKnown = c, true
+		}
+		s := sources[slices.IndexFunc(sources, func(s ExportSource) bool { return s.Account.Name == sp.Account.Name })]
+		name := s.Account.Name
+		if len(sources) == 1 && name == "default" {
+			name = ""
+		}
+		return q.Each(ExportedStored{Plan: ExportedPlan(sp.Plan, s.Company, name), Account: name, CompanyName: s.Name, Stored: sp.Plan}, served)
+	}
+	stored, err := runner.ReadStored(ctx, StoredQuery{PlanIDs: q.PlanIDs, Each: convert, GoOnWhenRefused: true})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExportRead{}, nil
+		}
+		return nil, err
+	}
+	if !servedKnown {
+		if served, err = runner.ServiceCatalog(ctx); err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+	}
+	return &ExportRead{Missing: stored.Missing, Vanished: stored.Vanished, Refused: stored.Refused, Catalog: served, Requests: runner.Requests()}, nil
+}
