@@ -35,19 +35,21 @@ type StreamedSet struct {
 	cat    *Catalog
 	plans  [][sha256.Size]byte
 	// creates are the accounts the set creates plans in.
-	creates []string
+	creates  []string
+	verified bool
 }
 
 // Len is the number of plans in the set.
 func (s *StreamedSet) Len() int { return len(s.plans) }
 
-// OpenSaved reads a saved change set once through read: the signature must
-// hold for service with keys (Verify) and every value must pass Check
-// against cat. A failed check is a *SavedSetError; the set is returned
-// with it, so that the caller may check again against another catalog
-// (CheckAgain). Any other error stops.
-func OpenSaved(read SavedReader, service string, keys SetKeys, cat *Catalog) (*StreamedSet, error) {
-	s := &StreamedSet{read: read, cat: cat}
+// OpenSaved reads a saved change set once through read, checking every
+// value against cat as Check does and keeping only each plan's digest.
+// The set is returned with the check's error, a *SavedSetError (nil when
+// every value passed), so that the caller may check again against another
+// catalog (CheckAgain); err is any other failure to read it. Its plans are
+// read again only once Verify has held.
+func OpenSaved(read SavedReader, cat *Catalog) (s *StreamedSet, checkErr, err error) {
+	s = &StreamedSet{read: read, cat: cat}
 	var c *setChecker
 	h, err := read(func(h *SavedChangeSet, i int, p *SavedPlan, sum [sha256.Size]byte) error {
 		if c == nil {
@@ -62,17 +64,24 @@ func OpenSaved(read SavedReader, service string, keys SetKeys, cat *Catalog) (*S
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.Header = h
-	if err := h.Verify(service, keys); err != nil {
-		return nil, err
-	}
 	hc := newSetChecker(h, cat)
 	if c != nil {
 		hc.problems = append(hc.problems, c.problems...)
 	}
-	return s, hc.err()
+	return s, hc.err(), nil
+}
+
+// Verify checks the set's signature as SavedChangeSet.Verify does; its
+// plans are read again only once it held.
+func (s *StreamedSet) Verify(service string, keys SetKeys) error {
+	if err := s.Header.Verify(service, keys); err != nil {
+		return err
+	}
+	s.verified = true
+	return nil
 }
 
 // CheckAgain checks every value of the set again against cat, reading it
@@ -95,6 +104,9 @@ func (s *StreamedSet) CheckAgain(cat *Catalog) error {
 // ErrSetChanged, returned before fn sees anything of it. An error of fn
 // stops the reading and is returned as it is.
 func (s *StreamedSet) Plans(fn func(i int, p *SavedPlan) error) error {
+	if !s.verified {
+		return &SavedSetError{Problems: []string{"its signature was not verified"}, err: ErrSetSignature}
+	}
 	c := &setChecker{cat: s.cat, accounts: map[string]bool{}, updated: map[string]bool{}}
 	for _, a := range s.Header.Accounts {
 		c.accounts[a] = true
