@@ -92,7 +92,9 @@ func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProg
 // written. The report keeps one compact result per plan (its targets'
 // outcomes and counts, not the counters themselves, which the set holds).
 // The error is ErrSetChanged (wrapped) when the file changed since it was
-// verified: the plans before it were applied, as the report says.
+// verified, or the error reading it: the plans before were applied, as
+// the report says, and the report's Fatal is that error (the run did not
+// carry the set through).
 func (r *Runner) ApplySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time, show func(*PlanDiff)) (*RunReport, error) {
 	rep := &RunReport{Started: started}
 	var mu sync.Mutex
@@ -141,6 +143,11 @@ func (r *Runner) ApplySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck
 	p.Wait()
 	rep.Plans = slices.DeleteFunc(rep.Plans, func(p *PlanResult) bool { return p == nil })
 	r.finishApply(ctx, rep)
+	if err != nil && rep.Fatal == nil {
+		// The set could not be read to its end: the run did not carry it
+		// through, whatever its plans did.
+		rep.Fatal = err
+	}
 	return rep, err
 }
 
