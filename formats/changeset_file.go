@@ -3,6 +3,8 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -209,6 +211,47 @@ var ErrNotChangeSet = pipeline.ErrNotChangeSet
 // its signature. A workbook without the change set sheet, or JSON that is
 // not a change set, is ErrNotChangeSet.
 func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
+	var plans []pipeline.SavedPlan
+	s, err := scanChangeSet(path, nil, true, func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+		plans = append(plans, *p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Plans = plans
+	return s, nil
+}
+
+// ChangeSetFile is a change set file read again for each pass of its
+// apply (pipeline.OpenSaved): Read is its pipeline.SavedReader. The first
+// Read records the file's size and SHA-256, and checks a sign-off
+// workbook's readable sheet; a later Read of a file of another size or
+// SHA-256 fails with pipeline.ErrSetChanged (and each plan read again is
+// compared with the one verified by pipeline.StreamedSet.Plans, before it
+// is used).
+type ChangeSetFile struct {
+	Path string
+	// Size and SHA256 are the file's, as the first Read found it.
+	Size   int64
+	SHA256 string
+	read   bool
+}
+
+// Read reads the file once, handing each plan to fn as it is read. A JSON
+// change set holds one plan at a time; a sign-off workbook is held by
+// excelize as it is read, and on the first Read its plans are kept to
+// check its readable sheet.
+func (f *ChangeSetFile) Read(fn func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, digest [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
+	return scanChangeSet(f.Path, f, !f.read, fn)
+}
+
+// scanChangeSet reads the change set at path, handing each plan to fn.
+// With f, it computes the file's size and SHA-256 as it reads: the first
+// time they are recorded in f, later they must be f's. With sheet, a
+// sign-off workbook's readable sheet is checked against its plans (kept
+// for that while it is read).
+func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -223,10 +266,30 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 	if st.Size() > maxChangeSetBytes {
 		return nil, fmt.Errorf("%s: %d bytes is more than a change set may hold", path, st.Size())
 	}
-	var (
-		s     *pipeline.SavedChangeSet
-		sheet *excelize.File // the sign-off workbook
-	)
+	changed := func(what string) error {
+		return fmt.Errorf("%s: %w: %s; nothing more was sent. Check who is writing the file, then apply it again",
+			path, pipeline.ErrSetChanged, what)
+	}
+	if f != nil && f.read && st.Size() != f.Size {
+		return nil, changed(fmt.Sprintf("it held %d bytes when it was verified and now holds %d", f.Size, st.Size()))
+	}
+	sum := sha256.New()
+	var n int64
+	done := func() error {
+		if f == nil {
+			return nil
+		}
+		got := hex.EncodeToString(sum.Sum(nil))
+		if !f.read {
+			f.read, f.Size, f.SHA256 = true, n, got
+			return nil
+		}
+		if n != f.Size || got != f.SHA256 {
+			return changed("its SHA-256 is not the one verified")
+		}
+		return nil
+	}
+	var s *pipeline.SavedChangeSet
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		// Read as it is decoded, plan by plan: the file is not held.
@@ -235,10 +298,14 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 			return nil, err
 		}
 		defer fh.Close()
-		s, err = pipeline.DecodeSaved(io.LimitReader(fh, maxChangeSetBytes+1))
-		if err != nil {
+		cr := &countingReader{r: io.TeeReader(io.LimitReader(fh, maxChangeSetBytes+1), sum)}
+		if s, err = pipeline.ScanSaved(cr, fn); err != nil {
 			return nil, savedErr(path, err)
 		}
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return nil, err
+		}
+		n = cr.n
 	case ".xlsx":
 		// Only a workbook that declares the change set sheet is opened with
 		// excelize, within the change set bound: any other workbook (an
@@ -246,33 +313,66 @@ func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
 		if !declaresChangeSetSheet(path) {
 			return nil, ErrNotChangeSet
 		}
-		f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: maxChangeSetBytes, UnzipXMLSizeLimit: maxChangeSetBytes})
+		if f != nil {
+			fh, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			n, err = io.Copy(sum, io.LimitReader(fh, maxChangeSetBytes+1))
+			fh.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		wb, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: maxChangeSetBytes, UnzipXMLSizeLimit: maxChangeSetBytes})
 		if err != nil {
 			return nil, ErrNotChangeSet
 		}
-		defer f.Close()
-		sheet = f
-		if !slices.Contains(f.GetSheetList(), ChangeSetData) {
+		defer wb.Close()
+		if !slices.Contains(wb.GetSheetList(), ChangeSetData) {
 			return nil, ErrNotChangeSet
 		}
-		rows, err := f.Rows(ChangeSetData)
+		rows, err := wb.Rows(ChangeSetData)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer rows.Close()
-		s, err = pipeline.DecodeSaved(&rowsReader{rows: rows})
-		if err != nil {
+		var plans []pipeline.SavedPlan
+		keep := func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, d [sha256.Size]byte) error {
+			if sheet {
+				plans = append(plans, *p)
+			}
+			return fn(h, i, p, d)
+		}
+		if s, err = pipeline.ScanSaved(&rowsReader{rows: rows}, keep); err != nil {
 			return nil, savedErr(path, err)
+		}
+		if sheet {
+			full := *s
+			full.Plans = plans
+			if err := checkSignOffSheet(wb, &full); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
 		}
 	default:
 		return nil, ErrNotChangeSet
 	}
-	if sheet != nil {
-		if err := checkSignOffSheet(sheet, s); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	if err := done(); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // savedErr names the file in a change set's error, keeping ErrNotChangeSet

@@ -33,24 +33,29 @@ type DiffSummary struct {
 func (cs *ChangeSet) Summary() DiffSummary {
 	var s DiffSummary
 	for _, d := range cs.Plans {
-		switch d.Action {
-		case ActionCreate:
-			s.Create++
-		case ActionUpdate:
-			s.Update++
-		case ActionRecreate:
-			s.Recreate++
-		case ActionUnchanged:
-			s.Unchanged++
-		case ActionFailed:
-			s.Failed++
-		}
-		if d.Action.Changes() {
-			s.TargetsToPatch += d.TargetsToPatch()
-			s.CountersToChange += d.CountersToChange()
-		}
+		s.Add(d)
 	}
 	return s
+}
+
+// Add counts one plan's diff into s.
+func (s *DiffSummary) Add(d *PlanDiff) {
+	switch d.Action {
+	case ActionCreate:
+		s.Create++
+	case ActionUpdate:
+		s.Update++
+	case ActionRecreate:
+		s.Recreate++
+	case ActionUnchanged:
+		s.Unchanged++
+	case ActionFailed:
+		s.Failed++
+	}
+	if d.Action.Changes() {
+		s.TargetsToPatch += d.TargetsToPatch()
+		s.CountersToChange += d.CountersToChange()
+	}
 }
 
 // HasChanges reports whether applying would send any write.
@@ -113,7 +118,16 @@ func (cs *ChangeSet) Render(w io.Writer, opts RenderOptions) error {
 		}
 		renderPlan(&b, d, opts)
 	}
-	s := cs.Summary()
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return RenderSummary(w, cs.Summary(), opts)
+}
+
+// RenderSummary writes the closing lines of Render for a change set
+// counted in s.
+func RenderSummary(w io.Writer, s DiffSummary, opts RenderOptions) error {
+	var b strings.Builder
 	if !opts.Unchanged && s.Unchanged > 0 {
 		fmt.Fprintf(&b, "(%d unchanged plans not listed)\n", s.Unchanged)
 	}

@@ -54,6 +54,17 @@ type TargetResult struct {
 	// were then applied.
 	Patched bool
 	Err     error
+	// Changed counts Diff.Changes when a saved change set's run dropped
+	// them once the target was written (the set holds them).
+	Changed int
+}
+
+// changeCount is the number of counter changes of the target.
+func (t *TargetResult) changeCount() int {
+	if t.Diff.Changes != nil {
+		return len(t.Diff.Changes)
+	}
+	return t.Changed
 }
 
 // RecalcResult is one scorecard's recalculation.
@@ -119,9 +130,9 @@ func (r *RunReport) Summary() RunSummary {
 		// A dry run counts what would be patched.
 		would := p.Outcome == OutcomeWouldCreate || p.Outcome == OutcomeWouldUpdate || p.Outcome == OutcomeWouldRecreate
 		for _, t := range p.Targets {
-			if t.Patched || (would && len(t.Diff.Changes) > 0) {
+			if t.Patched || (would && t.changeCount() > 0) {
 				s.TargetsPatched++
-				s.CountersChanged += len(t.Diff.Changes)
+				s.CountersChanged += t.changeCount()
 			}
 		}
 	}
@@ -242,7 +253,7 @@ func (r *RunReport) Rows() []RowResult {
 			row.Outcome, row.Error = rowOutcome(p, tr, planErr)
 			if tr != nil && (tr.Patched || r.DryRun) {
 				row.Changes = tr.Diff.Changes
-				row.Changed = len(tr.Diff.Changes)
+				row.Changed = tr.changeCount()
 			}
 			if tr != nil {
 				row.Held = tr.Diff.Held
@@ -297,7 +308,7 @@ func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, strin
 	case OutcomeWouldCreate, OutcomeWouldRecreate:
 		return p.Outcome, ""
 	case OutcomeWouldUpdate:
-		if tr != nil && len(tr.Diff.Changes) > 0 || !p.Diff.Meta.IsZero() {
+		if tr != nil && tr.changeCount() > 0 || !p.Diff.Meta.IsZero() {
 			return OutcomeWouldUpdate, ""
 		}
 		return OutcomeUnchanged, ""

@@ -4,16 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/sourcegraph/conc/pool"
 )
 
 // SavedSetSchema names the shape of a saved change set. Version 1 sets
@@ -219,6 +217,24 @@ func ParseSaved(b []byte) (*SavedChangeSet, error) {
 // as it is read: nothing but the decoded set is held. It checks the set's
 // shape; Check validates its values and Verify its signature.
 func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
+	var plans []SavedPlan
+	s, err := ScanSaved(r, func(_ *SavedChangeSet, _ int, p *SavedPlan, _ [sha256.Size]byte) error {
+		plans = append(plans, *p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Plans = plans
+	return s, nil
+}
+
+// ScanSaved reads a saved change set from r as DecodeSaved does, but
+// hands each plan to fn as it is read, with the header read so far and
+// the plan's digest, and keeps none: the set it returns has no plans. The
+// service, accounts and keys come before the plans, as EncodeSaved writes
+// them.
+func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, digest [sha256.Size]byte) error) (*SavedChangeSet, error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	dec.DisallowUnknownFields()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -268,9 +284,19 @@ func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
 		case "signature":
 			err = dec.Decode(&s.Signature)
 		case "plans":
-			err = decodeSavedPlans(dec, &s, d)
+			for _, k := range []string{"service", "accounts", "keys"} {
+				if !seen[k] && err == nil {
+					err = fmt.Errorf("%q comes before %q", key, k)
+				}
+			}
+			if err == nil {
+				err = decodeSavedPlans(dec, &s, d, fn)
+			}
 		default:
 			err = fmt.Errorf("unknown field %q", key)
+		}
+		if stop := (*scanStop)(nil); errors.As(err, &stop) {
+			return nil, stop.err
 		}
 		if err != nil {
 			return nil, damaged(err)
@@ -297,9 +323,9 @@ func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
 	return &s, nil
 }
 
-// decodeSavedPlans reads the plans array, one plan at a time, into s and
-// the digest.
-func decodeSavedPlans(dec *json.Decoder, s *SavedChangeSet, d *setDigest) error {
+// decodeSavedPlans reads the plans array, one plan at a time, into the
+// digest and fn.
+func decodeSavedPlans(dec *json.Decoder, s *SavedChangeSet, d *setDigest, fn func(*SavedChangeSet, int, *SavedPlan, [sha256.Size]byte) error) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -310,19 +336,28 @@ func decodeSavedPlans(dec *json.Decoder, s *SavedChangeSet, d *setDigest) error 
 	if tok != json.Delim('[') {
 		return errors.New("plans is not a list")
 	}
-	for dec.More() {
-		var p SavedPlan
-		if err := dec.Decode(&p); err != nil {
+	for i := 0; dec.More(); i++ {
+		p := new(SavedPlan)
+		if err := dec.Decode(p); err != nil {
 			return err
 		}
-		if err := d.plan(&p); err != nil {
+		sum, err := d.plan(p)
+		if err != nil {
 			return err
 		}
-		s.Plans = append(s.Plans, p)
+		if err := fn(s, i, p, sum); err != nil {
+			return &scanStop{err}
+		}
 	}
 	_, err = dec.Token()
 	return err
 }
+
+// scanStop carries the error of ScanSaved's fn out of the decoding, as it
+// is: it does not say the set is damaged.
+type scanStop struct{ err error }
+
+func (e *scanStop) Error() string { return e.err.Error() }
 
 // Drift is one difference between a saved change set and the service now.
 type Drift struct {
@@ -410,61 +445,6 @@ func parseA1(ref string) (col, row int, ok bool) {
 	return col, row, true
 }
 
-// PlanSaved checks a saved change set against the service and turns it
-// into a ChangeSet to Apply. It reads every plan the set updates and lists
-// the accounts it creates plans in; any target no longer holding the
-// recorded service value, any field changed, and any plan to create that
-// now exists is a Drift, and then nothing should be applied. The error is
-// not nil only when the run must stop.
-//
-// prog is what earlier runs of the set wrote (nil or zero: none). When an
-// earlier run wrote part of it, a counter or field the service already
-// holds at the set's new value is applied and left out, a plan the set's
-// earlier run created is completed rather than created again, and the rest
-// is checked for drift as before.
-func (r *Runner) PlanSaved(ctx context.Context, s *SavedChangeSet, prog *SavedProgress) (*ChangeSet, []Drift, error) {
-	cs := &ChangeSet{Plans: make([]*PlanDiff, len(s.Plans))}
-	var (
-		mu     sync.Mutex
-		drifts []Drift
-		lists  = map[string][]Plan{}
-	)
-	drift := func(d Drift) {
-		mu.Lock()
-		drifts = append(drifts, d)
-		mu.Unlock()
-	}
-	for _, sp := range s.Plans {
-		if r.account(sp.Account) == nil {
-			return nil, nil, &SavedSetError{Problems: []string{fmt.Sprintf("the change set writes to account %s, which is not configured", sp.Account)}}
-		}
-		if sp.Action == ActionCreate {
-			if _, ok := lists[sp.Account]; !ok {
-				l, err := r.account(sp.Account).ListPlans(ctx)
-				if err != nil {
-					return nil, nil, fmt.Errorf("listing the plans of account %s: %w", sp.Account, err)
-				}
-				lists[sp.Account] = l
-			}
-		}
-	}
-	p := pool.New().WithMaxGoroutines(r.opts.concurrency()).WithErrors()
-	for i, sp := range s.Plans {
-		p.Go(func() error {
-			d, err := r.planSaved(ctx, sp, lists[sp.Account], prog, drift)
-			cs.Plans[i] = d
-			return err
-		})
-	}
-	if err := p.Wait(); err != nil {
-		return nil, nil, err
-	}
-	if err := r.gate.stopErr(ctx); err != nil {
-		return nil, nil, err
-	}
-	return cs, drifts, nil
-}
-
 // SavedProgress is what earlier runs of a change set wrote: the runs
 // that recorded a write, and the plans their creates made.
 type SavedProgress struct {
@@ -495,6 +475,17 @@ func (p *SavedProgress) created(account string, id int64) bool {
 	return false
 }
 
+// planSaved turns one plan of a saved change set into the PlanDiff to
+// apply, checking it against the service: any target no longer holding
+// the recorded service value, any field changed, and a plan to create that
+// now exists (list: its account's plans before the run) is a Drift, handed
+// to drift. The error is not nil only when the run must stop.
+//
+// prog is what earlier runs of the set wrote (nil or zero: none). When an
+// earlier run wrote part of it, a counter or field the service already
+// holds at the set's new value is applied and left out, a plan the set's
+// earlier run created is completed rather than created again, and the rest
+// is checked for drift as before.
 func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog *SavedProgress, drift func(Drift)) (*PlanDiff, error) {
 	in := &InputPlan{}
 	for _, st := range sp.Targets {
@@ -663,34 +654,4 @@ func ParseFinancialYearText(s string) (FinancialYear, error) {
 		return 0, fmt.Errorf("financial year %q is not like 2026/27", s)
 	}
 	return FinancialYear(y), nil
-}
-
-// SavedNotApplied is the report of a saved change set whose run stopped
-// before it was checked against the service (interrupted during the drift
-// check): every plan of s, not applied for the stop's cause, and nothing
-// sent.
-func (r *Runner) SavedNotApplied(ctx context.Context, s *SavedChangeSet, started time.Time) *RunReport {
-	rep := &RunReport{Started: started}
-	cause := r.gate.stopErr(ctx)
-	if cause == nil {
-		cause = ErrStopped
-	}
-	for _, sp := range s.Plans {
-		in := &InputPlan{PlanID: sp.PlanID}
-		var id int64
-		if n, _ := fmt.Sscanf(sp.Title, "plan %d %q", &id, &in.Name); n != 2 || id != sp.PlanID {
-			in.Name = "" // the stored name, as Title shows it (the set keeps no other)
-		}
-		if sp.Create != nil {
-			in.Name, in.StartDate, in.EndDate = sp.Create.Name, sp.Create.StartDate, sp.Create.EndDate
-		}
-		d := Failed(in, "not compared: "+cause.Error())
-		d.Account = sp.Account
-		rep.Plans = append(rep.Plans, &PlanResult{Diff: d, PlanID: sp.PlanID, Outcome: OutcomeNotApplied, Err: cause})
-	}
-	rep.Requests = r.gate.snapshot()
-	rep.Fatal = r.gate.Fatal()
-	rep.Interrupted = ctx.Err() != nil
-	rep.Finished = r.opts.now()
-	return rep
 }

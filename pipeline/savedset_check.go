@@ -23,19 +23,47 @@ const maxSavedText = 4096
 // counters' names share the catalog's strings. The error is a
 // *SavedSetError listing what is wrong, by plan.
 func (s *SavedChangeSet) Check(cat *Catalog) error {
-	var problems []string
-	bad := func(where, format string, a ...any) {
-		if len(problems) < 200 {
-			problems = append(problems, where+": "+fmt.Sprintf(format, a...))
-		}
+	c := newSetChecker(s, cat)
+	for i := range s.Plans {
+		c.plan(i, &s.Plans[i])
 	}
+	return c.err()
+}
+
+// setChecker checks a change set's values as Check does, its header
+// first, then one plan at a time (a set read in passes holds no more).
+// What it keeps across plans is the accounts and the plans updated.
+type setChecker struct {
+	cat      *Catalog
+	problems []string
+	accounts map[string]bool
+	updated  map[string]bool
+}
+
+func (c *setChecker) bad(where, format string, a ...any) {
+	if len(c.problems) < 200 {
+		c.problems = append(c.problems, where+": "+fmt.Sprintf(format, a...))
+	}
+}
+
+func (c *setChecker) err() error {
+	if len(c.problems) > 0 {
+		return &SavedSetError{Problems: c.problems}
+	}
+	return nil
+}
+
+// newSetChecker checks the header of s.
+func newSetChecker(s *SavedChangeSet, cat *Catalog) *setChecker {
+	c := &setChecker{cat: cat, accounts: map[string]bool{}, updated: map[string]bool{}}
+	bad := c.bad
 	if s.Created.IsZero() {
 		bad("the change set", "it gives no creation time")
 	}
 	if strings.TrimSpace(s.Service) == "" {
 		bad("the change set", "it names no service")
 	}
-	accounts := map[string]bool{}
+	accounts := c.accounts
 	for i, a := range s.Accounts {
 		if err := checkSavedText(a, MaxIdentifierLen, false); err != nil || a == "" {
 			bad("the change set", "account %q: not an account name", Excerpt(a))
@@ -56,9 +84,14 @@ func (s *SavedChangeSet) Check(cat *Catalog) error {
 			bad("the change set", "input file %q: %v", Excerpt(f.Path), err)
 		}
 	}
-	updated := map[string]bool{}
-	for i := range s.Plans {
-		p := &s.Plans[i]
+	return c
+}
+
+// plan checks plan i of the set, and makes its counters' names share the
+// catalog's strings.
+func (c *setChecker) plan(i int, p *SavedPlan) {
+	bad, accounts, updated, cat := c.bad, c.accounts, c.updated, c.cat
+	{
 		where := fmt.Sprintf("plan %d of the set", i+1)
 		if err := checkSavedText(p.Title, maxSavedText, false); err != nil {
 			bad(where, "title: %v", err)
@@ -186,10 +219,6 @@ func (s *SavedChangeSet) Check(cat *Catalog) error {
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return &SavedSetError{Problems: problems}
-	}
-	return nil
 }
 
 // checkSavedCounter checks a counter value as a workbook cell is checked:

@@ -90,16 +90,17 @@ type setDigest struct {
 
 func newSetDigest() *setDigest { return &setDigest{plans: sha256.New()} }
 
-// plan adds one plan, as JSON, to the digest.
-func (d *setDigest) plan(p *SavedPlan) error {
+// plan adds one plan, as JSON, to the digest, and returns the plan's own
+// digest (the SHA-256 of that JSON).
+func (d *setDigest) plan(p *SavedPlan) ([sha256.Size]byte, error) {
 	b, err := json.Marshal(p)
 	if err != nil {
-		return err
+		return [sha256.Size]byte{}, err
 	}
 	d.plans.Write(b)
 	d.plans.Write([]byte{'\n'})
 	d.n++
-	return nil
+	return sha256.Sum256(b), nil
 }
 
 // sum returns the content digest of a set with header h.
@@ -125,7 +126,7 @@ func (s *SavedChangeSet) header() savedHeader {
 func (s *SavedChangeSet) contentDigest() ([]byte, error) {
 	d := newSetDigest()
 	for i := range s.Plans {
-		if err := d.plan(&s.Plans[i]); err != nil {
+		if _, err := d.plan(&s.Plans[i]); err != nil {
 			return nil, err
 		}
 	}

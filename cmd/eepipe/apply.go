@@ -656,13 +656,16 @@ func stopCause(err error, r *pipeline.Runner) error {
 // stdout: a summary per plan (its fields, and its counters counted), and
 // with -v every counter, old -> new. A summary that leaves counters out
 // says where they are.
+// countersHint ends a brief change set: where its counters are.
+const countersHint = "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."
+
 func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
 	brief := !f.Verbose && !opts.Counters
 	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if brief && cs.HasChanges() {
-		if _, err := fmt.Fprintln(f.IO.Out, "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."); err != nil {
+		if _, err := fmt.Fprintln(f.IO.Out, countersHint); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 	}

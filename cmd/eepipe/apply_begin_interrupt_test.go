@@ -102,8 +102,8 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 }
 
 // TestApplySavedInterruptedBeforeRunRecorded: a saved change set whose
-// run is interrupted after its drift check passed (as its changes are
-// shown on the terminal) and before the run is recorded exits 3 and still
+// run is interrupted after its drift check passed (as the terminal is told
+// so) and before the run is recorded exits 3 and still
 // writes its --report: interrupted, nothing applied, nothing sent.
 func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
@@ -121,7 +121,7 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stderr := &cancelOnWrite{mark: `"Pipelined 01"`, cancel: cancel}
+	stderr := &cancelOnWrite{mark: "passed the drift check", cancel: cancel}
 	var out bytes.Buffer
 	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: stderr, ErrTTY: true}, Now: time.Now, Getenv: e.getenv}
 	report := filepath.Join(e.dir, "run.json")

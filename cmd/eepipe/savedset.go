@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,34 +67,50 @@ func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pip
 // runApplySaved applies a saved change set exactly, or nothing: the
 // signature must hold, the set must not have been applied before, and
 // every target must still hold the service value it was computed against.
+// The set is read in passes, each holding one plan at a time per worker
+// (README "Saved change sets", "Memory"): one to verify and check it, one
+// for the drift check, one to write; a file that changes between them
+// stops the run (exit 3).
 func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store, path string,
 	started time.Time, accountsOut *[]pipeline.Account, clientsOut *[]*apiclient.Client, repOut **pipeline.RunReport) error {
 	log := f.Logger()
-	s, err := formats.ReadChangeSet(path)
-	if err != nil {
-		return exitf(ExitInvalid, "%v", err)
-	}
 	if opts.State.Output != "" {
 		return exitf(ExitInvalid, "%s is a saved change set: -o writes a change set computed from workbooks", path)
 	}
+	cat := pipeline.DefaultCatalog()
+	if f.CatalogPath != "" {
+		var err error
+		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+	}
+	file := &formats.ChangeSetFile{Path: path}
+	set, checkErr, err := pipeline.OpenSaved(file.Read, cat)
+	if err != nil {
+		return exitf(ExitInvalid, "%v", err)
+	}
+	s := set.Header
 	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
 		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
 	}
 	// Bound to the accounts' companies and key pairs, signed with them,
 	// every value as a workbook cell's: else refused before anything is
 	// sent (docs/apply-and-state.md, "Saved change sets").
-	if err := s.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
+	if err := set.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
 		return exitf(ExitInvalid, "%s: %v", path, err)
 	}
-	cat := pipeline.DefaultCatalog()
-	if f.CatalogPath != "" {
-		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
-			return exitf(ExitInvalid, "%v", err)
-		}
-	}
-	checkErr := s.Check(cat)
 	if checkErr != nil && f.CatalogPath != "" {
 		return exitf(ExitInvalid, "%s: %v", path, checkErr)
+	}
+	// setErr turns an error of a pass over the file into the command's.
+	setErr := func(err error) error {
+		if errors.Is(err, pipeline.ErrSetChanged) {
+			return exitf(ExitFatal, "%v", err)
+		}
+		if se := new(pipeline.SavedSetError); errors.As(err, &se) {
+			return exitf(ExitInvalid, "%s: %v", path, err)
+		}
+		return nil
 	}
 	var prog pipeline.SavedProgress
 	if st != nil {
@@ -126,7 +143,10 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		// Counters the built-in catalog lacks: the service's catalog may
 		// have them, as for a workbook.
 		if served, _ := runner.ServiceCatalog(ctx); served != nil && !served.Equal(cat) {
-			checkErr = s.Check(served)
+			checkErr = set.CheckAgain(served)
+			if e := setErr(checkErr); e != nil {
+				return e
+			}
 		}
 		if checkErr != nil {
 			return exitf(ExitInvalid, "%s: %v", path, checkErr)
@@ -166,18 +186,20 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 			log.Info("resuming a change set applied in part", zap.Int64s("earlier_runs", prog.Runs))
 		}
 	}
-	cs, drifts, err := runner.PlanSaved(ctx, s, &prog)
+	// The drift check: the set read again, every plan compared with the
+	// service; nothing is written unless none drifted.
+	chk, err := runner.CheckSaved(ctx, set, &prog)
 	if err != nil {
 		if ee := new(ExitError); errors.As(err, &ee) {
 			return err
 		}
-		if se := new(pipeline.SavedSetError); errors.As(err, &se) {
-			return exitf(ExitInvalid, "%s: %v", path, err)
+		if e := setErr(err); e != nil {
+			return e
 		}
 		if ctx.Err() != nil {
 			// Interrupted during the check: nothing was sent; the run
 			// report says so, as any interrupted run's.
-			rep := runner.SavedNotApplied(ctx, s, started)
+			rep := runner.SavedNotApplied(ctx, set, started)
 			*repOut = rep
 			if opts.Report != "" {
 				if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
@@ -187,12 +209,15 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		}
 		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
 	}
-	if len(drifts) > 0 {
+	if chk.Total > 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "the service changed since the change set %s was computed (%s); nothing was sent. What drifted:\n",
 			path, s.Created.Format("2006-01-02 15:04 UTC"))
-		for _, d := range drifts {
+		for _, d := range chk.Drifts {
 			fmt.Fprintf(&b, "  %s\n", d)
+		}
+		if more := chk.Total - len(chk.Drifts); more > 0 {
+			fmt.Fprintf(&b, "  and %s\n", pipeline.Plural(more, "more drift"))
 		}
 		b.WriteString("Compute a new change set with eepipe diff -o and have it signed off again.")
 		return exitf(ExitDiff, "%s", b.String())
@@ -200,26 +225,38 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	if opts.DryRun {
 		// diff changes.json, apply --dry-run changes.json: what it would
 		// write, nothing sent, nothing recorded.
-		if err := renderChangeSet(f, cs, opts); err != nil {
-			return err
+		rep, sum, err := runner.DryRunSaved(ctx, set, chk, &prog, started, f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: !f.Verbose && !opts.Counters})
+		if err != nil {
+			if e := setErr(err); e != nil {
+				return e
+			}
+			return exitf(ExitFatal, "%v", stopCause(err, runner))
 		}
-		rep := runner.DryRun(cs, started)
 		*repOut = rep
 		if opts.Report != "" {
 			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
 				return err
 			}
 		}
-		if cs.HasChanges() {
+		if sum.Create+sum.Update+sum.Recreate > 0 {
+			if !f.Verbose && !opts.Counters {
+				fmt.Fprintln(f.IO.Out, countersHint)
+			}
 			return silentExit(ExitDiff)
 		}
 		return nil
 	}
+	var show func(*pipeline.PlanDiff)
 	if !opts.Quiet && f.IO.ErrTTY {
-		cs.Render(f.IO.ErrOut, pipeline.RenderOptions{MaxCounters: 12})
+		// Each plan is shown as it is written: the set is not held whole.
+		fmt.Fprintf(f.IO.ErrOut, "The change set passed the drift check: %s of %d to write.\n", pipeline.Plural(chk.Changes, "plan"), set.Len())
+		show = func(d *pipeline.PlanDiff) {
+			pipeline.RenderPlan(f.IO.ErrOut, d, pipeline.RenderOptions{MaxCounters: 12})
+		}
 	}
 	if st != nil {
-		runID, err := beginRun(ctx, st, journal, cfg, cs.RecordedAccounts(), []pipeline.InputFile{{Path: path, SHA256: fileSHA256(path)}}, s.Signature, started)
+		accts := slices.Sorted(slices.Values(s.Accounts))
+		runID, err := beginRun(ctx, st, journal, cfg, accts, []pipeline.InputFile{{Path: path, SHA256: file.SHA256}}, s.Signature, started)
 		switch {
 		case err == nil:
 			defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
@@ -230,7 +267,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		// nothing (it is stopped) and its report says so, as any
 		// interrupted run's.
 	}
-	rep := runner.Apply(ctx, cs, started)
+	rep, changedErr := runner.ApplySaved(ctx, set, chk, &prog, started, show)
 	*repOut = rep
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -243,6 +280,11 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		return err
 	}
 	switch {
+	case changedErr != nil:
+		if e := setErr(changedErr); e != nil {
+			return e
+		}
+		return exitf(ExitFatal, "%v", changedErr)
 	case timedOut(ctx):
 		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
 	case rep.Fatal != nil, rep.Interrupted:
