@@ -390,48 +390,99 @@ func (v *asmRowValues) give(col, value string) {
 
 // Add validates one record and files it under its plan. It keeps nothing
 // of rec.Cells nor rec.Fixed (they may be reused for the next record), only the values
-// and origins it reads from it.
+// and origins it reads from it. Its steps: the plan columns' values
+// (readPlanID, readPlanTexts, readDates, readSector, readScorecard), the
+// year and target type (readYear, readTargetType, requireYearAndType), the
+// counters, the plan key (planKey), the plan's fields (mergePlanFields)
+// and the target (addTarget).
 func (a *Assembler) Add(rec Record) {
 	if a.bound != nil && len(a.problems)-a.admitted > 4096 {
 		a.compact()
 	}
 	var v asmRowValues
-	cell := func(col string) (Cell, bool) {
-		return rec.Cell(col)
-	}
-	errAt := func(c Cell, col, format string, args ...any) {
-		o := c.Origin
-		if o.File == "" {
-			o = rec.Origin
-		}
-		if o.Header == "" {
-			o.Header = col
-		}
-		a.errorf(o, asmCellText(c), format, args...)
-	}
+	a.readPlanID(&rec, &v)
+	a.readPlanTexts(&rec, &v)
+	a.readDates(&rec, &v)
+	a.readSector(&rec, &v)
+	a.readScorecard(&rec, &v)
+	yearPlace, fyPlace := a.readYear(&rec, &v)
+	a.readTargetType(&rec, &v)
+	a.requireYearAndType(&rec, &v)
 
-	if c, ok := cell(ColPlanID); ok {
-		n, set, err := IntegerValue(c)
-		switch {
-		case err != nil:
-			errAt(c, ColPlanID, "plan_id must be the whole-number id of an existing plan: %v", err)
-			v.planIDBad = true
-		case set && n <= 0:
-			errAt(c, ColPlanID, "plan_id must be a positive whole number")
-			v.planIDBad = true
-		case set:
-			v.planID = n
-			v.give(ColPlanID, strconv.FormatInt(n, 10))
-		}
+	counters, cells, columns := a.counters(rec)
+
+	key, ok := a.planKey(&rec, &v)
+	if !ok {
+		a.unplace(rec.Origin)
+		return
 	}
+	acc := a.planFor(key, &rec)
+	a.mergePlanFields(acc, &rec, &v)
+	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
+		return
+	}
+	t := &InputTarget{
+		Origin:        asmKeep(rec.Origin),
+		YearNumber:    v.yearNumber,
+		FinancialYear: v.fy,
+		TargetType:    v.targetType,
+		Counters:      counters,
+		Cells:         cells,
+		Columns:       columns,
+	}
+	if acc.targets == nil {
+		// A plan's usual rows: five years of two target types.
+		acc.targets = make([]*InputTarget, 0, 2*5)
+	}
+	acc.targets = append(acc.targets, t)
+	a.keepYears(t, yearPlace, fyPlace)
+}
+
+// cellError reports an error at cell c of column col of rec: at the
+// record's place when the cell has none, under the column's name when the
+// cell has no header.
+func (a *Assembler) cellError(rec *Record, c Cell, col, format string, args ...any) {
+	o := c.Origin
+	if o.File == "" {
+		o = rec.Origin
+	}
+	if o.Header == "" {
+		o.Header = col
+	}
+	a.errorf(o, asmCellText(c), format, args...)
+}
+
+// readPlanID reads the record's plan_id.
+func (a *Assembler) readPlanID(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColPlanID)
+	if !ok {
+		return
+	}
+	n, set, err := IntegerValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColPlanID, "plan_id must be the whole-number id of an existing plan: %v", err)
+		v.planIDBad = true
+	case set && n <= 0:
+		a.cellError(rec, c, ColPlanID, "plan_id must be a positive whole number")
+		v.planIDBad = true
+	case set:
+		v.planID = n
+		v.give(ColPlanID, strconv.FormatInt(n, 10))
+	}
+}
+
+// readPlanTexts reads the record's account, company identifiers and plan
+// name.
+func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
 	for _, col := range []string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
-		c, ok := cell(col)
+		c, ok := rec.Cell(col)
 		if !ok {
 			continue
 		}
 		s, set, err := TextValue(c)
 		if err != nil {
-			errAt(c, col, "%s: %v", col, err)
+			a.cellError(rec, c, col, "%s: %v", col, err)
 			if col == ColPlanName {
 				v.nameBad = true
 			}
@@ -454,7 +505,7 @@ func (a *Assembler) Add(rec Record) {
 		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
 			// The value is still read, so that the row's other checks
 			// speak of it; the error keeps it from being sent.
-			errAt(c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
+			a.cellError(rec, c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
 		}
 		v.give(col, s)
 		if c.Kind == CellNumber {
@@ -473,8 +524,12 @@ func (a *Assembler) Add(rec Record) {
 			v.name = s
 		}
 	}
+}
+
+// readDates reads the record's start_date and end_date.
+func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 	for k, col := range []string{ColStartDate, ColEndDate} {
-		c, ok := cell(col)
+		c, ok := rec.Cell(col)
 		if !ok {
 			continue
 		}
@@ -491,7 +546,7 @@ func (a *Assembler) Add(rec Record) {
 		}
 		d, set, err := DateValue(c)
 		if err != nil {
-			errAt(c, col, "%s: %v", col, err)
+			a.cellError(rec, c, col, "%s: %v", col, err)
 			if col == ColStartDate {
 				v.startBad = true
 			} else {
@@ -513,116 +568,144 @@ func (a *Assembler) Add(rec Record) {
 			v.end = d
 		}
 	}
-	if c, ok := cell(ColSector); ok {
-		s, set, err := TextValue(c)
-		switch {
-		case err != nil:
-			errAt(c, ColSector, "sector: %v", err)
-		case set:
-			if exact, sugg, found := NormalizeSector(s); found {
-				v.sector = exact
-				v.give(ColSector, exact)
-			} else {
-				errAt(c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
-				a.problems[len(a.problems)-1].Suggestions = sugg
-			}
+}
+
+// readSector reads the record's sector, one of the 18 sector values.
+func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColSector)
+	if !ok {
+		return
+	}
+	s, set, err := TextValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColSector, "sector: %v", err)
+	case set:
+		if exact, sugg, found := NormalizeSector(s); found {
+			v.sector = exact
+			v.give(ColSector, exact)
+		} else {
+			a.cellError(rec, c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
+			a.problems[len(a.problems)-1].Suggestions = sugg
 		}
 	}
-	if c, ok := cell(ColScorecardID); ok {
-		s, set, err := TextValue(c)
-		switch {
-		case err != nil:
-			errAt(c, ColScorecardID, "scorecard_id: %v", err)
-		case set && !strings.HasPrefix(s, "scorecard_"):
-			errAt(c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
-		case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
-			errAt(c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
-		case set:
-			v.scorecard = s
-			v.give(ColScorecardID, s)
-		}
+}
+
+// readScorecard reads the record's scorecard_id.
+func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColScorecardID)
+	if !ok {
+		return
 	}
-	var yearPlace, fyPlace asmPlace
-	if c, ok := cell(ColYearNumber); ok && !asmIsBlank(c) {
+	s, set, err := TextValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColScorecardID, "scorecard_id: %v", err)
+	case set && !strings.HasPrefix(s, "scorecard_"):
+		a.cellError(rec, c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
+	case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
+		a.cellError(rec, c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
+	case set:
+		v.scorecard = s
+		v.give(ColScorecardID, s)
+	}
+}
+
+// readYear reads the record's year_number and financial_year and returns
+// the places of their cells.
+func (a *Assembler) readYear(rec *Record, v *asmRowValues) (yearPlace, fyPlace asmPlace) {
+	if c, ok := rec.Cell(ColYearNumber); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		yearPlace = a.place(asmOriginOf(c, rec, ColYearNumber), rec.Origin.Row, asmCellText(c))
+		yearPlace = a.place(asmOriginOf(c, *rec, ColYearNumber), rec.Origin.Row, asmCellText(c))
 		n, _, err := IntegerValue(c)
 		switch {
 		case err != nil:
-			errAt(c, ColYearNumber, "year_number: %v; write 1 for the plan's first financial year, 2 for the second, and so on", err)
+			a.cellError(rec, c, ColYearNumber, "year_number: %v; write 1 for the plan's first financial year, 2 for the second, and so on", err)
 		case n < 1 || n > 100:
-			errAt(c, ColYearNumber, "year_number must be 1 or more (1 is the plan's first financial year)")
+			a.cellError(rec, c, ColYearNumber, "year_number must be 1 or more (1 is the plan's first financial year)")
 		default:
 			v.yearNumber = int(n)
 		}
 	}
-	if c, ok := cell(ColFinancialYear); ok && !asmIsBlank(c) {
+	if c, ok := rec.Cell(ColFinancialYear); ok && !asmIsBlank(c) {
 		v.yearGiven = true
-		fyPlace = a.place(asmOriginOf(c, rec, ColFinancialYear), rec.Origin.Row, asmCellText(c))
+		fyPlace = a.place(asmOriginOf(c, *rec, ColFinancialYear), rec.Origin.Row, asmCellText(c))
 		fy, _, err := FinancialYearValue(c)
 		if err != nil {
-			errAt(c, ColFinancialYear, "financial_year: %v", err)
+			a.cellError(rec, c, ColFinancialYear, "financial_year: %v", err)
 		} else {
 			v.fy = fy
 		}
 	}
-	if c, ok := cell(ColTargetType); ok && !asmIsBlank(c) {
-		v.typeGiven = true
-		s, _, err := TextValue(c)
-		if err != nil {
-			errAt(c, ColTargetType, "target_type: %v", err)
-		} else if exact, sugg, found := NormalizeTargetType(s); found {
-			v.targetType = exact
-		} else {
-			errAt(c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
-			a.problems[len(a.problems)-1].Suggestions = sugg
-		}
+	return yearPlace, fyPlace
+}
+
+// readTargetType reads the record's target_type.
+func (a *Assembler) readTargetType(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColTargetType)
+	if !ok || asmIsBlank(c) {
+		return
 	}
+	v.typeGiven = true
+	s, _, err := TextValue(c)
+	if err != nil {
+		a.cellError(rec, c, ColTargetType, "target_type: %v", err)
+	} else if exact, sugg, found := NormalizeTargetType(s); found {
+		v.targetType = exact
+	} else {
+		a.cellError(rec, c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
+		a.problems[len(a.problems)-1].Suggestions = sugg
+	}
+}
+
+// requireYearAndType reports a record without a target type or a year.
+func (a *Assembler) requireYearAndType(rec *Record, v *asmRowValues) {
 	if !v.typeGiven {
 		o := rec.Origin
-		if c, ok := cell(ColTargetType); ok {
-			o = asmOriginOf(c, rec, ColTargetType)
+		if c, ok := rec.Cell(ColTargetType); ok {
+			o = asmOriginOf(c, *rec, ColTargetType)
 		}
 		a.errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
 	}
 	if !v.yearGiven {
 		o := rec.Origin
-		if c, ok := cell(ColYearNumber); ok {
-			o = asmOriginOf(c, rec, ColYearNumber)
-		} else if c, ok := cell(ColFinancialYear); ok {
-			o = asmOriginOf(c, rec, ColFinancialYear)
+		if c, ok := rec.Cell(ColYearNumber); ok {
+			o = asmOriginOf(c, *rec, ColYearNumber)
+		} else if c, ok := rec.Cell(ColFinancialYear); ok {
+			o = asmOriginOf(c, *rec, ColFinancialYear)
 		}
 		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
 	}
+}
 
-	counters, cells, columns := a.counters(rec)
-
-	// The plan key.
-	var key PlanKey
+// planKey returns the key of the record's plan: its plan_id, else its
+// account, company, name and start date. It reports false when the key
+// has an error (the record then belongs to no plan).
+func (a *Assembler) planKey(rec *Record, v *asmRowValues) (PlanKey, bool) {
 	switch {
 	case v.planIDBad:
-		a.unplace(rec.Origin)
-		return
+		return PlanKey{}, false
 	case v.planID != 0:
-		key = PlanKey{PlanID: v.planID}
+		return PlanKey{PlanID: v.planID}, true
 	case v.nameBad:
-		a.unplace(rec.Origin)
-		return
+		return PlanKey{}, false
 	case v.name == "":
 		o := rec.Origin
-		if c, ok := cell(ColPlanName); ok {
-			o = asmOriginOf(c, rec, ColPlanName)
+		if c, ok := rec.Cell(ColPlanName); ok {
+			o = asmOriginOf(c, *rec, ColPlanName)
 		}
 		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
-		a.unplace(rec.Origin)
-		return
+		return PlanKey{}, false
 	case v.startBad:
-		a.unplace(rec.Origin)
-		return
+		return PlanKey{}, false
 	default:
-		key = PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}
+		return PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}, true
 	}
+}
 
+// planFor returns the plan filed under key, starting it at rec when it is
+// the first of its rows.
+func (a *Assembler) planFor(key PlanKey, rec *Record) *asmPlan {
 	kb := a.planIndexKey(key)
 	acc := a.byKey[string(kb)]
 	if acc == nil {
@@ -630,6 +713,12 @@ func (a *Assembler) Add(rec Record) {
 		a.byKey[string(kb)] = acc
 		a.plans = append(a.plans, acc)
 	}
+	return acc
+}
+
+// mergePlanFields gives the plan the plan columns the record states,
+// reporting a value that disagrees with an earlier row of the plan.
+func (a *Assembler) mergePlanFields(acc *asmPlan, rec *Record, v *asmRowValues) {
 	acc.endBad = acc.endBad || v.endBad
 	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
 		acc.plan.CompanyCell = asmKeep(v.companyAt)
@@ -642,64 +731,52 @@ func (a *Assembler) Add(rec Record) {
 		if value, place, set := acc.field(i); set {
 			if !asmSameField(col, value, val) {
 				c, _ := rec.Cell(col)
-				o := asmOriginOf(c, rec, col)
+				o := asmOriginOf(c, *rec, col)
 				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
 			continue
 		}
 		// The plan keeps its own copy of the text, not the reader's
 		// buffer (a CSV line) it may be part of.
-		val = strings.Clone(val)
-		c, _ := rec.Cell(col)
-		pl := a.place(asmOriginOf(c, rec, col), rec.Origin.Row, "")
-		p := acc.plan
-		if p.fieldPlaces == nil {
-			p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
-		}
-		*acc.value(i), acc.set = val, acc.set|1<<i
-		p.fieldPlaces[i] = fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}
-		switch col {
-		case ColPlanID:
-			p.PlanID = v.planID
-		case ColAccount:
-			p.Account = val
-			p.AccountOrigin = p.fieldPlaces[i].origin()
-		case ColCompanyVAT:
-			p.Company.VAT = val
-		case ColCompanyRegistration:
-			p.Company.Registration = val
-		case ColCompanyIDNumber:
-			p.Company.IDNumber = val
-		case ColPlanName:
-			p.Name = val
-		case ColStartDate:
-			p.StartDate = v.start
-		case ColEndDate:
-			p.EndDate = v.end
-		case ColSector:
-			p.Sector = val
-		case ColScorecardID:
-			p.ScorecardID = val
-		}
+		a.setPlanField(acc, rec, v, i, strings.Clone(val))
 	}
-	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
-		return
+}
+
+// setPlanField sets the plan's field i of asmPlanColumns to val, the
+// record's value, and keeps the place of its cell.
+func (a *Assembler) setPlanField(acc *asmPlan, rec *Record, v *asmRowValues, i int, val string) {
+	col := asmPlanColumns[i]
+	c, _ := rec.Cell(col)
+	pl := a.place(asmOriginOf(c, *rec, col), rec.Origin.Row, "")
+	p := acc.plan
+	if p.fieldPlaces == nil {
+		p.fieldPlaces = new([asmNumPlanColumns]fieldPlace)
 	}
-	t := &InputTarget{
-		Origin:        asmKeep(rec.Origin),
-		YearNumber:    v.yearNumber,
-		FinancialYear: v.fy,
-		TargetType:    v.targetType,
-		Counters:      counters,
-		Cells:         cells,
-		Columns:       columns,
+	*acc.value(i), acc.set = val, acc.set|1<<i
+	p.fieldPlaces[i] = fieldPlace{at: pl.at, row: int32(rec.Origin.Row), onRow: pl.onRow}
+	switch col {
+	case ColPlanID:
+		p.PlanID = v.planID
+	case ColAccount:
+		p.Account = val
+		p.AccountOrigin = p.fieldPlaces[i].origin()
+	case ColCompanyVAT:
+		p.Company.VAT = val
+	case ColCompanyRegistration:
+		p.Company.Registration = val
+	case ColCompanyIDNumber:
+		p.Company.IDNumber = val
+	case ColPlanName:
+		p.Name = val
+	case ColStartDate:
+		p.StartDate = v.start
+	case ColEndDate:
+		p.EndDate = v.end
+	case ColSector:
+		p.Sector = val
+	case ColScorecardID:
+		p.ScorecardID = val
 	}
-	if acc.targets == nil {
-		// A plan's usual rows: five years of two target types.
-		acc.targets = make([]*InputTarget, 0, 2*5)
-	}
-	acc.targets = append(acc.targets, t)
-	a.keepYears(t, yearPlace, fyPlace)
 }
 
 // identifierDigits are the lengths of South African VAT and ID numbers.
@@ -1227,98 +1304,17 @@ func (a *Assembler) fieldOrigin(acc *asmPlan, col string) Origin {
 	return acc.plan.Origin
 }
 
+// finishPlan runs the checks of one whole plan: its dates (checkDates),
+// each target's year against them (keepTargets), the targets' order, and
+// the warnings of a plan that may be new and of its counters.
 func (a *Assembler) finishPlan(acc *asmPlan) {
 	p := acc.plan // (its fieldPlaces are set as the rows are read)
-	if p.PlanID == 0 {
-		if p.StartDate.IsZero() {
-			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
-		}
-		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
-			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
-		}
-	}
-	datesOK := true
-	if !p.StartDate.IsZero() && p.StartDate.Before(EarliestStart) {
-		a.errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
-	}
-	if !p.EndDate.IsZero() && p.EndDate.After(LatestEnd) {
-		a.warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
-	}
-	if !p.StartDate.IsZero() && !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
-		a.errorf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is before start_date %s", p.EndDate, p.StartDate)
-		datesOK = false
-	}
+	datesOK := a.checkDates(acc)
 	var years []FinancialYear
 	if datesOK && !p.StartDate.IsZero() && !p.EndDate.IsZero() {
 		years = PlanYears(p.StartDate, ClampEnd(p.EndDate))
 	}
-	first := FinancialYear(0)
-	if !p.StartDate.IsZero() {
-		first = FinancialYearOf(p.StartDate)
-	}
-	span := func() string {
-		return fmt.Sprintf("the plan from %s to %s has %s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), Plural(len(years), "financial year"), years[0], years[len(years)-1])
-	}
-
-	type slot = asmSlot
-	if a.slots == nil {
-		a.slots = map[asmSlot]*InputTarget{}
-	}
-	clear(a.slots) // one map for every plan: its buckets are reused
-	seen := a.slots
-	// The plan's targets are the ones kept of acc.targets, filtered in
-	// place: the array is the plan's, allocated once.
-	p.Targets = acc.targets[:0:len(acc.targets)]
-	for _, t := range acc.targets {
-		ok := true
-		if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
-			want := first + FinancialYear(t.YearNumber-1)
-			if want != t.FinancialYear {
-				_, fy := a.yearPlaces(t)
-				a.errorf(fy.origin(t.Origin.Row), fy.raw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
-				ok = false
-			}
-		}
-		if ok && len(years) > 0 {
-			if t.YearNumber > len(years) {
-				year, _ := a.yearPlaces(t)
-				a.errorf(year.origin(t.Origin.Row), year.raw, "year_number %d is outside the plan: %s", t.YearNumber, span())
-				ok = false
-			} else if t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]) {
-				_, fy := a.yearPlaces(t)
-				a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
-				ok = false
-			}
-		} else if ok && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first {
-			_, fy := a.yearPlaces(t)
-			a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
-			ok = false
-		}
-		if ok && first != 0 {
-			if t.YearNumber == 0 {
-				t.YearNumber = int(t.FinancialYear-first) + 1
-			}
-			if t.FinancialYear == 0 {
-				t.FinancialYear = first + FinancialYear(t.YearNumber-1)
-			}
-		}
-		var s slot
-		switch {
-		case !ok:
-			continue
-		case t.YearNumber != 0:
-			s = slot{false, t.YearNumber, t.TargetType}
-		default:
-			s = slot{true, int(t.FinancialYear), t.TargetType}
-		}
-		if prev, dup := seen[s]; dup {
-			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.Origin, t.Origin))
-			continue
-		}
-		seen[s] = t
-		p.Targets = append(p.Targets, t)
-	}
-	clear(acc.targets[len(p.Targets):]) // the targets not kept are not held
+	a.keepTargets(acc, years)
 	sort.SliceStable(p.Targets, func(i, j int) bool {
 		ti, tj := p.Targets[i], p.Targets[j]
 		if yi, yj := asmSortYear(ti), asmSortYear(tj); yi != yj {
@@ -1330,6 +1326,110 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 		a.skippedYearsWarning(p)
 	}
 	a.domainWarnings(p)
+}
+
+// checkDates checks the plan's dates: a new plan's are required, the
+// start no earlier and the end no later than the service allows. It
+// reports false when the end is before the start.
+func (a *Assembler) checkDates(acc *asmPlan) bool {
+	p := acc.plan
+	if p.PlanID == 0 {
+		if p.StartDate.IsZero() {
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
+		}
+		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
+		}
+	}
+	if !p.StartDate.IsZero() && p.StartDate.Before(EarliestStart) {
+		a.errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
+	}
+	if !p.EndDate.IsZero() && p.EndDate.After(LatestEnd) {
+		a.warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
+	}
+	if !p.StartDate.IsZero() && !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
+		a.errorf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is before start_date %s", p.EndDate, p.StartDate)
+		return false
+	}
+	return true
+}
+
+// keepTargets sets the plan's targets to those of acc.targets whose year
+// fits the plan's financial years (years, nil when the dates do not give
+// them), each with both its year number and financial year, and each
+// plan, year and target type once.
+func (a *Assembler) keepTargets(acc *asmPlan, years []FinancialYear) {
+	p := acc.plan
+	first := FinancialYear(0)
+	if !p.StartDate.IsZero() {
+		first = FinancialYearOf(p.StartDate)
+	}
+	if a.slots == nil {
+		a.slots = map[asmSlot]*InputTarget{}
+	}
+	clear(a.slots) // one map for every plan: its buckets are reused
+	seen := a.slots
+	// The plan's targets are the ones kept of acc.targets, filtered in
+	// place: the array is the plan's, allocated once.
+	p.Targets = acc.targets[:0:len(acc.targets)]
+	for _, t := range acc.targets {
+		if !a.targetYearFits(p, t, first, years) {
+			continue
+		}
+		if first != 0 {
+			if t.YearNumber == 0 {
+				t.YearNumber = int(t.FinancialYear-first) + 1
+			}
+			if t.FinancialYear == 0 {
+				t.FinancialYear = first + FinancialYear(t.YearNumber-1)
+			}
+		}
+		var s asmSlot
+		if t.YearNumber != 0 {
+			s = asmSlot{false, t.YearNumber, t.TargetType}
+		} else {
+			s = asmSlot{true, int(t.FinancialYear), t.TargetType}
+		}
+		if prev, dup := seen[s]; dup {
+			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.Origin, t.Origin))
+			continue
+		}
+		seen[s] = t
+		p.Targets = append(p.Targets, t)
+	}
+	clear(acc.targets[len(p.Targets):]) // the targets not kept are not held
+}
+
+// targetYearFits reports whether target t's year agrees with itself and
+// lies inside plan p (first is the plan's first financial year, 0 when it
+// has no start date; years its financial years), reporting why not.
+func (a *Assembler) targetYearFits(p *InputPlan, t *InputTarget, first FinancialYear, years []FinancialYear) bool {
+	if first != 0 && t.YearNumber != 0 && t.FinancialYear != 0 {
+		want := first + FinancialYear(t.YearNumber-1)
+		if want != t.FinancialYear {
+			_, fy := a.yearPlaces(t)
+			a.errorf(fy.origin(t.Origin.Row), fy.raw, "year_number %d and financial_year %s disagree: for a plan starting %s, year %d is %s", t.YearNumber, t.FinancialYear, p.StartDate, t.YearNumber, want)
+			return false
+		}
+	}
+	span := func() string {
+		return fmt.Sprintf("the plan from %s to %s has %s (%s to %s)", p.StartDate, ClampEnd(p.EndDate), Plural(len(years), "financial year"), years[0], years[len(years)-1])
+	}
+	switch {
+	case len(years) > 0 && t.YearNumber > len(years):
+		year, _ := a.yearPlaces(t)
+		a.errorf(year.origin(t.Origin.Row), year.raw, "year_number %d is outside the plan: %s", t.YearNumber, span())
+		return false
+	case len(years) > 0 && t.FinancialYear != 0 && (t.FinancialYear < years[0] || t.FinancialYear > years[len(years)-1]):
+		_, fy := a.yearPlaces(t)
+		a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is outside the plan: %s", t.FinancialYear, span())
+		return false
+	case len(years) == 0 && first != 0 && t.FinancialYear != 0 && t.FinancialYear < first:
+		_, fy := a.yearPlaces(t)
+		a.errorf(fy.origin(t.Origin.Row), fy.raw, "financial_year %s is before the plan's first financial year %s (the plan starts %s)", t.FinancialYear, first, p.StartDate)
+		return false
+	}
+	return true
 }
 
 // skippedYearsWarning warns when a plan without plan_id, which may be new,
