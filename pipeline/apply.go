@@ -417,36 +417,6 @@ func (r *Runner) account(name string) PlanService {
 	return nil
 }
 
-// findRecreated looks, before a recreate creates its new plan, for a plan
-// that an earlier recreate of the same plan created but did not finish
-// (killed between its create and its delete, or its delete failed): a plan
-// other than the old one with the new name, start date and end date. One
-// such plan is adopted (read in full) and nil is returned when there is
-// none. The plans must be listed for this: a list that fails fails the
-// plan, since creating without knowing could make a duplicate.
-func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff) (*Plan, []string, error) {
-	list, err := svc.ListPlans(ctx)
-	if err != nil {
-		if errors.Is(err, ErrStopped) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
-	}
-	found := recreateLeftovers(list, d)
-	switch len(found) {
-	case 0:
-		return nil, nil, nil
-	case 1:
-	default:
-		return nil, nil, leftoversError(found, d.Server.ID)
-	}
-	full, err := svc.GetPlan(ctx, found[0].ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
-	}
-	return full, []string{leftoverAdoptedNote(full.ID, true)}, nil
-}
-
 // recreateDeleteError words the failure of a recreate whose new plan
 // exists but whose old plan could not be deleted, with advice that holds:
 // a rerun with the old plan_id adopts the new plan and deletes the old one;
@@ -487,7 +457,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		if err == nil {
 			if len(p.Milestones) == 0 {
 				// A create response without milestones: read the plan.
-				full, gerr := svc.GetPlan(ctx, p.ID)
+				full, gerr := r.readBack(ctx, svc, p.ID)
 				if gerr != nil {
 					return pace.Done(fmt.Errorf("plan %d was created but could not be read back: %w", p.ID, gerr))
 				}
@@ -506,17 +476,16 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			return pace.Done(fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
 				"so it was not sent again: check the account's plans before running again", err))
 		}
-		list, lerr := svc.ListPlans(ctx)
+		found, lerr := r.findCreated(ctx, svc, d.Create.Name, d.Create.StartDate, skip)
 		if lerr != nil {
 			// Not ErrStopped even when the list was not sent: the create
 			// may have been applied, so the plan is failed, not "not applied".
 			return pace.Done(fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
 				"list the account's plans before running again", err, lerr))
 		}
-		found := MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, skip)
 		switch {
 		case len(found) == 1:
-			full, gerr := svc.GetPlan(ctx, found[0].ID)
+			full, gerr := r.readBack(ctx, svc, found[0].ID)
 			if gerr != nil {
 				return pace.Done(fmt.Errorf("the create request got no clear answer; plan %d was created by it but could not be read: %w", found[0].ID, gerr))
 			}
