@@ -128,8 +128,9 @@ func NewAssembler(cat *Catalog) *Assembler {
 // and origins it reads from it. Its steps: the plan columns' values
 // (readPlanID, readPlanTexts, readDates, readSector, readScorecard), the
 // year and target type (readYear, readTargetType, requireYearAndType), the
-// counters, the plan key (planKey), the plan's fields (mergePlanFields)
-// and the target (addTarget).
+// counters, the plan key (planKey, planFor), the plan's fields
+// (mergePlanFields), and the row's target with the places of its year
+// cells (keepYears).
 func (a *Assembler) Add(rec Record) {
 	if a.bound != nil && len(a.problems)-a.admitted > 4096 {
 		a.compact()
