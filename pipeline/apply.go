@@ -223,30 +223,16 @@ func (r *Runner) planDone(res *PlanResult) {
 	}
 }
 
-// applyPlan applies one PlanDiff.
+// applyPlan applies one PlanDiff: a plan with nothing to write is
+// settled at once (settled); a new or recreated plan is created first
+// (createPlan), then the plan's fields and targets are written
+// (writePlan).
 func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
 	// What became of the writes an earlier run left unanswered, before
 	// this run writes the same targets.
 	res.Notes = append(res.Notes, r.recordPending(ctx, d)...)
-	switch d.Action {
-	case ActionUnchanged:
-		res.Outcome = OutcomeUnchanged
-		for _, t := range d.Targets {
-			res.Targets = append(res.Targets, TargetResult{Diff: t})
-		}
-		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
-		return res
-	case ActionFailed:
-		res.Outcome = OutcomeFailed
-		if strings.HasPrefix(d.Reason, "not compared: not sent") {
-			res.Outcome = OutcomeNotApplied
-		}
-		res.Err = errors.New(d.Reason)
-		return res
-	}
-	if err := r.gate.stopErr(ctx); err != nil {
-		res.Outcome, res.Err = OutcomeNotApplied, err
+	if r.settled(ctx, d, res) {
 		return res
 	}
 	svc := r.account(d.Account)
@@ -257,70 +243,118 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 
 	work := d
 	created := d.Action == ActionCreate || d.Action == ActionRecreate
-	switch d.Action {
-	case ActionCreate, ActionRecreate:
-		skip := map[int64]bool{}
-		if d.Server != nil {
-			skip[d.Server.ID] = true
-		}
-		var created *Plan
-		var notes []string
-		var err error
-		if d.Action == ActionRecreate {
-			// A recreate killed between its create and its delete (or
-			// whose delete failed) left the new plan: adopt it rather than
-			// create a third.
-			created, notes, err = r.findRecreated(ctx, svc, d)
-		}
-		if created == nil && err == nil {
-			var more []string
-			created, more, err = r.create(ctx, svc, d, skip)
-			notes = append(notes, more...)
-		}
-		res.Notes = append(res.Notes, notes...)
-		res.Notes = append(res.Notes, r.recordPlan(ctx, d, created, "create", err)...)
-		if err != nil {
-			res.Err = err
-			res.Outcome = OutcomeFailed
-			if errors.Is(err, ErrStopped) {
-				res.Outcome = OutcomeNotApplied
-			}
-			if d.Action == ActionRecreate {
-				res.Err = fmt.Errorf("the new plan could not be created, so plan %d was kept unchanged: %w", d.Server.ID, err)
-			}
+	if created {
+		if work = r.createPlan(ctx, svc, d, res); work == nil {
 			return res
 		}
-		res.Wrote = true
-		res.PlanID = created.ID
-		res.Outcome = OutcomeCreated
-		if d.Action == ActionRecreate {
-			res.OldPlanID = d.Server.ID
-			res.Outcome = OutcomeRecreated
-			err := svc.DeletePlan(ctx, d.Server.ID)
-			res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				// A failure, not a recreate: two plans now exist.
-				res.Err = recreateDeleteError(d, created.ID, err)
-				res.Outcome = OutcomeFailed
-			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.Server.ID))
-			}
-		}
-		// The created plan holds the prefill (or zeros): patch only what differs.
-		work = Diff(d.createSource(), created, r.opts.Diff)
-		work.Input, work.Account, work.Company = d.Input, d.Account, d.Company
-		d.remapTargets(work.Targets)
-		if work.Action == ActionFailed {
-			res.Err = fmt.Errorf("plan %d was created but its targets cannot be patched: %s", created.ID, work.Reason)
-			res.Outcome = OutcomeFailed
-			return res
-		}
-	default:
+	} else {
 		res.Outcome = OutcomeUpdated
 	}
+	r.writePlan(ctx, svc, work, created, res)
+	return res
+}
 
-	// Metadata and targets, concurrently; the plan exists now. The target
-	// writes are on record before any is sent.
+// settled gives res the outcome of a plan that is not written: unchanged,
+// failed before the run, or not applied because the run has stopped. It
+// reports false when the plan is to be written.
+func (r *Runner) settled(ctx context.Context, d *PlanDiff, res *PlanResult) bool {
+	switch d.Action {
+	case ActionUnchanged:
+		res.Outcome = OutcomeUnchanged
+		for _, t := range d.Targets {
+			res.Targets = append(res.Targets, TargetResult{Diff: t})
+		}
+		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
+		return true
+	case ActionFailed:
+		res.Outcome = OutcomeFailed
+		if strings.HasPrefix(d.Reason, "not compared: not sent") {
+			res.Outcome = OutcomeNotApplied
+		}
+		res.Err = errors.New(d.Reason)
+		return true
+	}
+	if err := r.gate.stopErr(ctx); err != nil {
+		res.Outcome, res.Err = OutcomeNotApplied, err
+		return true
+	}
+	return false
+}
+
+// createPlan creates the plan of a create or recreate (adopting a plan an
+// earlier create or recreate made), deletes a recreate's old plan, and
+// returns what is left to write to the created plan: the diff of the file
+// against it. It returns nil when the plan failed (res says why).
+func (r *Runner) createPlan(ctx context.Context, svc PlanService, d *PlanDiff, res *PlanResult) *PlanDiff {
+	skip := map[int64]bool{}
+	if d.Server != nil {
+		skip[d.Server.ID] = true
+	}
+	var created *Plan
+	var notes []string
+	var err error
+	if d.Action == ActionRecreate {
+		// A recreate killed between its create and its delete (or
+		// whose delete failed) left the new plan: adopt it rather than
+		// create a third.
+		created, notes, err = r.findRecreated(ctx, svc, d)
+	}
+	if created == nil && err == nil {
+		var more []string
+		created, more, err = r.create(ctx, svc, d, skip)
+		notes = append(notes, more...)
+	}
+	res.Notes = append(res.Notes, notes...)
+	res.Notes = append(res.Notes, r.recordPlan(ctx, d, created, "create", err)...)
+	if err != nil {
+		res.Err = err
+		res.Outcome = OutcomeFailed
+		if errors.Is(err, ErrStopped) {
+			res.Outcome = OutcomeNotApplied
+		}
+		if d.Action == ActionRecreate {
+			res.Err = fmt.Errorf("the new plan could not be created, so plan %d was kept unchanged: %w", d.Server.ID, err)
+		}
+		return nil
+	}
+	res.Wrote = true
+	res.PlanID = created.ID
+	res.Outcome = OutcomeCreated
+	if d.Action == ActionRecreate {
+		r.deleteOld(ctx, svc, d, created, res)
+	}
+	// The created plan holds the prefill (or zeros): patch only what differs.
+	work := Diff(d.createSource(), created, r.opts.Diff)
+	work.Input, work.Account, work.Company = d.Input, d.Account, d.Company
+	d.remapTargets(work.Targets)
+	if work.Action == ActionFailed {
+		res.Err = fmt.Errorf("plan %d was created but its targets cannot be patched: %s", created.ID, work.Reason)
+		res.Outcome = OutcomeFailed
+		return nil
+	}
+	return work
+}
+
+// deleteOld deletes the old plan of a recreate whose new plan, created,
+// exists.
+func (r *Runner) deleteOld(ctx context.Context, svc PlanService, d *PlanDiff, created *Plan, res *PlanResult) {
+	res.OldPlanID = d.Server.ID
+	res.Outcome = OutcomeRecreated
+	err := svc.DeletePlan(ctx, d.Server.ID)
+	res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		// A failure, not a recreate: two plans now exist.
+		res.Err = recreateDeleteError(d, created.ID, err)
+		res.Outcome = OutcomeFailed
+	} else {
+		res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.Server.ID))
+	}
+}
+
+// writePlan writes the plan's fields and targets, concurrently (the plan
+// exists now), and gives res their outcome. The target writes are on
+// record before any is sent.
+func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff, created bool, res *PlanResult) {
 	var mu sync.Mutex
 	var errs []error
 	jws, jerr := r.recordSending(ctx, work, res.PlanID, created)
@@ -376,27 +410,33 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	// The targets not patched hold what the file says (but for held
 	// counters): the run agreed them with the service.
 	r.recordInSync(work, res.PlanID, work.Targets, created, res)
-	if len(errs) > 0 {
-		stoppedOnly := true
-		for _, e := range errs {
-			stoppedOnly = stoppedOnly && errors.Is(e, ErrStopped)
-		}
-		msg := errs[0].Error()
-		if len(errs) > 1 {
-			msg = fmt.Sprintf("%s (and %s)", msg, Plural(len(errs)-1, "more failure"))
-		}
-		if res.Err != nil {
-			msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message
-		}
-		res.Err = errors.New(msg)
-		if stoppedOnly && !res.Wrote {
-			res.Outcome = OutcomeNotApplied
-			res.Err = errs[0]
-		} else {
-			res.Outcome = OutcomeFailed
-		}
+	writeFailures(res, errs)
+}
+
+// writeFailures gives res the outcome of the failed writes errs: not
+// applied when the run stopped before any write, failed otherwise.
+func writeFailures(res *PlanResult, errs []error) {
+	if len(errs) == 0 {
+		return
 	}
-	return res
+	stoppedOnly := true
+	for _, e := range errs {
+		stoppedOnly = stoppedOnly && errors.Is(e, ErrStopped)
+	}
+	msg := errs[0].Error()
+	if len(errs) > 1 {
+		msg = fmt.Sprintf("%s (and %s)", msg, Plural(len(errs)-1, "more failure"))
+	}
+	if res.Err != nil {
+		msg = res.Err.Error() + "; also " + msg // a recreate's failed delete stays in the message
+	}
+	res.Err = errors.New(msg)
+	if stoppedOnly && !res.Wrote {
+		res.Outcome = OutcomeNotApplied
+		res.Err = errs[0]
+	} else {
+		res.Outcome = OutcomeFailed
+	}
 }
 
 func fieldNames(fs []FieldChange) string {
@@ -415,36 +455,6 @@ func (r *Runner) account(name string) PlanService {
 		}
 	}
 	return nil
-}
-
-// findRecreated looks, before a recreate creates its new plan, for a plan
-// that an earlier recreate of the same plan created but did not finish
-// (killed between its create and its delete, or its delete failed): a plan
-// other than the old one with the new name, start date and end date. One
-// such plan is adopted (read in full) and nil is returned when there is
-// none. The plans must be listed for this: a list that fails fails the
-// plan, since creating without knowing could make a duplicate.
-func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff) (*Plan, []string, error) {
-	list, err := svc.ListPlans(ctx)
-	if err != nil {
-		if errors.Is(err, ErrStopped) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
-	}
-	found := recreateLeftovers(list, d)
-	switch len(found) {
-	case 0:
-		return nil, nil, nil
-	case 1:
-	default:
-		return nil, nil, leftoversError(found, d.Server.ID)
-	}
-	full, err := svc.GetPlan(ctx, found[0].ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
-	}
-	return full, []string{leftoverAdoptedNote(full.ID, true)}, nil
 }
 
 // recreateDeleteError words the failure of a recreate whose new plan
@@ -487,7 +497,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		if err == nil {
 			if len(p.Milestones) == 0 {
 				// A create response without milestones: read the plan.
-				full, gerr := svc.GetPlan(ctx, p.ID)
+				full, gerr := r.readBack(ctx, svc, p.ID)
 				if gerr != nil {
 					return pace.Done(fmt.Errorf("plan %d was created but could not be read back: %w", p.ID, gerr))
 				}
@@ -506,17 +516,16 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			return pace.Done(fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
 				"so it was not sent again: check the account's plans before running again", err))
 		}
-		list, lerr := svc.ListPlans(ctx)
+		found, lerr := r.findCreated(ctx, svc, d.Create.Name, d.Create.StartDate, skip)
 		if lerr != nil {
 			// Not ErrStopped even when the list was not sent: the create
 			// may have been applied, so the plan is failed, not "not applied".
 			return pace.Done(fmt.Errorf("the create request got no clear answer (%w) and the plans could not be listed to check whether it was applied (%v); "+
 				"list the account's plans before running again", err, lerr))
 		}
-		found := MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, skip)
 		switch {
 		case len(found) == 1:
-			full, gerr := svc.GetPlan(ctx, found[0].ID)
+			full, gerr := r.readBack(ctx, svc, found[0].ID)
 			if gerr != nil {
 				return pace.Done(fmt.Errorf("the create request got no clear answer; plan %d was created by it but could not be read: %w", found[0].ID, gerr))
 			}

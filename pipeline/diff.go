@@ -399,47 +399,71 @@ func (d *PlanDiff) CountersToChange() int {
 func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 	d := &PlanDiff{Input: in, Server: server}
 	if server == nil {
-		d = diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
-		if skipped := SkippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
-			years, fill := skippedYearsText(in, skipped)
-			d.Notes = append(d.Notes, fmt.Sprintf("%s is new and the file skips its %s: the service fills %s %s",
-				d.Title(), years, plural(len(skipped), "that year", "those years"), fill))
-		}
-		return d
+		return diffNew(d, in)
 	}
 	if dateChanged(in, server) {
-		from := fmt.Sprintf("(%s to %s)", server.StartDate, server.EndDate)
-		to := fmt.Sprintf("(%s to %s)", orDate(in.StartDate, server.StartDate), orDate(in.EndDate, server.EndDate))
-		if !opts.RecreateOnDateChange {
-			return d.fail(fmt.Sprintf("the file gives the dates %s but plan %d on the service runs %s; "+
-				"the service fixes a plan's dates when the plan is created and cannot change them. "+
-				"To change them the plan must be deleted and created again: run with --recreate-on-date-change "+
-				"(the plan then gets a new id; counters the file leaves blank keep their stored values for the "+
-				"financial years both date ranges cover)", to, server.ID, from))
-		}
-		np := newPlanFrom(in, server)
-		source, origOf := carryOver(in, server, np)
-		d = diffCreate(d, source, ActionRecreate, np)
-		d.Input = in
-		if d.Action == ActionRecreate {
-			d.source, d.origOf = source, origOf
-			d.remapTargets(d.Targets)
-			d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted; "+
-				"counters the file leaves blank keep their stored values", from, to, server.ID)
-			var dates []FieldChange
-			if np.StartDate != server.StartDate {
-				dates = append(dates, fieldChange(in, "start_date", server.StartDate.String(), np.StartDate.String()))
-			}
-			if np.EndDate != server.EndDate {
-				dates = append(dates, fieldChange(in, "end_date", server.EndDate.String(), np.EndDate.String()))
-			}
-			d.Fields = append(dates, d.Fields...)
-		}
-		return d
+		return diffDates(d, in, server, opts)
 	}
+	d.diffMeta(in, server)
+	if failed := d.diffTargets(in, server); failed != nil {
+		return failed
+	}
+	d.Action = ActionUnchanged
+	if !d.Meta.IsZero() || d.TargetsToPatch() > 0 {
+		d.Action = ActionUpdate
+	}
+	return d
+}
 
-	// Metadata. The readers trim a name's cell, so a file cannot hold
-	// the spaces around a service's name: they are no change.
+// diffNew fills d for a plan the service does not hold: it is created.
+func diffNew(d *PlanDiff, in *InputPlan) *PlanDiff {
+	d = diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
+	if skipped := SkippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
+		years, fill := skippedYearsText(in, skipped)
+		d.Notes = append(d.Notes, fmt.Sprintf("%s is new and the file skips its %s: the service fills %s %s",
+			d.Title(), years, plural(len(skipped), "that year", "those years"), fill))
+	}
+	return d
+}
+
+// diffDates fills d for a plan whose file gives other dates than the
+// stored plan's: it fails, or with opts.RecreateOnDateChange it is
+// recreated, carrying over the stored counters the file leaves blank.
+func diffDates(d *PlanDiff, in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
+	from := fmt.Sprintf("(%s to %s)", server.StartDate, server.EndDate)
+	to := fmt.Sprintf("(%s to %s)", orDate(in.StartDate, server.StartDate), orDate(in.EndDate, server.EndDate))
+	if !opts.RecreateOnDateChange {
+		return d.fail(fmt.Sprintf("the file gives the dates %s but plan %d on the service runs %s; "+
+			"the service fixes a plan's dates when the plan is created and cannot change them. "+
+			"To change them the plan must be deleted and created again: run with --recreate-on-date-change "+
+			"(the plan then gets a new id; counters the file leaves blank keep their stored values for the "+
+			"financial years both date ranges cover)", to, server.ID, from))
+	}
+	np := newPlanFrom(in, server)
+	source, origOf := carryOver(in, server, np)
+	d = diffCreate(d, source, ActionRecreate, np)
+	d.Input = in
+	if d.Action == ActionRecreate {
+		d.source, d.origOf = source, origOf
+		d.remapTargets(d.Targets)
+		d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted; "+
+			"counters the file leaves blank keep their stored values", from, to, server.ID)
+		var dates []FieldChange
+		if np.StartDate != server.StartDate {
+			dates = append(dates, fieldChange(in, "start_date", server.StartDate.String(), np.StartDate.String()))
+		}
+		if np.EndDate != server.EndDate {
+			dates = append(dates, fieldChange(in, "end_date", server.EndDate.String(), np.EndDate.String()))
+		}
+		d.Fields = append(dates, d.Fields...)
+	}
+	return d
+}
+
+// diffMeta compares the plan's name, sector and scorecard_id. The readers
+// trim a name's cell, so a file cannot hold the spaces around a service's
+// name: they are no change.
+func (d *PlanDiff) diffMeta(in *InputPlan, server *Plan) {
 	if in.Name != "" && in.Name != strings.TrimSpace(server.Name) {
 		d.Meta.Name = ptr(in.Name)
 		d.Fields = append(d.Fields, fieldChange(in, "name", server.Name, in.Name))
@@ -452,59 +476,71 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		d.Meta.ScorecardID = ptr(in.ScorecardID)
 		d.Fields = append(d.Fields, fieldChange(in, "scorecard_id", server.ScorecardID, in.ScorecardID))
 	}
+}
 
-	// Targets.
+// diffTargets compares each of the file's targets with the stored one
+// (diffTarget). It returns the failed diff when a target cannot be
+// compared, nil otherwise.
+func (d *PlanDiff) diffTargets(in *InputPlan, server *Plan) *PlanDiff {
 	seen := map[[2]any]bool{}
 	years := make([]int, 0, len(server.Milestones))
 	for _, m := range server.Milestones {
 		years = append(years, m.YearNumber)
 	}
 	for _, t := range in.Targets {
-		n, ok := t.Year(server.StartDate)
-		if !ok {
-			return d.failTarget(t, fmt.Sprintf("the year of %s cannot be placed in %s, which starts %s", describeYear(t), d.Title(), server.StartDate))
-		}
-		m := findMilestone(server, n)
-		if m == nil {
-			return d.failTarget(t, fmt.Sprintf("%s is not a year of %s, which has years %s", describeYear(t), d.Title(), yearList(years)))
-		}
-		if seen[[2]any{n, t.TargetType}] {
-			return d.failTarget(t, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title()))
-		}
-		seen[[2]any{n, t.TargetType}] = true
-		st := findTarget(m, t.TargetType)
-		if st == nil {
-			return d.failTarget(t, fmt.Sprintf("year %d of %s has no %s target on the service", n, d.Title(), t.TargetType))
-		}
-		td := TargetDiff{
-			Input: t, YearNumber: n, FinancialYear: FinancialYearOf(m.StartDate), TargetType: t.TargetType,
-			MilestoneID: m.ID, TargetID: st.ID,
-		}
-		if m.StartDate.IsZero() {
-			td.FinancialYear = FinancialYearOf(server.StartDate) + FinancialYear(n-1)
-		}
-		unknown := ""
-		td.Same = DiffCounters(t.Counters, st.Counters, func(c CounterDelta) {
-			if !c.OldKnown {
-				if unknown == "" {
-					unknown = c.Name
-				}
-				return
-			}
-			td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
-		})
-		if unknown != "" {
-			return d.failTarget(t, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
-				"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
-				unknown, n, t.TargetType, d.Title()))
+		td, fail := d.diffTarget(t, server, years, seen)
+		if fail != "" {
+			return d.failTarget(t, fail)
 		}
 		d.Targets = append(d.Targets, td)
 	}
-	d.Action = ActionUnchanged
-	if !d.Meta.IsZero() || d.TargetsToPatch() > 0 {
-		d.Action = ActionUpdate
+	return nil
+}
+
+// diffTarget compares target t with its stored target: its year must be
+// one of the plan's years (the milestones' year numbers), given once
+// (seen), with a target of its type, and every counter one the service
+// knows. fail says why it cannot be compared.
+func (d *PlanDiff) diffTarget(t *InputTarget, server *Plan, years []int, seen map[[2]any]bool) (td TargetDiff, fail string) {
+	n, ok := t.Year(server.StartDate)
+	if !ok {
+		return td, fmt.Sprintf("the year of %s cannot be placed in %s, which starts %s", describeYear(t), d.Title(), server.StartDate)
 	}
-	return d
+	m := findMilestone(server, n)
+	if m == nil {
+		return td, fmt.Sprintf("%s is not a year of %s, which has years %s", describeYear(t), d.Title(), yearList(years))
+	}
+	if seen[[2]any{n, t.TargetType}] {
+		return td, fmt.Sprintf("year %d %s is given twice for %s", n, t.TargetType, d.Title())
+	}
+	seen[[2]any{n, t.TargetType}] = true
+	st := findTarget(m, t.TargetType)
+	if st == nil {
+		return td, fmt.Sprintf("year %d of %s has no %s target on the service", n, d.Title(), t.TargetType)
+	}
+	td = TargetDiff{
+		Input: t, YearNumber: n, FinancialYear: FinancialYearOf(m.StartDate), TargetType: t.TargetType,
+		MilestoneID: m.ID, TargetID: st.ID,
+	}
+	if m.StartDate.IsZero() {
+		td.FinancialYear = FinancialYearOf(server.StartDate) + FinancialYear(n-1)
+	}
+	unknown := ""
+	td.Same = DiffCounters(t.Counters, st.Counters, func(c CounterDelta) {
+		if !c.OldKnown {
+			if unknown == "" {
+				unknown = c.Name
+			}
+			return
+		}
+		td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
+	})
+	if unknown != "" {
+		return td, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
+			"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
+			unknown, n, t.TargetType, d.Title())
+	}
+	return td, ""
 }
 
 // diffCreate fills d for a plan that will be created as np.

@@ -62,4 +62,47 @@
 // and the resend of a create that got no clear answer (sent again at once,
 // and only once the list shows the plan was not created) are pace.Pacer
 // calls; RunOptions.Sleep and Now are their injected wait and clock.
+//
+// # Where each question lives
+//
+// Each question has one home, a file named after it:
+//
+//   - account names: identity.go (SameAccount, AccountKey; the service's
+//     identity, ServiceKey), on the rule of names in match.go (SameName,
+//     NameKey); the account lock's key: lock.go (AccountLockKey, Locker);
+//   - company identifiers: identifier.go (SameIdentifier, IdentifierKey,
+//     CheckConfiguredCompany);
+//   - plan matching: match.go (MatchPlans); check --server's match of a
+//     file plan with a stored one: sector_server.go (MatchStoredPlan);
+//   - routing plans to accounts: resolve.go (CheckRouting, and the
+//     Runner's routing, listing and matching before any stored plan is
+//     read: Runner.Plan, prepare);
+//   - reading stored plans: stored.go, the one door (every list and read of
+//     an account's plans, apply's creates and recreates included:
+//     findRecreated, findCreated, readBack);
+//   - the requests' gate (bound, counts, the stop after a fatal error):
+//     gate.go;
+//   - wait and retry: package pace (recalc.go's poll, apply.go's resend of
+//     a create);
+//   - reading a file's records into plans: the Assembler, assemble.go, in
+//     its steps: one record's plan columns, year and target type
+//     (assemble_row.go), its counters (assemble_counters.go), the grouping
+//     of rows into plans (assemble_group.go), the places of the cells a
+//     problem cites (assemble_places.go) and the checks of a whole plan
+//     (assemble_checks.go); a cell's value rules: validate_values.go;
+//     skipped financial years: skipped_years.go;
+//   - the counter catalog: catalog.go; counter values: counters.go; dates
+//     and financial years: date.go;
+//   - the diff of a file plan and a stored plan: diff.go (Diff); the
+//     change set: changeset.go; the three-way classification against the
+//     state store: threeway.go;
+//   - applying: apply.go (Runner.Apply, applyPlan and its steps),
+//     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
+//     that did not finish), recalc.go (recalculation); the run's report:
+//     runreport.go; the run's record for the state store: state.go;
+//   - saved change sets: savedset.go, savedset_check.go, savedset_sign.go;
+//   - reconciliation: reconcile.go; exports: exported.go (ExportedPlan),
+//     convert.go (FromServer); the sector check: sector.go,
+//     sector_targets.go, sector_blank.go, sector_server.go;
+//   - the service's interfaces and errors: service.go.
 package pipeline

@@ -75,157 +75,16 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 		r.finishApply(ctx, rep)
 		return cs, rep, nil, nil
 	}
-	accounts := pr.accounts()
-
-	// Nothing is written before Ready and then Begin have returned. The
-	// first plan to be written calls them, once a stored plan was read
-	// (the service's catalog is known then) or every read failed; the
-	// other plans are read and compared meanwhile.
-	var unread atomic.Int64 // matched plans not read yet
-	for i, m := range pr.matched {
-		if cs.Plans[i] == nil && m != nil {
-			unread.Add(1)
-		}
-	}
-	firstRead := make(chan struct{})
-	var firstOnce sync.Once
-	readDone := func(ok bool) {
-		if n := unread.Add(-1); ok || n == 0 {
-			firstOnce.Do(func() { close(firstRead) })
-		}
-	}
-	if unread.Load() == 0 {
-		close(firstRead)
-	}
-	var (
-		gates       sync.Once
-		gateErr     error
-		readyCalled bool
-		halt        atomic.Bool
-	)
-	beforeWrites := func() error {
-		if hooks.Ready != nil {
-			<-firstRead
-		}
-		gates.Do(func() {
-			if r.gate.stopErr(ctx) != nil {
-				return // a stopped run writes nothing: nothing to check or record
-			}
-			readyCalled = true
-			if hooks.Ready != nil {
-				gateErr = hooks.Ready(ctx)
-			}
-			if gateErr == nil && hooks.Begin != nil {
-				gateErr = hooks.Begin(ctx, accounts)
-			}
-			if gateErr != nil && r.gate.stopErr(ctx) != nil {
-				// Stopped meanwhile (interrupted between the catalog check
-				// and the run's record): the hook's failure is that stop's.
-				// The run goes on as a stopped run: nothing is written, each
-				// plan is reported not applied, and the report is written.
-				gateErr = nil
-			}
-			halt.Store(gateErr != nil)
-		})
-		return gateErr
-	}
-
-	// The plans to read go first: a plan to create may wait for the first
-	// read (above), which must not wait for a free worker.
-	order := make([]int, 0, len(plans))
-	for i, m := range pr.matched {
-		if cs.Plans[i] == nil && m != nil {
-			order = append(order, i)
-		}
-	}
-	for i, m := range pr.matched {
-		if cs.Plans[i] != nil || m == nil {
-			order = append(order, i)
-		}
-	}
-	held := make([][]HeldChange, len(plans))
+	run := r.newPipelined(ctx, plans, pr, hooks, rep)
 	wp := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	for _, i := range order {
-		wp.Go(func() {
-			d := cs.Plans[i]
-			m := pr.matched[i]
-			if halt.Load() {
-				if d == nil && m != nil {
-					readDone(false)
-				}
-				return // the run stopped before its first write
-			}
-			var stop error
-			stopped := false // stop is the run's stop, told as it is
-			if d == nil {
-				var server *Plan
-				var err error
-				if m != nil {
-					server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
-					readDone(err == nil)
-				}
-				readStop := r.gate.stopErr(ctx)
-				switch {
-				case err != nil && readStop != nil:
-					d = Failed(plans[i], "not compared: "+readStop.Error())
-					d.Account = r.accounts[pr.routes[i].account].Name
-				case err != nil:
-					d = pr.getFailed(i, err)
-				default:
-					d = pr.diff(i, server)
-					if d.Action == ActionRecreate {
-						// A plan left by an earlier recreate is adopted: compare with it (as Plan does).
-						one := &ChangeSet{Plans: []*PlanDiff{d}, Listed: cs.Listed}
-						r.planLeftovers(ctx, one)
-						d = one.Plans[0]
-					}
-				}
-				if d.Action != ActionFailed && hooks.Classify != nil {
-					h, err := hooks.Classify(ctx, d)
-					if err != nil {
-						if s := r.gate.stopErr(ctx); s != nil {
-							// Stopped meanwhile (interrupted, out of time, another
-							// fatal error): the store's failure is that stop's, not a
-							// fatal error of its own.
-							stop, stopped = s, true
-						} else {
-							r.gate.setFatal(err)
-							stop = err
-						}
-					}
-					held[i] = h
-				}
-				cs.Plans[i] = d
-			}
-			if stop == nil && d.Action != ActionFailed {
-				if beforeWrites() != nil {
-					return
-				}
-			}
-			if hooks.OnDiff != nil {
-				r.mu.Lock()
-				hooks.OnDiff(d)
-				r.mu.Unlock()
-			}
-			var res *PlanResult
-			if stop != nil {
-				err := fmt.Errorf("not written: %w", stop)
-				if stopped {
-					err = stop
-				}
-				res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied, Err: err}
-			} else {
-				res = r.applyPlan(ctx, d)
-			}
-			rep.Plans[i] = res
-			r.planDone(res)
-		})
+	for _, i := range run.order() {
+		wp.Go(func() { run.plan(i) })
 	}
 	wp.Wait()
-	if gateErr != nil {
-		return nil, nil, nil, gateErr
+	if run.gateErr != nil {
+		return nil, nil, nil, run.gateErr
 	}
-	if !readyCalled && hooks.Ready != nil && r.gate.stopErr(ctx) == nil {
+	if !run.readyCalled && hooks.Ready != nil && r.gate.stopErr(ctx) == nil {
 		// No plan was to be written: the check still decides the outcome
 		// (a counter the service lacks is the input's error).
 		if err := hooks.Ready(ctx); err != nil {
@@ -234,8 +93,197 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 	}
 	r.finishApply(ctx, rep)
 	var all []HeldChange
-	for _, h := range held {
+	for _, h := range run.held {
 		all = append(all, h...)
 	}
 	return cs, rep, all, nil
+}
+
+// pipelined is one PlanApply's state once its plans are prepared: the
+// plans still to read, the gate before the first write (hooks Ready and
+// Begin, called once) and each plan's held changes and result.
+type pipelined struct {
+	r        *Runner
+	ctx      context.Context
+	plans    []*InputPlan
+	pr       *prepared
+	cs       *ChangeSet
+	hooks    ApplyHooks
+	rep      *RunReport
+	accounts []string
+	held     [][]HeldChange
+
+	// Nothing is written before Ready and then Begin have returned. The
+	// first plan to be written calls them, once a stored plan was read
+	// (the service's counter catalog is known then) or every read failed;
+	// the other plans are read and compared meanwhile.
+	unread    atomic.Int64 // matched plans not read yet
+	firstRead chan struct{}
+	firstOnce sync.Once
+
+	gates       sync.Once
+	gateErr     error
+	readyCalled bool
+	halt        atomic.Bool
+}
+
+// newPipelined starts the pipelined state of a PlanApply whose plans pr
+// prepared.
+func (r *Runner) newPipelined(ctx context.Context, plans []*InputPlan, pr *prepared, hooks ApplyHooks, rep *RunReport) *pipelined {
+	run := &pipelined{r: r, ctx: ctx, plans: plans, pr: pr, cs: pr.cs, hooks: hooks, rep: rep,
+		accounts: pr.accounts(), held: make([][]HeldChange, len(plans)), firstRead: make(chan struct{})}
+	for i, m := range pr.matched {
+		if run.cs.Plans[i] == nil && m != nil {
+			run.unread.Add(1)
+		}
+	}
+	if run.unread.Load() == 0 {
+		close(run.firstRead)
+	}
+	return run
+}
+
+// readDone counts a matched plan read (ok) or not: the first read, or the
+// last failed one, lets the writes begin.
+func (run *pipelined) readDone(ok bool) {
+	if n := run.unread.Add(-1); ok || n == 0 {
+		run.firstOnce.Do(func() { close(run.firstRead) })
+	}
+}
+
+// beforeWrites waits for the first read and calls hooks Ready and Begin,
+// once; their error stops every write.
+func (run *pipelined) beforeWrites() error {
+	r, ctx, hooks := run.r, run.ctx, run.hooks
+	if hooks.Ready != nil {
+		<-run.firstRead
+	}
+	run.gates.Do(func() {
+		if r.gate.stopErr(ctx) != nil {
+			return // a stopped run writes nothing: nothing to check or record
+		}
+		run.readyCalled = true
+		if hooks.Ready != nil {
+			run.gateErr = hooks.Ready(ctx)
+		}
+		if run.gateErr == nil && hooks.Begin != nil {
+			run.gateErr = hooks.Begin(ctx, run.accounts)
+		}
+		if run.gateErr != nil && r.gate.stopErr(ctx) != nil {
+			// Stopped meanwhile (interrupted between the catalog check
+			// and the run's record): the hook's failure is that stop's.
+			// The run goes on as a stopped run: nothing is written, each
+			// plan is reported not applied, and the report is written.
+			run.gateErr = nil
+		}
+		run.halt.Store(run.gateErr != nil)
+	})
+	return run.gateErr
+}
+
+// order returns the plans' indices in the order they are taken: the plans
+// to read first, since a plan to create may wait for the first read
+// (beforeWrites), which must not wait for a free worker.
+func (run *pipelined) order() []int {
+	order := make([]int, 0, len(run.plans))
+	for i, m := range run.pr.matched {
+		if run.cs.Plans[i] == nil && m != nil {
+			order = append(order, i)
+		}
+	}
+	for i, m := range run.pr.matched {
+		if run.cs.Plans[i] != nil || m == nil {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// plan reads, compares and classifies plan i when it is not yet compared
+// (compare), then applies it once the writes may begin.
+func (run *pipelined) plan(i int) {
+	r := run.r
+	d := run.cs.Plans[i]
+	m := run.pr.matched[i]
+	if run.halt.Load() {
+		if d == nil && m != nil {
+			run.readDone(false)
+		}
+		return // the run stopped before its first write
+	}
+	var stop error
+	stopped := false // stop is the run's stop, told as it is
+	if d == nil {
+		d, stop, stopped = run.compare(i)
+		run.cs.Plans[i] = d
+	}
+	if stop == nil && d.Action != ActionFailed {
+		if run.beforeWrites() != nil {
+			return
+		}
+	}
+	if run.hooks.OnDiff != nil {
+		r.mu.Lock()
+		run.hooks.OnDiff(d)
+		r.mu.Unlock()
+	}
+	var res *PlanResult
+	if stop != nil {
+		err := fmt.Errorf("not written: %w", stop)
+		if stopped {
+			err = stop
+		}
+		res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied, Err: err}
+	} else {
+		res = r.applyPlan(run.ctx, d)
+	}
+	run.rep.Plans[i] = res
+	r.planDone(res)
+}
+
+// compare reads plan i's stored plan (when it matched one), compares it
+// with the file and classifies the changes (hooks.Classify). stop is an
+// error that leaves the plan unwritten; stopped tells it is the run's own
+// stop, told as it is.
+func (run *pipelined) compare(i int) (d *PlanDiff, stop error, stopped bool) {
+	r, ctx, pr := run.r, run.ctx, run.pr
+	m := pr.matched[i]
+	var server *Plan
+	var err error
+	if m != nil {
+		server, err = r.getOne(ctx, storedRef{pr.routes[i].account, m.ID})
+		run.readDone(err == nil)
+	}
+	readStop := r.gate.stopErr(ctx)
+	switch {
+	case err != nil && readStop != nil:
+		d = Failed(run.plans[i], "not compared: "+readStop.Error())
+		d.Account = r.accounts[pr.routes[i].account].Name
+	case err != nil:
+		d = pr.getFailed(i, err)
+	default:
+		d = pr.diff(i, server)
+		if d.Action == ActionRecreate {
+			// A plan left by an earlier recreate is adopted: compare with it (as Plan does).
+			one := &ChangeSet{Plans: []*PlanDiff{d}, Listed: run.cs.Listed}
+			r.planLeftovers(ctx, one)
+			d = one.Plans[0]
+		}
+	}
+	if d.Action != ActionFailed && run.hooks.Classify != nil {
+		h, err := run.hooks.Classify(ctx, d)
+		if err != nil {
+			if s := r.gate.stopErr(ctx); s != nil {
+				// Stopped meanwhile (interrupted, out of time, another
+				// fatal error): the store's failure is that stop's, not a
+				// fatal error of its own.
+				stop, stopped = s, true
+			} else {
+				r.gate.setFatal(err)
+				stop = err
+			}
+		}
+		run.held[i] = h
+	}
+	return d, stop, stopped
 }

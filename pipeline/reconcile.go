@@ -273,7 +273,40 @@ var reconcileFieldColumns = map[string]string{
 	"start_date": ColStartDate, "end_date": ColEndDate,
 }
 
+// reconcilePlan is the reconcile report's entry for plan diff d: the
+// plan as the file and the service name it (reconcileHead), then what
+// differs (reconcileUpdate), the plan the service lacks, or why it was
+// not compared (reconcileNotCompared), and a plan_id the file has out of
+// date.
 func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) ReconciledPlan {
+	rp := reconcileHead(d)
+	switch d.Action {
+	case ActionUnchanged:
+		rp.Presence, rp.InSync = PresencePresent, true
+	case ActionUpdate:
+		reconcileUpdate(&rp, d)
+	case ActionCreate:
+		rp.Presence = PresenceMissing
+		rp.Reason = "the service holds no plan " + planWords(d)
+	default: // ActionFailed, or ActionRecreate (never asked for by reconcile)
+		reconcileNotCompared(&rp, d, lists, accounts)
+	}
+	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
+		// The workbook's plan_id is gone and the plan was found by its
+		// name and start date (recreated under a new id): the workbook is
+		// out of date until its plan_id is refreshed.
+		rp.Fields = append(rp.Fields, FieldDifference{Field: ColPlanID, Workbook: fmt.Sprint(in.PlanID), Server: fmt.Sprint(sv.ID)})
+		rp.InSync = false
+		if len(d.Notes) > 0 && rp.Reason == "" {
+			rp.Reason = d.Notes[0]
+		}
+	}
+	return rp
+}
+
+// reconcileHead is the entry of d with the plan's account, company, id,
+// name and dates: the file's, the stored plan's where it has them.
+func reconcileHead(d *PlanDiff) ReconciledPlan {
 	rp := ReconciledPlan{Account: d.Account, Fields: []FieldDifference{}, Targets: []TargetDifference{}}
 	if in := d.Input; in != nil {
 		rp.Workbook = in.Company
@@ -298,92 +331,84 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 		}
 		rp.StartDate, rp.EndDate = s.StartDate.String(), s.EndDate.String()
 	}
-	switch d.Action {
-	case ActionUnchanged:
-		rp.Presence, rp.InSync = PresencePresent, true
-	case ActionUpdate:
-		rp.Presence = PresencePresent
-		for _, f := range d.Fields {
-			fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old, Class: f.Class, LastApplied: f.Last}
-			o := f.Origin
-			if col, ok := reconcileFieldColumns[f.Field]; ok && d.Input != nil {
-				// The field's own cell (the grid's "Sector" value, the
-				// flat row's sector column), kept when it was read.
-				o = d.Input.FieldOrigin(col)
-			}
-			if o.File != "" {
-				l := LocationOf(o)
-				fd.Location = &l
-			}
-			rp.Fields = append(rp.Fields, fd)
-		}
-		for i := range d.Targets {
-			t := &d.Targets[i]
-			if len(t.Changes) == 0 {
-				continue
-			}
-			td := TargetDifference{
-				YearNumber: t.YearNumber, TargetType: t.TargetType,
-				MilestoneID: t.MilestoneID, TargetID: t.TargetID,
-			}
-			if t.FinancialYear != 0 {
-				td.FinancialYear = t.FinancialYear.String()
-			}
-			for _, c := range t.Changes {
-				td.Counters = append(td.Counters, CounterDifference{
-					Counter: c.Name, Workbook: c.New, Server: c.Old, Location: LocationOf(c.Origin), Origin: c.Origin,
-					Class: c.Class, LastApplied: c.Last,
-				})
-			}
-			rp.Targets = append(rp.Targets, td)
-		}
-		rp.InSync = len(rp.Fields) == 0 && len(rp.Targets) == 0
-	case ActionCreate:
-		rp.Presence = PresenceMissing
-		rp.Reason = "the service holds no plan " + planWords(d)
-	default: // ActionFailed, or ActionRecreate (never asked for by reconcile)
-		rp.Presence = PresenceNotCompared
-		rp.Reason = d.Reason
-		a := candidateAccount(d, accounts)
-		if a == nil || d.Input == nil {
-			break
-		}
-		list, listed := lists[a.Name]
-		if !listed {
-			break
-		}
-		rp.Account = a.Name
-		if rp.CompanyID == "" {
-			rp.CompanyID = a.CompanyID
-		}
-		m, _, err := matchPlan(d.Input, list, a.Name)
-		switch {
-		case m != nil:
-			// Present, but not comparable (dates differ, unknown counter):
-			// show the dates side by side when they are the reason.
-			rp.Presence = PresencePresent
-			rp.PlanID = m.ID
-			if s, w := m.StartDate, d.Input.StartDate; !w.IsZero() && s != w {
-				rp.Fields = append(rp.Fields, FieldDifference{Field: "start_date", Workbook: w.String(), Server: s.String()})
-			}
-			if s, w := m.EndDate, d.Input.EndDate; !w.IsZero() && s != w && (m.Era == "pre_2025" || s != ClampEnd(w)) {
-				rp.Fields = append(rp.Fields, FieldDifference{Field: "end_date", Workbook: w.String(), Server: s.String()})
-			}
-		case err != nil && d.Input.PlanID != 0:
-			rp.Presence = PresenceMissing
-		}
-	}
-	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
-		// The workbook's plan_id is gone and the plan was found by its
-		// name and start date (recreated under a new id): the workbook is
-		// out of date until its plan_id is refreshed.
-		rp.Fields = append(rp.Fields, FieldDifference{Field: ColPlanID, Workbook: fmt.Sprint(in.PlanID), Server: fmt.Sprint(sv.ID)})
-		rp.InSync = false
-		if len(d.Notes) > 0 && rp.Reason == "" {
-			rp.Reason = d.Notes[0]
-		}
-	}
 	return rp
+}
+
+// reconcileUpdate gives rp the fields and counters in which the stored
+// plan of d differs from the file.
+func reconcileUpdate(rp *ReconciledPlan, d *PlanDiff) {
+	rp.Presence = PresencePresent
+	for _, f := range d.Fields {
+		fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old, Class: f.Class, LastApplied: f.Last}
+		o := f.Origin
+		if col, ok := reconcileFieldColumns[f.Field]; ok && d.Input != nil {
+			// The field's own cell (the grid's "Sector" value, the
+			// flat row's sector column), kept when it was read.
+			o = d.Input.FieldOrigin(col)
+		}
+		if o.File != "" {
+			l := LocationOf(o)
+			fd.Location = &l
+		}
+		rp.Fields = append(rp.Fields, fd)
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if len(t.Changes) == 0 {
+			continue
+		}
+		td := TargetDifference{
+			YearNumber: t.YearNumber, TargetType: t.TargetType,
+			MilestoneID: t.MilestoneID, TargetID: t.TargetID,
+		}
+		if t.FinancialYear != 0 {
+			td.FinancialYear = t.FinancialYear.String()
+		}
+		for _, c := range t.Changes {
+			td.Counters = append(td.Counters, CounterDifference{
+				Counter: c.Name, Workbook: c.New, Server: c.Old, Location: LocationOf(c.Origin), Origin: c.Origin,
+				Class: c.Class, LastApplied: c.Last,
+			})
+		}
+		rp.Targets = append(rp.Targets, td)
+	}
+	rp.InSync = len(rp.Fields) == 0 && len(rp.Targets) == 0
+}
+
+// reconcileNotCompared gives rp the reason plan d was not compared and,
+// when its account's list (lists) shows the plan, that it is present,
+// with its dates beside the file's when they differ.
+func reconcileNotCompared(rp *ReconciledPlan, d *PlanDiff, lists map[string][]Plan, accounts []Account) {
+	rp.Presence = PresenceNotCompared
+	rp.Reason = d.Reason
+	a := candidateAccount(d, accounts)
+	if a == nil || d.Input == nil {
+		return
+	}
+	list, listed := lists[a.Name]
+	if !listed {
+		return
+	}
+	rp.Account = a.Name
+	if rp.CompanyID == "" {
+		rp.CompanyID = a.CompanyID
+	}
+	m, _, err := matchPlan(d.Input, list, a.Name)
+	switch {
+	case m != nil:
+		// Present, but not comparable (dates differ, unknown counter):
+		// show the dates side by side when they are the reason.
+		rp.Presence = PresencePresent
+		rp.PlanID = m.ID
+		if s, w := m.StartDate, d.Input.StartDate; !w.IsZero() && s != w {
+			rp.Fields = append(rp.Fields, FieldDifference{Field: "start_date", Workbook: w.String(), Server: s.String()})
+		}
+		if s, w := m.EndDate, d.Input.EndDate; !w.IsZero() && s != w && (m.Era == "pre_2025" || s != ClampEnd(w)) {
+			rp.Fields = append(rp.Fields, FieldDifference{Field: "end_date", Workbook: w.String(), Server: s.String()})
+		}
+	case err != nil && d.Input.PlanID != 0:
+		rp.Presence = PresenceMissing
+	}
 }
 
 func planWords(d *PlanDiff) string {

@@ -425,47 +425,13 @@ type prepared struct {
 func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(context.Context, []string) error) (*prepared, error) {
 	cs := &ChangeSet{Plans: make([]*PlanDiff, len(plans))}
 	pr := &prepared{r: r, plans: plans, cs: cs, matched: make([]*Plan, len(plans)), notes: make([]string, len(plans))}
-	routes, err := r.routePlans(ctx, plans)
-	if err != nil {
+	if err := pr.route(ctx); err != nil {
 		return pr, err
 	}
-	pr.routes = routes
-	// Plans routed by their plan_id need every account's list.
-	for _, rt := range routes {
-		if rt.account == routeByPlanID {
-			lists, errs := r.listAccounts(ctx, nil)
-			if err := r.gate.stopErr(ctx); err != nil {
-				return pr, err
-			}
-			r.routeByPlanIDs(plans, routes, lists, errs)
-			break
-		}
-	}
-	byAccount := make([][]int, len(r.accounts))
-	for i, rt := range routes {
-		if rt.account < 0 {
-			cs.Plans[i] = Failed(plans[i], rt.fail)
-			cs.Plans[i].Company = rt.company
-			continue
-		}
-		byAccount[rt.account] = append(byAccount[rt.account], i)
-	}
+	byAccount := pr.byAccount()
 	if lock != nil {
-		var names []string
-		for a, idx := range byAccount {
-			if len(idx) > 0 {
-				names = append(names, r.accounts[a].Name)
-			}
-		}
-		slices.Sort(names)
-		if len(names) > 0 {
-			if err := lock(ctx, names); err != nil {
-				return pr, &hookError{err}
-			}
-			// What was listed before the lock may have changed since.
-			r.listMu.Lock()
-			r.lists = map[int]listed{}
-			r.listMu.Unlock()
+		if err := pr.lock(ctx, lock, byAccount); err != nil {
+			return pr, err
 		}
 	}
 
@@ -484,18 +450,93 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 			cs.Listed[r.accounts[a].Name] = l
 		}
 	}
+	pr.failClaimedTwice(pr.match(byAccount, lists, listErrs))
+	return pr, nil
+}
 
-	// Match, and refuse two input plans that land on the same stored plan
-	// or would create the same plan.
-	type wantPlan struct {
+// route routes the plans to accounts (routePlans), listing every account
+// when a plan is routed by its plan_id.
+func (pr *prepared) route(ctx context.Context) error {
+	r := pr.r
+	routes, err := r.routePlans(ctx, pr.plans)
+	if err != nil {
+		return err
+	}
+	pr.routes = routes
+	// Plans routed by their plan_id need every account's list.
+	for _, rt := range routes {
+		if rt.account == routeByPlanID {
+			lists, errs := r.listAccounts(ctx, nil)
+			if err := r.gate.stopErr(ctx); err != nil {
+				return err
+			}
+			r.routeByPlanIDs(pr.plans, routes, lists, errs)
+			break
+		}
+	}
+	return nil
+}
+
+// byAccount returns the indices of the plans routed to each account,
+// failing the plans that found no account.
+func (pr *prepared) byAccount() [][]int {
+	byAccount := make([][]int, len(pr.r.accounts))
+	for i, rt := range pr.routes {
+		if rt.account < 0 {
+			pr.cs.Plans[i] = Failed(pr.plans[i], rt.fail)
+			pr.cs.Plans[i].Company = rt.company
+			continue
+		}
+		byAccount[rt.account] = append(byAccount[rt.account], i)
+	}
+	return byAccount
+}
+
+// lock calls the Lock hook with the accounts the plans go to (sorted; not
+// at all when there is none) and forgets the lists taken before it, which
+// may have changed since. Its error is a *hookError.
+func (pr *prepared) lock(ctx context.Context, lock func(context.Context, []string) error, byAccount [][]int) error {
+	r := pr.r
+	var names []string
+	for a, idx := range byAccount {
+		if len(idx) > 0 {
+			names = append(names, r.accounts[a].Name)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return nil
+	}
+	if err := lock(ctx, names); err != nil {
+		return &hookError{err}
+	}
+	// What was listed before the lock may have changed since.
+	r.listMu.Lock()
+	r.lists = map[int]listed{}
+	r.listMu.Unlock()
+	return nil
+}
+
+// prepClaim is what an input plan claims: a stored plan (prepStored) or a
+// plan to create (prepCreate).
+type (
+	prepStored struct {
 		account int
 		id      int64
 	}
-	type createKey struct {
+	prepCreate struct {
 		account int
 		name    string // NameKey: the names MatchPlans takes for one
 		start   Date
 	}
+)
+
+// match matches each routed plan to its stored plan in its account's list
+// (matchPlan), failing the plans whose account could not be listed or
+// that match ambiguously, and returns the input plans by what they claim
+// (a prepStored or a prepCreate).
+func (pr *prepared) match(byAccount [][]int, lists [][]Plan, listErrs []error) map[any][]int {
+	r, cs, plans := pr.r, pr.cs, pr.plans
 	claimed := map[any][]int{}
 	for a, idx := range byAccount {
 		for _, i := range idx {
@@ -514,13 +555,20 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 			}
 			pr.matched[i] = m
 			if m != nil {
-				claimed[wantPlan{a, m.ID}] = append(claimed[wantPlan{a, m.ID}], i)
+				claimed[prepStored{a, m.ID}] = append(claimed[prepStored{a, m.ID}], i)
 			} else {
-				k := createKey{a, NameKey(plans[i].Name), plans[i].StartDate}
+				k := prepCreate{a, NameKey(plans[i].Name), plans[i].StartDate}
 				claimed[k] = append(claimed[k], i)
 			}
 		}
 	}
+	return claimed
+}
+
+// failClaimedTwice fails the input plans that land on the same stored
+// plan or would create the same plan as another.
+func (pr *prepared) failClaimedTwice(claimed map[any][]int) {
+	r, cs, plans := pr.r, pr.cs, pr.plans
 	for _, idx := range claimed {
 		if len(idx) < 2 {
 			continue
@@ -532,14 +580,13 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 					others = append(others, plans[j].Origin.String())
 				}
 			}
-			a := routes[i].account
+			a := pr.routes[i].account
 			title := (&PlanDiff{Input: plans[i], Server: pr.matched[i]}).Title()
 			cs.Plans[i] = Failed(plans[i], fmt.Sprintf("%s is also described at %s; describe each plan once (same plan_id, or same name and start date)",
 				title, strings.Join(others, ", ")))
-			cs.Plans[i].Account, cs.Plans[i].Company = r.accounts[a].Name, routes[i].company
+			cs.Plans[i].Account, cs.Plans[i].Company = r.accounts[a].Name, pr.routes[i].company
 		}
 	}
-	return pr, nil
 }
 
 // stopAll fails every plan not failed yet: the run stopped with err

@@ -197,7 +197,6 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 	}
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	fail := &SectorTargetsError{Source: source}
-	addf := func(format string, args ...any) { fail.Problems = append(fail.Problems, fmt.Sprintf(format, args...)) }
 
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.Comma = detectDelimiter(text)
@@ -205,21 +204,69 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 
-	header, err := cr.Read()
-	if err == io.EOF {
-		addf("the file is empty (expected a header row: %s,%s,%s,%s)", colSector, colLevel, colMale, colFemale)
+	cols, ok := readSectorHeader(cr, fail)
+	if !ok {
 		return nil, fail
 	}
-	if err != nil {
-		addf("%s", csvErrorText(err))
+	t := &SectorTargets{Source: source, index: map[string]map[string]int{}}
+	for len(fail.Problems) < maxTargetProblems {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fail.addf("%s", csvErrorText(err))
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && pe.Err != csv.ErrFieldCount {
+				break // the rest of the file cannot be read reliably
+			}
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		if isBlankRecord(rec) {
+			continue
+		}
+		if row, ok := parseSectorRow(rec, line, cols, fail); ok {
+			t.add(row, fail)
+		}
+	}
+	if len(fail.Problems) >= maxTargetProblems {
+		fail.addf("further lines not checked after %d problems", maxTargetProblems)
+	}
+	if len(fail.Problems) > 0 {
 		return nil, fail
+	}
+	if len(t.rows) == 0 {
+		fail.addf("the file has a header row but no targets")
+		return nil, fail
+	}
+	return t, nil
+}
+
+// addf adds a problem to e.
+func (e *SectorTargetsError) addf(format string, args ...any) {
+	e.Problems = append(e.Problems, fmt.Sprintf(format, args...))
+}
+
+// readSectorHeader reads the header row and returns the index of each
+// column by its name (lower case). It reports false, with the problem in
+// fail, when the file is empty or a required column is missing.
+func readSectorHeader(cr *csv.Reader, fail *SectorTargetsError) (map[string]int, bool) {
+	header, err := cr.Read()
+	if err == io.EOF {
+		fail.addf("the file is empty (expected a header row: %s,%s,%s,%s)", colSector, colLevel, colMale, colFemale)
+		return nil, false
+	}
+	if err != nil {
+		fail.addf("%s", csvErrorText(err))
+		return nil, false
 	}
 	headerLine, _ := cr.FieldPos(0)
 	cols := map[string]int{}
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
 		if _, dup := cols[name]; dup && name != "" {
-			addf("line %d: column %q appears twice", headerLine, strings.TrimSpace(h))
+			fail.addf("line %d: column %q appears twice", headerLine, strings.TrimSpace(h))
 			continue
 		}
 		cols[name] = i
@@ -231,100 +278,82 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 		}
 	}
 	if len(missing) > 0 {
-		addf("line %d: the header row has no %s column (found %s; expected %s,%s,%s,%s)", headerLine,
+		fail.addf("line %d: the header row has no %s column (found %s; expected %s,%s,%s,%s)", headerLine,
 			strings.Join(missing, ", "), quoteJoin(header), colSector, colLevel, colMale, colFemale)
-		return nil, fail
+		return nil, false
 	}
+	return cols, true
+}
 
-	t := &SectorTargets{Source: source, index: map[string]map[string]int{}}
-	field := func(rec []string, col string) string {
+// parseSectorRow reads one line of targets (rec, at line, with the
+// columns cols). It reports false, with the problems in fail, when a
+// value is not valid.
+func parseSectorRow(rec []string, line int, cols map[string]int, fail *SectorTargetsError) (SectorTarget, bool) {
+	field := func(col string) string {
 		if i := cols[col]; i < len(rec) {
 			return strings.TrimSpace(rec[i])
 		}
 		return ""
 	}
-	for len(fail.Problems) < maxTargetProblems {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
+	at := func(col string) string {
+		return fmt.Sprintf("line %d, column %d (%s)", line, cols[col]+1, col)
+	}
+	row := SectorTarget{Line: line}
+	ok := true
+	rawSector := field(colSector)
+	if s, found := canonicalSector(rawSector); found {
+		row.Sector = s
+	} else {
+		ok = false
+		if rawSector == "" {
+			fail.addf("%s: the sector is blank", at(colSector))
+		} else if sugg := Closest(rawSector, Sectors, 2); len(sugg) > 0 {
+			fail.addf("%s: %q is not a sector of the service; did you mean %s?", at(colSector), rawSector, strings.Join(quoteAll(sugg), " or "))
+		} else {
+			fail.addf("%s: %q is not a sector of the service (the sectors are the service's sector values, such as %q)", at(colSector), rawSector, Sectors[0])
 		}
+	}
+	rawLevel := field(colLevel)
+	if l, msg := canonicalSectorLevel(rawLevel); msg == "" {
+		row.Level = l
+	} else {
+		ok = false
+		fail.addf("%s: %s", at(colLevel), msg)
+	}
+	for _, c := range []struct {
+		col string
+		dst *Pct
+	}{{colMale, &row.Male}, {colFemale, &row.Female}} {
+		v, err := ParsePct(field(c.col))
 		if err != nil {
-			addf("%s", csvErrorText(err))
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && pe.Err != csv.ErrFieldCount {
-				break // the rest of the file cannot be read reliably
-			}
-			continue
-		}
-		line, _ := cr.FieldPos(0)
-		if isBlankRecord(rec) {
-			continue
-		}
-		at := func(col string) string {
-			return fmt.Sprintf("line %d, column %d (%s)", line, cols[col]+1, col)
-		}
-		row := SectorTarget{Line: line}
-		ok := true
-		rawSector := field(rec, colSector)
-		if s, found := canonicalSector(rawSector); found {
-			row.Sector = s
-		} else {
 			ok = false
-			if rawSector == "" {
-				addf("%s: the sector is blank", at(colSector))
-			} else if sugg := Closest(rawSector, Sectors, 2); len(sugg) > 0 {
-				addf("%s: %q is not a sector of the service; did you mean %s?", at(colSector), rawSector, strings.Join(quoteAll(sugg), " or "))
-			} else {
-				addf("%s: %q is not a sector of the service (the sectors are the service's sector values, such as %q)", at(colSector), rawSector, Sectors[0])
-			}
-		}
-		rawLevel := field(rec, colLevel)
-		if l, msg := canonicalSectorLevel(rawLevel); msg == "" {
-			row.Level = l
-		} else {
-			ok = false
-			addf("%s: %s", at(colLevel), msg)
-		}
-		for _, c := range []struct {
-			col string
-			dst *Pct
-		}{{colMale, &row.Male}, {colFemale, &row.Female}} {
-			v, err := ParsePct(field(rec, c.col))
-			if err != nil {
-				ok = false
-				addf("%s: %v", at(c.col), err)
-				continue
-			}
-			*c.dst = v
-		}
-		if !ok {
+			fail.addf("%s: %v", at(c.col), err)
 			continue
 		}
-		if row.Male+row.Female > 10000 {
-			addf("line %d: the two figures add up to %s%%, more than 100%%", line, (row.Male + row.Female).String())
-			continue
-		}
-		if prev, dup := t.index[row.Sector][row.Level]; dup {
-			addf("line %d: %s at %s is already given on line %d", line, row.Sector, row.Level, t.rows[prev].Line)
-			continue
-		}
-		if t.index[row.Sector] == nil {
-			t.index[row.Sector] = map[string]int{}
-		}
-		t.index[row.Sector][row.Level] = len(t.rows)
-		t.rows = append(t.rows, row)
+		*c.dst = v
 	}
-	if len(fail.Problems) >= maxTargetProblems {
-		addf("further lines not checked after %d problems", maxTargetProblems)
+	if !ok {
+		return row, false
 	}
-	if len(fail.Problems) > 0 {
-		return nil, fail
+	if row.Male+row.Female > 10000 {
+		fail.addf("line %d: the two figures add up to %s%%, more than 100%%", line, (row.Male + row.Female).String())
+		return row, false
 	}
-	if len(t.rows) == 0 {
-		addf("the file has a header row but no targets")
-		return nil, fail
+	return row, true
+}
+
+// add adds row to t, unless its sector and level are already given (a
+// problem in fail).
+func (t *SectorTargets) add(row SectorTarget, fail *SectorTargetsError) {
+	if prev, dup := t.index[row.Sector][row.Level]; dup {
+		fail.addf("line %d: %s at %s is already given on line %d", row.Line, row.Sector, row.Level, t.rows[prev].Line)
+		return
 	}
-	return t, nil
+	if t.index[row.Sector] == nil {
+		t.index[row.Sector] = map[string]int{}
+	}
+	t.index[row.Sector][row.Level] = len(t.rows)
+	t.rows = append(t.rows, row)
 }
 
 func quoteJoin(ss []string) string {

@@ -12,13 +12,77 @@ import (
 )
 
 // This file is the one door through which eepipe reads an account's
-// stored plans: apply (Runner.PlanApply), diff and reconcile
+// stored plans: apply (Runner.PlanApply, and its creates and recreates
+// through findRecreated, findCreated and readBack), diff and reconcile
 // (Runner.Plan), export
 // (Runner.ReadStored), `check --server` (Runner.ReadStored and
 // Runner.FillFromStored) and the counter catalog (Runner.ServiceCatalog)
 // all list and retrieve plans here, through the run's gate: the same
 // bound on requests in flight, the same stop after a fatal error, the
 // same request counts and progress.
+
+// Apply's creates read an account again after the run's list, here too:
+// the list the run keeps (listAccounts) predates the run's own writes. A
+// recreate looks for the plan an earlier, unfinished recreate left
+// (findRecreated); a create whose request got no clear answer looks for
+// the plan it may have made (findCreated); both read back the plan they
+// adopt or made (readBack). Each goes to the account's gated service, as
+// every read here does.
+
+// findRecreated looks, before a recreate creates its new plan, for a plan
+// that an earlier recreate of the same plan created but did not finish
+// (killed between its create and its delete, or its delete failed): a plan
+// other than the old one with the new name, start date and end date. One
+// such plan is adopted (read in full) and nil is returned when there is
+// none. The plans must be listed for this: a list that fails fails the
+// plan, since creating without knowing could make a duplicate.
+func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff) (*Plan, []string, error) {
+	list, err := r.relist(ctx, svc)
+	if err != nil {
+		if errors.Is(err, ErrStopped) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
+	}
+	found := recreateLeftovers(list, d)
+	switch len(found) {
+	case 0:
+		return nil, nil, nil
+	case 1:
+	default:
+		return nil, nil, leftoversError(found, d.Server.ID)
+	}
+	full, err := r.readBack(ctx, svc, found[0].ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan %d, left with the new dates by an earlier recreate, could not be read: %w", found[0].ID, err)
+	}
+	return full, []string{leftoverAdoptedNote(full.ID, true)}, nil
+}
+
+// findCreated lists the account of svc again and returns its plans named
+// name that start on start (MatchPlans), but those in skip: the plan a
+// create whose request got no clear answer may have made.
+func (r *Runner) findCreated(ctx context.Context, svc PlanService, name string, start Date, skip map[int64]bool) ([]*Plan, error) {
+	list, err := r.relist(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	return MatchPlans(list, 0, name, start, skip), nil
+}
+
+// relist lists the plans of the account of svc (an account's gated
+// service) afresh, past the list the run keeps.
+func (r *Runner) relist(ctx context.Context, svc PlanService) ([]Plan, error) {
+	return svc.ListPlans(ctx)
+}
+
+// readBack retrieves plan id of the account of svc (an account's gated
+// service), with milestones and targets: a plan apply created or adopts.
+// It is not one of the stored plans a run compares, so it is not counted
+// in Progress.PlansRead.
+func (r *Runner) readBack(ctx context.Context, svc PlanService, id int64) (*Plan, error) {
+	return svc.GetPlan(ctx, id)
+}
 
 // listAccounts lists the plans of the accounts that want marks (every
 // account when want is nil), concurrently through the gate. Lists are kept

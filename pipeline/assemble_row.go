@@ -1,0 +1,361 @@
+package pipeline
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// asmDateMemo is the last text a date column read as a date: its value
+// and Date.String.
+type asmDateMemo struct {
+	text string
+	d    Date
+	s    string
+}
+
+// asmPlanColumns are the columns that describe the plan rather than a row.
+var asmPlanColumns = [asmNumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+
+const asmNumPlanColumns = 10
+
+// asmPlanColumnIndex returns the index of a plan column in asmPlanColumns.
+func asmPlanColumnIndex(col string) int {
+	for i, c := range asmPlanColumns {
+		if c == col {
+			return i
+		}
+	}
+	panic("pipeline: " + col + " is not a plan column")
+}
+
+// asmRowValues are the parsed plan and year fields of one record.
+type asmRowValues struct {
+	planID     int64
+	planIDBad  bool
+	nameBad    bool // plan_name written but unreadable (its error is given)
+	account    string
+	company    CompanyIDs
+	name       string
+	start, end Date
+	startBad   bool
+	endBad     bool
+	sector     string
+	scorecard  string
+	yearNumber int
+	fy         FinancialYear
+	yearGiven  bool // year_number or financial_year written (valid or not)
+	targetType string
+	typeGiven  bool
+	given      [asmNumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
+	givenSet   [asmNumPlanColumns]bool
+	companyAt  Origin // a blank company identifier cell the record shows (a grid's labelled cell)
+}
+
+func (v *asmRowValues) give(col, value string) {
+	i := asmPlanColumnIndex(col)
+	v.given[i], v.givenSet[i] = value, true
+}
+
+// cellError reports an error at cell c of column col of rec: at the
+// record's place when the cell has none, under the column's name when the
+// cell has no header.
+func (a *Assembler) cellError(rec *Record, c Cell, col, format string, args ...any) {
+	o := c.Origin
+	if o.File == "" {
+		o = rec.Origin
+	}
+	if o.Header == "" {
+		o.Header = col
+	}
+	a.errorf(o, asmCellText(c), format, args...)
+}
+
+// readPlanID reads the record's plan_id.
+func (a *Assembler) readPlanID(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColPlanID)
+	if !ok {
+		return
+	}
+	n, set, err := IntegerValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColPlanID, "plan_id must be the whole-number id of an existing plan: %v", err)
+		v.planIDBad = true
+	case set && n <= 0:
+		a.cellError(rec, c, ColPlanID, "plan_id must be a positive whole number")
+		v.planIDBad = true
+	case set:
+		v.planID = n
+		v.give(ColPlanID, strconv.FormatInt(n, 10))
+	}
+}
+
+// readPlanTexts reads the record's account, company identifiers and plan
+// name.
+func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
+	for _, col := range []string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
+		c, ok := rec.Cell(col)
+		if !ok {
+			continue
+		}
+		s, set, err := TextValue(c)
+		if err != nil {
+			a.cellError(rec, c, col, "%s: %v", col, err)
+			if col == ColPlanName {
+				v.nameBad = true
+			}
+			continue
+		}
+		if !set {
+			if col != ColPlanName && v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
+			continue
+		}
+		if col != ColAccount && col != ColPlanName && IdentifierKey(s) == "" {
+			// "-" or "/" in a company column: no identifier (SameIdentifier).
+			a.noIdentifierWarning(c, col, s)
+			if v.companyAt.Cell == "" && c.Origin.Cell != "" {
+				v.companyAt = c.Origin
+			}
+			continue
+		}
+		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
+			// The value is still read, so that the row's other checks
+			// speak of it; the error keeps it from being sent.
+			a.cellError(rec, c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
+		}
+		v.give(col, s)
+		if c.Kind == CellNumber {
+			a.lostZeroWarning(c, col, s)
+		}
+		switch col {
+		case ColAccount:
+			v.account = s
+		case ColCompanyVAT:
+			v.company.VAT = s
+		case ColCompanyRegistration:
+			v.company.Registration = s
+		case ColCompanyIDNumber:
+			v.company.IDNumber = s
+		case ColPlanName:
+			v.name = s
+		}
+	}
+}
+
+// readDates reads the record's start_date and end_date.
+func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
+	for k, col := range []string{ColStartDate, ColEndDate} {
+		c, ok := rec.Cell(col)
+		if !ok {
+			continue
+		}
+		memo := &a.lastDates[k]
+		if c.Kind == CellText && memo.s != "" && c.Text == memo.text {
+			// DateValue of a text cell depends on its text alone.
+			v.give(col, memo.s)
+			if col == ColStartDate {
+				v.start = memo.d
+			} else {
+				v.end = memo.d
+			}
+			continue
+		}
+		d, set, err := DateValue(c)
+		if err != nil {
+			a.cellError(rec, c, col, "%s: %v", col, err)
+			if col == ColStartDate {
+				v.startBad = true
+			} else {
+				v.endBad = true
+			}
+			continue
+		}
+		if !set {
+			continue
+		}
+		ds := a.dateText(d)
+		if c.Kind == CellText {
+			*memo = asmDateMemo{text: c.Text, d: d, s: ds}
+		}
+		v.give(col, ds)
+		if col == ColStartDate {
+			v.start = d
+		} else {
+			v.end = d
+		}
+	}
+}
+
+// readSector reads the record's sector, one of the 18 sector values.
+func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColSector)
+	if !ok {
+		return
+	}
+	s, set, err := TextValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColSector, "sector: %v", err)
+	case set:
+		if exact, sugg, found := NormalizeSector(s); found {
+			v.sector = exact
+			v.give(ColSector, exact)
+		} else {
+			a.cellError(rec, c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
+			a.problems[len(a.problems)-1].Suggestions = sugg
+		}
+	}
+}
+
+// readScorecard reads the record's scorecard_id.
+func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColScorecardID)
+	if !ok {
+		return
+	}
+	s, set, err := TextValue(c)
+	switch {
+	case err != nil:
+		a.cellError(rec, c, ColScorecardID, "scorecard_id: %v", err)
+	case set && !strings.HasPrefix(s, "scorecard_"):
+		a.cellError(rec, c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
+	case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
+		a.cellError(rec, c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
+	case set:
+		v.scorecard = s
+		v.give(ColScorecardID, s)
+	}
+}
+
+// readYear reads the record's year_number and financial_year and returns
+// the places of their cells.
+func (a *Assembler) readYear(rec *Record, v *asmRowValues) (yearPlace, fyPlace asmPlace) {
+	if c, ok := rec.Cell(ColYearNumber); ok && !asmIsBlank(c) {
+		v.yearGiven = true
+		yearPlace = a.place(asmOriginOf(c, *rec, ColYearNumber), rec.Origin.Row, asmCellText(c))
+		n, _, err := IntegerValue(c)
+		switch {
+		case err != nil:
+			a.cellError(rec, c, ColYearNumber, "year_number: %v; write 1 for the plan's first financial year, 2 for the second, and so on", err)
+		case n < 1 || n > 100:
+			a.cellError(rec, c, ColYearNumber, "year_number must be 1 or more (1 is the plan's first financial year)")
+		default:
+			v.yearNumber = int(n)
+		}
+	}
+	if c, ok := rec.Cell(ColFinancialYear); ok && !asmIsBlank(c) {
+		v.yearGiven = true
+		fyPlace = a.place(asmOriginOf(c, *rec, ColFinancialYear), rec.Origin.Row, asmCellText(c))
+		fy, _, err := FinancialYearValue(c)
+		if err != nil {
+			a.cellError(rec, c, ColFinancialYear, "financial_year: %v", err)
+		} else {
+			v.fy = fy
+		}
+	}
+	return yearPlace, fyPlace
+}
+
+// readTargetType reads the record's target_type.
+func (a *Assembler) readTargetType(rec *Record, v *asmRowValues) {
+	c, ok := rec.Cell(ColTargetType)
+	if !ok || asmIsBlank(c) {
+		return
+	}
+	v.typeGiven = true
+	s, _, err := TextValue(c)
+	if err != nil {
+		a.cellError(rec, c, ColTargetType, "target_type: %v", err)
+	} else if exact, sugg, found := NormalizeTargetType(s); found {
+		v.targetType = exact
+	} else {
+		a.cellError(rec, c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
+		a.problems[len(a.problems)-1].Suggestions = sugg
+	}
+}
+
+// requireYearAndType reports a record without a target type or a year.
+func (a *Assembler) requireYearAndType(rec *Record, v *asmRowValues) {
+	if !v.typeGiven {
+		o := rec.Origin
+		if c, ok := rec.Cell(ColTargetType); ok {
+			o = asmOriginOf(c, *rec, ColTargetType)
+		}
+		a.errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
+	}
+	if !v.yearGiven {
+		o := rec.Origin
+		if c, ok := rec.Cell(ColYearNumber); ok {
+			o = asmOriginOf(c, *rec, ColYearNumber)
+		} else if c, ok := rec.Cell(ColFinancialYear); ok {
+			o = asmOriginOf(c, *rec, ColFinancialYear)
+		}
+		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
+	}
+}
+
+// identifierDigits are the lengths of South African VAT and ID numbers.
+var identifierDigits = map[string]int{ColCompanyVAT: 10, ColCompanyIDNumber: 13}
+
+// lostZeroWarning warns when an identifier typed as a number is shorter
+// than such numbers are: the spreadsheet has probably dropped a leading
+// zero (ID numbers of people born in the 2000s start with 0).
+func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
+	want, ok := identifierDigits[col]
+	if !ok || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+		return
+	}
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = col
+	}
+	k := "zero|" + o.File + "|" + o.Sheet + "|" + col + "|" + s
+	if a.unknown[k] {
+		return // once per number and file is enough
+	}
+	a.unknown[k] = true
+	a.warnf(o, s, "%s %s has %d digits, but these numbers have %d: the cell is a number, so a leading zero may have been dropped; format the column as text and type the number again", col, s, len(s), want)
+}
+
+// noIdentifierWarning says, once per text, column and file, that a
+// company identifier cell holding no letter or digit ("-", "/") is read as
+// blank: such a text identifies no company (SameIdentifier), so it is
+// neither part of the plan's key nor sent to the company lookup.
+func (a *Assembler) noIdentifierWarning(c Cell, col, s string) {
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = col
+	}
+	k := "noid|" + o.File + "|" + o.Sheet + "|" + col + "|" + s
+	if a.unknown[k] {
+		return
+	}
+	a.unknown[k] = true
+	a.warnf(o, s, "%s %q has no letter or digit, so it identifies no company: it is read as blank (the company is found by the plan's other identifiers); leave the cell empty when there is no such number", col, Excerpt(s))
+}
+
+func asmIsBlank(c Cell) bool {
+	return c.Kind == CellBlank || (c.Kind == CellText && strings.TrimSpace(c.Text) == "")
+}
+
+func asmCellText(c Cell) string {
+	if c.Kind == CellBlank {
+		return ""
+	}
+	return c.Text
+}
+
+// dateText returns d.String(), formatted once per date.
+func (a *Assembler) dateText(d Date) string {
+	if s, ok := a.dates[d]; ok {
+		return s
+	}
+	s := d.String()
+	if len(a.dates) < 4096 {
+		a.dates[d] = s
+	}
+	return s
+}
