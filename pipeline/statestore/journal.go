@@ -31,6 +31,10 @@ import (
 // request is sent (RecordPending); its answer replaces it.
 const pendingOutcome = pipeline.OutcomePending
 
+// pgWaitedWriters is how many connections of a PostgreSQL store commit
+// the records waited for.
+const pgWaitedWriters = 2
+
 // maxBatch bounds the records of one transaction.
 const maxBatch = 512
 
@@ -122,13 +126,25 @@ func (s *Store) queue(o *op) error {
 		}
 		s.j = start()
 		s.jl = s.j
+		s.jw = []*journal{s.j}
 		if s.dialect == dialectPostgres {
-			// A second connection for what is not waited for: the
-			// server works on both at once. A record waited for is
-			// committed before anything that depends on it is queued
-			// (an answer, after its pending write), and the end of a
-			// run follows the answers on their connection.
+			// More connections for what is waited for, taking from one
+			// queue: while one waits for the server to commit a batch,
+			// another sends the records queued meanwhile, so that a
+			// record waits about one round trip, not the end of the one
+			// before it too. A record waited for is committed before
+			// anything that depends on it is queued (an answer, after
+			// its pending write), so their order does not matter.
+			for range pgWaitedWriters - 1 {
+				j := &journal{s: s, ops: s.j.ops, stop: make(chan struct{}), ended: make(chan struct{})}
+				go j.loop()
+				s.jw = append(s.jw, j)
+			}
+			// A connection for what is not waited for: the server works
+			// on it at the same time. The end of a run follows the
+			// answers on their connection.
 			s.jl = start()
+			s.jw = append(s.jw, s.jl)
 		}
 	})
 	if !o.later && o.kind != opSync && o.kind != opFinish {
@@ -158,7 +174,7 @@ func (s *Store) closeJournal() {
 	if s.j == nil {
 		return
 	}
-	for _, j := range []*journal{s.jl, s.j} {
+	for _, j := range slices.Backward(s.jw) {
 		j.once.Do(func() { close(j.stop) })
 		<-j.ended
 	}
@@ -198,6 +214,14 @@ func (j *journal) loop() {
 				return
 			}
 			conn = c
+			if j.s.dialect == dialectSQLite {
+				// Checkpoint (copy the log into the database file) every
+				// walCheckpointPages pages rather than SQLite's 1,000: a
+				// run's commits rewrite the same pages, copied once
+				// instead of several times. The journal also checkpoints
+				// when it goes idle, and SQLite when the store closes.
+				conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = `+strconv.Itoa(walCheckpointPages))
+			}
 		}
 		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
 		errs, unreported := j.commit(ctx, conn, batch, durable)
@@ -281,6 +305,10 @@ func (j *journal) loop() {
 		commit(batch)
 	}
 }
+
+// walCheckpointPages is the size of the SQLite write-ahead log (in pages
+// of 4 KiB) at which a commit of the journal checkpoints it.
+const walCheckpointPages = 8192
 
 // holdFor bounds how long a record not waited for (the answers of a
 // plan's writes, a plan request) waits for the next commit, which is
