@@ -784,6 +784,7 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 			_, err := br.Exec()
 			return err
 		}
+		batch, spread := mergeWrites(batch)
 		for _, o := range batch {
 			switch o.kind {
 			case opWrites:
@@ -883,8 +884,67 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 				return err
 			}
 		}
-		return br.Close()
+		if err := br.Close(); err != nil {
+			return err
+		}
+		spread()
+		return nil
 	})
+}
+
+// mergeWrites returns batch with its target writes (opWrites, of one
+// run) as one record in the place of the first, when the server can take
+// them in one statement each for the new writes and for the answers (their
+// targets distinct), so that a batch costs the server two statements, not
+// two a plan; spread then gives each record its ids. Otherwise batch is
+// returned as it is. Moving a later record's writes before the records
+// between changes nothing: a target's writes follow whatever else concerns
+// it (what became of its pending writes, ResolvePending) in an earlier
+// batch, as their callers waited for it.
+func mergeWrites(batch []*op) ([]*op, func()) {
+	var ws []*op
+	for _, o := range batch {
+		if o.kind == opWrites {
+			if len(ws) > 0 && o.run != ws[0].run {
+				return batch, func() {}
+			}
+			ws = append(ws, o)
+		}
+	}
+	if len(ws) < 2 {
+		return batch, func() {}
+	}
+	m := &op{kind: opWrites, run: ws[0].run}
+	fresh, answers := map[int64]bool{}, map[int64]bool{}
+	for _, o := range ws {
+		for _, w := range o.ws {
+			seen := fresh
+			if w.ID != 0 {
+				seen = answers
+			}
+			if seen[w.TargetID] {
+				return batch, func() {}
+			}
+			seen[w.TargetID] = true
+			m.ws = append(m.ws, w)
+		}
+	}
+	out := make([]*op, 0, len(batch)-len(ws)+1)
+	for _, o := range batch {
+		switch {
+		case o == ws[0]:
+			out = append(out, m)
+		case o.kind != opWrites:
+			out = append(out, o)
+		}
+	}
+	return out, func() {
+		k := 0
+		for _, o := range ws {
+			o.ids = m.ids[k : k+len(o.ws)]
+			k += len(o.ws)
+		}
+	}
 }
 
 // distinctTargets reports whether the writes ws[at...] are to distinct
