@@ -24,8 +24,10 @@ import (
 // committed the previous batch in one transaction (group commit). A
 // caller waits for the commit of its batch, so a record it was told is
 // made is in the store; what many concurrent requests record costs one
-// transaction, not one each. See README "The state store" for what a
-// crash can lose.
+// transaction, not one each; a record nobody waits for goes with the next
+// commit (holdFor). On PostgreSQL, more writers share the queue of what
+// is waited for, and what is not has a writer of its own. See README "The
+// state store" for what a crash can lose.
 
 // pendingOutcome is the outcome of a target write recorded before its
 // request is sent (RecordPending); its answer replaces it.
