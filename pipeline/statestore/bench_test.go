@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,4 +100,93 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkJournalPlans records plans of 10 target writes of 3 counters
+// as apply records new plans (the plan request and the writes pending
+// before their requests, then their answers together) from 8 or 32
+// goroutines at once, and reports the process's CPU time per plan
+// (cpu-us/plan): what the journal costs apply, without the service.
+//
+//	go test ./pipeline/statestore -run '^$' -bench JournalPlans -benchtime 500x
+func BenchmarkJournalPlans(b *testing.B) {
+	for name, loc := range map[string]func(b *testing.B) string{
+		"sqlite":   func(b *testing.B) string { return filepath.Join(b.TempDir(), "state.db") },
+		"postgres": func(b *testing.B) string { return statestoretest.PostgresURL(b) },
+	} {
+		for _, n := range []int{8, 32} {
+			b.Run(fmt.Sprintf("store=%s/writers=%d", name, n), func(b *testing.B) {
+				ctx := context.Background()
+				s, err := Open(ctx, loc(b))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://service.example", Command: "apply"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu0 := processCPU()
+				b.ReportAllocs()
+				b.ResetTimer()
+				var wg sync.WaitGroup
+				var next atomic.Int64
+				for range n {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							p := next.Add(1) - 1
+							if p >= int64(b.N) {
+								return
+							}
+							if err := recordPlan(ctx, s, run, p); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				if err := s.FinishRun(ctx, run, "ok", time.Now()); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/plan")
+			})
+		}
+	}
+}
+
+// recordPlan records plan p (new, 10 targets of 3 counters) as apply
+// does.
+func recordPlan(ctx context.Context, s *Store, run, p int64) error {
+	planID := 1000 + p
+	if err := s.RecordPlanWrite(ctx, run, pipeline.PlanWrite{Account: "default", PlanID: planID, PlanName: fmt.Sprintf("History plan %04d", p),
+		Action: "create", Outcome: "ok", At: time.Now()}); err != nil {
+		return err
+	}
+	ws := make([]pipeline.TargetWrite, 10)
+	for t := range ws {
+		ws[t] = pipeline.TargetWrite{Account: "default", PlanID: planID, PlanName: fmt.Sprintf("History plan %04d", p), MilestoneID: planID*10 + int64(t/2),
+			TargetID: planID*100 + int64(t), YearNumber: t/2 + 1, FinancialYear: "2025/26", TargetType: "all_employees", File: "/home/consultant/plans/plans.csv",
+			Counters: []pipeline.CounterWrite{{Counter: "african_male_top", After: 1, Sent: true}, {Counter: "white_female_senior", After: 2, Sent: true}, {Counter: "indian_female_unskilled", After: 3, Sent: true}}}
+	}
+	ids, err := s.RecordPending(ctx, run, ws)
+	if err != nil {
+		return err
+	}
+	for t := range ws {
+		ws[t].ID, ws[t].Outcome, ws[t].At = ids[t], "ok", time.Now()
+	}
+	return s.RecordWrites(ctx, run, ws)
+}
+
+// processCPU is the CPU time (user and system) of the process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -24,12 +24,18 @@ import (
 // committed the previous batch in one transaction (group commit). A
 // caller waits for the commit of its batch, so a record it was told is
 // made is in the store; what many concurrent requests record costs one
-// transaction, not one each. See docs/apply-and-state.md, "The state store", for what a
-// crash can lose.
+// transaction, not one each; a record nobody waits for goes with the next
+// commit (holdFor). On PostgreSQL, more writers share the queue of what
+// is waited for, and what is not has a writer of its own. See
+// docs/apply-and-state.md, "The state store", for what a crash can lose.
 
 // pendingOutcome is the outcome of a target write recorded before its
 // request is sent (RecordPending); its answer replaces it.
 const pendingOutcome = pipeline.OutcomePending
+
+// pgWaitedWriters is how many connections of a PostgreSQL store commit
+// the records waited for.
+const pgWaitedWriters = 2
 
 // maxBatch bounds the records of one transaction.
 const maxBatch = 512
@@ -122,13 +128,25 @@ func (s *Store) queue(o *op) error {
 		}
 		s.j = start()
 		s.jl = s.j
+		s.jw = []*journal{s.j}
 		if s.dialect == dialectPostgres {
-			// A second connection for what is not waited for: the
-			// server works on both at once. A record waited for is
-			// committed before anything that depends on it is queued
-			// (an answer, after its pending write), and the end of a
-			// run follows the answers on their connection.
+			// More connections for what is waited for, taking from one
+			// queue: while one waits for the server to commit a batch,
+			// another sends the records queued meanwhile, so that a
+			// record waits about one round trip, not the end of the one
+			// before it too. A record waited for is committed before
+			// anything that depends on it is queued (an answer, after
+			// its pending write), so their order does not matter.
+			for range pgWaitedWriters - 1 {
+				j := &journal{s: s, ops: s.j.ops, stop: make(chan struct{}), ended: make(chan struct{})}
+				go j.loop()
+				s.jw = append(s.jw, j)
+			}
+			// A connection for what is not waited for: the server works
+			// on it at the same time. The end of a run follows the
+			// answers on their connection.
 			s.jl = start()
+			s.jw = append(s.jw, s.jl)
 		}
 	})
 	if !o.later && o.kind != opSync && o.kind != opFinish {
@@ -158,7 +176,7 @@ func (s *Store) closeJournal() {
 	if s.j == nil {
 		return
 	}
-	for _, j := range []*journal{s.jl, s.j} {
+	for _, j := range slices.Backward(s.jw) {
 		j.once.Do(func() { close(j.stop) })
 		<-j.ended
 	}
@@ -182,12 +200,63 @@ func (j *journal) loop() {
 	dirty := false // committed, not yet durable (SQLite)
 	idle := time.NewTimer(time.Hour)
 	defer idle.Stop()
+	// held are records not waited for, kept for the next commit (see
+	// holdFor); hold fires when the oldest has waited holdFor.
+	var held []*op
+	hold := time.NewTimer(time.Hour)
+	hold.Stop()
+	defer hold.Stop()
+	commit := func(batch []*op) {
+		if conn == nil {
+			c, err := j.s.db.Conn(ctx)
+			if err != nil {
+				for _, o := range batch {
+					j.answer(o, j.s.explain(err))
+				}
+				return
+			}
+			conn = c
+			if j.s.dialect == dialectSQLite {
+				// Checkpoint (copy the log into the database file) every
+				// walCheckpointPages pages rather than SQLite's 1,000: a
+				// run's commits rewrite the same pages, copied once
+				// instead of several times. The journal also checkpoints
+				// when it goes idle, and SQLite when the store closes.
+				conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = `+strconv.Itoa(walCheckpointPages))
+			}
+		}
+		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
+		errs, unreported := j.commit(ctx, conn, batch, durable)
+		for i, o := range batch {
+			j.answer(o, errs[i])
+		}
+		if unreported != nil {
+			j.s.jmu.Lock()
+			if j.s.jfailed == nil {
+				j.s.jfailed = unreported
+			}
+			j.s.jmu.Unlock()
+		}
+		if j.s.dialect == dialectSQLite {
+			if durable {
+				dirty, lastDurable = false, time.Now()
+			} else {
+				dirty = true
+				idle.Reset(durableEvery)
+			}
+		}
+	}
 	for {
 		var first *op
 		select {
 		case first = <-j.ops:
+		case <-hold.C:
+			batch := held
+			held = nil
+			commit(batch)
+			continue
 		case <-idle.C:
-			if dirty && conn != nil {
+			if dirty && conn != nil && len(held) == 0 {
 				// Idle after commits a power cut could lose: sync them.
 				conn.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
 				dirty, lastDurable = false, time.Now()
@@ -197,6 +266,9 @@ func (j *journal) loop() {
 			select {
 			case first = <-j.ops:
 			default:
+				if len(held) > 0 {
+					commit(held)
+				}
 				return
 			}
 		}
@@ -219,40 +291,47 @@ func (j *journal) loop() {
 				}
 			}
 		}
-		if conn == nil {
-			c, err := j.s.db.Conn(ctx)
-			if err != nil {
-				for _, o := range batch {
-					o.done <- j.s.explain(err)
-				}
-				continue
+		if !slices.ContainsFunc(batch, func(o *op) bool { return !holdable(o) }) && len(held)+len(batch) < maxBatch {
+			// Nothing waits for these: they go with the next commit.
+			if len(held) == 0 {
+				hold.Reset(holdFor)
 			}
-			conn = c
+			held = append(held, batch...)
+			continue
 		}
-		durable := j.s.dialect == dialectSQLite && (time.Since(lastDurable) >= durableEvery || hasFinish(batch))
-		errs := j.commit(ctx, conn, batch, durable)
-		for i, o := range batch {
-			if o.later && o.kind != opSync {
-				j.s.jlater.Add(-1)
-			}
-			if o.later && errs[i] != nil {
-				j.s.jmu.Lock()
-				if j.s.jfailed == nil {
-					j.s.jfailed = errs[i]
-				}
-				j.s.jmu.Unlock()
-			}
-			o.done <- errs[i]
+		if len(held) > 0 {
+			batch = append(held, batch...)
+			held = nil
+			hold.Stop()
 		}
-		if j.s.dialect == dialectSQLite {
-			if durable {
-				dirty, lastDurable = false, time.Now()
-			} else {
-				dirty = true
-				idle.Reset(durableEvery)
-			}
-		}
+		commit(batch)
 	}
+}
+
+// walCheckpointPages is the size of the SQLite write-ahead log (in pages
+// of 4 KiB) at which a commit of the journal checkpoints it.
+const walCheckpointPages = 8192
+
+// holdFor bounds how long a record not waited for (the answers of a
+// plan's writes, a plan request) waits for the next commit, which is
+// usually the next plan's pending writes: fewer, larger transactions.
+// A kill loses at most what was queued in the last holdFor; the writes
+// whose answers it was are pending in the store (docs/apply-and-state.md, "The state
+// store").
+const holdFor = 50 * time.Millisecond
+
+// holdable reports whether o may wait for the next commit: a record not
+// waited for.
+func holdable(o *op) bool {
+	return o.later && o.kind != opSync && o.kind != opFinish
+}
+
+// answer gives o its error, once its batch is committed.
+func (j *journal) answer(o *op, err error) {
+	if o.later && o.kind != opSync {
+		j.s.jlater.Add(-1)
+	}
+	o.done <- err
 }
 
 func hasFinish(batch []*op) bool {
@@ -266,23 +345,36 @@ func hasFinish(batch []*op) bool {
 
 // commit records batch in one transaction; when it fails, each record is
 // tried again in a transaction of its own, so that one bad record fails
-// alone. It returns each record's error.
-func (j *journal) commit(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) []error {
-	errs := make([]error, len(batch))
+// alone. It returns each record's error; the failure of a record not
+// waited for is the error of the next record waited for in the batch
+// (which is then not made), or else returned as unreported, for the next
+// record waited for (Store.queue).
+func (j *journal) commit(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (errs []error, unreported error) {
+	errs = make([]error, len(batch))
 	if !slices.ContainsFunc(batch, func(o *op) bool { return o.kind != opSync }) {
-		return errs
+		return errs, nil
 	}
 	err := j.tx(ctx, conn, batch, durable)
 	if err == nil || len(batch) == 1 {
-		for i := range errs {
+		for i, o := range batch {
 			errs[i] = err
+			if err != nil && holdable(o) {
+				unreported = err
+			}
 		}
-		return errs
+		return errs, unreported
 	}
 	for i, o := range batch {
+		if unreported != nil && !o.later && o.kind != opSync && o.kind != opFinish {
+			errs[i], unreported = unreported, nil
+			continue
+		}
 		errs[i] = j.tx(ctx, conn, []*op{o}, durable)
+		if errs[i] != nil && holdable(o) && unreported == nil {
+			unreported = errs[i]
+		}
 	}
-	return errs
+	return errs, unreported
 }
 
 func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) error {
@@ -300,9 +392,10 @@ func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable b
 // durable commits it with synchronous FULL.
 func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (err error) {
 	if j.sqlite == nil || j.sqlite.conn != conn {
-		j.sqlite = &sqliteStmts{conn: conn}
+		j.sqlite = &sqliteStmts{conn: conn, counters: sqliteCounterRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
 	st := j.sqlite
+	st.resetRows()
 	if durable {
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
 			return err
@@ -318,6 +411,10 @@ func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, dur
 			return err
 		}
 	}
+	if err := st.flushRows(ctx); err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		return err
+	}
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		conn.ExecContext(ctx, `ROLLBACK`)
 		return err
@@ -331,6 +428,9 @@ type sqliteStmts struct {
 	conn *sql.Conn
 	byQ  map[string]*sql.Stmt
 	runs map[int64]string // run id -> service
+
+	// The rows the transaction has queued (rows).
+	counters, outcomes, lasts rowSet
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -375,14 +475,17 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 
 // The statements of the journal, in ? placeholders (SQLite).
 const (
-	qInsertWrite = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qInsertWriteRows = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at) VALUES `
 	qInsertCounterRows = `INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent) VALUES `
 	qUpsertLastRows    = `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file) VALUES `
 	qUpsertLastTail    = `
 		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
 		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
-	qOutcome     = `UPDATE eepipe_writes SET outcome = ?, at = ? WHERE id = ? AND run_id = ?`
+	// The outcomes of pending writes: rows (outcome, at, id, run).
+	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
+	qOutcomeTail = `)
+		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND eepipe_writes.run_id = v.run_id`
 	qInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	qUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -416,47 +519,30 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	switch o.kind {
 	case opWrites:
 		o.ids = make([]int64, len(o.ws))
+		var fresh []int
 		for i, w := range o.ws {
 			if w.ID != 0 {
 				o.ids[i] = w.ID
-				if err := st.record(ctx, &op{kind: opOutcome, run: o.run, ws: []pipeline.TargetWrite{w}}); err != nil {
+				at := fmtTime(writeAt(w))
+				if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
+					return err
+				}
+				if err := st.last(ctx, o.run, w, at); err != nil {
 					return err
 				}
 				continue
 			}
-			ins, err := st.stmt(ctx, qInsertWrite)
-			if err != nil {
-				return err
-			}
-			at := writeAt(w)
-			if err := ins.QueryRowContext(ctx, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-				w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(at)).Scan(&o.ids[i]); err != nil {
-				return err
-			}
-			// The counters in statements of several rows: fewer
-			// statements to run than one a counter.
-			for start := 0; start < len(w.Counters); start += rowsPerStmt {
-				part := w.Counters[start:min(start+rowsPerStmt, len(w.Counters))]
-				args := make([]any, 0, 5*len(part))
-				for _, c := range part {
-					var before any
-					if c.Before != nil {
-						before = *c.Before
-					}
-					args = append(args, o.ids[i], c.Counter, before, c.After, boolInt(c.Sent))
-				}
-				if err := st.exec(ctx, rowsOf(qInsertCounterRows, "(?, ?, ?, ?, ?)", len(part), ""), args...); err != nil {
-					return err
-				}
-			}
-			if err := st.last(ctx, o.run, w, at); err != nil {
+			fresh = append(fresh, i)
+		}
+		for start := 0; start < len(fresh); start += rowsPerStmt {
+			if err := st.insertWrites(ctx, o, fresh[start:min(start+rowsPerStmt, len(fresh))]); err != nil {
 				return err
 			}
 		}
 	case opOutcome:
 		w := o.ws[0]
-		at := writeAt(w)
-		if err := st.exec(ctx, qOutcome, w.Outcome, fmtTime(at), w.ID, o.run); err != nil {
+		at := fmtTime(writeAt(w))
+		if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
 			return err
 		}
 		return st.last(ctx, o.run, w, at)
@@ -499,8 +585,66 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	return nil
 }
 
-// last makes the counters of w the last values applied when it succeeded.
-func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, at time.Time) error {
+// insertWrites inserts the target writes o.ws[at...] in one statement and
+// gives them their ids; their counters and last values are queued.
+func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error {
+	args := make([]any, 0, 12*len(at))
+	ats := make([]string, len(at))
+	for k, i := range at {
+		w := &o.ws[i]
+		ats[k] = fmtTime(writeAt(*w))
+		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k])
+	}
+	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
+	if err != nil {
+		return err
+	}
+	rows, err := ins.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, 0, len(at))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ids) != len(at) {
+		return fmt.Errorf("%d ids for %d writes", len(ids), len(at))
+	}
+	// The rows of one statement are inserted in order, each with an id
+	// above all before it (AUTOINCREMENT): the ids in order are theirs.
+	slices.Sort(ids)
+	for k, i := range at {
+		o.ids[i] = ids[k]
+		w := o.ws[i]
+		for _, c := range w.Counters {
+			var before any
+			if c.Before != nil {
+				before = *c.Before
+			}
+			if err := st.rows(ctx, &st.counters, ids[k], c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
+				return err
+			}
+		}
+		if err := st.last(ctx, o.run, w, ats[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// last queues the counters of w as the last values applied when it
+// succeeded.
+func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, at string) error {
 	if !w.Applied() {
 		return nil
 	}
@@ -508,18 +652,63 @@ func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWri
 	if err != nil {
 		return err
 	}
-	t := fmtTime(at)
-	for start := 0; start < len(w.Counters); start += rowsPerStmt {
-		part := w.Counters[start:min(start+rowsPerStmt, len(w.Counters))]
-		args := make([]any, 0, 8*len(part))
-		for _, c := range part {
-			args = append(args, svc, w.Account, w.TargetID, c.Counter, c.After, run, t, w.File)
-		}
-		if err := st.exec(ctx, rowsOf(qUpsertLastRows, "(?, ?, ?, ?, ?, ?, ?, ?)", len(part), qUpsertLastTail), args...); err != nil {
+	for _, c := range w.Counters {
+		if err := st.rows(ctx, &st.lasts, svc, w.Account, w.TargetID, c.Counter, c.After, run, at, w.File); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// rowSet is the rows of one table a transaction has queued, written
+// rowsPerStmt at a time and at its end (flushRows), in the order queued.
+type rowSet struct {
+	head, row, tail string
+	width           int
+	args            []any
+}
+
+var (
+	sqliteCounterRows = rowSet{head: qInsertCounterRows, row: "(?, ?, ?, ?, ?)", width: 5}
+	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?, ?, ?, ?, ?)", tail: qUpsertLastTail, width: 8}
+	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
+)
+
+// rows queues one row of set, writing the set when it holds rowsPerStmt.
+func (st *sqliteStmts) rows(ctx context.Context, set *rowSet, args ...any) error {
+	set.args = append(set.args, args...)
+	if len(set.args) < rowsPerStmt*set.width {
+		return nil
+	}
+	return st.writeRows(ctx, set)
+}
+
+func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
+	n := len(set.args) / set.width
+	if n == 0 {
+		return nil
+	}
+	args := set.args
+	set.args = set.args[:0]
+	return st.exec(ctx, rowsOf(set.head, set.row, n, set.tail), args...)
+}
+
+// flushRows writes the rows queued: the counters (their writes are
+// inserted), the outcomes, the last values.
+func (st *sqliteStmts) flushRows(ctx context.Context) error {
+	for _, set := range []*rowSet{&st.counters, &st.outcomes, &st.lasts} {
+		if err := st.writeRows(ctx, set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resetRows drops the rows queued (the transaction was rolled back).
+func (st *sqliteStmts) resetRows() {
+	for _, set := range []*rowSet{&st.counters, &st.outcomes, &st.lasts} {
+		set.args = set.args[:0]
+	}
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its
@@ -597,6 +786,7 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 			_, err := br.Exec()
 			return err
 		}
+		batch, spread := mergeWrites(batch)
 		for _, o := range batch {
 			switch o.kind {
 			case opWrites:
@@ -696,8 +886,67 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 				return err
 			}
 		}
-		return br.Close()
+		if err := br.Close(); err != nil {
+			return err
+		}
+		spread()
+		return nil
 	})
+}
+
+// mergeWrites returns batch with its target writes (opWrites, of one
+// run) as one record in the place of the first, when the server can take
+// them in one statement each for the new writes and for the answers (their
+// targets distinct), so that a batch costs the server two statements, not
+// two a plan; spread then gives each record its ids. Otherwise batch is
+// returned as it is. Moving a later record's writes before the records
+// between changes nothing: a target's writes follow whatever else concerns
+// it (what became of its pending writes, ResolvePending) in an earlier
+// batch, as their callers waited for it.
+func mergeWrites(batch []*op) ([]*op, func()) {
+	var ws []*op
+	for _, o := range batch {
+		if o.kind == opWrites {
+			if len(ws) > 0 && o.run != ws[0].run {
+				return batch, func() {}
+			}
+			ws = append(ws, o)
+		}
+	}
+	if len(ws) < 2 {
+		return batch, func() {}
+	}
+	m := &op{kind: opWrites, run: ws[0].run}
+	fresh, answers := map[int64]bool{}, map[int64]bool{}
+	for _, o := range ws {
+		for _, w := range o.ws {
+			seen := fresh
+			if w.ID != 0 {
+				seen = answers
+			}
+			if seen[w.TargetID] {
+				return batch, func() {}
+			}
+			seen[w.TargetID] = true
+			m.ws = append(m.ws, w)
+		}
+	}
+	out := make([]*op, 0, len(batch)-len(ws)+1)
+	for _, o := range batch {
+		switch {
+		case o == ws[0]:
+			out = append(out, m)
+		case o.kind != opWrites:
+			out = append(out, o)
+		}
+	}
+	return out, func() {
+		k := 0
+		for _, o := range ws {
+			o.ids = m.ids[k : k+len(o.ws)]
+			k += len(o.ws)
+		}
+	}
 }
 
 // distinctTargets reports whether the writes ws[at...] are to distinct

@@ -43,6 +43,7 @@ type Store struct {
 	jonce   sync.Once
 	j       *journal     // the writer of the records (journal.go), started on first use
 	jl      *journal     // the writer of what is not waited for (j, but on PostgreSQL)
+	jw      []*journal   // every writer: j, the others sharing its queue (PostgreSQL), jl
 	jlater  atomic.Int64 // records queued without waiting, not yet committed
 	jmu     sync.Mutex
 	jfailed error // a record queued without waiting that failed, for the next one waited for
@@ -138,7 +139,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		fh.Close()
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
