@@ -150,8 +150,10 @@ func childOf(t *testing.T, pid int) int {
 // tail returns the last lines of s, for failure messages.
 func tail(s string) string {
 	lines := strings.Split(s, "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
+	if len(lines) > 25 {
+		// The head says what ended the process (a panic, a fatal error, a
+		// signal), the tail where.
+		lines = append(append(lines[:10:10], "..."), lines[len(lines)-15:]...)
 	}
 	return strings.Join(lines, "\n")
 }
