@@ -147,7 +147,7 @@ func childOf(t *testing.T, pid int) int {
 	return 0
 }
 
-// tail returns the last lines of s, for failure messages.
+// tail returns the first and last lines of s, for failure messages.
 func tail(s string) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > 25 {
