@@ -687,7 +687,7 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 	var at []int
 	for i := range d.Targets {
 		if t := &d.Targets[i]; len(t.Changes) > 0 {
-			ws = append(ws, r.targetWrite(d, planID, t, created, nil))
+			ws = append(ws, r.targetWrite(d, planID, t, created, nil, nil))
 			at = append(at, i)
 		}
 	}
@@ -789,11 +789,10 @@ func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, ta
 		if len(t.Changes) > 0 || t.Input == nil || t.TargetID == 0 || !slices.Contains(d.Input.Targets, t.Input) {
 			continue
 		}
-		w := r.targetWrite(d, planID, t, created, nil)
-		if !created {
-			w.Counters = slices.DeleteFunc(w.Counters, func(c CounterWrite) bool { return agreed.known(t.TargetID, c.Counter, c.After) })
+		if created {
+			agreed = nil // no value before
 		}
-		if len(w.Counters) > 0 {
+		if w := r.targetWrite(d, planID, t, created, agreed, nil); len(w.Counters) > 0 {
 			ws = append(ws, w)
 			n += len(w.Counters)
 		}
@@ -963,8 +962,9 @@ func (r *Runner) flushInSync(ctx context.Context) {
 // targetWrite builds the record of target t of plan planID (diff d) with
 // outcome err: the counters sent, then the counters the file sets that
 // were neither sent nor held (Sent false; with no value before when the
-// plan was created by this run).
-func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created bool, err error) TargetWrite {
+// plan was created by this run), but for those whose last applied value
+// agreed knows to be the file's.
+func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created bool, agreed *agreedValues, err error) TargetWrite {
 	w := TargetWrite{
 		Account: d.Account, PlanID: planID, MilestoneID: t.MilestoneID, TargetID: t.TargetID,
 		YearNumber: t.YearNumber, TargetType: t.TargetType, Outcome: "ok", At: r.opts.now(),
@@ -996,7 +996,7 @@ func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created b
 	if t.Input != nil {
 		w.File = t.Input.Origin.File
 		for name, v := range t.Input.Counters.All() {
-			if !sent[name] {
+			if !sent[name] && !agreed.known(t.TargetID, name, v) {
 				cw := CounterWrite{Counter: name, After: v}
 				if !created {
 					cw.Before = ptr(v)
