@@ -97,6 +97,21 @@ type LastFieldSource interface {
 	LastFields(ctx context.Context, service, account string, planIDs []int64) (map[FieldKey]LastFieldWrite, error)
 }
 
+// LastValueSource is the part of a StateStore that reads the last values
+// applied to the counters of targets alone, without the run that applied
+// each (cheaper to read for the many targets apply finds in sync).
+type LastValueSource interface {
+	LastValues(ctx context.Context, service string, targetIDs []int64) (map[CounterKey]LastValue, error)
+}
+
+// LastValue is the last value eepipe applied to one counter. Mixed says
+// runs under several names of its account applied values that differ:
+// which is the last is not told.
+type LastValue struct {
+	Value int64
+	Mixed bool
+}
+
 // LastValues are the last values eepipe applied to the targets and plan
 // fields of one account: what ClassifyPlanWith classifies against.
 type LastValues struct {
@@ -111,12 +126,17 @@ type LastValues struct {
 	// their counters are recorded as agreed whatever their last value, so
 	// that the pending write stays older than their last one.
 	Unsettled map[int64]bool
+	// Agreed are the last values applied to the counters of those
+	// targets, when src is a LastValueSource (else they are in
+	// Counters).
+	Agreed map[CounterKey]LastValue
 }
 
 // agreedValues are what Runner.recordInSync needs of a plan's LastValues:
 // the last values applied, and the targets with an unsettled write.
 type agreedValues struct {
 	counters  map[CounterKey]LastWrite
+	values    map[CounterKey]LastValue
 	unsettled map[int64]bool
 }
 
@@ -127,7 +147,11 @@ func (a *agreedValues) known(id int64, name string, v int64) bool {
 	if a == nil || a.unsettled[id] {
 		return false
 	}
-	lw, ok := a.counters[CounterKey{id, name}]
+	k := CounterKey{id, name}
+	if lv, ok := a.values[k]; ok {
+		return !lv.Mixed && lv.Value == v
+	}
+	lw, ok := a.counters[k]
 	return ok && lw.Value == v
 }
 
@@ -153,8 +177,12 @@ func agreedTargets(d *PlanDiff) []int64 {
 func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action == ActionRecreate }
 
 // ReadLastValues reads from src the last values applied to the targets and
-// plans of the diffs (all of one account) that ClassifyPlanWith classifies.
-// With src nil it returns empty LastValues (every change is no history).
+// plans of the diffs (all of one account) that ClassifyPlanWith classifies,
+// and to the stored targets without a change of the updates and the plans
+// in sync, whose counters Runner.recordInSync records unless their last
+// applied value already is the file's (Agreed, or Counters when src is no
+// LastValueSource; Unsettled). With src nil it returns empty LastValues
+// (every change is no history).
 func ReadLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (LastValues, error) {
 	var lv LastValues
 	if src == nil {
@@ -190,8 +218,22 @@ func ReadLastValues(ctx context.Context, src LastWriteSource, service, account s
 	}
 	var err error
 	if read := slices.Concat(targets, agreed); len(read) > 0 {
-		if lv.Counters, err = src.LastWrites(ctx, service, account, read); err != nil {
-			return lv, fmt.Errorf("reading the state store: %w", err)
+		// The targets without a change need only the values, when src
+		// reads them alone.
+		vs, byValue := src.(LastValueSource)
+		withRun := read
+		if byValue {
+			withRun = targets
+		}
+		if len(withRun) > 0 {
+			if lv.Counters, err = src.LastWrites(ctx, service, account, withRun); err != nil {
+				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
+		}
+		if byValue && len(agreed) > 0 {
+			if lv.Agreed, err = vs.LastValues(ctx, service, agreed); err != nil {
+				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
 		}
 		if ps, ok := src.(PendingWriteSource); ok {
 			pending, err := ps.PendingWrites(ctx, service, read)
@@ -244,8 +286,8 @@ func ClassifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service
 // ClassifyField. Counters are classified for updates, fields for updates
 // and recreates; other plans are left alone.
 func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
-	if lv.Counters != nil || lv.Unsettled != nil {
-		d.agreed = &agreedValues{counters: lv.Counters, unsettled: lv.Unsettled}
+	if lv.Counters != nil || lv.Agreed != nil {
+		d.agreed = &agreedValues{counters: lv.Counters, values: lv.Agreed, unsettled: lv.Unsettled}
 	}
 	if !classified(d) {
 		return
