@@ -185,3 +185,31 @@ func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 		t.Errorf("%d counters recorded in sync without a store, want 12", got)
 	}
 }
+
+// TestAgreedValuesKnown: a counter is known to hold the file's value when
+// its last applied value is the value, read alone (not when runs under
+// several names applied different values) or with its run, and never in
+// a target with a pending write or without history.
+func TestAgreedValuesKnown(t *testing.T) {
+	a := &agreedValues{
+		values:    map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
+		counters:  map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
+		unsettled: map[int64]bool{3: true},
+	}
+	for _, c := range []struct {
+		id   int64
+		name string
+		v    int64
+		want bool
+	}{
+		{1, amt, 5, true}, {1, amt, 6, false}, {1, wfs, 5, false}, {2, amt, 5, true}, {2, amt, 4, false},
+		{2, wfs, 0, false}, {3, amt, 5, false},
+	} {
+		if got := a.known(c.id, c.name, c.v); got != c.want {
+			t.Errorf("known(%d, %s, %d) = %t", c.id, c.name, c.v, got)
+		}
+	}
+	if (*agreedValues)(nil).known(1, amt, 5) {
+		t.Error("known without history")
+	}
+}
