@@ -823,6 +823,9 @@ func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, ta
 	if r.opts.Journal == nil || d.Input == nil {
 		return
 	}
+	if created {
+		agreed = nil // no value before
+	}
 	fws := r.fieldsInSync(d, planID)
 	var ws []TargetWrite
 	n := len(fws)
@@ -830,9 +833,6 @@ func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, ta
 		t := &targets[i]
 		if len(t.Changes) > 0 || t.Input == nil || t.TargetID == 0 || !slices.Contains(d.Input.Targets, t.Input) {
 			continue
-		}
-		if created {
-			agreed = nil // no value before
 		}
 		if w := r.targetWrite(d, planID, t, created, agreed, nil); len(w.Counters) > 0 {
 			ws = append(ws, w)
