@@ -55,6 +55,11 @@ type RunOptions struct {
 	// Journal, when set, records every target write as soon as its
 	// request completes (see recordWrite).
 	Journal RunJournal
+	// InSyncBatch is how many counters and plan fields found in sync
+	// (Runner.recordInSync) the Journal gets together: they are recorded
+	// whenever that many wait, and at the end of the run (default
+	// DefaultInSyncBatch).
+	InSyncBatch int
 
 	// CheckLock, when set, is called before every write request (create,
 	// update, delete, target, recalculation) to confirm that the run still
@@ -108,9 +113,8 @@ type Runner struct {
 	counters atomic.Int64
 
 	syncMu       sync.Mutex
-	inSync       []TargetWrite // counters found in sync, recorded at the end of the run
-	inSyncFields []FieldWrite  // plan fields found in sync (or created), recorded with them
-	inSyncOf     []*PlanResult // the plans they belong to
+	inSync       inSyncBatch     // counters and plan fields found in sync, not recorded yet
+	inSyncFailed []inSyncFailure // plans whose values in sync could not be recorded
 }
 
 // NewRunner returns a Runner for accounts (each with its own PlanService,
@@ -242,6 +246,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 	}
 
 	work := d
+	defer func() { d.agreed = nil }() // a recreate's: read for the old plan
 	created := d.Action == ActionCreate || d.Action == ActionRecreate
 	if created {
 		if work = r.createPlan(ctx, svc, d, res); work == nil {
@@ -264,7 +269,7 @@ func (r *Runner) settled(ctx context.Context, d *PlanDiff, res *PlanResult) bool
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
-		r.recordInSync(d, d.PlanID(), d.Targets, false, res)
+		r.recordInSync(ctx, d, d.PlanID(), d.Targets, false, res)
 		return true
 	case ActionFailed:
 		res.Outcome = OutcomeFailed
@@ -409,7 +414,7 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 	}
 	// The targets not patched hold what the file says (but for held
 	// counters): the run agreed them with the service.
-	r.recordInSync(work, res.PlanID, work.Targets, created, res)
+	r.recordInSync(ctx, work, res.PlanID, work.Targets, created, res)
 	writeFailures(res, errs)
 }
 

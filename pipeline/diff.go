@@ -292,6 +292,12 @@ type PlanDiff struct {
 	// service by ClassifyPlanWith (adoptPending): apply records them
 	// (Runner.recordPending).
 	pending []TargetWrite
+
+	// agreed are the last values applied to the counters of the stored
+	// targets apply finds in sync (ClassifyPlanWith): Runner.recordInSync
+	// does not record again a counter whose last applied value is the
+	// file's. Nil when none were read (no state store).
+	agreed *agreedValues
 }
 
 // createSource returns the input the created plan is diffed against.

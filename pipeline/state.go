@@ -385,7 +385,8 @@ func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error 
 // RecordedAccounts returns, sorted, the accounts of the plans an apply of cs
 // acts on: every plan but the failed ones, also those already in sync. An
 // apply that acts on any plan is recorded as a run (one that writes
-// nothing records the values it found in sync), and takes the store's
+// nothing records the values it found in sync that were not on record),
+// and takes the store's
 // lock of these accounts.
 func (cs *ChangeSet) RecordedAccounts() []string {
 	var names []string

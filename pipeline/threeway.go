@@ -97,6 +97,21 @@ type LastFieldSource interface {
 	LastFields(ctx context.Context, service, account string, planIDs []int64) (map[FieldKey]LastFieldWrite, error)
 }
 
+// LastValueSource is the part of a StateStore that reads the last values
+// applied to the counters of targets alone, without the run that applied
+// each (cheaper to read for the many targets apply finds in sync).
+type LastValueSource interface {
+	LastValues(ctx context.Context, service string, targetIDs []int64) (map[CounterKey]LastValue, error)
+}
+
+// LastValue is the last value eepipe applied to one counter. Mixed says
+// runs under several names of its account applied values that differ:
+// which is the last is not told.
+type LastValue struct {
+	Value int64
+	Mixed bool
+}
+
 // LastValues are the last values eepipe applied to the targets and plan
 // fields of one account: what ClassifyPlanWith classifies against.
 type LastValues struct {
@@ -106,6 +121,54 @@ type LastValues struct {
 	// recorded the answer of (the source is a PendingWriteSource), oldest
 	// first.
 	Pending []PendingWrite
+	// Unsettled are the stored targets without a change (read for
+	// Runner.recordInSync) that have a write an earlier run left pending:
+	// their counters are recorded as agreed whatever their last value, so
+	// that the pending write stays older than their last one.
+	Unsettled map[int64]bool
+	// Agreed are the last values applied to the counters of those
+	// targets, when src is a LastValueSource (else they are in
+	// Counters).
+	Agreed map[CounterKey]LastValue
+}
+
+// agreedValues are what Runner.recordInSync needs of a plan's LastValues:
+// the last values applied, and the targets with an unsettled write.
+type agreedValues struct {
+	counters  map[CounterKey]LastWrite
+	values    map[CounterKey]LastValue
+	unsettled map[int64]bool
+}
+
+// known reports whether the last value applied to counter name of stored
+// target id is v, with no write of an earlier run to the target left
+// pending: recording v again as agreed would add nothing.
+func (a *agreedValues) known(id int64, name string, v int64) bool {
+	if a == nil || a.unsettled[id] {
+		return false
+	}
+	k := CounterKey{id, name}
+	if lv, ok := a.values[k]; ok {
+		return !lv.Mixed && lv.Value == v
+	}
+	lw, ok := a.counters[k]
+	return ok && lw.Value == v
+}
+
+// agreedTargets returns the stored targets of d without a change, whose
+// counters Runner.recordInSync records as agreed: those of an update or a
+// plan in sync (a created or recreated plan's targets have no history).
+func agreedTargets(d *PlanDiff) []int64 {
+	if d.Action != ActionUpdate && d.Action != ActionUnchanged {
+		return nil
+	}
+	var ids []int64
+	for i := range d.Targets {
+		if t := &d.Targets[i]; t.TargetID != 0 && len(t.Changes) == 0 {
+			ids = append(ids, t.TargetID)
+		}
+	}
+	return ids
 }
 
 // classified reports whether d's changes are classified three ways: the
@@ -114,15 +177,20 @@ type LastValues struct {
 func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action == ActionRecreate }
 
 // ReadLastValues reads from src the last values applied to the targets and
-// plans of the diffs (all of one account) that ClassifyPlanWith classifies.
-// With src nil it returns empty LastValues (every change is no history).
+// plans of the diffs (all of one account) that ClassifyPlanWith classifies,
+// and to the stored targets without a change of the updates and the plans
+// in sync, whose counters Runner.recordInSync records unless their last
+// applied value already is the file's (Agreed, or Counters when src is no
+// LastValueSource; Unsettled). With src nil it returns empty LastValues
+// (every change is no history).
 func ReadLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (LastValues, error) {
 	var lv LastValues
 	if src == nil {
 		return lv, nil
 	}
-	var targets, plans []int64
+	var targets, plans, agreed []int64
 	for _, d := range ds {
+		agreed = append(agreed, agreedTargets(d)...)
 		if !classified(d) {
 			continue
 		}
@@ -149,13 +217,45 @@ func ReadLastValues(ctx context.Context, src LastWriteSource, service, account s
 		}
 	}
 	var err error
-	if len(targets) > 0 {
-		if lv.Counters, err = src.LastWrites(ctx, service, account, targets); err != nil {
-			return lv, fmt.Errorf("reading the state store: %w", err)
+	if read := slices.Concat(targets, agreed); len(read) > 0 {
+		// The targets without a change need only the values, when src
+		// reads them alone.
+		vs, byValue := src.(LastValueSource)
+		withRun := read
+		if byValue {
+			withRun = targets
+		}
+		if len(withRun) > 0 {
+			if lv.Counters, err = src.LastWrites(ctx, service, account, withRun); err != nil {
+				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
+		}
+		if byValue && len(agreed) > 0 {
+			if lv.Agreed, err = vs.LastValues(ctx, service, agreed); err != nil {
+				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
 		}
 		if ps, ok := src.(PendingWriteSource); ok {
-			if lv.Pending, err = ps.PendingWrites(ctx, service, targets); err != nil {
+			pending, err := ps.PendingWrites(ctx, service, read)
+			if err != nil {
 				return lv, fmt.Errorf("reading the state store: %w", err)
+			}
+			// The pending writes to the targets with a change are
+			// resolved (adoptPending); those to the others only keep
+			// their counters recorded as agreed.
+			changed := make(map[int64]bool, len(targets))
+			for _, id := range targets {
+				changed[id] = true
+			}
+			for _, p := range pending {
+				if changed[p.Write.TargetID] {
+					lv.Pending = append(lv.Pending, p)
+					continue
+				}
+				if lv.Unsettled == nil {
+					lv.Unsettled = map[int64]bool{}
+				}
+				lv.Unsettled[p.Write.TargetID] = true
 			}
 		}
 	}
@@ -186,6 +286,9 @@ func ClassifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service
 // ClassifyField. Counters are classified for updates, fields for updates
 // and recreates; other plans are left alone.
 func ClassifyPlanWith(d *PlanDiff, lv LastValues) {
+	if lv.Counters != nil || lv.Agreed != nil {
+		d.agreed = &agreedValues{counters: lv.Counters, values: lv.Agreed, unsettled: lv.Unsettled}
+	}
 	if !classified(d) {
 		return
 	}
@@ -327,7 +430,7 @@ func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
 func ClassifyChanges(ctx context.Context, cs *ChangeSet, src LastWriteSource, service string) error {
 	byAccount := map[string][]*PlanDiff{}
 	for _, d := range cs.Plans {
-		if classified(d) {
+		if classified(d) || d.Action == ActionUnchanged {
 			byAccount[d.Account] = append(byAccount[d.Account], d)
 		}
 	}
@@ -626,7 +729,7 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 	var at []int
 	for i := range d.Targets {
 		if t := &d.Targets[i]; len(t.Changes) > 0 {
-			ws = append(ws, r.targetWrite(d, planID, t, created, nil))
+			ws = append(ws, r.targetWrite(d, planID, t, created, nil, nil))
 			at = append(at, i)
 		}
 	}
@@ -701,38 +804,103 @@ func (r *Runner) journalFailed(err error) {
 	r.gate.setFatal(&JournalError{Err: err})
 }
 
-// recordInSync notes, for the targets of plan planID (diff d, result res)
-// that this run did not patch, the counters the file sets that the service
-// holds (all but the held ones), as agreed by this run: they count as last
-// applied, so that a later change on the service is recognised even for a
-// counter eepipe never had to send. Targets the file does not describe (a
-// recreate's carried-over targets) are not recorded. created says the
-// plan was created by this run (its counters had no value before). They
-// are recorded together at the end of the run (flushInSync): one
-// transaction, not one per plan.
-func (r *Runner) recordInSync(d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
+// recordInSync records, for the targets of plan planID (diff d, result
+// res) that this run did not patch, the counters the file sets that the
+// service holds (all but the held ones), as agreed by this run: they count
+// as last applied, so that a later change on the service is recognised
+// even for a counter eepipe never had to send. A counter whose last
+// applied value already is the file's (d.agreed) is not recorded again:
+// its last applied value stays the earlier run's. Targets the file does
+// not describe (a recreate's carried-over targets) are not recorded.
+// created says the plan was created by this run (its counters had no
+// value before). The plans' records are gathered and recorded together
+// (flushInSync), one transaction per RunOptions.InSyncBatch counters and
+// at the end of the run, so that what waits to be recorded stays bounded
+// by the batch, not the file.
+func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
+	agreed := d.agreed
+	d.agreed = nil
 	if r.opts.Journal == nil || d.Input == nil {
 		return
 	}
+	if created {
+		agreed = nil // no value before
+	}
 	fws := r.fieldsInSync(d, planID)
 	var ws []TargetWrite
+	n := len(fws)
 	for i := range targets {
 		t := &targets[i]
 		if len(t.Changes) > 0 || t.Input == nil || t.TargetID == 0 || !slices.Contains(d.Input.Targets, t.Input) {
 			continue
 		}
-		if w := r.targetWrite(d, planID, t, created, nil); len(w.Counters) > 0 {
+		if w := r.targetWrite(d, planID, t, created, agreed, nil); len(w.Counters) > 0 {
 			ws = append(ws, w)
+			n += len(w.Counters)
 		}
 	}
-	if len(ws) == 0 && len(fws) == 0 {
+	if n == 0 {
 		return
 	}
 	r.syncMu.Lock()
-	defer r.syncMu.Unlock()
-	r.inSync = append(r.inSync, ws...)
-	r.inSyncFields = append(r.inSyncFields, fws...)
-	r.inSyncOf = append(r.inSyncOf, res)
+	r.inSync.ws = append(r.inSync.ws, ws...)
+	r.inSync.fws = append(r.inSync.fws, fws...)
+	r.inSync.plans = append(r.inSync.plans, res)
+	r.inSync.n += n
+	var full inSyncBatch
+	if r.inSync.n >= r.opts.inSyncBatch() {
+		full, r.inSync = r.inSync, inSyncBatch{}
+	}
+	r.syncMu.Unlock()
+	r.recordAgreed(ctx, full)
+}
+
+// inSyncBatch is what recordInSync gathered and flushInSync has not
+// recorded yet: the target records, the plan fields, the plans they are
+// of, and how many counters and fields they hold.
+type inSyncBatch struct {
+	ws    []TargetWrite
+	fws   []FieldWrite
+	plans []*PlanResult
+	n     int
+}
+
+// DefaultInSyncBatch is how many counters and plan fields found in sync
+// apply records together by default (RunOptions.InSyncBatch).
+const DefaultInSyncBatch = 10000
+
+func (o RunOptions) inSyncBatch() int {
+	if o.InSyncBatch <= 0 {
+		return DefaultInSyncBatch
+	}
+	return o.InSyncBatch
+}
+
+// recordAgreed records batch b in the journal. When that fails, the plans
+// concerned get a note at the end of the run (flushInSync): their values
+// then have no history.
+func (r *Runner) recordAgreed(ctx context.Context, b inSyncBatch) {
+	if b.n == 0 {
+		return
+	}
+	err := r.opts.Journal.TargetsInSync(ctx, b.ws)
+	if err == nil && len(b.fws) > 0 {
+		err = r.opts.Journal.FieldsApplied(ctx, b.fws)
+	}
+	if err != nil {
+		r.syncMu.Lock()
+		defer r.syncMu.Unlock()
+		for _, res := range b.plans {
+			r.inSyncFailed = append(r.inSyncFailed, inSyncFailure{res, err})
+		}
+	}
+}
+
+// inSyncFailure is a plan whose counters and fields in sync could not be
+// recorded, and why.
+type inSyncFailure struct {
+	res *PlanResult
+	err error
 }
 
 // planFields are the plan fields eepipe records as last applied, with the
@@ -814,33 +982,31 @@ func (r *Runner) recordMeta(ctx context.Context, d *PlanDiff, planID int64) erro
 	return r.opts.Journal.FieldsApplied(ctx, ws)
 }
 
-// flushInSync records the agreed counters recordInSync collected; when
-// they cannot be recorded, each plan concerned gets a note.
+// flushInSync records what recordInSync gathered since its last batch,
+// once every plan is done, and notes on each plan whose values in sync
+// could not be recorded.
 func (r *Runner) flushInSync(ctx context.Context) {
 	r.syncMu.Lock()
-	ws, fws, plans := r.inSync, r.inSyncFields, r.inSyncOf
-	r.inSync, r.inSyncFields, r.inSyncOf = nil, nil, nil
+	b := r.inSync
+	r.inSync = inSyncBatch{}
 	r.syncMu.Unlock()
-	if len(ws) == 0 && len(fws) == 0 {
-		return
-	}
-	err := r.opts.Journal.TargetsInSync(ctx, ws)
-	if err == nil && len(fws) > 0 {
-		err = r.opts.Journal.FieldsApplied(ctx, fws)
-	}
-	if err != nil {
-		for _, res := range plans {
-			res.Notes = append(res.Notes, fmt.Sprintf("the counters and fields of %s already in sync could not be recorded in the state store "+
-				"(a later change on the service to them will show as no history): %v", res.Diff.Title(), err))
-		}
+	r.recordAgreed(ctx, b)
+	r.syncMu.Lock()
+	failed := r.inSyncFailed
+	r.inSyncFailed = nil
+	r.syncMu.Unlock()
+	for _, f := range failed {
+		f.res.Notes = append(f.res.Notes, fmt.Sprintf("the counters and fields of %s already in sync could not be recorded in the state store "+
+			"(a later change on the service to them will show as no history): %v", f.res.Diff.Title(), f.err))
 	}
 }
 
 // targetWrite builds the record of target t of plan planID (diff d) with
 // outcome err: the counters sent, then the counters the file sets that
 // were neither sent nor held (Sent false; with no value before when the
-// plan was created by this run).
-func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created bool, err error) TargetWrite {
+// plan was created by this run), but for those whose last applied value
+// agreed knows to be the file's.
+func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created bool, agreed *agreedValues, err error) TargetWrite {
 	w := TargetWrite{
 		Account: d.Account, PlanID: planID, MilestoneID: t.MilestoneID, TargetID: t.TargetID,
 		YearNumber: t.YearNumber, TargetType: t.TargetType, Outcome: "ok", At: r.opts.now(),
@@ -872,7 +1038,7 @@ func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created b
 	if t.Input != nil {
 		w.File = t.Input.Origin.File
 		for name, v := range t.Input.Counters.All() {
-			if !sent[name] {
+			if !sent[name] && !agreed.known(t.TargetID, name, v) {
 				cw := CounterWrite{Counter: name, After: v}
 				if !created {
 					cw.Before = ptr(v)

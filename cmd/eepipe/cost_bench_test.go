@@ -30,7 +30,7 @@ import (
 // resident memory in MB.
 func costCommand(b *testing.B, e *exEnv, ok func(int) bool, args ...string) (rssMB float64) {
 	b.Helper()
-	bin := costBinary(b)
+	bin := journalBinary(b) // with GOCACHE set, built on the go build cache
 	// The process doing the work, not the small supervisor that would
 	// run it as a child on Linux.
 	env := append(os.Environ(), envNoSupervisor+"=1")

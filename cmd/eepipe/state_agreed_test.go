@@ -97,8 +97,9 @@ func TestInSyncCounterIsProtected(t *testing.T) {
 }
 
 // TestInSyncRunIsRecorded: an apply that finds everything in sync writes
-// nothing but records a run with the values it agreed; a later change on
-// the service is then attributed to that run.
+// nothing but records a run; the values it agreed were already on record
+// (run 1 applied them), so it records no counter again, and a later
+// change on the service is attributed to run 1, which last applied them.
 func TestInSyncRunIsRecorded(t *testing.T) {
 	s := newStateEnv(t, "")
 	v1 := s.csv("v1.csv", cAMT, 1, cWFS, 2)
@@ -111,12 +112,19 @@ func TestInSyncRunIsRecorded(t *testing.T) {
 	}
 	s.serviceEdit("Stateful", cWFS, 20)
 	r := s.eepipe("apply", v1, "--no-recalc")
-	if r.code != 1 || !strings.Contains(r.err, "changed on the service since run 2 on") {
+	if r.code != 1 || !strings.Contains(r.err, "changed on the service since run 1 on") {
 		t.Fatalf("apply after a service change: exit %d\n%s", r.code, r.err)
 	}
 	s.want("Stateful", cWFS, 20)
 	h := s.eepipe("history")
-	if h.code != 0 || !strings.Contains(h.out, "3 runs.") || !strings.Contains(h.out, "2 counters already held the file's values") {
+	if h.code != 0 || !strings.Contains(h.out, "3 runs.") || strings.Contains(h.out, "already held the file's values") {
 		t.Errorf("history: exit %d\n%s\n%s", h.code, h.out, h.err)
+	}
+	if !strings.Contains(h.out, "run 2 ") {
+		t.Errorf("history lacks run 2:\n%s", h.out)
+	}
+	// Run 3 found cAMT in sync, also on record: still only run 1's values.
+	if r := s.eepipe("history", "--counter", cAMT); r.code != 0 || strings.Count(r.out, "  run ") != 1 || !strings.Contains(r.out, "  run 1 ") {
+		t.Errorf("history --counter %s: exit %d\n%s\n%s", cAMT, r.code, r.out, r.err)
 	}
 }

@@ -1,0 +1,215 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// batchJournal is a recJournal that also counts, per TargetsInSync call,
+// the counters it gets and how many plans were done by then.
+type batchJournal struct {
+	recJournal
+	done  *atomic.Int64
+	calls []batchCall
+}
+
+type batchCall struct {
+	counters int
+	done     int64
+}
+
+func (j *batchJournal) TargetsInSync(ctx context.Context, ws []TargetWrite) error {
+	n := 0
+	for _, w := range ws {
+		n += len(w.Counters)
+	}
+	j.mu.Lock()
+	j.calls = append(j.calls, batchCall{counters: n, done: j.done.Load()})
+	j.mu.Unlock()
+	return j.recJournal.TargetsInSync(ctx, ws)
+}
+
+// threeYears returns n input plans "P i" of three years each, setting amt
+// and wfs.
+func threeYears(n int) []*InputPlan {
+	var ps []*InputPlan
+	for i := range n {
+		c := map[string]int64{amt: int64(i + 1), wfs: 0}
+		p := inPlan(acmeCo.VATNumber, fmt.Sprintf("P %d", i), "2025-09-01", "2030-08-31", "", c, c, c)
+		p.Origin.Row = 2 + i
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// TestInSyncRecordedInBatches: the counters found in sync are recorded
+// while the run goes on, in batches of RunOptions.InSyncBatch (the buffer
+// never holds more than a batch and one plan's counters), not held until
+// the run ends; all of them are recorded.
+func TestInSyncRecordedInBatches(t *testing.T) {
+	const plans, perPlan, batch = 30, 6, 10
+	w := newWorld()
+	if _, rep := run(t, w, threeYears(plans), RunOptions{NoRecalc: true}); !rep.OK() {
+		t.Fatal("seed run not ok")
+	}
+	done := &atomic.Int64{}
+	j := &batchJournal{done: done}
+	opts := RunOptions{Journal: j, NoRecalc: true, Concurrency: 1, InSyncBatch: batch, OnPlanDone: func(*PlanResult) { done.Add(1) }}
+	cs, rep := run(t, w, threeYears(plans), opts)
+	if cs.HasChanges() || !rep.OK() {
+		t.Fatal("in-sync run has changes or failed")
+	}
+	total, peak := 0, 0
+	for _, c := range j.calls {
+		total += c.counters
+		peak = max(peak, c.counters)
+	}
+	if total != plans*perPlan {
+		t.Errorf("%d counters recorded, want %d", total, plans*perPlan)
+	}
+	if peak > batch+perPlan || peak < batch {
+		t.Errorf("high-water mark of the buffer %d counters, want %d to %d", peak, batch, batch+perPlan)
+	}
+	if want := plans * perPlan / (batch + perPlan); len(j.calls) < want {
+		t.Errorf("%d batches, want at least %d", len(j.calls), want)
+	}
+	if len(j.calls) == 0 || j.calls[0].done >= plans {
+		t.Errorf("the first batch was recorded after every plan was done: %+v", j.calls)
+	}
+	if got := len(strings.Split(j.take(), "\n")); got != plans*perPlan {
+		t.Errorf("%d counter records, want %d", got, plans*perPlan)
+	}
+}
+
+// memoryHistory is a LastWriteSource and PendingWriteSource over fixed
+// values: every target's amt and wfs were last applied as last[counter],
+// and the targets in pending have a write an earlier run left pending.
+type memoryHistory struct {
+	last    map[string]int64
+	pending map[int64]bool
+	mu      sync.Mutex
+	read    map[int64]bool // the targets whose last values were read
+}
+
+func (m *memoryHistory) LastWrites(_ context.Context, _, _ string, ids []int64) (map[CounterKey]LastWrite, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[CounterKey]LastWrite{}
+	for _, id := range ids {
+		m.read[id] = true
+		for c, v := range m.last {
+			out[CounterKey{id, c}] = LastWrite{Value: v, RunID: 1, At: time.Unix(1, 0)}
+		}
+	}
+	return out, nil
+}
+
+func (m *memoryHistory) PendingWrites(_ context.Context, _ string, ids []int64) ([]PendingWrite, error) {
+	var out []PendingWrite
+	for _, id := range ids {
+		if m.pending[id] {
+			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{TargetID: id, YearNumber: 1, TargetType: TargetAll, At: time.Unix(0, 0),
+				Counters: []CounterWrite{{Counter: amt, After: 99, Sent: true}}}})
+		}
+	}
+	return out, nil
+}
+
+// TestInSyncSkipsValuesOnRecord: a counter in sync whose last applied
+// value is the file's is not recorded again, in a plan in sync and in the
+// targets of an update not patched; one whose last applied value differs
+// is, and so are all the counters of a target with a write an earlier run
+// left pending (not resolved: the target has no change), so that the
+// pending write stays older than their last value.
+func TestInSyncSkipsValuesOnRecord(t *testing.T) {
+	w := newWorld()
+	c := func(a int64) map[string]int64 { return map[string]int64{amt: a, wfs: 0} }
+	plans := func(changed int64) []*InputPlan {
+		return []*InputPlan{
+			inPlan(acmeCo.VATNumber, "Same", "2025-09-01", "2030-08-31", "", c(5), c(5)),
+			inPlan(acmeCo.VATNumber, "Other", "2025-09-01", "2030-08-31", "", c(changed), c(5), c(7)),
+			inPlan(acmeCo.VATNumber, "Pending", "2025-09-01", "2030-08-31", "", c(5)),
+		}
+	}
+	if _, rep := run(t, w, plans(5), RunOptions{NoRecalc: true}); !rep.OK() {
+		t.Fatal("seed run not ok")
+	}
+	src := &memoryHistory{last: map[string]int64{amt: 5, wfs: 0}, pending: map[int64]bool{}, read: map[int64]bool{}}
+	w.acme.mu.Lock()
+	for _, p := range w.acme.plans {
+		if p.Name == "Pending" {
+			src.pending[p.Milestones[0].Targets[0].ID] = true
+		}
+	}
+	w.acme.mu.Unlock()
+	j := &recJournal{}
+	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
+	// "Other" year 1 changes (patched); its year 3 holds amt 7, last
+	// applied 5: recorded.
+	cs, rep, held, err := r.PlanApply(context.Background(), plans(6), time.Now(), ApplyHooks{Classify: classifyWith(src, false)})
+	if err != nil || !rep.OK() || len(held) != 0 {
+		t.Fatalf("apply: %v, ok %t, %d held", err, rep.OK(), len(held))
+	}
+	if a := cs.Plans[0].Action; a != ActionUnchanged {
+		t.Fatalf("plan Same: %s", a)
+	}
+	want := strings.Join([]string{
+		"insync Other/3 " + amt + "=7 before 7 sent false",
+		"insync Pending/1 " + amt + "=5 before 5 sent false",
+		"insync Pending/1 " + wfs + "=0 before 0 sent false",
+		"write Other/1 " + amt + "=6 before 5 sent true",
+		"write Other/1 " + wfs + "=0 before 0 sent false",
+	}, "\n")
+	if got := j.take(); got != want {
+		t.Errorf("journalled:\n%s\nwant:\n%s", got, want)
+	}
+	if len(src.read) != 2+3+1 {
+		t.Errorf("last values read for %d targets, want 6", len(src.read))
+	}
+	for _, d := range cs.Plans {
+		if d.agreed != nil {
+			t.Errorf("plan %s still holds the last values read", d.Title())
+		}
+	}
+	// Without a store nothing is known: every counter in sync is recorded.
+	j = &recJournal{}
+	if _, rep := run(t, w, plans(6), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() {
+		t.Fatal("run without a store not ok")
+	}
+	if got := strings.Count(j.take(), "insync "); got != 2*2+3*2+2 {
+		t.Errorf("%d counters recorded in sync without a store, want 12", got)
+	}
+}
+
+// TestAgreedValuesKnown: a counter is known to hold the file's value when
+// its last applied value is the value, read alone (not when runs under
+// several names applied different values) or with its run, and never in
+// a target with a pending write or without history.
+func TestAgreedValuesKnown(t *testing.T) {
+	a := &agreedValues{
+		values:    map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
+		counters:  map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
+		unsettled: map[int64]bool{3: true},
+	}
+	for _, c := range []struct {
+		id   int64
+		name string
+		v    int64
+		want bool
+	}{
+		{1, amt, 5, true}, {1, amt, 6, false}, {1, wfs, 5, false}, {2, amt, 5, true}, {2, amt, 4, false},
+		{2, wfs, 0, false}, {3, amt, 5, false},
+	} {
+		if got := a.known(c.id, c.name, c.v); got != c.want {
+			t.Errorf("known(%d, %s, %d) = %t", c.id, c.name, c.v, got)
+		}
+	}
+	if (*agreedValues)(nil).known(1, amt, 5) {
+		t.Error("known without history")
+	}
+}
