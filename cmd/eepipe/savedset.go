@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,20 +18,13 @@ import (
 
 // savedChangeSetArg reports whether apply was given one saved change set
 // (a .json change set, or a sign-off .xlsx written by diff -o) instead of
-// workbooks.
+// workbooks. Only the workbook's list of sheets is read to tell.
 func savedChangeSetArg(opts *applyOptions) (string, bool) {
 	if len(opts.Args) != 1 {
 		return "", false
 	}
 	p := opts.Args[0]
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".json":
-		return p, true
-	case ".xlsx":
-		_, err := formats.ReadChangeSet(p)
-		return p, !errors.Is(err, formats.ErrNotChangeSet)
-	}
-	return "", false
+	return p, formats.IsChangeSet(p)
 }
 
 // setKeys are the change-set signing keys of the configured accounts
