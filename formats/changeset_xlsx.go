@@ -165,13 +165,18 @@ type changeSetBook struct {
 	data, readable flatSheetInfo
 }
 
+// maxChangeSetUnpacked bounds what a sign-off workbook's parts unpack to:
+// its readable sheet's XML beside the signed set, for a set of up to
+// maxChangeSetBytes, as a workbook's (the parts are streamed, not held).
+const maxChangeSetUnpacked = DefaultMaxUncompressed
+
 // openChangeSetBook opens the workbook in r with the flat reader, within
-// the change set bound, reading only its list of parts, its workbook part
+// maxChangeSetUnpacked, reading only its list of parts, its workbook part
 // and its styles; a workbook without the change set's data sheet (or one
 // the reader refuses) is ErrNotChangeSet, left to the bounded workbook
 // reader.
 func openChangeSetBook(r io.ReaderAt, size int64) (*changeSetBook, error) {
-	b, err := openFlatBook(r, size, Limits{MaxUncompressed: maxChangeSetBytes})
+	b, err := openFlatBook(r, size, Limits{MaxUncompressed: maxChangeSetUnpacked})
 	if err != nil {
 		return nil, ErrNotChangeSet
 	}

@@ -199,7 +199,11 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 				}
 			}
 		}
-		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
+		cause := stopCause(err, runner)
+		if errors.As(cause, new(*pipeline.StoreLockLostError)) {
+			run.setOutcome("lock_lost")
+		}
+		return exitf(ExitFatal, "checking the change set against the service: %v", cause)
 	}
 	if chk.Total > 0 {
 		var b strings.Builder
@@ -279,7 +283,12 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		return exitf(ExitFatal, "%v", changedErr)
 	case timedOut(ctx):
 		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
-	case rep.Fatal != nil, rep.Interrupted:
+	case rep.Fatal != nil:
+		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
+			run.setOutcome("lock_lost") // as a workbook apply's
+		}
+		return silentExit(ExitFatal)
+	case rep.Interrupted:
 		return silentExit(ExitFatal)
 	case !rep.OK():
 		return silentExit(ExitDiff)
