@@ -242,6 +242,9 @@ func (b *flatBook) cellText(c *flatRawCell) (string, error) {
 // column A, row after row), handing each plan to fn; with sheet, the
 // readable sheet is read beside it and checked plan by plan.
 func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
+	// The shared strings (of a workbook saved again by a spreadsheet
+	// program) are loaded before the two sheets are read side by side.
+	cb.b.sharedStrings()
 	var chk *signOffCheck
 	if sheet {
 		if cb.readable.path == "" {
