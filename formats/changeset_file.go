@@ -1,8 +1,6 @@
 package formats
 
 import (
-	"archive/zip"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,13 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 )
 
 // ChangeSetSheet is the sign-off workbook's readable sheet; ChangeSetData
@@ -46,161 +40,6 @@ func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
 		return writeChangeSetXLSX(path, s, string(b))
 	}
 	return fmt.Errorf("%s: a change set is written as .json or .xlsx", path)
-}
-
-func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	if err := f.SetSheetName("Sheet1", ChangeSetSheet); err != nil {
-		return err
-	}
-	sh := ChangeSetSheet
-	rows := changeSetSheetRows(s)
-	for i, r := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		if err := f.SetSheetRow(sh, cell, &r); err != nil {
-			return err
-		}
-	}
-	bold, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
-	f.SetCellStyle(sh, "A1", "A1", bold)
-	hdr := len(rows) - countChangeRows(s)
-	a, _ := excelize.CoordinatesToCellName(1, hdr)
-	b, _ := excelize.CoordinatesToCellName(9, hdr)
-	f.SetCellStyle(sh, a, b, bold)
-	f.SetColWidth(sh, "A", "A", 16)
-	f.SetColWidth(sh, "B", "B", 36)
-	f.SetColWidth(sh, "F", "F", 44)
-	f.SetColWidth(sh, "G", "I", 14)
-
-	if _, err := f.NewSheet(ChangeSetData); err != nil {
-		return err
-	}
-	for i := 0; i*changeSetChunk < len(data); i++ {
-		end := min((i+1)*changeSetChunk, len(data))
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		if err := f.SetCellStr(ChangeSetData, cell, data[i*changeSetChunk:end]); err != nil {
-			return err
-		}
-	}
-	if err := f.SetSheetVisible(ChangeSetData, false, true); err != nil {
-		return err
-	}
-	if err := templates.SetPrintLayout(f, ChangeSetSheet, templates.PrintSetup{}); err != nil {
-		return err
-	}
-	return WriteWorkbook(path, f)
-}
-
-// changeSetSheetRows returns the rows of the sign-off sheet: the heading
-// (with the "Signed off by" row a client fills in), the column titles,
-// then one row per change.
-func changeSetSheetRows(s *pipeline.SavedChangeSet) [][]any {
-	rows := [][]any{
-		{"eepipe change set — for sign-off"},
-		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
-		{"Service", s.Service},
-		{"Accounts", strings.Join(s.Accounts, ", ")},
-		{"Signature", s.Signature},
-	}
-	for _, fl := range s.Files {
-		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
-	}
-	rows = append(rows,
-		[]any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."},
-		[]any{signedOffBy, "", "Date", ""},
-		[]any{},
-		[]any{"Account", "Plan", "Year", "Financial year", "Target type", "Counter or field", "Service value", "New value", "Cell"},
-	)
-	for _, p := range s.Plans {
-		if p.Create != nil {
-			rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
-		}
-		for _, fd := range p.Fields {
-			rows = append(rows, []any{p.Account, p.Title, "", "", "", fd.Field, fd.Expected, fd.New, fd.Cell})
-		}
-		for _, t := range p.Targets {
-			for _, c := range t.Counters {
-				var exp any = "(prefill)"
-				if c.Expected != nil {
-					exp = *c.Expected
-				}
-				rows = append(rows, []any{p.Account, p.Title, t.YearNumber, t.FinancialYear, t.TargetType, c.Counter, exp, c.New, c.Cell})
-			}
-		}
-	}
-	return rows
-}
-
-// signedOffBy heads the row of the sign-off sheet a client fills in.
-const signedOffBy = "Signed off by"
-
-// checkSignOffSheet checks that the readable sheet of a sign-off workbook
-// still shows exactly the signed change set s: apply writes the hidden
-// signed set, so a value typed over on the readable sheet, or a row
-// deleted or added there, would otherwise be silently ignored. Only the
-// "Signed off by" row (and what is typed below the table outside its
-// columns) may be filled in.
-func checkSignOffSheet(f *excelize.File, s *pipeline.SavedChangeSet) error {
-	if !slices.Contains(f.GetSheetList(), ChangeSetSheet) {
-		return fmt.Errorf("the sign-off sheet %q is missing: the workbook was edited after `eepipe diff -o` wrote it; nothing was sent. "+
-			"Write a new change set with eepipe diff -o", ChangeSetSheet)
-	}
-	got, err := f.GetRows(ChangeSetSheet, excelize.Options{RawCellValue: true})
-	if err != nil {
-		return fmt.Errorf("the sign-off sheet %q: %w", ChangeSetSheet, err)
-	}
-	edited := func(col, row int, have, want string) error {
-		cell, _ := excelize.CoordinatesToCellName(col, row)
-		return fmt.Errorf("the sign-off sheet %q was edited at %s: it reads %q, the signed change set says %q; "+
-			"apply writes the signed values, so nothing was sent. Write a new change set with eepipe diff -o (and have it signed off again)",
-			ChangeSetSheet, cell, have, want)
-	}
-	at := func(r, c int) string {
-		if r < len(got) && c < len(got[r]) {
-			return strings.TrimSpace(got[r][c])
-		}
-		return ""
-	}
-	want := changeSetSheetRows(s)
-	const cols = 9 // A to I: the table's columns
-	for r, row := range want {
-		if len(row) > 0 && row[0] == signedOffBy {
-			continue
-		}
-		for c := range cols {
-			w := ""
-			if c < len(row) {
-				w = strings.TrimSpace(fmt.Sprint(row[c]))
-			}
-			if h := at(r, c); h != w {
-				return edited(c+1, r+1, h, w)
-			}
-		}
-	}
-	// A change row added below the table.
-	for r := len(want); r < len(got); r++ {
-		for c := range cols {
-			if h := at(r, c); h != "" {
-				return edited(c+1, r+1, h, "")
-			}
-		}
-	}
-	return nil
-}
-
-func countChangeRows(s *pipeline.SavedChangeSet) int {
-	n := 0
-	for _, p := range s.Plans {
-		if p.Create != nil {
-			n++
-		}
-		n += len(p.Fields)
-		for _, t := range p.Targets {
-			n += len(t.Counters)
-		}
-	}
-	return n
 }
 
 // ErrNotChangeSet is returned by ReadChangeSet for a file that is not a
@@ -239,9 +78,9 @@ type ChangeSetFile struct {
 }
 
 // Read reads the file once, handing each plan to fn as it is read. A JSON
-// change set holds one plan at a time; a sign-off workbook is held by
-// excelize as it is read, and on the first Read its plans are kept to
-// check its readable sheet.
+// change set holds one plan at a time, and so does a sign-off workbook,
+// its rows streamed; on the first Read the workbook's readable sheet is
+// read beside it and checked plan by plan.
 func (f *ChangeSetFile) Read(fn func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, digest [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
 	return scanChangeSet(f.Path, f, !f.read, fn)
 }
@@ -249,8 +88,8 @@ func (f *ChangeSetFile) Read(fn func(h *pipeline.SavedChangeSet, i int, p *pipel
 // scanChangeSet reads the change set at path, handing each plan to fn.
 // With f, it computes the file's size and SHA-256 as it reads: the first
 // time they are recorded in f, later they must be f's. With sheet, a
-// sign-off workbook's readable sheet is checked against its plans (kept
-// for that while it is read).
+// sign-off workbook's readable sheet is checked against its plans, one at
+// a time as they are read.
 func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -307,52 +146,27 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 		}
 		n = cr.n
 	case ".xlsx":
-		// Only a workbook that declares the change set sheet is opened with
-		// excelize, within the change set bound: any other workbook (an
-		// input, perhaps a decompression bomb) is left to the bounded reader.
-		if !declaresChangeSetSheet(path) {
-			return nil, ErrNotChangeSet
+		// Opened with the flat reader's zip scanner, within the change set
+		// bound; its rows are streamed, so one plan is held at a time.
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		if st, err = fh.Stat(); err != nil {
+			return nil, err
 		}
 		if f != nil {
-			fh, err := os.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			n, err = io.Copy(sum, io.LimitReader(fh, maxChangeSetBytes+1))
-			fh.Close()
-			if err != nil {
+			if n, err = io.Copy(sum, io.NewSectionReader(fh, 0, st.Size())); err != nil {
 				return nil, err
 			}
 		}
-		wb, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: maxChangeSetBytes, UnzipXMLSizeLimit: maxChangeSetBytes})
+		cb, err := openChangeSetBook(fh, st.Size())
 		if err != nil {
-			return nil, ErrNotChangeSet
+			return nil, err
 		}
-		defer wb.Close()
-		if !slices.Contains(wb.GetSheetList(), ChangeSetData) {
-			return nil, ErrNotChangeSet
-		}
-		rows, err := wb.Rows(ChangeSetData)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer rows.Close()
-		var plans []pipeline.SavedPlan
-		keep := func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, d [sha256.Size]byte) error {
-			if sheet {
-				plans = append(plans, *p)
-			}
-			return fn(h, i, p, d)
-		}
-		if s, err = pipeline.ScanSaved(&rowsReader{rows: rows}, keep); err != nil {
+		if s, err = cb.scan(sheet, fn); err != nil {
 			return nil, savedErr(path, err)
-		}
-		if sheet {
-			full := *s
-			full.Plans = plans
-			if err := checkSignOffSheet(wb, &full); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
 		}
 	default:
 		return nil, ErrNotChangeSet
@@ -382,71 +196,4 @@ func savedErr(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
-}
-
-// rowsReader reads the first cells of a sheet's rows, in order, as one
-// text: the signed change set of a sign-off workbook, split into cells by
-// writeChangeSetXLSX.
-type rowsReader struct {
-	rows *excelize.Rows
-	buf  string
-	err  error
-}
-
-func (r *rowsReader) Read(p []byte) (int, error) {
-	for r.buf == "" {
-		if r.err != nil {
-			return 0, r.err
-		}
-		if !r.rows.Next() {
-			if r.err = r.rows.Error(); r.err == nil {
-				r.err = io.EOF
-			}
-			continue
-		}
-		cols, err := r.rows.Columns()
-		if err != nil {
-			r.err = err
-			continue
-		}
-		if len(cols) > 0 {
-			r.buf = cols[0]
-		}
-	}
-	n := copy(p, r.buf)
-	r.buf = r.buf[n:]
-	return n, nil
-}
-
-// declaresChangeSetSheet reports whether the workbook at path is a zip
-// archive whose workbook part (read within 16 MiB) names the change set
-// sheet, and whose parts unpack to at most maxChangeSetBytes: a cheap test
-// that reads nothing of the sheets.
-func declaresChangeSetSheet(path string) bool {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return false
-	}
-	defer zr.Close()
-	var total uint64
-	var wb *zip.File
-	for _, f := range zr.File {
-		total += f.UncompressedSize64
-		if f.Name == "xl/workbook.xml" {
-			wb = f
-		}
-	}
-	if wb == nil || total > maxChangeSetBytes {
-		return false
-	}
-	rc, err := wb.Open()
-	if err != nil {
-		return false
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 16<<20))
-	if err != nil {
-		return false
-	}
-	return bytes.Contains(b, []byte(`"`+ChangeSetData+`"`))
 }

@@ -161,6 +161,22 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 			f.SetCellStr(ChangeSetSheet, "B"+strconv.Itoa(r), "J. Client")
 			f.SetCellStr(ChangeSetSheet, "D"+strconv.Itoa(r), "2026-11-30")
 		}, ""},
+		{"saved with shared strings", func(f *excelize.File) {
+			// As Excel or LibreOffice save it: every text cell of both
+			// sheets in the shared string table, not inline.
+			for _, sh := range []string{ChangeSetSheet, ChangeSetData} {
+				rows, _ := f.GetRows(sh, excelize.Options{RawCellValue: true})
+				for r, cells := range rows {
+					for c, v := range cells {
+						if _, err := strconv.ParseFloat(v, 64); v == "" || err == nil {
+							continue
+						}
+						cell, _ := excelize.CoordinatesToCellName(c+1, r+1)
+						f.SetCellStr(sh, cell, v)
+					}
+				}
+			}
+		}, ""},
 		{"new value typed over", func(f *excelize.File) {
 			_, r := findCell(f, "number_of_african_male_top_managers")
 			f.SetCellInt(ChangeSetSheet, "H"+strconv.Itoa(r), 25)

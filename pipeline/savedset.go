@@ -496,24 +496,9 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 		in.Targets = append(in.Targets, t)
 	}
 	if sp.Action == ActionCreate {
-		if sp.Create == nil {
-			return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
-		}
-		c := sp.Create
-		in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
-		d := Diff(in, nil, DiffOptions{})
-		d.Account = sp.Account
-		found := MatchPlans(list, 0, c.Name, c.StartDate, nil)
-		if len(found) == 1 && prog.created(sp.Account, found[0].ID) {
-			return r.resumeCreate(ctx, sp, in, found[0].ID, drift)
-		}
-		if len(found) > 0 {
-			drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
-				sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
-		}
-		return d, nil
+		return r.savedCreate(ctx, sp, in, list, prog, drift)
 	}
-	server, err := r.account(sp.Account).GetPlan(ctx, sp.PlanID)
+	server, err := r.savedPlan(ctx, sp.Account, sp.PlanID)
 	if errors.Is(err, ErrNotFound) {
 		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d is no longer on account %s", sp.PlanID, sp.Account)})
 		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", sp.PlanID)), nil
@@ -525,6 +510,41 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 	// The plan's name is the stored one (Title): the set does not say the
 	// file's, and only the fields it writes count as applied.
 	in.PlanID = server.ID
+	if err := savedFields(sp, server, d, prog, drift); err != nil {
+		return nil, err
+	}
+	savedTargets(sp, server, d, prog, drift)
+	if len(d.Fields) == 0 && len(d.Targets) == 0 {
+		d.Action = ActionUnchanged
+	}
+	return d, nil
+}
+
+// savedCreate is planSaved of a plan the set creates: drift when its
+// account (list) now holds a plan of its name and start date, unless an
+// earlier run of the set created it, which is then completed.
+func (r *Runner) savedCreate(ctx context.Context, sp SavedPlan, in *InputPlan, list []Plan, prog *SavedProgress, drift func(Drift)) (*PlanDiff, error) {
+	if sp.Create == nil {
+		return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
+	}
+	c := sp.Create
+	in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
+	d := Diff(in, nil, DiffOptions{})
+	d.Account = sp.Account
+	found := MatchPlans(list, 0, c.Name, c.StartDate, nil)
+	if len(found) == 1 && prog.created(sp.Account, found[0].ID) {
+		return r.resumeCreate(ctx, sp, in, found[0].ID, drift)
+	}
+	if len(found) > 0 {
+		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
+			sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
+	}
+	return d, nil
+}
+
+// savedFields adds to d the plan fields sp writes, each compared with
+// the stored plan server.
+func savedFields(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, drift func(Drift)) error {
 	for _, f := range sp.Fields {
 		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
 		at := savedOrigin(f.File, f.Cell)
@@ -542,10 +562,17 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 		case "scorecard_id":
 			d.Meta.ScorecardID = ptr(f.New)
 		default:
-			return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
+			return &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
 		}
 		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
+	return nil
+}
+
+// savedTargets adds to d the counters sp writes, each compared with its
+// target on the stored plan server.
+func savedTargets(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, drift func(Drift)) {
+	in := d.Input
 	for i, st := range sp.Targets {
 		var m *Milestone
 		for j := range server.Milestones {
@@ -585,10 +612,6 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 			d.Targets = append(d.Targets, td)
 		}
 	}
-	if len(d.Fields) == 0 && len(d.Targets) == 0 {
-		d.Action = ActionUnchanged
-	}
-	return d, nil
 }
 
 // resumeCreate completes a plan to create that an earlier run of the set
@@ -596,7 +619,7 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 // to it. The set recorded no service value for them (the new plan was
 // prefilled), so there is nothing else to check.
 func (r *Runner) resumeCreate(ctx context.Context, sp SavedPlan, in *InputPlan, id int64, drift func(Drift)) (*PlanDiff, error) {
-	server, err := r.account(sp.Account).GetPlan(ctx, id)
+	server, err := r.savedPlan(ctx, sp.Account, id)
 	if errors.Is(err, ErrNotFound) {
 		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, is no longer on account %s", id, sp.Account)})
 		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", id)), nil

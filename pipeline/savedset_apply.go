@@ -41,7 +41,7 @@ func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProg
 	}
 	chk := &SavedCheck{lists: map[string][]Plan{}}
 	for _, a := range s.creates {
-		l, err := r.account(a).ListPlans(ctx)
+		l, err := r.savedList(ctx, a)
 		if err != nil {
 			return nil, fmt.Errorf("listing the plans of account %s: %w", a, err)
 		}

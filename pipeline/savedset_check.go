@@ -90,133 +90,150 @@ func newSetChecker(s *SavedChangeSet, cat *Catalog) *setChecker {
 // plan checks plan i of the set, and makes its counters' names share the
 // catalog's strings.
 func (c *setChecker) plan(i int, p *SavedPlan) {
-	bad, accounts, updated, cat := c.bad, c.accounts, c.updated, c.cat
-	{
-		where := fmt.Sprintf("plan %d of the set", i+1)
-		if err := checkSavedText(p.Title, maxSavedText, false); err != nil {
-			bad(where, "title: %v", err)
+	where := fmt.Sprintf("plan %d of the set", i+1)
+	if err := checkSavedText(p.Title, maxSavedText, false); err != nil {
+		c.bad(where, "title: %v", err)
+	} else {
+		where = fmt.Sprintf("%s (%s)", where, Excerpt(p.Title))
+	}
+	if !c.accounts[p.Account] {
+		c.bad(where, "account %q is not one the set was signed for", Excerpt(p.Account))
+	}
+	c.action(where, p)
+	c.fields(where, p)
+	seenTarget := map[string]bool{}
+	for k := range p.Targets {
+		c.target(where, p, &p.Targets[k], seenTarget)
+	}
+}
+
+// action checks what plan p does: an update of a stored plan, or a create
+// with its request.
+func (c *setChecker) action(where string, p *SavedPlan) {
+	bad, updated := c.bad, c.updated
+	switch p.Action {
+	case ActionUpdate:
+		if p.PlanID <= 0 {
+			bad(where, "an update must name a stored plan (plan_id %d)", p.PlanID)
+		}
+		key := fmt.Sprintf("%s\x00%d", p.Account, p.PlanID)
+		if updated[key] {
+			bad(where, "plan %d of account %s is updated twice", p.PlanID, p.Account)
+		}
+		updated[key] = true
+		if p.Create != nil {
+			bad(where, "an update cannot carry a create request")
+		}
+	case ActionCreate:
+		if p.PlanID != 0 {
+			bad(where, "a plan to create has no plan_id (%d)", p.PlanID)
+		}
+		if p.Create == nil {
+			bad(where, "the set creates a plan but gives no create request")
+			break
+		}
+		cr := p.Create
+		if err := checkSavedName(cr.Name); err != nil {
+			bad(where, "name %q: %v", Excerpt(cr.Name), err)
+		}
+		if cr.StartDate.IsZero() || cr.EndDate.IsZero() {
+			bad(where, "a plan to create needs a start and an end date")
+		} else if cr.EndDate.Before(cr.StartDate) {
+			bad(where, "end date %s is before start date %s", cr.EndDate, cr.StartDate)
+		}
+		if err := checkSavedField("scorecard_id", cr.ScorecardID, true); err != nil {
+			bad(where, "scorecard_id: %v", err)
+		}
+		if err := checkSavedField("sector", cr.Sector, true); err != nil {
+			bad(where, "sector: %v", err)
+		}
+		if len(p.Fields) > 0 {
+			bad(where, "a plan to create carries its fields in its create request")
+		}
+	default:
+		bad(where, "action %q is neither update nor create", p.Action)
+	}
+}
+
+// fields checks the plan fields p writes.
+func (c *setChecker) fields(where string, p *SavedPlan) {
+	bad := c.bad
+	seenField := map[string]bool{}
+	for _, f := range p.Fields {
+		if seenField[f.Field] {
+			bad(where, "field %q is written twice", Excerpt(f.Field))
+		}
+		seenField[f.Field] = true
+		if err := checkSavedField(f.Field, f.New, false); err != nil {
+			bad(where, "%s: %v", Excerpt(f.Field), err)
+		}
+		if err := checkSavedText(f.Expected, maxSavedText, true); err != nil {
+			bad(where, "%s: the service value: %v", Excerpt(f.Field), err)
+		}
+		for _, t := range []string{f.File, f.Cell} {
+			if err := checkSavedText(t, maxSavedText, true); err != nil {
+				bad(where, "%s: where it was read: %v", f.Field, err)
+			}
+		}
+	}
+}
+
+// target checks target t of plan p (seen: the plan's targets so far),
+// and makes its counters' names share the catalog's strings.
+func (c *setChecker) target(where string, p *SavedPlan, t *SavedTarget, seenTarget map[string]bool) {
+	bad := c.bad
+	tw := fmt.Sprintf("%s year %d %s", where, t.YearNumber, Excerpt(t.TargetType))
+	if t.YearNumber < 1 || t.YearNumber > maxSavedYear {
+		bad(tw, "year number %d is not from 1 to %d", t.YearNumber, maxSavedYear)
+	}
+	if !Contains(TargetTypes, t.TargetType) {
+		bad(tw, "target type %q is not one of %s", Excerpt(t.TargetType), strings.Join(TargetTypes, ", "))
+	}
+	if t.FinancialYear != "" {
+		if _, err := ParseFinancialYearText(t.FinancialYear); err != nil {
+			bad(tw, "%v", err)
+		}
+	}
+	if p.Action == ActionUpdate && (t.MilestoneID <= 0 || t.TargetID <= 0) {
+		bad(tw, "an update's target needs its milestone and target ids")
+	}
+	if p.Action == ActionCreate && (t.MilestoneID != 0 || t.TargetID != 0) {
+		bad(tw, "a plan to create has no milestone or target ids yet")
+	}
+	key := fmt.Sprintf("%d\x00%s", t.YearNumber, t.TargetType)
+	if seenTarget[key] {
+		bad(tw, "the target is written twice")
+	}
+	seenTarget[key] = true
+	if err := checkSavedText(t.File, maxSavedText, true); err != nil {
+		bad(tw, "file: %v", err)
+	}
+	if len(t.Counters) == 0 {
+		bad(tw, "the target writes no counter")
+	}
+	seenCounter := map[string]bool{}
+	for j := range t.Counters {
+		ctr := &t.Counters[j]
+		if k := c.cat.Index(ctr.Counter); k >= 0 {
+			ctr.Counter = c.cat.names[k]
 		} else {
-			where = fmt.Sprintf("%s (%s)", where, Excerpt(p.Title))
+			bad(tw, "counter %q is not in the counter catalog", Excerpt(ctr.Counter))
+			continue
 		}
-		if !accounts[p.Account] {
-			bad(where, "account %q is not one the set was signed for", Excerpt(p.Account))
+		if seenCounter[ctr.Counter] {
+			bad(tw, "counter %s is written twice", ctr.Counter)
 		}
-		switch p.Action {
-		case ActionUpdate:
-			if p.PlanID <= 0 {
-				bad(where, "an update must name a stored plan (plan_id %d)", p.PlanID)
-			}
-			key := fmt.Sprintf("%s\x00%d", p.Account, p.PlanID)
-			if updated[key] {
-				bad(where, "plan %d of account %s is updated twice", p.PlanID, p.Account)
-			}
-			updated[key] = true
-			if p.Create != nil {
-				bad(where, "an update cannot carry a create request")
-			}
-		case ActionCreate:
-			if p.PlanID != 0 {
-				bad(where, "a plan to create has no plan_id (%d)", p.PlanID)
-			}
-			if p.Create == nil {
-				bad(where, "the set creates a plan but gives no create request")
-				break
-			}
-			c := p.Create
-			if err := checkSavedName(c.Name); err != nil {
-				bad(where, "name %q: %v", Excerpt(c.Name), err)
-			}
-			if c.StartDate.IsZero() || c.EndDate.IsZero() {
-				bad(where, "a plan to create needs a start and an end date")
-			} else if c.EndDate.Before(c.StartDate) {
-				bad(where, "end date %s is before start date %s", c.EndDate, c.StartDate)
-			}
-			if err := checkSavedField("scorecard_id", c.ScorecardID, true); err != nil {
-				bad(where, "scorecard_id: %v", err)
-			}
-			if err := checkSavedField("sector", c.Sector, true); err != nil {
-				bad(where, "sector: %v", err)
-			}
-			if len(p.Fields) > 0 {
-				bad(where, "a plan to create carries its fields in its create request")
-			}
-		default:
-			bad(where, "action %q is neither update nor create", p.Action)
+		seenCounter[ctr.Counter] = true
+		if err := checkSavedCounter(ctr.New); err != nil {
+			bad(tw, "%s: %v", ctr.Counter, err)
 		}
-		seenField := map[string]bool{}
-		for _, f := range p.Fields {
-			if seenField[f.Field] {
-				bad(where, "field %q is written twice", Excerpt(f.Field))
-			}
-			seenField[f.Field] = true
-			if err := checkSavedField(f.Field, f.New, false); err != nil {
-				bad(where, "%s: %v", Excerpt(f.Field), err)
-			}
-			if err := checkSavedText(f.Expected, maxSavedText, true); err != nil {
-				bad(where, "%s: the service value: %v", Excerpt(f.Field), err)
-			}
-			for _, t := range []string{f.File, f.Cell} {
-				if err := checkSavedText(t, maxSavedText, true); err != nil {
-					bad(where, "%s: where it was read: %v", f.Field, err)
-				}
+		if ctr.Expected != nil {
+			if err := checkSavedCounter(*ctr.Expected); err != nil {
+				bad(tw, "%s: the service value: %v", ctr.Counter, err)
 			}
 		}
-		seenTarget := map[string]bool{}
-		for _, t := range p.Targets {
-			tw := fmt.Sprintf("%s year %d %s", where, t.YearNumber, Excerpt(t.TargetType))
-			if t.YearNumber < 1 || t.YearNumber > maxSavedYear {
-				bad(tw, "year number %d is not from 1 to %d", t.YearNumber, maxSavedYear)
-			}
-			if !Contains(TargetTypes, t.TargetType) {
-				bad(tw, "target type %q is not one of %s", Excerpt(t.TargetType), strings.Join(TargetTypes, ", "))
-			}
-			if t.FinancialYear != "" {
-				if _, err := ParseFinancialYearText(t.FinancialYear); err != nil {
-					bad(tw, "%v", err)
-				}
-			}
-			if p.Action == ActionUpdate && (t.MilestoneID <= 0 || t.TargetID <= 0) {
-				bad(tw, "an update's target needs its milestone and target ids")
-			}
-			if p.Action == ActionCreate && (t.MilestoneID != 0 || t.TargetID != 0) {
-				bad(tw, "a plan to create has no milestone or target ids yet")
-			}
-			key := fmt.Sprintf("%d\x00%s", t.YearNumber, t.TargetType)
-			if seenTarget[key] {
-				bad(tw, "the target is written twice")
-			}
-			seenTarget[key] = true
-			if err := checkSavedText(t.File, maxSavedText, true); err != nil {
-				bad(tw, "file: %v", err)
-			}
-			if len(t.Counters) == 0 {
-				bad(tw, "the target writes no counter")
-			}
-			seenCounter := map[string]bool{}
-			for j := range t.Counters {
-				c := &t.Counters[j]
-				if k := cat.Index(c.Counter); k >= 0 {
-					c.Counter = cat.names[k]
-				} else {
-					bad(tw, "counter %q is not in the counter catalog", Excerpt(c.Counter))
-					continue
-				}
-				if seenCounter[c.Counter] {
-					bad(tw, "counter %s is written twice", c.Counter)
-				}
-				seenCounter[c.Counter] = true
-				if err := checkSavedCounter(c.New); err != nil {
-					bad(tw, "%s: %v", c.Counter, err)
-				}
-				if c.Expected != nil {
-					if err := checkSavedCounter(*c.Expected); err != nil {
-						bad(tw, "%s: the service value: %v", c.Counter, err)
-					}
-				}
-				if err := checkSavedText(c.Cell, maxSavedText, true); err != nil {
-					bad(tw, "%s: cell: %v", c.Counter, err)
-				}
-			}
+		if err := checkSavedText(ctr.Cell, maxSavedText, true); err != nil {
+			bad(tw, "%s: cell: %v", ctr.Counter, err)
 		}
 	}
 }

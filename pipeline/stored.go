@@ -16,8 +16,9 @@ import (
 // through findRecreated, findCreated and readBack), diff and reconcile
 // (Runner.Plan), export
 // (Runner.ReadStored), `check --server` (Runner.ReadStored and
-// Runner.FillFromStored) and the counter catalog (Runner.ServiceCatalog)
-// all list and retrieve plans here, through the run's gate: the same
+// Runner.FillFromStored), the counter catalog (Runner.ServiceCatalog) and
+// a saved change set's drift check and writes (savedList, savedPlan) all
+// list and retrieve plans here, through the run's gate: the same
 // bound on requests in flight, the same stop after a fatal error, the
 // same request counts and progress.
 
@@ -82,6 +83,20 @@ func (r *Runner) relist(ctx context.Context, svc PlanService) ([]Plan, error) {
 // in Progress.PlansRead.
 func (r *Runner) readBack(ctx context.Context, svc PlanService, id int64) (*Plan, error) {
 	return svc.GetPlan(ctx, id)
+}
+
+// savedList lists the plans of the named account, for a saved change set
+// that creates plans there (to find one that now exists).
+func (r *Runner) savedList(ctx context.Context, account string) ([]Plan, error) {
+	return r.account(account).ListPlans(ctx)
+}
+
+// savedPlan retrieves plan id of the named account, with milestones and
+// targets, for a saved change set to compare with: read once by its drift
+// check and again before its writes, it is not counted in
+// Progress.PlansRead (as readBack's plans are not).
+func (r *Runner) savedPlan(ctx context.Context, account string, id int64) (*Plan, error) {
+	return r.account(account).GetPlan(ctx, id)
 }
 
 // listAccounts lists the plans of the accounts that want marks (every

@@ -22,12 +22,26 @@ import (
 // after that (one may be in flight), exits 3 saying its lock was lost,
 // with outcome lock_lost; a second apply then takes the lock and finishes
 // the plans without duplicating one.
-func TestApplyStopsWhenItsPostgresLockIsLost(t *testing.T) {
+func TestApplyStopsWhenItsPostgresLockIsLost(t *testing.T) { testApplyLosingLock(t, false) }
+
+// TestSavedSetStopsWhenItsPostgresLockIsLost: the same for a saved change
+// set (written by diff -o): exit 3, outcome lock_lost, and the set applied
+// again resumes without duplicating a plan.
+func TestSavedSetStopsWhenItsPostgresLockIsLost(t *testing.T) { testApplyLosingLock(t, true) }
+
+func testApplyLosingLock(t *testing.T, saved bool) {
 	pg := statestoretest.PostgresURL(t)
 	s := newStateEnvWith(t, sandbox.Options{Latency: 40 * time.Millisecond}, pg)
 	e := s.env
 	const plans = 20
 	file := manyTargets(t, filepath.Join(e.dir, "many.csv"), plans, 3)
+	if saved {
+		set := filepath.Join(e.dir, "set.json")
+		if r := s.eepipe("diff", file, "-o", set); r.code != ExitDiff {
+			t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+		}
+		file = set
+	}
 	db, err := sql.Open("pgx", pg)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,20 +18,13 @@ import (
 
 // savedChangeSetArg reports whether apply was given one saved change set
 // (a .json change set, or a sign-off .xlsx written by diff -o) instead of
-// workbooks.
+// workbooks. Only the workbook's list of sheets is read to tell.
 func savedChangeSetArg(opts *applyOptions) (string, bool) {
 	if len(opts.Args) != 1 {
 		return "", false
 	}
 	p := opts.Args[0]
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".json":
-		return p, true
-	case ".xlsx":
-		_, err := formats.ReadChangeSet(p)
-		return p, !errors.Is(err, formats.ErrNotChangeSet)
-	}
-	return "", false
+	return p, formats.IsChangeSet(p)
 }
 
 // setKeys are the change-set signing keys of the configured accounts
@@ -207,7 +199,11 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 				}
 			}
 		}
-		return exitf(ExitFatal, "checking the change set against the service: %v", stopCause(err, runner))
+		cause := stopCause(err, runner)
+		if errors.As(cause, new(*pipeline.StoreLockLostError)) {
+			run.setOutcome("lock_lost")
+		}
+		return exitf(ExitFatal, "checking the change set against the service: %v", cause)
 	}
 	if chk.Total > 0 {
 		var b strings.Builder
@@ -287,7 +283,12 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		return exitf(ExitFatal, "%v", changedErr)
 	case timedOut(ctx):
 		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
-	case rep.Fatal != nil, rep.Interrupted:
+	case rep.Fatal != nil:
+		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
+			run.setOutcome("lock_lost") // as a workbook apply's
+		}
+		return silentExit(ExitFatal)
+	case rep.Interrupted:
 		return silentExit(ExitFatal)
 	case !rep.OK():
 		return silentExit(ExitDiff)
