@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -165,6 +166,47 @@ func parseGridLabel(text string) (gridLabel, bool) {
 	if len(text) > 120 || !gridMaybeLabel(text) {
 		return gridLabel{}, false
 	}
+	return gridLabels.get(text)
+}
+
+// gridLabelMemo remembers what parseGridLabel made of a text: the sheets
+// of a workbook repeat their labels and details (an export of thousands
+// of plans has a handful of distinct labels), and parsing one takes a few
+// regular expressions. It is bounded (emptied when full) and safe for
+// files read at the same time.
+type gridLabelMemo struct {
+	mu sync.Mutex
+	m  map[string]gridLabelMemoed
+}
+
+type gridLabelMemoed struct {
+	g  gridLabel
+	ok bool
+}
+
+const gridLabelMemoMax = 1 << 12
+
+var gridLabels gridLabelMemo
+
+func (c *gridLabelMemo) get(text string) (gridLabel, bool) {
+	c.mu.Lock()
+	r, hit := c.m[text]
+	c.mu.Unlock()
+	if hit {
+		return r.g, r.ok
+	}
+	g, ok := parseGridLabelText(text)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= gridLabelMemoMax {
+		c.m = make(map[string]gridLabelMemoed, 64)
+	}
+	c.m[strings.Clone(text)] = gridLabelMemoed{g, ok}
+	c.mu.Unlock()
+	return g, ok
+}
+
+// parseGridLabelText is parseGridLabel without the quick test and the memo.
+func parseGridLabelText(text string) (gridLabel, bool) {
 	var g gridLabel
 	rest := text
 	var rangeFY pipeline.FinancialYear
@@ -438,8 +480,10 @@ type gridReader struct {
 	// unlabelled are the rows of race headers that belong to no grid
 	// (reported by findUnlabelledGrids).
 	unlabelled []int
-	// hiddenCols are the columns the sheet hides.
+	// hiddenCols are the columns the sheet hides, read on first use
+	// (hiddenCol: only messages name them) from hiddenSrc.
 	hiddenCols map[int]bool
+	hiddenSrc  func() map[int]bool
 	// notes are the notes in columns without a header (by column).
 	notes    map[int]*gridNotes
 	m        *templates.Matcher
@@ -543,7 +587,7 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
 		return nil, g.problems
 	}
-	g.hiddenCols = src.hidden(text)
+	g.hiddenSrc = func() map[int]bool { return src.hidden(text) }
 	blocks := g.findGrids()
 	g.findUnlabelledGrids(blocks)
 	g.findOrphanLevelRows(blocks)
@@ -1244,12 +1288,21 @@ func (g *gridReader) reportNotes() {
 			where = fmt.Sprintf("in %d cells of rows %d to %d", n.count, n.row, n.last)
 		}
 		what := "column " + letters
-		if g.hiddenCols[c] {
+		if g.hiddenCol(c) {
 			what += ", which the sheet hides,"
 		}
 		g.warnf(n.row, c, n.value, "%s has no header and holds text beside the grid (%q %s), so it is read as notes, not counters, and ignored; a number in it would be an error, as it could be a counter",
 			what, n.value, where)
 	}
+}
+
+// hiddenCol reports whether the sheet hides column c, reading the
+// sheet's hidden columns the first time it is asked.
+func (g *gridReader) hiddenCol(c int) bool {
+	if g.hiddenSrc != nil {
+		g.hiddenCols, g.hiddenSrc = g.hiddenSrc(), nil
+	}
+	return g.hiddenCols[c]
 }
 
 // columnHeaderDescription says what heads column c of a grid, for errors.
@@ -1269,7 +1322,7 @@ func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
 		parts = append(parts, fmt.Sprintf("%q", v))
 	}
 	if !named {
-		if g.hiddenCols[c] {
+		if g.hiddenCol(c) {
 			return "the column has no header and is hidden (unhide it to see the cell)"
 		}
 		return "the column has no header"

@@ -179,3 +179,57 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestGridSheetLargeNoPlanScanRows: a sheet over the per-sheet bound with
+// no sign of a plan in the first maxGridScanRows rows is not unpacked past
+// them (nothing reads it further): damage below those rows leaves it
+// passed over and the plan sheets read; damage within them is reported.
+func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
+	path, _, _, _ := gridBoundExport(t, 2)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := xlsxParts(t, data)
+	// table has maxGridScanRows+100 rows of text, with row damaged
+	// repeating the row before it.
+	table := func(damaged int) string {
+		var b strings.Builder
+		b.WriteString(`<worksheet><sheetData>`)
+		for r := 1; r <= maxGridScanRows+100; r++ {
+			n := r
+			if r == damaged {
+				n = r - 1
+			}
+			fmt.Fprintf(&b, `<row r="%d"><c r="A%d" t="inlineStr"><is><t>Row %d of a large table</t></is></c></row>`, n, n, r)
+		}
+		return b.String() + `</sheetData></worksheet>`
+	}
+	const bound = 64 << 10
+	for _, tc := range []struct {
+		name    string
+		damaged int
+		refused bool
+	}{
+		{"damaged below the rows read", maxGridScanRows + 50, false},
+		{"damaged within the rows read", maxGridScanRows - 50, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := maps.Clone(parts)
+			p["xl/worksheets/sheet1.xml"] = []byte(table(tc.damaged)) // the Overview
+			data := zipParts(p)
+			var recs []pipeline.Record
+			var ps pipeline.Problems
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			if !tc.refused {
+				if ps.HasErrors() || len(recs) == 0 {
+					t.Fatalf("%d records, problems %v", len(recs), ps)
+				}
+				return
+			}
+			if len(recs) != 0 || !ps.HasErrors() || !strings.Contains(ps[0].Message, "comes again") || ps[0].Origin.Sheet != "Overview" {
+				t.Fatalf("%d records, problems %v; want the Overview's damage at row %d reported", len(recs), ps, tc.damaged)
+			}
+		})
+	}
+}

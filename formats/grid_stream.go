@@ -69,7 +69,10 @@ func (a *gridCellArena) take(n int) []gridCellAt {
 // before is not used after.
 func (a *gridCellArena) reset() {
 	for i := range a.chunks {
-		clear(a.chunks[i][:cap(a.chunks[i])]) // (no text kept alive)
+		// Cells are only ever taken below a chunk's length (take), and the
+		// rest of it was cleared before: clearing the length lets no text
+		// live on, without clearing the whole chunk for every sheet.
+		clear(a.chunks[i])
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.at = 0
@@ -204,7 +207,9 @@ const (
 // in one of the four rows below, two plan-detail labels and a row naming
 // two races, or three plan-detail labels in one column. It returns the
 // cell where the sign was found ("" when the sheet has none: it is no
-// plan sheet, as the Sector targets sheet of a large export is not).
+// plan sheet, as the Sector targets sheet of a large export is not). The
+// scan stops after those rows, so damage further down such a sheet,
+// which nothing reads, is not looked for.
 func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (string, error) {
 	type label struct{ row, col int } // the leftmost label of a row
 	var (
@@ -245,8 +250,14 @@ func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (stri
 	}
 	ref := func(r, c int) string { s, _ := excelize.CoordinatesToCellName(c, r); return s }
 	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
-		if row < 1 || row > maxGridScanRows {
-			return true // checked by the scan; the grid reader looks no further
+		if row > maxGridScanRows {
+			// Rows come in order (the scan refuses others), and the grid
+			// reader looks no further: the rest of a sheet too large to
+			// be a plan sheet is neither read nor unpacked.
+			return false
+		}
+		if row < 1 {
+			return true
 		}
 		lab, header, races := label{}, 0, 0
 		for i := range raw {
@@ -369,6 +380,7 @@ func (b *flatBook) hiddenColumns(info flatSheetInfo) map[int]bool {
 	}
 	defer rc.Close()
 	sc := newFlatXMLScanner(rc)
+	defer sc.release()
 	for {
 		if err := sc.next(); err != nil || sc.kind == flatTokStart && string(sc.name) == "sheetData" {
 			return out
@@ -406,10 +418,11 @@ const maxHiddenColumns = 256
 // The workbook as a whole is bounded by Limits.MaxUncompressed, as every
 // workbook is (openFlatBook); each sheet read as a grid plan sheet by
 // Limits.MaxGridSheet and the bounds of gridStreamSheet. A larger sheet is
-// scanned for what would make it a plan sheet (planSheetSign), keeping
-// nothing: one that has it is refused as oversized, one that has not (the
-// Sector targets sheet of a large export) is no plan sheet and is passed
-// over like any other.
+// scanned for what would make it a plan sheet in its first
+// maxGridScanRows rows (planSheetSign), keeping nothing: one that has it
+// is refused as oversized, one that has not (the Sector targets sheet of
+// a large export) is no plan sheet and is passed over like any other,
+// unread past those rows.
 func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	m := templates.NewMatcher(nil)

@@ -66,6 +66,9 @@ var MetaFields = []MetaField{
 // management", "top_management" and " TOP-management: " all fold to "top
 // management".
 func Normalize(s string) string {
+	if n, ok := normalizeASCII(s); ok {
+		return n
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(s) {
@@ -80,6 +83,45 @@ func Normalize(s string) string {
 		space = true
 	}
 	return b.String()
+}
+
+// normalizeASCII is Normalize for a text of ASCII only (false for any
+// other), without allocating when the text is already normal: labels are
+// matched on every cell of every sheet read.
+func normalizeASCII(s string) (string, bool) {
+	normal := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return "", false
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		case c == ' ' && i > 0 && i < len(s)-1 && s[i-1] != ' ':
+		default:
+			normal = false
+		}
+	}
+	if normal {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, c)
+			continue
+		}
+		space = true
+	}
+	return string(b), true
 }
 
 // MetaFieldFor returns the metadata field whose label (or alias, or flat
