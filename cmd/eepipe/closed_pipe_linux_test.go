@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -28,6 +29,21 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 	}
 	if code, _, stderr := runWithFiles(t, vars, "apply", plans, "--no-recalc"); code != ExitOK {
 		t.Fatalf("apply: exit %d\n%s", code, stderr)
+	}
+	// Three more runs of the same plans under other names, so that
+	// history -v writes several pages.
+	for i := 2; i <= 4; i++ {
+		more := e.path(fmt.Sprintf("plans-%d.csv", i))
+		ps := ckPlans(t)
+		for _, p := range ps {
+			p.Name = fmt.Sprintf("%s %d", p.Name, i)
+		}
+		if err := formats.WriteFlatCSV(more, ps, nil); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runWithFiles(t, vars, "apply", more, "--no-recalc"); code != ExitOK {
+			t.Fatalf("apply %s: exit %d\n%s", more, code, stderr)
+		}
 	}
 	env := []string{envRunMain + "=1"}
 	for k, v := range vars {
@@ -84,6 +100,16 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 		{"version, reader gone", 0, []string{"version"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.head > 0 {
+				// The reader leaves after tc.head lines: the rest must
+				// outgrow the one-page pipe, or eepipe rightly ends 0.
+				cmd := exec.Command(os.Args[0], tc.args...)
+				cmd.Env = append(os.Environ(), env...)
+				out, _ := cmd.Output()
+				if len(out) < 4*4096 {
+					t.Fatalf("eepipe %v writes %d bytes, too few to outgrow the pipe", tc.args, len(out))
+				}
+			}
 			code, stderr := run(t, tc.head, tc.args...)
 			if code != exitPipeClosed {
 				t.Errorf("exit %d, want %d\n%s", code, exitPipeClosed, tail(stderr))
