@@ -208,17 +208,12 @@ func MarshalSaved(s *SavedChangeSet) ([]byte, error) {
 // ErrNotChangeSet is returned by ParseSaved for JSON that is not a change set.
 var ErrNotChangeSet = errors.New("not an eepipe change set")
 
-// ParseSaved reads a saved change set (DecodeSaved).
+// ParseSaved reads a whole saved change set, its plans included. It
+// checks the set's shape; Check validates its values and Verify its
+// signature. Apply never holds a set whole: it reads it with ScanSaved.
 func ParseSaved(b []byte) (*SavedChangeSet, error) {
-	return DecodeSaved(bytes.NewReader(b))
-}
-
-// DecodeSaved reads a saved change set from r, plan by plan, hashing each
-// as it is read: nothing but the decoded set is held. It checks the set's
-// shape; Check validates its values and Verify its signature.
-func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
 	var plans []SavedPlan
-	s, err := ScanSaved(r, func(_ *SavedChangeSet, _ int, p *SavedPlan, _ [sha256.Size]byte) error {
+	s, err := ScanSaved(bytes.NewReader(b), func(_ *SavedChangeSet, _ int, p *SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	})
@@ -229,7 +224,7 @@ func DecodeSaved(r io.Reader) (*SavedChangeSet, error) {
 	return s, nil
 }
 
-// ScanSaved reads a saved change set from r as DecodeSaved does, but
+// ScanSaved reads a saved change set from r as ParseSaved does, but
 // hands each plan to fn as it is read, with the header read so far and
 // the plan's digest, and keeps none: the set it returns has no plans. The
 // service, accounts and keys come before the plans, as EncodeSaved writes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -380,21 +379,4 @@ func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 // FieldsApplied implements RunJournal.
 func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
 	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
-}
-
-// RecordedAccounts returns, sorted, the accounts of the plans an apply of cs
-// acts on: every plan but the failed ones, also those already in sync. An
-// apply that acts on any plan is recorded as a run (one that writes
-// nothing records the values it found in sync that were not on record),
-// and takes the store's
-// lock of these accounts.
-func (cs *ChangeSet) RecordedAccounts() []string {
-	var names []string
-	for _, d := range cs.Plans {
-		if d.Action != ActionFailed && !slices.Contains(names, d.Account) {
-			names = append(names, d.Account)
-		}
-	}
-	slices.Sort(names)
-	return names
 }
