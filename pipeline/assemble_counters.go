@@ -34,8 +34,7 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlac
 			cc, memo := &rec.Counters[i], &a.memo[i]
 			if memo.seen && asmSame(memo.name, cc.Name) {
 				// counter's usual case, inline: a cell of a known
-				// column, blank or plain digits, on the record's row
-				// (asmInPlainColumn, written out).
+				// column, blank or plain digits, on the record's row.
 				c := &cc.Cell
 				if c.Kind == CellBlank {
 					continue
@@ -235,13 +234,6 @@ func asmInColumn(o, col *Origin, row int, rowSuffix []byte) bool {
 	// col.Cell holds letters only (columnOf made it): o.Cell must be
 	// those letters and the row.
 	return len(o.Cell) == len(col.Cell)+len(rowSuffix) && o.Cell[:len(col.Cell)] == col.Cell && o.Cell[len(col.Cell):] == string(rowSuffix)
-}
-
-// asmInPlainColumn is asmInColumn for a cell without a cell reference (a
-// CSV cell) and a column without one: false may still be in the column.
-func asmInPlainColumn(o, col *Origin, row int) bool {
-	return o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
-		asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header)
 }
 
 // asmSame reports whether a == b, at once when they are the same string

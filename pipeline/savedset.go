@@ -205,28 +205,13 @@ func MarshalSaved(s *SavedChangeSet) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// ErrNotChangeSet is returned by ParseSaved for JSON that is not a change set.
+// ErrNotChangeSet is returned by ScanSaved for JSON that is not a change set.
 var ErrNotChangeSet = errors.New("not an eepipe change set")
 
-// ParseSaved reads a whole saved change set, its plans included. It
-// checks the set's shape; Check validates its values and Verify its
-// signature. Apply never holds a set whole: it reads it with ScanSaved.
-func ParseSaved(b []byte) (*SavedChangeSet, error) {
-	var plans []SavedPlan
-	s, err := ScanSaved(bytes.NewReader(b), func(_ *SavedChangeSet, _ int, p *SavedPlan, _ [sha256.Size]byte) error {
-		plans = append(plans, *p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.Plans = plans
-	return s, nil
-}
-
-// ScanSaved reads a saved change set from r as ParseSaved does, but
-// hands each plan to fn as it is read, with the header read so far and
-// the plan's digest, and keeps none: the set it returns has no plans. The
+// ScanSaved reads a saved change set from r, checking its shape (Check
+// validates its values and Verify its signature), and hands each plan to
+// fn as it is read, with the header read so far and the plan's digest,
+// and keeps none: the set it returns has no plans. The
 // service, accounts and keys come before the plans, as EncodeSaved writes
 // them.
 func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, digest [sha256.Size]byte) error) (*SavedChangeSet, error) {

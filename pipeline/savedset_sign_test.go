@@ -60,9 +60,9 @@ func TestSavedChangeSetSignature(t *testing.T) {
 			t.Errorf("a key prints as %q", shown)
 		}
 	}
-	back, err := ParseSaved(b)
+	back, err := scanWhole(b)
 	if err != nil || back.Signature != s.Signature {
-		t.Fatalf("ParseSaved: %v", err)
+		t.Fatalf("ScanSaved: %v", err)
 	}
 	if err := back.Check(DefaultCatalog()); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	if err := back.Verify(testService+"/", testSetKeys()); err != nil {
 		t.Fatalf("Verify(service with slash): %v", err)
 	}
-	if _, err := ParseSaved([]byte(`{"plans": []}`)); !errors.Is(err, ErrNotChangeSet) {
+	if _, err := scanWhole([]byte(`{"plans": []}`)); !errors.Is(err, ErrNotChangeSet) {
 		t.Errorf("other JSON: %v", err)
 	}
 	// A failed plan cannot be saved.
@@ -132,7 +132,7 @@ func TestEditedSavedChangeSetRefused(t *testing.T) {
 			if tc.keys != nil {
 				keys = tc.keys
 			}
-			got, err := ParseSaved([]byte(tc.text))
+			got, err := scanWhole([]byte(tc.text))
 			if err == nil {
 				err = got.Verify(service, keys)
 			}

@@ -37,9 +37,6 @@ var SectorLevels = OccupationalLevels[:4]
 //go:embed sector-targets-2025.csv
 var embeddedSectorTargets []byte
 
-// EmbeddedSectorTargetsCSV returns the embedded targets file as bytes.
-func EmbeddedSectorTargetsCSV() []byte { return append([]byte(nil), embeddedSectorTargets...) }
-
 // Pct is a percentage in hundredths of a percent: 18.6% is Pct(1860). It
 // keeps the targets exact so that comparisons need no floating point.
 type Pct int64
@@ -457,20 +454,6 @@ func (t *SectorTargets) Lookup(sector, level string) (SectorTarget, bool) {
 
 // HasSector reports whether the targets give any figure for sector.
 func (t *SectorTargets) HasSector(sector string) bool { return len(t.index[sector]) > 0 }
-
-// Rows returns every target in file order. The slice must not be modified.
-func (t *SectorTargets) Rows() []SectorTarget { return t.rows }
-
-// WriteCSV writes the targets in the file format ParseSectorTargets reads.
-func (t *SectorTargets) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{colSector, colLevel, colMale, colFemale})
-	for _, r := range t.rows {
-		_ = cw.Write([]string{r.Sector, r.Level, r.Male.String(), r.Female.String()})
-	}
-	cw.Flush()
-	return cw.Error()
-}
 
 // SourceName returns the source for presentations: the embedded copy's
 // description, or the path of a --targets file as given.
