@@ -181,28 +181,6 @@ func (r *Runner) DryRun(cs *ChangeSet, started time.Time) *RunReport {
 	return rep
 }
 
-// Apply executes the change set: it creates, recreates and updates plans
-// concurrently (requests bounded by RunOptions.Concurrency), patches a
-// plan's targets only after the plan exists, lets one plan's failure leave
-// the others alone, and stops dispatching after the first fatal error or
-// when ctx is cancelled (requests in flight finish). Unless NoRecalc, it
-// then recalculates each scorecard linked to a changed plan once. The
-// report says what was and was not applied.
-func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *RunReport {
-	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(cs.Plans))}
-	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	for i, d := range cs.Plans {
-		p.Go(func() {
-			res := r.applyPlan(ctx, d)
-			rep.Plans[i] = res
-			r.planDone(res)
-		})
-	}
-	p.Wait()
-	r.finishApply(ctx, rep)
-	return rep
-}
-
 // finishApply ends an apply whose plans are done: it records the counters
 // found in sync, recalculates the linked scorecards (unless NoRecalc) and
 // completes rep.

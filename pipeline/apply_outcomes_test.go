@@ -108,11 +108,10 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 		{Origin: Origin{File: "b.csv", Row: 2}, YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{wfs: 3})},
 	}
 	r := NewRunner(w.accounts, nil, RunOptions{})
-	cs, err := r.Plan(ctx, []*InputPlan{a, byID})
+	_, rep, _, err := r.PlanApply(ctx, []*InputPlan{a, byID}, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	if !rep.OK() {
 		t.Fatalf("summary %+v", rep.Summary())
 	}
@@ -156,11 +155,10 @@ func TestUnclearCreateUncheckedIsFailed(t *testing.T) {
 	defer cancel()
 	accounts := []Account{{Name: "acme", CompanyID: acmeCo.ID, Service: cancelOnCreate{PlanService: w.acme, cancel: cancel}}}
 	r := NewRunner(accounts, nil, RunOptions{})
-	cs, err := r.Plan(ctx, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})})
+	_, rep, _, err := r.PlanApply(ctx, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})}, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	p := rep.Plans[0]
 	if p.Outcome != OutcomeFailed || !strings.Contains(p.Err.Error(), "could not be listed") {
 		t.Fatalf("outcome %q: %v", p.Outcome, p.Err)

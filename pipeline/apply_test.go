@@ -15,11 +15,11 @@ import (
 func run(t *testing.T, w *world, plans []*InputPlan, opts RunOptions) (*ChangeSet, *RunReport) {
 	t.Helper()
 	r := NewRunner(w.accounts, w.finder, opts)
-	cs, err := r.Plan(context.Background(), plans)
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil {
-		t.Fatalf("plan: %v", err)
+		t.Fatalf("apply: %v", err)
 	}
-	return cs, r.Apply(context.Background(), cs, time.Now())
+	return cs, rep
 }
 
 func TestApplyCreatesThenNothing(t *testing.T) {
@@ -289,11 +289,10 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 			map[string]int64{amt: 1}, map[string]int64{amt: 2}, map[string]int64{amt: 3}))
 	}
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 3, NoRecalc: true})
-	cs, err := r.Plan(context.Background(), plans)
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if !rep.OK() {
 		t.Fatal("run failed")
 	}
@@ -322,15 +321,14 @@ func TestRefusedAccountStopsOnlyItself(t *testing.T) {
 	}
 	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
-	cs, err := r.Plan(context.Background(), plans)
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil || r.Fatal() != nil {
-		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+		t.Fatalf("apply error %v, fatal %v", err, r.Fatal())
 	}
 	crane := cs.Plans[4]
 	if crane.Action != ActionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
 		t.Errorf("bluecrane plan: %v %q", crane.Action, crane.Reason)
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if rep.Fatal != nil || rep.Summary().PlansCreated != 4 || rep.Summary().PlansFailed != 1 {
 		t.Errorf("report fatal %v, %+v", rep.Fatal, rep.Summary())
 	}
@@ -350,11 +348,10 @@ func TestFatalStopsDispatch(t *testing.T) {
 	}
 	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
-	cs, err := r.Plan(context.Background(), plans)
-	if !errors.Is(err, ErrStopped) || !errors.Is(r.Fatal(), ErrUnauthorized) {
-		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
+	if err != nil || !errors.Is(r.Fatal(), ErrUnauthorized) {
+		t.Fatalf("apply error %v, fatal %v", err, r.Fatal())
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if w.acme.writes() != 0 {
 		t.Errorf("%d writes after a fatal error", w.acme.writes())
 	}
@@ -379,11 +376,10 @@ func TestInterruptFinishesInFlightAndReports(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2, OnPlanDone: func(*PlanResult) { once.Do(cancel) }})
-	cs, err := r.Plan(ctx, plans)
+	_, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	s := rep.Summary()
 	if !rep.Interrupted || s.PlansNotApplied == 0 || s.PlansCreated == 0 {
 		t.Fatalf("interrupted=%v summary %+v", rep.Interrupted, s)

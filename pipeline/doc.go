@@ -96,7 +96,7 @@
 //   - the diff of a file plan and a stored plan: diff.go (Diff); the
 //     change set: changeset.go; the three-way classification against the
 //     state store: threeway.go;
-//   - applying: apply.go (Runner.Apply, applyPlan and its steps),
+//   - applying: apply.go (applyPlan and its steps),
 //     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
 //     that did not finish), recalc.go (recalculation); the run's report:
 //     runreport.go; the run's record for the state store: state.go;

@@ -44,8 +44,7 @@ type ApplyHooks struct {
 	OnDiff func(d *PlanDiff)
 }
 
-// PlanApply compares and applies plans in one pass: what Plan and then
-// Apply do, pipelined per plan. Routing, listing, matching and the
+// PlanApply compares and applies plans in one pass, pipelined per plan. Routing, listing, matching and the
 // duplicate-claim check come first (they need the lists only); then each
 // plan, in the pool of RunOptions.Concurrency, is read (a plan to create
 // needs no read), compared, classified (hooks.Classify) and applied, so
@@ -57,7 +56,7 @@ type ApplyHooks struct {
 // classified), the RunReport, and the held changes in input order. The
 // error is a hook's that stopped the run before any write; then nothing
 // else is returned. A run stopped by a fatal error or cancellation is
-// told by the report (Fatal, Interrupted), as with Apply.
+// told by the report (Fatal, Interrupted).
 func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time.Time, hooks ApplyHooks) (*ChangeSet, *RunReport, []HeldChange, error) {
 	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
 	pr, err := r.prepare(ctx, plans, hooks.Lock)

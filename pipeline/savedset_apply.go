@@ -86,7 +86,7 @@ func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProg
 
 // ApplySaved writes a streamed set that CheckSaved found without drift,
 // reading it again: each plan is compared with the service again and
-// written as Apply writes a plan, at most RunOptions.Concurrency plans at
+// written as PlanApply writes a plan, at most RunOptions.Concurrency plans at
 // a time; a plan that drifted since the check is not written (failed).
 // show, when not nil, is called with each plan's diff before it is
 // written. The report keeps one compact result per plan (its targets'

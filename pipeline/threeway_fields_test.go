@@ -220,19 +220,16 @@ func TestApplyRecordsFieldsApplied(t *testing.T) {
 	// A held field is not journalled: the service keeps its value, and
 	// the value last applied stays.
 	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
-	cs, err := r.Plan(context.Background(), plan("A", secA))
+	src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{{id, "sector"}: {Value: secA, RunID: 1}}}
+	hb := HoldBack{Source: src, Service: "svc"}
+	cs, rep, held, err := r.PlanApply(context.Background(), plan("A", secA), time.Now(), ApplyHooks{Classify: hb.Plan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs.Plans[0].Account = "acme"
-	src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{{id, "sector"}: {Value: secA, RunID: 1}}}
-	if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
-		t.Fatal(err)
-	}
-	if held := HoldServiceChanges(cs, false); len(held) != 1 || cs.Plans[0].Action != ActionUnchanged {
+	if len(held) != 1 || cs.Plans[0].Action != ActionUnchanged {
 		t.Fatalf("held %v, action %s", held, cs.Plans[0].Action)
 	}
-	if rep := r.Apply(context.Background(), cs, time.Now()); !rep.OK() {
+	if !rep.OK() {
 		t.Fatal("held apply not ok")
 	}
 	if got, want := fields(j), "end_date=2030-08-31 name=A start_date=2025-09-01"; got != want {
@@ -262,31 +259,31 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 			p := in("2026-09-01")
 			p.PlanID = id
 			r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Diff: DiffOptions{RecreateOnDateChange: true}})
-			cs, err := r.Plan(context.Background(), []*InputPlan{p})
+			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
+				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
+			hb := HoldBack{Source: src, Service: "svc", Overwrite: overwrite}
+			classes := map[string]ChangeClass{}
+			classify := func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+				if d.Action != ActionRecreate {
+					t.Errorf("action %s: %s", d.Action, d.Reason)
+				}
+				held, err := hb.Plan(ctx, d)
+				for _, f := range append(slices.Clone(d.Fields), d.HeldFields...) {
+					classes[f.Field] = f.Class
+				}
+				return held, err
+			}
+			cs, rep, held, err := r.PlanApply(context.Background(), []*InputPlan{p}, time.Now(), ApplyHooks{Classify: classify})
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := cs.Plans[0]
-			if d.Action != ActionRecreate {
-				t.Fatalf("action %s: %s", d.Action, d.Reason)
-			}
-			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
-				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
-			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
-				t.Fatal(err)
-			}
-			classes := map[string]ChangeClass{}
-			for _, f := range d.Fields {
-				classes[f.Field] = f.Class
-			}
 			if classes["name"] != ClassService || classes["start_date"] != ClassFile {
 				t.Fatalf("classes %v", classes)
 			}
-			held := HoldServiceChanges(cs, overwrite)
 			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != ActionRecreate {
 				t.Fatalf("held %v, action %s", held, d.Action)
 			}
-			rep = r.Apply(context.Background(), cs, time.Now())
 			if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
 				t.Fatalf("recreate: %s %v", rep.Plans[0].Outcome, rep.Plans[0].Err)
 			}

@@ -343,11 +343,10 @@ func TestRateLimitedCreateWaitedOut(t *testing.T) {
 				Sleep: func(_ context.Context, d time.Duration) error { pipelineSlept = append(pipelineSlept, d); return nil }})
 			in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
 				Name: "Later", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31")}
-			cs, err := r.Plan(context.Background(), []*pipeline.InputPlan{in})
+			_, rep, _, err := r.PlanApply(context.Background(), []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := r.Apply(context.Background(), cs, time.Now())
 			if !rep.OK() || rep.Plans[0].Outcome != pipeline.OutcomeCreated {
 				t.Fatalf("ok=%v outcome=%v err=%v", rep.OK(), rep.Plans[0].Outcome, rep.Plans[0].Err)
 			}
@@ -412,11 +411,10 @@ func TestRateLimitedCreateInterrupted(t *testing.T) {
 	r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true})
 	in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
 		Name: "Later", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31")}
-	cs, err := r.Plan(ctx, []*pipeline.InputPlan{in})
+	_, rep, _, err := r.PlanApply(ctx, []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	p := rep.Plans[0]
 	if p.Outcome != pipeline.OutcomeNotApplied {
 		t.Fatalf("outcome %v (%v), want not applied", p.Outcome, p.Err)
