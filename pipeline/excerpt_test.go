@@ -51,7 +51,7 @@ func TestTextLengthLimits(t *testing.T) {
 		{"N", strings.Repeat("4", MaxIdentifierLen+1), "scorecard_1", "company_vat_number is 65 characters long; at most 64"},
 		{"N", "4", "scorecard_" + strings.Repeat("s", MaxIdentifierLen), "scorecard_id is 74 characters long; at most 64"},
 	} {
-		_, ps := Assemble([]Record{rec(tc.name, tc.vat, tc.scorecard)}, nil)
+		_, ps := assemble([]Record{rec(tc.name, tc.vat, tc.scorecard)}, nil)
 		var errs []string
 		for _, p := range ps {
 			if p.Severity == Error {

@@ -294,10 +294,10 @@ func newWorld() *world {
 func inPlan(vat, name, start, end, scorecard string, counters ...map[string]int64) *InputPlan {
 	p := &InputPlan{Origin: Origin{File: "plans.csv", Row: 2}, Company: CompanyIDs{VAT: vat}, Name: name, ScorecardID: scorecard}
 	if start != "" {
-		p.StartDate = MustDate(start)
+		p.StartDate = mustDate(start)
 	}
 	if end != "" {
-		p.EndDate = MustDate(end)
+		p.EndDate = mustDate(end)
 	}
 	for i, c := range counters {
 		cells := map[string]Origin{}

@@ -51,7 +51,7 @@ func TestGroupingFollowsSameIdentifier(t *testing.T) {
 			return row("p.csv", line, col[kind], ident, ColPlanName, "Gap Plan", ColStartDate, "2025-09-01", ColEndDate, "2027-08-31",
 				ColYearNumber, year, ColTargetType, TargetAll, n, "3")
 		}
-		plans, ps := Assemble([]Record{rec(2, a, "1"), rec(3, b, "2")}, nil)
+		plans, ps := assemble([]Record{rec(2, a, "1"), rec(3, b, "2")}, nil)
 		if ps.HasErrors() {
 			t.Fatalf("%q and %q: errors:\n%s", a, b, messages(ps))
 		}
@@ -155,7 +155,7 @@ func TestGroupingTable(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plans, ps := Assemble(tc.recs, nil)
+			plans, ps := assemble(tc.recs, nil)
 			if len(plans) != tc.plans {
 				t.Errorf("%d plans, want %d\n%s", len(plans), tc.plans, messages(ps))
 			}
@@ -208,7 +208,7 @@ func TestSkippedYears(t *testing.T) {
 				}
 				recs = append(recs, row("p.csv", i+2, kv...))
 			}
-			plans, ps := Assemble(recs, nil)
+			plans, ps := assemble(recs, nil)
 			if ps.HasErrors() || len(plans) != 1 {
 				t.Fatalf("%d plans; problems:\n%s", len(plans), messages(ps))
 			}

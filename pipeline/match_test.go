@@ -15,7 +15,7 @@ import (
 // MatchStoredPlan in sector.go for check --server) disagreed, and the case
 // where matchPlan created a third plan.
 func TestMatchPlans(t *testing.T) {
-	s1, s2 := MustDate("2025-09-01"), MustDate("2026-09-01")
+	s1, s2 := mustDate("2025-09-01"), mustDate("2026-09-01")
 	list := []Plan{
 		{ID: 1, Name: "Alpha", StartDate: s1},
 		{ID: 2, Name: "  Beta ", StartDate: s1},
@@ -111,12 +111,12 @@ func TestMatchPlans(t *testing.T) {
 // and "CASE PLAN", the file says "case plan": the plan fails as ambiguous,
 // exactly as an exact-name ambiguity does, and nothing is created.
 func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
-	start := MustDate("2025-09-01")
+	start := mustDate("2025-09-01")
 	svc := newFakeService(new(atomic.Int64))
-	svc.plans[3] = &Plan{ID: 3, Name: "Case Plan", StartDate: start, EndDate: MustDate("2030-08-31")}
-	svc.plans[4] = &Plan{ID: 4, Name: "CASE PLAN", StartDate: start, EndDate: MustDate("2030-08-31")}
+	svc.plans[3] = &Plan{ID: 3, Name: "Case Plan", StartDate: start, EndDate: mustDate("2030-08-31")}
+	svc.plans[4] = &Plan{ID: 4, Name: "CASE PLAN", StartDate: start, EndDate: mustDate("2030-08-31")}
 	r := NewRunner([]Account{{Name: "acme", Service: svc}}, nil, RunOptions{})
-	in := &InputPlan{Name: "case plan", StartDate: start, EndDate: MustDate("2030-08-31")}
+	in := &InputPlan{Name: "case plan", StartDate: start, EndDate: mustDate("2030-08-31")}
 	cs, err := r.Plan(context.Background(), []*InputPlan{in})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
 // workbook, instead of a failure on every run. Several such plans are
 // still an error.
 func TestMatchPlanRecreatedPlanID(t *testing.T) {
-	s1 := MustDate("2025-09-01")
+	s1 := mustDate("2025-09-01")
 	list := []Plan{{ID: 34, Name: "Acme", StartDate: s1}, {ID: 40, Name: "Twin", StartDate: s1}, {ID: 41, Name: "Twin", StartDate: s1}}
 	m, note, err := matchPlan(&InputPlan{PlanID: 12, Name: "Acme", StartDate: s1}, list, "acme")
 	if err != nil || m == nil || m.ID != 34 {
@@ -166,7 +166,7 @@ func TestMatchPlanRecreatedPlanID(t *testing.T) {
 // the exact name; and every plan that qualifies by the rule.
 func TestMatchPlansProperty(t *testing.T) {
 	names := []string{"Alpha", "alpha", "ALPHA", " Alpha ", "Beta", "beta", "Straße", "STRASSE", ""}
-	starts := []Date{MustDate("2025-09-01"), MustDate("2026-09-01")}
+	starts := []Date{mustDate("2025-09-01"), mustDate("2026-09-01")}
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 8).Draw(t, "n")
 		list := make([]Plan, n)

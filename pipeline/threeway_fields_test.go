@@ -292,7 +292,7 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 			if overwrite {
 				want = "Acme"
 			}
-			if len(list) != 1 || list[0].Name != want || list[0].StartDate != MustDate("2026-09-01") || list[0].ID == id {
+			if len(list) != 1 || list[0].Name != want || list[0].StartDate != mustDate("2026-09-01") || list[0].ID == id {
 				t.Fatalf("plans after the recreate %+v, want one named %q from 2026-09-01", list, want)
 			}
 			if p.Name != "Acme" {

@@ -42,8 +42,8 @@ func (l lastWrites) LastWrites(_ context.Context, service, account string, ids [
 }
 
 func storedPlan() *Plan {
-	return &Plan{ID: 17, Name: "Acme", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
-		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{
+	return &Plan{ID: 17, Name: "Acme", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"),
+		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{
 			{ID: 1700, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 9, wfs: 2, ifu: 30})},
 			{ID: 1701, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{amt: 0, wfs: 0, ifu: 0})},
 		}}}}

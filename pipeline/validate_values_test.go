@@ -83,7 +83,7 @@ func TestCounterValueKinds(t *testing.T) {
 		{"error cell", Cell{Kind: CellError, Text: "#DIV/0!"}, 0, false, "#DIV/0!"},
 		{"error text", Cell{Kind: CellText, Text: "#REF!"}, 0, false, "#REF!"},
 		{"formula without value", Cell{Kind: CellFormulaNoValue, Text: "=A1"}, 0, false, "no saved result"},
-		{"date", Cell{Kind: CellDate, Date: MustDate("2026-01-01")}, 0, false, "holds a date"},
+		{"date", Cell{Kind: CellDate, Date: mustDate("2026-01-01")}, 0, false, "holds a date"},
 		{"bool", Cell{Kind: CellBool, Text: "TRUE"}, 0, false, "TRUE/FALSE"},
 	}
 	for _, tt := range tests {
@@ -178,8 +178,8 @@ func TestParseFinancialYearAdvice(t *testing.T) {
 }
 
 func TestDateValueKinds(t *testing.T) {
-	d, ok, err := DateValue(Cell{Kind: CellDate, Date: MustDate("2026-09-01"), Number: 46266})
-	if err != nil || !ok || d != MustDate("2026-09-01") {
+	d, ok, err := DateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
+	if err != nil || !ok || d != mustDate("2026-09-01") {
 		t.Errorf("date cell: %v %v %v", d, ok, err)
 	}
 	if _, _, err := DateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
