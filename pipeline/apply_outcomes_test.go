@@ -26,12 +26,12 @@ func TestSingleAccountOfUnknownCompanyRefusesSeveralCompanies(t *testing.T) {
 	}
 	for _, i := range []int{1, 2} {
 		d := cs.Plans[i]
-		if d.Action != ActionFailed || !strings.Contains(d.Reason, "2 different companies") ||
+		if d.Action != actionFailed || !strings.Contains(d.Reason, "2 different companies") ||
 			!strings.Contains(d.Reason, "Acme Foods (Pty) Ltd (8ovHrj)") || !strings.Contains(d.Reason, "Blue Crane Logistics (Q2wE9z)") {
 			t.Errorf("plan %d: %s %s", i, d.Action, d.Reason)
 		}
 	}
-	if d := cs.Plans[3]; d.Action != ActionFailed || !strings.Contains(d.Reason, "company not found") {
+	if d := cs.Plans[3]; d.Action != actionFailed || !strings.Contains(d.Reason, "company not found") {
 		t.Errorf("unknown company: %s %s", d.Action, d.Reason)
 	}
 	if len(w.acme.plans) != 1 || rep.Summary().PlansCreated != 1 {

@@ -134,9 +134,9 @@ func TestRoutingFailuresFailOnlyTheirPlans(t *testing.T) {
 		has    string
 	}{
 		{ActionCreate, ""},
-		{ActionFailed, "ambiguous company"},
-		{ActionFailed, "company not found"},
-		{ActionFailed, "no configured account belongs to Karoo Sole Trader"},
+		{actionFailed, "ambiguous company"},
+		{actionFailed, "company not found"},
+		{actionFailed, "no configured account belongs to Karoo Sole Trader"},
 	}
 	for i, wt := range want {
 		d := cs.Plans[i]
@@ -166,7 +166,7 @@ func TestSingleAccountChecksCompany(t *testing.T) {
 	if cs.Plans[0].Action != ActionCreate {
 		t.Errorf("plan without company: %s %s", cs.Plans[0].Action, cs.Plans[0].Reason)
 	}
-	if cs.Plans[1].Action != ActionFailed || !strings.Contains(cs.Plans[1].Reason, "belongs to company 8ovHrj") {
+	if cs.Plans[1].Action != actionFailed || !strings.Contains(cs.Plans[1].Reason, "belongs to company 8ovHrj") {
 		t.Errorf("plan of another company: %s %s", cs.Plans[1].Action, cs.Plans[1].Reason)
 	}
 	if ps := CheckRouting(plans, newWorld().accounts); len(ps) != 1 || ps[0].Severity != Error {
@@ -180,7 +180,7 @@ func TestAmbiguousPlan(t *testing.T) {
 		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
 	}
 	cs, _ := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Twice", "2025-09-01", "", "", map[string]int64{amt: 1})}, RunOptions{})
-	if d := cs.Plans[0]; d.Action != ActionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
+	if d := cs.Plans[0]; d.Action != actionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
 		t.Errorf("%s %s", d.Action, d.Reason)
 	}
 }
@@ -236,7 +236,7 @@ func TestRecalcWaitsThrough409(t *testing.T) {
 	var slept []time.Duration
 	var events []RecalcEvent
 	opts := RunOptions{
-		RecalcBackoff: time.Second, RecalcBackoffMax: 3 * time.Second,
+		RecalcBackoff: time.Second, recalcBackoffMax: 3 * time.Second,
 		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 		Sleep: func(_ context.Context, d time.Duration) error {
 			mu.Lock()
@@ -326,7 +326,7 @@ func TestRefusedAccountStopsOnlyItself(t *testing.T) {
 		t.Fatalf("apply error %v, fatal %v", err, r.Fatal())
 	}
 	crane := cs.Plans[4]
-	if crane.Action != ActionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
+	if crane.Action != actionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
 		t.Errorf("bluecrane plan: %v %q", crane.Action, crane.Reason)
 	}
 	if rep.Fatal != nil || rep.Summary().PlansCreated != 4 || rep.Summary().PlansFailed != 1 {
@@ -406,11 +406,11 @@ func TestRecreateOnDateChange(t *testing.T) {
 		return []*InputPlan{inPlan("", "P", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 1})}
 	}
 	cs, rep := run(t, w, in(), RunOptions{})
-	if cs.Plans[0].Action != ActionFailed || rep.OK() {
+	if cs.Plans[0].Action != actionFailed || rep.OK() {
 		t.Fatal("date change must fail without the flag")
 	}
 	cs, rep = run(t, w, in(), RunOptions{Diff: DiffOptions{RecreateOnDateChange: true}})
-	if cs.Plans[0].Action != ActionRecreate || !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+	if cs.Plans[0].Action != actionRecreate || !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
 		t.Fatalf("recreate: %s %v", cs.Plans[0].Action, rep.Plans[0].Err)
 	}
 	if len(w.acme.plans) != 1 {

@@ -13,7 +13,7 @@ import (
 // on its sheet (grid cells) by CellPlaces; only the rest get an Origin
 // each.
 func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlaces, CounterColumns) {
-	cs := asmCounterState{counters: NewCounters(a.cat), row: rec.Origin.Row}
+	cs := asmCounterState{counters: newCounters(a.cat), row: rec.Origin.Row}
 	cs.columns, cs.known = a.tableColumns(rec.Origin)
 	if len(rec.Counters) == 0 {
 		// (A reader that gives Counters puts no counter in Cells.)
@@ -43,7 +43,7 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlac
 					o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
 					asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header) {
 					if n, ok := valPlainDigits(c.Text); ok {
-						cs.counters.Set(memo.index, n)
+						cs.counters.set(memo.index, n)
 						continue
 					}
 				}
@@ -106,7 +106,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		var col Origin
 		col, seen = cs.columns[name] // a name in columns is in the catalog
 		prev = &col
-		index = a.cat.Index(name)
+		index = a.cat.indexOf(name)
 		if memo != nil {
 			*memo = asmCounterMemo{name: name, index: index, seen: seen}
 			if seen {
@@ -147,7 +147,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	if !set {
 		return
 	}
-	cs.counters.Set(index, n)
+	cs.counters.set(index, n)
 	o := &c.Origin // asmOriginOf's, without copying the usual cell's
 	if o.File == "" || o.Header == "" {
 		oc := asmOriginOf(*c, *rec, name)
@@ -170,7 +170,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	}
 	if p, ok := asmPlaceOf(o, &rec.Origin, name); ok {
 		if cs.places == nil {
-			cs.places = &CellPlaces{cat: a.cat, at: make([]CellPlace, a.cat.Len())}
+			cs.places = &CellPlaces{cat: a.cat, at: make([]cellPlace, a.cat.Len())}
 		}
 		cs.places.at[index] = p
 		return
@@ -181,22 +181,22 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	cs.cells[name] = asmKeep(*o)
 }
 
-// asmPlaceOf returns o, the origin of counter name, as a CellPlace when
+// asmPlaceOf returns o, the origin of counter name, as a cellPlace when
 // that and the name say all of it: a cell headed by the name (as
 // asmOriginOf heads it) on the sheet of the record's origin (a grid cell),
 // whose Cell, when set, is its row and column's.
-func asmPlaceOf(o, rec *Origin, name string) (CellPlace, bool) {
+func asmPlaceOf(o, rec *Origin, name string) (cellPlace, bool) {
 	if o.Header != name || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
 		o.File != rec.File || o.Sheet != rec.Sheet {
-		return CellPlace{}, false
+		return cellPlace{}, false
 	}
 	if o.Cell != "" {
 		var buf [24]byte
 		if string(strconv.AppendInt(appendColumnLetters(buf[:0], o.Column), int64(o.Row), 10)) != o.Cell {
-			return CellPlace{}, false
+			return cellPlace{}, false
 		}
 	}
-	return CellPlace{Row: int32(o.Row), Column: int32(o.Column)}, true
+	return cellPlace{row: int32(o.Row), column: int32(o.Column)}, true
 }
 
 // tableColumns returns the CounterColumns of the table (file and sheet)

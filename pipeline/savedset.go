@@ -102,18 +102,18 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 		switch d.Action {
 		case ActionUnchanged:
 			continue
-		case ActionFailed:
+		case actionFailed:
 			problems = append(problems, fmt.Sprintf("%s cannot be applied: %s", d.Title(), d.Reason))
 			continue
-		case ActionRecreate:
+		case actionRecreate:
 			problems = append(problems, fmt.Sprintf("%s would be recreated; a saved change set cannot recreate plans: apply the workbook", d.Title()))
 			continue
 		}
-		sp := SavedPlan{Account: d.Account, Action: d.Action, PlanID: d.PlanID(), Title: d.Title()}
+		sp := SavedPlan{Account: d.Account, Action: d.Action, PlanID: d.planID(), Title: d.Title()}
 		if d.Action == ActionCreate {
 			sp.PlanID = 0
-			sp.Create = &SavedNewPlan{Name: d.Create.Name, StartDate: d.Create.StartDate, EndDate: d.Create.EndDate,
-				ScorecardID: d.Create.ScorecardID, Sector: d.Create.Sector}
+			sp.Create = &SavedNewPlan{Name: d.create.Name, StartDate: d.create.StartDate, EndDate: d.create.EndDate,
+				ScorecardID: d.create.ScorecardID, Sector: d.create.Sector}
 		} else {
 			for _, f := range d.Fields {
 				sp.Fields = append(sp.Fields, SavedField{Field: f.Field, Expected: f.Old, New: f.New, File: f.Origin.File, Cell: f.Origin.Ref()})
@@ -152,10 +152,10 @@ func SaveChangeSet(cs *ChangeSet, service string, files []InputFile, created tim
 	if err := s.Sign(keys); err != nil {
 		return nil, fmt.Errorf("the change set cannot be signed: %w", err)
 	}
-	if err := s.Check(cat); err != nil {
+	if err := s.check(cat); err != nil {
 		var se *SavedSetError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(se.Problems, "; "))
+			return nil, fmt.Errorf("the change set cannot be saved: %s", strings.Join(se.problems, "; "))
 		}
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, dige
 	switch s.Schema {
 	case SavedSetSchema:
 	case "eepipe.changeset/v1":
-		return nil, &SavedSetError{Problems: []string{"it was written by an older eepipe that signed change sets with a plain SHA-256, " +
+		return nil, &SavedSetError{problems: []string{"it was written by an older eepipe that signed change sets with a plain SHA-256, " +
 			"which anyone can recompute after editing the set; such sets are no longer applied"}}
 	default:
 		return nil, fmt.Errorf("change set schema %q is not %q: it was written by another eepipe version", s.Schema, SavedSetSchema)
@@ -294,7 +294,7 @@ func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, dige
 		}
 	}
 	if s.Signature == "" {
-		return nil, &SavedSetError{Problems: []string{"it carries no signature"}, err: ErrSetSignature}
+		return nil, &SavedSetError{problems: []string{"it carries no signature"}, err: ErrSetSignature}
 	}
 	var err error
 	if s.digest, err = d.sum(s.header()); err != nil {
@@ -341,30 +341,30 @@ func (e *scanStop) Error() string { return e.err.Error() }
 
 // Drift is one difference between a saved change set and the service now.
 type Drift struct {
-	Plan   string
-	Where  string // target or field
-	What   string // counter or field name
-	Detail string
-	// At is the file cell the counter's or field's value was read from,
+	plan   string
+	where  string // target or field
+	what   string // counter or field name
+	detail string
+	// at is the file cell the counter's or field's value was read from,
 	// as the change set recorded it (zero when it recorded none).
-	At Origin
+	at Origin
 }
 
 // String formats the drift for messages, naming the cell first as held
 // changes do: "v2.csv line 2, column 7: plan 3 "A" sector: ...".
 func (d Drift) String() string {
 	var b strings.Builder
-	if d.At != (Origin{}) {
-		fmt.Fprintf(&b, "%s: ", shortOrigin(d.At))
+	if d.at != (Origin{}) {
+		fmt.Fprintf(&b, "%s: ", shortOrigin(d.at))
 	}
-	parts := []string{d.Plan}
-	if d.Where != "" {
-		parts = append(parts, d.Where)
+	parts := []string{d.plan}
+	if d.where != "" {
+		parts = append(parts, d.where)
 	}
-	if d.What != "" {
-		parts = append(parts, d.What)
+	if d.what != "" {
+		parts = append(parts, d.what)
 	}
-	b.WriteString(strings.Join(parts, " ") + ": " + d.Detail)
+	b.WriteString(strings.Join(parts, " ") + ": " + d.detail)
 	return b.String()
 }
 
@@ -480,13 +480,13 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 	}
 	server, err := r.savedPlan(ctx, sp.Account, sp.PlanID)
 	if errors.Is(err, ErrNotFound) {
-		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d is no longer on account %s", sp.PlanID, sp.Account)})
+		drift(Drift{plan: sp.Title, detail: fmt.Sprintf("plan %d is no longer on account %s", sp.PlanID, sp.Account)})
 		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", sp.PlanID)), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, sp.PlanID, err)
 	}
-	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
+	d := &PlanDiff{Input: in, server: server, Account: sp.Account, Action: ActionUpdate}
 	// The plan's name is the stored one (Title): the set does not say the
 	// file's, and only the fields it writes count as applied.
 	in.PlanID = server.ID
@@ -505,18 +505,18 @@ func (r *Runner) planSaved(ctx context.Context, sp SavedPlan, list []Plan, prog 
 // earlier run of the set created it, which is then completed.
 func (r *Runner) savedCreate(ctx context.Context, sp SavedPlan, in *InputPlan, list []Plan, prog *SavedProgress, drift func(Drift)) (*PlanDiff, error) {
 	if sp.Create == nil {
-		return nil, &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
+		return nil, &SavedSetError{problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
 	}
 	c := sp.Create
 	in.Name, in.StartDate, in.EndDate, in.ScorecardID, in.Sector = c.Name, c.StartDate, c.EndDate, c.ScorecardID, c.Sector
 	d := Diff(in, nil, DiffOptions{})
 	d.Account = sp.Account
-	found := MatchPlans(list, 0, c.Name, c.StartDate, nil)
+	found := matchPlans(list, 0, c.Name, c.StartDate, nil)
 	if len(found) == 1 && prog.created(sp.Account, found[0].ID) {
 		return r.resumeCreate(ctx, sp, in, found[0].ID, drift)
 	}
 	if len(found) > 0 {
-		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
+		drift(Drift{plan: sp.Title, detail: fmt.Sprintf("the change set creates this plan, but account %s now holds plan %d %q starting %s",
 			sp.Account, found[0].ID, found[0].Name, found[0].StartDate)})
 	}
 	return d, nil
@@ -532,17 +532,17 @@ func savedFields(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, d
 			continue // applied by an earlier run of the set
 		}
 		if now != f.Expected {
-			drift(Drift{Plan: sp.Title, What: f.Field, At: at, Detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", FieldValueText(f.Expected), FieldValueText(now))})
+			drift(Drift{plan: sp.Title, what: f.Field, at: at, detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", fieldValueText(f.Expected), fieldValueText(now))})
 		}
 		switch f.Field {
 		case "name":
-			d.Meta.Name = ptr(f.New)
+			d.meta.Name = ptr(f.New)
 		case "sector":
-			d.Meta.Sector = ptr(f.New)
+			d.meta.Sector = ptr(f.New)
 		case "scorecard_id":
-			d.Meta.ScorecardID = ptr(f.New)
+			d.meta.ScorecardID = ptr(f.New)
 		default:
-			return &SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
+			return &SavedSetError{problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
 		}
 		d.Fields = append(d.Fields, FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
@@ -569,11 +569,11 @@ func savedTargets(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, 
 			}
 		}
 		td := TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType, MilestoneID: st.MilestoneID, TargetID: st.TargetID}
-		if fy, err := ParseFinancialYearText(st.FinancialYear); err == nil {
+		if fy, err := parseFinancialYearText(st.FinancialYear); err == nil {
 			td.FinancialYear = fy
 		}
 		if tgt == nil {
-			drift(Drift{Plan: sp.Title, Where: td.Label(), Detail: fmt.Sprintf("target %d is no longer on plan %d", st.TargetID, sp.PlanID)})
+			drift(Drift{plan: sp.Title, where: td.label(), detail: fmt.Sprintf("target %d is no longer on plan %d", st.TargetID, sp.PlanID)})
 			continue
 		}
 		for _, c := range st.Counters {
@@ -583,8 +583,8 @@ func savedTargets(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, 
 				continue // applied by an earlier run of the set
 			}
 			if c.Expected != nil && (!ok || now != *c.Expected) {
-				drift(Drift{Plan: sp.Title, Where: td.Label(), What: c.Counter, At: at,
-					Detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})
+				drift(Drift{plan: sp.Title, where: td.label(), what: c.Counter, at: at,
+					detail: fmt.Sprintf("the change set was computed against %d on the service, it now holds %d (to write: %d)", *c.Expected, now, c.New)})
 			}
 			td.Changes = append(td.Changes, CounterChange{Name: c.Counter, Old: now, OldKnown: true, New: c.New, Origin: at})
 		}
@@ -601,14 +601,14 @@ func savedTargets(sp SavedPlan, server *Plan, d *PlanDiff, prog *SavedProgress, 
 func (r *Runner) resumeCreate(ctx context.Context, sp SavedPlan, in *InputPlan, id int64, drift func(Drift)) (*PlanDiff, error) {
 	server, err := r.savedPlan(ctx, sp.Account, id)
 	if errors.Is(err, ErrNotFound) {
-		drift(Drift{Plan: sp.Title, Detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, is no longer on account %s", id, sp.Account)})
+		drift(Drift{plan: sp.Title, detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, is no longer on account %s", id, sp.Account)})
 		return Failed(in, fmt.Sprintf("plan %d is no longer on the service", id)), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading plan %d: %w", sp.Title, id, err)
 	}
 	in.PlanID = server.ID
-	d := &PlanDiff{Input: in, Server: server, Account: sp.Account, Action: ActionUpdate}
+	d := &PlanDiff{Input: in, server: server, Account: sp.Account, Action: ActionUpdate}
 	for i, st := range sp.Targets {
 		var m *Milestone
 		var tgt *Target
@@ -625,11 +625,11 @@ func (r *Runner) resumeCreate(ctx context.Context, sp SavedPlan, in *InputPlan, 
 			}
 		}
 		td := TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType}
-		if fy, err := ParseFinancialYearText(st.FinancialYear); err == nil {
+		if fy, err := parseFinancialYearText(st.FinancialYear); err == nil {
 			td.FinancialYear = fy
 		}
 		if tgt == nil {
-			drift(Drift{Plan: sp.Title, Where: td.Label(), Detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, has no such target", id)})
+			drift(Drift{plan: sp.Title, where: td.label(), detail: fmt.Sprintf("plan %d, which an earlier run of this change set created, has no such target", id)})
 			continue
 		}
 		td.MilestoneID, td.TargetID = m.ID, tgt.ID
@@ -650,8 +650,8 @@ func (r *Runner) resumeCreate(ctx context.Context, sp SavedPlan, in *InputPlan, 
 	return d, nil
 }
 
-// ParseFinancialYearText reads "2026/27".
-func ParseFinancialYearText(s string) (FinancialYear, error) {
+// parseFinancialYearText reads "2026/27".
+func parseFinancialYearText(s string) (FinancialYear, error) {
 	var y, n int
 	if _, err := fmt.Sscanf(s, "%d/%d", &y, &n); err != nil || (y+1)%100 != n {
 		return 0, fmt.Errorf("financial year %q is not like 2026/27", s)

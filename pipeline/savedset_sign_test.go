@@ -41,7 +41,7 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	if len(s.Plans) != 2 || s.Plans[0].Targets[0].Counters[0].Expected == nil || *s.Plans[0].Targets[0].Counters[0].Expected != 9 || s.Plans[1].Create == nil {
 		t.Fatalf("saved %+v", s)
 	}
-	if len(s.Keys) != 1 || s.Keys[0].CompanyID != "8ovHrj" || s.Keys[0].KeyID != KeyID("mpk_acme_key_0001") {
+	if len(s.Keys) != 1 || s.Keys[0].CompanyID != "8ovHrj" || s.Keys[0].KeyID != keyID("mpk_acme_key_0001") {
 		t.Fatalf("keys %+v", s.Keys)
 	}
 	b, err := MarshalSaved(s)
@@ -64,7 +64,7 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	if err != nil || back.Signature != s.Signature {
 		t.Fatalf("ScanSaved: %v", err)
 	}
-	if err := back.Check(DefaultCatalog()); err != nil {
+	if err := back.check(DefaultCatalog()); err != nil {
 		t.Fatal(err)
 	}
 	if err := back.Verify(testService, testSetKeys()); err != nil {
@@ -172,7 +172,7 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		}, "formula"},
 		{"name with control character", func(s *SavedChangeSet) { s.Plans[1].Create.Name = "New\x07" }, "control character"},
 		{"name error value", func(s *SavedChangeSet) { s.Plans[1].Create.Name = "#REF!" }, "error value"},
-		{"name too long", func(s *SavedChangeSet) { s.Plans[1].Create.Name = strings.Repeat("n", MaxPlanNameLen+1) }, "at most"},
+		{"name too long", func(s *SavedChangeSet) { s.Plans[1].Create.Name = strings.Repeat("n", maxPlanNameLen+1) }, "at most"},
 		{"unknown sector", func(s *SavedChangeSet) {
 			s.Plans[0].Fields = append(s.Plans[0].Fields, SavedField{Field: "sector", New: "Piracy"})
 		}, "sectors"},
@@ -190,7 +190,7 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, s := testSavedSet(t)
 			tc.edit(s)
-			err := s.Check(DefaultCatalog())
+			err := s.check(DefaultCatalog())
 			var se *SavedSetError
 			if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Check = %v, want a *SavedSetError saying %q", err, tc.want)

@@ -61,7 +61,7 @@ func levelOf(t *testing.T, c SectorPlanCheck, year int, level string) SectorLeve
 
 func mustTargets(t *testing.T, csv string) *SectorTargets {
 	t.Helper()
-	st, err := ParseSectorTargets(strings.NewReader(csv), "test.csv")
+	st, err := parseSectorTargets(strings.NewReader(csv), "test.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,17 +88,17 @@ func TestDefaultSectorTargets(t *testing.T) {
 	}
 	for _, s := range Sectors {
 		for _, l := range SectorLevels {
-			if _, ok := st.Lookup(s, l); !ok {
+			if _, ok := st.lookup(s, l); !ok {
 				t.Errorf("no target for %s at %s", s, l)
 			}
 		}
 	}
-	got, _ := st.Lookup("Manufacturing", "junior_managers")
+	got, _ := st.lookup("Manufacturing", "junior_managers")
 	if got.Male != 4980 || got.Female != 3960 {
 		t.Fatalf("Manufacturing junior = %+v", got)
 	}
-	if st.SourceName() != EmbeddedSectorTargetsSource {
-		t.Fatal(st.SourceName())
+	if st.sourceName() != EmbeddedSectorTargetsSource {
+		t.Fatal(st.sourceName())
 	}
 }
 
@@ -113,15 +113,15 @@ func TestParsePct(t *testing.T) {
 		{"12.340", 1234, ""}, {"-1", 0, "negative"}, {"abc", 0, "not a percentage"}, {"", 0, "blank"},
 		{"100.01", 0, "more than 100"}, {"1000", 0, "more than 100"}, {"1e2", 0, "not a percentage"}, {".", 0, "not a percentage"},
 	} {
-		got, err := ParsePct(tc.in)
+		got, err := parsePct(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("ParsePct(%q) error = %v, want %q", tc.in, err, tc.err)
+				t.Errorf("parsePct(%q) error = %v, want %q", tc.in, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("ParsePct(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+			t.Errorf("parsePct(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
 	if s := Pct(4985).String(); s != "49.85" {
@@ -155,11 +155,11 @@ func TestParseSectorTargetsErrors(t *testing.T) {
 		{"every problem", head + "X,top_managers,1,1\nManufacturing,Y,1,1\n", []string{"2 problems", "line 2", "line 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSectorTargets(strings.NewReader(tc.in), "my-targets.csv")
+			_, err := parseSectorTargets(strings.NewReader(tc.in), "my-targets.csv")
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var te *SectorTargetsError
+			var te *sectorTargetsError
 			if !errors.As(err, &te) {
 				t.Fatalf("error %T %v", err, err)
 			}
@@ -179,14 +179,14 @@ func TestParseSectorTargetsVariants(t *testing.T) {
 		"\"Skilled technical and academically qualified workers, junior management, supervisors, foremen and superintendents\";Transport and Storage;41.4%;49.8;\n"
 	st := mustTargets(t, in)
 	got := st.rows
-	want := []SectorTarget{
-		{Sector: "Transport and Storage", Level: "top_managers", Male: 3220, Female: 3000, Line: 3},
-		{Sector: "Transport and Storage", Level: "junior_managers", Male: 4980, Female: 4140, Line: 4},
+	want := []sectorTarget{
+		{Sector: "Transport and Storage", Level: "top_managers", Male: 3220, Female: 3000, line: 3},
+		{Sector: "Transport and Storage", Level: "junior_managers", Male: 4980, Female: 4140, line: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows = %+v\nwant %+v", got, want)
 	}
-	if st.HasSector("Manufacturing") || !st.HasSector("Transport and Storage") {
+	if st.hasSector("Manufacturing") || !st.hasSector("Transport and Storage") {
 		t.Fatal("HasSector")
 	}
 }
@@ -197,7 +197,7 @@ func TestSectorTargetsRoundTrip(t *testing.T) {
 	if err := writeTargetsCSV(st, &b); err != nil {
 		t.Fatal(err)
 	}
-	again, err := ParseSectorTargets(&b, "x")
+	again, err := parseSectorTargets(&b, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestSectorTargetsRoundTrip(t *testing.T) {
 	}
 }
 
-// writeTargetsCSV writes st in the file format ParseSectorTargets reads,
+// writeTargetsCSV writes st in the file format parseSectorTargets reads,
 // for the round trips.
 func writeTargetsCSV(st *SectorTargets, w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -218,10 +218,10 @@ func writeTargetsCSV(st *SectorTargets, w io.Writer) error {
 	return cw.Error()
 }
 
-func stripLines(rows []SectorTarget) []SectorTarget {
-	out := append([]SectorTarget(nil), rows...)
+func stripLines(rows []sectorTarget) []sectorTarget {
+	out := append([]sectorTarget(nil), rows...)
 	for i := range out {
-		out[i].Line = 0
+		out[i].line = 0
 	}
 	return out
 }
@@ -233,10 +233,10 @@ func FuzzParseSectorTargets(f *testing.F) {
 	f.Add("sector,level\n")
 	f.Add("\"unterminated\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		st, err := ParseSectorTargets(strings.NewReader(in), "fuzz.csv")
+		st, err := parseSectorTargets(strings.NewReader(in), "fuzz.csv")
 		if err != nil {
-			var te *SectorTargetsError
-			if !errors.As(err, &te) || len(te.Problems) == 0 {
+			var te *sectorTargetsError
+			if !errors.As(err, &te) || len(te.problems) == 0 {
 				t.Fatalf("error without problems: %v", err)
 			}
 			return
@@ -250,7 +250,7 @@ func FuzzParseSectorTargets(f *testing.F) {
 		if err := writeTargetsCSV(st, &b); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ParseSectorTargets(&b, "again.csv")
+		again, err := parseSectorTargets(&b, "again.csv")
 		if err != nil {
 			t.Fatalf("written targets do not parse: %v\n%s", err, b.String())
 		}
@@ -492,11 +492,11 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 		t.Fatalf("plan status %s", c.Status)
 	}
 	r := NewSectorCheckReport(targets, []SectorPlanCheck{CheckPlanSector(p, nil, targets)})
-	if !r.AnyShort() || r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
+	if !r.anyShort() || r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
 		t.Fatalf("%+v", r.Summary())
 	}
-	if !strings.Contains(r.Provenance(), SectorNotice) || !strings.Contains(r.Provenance(), "checked against the gazette") || !strings.Contains(r.Provenance(), EmbeddedSectorTargetsSource) {
-		t.Fatal(r.Provenance())
+	if !strings.Contains(r.provenance(), SectorNotice) || !strings.Contains(r.provenance(), "checked against the gazette") || !strings.Contains(r.provenance(), EmbeddedSectorTargetsSource) {
+		t.Fatal(r.provenance())
 	}
 }
 
@@ -539,23 +539,23 @@ func TestMatchAndFillFromServer(t *testing.T) {
 			}},
 		{ID: 3, Name: "A", StartDate: mustDate("2025-09-01")},
 	}
-	if got := MatchStoredPlan(&InputPlan{PlanID: 2}, stored); !reflect.DeepEqual(got, []int{1}) {
+	if got := matchStoredPlan(&InputPlan{PlanID: 2}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "B", StartDate: mustDate("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
+	if got := matchStoredPlan(&InputPlan{Name: "B", StartDate: mustDate("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "A", StartDate: mustDate("2025-09-01")}, stored); len(got) != 2 {
+	if got := matchStoredPlan(&InputPlan{Name: "A", StartDate: mustDate("2025-09-01")}, stored); len(got) != 2 {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "B"}, stored); len(got) != 0 {
+	if got := matchStoredPlan(&InputPlan{Name: "B"}, stored); len(got) != 0 {
 		t.Fatal(got)
 	}
 
 	file := &InputPlan{PlanID: 2, Targets: []*InputTarget{
 		{FinancialYear: 2026, TargetType: TargetAll, Counters: CountersOf(map[string]int64{"number_of_white_female_top_managers": 6})},
 	}}
-	got := FillFromServer(file, &stored[1])
+	got := fillFromServer(file, &stored[1])
 	if got.Sector != "Education" || got.StartDate != stored[1].StartDate || len(got.Targets) != 4 {
 		t.Fatalf("%+v", got)
 	}
@@ -597,9 +597,9 @@ func TestMeasureShareProperties(t *testing.T) {
 func TestPctRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := Pct(rapid.Int64Range(0, 10000).Draw(t, "pct"))
-		back, err := ParsePct(p.String())
+		back, err := parsePct(p.String())
 		if err != nil || back != p {
-			t.Fatalf("ParsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
+			t.Fatalf("parsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
 		}
 	})
 }
@@ -668,7 +668,7 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{
 			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100}))},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}, nil, targets)
-	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != SectorAllMet {
+	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != sectorAllMet {
 		t.Fatalf("full: status %s outcome %d", full.Status, r.Outcome())
 	}
 	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full, none}); r.Outcome() != SectorIncomplete {

@@ -26,14 +26,14 @@ func TestClassifyField(t *testing.T) {
 		{"case counts: the service holds another spelling", "acme", "Acme", lw("Acme"), ClassService},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ClassifyField(tc.old, tc.new, tc.last); got != tc.want {
-				t.Errorf("ClassifyField(%q, %q, %v) = %s, want %s", tc.old, tc.new, tc.last, got, tc.want)
+			if got := classifyField(tc.old, tc.new, tc.last); got != tc.want {
+				t.Errorf("classifyField(%q, %q, %v) = %s, want %s", tc.old, tc.new, tc.last, got, tc.want)
 			}
 		})
 	}
 }
 
-// lastValuesSrc is a LastWriteSource and LastFieldSource over maps.
+// lastValuesSrc is a LastWriteSource and lastFieldSource over maps.
 type lastValuesSrc struct {
 	lastWrites
 	fields map[FieldKey]LastFieldWrite
@@ -109,7 +109,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			}
 			// The one-plan entry point apply uses, and the batch one.
 			cs := &ChangeSet{Plans: []*PlanDiff{d}}
-			if err := ClassifyPlan(context.Background(), d, src, "svc"); err != nil {
+			if err := classifyPlan(context.Background(), d, src, "svc"); err != nil {
 				t.Fatal(err)
 			}
 			one := fmt.Sprint(d.Fields)
@@ -117,7 +117,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fmt.Sprint(d.Fields) != one {
-				t.Errorf("ClassifyPlan %s, ClassifyChanges %v", one, d.Fields)
+				t.Errorf("classifyPlan %s, ClassifyChanges %v", one, d.Fields)
 			}
 			classes := map[string]ChangeClass{}
 			for _, f := range d.Fields {
@@ -129,7 +129,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			if fmt.Sprint(classes) != fmt.Sprint(tc.want.classes) {
 				t.Errorf("classes %v, want %v", classes, tc.want.classes)
 			}
-			held := HoldServiceChanges(cs, tc.overwrite)
+			held := holdServiceChanges(cs, tc.overwrite)
 			var heldNames, heldFields []string
 			for _, h := range held {
 				if h.Field == nil {
@@ -148,7 +148,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			for _, f := range []struct {
 				n string
 				v *string
-			}{{"name", d.Meta.Name}, {"sector", d.Meta.Sector}, {"scorecard_id", d.Meta.ScorecardID}} {
+			}{{"name", d.meta.Name}, {"sector", d.meta.Sector}, {"scorecard_id", d.meta.ScorecardID}} {
 				if f.v != nil {
 					meta = append(meta, f.n)
 				}
@@ -168,13 +168,13 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 // TestClassifyPlanLeavesCreatesAlone: a plan to create has no history.
 func TestClassifyPlanLeavesCreatesAlone(t *testing.T) {
 	d := Diff(inPlan("", "New", "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
-	ClassifyPlanWith(d, LastValues{Fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
+	classifyPlanWith(d, lastValues{fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
 	for _, f := range d.Fields {
 		if f.Class != "" || f.Last != nil {
 			t.Errorf("create field %+v classified", f)
 		}
 	}
-	if held := HoldPlanChanges(d, false); len(held) != 0 || d.Action != ActionCreate {
+	if held := holdPlanChanges(d, false); len(held) != 0 || d.Action != ActionCreate {
 		t.Errorf("create held %v, action %s", held, d.Action)
 	}
 }
@@ -211,7 +211,7 @@ func TestApplyRecordsFieldsApplied(t *testing.T) {
 		t.Errorf("create journalled %q, want %q", got, want)
 	}
 	// A metadata update journals what it sent, the rest as in sync.
-	if _, rep := run(t, w, plan("A", secB), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() || !rep.Plans[0].MetaUpdated {
+	if _, rep := run(t, w, plan("A", secB), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() || !rep.Plans[0].metaUpdated {
 		t.Fatal("update not ok")
 	}
 	if got, want := fields(j), "end_date=2030-08-31 name=A sector=Education start_date=2025-09-01"; got != want {
@@ -263,8 +263,8 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
 			hb := HoldBack{Source: src, Service: "svc", Overwrite: overwrite}
 			classes := map[string]ChangeClass{}
-			classify := func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
-				if d.Action != ActionRecreate {
+			classifyHook := func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+				if d.Action != actionRecreate {
 					t.Errorf("action %s: %s", d.Action, d.Reason)
 				}
 				held, err := hb.Plan(ctx, d)
@@ -273,7 +273,7 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 				}
 				return held, err
 			}
-			cs, rep, held, err := r.PlanApply(context.Background(), []*InputPlan{p}, time.Now(), ApplyHooks{Classify: classify})
+			cs, rep, held, err := r.PlanApply(context.Background(), []*InputPlan{p}, time.Now(), ApplyHooks{Classify: classifyHook})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 			if classes["name"] != ClassService || classes["start_date"] != ClassFile {
 				t.Fatalf("classes %v", classes)
 			}
-			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != ActionRecreate {
+			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != actionRecreate {
 				t.Fatalf("held %v, action %s", held, d.Action)
 			}
 			if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
