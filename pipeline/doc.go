@@ -99,8 +99,12 @@
 //   - applying: apply.go (applyPlan and its steps),
 //     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
 //     that did not finish), recalc.go (recalculation); the run's report:
-//     runreport.go; the run's record for the state store: state.go;
-//   - saved change sets: savedset.go, savedset_check.go, savedset_sign.go;
+//     runreport.go; the run's record for the state store: state.go (its
+//     types), journal.go (each write recorded as it is sent and answered,
+//     the values found in sync);
+//   - saved change sets: savedset.go (the file), savedset_check.go,
+//     savedset_sign.go, savedset_stream.go, savedset_drift.go (a saved
+//     plan compared with the service again), savedset_apply.go (apply);
 //   - reconciliation: reconcile.go; exports: exported.go (exportedPlan),
 //     convert.go (FromServer); the sector check: sector.go,
 //     sector_targets.go, sector_blank.go, sector_server.go;
