@@ -207,9 +207,6 @@ func (c Counters) ByName(name string) (int64, bool) {
 	return c.get(i)
 }
 
-// name returns the name of the counter at catalog index i.
-func (c Counters) name(i int) string { return c.d.cat.names[i] }
-
 // Put sets the counter name to v. A name the catalog lacks is not
 // dropped: the counters are laid out again by their catalog followed by
 // the name, seen through every copy (the zero Counters starts from the
@@ -304,46 +301,6 @@ func (c Counters) clone() Counters {
 	d := &counterData{cat: c.d.cat, small: slices.Clone(c.d.small), big: slices.Clone(c.d.big)}
 	d.setBits(c.d.set)
 	return Counters{d}
-}
-
-// equal reports whether c and o set the same counters to the same values
-// (whatever their catalogs).
-func (c Counters) equal(o Counters) bool {
-	if c.Count() != o.Count() {
-		return false
-	}
-	if c.d != nil && o.d != nil && sameLayout(c.d.cat, o.d.cat) {
-		for w := range c.d.set {
-			if c.d.set[w] != o.d.set[w] {
-				return false
-			}
-		}
-	}
-	for name, v := range c.All() {
-		if w, ok := o.ByName(name); !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-// in returns c laid out by cat, and the names of counters set in c that
-// cat lacks (in c's catalog order), which are left out. It returns c
-// itself when its layout is cat's.
-func (c Counters) in(cat *Catalog) (Counters, []string) {
-	if sameLayout(c.catalog(), cat) {
-		return c, nil
-	}
-	out := newCounters(cat)
-	var lost []string
-	c.each(func(_ int, name string, v int64) {
-		if i := out.d.cat.indexOf(name); i >= 0 {
-			out.set(i, v)
-		} else {
-			lost = append(lost, name)
-		}
-	})
-	return out, lost
 }
 
 // fillBlanks returns a copy of c where every counter blank in c takes its

@@ -203,13 +203,6 @@ func NewSectorCheckReport(t *SectorTargets, plans []SectorPlanCheck) *SectorChec
 	return &SectorCheckReport{Notice: SectorNotice, TargetsSource: t.sourceName(), Caveat: SectorCaveat, Plans: plans}
 }
 
-// provenance returns the sentence every presentation carries: the notice,
-// the file the figures came from and the caveat.
-func (r *SectorCheckReport) provenance() string {
-	return fmt.Sprintf("Sectoral numerical targets of %s (1 Sep 2025 - 31 Aug 2030), figures from %s; people with disabilities: 3%% of the workforce. %s",
-		r.Notice, r.TargetsSource, r.Caveat)
-}
-
 // SectorSummary counts the plans by the outcome of their final year.
 type SectorSummary struct {
 	Plans, Met, Short, PartlyMet, NotAssessable int
@@ -232,10 +225,6 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 	}
 	return s
 }
-
-// anyShort reports whether any assessable final-year figure of any plan
-// falls short.
-func (r *SectorCheckReport) anyShort() bool { return r.Summary().Short > 0 }
 
 // SectorOutcome is the outcome of a whole check, which the command's exit
 // status reports: only sectorAllMet is a pass.

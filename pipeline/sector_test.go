@@ -492,11 +492,11 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 		t.Fatalf("plan status %s", c.Status)
 	}
 	r := NewSectorCheckReport(targets, []SectorPlanCheck{CheckPlanSector(p, nil, targets)})
-	if !r.anyShort() || r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
+	if r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
 		t.Fatalf("%+v", r.Summary())
 	}
-	if !strings.Contains(r.provenance(), SectorNotice) || !strings.Contains(r.provenance(), "checked against the gazette") || !strings.Contains(r.provenance(), EmbeddedSectorTargetsSource) {
-		t.Fatal(r.provenance())
+	if r.Notice != SectorNotice || !strings.Contains(r.Caveat, "checked against the gazette") || r.TargetsSource != EmbeddedSectorTargetsSource {
+		t.Fatalf("notice %q, caveat %q, source %q", r.Notice, r.Caveat, r.TargetsSource)
 	}
 }
 
