@@ -96,7 +96,8 @@
 //   - the diff of a file plan and a stored plan: diff.go (Diff); the
 //     change set: changeset.go; the three-way classification against the
 //     state store: threeway.go;
-//   - applying: apply.go (applyPlan and its steps),
+//   - the Runner, its options and its status (Progress, Fatal): runner.go;
+//   - applying: apply.go (applyPlan and its steps, DryRun),
 //     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
 //     that did not finish), recalc.go (recalculation); the run's report:
 //     runreport.go; the run's record for the state store: state.go (its
