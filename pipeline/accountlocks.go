@@ -65,14 +65,14 @@ func (l AccountLocks) Local(only []string) []AccountLockName {
 	return out
 }
 
-// Store returns the state store's locks of the named accounts, sorted by
+// store returns the state store's locks of the named accounts, sorted by
 // key (one order on every host) with no key twice. The lock is per
 // account of the service, known by its key pair (as the local lock), not
 // by the name a configuration gives it: a consultant's "default" and a
 // cron host's "acme-prod" with the same key never apply at once. Each
 // name is locked by name too (AccountKey: one lock however the name is
 // spelled), which is what other tools and older runs lock.
-func (l AccountLocks) Store(names []string) []AccountLockName {
+func (l AccountLocks) store(names []string) []AccountLockName {
 	var locks []AccountLockName
 	for _, n := range names {
 		locks = append(locks, AccountLockName{Key: AccountKey(n), Name: n})
@@ -86,10 +86,10 @@ func (l AccountLocks) Store(names []string) []AccountLockName {
 	return slices.CompactFunc(locks, func(a, b AccountLockName) bool { return a.Key == b.Key })
 }
 
-// NameOf returns the configured name of the account whose store lock
+// nameOf returns the configured name of the account whose store lock
 // Store named key (an account name, or an AccountLockKey); key itself
 // when no account has it.
-func (l AccountLocks) NameOf(key string) string {
+func (l AccountLocks) nameOf(key string) string {
 	for _, a := range l.Accounts {
 		if SameAccount(a.Name, key) || (a.APIKey != "" && AccountLockKey(l.BaseURL, a.APIKey) == key) {
 			return a.Name
@@ -114,7 +114,7 @@ func (l AccountLocks) LockStore(ctx context.Context, st StoreLocker, names []str
 			unlocks[i]()
 		}
 	}
-	for _, k := range l.Store(names) {
+	for _, k := range l.store(names) {
 		u, err := st.LockAccount(ctx, ServiceKey(l.BaseURL), k.Key, holder, wait)
 		if err != nil {
 			release()
@@ -129,18 +129,18 @@ func (l AccountLocks) LockStore(ctx context.Context, st StoreLocker, names []str
 	return release, nil
 }
 
-// AccountLockError is the failure to take an account's local lock for a
+// accountLockError is the failure to take an account's local lock for a
 // reason other than its being held.
-type AccountLockError struct {
-	Account string
-	Err     error
+type accountLockError struct {
+	account string
+	err     error
 }
 
-func (e *AccountLockError) Error() string {
-	return "could not take the lock of account " + e.Account + ": " + e.Err.Error()
+func (e *accountLockError) Error() string {
+	return "could not take the lock of account " + e.account + ": " + e.err.Error()
 }
 
-func (e *AccountLockError) Unwrap() error { return e.Err }
+func (e *accountLockError) Unwrap() error { return e.err }
 
 // TakeAccountLocks takes the local locks (Local) with locker, in key
 // order so that two runs over overlapping accounts never wait on each
@@ -149,7 +149,7 @@ func (e *AccountLockError) Unwrap() error { return e.Err }
 // waiting is called (nil: not told). It returns the locks taken, also
 // with an error (the caller releases them, the last taken first); the
 // error is a *LockHeldError whose What names the account, ctx's error when
-// it was cancelled while waiting, or an *AccountLockError.
+// it was cancelled while waiting, or an *accountLockError.
 func TakeAccountLocks(ctx context.Context, locker Locker, locks []AccountLockName, info LockInfo, wait time.Duration,
 	waiting func(AccountLockName, *LockHeldError)) ([]Unlocker, error) {
 	sorted := slices.Clone(locks)
@@ -176,7 +176,7 @@ func TakeAccountLocks(ctx context.Context, locker Locker, locks []AccountLockNam
 			case ctx.Err() != nil:
 				return taken, err
 			}
-			return taken, &AccountLockError{Account: k.Name, Err: err}
+			return taken, &accountLockError{account: k.Name, err: err}
 		}
 		taken = append(taken, u)
 	}
@@ -198,7 +198,7 @@ func (l AccountLocks) CheckStore(st StoreLockChecker) func(context.Context) erro
 		err := st.CheckLocks(ctx)
 		var lost *StoreLockLostError
 		if errors.As(err, &lost) {
-			return &StoreLockLostError{Account: l.NameOf(lost.Account), Err: lost.Err}
+			return &StoreLockLostError{Account: l.nameOf(lost.Account), Err: lost.Err}
 		}
 		return err
 	}

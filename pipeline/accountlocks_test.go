@@ -51,18 +51,18 @@ func TestAccountLocksLocal(t *testing.T) {
 // pair, sorted, each key once; NameOf maps either key back to the
 // configured name.
 func TestAccountLocksStore(t *testing.T) {
-	got := testLocks.Store([]string{"ACME", "acme"})
+	got := testLocks.store([]string{"ACME", "acme"})
 	keys := []string{AccountKey("acme"), AccountLockKey(testLocks.BaseURL, "mpk_a")}
 	slices.Sort(keys)
 	if len(got) != 2 || got[0].Key != keys[0] || got[1].Key != keys[1] {
 		t.Fatalf("Store = %v, want keys %q", got, keys)
 	}
 	for _, k := range keys {
-		if n := testLocks.NameOf(k); n != "acme" {
+		if n := testLocks.nameOf(k); n != "acme" {
 			t.Errorf("NameOf(%s) = %q, want acme", k, n)
 		}
 	}
-	if n := testLocks.NameOf("account-unknown"); n != "account-unknown" {
+	if n := testLocks.nameOf("account-unknown"); n != "account-unknown" {
 		t.Errorf("NameOf(unknown) = %q, want the key itself", n)
 	}
 }
@@ -83,7 +83,7 @@ func (f *fakeStoreLocker) LockAccount(_ context.Context, _, account, _ string, _
 // TestLockStoreHeld: a held store lock releases the ones taken and names
 // the account as the run knows it.
 func TestLockStoreHeld(t *testing.T) {
-	locks := testLocks.Store([]string{"Acme"})
+	locks := testLocks.store([]string{"Acme"})
 	st := &fakeStoreLocker{held: locks[1].Key}
 	_, err := testLocks.LockStore(context.Background(), st, []string{"Acme"}, "me", 0)
 	var held *StoreLockHeldError
@@ -140,9 +140,9 @@ func TestTakeAccountLocks(t *testing.T) {
 // reason names its account.
 func TestTakeAccountLocksFails(t *testing.T) {
 	_, err := TakeAccountLocks(context.Background(), failLocker{}, testLocks.Local([]string{"acme"}), LockInfo{}, 0, nil)
-	var le *AccountLockError
-	if !errors.As(err, &le) || le.Account != "acme" || !errors.Is(err, errNoFolder) {
-		t.Errorf("err = %v, want an AccountLockError of acme", err)
+	var le *accountLockError
+	if !errors.As(err, &le) || le.account != "acme" || !errors.Is(err, errNoFolder) {
+		t.Errorf("err = %v, want an accountLockError of acme", err)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -15,158 +14,20 @@ import (
 	"github.com/eepipe/eepipe/pace"
 )
 
-// DefaultConcurrency is the default bound on requests in flight.
-const DefaultConcurrency = 8
-
-// DefaultRecalcWait is how long a recalculation waits for a running one
-// to finish by default.
-const DefaultRecalcWait = 75 * time.Minute
-
-// RunOptions tune a Runner.
-type RunOptions struct {
-	// Concurrency bounds the HTTP requests in flight across the whole run,
-	// across accounts and the lookup (default DefaultConcurrency).
-	Concurrency int
-	// Diff tunes the diff (RecreateOnDateChange).
-	Diff DiffOptions
-	// NoRecalc skips the recalculation of scorecards after apply.
-	NoRecalc bool
-	// RecalcWait bounds how long one scorecard's recalculation keeps
-	// waiting for a running one (409) to finish (default DefaultRecalcWait).
-	RecalcWait time.Duration
-	// RecalcBackoff is the first wait after a 409 (default 1s); it doubles
-	// up to RecalcBackoffMax (default 30s).
-	RecalcBackoff, RecalcBackoffMax time.Duration
-	// CreateAttempts bounds how often a create without a clear answer is
-	// sent again when the plan turns out not to exist (default 3).
-	CreateAttempts int
-	// Now and Sleep are the clock, injected by tests; Sleep returns early
-	// with ctx's error when ctx is done (nil: pace.Sleep, the one
-	// context-aware wait).
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
-
-	// OnPlanDone is called (from any goroutine, one call at a time) when a
-	// plan's apply finished; OnRecalc when a recalculation is accepted,
-	// fails, or waits for a running one (Waiting > 0).
-	OnPlanDone func(*PlanResult)
-	OnRecalc   func(RecalcEvent)
-
-	// Journal, when set, records every target write as soon as its
-	// request completes (see recordWrite).
-	Journal RunJournal
-	// InSyncBatch is how many counters and plan fields found in sync
-	// (Runner.recordInSync) the Journal gets together: they are recorded
-	// whenever that many wait, and at the end of the run (default
-	// DefaultInSyncBatch).
-	InSyncBatch int
-
-	// CheckLock, when set, is called before every write request (create,
-	// update, delete, target, recalculation) to confirm that the run still
-	// holds its locks: an error (a *StoreLockLostError) stops the run as a
-	// fatal error does (RunReport.Fatal) before that request is sent, and
-	// no later request is sent either.
-	CheckLock func(ctx context.Context) error
-}
-
-// RecalcEvent reports progress of one scorecard's recalculation.
-type RecalcEvent struct {
-	Account, ScorecardID string
-	Attempt              int
-	Waiting              time.Duration // > 0: got 409, waiting this long before the next attempt
-	Done                 bool
-	Err                  error
-}
-
-func (o RunOptions) concurrency() int {
-	if o.Concurrency <= 0 {
-		return DefaultConcurrency
-	}
-	return o.Concurrency
-}
-
-func (o RunOptions) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
-}
-
-// Runner applies input plans to the service for a set of accounts. Every
-// request of the run, for every account and the company lookup, goes
-// through one semaphore of RunOptions.Concurrency slots. A Runner is used
-// for one run.
-type Runner struct {
-	accounts []Account
-	finder   CompanyFinder
-	opts     RunOptions
-	gate     *gate
-
-	mu   sync.Mutex   // serialises the callbacks
-	read atomic.Int64 // stored plans retrieved
-	done atomic.Int64
-
-	listMu   sync.Mutex
-	lists    map[int]listed // each account's plan list, once listed
-	catalog  *Catalog       // the counter names of the first target retrieved
-	patched  atomic.Int64
-	counters atomic.Int64
-
-	syncMu       sync.Mutex
-	inSync       inSyncBatch     // counters and plan fields found in sync, not recorded yet
-	inSyncFailed []inSyncFailure // plans whose values in sync could not be recorded
-}
-
-// NewRunner returns a Runner for accounts (each with its own PlanService,
-// bound to its key pair) and finder (nil when no lookup is configured).
-func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runner {
-	r := &Runner{opts: opts, gate: newGate(opts.concurrency()), lists: map[int]listed{}}
-	r.gate.checkLock = opts.CheckLock
-	for _, a := range accounts {
-		a.Service = gatedService{svc: a.Service, g: r.gate, acct: &accountStop{name: a.Name, keyHint: a.KeyHint}}
-		r.accounts = append(r.accounts, a)
-	}
-	r.gate.used = len(r.accounts)
-	if finder != nil {
-		r.finder = gatedFinder{f: finder, g: r.gate}
-	}
-	return r
-}
-
-// Progress is a snapshot of a run for progress displays.
-type Progress struct {
-	PlansRead       int64 // stored plans retrieved
-	PlansDone       int64
-	TargetsPatched  int64
-	CountersChanged int64
-	Requests        RequestCounts
-}
-
-// Progress returns a snapshot; safe to call at any time from any goroutine.
-func (r *Runner) Progress() Progress {
-	return Progress{PlansRead: r.read.Load(), PlansDone: r.done.Load(), TargetsPatched: r.patched.Load(), CountersChanged: r.counters.Load(), Requests: r.gate.snapshot()}
-}
-
-// Requests returns the requests sent so far.
-func (r *Runner) Requests() RequestCounts { return r.gate.snapshot() }
-
-// Fatal returns the error that stopped the run, or nil.
-func (r *Runner) Fatal() error { return r.gate.Fatal() }
-
 // DryRun turns a ChangeSet into a report without sending anything.
 func (r *Runner) DryRun(cs *ChangeSet, started time.Time) *RunReport {
 	rep := &RunReport{Started: started, DryRun: true}
 	for _, d := range cs.Plans {
-		res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
+		res := &PlanResult{Diff: d, PlanID: d.planID(), Notes: slices.Clone(d.Notes)}
 		switch d.Action {
 		case ActionCreate:
-			res.Outcome = OutcomeWouldCreate
+			res.Outcome = outcomeWouldCreate
 		case ActionUpdate:
-			res.Outcome = OutcomeWouldUpdate
-		case ActionRecreate:
-			res.Outcome = OutcomeWouldRecreate
+			res.Outcome = outcomeWouldUpdate
+		case actionRecreate:
+			res.Outcome = outcomeWouldRecreate
 		case ActionUnchanged:
-			res.Outcome = OutcomeUnchanged
+			res.Outcome = outcomeUnchanged
 		default:
 			res.Outcome = OutcomeFailed
 			res.Err = errors.New(d.Reason)
@@ -181,28 +42,6 @@ func (r *Runner) DryRun(cs *ChangeSet, started time.Time) *RunReport {
 	return rep
 }
 
-// Apply executes the change set: it creates, recreates and updates plans
-// concurrently (requests bounded by RunOptions.Concurrency), patches a
-// plan's targets only after the plan exists, lets one plan's failure leave
-// the others alone, and stops dispatching after the first fatal error or
-// when ctx is cancelled (requests in flight finish). Unless NoRecalc, it
-// then recalculates each scorecard linked to a changed plan once. The
-// report says what was and was not applied.
-func (r *Runner) Apply(ctx context.Context, cs *ChangeSet, started time.Time) *RunReport {
-	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(cs.Plans))}
-	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	for i, d := range cs.Plans {
-		p.Go(func() {
-			res := r.applyPlan(ctx, d)
-			rep.Plans[i] = res
-			r.planDone(res)
-		})
-	}
-	p.Wait()
-	r.finishApply(ctx, rep)
-	return rep
-}
-
 // finishApply ends an apply whose plans are done: it records the counters
 // found in sync, recalculates the linked scorecards (unless NoRecalc) and
 // completes rep.
@@ -212,7 +51,7 @@ func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
 		rep.Recalcs = r.recalcLinked(ctx, rep.Plans)
 	}
 	rep.Requests = r.gate.snapshot()
-	rep.Fatal = r.gate.Fatal()
+	rep.Fatal = r.gate.fatalErr()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Finished = r.opts.now()
 }
@@ -232,7 +71,7 @@ func (r *Runner) planDone(res *PlanResult) {
 // (createPlan), then the plan's fields and targets are written
 // (writePlan).
 func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
-	res := &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: slices.Clone(d.Notes)}
+	res := &PlanResult{Diff: d, PlanID: d.planID(), Notes: slices.Clone(d.Notes)}
 	// What became of the writes an earlier run left unanswered, before
 	// this run writes the same targets.
 	res.Notes = append(res.Notes, r.recordPending(ctx, d)...)
@@ -247,7 +86,7 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 
 	work := d
 	defer func() { d.agreed = nil }() // a recreate's: read for the old plan
-	created := d.Action == ActionCreate || d.Action == ActionRecreate
+	created := d.Action == ActionCreate || d.Action == actionRecreate
 	if created {
 		if work = r.createPlan(ctx, svc, d, res); work == nil {
 			return res
@@ -265,13 +104,13 @@ func (r *Runner) applyPlan(ctx context.Context, d *PlanDiff) *PlanResult {
 func (r *Runner) settled(ctx context.Context, d *PlanDiff, res *PlanResult) bool {
 	switch d.Action {
 	case ActionUnchanged:
-		res.Outcome = OutcomeUnchanged
+		res.Outcome = outcomeUnchanged
 		for _, t := range d.Targets {
 			res.Targets = append(res.Targets, TargetResult{Diff: t})
 		}
-		r.recordInSync(ctx, d, d.PlanID(), d.Targets, false, res)
+		r.recordInSync(ctx, d, d.planID(), d.Targets, false, res)
 		return true
-	case ActionFailed:
+	case actionFailed:
 		res.Outcome = OutcomeFailed
 		if strings.HasPrefix(d.Reason, "not compared: not sent") {
 			res.Outcome = OutcomeNotApplied
@@ -292,13 +131,13 @@ func (r *Runner) settled(ctx context.Context, d *PlanDiff, res *PlanResult) bool
 // against it. It returns nil when the plan failed (res says why).
 func (r *Runner) createPlan(ctx context.Context, svc PlanService, d *PlanDiff, res *PlanResult) *PlanDiff {
 	skip := map[int64]bool{}
-	if d.Server != nil {
-		skip[d.Server.ID] = true
+	if d.server != nil {
+		skip[d.server.ID] = true
 	}
 	var created *Plan
 	var notes []string
 	var err error
-	if d.Action == ActionRecreate {
+	if d.Action == actionRecreate {
 		// A recreate killed between its create and its delete (or
 		// whose delete failed) left the new plan: adopt it rather than
 		// create a third.
@@ -317,22 +156,22 @@ func (r *Runner) createPlan(ctx context.Context, svc PlanService, d *PlanDiff, r
 		if errors.Is(err, ErrStopped) {
 			res.Outcome = OutcomeNotApplied
 		}
-		if d.Action == ActionRecreate {
-			res.Err = fmt.Errorf("the new plan could not be created, so plan %d was kept unchanged: %w", d.Server.ID, err)
+		if d.Action == actionRecreate {
+			res.Err = fmt.Errorf("the new plan could not be created, so plan %d was kept unchanged: %w", d.server.ID, err)
 		}
 		return nil
 	}
 	res.Wrote = true
 	res.PlanID = created.ID
 	res.Outcome = OutcomeCreated
-	if d.Action == ActionRecreate {
+	if d.Action == actionRecreate {
 		r.deleteOld(ctx, svc, d, created, res)
 	}
 	// The created plan holds the prefill (or zeros): patch only what differs.
 	work := Diff(d.createSource(), created, r.opts.Diff)
 	work.Input, work.Account, work.Company = d.Input, d.Account, d.Company
 	d.remapTargets(work.Targets)
-	if work.Action == ActionFailed {
+	if work.Action == actionFailed {
 		res.Err = fmt.Errorf("plan %d was created but its targets cannot be patched: %s", created.ID, work.Reason)
 		res.Outcome = OutcomeFailed
 		return nil
@@ -343,16 +182,16 @@ func (r *Runner) createPlan(ctx context.Context, svc PlanService, d *PlanDiff, r
 // deleteOld deletes the old plan of a recreate whose new plan, created,
 // exists.
 func (r *Runner) deleteOld(ctx context.Context, svc PlanService, d *PlanDiff, created *Plan, res *PlanResult) {
-	res.OldPlanID = d.Server.ID
+	res.OldPlanID = d.server.ID
 	res.Outcome = OutcomeRecreated
-	err := svc.DeletePlan(ctx, d.Server.ID)
-	res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.Server, "delete", err)...)
+	err := svc.DeletePlan(ctx, d.server.ID)
+	res.Notes = append(res.Notes, r.recordPlan(ctx, d, d.server, "delete", err)...)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		// A failure, not a recreate: two plans now exist.
 		res.Err = recreateDeleteError(d, created.ID, err)
 		res.Outcome = OutcomeFailed
 	} else {
-		res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.Server.ID))
+		res.Notes = append(res.Notes, fmt.Sprintf("recreated with the new dates as plan %d; the old plan %d was deleted", created.ID, d.server.ID))
 	}
 }
 
@@ -367,9 +206,9 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 		errs = append(errs, jerr)
 	}
 	tp := pool.New().WithMaxGoroutines(r.opts.concurrency())
-	if !work.Meta.IsZero() {
+	if !work.meta.isZero() {
 		tp.Go(func() {
-			_, err := svc.UpdatePlan(ctx, res.PlanID, work.Meta)
+			_, err := svc.UpdatePlan(ctx, res.PlanID, work.meta)
 			notes := r.recordPlan(ctx, work, &Plan{ID: res.PlanID}, "update "+fieldUpdates(work.Fields), err)
 			mu.Lock()
 			defer mu.Unlock()
@@ -378,7 +217,7 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 				errs = append(errs, fmt.Errorf("plan metadata (%s) not updated: %w", fieldNames(work.Fields), err))
 				return
 			}
-			res.MetaUpdated, res.Wrote = true, true
+			res.metaUpdated, res.Wrote = true, true
 		})
 	}
 	res.Targets = make([]TargetResult, len(work.Targets))
@@ -388,17 +227,17 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 			continue
 		}
 		if jerr != nil {
-			res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, ErrStopped)
+			res.Targets[i].err = fmt.Errorf("%s (target %d) not patched: %w", t.label(), t.TargetID, ErrStopped)
 			continue
 		}
 		tp.Go(func() {
-			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.Patch())
+			err := patchTarget(ctx, svc, res.PlanID, t.MilestoneID, t.TargetID, t.patch())
 			r.answered(jws[i], err)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				res.Targets[i].Err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, err)
-				errs = append(errs, res.Targets[i].Err)
+				res.Targets[i].err = fmt.Errorf("%s (target %d) not patched: %w", t.label(), t.TargetID, err)
+				errs = append(errs, res.Targets[i].err)
 				return
 			}
 			res.Targets[i].Patched, res.Wrote = true, true
@@ -467,12 +306,12 @@ func (r *Runner) account(name string) PlanService {
 // a rerun with the old plan_id adopts the new plan and deletes the old one;
 // a file without plan_id would match both while they share a start date.
 func recreateDeleteError(d *PlanDiff, newID int64, err error) error {
-	oldID := d.Server.ID
+	oldID := d.server.ID
 	advice := fmt.Sprintf("delete plan %d by hand", oldID)
 	if d.Input != nil && d.Input.PlanID == oldID {
 		advice = fmt.Sprintf("run the same apply --recreate-on-date-change again (it adopts plan %d and deletes plan %d, creating nothing), "+
 			"or delete plan %d by hand and put plan_id %d in the workbook", newID, oldID, oldID, newID)
-	} else if d.Server.StartDate == d.Create.StartDate {
+	} else if d.server.StartDate == d.create.StartDate {
 		advice += fmt.Sprintf("; until then both plans have the file's name and start date, so the file needs plan_id %d", newID)
 	}
 	return fmt.Errorf("created plan %d with the new dates, but the old plan %d could not be deleted (%v); %s",
@@ -483,9 +322,9 @@ func recreateDeleteError(d *PlanDiff, newID int64, err error) error {
 // the POST gets no clear answer, the account's plans are listed again; a
 // plan with d's name and start date that was not there before (ids in skip
 // were) is adopted, otherwise the POST is sent again, up to
-// RunOptions.CreateAttempts times.
+// RunOptions.createAttempts times.
 func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip map[int64]bool) (*Plan, []string, error) {
-	attempts := r.opts.CreateAttempts
+	attempts := r.opts.createAttempts
 	if attempts <= 0 {
 		attempts = 3
 	}
@@ -496,9 +335,9 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 	// No wait between attempts (pace.Fixed(0)): a create is sent again only
 	// once the list shows it was not applied, which makes it repeatable.
 	// The pacer's context does not end: whether the run stopped is the
-	// gate's to say when the create is sent again (a *StoppedError).
+	// gate's to say when the create is sent again (a *stoppedError).
 	err := pace.Pacer{MaxAttempts: attempts}.Call(context.WithoutCancel(ctx), func(a pace.Attempt) pace.Verdict {
-		p, err := svc.CreatePlan(ctx, *d.Create)
+		p, err := svc.CreatePlan(ctx, *d.create)
 		if err == nil {
 			if len(p.Milestones) == 0 {
 				// A create response without milestones: read the plan.
@@ -517,11 +356,11 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 		if !errors.Is(err, ErrUnclearOutcome) {
 			return pace.Done(fmt.Errorf("create rejected: %w", err))
 		}
-		if strings.TrimSpace(d.Create.Name) == "" {
+		if strings.TrimSpace(d.create.Name) == "" {
 			return pace.Done(fmt.Errorf("the create request got no clear answer (%w); a plan without a name cannot be found again safely, "+
 				"so it was not sent again: check the account's plans before running again", err))
 		}
-		found, lerr := r.findCreated(ctx, svc, d.Create.Name, d.Create.StartDate, skip)
+		found, lerr := r.findCreated(ctx, svc, d.create.Name, d.create.StartDate, skip)
 		if lerr != nil {
 			// Not ErrStopped even when the list was not sent: the create
 			// may have been applied, so the plan is failed, not "not applied".
@@ -538,7 +377,7 @@ func (r *Runner) create(ctx context.Context, svc PlanService, d *PlanDiff, skip 
 			created = full
 			return pace.Done(nil)
 		case len(found) > 1:
-			return pace.Done(fmt.Errorf("the create request got no clear answer and now %d plans named %q start %s; check them on the service", len(found), d.Create.Name, d.Create.StartDate))
+			return pace.Done(fmt.Errorf("the create request got no clear answer and now %d plans named %q start %s; check them on the service", len(found), d.create.Name, d.create.StartDate))
 		}
 		if a.Last {
 			return pace.Done(fmt.Errorf("the create request got no clear answer %d times and the plan was not created: %w", a.N, err))

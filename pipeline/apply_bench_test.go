@@ -28,21 +28,20 @@ func BenchmarkPlanAndApply(b *testing.B) {
 	for range b.N {
 		w := newWorld()
 		r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 32, NoRecalc: true})
-		cs, err := r.Plan(context.Background(), plans)
+		_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := r.Apply(context.Background(), cs, time.Now())
 		if s := rep.Summary(); s.PlansCreated != 200 || s.TargetsPatched != 2000 {
 			b.Fatalf("summary %+v", s)
 		}
 	}
 }
 
-// BenchmarkUpdatePath compares Plan then Apply with PlanApply on the
-// update path against the in-memory fake service with 5 ms per request
-// (no HTTP, no sandbox CPU: the latency scheduling alone): 200 stored
-// plans, 50 of them with a counter changed, concurrency 32.
+// BenchmarkUpdatePath measures PlanApply on the update path against the
+// in-memory fake service with 5 ms per request (no HTTP, no sandbox CPU:
+// the latency scheduling alone): 200 stored plans, 50 of them with a
+// counter changed, concurrency 32.
 func BenchmarkUpdatePath(b *testing.B) {
 	const delay = 5 * time.Millisecond
 	plans := func(v int64) []*InputPlan {
@@ -56,31 +55,20 @@ func BenchmarkUpdatePath(b *testing.B) {
 		}
 		return ps
 	}
-	for _, mode := range []string{"plan-then-apply", "pipelined"} {
-		b.Run(mode, func(b *testing.B) {
-			w := newWorld()
-			r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 32, NoRecalc: true})
-			cs, _ := r.Plan(context.Background(), plans(1))
-			r.Apply(context.Background(), cs, time.Now())
-			w.acme.delay = delay
-			b.ResetTimer()
-			for i := range b.N {
-				r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 32, NoRecalc: true})
-				var rep *RunReport
-				if mode == "pipelined" {
-					_, rep, _, _ = r.PlanApply(context.Background(), plans(int64(i%2)), time.Now(), ApplyHooks{})
-				} else {
-					cs, err := r.Plan(context.Background(), plans(int64(i%2)))
-					if err != nil {
-						b.Fatal(err)
-					}
-					rep = r.Apply(context.Background(), cs, time.Now())
-				}
-				if s := rep.Summary(); s.PlansUpdated != 50 || s.TargetsPatched != 50 {
-					b.Fatalf("summary %+v", s)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/apply")
-		})
+	w := newWorld()
+	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 32, NoRecalc: true})
+	r.PlanApply(context.Background(), plans(1), time.Now(), ApplyHooks{})
+	w.acme.delay = delay
+	b.ResetTimer()
+	for i := range b.N {
+		r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 32, NoRecalc: true})
+		_, rep, _, err := r.PlanApply(context.Background(), plans(int64(i%2)), time.Now(), ApplyHooks{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s := rep.Summary(); s.PlansUpdated != 50 || s.TargetsPatched != 50 {
+			b.Fatalf("summary %+v", s)
+		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/apply")
 }

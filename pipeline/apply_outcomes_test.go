@@ -26,12 +26,12 @@ func TestSingleAccountOfUnknownCompanyRefusesSeveralCompanies(t *testing.T) {
 	}
 	for _, i := range []int{1, 2} {
 		d := cs.Plans[i]
-		if d.Action != ActionFailed || !strings.Contains(d.Reason, "2 different companies") ||
+		if d.Action != actionFailed || !strings.Contains(d.Reason, "2 different companies") ||
 			!strings.Contains(d.Reason, "Acme Foods (Pty) Ltd (8ovHrj)") || !strings.Contains(d.Reason, "Blue Crane Logistics (Q2wE9z)") {
 			t.Errorf("plan %d: %s %s", i, d.Action, d.Reason)
 		}
 	}
-	if d := cs.Plans[3]; d.Action != ActionFailed || !strings.Contains(d.Reason, "company not found") {
+	if d := cs.Plans[3]; d.Action != actionFailed || !strings.Contains(d.Reason, "company not found") {
 		t.Errorf("unknown company: %s %s", d.Action, d.Reason)
 	}
 	if len(w.acme.plans) != 1 || rep.Summary().PlansCreated != 1 {
@@ -91,12 +91,12 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 	w := newWorld()
 	w.accounts = w.accounts[:1]
 	ctx := context.Background()
-	stored, err := w.acme.CreatePlan(ctx, NewPlan{Name: "Stored", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")})
+	stored, err := w.acme.CreatePlan(ctx, NewPlan{Name: "Stored", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	byID := &InputPlan{Origin: Origin{File: "b.csv", Row: 2}, PlanID: stored.ID}
-	a := &InputPlan{Origin: Origin{File: "a.csv", Row: 2}, Name: "New", StartDate: MustDate("2026-09-01"), EndDate: MustDate("2028-08-31")}
+	a := &InputPlan{Origin: Origin{File: "a.csv", Row: 2}, Name: "New", StartDate: mustDate("2026-09-01"), EndDate: mustDate("2028-08-31")}
 	// a.csv: line 2 is year 2, line 3 year 1 of the same plan; b.csv line 3
 	// comes before b.csv line 2 in the plan's targets.
 	a.Targets = []*InputTarget{
@@ -104,15 +104,14 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 		{Origin: Origin{File: "a.csv", Row: 2}, YearNumber: 2, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 2})},
 	}
 	byID.Targets = []*InputTarget{
-		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(MustDate("2027-09-01")), TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 4})},
+		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(mustDate("2027-09-01")), TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 4})},
 		{Origin: Origin{File: "b.csv", Row: 2}, YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{wfs: 3})},
 	}
 	r := NewRunner(w.accounts, nil, RunOptions{})
-	cs, err := r.Plan(ctx, []*InputPlan{a, byID})
+	_, rep, _, err := r.PlanApply(ctx, []*InputPlan{a, byID}, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	if !rep.OK() {
 		t.Fatalf("summary %+v", rep.Summary())
 	}
@@ -156,11 +155,10 @@ func TestUnclearCreateUncheckedIsFailed(t *testing.T) {
 	defer cancel()
 	accounts := []Account{{Name: "acme", CompanyID: acmeCo.ID, Service: cancelOnCreate{PlanService: w.acme, cancel: cancel}}}
 	r := NewRunner(accounts, nil, RunOptions{})
-	cs, err := r.Plan(ctx, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})})
+	_, rep, _, err := r.PlanApply(ctx, []*InputPlan{inPlan("", "P", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1})}, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	p := rep.Plans[0]
 	if p.Outcome != OutcomeFailed || !strings.Contains(p.Err.Error(), "could not be listed") {
 		t.Fatalf("outcome %q: %v", p.Outcome, p.Err)

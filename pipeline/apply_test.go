@@ -15,11 +15,11 @@ import (
 func run(t *testing.T, w *world, plans []*InputPlan, opts RunOptions) (*ChangeSet, *RunReport) {
 	t.Helper()
 	r := NewRunner(w.accounts, w.finder, opts)
-	cs, err := r.Plan(context.Background(), plans)
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil {
-		t.Fatalf("plan: %v", err)
+		t.Fatalf("apply: %v", err)
 	}
-	return cs, r.Apply(context.Background(), cs, time.Now())
+	return cs, rep
 }
 
 func TestApplyCreatesThenNothing(t *testing.T) {
@@ -134,9 +134,9 @@ func TestRoutingFailuresFailOnlyTheirPlans(t *testing.T) {
 		has    string
 	}{
 		{ActionCreate, ""},
-		{ActionFailed, "ambiguous company"},
-		{ActionFailed, "company not found"},
-		{ActionFailed, "no configured account belongs to Karoo Sole Trader"},
+		{actionFailed, "ambiguous company"},
+		{actionFailed, "company not found"},
+		{actionFailed, "no configured account belongs to Karoo Sole Trader"},
 	}
 	for i, wt := range want {
 		d := cs.Plans[i]
@@ -166,7 +166,7 @@ func TestSingleAccountChecksCompany(t *testing.T) {
 	if cs.Plans[0].Action != ActionCreate {
 		t.Errorf("plan without company: %s %s", cs.Plans[0].Action, cs.Plans[0].Reason)
 	}
-	if cs.Plans[1].Action != ActionFailed || !strings.Contains(cs.Plans[1].Reason, "belongs to company 8ovHrj") {
+	if cs.Plans[1].Action != actionFailed || !strings.Contains(cs.Plans[1].Reason, "belongs to company 8ovHrj") {
 		t.Errorf("plan of another company: %s %s", cs.Plans[1].Action, cs.Plans[1].Reason)
 	}
 	if ps := CheckRouting(plans, newWorld().accounts); len(ps) != 1 || ps[0].Severity != Error {
@@ -177,10 +177,10 @@ func TestSingleAccountChecksCompany(t *testing.T) {
 func TestAmbiguousPlan(t *testing.T) {
 	w := newWorld()
 	for range 2 {
-		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")})
+		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
 	}
 	cs, _ := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Twice", "2025-09-01", "", "", map[string]int64{amt: 1})}, RunOptions{})
-	if d := cs.Plans[0]; d.Action != ActionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
+	if d := cs.Plans[0]; d.Action != actionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
 		t.Errorf("%s %s", d.Action, d.Reason)
 	}
 }
@@ -236,7 +236,7 @@ func TestRecalcWaitsThrough409(t *testing.T) {
 	var slept []time.Duration
 	var events []RecalcEvent
 	opts := RunOptions{
-		RecalcBackoff: time.Second, RecalcBackoffMax: 3 * time.Second,
+		RecalcBackoff: time.Second, recalcBackoffMax: 3 * time.Second,
 		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 		Sleep: func(_ context.Context, d time.Duration) error {
 			mu.Lock()
@@ -289,11 +289,10 @@ func TestConcurrencyBoundAcrossAccounts(t *testing.T) {
 			map[string]int64{amt: 1}, map[string]int64{amt: 2}, map[string]int64{amt: 3}))
 	}
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 3, NoRecalc: true})
-	cs, err := r.Plan(context.Background(), plans)
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if !rep.OK() {
 		t.Fatal("run failed")
 	}
@@ -322,15 +321,14 @@ func TestRefusedAccountStopsOnlyItself(t *testing.T) {
 	}
 	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
-	cs, err := r.Plan(context.Background(), plans)
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil || r.Fatal() != nil {
-		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+		t.Fatalf("apply error %v, fatal %v", err, r.Fatal())
 	}
 	crane := cs.Plans[4]
-	if crane.Action != ActionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
+	if crane.Action != actionFailed || !strings.Contains(crane.Reason, "account bluecrane: key mpk_blue… refused: check its secret") {
 		t.Errorf("bluecrane plan: %v %q", crane.Action, crane.Reason)
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if rep.Fatal != nil || rep.Summary().PlansCreated != 4 || rep.Summary().PlansFailed != 1 {
 		t.Errorf("report fatal %v, %+v", rep.Fatal, rep.Summary())
 	}
@@ -350,11 +348,10 @@ func TestFatalStopsDispatch(t *testing.T) {
 	}
 	plans = append(plans, inPlan(craneCo.VATNumber, "C", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 1}))
 	r := NewRunner(w.accounts, w.finder, RunOptions{Concurrency: 1})
-	cs, err := r.Plan(context.Background(), plans)
-	if !errors.Is(err, ErrStopped) || !errors.Is(r.Fatal(), ErrUnauthorized) {
-		t.Fatalf("plan error %v, fatal %v", err, r.Fatal())
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
+	if err != nil || !errors.Is(r.Fatal(), ErrUnauthorized) {
+		t.Fatalf("apply error %v, fatal %v", err, r.Fatal())
 	}
-	rep := r.Apply(context.Background(), cs, time.Now())
 	if w.acme.writes() != 0 {
 		t.Errorf("%d writes after a fatal error", w.acme.writes())
 	}
@@ -379,11 +376,10 @@ func TestInterruptFinishesInFlightAndReports(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2, OnPlanDone: func(*PlanResult) { once.Do(cancel) }})
-	cs, err := r.Plan(ctx, plans)
+	_, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	s := rep.Summary()
 	if !rep.Interrupted || s.PlansNotApplied == 0 || s.PlansCreated == 0 {
 		t.Fatalf("interrupted=%v summary %+v", rep.Interrupted, s)
@@ -410,18 +406,18 @@ func TestRecreateOnDateChange(t *testing.T) {
 		return []*InputPlan{inPlan("", "P", "2025-09-01", "2027-08-31", "", map[string]int64{amt: 1})}
 	}
 	cs, rep := run(t, w, in(), RunOptions{})
-	if cs.Plans[0].Action != ActionFailed || rep.OK() {
+	if cs.Plans[0].Action != actionFailed || rep.OK() {
 		t.Fatal("date change must fail without the flag")
 	}
 	cs, rep = run(t, w, in(), RunOptions{Diff: DiffOptions{RecreateOnDateChange: true}})
-	if cs.Plans[0].Action != ActionRecreate || !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
+	if cs.Plans[0].Action != actionRecreate || !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
 		t.Fatalf("recreate: %s %v", cs.Plans[0].Action, rep.Plans[0].Err)
 	}
 	if len(w.acme.plans) != 1 {
 		t.Fatalf("%d plans after recreate", len(w.acme.plans))
 	}
 	for id, p := range w.acme.plans {
-		if id != rep.Plans[0].PlanID || p.EndDate != MustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 1 {
+		if id != rep.Plans[0].PlanID || p.EndDate != mustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 1 {
 			t.Errorf("recreated plan %+v", p)
 		}
 	}

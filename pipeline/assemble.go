@@ -113,9 +113,9 @@ func NewAssembler(cat *Catalog) *Assembler {
 				}
 				t.levels = append(t.levels, name)
 			}
-			t.totalI, t.grandI, t.tempI = cat.Index(t.total), cat.Index(t.grand), cat.Index(t.temp)
+			t.totalI, t.grandI, t.tempI = cat.indexOf(t.total), cat.indexOf(t.grand), cat.indexOf(t.temp)
 			for _, name := range t.levels {
-				t.levelsI = append(t.levelsI, cat.Index(name))
+				t.levelsI = append(t.levelsI, cat.indexOf(name))
 			}
 			a.totals = append(a.totals, t)
 		}

@@ -54,7 +54,7 @@ func (a *Assembler) checkDates(acc *asmPlan) bool {
 	if !p.StartDate.IsZero() && p.StartDate.Before(EarliestStart) {
 		a.errorf(a.fieldOrigin(acc, ColStartDate), p.StartDate.String(), "start_date %s is before %s, the earliest start the service accepts", p.StartDate, EarliestStart)
 	}
-	if !p.EndDate.IsZero() && p.EndDate.After(LatestEnd) {
+	if !p.EndDate.IsZero() && p.EndDate.after(LatestEnd) {
 		a.warnf(a.fieldOrigin(acc, ColEndDate), p.EndDate.String(), "end_date %s is after %s; the service will clamp the plan's end to %s", p.EndDate, LatestEnd, LatestEnd)
 	}
 	if !p.StartDate.IsZero() && !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
@@ -143,11 +143,11 @@ func (a *Assembler) targetYearFits(p *InputPlan, t *InputTarget, first Financial
 }
 
 // skippedYearsWarning warns when a plan without plan_id, which may be new,
-// skips a financial year inside its dates (SkippedYears): were it created,
+// skips a financial year inside its dates (skippedYears): were it created,
 // the service would fill the year itself. Only diff and apply know whether
 // the plan is on the service; they note it for the plans they create.
 func (a *Assembler) skippedYearsWarning(p *InputPlan) {
-	skipped := SkippedYears(p)
+	skipped := skippedYears(p)
 	if len(skipped) == 0 {
 		return
 	}
@@ -223,11 +223,11 @@ func (a *Assembler) domainWarnings(p *InputPlan) {
 			if fast && (td.set[i>>6]&ad.set[i>>6]&(uint64(1)<<(uint(i)&63)) == 0 || td.small[i] <= ad.small[i]) {
 				continue
 			}
-			d, okD := t.Counters.Get(i)
+			d, okD := t.Counters.get(i)
 			if !okD {
 				continue
 			}
-			n, okA := all.Counters.Get(i)
+			n, okA := all.Counters.get(i)
 			if okA && d > n {
 				a.warnKind("disabled above all employees", t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
 			}
@@ -239,14 +239,14 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 	// Targets read here have the Assembler's catalog; look counters up by
 	// their index in it rather than by name.
 	c := t.Counters
-	if c.Catalog() != a.cat {
-		c, _ = CountersIn(a.cat, c.Map()) // (not reached: Add makes every target's counters)
+	if c.catalog() != a.cat {
+		c, _ = countersIn(a.cat, c.Map()) // (not reached: Add makes every target's counters)
 	}
 	get := func(_ string, i int) (int64, bool) {
 		if i < 0 {
 			return 0, false
 		}
-		return c.Get(i)
+		return c.get(i)
 	}
 	for i := range a.totals {
 		tn := &a.totals[i]
@@ -271,14 +271,14 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 	}
 }
 
-// MissingCompany says where a plan without a company identifier should
+// missingCompany says where a plan without a company identifier should
 // name one and what to fill in. On a grid sheet that is the company block
 // the reader found (CompanyCell, "A6:B8": the "Company VAT number",
 // "Company registration number" and "Company ID number" labels and the
 // value cells beside them); in a table, the company columns of the plan's
 // row.
-func MissingCompany(p *InputPlan) (Origin, string) {
-	c := p.CompanyCell
+func missingCompany(p *InputPlan) (Origin, string) {
+	c := p.companyCell
 	if c.Cell == "" {
 		return p.Origin, "fill in company_vat_number, company_registration_number or company_id_number"
 	}
@@ -294,7 +294,7 @@ func MissingCompany(p *InputPlan) (Origin, string) {
 			to, from, "Company VAT number", "Company registration number", "Company ID number")
 	default:
 		return c, fmt.Sprintf("fill in the company's VAT number, registration number or ID number in the value cells %s, beside the labels %q, %q and %q in %s",
-			CellRef(vc, lr)+":"+CellRef(vc, vr), "Company VAT number", "Company registration number", "Company ID number", CellRef(lc, lr)+":"+CellRef(lc, vr))
+			cellRef(vc, lr)+":"+cellRef(vc, vr), "Company VAT number", "Company registration number", "Company ID number", cellRef(lc, lr)+":"+cellRef(lc, vr))
 	}
 }
 

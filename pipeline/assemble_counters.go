@@ -13,7 +13,7 @@ import (
 // on its sheet (grid cells) by CellPlaces; only the rest get an Origin
 // each.
 func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlaces, CounterColumns) {
-	cs := asmCounterState{counters: NewCounters(a.cat), row: rec.Origin.Row}
+	cs := asmCounterState{counters: newCounters(a.cat), row: rec.Origin.Row}
 	cs.columns, cs.known = a.tableColumns(rec.Origin)
 	if len(rec.Counters) == 0 {
 		// (A reader that gives Counters puts no counter in Cells.)
@@ -34,8 +34,7 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlac
 			cc, memo := &rec.Counters[i], &a.memo[i]
 			if memo.seen && asmSame(memo.name, cc.Name) {
 				// counter's usual case, inline: a cell of a known
-				// column, blank or plain digits, on the record's row
-				// (asmInPlainColumn, written out).
+				// column, blank or plain digits, on the record's row.
 				c := &cc.Cell
 				if c.Kind == CellBlank {
 					continue
@@ -44,7 +43,7 @@ func (a *Assembler) counters(rec Record) (Counters, map[string]Origin, *CellPlac
 					o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
 					asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header) {
 					if n, ok := valPlainDigits(c.Text); ok {
-						cs.counters.Set(memo.index, n)
+						cs.counters.set(memo.index, n)
 						continue
 					}
 				}
@@ -107,7 +106,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		var col Origin
 		col, seen = cs.columns[name] // a name in columns is in the catalog
 		prev = &col
-		index = a.cat.Index(name)
+		index = a.cat.indexOf(name)
 		if memo != nil {
 			*memo = asmCounterMemo{name: name, index: index, seen: seen}
 			if seen {
@@ -148,7 +147,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	if !set {
 		return
 	}
-	cs.counters.Set(index, n)
+	cs.counters.set(index, n)
 	o := &c.Origin // asmOriginOf's, without copying the usual cell's
 	if o.File == "" || o.Header == "" {
 		oc := asmOriginOf(*c, *rec, name)
@@ -171,7 +170,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	}
 	if p, ok := asmPlaceOf(o, &rec.Origin, name); ok {
 		if cs.places == nil {
-			cs.places = &CellPlaces{cat: a.cat, at: make([]CellPlace, a.cat.Len())}
+			cs.places = &CellPlaces{cat: a.cat, at: make([]cellPlace, a.cat.Len())}
 		}
 		cs.places.at[index] = p
 		return
@@ -182,22 +181,22 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	cs.cells[name] = asmKeep(*o)
 }
 
-// asmPlaceOf returns o, the origin of counter name, as a CellPlace when
+// asmPlaceOf returns o, the origin of counter name, as a cellPlace when
 // that and the name say all of it: a cell headed by the name (as
 // asmOriginOf heads it) on the sheet of the record's origin (a grid cell),
 // whose Cell, when set, is its row and column's.
-func asmPlaceOf(o, rec *Origin, name string) (CellPlace, bool) {
+func asmPlaceOf(o, rec *Origin, name string) (cellPlace, bool) {
 	if o.Header != name || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
 		o.File != rec.File || o.Sheet != rec.Sheet {
-		return CellPlace{}, false
+		return cellPlace{}, false
 	}
 	if o.Cell != "" {
 		var buf [24]byte
 		if string(strconv.AppendInt(appendColumnLetters(buf[:0], o.Column), int64(o.Row), 10)) != o.Cell {
-			return CellPlace{}, false
+			return cellPlace{}, false
 		}
 	}
-	return CellPlace{Row: int32(o.Row), Column: int32(o.Column)}, true
+	return cellPlace{row: int32(o.Row), column: int32(o.Column)}, true
 }
 
 // tableColumns returns the CounterColumns of the table (file and sheet)
@@ -235,13 +234,6 @@ func asmInColumn(o, col *Origin, row int, rowSuffix []byte) bool {
 	// col.Cell holds letters only (columnOf made it): o.Cell must be
 	// those letters and the row.
 	return len(o.Cell) == len(col.Cell)+len(rowSuffix) && o.Cell[:len(col.Cell)] == col.Cell && o.Cell[len(col.Cell):] == string(rowSuffix)
-}
-
-// asmInPlainColumn is asmInColumn for a cell without a cell reference (a
-// CSV cell) and a column without one: false may still be in the column.
-func asmInPlainColumn(o, col *Origin, row int) bool {
-	return o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
-		asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header)
 }
 
 // asmSame reports whether a == b, at once when they are the same string

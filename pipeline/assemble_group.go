@@ -66,12 +66,12 @@ func (a *Assembler) planKey(rec *Record, v *asmRowValues) (PlanKey, bool) {
 	case v.planIDBad:
 		return PlanKey{}, false
 	case v.planID != 0:
-		return PlanKey{PlanID: v.planID}, true
+		return PlanKey{planID: v.planID}, true
 	case v.nameBad:
 		return PlanKey{}, false
 	case v.name == "":
 		o := rec.Origin
-		if c, ok := rec.Cell(ColPlanName); ok {
+		if c, ok := rec.cell(ColPlanName); ok {
 			o = asmOriginOf(c, *rec, ColPlanName)
 		}
 		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
@@ -79,7 +79,7 @@ func (a *Assembler) planKey(rec *Record, v *asmRowValues) (PlanKey, bool) {
 	case v.startBad:
 		return PlanKey{}, false
 	default:
-		return PlanKey{Account: v.account, Company: v.company, Name: v.name, StartDate: v.start}, true
+		return PlanKey{account: v.account, company: v.company, name: v.name, startDate: v.start}, true
 	}
 }
 
@@ -100,8 +100,8 @@ func (a *Assembler) planFor(key PlanKey, rec *Record) *asmPlan {
 // reporting a value that disagrees with an earlier row of the plan.
 func (a *Assembler) mergePlanFields(acc *asmPlan, rec *Record, v *asmRowValues) {
 	acc.endBad = acc.endBad || v.endBad
-	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
-		acc.plan.CompanyCell = asmKeep(v.companyAt)
+	if acc.plan.companyCell.Cell == "" && v.companyAt.Cell != "" {
+		acc.plan.companyCell = asmKeep(v.companyAt)
 	}
 	for i, col := range asmPlanColumns {
 		if !v.givenSet[i] {
@@ -110,7 +110,7 @@ func (a *Assembler) mergePlanFields(acc *asmPlan, rec *Record, v *asmRowValues) 
 		val := v.given[i]
 		if value, place, set := acc.field(i); set {
 			if !asmSameField(col, value, val) {
-				c, _ := rec.Cell(col)
+				c, _ := rec.cell(col)
 				o := asmOriginOf(c, *rec, col)
 				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, Excerpt(value), asmRef(place.origin(), o), Excerpt(val), col)
 			}
@@ -126,7 +126,7 @@ func (a *Assembler) mergePlanFields(acc *asmPlan, rec *Record, v *asmRowValues) 
 // record's value, and keeps the place of its cell.
 func (a *Assembler) setPlanField(acc *asmPlan, rec *Record, v *asmRowValues, i int, val string) {
 	col := asmPlanColumns[i]
-	c, _ := rec.Cell(col)
+	c, _ := rec.cell(col)
 	pl := a.place(asmOriginOf(c, *rec, col), rec.Origin.Row, "")
 	p := acc.plan
 	if p.fieldPlaces == nil {
@@ -139,7 +139,7 @@ func (a *Assembler) setPlanField(acc *asmPlan, rec *Record, v *asmRowValues, i i
 		p.PlanID = v.planID
 	case ColAccount:
 		p.Account = val
-		p.AccountOrigin = p.fieldPlaces[i].origin()
+		p.accountOrigin = p.fieldPlaces[i].origin()
 	case ColCompanyVAT:
 		p.Company.VAT = val
 	case ColCompanyRegistration:
@@ -160,23 +160,23 @@ func (a *Assembler) setPlanField(acc *asmPlan, rec *Record, v *asmRowValues, i i
 }
 
 // planIndexKey encodes k as byKey's key. Rows are one plan by the rules
-// matching uses: the company identifiers as SameIdentifier compares them
+// matching uses: the company identifiers as sameIdentifier compares them
 // (IdentifierKey: "2011/004512/07" is "2011-004512-07"), the account and
-// plan names as SameName does (NameKey). Each string ends in 0xff, a byte
+// plan names as sameName does (nameKey). Each string ends in 0xff, a byte
 // no key holds (the keys are UTF-8), so that no two keys encode alike. The
 // bytes are the assembler's buffer, valid until the next call. (A PlanKey
 // is 112 bytes; the usual key is a third of that, and a table of 10,000
 // plans holds 10,000 of them until the read ends.)
 func (a *Assembler) planIndexKey(k PlanKey) []byte {
-	b := binary.AppendVarint(a.keyBuf[:0], k.PlanID)
-	b = append(appendNameKey(b, k.Account), 0xff)
-	for _, s := range [...]string{k.Company.VAT, k.Company.Registration, k.Company.IDNumber} {
+	b := binary.AppendVarint(a.keyBuf[:0], k.planID)
+	b = append(appendNameKey(b, k.account), 0xff)
+	for _, s := range [...]string{k.company.VAT, k.company.Registration, k.company.IDNumber} {
 		b = append(appendIdentifierKey(b, s), 0xff)
 	}
-	b = append(appendNameKey(b, k.Name), 0xff)
-	b = binary.AppendVarint(b, int64(k.StartDate.Year))
-	b = binary.AppendVarint(b, int64(k.StartDate.Month))
-	b = binary.AppendVarint(b, int64(k.StartDate.Day))
+	b = append(appendNameKey(b, k.name), 0xff)
+	b = binary.AppendVarint(b, int64(k.startDate.Year))
+	b = binary.AppendVarint(b, int64(k.startDate.Month))
+	b = binary.AppendVarint(b, int64(k.startDate.Day))
 	a.keyBuf = b
 	return b
 }
@@ -191,7 +191,7 @@ func (a *Assembler) planIndexKey(k PlanKey) []byte {
 // of pointers, rather than a map of every plan), so that each plan meets
 // the earlier plans of its group in the order they were read.
 func (a *Assembler) splitPlans() {
-	// Each plan with its name as SameName compares it (NameKey).
+	// Each plan with its name as sameName compares it (nameKey).
 	type named struct {
 		key string
 		p   *InputPlan
@@ -199,14 +199,14 @@ func (a *Assembler) splitPlans() {
 	plans := make([]named, 0, len(a.plans))
 	for _, acc := range a.plans {
 		if p := acc.plan; p.Name != "" && !p.StartDate.IsZero() {
-			plans = append(plans, named{NameKey(p.Name), p})
+			plans = append(plans, named{nameKey(p.Name), p})
 		}
 	}
 	same := func(p, q named) int {
 		if c := strings.Compare(p.key, q.key); c != 0 {
 			return c
 		}
-		return p.p.StartDate.Compare(q.p.StartDate)
+		return p.p.StartDate.compare(q.p.StartDate)
 	}
 	slices.SortStableFunc(plans, same)
 	for i := 0; i < len(plans); {
@@ -232,15 +232,15 @@ func (a *Assembler) splitPlans() {
 }
 
 // asmCompatible reports whether two sets of company identifiers can name
-// the same company: no identifier given in both differs (SameIdentifier).
+// the same company: no identifier given in both differs (sameIdentifier).
 func asmCompatible(a, b CompanyIDs) bool {
-	same := func(x, y string) bool { return x == "" || y == "" || SameIdentifier(x, y) }
+	same := func(x, y string) bool { return x == "" || y == "" || sameIdentifier(x, y) }
 	return same(a.VAT, b.VAT) && same(a.Registration, b.Registration) && same(a.IDNumber, b.IDNumber)
 }
 
 // asmSameField reports whether two rows of one plan give the same value
-// for the plan column col: company identifiers as SameIdentifier compares
-// them and the account as SameName does (the rules the plan's key and
+// for the plan column col: company identifiers as sameIdentifier compares
+// them and the account as sameName does (the rules the plan's key and
 // apply's routing use, so two spellings of one identifier are one plan,
 // not a disagreement); any other column exactly, since its text is what
 // is sent (two spellings of a plan name would leave it to chance which
@@ -251,7 +251,7 @@ func asmSameField(col, x, y string) bool {
 
 // PlanColumnKey is the text by which the value of plan column col groups
 // rows into plans: a company identifier's IdentifierKey (when it has a
-// letter or digit), the account's NameKey, any other column's text trimmed
+// letter or digit), the account's nameKey, any other column's text trimmed
 // (it is sent as it is). A reader that gathers lines into records (the
 // long layout) keys them by it, as the assembler keys plans.
 func PlanColumnKey(col, value string) string {
@@ -261,7 +261,7 @@ func PlanColumnKey(col, value string) string {
 			return k
 		}
 	case ColAccount:
-		return NameKey(value)
+		return nameKey(value)
 	}
 	return strings.TrimSpace(value)
 }

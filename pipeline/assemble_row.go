@@ -73,11 +73,11 @@ func (a *Assembler) cellError(rec *Record, c Cell, col, format string, args ...a
 
 // readPlanID reads the record's plan_id.
 func (a *Assembler) readPlanID(rec *Record, v *asmRowValues) {
-	c, ok := rec.Cell(ColPlanID)
+	c, ok := rec.cell(ColPlanID)
 	if !ok {
 		return
 	}
-	n, set, err := IntegerValue(c)
+	n, set, err := integerValue(c)
 	switch {
 	case err != nil:
 		a.cellError(rec, c, ColPlanID, "plan_id must be the whole-number id of an existing plan: %v", err)
@@ -95,11 +95,11 @@ func (a *Assembler) readPlanID(rec *Record, v *asmRowValues) {
 // name.
 func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
 	for _, col := range []string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName} {
-		c, ok := rec.Cell(col)
+		c, ok := rec.cell(col)
 		if !ok {
 			continue
 		}
-		s, set, err := TextValue(c)
+		s, set, err := textValue(c)
 		if err != nil {
 			a.cellError(rec, c, col, "%s: %v", col, err)
 			if col == ColPlanName {
@@ -114,14 +114,14 @@ func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
 			continue
 		}
 		if col != ColAccount && col != ColPlanName && IdentifierKey(s) == "" {
-			// "-" or "/" in a company column: no identifier (SameIdentifier).
+			// "-" or "/" in a company column: no identifier (sameIdentifier).
 			a.noIdentifierWarning(c, col, s)
 			if v.companyAt.Cell == "" && c.Origin.Cell != "" {
 				v.companyAt = c.Origin
 			}
 			continue
 		}
-		if max := MaxTextLen(col); utf8.RuneCountInString(s) > max {
+		if max := maxTextLen(col); utf8.RuneCountInString(s) > max {
 			// The value is still read, so that the row's other checks
 			// speak of it; the error keeps it from being sent.
 			a.cellError(rec, c, col, "%s is %d characters long; at most %d are allowed", col, utf8.RuneCountInString(s), max)
@@ -148,13 +148,13 @@ func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
 // readDates reads the record's start_date and end_date.
 func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 	for k, col := range []string{ColStartDate, ColEndDate} {
-		c, ok := rec.Cell(col)
+		c, ok := rec.cell(col)
 		if !ok {
 			continue
 		}
 		memo := &a.lastDates[k]
 		if c.Kind == CellText && memo.s != "" && c.Text == memo.text {
-			// DateValue of a text cell depends on its text alone.
+			// dateValue of a text cell depends on its text alone.
 			v.give(col, memo.s)
 			if col == ColStartDate {
 				v.start = memo.d
@@ -163,7 +163,7 @@ func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 			}
 			continue
 		}
-		d, set, err := DateValue(c)
+		d, set, err := dateValue(c)
 		if err != nil {
 			a.cellError(rec, c, col, "%s: %v", col, err)
 			if col == ColStartDate {
@@ -191,16 +191,16 @@ func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 
 // readSector reads the record's sector, one of the 18 sector values.
 func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
-	c, ok := rec.Cell(ColSector)
+	c, ok := rec.cell(ColSector)
 	if !ok {
 		return
 	}
-	s, set, err := TextValue(c)
+	s, set, err := textValue(c)
 	switch {
 	case err != nil:
 		a.cellError(rec, c, ColSector, "sector: %v", err)
 	case set:
-		if exact, sugg, found := NormalizeSector(s); found {
+		if exact, sugg, found := normalizeSector(s); found {
 			v.sector = exact
 			v.give(ColSector, exact)
 		} else {
@@ -212,18 +212,18 @@ func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
 
 // readScorecard reads the record's scorecard_id.
 func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
-	c, ok := rec.Cell(ColScorecardID)
+	c, ok := rec.cell(ColScorecardID)
 	if !ok {
 		return
 	}
-	s, set, err := TextValue(c)
+	s, set, err := textValue(c)
 	switch {
 	case err != nil:
 		a.cellError(rec, c, ColScorecardID, "scorecard_id: %v", err)
 	case set && !strings.HasPrefix(s, "scorecard_"):
 		a.cellError(rec, c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
-	case set && utf8.RuneCountInString(s) > MaxTextLen(ColScorecardID):
-		a.cellError(rec, c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), MaxTextLen(ColScorecardID))
+	case set && utf8.RuneCountInString(s) > maxTextLen(ColScorecardID):
+		a.cellError(rec, c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), maxTextLen(ColScorecardID))
 	case set:
 		v.scorecard = s
 		v.give(ColScorecardID, s)
@@ -233,10 +233,10 @@ func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
 // readYear reads the record's year_number and financial_year and returns
 // the places of their cells.
 func (a *Assembler) readYear(rec *Record, v *asmRowValues) (yearPlace, fyPlace asmPlace) {
-	if c, ok := rec.Cell(ColYearNumber); ok && !asmIsBlank(c) {
+	if c, ok := rec.cell(ColYearNumber); ok && !asmIsBlank(c) {
 		v.yearGiven = true
 		yearPlace = a.place(asmOriginOf(c, *rec, ColYearNumber), rec.Origin.Row, asmCellText(c))
-		n, _, err := IntegerValue(c)
+		n, _, err := integerValue(c)
 		switch {
 		case err != nil:
 			a.cellError(rec, c, ColYearNumber, "year_number: %v; write 1 for the plan's first financial year, 2 for the second, and so on", err)
@@ -246,10 +246,10 @@ func (a *Assembler) readYear(rec *Record, v *asmRowValues) (yearPlace, fyPlace a
 			v.yearNumber = int(n)
 		}
 	}
-	if c, ok := rec.Cell(ColFinancialYear); ok && !asmIsBlank(c) {
+	if c, ok := rec.cell(ColFinancialYear); ok && !asmIsBlank(c) {
 		v.yearGiven = true
 		fyPlace = a.place(asmOriginOf(c, *rec, ColFinancialYear), rec.Origin.Row, asmCellText(c))
-		fy, _, err := FinancialYearValue(c)
+		fy, _, err := financialYearValue(c)
 		if err != nil {
 			a.cellError(rec, c, ColFinancialYear, "financial_year: %v", err)
 		} else {
@@ -261,15 +261,15 @@ func (a *Assembler) readYear(rec *Record, v *asmRowValues) (yearPlace, fyPlace a
 
 // readTargetType reads the record's target_type.
 func (a *Assembler) readTargetType(rec *Record, v *asmRowValues) {
-	c, ok := rec.Cell(ColTargetType)
+	c, ok := rec.cell(ColTargetType)
 	if !ok || asmIsBlank(c) {
 		return
 	}
 	v.typeGiven = true
-	s, _, err := TextValue(c)
+	s, _, err := textValue(c)
 	if err != nil {
 		a.cellError(rec, c, ColTargetType, "target_type: %v", err)
-	} else if exact, sugg, found := NormalizeTargetType(s); found {
+	} else if exact, sugg, found := normalizeTargetType(s); found {
 		v.targetType = exact
 	} else {
 		a.cellError(rec, c, ColTargetType, "%q is not a target type; write all_employees or disabled_employees", Excerpt(s))
@@ -281,16 +281,16 @@ func (a *Assembler) readTargetType(rec *Record, v *asmRowValues) {
 func (a *Assembler) requireYearAndType(rec *Record, v *asmRowValues) {
 	if !v.typeGiven {
 		o := rec.Origin
-		if c, ok := rec.Cell(ColTargetType); ok {
+		if c, ok := rec.cell(ColTargetType); ok {
 			o = asmOriginOf(c, *rec, ColTargetType)
 		}
 		a.errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
 	}
 	if !v.yearGiven {
 		o := rec.Origin
-		if c, ok := rec.Cell(ColYearNumber); ok {
+		if c, ok := rec.cell(ColYearNumber); ok {
 			o = asmOriginOf(c, *rec, ColYearNumber)
-		} else if c, ok := rec.Cell(ColFinancialYear); ok {
+		} else if c, ok := rec.cell(ColFinancialYear); ok {
 			o = asmOriginOf(c, *rec, ColFinancialYear)
 		}
 		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
@@ -322,7 +322,7 @@ func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
 
 // noIdentifierWarning says, once per text, column and file, that a
 // company identifier cell holding no letter or digit ("-", "/") is read as
-// blank: such a text identifies no company (SameIdentifier), so it is
+// blank: such a text identifies no company (sameIdentifier), so it is
 // neither part of the plan's key nor sent to the company lookup.
 func (a *Assembler) noIdentifierWarning(c Cell, col, s string) {
 	o := c.Origin

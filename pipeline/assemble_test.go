@@ -46,7 +46,7 @@ func wantProblem(t *testing.T, ps Problems, sev Severity, substr string) Problem
 
 func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 	n := "number_of_african_male_top_managers"
-	plans, ps := Assemble([]Record{
+	plans, ps := assemble([]Record{
 		newPlanRow(2, "1", "all_employees", n, "3"),
 		newPlanRow(3, "1", "Disabled_Employees", n, "1"),
 		newPlanRow(4, "2", "all_employees", n, ""),
@@ -59,7 +59,7 @@ func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 		t.Fatalf("got %d plans", len(plans))
 	}
 	p := plans[0]
-	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != MustDate("2025-09-01") || len(p.Targets) != 3 {
+	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != mustDate("2025-09-01") || len(p.Targets) != 3 {
 		t.Fatalf("plan = %+v", p)
 	}
 	if tg := p.Targets[1]; tg.TargetType != TargetDisabled || tg.Counters.Map()[n] != 1 || tg.YearNumber != 1 || tg.FinancialYear != 2025 {
@@ -77,7 +77,7 @@ func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 }
 
 func TestAssembleConflictsAndDuplicates(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		row("a.csv", 2, ColPlanID, "5", ColSector, "Construction", ColYearNumber, "1", ColTargetType, "all_employees"),
 		row("b.csv", 7, ColPlanID, "5", ColSector, "Education", ColYearNumber, "1", ColTargetType, "all_employees"),
 	}, nil)
@@ -92,7 +92,7 @@ func TestAssembleConflictsAndDuplicates(t *testing.T) {
 }
 
 func TestAssembleDuplicateAcrossYearForms(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		newPlanRow(2, "1", "all_employees"),
 		row("a.csv", 3, ColCompanyVAT, "4012345678", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColFinancialYear, "2025/2026", ColTargetType, "all_employees"),
 	}, nil)
@@ -100,7 +100,7 @@ func TestAssembleDuplicateAcrossYearForms(t *testing.T) {
 }
 
 func TestAssemblePlanDates(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		row("a.csv", 2, ColPlanName, "Early", ColStartDate, "2025-08-31", ColEndDate, "2031-01-01", ColYearNumber, "1", ColTargetType, "all_employees"),
 		row("a.csv", 3, ColPlanName, "Backwards", ColStartDate, "2027-01-01", ColEndDate, "2026-01-01", ColYearNumber, "1", ColTargetType, "all_employees"),
 		row("a.csv", 4, ColPlanName, "NoDates", ColYearNumber, "1", ColTargetType, "all_employees"),
@@ -116,7 +116,7 @@ func TestAssemblePlanDates(t *testing.T) {
 // but invalid gets one error, at the end date's cell, not a second one
 // saying the plan needs an end date (the errors are the planted cells).
 func TestAssembleInvalidEndDateOnce(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		row("a.csv", 2, ColPlanName, "Slashed", ColStartDate, "2026-09-01", ColEndDate, "31/08/2029", ColYearNumber, "1", ColTargetType, "all_employees"),
 		row("a.csv", 3, ColPlanName, "Slashed", ColStartDate, "2026-09-01", ColEndDate, "", ColYearNumber, "2", ColTargetType, "all_employees"),
 	}, nil)
@@ -127,7 +127,7 @@ func TestAssembleInvalidEndDateOnce(t *testing.T) {
 
 func TestAssembleYearsOutsidePlan(t *testing.T) {
 	base := []string{ColPlanName, "Short", ColStartDate, "2026-03-01", ColEndDate, "2027-02-28", ColTargetType, "all_employees"}
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		row("a.csv", 2, append(base, ColYearNumber, "3")...),
 		row("a.csv", 3, append(base, ColFinancialYear, "2024/25")...),
 		row("a.csv", 4, append(base, ColYearNumber, "1", ColFinancialYear, "2026/27")...),
@@ -158,7 +158,7 @@ func TestAssembleYearsOutsidePlan(t *testing.T) {
 		}
 	}
 	// The same written otherwise (a year number with spaces) keeps its text.
-	_, ps = Assemble([]Record{row("a.csv", 2, append(base, ColYearNumber, " 3 ")...)}, nil)
+	_, ps = assemble([]Record{row("a.csv", 2, append(base, ColYearNumber, " 3 ")...)}, nil)
 	if p := wantProblem(t, ps, Error, "year_number 3 is outside"); p.Value != " 3 " || p.Origin.Row != 2 {
 		t.Errorf("year written with spaces: %+v, value %q", p.Origin, p.Value)
 	}
@@ -182,7 +182,7 @@ func TestAssembleDomainWarnings(t *testing.T) {
 	grand, _ := cat.Counter("indian", "female", "grand_total_employees")
 	all = append(all, total, "12", temp, "1", grand, "14")
 	dis = append(dis, total, "3")
-	_, ps := Assemble([]Record{newPlanRow(2, "1", "all_employees", all...), newPlanRow(3, "1", "disabled_employees", dis...)}, cat)
+	_, ps := assemble([]Record{newPlanRow(2, "1", "all_employees", all...), newPlanRow(3, "1", "disabled_employees", dis...)}, cat)
 	if ps.HasErrors() {
 		t.Fatalf("errors:\n%s", messages(ps))
 	}
@@ -195,14 +195,14 @@ func TestAssembleDomainWarnings(t *testing.T) {
 		t.Errorf("totals that add up must not warn:\n%s", messages(ps))
 	}
 	// A total with a part missing is not checked.
-	_, ps = Assemble([]Record{newPlanRow(2, "1", "all_employees", total, "99", all[0], "1")}, cat)
+	_, ps = assemble([]Record{newPlanRow(2, "1", "all_employees", total, "99", all[0], "1")}, cat)
 	if len(ps) != 0 {
 		t.Errorf("partial totals warned:\n%s", messages(ps))
 	}
 }
 
 func TestAssembleRowProblems(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		row("a.csv", 2, ColPlanName, "X", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColTargetType, "all_employees", "number_of_nobody_male_top_managers", "1"),
 		row("a.csv", 3, ColPlanName, "X", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "2", "number_of_nobody_male_top_managers", "1"),
 		row("a.csv", 4, ColYearNumber, "1", ColTargetType, "all_employees"),
@@ -231,7 +231,7 @@ func TestAssembleRowProblems(t *testing.T) {
 // to be routed; an account column naming no configured account is an
 // error naming the configured ones.
 func TestCheckRoutingNeedsCompanyAccountOrPlanID(t *testing.T) {
-	plans, _ := Assemble([]Record{
+	plans, _ := assemble([]Record{
 		newPlanRow(2, "1", "all_employees"),
 		row("a.csv", 3, ColPlanID, "4", ColYearNumber, "1", ColTargetType, "all_employees"),
 		row("a.csv", 4, ColPlanName, "No route", ColStartDate, "2025-09-01", ColYearNumber, "1", ColTargetType, "all_employees"),
@@ -268,7 +268,7 @@ func TestAssembleLostLeadingZero(t *testing.T) {
 	c.Kind, c.Number, c.Text = CellNumber, 412345678, "412345678"
 	r.Cells[ColCompanyVAT] = c
 	r.Cells[ColCompanyIDNumber] = Cell{Kind: CellNumber, Number: 12345678901, Text: "0012345678901", Origin: Origin{File: "a.csv", Row: 2, Column: 9}}
-	plans, ps := Assemble([]Record{r}, nil)
+	plans, ps := assemble([]Record{r}, nil)
 	w := wantProblem(t, ps, Warning, "has 9 digits, but these numbers have 10")
 	if w.Origin.Header != ColCompanyVAT || len(ps) != 1 {
 		t.Errorf("want one warning on the VAT cell (the padded ID number is fine):\n%s", messages(ps))
@@ -279,7 +279,7 @@ func TestAssembleLostLeadingZero(t *testing.T) {
 }
 
 func TestAssembleSplitPlan(t *testing.T) {
-	_, ps := Assemble([]Record{
+	_, ps := assemble([]Record{
 		newPlanRow(2, "1", "all_employees"),
 		row("a.csv", 3, ColCompanyVAT, "4012345678", ColCompanyRegistration, "2009/012345/07", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "disabled_employees"),
 		row("a.csv", 4, ColCompanyVAT, "4099999999", ColPlanName, "Acme", ColStartDate, "2025-09-01", ColEndDate, "2030-08-31", ColYearNumber, "1", ColTargetType, "all_employees"),
@@ -291,4 +291,14 @@ func TestAssembleSplitPlan(t *testing.T) {
 	if ps.Count(Error) != 1 {
 		t.Errorf("a plan of another company with the same name is not the same plan:\n%s", messages(ps))
 	}
+}
+
+// assemble feeds records one at a time to an Assembler, as the readers
+// do, and returns what it finished with.
+func assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
+	a := NewAssembler(cat)
+	for _, r := range records {
+		a.Add(r)
+	}
+	return a.Finish()
 }

@@ -100,10 +100,10 @@ var defaultCatalog = func() *Catalog {
 // 2 genders x 9 levels = 90 counters, ordered by level, then race, then gender.
 func DefaultCatalog() *Catalog { return defaultCatalog }
 
-// CatalogFromCounters returns a catalog of the counter names of a target the
+// catalogFromCounters returns a catalog of the counter names of a target the
 // server returned (the keys of its counters map), in a stable order: names
 // the default catalog knows in its order, then the others sorted.
-func CatalogFromCounters(counters map[string]int64) (*Catalog, error) {
+func catalogFromCounters(counters map[string]int64) (*Catalog, error) {
 	var known, extra []string
 	for n := range counters {
 		if strings.HasPrefix(n, CounterPrefix) {
@@ -125,10 +125,10 @@ func CatalogFromCounters(counters map[string]int64) (*Catalog, error) {
 	return NewCatalog(append(known, extra...))
 }
 
-// ReadCatalog reads a catalog: a JSON array of names, or text with one name a
+// readCatalog reads a catalog: a JSON array of names, or text with one name a
 // line (blank lines and lines starting with # are skipped; a CSV-like line
 // keeps its first field).
-func ReadCatalog(r io.Reader) (*Catalog, error) {
+func readCatalog(r io.Reader) (*Catalog, error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(64)
 	if strings.HasPrefix(strings.TrimLeft(string(head), " \t\r\n\ufeff"), "[") {
@@ -158,14 +158,14 @@ func ReadCatalog(r io.Reader) (*Catalog, error) {
 	return NewCatalog(names)
 }
 
-// LoadCatalog reads a catalog file (see ReadCatalog).
+// LoadCatalog reads a catalog file (see readCatalog).
 func LoadCatalog(path string) (*Catalog, error) {
 	f, err := openSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	defer f.Close()
-	c, err := ReadCatalog(f)
+	c, err := readCatalog(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -194,8 +194,8 @@ func (c *Catalog) Equal(o *Catalog) bool {
 // Has reports whether name is a counter of the catalog.
 func (c *Catalog) Has(name string) bool { _, ok := c.index[name]; return ok }
 
-// Index returns the position of name in the catalog, or -1.
-func (c *Catalog) Index(name string) int {
+// indexOf returns the position of name in the catalog, or -1.
+func (c *Catalog) indexOf(name string) int {
 	if i, ok := c.index[name]; ok {
 		return i
 	}

@@ -12,10 +12,10 @@ import (
 // and `eepipe reconcile` reports it cell by cell (CounterChange.Origin).
 type ChangeSet struct {
 	Plans []*PlanDiff `json:"plans"`
-	// Listed holds, per account name, the account's plans as listed (without
+	// listed holds, per account name, the account's plans as listed (without
 	// milestones) when Runner.Plan read them: reconcile uses it to find the
 	// plans only the service holds, without listing again.
-	Listed map[string][]Plan `json:"-"`
+	listed map[string][]Plan
 }
 
 // DiffSummary counts a ChangeSet.
@@ -33,28 +33,28 @@ type DiffSummary struct {
 func (cs *ChangeSet) Summary() DiffSummary {
 	var s DiffSummary
 	for _, d := range cs.Plans {
-		s.Add(d)
+		s.add(d)
 	}
 	return s
 }
 
-// Add counts one plan's diff into s.
-func (s *DiffSummary) Add(d *PlanDiff) {
+// add counts one plan's diff into s.
+func (s *DiffSummary) add(d *PlanDiff) {
 	switch d.Action {
 	case ActionCreate:
 		s.Create++
 	case ActionUpdate:
 		s.Update++
-	case ActionRecreate:
+	case actionRecreate:
 		s.Recreate++
 	case ActionUnchanged:
 		s.Unchanged++
-	case ActionFailed:
+	case actionFailed:
 		s.Failed++
 	}
 	if d.Action.Changes() {
-		s.TargetsToPatch += d.TargetsToPatch()
-		s.CountersToChange += d.CountersToChange()
+		s.TargetsToPatch += d.targetsToPatch()
+		s.CountersToChange += d.countersToChange()
 	}
 }
 
@@ -71,7 +71,7 @@ func (cs *ChangeSet) HasChanges() bool {
 // HasFailures reports whether any plan cannot be applied.
 func (cs *ChangeSet) HasFailures() bool {
 	for _, d := range cs.Plans {
-		if d.Action == ActionFailed {
+		if d.Action == actionFailed {
 			return true
 		}
 	}
@@ -121,12 +121,12 @@ func (cs *ChangeSet) Render(w io.Writer, opts RenderOptions) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	return RenderSummary(w, cs.Summary(), opts)
+	return renderSummary(w, cs.Summary(), opts)
 }
 
-// RenderSummary writes the closing lines of Render for a change set
+// renderSummary writes the closing lines of Render for a change set
 // counted in s.
-func RenderSummary(w io.Writer, s DiffSummary, opts RenderOptions) error {
+func renderSummary(w io.Writer, s DiffSummary, opts RenderOptions) error {
 	var b strings.Builder
 	if !opts.Unchanged && s.Unchanged > 0 {
 		fmt.Fprintf(&b, "(%d unchanged plans not listed)\n", s.Unchanged)
@@ -146,7 +146,7 @@ func RenderPlan(w io.Writer, d *PlanDiff, opts RenderOptions) error {
 }
 
 var actionSigns = map[Action]string{
-	ActionCreate: "+", ActionUpdate: "~", ActionRecreate: "-/+", ActionUnchanged: "=", ActionFailed: "!",
+	ActionCreate: "+", ActionUpdate: "~", actionRecreate: "-/+", ActionUnchanged: "=", actionFailed: "!",
 }
 
 func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
@@ -163,7 +163,7 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 	if len(where) > 0 {
 		fmt.Fprintf(b, " (%s)", strings.Join(where, ", "))
 	}
-	if d.Action == ActionFailed {
+	if d.Action == actionFailed {
 		fmt.Fprintf(b, ": %s\n", d.Reason)
 		if d.Input != nil && d.Input.Origin.File != "" {
 			fmt.Fprintf(b, "    in %s\n", d.Input.Origin)
@@ -171,18 +171,18 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		return
 	}
 	b.WriteByte('\n')
-	if d.Action == ActionRecreate {
+	if d.Action == actionRecreate {
 		fmt.Fprintf(b, "    %s\n", d.Reason)
 	}
-	if d.Create != nil && d.Create.ScorecardID != "" {
-		fmt.Fprintf(b, "    pre-filled from scorecard %s\n", d.Create.ScorecardID)
+	if d.create != nil && d.create.ScorecardID != "" {
+		fmt.Fprintf(b, "    pre-filled from scorecard %s\n", d.create.ScorecardID)
 	}
 	for _, f := range d.Fields {
 		if d.Action == ActionCreate {
-			fmt.Fprintf(b, "    %s: %s\n", f.Field, FieldValueText(f.New))
+			fmt.Fprintf(b, "    %s: %s\n", f.Field, fieldValueText(f.New))
 			continue
 		}
-		fmt.Fprintf(b, "    %s: %s -> %s", f.Field, FieldValueText(f.Old), FieldValueText(f.New))
+		fmt.Fprintf(b, "    %s: %s -> %s", f.Field, fieldValueText(f.Old), fieldValueText(f.New))
 		if f.Class != "" && f.Class != ClassNoHistory {
 			fmt.Fprintf(b, "  (%s)", f.Class.Words(f.Last.run()))
 		}
@@ -197,7 +197,7 @@ func renderPlan(b *strings.Builder, d *PlanDiff, opts RenderOptions) {
 		if len(t.Changes) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "    %s", t.Label())
+		fmt.Fprintf(b, "    %s", t.label())
 		if t.TargetID != 0 {
 			fmt.Fprintf(b, " (target %d)", t.TargetID)
 		}
@@ -257,7 +257,7 @@ func renderCounts(b *strings.Builder, d *PlanDiff) {
 	}
 	fmt.Fprintf(b, "    %s in %s", Plural(counters, "counter"), Plural(targets, "target"))
 	var notes []string
-	if prefill > 0 && d.Create != nil && d.Create.ScorecardID != "" {
+	if prefill > 0 && d.create != nil && d.create.ScorecardID != "" {
 		notes = append(notes, "the scorecard's prefill may already hold some of these values")
 	}
 	for _, c := range []ChangeClass{ClassFile, ClassService, ClassBoth} {
@@ -278,11 +278,11 @@ func renderCounts(b *strings.Builder, d *PlanDiff) {
 func (cs *ChangeSet) SameNameOtherStart() []string {
 	var out []string
 	for _, d := range cs.Plans {
-		if d.Action != ActionCreate || d.Create == nil || strings.TrimSpace(d.Create.Name) == "" {
+		if d.Action != ActionCreate || d.create == nil || strings.TrimSpace(d.create.Name) == "" {
 			continue
 		}
-		for _, p := range cs.Listed[d.Account] {
-			if SameName(p.Name, d.Create.Name) && p.StartDate != d.Create.StartDate {
+		for _, p := range cs.listed[d.Account] {
+			if sameName(p.Name, d.create.Name) && p.StartDate != d.create.StartDate {
 				out = append(out, fmt.Sprintf("%s will be created as a new plan, but account %s already has plan %d %q starting %s; "+
 					"a plan's dates cannot change: if the file means that plan, give its plan_id (then the date change fails, or is made with --recreate-on-date-change)",
 					d.Title(), d.Account, p.ID, p.Name, p.StartDate))

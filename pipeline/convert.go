@@ -23,7 +23,7 @@ func FromServer(p *Plan, company CompanyIDs) *InputPlan {
 				YearNumber:    m.YearNumber,
 				FinancialYear: fy,
 				TargetType:    t.TargetType,
-				Counters:      t.Counters.Clone(),
+				Counters:      t.Counters.clone(),
 			})
 		}
 	}

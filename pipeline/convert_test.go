@@ -4,13 +4,13 @@ import "testing"
 
 func TestFromServer(t *testing.T) {
 	p := &Plan{
-		ID: 7, Name: "P", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2027-08-31"), Sector: "Construction",
+		ID: 7, Name: "P", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31"), Sector: "Construction",
 		Milestones: []Milestone{
-			{ID: 1, YearNumber: 1, StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"), Targets: []Target{
+			{ID: 1, YearNumber: 1, StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"), Targets: []Target{
 				{ID: 11, TargetType: TargetAll, Counters: CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})},
 				{ID: 12, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{"number_of_african_male_top_managers": 0})},
 			}},
-			{ID: 2, YearNumber: 2, StartDate: MustDate("2026-09-01"), EndDate: MustDate("2027-08-31"), Targets: []Target{
+			{ID: 2, YearNumber: 2, StartDate: mustDate("2026-09-01"), EndDate: mustDate("2027-08-31"), Targets: []Target{
 				{ID: 21, TargetType: TargetAll, Counters: CountersOf(map[string]int64{"number_of_african_male_top_managers": 4})},
 			}},
 		},

@@ -36,9 +36,9 @@ type counterData struct {
 	bits  [2]uint64
 }
 
-// NewCounters returns Counters of cat (nil means the default catalog) with
+// newCounters returns Counters of cat (nil means the default catalog) with
 // every counter blank.
-func NewCounters(cat *Catalog) Counters {
+func newCounters(cat *Catalog) Counters {
 	if cat == nil {
 		cat = defaultCatalog
 	}
@@ -74,7 +74,7 @@ func (d *counterData) value(i int) int64 {
 // CountersOf returns the counters of m (name to value; every name is set).
 // Their catalog is the default one when it holds every name of m, else
 // the default catalog followed by m's other names sorted (see
-// CatalogFromCounters), so that no counter is lost. Names that are not
+// catalogFromCounters), so that no counter is lost. Names that are not
 // counter names (without the number_of_ prefix) are kept as well. A nil
 // map gives the zero Counters (no catalog), as a nil map stood for a
 // target that is not there.
@@ -88,21 +88,21 @@ func CountersOf(m map[string]int64) Counters {
 			extra = append(extra, name)
 		}
 	}
-	c := NewCounters(extendedCatalog(defaultCatalog, extra))
+	c := newCounters(extendedCatalog(defaultCatalog, extra))
 	for name, v := range m {
-		c.Set(c.d.cat.index[name], v)
+		c.set(c.d.cat.index[name], v)
 	}
 	return c
 }
 
-// CountersIn returns the counters of m in cat's layout, and the names of m
+// countersIn returns the counters of m in cat's layout, and the names of m
 // that cat does not have (sorted), which are left out.
-func CountersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
-	c := NewCounters(cat)
+func countersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
+	c := newCounters(cat)
 	var unknown []string
 	for name, v := range m {
-		if i := c.d.cat.Index(name); i >= 0 {
-			c.Set(i, v)
+		if i := c.d.cat.indexOf(name); i >= 0 {
+			c.set(i, v)
 		} else {
 			unknown = append(unknown, name)
 		}
@@ -111,9 +111,9 @@ func CountersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
 	return c, unknown
 }
 
-// Catalog returns the catalog the counters are laid out by; nil for the
+// catalog returns the catalog the counters are laid out by; nil for the
 // zero Counters.
-func (c Counters) Catalog() *Catalog {
+func (c Counters) catalog() *Catalog {
 	if c.d == nil {
 		return nil
 	}
@@ -140,8 +140,8 @@ func (c Counters) Count() int {
 	return n
 }
 
-// IsEmpty reports whether every counter is blank.
-func (c Counters) IsEmpty() bool {
+// isEmpty reports whether every counter is blank.
+func (c Counters) isEmpty() bool {
 	if c.d == nil {
 		return true
 	}
@@ -153,19 +153,19 @@ func (c Counters) IsEmpty() bool {
 	return true
 }
 
-// IsBlank reports whether the counter at catalog index i is blank.
-func (c Counters) IsBlank(i int) bool { return c.d.set[i>>6]&(1<<(uint(i)&63)) == 0 }
+// isBlank reports whether the counter at catalog index i is blank.
+func (c Counters) isBlank(i int) bool { return c.d.set[i>>6]&(1<<(uint(i)&63)) == 0 }
 
-// Get returns the value at catalog index i and whether it is set.
-func (c Counters) Get(i int) (int64, bool) {
-	if c.IsBlank(i) {
+// get returns the value at catalog index i and whether it is set.
+func (c Counters) get(i int) (int64, bool) {
+	if c.isBlank(i) {
 		return 0, false
 	}
 	return c.d.value(i), true
 }
 
-// Set sets the counter at catalog index i to v.
-func (c Counters) Set(i int, v int64) {
+// set sets the counter at catalog index i to v.
+func (c Counters) set(i int, v int64) {
 	d := c.d
 	switch {
 	case d.small == nil:
@@ -183,8 +183,8 @@ func (c Counters) Set(i int, v int64) {
 	d.set[i>>6] |= 1 << (uint(i) & 63)
 }
 
-// Clear makes the counter at catalog index i blank.
-func (c Counters) Clear(i int) {
+// clear makes the counter at catalog index i blank.
+func (c Counters) clear(i int) {
 	d := c.d
 	if d.small != nil {
 		d.small[i] = 0
@@ -204,11 +204,8 @@ func (c Counters) ByName(name string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return c.Get(i)
+	return c.get(i)
 }
-
-// Name returns the name of the counter at catalog index i.
-func (c Counters) Name(i int) string { return c.d.cat.names[i] }
 
 // Put sets the counter name to v. A name the catalog lacks is not
 // dropped: the counters are laid out again by their catalog followed by
@@ -216,7 +213,7 @@ func (c Counters) Name(i int) string { return c.d.cat.names[i] }
 // default catalog, in c only).
 func (c *Counters) Put(name string, v int64) {
 	if c.d == nil {
-		*c = NewCounters(nil)
+		*c = newCounters(nil)
 	}
 	i, ok := c.d.cat.index[name]
 	if !ok {
@@ -225,7 +222,7 @@ func (c *Counters) Put(name string, v int64) {
 		c.d.setBits(nd.set)
 		i = c.d.cat.index[name]
 	}
-	c.Set(i, v)
+	c.set(i, v)
 }
 
 // Remove makes the counter name blank (nothing when the catalog lacks it).
@@ -234,13 +231,13 @@ func (c Counters) Remove(name string) {
 		return
 	}
 	if i, ok := c.d.cat.index[name]; ok {
-		c.Clear(i)
+		c.clear(i)
 	}
 }
 
-// Each calls f with the index, name and value of every counter set, in
+// each calls f with the index, name and value of every counter set, in
 // catalog order.
-func (c Counters) Each(f func(i int, name string, v int64)) {
+func (c Counters) each(f func(i int, name string, v int64)) {
 	if c.d == nil {
 		return
 	}
@@ -274,8 +271,8 @@ func (c Counters) All() iter.Seq2[string, int64] {
 	}
 }
 
-// Names returns the names of the counters set, in catalog order.
-func (c Counters) Names() []string {
+// names returns the names of the counters set, in catalog order.
+func (c Counters) names() []string {
 	out := make([]string, 0, c.Count())
 	for name := range c.All() {
 		out = append(out, name)
@@ -296,8 +293,8 @@ func (c Counters) Map() map[string]int64 {
 	return m
 }
 
-// Clone returns an independent copy.
-func (c Counters) Clone() Counters {
+// clone returns an independent copy.
+func (c Counters) clone() Counters {
 	if c.d == nil {
 		return Counters{}
 	}
@@ -306,88 +303,48 @@ func (c Counters) Clone() Counters {
 	return Counters{d}
 }
 
-// Equal reports whether c and o set the same counters to the same values
-// (whatever their catalogs).
-func (c Counters) Equal(o Counters) bool {
-	if c.Count() != o.Count() {
-		return false
-	}
-	if c.d != nil && o.d != nil && sameLayout(c.d.cat, o.d.cat) {
-		for w := range c.d.set {
-			if c.d.set[w] != o.d.set[w] {
-				return false
-			}
-		}
-	}
-	for name, v := range c.All() {
-		if w, ok := o.ByName(name); !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-// In returns c laid out by cat, and the names of counters set in c that
-// cat lacks (in c's catalog order), which are left out. It returns c
-// itself when its layout is cat's.
-func (c Counters) In(cat *Catalog) (Counters, []string) {
-	if sameLayout(c.Catalog(), cat) {
-		return c, nil
-	}
-	out := NewCounters(cat)
-	var lost []string
-	c.Each(func(_ int, name string, v int64) {
-		if i := out.d.cat.Index(name); i >= 0 {
-			out.Set(i, v)
-		} else {
-			lost = append(lost, name)
-		}
-	})
-	return out, lost
-}
-
-// FillBlanks returns a copy of c where every counter blank in c takes its
+// fillBlanks returns a copy of c where every counter blank in c takes its
 // value in from (when set there). The copy's catalog is c's, extended by
 // from's counters it lacks, so nothing of either is lost.
-func (c Counters) FillBlanks(from Counters) Counters {
-	cat := c.Catalog()
+func (c Counters) fillBlanks(from Counters) Counters {
+	cat := c.catalog()
 	if cat == nil {
-		cat = from.Catalog()
+		cat = from.catalog()
 	}
 	if cat == nil {
 		return Counters{}
 	}
 	var extra []string
-	if !sameLayout(cat, from.Catalog()) {
-		from.Each(func(_ int, name string, _ int64) {
+	if !sameLayout(cat, from.catalog()) {
+		from.each(func(_ int, name string, _ int64) {
 			if !cat.Has(name) {
 				extra = append(extra, name)
 			}
 		})
 	}
 	out := c.relayout(extendedCatalog(cat, extra))
-	from.Each(func(_ int, name string, v int64) {
-		if i := out.d.cat.index[name]; out.IsBlank(i) {
-			out.Set(i, v)
+	from.each(func(_ int, name string, v int64) {
+		if i := out.d.cat.index[name]; out.isBlank(i) {
+			out.set(i, v)
 		}
 	})
 	return out
 }
 
-// CounterDelta is one counter set in a target that another target holds
+// counterDelta is one counter set in a target that another target holds
 // at a different value, or does not hold (OldKnown false).
-type CounterDelta struct {
-	Index    int // in the new counters' catalog
-	Name     string
-	New      int64
-	Old      int64
-	OldKnown bool
+type counterDelta struct {
+	index    int // in the new counters' catalog
+	name     string
+	new      int64
+	old      int64
+	oldKnown bool
 }
 
-// DiffCounters compares the counters set in next with old, in next's
+// diffCounters compares the counters set in next with old, in next's
 // catalog order: same counts those equal in both; each other counter set
 // in next is passed to f (blank counters of next are never compared).
-func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
+func diffCounters(next, old Counters, f func(counterDelta)) (same int) {
 	if next.d == nil {
 		return 0
 	}
@@ -401,7 +358,7 @@ func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
 			var o int64
 			var known bool
 			if fast {
-				o, known = old.Get(i)
+				o, known = old.get(i)
 			} else {
 				o, known = old.ByName(nd.cat.names[i])
 			}
@@ -409,7 +366,7 @@ func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
 				same++
 				continue
 			}
-			f(CounterDelta{Index: i, Name: nd.cat.names[i], New: v, Old: o, OldKnown: known})
+			f(counterDelta{index: i, name: nd.cat.names[i], new: v, old: o, oldKnown: known})
 		}
 	}
 	return same
@@ -423,7 +380,7 @@ func (c Counters) MarshalJSON() ([]byte, error) {
 	}
 	var b strings.Builder
 	b.WriteByte('{')
-	names := c.Names()
+	names := c.names()
 	slices.Sort(names)
 	for k, name := range names {
 		if k > 0 {
@@ -456,11 +413,11 @@ func (c *Counters) UnmarshalJSON(b []byte) error {
 // relayout returns a copy of c's counters in cat's layout; cat must hold
 // every counter set in c.
 func (c Counters) relayout(cat *Catalog) Counters {
-	if c.Catalog() == cat && cat != nil {
-		return c.Clone()
+	if c.catalog() == cat && cat != nil {
+		return c.clone()
 	}
-	out := NewCounters(cat)
-	c.Each(func(_ int, name string, v int64) { out.Set(out.d.cat.index[name], v) })
+	out := newCounters(cat)
+	c.each(func(_ int, name string, v int64) { out.set(out.d.cat.index[name], v) })
 	return out
 }
 

@@ -24,13 +24,13 @@ const (
 	// differs, and each target with differing counters is patched with
 	// only those counters.
 	ActionUpdate
-	// ActionRecreate: the plan exists but the file changes its dates,
+	// actionRecreate: the plan exists but the file changes its dates,
 	// which the service fixes at creation; with
 	// DiffOptions.RecreateOnDateChange the plan is created again with the
 	// new dates and the old one deleted.
-	ActionRecreate
-	// ActionFailed: the plan cannot be applied; PlanDiff.Reason says why.
-	ActionFailed
+	actionRecreate
+	// actionFailed: the plan cannot be applied; PlanDiff.Reason says why.
+	actionFailed
 )
 
 var actionNames = [...]string{"unchanged", "create", "update", "recreate", "failed"}
@@ -58,17 +58,17 @@ func (a *Action) UnmarshalText(b []byte) error {
 }
 
 // Changes reports whether the action sends a write.
-func (a Action) Changes() bool { return a == ActionCreate || a == ActionUpdate || a == ActionRecreate }
+func (a Action) Changes() bool { return a == ActionCreate || a == ActionUpdate || a == actionRecreate }
 
 // DiffOptions tune Diff.
 type DiffOptions struct {
 	// RecreateOnDateChange turns a change of an existing plan's dates from
-	// a failure into ActionRecreate.
+	// a failure into actionRecreate.
 	RecreateOnDateChange bool
 }
 
 // FieldChange is one plan metadata field whose file value differs from the
-// service's: "name", "sector", "scorecard_id", and for ActionRecreate
+// service's: "name", "sector", "scorecard_id", and for actionRecreate
 // "start_date" and "end_date". Old is "" when the service holds null or
 // the plan does not exist yet.
 //
@@ -117,10 +117,10 @@ func (f *FieldChange) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// FieldValueText formats a plan field's value for messages: quoted, or
+// fieldValueText formats a plan field's value for messages: quoted, or
 // (blank) for an empty value (a field cleared on the service or in the
 // file), never an empty pair of quotes.
-func FieldValueText(v string) string {
+func fieldValueText(v string) string {
 	if v == "" {
 		return "(blank)"
 	}
@@ -208,7 +208,7 @@ type TargetDiff struct {
 	FinancialYear FinancialYear `json:"financial_year"`
 	TargetType    string        `json:"target_type"`
 	// MilestoneID and TargetID locate the target on the service; both are
-	// 0 while the plan does not exist (ActionCreate, ActionRecreate).
+	// 0 while the plan does not exist (ActionCreate, actionRecreate).
 	MilestoneID int64 `json:"milestone_id,omitempty"`
 	TargetID    int64 `json:"target_id,omitempty"`
 	// Changes lists the counters to send, in catalog order; counters the
@@ -217,12 +217,12 @@ type TargetDiff struct {
 	// Same counts the counters the file sets that already hold its value.
 	Same int `json:"same"`
 	// Held lists the counters the service changed since eepipe last wrote
-	// them (or that changed in both), left alone by HoldServiceChanges.
+	// them (or that changed in both), left alone by holdServiceChanges.
 	Held []CounterChange `json:"held,omitempty"`
 }
 
-// Patch returns the body of the target update: only the changed counters.
-func (t *TargetDiff) Patch() map[string]int64 {
+// patch returns the body of the target update: only the changed counters.
+func (t *TargetDiff) patch() map[string]int64 {
 	m := make(map[string]int64, len(t.Changes))
 	for _, c := range t.Changes {
 		m[c.Name] = c.New
@@ -230,8 +230,8 @@ func (t *TargetDiff) Patch() map[string]int64 {
 	return m
 }
 
-// Label formats the target for messages: "year 2 (2026/27) all_employees".
-func (t *TargetDiff) Label() string {
+// label formats the target for messages: "year 2 (2026/27) all_employees".
+func (t *TargetDiff) label() string {
 	if t.FinancialYear != 0 {
 		return fmt.Sprintf("year %d (%s) %s", t.YearNumber, t.FinancialYear, t.TargetType)
 	}
@@ -244,33 +244,33 @@ func (t *TargetDiff) Label() string {
 // the account and fills Account and Company.
 type PlanDiff struct {
 	Input *InputPlan `json:"-"`
-	// Server is the stored plan with milestones, or nil when the plan is
+	// server is the stored plan with milestones, or nil when the plan is
 	// not on the service (or could not be read).
-	Server *Plan `json:"-"`
+	server *Plan
 	// Account is the name of the account the plan belongs to; Company the
 	// company record found by the lookup (nil when no lookup was made).
 	Account string   `json:"account,omitempty"`
 	Company *Company `json:"company,omitempty"`
 
 	Action Action `json:"action"`
-	// Reason explains ActionFailed in plain words, and ActionRecreate.
+	// Reason explains actionFailed in plain words, and actionRecreate.
 	Reason string `json:"reason,omitempty"`
 	// Notes say what else the comparison found that the user should know
 	// (a plan_id that no longer exists, replaced by a recreated plan).
 	Notes []string `json:"notes,omitempty"`
-	// Create is what the create request sends (ActionCreate, ActionRecreate).
-	Create *NewPlan `json:"-"`
-	// Meta is the metadata update (ActionUpdate); zero sends nothing.
-	Meta PlanChange `json:"-"`
+	// create is what the create request sends (ActionCreate, actionRecreate).
+	create *NewPlan
+	// meta is the metadata update (ActionUpdate); zero sends nothing.
+	meta PlanChange
 	// Fields lists the metadata differences in words, for reports.
 	Fields []FieldChange `json:"fields,omitempty"`
 	// HeldFields lists the fields the service changed since eepipe last
 	// applied them (or that changed in both), left alone by
-	// HoldServiceChanges: not in Fields, not in Meta.
+	// holdServiceChanges: not in Fields, not in Meta.
 	HeldFields []FieldChange `json:"held_fields,omitempty"`
 	// Targets has one entry per input target, in input order, also for
 	// targets without changes. Empty for failures found before matching.
-	// For ActionRecreate it also has the targets the file does not
+	// For actionRecreate it also has the targets the file does not
 	// describe whose stored counters are carried over to the new plan
 	// (their Input is not one of the file's targets).
 	Targets []TargetDiff `json:"targets,omitempty"`
@@ -283,18 +283,18 @@ type PlanDiff struct {
 
 	// recreateHeld are the counters of a recreate that the client changed
 	// on the service since eepipe last wrote them (or that changed in
-	// both), against the old plan (ClassifyPlanWith); HoldPlanChanges
+	// both), against the old plan (classifyPlanWith); holdPlanChanges
 	// fails the recreate over them unless overwriting.
 	recreateHeld []HeldChange
 
 	// pending are the writes to the plan's stored targets that an earlier
 	// run sent but never recorded the answer of, resolved against the
-	// service by ClassifyPlanWith (adoptPending): apply records them
+	// service by classifyPlanWith (adoptPending): apply records them
 	// (Runner.recordPending).
 	pending []TargetWrite
 
 	// agreed are the last values applied to the counters of the stored
-	// targets apply finds in sync (ClassifyPlanWith): Runner.recordInSync
+	// targets apply finds in sync (classifyPlanWith): Runner.recordInSync
 	// does not record again a counter whose last applied value is the
 	// file's. Nil when none were read (no state store).
 	agreed *agreedValues
@@ -320,13 +320,13 @@ func (d *PlanDiff) remapTargets(targets []TargetDiff) {
 
 // Failed returns a PlanDiff that fails in with reason.
 func Failed(in *InputPlan, reason string) *PlanDiff {
-	return &PlanDiff{Input: in, Action: ActionFailed, Reason: reason}
+	return &PlanDiff{Input: in, Action: actionFailed, Reason: reason}
 }
 
-// PlanID returns the id of the stored plan, or 0.
-func (d *PlanDiff) PlanID() int64 {
-	if d.Server != nil {
-		return d.Server.ID
+// planID returns the id of the stored plan, or 0.
+func (d *PlanDiff) planID() int64 {
+	if d.server != nil {
+		return d.server.ID
 	}
 	if d.Input != nil {
 		return d.Input.PlanID
@@ -341,10 +341,10 @@ func (d *PlanDiff) Title() string {
 	if d.Input != nil {
 		name = d.Input.Name
 	}
-	if name == "" && d.Server != nil {
-		name = d.Server.Name
+	if name == "" && d.server != nil {
+		name = d.server.Name
 	}
-	if id := d.PlanID(); id != 0 {
+	if id := d.planID(); id != 0 {
 		if name == "" {
 			return fmt.Sprintf("plan %d", id)
 		}
@@ -357,8 +357,8 @@ func (d *PlanDiff) Title() string {
 	return fmt.Sprintf("plan %q starting %s", name, start)
 }
 
-// TargetsToPatch counts the targets with at least one counter to send.
-func (d *PlanDiff) TargetsToPatch() int {
+// targetsToPatch counts the targets with at least one counter to send.
+func (d *PlanDiff) targetsToPatch() int {
 	n := 0
 	for i := range d.Targets {
 		if len(d.Targets[i].Changes) > 0 {
@@ -368,8 +368,8 @@ func (d *PlanDiff) TargetsToPatch() int {
 	return n
 }
 
-// CountersToChange counts the counters to send over all targets.
-func (d *PlanDiff) CountersToChange() int {
+// countersToChange counts the counters to send over all targets.
+func (d *PlanDiff) countersToChange() int {
 	n := 0
 	for i := range d.Targets {
 		n += len(d.Targets[i].Changes)
@@ -380,7 +380,7 @@ func (d *PlanDiff) CountersToChange() int {
 // Diff compares one input plan with its stored state. server is the plan
 // as retrieved with milestones and targets, or nil when the plan is not on
 // the service. Diff sends nothing and never fails: problems become
-// ActionFailed with a Reason.
+// actionFailed with a Reason.
 //
 // Rules, in the words of the contract:
 //   - Blank cells never send anything: only counters present in
@@ -395,7 +395,7 @@ func (d *PlanDiff) CountersToChange() int {
 //     file (a blank cell means "leave as is").
 //   - The dates of a stored plan are fixed. A file that gives other dates
 //     fails the plan with an explanation, unless opts.RecreateOnDateChange:
-//     then the action is ActionRecreate, and the stored counters the file
+//     then the action is actionRecreate, and the stored counters the file
 //     leaves blank are carried over to the new plan for the financial years
 //     both date ranges cover (Targets then also lists targets the file does
 //     not describe).
@@ -403,7 +403,7 @@ func (d *PlanDiff) CountersToChange() int {
 //     counter the service does not carry fails the plan (it would be
 //     silently ignored by the service).
 func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
-	d := &PlanDiff{Input: in, Server: server}
+	d := &PlanDiff{Input: in, server: server}
 	if server == nil {
 		return diffNew(d, in)
 	}
@@ -415,7 +415,7 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 		return failed
 	}
 	d.Action = ActionUnchanged
-	if !d.Meta.IsZero() || d.TargetsToPatch() > 0 {
+	if !d.meta.isZero() || d.targetsToPatch() > 0 {
 		d.Action = ActionUpdate
 	}
 	return d
@@ -424,7 +424,7 @@ func Diff(in *InputPlan, server *Plan, opts DiffOptions) *PlanDiff {
 // diffNew fills d for a plan the service does not hold: it is created.
 func diffNew(d *PlanDiff, in *InputPlan) *PlanDiff {
 	d = diffCreate(d, in, ActionCreate, newPlanFrom(in, nil))
-	if skipped := SkippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
+	if skipped := skippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
 		years, fill := skippedYearsText(in, skipped)
 		d.Notes = append(d.Notes, fmt.Sprintf("%s is new and the file skips its %s: the service fills %s %s",
 			d.Title(), years, plural(len(skipped), "that year", "those years"), fill))
@@ -447,9 +447,9 @@ func diffDates(d *PlanDiff, in *InputPlan, server *Plan, opts DiffOptions) *Plan
 	}
 	np := newPlanFrom(in, server)
 	source, origOf := carryOver(in, server, np)
-	d = diffCreate(d, source, ActionRecreate, np)
+	d = diffCreate(d, source, actionRecreate, np)
 	d.Input = in
-	if d.Action == ActionRecreate {
+	if d.Action == actionRecreate {
 		d.source, d.origOf = source, origOf
 		d.remapTargets(d.Targets)
 		d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted; "+
@@ -471,15 +471,15 @@ func diffDates(d *PlanDiff, in *InputPlan, server *Plan, opts DiffOptions) *Plan
 // name: they are no change.
 func (d *PlanDiff) diffMeta(in *InputPlan, server *Plan) {
 	if in.Name != "" && in.Name != strings.TrimSpace(server.Name) {
-		d.Meta.Name = ptr(in.Name)
+		d.meta.Name = ptr(in.Name)
 		d.Fields = append(d.Fields, fieldChange(in, "name", server.Name, in.Name))
 	}
 	if in.Sector != "" && in.Sector != server.Sector {
-		d.Meta.Sector = ptr(in.Sector)
+		d.meta.Sector = ptr(in.Sector)
 		d.Fields = append(d.Fields, fieldChange(in, "sector", server.Sector, in.Sector))
 	}
 	if in.ScorecardID != "" && in.ScorecardID != server.ScorecardID {
-		d.Meta.ScorecardID = ptr(in.ScorecardID)
+		d.meta.ScorecardID = ptr(in.ScorecardID)
 		d.Fields = append(d.Fields, fieldChange(in, "scorecard_id", server.ScorecardID, in.ScorecardID))
 	}
 }
@@ -532,14 +532,14 @@ func (d *PlanDiff) diffTarget(t *InputTarget, server *Plan, years []int, seen ma
 		td.FinancialYear = FinancialYearOf(server.StartDate) + FinancialYear(n-1)
 	}
 	unknown := ""
-	td.Same = DiffCounters(t.Counters, st.Counters, func(c CounterDelta) {
-		if !c.OldKnown {
+	td.Same = diffCounters(t.Counters, st.Counters, func(c counterDelta) {
+		if !c.oldKnown {
 			if unknown == "" {
-				unknown = c.Name
+				unknown = c.name
 			}
 			return
 		}
-		td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
+		td.Changes = append(td.Changes, CounterChange{Name: c.name, Old: c.old, OldKnown: true, New: c.new, Origin: t.CellOf(c.name)})
 	})
 	if unknown != "" {
 		return td, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
@@ -551,7 +551,7 @@ func (d *PlanDiff) diffTarget(t *InputTarget, server *Plan, years []int, seen ma
 
 // diffCreate fills d for a plan that will be created as np.
 func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff {
-	if d.Server == nil && in.PlanID != 0 {
+	if d.server == nil && in.PlanID != 0 {
 		return Failed(in, fmt.Sprintf("plan %d is not on the service for this account; remove the plan_id to create a new plan", in.PlanID))
 	}
 	if np.StartDate.IsZero() || np.EndDate.IsZero() {
@@ -563,7 +563,7 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 	fys := PlanYears(np.StartDate, ClampEnd(np.EndDate))
 	prefill := np.ScorecardID != ""
 	d.Action = action
-	d.Create = &np
+	d.create = &np
 	seen := map[[2]any]bool{}
 	for _, t := range in.Targets {
 		n, ok := t.Year(np.StartDate)
@@ -579,7 +579,7 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 			return failTarget(in, t, fmt.Sprintf("target type %q is not one of %s", t.TargetType, strings.Join(TargetTypes, ", ")))
 		}
 		td := TargetDiff{Input: t, YearNumber: n, FinancialYear: fys[n-1], TargetType: t.TargetType}
-		t.Counters.Each(func(_ int, name string, v int64) {
+		t.Counters.each(func(_ int, name string, v int64) {
 			if !prefill && v == 0 {
 				td.Same++
 				return
@@ -595,7 +595,7 @@ func diffCreate(d *PlanDiff, in *InputPlan, action Action, np NewPlan) *PlanDiff
 			}
 		}
 	} else {
-		s := d.Server
+		s := d.server
 		for _, f := range []struct{ name, old, v string }{{"name", s.Name, np.Name}, {"sector", s.Sector, np.Sector}, {"scorecard_id", s.ScorecardID, np.ScorecardID}} {
 			if f.v != f.old {
 				d.Fields = append(d.Fields, fieldChange(in, f.name, f.old, f.v))
@@ -643,7 +643,7 @@ func failTarget(in *InputPlan, t *InputTarget, msg string) *PlanDiff {
 // fail turns d into a failure with reason, keeping the stored plan.
 func (d *PlanDiff) fail(reason string) *PlanDiff {
 	f := Failed(d.Input, reason)
-	f.Server = d.Server
+	f.server = d.server
 	return f
 }
 
@@ -738,7 +738,7 @@ func carryOver(in *InputPlan, old *Plan, np NewPlan) (*InputPlan, map[*InputTarg
 	byKey := map[key]*InputTarget{}
 	for _, t := range in.Targets {
 		c := *t
-		c.Counters = t.Counters.Clone()
+		c.Counters = t.Counters.clone()
 		out.Targets = append(out.Targets, &c)
 		origOf[&c] = t
 		if n, ok := t.Year(np.StartDate); ok && n <= len(fys) {
@@ -761,7 +761,7 @@ func carryOver(in *InputPlan, old *Plan, np NewPlan) (*InputPlan, map[*InputTarg
 				byKey[key{fy, st.TargetType}] = t
 				out.Targets = append(out.Targets, t)
 			}
-			t.Counters = t.Counters.FillBlanks(st.Counters)
+			t.Counters = t.Counters.fillBlanks(st.Counters)
 		}
 	}
 	return &out, origOf

@@ -15,7 +15,7 @@ func TestDiffProperties(t *testing.T) {
 	names := DefaultCatalog().Names()
 	rapid.Check(t, func(t *rapid.T) {
 		years := rapid.IntRange(1, 5).Draw(t, "years")
-		start := MustDate("2025-09-01")
+		start := mustDate("2025-09-01")
 		end := FinancialYear(2025 + years - 1).End()
 		s := newFakeService(&atomic.Int64{}, "scorecard_acme_2025")
 		prefilled := rapid.Bool().Draw(t, "prefilled")
@@ -43,7 +43,7 @@ func TestDiffProperties(t *testing.T) {
 			in.Targets = append(in.Targets, tg)
 		}
 		d := Diff(in, server, DiffOptions{})
-		if d.Action == ActionFailed {
+		if d.Action == actionFailed {
 			t.Fatalf("diff failed: %s", d.Reason)
 		}
 		for i, td := range d.Targets {
@@ -55,7 +55,7 @@ func TestDiffProperties(t *testing.T) {
 				}
 			}
 			if len(td.Changes) != want {
-				t.Fatalf("target %s: %d changes, want %d", td.Label(), len(td.Changes), want)
+				t.Fatalf("target %s: %d changes, want %d", td.label(), len(td.Changes), want)
 			}
 			for _, c := range td.Changes {
 				if _, set := in.Targets[i].Counters.Map()[c.Name]; !set || c.Old != stored[c.Name] || c.New == c.Old {
@@ -63,17 +63,17 @@ func TestDiffProperties(t *testing.T) {
 				}
 			}
 			if len(td.Changes) > 0 {
-				if _, err := s.UpdateTarget(context.Background(), server.ID, td.MilestoneID, td.TargetID, td.Patch()); err != nil {
+				if _, err := s.UpdateTarget(context.Background(), server.ID, td.MilestoneID, td.TargetID, td.patch()); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 		after, _ := s.GetPlan(context.Background(), server.ID)
-		if d2 := Diff(in, after, DiffOptions{}); d2.Action != ActionUnchanged || d2.CountersToChange() != 0 {
-			t.Fatalf("after applying the patches the diff is %s with %d changes", d2.Action, d2.CountersToChange())
+		if d2 := Diff(in, after, DiffOptions{}); d2.Action != ActionUnchanged || d2.countersToChange() != 0 {
+			t.Fatalf("after applying the patches the diff is %s with %d changes", d2.Action, d2.countersToChange())
 		}
-		if (d.Action == ActionUnchanged) != (d.CountersToChange() == 0) {
-			t.Fatalf("action %s with %d changes", d.Action, d.CountersToChange())
+		if (d.Action == ActionUnchanged) != (d.countersToChange() == 0) {
+			t.Fatalf("action %s with %d changes", d.Action, d.countersToChange())
 		}
 	})
 }

@@ -29,7 +29,7 @@ func stored(t *testing.T, np NewPlan, set map[string]int64) *Plan {
 }
 
 func TestDiff(t *testing.T) {
-	base := NewPlan{Name: "Acme 2025", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"), Sector: "Manufacturing"}
+	base := NewPlan{Name: "Acme 2025", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"), Sector: "Manufacturing"}
 	tests := []struct {
 		name       string
 		in         *InputPlan
@@ -58,19 +58,19 @@ func TestDiff(t *testing.T) {
 		{
 			name:      "create needs dates",
 			in:        inPlan("", "New", "2026-09-01", "", "", map[string]int64{amt: 3}),
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "start_date and end_date",
 		},
 		{
 			name:      "create with a year after the plan's end",
 			in:        inPlan("", "New", "2026-09-01", "2027-08-31", "", map[string]int64{amt: 1}, map[string]int64{amt: 2}),
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "year 2 is not a year of",
 		},
 		{
 			name:      "plan id not on the service",
 			in:        &InputPlan{PlanID: 99, Name: "X"},
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "plan 99 is not on the service",
 		},
 		{
@@ -95,7 +95,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:   "metadata differences; blank fields leave the server alone",
-			in:     &InputPlan{Name: "Acme renamed", Sector: "Construction", StartDate: MustDate("2025-09-01")},
+			in:     &InputPlan{Name: "Acme renamed", Sector: "Construction", StartDate: mustDate("2025-09-01")},
 			server: stored(t, base, nil),
 			action: ActionUpdate,
 			fields: []string{"name", "sector"},
@@ -104,7 +104,7 @@ func TestDiff(t *testing.T) {
 			name:      "date change fails and explains",
 			in:        inPlan("", "Acme 2025", "2025-09-01", "2028-08-31", "", map[string]int64{amt: 5}),
 			server:    stored(t, base, nil),
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "--recreate-on-date-change",
 		},
 		{
@@ -112,7 +112,7 @@ func TestDiff(t *testing.T) {
 			in:        inPlan("", "Acme 2025", "2025-09-01", "2028-08-31", "", map[string]int64{amt: 5}),
 			server:    stored(t, base, nil),
 			opts:      DiffOptions{RecreateOnDateChange: true},
-			action:    ActionRecreate,
+			action:    actionRecreate,
 			changes:   []string{amt + " 0->5"},
 			fields:    []string{"end_date"},
 			reasonHas: "created again",
@@ -121,14 +121,14 @@ func TestDiff(t *testing.T) {
 			name:      "year outside an existing plan",
 			in:        &InputPlan{PlanID: 1, Targets: []*InputTarget{{YearNumber: 7, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 1})}}},
 			server:    stored(t, base, nil),
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "years 1 to 5",
 		},
 		{
 			name:      "counter the service does not carry",
 			in:        inPlan("", "Acme 2025", "2025-09-01", "", "", map[string]int64{"number_of_martian_male_top_managers": 1}),
 			server:    stored(t, base, nil),
-			action:    ActionFailed,
+			action:    actionFailed,
 			reasonHas: "does not know the counter number_of_martian_male_top_managers",
 		},
 		{
@@ -152,7 +152,7 @@ func TestDiff(t *testing.T) {
 			var got []string
 			for _, td := range d.Targets {
 				if tc.targetsIDs && len(td.Changes) > 0 && (td.TargetID == 0 || td.MilestoneID == 0) {
-					t.Errorf("target %s has no ids", td.Label())
+					t.Errorf("target %s has no ids", td.label())
 				}
 				for _, c := range td.Changes {
 					old := "?"
@@ -195,10 +195,10 @@ func TestDiffPatchAfterPrefilledCreate(t *testing.T) {
 	in := inPlan("", "New", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 7, wfs: 1})
 	created := stored(t, NewPlan{Name: "New", StartDate: in.StartDate, EndDate: in.EndDate, ScorecardID: "scorecard_acme_2025"}, nil)
 	d := Diff(in, created, DiffOptions{})
-	if d.Action != ActionUpdate || d.CountersToChange() != 1 || d.Targets[0].Changes[0].Name != wfs {
+	if d.Action != ActionUpdate || d.countersToChange() != 1 || d.Targets[0].Changes[0].Name != wfs {
 		t.Fatalf("after prefill want only %s patched, got %s %+v", wfs, d.Action, d.Targets)
 	}
-	if got := d.Targets[0].Patch(); len(got) != 1 || got[wfs] != 1 {
+	if got := d.Targets[0].patch(); len(got) != 1 || got[wfs] != 1 {
 		t.Errorf("patch = %v", got)
 	}
 }
@@ -215,7 +215,7 @@ func TestResolveCompany(t *testing.T) {
 	}{
 		{name: "one", ids: CompanyIDs{VAT: acmeCo.VATNumber}, recs: []Company{acmeCo}, want: acmeCo.ID},
 		{name: "same company twice", ids: CompanyIDs{VAT: acmeCo.VATNumber, Registration: acmeCo.RegistrationNumber}, recs: []Company{acmeCo, acmeCo}, want: acmeCo.ID},
-		{name: "none", ids: CompanyIDs{VAT: "1"}, errIs: ErrCompanyNotFound},
+		{name: "none", ids: CompanyIDs{VAT: "1"}, errIs: errCompanyNotFound},
 		{name: "two companies", ids: CompanyIDs{VAT: acmeCo.VATNumber, Registration: craneCo.RegistrationNumber}, recs: []Company{acmeCo, craneCo},
 			ambigue: true, errHas: "Blue Crane Logistics"},
 		{name: "contradicting identifier", ids: CompanyIDs{VAT: acmeCo.VATNumber, Registration: "1999/000000/07"}, recs: []Company{acmeCo},
@@ -239,7 +239,7 @@ func TestResolveCompany(t *testing.T) {
 			if tc.errIs != nil && !errors.Is(err, tc.errIs) {
 				t.Errorf("error %v is not %v", err, tc.errIs)
 			}
-			var ae *AmbiguousCompanyError
+			var ae *ambiguousCompanyError
 			if tc.ambigue != errors.As(err, &ae) {
 				t.Errorf("ambiguous = %v for %v", !tc.ambigue, err)
 			}
@@ -251,7 +251,7 @@ func TestResolveCompany(t *testing.T) {
 }
 
 func TestChangeSetRender(t *testing.T) {
-	server := stored(t, NewPlan{Name: "Acme 2025", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")}, nil)
+	server := stored(t, NewPlan{Name: "Acme 2025", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}, nil)
 	server.ID = 17
 	cs := &ChangeSet{Plans: []*PlanDiff{
 		Diff(inPlan("", "New", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 3}), nil, DiffOptions{}),

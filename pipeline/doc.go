@@ -22,30 +22,30 @@
 // for diff and reconcile, Runner.ReadStored for export and check
 // --server, Runner.FillFromStored for check --server with files, and
 // Runner.ServiceCatalog, the one route to the service's counter catalog
-// (the keys of a target it returns: CatalogOfStored, CatalogOfTarget;
+// (the keys of a target it returns: CatalogOfStored, catalogOfTarget;
 // check --server's per-plan catalog is read by the same function).
 //
 // One rule for each question: a plan finds its account by its account
 // column, else its company, else the account that holds its plan_id
 // (CheckRouting before any request, the Runner's routing after the lists);
-// company identifiers are compared by SameIdentifier (keyed by
-// IdentifierKey) and plan and account names by SameName (keyed by NameKey)
+// company identifiers are compared by sameIdentifier (keyed by
+// IdentifierKey) and plan and account names by sameName (keyed by nameKey)
 // wherever rows are grouped into plans, companies looked up, plans to
 // create told apart or accounts named, so validate, diff and apply count
 // the same plans; an account's configured identifiers are checked by
-// CheckConfiguredCompany; a plan that may be new and skips a financial
-// year is found by SkippedYears; exports are made by
-// ExportedPlan, which carries the account and leaves a total blank when
+// checkConfiguredCompany; a plan that may be new and skips a financial
+// year is found by skippedYears; exports are made by
+// exportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.
 //
-// Plans are matched to stored plans by one rule, MatchPlans, everywhere.
+// Plans are matched to stored plans by one rule, matchPlans, everywhere.
 //
 // The policies a command only wires live here too. Account locks
 // (accountlocks.go, beside the Locker of lock.go): the accounts a run
 // locks (NamedAccounts: those the plans' account columns name, compared by
 // SameAccount, else every configured one), their keys (AccountLocks.Local
-// for a Locker, AccountLocks.Store for a state store's locks, NameOf back
+// for a Locker, AccountLocks.store for a state store's locks, AccountLocks.nameOf back
 // to the configured name, CheckStore for the check before each write) and the order they are taken in
 // (TakeAccountLocks, AccountLocks.LockStore). Export sources
 // (exportsource.go, beside the stored-plan door): the accounts an export
@@ -68,12 +68,12 @@
 // Each question has one home, a file named after it:
 //
 //   - account names: identity.go (SameAccount, AccountKey; the service's
-//     identity, ServiceKey), on the rule of names in match.go (SameName,
-//     NameKey); the account lock's key: lock.go (AccountLockKey, Locker);
-//   - company identifiers: identifier.go (SameIdentifier, IdentifierKey,
-//     CheckConfiguredCompany);
-//   - plan matching: match.go (MatchPlans); check --server's match of a
-//     file plan with a stored one: sector_server.go (MatchStoredPlan);
+//     identity, ServiceKey), on the rule of names in match.go (sameName,
+//     nameKey); the account lock's key: lock.go (AccountLockKey, Locker);
+//   - company identifiers: identifier.go (sameIdentifier, IdentifierKey,
+//     checkConfiguredCompany);
+//   - plan matching: match.go (matchPlans); check --server's match of a
+//     file plan with a stored one: sector_server.go (matchStoredPlan);
 //   - routing plans to accounts: resolve.go (CheckRouting, and the
 //     Runner's routing, listing and matching before any stored plan is
 //     read: Runner.Plan, prepare);
@@ -96,12 +96,17 @@
 //   - the diff of a file plan and a stored plan: diff.go (Diff); the
 //     change set: changeset.go; the three-way classification against the
 //     state store: threeway.go;
-//   - applying: apply.go (Runner.Apply, applyPlan and its steps),
+//   - the Runner, its options and its status (Progress, Fatal): runner.go;
+//   - applying: apply.go (applyPlan and its steps, DryRun),
 //     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
 //     that did not finish), recalc.go (recalculation); the run's report:
-//     runreport.go; the run's record for the state store: state.go;
-//   - saved change sets: savedset.go, savedset_check.go, savedset_sign.go;
-//   - reconciliation: reconcile.go; exports: exported.go (ExportedPlan),
+//     runreport.go; the run's record for the state store: state.go (its
+//     types), journal.go (each write recorded as it is sent and answered,
+//     the values found in sync);
+//   - saved change sets: savedset.go (the file), savedset_check.go,
+//     savedset_sign.go, savedset_stream.go, savedset_drift.go (a saved
+//     plan compared with the service again), savedset_apply.go (apply);
+//   - reconciliation: reconcile.go; exports: exported.go (exportedPlan),
 //     convert.go (FromServer); the sector check: sector.go,
 //     sector_targets.go, sector_blank.go, sector_server.go;
 //   - the service's interfaces and errors: service.go.

@@ -13,9 +13,9 @@ func TestExcerpt(t *testing.T) {
 	}{
 		{"", ""},
 		{"short", "short"},
-		{strings.Repeat("a", MaxQuoted), strings.Repeat("a", MaxQuoted)},
-		{strings.Repeat("a", MaxQuoted+1), strings.Repeat("a", MaxQuoted) + "… (121 characters in all)"},
-		{long, strings.Repeat("é", MaxQuoted) + "… (5000 characters in all)"},
+		{strings.Repeat("a", maxQuoted), strings.Repeat("a", maxQuoted)},
+		{strings.Repeat("a", maxQuoted+1), strings.Repeat("a", maxQuoted) + "… (121 characters in all)"},
+		{long, strings.Repeat("é", maxQuoted) + "… (5000 characters in all)"},
 	} {
 		got := Excerpt(tc.in)
 		if got != tc.want {
@@ -30,7 +30,7 @@ func TestExcerpt(t *testing.T) {
 	}
 	var ps Problems
 	ps.Errorf(Origin{File: "f"}, long, "m")
-	if len(ps[0].Value) > 4*MaxQuoted+64 || !strings.Contains(ps[0].String(), "5000 characters in all") {
+	if len(ps[0].Value) > 4*maxQuoted+64 || !strings.Contains(ps[0].String(), "5000 characters in all") {
 		t.Errorf("problem %q", ps[0].String())
 	}
 }
@@ -46,12 +46,12 @@ func TestTextLengthLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name, vat, scorecard, want string
 	}{
-		{strings.Repeat("n", MaxPlanNameLen), strings.Repeat("4", MaxIdentifierLen), "scorecard_" + strings.Repeat("s", MaxIdentifierLen-10), ""},
-		{strings.Repeat("n", MaxPlanNameLen+1), "4", "scorecard_1", "plan_name is 201 characters long; at most 200"},
-		{"N", strings.Repeat("4", MaxIdentifierLen+1), "scorecard_1", "company_vat_number is 65 characters long; at most 64"},
-		{"N", "4", "scorecard_" + strings.Repeat("s", MaxIdentifierLen), "scorecard_id is 74 characters long; at most 64"},
+		{strings.Repeat("n", maxPlanNameLen), strings.Repeat("4", maxIdentifierLen), "scorecard_" + strings.Repeat("s", maxIdentifierLen-10), ""},
+		{strings.Repeat("n", maxPlanNameLen+1), "4", "scorecard_1", "plan_name is 201 characters long; at most 200"},
+		{"N", strings.Repeat("4", maxIdentifierLen+1), "scorecard_1", "company_vat_number is 65 characters long; at most 64"},
+		{"N", "4", "scorecard_" + strings.Repeat("s", maxIdentifierLen), "scorecard_id is 74 characters long; at most 64"},
 	} {
-		_, ps := Assemble([]Record{rec(tc.name, tc.vat, tc.scorecard)}, nil)
+		_, ps := assemble([]Record{rec(tc.name, tc.vat, tc.scorecard)}, nil)
 		var errs []string
 		for _, p := range ps {
 			if p.Severity == Error {

@@ -1,6 +1,6 @@
 package pipeline
 
-// ExportedPlan is a stored plan as an export writes it: FromServer, with
+// exportedPlan is a stored plan as an export writes it: FromServer, with
 // the configured account's name (the account column and grid label; ""
 // leaves it out) and the totals that disagree with their parts left blank.
 //
@@ -13,21 +13,21 @@ package pipeline
 // service's value as it is". So re-importing an unchanged export sends
 // nothing and warns of nothing, while a workbook whose written totals
 // disagree with its levels is still warned about.
-func ExportedPlan(p *Plan, company CompanyIDs, account string) *InputPlan {
+func exportedPlan(p *Plan, company CompanyIDs, account string) *InputPlan {
 	in := FromServer(p, company)
 	in.Account = account
 	for _, t := range in.Targets {
-		BlankDisagreeingTotals(&t.Counters)
+		blankDisagreeingTotals(&t.Counters)
 	}
 	return in
 }
 
-// BlankDisagreeingTotals deletes from counters the totals that disagree
-// with their parts (see ExportedPlan) and returns their names.
-func BlankDisagreeingTotals(counters *Counters) []string {
+// blankDisagreeingTotals deletes from counters the totals that disagree
+// with their parts (see exportedPlan) and returns their names.
+func blankDisagreeingTotals(counters *Counters) []string {
 	del := func(name string) {
-		if i := counters.Catalog().Index(name); i >= 0 {
-			counters.Clear(i)
+		if i := counters.catalog().indexOf(name); i >= 0 {
+			counters.clear(i)
 		}
 	}
 	var out []string

@@ -11,91 +11,91 @@ import (
 // ExportSource is one account an export reads, and what is known of its
 // company: the identifiers its exported plans carry and its trading name.
 type ExportSource struct {
-	Account Account
-	Company CompanyIDs
-	Name    string // the company's trading name, when known
+	account Account
+	company CompanyIDs
+	name    string // the company's trading name, when known
 }
 
 // CompanyLookupError is the failure of the company lookup asked for the
 // company of Query.
 type CompanyLookupError struct {
-	Query string
-	Err   error
+	query string
+	err   error
 }
 
 func (e *CompanyLookupError) Error() string {
-	return "company lookup for " + e.Query + ": " + e.Err.Error()
+	return "company lookup for " + e.query + ": " + e.err.Error()
 }
 
-func (e *CompanyLookupError) Unwrap() error { return e.Err }
+func (e *CompanyLookupError) Unwrap() error { return e.err }
 
 // ExportCompanyError says that a company asked for by identifier (Query)
 // names no single company of an account: the identifier is blank (Query
 // ""), the lookup knows none, knows several (Several), or no account
 // holds it (Err).
 type ExportCompanyError struct {
-	Query   string
-	Several []Company
-	Err     error
+	query   string
+	several []Company
+	err     error
 }
 
 func (e *ExportCompanyError) Error() string {
-	if e.Query == "" {
+	if e.query == "" {
 		return "needs a VAT, registration or ID number"
 	}
-	if len(e.Several) > 1 {
+	if len(e.several) > 1 {
 		var names []string
-		for _, c := range e.Several {
+		for _, c := range e.several {
 			names = append(names, fmt.Sprintf("%s (id %s)", c.TradingName, c.ID))
 		}
-		return e.Query + " matches several companies: " + strings.Join(names, "; ") + "; give an identifier of one company only"
+		return e.query + " matches several companies: " + strings.Join(names, "; ") + "; give an identifier of one company only"
 	}
-	return e.Query + ": " + e.Err.Error()
+	return e.query + ": " + e.err.Error()
 }
 
-func (e *ExportCompanyError) Unwrap() error { return e.Err }
+func (e *ExportCompanyError) Unwrap() error { return e.err }
 
 var errNoCompanyKnown = errors.New("the company lookup knows no company with that VAT, registration or ID number")
 
-// ConfiguredCompanyError is an account's configured identifiers that
-// CheckConfiguredCompany refused.
-type ConfiguredCompanyError struct{ Err error }
+// configuredCompanyError is an account's configured identifiers that
+// checkConfiguredCompany refused.
+type configuredCompanyError struct{ err error }
 
-func (e *ConfiguredCompanyError) Error() string { return e.Err.Error() }
+func (e *configuredCompanyError) Error() string { return e.err.Error() }
 
-func (e *ConfiguredCompanyError) Unwrap() error { return e.Err }
+func (e *configuredCompanyError) Unwrap() error { return e.err }
 
 // ExportSources picks the accounts an export reads. Without companies:
 // every account, with the identifiers its configuration gives
 // (configured, by account), checked and completed through the lookup
-// (CheckConfiguredCompany) when there is one. With companies (each a VAT,
+// (checkConfiguredCompany) when there is one. With companies (each a VAT,
 // registration or ID number; a blank one is an error): each is looked up, and the
-// account whose company_id it is (AccountOfCompany, or the single
+// account whose company_id it is (accountOfCompany, or the single
 // account) is read, once, with the record's identifiers. warn receives
 // the warnings to show. Errors are a *CompanyLookupError (the lookup
-// failed), an *ExportCompanyError or a *ConfiguredCompanyError.
+// failed), an *ExportCompanyError or a *configuredCompanyError.
 func ExportSources(ctx context.Context, accounts []Account, configured []CompanyIDs, finder CompanyFinder,
 	companies []string, warn func(string)) ([]ExportSource, error) {
 	if len(companies) == 0 {
 		out := make([]ExportSource, len(accounts))
 		for i, a := range accounts {
-			out[i] = ExportSource{Account: a}
+			out[i] = ExportSource{account: a}
 			if i < len(configured) {
-				out[i].Company = configured[i]
+				out[i].company = configured[i]
 			}
-			if out[i].Company.IsZero() || finder == nil {
+			if out[i].company.IsZero() || finder == nil {
 				continue
 			}
-			c, warning, err := CheckConfiguredCompany(ctx, finder, a, out[i].Company)
+			c, warning, err := checkConfiguredCompany(ctx, finder, a, out[i].company)
 			if err != nil {
-				return nil, &ConfiguredCompanyError{Err: err}
+				return nil, &configuredCompanyError{err: err}
 			}
 			if warning != "" {
 				warn(warning)
 			}
 			if c != nil {
-				out[i].Name = c.TradingName
-				out[i].Company = CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
+				out[i].name = c.TradingName
+				out[i].company = CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 			}
 		}
 		return out, nil
@@ -109,20 +109,20 @@ func ExportSources(ctx context.Context, accounts []Account, configured []Company
 		}
 		recs, err := finder.FindCompanies(ctx, CompanyIDs{VAT: q, Registration: q, IDNumber: q})
 		if err != nil {
-			return nil, &CompanyLookupError{Query: q, Err: err}
+			return nil, &CompanyLookupError{query: q, err: err}
 		}
-		found := CompaniesWith(recs, q)
+		found := companiesWith(recs, q)
 		switch len(found) {
 		case 0:
-			return nil, &ExportCompanyError{Query: q, Err: errNoCompanyKnown}
+			return nil, &ExportCompanyError{query: q, err: errNoCompanyKnown}
 		case 1:
 		default:
-			return nil, &ExportCompanyError{Query: q, Several: found}
+			return nil, &ExportCompanyError{query: q, several: found}
 		}
 		c := found[0]
-		idx, warning, err := AccountOfCompany(c, accounts, configured)
+		idx, warning, err := accountOfCompany(c, accounts, configured)
 		if err != nil {
-			return nil, &ExportCompanyError{Query: q, Err: err}
+			return nil, &ExportCompanyError{query: q, err: err}
 		}
 		if warning != "" {
 			warn(warning)
@@ -132,8 +132,8 @@ func ExportSources(ctx context.Context, accounts []Account, configured []Company
 		}
 		seen[idx] = true
 		out = append(out, ExportSource{
-			Account: accounts[idx], Name: c.TradingName,
-			Company: CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
+			account: accounts[idx], name: c.TradingName,
+			company: CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber},
 		})
 	}
 	return out, nil
@@ -141,7 +141,7 @@ func ExportSources(ctx context.Context, accounts []Account, configured []Company
 
 // ExportedStored is one stored plan as an export writes it.
 type ExportedStored struct {
-	// Plan is the plan as a file holds it (ExportedPlan), with the
+	// Plan is the plan as a file holds it (exportedPlan), with the
 	// source's company identifiers and Account.
 	Plan *InputPlan
 	// Account is the account's name, "" for the single account named
@@ -181,7 +181,7 @@ type ExportRead struct {
 func ReadExport(ctx context.Context, sources []ExportSource, q ExportQuery) (*ExportRead, error) {
 	accounts := make([]Account, len(sources))
 	for i, s := range sources {
-		accounts[i] = s.Account
+		accounts[i] = s.account
 	}
 	runner := NewRunner(accounts, nil, RunOptions{Concurrency: q.Concurrency})
 	var (
@@ -198,14 +198,14 @@ func ReadExport(ctx context.Context, sources []ExportSource, q ExportQuery) (*Ex
 			}
 			served, servedKnown = c, true
 		}
-		s := sources[slices.IndexFunc(sources, func(s ExportSource) bool { return s.Account.Name == sp.Account.Name })]
-		name := s.Account.Name
+		s := sources[slices.IndexFunc(sources, func(s ExportSource) bool { return s.account.Name == sp.Account.Name })]
+		name := s.account.Name
 		if len(sources) == 1 && name == "default" {
 			name = ""
 		}
-		return q.Each(ExportedStored{Plan: ExportedPlan(sp.Plan, s.Company, name), Account: name, CompanyName: s.Name, Stored: sp.Plan}, served)
+		return q.Each(ExportedStored{Plan: exportedPlan(sp.Plan, s.company, name), Account: name, CompanyName: s.name, Stored: sp.Plan}, served)
 	}
-	stored, err := runner.ReadStored(ctx, StoredQuery{PlanIDs: q.PlanIDs, Each: convert, GoOnWhenRefused: true})
+	stored, err := runner.ReadStored(ctx, StoredQuery{PlanIDs: q.PlanIDs, each: convert, GoOnWhenRefused: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return &ExportRead{}, nil
@@ -217,5 +217,5 @@ func ReadExport(ctx context.Context, sources []ExportSource, q ExportQuery) (*Ex
 			return nil, err
 		}
 	}
-	return &ExportRead{Missing: stored.Missing, Vanished: stored.Vanished, Refused: stored.Refused, Catalog: served, Requests: runner.Requests()}, nil
+	return &ExportRead{Missing: stored.Missing, Vanished: stored.vanished, Refused: stored.Refused, Catalog: served, Requests: runner.requests()}, nil
 }

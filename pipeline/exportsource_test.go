@@ -19,8 +19,8 @@ func TestExportSourcesByCompany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Account.Name != "bluecrane" || got[1].Account.Name != "acme" ||
-		got[0].Name != craneCo.TradingName || got[0].Company.Registration != craneCo.RegistrationNumber {
+	if len(got) != 2 || got[0].account.Name != "bluecrane" || got[1].account.Name != "acme" ||
+		got[0].name != craneCo.TradingName || got[0].company.Registration != craneCo.RegistrationNumber {
 		t.Errorf("sources %+v, want bluecrane then acme with their records' identifiers", got)
 	}
 
@@ -43,7 +43,7 @@ func TestExportSourcesByCompany(t *testing.T) {
 	twins := &fakeFinder{companies: []Company{acmeCo, {ID: "x1", TradingName: "Acme Twin", VATNumber: acmeCo.VATNumber}}}
 	_, err = ExportSources(ctx, w.accounts, nil, twins, []string{acmeCo.VATNumber}, noWarn)
 	var ce *ExportCompanyError
-	if !errors.As(err, &ce) || len(ce.Several) != 2 ||
+	if !errors.As(err, &ce) || len(ce.several) != 2 ||
 		err.Error() != acmeCo.VATNumber+" matches several companies: Acme Foods (Pty) Ltd (id 8ovHrj); Acme Twin (id x1); give an identifier of one company only" {
 		t.Errorf("err = %v, want the two companies named", err)
 	}
@@ -51,14 +51,14 @@ func TestExportSourcesByCompany(t *testing.T) {
 	down := &fakeFinder{err: ErrUnavailable}
 	_, err = ExportSources(ctx, w.accounts, nil, down, []string{acmeCo.VATNumber}, noWarn)
 	var le *CompanyLookupError
-	if !errors.As(err, &le) || !errors.Is(err, ErrUnavailable) || le.Query != acmeCo.VATNumber {
+	if !errors.As(err, &le) || !errors.Is(err, ErrUnavailable) || le.query != acmeCo.VATNumber {
 		t.Errorf("err = %v, want a CompanyLookupError for %s", err, acmeCo.VATNumber)
 	}
 }
 
 // TestExportSourcesConfigured: without companies every account is read,
 // its configured identifiers completed from the lookup; identifiers of
-// another company are a ConfiguredCompanyError.
+// another company are a configuredCompanyError.
 func TestExportSourcesConfigured(t *testing.T) {
 	w := newWorld()
 	ctx := context.Background()
@@ -66,13 +66,13 @@ func TestExportSourcesConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != acmeCo.TradingName || got[0].Company.Registration != acmeCo.RegistrationNumber || !got[1].Company.IsZero() {
+	if len(got) != 2 || got[0].name != acmeCo.TradingName || got[0].company.Registration != acmeCo.RegistrationNumber || !got[1].company.IsZero() {
 		t.Errorf("sources %+v, want acme completed and bluecrane as configured", got)
 	}
 	_, err = ExportSources(ctx, w.accounts, []CompanyIDs{{VAT: craneCo.VATNumber}}, w.finder, nil, func(string) {})
-	var ce *ConfiguredCompanyError
+	var ce *configuredCompanyError
 	if !errors.As(err, &ce) {
-		t.Errorf("err = %v, want a ConfiguredCompanyError", err)
+		t.Errorf("err = %v, want a configuredCompanyError", err)
 	}
 }
 
@@ -84,13 +84,13 @@ func TestReadExport(t *testing.T) {
 	w := newWorld()
 	ctx := context.Background()
 	for _, acct := range []*fakeService{w.crane, w.acme} {
-		if _, err := acct.CreatePlan(ctx, NewPlan{Name: "P", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2027-08-31")}); err != nil {
+		if _, err := acct.CreatePlan(ctx, NewPlan{Name: "P", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31")}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sources := []ExportSource{
-		{Account: w.accounts[0], Company: CompanyIDs{VAT: acmeCo.VATNumber}, Name: acmeCo.TradingName},
-		{Account: w.accounts[1]},
+		{account: w.accounts[0], company: CompanyIDs{VAT: acmeCo.VATNumber}, name: acmeCo.TradingName},
+		{account: w.accounts[1]},
 	}
 	var got []ExportedStored
 	read, err := ReadExport(ctx, sources, ExportQuery{Concurrency: 2, Each: func(p ExportedStored, cat *Catalog) error {
@@ -108,7 +108,7 @@ func TestReadExport(t *testing.T) {
 		t.Errorf("read %+v (catalog %v), want acme's plan then bluecrane's", got, read.Catalog)
 	}
 
-	one := []ExportSource{{Account: Account{Name: "default", Service: w.acme}}}
+	one := []ExportSource{{account: Account{Name: "default", Service: w.acme}}}
 	got = nil
 	read, err = ReadExport(ctx, one, ExportQuery{Concurrency: 1, PlanIDs: []int64{999, got0ID(t, w.acme)}, Each: func(p ExportedStored, _ *Catalog) error {
 		got = append(got, p)

@@ -79,7 +79,7 @@ func clonePlan(p *Plan) *Plan {
 	for i := range c.Milestones {
 		c.Milestones[i].Targets = slices.Clone(c.Milestones[i].Targets)
 		for j := range c.Milestones[i].Targets {
-			c.Milestones[i].Targets[j].Counters = c.Milestones[i].Targets[j].Counters.Clone()
+			c.Milestones[i].Targets[j].Counters = c.Milestones[i].Targets[j].Counters.clone()
 		}
 	}
 	return &c
@@ -217,7 +217,7 @@ func (s *fakeService) UpdateTarget(ctx context.Context, planID, milestoneID, tar
 					t.Counters.Put(n, v)
 				}
 				c := *t
-				c.Counters = t.Counters.Clone()
+				c.Counters = t.Counters.clone()
 				return &c, nil
 			}
 		}
@@ -294,10 +294,10 @@ func newWorld() *world {
 func inPlan(vat, name, start, end, scorecard string, counters ...map[string]int64) *InputPlan {
 	p := &InputPlan{Origin: Origin{File: "plans.csv", Row: 2}, Company: CompanyIDs{VAT: vat}, Name: name, ScorecardID: scorecard}
 	if start != "" {
-		p.StartDate = MustDate(start)
+		p.StartDate = mustDate(start)
 	}
 	if end != "" {
-		p.EndDate = MustDate(end)
+		p.EndDate = mustDate(end)
 	}
 	for i, c := range counters {
 		cells := map[string]Origin{}

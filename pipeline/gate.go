@@ -32,30 +32,30 @@ func WaitContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-// StoppedError is the error of a request that was not sent; Cause says why
+// stoppedError is the error of a request that was not sent; Cause says why
 // the run stopped.
-type StoppedError struct{ Cause error }
+type stoppedError struct{ cause error }
 
-func (e *StoppedError) Error() string {
+func (e *stoppedError) Error() string {
 	var refused *AccountRefusedError
-	if errors.As(e.Cause, &refused) {
+	if errors.As(e.cause, &refused) {
 		return "not sent: " + refused.Error()
 	}
 	var lost *StoreLockLostError
-	if errors.As(e.Cause, &lost) {
+	if errors.As(e.cause, &lost) {
 		return "not sent: the run stopped when its lock of account " + lost.Account + " was lost"
 	}
-	if errors.Is(e.Cause, context.Canceled) {
+	if errors.Is(e.cause, context.Canceled) {
 		return "not sent: the run was interrupted"
 	}
-	if errors.Is(e.Cause, context.DeadlineExceeded) {
+	if errors.Is(e.cause, context.DeadlineExceeded) {
 		return "not sent: the run ran out of time"
 	}
-	return fmt.Sprintf("not sent: the run stopped after a fatal error (%v)", e.Cause)
+	return fmt.Sprintf("not sent: the run stopped after a fatal error (%v)", e.cause)
 }
 
 // Is makes errors.Is(err, ErrStopped) true.
-func (e *StoppedError) Is(target error) bool { return target == ErrStopped }
+func (e *stoppedError) Is(target error) bool { return target == ErrStopped }
 
 // IsFatal reports whether err must stop the whole run: the key pair or the
 // lookup credentials are refused, or a service is unreachable. Within a
@@ -125,29 +125,29 @@ func (s *accountStop) stopped() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
-		return &StoppedError{Cause: s.err}
+		return &stoppedError{cause: s.err}
 	}
 	return nil
 }
 
 func newGate(n int) *gate { return &gate{sem: make(chan struct{}, n)} }
 
-// stopErr returns a *StoppedError when no new request may be sent.
+// stopErr returns a *stoppedError when no new request may be sent.
 func (g *gate) stopErr(ctx context.Context) error {
 	g.mu.Lock()
 	f := g.fatal
 	g.mu.Unlock()
 	if f != nil {
-		return &StoppedError{Cause: f}
+		return &stoppedError{cause: f}
 	}
 	if err := ctx.Err(); err != nil {
-		return &StoppedError{Cause: err}
+		return &stoppedError{cause: err}
 	}
 	return nil
 }
 
-// Fatal returns the first fatal error, or nil.
-func (g *gate) Fatal() error {
+// fatalErr returns the first fatal error, or nil.
+func (g *gate) fatalErr() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.fatal
@@ -168,7 +168,7 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accou
 	select {
 	case g.sem <- struct{}{}:
 	case <-ctx.Done():
-		return &StoppedError{Cause: ctx.Err()}
+		return &stoppedError{cause: ctx.Err()}
 	}
 	if err := g.stopErr(ctx); err != nil {
 		<-g.sem
@@ -179,7 +179,7 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accou
 			// A lost lock: another run may be writing the account now.
 			g.setFatal(err)
 			<-g.sem
-			return &StoppedError{Cause: err}
+			return &stoppedError{cause: err}
 		}
 	}
 	n := g.inFlight.Add(1)
@@ -220,7 +220,7 @@ func (g *gate) refuse(acct *accountStop, err error) error {
 	acct.mu.Lock()
 	first := acct.err == nil
 	if first {
-		acct.err = &AccountRefusedError{Account: acct.name, KeyHint: acct.keyHint, Err: err}
+		acct.err = &AccountRefusedError{Account: acct.name, keyHint: acct.keyHint, err: err}
 	}
 	refused := acct.err
 	acct.mu.Unlock()

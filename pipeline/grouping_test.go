@@ -31,7 +31,7 @@ func identifierSpelling(t *rapid.T, id, label string) string {
 }
 
 // TestGroupingFollowsSameIdentifier: two rows of one plan are one plan
-// exactly when SameIdentifier takes their identifiers for one, whichever
+// exactly when sameIdentifier takes their identifiers for one, whichever
 // the spellings, and no row is reported for it.
 func TestGroupingFollowsSameIdentifier(t *testing.T) {
 	col := map[string]string{"vat": ColCompanyVAT, "reg": ColCompanyRegistration, "id": ColCompanyIDNumber}
@@ -51,16 +51,16 @@ func TestGroupingFollowsSameIdentifier(t *testing.T) {
 			return row("p.csv", line, col[kind], ident, ColPlanName, "Gap Plan", ColStartDate, "2025-09-01", ColEndDate, "2027-08-31",
 				ColYearNumber, year, ColTargetType, TargetAll, n, "3")
 		}
-		plans, ps := Assemble([]Record{rec(2, a, "1"), rec(3, b, "2")}, nil)
+		plans, ps := assemble([]Record{rec(2, a, "1"), rec(3, b, "2")}, nil)
 		if ps.HasErrors() {
 			t.Fatalf("%q and %q: errors:\n%s", a, b, messages(ps))
 		}
 		want := 2
-		if SameIdentifier(a, b) {
+		if sameIdentifier(a, b) {
 			want = 1
 		}
 		if len(plans) != want {
-			t.Fatalf("%q and %q (SameIdentifier %v): %d plans, want %d", a, b, SameIdentifier(a, b), len(plans), want)
+			t.Fatalf("%q and %q (sameIdentifier %v): %d plans, want %d", a, b, sameIdentifier(a, b), len(plans), want)
 		}
 		if want == 1 && len(plans[0].Targets) != 2 {
 			t.Fatalf("%q and %q: the plan has %d targets, want both rows", a, b, len(plans[0].Targets))
@@ -68,19 +68,19 @@ func TestGroupingFollowsSameIdentifier(t *testing.T) {
 	})
 }
 
-// TestSameIdentifierSpellings: the spellings SameIdentifier takes for one
-// identifier key alike (IdentifierKey), and SameIdentifier is symmetric.
+// TestSameIdentifierSpellings: the spellings sameIdentifier takes for one
+// identifier key alike (IdentifierKey), and sameIdentifier is symmetric.
 func TestSameIdentifierSpellings(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		id := rapid.StringMatching(`[0-9A-Z]{1,14}`).Draw(t, "id")
 		a, b := identifierSpelling(t, id, "a"), identifierSpelling(t, id, "b")
-		if !SameIdentifier(a, b) || !SameIdentifier(b, a) || IdentifierKey(a) != IdentifierKey(b) || IdentifierKey(a) != id {
-			t.Fatalf("%q and %q: SameIdentifier %v/%v, keys %q %q", a, b, SameIdentifier(a, b), SameIdentifier(b, a), IdentifierKey(a), IdentifierKey(b))
+		if !sameIdentifier(a, b) || !sameIdentifier(b, a) || IdentifierKey(a) != IdentifierKey(b) || IdentifierKey(a) != id {
+			t.Fatalf("%q and %q: sameIdentifier %v/%v, keys %q %q", a, b, sameIdentifier(a, b), sameIdentifier(b, a), IdentifierKey(a), IdentifierKey(b))
 		}
 	})
 }
 
-// TestNameKeyIsSameName: NameKey keys alike exactly the names SameName
+// TestNameKeyIsSameName: nameKey keys alike exactly the names sameName
 // takes for one.
 func TestNameKeyIsSameName(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -92,8 +92,8 @@ func TestNameKeyIsSameName(t *testing.T) {
 			a = rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "a")
 			b = rapid.StringOfN(rapid.SampledFrom(alpha), 0, 6, -1).Draw(t, "b")
 		}
-		if (NameKey(a) == NameKey(b)) != SameName(a, b) {
-			t.Fatalf("%q and %q: keys %q %q, SameName %v", a, b, NameKey(a), NameKey(b), SameName(a, b))
+		if (nameKey(a) == nameKey(b)) != sameName(a, b) {
+			t.Fatalf("%q and %q: keys %q %q, sameName %v", a, b, nameKey(a), nameKey(b), sameName(a, b))
 		}
 	})
 }
@@ -155,7 +155,7 @@ func TestGroupingTable(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plans, ps := Assemble(tc.recs, nil)
+			plans, ps := assemble(tc.recs, nil)
 			if len(plans) != tc.plans {
 				t.Errorf("%d plans, want %d\n%s", len(plans), tc.plans, messages(ps))
 			}
@@ -208,7 +208,7 @@ func TestSkippedYears(t *testing.T) {
 				}
 				recs = append(recs, row("p.csv", i+2, kv...))
 			}
-			plans, ps := Assemble(recs, nil)
+			plans, ps := assemble(recs, nil)
 			if ps.HasErrors() || len(plans) != 1 {
 				t.Fatalf("%d plans; problems:\n%s", len(plans), messages(ps))
 			}
@@ -233,20 +233,20 @@ func TestSkippedYears(t *testing.T) {
 				}
 			}
 			if tc.planID == "" {
-				if n := len(SkippedYears(plans[0])); (n > 0) != (tc.want != "") {
-					t.Errorf("SkippedYears: %v", SkippedYears(plans[0]))
+				if n := len(skippedYears(plans[0])); (n > 0) != (tc.want != "") {
+					t.Errorf("skippedYears: %v", skippedYears(plans[0]))
 				}
 			}
 		})
 	}
 }
 
-func ExampleSkippedYears() {
+func Example_skippedYears() {
 	p := &InputPlan{StartDate: Date{Year: 2025, Month: 9, Day: 1}, EndDate: Date{Year: 2030, Month: 8, Day: 31}}
 	for _, y := range []int{1, 2, 4, 5} {
 		p.Targets = append(p.Targets, &InputTarget{YearNumber: y, TargetType: TargetAll})
 	}
-	fmt.Println(SkippedYears(p))
+	fmt.Println(skippedYears(p))
 	// Output: [2027/28]
 }
 
@@ -259,12 +259,12 @@ func TestStandardSpelling(t *testing.T) {
 		// Not of the standard length, or with letters: kept as given.
 		{CompanyIDs{Registration: "K2015-123456-07", VAT: "409876543"}, CompanyIDs{Registration: "K2015-123456-07", VAT: "409876543"}},
 	} {
-		got := StandardSpelling(tc.in)
+		got := standardSpelling(tc.in)
 		if got != tc.want {
-			t.Errorf("StandardSpelling(%+v) = %+v, want %+v", tc.in, got, tc.want)
+			t.Errorf("standardSpelling(%+v) = %+v, want %+v", tc.in, got, tc.want)
 		}
-		if !SameCompanyIDs(got, tc.in) {
-			t.Errorf("StandardSpelling(%+v) = %+v names another company", tc.in, got)
+		if !sameCompanyIDs(got, tc.in) {
+			t.Errorf("standardSpelling(%+v) = %+v names another company", tc.in, got)
 		}
 	}
 }

@@ -15,20 +15,20 @@ type HoldBack struct {
 }
 
 // ChangeSet classifies every plan of cs (ClassifyChanges) and holds back
-// the service-side changes (HoldServiceChanges); it returns what it held
+// the service-side changes (holdServiceChanges); it returns what it held
 // back (with Overwrite: what it would have held).
 func (h HoldBack) ChangeSet(ctx context.Context, cs *ChangeSet) ([]HeldChange, error) {
 	if err := ClassifyChanges(ctx, cs, h.Source, h.Service); err != nil {
 		return nil, err
 	}
-	return HoldServiceChanges(cs, h.Overwrite), nil
+	return holdServiceChanges(cs, h.Overwrite), nil
 }
 
-// Plan is ChangeSet for one plan's diff (ClassifyPlan, HoldPlanChanges),
+// Plan is ChangeSet for one plan's diff (classifyPlan, holdPlanChanges),
 // as apply compares it: the ApplyHooks.Classify of a run.
 func (h HoldBack) Plan(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
-	if err := ClassifyPlan(ctx, d, h.Source, h.Service); err != nil {
+	if err := classifyPlan(ctx, d, h.Source, h.Service); err != nil {
 		return nil, err
 	}
-	return HoldPlanChanges(d, h.Overwrite), nil
+	return holdPlanChanges(d, h.Overwrite), nil
 }

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// SameIdentifier is the one rule by which eepipe compares company
+// sameIdentifier is the one rule by which eepipe compares company
 // identifiers (VAT, registration and ID numbers): by their letters and
 // digits only, letter case ignored, so that "2009/012345/07",
 // "2009-012345-07" and "2009 012345 07" agree, and " 4012345678" is
@@ -21,12 +21,12 @@ import (
 //
 // Rows are grouped into plans by it too (the assembler keys a plan by
 // IdentifierKey), so validate, diff and apply count the same plans.
-func SameIdentifier(a, b string) bool {
+func sameIdentifier(a, b string) bool {
 	na := IdentifierKey(a)
 	return na != "" && na == IdentifierKey(b)
 }
 
-// IdentifierKey is the form of an identifier that SameIdentifier compares:
+// IdentifierKey is the form of an identifier that sameIdentifier compares:
 // its letters (upper-cased) and digits, in order. Two identifiers are the
 // same when their keys are equal and not empty; use it to key maps by
 // identifier. "" means the text identifies nothing.
@@ -57,13 +57,13 @@ func appendIdentifierKey(b []byte, s string) []byte {
 	return b
 }
 
-// StandardSpelling returns ids as South African records spell them where
+// standardSpelling returns ids as South African records spell them where
 // an identifier's digits allow one spelling only: a registration number of
 // 12 digits as CIPC writes it (2009/012345/07), a VAT number of 10 digits
 // and an ID number of 13 digits as their digits alone. Any other
 // identifier is kept as given. Apply looks a company up by it when the
 // file's spelling finds nothing (the lookup matches spellings exactly).
-func StandardSpelling(ids CompanyIDs) CompanyIDs {
+func standardSpelling(ids CompanyIDs) CompanyIDs {
 	digits := func(s string, n int) (string, bool) {
 		k := IdentifierKey(s)
 		if len(k) != n || strings.Trim(k, "0123456789") != "" {
@@ -83,29 +83,29 @@ func StandardSpelling(ids CompanyIDs) CompanyIDs {
 	return ids
 }
 
-// companyKey is ids keyed as SameIdentifier compares them, for maps:
+// companyKey is ids keyed as sameIdentifier compares them, for maps:
 // two sets of identifiers whose every kind agrees (or is absent from both)
 // have the same key.
 func companyKey(ids CompanyIDs) CompanyIDs {
 	return CompanyIDs{VAT: IdentifierKey(ids.VAT), Registration: IdentifierKey(ids.Registration), IDNumber: IdentifierKey(ids.IDNumber)}
 }
 
-// CompanyHas reports whether the company record c holds the identifier q
-// as its VAT, registration or ID number (SameIdentifier).
-func CompanyHas(c Company, q string) bool {
-	return SameIdentifier(q, c.VATNumber) || SameIdentifier(q, c.RegistrationNumber) || SameIdentifier(q, c.IdentificationNumber)
+// companyHas reports whether the company record c holds the identifier q
+// as its VAT, registration or ID number (sameIdentifier).
+func companyHas(c Company, q string) bool {
+	return sameIdentifier(q, c.VATNumber) || sameIdentifier(q, c.RegistrationNumber) || sameIdentifier(q, c.IdentificationNumber)
 }
 
-// SameCompanyIDs reports whether two sets of identifiers name the same
+// sameCompanyIDs reports whether two sets of identifiers name the same
 // company: some kind of identifier is given in both and agrees
-// (SameIdentifier), and no kind given in both disagrees.
-func SameCompanyIDs(a, b CompanyIDs) bool {
+// (sameIdentifier), and no kind given in both disagrees.
+func sameCompanyIDs(a, b CompanyIDs) bool {
 	agree := false
 	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
 		if IdentifierKey(f[0]) == "" || IdentifierKey(f[1]) == "" {
 			continue
 		}
-		if !SameIdentifier(f[0], f[1]) {
+		if !sameIdentifier(f[0], f[1]) {
 			return false
 		}
 		agree = true
@@ -113,31 +113,31 @@ func SameCompanyIDs(a, b CompanyIDs) bool {
 	return agree
 }
 
-// CompaniesWith returns the distinct companies of records (a lookup's
+// companiesWith returns the distinct companies of records (a lookup's
 // answer, OR semantics) that hold q as their VAT, registration or ID
-// number (CompanyHas).
-func CompaniesWith(records []Company, q string) []Company {
+// number (companyHas).
+func companiesWith(records []Company, q string) []Company {
 	var out []Company
 	for _, r := range records {
-		if CompanyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
+		if companyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// AccountOfCompany picks the configured account a company's plans are
+// accountOfCompany picks the configured account a company's plans are
 // read from: the account whose company_id is the company's, else an
 // account without company_id whose configured identifiers (configured,
-// by account; SameCompanyIDs) are the company's, else a single account
+// by account; sameCompanyIDs) are the company's, else a single account
 // without company_id and without identifiers (with a warning: that it
 // belongs to the company cannot be checked). Anything else is an error.
-func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
+func accountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
 	ids := CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	if idx = slices.IndexFunc(accounts, func(a Account) bool { return a.CompanyID == c.ID }); idx >= 0 {
 		return idx, "", nil
 	}
-	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return SameCompanyIDs(cfg, ids) })
+	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return sameCompanyIDs(cfg, ids) })
 	if idx >= 0 && idx < len(accounts) && accounts[idx].CompanyID == "" {
 		return idx, "", nil
 	}
@@ -153,7 +153,7 @@ func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 		c.TradingName, c.ID, c.ID)
 }
 
-// CheckConfiguredCompany looks up the identifiers an account's
+// checkConfiguredCompany looks up the identifiers an account's
 // configuration gives (ids): they must name one company, the account's own
 // when it has a company_id (else an export would not re-import onto it).
 // It returns that company's record, which completes the identifiers and
@@ -163,7 +163,7 @@ func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 // the error: the configured identifiers are kept as they are, with a
 // warning (none when ctx is done). The error names the configuration's
 // identifiers.
-func CheckConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
+func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
 	where := "the identifiers of account " + account.Name + " in the configuration (" + ids.String() + ")"
 	if account.Name == "default" {
 		where = "the account's company identifiers (" + ids.String() + ")"

@@ -41,17 +41,17 @@ func ServiceKey(baseURL string) string {
 // one rule by which an account named in a file (its account column, a
 // grid label, a change set) is found among the configured accounts, by
 // which the configuration refuses two accounts of one name, and under
-// which the accounts' locks are taken: the rule of names (SameName:
+// which the accounts' locks are taken: the rule of names (sameName:
 // surrounding spaces and letter case ignored), so "UMOYA", " Umoya " and
 // "umoya" are one account.
 func SameAccount(a, b string) bool {
-	return SameName(a, b)
+	return sameName(a, b)
 }
 
 // AccountKey returns the stored form of an account name, the key of its
 // by-name lock and of the state store's account filters (compared there
-// with LOWER(TRIM(account))): NameKey in lower case. Names that
+// with LOWER(TRIM(account))): nameKey in lower case. Names that
 // SameAccount holds equal have one AccountKey.
 func AccountKey(name string) string {
-	return strings.ToLower(NameKey(name))
+	return strings.ToLower(nameKey(name))
 }

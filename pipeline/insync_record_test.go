@@ -48,7 +48,7 @@ func threeYears(n int) []*InputPlan {
 }
 
 // TestInSyncRecordedInBatches: the counters found in sync are recorded
-// while the run goes on, in batches of RunOptions.InSyncBatch (the buffer
+// while the run goes on, in batches of RunOptions.inSyncBatchSize (the buffer
 // never holds more than a batch and one plan's counters), not held until
 // the run ends; all of them are recorded.
 func TestInSyncRecordedInBatches(t *testing.T) {
@@ -59,7 +59,7 @@ func TestInSyncRecordedInBatches(t *testing.T) {
 	}
 	done := &atomic.Int64{}
 	j := &batchJournal{done: done}
-	opts := RunOptions{Journal: j, NoRecalc: true, Concurrency: 1, InSyncBatch: batch, OnPlanDone: func(*PlanResult) { done.Add(1) }}
+	opts := RunOptions{Journal: j, NoRecalc: true, Concurrency: 1, inSyncBatchSize: batch, OnPlanDone: func(*PlanResult) { done.Add(1) }}
 	cs, rep := run(t, w, threeYears(plans), opts)
 	if cs.HasChanges() || !rep.OK() {
 		t.Fatal("in-sync run has changes or failed")
@@ -86,7 +86,7 @@ func TestInSyncRecordedInBatches(t *testing.T) {
 	}
 }
 
-// memoryHistory is a LastWriteSource and PendingWriteSource over fixed
+// memoryHistory is a LastWriteSource and pendingWriteSource over fixed
 // values: every target's amt and wfs were last applied as last[counter],
 // and the targets in pending have a write an earlier run left pending.
 type memoryHistory struct {

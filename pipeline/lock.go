@@ -69,8 +69,8 @@ type LockHeldError struct {
 	// What is held, for people: "the lock of account acme" or "the lock
 	// file x".
 	What string
-	// Where the lock lives (a file path, a store), for people; may be "".
-	Where  string
+	// where the lock lives (a file path, a store), for people; may be "".
+	where  string
 	Holder LockInfo
 	Waited time.Duration // how long this run waited before giving up
 }
@@ -78,8 +78,8 @@ type LockHeldError struct {
 func (e *LockHeldError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "another eepipe run holds %s: %s", e.What, e.Holder)
-	if e.Where != "" {
-		fmt.Fprintf(&b, " (lock %s)", e.Where)
+	if e.where != "" {
+		fmt.Fprintf(&b, " (lock %s)", e.where)
 	}
 	if e.Waited > 0 {
 		fmt.Fprintf(&b, "; waited %s", e.Waited)

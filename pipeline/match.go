@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// MatchPlans is the one rule by which a plan described in a file (or a
+// matchPlans is the one rule by which a plan described in a file (or a
 // plan about to be created) is found among an account's stored plans. diff,
 // apply, reconcile, check --server and the adoption of a create whose
 // answer was lost all use it, so that they never disagree:
@@ -22,7 +22,7 @@ import (
 // Plans whose ids are in skip are left out (the old plan of a recreate).
 // The result is every candidate: none (the plan is not there), one (the
 // match), or several (ambiguous: never guessed, whichever rule found them).
-func MatchPlans(list []Plan, id int64, name string, start Date, skip map[int64]bool) []*Plan {
+func matchPlans(list []Plan, id int64, name string, start Date, skip map[int64]bool) []*Plan {
 	var out []*Plan
 	if id != 0 {
 		for i := range list {
@@ -55,22 +55,22 @@ func MatchPlans(list []Plan, id int64, name string, start Date, skip map[int64]b
 	return out
 }
 
-// SameName reports whether two plan names are the same name by the rule of
-// MatchPlans: equal after trimming spaces, ignoring letter case. Account
+// sameName reports whether two plan names are the same name by the rule of
+// matchPlans: equal after trimming spaces, ignoring letter case. Account
 // names are compared by it too.
-func SameName(a, b string) bool {
+func sameName(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
-// NameKey is the form of a name that SameName compares: SameName(a, b) is
-// NameKey(a) == NameKey(b). Rows are grouped into plans by it (with the
+// nameKey is the form of a name that sameName compares: sameName(a, b) is
+// nameKey(a) == nameKey(b). Rows are grouped into plans by it (with the
 // company identifiers' IdentifierKey), and apply keys the plans it would
 // create by it, so that a file's plans are counted alike everywhere.
-func NameKey(s string) string {
+func nameKey(s string) string {
 	return string(appendNameKey(nil, s))
 }
 
-// appendNameKey appends NameKey(s) to b: s trimmed, each letter replaced
+// appendNameKey appends nameKey(s) to b: s trimmed, each letter replaced
 // by the least rune of its case-folding orbit (the orbit strings.EqualFold
 // compares by), so that names equal apart from letter case key alike.
 func appendNameKey(b []byte, s string) []byte {
@@ -94,7 +94,7 @@ func appendNameKey(b []byte, s string) []byte {
 }
 
 // matchPlan finds the stored plan an input plan refers to in an account's
-// plan list (MatchPlans). It returns nil and no error when the plan is not
+// plan list (matchPlans). It returns nil and no error when the plan is not
 // there (to be created), and an error for an unknown plan id or an
 // ambiguous name.
 //
@@ -109,12 +109,12 @@ func appendNameKey(b []byte, s string) []byte {
 // an error for that plan: a plan_id is never
 // redirected to an older plan.
 func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
-	matches := MatchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
+	matches := matchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
 	switch {
 	case len(matches) == 1:
 		return matches[0], "", nil
 	case len(matches) == 0 && in.PlanID != 0:
-		byName := MatchPlans(list, 0, in.Name, in.StartDate, nil)
+		byName := matchPlans(list, 0, in.Name, in.StartDate, nil)
 		if len(byName) == 1 && byName[0].ID > in.PlanID {
 			n := byName[0]
 			return n, fmt.Sprintf("plan_id %d is no longer on account %s, but plan %d there has the file's name %q and start date %s "+

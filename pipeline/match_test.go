@@ -12,10 +12,10 @@ import (
 
 // TestMatchPlans is the plan-matching rule, with the cases where the two
 // old rules (matchPlan in resolve.go for diff, apply and reconcile;
-// MatchStoredPlan in sector.go for check --server) disagreed, and the case
+// matchStoredPlan in sector.go for check --server) disagreed, and the case
 // where matchPlan created a third plan.
 func TestMatchPlans(t *testing.T) {
-	s1, s2 := MustDate("2025-09-01"), MustDate("2026-09-01")
+	s1, s2 := mustDate("2025-09-01"), mustDate("2026-09-01")
 	list := []Plan{
 		{ID: 1, Name: "Alpha", StartDate: s1},
 		{ID: 2, Name: "  Beta ", StartDate: s1},
@@ -36,7 +36,7 @@ func TestMatchPlans(t *testing.T) {
 		skip   []int64
 		want   []int64
 		oldRes []int64 // what matchPlan answered (nil: create, or an error when ambiguous)
-		oldChk []int64 // what MatchStoredPlan answered
+		oldChk []int64 // what matchStoredPlan answered
 	}{
 		{name: "exact", plan: "Alpha", start: s1, want: []int64{1}, oldRes: []int64{1}, oldChk: []int64{1}},
 		{name: "other start is another plan", plan: "Alpha", start: s2, want: []int64{9}, oldRes: []int64{9}, oldChk: []int64{9}},
@@ -68,9 +68,9 @@ func TestMatchPlans(t *testing.T) {
 			for _, id := range tc.skip {
 				skip[id] = true
 			}
-			got := ids(MatchPlans(list, tc.id, tc.plan, tc.start, skip))
+			got := ids(matchPlans(list, tc.id, tc.plan, tc.start, skip))
 			if !slices.Equal(got, tc.want) {
-				t.Fatalf("MatchPlans = %v, want %v", got, tc.want)
+				t.Fatalf("matchPlans = %v, want %v", got, tc.want)
 			}
 			if len(tc.skip) > 0 {
 				return
@@ -78,11 +78,11 @@ func TestMatchPlans(t *testing.T) {
 			in := &InputPlan{PlanID: tc.id, Name: tc.plan, StartDate: tc.start}
 			// Every user of the rule agrees with it.
 			var chk []int64
-			for _, i := range MatchStoredPlan(in, list) {
+			for _, i := range matchStoredPlan(in, list) {
 				chk = append(chk, list[i].ID)
 			}
 			if !slices.Equal(chk, tc.want) {
-				t.Errorf("MatchStoredPlan = %v, want %v", chk, tc.want)
+				t.Errorf("matchStoredPlan = %v, want %v", chk, tc.want)
 			}
 			m, _, err := matchPlan(in, list, "acme")
 			switch {
@@ -111,12 +111,12 @@ func TestMatchPlans(t *testing.T) {
 // and "CASE PLAN", the file says "case plan": the plan fails as ambiguous,
 // exactly as an exact-name ambiguity does, and nothing is created.
 func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
-	start := MustDate("2025-09-01")
+	start := mustDate("2025-09-01")
 	svc := newFakeService(new(atomic.Int64))
-	svc.plans[3] = &Plan{ID: 3, Name: "Case Plan", StartDate: start, EndDate: MustDate("2030-08-31")}
-	svc.plans[4] = &Plan{ID: 4, Name: "CASE PLAN", StartDate: start, EndDate: MustDate("2030-08-31")}
+	svc.plans[3] = &Plan{ID: 3, Name: "Case Plan", StartDate: start, EndDate: mustDate("2030-08-31")}
+	svc.plans[4] = &Plan{ID: 4, Name: "CASE PLAN", StartDate: start, EndDate: mustDate("2030-08-31")}
 	r := NewRunner([]Account{{Name: "acme", Service: svc}}, nil, RunOptions{})
-	in := &InputPlan{Name: "case plan", StartDate: start, EndDate: MustDate("2030-08-31")}
+	in := &InputPlan{Name: "case plan", StartDate: start, EndDate: mustDate("2030-08-31")}
 	cs, err := r.Plan(context.Background(), []*InputPlan{in})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
 	if svc.writes() != 0 {
 		t.Fatalf("%d writes", svc.writes())
 	}
-	if d.Action != ActionFailed || !strings.Contains(d.Reason, "ambiguous plan") || !strings.Contains(d.Reason, "3, 4") ||
+	if d.Action != actionFailed || !strings.Contains(d.Reason, "ambiguous plan") || !strings.Contains(d.Reason, "3, 4") ||
 		!strings.Contains(d.Reason, "letter case") {
 		t.Fatalf("action %v, reason %q; want an ambiguous plan", d.Action, d.Reason)
 	}
@@ -137,7 +137,7 @@ func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
 // workbook, instead of a failure on every run. Several such plans are
 // still an error.
 func TestMatchPlanRecreatedPlanID(t *testing.T) {
-	s1 := MustDate("2025-09-01")
+	s1 := mustDate("2025-09-01")
 	list := []Plan{{ID: 34, Name: "Acme", StartDate: s1}, {ID: 40, Name: "Twin", StartDate: s1}, {ID: 41, Name: "Twin", StartDate: s1}}
 	m, note, err := matchPlan(&InputPlan{PlanID: 12, Name: "Acme", StartDate: s1}, list, "acme")
 	if err != nil || m == nil || m.ID != 34 {
@@ -160,13 +160,13 @@ func TestMatchPlanRecreatedPlanID(t *testing.T) {
 	}
 }
 
-// TestMatchPlansProperty: whatever the stored plans, MatchPlans returns
+// TestMatchPlansProperty: whatever the stored plans, matchPlans returns
 // only plans with the start date and a name equal ignoring case and outer
 // spaces, none it was told to skip; exact names when any stored plan has
 // the exact name; and every plan that qualifies by the rule.
 func TestMatchPlansProperty(t *testing.T) {
 	names := []string{"Alpha", "alpha", "ALPHA", " Alpha ", "Beta", "beta", "Straße", "STRASSE", ""}
-	starts := []Date{MustDate("2025-09-01"), MustDate("2026-09-01")}
+	starts := []Date{mustDate("2025-09-01"), mustDate("2026-09-01")}
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 8).Draw(t, "n")
 		list := make([]Plan, n)
@@ -179,7 +179,7 @@ func TestMatchPlansProperty(t *testing.T) {
 		if n > 0 && rapid.Bool().Draw(t, "skip") {
 			skip[int64(rapid.IntRange(1, n).Draw(t, "skipID"))] = true
 		}
-		got := MatchPlans(list, 0, name, start, skip)
+		got := matchPlans(list, 0, name, start, skip)
 		want := strings.TrimSpace(name)
 		var exact, folded []int64
 		for _, p := range list {
@@ -200,12 +200,12 @@ func TestMatchPlansProperty(t *testing.T) {
 		var ids []int64
 		for _, p := range got {
 			ids = append(ids, p.ID)
-			if !SameName(p.Name, name) || p.StartDate != start || skip[p.ID] {
-				t.Fatalf("MatchPlans returned plan %+v for %q %s", *p, name, start)
+			if !sameName(p.Name, name) || p.StartDate != start || skip[p.ID] {
+				t.Fatalf("matchPlans returned plan %+v for %q %s", *p, name, start)
 			}
 		}
 		if !slices.Equal(ids, expect) {
-			t.Fatalf("MatchPlans(%q, %s) = %v, want %v (list %+v, skip %v)", name, start, ids, expect, list, skip)
+			t.Fatalf("matchPlans(%q, %s) = %v, want %v (list %+v, skip %v)", name, start, ids, expect, list, skip)
 		}
 	})
 }

@@ -54,14 +54,14 @@ func (o Origin) String() string {
 // one; otherwise o as it is.
 func (o Origin) WithCell() Origin {
 	if o.Cell == "" && o.Sheet != "" && o.Column > 0 && o.Row > 0 {
-		o.Cell = CellRef(o.Column, o.Row)
+		o.Cell = cellRef(o.Column, o.Row)
 	}
 	return o
 }
 
-// CellRef returns the A1-style reference of a 1-based column and row:
-// CellRef(6, 12) is "F12".
-func CellRef(col, row int) string {
+// cellRef returns the A1-style reference of a 1-based column and row:
+// cellRef(6, 12) is "F12".
+func cellRef(col, row int) string {
 	var buf [24]byte
 	b := appendColumnLetters(buf[:0], col)
 	return string(strconv.AppendInt(b, int64(row), 10))
@@ -260,16 +260,16 @@ type Record struct {
 // RowCells are a record's cells of the RowColumns, by their index there;
 // Has tells which the record has.
 type RowCells struct {
-	Cells [NumRowColumns]Cell
-	Has   [NumRowColumns]bool
+	Cells [numRowColumns]Cell
+	Has   [numRowColumns]bool
 }
 
-// NumRowColumns is the number of RowColumns.
-const NumRowColumns = 13
+// numRowColumns is the number of RowColumns.
+const numRowColumns = 13
 
 // RowColumns are the plan and year columns of a flat table's row that a
 // reader may give in Record.Fixed.
-var RowColumns = [NumRowColumns]string{ColPlanID, ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName,
+var RowColumns = [numRowColumns]string{ColPlanID, ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanName,
 	ColStartDate, ColEndDate, ColSector, ColScorecardID, ColYearNumber, ColFinancialYear, ColTargetType}
 
 // RowColumnIndex returns the index of col in RowColumns, or -1.
@@ -305,8 +305,8 @@ func RowColumnIndex(col string) int {
 	return -1
 }
 
-// Cell returns the record's cell of the column col, from Fixed or Cells.
-func (r *Record) Cell(col string) (Cell, bool) {
+// cell returns the record's cell of the column col, from Fixed or Cells.
+func (r *Record) cell(col string) (Cell, bool) {
 	if r.Fixed != nil {
 		if i := RowColumnIndex(col); i >= 0 && r.Fixed.Has[i] {
 			return r.Fixed.Cells[i], true
@@ -354,9 +354,9 @@ type InputPlan struct {
 	Origin  Origin // where the plan is first described
 	PlanID  int64  // 0 when the file names no plan id
 	Account string // the configured account the file names (column account, grid label Account); "" when not given
-	// AccountOrigin is the cell that gives Account (zero when not given),
+	// accountOrigin is the cell that gives Account (zero when not given),
 	// so that an account name no configuration has is cited at that cell.
-	AccountOrigin Origin `json:"-"`
+	accountOrigin Origin
 	Company       CompanyIDs
 	Name          string
 	StartDate     Date // zero when not given
@@ -365,11 +365,11 @@ type InputPlan struct {
 	ScorecardID   string
 	Targets       []*InputTarget
 
-	// CompanyCell is where the plan's company identifiers belong when the
+	// companyCell is where the plan's company identifiers belong when the
 	// file leaves them blank but shows their place (the value cell beside
 	// a grid sheet's "Company VAT number" label): a missing company is
 	// reported there. Zero when unknown.
-	CompanyCell Origin `json:"-"`
+	companyCell Origin
 
 	// fieldPlaces holds where each plan field was read (a grid's
 	// labelled metadata cell, a flat row's column), by the index of
@@ -408,32 +408,32 @@ func (p *InputPlan) FieldOrigin(col string) Origin {
 // PlanKey identifies a plan across runs: its id when the file gives one,
 // else the company, the name and the start date.
 type PlanKey struct {
-	PlanID    int64
-	Account   string
-	Company   CompanyIDs
-	Name      string
-	StartDate Date
+	planID    int64
+	account   string
+	company   CompanyIDs
+	name      string
+	startDate Date
 }
 
 // Key returns the plan's key.
 func (p *InputPlan) Key() PlanKey {
 	if p.PlanID != 0 {
-		return PlanKey{PlanID: p.PlanID}
+		return PlanKey{planID: p.PlanID}
 	}
-	return PlanKey{Account: p.Account, Company: p.Company, Name: p.Name, StartDate: p.StartDate}
+	return PlanKey{account: p.Account, company: p.Company, name: p.Name, startDate: p.StartDate}
 }
 
 // String formats the key for messages.
 func (k PlanKey) String() string {
-	if k.PlanID != 0 {
-		return fmt.Sprintf("plan %d", k.PlanID)
+	if k.planID != 0 {
+		return fmt.Sprintf("plan %d", k.planID)
 	}
-	s := fmt.Sprintf("plan %q starting %s", k.Name, k.StartDate)
-	if !k.Company.IsZero() {
-		s += " of company " + k.Company.String()
+	s := fmt.Sprintf("plan %q starting %s", k.name, k.startDate)
+	if !k.company.IsZero() {
+		s += " of company " + k.company.String()
 	}
-	if k.Account != "" {
-		s += " of account " + k.Account
+	if k.account != "" {
+		s += " of account " + k.account
 	}
 	return s
 }
@@ -461,21 +461,21 @@ type InputTarget struct {
 // counter's name.
 type CellPlaces struct {
 	cat *Catalog
-	at  []CellPlace // the zero CellPlace for none
+	at  []cellPlace // the zero cellPlace for none
 }
 
-// CellPlace is a cell of a sheet by its 1-based row and column.
-type CellPlace struct{ Row, Column int32 }
+// cellPlace is a cell of a sheet by its 1-based row and column.
+type cellPlace struct{ row, column int32 }
 
-// Of returns the cell the counter name was read from, if any.
-func (p *CellPlaces) Of(name string) (CellPlace, bool) {
+// of returns the cell the counter name was read from, if any.
+func (p *CellPlaces) of(name string) (cellPlace, bool) {
 	if p == nil {
-		return CellPlace{}, false
+		return cellPlace{}, false
 	}
-	if i := p.cat.Index(name); i >= 0 && i < len(p.at) && p.at[i].Row > 0 {
+	if i := p.cat.indexOf(name); i >= 0 && i < len(p.at) && p.at[i].row > 0 {
 		return p.at[i], true
 	}
-	return CellPlace{}, false
+	return cellPlace{}, false
 }
 
 // CounterColumns maps counter names to the column they are read from in a
@@ -491,8 +491,8 @@ func (t *InputTarget) CellOf(name string) Origin {
 	if o, ok := t.Cells[name]; ok {
 		return o
 	}
-	if p, ok := t.Places.Of(name); ok {
-		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.Row), Column: int(p.Column), Header: name}.WithCell()
+	if p, ok := t.Places.of(name); ok {
+		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.row), Column: int(p.column), Header: name}.WithCell()
 	}
 	o, ok := t.Columns[name]
 	if !ok {

@@ -35,7 +35,7 @@ type ApplyHooks struct {
 	// time) is that stop's: the run is reported as stopped, as any other.
 	Begin func(ctx context.Context, accounts []string) error
 	// Classify classifies one compared plan's changes (three-way, against
-	// the state store: ClassifyPlan, HoldPlanChanges) and returns the
+	// the state store: classifyPlan, holdPlanChanges) and returns the
 	// changes it held back. An error leaves that plan unwritten (not
 	// applied) and stops the run as a fatal error does (RunReport.Fatal).
 	Classify func(ctx context.Context, d *PlanDiff) ([]HeldChange, error)
@@ -44,8 +44,7 @@ type ApplyHooks struct {
 	OnDiff func(d *PlanDiff)
 }
 
-// PlanApply compares and applies plans in one pass: what Plan and then
-// Apply do, pipelined per plan. Routing, listing, matching and the
+// PlanApply compares and applies plans in one pass, pipelined per plan. Routing, listing, matching and the
 // duplicate-claim check come first (they need the lists only); then each
 // plan, in the pool of RunOptions.Concurrency, is read (a plan to create
 // needs no read), compared, classified (hooks.Classify) and applied, so
@@ -57,7 +56,7 @@ type ApplyHooks struct {
 // classified), the RunReport, and the held changes in input order. The
 // error is a hook's that stopped the run before any write; then nothing
 // else is returned. A run stopped by a fatal error or cancellation is
-// told by the report (Fatal, Interrupted), as with Apply.
+// told by the report (Fatal, Interrupted).
 func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time.Time, hooks ApplyHooks) (*ChangeSet, *RunReport, []HeldChange, error) {
 	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
 	pr, err := r.prepare(ctx, plans, hooks.Lock)
@@ -217,7 +216,7 @@ func (run *pipelined) plan(i int) {
 		d, stop, stopped = run.compare(i)
 		run.cs.Plans[i] = d
 	}
-	if stop == nil && d.Action != ActionFailed {
+	if stop == nil && d.Action != actionFailed {
 		if run.beforeWrites() != nil {
 			return
 		}
@@ -233,7 +232,7 @@ func (run *pipelined) plan(i int) {
 		if stopped {
 			err = stop
 		}
-		res = &PlanResult{Diff: d, PlanID: d.PlanID(), Notes: d.Notes, Outcome: OutcomeNotApplied, Err: err}
+		res = &PlanResult{Diff: d, PlanID: d.planID(), Notes: d.Notes, Outcome: OutcomeNotApplied, Err: err}
 	} else {
 		res = r.applyPlan(run.ctx, d)
 	}
@@ -263,14 +262,14 @@ func (run *pipelined) compare(i int) (d *PlanDiff, stop error, stopped bool) {
 		d = pr.getFailed(i, err)
 	default:
 		d = pr.diff(i, server)
-		if d.Action == ActionRecreate {
+		if d.Action == actionRecreate {
 			// A plan left by an earlier recreate is adopted: compare with it (as Plan does).
-			one := &ChangeSet{Plans: []*PlanDiff{d}, Listed: run.cs.Listed}
+			one := &ChangeSet{Plans: []*PlanDiff{d}, listed: run.cs.listed}
 			r.planLeftovers(ctx, one)
 			d = one.Plans[0]
 		}
 	}
-	if d.Action != ActionFailed && run.hooks.Classify != nil {
+	if d.Action != actionFailed && run.hooks.Classify != nil {
 		h, err := run.hooks.Classify(ctx, d)
 		if err != nil {
 			if s := r.gate.stopErr(ctx); s != nil {

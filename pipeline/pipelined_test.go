@@ -109,7 +109,7 @@ func TestPlanApplyDoesNotWriteHeldChanges(t *testing.T) {
 	if len(held) != 1 || held[0].Plan != cs.Plans[1] || held[0].Change.New != 50 || held[0].Change.Class != ClassService {
 		t.Fatalf("held %+v", held)
 	}
-	if cs.Plans[1].Action != ActionUnchanged || rep.Plans[1].Outcome != OutcomeUnchanged || rep.Plans[1].Wrote {
+	if cs.Plans[1].Action != ActionUnchanged || rep.Plans[1].Outcome != outcomeUnchanged || rep.Plans[1].Wrote {
 		t.Errorf("held plan: %s, %s", cs.Plans[1].Action, rep.Plans[1].Outcome)
 	}
 	if rep.Plans[0].Outcome != OutcomeUpdated || cs.Plans[0].Targets[0].Changes[0].Class != ClassFile {
@@ -208,7 +208,7 @@ func TestPlanApplyDuplicateClaimBlocksBothBeforeAnyWrite(t *testing.T) {
 		t.Errorf("at Begin: %d gets, %d writes; want at most the one read, no write", atBegin[0], atBegin[1])
 	}
 	for _, i := range []int{0, 1, 3, 4} {
-		if cs.Plans[i].Action != ActionFailed || rep.Plans[i].Outcome != OutcomeFailed || rep.Plans[i].Wrote {
+		if cs.Plans[i].Action != actionFailed || rep.Plans[i].Outcome != OutcomeFailed || rep.Plans[i].Wrote {
 			t.Errorf("row %d: %s %s: %s", i, cs.Plans[i].Action, rep.Plans[i].Outcome, cs.Plans[i].Reason)
 		}
 		if cs.Plans[i].Account != "acme" {

@@ -38,15 +38,15 @@ func (r *Runner) recalcLinked(ctx context.Context, plans []*PlanResult) []*Recal
 		}
 		d := p.Diff
 		switch {
-		case d.Create != nil:
-			add(d.Account, d.Create.ScorecardID)
+		case d.create != nil:
+			add(d.Account, d.create.ScorecardID)
 		case d.Input.ScorecardID != "":
 			add(d.Account, d.Input.ScorecardID)
-		case d.Server != nil:
-			add(d.Account, d.Server.ScorecardID)
+		case d.server != nil:
+			add(d.Account, d.server.ScorecardID)
 		}
-		if d.Server != nil {
-			add(d.Account, d.Server.ScorecardID)
+		if d.server != nil {
+			add(d.Account, d.server.ScorecardID)
 		}
 	}
 	return r.Recalc(ctx, reqs)
@@ -96,7 +96,7 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 	if first <= 0 {
 		first = time.Second
 	}
-	maxBackoff := r.opts.RecalcBackoffMax
+	maxBackoff := r.opts.recalcBackoffMax
 	if maxBackoff <= 0 {
 		maxBackoff = 30 * time.Second
 	}
@@ -138,10 +138,10 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 	return res
 }
 
-// ScorecardChecker is implemented by a PlanService that can tell whether
+// scorecardChecker is implemented by a PlanService that can tell whether
 // its account sees a scorecard (the service answers 404 for a scorecard
 // of another account).
-type ScorecardChecker interface {
+type scorecardChecker interface {
 	HasScorecard(ctx context.Context, scorecardID string) (bool, error)
 }
 
@@ -160,7 +160,7 @@ func ScorecardOwner(ctx context.Context, accounts []Account, id string) (string,
 	var owners []string
 	var refused error
 	for _, a := range accounts {
-		sc, ok := a.Service.(ScorecardChecker)
+		sc, ok := a.Service.(scorecardChecker)
 		if !ok {
 			return "", fmt.Errorf("account %s cannot look scorecards up", a.Name)
 		}
@@ -171,7 +171,7 @@ func ScorecardOwner(ctx context.Context, accounts []Account, id string) (string,
 			refused = errors.Join(refused, ar)
 			continue
 		case errors.Is(err, ErrUnauthorized):
-			refused = errors.Join(refused, &AccountRefusedError{Account: a.Name, KeyHint: a.KeyHint, Err: err})
+			refused = errors.Join(refused, &AccountRefusedError{Account: a.Name, keyHint: a.KeyHint, err: err})
 			continue
 		case err != nil:
 			return "", fmt.Errorf("account %s: look up %s: %w", a.Name, id, err)

@@ -155,13 +155,13 @@ type CounterDifference struct {
 
 // Reconcile turns the ChangeSet of a batch (computed by Runner.Plan, the
 // same diff apply --dry-run shows) into a Reconciliation, using the plan
-// lists the diff fetched (ChangeSet.Listed); accounts are the configured
+// lists the diff fetched (ChangeSet.listed); accounts are the configured
 // accounts. A plan to create is missing on the
 // server; a plan to update differs, with the service's value as Server and
 // the file's as Workbook; plans in an account's list that no workbook plan
 // refers to are only on the server, for the accounts the workbook concerns.
 func Reconcile(cs *ChangeSet, accounts []Account) *Reconciliation {
-	lists := cs.Listed
+	lists := cs.listed
 	rec := &Reconciliation{Schema: ReconcileSchema, Complete: true}
 	claimed := map[string]map[int64]bool{}
 	claim := func(account string, id int64) {
@@ -288,10 +288,10 @@ func reconcilePlan(d *PlanDiff, lists map[string][]Plan, accounts []Account) Rec
 	case ActionCreate:
 		rp.Presence = PresenceMissing
 		rp.Reason = "the service holds no plan " + planWords(d)
-	default: // ActionFailed, or ActionRecreate (never asked for by reconcile)
+	default: // actionFailed, or actionRecreate (never asked for by reconcile)
 		reconcileNotCompared(&rp, d, lists, accounts)
 	}
-	if in, sv := d.Input, d.Server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
+	if in, sv := d.Input, d.server; in != nil && sv != nil && in.PlanID != 0 && in.PlanID != sv.ID && rp.Presence == PresencePresent {
 		// The workbook's plan_id is gone and the plan was found by its
 		// name and start date (recreated under a new id): the workbook is
 		// out of date until its plan_id is refreshed.
@@ -324,7 +324,7 @@ func reconcileHead(d *PlanDiff) ReconciledPlan {
 		rp.CompanyID = d.Company.ID
 		rp.Company = d.Company.TradingName
 	}
-	if s := d.Server; s != nil {
+	if s := d.server; s != nil {
 		rp.PlanID = s.ID
 		if rp.PlanName == "" {
 			rp.PlanName = s.Name
@@ -473,9 +473,9 @@ func (r *Reconciliation) Render(w io.Writer) error {
 			continue
 		}
 		for _, f := range p.Fields {
-			fmt.Fprintf(&b, "    %s: workbook %s, service %s", f.Field, FieldValueText(f.Workbook), FieldValueText(f.Server))
+			fmt.Fprintf(&b, "    %s: workbook %s, service %s", f.Field, fieldValueText(f.Workbook), fieldValueText(f.Server))
 			if f.Class != "" && f.Class != ClassNoHistory && f.LastApplied != nil {
-				fmt.Fprintf(&b, ", last applied %s: %s", FieldValueText(f.LastApplied.Value), f.Class.Words(f.LastRun()))
+				fmt.Fprintf(&b, ", last applied %s: %s", fieldValueText(f.LastApplied.Value), f.Class.Words(f.LastRun()))
 			}
 			b.WriteByte('\n')
 		}

@@ -15,12 +15,12 @@ import (
 
 // recreateLeftovers returns the plans of list that an earlier, unfinished
 // recreate of d left: other than the old plan, with the new name and start
-// date (MatchPlans) and the new end date (or the clamped one the service
+// date (matchPlans) and the new end date (or the clamped one the service
 // stored).
 func recreateLeftovers(list []Plan, d *PlanDiff) []*Plan {
 	var found []*Plan
-	for _, p := range MatchPlans(list, 0, d.Create.Name, d.Create.StartDate, map[int64]bool{d.Server.ID: true}) {
-		if p.EndDate == d.Create.EndDate || p.EndDate == ClampEnd(d.Create.EndDate) {
+	for _, p := range matchPlans(list, 0, d.create.Name, d.create.StartDate, map[int64]bool{d.server.ID: true}) {
+		if p.EndDate == d.create.EndDate || p.EndDate == ClampEnd(d.create.EndDate) {
 			found = append(found, p)
 		}
 	}
@@ -62,10 +62,10 @@ func (r *Runner) planLeftovers(ctx context.Context, cs *ChangeSet) {
 	}
 	var todo []adopt
 	for i, d := range cs.Plans {
-		if d == nil || d.Action != ActionRecreate || d.Server == nil || d.Create == nil {
+		if d == nil || d.Action != actionRecreate || d.server == nil || d.create == nil {
 			continue
 		}
-		list, ok := cs.Listed[d.Account]
+		list, ok := cs.listed[d.Account]
 		if !ok {
 			continue
 		}
@@ -75,8 +75,8 @@ func (r *Runner) planLeftovers(ctx context.Context, cs *ChangeSet) {
 			continue
 		case 1:
 		default:
-			f := Failed(d.Input, leftoversError(found, d.Server.ID).Error())
-			f.Server, f.Account, f.Company = d.Server, d.Account, d.Company
+			f := Failed(d.Input, leftoversError(found, d.server.ID).Error())
+			f.server, f.Account, f.Company = d.server, d.Account, d.Company
 			cs.Plans[i] = f
 			continue
 		}
@@ -104,7 +104,7 @@ func (r *Runner) planLeftovers(ctx context.Context, cs *ChangeSet) {
 		d := t.d
 		if errs[k] != nil {
 			f := Failed(d.Input, fmt.Sprintf("plan %d, left with the new dates by an earlier recreate, could not be read: %v", t.ref.id, errs[k]))
-			f.Server, f.Account, f.Company = d.Server, d.Account, d.Company
+			f.server, f.Account, f.Company = d.server, d.Account, d.Company
 			for i := range cs.Plans {
 				if cs.Plans[i] == d {
 					cs.Plans[i] = f
@@ -113,10 +113,10 @@ func (r *Runner) planLeftovers(ctx context.Context, cs *ChangeSet) {
 			continue
 		}
 		d.Reason = fmt.Sprintf("%s: %s, and the old plan %d will be deleted; counters the file leaves blank keep their stored values",
-			t.from, leftoverAdoptedNote(t.ref.id, false), d.Server.ID)
+			t.from, leftoverAdoptedNote(t.ref.id, false), d.server.ID)
 		// apply patches the adopted plan with what differs from it.
 		work := Diff(d.createSource(), got[k], r.opts.Diff)
-		if work.Action == ActionFailed {
+		if work.Action == actionFailed {
 			continue // apply fails it after adopting; the recreate stands
 		}
 		d.remapTargets(work.Targets)

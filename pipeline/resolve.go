@@ -11,30 +11,30 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// ErrCompanyNotFound is the failure of a plan whose company identifiers
+// errCompanyNotFound is the failure of a plan whose company identifiers
 // match no company record.
-var ErrCompanyNotFound = errors.New("company not found")
+var errCompanyNotFound = errors.New("company not found")
 
-// AmbiguousCompanyError is the failure of a plan whose company identifiers
+// ambiguousCompanyError is the failure of a plan whose company identifiers
 // match several companies (the lookup returns a record when any one
 // identifier matches), or one company whose record contradicts another
 // identifier given.
-type AmbiguousCompanyError struct {
-	IDs        CompanyIDs
-	Candidates []Company
-	Detail     string // for a contradiction: which identifier disagrees
+type ambiguousCompanyError struct {
+	iDs        CompanyIDs
+	candidates []Company
+	detail     string // for a contradiction: which identifier disagrees
 }
 
-func (e *AmbiguousCompanyError) Error() string {
-	if e.Detail != "" {
-		return fmt.Sprintf("ambiguous company: %s: %s", e.IDs, e.Detail)
+func (e *ambiguousCompanyError) Error() string {
+	if e.detail != "" {
+		return fmt.Sprintf("ambiguous company: %s: %s", e.iDs, e.detail)
 	}
-	names := make([]string, len(e.Candidates))
-	for i, c := range e.Candidates {
+	names := make([]string, len(e.candidates))
+	for i, c := range e.candidates {
 		names[i] = describeCompany(c)
 	}
 	return fmt.Sprintf("ambiguous company: %s match %d different companies: %s; give the identifiers of one company only",
-		e.IDs, len(e.Candidates), strings.Join(names, "; "))
+		e.iDs, len(e.candidates), strings.Join(names, "; "))
 }
 
 // describeCompany formats a company record for messages.
@@ -54,9 +54,9 @@ func describeCompany(c Company) string {
 
 // ResolveCompany picks the one company that records (the lookup's answer
 // for ids, with OR semantics) describe. Several distinct company ids are an
-// *AmbiguousCompanyError listing the candidates; no record is
-// ErrCompanyNotFound; a single company whose record holds a different value
-// for an identifier the file gives is an *AmbiguousCompanyError too (the
+// *ambiguousCompanyError listing the candidates; no record is
+// errCompanyNotFound; a single company whose record holds a different value
+// for an identifier the file gives is an *ambiguousCompanyError too (the
 // identifiers point at different companies, one of which is not known).
 func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 	var distinct []Company
@@ -67,10 +67,10 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 	}
 	switch len(distinct) {
 	case 0:
-		return nil, fmt.Errorf("%w: no company has %s", ErrCompanyNotFound, ids)
+		return nil, fmt.Errorf("%w: no company has %s", errCompanyNotFound, ids)
 	case 1:
 	default:
-		return nil, &AmbiguousCompanyError{IDs: ids, Candidates: distinct}
+		return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct}
 	}
 	c := distinct[0]
 	for _, f := range []struct{ label, given, held string }{
@@ -78,12 +78,12 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 		{"registration number", ids.Registration, c.RegistrationNumber},
 		{"ID number", ids.IDNumber, c.IdentificationNumber},
 	} {
-		if f.given != "" && !SameIdentifier(f.given, f.held) {
+		if f.given != "" && !sameIdentifier(f.given, f.held) {
 			held := f.held
 			if held == "" {
 				held = "none"
 			}
-			return nil, &AmbiguousCompanyError{IDs: ids, Candidates: distinct, Detail: fmt.Sprintf(
+			return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
 				"the other identifiers belong to %s, whose %s is %s, not %s; correct the company columns",
 				describeCompany(c), f.label, held, f.given)}
 		}
@@ -111,8 +111,8 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 		for _, p := range plans {
 			if p.Account != "" && accountIndex(accounts, p.Account) < 0 {
 				at := p.Origin
-				if p.AccountOrigin.File != "" {
-					at = p.AccountOrigin // the account cell itself
+				if p.accountOrigin.File != "" {
+					at = p.accountOrigin // the account cell itself
 				}
 				ps.Errorf(at, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
 					p.Key(), p.Account, plural(len(names), " is", "s are"), strings.Join(names, ", "))
@@ -128,7 +128,7 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 	}
 	for _, p := range plans {
 		if p.Company.IsZero() && p.PlanID == 0 && p.Account == "" {
-			where, what := MissingCompany(p)
+			where, what := missingCompany(p)
 			ps.Errorf(where, "", "%s has no company identifier, no account and no plan_id; %s the company, the account column or the plan_id decides which account the plan belongs to: %s",
 				p.Key(), configured, what)
 		}
@@ -157,8 +157,8 @@ type route struct {
 }
 
 // routePlans resolves the companies (one lookup per distinct identifier
-// set, as SameIdentifier compares identifiers: the first spelling read is
-// the one looked up, and when it finds nothing, its StandardSpelling) and
+// set, as sameIdentifier compares identifiers: the first spelling read is
+// the one looked up, and when it finds nothing, its standardSpelling) and
 // picks each plan's account. It returns an error only when the
 // run must stop (a fatal lookup error or cancellation).
 func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, error) {
@@ -181,8 +181,8 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 	for _, ids := range sets {
 		wp.Go(func() {
 			recs, err := r.finder.FindCompanies(ctx, ids)
-			if std := StandardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
-				// "2015-123456-07" is "2015/123456/07" (SameIdentifier),
+			if std := standardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
+				// "2015-123456-07" is "2015/123456/07" (sameIdentifier),
 				// but the lookup matches spellings exactly.
 				recs, err = r.finder.FindCompanies(ctx, std)
 			}
@@ -220,7 +220,7 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 			rt.fail = "no account is configured"
 		case p.Account != "" && named < 0:
 			rt.fail = fmt.Sprintf("the file names account %q, which is not configured; the configured account%s %s",
-				p.Account, plural(len(r.accounts), " is", "s are"), strings.Join(r.Accounts(), ", "))
+				p.Account, plural(len(r.accounts), " is", "s are"), strings.Join(r.accountNames(), ", "))
 		case looked && l.err != nil:
 			rt.fail = l.err.Error()
 		case named >= 0:
@@ -309,7 +309,7 @@ func (r *Runner) companyDisagrees(p *InputPlan, a int, company *Company) string 
 	case company != nil && acct.CompanyID != "" && company.ID != acct.CompanyID:
 		return fmt.Sprintf("%s names account %s, whose company is %s, but the company columns name %s; correct one of them",
 			why, acct.Name, acct.CompanyID, describeCompany(*company))
-	case !p.Company.IsZero() && !acct.Company.IsZero() && !SameCompanyIDs(p.Company, acct.Company) && company == nil:
+	case !p.Company.IsZero() && !acct.Company.IsZero() && !sameCompanyIDs(p.Company, acct.Company) && company == nil:
 		return fmt.Sprintf("%s names account %s, whose configured company identifiers are %s, but the company columns give %s; correct one of them",
 			why, acct.Name, acct.Company, p.Company)
 	}
@@ -353,7 +353,7 @@ func (r *Runner) routeByPlanIDs(plans []*InputPlan, routes []route, lists [][]Pl
 		default:
 			routes[i].fail = fmt.Sprintf("plan %d is on none of the configured accounts (%s); it may have been deleted: "+
 				"remove the plan_id to create the plan again (with the account column or company columns to choose its account)",
-				p.PlanID, strings.Join(r.Accounts(), ", "))
+				p.PlanID, strings.Join(r.accountNames(), ", "))
 		}
 	}
 }
@@ -444,10 +444,10 @@ func (r *Runner) prepare(ctx context.Context, plans []*InputPlan, lock func(cont
 	if err := r.gate.stopErr(ctx); err != nil {
 		return pr, err
 	}
-	cs.Listed = map[string][]Plan{}
+	cs.listed = map[string][]Plan{}
 	for a, l := range lists {
 		if listErrs[a] == nil && len(byAccount[a]) > 0 {
-			cs.Listed[r.accounts[a].Name] = l
+			cs.listed[r.accounts[a].Name] = l
 		}
 	}
 	pr.failClaimedTwice(pr.match(byAccount, lists, listErrs))
@@ -526,7 +526,7 @@ type (
 	}
 	prepCreate struct {
 		account int
-		name    string // NameKey: the names MatchPlans takes for one
+		name    string // nameKey: the names matchPlans takes for one
 		start   Date
 	}
 )
@@ -557,7 +557,7 @@ func (pr *prepared) match(byAccount [][]int, lists [][]Plan, listErrs []error) m
 			if m != nil {
 				claimed[prepStored{a, m.ID}] = append(claimed[prepStored{a, m.ID}], i)
 			} else {
-				k := prepCreate{a, NameKey(plans[i].Name), plans[i].StartDate}
+				k := prepCreate{a, nameKey(plans[i].Name), plans[i].StartDate}
 				claimed[k] = append(claimed[k], i)
 			}
 		}
@@ -581,7 +581,7 @@ func (pr *prepared) failClaimedTwice(claimed map[any][]int) {
 				}
 			}
 			a := pr.routes[i].account
-			title := (&PlanDiff{Input: plans[i], Server: pr.matched[i]}).Title()
+			title := (&PlanDiff{Input: plans[i], server: pr.matched[i]}).Title()
 			cs.Plans[i] = Failed(plans[i], fmt.Sprintf("%s is also described at %s; describe each plan once (same plan_id, or same name and start date)",
 				title, strings.Join(others, ", ")))
 			cs.Plans[i].Account, cs.Plans[i].Company = r.accounts[a].Name, pr.routes[i].company

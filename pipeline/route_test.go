@@ -14,7 +14,7 @@ import (
 // seed creates a stored plan on s and returns it as stored.
 func seed(t *testing.T, s *fakeService, name string) *Plan {
 	t.Helper()
-	p, err := s.CreatePlan(context.Background(), NewPlan{Name: name, StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31")})
+	p, err := s.CreatePlan(context.Background(), NewPlan{Name: name, StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,20 +78,20 @@ func TestRouteByPlanIDAndAccount(t *testing.T) {
 	}
 	for i, d := range cs.Plans {
 		switch {
-		case want[i].fail == "" && (d.Action == ActionFailed || d.Account != want[i].account):
+		case want[i].fail == "" && (d.Action == actionFailed || d.Account != want[i].account):
 			t.Errorf("plan %d: %v on %q (%s), want account %s", i, d.Action, d.Account, d.Reason, want[i].account)
-		case want[i].fail != "" && (d.Action != ActionFailed || !strings.Contains(d.Reason, want[i].fail)):
+		case want[i].fail != "" && (d.Action != actionFailed || !strings.Contains(d.Reason, want[i].fail)):
 			t.Errorf("plan %d: %v %q, want a failure with %q", i, d.Action, d.Reason, want[i].fail)
 		}
 	}
-	if got := cs.Plans[2].PlanID(); got != c1.ID {
+	if got := cs.Plans[2].planID(); got != c1.ID {
 		t.Errorf("plan on bluecrane matched %d", got)
 	}
 }
 
 // TestRouteAccountAgainstConfiguredIdentifiers: without the lookup, the
 // company columns are checked against the identifiers the configuration
-// gives the account (one rule, SameIdentifier).
+// gives the account (one rule, sameIdentifier).
 func TestRouteAccountAgainstConfiguredIdentifiers(t *testing.T) {
 	w := newWorld()
 	w.accounts[0].Company = CompanyIDs{Registration: "2009/012345/07"}
@@ -105,10 +105,10 @@ func TestRouteAccountAgainstConfiguredIdentifiers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cs.Plans[0]; d.Action == ActionFailed {
+	if d := cs.Plans[0]; d.Action == actionFailed {
 		t.Errorf("same registration written differently: %s", d.Reason)
 	}
-	if d := cs.Plans[1]; d.Action != ActionFailed || !strings.Contains(d.Reason, "configured company identifiers are registration 2009/012345/07") {
+	if d := cs.Plans[1]; d.Action != actionFailed || !strings.Contains(d.Reason, "configured company identifiers are registration 2009/012345/07") {
 		t.Errorf("other registration: %v %q", d.Action, d.Reason)
 	}
 }
@@ -164,7 +164,7 @@ func TestCatalogOfStored(t *testing.T) {
 	if c := CatalogOfStored(&Plan{Milestones: []Milestone{{Targets: []Target{{ID: 5}}}}}); c != nil {
 		t.Errorf("a plan without counters: catalog %v, want none", c.Names())
 	}
-	if c := CatalogOfTarget(Target{ID: 6}); c != nil {
+	if c := catalogOfTarget(Target{ID: 6}); c != nil {
 		t.Errorf("a target without counters: catalog %v, want none", c.Names())
 	}
 }
@@ -192,21 +192,21 @@ func TestSameIdentifier(t *testing.T) {
 		{"-", "-", false, "old sameIdentifier: true"},
 		{"4012345678", "4098765432", false, "different"},
 	} {
-		if got := SameIdentifier(tc.a, tc.b); got != tc.want {
-			t.Errorf("SameIdentifier(%q, %q) = %v, want %v (%s)", tc.a, tc.b, got, tc.want, tc.why)
+		if got := sameIdentifier(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameIdentifier(%q, %q) = %v, want %v (%s)", tc.a, tc.b, got, tc.want, tc.why)
 		}
-		if got := SameIdentifier(tc.b, tc.a); got != tc.want {
-			t.Errorf("SameIdentifier(%q, %q) = %v, not symmetric", tc.b, tc.a, got)
+		if got := sameIdentifier(tc.b, tc.a); got != tc.want {
+			t.Errorf("sameIdentifier(%q, %q) = %v, not symmetric", tc.b, tc.a, got)
 		}
 	}
 	rec := Company{VATNumber: "4012345678", RegistrationNumber: "2009/012345/07"}
-	if !CompanyHas(rec, "2009-012345-07") || CompanyHas(rec, "") || CompanyHas(Company{}, "") {
-		t.Error("CompanyHas disagrees with SameIdentifier")
+	if !companyHas(rec, "2009-012345-07") || companyHas(rec, "") || companyHas(Company{}, "") {
+		t.Error("companyHas disagrees with sameIdentifier")
 	}
-	if !SameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{VAT: "4012 345678", Registration: "x"}) ||
-		SameCompanyIDs(CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}, CompanyIDs{VAT: "4012345678", Registration: "2015/123456/07"}) ||
-		SameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{Registration: "2009/012345/07"}) {
-		t.Error("SameCompanyIDs")
+	if !sameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{VAT: "4012 345678", Registration: "x"}) ||
+		sameCompanyIDs(CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}, CompanyIDs{VAT: "4012345678", Registration: "2015/123456/07"}) ||
+		sameCompanyIDs(CompanyIDs{VAT: "4012345678"}, CompanyIDs{Registration: "2009/012345/07"}) {
+		t.Error("sameCompanyIDs")
 	}
 }
 
@@ -222,9 +222,9 @@ func TestExportedPlanBlanksDisagreeingTotals(t *testing.T) {
 	counters[CounterName("white", "female", "total_permanent_employees")] = 2
 	counters[CounterName("white", "female", "temporary_employees")] = 1
 	counters[CounterName("white", "female", "grand_total_employees")] = 3
-	stored := &Plan{ID: 5, Name: "P", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
-		Milestones: []Milestone{{YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: CountersOf(counters)}}}}}
-	in := ExportedPlan(stored, CompanyIDs{}, "acme")
+	stored := &Plan{ID: 5, Name: "P", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"),
+		Milestones: []Milestone{{YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: CountersOf(counters)}}}}}
+	in := exportedPlan(stored, CompanyIDs{}, "acme")
 	got := in.Targets[0].Counters
 	if in.Account != "acme" {
 		t.Errorf("account %q", in.Account)
@@ -277,9 +277,9 @@ func TestReadStoredThroughTheGate(t *testing.T) {
 			t.Errorf("plans out of id order: %d after %d", got.Plans[i].Plan.ID, got.Plans[i-1].Plan.ID)
 		}
 	}
-	rc := r.Requests()
-	if rc.ByKind["list"] != 2 || rc.ByKind["get"] != 8 || rc.MaxInFlight > 2 || r.Progress().PlansRead != 8 {
-		t.Errorf("requests %+v, plans read %d", rc, r.Progress().PlansRead)
+	rc := r.requests()
+	if rc.ByKind["list"] != 2 || rc.ByKind["get"] != 8 || rc.MaxInFlight > 2 || r.Progress().plansRead != 8 {
+		t.Errorf("requests %+v, plans read %d", rc, r.Progress().plansRead)
 	}
 	if w.acme.maxSeen.Load() > 2 || w.crane.maxSeen.Load() > 2 || rc.MaxInFlight < 2 {
 		t.Errorf("in flight: acme %d, bluecrane %d, gate %d; want the bound 2 reached, never passed", w.acme.maxSeen.Load(), w.crane.maxSeen.Load(), rc.MaxInFlight)
@@ -324,7 +324,7 @@ func TestCheckConfiguredCompany(t *testing.T) {
 			"", "could not be checked through the company lookup (connection refused); they are written as configured", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, warn, err := CheckConfiguredCompany(context.Background(), tc.finder, tc.account, tc.ids)
+			c, warn, err := checkConfiguredCompany(context.Background(), tc.finder, tc.account, tc.ids)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tc.wantErr)
 			}
@@ -345,7 +345,7 @@ func TestCheckConfiguredCompany(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	down := &fakeFinder{err: context.Canceled}
-	if c, warn, err := CheckConfiguredCompany(ctx, down, Account{Name: "acme"}, CompanyIDs{VAT: acmeCo.VATNumber}); c != nil || warn != "" || err != nil {
+	if c, warn, err := checkConfiguredCompany(ctx, down, Account{Name: "acme"}, CompanyIDs{VAT: acmeCo.VATNumber}); c != nil || warn != "" || err != nil {
 		t.Errorf("cancelled: %v %q %v", c, warn, err)
 	}
 }

@@ -17,12 +17,12 @@ const (
 	OutcomeCreated       Outcome = "created"
 	OutcomeUpdated       Outcome = "updated"
 	OutcomeRecreated     Outcome = "recreated"
-	OutcomeUnchanged     Outcome = "unchanged"
+	outcomeUnchanged     Outcome = "unchanged"
 	OutcomeFailed        Outcome = "failed"
 	OutcomeNotApplied    Outcome = "not applied" // the run stopped before anything of it was sent
-	OutcomeWouldCreate   Outcome = "would create"
-	OutcomeWouldUpdate   Outcome = "would update"
-	OutcomeWouldRecreate Outcome = "would recreate"
+	outcomeWouldCreate   Outcome = "would create"
+	outcomeWouldUpdate   Outcome = "would update"
+	outcomeWouldRecreate Outcome = "would recreate"
 )
 
 // PlanResult is what applying one PlanDiff did.
@@ -33,8 +33,8 @@ type PlanResult struct {
 	// created or recreated plan); OldPlanID the deleted plan of a recreate.
 	PlanID    int64
 	OldPlanID int64
-	// MetaUpdated is true when the plan metadata update was sent and accepted.
-	MetaUpdated bool
+	// metaUpdated is true when the plan metadata update was sent and accepted.
+	metaUpdated bool
 	// Targets are the target patches, one per input target (for a created
 	// plan computed against the created plan, so prefilled values that
 	// already match are not sent).
@@ -53,10 +53,10 @@ type TargetResult struct {
 	// Patched is true when the patch was sent and accepted; Diff.Changes
 	// were then applied.
 	Patched bool
-	Err     error
-	// Changed counts Diff.Changes when a saved change set's run dropped
+	err     error
+	// changed counts Diff.Changes when a saved change set's run dropped
 	// them once the target was written (the set holds them).
-	Changed int
+	changed int
 }
 
 // changeCount is the number of counter changes of the target.
@@ -64,7 +64,7 @@ func (t *TargetResult) changeCount() int {
 	if t.Diff.Changes != nil {
 		return len(t.Diff.Changes)
 	}
-	return t.Changed
+	return t.changed
 }
 
 // RecalcResult is one scorecard's recalculation.
@@ -114,13 +114,13 @@ func (r *RunReport) Summary() RunSummary {
 	s := RunSummary{Requests: r.Requests.Total, Writes: r.Requests.Writes, Elapsed: r.Finished.Sub(r.Started)}
 	for _, p := range r.Plans {
 		switch p.Outcome {
-		case OutcomeCreated, OutcomeWouldCreate:
+		case OutcomeCreated, outcomeWouldCreate:
 			s.PlansCreated++
-		case OutcomeUpdated, OutcomeWouldUpdate:
+		case OutcomeUpdated, outcomeWouldUpdate:
 			s.PlansUpdated++
-		case OutcomeRecreated, OutcomeWouldRecreate:
+		case OutcomeRecreated, outcomeWouldRecreate:
 			s.PlansRecreated++
-		case OutcomeUnchanged:
+		case outcomeUnchanged:
 			s.PlansUnchanged++
 		case OutcomeFailed:
 			s.PlansFailed++
@@ -128,7 +128,7 @@ func (r *RunReport) Summary() RunSummary {
 			s.PlansNotApplied++
 		}
 		// A dry run counts what would be patched.
-		would := p.Outcome == OutcomeWouldCreate || p.Outcome == OutcomeWouldUpdate || p.Outcome == OutcomeWouldRecreate
+		would := p.Outcome == outcomeWouldCreate || p.Outcome == outcomeWouldUpdate || p.Outcome == outcomeWouldRecreate
 		for _, t := range p.Targets {
 			if t.Patched || (would && t.changeCount() > 0) {
 				s.TargetsPatched++
@@ -215,12 +215,12 @@ func (r *RunReport) Rows() []RowResult {
 		d := p.Diff
 		in := d.Input
 		base := RowResult{Account: d.Account, PlanName: in.Name, StartDate: in.StartDate.String(), PlanID: p.PlanID}
-		if base.PlanName == "" && d.Server != nil {
-			base.PlanName = d.Server.Name
+		if base.PlanName == "" && d.server != nil {
+			base.PlanName = d.server.Name
 		}
-		if in.StartDate.IsZero() && d.Server != nil && p.Outcome != OutcomeRecreated && p.Outcome != OutcomeWouldRecreate {
+		if in.StartDate.IsZero() && d.server != nil && p.Outcome != OutcomeRecreated && p.Outcome != outcomeWouldRecreate {
 			// A row that names the plan by plan_id alone: the stored start.
-			base.StartDate = d.Server.StartDate.String()
+			base.StartDate = d.server.StartDate.String()
 		}
 		if d.Company != nil {
 			base.CompanyID = d.Company.ID
@@ -305,32 +305,32 @@ func sortByInput(rows []RowResult, origins []Origin) {
 // rowOutcome decides one row's outcome from its plan's and its target's.
 func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, string) {
 	switch p.Outcome {
-	case OutcomeWouldCreate, OutcomeWouldRecreate:
+	case outcomeWouldCreate, outcomeWouldRecreate:
 		return p.Outcome, ""
-	case OutcomeWouldUpdate:
-		if tr != nil && tr.changeCount() > 0 || !p.Diff.Meta.IsZero() {
-			return OutcomeWouldUpdate, ""
+	case outcomeWouldUpdate:
+		if tr != nil && tr.changeCount() > 0 || !p.Diff.meta.isZero() {
+			return outcomeWouldUpdate, ""
 		}
-		return OutcomeUnchanged, ""
+		return outcomeUnchanged, ""
 	case OutcomeNotApplied:
 		return OutcomeNotApplied, planErr
-	case OutcomeUnchanged:
-		return OutcomeUnchanged, ""
+	case outcomeUnchanged:
+		return outcomeUnchanged, ""
 	}
-	if tr != nil && tr.Err != nil {
-		if errors.Is(tr.Err, ErrStopped) && !p.Wrote {
-			return OutcomeNotApplied, tr.Err.Error()
+	if tr != nil && tr.err != nil {
+		if errors.Is(tr.err, ErrStopped) && !p.Wrote {
+			return OutcomeNotApplied, tr.err.Error()
 		}
-		return OutcomeFailed, tr.Err.Error()
+		return OutcomeFailed, tr.err.Error()
 	}
 	switch p.Outcome {
 	case OutcomeCreated, OutcomeRecreated:
 		return p.Outcome, ""
 	case OutcomeUpdated:
-		if tr != nil && tr.Patched || p.MetaUpdated {
+		if tr != nil && tr.Patched || p.metaUpdated {
 			return OutcomeUpdated, ""
 		}
-		return OutcomeUnchanged, ""
+		return outcomeUnchanged, ""
 	}
 	// The plan failed; a row whose target was patched before the failure
 	// says so.
@@ -359,7 +359,7 @@ func (r *RunReport) AlreadyHeld() (counters, targets int) {
 		computed := map[key]int{}
 		failed := false
 		for _, t := range p.Targets {
-			failed = failed || t.Err != nil
+			failed = failed || t.err != nil
 			computed[key{t.Diff.YearNumber, t.Diff.TargetType}] += len(t.Diff.Changes)
 		}
 		if failed {
@@ -443,7 +443,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 				}
 			}
 			fmt.Fprintf(&b, "    partly applied: plan id %d; %d of %d target patches applied", p.PlanID, patched, total)
-			if p.MetaUpdated {
+			if p.metaUpdated {
 				b.WriteString("; metadata updated")
 			}
 			b.WriteByte('\n')

@@ -36,7 +36,7 @@ type SavedCheck struct {
 func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProgress) (*SavedCheck, error) {
 	for _, a := range s.Header.Accounts {
 		if r.account(a) == nil {
-			return nil, &SavedSetError{Problems: []string{fmt.Sprintf("the change set writes to account %s, which is not configured", a)}}
+			return nil, &SavedSetError{problems: []string{fmt.Sprintf("the change set writes to account %s, which is not configured", a)}}
 		}
 	}
 	chk := &SavedCheck{lists: map[string][]Plan{}}
@@ -86,7 +86,7 @@ func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProg
 
 // ApplySaved writes a streamed set that CheckSaved found without drift,
 // reading it again: each plan is compared with the service again and
-// written as Apply writes a plan, at most RunOptions.Concurrency plans at
+// written as PlanApply writes a plan, at most RunOptions.Concurrency plans at
 // a time; a plan that drifted since the check is not written (failed).
 // show, when not nil, is called with each plan's diff before it is
 // written. The report keeps one compact result per plan (its targets'
@@ -163,7 +163,7 @@ func (r *Runner) DryRunSaved(ctx context.Context, s *StreamedSet, chk *SavedChec
 		if err != nil {
 			return err
 		}
-		sum.Add(d)
+		sum.add(d)
 		if d.Action != ActionUnchanged || opts.Unchanged {
 			if err := RenderPlan(w, d, opts); err != nil {
 				return err
@@ -177,7 +177,7 @@ func (r *Runner) DryRunSaved(ctx context.Context, s *StreamedSet, chk *SavedChec
 	if err != nil {
 		return nil, sum, err
 	}
-	if err := RenderSummary(w, sum, opts); err != nil {
+	if err := renderSummary(w, sum, opts); err != nil {
 		return nil, sum, err
 	}
 	rep.Requests = r.gate.snapshot()
@@ -203,7 +203,7 @@ func (r *Runner) SavedNotApplied(ctx context.Context, s *StreamedSet, started ti
 		return nil
 	})
 	rep.Requests = r.gate.snapshot()
-	rep.Fatal = r.gate.Fatal()
+	rep.Fatal = r.gate.fatalErr()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Finished = r.opts.now()
 	return rep
@@ -226,7 +226,7 @@ func savedInput(sp *SavedPlan) *InputPlan {
 // compactResult drops from a plan's result what a streamed run need not
 // keep once the plan is written: the counters of its input, the stored
 // plan's milestones and each target's counter changes (their count is
-// kept in TargetResult.Changed). What the run report and the
+// kept in TargetResult.changed). What the run report and the
 // recalculation read is kept.
 func compactResult(res *PlanResult) {
 	d := res.Diff
@@ -249,13 +249,13 @@ func compactResult(res *PlanResult) {
 	}
 	for i := range res.Targets {
 		tr := &res.Targets[i]
-		tr.Changed = tr.changeCount()
+		tr.changed = tr.changeCount()
 		tr.Diff.Changes = nil
 	}
-	if d.Server != nil {
-		sv := *d.Server
+	if d.server != nil {
+		sv := *d.server
 		sv.Milestones = nil
-		c.Server = &sv
+		c.server = &sv
 	}
 	c.Targets = nil
 	res.Diff = &c

@@ -15,14 +15,14 @@ const maxSavedYear = 100
 // names, cells).
 const maxSavedText = 4096
 
-// Check validates every value of s as strictly as a workbook cell (docs/apply-and-state.md
+// check validates every value of s as strictly as a workbook cell (docs/apply-and-state.md
 // "Saved change sets"): counters are whole numbers from 0 to 2^53 named
 // in cat, names and identifiers are checked as a workbook's, no name may
 // start like a formula, fields and target types are the service's, and
 // each account and plan appears where the set says. It also makes the
 // counters' names share the catalog's strings. The error is a
 // *SavedSetError listing what is wrong, by plan.
-func (s *SavedChangeSet) Check(cat *Catalog) error {
+func (s *SavedChangeSet) check(cat *Catalog) error {
 	c := newSetChecker(s, cat)
 	for i := range s.Plans {
 		c.plan(i, &s.Plans[i])
@@ -48,7 +48,7 @@ func (c *setChecker) bad(where, format string, a ...any) {
 
 func (c *setChecker) err() error {
 	if len(c.problems) > 0 {
-		return &SavedSetError{Problems: c.problems}
+		return &SavedSetError{problems: c.problems}
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func newSetChecker(s *SavedChangeSet, cat *Catalog) *setChecker {
 	}
 	accounts := c.accounts
 	for i, a := range s.Accounts {
-		if err := checkSavedText(a, MaxIdentifierLen, false); err != nil || a == "" {
+		if err := checkSavedText(a, maxIdentifierLen, false); err != nil || a == "" {
 			bad("the change set", "account %q: not an account name", Excerpt(a))
 		}
 		if accounts[a] {
@@ -190,7 +190,7 @@ func (c *setChecker) target(where string, p *SavedPlan, t *SavedTarget, seenTarg
 		bad(tw, "target type %q is not one of %s", Excerpt(t.TargetType), strings.Join(TargetTypes, ", "))
 	}
 	if t.FinancialYear != "" {
-		if _, err := ParseFinancialYearText(t.FinancialYear); err != nil {
+		if _, err := parseFinancialYearText(t.FinancialYear); err != nil {
 			bad(tw, "%v", err)
 		}
 	}
@@ -214,7 +214,7 @@ func (c *setChecker) target(where string, p *SavedPlan, t *SavedTarget, seenTarg
 	seenCounter := map[string]bool{}
 	for j := range t.Counters {
 		ctr := &t.Counters[j]
-		if k := c.cat.Index(ctr.Counter); k >= 0 {
+		if k := c.cat.indexOf(ctr.Counter); k >= 0 {
 			ctr.Counter = c.cat.names[k]
 		} else {
 			bad(tw, "counter %q is not in the counter catalog", Excerpt(ctr.Counter))
@@ -266,7 +266,7 @@ func checkSavedField(field, v string, blankOK bool) error {
 		}
 		return nil
 	case "scorecard_id":
-		if err := checkSavedText(v, MaxIdentifierLen, false); err != nil {
+		if err := checkSavedText(v, maxIdentifierLen, false); err != nil {
 			return err
 		}
 		if formulaLike(v) {
@@ -283,7 +283,7 @@ func checkSavedName(v string) error {
 	if v == "" {
 		return nil // a blank name: the service derives one
 	}
-	if err := checkSavedText(v, MaxPlanNameLen, false); err != nil {
+	if err := checkSavedText(v, maxPlanNameLen, false); err != nil {
 		return err
 	}
 	if formulaLike(v) {

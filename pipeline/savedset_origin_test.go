@@ -34,7 +34,7 @@ func FuzzSavedOrigin(f *testing.F) {
 		if o.Row < 0 || o.Column < 0 {
 			t.Fatalf("savedOrigin(%q) = %+v", ref, o)
 		}
-		if o.Cell != "" && CellRef(o.Column, o.Row) != o.Cell {
+		if o.Cell != "" && cellRef(o.Column, o.Row) != o.Cell {
 			t.Fatalf("savedOrigin(%q) = %+v: the cell disagrees with its row and column", ref, o)
 		}
 	})

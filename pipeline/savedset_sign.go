@@ -23,16 +23,16 @@ import (
 // name, company and key id, and a key derived from its API secret (the
 // secret itself is not kept).
 type SetKey struct {
-	Account   string
-	CompanyID string
-	KeyID     string // KeyID of the account's API key
-	KeyHint   string // KeyHint of the account's API key
+	account   string
+	companyID string
+	keyID     string // keyID of the account's API key
+	keyHint   string // KeyHint of the account's API key
 	mac       []byte
 }
 
 // String names the key without revealing it.
 func (k SetKey) String() string {
-	return fmt.Sprintf("change-set key of account %s (company %q, key %s)", k.Account, k.CompanyID, orUnknown(k.KeyHint))
+	return fmt.Sprintf("change-set key of account %s (company %q, key %s)", k.account, k.companyID, orUnknown(k.keyHint))
 }
 
 // GoString is String: %#v shows no key either.
@@ -50,13 +50,13 @@ const setKeyLabel = "eepipe.changeset/v2 signing key\x00"
 func NewSetKey(account, companyID, apiKey, apiSecret string) SetKey {
 	m := hmac.New(sha256.New, []byte(apiSecret))
 	m.Write([]byte(setKeyLabel + apiKey))
-	return SetKey{Account: account, CompanyID: companyID, KeyID: KeyID(apiKey), KeyHint: KeyHint(apiKey), mac: m.Sum(nil)}
+	return SetKey{account: account, companyID: companyID, keyID: keyID(apiKey), keyHint: KeyHint(apiKey), mac: m.Sum(nil)}
 }
 
-// KeyID is the fingerprint of an API key a change set records: the first
+// keyID is the fingerprint of an API key a change set records: the first
 // 16 hex digits of a SHA-256 of the key. It tells key pairs apart without
 // revealing the key.
-func KeyID(apiKey string) string {
+func keyID(apiKey string) string {
 	sum := sha256.Sum256([]byte("eepipe key id\x00" + apiKey))
 	return hex.EncodeToString(sum[:8])
 }
@@ -158,7 +158,7 @@ func (s *SavedChangeSet) Sign(keys SetKeys) error {
 		if !ok || len(k.mac) == 0 {
 			return fmt.Errorf("account %s has no key pair to sign the change set with", a)
 		}
-		s.Keys = append(s.Keys, SavedKey{Account: a, CompanyID: k.CompanyID, KeyID: k.KeyID, KeyHint: k.KeyHint})
+		s.Keys = append(s.Keys, SavedKey{Account: a, CompanyID: k.companyID, KeyID: k.keyID, KeyHint: k.keyHint})
 	}
 	d, err := s.contentDigest()
 	if err != nil {
@@ -179,7 +179,7 @@ var ErrSetSignature = errors.New("the change set's signature does not hold")
 // *SavedSetError: the set is refused, nothing sent.
 func (s *SavedChangeSet) Verify(service string, keys SetKeys) error {
 	if ServiceKey(s.Service) != ServiceKey(service) {
-		return &SavedSetError{Problems: []string{fmt.Sprintf("the change set was signed for the service %s, but this run talks to %s", s.Service, service)}}
+		return &SavedSetError{problems: []string{fmt.Sprintf("the change set was signed for the service %s, but this run talks to %s", s.Service, service)}}
 	}
 	var problems []string
 	for _, sk := range s.Keys {
@@ -187,30 +187,30 @@ func (s *SavedChangeSet) Verify(service string, keys SetKeys) error {
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("the change set writes to account %s, which is not configured", sk.Account))
-		case k.CompanyID != sk.CompanyID:
+		case k.companyID != sk.CompanyID:
 			problems = append(problems, fmt.Sprintf("the change set was signed for account %s of company %q, but this configuration's %s is company %q",
-				sk.Account, sk.CompanyID, sk.Account, k.CompanyID))
-		case k.KeyID != sk.KeyID:
+				sk.Account, sk.CompanyID, sk.Account, k.companyID))
+		case k.keyID != sk.KeyID:
 			problems = append(problems, fmt.Sprintf("the change set was signed for account %s with the key pair %s (key id %s), but this configuration's %s holds the key pair %s (key id %s)",
-				sk.Account, orUnknown(sk.KeyHint), sk.KeyID, sk.Account, orUnknown(k.KeyHint), k.KeyID))
+				sk.Account, orUnknown(sk.KeyHint), sk.KeyID, sk.Account, orUnknown(k.keyHint), k.keyID))
 		}
 	}
 	if len(problems) > 0 {
-		return &SavedSetError{Problems: problems}
+		return &SavedSetError{problems: problems}
 	}
 	if s.digest == nil {
 		d, err := s.contentDigest()
 		if err != nil {
-			return &SavedSetError{Problems: []string{err.Error()}}
+			return &SavedSetError{problems: []string{err.Error()}}
 		}
 		s.digest = d
 	}
 	want, err := s.signature(s.digest, keys)
 	if err != nil {
-		return &SavedSetError{Problems: []string{err.Error()}}
+		return &SavedSetError{problems: []string{err.Error()}}
 	}
 	if !hmac.Equal([]byte(want), []byte(strings.ToLower(s.Signature))) || len(s.Signature) != len(want) {
-		return &SavedSetError{Problems: []string{"the signature does not match the content: the change set was edited after `eepipe diff -o` wrote it " +
+		return &SavedSetError{problems: []string{"the signature does not match the content: the change set was edited after `eepipe diff -o` wrote it " +
 			"(or signed with other key pairs)"}, err: ErrSetSignature}
 	}
 	return nil
@@ -227,13 +227,13 @@ func orUnknown(s string) string {
 // foreign set, a value no workbook cell could hold. Nothing is sent; the
 // command exits 2.
 type SavedSetError struct {
-	Problems []string
+	problems []string
 	err      error
 }
 
 func (e *SavedSetError) Error() string {
 	const most = 20
-	ps := e.Problems
+	ps := e.problems
 	more := ""
 	if len(ps) > most {
 		more = fmt.Sprintf("; and %d more", len(ps)-most)

@@ -41,7 +41,7 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	if len(s.Plans) != 2 || s.Plans[0].Targets[0].Counters[0].Expected == nil || *s.Plans[0].Targets[0].Counters[0].Expected != 9 || s.Plans[1].Create == nil {
 		t.Fatalf("saved %+v", s)
 	}
-	if len(s.Keys) != 1 || s.Keys[0].CompanyID != "8ovHrj" || s.Keys[0].KeyID != KeyID("mpk_acme_key_0001") {
+	if len(s.Keys) != 1 || s.Keys[0].CompanyID != "8ovHrj" || s.Keys[0].KeyID != keyID("mpk_acme_key_0001") {
 		t.Fatalf("keys %+v", s.Keys)
 	}
 	b, err := MarshalSaved(s)
@@ -60,11 +60,11 @@ func TestSavedChangeSetSignature(t *testing.T) {
 			t.Errorf("a key prints as %q", shown)
 		}
 	}
-	back, err := ParseSaved(b)
+	back, err := scanWhole(b)
 	if err != nil || back.Signature != s.Signature {
-		t.Fatalf("ParseSaved: %v", err)
+		t.Fatalf("ScanSaved: %v", err)
 	}
-	if err := back.Check(DefaultCatalog()); err != nil {
+	if err := back.check(DefaultCatalog()); err != nil {
 		t.Fatal(err)
 	}
 	if err := back.Verify(testService, testSetKeys()); err != nil {
@@ -75,7 +75,7 @@ func TestSavedChangeSetSignature(t *testing.T) {
 	if err := back.Verify(testService+"/", testSetKeys()); err != nil {
 		t.Fatalf("Verify(service with slash): %v", err)
 	}
-	if _, err := ParseSaved([]byte(`{"plans": []}`)); !errors.Is(err, ErrNotChangeSet) {
+	if _, err := scanWhole([]byte(`{"plans": []}`)); !errors.Is(err, ErrNotChangeSet) {
 		t.Errorf("other JSON: %v", err)
 	}
 	// A failed plan cannot be saved.
@@ -132,7 +132,7 @@ func TestEditedSavedChangeSetRefused(t *testing.T) {
 			if tc.keys != nil {
 				keys = tc.keys
 			}
-			got, err := ParseSaved([]byte(tc.text))
+			got, err := scanWhole([]byte(tc.text))
 			if err == nil {
 				err = got.Verify(service, keys)
 			}
@@ -172,7 +172,7 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		}, "formula"},
 		{"name with control character", func(s *SavedChangeSet) { s.Plans[1].Create.Name = "New\x07" }, "control character"},
 		{"name error value", func(s *SavedChangeSet) { s.Plans[1].Create.Name = "#REF!" }, "error value"},
-		{"name too long", func(s *SavedChangeSet) { s.Plans[1].Create.Name = strings.Repeat("n", MaxPlanNameLen+1) }, "at most"},
+		{"name too long", func(s *SavedChangeSet) { s.Plans[1].Create.Name = strings.Repeat("n", maxPlanNameLen+1) }, "at most"},
 		{"unknown sector", func(s *SavedChangeSet) {
 			s.Plans[0].Fields = append(s.Plans[0].Fields, SavedField{Field: "sector", New: "Piracy"})
 		}, "sectors"},
@@ -184,13 +184,13 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		{"financial year", func(s *SavedChangeSet) { s.Plans[0].Targets[0].FinancialYear = "2026-27" }, "financial year"},
 		{"update without plan id", func(s *SavedChangeSet) { s.Plans[0].PlanID = 0 }, "must name a stored plan"},
 		{"create without request", func(s *SavedChangeSet) { s.Plans[1].Create = nil }, "no create request"},
-		{"dates reversed", func(s *SavedChangeSet) { s.Plans[1].Create.EndDate = MustDate("2020-01-01") }, "before start date"},
+		{"dates reversed", func(s *SavedChangeSet) { s.Plans[1].Create.EndDate = mustDate("2020-01-01") }, "before start date"},
 		{"account not signed for", func(s *SavedChangeSet) { s.Plans[0].Account = "karoo" }, "not one the set was signed for"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, s := testSavedSet(t)
 			tc.edit(s)
-			err := s.Check(DefaultCatalog())
+			err := s.check(DefaultCatalog())
 			var se *SavedSetError
 			if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Check = %v, want a *SavedSetError saying %q", err, tc.want)

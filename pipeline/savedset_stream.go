@@ -105,7 +105,7 @@ func (s *StreamedSet) CheckAgain(cat *Catalog) error {
 // stops the reading and is returned as it is.
 func (s *StreamedSet) Plans(fn func(i int, p *SavedPlan) error) error {
 	if !s.verified {
-		return &SavedSetError{Problems: []string{"its signature was not verified"}, err: ErrSetSignature}
+		return &SavedSetError{problems: []string{"its signature was not verified"}, err: ErrSetSignature}
 	}
 	c := &setChecker{cat: s.cat, accounts: map[string]bool{}, updated: map[string]bool{}}
 	for _, a := range s.Header.Accounts {

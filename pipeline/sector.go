@@ -99,7 +99,7 @@ type SectorLevelCheck struct {
 }
 
 // DisabilityCheck is the whole workforce's share of people with
-// disabilities in one year against DisabilityTarget.
+// disabilities in one year against disabilityTarget.
 type DisabilityCheck struct {
 	Status    SectorStatus `json:"status"`
 	Reason    string       `json:"reason,omitempty"`
@@ -200,14 +200,7 @@ func NewSectorCheckReport(t *SectorTargets, plans []SectorPlanCheck) *SectorChec
 	if plans == nil {
 		plans = []SectorPlanCheck{}
 	}
-	return &SectorCheckReport{Notice: SectorNotice, TargetsSource: t.SourceName(), Caveat: SectorCaveat, Plans: plans}
-}
-
-// Provenance returns the sentence every presentation carries: the notice,
-// the file the figures came from and the caveat.
-func (r *SectorCheckReport) Provenance() string {
-	return fmt.Sprintf("Sectoral numerical targets of %s (1 Sep 2025 - 31 Aug 2030), figures from %s; people with disabilities: 3%% of the workforce. %s",
-		r.Notice, r.TargetsSource, r.Caveat)
+	return &SectorCheckReport{Notice: SectorNotice, TargetsSource: t.sourceName(), Caveat: SectorCaveat, Plans: plans}
 }
 
 // SectorSummary counts the plans by the outcome of their final year.
@@ -233,19 +226,15 @@ func (r *SectorCheckReport) Summary() SectorSummary {
 	return s
 }
 
-// AnyShort reports whether any assessable final-year figure of any plan
-// falls short.
-func (r *SectorCheckReport) AnyShort() bool { return r.Summary().Short > 0 }
-
 // SectorOutcome is the outcome of a whole check, which the command's exit
-// status reports: only SectorAllMet is a pass.
+// status reports: only sectorAllMet is a pass.
 type SectorOutcome int
 
 // Outcomes of a whole check.
 const (
-	// SectorAllMet: there are plans, and every final-year figure of every
+	// sectorAllMet: there are plans, and every final-year figure of every
 	// plan was measured and is met.
-	SectorAllMet SectorOutcome = iota
+	sectorAllMet SectorOutcome = iota
 	// SectorSomeShort: some final-year figure falls short.
 	SectorSomeShort
 	// SectorIncomplete: none falls short, but some final-year figures
@@ -267,16 +256,16 @@ func (r *SectorCheckReport) Outcome() SectorOutcome {
 	case s.PartlyMet > 0 || s.NotAssessable > 0:
 		return SectorIncomplete
 	}
-	return SectorAllMet
+	return sectorAllMet
 }
 
-// SectorYearInput is one milestone's counters for a check. All and Disabled
+// sectorYearInput is one milestone's counters for a check. All and Disabled
 // hold the counters known (a blank counter is unknown); nil means the year
 // has no such target.
-type SectorYearInput struct {
-	YearNumber    int
-	FinancialYear FinancialYear
-	All, Disabled *Counters
+type sectorYearInput struct {
+	yearNumber    int
+	financialYear FinancialYear
+	all, disabled *Counters
 }
 
 // CheckPlanSector measures one plan (as a file describes it, or as
@@ -303,8 +292,8 @@ func CheckPlanSector(p *InputPlan, cat *Catalog, t *SectorTargets) SectorPlanChe
 	switch {
 	case p.Sector == "":
 		out.Reason = "the plan has no sector, so no sector targets apply"
-	case !t.HasSector(p.Sector):
-		out.Reason = fmt.Sprintf("the sector %q has no targets in %s", p.Sector, t.SourceName())
+	case !t.hasSector(p.Sector):
+		out.Reason = fmt.Sprintf("the sector %q has no targets in %s", p.Sector, t.sourceName())
 	case len(years) == 0:
 		out.Reason = "the plan has no milestones to check"
 	}
@@ -313,7 +302,7 @@ func CheckPlanSector(p *InputPlan, cat *Catalog, t *SectorTargets) SectorPlanChe
 		return out
 	}
 	for _, y := range years {
-		yc := SectorYearCheck{YearNumber: y.YearNumber, FinancialYear: y.FinancialYear}
+		yc := SectorYearCheck{YearNumber: y.yearNumber, FinancialYear: y.financialYear}
 		for _, level := range SectorLevels {
 			yc.Levels = append(yc.Levels, checkLevel(y, level, cat, t, p.Sector))
 		}
@@ -362,19 +351,19 @@ func finalStatus(y SectorYearCheck) (status SectorStatus, assessed, notAssessed 
 }
 
 // planYearInputs gathers the plan's targets by year.
-func planYearInputs(p *InputPlan) ([]SectorYearInput, []string) {
+func planYearInputs(p *InputPlan) ([]sectorYearInput, []string) {
 	var notes []string
-	byYear := map[int]*SectorYearInput{}
+	byYear := map[int]*sectorYearInput{}
 	var order []int
-	get := func(n int, fy FinancialYear) *SectorYearInput {
+	get := func(n int, fy FinancialYear) *sectorYearInput {
 		y := byYear[n]
 		if y == nil {
-			y = &SectorYearInput{YearNumber: n, FinancialYear: fy}
+			y = &sectorYearInput{yearNumber: n, financialYear: fy}
 			byYear[n] = y
 			order = append(order, n)
 		}
-		if y.FinancialYear == 0 {
-			y.FinancialYear = fy
+		if y.financialYear == 0 {
+			y.financialYear = fy
 		}
 		return y
 	}
@@ -407,18 +396,18 @@ func planYearInputs(p *InputPlan) ([]SectorYearInput, []string) {
 			n = t.YearNumber
 		}
 		y := get(n, fy)
-		if t.Counters.Catalog() == nil {
+		if t.Counters.catalog() == nil {
 			continue // no counters at all (the zero Counters): as if absent
 		}
 		switch t.TargetType {
 		case TargetAll:
-			y.All = &t.Counters
+			y.all = &t.Counters
 		case TargetDisabled:
-			y.Disabled = &t.Counters
+			y.disabled = &t.Counters
 		}
 	}
 	sort.Ints(order)
-	out := make([]SectorYearInput, 0, len(order))
+	out := make([]sectorYearInput, 0, len(order))
 	for _, n := range order {
 		out = append(out, *byYear[n])
 	}
@@ -427,13 +416,13 @@ func planYearInputs(p *InputPlan) ([]SectorYearInput, []string) {
 		// financial years are given: number them in order.
 		anyFY := false
 		for i := range out {
-			if out[i].FinancialYear != 0 {
+			if out[i].financialYear != 0 {
 				anyFY = true
 			}
 		}
 		if anyFY {
 			for i := range out {
-				out[i].YearNumber = i + 1
+				out[i].yearNumber = i + 1
 			}
 		}
 	}
@@ -443,11 +432,11 @@ func planYearInputs(p *InputPlan) ([]SectorYearInput, []string) {
 	return out, notes
 }
 
-func yearLabel(y SectorYearInput) string {
-	if y.FinancialYear != 0 {
-		return y.FinancialYear.String()
+func yearLabel(y sectorYearInput) string {
+	if y.financialYear != 0 {
+		return y.financialYear.String()
 	}
-	return fmt.Sprintf("year %d", y.YearNumber)
+	return fmt.Sprintf("year %d", y.yearNumber)
 }
 
 // levelSum sums the counters of a level over every race of the catalog and
@@ -506,19 +495,19 @@ func listCounters(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
 }
 
-func checkLevel(y SectorYearInput, level string, cat *Catalog, t *SectorTargets, sector string) SectorLevelCheck {
+func checkLevel(y sectorYearInput, level string, cat *Catalog, t *SectorTargets, sector string) SectorLevelCheck {
 	lc := SectorLevelCheck{Level: level, Status: SectorNotAssessable}
-	target, ok := t.Lookup(sector, level)
+	target, ok := t.lookup(sector, level)
 	if !ok {
-		lc.Reason = fmt.Sprintf("%s gives no target for %s at this level", t.SourceName(), sector)
+		lc.Reason = fmt.Sprintf("%s gives no target for %s at this level", t.sourceName(), sector)
 		return lc
 	}
 	lc.HasTarget, lc.TargetMale, lc.TargetFemale = true, target.Male, target.Female
-	if y.All == nil {
+	if y.all == nil {
 		lc.Reason = "no all_employees figures for this year"
 		return lc
 	}
-	head, lacking, blank := levelHeadcount(cat, y.All, level)
+	head, lacking, blank := levelHeadcount(cat, y.all, level)
 	if len(lacking) > 0 {
 		lc.Reason = lackingReason(lacking)
 		return lc
@@ -532,8 +521,8 @@ func checkLevel(y SectorYearInput, level string, cat *Catalog, t *SectorTargets,
 		lc.Reason = "no employees at this level"
 		return lc
 	}
-	male, _, _ := levelSum(cat, y.All, level, designatedMaleRaces, []string{"male"})
-	female, _, _ := levelSum(cat, y.All, level, designatedFemaleRaces, []string{"female"})
+	male, _, _ := levelSum(cat, y.all, level, designatedMaleRaces, []string{"male"})
+	female, _, _ := levelSum(cat, y.all, level, designatedFemaleRaces, []string{"female"})
 	m, f := measureShare(male, head, target.Male), measureShare(female, head, target.Female)
 	lc.Male, lc.Female = &m, &f
 	lc.Status = SectorMet
@@ -546,11 +535,11 @@ func checkLevel(y SectorYearInput, level string, cat *Catalog, t *SectorTargets,
 	return lc
 }
 
-func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
-	dc := DisabilityCheck{Status: SectorNotAssessable, TargetPct: DisabilityTarget}
-	if y.All == nil || y.Disabled == nil {
+func checkDisability(y sectorYearInput, cat *Catalog) DisabilityCheck {
+	dc := DisabilityCheck{Status: SectorNotAssessable, TargetPct: disabilityTarget}
+	if y.all == nil || y.disabled == nil {
 		missing := TargetAll
-		if y.All != nil {
+		if y.all != nil {
 			missing = TargetDisabled
 		}
 		dc.Reason = fmt.Sprintf("no %s figures for this year", missing)
@@ -559,8 +548,8 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 	var all, disabled int64
 	var lacking, blankAll, blankDis []string
 	for _, level := range OccupationalLevels {
-		a, la, ba := levelHeadcount(cat, y.All, level)
-		d, _, bd := levelHeadcount(cat, y.Disabled, level)
+		a, la, ba := levelHeadcount(cat, y.all, level)
+		d, _, bd := levelHeadcount(cat, y.disabled, level)
 		all += a
 		disabled += d
 		lacking = append(lacking, la...)
@@ -581,7 +570,7 @@ func checkDisability(y SectorYearInput, cat *Catalog) DisabilityCheck {
 		dc.Reason = "no employees"
 		return dc
 	}
-	s := measureShare(disabled, all, DisabilityTarget)
+	s := measureShare(disabled, all, disabilityTarget)
 	dc.Share = &s
 	dc.Status = SectorMet
 	if !s.Met {

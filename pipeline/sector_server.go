@@ -3,12 +3,12 @@ package pipeline
 // A file plan beside the plans on the service, for check --server: the
 // stored plan it describes and the plan as it would stand once applied.
 
-// MatchStoredPlan finds the stored plan a file plan describes, by the rule
-// of MatchPlans. It returns the indexes of every match; more than one means
+// matchStoredPlan finds the stored plan a file plan describes, by the rule
+// of matchPlans. It returns the indexes of every match; more than one means
 // the match is ambiguous.
-func MatchStoredPlan(p *InputPlan, stored []Plan) []int {
+func matchStoredPlan(p *InputPlan, stored []Plan) []int {
 	var out []int
-	for _, m := range MatchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
+	for _, m := range matchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
 		for i := range stored {
 			if &stored[i] == m {
 				out = append(out, i)
@@ -18,10 +18,10 @@ func MatchStoredPlan(p *InputPlan, stored []Plan) []int {
 	return out
 }
 
-// FillFromServer returns the plan as it would stand once the file is
+// fillFromServer returns the plan as it would stand once the file is
 // applied to the stored plan: the stored plan's metadata and counters, with
 // what the file sets on top. Blank file values take the stored value.
-func FillFromServer(file *InputPlan, stored *Plan) *InputPlan {
+func fillFromServer(file *InputPlan, stored *Plan) *InputPlan {
 	out := FromServer(stored, file.Company)
 	out.Origin = file.Origin
 	if file.Name != "" {

@@ -26,9 +26,9 @@ const SectorCaveat = "The figures should be checked against the gazette before t
 // EmbeddedSectorTargetsSource is the source name of the embedded figures.
 const EmbeddedSectorTargetsSource = "embedded copy of sector-targets-2025.csv"
 
-// DisabilityTarget is the share of the whole workforce that should be
+// disabilityTarget is the share of the whole workforce that should be
 // people with disabilities, in every sector: 3%.
-const DisabilityTarget = Pct(300)
+const disabilityTarget = Pct(300)
 
 // SectorLevels are the four occupational levels that have sector targets,
 // from the top down. Semi-skilled and unskilled levels have none.
@@ -37,16 +37,13 @@ var SectorLevels = OccupationalLevels[:4]
 //go:embed sector-targets-2025.csv
 var embeddedSectorTargets []byte
 
-// EmbeddedSectorTargetsCSV returns the embedded targets file as bytes.
-func EmbeddedSectorTargetsCSV() []byte { return append([]byte(nil), embeddedSectorTargets...) }
-
 // Pct is a percentage in hundredths of a percent: 18.6% is Pct(1860). It
 // keeps the targets exact so that comparisons need no floating point.
 type Pct int64
 
-// ParsePct parses a percentage such as "18.6", "18,6", "18.60 %" or "3".
+// parsePct parses a percentage such as "18.6", "18,6", "18.60 %" or "3".
 // It must be between 0 and 100 with at most two decimals.
-func ParsePct(s string) (Pct, error) {
+func parsePct(s string) (Pct, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
 	if t == "" {
@@ -107,7 +104,7 @@ func (p Pct) MarshalJSON() ([]byte, error) { return []byte(p.String()), nil }
 
 // UnmarshalJSON reads a JSON number or string percentage.
 func (p *Pct) UnmarshalJSON(b []byte) error {
-	v, err := ParsePct(strings.Trim(string(b), `"`))
+	v, err := parsePct(strings.Trim(string(b), `"`))
 	if err != nil {
 		return err
 	}
@@ -115,35 +112,35 @@ func (p *Pct) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SectorTarget is the pair of figures of one sector at one level: the
+// sectorTarget is the pair of figures of one sector at one level: the
 // shares of the level's headcount that should be designated-group males and
 // designated-group females by the end of the plan.
-type SectorTarget struct {
+type sectorTarget struct {
 	Sector string `json:"sector"`
 	Level  string `json:"level"`
 	Male   Pct    `json:"designated_male_pct"`
 	Female Pct    `json:"designated_female_pct"`
-	Line   int    `json:"-"` // line of the targets file, 0 when unknown
+	line   int    // line of the targets file, 0 when unknown
 }
 
 // SectorTargets are the sectoral numerical targets, by sector and level,
 // and the file they came from.
 type SectorTargets struct {
-	Source string // EmbeddedSectorTargetsSource or the path of a --targets file
-	rows   []SectorTarget
+	source string // EmbeddedSectorTargetsSource or the path of a --targets file
+	rows   []sectorTarget
 	index  map[string]map[string]int
 }
 
 // DefaultSectorTargets returns the embedded 2025 sectoral targets.
 func DefaultSectorTargets() *SectorTargets {
-	t, err := ParseSectorTargets(strings.NewReader(string(embeddedSectorTargets)), EmbeddedSectorTargetsSource)
+	t, err := parseSectorTargets(strings.NewReader(string(embeddedSectorTargets)), EmbeddedSectorTargetsSource)
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
 	return t
 }
 
-// LoadSectorTargets reads a targets file (see ParseSectorTargets); its path
+// LoadSectorTargets reads a targets file (see parseSectorTargets); its path
 // becomes the Source.
 func LoadSectorTargets(path string) (*SectorTargets, error) {
 	f, err := openSmallFile(path)
@@ -151,7 +148,7 @@ func LoadSectorTargets(path string) (*SectorTargets, error) {
 		return nil, fmt.Errorf("sector targets: %w", err)
 	}
 	defer f.Close()
-	return ParseSectorTargets(f, path)
+	return parseSectorTargets(f, path)
 }
 
 // Sector target file columns.
@@ -166,22 +163,22 @@ const (
 // before reading stops.
 const maxTargetProblems = 25
 
-// SectorTargetsError lists every problem of a targets file, each with its
+// sectorTargetsError lists every problem of a targets file, each with its
 // line and column.
-type SectorTargetsError struct {
-	Source   string
-	Problems []string
+type sectorTargetsError struct {
+	source   string
+	problems []string
 }
 
-func (e *SectorTargetsError) Error() string {
-	head := fmt.Sprintf("sector targets file %s", e.Source)
-	if len(e.Problems) == 1 {
-		return head + ": " + e.Problems[0]
+func (e *sectorTargetsError) Error() string {
+	head := fmt.Sprintf("sector targets file %s", e.source)
+	if len(e.problems) == 1 {
+		return head + ": " + e.problems[0]
 	}
-	return fmt.Sprintf("%s: %s:\n  %s", head, Plural(len(e.Problems), "problem"), strings.Join(e.Problems, "\n  "))
+	return fmt.Sprintf("%s: %s:\n  %s", head, Plural(len(e.problems), "problem"), strings.Join(e.problems, "\n  "))
 }
 
-// ParseSectorTargets reads sector targets as CSV with a header row naming
+// parseSectorTargets reads sector targets as CSV with a header row naming
 // the columns sector, level, designated_male_pct and designated_female_pct
 // (any order, any case; other columns are ignored). The delimiter is found
 // from the header line among comma, semicolon and tab; lines starting with
@@ -189,14 +186,14 @@ func (e *SectorTargetsError) Error() string {
 // regard to case); levels are counter level names (top_managers,
 // senior_managers, middle_managers, junior_managers) or the gazette's level
 // names; percentages are 0-100 with at most two decimals. Every problem is
-// reported, each with its line, as a *SectorTargetsError.
-func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
+// reported, each with its line, as a *sectorTargetsError.
+func parseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("sector targets file %s: %w", source, err)
 	}
 	text := strings.TrimPrefix(string(data), "\ufeff")
-	fail := &SectorTargetsError{Source: source}
+	fail := &sectorTargetsError{source: source}
 
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.Comma = detectDelimiter(text)
@@ -208,8 +205,8 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 	if !ok {
 		return nil, fail
 	}
-	t := &SectorTargets{Source: source, index: map[string]map[string]int{}}
-	for len(fail.Problems) < maxTargetProblems {
+	t := &SectorTargets{source: source, index: map[string]map[string]int{}}
+	for len(fail.problems) < maxTargetProblems {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -230,10 +227,10 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 			t.add(row, fail)
 		}
 	}
-	if len(fail.Problems) >= maxTargetProblems {
+	if len(fail.problems) >= maxTargetProblems {
 		fail.addf("further lines not checked after %d problems", maxTargetProblems)
 	}
-	if len(fail.Problems) > 0 {
+	if len(fail.problems) > 0 {
 		return nil, fail
 	}
 	if len(t.rows) == 0 {
@@ -244,14 +241,14 @@ func ParseSectorTargets(r io.Reader, source string) (*SectorTargets, error) {
 }
 
 // addf adds a problem to e.
-func (e *SectorTargetsError) addf(format string, args ...any) {
-	e.Problems = append(e.Problems, fmt.Sprintf(format, args...))
+func (e *sectorTargetsError) addf(format string, args ...any) {
+	e.problems = append(e.problems, fmt.Sprintf(format, args...))
 }
 
 // readSectorHeader reads the header row and returns the index of each
 // column by its name (lower case). It reports false, with the problem in
 // fail, when the file is empty or a required column is missing.
-func readSectorHeader(cr *csv.Reader, fail *SectorTargetsError) (map[string]int, bool) {
+func readSectorHeader(cr *csv.Reader, fail *sectorTargetsError) (map[string]int, bool) {
 	header, err := cr.Read()
 	if err == io.EOF {
 		fail.addf("the file is empty (expected a header row: %s,%s,%s,%s)", colSector, colLevel, colMale, colFemale)
@@ -288,7 +285,7 @@ func readSectorHeader(cr *csv.Reader, fail *SectorTargetsError) (map[string]int,
 // parseSectorRow reads one line of targets (rec, at line, with the
 // columns cols). It reports false, with the problems in fail, when a
 // value is not valid.
-func parseSectorRow(rec []string, line int, cols map[string]int, fail *SectorTargetsError) (SectorTarget, bool) {
+func parseSectorRow(rec []string, line int, cols map[string]int, fail *sectorTargetsError) (sectorTarget, bool) {
 	field := func(col string) string {
 		if i := cols[col]; i < len(rec) {
 			return strings.TrimSpace(rec[i])
@@ -298,7 +295,7 @@ func parseSectorRow(rec []string, line int, cols map[string]int, fail *SectorTar
 	at := func(col string) string {
 		return fmt.Sprintf("line %d, column %d (%s)", line, cols[col]+1, col)
 	}
-	row := SectorTarget{Line: line}
+	row := sectorTarget{line: line}
 	ok := true
 	rawSector := field(colSector)
 	if s, found := canonicalSector(rawSector); found {
@@ -324,7 +321,7 @@ func parseSectorRow(rec []string, line int, cols map[string]int, fail *SectorTar
 		col string
 		dst *Pct
 	}{{colMale, &row.Male}, {colFemale, &row.Female}} {
-		v, err := ParsePct(field(c.col))
+		v, err := parsePct(field(c.col))
 		if err != nil {
 			ok = false
 			fail.addf("%s: %v", at(c.col), err)
@@ -344,9 +341,9 @@ func parseSectorRow(rec []string, line int, cols map[string]int, fail *SectorTar
 
 // add adds row to t, unless its sector and level are already given (a
 // problem in fail).
-func (t *SectorTargets) add(row SectorTarget, fail *SectorTargetsError) {
+func (t *SectorTargets) add(row sectorTarget, fail *sectorTargetsError) {
 	if prev, dup := t.index[row.Sector][row.Level]; dup {
-		fail.addf("line %d: %s at %s is already given on line %d", row.Line, row.Sector, row.Level, t.rows[prev].Line)
+		fail.addf("line %d: %s at %s is already given on line %d", row.line, row.Sector, row.Level, t.rows[prev].line)
 		return
 	}
 	if t.index[row.Sector] == nil {
@@ -446,37 +443,23 @@ func canonicalSectorLevel(s string) (string, string) {
 	return "", fmt.Sprintf("%q is not a level with a sector target (use %s)", s, strings.Join(SectorLevels, ", "))
 }
 
-// Lookup returns the figures of a sector at a level.
-func (t *SectorTargets) Lookup(sector, level string) (SectorTarget, bool) {
+// lookup returns the figures of a sector at a level.
+func (t *SectorTargets) lookup(sector, level string) (sectorTarget, bool) {
 	i, ok := t.index[sector][level]
 	if !ok {
-		return SectorTarget{}, false
+		return sectorTarget{}, false
 	}
 	return t.rows[i], true
 }
 
-// HasSector reports whether the targets give any figure for sector.
-func (t *SectorTargets) HasSector(sector string) bool { return len(t.index[sector]) > 0 }
+// hasSector reports whether the targets give any figure for sector.
+func (t *SectorTargets) hasSector(sector string) bool { return len(t.index[sector]) > 0 }
 
-// Rows returns every target in file order. The slice must not be modified.
-func (t *SectorTargets) Rows() []SectorTarget { return t.rows }
-
-// WriteCSV writes the targets in the file format ParseSectorTargets reads.
-func (t *SectorTargets) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{colSector, colLevel, colMale, colFemale})
-	for _, r := range t.rows {
-		_ = cw.Write([]string{r.Sector, r.Level, r.Male.String(), r.Female.String()})
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// SourceName returns the source for presentations: the embedded copy's
+// sourceName returns the source for presentations: the embedded copy's
 // description, or the path of a --targets file as given.
-func (t *SectorTargets) SourceName() string {
-	if t.Source == "" {
+func (t *SectorTargets) sourceName() string {
+	if t.source == "" {
 		return EmbeddedSectorTargetsSource
 	}
-	return t.Source
+	return t.source
 }

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -33,7 +35,7 @@ func fullCounters(set map[string]int64) map[string]int64 {
 func onePlan(sector string, all, disabled map[string]int64) *InputPlan {
 	return &InputPlan{
 		Name: "P", Sector: sector,
-		StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
+		StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*InputTarget{
 			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(all)},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(disabled)},
@@ -59,7 +61,7 @@ func levelOf(t *testing.T, c SectorPlanCheck, year int, level string) SectorLeve
 
 func mustTargets(t *testing.T, csv string) *SectorTargets {
 	t.Helper()
-	st, err := ParseSectorTargets(strings.NewReader(csv), "test.csv")
+	st, err := parseSectorTargets(strings.NewReader(csv), "test.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,22 +83,22 @@ func TestEmbeddedSectorTargetsMatchSharedData(t *testing.T) {
 
 func TestDefaultSectorTargets(t *testing.T) {
 	st := DefaultSectorTargets()
-	if got := len(st.Rows()); got != 72 {
+	if got := len(st.rows); got != 72 {
 		t.Fatalf("rows = %d, want 18 sectors x 4 levels", got)
 	}
 	for _, s := range Sectors {
 		for _, l := range SectorLevels {
-			if _, ok := st.Lookup(s, l); !ok {
+			if _, ok := st.lookup(s, l); !ok {
 				t.Errorf("no target for %s at %s", s, l)
 			}
 		}
 	}
-	got, _ := st.Lookup("Manufacturing", "junior_managers")
+	got, _ := st.lookup("Manufacturing", "junior_managers")
 	if got.Male != 4980 || got.Female != 3960 {
 		t.Fatalf("Manufacturing junior = %+v", got)
 	}
-	if st.SourceName() != EmbeddedSectorTargetsSource {
-		t.Fatal(st.SourceName())
+	if st.sourceName() != EmbeddedSectorTargetsSource {
+		t.Fatal(st.sourceName())
 	}
 }
 
@@ -111,15 +113,15 @@ func TestParsePct(t *testing.T) {
 		{"12.340", 1234, ""}, {"-1", 0, "negative"}, {"abc", 0, "not a percentage"}, {"", 0, "blank"},
 		{"100.01", 0, "more than 100"}, {"1000", 0, "more than 100"}, {"1e2", 0, "not a percentage"}, {".", 0, "not a percentage"},
 	} {
-		got, err := ParsePct(tc.in)
+		got, err := parsePct(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("ParsePct(%q) error = %v, want %q", tc.in, err, tc.err)
+				t.Errorf("parsePct(%q) error = %v, want %q", tc.in, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("ParsePct(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+			t.Errorf("parsePct(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
 	if s := Pct(4985).String(); s != "49.85" {
@@ -153,11 +155,11 @@ func TestParseSectorTargetsErrors(t *testing.T) {
 		{"every problem", head + "X,top_managers,1,1\nManufacturing,Y,1,1\n", []string{"2 problems", "line 2", "line 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSectorTargets(strings.NewReader(tc.in), "my-targets.csv")
+			_, err := parseSectorTargets(strings.NewReader(tc.in), "my-targets.csv")
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var te *SectorTargetsError
+			var te *sectorTargetsError
 			if !errors.As(err, &te) {
 				t.Fatalf("error %T %v", err, err)
 			}
@@ -176,38 +178,50 @@ func TestParseSectorTargetsVariants(t *testing.T) {
 		"Top management;transportation and storage;30,0;32,2;checked\n" +
 		"\"Skilled technical and academically qualified workers, junior management, supervisors, foremen and superintendents\";Transport and Storage;41.4%;49.8;\n"
 	st := mustTargets(t, in)
-	got := st.Rows()
-	want := []SectorTarget{
-		{Sector: "Transport and Storage", Level: "top_managers", Male: 3220, Female: 3000, Line: 3},
-		{Sector: "Transport and Storage", Level: "junior_managers", Male: 4980, Female: 4140, Line: 4},
+	got := st.rows
+	want := []sectorTarget{
+		{Sector: "Transport and Storage", Level: "top_managers", Male: 3220, Female: 3000, line: 3},
+		{Sector: "Transport and Storage", Level: "junior_managers", Male: 4980, Female: 4140, line: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows = %+v\nwant %+v", got, want)
 	}
-	if st.HasSector("Manufacturing") || !st.HasSector("Transport and Storage") {
+	if st.hasSector("Manufacturing") || !st.hasSector("Transport and Storage") {
 		t.Fatal("HasSector")
 	}
 }
 
-func TestSectorTargetsWriteCSVRoundTrip(t *testing.T) {
+func TestSectorTargetsRoundTrip(t *testing.T) {
 	st := DefaultSectorTargets()
 	var b bytes.Buffer
-	if err := st.WriteCSV(&b); err != nil {
+	if err := writeTargetsCSV(st, &b); err != nil {
 		t.Fatal(err)
 	}
-	again, err := ParseSectorTargets(&b, "x")
+	again, err := parseSectorTargets(&b, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(stripLines(st.Rows()), stripLines(again.Rows())) {
+	if !reflect.DeepEqual(stripLines(st.rows), stripLines(again.rows)) {
 		t.Fatal("round trip changed the targets")
 	}
 }
 
-func stripLines(rows []SectorTarget) []SectorTarget {
-	out := append([]SectorTarget(nil), rows...)
+// writeTargetsCSV writes st in the file format parseSectorTargets reads,
+// for the round trips.
+func writeTargetsCSV(st *SectorTargets, w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{colSector, colLevel, colMale, colFemale})
+	for _, r := range st.rows {
+		_ = cw.Write([]string{r.Sector, r.Level, r.Male.String(), r.Female.String()})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func stripLines(rows []sectorTarget) []sectorTarget {
+	out := append([]sectorTarget(nil), rows...)
 	for i := range out {
-		out[i].Line = 0
+		out[i].line = 0
 	}
 	return out
 }
@@ -219,28 +233,28 @@ func FuzzParseSectorTargets(f *testing.F) {
 	f.Add("sector,level\n")
 	f.Add("\"unterminated\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		st, err := ParseSectorTargets(strings.NewReader(in), "fuzz.csv")
+		st, err := parseSectorTargets(strings.NewReader(in), "fuzz.csv")
 		if err != nil {
-			var te *SectorTargetsError
-			if !errors.As(err, &te) || len(te.Problems) == 0 {
+			var te *sectorTargetsError
+			if !errors.As(err, &te) || len(te.problems) == 0 {
 				t.Fatalf("error without problems: %v", err)
 			}
 			return
 		}
-		for _, r := range st.Rows() {
+		for _, r := range st.rows {
 			if !Contains(Sectors, r.Sector) || !Contains(SectorLevels, r.Level) || r.Male < 0 || r.Female < 0 || r.Male+r.Female > 10000 {
 				t.Fatalf("invalid row accepted: %+v", r)
 			}
 		}
 		var b bytes.Buffer
-		if err := st.WriteCSV(&b); err != nil {
+		if err := writeTargetsCSV(st, &b); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ParseSectorTargets(&b, "again.csv")
+		again, err := parseSectorTargets(&b, "again.csv")
 		if err != nil {
 			t.Fatalf("written targets do not parse: %v\n%s", err, b.String())
 		}
-		if !reflect.DeepEqual(stripLines(st.Rows()), stripLines(again.Rows())) {
+		if !reflect.DeepEqual(stripLines(st.rows), stripLines(again.rows)) {
 			t.Fatal("round trip changed the targets")
 		}
 	})
@@ -447,7 +461,7 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
 	p := &InputPlan{
 		Name: "Three years", Sector: "Education",
-		StartDate: MustDate("2025-09-01"), EndDate: MustDate("2031-08-31"), // clamped to 2030-08-31: 5 years
+		StartDate: mustDate("2025-09-01"), EndDate: mustDate("2031-08-31"), // clamped to 2030-08-31: 5 years
 		Targets: []*InputTarget{
 			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(short)},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)},
@@ -478,11 +492,11 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 		t.Fatalf("plan status %s", c.Status)
 	}
 	r := NewSectorCheckReport(targets, []SectorPlanCheck{CheckPlanSector(p, nil, targets)})
-	if !r.AnyShort() || r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
+	if r.Summary() != (SectorSummary{Plans: 1, Short: 1}) {
 		t.Fatalf("%+v", r.Summary())
 	}
-	if !strings.Contains(r.Provenance(), SectorNotice) || !strings.Contains(r.Provenance(), "checked against the gazette") || !strings.Contains(r.Provenance(), EmbeddedSectorTargetsSource) {
-		t.Fatal(r.Provenance())
+	if r.Notice != SectorNotice || !strings.Contains(r.Caveat, "checked against the gazette") || r.TargetsSource != EmbeddedSectorTargetsSource {
+		t.Fatalf("notice %q, caveat %q, source %q", r.Notice, r.Caveat, r.TargetsSource)
 	}
 }
 
@@ -511,37 +525,37 @@ func TestCheckPlanSectorInfeasibleNote(t *testing.T) {
 
 func TestMatchAndFillFromServer(t *testing.T) {
 	stored := []Plan{
-		{ID: 1, Name: "A", StartDate: MustDate("2025-09-01")},
-		{ID: 2, Name: "B", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2027-08-31"), Sector: "Education",
+		{ID: 1, Name: "A", StartDate: mustDate("2025-09-01")},
+		{ID: 2, Name: "B", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31"), Sector: "Education",
 			Milestones: []Milestone{
-				{ID: 21, YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{
+				{ID: 21, YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{
 					{ID: 211, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 4}))},
 					{ID: 212, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
-				{ID: 22, YearNumber: 2, StartDate: MustDate("2026-09-01"), Targets: []Target{
+				{ID: 22, YearNumber: 2, StartDate: mustDate("2026-09-01"), Targets: []Target{
 					{ID: 221, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 6}))},
 					{ID: 222, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
 			}},
-		{ID: 3, Name: "A", StartDate: MustDate("2025-09-01")},
+		{ID: 3, Name: "A", StartDate: mustDate("2025-09-01")},
 	}
-	if got := MatchStoredPlan(&InputPlan{PlanID: 2}, stored); !reflect.DeepEqual(got, []int{1}) {
+	if got := matchStoredPlan(&InputPlan{PlanID: 2}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "B", StartDate: MustDate("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
+	if got := matchStoredPlan(&InputPlan{Name: "B", StartDate: mustDate("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "A", StartDate: MustDate("2025-09-01")}, stored); len(got) != 2 {
+	if got := matchStoredPlan(&InputPlan{Name: "A", StartDate: mustDate("2025-09-01")}, stored); len(got) != 2 {
 		t.Fatal(got)
 	}
-	if got := MatchStoredPlan(&InputPlan{Name: "B"}, stored); len(got) != 0 {
+	if got := matchStoredPlan(&InputPlan{Name: "B"}, stored); len(got) != 0 {
 		t.Fatal(got)
 	}
 
 	file := &InputPlan{PlanID: 2, Targets: []*InputTarget{
 		{FinancialYear: 2026, TargetType: TargetAll, Counters: CountersOf(map[string]int64{"number_of_white_female_top_managers": 6})},
 	}}
-	got := FillFromServer(file, &stored[1])
+	got := fillFromServer(file, &stored[1])
 	if got.Sector != "Education" || got.StartDate != stored[1].StartDate || len(got.Targets) != 4 {
 		t.Fatalf("%+v", got)
 	}
@@ -583,9 +597,9 @@ func TestMeasureShareProperties(t *testing.T) {
 func TestPctRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := Pct(rapid.Int64Range(0, 10000).Draw(t, "pct"))
-		back, err := ParsePct(p.String())
+		back, err := parsePct(p.String())
 		if err != nil || back != p {
-			t.Fatalf("ParsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
+			t.Fatalf("parsePct(%q) = %d, %v; want %d", p.String(), back, err, p)
 		}
 	})
 }
@@ -633,7 +647,7 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 	delete(met, "number_of_white_male_middle_managers")
 	delete(met, "number_of_white_male_junior_managers")
 	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
-	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
+	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(met)}, {YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}
 	c := CheckPlanSector(p, nil, targets)
 	if c.Status != SectorPartlyMet || c.Assessed != 2 || c.NotAssessed != 3 {
@@ -650,11 +664,11 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 	if r := NewSectorCheckReport(targets, nil); r.Outcome() != SectorNothingAssessed {
 		t.Fatalf("no plans: outcome %d", r.Outcome())
 	}
-	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2026-08-31"),
+	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{
 			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100}))},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}, nil, targets)
-	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != SectorAllMet {
+	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full}); full.Status != SectorMet || r.Outcome() != sectorAllMet {
 		t.Fatalf("full: status %s outcome %d", full.Status, r.Outcome())
 	}
 	if r := NewSectorCheckReport(targets, []SectorPlanCheck{full, none}); r.Outcome() != SectorIncomplete {

@@ -56,8 +56,8 @@ type PlanChange struct {
 	Sector      *string
 }
 
-// IsZero reports whether the change sends nothing.
-func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
+// isZero reports whether the change sends nothing.
+func (c PlanChange) isZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
 
 // clear removes field ("name", "sector", "scorecard_id") from the change.
 func (c *PlanChange) clear(field string) {
@@ -133,20 +133,20 @@ func KeyHint(key string) string {
 // plans go on.
 type AccountRefusedError struct {
 	Account string
-	KeyHint string
-	Err     error
+	keyHint string
+	err     error
 }
 
 func (e *AccountRefusedError) Error() string {
 	key := "its key"
-	if e.KeyHint != "" {
-		key = "key " + e.KeyHint
+	if e.keyHint != "" {
+		key = "key " + e.keyHint
 	}
-	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.Err)
+	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.err)
 }
 
 // Unwrap returns the service's error (it matches ErrUnauthorized).
-func (e *AccountRefusedError) Unwrap() error { return e.Err }
+func (e *AccountRefusedError) Unwrap() error { return e.err }
 
 // TargetPatcher is implemented by a PlanService that can set a target's
 // counters without reading the stored target back (the client then skips

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// SkippedYears returns the financial years a plan's rows skip: the years of
+// skippedYears returns the financial years a plan's rows skip: the years of
 // the plan's dates (PlanYears, the end clamped as the service clamps it)
 // that no row of the plan gives, between the first and the last year its
 // rows give (a file with years 1, 2, 4 and 5 of a five-year plan skips
@@ -19,7 +19,7 @@ import (
 // fills a skipped year itself, from the scorecard's workforce (prefill) or
 // with zeros: the assembler warns of it for a plan without plan_id (it may
 // be new), and Diff notes it for a plan it creates.
-func SkippedYears(p *InputPlan) []FinancialYear {
+func skippedYears(p *InputPlan) []FinancialYear {
 	years := PlanYears(p.StartDate, ClampEnd(p.EndDate))
 	if len(years) < 3 {
 		return nil
@@ -48,7 +48,7 @@ func SkippedYears(p *InputPlan) []FinancialYear {
 	return out
 }
 
-// skippedYearsText describes the years SkippedYears found for p, and how
+// skippedYearsText describes the years skippedYears found for p, and how
 // the service fills them, for a warning or a note: "year 3 (2027/28)",
 // "years 3 (2027/28) and 4 (2028/29)".
 func skippedYearsText(p *InputPlan, skipped []FinancialYear) (years, fill string) {

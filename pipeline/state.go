@@ -78,7 +78,7 @@ const (
 	// lost the end of its journal, leaves it so).
 	OutcomePending = "pending"
 	// OutcomeAdopted starts the outcome of a write a later run found on
-	// the service (see ReadLastValues): it counts as applied.
+	// the service (see readLastValues): it counts as applied.
 	OutcomeAdopted = "adopted"
 )
 
@@ -95,9 +95,9 @@ type PendingWrite struct {
 	Write TargetWrite
 }
 
-// PendingWriteSource is the part of a StateStore that knows the pending
+// pendingWriteSource is the part of a StateStore that knows the pending
 // writes to targets of a service (by the service's target ids).
-type PendingWriteSource interface {
+type pendingWriteSource interface {
 	PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]PendingWrite, error)
 }
 

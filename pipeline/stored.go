@@ -51,7 +51,7 @@ func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff
 		return nil, nil, nil
 	case 1:
 	default:
-		return nil, nil, leftoversError(found, d.Server.ID)
+		return nil, nil, leftoversError(found, d.server.ID)
 	}
 	full, err := r.readBack(ctx, svc, found[0].ID)
 	if err != nil {
@@ -61,14 +61,14 @@ func (r *Runner) findRecreated(ctx context.Context, svc PlanService, d *PlanDiff
 }
 
 // findCreated lists the account of svc again and returns its plans named
-// name that start on start (MatchPlans), but those in skip: the plan a
+// name that start on start (matchPlans), but those in skip: the plan a
 // create whose request got no clear answer may have made.
 func (r *Runner) findCreated(ctx context.Context, svc PlanService, name string, start Date, skip map[int64]bool) ([]*Plan, error) {
 	list, err := r.relist(ctx, svc)
 	if err != nil {
 		return nil, err
 	}
-	return MatchPlans(list, 0, name, start, skip), nil
+	return matchPlans(list, 0, name, start, skip), nil
 }
 
 // relist lists the plans of the account of svc (an account's gated
@@ -80,7 +80,7 @@ func (r *Runner) relist(ctx context.Context, svc PlanService) ([]Plan, error) {
 // readBack retrieves plan id of the account of svc (an account's gated
 // service), with milestones and targets: a plan apply created or adopts.
 // It is not one of the stored plans a run compares, so it is not counted
-// in Progress.PlansRead.
+// in Progress.plansRead.
 func (r *Runner) readBack(ctx context.Context, svc PlanService, id int64) (*Plan, error) {
 	return svc.GetPlan(ctx, id)
 }
@@ -94,7 +94,7 @@ func (r *Runner) savedList(ctx context.Context, account string) ([]Plan, error) 
 // savedPlan retrieves plan id of the named account, with milestones and
 // targets, for a saved change set to compare with: read once by its drift
 // check and again before its writes, it is not counted in
-// Progress.PlansRead (as readBack's plans are not).
+// Progress.plansRead (as readBack's plans are not).
 func (r *Runner) savedPlan(ctx context.Context, account string, id int64) (*Plan, error) {
 	return r.account(account).GetPlan(ctx, id)
 }
@@ -181,14 +181,14 @@ func (r *Runner) noteTarget(p *Plan) {
 }
 
 // CatalogOfStored returns the counter catalog a plan the service returned
-// shows: that of its first target with counters (CatalogOfTarget; the
+// shows: that of its first target with counters (catalogOfTarget; the
 // service gives every target every counter it has), or nil when no target
 // carries a counter. Runner.ServiceCatalog and check --server's per-plan
 // catalog both read it here.
 func CatalogOfStored(p *Plan) *Catalog {
 	for _, m := range p.Milestones {
 		for _, t := range m.Targets {
-			if c := CatalogOfTarget(t); c != nil {
+			if c := catalogOfTarget(t); c != nil {
 				return c
 			}
 		}
@@ -196,15 +196,15 @@ func CatalogOfStored(p *Plan) *Catalog {
 	return nil
 }
 
-// CatalogOfTarget is the one route from the service's answers to a
+// catalogOfTarget is the one route from the service's answers to a
 // counter catalog: the counter names of a target it returned (the keys of
 // its counters map, docs/sandbox.md, "Behaviour"), or nil when the target carries no
 // counter.
-func CatalogOfTarget(t Target) *Catalog {
-	if t.Counters.IsEmpty() {
+func catalogOfTarget(t Target) *Catalog {
+	if t.Counters.isEmpty() {
 		return nil
 	}
-	c, err := CatalogFromCounters(t.Counters.Map())
+	c, err := catalogFromCounters(t.Counters.Map())
 	if err != nil {
 		return nil
 	}
@@ -277,12 +277,12 @@ type StoredQuery struct {
 	// error. For reports that say what they could not read.
 	GoOnWhenRefused bool
 
-	// Each, when set, receives every plan retrieved, in the order of
+	// each, when set, receives every plan retrieved, in the order of
 	// StoredPlans.Plans, as soon as it and the plans before it have
 	// arrived, and StoredPlans.Plans stays empty: an export writes plan
 	// by plan instead of holding them all. An error from Each stops the
 	// read and is returned.
-	Each func(StoredPlan) error
+	each func(StoredPlan) error
 }
 
 // StoredPlans is what ReadStored read.
@@ -291,9 +291,9 @@ type StoredPlans struct {
 	Plans []StoredPlan
 	// Missing are the PlanIDs no account lists.
 	Missing []int64
-	// Vanished are plans listed but gone when retrieved (deleted
+	// vanished are plans listed but gone when retrieved (deleted
 	// meanwhile); Plan holds the list's summary.
-	Vanished []StoredPlan
+	vanished []StoredPlan
 	// Refused are the accounts whose key pair was refused, with
 	// StoredQuery.GoOnWhenRefused: their plans are not read.
 	Refused []*AccountRefusedError
@@ -322,7 +322,7 @@ func (out *StoredPlans) refused(q StoredQuery, err error) bool {
 // StoredQuery.GoOnWhenRefused, is an account whose key pair is refused:
 // it is named in StoredPlans.Refused and the others are read. After a
 // fatal error (every account refused included) or cancellation no new
-// request starts and the error is a *StoppedError.
+// request starts and the error is a *stoppedError.
 func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, error) {
 	lists, errs := r.listAccounts(ctx, nil)
 	if err := r.gate.stopErr(ctx); err != nil {
@@ -358,7 +358,7 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 			out.Missing = append(out.Missing, id)
 		}
 	}
-	if q.Each != nil {
+	if q.each != nil {
 		return out, r.eachStored(ctx, refs, summaries, q, out)
 	}
 	got, getErrs := r.getPlans(ctx, refs)
@@ -371,7 +371,7 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 		case err == nil:
 			out.Plans = append(out.Plans, StoredPlan{Account: acct, Plan: got[i]})
 		case errors.Is(err, ErrNotFound):
-			out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+			out.vanished = append(out.vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
 		case out.refused(q, err):
 		default:
 			return nil, getError(acct.Name, ref.id, err)
@@ -386,7 +386,7 @@ func (r *Runner) ReadStored(ctx context.Context, q StoredQuery) (*StoredPlans, e
 // out.Vanished, and with q.GoOnWhenRefused a refused account's plans to
 // out.Refused, as ReadStored does.
 func (r *Runner) eachStored(ctx context.Context, refs []storedRef, summaries []Plan, q StoredQuery, out *StoredPlans) error {
-	each := q.Each
+	each := q.each
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -410,7 +410,7 @@ func (r *Runner) eachStored(ctx context.Context, refs []storedRef, summaries []P
 					cancel()
 				}
 			case errors.Is(err, ErrNotFound):
-				out.Vanished = append(out.Vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
+				out.vanished = append(out.vanished, StoredPlan{Account: acct, Plan: &summaries[i]})
 			case out.refused(q, err):
 			default:
 				stopErr = getError(acct.Name, refs[i].id, err)
@@ -475,7 +475,7 @@ func getError(account string, id int64, err error) error {
 }
 
 // FillFromStored returns the file plans with their blanks filled from the
-// stored plans they match on any of the run's accounts (MatchStoredPlan
+// stored plans they match on any of the run's accounts (matchStoredPlan
 // over every account's list; only the named account's plans when the file
 // names the plan's account, as apply routes it), and a note per plan
 // saying what was done.
@@ -505,7 +505,7 @@ func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*Inp
 	refIndex := map[int]int{} // summaries index -> refs index
 	for i, p := range plans {
 		match[i] = -1
-		m := MatchStoredPlan(p, summaries)
+		m := matchStoredPlan(p, summaries)
 		if a := accountIndex(r.accounts, p.Account); p.Account != "" && a >= 0 {
 			// The file names the plan's account (column account, grid label
 			// Account): as apply does, only that account's plans are its.
@@ -544,14 +544,14 @@ func (r *Runner) FillFromStored(ctx context.Context, plans []*InputPlan) ([]*Inp
 			continue
 		}
 		k := refIndex[match[i]]
-		out[i] = FillFromServer(p, got[k])
+		out[i] = fillFromServer(p, got[k])
 		notes[i] = append(notes[i], fmt.Sprintf("blank values filled from plan %d on the service (account %s)", refs[k].id, r.accounts[refs[k].account].Name))
 	}
 	return out, notes, nil
 }
 
-// Accounts returns the names of the run's accounts, for messages.
-func (r *Runner) Accounts() []string {
+// accountNames returns the names of the run's accounts, for messages.
+func (r *Runner) accountNames() []string {
 	names := make([]string, len(r.accounts))
 	for i, a := range r.accounts {
 		names[i] = a.Name
@@ -608,7 +608,7 @@ func CheckServiceCatalog(plans []*InputPlan, cat *Catalog) Problems {
 func SetsCounters(plans []*InputPlan) bool {
 	for _, p := range plans {
 		for _, t := range p.Targets {
-			if !t.Counters.IsEmpty() {
+			if !t.Counters.isEmpty() {
 				return true
 			}
 		}

@@ -29,7 +29,7 @@ func TestReadStoredEach(t *testing.T) {
 
 	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 3})
 	var got []string
-	out, err := r.ReadStored(context.Background(), StoredQuery{Each: func(sp StoredPlan) error {
+	out, err := r.ReadStored(context.Background(), StoredQuery{each: func(sp StoredPlan) error {
 		if len(sp.Plan.Milestones) == 0 {
 			t.Errorf("plan %d handed on without its milestones", sp.Plan.ID)
 		}
@@ -45,13 +45,13 @@ func TestReadStoredEach(t *testing.T) {
 	if len(out.Plans) != 0 {
 		t.Errorf("kept %d plans", len(out.Plans))
 	}
-	if rc := r.Requests(); rc.MaxInFlight > 3 {
+	if rc := r.requests(); rc.MaxInFlight > 3 {
 		t.Errorf("%d requests in flight, bound 3", rc.MaxInFlight)
 	}
 
 	stop := errors.New("disk full")
 	n := 0
-	_, err = NewRunner(w.accounts, nil, RunOptions{Concurrency: 3}).ReadStored(context.Background(), StoredQuery{Each: func(StoredPlan) error {
+	_, err = NewRunner(w.accounts, nil, RunOptions{Concurrency: 3}).ReadStored(context.Background(), StoredQuery{each: func(StoredPlan) error {
 		n++
 		if n == 4 {
 			return stop

@@ -26,14 +26,14 @@ func TestClassifyField(t *testing.T) {
 		{"case counts: the service holds another spelling", "acme", "Acme", lw("Acme"), ClassService},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ClassifyField(tc.old, tc.new, tc.last); got != tc.want {
-				t.Errorf("ClassifyField(%q, %q, %v) = %s, want %s", tc.old, tc.new, tc.last, got, tc.want)
+			if got := classifyField(tc.old, tc.new, tc.last); got != tc.want {
+				t.Errorf("classifyField(%q, %q, %v) = %s, want %s", tc.old, tc.new, tc.last, got, tc.want)
 			}
 		})
 	}
 }
 
-// lastValuesSrc is a LastWriteSource and LastFieldSource over maps.
+// lastValuesSrc is a LastWriteSource and lastFieldSource over maps.
 type lastValuesSrc struct {
 	lastWrites
 	fields map[FieldKey]LastFieldWrite
@@ -109,7 +109,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			}
 			// The one-plan entry point apply uses, and the batch one.
 			cs := &ChangeSet{Plans: []*PlanDiff{d}}
-			if err := ClassifyPlan(context.Background(), d, src, "svc"); err != nil {
+			if err := classifyPlan(context.Background(), d, src, "svc"); err != nil {
 				t.Fatal(err)
 			}
 			one := fmt.Sprint(d.Fields)
@@ -117,7 +117,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fmt.Sprint(d.Fields) != one {
-				t.Errorf("ClassifyPlan %s, ClassifyChanges %v", one, d.Fields)
+				t.Errorf("classifyPlan %s, ClassifyChanges %v", one, d.Fields)
 			}
 			classes := map[string]ChangeClass{}
 			for _, f := range d.Fields {
@@ -129,7 +129,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			if fmt.Sprint(classes) != fmt.Sprint(tc.want.classes) {
 				t.Errorf("classes %v, want %v", classes, tc.want.classes)
 			}
-			held := HoldServiceChanges(cs, tc.overwrite)
+			held := holdServiceChanges(cs, tc.overwrite)
 			var heldNames, heldFields []string
 			for _, h := range held {
 				if h.Field == nil {
@@ -148,7 +148,7 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 			for _, f := range []struct {
 				n string
 				v *string
-			}{{"name", d.Meta.Name}, {"sector", d.Meta.Sector}, {"scorecard_id", d.Meta.ScorecardID}} {
+			}{{"name", d.meta.Name}, {"sector", d.meta.Sector}, {"scorecard_id", d.meta.ScorecardID}} {
 				if f.v != nil {
 					meta = append(meta, f.n)
 				}
@@ -168,13 +168,13 @@ func TestClassifyAndHoldPlanFields(t *testing.T) {
 // TestClassifyPlanLeavesCreatesAlone: a plan to create has no history.
 func TestClassifyPlanLeavesCreatesAlone(t *testing.T) {
 	d := Diff(inPlan("", "New", "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
-	ClassifyPlanWith(d, LastValues{Fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
+	classifyPlanWith(d, lastValues{fields: map[FieldKey]LastFieldWrite{{0, "name"}: {Value: "Old"}}})
 	for _, f := range d.Fields {
 		if f.Class != "" || f.Last != nil {
 			t.Errorf("create field %+v classified", f)
 		}
 	}
-	if held := HoldPlanChanges(d, false); len(held) != 0 || d.Action != ActionCreate {
+	if held := holdPlanChanges(d, false); len(held) != 0 || d.Action != ActionCreate {
 		t.Errorf("create held %v, action %s", held, d.Action)
 	}
 }
@@ -211,7 +211,7 @@ func TestApplyRecordsFieldsApplied(t *testing.T) {
 		t.Errorf("create journalled %q, want %q", got, want)
 	}
 	// A metadata update journals what it sent, the rest as in sync.
-	if _, rep := run(t, w, plan("A", secB), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() || !rep.Plans[0].MetaUpdated {
+	if _, rep := run(t, w, plan("A", secB), RunOptions{Journal: j, NoRecalc: true}); !rep.OK() || !rep.Plans[0].metaUpdated {
 		t.Fatal("update not ok")
 	}
 	if got, want := fields(j), "end_date=2030-08-31 name=A sector=Education start_date=2025-09-01"; got != want {
@@ -220,19 +220,16 @@ func TestApplyRecordsFieldsApplied(t *testing.T) {
 	// A held field is not journalled: the service keeps its value, and
 	// the value last applied stays.
 	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
-	cs, err := r.Plan(context.Background(), plan("A", secA))
+	src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{{id, "sector"}: {Value: secA, RunID: 1}}}
+	hb := HoldBack{Source: src, Service: "svc"}
+	cs, rep, held, err := r.PlanApply(context.Background(), plan("A", secA), time.Now(), ApplyHooks{Classify: hb.Plan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs.Plans[0].Account = "acme"
-	src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{{id, "sector"}: {Value: secA, RunID: 1}}}
-	if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
-		t.Fatal(err)
-	}
-	if held := HoldServiceChanges(cs, false); len(held) != 1 || cs.Plans[0].Action != ActionUnchanged {
+	if len(held) != 1 || cs.Plans[0].Action != ActionUnchanged {
 		t.Fatalf("held %v, action %s", held, cs.Plans[0].Action)
 	}
-	if rep := r.Apply(context.Background(), cs, time.Now()); !rep.OK() {
+	if !rep.OK() {
 		t.Fatal("held apply not ok")
 	}
 	if got, want := fields(j), "end_date=2030-08-31 name=A start_date=2025-09-01"; got != want {
@@ -262,31 +259,31 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 			p := in("2026-09-01")
 			p.PlanID = id
 			r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Diff: DiffOptions{RecreateOnDateChange: true}})
-			cs, err := r.Plan(context.Background(), []*InputPlan{p})
+			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
+				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
+			hb := HoldBack{Source: src, Service: "svc", Overwrite: overwrite}
+			classes := map[string]ChangeClass{}
+			classifyHook := func(ctx context.Context, d *PlanDiff) ([]HeldChange, error) {
+				if d.Action != actionRecreate {
+					t.Errorf("action %s: %s", d.Action, d.Reason)
+				}
+				held, err := hb.Plan(ctx, d)
+				for _, f := range append(slices.Clone(d.Fields), d.HeldFields...) {
+					classes[f.Field] = f.Class
+				}
+				return held, err
+			}
+			cs, rep, held, err := r.PlanApply(context.Background(), []*InputPlan{p}, time.Now(), ApplyHooks{Classify: classifyHook})
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := cs.Plans[0]
-			if d.Action != ActionRecreate {
-				t.Fatalf("action %s: %s", d.Action, d.Reason)
-			}
-			src := lastValuesSrc{lastWrites: lastWrites{}, fields: map[FieldKey]LastFieldWrite{
-				{id, "name"}: {Value: "Acme", RunID: 1}, {id, "start_date"}: {Value: "2025-09-01", RunID: 1}}}
-			if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
-				t.Fatal(err)
-			}
-			classes := map[string]ChangeClass{}
-			for _, f := range d.Fields {
-				classes[f.Field] = f.Class
-			}
 			if classes["name"] != ClassService || classes["start_date"] != ClassFile {
 				t.Fatalf("classes %v", classes)
 			}
-			held := HoldServiceChanges(cs, overwrite)
-			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != ActionRecreate {
+			if len(held) != 1 || held[0].Field == nil || held[0].Field.Field != "name" || d.Action != actionRecreate {
 				t.Fatalf("held %v, action %s", held, d.Action)
 			}
-			rep = r.Apply(context.Background(), cs, time.Now())
 			if !rep.OK() || rep.Plans[0].Outcome != OutcomeRecreated {
 				t.Fatalf("recreate: %s %v", rep.Plans[0].Outcome, rep.Plans[0].Err)
 			}
@@ -295,7 +292,7 @@ func TestRecreateKeepsServiceField(t *testing.T) {
 			if overwrite {
 				want = "Acme"
 			}
-			if len(list) != 1 || list[0].Name != want || list[0].StartDate != MustDate("2026-09-01") || list[0].ID == id {
+			if len(list) != 1 || list[0].Name != want || list[0].StartDate != mustDate("2026-09-01") || list[0].ID == id {
 				t.Fatalf("plans after the recreate %+v, want one named %q from 2026-09-01", list, want)
 			}
 			if p.Name != "Acme" {

@@ -23,9 +23,9 @@ func TestClassify(t *testing.T) {
 		{"both changed", 9, 7, lw(5), ClassBoth, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Classify(tc.old, tc.new, tc.last)
-			if got != tc.want || got.Held() != tc.held {
-				t.Errorf("Classify(%d, %d, %v) = %s (held %v), want %s (held %v)", tc.old, tc.new, tc.last, got, got.Held(), tc.want, tc.held)
+			got := classify(tc.old, tc.new, tc.last)
+			if got != tc.want || got.held() != tc.held {
+				t.Errorf("Classify(%d, %d, %v) = %s (held %v), want %s (held %v)", tc.old, tc.new, tc.last, got, got.held(), tc.want, tc.held)
 			}
 		})
 	}
@@ -42,8 +42,8 @@ func (l lastWrites) LastWrites(_ context.Context, service, account string, ids [
 }
 
 func storedPlan() *Plan {
-	return &Plan{ID: 17, Name: "Acme", StartDate: MustDate("2025-09-01"), EndDate: MustDate("2030-08-31"),
-		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: MustDate("2025-09-01"), Targets: []Target{
+	return &Plan{ID: 17, Name: "Acme", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"),
+		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{
 			{ID: 1700, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 9, wfs: 2, ifu: 30})},
 			{ID: 1701, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{amt: 0, wfs: 0, ifu: 0})},
 		}}}}
@@ -71,7 +71,7 @@ func TestClassifyChangesAndHold(t *testing.T) {
 		if classes[amt] != ClassService || classes[wfs] != ClassFile || classes[ifu] != ClassBoth {
 			t.Fatalf("classes = %v", classes)
 		}
-		held := HoldServiceChanges(cs, overwrite)
+		held := holdServiceChanges(cs, overwrite)
 		if len(held) != 2 {
 			t.Fatalf("overwrite %v: %d held, want 2", overwrite, len(held))
 		}
@@ -100,7 +100,7 @@ func TestHoldTurnsAllHeldUpdateIntoUnchanged(t *testing.T) {
 	if err := ClassifyChanges(context.Background(), cs, src, "svc"); err != nil {
 		t.Fatal(err)
 	}
-	if held := HoldServiceChanges(cs, false); len(held) != 1 || d.Action != ActionUnchanged || cs.HasChanges() {
+	if held := holdServiceChanges(cs, false); len(held) != 1 || d.Action != ActionUnchanged || cs.HasChanges() {
 		t.Fatalf("held %d, action %s", len(held), d.Action)
 	}
 }
@@ -115,7 +115,7 @@ func TestClassifyWithoutStoreIsNoHistory(t *testing.T) {
 	if c := d.Targets[0].Changes[0]; c.Class != ClassNoHistory || c.Last != nil {
 		t.Fatalf("change %+v", c)
 	}
-	if held := HoldServiceChanges(cs, false); len(held) != 0 || d.Action != ActionUpdate {
+	if held := holdServiceChanges(cs, false); len(held) != 0 || d.Action != ActionUpdate {
 		t.Fatalf("held %v", held)
 	}
 }

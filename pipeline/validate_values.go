@@ -45,7 +45,7 @@ func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
 // number) holds exactly.
 const maxExactInteger = 1 << 53
 
-// ParseCounter parses a counter written as text: a whole number >= 0 such as
+// parseCounter parses a counter written as text: a whole number >= 0 such as
 // "12", "12.0" or " 12 ", or with its thousands grouped by a space, a
 // no-break space (U+00A0), a narrow no-break space (U+202F) or a thin space
 // (U+2009), as South African settings and the EEA2 report write them
@@ -53,7 +53,7 @@ const maxExactInteger = 1 << 53
 // followed by zeros (valCommaNumber): "1,234" is 1234 with comma grouping
 // but 1.234 with the decimal comma of South African settings, so it is an
 // error, as is "1 234,5". The error says in plain words what is wrong.
-func ParseCounter(s string) (int64, error) {
+func parseCounter(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	if n, ok := valPlainDigits(t); ok {
 		return n, nil
@@ -78,12 +78,12 @@ func ParseCounter(s string) (int64, error) {
 }
 
 // IsNumberText reports whether s (trimmed) is written as a number: what
-// ParseCounter reads, a signed or fractional decimal, or digits with a
+// parseCounter reads, a signed or fractional decimal, or digits with a
 // decimal comma. Such text in a column a reader does not read could be a
 // counter, where a word is a note.
 func IsNumberText(s string) bool {
 	t := strings.TrimSpace(s)
-	if _, err := ParseCounter(t); err == nil {
+	if _, err := parseCounter(t); err == nil {
 		return true
 	}
 	if _, ok := valParseDecimal(t); ok {
@@ -247,7 +247,7 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		if msg, isErr := valErrorMessage(t); isErr {
 			return 0, false, errors.New(msg)
 		}
-		n, err = ParseCounter(t)
+		n, err = parseCounter(t)
 		return n, err == nil, err
 	}
 	return 0, false, valKindError(c, "a whole number of 0 or more")
@@ -332,14 +332,14 @@ var valMonthNames = func() map[string]time.Month {
 	return out
 }()
 
-// ParseDateText parses a date written as text: YYYY-MM-DD (a time of day
+// parseDateText parses a date written as text: YYYY-MM-DD (a time of day
 // after it, as some exporters add, is ignored), YYYY/MM/DD (the Windows
 // short date on South African settings) or YYYY.MM.DD, or with the month
 // written out in English or Afrikaans ("1 September 2026", "01 Sep 2026",
 // "1-Sep-2026", "September 1, 2026"). Other spellings are rejected with a
 // message that says how to write the date; day/month orders such as
 // 03/04/2026 are rejected as ambiguous.
-func ParseDateText(s string) (Date, error) {
+func parseDateText(s string) (Date, error) {
 	t := strings.TrimSpace(s)
 	if y, mo, d, ok := valPlainISODate(t); ok {
 		return valMakeDate(t, y, mo, d)
@@ -383,15 +383,15 @@ func ParseDateText(s string) (Date, error) {
 // DateRangeFinancialYear returns the financial year whose dates a range
 // such as "01/09/2026" to "31/08/2027" gives (a grid title's "Year 1
 // (01/09/2026 – 31/08/2027)"): both dates in one financial year, the
-// first not after the second. The dates are read as ParseDateText reads
-// them, and a pair written day/month or month/day (which ParseDateText
+// first not after the second. The dates are read as parseDateText reads
+// them, and a pair written day/month or month/day (which parseDateText
 // refuses alone) is read both ways round: the range is read when the
 // readings in which both are real dates in order agree on the year
 // ("31/08/2027" rules out month/day). Otherwise the error says why.
 func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
 	readings := func(s string) []Date {
 		t := strings.TrimSpace(s)
-		if d, err := ParseDateText(t); err == nil {
+		if d, err := parseDateText(t); err == nil {
 			return []Date{d}
 		}
 		m := ambiguousDatePattern.FindStringSubmatch(t)
@@ -412,11 +412,11 @@ func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
 	}
 	starts, ends := readings(from), readings(to)
 	if len(starts) == 0 {
-		_, err := ParseDateText(from)
+		_, err := parseDateText(from)
 		return 0, err
 	}
 	if len(ends) == 0 {
-		_, err := ParseDateText(to)
+		_, err := parseDateText(to)
 		return 0, err
 	}
 	var years []FinancialYear
@@ -479,7 +479,7 @@ func valDayMonthError(t string, m []string) error {
 }
 
 // valPlainISODate splits the common spelling YYYY-MM-DD without the
-// pattern; other spellings are left to the patterns of ParseDateText.
+// pattern; other spellings are left to the patterns of parseDateText.
 func valPlainISODate(t string) (y, m, d int, ok bool) {
 	if len(t) != 10 || t[4] != '-' || t[7] != '-' {
 		return 0, 0, 0, false
@@ -501,9 +501,9 @@ func valMakeDate(text string, y, m, d int) (Date, error) {
 	return Date{y, time.Month(m), d}, nil
 }
 
-// DateValue returns the date of a cell: a date cell, or ISO text. ok is
+// dateValue returns the date of a cell: a date cell, or ISO text. ok is
 // false for a blank cell.
-func DateValue(c Cell) (d Date, ok bool, err error) {
+func dateValue(c Cell) (d Date, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return Date{}, false, nil
@@ -519,7 +519,7 @@ func DateValue(c Cell) (d Date, ok bool, err error) {
 		if msg, isErr := valErrorMessage(c.Text); isErr {
 			return Date{}, false, errors.New(msg)
 		}
-		d, err = ParseDateText(c.Text)
+		d, err = parseDateText(c.Text)
 		return d, err == nil, err
 	case CellNumber:
 		return Date{}, false, fmt.Errorf("the cell holds the plain number %s, not a date; format the cell as a date or type the date as YYYY-MM-DD", c.Text)
@@ -527,9 +527,9 @@ func DateValue(c Cell) (d Date, ok bool, err error) {
 	return Date{}, false, valKindError(c, "a date (YYYY-MM-DD)")
 }
 
-// IntegerValue returns a whole number from a numeric or text cell (plan_id,
+// integerValue returns a whole number from a numeric or text cell (plan_id,
 // year_number). ok is false for a blank cell.
-func IntegerValue(c Cell) (n int64, ok bool, err error) {
+func integerValue(c Cell) (n int64, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
@@ -561,10 +561,10 @@ func IntegerValue(c Cell) (n int64, ok bool, err error) {
 	return 0, false, valKindError(c, "a whole number")
 }
 
-// TextValue returns the trimmed text of a cell for identifiers and names:
+// textValue returns the trimmed text of a cell for identifiers and names:
 // text as written, numbers as displayed (so a VAT number typed as a number
 // keeps its digits and zero padding). ok is false for a blank cell.
-func TextValue(c Cell) (s string, ok bool, err error) {
+func textValue(c Cell) (s string, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return "", false, nil
@@ -669,9 +669,9 @@ func valPlainFinancialYear(t string) (first, second string, ok bool) {
 	return t[:4], t[5:], okF && okS
 }
 
-// FinancialYearValue returns the financial year of a cell. ok is false for a
+// financialYearValue returns the financial year of a cell. ok is false for a
 // blank cell.
-func FinancialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
+func financialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
@@ -687,16 +687,16 @@ func FinancialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 	return 0, false, valKindError(c, "a financial year such as 2026/27")
 }
 
-// NormalizeTargetType matches s case-insensitively against TargetTypes and
+// normalizeTargetType matches s case-insensitively against TargetTypes and
 // returns the exact spelling, or the closest target types as suggestions.
-func NormalizeTargetType(s string) (string, []string, bool) {
+func normalizeTargetType(s string) (string, []string, bool) {
 	return valMatchFold(s, TargetTypes, 2)
 }
 
-// NormalizeSector matches s case-insensitively (and ignoring repeated
+// normalizeSector matches s case-insensitively (and ignoring repeated
 // spaces) against Sectors and returns the exact spelling, or the closest
 // sectors as suggestions.
-func NormalizeSector(s string) (string, []string, bool) {
+func normalizeSector(s string) (string, []string, bool) {
 	return valMatchFold(s, Sectors, 3)
 }
 

@@ -51,15 +51,15 @@ func TestParseCounter(t *testing.T) {
 		{"", 0, "empty"},
 	}
 	for _, tt := range tests {
-		got, err := ParseCounter(tt.in)
+		got, err := parseCounter(tt.in)
 		if tt.wantErr == "" {
 			if err != nil || got != tt.want {
-				t.Errorf("ParseCounter(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+				t.Errorf("parseCounter(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
 			}
 			continue
 		}
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("ParseCounter(%q) error = %v; want one containing %q", tt.in, err, tt.wantErr)
+			t.Errorf("parseCounter(%q) error = %v; want one containing %q", tt.in, err, tt.wantErr)
 		}
 	}
 }
@@ -83,7 +83,7 @@ func TestCounterValueKinds(t *testing.T) {
 		{"error cell", Cell{Kind: CellError, Text: "#DIV/0!"}, 0, false, "#DIV/0!"},
 		{"error text", Cell{Kind: CellText, Text: "#REF!"}, 0, false, "#REF!"},
 		{"formula without value", Cell{Kind: CellFormulaNoValue, Text: "=A1"}, 0, false, "no saved result"},
-		{"date", Cell{Kind: CellDate, Date: MustDate("2026-01-01")}, 0, false, "holds a date"},
+		{"date", Cell{Kind: CellDate, Date: mustDate("2026-01-01")}, 0, false, "holds a date"},
 		{"bool", Cell{Kind: CellBool, Text: "TRUE"}, 0, false, "TRUE/FALSE"},
 	}
 	for _, tt := range tests {
@@ -145,15 +145,15 @@ func TestParseDateText(t *testing.T) {
 		{"", "", "empty"},
 	}
 	for _, tt := range tests {
-		got, err := ParseDateText(tt.in)
+		got, err := parseDateText(tt.in)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseDateText(%q) error = %v; want %q", tt.in, err, tt.wantErr)
+				t.Errorf("parseDateText(%q) error = %v; want %q", tt.in, err, tt.wantErr)
 			}
 			continue
 		}
 		if err != nil || got.String() != tt.want {
-			t.Errorf("ParseDateText(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+			t.Errorf("parseDateText(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -178,17 +178,17 @@ func TestParseFinancialYearAdvice(t *testing.T) {
 }
 
 func TestDateValueKinds(t *testing.T) {
-	d, ok, err := DateValue(Cell{Kind: CellDate, Date: MustDate("2026-09-01"), Number: 46266})
-	if err != nil || !ok || d != MustDate("2026-09-01") {
+	d, ok, err := dateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
+	if err != nil || !ok || d != mustDate("2026-09-01") {
 		t.Errorf("date cell: %v %v %v", d, ok, err)
 	}
-	if _, _, err := DateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
+	if _, _, err := dateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
 		t.Errorf("plain number as date: %v", err)
 	}
-	if _, ok, err := DateValue(Cell{Kind: CellBlank}); ok || err != nil {
+	if _, ok, err := dateValue(Cell{Kind: CellBlank}); ok || err != nil {
 		t.Errorf("blank: %v %v", ok, err)
 	}
-	if _, _, err := DateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
+	if _, _, err := dateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
 		t.Errorf("error cell: %v", err)
 	}
 }
@@ -209,43 +209,43 @@ func TestParseFinancialYear(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
-	if s, _, ok := NormalizeSector("  mining and   QUARRYING "); !ok || s != "Mining and Quarrying" {
+	if s, _, ok := normalizeSector("  mining and   QUARRYING "); !ok || s != "Mining and Quarrying" {
 		t.Errorf("sector = %q %v", s, ok)
 	}
-	if _, sugg, ok := NormalizeSector("Manufacturng"); ok || len(sugg) == 0 || sugg[0] != "Manufacturing" {
+	if _, sugg, ok := normalizeSector("Manufacturng"); ok || len(sugg) == 0 || sugg[0] != "Manufacturing" {
 		t.Errorf("suggestions = %v", sugg)
 	}
-	if s, _, ok := NormalizeTargetType("Disabled_Employees"); !ok || s != TargetDisabled {
+	if s, _, ok := normalizeTargetType("Disabled_Employees"); !ok || s != TargetDisabled {
 		t.Errorf("target type = %q", s)
 	}
-	if _, sugg, ok := NormalizeTargetType("all_employes"); ok || len(sugg) == 0 || sugg[0] != TargetAll {
+	if _, sugg, ok := normalizeTargetType("all_employes"); ok || len(sugg) == 0 || sugg[0] != TargetAll {
 		t.Errorf("suggestions = %v", sugg)
 	}
 }
 
 func TestIntegerAndTextValue(t *testing.T) {
-	if n, ok, err := IntegerValue(Cell{Kind: CellText, Text: " 42.0 "}); n != 42 || !ok || err != nil {
-		t.Errorf("IntegerValue = %d %v %v", n, ok, err)
+	if n, ok, err := integerValue(Cell{Kind: CellText, Text: " 42.0 "}); n != 42 || !ok || err != nil {
+		t.Errorf("integerValue = %d %v %v", n, ok, err)
 	}
-	if _, _, err := IntegerValue(Cell{Kind: CellNumber, Number: 4.2, Text: "4.2"}); err == nil {
+	if _, _, err := integerValue(Cell{Kind: CellNumber, Number: 4.2, Text: "4.2"}); err == nil {
 		t.Error("4.2 accepted as an integer")
 	}
-	if s, ok, err := TextValue(Cell{Kind: CellNumber, Number: 412345678, Text: "0412345678"}); s != "0412345678" || !ok || err != nil {
-		t.Errorf("TextValue keeps the displayed digits: %q %v %v", s, ok, err)
+	if s, ok, err := textValue(Cell{Kind: CellNumber, Number: 412345678, Text: "0412345678"}); s != "0412345678" || !ok || err != nil {
+		t.Errorf("textValue keeps the displayed digits: %q %v %v", s, ok, err)
 	}
-	if _, _, err := TextValue(Cell{Kind: CellError, Text: "#N/A"}); err == nil {
+	if _, _, err := textValue(Cell{Kind: CellError, Text: "#N/A"}); err == nil {
 		t.Error("error value accepted as text")
 	}
 }
 
-// FuzzParseCounter checks that ParseCounter never panics, accepts only
+// FuzzParseCounter checks that parseCounter never panics, accepts only
 // whole numbers >= 0, and reads back what it accepted.
 func FuzzParseCounter(f *testing.F) {
 	for _, s := range []string{"12", "12.0", " 12 ", "-3", "2.5", "1e2", "1,200", "1 234", "1\u00a0234,5", "1\u202f234,000", "0x10", "NaN", "+0", "-0", "9007199254740993", "1e400", ".5", "5.", "٣"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseCounter(s)
+		n, err := parseCounter(s)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
@@ -253,23 +253,23 @@ func FuzzParseCounter(f *testing.F) {
 			return
 		}
 		if n < 0 || n > maxExactInteger {
-			t.Fatalf("ParseCounter(%q) = %d", s, n)
+			t.Fatalf("parseCounter(%q) = %d", s, n)
 		}
-		back, err := ParseCounter(strconv.FormatInt(n, 10))
+		back, err := parseCounter(strconv.FormatInt(n, 10))
 		if err != nil || back != n {
 			t.Fatalf("round trip of %d: %d, %v", n, back, err)
 		}
 	})
 }
 
-// FuzzParseDate checks that ParseDateText never panics, returns only real
+// FuzzParseDate checks that parseDateText never panics, returns only real
 // dates, and that an accepted date reads back from its ISO form.
 func FuzzParseDate(f *testing.F) {
 	for _, s := range []string{"2026-03-01", "03/04/2026", "2026-02-29", "2026/03/01", "2026-03-01T10:00:00Z", "0000-01-01", "1 September 2026", "01 Sep 2026", "September 1, 2026", "9999-12-31", "2026-1-1", "31.12.2026", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDateText(s)
+		d, err := parseDateText(s)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
@@ -278,9 +278,9 @@ func FuzzParseDate(f *testing.F) {
 		}
 		tm := d.Time()
 		if tm.Year() != d.Year || tm.Month() != d.Month || tm.Day() != d.Day || d.Month < time.January || d.Month > time.December {
-			t.Fatalf("ParseDateText(%q) = %v: not a real date", s, d)
+			t.Fatalf("parseDateText(%q) = %v: not a real date", s, d)
 		}
-		back, err := ParseDateText(d.String())
+		back, err := parseDateText(d.String())
 		if err != nil || back != d {
 			t.Fatalf("round trip of %v: %v, %v", d, back, err)
 		}
@@ -320,8 +320,8 @@ func FuzzDateRangeFinancialYear(f *testing.F) {
 			}
 			return
 		}
-		a, errA := ParseDateText(from)
-		b, errB := ParseDateText(to)
+		a, errA := parseDateText(from)
+		b, errB := parseDateText(to)
 		if errA == nil && errB == nil && (FinancialYearOf(a) != fy || FinancialYearOf(b) != fy || b.Before(a)) {
 			t.Fatalf("%q to %q: year %v", from, to, fy)
 		}
@@ -341,9 +341,9 @@ func TestGroupedCounterProperty(t *testing.T) {
 			}
 			b.WriteRune(r)
 		}
-		got, err := ParseCounter(b.String())
+		got, err := parseCounter(b.String())
 		if err != nil || got != n {
-			t.Fatalf("ParseCounter(%q) = %d, %v; want %d", b.String(), got, err, n)
+			t.Fatalf("parseCounter(%q) = %d, %v; want %d", b.String(), got, err, n)
 		}
 	})
 }
@@ -357,19 +357,19 @@ func TestValueParsersProperty(t *testing.T) {
 		s = rapid.SampledFrom([]string{"", "+", "00"}).Draw(t, "prefix") + s
 		s += rapid.SampledFrom([]string{"", ".0", ".", ".000"}).Draw(t, "suffix")
 		s = rapid.StringMatching(`[ \t]{0,2}`).Draw(t, "lead") + s + rapid.StringMatching(`[ \t]{0,2}`).Draw(t, "trail")
-		got, err := ParseCounter(s)
+		got, err := parseCounter(s)
 		if err != nil || got != n {
-			t.Fatalf("ParseCounter(%q) = %d, %v; want %d", s, got, err, n)
+			t.Fatalf("parseCounter(%q) = %d, %v; want %d", s, got, err, n)
 		}
-		if _, err := ParseCounter("-" + strconv.FormatInt(n+1, 10)); err == nil {
+		if _, err := parseCounter("-" + strconv.FormatInt(n+1, 10)); err == nil {
 			t.Fatalf("negative %d accepted", -(n + 1))
 		}
 
 		d := Date{rapid.IntRange(1900, 2200).Draw(t, "y"), time.Month(rapid.IntRange(1, 12).Draw(t, "m")), 1}
 		d.Day = rapid.IntRange(1, time.Date(d.Year, d.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()).Draw(t, "d")
 		text := d.String() + rapid.SampledFrom([]string{"", "T00:00:00", " 00:00:00", "T00:00:00Z"}).Draw(t, "time")
-		if got, err := ParseDateText(text); err != nil || got != d {
-			t.Fatalf("ParseDateText(%q) = %v, %v; want %v", text, got, err, d)
+		if got, err := parseDateText(text); err != nil || got != d {
+			t.Fatalf("parseDateText(%q) = %v, %v; want %v", text, got, err, d)
 		}
 		fy := FinancialYearOf(d)
 		if got, err := ParseFinancialYear(fy.String()); err != nil || got != fy {

@@ -15,11 +15,11 @@
 // plan a command reads (apply, diff, reconcile, export, check --server)
 // is read through pipeline.Runner (the one door to the service, with its
 // gate), which plan goes to which account is pipeline.CheckRouting and
-// the Runner's routing, companies are compared by pipeline.SameIdentifier
+// the Runner's routing, companies are compared by pipeline's sameIdentifier
 // (configured identifiers keyed by pipeline.IdentifierKey, account names
-// by pipeline.NameKey),
+// by pipeline's nameKey),
 // an account's configured identifiers are checked by
-// pipeline.CheckConfiguredCompany, and the service's counter catalog is
+// pipeline's checkConfiguredCompany, and the service's counter catalog is
 // pipeline.Runner.ServiceCatalog (pipeline.CatalogOfStored per plan).
 // Which accounts a run locks and under which key is pipeline.AccountLocks
 // and pipeline.NamedAccounts (accountlock.go only builds it from the

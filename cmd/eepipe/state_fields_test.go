@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -305,17 +307,17 @@ func TestSavedChangeSetGuardsFields(t *testing.T) {
 	if r := s.eepipe("diff", v2, "-o", cs); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	b, err := os.ReadFile(cs)
-	if err != nil {
+	// Read as apply reads it: streamed, one plan at a time.
+	var plans []pipeline.SavedPlan
+	if _, err := (&formats.ChangeSetFile{Path: cs}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+		plans = append(plans, *p)
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := pipeline.ParseSaved(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(saved.Plans) != 1 || len(saved.Plans[0].Fields) != 1 ||
-		saved.Plans[0].Fields[0].Field != "sector" || saved.Plans[0].Fields[0].Expected != secA || saved.Plans[0].Fields[0].New != secC {
-		t.Fatalf("saved plans %+v", saved.Plans)
+	if len(plans) != 1 || len(plans[0].Fields) != 1 ||
+		plans[0].Fields[0].Field != "sector" || plans[0].Fields[0].Expected != secA || plans[0].Fields[0].New != secC {
+		t.Fatalf("saved plans %+v", plans)
 	}
 	// The client changes the sector: the set has drifted.
 	s.serviceRename(id, "", secB)

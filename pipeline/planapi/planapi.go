@@ -219,7 +219,7 @@ func companyToDomain(w apiclient.Company) pipeline.Company {
 }
 
 // HasScorecard reports whether the account sees the scorecard (GET
-// /scorecards/{id}; a 404 means it does not): pipeline.ScorecardChecker.
+// /scorecards/{id}; a 404 means it does not): pipeline's scorecardChecker.
 func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, error) {
 	_, err := s.c.GetScorecard(waits(ctx), scorecardID)
 	err = Err(err)

@@ -65,7 +65,7 @@ func TestServiceConverts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []pipeline.Plan{{ID: 1, Name: "a", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"), Era: "post_2025"}}
+	want := []pipeline.Plan{{ID: 1, Name: "a", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31"), Era: "post_2025"}}
 	if !reflect.DeepEqual(list, want) {
 		t.Errorf("ListPlans = %+v, want %+v", list, want)
 	}
@@ -74,15 +74,15 @@ func TestServiceConverts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.ScorecardID != "" || p.Sector != "Manufacturing" || p.StartDate != pipeline.MustDate("2025-09-01") || p.EndDate != pipeline.LatestEnd {
+	if p.ScorecardID != "" || p.Sector != "Manufacturing" || p.StartDate != mustDate("2025-09-01") || p.EndDate != pipeline.LatestEnd {
 		t.Errorf("GetPlan = %+v", p)
 	}
-	if len(p.Milestones) != 1 || p.Milestones[0].EndDate != pipeline.MustDate("2026-08-31") || p.Milestones[0].YearNumber != 1 ||
+	if len(p.Milestones) != 1 || p.Milestones[0].EndDate != mustDate("2026-08-31") || p.Milestones[0].YearNumber != 1 ||
 		len(p.Milestones[0].Targets) != 2 || p.Milestones[0].Targets[0].Counters.Map()["number_of_martian_female_top_managers"] != 9 {
 		t.Errorf("milestones = %+v", p.Milestones)
 	}
 
-	if _, err := s.CreatePlan(ctx, pipeline.NewPlan{StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"), Sector: "Construction"}); err != nil {
+	if _, err := s.CreatePlan(ctx, pipeline.NewPlan{StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"), Sector: "Construction"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.UpdatePlan(ctx, 7, pipeline.PlanChange{ScorecardID: ptr(""), Sector: ptr("Education")}); err != nil {
@@ -206,7 +206,7 @@ func TestErr(t *testing.T) {
 			case "GET":
 				_, err = s.GetPlan(ctx, 3)
 			case "POST":
-				_, err = s.CreatePlan(ctx, pipeline.NewPlan{StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31")})
+				_, err = s.CreatePlan(ctx, pipeline.NewPlan{StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31")})
 			case "PATCH":
 				_, err = s.UpdatePlan(ctx, 3, pipeline.PlanChange{Name: ptr("x")})
 			case "PUT":
@@ -255,7 +255,7 @@ func TestErrTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := planapi.New(c)
-	_, err = s.CreatePlan(context.Background(), pipeline.NewPlan{StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31")})
+	_, err = s.CreatePlan(context.Background(), pipeline.NewPlan{StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31")})
 	var te *apiclient.TransportError
 	if !errors.As(err, &te) {
 		t.Skipf("the port was taken meanwhile: %v", err)
@@ -342,12 +342,11 @@ func TestRateLimitedCreateWaitedOut(t *testing.T) {
 			r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true,
 				Sleep: func(_ context.Context, d time.Duration) error { pipelineSlept = append(pipelineSlept, d); return nil }})
 			in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
-				Name: "Later", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31")}
-			cs, err := r.Plan(context.Background(), []*pipeline.InputPlan{in})
+				Name: "Later", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}
+			_, rep, _, err := r.PlanApply(context.Background(), []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := r.Apply(context.Background(), cs, time.Now())
 			if !rep.OK() || rep.Plans[0].Outcome != pipeline.OutcomeCreated {
 				t.Fatalf("ok=%v outcome=%v err=%v", rep.OK(), rep.Plans[0].Outcome, rep.Plans[0].Err)
 			}
@@ -411,12 +410,11 @@ func TestRateLimitedCreateInterrupted(t *testing.T) {
 	accounts := []pipeline.Account{{Name: "acme", CompanyID: "8ovHrj", Service: planapi.New(c)}}
 	r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true})
 	in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
-		Name: "Later", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31")}
-	cs, err := r.Plan(ctx, []*pipeline.InputPlan{in})
+		Name: "Later", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}
+	_, rep, _, err := r.PlanApply(ctx, []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Apply(ctx, cs, time.Now())
 	p := rep.Plans[0]
 	if p.Outcome != pipeline.OutcomeNotApplied {
 		t.Fatalf("outcome %v (%v), want not applied", p.Outcome, p.Err)
@@ -433,4 +431,14 @@ func TestRateLimitedCreateInterrupted(t *testing.T) {
 	if n, w := creates.Load(), waited.Load(); n != 1 || w != 1 {
 		t.Errorf("%d creates sent, %d waits; want 1 create, 1 wait cut short", n, w)
 	}
+}
+
+// mustDate is pipeline.ParseDate for the tests' literal dates; it panics
+// on one that is not valid.
+func mustDate(s string) pipeline.Date {
+	d, err := pipeline.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
