@@ -76,9 +76,9 @@ func (r *Runner) Recalc(ctx context.Context, reqs []RecalcRequest) []*RecalcResu
 func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex) *RecalcResult {
 	res := &RecalcResult{Account: q.Account, ScorecardID: q.ScorecardID}
 	emit := func(ev RecalcEvent) {
-		if r.opts.OnRecalc != nil {
+		if r.opts.Observer != nil {
 			mu.Lock()
-			r.opts.OnRecalc(ev)
+			r.opts.Observer.Recalc(ev)
 			mu.Unlock()
 		}
 	}

@@ -409,12 +409,12 @@ func countSent(cs []CounterWrite) int {
 // ones a write of this run whose counters count as applied. When that
 // fails, the run stops (as for any write it cannot record).
 func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
-	if r.opts.Journal == nil || len(d.pending) == 0 {
+	if r.journal == nil || len(d.pending) == 0 {
 		return nil
 	}
 	ws := d.pending
 	d.pending = nil
-	if err := r.opts.Journal.PendingResolved(ctx, ws); err != nil {
+	if err := r.journal.PendingResolved(ctx, ws); err != nil {
 		r.journalFailed(err)
 		return []string{fmt.Sprintf("the writes an earlier run left unanswered could not be recorded as resolved in the state store: %v", err)}
 	}
@@ -712,8 +712,8 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten, dryRun bool) error {
 }
 
 // recordSending records the target writes of d's targets with changes
-// (plan planID) in RunOptions.Journal before their requests are sent (the
-// plan's together: TargetsSending), and returns them by target index (nil
+// (plan planID) in the run's journal (RunOptions.Journal, or History's)
+// before their requests are sent (the plan's together: TargetsSending), and returns them by target index (nil
 // for a target with nothing to send, and all nil without a journal). The
 // counters the file sets that are not sent and not held already hold the
 // file's value: they are recorded as such (Sent false), so that a later
@@ -722,7 +722,7 @@ func WriteHeld(w io.Writer, held []HeldChange, overwritten, dryRun bool) error {
 // sent.
 func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, created bool) ([]*TargetWrite, error) {
 	out := make([]*TargetWrite, len(d.Targets))
-	if r.opts.Journal == nil {
+	if r.journal == nil {
 		return out, nil
 	}
 	var ws []TargetWrite
@@ -736,7 +736,7 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 	if len(ws) == 0 {
 		return out, nil
 	}
-	ids, jerr := r.opts.Journal.TargetsSending(ctx, ws)
+	ids, jerr := r.journal.TargetsSending(ctx, ws)
 	if jerr == nil && len(ids) != len(ws) {
 		jerr = fmt.Errorf("%d ids for %d writes", len(ids), len(ws))
 	}
@@ -777,7 +777,7 @@ func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
 	if len(out) == 0 {
 		return nil
 	}
-	if jerr := r.opts.Journal.TargetsWritten(ctx, out); jerr != nil {
+	if jerr := r.journal.TargetsWritten(ctx, out); jerr != nil {
 		r.journalFailed(jerr)
 		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
@@ -820,7 +820,7 @@ func (r *Runner) journalFailed(err error) {
 func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
 	agreed := d.agreed
 	d.agreed = nil
-	if r.opts.Journal == nil || d.Input == nil {
+	if r.journal == nil || d.Input == nil {
 		return
 	}
 	if created {
@@ -883,9 +883,9 @@ func (r *Runner) recordAgreed(ctx context.Context, b inSyncBatch) {
 	if b.n == 0 {
 		return
 	}
-	err := r.opts.Journal.TargetsInSync(ctx, b.ws)
+	err := r.journal.TargetsInSync(ctx, b.ws)
 	if err == nil && len(b.fws) > 0 {
-		err = r.opts.Journal.FieldsApplied(ctx, b.fws)
+		err = r.journal.FieldsApplied(ctx, b.fws)
 	}
 	if err != nil {
 		r.syncMu.Lock()
@@ -979,7 +979,7 @@ func (r *Runner) recordMeta(ctx context.Context, d *PlanDiff, planID int64) erro
 	if len(ws) == 0 {
 		return nil
 	}
-	return r.opts.Journal.FieldsApplied(ctx, ws)
+	return r.journal.FieldsApplied(ctx, ws)
 }
 
 // flushInSync records what recordInSync gathered since its last batch,
@@ -1053,7 +1053,7 @@ func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created b
 // recordPlan records a plan request (p is the plan it concerns, nil for a
 // failed create) and returns a note when it could not be recorded.
 func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action string, err error) []string {
-	if r.opts.Journal == nil {
+	if r.journal == nil {
 		return nil
 	}
 	w := PlanWrite{Account: d.Account, Action: action, Outcome: "ok", At: r.opts.now()}
@@ -1072,7 +1072,7 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 	if err != nil {
 		w.Outcome = err.Error()
 	}
-	jerr := r.opts.Journal.PlanWritten(ctx, w)
+	jerr := r.journal.PlanWritten(ctx, w)
 	if jerr == nil && err == nil && p != nil && strings.HasPrefix(action, "update") {
 		jerr = r.recordMeta(ctx, d, p.ID)
 	}

@@ -128,7 +128,7 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	}
 	prog := newProgress(f, log)
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
-		Now: f.Now, OnRecalc: prog.recalc})
+		Now: f.Now, Observer: prog})
 	var reqs []pipeline.RecalcRequest
 	seen := map[string]bool{}
 	failed := 0

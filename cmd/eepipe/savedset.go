@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
 	"strings"
 	"time"
 
@@ -121,13 +121,17 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		return err
 	}
 	*accountsOut, *clientsOut = accounts, clients
-	journal := &runJournal{}
 	ropts := pipeline.RunOptions{
 		Concurrency: opts.Concurrency, NoRecalc: opts.NoRecalc, RecalcWait: noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff, Now: f.Now,
 	}
+	if !opts.Quiet && f.IO.ErrTTY {
+		ropts.Observer = savedShow{w: f.IO.ErrOut} // each plan shown as it is written
+	}
 	if st != nil {
-		ropts.Journal = journal
+		rec := runRecord(cfg, started)
+		rec.Files = []pipeline.InputFile{{Path: path, SHA256: file.SHA256}}
+		ropts.History = &pipeline.RunHistory{Store: st, Run: rec}
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	runner := pipeline.NewRunner(accounts, finder, ropts)
@@ -242,28 +246,16 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 		}
 		return nil
 	}
-	var show func(*pipeline.PlanDiff)
 	if !opts.Quiet && f.IO.ErrTTY {
 		// Each plan is shown as it is written: the set is not held whole.
 		fmt.Fprintf(f.IO.ErrOut, "The change set passed the drift check: %s of %d to write.\n", pipeline.Plural(chk.Changes, "plan"), set.Len())
-		show = func(d *pipeline.PlanDiff) {
-			pipeline.RenderPlan(f.IO.ErrOut, d, pipeline.RenderOptions{MaxCounters: 12})
-		}
 	}
-	if st != nil {
-		accts := slices.Sorted(slices.Values(s.Accounts))
-		runID, err := beginRun(ctx, st, journal, cfg, accts, []pipeline.InputFile{{Path: path, SHA256: file.SHA256}}, s.Signature, started)
-		switch {
-		case err == nil:
-			defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
-		case ctx.Err() == nil:
-			return err
-		}
-		// Interrupted before the run was recorded: the run below sends
-		// nothing (it is stopped) and its report says so, as any
-		// interrupted run's.
+	// The run is recorded first (interrupted before it was: the run
+	// sends nothing, and its report says so, as any interrupted run's).
+	rep, changedErr := runner.ApplySaved(ctx, set, chk, &prog, started)
+	if re := new(pipeline.RecordError); errors.As(changedErr, &re) {
+		return exitf(ExitFatal, "%v; nothing was sent", re.Err)
 	}
-	rep, changedErr := runner.ApplySaved(ctx, set, chk, &prog, started, show)
 	*repOut = rep
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -295,3 +287,18 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	return nil
 }
+
+// savedShow is the observer of a saved change set's apply on a terminal:
+// each plan is shown as it is written.
+type savedShow struct{ w io.Writer }
+
+// PlanCompared implements pipeline.Observer.
+func (s savedShow) PlanCompared(d *pipeline.PlanDiff) {
+	pipeline.RenderPlan(s.w, d, pipeline.RenderOptions{MaxCounters: 12})
+}
+
+// PlanDone implements pipeline.Observer.
+func (savedShow) PlanDone(*pipeline.PlanResult) {}
+
+// Recalc implements pipeline.Observer.
+func (savedShow) Recalc(pipeline.RecalcEvent) {}
