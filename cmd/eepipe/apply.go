@@ -360,7 +360,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		defer st.Close()
 	}
 	if path, ok := savedChangeSetArg(opts); ok {
-		return runApplySaved(ctx, f, opts, run, cfg, st, path, a.started, &a.accounts, &a.clients, &a.rep)
+		return runApplySaved(ctx, a, path)
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, c := range cfg.Accounts {
