@@ -768,8 +768,6 @@ func (w *sheetWriter) style(col, row int, style int) {
 	w.setErr(w.f.SetCellStyle(w.sheet, ref, ref, style))
 }
 
-func (w *sheetWriter) merge(a, b string) { w.setErr(w.f.MergeCell(w.sheet, a, b)) }
-
 func (w *sheetWriter) text(ref, s string) {
 	if s != "" {
 		w.setErr(w.f.SetCellStr(w.sheet, ref, s))
