@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 )
 
 // recalcOptions are the options of `eepipe recalc`.
@@ -81,25 +79,23 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	if err != nil {
 		return err
 	}
-	owner, unowned, err := scorecardOwners(cmd.Context(), log, accounts, account, opts.Args)
-	if err != nil {
-		return err
+	reqs, unowned, err := pipeline.RecalcRequests(cmd.Context(), accounts, account, opts.Args)
+	switch {
+	case errors.Is(err, pipeline.ErrScorecardOwner):
+		return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
+	case err != nil:
+		return exitf(ExitFatal, "%v", err)
+	}
+	if account == "" {
+		for _, q := range reqs {
+			log.Debug("scorecard owner found: " + q.ScorecardID + " on account " + q.Account)
+		}
 	}
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
 		Now: f.Now, Observer: newProgress(f, log)})
-	var reqs []pipeline.RecalcRequest
-	seen := map[string]bool{}
-	failed := 0
-	for _, id := range opts.Args {
-		if err, ok := unowned[id]; ok && !seen[id] {
-			seen[id] = true
-			failed++
-			fmt.Fprintf(f.IO.Out, "%s: not recalculated: %v\n", id, err)
-		}
-		if !seen[id] {
-			seen[id] = true
-			reqs = append(reqs, pipeline.RecalcRequest{Account: owner[id], ScorecardID: id})
-		}
+	failed := len(unowned)
+	for _, u := range unowned {
+		fmt.Fprintf(f.IO.Out, "%s: not recalculated: %v\n", u.ScorecardID, u.Err)
 	}
 	if len(reqs) == 0 {
 		// Every scorecard's owner was refused: nothing can be done.
@@ -152,41 +148,6 @@ func recalcAccount(cfg *Config, account string) (string, error) {
 		return "", exitf(ExitInvalid, "--account %s is not a configured account", account)
 	}
 	return account, nil
-}
-
-// scorecardOwners finds each scorecard's account: account for all when
-// given, else the one that sees it (pipeline.ScorecardOwner: one GET per
-// account). unowned are the scorecards no account that could be asked
-// sees while another account's key pair was refused: they fail, the
-// others go on.
-func scorecardOwners(ctx context.Context, log *zap.Logger, accounts []pipeline.Account, account string, ids []string) (owner map[string]string, unowned map[string]error, err error) {
-	owner, unowned = map[string]string{}, map[string]error{}
-	for _, id := range ids {
-		if account != "" {
-			owner[id] = account
-			continue
-		}
-		if _, done := owner[id]; done {
-			continue
-		}
-		if _, done := unowned[id]; done {
-			continue
-		}
-		name, err := pipeline.ScorecardOwner(ctx, accounts, id)
-		var refused *pipeline.AccountRefusedError
-		switch {
-		case errors.Is(err, pipeline.ErrScorecardOwner):
-			return nil, nil, exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
-		case errors.As(err, &refused):
-			unowned[id] = err
-			continue
-		case err != nil:
-			return nil, nil, exitf(ExitFatal, "%v", err)
-		}
-		log.Debug("scorecard owner found: " + id + " on account " + name)
-		owner[id] = name
-	}
-	return owner, unowned, nil
 }
 
 // printRecalcResults prints each recalculation's outcome and returns how
