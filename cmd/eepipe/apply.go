@@ -397,6 +397,8 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	}
 	a.batch = batch
 	if a.history != nil {
+		// The runner (built first: reading the inputs may need the
+		// service's catalog) records the files read, with their digests.
 		a.history.Run.Files = inputFiles(batch.Files)
 	}
 	if len(batch.Plans) == 0 {
