@@ -238,7 +238,12 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 		beginAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
 		return nil
 	}}
-	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3, CheckServed: true,
+	var compared, done int // the Observer's calls, one at a time
+	obs := observerFuncs{
+		compared: func(*PlanDiff) { compared++ },
+		done:     func(*PlanResult) { done++ },
+	}
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3, CheckServed: true, Observer: obs,
 		History: &RunHistory{Store: st, Run: RunRecord{User: "u"}}})
 	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
 		Lock: func(_ context.Context, names []string) error {
@@ -261,6 +266,9 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	}
 	if !slices.Equal(st.finished, []string{"ok"}) {
 		t.Errorf("the run's end recorded as %v", st.finished)
+	}
+	if compared != len(plans) || done != len(plans) {
+		t.Errorf("the observer saw %d plans compared and %d done, want %d each", compared, done, len(plans))
 	}
 	if got := w.acme.writes() - writes; got != 6 {
 		t.Errorf("%d writes, want 4 patches, a create and its patch", got)
