@@ -273,34 +273,64 @@ type call struct {
 
 // send performs c with the retry policy and decodes the answer.
 func (c *Client) send(ctx context.Context, cl call) error {
+	target, path, err := c.target(cl)
+	if err != nil {
+		return err
+	}
+	s := &sending{c: c, cl: cl, ctx: ctx, target: target, path: path, refusedOnly: true}
+	pacer := s.pacer()
+	err = pacer.Call(ctx, s.attempt)
+	if pi, ok := err.(*pace.Interrupted); ok {
+		return interrupted(cl, path, pi.Attempts, pi.Wait, pi.Last, pi.Cause, s.refusedOnly)
+	}
+	if err != nil {
+		return err
+	}
+	return s.result
+}
+
+// target is the URL cl is sent to, and its path as sent and as signed.
+func (c *Client) target(cl call) (target, path string, err error) {
 	base := c.base
 	if cl.lookup {
 		base = c.lookup
 		if base == nil {
-			return errors.New("apiclient: the company lookup is not configured (no lookup URL)")
+			return "", "", errors.New("apiclient: the company lookup is not configured (no lookup URL)")
 		}
 	} else if base == nil {
-		return errors.New("apiclient: the plan service is not configured (no base URL)")
+		return "", "", errors.New("apiclient: the plan service is not configured (no base URL)")
 	}
 	u, err := url.Parse(base.Scheme + "://" + base.Host + base.EscapedPath() + cl.path)
 	if err != nil || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("apiclient: %s %q is not a valid request path", cl.method, cl.path)
+		return "", "", fmt.Errorf("apiclient: %s %q is not a valid request path", cl.method, cl.path)
 	}
 	if cl.query != nil {
 		u.RawQuery = cl.query.Encode()
 	}
-	path := u.EscapedPath() // the path as sent, and as signed
-	target := u.String()
+	return u.String(), u.EscapedPath(), nil
+}
 
-	var priorUnclear bool // an earlier attempt may have reached the service
-	refusedOnly := true   // every attempt so far was refused unapplied
-	var result error      // the call's outcome: its decoded answer's error
-	pacer := pace.Pacer{
+// sending is one send of a call: its attempts and what they found.
+type sending struct {
+	c            *Client
+	cl           call
+	ctx          context.Context
+	target, path string // the URL, and the path as sent and as signed
+
+	priorUnclear bool  // an earlier attempt may have reached the service
+	refusedOnly  bool  // every attempt so far was refused unapplied
+	result       error // the call's outcome: its decoded answer's error
+}
+
+// pacer is the call's retry policy, logging each wait.
+func (s *sending) pacer() pace.Pacer {
+	c, cl, path := s.c, s.cl, s.path
+	return pace.Pacer{
 		Schedule:       func() pace.Schedule { return pace.Jittered(c.retry.newBackOff(), c.jitter) },
 		MaxAttempts:    c.retry.MaxAttempts,
 		MaxRetryAfter:  MaxRetryAfter,
 		WithinDeadline: true,
-		WaitCtx:        waitContext(ctx), // ends the waits and the decision to retry
+		WaitCtx:        waitContext(s.ctx), // ends the waits and the decision to retry
 		Sleep:          c.sleep,
 		OnWait: func(a pace.Attempt, wait time.Duration, last error) {
 			if ce := c.log.Check(zap.DebugLevel, "retrying"); ce != nil {
@@ -314,109 +344,133 @@ func (c *Client) send(ctx context.Context, cl call) error {
 			}
 		},
 	}
-	err = pacer.Call(ctx, func(a pace.Attempt) pace.Verdict {
-		if err := ctx.Err(); err != nil {
-			return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N - 1, ctxErr: err})
-		}
-		var body io.Reader
-		if cl.body != nil {
-			body = bytes.NewReader(cl.body)
-		}
-		var wrote atomic.Bool
-		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteHeaders: func() { wrote.Store(true) },
-		})
-		req, err := http.NewRequestWithContext(tctx, cl.method, target, body)
-		if err != nil {
-			return pace.Done(fmt.Errorf("apiclient: %s %s: %w", cl.method, path, err))
-		}
-		var authValue string
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("User-Agent", c.userAgent)
-		if cl.body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if cl.lookup {
-			if c.lookupUser != "" || c.lookupPass != "" {
-				req.SetBasicAuth(c.lookupUser, c.lookupPass)
-				authValue = req.Header.Get("Authorization")
-			}
-		} else {
-			authValue = Signature(c.secret, path, cl.body)
-			req.Header.Set("X-Api-Key", c.key)
-			req.Header.Set("Authorization", authValue)
-		}
+}
 
-		start := time.Now()
-		resp, err := c.http.Do(req)
-		var status int
-		if err == nil {
-			status = resp.StatusCode
-			var b []byte
-			if status >= 200 && status < 300 && cl.out == nil {
-				err = discardBody(resp.Body) // nothing to decode: keep no copy
-			} else {
-				b, err = readBody(resp.Body, resp.ContentLength)
-			}
-			resp.Body.Close()
-			if !cl.lookup {
-				c.noteExpiry(resp.Header)
-			}
-			if err == nil {
-				if ce := c.log.Check(zap.DebugLevel, "request"); ce != nil {
-					ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-						zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N))
-				}
-				if status >= 200 && status < 300 {
-					result = decode(cl, path, status, b)
-					return pace.Done(nil)
-				}
-				ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
-				apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(s string) string { return c.redact(s, authValue) })
-				apiErr.afterUnclear = priorUnclear
-				apiErr.Lookup = cl.lookup
-				v := pace.Verdict{Err: apiErr, Retryable: retryableStatus(status),
-					// A 429 is refused before anything is applied: even a
-					// POST may be sent again.
-					Repeatable: retryableMethod(cl.method) || status == http.StatusTooManyRequests,
-					RetryAfter: ra, HasRetryAfter: hasRA}
-				if v.Retryable && v.Repeatable && !a.Last {
-					priorUnclear = priorUnclear || status >= 500
-					refusedOnly = refusedOnly && refusal(status, nil)
-				}
-				return v
-			}
-		}
-		// No response, or the body was cut off: a transport failure.
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote.Load() || priorUnclear, ctxErr: ctxErr, err: err})
-		}
-		te := &TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote.Load(), err: unwrapURLError(err)}
-		if status != 0 {
-			te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
-		}
-		te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
-		if ce := c.log.Check(zap.DebugLevel, "request failed"); ce != nil {
-			ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
-				zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N), zap.Error(te.err))
-		}
-		if a.Last || !retryableMethod(cl.method) || !retryableTransport(err) {
-			if priorUnclear && !te.Sent {
-				te.Sent = true // an earlier attempt may have been applied
-			}
-			return pace.Done(te)
-		}
-		priorUnclear = priorUnclear || te.Sent
-		refusedOnly = refusedOnly && refusal(0, te)
-		return pace.Again(te)
+// attempt sends the call once and judges the answer (answer) or its
+// absence (failed).
+func (s *sending) attempt(a pace.Attempt) pace.Verdict {
+	c, cl, ctx, path := s.c, s.cl, s.ctx, s.path
+	if err := ctx.Err(); err != nil {
+		return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N - 1, ctxErr: err})
+	}
+	var wrote atomic.Bool
+	tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { wrote.Store(true) },
 	})
-	if pi, ok := err.(*pace.Interrupted); ok {
-		return interrupted(cl, path, pi.Attempts, pi.Wait, pi.Last, pi.Cause, refusedOnly)
-	}
+	req, authValue, err := s.request(tctx)
 	if err != nil {
-		return err
+		return pace.Done(err)
 	}
-	return result
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	var status int
+	if err == nil {
+		status = resp.StatusCode
+		var b []byte
+		if status >= 200 && status < 300 && cl.out == nil {
+			err = discardBody(resp.Body) // nothing to decode: keep no copy
+		} else {
+			b, err = readBody(resp.Body, resp.ContentLength)
+		}
+		resp.Body.Close()
+		if !cl.lookup {
+			c.noteExpiry(resp.Header)
+		}
+		if err == nil {
+			return s.answer(a, resp, b, start, authValue)
+		}
+	}
+	// No response, or the body was cut off: a transport failure.
+	return s.failed(a, err, status, wrote.Load(), start, authValue)
+}
+
+// request builds the attempt's request, signed (the plan API: HMAC) or
+// with Basic auth (the lookup); authValue is the credential, to redact.
+func (s *sending) request(ctx context.Context) (req *http.Request, authValue string, err error) {
+	c, cl := s.c, s.cl
+	var body io.Reader
+	if cl.body != nil {
+		body = bytes.NewReader(cl.body)
+	}
+	req, err = http.NewRequestWithContext(ctx, cl.method, s.target, body)
+	if err != nil {
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", cl.method, s.path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if cl.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cl.lookup {
+		if c.lookupUser != "" || c.lookupPass != "" {
+			req.SetBasicAuth(c.lookupUser, c.lookupPass)
+			authValue = req.Header.Get("Authorization")
+		}
+	} else {
+		authValue = Signature(c.secret, s.path, cl.body)
+		req.Header.Set("X-Api-Key", c.key)
+		req.Header.Set("Authorization", authValue)
+	}
+	return req, authValue, nil
+}
+
+// answer judges a response read whole (body b): a 2xx is decoded into
+// the call's result; any other status is an *APIError, retried when its
+// status and the method allow.
+func (s *sending) answer(a pace.Attempt, resp *http.Response, b []byte, start time.Time, authValue string) pace.Verdict {
+	c, cl, path := s.c, s.cl, s.path
+	status := resp.StatusCode
+	if ce := c.log.Check(zap.DebugLevel, "request"); ce != nil {
+		ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+			zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N))
+	}
+	if status >= 200 && status < 300 {
+		s.result = decode(cl, path, status, b)
+		return pace.Done(nil)
+	}
+	ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+	apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(str string) string { return c.redact(str, authValue) })
+	apiErr.afterUnclear = s.priorUnclear
+	apiErr.Lookup = cl.lookup
+	v := pace.Verdict{Err: apiErr, Retryable: retryableStatus(status),
+		// A 429 is refused before anything is applied: even a
+		// POST may be sent again.
+		Repeatable: retryableMethod(cl.method) || status == http.StatusTooManyRequests,
+		RetryAfter: ra, HasRetryAfter: hasRA}
+	if v.Retryable && v.Repeatable && !a.Last {
+		s.priorUnclear = s.priorUnclear || status >= 500
+		s.refusedOnly = s.refusedOnly && refusal(status, nil)
+	}
+	return v
+}
+
+// failed judges an attempt that got no response, or whose body was cut
+// off (status, when not 0): a *TransportError, sent again only when the
+// method and the failure allow. wrote tells the request's headers went
+// out.
+func (s *sending) failed(a pace.Attempt, err error, status int, wrote bool, start time.Time, authValue string) pace.Verdict {
+	c, cl, path := s.c, s.cl, s.path
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote || s.priorUnclear, ctxErr: ctxErr, err: err})
+	}
+	te := &TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote, err: unwrapURLError(err)}
+	if status != 0 {
+		te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
+	}
+	te.err = redactedError{te.err, c.redact(te.err.Error(), authValue)}
+	if ce := c.log.Check(zap.DebugLevel, "request failed"); ce != nil {
+		ce.Write(zap.String("method", cl.method), zap.String("path", path), zap.Int("status", status),
+			zap.Duration("duration", time.Since(start)), zap.Int("attempt", a.N), zap.Error(te.err))
+	}
+	if a.Last || !retryableMethod(cl.method) || !retryableTransport(err) {
+		if s.priorUnclear && !te.Sent {
+			te.Sent = true // an earlier attempt may have been applied
+		}
+		return pace.Done(te)
+	}
+	s.priorUnclear = s.priorUnclear || te.Sent
+	s.refusedOnly = s.refusedOnly && refusal(0, te)
+	return pace.Again(te)
 }
 
 // interrupted returns the error of a call whose retries were cut short by

@@ -56,12 +56,12 @@ func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
 	rep.Finished = r.opts.now()
 }
 
-// planDone counts res and hands it to RunOptions.OnPlanDone.
+// planDone counts res and hands it to RunOptions.Observer.
 func (r *Runner) planDone(res *PlanResult) {
 	r.done.Add(1)
-	if r.opts.OnPlanDone != nil {
+	if r.opts.Observer != nil {
 		r.mu.Lock()
-		r.opts.OnPlanDone(res)
+		r.opts.Observer.PlanDone(res)
 		r.mu.Unlock()
 	}
 }

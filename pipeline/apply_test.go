@@ -245,7 +245,7 @@ func TestRecalcWaitsThrough409(t *testing.T) {
 			slept = append(slept, d)
 			return nil
 		},
-		OnRecalc: func(e RecalcEvent) { events = append(events, e) },
+		Observer: observerFuncs{recalc: func(e RecalcEvent) { events = append(events, e) }},
 	}
 	r := NewRunner(w.accounts, w.finder, opts)
 	res := r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_acme_2025"}})
@@ -375,7 +375,7 @@ func TestInterruptFinishesInFlightAndReports(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
-	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2, OnPlanDone: func(*PlanResult) { once.Do(cancel) }})
+	r := NewRunner(w.accounts, nil, RunOptions{Concurrency: 2, Observer: observerFuncs{done: func(*PlanResult) { once.Do(cancel) }}})
 	_, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,15 @@
 // asked for) and its plans as exported (ReadExport over ReadStored). The
 // three-way rule of a run (holdback.go): HoldBack classifies a change set
 // or one plan's diff against the history and holds back the service-side
-// changes (apply's ApplyHooks.Classify is HoldBack.Plan).
+// changes (apply's ApplyHooks.Classify is HoldBack.Plan). What an apply
+// does before its first write and what it records (runrecord.go): the
+// check of the counters against the served catalog
+// (RunOptions.CheckServed, ServedCatalogProblems), the run's record in
+// the state store, its writes through the journal and its end with its
+// status (RunOptions.History, RunHistory): PlanApply and ApplySaved do
+// these themselves, and call nothing back in the command for them. A
+// progress display watches through an Observer (observe.go), which is
+// told what happened and decides nothing.
 //
 // Waits and retries are not written here: they are calls of package pace,
 // the one home of "wait and retry" (shared with apiclient, which pipeline
@@ -101,8 +109,9 @@
 //     pipelined.go (Runner.PlanApply), recreate_leftover.go (a recreate
 //     that did not finish), recalc.go (recalculation); the run's report:
 //     runreport.go; the run's record for the state store: state.go (its
-//     types), journal.go (each write recorded as it is sent and answered,
-//     the values found in sync);
+//     types), runrecord.go (when a run is recorded, and the check before
+//     its first write), journal.go (each write recorded as it is sent and
+//     answered, the values found in sync); a progress display: observe.go;
 //   - saved change sets: savedset.go (the file), savedset_check.go,
 //     savedset_sign.go, savedset_stream.go, savedset_drift.go (a saved
 //     plan compared with the service again), savedset_apply.go (apply);

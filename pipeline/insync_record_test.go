@@ -59,7 +59,7 @@ func TestInSyncRecordedInBatches(t *testing.T) {
 	}
 	done := &atomic.Int64{}
 	j := &batchJournal{done: done}
-	opts := RunOptions{Journal: j, NoRecalc: true, Concurrency: 1, inSyncBatchSize: batch, OnPlanDone: func(*PlanResult) { done.Add(1) }}
+	opts := RunOptions{Journal: j, NoRecalc: true, Concurrency: 1, inSyncBatchSize: batch, Observer: observerFuncs{done: func(*PlanResult) { done.Add(1) }}}
 	cs, rep := run(t, w, threeYears(plans), opts)
 	if cs.HasChanges() || !rep.OK() {
 		t.Fatal("in-sync run has changes or failed")

@@ -12,12 +12,12 @@ import (
 // ones a write of this run whose counters count as applied. When that
 // fails, the run stops (as for any write it cannot record).
 func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
-	if r.opts.Journal == nil || len(d.pending) == 0 {
+	if r.journal == nil || len(d.pending) == 0 {
 		return nil
 	}
 	ws := d.pending
 	d.pending = nil
-	if err := r.opts.Journal.PendingResolved(ctx, ws); err != nil {
+	if err := r.journal.PendingResolved(ctx, ws); err != nil {
 		r.journalFailed(err)
 		return []string{fmt.Sprintf("the writes an earlier run left unanswered could not be recorded as resolved in the state store: %v", err)}
 	}
@@ -35,7 +35,7 @@ func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
 // sent.
 func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, created bool) ([]*TargetWrite, error) {
 	out := make([]*TargetWrite, len(d.Targets))
-	if r.opts.Journal == nil {
+	if r.journal == nil {
 		return out, nil
 	}
 	var ws []TargetWrite
@@ -49,7 +49,7 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 	if len(ws) == 0 {
 		return out, nil
 	}
-	ids, jerr := r.opts.Journal.TargetsSending(ctx, ws)
+	ids, jerr := r.journal.TargetsSending(ctx, ws)
 	if jerr == nil && len(ids) != len(ws) {
 		jerr = fmt.Errorf("%d ids for %d writes", len(ids), len(ws))
 	}
@@ -90,7 +90,7 @@ func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
 	if len(out) == 0 {
 		return nil
 	}
-	if jerr := r.opts.Journal.TargetsWritten(ctx, out); jerr != nil {
+	if jerr := r.journal.TargetsWritten(ctx, out); jerr != nil {
 		r.journalFailed(jerr)
 		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
@@ -133,7 +133,7 @@ func (r *Runner) journalFailed(err error) {
 func (r *Runner) recordInSync(ctx context.Context, d *PlanDiff, planID int64, targets []TargetDiff, created bool, res *PlanResult) {
 	agreed := d.agreed
 	d.agreed = nil
-	if r.opts.Journal == nil || d.Input == nil {
+	if r.journal == nil || d.Input == nil {
 		return
 	}
 	if created {
@@ -196,9 +196,9 @@ func (r *Runner) recordAgreed(ctx context.Context, b inSyncBatch) {
 	if b.n == 0 {
 		return
 	}
-	err := r.opts.Journal.TargetsInSync(ctx, b.ws)
+	err := r.journal.TargetsInSync(ctx, b.ws)
 	if err == nil && len(b.fws) > 0 {
-		err = r.opts.Journal.FieldsApplied(ctx, b.fws)
+		err = r.journal.FieldsApplied(ctx, b.fws)
 	}
 	if err != nil {
 		r.syncMu.Lock()
@@ -292,7 +292,7 @@ func (r *Runner) recordMeta(ctx context.Context, d *PlanDiff, planID int64) erro
 	if len(ws) == 0 {
 		return nil
 	}
-	return r.opts.Journal.FieldsApplied(ctx, ws)
+	return r.journal.FieldsApplied(ctx, ws)
 }
 
 // flushInSync records what recordInSync gathered since its last batch,
@@ -366,7 +366,7 @@ func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created b
 // recordPlan records a plan request (p is the plan it concerns, nil for a
 // failed create) and returns a note when it could not be recorded.
 func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action string, err error) []string {
-	if r.opts.Journal == nil {
+	if r.journal == nil {
 		return nil
 	}
 	w := PlanWrite{Account: d.Account, Action: action, Outcome: "ok", At: r.opts.now()}
@@ -385,7 +385,7 @@ func (r *Runner) recordPlan(ctx context.Context, d *PlanDiff, p *Plan, action st
 	if err != nil {
 		w.Outcome = err.Error()
 	}
-	jerr := r.opts.Journal.PlanWritten(ctx, w)
+	jerr := r.journal.PlanWritten(ctx, w)
 	if jerr == nil && err == nil && p != nil && strings.HasPrefix(action, "update") {
 		jerr = r.recordMeta(ctx, d, p.ID)
 	}

@@ -12,7 +12,10 @@ import (
 )
 
 // ApplyHooks are the steps Runner.PlanApply leaves to its caller (the
-// state store, the served catalog, the display). Each is optional.
+// account locks, the three-way rule). Each is optional. What the run
+// checks and records before its first write is the Runner's own
+// (RunOptions.CheckServed, RunOptions.History); a display watches through
+// RunOptions.Observer.
 type ApplyHooks struct {
 	// Lock is called once the plans are routed, before the accounts'
 	// lists that matching reads are taken (and so before any stored plan
@@ -22,26 +25,11 @@ type ApplyHooks struct {
 	// again after it. An error stops the run: nothing more is read,
 	// nothing is written.
 	Lock func(ctx context.Context, accounts []string) error
-	// Ready is called once, before the first write and after a stored
-	// plan was read (the service's counter catalog is known then; or every
-	// read failed), or, when no plan is to be written, at the end. An
-	// error stops the run: nothing is written.
-	Ready func(ctx context.Context) error
-	// Begin is called once, before the first plan is applied (written, or
-	// its counters recorded as in sync), with the accounts of the plans
-	// that were matched (sorted); not at all when every plan fails or the
-	// run stopped first. An error stops the run: nothing is written. An
-	// error of Ready or Begin once the run was stopped (cancelled, out of
-	// time) is that stop's: the run is reported as stopped, as any other.
-	Begin func(ctx context.Context, accounts []string) error
 	// Classify classifies one compared plan's changes (three-way, against
 	// the state store: classifyPlan, holdPlanChanges) and returns the
 	// changes it held back. An error leaves that plan unwritten (not
 	// applied) and stops the run as a fatal error does (RunReport.Fatal).
 	Classify func(ctx context.Context, d *PlanDiff) ([]HeldChange, error)
-	// OnDiff receives each plan's diff once compared and classified,
-	// before its writes (one call at a time, as plans come).
-	OnDiff func(d *PlanDiff)
 }
 
 // PlanApply compares and applies plans in one pass, pipelined per plan. Routing, listing, matching and the
@@ -49,14 +37,23 @@ type ApplyHooks struct {
 // plan, in the pool of RunOptions.Concurrency, is read (a plan to create
 // needs no read), compared, classified (hooks.Classify) and applied, so
 // that the first writes go out while later plans are still being read.
-// Nothing is written before hooks.Lock, hooks.Ready and hooks.Begin have
-// returned without error.
+// Nothing is written before hooks.Lock has returned and the run's gate
+// before its first write has passed: once a stored plan was read (the
+// service's counter catalog is known then; or every read failed), the
+// served catalog is checked (RunOptions.CheckServed), and then the run is
+// recorded (RunOptions.History; not when every plan fails or the run
+// stopped first). When no plan is to be written the check is made at the
+// end. A failure of the check or the record once the run was stopped
+// (cancelled, out of time) is that stop's: the run is reported as
+// stopped, as any other. A run recorded has its end recorded before
+// PlanApply returns.
 //
 // It returns the ChangeSet (one diff per input plan, in input order, as
 // classified), the RunReport, and the held changes in input order. The
-// error is a hook's that stopped the run before any write; then nothing
-// else is returned. A run stopped by a fatal error or cancellation is
-// told by the report (Fatal, Interrupted).
+// error stopped the run before any write (hooks.Lock's, a
+// *ServedCatalogError or a *RecordError); then nothing else is returned.
+// A run stopped by a fatal error or cancellation is told by the report
+// (Fatal, Interrupted).
 func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time.Time, hooks ApplyHooks) (*ChangeSet, *RunReport, []HeldChange, error) {
 	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
 	pr, err := r.prepare(ctx, plans, hooks.Lock)
@@ -83,14 +80,17 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 	if run.gateErr != nil {
 		return nil, nil, nil, run.gateErr
 	}
-	if !run.readyCalled && hooks.Ready != nil && r.gate.stopErr(ctx) == nil {
+	if !run.readyCalled && r.gate.stopErr(ctx) == nil {
 		// No plan was to be written: the check still decides the outcome
 		// (a counter the service lacks is the input's error).
-		if err := hooks.Ready(ctx); err != nil {
+		if err := r.checkServed(ctx, plans); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	r.finishApply(ctx, rep)
+	if run.recorded {
+		r.finishRecord(ctx, rep)
+	}
 	var all []HeldChange
 	for _, h := range run.held {
 		all = append(all, h...)
@@ -99,8 +99,9 @@ func (r *Runner) PlanApply(ctx context.Context, plans []*InputPlan, started time
 }
 
 // pipelined is one PlanApply's state once its plans are prepared: the
-// plans still to read, the gate before the first write (hooks Ready and
-// Begin, called once) and each plan's held changes and result.
+// plans still to read, the gate before the first write (the served
+// catalog's check and the run's record, once) and each plan's held
+// changes and result.
 type pipelined struct {
 	r        *Runner
 	ctx      context.Context
@@ -112,8 +113,8 @@ type pipelined struct {
 	accounts []string
 	held     [][]HeldChange
 
-	// Nothing is written before Ready and then Begin have returned. The
-	// first plan to be written calls them, once a stored plan was read
+	// Nothing is written before the served catalog was checked and the
+	// run recorded. The first plan to be written does both, once a stored plan was read
 	// (the service's counter catalog is known then) or every read failed;
 	// the other plans are read and compared meanwhile.
 	unread    atomic.Int64 // matched plans not read yet
@@ -123,6 +124,7 @@ type pipelined struct {
 	gates       sync.Once
 	gateErr     error
 	readyCalled bool
+	recorded    bool // the run's start is recorded: its end is to be
 	halt        atomic.Bool
 }
 
@@ -150,11 +152,11 @@ func (run *pipelined) readDone(ok bool) {
 	}
 }
 
-// beforeWrites waits for the first read and calls hooks Ready and Begin,
-// once; their error stops every write.
+// beforeWrites waits for the first read, checks the served catalog and
+// records the run, once; their error stops every write.
 func (run *pipelined) beforeWrites() error {
-	r, ctx, hooks := run.r, run.ctx, run.hooks
-	if hooks.Ready != nil {
+	r, ctx := run.r, run.ctx
+	if r.opts.CheckServed {
 		<-run.firstRead
 	}
 	run.gates.Do(func() {
@@ -162,11 +164,9 @@ func (run *pipelined) beforeWrites() error {
 			return // a stopped run writes nothing: nothing to check or record
 		}
 		run.readyCalled = true
-		if hooks.Ready != nil {
-			run.gateErr = hooks.Ready(ctx)
-		}
-		if run.gateErr == nil && hooks.Begin != nil {
-			run.gateErr = hooks.Begin(ctx, run.accounts)
+		run.gateErr = r.checkServed(ctx, run.plans)
+		if run.gateErr == nil {
+			run.recorded, run.gateErr = r.beginRecord(ctx, run.accounts, "")
 		}
 		if run.gateErr != nil && r.gate.stopErr(ctx) != nil {
 			// Stopped meanwhile (interrupted between the catalog check
@@ -221,9 +221,9 @@ func (run *pipelined) plan(i int) {
 			return
 		}
 	}
-	if run.hooks.OnDiff != nil {
+	if r.opts.Observer != nil {
 		r.mu.Lock()
-		run.hooks.OnDiff(d)
+		r.opts.Observer.PlanCompared(d)
 		r.mu.Unlock()
 	}
 	var res *PlanResult

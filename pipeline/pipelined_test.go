@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -194,13 +193,12 @@ func TestPlanApplyDuplicateClaimBlocksBothBeforeAnyWrite(t *testing.T) {
 	plans = append(plans, twin(10), twin(11))
 	gets, writes := w.acme.count("get"), w.acme.writes()
 	var atBegin [2]int
-	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 4})
-	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
-		Begin: func(context.Context, []string) error {
-			atBegin = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
-			return nil
-		},
-	})
+	st := &runsStore{begin: func(RunRecord) error {
+		atBegin = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+		return nil
+	}}
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 4, History: &RunHistory{Store: st}})
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,48 +232,51 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 	plans = append(plans, inPlan(acmeCo.VATNumber, "Fresh", "2025-09-01", "2030-08-31", "", map[string]int64{amt: 5}))
 	gets, writes := w.acme.count("get"), w.acme.writes()
 	lists := w.acme.count("list")
-	var lockAt, readyAt, beginAt [2]int
-	var begins atomic.Int32
-	var locked, recorded []string
-	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
+	var lockAt, beginAt [2]int
+	var locked []string
+	st := &runsStore{begin: func(RunRecord) error {
+		beginAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
+		return nil
+	}}
+	var compared, done int // the Observer's calls, one at a time
+	obs := observerFuncs{
+		compared: func(*PlanDiff) { compared++ },
+		done:     func(*PlanResult) { done++ },
+	}
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3, CheckServed: true, Observer: obs,
+		History: &RunHistory{Store: st, Run: RunRecord{User: "u"}}})
 	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
 		Lock: func(_ context.Context, names []string) error {
 			locked = names
 			lockAt = [2]int{w.acme.count("list") - lists, w.acme.count("get") - gets}
 			return nil
 		},
-		Ready: func(context.Context) error {
-			readyAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
-			return nil
-		},
-		Begin: func(_ context.Context, names []string) error {
-			begins.Add(1)
-			recorded = names
-			beginAt = [2]int{w.acme.count("get") - gets, w.acme.writes() - writes}
-			return nil
-		},
 	})
 	if err != nil || !rep.OK() {
 		t.Fatalf("%v %+v", err, rep.Summary())
 	}
-	if !slices.Equal(locked, []string{"acme"}) || !slices.Equal(recorded, []string{"acme"}) {
-		t.Errorf("locked %v, recorded %v", locked, recorded)
+	if len(st.begun) != 1 || !slices.Equal(locked, []string{"acme"}) || !slices.Equal(st.begun[0].Accounts, []string{"acme"}) || st.begun[0].User != "u" {
+		t.Fatalf("locked %v, recorded %+v", locked, st.begun)
 	}
 	if lockAt != [2]int{0, 0} {
 		t.Errorf("at Lock: %d lists, %d gets; want none", lockAt[0], lockAt[1])
 	}
-	if readyAt[0] < 1 || readyAt[1] != 0 {
-		t.Errorf("at Ready: %d gets, %d writes; want a read and no write", readyAt[0], readyAt[1])
+	if beginAt[0] < 1 || beginAt[1] != 0 {
+		t.Errorf("at the catalog check and the run's record: %d gets, %d writes; want a read and no write", beginAt[0], beginAt[1])
 	}
-	if begins.Load() != 1 || beginAt[1] != 0 {
-		t.Errorf("Begin called %d times, %d writes before it", begins.Load(), beginAt[1])
+	if !slices.Equal(st.finished, []string{"ok"}) {
+		t.Errorf("the run's end recorded as %v", st.finished)
+	}
+	if compared != len(plans) || done != len(plans) {
+		t.Errorf("the observer saw %d plans compared and %d done, want %d each", compared, done, len(plans))
 	}
 	if got := w.acme.writes() - writes; got != 6 {
 		t.Errorf("%d writes, want 4 patches, a create and its patch", got)
 	}
 
-	// A hook's error stops the run before any write.
-	for _, stop := range []string{"lock", "ready", "begin"} {
+	// A hook's error, a counter the service lacks, or a failure to
+	// record the run stops the run before any write.
+	for _, stop := range []string{"lock", "catalog", "record"} {
 		w, plans := seeded(t, 4)
 		for i, p := range plans {
 			p.Targets[0].Counters = CountersOf(map[string]int64{amt: 80 + int64(i)})
@@ -283,17 +284,22 @@ func TestPlanApplyHooksBeforeAnyWrite(t *testing.T) {
 		writes := w.acme.writes()
 		no := errors.New("no")
 		hooks := ApplyHooks{}
+		opts := RunOptions{NoRecalc: true, Concurrency: 3, CheckServed: true}
+		var want func(error) bool
 		switch stop {
 		case "lock":
 			hooks.Lock = func(context.Context, []string) error { return no }
-		case "ready":
-			hooks.Ready = func(context.Context) error { return no }
-		case "begin":
-			hooks.Begin = func(context.Context, []string) error { return no }
+			want = func(err error) bool { return errors.Is(err, no) }
+		case "catalog":
+			plans[1].Targets[0].Counters = CountersOf(map[string]int64{amt: 1, "not_served_here": 2})
+			want = func(err error) bool { return errors.As(err, new(*ServedCatalogError)) }
+		case "record":
+			opts.History = &RunHistory{Store: &runsStore{begin: func(RunRecord) error { return no }}}
+			want = func(err error) bool { return errors.Is(err, no) && errors.As(err, new(*RecordError)) }
 		}
-		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: 3})
+		r := NewRunner(w.accounts, w.finder, opts)
 		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), hooks)
-		if !errors.Is(err, no) || cs != nil || rep != nil || w.acme.writes() != writes {
+		if !want(err) || cs != nil || rep != nil || w.acme.writes() != writes {
 			t.Errorf("%s fails: err %v, %d writes", stop, err, w.acme.writes()-writes)
 		}
 	}
@@ -304,11 +310,9 @@ func TestPlanApplyStopBeforeComparingAppliesNothing(t *testing.T) {
 	writes := w.acme.writes()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true})
-	cs, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{
-		Ready: func(context.Context) error { t.Error("Ready called on a stopped run"); return nil },
-		Begin: func(context.Context, []string) error { t.Error("Begin called on a stopped run"); return nil },
-	})
+	st := &runsStore{begin: func(RunRecord) error { t.Error("a stopped run recorded"); return nil }}
+	r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, CheckServed: true, History: &RunHistory{Store: st}})
+	cs, rep, _, err := r.PlanApply(ctx, plans, time.Now(), ApplyHooks{})
 	if err != nil || !rep.Interrupted {
 		t.Fatalf("err %v, interrupted %v", err, rep.Interrupted)
 	}
@@ -369,10 +373,9 @@ func TestPlanApplyCreatesFirstInInputDoNotWaitForever(t *testing.T) {
 		}
 		seedWrites := w.acme.writes()
 		readyAt := -1
-		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: workers})
-		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
-			Ready: func(context.Context) error { readyAt = w.acme.writes(); return nil },
-		})
+		st := &runsStore{begin: func(RunRecord) error { readyAt = w.acme.writes(); return nil }}
+		r := NewRunner(w.accounts, w.finder, RunOptions{NoRecalc: true, Concurrency: workers, CheckServed: true, History: &RunHistory{Store: st}})
+		cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{})
 		if err != nil || !rep.OK() {
 			t.Fatalf("%d workers: %v %+v", workers, err, rep.Summary())
 		}
@@ -383,7 +386,7 @@ func TestPlanApplyCreatesFirstInInputDoNotWaitForever(t *testing.T) {
 			t.Errorf("%d workers: not in input order", workers)
 		}
 		if readyAt != seedWrites {
-			t.Errorf("%d workers: Ready after %d writes of the run, want before the first", workers, readyAt-seedWrites)
+			t.Errorf("%d workers: the catalog check and record after %d writes of the run, want before the first", workers, readyAt-seedWrites)
 		}
 	}
 }

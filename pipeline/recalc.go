@@ -76,9 +76,9 @@ func (r *Runner) Recalc(ctx context.Context, reqs []RecalcRequest) []*RecalcResu
 func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex) *RecalcResult {
 	res := &RecalcResult{Account: q.Account, ScorecardID: q.ScorecardID}
 	emit := func(ev RecalcEvent) {
-		if r.opts.OnRecalc != nil {
+		if r.opts.Observer != nil {
 			mu.Lock()
-			r.opts.OnRecalc(ev)
+			r.opts.Observer.Recalc(ev)
 			mu.Unlock()
 		}
 	}
@@ -143,6 +143,59 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 // of another account).
 type scorecardChecker interface {
 	HasScorecard(ctx context.Context, scorecardID string) (bool, error)
+}
+
+// UnownedScorecard is a scorecard that no account that answered sees
+// while an account's key pair was refused (Err, an *AccountRefusedError
+// in it): it may be that account's, and is not recalculated.
+type UnownedScorecard struct {
+	ScorecardID string
+	Err         error
+}
+
+// RecalcRequests decides which account recalculates each scorecard of
+// ids (each once, in the order first named): account for all when it is
+// not "" (the caller resolves its configured name), else the one account
+// that sees it (ScorecardOwner, one GET per account). A scorecard left
+// unowned by a refused key pair is returned in unowned and the others go
+// on; any other failure to find an owner stops (ErrScorecardOwner in the
+// error: the input's; else the service's).
+func RecalcRequests(ctx context.Context, accounts []Account, account string, ids []string) (reqs []RecalcRequest, unowned []UnownedScorecard, err error) {
+	owner, refused := map[string]string{}, map[string]error{}
+	for _, id := range ids {
+		if account != "" {
+			owner[id] = account
+			continue
+		}
+		if _, done := owner[id]; done {
+			continue
+		}
+		if _, done := refused[id]; done {
+			continue
+		}
+		name, err := ScorecardOwner(ctx, accounts, id)
+		if errors.As(err, new(*AccountRefusedError)) && !errors.Is(err, ErrScorecardOwner) {
+			refused[id] = err
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		owner[id] = name
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if err, ok := refused[id]; ok && !seen[id] {
+			unowned = append(unowned, UnownedScorecard{ScorecardID: id, Err: err})
+		}
+		if !seen[id] {
+			seen[id] = true
+			if _, ok := refused[id]; !ok {
+				reqs = append(reqs, RecalcRequest{Account: owner[id], ScorecardID: id})
+			}
+		}
+	}
+	return reqs, unowned, nil
 }
 
 // ErrScorecardOwner is in the error of ScorecardOwner when no account, or

@@ -38,15 +38,22 @@ type RunOptions struct {
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	// OnPlanDone is called (from any goroutine, one call at a time) when a
-	// plan's apply finished; OnRecalc when a recalculation is accepted,
-	// fails, or waits for a running one (Waiting > 0).
-	OnPlanDone func(*PlanResult)
-	OnRecalc   func(RecalcEvent)
+	// Observer, when set, is told of each plan compared and done and of
+	// each recalculation's progress (a progress display).
+	Observer Observer
 
 	// Journal, when set, records every target write as soon as its
 	// request completes (see recordWrite).
 	Journal RunJournal
+	// History, when set, has PlanApply and ApplySaved record the run in
+	// the state store themselves (RunHistory): its start before the first
+	// write, its writes (in place of Journal) and its end.
+	History *RunHistory
+	// CheckServed has PlanApply check every counter the files set against
+	// the catalog the service serves before its first write: a counter
+	// the service lacks stops the run (*ServedCatalogError), nothing
+	// written. Off when the catalog was given (--catalog rules then).
+	CheckServed bool
 	// inSyncBatchSize is how many counters and plan fields found in sync
 	// (Runner.recordInSync) the Journal gets together: they are recorded
 	// whenever that many wait, and at the end of the run (default
@@ -104,6 +111,10 @@ type Runner struct {
 	patched  atomic.Int64
 	counters atomic.Int64
 
+	journal RunJournal   // RunOptions.Journal, or later with History
+	later   laterJournal // the journal of a run recorded in History
+	runID   int64        // the run recorded in History (beginRecord)
+
 	syncMu       sync.Mutex
 	inSync       inSyncBatch     // counters and plan fields found in sync, not recorded yet
 	inSyncFailed []inSyncFailure // plans whose values in sync could not be recorded
@@ -114,6 +125,10 @@ type Runner struct {
 func NewRunner(accounts []Account, finder CompanyFinder, opts RunOptions) *Runner {
 	r := &Runner{opts: opts, gate: newGate(opts.concurrency()), lists: map[int]listed{}}
 	r.gate.checkLock = opts.CheckLock
+	r.journal = opts.Journal
+	if opts.History != nil {
+		r.journal = &r.later
+	}
 	for _, a := range accounts {
 		a.Service = gatedService{svc: a.Service, g: r.gate, acct: &accountStop{name: a.Name, keyHint: a.KeyHint}}
 		r.accounts = append(r.accounts, a)

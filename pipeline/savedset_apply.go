@@ -88,14 +88,32 @@ func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProg
 // reading it again: each plan is compared with the service again and
 // written as PlanApply writes a plan, at most RunOptions.Concurrency plans at
 // a time; a plan that drifted since the check is not written (failed).
-// show, when not nil, is called with each plan's diff before it is
-// written. The report keeps one compact result per plan (its targets'
+// RunOptions.Observer is shown each plan's diff before it is written.
+// With RunOptions.History the run is recorded first (its accounts those
+// of the set, its ChangeSet the set's signature): a failure to record it
+// (*RecordError) leaves the set unwritten, and is returned with no report,
+// unless the run was interrupted meanwhile (then it goes on as a stopped
+// run, sending nothing); its end is recorded before ApplySaved returns.
+// The report keeps one compact result per plan (its targets'
 // outcomes and counts, not the counters themselves, which the set holds).
 // The error is ErrSetChanged (wrapped) when the file changed since it was
 // verified, or the error reading it: the plans before were applied, as
 // the report says, and the report's Fatal is that error (the run did not
 // carry the set through).
-func (r *Runner) ApplySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time, show func(*PlanDiff)) (*RunReport, error) {
+func (r *Runner) ApplySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time) (*RunReport, error) {
+	recorded, err := r.beginRecord(ctx, slices.Sorted(slices.Values(s.Header.Accounts)), s.Header.Signature)
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	rep, err := r.applySaved(ctx, s, chk, prog, started)
+	if recorded {
+		r.finishRecord(ctx, rep)
+	}
+	return rep, err
+}
+
+// applySaved is ApplySaved once the run is recorded.
+func (r *Runner) applySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time) (*RunReport, error) {
 	rep := &RunReport{Started: started}
 	var mu sync.Mutex
 	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
@@ -125,9 +143,9 @@ func (r *Runner) ApplySaved(ctx context.Context, s *StreamedSet, chk *SavedCheck
 				d.Account = sp.Account
 				res = &PlanResult{Diff: d, PlanID: sp.PlanID, Outcome: OutcomeFailed, Err: errors.New(msg)}
 			default:
-				if show != nil {
+				if r.opts.Observer != nil {
 					mu.Lock()
-					show(d)
+					r.opts.Observer.PlanCompared(d)
 					mu.Unlock()
 				}
 				res = r.applyPlan(ctx, d)

@@ -405,27 +405,38 @@ type colWidth struct {
 	width       float64
 }
 
-// layoutPlanSheet lays out a grid plan sheet (see AddPlanSheet).
+// layoutPlanSheet lays out a grid plan sheet (see AddPlanSheet): its
+// title, its metadata, its grids (and the charts' pages below them), its
+// validations and its view.
 func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayout, error) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	sectorList, _ := listRefs()
-	races, genders, levels := cat.Races(), cat.Genders(), cat.Levels()
-	nCounterCols := len(races) * len(genders)
-	lastCol := labelCol + max(nCounterCols, metaSpan)
 	c := &sheetCells{}
-
 	title := ps.Title
 	if title == "" {
 		title = "Employment Equity plan targets"
 	}
 	c.str(labelCol, 1, title, st.Title)
 	c.str(labelCol, 2, "Counters are numbers of employees. A blank counter cell leaves the value on the service as it is. Fill in the white cells.", st.Subtitle)
+	row, metaRef := c.meta(ps, st)
+	l := &planLayout{cells: c}
+	counterRanges := l.grids(ps, row+1, cat, st)
+	vs, err := planValidations(counterRanges, metaRef)
+	if err != nil {
+		return nil, err
+	}
+	l.validations = vs
+	l.view(len(cat.Races())*len(cat.Genders()), metaRef)
+	return l, nil
+}
 
-	// Metadata.
-	row := firstMetaRow
-	metaRef := map[string]string{}
+// meta lays out the metadata rows (MetaFields) from firstMetaRow with
+// ps's values, and returns the row after them and each field's value
+// cell by key.
+func (c *sheetCells) meta(ps PlanSheet, st *Styles) (row int, metaRef map[string]string) {
+	row = firstMetaRow
+	metaRef = map[string]string{}
 	for _, m := range MetaFields {
 		c.str(labelCol, row, m.Label, st.MetaLabel)
 		vc := labelCol + 1
@@ -444,52 +455,66 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		}
 		c.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
 		c.str(metaHelpCol, row, m.Help, st.Help)
-		switch m.Key {
-		case "plan_id":
-			if ps.PlanID != 0 {
-				c.value(vc, row, ps.PlanID)
-			}
-		case "plan_name":
-			c.text(vc, row, ps.Name)
-		case "company_vat_number":
-			c.text(vc, row, ps.Company.VAT)
-		case "company_registration_number":
-			c.text(vc, row, ps.Company.Registration)
-		case "company_id_number":
-			c.text(vc, row, ps.Company.IDNumber)
-		case "start_date":
-			c.date(vc, row, ps.StartDate)
-		case "end_date":
-			c.date(vc, row, ps.EndDate)
-		case "sector":
-			c.text(vc, row, ps.Sector)
-		case "scorecard_id":
-			c.text(vc, row, ps.ScorecardID)
-		case "account":
-			c.text(vc, row, ps.Account)
-		}
+		c.metaValue(vc, row, m.Key, ps)
 		row++
 	}
+	return row, metaRef
+}
 
-	// Grids. A financial year's grids print together: a page break
-	// before each year but the first.
-	row += 1
+// metaValue writes ps's value of the metadata field key at (col, row).
+func (c *sheetCells) metaValue(col, row int, key string, ps PlanSheet) {
+	switch key {
+	case "plan_id":
+		if ps.PlanID != 0 {
+			c.value(col, row, ps.PlanID)
+		}
+	case "plan_name":
+		c.text(col, row, ps.Name)
+	case "company_vat_number":
+		c.text(col, row, ps.Company.VAT)
+	case "company_registration_number":
+		c.text(col, row, ps.Company.Registration)
+	case "company_id_number":
+		c.text(col, row, ps.Company.IDNumber)
+	case "start_date":
+		c.date(col, row, ps.StartDate)
+	case "end_date":
+		c.date(col, row, ps.EndDate)
+	case "sector":
+		c.text(col, row, ps.Sector)
+	case "scorecard_id":
+		c.text(col, row, ps.ScorecardID)
+	case "account":
+		c.text(col, row, ps.Account)
+	}
+}
+
+// grids lays out ps's grids from row, and notes the page breaks: a
+// financial year's grids print together (a break before each year but
+// the first), and the charts below the grids take a printed page each.
+// It returns the ranges of the counter cells.
+func (l *planLayout) grids(ps PlanSheet, row int, cat *pipeline.Catalog, st *Styles) []string {
+	races, genders, levels := cat.Races(), cat.Genders(), cat.Levels()
 	var counterRanges []string
-	l := &planLayout{cells: c}
 	for i, g := range ps.Grids {
 		if i > 0 && (g.YearNumber != ps.Grids[i-1].YearNumber || g.FinancialYear != ps.Grids[i-1].FinancialYear) {
 			l.breaks = append(l.breaks, row)
 		}
 		l.gridRows = append(l.gridRows, row)
-		row = c.grid(row, g, races, genders, levels, cat, st, &counterRanges)
+		row = l.cells.grid(row, g, races, genders, levels, cat, st, &counterRanges)
 		row += gridGap
 	}
-	// The charts below the grids, a printed page each.
 	for k := range ps.Charts {
 		l.breaks = append(l.breaks, row+k*ChartPageRows)
 	}
+	return counterRanges
+}
 
-	// Validation: one rule per kind; the counter rule covers every grid.
+// planValidations are a plan sheet's validations, one rule per kind: the
+// counters (one rule covers every grid's counterRanges), the sector, the
+// dates and the plan id (their cells in metaRef).
+func planValidations(counterRanges []string, metaRef map[string]string) ([]*excelize.DataValidation, error) {
+	var vs []*excelize.DataValidation
 	if len(counterRanges) > 0 {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = strings.Join(counterRanges, " ")
@@ -497,15 +522,16 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 			return nil, err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
-		l.validations = append(l.validations, dv)
+		vs = append(vs, dv)
 	}
 	{
+		sectorList, _ := listRefs()
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef["sector"]
 		dv.SetSqrefDropList(sectorList)
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Sector", "Pick one of the sectors in the list, or leave the cell blank.")
 		dv.SetInput("Sector", "Pick one of the 18 sectors, or leave blank.")
-		l.validations = append(l.validations, dv)
+		vs = append(vs, dv)
 	}
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
@@ -516,7 +542,7 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Date", "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		dv.SetInput("Date", "YYYY-MM-DD, on or after 2025-09-01.")
-		l.validations = append(l.validations, dv)
+		vs = append(vs, dv)
 	}
 	{
 		dv := excelize.NewDataValidation(true)
@@ -525,10 +551,15 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 			return nil, err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Plan ID", "The plan id is a whole number. Leave it blank for a new plan.")
-		l.validations = append(l.validations, dv)
+		vs = append(vs, dv)
 	}
+	return vs, nil
+}
 
-	// Widths, panes, view.
+// view sets the column widths (nCounterCols counter columns), the frozen
+// panes and the selection (the plan name's cell, in metaRef).
+func (l *planLayout) view(nCounterCols int, metaRef map[string]string) {
+	lastCol := labelCol + max(nCounterCols, metaSpan)
 	l.widths = append(l.widths, colWidth{labelCol, labelCol, LabelWidth})
 	if nCounterCols > 0 {
 		l.widths = append(l.widths, colWidth{labelCol + 1, lastCol, CounterWidth})
@@ -537,7 +568,6 @@ func layoutPlanSheet(ps PlanSheet, cat *pipeline.Catalog, st *Styles) (*planLayo
 		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
 		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
 	}
-	return l, nil
 }
 
 // grid lays out one grid from row and returns the row after it.
@@ -737,8 +767,6 @@ func (w *sheetWriter) style(col, row int, style int) {
 	ref := cellRef(col, row)
 	w.setErr(w.f.SetCellStyle(w.sheet, ref, ref, style))
 }
-
-func (w *sheetWriter) merge(a, b string) { w.setErr(w.f.MergeCell(w.sheet, a, b)) }
 
 func (w *sheetWriter) text(ref, s string) {
 	if s != "" {

@@ -140,7 +140,7 @@ func TestGridTemplateFilledReadsBack(t *testing.T) {
 	}
 	p := b.Plans[0]
 	if p.Name != "Karoo EE plan" || p.Company.VAT != "0412345678" || p.Company.IDNumber != "8001015009087" ||
-		p.StartDate != pipeline.MustDate("2025-09-01") || p.EndDate != pipeline.MustDate("2027-08-31") ||
+		p.StartDate != mustDate("2025-09-01") || p.EndDate != mustDate("2027-08-31") ||
 		p.Sector != "Agriculture, Forestry & Fishing" || p.PlanID != 0 {
 		t.Errorf("plan fields: %+v", p)
 	}
@@ -216,7 +216,7 @@ func TestTemplateCustomCatalogAndStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := templates.New(templates.Options{Catalog: cat, Years: 2, Start: pipeline.MustDate("2026-09-01")})
+	f, err := templates.New(templates.Options{Catalog: cat, Years: 2, Start: mustDate("2026-09-01")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,9 +318,9 @@ func TestSheetName(t *testing.T) {
 		{"\u212Aelvin", "x", []string{"kelvin"}, "\u212Aelvin (2)"},
 	}
 	for _, tc := range tests {
-		got := templates.SheetName(tc.base, tc.fallback, tc.taken)
+		got := templates.NewSheetNames(tc.taken).Name(tc.base, tc.fallback)
 		if got != tc.want {
-			t.Errorf("SheetName(%q) = %q, want %q", tc.base, got, tc.want)
+			t.Errorf("NewSheetNames(%q).Name(%q) = %q, want %q", tc.taken, tc.base, got, tc.want)
 		}
 		f := excelize.NewFile()
 		if _, err := f.NewSheet(got); err != nil {
@@ -348,4 +348,13 @@ func TestEmptyTemplateWarns(t *testing.T) {
 		!strings.Contains(b.Problems[0].Message, "blank") {
 		t.Fatalf("plans %d, problems %v", len(b.Plans), b.Problems)
 	}
+}
+
+// mustDate is pipeline.ParseDate for a literal known to be valid.
+func mustDate(s string) pipeline.Date {
+	d, err := pipeline.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,7 +12,8 @@ import (
 // from the service's API contract and the decisions docs/sandbox.md states,
 // and deliberately not taken from the pipeline: a
 // mistake in the pipeline's rules must meet a second, independent reading
-// here, where a test (pipeline's sandbox contract test) compares the two.
+// here, where a test (contract_test.go, TestSandboxContractMatchesPipeline)
+// compares the two.
 
 // Target types (seed 2.3): every milestone holds one of each, all_employees
 // first.
@@ -292,80 +292,4 @@ func createDates(start, end civilDate) (clamped civilDate, problems []string) {
 		problems = append(problems, fmt.Sprintf("end_date %s must not be before start_date %s", end, start))
 	}
 	return clampEnd(end), problems
-}
-
-// Contract is the sandbox's statement of the contract, for tests that
-// compare it with other readings of the seed (the pipeline's). Every field
-// is a copy.
-type Contract struct {
-	Sectors     []string
-	Charters    []string
-	Provinces   []string
-	TargetTypes []string // in the order milestones carry them
-	// Counters is the catalog the sandbox serves, in wire (name) order.
-	Counters      []string
-	EarliestStart string // YYYY-MM-DD
-	LatestEnd     string // YYYY-MM-DD, the clamp of post_2025 end dates
-	Era           string // the era of created plans
-}
-
-// ContractStatement returns the sandbox's statement of the contract.
-func ContractStatement() Contract {
-	return Contract{
-		Sectors:       slices.Clone(sectors),
-		Charters:      slices.Clone(charters),
-		Provinces:     slices.Clone(provinces),
-		TargetTypes:   slices.Clone(targetTypes),
-		Counters:      slices.Clone(served.names),
-		EarliestStart: earliestStart.String(),
-		LatestEnd:     latestEnd.String(),
-		Era:           eraPost2025,
-	}
-}
-
-// MilestoneDates is one milestone's year number and financial-year dates.
-type MilestoneDates struct {
-	YearNumber int
-	Start, End string
-}
-
-// PlanDates is what the sandbox makes of a create's start_date and
-// end_date: OK reports whether it accepts them (Problems lists its 422
-// messages otherwise); End is the stored (clamped) end date and Milestones
-// the milestones it generates.
-type PlanDates struct {
-	OK         bool
-	Problems   []string
-	End        string
-	Milestones []MilestoneDates
-}
-
-// ValidDate reports whether the sandbox reads s as a date.
-func ValidDate(s string) bool {
-	_, ok := parseCivilDate(s)
-	return ok
-}
-
-// CreatePlanDates applies the sandbox's create rules to two date strings,
-// exactly as a POST of a plan with those dates would.
-func CreatePlanDates(start, end string) PlanDates {
-	var problems []string
-	s, ok := parseCivilDate(start)
-	if !ok {
-		problems = append(problems, fmt.Sprintf("start_date %q is not a valid date (YYYY-MM-DD)", start))
-	}
-	e, ok := parseCivilDate(end)
-	if !ok {
-		problems = append(problems, fmt.Sprintf("end_date %q is not a valid date (YYYY-MM-DD)", end))
-	}
-	clamped, p := createDates(s, e)
-	problems = append(problems, p...)
-	if len(problems) > 0 {
-		return PlanDates{Problems: problems}
-	}
-	out := PlanDates{OK: true, End: clamped.String()}
-	for _, y := range milestonePeriods(s, clamped) {
-		out.Milestones = append(out.Milestones, MilestoneDates{y.yearNumber, y.start.String(), y.end.String()})
-	}
-	return out
 }

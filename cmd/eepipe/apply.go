@@ -225,25 +225,26 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 
 // checkServedCatalog checks, after the plans were compared and before
 // anything is written, every counter the files set against the catalog the
-// service serves (learnt from the keys of a target it returned): a counter
-// the service lacks is an error naming its column, and nothing is sent.
-// With --catalog the file's catalog rules instead.
+// service serves (Runner.ServedCatalogProblems): a counter the service
+// lacks is an error naming its column, and nothing is sent. With
+// --catalog the file's catalog rules instead.
 func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner, batch *pipeline.Batch) error {
-	if f.CatalogPath != "" || !pipeline.SetsCounters(batch.Plans) {
+	if f.CatalogPath != "" {
 		return nil
 	}
-	cat, err := runner.ServiceCatalog(ctx)
-	if err != nil || cat == nil {
-		return nil // a stopped run is reported by the caller; no plan: nothing tells the catalog
-	}
-	ps := pipeline.CheckServiceCatalog(batch.Plans, cat)
-	if len(ps) == 0 {
+	return servedCatalogError(f, batch, &pipeline.ServedCatalogError{Problems: runner.ServedCatalogProblems(ctx, batch.Plans)})
+}
+
+// servedCatalogError prints the problems of e (counters the service
+// lacks), when there are any, and returns the command's error.
+func servedCatalogError(f *Factory, batch *pipeline.Batch, e *pipeline.ServedCatalogError) error {
+	if len(e.Problems) == 0 {
 		return nil
 	}
-	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
+	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: e.Problems}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	return exitf(ExitInvalid, "the input sets %s the service does not have; nothing was sent", pipeline.Plural(len(ps), "counter column"))
+	return exitf(ExitInvalid, "%v", e)
 }
 
 // connect builds one client per account and the lookup client.
@@ -317,7 +318,7 @@ type applyRun struct {
 	st      *statestore.Store // nil: no run history
 	runner  *pipeline.Runner
 	batch   *pipeline.Batch
-	journal *runJournal
+	history *pipeline.RunHistory // where apply records the run (nil: no history, or diff)
 	prog    *progress
 
 	// What the run got to, for the summary: the accounts and their
@@ -359,7 +360,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		defer st.Close()
 	}
 	if path, ok := savedChangeSetArg(opts); ok {
-		return runApplySaved(ctx, f, opts, run, cfg, st, path, a.started, &a.accounts, &a.clients, &a.rep)
+		return runApplySaved(ctx, a, path)
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, c := range cfg.Accounts {
@@ -371,7 +372,6 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	}
 	a.accounts, a.clients = accounts, clients
 	a.prog = newProgress(f, log)
-	a.journal = &runJournal{}
 	ropts := pipeline.RunOptions{
 		Concurrency:   opts.Concurrency,
 		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
@@ -379,11 +379,12 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		RecalcWait:    noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff,
 		Now:           f.Now,
-		OnPlanDone:    a.prog.planDone,
-		OnRecalc:      a.prog.recalc,
+		Observer:      a.prog,
+		CheckServed:   f.CatalogPath == "",
 	}
 	if st != nil && !opts.DryRun {
-		ropts.Journal = a.journal
+		a.history = &pipeline.RunHistory{Store: st, Run: runRecord(cfg, a.started)}
+		ropts.History = a.history
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	a.runner = pipeline.NewRunner(accounts, finder, ropts)
@@ -395,6 +396,11 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		return err
 	}
 	a.batch = batch
+	if a.history != nil {
+		// The runner (built first: reading the inputs may need the
+		// service's catalog) records the files read, with their digests.
+		a.history.Run.Files = inputFiles(batch.Files)
+	}
 	if len(batch.Plans) == 0 {
 		// Valid input without a plan (warnings were printed): nothing to
 		// compare, nothing is sent, and the run succeeds.
@@ -499,23 +505,18 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 // against the state store and written in turn (Runner.PlanApply), the
 // first writes going out while later plans are still read. Before any
 // write: the accounts are locked in a PostgreSQL store (before their plans
-// are listed and read, so each is read under the lock), the served
-// catalog is checked and the run is recorded. On a terminal each plan is
-// shown as it is written.
+// are listed and read, so each is read under the lock), and the runner
+// checks the served catalog and records the run. On a terminal each plan
+// is shown as it is written.
 func (a *applyRun) pipelined(ctx context.Context) error {
 	f, opts, run, st, runner, batch, prog := a.f, a.opts, a.run, a.st, a.runner, a.batch, a.prog
-	var (
-		unlock func()
-		runID  int64
-		begun  bool
-	)
+	var unlock func()
 	defer func() {
 		if unlock != nil {
 			unlock()
 		}
 	}()
 	hooks := pipeline.ApplyHooks{
-		Ready:    func(ctx context.Context) error { return checkServedCatalog(ctx, f, runner, batch) },
 		Classify: holdBack(st, a.cfg, opts.State.Overwrite).Plan,
 	}
 	if st != nil && st.Postgres() {
@@ -525,28 +526,15 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 			return err
 		}
 	}
-	if st != nil {
-		hooks.Begin = func(ctx context.Context, names []string) error {
-			// Recorded also when nothing is to be written: the values
-			// found in sync are what the file asserts, and count as last
-			// applied.
-			id, err := beginRun(ctx, st, a.journal, a.cfg, names, inputFiles(batch.Files), "", a.started)
-			runID, begun = id, err == nil
-			return err
-		}
-	}
 	show := !opts.Quiet && f.IO.ErrTTY
 	if show {
-		hooks.OnDiff = prog.showPlan(opts.ShowUnchanged)
+		prog.showPlans(opts.ShowUnchanged)
 	}
 	prog.startAll(ctx, len(batch.Plans))
 	cs, rep, held, err := runner.PlanApply(ctx, batch.Plans, a.started, hooks)
 	prog.stop()
-	if begun {
-		defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(a.rep), f.Now()) }()
-	}
 	if err != nil {
-		return err
+		return a.stoppedBeforeWrites(err)
 	}
 	a.rep = rep
 	warnChangeSet(f.Logger(), run, cs, a.accounts)
@@ -578,6 +566,21 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// stoppedBeforeWrites is the command's error for err, which stopped
+// PlanApply before any write: a counter the service lacks (exit 2), the
+// run's record failing (exit 3), or a lock hook's (already the command's).
+func (a *applyRun) stoppedBeforeWrites(err error) error {
+	var served *pipeline.ServedCatalogError
+	var record *pipeline.RecordError
+	switch {
+	case errors.As(err, &served):
+		return servedCatalogError(a.f, a.batch, served)
+	case errors.As(err, &record):
+		return exitf(ExitFatal, "%v; nothing was sent", record.Err)
+	}
+	return err
 }
 
 // envLockDir overrides the folder of the account locks.

@@ -133,11 +133,58 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		return err
 	}
 	log := f.Logger()
+	targets, cat, err := checkTables(f, opts)
+	if err != nil {
+		return err
+	}
+	var batch *pipeline.Batch
+	if len(opts.Args) > 0 {
+		if batch, err = readCheckInputs(f, opts.Args, cat); err != nil {
+			return err
+		}
+	}
+	var accounts []pipeline.Account
+	if opts.Server {
+		if accounts, err = checkAccounts(f, opts, log); err != nil {
+			return err
+		}
+	}
+	var (
+		checks           []pipeline.SectorPlanCheck
+		missing, refused int
+	)
+	if batch != nil {
+		checks, err = checkFiles(ctx, f, opts, batch, accounts, cat, targets)
+	} else {
+		checks, missing, refused, err = checkServer(ctx, f, opts, log, accounts, targets)
+	}
+	if err != nil {
+		return err
+	}
+	report := pipeline.NewSectorCheckReport(targets, checks)
+	if err := writeCheckResults(f, opts, log, report); err != nil {
+		return err
+	}
+	switch {
+	case missing > 0:
+		return exitf(ExitInvalid, "%s not on the service", pipeline.Plural(missing, "plan asked for with --plan is", "plans asked for with --plan are"))
+	case refused > 0:
+		if err := checkExit(report); err != nil {
+			return err
+		}
+		return exitf(ExitDiff, "the plans of %s were not checked (key refused), so the targets are not shown to be met", pipeline.Plural(refused, "account"))
+	}
+	return checkExit(report)
+}
+
+// checkTables loads the sector targets (--targets, else the built-in
+// ones) and the counter catalog (--catalog, else nil).
+func checkTables(f *Factory, opts *checkOptions) (*pipeline.SectorTargets, *pipeline.Catalog, error) {
 	targets := pipeline.DefaultSectorTargets()
 	if opts.Targets != "" {
 		t, err := pipeline.LoadSectorTargets(opts.Targets)
 		if err != nil {
-			return exitf(ExitInvalid, "--targets: %v", err)
+			return nil, nil, exitf(ExitInvalid, "--targets: %v", err)
 		}
 		targets = t
 	}
@@ -145,81 +192,74 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
 		if err != nil {
-			return exitf(ExitInvalid, "--catalog: %v", err)
+			return nil, nil, exitf(ExitInvalid, "--catalog: %v", err)
 		}
 		cat = c
 	}
+	return targets, cat, nil
+}
 
-	var batch *pipeline.Batch
-	if len(opts.Args) > 0 {
-		b, err := readCheckInputs(f, opts.Args, cat)
-		if err != nil {
-			return err
-		}
-		batch = b
-	}
-
-	var accounts []pipeline.Account
-	if opts.Server {
-		acc, err := checkAccounts(f, opts, log)
-		if err != nil {
-			return err
-		}
-		accounts = acc
-	}
-
+// checkFiles checks the plans of the files; with --server their blanks
+// are filled from the plans on the service first.
+func checkFiles(ctx context.Context, f *Factory, opts *checkOptions, batch *pipeline.Batch, accounts []pipeline.Account,
+	cat *pipeline.Catalog, targets *pipeline.SectorTargets) ([]pipeline.SectorPlanCheck, error) {
 	var checks []pipeline.SectorPlanCheck
-	missing, refused := 0, 0
-	switch {
-	case batch != nil:
-		plans := batch.Plans
-		notes := make([][]string, len(plans))
-		if opts.Server {
-			runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-			filled, n, err := runner.FillFromStored(ctx, plans)
-			if err != nil {
-				return serviceError(ctx, err)
-			}
-			plans, notes = filled, n
-		}
-		for i, p := range plans {
-			if !opts.Server && p.Sector == "" && p.PlanID != 0 {
-				notes[i] = append(notes[i], "the file leaves the sector blank (which keeps the service's value); check with --server to use the plan's sector on the service")
-			}
-			c := pipeline.CheckPlanSector(p, cat, targets)
-			c.Notes = append(notes[i], c.Notes...)
-			checks = append(checks, c)
-		}
-		if !opts.Server && pipeline.AnyBlankCounters(checks) {
-			fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
-		}
-	default:
+	plans := batch.Plans
+	notes := make([][]string, len(plans))
+	if opts.Server {
 		runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-		// A refused key pair leaves out its own account only: the others'
-		// plans are checked, and the run exits 1 (not every plan shown).
-		read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
+		filled, n, err := runner.FillFromStored(ctx, plans)
 		if err != nil {
-			return serviceError(ctx, err)
+			return nil, serviceError(ctx, err)
 		}
-		for _, ar := range read.Refused {
-			fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans were not checked\n", ar)
-		}
-		refused = len(read.Refused)
-		stored, notFound := read.Plans, read.Missing
-		log.Debug("plans on the service", zap.Int("plans", len(stored)))
-		for _, id := range notFound {
-			fmt.Fprintf(f.IO.ErrOut, "eepipe: plan %d is not on any configured account (%s)\n", id, accountNames(accounts))
-		}
-		missing = len(notFound)
-		for _, sp := range stored {
-			in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
-			c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
-			c.Source, c.Account = "server", sp.Account.Name
-			checks = append(checks, c)
-		}
+		plans, notes = filled, n
 	}
+	for i, p := range plans {
+		if !opts.Server && p.Sector == "" && p.PlanID != 0 {
+			notes[i] = append(notes[i], "the file leaves the sector blank (which keeps the service's value); check with --server to use the plan's sector on the service")
+		}
+		c := pipeline.CheckPlanSector(p, cat, targets)
+		c.Notes = append(notes[i], c.Notes...)
+		checks = append(checks, c)
+	}
+	if !opts.Server && pipeline.AnyBlankCounters(checks) {
+		fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
+	}
+	return checks, nil
+}
 
-	report := pipeline.NewSectorCheckReport(targets, checks)
+// checkServer checks the plans on the service (--plan: those plans).
+// missing counts the plans asked for that no account holds; refused the
+// accounts whose key pair was refused: a refused key pair leaves out its
+// own account only, the others' plans are checked.
+func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.Logger, accounts []pipeline.Account,
+	targets *pipeline.SectorTargets) (checks []pipeline.SectorPlanCheck, missing, refused int, err error) {
+	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
+	read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
+	if err != nil {
+		return nil, 0, 0, serviceError(ctx, err)
+	}
+	for _, ar := range read.Refused {
+		fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans were not checked\n", ar)
+	}
+	refused = len(read.Refused)
+	stored, notFound := read.Plans, read.Missing
+	log.Debug("plans on the service", zap.Int("plans", len(stored)))
+	for _, id := range notFound {
+		fmt.Fprintf(f.IO.ErrOut, "eepipe: plan %d is not on any configured account (%s)\n", id, accountNames(accounts))
+	}
+	missing = len(notFound)
+	for _, sp := range stored {
+		in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
+		c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
+		c.Source, c.Account = "server", sp.Account.Name
+		checks = append(checks, c)
+	}
+	return checks, missing, refused, nil
+}
+
+// writeCheckResults prints the results and writes each --report.
+func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *pipeline.SectorCheckReport) error {
 	if err := formats.WriteSectorText(f.IO.Out, report); err != nil {
 		return exitf(ExitFatal, "write the results: %v", err)
 	}
@@ -232,16 +272,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	s := report.Summary()
 	log.Debug("sector check done", zap.Int("plans", s.Plans), zap.Int("met", s.Met), zap.Int("short", s.Short),
 		zap.Int("not_assessable", s.NotAssessable), zap.String("targets", report.TargetsSource))
-	switch {
-	case missing > 0:
-		return exitf(ExitInvalid, "%s not on the service", pipeline.Plural(missing, "plan asked for with --plan is", "plans asked for with --plan are"))
-	case refused > 0:
-		if err := checkExit(report); err != nil {
-			return err
-		}
-		return exitf(ExitDiff, "the plans of %s were not checked (key refused), so the targets are not shown to be met", pipeline.Plural(refused, "account"))
-	}
-	return checkExit(report)
+	return nil
 }
 
 // checkExit maps the check's outcome to the exit status: 0 only when every

@@ -103,19 +103,19 @@ func ckPlans(t *testing.T) []*pipeline.InputPlan {
 		"african_male_junior_managers": 50, "african_female_junior_managers": 47, "foreign_female_junior_managers": 3,
 	}
 	return []*pipeline.InputPlan{
-		{Name: "Check Manufacturing", Sector: "Manufacturing", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+		{Name: "Check Manufacturing", Sector: "Manufacturing", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31"),
 			Targets: []*pipeline.InputTarget{
 				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, base))},
 				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, dis))},
 				{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, y2))},
 				{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, dis))},
 			}},
-		{Name: "Check Education", Sector: "Education", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		{Name: "Check Education", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 			Targets: []*pipeline.InputTarget{
 				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, edu))},
 				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_female_junior_managers": 10}))},
 			}},
-		{Name: "Check no sector", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		{Name: "Check no sector", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 			Targets: []*pipeline.InputTarget{
 				{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, edu))},
 				{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, nil))},
@@ -431,4 +431,13 @@ func TestCheckServerTwoAccounts(t *testing.T) {
 			t.Errorf("output lacks %q\n%s", want, r.out)
 		}
 	}
+}
+
+// mustDate is pipeline.ParseDate for a literal known to be valid.
+func mustDate(s string) pipeline.Date {
+	d, err := pipeline.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }

@@ -134,58 +134,99 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // --config file. Every problem is reported at once, as an ExitInvalid
 // error, before any request is sent.
 func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	cfg := &Config{}
-	var fc fileConfig
-	var sources []string
-	configDir := "."
-	if f.ConfigPath != "" {
-		sources = append(sources, "file "+f.ConfigPath)
-		configDir = filepath.Dir(f.ConfigPath)
-		b, err := readSmallRegularFile(f.ConfigPath)
-		if err != nil {
-			return nil, exitf(ExitInvalid, "configuration: %v", err)
-		}
-		decodeProblems, complete := decodeConfigProblems(b, &fc)
-		if !complete {
-			return nil, configError(f.ConfigPath, decodeProblems)
-		}
-		problems = append(problems, decodeProblems...)
-		cfg.Warnings = append(cfg.Warnings, configFileWarnings(f.ConfigPath, namesSecretFile(&fc))...)
+	l := &configLoader{f: f, flags: flags, needs: needs, cfg: &Config{}, configDir: "."}
+	if err := l.readFile(); err != nil {
+		return nil, err
 	}
-	env := func(k string) string { return strings.TrimSpace(f.Getenv(k)) }
-	if env(envBaseURL) != "" || env(envAPIKey) != "" || env(envLookupURL) != "" {
-		sources = append(sources, "environment")
-	}
-	if flags.BaseURL != "" || flags.LookupURL != "" {
-		sources = append(sources, "flags")
-	}
-	cfg.Source = strings.Join(sources, ", ")
-	if cfg.Source == "" {
-		cfg.Source = "nothing configured"
-	}
-
+	l.sources()
 	// Base URL: flag > env > file.
-	cfg.BaseURL = first(flags.BaseURL, env(envBaseURL), fc.BaseURL)
-	if err := resolveStateConfig(cfg, env(envState), fc.State, configDir); err != nil {
-		bad("%v", err)
+	l.cfg.BaseURL = first(flags.BaseURL, l.env(envBaseURL), l.fc.BaseURL)
+	if err := resolveStateConfig(l.cfg, l.env(envState), l.fc.State, l.configDir); err != nil {
+		l.bad("%v", err)
 	}
+	l.lookup()
+	l.accounts()
+	l.needed()
+	if len(l.problems) > 0 {
+		return nil, configError(f.ConfigPath, l.problems)
+	}
+	l.cfg.Warnings = append(l.cfg.Warnings, clearTextWarnings(l.cfg)...)
+	return l.cfg, nil
+}
 
-	// Lookup.
-	var fl fileLookup
-	if fc.Lookup != nil {
-		fl = *fc.Lookup
+// configLoader is one loadConfig: what it was given, the configuration
+// as it is resolved, and the problems found so far (all reported at once).
+type configLoader struct {
+	f         *Factory
+	flags     connFlags
+	needs     configNeeds
+	cfg       *Config
+	fc        fileConfig
+	configDir string // the --config file's folder ("." without one)
+	from      []string
+	problems  []string
+}
+
+// bad notes a problem.
+func (l *configLoader) bad(format string, args ...any) {
+	l.problems = append(l.problems, fmt.Sprintf(format, args...))
+}
+
+// env is the environment's value of k, trimmed.
+func (l *configLoader) env(k string) string { return strings.TrimSpace(l.f.Getenv(k)) }
+
+// readFile reads and decodes the --config file, when there is one; a
+// file that cannot be read or decoded whole stops at once.
+func (l *configLoader) readFile() error {
+	f := l.f
+	if f.ConfigPath == "" {
+		return nil
 	}
-	cfg.Lookup.URL = first(flags.LookupURL, env(envLookupURL), fl.URL)
-	cfg.Lookup.Username = first(env(envLookupUsername), fl.Username)
+	l.from = append(l.from, "file "+f.ConfigPath)
+	l.configDir = filepath.Dir(f.ConfigPath)
+	b, err := readSmallRegularFile(f.ConfigPath)
+	if err != nil {
+		return exitf(ExitInvalid, "configuration: %v", err)
+	}
+	decodeProblems, complete := decodeConfigProblems(b, &l.fc)
+	if !complete {
+		return configError(f.ConfigPath, decodeProblems)
+	}
+	l.problems = append(l.problems, decodeProblems...)
+	l.cfg.Warnings = append(l.cfg.Warnings, configFileWarnings(f.ConfigPath, namesSecretFile(&l.fc))...)
+	return nil
+}
+
+// sources sets Config.Source: where the configuration came from.
+func (l *configLoader) sources() {
+	if l.env(envBaseURL) != "" || l.env(envAPIKey) != "" || l.env(envLookupURL) != "" {
+		l.from = append(l.from, "environment")
+	}
+	if l.flags.BaseURL != "" || l.flags.LookupURL != "" {
+		l.from = append(l.from, "flags")
+	}
+	l.cfg.Source = strings.Join(l.from, ", ")
+	if l.cfg.Source == "" {
+		l.cfg.Source = "nothing configured"
+	}
+}
+
+// lookup resolves the company lookup: its URL, username and password.
+func (l *configLoader) lookup() {
+	f, cfg := l.f, l.cfg
+	var fl fileLookup
+	if l.fc.Lookup != nil {
+		fl = *l.fc.Lookup
+	}
+	cfg.Lookup.URL = first(l.flags.LookupURL, l.env(envLookupURL), fl.URL)
+	cfg.Lookup.Username = first(l.env(envLookupUsername), fl.Username)
 	passwordProblem := false
 	if pw := f.Getenv(envLookupPassword); pw != "" {
 		cfg.Lookup.Password = pw
 	} else if fl.PasswordEnv != "" || fl.PasswordFile != "" {
-		pw, err := readSecret(f, "lookup password", fl.PasswordEnv, fl.PasswordFile, configDir, &cfg.Warnings)
+		pw, err := readSecret(f, "lookup password", fl.PasswordEnv, fl.PasswordFile, l.configDir, &cfg.Warnings)
 		if err != nil {
-			bad("%v", err)
+			l.bad("%v", err)
 			passwordProblem = true // said once, not again below
 		}
 		cfg.Lookup.Password = pw
@@ -193,110 +234,119 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	switch noUser, noPassword := cfg.Lookup.Username == "", cfg.Lookup.Password == "" && !passwordProblem; {
 	case cfg.Lookup.URL == "":
 	case noUser && noPassword:
-		bad("the company lookup at %s needs a username and a password: set %s and %s, or lookup.username and lookup.password_env or lookup.password_file",
+		l.bad("the company lookup at %s needs a username and a password: set %s and %s, or lookup.username and lookup.password_env or lookup.password_file",
 			cfg.Lookup.URL, envLookupUsername, envLookupPassword)
 	case noUser:
-		bad("the company lookup at %s needs a username: set %s or lookup.username", cfg.Lookup.URL, envLookupUsername)
+		l.bad("the company lookup at %s needs a username: set %s or lookup.username", cfg.Lookup.URL, envLookupUsername)
 	case noPassword:
-		bad("the company lookup at %s needs a password: set %s, or lookup.password_env or lookup.password_file", cfg.Lookup.URL, envLookupPassword)
+		l.bad("the company lookup at %s needs a password: set %s, or lookup.password_env or lookup.password_file", cfg.Lookup.URL, envLookupPassword)
 	}
 	if cfg.Lookup.URL == "" && (cfg.Lookup.Username != "" || fl.PasswordEnv != "" || fl.PasswordFile != "") {
 		// Credentials alone do nothing; that is an error only where the
 		// lookup is needed (reported below), else a warning.
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("lookup credentials are given but no lookup URL, so the company lookup is not used: set %s or lookup.url", envLookupURL))
 	}
+}
 
-	// Accounts: the file's, with the environment's key pair over a single
-	// one; or one account from the environment.
-	envKey, envSecret := env(envAPIKey), f.Getenv(envAPISecret)
-	envCompany := pipeline.CompanyIDs{VAT: env(envCompanyVAT), Registration: env(envCompanyRegistration), IDNumber: env(envCompanyIDNumber)}
+// accounts resolves the accounts: the file's, with the environment's key
+// pair over a single one; or one account from the environment.
+func (l *configLoader) accounts() {
+	fc, needs, cfg := &l.fc, l.needs, l.cfg
+	envKey, envSecret := l.env(envAPIKey), l.f.Getenv(envAPISecret)
+	envCompany := pipeline.CompanyIDs{VAT: l.env(envCompanyVAT), Registration: l.env(envCompanyRegistration), IDNumber: l.env(envCompanyIDNumber)}
 	if len(fc.Accounts) > 1 && !envCompany.IsZero() && !needs.lookupOnly() {
-		bad("%s/%s/%s are set, but the configuration file names %d accounts; unset them and give each account its vat_number, registration_number or id_number in the file",
+		l.bad("%s/%s/%s are set, but the configuration file names %d accounts; unset them and give each account its vat_number, registration_number or id_number in the file",
 			envCompanyVAT, envCompanyRegistration, envCompanyIDNumber, len(fc.Accounts))
 	}
 	switch {
 	case len(fc.Accounts) > 1 && (envKey != "" || envSecret != "") && !needs.lookupOnly():
-		bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
+		l.bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
 		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany}}
 		if envKey == "" || envSecret == "" {
-			bad("set both %s and %s", envAPIKey, envAPISecret)
+			l.bad("set both %s and %s", envAPIKey, envAPISecret)
 		}
 	}
-	problems = append(problems, fileAccountProblems(&fc)...)
+	l.problems = append(l.problems, fileAccountProblems(fc)...)
 	for i, fa := range fc.Accounts {
-		a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey),
-			Company: pipeline.CompanyIDs{VAT: strings.TrimSpace(fa.VATNumber), Registration: strings.TrimSpace(fa.RegistrationNumber),
-				IDNumber: strings.TrimSpace(fa.IDNumber)}}
-		label := fmt.Sprintf("account %d", i+1)
-		if a.Name != "" {
-			label = "account " + a.Name
-		} else if len(fc.Accounts) == 1 {
-			a.Name = "default"
-		}
-		if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
-			switch {
-			case a.CompanyID != "":
-				// The plans are checked against this company: writing them
-				// with another key pair would write another company's
-				// account (a stale shell from another client's work).
-				bad("%s holds the key %s, but the configuration file's account %s belongs to company %s with the key %s; "+
-					"a plan is only written with its own company's key pair, so neither is used. Unset %s and %s to use the file's key pair, "+
-					"or put the other key pair in the file (api_key and api_secret_env) if it is company %s's",
-					envAPIKey, maskKey(envKey), a.Name, a.CompanyID, maskKey(a.APIKey), envAPIKey, envAPISecret, a.CompanyID)
-			case a.APIKey != "":
-				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the key pair in %s/%s (key %s) is used instead of the api_key %s of the configuration file's account %s",
-					envAPIKey, envAPISecret, maskKey(envKey), maskKey(a.APIKey), a.Name))
-			}
-			a.APIKey = envKey
-		}
-		if len(fc.Accounts) == 1 && !envCompany.IsZero() {
-			// Like the key pair, the environment's identifiers replace the
-			// single file account's.
-			a.Company = envCompany
-		}
-		switch {
-		case len(fc.Accounts) == 1 && envSecret != "":
-			a.APISecret = envSecret
-		case needs.lookupOnly():
-			// A command that only uses the lookup (companies) needs no
-			// account secret.
-		default:
-			s, err := readSecret(f, label+" API secret", fa.APISecretEnv, fa.APISecretFile, configDir, &cfg.Warnings)
-			if err != nil {
-				bad("%v", err)
-			}
-			a.APISecret = s
-		}
-		if a.APIKey == "" && len(fc.Accounts) == 1 {
-			// One account may take its key from the environment; with
-			// several, fileAccountProblems says it.
-			bad("%s has no api_key", label)
-		}
-		cfg.Accounts = append(cfg.Accounts, a)
+		cfg.Accounts = append(cfg.Accounts, l.fileAccount(i, fa, envKey, envSecret, envCompany))
 	}
+}
 
-	if needs.Plans {
+// fileAccount resolves the file's account i (fa); with a single account,
+// the environment's key pair and company identifiers replace the file's.
+func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret string, envCompany pipeline.CompanyIDs) AccountConfig {
+	fc, needs, cfg := &l.fc, l.needs, l.cfg
+	a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey),
+		Company: pipeline.CompanyIDs{VAT: strings.TrimSpace(fa.VATNumber), Registration: strings.TrimSpace(fa.RegistrationNumber),
+			IDNumber: strings.TrimSpace(fa.IDNumber)}}
+	label := fmt.Sprintf("account %d", i+1)
+	if a.Name != "" {
+		label = "account " + a.Name
+	} else if len(fc.Accounts) == 1 {
+		a.Name = "default"
+	}
+	if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
+		switch {
+		case a.CompanyID != "":
+			// The plans are checked against this company: writing them
+			// with another key pair would write another company's
+			// account (a stale shell from another client's work).
+			l.bad("%s holds the key %s, but the configuration file's account %s belongs to company %s with the key %s; "+
+				"a plan is only written with its own company's key pair, so neither is used. Unset %s and %s to use the file's key pair, "+
+				"or put the other key pair in the file (api_key and api_secret_env) if it is company %s's",
+				envAPIKey, maskKey(envKey), a.Name, a.CompanyID, maskKey(a.APIKey), envAPIKey, envAPISecret, a.CompanyID)
+		case a.APIKey != "":
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the key pair in %s/%s (key %s) is used instead of the api_key %s of the configuration file's account %s",
+				envAPIKey, envAPISecret, maskKey(envKey), maskKey(a.APIKey), a.Name))
+		}
+		a.APIKey = envKey
+	}
+	if len(fc.Accounts) == 1 && !envCompany.IsZero() {
+		// Like the key pair, the environment's identifiers replace the
+		// single file account's.
+		a.Company = envCompany
+	}
+	switch {
+	case len(fc.Accounts) == 1 && envSecret != "":
+		a.APISecret = envSecret
+	case needs.lookupOnly():
+		// A command that only uses the lookup (companies) needs no
+		// account secret.
+	default:
+		s, err := readSecret(l.f, label+" API secret", fa.APISecretEnv, fa.APISecretFile, l.configDir, &cfg.Warnings)
+		if err != nil {
+			l.bad("%v", err)
+		}
+		a.APISecret = s
+	}
+	if a.APIKey == "" && len(fc.Accounts) == 1 {
+		// One account may take its key from the environment; with
+		// several, fileAccountProblems says it.
+		l.bad("%s has no api_key", label)
+	}
+	return a
+}
+
+// needed reports what the command needs and the configuration lacks.
+func (l *configLoader) needed() {
+	cfg := l.cfg
+	if l.needs.Plans {
 		if cfg.BaseURL == "" {
-			bad("no service URL: set %s, base_url in the --config file, or --base-url", envBaseURL)
+			l.bad("no service URL: set %s, base_url in the --config file, or --base-url", envBaseURL)
 		}
 		if len(cfg.Accounts) == 0 {
-			bad("no account: set %s and %s, or list accounts in the --config file", envAPIKey, envAPISecret)
+			l.bad("no account: set %s and %s, or list accounts in the --config file", envAPIKey, envAPISecret)
 		}
 		if len(cfg.Accounts) > 1 && !cfg.Lookup.Configured() {
-			bad("%d accounts are configured, so the company lookup must be too (it tells which account a plan belongs to): set %s or lookup.url",
+			l.bad("%d accounts are configured, so the company lookup must be too (it tells which account a plan belongs to): set %s or lookup.url",
 				len(cfg.Accounts), envLookupURL)
 		}
 	}
-	if needs.Lookup && !cfg.Lookup.Configured() {
-		bad("no company lookup: set %s, %s and %s, or lookup in the --config file", envLookupURL, envLookupUsername, envLookupPassword)
+	if l.needs.Lookup && !cfg.Lookup.Configured() {
+		l.bad("no company lookup: set %s, %s and %s, or lookup in the --config file", envLookupURL, envLookupUsername, envLookupPassword)
 	}
-	if len(problems) > 0 {
-		return nil, configError(f.ConfigPath, problems)
-	}
-	cfg.Warnings = append(cfg.Warnings, clearTextWarnings(cfg)...)
-	return cfg, nil
 }
 
 // fileAccountProblems are the problems of the configuration file's
@@ -363,17 +413,6 @@ func configError(path string, problems []string) error {
 		where += " " + path
 	}
 	return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:\n  %s", where, strings.Join(problems, "\n  "))}
-}
-
-// decodeConfig decodes the YAML file, rejecting unknown keys with a
-// message that names the key and, for secret-like keys, says where
-// secrets go instead. See decodeConfigProblems.
-func decodeConfig(b []byte, fc *fileConfig) error {
-	problems, _ := decodeConfigProblems(b, fc)
-	if len(problems) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(problems, "\n"))
 }
 
 // decodeConfigProblems decodes the YAML file into fc and returns its

@@ -254,3 +254,14 @@ func FuzzDecodeConfig(f *testing.F) {
 		}
 	})
 }
+
+// decodeConfig decodes the YAML file, rejecting unknown keys with a
+// message that names the key and, for secret-like keys, says where
+// secrets go instead. See decodeConfigProblems.
+func decodeConfig(b []byte, fc *fileConfig) error {
+	problems, _ := decodeConfigProblems(b, fc)
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "\n"))
+}

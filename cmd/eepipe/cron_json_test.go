@@ -28,7 +28,7 @@ func TestCronRunsStderrJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSector := e.path("nosector.csv")
-	if err := formats.WriteFlatCSV(noSector, []*pipeline.InputPlan{{Name: "No sector", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+	if err := formats.WriteFlatCSV(noSector, []*pipeline.InputPlan{{Name: "No sector", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_male_top_managers": 2}))}}}}, nil); err != nil {
 		t.Fatal(err)
 	}

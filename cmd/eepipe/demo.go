@@ -119,10 +119,7 @@ func demoDir(out string) (string, error) {
 }
 
 func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
-	out := f.IO.Out
-	step := func(n int, format string, args ...any) {
-		fmt.Fprintf(out, "\n== %d. %s\n", n, fmt.Sprintf(format, args...))
-	}
+	d := &demo{f: f, opts: opts, out: f.IO.Out}
 	dir, err := demoDir(opts.Out)
 	if err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
@@ -130,21 +127,61 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	d.dir = dir
+	fmt.Fprintln(d.out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
+	if err := d.startSandbox(); err != nil {
+		return err
+	}
+	defer d.srv.Close()
+	for _, step := range []func(context.Context) error{d.configure, d.writeWorkbook, d.diffAndApply, d.exportAndReconcile} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	d.listOutputs()
+	return d.serve(ctx)
+}
 
-	fmt.Fprintln(out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
-	step(1, "Starting the sandbox")
+// demo is one run of `eepipe demo`: its options, its output folder, the
+// sandbox it started and the Factory its commands run with.
+type demo struct {
+	f    *Factory
+	opts *demoOptions
+	out  io.Writer
+	dir  string
+
+	srv     *sandbox.Server
+	df      *Factory // the demo's commands' Factory: its configuration, its secrets
+	cfgPath string
+	wb      string // the sample workbook
+	grid    string // the exported grid workbook
+}
+
+// step prints the heading of step n.
+func (d *demo) step(n int, format string, args ...any) {
+	fmt.Fprintf(d.out, "\n== %d. %s\n", n, fmt.Sprintf(format, args...))
+}
+
+// startSandbox is step 1: the sandbox on a free local port.
+func (d *demo) startSandbox() error {
+	opts := d.opts
+	d.step(1, "Starting the sandbox")
 	srv, err := sandbox.Start("127.0.0.1:0", sandbox.Options{Fixtures: sandbox.DefaultFixtures(), Latency: opts.Latency, RecalcDuration: opts.RecalcDuration})
 	if err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
-	defer srv.Close()
-	sb := srv.Sandbox
-	fmt.Fprintf(out, "Sandbox at %s: accounts acme (Acme Foods, company 8ovHrj) and bluecrane (Blue Crane Logistics, company Q2wE9z),\n"+
+	d.srv = srv
+	fmt.Fprintf(d.out, "Sandbox at %s: accounts acme (Acme Foods, company 8ovHrj) and bluecrane (Blue Crane Logistics, company Q2wE9z),\n"+
 		"the company lookup, and three scorecards; %s latency per response, recalculations run %s.\n", srv.URL, opts.Latency, opts.RecalcDuration)
+	return nil
+}
 
-	// A configuration file like a consultant's; the secrets come from the
-	// environment, never from the file.
-	cfgPath := filepath.Join(dir, "eepipe.yaml")
+// configure writes a configuration file like a consultant's (the secrets
+// come from the environment, never from the file) and builds the Factory
+// the demo's commands run with.
+func (d *demo) configure(context.Context) error {
+	f, srv := d.f, d.srv
+	d.cfgPath = filepath.Join(d.dir, "eepipe.yaml")
 	cfgText := fmt.Sprintf(`# written by eepipe demo: two accounts, routed by company.
 # The sandbox at this URL runs only while "eepipe demo --serve" does.
 base_url: %s
@@ -164,15 +201,15 @@ accounts:
     api_secret_env: DEMO_BLUECRANE_SECRET
     registration_number: "2015/123456/07"
 `, srv.URL, srv.URL)
-	if err := formats.WriteFileAtomic(cfgPath, func(w io.Writer) error { _, err := io.WriteString(w, cfgText); return err }); err != nil {
+	if err := formats.WriteFileAtomic(d.cfgPath, func(w io.Writer) error { _, err := io.WriteString(w, cfgText); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
-	_ = os.Chmod(cfgPath, 0o600)
+	_ = os.Chmod(d.cfgPath, 0o600)
 	secrets := map[string]string{}
 	for _, kv := range demoSecrets {
 		secrets[kv[0]] = kv[1]
 	}
-	df := &Factory{IO: f.IO, Now: f.Now, ConfigPath: cfgPath, CatalogPath: f.CatalogPath, Verbose: f.Verbose, LogFormat: f.LogFormat,
+	d.df = &Factory{IO: f.IO, Now: f.Now, ConfigPath: d.cfgPath, CatalogPath: f.CatalogPath, Verbose: f.Verbose, LogFormat: f.LogFormat,
 		Getenv: func(k string) string {
 			if v, ok := secrets[k]; ok {
 				return v
@@ -182,50 +219,86 @@ accounts:
 			}
 			return f.Getenv(k)
 		}}
-	df.logger = f.Logger()
+	d.df.logger = f.Logger()
+	return nil
+}
 
-	step(2, "The sample workbook")
-	wb := filepath.Join(dir, demoWorkbookName)
-	if err := formats.WriteFileAtomic(wb, func(w io.Writer) error { _, err := w.Write(demoWorkbook); return err }); err != nil {
+// writeWorkbook is step 2: the sample workbook.
+func (d *demo) writeWorkbook(context.Context) error {
+	d.step(2, "The sample workbook")
+	d.wb = filepath.Join(d.dir, demoWorkbookName)
+	if err := formats.WriteFileAtomic(d.wb, func(w io.Writer) error { _, err := w.Write(demoWorkbook); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
-	fmt.Fprintf(out, "%s: four plans for two client companies in the flat layout (one row per plan, year and target type),\n"+
+	fmt.Fprintf(d.out, "%s: four plans for two client companies in the flat layout (one row per plan, year and target type),\n"+
 		"found through the company lookup by VAT or registration number; two are pre-filled from the company's scorecard,\n"+
-		"and their blank cells keep the prefilled values.\n", wb)
+		"and their blank cells keep the prefilled values.\n", d.wb)
+	return nil
+}
 
-	step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
-	sb.ResetStats()
-	diffOpts := &applyOptions{Args: []string{wb}, DryRun: true, Counters: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
-		State: demoState(dir), LockDir: demoLockDir(dir)}
-	diffRep, err := runApply(ctx, df, diffOpts)
-	if err != nil && exitCode(err) != ExitDiff {
+// diffAndApply are steps 3 to 6: diff, a recalculation started by someone
+// else, apply (which waits for it), and apply again, which sends nothing.
+func (d *demo) diffAndApply(ctx context.Context) error {
+	diffRep, err := d.diff(ctx)
+	if err != nil {
 		return err
 	}
-	st := sb.Stats()
-	fmt.Fprintf(out, "The diff sent %s and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
+	if err := d.recalcElsewhere(ctx); err != nil {
+		return err
+	}
+	if err := d.apply(ctx, diffRep); err != nil {
+		return err
+	}
+	return d.applyAgain(ctx)
+}
 
-	step(4, "Someone else starts a recalculation of scorecard_acme_2025 (it runs %s)", opts.RecalcDuration)
-	other, err := apiclient.New(apiclient.Options{BaseURL: srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
+// diff is step 3: what apply would change; it sends only reads.
+func (d *demo) diff(ctx context.Context) (*pipeline.RunReport, error) {
+	opts, dir, sb := d.opts, d.dir, d.srv.Sandbox
+	d.step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
+	sb.ResetStats()
+	diffOpts := &applyOptions{Args: []string{d.wb}, DryRun: true, Counters: true, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "diff.json"),
+		State: demoState(dir), LockDir: demoLockDir(dir)}
+	diffRep, err := runApply(ctx, d.df, diffOpts)
+	if err != nil && exitCode(err) != ExitDiff {
+		return nil, err
+	}
+	st := sb.Stats()
+	fmt.Fprintf(d.out, "The diff sent %s and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
+	return diffRep, nil
+}
+
+// recalcElsewhere is step 4: someone else starts a recalculation that
+// apply will have to wait for.
+func (d *demo) recalcElsewhere(ctx context.Context) error {
+	d.step(4, "Someone else starts a recalculation of scorecard_acme_2025 (it runs %s)", d.opts.RecalcDuration)
+	other, err := apiclient.New(apiclient.Options{BaseURL: d.srv.URL, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
 	if err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	if err := other.RecalculateScorecard(ctx, "scorecard_acme_2025"); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
-	fmt.Fprintln(out, "apply will recalculate that scorecard after changing its plan; the service answers 409 until the running one ends,\n"+
+	fmt.Fprintln(d.out, "apply will recalculate that scorecard after changing its plan; the service answers 409 until the running one ends,\n"+
 		"and apply waits with a capped backoff and asks again.")
+	return nil
+}
 
-	step(5, "eepipe apply %s --report run.xlsx", demoWorkbookName)
+// apply is step 5: the apply, its requests by route, and why its counts
+// differ from the diff's (diffRep).
+func (d *demo) apply(ctx context.Context, diffRep *pipeline.RunReport) error {
+	opts, dir, sb, out := d.opts, d.dir, d.srv.Sandbox, d.out
+	d.step(5, "eepipe apply %s --report run.xlsx", demoWorkbookName)
 	sb.ResetStats()
 	runReport := filepath.Join(dir, "run.xlsx")
-	applyOpts := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
+	applyOpts := &applyOptions{Args: []string{d.wb}, Concurrency: opts.Concurrency, Report: runReport, Quiet: true,
 		RecalcWait: 2*opts.RecalcDuration + 30*time.Second, RecalcBackoff: max(opts.RecalcDuration/6, 100*time.Millisecond),
 		State: demoState(dir), LockDir: demoLockDir(dir)}
-	applyRep, err := runApply(ctx, df, applyOpts)
+	applyRep, err := runApply(ctx, d.df, applyOpts)
 	if err != nil {
 		return err
 	}
-	st = sb.Stats()
+	st := sb.Stats()
 	fmt.Fprintf(out, "The apply sent %s (%s; at most %d in flight with --concurrency %d); by route:\n",
 		pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"), st.MaxInFlight, opts.Concurrency)
 	for _, r := range sortedRoutes(st.ByRoute) {
@@ -235,43 +308,58 @@ accounts:
 	if diffRep != nil && applyRep != nil {
 		fmt.Fprintln(out, demoExplainCounts(diffRep.Summary(), applyRep.Summary()))
 	}
+	return nil
+}
 
-	step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
+// applyAgain is step 6: the service already matches, so nothing is sent.
+func (d *demo) applyAgain(ctx context.Context) error {
+	opts, dir, sb := d.opts, d.dir, d.srv.Sandbox
+	d.step(6, "eepipe apply %s again  (the service already matches: nothing to send)", demoWorkbookName)
 	sb.ResetStats()
-	again := &applyOptions{Args: []string{wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
+	again := &applyOptions{Args: []string{d.wb}, Concurrency: opts.Concurrency, Report: filepath.Join(dir, "run-again.json"), NoRecalc: true, Quiet: true,
 		State: demoState(dir), LockDir: demoLockDir(dir)}
-	if _, err := runApply(ctx, df, again); err != nil {
+	if _, err := runApply(ctx, d.df, again); err != nil {
 		return err
 	}
-	st = sb.Stats()
-	fmt.Fprintf(out, "The second apply sent %s (lookups, lists and gets) and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
+	st := sb.Stats()
+	fmt.Fprintf(d.out, "The second apply sent %s (lookups, lists and gets) and %s.\n", pipeline.Plural(int(st.Requests), "request"), pipeline.Plural(int(st.Writes), "write"))
 	if st.Writes != 0 {
 		return exitf(ExitFatal, "demo: the second apply wrote %s; it should write nothing", pipeline.Plural(int(st.Writes), "time"))
 	}
+	return nil
+}
 
-	grid := filepath.Join(dir, demoGridName)
-	step(7, "eepipe export -o %s  (the plans as grid workbooks: the layout people fill in)", demoGridName)
-	if err := runExport(ctx, df, &exportOptions{Output: grid, Layout: layoutGrid, Concurrency: opts.Concurrency, Force: true}); err != nil {
+// exportAndReconcile are steps 7 and 8: the plans exported as grid
+// workbooks, one cell changed, and the reconciliation that finds it.
+func (d *demo) exportAndReconcile(ctx context.Context) error {
+	opts, dir, out := d.opts, d.dir, d.out
+	d.grid = filepath.Join(dir, demoGridName)
+	d.step(7, "eepipe export -o %s  (the plans as grid workbooks: the layout people fill in)", demoGridName)
+	if err := runExport(ctx, d.df, &exportOptions{Output: d.grid, Layout: layoutGrid, Concurrency: opts.Concurrency, Force: true}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "%s: an Overview sheet and one sheet per plan, each financial year a grid of occupational levels (down)\n"+
 		"by race and gender (across), for all employees and for employees with disabilities; plan ids and company\n"+
-		"identifiers are filled in, so applying it unchanged sends nothing.\n", grid)
-	edit, err := demoEditGrid(grid)
+		"identifiers are filled in, so applying it unchanged sends nothing.\n", d.grid)
+	edit, err := demoEditGrid(d.grid)
 	if err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	fmt.Fprintf(out, "A consultant changes one cell: %s.\n", edit)
 
-	step(8, "eepipe reconcile %s --report reconcile.xlsx  (the workbook against the service, cell by cell; sends only reads)", demoGridName)
+	d.step(8, "eepipe reconcile %s --report reconcile.xlsx  (the workbook against the service, cell by cell; sends only reads)", demoGridName)
 	recReport := filepath.Join(dir, "reconcile.xlsx")
-	if err := runReconcile(ctx, df, &reconcileOptions{Args: []string{grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency, State: demoState(dir)}); err != nil && exitCode(err) != ExitDiff {
+	if err := runReconcile(ctx, d.df, &reconcileOptions{Args: []string{d.grid}, Reports: []string{recReport}, Concurrency: opts.Concurrency, State: demoState(dir)}); err != nil && exitCode(err) != ExitDiff {
 		return err
 	}
 	fmt.Fprintln(out, "Reconcile finds exactly the changed cell (exit 1: differences); reconcile.xlsx is a copy of the workbook with\n"+
 		"that cell marked and a sheet listing every difference.")
+	return nil
+}
 
-	step(9, "Outputs, in %s (reused by the next run)", dir)
+// listOutputs is step 9: what the demo left in its folder.
+func (d *demo) listOutputs() {
+	d.step(9, "Outputs, in %s (reused by the next run)", d.dir)
 	for _, o := range []struct{ name, what string }{
 		{demoWorkbookName, "the sample workbook (flat layout)"},
 		{demoGridName, "the plans exported as grid workbooks, with the one changed counter"},
@@ -280,12 +368,18 @@ accounts:
 		{"run.xlsx", "the apply's run report: one line per input row with outcome, plan, milestone and target ids, counters changed"},
 		{"run-again.json", "the second apply's report: everything unchanged"},
 		{"reconcile.xlsx", "the reconciliation of the grid workbook: the changed cell marked"},
-		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(dir, "state.db") + "')"},
+		{"state.db", "the run history the applies recorded (eepipe history --state '" + filepath.Join(d.dir, "state.db") + "')"},
 		{"locks/", "the applies' account locks (empty files; the demo's service is its own, so its locks stay here)"},
 	} {
-		fmt.Fprintf(out, "  %-18s %s\n", o.name, o.what)
+		fmt.Fprintf(d.out, "  %-18s %s\n", o.name, o.what)
 	}
+}
 
+// serve ends the demo: without --serve it says how to continue; with it,
+// it prints the commands to continue with and keeps the sandbox up until
+// ctx is done.
+func (d *demo) serve(ctx context.Context) error {
+	opts, dir, out := d.opts, d.dir, d.out
 	prog := opts.Program
 	if prog == "" {
 		prog = demoProgram()
@@ -296,19 +390,19 @@ accounts:
 		fmt.Fprintln(out, "\nREADME.md and docs/configuration.md explain configuring the real service.")
 		return nil
 	}
-	cfgQ, gridQ := demoShellQuote(cfgPath), demoShellQuote(grid)
+	cfgQ, gridQ := demoShellQuote(d.cfgPath), demoShellQuote(d.grid)
 	var exports []string
 	for _, kv := range demoSecrets {
 		exports = append(exports, kv[0]+"="+kv[1])
 	}
 	// The demo's run history and locks stay in its folder, not the user's.
 	exports = append(exports, envState+"="+demoShellQuote(demoState(dir).Path), envLockDir+"="+demoShellQuote(demoLockDir(dir)))
-	fmt.Fprintf(out, "\nThe sandbox keeps running at %s until Ctrl-C. Continue in another terminal; copy these lines:\n\n", srv.URL)
+	fmt.Fprintf(out, "\nThe sandbox keeps running at %s until Ctrl-C. Continue in another terminal; copy these lines:\n\n", d.srv.URL)
 	fmt.Fprintf(out, "  export %s\n", strings.Join(exports, " "))
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # the changed counter is the one difference (exit 1)\n", prog, cfgQ, gridQ)
 	fmt.Fprintf(out, "  %s --config %s apply %s       # sends exactly that counter\n", prog, cfgQ, gridQ)
 	fmt.Fprintf(out, "  %s --config %s reconcile %s   # in sync now (exit 0)\n", prog, cfgQ, gridQ)
-	fmt.Fprintf(out, "\nThen edit any counter in %s (or %s) and run diff, apply and reconcile again.\n", gridQ, demoShellQuote(wb))
+	fmt.Fprintf(out, "\nThen edit any counter in %s (or %s) and run diff, apply and reconcile again.\n", gridQ, demoShellQuote(d.wb))
 	if opts.Ready != nil {
 		opts.Ready()
 	}

@@ -25,7 +25,12 @@
 // and pipeline.NamedAccounts (accountlock.go only builds it from the
 // configuration); which accounts and plans an export reads is
 // pipeline.ExportSources and pipeline.ReadExport; which changes are held
-// back against the run history is pipeline.HoldBack.
+// back against the run history is pipeline.HoldBack. The apply path calls
+// nothing back in the command for a decision: the command passes
+// pipeline adapters in (its progress display is the runner's
+// pipeline.Observer; the state store and the run's record its
+// pipeline.RunHistory) and the runner checks the served catalog, records
+// the run and its status itself; the command prints what comes out.
 //
 // cmd/eepipe is the only package that builds the outside world: the
 // apiclient.Client, its pipeline/planapi adapters, the pipeline/filelock

@@ -172,6 +172,29 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkExportOptions(opts); err != nil {
+		return err
+	}
+	var cat *pipeline.Catalog
+	if f.CatalogPath != "" {
+		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
+			return exitf(ExitInvalid, "%v", err)
+		}
+	}
+	ctx, run, err := startRun(ctx, f, "export", &opts.Schedule)
+	if err != nil {
+		return err
+	}
+	e := &exportRun{f: f, opts: opts, run: run, log: log, target: target, cat: cat}
+	err = e.scheduled(ctx)
+	run.noteKeyExpiry(e.accounts, e.clients)
+	return run.finish(ctx, err, zap.Int("plans_exported", e.written), zap.String("layout", target.layout))
+}
+
+// checkExportOptions validates the flags before anything else: the
+// output (not overwritten without --force, its folder there), the
+// concurrency and the plan ids.
+func checkExportOptions(opts *exportOptions) error {
 	if err := refuseOverwrite(opts.Output, opts.Schedule.OutputDir == "" && !opts.Force); err != nil {
 		return err
 	}
@@ -186,130 +209,148 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 			return exitf(ExitInvalid, "--plan %d: a plan id is a positive whole number", id)
 		}
 	}
-	var cat *pipeline.Catalog
-	if f.CatalogPath != "" {
-		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
-			return exitf(ExitInvalid, "%v", err)
-		}
-	}
-	ctx, run, err := startRun(ctx, f, "export", &opts.Schedule)
+	return nil
+}
+
+// exportRun is one run of export: its options, and what it got to (the
+// accounts and clients, the plans written) for the summary.
+type exportRun struct {
+	f      *Factory
+	opts   *exportOptions
+	run    *scheduledRun
+	log    *zap.Logger
+	target exportTarget
+	cat    *pipeline.Catalog // --catalog, or nil: the service's
+
+	cfg      *Config
+	sources  []pipeline.ExportSource
+	accounts []pipeline.Account
+	clients  []*apiclient.Client
+	written  int
+}
+
+// scheduled is the export within its scheduled run: the configuration,
+// the clients and the accounts to read, then the file written (a CSV
+// streamed, an XLSX from the plans read whole).
+func (e *exportRun) scheduled(ctx context.Context) error {
+	f, opts, log := e.f, e.opts, e.log
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true, Lookup: len(opts.Companies) > 0})
 	if err != nil {
 		return err
 	}
+	e.cfg = cfg
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	var finder pipeline.CompanyFinder
+	e.accounts, finder, e.clients, err = connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	configured := make([]pipeline.CompanyIDs, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		configured[i] = a.Company
+	}
+	if e.sources, err = exportSources(ctx, e.run, e.accounts, configured, finder, opts.Companies); err != nil {
+		return err
+	}
+	if !e.target.xlsx {
+		return e.streamCSV(ctx)
+	}
+	return e.writeXLSX(ctx)
+}
+
+// streamCSV writes a CSV export as it streams: each plan goes to the
+// file as soon as it is read, and nothing is held.
+func (e *exportRun) streamCSV(ctx context.Context) error {
+	f, opts, run, log, target := e.f, e.opts, e.run, e.log, e.target
+	path := run.outputPath(target.base)
 	var (
-		accounts []pipeline.Account
-		clients  []*apiclient.Client
-		written  int
+		missing []int64
+		refused []*pipeline.AccountRefusedError
 	)
-	err = func() error {
-		cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true, Lookup: len(opts.Companies) > 0})
-		if err != nil {
-			return err
+	err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+		var sink interface {
+			Write(*pipeline.InputPlan) error
+			Close() error
 		}
-		for _, w := range cfg.Warnings {
-			log.Warn(w)
-		}
-		var finder pipeline.CompanyFinder
-		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
-		if err != nil {
-			return err
-		}
-		configured := make([]pipeline.CompanyIDs, len(cfg.Accounts))
-		for i, a := range cfg.Accounts {
-			configured[i] = a.Company
-		}
-		sources, err := exportSources(ctx, run, accounts, configured, finder, opts.Companies)
-		if err != nil {
-			return err
-		}
-		if !target.xlsx {
-			// A CSV export streams: each plan goes to the file as soon as
-			// it is read, and nothing is held.
-			path := run.outputPath(target.base)
-			var (
-				missing []int64
-				refused []*pipeline.AccountRefusedError
-			)
-			err := formats.WriteFileAtomic(path, func(w io.Writer) error {
-				var sink interface {
-					Write(*pipeline.InputPlan) error
-					Close() error
-				}
-				open := func(served *pipeline.Catalog) {
-					c := cat
-					if c == nil {
-						c = served
-					}
-					if target.layout == layoutLong {
-						sink = formats.NewLongCSVWriter(w, c)
-					} else {
-						sink = formats.NewFlatCSVWriter(w, c)
-					}
-				}
-				var (
-					served *pipeline.Catalog
-					err    error
-				)
-				missing, served, refused, err = eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, served *pipeline.Catalog) error {
-					if sink == nil {
-						open(served)
-					}
-					written++
-					return sink.Write(p.Plan)
-				})
-				if err != nil {
-					return err
-				}
-				if timedOut(ctx) || ctx.Err() != nil {
-					return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", written)
-				}
-				if sink == nil {
-					open(served)
-				}
-				return sink.Close()
-			})
-			if err != nil {
-				written = 0
-				var ee *ExitError
-				if errors.As(err, &ee) {
-					return ee
-				}
-				return exitf(ExitFatal, "%v", err)
+		open := func(served *pipeline.Catalog) {
+			c := e.cat
+			if c == nil {
+				c = served
 			}
-			run.wrote(path, target.base)
-			return exportOutcome(f, path, target, written, missing, refused, len(accounts))
+			if target.layout == layoutLong {
+				sink = formats.NewLongCSVWriter(w, c)
+			} else {
+				sink = formats.NewFlatCSVWriter(w, c)
+			}
 		}
-		fetchStart := time.Now()
-		plans, missing, served, refused, err := fetchExportPlans(ctx, sources, opts, log)
+		var (
+			served *pipeline.Catalog
+			err    error
+		)
+		missing, served, refused, err = eachExportPlan(ctx, e.sources, opts, log, func(p formats.ExportPlan, served *pipeline.Catalog) error {
+			if sink == nil {
+				open(served)
+			}
+			e.written++
+			return sink.Write(p.Plan)
+		})
 		if err != nil {
 			return err
 		}
 		if timedOut(ctx) || ctx.Err() != nil {
-			return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", len(plans))
+			return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", e.written)
 		}
-		if cat == nil {
-			cat = served
+		if sink == nil {
+			open(served)
 		}
-		if cat == nil {
-			cat = pipeline.DefaultCatalog()
+		return sink.Close()
+	})
+	if err != nil {
+		e.written = 0
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return ee
 		}
-		log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
-		path := run.outputPath(target.base)
-		writeStart := time.Now()
-		var notExported []string
-		for _, ar := range refused {
-			notExported = append(notExported, "the plans of account "+ar.Account+" (its key was refused)")
-		}
-		if err := writeExport(path, target, plans, cat, cfg.BaseURL, notExported, f, opts); err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-		log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
-		written = len(plans)
-		run.wrote(path, target.base)
-		return exportOutcome(f, path, target, written, missing, refused, len(accounts))
-	}()
-	run.noteKeyExpiry(accounts, clients)
-	return run.finish(ctx, err, zap.Int("plans_exported", written), zap.String("layout", target.layout))
+		return exitf(ExitFatal, "%v", err)
+	}
+	run.wrote(path, target.base)
+	return exportOutcome(f, path, target, e.written, missing, refused, len(e.accounts))
+}
+
+// writeXLSX reads every plan, then writes the XLSX export.
+func (e *exportRun) writeXLSX(ctx context.Context) error {
+	f, opts, run, log, target := e.f, e.opts, e.run, e.log, e.target
+	fetchStart := time.Now()
+	plans, missing, served, refused, err := fetchExportPlans(ctx, e.sources, opts, log)
+	if err != nil {
+		return err
+	}
+	if timedOut(ctx) || ctx.Err() != nil {
+		return exitf(ExitFatal, "stopped before every plan was read (%d read); no partial export was written", len(plans))
+	}
+	cat := e.cat
+	if cat == nil {
+		cat = served
+	}
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
+	path := run.outputPath(target.base)
+	writeStart := time.Now()
+	var notExported []string
+	for _, ar := range refused {
+		notExported = append(notExported, "the plans of account "+ar.Account+" (its key was refused)")
+	}
+	if err := writeExport(path, target, plans, cat, e.cfg.BaseURL, notExported, f, opts); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
+	e.written = len(plans)
+	run.wrote(path, target.base)
+	return exportOutcome(f, path, target, e.written, missing, refused, len(e.accounts))
 }
 
 // exportSources picks the accounts to export (pipeline.ExportSources)

@@ -70,134 +70,182 @@ store cannot be read.`,
 }
 
 func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
-	q := pipeline.HistoryQuery{Account: opts.Account, PlanID: opts.PlanID, Counter: strings.TrimSpace(opts.Counter)}
-	if opts.Since != "" {
-		t, err := time.Parse(time.RFC3339, opts.Since)
-		if err != nil {
-			d, derr := pipeline.ParseDate(opts.Since)
-			if derr != nil {
-				return exitf(ExitInvalid, "--since %q: give a date (2026-11-01) or an RFC 3339 time", opts.Since)
-			}
-			t = d.Time()
-		}
-		q.Since = t
+	q, err := historyQuery(opts)
+	if err != nil {
+		return err
 	}
-	if opts.Report != "" {
-		switch strings.ToLower(opts.Report[strings.LastIndex(opts.Report, ".")+1:]) {
-		case "json", "csv", "xlsx":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
-		}
-		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
-			return err
-		}
+	if err := checkHistoryReport(opts.Report); err != nil {
+		return err
 	}
 	cfg, err := loadConfig(f, connFlags{}, configNeeds{})
 	if err != nil {
 		return err
 	}
-	if loc, err := stateLocation(cfg, &opts.State); err == nil && !statestore.IsPostgres(loc) {
-		if _, serr := os.Stat(loc); errors.Is(serr, fs.ErrNotExist) {
-			// Reading creates nothing: a mistyped --state is not a new,
-			// empty store.
-			fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
-			if opts.Report != "" {
-				if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{}); err != nil {
-					return exitf(ExitFatal, "%v", err)
-				}
-				fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
-			}
-			return nil
-		}
+	if none, err := noHistory(f, cfg, opts); none || err != nil {
+		return err
 	}
 	st, err := openState(ctx, f, cfg, &opts.State, 0)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	runs, err := st.Runs(ctx, q)
+	h, err := readHistory(ctx, st, q)
 	if err != nil {
-		return exitf(ExitFatal, "%v", err)
-	}
-	entries, err := st.History(ctx, q)
-	if err != nil {
-		return exitf(ExitFatal, "%v", err)
-	}
-	planWrites, err := st.PlanWrites(ctx, q)
-	if err != nil {
-		return exitf(ExitFatal, "%v", err)
-	}
-	plansByRun := map[int64][]pipeline.PlanWriteEntry{}
-	for _, p := range planWrites {
-		plansByRun[p.RunID] = append(plansByRun[p.RunID], p)
+		return err
 	}
 	var b strings.Builder
 	if q.Counter != "" {
-		fmt.Fprintf(&b, "Values eepipe wrote to %s:\n", q.Counter)
-		n := 0
-		for _, e := range entries {
-			if !e.Sent {
-				continue
-			}
-			n++
-			fmt.Fprintf(&b, "  %s  run %d (%s@%s)  %s plan %d %q %s  %s -> %d  from %s%s\n",
-				e.At.UTC().Format("2006-01-02 15:04 UTC"), e.Run.ID, e.Run.User, e.Run.Host, e.Account, e.PlanID, e.PlanName,
-				targetWords(e), beforeText(e.Before), e.After, e.File, outcomeWords(e.Outcome))
-		}
-		if n == 0 {
-			b.WriteString("  (none)\n")
-		}
+		writeCounterHistory(&b, q.Counter, h.Entries)
 	} else {
-		counted := false // some run's counters were counted, not listed
-		byRun := map[int64][]pipeline.HistoryEntry{}
-		inSync := map[int64]int{}
-		for _, e := range entries {
-			if e.Sent {
-				byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
-			} else if e.Outcome == "ok" {
-				inSync[e.Run.ID]++
-			}
-		}
-		for _, r := range runs {
-			fmt.Fprintf(&b, "run %d  %s  %s@%s  %s  accounts %s  %s\n", r.ID, r.Started.UTC().Format("2006-01-02 15:04 UTC"),
-				r.User, r.Host, r.Status, strings.Join(r.Accounts, ", "), r.Service)
-			fmt.Fprintf(&b, "    command: %s\n", r.Command)
-			for _, fl := range r.Files {
-				fmt.Fprintf(&b, "    file: %s (sha256 %s)\n", fl.Path, fl.SHA256)
-			}
-			if r.ChangeSet != "" {
-				fmt.Fprintf(&b, "    change set: %s\n", r.ChangeSet)
-			}
-			for _, p := range plansByRun[r.ID] {
-				fmt.Fprintf(&b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
-			}
-			if f.Verbose {
-				for _, e := range byRun[r.ID] {
-					fmt.Fprintf(&b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
-						beforeText(e.Before), e.After, outcomeWords(e.Outcome))
-				}
-			} else {
-				counted = counted || len(byRun[r.ID]) > 0
-				writeRunCounts(&b, byRun[r.ID])
-			}
-			if n := inSync[r.ID]; n > 0 {
-				fmt.Fprintf(&b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
-			}
-		}
-		fmt.Fprintf(&b, "%s.\n", pipeline.Plural(len(runs), "run"))
-		if counted {
-			b.WriteString("Counters are counted, not listed: -v lists each one (before -> after); --report FILE (.xlsx, .csv or .json) writes them all.\n")
-		}
+		writeRunsHistory(&b, h, f.Verbose)
 	}
 	if _, err := fmt.Fprint(f.IO.Out, b.String()); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if opts.Report != "" {
-		if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}); err != nil {
-			return exitf(ExitFatal, "%v", err)
+	return writeHistoryReport(f, opts.Report, h)
+}
+
+// historyQuery is the query the flags ask for; --since is a date or an
+// RFC 3339 time.
+func historyQuery(opts *historyOptions) (pipeline.HistoryQuery, error) {
+	q := pipeline.HistoryQuery{Account: opts.Account, PlanID: opts.PlanID, Counter: strings.TrimSpace(opts.Counter)}
+	if opts.Since != "" {
+		t, err := time.Parse(time.RFC3339, opts.Since)
+		if err != nil {
+			d, derr := pipeline.ParseDate(opts.Since)
+			if derr != nil {
+				return q, exitf(ExitInvalid, "--since %q: give a date (2026-11-01) or an RFC 3339 time", opts.Since)
+			}
+			t = d.Time()
 		}
-		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
+		q.Since = t
 	}
+	return q, nil
+}
+
+// checkHistoryReport checks --report's name and folder before anything
+// is read.
+func checkHistoryReport(report string) error {
+	if report == "" {
+		return nil
+	}
+	switch strings.ToLower(report[strings.LastIndex(report, ".")+1:]) {
+	case "json", "csv", "xlsx":
+	default:
+		return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", report)
+	}
+	return refuseMissingFolder("--report", report, "")
+}
+
+// noHistory reports (none) an SQLite store that does not exist, and says
+// so (with an empty report for --report): reading creates nothing, so a
+// mistyped --state is not a new, empty store.
+func noHistory(f *Factory, cfg *Config, opts *historyOptions) (none bool, err error) {
+	loc, err := stateLocation(cfg, &opts.State)
+	if err != nil || statestore.IsPostgres(loc) {
+		return false, nil
+	}
+	if _, serr := os.Stat(loc); !errors.Is(serr, fs.ErrNotExist) {
+		return false, nil
+	}
+	fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
+	return true, writeHistoryReport(f, opts.Report, &formats.HistoryReport{})
+}
+
+// readHistory reads the runs, the counter writes and the plan writes q
+// asks for.
+func readHistory(ctx context.Context, st *statestore.Store, q pipeline.HistoryQuery) (*formats.HistoryReport, error) {
+	runs, err := st.Runs(ctx, q)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%v", err)
+	}
+	entries, err := st.History(ctx, q)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%v", err)
+	}
+	planWrites, err := st.PlanWrites(ctx, q)
+	if err != nil {
+		return nil, exitf(ExitFatal, "%v", err)
+	}
+	return &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}, nil
+}
+
+// writeCounterHistory writes every value eepipe wrote to counter.
+func writeCounterHistory(b *strings.Builder, counter string, entries []pipeline.HistoryEntry) {
+	fmt.Fprintf(b, "Values eepipe wrote to %s:\n", counter)
+	n := 0
+	for _, e := range entries {
+		if !e.Sent {
+			continue
+		}
+		n++
+		fmt.Fprintf(b, "  %s  run %d (%s@%s)  %s plan %d %q %s  %s -> %d  from %s%s\n",
+			e.At.UTC().Format("2006-01-02 15:04 UTC"), e.Run.ID, e.Run.User, e.Run.Host, e.Account, e.PlanID, e.PlanName,
+			targetWords(e), beforeText(e.Before), e.After, e.File, outcomeWords(e.Outcome))
+	}
+	if n == 0 {
+		b.WriteString("  (none)\n")
+	}
+}
+
+// writeRunsHistory writes each run: who, where, its files, its plan
+// requests and its counters (counted per plan, or each one with verbose).
+func writeRunsHistory(b *strings.Builder, h *formats.HistoryReport, verbose bool) {
+	plansByRun := map[int64][]pipeline.PlanWriteEntry{}
+	for _, p := range h.PlanWrites {
+		plansByRun[p.RunID] = append(plansByRun[p.RunID], p)
+	}
+	counted := false // some run's counters were counted, not listed
+	byRun := map[int64][]pipeline.HistoryEntry{}
+	inSync := map[int64]int{}
+	for _, e := range h.Entries {
+		if e.Sent {
+			byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
+		} else if e.Outcome == "ok" {
+			inSync[e.Run.ID]++
+		}
+	}
+	for _, r := range h.Runs {
+		fmt.Fprintf(b, "run %d  %s  %s@%s  %s  accounts %s  %s\n", r.ID, r.Started.UTC().Format("2006-01-02 15:04 UTC"),
+			r.User, r.Host, r.Status, strings.Join(r.Accounts, ", "), r.Service)
+		fmt.Fprintf(b, "    command: %s\n", r.Command)
+		for _, fl := range r.Files {
+			fmt.Fprintf(b, "    file: %s (sha256 %s)\n", fl.Path, fl.SHA256)
+		}
+		if r.ChangeSet != "" {
+			fmt.Fprintf(b, "    change set: %s\n", r.ChangeSet)
+		}
+		for _, p := range plansByRun[r.ID] {
+			fmt.Fprintf(b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
+		}
+		if verbose {
+			for _, e := range byRun[r.ID] {
+				fmt.Fprintf(b, "    %s plan %d %q %s %s: %s -> %d%s\n", e.Account, e.PlanID, e.PlanName, targetWords(e), e.Counter,
+					beforeText(e.Before), e.After, outcomeWords(e.Outcome))
+			}
+		} else {
+			counted = counted || len(byRun[r.ID]) > 0
+			writeRunCounts(b, byRun[r.ID])
+		}
+		if n := inSync[r.ID]; n > 0 {
+			fmt.Fprintf(b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
+		}
+	}
+	fmt.Fprintf(b, "%s.\n", pipeline.Plural(len(h.Runs), "run"))
+	if counted {
+		b.WriteString("Counters are counted, not listed: -v lists each one (before -> after); --report FILE (.xlsx, .csv or .json) writes them all.\n")
+	}
+}
+
+// writeHistoryReport writes h to report (--report), when one is asked for.
+func writeHistoryReport(f *Factory, report string, h *formats.HistoryReport) error {
+	if report == "" {
+		return nil
+	}
+	if err := formats.WriteHistoryReport(report, h); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", report)
 	return nil
 }
 

@@ -53,7 +53,7 @@ func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
 	})
 	delete(edu, "number_of_white_male_middle_managers")
 	delete(edu, "number_of_white_male_junior_managers")
-	plans := []*pipeline.InputPlan{{Name: "Partly assessed", Sector: "Education", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+	plans := []*pipeline.InputPlan{{Name: "Partly assessed", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(edu)},
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_female_junior_managers": 1}))},
@@ -198,7 +198,7 @@ func TestRecalcFindsTheOwner(t *testing.T) {
 func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "plan.xlsx")
-	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
 	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
 		t.Fatal(err)
@@ -354,7 +354,7 @@ func TestValidateConfigProblemsLaidOut(t *testing.T) {
 func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "plan.xlsx")
-	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
 	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,9 @@ var progressInterval = 10 * time.Second
 
 // progress shows a run's progress: an mpb bar of the plans to change when
 // stderr is a terminal, and a zap summary every progressInterval
-// otherwise (cron, CI). Recalculation waits are logged in both cases.
+// otherwise (cron, CI). Recalculation waits are logged in both cases. It
+// is the runner's pipeline.Observer: it is told what the run did and
+// decides nothing of it.
 type progress struct {
 	f      *Factory
 	log    *zap.Logger
@@ -35,7 +37,9 @@ type progress struct {
 	all     int
 	changed int
 	every   bool // the bar counts every plan (startAll), not only those to change
-	shown   int  // plans shown by showPlan
+	shown   int  // plans shown by PlanCompared
+	show    bool // PlanCompared shows each plan (showPlans)
+	showAll bool // unchanged plans too
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -119,36 +123,45 @@ func (p *progress) startAll(ctx context.Context, all int) {
 	p.start(ctx, all, all)
 }
 
-// maxShownPlans bounds the plans showPlan lists on a terminal.
+// maxShownPlans bounds the plans PlanCompared lists on a terminal.
 const maxShownPlans = 30
 
-// showPlan returns the runner's OnDiff for a terminal: each plan to
-// change (or failed; unchanged too with unchanged) is shown as it is
-// about to be written, above the bar, up to maxShownPlans, then one line
-// says the rest are not listed.
-func (p *progress) showPlan(unchanged bool) func(*pipeline.PlanDiff) {
-	return func(d *pipeline.PlanDiff) {
-		if d.Action == pipeline.ActionUnchanged && !unchanged {
-			return
-		}
-		p.mu.Lock()
-		p.shown++
-		n := p.shown
-		p.mu.Unlock()
-		var b strings.Builder
-		switch {
-		case n <= maxShownPlans:
-			if n == 1 {
-				b.WriteString("Each plan as it is compared, then written:\n")
-			}
-			_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12})
-		case n == maxShownPlans+1:
-			fmt.Fprintf(&b, "(more plans are applied without being listed here; eepipe diff lists every change)\n")
-		default:
-			return
-		}
-		p.print(b.String())
+// showPlans has PlanCompared show each plan on a terminal; unchanged
+// shows the unchanged plans too.
+func (p *progress) showPlans(unchanged bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.show, p.showAll = true, unchanged
+}
+
+// PlanCompared implements pipeline.Observer. With showPlans each plan to
+// change (or failed; unchanged too with showPlans(true)) is shown as it
+// is about to be written, above the bar, up to maxShownPlans, then one
+// line says the rest are not listed.
+func (p *progress) PlanCompared(d *pipeline.PlanDiff) {
+	p.mu.Lock()
+	show, unchanged := p.show, p.showAll
+	p.mu.Unlock()
+	if !show || d.Action == pipeline.ActionUnchanged && !unchanged {
+		return
 	}
+	p.mu.Lock()
+	p.shown++
+	n := p.shown
+	p.mu.Unlock()
+	var b strings.Builder
+	switch {
+	case n <= maxShownPlans:
+		if n == 1 {
+			b.WriteString("Each plan as it is compared, then written:\n")
+		}
+		_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12})
+	case n == maxShownPlans+1:
+		fmt.Fprintf(&b, "(more plans are applied without being listed here; eepipe diff lists every change)\n")
+	default:
+		return
+	}
+	p.print(b.String())
 }
 
 // print writes s above the bar when one is shown, else to stderr.
@@ -164,8 +177,9 @@ func (p *progress) print(s string) {
 	_, _ = io.WriteString(p.f.IO.ErrOut, s)
 }
 
-// planDone is the runner's OnPlanDone.
-func (p *progress) planDone(res *pipeline.PlanResult) {
+// PlanDone implements pipeline.Observer: the bar counts the plan, and a
+// failed plan is logged when no bar shows it.
+func (p *progress) PlanDone(res *pipeline.PlanResult) {
 	p.mu.Lock()
 	bar := p.bar
 	p.mu.Unlock()
@@ -197,8 +211,8 @@ func (p *progress) planDone(res *pipeline.PlanResult) {
 	}
 }
 
-// recalc is the runner's OnRecalc.
-func (p *progress) recalc(ev pipeline.RecalcEvent) {
+// Recalc implements pipeline.Observer: recalculations are logged.
+func (p *progress) Recalc(ev pipeline.RecalcEvent) {
 	fields := []zap.Field{zap.String("scorecard", ev.ScorecardID), zap.String("account", ev.Account)}
 	switch {
 	case ev.Waiting > 0:

@@ -23,7 +23,7 @@ func TestPlanDoneDebugLine(t *testing.T) {
 		PlanID:  12,
 	}
 	core, logs := observer.New(zapcore.DebugLevel)
-	newProgress(&Factory{}, zap.New(core)).planDone(res)
+	newProgress(&Factory{}, zap.New(core)).PlanDone(res)
 	got := logs.FilterMessage("plan done").All()
 	if len(got) != 1 || got[0].ContextMap()["plan"] != `plan 12 "Acme 2025"` || got[0].ContextMap()["outcome"] != "updated" {
 		t.Fatalf("debug: %+v", logs.All())
@@ -31,8 +31,8 @@ func TestPlanDoneDebugLine(t *testing.T) {
 
 	core, logs = observer.New(zapcore.InfoLevel)
 	p := newProgress(&Factory{}, zap.New(core))
-	if n := testing.AllocsPerRun(100, func() { p.planDone(res) }); n != 0 {
-		t.Errorf("debug off: planDone allocates %v times per plan, want 0 (the debug line is built anyway)", n)
+	if n := testing.AllocsPerRun(100, func() { p.PlanDone(res) }); n != 0 {
+		t.Errorf("debug off: PlanDone allocates %v times per plan, want 0 (the debug line is built anyway)", n)
 	}
 	if logs.Len() != 0 {
 		t.Errorf("debug off: %+v", logs.All())

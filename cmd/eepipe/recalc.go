@@ -59,13 +59,8 @@ configuration, 3 fatal.`,
 }
 
 func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
-	for _, id := range opts.Args {
-		if !strings.HasPrefix(id, "scorecard_") {
-			return exitf(ExitInvalid, "%q is not a scorecard id (scorecard ids start with scorecard_)", id)
-		}
-	}
-	if opts.RecalcWait < 0 {
-		return exitf(ExitInvalid, "--recalc-wait must not be negative")
+	if err := checkRecalcOptions(opts); err != nil {
+		return err
 	}
 	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
 	if err != nil {
@@ -75,73 +70,32 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	account := opts.Account
-	if account == "" && len(cfg.Accounts) == 1 {
-		account = cfg.Accounts[0].Name
-	}
-	if account != "" {
-		found := false
-		for _, a := range cfg.Accounts {
-			if pipeline.SameAccount(a.Name, account) {
-				found, account = true, a.Name // the configured spelling
-			}
-		}
-		if !found {
-			return exitf(ExitInvalid, "--account %s is not a configured account", account)
-		}
+	account, err := recalcAccount(cfg, opts.Account)
+	if err != nil {
+		return err
 	}
 	cfg.Lookup = LookupConfig{} // recalc needs no lookup
 	accounts, _, clients, err := connect(cfg, log, opts.HTTPClient)
 	if err != nil {
 		return err
 	}
-	// With several accounts and no --account, each scorecard's account is
-	// the one that sees it (one GET per account).
-	owner := map[string]string{}
-	// unowned are the scorecards no account that could be asked sees while
-	// another account's key pair was refused: they fail, the others go on.
-	unowned := map[string]error{}
-	for _, id := range opts.Args {
-		if account != "" {
-			owner[id] = account
-			continue
-		}
-		if _, done := owner[id]; done {
-			continue
-		}
-		if _, done := unowned[id]; done {
-			continue
-		}
-		name, err := pipeline.ScorecardOwner(cmd.Context(), accounts, id)
-		var refused *pipeline.AccountRefusedError
-		switch {
-		case errors.Is(err, pipeline.ErrScorecardOwner):
-			return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
-		case errors.As(err, &refused):
-			unowned[id] = err
-			continue
-		case err != nil:
-			return exitf(ExitFatal, "%v", err)
-		}
-		log.Debug("scorecard owner found: " + id + " on account " + name)
-		owner[id] = name
+	reqs, unowned, err := pipeline.RecalcRequests(cmd.Context(), accounts, account, opts.Args)
+	switch {
+	case errors.Is(err, pipeline.ErrScorecardOwner):
+		return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
+	case err != nil:
+		return exitf(ExitFatal, "%v", err)
 	}
-	prog := newProgress(f, log)
+	if account == "" {
+		for _, q := range reqs {
+			log.Debug("scorecard owner found: " + q.ScorecardID + " on account " + q.Account)
+		}
+	}
 	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
-		Now: f.Now, OnRecalc: prog.recalc})
-	var reqs []pipeline.RecalcRequest
-	seen := map[string]bool{}
-	failed := 0
-	for _, id := range opts.Args {
-		if err, ok := unowned[id]; ok && !seen[id] {
-			seen[id] = true
-			failed++
-			fmt.Fprintf(f.IO.Out, "%s: not recalculated: %v\n", id, err)
-		}
-		if !seen[id] {
-			seen[id] = true
-			reqs = append(reqs, pipeline.RecalcRequest{Account: owner[id], ScorecardID: id})
-		}
+		Now: f.Now, Observer: newProgress(f, log)})
+	failed := len(unowned)
+	for _, u := range unowned {
+		fmt.Fprintf(f.IO.Out, "%s: not recalculated: %v\n", u.ScorecardID, u.Err)
 	}
 	if len(reqs) == 0 {
 		// Every scorecard's owner was refused: nothing can be done.
@@ -150,6 +104,55 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	}
 	results := runner.Recalc(cmd.Context(), reqs)
 	warnKeyExpiry(log, clients)
+	failed += printRecalcResults(f, results)
+	switch {
+	case runner.Fatal() != nil || cmd.Context().Err() != nil:
+		return silentExit(ExitFatal)
+	case failed > 0:
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// checkRecalcOptions validates the arguments and flags before anything
+// else.
+func checkRecalcOptions(opts *recalcOptions) error {
+	for _, id := range opts.Args {
+		if !strings.HasPrefix(id, "scorecard_") {
+			return exitf(ExitInvalid, "%q is not a scorecard id (scorecard ids start with scorecard_)", id)
+		}
+	}
+	if opts.RecalcWait < 0 {
+		return exitf(ExitInvalid, "--recalc-wait must not be negative")
+	}
+	return nil
+}
+
+// recalcAccount is the account every scorecard is recalculated on
+// (--account, in its configured spelling, or the only account), or ""
+// when each scorecard's account is to be found.
+func recalcAccount(cfg *Config, account string) (string, error) {
+	if account == "" && len(cfg.Accounts) == 1 {
+		account = cfg.Accounts[0].Name
+	}
+	if account == "" {
+		return "", nil
+	}
+	found := false
+	for _, a := range cfg.Accounts {
+		if pipeline.SameAccount(a.Name, account) {
+			found, account = true, a.Name // the configured spelling
+		}
+	}
+	if !found {
+		return "", exitf(ExitInvalid, "--account %s is not a configured account", account)
+	}
+	return account, nil
+}
+
+// printRecalcResults prints each recalculation's outcome and returns how
+// many failed.
+func printRecalcResults(f *Factory, results []*pipeline.RecalcResult) (failed int) {
 	for _, r := range results {
 		if r.Accepted {
 			extra := ""
@@ -162,11 +165,5 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 		failed++
 		fmt.Fprintf(f.IO.Out, "%s: %v\n", r.ScorecardID, r.Err)
 	}
-	switch {
-	case runner.Fatal() != nil || cmd.Context().Err() != nil:
-		return silentExit(ExitFatal)
-	case failed > 0:
-		return silentExit(ExitDiff)
-	}
-	return nil
+	return failed
 }

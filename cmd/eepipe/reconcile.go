@@ -111,97 +111,126 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 	if err != nil {
 		return err
 	}
-	var (
-		accounts []pipeline.Account
-		clients  []*apiclient.Client
-		rec      *pipeline.Reconciliation
-	)
-	err = func() error {
-		cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
-		if err != nil {
+	r := &reconcileRun{f: f, opts: opts, run: run, log: log}
+	err = r.scheduled(ctx)
+	run.noteKeyExpiry(r.accounts, r.clients)
+	return run.finish(ctx, err, reconcileFields(r.rec)...)
+}
+
+// reconcileRun is one run of reconcile: its options, and what it got to
+// (the accounts and clients, the reconciliation) for the summary.
+type reconcileRun struct {
+	f    *Factory
+	opts *reconcileOptions
+	run  *scheduledRun
+	log  *zap.Logger
+
+	accounts []pipeline.Account
+	clients  []*apiclient.Client
+	rec      *pipeline.Reconciliation
+}
+
+// scheduled is the reconciliation within its scheduled run: the
+// configuration, state store and clients, the inputs compared with the
+// service and classified against the history, then the reconciliation
+// printed and its reports written.
+func (r *reconcileRun) scheduled(ctx context.Context) error {
+	f, opts, log := r.f, r.opts, r.log
+	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	named := make([]pipeline.Account, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		named[i] = pipeline.Account{Name: a.Name}
+	}
+	var finder pipeline.CompanyFinder
+	r.accounts, finder, r.clients, err = connect(cfg, log, opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	runner := pipeline.NewRunner(r.accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
+	batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
+		c, _ := runner.ServiceCatalog(ctx)
+		return c
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(r.accounts)))
+	cs, planErr := runner.Plan(ctx, batch.Plans)
+	if planErr == nil {
+		if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
 			return err
-		}
-		for _, w := range cfg.Warnings {
-			log.Warn(w)
-		}
-		st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
-		if err != nil {
-			return err
-		}
-		if st != nil {
-			defer st.Close()
-		}
-		named := make([]pipeline.Account, len(cfg.Accounts))
-		for i, a := range cfg.Accounts {
-			named[i] = pipeline.Account{Name: a.Name}
-		}
-		var finder pipeline.CompanyFinder
-		accounts, finder, clients, err = connect(cfg, log, opts.HTTPClient)
-		if err != nil {
-			return err
-		}
-		runner := pipeline.NewRunner(accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
-		batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
-			c, _ := runner.ServiceCatalog(ctx)
-			return c
-		})
-		if err != nil {
-			return err
-		}
-		log.Info("comparing with the service", zap.Int("plans_in_files", len(batch.Plans)), zap.Int("accounts", len(accounts)))
-		cs, planErr := runner.Plan(ctx, batch.Plans)
-		if planErr == nil {
-			if err := checkServedCatalog(ctx, f, runner, batch); err != nil {
-				return err
-			}
-		}
-		if planErr == nil && st != nil {
-			if err := pipeline.ClassifyChanges(ctx, cs, st, serviceKey(cfg)); err != nil {
-				return exitf(ExitFatal, "%v", err)
-			}
-		}
-		rec = pipeline.Reconcile(cs, accounts)
-		rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
-		rec.Files = batch.Files
-		var stopErr error
-		if planErr != nil {
-			cause := stopCause(planErr, runner)
-			switch {
-			case timedOut(ctx):
-				rec.MarkStopped(fmt.Sprintf("--max-duration %s passed before every plan was compared", opts.Schedule.MaxDuration))
-				stopErr = exitf(ExitFatal, "stopped after --max-duration %s: the report lists what was compared", opts.Schedule.MaxDuration)
-			default:
-				rec.MarkStopped(cause.Error())
-				stopErr = exitf(ExitFatal, "could not compare the files with the service: %v", cause)
-			}
-		}
-		if err := rec.Render(f.IO.Out); err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-		if err := writeReconcileReports(f, run, opts.Reports, rec); err != nil {
-			return err
-		}
-		if stopErr != nil {
-			return stopErr
-		}
-		if !rec.InSync {
-			return silentExit(ExitDiff)
-		}
-		return nil
-	}()
-	run.noteKeyExpiry(accounts, clients)
-	var fields []zap.Field
-	if rec != nil {
-		s := rec.Summary
-		fields = []zap.Field{
-			zap.Bool("in_sync", rec.InSync), zap.Bool("complete", rec.Complete),
-			zap.Int("plans", s.Plans), zap.Int("plans_in_sync", s.PlansInSync), zap.Int("plans_differing", s.PlansDiffering),
-			zap.Int("plans_missing_on_server", s.PlansMissingOnServer), zap.Int("plans_only_on_server", s.PlansOnlyOnServer),
-			zap.Int("plans_not_compared", s.PlansNotCompared), zap.Int("fields_differing", s.FieldsDiffering),
-			zap.Int("targets_differing", s.TargetsDiffering), zap.Int("counters_differing", s.CountersDiffering),
 		}
 	}
-	return run.finish(ctx, err, fields...)
+	if planErr == nil && st != nil {
+		if err := pipeline.ClassifyChanges(ctx, cs, st, serviceKey(cfg)); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	rec := pipeline.Reconcile(cs, r.accounts)
+	rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
+	rec.Files = batch.Files
+	r.rec = rec
+	return r.write(ctx, runner, planErr)
+}
+
+// write marks a reconciliation the run stopped (planErr) as such, prints
+// it, writes its reports and maps it to the exit status.
+func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planErr error) error {
+	f, opts, rec := r.f, r.opts, r.rec
+	var stopErr error
+	if planErr != nil {
+		cause := stopCause(planErr, runner)
+		switch {
+		case timedOut(ctx):
+			rec.MarkStopped(fmt.Sprintf("--max-duration %s passed before every plan was compared", opts.Schedule.MaxDuration))
+			stopErr = exitf(ExitFatal, "stopped after --max-duration %s: the report lists what was compared", opts.Schedule.MaxDuration)
+		default:
+			rec.MarkStopped(cause.Error())
+			stopErr = exitf(ExitFatal, "could not compare the files with the service: %v", cause)
+		}
+	}
+	if err := rec.Render(f.IO.Out); err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if err := writeReconcileReports(f, r.run, opts.Reports, rec); err != nil {
+		return err
+	}
+	if stopErr != nil {
+		return stopErr
+	}
+	if !rec.InSync {
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// reconcileFields are the summary line's fields of rec (none when the
+// run did not get to it).
+func reconcileFields(rec *pipeline.Reconciliation) []zap.Field {
+	if rec == nil {
+		return nil
+	}
+	s := rec.Summary
+	return []zap.Field{
+		zap.Bool("in_sync", rec.InSync), zap.Bool("complete", rec.Complete),
+		zap.Int("plans", s.Plans), zap.Int("plans_in_sync", s.PlansInSync), zap.Int("plans_differing", s.PlansDiffering),
+		zap.Int("plans_missing_on_server", s.PlansMissingOnServer), zap.Int("plans_only_on_server", s.PlansOnlyOnServer),
+		zap.Int("plans_not_compared", s.PlansNotCompared), zap.Int("fields_differing", s.FieldsDiffering),
+		zap.Int("targets_differing", s.TargetsDiffering), zap.Int("counters_differing", s.CountersDiffering),
+	}
 }
 
 // writeReconcileReports writes every --report, in --output-dir with

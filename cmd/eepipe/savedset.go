@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
 	"strings"
-	"time"
 
-	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
@@ -62,209 +60,298 @@ func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pip
 // The set is read in passes, each holding one plan at a time per worker
 // (README "Saved change sets", "Memory"): one to verify and check it, one
 // for the drift check, one to write; a file that changes between them
-// stops the run (exit 3).
-func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, st *statestore.Store, path string,
-	started time.Time, accountsOut *[]pipeline.Account, clientsOut *[]*apiclient.Client, repOut **pipeline.RunReport) error {
-	log := f.Logger()
-	if opts.State.Output != "" {
-		return exitf(ExitInvalid, "%s is a saved change set: -o writes a change set computed from workbooks", path)
-	}
-	cat := pipeline.DefaultCatalog()
-	if f.CatalogPath != "" {
-		var err error
-		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
-			return exitf(ExitInvalid, "%v", err)
-		}
-	}
-	file := &formats.ChangeSetFile{Path: path}
-	set, checkErr, err := pipeline.OpenSaved(file.Read, cat)
-	if err != nil {
-		return exitf(ExitInvalid, "%v", err)
-	}
-	s := set.Header
-	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
-		return exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
-	}
-	// Bound to the accounts' companies and key pairs, signed with them,
-	// every value as a workbook cell's: else refused before anything is
-	// sent (docs/apply-and-state.md, "Saved change sets").
-	if err := set.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
-		return exitf(ExitInvalid, "%s: %v", path, err)
-	}
-	if checkErr != nil && f.CatalogPath != "" {
-		return exitf(ExitInvalid, "%s: %v", path, checkErr)
-	}
-	// setErr turns an error of a pass over the file into the command's.
-	setErr := func(err error) error {
-		if errors.Is(err, pipeline.ErrSetChanged) {
-			return exitf(ExitFatal, "%v", err)
-		}
-		if se := new(pipeline.SavedSetError); errors.As(err, &se) {
-			return exitf(ExitInvalid, "%s: %v", path, err)
-		}
-		return nil
-	}
-	var prog pipeline.SavedProgress
-	if st != nil {
-		prev, err := st.ChangeSetRun(ctx, s.Signature)
-		if err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-		if prev != nil {
-			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
-		}
-	} else {
-		log.Warn("--no-state: eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
-	}
-	accounts, finder, clients, err := connect(cfg, log, opts.HTTPClient)
+// stops the run (exit 3). What the run got to (its accounts and clients,
+// its report) is left in a.
+func runApplySaved(ctx context.Context, a *applyRun, path string) error {
+	sr := &savedRun{applyRun: a, path: path}
+	checkErr, err := sr.open()
 	if err != nil {
 		return err
 	}
-	*accountsOut, *clientsOut = accounts, clients
-	journal := &runJournal{}
+	if err := sr.notAppliedBefore(ctx); err != nil {
+		return err
+	}
+	if err := sr.connect(); err != nil {
+		return err
+	}
+	if err := sr.checkCatalog(ctx, checkErr); err != nil {
+		return err
+	}
+	unlock, err := sr.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := sr.resume(ctx); err != nil {
+		return err
+	}
+	chk, err := sr.driftCheck(ctx)
+	if err != nil {
+		return err
+	}
+	if sr.opts.DryRun {
+		return sr.dryRun(ctx, chk)
+	}
+	return sr.apply(ctx, chk)
+}
+
+// savedRun is the apply (or diff) of one saved change set: the apply's
+// run, and the set as its passes get to it.
+type savedRun struct {
+	*applyRun
+	path string
+	file *formats.ChangeSetFile
+	set  *pipeline.StreamedSet
+	// earlier is what earlier runs of the set wrote (resume).
+	earlier pipeline.SavedProgress
+}
+
+// open opens and verifies the set: bound to this run's service, to the
+// accounts' companies and key pairs, signed with them, every value as a
+// workbook cell's: else refused before anything is sent
+// (docs/apply-and-state.md, "Saved change sets"). checkErr is the check of
+// its counters against the catalog it was read with, for checkCatalog.
+func (sr *savedRun) open() (checkErr, err error) {
+	f, cfg, path := sr.f, sr.cfg, sr.path
+	if sr.opts.State.Output != "" {
+		return nil, exitf(ExitInvalid, "%s is a saved change set: -o writes a change set computed from workbooks", path)
+	}
+	cat := pipeline.DefaultCatalog()
+	if f.CatalogPath != "" {
+		if cat, err = pipeline.LoadCatalog(f.CatalogPath); err != nil {
+			return nil, exitf(ExitInvalid, "%v", err)
+		}
+	}
+	sr.file = &formats.ChangeSetFile{Path: path}
+	sr.set, checkErr, err = pipeline.OpenSaved(sr.file.Read, cat)
+	if err != nil {
+		return nil, exitf(ExitInvalid, "%v", err)
+	}
+	s := sr.set.Header
+	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
+		return nil, exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
+	}
+	if err := sr.set.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
+		return nil, exitf(ExitInvalid, "%s: %v", path, err)
+	}
+	if checkErr != nil && f.CatalogPath != "" {
+		return nil, exitf(ExitInvalid, "%s: %v", path, checkErr)
+	}
+	return checkErr, nil
+}
+
+// setErr turns an error of a pass over the file into the command's, or
+// nil when it is not one.
+func (sr *savedRun) setErr(err error) error {
+	if errors.Is(err, pipeline.ErrSetChanged) {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if se := new(pipeline.SavedSetError); errors.As(err, &se) {
+		return exitf(ExitInvalid, "%s: %v", sr.path, err)
+	}
+	return nil
+}
+
+// notAppliedBefore refuses a set the state store says was applied;
+// without a store it warns that it cannot tell.
+func (sr *savedRun) notAppliedBefore(ctx context.Context) error {
+	if sr.st == nil {
+		sr.f.Logger().Warn("--no-state: eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
+		return nil
+	}
+	prev, err := sr.st.ChangeSetRun(ctx, sr.set.Header.Signature)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	if prev != nil {
+		return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
+	}
+	return nil
+}
+
+// connect builds the clients and the runner, which records the run in
+// the state store (when there is one) and shows each plan as it is
+// written on a terminal.
+func (sr *savedRun) connect() error {
+	f, opts, cfg, st := sr.f, sr.opts, sr.cfg, sr.st
+	accounts, finder, clients, err := connect(cfg, f.Logger(), opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	sr.accounts, sr.clients = accounts, clients
 	ropts := pipeline.RunOptions{
 		Concurrency: opts.Concurrency, NoRecalc: opts.NoRecalc, RecalcWait: noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff, Now: f.Now,
 	}
+	if !opts.Quiet && f.IO.ErrTTY {
+		ropts.Observer = savedShow{w: f.IO.ErrOut} // each plan shown as it is written
+	}
 	if st != nil {
-		ropts.Journal = journal
+		rec := runRecord(cfg, sr.started)
+		rec.Files = []pipeline.InputFile{{Path: sr.path, SHA256: sr.file.SHA256}}
+		ropts.History = &pipeline.RunHistory{Store: st, Run: rec}
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
-	runner := pipeline.NewRunner(accounts, finder, ropts)
-	if checkErr != nil {
-		// Counters the built-in catalog lacks: the service's catalog may
-		// have them, as for a workbook.
-		if served, _ := runner.ServiceCatalog(ctx); served != nil && !served.Equal(cat) {
-			checkErr = set.CheckAgain(served)
-			if e := setErr(checkErr); e != nil {
-				return e
-			}
-		}
-		if checkErr != nil {
-			return exitf(ExitInvalid, "%s: %v", path, checkErr)
-		}
+	sr.runner = pipeline.NewRunner(accounts, finder, ropts)
+	return nil
+}
+
+// checkCatalog settles checkErr, the set's counters that the catalog it
+// was read with lacks: the service's catalog may have them, as for a
+// workbook.
+func (sr *savedRun) checkCatalog(ctx context.Context, checkErr error) error {
+	if checkErr == nil {
+		return nil
 	}
-	if !opts.DryRun {
-		// The accounts' local lock, as for a workbook: one apply per
-		// account at a time on this machine.
-		if err := lockAccounts(ctx, f, opts, run, cfg, s.Accounts); err != nil {
-			return err
-		}
-	}
-	if st != nil && st.Postgres() && !opts.DryRun {
-		unlock, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	if st != nil && !opts.DryRun {
-		// Again under the locks: a run of the same change set that held
-		// them (while this one waited) has applied it.
-		prev, err := st.ChangeSetRun(ctx, s.Signature)
-		if err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-		if prev != nil {
-			return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
-		}
-	}
-	if st != nil {
-		// What earlier runs of the set wrote: the set resumes from there.
-		if prog, err = st.ChangeSetProgress(ctx, s.Signature); err != nil {
-			return exitf(ExitFatal, "%v", err)
-		}
-		if prog.Resumed() {
-			log.Info("resuming a change set applied in part", zap.Int64s("earlier_runs", prog.Runs))
-		}
-	}
-	// The drift check: the set read again, every plan compared with the
-	// service; nothing is written unless none drifted.
-	chk, err := runner.CheckSaved(ctx, set, &prog)
-	if err != nil {
-		if ee := new(ExitError); errors.As(err, &ee) {
-			return err
-		}
-		if e := setErr(err); e != nil {
+	if served, _ := sr.runner.ServiceCatalog(ctx); served != nil && !served.Equal(pipeline.DefaultCatalog()) {
+		checkErr = sr.set.CheckAgain(served)
+		if e := sr.setErr(checkErr); e != nil {
 			return e
 		}
-		if ctx.Err() != nil {
-			// Interrupted during the check: nothing was sent; the run
-			// report says so, as any interrupted run's.
-			rep := runner.SavedNotApplied(ctx, set, started)
-			*repOut = rep
-			if opts.Report != "" {
-				if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
-					return err
-				}
-			}
-		}
-		cause := stopCause(err, runner)
-		if errors.As(cause, new(*pipeline.StoreLockLostError)) {
-			run.setOutcome("lock_lost")
-		}
-		return exitf(ExitFatal, "checking the change set against the service: %v", cause)
 	}
-	if chk.Total > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "the service changed since the change set %s was computed (%s); nothing was sent. What drifted:\n",
-			path, s.Created.Format("2006-01-02 15:04 UTC"))
-		for _, d := range chk.Drifts {
-			fmt.Fprintf(&b, "  %s\n", d)
-		}
-		if more := chk.Total - len(chk.Drifts); more > 0 {
-			fmt.Fprintf(&b, "  and %s\n", pipeline.Plural(more, "more drift"))
-		}
-		b.WriteString("Compute a new change set with eepipe diff -o and have it signed off again.")
-		return exitf(ExitDiff, "%s", b.String())
+	if checkErr != nil {
+		return exitf(ExitInvalid, "%s: %v", sr.path, checkErr)
 	}
-	if opts.DryRun {
-		// diff changes.json, apply --dry-run changes.json: what it would
-		// write, nothing sent, nothing recorded.
-		rep, sum, err := runner.DryRunSaved(ctx, set, chk, &prog, started, f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: !f.Verbose && !opts.Counters})
+	return nil
+}
+
+// lock takes the accounts' local lock, as for a workbook (one apply per
+// account at a time on this machine), then a PostgreSQL store's locks,
+// and checks again under them that the set was not applied: a run of the
+// same set that held them (while this one waited) has applied it. A dry
+// run takes no lock. unlock releases the store's locks.
+func (sr *savedRun) lock(ctx context.Context) (unlock func(), err error) {
+	unlock = func() {}
+	if sr.opts.DryRun {
+		return unlock, nil
+	}
+	f, opts, cfg, st, s := sr.f, sr.opts, sr.cfg, sr.st, sr.set.Header
+	if err := lockAccounts(ctx, f, opts, sr.run, cfg, s.Accounts); err != nil {
+		return unlock, err
+	}
+	if st == nil {
+		return unlock, nil
+	}
+	if st.Postgres() {
+		u, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
 		if err != nil {
-			if e := setErr(err); e != nil {
-				return e
-			}
-			return exitf(ExitFatal, "%v", stopCause(err, runner))
+			return unlock, err
 		}
-		*repOut = rep
+		unlock = u
+	}
+	return unlock, sr.notAppliedBefore(ctx)
+}
+
+// resume reads what earlier runs of the set wrote: the set resumes from
+// there.
+func (sr *savedRun) resume(ctx context.Context) error {
+	if sr.st == nil {
+		return nil
+	}
+	prog, err := sr.st.ChangeSetProgress(ctx, sr.set.Header.Signature)
+	if err != nil {
+		return exitf(ExitFatal, "%v", err)
+	}
+	sr.earlier = prog
+	if prog.Resumed() {
+		sr.f.Logger().Info("resuming a change set applied in part", zap.Int64s("earlier_runs", prog.Runs))
+	}
+	return nil
+}
+
+// driftCheck reads the set again and compares every plan with the
+// service; nothing is written unless none drifted.
+func (sr *savedRun) driftCheck(ctx context.Context) (*pipeline.SavedCheck, error) {
+	path, s := sr.path, sr.set.Header
+	chk, err := sr.runner.CheckSaved(ctx, sr.set, &sr.earlier)
+	if err != nil {
+		return nil, sr.checkFailed(ctx, err)
+	}
+	if chk.Total == 0 {
+		return chk, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the service changed since the change set %s was computed (%s); nothing was sent. What drifted:\n",
+		path, s.Created.Format("2006-01-02 15:04 UTC"))
+	for _, d := range chk.Drifts {
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	if more := chk.Total - len(chk.Drifts); more > 0 {
+		fmt.Fprintf(&b, "  and %s\n", pipeline.Plural(more, "more drift"))
+	}
+	b.WriteString("Compute a new change set with eepipe diff -o and have it signed off again.")
+	return nil, exitf(ExitDiff, "%s", b.String())
+}
+
+// checkFailed is the command's error for a drift check that stopped: an
+// interrupted one writes the run report (nothing was sent, as any
+// interrupted run's says).
+func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
+	f, opts, run, runner := sr.f, sr.opts, sr.run, sr.runner
+	if ee := new(ExitError); errors.As(err, &ee) {
+		return err
+	}
+	if e := sr.setErr(err); e != nil {
+		return e
+	}
+	if ctx.Err() != nil {
+		rep := runner.SavedNotApplied(ctx, sr.set, sr.started)
+		sr.rep = rep
 		if opts.Report != "" {
 			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
 				return err
 			}
 		}
-		if sum.Create+sum.Update+sum.Recreate > 0 {
-			if !f.Verbose && !opts.Counters {
-				fmt.Fprintln(f.IO.Out, countersHint)
-			}
-			return silentExit(ExitDiff)
-		}
-		return nil
 	}
-	var show func(*pipeline.PlanDiff)
-	if !opts.Quiet && f.IO.ErrTTY {
-		// Each plan is shown as it is written: the set is not held whole.
-		fmt.Fprintf(f.IO.ErrOut, "The change set passed the drift check: %s of %d to write.\n", pipeline.Plural(chk.Changes, "plan"), set.Len())
-		show = func(d *pipeline.PlanDiff) {
-			pipeline.RenderPlan(f.IO.ErrOut, d, pipeline.RenderOptions{MaxCounters: 12})
-		}
+	cause := stopCause(err, runner)
+	if errors.As(cause, new(*pipeline.StoreLockLostError)) {
+		run.setOutcome("lock_lost")
 	}
-	if st != nil {
-		accts := slices.Sorted(slices.Values(s.Accounts))
-		runID, err := beginRun(ctx, st, journal, cfg, accts, []pipeline.InputFile{{Path: path, SHA256: file.SHA256}}, s.Signature, started)
-		switch {
-		case err == nil:
-			defer func() { st.FinishRun(context.WithoutCancel(ctx), runID, runStatus(*repOut), f.Now()) }()
-		case ctx.Err() == nil:
+	return exitf(ExitFatal, "checking the change set against the service: %v", cause)
+}
+
+// dryRun is diff changes.json (apply --dry-run changes.json): what the
+// set would write, nothing sent, nothing recorded.
+func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error {
+	f, opts, run, runner := sr.f, sr.opts, sr.run, sr.runner
+	brief := !f.Verbose && !opts.Counters
+	rep, sum, err := runner.DryRunSaved(ctx, sr.set, chk, &sr.earlier, sr.started, f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief})
+	if err != nil {
+		if e := sr.setErr(err); e != nil {
+			return e
+		}
+		return exitf(ExitFatal, "%v", stopCause(err, runner))
+	}
+	sr.rep = rep
+	if opts.Report != "" {
+		if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
 			return err
 		}
-		// Interrupted before the run was recorded: the run below sends
-		// nothing (it is stopped) and its report says so, as any
-		// interrupted run's.
 	}
-	rep, changedErr := runner.ApplySaved(ctx, set, chk, &prog, started, show)
-	*repOut = rep
+	if sum.Create+sum.Update+sum.Recreate > 0 {
+		if brief {
+			fmt.Fprintln(f.IO.Out, countersHint)
+		}
+		return silentExit(ExitDiff)
+	}
+	return nil
+}
+
+// apply writes the set that passed the drift check (the runner records
+// the run first; interrupted before it was, the run sends nothing and its
+// report says so, as any interrupted run's), then prints the summary,
+// writes the run report and maps the outcome to the exit status.
+func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
+	f, opts, run := sr.f, sr.opts, sr.run
+	if !opts.Quiet && f.IO.ErrTTY {
+		// Each plan is shown as it is written: the set is not held whole.
+		fmt.Fprintf(f.IO.ErrOut, "The change set passed the drift check: %s of %d to write.\n", pipeline.Plural(chk.Changes, "plan"), sr.set.Len())
+	}
+	rep, changedErr := sr.runner.ApplySaved(ctx, sr.set, chk, &sr.earlier, sr.started)
+	if re := new(pipeline.RecordError); errors.As(changedErr, &re) {
+		return exitf(ExitFatal, "%v; nothing was sent", re.Err)
+	}
+	sr.rep = rep
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
@@ -277,7 +364,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	switch {
 	case changedErr != nil:
-		if e := setErr(changedErr); e != nil {
+		if e := sr.setErr(changedErr); e != nil {
 			return e
 		}
 		return exitf(ExitFatal, "%v", changedErr)
@@ -295,3 +382,18 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 	}
 	return nil
 }
+
+// savedShow is the observer of a saved change set's apply on a terminal:
+// each plan is shown as it is written.
+type savedShow struct{ w io.Writer }
+
+// PlanCompared implements pipeline.Observer.
+func (s savedShow) PlanCompared(d *pipeline.PlanDiff) {
+	pipeline.RenderPlan(s.w, d, pipeline.RenderOptions{MaxCounters: 12})
+}
+
+// PlanDone implements pipeline.Observer.
+func (savedShow) PlanDone(*pipeline.PlanResult) {}
+
+// Recalc implements pipeline.Observer.
+func (savedShow) Recalc(pipeline.RecalcEvent) {}

@@ -114,14 +114,6 @@ func stateLocation(cfg *Config, sf *stateFlags) (string, error) {
 // one service however its base URL is spelled.
 func serviceKey(cfg *Config) string { return pipeline.ServiceKey(cfg.BaseURL) }
 
-// storeOf returns st as a pipeline.StateStore, nil when there is none.
-func storeOf(st *statestore.Store) pipeline.StateStore {
-	if st == nil {
-		return nil
-	}
-	return st
-}
-
 // holdBack is the run's three-way rule (pipeline.HoldBack) over the
 // state store st (nil: no history).
 func holdBack(st *statestore.Store, cfg *Config, overwrite bool) pipeline.HoldBack {
@@ -140,59 +132,6 @@ func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeli
 		return nil, exitf(ExitFatal, "%v", err)
 	}
 	return held, nil
-}
-
-// runJournal records the writes of one run in the store.
-type runJournal struct {
-	j pipeline.RunJournal
-}
-
-// TargetsSending implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetsSending(ctx context.Context, ws []pipeline.TargetWrite) ([]int64, error) {
-	if r.j == nil {
-		return make([]int64, len(ws)), nil
-	}
-	return r.j.TargetsSending(ctx, ws)
-}
-
-// TargetsWritten implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetsWritten(ctx context.Context, ws []pipeline.TargetWrite) error {
-	if r.j == nil {
-		return nil
-	}
-	return r.j.TargetsWritten(ctx, ws)
-}
-
-// TargetsInSync implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) TargetsInSync(ctx context.Context, ws []pipeline.TargetWrite) error {
-	if r.j == nil {
-		return nil
-	}
-	return r.j.TargetsInSync(ctx, ws)
-}
-
-// PendingResolved implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) PendingResolved(ctx context.Context, ws []pipeline.TargetWrite) error {
-	if r.j == nil {
-		return nil
-	}
-	return r.j.PendingResolved(ctx, ws)
-}
-
-// PlanWritten implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) PlanWritten(ctx context.Context, w pipeline.PlanWrite) error {
-	if r.j == nil {
-		return nil
-	}
-	return r.j.PlanWritten(ctx, w)
-}
-
-// FieldsApplied implements pipeline.RunJournal; before BeginRun it does nothing.
-func (r *runJournal) FieldsApplied(ctx context.Context, ws []pipeline.FieldWrite) error {
-	if r.j == nil {
-		return nil
-	}
-	return r.j.FieldsApplied(ctx, ws)
 }
 
 // lockStoreNames takes the store's lock of the named accounts
@@ -286,32 +225,11 @@ func fileSHA256(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// beginRun records the start of an apply that acts on a plan (also one
-// that finds everything in sync and writes nothing), and points the
-// journal at it.
-func beginRun(ctx context.Context, st *statestore.Store, j *runJournal, cfg *Config, accounts []string, files []pipeline.InputFile, changeSet string, started time.Time) (int64, error) {
-	id, err := st.BeginRun(ctx, pipeline.RunRecord{
-		Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg),
-		Files: files, Accounts: accounts, ChangeSet: changeSet,
-	})
-	if err != nil {
-		return 0, exitf(ExitFatal, "%v; nothing was sent", err)
-	}
-	j.j = pipeline.JournalFor(st, id)
-	return id, nil
-}
-
-// runStatus is the status a finished apply is recorded with.
-func runStatus(rep *pipeline.RunReport) string {
-	switch {
-	case rep == nil:
-		return "stopped"
-	case rep.Fatal != nil || rep.Interrupted:
-		return "stopped"
-	case !rep.OK():
-		return "partial"
-	}
-	return "ok"
+// runRecord is the record of an apply in the state store: who ran it,
+// where, against which service (the runner adds the accounts, the
+// caller the files).
+func runRecord(cfg *Config, started time.Time) pipeline.RunRecord {
+	return pipeline.RunRecord{Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg)}
 }
 
 // demoState keeps the demo's run history in its output folder, away from

@@ -55,29 +55,8 @@ when there are no errors (warnings are allowed), 2 when there are.`,
 }
 
 func runValidate(f *Factory, opts *validateOptions) error {
-	if opts.Report != "" {
-		switch strings.ToLower(filepath.Ext(opts.Report)) {
-		case ".csv", ".xlsx", ".json":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .csv, .xlsx or .json file name", opts.Report)
-		}
-		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
-			return err
-		}
-	}
-	if opts.Annotate != "" {
-		if len(opts.Args) != 1 || !strings.EqualFold(filepath.Ext(opts.Args[0]), ".xlsx") {
-			return exitf(ExitInvalid, "--annotate needs exactly one .xlsx input file")
-		}
-		if !strings.EqualFold(filepath.Ext(opts.Annotate), ".xlsx") {
-			return exitf(ExitInvalid, "--annotate %s: the annotated copy is a workbook; give it an .xlsx name", opts.Annotate)
-		}
-		if validateSameFile(opts.Annotate, opts.Args[0]) {
-			return exitf(ExitInvalid, "--annotate %s: write the annotated copy to a new file, not over the input", opts.Annotate)
-		}
-		if err := refuseMissingFolder("--annotate", opts.Annotate, ""); err != nil {
-			return err
-		}
+	if err := checkValidateOptions(opts); err != nil {
+		return err
 	}
 	var cat *pipeline.Catalog
 	if opts.CatalogPath != "" {
@@ -103,20 +82,78 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		defer s.Close()
 		spill, bound.Overflow = s, s.Add
 	}
-	batch, err := f.readFiles(opts.Args, cat, bound)
+	batch, err := validateInputs(f, opts, cat, bound)
 	if err != nil {
 		return err
 	}
-	if accounts, err := validateAccounts(f); err != nil {
+	if err := writeValidateProblems(f, opts, batch, spill); err != nil {
 		return err
+	}
+	if opts.Annotate != "" {
+		if err := annotateInput(f, opts, batch); err != nil {
+			return err
+		}
+	}
+	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
+		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
+	if batch.Problems.HasErrors() {
+		return silentExit(ExitInvalid)
+	}
+	return nil
+}
+
+// checkValidateOptions checks --report and --annotate before anything is
+// read.
+func checkValidateOptions(opts *validateOptions) error {
+	if opts.Report != "" {
+		switch strings.ToLower(filepath.Ext(opts.Report)) {
+		case ".csv", ".xlsx", ".json":
+		default:
+			return exitf(ExitInvalid, "--report %s: use a .csv, .xlsx or .json file name", opts.Report)
+		}
+		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
+			return err
+		}
+	}
+	if opts.Annotate != "" {
+		if len(opts.Args) != 1 || !strings.EqualFold(filepath.Ext(opts.Args[0]), ".xlsx") {
+			return exitf(ExitInvalid, "--annotate needs exactly one .xlsx input file")
+		}
+		if !strings.EqualFold(filepath.Ext(opts.Annotate), ".xlsx") {
+			return exitf(ExitInvalid, "--annotate %s: the annotated copy is a workbook; give it an .xlsx name", opts.Annotate)
+		}
+		if validateSameFile(opts.Annotate, opts.Args[0]) {
+			return exitf(ExitInvalid, "--annotate %s: write the annotated copy to a new file, not over the input", opts.Annotate)
+		}
+		if err := refuseMissingFolder("--annotate", opts.Annotate, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateInputs reads the inputs (their problems bounded by bound) and,
+// with several accounts configured, checks that every plan finds its
+// account: a company, an account or a plan_id, and an account column
+// that names a configured account (docs/formats.md, the flat table). The
+// secrets are not read; validate never talks to the service.
+func validateInputs(f *Factory, opts *validateOptions, cat *pipeline.Catalog, bound *pipeline.ProblemBound) (*pipeline.Batch, error) {
+	batch, err := f.readFiles(opts.Args, cat, bound)
+	if err != nil {
+		return nil, err
+	}
+	if accounts, err := validateAccounts(f); err != nil {
+		return nil, err
 	} else if len(accounts) > 0 {
-		// With several accounts every plan needs a company, an account
-		// or a plan_id to find its account, and an account column must
-		// name a configured account (docs/formats.md, the flat table). The secrets are
-		// not read; validate never talks to the service.
 		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
+	return batch, nil
+}
+
+// writeValidateProblems prints the problems and writes --report (spill
+// holds those not kept in batch).
+func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Batch, spill *formats.ProblemSpill) error {
 	shown := batch
 	if opts.Annotate != "" {
 		// Every problem was kept for the annotated copy; the printout is
@@ -137,30 +174,29 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
 	}
-	if opts.Annotate != "" {
-		if validateUnreadable(batch, opts.Args[0]) {
-			// An input that cannot be opened (damaged, encrypted, not a
-			// workbook) is invalid input, reported above: there is
-			// nothing to annotate.
-			fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
-		} else {
-			n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
-			switch {
-			case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
-				// Oversized or damaged: reported above as invalid input.
-				fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
-				return silentExit(ExitInvalid)
-			case err != nil:
-				return exitf(ExitFatal, "%v", err)
-			}
-			fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%s marked)\n", opts.Annotate, pipeline.Plural(n, "cell"))
-		}
+	return nil
+}
+
+// annotateInput writes --annotate: a copy of the one input workbook with
+// every problem cell marked.
+func annotateInput(f *Factory, opts *validateOptions, batch *pipeline.Batch) error {
+	if validateUnreadable(batch, opts.Args[0]) {
+		// An input that cannot be opened (damaged, encrypted, not a
+		// workbook) is invalid input, reported above: there is
+		// nothing to annotate.
+		fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
+		return nil
 	}
-	log.Debug("validated", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
-		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
-	if batch.Problems.HasErrors() {
+	n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
+	switch {
+	case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
+		// Oversized or damaged: reported above as invalid input.
+		fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
 		return silentExit(ExitInvalid)
+	case err != nil:
+		return exitf(ExitFatal, "%v", err)
 	}
+	fmt.Fprintf(f.IO.ErrOut, "Annotated copy written to %s (%s marked)\n", opts.Annotate, pipeline.Plural(n, "cell"))
 	return nil
 }
 

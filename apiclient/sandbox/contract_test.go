@@ -1,4 +1,4 @@
-package pipeline_test
+package sandbox
 
 import (
 	"fmt"
@@ -6,13 +6,91 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
+// This file checks the sandbox's own reading of the contract (contract.go)
+// against the pipeline's: the statement of it below is for that check
+// only. The sandbox itself imports nothing of the domain.
+
+// contract is the sandbox's statement of the contract, for the tests that
+// compare it with other readings of the seed (the pipeline's). Every field
+// is a copy.
+type contract struct {
+	Sectors     []string
+	Charters    []string
+	Provinces   []string
+	TargetTypes []string // in the order milestones carry them
+	// Counters is the catalog the sandbox serves, in wire (name) order.
+	Counters      []string
+	EarliestStart string // YYYY-MM-DD
+	LatestEnd     string // YYYY-MM-DD, the clamp of post_2025 end dates
+	Era           string // the era of created plans
+}
+
+// contractStatement returns the sandbox's statement of the contract.
+func contractStatement() contract {
+	return contract{
+		Sectors:       slices.Clone(sectors),
+		Charters:      slices.Clone(charters),
+		Provinces:     slices.Clone(provinces),
+		TargetTypes:   slices.Clone(targetTypes),
+		Counters:      slices.Clone(served.names),
+		EarliestStart: earliestStart.String(),
+		LatestEnd:     latestEnd.String(),
+		Era:           eraPost2025,
+	}
+}
+
+// milestoneDates is one milestone's year number and financial-year dates.
+type milestoneDates struct {
+	YearNumber int
+	Start, End string
+}
+
+// planDates is what the sandbox makes of a create's start_date and
+// end_date: OK reports whether it accepts them (Problems lists its 422
+// messages otherwise); End is the stored (clamped) end date and Milestones
+// the milestones it generates.
+type planDates struct {
+	OK         bool
+	Problems   []string
+	End        string
+	Milestones []milestoneDates
+}
+
+// validDate reports whether the sandbox reads s as a date.
+func validDate(s string) bool {
+	_, ok := parseCivilDate(s)
+	return ok
+}
+
+// createPlanDates applies the sandbox's create rules to two date strings,
+// exactly as a POST of a plan with those dates would.
+func createPlanDates(start, end string) planDates {
+	var problems []string
+	s, ok := parseCivilDate(start)
+	if !ok {
+		problems = append(problems, fmt.Sprintf("start_date %q is not a valid date (YYYY-MM-DD)", start))
+	}
+	e, ok := parseCivilDate(end)
+	if !ok {
+		problems = append(problems, fmt.Sprintf("end_date %q is not a valid date (YYYY-MM-DD)", end))
+	}
+	clamped, p := createDates(s, e)
+	problems = append(problems, p...)
+	if len(problems) > 0 {
+		return planDates{Problems: problems}
+	}
+	out := planDates{OK: true, End: clamped.String()}
+	for _, y := range milestonePeriods(s, clamped) {
+		out.Milestones = append(out.Milestones, milestoneDates{y.yearNumber, y.start.String(), y.end.String()})
+	}
+	return out
+}
+
 // sandboxDifferencesOnPurpose lists the places where the sandbox's
-// statement of the contract (apiclient/sandbox/contract.go) may differ from
-// the pipeline's, each with the reason. Any other difference fails
+// statement of the contract (contract.go) may differ from the pipeline's, each with the reason. Any other difference fails
 // TestSandboxContractMatchesPipeline; so does an entry here that no longer
 // occurs.
 var sandboxDifferencesOnPurpose = map[string]string{
@@ -27,7 +105,7 @@ var sandboxDifferencesOnPurpose = map[string]string{
 // the clamp and the milestones. Each difference is reported; those not on
 // purpose fail the test.
 func TestSandboxContractMatchesPipeline(t *testing.T) {
-	sb := sandbox.ContractStatement()
+	sb := contractStatement()
 	var diffs []string
 	add := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
 
@@ -74,7 +152,7 @@ func TestSandboxContractMatchesPipeline(t *testing.T) {
 		"+2025-09-01", "-2025-09-01", "２０２５-09-01", "2025-09-01\x00", "", "10000-01-01", "2025-1a-01",
 	} {
 		_, err := pipeline.ParseDate(s)
-		if got, want := sandbox.ValidDate(s), err == nil; got != want {
+		if got, want := validDate(s), err == nil; got != want {
 			add("date %q: sandbox reads it %v, pipeline %v", s, got, want)
 		}
 	}
@@ -84,7 +162,7 @@ func TestSandboxContractMatchesPipeline(t *testing.T) {
 	ends := []string{"2025-08-31", "2025-09-01", "2026-08-31", "2026-09-01", "2027-02-28", "2030-08-31", "2030-09-01", "2031-08-31", "2035-12-31"}
 	for _, start := range starts {
 		for _, end := range ends {
-			got := sandbox.CreatePlanDates(start, end)
+			got := createPlanDates(start, end)
 			want := pipelineView(start, end)
 			where := start + ".." + end
 			switch {
@@ -119,20 +197,20 @@ func TestSandboxContractMatchesPipeline(t *testing.T) {
 // accepts dates that parse, start on or after EarliestStart and end on or
 // after the start with at least one financial year once the end is
 // clamped; the stored end is ClampEnd and the milestones PlanYears.
-func pipelineView(start, end string) sandbox.PlanDates {
+func pipelineView(start, end string) planDates {
 	s, err1 := pipeline.ParseDate(start)
 	e, err2 := pipeline.ParseDate(end)
 	if err1 != nil || err2 != nil || s.Before(pipeline.EarliestStart) || e.Before(s) {
-		return sandbox.PlanDates{}
+		return planDates{}
 	}
 	clamped := pipeline.ClampEnd(e)
 	years := pipeline.PlanYears(s, clamped)
 	if len(years) == 0 {
-		return sandbox.PlanDates{}
+		return planDates{}
 	}
-	out := sandbox.PlanDates{OK: true, End: clamped.String()}
+	out := planDates{OK: true, End: clamped.String()}
 	for i, fy := range years {
-		out.Milestones = append(out.Milestones, sandbox.MilestoneDates{YearNumber: i + 1, Start: fy.Start().String(), End: fy.End().String()})
+		out.Milestones = append(out.Milestones, milestoneDates{YearNumber: i + 1, Start: fy.Start().String(), End: fy.End().String()})
 	}
 	return out
 }
