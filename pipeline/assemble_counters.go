@@ -103,6 +103,8 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		// A table's CounterColumns entry, once made, does not change.
 		prev, seen, index = memo.col, true, memo.index
 	default:
+		// col stays on the stack: only the memo's copy is allocated, once
+		// per place and table (a grid cell, off the record's row, has none).
 		var col Origin
 		col, seen = cs.columns[name] // a name in columns is in the catalog
 		prev = &col
@@ -110,7 +112,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		if memo != nil {
 			*memo = asmCounterMemo{name: name, index: index, seen: seen}
 			if seen {
-				memo.col = prev
+				memo.col = asmKeepColumn(col)
 			}
 		}
 	}
@@ -164,7 +166,7 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 		}
 		cs.columns[name] = col
 		if memo != nil && memo.name == name {
-			memo.col, memo.seen = &col, true
+			memo.col, memo.seen = asmKeepColumn(col), true
 		}
 		return
 	}
@@ -180,6 +182,11 @@ func (a *Assembler) counter(cs *asmCounterState, rec *Record, name string, c *Ce
 	}
 	cs.cells[name] = asmKeep(*o)
 }
+
+// asmKeepColumn returns a copy of col on the heap, for an asmCounterMemo:
+// taking the address of counter's own variable would move it to the heap
+// for every cell, memo or not.
+func asmKeepColumn(col Origin) *Origin { return &col }
 
 // asmPlaceOf returns o, the origin of counter name, as a cellPlace when
 // that and the name say all of it: a cell headed by the name (as
