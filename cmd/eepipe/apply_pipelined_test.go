@@ -162,7 +162,7 @@ func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
 		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
 	}
 	v2 := s.csv("v2.csv", cAMT, 2)
-	st, err := statestore.Open(context.Background(), pg)
+	st, err := statestore.OpenWith(context.Background(), pg, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

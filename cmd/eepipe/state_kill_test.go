@@ -20,6 +20,10 @@ import (
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
+// testStoreOptions open a store in the tests: another run's upgrade of a
+// PostgreSQL store's schema is waited for up to 10 seconds.
+var testStoreOptions = statestore.Options{LockWait: 10 * time.Second}
+
 // TestKillDuringApplyLeavesStoreConsistent runs apply as a child process
 // (this test binary as eepipe), kills it with SIGKILL half-way, and checks
 // that the store holds what was written before the kill, that every value
@@ -70,7 +74,7 @@ func TestKillDuringApplyLeavesStoreConsistent(t *testing.T) {
 		t.Fatalf("integrity_check = %q, %v", check, err)
 	}
 	db.Close()
-	st, err := statestore.Open(context.Background(), s.state)
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +192,7 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 	}
 	rows.Close()
 	db.Close()
-	st, err := statestore.Open(context.Background(), s.state)
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatalf("the store does not open after the kill: %v", err)
 	}
@@ -238,7 +242,7 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 	for i := range plans {
 		s.want(fmt.Sprintf("Window %02d", i), cAMT, 100+i)
 	}
-	st, err = statestore.Open(context.Background(), s.state)
+	st, err = statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestReapplyRecordsNoCounter(t *testing.T) {
 	}
 	perRun := func() map[int64]int {
 		t.Helper()
-		st, err := statestore.Open(context.Background(), s.state)
+		st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // BenchmarkRecordWrite measures recording one target write of 20 counters
 // at a time (each a batch of one: its own transaction) in an SQLite store.
 func BenchmarkRecordWrite(b *testing.B) {
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "state.db"))
+	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 		for _, n := range []int{8, 32} {
 			b.Run(fmt.Sprintf("store=%s/writers=%d", name, n), func(b *testing.B) {
 				ctx := context.Background()
-				s, err := Open(ctx, loc(b))
+				s, err := OpenWith(ctx, loc(b), testOptions)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func BenchmarkJournalPlans(b *testing.B) {
 		for _, n := range []int{8, 32} {
 			b.Run(fmt.Sprintf("store=%s/writers=%d", name, n), func(b *testing.B) {
 				ctx := context.Background()
-				s, err := Open(ctx, loc(b))
+				s, err := OpenWith(ctx, loc(b), testOptions)
 				if err != nil {
 					b.Fatal(err)
 				}

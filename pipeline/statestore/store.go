@@ -88,20 +88,6 @@ func Redact(location string) string {
 	return u.Redacted()
 }
 
-// Open opens the store at location: a postgres:// or postgresql:// URL, or
-// the path of an SQLite file (created with its folder when missing). It
-// checks that the store is reachable and usable and runs the migrations
-// it lacks. Every error names the store (without its password).
-// Another run's upgrade of a PostgreSQL store's schema is waited for up
-// to DefaultUpgradeWait (OpenWith sets the wait).
-func Open(ctx context.Context, location string) (*Store, error) {
-	return OpenWith(ctx, location, Options{LockWait: DefaultUpgradeWait})
-}
-
-// DefaultUpgradeWait is how long Open waits for another run's upgrade of
-// a PostgreSQL store's schema (an upgrade takes well under a second).
-const DefaultUpgradeWait = 10 * time.Second
-
 // Options tune OpenWith.
 type Options struct {
 	// LockWait bounds the wait for another run's upgrade of a PostgreSQL
@@ -110,7 +96,11 @@ type Options struct {
 	LockWait time.Duration
 }
 
-// OpenWith is Open with options.
+// OpenWith opens the store at location: a postgres:// or postgresql://
+// URL, or the path of an SQLite file (created with its folder when
+// missing). It checks that the store is reachable and usable and runs the
+// migrations it lacks. Every error names the store (without its
+// password).
 func OpenWith(ctx context.Context, location string, o Options) (*Store, error) {
 	if IsPostgres(location) {
 		return openPostgres(ctx, location, o)

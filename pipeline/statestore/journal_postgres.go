@@ -1,0 +1,424 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// PostgreSQL: a batch is sent in one round trip (pgx.Batch, run by the
+// server in one implicit transaction); a target write and its counters
+// are one statement (the counters as arrays).
+const (
+	pgInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	pgUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), x.account, x.plan_id, x.field, x.value, $1, x.at, x.file
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(account, plan_id, field, value, at, file)
+		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+	pgFinish  = `UPDATE eepipe_runs SET status = $1, finished = $2 WHERE id = $3`
+	pgResolve = `UPDATE eepipe_writes SET outcome = $1 WHERE id = $2 AND outcome = 'pending'`
+)
+
+var (
+	pgInsertWrite = `WITH w AS (
+		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+			year_number, financial_year, target_type, file, outcome, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
+	c AS (
+		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		SELECT w.id, x.counter, x.before_value, x.after_value, x.sent
+		FROM w, unnest($13::text[], $14::bigint[], $15::bigint[], $16::int[]) AS x(counter, before_value, after_value, sent)),
+	l AS (` + pgUpsertLast("$1", "$2", "$6", "$12", "$10", "$17", "$18") + `)
+	SELECT id FROM w`
+	pgOutcome = `WITH u AS (UPDATE eepipe_writes SET outcome = $3, at = $2 WHERE id = $7 AND run_id = $1)
+	` + pgUpsertLast("$1", "$5", "$6", "$2", "$4", "$8", "$9")
+)
+
+// pgUpsertLast makes the counters (an array) the last values applied to a
+// target by a run, from the given parameters.
+func pgUpsertLast(run, account, target, at, file, counters, values string) string {
+	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = ` + run + `), ` + account + `::text, ` + target + `::bigint, x.counter, x.value, ` +
+		run + `, ` + at + `::text, ` + file + `::text
+		FROM unnest(` + counters + `::text[], ` + values + `::bigint[]) AS x(counter, value)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+}
+
+// lastArrays are the counters and values of w that become the last values
+// applied (none when it did not succeed).
+func lastArrays(w pipeline.TargetWrite) ([]string, []int64) {
+	names, vals := []string{}, []int64{}
+	if w.Applied() {
+		for _, c := range w.Counters {
+			names = append(names, c.Counter)
+			vals = append(vals, c.After)
+		}
+	}
+	return names, vals
+}
+
+// pgBatch records batch in one round trip (pgx.Batch, one implicit
+// transaction on the server).
+func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) error {
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("not a pgx connection")
+		}
+		batch, spread := mergeWrites(batch)
+		var q pgQueue
+		for _, o := range batch {
+			q.add(o)
+		}
+		br := sc.Conn().SendBatch(ctx, &q.b)
+		for _, r := range q.read {
+			if err := r(br); err != nil {
+				br.Close()
+				return err
+			}
+		}
+		if err := br.Close(); err != nil {
+			return err
+		}
+		spread()
+		return nil
+	})
+}
+
+// pgQueue is the statements of a batch and how to read their results,
+// in order.
+type pgQueue struct {
+	b    pgx.Batch
+	read []func(pgx.BatchResults) error
+}
+
+// pgExec reads the result of a statement that returns no rows.
+func pgExec(br pgx.BatchResults) error {
+	_, err := br.Exec()
+	return err
+}
+
+// add queues the statements of o.
+func (q *pgQueue) add(o *op) {
+	switch o.kind {
+	case opWrites:
+		q.writes(o)
+	case opResolve:
+		for _, w := range o.ws {
+			outcome, adopted := resolved(o.run, w)
+			q.b.Queue(pgResolve, outcome, w.ID)
+			q.read = append(q.read, pgExec)
+			if adopted != nil {
+				queueWrite(&q.b, o.run, *adopted)
+				q.read = append(q.read, func(br pgx.BatchResults) error {
+					var id int64
+					return br.QueryRow().Scan(&id)
+				})
+			}
+		}
+	case opOutcome:
+		queueOutcome(&q.b, o.run, o.ws[0])
+		q.read = append(q.read, pgExec)
+	case opPlan:
+		w := o.pw
+		at := w.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		q.b.Queue(pgInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+		q.read = append(q.read, pgExec)
+	case opFields:
+		q.fields(o)
+	case opFinish:
+		q.b.Queue(pgFinish, o.status, fmtTime(o.at), o.run)
+		q.read = append(q.read, pgExec)
+	}
+}
+
+// writes queues the target writes of o: the answers of pending writes,
+// then the new writes, whose ids it reads into o.ids.
+func (q *pgQueue) writes(o *op) {
+	o.ids = make([]int64, len(o.ws))
+	var fresh, answers []int
+	for i, w := range o.ws {
+		if w.ID != 0 {
+			o.ids[i] = w.ID
+			answers = append(answers, i)
+		} else {
+			fresh = append(fresh, i)
+		}
+	}
+	if len(answers) > 1 && distinctTargets(o.ws, answers) {
+		queueOutcomes(&q.b, o.run, o.ws, answers)
+		q.read = append(q.read, pgExec)
+	} else {
+		for _, i := range answers {
+			queueOutcome(&q.b, o.run, o.ws[i])
+			q.read = append(q.read, pgExec)
+		}
+	}
+	if len(fresh) > 1 && distinctTargets(o.ws, fresh) {
+		queueWrites(&q.b, o.run, o.ws, fresh)
+		q.read = append(q.read, func(br pgx.BatchResults) error { return readWriteIDs(br, o, fresh) })
+		return
+	}
+	for _, i := range fresh {
+		queueWrite(&q.b, o.run, o.ws[i])
+		q.read = append(q.read, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&o.ids[i]) })
+	}
+}
+
+// readWriteIDs reads the ids of the new writes o.ws[fresh...] (to
+// distinct targets) from the rows (id, target) of pgInsertWrites.
+func readWriteIDs(br pgx.BatchResults, o *op, fresh []int) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	at := map[int64]int{}
+	for _, i := range fresh {
+		at[o.ws[i].TargetID] = i
+	}
+	for rows.Next() {
+		var id, target int64
+		if err := rows.Scan(&id, &target); err != nil {
+			return err
+		}
+		o.ids[at[target]] = id
+	}
+	return rows.Err()
+}
+
+// fields queues the plan fields of o as the last applied.
+func (q *pgQueue) fields(o *op) {
+	n := len(o.fws)
+	acc, field, val, at, file := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	plan := make([]int64, n)
+	for k, w := range o.fws {
+		t := w.At
+		if t.IsZero() {
+			t = time.Now()
+		}
+		acc[k], plan[k], field[k], val[k], at[k], file[k] = w.Account, w.PlanID, w.Field, w.Value, fmtTime(t), w.File
+	}
+	q.b.Queue(pgUpsertField, o.run, acc, plan, field, val, at, file)
+	q.read = append(q.read, pgExec)
+}
+
+// mergeWrites returns batch with its target writes (opWrites, of one
+// run) as one record in the place of the first, when the server can take
+// them in one statement each for the new writes and for the answers (their
+// targets distinct), so that a batch costs the server two statements, not
+// two a plan; spread then gives each record its ids. Otherwise batch is
+// returned as it is. Moving a later record's writes before the records
+// between changes nothing: a target's writes follow whatever else concerns
+// it (what became of its pending writes, ResolvePending) in an earlier
+// batch, as their callers waited for it.
+func mergeWrites(batch []*op) ([]*op, func()) {
+	var ws []*op
+	for _, o := range batch {
+		if o.kind == opWrites {
+			if len(ws) > 0 && o.run != ws[0].run {
+				return batch, func() {}
+			}
+			ws = append(ws, o)
+		}
+	}
+	if len(ws) < 2 {
+		return batch, func() {}
+	}
+	m := &op{kind: opWrites, run: ws[0].run}
+	fresh, answers := map[int64]bool{}, map[int64]bool{}
+	for _, o := range ws {
+		for _, w := range o.ws {
+			seen := fresh
+			if w.ID != 0 {
+				seen = answers
+			}
+			if seen[w.TargetID] {
+				return batch, func() {}
+			}
+			seen[w.TargetID] = true
+			m.ws = append(m.ws, w)
+		}
+	}
+	out := make([]*op, 0, len(batch)-len(ws)+1)
+	for _, o := range batch {
+		switch {
+		case o == ws[0]:
+			out = append(out, m)
+		case o.kind != opWrites:
+			out = append(out, o)
+		}
+	}
+	return out, func() {
+		k := 0
+		for _, o := range ws {
+			o.ids = m.ids[k : k+len(o.ws)]
+			k += len(o.ws)
+		}
+	}
+}
+
+// distinctTargets reports whether the writes ws[at...] are to distinct
+// targets (one statement then records them all).
+func distinctTargets(ws []pipeline.TargetWrite, at []int) bool {
+	seen := make(map[int64]bool, len(at))
+	for _, i := range at {
+		if seen[ws[i].TargetID] {
+			return false
+		}
+		seen[ws[i].TargetID] = true
+	}
+	return true
+}
+
+// pgLastRows makes the rows of the arrays from parameter $first on
+// (account, target, counter, value, at, file) the last values applied by
+// run $1.
+func pgLastRows(first int) string {
+	p := func(k int) string { return "$" + strconv.Itoa(first+k) }
+	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), z.account, z.target_id, z.counter, z.value, $1, z.at, z.file
+		FROM unnest(` + p(0) + `::text[], ` + p(1) + `::bigint[], ` + p(2) + `::text[], ` + p(3) + `::bigint[], ` + p(4) + `::text[], ` + p(5) + `::text[])
+		AS z(account, target_id, counter, value, at, file)
+		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+}
+
+var (
+	// pgInsertWrites records target writes (to distinct targets) with
+	// their counters and last values in one statement; it returns each
+	// write's id and target.
+	pgInsertWrites = `WITH w AS (
+		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+			year_number, financial_year, target_type, file, outcome, at)
+		SELECT $1, x.account, x.plan_id, x.plan_name, x.milestone_id, x.target_id, x.year_number, x.financial_year, x.target_type, x.file, x.outcome, x.at
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+		AS x(account, plan_id, plan_name, milestone_id, target_id, year_number, financial_year, target_type, file, outcome, at)
+		RETURNING id, target_id),
+	c AS (
+		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
+		SELECT w.id, y.counter, y.before_value, y.after_value, y.sent
+		FROM unnest($13::bigint[], $14::text[], $15::bigint[], $16::bigint[], $17::int[]) AS y(target_id, counter, before_value, after_value, sent)
+		JOIN w ON w.target_id = y.target_id),
+	l AS (` + pgLastRows(18) + `)
+	SELECT id, target_id FROM w`
+	// pgOutcomes records the outcomes of pending writes (to distinct
+	// targets) and their last values in one statement.
+	pgOutcomes = `WITH u AS (
+		UPDATE eepipe_writes w SET outcome = x.outcome, at = x.at
+		FROM unnest($2::bigint[], $3::text[], $4::text[]) AS x(id, outcome, at) WHERE w.id = x.id AND w.run_id = $1)
+	` + pgLastRows(5)
+)
+
+// lastRows are the arrays of pgLastRows.
+type lastRows struct {
+	account, counter, at, file []string
+	target, value              []int64
+}
+
+func (l *lastRows) add(w pipeline.TargetWrite, at string) {
+	if !w.Applied() {
+		return
+	}
+	for _, c := range w.Counters {
+		l.account, l.target, l.counter = append(l.account, w.Account), append(l.target, w.TargetID), append(l.counter, c.Counter)
+		l.value, l.at, l.file = append(l.value, c.After), append(l.at, at), append(l.file, w.File)
+	}
+}
+
+func (l *lastRows) args() []any {
+	nz := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	target, value := l.target, l.value
+	if target == nil {
+		target, value = []int64{}, []int64{}
+	}
+	return []any{nz(l.account), target, nz(l.counter), value, nz(l.at), nz(l.file)}
+}
+
+// queueWrites queues the insert of the target writes ws[at...] of run, to
+// distinct targets, in one statement.
+func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+	n := len(at)
+	acc, name, fy, typ, file, outcome, ats := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	plan, ms, target := make([]int64, n), make([]int64, n), make([]int64, n)
+	year := make([]int32, n)
+	var ct []int64
+	var cn []string
+	var cb []*int64
+	var ca []int64
+	var cs []int32
+	var last lastRows
+	for k, i := range at {
+		w := ws[i]
+		t := fmtTime(writeAt(w))
+		acc[k], plan[k], name[k], ms[k], target[k], year[k] = w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, int32(w.YearNumber)
+		fy[k], typ[k], file[k], outcome[k], ats[k] = w.FinancialYear, w.TargetType, w.File, w.Outcome, t
+		for _, c := range w.Counters {
+			ct, cn, cb, ca, cs = append(ct, w.TargetID), append(cn, c.Counter), append(cb, c.Before), append(ca, c.After), append(cs, int32(boolInt(c.Sent)))
+		}
+		last.add(w, t)
+	}
+	if ct == nil {
+		ct, cn, cb, ca, cs = []int64{}, []string{}, []*int64{}, []int64{}, []int32{}
+	}
+	args := []any{run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, ct, cn, cb, ca, cs}
+	b.Queue(pgInsertWrites, append(args, last.args()...)...)
+}
+
+// queueOutcomes queues the outcomes of the pending writes ws[at...] of
+// run, to distinct targets, in one statement.
+func queueOutcomes(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+	n := len(at)
+	ids := make([]int64, n)
+	outcome, ats := make([]string, n), make([]string, n)
+	var last lastRows
+	for k, i := range at {
+		w := ws[i]
+		t := fmtTime(writeAt(w))
+		ids[k], outcome[k], ats[k] = w.ID, w.Outcome, t
+		last.add(w, t)
+	}
+	args := []any{run, ids, outcome, ats}
+	b.Queue(pgOutcomes, append(args, last.args()...)...)
+}
+
+// queueWrite queues the insert of target write w of run (with its
+// counters and, when it succeeded, the last values applied).
+func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
+	var (
+		names  = make([]string, len(w.Counters))
+		before = make([]*int64, len(w.Counters))
+		after  = make([]int64, len(w.Counters))
+		sent   = make([]int32, len(w.Counters))
+	)
+	for k, c := range w.Counters {
+		names[k], before[k], after[k], sent[k] = c.Counter, c.Before, c.After, int32(boolInt(c.Sent))
+	}
+	ln, lv := lastArrays(w)
+	b.Queue(pgInsertWrite, run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), names, before, after, sent, ln, lv)
+}
+
+// queueOutcome queues the outcome of the pending write w of run (and,
+// when it succeeded, the last values applied).
+func queueOutcome(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
+	ln, lv := lastArrays(w)
+	b.Queue(pgOutcome, run, fmtTime(writeAt(w)), w.Outcome, w.File, w.Account, w.TargetID, w.ID, ln, lv)
+}
