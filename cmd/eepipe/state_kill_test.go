@@ -177,8 +177,9 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 		after   int64
 	}
 	recs := map[string]rec{}
-	rows, err := db.Query(`SELECT w.plan_name, w.outcome, c.after_value FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id
-		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs) AND c.counter = ?`, cAMT)
+	// A write's counters are packed in its row: [[name, before, after, sent], ...].
+	rows, err := db.Query(`SELECT w.plan_name, w.outcome, json_extract(c.value, '$[2]') FROM eepipe_writes w, json_each(w.counters) c
+		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs) AND json_extract(c.value, '$[0]') = ?`, cAMT)
 	if err != nil {
 		t.Fatal(err)
 	}

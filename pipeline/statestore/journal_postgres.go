@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,31 +26,28 @@ const (
 	pgResolve = `UPDATE eepipe_writes SET outcome = $1 WHERE id = $2 AND outcome = 'pending'`
 )
 
+// pgLastTail merges the last values of a target and account into those
+// it has (jsonb ||: a counter's new value replaces its old one).
+const pgLastTail = `
+		ON CONFLICT (service, target_id, account) DO UPDATE SET counters = eepipe_last_values.counters || excluded.counters`
+
 var (
+	// pgInsertWrite records a target write with its counters and, when
+	// it succeeded, the counters ($14, $15) as the last values applied.
 	pgInsertWrite = `WITH w AS (
 		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-			year_number, financial_year, target_type, file, outcome, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
-	c AS (
-		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-		SELECT w.id, x.counter, x.before_value, x.after_value, x.sent
-		FROM w, unnest($13::text[], $14::bigint[], $15::bigint[], $16::int[]) AS x(counter, before_value, after_value, sent)),
-	l AS (` + pgUpsertLast("$1", "$2", "$6", "$12", "$10", "$17", "$18") + `)
+			year_number, financial_year, target_type, file, outcome, at, counters)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id),
+	l AS (INSERT INTO eepipe_last_values (service, target_id, account, counters)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), $6::bigint, $2::text, jsonb_object_agg(x.counter, jsonb_build_array(x.value, w.id))
+		FROM w, unnest($14::text[], $15::bigint[]) AS x(counter, value) GROUP BY w.id` + pgLastTail + `)
 	SELECT id FROM w`
-	pgOutcome = `WITH u AS (UPDATE eepipe_writes SET outcome = $3, at = $2 WHERE id = $7 AND run_id = $1)
-	` + pgUpsertLast("$1", "$5", "$6", "$2", "$4", "$8", "$9")
+	// pgOutcome records the answer of a pending write and, when it
+	// succeeded, its last values ($7, packed; null when not).
+	pgOutcome = `WITH u AS (UPDATE eepipe_writes SET outcome = $3, at = $2 WHERE id = $6 AND run_id = $1)
+	INSERT INTO eepipe_last_values (service, target_id, account, counters)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), $5::bigint, $4::text, $7::jsonb WHERE $7::jsonb IS NOT NULL` + pgLastTail
 )
-
-// pgUpsertLast makes the counters (an array) the last values applied to a
-// target by a run, from the given parameters.
-func pgUpsertLast(run, account, target, at, file, counters, values string) string {
-	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-		SELECT (SELECT service FROM eepipe_runs WHERE id = ` + run + `), ` + account + `::text, ` + target + `::bigint, x.counter, x.value, ` +
-		run + `, ` + at + `::text, ` + file + `::text
-		FROM unnest(` + counters + `::text[], ` + values + `::bigint[]) AS x(counter, value)
-		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
-}
 
 // lastArrays are the counters and values of w that become the last values
 // applied (none when it did not succeed).
@@ -283,103 +279,54 @@ func distinctTargets(ws []pipeline.TargetWrite, at []int) bool {
 	return true
 }
 
-// pgLastRows makes the rows of the arrays from parameter $first on
-// (account, target, counter, value, at, file) the last values applied by
-// run $1.
-func pgLastRows(first int) string {
-	p := func(k int) string { return "$" + strconv.Itoa(first+k) }
-	return `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file)
-		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), z.account, z.target_id, z.counter, z.value, $1, z.at, z.file
-		FROM unnest(` + p(0) + `::text[], ` + p(1) + `::bigint[], ` + p(2) + `::text[], ` + p(3) + `::bigint[], ` + p(4) + `::text[], ` + p(5) + `::text[])
-		AS z(account, target_id, counter, value, at, file)
-		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
-}
-
 var (
 	// pgInsertWrites records target writes (to distinct targets) with
-	// their counters and last values in one statement; it returns each
-	// write's id and target.
+	// their counters, and the counters of those that succeeded ($14 to
+	// $16: target, counter, value) as their last values, in one
+	// statement; it returns each write's id and target.
 	pgInsertWrites = `WITH w AS (
 		INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-			year_number, financial_year, target_type, file, outcome, at)
-		SELECT $1, x.account, x.plan_id, x.plan_name, x.milestone_id, x.target_id, x.year_number, x.financial_year, x.target_type, x.file, x.outcome, x.at
-		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-		AS x(account, plan_id, plan_name, milestone_id, target_id, year_number, financial_year, target_type, file, outcome, at)
-		RETURNING id, target_id),
-	c AS (
-		INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent)
-		SELECT w.id, y.counter, y.before_value, y.after_value, y.sent
-		FROM unnest($13::bigint[], $14::text[], $15::bigint[], $16::bigint[], $17::int[]) AS y(target_id, counter, before_value, after_value, sent)
-		JOIN w ON w.target_id = y.target_id),
-	l AS (` + pgLastRows(18) + `)
+			year_number, financial_year, target_type, file, outcome, at, counters)
+		SELECT $1, x.account, x.plan_id, x.plan_name, x.milestone_id, x.target_id, x.year_number, x.financial_year, x.target_type, x.file, x.outcome, x.at, x.counters
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+		AS x(account, plan_id, plan_name, milestone_id, target_id, year_number, financial_year, target_type, file, outcome, at, counters)
+		RETURNING id, target_id, account),
+	l AS (INSERT INTO eepipe_last_values (service, target_id, account, counters)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), w.target_id, w.account, jsonb_object_agg(y.counter, jsonb_build_array(y.value, w.id))
+		FROM unnest($14::bigint[], $15::text[], $16::bigint[]) AS y(target_id, counter, value) JOIN w ON w.target_id = y.target_id
+		GROUP BY w.id, w.target_id, w.account` + pgLastTail + `)
 	SELECT id, target_id FROM w`
 	// pgOutcomes records the outcomes of pending writes (to distinct
-	// targets) and their last values in one statement.
+	// targets) and the last values of those that succeeded ($5 to $7:
+	// account, target, packed) in one statement.
 	pgOutcomes = `WITH u AS (
 		UPDATE eepipe_writes w SET outcome = x.outcome, at = x.at
 		FROM unnest($2::bigint[], $3::text[], $4::text[]) AS x(id, outcome, at) WHERE w.id = x.id AND w.run_id = $1)
-	` + pgLastRows(5)
+	INSERT INTO eepipe_last_values (service, target_id, account, counters)
+		SELECT (SELECT service FROM eepipe_runs WHERE id = $1), z.target_id, z.account, z.counters::jsonb
+		FROM unnest($5::text[], $6::bigint[], $7::text[]) AS z(account, target_id, counters)` + pgLastTail
 )
-
-// lastRows are the arrays of pgLastRows.
-type lastRows struct {
-	account, counter, at, file []string
-	target, value              []int64
-}
-
-func (l *lastRows) add(w pipeline.TargetWrite, at string) {
-	if !w.Applied() {
-		return
-	}
-	for _, c := range w.Counters {
-		l.account, l.target, l.counter = append(l.account, w.Account), append(l.target, w.TargetID), append(l.counter, c.Counter)
-		l.value, l.at, l.file = append(l.value, c.After), append(l.at, at), append(l.file, w.File)
-	}
-}
-
-func (l *lastRows) args() []any {
-	nz := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	target, value := l.target, l.value
-	if target == nil {
-		target, value = []int64{}, []int64{}
-	}
-	return []any{nz(l.account), target, nz(l.counter), value, nz(l.at), nz(l.file)}
-}
 
 // queueWrites queues the insert of the target writes ws[at...] of run, to
 // distinct targets, in one statement.
 func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
 	n := len(at)
-	acc, name, fy, typ, file, outcome, ats := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	acc, name, fy, typ, file, outcome, ats, packed := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	plan, ms, target := make([]int64, n), make([]int64, n), make([]int64, n)
 	year := make([]int32, n)
-	var ct []int64
-	var cn []string
-	var cb []*int64
-	var ca []int64
-	var cs []int32
-	var last lastRows
+	lt, lc, lv := []int64{}, []string{}, []int64{}
 	for k, i := range at {
 		w := ws[i]
-		t := fmtTime(writeAt(w))
 		acc[k], plan[k], name[k], ms[k], target[k], year[k] = w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, int32(w.YearNumber)
-		fy[k], typ[k], file[k], outcome[k], ats[k] = w.FinancialYear, w.TargetType, w.File, w.Outcome, t
-		for _, c := range w.Counters {
-			ct, cn, cb, ca, cs = append(ct, w.TargetID), append(cn, c.Counter), append(cb, c.Before), append(ca, c.After), append(cs, int32(boolInt(c.Sent)))
+		fy[k], typ[k], file[k], outcome[k], ats[k] = w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w))
+		packed[k] = packWriteCounters(w.Counters)
+		if w.Applied() {
+			for _, c := range w.Counters {
+				lt, lc, lv = append(lt, w.TargetID), append(lc, c.Counter), append(lv, c.After)
+			}
 		}
-		last.add(w, t)
 	}
-	if ct == nil {
-		ct, cn, cb, ca, cs = []int64{}, []string{}, []*int64{}, []int64{}, []int32{}
-	}
-	args := []any{run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, ct, cn, cb, ca, cs}
-	b.Queue(pgInsertWrites, append(args, last.args()...)...)
+	b.Queue(pgInsertWrites, run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, packed, lt, lc, lv)
 }
 
 // queueOutcomes queues the outcomes of the pending writes ws[at...] of
@@ -388,37 +335,31 @@ func queueOutcomes(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int)
 	n := len(at)
 	ids := make([]int64, n)
 	outcome, ats := make([]string, n), make([]string, n)
-	var last lastRows
+	la, lp, lt := []string{}, []string{}, []int64{}
 	for k, i := range at {
 		w := ws[i]
-		t := fmtTime(writeAt(w))
-		ids[k], outcome[k], ats[k] = w.ID, w.Outcome, t
-		last.add(w, t)
+		ids[k], outcome[k], ats[k] = w.ID, w.Outcome, fmtTime(writeAt(w))
+		if w.Applied() && len(w.Counters) > 0 {
+			la, lt, lp = append(la, w.Account), append(lt, w.TargetID), append(lp, packLast(w.Counters, w.ID))
+		}
 	}
-	args := []any{run, ids, outcome, ats}
-	b.Queue(pgOutcomes, append(args, last.args()...)...)
+	b.Queue(pgOutcomes, run, ids, outcome, ats, la, lt, lp)
 }
 
 // queueWrite queues the insert of target write w of run (with its
 // counters and, when it succeeded, the last values applied).
 func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
-	var (
-		names  = make([]string, len(w.Counters))
-		before = make([]*int64, len(w.Counters))
-		after  = make([]int64, len(w.Counters))
-		sent   = make([]int32, len(w.Counters))
-	)
-	for k, c := range w.Counters {
-		names[k], before[k], after[k], sent[k] = c.Counter, c.Before, c.After, int32(boolInt(c.Sent))
-	}
 	ln, lv := lastArrays(w)
 	b.Queue(pgInsertWrite, run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), names, before, after, sent, ln, lv)
+		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), packWriteCounters(w.Counters), ln, lv)
 }
 
 // queueOutcome queues the outcome of the pending write w of run (and,
 // when it succeeded, the last values applied).
 func queueOutcome(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
-	ln, lv := lastArrays(w)
-	b.Queue(pgOutcome, run, fmtTime(writeAt(w)), w.Outcome, w.File, w.Account, w.TargetID, w.ID, ln, lv)
+	var last any
+	if w.Applied() && len(w.Counters) > 0 {
+		last = packLast(w.Counters, w.ID)
+	}
+	b.Queue(pgOutcome, run, fmtTime(writeAt(w)), w.Outcome, w.Account, w.TargetID, w.ID, last)
 }

@@ -16,7 +16,7 @@ import (
 // durable commits it with synchronous FULL.
 func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (err error) {
 	if j.sqlite == nil || j.sqlite.conn != conn {
-		j.sqlite = &sqliteStmts{conn: conn, counters: sqliteCounterRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
+		j.sqlite = &sqliteStmts{conn: conn, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
 	st := j.sqlite
 	st.resetRows()
@@ -54,7 +54,7 @@ type sqliteStmts struct {
 	runs map[int64]string // run id -> service
 
 	// The rows the transaction has queued (rows).
-	counters, outcomes, lasts rowSet
+	outcomes, lasts rowSet
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -100,12 +100,11 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 // The statements of the journal, in ? placeholders (SQLite).
 const (
 	qInsertWriteRows = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
-		year_number, financial_year, target_type, file, outcome, at) VALUES `
-	qInsertCounterRows = `INSERT INTO eepipe_write_counters (write_id, counter, before_value, after_value, sent) VALUES `
-	qUpsertLastRows    = `INSERT INTO eepipe_last_applied (service, account, target_id, counter, value, run_id, at, file) VALUES `
-	qUpsertLastTail    = `
-		ON CONFLICT (service, account, target_id, counter) DO UPDATE SET
-		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+		year_number, financial_year, target_type, file, outcome, at, counters) VALUES `
+	// The last values of a target and account merge into those it has.
+	qUpsertLastRows = `INSERT INTO eepipe_last_values (service, target_id, account, counters) VALUES `
+	qUpsertLastTail = `
+		ON CONFLICT (service, target_id, account) DO UPDATE SET counters = json_patch(counters, excluded.counters)`
 	// The outcomes of pending writes: rows (outcome, at, id, run).
 	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
 	qOutcomeTail = `)
@@ -131,7 +130,7 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 				if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
 					return err
 				}
-				if err := st.last(ctx, o.run, w, at); err != nil {
+				if err := st.last(ctx, o.run, w, w.ID); err != nil {
 					return err
 				}
 				continue
@@ -149,7 +148,7 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 		if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
 			return err
 		}
-		return st.last(ctx, o.run, w, at)
+		return st.last(ctx, o.run, w, w.ID)
 	case opPlan:
 		w := o.pw
 		at := w.At
@@ -198,9 +197,9 @@ func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error 
 		w := &o.ws[i]
 		ats[k] = fmtTime(writeAt(*w))
 		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k])
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters))
 	}
-	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
+	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
 	if err != nil {
 		return err
 	}
@@ -225,43 +224,28 @@ func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error 
 		return fmt.Errorf("%d ids for %d writes", len(ids), len(at))
 	}
 	// The rows of one statement are inserted in order, each with an id
-	// above all before it (AUTOINCREMENT): the ids in order are theirs.
+	// above all before it: the ids in order are theirs.
 	slices.Sort(ids)
 	for k, i := range at {
 		o.ids[i] = ids[k]
-		w := o.ws[i]
-		for _, c := range w.Counters {
-			var before any
-			if c.Before != nil {
-				before = *c.Before
-			}
-			if err := st.rows(ctx, &st.counters, ids[k], c.Counter, before, c.After, boolInt(c.Sent)); err != nil {
-				return err
-			}
-		}
-		if err := st.last(ctx, o.run, w, ats[k]); err != nil {
+		if err := st.last(ctx, o.run, o.ws[i], ids[k]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// last queues the counters of w as the last values applied when it
-// succeeded.
-func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, at string) error {
-	if !w.Applied() {
+// last queues the counters of w, recorded as write id, as the last values
+// applied when it succeeded.
+func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, id int64) error {
+	if !w.Applied() || len(w.Counters) == 0 {
 		return nil
 	}
 	svc, err := st.service(ctx, run)
 	if err != nil {
 		return err
 	}
-	for _, c := range w.Counters {
-		if err := st.rows(ctx, &st.lasts, svc, w.Account, w.TargetID, c.Counter, c.After, run, at, w.File); err != nil {
-			return err
-		}
-	}
-	return nil
+	return st.rows(ctx, &st.lasts, svc, w.TargetID, w.Account, packLast(w.Counters, id))
 }
 
 // rowSet is the rows of one table a transaction has queued, written
@@ -273,8 +257,7 @@ type rowSet struct {
 }
 
 var (
-	sqliteCounterRows = rowSet{head: qInsertCounterRows, row: "(?, ?, ?, ?, ?)", width: 5}
-	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?, ?, ?, ?, ?)", tail: qUpsertLastTail, width: 8}
+	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?)", tail: qUpsertLastTail, width: 4}
 	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
 )
 
@@ -297,10 +280,9 @@ func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
 	return st.exec(ctx, rowsOf(set.head, set.row, n, set.tail), args...)
 }
 
-// flushRows writes the rows queued: the counters (their writes are
-// inserted), the outcomes, the last values.
+// flushRows writes the rows queued: the outcomes, the last values.
 func (st *sqliteStmts) flushRows(ctx context.Context) error {
-	for _, set := range []*rowSet{&st.counters, &st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
 		if err := st.writeRows(ctx, set); err != nil {
 			return err
 		}
@@ -310,13 +292,13 @@ func (st *sqliteStmts) flushRows(ctx context.Context) error {
 
 // resetRows drops the rows queued (the transaction was rolled back).
 func (st *sqliteStmts) resetRows() {
-	for _, set := range []*rowSet{&st.counters, &st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its
-// parameters, 8 a row at most).
+// parameters, 13 a row at most).
 const rowsPerStmt = 100
 
 // rowsOf returns head followed by n rows and tail.

@@ -1,0 +1,288 @@
+package statestore
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// The packed columns (schema version 7): a target write's counters are
+// one column of its row, and the last values applied to a target under an
+// account one row, both JSON (docs/apply-and-state.md, "The state store"):
+//
+//   - eepipe_writes.counters: [[name, before or null, after, sent 0/1], ...]
+//     in the order of the write's counters;
+//   - eepipe_last_values.counters: {name: [value, write id], ...}, the write
+//     being the one that applied the value (its run, time and file are
+//     the last value's); a value carried over from an older store whose
+//     write was not found is [value, 0, run, at, file].
+//
+// JSON lets each backend merge a target's last values in the statement
+// that records them (SQLite json_patch, PostgreSQL jsonb ||), without
+// reading them first.
+
+// appendName appends name as a JSON string.
+func appendName(b []byte, name string) []byte {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			q, _ := json.Marshal(name)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"')
+}
+
+// packWriteCounters returns the counters column of a write.
+func packWriteCounters(cs []pipeline.CounterWrite) string {
+	b := make([]byte, 0, 2+len(cs)*24)
+	b = append(b, '[')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendName(b, c.Counter)
+		b = append(b, ',')
+		if c.Before != nil {
+			b = strconv.AppendInt(b, *c.Before, 10)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, ',')
+		b = strconv.AppendInt(b, c.After, 10)
+		if c.Sent {
+			b = append(b, ",1]"...)
+		} else {
+			b = append(b, ",0]"...)
+		}
+	}
+	return string(append(b, ']'))
+}
+
+// counterNeedle is what the counters column of a write holds when the
+// write has the counter name: its entry's start (a quotation mark cannot
+// occur unescaped inside a name).
+func counterNeedle(name string) string {
+	return string(append(appendName([]byte{'['}, name), ','))
+}
+
+// packLast returns the last values column of write id's counters (those
+// it applied).
+func packLast(cs []pipeline.CounterWrite, id int64) string {
+	b := make([]byte, 0, 2+len(cs)*20)
+	b = append(b, '{')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendName(b, c.Counter)
+		b = append(b, ":["...)
+		b = strconv.AppendInt(b, c.After, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ']')
+	}
+	return string(append(b, '}'))
+}
+
+// errPacked is the error of a packed column that does not read.
+var errPacked = errors.New("a packed counters column does not read")
+
+// scanner reads the packed columns (as SQLite and PostgreSQL give them
+// back: with or without spaces).
+type scanner struct {
+	s   []byte
+	i   int
+	err error
+}
+
+func (p *scanner) ws() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// peek returns the next character after spaces (0 at the end).
+func (p *scanner) peek() byte {
+	p.ws()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+// eat reads c, when it is next.
+func (p *scanner) eat(c byte) bool {
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *scanner) want(c byte) {
+	if !p.eat(c) && p.err == nil {
+		p.err = errPacked
+	}
+}
+
+// str reads a JSON string, interning it in names when given.
+func (p *scanner) str(names map[string]string) string {
+	if p.peek() != '"' {
+		p.err = errPacked
+		return ""
+	}
+	start := p.i
+	p.i++
+	escaped := false
+	for p.i < len(p.s) && p.s[p.i] != '"' {
+		if p.s[p.i] == '\\' {
+			escaped = true
+			p.i++
+		}
+		p.i++
+	}
+	if p.i >= len(p.s) {
+		p.err = errPacked
+		return ""
+	}
+	p.i++
+	raw := p.s[start:p.i]
+	if escaped {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			p.err = errPacked
+		}
+		return v
+	}
+	body := raw[1 : len(raw)-1]
+	if names != nil {
+		if v, ok := names[string(body)]; ok {
+			return v
+		}
+		v := string(body)
+		names[v] = v
+		return v
+	}
+	return string(body)
+}
+
+// num reads an integer, or null (ok false).
+func (p *scanner) num() (v int64, ok bool) {
+	p.ws()
+	if p.i+4 <= len(p.s) && string(p.s[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return 0, false
+	}
+	start := p.i
+	for p.i < len(p.s) && (p.s[p.i] == '-' || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
+		p.i++
+	}
+	v, err := strconv.ParseInt(string(p.s[start:p.i]), 10, 64)
+	if err != nil && p.err == nil {
+		p.err = errPacked
+	}
+	return v, true
+}
+
+// unpackWriteCounters reads the counters column of a write.
+func unpackWriteCounters(col []byte, names map[string]string) ([]pipeline.CounterWrite, error) {
+	p := &scanner{s: col}
+	var out []pipeline.CounterWrite
+	p.want('[')
+	for p.err == nil && !p.eat(']') {
+		if len(out) > 0 {
+			p.want(',')
+		}
+		var c pipeline.CounterWrite
+		p.want('[')
+		c.Counter = p.str(names)
+		p.want(',')
+		if v, ok := p.num(); ok {
+			c.Before = &v
+		}
+		p.want(',')
+		c.After, _ = p.num()
+		p.want(',')
+		sent, _ := p.num()
+		c.Sent = sent != 0
+		p.want(']')
+		out = append(out, c)
+	}
+	return out, p.err
+}
+
+// lastEntry is one counter of a last values column.
+type lastEntry struct {
+	value, write int64
+	// Carried over from an older store whose write was not found (write
+	// 0): the run, time and file of the value.
+	run      int64
+	at, file string
+}
+
+// eachLast calls fn for each counter of a last values column.
+func eachLast(col []byte, names map[string]string, fn func(name string, e lastEntry)) error {
+	p := &scanner{s: col}
+	p.want('{')
+	first := true
+	for p.err == nil && !p.eat('}') {
+		if !first {
+			p.want(',')
+		}
+		first = false
+		name := p.str(names)
+		p.want(':')
+		p.want('[')
+		var e lastEntry
+		e.value, _ = p.num()
+		p.want(',')
+		e.write, _ = p.num()
+		if p.eat(',') {
+			e.run, _ = p.num()
+			p.want(',')
+			e.at = p.str(nil)
+			p.want(',')
+			e.file = p.str(nil)
+		}
+		p.want(']')
+		if p.err == nil {
+			fn(name, e)
+		}
+	}
+	return p.err
+}
+
+// packCarried returns a last values column of entries carried over from
+// an older store (migration 7), by counter name.
+func packCarried(entries map[string]lastEntry, order []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, name := range order {
+		e := entries[name]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(appendName(nil, name))
+		b.WriteString(":[")
+		b.WriteString(strconv.FormatInt(e.value, 10))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatInt(e.write, 10))
+		if e.write == 0 {
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatInt(e.run, 10))
+			b.WriteByte(',')
+			b.Write(appendName(nil, e.at))
+			b.WriteByte(',')
+			b.Write(appendName(nil, e.file))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
