@@ -177,9 +177,10 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 		after   int64
 	}
 	recs := map[string]rec{}
-	// A write's counters are packed in its row: [[name, before, after, sent], ...].
+	// A write's counters are packed in its row: [[counter id, before, after, sent], ...].
 	rows, err := db.Query(`SELECT w.plan_name, w.outcome, json_extract(c.value, '$[2]') FROM eepipe_writes w, json_each(w.counters) c
-		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs) AND json_extract(c.value, '$[0]') = ?`, cAMT)
+		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs)
+		AND json_extract(c.value, '$[0]') = (SELECT id FROM eepipe_counter_names WHERE name = ?)`, cAMT)
 	if err != nil {
 		t.Fatal(err)
 	}

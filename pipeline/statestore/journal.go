@@ -417,11 +417,14 @@ func (j *journal) commit(ctx context.Context, conn *sql.Conn, batch []*op, durab
 }
 
 func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) error {
-	var err error
+	ids, err := j.s.names.ids(ctx, conn, j.s.dialect, batchNames(batch))
+	if err != nil {
+		return j.s.explain(err)
+	}
 	if j.s.dialect == dialectPostgres {
-		err = j.pgBatch(ctx, conn, batch)
+		err = j.pgBatch(ctx, conn, batch, ids)
 	} else {
-		err = j.sqliteTx(ctx, conn, batch, durable)
+		err = j.sqliteTx(ctx, conn, batch, ids, durable)
 	}
 	return j.s.explain(err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,11 +52,11 @@ var (
 
 // lastArrays are the counters and values of w that become the last values
 // applied (none when it did not succeed).
-func lastArrays(w pipeline.TargetWrite) ([]string, []int64) {
+func lastArrays(w pipeline.TargetWrite, ids map[string]int64) ([]string, []int64) {
 	names, vals := []string{}, []int64{}
 	if w.Applied() {
 		for _, c := range w.Counters {
-			names = append(names, c.Counter)
+			names = append(names, strconv.FormatInt(ids[c.Counter], 10))
 			vals = append(vals, c.After)
 		}
 	}
@@ -64,14 +65,14 @@ func lastArrays(w pipeline.TargetWrite) ([]string, []int64) {
 
 // pgBatch records batch in one round trip (pgx.Batch, one implicit
 // transaction on the server).
-func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) error {
+func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64) error {
 	return conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return errors.New("not a pgx connection")
 		}
 		batch, spread := mergeWrites(batch)
-		var q pgQueue
+		q := pgQueue{ids: ids}
 		for _, o := range batch {
 			q.add(o)
 		}
@@ -95,6 +96,7 @@ func (j *journal) pgBatch(ctx context.Context, conn *sql.Conn, batch []*op) erro
 type pgQueue struct {
 	b    pgx.Batch
 	read []func(pgx.BatchResults) error
+	ids  map[string]int64 // the ids of the counter names
 }
 
 // pgExec reads the result of a statement that returns no rows.
@@ -114,7 +116,7 @@ func (q *pgQueue) add(o *op) {
 			q.b.Queue(pgResolve, outcome, w.ID)
 			q.read = append(q.read, pgExec)
 			if adopted != nil {
-				queueWrite(&q.b, o.run, *adopted)
+				queueWrite(&q.b, o.run, *adopted, q.ids)
 				q.read = append(q.read, func(br pgx.BatchResults) error {
 					var id int64
 					return br.QueryRow().Scan(&id)
@@ -122,7 +124,7 @@ func (q *pgQueue) add(o *op) {
 			}
 		}
 	case opOutcome:
-		queueOutcome(&q.b, o.run, o.ws[0])
+		queueOutcome(&q.b, o.run, o.ws[0], q.ids)
 		q.read = append(q.read, pgExec)
 	case opPlan:
 		w := o.pw
@@ -154,21 +156,21 @@ func (q *pgQueue) writes(o *op) {
 		}
 	}
 	if len(answers) > 1 && distinctTargets(o.ws, answers) {
-		queueOutcomes(&q.b, o.run, o.ws, answers)
+		queueOutcomes(&q.b, o.run, o.ws, answers, q.ids)
 		q.read = append(q.read, pgExec)
 	} else {
 		for _, i := range answers {
-			queueOutcome(&q.b, o.run, o.ws[i])
+			queueOutcome(&q.b, o.run, o.ws[i], q.ids)
 			q.read = append(q.read, pgExec)
 		}
 	}
 	if len(fresh) > 1 && distinctTargets(o.ws, fresh) {
-		queueWrites(&q.b, o.run, o.ws, fresh)
+		queueWrites(&q.b, o.run, o.ws, fresh, q.ids)
 		q.read = append(q.read, func(br pgx.BatchResults) error { return readWriteIDs(br, o, fresh) })
 		return
 	}
 	for _, i := range fresh {
-		queueWrite(&q.b, o.run, o.ws[i])
+		queueWrite(&q.b, o.run, o.ws[i], q.ids)
 		q.read = append(q.read, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&o.ids[i]) })
 	}
 }
@@ -309,7 +311,7 @@ var (
 
 // queueWrites queues the insert of the target writes ws[at...] of run, to
 // distinct targets, in one statement.
-func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int, ids map[string]int64) {
 	n := len(at)
 	acc, name, fy, typ, file, outcome, ats, packed := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	plan, ms, target := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -319,10 +321,10 @@ func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
 		w := ws[i]
 		acc[k], plan[k], name[k], ms[k], target[k], year[k] = w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, int32(w.YearNumber)
 		fy[k], typ[k], file[k], outcome[k], ats[k] = w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w))
-		packed[k] = packWriteCounters(w.Counters)
+		packed[k] = packWriteCounters(w.Counters, ids)
 		if w.Applied() {
 			for _, c := range w.Counters {
-				lt, lc, lv = append(lt, w.TargetID), append(lc, c.Counter), append(lv, c.After)
+				lt, lc, lv = append(lt, w.TargetID), append(lc, strconv.FormatInt(ids[c.Counter], 10)), append(lv, c.After)
 			}
 		}
 	}
@@ -331,35 +333,35 @@ func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
 
 // queueOutcomes queues the outcomes of the pending writes ws[at...] of
 // run, to distinct targets, in one statement.
-func queueOutcomes(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int) {
+func queueOutcomes(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int, ids map[string]int64) {
 	n := len(at)
-	ids := make([]int64, n)
+	writes := make([]int64, n)
 	outcome, ats := make([]string, n), make([]string, n)
 	la, lp, lt := []string{}, []string{}, []int64{}
 	for k, i := range at {
 		w := ws[i]
-		ids[k], outcome[k], ats[k] = w.ID, w.Outcome, fmtTime(writeAt(w))
+		writes[k], outcome[k], ats[k] = w.ID, w.Outcome, fmtTime(writeAt(w))
 		if w.Applied() && len(w.Counters) > 0 {
-			la, lt, lp = append(la, w.Account), append(lt, w.TargetID), append(lp, packLast(w.Counters, w.ID))
+			la, lt, lp = append(la, w.Account), append(lt, w.TargetID), append(lp, packLast(w.Counters, ids, w.ID))
 		}
 	}
-	b.Queue(pgOutcomes, run, ids, outcome, ats, la, lt, lp)
+	b.Queue(pgOutcomes, run, writes, outcome, ats, la, lt, lp)
 }
 
 // queueWrite queues the insert of target write w of run (with its
 // counters and, when it succeeded, the last values applied).
-func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
-	ln, lv := lastArrays(w)
+func queueWrite(b *pgx.Batch, run int64, w pipeline.TargetWrite, ids map[string]int64) {
+	ln, lv := lastArrays(w, ids)
 	b.Queue(pgInsertWrite, run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), packWriteCounters(w.Counters), ln, lv)
+		w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), packWriteCounters(w.Counters, ids), ln, lv)
 }
 
 // queueOutcome queues the outcome of the pending write w of run (and,
 // when it succeeded, the last values applied).
-func queueOutcome(b *pgx.Batch, run int64, w pipeline.TargetWrite) {
+func queueOutcome(b *pgx.Batch, run int64, w pipeline.TargetWrite, ids map[string]int64) {
 	var last any
 	if w.Applied() && len(w.Counters) > 0 {
-		last = packLast(w.Counters, w.ID)
+		last = packLast(w.Counters, ids, w.ID)
 	}
 	b.Queue(pgOutcome, run, fmtTime(writeAt(w)), w.Outcome, w.Account, w.TargetID, w.ID, last)
 }

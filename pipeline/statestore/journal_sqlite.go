@@ -14,12 +14,13 @@ import (
 // sqliteTx records batch in one SQLite transaction on the journal's
 // connection, with statements prepared once for the journal's life;
 // durable commits it with synchronous FULL.
-func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, durable bool) (err error) {
+func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
 	if j.sqlite == nil || j.sqlite.conn != conn {
 		j.sqlite = &sqliteStmts{conn: conn, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
 	st := j.sqlite
 	st.resetRows()
+	st.ids = ids
 	if durable {
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
 			return err
@@ -55,6 +56,8 @@ type sqliteStmts struct {
 
 	// The rows the transaction has queued (rows).
 	outcomes, lasts rowSet
+	// ids are the ids of the counter names of the transaction's writes.
+	ids map[string]int64
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -197,7 +200,7 @@ func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error 
 		w := &o.ws[i]
 		ats[k] = fmtTime(writeAt(*w))
 		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters))
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters, st.ids))
 	}
 	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
 	if err != nil {
@@ -245,7 +248,7 @@ func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWri
 	if err != nil {
 		return err
 	}
-	return st.rows(ctx, &st.lasts, svc, w.TargetID, w.Account, packLast(w.Counters, id))
+	return st.rows(ctx, &st.lasts, svc, w.TargetID, w.Account, packLast(w.Counters, st.ids, id))
 }
 
 // rowSet is the rows of one table a transaction has queued, written

@@ -17,7 +17,7 @@ import (
 func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastValue, error) {
 	s.flush()
 	out := map[pipeline.CounterKey]pipeline.LastValue{}
-	names := map[string]string{} // one string per counter name
+	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
@@ -25,7 +25,7 @@ func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int6
 			if err := rows.Scan(&id, &col); err != nil {
 				return err
 			}
-			return eachLast(col, names, func(name string, e lastEntry) {
+			return eachLast(col, name, func(name string, e lastEntry) {
 				k := pipeline.CounterKey{TargetID: id, Counter: name}
 				if prev, ok := out[k]; ok {
 					if prev.Value != e.value {

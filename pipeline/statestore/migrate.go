@@ -11,7 +11,9 @@ import (
 )
 
 // migration is one versioned schema change; {ID} is the backend's
-// auto-increment primary key column type, {JSON} its JSON column type and
+// auto-increment primary key column type, {KEY} a primary key it gives
+// (SQLite: the largest plus one, without AUTOINCREMENT's bookkeeping),
+// {JSON} its JSON column type and
 // {WITHOUT_ROWID} SQLite's table option (nothing on PostgreSQL).
 type migration struct {
 	version int
@@ -132,9 +134,14 @@ CREATE INDEX IF NOT EXISTS eepipe_runs_change_set_runs ON eepipe_runs (change_se
 CREATE INDEX IF NOT EXISTS eepipe_writes_pending ON eepipe_writes (target_id) WHERE outcome = 'pending';
 `, nil},
 	// The packed columns (packed.go): a write's counters in its row, a
-	// target's last values in one row; the index by plan, which no read
-	// can use (they match the account by its key), goes.
+	// target's last values in one row, each counter named by its id in
+	// eepipe_counter_names; the index by plan, which no read can use
+	// (they match the account by its key), goes.
 	{7, "counters packed by write and by target", `
+CREATE TABLE eepipe_counter_names (
+	id {KEY},
+	name TEXT NOT NULL UNIQUE
+);
 ALTER TABLE eepipe_writes ADD COLUMN counters TEXT NOT NULL DEFAULT '[]';
 CREATE TABLE eepipe_last_values (
 	service TEXT NOT NULL,
@@ -199,9 +206,9 @@ func (s *Store) init(ctx context.Context) error {
 			"upgrade eepipe (or use another store with --state); the store was not changed",
 			pipeline.ErrStoreTooNew, s.where, have.Int64, SchemaVersion())
 	}
-	types := strings.NewReplacer("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{JSON}", "TEXT", "{WITHOUT_ROWID}", "WITHOUT ROWID")
+	types := strings.NewReplacer("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{KEY}", "INTEGER PRIMARY KEY", "{JSON}", "TEXT", "{WITHOUT_ROWID}", "WITHOUT ROWID")
 	if s.dialect == dialectPostgres {
-		types = strings.NewReplacer("{ID}", "BIGSERIAL PRIMARY KEY", "{JSON}", "JSONB", "{WITHOUT_ROWID}", "")
+		types = strings.NewReplacer("{ID}", "BIGSERIAL PRIMARY KEY", "{KEY}", "BIGSERIAL PRIMARY KEY", "{JSON}", "JSONB", "{WITHOUT_ROWID}", "")
 	}
 	for _, m := range migrations {
 		if m.version <= int(have.Int64) {

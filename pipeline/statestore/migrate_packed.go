@@ -17,7 +17,8 @@ const migrateChunk = 2000
 // account, each value naming the write that applied it (found by its
 // run, target, account and time); then the old tables go.
 func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
-	if err := migrateWriteCounters(ctx, tx, d); err != nil {
+	var names counterIDs
+	if err := migrateWriteCounters(ctx, tx, d, &names); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DROP TABLE eepipe_write_counters`); err != nil {
@@ -26,7 +27,7 @@ func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
 	if _, err := tx.ExecContext(ctx, `CREATE INDEX eepipe_writes_migrate7 ON eepipe_writes (target_id, run_id)`); err != nil {
 		return err
 	}
-	if err := migrateLastValues(ctx, tx, d); err != nil {
+	if err := migrateLastValues(ctx, tx, d, &names); err != nil {
 		return err
 	}
 	for _, stmt := range []string{`DROP TABLE eepipe_last_applied`, `DROP INDEX eepipe_writes_migrate7`} {
@@ -38,7 +39,7 @@ func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
 }
 
 // migrateWriteCounters packs the counters of every write into its row.
-func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect) error {
+func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect, names *counterIDs) error {
 	var last sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT MAX(write_id) FROM eepipe_write_counters`).Scan(&last); err != nil || !last.Valid {
 		return err
@@ -56,6 +57,7 @@ func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect) error {
 		}
 		var ids []int64
 		byID := map[int64][]pipeline.CounterWrite{}
+		seen := map[string]bool{}
 		for rows.Next() {
 			var (
 				id     int64
@@ -72,6 +74,7 @@ func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect) error {
 				c.Before = &v
 			}
 			c.Sent = sent != 0
+			seen[c.Counter] = true
 			if _, ok := byID[id]; !ok {
 				ids = append(ids, id)
 			}
@@ -81,8 +84,12 @@ func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		counterIDs, err := names.ids(ctx, tx, d, seen)
+		if err != nil {
+			return err
+		}
 		for _, id := range ids {
-			if _, err := update.ExecContext(ctx, packWriteCounters(byID[id]), id); err != nil {
+			if _, err := update.ExecContext(ctx, packWriteCounters(byID[id], counterIDs), id); err != nil {
 				return err
 			}
 		}
@@ -91,7 +98,7 @@ func migrateWriteCounters(ctx context.Context, tx *sql.Tx, d dialect) error {
 }
 
 // migrateLastValues packs the last values applied by target and account.
-func migrateLastValues(ctx context.Context, tx *sql.Tx, d dialect) error {
+func migrateLastValues(ctx context.Context, tx *sql.Tx, d dialect, names *counterIDs) error {
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT target_id FROM eepipe_last_applied ORDER BY target_id`)
 	if err != nil {
 		return err
@@ -116,7 +123,7 @@ func migrateLastValues(ctx context.Context, tx *sql.Tx, d dialect) error {
 	defer insert.Close()
 	for start := 0; start < len(targets); start += migrateChunk {
 		part := targets[start:min(start+migrateChunk, len(targets))]
-		if err := migrateLastChunk(ctx, tx, d, insert, part[0], part[len(part)-1]); err != nil {
+		if err := migrateLastChunk(ctx, tx, d, names, insert, part[0], part[len(part)-1]); err != nil {
 			return err
 		}
 	}
@@ -124,7 +131,7 @@ func migrateLastValues(ctx context.Context, tx *sql.Tx, d dialect) error {
 }
 
 // migrateLastChunk packs the last values of the targets from lo to hi.
-func migrateLastChunk(ctx context.Context, tx *sql.Tx, d dialect, insert *sql.Stmt, lo, hi int64) error {
+func migrateLastChunk(ctx context.Context, tx *sql.Tx, d dialect, names *counterIDs, insert *sql.Stmt, lo, hi int64) error {
 	rows, err := tx.QueryContext(ctx, rebind(d, `SELECT la.service, la.target_id, la.account, la.counter, la.value, la.run_id, la.at, la.file,
 		COALESCE((SELECT MAX(w.id) FROM eepipe_writes w WHERE w.target_id = la.target_id AND w.run_id = la.run_id
 			AND w.account = la.account AND w.at = la.at), 0)
@@ -138,9 +145,13 @@ func migrateLastChunk(ctx context.Context, tx *sql.Tx, d dialect, insert *sql.St
 		target  int64
 		account string
 	}
+	type named struct {
+		name string
+		e    lastEntry
+	}
 	var keys []key
-	entries := map[key]map[string]lastEntry{}
-	order := map[key][]string{}
+	entries := map[key][]named{}
+	seen := map[string]bool{}
 	for rows.Next() {
 		var (
 			k    key
@@ -153,17 +164,25 @@ func migrateLastChunk(ctx context.Context, tx *sql.Tx, d dialect, insert *sql.St
 		}
 		if _, ok := entries[k]; !ok {
 			keys = append(keys, k)
-			entries[k] = map[string]lastEntry{}
 		}
-		entries[k][name] = e
-		order[k] = append(order[k], name)
+		entries[k] = append(entries[k], named{name, e})
+		seen[name] = true
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	ids, err := names.ids(ctx, tx, d, seen)
+	if err != nil {
+		return err
+	}
 	for _, k := range keys {
-		if _, err := insert.ExecContext(ctx, k.service, k.target, k.account, packCarried(entries[k], order[k])); err != nil {
+		byID, order := map[int64]lastEntry{}, []int64{}
+		for _, n := range entries[k] {
+			byID[ids[n.name]] = n.e
+			order = append(order, ids[n.name])
+		}
+		if _, err := insert.ExecContext(ctx, k.service, k.target, k.account, packCarried(byID, order)); err != nil {
 			return err
 		}
 	}

@@ -4,49 +4,37 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // The packed columns (schema version 7): a target write's counters are
 // one column of its row, and the last values applied to a target under an
-// account one row, both JSON (docs/apply-and-state.md, "The state store"):
+// account one row, both JSON naming each counter by its id in
+// eepipe_counter_names (names.go) (docs/apply-and-state.md, "The state
+// store"):
 //
-//   - eepipe_writes.counters: [[name, before or null, after, sent 0/1], ...]
-//     in the order of the write's counters;
-//   - eepipe_last_values.counters: {name: [value, write id], ...}, the write
-//     being the one that applied the value (its run, time and file are
-//     the last value's); a value carried over from an older store whose
-//     write was not found is [value, 0, run, at, file].
+//   - eepipe_writes.counters: [[counter id, before or null, after, sent
+//     0/1], ...] in the order of the write's counters;
+//   - eepipe_last_values.counters: {"counter id": [value, write id], ...},
+//     the write being the one that applied the value (its run, time and
+//     file are the last value's); a value carried over from an older store
+//     whose write was not found is [value, 0, run, at, file].
 //
 // JSON lets each backend merge a target's last values in the statement
 // that records them (SQLite json_patch, PostgreSQL jsonb ||), without
 // reading them first.
 
-// appendName appends name as a JSON string.
-func appendName(b []byte, name string) []byte {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
-			q, _ := json.Marshal(name)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, name...)
-	return append(b, '"')
-}
-
 // packWriteCounters returns the counters column of a write.
-func packWriteCounters(cs []pipeline.CounterWrite) string {
-	b := make([]byte, 0, 2+len(cs)*24)
+func packWriteCounters(cs []pipeline.CounterWrite, ids map[string]int64) string {
+	b := make([]byte, 0, 2+len(cs)*12)
 	b = append(b, '[')
 	for i, c := range cs {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '[')
-		b = appendName(b, c.Counter)
+		b = strconv.AppendInt(b, ids[c.Counter], 10)
 		b = append(b, ',')
 		if c.Before != nil {
 			b = strconv.AppendInt(b, *c.Before, 10)
@@ -65,23 +53,24 @@ func packWriteCounters(cs []pipeline.CounterWrite) string {
 }
 
 // counterNeedle is what the counters column of a write holds when the
-// write has the counter name: its entry's start (a quotation mark cannot
-// occur unescaped inside a name).
-func counterNeedle(name string) string {
-	return string(append(appendName([]byte{'['}, name), ','))
+// write has the counter of this id: its entry's start (no other bracket
+// is followed by a number).
+func counterNeedle(id int64) string {
+	return "[" + strconv.FormatInt(id, 10) + ","
 }
 
 // packLast returns the last values column of write id's counters (those
 // it applied).
-func packLast(cs []pipeline.CounterWrite, id int64) string {
-	b := make([]byte, 0, 2+len(cs)*20)
+func packLast(cs []pipeline.CounterWrite, ids map[string]int64, id int64) string {
+	b := make([]byte, 0, 2+len(cs)*18)
 	b = append(b, '{')
 	for i, c := range cs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendName(b, c.Counter)
-		b = append(b, ":["...)
+		b = append(b, '"')
+		b = strconv.AppendInt(b, ids[c.Counter], 10)
+		b = append(b, `":[`...)
 		b = strconv.AppendInt(b, c.After, 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, id, 10)
@@ -131,8 +120,8 @@ func (p *scanner) want(c byte) {
 	}
 }
 
-// str reads a JSON string, interning it in names when given.
-func (p *scanner) str(names map[string]string) string {
+// str reads a JSON string.
+func (p *scanner) str() string {
 	if p.peek() != '"' {
 		p.err = errPacked
 		return ""
@@ -160,16 +149,7 @@ func (p *scanner) str(names map[string]string) string {
 		}
 		return v
 	}
-	body := raw[1 : len(raw)-1]
-	if names != nil {
-		if v, ok := names[string(body)]; ok {
-			return v
-		}
-		v := string(body)
-		names[v] = v
-		return v
-	}
-	return string(body)
+	return string(raw[1 : len(raw)-1])
 }
 
 // num reads an integer, or null (ok false).
@@ -190,8 +170,9 @@ func (p *scanner) num() (v int64, ok bool) {
 	return v, true
 }
 
-// unpackWriteCounters reads the counters column of a write.
-func unpackWriteCounters(col []byte, names map[string]string) ([]pipeline.CounterWrite, error) {
+// unpackWriteCounters reads the counters column of a write, naming the
+// counters with name.
+func unpackWriteCounters(col []byte, name func(int64) (string, error)) ([]pipeline.CounterWrite, error) {
 	p := &scanner{s: col}
 	var out []pipeline.CounterWrite
 	p.want('[')
@@ -201,7 +182,7 @@ func unpackWriteCounters(col []byte, names map[string]string) ([]pipeline.Counte
 		}
 		var c pipeline.CounterWrite
 		p.want('[')
-		c.Counter = p.str(names)
+		id, _ := p.num()
 		p.want(',')
 		if v, ok := p.num(); ok {
 			c.Before = &v
@@ -212,6 +193,13 @@ func unpackWriteCounters(col []byte, names map[string]string) ([]pipeline.Counte
 		sent, _ := p.num()
 		c.Sent = sent != 0
 		p.want(']')
+		if p.err != nil {
+			break
+		}
+		var err error
+		if c.Counter, err = name(id); err != nil {
+			return nil, err
+		}
 		out = append(out, c)
 	}
 	return out, p.err
@@ -226,8 +214,9 @@ type lastEntry struct {
 	at, file string
 }
 
-// eachLast calls fn for each counter of a last values column.
-func eachLast(col []byte, names map[string]string, fn func(name string, e lastEntry)) error {
+// eachLast calls fn for each counter of a last values column, naming
+// the counters with name.
+func eachLast(col []byte, name func(int64) (string, error), fn func(name string, e lastEntry)) error {
 	p := &scanner{s: col}
 	p.want('{')
 	first := true
@@ -236,7 +225,7 @@ func eachLast(col []byte, names map[string]string, fn func(name string, e lastEn
 			p.want(',')
 		}
 		first = false
-		name := p.str(names)
+		key := p.str()
 		p.want(':')
 		p.want('[')
 		var e lastEntry
@@ -246,43 +235,58 @@ func eachLast(col []byte, names map[string]string, fn func(name string, e lastEn
 		if p.eat(',') {
 			e.run, _ = p.num()
 			p.want(',')
-			e.at = p.str(nil)
+			e.at = p.str()
 			p.want(',')
-			e.file = p.str(nil)
+			e.file = p.str()
 		}
 		p.want(']')
-		if p.err == nil {
-			fn(name, e)
+		if p.err != nil {
+			break
 		}
+		id, err := strconv.ParseInt(key, 10, 64)
+		if err != nil {
+			return errPacked
+		}
+		n, err := name(id)
+		if err != nil {
+			return err
+		}
+		fn(n, e)
 	}
 	return p.err
 }
 
 // packCarried returns a last values column of entries carried over from
-// an older store (migration 7), by counter name.
-func packCarried(entries map[string]lastEntry, order []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, name := range order {
-		e := entries[name]
+// an older store (migration 7), by counter id, in order.
+func packCarried(entries map[int64]lastEntry, order []int64) string {
+	var b []byte
+	b = append(b, '{')
+	for i, id := range order {
+		e := entries[id]
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(appendName(nil, name))
-		b.WriteString(":[")
-		b.WriteString(strconv.FormatInt(e.value, 10))
-		b.WriteByte(',')
-		b.WriteString(strconv.FormatInt(e.write, 10))
+		b = append(b, '"')
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, `":[`...)
+		b = strconv.AppendInt(b, e.value, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, e.write, 10)
 		if e.write == 0 {
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatInt(e.run, 10))
-			b.WriteByte(',')
-			b.Write(appendName(nil, e.at))
-			b.WriteByte(',')
-			b.Write(appendName(nil, e.file))
+			b = append(b, ',')
+			b = strconv.AppendInt(b, e.run, 10)
+			b = append(b, ',')
+			b = appendString(b, e.at)
+			b = append(b, ',')
+			b = appendString(b, e.file)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(append(b, '}'))
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
 }

@@ -47,6 +47,8 @@ type Store struct {
 	jlater  atomic.Int64 // records queued without waiting, not yet committed
 	jmu     sync.Mutex
 	jfailed error // a record queued without waiting that failed, for the next one waited for
+
+	names counterIDs // the ids of the counter names (names.go)
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -407,7 +409,7 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 	}
 	var all []found
 	writes := map[int64]*pipeline.LastWrite{} // by write id: its run, time and file
-	names := map[string]string{}
+	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
@@ -415,8 +417,8 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 			if err := rows.Scan(&target, &col); err != nil {
 				return err
 			}
-			return eachLast(col, names, func(name string, e lastEntry) {
-				all = append(all, found{pipeline.CounterKey{TargetID: target, Counter: name}, e})
+			return eachLast(col, name, func(counter string, e lastEntry) {
+				all = append(all, found{pipeline.CounterKey{TargetID: target, Counter: counter}, e})
 				if e.write != 0 {
 					writes[e.write] = nil
 				}
@@ -473,7 +475,7 @@ func (s *Store) writeSources(ctx context.Context, writes map[int64]*pipeline.Las
 func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]pipeline.PendingWrite, error) {
 	s.flush()
 	var out []pipeline.PendingWrite
-	names := map[string]string{}
+	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT w.id, w.run_id, w.account, w.plan_id, w.plan_name, w.milestone_id, w.target_id, w.year_number,
 		w.financial_year, w.target_type, w.file, w.at, w.counters
@@ -488,7 +490,7 @@ func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []i
 			&w.FinancialYear, &w.TargetType, &w.File, &at, &col); err != nil {
 			return err
 		}
-		cs, err := unpackWriteCounters(col, names)
+		cs, err := unpackWriteCounters(col, name)
 		if err != nil {
 			return err
 		}
@@ -676,8 +678,15 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 			args = append(args, q.PlanID)
 		}
 		if q.Counter != "" {
+			id, known, err := s.names.id(ctx, s.db, q.Counter)
+			if err != nil {
+				return nil, s.explain(err)
+			}
+			if !known {
+				id = 0 // no write has it
+			}
 			query += ` AND ` + s.holds("w.counters")
-			args = append(args, counterNeedle(q.Counter))
+			args = append(args, counterNeedle(id))
 		}
 		query += `)`
 		if q.Counter == "" {
@@ -778,8 +787,15 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 		args = append(args, q.PlanID)
 	}
 	if q.Counter != "" {
+		id, known, err := s.names.id(ctx, s.db, q.Counter)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		if !known {
+			return nil, nil // no write has it
+		}
 		query += ` AND ` + s.holds("w.counters")
-		args = append(args, counterNeedle(q.Counter))
+		args = append(args, counterNeedle(id))
 	}
 	if !q.Since.IsZero() {
 		query += ` AND w.at >= ?`
@@ -792,7 +808,7 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 	}
 	defer rows.Close()
 	var out []pipeline.HistoryEntry
-	names := map[string]string{}
+	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	for rows.Next() && (q.Limit <= 0 || len(out) < q.Limit) {
 		var (
@@ -809,7 +825,7 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 			e.Run.Finished = parseTime(finished)
 		}
 		e.At = parseTime(at)
-		cs, err := unpackWriteCounters(col, names)
+		cs, err := unpackWriteCounters(col, name)
 		if err != nil {
 			return nil, s.explain(err)
 		}
