@@ -15,7 +15,8 @@ const migrateChunk = 2000
 // (eepipe_write_counters) become its counters column, and the last values
 // applied (eepipe_last_applied, a row a counter) a row a target and
 // account, each value naming the write that applied it (found by its
-// run, target, account and time); then the old tables go.
+// run, target, account and time); then the old tables go. On SQLite the
+// writes move to a table without AUTOINCREMENT (rebuildWrites).
 func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
 	var names counterIDs
 	if err := migrateWriteCounters(ctx, tx, d, &names); err != nil {
@@ -24,6 +25,11 @@ func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
 	if _, err := tx.ExecContext(ctx, `DROP TABLE eepipe_write_counters`); err != nil {
 		return err
 	}
+	if d == dialectSQLite {
+		if err := rebuildWrites(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `CREATE INDEX eepipe_writes_migrate7 ON eepipe_writes (target_id, run_id)`); err != nil {
 		return err
 	}
@@ -31,6 +37,43 @@ func migratePacked(ctx context.Context, tx *sql.Tx, d dialect) error {
 		return err
 	}
 	for _, stmt := range []string{`DROP TABLE eepipe_last_applied`, `DROP INDEX eepipe_writes_migrate7`} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuildWrites copies an SQLite store's writes, ids kept, into a table
+// whose id is SQLite's own row id (the largest plus one) rather than
+// AUTOINCREMENT's, which books every insert in sqlite_sequence; the index
+// by plan, which no read can use, is not made again.
+func rebuildWrites(ctx context.Context, tx *sql.Tx) error {
+	for _, stmt := range []string{`CREATE TABLE eepipe_writes_new (
+		id INTEGER PRIMARY KEY,
+		run_id BIGINT NOT NULL REFERENCES eepipe_runs (id),
+		account TEXT NOT NULL,
+		plan_id BIGINT NOT NULL,
+		plan_name TEXT NOT NULL,
+		milestone_id BIGINT NOT NULL,
+		target_id BIGINT NOT NULL,
+		year_number INTEGER NOT NULL,
+		financial_year TEXT NOT NULL,
+		target_type TEXT NOT NULL,
+		file TEXT NOT NULL,
+		outcome TEXT NOT NULL,
+		at TEXT NOT NULL,
+		counters TEXT NOT NULL DEFAULT '[]')`,
+		`INSERT INTO eepipe_writes_new (id, run_id, account, plan_id, plan_name, milestone_id, target_id, year_number,
+			financial_year, target_type, file, outcome, at, counters)
+		SELECT id, run_id, account, plan_id, plan_name, milestone_id, target_id, year_number,
+			financial_year, target_type, file, outcome, at, counters FROM eepipe_writes ORDER BY id`,
+		`DROP TABLE eepipe_writes`,
+		`DELETE FROM sqlite_sequence WHERE name = 'eepipe_writes'`,
+		`ALTER TABLE eepipe_writes_new RENAME TO eepipe_writes`,
+		`CREATE INDEX eepipe_writes_run ON eepipe_writes (run_id)`,
+		`CREATE INDEX eepipe_writes_pending ON eepipe_writes (target_id) WHERE outcome = 'pending'`,
+	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}

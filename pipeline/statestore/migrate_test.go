@@ -3,6 +3,7 @@ package statestore
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,12 @@ func TestMigrationPacksCounters(t *testing.T) {
 			if err := s.db.QueryRow(`SELECT MAX(version) FROM eepipe_schema`).Scan(&v); err != nil || v != SchemaVersion() {
 				t.Fatalf("schema version %d (%v), want %d", v, err, SchemaVersion())
 			}
+			if name == "sqlite" {
+				var ddl string
+				if err := s.db.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'eepipe_writes'`).Scan(&ddl); err != nil || strings.Contains(ddl, "AUTOINCREMENT") {
+					t.Errorf("the writes' table after the migration: %s (%v), want no AUTOINCREMENT", ddl, err)
+				}
+			}
 			hist, err := s.History(ctx, pipeline.HistoryQuery{})
 			if err != nil {
 				t.Fatal(err)
@@ -148,6 +155,12 @@ func TestMigrationPacksCounters(t *testing.T) {
 			if err := s.RecordWrite(ctx, run3, pipeline.TargetWrite{Account: "acme", PlanID: 7, TargetID: 702, Outcome: "ok", At: t3, File: "v3.xlsx",
 				Counters: []pipeline.CounterWrite{{Counter: "e", After: 4, Sent: true}}}); err != nil {
 				t.Fatal(err)
+			}
+			if h, err := s.History(ctx, pipeline.HistoryQuery{Counter: "e"}); err != nil || len(h) != 1 || h[0].Run.ID != run3 {
+				t.Errorf("history of the new write: %+v, %v", h, err)
+			}
+			if p, err := s.PendingWrites(ctx, "svc", []int64{701}); err != nil || len(p) != 1 || p[0].Write.ID != pending {
+				t.Errorf("pending writes after a new write: %+v, %v", p, err)
 			}
 			lw, err = s.LastWrites(ctx, "svc", "acme", []int64{702})
 			if err != nil || !reflect.DeepEqual(lw, map[pipeline.CounterKey]pipeline.LastWrite{
