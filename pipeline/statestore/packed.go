@@ -15,7 +15,9 @@ import (
 // store"):
 //
 //   - eepipe_writes.counters: [[counter id, before or null, after, sent
-//     0/1], ...] in the order of the write's counters;
+//     0/1], ...] in the order of the write's counters, a counter not sent
+//     whose value before is its value after as [counter id, value] (the
+//     counters a run found in sync, most of what a first apply records);
 //   - eepipe_last_values.counters: {"counter id": [value, write id], ...},
 //     the write being the one that applied the value (its run, time and
 //     file are the last value's); a value carried over from an older store
@@ -36,6 +38,11 @@ func packWriteCounters(cs []pipeline.CounterWrite, ids map[string]int64) string 
 		b = append(b, '[')
 		b = strconv.AppendInt(b, ids[c.Counter], 10)
 		b = append(b, ',')
+		if !c.Sent && c.Before != nil && *c.Before == c.After {
+			b = strconv.AppendInt(b, c.After, 10)
+			b = append(b, ']')
+			continue
+		}
 		if c.Before != nil {
 			b = strconv.AppendInt(b, *c.Before, 10)
 		} else {
@@ -184,15 +191,20 @@ func unpackWriteCounters(col []byte, name func(int64) (string, error)) ([]pipeli
 		p.want('[')
 		id, _ := p.num()
 		p.want(',')
-		if v, ok := p.num(); ok {
-			c.Before = &v
+		before, known := p.num()
+		if p.eat(']') { // [id, value]: in sync, not sent
+			c.Before, c.After = &before, before
+		} else {
+			if known {
+				c.Before = &before
+			}
+			p.want(',')
+			c.After, _ = p.num()
+			p.want(',')
+			sent, _ := p.num()
+			c.Sent = sent != 0
+			p.want(']')
 		}
-		p.want(',')
-		c.After, _ = p.num()
-		p.want(',')
-		sent, _ := p.num()
-		c.Sent = sent != 0
-		p.want(']')
 		if p.err != nil {
 			break
 		}
