@@ -167,14 +167,46 @@ func (p *scanner) num() (v int64, ok bool) {
 		return 0, false
 	}
 	start := p.i
-	for p.i < len(p.s) && (p.s[p.i] == '-' || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
+	neg := p.i < len(p.s) && p.s[p.i] == '-'
+	if neg {
 		p.i++
 	}
-	v, err := strconv.ParseInt(string(p.s[start:p.i]), 10, 64)
-	if err != nil && p.err == nil {
-		p.err = errPacked
+	var u uint64
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		u = u*10 + uint64(p.s[p.i]-'0')
+		p.i++
 	}
-	return v, true
+	digits := p.i - start
+	if neg {
+		digits--
+	}
+	if digits == 0 || digits > 18 {
+		// None, or maybe beyond 64 bits: the careful parse.
+		v, err := strconv.ParseInt(string(p.s[start:p.i]), 10, 64)
+		if err != nil && p.err == nil {
+			p.err = errPacked
+		}
+		return v, true
+	}
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// key reads an object key that is a counter id ("17").
+func (p *scanner) key() int64 {
+	if !p.eat('"') {
+		p.err = errPacked
+		return 0
+	}
+	id, _ := p.num()
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		p.err = errPacked
+		return 0
+	}
+	p.i++
+	return id
 }
 
 // unpackWriteCounters reads the counters column of a write, naming the
@@ -237,7 +269,7 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 			p.want(',')
 		}
 		first = false
-		key := p.str()
+		id := p.key()
 		p.want(':')
 		p.want('[')
 		var e lastEntry
@@ -254,10 +286,6 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 		p.want(']')
 		if p.err != nil {
 			break
-		}
-		id, err := strconv.ParseInt(key, 10, 64)
-		if err != nil {
-			return errPacked
 		}
 		n, err := name(id)
 		if err != nil {

@@ -39,3 +39,28 @@ func TestPackedWriteCountersRoundTrip(t *testing.T) {
 		t.Error("a cut column read without an error")
 	}
 }
+
+// TestPackedLastValues: a last values column reads back by counter, from
+// SQLite's form and PostgreSQL's (spaces, keys reordered), a value carried
+// over from an older store with its run, time and file.
+func TestPackedLastValues(t *testing.T) {
+	ids := map[string]int64{"a": 1, "b": 22}
+	names := func(id int64) (string, error) { return map[int64]string{1: "a", 22: "b"}[id], nil }
+	col := packLast([]pipeline.CounterWrite{{Counter: "a", After: -5}, {Counter: "b", After: 123456789012}}, ids, 77)
+	if want := `{"1":[-5,77],"22":[123456789012,77]}`; col != want {
+		t.Errorf("packed %s, want %s", col, want)
+	}
+	for _, in := range []string{col, `{"1": [-5, 77], "22": [123456789012, 77]}`} {
+		got := map[string]lastEntry{}
+		if err := eachLast([]byte(in), names, func(n string, e lastEntry) { got[n] = e }); err != nil ||
+			!reflect.DeepEqual(got, map[string]lastEntry{"a": {value: -5, write: 77}, "b": {value: 123456789012, write: 77}}) {
+			t.Errorf("%s read back %+v, %v", in, got, err)
+		}
+	}
+	carried := packCarried(map[int64]lastEntry{22: {value: 9, run: 3, at: "2026-01-02T03:04:05.000000000Z", file: `a "b".xlsx`}}, []int64{22})
+	got := map[string]lastEntry{}
+	if err := eachLast([]byte(carried), names, func(n string, e lastEntry) { got[n] = e }); err != nil ||
+		!reflect.DeepEqual(got["b"], lastEntry{value: 9, run: 3, at: "2026-01-02T03:04:05.000000000Z", file: `a "b".xlsx`}) {
+		t.Errorf("%s read back %+v, %v", carried, got, err)
+	}
+}
