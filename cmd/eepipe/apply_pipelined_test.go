@@ -162,7 +162,7 @@ func TestApplyReadsPlansUnderPostgresLock(t *testing.T) {
 		t.Fatalf("first apply: exit %d\n%s", r.code, r.err)
 	}
 	v2 := s.csv("v2.csv", cAMT, 2)
-	st, err := statestore.Open(context.Background(), pg)
+	st, err := statestore.OpenWith(context.Background(), pg, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,14 +203,14 @@ func TestApplyStoreFailureWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE eepipe_last_applied`); err != nil {
+	if _, err := db.Exec(`DROP TABLE eepipe_last_values`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	writeCSV(t, file, updateRows(5, 60))
 	e.srv.Sandbox.ResetStats()
 	r := e.run("apply", file, "--no-recalc")
-	if r.code != ExitFatal || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "eepipe_last_applied") {
+	if r.code != ExitFatal || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(r.err, "eepipe_last_values") {
 		t.Fatalf("store failing: exit %d, %d writes\n%s", r.code, e.srv.Sandbox.Stats().Writes, r.err)
 	}
 	for _, p := range e.srv.Sandbox.Plans("acme") {

@@ -106,7 +106,7 @@ func journalBinary(b *testing.B) string {
 // existingStore creates the store at location (its schema migrated), as
 // a user's store exists before an apply, and returns location.
 func existingStore(b *testing.B, location string) string {
-	st, err := statestore.Open(context.Background(), location)
+	st, err := statestore.OpenWith(context.Background(), location, testStoreOptions)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestStoreLockHoldsUnderEverySpelling(t *testing.T) {
 	pg := statestoretest.PostgresURL(t)
 	s := newStateEnv(t, pg)
 	e := s.env
-	st, err := statestore.Open(context.Background(), pg)
+	st, err := statestore.OpenWith(context.Background(), pg, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

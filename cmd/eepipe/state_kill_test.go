@@ -20,6 +20,10 @@ import (
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
+// testStoreOptions open a store in the tests: another run's upgrade of a
+// PostgreSQL store's schema is waited for up to 10 seconds.
+var testStoreOptions = statestore.Options{LockWait: 10 * time.Second}
+
 // TestKillDuringApplyLeavesStoreConsistent runs apply as a child process
 // (this test binary as eepipe), kills it with SIGKILL half-way, and checks
 // that the store holds what was written before the kill, that every value
@@ -70,7 +74,7 @@ func TestKillDuringApplyLeavesStoreConsistent(t *testing.T) {
 		t.Fatalf("integrity_check = %q, %v", check, err)
 	}
 	db.Close()
-	st, err := statestore.Open(context.Background(), s.state)
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +177,10 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 		after   int64
 	}
 	recs := map[string]rec{}
-	rows, err := db.Query(`SELECT w.plan_name, w.outcome, c.after_value FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id
-		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs) AND c.counter = ?`, cAMT)
+	// A write's counters are packed in its row: [[counter id, before, after, sent], ...].
+	rows, err := db.Query(`SELECT w.plan_name, w.outcome, json_extract(c.value, '$[2]') FROM eepipe_writes w, json_each(w.counters) c
+		WHERE w.run_id = (SELECT MAX(id) FROM eepipe_runs)
+		AND json_extract(c.value, '$[0]') = (SELECT id FROM eepipe_counter_names WHERE name = ?)`, cAMT)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +194,7 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 	}
 	rows.Close()
 	db.Close()
-	st, err := statestore.Open(context.Background(), s.state)
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatalf("the store does not open after the kill: %v", err)
 	}
@@ -238,7 +244,7 @@ func TestKillInBatchingWindowAdoptsUnansweredWrites(t *testing.T) {
 	for i := range plans {
 		s.want(fmt.Sprintf("Window %02d", i), cAMT, 100+i)
 	}
-	st, err = statestore.Open(context.Background(), s.state)
+	st, err = statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

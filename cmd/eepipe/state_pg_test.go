@@ -82,7 +82,7 @@ func TestApplyLockHeldPostgres(t *testing.T) {
 	pg := statestoretest.PostgresURL(t)
 	s := newStateEnv(t, pg)
 	v1 := s.csv("v1.csv", cAMT, 1)
-	st, err := statestore.Open(context.Background(), pg)
+	st, err := statestore.OpenWith(context.Background(), pg, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

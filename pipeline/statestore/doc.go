@@ -6,10 +6,14 @@
 // default, one file in the user's state folder) or PostgreSQL (pgx, for
 // teams: shared history and an advisory lock per account).
 //
-// Both backends share the schema and the reads; only the id columns and
-// the placeholders differ. The journal's writes have statements of each
-// backend's own (PostgreSQL's take a plan's writes as arrays). Migrations are versioned and run on first use; a
-// store whose schema is newer than this eepipe knows is refused.
+// Both backends share the schema and the reads; only the id and JSON
+// columns and the placeholders differ. A write's counters and a target's
+// last values are packed in one row each, naming counters by their id
+// (packed.go, names.go). The journal's writes have statements of each
+// backend's own (journal_sqlite.go; journal_postgres.go, whose take a
+// plan's writes as arrays). Migrations are versioned and run on first
+// use (migrate.go); a store whose schema is newer than this eepipe knows
+// is refused.
 //
 // Every record goes through the store's journal (journal.go): one writer
 // goroutine that commits what has queued in one transaction (group

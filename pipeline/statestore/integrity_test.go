@@ -21,7 +21,7 @@ func filledStore(t testing.TB, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "state.db")
 	ctx := context.Background()
-	s, err := Open(ctx, path)
+	s, err := OpenWith(ctx, path, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func dirFiles(t *testing.T, dir string) map[string][]byte {
 // store opens.
 func TestDamagedStoreRefusedAtOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db") // an empty new store opens
-	if s, err := Open(context.Background(), path); err != nil {
+	if s, err := OpenWith(context.Background(), path, testOptions); err != nil {
 		t.Fatalf("new store: %v", err)
 	} else {
 		s.Close()
@@ -99,7 +99,7 @@ func TestDamagedStoreRefusedAtOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := dirFiles(t, filepath.Dir(path))
-			s, err := Open(context.Background(), path)
+			s, err := OpenWith(context.Background(), path, testOptions)
 			if err == nil {
 				s.Close()
 				t.Fatal("a damaged store was opened")
@@ -119,7 +119,7 @@ func TestDamagedStoreRefusedAtOpen(t *testing.T) {
 			}
 		})
 	}
-	if s, err := Open(context.Background(), filledStore(t, 600)); err != nil {
+	if s, err := OpenWith(context.Background(), filledStore(t, 600), testOptions); err != nil {
 		t.Fatalf("sound store: %v", err)
 	} else {
 		s.Close()

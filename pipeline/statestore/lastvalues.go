@@ -17,28 +17,24 @@ import (
 func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastValue, error) {
 	s.flush()
 	out := map[pipeline.CounterKey]pipeline.LastValue{}
-	names := map[string]string{} // one string per counter name
-	var counter sql.RawBytes
-	err := s.eachByID(ctx, `SELECT target_id, counter, value FROM eepipe_last_applied WHERE service = ? AND target_id IN `,
+	name := s.names.namer(ctx, s.db)
+	var col sql.RawBytes
+	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
-			var id, v int64
-			if err := rows.Scan(&id, &counter, &v); err != nil {
+			var id int64
+			if err := rows.Scan(&id, &col); err != nil {
 				return err
 			}
-			name, ok := names[string(counter)]
-			if !ok {
-				name = string(counter)
-				names[name] = name
-			}
-			k := pipeline.CounterKey{TargetID: id, Counter: name}
-			if prev, ok := out[k]; ok {
-				if prev.Value != v {
-					out[k] = pipeline.LastValue{Value: prev.Value, Mixed: true}
+			return eachLast(col, name, func(name string, e lastEntry) {
+				k := pipeline.CounterKey{TargetID: id, Counter: name}
+				if prev, ok := out[k]; ok {
+					if prev.Value != e.value {
+						out[k] = pipeline.LastValue{Value: prev.Value, Mixed: true}
+					}
+					return
 				}
-				return nil
-			}
-			out[k] = pipeline.LastValue{Value: v}
-			return nil
+				out[k] = pipeline.LastValue{Value: e.value}
+			})
 		})
 	if err != nil {
 		return nil, err

@@ -165,7 +165,7 @@ func TestUpgradeLockHonoursLockWait(t *testing.T) {
 func BenchmarkCheckLocks(b *testing.B) {
 	loc := statestoretest.PostgresURL(b)
 	ctx := context.Background()
-	s, err := Open(ctx, loc)
+	s, err := OpenWith(ctx, loc, testOptions)
 	if err != nil {
 		b.Fatal(err)
 	}

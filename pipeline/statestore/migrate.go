@@ -11,11 +11,16 @@ import (
 )
 
 // migration is one versioned schema change; {ID} is the backend's
-// auto-increment primary key column type.
+// auto-increment primary key column type, {KEY} a primary key it gives
+// (SQLite: the largest plus one, without AUTOINCREMENT's bookkeeping),
+// {JSON} its JSON column type and
+// {WITHOUT_ROWID} SQLite's table option (nothing on PostgreSQL).
 type migration struct {
 	version int
 	name    string
 	sql     string
+	// then, when set, runs after sql in the migration's transaction.
+	then func(ctx context.Context, tx *sql.Tx, d dialect) error
 }
 
 // migrations are applied in order, each in its own transaction, and never
@@ -86,7 +91,7 @@ CREATE TABLE eepipe_locks (
 	holder TEXT NOT NULL,
 	since TEXT NOT NULL
 );
-`},
+`, nil},
 	{2, "plan requests", `
 CREATE TABLE eepipe_plan_writes (
 	id {ID},
@@ -99,10 +104,10 @@ CREATE TABLE eepipe_plan_writes (
 	at TEXT NOT NULL
 );
 CREATE INDEX eepipe_plan_writes_run ON eepipe_plan_writes (run_id);
-`},
+`, nil},
 	{3, "last values applied by target", `
 CREATE INDEX IF NOT EXISTS eepipe_last_applied_target ON eepipe_last_applied (service, target_id);
-`},
+`, nil},
 	{4, "last plan field values applied", `
 CREATE TABLE IF NOT EXISTS eepipe_last_fields (
 	service TEXT NOT NULL,
@@ -116,7 +121,7 @@ CREATE TABLE IF NOT EXISTS eepipe_last_fields (
 	PRIMARY KEY (service, account, plan_id, field)
 );
 CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (service, plan_id);
-`},
+`, nil},
 	// A change set is applied when its writes are (docs/apply-and-state.md, "Saved change
 	// sets"): several runs may carry one set (one stopped before its first
 	// write, one resumed after a partial apply), so its index is no longer
@@ -124,10 +129,29 @@ CREATE INDEX IF NOT EXISTS eepipe_last_fields_plan ON eepipe_last_fields (servic
 	{5, "change sets applied by their writes", `
 DROP INDEX IF EXISTS eepipe_runs_change_set;
 CREATE INDEX IF NOT EXISTS eepipe_runs_change_set_runs ON eepipe_runs (change_set);
-`},
+`, nil},
 	{6, "target writes sent but not answered", `
 CREATE INDEX IF NOT EXISTS eepipe_writes_pending ON eepipe_writes (target_id) WHERE outcome = 'pending';
-`},
+`, nil},
+	// The packed columns (packed.go): a write's counters in its row, a
+	// target's last values in one row, each counter named by its id in
+	// eepipe_counter_names; the index by plan, which no read can use
+	// (they match the account by its key), goes.
+	{7, "counters packed by write and by target", `
+CREATE TABLE eepipe_counter_names (
+	id {KEY},
+	name TEXT NOT NULL UNIQUE
+);
+ALTER TABLE eepipe_writes ADD COLUMN counters TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE eepipe_last_values (
+	service TEXT NOT NULL,
+	target_id BIGINT NOT NULL,
+	account TEXT NOT NULL,
+	counters {JSON} NOT NULL,
+	PRIMARY KEY (service, target_id, account)
+) {WITHOUT_ROWID};
+DROP INDEX IF EXISTS eepipe_writes_plan;
+`, migratePacked},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.
@@ -182,9 +206,9 @@ func (s *Store) init(ctx context.Context) error {
 			"upgrade eepipe (or use another store with --state); the store was not changed",
 			pipeline.ErrStoreTooNew, s.where, have.Int64, SchemaVersion())
 	}
-	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	types := strings.NewReplacer("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{KEY}", "INTEGER PRIMARY KEY", "{JSON}", "TEXT", "{WITHOUT_ROWID}", "WITHOUT ROWID")
 	if s.dialect == dialectPostgres {
-		id = "BIGSERIAL PRIMARY KEY"
+		types = strings.NewReplacer("{ID}", "BIGSERIAL PRIMARY KEY", "{KEY}", "BIGSERIAL PRIMARY KEY", "{JSON}", "JSONB", "{WITHOUT_ROWID}", "")
 	}
 	for _, m := range migrations {
 		if m.version <= int(have.Int64) {
@@ -205,11 +229,17 @@ func (s *Store) init(ctx context.Context) error {
 			tx.Rollback()
 			continue
 		}
-		for _, stmt := range strings.Split(strings.ReplaceAll(m.sql, "{ID}", id), ";") {
+		for _, stmt := range strings.Split(types.Replace(m.sql), ";") {
 			if strings.TrimSpace(stmt) == "" {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+		}
+		if m.then != nil {
+			if err := m.then(ctx, tx, s.dialect); err != nil {
 				tx.Rollback()
 				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 			}

@@ -47,6 +47,8 @@ type Store struct {
 	jlater  atomic.Int64 // records queued without waiting, not yet committed
 	jmu     sync.Mutex
 	jfailed error // a record queued without waiting that failed, for the next one waited for
+
+	names counterIDs // the ids of the counter names (names.go)
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -88,20 +90,6 @@ func Redact(location string) string {
 	return u.Redacted()
 }
 
-// Open opens the store at location: a postgres:// or postgresql:// URL, or
-// the path of an SQLite file (created with its folder when missing). It
-// checks that the store is reachable and usable and runs the migrations
-// it lacks. Every error names the store (without its password).
-// Another run's upgrade of a PostgreSQL store's schema is waited for up
-// to DefaultUpgradeWait (OpenWith sets the wait).
-func Open(ctx context.Context, location string) (*Store, error) {
-	return OpenWith(ctx, location, Options{LockWait: DefaultUpgradeWait})
-}
-
-// DefaultUpgradeWait is how long Open waits for another run's upgrade of
-// a PostgreSQL store's schema (an upgrade takes well under a second).
-const DefaultUpgradeWait = 10 * time.Second
-
 // Options tune OpenWith.
 type Options struct {
 	// LockWait bounds the wait for another run's upgrade of a PostgreSQL
@@ -110,7 +98,11 @@ type Options struct {
 	LockWait time.Duration
 }
 
-// OpenWith is Open with options.
+// OpenWith opens the store at location: a postgres:// or postgresql://
+// URL, or the path of an SQLite file (created with its folder when
+// missing). It checks that the store is reachable and usable and runs the
+// migrations it lacks. Every error names the store (without its
+// password).
 func OpenWith(ctx context.Context, location string, o Options) (*Store, error) {
 	if IsPostgres(location) {
 		return openPostgres(ctx, location, o)
@@ -267,8 +259,11 @@ func (s *Store) Close() error {
 }
 
 // q rewrites the ? placeholders of query for the backend.
-func (s *Store) q(query string) string {
-	if s.dialect != dialectPostgres {
+func (s *Store) q(query string) string { return rebind(s.dialect, query) }
+
+// rebind rewrites the ? placeholders of query for backend d.
+func rebind(d dialect, query string) string {
+	if d != dialectPostgres {
 		return query
 	}
 	var b strings.Builder
@@ -292,13 +287,6 @@ func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(timeFormat, s)
 	return t
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // BeginRun implements pipeline.StateStore.
@@ -415,27 +403,69 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status string, finis
 // When runs under several names wrote a counter, the latest write counts.
 func (s *Store) LastWrites(ctx context.Context, service, account string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastWrite, error) {
 	s.flush()
-	out := map[pipeline.CounterKey]pipeline.LastWrite{}
-	err := s.eachByID(ctx, `SELECT target_id, counter, value, run_id, at, file FROM eepipe_last_applied WHERE service = ? AND target_id IN `,
+	type found struct {
+		k pipeline.CounterKey
+		e lastEntry
+	}
+	var all []found
+	writes := map[int64]*pipeline.LastWrite{} // by write id: its run, time and file
+	name := s.names.namer(ctx, s.db)
+	var col sql.RawBytes
+	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
 		service, targetIDs, func(rows *sql.Rows) error {
-			var (
-				k  pipeline.CounterKey
-				lw pipeline.LastWrite
-				at string
-			)
-			if err := rows.Scan(&k.TargetID, &k.Counter, &lw.Value, &lw.RunID, &at, &lw.File); err != nil {
+			var target int64
+			if err := rows.Scan(&target, &col); err != nil {
 				return err
 			}
-			lw.At = parseTime(at)
-			if prev, ok := out[k]; !ok || !later(prev.At, prev.RunID, lw.At, lw.RunID) {
-				out[k] = lw
-			}
-			return nil
+			return eachLast(col, name, func(counter string, e lastEntry) {
+				all = append(all, found{pipeline.CounterKey{TargetID: target, Counter: counter}, e})
+				if e.write != 0 {
+					writes[e.write] = nil
+				}
+			})
 		})
 	if err != nil {
 		return nil, err
 	}
+	if err := s.writeSources(ctx, writes); err != nil {
+		return nil, err
+	}
+	out := map[pipeline.CounterKey]pipeline.LastWrite{}
+	for _, f := range all {
+		lw := pipeline.LastWrite{Value: f.e.value, RunID: f.e.run, At: parseTime(f.e.at), File: f.e.file}
+		if f.e.write != 0 {
+			src := writes[f.e.write]
+			if src == nil {
+				continue // a write the store no longer has
+			}
+			lw.RunID, lw.At, lw.File = src.RunID, src.At, src.File
+		}
+		if prev, ok := out[f.k]; !ok || !later(prev.At, prev.RunID, lw.At, lw.RunID) {
+			out[f.k] = lw
+		}
+	}
 	return out, nil
+}
+
+// writeSources fills writes (by id) with each write's run, time and file.
+func (s *Store) writeSources(ctx context.Context, writes map[int64]*pipeline.LastWrite) error {
+	ids := make([]int64, 0, len(writes))
+	for id := range writes {
+		ids = append(ids, id)
+	}
+	return s.eachIn(ctx, `SELECT id, run_id, at, file FROM eepipe_writes WHERE id IN `, nil, ids, func(rows *sql.Rows) error {
+		var (
+			id int64
+			lw pipeline.LastWrite
+			at string
+		)
+		if err := rows.Scan(&id, &lw.RunID, &at, &lw.File); err != nil {
+			return err
+		}
+		lw.At = parseTime(at)
+		writes[id] = &lw
+		return nil
+	})
 }
 
 // PendingWrites implements pipeline.PendingWriteSource: the writes to
@@ -445,36 +475,27 @@ func (s *Store) LastWrites(ctx context.Context, service, account string, targetI
 func (s *Store) PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]pipeline.PendingWrite, error) {
 	s.flush()
 	var out []pipeline.PendingWrite
-	byID := map[int64]int{}
+	name := s.names.namer(ctx, s.db)
+	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT w.id, w.run_id, w.account, w.plan_id, w.plan_name, w.milestone_id, w.target_id, w.year_number,
-		w.financial_year, w.target_type, w.file, w.at, c.counter, c.before_value, c.after_value, c.sent
-		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id
+		w.financial_year, w.target_type, w.file, w.at, w.counters
+		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id
 		WHERE r.service = ? AND w.outcome = 'pending' AND w.target_id IN `, service, targetIDs, func(rows *sql.Rows) error {
 		var (
-			p      pipeline.PendingWrite
-			at     string
-			c      pipeline.CounterWrite
-			before sql.NullInt64
-			sent   int
+			p  pipeline.PendingWrite
+			at string
 		)
 		w := &p.Write
 		if err := rows.Scan(&w.ID, &p.RunID, &w.Account, &w.PlanID, &w.PlanName, &w.MilestoneID, &w.TargetID, &w.YearNumber,
-			&w.FinancialYear, &w.TargetType, &w.File, &at, &c.Counter, &before, &c.After, &sent); err != nil {
+			&w.FinancialYear, &w.TargetType, &w.File, &at, &col); err != nil {
 			return err
 		}
-		if before.Valid {
-			v := before.Int64
-			c.Before = &v
+		cs, err := unpackWriteCounters(col, name)
+		if err != nil {
+			return err
 		}
-		c.Sent = sent != 0
-		i, ok := byID[w.ID]
-		if !ok {
-			w.At, w.Outcome = parseTime(at), pendingOutcome
-			i = len(out)
-			byID[w.ID] = i
-			out = append(out, p)
-		}
-		out[i].Write.Counters = append(out[i].Write.Counters, c)
+		w.Counters, w.At, w.Outcome = cs, parseTime(at), pendingOutcome
+		out = append(out, p)
 		return nil
 	})
 	if err != nil {
@@ -525,14 +546,21 @@ func (s *Store) LastFields(ctx context.Context, service, account string, planIDs
 // deduplicated and in chunks that bound the IN list, calling scan for each
 // row.
 func (s *Store) eachByID(ctx context.Context, query, service string, ids []int64, scan func(*sql.Rows) error) error {
+	return s.eachIn(ctx, query, []any{service}, ids, scan)
+}
+
+// eachIn runs query (ending in "IN ") with the arguments before over
+// ids, deduplicated and in chunks that bound the IN list, calling scan
+// for each row.
+func (s *Store) eachIn(ctx context.Context, query string, before []any, ids []int64, scan func(*sql.Rows) error) error {
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	const chunk = 500 // bound the IN list
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, 0, len(part)+1)
-		args = append(args, service)
+		args := make([]any, 0, len(part)+len(before))
+		args = append(args, before...)
 		for _, id := range part {
 			args = append(args, id)
 		}
@@ -644,14 +672,21 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		args = append(args, q.Account, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 || q.Counter != "" {
-		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w JOIN eepipe_write_counters c ON c.write_id = w.id WHERE w.run_id = r.id`
+		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w WHERE w.run_id = r.id`
 		if q.PlanID != 0 {
 			query += ` AND w.plan_id = ?`
 			args = append(args, q.PlanID)
 		}
 		if q.Counter != "" {
-			query += ` AND c.counter = ?`
-			args = append(args, q.Counter)
+			id, known, err := s.names.id(ctx, s.db, q.Counter)
+			if err != nil {
+				return nil, s.explain(err)
+			}
+			if !known {
+				id = 0 // no write has it
+			}
+			query += ` AND ` + s.holds("w.counters")
+			args = append(args, counterNeedle(id))
 		}
 		query += `)`
 		if q.Counter == "" {
@@ -722,12 +757,22 @@ func (s *Store) runDetails(ctx context.Context, r *pipeline.RunRecord) error {
 	return s.explain(rows.Err())
 }
 
-// History implements pipeline.StateStore.
+// holds returns the condition that the packed counters column col
+// holds the needle given as its argument (counterNeedle).
+func (s *Store) holds(col string) string {
+	if s.dialect == dialectPostgres {
+		return `strpos(` + col + `, ?) > 0`
+	}
+	return `instr(` + col + `, ?) > 0`
+}
+
+// History implements pipeline.StateStore: an entry a counter of each
+// write, in the order of the writes and of their counters.
 func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.HistoryEntry, error) {
 	s.flush()
 	query := `SELECT ` + runColumns + `, w.account, w.plan_id, w.plan_name, w.target_id, w.year_number, w.financial_year,
-		w.target_type, w.file, w.outcome, w.at, c.counter, c.before_value, c.after_value, c.sent
-		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id JOIN eepipe_write_counters c ON c.write_id = w.id WHERE 1=1`
+		w.target_type, w.file, w.outcome, w.at, w.counters
+		FROM eepipe_writes w JOIN eepipe_runs r ON r.id = w.run_id WHERE 1=1`
 	var args []any
 	if q.Service != "" {
 		query += ` AND r.service = ?`
@@ -742,33 +787,36 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 		args = append(args, q.PlanID)
 	}
 	if q.Counter != "" {
-		query += ` AND c.counter = ?`
-		args = append(args, q.Counter)
+		id, known, err := s.names.id(ctx, s.db, q.Counter)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		if !known {
+			return nil, nil // no write has it
+		}
+		query += ` AND ` + s.holds("w.counters")
+		args = append(args, counterNeedle(id))
 	}
 	if !q.Since.IsZero() {
 		query += ` AND w.at >= ?`
 		args = append(args, fmtTime(q.Since))
 	}
-	query += ` ORDER BY w.id, c.id`
-	if q.Limit > 0 {
-		query += ` LIMIT ` + strconv.Itoa(q.Limit)
-	}
+	query += ` ORDER BY w.id`
 	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return nil, s.explain(err)
 	}
 	defer rows.Close()
 	var out []pipeline.HistoryEntry
-	for rows.Next() {
+	name := s.names.namer(ctx, s.db)
+	var col sql.RawBytes
+	for rows.Next() && (q.Limit <= 0 || len(out) < q.Limit) {
 		var (
 			e                     pipeline.HistoryEntry
 			started, finished, at string
-			before                sql.NullInt64
-			sent                  int
 		)
 		err := rows.Scan(&e.Run.ID, &started, &finished, &e.Run.User, &e.Run.Host, &e.Run.Command, &e.Run.Service, &e.Run.Status, &e.Run.ChangeSet,
-			&e.Account, &e.PlanID, &e.PlanName, &e.TargetID, &e.YearNumber, &e.FinancialYear, &e.TargetType, &e.File, &e.Outcome, &at,
-			&e.Counter, &before, &e.After, &sent)
+			&e.Account, &e.PlanID, &e.PlanName, &e.TargetID, &e.YearNumber, &e.FinancialYear, &e.TargetType, &e.File, &e.Outcome, &at, &col)
 		if err != nil {
 			return nil, s.explain(err)
 		}
@@ -777,12 +825,17 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 			e.Run.Finished = parseTime(finished)
 		}
 		e.At = parseTime(at)
-		if before.Valid {
-			v := before.Int64
-			e.Before = &v
+		cs, err := unpackWriteCounters(col, name)
+		if err != nil {
+			return nil, s.explain(err)
 		}
-		e.Sent = sent != 0
-		out = append(out, e)
+		for _, c := range cs {
+			if q.Counter != "" && c.Counter != q.Counter || q.Limit > 0 && len(out) >= q.Limit {
+				continue
+			}
+			e.Counter, e.Before, e.After, e.Sent = c.Counter, c.Before, c.After, c.Sent
+			out = append(out, e)
+		}
 	}
 	return out, s.explain(rows.Err())
 }

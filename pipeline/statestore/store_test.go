@@ -14,6 +14,10 @@ import (
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
+// testOptions open a store in the tests: another run's upgrade of a
+// PostgreSQL store's schema is waited for up to 10 seconds.
+var testOptions = Options{LockWait: 10 * time.Second}
+
 // backends returns the locations to test: a fresh SQLite file always, and
 // a fresh PostgreSQL database when a server is available.
 func backends(t *testing.T) map[string]func(t *testing.T) string {
@@ -25,7 +29,7 @@ func backends(t *testing.T) map[string]func(t *testing.T) string {
 
 func open(t *testing.T, loc string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), loc)
+	s, err := OpenWith(context.Background(), loc, testOptions)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -34,6 +38,16 @@ func open(t *testing.T, loc string) *Store {
 }
 
 func i64(v int64) *int64 { return &v }
+
+// openAt opens a new store at loc with the migrations up to version only,
+// as an older eepipe made it.
+func openAt(t *testing.T, loc string, version int) *Store {
+	t.Helper()
+	all := migrations
+	migrations = migrations[:version]
+	defer func() { migrations = all }()
+	return open(t, loc)
+}
 
 func TestStoreRecordsRunsAndLastWrites(t *testing.T) {
 	for name, loc := range backends(t) {
@@ -216,7 +230,7 @@ func TestStoreNewerSchemaRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			_, err := Open(ctx, where)
+			_, err := OpenWith(ctx, where, testOptions)
 			if !errors.Is(err, pipeline.ErrStoreTooNew) || !strings.Contains(err.Error(), "newer eepipe") || !strings.Contains(err.Error(), "upgrade eepipe") {
 				t.Fatalf("Open = %v, want a clear refusal", err)
 			}
@@ -230,11 +244,11 @@ func TestSQLiteCorruptAndNotAFile(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Repeat("this is not a database\n", 400)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(context.Background(), bad)
+	_, err := OpenWith(context.Background(), bad, testOptions)
 	if err == nil || !strings.Contains(err.Error(), "damaged or not an eepipe state store") || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("corrupt store: %v", err)
 	}
-	_, err = Open(context.Background(), dir)
+	_, err = OpenWith(context.Background(), dir, testOptions)
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("folder as store: %v", err)
 	}
@@ -266,7 +280,7 @@ func TestSQLiteLockedMessage(t *testing.T) {
 
 func TestPostgresUnreachable(t *testing.T) {
 	// A port on loopback nothing listens on (connection refused).
-	_, err := Open(context.Background(), "postgres://eepipe:s3cret-pw@127.0.0.1:1/eepipe?connect_timeout=5")
+	_, err := OpenWith(context.Background(), "postgres://eepipe:s3cret-pw@127.0.0.1:1/eepipe?connect_timeout=5", testOptions)
 	if err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("Open = %v, want unreachable", err)
 	}
@@ -345,15 +359,10 @@ func TestStoreMigratesOlderSchema(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			where := loc(t)
-			s := open(t, where)
+			s := openAt(t, where, 1)
 			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
 			if err != nil {
 				t.Fatal(err)
-			}
-			for _, stmt := range []string{`DROP TABLE eepipe_plan_writes`, `DROP TABLE eepipe_last_fields`, `DELETE FROM eepipe_schema WHERE version > 1`} {
-				if _, err := s.db.Exec(stmt); err != nil {
-					t.Fatal(err)
-				}
 			}
 			s.Close()
 			s2 := open(t, where)
@@ -392,7 +401,7 @@ func TestStoreConcurrentFirstUse(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					s, err := Open(context.Background(), where)
+					s, err := OpenWith(context.Background(), where, testOptions)
 					if err == nil {
 						s.Close()
 					}
@@ -458,7 +467,7 @@ func TestConcurrentFirstOpenOfSQLite(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
-				s, err := Open(context.Background(), path)
+				s, err := OpenWith(context.Background(), path, testOptions)
 				if err != nil {
 					t.Errorf("round %d: %v", i, err)
 					return

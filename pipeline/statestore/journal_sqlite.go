@@ -1,0 +1,310 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// sqliteTx records batch in one SQLite transaction on the journal's
+// connection, with statements prepared once for the journal's life;
+// durable commits it with synchronous FULL.
+func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
+	if j.sqlite == nil || j.sqlite.conn != conn {
+		j.sqlite = &sqliteStmts{conn: conn, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
+	}
+	st := j.sqlite
+	st.resetRows()
+	st.ids = ids
+	if durable {
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
+			return err
+		}
+		defer conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
+	}
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	for _, o := range batch {
+		if err := st.record(ctx, o); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
+			return err
+		}
+	}
+	if err := st.flushRows(ctx); err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		return err
+	}
+	return nil
+}
+
+// sqliteStmts are the prepared statements of the journal's SQLite
+// connection, prepared on first use, and the service of each run seen.
+type sqliteStmts struct {
+	conn *sql.Conn
+	byQ  map[string]*sql.Stmt
+	runs map[int64]string // run id -> service
+
+	// The rows the transaction has queued (rows).
+	outcomes, lasts rowSet
+	// ids are the ids of the counter names of the transaction's writes.
+	ids map[string]int64
+}
+
+func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := st.byQ[q]; ok {
+		return s, nil
+	}
+	s, err := st.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if st.byQ == nil {
+		st.byQ = map[string]*sql.Stmt{}
+	}
+	st.byQ[q] = s
+	return s, nil
+}
+
+func (st *sqliteStmts) exec(ctx context.Context, q string, args ...any) error {
+	s, err := st.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExecContext(ctx, args...)
+	return err
+}
+
+// service returns the service of run id.
+func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
+	if s, ok := st.runs[run]; ok {
+		return s, nil
+	}
+	var svc string
+	if err := st.conn.QueryRowContext(ctx, `SELECT service FROM eepipe_runs WHERE id = ?`, run).Scan(&svc); err != nil {
+		return "", fmt.Errorf("run %d: %w", run, err)
+	}
+	if st.runs == nil {
+		st.runs = map[int64]string{}
+	}
+	st.runs[run] = svc
+	return svc, nil
+}
+
+// The statements of the journal, in ? placeholders (SQLite).
+const (
+	qInsertWriteRows = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at, counters) VALUES `
+	// The last values of a target and account merge into those it has.
+	qUpsertLastRows = `INSERT INTO eepipe_last_values (service, target_id, account, counters) VALUES `
+	qUpsertLastTail = `
+		ON CONFLICT (service, target_id, account) DO UPDATE SET counters = json_patch(counters, excluded.counters)`
+	// The outcomes of pending writes: rows (outcome, at, id, run).
+	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
+	qOutcomeTail = `)
+		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND eepipe_writes.run_id = v.run_id`
+	qInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
+		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
+	qFinish  = `UPDATE eepipe_runs SET status = ?, finished = ? WHERE id = ?`
+	qResolve = `UPDATE eepipe_writes SET outcome = ? WHERE id = ? AND outcome = 'pending'`
+)
+
+func (st *sqliteStmts) record(ctx context.Context, o *op) error {
+	switch o.kind {
+	case opWrites:
+		o.ids = make([]int64, len(o.ws))
+		var fresh []int
+		for i, w := range o.ws {
+			if w.ID != 0 {
+				o.ids[i] = w.ID
+				at := fmtTime(writeAt(w))
+				if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
+					return err
+				}
+				if err := st.last(ctx, o.run, w, w.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			fresh = append(fresh, i)
+		}
+		for start := 0; start < len(fresh); start += rowsPerStmt {
+			if err := st.insertWrites(ctx, o, fresh[start:min(start+rowsPerStmt, len(fresh))]); err != nil {
+				return err
+			}
+		}
+	case opOutcome:
+		w := o.ws[0]
+		at := fmtTime(writeAt(w))
+		if err := st.rows(ctx, &st.outcomes, w.Outcome, at, w.ID, o.run); err != nil {
+			return err
+		}
+		return st.last(ctx, o.run, w, w.ID)
+	case opPlan:
+		w := o.pw
+		at := w.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		return st.exec(ctx, qInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+	case opFields:
+		svc, err := st.service(ctx, o.run)
+		if err != nil {
+			return err
+		}
+		for _, w := range o.fws {
+			at := w.At
+			if at.IsZero() {
+				at = time.Now()
+			}
+			if err := st.exec(ctx, qUpsertField, svc, w.Account, w.PlanID, w.Field, w.Value, o.run, fmtTime(at), w.File); err != nil {
+				return err
+			}
+		}
+	case opFinish:
+		return st.exec(ctx, qFinish, o.status, fmtTime(o.at), o.run)
+	case opResolve:
+		for _, w := range o.ws {
+			outcome, adopted := resolved(o.run, w)
+			if err := st.exec(ctx, qResolve, outcome, w.ID); err != nil {
+				return err
+			}
+			if adopted != nil {
+				if err := st.record(ctx, &op{kind: opWrites, run: o.run, ws: []pipeline.TargetWrite{*adopted}}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// insertWrites inserts the target writes o.ws[at...] in one statement and
+// gives them their ids; their counters and last values are queued.
+func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error {
+	args := make([]any, 0, 12*len(at))
+	ats := make([]string, len(at))
+	for k, i := range at {
+		w := &o.ws[i]
+		ats[k] = fmtTime(writeAt(*w))
+		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters, st.ids))
+	}
+	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
+	if err != nil {
+		return err
+	}
+	rows, err := ins.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, 0, len(at))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ids) != len(at) {
+		return fmt.Errorf("%d ids for %d writes", len(ids), len(at))
+	}
+	// The rows of one statement are inserted in order, each with an id
+	// above all before it: the ids in order are theirs.
+	slices.Sort(ids)
+	for k, i := range at {
+		o.ids[i] = ids[k]
+		if err := st.last(ctx, o.run, o.ws[i], ids[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// last queues the counters of w, recorded as write id, as the last values
+// applied when it succeeded.
+func (st *sqliteStmts) last(ctx context.Context, run int64, w pipeline.TargetWrite, id int64) error {
+	if !w.Applied() || len(w.Counters) == 0 {
+		return nil
+	}
+	svc, err := st.service(ctx, run)
+	if err != nil {
+		return err
+	}
+	return st.rows(ctx, &st.lasts, svc, w.TargetID, w.Account, packLast(w.Counters, st.ids, id))
+}
+
+// rowSet is the rows of one table a transaction has queued, written
+// rowsPerStmt at a time and at its end (flushRows), in the order queued.
+type rowSet struct {
+	head, row, tail string
+	width           int
+	args            []any
+}
+
+var (
+	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?)", tail: qUpsertLastTail, width: 4}
+	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
+)
+
+// rows queues one row of set, writing the set when it holds rowsPerStmt.
+func (st *sqliteStmts) rows(ctx context.Context, set *rowSet, args ...any) error {
+	set.args = append(set.args, args...)
+	if len(set.args) < rowsPerStmt*set.width {
+		return nil
+	}
+	return st.writeRows(ctx, set)
+}
+
+func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
+	n := len(set.args) / set.width
+	if n == 0 {
+		return nil
+	}
+	args := set.args
+	set.args = set.args[:0]
+	return st.exec(ctx, rowsOf(set.head, set.row, n, set.tail), args...)
+}
+
+// flushRows writes the rows queued: the outcomes, the last values.
+func (st *sqliteStmts) flushRows(ctx context.Context) error {
+	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+		if err := st.writeRows(ctx, set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resetRows drops the rows queued (the transaction was rolled back).
+func (st *sqliteStmts) resetRows() {
+	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+		set.args = set.args[:0]
+	}
+}
+
+// rowsPerStmt bounds the rows of one SQLite statement (and so its
+// parameters, 13 a row at most).
+const rowsPerStmt = 100
+
+// rowsOf returns head followed by n rows and tail.
+func rowsOf(head, row string, n int, tail string) string {
+	return head + row + strings.Repeat(", "+row, n-1) + tail
+}

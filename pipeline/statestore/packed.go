@@ -1,0 +1,332 @@
+package statestore
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// The packed columns (schema version 7): a target write's counters are
+// one column of its row, and the last values applied to a target under an
+// account one row, both JSON naming each counter by its id in
+// eepipe_counter_names (names.go) (docs/apply-and-state.md, "The state
+// store"):
+//
+//   - eepipe_writes.counters: [[counter id, before or null, after, sent
+//     0/1], ...] in the order of the write's counters, a counter not sent
+//     whose value before is its value after as [counter id, value] (the
+//     counters a run found in sync, most of what a first apply records);
+//   - eepipe_last_values.counters: {"counter id": [value, write id], ...},
+//     the write being the one that applied the value (its run, time and
+//     file are the last value's); a value carried over from an older store
+//     whose write was not found is [value, 0, run, at, file].
+//
+// JSON lets each backend merge a target's last values in the statement
+// that records them (SQLite json_patch, PostgreSQL jsonb ||), without
+// reading them first.
+
+// packWriteCounters returns the counters column of a write.
+func packWriteCounters(cs []pipeline.CounterWrite, ids map[string]int64) string {
+	b := make([]byte, 0, 2+len(cs)*12)
+	b = append(b, '[')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, ids[c.Counter], 10)
+		b = append(b, ',')
+		if !c.Sent && c.Before != nil && *c.Before == c.After {
+			b = strconv.AppendInt(b, c.After, 10)
+			b = append(b, ']')
+			continue
+		}
+		if c.Before != nil {
+			b = strconv.AppendInt(b, *c.Before, 10)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, ',')
+		b = strconv.AppendInt(b, c.After, 10)
+		if c.Sent {
+			b = append(b, ",1]"...)
+		} else {
+			b = append(b, ",0]"...)
+		}
+	}
+	return string(append(b, ']'))
+}
+
+// counterNeedle is what the counters column of a write holds when the
+// write has the counter of this id: its entry's start (no other bracket
+// is followed by a number).
+func counterNeedle(id int64) string {
+	return "[" + strconv.FormatInt(id, 10) + ","
+}
+
+// packLast returns the last values column of write id's counters (those
+// it applied).
+func packLast(cs []pipeline.CounterWrite, ids map[string]int64, id int64) string {
+	b := make([]byte, 0, 2+len(cs)*18)
+	b = append(b, '{')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendInt(b, ids[c.Counter], 10)
+		b = append(b, `":[`...)
+		b = strconv.AppendInt(b, c.After, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ']')
+	}
+	return string(append(b, '}'))
+}
+
+// errPacked is the error of a packed column that does not read.
+var errPacked = errors.New("a packed counters column does not read")
+
+// scanner reads the packed columns (as SQLite and PostgreSQL give them
+// back: with or without spaces).
+type scanner struct {
+	s   []byte
+	i   int
+	err error
+}
+
+func (p *scanner) ws() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// peek returns the next character after spaces (0 at the end).
+func (p *scanner) peek() byte {
+	p.ws()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+// eat reads c, when it is next.
+func (p *scanner) eat(c byte) bool {
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *scanner) want(c byte) {
+	if !p.eat(c) && p.err == nil {
+		p.err = errPacked
+	}
+}
+
+// str reads a JSON string.
+func (p *scanner) str() string {
+	if p.peek() != '"' {
+		p.err = errPacked
+		return ""
+	}
+	start := p.i
+	p.i++
+	escaped := false
+	for p.i < len(p.s) && p.s[p.i] != '"' {
+		if p.s[p.i] == '\\' {
+			escaped = true
+			p.i++
+		}
+		p.i++
+	}
+	if p.i >= len(p.s) {
+		p.err = errPacked
+		return ""
+	}
+	p.i++
+	raw := p.s[start:p.i]
+	if escaped {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			p.err = errPacked
+		}
+		return v
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+// num reads an integer, or null (ok false).
+func (p *scanner) num() (v int64, ok bool) {
+	p.ws()
+	if p.i+4 <= len(p.s) && string(p.s[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return 0, false
+	}
+	start := p.i
+	neg := p.i < len(p.s) && p.s[p.i] == '-'
+	if neg {
+		p.i++
+	}
+	var u uint64
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		u = u*10 + uint64(p.s[p.i]-'0')
+		p.i++
+	}
+	digits := p.i - start
+	if neg {
+		digits--
+	}
+	if digits == 0 || digits > 18 {
+		// None, or maybe beyond 64 bits: the careful parse.
+		v, err := strconv.ParseInt(string(p.s[start:p.i]), 10, 64)
+		if err != nil && p.err == nil {
+			p.err = errPacked
+		}
+		return v, true
+	}
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// key reads an object key that is a counter id ("17").
+func (p *scanner) key() int64 {
+	if !p.eat('"') {
+		p.err = errPacked
+		return 0
+	}
+	id, _ := p.num()
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		p.err = errPacked
+		return 0
+	}
+	p.i++
+	return id
+}
+
+// unpackWriteCounters reads the counters column of a write, naming the
+// counters with name.
+func unpackWriteCounters(col []byte, name func(int64) (string, error)) ([]pipeline.CounterWrite, error) {
+	p := &scanner{s: col}
+	var out []pipeline.CounterWrite
+	p.want('[')
+	for p.err == nil && !p.eat(']') {
+		if len(out) > 0 {
+			p.want(',')
+		}
+		var c pipeline.CounterWrite
+		p.want('[')
+		id, _ := p.num()
+		p.want(',')
+		before, known := p.num()
+		if p.eat(']') { // [id, value]: in sync, not sent
+			c.Before, c.After = &before, before
+		} else {
+			if known {
+				c.Before = &before
+			}
+			p.want(',')
+			c.After, _ = p.num()
+			p.want(',')
+			sent, _ := p.num()
+			c.Sent = sent != 0
+			p.want(']')
+		}
+		if p.err != nil {
+			break
+		}
+		var err error
+		if c.Counter, err = name(id); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, p.err
+}
+
+// lastEntry is one counter of a last values column.
+type lastEntry struct {
+	value, write int64
+	// Carried over from an older store whose write was not found (write
+	// 0): the run, time and file of the value.
+	run      int64
+	at, file string
+}
+
+// eachLast calls fn for each counter of a last values column, naming
+// the counters with name.
+func eachLast(col []byte, name func(int64) (string, error), fn func(name string, e lastEntry)) error {
+	p := &scanner{s: col}
+	p.want('{')
+	first := true
+	for p.err == nil && !p.eat('}') {
+		if !first {
+			p.want(',')
+		}
+		first = false
+		id := p.key()
+		p.want(':')
+		p.want('[')
+		var e lastEntry
+		e.value, _ = p.num()
+		p.want(',')
+		e.write, _ = p.num()
+		if p.eat(',') {
+			e.run, _ = p.num()
+			p.want(',')
+			e.at = p.str()
+			p.want(',')
+			e.file = p.str()
+		}
+		p.want(']')
+		if p.err != nil {
+			break
+		}
+		n, err := name(id)
+		if err != nil {
+			return err
+		}
+		fn(n, e)
+	}
+	return p.err
+}
+
+// packCarried returns a last values column of entries carried over from
+// an older store (migration 7), by counter id, in order.
+func packCarried(entries map[int64]lastEntry, order []int64) string {
+	var b []byte
+	b = append(b, '{')
+	for i, id := range order {
+		e := entries[id]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, `":[`...)
+		b = strconv.AppendInt(b, e.value, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, e.write, 10)
+		if e.write == 0 {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, e.run, 10)
+			b = append(b, ',')
+			b = appendString(b, e.at)
+			b = append(b, ',')
+			b = appendString(b, e.file)
+		}
+		b = append(b, ']')
+	}
+	return string(append(b, '}'))
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}

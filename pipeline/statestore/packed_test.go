@@ -1,0 +1,66 @@
+package statestore
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestPackedWriteCountersRoundTrip: a write's counters read back as they
+// were packed, in their order, the short form of a counter in sync
+// included.
+func TestPackedWriteCountersRoundTrip(t *testing.T) {
+	cs := []pipeline.CounterWrite{
+		{Counter: "a", Before: i64(1), After: 5, Sent: true},
+		{Counter: "b", Before: i64(7), After: 7},               // in sync: [id, value]
+		{Counter: "c", After: 3},                               // no value before (a new plan)
+		{Counter: "d", Before: i64(-2), After: -2, Sent: true}, // sent, though unchanged
+		{Counter: "e", Before: i64(4), After: 9},
+	}
+	ids := map[string]int64{"a": 1, "b": 22, "c": 333, "d": 4, "e": 5}
+	col := packWriteCounters(cs, ids)
+	if want := `[[1,1,5,1],[22,7],[333,null,3,0],[4,-2,-2,1],[5,4,9,0]]`; col != want {
+		t.Errorf("packed %s, want %s", col, want)
+	}
+	names := map[int64]string{}
+	for n, id := range ids {
+		names[id] = n
+	}
+	got, err := unpackWriteCounters([]byte(col), func(id int64) (string, error) { return names[id], nil })
+	if err != nil || !reflect.DeepEqual(got, cs) {
+		t.Errorf("read back %+v (%v), want %+v", got, err, cs)
+	}
+	// As PostgreSQL gives JSON back: with spaces.
+	if got, err := unpackWriteCounters([]byte(`[[1, 1, 5, 1], [22, 7]]`), func(id int64) (string, error) { return names[id], nil }); err != nil || len(got) != 2 || got[1].After != 7 {
+		t.Errorf("with spaces: %+v, %v", got, err)
+	}
+	if _, err := unpackWriteCounters([]byte(`[[1,1,5`), func(int64) (string, error) { return "", nil }); err == nil {
+		t.Error("a cut column read without an error")
+	}
+}
+
+// TestPackedLastValues: a last values column reads back by counter, from
+// SQLite's form and PostgreSQL's (spaces, keys reordered), a value carried
+// over from an older store with its run, time and file.
+func TestPackedLastValues(t *testing.T) {
+	ids := map[string]int64{"a": 1, "b": 22}
+	names := func(id int64) (string, error) { return map[int64]string{1: "a", 22: "b"}[id], nil }
+	col := packLast([]pipeline.CounterWrite{{Counter: "a", After: -5}, {Counter: "b", After: 123456789012}}, ids, 77)
+	if want := `{"1":[-5,77],"22":[123456789012,77]}`; col != want {
+		t.Errorf("packed %s, want %s", col, want)
+	}
+	for _, in := range []string{col, `{"1": [-5, 77], "22": [123456789012, 77]}`} {
+		got := map[string]lastEntry{}
+		if err := eachLast([]byte(in), names, func(n string, e lastEntry) { got[n] = e }); err != nil ||
+			!reflect.DeepEqual(got, map[string]lastEntry{"a": {value: -5, write: 77}, "b": {value: 123456789012, write: 77}}) {
+			t.Errorf("%s read back %+v, %v", in, got, err)
+		}
+	}
+	carried := packCarried(map[int64]lastEntry{22: {value: 9, run: 3, at: "2026-01-02T03:04:05.000000000Z", file: `a "b".xlsx`}}, []int64{22})
+	got := map[string]lastEntry{}
+	if err := eachLast([]byte(carried), names, func(n string, e lastEntry) { got[n] = e }); err != nil ||
+		!reflect.DeepEqual(got["b"], lastEntry{value: 9, run: 3, at: "2026-01-02T03:04:05.000000000Z", file: `a "b".xlsx`}) {
+		t.Errorf("%s read back %+v, %v", carried, got, err)
+	}
+}
