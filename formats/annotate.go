@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -41,7 +42,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	}
 	f, err := annotateOpen(src, limit)
 	if err != nil {
-		return 0, fmt.Errorf("annotate %s: %s", src, flatExcelizeError(err))
+		return 0, fmt.Errorf("annotate %s: %s", src, xlsx.ExcelizeError(err))
 	}
 	defer f.Close()
 
@@ -96,7 +97,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 		}
 		id, ok := styles[[2]int{old, int(n.sev)}]
 		if !ok {
-			st := reusableStyle(f, old)
+			st := xlsx.ReusableStyle(f, old)
 			color := annotateWarningFill
 			if n.sev == pipeline.Error {
 				color = annotateErrorFill
@@ -135,7 +136,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	if err := annotateProblemSheet(f, mine); err != nil {
 		return marked, fmt.Errorf("annotate %s: %w", src, err)
 	}
-	err = WriteFileAtomic(dst, func(w io.Writer) error { return f.Write(w) })
+	err = xlsx.WriteFileAtomic(dst, func(w io.Writer) error { return f.Write(w) })
 	return marked, err
 }
 
@@ -287,33 +288,33 @@ func annotateCheckSize(src string) (int64, error) {
 		return 0, err
 	}
 	defer file.Close()
-	book, err := openFlatBook(file, st.Size(), Limits{MaxUncompressed: annotateMaxUncompressed})
+	book, err := xlsx.Open(file, st.Size(), xlsx.Limits{MaxUncompressed: annotateMaxUncompressed})
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 	}
 	// excelize parses the sheets it marks: each is scanned first within
 	// the readers' bounds, so that an oversized row or a damaged sheet is
 	// refused rather than parsed.
-	for _, info := range book.sheets {
-		if info.path == "" {
+	for _, info := range book.Sheets {
+		if info.Path == "" {
 			continue
 		}
 		// excelize holds each row it touches densely, up to its last
 		// cell: rows of one cell in column XFD take gigabytes.
 		span := 0
-		if err := book.scanSheet(info, func(_ int, row []flatRawCell) bool {
+		if err := book.ScanSheet(info, func(_ int, row []xlsx.RawCell) bool {
 			if n := len(row); n > 0 {
-				span += row[n-1].col
+				span += row[n-1].Col
 			}
 			return span <= gridMaxTextSlots
 		}); err != nil {
-			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.name, err)
+			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.Name, err)
 		}
 		if span > gridMaxTextSlots {
-			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.name, gridMaxTextSlots)
+			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.Name, gridMaxTextSlots)
 		}
 	}
-	total, _ := book.plausibleSize()
+	total, _ := book.PlausibleSize()
 	return total + 1<<20, nil
 }
 
@@ -370,7 +371,7 @@ func annotateWithStyleSheet(src string) ([]byte, bool) {
 		}
 	}
 	readSmall := func(e *zip.File) ([]byte, bool) {
-		if e.UncompressedSize64 > flatMaxMetaPart {
+		if e.UncompressedSize64 > xlsx.MaxMetaPart {
 			return nil, false
 		}
 		rc, err := e.Open()
@@ -378,7 +379,7 @@ func annotateWithStyleSheet(src string) ([]byte, bool) {
 			return nil, false
 		}
 		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, flatMaxMetaPart))
+		b, err := io.ReadAll(io.LimitReader(rc, xlsx.MaxMetaPart))
 		return b, err == nil
 	}
 	var buf bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -31,7 +32,7 @@ const maxChangeSetBytes = 256 << 20
 func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error { return pipeline.EncodeSaved(w, s) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return pipeline.EncodeSaved(w, s) })
 	case ".xlsx":
 		b, err := pipeline.MarshalSaved(s)
 		if err != nil {

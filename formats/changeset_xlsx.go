@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -104,7 +105,7 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 	if err := f.SetSheetVisible(ChangeSetData, false, true); err != nil {
 		return err
 	}
-	return WriteWorkbook(path, f)
+	return xlsx.WriteWorkbook(path, f)
 }
 
 // changeSetHeadRows returns the rows of the sign-off sheet above its
@@ -161,14 +162,14 @@ const (
 
 // changeSetBook is a sign-off workbook opened with the flat reader.
 type changeSetBook struct {
-	b              *flatBook
-	data, readable flatSheetInfo
+	b              *xlsx.Book
+	data, readable xlsx.Sheet
 }
 
 // maxChangeSetUnpacked bounds what a sign-off workbook's parts unpack to:
 // its readable sheet's XML beside the signed set, for a set of up to
 // maxChangeSetBytes, as a workbook's (the parts are streamed, not held).
-const maxChangeSetUnpacked = DefaultMaxUncompressed
+const maxChangeSetUnpacked = xlsx.DefaultMaxUncompressed
 
 // openChangeSetBook opens the workbook in r with the flat reader, within
 // maxChangeSetUnpacked, reading only its list of parts, its workbook part
@@ -176,20 +177,20 @@ const maxChangeSetUnpacked = DefaultMaxUncompressed
 // the reader refuses) is ErrNotChangeSet, left to the bounded workbook
 // reader.
 func openChangeSetBook(r io.ReaderAt, size int64) (*changeSetBook, error) {
-	b, err := openFlatBook(r, size, Limits{MaxUncompressed: maxChangeSetUnpacked})
+	b, err := xlsx.Open(r, size, xlsx.Limits{MaxUncompressed: maxChangeSetUnpacked})
 	if err != nil {
 		return nil, ErrNotChangeSet
 	}
 	cb := &changeSetBook{b: b}
-	for _, sh := range b.sheets {
-		switch sh.name {
+	for _, sh := range b.Sheets {
+		switch sh.Name {
 		case ChangeSetData:
 			cb.data = sh
 		case ChangeSetSheet:
 			cb.readable = sh
 		}
 	}
-	if cb.data.path == "" {
+	if cb.data.Path == "" {
 		return nil, ErrNotChangeSet
 	}
 	return cb, nil
@@ -218,36 +219,16 @@ func IsChangeSet(path string) bool {
 	return false
 }
 
-// cellText is a cell's text as excelize reads it raw: a shared or inline
-// string's text, else the value as written.
-func (b *flatBook) cellText(c *flatRawCell) (string, error) {
-	switch c.typ {
-	case "s":
-		sst, err := b.sharedStrings()
-		if err != nil {
-			return "", err
-		}
-		i, err := flatIndex(c.value)
-		if err != nil || i < 0 || i >= len(sst) {
-			return "", fmt.Errorf("a cell names shared string %q, which the workbook does not hold", c.value)
-		}
-		return sst[i], nil
-	case "inlineStr":
-		return string(c.inline), nil
-	}
-	return string(c.value), nil
-}
-
 // scan reads the signed change set from the data sheet (the text of its
 // column A, row after row), handing each plan to fn; with sheet, the
 // readable sheet is read beside it and checked plan by plan.
 func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
 	// The shared strings (of a workbook saved again by a spreadsheet
 	// program) are loaded before the two sheets are read side by side.
-	cb.b.sharedStrings()
+	cb.b.SharedStrings()
 	var chk *signOffCheck
 	if sheet {
-		if cb.readable.path == "" {
+		if cb.readable.Path == "" {
 			return nil, fmt.Errorf("the sign-off sheet %q is missing: the workbook was edited after `eepipe diff -o` wrote it; nothing was sent. "+
 				"Write a new change set with eepipe diff -o", ChangeSetSheet)
 		}
@@ -277,17 +258,17 @@ func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int,
 
 // columnA returns a reader of the text of the sheet's A cells, in order,
 // read as it is consumed; closing it stops the scan.
-func (cb *changeSetBook) columnA(info flatSheetInfo) io.ReadCloser {
+func (cb *changeSetBook) columnA(info xlsx.Sheet) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		var werr error
-		err := cb.b.scanSheet(info, func(_ int, cells []flatRawCell) bool {
+		err := cb.b.ScanSheet(info, func(_ int, cells []xlsx.RawCell) bool {
 			for i := range cells {
-				if cells[i].col != 1 {
+				if cells[i].Col != 1 {
 					continue
 				}
 				var t string
-				if t, werr = cb.b.cellText(&cells[i]); werr == nil {
+				if t, werr = cb.b.RawText(&cells[i]); werr == nil {
 					_, werr = io.WriteString(pw, t)
 				}
 				return werr == nil
@@ -319,18 +300,18 @@ type signOffRows struct {
 	have bool
 }
 
-func (cb *changeSetBook) sheetRows(info flatSheetInfo) *signOffRows {
+func (cb *changeSetBook) sheetRows(info xlsx.Sheet) *signOffRows {
 	r := &signOffRows{ch: make(chan signOffRow, 16), stop: make(chan struct{})}
 	go func() {
 		defer close(r.ch)
 		var terr error
-		err := cb.b.scanSheet(info, func(n int, cells []flatRawCell) bool {
+		err := cb.b.ScanSheet(info, func(n int, cells []xlsx.RawCell) bool {
 			row := signOffRow{n: n}
 			empty := true
 			for i := range cells {
-				if c := cells[i].col; c >= 1 && c <= signOffCols {
+				if c := cells[i].Col; c >= 1 && c <= signOffCols {
 					var t string
-					if t, terr = cb.b.cellText(&cells[i]); terr != nil {
+					if t, terr = cb.b.RawText(&cells[i]); terr != nil {
 						return false
 					}
 					row.cells[c-1] = strings.TrimSpace(t)

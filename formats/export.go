@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -182,7 +183,7 @@ func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) er
 	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
-	return WriteWorkbook(path, f)
+	return xlsx.WriteWorkbook(path, f)
 }
 
 // WriteExportXLSX writes the XLSX export of plans to path (atomically).
@@ -192,7 +193,7 @@ func WriteExportXLSX(path string, plans []ExportPlan, opts ExportOptions) error 
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	defer f.Close()
-	return WriteWorkbook(path, f)
+	return xlsx.WriteWorkbook(path, f)
 }
 
 // exOverviewColumns are the Overview sheet's columns: header, width, kind.
@@ -256,7 +257,7 @@ const exOverviewHeaderRow = 4
 
 func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts ExportOptions) error {
 	sh := OverviewSheet
-	st, err := exNewOverviewStyles(f)
+	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -267,7 +268,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 	if err := f.SetCellStr(sh, "A1", "Employment Equity plans"); err != nil {
 		return err
 	}
-	f.SetCellStyle(sh, "A1", "A1", st.title)
+	f.SetCellStyle(sh, "A1", "A1", st.Title)
 	sub := fmt.Sprintf("%s exported %s UTC", pipeline.Plural(len(plans), "plan"), at.UTC().Format("2006-01-02 15:04"))
 	if opts.Source != "" {
 		sub += " from " + opts.Source
@@ -277,9 +278,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		sub += " NOT IN THIS FILE: " + strings.Join(opts.NotExported, "; ") + "."
 	}
 	f.SetCellStr(sh, "A2", sub)
-	f.SetCellStyle(sh, "A2", "A2", st.note)
+	f.SetCellStyle(sh, "A2", "A2", st.Note)
 	f.SetCellStr(sh, "A3", exEraNote)
-	f.SetCellStyle(sh, "A3", "A3", st.note)
+	f.SetCellStyle(sh, "A3", "A3", st.Note)
 
 	for i, c := range exOverviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
@@ -288,7 +289,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		f.SetColWidth(sh, col, col, c.Width)
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
-	f.SetCellStyle(sh, fmt.Sprintf("A%d", exOverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, exOverviewHeaderRow), st.header)
+	f.SetCellStyle(sh, fmt.Sprintf("A%d", exOverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, exOverviewHeaderRow), st.Header)
 
 	for i, p := range plans {
 		row := exOverviewHeaderRow + 1 + i
@@ -330,21 +331,21 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 			default:
 				f.SetCellValue(sh, ref, v)
 			}
-			style := st.text
+			style := st.Text
 			switch c.Kind {
 			case 'i':
-				style = st.ident
+				style = st.Ident
 			case 'n':
-				style = st.number
+				style = st.Number
 			case 'd':
-				style = st.date
+				style = st.Date
 			case 'T':
-				style = st.datetime
+				style = st.Datetime
 			case 'l':
 				if sheet != "" {
-					f.SetCellHyperLink(sh, ref, exQuoteSheet(sheet)+"!A1", "Location",
-						excelize.HyperlinkOpts{Tooltip: exStrPtr("Go to the plan's sheet")})
-					style = st.link
+					f.SetCellHyperLink(sh, ref, xlsx.QuoteSheet(sheet)+"!A1", "Location",
+						excelize.HyperlinkOpts{Tooltip: xlsx.StrPtr("Go to the plan's sheet")})
+					style = st.Link
 				}
 			}
 			f.SetCellStyle(sh, ref, ref, style)
@@ -361,7 +362,7 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 		widths[i] = c.Width
 	}
 	for _, row := range []int{2, 3} {
-		if err := wrapNote(f, sh, row, widths); err != nil {
+		if err := xlsx.WrapNote(f, sh, row, widths); err != nil {
 			return err
 		}
 	}
@@ -485,7 +486,7 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 
 // chart returns the Chart data rows and the charts of the i-th plan.
 func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
-	qd := exQuoteSheet(ChartDataSheet)
+	qd := xlsx.QuoteSheet(ChartDataSheet)
 	in := c.plans[i].Plan
 	years := exPlanYears(in)
 	chartRows := templates.ChartRows(PlanSheetOf(in), c.cat, c.count(i))
@@ -534,7 +535,7 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 			Series: series,
 			Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
 			Format: excelize.GraphicOptions{
-				AltText: title, PrintObject: exBoolPtr(true), LockAspectRatio: false,
+				AltText: title, PrintObject: xlsx.BoolPtr(true), LockAspectRatio: false,
 			},
 			Dimension: excelize.ChartDimension{Width: c.chartWidth, Height: c.chartHeight},
 			Legend:    excelize.ChartLegend{Position: "bottom"},

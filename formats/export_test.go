@@ -16,6 +16,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -241,7 +242,7 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	err = WriteFileAtomic(path, func(w io.Writer) error {
+	err = xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := wb.WriteTo(&exFailingWriter{w: w, limit: 20000})
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/gocarina/gocsv"
 	"golang.org/x/text/encoding/unicode"
@@ -43,7 +44,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		ps.Errorf(fileOrigin, "", "the file is an XLSX workbook, not CSV text; give it an .xlsx name")
 		return
-	case bytes.HasPrefix(head, flatOLEMagic[:4]):
+	case bytes.HasPrefix(head, xlsx.OLEMagic[:4]):
 		ps.Errorf(fileOrigin, "", "the file is an Excel workbook (.xls or password-protected), not CSV text; save it as CSV UTF-8 or as .xlsx")
 		return
 	}
@@ -122,8 +123,8 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
 			return
 		}
-		if err == nil && len(fields) > MaxRowCells {
-			ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), MaxRowCells)
+		if err == nil && len(fields) > xlsx.MaxRowCells {
+			ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), xlsx.MaxRowCells)
 			return
 		}
 		if err == nil && len(fields) > 0 {
@@ -434,8 +435,8 @@ func csvAllBlank(fields []string) bool {
 }
 
 // csvBoundReader passes a CSV file's bytes to encoding/csv, failing with a
-// *csvLimitError once a line passes csvMaxLine bytes or a record
-// csvMaxRecord (recordDone marks the end of each record read; encoding/csv
+// *csvLimitError once a line passes xlsx.MaxCSVLine bytes or a record
+// xlsx.MaxCSVRecord (recordDone marks the end of each record read; encoding/csv
 // reads a few kilobytes ahead, which the bound does not need to count
 // exactly).
 type csvBoundReader struct {
@@ -456,7 +457,7 @@ type csvLimitError struct {
 func (e *csvLimitError) Error() string { return e.msg }
 
 // Is makes a CSV line or record too long an oversized file.
-func (e *csvLimitError) Is(target error) bool { return target == errOversized }
+func (e *csvLimitError) Is(target error) bool { return target == xlsx.ErrOversized }
 
 func (b *csvBoundReader) recordDone() {
 	b.sinceRec = 0
@@ -478,10 +479,10 @@ func (b *csvBoundReader) Read(p []byte) (int, error) {
 	}
 	b.sinceRec += n
 	switch {
-	case b.sinceNL > csvMaxLine:
-		b.err = &csvLimitError{line: b.line, msg: fmt.Sprintf("the file is oversized or damaged: the line is longer than %s (no CSV table has such lines)", sizeText(csvMaxLine))}
-	case b.sinceRec > csvMaxRecord+64<<10:
-		b.err = &csvLimitError{record: true, msg: fmt.Sprintf("the file is oversized or damaged: the record starting on this line is longer than %s (a quoted field that never ends?)", sizeText(csvMaxRecord))}
+	case b.sinceNL > xlsx.MaxCSVLine:
+		b.err = &csvLimitError{line: b.line, msg: fmt.Sprintf("the file is oversized or damaged: the line is longer than %s (no CSV table has such lines)", xlsx.SizeText(xlsx.MaxCSVLine))}
+	case b.sinceRec > xlsx.MaxCSVRecord+64<<10:
+		b.err = &csvLimitError{record: true, msg: fmt.Sprintf("the file is oversized or damaged: the record starting on this line is longer than %s (a quoted field that never ends?)", xlsx.SizeText(xlsx.MaxCSVRecord))}
 	}
 	if b.err != nil {
 		return n, b.err

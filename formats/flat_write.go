@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -103,7 +104,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		fw := NewFlatCSVWriter(w, cat)
 		for _, p := range plans {
 			if err := fw.Write(p); err != nil {
@@ -194,7 +195,7 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := f.WriteTo(w)
 		return err
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -41,7 +42,7 @@ func FuzzReadGridSheet(f *testing.F) {
 			return
 		}
 		defer wb.Close()
-		d1904 := workbookDate1904(wb)
+		d1904 := xlsx.WorkbookDate1904(wb)
 		for _, sheet := range gridSheets(wb) {
 			recs, probs := readGridSheet(wb, "fuzz.xlsx", sheet, d1904)
 			checkGridOutput(t, sheet, recs, probs)

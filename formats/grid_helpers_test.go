@@ -10,6 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -142,7 +143,7 @@ func readGridWorkbook(t tb, path string, cat *pipeline.Catalog) ([]pipeline.Reco
 		t.Fatalf("open %s: %v", path, err)
 	}
 	defer f.Close()
-	d1904 := workbookDate1904(f)
+	d1904 := xlsx.WorkbookDate1904(f)
 	var recs []pipeline.Record
 	var probs pipeline.Problems
 	for _, sheet := range gridSheets(f) {

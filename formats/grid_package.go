@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -174,7 +175,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		sectorPart = p
 	}
 
-	zw := newFastZipWriter(w)
+	zw := xlsx.NewZipWriter(w)
 	for _, f := range zr.File {
 		sp, mine := own[f.Name]
 		switch {

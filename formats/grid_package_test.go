@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -209,7 +210,7 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 	}
 	ref.DeleteSheet(ref.GetSheetName(0))
 	refPath := filepath.Join(dir, "excelize.xlsx")
-	if err := WriteWorkbook(refPath, ref); err != nil {
+	if err := xlsx.WriteWorkbook(refPath, ref); err != nil {
 		t.Fatal(err)
 	}
 	ref.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -264,7 +265,7 @@ func (s sheetText) maxCol() int {
 }
 
 // readSheetText reads the text of up to limit rows of a sheet, unformatted
-// (labels and headers are text; values are typed later by readCell).
+// (labels and headers are text; values are typed later by xlsx.ReadCell).
 func readSheetText(f *excelize.File, sheet string, limit int) (sheetText, error) {
 	rows, err := f.Rows(sheet)
 	if err != nil {
@@ -538,7 +539,7 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 		text: func() (sheetText, error) { return readSheetText(f, sheet, maxGridScanRows) },
 		cells: func(r, c int) pipeline.Cell {
 			ref, _ := excelize.CoordinatesToCellName(c, r)
-			return readCell(f, sheet, ref, date1904)
+			return xlsx.ReadCell(f, sheet, ref, date1904)
 		},
 		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
 		hidden: func(text sheetText) map[int]bool {
@@ -650,7 +651,7 @@ func addMergedAway(out map[[2]int][2]int, r0, c0, r1, c1 int) error {
 		return nil
 	}
 	if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
-		return &limitError{fmt.Sprintf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", errOversized, gridMaxMergedCells)}
+		return xlsx.LimitErrorf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", xlsx.ErrOversized, gridMaxMergedCells)
 	}
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -49,14 +50,14 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := openFlatBook(fh, st.Size(), Limits{})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sheets = map[string]int64{}
-	for _, info := range book.sheets {
-		sheets[info.name] = int64(book.files[info.path].UncompressedSize64)
-		order = append(order, info.name)
+	for _, info := range book.Sheets {
+		sheets[info.Name] = int64(book.Files[info.Path].UncompressedSize64)
+		order = append(order, info.Name)
 	}
 	return path, order, sheets, total
 }
@@ -82,7 +83,7 @@ func TestGridSheetBound(t *testing.T) {
 	if total < 20*bound || sheets[SectorSheetName] <= bound {
 		t.Fatalf("the workbook (%d bytes) and its Sector targets sheet (%d) must be well over the largest plan sheet (%d)", total, sheets[SectorSheetName], bound)
 	}
-	read := func(lim Limits) *pipeline.Batch {
+	read := func(lim xlsx.Limits) *pipeline.Batch {
 		t.Helper()
 		batch, err := ReadFiles([]string{path}, ReadOptions{Limits: lim, Bound: &pipeline.ProblemBound{Keep: 5}})
 		if err != nil {
@@ -91,19 +92,19 @@ func TestGridSheetBound(t *testing.T) {
 		return batch
 	}
 
-	batch := read(Limits{MaxGridSheet: bound})
+	batch := read(xlsx.Limits{MaxGridSheet: bound})
 	if len(batch.Plans) != n || batch.Count(pipeline.Error) != 0 {
 		t.Fatalf("per-sheet bound %d: %d plans of %d, problems %v", bound, len(batch.Plans), n, firstProblems(batch.Problems))
 	}
 
-	batch = read(Limits{MaxGridSheet: bound - 1})
-	msg := fmt.Sprintf("unpacks to %s, more than the %s a grid plan sheet may", sizeText(bound), sizeText(bound-1))
+	batch = read(xlsx.Limits{MaxGridSheet: bound - 1})
+	msg := fmt.Sprintf("unpacks to %s, more than the %s a grid plan sheet may", xlsx.SizeText(bound), xlsx.SizeText(bound-1))
 	if !slicesContainsProblem(batch.Problems, largest, msg) {
 		t.Fatalf("per-sheet bound %d: %d plans, problems %v; want sheet %q refused with %q", bound-1, len(batch.Plans), firstProblems(batch.Problems), largest, msg)
 	}
 
-	batch = read(Limits{MaxUncompressed: total - 1, MaxGridSheet: bound})
-	msg = fmt.Sprintf("more than the limit of %s (--max-uncompressed)", sizeText(total-1))
+	batch = read(xlsx.Limits{MaxUncompressed: total - 1, MaxGridSheet: bound})
+	msg = fmt.Sprintf("more than the limit of %s (--max-uncompressed)", xlsx.SizeText(total-1))
 	if len(batch.Plans) != 0 || !slicesContainsProblem(batch.Problems, "", msg) {
 		t.Fatalf("workbook limit %d: %d plans, problems %v; want %q", total-1, len(batch.Plans), firstProblems(batch.Problems), msg)
 	}
@@ -166,7 +167,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 			if tc.cell == "" {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)
@@ -220,7 +221,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 			if !tc.refused {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
 // TestGridSparseRowsBounded: a workbook without a flat table whose rows
@@ -74,7 +76,7 @@ func TestGridDenseSheetBounded(t *testing.T) {
 			}
 			b.WriteString(`</row>`)
 		}
-		if large := b.Len() > DefaultMaxGridSheet; large != (tc.rows == 10000) {
+		if large := b.Len() > xlsx.DefaultMaxGridSheet; large != (tc.rows == 10000) {
 			t.Fatalf("%d rows take %d bytes", tc.rows, b.Len())
 		}
 		path := sheetDataXLSX(t, fmt.Sprintf("dense-%d.xlsx", tc.rows), b.String())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -98,9 +99,9 @@ type gridCellAt struct {
 // scanGridSheet reads a sheet in one pass: the first maxGridScanRows
 // rows are kept (within gridMaxSheetCells and gridMaxTextSlots), the
 // others only checked by the scan.
-func (b *flatBook) scanGridSheet(info flatSheetInfo, arena *gridCellArena) (*gridStreamSheet, error) {
+func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridStreamSheet, error) {
 	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
-	complete, err := b.scanSheetMerged(info, func(row int, raw []flatRawCell) bool {
+	complete, err := b.ScanSheetMerged(info, func(row int, raw []xlsx.RawCell) bool {
 		if row < 1 || row > maxGridScanRows {
 			return true // counted and checked by the scan, not read
 		}
@@ -114,32 +115,32 @@ func (b *flatBook) scanGridSheet(info flatSheetInfo, arena *gridCellArena) (*gri
 		}
 		for i := range raw {
 			rc := &raw[i]
-			if rc.col < 1 || rc.col > excelize.MaxColumns {
+			if rc.Col < 1 || rc.Col > excelize.MaxColumns {
 				continue
 			}
-			c := b.cell(rc, pipeline.Origin{})
+			c := b.Cell(rc, pipeline.Origin{})
 			text := c.Text
 			switch c.Kind {
 			case pipeline.CellNumber, pipeline.CellDate, pipeline.CellBool:
 				// The layout reads values as excelize's raw cell values.
-				text = string(bytes.TrimSpace(rc.value))
+				text = string(bytes.TrimSpace(rc.Value))
 			}
 			if text != "" {
-				if grow := rc.col - len(line); grow > 0 {
+				if grow := rc.Col - len(line); grow > 0 {
 					if s.slots += grow; s.slots > gridMaxTextSlots {
 						s.tooWide = true
 						return false
 					}
 					line = append(line, make([]string, grow)...)
 				}
-				line[rc.col-1] = text
+				line[rc.Col-1] = text
 			}
 			if c.Kind != pipeline.CellBlank {
 				if s.kept++; s.kept > gridMaxSheetCells {
 					s.tooMany = true
 					return false
 				}
-				typed = append(typed, gridCellAt{rc.col, c})
+				typed = append(typed, gridCellAt{rc.Col, c})
 			}
 		}
 		sort.SliceStable(typed, func(i, j int) bool { return typed[i].col < typed[j].col })
@@ -180,18 +181,6 @@ func addMergedRef(out map[[2]int][2]int, ref []byte) error {
 	return addMergedAway(out, r0, c0, r1, c1)
 }
 
-// gridSheetSize returns the size a sheet's part declares it unpacks to
-// (archive/zip holds the part to it), and whether that is more than
-// Limits.MaxGridSheet, the most a sheet read as a grid plan sheet may be.
-func (b *flatBook) gridSheetSize(info flatSheetInfo, lim Limits) (int64, bool) {
-	f, ok := b.files[info.path]
-	if !ok {
-		return 0, false
-	}
-	size := int64(min(f.UncompressedSize64, 1<<62))
-	return size, size > lim.maxGridSheet()
-}
-
 // Signs of a grid plan sheet in one cell's text (planSheetSign).
 const (
 	signLabel  = 1 << iota // a grid label (parseGridLabel)
@@ -210,7 +199,7 @@ const (
 // plan sheet, as the Sector targets sheet of a large export is not). The
 // scan stops after those rows, so damage further down such a sheet,
 // which nothing reads, is not looked for.
-func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (string, error) {
+func planSheetSign(b *xlsx.Book, info xlsx.Sheet, m *templates.Matcher) (string, error) {
 	type label struct{ row, col int } // the leftmost label of a row
 	var (
 		pending   []label // labels of the last four rows
@@ -249,7 +238,7 @@ func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (stri
 		return f
 	}
 	ref := func(r, c int) string { s, _ := excelize.CoordinatesToCellName(c, r); return s }
-	err := b.scanSheet(info, func(row int, raw []flatRawCell) bool {
+	err := b.ScanSheet(info, func(row int, raw []xlsx.RawCell) bool {
 		if row > maxGridScanRows {
 			// Rows come in order (the scan refuses others), and the grid
 			// reader looks no further: the rest of a sheet too large to
@@ -262,10 +251,10 @@ func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (stri
 		lab, header, races := label{}, 0, 0
 		for i := range raw {
 			rc := &raw[i]
-			if rc.col < 1 || rc.col > excelize.MaxColumns {
+			if rc.Col < 1 || rc.Col > excelize.MaxColumns {
 				continue
 			}
-			c := b.cell(rc, pipeline.Origin{})
+			c := b.Cell(rc, pipeline.Origin{})
 			switch c.Kind {
 			case pipeline.CellBlank, pipeline.CellNumber, pipeline.CellDate, pipeline.CellBool:
 				continue // no letters: no label, header or detail
@@ -276,22 +265,22 @@ func (b *flatBook) planSheetSign(info flatSheetInfo, m *templates.Matcher) (stri
 			}
 			f := signs(v)
 			if f&signHeader != 0 {
-				header = max(header, rc.col)
+				header = max(header, rc.Col)
 			}
 			if f&signRace != 0 {
 				races++
 			}
 			if f&signMeta != 0 {
 				if meta++; meta == 1 {
-					firstMeta = [2]int{row, rc.col}
+					firstMeta = [2]int{row, rc.Col}
 				}
-				if metaByCol[rc.col]++; metaByCol[rc.col] == 3 {
+				if metaByCol[rc.Col]++; metaByCol[rc.Col] == 3 {
 					at = ref(firstMeta[0], firstMeta[1])
 					return false
 				}
 			}
-			if f&signLabel != 0 && (lab.row == 0 || rc.col < lab.col) {
-				lab = label{row, rc.col}
+			if f&signLabel != 0 && (lab.row == 0 || rc.Col < lab.col) {
+				lab = label{row, rc.Col}
 			}
 		}
 		kept := pending[:0]
@@ -340,72 +329,30 @@ func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
 // each range's top-left cell (up to the rows a grid sheet is scanned
 // for), as mergedAwayCells does: a second, light scan of the sheet for its
 // <mergeCell> elements, which follow the cells.
-func (b *flatBook) mergedAway(info flatSheetInfo) (map[[2]int][2]int, error) {
+func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 	out := map[[2]int][2]int{}
-	if info.path == "" {
+	if info.Path == "" {
 		return out, nil
 	}
-	rc, err := b.open(info.path)
+	rc, err := b.Open(info.Path)
 	if err != nil {
 		return out, nil
 	}
 	defer rc.Close()
-	sc := newFlatXMLScanner(rc)
-	defer sc.release()
+	sc := xlsx.NewScanner(rc)
+	defer sc.Release()
 	for {
-		if err := sc.next(); err != nil {
+		if err := sc.Next(); err != nil {
 			return out, nil // io.EOF, or damage the row scan reports
 		}
-		if sc.kind != flatTokStart || string(sc.name) != "mergeCell" {
+		if sc.Kind != xlsx.TokStart || string(sc.Name) != "mergeCell" {
 			continue
 		}
-		if err := addMergedRef(out, sc.attr("ref")); err != nil {
+		if err := addMergedRef(out, sc.Attr("ref")); err != nil {
 			return nil, err
 		}
 	}
 }
-
-// hiddenColumns returns the columns the sheet hides (<col hidden="1">,
-// which come before its cells), so that a message about a cell in one can
-// say the consultant cannot see it. A sheet that cannot be scanned hides
-// none (the row scan reports the damage).
-func (b *flatBook) hiddenColumns(info flatSheetInfo) map[int]bool {
-	out := map[int]bool{}
-	if info.path == "" {
-		return out
-	}
-	rc, err := b.open(info.path)
-	if err != nil {
-		return out
-	}
-	defer rc.Close()
-	sc := newFlatXMLScanner(rc)
-	defer sc.release()
-	for {
-		if err := sc.next(); err != nil || sc.kind == flatTokStart && string(sc.name) == "sheetData" {
-			return out
-		}
-		if sc.kind != flatTokStart || string(sc.name) != "col" {
-			continue
-		}
-		if h := string(sc.attr("hidden")); h != "1" && h != "true" {
-			continue
-		}
-		lo, ok1 := flatAtoi(sc.attr("min"))
-		hi, ok2 := flatAtoi(sc.attr("max"))
-		if !ok1 || !ok2 || lo < 1 || hi < lo {
-			continue
-		}
-		for c := lo; c <= min(hi, lo+maxHiddenColumns, excelize.MaxColumns); c++ {
-			out[c] = true
-		}
-	}
-}
-
-// maxHiddenColumns bounds the columns one <col> element hides that are
-// recorded: a grid spans a few dozen columns, and a sheet may hide every
-// column to its last (min 20, max 16384).
-const maxHiddenColumns = 256
 
 // readXLSXGrids reads the grid plan sheets of a workbook that holds no
 // flat table: each sheet is scanned once with the bounded streaming
@@ -416,54 +363,54 @@ const maxHiddenColumns = 256
 // and the cost is linear in the sheets.
 //
 // The workbook as a whole is bounded by Limits.MaxUncompressed, as every
-// workbook is (openFlatBook); each sheet read as a grid plan sheet by
+// workbook is (xlsx.Open); each sheet read as a grid plan sheet by
 // Limits.MaxGridSheet and the bounds of gridStreamSheet. A larger sheet is
 // scanned for what would make it a plan sheet in its first
 // maxGridScanRows rows (planSheetSign), keeping nothing: one that has it
 // is refused as oversized, one that has not (the Sector targets sheet of
 // a large export) is no plan sheet and is passed over like any other,
 // unread past those rows.
-func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	m := templates.NewMatcher(nil)
 	found := 0
 	var arena gridCellArena
-	for _, info := range book.sheets {
-		if info.path == "" {
+	for _, info := range book.Sheets {
+		if info.Path == "" {
 			continue
 		}
 		arena.reset() // the sheet before is read and let go
 		var sheet *gridStreamSheet
 		var err error
 		var sign string // where a sheet too large to read shows it is a plan sheet
-		sheetOrigin := pipeline.Origin{File: file, Sheet: info.name}
-		size, large := book.gridSheetSize(info, lim)
+		sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
+		size, large := book.SheetSize(info, lim)
 		switch {
-		case info.hidden:
-			err = book.scanSheet(info, func(int, []flatRawCell) bool { return true })
+		case info.Hidden:
+			err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
 		case large:
-			sign, err = book.planSheetSign(info, m)
+			sign, err = planSheetSign(book, info, m)
 		default:
-			sheet, err = book.scanGridSheet(info, &arena)
+			sheet, err = scanGridSheet(book, info, &arena)
 		}
-		book.noteScanError(info, err)
-		if sign != "" && book.scanErr == nil {
+		book.NoteScanError(info, err)
+		if sign != "" && book.ScanErr == nil {
 			sheetOrigin.Cell = sign
-			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", sizeText(size), sizeText(lim.maxGridSheet())))
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(size), xlsx.SizeText(lim.MaxGridSheetBytes())))
 			return
 		}
 		if sheet != nil && sheet.tooMany {
-			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
 			return
 		}
 		if sheet != nil && sheet.tooWide {
-			ps.Errorf(sheetOrigin, "", "%v", limitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
 			return
 		}
-		if book.scanErr != nil {
-			o := book.scanErrAt
+		if book.ScanErr != nil {
+			o := book.ScanErrAt
 			o.File = file
-			ps.Errorf(o, "", "the workbook cannot be read: %v", book.scanErr)
+			ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
 			return
 		}
 		if sheet == nil || err != nil || sheet.text.hasFlatHeader() {
@@ -474,14 +421,14 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 			// no targets) is named, never skipped in silence.
 			if labels := planDetailLabels(sheet.text); labels != nil {
 				found++
-				ps.Warnf(pipeline.Origin{File: file, Sheet: info.name, Cell: labels[0]}, "",
+				ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Cell: labels[0]}, "",
 					"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
 					templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
 			}
 			continue
 		}
 		found++
-		name, info := info.name, info
+		name, info := info.Name, info
 		src := gridSheetSource{
 			text:  func() (sheetText, error) { return sheet.text, nil },
 			cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
@@ -489,9 +436,9 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 				if sheet.mergedDone {
 					return sheet.merged, sheet.mergedErr
 				}
-				return book.mergedAway(info)
+				return mergedAway(book, info)
 			},
-			hidden: func(sheetText) map[int]bool { return book.hiddenColumns(info) },
+			hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
 		}
 		recs, gps := readGridSheetFrom(src, file, name, cat)
 		for i := range gps {
@@ -512,10 +459,10 @@ func readXLSXGrids(file string, lim Limits, book *flatBook, hidden []string, cat
 		}
 	}
 	if found > 0 {
-		book.warnHiddenPlans(file, ps)
+		warnHiddenPlans(book, file, ps)
 		return
 	}
-	if hiddenPlans := book.hiddenPlanSheets(file); len(hiddenPlans) > 0 {
+	if hiddenPlans := hiddenPlanSheets(book, file); len(hiddenPlans) > 0 {
 		ps.Errorf(fileOrigin, "", "the plans of this workbook are on hidden sheets (%s), and hidden sheets are never read: unhide the sheet that holds the plans to apply (%s), save the workbook and run again",
 			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -47,7 +48,7 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	if err := g.printTitles(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
+	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }
 
 // AddGridSheets adds one grid plan sheet per plan to f, in order, named

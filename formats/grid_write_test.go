@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -152,7 +153,7 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := WriteWorkbook(file, wb); err != nil {
+	if err := xlsx.WriteWorkbook(file, wb); err != nil {
 		t.Fatal(err)
 	}
 	wb.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -55,13 +56,13 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 	h.Schema = HistorySchema
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error {
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(h)
 		})
 	case ".csv":
-		return WriteFileAtomic(path, func(w io.Writer) error {
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			cw := newCSVWriter(w) // formulas neutralised (csvsafe.go)
 			if err := cw.Write(HistoryCSVHeader); err != nil {
 				return err
@@ -135,7 +136,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 				return err
 			}
 		}
-		return WriteWorkbook(path, f)
+		return xlsx.WriteWorkbook(path, f)
 	}
 	return fmt.Errorf("--report %s: use a .json, .csv or .xlsx file name", path)
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -159,7 +160,7 @@ func TestHostileBombs(t *testing.T) {
 			path := writeHostileXLSX(t, dir, b.name, small, map[string]hostilePart{b.part: b.make()})
 			st, _ := os.Stat(path)
 			peak, out := hostileReadInProcess(t, path, b.limit)
-			t.Logf("%s: %s zip, peak RSS %.1f MB", b.name, sizeText(st.Size()), float64(peak)/1e6)
+			t.Logf("%s: %s zip, peak RSS %.1f MB", b.name, xlsx.SizeText(st.Size()), float64(peak)/1e6)
 			if !strings.Contains(out, "error") || !strings.Contains(out, b.want) || !strings.Contains(out, "oversized") {
 				t.Errorf("problems:\n%s\nwant an oversized-file error with %q", out, b.want)
 			}
@@ -220,7 +221,7 @@ func TestHostileHelperProcess(t *testing.T) {
 		t.Skip("helper process")
 	}
 	limit, _ := strconv.ParseInt(os.Getenv("EEPIPE_HOSTILE_LIMIT"), 10, 64)
-	batch, err := ReadFiles([]string{path}, ReadOptions{Limits: Limits{MaxUncompressed: limit}})
+	batch, err := ReadFiles([]string{path}, ReadOptions{Limits: xlsx.Limits{MaxUncompressed: limit}})
 	if err != nil {
 		fmt.Println("ReadFiles:", err)
 		return
@@ -249,20 +250,20 @@ func TestHostileLimits(t *testing.T) {
 	cases := []struct {
 		name  string
 		parts map[string][]byte
-		lim   Limits
+		lim   xlsx.Limits
 		want  string
 		cell  string // the error's cell, when it has one
 	}{
-		{"token", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, Limits{}, "one XML token", ""},
-		{"token in a cell", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, Limits{}, "one XML token", ""},
-		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", MaxCellChars+1) + `</t></is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
-		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
-		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, MaxRowCells+1) + `</row>`)}, Limits{}, "more than 16384 cells", ""},
-		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{}, "more than 1048576 rows", ""},
-		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
-		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), flatMaxMetaPart+1)...)}, Limits{}, "xl/styles.xml unpacks to", ""},
-		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, flatMaxSSTStrings+1) + `</sst>`)}, Limits{}, "more than 1048576 entries", ""},
-		{"shared string length", map[string][]byte{fuzzSSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", MaxCellChars+1) + `</t></si></sst>`)}, Limits{}, "more than 32767 characters", ""},
+		{"token", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"token in a cell", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", xlsx.MaxCellChars+1) + `</t></is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, xlsx.MaxRowCells+1) + `</row>`)}, xlsx.Limits{}, "more than 16384 cells", ""},
+		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{}, "more than 1048576 rows", ""},
+		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
+		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), xlsx.MaxMetaPart+1)...)}, xlsx.Limits{}, "xl/styles.xml unpacks to", ""},
+		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, xlsx.MaxSSTStrings+1) + `</sst>`)}, xlsx.Limits{}, "more than 1048576 entries", ""},
+		{"shared string length", map[string][]byte{fuzzSSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", xlsx.MaxCellChars+1) + `</t></si></sst>`)}, xlsx.Limits{}, "more than 32767 characters", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -290,7 +291,7 @@ func TestHostileGridBounded(t *testing.T) {
 	small := xlsxParts(t, smallFlatXLSX(t, nil))
 	many := maps.Clone(small)
 	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, gridMaxSheetCells/1000+1) + `</sheetData></worksheet>`)
-	if n := len(many[fuzzSheetPart]); n > DefaultMaxGridSheet {
+	if n := len(many[fuzzSheetPart]); n > xlsx.DefaultMaxGridSheet {
 		t.Fatalf("the sheet takes %d bytes, more than the per-sheet bound", n)
 	}
 	data := zipParts(many)
@@ -411,7 +412,7 @@ func TestCSVLineAndRecordBounds(t *testing.T) {
 		line int
 	}{
 		{"endless line", io.MultiReader(strings.NewReader("plan_name,target_type\nA,all_employees\n"), io.LimitReader(hostileZeros{}, 1<<30)), "the line is longer than 1 MiB", 3},
-		{"too many fields", strings.NewReader("plan_name,target_type\n" + strings.Repeat(",", MaxRowCells) + "\n"), "the line has 16385 fields", 2},
+		{"too many fields", strings.NewReader("plan_name,target_type\n" + strings.Repeat(",", xlsx.MaxRowCells) + "\n"), "the line has 16385 fields", 2},
 		{"unterminated quote", io.MultiReader(strings.NewReader("plan_name,target_type\n\"A,"), io.LimitReader(hostileRepeat("abc\n"), 1<<30)), "the record starting on this line is longer than 4 MiB", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -421,7 +422,7 @@ func TestCSVLineAndRecordBounds(t *testing.T) {
 			if i < 0 || ps[i].Severity != pipeline.Error || ps[i].Origin.Row != tc.line {
 				t.Fatalf("problems %v, want an error on line %d with %q", ps, tc.line, tc.want)
 			}
-			if !errors.Is(&csvLimitError{}, errOversized) {
+			if !errors.Is(&csvLimitError{}, xlsx.ErrOversized) {
 				t.Fatal("a CSV bound is not an oversized file")
 			}
 		})

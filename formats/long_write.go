@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -31,7 +32,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		lw := NewLongCSVWriter(w, cat)
 		for _, p := range plans {
 			if err := lw.Write(p); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -123,7 +124,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 				return err
 			}
 			defer wb.Close()
-			return WriteWorkbook(path, wb)
+			return xlsx.WriteWorkbook(path, wb)
 		})
 	}
 	add("run.xlsx", func(path string) error { return WriteRunReport(path, sampleRunReport()) })

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -125,7 +126,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteWorkbook(export, wb); err != nil {
+	if err := xlsx.WriteWorkbook(export, wb); err != nil {
 		t.Fatal(err)
 	}
 	wb.Close()
@@ -242,7 +243,7 @@ func TestTemplatePrints(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, layout+".xlsx")
-		if err := WriteWorkbook(path, wb); err != nil {
+		if err := xlsx.WriteWorkbook(path, wb); err != nil {
 			t.Fatal(err)
 		}
 		wb.Close()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
@@ -143,11 +144,11 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems, spill) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems, spill) })
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsJSON(w, b, spill) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsJSON(w, b, spill) })
 	case ".xlsx":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsXLSX(w, b.Problems, spill) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsXLSX(w, b.Problems, spill) })
 	}
 	return fmt.Errorf("report %s: unknown report format %q; use a .csv, .xlsx or .json name", path, filepath.Ext(path))
 }

@@ -10,13 +10,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // ReadOptions tune ReadFiles.
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
-	Limits  Limits            // bounds of one file; zero fields take the defaults
+	Limits  xlsx.Limits       // bounds of one file; zero fields take the defaults
 
 	// Bound, when set, keeps the first few problems of each kind and
 	// sets the rest aside (counted in Batch.Omitted, passed to its
@@ -211,7 +212,7 @@ var readPanicHook func(path string)
 
 // readInputFile reads one file into emit, every problem into ps. A reader
 // that panics gives an *InternalError, never a problem of the file.
-func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
+func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
 	o := pipeline.Origin{File: path}
 	defer func() {
 		if v := recover(); v != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -72,12 +73,12 @@ type rrCellMark struct {
 
 // rrSheetJob is what the copy does to one worksheet.
 type rrSheetJob struct {
-	info     flatSheetInfo
+	info     xlsx.Sheet
 	marks    []rrCellMark // by row, then column
 	selected bool         // its tab is selected: the selection is cleared
 
 	relsPath     string
-	rels         []flatRel
+	rels         []xlsx.Rel
 	hasRels      bool
 	commentsPath string // existing comments part, or the new one
 	commentsOld  bool
@@ -104,7 +105,7 @@ func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]stri
 		return err
 	}
 	defer fh.Close()
-	book, err := openFlatBook(fh, st.Size(), Limits{MaxUncompressed: annotateMaxUncompressed})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{MaxUncompressed: annotateMaxUncompressed})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 	}
@@ -112,7 +113,7 @@ func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]stri
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(dst, c.write)
+	return xlsx.WriteFileAtomic(dst, c.write)
 }
 
 // rrAddedSheet is a sheet the copy adds (built in a scratch workbook).
@@ -123,7 +124,7 @@ type rrAddedSheet struct {
 
 // rrCopy is the plan of one streamed copy.
 type rrCopy struct {
-	book      *flatBook
+	book      *xlsx.Book
 	wbPath    string
 	wbRels    string
 	ctPath    string
@@ -141,27 +142,27 @@ type rrCopy struct {
 	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
+func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
 	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
-	for name := range book.files {
+	for name := range book.Files {
 		c.used[strings.ToLower(name)] = true
 	}
-	if _, ok := book.files[c.ctPath]; !ok {
+	if _, ok := book.Files[c.ctPath]; !ok {
 		return nil, rrFallback()
 	}
 	c.wbPath = "xl/workbook.xml"
-	if rels, err := book.rels(""); err == nil {
+	if rels, err := book.Rels(""); err == nil {
 		for _, rl := range rels {
 			if strings.HasSuffix(rl.Type, "/officeDocument") {
-				c.wbPath = flatRelTarget("", rl.Target)
+				c.wbPath = xlsx.RelTarget("", rl.Target)
 			}
 		}
 	}
 	c.wbRels = path.Join(path.Dir(c.wbPath), "_rels", path.Base(c.wbPath)+".rels")
-	if _, ok := book.files[c.wbRels]; !ok {
+	if _, ok := book.Files[c.wbRels]; !ok {
 		return nil, rrFallback()
 	}
-	wbRels, err := book.rels(c.wbPath)
+	wbRels, err := book.Rels(c.wbPath)
 	if err != nil {
 		return nil, rrFallback()
 	}
@@ -169,12 +170,12 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 	for _, rl := range wbRels {
 		switch {
 		case strings.HasSuffix(rl.Type, "/styles"):
-			c.stylePath = flatRelTarget(c.wbPath, rl.Target)
+			c.stylePath = xlsx.RelTarget(c.wbPath, rl.Target)
 		case strings.HasSuffix(rl.Type, "/chartsheet"):
 			// A chart sheet whose tab is selected loses the selection
 			// too: two selected tabs are a group.
-			p := flatRelTarget(c.wbPath, rl.Target)
-			if _, ok := book.files[p]; !ok {
+			p := xlsx.RelTarget(c.wbPath, rl.Target)
+			if _, ok := book.Files[p]; !ok {
 				continue
 			}
 			b, err := c.readMeta(p)
@@ -186,7 +187,7 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 			}
 		}
 	}
-	if _, ok := book.files[c.stylePath]; !ok || c.stylePath == "" {
+	if _, ok := book.Files[c.stylePath]; !ok || c.stylePath == "" {
 		return nil, rrFallback() // no style sheet: excelize's path adds one
 	}
 	raw, err := c.readMeta(c.stylePath)
@@ -197,51 +198,51 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 		return nil, err
 	}
 	// The sheets marked, each mark placed.
-	byName := map[string]flatSheetInfo{}
-	for _, info := range book.sheets {
-		byName[info.name] = info
+	byName := map[string]xlsx.Sheet{}
+	for _, info := range book.Sheets {
+		byName[info.Name] = info
 	}
 	for _, k := range order {
 		info, ok := byName[k[0]]
-		if !ok || info.path == "" {
+		if !ok || info.Path == "" {
 			return nil, rrFallback() // excelize reports it, as before
 		}
-		col, row := flatCellRef([]byte(k[1]))
+		col, row := xlsx.CellRef([]byte(k[1]))
 		if col == 0 {
 			return nil, rrFallback()
 		}
-		j := c.jobs[info.path]
+		j := c.jobs[info.Path]
 		if j == nil {
 			j = &rrSheetJob{info: info}
-			c.jobs[info.path] = j
+			c.jobs[info.Path] = j
 		}
 		ref, _ := excelize.CoordinatesToCellName(col, row)
 		j.marks = append(j.marks, rrCellMark{col: col, row: row, ref: ref, note: notes[k]})
 	}
 	// Sheets whose tab is selected lose the selection: the Summary is.
-	for _, info := range book.sheets {
-		if info.path == "" {
+	for _, info := range book.Sheets {
+		if info.Path == "" {
 			continue
 		}
-		if _, ok := book.files[info.path]; !ok {
+		if _, ok := book.Files[info.Path]; !ok {
 			return nil, rrFallback()
 		}
-		if j := c.jobs[info.path]; j != nil {
+		if j := c.jobs[info.Path]; j != nil {
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
 		if rrTabSelected(book, info) {
-			c.jobs[info.path] = &rrSheetJob{info: info, selected: true}
+			c.jobs[info.Path] = &rrSheetJob{info: info, selected: true}
 		}
 	}
 	block := 1000
-	for _, info := range book.sheets {
-		j := c.jobs[info.path]
-		if j == nil || info.path == "" {
+	for _, info := range book.Sheets {
+		j := c.jobs[info.Path]
+		if j == nil || info.Path == "" {
 			continue
 		}
 		c.jobOrder = append(c.jobOrder, j)
-		c.skip[info.path] = true
+		c.skip[info.Path] = true
 		if len(j.marks) == 0 {
 			continue
 		}
@@ -266,10 +267,10 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 			last.note = n
 		}
 		j.marks = marks
-		j.relsPath = path.Join(path.Dir(info.path), "_rels", path.Base(info.path)+".rels")
-		if _, ok := book.files[j.relsPath]; ok {
+		j.relsPath = path.Join(path.Dir(info.Path), "_rels", path.Base(info.Path)+".rels")
+		if _, ok := book.Files[j.relsPath]; ok {
 			j.hasRels = true
-			if j.rels, err = book.rels(info.path); err != nil {
+			if j.rels, err = book.Rels(info.Path); err != nil {
 				return nil, rrFallback()
 			}
 		}
@@ -277,18 +278,18 @@ func rrPlanCopy(book *flatBook, r *pipeline.Reconciliation, src string, notes ma
 		for _, rl := range j.rels {
 			switch {
 			case strings.HasSuffix(rl.Type, "/comments"):
-				j.commentsPath, j.commentsOld = flatRelTarget(info.path, rl.Target), true
+				j.commentsPath, j.commentsOld = xlsx.RelTarget(info.Path, rl.Target), true
 			case strings.HasSuffix(rl.Type, "/vmlDrawing"):
 				// The notes may go into it (known once the sheet's
 				// legacyDrawing is read): copied or rewritten after.
-				if p := flatRelTarget(info.path, rl.Target); c.book.files[p] != nil {
+				if p := xlsx.RelTarget(info.Path, rl.Target); c.book.Files[p] != nil {
 					j.vmlParts = append(j.vmlParts, p)
 					c.skip[p] = true
 				}
 			}
 		}
 		if j.commentsOld {
-			if _, ok := book.files[j.commentsPath]; !ok {
+			if _, ok := book.Files[j.commentsPath]; !ok {
 				return nil, rrFallback()
 			}
 			c.skip[j.commentsPath] = true
@@ -317,28 +318,28 @@ func (c *rrCopy) newPart(pattern string) string {
 	}
 }
 
-func rrNewRID(rels []flatRel, base string) string {
+func rrNewRID(rels []xlsx.Rel, base string) string {
 	for i := 1; ; i++ {
 		id := fmt.Sprintf("%s%d", base, i)
-		if !slices.ContainsFunc(rels, func(r flatRel) bool { return r.ID == id }) {
+		if !slices.ContainsFunc(rels, func(r xlsx.Rel) bool { return r.ID == id }) {
 			return id
 		}
 	}
 }
 
 // readMeta reads a small part whole (workbook, relationships, styles,
-// comments, drawings), within flatMaxMetaPart.
+// comments, drawings), within xlsx.MaxMetaPart.
 func (c *rrCopy) readMeta(name string) ([]byte, error) {
-	rc, err := c.book.openMeta(name)
+	rc, err := c.book.OpenMeta(name)
 	if err != nil {
-		if errors.Is(err, errOversized) {
+		if errors.Is(err, xlsx.ErrOversized) {
 			return nil, fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 		}
 		return nil, rrFallback()
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, flatMaxMetaPart+1))
-	if err != nil || len(b) > flatMaxMetaPart {
+	b, err := io.ReadAll(io.LimitReader(rc, xlsx.MaxMetaPart+1))
+	if err != nil || len(b) > xlsx.MaxMetaPart {
 		return nil, rrFallback()
 	}
 	return b, nil
@@ -347,9 +348,9 @@ func (c *rrCopy) readMeta(name string) ([]byte, error) {
 // planSummary builds the Summary and Changes sheets in a scratch workbook
 // and takes their sheets, styles and defined names for the copy.
 func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
-	own := make([]string, len(c.book.sheets))
-	for i, s := range c.book.sheets {
-		own[i] = s.name
+	own := make([]string, len(c.book.Sheets))
+	for i, s := range c.book.Sheets {
+		own[i] = s.Name
 	}
 	name, changesName := rrFreeSheetName(own, SummarySheet), rrFreeSheetName(own, ChangesSheet)
 	f := excelize.NewFile()
@@ -398,7 +399,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 	}
 	var sst []string
 	if b := part("xl/sharedStrings.xml"); b != nil {
-		if sst, err = flatReadSST(bytes.NewReader(b)); err != nil {
+		if sst, err = xlsx.ReadSST(bytes.NewReader(b)); err != nil {
 			return err
 		}
 	}
@@ -432,7 +433,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 
 // write streams the copy to w.
 func (c *rrCopy) write(w io.Writer) error {
-	zw := newFastZipWriter(w)
+	zw := xlsx.NewZipWriter(w)
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
 	}
@@ -450,7 +451,7 @@ func (c *rrCopy) write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rels, err := c.book.rels(c.wbPath)
+	rels, err := c.book.Rels(c.wbPath)
 	if err != nil {
 		return rrFallback()
 	}
@@ -458,7 +459,7 @@ func (c *rrCopy) write(w io.Writer) error {
 	for i := range c.added {
 		a := &c.added[i]
 		a.rid = rrNewRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
-		rels = append(rels, flatRel{ID: a.rid})
+		rels = append(rels, xlsx.Rel{ID: a.rid})
 		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, rrXMLAttr(a.rid), rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, a.path)))
 	}
 	newWBRels, err := rrInsertBefore(wbRels, "</Relationships>", addRels.String())
@@ -473,9 +474,9 @@ func (c *rrCopy) write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range c.book.zr.File {
+	for _, e := range c.book.Zip.File {
 		name := strings.TrimPrefix(strings.ReplaceAll(e.Name, "\\", "/"), "/")
-		if c.book.files[name] != e {
+		if c.book.Files[name] != e {
 			continue // a duplicate entry: the reader sees the last one only
 		}
 		switch {
@@ -527,7 +528,7 @@ func (c *rrCopy) write(w io.Writer) error {
 		if len(j.marks) == 0 {
 			continue
 		}
-		if err := c.writeNotes(put, func(name string) error { return zw.Copy(c.book.files[name]) }, j); err != nil {
+		if err := c.writeNotes(put, func(name string) error { return zw.Copy(c.book.Files[name]) }, j); err != nil {
 			return err
 		}
 	}
@@ -737,19 +738,19 @@ type rrAttrSpan struct {
 func rrTagAttrs(tag []byte) ([]rrAttrSpan, int) {
 	var out []rrAttrSpan
 	i := 1
-	for i < len(tag) && !isXMLSpace(tag[i]) && tag[i] != '>' && tag[i] != '/' {
+	for i < len(tag) && !xlsx.IsXMLSpace(tag[i]) && tag[i] != '>' && tag[i] != '/' {
 		i++
 	}
 	for i < len(tag) {
 		start := i
-		for i < len(tag) && isXMLSpace(tag[i]) {
+		for i < len(tag) && xlsx.IsXMLSpace(tag[i]) {
 			i++
 		}
 		if i >= len(tag) || tag[i] == '>' || tag[i] == '/' {
 			return out, i
 		}
 		ns := i
-		for i < len(tag) && tag[i] != '=' && !isXMLSpace(tag[i]) {
+		for i < len(tag) && tag[i] != '=' && !xlsx.IsXMLSpace(tag[i]) {
 			i++
 		}
 		name := string(tag[ns:i])
@@ -863,9 +864,9 @@ const (
 
 // rewriteSheet streams one worksheet into the copy.
 func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name string, j *rrSheetJob) error {
-	rc, err := c.book.open(name)
+	rc, err := c.book.Open(name)
 	if err != nil {
-		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.name, err)
+		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.Name, err)
 	}
 	defer rc.Close()
 	zw, err := create(name)
@@ -877,7 +878,7 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 		if errors.Is(err, errRRFallback) {
 			return err
 		}
-		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.name, err)
+		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.Name, err)
 	}
 	return w.Flush()
 }
@@ -886,12 +887,12 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 type rrColStyle struct{ min, max, style int }
 
 func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
-	sc := newFlatXMLScanner(r)
+	sc := xlsx.NewScanner(r)
 	marked := len(j.marks) > 0
 	// A marked sheet prints like eepipe's plan sheets (landscape, one
 	// page wide), as templates.SetPrintLayout sets it; a hidden one is
 	// left as it is.
-	setup := marked && !j.info.hidden
+	setup := marked && !j.info.Hidden
 	var (
 		depth         int
 		parents       [8]string // element names by depth, for the first levels
@@ -961,19 +962,19 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		fmt.Fprintf(w, `<legacyDrawing %s:id="%s"/>`, rPrefix, j.newVMLRID)
 	}
 	for {
-		err := sc.next()
+		err := sc.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		raw := sc.raw()
-		switch sc.kind {
-		case flatTokStart:
-			name := string(sc.name)
+		raw := sc.Raw()
+		switch sc.Kind {
+		case xlsx.TokStart:
+			name := string(sc.Name)
 			d := depth + 1
-			if !sc.self {
+			if !sc.Self {
 				depth++
 				if depth < len(parents) {
 					parents[depth] = name
@@ -984,7 +985,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 			}
 			switch d {
 			case 1:
-				if name != "worksheet" || !bytes.HasPrefix(raw, []byte("<worksheet")) || sc.self {
+				if name != "worksheet" || !bytes.HasPrefix(raw, []byte("<worksheet")) || sc.Self {
 					return rrFallback()
 				}
 				rootDecl = true
@@ -1017,7 +1018,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				case "sheetPr":
 					sawSheetPr = true
 					if setup {
-						if sc.self {
+						if sc.Self {
 							w.Write(rrOpenTag(raw))
 							w.WriteString(`<pageSetUpPr fitToPage="1"/></sheetPr>`)
 							continue
@@ -1026,7 +1027,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 				case "pageMargins", "headerFooter":
 					if setup {
-						if !sc.self {
+						if !sc.Self {
 							skipDepth = depth
 						}
 						continue
@@ -1038,7 +1039,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 							t = rrSetAttr(t, kv[0], kv[1])
 						}
 						keptSetup = slices.Concat(t[:len(t)-1], []byte("/>"))
-						if !sc.self {
+						if !sc.Self {
 							skipDepth = depth
 						}
 						continue
@@ -1048,12 +1049,12 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						raw = rrWidenDimension(raw, j.marks)
 					}
 				case "legacyDrawing":
-					if id, ok := sc.attrLocal("id"); ok {
+					if id, ok := sc.AttrLocal("id"); ok {
 						j.legacyRID = id
 						drawingDone = true
 					}
 				case "sheetData":
-					if sc.self {
+					if sc.Self {
 						w.Write(rrOpenTag(raw))
 						flushRows(1 << 21)
 						w.WriteString("</sheetData>")
@@ -1071,17 +1072,17 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				case parents[2] == "sheetViews" && name == "sheetView":
 					raw = rrDelAttr(raw, "tabSelected")
 				case parents[2] == "cols" && name == "col":
-					lo, _ := strconv.Atoi(string(sc.attr("min")))
-					hi, _ := strconv.Atoi(string(sc.attr("max")))
-					s, _ := strconv.Atoi(string(sc.attr("style")))
+					lo, _ := strconv.Atoi(string(sc.Attr("min")))
+					hi, _ := strconv.Atoi(string(sc.Attr("max")))
+					s, _ := strconv.Atoi(string(sc.Attr("style")))
 					if s > 0 && lo > 0 && hi >= lo {
 						cols = append(cols, rrColStyle{lo, hi, s})
 					}
 				case sheetDataOpen && name == "row":
 					n := row + 1
-					if v := sc.attr("r"); v != nil {
+					if v := sc.Attr("r"); v != nil {
 						var ok bool
-						if n, ok = flatAtoi(v); !ok || n < 1 || n > 1<<20 {
+						if n, ok = xlsx.Atoi(v); !ok || n < 1 || n > 1<<20 {
 							return fmt.Errorf("row %q: not a row number", v)
 						}
 					}
@@ -1093,13 +1094,13 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 					flushRows(n)
 					row, col, rowStyle = n, 0, 0
-					if cf := string(sc.attr("customFormat")); cf == "1" || cf == "true" {
-						rowStyle, _ = strconv.Atoi(string(sc.attr("s")))
+					if cf := string(sc.Attr("customFormat")); cf == "1" || cf == "true" {
+						rowStyle, _ = strconv.Atoi(string(sc.Attr("s")))
 					}
 					has := mi < len(j.marks) && j.marks[mi].row == row
 					if has {
 						raw = rrDelAttr(raw, "spans")
-						if sc.self {
+						if sc.Self {
 							w.Write(rrOpenTag(raw))
 							flushCells(1 << 15)
 							w.WriteString("</row>")
@@ -1112,8 +1113,8 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				// its cells as they are.)
 				if marked && sheetDataOpen && parents[3] == "row" && name == "c" {
 					n := col + 1
-					if v := sc.attr("r"); v != nil {
-						cc, rr := flatCellRef(v)
+					if v := sc.Attr("r"); v != nil {
+						cc, rr := xlsx.CellRef(v)
 						if cc == 0 || rr != row {
 							return rrFallback() // a cell of another row
 						}
@@ -1127,7 +1128,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					if mi < len(j.marks) && j.marks[mi].row == row && j.marks[mi].col == col {
 						m := &j.marks[mi]
 						mi++
-						base, _ := strconv.Atoi(string(sc.attr("s")))
+						base, _ := strconv.Atoi(string(sc.Attr("s")))
 						if base == 0 {
 							base = rowStyle
 						}
@@ -1140,8 +1141,8 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				}
 			}
 			w.Write(raw)
-		case flatTokEnd:
-			name := string(sc.name)
+		case xlsx.TokEnd:
+			name := string(sc.Name)
 			d := depth
 			depth--
 			if skipDepth >= 0 {
@@ -1179,7 +1180,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		}
 	}
 	if !rootDecl || depth != 0 {
-		return errFlatXML
+		return xlsx.ErrXML
 	}
 	if mi < len(j.marks) {
 		return rrFallback() // a sheet without sheetData: left to excelize
@@ -1200,8 +1201,8 @@ func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
 	if !one {
 		b = a
 	}
-	c0, r0 := flatCellRef([]byte(a))
-	c1, r1 := flatCellRef([]byte(b))
+	c0, r0 := xlsx.CellRef([]byte(a))
+	c1, r1 := xlsx.CellRef([]byte(b))
 	if c0 == 0 || c1 == 0 {
 		return tag
 	}
@@ -1221,16 +1222,6 @@ func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
 	return rrSetAttr(tag, "ref", from+":"+to)
 }
 
-// attrLocal returns the value of an attribute by its local name.
-func (s *flatXMLScanner) attrLocal(name string) (string, bool) {
-	for _, a := range s.attrs {
-		if string(a.name) == name {
-			return string(a.value), true
-		}
-	}
-	return "", false
-}
-
 func rrColStyleAt(cols []rrColStyle, col int) int {
 	for _, c := range cols {
 		if col >= c.min && col <= c.max {
@@ -1247,7 +1238,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	if vmlRID != "" {
 		for _, rl := range j.rels {
 			if rl.ID == vmlRID && strings.HasSuffix(rl.Type, "/vmlDrawing") {
-				j.vmlPath, j.vmlOld = flatRelTarget(j.info.path, rl.Target), true
+				j.vmlPath, j.vmlOld = xlsx.RelTarget(j.info.Path, rl.Target), true
 			}
 		}
 		if !j.vmlOld {
@@ -1379,10 +1370,10 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	// The relationships.
 	var add strings.Builder
 	if !j.commentsOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.info.path, j.commentsPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.info.Path, j.commentsPath)))
 	}
 	if !j.vmlOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, rrRelVML, rrXMLAttr(rrRelPath(j.info.path, j.vmlPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, rrRelVML, rrXMLAttr(rrRelPath(j.info.Path, j.vmlPath)))
 	}
 	var rels []byte
 	if j.hasRels {
@@ -1532,7 +1523,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	out.WriteString(rrXMLDecl)
-	sc := newFlatXMLScanner(bytes.NewReader(b))
+	sc := xlsx.NewScanner(bytes.NewReader(b))
 	shift := func(raw []byte, attr string) []byte {
 		if v, ok := rrGetAttr(raw, attr); ok {
 			if n, err := strconv.Atoi(v); err == nil {
@@ -1546,23 +1537,23 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	inV := false
 	lastCol, lastRow := 0, 0
 	for {
-		err := sc.next()
+		err := sc.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		raw := sc.raw()
-		switch sc.kind {
-		case flatTokStart:
-			switch string(sc.name) {
+		raw := sc.Raw()
+		switch sc.Kind {
+		case xlsx.TokStart:
+			switch string(sc.Name) {
 			case "c":
-				if c, r := flatCellRef(sc.attr("r")); c > 0 {
+				if c, r := xlsx.CellRef(sc.Attr("r")); c > 0 {
 					lastCol, lastRow = max(lastCol, c), max(lastRow, r)
 				}
 				raw = shift(raw, "s")
-				if string(sc.attr("t")) == "s" && !sc.self {
+				if string(sc.Attr("t")) == "s" && !sc.Self {
 					pending = rrSetAttr(raw, "t", "inlineStr")
 					value = value[:0]
 					continue
@@ -1580,16 +1571,16 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 			if pending != nil {
 				continue
 			}
-		case flatTokText:
+		case xlsx.TokText:
 			if pending != nil {
 				if inV {
-					value = append(value, sc.text...)
+					value = append(value, sc.Text...)
 				}
 				continue
 			}
-		case flatTokEnd:
+		case xlsx.TokEnd:
 			if pending != nil {
-				switch string(sc.name) {
+				switch string(sc.Name) {
 				case "v":
 					inV = false
 				case "c":

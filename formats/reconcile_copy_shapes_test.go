@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -377,14 +378,14 @@ func TestReconcileCopyEveryFixture(t *testing.T) {
 			}
 			defer fh.Close()
 			st, _ := fh.Stat()
-			book, err := openFlatBook(fh, st.Size(), Limits{})
+			book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 			if err != nil {
 				t.Skipf("not a workbook the reader opens: %v", err)
 			}
 			var marks [][2]string
-			for _, info := range book.sheets {
-				if info.path != "" { // not a chart sheet
-					marks = append(marks, [2]string{info.name, "A1"}, [2]string{info.name, "C7"})
+			for _, info := range book.Sheets {
+				if info.Path != "" { // not a chart sheet
+					marks = append(marks, [2]string{info.Name, "A1"}, [2]string{info.Name, "C7"})
 				}
 			}
 			summary := SummarySheet

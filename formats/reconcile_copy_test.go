@@ -15,6 +15,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -327,7 +328,7 @@ func FuzzReconcileCopySheet(f *testing.F) {
 	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><sheetPr/><sheetViews><sheetView tabSelected="1"/></sheetViews><sheetData/><pageSetup orientation="portrait"/><legacyDrawingHF r:id="x" xmlns:r="`+rrNSRel+`"/></worksheet>`), "C3")
 	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><cols><col min="1" max="3" style="0"/></cols><sheetData><row><c><v>1</v></c><c t="inlineStr"><is><t>x</t></is></c></row><row r="5" customFormat="1" s="0"/></sheetData><headerFooter><oddFooter>a</oddFooter></headerFooter></worksheet>`), "A5")
 	f.Fuzz(func(t *testing.T, sheet []byte, ref string) {
-		col, row := flatCellRef([]byte(ref))
+		col, row := xlsx.CellRef([]byte(ref))
 		if col == 0 {
 			t.Skip()
 		}
@@ -336,7 +337,7 @@ func FuzzReconcileCopySheet(f *testing.F) {
 			t.Fatal(err)
 		}
 		c := &rrCopy{styles: styles}
-		j := &rrSheetJob{info: flatSheetInfo{name: "S"}, marks: []rrCellMark{{col: col, row: row, ref: strings.ToUpper(ref), note: &rrNote{fill: DiffFillColor}}}}
+		j := &rrSheetJob{info: xlsx.Sheet{Name: "S"}, marks: []rrCellMark{{col: col, row: row, ref: strings.ToUpper(ref), note: &rrNote{fill: DiffFillColor}}}}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
 		err = c.streamSheet(w, bytes.NewReader(sheet), j)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -45,7 +46,7 @@ const commentAuthor = "eepipe"
 // WriteReconcileJSON writes the reconciliation as indented JSON (schema
 // pipeline.ReconcileSchema, documented in docs/export-and-reconcile.md).
 func WriteReconcileJSON(path string, r *pipeline.Reconciliation) error {
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
@@ -65,7 +66,7 @@ var ReconcileCSVHeader = []string{
 // WriteReconcileCSV writes the reconciliation as a CSV table with
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := newCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
@@ -211,7 +212,7 @@ func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 		if err := rrWriteReconcileSummary(f, SummarySheet, r, nil); err != nil {
 			return err
 		}
-		return WriteWorkbook(dst, f)
+		return xlsx.WriteWorkbook(dst, f)
 	}
 	return rrWriteAnnotatedCopy(dst, src, r)
 }
@@ -446,7 +447,7 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if csvSheet != "" || !rrActivateSheet(f, src, sheet, 0) {
 		f.SetActiveSheet(0)
 	}
-	return WriteWorkbook(dst, f)
+	return xlsx.WriteWorkbook(dst, f)
 }
 
 // rrFreeSheetName returns name, or "name (2)", "name (3)" ..., the first
@@ -533,15 +534,15 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 	if err != nil {
 		return false
 	}
-	book, err := openFlatBook(fh, st.Size(), Limits{})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 	if err != nil {
 		return false
 	}
-	for _, info := range book.sheets {
-		if info.path == "" || !rrTabSelected(book, info) {
+	for _, info := range book.Sheets {
+		if info.Path == "" || !rrTabSelected(book, info) {
 			continue
 		}
-		if !rrClearTabSelected(f, info.name, info.path) {
+		if !rrClearTabSelected(f, info.Name, info.Path) {
 			return false
 		}
 	}
@@ -617,23 +618,23 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 
 // rrTabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
-func rrTabSelected(book *flatBook, info flatSheetInfo) bool {
-	if info.path == "" {
+func rrTabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
+	if info.Path == "" {
 		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
 	}
-	rc, err := book.open(info.path)
+	rc, err := book.Open(info.Path)
 	if err != nil {
 		return true // let SetSheetView clear it, to be sure
 	}
 	defer rc.Close()
-	sc := newFlatXMLScanner(rc)
-	for sc.next() == nil {
-		if sc.kind != flatTokStart {
+	sc := xlsx.NewScanner(rc)
+	for sc.Next() == nil {
+		if sc.Kind != xlsx.TokStart {
 			continue
 		}
-		switch string(sc.name) {
+		switch string(sc.Name) {
 		case "sheetView":
-			v := string(sc.attr("tabSelected"))
+			v := string(sc.Attr("tabSelected"))
 			return v == "1" || v == "true"
 		case "sheetData":
 			return false
@@ -652,7 +653,7 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	key := [2]any{old, n.fill}
 	id, ok := styles[key]
 	if !ok {
-		st := reusableStyle(f, old)
+		st := xlsx.ReusableStyle(f, old)
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.fill}}
 		id, err = f.NewStyle(st)
 		if err != nil {
@@ -740,7 +741,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		return nil, "", errors.New(readNotRegular(st.Mode()))
 	}
 	if st.Size() > annotateMaxUncompressed {
-		return nil, "", limitErrorf("the file is oversized: %s, more than the %s a copy is made of", sizeText(st.Size()), sizeText(annotateMaxUncompressed))
+		return nil, "", xlsx.LimitErrorf("the file is oversized: %s, more than the %s a copy is made of", xlsx.SizeText(st.Size()), xlsx.SizeText(annotateMaxUncompressed))
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -864,7 +865,7 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 
 // rrWriteReconcileSummaryCells writes the Summary sheet's cells.
 func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
-	st, err := exNewOverviewStyles(f)
+	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -878,13 +879,13 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	if !r.InSync {
 		title = "Reconciliation: the workbook and the service differ"
 	}
-	set("A1", title, st.title)
+	set("A1", title, st.Title)
 	sub := fmt.Sprintf("Compared %s UTC. Cells whose value differs from the service are filled orange (changed in the file, or no history), blue when changed on the service since eepipe last wrote them, red when changed in both; each carries a comment with the service's value; plan notes are yellow.",
 		r.GeneratedAt.UTC().Format("2006-01-02 15:04"))
 	if !r.Complete {
 		sub += " INCOMPLETE: " + r.Stopped
 	}
-	set("A2", sub, st.note)
+	set("A2", sub, st.Note)
 	s := r.Summary
 	counts := []struct {
 		label string
@@ -897,8 +898,8 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	}
 	for i, c := range counts {
 		row := 4 + i
-		set(fmt.Sprintf("A%d", row), c.label, st.text)
-		set(fmt.Sprintf("D%d", row), c.n, st.number)
+		set(fmt.Sprintf("A%d", row), c.label, st.Text)
+		set(fmt.Sprintf("D%d", row), c.n, st.Number)
 	}
 	header := 4 + len(counts) + 1
 	fit := newRRWidths(len(rrSummaryColumns))
@@ -908,7 +909,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		fit.min(i, c.Width)
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrSummaryColumns))
-	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.header)
+	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.Header)
 	row := header
 	for _, x := range rrReconcileRows(r) {
 		row++
@@ -942,11 +943,11 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 				fit.see(i, v)
 			}
 		}
-		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.text)
+		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.Text)
 		if src != nil && x.loc.Sheet != "" && x.loc.Cell != "" && rrSameSourceFile(x.loc.File, *src) {
 			ref := fmt.Sprintf("L%d", row)
-			f.SetCellHyperLink(sheet, ref, exQuoteSheet(x.loc.Sheet)+"!"+x.loc.Cell, "Location")
-			f.SetCellStyle(sheet, ref, ref, st.link)
+			f.SetCellHyperLink(sheet, ref, xlsx.QuoteSheet(x.loc.Sheet)+"!"+x.loc.Cell, "Location")
+			f.SetCellStyle(sheet, ref, ref, st.Link)
 		}
 	}
 	if row > header {
@@ -954,7 +955,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			return err
 		}
 	}
-	if err := fit.apply(f, sheet, header+1, row, st.text); err != nil {
+	if err := fit.apply(f, sheet, header+1, row, st.Text); err != nil {
 		return err
 	}
 	// The note within the columns repeated on every printed page.
@@ -962,7 +963,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
-	if err := wrapNote(f, sheet, 2, widths); err != nil {
+	if err := xlsx.WrapNote(f, sheet, 2, widths); err != nil {
 		return err
 	}
 	// Too wide for one page at a readable size: across pages, each
@@ -1066,7 +1067,7 @@ var rrChangesColumns = []struct {
 // rrWriteChangesSheet fills sheet with changes, one row each, in the
 // order of the findings, the cell linked to the marked cell.
 func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) error {
-	st, err := exNewOverviewStyles(f)
+	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -1080,7 +1081,7 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 		return err
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrChangesColumns))
-	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.header); err != nil {
+	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.Header); err != nil {
 		return err
 	}
 	if err := f.SetRowHeight(sheet, 1, 30); err != nil { // two lines of a wrapped header
@@ -1102,22 +1103,22 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 			return err
 		}
 		link := fmt.Sprintf("B%d", row)
-		if err := f.SetCellHyperLink(sheet, link, exQuoteSheet(c.sheet)+"!"+c.cell, "Location"); err != nil {
+		if err := f.SetCellHyperLink(sheet, link, xlsx.QuoteSheet(c.sheet)+"!"+c.cell, "Location"); err != nil {
 			return err
 		}
 	}
 	if row > 1 {
-		if err := f.SetCellStyle(sheet, "A2", fmt.Sprintf("%s%d", lastCol, row), st.text); err != nil {
+		if err := f.SetCellStyle(sheet, "A2", fmt.Sprintf("%s%d", lastCol, row), st.Text); err != nil {
 			return err
 		}
-		if err := f.SetCellStyle(sheet, "B2", fmt.Sprintf("B%d", row), st.link); err != nil {
+		if err := f.SetCellStyle(sheet, "B2", fmt.Sprintf("B%d", row), st.Link); err != nil {
 			return err
 		}
 		if err := f.AutoFilter(sheet, fmt.Sprintf("A1:%s%d", lastCol, row), nil); err != nil {
 			return err
 		}
 	}
-	if err := fit.apply(f, sheet, 2, row, st.text); err != nil {
+	if err := fit.apply(f, sheet, 2, row, st.Text); err != nil {
 		return err
 	}
 	if err := f.SetSheetDimension(sheet, fmt.Sprintf("A1:%s%d", lastCol, max(row, 1))); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
@@ -145,13 +146,13 @@ func blankZero(n int64) string {
 func WriteRunReport(path string, r *pipeline.RunReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error {
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(NewRunReportJSON(r))
 		})
 	case ".csv":
-		return WriteFileAtomic(path, func(w io.Writer) error {
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			rows := runRows(r)
 			if len(rows) == 0 {
 				_, err := io.WriteString(w, strings.Join(runColumns, ",")+"\n")
@@ -160,7 +161,7 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 			return gocsv.MarshalCSV(rows, newCSVWriter(w))
 		})
 	case ".xlsx":
-		return WriteFileAtomic(path, func(w io.Writer) error { return writeRunXLSX(w, r) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeRunXLSX(w, r) })
 	}
 	return fmt.Errorf("run report %s: unknown format %q; use a .json, .csv or .xlsx name", path, filepath.Ext(path))
 }

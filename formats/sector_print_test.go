@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -33,7 +34,7 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	if err := f.DeleteSheet("Sheet1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteWorkbook(path, f); err != nil {
+	if err := xlsx.WriteWorkbook(path, f); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -43,9 +44,9 @@ func sectorLevelLabel(level string) string {
 func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorJSON(w, r) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorJSON(w, r) })
 	case ".csv":
-		return WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorCSV(w, r) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorCSV(w, r) })
 	case ".xlsx":
 		f := excelize.NewFile()
 		defer f.Close()
@@ -63,7 +64,7 @@ func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 		if idx, err := f.GetSheetIndex(CheckPrintSheet); err == nil {
 			f.SetActiveSheet(idx)
 		}
-		return WriteWorkbook(path, f)
+		return xlsx.WriteWorkbook(path, f)
 	}
 	return fmt.Errorf("report %s: use a .json, .csv or .xlsx file name", path)
 }
@@ -592,7 +593,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		return err
 	}
 	for _, row := range []int{2, 3, 4} {
-		if err := wrapNote(f, sheet, row, []float64{28, 9, 18, 18, 28, 10, 10, 10, 34}); err != nil {
+		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 9, 18, 18, 28, 10, 10, 10, 34}); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -338,7 +339,7 @@ func TestAddSectorSheetToExistingWorkbook(t *testing.T) {
 		t.Fatalf("A2 %q", v)
 	}
 	path := filepath.Join(t.TempDir(), "export.xlsx")
-	if err := WriteWorkbook(path, f); err != nil {
+	if err := xlsx.WriteWorkbook(path, f); err != nil {
 		t.Fatal(err)
 	}
 	if n := countCharts(t, path); n != 2 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -136,13 +137,13 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || styleRGB(st.Font.Color) != "333399" {
+	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || xlsx.StyleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
 	if fill := rawFillColor(f, idx); fill != annotateErrorFill {
 		t.Errorf("F2 fill %q, want %s", fill, annotateErrorFill)
 	}
-	borders := rawBorderColors(f, idx)
+	borders := xlsx.RawBorderColors(f, idx)
 	if borders["right"] != "FF0000" || borders["top"] != "0000FF" || borders["left"] != "000000" {
 		t.Errorf("F2 borders %v, want right FF0000, top 0000FF, left 000000", borders)
 	}
@@ -211,7 +212,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			return WriteWorkbook(p, f)
+			return xlsx.WriteWorkbook(p, f)
 		},
 		"template-flat.xlsx": func(p string) error {
 			f, err := templates.New(templates.Options{Layout: templates.LayoutFlat})
@@ -219,7 +220,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			return WriteWorkbook(p, f)
+			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
 			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{})
@@ -269,7 +270,7 @@ func rawFillColor(f *excelize.File, idx int) string {
 	if c == nil {
 		return ""
 	}
-	return styleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
+	return xlsx.StyleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
 }
 
 // checkOneTabSelected checks that sheet is the workbook's active sheet and
@@ -291,14 +292,14 @@ func checkOneTabSelected(t *testing.T, path, sheet string) {
 	}
 	defer fh.Close()
 	st, _ := fh.Stat()
-	book, err := openFlatBook(fh, st.Size(), Limits{})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var selected []string
-	for _, info := range book.sheets {
+	for _, info := range book.Sheets {
 		if rrTabSelected(book, info) {
-			selected = append(selected, info.name)
+			selected = append(selected, info.Name)
 		}
 	}
 	if len(selected) > 1 || (len(selected) == 1 && selected[0] != sheet) {

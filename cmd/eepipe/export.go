@@ -15,6 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -230,7 +231,7 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 				missing []int64
 				refused []*pipeline.AccountRefusedError
 			)
-			err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+			err := xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 				var sink interface {
 					Write(*pipeline.InputPlan) error
 					Close() error
@@ -407,7 +408,7 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 			return fmt.Errorf("export %s: %w", path, err)
 		}
 		defer wb.Close()
-		return formats.WriteWorkbook(path, wb)
+		return xlsx.WriteWorkbook(path, wb)
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)
 	case t.layout == layoutLong:

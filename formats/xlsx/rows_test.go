@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"bytes"
@@ -28,16 +28,16 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// scanSheetText reads sheet XML with flatReadRows and writes down every
+// scanSheetText reads sheet XML with ReadRows and writes down every
 // row it passes on, up to stopAfter rows (0: all).
 func scanSheetText(t *testing.T, r io.Reader, stopAfter int) string {
 	t.Helper()
 	var b strings.Builder
 	n := 0
-	err := flatReadRows(r, func(row int, cells []flatRawCell) bool {
+	err := ReadRows(r, func(row int, cells []RawCell) bool {
 		fmt.Fprintf(&b, "%d:", row)
 		for _, c := range cells {
-			fmt.Fprintf(&b, " [%d %d %q v=%q/%v f=%v is=%q]", c.col, c.style, c.typ, c.value, c.hasV, c.formula, c.inline)
+			fmt.Fprintf(&b, " [%d %d %q v=%q/%v f=%v is=%q]", c.Col, c.Style, c.Type, c.Value, c.hasV, c.formula, c.Inline)
 		}
 		b.WriteByte('\n')
 		n++
@@ -81,10 +81,10 @@ func flatTestSheet(rows int) []byte {
 // (one byte, a few, more than the buffer): the rows must not depend on
 // where the reads split the tokens, nor on how rows fall into batches.
 func TestFlatReadRowsChunks(t *testing.T) {
-	sheet := flatTestSheet(3*flatBatchRows + 5)
+	sheet := flatTestSheet(3*batchRows + 5)
 	want := scanSheetText(t, bytes.NewReader(sheet), 0)
-	if n := strings.Count(want, "\n"); n != 3*flatBatchRows+5 {
-		t.Fatalf("%d rows read, want %d:\n%s", n, 3*flatBatchRows+5, want)
+	if n := strings.Count(want, "\n"); n != 3*batchRows+5 {
+		t.Fatalf("%d rows read, want %d:\n%s", n, 3*batchRows+5, want)
 	}
 	// The runs of an inline string are joined, phonetic ones included.
 	if !strings.Contains(want, `[1 1 "s" v="1"/true f=false is=""] [2 0 "inlineStr" v=""/false f=false is="plan & co 1x A<"]`) ||
@@ -100,7 +100,7 @@ func TestFlatReadRowsChunks(t *testing.T) {
 	}
 	// Stopping early, within and at the end of a batch, passes on exactly
 	// the rows before.
-	for _, stop := range []int{1, flatBatchRows - 1, flatBatchRows, flatBatchRows + 1, 2*flatBatchRows + 3} {
+	for _, stop := range []int{1, batchRows - 1, batchRows, batchRows + 1, 2*batchRows + 3} {
 		got := scanSheetText(t, &chunkReader{sheet, 5}, stop)
 		if n := strings.Count(got, "\n"); n != stop || !strings.HasPrefix(want, got) {
 			t.Fatalf("stopping after %d rows: got %d rows\n%s", stop, n, got)
@@ -111,12 +111,12 @@ func TestFlatReadRowsChunks(t *testing.T) {
 // TestFlatReadRowsBroken: a sheet cut short or malformed ends the scan
 // with an error after the rows before it, whatever the batches.
 func TestFlatReadRowsBroken(t *testing.T) {
-	sheet := flatTestSheet(2*flatBatchRows + 10)
+	sheet := flatTestSheet(2*batchRows + 10)
 	cut := sheet[:len(sheet)*3/4]
 	cut = cut[:bytes.LastIndex(cut, []byte("<c "))+2] // inside a tag
 	for _, n := range []int{1, 13, len(cut)} {
 		got := scanSheetText(t, &chunkReader{cut, n}, 0)
-		if !strings.HasSuffix(got, "error: "+errFlatDamaged.Error()+"\n") || !strings.HasPrefix(scanSheetText(t, bytes.NewReader(sheet), 0), strings.TrimSuffix(got, "error: "+errFlatDamaged.Error()+"\n")) || strings.Count(got, "\n") < 3*flatBatchRows/2 {
+		if !strings.HasSuffix(got, "error: "+errDamaged.Error()+"\n") || !strings.HasPrefix(scanSheetText(t, bytes.NewReader(sheet), 0), strings.TrimSuffix(got, "error: "+errDamaged.Error()+"\n")) || strings.Count(got, "\n") < 3*batchRows/2 {
 			t.Fatalf("cut sheet, reads of %d: %s", n, got[max(0, len(got)-500):])
 		}
 	}
@@ -131,7 +131,7 @@ func TestFlatPlainNumber(t *testing.T) {
 			rapid.StringMatching(`[-+0-9.eE ]{0,8}`),
 			rapid.Map(rapid.Int64Range(0, 1<<53), func(n int64) string { return strconv.FormatInt(n, 10) }),
 		).Draw(t, "s")
-		n, text, plain := flatPlainNumber([]byte(s))
+		n, text, plain := plainNumber([]byte(s))
 		if !plain {
 			return
 		}

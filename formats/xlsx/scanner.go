@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// flatXMLScanner is a small pull tokenizer for worksheet XML, used instead
+// Scanner is a small pull tokenizer for worksheet XML, used instead
 // of encoding/xml on the flat reader's hot path: a sheet of 100,000 rows
 // holds millions of cells, and encoding/xml allocates several values per
 // token. It yields start tags (local name and attributes), end tags and
@@ -18,49 +18,49 @@ import (
 // needs, not well-formedness. It scans its own buffer, so names, values
 // and text without entities are slices of it, copied nowhere: the slices
 // it returns are valid until the next call.
-type flatXMLScanner struct {
+type Scanner struct {
 	r        io.Reader
 	buf      []byte // buf[pos:end] is read and not yet scanned
 	pos, end int
 	rerr     error // the reader's error (io.EOF at the end), once it gave one
 
-	kind  flatTokKind
-	name  []byte        // local name of a start or end tag
-	attrs []flatXMLAttr // attributes of a start tag
-	text  []byte        // decoded text
-	self  bool          // the start tag closes itself (<c/>)
-	pool  [][]byte      // decoded attribute values, reused
-	tbuf  []byte        // decoded text, when it has references
+	Kind  TokKind
+	Name  []byte   // local name of a start or end tag
+	attrs []Attr   // attributes of a start tag
+	Text  []byte   // decoded text
+	Self  bool     // the start tag closes itself (<c/>)
+	pool  [][]byte // decoded attribute values, reused
+	tbuf  []byte   // decoded text, when it has references
 
 	maxToken int // the buffer's bound: a longer token is errFlatTokenTooLong
 	tokStart int // buf[tokStart:pos] is the last token as written (raw)
 }
 
-type flatTokKind int
+type TokKind int
 
 const (
-	flatTokStart flatTokKind = iota + 1
-	flatTokEnd
-	flatTokText
+	TokStart TokKind = iota + 1
+	TokEnd
+	TokText
 )
 
-type flatXMLAttr struct {
-	name  []byte // local name
-	value []byte // decoded value
+type Attr struct {
+	Name  []byte // local name
+	Value []byte // decoded value
 }
 
-var errFlatXML = errors.New("malformed XML")
+var ErrXML = errors.New("malformed XML")
 
 // flatScanBuf is the scanner's initial buffer size; it grows for longer
 // tokens, up to flatMaxToken.
 const flatScanBuf = 64 << 10
 
-func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
-	if s, ok := flatScannerPool.Get().(*flatXMLScanner); ok {
-		*s = flatXMLScanner{r: r, buf: s.buf, maxToken: flatMaxToken}
+func NewScanner(r io.Reader) *Scanner {
+	if s, ok := flatScannerPool.Get().(*Scanner); ok {
+		*s = Scanner{r: r, buf: s.buf, maxToken: flatMaxToken}
 		return s
 	}
-	return newFlatXMLScannerMax(r, flatMaxToken)
+	return newScannerMax(r, flatMaxToken)
 }
 
 // flatScannerPool holds the scanners whose scan is done (release), so
@@ -68,20 +68,20 @@ func newFlatXMLScanner(r io.Reader) *flatXMLScanner {
 // few times, does not allocate a buffer for every scan.
 var flatScannerPool sync.Pool
 
-// release hands a scanner of the default bound whose buffer has not grown
+// Release hands a scanner of the default bound whose buffer has not grown
 // to the pool; the scanner and what it returned are not used after.
-func (s *flatXMLScanner) release() {
+func (s *Scanner) Release() {
 	if s.maxToken != flatMaxToken || len(s.buf) != flatScanBuf {
 		return
 	}
-	*s = flatXMLScanner{buf: s.buf}
+	*s = Scanner{buf: s.buf}
 	flatScannerPool.Put(s)
 }
 
-// newFlatXMLScannerMax returns a scanner whose tokens are bounded by
+// newScannerMax returns a scanner whose tokens are bounded by
 // maxToken bytes (tests and fuzzing use small bounds).
-func newFlatXMLScannerMax(r io.Reader, maxToken int) *flatXMLScanner {
-	return &flatXMLScanner{r: r, buf: make([]byte, min(flatScanBuf, maxToken)), maxToken: maxToken}
+func newScannerMax(r io.Reader, maxToken int) *Scanner {
+	return &Scanner{r: r, buf: make([]byte, min(flatScanBuf, maxToken)), maxToken: maxToken}
 }
 
 // Results of scanning a token in the buffer: more input is needed, or the
@@ -94,7 +94,7 @@ const (
 // more reads more input after buf[pos:end], keeping it, until the buffer
 // is full (so that a token longer than the buffer is scanned again only
 // each time the buffer doubles); false when the reader has no more to give.
-func (s *flatXMLScanner) more() bool {
+func (s *Scanner) more() bool {
 	if s.rerr != nil {
 		return false
 	}
@@ -128,8 +128,8 @@ func (s *flatXMLScanner) more() bool {
 	return true
 }
 
-// next reads the next token; io.EOF at the end.
-func (s *flatXMLScanner) next() error {
+// Next reads the next token; io.EOF at the end.
+func (s *Scanner) Next() error {
 	for {
 		if s.pos == s.end && !s.more() {
 			return s.rerr
@@ -145,7 +145,7 @@ func (s *flatXMLScanner) next() error {
 		}
 		switch n {
 		case flatBad:
-			return errFlatXML
+			return ErrXML
 		case flatNeedMore:
 			if !s.more() {
 				b = s.buf[s.pos:s.end] // more may have moved it
@@ -156,10 +156,10 @@ func (s *flatXMLScanner) next() error {
 					s.pos = s.end
 					return nil
 				}
-				if errors.Is(s.rerr, errOversized) {
+				if errors.Is(s.rerr, ErrOversized) {
 					return s.rerr
 				}
-				return errFlatXML
+				return ErrXML
 			}
 			continue
 		}
@@ -171,7 +171,7 @@ func (s *flatXMLScanner) next() error {
 }
 
 // scanText scans text up to the next '<'.
-func (s *flatXMLScanner) scanText(b []byte) int {
+func (s *Scanner) scanText(b []byte) int {
 	i := bytes.IndexByte(b, '<')
 	if i < 0 {
 		return flatNeedMore
@@ -180,20 +180,20 @@ func (s *flatXMLScanner) scanText(b []byte) int {
 	return i
 }
 
-func (s *flatXMLScanner) setText(raw []byte) {
-	s.kind = flatTokText
+func (s *Scanner) setText(raw []byte) {
+	s.Kind = TokText
 	if bytes.IndexByte(raw, '&') < 0 {
-		s.text = raw
+		s.Text = raw
 		return
 	}
 	s.tbuf = appendXMLUnescaped(s.tbuf[:0], raw)
-	s.text = s.tbuf
+	s.Text = s.tbuf
 }
 
 // scanMarkup scans a tag, comment, processing instruction, declaration or
 // CDATA section starting at b[0] == '<'. skip is true for the ones that
 // are not tokens.
-func (s *flatXMLScanner) scanMarkup(b []byte) (n int, skip bool) {
+func (s *Scanner) scanMarkup(b []byte) (n int, skip bool) {
 	if len(b) < 2 {
 		return flatNeedMore, false
 	}
@@ -207,7 +207,7 @@ func (s *flatXMLScanner) scanMarkup(b []byte) (n int, skip bool) {
 		if j < 0 {
 			return flatNeedMore, false
 		}
-		s.kind, s.name = flatTokEnd, name
+		s.Kind, s.Name = TokEnd, name
 		return i + j + 1, false
 	case '?':
 		j := bytes.Index(b[2:], []byte("?>"))
@@ -225,7 +225,7 @@ func (s *flatXMLScanner) scanMarkup(b []byte) (n int, skip bool) {
 			if j < 0 {
 				return flatNeedMore, false
 			}
-			s.kind, s.text = flatTokText, rest[7:7+j]
+			s.Kind, s.Text = TokText, rest[7:7+j]
 			return 2 + 7 + j + 3, false
 		case bytes.HasPrefix(rest, []byte("--")):
 			j := bytes.Index(rest, []byte("-->"))
@@ -244,12 +244,12 @@ func (s *flatXMLScanner) scanMarkup(b []byte) (n int, skip bool) {
 }
 
 // scanStart scans a start tag and its attributes.
-func (s *flatXMLScanner) scanStart(b []byte) int {
+func (s *Scanner) scanStart(b []byte) int {
 	name, i := flatScanName(b, 1)
 	if i < 0 {
 		return i
 	}
-	s.kind, s.self, s.name, s.attrs = flatTokStart, false, name, s.attrs[:0]
+	s.Kind, s.Self, s.Name, s.attrs = TokStart, false, name, s.attrs[:0]
 	for {
 		i = flatSkipSpace(b, i)
 		if i < 0 {
@@ -265,7 +265,7 @@ func (s *flatXMLScanner) scanStart(b []byte) int {
 			if b[i+1] != '>' {
 				return flatBad
 			}
-			s.self = true
+			s.Self = true
 			return i + 2
 		}
 		an, j := flatScanName(b, i)
@@ -299,19 +299,19 @@ func (s *flatXMLScanner) scanStart(b []byte) int {
 			s.pool[a] = appendXMLUnescaped(s.pool[a][:0], raw)
 			value = s.pool[a]
 		}
-		s.attrs = append(s.attrs, flatXMLAttr{name: an, value: value})
+		s.attrs = append(s.attrs, Attr{Name: an, Value: value})
 		i = j + 1 + k + 1
 	}
 }
 
-func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func IsXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // flatScanName scans a tag or attribute name at b[i:] and returns its
 // local part and the index after it.
 func flatScanName(b []byte, i int) ([]byte, int) {
 	start := i
 	for ; i < len(b); i++ {
-		if c := b[i]; isXMLSpace(c) || c == '>' || c == '/' || c == '=' {
+		if c := b[i]; IsXMLSpace(c) || c == '>' || c == '/' || c == '=' {
 			break
 		}
 	}
@@ -332,22 +332,22 @@ func flatScanName(b []byte, i int) ([]byte, int) {
 // not a space.
 func flatSkipSpace(b []byte, i int) int {
 	for ; i < len(b); i++ {
-		if !isXMLSpace(b[i]) {
+		if !IsXMLSpace(b[i]) {
 			return i
 		}
 	}
 	return flatNeedMore
 }
 
-// raw returns the last token as written in the input (entities not
+// Raw returns the last token as written in the input (entities not
 // decoded); valid until the next call.
-func (s *flatXMLScanner) raw() []byte { return s.buf[s.tokStart:s.pos] }
+func (s *Scanner) Raw() []byte { return s.buf[s.tokStart:s.pos] }
 
-// attr returns the value of the attribute with the local name, or nil.
-func (s *flatXMLScanner) attr(name string) []byte {
+// Attr returns the value of the attribute with the local name, or nil.
+func (s *Scanner) Attr(name string) []byte {
 	for _, a := range s.attrs {
-		if string(a.name) == name {
-			return a.value
+		if string(a.Name) == name {
+			return a.Value
 		}
 	}
 	return nil
@@ -397,10 +397,10 @@ func appendXMLUnescaped(dst, b []byte) []byte {
 	}
 }
 
-// flatCellRef returns the column and row numbers of a cell reference such
+// CellRef returns the column and row numbers of a cell reference such
 // as "AB12" (case-insensitive), or 0, 0 when it is not one (past column
 // XFD or row 1,048,576 included).
-func flatCellRef(ref []byte) (col, row int) {
+func CellRef(ref []byte) (col, row int) {
 	col = flatColumnOf(ref)
 	if col == 0 {
 		return 0, 0
@@ -409,7 +409,7 @@ func flatCellRef(ref []byte) (col, row int) {
 	for i < len(ref) && ref[i] > '9' {
 		i++
 	}
-	row, ok := flatAtoi(ref[i:])
+	row, ok := Atoi(ref[i:])
 	if !ok || row < 1 || row > 1<<20 || ref[i] == '0' {
 		return 0, 0
 	}
@@ -441,7 +441,7 @@ func flatColumnOf(ref []byte) int {
 	return col
 }
 
-func flatAtoi(b []byte) (int, bool) {
+func Atoi(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 10 {
 		return 0, false
 	}
@@ -453,4 +453,14 @@ func flatAtoi(b []byte) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
+}
+
+// AttrLocal returns the value of an attribute by its local name.
+func (s *Scanner) AttrLocal(name string) (string, bool) {
+	for _, a := range s.attrs {
+		if string(a.Name) == name {
+			return string(a.Value), true
+		}
+	}
+	return "", false
 }

@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// reusableStyle returns the cell style idx of f as a Style that NewStyle
+// ReusableStyle returns the cell style idx of f as a Style that NewStyle
 // can write back with changes (an empty Style for idx 0 or a style
 // excelize cannot read), for the reports that mark cells of the
 // consultant's own workbook while keeping the rest of each cell's look.
@@ -19,7 +19,7 @@ import (
 // such a file and openpyxl refuses to open it. Every colour is therefore
 // cut to its six RGB digits, and one that is no colour is dropped (a
 // border's turns black, as Excel draws a border without a colour).
-func reusableStyle(f *excelize.File, idx int) *excelize.Style {
+func ReusableStyle(f *excelize.File, idx int) *excelize.Style {
 	st := &excelize.Style{}
 	if idx > 0 {
 		if got, err := f.GetStyle(idx); err == nil && got != nil {
@@ -27,14 +27,14 @@ func reusableStyle(f *excelize.File, idx int) *excelize.Style {
 		}
 	}
 	if st.Font != nil {
-		st.Font.Color = styleRGB(st.Font.Color)
+		st.Font.Color = StyleRGB(st.Font.Color)
 		if st.Font.Color != "" || st.Font.ColorTheme != nil {
 			st.Font.ColorIndexed = -1 // one colour, not an indexed one beside it
 		}
 	}
-	raw := rawBorderColors(f, idx)
+	raw := RawBorderColors(f, idx)
 	for i := range st.Border {
-		if st.Border[i].Color = styleRGB(st.Border[i].Color); st.Border[i].Color == "" {
+		if st.Border[i].Color = StyleRGB(st.Border[i].Color); st.Border[i].Color == "" {
 			st.Border[i].Color = raw[st.Border[i].Type]
 		}
 		if st.Border[i].Color == "" {
@@ -43,7 +43,7 @@ func reusableStyle(f *excelize.File, idx int) *excelize.Style {
 	}
 	var fill []string
 	for _, c := range st.Fill.Color {
-		if c = styleRGB(c); c != "" {
+		if c = StyleRGB(c); c != "" {
 			fill = append(fill, c)
 		}
 	}
@@ -53,9 +53,9 @@ func reusableStyle(f *excelize.File, idx int) *excelize.Style {
 	return st
 }
 
-// styleRGB returns a colour as NewStyle takes it: six upper-case hex digits,
+// StyleRGB returns a colour as NewStyle takes it: six upper-case hex digits,
 // the alpha of an eight-digit ARGB colour dropped; "" for anything else.
-func styleRGB(c string) string {
+func StyleRGB(c string) string {
 	c = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(c), "#"))
 	if len(c) == 8 {
 		c = c[2:]
@@ -71,12 +71,12 @@ func styleRGB(c string) string {
 	return c
 }
 
-// rawBorderColors returns the RGB colour of each border line of the cell
+// RawBorderColors returns the RGB colour of each border line of the cell
 // style idx as the style sheet spells it ("left", "right", "top", "bottom",
 // "diagonalUp", "diagonalDown"). GetStyle reports no border colour at all
 // for a workbook without a theme part (as LibreOffice writes them), even a
 // plain RGB one.
-func rawBorderColors(f *excelize.File, idx int) map[string]string {
+func RawBorderColors(f *excelize.File, idx int) map[string]string {
 	out := map[string]string{}
 	ss := f.Styles
 	if ss == nil || ss.CellXfs == nil || ss.Borders == nil || idx <= 0 || idx >= len(ss.CellXfs.Xf) {
@@ -89,7 +89,7 @@ func rawBorderColors(f *excelize.File, idx int) map[string]string {
 	bd := ss.Borders.Border[*id]
 	set := func(typ string, present bool, rgb string, indexed int, theme *int) {
 		if present {
-			if c := styleRGB(f.GetBaseColor(rgb, indexed, theme)); c != "" {
+			if c := StyleRGB(f.GetBaseColor(rgb, indexed, theme)); c != "" {
 				out[typ] = c
 			}
 		}

@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"errors"
@@ -40,26 +40,26 @@ const (
 	// strings (a tag with its attributes, a run of text): a cell's
 	// 32,767 characters written as character references fit well within.
 	flatMaxToken = 1 << 20
-	// flatMaxCellBytes bounds a cell's text as it is read, before its
+	// MaxCellBytes bounds a cell's text as it is read, before its
 	// characters are counted: 32,767 characters of at most 4 bytes.
-	flatMaxCellBytes = 4 * MaxCellChars
+	MaxCellBytes = 4 * MaxCellChars
 
-	// flatMaxSSTStrings and flatMaxSSTBytes bound the shared string table
+	// MaxSSTStrings and flatMaxSSTBytes bound the shared string table
 	// kept in memory (entries, and bytes of their text).
-	flatMaxSSTStrings = 1 << 20
-	flatMaxSSTBytes   = 64 << 20
+	MaxSSTStrings   = 1 << 20
+	flatMaxSSTBytes = 64 << 20
 
-	// flatMaxMetaPart bounds the workbook, relationship and styles parts,
+	// MaxMetaPart bounds the workbook, relationship and styles parts,
 	// which are decoded whole.
-	flatMaxMetaPart = 16 << 20
+	MaxMetaPart = 16 << 20
 	// flatMaxCentralDir bounds the zip archive's central directory (its
 	// list of parts), read whole before anything else.
 	flatMaxCentralDir = 4 << 20
 
-	// csvMaxLine and csvMaxRecord bound one line and one record (a
+	// MaxCSVLine and MaxCSVRecord bound one line and one record (a
 	// quoted field may span lines) of a CSV file.
-	csvMaxLine   = 1 << 20
-	csvMaxRecord = 4 << 20
+	MaxCSVLine   = 1 << 20
+	MaxCSVRecord = 4 << 20
 )
 
 func (l Limits) maxUncompressed() int64 {
@@ -69,31 +69,31 @@ func (l Limits) maxUncompressed() int64 {
 	return DefaultMaxUncompressed
 }
 
-func (l Limits) maxGridSheet() int64 {
+func (l Limits) MaxGridSheetBytes() int64 {
 	if l.MaxGridSheet > 0 {
 		return l.MaxGridSheet
 	}
 	return DefaultMaxGridSheet
 }
 
-// errOversized is the class of the errors of a file beyond a limit:
-// errors.Is(err, errOversized).
-var errOversized = errors.New("the file is oversized or damaged")
+// ErrOversized is the class of the errors of a file beyond a limit:
+// errors.Is(err, ErrOversized).
+var ErrOversized = errors.New("the file is oversized or damaged")
 
 // limitError is a file beyond one of the limits.
 type limitError struct{ msg string }
 
 func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Is(target error) bool {
-	return target == errOversized
+	return target == ErrOversized
 }
 
-func limitErrorf(format string, args ...any) error {
+func LimitErrorf(format string, args ...any) error {
 	return &limitError{msg: fmt.Sprintf(format, args...)}
 }
 
-// sizeText words a byte count: "1 GiB", "48 MiB", "2,000 bytes".
-func sizeText(n int64) string {
+// SizeText words a byte count: "1 GiB", "48 MiB", "2,000 bytes".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)
@@ -109,4 +109,4 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-var errFlatTokenTooLong = limitErrorf("the file is oversized or damaged: one XML token (a run of text or a tag) is longer than %s; a cell holds at most %d characters", sizeText(flatMaxToken), MaxCellChars)
+var errFlatTokenTooLong = LimitErrorf("the file is oversized or damaged: one XML token (a run of text or a tag) is longer than %s; a cell holds at most %d characters", SizeText(flatMaxToken), MaxCellChars)

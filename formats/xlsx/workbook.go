@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"fmt"
@@ -24,10 +24,10 @@ func WriteWorkbook(path string, f Workbook) error {
 	})
 }
 
-type exOverviewStyles struct{ title, note, header, text, ident, number, date, datetime, link int }
+type OverviewStyles struct{ Title, Note, Header, Text, Ident, Number, Date, Datetime, Link int }
 
-func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
-	var s exOverviewStyles
+func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
+	var s OverviewStyles
 	border := []excelize.Border{
 		{Type: "left", Color: "D0D7DE", Style: 1}, {Type: "right", Color: "D0D7DE", Style: 1},
 		{Type: "top", Color: "D0D7DE", Style: 1}, {Type: "bottom", Color: "D0D7DE", Style: 1},
@@ -37,20 +37,20 @@ func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
 		dst   *int
 		style *excelize.Style
 	}{
-		{&s.title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 16, Color: "1F4E79"}}},
-		{&s.note, &excelize.Style{Font: &excelize.Font{Italic: true, Color: "595959"}}},
-		{&s.header, &excelize.Style{
+		{&s.Title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 16, Color: "1F4E79"}}},
+		{&s.Note, &excelize.Style{Font: &excelize.Font{Italic: true, Color: "595959"}}},
+		{&s.Header, &excelize.Style{
 			Font:      &excelize.Font{Bold: true, Color: "FFFFFF"},
 			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"1F4E79"}},
 			Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
 			Border:    border,
 		}},
-		{&s.text, &excelize.Style{Border: border}},
-		{&s.ident, &excelize.Style{Border: border, CustomNumFmt: &textFmt}},
-		{&s.number, &excelize.Style{Border: border, NumFmt: 1}},
-		{&s.date, &excelize.Style{Border: border, CustomNumFmt: &dateFmt}},
-		{&s.datetime, &excelize.Style{Border: border, CustomNumFmt: &dateTimeFmt}},
-		{&s.link, &excelize.Style{Border: border, Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
+		{&s.Text, &excelize.Style{Border: border}},
+		{&s.Ident, &excelize.Style{Border: border, CustomNumFmt: &textFmt}},
+		{&s.Number, &excelize.Style{Border: border, NumFmt: 1}},
+		{&s.Date, &excelize.Style{Border: border, CustomNumFmt: &dateFmt}},
+		{&s.Datetime, &excelize.Style{Border: border, CustomNumFmt: &dateTimeFmt}},
+		{&s.Link, &excelize.Style{Border: border, Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
 	}
 	for _, d := range defs {
 		id, err := f.NewStyle(d.style)
@@ -62,26 +62,26 @@ func exNewOverviewStyles(f *excelize.File) (exOverviewStyles, error) {
 	return s, nil
 }
 
-func exStrPtr(s string) *string { return &s }
+func StrPtr(s string) *string { return &s }
 
-// exQuoteSheet quotes a sheet name for a formula or link reference.
-func exQuoteSheet(name string) string {
+// QuoteSheet quotes a sheet name for a formula or link reference.
+func QuoteSheet(name string) string {
 	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
 }
 
-func exBoolPtr(b bool) *bool { return &b }
+func BoolPtr(b bool) *bool { return &b }
 
-// noteWidth is the width, in characters, across which wrapNote wraps a
+// noteWidth is the width, in characters, across which WrapNote wraps a
 // note: the first printed page of a wide sheet at templates.WideScale
 // holds about 180.
 const noteWidth = 150
 
-// wrapNote wraps the note in column A of row (one long line of text, set
+// WrapNote wraps the note in column A of row (one long line of text, set
 // and styled) across the first columns that fit noteWidth (widths: the
 // sheet's column widths from column A, 0 for the default), merging them,
 // and makes the row tall enough for its lines: a note left to run across
 // the empty cells beside it is cut at every printed page's edge.
-func wrapNote(f *excelize.File, sheet string, row int, widths []float64) error {
+func WrapNote(f *excelize.File, sheet string, row int, widths []float64) error {
 	ref := fmt.Sprintf("A%d", row)
 	text, err := f.GetCellValue(sheet, ref)
 	if err != nil || text == "" {

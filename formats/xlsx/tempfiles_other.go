@@ -1,6 +1,6 @@
 //go:build !unix
 
-package formats
+package xlsx
 
 // tempWriterAlive counts every process as alive where that cannot be
 // asked cheaply: orphans are then removed after OrphanTempMaxAge only.

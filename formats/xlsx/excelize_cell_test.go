@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"archive/zip"
@@ -116,7 +116,7 @@ func TestReadCell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := workbookDate1904(f); got != d1904 {
+		if got := WorkbookDate1904(f); got != d1904 {
 			t.Errorf("workbookDate1904 = %v, want %v", got, d1904)
 		}
 		sept := date("2026-09-01")
@@ -150,7 +150,7 @@ func TestReadCell(t *testing.T) {
 			{"Z9", pipeline.CellBlank, "", 0, pipeline.Date{}},
 		}
 		for _, tc := range tests {
-			c := readCell(f, "Sheet1", tc.ref, d1904)
+			c := ReadCell(f, "Sheet1", tc.ref, d1904)
 			if c.Kind != tc.kind {
 				t.Errorf("1904=%v %s: kind %d, want %d (text %q)", d1904, tc.ref, c.Kind, tc.kind, c.Text)
 				continue
@@ -189,4 +189,13 @@ func TestIsDateFormat(t *testing.T) {
 			t.Errorf("isDateFormat(%d, %q) = %v, want %v", tc.id, tc.code, got, tc.want)
 		}
 	}
+}
+
+// date is the calendar date s (2006-01-02), for a test.
+func date(s string) pipeline.Date {
+	d, err := pipeline.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }

@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 	"github.com/xuri/nfp"
 )
 
-// readCell reads one cell of a worksheet by reference and types it: blank,
+// ReadCell reads one cell of a worksheet by reference and types it: blank,
 // text, number, date (a date-formatted number, converted with the 1900 or
 // 1904 date system), bool, error value (#REF!, #DIV/0!, ...) or a formula
 // without a cached value. Text is the value as Excel displays it with the
 // cell's number format, so that an identifier typed as a number with a
 // zero-padding format keeps its zeros. The Origin carries the sheet, cell,
 // row and column; the caller fills in File.
-func readCell(f *excelize.File, sheet, ref string, date1904 bool) pipeline.Cell {
+func ReadCell(f *excelize.File, sheet, ref string, date1904 bool) pipeline.Cell {
 	ref = strings.ToUpper(ref)
 	col, row, _ := excelize.CellNameToCoordinates(ref)
 	c := pipeline.Cell{Origin: pipeline.Origin{Sheet: sheet, Cell: ref, Row: row, Column: col}}
@@ -110,8 +110,8 @@ func readCell(f *excelize.File, sheet, ref string, date1904 bool) pipeline.Cell 
 	return c
 }
 
-// workbookDate1904 reports whether the workbook uses the 1904 date system.
-func workbookDate1904(f *excelize.File) bool {
+// WorkbookDate1904 reports whether the workbook uses the 1904 date system.
+func WorkbookDate1904(f *excelize.File) bool {
 	props, err := f.GetWorkbookProps()
 	if err != nil || props.Date1904 == nil {
 		return false

@@ -1,6 +1,6 @@
 //go:build unix
 
-package formats
+package xlsx
 
 import (
 	"bytes"

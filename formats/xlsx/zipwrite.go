@@ -1,4 +1,4 @@
-package formats
+package xlsx
 
 import (
 	"archive/zip"
@@ -6,13 +6,13 @@ import (
 	"io"
 )
 
-// newFastZipWriter returns a zip writer to w whose deflated parts are
+// NewZipWriter returns a zip writer to w whose deflated parts are
 // compressed at the fastest level by one flate writer reused from part to
 // part (zip writes one part at a time): the default level took half the
 // CPU of a grid export for a file a fifth smaller, and a new flate writer
 // per part costs more than a small part's data. The workbooks eepipe
 // streams (grid exports, reconcile copies) are written through it.
-func newFastZipWriter(w io.Writer) *zip.Writer {
+func NewZipWriter(w io.Writer) *zip.Writer {
 	zw := zip.NewWriter(w)
 	var fw *flate.Writer
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {

@@ -1,0 +1,419 @@
+package formats
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+	"github.com/xuri/excelize/v2"
+)
+
+// flatHeaderRow scans the first rows of a sheet for the flat header.
+func flatHeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
+	found, headerRow := false, 0
+	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
+		if row > flatHeaderRows {
+			return false
+		}
+		for _, rc := range cells {
+			if rc.Type != "s" && rc.Type != "inlineStr" && rc.Type != "str" {
+				continue
+			}
+			c := b.Cell(&rc, pipeline.Origin{})
+			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
+				found, headerRow = true, row
+				return false
+			}
+		}
+		return true
+	})
+	b.NoteScanError(info, err)
+	return headerRow, found
+}
+
+// findFlatSheet picks the sheet of the flat table: Targets when present and
+// visible, else the first visible sheet with a header row. hidden lists the
+// hidden sheets that would have had one, for the message when none is found.
+func findFlatSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, ok bool) {
+	for _, s := range b.Sheets {
+		if !s.Hidden && strings.EqualFold(s.Name, "Targets") {
+			if r, found := flatHeaderRow(b, s); found {
+				return s, r, nil, true
+			}
+		}
+	}
+	for _, s := range b.Sheets {
+		if s.Hidden {
+			if _, found := flatHeaderRow(b, s); found {
+				hidden = append(hidden, s.Name)
+			}
+			continue
+		}
+		if r, found := flatHeaderRow(b, s); found {
+			return s, r, nil, true
+		}
+	}
+	return xlsx.Sheet{}, 0, hidden, false
+}
+
+// readFlatSheet streams the flat table of one sheet into emit, which must
+// not keep the record's Cells map nor its Counters slice: they are reused
+// for the next row.
+func readFlatSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	var hdr *flatHeader
+	// recCells is reused as it is: the Assembler keeps nothing of it, and
+	// every row emitted sets every column's key (the columns it lacks as
+	// blank cells), so updating the keys allocates nothing where new keys
+	// would.
+	var recCells map[string]pipeline.Cell
+	emitted := 0
+	var letters []string // column -> its letters, as needed
+	columnName := func(col int) string {
+		if col >= len(letters) {
+			letters = append(letters, make([]string, col+1-len(letters))...)
+		}
+		if letters[col] == "" {
+			letters[col], _ = excelize.ColumnNumberToName(col)
+		}
+		return letters[col]
+	}
+	var refBuf []byte
+	origin := func(row, col int, header string) pipeline.Origin {
+		refBuf = strconv.AppendInt(append(refBuf[:0], columnName(col)...), int64(row), 10)
+		return pipeline.Origin{File: file, Sheet: info.Name, Cell: string(refBuf), Row: row, Column: col, Header: header}
+	}
+	var (
+		typed   []pipeline.Cell // the row's cells, typed
+		names   []string        // the row's cells' column names ("": not read)
+		present []int           // column -> the last row (by rowSeq) with a cell in it
+		rowSeq  int
+		// The counter columns go to a slice (Record.Counters), as the flat
+		// CSV reader's do: each place keeps its column's name and origin,
+		// and a row sets its row, kind and text, so that a counter cell
+		// costs no map update and the Assembler its per-column memo.
+		counterCells []pipeline.CounterCell
+		slot         []int // column -> its place in counterCells, -1 for the others
+		otherCols    []int // the columns read that are not counters, in order
+	)
+	totals := tableTotalsRows(b, info)
+	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
+		if row < headerRow {
+			return true
+		}
+		if t, ok := totals[row]; ok && row > headerRow {
+			ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Row: row}, "",
+				"row %d is the Total Row of the Excel table %q (%s), not a plan row, so it is not read", row, t.name, t.ref)
+			return true
+		}
+		if row == headerRow {
+			var names []flatHeaderCell
+			for i := range cells {
+				rc := &cells[i]
+				c := b.Cell(rc, origin(row, rc.Col, ""))
+				names = append(names, flatHeaderCell{col: rc.Col, text: c.Text, origin: c.Origin})
+			}
+			hdr = buildFlatHeader(names, cat, ps)
+			recCells, present = nil, make([]int, len(hdr.names))
+			counterCells, otherCols, slot = nil, nil, make([]int, len(hdr.names))
+			for col := range slot {
+				slot[col] = -1
+			}
+			for _, col := range hdr.cols {
+				name := hdr.names[col]
+				if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+					otherCols = append(otherCols, col)
+					continue
+				}
+				slot[col] = len(counterCells)
+				counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{
+					Origin: pipeline.Origin{File: file, Sheet: info.Name, Column: col, Header: name}}})
+			}
+			return true
+		}
+		rowSeq++
+		typed, names = typed[:0], names[:0]
+		nonBlank := false
+		for i := range cells {
+			rc := &cells[i]
+			c := b.Cell(rc, pipeline.Origin{}) // the place is added below, for the cells kept
+			name, ok := hdr.name(rc.Col)
+			if !ok {
+				if !hdr.named[rc.Col] && !hdr.unheaded[rc.Col] && c.Kind != pipeline.CellBlank {
+					c.Origin = origin(row, rc.Col, "")
+					hdr.checkUnheaded(rc.Col, c.Origin, c.Text, ps)
+				}
+			} else {
+				present[rc.Col] = rowSeq
+				if c.Kind != pipeline.CellBlank {
+					nonBlank = true
+				}
+			}
+			typed, names = append(typed, c), append(names, name)
+		}
+		if !nonBlank {
+			return true // a completely empty row
+		}
+		// The row's cells are placed by sheet, row and column, without a
+		// cell reference string (pipeline.Origin derives it when needed):
+		// a row allocates nothing for its places.
+		if recCells == nil {
+			recCells = make(map[string]pipeline.Cell, len(otherCols))
+		}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row}, Cells: recCells, Counters: counterCells}
+		for k := range counterCells {
+			// Blank unless the row has the cell (set below).
+			cc := &counterCells[k]
+			o := cc.Cell.Origin
+			o.Row = row
+			cc.Cell = pipeline.Cell{Origin: o}
+		}
+		for i, name := range names {
+			if name == "" {
+				continue
+			}
+			col := cells[i].Col
+			c := typed[i]
+			if k := slot[col]; k >= 0 {
+				c.Origin = counterCells[k].Cell.Origin
+				counterCells[k].Cell = c
+				continue
+			}
+			c.Origin = pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: name}
+			rec.Cells[name] = c
+		}
+		for _, col := range otherCols {
+			if present[col] != rowSeq {
+				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: hdr.names[col]}}
+			}
+		}
+		emit(rec)
+		emitted++
+		return true
+	})
+	var se *xlsx.ScanError
+	if errors.As(err, &se) {
+		ps.Errorf(se.Origin(file, info.Name), "", "the sheet cannot be read to the end: %v", se.Err)
+	} else if err != nil {
+		ps.Errorf(pipeline.Origin{File: file, Sheet: info.Name}, "", "the sheet cannot be read to the end: %v", err)
+	} else if emitted == 0 {
+		ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")
+	}
+}
+
+// readXLSX reads one workbook with the default limits.
+func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	readXLSXLimited(file, r, size, xlsx.Limits{}, cat, emit, ps)
+}
+
+// readXLSXLimited reads one workbook: the flat table when there is one,
+// else the grid plan sheets.
+func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	fileOrigin := pipeline.Origin{File: file}
+	book, err := xlsx.Open(r, size, lim)
+	if err != nil {
+		ps.Errorf(fileOrigin, "", "%v", err)
+		return
+	}
+	sheet, headerRow, hidden, ok := findFlatSheet(book)
+	if book.ScanErr == nil && book.SSTErr != nil && errors.Is(book.SSTErr, xlsx.ErrOversized) {
+		book.ScanErr = book.SSTErr
+	}
+	if book.ScanErr != nil {
+		o := book.ScanErrAt
+		o.File = file
+		ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
+		return
+	}
+	if ok {
+		for _, other := range book.Sheets {
+			if other.Hidden || other.Name == sheet.Name {
+				continue
+			}
+			if r, found := flatHeaderRow(book, other); found {
+				ps.Warnf(pipeline.Origin{File: file, Sheet: other.Name, Row: r}, "",
+					"this sheet also has a flat table header, but only one table is read from a workbook (sheet %q); move its rows there, or into a file of its own", sheet.Name)
+			} else if at, grid := gridSheetAt(book, file, other); grid {
+				ps.Warnf(at, "",
+					"sheet %q holds grid plan targets, but this workbook is read as a flat table (sheet %q); grid sheets are not read: move them to a workbook of their own", other.Name, sheet.Name)
+			}
+		}
+		warnHiddenPlans(book, file, ps)
+		readFlatSheet(book, file, sheet, headerRow, cat, emit, ps)
+		if book.SSTErr != nil {
+			// A damaged table is an error even when no cell read needed
+			// the entries past the damage.
+			ps.Errorf(fileOrigin, "", "the workbook is damaged: %v", book.SSTErr)
+		}
+		return
+	}
+	readXLSXGrids(file, lim, book, hidden, cat, emit, ps)
+}
+
+// flatTable is an Excel table (ListObject) of a sheet, as its totals rows
+// concern the reader.
+type flatTable struct {
+	name, ref string
+}
+
+// flatMaxTables bounds the table parts of a sheet that are read.
+const flatMaxTables = 64
+
+// tableTotalsRows returns the sheet rows that are the totals rows of its
+// Excel tables (xl/tables/tableN.xml, related to the sheet): the last
+// totalsRowCount rows of each table's range. Excel writes totalsRowCount
+// when the table's Total Row is switched on (totalsRowShown only says
+// whether it ever was); such a row sums the columns and holds no plan.
+func tableTotalsRows(b *xlsx.Book, info xlsx.Sheet) map[int]flatTable {
+	if info.Path == "" {
+		return nil
+	}
+	rels, err := b.Rels(info.Path)
+	if err != nil {
+		return nil
+	}
+	var out map[int]flatTable
+	n := 0
+	for _, r := range rels {
+		if !strings.HasSuffix(r.Type, "/table") {
+			continue
+		}
+		if n++; n > flatMaxTables {
+			break
+		}
+		rc, err := b.OpenMeta(xlsx.RelTarget(info.Path, r.Target))
+		if err != nil {
+			continue
+		}
+		var t struct {
+			Name        string `xml:"name,attr"`
+			DisplayName string `xml:"displayName,attr"`
+			Ref         string `xml:"ref,attr"`
+			TotalsRows  int    `xml:"totalsRowCount,attr"`
+		}
+		err = xml.NewDecoder(rc).Decode(&t)
+		rc.Close()
+		if err != nil || t.TotalsRows <= 0 {
+			continue
+		}
+		_, to, ok := strings.Cut(t.Ref, ":")
+		if !ok {
+			continue
+		}
+		_, last, err := excelize.CellNameToCoordinates(to)
+		if err != nil {
+			continue
+		}
+		name := t.DisplayName
+		if name == "" {
+			name = t.Name
+		}
+		if out == nil {
+			out = map[int]flatTable{}
+		}
+		for row := last - min(t.TotalsRows, 16) + 1; row <= last; row++ {
+			out[row] = flatTable{name: name, ref: t.Ref}
+		}
+	}
+	return out
+}
+
+// hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
+// header, or grid plan targets in their first rows (gridSheetAt). They
+// are never read (docs/formats.md: hidden sheets are never read); the
+// readers name them, so that a plan is not passed over in silence.
+func hiddenPlanSheets(b *xlsx.Book, file string) []string {
+	var out []string
+	for _, s := range b.Sheets {
+		if !s.Hidden || s.Path == "" {
+			continue
+		}
+		if _, found := flatHeaderRow(b, s); found {
+			out = append(out, s.Name)
+		} else if _, grid := gridSheetAt(b, file, s); grid {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// unhideAdvice says how to show a hidden sheet.
+const unhideAdvice = "in Excel right-click a sheet tab and choose Unhide; in LibreOffice choose Sheet > Show Sheet"
+
+// warnHiddenPlans gives one warning for the hidden sheets that hold plans
+// beside the sheets read (older versions of a plan, usually).
+func warnHiddenPlans(b *xlsx.Book, file string, ps *pipeline.Problems) {
+	hidden := hiddenPlanSheets(b, file)
+	if len(hidden) == 0 {
+		return
+	}
+	if len(hidden) == 1 {
+		ps.Warnf(pipeline.Origin{File: file, Sheet: hidden[0]}, "", "the hidden sheet %q holds plan targets and is not read, as hidden sheets never are; if it holds the plans to apply, unhide it (%s)", hidden[0], unhideAdvice)
+		return
+	}
+	ps.Warnf(pipeline.Origin{File: file}, "", "the hidden sheets %s hold plan targets and are not read, as hidden sheets never are; if one holds the plans to apply, unhide it (%s)", strings.Join(flatQuoteEach(hidden), ", "), unhideAdvice)
+}
+
+// flatGridProbeRows is how many rows of a sheet beside a flat table are
+// looked at to tell whether it is a grid plan sheet.
+const flatGridProbeRows = 500
+
+// gridSheetAt reports whether a sheet is a grid plan sheet, looking at its
+// first rows, and where: the first grid label, else the sheet.
+func gridSheetAt(b *xlsx.Book, file string, info xlsx.Sheet) (pipeline.Origin, bool) {
+	at := pipeline.Origin{File: file, Sheet: info.Name}
+	var text sheetText
+	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
+		if row > flatGridProbeRows {
+			return false
+		}
+		for len(text) < row {
+			text = append(text, nil)
+		}
+		line := text[row-1]
+		for i := range cells {
+			rc := &cells[i]
+			if rc.Col < 1 || rc.Col > 16384 {
+				continue
+			}
+			for len(line) < rc.Col {
+				line = append(line, "")
+			}
+			line[rc.Col-1] = b.Cell(rc, pipeline.Origin{}).Text
+		}
+		text[row-1] = line
+		return true
+	})
+	m := templates.NewMatcher(nil)
+	if err != nil || len(text) == 0 || !isGridSheet(text, m) {
+		return at, false
+	}
+	maxCol := text.maxCol()
+	for r := 1; r <= len(text); r++ {
+		for c := 1; c <= len(text[r-1]); c++ {
+			if _, ok := parseGridLabel(text.at(r, c)); !ok {
+				continue
+			}
+			for rr := r + 1; rr <= r+4; rr++ {
+				if countRaceCells(text, rr, c, maxCol, m) > 0 {
+					ref, _ := excelize.CoordinatesToCellName(c, r)
+					at.Cell, at.Row, at.Column = ref, r, c
+					return at, true
+				}
+			}
+		}
+	}
+	return at, true
+}
+
+func flatQuoteEach(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
