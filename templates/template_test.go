@@ -11,13 +11,14 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
 func write(t *testing.T, f *excelize.File, path string) {
 	t.Helper()
-	if err := formats.WriteFileAtomic(path, func(w io.Writer) error { _, err := f.WriteTo(w); return err }); err != nil {
+	if err := xlsx.WriteFileAtomic(path, func(w io.Writer) error { _, err := f.WriteTo(w); return err }); err != nil {
 		t.Fatal(err)
 	}
 }
