@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -248,7 +249,7 @@ func TestHistoryCSVNeutralisesFormulas(t *testing.T) {
 		t.Fatalf("rows %q, %v", rows, err)
 	}
 	for _, field := range rows[1] {
-		if csvTriggered(field) && !strings.HasPrefix(field, "'") && !csvPlainNumber.MatchString(field) {
+		if !strings.HasPrefix(field, "'") && table.CSVSafeField(field) != field {
 			t.Errorf("field %q would run as a formula", field)
 		}
 	}

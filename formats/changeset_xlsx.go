@@ -18,7 +18,7 @@ import (
 
 // The sign-off workbook of a change set is written with excelize's stream
 // writer, its text as inline strings, and read again with the flat
-// reader's zip and XML scanner (flat_xlsx.go), one row at a time: each
+// reader's zip and XML scanner (package xlsx), one row at a time: each
 // pass over it holds one plan, whatever the set's size
 // (docs/apply-and-state.md, "Saved change sets").
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -158,7 +159,7 @@ func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) er
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	rows, err := flatRows(inputs, cat)
+	rows, err := table.PlanRows(inputs, cat)
 	if err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
@@ -180,7 +181,7 @@ func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) er
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	f.SetActiveSheet(0)
-	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
+	if err := table.WriteSheet(f, templates.FlatSheet, rows, cat); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	return xlsx.WriteWorkbook(path, f)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -51,10 +52,6 @@ import (
 
 // maxGridScanRows bounds how many rows of a sheet the grid reader looks at.
 const maxGridScanRows = 20000
-
-// flatHeaderRows is how far down the flat reader looks for its header; a
-// sheet with a cell reading target_type there is a flat table, not a grid.
-const flatHeaderRows = 20
 
 var (
 	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
@@ -286,7 +283,7 @@ func readSheetText(f *excelize.File, sheet string, limit int) (sheetText, error)
 // hasFlatHeader reports whether a cell reading exactly target_type is in
 // the first rows: such a sheet is a flat table.
 func (s sheetText) hasFlatHeader() bool {
-	for r := 1; r <= min(len(s), flatHeaderRows); r++ {
+	for r := 1; r <= min(len(s), table.HeaderRows); r++ {
 		for c := 1; c <= len(s[r-1]); c++ {
 			if strings.EqualFold(s.at(r, c), "target_type") {
 				return true

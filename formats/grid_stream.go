@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -400,7 +401,7 @@ func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []strin
 			return
 		}
 		if sheet != nil && sheet.tooMany {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", flatHeaderRows, gridMaxSheetCells))
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, gridMaxSheetCells))
 			return
 		}
 		if sheet != nil && sheet.tooWide {
@@ -467,5 +468,5 @@ func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []strin
 			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
 		return
 	}
-	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", flatHeaderRows)
+	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", table.HeaderRows)
 }

@@ -2,11 +2,11 @@ package formats
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -98,7 +98,7 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 		cat = pipeline.DefaultCatalog()
 	}
 	for _, p := range plans {
-		if err := checkCounters(p, cat); err != nil {
+		if err := table.CheckCounters(p, cat); err != nil {
 			return nil, err
 		}
 	}
@@ -194,19 +194,6 @@ func gridSheetFallback(p *pipeline.InputPlan, i int) string {
 	return "Plan " + strconv.Itoa(i+1)
 }
 
-// checkCounters refuses a plan with counters the catalog does not know:
-// writing it would silently drop them.
-func checkCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
-	for _, t := range p.Targets {
-		for name := range t.Counters.All() {
-			if !cat.Has(name) {
-				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
-			}
-		}
-	}
-	return nil
-}
-
 // PlanSheetOf lays a plan out as a grid plan sheet: its metadata and one
 // grid per target, ordered by year then target type, with the year number
 // and financial year both shown when the plan's start date makes one follow
@@ -216,50 +203,9 @@ func PlanSheetOf(p *pipeline.InputPlan) templates.PlanSheet {
 		Title: p.Name, PlanID: p.PlanID, Name: p.Name, Company: p.Company,
 		StartDate: p.StartDate, EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID, Account: p.Account,
 	}
-	for _, t := range sortedTargets(p) {
-		y, fy := targetYears(p, t)
+	for _, t := range pipeline.SortedTargets(p) {
+		y, fy := pipeline.TargetYears(p, t)
 		ps.Grids = append(ps.Grids, templates.Grid{YearNumber: y, FinancialYear: fy, TargetType: t.TargetType, Counters: t.Counters})
 	}
 	return ps
-}
-
-// targetYears returns a target's year number and financial year, filling
-// the one not given from the other and the plan's start date.
-func targetYears(p *pipeline.InputPlan, t *pipeline.InputTarget) (int, pipeline.FinancialYear) {
-	y, fy := t.YearNumber, t.FinancialYear
-	if !p.StartDate.IsZero() {
-		first := pipeline.FinancialYearOf(p.StartDate)
-		if y == 0 && fy >= first {
-			y = int(fy-first) + 1
-		}
-		if fy == 0 && y > 0 {
-			fy = first + pipeline.FinancialYear(y-1)
-		}
-	}
-	return y, fy
-}
-
-// sortedTargets returns the plan's targets by year, then target type.
-func sortedTargets(p *pipeline.InputPlan) []*pipeline.InputTarget {
-	ts := append([]*pipeline.InputTarget(nil), p.Targets...)
-	typeIndex := func(tt string) int {
-		for i, s := range pipeline.TargetTypes {
-			if s == tt {
-				return i
-			}
-		}
-		return len(pipeline.TargetTypes)
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		yi, fi := targetYears(p, ts[i])
-		yj, fj := targetYears(p, ts[j])
-		if yi != yj {
-			return yi < yj
-		}
-		if fi != fj {
-			return fi < fj
-		}
-		return typeIndex(ts[i].TargetType) < typeIndex(ts[j].TargetType)
-	})
-	return ts
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -63,7 +64,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 		})
 	case ".csv":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-			cw := newCSVWriter(w) // formulas neutralised (csvsafe.go)
+			cw := table.NewCSVWriter(w) // formulas neutralised (table.CSVSafeField)
 			if err := cw.Write(HistoryCSVHeader); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
@@ -88,20 +89,20 @@ func FuzzCSVSafeField(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		w := CSVSafeField(s)
-		if CSVUnsafeField(w) != s {
-			t.Fatalf("%q written %q read back %q", s, w, CSVUnsafeField(w))
+		w := table.CSVSafeField(s)
+		if table.CSVUnsafeField(w) != s {
+			t.Fatalf("%q written %q read back %q", s, w, table.CSVUnsafeField(w))
 		}
 		// Through the writer and encoding/csv, the field is the same.
 		var buf bytes.Buffer
-		cw := newCSVWriter(&buf)
+		cw := table.NewCSVWriter(&buf)
 		_ = cw.Write([]string{s, "x"})
 		cw.Flush()
 		if !utf8.ValidString(s) || strings.ContainsAny(s, "\r") {
 			return // encoding/csv rewrites line ends
 		}
 		rec, err := csv.NewReader(&buf).Read()
-		if err != nil || len(rec) != 2 || CSVUnsafeField(rec[0]) != s {
+		if err != nil || len(rec) != 2 || table.CSVUnsafeField(rec[0]) != s {
 			t.Fatalf("%q read back as %q, %v", s, rec, err)
 		}
 	})

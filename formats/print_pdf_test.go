@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -165,7 +166,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	add("reconcile-csv.xlsx", func(path string) error { return WriteReconcileXLSX(path, src, rrReconciliation(src)) })
 	// The copy of a flat CSV (hundreds of columns), a counter marked.
 	flat := filepath.Join(dir, "flat.csv")
-	if err := WriteFlatCSV(flat, inputs, nil); err != nil {
+	if err := table.WriteFlatCSV(flat, inputs, nil); err != nil {
 		t.Fatal(err)
 	}
 	add("reconcile-flatcsv.xlsx", func(path string) error {

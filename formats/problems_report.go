@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -41,7 +42,7 @@ func ProblemRows(ps pipeline.Problems) []ProblemRow {
 	rows := make([]ProblemRow, 0, len(ps))
 	for _, p := range ps {
 		r := ProblemRow{
-			Severity: p.Severity.String(), File: p.Origin.File, Location: readPlace(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
+			Severity: p.Severity.String(), File: p.Origin.File, Location: table.Place(p.Origin), Sheet: p.Origin.Sheet, Cell: p.Origin.Cell,
 			Column: p.Origin.Column, Header: p.Origin.Header, Value: pipeline.Excerpt(p.Value), Message: p.Message,
 			Suggestions: strings.Join(p.Suggestions, "; "), SuggestionList: p.Suggestions,
 		}
@@ -155,7 +156,7 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 
 func writeProblemsCSV(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
 	rows := ProblemRows(ps)
-	csvw := newCSVWriter(w) // fields neutralised against formula injection
+	csvw := table.NewCSVWriter(w) // fields neutralised against formula injection
 	if len(rows) == 0 {
 		// gocsv writes no header for an empty slice; the report keeps its
 		// header so that tools reading it see the columns.
@@ -469,7 +470,7 @@ func reportPlansWithErrors(b *pipeline.Batch) int {
 func reportProblemLine(p pipeline.Problem) string {
 	var b strings.Builder
 	o := p.Origin
-	if place := readPlace(o); place != "" {
+	if place := table.Place(o); place != "" {
 		b.WriteString(place)
 	} else {
 		b.WriteString("file")

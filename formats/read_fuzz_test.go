@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -57,7 +58,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		table.ReadCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
 }
@@ -181,24 +182,6 @@ func FuzzReadXLSXParts(f *testing.F) {
 	})
 }
 
-func TestCSVDelimiterDetection(t *testing.T) {
-	tests := map[string]rune{
-		"a,b,target_type\n":                       ',',
-		"a;b;target_type\n":                       ';',
-		"a\tb\ttarget_type\n":                     '\t',
-		"title, with comma\na;b;target_type\n":    ';',
-		"\"x;y;z\",target_type\n":                 ',',
-		"plan_name;\"a,b,c,d\";target_type\n":     ';',
-		"no header here\n":                        ',',
-		"Title\n\nplan_id\ttarget_type\tsector\n": '\t',
-	}
-	for in, want := range tests {
-		if got := csvDetectDelimiter([]byte(in)); got != want {
-			t.Errorf("csvDetectDelimiter(%q) = %q; want %q", in, got, want)
-		}
-	}
-}
-
 func TestReadCSVUTF16(t *testing.T) {
 	text := "plan_id\tyear_number\ttarget_type\tnumber_of_white_male_top_managers\r\n12\t1\tall_employees\t4\r\n"
 	var b bytes.Buffer
@@ -209,7 +192,7 @@ func TestReadCSVUTF16(t *testing.T) {
 	}
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readCSV("u16.csv", &b, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	table.ReadCSV("u16.csv", &b, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 1 || recs[0].Cells["number_of_white_male_top_managers"].Text != "4" {
 		t.Fatalf("UTF-16 CSV: %v %+v", ps, recs)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -67,7 +68,7 @@ var ReconcileCSVHeader = []string{
 // ReconcileCSVHeader. Plans in sync get no row.
 func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-		cw := newCSVWriter(w)
+		cw := table.NewCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
@@ -790,7 +791,7 @@ func rrWorkbookFromCSV(path string) (*excelize.File, string, error) {
 		}
 		row := make([]any, len(rec))
 		for i, v := range rec {
-			row[i] = CSVUnsafeField(v)
+			row[i] = table.CSVUnsafeField(v)
 			if i < len(numeric) && numeric[i] {
 				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 					row[i] = n

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -158,7 +159,7 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 				_, err := io.WriteString(w, strings.Join(runColumns, ",")+"\n")
 				return err
 			}
-			return gocsv.MarshalCSV(rows, newCSVWriter(w))
+			return gocsv.MarshalCSV(rows, table.NewCSVWriter(w))
 		})
 	case ".xlsx":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeRunXLSX(w, r) })

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -90,7 +91,7 @@ var sectorCSVHeader = []string{
 // year, level and measure. Every row names the notice (with the advice to
 // check the figures against the gazette) and the file the figures came from.
 func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
-	cw := newCSVWriter(w)
+	cw := table.NewCSVWriter(w)
 	notice := r.Notice + " (check the figures against the gazette)"
 	if err := cw.Write(sectorCSVHeader); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -226,7 +227,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{})
 		},
 		"flat.xlsx": func(p string) error {
-			return WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
+			return table.WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"export.xlsx": func(p string) error {
 			return WriteExportXLSX(p, exExportPlans(), ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})

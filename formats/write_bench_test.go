@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "flat.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := WriteFlatXLSX(path, plans, nil); err != nil {
+		if err := table.WriteFlatXLSX(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

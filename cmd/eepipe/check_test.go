@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -171,7 +172,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	workbook := e.path("plans.xlsx")
-	if err := formats.WriteFlatXLSX(workbook, plans, nil); err != nil {
+	if err := table.WriteFlatXLSX(workbook, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("apply", workbook, "--no-recalc"); r.code != ExitOK {
@@ -256,7 +257,7 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	full := e.path("full.csv")
-	if err := formats.WriteFlatCSV(full, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(full, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("apply", full, "--no-recalc"); r.code != ExitOK {
@@ -268,7 +269,7 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 	plans[0].Targets[2].Counters.Remove("number_of_foreign_male_top_managers")
 	plans[1].Targets = plans[1].Targets[:1]
 	blank := e.path("blank.csv")
-	if err := formats.WriteFlatCSV(blank, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(blank, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	fullReport, blankReport, filledReport := e.path("full.json"), e.path("blank.json"), e.path("filled.json")
@@ -307,7 +308,7 @@ func TestCheckTargetsFile(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	file := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(file, plans[:1], nil); err != nil {
+	if err := table.WriteFlatCSV(file, plans[:1], nil); err != nil {
 		t.Fatal(err)
 	}
 	// Corrected figures under which junior management is met (38.8% >= 38%).

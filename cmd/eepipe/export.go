@@ -15,6 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -242,9 +243,9 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 						c = served
 					}
 					if target.layout == layoutLong {
-						sink = formats.NewLongCSVWriter(w, c)
+						sink = table.NewLongCSVWriter(w, c)
 					} else {
-						sink = formats.NewFlatCSVWriter(w, c)
+						sink = table.NewFlatCSVWriter(w, c)
 					}
 				}
 				var (
@@ -412,9 +413,9 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 	case t.xlsx:
 		return formats.WriteFlatExportXLSX(path, plans, xo)
 	case t.layout == layoutLong:
-		return formats.WriteLongCSV(path, inputs, cat)
+		return table.WriteLongCSV(path, inputs, cat)
 	default:
-		return formats.WriteFlatCSV(path, inputs, cat)
+		return table.WriteFlatCSV(path, inputs, cat)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -59,7 +60,7 @@ func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_female_junior_managers": 1}))},
 		}}}
 	file := e.path("partly.csv")
-	if err := formats.WriteFlatCSV(file, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(file, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	reports := []string{e.path("a.json"), e.path("b.csv"), e.path("c.xlsx")}

@@ -15,17 +15,16 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// The flat table in an XLSX workbook is read as a stream: the worksheet's
-// XML is tokenized straight out of the zip archive (Scanner), one
-// row at a time, so memory stays flat however many rows the sheet has.
+// A worksheet is read as a stream: its XML is tokenized straight out of
+// the zip archive (Scanner), one row at a time, so memory stays flat
+// however many rows the sheet has.
 // excelize's row iterator (File.Rows) streams too, but gives only the
 // cells' text, and validation needs each cell's type (a date cell, a
 // number, an error value, a formula without a cached value) and its number
 // format (dates, zero padding); so the reader decodes the same XML itself
-// and uses the workbook's styles, shared strings and date system. Grid
-// workbooks, small by nature, are read with excelize (grid_read.go).
+// and uses the workbook's styles, shared strings and date system.
 
-// Book is an opened XLSX package with what the flat reader needs.
+// Book is an opened XLSX package with what its readers need.
 type Book struct {
 	Zip       *zip.Reader
 	Files     map[string]*zip.File

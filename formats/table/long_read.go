@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func newLongTable(file string, cells []flatHeaderCell, cat *pipeline.Catalog, ps
 			continue
 		}
 		if prev, dup := seen[name]; dup {
-			ps.Errorf(c.origin, c.text, "the column %s appears twice (first at %s); only the first one is read: delete or rename the other", name, readPlace(prev))
+			ps.Errorf(c.origin, c.text, "the column %s appears twice (first at %s); only the first one is read: delete or rename the other", name, Place(prev))
 			continue
 		}
 		seen[name] = c.origin

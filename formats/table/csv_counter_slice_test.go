@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ var csvCounterSliceCases = []string{
 }
 
 // TestCSVCounterSliceMatchesMap reads each case with the counters in the
-// record's slice (as readCSV gives them) and again with the same cells in
+// record's slice (as ReadCSV gives them) and again with the same cells in
 // its map (as the other readers give them): the plans and every problem,
 // with its line, column and message, must be the same.
 func TestCSVCounterSliceMatchesMap(t *testing.T) {
@@ -67,7 +67,7 @@ func checkCSVCounterSlice(t *testing.T, data []byte) int {
 	bySlice, byMap := pipeline.NewAssembler(cat), pipeline.NewAssembler(cat)
 	slices := 0
 	var ps pipeline.Problems
-	readCSV("c.csv", bytes.NewReader(data), cat, func(r pipeline.Record) {
+	ReadCSV("c.csv", bytes.NewReader(data), cat, func(r pipeline.Record) {
 		bySlice.Add(r)
 		if len(r.Counters) > 0 {
 			slices++

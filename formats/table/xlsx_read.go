@@ -1,23 +1,21 @@
-package formats
+package table
 
 import (
 	"encoding/xml"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
-// flatHeaderRow scans the first rows of a sheet for the flat header.
-func flatHeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
+// HeaderRow scans the first rows of a sheet for the flat header.
+func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 	found, headerRow := false, 0
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
-		if row > flatHeaderRows {
+		if row > HeaderRows {
 			return false
 		}
 		for _, rc := range cells {
@@ -36,35 +34,35 @@ func flatHeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 	return headerRow, found
 }
 
-// findFlatSheet picks the sheet of the flat table: Targets when present and
+// FindSheet picks the sheet of the flat table: Targets when present and
 // visible, else the first visible sheet with a header row. hidden lists the
 // hidden sheets that would have had one, for the message when none is found.
-func findFlatSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, ok bool) {
+func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, ok bool) {
 	for _, s := range b.Sheets {
 		if !s.Hidden && strings.EqualFold(s.Name, "Targets") {
-			if r, found := flatHeaderRow(b, s); found {
+			if r, found := HeaderRow(b, s); found {
 				return s, r, nil, true
 			}
 		}
 	}
 	for _, s := range b.Sheets {
 		if s.Hidden {
-			if _, found := flatHeaderRow(b, s); found {
+			if _, found := HeaderRow(b, s); found {
 				hidden = append(hidden, s.Name)
 			}
 			continue
 		}
-		if r, found := flatHeaderRow(b, s); found {
+		if r, found := HeaderRow(b, s); found {
 			return s, r, nil, true
 		}
 	}
 	return xlsx.Sheet{}, 0, hidden, false
 }
 
-// readFlatSheet streams the flat table of one sheet into emit, which must
+// ReadSheet streams the flat table of one sheet into emit, which must
 // not keep the record's Cells map nor its Counters slice: they are reused
 // for the next row.
-func readFlatSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	var hdr *flatHeader
 	// recCells is reused as it is: the Assembler keeps nothing of it, and
 	// every row emitted sets every column's key (the columns it lacks as
@@ -205,55 +203,6 @@ func readFlatSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, ca
 	}
 }
 
-// readXLSX reads one workbook with the default limits.
-func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	readXLSXLimited(file, r, size, xlsx.Limits{}, cat, emit, ps)
-}
-
-// readXLSXLimited reads one workbook: the flat table when there is one,
-// else the grid plan sheets.
-func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	fileOrigin := pipeline.Origin{File: file}
-	book, err := xlsx.Open(r, size, lim)
-	if err != nil {
-		ps.Errorf(fileOrigin, "", "%v", err)
-		return
-	}
-	sheet, headerRow, hidden, ok := findFlatSheet(book)
-	if book.ScanErr == nil && book.SSTErr != nil && errors.Is(book.SSTErr, xlsx.ErrOversized) {
-		book.ScanErr = book.SSTErr
-	}
-	if book.ScanErr != nil {
-		o := book.ScanErrAt
-		o.File = file
-		ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
-		return
-	}
-	if ok {
-		for _, other := range book.Sheets {
-			if other.Hidden || other.Name == sheet.Name {
-				continue
-			}
-			if r, found := flatHeaderRow(book, other); found {
-				ps.Warnf(pipeline.Origin{File: file, Sheet: other.Name, Row: r}, "",
-					"this sheet also has a flat table header, but only one table is read from a workbook (sheet %q); move its rows there, or into a file of its own", sheet.Name)
-			} else if at, grid := gridSheetAt(book, file, other); grid {
-				ps.Warnf(at, "",
-					"sheet %q holds grid plan targets, but this workbook is read as a flat table (sheet %q); grid sheets are not read: move them to a workbook of their own", other.Name, sheet.Name)
-			}
-		}
-		warnHiddenPlans(book, file, ps)
-		readFlatSheet(book, file, sheet, headerRow, cat, emit, ps)
-		if book.SSTErr != nil {
-			// A damaged table is an error even when no cell read needed
-			// the entries past the damage.
-			ps.Errorf(fileOrigin, "", "the workbook is damaged: %v", book.SSTErr)
-		}
-		return
-	}
-	readXLSXGrids(file, lim, book, hidden, cat, emit, ps)
-}
-
 // flatTable is an Excel table (ListObject) of a sheet, as its totals rows
 // concern the reader.
 type flatTable struct {
@@ -318,102 +267,6 @@ func tableTotalsRows(b *xlsx.Book, info xlsx.Sheet) map[int]flatTable {
 		for row := last - min(t.TotalsRows, 16) + 1; row <= last; row++ {
 			out[row] = flatTable{name: name, ref: t.Ref}
 		}
-	}
-	return out
-}
-
-// hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
-// header, or grid plan targets in their first rows (gridSheetAt). They
-// are never read (docs/formats.md: hidden sheets are never read); the
-// readers name them, so that a plan is not passed over in silence.
-func hiddenPlanSheets(b *xlsx.Book, file string) []string {
-	var out []string
-	for _, s := range b.Sheets {
-		if !s.Hidden || s.Path == "" {
-			continue
-		}
-		if _, found := flatHeaderRow(b, s); found {
-			out = append(out, s.Name)
-		} else if _, grid := gridSheetAt(b, file, s); grid {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
-// unhideAdvice says how to show a hidden sheet.
-const unhideAdvice = "in Excel right-click a sheet tab and choose Unhide; in LibreOffice choose Sheet > Show Sheet"
-
-// warnHiddenPlans gives one warning for the hidden sheets that hold plans
-// beside the sheets read (older versions of a plan, usually).
-func warnHiddenPlans(b *xlsx.Book, file string, ps *pipeline.Problems) {
-	hidden := hiddenPlanSheets(b, file)
-	if len(hidden) == 0 {
-		return
-	}
-	if len(hidden) == 1 {
-		ps.Warnf(pipeline.Origin{File: file, Sheet: hidden[0]}, "", "the hidden sheet %q holds plan targets and is not read, as hidden sheets never are; if it holds the plans to apply, unhide it (%s)", hidden[0], unhideAdvice)
-		return
-	}
-	ps.Warnf(pipeline.Origin{File: file}, "", "the hidden sheets %s hold plan targets and are not read, as hidden sheets never are; if one holds the plans to apply, unhide it (%s)", strings.Join(flatQuoteEach(hidden), ", "), unhideAdvice)
-}
-
-// flatGridProbeRows is how many rows of a sheet beside a flat table are
-// looked at to tell whether it is a grid plan sheet.
-const flatGridProbeRows = 500
-
-// gridSheetAt reports whether a sheet is a grid plan sheet, looking at its
-// first rows, and where: the first grid label, else the sheet.
-func gridSheetAt(b *xlsx.Book, file string, info xlsx.Sheet) (pipeline.Origin, bool) {
-	at := pipeline.Origin{File: file, Sheet: info.Name}
-	var text sheetText
-	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
-		if row > flatGridProbeRows {
-			return false
-		}
-		for len(text) < row {
-			text = append(text, nil)
-		}
-		line := text[row-1]
-		for i := range cells {
-			rc := &cells[i]
-			if rc.Col < 1 || rc.Col > 16384 {
-				continue
-			}
-			for len(line) < rc.Col {
-				line = append(line, "")
-			}
-			line[rc.Col-1] = b.Cell(rc, pipeline.Origin{}).Text
-		}
-		text[row-1] = line
-		return true
-	})
-	m := templates.NewMatcher(nil)
-	if err != nil || len(text) == 0 || !isGridSheet(text, m) {
-		return at, false
-	}
-	maxCol := text.maxCol()
-	for r := 1; r <= len(text); r++ {
-		for c := 1; c <= len(text[r-1]); c++ {
-			if _, ok := parseGridLabel(text.at(r, c)); !ok {
-				continue
-			}
-			for rr := r + 1; rr <= r+4; rr++ {
-				if countRaceCells(text, rr, c, maxCol, m) > 0 {
-					ref, _ := excelize.CoordinatesToCellName(c, r)
-					at.Cell, at.Row, at.Column = ref, r, c
-					return at, true
-				}
-			}
-		}
-	}
-	return at, true
-}
-
-func flatQuoteEach(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strconv.Quote(s)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 		cat = pipeline.DefaultCatalog()
 	}
 	for _, p := range plans {
-		if err := checkCounters(p, cat); err != nil {
+		if err := CheckCounters(p, cat); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
@@ -47,7 +47,7 @@ func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 // that an export streams its plans to the file as the service returns
 // them.
 type LongCSVWriter struct {
-	cw    *csvWriter
+	cw    *CSVWriter
 	cat   *pipeline.Catalog
 	parts [][3]string // race, gender, level of each counter of cat
 	began bool
@@ -59,7 +59,7 @@ func NewLongCSVWriter(w io.Writer, cat *pipeline.Catalog) *LongCSVWriter {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	lw := &LongCSVWriter{cw: newCSVWriter(w), cat: cat}
+	lw := &LongCSVWriter{cw: NewCSVWriter(w), cat: cat}
 	for _, name := range cat.Names() {
 		race, gender, level, _ := pipeline.ParseCounterName(name)
 		lw.parts = append(lw.parts, [3]string{race, gender, level})
@@ -77,16 +77,16 @@ func (lw *LongCSVWriter) begin() error {
 
 // Write writes one plan's rows; a counter the catalog lacks is an error.
 func (lw *LongCSVWriter) Write(p *pipeline.InputPlan) error {
-	if err := checkCounters(p, lw.cat); err != nil {
+	if err := CheckCounters(p, lw.cat); err != nil {
 		return err
 	}
 	if err := lw.begin(); err != nil {
 		return err
 	}
 	rec := make([]string, 0, len(LongHeader))
-	for _, t := range sortedTargets(p) {
-		y, fy := targetYears(p, t)
-		r := flatRow{plan: p, target: t, year: y, fy: fy}
+	for _, t := range pipeline.SortedTargets(p) {
+		y, fy := pipeline.TargetYears(p, t)
+		r := Row{plan: p, target: t, year: y, fy: fy}
 		fixed := []string{
 			r.text(pipeline.ColPlanID), r.plan.Name,
 			r.plan.Company.VAT, r.plan.Company.Registration, r.plan.Company.IDNumber,

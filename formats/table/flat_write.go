@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"fmt"
@@ -24,32 +24,32 @@ func FlatHeader(cat *pipeline.Catalog) []string {
 	return templates.FlatHeader(cat)
 }
 
-// flatRow is one (plan, year, target type) row of the flat table.
-type flatRow struct {
+// Row is one (plan, year, target type) row of the flat table.
+type Row struct {
 	plan   *pipeline.InputPlan
 	target *pipeline.InputTarget
 	year   int
 	fy     pipeline.FinancialYear
 }
 
-// flatRows lists the rows of plans in order: plans as given, targets by
+// PlanRows lists the rows of plans in order: plans as given, targets by
 // year and target type.
-func flatRows(plans []*pipeline.InputPlan, cat *pipeline.Catalog) ([]flatRow, error) {
-	var rows []flatRow
+func PlanRows(plans []*pipeline.InputPlan, cat *pipeline.Catalog) ([]Row, error) {
+	var rows []Row
 	for _, p := range plans {
-		if err := checkCounters(p, cat); err != nil {
+		if err := CheckCounters(p, cat); err != nil {
 			return nil, err
 		}
-		for _, t := range sortedTargets(p) {
-			y, fy := targetYears(p, t)
-			rows = append(rows, flatRow{plan: p, target: t, year: y, fy: fy})
+		for _, t := range pipeline.SortedTargets(p) {
+			y, fy := pipeline.TargetYears(p, t)
+			rows = append(rows, Row{plan: p, target: t, year: y, fy: fy})
 		}
 	}
 	return rows, nil
 }
 
 // text returns a plan column's value as text ("" when not given).
-func (r flatRow) text(col string) string {
+func (r Row) text(col string) string {
 	p := r.plan
 	switch col {
 	case pipeline.ColAccount:
@@ -100,7 +100,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 		cat = pipeline.DefaultCatalog()
 	}
 	for _, p := range plans {
-		if err := checkCounters(p, cat); err != nil {
+		if err := CheckCounters(p, cat); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
@@ -119,7 +119,7 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 // streams its plans to the file as the service returns them: the header
 // first, then each plan's rows (targets by year and target type).
 type FlatCSVWriter struct {
-	cw     *csvWriter
+	cw     *CSVWriter
 	cat    *pipeline.Catalog
 	header []string
 	rec    []string
@@ -133,7 +133,7 @@ func NewFlatCSVWriter(w io.Writer, cat *pipeline.Catalog) *FlatCSVWriter {
 		cat = pipeline.DefaultCatalog()
 	}
 	h := FlatHeader(cat)
-	return &FlatCSVWriter{cw: newCSVWriter(w), cat: cat, header: h, rec: make([]string, len(h))}
+	return &FlatCSVWriter{cw: NewCSVWriter(w), cat: cat, header: h, rec: make([]string, len(h))}
 }
 
 func (fw *FlatCSVWriter) begin() error {
@@ -146,15 +146,15 @@ func (fw *FlatCSVWriter) begin() error {
 
 // Write writes one plan's rows; a counter the catalog lacks is an error.
 func (fw *FlatCSVWriter) Write(p *pipeline.InputPlan) error {
-	if err := checkCounters(p, fw.cat); err != nil {
+	if err := CheckCounters(p, fw.cat); err != nil {
 		return err
 	}
 	if err := fw.begin(); err != nil {
 		return err
 	}
-	for _, t := range sortedTargets(p) {
-		y, fy := targetYears(p, t)
-		r := flatRow{plan: p, target: t, year: y, fy: fy}
+	for _, t := range pipeline.SortedTargets(p) {
+		y, fy := pipeline.TargetYears(p, t)
+		r := Row{plan: p, target: t, year: y, fy: fy}
 		for i, h := range fw.header {
 			fw.rec[i] = r.text(h)
 		}
@@ -183,7 +183,7 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	rows, err := flatRows(plans, cat)
+	rows, err := PlanRows(plans, cat)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -192,7 +192,7 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	if err := f.SetSheetName(f.GetSheetName(0), templates.FlatSheet); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := writeFlatSheet(f, templates.FlatSheet, rows, cat); err != nil {
+	if err := WriteSheet(f, templates.FlatSheet, rows, cat); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
@@ -201,11 +201,11 @@ func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	})
 }
 
-// writeFlatSheet streams the flat table into sheet, an existing empty
+// WriteSheet streams the flat table into sheet, an existing empty
 // worksheet of f. The sheet is final afterwards: excelize functions that
 // walk every worksheet (SetActiveSheet, MoveSheet, DeleteSheet) would
 // re-read the whole table.
-func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipeline.Catalog) error {
+func WriteSheet(f *excelize.File, sheet string, rows []Row, cat *pipeline.Catalog) error {
 	st, err := templates.NewStyles(f)
 	if err != nil {
 		return err
@@ -261,7 +261,7 @@ func writeFlatSheet(f *excelize.File, sheet string, rows []flatRow, cat *pipelin
 	return sw.Flush()
 }
 
-func flatXLSXValue(r flatRow, col string, st *templates.Styles) any {
+func flatXLSXValue(r Row, col string, st *templates.Styles) any {
 	switch col {
 	case pipeline.ColPlanID:
 		if r.plan.PlanID != 0 {
@@ -291,4 +291,17 @@ func flatXLSXValue(r flatRow, col string, st *templates.Styles) any {
 		return nil
 	}
 	return excelize.Cell{StyleID: st.Identifier, Value: s}
+}
+
+// CheckCounters refuses a plan with counters the catalog does not know:
+// writing it would silently drop them.
+func CheckCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
+	for _, t := range p.Targets {
+		for name := range t.Counters.All() {
+			if !cat.Has(name) {
+				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
+			}
+		}
+	}
+	return nil
 }

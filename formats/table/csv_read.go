@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"bufio"
@@ -21,14 +21,14 @@ import (
 // reported before the reader gives up on the file.
 const maxCSVParseErrors = 20
 
-// readCSV streams a flat CSV table into emit: UTF-8 with or without a
+// ReadCSV streams a flat CSV table into emit: UTF-8 with or without a
 // byte-order mark (UTF-16 with a mark is decoded too), the delimiter
 // detected from the header line among , ; and tab, RFC 4180 quoting. Every
 // cell keeps its line (the line its field starts on, so multi-line quoted
 // fields do not shift later lines) and column. emit must neither keep nor
 // change the record's Cells map and Counters slice: they are reused for
 // the next row.
-func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(4)
@@ -164,7 +164,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
 		}
 		if hdr == nil && long == nil {
-			if records > flatHeaderRows {
+			if records > HeaderRows {
 				break
 			}
 			if csvIsHeaderRow(fields) {
@@ -283,7 +283,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 	}
 	if hdr == nil && long == nil {
 		if parseErrors == 0 {
-			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", flatHeaderRows)
+			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", HeaderRows)
 		}
 		return
 	}
@@ -301,7 +301,7 @@ func readCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 	}
 }
 
-// What a flat CSV field is, by its header (readCSV's colKind).
+// What a flat CSV field is, by its header (ReadCSV's colKind).
 const (
 	csvColUnread  uint8 = iota + 1 // no header read: checked by checkUnheaded
 	csvColCounter                  // a counter: a place of Record.Counters
@@ -402,9 +402,9 @@ func csvDelimiterName(r rune) string {
 // first 20 lines that mentions target_type, else the first line): the one
 // of , ; and tab it holds most often outside double quotes.
 func csvDetectDelimiter(head []byte) rune {
-	lines := bytes.SplitN(head, []byte("\n"), flatHeaderRows+1)
-	if len(lines) > flatHeaderRows {
-		lines = lines[:flatHeaderRows]
+	lines := bytes.SplitN(head, []byte("\n"), HeaderRows+1)
+	if len(lines) > HeaderRows {
+		lines = lines[:HeaderRows]
 	}
 	line := lines[0]
 	for _, l := range lines {

@@ -1,4 +1,4 @@
-package formats
+package table
 
 import (
 	"encoding/csv"
@@ -10,7 +10,7 @@ import (
 // CSV formula injection. A spreadsheet opening a CSV file runs a cell that
 // starts with =, +, -, @ (and, in some, a tab or carriage return) as a
 // formula: a plan name such as =HYPERLINK("http://evil","x") would become a
-// live link. Every CSV file eepipe writes goes through csvWriter, which
+// live link. Every CSV file eepipe writes goes through CSVWriter, which
 // neutralises such fields the OWASP way, with a leading single quote; the
 // CSV reader reverses it, so that an exported file read back holds the
 // original text.
@@ -67,20 +67,20 @@ func CSVUnsafeField(s string) string {
 	return s
 }
 
-// csvWriter is the CSV writer of every CSV file eepipe writes: an
+// CSVWriter is the CSV writer of every CSV file eepipe writes: an
 // encoding/csv writer whose fields go through CSVSafeField. It satisfies
 // gocsv.CSVWriter, for gocsv.MarshalCSV.
-type csvWriter struct {
+type CSVWriter struct {
 	w   *csv.Writer
 	buf []string
 }
 
-func newCSVWriter(w io.Writer) *csvWriter {
-	return &csvWriter{w: csv.NewWriter(w)}
+func NewCSVWriter(w io.Writer) *CSVWriter {
+	return &CSVWriter{w: csv.NewWriter(w)}
 }
 
 // Write writes one record, its fields neutralised.
-func (c *csvWriter) Write(record []string) error {
+func (c *CSVWriter) Write(record []string) error {
 	c.buf = c.buf[:0]
 	for _, f := range record {
 		c.buf = append(c.buf, CSVSafeField(f))
@@ -89,7 +89,7 @@ func (c *csvWriter) Write(record []string) error {
 }
 
 // Flush writes any buffered data.
-func (c *csvWriter) Flush() { c.w.Flush() }
+func (c *CSVWriter) Flush() { c.w.Flush() }
 
 // Error reports any error of a Write or Flush.
-func (c *csvWriter) Error() error { return c.w.Error() }
+func (c *CSVWriter) Error() error { return c.w.Error() }
