@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -306,12 +307,12 @@ func annotateCheckSize(src string) (int64, error) {
 			if n := len(row); n > 0 {
 				span += row[n-1].Col
 			}
-			return span <= gridMaxTextSlots
+			return span <= grid.MaxTextSlots
 		}); err != nil {
 			return 0, fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, info.Name, err)
 		}
-		if span > gridMaxTextSlots {
-			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.Name, gridMaxTextSlots)
+		if span > grid.MaxTextSlots {
+			return 0, fmt.Errorf("%w: sheet %s: the file is oversized or damaged: its rows spread over more than %d cells", ErrNotAnnotatable, info.Name, grid.MaxTextSlots)
 		}
 	}
 	total, _ := book.PlausibleSize()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -73,7 +74,7 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 }
 
 // NewExportWorkbook builds the XLSX export: an Overview sheet listing the
-// plans, one grid sheet per plan (as AddGridSheets lays them out, so the
+// plans, one grid sheet per plan (as grid.AddSheets lays them out, so the
 // file re-imports onto the same plans), and on each plan sheet two charts
 // of the targets by race and gender across the plan's financial years,
 // for all employees and for employees with disabilities. Callers may add
@@ -115,11 +116,11 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	// only sheet, so each cell write finds it at once), then the sheets in
 	// their final order, the active and hidden sheets, and last the
 	// streamed plan sheets with their charts.
-	g, err := newGridBuild(f, inputs, cat, GridOptions{}, taken)
+	g, err := grid.NewBuild(f, inputs, cat, grid.Options{}, taken)
 	if err != nil {
 		return fail(err)
 	}
-	if err := exWriteOverview(f, plans, g.names, opts); err != nil {
+	if err := exWriteOverview(f, plans, g.Names, opts); err != nil {
 		return fail(err)
 	}
 	var sector *sectorStreamRows
@@ -135,7 +136,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 			return fail(err)
 		}
 	}
-	if err := g.create(after...); err != nil {
+	if err := g.Create(after...); err != nil {
 		return fail(err)
 	}
 	if charts != nil {
@@ -144,7 +145,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 		}
 	}
 	f.SetActiveSheet(0)
-	if err := g.printTitles(); err != nil {
+	if err := g.PrintTitles(); err != nil {
 		return fail(err)
 	}
 	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
@@ -490,7 +491,7 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 	qd := xlsx.QuoteSheet(ChartDataSheet)
 	in := c.plans[i].Plan
 	years := exPlanYears(in)
-	chartRows := templates.ChartRows(PlanSheetOf(in), c.cat, c.count(i))
+	chartRows := templates.ChartRows(grid.PlanSheetOf(in), c.cat, c.count(i))
 	var data []exDataRow
 	var charts []exChart
 	row := c.start[i]

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -199,7 +200,7 @@ func BenchmarkWriteGridXLSX(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "grid.xlsx")
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := WriteGridXLSX(path, inputs, nil, GridOptions{}); err != nil {
+				if err := WriteGridXLSX(path, inputs, nil, grid.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

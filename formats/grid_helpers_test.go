@@ -10,6 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -146,8 +147,8 @@ func readGridWorkbook(t tb, path string, cat *pipeline.Catalog) ([]pipeline.Reco
 	d1904 := xlsx.WorkbookDate1904(f)
 	var recs []pipeline.Record
 	var probs pipeline.Problems
-	for _, sheet := range gridSheets(f) {
-		r, p := readGridSheet(f, path, sheet, d1904, cat)
+	for _, sheet := range grid.ExcelizeSheets(f) {
+		r, p := grid.ReadExcelizeSheet(f, path, sheet, d1904, cat)
 		recs = append(recs, r...)
 		probs = append(probs, p...)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -39,7 +41,7 @@ import (
 // leave the plan sheets empty.
 type GridWorkbook struct {
 	File   *excelize.File
-	grid   *gridBuild
+	grid   *grid.Build
 	charts *exCharts // nil: no charts
 	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
 	// sector, when set, has the data rows of the Sector targets sheet,
@@ -50,7 +52,7 @@ type GridWorkbook struct {
 
 func (wb *GridWorkbook) colWidths() []float64 {
 	if wb.widths == nil {
-		wb.widths = templates.PlanColumnWidths(wb.grid.cat)
+		wb.widths = templates.PlanColumnWidths(wb.grid.Cat)
 	}
 	return wb.widths
 }
@@ -138,7 +140,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	// The parts to write, by the path of the worksheet they replace.
 	own := map[string]*gpSheetPart{}
 	var overrides strings.Builder
-	for i, name := range wb.grid.names {
+	for i, name := range wb.grid.Names {
 		p, ok := sheetParts[name]
 		if !ok {
 			return fmt.Errorf("sheet %s: not in the workbook", name)
@@ -208,7 +210,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			}
 		case mine:
 			if err := wb.writePlanParts(zw, f.Name, sp); err != nil {
-				return fmt.Errorf("sheet %s: %w", wb.grid.names[sp.plan], err)
+				return fmt.Errorf("sheet %s: %w", wb.grid.Names[sp.plan], err)
 			}
 		default:
 			if err := zw.Copy(f); err != nil {
@@ -290,9 +292,9 @@ func gpCreate(zw *zip.Writer, name string) (io.Writer, error) {
 func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetPart) error {
 	g := wb.grid
 	i := sp.plan
-	ps := PlanSheetOf(g.plans[i])
-	if g.opts.Title != "" {
-		ps.Title = g.opts.Title
+	ps := grid.PlanSheetOf(g.Plans[i])
+	if g.Opts.Title != "" {
+		ps.Title = g.Opts.Title
 	}
 	rid := ""
 	if sp.drawing > 0 {
@@ -303,7 +305,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	if err != nil {
 		return err
 	}
-	if err := templates.WritePlanSheetXML(out, ps, g.cat, g.st, rid); err != nil {
+	if err := templates.WritePlanSheetXML(out, ps, g.Cat, g.Styles, rid); err != nil {
 		return err
 	}
 	if sp.drawing == 0 {
@@ -630,4 +632,33 @@ type gpChartRow struct {
 	row   int
 	vals  []any
 	style int
+}
+
+// WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
+// grid.AddSheets) to path, atomically. The plan sheets are written part by
+// part (see GridWorkbook).
+func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts grid.Options) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	first := f.GetSheetName(0)
+	g, err := grid.NewBuild(f, plans, cat, opts, nil)
+	if err == nil {
+		err = g.Create()
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Deleting a sheet and activating one walk every worksheet: do both
+	// while the plan sheets are still empty, before they are streamed.
+	if len(plans) > 0 || opts.Instructions {
+		if err := f.DeleteSheet(first); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	f.SetActiveSheet(0)
+	templates.ActivateFirstVisible(f)
+	if err := g.PrintTitles(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }

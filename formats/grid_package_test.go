@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -90,7 +91,7 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := templates.AddPlanSheet(f, "P", PlanSheetOf(in), tc.cat, st); err != nil {
+			if err := templates.AddPlanSheet(f, "P", grid.PlanSheetOf(in), tc.cat, st); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range cs {
@@ -188,7 +189,7 @@ func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
 // TestGridPlanSheetXMLAsExcelize: a plan sheet written as SpreadsheetML
 // (WriteGridXLSX, templates.WritePlanSheetXML) reads back, through
 // excelize, as the same sheet written with excelize's own functions
-// (AddGridSheets): every cell's type, value and style, merged cells,
+// (grid.AddSheets): every cell's type, value and style, merged cells,
 // validations, widths, panes, page setup and page breaks, and the print
 // titles; text that XML or Office escapes included.
 func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
@@ -201,11 +202,11 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 	plans[2].Account = "acme"
 	dir := t.TempDir()
 	streamed := filepath.Join(dir, "streamed.xlsx")
-	if err := WriteGridXLSX(streamed, plans, nil, GridOptions{Instructions: true}); err != nil {
+	if err := WriteGridXLSX(streamed, plans, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref := excelize.NewFile()
-	if err := AddGridSheets(ref, plans, nil, GridOptions{Instructions: true}); err != nil {
+	if err := grid.AddSheets(ref, plans, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref.DeleteSheet(ref.GetSheetName(0))

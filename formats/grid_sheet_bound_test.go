@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -182,7 +183,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 }
 
 // TestGridSheetLargeNoPlanScanRows: a sheet over the per-sheet bound with
-// no sign of a plan in the first maxGridScanRows rows is not unpacked past
+// no sign of a plan in the first grid.MaxScanRows rows is not unpacked past
 // them (nothing reads it further): damage below those rows leaves it
 // passed over and the plan sheets read; damage within them is reported.
 func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
@@ -192,12 +193,12 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := xlsxParts(t, data)
-	// table has maxGridScanRows+100 rows of text, with row damaged
+	// table has grid.MaxScanRows+100 rows of text, with row damaged
 	// repeating the row before it.
 	table := func(damaged int) string {
 		var b strings.Builder
 		b.WriteString(`<worksheet><sheetData>`)
-		for r := 1; r <= maxGridScanRows+100; r++ {
+		for r := 1; r <= grid.MaxScanRows+100; r++ {
 			n := r
 			if r == damaged {
 				n = r - 1
@@ -212,8 +213,8 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 		damaged int
 		refused bool
 	}{
-		{"damaged below the rows read", maxGridScanRows + 50, false},
-		{"damaged within the rows read", maxGridScanRows - 50, true},
+		{"damaged below the rows read", grid.MaxScanRows + 50, false},
+		{"damaged within the rows read", grid.MaxScanRows - 50, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := maps.Clone(parts)

@@ -37,7 +37,7 @@ func TestGridSparseRowsBounded(t *testing.T) {
 
 // TestAnnotateSparseRowsRefused: validate --annotate hands a workbook to
 // excelize, which holds every row it touches up to its last cell; a sheet
-// whose rows spread over more than gridMaxTextSlots cells (here 300 rows
+// whose rows spread over more than grid.MaxTextSlots cells (here 300 rows
 // of one cell in column XFD, 4.9 million) is not annotated.
 func TestAnnotateSparseRowsRefused(t *testing.T) {
 	var b strings.Builder
@@ -54,7 +54,7 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 // holds many small cells is read with memory bounded, not 450 MB of cells:
 // 300,000 cells within the per-sheet bound (read as a grid plan sheet,
 // which is kept whole until the reader knows whether it is a grid) are an
-// oversized-file error past gridMaxSheetCells; a million, over the
+// oversized-file error past grid.MaxSheetCells; a million, over the
 // per-sheet bound and with no sign of a plan sheet, are scanned keeping
 // nothing and the file has no table.
 func TestGridDenseSheetBounded(t *testing.T) {

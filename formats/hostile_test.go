@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -286,19 +287,19 @@ func TestHostileLimits(t *testing.T) {
 
 // TestHostileGridBounded: a workbook without a flat table is read one
 // sheet at a time; a sheet within Limits.MaxGridSheet whose cells are more
-// than a grid plan sheet's is refused once it passes gridMaxSheetCells,
+// than a grid plan sheet's is refused once it passes grid.MaxSheetCells,
 // before they are all held.
 func TestHostileGridBounded(t *testing.T) {
 	small := xlsxParts(t, smallFlatXLSX(t, nil))
 	many := maps.Clone(small)
-	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, gridMaxSheetCells/1000+1) + `</sheetData></worksheet>`)
+	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, grid.MaxSheetCells/1000+1) + `</sheetData></worksheet>`)
 	if n := len(many[fuzzSheetPart]); n > xlsx.DefaultMaxGridSheet {
 		t.Fatalf("the sheet takes %d bytes, more than the per-sheet bound", n)
 	}
 	data := zipParts(many)
 	var ps pipeline.Problems
 	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
-	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", gridMaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
+	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", grid.MaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 		t.Fatalf("problems %v, want the grid sheet's cell limit", ps)
 	}
 }

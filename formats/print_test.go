@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -142,7 +143,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := templates.GridRows(PlanSheetOf(plans[0].Plan), nil)
+	rows := templates.GridRows(grid.PlanSheetOf(plans[0].Plan), nil)
 	if len(rows) != 8 {
 		t.Fatalf("grid rows %v", rows)
 	}
@@ -163,7 +164,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	}
 	// The charts sit below the grids, from column A, each starting a
 	// printed page of its own: tables and charts never share a page.
-	ps := PlanSheetOf(plans[0].Plan)
+	ps := grid.PlanSheetOf(plans[0].Plan)
 	chartRows := templates.ChartRows(ps, nil, 2)
 	if last := rows[len(rows)-1] + templates.GridHeight(nil); chartRows[0] < last {
 		t.Errorf("the first chart starts at row %d, inside the grids (which end at row %d)", chartRows[0], last-1)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -43,7 +44,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 			if r, found := table.HeaderRow(book, other); found {
 				ps.Warnf(pipeline.Origin{File: file, Sheet: other.Name, Row: r}, "",
 					"this sheet also has a flat table header, but only one table is read from a workbook (sheet %q); move its rows there, or into a file of its own", sheet.Name)
-			} else if at, grid := gridSheetAt(book, file, other); grid {
+			} else if at, grid := grid.SheetAt(book, file, other); grid {
 				ps.Warnf(at, "",
 					"sheet %q holds grid plan targets, but this workbook is read as a flat table (sheet %q); grid sheets are not read: move them to a workbook of their own", other.Name, sheet.Name)
 			}
@@ -57,11 +58,24 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 		}
 		return
 	}
-	readXLSXGrids(file, lim, book, hidden, cat, emit, ps)
+	found, ok := grid.ReadWorkbook(file, lim, book, hidden, cat, emit, ps)
+	if !ok {
+		return
+	}
+	if found > 0 {
+		warnHiddenPlans(book, file, ps)
+		return
+	}
+	if hiddenPlans := hiddenPlanSheets(book, file); len(hiddenPlans) > 0 {
+		ps.Errorf(fileOrigin, "", "the plans of this workbook are on hidden sheets (%s), and hidden sheets are never read: unhide the sheet that holds the plans to apply (%s), save the workbook and run again",
+			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
+		return
+	}
+	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", table.HeaderRows)
 }
 
 // hiddenPlanSheets returns the hidden sheets that hold plans: a flat table
-// header, or grid plan targets in their first rows (gridSheetAt). They
+// header, or grid plan targets in their first rows (grid.SheetAt). They
 // are never read (docs/formats.md: hidden sheets are never read); the
 // readers name them, so that a plan is not passed over in silence.
 func hiddenPlanSheets(b *xlsx.Book, file string) []string {
@@ -72,7 +86,7 @@ func hiddenPlanSheets(b *xlsx.Book, file string) []string {
 		}
 		if _, found := table.HeaderRow(b, s); found {
 			out = append(out, s.Name)
-		} else if _, grid := gridSheetAt(b, file, s); grid {
+		} else if _, grid := grid.SheetAt(b, file, s); grid {
 			out = append(out, s.Name)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -224,7 +225,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{})
+			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
 		},
 		"flat.xlsx": func(p string) error {
 			return table.WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)

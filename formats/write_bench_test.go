@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -50,7 +51,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 // BenchmarkGridRead reads a 20-plan grid workbook (200 grids).
 func BenchmarkGridRead(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "grid.xlsx")
-	if err := WriteGridXLSX(path, benchPlans(20), nil, GridOptions{}); err != nil {
+	if err := WriteGridXLSX(path, benchPlans(20), nil, grid.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -60,8 +61,8 @@ func BenchmarkGridRead(b *testing.B) {
 			b.Fatal(err)
 		}
 		n := 0
-		for _, s := range gridSheets(f) {
-			recs, _ := readGridSheet(f, path, s, false)
+		for _, s := range grid.ExcelizeSheets(f) {
+			recs, _ := grid.ReadExcelizeSheet(f, path, s, false)
 			n += len(recs)
 		}
 		f.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	gridfmt "github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
@@ -223,7 +224,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 
 	// The same plans as a grid workbook give the same results.
 	grid, gridReport := e.path("grid.xlsx"), e.path("grid.json")
-	if err := formats.WriteGridXLSX(grid, plans, nil, formats.GridOptions{Instructions: true}); err != nil {
+	if err := formats.WriteGridXLSX(grid, plans, nil, gridfmt.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("check", grid, "--report", gridReport); r.code != ExitDiff {

@@ -28,7 +28,7 @@ const (
 	// DefaultMaxGridSheet is the default Limits.MaxGridSheet: 8 MiB, 140
 	// times a plan sheet of eepipe's grid export (57 KiB for five years),
 	// and small enough that the cells of a sheet of eepipe's (about 40
-	// bytes of XML each) stay within gridMaxSheetCells.
+	// bytes of XML each) stay within grid.MaxSheetCells.
 	DefaultMaxGridSheet = 8 << 20
 
 	// MaxCellChars is the most characters a cell holds (Excel's limit).

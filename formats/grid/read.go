@@ -1,4 +1,4 @@
-package formats
+package grid
 
 import (
 	"cmp"
@@ -50,8 +50,8 @@ import (
 // cells. Layout problems (a grid without a label, a header or row label that
 // names no race, gender or level) are reported with the closest names.
 
-// maxGridScanRows bounds how many rows of a sheet the grid reader looks at.
-const maxGridScanRows = 20000
+// MaxScanRows bounds how many rows of a sheet the grid reader looks at.
+const MaxScanRows = 20000
 
 var (
 	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
@@ -293,20 +293,20 @@ func (s sheetText) hasFlatHeader() bool {
 	return false
 }
 
-// gridSheets returns the visible worksheets that hold a grid plan: a sheet
+// ExcelizeSheets returns the visible worksheets that hold a grid plan: a sheet
 // with a grid label followed by a race header, or with plan metadata labels
 // and a race header. A sheet with a flat table header (target_type in its
 // first 20 rows) is never a grid sheet: the flat layout wins.
 //
 // A panic inside excelize is not caught here: ReadFiles turns it into an
 // InternalError (exit 3), never into "invalid input".
-func gridSheets(f *excelize.File) (out []string) {
+func ExcelizeSheets(f *excelize.File) (out []string) {
 	m := templates.NewMatcher(nil)
 	for _, sheet := range f.GetSheetList() {
 		if visible, err := f.GetSheetVisible(sheet); err != nil || !visible {
 			continue
 		}
-		text, err := readSheetText(f, sheet, maxGridScanRows)
+		text, err := readSheetText(f, sheet, MaxScanRows)
 		if err != nil || text.hasFlatHeader() {
 			continue
 		}
@@ -521,19 +521,19 @@ func (g *gridReader) warnf(r, c int, value string, format string, args ...any) {
 	g.problems.Warnf(g.origin(r, c), value, format, args...)
 }
 
-// readGridSheet reads one grid plan sheet into one Record per (year, target
+// ReadExcelizeSheet reads one grid plan sheet into one Record per (year, target
 // type) grid, keyed by the flat column names (plan and company fields,
 // year_number and/or financial_year, target_type, number_of_*), each cell
 // with the origin of the sheet cell it came from. Layout problems are
 // returned as Problems. The optional catalog (default: the default catalog)
 // decides which races, genders and levels the headers may name.
-func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
+func ReadExcelizeSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
 	var c *pipeline.Catalog
 	if len(cat) > 0 {
 		c = cat[0]
 	}
 	src := gridSheetSource{
-		text: func() (sheetText, error) { return readSheetText(f, sheet, maxGridScanRows) },
+		text: func() (sheetText, error) { return readSheetText(f, sheet, MaxScanRows) },
 		cells: func(r, c int) pipeline.Cell {
 			ref, _ := excelize.CoordinatesToCellName(c, r)
 			return xlsx.ReadCell(f, sheet, ref, date1904)
@@ -554,11 +554,11 @@ func readGridSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*
 }
 
 // gridSheetSource is what the grid reader reads of a sheet: the text of
-// its first maxGridScanRows rows (for the layout), each cell typed, and
+// its first MaxScanRows rows (for the layout), each cell typed, and
 // the cells its merged ranges cover other than their top-left ones, and
 // the columns it hides. The
 // workbook reader fills it from one streaming scan of the sheet
-// (grid_stream.go); readGridSheet from excelize.
+// (grid_stream.go); ReadExcelizeSheet from excelize.
 type gridSheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
@@ -566,7 +566,7 @@ type gridSheetSource struct {
 	hidden func(text sheetText) map[int]bool // the columns hidden, of those text spans
 }
 
-// readGridSheetFrom is readGridSheet over any source of the sheet's cells;
+// readGridSheetFrom is ReadExcelizeSheet over any source of the sheet's cells;
 // cat nil means the default catalog.
 func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
 	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
@@ -629,7 +629,7 @@ func mergedAwayCells(f *excelize.File, sheet string) (map[[2]int][2]int, error) 
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		r1 = min(r1, maxGridScanRows)
+		r1 = min(r1, MaxScanRows)
 		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 			continue // a merge over a whole sheet region is no layout to read
 		}

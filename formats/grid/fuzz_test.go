@@ -1,4 +1,4 @@
-package formats
+package grid
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 // FuzzReadGridSheet feeds workbook bytes to the grid reader: whatever the
 // bytes, it must not panic, and every problem must say where it is.
 func FuzzReadGridSheet(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "grid", "*.xlsx"))
-	statutory, _ := filepath.Glob(filepath.Join("..", "testdata", "acceptance", "op_eea*.xlsx"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "grid", "*.xlsx"))
+	statutory, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "acceptance", "op_eea*.xlsx"))
 	paths = append(paths, statutory...)
 	for _, p := range paths {
 		if b, err := os.ReadFile(p); err == nil {
@@ -28,7 +28,7 @@ func FuzzReadGridSheet(f *testing.F) {
 	small := &pipeline.InputPlan{PlanID: 7, Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll,
 		Counters: pipeline.CountersOf(map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3})}}}
 	wb := excelize.NewFile()
-	if err := AddGridSheets(wb, []*pipeline.InputPlan{small}, nil, GridOptions{}); err == nil {
+	if err := AddSheets(wb, []*pipeline.InputPlan{small}, nil, Options{}); err == nil {
 		if buf, err := wb.WriteToBuffer(); err == nil {
 			f.Add(buf.Bytes())
 		}
@@ -43,8 +43,8 @@ func FuzzReadGridSheet(f *testing.F) {
 		}
 		defer wb.Close()
 		d1904 := xlsx.WorkbookDate1904(wb)
-		for _, sheet := range gridSheets(wb) {
-			recs, probs := readGridSheet(wb, "fuzz.xlsx", sheet, d1904)
+		for _, sheet := range ExcelizeSheets(wb) {
+			recs, probs := ReadExcelizeSheet(wb, "fuzz.xlsx", sheet, d1904)
 			checkGridOutput(t, sheet, recs, probs)
 		}
 	})
@@ -79,7 +79,7 @@ func FuzzGridText(f *testing.F) {
 				}
 			}
 		}
-		recs, probs := readGridSheet(wb, "fuzz.xlsx", "Sheet1", false)
+		recs, probs := ReadExcelizeSheet(wb, "fuzz.xlsx", "Sheet1", false)
 		checkGridOutput(t, "Sheet1", recs, probs)
 	})
 }
@@ -130,4 +130,10 @@ func FuzzGridTitle(f *testing.F) {
 			t.Fatalf("%q: a label with neither a year nor a financial year", text)
 		}
 	})
+}
+
+// cellName is the reference of the cell at column c, row r.
+func cellName(c, r int) string {
+	s, _ := excelize.CoordinatesToCellName(c, r)
+	return s
 }

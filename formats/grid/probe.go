@@ -1,4 +1,4 @@
-package formats
+package grid
 
 import (
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -11,9 +11,9 @@ import (
 // looked at to tell whether it is a grid plan sheet.
 const flatGridProbeRows = 500
 
-// gridSheetAt reports whether a sheet is a grid plan sheet, looking at its
+// SheetAt reports whether a sheet is a grid plan sheet, looking at its
 // first rows, and where: the first grid label, else the sheet.
-func gridSheetAt(b *xlsx.Book, file string, info xlsx.Sheet) (pipeline.Origin, bool) {
+func SheetAt(b *xlsx.Book, file string, info xlsx.Sheet) (pipeline.Origin, bool) {
 	at := pipeline.Origin{File: file, Sheet: info.Name}
 	var text sheetText
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {

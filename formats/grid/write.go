@@ -1,4 +1,4 @@
-package formats
+package grid
 
 import (
 	"fmt"
@@ -7,13 +7,12 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/table"
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
-// GridOptions shape a grid workbook.
-type GridOptions struct {
+// Options shape a grid workbook.
+type Options struct {
 	// Instructions adds the Instructions sheet (how to fill in the grids)
 	// in front of the plan sheets.
 	Instructions bool
@@ -22,36 +21,7 @@ type GridOptions struct {
 	Title string
 }
 
-// WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
-// AddGridSheets) to path, atomically. The plan sheets are written part by
-// part (see GridWorkbook).
-func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	first := f.GetSheetName(0)
-	g, err := newGridBuild(f, plans, cat, opts, nil)
-	if err == nil {
-		err = g.create()
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Deleting a sheet and activating one walk every worksheet: do both
-	// while the plan sheets are still empty, before they are streamed.
-	if len(plans) > 0 || opts.Instructions {
-		if err := f.DeleteSheet(first); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	f.SetActiveSheet(0)
-	templates.ActivateFirstVisible(f)
-	if err := g.printTitles(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
-}
-
-// AddGridSheets adds one grid plan sheet per plan to f, in order, named
+// AddSheets adds one grid plan sheet per plan to f, in order, named
 // after the plan (its name, else "Plan <id>"), unique and valid. Every
 // target of a plan becomes one grid, ordered by year and target type; a
 // counter the target does not set is a blank cell. It also adds the hidden
@@ -61,39 +31,39 @@ func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 //
 // The plan sheets are written with excelize's StreamWriter
 // (templates.WritePlanSheet), so time and memory grow linearly with the
-// plans. They are final once AddGridSheets returns: calling SetActiveSheet,
+// plans. They are final once AddSheets returns: calling SetActiveSheet,
 // SetSheetVisible(..., false), DeleteSheet or MoveSheet afterwards would
 // make excelize re-read every streamed sheet (slow, and their changes to
 // those sheets are lost), so set the active sheet first.
-func AddGridSheets(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions) error {
-	g, err := newGridBuild(f, plans, cat, opts, nil)
+func AddSheets(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts Options) error {
+	g, err := NewBuild(f, plans, cat, opts, nil)
 	if err != nil {
 		return err
 	}
-	if err := g.create(); err != nil {
+	if err := g.Create(); err != nil {
 		return err
 	}
 	return g.write(nil)
 }
 
-// gridBuild builds the grid plan sheets of a workbook in two steps:
+// Build builds the grid plan sheets of a workbook in two steps:
 // create adds the (empty) sheets, in their final order, so that callers can
 // still do what walks every worksheet (delete the default sheet, set the
 // active sheet, hide a sheet); write then streams each plan sheet.
-type gridBuild struct {
-	f     *excelize.File
-	plans []*pipeline.InputPlan
-	cat   *pipeline.Catalog
-	opts  GridOptions
-	st    *templates.Styles
-	names []string // the plan sheets, one per plan
+type Build struct {
+	f      *excelize.File
+	Plans  []*pipeline.InputPlan
+	Cat    *pipeline.Catalog
+	Opts   Options
+	Styles *templates.Styles
+	Names  []string // the plan sheets, one per plan
 }
 
-// newGridBuild checks the plans against the catalog, registers the
+// NewBuild checks the plans against the catalog, registers the
 // styles and chooses the sheet names: unique among the sheets of f, the
 // names in taken (sheets the caller will add) and the Lists and
 // Instructions sheets.
-func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts GridOptions, taken []string) (*gridBuild, error) {
+func NewBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts Options, taken []string) (*Build, error) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -106,10 +76,10 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 	if err != nil {
 		return nil, err
 	}
-	g := &gridBuild{f: f, plans: plans, cat: cat, opts: opts, st: st}
+	g := &Build{f: f, Plans: plans, Cat: cat, Opts: opts, Styles: st}
 	used := templates.NewSheetNames(append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet))
 	for i, p := range plans {
-		g.names = append(g.names, used.Name(p.Name, gridSheetFallback(p, i)))
+		g.Names = append(g.Names, used.Name(p.Name, gridSheetFallback(p, i)))
 	}
 	return g, nil
 }
@@ -117,13 +87,13 @@ func newGridBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.C
 // create adds the Instructions sheet (with opts.Instructions), the empty
 // plan sheets and the sheets named in after, then the hidden Lists sheet
 // last (never between plan sheets).
-func (g *gridBuild) create(after ...string) error {
-	if g.opts.Instructions {
-		if err := templates.AddInstructionsSheet(g.f, g.cat, g.st); err != nil {
+func (g *Build) Create(after ...string) error {
+	if g.Opts.Instructions {
+		if err := templates.AddInstructionsSheet(g.f, g.Cat, g.Styles); err != nil {
 			return err
 		}
 	}
-	for _, name := range g.names {
+	for _, name := range g.Names {
 		if _, err := g.f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
@@ -133,7 +103,7 @@ func (g *gridBuild) create(after ...string) error {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
-	if len(g.names) > 0 {
+	if len(g.Names) > 0 {
 		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
 			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
 		}
@@ -143,12 +113,12 @@ func (g *gridBuild) create(after ...string) error {
 
 // printTitles adds the print titles name of every plan sheet, for plan
 // sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
-func (g *gridBuild) printTitles() error {
+func (g *Build) PrintTitles() error {
 	index := map[string]int{}
 	for i, s := range g.f.GetSheetList() {
 		index[s] = i
 	}
-	for _, name := range g.names {
+	for _, name := range g.Names {
 		idx, ok := index[name]
 		if !ok {
 			return fmt.Errorf("sheet %s: not in the workbook", name)
@@ -162,26 +132,26 @@ func (g *gridBuild) printTitles() error {
 
 // write streams every plan sheet. beforeFlush, when not nil, runs for
 // each plan (its index) before its sheet is finished: the place for charts.
-func (g *gridBuild) write(beforeFlush func(i int) error) error {
-	for i, p := range g.plans {
+func (g *Build) write(beforeFlush func(i int) error) error {
+	for i, p := range g.Plans {
 		ps := PlanSheetOf(p)
-		if g.opts.Title != "" {
-			ps.Title = g.opts.Title
+		if g.Opts.Title != "" {
+			ps.Title = g.Opts.Title
 		}
 		var before func() error
 		if beforeFlush != nil {
 			before = func() error { return beforeFlush(i) }
 		}
-		if err := templates.WritePlanSheet(g.f, g.names[i], ps, g.cat, g.st, before); err != nil {
-			return fmt.Errorf("sheet %s: %w", g.names[i], err)
+		if err := templates.WritePlanSheet(g.f, g.Names[i], ps, g.Cat, g.Styles, before); err != nil {
+			return fmt.Errorf("sheet %s: %w", g.Names[i], err)
 		}
 	}
 	return nil
 }
 
-// GridSheetName returns the sheet name for the i-th plan (0-based): its
+// SheetName returns the sheet name for the i-th plan (0-based): its
 // name, else "Plan <id>", else "Plan <i+1>", valid and not among taken.
-func GridSheetName(p *pipeline.InputPlan, i int, taken []string) string {
+func SheetName(p *pipeline.InputPlan, i int, taken []string) string {
 	return templates.SheetName(p.Name, gridSheetFallback(p, i), taken)
 }
 

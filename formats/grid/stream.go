@@ -1,4 +1,4 @@
-package formats
+package grid
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 // gridStreamSheet is one worksheet read by a single streaming scan (the
-// flat reader's scanner): the raw text of its first maxGridScanRows rows
+// flat reader's scanner): the raw text of its first MaxScanRows rows
 // for the layout, and every cell typed once, kept sparse (a row holds the
 // cells it has, by column).
 type gridStreamSheet struct {
@@ -28,12 +28,12 @@ type gridStreamSheet struct {
 	mergedErr  error
 	mergedDone bool
 	// slots counts the text slots of the dense rows of text; past
-	// gridMaxTextSlots the scan stops and tooWide is set (rows of one
+	// MaxTextSlots the scan stops and tooWide is set (rows of one
 	// cell in column XFD would otherwise take 256 KiB each).
 	slots   int
 	tooWide bool
-	// kept counts the cells kept (typed, in the first maxGridScanRows
-	// rows); past gridMaxSheetCells the scan stops and tooMany is set.
+	// kept counts the cells kept (typed, in the first MaxScanRows
+	// rows); past MaxSheetCells the scan stops and tooMany is set.
 	kept    int
 	tooMany bool
 }
@@ -80,30 +80,30 @@ func (a *gridCellArena) reset() {
 	a.at = 0
 }
 
-// gridMaxSheetCells bounds the cells one sheet read as a grid plan sheet
+// MaxSheetCells bounds the cells one sheet read as a grid plan sheet
 // may keep in memory (a sheet is held whole until the reader knows whether
 // it is a grid; about 300 bytes a cell): a grid plan sheet holds a few
 // thousand cells, so this admits anything a person or an export makes and
 // keeps a hostile sheet of a million cells under the memory bound.
-const gridMaxSheetCells = 250_000
+const MaxSheetCells = 250_000
 
-// gridMaxTextSlots bounds the dense text rows a grid sheet's layout is
+// MaxTextSlots bounds the dense text rows a grid sheet's layout is
 // read into (16 bytes a slot): a grid plan sheet spans a few dozen columns
 // and rows, about 5,000 slots.
-const gridMaxTextSlots = 1 << 22
+const MaxTextSlots = 1 << 22
 
 type gridCellAt struct {
 	col  int
 	cell pipeline.Cell // without its origin
 }
 
-// scanGridSheet reads a sheet in one pass: the first maxGridScanRows
-// rows are kept (within gridMaxSheetCells and gridMaxTextSlots), the
+// scanGridSheet reads a sheet in one pass: the first MaxScanRows
+// rows are kept (within MaxSheetCells and MaxTextSlots), the
 // others only checked by the scan.
 func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridStreamSheet, error) {
 	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
 	complete, err := b.ScanSheetMerged(info, func(row int, raw []xlsx.RawCell) bool {
-		if row < 1 || row > maxGridScanRows {
+		if row < 1 || row > MaxScanRows {
 			return true // counted and checked by the scan, not read
 		}
 		for len(s.text) < row {
@@ -128,7 +128,7 @@ func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridSt
 			}
 			if text != "" {
 				if grow := rc.Col - len(line); grow > 0 {
-					if s.slots += grow; s.slots > gridMaxTextSlots {
+					if s.slots += grow; s.slots > MaxTextSlots {
 						s.tooWide = true
 						return false
 					}
@@ -137,7 +137,7 @@ func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridSt
 				line[rc.Col-1] = text
 			}
 			if c.Kind != pipeline.CellBlank {
-				if s.kept++; s.kept > gridMaxSheetCells {
+				if s.kept++; s.kept > MaxSheetCells {
 					s.tooMany = true
 					return false
 				}
@@ -175,7 +175,7 @@ func addMergedRef(out map[[2]int][2]int, ref []byte) error {
 	if r0 > r1 {
 		r0, r1 = r1, r0
 	}
-	r1 = min(r1, maxGridScanRows)
+	r1 = min(r1, MaxScanRows)
 	if (r1-r0+1)*(c1-c0+1) > 1<<16 {
 		return nil // a merge over a whole sheet region is no layout to read
 	}
@@ -193,7 +193,7 @@ const (
 // planSheetSign scans a sheet too large to be read as a grid plan sheet,
 // keeping nothing but a few counters, for what would make the grid reader
 // read it as one (isGridSheet, planDetailLabels) in its first
-// maxGridScanRows rows: a grid label with a header cell at or right of it
+// MaxScanRows rows: a grid label with a header cell at or right of it
 // in one of the four rows below, two plan-detail labels and a row naming
 // two races, or three plan-detail labels in one column. It returns the
 // cell where the sign was found ("" when the sheet has none: it is no
@@ -240,7 +240,7 @@ func planSheetSign(b *xlsx.Book, info xlsx.Sheet, m *templates.Matcher) (string,
 	}
 	ref := func(r, c int) string { s, _ := excelize.CoordinatesToCellName(c, r); return s }
 	err := b.ScanSheet(info, func(row int, raw []xlsx.RawCell) bool {
-		if row > maxGridScanRows {
+		if row > MaxScanRows {
 			// Rows come in order (the scan refuses others), and the grid
 			// reader looks no further: the rest of a sheet too large to
 			// be a plan sheet is neither read nor unpacked.
@@ -355,7 +355,7 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 	}
 }
 
-// readXLSXGrids reads the grid plan sheets of a workbook that holds no
+// ReadWorkbook reads the grid plan sheets of a workbook that holds no
 // flat table: each sheet is scanned once with the bounded streaming
 // scanner (a malformed cell reference or an oversized row is an error at
 // the cell; hidden sheets are checked too, never read), the visible grid
@@ -367,14 +367,12 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // workbook is (xlsx.Open); each sheet read as a grid plan sheet by
 // Limits.MaxGridSheet and the bounds of gridStreamSheet. A larger sheet is
 // scanned for what would make it a plan sheet in its first
-// maxGridScanRows rows (planSheetSign), keeping nothing: one that has it
+// MaxScanRows rows (planSheetSign), keeping nothing: one that has it
 // is refused as oversized, one that has not (the Sector targets sheet of
 // a large export) is no plan sheet and is passed over like any other,
 // unread past those rows.
-func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	fileOrigin := pipeline.Origin{File: file}
+func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
-	found := 0
 	var arena gridCellArena
 	for _, info := range book.Sheets {
 		if info.Path == "" {
@@ -398,21 +396,21 @@ func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []strin
 		if sign != "" && book.ScanErr == nil {
 			sheetOrigin.Cell = sign
 			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(size), xlsx.SizeText(lim.MaxGridSheetBytes())))
-			return
+			return found, false
 		}
 		if sheet != nil && sheet.tooMany {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, gridMaxSheetCells))
-			return
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
+			return found, false
 		}
 		if sheet != nil && sheet.tooWide {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", gridMaxTextSlots))
-			return
+			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", MaxTextSlots))
+			return found, false
 		}
 		if book.ScanErr != nil {
 			o := book.ScanErrAt
 			o.File = file
 			ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
-			return
+			return found, false
 		}
 		if sheet == nil || err != nil || sheet.text.hasFlatHeader() {
 			continue // a sheet the scan cannot walk is not a grid sheet
@@ -459,14 +457,5 @@ func readXLSXGrids(file string, lim xlsx.Limits, book *xlsx.Book, hidden []strin
 			emit(rec)
 		}
 	}
-	if found > 0 {
-		warnHiddenPlans(book, file, ps)
-		return
-	}
-	if hiddenPlans := hiddenPlanSheets(book, file); len(hiddenPlans) > 0 {
-		ps.Errorf(fileOrigin, "", "the plans of this workbook are on hidden sheets (%s), and hidden sheets are never read: unhide the sheet that holds the plans to apply (%s), save the workbook and run again",
-			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
-		return
-	}
-	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", table.HeaderRows)
+	return found, true
 }
