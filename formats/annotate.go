@@ -282,7 +282,7 @@ func annotateCheckSize(src string) (int64, error) {
 		return 0, err
 	}
 	if !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("%w: %s", ErrNotAnnotatable, readNotRegular(st.Mode()))
+		return 0, fmt.Errorf("%w: %s", ErrNotAnnotatable, xlsx.NotRegular(st.Mode()))
 	}
 	file, err := os.Open(src)
 	if err != nil {

@@ -98,7 +98,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 	}
 	if !st.Mode().IsRegular() {
 		if strings.EqualFold(filepath.Ext(path), ".json") {
-			what, _, _ := strings.Cut(readNotRegular(st.Mode()), ";")
+			what, _, _ := strings.Cut(xlsx.NotRegular(st.Mode()), ";")
 			return nil, fmt.Errorf("%s: %s; a change set is a regular .json or .xlsx file", path, what)
 		}
 		return nil, ErrNotChangeSet

@@ -409,10 +409,6 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 // exDrawingXML spans a chart over rows.
 const exChartRowPixels = 18
 
-// ChartAxisFont is the font of every chart's axis labels: a normal dark
-// grey (excelize's default is a near-invisible #D9D9D9).
-var ChartAxisFont = excelize.Font{Color: "404040"}
-
 // exChartGroup is one category of a chart: a race and gender.
 type exChartGroup struct{ race, gender string }
 
@@ -541,9 +537,9 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 			},
 			Dimension: excelize.ChartDimension{Width: c.chartWidth, Height: c.chartHeight},
 			Legend:    excelize.ChartLegend{Position: "bottom"},
-			XAxis:     excelize.ChartAxis{Font: ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
+			XAxis:     excelize.ChartAxis{Font: templates.ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
 			YAxis: excelize.ChartAxis{
-				Font:           ChartAxisFont,
+				Font:           templates.ChartAxisFont,
 				MajorGridLines: true,
 				Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
 			},

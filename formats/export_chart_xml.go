@@ -2,7 +2,7 @@ package formats
 
 // The parts of an export chart, as excelize v2.11.0 writes a clustered
 // column chart with the options of exPlanCharts (title, axis titles, axis
-// labels in ChartAxisFont's colour, legend at the bottom), around the
+// labels in templates.ChartAxisFont's colour, legend at the bottom), around the
 // title and the series.
 const (
 	exChartXMLHead = `<?xml version="1.0" encoding="UTF-8"?>

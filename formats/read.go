@@ -151,7 +151,7 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			continue
 		}
 		if !st.IsDir() && !st.Mode().IsRegular() {
-			ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+			ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 			continue
 		}
 		if !st.IsDir() {
@@ -184,7 +184,7 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			// files are read.
 			full := filepath.Join(p, name)
 			if est, err := os.Stat(full); err == nil && !est.Mode().IsRegular() {
-				ps.Errorf(pipeline.Origin{File: full}, "", "%s", readNotRegular(est.Mode()))
+				ps.Errorf(pipeline.Origin{File: full}, "", "%s", xlsx.NotRegular(est.Mode()))
 				n++
 				continue
 			}
@@ -224,7 +224,7 @@ func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Ca
 	// the file opened: a named pipe or a device is never opened for
 	// reading (opening a FIFO blocks until a writer comes).
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
@@ -239,7 +239,7 @@ func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Ca
 		return nil
 	}
 	if !st.Mode().IsRegular() {
-		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 		return nil
 	}
 	if readPanicHook != nil {
@@ -256,9 +256,4 @@ func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Ca
 		table.ReadCSV(path, f, cat, emit, ps)
 	}
 	return nil
-}
-
-// readNotRegular says what a path that is not a regular file is.
-func readNotRegular(m fs.FileMode) string {
-	return "the path is " + pipeline.FileKind(m) + ", not a regular file; eepipe reads only regular .xlsx and .csv files"
 }
