@@ -19,6 +19,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -181,7 +182,7 @@ func costValidate(b *testing.B, path string, rows int) (lines int, warnings int)
 		b.Fatalf("%d plans, %d errors %v", len(batch.Plans), errs, firstProblems(batch.Problems))
 	}
 	lc := &lineCounter{}
-	if err := WriteProblemsText(lc, batch); err != nil {
+	if err := reports.WriteProblemsText(lc, batch); err != nil {
 		b.Fatal(err)
 	}
 	return lc.lines, costCount(batch, pipeline.Warning)

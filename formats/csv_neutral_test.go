@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -73,7 +74,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 
 	problems := filepath.Join(dir, "problems.csv")
 	batch := &pipeline.Batch{Files: []string{"in.csv"}, Problems: pipeline.Problems{{Severity: pipeline.Error, Origin: o, Value: csvEvil, Message: "bad"}}}
-	if err := WriteProblemReport(problems, batch); err != nil {
+	if err := reports.WriteProblemReport(problems, batch); err != nil {
 		t.Fatal(err)
 	}
 	csvCheckNeutral(t, "problems.csv", read(problems), ',')
@@ -81,7 +82,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	rep := sampleRunReport()
 	rep.Plans[0].Diff.Input.Name = csvEvil
 	run := filepath.Join(dir, "run.csv")
-	if err := WriteRunReport(run, rep); err != nil {
+	if err := reports.WriteRunReport(run, rep); err != nil {
 		t.Fatal(err)
 	}
 	csvCheckNeutral(t, "run.csv", read(run), ',')
@@ -89,7 +90,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	rec := rrReconciliation("in.csv")
 	rec.Plans[0].PlanName = csvEvil
 	recPath := filepath.Join(dir, "reconcile.csv")
-	if err := WriteReconcileCSV(recPath, rec); err != nil {
+	if err := reports.WriteReconcileCSV(recPath, rec); err != nil {
 		t.Fatal(err)
 	}
 	csvCheckNeutral(t, "reconcile.csv", read(recPath), ',')
@@ -97,7 +98,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	sr := sectorTestReport(t)
 	sr.Plans[0].Name = csvEvil
 	var buf bytes.Buffer
-	if err := WriteSectorCSV(&buf, sr); err != nil {
+	if err := reports.WriteSectorCSV(&buf, sr); err != nil {
 		t.Fatal(err)
 	}
 	csvCheckNeutral(t, "check.csv", buf.Bytes(), ',')

@@ -9,6 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -106,7 +107,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	if opts.BeforePlanSheets != nil || opts.Sector != nil {
 		// The Sector targets sheet, which BeforePlanSheets adds: no plan
 		// sheet may take its name.
-		taken = append(taken, SectorSheetName)
+		taken = append(taken, reports.SectorSheetName)
 	}
 	if charts != nil {
 		taken = append(taken, ChartDataSheet)
@@ -123,11 +124,11 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	if err := exWriteOverview(f, plans, g.Names, opts); err != nil {
 		return fail(err)
 	}
-	var sector *sectorStreamRows
+	var sector *reports.SectorStreamRows
 	if opts.Sector != nil {
-		sector = &sectorStreamRows{}
-		if err := AddSectorSheetWith(f, opts.Sector.Plans, opts.Sector.Source,
-			SectorSheetOptions{NoCharts: opts.NoCharts, streamRows: true, rows: sector}); err != nil {
+		sector = &reports.SectorStreamRows{}
+		if err := reports.AddSectorSheetWith(f, opts.Sector.Plans, opts.Sector.Source,
+			reports.SectorSheetOptions{NoCharts: opts.NoCharts, StreamRows: true, Rows: sector}); err != nil {
 			return fail(fmt.Errorf("sector targets sheet: %w", err))
 		}
 	}

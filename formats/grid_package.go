@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -47,7 +48,7 @@ type GridWorkbook struct {
 	// sector, when set, has the data rows of the Sector targets sheet,
 	// written into its part among the rows excelize holds (the header and
 	// the chart data).
-	sector *sectorStreamRows
+	sector *reports.SectorStreamRows
 }
 
 func (wb *GridWorkbook) colWidths() []float64 {
@@ -170,9 +171,9 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 
 	sectorPart := ""
 	if wb.sector != nil {
-		p, ok := sheetParts[SectorSheetName]
+		p, ok := sheetParts[reports.SectorSheetName]
 		if !ok {
-			return fmt.Errorf("sheet %s: not in the workbook", SectorSheetName)
+			return fmt.Errorf("sheet %s: not in the workbook", reports.SectorSheetName)
 		}
 		sectorPart = p
 	}
@@ -202,7 +203,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			}
 		case f.Name == sectorPart:
 			if err := wb.writeSectorSheet(zw, f); err != nil {
-				return fmt.Errorf("sheet %s: %w", SectorSheetName, err)
+				return fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
 			}
 		case mine && sp.plan < 0:
 			if err := wb.writeChartData(zw, f.Name); err != nil {
@@ -465,7 +466,7 @@ var (
 
 // writeSectorSheet writes the Sector targets sheet's part: the part
 // excelize wrote (title, header, chart data, formats, filter, page setup,
-// drawing) with the data rows (from sectorFirstRow) merged in, row by row,
+// drawing) with the data rows (from reports.SectorFirstRow) merged in, row by row,
 // their cells before the chart data's (columns A-X, then AA on).
 func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 	b, err := gpReadPart(f)
@@ -522,11 +523,11 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 		return n, startTag, cells, true
 	}
 	tn, tStart, tCells, tOK := theirs()
-	// The chart data rows, from column sectorChartCol on: a few per plan,
+	// The chart data rows, from column reports.SectorChartCol on: a few per plan,
 	// kept (the data rows, many more, are written as they are laid out).
 	var charts []gpChartRow
-	if wb.sector.charts {
-		err := addSectorCharts(nil, SectorSheetName, wb.sector.plans, &templates.Styles{Heading: wb.sector.heading}, sectorChartStream,
+	if wb.sector.Charts {
+		err := reports.AddSectorCharts(nil, reports.SectorSheetName, wb.sector.Plans, &templates.Styles{Heading: wb.sector.Heading}, reports.SectorChartStream,
 			func(row int, vals []any, style int) error {
 				charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
 				return nil
@@ -546,7 +547,7 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 				if v == nil && style == 0 {
 					continue
 				}
-				if err := sx.Cell(sectorChartCol+i, row, style, v); err != nil {
+				if err := sx.Cell(reports.SectorChartCol+i, row, style, v); err != nil {
 					return err
 				}
 			}
@@ -596,12 +597,12 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 			}
 		}
 	}
-	row := sectorFirstRow
-	err = sectorEachRow(wb.sector.plans, func(vals []any, noYear bool) error {
+	row := reports.SectorFirstRow
+	err = reports.SectorEachRow(wb.sector.Plans, func(vals []any, noYear bool) error {
 		if err := flushBefore(row); err != nil {
 			return err
 		}
-		styles := wb.sector.styles.columns(noYear)
+		styles := wb.sector.Styles.Columns(noYear)
 		err := writeRow(row, func() error {
 			for c, v := range vals {
 				if err := sx.Cell(c+1, row, styles[c], v); err != nil {

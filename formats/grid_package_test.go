@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -295,7 +296,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 		}
 		opts.Sector = nil
 		opts.BeforePlanSheets = func(f *excelize.File) error {
-			return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: noCharts})
+			return reports.AddSectorSheetWith(f, report.Plans, report.TargetsSource, reports.SectorSheetOptions{NoCharts: noCharts})
 		}
 		if err := WriteExportXLSX(ref, plans, opts); err != nil {
 			t.Fatal(err)
@@ -312,7 +313,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 		if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
 			t.Fatalf("sheets %v, want %v", got, want)
 		}
-		got, want := gpSheetSnapshot(t, a, SectorSheetName), gpSheetSnapshot(t, b, SectorSheetName)
+		got, want := gpSheetSnapshot(t, a, reports.SectorSheetName), gpSheetSnapshot(t, b, reports.SectorSheetName)
 		if got != want {
 			t.Errorf("no charts %v: the Sector targets sheet differs:\n got %s\nwant %s", noCharts, got, want)
 		}
@@ -320,7 +321,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 			t.Errorf("the snapshot misses the data rows:\n%s", got)
 		}
 		cf := func(f *excelize.File) string {
-			m, _ := f.GetConditionalFormats(SectorSheetName)
+			m, _ := f.GetConditionalFormats(reports.SectorSheetName)
 			var out []string
 			for rng, opts := range m {
 				for _, o := range opts {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -81,8 +82,8 @@ func TestGridSheetBound(t *testing.T) {
 		}
 	}
 	bound := sheets[largest]
-	if total < 20*bound || sheets[SectorSheetName] <= bound {
-		t.Fatalf("the workbook (%d bytes) and its Sector targets sheet (%d) must be well over the largest plan sheet (%d)", total, sheets[SectorSheetName], bound)
+	if total < 20*bound || sheets[reports.SectorSheetName] <= bound {
+		t.Fatalf("the workbook (%d bytes) and its Sector targets sheet (%d) must be well over the largest plan sheet (%d)", total, sheets[reports.SectorSheetName], bound)
 	}
 	read := func(lim xlsx.Limits) *pipeline.Batch {
 		t.Helper()

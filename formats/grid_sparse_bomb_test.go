@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
@@ -45,7 +46,7 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
 	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
-	if _, err := annotateCheckSize(path); !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
+	if _, err := reports.AnnotateCheckSize(path); !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
 		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -144,11 +145,11 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 // never the check's.
 func TestExportSheetOrderListsLast(t *testing.T) {
 	plans := exExportPlans()
-	plans[1].Plan.Name = SectorSheetName
+	plans[1].Plan.Name = reports.SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		BeforePlanSheets: func(f *excelize.File) error { return AddSectorSheet(f, report.Plans, report.TargetsSource) }})
+		BeforePlanSheets: func(f *excelize.File) error { return reports.AddSectorSheet(f, report.Plans, report.TargetsSource) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,17 +163,17 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{OverviewSheet, SectorSheetName, "Acme 2026", SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
+	want := []string{OverviewSheet, reports.SectorSheetName, "Acme 2026", reports.SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	if v, _ := f.GetSheetVisible(templates.ListsSheet); v {
 		t.Error("Lists is visible")
 	}
-	if a1, _ := f.GetCellValue(SectorSheetName, "A1"); !strings.HasPrefix(a1, "Sector targets:") {
+	if a1, _ := f.GetCellValue(reports.SectorSheetName, "A1"); !strings.HasPrefix(a1, "Sector targets:") {
 		t.Errorf("Sector targets!A1 = %q", a1)
 	}
-	if b, _ := f.GetCellValue(SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
+	if b, _ := f.GetCellValue(reports.SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
 		t.Errorf("the plan's own sheet: B5 = %q", b)
 	}
 }

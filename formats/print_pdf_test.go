@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -128,22 +129,22 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 			return xlsx.WriteWorkbook(path, wb)
 		})
 	}
-	add("run.xlsx", func(path string) error { return WriteRunReport(path, sampleRunReport()) })
+	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sampleRunReport()) })
 	batch, err := ReadFiles([]string{export}, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
 		Origin: pipeline.Origin{File: export, Sheet: "Acme 2026", Cell: "B5", Row: 5, Column: 2}})
-	add("problems.xlsx", func(path string) error { return WriteProblemReport(path, batch) })
+	add("problems.xlsx", func(path string) error { return reports.WriteProblemReport(path, batch) })
 	add("annotated.xlsx", func(path string) error {
-		_, err := AnnotateWorkbook(export, path, batch.Problems)
+		_, err := reports.AnnotateWorkbook(export, path, batch.Problems)
 		return err
 	})
-	add("check.xlsx", func(path string) error { return WriteSectorReport(path, report) })
+	add("check.xlsx", func(path string) error { return reports.WriteSectorReport(path, report) })
 	add("history.xlsx", func(path string) error {
 		before := int64(1)
-		return WriteHistoryReport(path, &HistoryReport{
+		return reports.WriteHistoryReport(path, &reports.HistoryReport{
 			Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
 			Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann"}, Account: "acme", PlanID: 17,
 				TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "number_of_african_male_top_managers",
@@ -157,24 +158,24 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		return WriteChangeSet(path, s)
+		return reports.WriteChangeSet(path, s)
 	})
 	src := filepath.Join(dir, "client.csv")
 	if err := os.WriteFile(src, []byte(rrCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	add("reconcile-csv.xlsx", func(path string) error { return WriteReconcileXLSX(path, src, rrReconciliation(src)) })
+	add("reconcile-csv.xlsx", func(path string) error { return reports.WriteReconcileXLSX(path, src, rrReconciliation(src)) })
 	// The copy of a flat CSV (hundreds of columns), a counter marked.
 	flat := filepath.Join(dir, "flat.csv")
 	if err := table.WriteFlatCSV(flat, inputs, nil); err != nil {
 		t.Fatal(err)
 	}
 	add("reconcile-flatcsv.xlsx", func(path string) error {
-		return WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
+		return reports.WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
 	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
-		return WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+		return reports.WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
 	})
 	return out
 }

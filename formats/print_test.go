@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -124,7 +125,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		inputs = append(inputs, p.Plan)
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	if err := AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
+	if err := reports.AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
 		t.Fatal(err)
 	}
 	if err := xlsx.WriteWorkbook(export, wb); err != nil {
@@ -132,10 +133,10 @@ func TestWorkbooksPrint(t *testing.T) {
 	}
 	wb.Close()
 	checkPrint(t, export, map[string]printWant{
-		OverviewSheet:   {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
-		names[0]:        {titles: "'Acme 2026'!$1:$1"},
-		names[1]:        {titles: "'Acme- plan-2'!$1:$1"},
-		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
+		OverviewSheet:           {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
+		names[0]:                {titles: "'Acme 2026'!$1:$1"},
+		names[1]:                {titles: "'Acme- plan-2'!$1:$1"},
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
 	})
 	// A page per financial year: a break before each year's grids but the
 	// first, and each chart beside the first grid of its type.
@@ -185,7 +186,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.
 	run := filepath.Join(dir, "run.xlsx")
-	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$A:$B,'Rows'!$1:$1", wide: true}, "Summary": {portrait: true}})
@@ -197,40 +198,40 @@ func TestWorkbooksPrint(t *testing.T) {
 	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
 		Origin: pipeline.Origin{File: export, Sheet: names[0], Cell: "B5", Row: 5, Column: 2}})
 	problems := filepath.Join(dir, "problems.xlsx")
-	if err := WriteProblemReport(problems, batch); err != nil {
+	if err := reports.WriteProblemReport(problems, batch); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$A:$C,'Problems'!$1:$1", wide: true}})
 
 	annotated := filepath.Join(dir, "annotated.xlsx")
-	if _, err := AnnotateWorkbook(export, annotated, batch.Problems); err != nil {
+	if _, err := reports.AnnotateWorkbook(export, annotated, batch.Problems); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, annotated, map[string]printWant{
-		OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, SectorSheetName: {wide: true},
-		AnnotateSheet: {titles: "'" + AnnotateSheet + "'!$A:$C,'" + AnnotateSheet + "'!$1:$1", wide: true},
+		OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {wide: true},
+		reports.AnnotateSheet: {titles: "'" + reports.AnnotateSheet + "'!$A:$C,'" + reports.AnnotateSheet + "'!$1:$1", wide: true},
 	})
 	af, err := excelize.OpenFile(annotated)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := af.GetSheetName(af.GetActiveSheetIndex()); got != AnnotateSheet {
-		t.Errorf("the annotated copy opens on %q, want %q", got, AnnotateSheet)
+	if got := af.GetSheetName(af.GetActiveSheetIndex()); got != reports.AnnotateSheet {
+		t.Errorf("the annotated copy opens on %q, want %q", got, reports.AnnotateSheet)
 	}
 	af.Close()
 
 	sector := filepath.Join(dir, "check.xlsx")
-	if err := WriteSectorReport(sector, report); err != nil {
+	if err := reports.WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
-		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
+	checkPrint(t, sector, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
-	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
+	if err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, rec, map[string]printWant{SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
+	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
 }
 
 // TestTemplatePrints: the template's plan and flat sheets print landscape
@@ -351,7 +352,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 		t.Errorf("the era note is missing: %q", note)
 	}
 	run := filepath.Join(dir, "run.xlsx")
-	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	rf, err := excelize.OpenFile(run)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkCostReconcileCopy(b *testing.B) {
 			var ms []costMeasure
 			for range b.N {
 				ms = append(ms, costRun(func() {
-					if err := WriteReconcileXLSX(dst, src, bc.rec); err != nil {
+					if err := reports.WriteReconcileXLSX(dst, src, bc.rec); err != nil {
 						b.Fatal(err)
 					}
 				}))

@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -124,7 +125,7 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 		perr("Targets!G3", "not a whole number"),
 	})
 	dst := filepath.Join(t.TempDir(), "checked.xlsx")
-	marked, err := AnnotateWorkbook(styledInput, dst, b.Problems)
+	marked, err := reports.AnnotateWorkbook(styledInput, dst, b.Problems)
 	if err != nil || marked != 2 {
 		t.Fatalf("marked %d cells, %v; want 2", marked, err)
 	}
@@ -142,8 +143,8 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || xlsx.StyleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
-	if fill := rawFillColor(f, idx); fill != annotateErrorFill {
-		t.Errorf("F2 fill %q, want %s", fill, annotateErrorFill)
+	if fill := rawFillColor(f, idx); fill != reports.AnnotateErrorFill {
+		t.Errorf("F2 fill %q, want %s", fill, reports.AnnotateErrorFill)
 	}
 	borders := xlsx.RawBorderColors(f, idx)
 	if borders["right"] != "FF0000" || borders["top"] != "0000FF" || borders["left"] != "000000" {
@@ -184,17 +185,17 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		},
 	}
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, styledInput, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, styledInput, rec); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
-	checkOneTabSelected(t, dst, SummarySheet)
+	checkOneTabSelected(t, dst, reports.SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for cell, want := range map[string]string{"F2": DiffFillColor, "G3": DiffFillColor, "A3": PlanFillColor, "B2": PlanFillColor} {
+	for cell, want := range map[string]string{"F2": reports.DiffFillColor, "G3": reports.DiffFillColor, "A3": reports.PlanFillColor, "B2": reports.PlanFillColor} {
 		idx, _ := f.GetCellStyle("Targets", cell)
 		if fill := rawFillColor(f, idx); fill != want {
 			t.Errorf("%s filled %q, want %s", cell, fill, want)
@@ -237,11 +238,11 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 		"problems.xlsx": func(p string) error {
 			b := &pipeline.Batch{Files: []string{"a.csv"}}
 			b.Problems.Errorf(pipeline.Origin{File: "a.csv", Row: 2, Column: 4}, "-2", "negative")
-			return WriteProblemReport(p, b)
+			return reports.WriteProblemReport(p, b)
 		},
-		"sector.xlsx":    func(p string) error { return WriteSectorReport(p, sectorTestReport(t)) },
-		"run.xlsx":       func(p string) error { return WriteRunReport(p, sampleRunReport()) },
-		"reconcile.xlsx": func(p string) error { return WriteReconcileXLSX(p, "", rrReconciliation("client.csv")) },
+		"sector.xlsx":    func(p string) error { return reports.WriteSectorReport(p, sectorTestReport(t)) },
+		"run.xlsx":       func(p string) error { return reports.WriteRunReport(p, sampleRunReport()) },
+		"reconcile.xlsx": func(p string) error { return reports.WriteReconcileXLSX(p, "", rrReconciliation("client.csv")) },
 	}
 	for name, w := range write {
 		t.Run(name, func(t *testing.T) {
@@ -300,7 +301,7 @@ func checkOneTabSelected(t *testing.T, path, sheet string) {
 	}
 	var selected []string
 	for _, info := range book.Sheets {
-		if rrTabSelected(book, info) {
+		if reports.TabSelected(book, info) {
 			selected = append(selected, info.Name)
 		}
 	}

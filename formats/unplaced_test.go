@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -55,7 +56,7 @@ func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 		t.Fatalf("%d plans, %d sheets and %d rows in no plan; want 0, 1, 0", len(b.Plans), b.UnplacedSheets, b.UnplacedRows)
 	}
 	var out strings.Builder
-	if err := WriteProblemsText(&out, b); err != nil {
+	if err := reports.WriteProblemsText(&out, b); err != nil {
 		t.Fatal(err)
 	}
 	if want := "1 file, 0 plans (1 plan sheet is in no plan yet: fix its plan_id, plan_name or start_date), 0 targets"; !strings.Contains(out.String(), want) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
@@ -240,7 +240,7 @@ func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner
 	if len(ps) == 0 {
 		return nil
 	}
-	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
+	if err := reports.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: ps}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	return exitf(ExitInvalid, "the input sets %s the service does not have; nothing was sent", pipeline.Plural(len(ps), "counter column"))
@@ -678,7 +678,7 @@ func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipel
 	if path == "" {
 		return nil
 	}
-	if err := formats.WriteRunReport(path, rep); err != nil {
+	if err := reports.WriteRunReport(path, rep); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	run.wrote(path, base)

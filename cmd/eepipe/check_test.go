@@ -15,6 +15,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	gridfmt "github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
@@ -329,7 +330,7 @@ func TestCheckTargetsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	note, _ := f.GetCellValue(formats.SectorSheetName, "A2")
+	note, _ := f.GetCellValue(reports.SectorSheetName, "A2")
 	if !strings.Contains(note, "corrected.csv") || !strings.Contains(note, pipeline.SectorNotice) {
 		t.Fatalf("sheet note %q", note)
 	}

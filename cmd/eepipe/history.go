@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
@@ -102,7 +102,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 			// empty store.
 			fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
 			if opts.Report != "" {
-				if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{}); err != nil {
+				if err := reports.WriteHistoryReport(opts.Report, &reports.HistoryReport{}); err != nil {
 					return exitf(ExitFatal, "%v", err)
 				}
 				fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)
@@ -193,7 +193,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteHistoryReport(opts.Report, &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}); err != nil {
+		if err := reports.WriteHistoryReport(opts.Report, &reports.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", opts.Report)

@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	gridfmt "github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
@@ -249,7 +250,7 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	if len(comments) != 1 || comments[0].Cell != "A6" {
 		t.Errorf("want one comment, on A6 (the first cell of the block); got %+v", comments)
 	}
-	rows, err := f.GetRows(formats.AnnotateSheet)
+	rows, err := f.GetRows(reports.AnnotateSheet)
 	if err != nil || len(rows) < 2 || len(rows[1]) < 3 || rows[1][2] != "A6:B8" {
 		t.Errorf("the problems sheet does not name the block A6:B8: %q (%v)", rows, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 
@@ -24,7 +24,7 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 		return "", false
 	}
 	p := opts.Args[0]
-	return p, formats.IsChangeSet(p)
+	return p, reports.IsChangeSet(p)
 }
 
 // setKeys are the change-set signing keys of the configured accounts
@@ -48,7 +48,7 @@ func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pip
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
-	if err := formats.WriteChangeSet(path, s); err != nil {
+	if err := reports.WriteChangeSet(path, s); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (signed for %s); apply it with: eepipe apply %s\n",
@@ -76,7 +76,7 @@ func runApplySaved(ctx context.Context, f *Factory, opts *applyOptions, run *sch
 			return exitf(ExitInvalid, "%v", err)
 		}
 	}
-	file := &formats.ChangeSetFile{Path: path}
+	file := &reports.ChangeSetFile{Path: path}
 	set, checkErr, err := pipeline.OpenSaved(file.Read, cat)
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -94,9 +94,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	if opts.Annotate != "" {
 		bound.Keep = 0 // the annotated copy marks every problem cell
 	}
-	var spill *formats.ProblemSpill
+	var spill *reports.ProblemSpill
 	if opts.Report != "" {
-		s, err := formats.NewProblemSpill()
+		s, err := reports.NewProblemSpill()
 		if err != nil {
 			return exitf(ExitFatal, "a temporary file for the report: %v", err)
 		}
@@ -128,11 +128,11 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		kept := pb.Admit(slices.Clone(batch.Problems))
 		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
 	}
-	if err := formats.WriteProblemsText(f.IO.Out, shown); err != nil {
+	if err := reports.WriteProblemsText(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteProblemReport(opts.Report, shown, spill); err != nil {
+		if err := reports.WriteProblemReport(opts.Report, shown, spill); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
@@ -144,9 +144,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 			// nothing to annotate.
 			fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
 		} else {
-			n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
+			n, err := reports.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
 			switch {
-			case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
+			case errors.Is(err, reports.ErrNotAnnotatable) && batch.Problems.HasErrors():
 				// Oversized or damaged: reported above as invalid input.
 				fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
 				return silentExit(ExitInvalid)

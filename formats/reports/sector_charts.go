@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"fmt"
@@ -9,34 +9,34 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// addSectorCharts adds, for every plan with years to show, a block of chart
+// AddSectorCharts adds, for every plan with years to show, a block of chart
 // data (one row per level and group, one column per year, and the target)
 // and a chart of it: columns for the shares of each year, markers for the
 // targets.
-// sectorChartPass is what a pass of addSectorCharts writes.
+// sectorChartPass is what a pass of AddSectorCharts writes.
 type sectorChartPass int
 
 const (
 	sectorChartObjects sectorChartPass = iota // the charts only
 	sectorChartCells                          // their data cells only (and the page breaks)
 	sectorChartBreaks                         // the page breaks only
-	sectorChartStream                         // their data cells, to a sectorChartSink only
+	SectorChartStream                         // their data cells, to a sectorChartSink only
 )
 
 // sectorChartSink receives a row of chart data: vals from column
-// sectorChartCol on, the first cell styled with style (0: none).
+// SectorChartCol on, the first cell styled with style (0: none).
 type sectorChartSink func(row int, vals []any, style int) error
 
-// addSectorCharts adds, per plan, a block of chart data and a chart of it.
+// AddSectorCharts adds, per plan, a block of chart data and a chart of it.
 // The charts are added in a pass of their own before any row of the sheet
 // is written: excelize places a chart by looking up the height of each row
 // it spans among all the sheet's rows, which over a sheet of thousands of
 // rows and a chart per plan is cubic; the data cells follow in a second
 // pass, once the table is written.
-func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
+func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
 	if sink == nil {
 		sink = func(row int, vals []any, style int) error {
-			c, _ := excelize.CoordinatesToCellName(sectorChartCol, row)
+			c, _ := excelize.CoordinatesToCellName(SectorChartCol, row)
 			if err := f.SetSheetRow(sheet, c, &vals); err != nil {
 				return err
 			}
@@ -48,7 +48,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 	}
 	// The first block on the first data row: the header row, repeated on
 	// every printed page, belongs to the table.
-	top := sectorFirstRow
+	top := SectorFirstRow
 	var tops []int
 	for _, p := range plans {
 		if len(p.Years) == 0 || p.Sector == "" {
@@ -60,7 +60,7 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
-		cells := pass == sectorChartCells || pass == sectorChartStream
+		cells := pass == sectorChartCells || pass == SectorChartStream
 		if cells {
 			if err := sink(top, []any{"Chart data: " + name}, st.Heading); err != nil {
 				return err
@@ -110,17 +110,17 @@ func addSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 				row++
 			}
 		}
-		catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(sectorChartCol, top+2), abs(sectorChartCol, row-1))
+		catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, row-1))
 		var bars []excelize.ChartSeries
 		for i := range p.Years {
-			col := sectorChartCol + 1 + i
+			col := SectorChartCol + 1 + i
 			bars = append(bars, excelize.ChartSeries{
 				Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
 				Categories: catRef,
 				Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, row-1)),
 			})
 		}
-		tcol := sectorChartCol + 1 + len(p.Years)
+		tcol := SectorChartCol + 1 + len(p.Years)
 		targets := []excelize.ChartSeries{{
 			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
 			Categories: catRef,

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"fmt"
@@ -190,7 +190,7 @@ func addCheckPrintSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		return result("short", false, true)
 	}
 	for _, p := range plans {
-		heading := sectorPlanHeading(p) + ": " + sectorPlanOutcome(p)
+		heading := sectorPlanHeading(p) + ": " + SectorPlanOutcome(p)
 		if err := line(nil, heading, s.plan); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"bytes"
@@ -15,12 +15,12 @@ import (
 
 // writeNotes writes a marked sheet's relationships, comments and VML
 // drawing.
-func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *rrSheetJob) error {
+func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *SheetJob) error {
 	vmlRID := j.legacyRID
 	if vmlRID != "" {
 		for _, rl := range j.rels {
 			if rl.ID == vmlRID && strings.HasSuffix(rl.Type, "/vmlDrawing") {
-				j.vmlPath, j.vmlOld = xlsx.RelTarget(j.info.Path, rl.Target), true
+				j.vmlPath, j.vmlOld = xlsx.RelTarget(j.Info.Path, rl.Target), true
 			}
 		}
 		if !j.vmlOld {
@@ -43,7 +43,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		}
 	}
 	var cb bytes.Buffer
-	cb.WriteString(rrXMLDecl)
+	cb.WriteString(XMLDecl)
 	authors := []string{commentAuthor}
 	if old != nil {
 		cb.Write(old.root)
@@ -52,7 +52,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 			authors = append(authors, commentAuthor)
 		}
 	} else {
-		cb.WriteString(`<comments xmlns="` + rrNSMain + `">`)
+		cb.WriteString(`<comments xmlns="` + NSMain + `">`)
 	}
 	me := slices.Index(authors, commentAuthor)
 	cb.WriteString("<authors>")
@@ -60,9 +60,9 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		cb.WriteString("<author>" + rrXMLText(a) + "</author>")
 	}
 	cb.WriteString("</authors><commentList>")
-	byRef := map[string]*rrCellMark{}
-	for i := range j.marks {
-		byRef[j.marks[i].ref] = &j.marks[i]
+	byRef := map[string]*CellMark{}
+	for i := range j.Marks {
+		byRef[j.Marks[i].Ref] = &j.Marks[i]
 	}
 	if old != nil {
 		for _, oc := range old.list {
@@ -73,15 +73,15 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 			cb.Write(oc.raw)
 		}
 	}
-	for i := range j.marks {
-		m := &j.marks[i]
-		text := strings.Join(m.note.lines, "\n")
+	for i := range j.Marks {
+		m := &j.Marks[i]
+		text := strings.Join(m.Note.lines, "\n")
 		if m.existing != "" {
 			text += "\n---\n" + m.existing
 		}
 		run := `<rPr><sz val="9"/><color indexed="81"/><rFont val="Tahoma"/><family val="2"/></rPr>`
 		fmt.Fprintf(&cb, `<comment ref="%s" authorId="%d"><text><r><rPr><b/><sz val="9"/><color indexed="81"/><rFont val="Tahoma"/><family val="2"/></rPr><t xml:space="preserve">%s</t></r><r>%s<t xml:space="preserve">%s</t></r></text></comment>`,
-			m.ref, me, rrXMLText(commentAuthor+":\n"), run, rrXMLText(text))
+			m.Ref, me, rrXMLText(commentAuthor+":\n"), run, rrXMLText(text))
 	}
 	cb.WriteString("</commentList></comments>")
 	if err := put(j.commentsPath, cb.Bytes()); err != nil {
@@ -101,7 +101,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		// (openpyxl declares its own on each element): the shapes added
 		// declare them.
 		nsDecl = ` xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"`
-		for _, m := range rrShapeID.FindAllSubmatch(b, -1) {
+		for _, m := range ShapeID.FindAllSubmatch(b, -1) {
 			if n, err := strconv.Atoi(string(m[1])); err == nil {
 				id = max(id, n)
 			}
@@ -112,16 +112,16 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		vml = b
 	}
 	firstID := id + 1
-	for i := range j.marks {
-		m := &j.marks[i]
+	for i := range j.Marks {
+		m := &j.Marks[i]
 		if m.merged {
 			continue
 		}
 		id++
-		lines := strings.Count(strings.Join(m.note.lines, "\n"), "\n") + 2
-		r0 := max(m.row-2, 0)
+		lines := strings.Count(strings.Join(m.Note.lines, "\n"), "\n") + 2
+		r0 := max(m.Row-2, 0)
 		fmt.Fprintf(&shapes, `<v:shape%s id="_x0000_s%d" type="#_x0000_t202" style="position:absolute;margin-left:59.25pt;margin-top:1.5pt;width:195pt;height:%dpt;z-index:%d;visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto"><v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/><v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox><x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>%d, 15, %d, 2, %d, 15, %d, 16</x:Anchor><x:AutoFill>False</x:AutoFill><x:Row>%d</x:Row><x:Column>%d</x:Column></x:ClientData></v:shape>`,
-			nsDecl, id, 45+12*lines, i+1, m.col, r0, m.col+3, r0+lines+2, m.row-1, m.col-1)
+			nsDecl, id, 45+12*lines, i+1, m.Col, r0, m.Col+3, r0+lines+2, m.Row-1, m.Col-1)
 	}
 	if j.vmlOld {
 		var err error
@@ -152,10 +152,10 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	// The relationships.
 	var add strings.Builder
 	if !j.commentsOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.info.Path, j.commentsPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.Info.Path, j.commentsPath)))
 	}
 	if !j.vmlOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, rrRelVML, rrXMLAttr(rrRelPath(j.info.Path, j.vmlPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, rrRelVML, rrXMLAttr(rrRelPath(j.Info.Path, j.vmlPath)))
 	}
 	var rels []byte
 	if j.hasRels {
@@ -167,7 +167,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 			return err
 		}
 	} else {
-		rels = []byte(rrXMLDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
+		rels = []byte(XMLDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
 	}
 	return put(j.relsPath, rels)
 }
@@ -178,15 +178,15 @@ var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[
 
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
 
-// rrIDMap matches the data attribute of a VML drawing's shape id map
+// IDMap matches the data attribute of a VML drawing's shape id map
 // (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
 // drawing uses.
-var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+var IDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
 
 // rrAddIDBlocks adds the shape id blocks from..to to an existing
 // drawing's id map, for the note shapes added to it.
 func rrAddIDBlocks(vml []byte, from, to int) []byte {
-	loc := rrIDMap.FindSubmatchIndex(vml)
+	loc := IDMap.FindSubmatchIndex(vml)
 	if loc == nil {
 		return vml
 	}
@@ -200,7 +200,7 @@ func rrAddIDBlocks(vml []byte, from, to int) []byte {
 	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
 }
 
-var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
+var ShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 
 const rrVMLShapeType = `<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`
 

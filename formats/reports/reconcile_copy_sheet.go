@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"bufio"
@@ -15,10 +15,10 @@ import (
 )
 
 // rewriteSheet streams one worksheet into the copy.
-func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name string, j *rrSheetJob) error {
+func (c *Copy) rewriteSheet(create func(string) (io.Writer, error), name string, j *SheetJob) error {
 	rc, err := c.book.Open(name)
 	if err != nil {
-		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.Name, err)
+		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.Info.Name, err)
 	}
 	defer rc.Close()
 	zw, err := create(name)
@@ -26,11 +26,11 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 		return err
 	}
 	w := bufio.NewWriterSize(zw, 64<<10)
-	if err := c.streamSheet(w, rc, j); err != nil {
+	if err := c.StreamSheet(w, rc, j); err != nil {
 		if errors.Is(err, errRRFallback) {
 			return err
 		}
-		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.info.Name, err)
+		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.Info.Name, err)
 	}
 	return w.Flush()
 }
@@ -38,13 +38,13 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 // rrColStyle is the style of a range of columns.
 type rrColStyle struct{ min, max, style int }
 
-func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
+func (c *Copy) StreamSheet(w *bufio.Writer, r io.Reader, j *SheetJob) error {
 	sc := xlsx.NewScanner(r)
-	marked := len(j.marks) > 0
+	marked := len(j.Marks) > 0
 	// A marked sheet prints like eepipe's plan sheets (landscape, one
 	// page wide), as templates.SetPrintLayout sets it; a hidden one is
 	// left as it is.
-	setup := marked && !j.info.Hidden
+	setup := marked && !j.Info.Hidden
 	var (
 		depth         int
 		parents       [8]string // element names by depth, for the first levels
@@ -63,19 +63,19 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		rootDecl      bool
 		sheetDataOpen bool
 	)
-	w.WriteString(rrXMLDecl)
+	w.WriteString(XMLDecl)
 	// newCell writes a mark whose cell does not exist.
-	newCell := func(m *rrCellMark, base int) {
-		m.style = c.styles.markStyle(base, m.note.fill)
-		fmt.Fprintf(w, `<c r="%s" s="%d"/>`, m.ref, m.style)
+	newCell := func(m *CellMark, base int) {
+		m.Style = c.Styles.markStyle(base, m.Note.Fill)
+		fmt.Fprintf(w, `<c r="%s" s="%d"/>`, m.Ref, m.Style)
 	}
 	// flushRows writes the marked rows before row n (absent from the sheet).
 	flushRows := func(n int) {
-		for mi < len(j.marks) && j.marks[mi].row < n {
-			r := j.marks[mi].row
+		for mi < len(j.Marks) && j.Marks[mi].Row < n {
+			r := j.Marks[mi].Row
 			fmt.Fprintf(w, `<row r="%d">`, r)
-			for mi < len(j.marks) && j.marks[mi].row == r {
-				newCell(&j.marks[mi], rrColStyleAt(cols, j.marks[mi].col))
+			for mi < len(j.Marks) && j.Marks[mi].Row == r {
+				newCell(&j.Marks[mi], rrColStyleAt(cols, j.Marks[mi].Col))
 				mi++
 			}
 			w.WriteString("</row>")
@@ -83,12 +83,12 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 	}
 	// flushCells writes the marks of the current row before column n.
 	flushCells := func(n int) {
-		for mi < len(j.marks) && j.marks[mi].row == row && j.marks[mi].col < n {
+		for mi < len(j.Marks) && j.Marks[mi].Row == row && j.Marks[mi].Col < n {
 			base := rowStyle
 			if base == 0 {
-				base = rrColStyleAt(cols, j.marks[mi].col)
+				base = rrColStyleAt(cols, j.Marks[mi].Col)
 			}
-			newCell(&j.marks[mi], base)
+			newCell(&j.Marks[mi], base)
 			mi++
 		}
 	}
@@ -143,10 +143,10 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				rootDecl = true
 				if marked {
 					if v, ok := rrGetAttr(raw, "xmlns:r"); !ok {
-						raw = rrSetAttr(raw, "xmlns:r", rrNSRel)
-					} else if v != rrNSRel {
+						raw = rrSetAttr(raw, "xmlns:r", NSRel)
+					} else if v != NSRel {
 						rPrefix = "eepipe_r"
-						raw = rrSetAttr(raw, "xmlns:eepipe_r", rrNSRel)
+						raw = rrSetAttr(raw, "xmlns:eepipe_r", NSRel)
 					}
 				}
 				w.Write(raw)
@@ -198,7 +198,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 				case "dimension":
 					if marked {
-						raw = rrWidenDimension(raw, j.marks)
+						raw = rrWidenDimension(raw, j.Marks)
 					}
 				case "legacyDrawing":
 					if id, ok := sc.AttrLocal("id"); ok {
@@ -249,7 +249,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					if cf := string(sc.Attr("customFormat")); cf == "1" || cf == "true" {
 						rowStyle, _ = strconv.Atoi(string(sc.Attr("s")))
 					}
-					has := mi < len(j.marks) && j.marks[mi].row == row
+					has := mi < len(j.Marks) && j.Marks[mi].Row == row
 					if has {
 						raw = rrDelAttr(raw, "spans")
 						if sc.Self {
@@ -277,8 +277,8 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 					}
 					col = n
 					flushCells(n)
-					if mi < len(j.marks) && j.marks[mi].row == row && j.marks[mi].col == col {
-						m := &j.marks[mi]
+					if mi < len(j.Marks) && j.Marks[mi].Row == row && j.Marks[mi].Col == col {
+						m := &j.Marks[mi]
 						mi++
 						base, _ := strconv.Atoi(string(sc.Attr("s")))
 						if base == 0 {
@@ -287,8 +287,8 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 						if base == 0 {
 							base = rrColStyleAt(cols, col)
 						}
-						m.style = c.styles.markStyle(base, m.note.fill)
-						raw = rrSetAttr(raw, "s", strconv.Itoa(m.style))
+						m.Style = c.Styles.markStyle(base, m.Note.Fill)
+						raw = rrSetAttr(raw, "s", strconv.Itoa(m.Style))
 					}
 				}
 			}
@@ -334,7 +334,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 	if !rootDecl || depth != 0 {
 		return xlsx.ErrXML
 	}
-	if mi < len(j.marks) {
+	if mi < len(j.Marks) {
 		return rrFallback() // a sheet without sheetData: left to excelize
 	}
 	return nil
@@ -344,7 +344,7 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 // hold the marks (the cells the copy may add): a reader that trusts the
 // dimension (openpyxl's read-only mode) would miss a mark past it. A
 // range it cannot read is left as it is.
-func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
+func rrWidenDimension(tag []byte, marks []CellMark) []byte {
 	ref, ok := rrGetAttr(tag, "ref")
 	if !ok || len(marks) == 0 {
 		return tag
@@ -363,8 +363,8 @@ func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
 	n0, n1 := c0, c1
 	m0, m1 := r0, r1
 	for _, m := range marks {
-		n0, n1 = min(n0, m.col), max(n1, m.col)
-		m0, m1 = min(m0, m.row), max(m1, m.row)
+		n0, n1 = min(n0, m.Col), max(n1, m.Col)
+		m0, m1 = min(m0, m.Row), max(m1, m.Row)
 	}
 	if n0 == c0 && n1 == c1 && m0 == r0 && m1 == r1 {
 		return tag

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 
 func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	ew.printf("%s\n", sectorPlanHeading(p))
-	ew.printf("  %s\n", sectorPlanOutcome(p))
+	ew.printf("  %s\n", SectorPlanOutcome(p))
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
 	}
@@ -128,9 +128,9 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	tw.Flush()
 }
 
-// sectorPlanOutcome words a plan's overall result: "Final year 2029/30:
+// SectorPlanOutcome words a plan's overall result: "Final year 2029/30:
 // MEETS every target (13 figures measured)." and the like.
-func sectorPlanOutcome(p pipeline.SectorPlanCheck) string {
+func SectorPlanOutcome(p pipeline.SectorPlanCheck) string {
 	fin := p.FinalYear()
 	switch {
 	case p.Reason != "":

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"archive/zip"
@@ -45,32 +45,32 @@ func rrFallback() error {
 }
 
 const (
-	rrNSMain     = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-	rrNSRel      = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+	NSMain       = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+	NSRel        = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 	rrRelComment = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
 	rrRelVML     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/vmlDrawing"
 	rrRelSheet   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
 	rrCTSheet    = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
 	rrCTComments = "application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"
 	rrCTVML      = "application/vnd.openxmlformats-officedocument.vmlDrawing"
-	rrXMLDecl    = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+	XMLDecl      = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
 )
 
-// rrCellMark is one cell the copy marks.
-type rrCellMark struct {
-	col, row int
-	ref      string
-	note     *rrNote
-	style    int  // the new cell format, set while the sheet is streamed
+// CellMark is one cell the copy marks.
+type CellMark struct {
+	Col, Row int
+	Ref      string
+	Note     *Note
+	Style    int  // the new cell format, set while the sheet is streamed
 	merged   bool // the cell had a comment, merged into ours
 	existing string
 }
 
-// rrSheetJob is what the copy does to one worksheet.
-type rrSheetJob struct {
-	info     xlsx.Sheet
-	marks    []rrCellMark // by row, then column
-	selected bool         // its tab is selected: the selection is cleared
+// SheetJob is what the copy does to one worksheet.
+type SheetJob struct {
+	Info     xlsx.Sheet
+	Marks    []CellMark // by row, then column
+	selected bool       // its tab is selected: the selection is cleared
 
 	relsPath     string
 	rels         []xlsx.Rel
@@ -87,7 +87,7 @@ type rrSheetJob struct {
 }
 
 // rrStreamCopy writes the annotated copy of the XLSX workbook src to dst.
-func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
+func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*Note, order [][2]string, changes []rrChange) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -117,16 +117,16 @@ type rrAddedSheet struct {
 	sheet           []byte
 }
 
-// rrCopy is the plan of one streamed copy.
-type rrCopy struct {
+// Copy is the plan of one streamed copy.
+type Copy struct {
 	book      *xlsx.Book
 	wbPath    string
 	wbRels    string
 	ctPath    string
 	stylePath string
-	styles    *rrStyleBook
-	jobs      map[string]*rrSheetJob // by worksheet part
-	jobOrder  []*rrSheetJob
+	Styles    *rrStyleBook
+	jobs      map[string]*SheetJob // by worksheet part
+	jobOrder  []*SheetJob
 	skip      map[string]bool   // parts rewritten after the stream
 	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
@@ -137,8 +137,8 @@ type rrCopy struct {
 	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
-	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
+func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*Note, order [][2]string, changes []rrChange) (*Copy, error) {
+	c := &Copy{book: book, jobs: map[string]*SheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
 	for name := range book.Files {
 		c.used[strings.ToLower(name)] = true
 	}
@@ -189,7 +189,7 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 	if err != nil {
 		return nil, err
 	}
-	if c.styles, err = rrParseStyles(raw); err != nil {
+	if c.Styles, err = ParseStyles(raw); err != nil {
 		return nil, err
 	}
 	// The sheets marked, each mark placed.
@@ -208,11 +208,11 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		}
 		j := c.jobs[info.Path]
 		if j == nil {
-			j = &rrSheetJob{info: info}
+			j = &SheetJob{Info: info}
 			c.jobs[info.Path] = j
 		}
 		ref, _ := excelize.CoordinatesToCellName(col, row)
-		j.marks = append(j.marks, rrCellMark{col: col, row: row, ref: ref, note: notes[k]})
+		j.Marks = append(j.Marks, CellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
 	}
 	// Sheets whose tab is selected lose the selection: the Summary is.
 	for _, info := range book.Sheets {
@@ -226,8 +226,8 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
-		if rrTabSelected(book, info) {
-			c.jobs[info.Path] = &rrSheetJob{info: info, selected: true}
+		if TabSelected(book, info) {
+			c.jobs[info.Path] = &SheetJob{Info: info, selected: true}
 		}
 	}
 	block := 1000
@@ -238,30 +238,30 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		}
 		c.jobOrder = append(c.jobOrder, j)
 		c.skip[info.Path] = true
-		if len(j.marks) == 0 {
+		if len(j.Marks) == 0 {
 			continue
 		}
-		slices.SortStableFunc(j.marks, func(a, b rrCellMark) int {
-			if a.row != b.row {
-				return a.row - b.row
+		slices.SortStableFunc(j.Marks, func(a, b CellMark) int {
+			if a.Row != b.Row {
+				return a.Row - b.Row
 			}
-			return a.col - b.col
+			return a.Col - b.Col
 		})
 		// One mark per cell ("b2" and "B2" name the same one).
-		marks := j.marks[:1]
-		for _, m := range j.marks[1:] {
+		marks := j.Marks[:1]
+		for _, m := range j.Marks[1:] {
 			last := &marks[len(marks)-1]
-			if m.row != last.row || m.col != last.col {
+			if m.Row != last.Row || m.Col != last.Col {
 				marks = append(marks, m)
 				continue
 			}
-			n := &rrNote{fill: last.note.fill, lines: slices.Concat(last.note.lines, m.note.lines)}
-			if m.note.fill != PlanFillColor {
-				n.fill = m.note.fill
+			n := &Note{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
+			if m.Note.Fill != PlanFillColor {
+				n.Fill = m.Note.Fill
 			}
-			last.note = n
+			last.Note = n
 		}
-		j.marks = marks
+		j.Marks = marks
 		j.relsPath = path.Join(path.Dir(info.Path), "_rels", path.Base(info.Path)+".rels")
 		if _, ok := book.Files[j.relsPath]; ok {
 			j.hasRels = true
@@ -294,7 +294,7 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 			j.commentsRID = rrNewRID(j.rels, "rIdEepipeComments")
 		}
 		j.block = block
-		block += len(j.marks)/1000 + 1
+		block += len(j.Marks)/1000 + 1
 	}
 	if err := c.planSummary(r, src, changes); err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 }
 
 // newPart returns a part name of the pattern not yet used.
-func (c *rrCopy) newPart(pattern string) string {
+func (c *Copy) newPart(pattern string) string {
 	for i := 1; ; i++ {
 		p := fmt.Sprintf(pattern, i)
 		if !c.used[strings.ToLower(p)] {
@@ -324,7 +324,7 @@ func rrNewRID(rels []xlsx.Rel, base string) string {
 
 // readMeta reads a small part whole (workbook, relationships, styles,
 // comments, drawings), within xlsx.MaxMetaPart.
-func (c *rrCopy) readMeta(name string) ([]byte, error) {
+func (c *Copy) readMeta(name string) ([]byte, error) {
 	rc, err := c.book.OpenMeta(name)
 	if err != nil {
 		if errors.Is(err, xlsx.ErrOversized) {
@@ -342,12 +342,12 @@ func (c *rrCopy) readMeta(name string) ([]byte, error) {
 
 // planSummary builds the Summary and Changes sheets in a scratch workbook
 // and takes their sheets, styles and defined names for the copy.
-func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
+func (c *Copy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
 	own := make([]string, len(c.book.Sheets))
 	for i, s := range c.book.Sheets {
 		own[i] = s.Name
 	}
-	name, changesName := rrFreeSheetName(own, SummarySheet), rrFreeSheetName(own, ChangesSheet)
+	name, changesName := FreeSheetName(own, SummarySheet), FreeSheetName(own, ChangesSheet)
 	f := excelize.NewFile()
 	defer f.Close()
 	if err := f.SetSheetName(f.GetSheetName(0), name); err != nil {
@@ -384,11 +384,11 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 		}
 		return nil
 	}
-	scratchStyles, err := rrParseStyles(part("xl/styles.xml"))
+	scratchStyles, err := ParseStyles(part("xl/styles.xml"))
 	if err != nil {
 		return errors.New("annotated copy: the summary's style sheet")
 	}
-	xfBase, err := c.styles.merge(scratchStyles)
+	xfBase, err := c.Styles.merge(scratchStyles)
 	if err != nil {
 		return err
 	}
@@ -427,7 +427,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 }
 
 // write streams the copy to w.
-func (c *rrCopy) write(w io.Writer) error {
+func (c *Copy) write(w io.Writer) error {
 	zw := xlsx.NewZipWriter(w)
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
@@ -520,14 +520,14 @@ func (c *rrCopy) write(w io.Writer) error {
 		}
 	}
 	for _, j := range c.jobOrder {
-		if len(j.marks) == 0 {
+		if len(j.Marks) == 0 {
 			continue
 		}
 		if err := c.writeNotes(put, func(name string) error { return zw.Copy(c.book.Files[name]) }, j); err != nil {
 			return err
 		}
 	}
-	if err := put(c.stylePath, c.styles.bytes()); err != nil {
+	if err := put(c.stylePath, c.Styles.bytes()); err != nil {
 		return err
 	}
 	return zw.Close()

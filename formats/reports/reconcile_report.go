@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"encoding/json"
@@ -206,5 +206,5 @@ func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		return xlsx.WriteWorkbook(dst, f)
 	}
-	return rrWriteAnnotatedCopy(dst, src, r)
+	return WriteAnnotatedCopy(dst, src, r)
 }

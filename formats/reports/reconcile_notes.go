@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"errors"
@@ -25,15 +25,15 @@ func rrClassFill(fill string, c pipeline.ChangeClass) string {
 	return fill
 }
 
-// rrNote is what the annotated copy puts on one cell.
-type rrNote struct {
-	fill  string
+// Note is what the annotated copy puts on one cell.
+type Note struct {
+	Fill  string
 	lines []string
 }
 
-// rrOnFallback, when set (by tests), hears of each workbook the streamed
+// OnFallback, when set (by tests), hears of each workbook the streamed
 // copy leaves to excelize.
-var rrOnFallback func(src string, err error)
+var OnFallback func(src string, err error)
 
 // rrChange is one row of the Changes sheet: one finding marked on a cell
 // of the copy.
@@ -51,8 +51,8 @@ type rrChange struct {
 // rrCollectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
-	notes := map[[2]string]*rrNote{}
+func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*Note, [][2]string, []rrChange) {
+	notes := map[[2]string]*Note{}
 	var order [][2]string
 	var changes []rrChange
 	add := func(o pipeline.Origin, fill, line string, ch rrChange) {
@@ -73,12 +73,12 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		k := [2]string{sheet, cell}
 		n := notes[k]
 		if n == nil {
-			n = &rrNote{fill: fill}
+			n = &Note{Fill: fill}
 			notes[k] = n
 			order = append(order, k)
 		}
 		if fill != PlanFillColor {
-			n.fill = fill
+			n.Fill = fill
 		}
 		n.lines = append(n.lines, line)
 	}
@@ -145,14 +145,14 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 	return "differs"
 }
 
-func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
 		notes, order, changes := rrCollectNotes(r, src, "")
 		err := rrStreamCopy(dst, src, r, notes, order, changes)
-		if rrOnFallback != nil && errors.Is(err, errRRFallback) {
-			rrOnFallback(src, err)
+		if OnFallback != nil && errors.Is(err, errRRFallback) {
+			OnFallback(src, err)
 		}
 		if !errors.Is(err, errRRFallback) {
 			if err != nil {
@@ -167,10 +167,10 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		err      error
 	)
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
-		f, csvSheet, err = rrWorkbookFromCSV(src)
+		f, csvSheet, err = WorkbookFromCSV(src)
 	} else {
 		var limit int64
-		if limit, err = annotateCheckSize(src); err == nil {
+		if limit, err = AnnotateCheckSize(src); err == nil {
 			f, err = annotateOpen(src, limit)
 		}
 	}
@@ -197,7 +197,7 @@ func rrWriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	}
 	unname()
 	own := f.GetSheetList()
-	sheet, changesSheet := rrFreeSheetName(own, SummarySheet), rrFreeSheetName(own, ChangesSheet)
+	sheet, changesSheet := FreeSheetName(own, SummarySheet), FreeSheetName(own, ChangesSheet)
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}

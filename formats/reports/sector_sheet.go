@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // Columns of the Sector targets sheet.
-var sectorSheetHeader = []string{
+var SectorSheetHeader = []string{
 	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
@@ -20,12 +20,12 @@ var sectorSheetHeader = []string{
 	"Result", "Reason / note",
 }
 
-// Column letters of the sheet's key columns (1-based positions in sectorSheetHeader).
+// Column letters of the sheet's key columns (1-based positions in SectorSheetHeader).
 const (
-	sectorFirstRow  = 6 // first data row; the header is on row 5
+	SectorFirstRow  = 6 // first data row; the header is on row 5
 	sectorLastCol   = "X"
 	sectorResultCol = "W"
-	sectorChartCol  = 27 // column AA: chart data blocks
+	SectorChartCol  = 27 // column AA: chart data blocks
 	sectorChartAt   = "AK"
 	sectorChartRows = 22 // rows between two plans' charts
 )
@@ -48,8 +48,8 @@ type SectorSheetOptions struct {
 
 	// streamRows leaves the data rows out of the File (the export writes
 	// them into the sheet's part), and rows receives what that needs.
-	streamRows bool
-	rows       *sectorStreamRows
+	StreamRows bool
+	Rows       *SectorStreamRows
 }
 
 // AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
@@ -70,7 +70,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	}
 	if !opts.NoCharts {
 		// The charts first, while the sheet has no rows (see
-		// addSectorCharts). The chart data and chart columns get their
+		// AddSectorCharts). The chart data and chart columns get their
 		// widths first: a chart spans columns by their widths, and an
 		// application's default width (LibreOffice's is wider than
 		// excelize's) would stretch it across a printed page's edge.
@@ -82,7 +82,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 				return err
 			}
 		}
-		if err := addSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
+		if err := AddSectorCharts(f, sheet, plans, st, sectorChartObjects, nil); err != nil {
 			return err
 		}
 	}
@@ -127,7 +127,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			return err
 		}
 	}
-	if err := f.SetSheetRow(sheet, "A5", &sectorSheetHeader); err != nil {
+	if err := f.SetSheetRow(sheet, "A5", &SectorSheetHeader); err != nil {
 		return err
 	}
 	if err := f.SetCellStyle(sheet, "A5", sectorLastCol+"5", st.Header); err != nil {
@@ -139,13 +139,13 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	// run of columns, which is far cheaper than styling cell by cell. With
 	// opts.streamRows the rows are left out: the export writes them into
 	// the sheet's part (GridWorkbook).
-	row := sectorFirstRow
+	row := SectorFirstRow
 	var noYearRows []int // rows of plans with no years: columns J-V are plain text
-	err = sectorEachRow(plans, func(vals []any, noYear bool) error {
+	err = SectorEachRow(plans, func(vals []any, noYear bool) error {
 		if noYear {
 			noYearRows = append(noYearRows, row)
 		}
-		if opts.streamRows {
+		if opts.StreamRows {
 			row++
 			return nil
 		}
@@ -173,16 +173,16 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		return err
 	}
 	styles := sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}
-	if opts.streamRows && opts.rows != nil {
-		*opts.rows = sectorStreamRows{plans: plans, styles: styles, charts: !opts.NoCharts}
+	if opts.StreamRows && opts.Rows != nil {
+		*opts.Rows = SectorStreamRows{Plans: plans, Styles: styles, Charts: !opts.NoCharts}
 	}
-	if row > sectorFirstRow && !opts.streamRows {
-		if err := sectorDataStyles(f, sheet, sectorFirstRow, row-1, noYearRows, styles); err != nil {
+	if row > SectorFirstRow && !opts.StreamRows {
+		if err := sectorDataStyles(f, sheet, SectorFirstRow, row-1, noYearRows, styles); err != nil {
 			return err
 		}
 	}
 	last := row - 1
-	if last >= sectorFirstRow {
+	if last >= SectorFirstRow {
 		if err := sectorConditionalFormats(f, sheet, last); err != nil {
 			return err
 		}
@@ -217,33 +217,33 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	if opts.NoCharts {
 		return nil
 	}
-	if opts.streamRows {
+	if opts.StreamRows {
 		// The chart data cells go into the part with the rows; the page
 		// breaks, which need the sheet's columns, go in now.
-		if opts.rows != nil {
-			opts.rows.heading = st.Heading
+		if opts.Rows != nil {
+			opts.Rows.Heading = st.Heading
 		}
-		return addSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
+		return AddSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
 	}
-	return addSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
+	return AddSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
 }
 
 // sectorPrint is how the Sector targets sheet prints: too wide for one
 // page at a readable size, it prints at templates.WideScale across pages,
 // each repeating the plan column and the header row; with charts, the
-// chart data (from sectorChartCol) and the charts (from sectorChartAt)
+// chart data (from SectorChartCol) and the charts (from sectorChartAt)
 // start pages of their own, so that no table shares a page with a chart.
 func sectorPrint(charts bool) templates.PrintSetup {
 	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: templates.WideScale, TitleCols: 1}
 	if charts {
 		at, _, _ := excelize.CellNameToCoordinates(sectorChartAt + "1")
-		p.ColBreaks = []int{sectorChartCol, at}
+		p.ColBreaks = []int{SectorChartCol, at}
 	}
 	return p
 }
 
 // sectorCharted reports whether any of plans gets a chart (see
-// addSectorCharts).
+// AddSectorCharts).
 func sectorCharted(plans []pipeline.SectorPlanCheck) bool {
 	for _, p := range plans {
 		if len(p.Years) > 0 && p.Sector != "" {
@@ -258,7 +258,7 @@ type sectorColumnStyles struct{ text, integer, pct, points int }
 
 // columns returns the style of each column of a data row (plans with no
 // years: noYear), as sectorDataStyles applies them.
-func (st sectorColumnStyles) columns(noYear bool) []int {
+func (st sectorColumnStyles) Columns(noYear bool) []int {
 	share := []int{st.pct, st.pct, st.points, st.integer}
 	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
 	cols = append(cols, share...)
@@ -273,12 +273,12 @@ func (st sectorColumnStyles) columns(noYear bool) []int {
 	return cols
 }
 
-// sectorEachRow lays out the data rows of the Sector targets sheet, from
-// row sectorFirstRow on: emit gets each row's values by column (nil: no
+// SectorEachRow lays out the data rows of the Sector targets sheet, from
+// row SectorFirstRow on: emit gets each row's values by column (nil: no
 // value; the slice is reused) and whether the row is a plan's with no
 // years.
-func sectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
-	vals := make([]any, len(sectorSheetHeader))
+func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
+	vals := make([]any, len(SectorSheetHeader))
 	put := func(col int, v any) { vals[col-1] = v }
 	flush := func(noYear bool) error {
 		err := emit(vals, noYear)
@@ -367,13 +367,13 @@ func sectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 	return nil
 }
 
-// sectorStreamRows is what the export needs to write the Sector targets
+// SectorStreamRows is what the export needs to write the Sector targets
 // sheet's data rows into its part: the plans and the column styles.
-type sectorStreamRows struct {
-	plans   []pipeline.SectorPlanCheck
-	styles  sectorColumnStyles
-	heading int  // the style of a chart data block's title
-	charts  bool // the sheet has charts, and their data cells
+type SectorStreamRows struct {
+	Plans   []pipeline.SectorPlanCheck
+	Styles  sectorColumnStyles
+	Heading int  // the style of a chart data block's title
+	Charts  bool // the sheet has charts, and their data cells
 }
 
 // sectorDataStyles styles the data rows first to last column by column, one
@@ -429,8 +429,8 @@ func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 	if err != nil {
 		return err
 	}
-	first := strconv.Itoa(sectorFirstRow)
-	rng := func(col string) string { return fmt.Sprintf("%s%d:%s%d", col, sectorFirstRow, col, last) }
+	first := strconv.Itoa(SectorFirstRow)
+	rng := func(col string) string { return fmt.Sprintf("%s%d:%s%d", col, SectorFirstRow, col, last) }
 	if err := f.SetConditionalFormat(sheet, rng(sectorResultCol), []excelize.ConditionalFormatOptions{
 		{Type: "formula", Criteria: fmt.Sprintf(`$%s%s="met"`, sectorResultCol, first), Format: &green},
 		{Type: "formula", Criteria: fmt.Sprintf(`$%s%s="short"`, sectorResultCol, first), Format: &red},

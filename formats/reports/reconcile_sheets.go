@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"errors"
@@ -13,9 +13,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// rrFreeSheetName returns name, or "name (2)", "name (3)" ..., the first
+// FreeSheetName returns name, or "name (2)", "name (3)" ..., the first
 // not among the workbook's sheets (compared as Excel does, ignoring case).
-func rrFreeSheetName(sheets []string, name string) string {
+func FreeSheetName(sheets []string, name string) string {
 	taken := func(n string) bool {
 		return slices.ContainsFunc(sheets, func(s string) bool { return strings.EqualFold(s, n) })
 	}
@@ -102,7 +102,7 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 		return false
 	}
 	for _, info := range book.Sheets {
-		if info.Path == "" || !rrTabSelected(book, info) {
+		if info.Path == "" || !TabSelected(book, info) {
 			continue
 		}
 		if !rrClearTabSelected(f, info.Name, info.Path) {
@@ -179,9 +179,9 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	return list.IsValid()
 }
 
-// rrTabSelected reports whether a worksheet's first sheet view has its
+// TabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
-func rrTabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
+func TabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 	if info.Path == "" {
 		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
 	}
@@ -208,16 +208,16 @@ func rrTabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *Note, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err
 	}
-	key := [2]any{old, n.fill}
+	key := [2]any{old, n.Fill}
 	id, ok := styles[key]
 	if !ok {
 		st := xlsx.ReusableStyle(f, old)
-		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.fill}}
+		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.Fill}}
 		id, err = f.NewStyle(st)
 		if err != nil {
 			return err
