@@ -18,6 +18,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
@@ -292,7 +293,7 @@ func BenchmarkCostGridRead(b *testing.B) {
 		for _, p := range benchExportPlans(sheets) {
 			plans = append(plans, p.Plan)
 		}
-		if err := WriteGridXLSX(path, plans, nil, grid.Options{}); err != nil {
+		if err := export.WriteGridXLSX(path, plans, nil, grid.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("sheets=%d", sheets), func(b *testing.B) {

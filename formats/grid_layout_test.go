@@ -9,6 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -59,7 +60,7 @@ func TestGridEditedLayoutStillReads(t *testing.T) {
 	cat := pipeline.DefaultCatalog()
 	plan := samplePlan()
 	path := filepath.Join(dir, "grid.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, grid.Options{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -132,7 +133,7 @@ func cellName(c, r int) string {
 func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -185,7 +186,7 @@ func TestGridLabelLookalikes(t *testing.T) {
 	plan := samplePlan()
 	plan.Name = "Year 1 all employees"
 	path := filepath.Join(dir, "lookalike.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	got := readGridModel(t, path, nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -79,11 +80,11 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 				}
 				tg.Counters = pipeline.CountersOf(c)
 			}
-			plans := []ExportPlan{{Plan: in}}
-			charts := exPlanCharts(plans, tc.cat)
-			_, cs := charts.chart(0)
-			if len(cs) != 2 || charts.count(0) != 2 {
-				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.count(0))
+			plans := []export.Plan{{Plan: in}}
+			charts := export.PlanCharts(plans, tc.cat)
+			_, cs := charts.Chart(0)
+			if len(cs) != 2 || charts.Count(0) != 2 {
+				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.Count(0))
 			}
 
 			f := excelize.NewFile()
@@ -96,7 +97,7 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cs {
-				if err := f.AddChart("P", c.cell, c.chart); err != nil {
+				if err := f.AddChart("P", c.Cell, c.Chart); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -107,11 +108,11 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			parts := gpParts(t, buf.Bytes())
 			for k, c := range cs {
 				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
-				if got := exChartXML(c.chart); got != want {
+				if got := export.ChartXML(c.Chart); got != want {
 					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
 				}
 			}
-			got, err := exDrawingXML(cs, templates.PlanColumnWidths(tc.cat))
+			got, err := export.DrawingXML(cs, templates.PlanColumnWidths(tc.cat))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +204,7 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 	plans[2].Account = "acme"
 	dir := t.TempDir()
 	streamed := filepath.Join(dir, "streamed.xlsx")
-	if err := WriteGridXLSX(streamed, plans, nil, grid.Options{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(streamed, plans, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref := excelize.NewFile()
@@ -273,7 +274,7 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 }
 
 // TestGridSectorSheetStreamed: the export's Sector targets sheet, its data
-// rows written into the sheet's part (ExportOptions.Sector), reads back as
+// rows written into the sheet's part (export.Options.Sector), reads back as
 // the sheet AddSectorSheet writes with excelize alone: every cell of the
 // table and of the chart data, styles, formats, filter, page setup and
 // breaks, and the charts; with a plan that has no years and one without a
@@ -290,15 +291,15 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 	dir := t.TempDir()
 	for _, noCharts := range []bool{false, true} {
 		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
-		opts := ExportOptions{NoCharts: noCharts, Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
-		if err := WriteExportXLSX(streamed, plans, opts); err != nil {
+		opts := export.Options{NoCharts: noCharts, Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
+		if err := export.WriteXLSX(streamed, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		opts.Sector = nil
 		opts.BeforePlanSheets = func(f *excelize.File) error {
 			return reports.AddSectorSheetWith(f, report.Plans, report.TargetsSource, reports.SectorSheetOptions{NoCharts: noCharts})
 		}
-		if err := WriteExportXLSX(ref, plans, opts); err != nil {
+		if err := export.WriteXLSX(ref, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		checkStrictXLSX(t, streamed)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -30,9 +31,9 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	path = filepath.Join(t.TempDir(), "plans.xlsx")
-	opts := ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
-	if err := WriteExportXLSX(path, plans, opts); err != nil {
+	opts := export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
+	if err := export.WriteXLSX(path, plans, opts); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(path)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -69,7 +70,7 @@ func exSheetCharts(t *testing.T, file string) map[string]int {
 func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	plans := exExportPlans()
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := WriteExportXLSX(file, plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := export.WriteXLSX(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(file)
@@ -78,7 +79,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	want := []string{OverviewSheet, "Acme 2026", "Acme- plan-2", ChartDataSheet, "Lists"} // Lists last
+	want := []string{export.OverviewSheet, "Acme 2026", "Acme- plan-2", export.ChartDataSheet, "Lists"} // Lists last
 	if !slices.Equal(sheets, want) {
 		t.Fatalf("sheets %v, want %v", sheets, want)
 	}
@@ -87,7 +88,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	for _, s := range sheets {
 		visible, _ := f.GetSheetVisible(s)
-		if hidden := s == "Lists" || s == ChartDataSheet; visible == hidden {
+		if hidden := s == "Lists" || s == export.ChartDataSheet; visible == hidden {
 			t.Errorf("sheet %s visible = %v", s, visible)
 		}
 	}
@@ -139,7 +140,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 }
 
 // TestExportSheetOrderListsLast: with the Sector targets sheet (added
-// before the plan sheets, see ExportOptions.BeforePlanSheets) the export is
+// before the plan sheets, see export.Options.BeforePlanSheets) the export is
 // Overview, Sector targets, the plan sheets, then the hidden Chart data and
 // Lists, Lists last; a plan named "Sector targets" gets a sheet of its own,
 // never the check's.
@@ -148,7 +149,7 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 	plans[1].Plan.Name = reports.SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+	wb, err := export.NewWorkbook(plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		BeforePlanSheets: func(f *excelize.File) error { return reports.AddSectorSheet(f, report.Plans, report.TargetsSource) }})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +164,7 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{OverviewSheet, reports.SectorSheetName, "Acme 2026", reports.SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
+	want := []string{export.OverviewSheet, reports.SectorSheetName, "Acme 2026", reports.SectorSheetName + " (2)", export.ChartDataSheet, templates.ListsSheet}
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -112,12 +113,12 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	export := add("export.xlsx", func(path string) error {
-		return WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: at, Source: "https://ee.example.com",
-			Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}})
+	exported := add("export.xlsx", func(path string) error {
+		return export.WriteXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
+			Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}})
 	})
 	add("export-flat.xlsx", func(path string) error {
-		return WriteFlatExportXLSX(path, plans, ExportOptions{GeneratedAt: at})
+		return export.WriteFlatXLSX(path, plans, export.Options{GeneratedAt: at})
 	})
 	for _, layout := range []string{templates.LayoutGrid, templates.LayoutFlat} {
 		add("template-"+layout+".xlsx", func(path string) error {
@@ -130,15 +131,15 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		})
 	}
 	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sampleRunReport()) })
-	batch, err := ReadFiles([]string{export}, ReadOptions{})
+	batch, err := ReadFiles([]string{exported}, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
-		Origin: pipeline.Origin{File: export, Sheet: "Acme 2026", Cell: "B5", Row: 5, Column: 2}})
+		Origin: pipeline.Origin{File: exported, Sheet: "Acme 2026", Cell: "B5", Row: 5, Column: 2}})
 	add("problems.xlsx", func(path string) error { return reports.WriteProblemReport(path, batch) })
 	add("annotated.xlsx", func(path string) error {
-		_, err := reports.AnnotateWorkbook(export, path, batch.Problems)
+		_, err := reports.AnnotateWorkbook(exported, path, batch.Problems)
 		return err
 	})
 	add("check.xlsx", func(path string) error { return reports.WriteSectorReport(path, report) })
@@ -175,7 +176,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
-		return reports.WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+		return reports.WriteReconcileXLSX(path, exported, rrMarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
 	})
 	return out
 }

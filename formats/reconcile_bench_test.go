@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -45,7 +46,7 @@ func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation,
 func BenchmarkCostReconcileCopy(b *testing.B) {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "plans.xlsx")
-	if err := WriteExportXLSX(src, benchExportPlans(500), ExportOptions{NoCharts: true}); err != nil {
+	if err := export.WriteXLSX(src, benchExportPlans(500), export.Options{NoCharts: true}); err != nil {
 		b.Fatal(err)
 	}
 	changed, marks := rrBenchReconciliation(b, src)

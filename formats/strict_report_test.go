@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
@@ -226,15 +227,15 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
+			return export.WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
 		},
 		"flat.xlsx": func(p string) error {
 			return table.WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"export.xlsx": func(p string) error {
-			return WriteExportXLSX(p, exExportPlans(), ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+			return export.WriteXLSX(p, exExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
 		},
-		"export-flat.xlsx": func(p string) error { return WriteFlatExportXLSX(p, exExportPlans(), ExportOptions{}) },
+		"export-flat.xlsx": func(p string) error { return export.WriteFlatXLSX(p, exExportPlans(), export.Options{}) },
 		"problems.xlsx": func(p string) error {
 			b := &pipeline.Batch{Files: []string{"a.csv"}}
 			b.Problems.Errorf(pipeline.Origin{File: "a.csv", Row: 2, Column: 4}, "-2", "negative")

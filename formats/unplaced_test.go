@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
@@ -23,7 +24,7 @@ func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})},
 			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})},
 		}}
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)

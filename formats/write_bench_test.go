@@ -7,6 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
@@ -51,7 +52,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 // BenchmarkGridRead reads a 20-plan grid workbook (200 grids).
 func BenchmarkGridRead(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "grid.xlsx")
-	if err := WriteGridXLSX(path, benchPlans(20), nil, grid.Options{}); err != nil {
+	if err := export.WriteGridXLSX(path, benchPlans(20), nil, grid.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

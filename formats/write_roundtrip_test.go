@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
@@ -80,7 +81,7 @@ func TestXLSXWritersRoundTrip(t *testing.T) {
 	checkRoundTrips(t, []roundTripCase{
 		{"flat.xlsx", table.WriteFlatXLSX},
 		{"grid.xlsx", func(p string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-			return WriteGridXLSX(p, plans, cat, grid.Options{Instructions: true})
+			return export.WriteGridXLSX(p, plans, cat, grid.Options{Instructions: true})
 		}},
 	}, false)
 }

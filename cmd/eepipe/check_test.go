@@ -13,7 +13,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
 	gridfmt "github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
@@ -225,7 +225,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 
 	// The same plans as a grid workbook give the same results.
 	grid, gridReport := e.path("grid.xlsx"), e.path("grid.json")
-	if err := formats.WriteGridXLSX(grid, plans, nil, gridfmt.Options{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(grid, plans, nil, gridfmt.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("check", grid, "--report", gridReport); r.code != ExitDiff {

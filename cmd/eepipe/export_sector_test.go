@@ -7,7 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 )
 
@@ -34,7 +34,7 @@ func TestExportGridSectorSheet(t *testing.T) {
 		}
 		sheets := f.GetSheetList()
 		f.Close()
-		if len(sheets) < 5 || sheets[0] != formats.OverviewSheet || sheets[1] != reports.SectorSheetName {
+		if len(sheets) < 5 || sheets[0] != export.OverviewSheet || sheets[1] != reports.SectorSheetName {
 			t.Errorf("sheets %v: want the Overview, then %q, then the plan sheets", sheets, reports.SectorSheetName)
 		}
 		zr, err := zip.OpenReader(path)

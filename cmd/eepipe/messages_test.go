@@ -12,7 +12,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
 	gridfmt "github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
@@ -203,7 +203,7 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
+	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")
@@ -359,7 +359,7 @@ func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
+	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")
@@ -417,7 +417,7 @@ func TestExportOneAccountRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, _ := wb.GetCellValue(formats.OverviewSheet, "A2")
+	a2, _ := wb.GetCellValue(export.OverviewSheet, "A2")
 	wb.Close()
 	if !strings.Contains(a2, "NOT IN THIS FILE: the plans of account bluecrane (its key was refused).") {
 		t.Errorf("the Overview does not say what is missing: %q", a2)

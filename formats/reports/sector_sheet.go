@@ -55,7 +55,7 @@ type SectorSheetOptions struct {
 // AddSectorSheetWith is AddSectorSheet with options. Each of excelize's
 // cell calls looks the sheet up among every sheet of the workbook, so an
 // export adds this sheet before its plan sheets exist (see
-// ExportOptions.BeforePlanSheets).
+// export.Options.BeforePlanSheets).
 func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, opts SectorSheetOptions) error {
 	const sheet = SectorSheetName
 	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {

@@ -1,4 +1,4 @@
-package formats
+package export
 
 import (
 	"fmt"
@@ -23,11 +23,11 @@ const (
 	ChartDataSheet = "Chart data"
 )
 
-// ExportPlan is one plan of an export: the file model written to its plan
+// Plan is one plan of an export: the file model written to its plan
 // sheet (from pipeline.FromServer, so with the plan id, the company
 // identifiers and every counter) and what only the server knows, for the
 // Overview sheet.
-type ExportPlan struct {
+type Plan struct {
 	Plan        *pipeline.InputPlan
 	Account     string // configured account name; "" with a single account
 	CompanyName string // trading name from the company lookup
@@ -36,8 +36,8 @@ type ExportPlan struct {
 	UpdatedAt   string // the server's updated_at
 }
 
-// ExportOptions shape the XLSX export.
-type ExportOptions struct {
+// Options shape the XLSX export.
+type Options struct {
 	Catalog     *pipeline.Catalog // nil = default catalog
 	GeneratedAt time.Time         // shown on the Overview sheet; zero = now
 	Source      string            // where the plans came from (the service URL), shown on the Overview sheet
@@ -57,24 +57,24 @@ type ExportOptions struct {
 	// right after the Overview, with its charts unless NoCharts; its data
 	// rows are written into the sheet's part when the workbook is written
 	// (see GridWorkbook), never held as excelize cells.
-	Sector *ExportSector
+	Sector *Sector
 }
 
-// ExportSector is the Sector targets sheet of an export: the sectoral
+// Sector is the Sector targets sheet of an export: the sectoral
 // check of each plan and where the targets came from.
-type ExportSector struct {
+type Sector struct {
 	Plans  []pipeline.SectorPlanCheck
 	Source string
 }
 
-func (o ExportOptions) catalog() *pipeline.Catalog {
+func (o Options) catalog() *pipeline.Catalog {
 	if o.Catalog != nil {
 		return o.Catalog
 	}
 	return pipeline.DefaultCatalog()
 }
 
-// NewExportWorkbook builds the XLSX export: an Overview sheet listing the
+// NewWorkbook builds the XLSX export: an Overview sheet listing the
 // plans, one grid sheet per plan (as grid.AddSheets lays them out, so the
 // file re-imports onto the same plans), and on each plan sheet two charts
 // of the targets by race and gender across the plan's financial years,
@@ -82,7 +82,7 @@ func (o ExportOptions) catalog() *pipeline.Catalog {
 // sheets (AddSectorSheet on its File) before writing it with
 // WriteWorkbook. The plan sheets, their charts and the chart data are
 // written part by part when the workbook is written (see GridWorkbook).
-func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, error) {
+func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 	cat := opts.catalog()
 	f := excelize.NewFile()
 	fail := func(err error) (*GridWorkbook, error) {
@@ -99,7 +99,7 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	}
 	var charts *exCharts
 	if !opts.NoCharts && len(plans) > 0 {
-		charts = exPlanCharts(plans, cat)
+		charts = PlanCharts(plans, cat)
 	}
 	// The sheets after the plan sheets: Sector targets, then the hidden
 	// Chart data (and Lists, which create adds last).
@@ -152,10 +152,10 @@ func NewExportWorkbook(plans []ExportPlan, opts ExportOptions) (*GridWorkbook, e
 	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
 }
 
-// WriteFlatExportXLSX writes the flat XLSX export to path (atomically): the
+// WriteFlatXLSX writes the flat XLSX export to path (atomically): the
 // Overview sheet and the flat table on the sheet Targets, written with the
 // StreamWriter so that large exports stay small in memory.
-func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) error {
+func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	cat := opts.catalog()
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
@@ -189,9 +189,9 @@ func WriteFlatExportXLSX(path string, plans []ExportPlan, opts ExportOptions) er
 	return xlsx.WriteWorkbook(path, f)
 }
 
-// WriteExportXLSX writes the XLSX export of plans to path (atomically).
-func WriteExportXLSX(path string, plans []ExportPlan, opts ExportOptions) error {
-	f, err := NewExportWorkbook(plans, opts)
+// WriteXLSX writes the XLSX export of plans to path (atomically).
+func WriteXLSX(path string, plans []Plan, opts Options) error {
+	f, err := NewWorkbook(plans, opts)
 	if err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
@@ -255,10 +255,10 @@ func exUpdatedValue(s string) any {
 	return s
 }
 
-// exOverviewHeaderRow is the row of the Overview table's header.
-const exOverviewHeaderRow = 4
+// OverviewHeaderRow is the row of the Overview table's header.
+const OverviewHeaderRow = 4
 
-func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts ExportOptions) error {
+func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
 	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
@@ -287,15 +287,15 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 
 	for i, c := range exOverviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
-		ref := fmt.Sprintf("%s%d", col, exOverviewHeaderRow)
+		ref := fmt.Sprintf("%s%d", col, OverviewHeaderRow)
 		f.SetCellStr(sh, ref, c.Header)
 		f.SetColWidth(sh, col, col, c.Width)
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
-	f.SetCellStyle(sh, fmt.Sprintf("A%d", exOverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, exOverviewHeaderRow), st.Header)
+	f.SetCellStyle(sh, fmt.Sprintf("A%d", OverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, OverviewHeaderRow), st.Header)
 
 	for i, p := range plans {
-		row := exOverviewHeaderRow + 1 + i
+		row := OverviewHeaderRow + 1 + i
 		in := p.Plan
 		years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
 		nonZero := 0
@@ -354,9 +354,9 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 			f.SetCellStyle(sh, ref, ref, style)
 		}
 	}
-	last := exOverviewHeaderRow + len(plans)
+	last := OverviewHeaderRow + len(plans)
 	if len(plans) > 0 {
-		if err := f.AutoFilter(sh, fmt.Sprintf("A%d:%s%d", exOverviewHeaderRow, lastCol, last), nil); err != nil {
+		if err := f.AutoFilter(sh, fmt.Sprintf("A%d:%s%d", OverviewHeaderRow, lastCol, last), nil); err != nil {
 			return err
 		}
 	}
@@ -371,14 +371,14 @@ func exWriteOverview(f *excelize.File, plans []ExportPlan, sheets []string, opts
 	}
 	// Too wide for one page at a readable size: across pages, each
 	// repeating the sheet column and the header row.
-	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: exOverviewHeaderRow, TitleLast: exOverviewHeaderRow,
+	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: OverviewHeaderRow, TitleLast: OverviewHeaderRow,
 		Scale: templates.WideScale, TitleCols: 1}); err != nil {
 		return err
 	}
 	return f.SetPanes(sh, &excelize.Panes{
-		Freeze: true, XSplit: 1, YSplit: exOverviewHeaderRow,
-		TopLeftCell: fmt.Sprintf("B%d", exOverviewHeaderRow+1), ActivePane: "bottomRight",
-		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", exOverviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", exOverviewHeaderRow+1), Pane: "bottomRight"}},
+		Freeze: true, XSplit: 1, YSplit: OverviewHeaderRow,
+		TopLeftCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActivePane: "bottomRight",
+		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), Pane: "bottomRight"}},
 	})
 }
 
@@ -407,7 +407,7 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 }
 
 // exChartRowPixels is a row of the default height in pixels, as
-// exDrawingXML spans a chart over rows.
+// DrawingXML spans a chart over rows.
 const exChartRowPixels = 18
 
 // exChartGroup is one category of a chart: a race and gender.
@@ -426,7 +426,7 @@ func exTitleWord(s string) string {
 // are written (chart): the rows of the hidden Chart data sheet and, per
 // plan, the charts for its sheet.
 type exCharts struct {
-	plans       []ExportPlan
+	plans       []Plan
 	cat         *pipeline.Catalog
 	groups      []exChartGroup
 	levels      []string
@@ -444,16 +444,16 @@ type exDataRow struct {
 
 // exChart is one chart and the cell of the plan sheet it is anchored to.
 type exChart struct {
-	cell  string
-	chart *excelize.Chart
+	Cell  string
+	Chart *excelize.Chart
 }
 
-// exPlanCharts lays out each plan's totals by race and gender per financial
+// PlanCharts lays out each plan's totals by race and gender per financial
 // year on the hidden Chart data sheet and, for each plan sheet, a clustered
 // column chart per target type, below the plan's grids, each on a printed
 // page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
-func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
+func PlanCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	var groups []exChartGroup
 	for _, r := range cat.Races() {
 		for _, g := range cat.Genders() {
@@ -484,11 +484,11 @@ func exPlanCharts(plans []ExportPlan, cat *pipeline.Catalog) *exCharts {
 }
 
 // chart returns the Chart data rows and the charts of the i-th plan.
-func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
+func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 	qd := xlsx.QuoteSheet(ChartDataSheet)
 	in := c.plans[i].Plan
 	years := exPlanYears(in)
-	chartRows := templates.ChartRows(grid.PlanSheetOf(in), c.cat, c.count(i))
+	chartRows := templates.ChartRows(grid.PlanSheetOf(in), c.cat, c.Count(i))
 	var data []exDataRow
 	var charts []exChart
 	row := c.start[i]
@@ -552,7 +552,7 @@ func (c *exCharts) chart(i int) ([]exDataRow, []exChart) {
 
 // count returns how many charts the i-th plan has (see chart): one per
 // target type when it has a financial year with a target, else none.
-func (c *exCharts) count(i int) int {
+func (c *exCharts) Count(i int) int {
 	if len(exPlanYears(c.plans[i].Plan)) == 0 {
 		return 0
 	}

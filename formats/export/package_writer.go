@@ -1,4 +1,4 @@
-package formats
+package export
 
 import (
 	"archive/zip"
@@ -96,7 +96,7 @@ func (wb *GridWorkbook) chartCount(i int) int {
 	if wb.charts == nil {
 		return 0
 	}
-	return wb.charts.count(i)
+	return wb.charts.Count(i)
 }
 
 var (
@@ -312,7 +312,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	if sp.drawing == 0 {
 		return nil
 	}
-	_, charts := wb.charts.chart(i)
+	_, charts := wb.charts.Chart(i)
 	if len(charts) != sp.charts {
 		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
 	}
@@ -323,7 +323,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	dx, err := exDrawingXML(charts, wb.colWidths())
+	dx, err := DrawingXML(charts, wb.colWidths())
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	for k, c := range charts {
-		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), exChartXML(c.chart)); err != nil {
+		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), ChartXML(c.Chart)); err != nil {
 			return err
 		}
 	}
@@ -365,7 +365,7 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 	x := templates.NewSheetXML(out)
 	x.Raw(xml.Header + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>`)
 	for i := range wb.charts.plans {
-		data, _ := wb.charts.chart(i)
+		data, _ := wb.charts.Chart(i)
 		for _, r := range data {
 			x.StartRow(r.row)
 			for j, v := range r.values {
@@ -383,10 +383,10 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 // exEMU is the English Metric Units of a pixel.
 const exEMU = 9525
 
-// exDrawingXML returns the drawing part of a plan sheet's charts: each
+// DrawingXML returns the drawing part of a plan sheet's charts: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func exDrawingXML(charts []exChart, widths []float64) (string, error) {
+func DrawingXML(charts []exChart, widths []float64) (string, error) {
 	colPx := func(col int) int {
 		if col-1 < len(widths) {
 			return exColPixels(widths[col-1])
@@ -397,13 +397,13 @@ func exDrawingXML(charts []exChart, widths []float64) (string, error) {
 	var b strings.Builder
 	b.WriteString(xml.Header + `<xdr:wsDr xmlns="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing">`)
 	for k, c := range charts {
-		col, row, err := excelize.CellNameToCoordinates(c.cell)
+		col, row, err := excelize.CellNameToCoordinates(c.Cell)
 		if err != nil {
 			return "", err
 		}
 		colIdx, rowIdx := col-1, row-1
 		colEnd, rowEnd := colIdx, rowIdx
-		x2, y2 := int(c.chart.Dimension.Width), int(c.chart.Dimension.Height)
+		x2, y2 := int(c.Chart.Dimension.Width), int(c.Chart.Dimension.Height)
 		for x2 >= colPx(colEnd+1) {
 			colEnd++
 			x2 -= colPx(colEnd)
@@ -416,7 +416,7 @@ func exDrawingXML(charts []exChart, widths []float64) (string, error) {
 			`<xdr:to><xdr:col>%d</xdr:col><xdr:colOff>%d</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>%d</xdr:rowOff></xdr:to>`,
 			colIdx, rowIdx, colEnd, x2*exEMU, rowEnd, y2*exEMU)
 		fmt.Fprintf(&b, `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="%d" name="Chart %d" descr="`, k+2, k+2)
-		_ = xml.EscapeText(&b, []byte(c.chart.Format.AltText))
+		_ = xml.EscapeText(&b, []byte(c.Chart.Format.AltText))
 		fmt.Fprintf(&b, `"></xdr:cNvPr><xdr:cNvGraphicFramePr></xdr:cNvGraphicFramePr></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"></a:off><a:ext cx="0" cy="0"></a:ext></xdr:xfrm>`+
 			`<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rId%d" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"></c:chart></a:graphicData></a:graphic></xdr:graphicFrame>`+
 			`<xdr:clientData fLocksWithSheet="true" fPrintsWithSheet="true"></xdr:clientData></xdr:twoCellAnchor>`, k+1)
@@ -434,8 +434,8 @@ func exColPixels(w float64) int {
 	return 64 // excelize's default column width in pixels
 }
 
-// exChartXML returns the chart part of one plan chart (see exPlanCharts).
-func exChartXML(c *excelize.Chart) string {
+// ChartXML returns the chart part of one plan chart (see PlanCharts).
+func ChartXML(c *excelize.Chart) string {
 	var b strings.Builder
 	esc := func(s string) { _ = xml.EscapeText(&b, []byte(s)) }
 	b.WriteString(exChartXMLHead)
