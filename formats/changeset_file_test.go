@@ -32,7 +32,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 		if err := reports.WriteChangeSet(path, s); err != nil {
 			t.Fatal(err)
 		}
-		back, err := reports.ReadChangeSet(path)
+		back, err := readChangeSet(path)
 		if err == nil {
 			err = back.Verify(testSetService, testSetKeys)
 		}
@@ -59,13 +59,13 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	plain := filepath.Join(dir, "plans.xlsx")
 	g := excelize.NewFile()
 	g.SaveAs(plain)
-	if _, err := reports.ReadChangeSet(plain); !errors.Is(err, reports.ErrNotChangeSet) {
+	if _, err := readChangeSet(plain); !errors.Is(err, reports.ErrNotChangeSet) {
 		t.Errorf("plain workbook: %v", err)
 	}
 	// An edited JSON change set is refused.
 	b, _ := os.ReadFile(filepath.Join(dir, "c.json"))
 	os.WriteFile(filepath.Join(dir, "e.json"), []byte(strings.Replace(string(b), `"new": 1`, `"new": 3`, 1)), 0o644)
-	back, err := reports.ReadChangeSet(filepath.Join(dir, "e.json"))
+	back, err := readChangeSet(filepath.Join(dir, "e.json"))
 	if err == nil {
 		err = back.Verify(testSetService, testSetKeys)
 	}
@@ -213,7 +213,7 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			back, err := reports.ReadChangeSet(path)
+			back, err := readChangeSet(path)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

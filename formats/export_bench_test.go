@@ -106,7 +106,7 @@ func BenchmarkExportGrid(b *testing.B) {
 				opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
 				done := benchMeasure(b)
 				for b.Loop() {
-					if err := export.WriteXLSX(path, plans, opts); err != nil {
+					if err := writeExportXLSX(path, plans, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -124,7 +124,7 @@ func BenchmarkExportGrid500(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := export.WriteXLSX(path, plans, export.Options{}); err != nil {
+		if err := writeExportXLSX(path, plans, export.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -155,7 +155,7 @@ func BenchmarkExportGrid2000(b *testing.B) {
 				Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := export.WriteXLSX(path, plans, opts); err != nil {
+				if err := writeExportXLSX(path, plans, opts); err != nil {
 					b.Fatal(err)
 				}
 			}

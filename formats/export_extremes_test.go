@@ -62,7 +62,7 @@ func TestExportExtremesReimport(t *testing.T) {
 			path = filepath.Join(dir, "extremes-nocharts.xlsx")
 		}
 		os.Remove(path)
-		if err := export.WriteXLSX(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
+		if err := writeExportXLSX(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
 			t.Fatal(err)
 		}
 		checkStrictXLSX(t, path)
@@ -128,7 +128,7 @@ func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.xlsx")
 	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
-	if err := export.WriteXLSX(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
+	if err := writeExportXLSX(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := ReadFiles([]string{path}, ReadOptions{})

@@ -56,7 +56,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 	plans := exExportPlans()
 	path := filepath.Join(t.TempDir(), "plans.xlsx")
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	if err := export.WriteXLSX(path, plans, export.Options{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
+	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -260,7 +260,7 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	}
 	bad := exExportPlans()
 	bad[1].Plan.Targets[0].Counters.Put("number_of_martian_male_top_managers", 1)
-	if err := export.WriteXLSX(path, bad, export.Options{}); err == nil {
+	if err := writeExportXLSX(path, bad, export.Options{}); err == nil {
 		t.Fatal("an export with a counter outside the catalog was written")
 	}
 	if err := export.WriteFlatXLSX(path, bad, export.Options{}); err == nil {
@@ -315,7 +315,7 @@ func TestExportRoundTripProperty(t *testing.T) {
 			path := filepath.Join(dir, layout+".xlsx")
 			var err error
 			if layout == "grid" {
-				err = export.WriteXLSX(path, plans, export.Options{NoCharts: true})
+				err = writeExportXLSX(path, plans, export.Options{NoCharts: true})
 			} else {
 				err = export.WriteFlatXLSX(path, plans, export.Options{})
 			}

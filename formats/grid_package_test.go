@@ -292,14 +292,14 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 	for _, noCharts := range []bool{false, true} {
 		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
 		opts := export.Options{NoCharts: noCharts, Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
-		if err := export.WriteXLSX(streamed, plans, opts); err != nil {
+		if err := writeExportXLSX(streamed, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		opts.Sector = nil
 		opts.BeforePlanSheets = func(f *excelize.File) error {
 			return reports.AddSectorSheetWith(f, report.Plans, report.TargetsSource, reports.SectorSheetOptions{NoCharts: noCharts})
 		}
-		if err := export.WriteXLSX(ref, plans, opts); err != nil {
+		if err := writeExportXLSX(ref, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		checkStrictXLSX(t, streamed)

@@ -33,7 +33,7 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	path = filepath.Join(t.TempDir(), "plans.xlsx")
 	opts := export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
-	if err := export.WriteXLSX(path, plans, opts); err != nil {
+	if err := writeExportXLSX(path, plans, opts); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(path)

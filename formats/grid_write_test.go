@@ -70,7 +70,7 @@ func exSheetCharts(t *testing.T, file string) map[string]int {
 func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	plans := exExportPlans()
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := export.WriteXLSX(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := writeExportXLSX(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(file)

@@ -298,7 +298,7 @@ func TestHostileGridBounded(t *testing.T) {
 	}
 	data := zipParts(many)
 	var ps pipeline.Problems
-	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", grid.MaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 		t.Fatalf("problems %v, want the grid sheet's cell limit", ps)
 	}
@@ -316,7 +316,7 @@ func TestHostileCentralDirectory(t *testing.T) {
 	_ = zw.Close()
 	data := buf.Bytes()
 	var ps pipeline.Problems
-	readXLSX("cd.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("cd.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), "list of parts takes") {
 		t.Fatalf("problems %v", ps)
 	}
@@ -347,7 +347,7 @@ func TestBadCellReferences(t *testing.T) {
 			parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + tc.rows + `</sheetData></worksheet>`)
 			data := zipParts(parts)
 			var ps pipeline.Problems
-			readXLSX("r.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+			readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool {
 				return p.Severity == pipeline.Error && strings.Contains(p.Message, tc.want)
 			})
@@ -365,7 +365,7 @@ func TestBadCellReferences(t *testing.T) {
 	data := zipParts(parts)
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSX("r.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(recs) != 1 || recs[0].Cells["target_type"].Text != "all_employees" {
 		t.Fatalf("records %+v problems %v", recs, ps)
 	}
@@ -388,7 +388,7 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			data := zipParts(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSX("s.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 			_, aps := pipeline.Assemble(recs, nil)
 			ps = append(ps, aps...)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return p.Origin.Cell == "A2" })
@@ -473,7 +473,7 @@ func TestGridBadCellReference(t *testing.T) {
 	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
 	data := zipParts(small)
 	var ps pipeline.Problems
-	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, `"I7" is inside row 31`) })
 	if i < 0 || ps[i].Origin.Cell != "I31" || ps[i].Severity != pipeline.Error {
 		t.Fatalf("problems %v", ps)

@@ -114,7 +114,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	exported := add("export.xlsx", func(path string) error {
-		return export.WriteXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
+		return writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
 			Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}})
 	})
 	add("export-flat.xlsx", func(path string) error {

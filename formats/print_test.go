@@ -322,7 +322,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 	dir := t.TempDir()
 	plans := exExportPlans()
 	path := filepath.Join(dir, "export.xlsx")
-	if err := export.WriteXLSX(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -135,7 +136,7 @@ func FuzzReadFlatXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSX("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 		if len(data) == 0 && len(ps) == 0 {
 			t.Fatal("empty input gave no problem")
@@ -177,7 +178,7 @@ func FuzzReadXLSXParts(f *testing.F) {
 		data := zipParts(parts)
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSX("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
 }
@@ -209,7 +210,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 	})
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSX("choice.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
 		t.Fatalf("sheet choice: %v %d records", ps, len(recs))
 	}
@@ -224,7 +225,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 		_ = x.MoveSheet("Before", "Data")
 	})
 	recs, ps = nil, nil
-	readXLSX("choice.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Data" {
 		t.Fatalf("first visible sheet with a header: %v %d records", ps, len(recs))
 	}

@@ -12,11 +12,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// readXLSX reads one workbook with the default limits.
-func readXLSX(file string, r io.ReaderAt, size int64, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	readXLSXLimited(file, r, size, xlsx.Limits{}, cat, emit, ps)
-}
-
 // readXLSXLimited reads one workbook: the flat table when there is one,
 // else the grid plan sheets.
 func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {

@@ -46,7 +46,7 @@ func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation,
 func BenchmarkCostReconcileCopy(b *testing.B) {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "plans.xlsx")
-	if err := export.WriteXLSX(src, benchExportPlans(500), export.Options{NoCharts: true}); err != nil {
+	if err := writeExportXLSX(src, benchExportPlans(500), export.Options{NoCharts: true}); err != nil {
 		b.Fatal(err)
 	}
 	changed, marks := rrBenchReconciliation(b, src)

@@ -65,7 +65,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {
-		if c.Cell == "E2" && strings.Contains(reports.CommentText(c), "changed on the service since run 12 on 2026-10-02 08:15 UTC") {
+		if c.Cell == "E2" && strings.Contains(commentText(c), "changed on the service since run 12 on 2026-10-02 08:15 UTC") {
 			found = true
 		}
 	}
@@ -169,7 +169,7 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {
-		if c.Cell == "B2" && strings.Contains(reports.CommentText(c), `eepipe last applied "Manufacturing" (run 12 on 2026-10-02 08:15 UTC): changed on the service since run 12`) {
+		if c.Cell == "B2" && strings.Contains(commentText(c), `eepipe last applied "Manufacturing" (run 12 on 2026-10-02 08:15 UTC): changed on the service since run 12`) {
 			found = true
 		}
 	}

@@ -58,7 +58,7 @@ func rrCommentTexts(t *testing.T, f *excelize.File, sheet string) map[string]str
 	}
 	out := map[string]string{}
 	for _, c := range cs {
-		out[strings.ToUpper(c.Cell)] = reports.CommentText(c)
+		out[strings.ToUpper(c.Cell)] = commentText(c)
 	}
 	return out
 }

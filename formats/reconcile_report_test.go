@@ -175,7 +175,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	comments, _ := f.GetComments("client")
 	texts := map[string]string{}
 	for _, c := range comments {
-		texts[c.Cell] = reports.CommentText(c)
+		texts[c.Cell] = commentText(c)
 	}
 	if !strings.Contains(texts["E2"], "service holds 7") || !strings.Contains(texts["F2"], "service holds 1") ||
 		!strings.Contains(texts["A2"], `sector: the service holds "Construction"`) || !strings.Contains(texts["A5"], "Missing on the service") {

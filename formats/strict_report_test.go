@@ -14,7 +14,6 @@ import (
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -230,10 +229,10 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return export.WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
 		},
 		"flat.xlsx": func(p string) error {
-			return table.WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
+			return writeFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"export.xlsx": func(p string) error {
-			return export.WriteXLSX(p, exExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+			return writeExportXLSX(p, exExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
 		},
 		"export-flat.xlsx": func(p string) error { return export.WriteFlatXLSX(p, exExportPlans(), export.Options{}) },
 		"problems.xlsx": func(p string) error {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -41,7 +40,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "flat.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := table.WriteFlatXLSX(path, plans, nil); err != nil {
+		if err := writeFlatXLSX(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

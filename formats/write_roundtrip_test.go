@@ -79,7 +79,7 @@ func TestCSVWritersRoundTrip(t *testing.T) {
 func TestXLSXWritersRoundTrip(t *testing.T) {
 	limitRapidChecks(t, 20)
 	checkRoundTrips(t, []roundTripCase{
-		{"flat.xlsx", table.WriteFlatXLSX},
+		{"flat.xlsx", writeFlatXLSX},
 		{"grid.xlsx", func(p string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
 			return export.WriteGridXLSX(p, plans, cat, grid.Options{Instructions: true})
 		}},

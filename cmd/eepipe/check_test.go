@@ -174,7 +174,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	workbook := e.path("plans.xlsx")
-	if err := table.WriteFlatXLSX(workbook, plans, nil); err != nil {
+	if err := writeFlatWorkbook(workbook, plans); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("apply", workbook, "--no-recalc"); r.code != ExitOK {

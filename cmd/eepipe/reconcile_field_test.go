@@ -81,7 +81,7 @@ func TestReconcileFieldDifferenceMarksItsCell(t *testing.T) {
 			if v, _ := f.GetCellValue(sheet, ref); v != p.Sector {
 				t.Errorf("the note is on %s!%s holding %q, want the cell holding the workbook's sector %q", sheet, ref, v, p.Sector)
 			}
-			if txt := reports.CommentText(comments[0]); !strings.Contains(txt, server) {
+			if txt := commentText(comments[0]); !strings.Contains(txt, server) {
 				t.Errorf("comment %q lacks the server's value %q", txt, server)
 			}
 			if got := cellFill(t, f, sheet, ref, map[int]string{}); got != reports.PlanFillColor {

@@ -207,7 +207,7 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 		}
 		commented := map[string]string{}
 		for _, c := range comments {
-			commented[c.Cell] = reports.CommentText(c)
+			commented[c.Cell] = commentText(c)
 		}
 		rows, err := f.GetRows(sheet)
 		if err != nil {

@@ -155,7 +155,7 @@ func TestSignedChangeSetWithBadValuesRefused(t *testing.T) {
 		}, "not one apply writes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			saved, err := reports.ReadChangeSet(set)
+			saved, err := readSavedSet(set)
 			if err != nil {
 				t.Fatal(err)
 			}

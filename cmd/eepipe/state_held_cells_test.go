@@ -131,7 +131,7 @@ func TestSavedFieldNamesItsCell(t *testing.T) {
 	if r := s.eepipe("diff", v2, "-o", set); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	saved, err := reports.ReadChangeSet(set)
+	saved, err := readSavedSet(set)
 	if err != nil {
 		t.Fatal(err)
 	}

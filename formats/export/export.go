@@ -189,16 +189,6 @@ func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	return xlsx.WriteWorkbook(path, f)
 }
 
-// WriteXLSX writes the XLSX export of plans to path (atomically).
-func WriteXLSX(path string, plans []Plan, opts Options) error {
-	f, err := NewWorkbook(plans, opts)
-	if err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	defer f.Close()
-	return xlsx.WriteWorkbook(path, f)
-}
-
 // exOverviewColumns are the Overview sheet's columns: header, width, kind.
 // The headers are deliberately not the grid's metadata labels ("Plan ID",
 // "Start date", ...), so that the readers never take the Overview for a

@@ -43,25 +43,9 @@ func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
 	return fmt.Errorf("%s: a change set is written as .json or .xlsx", path)
 }
 
-// ErrNotChangeSet is returned by ReadChangeSet for a file that is not a
+// ErrNotChangeSet is returned by ChangeSetFile.Read for a file that is not a
 // saved change set (a workbook of plans).
 var ErrNotChangeSet = pipeline.ErrNotChangeSet
-
-// ReadChangeSet reads a change set written by WriteChangeSet and checks
-// its signature. A workbook without the change set sheet, or JSON that is
-// not a change set, is ErrNotChangeSet.
-func ReadChangeSet(path string) (*pipeline.SavedChangeSet, error) {
-	var plans []pipeline.SavedPlan
-	s, err := scanChangeSet(path, nil, true, func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
-		plans = append(plans, *p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.Plans = plans
-	return s, nil
-}
 
 // ChangeSetFile is a change set file read again for each pass of its
 // apply (pipeline.OpenSaved): Read is its pipeline.SavedReader. The first

@@ -276,16 +276,3 @@ func rrSameSourceFile(a, b string) bool {
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
 }
-
-// CommentText returns the plain text of a comment written by the annotated
-// copy (or any comment), for tests and tools that read the report back.
-func CommentText(c excelize.Comment) string {
-	if len(c.Paragraph) == 0 {
-		return c.Text
-	}
-	var b strings.Builder
-	for _, p := range c.Paragraph {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}

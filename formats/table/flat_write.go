@@ -174,33 +174,6 @@ func (fw *FlatCSVWriter) Close() error {
 	return fw.cw.Error()
 }
 
-// WriteFlatXLSX writes plans as a flat XLSX table on the sheet "Targets"
-// with excelize's StreamWriter, so memory stays flat however many rows:
-// identifiers and the financial year as text, dates as real date cells
-// (yyyy-mm-dd), plan id, year number and counters as numbers, the header
-// row frozen.
-func WriteFlatXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-	if cat == nil {
-		cat = pipeline.DefaultCatalog()
-	}
-	rows, err := PlanRows(plans, cat)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f := excelize.NewFile()
-	defer f.Close()
-	if err := f.SetSheetName(f.GetSheetName(0), templates.FlatSheet); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := WriteSheet(f, templates.FlatSheet, rows, cat); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
-
 // WriteSheet streams the flat table into sheet, an existing empty
 // worksheet of f. The sheet is final afterwards: excelize functions that
 // walk every worksheet (SetActiveSheet, MoveSheet, DeleteSheet) would
