@@ -79,14 +79,14 @@ const testSetService = "http://127.0.0.1:8080"
 var testSetKeys = pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
 
 func inPlanForTest() *pipeline.InputPlan {
-	return &pipeline.InputPlan{Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
+	return &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: "all_employees",
 			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 1})}}}
 }
 
 func storedForTest() *pipeline.Plan {
-	return &pipeline.Plan{ID: 17, Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
-		Milestones: []pipeline.Milestone{{ID: 170, YearNumber: 1, StartDate: pipeline.MustDate("2025-09-01"), Targets: []pipeline.Target{
+	return &pipeline.Plan{ID: 17, Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
+		Milestones: []pipeline.Milestone{{ID: 170, YearNumber: 1, StartDate: date("2025-09-01"), Targets: []pipeline.Target{
 			{ID: 1700, TargetType: "all_employees", Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 9})}}}}}
 }
 

@@ -45,7 +45,7 @@ func csvCheckNeutral(t *testing.T, name string, data []byte, comma rune) {
 func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	dir := t.TempDir()
 	o := pipeline.Origin{File: "in.csv", Row: 2}
-	plan := &pipeline.InputPlan{Origin: o, Name: csvEvil, StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
+	plan := &pipeline.InputPlan{Origin: o, Name: csvEvil, StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4123456789"},
 		Targets: []*pipeline.InputTarget{{Origin: o, YearNumber: 1, TargetType: pipeline.TargetAll,
 			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})}}}

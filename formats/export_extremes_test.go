@@ -18,7 +18,7 @@ import (
 func exExtremePlans(cat *pipeline.Catalog) []export.Plan {
 	var out []export.Plan
 	mk := func(id int64, name, start string, years int, scorecard string, ids pipeline.CompanyIDs, value func(i int) int64) {
-		sp := &pipeline.Plan{ID: id, Name: name, StartDate: pipeline.MustDate(start), EndDate: pipeline.LatestEnd,
+		sp := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
 			Era: pipeline.EraPost2025, Sector: "Manufacturing", ScorecardID: scorecard, UpdatedAt: "2026-11-01T10:00:00Z"}
 		fy0 := pipeline.FinancialYearOf(sp.StartDate)
 		for y := 1; y <= years; y++ {
@@ -126,7 +126,7 @@ func TestExportExtremesReimport(t *testing.T) {
 // without a table (an error).
 func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.xlsx")
-	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
+	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
 	if err := writeExportXLSX(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
 		t.Fatal(err)

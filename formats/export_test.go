@@ -23,7 +23,7 @@ import (
 
 // exStoredPlan returns a stored plan with every counter set.
 func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
-	p := &pipeline.Plan{ID: id, Name: name, StartDate: pipeline.MustDate(start), EndDate: pipeline.LatestEnd,
+	p := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
 		Era: pipeline.EraPost2025, Sector: "Manufacturing", UpdatedAt: "2026-11-01T10:00:00Z"}
 	fy0 := pipeline.FinancialYearOf(p.StartDate)
 	for y := 1; y <= years; y++ {

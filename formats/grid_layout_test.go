@@ -141,14 +141,14 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := grid.ExcelizeSheets(f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
+	if got := gridSheetsOf(t, f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
 		t.Fatalf("gridSheets = %v", got)
 	}
 	// A flat header in the first 20 rows makes the sheet a flat table.
 	if err := f.SetCellStr("Acme EE plan", "Z20", "target_type"); err != nil {
 		t.Fatal(err)
 	}
-	if got := grid.ExcelizeSheets(f); len(got) != 0 {
+	if got := gridSheetsOf(t, f); len(got) != 0 {
 		t.Fatalf("sheet with target_type header is still a grid sheet: %v", got)
 	}
 	if err := f.SetCellStr("Acme EE plan", "Z20", ""); err != nil {
@@ -161,7 +161,7 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	if v, _ := f.GetSheetVisible("Acme EE plan"); v {
 		t.Fatal("could not hide the sheet")
 	}
-	for _, s := range grid.ExcelizeSheets(f) {
+	for _, s := range gridSheetsOf(t, f) {
 		if strings.EqualFold(s, "Acme EE plan") {
 			t.Fatalf("hidden sheet read as a grid")
 		}

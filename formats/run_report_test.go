@@ -23,8 +23,8 @@ func sampleRunReport() *pipeline.RunReport {
 	t1 := &pipeline.InputTarget{Origin: o(2), YearNumber: 1, TargetType: pipeline.TargetAll,
 		Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3}), Cells: map[string]pipeline.Origin{"number_of_african_male_top_managers": cell}}
 	t2 := &pipeline.InputTarget{Origin: o(3), YearNumber: 2, TargetType: pipeline.TargetDisabled}
-	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: pipeline.MustDate("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
-	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: pipeline.MustDate("2026-09-01"),
+	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: date("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
+	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: date("2026-09-01"),
 		Targets: []*pipeline.InputTarget{{Origin: o(4), YearNumber: 1, TargetType: pipeline.TargetAll}}}
 	change := pipeline.CounterChange{Name: "number_of_african_male_top_managers", Old: 0, OldKnown: true, New: 3, Origin: cell}
 	start := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)

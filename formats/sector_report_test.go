@@ -60,7 +60,7 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 		Origin: pipeline.Origin{File: "plans.xlsx"},
 		PlanID: 12, Name: "Acme 2025-2027", Sector: "Manufacturing",
 		Company:   pipeline.CompanyIDs{VAT: "4012345678"},
-		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+		StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)},
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
@@ -70,14 +70,14 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 	}
 	noSector := &pipeline.InputPlan{
 		Origin: pipeline.Origin{File: "plans.xlsx"}, Name: "No sector",
-		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		StartDate: date("2025-09-01"), EndDate: date("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)}},
 	}
 	blank := sectorCounters(t, map[string]int64{"african_male_junior_managers": 10, "white_male_junior_managers": 10})
 	delete(blank, "number_of_indian_female_top_managers")
 	education := &pipeline.InputPlan{
 		Origin: pipeline.Origin{File: "more.csv"}, Name: "Blue Crane", Sector: "Education",
-		StartDate: pipeline.MustDate("2026-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+		StartDate: date("2026-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(blank)},
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},

@@ -10,7 +10,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -184,7 +183,7 @@ func TestGridColumnBesideTotal(t *testing.T) {
 	if err := wb.MergeCell("Sheet1", "D2", "E2"); err != nil {
 		t.Fatal(err)
 	}
-	recs, ps = grid.ReadExcelizeSheet(wb, "t.xlsx", "Sheet1", false)
+	recs, ps = readGridSheet(t, wb, "t.xlsx", "Sheet1")
 	if ps.HasErrors() || len(recs) != 1 || len(recs[0].Cells) != 2+2 {
 		t.Errorf("merged Total over two columns: problems %v, records %+v", ps, recs)
 	}

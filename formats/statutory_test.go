@@ -12,7 +12,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -225,7 +224,7 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 			}
 		}
 	}
-	return grid.ReadExcelizeSheet(wb, "t.xlsx", "Sheet1", false)
+	return readGridSheet(t, wb, "t.xlsx", "Sheet1")
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a

@@ -210,7 +210,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 	dir := t.TempDir()
 	write := map[string]func(string) error{
 		"template-grid.xlsx": func(p string) error {
-			f, err := templates.New(templates.Options{Start: pipeline.MustDate("2026-09-01")})
+			f, err := templates.New(templates.Options{Start: date("2026-09-01")})
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@ import (
 func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.xlsx")
-	plan := &pipeline.InputPlan{Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+	plan := &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})},
 			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})},

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
@@ -56,17 +54,8 @@ func BenchmarkGridRead(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := excelize.OpenFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for _, s := range grid.ExcelizeSheets(f) {
-			recs, _ := grid.ReadExcelizeSheet(f, path, s, false)
-			n += len(recs)
-		}
-		f.Close()
-		if n != 200 {
+		recs, _ := readGridWorkbook(b, path, nil)
+		if n := len(recs); n != 200 {
 			b.Fatalf("%d grids", n)
 		}
 	}

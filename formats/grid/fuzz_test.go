@@ -25,28 +25,9 @@ func FuzzReadGridSheet(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	small := &pipeline.InputPlan{PlanID: 7, Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll,
-		Counters: pipeline.CountersOf(map[string]int64{pipeline.CounterName("african", "male", "top_managers"): 3})}}}
-	wb := excelize.NewFile()
-	if err := AddSheets(wb, []*pipeline.InputPlan{small}, nil, Options{}); err == nil {
-		if buf, err := wb.WriteToBuffer(); err == nil {
-			f.Add(buf.Bytes())
-		}
-	}
-	wb.Close()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// As ReadFiles does: a bound on the declared unzipped size, so that
-		// a damaged size field fails fast instead of unpacking gigabytes.
-		wb, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 64 << 20, UnzipXMLSizeLimit: 64 << 20})
-		if err != nil {
-			return
-		}
-		defer wb.Close()
-		d1904 := xlsx.WorkbookDate1904(wb)
-		for _, sheet := range ExcelizeSheets(wb) {
-			recs, probs := ReadExcelizeSheet(wb, "fuzz.xlsx", sheet, d1904)
-			checkGridOutput(t, sheet, recs, probs)
-		}
+		recs, probs := readGridBytes(data)
+		checkGridOutput(t, recs, probs)
 	})
 }
 
@@ -79,12 +60,16 @@ func FuzzGridText(f *testing.F) {
 				}
 			}
 		}
-		recs, probs := ReadExcelizeSheet(wb, "fuzz.xlsx", "Sheet1", false)
-		checkGridOutput(t, "Sheet1", recs, probs)
+		buf, err := wb.WriteToBuffer()
+		if err != nil {
+			return
+		}
+		recs, probs := readGridBytes(buf.Bytes())
+		checkGridOutput(t, recs, probs)
 	})
 }
 
-func checkGridOutput(t *testing.T, sheet string, recs []pipeline.Record, probs pipeline.Problems) {
+func checkGridOutput(t *testing.T, recs []pipeline.Record, probs pipeline.Problems) {
 	t.Helper()
 	for _, rec := range recs {
 		tt, ok := rec.Cells["target_type"]
@@ -92,16 +77,29 @@ func checkGridOutput(t *testing.T, sheet string, recs []pipeline.Record, probs p
 			t.Fatalf("record without a valid target type: %+v", rec.Cells["target_type"])
 		}
 		for name, c := range rec.Cells {
-			if c.Origin.Sheet != sheet || c.Origin.Cell == "" {
+			if c.Origin.Sheet == "" || c.Origin.Sheet != rec.Origin.Sheet || c.Origin.Cell == "" {
 				t.Fatalf("cell %s has no place: %+v", name, c.Origin)
 			}
 		}
 	}
 	for _, p := range probs {
-		if p.Origin.Sheet != sheet || p.Message == "" {
+		if p.Origin.File == "" || p.Message == "" {
 			t.Fatalf("problem without a place or message: %+v", p)
 		}
 	}
+}
+
+// readGridBytes reads a workbook's grid sheets as ReadFiles does: the
+// streaming reader, within the default limits.
+func readGridBytes(data []byte) ([]pipeline.Record, pipeline.Problems) {
+	var ps pipeline.Problems
+	book, err := xlsx.Open(bytes.NewReader(data), int64(len(data)), xlsx.Limits{})
+	if err != nil {
+		return nil, nil
+	}
+	var recs []pipeline.Record
+	ReadWorkbook("fuzz.xlsx", xlsx.Limits{}, book, nil, pipeline.DefaultCatalog(), func(r pipeline.Record) { recs = append(recs, r) }, &ps)
+	return recs, ps
 }
 
 // FuzzGridTitle classifies arbitrary grid titles: never a panic; a title

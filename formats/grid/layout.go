@@ -26,25 +26,6 @@ func (s sheetText) maxCol() int {
 	return m
 }
 
-// readSheetText reads the text of up to limit rows of a sheet, unformatted
-// (labels and headers are text; values are typed later by xlsx.ReadCell).
-func readSheetText(f *excelize.File, sheet string, limit int) (sheetText, error) {
-	rows, err := f.Rows(sheet)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out sheetText
-	for rows.Next() && len(out) < limit {
-		cols, err := rows.Columns(excelize.Options{RawCellValue: true})
-		if err != nil {
-			return out, err
-		}
-		out = append(out, cols)
-	}
-	return out, rows.Error()
-}
-
 // hasFlatHeader reports whether a cell reading exactly target_type is in
 // the first rows: such a sheet is a flat table.
 func (s sheetText) hasFlatHeader() bool {
@@ -56,30 +37,6 @@ func (s sheetText) hasFlatHeader() bool {
 		}
 	}
 	return false
-}
-
-// ExcelizeSheets returns the visible worksheets that hold a grid plan: a sheet
-// with a grid label followed by a race header, or with plan metadata labels
-// and a race header. A sheet with a flat table header (target_type in its
-// first 20 rows) is never a grid sheet: the flat layout wins.
-//
-// A panic inside excelize is not caught here: ReadFiles turns it into an
-// InternalError (exit 3), never into "invalid input".
-func ExcelizeSheets(f *excelize.File) (out []string) {
-	m := templates.NewMatcher(nil)
-	for _, sheet := range f.GetSheetList() {
-		if visible, err := f.GetSheetVisible(sheet); err != nil || !visible {
-			continue
-		}
-		text, err := readSheetText(f, sheet, MaxScanRows)
-		if err != nil || text.hasFlatHeader() {
-			continue
-		}
-		if isGridSheet(text, m) {
-			out = append(out, sheet)
-		}
-	}
-	return out
 }
 
 func isGridSheet(text sheetText, m *templates.Matcher) bool {

@@ -102,44 +102,11 @@ func (g *gridReader) warnf(r, c int, value string, format string, args ...any) {
 	g.problems.Warnf(g.origin(r, c), value, format, args...)
 }
 
-// ReadExcelizeSheet reads one grid plan sheet into one Record per (year, target
-// type) grid, keyed by the flat column names (plan and company fields,
-// year_number and/or financial_year, target_type, number_of_*), each cell
-// with the origin of the sheet cell it came from. Layout problems are
-// returned as Problems. The optional catalog (default: the default catalog)
-// decides which races, genders and levels the headers may name.
-func ReadExcelizeSheet(f *excelize.File, file, sheet string, date1904 bool, cat ...*pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
-	var c *pipeline.Catalog
-	if len(cat) > 0 {
-		c = cat[0]
-	}
-	src := gridSheetSource{
-		text: func() (sheetText, error) { return readSheetText(f, sheet, MaxScanRows) },
-		cells: func(r, c int) pipeline.Cell {
-			ref, _ := excelize.CoordinatesToCellName(c, r)
-			return xlsx.ReadCell(f, sheet, ref, date1904)
-		},
-		merged: func() (map[[2]int][2]int, error) { return mergedAwayCells(f, sheet) },
-		hidden: func(text sheetText) map[int]bool {
-			out := map[int]bool{}
-			for c := 1; c <= text.maxCol(); c++ {
-				name, _ := excelize.ColumnNumberToName(c)
-				if visible, err := f.GetColVisible(sheet, name); err == nil && !visible {
-					out[c] = true
-				}
-			}
-			return out
-		},
-	}
-	return readGridSheetFrom(src, file, sheet, c)
-}
-
 // gridSheetSource is what the grid reader reads of a sheet: the text of
 // its first MaxScanRows rows (for the layout), each cell typed, and
 // the cells its merged ranges cover other than their top-left ones, and
-// the columns it hides. The
-// workbook reader fills it from one streaming scan of the sheet
-// (grid_stream.go); ReadExcelizeSheet from excelize.
+// the columns it hides. ReadWorkbook fills it from one streaming scan of
+// the sheet.
 type gridSheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
@@ -147,8 +114,8 @@ type gridSheetSource struct {
 	hidden func(text sheetText) map[int]bool // the columns hidden, of those text spans
 }
 
-// readGridSheetFrom is ReadExcelizeSheet over any source of the sheet's cells;
-// cat nil means the default catalog.
+// readGridSheetFrom reads the grid plan sheet src into records and its
+// problems; cat nil means the default catalog.
 func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
 	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
 	if cat != nil {
@@ -191,35 +158,9 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 }
 
 // gridMaxMergedCells bounds the cells of a grid sheet's merged ranges that
-// mergedAwayCells records: a grid sheet merges a few label cells, while a
+// mergedAway records: a grid sheet merges a few label cells, while a
 // 23 KB sheet of 4,000 merges of 65,536 cells each would hold 262 million.
 const gridMaxMergedCells = 1 << 17
-
-// mergedAwayCells returns the cells of the sheet's merged ranges other than
-// each range's top-left cell (up to the rows a grid sheet is scanned for);
-// an oversized-file error past gridMaxMergedCells of them.
-func mergedAwayCells(f *excelize.File, sheet string) (map[[2]int][2]int, error) {
-	out := map[[2]int][2]int{}
-	merged, err := f.GetMergeCells(sheet)
-	if err != nil {
-		return out, nil
-	}
-	for _, m := range merged {
-		c0, r0, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
-		c1, r1, err2 := excelize.CellNameToCoordinates(m.GetEndAxis())
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		r1 = min(r1, MaxScanRows)
-		if (r1-r0+1)*(c1-c0+1) > 1<<16 {
-			continue // a merge over a whole sheet region is no layout to read
-		}
-		if err := addMergedAway(out, r0, c0, r1, c1); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
 
 // addMergedAway records the cells of one merged range (rows r0 to r1,
 // columns c0 to c1) other than its top-left one in out, within

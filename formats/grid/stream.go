@@ -328,7 +328,7 @@ func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
 
 // mergedAway returns the cells of the sheet's merged ranges other than
 // each range's top-left cell (up to the rows a grid sheet is scanned
-// for), as mergedAwayCells does: a second, light scan of the sheet for its
+// for): a second, light scan of the sheet for its
 // <mergeCell> elements, which follow the cells.
 func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 	out := map[[2]int][2]int{}

@@ -472,7 +472,3 @@ func flatDecodeEscapes(s string) string {
 	}
 	return out.String()
 }
-
-// RawCell is one <c> element as found in the sheet XML. value and
-// inline are the text of its <v> and of its <t> elements (an inline
-// string's runs, joined); they are valid until the next row is read.

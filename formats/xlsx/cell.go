@@ -13,7 +13,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// workbook's date system, error values, formulas without a cached value.
+// Cell types a raw cell into a pipeline.Cell: text as displayed, numbers,
+// date cells converted with the workbook's date system, error values,
+// formulas without a cached value.
 func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 	c := pipeline.Cell{Origin: o}
 	var xf flatXF

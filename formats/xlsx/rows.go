@@ -12,6 +12,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
+// RawCell is one <c> element as found in the sheet XML. Value and
+// Inline are the text of its <v> and of its <t> elements (an inline
+// string's runs, joined); they are valid until the next row is read.
 type RawCell struct {
 	Col     int
 	Style   int
@@ -545,6 +548,3 @@ func flatName(b []byte) string {
 	}
 	return string(b)
 }
-
-// cell types a raw cell into a pipeline.Cell, the same way ReadCell does for
-// random access: text as displayed, numbers, date cells converted with the
