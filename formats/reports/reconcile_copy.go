@@ -145,8 +145,30 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 	if _, ok := book.Files[c.ctPath]; !ok {
 		return nil, rrFallback()
 	}
+	if err := c.findParts(); err != nil {
+		return nil, err
+	}
+	if err := c.placeMarks(order, notes); err != nil {
+		return nil, err
+	}
+	if err := c.selectedTabs(); err != nil {
+		return nil, err
+	}
+	if err := c.planJobs(); err != nil {
+		return nil, err
+	}
+	if err := c.planSummary(r, src, changes); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// findParts finds the workbook part, its relationships and its styles
+// (parsed), and the chart sheets whose tab is selected; a package that
+// lacks one of them takes excelize's path (rrFallback).
+func (c *Copy) findParts() error {
 	c.wbPath = "xl/workbook.xml"
-	if rels, err := book.Rels(""); err == nil {
+	if rels, err := c.book.Rels(""); err == nil {
 		for _, rl := range rels {
 			if strings.HasSuffix(rl.Type, "/officeDocument") {
 				c.wbPath = xlsx.RelTarget("", rl.Target)
@@ -154,12 +176,12 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		}
 	}
 	c.wbRels = path.Join(path.Dir(c.wbPath), "_rels", path.Base(c.wbPath)+".rels")
-	if _, ok := book.Files[c.wbRels]; !ok {
-		return nil, rrFallback()
+	if _, ok := c.book.Files[c.wbRels]; !ok {
+		return rrFallback()
 	}
-	wbRels, err := book.Rels(c.wbPath)
+	wbRels, err := c.book.Rels(c.wbPath)
 	if err != nil {
-		return nil, rrFallback()
+		return rrFallback()
 	}
 	c.chartSel = map[string]bool{}
 	for _, rl := range wbRels {
@@ -170,41 +192,45 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 			// A chart sheet whose tab is selected loses the selection
 			// too: two selected tabs are a group.
 			p := xlsx.RelTarget(c.wbPath, rl.Target)
-			if _, ok := book.Files[p]; !ok {
+			if _, ok := c.book.Files[p]; !ok {
 				continue
 			}
 			b, err := c.readMeta(p)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if rrTabSelectedAttr.Match(b) {
 				c.chartSel[p] = true
 			}
 		}
 	}
-	if _, ok := book.Files[c.stylePath]; !ok || c.stylePath == "" {
-		return nil, rrFallback() // no style sheet: excelize's path adds one
+	if _, ok := c.book.Files[c.stylePath]; !ok || c.stylePath == "" {
+		return rrFallback() // no style sheet: excelize's path adds one
 	}
 	raw, err := c.readMeta(c.stylePath)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if c.Styles, err = ParseStyles(raw); err != nil {
-		return nil, err
+		return err
 	}
-	// The sheets marked, each mark placed.
+	return nil
+}
+
+// placeMarks places each mark, in order, on the job of its sheet.
+func (c *Copy) placeMarks(order [][2]string, notes map[[2]string]*Note) error {
 	byName := map[string]xlsx.Sheet{}
-	for _, info := range book.Sheets {
+	for _, info := range c.book.Sheets {
 		byName[info.Name] = info
 	}
 	for _, k := range order {
 		info, ok := byName[k[0]]
 		if !ok || info.Path == "" {
-			return nil, rrFallback() // excelize reports it, as before
+			return rrFallback() // excelize reports it, as before
 		}
 		col, row := xlsx.CellRef([]byte(k[1]))
 		if col == 0 {
-			return nil, rrFallback()
+			return rrFallback()
 		}
 		j := c.jobs[info.Path]
 		if j == nil {
@@ -214,24 +240,36 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		ref, _ := excelize.CoordinatesToCellName(col, row)
 		j.Marks = append(j.Marks, CellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
 	}
-	// Sheets whose tab is selected lose the selection: the Summary is.
-	for _, info := range book.Sheets {
+	return nil
+}
+
+// selectedTabs gives every sheet whose tab is selected a job: it loses the
+// selection (the Summary is selected).
+func (c *Copy) selectedTabs() error {
+	for _, info := range c.book.Sheets {
 		if info.Path == "" {
 			continue
 		}
-		if _, ok := book.Files[info.Path]; !ok {
-			return nil, rrFallback()
+		if _, ok := c.book.Files[info.Path]; !ok {
+			return rrFallback()
 		}
 		if j := c.jobs[info.Path]; j != nil {
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
-		if TabSelected(book, info) {
+		if TabSelected(c.book, info) {
 			c.jobs[info.Path] = &SheetJob{Info: info, selected: true}
 		}
 	}
+	return nil
+}
+
+// planJobs orders the jobs, merges the marks of one cell, and finds or
+// names each marked sheet's relationships, comments and VML parts.
+func (c *Copy) planJobs() error {
+	var err error
 	block := 1000
-	for _, info := range book.Sheets {
+	for _, info := range c.book.Sheets {
 		j := c.jobs[info.Path]
 		if j == nil || info.Path == "" {
 			continue
@@ -263,10 +301,10 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		}
 		j.Marks = marks
 		j.relsPath = path.Join(path.Dir(info.Path), "_rels", path.Base(info.Path)+".rels")
-		if _, ok := book.Files[j.relsPath]; ok {
+		if _, ok := c.book.Files[j.relsPath]; ok {
 			j.hasRels = true
-			if j.rels, err = book.Rels(info.Path); err != nil {
-				return nil, rrFallback()
+			if j.rels, err = c.book.Rels(info.Path); err != nil {
+				return rrFallback()
 			}
 		}
 		c.skip[j.relsPath] = true
@@ -284,8 +322,8 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 			}
 		}
 		if j.commentsOld {
-			if _, ok := book.Files[j.commentsPath]; !ok {
-				return nil, rrFallback()
+			if _, ok := c.book.Files[j.commentsPath]; !ok {
+				return rrFallback()
 			}
 			c.skip[j.commentsPath] = true
 		} else {
@@ -296,10 +334,7 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 		j.block = block
 		block += len(j.Marks)/1000 + 1
 	}
-	if err := c.planSummary(r, src, changes); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
 
 // newPart returns a part name of the pattern not yet used.

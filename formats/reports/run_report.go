@@ -174,6 +174,19 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 	if err := f.SetSheetName("Sheet1", rowsSheet); err != nil {
 		return err
 	}
+	if err := writeRunRows(f, rowsSheet, r); err != nil {
+		return err
+	}
+	if err := writeRunSummary(f, summarySheet, r); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// writeRunRows streams the run's rows into rowsSheet, an existing empty
+// sheet of f: a header with a filter, frozen, and each row's outcome
+// filled by its kind.
+func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) error {
 	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}})
 	if err != nil {
 		return err
@@ -232,10 +245,12 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 			return err
 		}
 	}
-	if err := sw.Flush(); err != nil {
-		return err
-	}
+	return sw.Flush()
+}
 
+// writeRunSummary adds summarySheet to f: the run's times, counts and
+// recalculations, one label and value a row.
+func writeRunSummary(f *excelize.File, summarySheet string, r *pipeline.RunReport) error {
 	if _, err := f.NewSheet(summarySheet); err != nil {
 		return err
 	}
@@ -273,10 +288,7 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 	if err := f.SetColWidth(summarySheet, "B", "B", 60); err != nil {
 		return err
 	}
-	if err := templates.SetPrintLayout(f, summarySheet, templates.PrintSetup{Portrait: true}); err != nil {
-		return err
-	}
-	return f.Write(w)
+	return templates.SetPrintLayout(f, summarySheet, templates.PrintSetup{Portrait: true})
 }
 
 func zeroNil(n int64) any {
