@@ -285,63 +285,12 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	f.SetCellStyle(sh, fmt.Sprintf("A%d", OverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, OverviewHeaderRow), st.Header)
 
 	for i, p := range plans {
-		row := OverviewHeaderRow + 1 + i
-		in := p.Plan
-		years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
-		nonZero := 0
-		for _, t := range in.Targets {
-			for _, v := range t.Counters.All() {
-				if v != 0 {
-					nonZero++
-				}
-			}
-		}
 		sheet := ""
 		if sheets != nil {
 			sheet = sheets[i]
 		}
-		values := []any{
-			sheet, in.PlanID, p.Account, p.CompanyName,
-			in.Company.VAT, in.Company.Registration, in.Company.IDNumber,
-			in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, exEraText(p.Era),
-			years, p.Milestones, len(in.Targets), nonZero, exUpdatedValue(p.UpdatedAt),
-		}
-		for j, c := range exOverviewColumns {
-			col, _ := excelize.ColumnNumberToName(j + 1)
-			ref := fmt.Sprintf("%s%d", col, row)
-			v := values[j]
-			switch c.Kind {
-			case 'i', 't', 'l':
-				if s := v.(string); s != "" {
-					if err := f.SetCellStr(sh, ref, s); err != nil {
-						return err
-					}
-				}
-			case 'd', 'T':
-				if v != nil {
-					f.SetCellValue(sh, ref, v)
-				}
-			default:
-				f.SetCellValue(sh, ref, v)
-			}
-			style := st.Text
-			switch c.Kind {
-			case 'i':
-				style = st.Ident
-			case 'n':
-				style = st.Number
-			case 'd':
-				style = st.Date
-			case 'T':
-				style = st.Datetime
-			case 'l':
-				if sheet != "" {
-					f.SetCellHyperLink(sh, ref, xlsx.QuoteSheet(sheet)+"!A1", "Location",
-						excelize.HyperlinkOpts{Tooltip: xlsx.StrPtr("Go to the plan's sheet")})
-					style = st.Link
-				}
-			}
-			f.SetCellStyle(sh, ref, ref, style)
+		if err := exWriteOverviewRow(f, st, OverviewHeaderRow+1+i, p, sheet); err != nil {
+			return err
 		}
 	}
 	last := OverviewHeaderRow + len(plans)
@@ -370,6 +319,67 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		TopLeftCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActivePane: "bottomRight",
 		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), Pane: "bottomRight"}},
 	})
+}
+
+// exWriteOverviewRow writes plan p's row of the Overview: its identifiers,
+// dates and counts, each cell styled by its column's kind, and a link to
+// its sheet (sheet, "" when it has none).
+func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Plan, sheet string) error {
+	sh := OverviewSheet
+	in := p.Plan
+	years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
+	nonZero := 0
+	for _, t := range in.Targets {
+		for _, v := range t.Counters.All() {
+			if v != 0 {
+				nonZero++
+			}
+		}
+	}
+	values := []any{
+		sheet, in.PlanID, p.Account, p.CompanyName,
+		in.Company.VAT, in.Company.Registration, in.Company.IDNumber,
+		in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, exEraText(p.Era),
+		years, p.Milestones, len(in.Targets), nonZero, exUpdatedValue(p.UpdatedAt),
+	}
+	for j, c := range exOverviewColumns {
+		col, _ := excelize.ColumnNumberToName(j + 1)
+		ref := fmt.Sprintf("%s%d", col, row)
+		v := values[j]
+		switch c.Kind {
+		case 'i', 't', 'l':
+			if s := v.(string); s != "" {
+				if err := f.SetCellStr(sh, ref, s); err != nil {
+					return err
+				}
+			}
+		case 'd', 'T':
+			if v != nil {
+				f.SetCellValue(sh, ref, v)
+			}
+		default:
+			f.SetCellValue(sh, ref, v)
+		}
+		style := st.Text
+		switch c.Kind {
+		case 'i':
+			style = st.Ident
+		case 'n':
+			style = st.Number
+		case 'd':
+			style = st.Date
+		case 'T':
+			style = st.Datetime
+		case 'l':
+			if sheet != "" {
+				f.SetCellHyperLink(sh, ref, xlsx.QuoteSheet(sheet)+"!A1", "Location",
+					excelize.HyperlinkOpts{Tooltip: xlsx.StrPtr("Go to the plan's sheet")})
+				style = st.Link
+			}
+		}
+		f.SetCellStyle(sh, ref, ref, style)
+	}
+	return nil
 }
 
 func exDateValue(d pipeline.Date) any {

@@ -47,47 +47,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	}
 	defer f.Close()
 
-	type spot struct{ sheet, cell string }
-	type note struct {
-		sev  pipeline.Severity
-		msgs []string
-	}
-	notes := map[spot]*note{}
-	var order []spot
-	var mine pipeline.Problems
-	for _, p := range ps {
-		if !annotateSameFile(p.Origin.File, src) {
-			continue
-		}
-		mine = append(mine, p)
-		o := p.Origin
-		if o.Sheet == "" {
-			continue
-		}
-		if idx, err := f.GetSheetIndex(o.Sheet); err != nil || idx < 0 {
-			continue
-		}
-		cell := o.Cell
-		if cell == "" && o.Row > 0 {
-			cell, _ = excelize.CoordinatesToCellName(1, o.Row)
-		}
-		if cell == "" {
-			continue
-		}
-		for i, c := range annotateCells(cell) {
-			s := spot{o.Sheet, c}
-			n := notes[s]
-			if n == nil {
-				n = &note{}
-				notes[s] = n
-				order = append(order, s)
-			}
-			n.sev = max(n.sev, p.Severity)
-			if i == 0 { // a range's message goes on its first cell
-				n.msgs = append(n.msgs, annotationText(p))
-			}
-		}
-	}
+	notes, order, mine := annotateNotes(f, src, ps)
 
 	styles := map[[2]int]int{} // (old style, severity) -> new style
 	for _, s := range order {
@@ -139,6 +99,57 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 	}
 	err = xlsx.WriteFileAtomic(dst, func(w io.Writer) error { return f.Write(w) })
 	return marked, err
+}
+
+// annotateSpot is a cell of the workbook annotated.
+type annotateSpot struct{ sheet, cell string }
+
+// annotateNote is what a cell's note says: the worst severity of its
+// problems and their messages.
+type annotateNote struct {
+	sev  pipeline.Severity
+	msgs []string
+}
+
+// annotateNotes gathers the problems of src into notes, by cell in the
+// order first met (a range marks each of its cells, its message on the
+// first), and returns every problem of src (mine) for the problem sheet.
+func annotateNotes(f *excelize.File, src string, ps pipeline.Problems) (notes map[annotateSpot]*annotateNote, order []annotateSpot, mine pipeline.Problems) {
+	notes = map[annotateSpot]*annotateNote{}
+	for _, p := range ps {
+		if !annotateSameFile(p.Origin.File, src) {
+			continue
+		}
+		mine = append(mine, p)
+		o := p.Origin
+		if o.Sheet == "" {
+			continue
+		}
+		if idx, err := f.GetSheetIndex(o.Sheet); err != nil || idx < 0 {
+			continue
+		}
+		cell := o.Cell
+		if cell == "" && o.Row > 0 {
+			cell, _ = excelize.CoordinatesToCellName(1, o.Row)
+		}
+		if cell == "" {
+			continue
+		}
+		for i, c := range annotateCells(cell) {
+			s := annotateSpot{o.Sheet, c}
+			n := notes[s]
+			if n == nil {
+				n = &annotateNote{}
+				notes[s] = n
+				order = append(order, s)
+			}
+			n.sev = max(n.sev, p.Severity)
+			if i == 0 { // a range's message goes on its first cell
+				n.msgs = append(n.msgs, annotationText(p))
+			}
+		}
+	}
+	return notes, order, mine
 }
 
 // annotateMaxRange bounds the cells one problem's range marks.
