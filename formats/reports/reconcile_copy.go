@@ -477,30 +477,7 @@ func (c *Copy) write(w io.Writer) error {
 	}
 	// The workbook part and its relationships first: the Summary's
 	// relationship id is chosen there.
-	wbRels, err := c.readMeta(c.wbRels)
-	if err != nil {
-		return err
-	}
-	rels, err := c.book.Rels(c.wbPath)
-	if err != nil {
-		return rrFallback()
-	}
-	var addRels strings.Builder
-	for i := range c.added {
-		a := &c.added[i]
-		a.rid = rrNewRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
-		rels = append(rels, xlsx.Rel{ID: a.rid})
-		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, rrXMLAttr(a.rid), rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, a.path)))
-	}
-	newWBRels, err := rrInsertBefore(wbRels, "</Relationships>", addRels.String())
-	if err != nil {
-		return err
-	}
-	wb, err := c.readMeta(c.wbPath)
-	if err != nil {
-		return err
-	}
-	newWB, err := c.rewriteWorkbook(wb)
+	newWBRels, newWB, err := c.workbookParts()
 	if err != nil {
 		return err
 	}
@@ -511,22 +488,10 @@ func (c *Copy) write(w io.Writer) error {
 		}
 		switch {
 		case name == c.ctPath:
-			b, err := c.readMeta(name)
-			if err != nil {
-				return err
+			var b []byte
+			if b, err = c.contentTypes(); err == nil {
+				err = put(name, b)
 			}
-			var add strings.Builder
-			if !rrHasVMLDefault.Match(b) {
-				// New VML drawings are named below, after this part.
-				add.WriteString(`<Default Extension="vml" ContentType="` + rrCTVML + `"/>`)
-			}
-			for _, p := range slices.Sorted(maps.Keys(c.newParts)) {
-				fmt.Fprintf(&add, `<Override PartName="/%s" ContentType="%s"/>`, rrXMLAttr(p), c.newParts[p])
-			}
-			if b, err = rrInsertBefore(b, "</Types>", add.String()); err != nil {
-				return err
-			}
-			err = put(name, b)
 		case name == c.wbPath:
 			err = put(name, newWB)
 		case name == c.wbRels:
@@ -566,6 +531,57 @@ func (c *Copy) write(w io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// workbookParts returns the workbook's relationships with the added
+// sheets' (their ids chosen here) and the workbook part rewritten.
+func (c *Copy) workbookParts() (newWBRels, newWB []byte, err error) {
+	wbRels, err := c.readMeta(c.wbRels)
+	if err != nil {
+		return nil, nil, err
+	}
+	rels, err := c.book.Rels(c.wbPath)
+	if err != nil {
+		return nil, nil, rrFallback()
+	}
+	var addRels strings.Builder
+	for i := range c.added {
+		a := &c.added[i]
+		a.rid = rrNewRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
+		rels = append(rels, xlsx.Rel{ID: a.rid})
+		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, rrXMLAttr(a.rid), rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, a.path)))
+	}
+	newWBRels, err = rrInsertBefore(wbRels, "</Relationships>", addRels.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	wb, err := c.readMeta(c.wbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	newWB, err = c.rewriteWorkbook(wb)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newWBRels, newWB, nil
+}
+
+// contentTypes returns the content types part with the new parts' (and
+// the VML default, which the new notes need).
+func (c *Copy) contentTypes() ([]byte, error) {
+	b, err := c.readMeta(c.ctPath)
+	if err != nil {
+		return nil, err
+	}
+	var add strings.Builder
+	if !rrHasVMLDefault.Match(b) {
+		// New VML drawings are named below, after this part.
+		add.WriteString(`<Default Extension="vml" ContentType="` + rrCTVML + `"/>`)
+	}
+	for _, p := range slices.Sorted(maps.Keys(c.newParts)) {
+		fmt.Fprintf(&add, `<Override PartName="/%s" ContentType="%s"/>`, rrXMLAttr(p), c.newParts[p])
+	}
+	return rrInsertBefore(b, "</Types>", add.String())
 }
 
 // rrInsertBefore inserts add before the last occurrence of end.
