@@ -30,7 +30,7 @@ type Book struct {
 	Files     map[string]*zip.File
 	Sheets    []Sheet
 	date1904  bool
-	xfs       []flatXF // cellXfs by index
+	xfs       []cellFormat // cellXfs by index
 	sstPath   string
 	sst       []string
 	SSTErr    error
@@ -52,8 +52,8 @@ type Sheet struct {
 	Hidden bool
 }
 
-// flatXF is what the reader needs of a cell format.
-type flatXF struct {
+// cellFormat is what the reader needs of a cell format (an xf of cellXfs).
+type cellFormat struct {
 	date  bool // a date format: numbers are dates
 	padTo int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
 }
@@ -82,12 +82,12 @@ func Open(r io.ReaderAt, size int64, lim Limits) (*Book, error) {
 	case bytes.HasPrefix(head, OLEMagic):
 		return nil, errEncrypted
 	case !bytes.HasPrefix(head, []byte("PK")):
-		if flatLooksLikeText(head) {
+		if looksLikeText(head) {
 			return nil, errors.New("the file is not an XLSX workbook: it holds text (a CSV file with an .xlsx name?); give CSV files a .csv name")
 		}
 		return nil, errNotZip
 	}
-	if err := flatCheckCentralDir(r, size); err != nil {
+	if err := checkCentralDir(r, size); err != nil {
 		return nil, err
 	}
 	zr, err := zip.NewReader(r, size)
@@ -114,7 +114,7 @@ func Open(r io.ReaderAt, size int64, lim Limits) (*Book, error) {
 	return b, nil
 }
 
-func flatLooksLikeText(b []byte) bool {
+func looksLikeText(b []byte) bool {
 	for _, c := range b {
 		if c < 0x09 || (c > 0x0d && c < 0x20) {
 			return false
@@ -123,15 +123,15 @@ func flatLooksLikeText(b []byte) bool {
 	return true
 }
 
-// flatMaxRatio is more than deflate's best compression ratio (about 1032:1).
-const flatMaxRatio = 1100
+// maxRatio is more than deflate's best compression ratio (about 1032:1).
+const maxRatio = 1100
 
 // PlausibleSize checks the sizes the archive declares against what its
 // compressed data can hold, and returns the total declared size.
 func (b *Book) PlausibleSize() (int64, bool) {
 	var total uint64
 	for _, f := range b.Zip.File {
-		if f.UncompressedSize64 > f.CompressedSize64*flatMaxRatio+(1<<16) {
+		if f.UncompressedSize64 > f.CompressedSize64*maxRatio+(1<<16) {
 			return 0, false
 		}
 		total += f.UncompressedSize64
@@ -142,10 +142,10 @@ func (b *Book) PlausibleSize() (int64, bool) {
 	return int64(total), true
 }
 
-// flatCheckCentralDir checks the size of the zip archive's central
+// checkCentralDir checks the size of the zip archive's central
 // directory (its list of parts), which zip.NewReader reads whole, from the
 // end-of-directory record, before the archive is opened.
-func flatCheckCentralDir(r io.ReaderAt, size int64) error {
+func checkCentralDir(r io.ReaderAt, size int64) error {
 	const eocdLen, maxComment = 22, 1 << 16
 	tailLen := min(size, eocdLen+maxComment)
 	tail := make([]byte, tailLen)
@@ -169,8 +169,8 @@ func flatCheckCentralDir(r io.ReaderAt, size int64) error {
 		}
 		cdSize = binary.LittleEndian.Uint64(rec[40:])
 	}
-	if cdSize > flatMaxCentralDir {
-		return LimitErrorf("the file is oversized or damaged: its zip archive's list of parts takes %s, more than the %s an XLSX workbook needs", SizeText(int64(min(cdSize, 1<<62))), SizeText(flatMaxCentralDir))
+	if cdSize > maxCentralDir {
+		return LimitErrorf("the file is oversized or damaged: its zip archive's list of parts takes %s, more than the %s an XLSX workbook needs", SizeText(int64(min(cdSize, 1<<62))), SizeText(maxCentralDir))
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func flatCheckCentralDir(r io.ReaderAt, size int64) error {
 // relationships, styles), which must be at most MaxMetaPart.
 func (b *Book) OpenMeta(name string) (io.ReadCloser, error) {
 	if f, ok := b.Files[name]; ok && f.UncompressedSize64 > MaxMetaPart {
-		return nil, LimitErrorf("the file is oversized or damaged: its part %s unpacks to %s, more than the %s such a part needs", flatQuotePrefix([]byte(name)), SizeText(int64(min(f.UncompressedSize64, 1<<62))), SizeText(MaxMetaPart))
+		return nil, LimitErrorf("the file is oversized or damaged: its part %s unpacks to %s, more than the %s such a part needs", quotePrefix([]byte(name)), SizeText(int64(min(f.UncompressedSize64, 1<<62))), SizeText(MaxMetaPart))
 	}
 	return b.Open(name)
 }
@@ -327,17 +327,17 @@ func (b *Book) readStyles() error {
 	for _, nf := range ss.NumFmts {
 		codes[nf.ID] = nf.Code
 	}
-	b.xfs = make([]flatXF, len(ss.Xfs))
+	b.xfs = make([]cellFormat, len(ss.Xfs))
 	for i, xf := range ss.Xfs {
 		code := codes[xf.NumFmtID]
-		b.xfs[i] = flatXF{date: isDateFormat(xf.NumFmtID, code), padTo: flatZeroPadWidth(code)}
+		b.xfs[i] = cellFormat{date: isDateFormat(xf.NumFmtID, code), padTo: zeroPadWidth(code)}
 	}
 	return nil
 }
 
-// flatZeroPadWidth returns the width of a number format made only of zeros
+// zeroPadWidth returns the width of a number format made only of zeros
 // ("0000000000" pads a VAT number typed as a number), or 0.
-func flatZeroPadWidth(code string) int {
+func zeroPadWidth(code string) int {
 	code, _, _ = strings.Cut(code, ";")
 	code = strings.Trim(code, `"`)
 	if len(code) < 2 || strings.Trim(code, "0") != "" {
@@ -347,8 +347,8 @@ func flatZeroPadWidth(code string) int {
 }
 
 // SharedStrings loads the shared string table once, within bounds: at
-// most MaxSSTStrings entries and flatMaxSSTBytes of text, each entry
-// at most MaxCellChars characters, each XML token at most flatMaxToken.
+// most MaxSSTStrings entries and maxSSTBytes of text, each entry
+// at most MaxCellChars characters, each XML token at most defaultMaxToken.
 // The error says what is wrong with the table.
 func (b *Book) SharedStrings() ([]string, error) {
 	if b.sstDone {
@@ -401,7 +401,7 @@ func ReadSST(r io.Reader) ([]string, error) {
 		}
 		switch sc.Kind {
 		case TokStart:
-			switch flatName(sc.Name) {
+			switch knownName(sc.Name) {
 			case "si":
 				inSI, cur, skip = true, cur[:0], 0
 			case "rPh":
@@ -411,7 +411,7 @@ func ReadSST(r io.Reader) ([]string, error) {
 			case "t":
 				inT = inSI && skip == 0 && !sc.Self
 			}
-			if sc.Self && flatName(sc.Name) == "si" {
+			if sc.Self && knownName(sc.Name) == "si" {
 				inSI = false
 				if len(sst) >= MaxSSTStrings {
 					return sst, LimitErrorf("the file is oversized or damaged: the table has more than %d entries", MaxSSTStrings)
@@ -419,7 +419,7 @@ func ReadSST(r io.Reader) ([]string, error) {
 				sst = append(sst, "")
 			}
 		case TokEnd:
-			switch flatName(sc.Name) {
+			switch knownName(sc.Name) {
 			case "si":
 				if !inSI {
 					continue
@@ -428,14 +428,14 @@ func ReadSST(r io.Reader) ([]string, error) {
 				if len(sst) >= MaxSSTStrings {
 					return sst, LimitErrorf("the file is oversized or damaged: the table has more than %d entries", MaxSSTStrings)
 				}
-				if flatTooManyChars(cur) {
-					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+				if tooManyChars(cur) {
+					return sst, fmt.Errorf("entry %d: %w", len(sst), cellTooLong())
 				}
 				total += len(cur)
-				if total > flatMaxSSTBytes {
-					return sst, LimitErrorf("the file is oversized or damaged: the table holds more than %s of text", SizeText(flatMaxSSTBytes))
+				if total > maxSSTBytes {
+					return sst, LimitErrorf("the file is oversized or damaged: the table holds more than %s of text", SizeText(maxSSTBytes))
 				}
-				sst = append(sst, flatDecodeEscapes(string(cur)))
+				sst = append(sst, decodeEscapes(string(cur)))
 			case "rPh":
 				if skip > 0 {
 					skip--
@@ -447,15 +447,15 @@ func ReadSST(r io.Reader) ([]string, error) {
 			if inT {
 				cur = append(cur, sc.Text...)
 				if len(cur) > MaxCellBytes {
-					return sst, fmt.Errorf("entry %d: %w", len(sst), flatCellTooLong())
+					return sst, fmt.Errorf("entry %d: %w", len(sst), cellTooLong())
 				}
 			}
 		}
 	}
 }
 
-// flatDecodeEscapes turns _xHHHH_ escapes of OOXML strings into characters.
-func flatDecodeEscapes(s string) string {
+// decodeEscapes turns _xHHHH_ escapes of OOXML strings into characters.
+func decodeEscapes(s string) string {
 	if !strings.Contains(s, "_x") {
 		return s
 	}

@@ -18,19 +18,19 @@ import (
 // formulas without a cached value.
 func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 	c := pipeline.Cell{Origin: o}
-	var xf flatXF
+	var xf cellFormat
 	if rc.Style >= 0 && rc.Style < len(b.xfs) {
 		xf = b.xfs[rc.Style]
 	}
 	if rc.formula && b.recalcOnLoad {
 		c.Kind = pipeline.CellFormulaNoValue
-		c.Reason = flatStaleResult
+		c.Reason = staleResult
 		if rc.Type == "str" && rc.hasV {
 			// The writer declared a text result (XlsxWriter's
 			// write_formula with a text value): kept as the cell's text,
 			// so that a check column beside a grid reads as notes, never
 			// as a value.
-			c.Text = flatDecodeEscapes(string(rc.Value))
+			c.Text = decodeEscapes(string(rc.Value))
 		}
 		return c
 	}
@@ -45,7 +45,7 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 		switch {
 		case err != nil || i < 0:
 			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
-			c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", flatQuotePrefix(v))
+			c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", quotePrefix(v))
 			return c
 		case i >= len(sst) && sstErr != nil:
 			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
@@ -56,15 +56,15 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 			c.Reason = fmt.Sprintf("the cell's text is shared string %d, but the workbook's shared string table has only %d entries; the workbook is damaged", i, len(sst))
 			return c
 		}
-		return flatTextCell(c, sst[i])
+		return textCell(c, sst[i])
 	case "inlineStr":
-		return flatTextCell(c, flatDecodeEscapes(b.text(rc.Inline)))
+		return textCell(c, decodeEscapes(b.text(rc.Inline)))
 	case "str":
 		if !rc.hasV && rc.formula {
 			c.Kind = pipeline.CellFormulaNoValue
 			return c
 		}
-		return flatTextCell(c, flatDecodeEscapes(string(rc.Value)))
+		return textCell(c, decodeEscapes(string(rc.Value)))
 	case "b":
 		c.Kind, c.Text = pipeline.CellBool, "FALSE"
 		if string(bytes.TrimSpace(rc.Value)) == "1" {
@@ -84,7 +84,7 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 			c.Number = templates.ExcelSerial(t, b.date1904)
 			return c
 		}
-		return flatTextCell(c, value)
+		return textCell(c, value)
 	}
 	v := bytes.TrimSpace(rc.Value)
 	if !rc.hasV || len(v) == 0 {
@@ -98,7 +98,7 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 		var err error
 		n, err = strconv.ParseFloat(string(v), 64)
 		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-			return flatTextCell(c, string(rc.Value))
+			return textCell(c, string(rc.Value))
 		}
 	}
 	c.Number = n
@@ -121,21 +121,21 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 	return c
 }
 
-// flatStaleResult is why a formula of a workbook that asks to be
+// staleResult is why a formula of a workbook that asks to be
 // recalculated when opened has no saved result (docs/formats.md, the flat table: values).
-const flatStaleResult = "the cell holds a formula that has no saved result: the workbook asks to be recalculated when it is opened (as files written by XlsxWriter and other programs that never calculate do), so the results saved in it are placeholders, not values; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula"
+const staleResult = "the cell holds a formula that has no saved result: the workbook asks to be recalculated when it is opened (as files written by XlsxWriter and other programs that never calculate do), so the results saved in it are placeholders, not values; open the workbook in Excel or LibreOffice, let it calculate and save it, or type the value instead of the formula"
 
-// flatMaxTexts and flatMaxTextLen bound the strings text keeps.
+// maxTexts and maxTextLen bound the strings text keeps.
 const (
-	flatMaxTexts   = 4096
-	flatMaxTextLen = 64
+	maxTexts   = 4096
+	maxTextLen = 64
 )
 
 // text returns raw as a string, the same string for the same short text
 // (names, dates, sectors and target types repeat on every row of a plan),
 // so that reading them allocates once.
 func (b *Book) text(raw []byte) string {
-	if len(raw) > flatMaxTextLen {
+	if len(raw) > maxTextLen {
 		return string(raw)
 	}
 	if s, ok := b.texts[string(raw)]; ok {
@@ -145,15 +145,15 @@ func (b *Book) text(raw []byte) string {
 	if b.texts == nil {
 		b.texts = map[string]string{}
 	}
-	if len(b.texts) < flatMaxTexts {
+	if len(b.texts) < maxTexts {
 		b.texts[s] = s
 	}
 	return s
 }
 
-// flatSmallInts are the texts of the numbers 0 to 999, the usual counter
+// smallInts are the texts of the numbers 0 to 999, the usual counter
 // values, so that reading them allocates nothing.
-var flatSmallInts = func() (out [1000]string) {
+var smallInts = func() (out [1000]string) {
 	for i := range out {
 		out[i] = strconv.Itoa(i)
 	}
@@ -175,8 +175,8 @@ func plainNumber(v []byte) (n float64, text string, plain bool) {
 		}
 		i = i*10 + int64(c-'0')
 	}
-	if i < int64(len(flatSmallInts)) {
-		return float64(i), flatSmallInts[i], true
+	if i < int64(len(smallInts)) {
+		return float64(i), smallInts[i], true
 	}
 	return float64(i), string(v), true
 }
@@ -189,7 +189,7 @@ func Index(v []byte) (int, error) {
 	return strconv.Atoi(string(v))
 }
 
-func flatTextCell(c pipeline.Cell, s string) pipeline.Cell {
+func textCell(c pipeline.Cell, s string) pipeline.Cell {
 	if strings.TrimSpace(s) == "" {
 		c.Kind = pipeline.CellBlank
 		return c

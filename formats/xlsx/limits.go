@@ -36,25 +36,25 @@ const (
 	// MaxRowCells is the most cells a row holds (columns A to XFD).
 	MaxRowCells = 16384
 
-	// flatMaxToken bounds one XML token of a sheet or of the shared
+	// defaultMaxToken bounds one XML token of a sheet or of the shared
 	// strings (a tag with its attributes, a run of text): a cell's
 	// 32,767 characters written as character references fit well within.
-	flatMaxToken = 1 << 20
+	defaultMaxToken = 1 << 20
 	// MaxCellBytes bounds a cell's text as it is read, before its
 	// characters are counted: 32,767 characters of at most 4 bytes.
 	MaxCellBytes = 4 * MaxCellChars
 
-	// MaxSSTStrings and flatMaxSSTBytes bound the shared string table
+	// MaxSSTStrings and maxSSTBytes bound the shared string table
 	// kept in memory (entries, and bytes of their text).
-	MaxSSTStrings   = 1 << 20
-	flatMaxSSTBytes = 64 << 20
+	MaxSSTStrings = 1 << 20
+	maxSSTBytes   = 64 << 20
 
 	// MaxMetaPart bounds the workbook, relationship and styles parts,
 	// which are decoded whole.
 	MaxMetaPart = 16 << 20
-	// flatMaxCentralDir bounds the zip archive's central directory (its
+	// maxCentralDir bounds the zip archive's central directory (its
 	// list of parts), read whole before anything else.
-	flatMaxCentralDir = 4 << 20
+	maxCentralDir = 4 << 20
 
 	// MaxCSVLine and MaxCSVRecord bound one line and one record (a
 	// quoted field may span lines) of a CSV file.
@@ -109,4 +109,4 @@ func SizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-var errFlatTokenTooLong = LimitErrorf("the file is oversized or damaged: one XML token (a run of text or a tag) is longer than %s; a cell holds at most %d characters", SizeText(flatMaxToken), MaxCellChars)
+var errFlatTokenTooLong = LimitErrorf("the file is oversized or damaged: one XML token (a run of text or a tag) is longer than %s; a cell holds at most %d characters", SizeText(defaultMaxToken), MaxCellChars)

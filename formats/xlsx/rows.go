@@ -31,18 +31,18 @@ type RawCell struct {
 	hasInline    bool
 }
 
-// flatStaleCell stands for a cell left open in an earlier row, which the
+// staleCell stands for a cell left open in an earlier row, which the
 // scan may still write to (as a stray </v> would) though no row reads it.
-const flatStaleCell = -2
+const staleCell = -2
 
 // RowFunc receives each non-empty row: its number and its cells (the
 // slice is reused between calls). Returning false stops the scan.
 type RowFunc func(row int, cells []RawCell) bool
 
-// flatRowBatch is a run of rows of a sheet, scanned and not yet read: the
+// rowBatch is a run of rows of a sheet, scanned and not yet read: the
 // cells of all its rows, and the text their spans point into.
-type flatRowBatch struct {
-	rows  []flatRowSpan
+type rowBatch struct {
+	rows  []rowSpan
 	cells []RawCell
 	text  []byte
 	last  bool  // the scan ended after these rows
@@ -56,19 +56,19 @@ type flatRowBatch struct {
 }
 
 // MaxMergeRefs bounds the merged ranges a scan gathers after a
-// sheet's rows (flatReadRowsMerged); a reference is a few bytes.
+// sheet's rows (readRowsMerged); a reference is a few bytes.
 const MaxMergeRefs = 1 << 17
 
-type flatRowSpan struct {
+type rowSpan struct {
 	row      int
 	from, to int // the row's cells in cells
 }
 
 // Limits of a batch: rows, or text and cells for sheets with long rows.
 const (
-	batchRows      = 32
-	flatBatchText  = 256 << 10
-	flatBatchCells = 16 << 10
+	batchRows  = 32
+	batchText  = 256 << 10
+	batchCells = 16 << 10
 )
 
 // ScanSheet streams a worksheet's rows to fn. The XML is decompressed and
@@ -111,30 +111,30 @@ func (b *Book) ScanSheetMerged(info Sheet, fn RowFunc, merged func(ref []byte)) 
 	return complete, err
 }
 
-// ReadRows scans the sheet XML of r on a goroutine (flatScanRows) and
+// ReadRows scans the sheet XML of r on a goroutine (scanRows) and
 // passes its rows to fn, in order; it returns once the goroutine is done.
 // With merges set, the scan goes on after the rows for the <mergeCell>
 // elements, and merges gets their ref attributes once every row has been
 // passed (not when fn stopped the scan).
 func ReadRows(r io.Reader, fn RowFunc, merges func(refs [][]byte, cut bool)) error {
 	const batches = 3
-	full := make(chan *flatRowBatch, batches)
-	free := make(chan *flatRowBatch, batches)
-	var mine [batches]*flatRowBatch
+	full := make(chan *rowBatch, batches)
+	free := make(chan *rowBatch, batches)
+	var mine [batches]*rowBatch
 	for i := range mine {
-		mine[i] = flatGetBatch()
+		mine[i] = getBatch()
 		free <- mine[i]
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		flatScanRows(r, full, free, stop, merges != nil)
+		scanRows(r, full, free, stop, merges != nil)
 	}()
 	defer func() {
 		close(stop)
 		<-done // before r is closed
 		for _, b := range mine {
-			flatPutBatch(b)
+			putBatch(b)
 		}
 	}()
 	for {
@@ -167,36 +167,36 @@ func ReadRows(r io.Reader, fn RowFunc, merges func(refs [][]byte, cut bool)) err
 	}
 }
 
-// flatBatchPool holds row batches between scans (flatGetBatch,
-// flatPutBatch): a workbook of thousands of small sheets would otherwise
+// batchPool holds row batches between scans (getBatch,
+// putBatch): a workbook of thousands of small sheets would otherwise
 // grow three new batches for every scan of every sheet.
-var flatBatchPool sync.Pool
+var batchPool sync.Pool
 
-func flatGetBatch() *flatRowBatch {
-	if b, ok := flatBatchPool.Get().(*flatRowBatch); ok {
+func getBatch() *rowBatch {
+	if b, ok := batchPool.Get().(*rowBatch); ok {
 		return b
 	}
-	return &flatRowBatch{}
+	return &rowBatch{}
 }
 
-// flatPutBatch empties b, once no scan uses it, into the pool, unless a
+// putBatch empties b, once no scan uses it, into the pool, unless a
 // row of thousands of cells grew it past a batch's usual size.
-func flatPutBatch(b *flatRowBatch) {
-	if cap(b.cells) > 2*flatBatchCells || cap(b.text) > 2*flatBatchText || cap(b.rows) > 4*batchRows || cap(b.merges) > 1<<12 {
+func putBatch(b *rowBatch) {
+	if cap(b.cells) > 2*batchCells || cap(b.text) > 2*batchText || cap(b.rows) > 4*batchRows || cap(b.merges) > 1<<12 {
 		return
 	}
 	clear(b.cells[:cap(b.cells)]) // (no text of a scan kept alive by the pool)
-	*b = flatRowBatch{rows: b.rows[:0], cells: b.cells[:0], text: b.text[:0], merges: b.merges[:0]}
-	flatBatchPool.Put(b)
+	*b = rowBatch{rows: b.rows[:0], cells: b.cells[:0], text: b.text[:0], merges: b.merges[:0]}
+	batchPool.Put(b)
 }
 
-// flatScanRows scans the sheet XML of r into batches of rows: it takes
+// scanRows scans the sheet XML of r into batches of rows: it takes
 // empty batches from free and sends them filled to full, the last one
 // marked, until stop is closed. With merges, it goes on after the rows
 // and puts the ref attributes of the <mergeCell> elements in the last
 // batch (damage after the rows ends the scan as its end would).
-func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBatch, stop <-chan struct{}, merges bool) {
-	var batch *flatRowBatch
+func scanRows(r io.Reader, full chan<- *rowBatch, free <-chan *rowBatch, stop <-chan struct{}, merges bool) {
+	var batch *rowBatch
 	get := func() bool {
 		select {
 		case batch = <-free:
@@ -234,7 +234,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		rowTo      int  // (set when the row ends)
 		sealed     bool // the row has ended and been passed on as it was then
 		inRow      bool
-		cur        = -1 // the cell being read, in batch.cells; -1 for none, flatStaleCell
+		cur        = -1 // the cell being read, in batch.cells; -1 for none, staleCell
 		stale      RawCell
 		field      string // "v", "f", "t" (inline string) while inside one
 		fieldStart int    // where the field's text starts in batch.text
@@ -252,7 +252,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 	// (a stray element after </row>, a second </row>) goes to a copy, as
 	// it would go to the row's cells after they were read.
 	cell := func() *RawCell {
-		if cur == flatStaleCell {
+		if cur == staleCell {
 			return &stale
 		}
 		if sealed {
@@ -270,8 +270,8 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			if cur != -1 && field == "v" {
 				c := cell()
 				c.vStart, c.vEnd, c.hasV = fieldStart, len(batch.text), true
-				if flatTooManyChars(batch.text[c.vStart:c.vEnd]) {
-					fail(lastCol, flatCellTooLong())
+				if tooManyChars(batch.text[c.vStart:c.vEnd]) {
+					fail(lastCol, cellTooLong())
 					return true
 				}
 			}
@@ -288,8 +288,8 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 					c.iStart, c.hasInline = fieldStart, true
 				}
 				c.iEnd = len(batch.text)
-				if flatTooManyChars(batch.text[c.iStart:c.iEnd]) {
-					fail(lastCol, flatCellTooLong())
+				if tooManyChars(batch.text[c.iStart:c.iEnd]) {
+					fail(lastCol, cellTooLong())
 					return true
 				}
 			}
@@ -305,7 +305,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				fail(0, LimitErrorf("the file is oversized or damaged: the sheet has more than %d rows, the most a sheet has", excelize.TotalRows))
 				return true
 			}
-			batch.rows = append(batch.rows, flatRowSpan{row: row, from: rowFrom, to: rowTo})
+			batch.rows = append(batch.rows, rowSpan{row: row, from: rowFrom, to: rowTo})
 		case "sheetData":
 			if merges && !inRow {
 				afterRows, cur, field = true, -1, ""
@@ -327,7 +327,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			case err != nil:
 				finish(nil) // what follows the rows is no data
 				return
-			case sc.Kind != TokStart || flatName(sc.Name) != "mergeCell":
+			case sc.Kind != TokStart || knownName(sc.Name) != "mergeCell":
 			case len(sc.Attr("ref")) > 32:
 				// Longer than XFD1048576:XFD1048576, it names no range:
 				// left out, as a reader skips it.
@@ -355,10 +355,10 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 		}
 		switch sc.Kind {
 		case TokStart:
-			name := flatName(sc.Name)
+			name := knownName(sc.Name)
 			switch name {
 			case "row":
-				if len(batch.rows) >= batchRows || len(batch.text) >= flatBatchText || len(batch.cells) >= flatBatchCells {
+				if len(batch.rows) >= batchRows || len(batch.text) >= batchText || len(batch.cells) >= batchCells {
 					// A field left open goes on in the next batch (its
 					// text would become the value of a <v> that ends in
 					// this row).
@@ -375,7 +375,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				// A cell left open in the last row is no part of this one:
 				// what a stray element writes to it is never read.
 				if cur >= 0 {
-					cur = flatStaleCell
+					cur = staleCell
 				}
 				inRow, sealed = true, false
 				rowFrom, rowTo = len(batch.cells), len(batch.cells)
@@ -385,7 +385,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				if r := sc.Attr("r"); r != nil {
 					v, ok := Atoi(r)
 					if !ok || v < 1 || v > excelize.TotalRows {
-						fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", flatQuotePrefix(r), excelize.TotalRows))
+						fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", quotePrefix(r), excelize.TotalRows))
 						return
 					}
 					if v <= prev {
@@ -410,13 +410,13 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 					col, refRow := CellRef(ref)
 					switch {
 					case col == 0:
-						fail(lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", flatQuotePrefix(ref), excelize.TotalRows))
+						fail(lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", quotePrefix(ref), excelize.TotalRows))
 						return
 					case refRow != row:
-						fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", flatQuotePrefix(ref), row))
+						fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", quotePrefix(ref), row))
 						return
 					case col <= lastCol:
-						fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", flatQuotePrefix(ref), flatColumnLetters(lastCol)))
+						fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", quotePrefix(ref), columnLetters(lastCol)))
 						return
 					}
 					c.Col = col
@@ -424,7 +424,7 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 				if v, ok := Atoi(sc.Attr("s")); ok {
 					c.Style = v
 				}
-				c.Type = flatName(sc.Attr("t"))
+				c.Type = knownName(sc.Attr("t"))
 				if c.Col == 0 {
 					c.Col = lastCol + 1
 					if c.Col > MaxRowCells {
@@ -455,12 +455,12 @@ func flatScanRows(r io.Reader, full chan<- *flatRowBatch, free <-chan *flatRowBa
 			if field == "v" || field == "t" {
 				batch.text = append(batch.text, sc.Text...)
 				if n := len(batch.text) - fieldStart; n > MaxCellBytes || (field == "t" && cur >= 0 && batch.cells[cur].hasInline && len(batch.text)-batch.cells[cur].iStart > MaxCellBytes) {
-					fail(lastCol, flatCellTooLong())
+					fail(lastCol, cellTooLong())
 					return
 				}
 			}
 		case TokEnd:
-			if end(flatName(sc.Name)) {
+			if end(knownName(sc.Name)) {
 				return
 			}
 		}
@@ -481,23 +481,23 @@ func (e *ScanError) Origin(file, sheet string) pipeline.Origin {
 	o := pipeline.Origin{File: file, Sheet: sheet, Row: e.row}
 	if e.col > 0 && e.col <= MaxRowCells && e.row > 0 {
 		o.Column = e.col
-		o.Cell = flatColumnLetters(e.col) + strconv.Itoa(e.row)
+		o.Cell = columnLetters(e.col) + strconv.Itoa(e.row)
 	}
 	return o
 }
 
-func flatCellTooLong() error {
+func cellTooLong() error {
 	return LimitErrorf("the file is oversized or damaged: the cell holds more than %d characters, the most a cell holds", MaxCellChars)
 }
 
-// flatTooManyChars reports whether text has more characters than a cell
+// tooManyChars reports whether text has more characters than a cell
 // holds.
-func flatTooManyChars(text []byte) bool {
+func tooManyChars(text []byte) bool {
 	return len(text) > MaxCellChars && utf8.RuneCount(text) > MaxCellChars
 }
 
-// flatColumnLetters returns the letters of a column number (1 is A).
-func flatColumnLetters(col int) string {
+// columnLetters returns the letters of a column number (1 is A).
+func columnLetters(col int) string {
 	s, err := excelize.ColumnNumberToName(col)
 	if err != nil {
 		return strconv.Itoa(col)
@@ -505,15 +505,15 @@ func flatColumnLetters(col int) string {
 	return s
 }
 
-// flatQuotePrefix returns at most the first bytes of a value found in a
+// quotePrefix returns at most the first bytes of a value found in a
 // file, for a message.
-func flatQuotePrefix(b []byte) string {
+func quotePrefix(b []byte) string {
 	return pipeline.Excerpt(string(b))
 }
 
-// flatName returns the names and cell types the reader knows as constants
+// knownName returns the names and cell types the reader knows as constants
 // (no allocation per cell), others as a copy.
-func flatName(b []byte) string {
+func knownName(b []byte) string {
 	switch string(b) {
 	case "":
 		return ""

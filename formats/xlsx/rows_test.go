@@ -49,11 +49,11 @@ func scanSheetText(t *testing.T, r io.Reader, stopAfter int) string {
 	return b.String()
 }
 
-// flatTestSheet returns worksheet XML of rows rows with the constructs the
+// testSheet returns worksheet XML of rows rows with the constructs the
 // reader handles: references and none, styles, shared and inline strings
 // (in runs, with phonetic runs, entities and CDATA), formulas with and
 // without a cached value, self-closing cells and rows, comments.
-func flatTestSheet(rows int) []byte {
+func testSheet(rows int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n")
 	b.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:x14ac="x"><dimension ref="A1:F9"/><sheetData>`)
@@ -81,7 +81,7 @@ func flatTestSheet(rows int) []byte {
 // (one byte, a few, more than the buffer): the rows must not depend on
 // where the reads split the tokens, nor on how rows fall into batches.
 func TestFlatReadRowsChunks(t *testing.T) {
-	sheet := flatTestSheet(3*batchRows + 5)
+	sheet := testSheet(3*batchRows + 5)
 	want := scanSheetText(t, bytes.NewReader(sheet), 0)
 	if n := strings.Count(want, "\n"); n != 3*batchRows+5 {
 		t.Fatalf("%d rows read, want %d:\n%s", n, 3*batchRows+5, want)
@@ -111,7 +111,7 @@ func TestFlatReadRowsChunks(t *testing.T) {
 // TestFlatReadRowsBroken: a sheet cut short or malformed ends the scan
 // with an error after the rows before it, whatever the batches.
 func TestFlatReadRowsBroken(t *testing.T) {
-	sheet := flatTestSheet(2*batchRows + 10)
+	sheet := testSheet(2*batchRows + 10)
 	cut := sheet[:len(sheet)*3/4]
 	cut = cut[:bytes.LastIndex(cut, []byte("<c "))+2] // inside a tag
 	for _, n := range []int{1, 13, len(cut)} {
@@ -137,7 +137,7 @@ func TestFlatPlainNumber(t *testing.T) {
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f != n || strconv.FormatFloat(f, 'f', -1, 64) != text {
-			t.Fatalf("flatPlainNumber(%q) = %v %q; strconv gives %v %q (%v)", s, n, text, f, strconv.FormatFloat(f, 'f', -1, 64), err)
+			t.Fatalf("plainNumber(%q) = %v %q; strconv gives %v %q (%v)", s, n, text, f, strconv.FormatFloat(f, 'f', -1, 64), err)
 		}
 	})
 }

@@ -51,44 +51,44 @@ type Attr struct {
 
 var ErrXML = errors.New("malformed XML")
 
-// flatScanBuf is the scanner's initial buffer size; it grows for longer
-// tokens, up to flatMaxToken.
-const flatScanBuf = 64 << 10
+// scanBuf is the scanner's initial buffer size; it grows for longer
+// tokens, up to defaultMaxToken.
+const scanBuf = 64 << 10
 
 func NewScanner(r io.Reader) *Scanner {
-	if s, ok := flatScannerPool.Get().(*Scanner); ok {
-		*s = Scanner{r: r, buf: s.buf, maxToken: flatMaxToken}
+	if s, ok := scannerPool.Get().(*Scanner); ok {
+		*s = Scanner{r: r, buf: s.buf, maxToken: defaultMaxToken}
 		return s
 	}
-	return newScannerMax(r, flatMaxToken)
+	return newScannerMax(r, defaultMaxToken)
 }
 
-// flatScannerPool holds the scanners whose scan is done (release), so
+// scannerPool holds the scanners whose scan is done (release), so
 // that reading a workbook of thousands of small sheets, each scanned a
 // few times, does not allocate a buffer for every scan.
-var flatScannerPool sync.Pool
+var scannerPool sync.Pool
 
 // Release hands a scanner of the default bound whose buffer has not grown
 // to the pool; the scanner and what it returned are not used after.
 func (s *Scanner) Release() {
-	if s.maxToken != flatMaxToken || len(s.buf) != flatScanBuf {
+	if s.maxToken != defaultMaxToken || len(s.buf) != scanBuf {
 		return
 	}
 	*s = Scanner{buf: s.buf}
-	flatScannerPool.Put(s)
+	scannerPool.Put(s)
 }
 
 // newScannerMax returns a scanner whose tokens are bounded by
 // maxToken bytes (tests and fuzzing use small bounds).
 func newScannerMax(r io.Reader, maxToken int) *Scanner {
-	return &Scanner{r: r, buf: make([]byte, min(flatScanBuf, maxToken)), maxToken: maxToken}
+	return &Scanner{r: r, buf: make([]byte, min(scanBuf, maxToken)), maxToken: maxToken}
 }
 
 // Results of scanning a token in the buffer: more input is needed, or the
 // token is malformed.
 const (
-	flatNeedMore = -1
-	flatBad      = -2
+	needMore = -1
+	bad      = -2
 )
 
 // more reads more input after buf[pos:end], keeping it, until the buffer
@@ -144,9 +144,9 @@ func (s *Scanner) Next() error {
 			n, skip = s.scanMarkup(b)
 		}
 		switch n {
-		case flatBad:
+		case bad:
 			return ErrXML
-		case flatNeedMore:
+		case needMore:
 			if !s.more() {
 				b = s.buf[s.pos:s.end] // more may have moved it
 				if b[0] != '<' && s.rerr == io.EOF {
@@ -174,7 +174,7 @@ func (s *Scanner) Next() error {
 func (s *Scanner) scanText(b []byte) int {
 	i := bytes.IndexByte(b, '<')
 	if i < 0 {
-		return flatNeedMore
+		return needMore
 	}
 	s.setText(b[:i])
 	return i
@@ -195,48 +195,48 @@ func (s *Scanner) setText(raw []byte) {
 // are not tokens.
 func (s *Scanner) scanMarkup(b []byte) (n int, skip bool) {
 	if len(b) < 2 {
-		return flatNeedMore, false
+		return needMore, false
 	}
 	switch b[1] {
 	case '/':
-		name, i := flatScanName(b, 2)
+		name, i := scanName(b, 2)
 		if i < 0 {
 			return i, false
 		}
 		j := bytes.IndexByte(b[i:], '>')
 		if j < 0 {
-			return flatNeedMore, false
+			return needMore, false
 		}
 		s.Kind, s.Name = TokEnd, name
 		return i + j + 1, false
 	case '?':
 		j := bytes.Index(b[2:], []byte("?>"))
 		if j < 0 {
-			return flatNeedMore, false
+			return needMore, false
 		}
 		return 2 + j + 2, true
 	case '!':
 		rest := b[2:]
 		switch {
 		case len(rest) < 7 && bytes.HasPrefix([]byte("[CDATA["), rest), len(rest) < 2 && bytes.HasPrefix([]byte("--"), rest):
-			return flatNeedMore, false
+			return needMore, false
 		case bytes.HasPrefix(rest, []byte("[CDATA[")):
 			j := bytes.Index(rest[7:], []byte("]]>"))
 			if j < 0 {
-				return flatNeedMore, false
+				return needMore, false
 			}
 			s.Kind, s.Text = TokText, rest[7:7+j]
 			return 2 + 7 + j + 3, false
 		case bytes.HasPrefix(rest, []byte("--")):
 			j := bytes.Index(rest, []byte("-->"))
 			if j < 0 {
-				return flatNeedMore, false
+				return needMore, false
 			}
 			return 2 + j + 3, true
 		}
 		j := bytes.IndexByte(rest, '>')
 		if j < 0 {
-			return flatNeedMore, false
+			return needMore, false
 		}
 		return 2 + j + 1, true
 	}
@@ -245,13 +245,13 @@ func (s *Scanner) scanMarkup(b []byte) (n int, skip bool) {
 
 // scanStart scans a start tag and its attributes.
 func (s *Scanner) scanStart(b []byte) int {
-	name, i := flatScanName(b, 1)
+	name, i := scanName(b, 1)
 	if i < 0 {
 		return i
 	}
 	s.Kind, s.Self, s.Name, s.attrs = TokStart, false, name, s.attrs[:0]
 	for {
-		i = flatSkipSpace(b, i)
+		i = skipSpace(b, i)
 		if i < 0 {
 			return i
 		}
@@ -260,34 +260,34 @@ func (s *Scanner) scanStart(b []byte) int {
 			return i + 1
 		case '/':
 			if i+1 >= len(b) {
-				return flatNeedMore
+				return needMore
 			}
 			if b[i+1] != '>' {
-				return flatBad
+				return bad
 			}
 			s.Self = true
 			return i + 2
 		}
-		an, j := flatScanName(b, i)
+		an, j := scanName(b, i)
 		if j < 0 {
 			return j
 		}
-		if j = flatSkipSpace(b, j); j < 0 {
+		if j = skipSpace(b, j); j < 0 {
 			return j
 		}
 		if b[j] != '=' {
-			return flatBad
+			return bad
 		}
-		if j = flatSkipSpace(b, j+1); j < 0 {
+		if j = skipSpace(b, j+1); j < 0 {
 			return j
 		}
 		q := b[j]
 		if q != '"' && q != '\'' {
-			return flatBad
+			return bad
 		}
 		k := bytes.IndexByte(b[j+1:], q)
 		if k < 0 {
-			return flatNeedMore
+			return needMore
 		}
 		raw := b[j+1 : j+1+k]
 		value := raw
@@ -306,9 +306,9 @@ func (s *Scanner) scanStart(b []byte) int {
 
 func IsXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// flatScanName scans a tag or attribute name at b[i:] and returns its
+// scanName scans a tag or attribute name at b[i:] and returns its
 // local part and the index after it.
-func flatScanName(b []byte, i int) ([]byte, int) {
+func scanName(b []byte, i int) ([]byte, int) {
 	start := i
 	for ; i < len(b); i++ {
 		if c := b[i]; IsXMLSpace(c) || c == '>' || c == '/' || c == '=' {
@@ -316,11 +316,11 @@ func flatScanName(b []byte, i int) ([]byte, int) {
 		}
 	}
 	if i == len(b) {
-		return nil, flatNeedMore
+		return nil, needMore
 	}
 	name := b[start:i]
 	if len(name) == 0 {
-		return nil, flatBad
+		return nil, bad
 	}
 	if k := bytes.LastIndexByte(name, ':'); k >= 0 {
 		name = name[k+1:]
@@ -328,15 +328,15 @@ func flatScanName(b []byte, i int) ([]byte, int) {
 	return name, i
 }
 
-// flatSkipSpace returns the index of the first byte at or after i that is
+// skipSpace returns the index of the first byte at or after i that is
 // not a space.
-func flatSkipSpace(b []byte, i int) int {
+func skipSpace(b []byte, i int) int {
 	for ; i < len(b); i++ {
 		if !IsXMLSpace(b[i]) {
 			return i
 		}
 	}
-	return flatNeedMore
+	return needMore
 }
 
 // Raw returns the last token as written in the input (entities not
@@ -401,7 +401,7 @@ func appendXMLUnescaped(dst, b []byte) []byte {
 // as "AB12" (case-insensitive), or 0, 0 when it is not one (past column
 // XFD or row 1,048,576 included).
 func CellRef(ref []byte) (col, row int) {
-	col = flatColumnOf(ref)
+	col = columnOf(ref)
 	if col == 0 {
 		return 0, 0
 	}
@@ -416,9 +416,9 @@ func CellRef(ref []byte) (col, row int) {
 	return col, row
 }
 
-// flatColumnOf returns the column number of a cell reference such as
+// columnOf returns the column number of a cell reference such as
 // "AB12" (case-insensitive), or 0 when it is not one.
-func flatColumnOf(ref []byte) int {
+func columnOf(ref []byte) int {
 	col, i := 0, 0
 	for ; i < len(ref); i++ {
 		c := ref[i] | 0x20
