@@ -36,27 +36,7 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 	}
 	switch rc.Type {
 	case "s":
-		if !rc.hasV {
-			return c
-		}
-		sst, sstErr := b.SharedStrings()
-		v := bytes.TrimSpace(rc.Value)
-		i, err := Index(v)
-		switch {
-		case err != nil || i < 0:
-			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
-			c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", quotePrefix(v))
-			return c
-		case i >= len(sst) && sstErr != nil:
-			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
-			c.Reason = fmt.Sprintf("the cell's text is shared string %d, and %v", i, sstErr)
-			return c
-		case i >= len(sst):
-			c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
-			c.Reason = fmt.Sprintf("the cell's text is shared string %d, but the workbook's shared string table has only %d entries; the workbook is damaged", i, len(sst))
-			return c
-		}
-		return textCell(c, sst[i])
+		return b.sharedStringCell(c, rc)
 	case "inlineStr":
 		return textCell(c, decodeEscapes(b.text(rc.Inline)))
 	case "str":
@@ -119,6 +99,32 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 		c.Text = strings.Repeat("0", xf.padTo-len(c.Text)) + c.Text
 	}
 	return c
+}
+
+// sharedStringCell is the cell c whose text is the shared string rc
+// names; a damaged reference is an error value saying why.
+func (b *Book) sharedStringCell(c pipeline.Cell, rc *RawCell) pipeline.Cell {
+	if !rc.hasV {
+		return c
+	}
+	sst, sstErr := b.SharedStrings()
+	v := bytes.TrimSpace(rc.Value)
+	i, err := Index(v)
+	switch {
+	case err != nil || i < 0:
+		c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+		c.Reason = fmt.Sprintf("the cell refers to shared string %q, which is not an entry number; the workbook is damaged", quotePrefix(v))
+		return c
+	case i >= len(sst) && sstErr != nil:
+		c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+		c.Reason = fmt.Sprintf("the cell's text is shared string %d, and %v", i, sstErr)
+		return c
+	case i >= len(sst):
+		c.Kind, c.Text = pipeline.CellError, "#UNREADABLE!"
+		c.Reason = fmt.Sprintf("the cell's text is shared string %d, but the workbook's shared string table has only %d entries; the workbook is damaged", i, len(sst))
+		return c
+	}
+	return textCell(c, sst[i])
 }
 
 // staleResult is why a formula of a workbook that asks to be
