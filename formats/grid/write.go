@@ -149,12 +149,6 @@ func (g *Build) write(beforeFlush func(i int) error) error {
 	return nil
 }
 
-// SheetName returns the sheet name for the i-th plan (0-based): its
-// name, else "Plan <id>", else "Plan <i+1>", valid and not among taken.
-func SheetName(p *pipeline.InputPlan, i int, taken []string) string {
-	return templates.SheetName(p.Name, gridSheetFallback(p, i), taken)
-}
-
 // gridSheetFallback is the i-th plan's sheet name when its name has
 // nothing usable: "Plan <id>", else "Plan <i+1>".
 func gridSheetFallback(p *pipeline.InputPlan, i int) string {
