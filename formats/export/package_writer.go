@@ -183,22 +183,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		sp, mine := own[f.Name]
 		switch {
 		case f.Name == gpContentTypes:
-			b, err := gpReadPart(f)
-			if err != nil {
-				return err
-			}
-			i := bytes.LastIndex(b, []byte("</Types>"))
-			if i < 0 {
-				return fmt.Errorf("%s: no </Types>", gpContentTypes)
-			}
-			out, err := zw.Create(f.Name)
-			if err != nil {
-				return err
-			}
-			if _, err := out.Write(b[:i]); err != nil {
-				return err
-			}
-			if _, err := io.WriteString(out, overrides.String()+string(b[i:])); err != nil {
+			if err := gpWriteContentTypes(zw, f, overrides.String()); err != nil {
 				return err
 			}
 		case f.Name == sectorPart:
@@ -220,6 +205,28 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		}
 	}
 	return zw.Close()
+}
+
+// gpWriteContentTypes copies the content types part f with overrides (the
+// new drawings' and charts') added at its end.
+func gpWriteContentTypes(zw *zip.Writer, f *zip.File, overrides string) error {
+	b, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	i := bytes.LastIndex(b, []byte("</Types>"))
+	if i < 0 {
+		return fmt.Errorf("%s: no </Types>", gpContentTypes)
+	}
+	out, err := zw.Create(f.Name)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(b[:i]); err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, overrides+string(b[i:]))
+	return err
 }
 
 // gpReadPart returns a part's bytes; the skeleton is eepipe's own, small.
