@@ -211,33 +211,7 @@ func planSheetSign(b *xlsx.Book, info xlsx.Sheet, m *templates.Matcher) (string,
 		memo      = map[string]uint8{}
 		at        string
 	)
-	signs := func(v string) uint8 {
-		if f, ok := memo[v]; ok {
-			return f
-		}
-		var f uint8
-		if _, ok := parseGridLabel(v); ok {
-			f |= signLabel
-		}
-		if k := classifyHeader(m, v).kind; k >= hdrRace && k <= hdrRaceGender {
-			f |= signHeader
-		}
-		if _, ok := m.Race(v); ok {
-			f |= signRace
-		} else if _, _, ok := m.RaceGender(v); ok {
-			f |= signRace
-		}
-		if _, ok := templates.MetaFieldFor(v); ok {
-			f |= signMeta
-		}
-		if len(v) <= 120 { // a label is no longer (parseGridLabel)
-			if len(memo) >= 1<<14 {
-				clear(memo) // a sheet of many distinct texts: bounded all the same
-			}
-			memo[v] = f
-		}
-		return f
-	}
+	signs := func(v string) uint8 { return cellSigns(v, m, memo) }
 	ref := func(r, c int) string { s, _ := excelize.CoordinatesToCellName(c, r); return s }
 	err := b.ScanSheet(info, func(row int, raw []xlsx.RawCell) bool {
 		if row > MaxScanRows {
@@ -307,6 +281,36 @@ func planSheetSign(b *xlsx.Book, info xlsx.Sheet, m *templates.Matcher) (string,
 		return true
 	})
 	return at, err
+}
+
+// cellSigns returns the signs of a grid plan sheet in one cell's text,
+// remembered in memo (bounded) for the texts that repeat.
+func cellSigns(v string, m *templates.Matcher, memo map[string]uint8) uint8 {
+	if f, ok := memo[v]; ok {
+		return f
+	}
+	var f uint8
+	if _, ok := parseGridLabel(v); ok {
+		f |= signLabel
+	}
+	if k := classifyHeader(m, v).kind; k >= hdrRace && k <= hdrRaceGender {
+		f |= signHeader
+	}
+	if _, ok := m.Race(v); ok {
+		f |= signRace
+	} else if _, _, ok := m.RaceGender(v); ok {
+		f |= signRace
+	}
+	if _, ok := templates.MetaFieldFor(v); ok {
+		f |= signMeta
+	}
+	if len(v) <= 120 { // a label is no longer (parseGridLabel)
+		if len(memo) >= 1<<14 {
+			clear(memo) // a sheet of many distinct texts: bounded all the same
+		}
+		memo[v] = f
+	}
+	return f
 }
 
 // cell returns the typed cell at (r, c), with its origin but no file.
