@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -36,7 +37,7 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 	if !batch.Problems.HasErrors() {
 		t.Fatalf("want an error for the negative counter; problems: %v", batch.Problems)
 	}
-	marked, err := AnnotateWorkbook(src, dst, batch.Problems)
+	marked, err := reports.AnnotateWorkbook(src, dst, batch.Problems)
 	if err != nil || marked == 0 {
 		t.Fatalf("AnnotateWorkbook = %d, %v; want the copy written with the error's cell marked", marked, err)
 	}
@@ -45,14 +46,14 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if idx, _ := f.GetSheetIndex(AnnotateSheet); idx < 0 {
-		t.Errorf("the copy has no %q sheet: %v", AnnotateSheet, f.GetSheetList())
+	if idx, _ := f.GetSheetIndex(reports.AnnotateSheet); idx < 0 {
+		t.Errorf("the copy has no %q sheet: %v", reports.AnnotateSheet, f.GetSheetList())
 	}
 	if v, _ := f.GetCellValue("Targets", "A2"); v != "Fuzz Plan" {
 		t.Errorf("Targets!A2 = %q in the copy, want the input's value", v)
 	}
 	// The reconciliation's XLSX copy opens the input the same way.
-	if err := rrWriteAnnotatedCopy(filepath.Join(dir, "reconcile.xlsx"), src, &pipeline.Reconciliation{}); err != nil {
+	if err := reports.WriteAnnotatedCopy(filepath.Join(dir, "reconcile.xlsx"), src, &pipeline.Reconciliation{}); err != nil {
 		t.Errorf("reconciliation copy of a workbook without a style sheet: %v", err)
 	}
 }

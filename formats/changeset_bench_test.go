@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 		for _, n := range []int{200, 800} {
 			b.Run(fmt.Sprintf("form=%s/plans=%d", form, n), func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "set."+form)
-				if err := WriteChangeSet(path, benchSavedSet(b, n)); err != nil {
+				if err := reports.WriteChangeSet(path, benchSavedSet(b, n)); err != nil {
 					b.Fatal(err)
 				}
 				st, err := os.Stat(path)
@@ -65,7 +66,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 				runtime.GC()
 				peak := benchPeakHeap()
 				for b.Loop() {
-					file := &ChangeSetFile{Path: path}
+					file := &reports.ChangeSetFile{Path: path}
 					set, checkErr, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
 					if err != nil || checkErr != nil {
 						b.Fatal(err, checkErr)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/reports"
 )
 
 // procWrittenBytes returns the bytes this process has written (wchar of
@@ -44,9 +46,9 @@ func TestReadChangeSetLeavesInputBombsAlone(t *testing.T) {
 	path := writeHostileXLSX(t, dir, "bomb.xlsx", small, map[string]hostilePart{fuzzSheetPart: {
 		prefix: []byte(`<worksheet><sheetData>`), chunk: bytes.Repeat([]byte(" "), 1<<20), n: 64, suffix: []byte(`</sheetData></worksheet>`)}})
 	before := procWrittenBytes(t)
-	_, err := ReadChangeSet(path)
+	_, err := readChangeSet(path)
 	written := procWrittenBytes(t) - before
-	if !errors.Is(err, ErrNotChangeSet) {
+	if !errors.Is(err, reports.ErrNotChangeSet) {
 		t.Fatalf("ReadChangeSet(input bomb) = %v, want ErrNotChangeSet", err)
 	}
 	if written > 1<<20 {
@@ -61,7 +63,7 @@ func TestReadChangeSetNotRegular(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skip(err)
 	}
-	_, err := ReadChangeSet(path)
+	_, err := readChangeSet(path)
 	if err == nil || !strings.Contains(err.Error(), "named pipe") {
 		t.Errorf("ReadChangeSet(FIFO) = %v, want an error saying it is a named pipe", err)
 	}

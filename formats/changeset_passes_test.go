@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -38,11 +39,11 @@ func TestChangeSetFilePasses(t *testing.T) {
 	for _, ext := range []string{".json", ".xlsx"} {
 		t.Run(ext, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "set"+ext)
-			if err := WriteChangeSet(path, passesSet(t, 5, 1)); err != nil {
+			if err := reports.WriteChangeSet(path, passesSet(t, 5, 1)); err != nil {
 				t.Fatal(err)
 			}
-			open := func() (*pipeline.StreamedSet, *ChangeSetFile) {
-				f := &ChangeSetFile{Path: path}
+			open := func() (*pipeline.StreamedSet, *reports.ChangeSetFile) {
+				f := &reports.ChangeSetFile{Path: path}
 				set, checkErr, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
 				if err != nil || checkErr != nil {
 					t.Fatal(err, checkErr)
@@ -67,7 +68,7 @@ func TestChangeSetFilePasses(t *testing.T) {
 			if err := other.Sign(testSetKeys); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteChangeSet(path, other); err != nil {
+			if err := reports.WriteChangeSet(path, other); err != nil {
 				t.Fatal(err)
 			}
 			var got []int64
@@ -87,10 +88,10 @@ func TestChangeSetFilePasses(t *testing.T) {
 	}
 	// The same plans in other bytes: refused at the end of the pass.
 	path := filepath.Join(t.TempDir(), "set.json")
-	if err := WriteChangeSet(path, passesSet(t, 3, 1)); err != nil {
+	if err := reports.WriteChangeSet(path, passesSet(t, 3, 1)); err != nil {
 		t.Fatal(err)
 	}
-	f := &ChangeSetFile{Path: path}
+	f := &reports.ChangeSetFile{Path: path}
 	set, _, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestChangeSetFilePasses(t *testing.T) {
 		t.Errorf("re-spaced set: %v", err)
 	}
 	// Plans are not read again before the signature held.
-	g := &ChangeSetFile{Path: path}
+	g := &reports.ChangeSetFile{Path: path}
 	unverified, _, err := pipeline.OpenSaved(g.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -25,7 +26,7 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 		f.Fatal(err)
 	}
 	seed := filepath.Join(f.TempDir(), "seed.xlsx")
-	if err := WriteChangeSet(seed, s); err != nil {
+	if err := reports.WriteChangeSet(seed, s); err != nil {
 		f.Fatal(err)
 	}
 	b, err := os.ReadFile(seed)
@@ -39,8 +40,8 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		IsChangeSet(path)
-		file := &ChangeSetFile{Path: path}
+		reports.IsChangeSet(path)
+		file := &reports.ChangeSetFile{Path: path}
 		set, _, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
 		if err != nil {
 			return

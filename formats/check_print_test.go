@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -20,22 +21,22 @@ import (
 func TestCheckReportPrints(t *testing.T) {
 	report := sectorTestReport(t)
 	path := filepath.Join(t.TempDir(), "check.xlsx")
-	if err := WriteSectorReport(path, report); err != nil {
+	if err := reports.WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, path, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
+	checkPrint(t, path, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
-		t.Fatalf("sheets %q, want %q then %q", got, CheckPrintSheet, SectorSheetName)
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != reports.CheckPrintSheet || got[1] != reports.SectorSheetName {
+		t.Fatalf("sheets %q, want %q then %q", got, reports.CheckPrintSheet, reports.SectorSheetName)
 	}
-	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != CheckPrintSheet {
-		t.Errorf("the report opens on %q, want %q", got, CheckPrintSheet)
+	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != reports.CheckPrintSheet {
+		t.Errorf("the report opens on %q, want %q", got, reports.CheckPrintSheet)
 	}
-	rows, err := f.GetRows(CheckPrintSheet)
+	rows, err := f.GetRows(reports.CheckPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestCheckReportPrints(t *testing.T) {
 	px, widths := 0.0, map[int]float64{}
 	for c := 1; c <= cols; c++ {
 		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(CheckPrintSheet, name)
+		w, err := f.GetColWidth(reports.CheckPrintSheet, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestCheckReportPrints(t *testing.T) {
 
 	// Wrapped text, rows high enough; merged paragraph rows span A:J.
 	merged := map[int]bool{}
-	mc, err := f.GetMergeCells(CheckPrintSheet)
+	mc, err := f.GetMergeCells(reports.CheckPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestCheckReportPrints(t *testing.T) {
 	}
 	for i, r := range rows {
 		rn := i + 1
-		ht, err := f.GetRowHeight(CheckPrintSheet, rn)
+		ht, err := f.GetRowHeight(reports.CheckPrintSheet, rn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestCheckReportPrints(t *testing.T) {
 				continue
 			}
 			ref, _ := excelize.CoordinatesToCellName(c+1, rn)
-			id, _ := f.GetCellStyle(CheckPrintSheet, ref)
+			id, _ := f.GetCellStyle(reports.CheckPrintSheet, ref)
 			st, err := f.GetStyle(id)
 			if err != nil || st.Alignment == nil || !st.Alignment.WrapText {
 				t.Errorf("%s (%q) is wider than its column and does not wrap", ref, v)
@@ -116,7 +117,7 @@ func TestCheckReportPrints(t *testing.T) {
 	headings := 0
 	for _, p := range report.Plans {
 		for _, r := range rows {
-			if len(r) > 0 && strings.Contains(r[0], p.Name) && strings.Contains(r[0], sectorPlanOutcome(p)) {
+			if len(r) > 0 && strings.Contains(r[0], p.Name) && strings.Contains(r[0], reports.SectorPlanOutcome(p)) {
 				headings++
 				break
 			}
@@ -151,7 +152,7 @@ func sectorSheetPrintScale(t *testing.T, f *excelize.File) float64 {
 	px := 0.0
 	for c := 1; c <= 24; c++ {
 		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(SectorSheetName, name)
+		w, err := f.GetColWidth(reports.SectorSheetName, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func sectorSheetPrintScale(t *testing.T, f *excelize.File) float64 {
 // printFill returns the RGB of a cell's solid fill, or "".
 func printFill(t *testing.T, f *excelize.File, ref string, cache map[int]string) string {
 	t.Helper()
-	id, err := f.GetCellStyle(CheckPrintSheet, ref)
+	id, err := f.GetCellStyle(reports.CheckPrintSheet, ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -180,7 +183,7 @@ func costValidate(b *testing.B, path string, rows int) (lines int, warnings int)
 		b.Fatalf("%d plans, %d errors %v", len(batch.Plans), errs, firstProblems(batch.Problems))
 	}
 	lc := &lineCounter{}
-	if err := WriteProblemsText(lc, batch); err != nil {
+	if err := reports.WriteProblemsText(lc, batch); err != nil {
 		b.Fatal(err)
 	}
 	return lc.lines, costCount(batch, pipeline.Warning)
@@ -290,7 +293,7 @@ func BenchmarkCostGridRead(b *testing.B) {
 		for _, p := range benchExportPlans(sheets) {
 			plans = append(plans, p.Plan)
 		}
-		if err := WriteGridXLSX(path, plans, nil, GridOptions{}); err != nil {
+		if err := export.WriteGridXLSX(path, plans, nil, grid.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("sheets=%d", sheets), func(b *testing.B) {

@@ -1,13 +1,19 @@
-// Package formats reads and writes eepipe's files: the flat table (CSV and
-// XLSX), the grid workbook and the long table, plus reports. It turns files
-// into pipeline Records and pipeline models into files; the domain rules
-// themselves live in package pipeline.
+// Package formats reads eepipe's input files: ReadFiles expands the paths
+// given into files, decides once for each which reader it goes to (a CSV
+// file to the flat or long table reader; a workbook to the flat table
+// reader when a sheet has its header, else to the grid reader) and
+// assembles the records they read into plans, with every problem found.
+// It also names stamped output files (StampedName, PruneStamped).
 //
-// It imports pipeline (the model, the catalog, the CSV header delimiter
-// rule pipeline.HeaderDelimiter, which the sector-targets parser shares)
-// and templates (the styling, and templates.ExcelSerial, the one
-// conversion of a date to an Excel serial; serials are read with
-// excelize.ExcelDateToTime, in the 1904 date system when the workbook says
-// so), never the wire client: nothing that formats imports pulls in
-// apiclient or pipeline/planapi.
+// The work is done in its sub-packages, one job each: xlsx (the XLSX
+// engine: package reader, streaming scanner, typed cells, atomic outputs,
+// limits), table (the flat and long tables and CSV safety), grid (grid plan
+// sheets), reports (every report and change-set files) and export (the
+// XLSX export). It is the one home of the question "which reader does
+// this file go to?" (docs/formats.md).
+//
+// It and its sub-packages import pipeline (the model, the catalog) and
+// templates (the styling, and templates.ExcelSerial, the one conversion of
+// a date to an Excel serial), never the wire client: nothing that formats
+// imports pulls in apiclient or pipeline/planapi.
 package formats

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -27,16 +29,16 @@ import (
 
 // benchExportPlans returns n export plans of 4 or 5 financial years (9
 // targets on average, as in the 500-plan command benchmark).
-func benchExportPlans(n int) []ExportPlan {
+func benchExportPlans(n int) []export.Plan {
 	ids := pipeline.CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}
-	out := make([]ExportPlan, n)
+	out := make([]export.Plan, n)
 	for i := range out {
 		start, years := "2025-09-01", 5
 		if i%2 == 1 {
 			start, years = "2026-09-01", 4
 		}
 		sp := exStoredPlan(int64(1000+i), fmt.Sprintf("Bench plan %d", i), start, years)
-		out[i] = ExportPlan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
+		out[i] = export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
 			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt}
 	}
 	return out
@@ -101,10 +103,10 @@ func BenchmarkExportGrid(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "plans.xlsx")
-				opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
+				opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
 				done := benchMeasure(b)
 				for b.Loop() {
-					if err := WriteExportXLSX(path, plans, opts); err != nil {
+					if err := writeExportXLSX(path, plans, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -122,7 +124,7 @@ func BenchmarkExportGrid500(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := WriteExportXLSX(path, plans, ExportOptions{}); err != nil {
+		if err := writeExportXLSX(path, plans, export.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -149,11 +151,11 @@ func BenchmarkExportGrid2000(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "plans.xlsx")
 			report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-			opts := ExportOptions{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-				Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
+			opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+				Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := WriteExportXLSX(path, plans, opts); err != nil {
+				if err := writeExportXLSX(path, plans, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -176,7 +178,7 @@ func BenchmarkExportFlatXLSX(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "flat.xlsx")
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := WriteFlatExportXLSX(path, plans, ExportOptions{}); err != nil {
+				if err := export.WriteFlatXLSX(path, plans, export.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -199,7 +201,7 @@ func BenchmarkWriteGridXLSX(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "grid.xlsx")
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := WriteGridXLSX(path, inputs, nil, GridOptions{}); err != nil {
+				if err := export.WriteGridXLSX(path, inputs, nil, grid.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

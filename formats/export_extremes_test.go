@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -14,10 +15,10 @@ import (
 // value a spreadsheet number holds exactly, identifiers of digits with
 // leading zeros or too long for a number, a plan with one year, one
 // with no target, the service's earliest start and latest end.
-func exExtremePlans(cat *pipeline.Catalog) []ExportPlan {
-	var out []ExportPlan
+func exExtremePlans(cat *pipeline.Catalog) []export.Plan {
+	var out []export.Plan
 	mk := func(id int64, name, start string, years int, scorecard string, ids pipeline.CompanyIDs, value func(i int) int64) {
-		sp := &pipeline.Plan{ID: id, Name: name, StartDate: pipeline.MustDate(start), EndDate: pipeline.LatestEnd,
+		sp := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
 			Era: pipeline.EraPost2025, Sector: "Manufacturing", ScorecardID: scorecard, UpdatedAt: "2026-11-01T10:00:00Z"}
 		fy0 := pipeline.FinancialYearOf(sp.StartDate)
 		for y := 1; y <= years; y++ {
@@ -32,7 +33,7 @@ func exExtremePlans(cat *pipeline.Catalog) []ExportPlan {
 			}
 			sp.Milestones = append(sp.Milestones, m)
 		}
-		out = append(out, ExportPlan{Plan: pipeline.FromServer(sp, ids), Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt})
+		out = append(out, export.Plan{Plan: pipeline.FromServer(sp, ids), Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt})
 	}
 	mk(1<<53, "Biggest id", "2025-09-01", 5, "scorecard_000123", pipeline.CompanyIDs{VAT: "0012345678", Registration: "0001/000001/07", IDNumber: "0001015800088"},
 		func(i int) int64 { return []int64{0, 1, 1 << 53, 999999999999999}[i%4] })
@@ -61,7 +62,7 @@ func TestExportExtremesReimport(t *testing.T) {
 			path = filepath.Join(dir, "extremes-nocharts.xlsx")
 		}
 		os.Remove(path)
-		if err := WriteExportXLSX(path, plans, ExportOptions{Catalog: cat, NoCharts: noCharts}); err != nil {
+		if err := writeExportXLSX(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
 			t.Fatal(err)
 		}
 		checkStrictXLSX(t, path)
@@ -125,9 +126,9 @@ func TestExportExtremesReimport(t *testing.T) {
 // without a table (an error).
 func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.xlsx")
-	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2030-08-31"),
+	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
-	if err := WriteExportXLSX(path, []ExportPlan{{Plan: plan}}, ExportOptions{}); err != nil {
+	if err := writeExportXLSX(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := ReadFiles([]string{path}, ReadOptions{})

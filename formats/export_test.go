@@ -16,12 +16,14 @@ import (
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // exStoredPlan returns a stored plan with every counter set.
 func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
-	p := &pipeline.Plan{ID: id, Name: name, StartDate: pipeline.MustDate(start), EndDate: pipeline.LatestEnd,
+	p := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
 		Era: pipeline.EraPost2025, Sector: "Manufacturing", UpdatedAt: "2026-11-01T10:00:00Z"}
 	fy0 := pipeline.FinancialYearOf(p.StartDate)
 	for y := 1; y <= years; y++ {
@@ -39,11 +41,11 @@ func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
 	return p
 }
 
-func exExportPlans() []ExportPlan {
+func exExportPlans() []export.Plan {
 	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"}
-	var out []ExportPlan
+	var out []export.Plan
 	for i, sp := range []*pipeline.Plan{exStoredPlan(7, "Acme 2026", "2026-09-01", 4), exStoredPlan(9, "Acme: plan/2", "2027-09-01", 3)} {
-		out = append(out, ExportPlan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
+		out = append(out, export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
 			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt})
 		_ = i
 	}
@@ -54,7 +56,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 	plans := exExportPlans()
 	path := filepath.Join(t.TempDir(), "plans.xlsx")
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	if err := WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
+	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -63,17 +65,17 @@ func TestExportWorkbookLayout(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if sheets[0] != OverviewSheet || f.GetActiveSheetIndex() != 0 {
+	if sheets[0] != export.OverviewSheet || f.GetActiveSheetIndex() != 0 {
 		t.Fatalf("sheets %v (active %d), want the Overview first and active", sheets, f.GetActiveSheetIndex())
 	}
-	if vis, _ := f.GetSheetVisible(ChartDataSheet); vis {
+	if vis, _ := f.GetSheetVisible(export.ChartDataSheet); vis {
 		t.Error("the chart data sheet is visible")
 	}
-	rows, err := f.GetRows(OverviewSheet)
+	rows, err := f.GetRows(export.OverviewSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	header := rows[exOverviewHeaderRow-1]
+	header := rows[export.OverviewHeaderRow-1]
 	for _, h := range []string{"Sheet", "Plan no.", "Company", "Company VAT", "Name", "Starts", "Ends", "Sector", "Scorecard linked", "Era", "Milestones", "Targets"} {
 		if !slices.Contains(header, h) {
 			t.Errorf("Overview header %v lacks %q", header, h)
@@ -82,7 +84,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 	col := func(h string) int { return slices.Index(header, h) }
 	var planSheets []string
 	for i, p := range plans {
-		r := rows[exOverviewHeaderRow+i]
+		r := rows[export.OverviewHeaderRow+i]
 		want := map[string]string{
 			"Plan no.": fmt.Sprint(p.Plan.PlanID), "Name": p.Plan.Name, "Company VAT": "0412345678",
 			"Starts": p.Plan.StartDate.String(), "Ends": "2030-08-31", "Era": "2025 onwards",
@@ -95,16 +97,16 @@ func TestExportWorkbookLayout(t *testing.T) {
 		}
 		sheet := r[col("Sheet")]
 		planSheets = append(planSheets, sheet)
-		ref, _ := excelize.CoordinatesToCellName(col("Sheet")+1, exOverviewHeaderRow+1+i)
-		if ok, target, _ := f.GetCellHyperLink(OverviewSheet, ref); !ok || !strings.Contains(target, sheet) {
+		ref, _ := excelize.CoordinatesToCellName(col("Sheet")+1, export.OverviewHeaderRow+1+i)
+		if ok, target, _ := f.GetCellHyperLink(export.OverviewSheet, ref); !ok || !strings.Contains(target, sheet) {
 			t.Errorf("Overview %s links to %q, want the plan's sheet %q", ref, target, sheet)
 		}
 		if !slices.Contains(sheets, sheet) {
 			t.Errorf("no sheet %q", sheet)
 		}
 	}
-	panes, err := f.GetPanes(OverviewSheet)
-	if err != nil || !panes.Freeze || panes.YSplit != exOverviewHeaderRow {
+	panes, err := f.GetPanes(export.OverviewSheet)
+	if err != nil || !panes.Freeze || panes.YSplit != export.OverviewHeaderRow {
 		t.Errorf("Overview panes %+v, want the header frozen", panes)
 	}
 
@@ -122,7 +124,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 			}
 		}
 	}
-	data, _ := f.GetRows(ChartDataSheet)
+	data, _ := f.GetRows(export.ChartDataSheet)
 	// First block: plan 1, all employees; header row 2, year 1 row 3.
 	if data[1][1] != "African male" || data[2][0] != "2026/27" {
 		t.Fatalf("chart data header %v / %v", data[1], data[2])
@@ -183,7 +185,7 @@ func exChartTitles(t *testing.T, path string) []string {
 func TestFlatExportXLSX(t *testing.T) {
 	plans := exExportPlans()
 	path := filepath.Join(t.TempDir(), "flat.xlsx")
-	if err := WriteFlatExportXLSX(path, plans, ExportOptions{}); err != nil {
+	if err := export.WriteFlatXLSX(path, plans, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -192,7 +194,7 @@ func TestFlatExportXLSX(t *testing.T) {
 	}
 	sheets := f.GetSheetList()
 	f.Close()
-	if !slices.Equal(sheets, []string{OverviewSheet, "Targets"}) {
+	if !slices.Equal(sheets, []string{export.OverviewSheet, "Targets"}) {
 		t.Fatalf("sheets %v", sheets)
 	}
 	batch, err := ReadFiles([]string{path}, ReadOptions{})
@@ -236,12 +238,12 @@ func (fw *exFailingWriter) Write(b []byte) (int, error) {
 func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plans.xlsx")
-	wb, err := NewExportWorkbook(exExportPlans(), ExportOptions{})
+	wb, err := export.NewWorkbook(exExportPlans(), export.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	err = WriteFileAtomic(path, func(w io.Writer) error {
+	err = xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := wb.WriteTo(&exFailingWriter{w: w, limit: 20000})
 		return err
 	})
@@ -258,10 +260,10 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	}
 	bad := exExportPlans()
 	bad[1].Plan.Targets[0].Counters.Put("number_of_martian_male_top_managers", 1)
-	if err := WriteExportXLSX(path, bad, ExportOptions{}); err == nil {
+	if err := writeExportXLSX(path, bad, export.Options{}); err == nil {
 		t.Fatal("an export with a counter outside the catalog was written")
 	}
-	if err := WriteFlatExportXLSX(path, bad, ExportOptions{}); err == nil {
+	if err := export.WriteFlatXLSX(path, bad, export.Options{}); err == nil {
 		t.Fatal("a flat export with a counter outside the catalog was written")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "previous export" {
@@ -285,7 +287,7 @@ func TestExportRoundTripProperty(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 3).Draw(rt, "plans")
-		var plans []ExportPlan
+		var plans []export.Plan
 		for i := range n {
 			start := pipeline.FinancialYear(rapid.IntRange(2025, 2029).Draw(rt, "fy")).Start()
 			sp := &pipeline.Plan{ID: int64(100 + i), Name: rapid.StringMatching(`[A-Za-z0-9][A-Za-z0-9 &'/()-]{0,30}`).Draw(rt, "name"),
@@ -307,15 +309,15 @@ func TestExportRoundTripProperty(t *testing.T) {
 				VAT:          rapid.StringMatching(`0?[0-9]{9}`).Draw(rt, "vat"),
 				Registration: rapid.SampledFrom([]string{"", "2009/012345/07"}).Draw(rt, "reg"),
 			}
-			plans = append(plans, ExportPlan{Plan: pipeline.FromServer(sp, ids)})
+			plans = append(plans, export.Plan{Plan: pipeline.FromServer(sp, ids)})
 		}
 		for _, layout := range []string{"grid", "flat"} {
 			path := filepath.Join(dir, layout+".xlsx")
 			var err error
 			if layout == "grid" {
-				err = WriteExportXLSX(path, plans, ExportOptions{NoCharts: true})
+				err = writeExportXLSX(path, plans, export.Options{NoCharts: true})
 			} else {
-				err = WriteFlatExportXLSX(path, plans, ExportOptions{})
+				err = export.WriteFlatXLSX(path, plans, export.Options{})
 			}
 			if err != nil {
 				rt.Fatal(err)

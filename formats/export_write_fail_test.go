@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -19,9 +20,9 @@ func TestExportWriteFailureAnywhere(t *testing.T) {
 		inputs = append(inputs, p.Plan)
 	}
 	report := pipeline.CheckSector(inputs, pipeline.DefaultCatalog(), pipeline.DefaultSectorTargets())
-	opts := ExportOptions{Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
+	opts := export.Options{Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 	var full countingWriter
-	wb, err := NewExportWorkbook(plans, opts)
+	wb, err := export.NewWorkbook(plans, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestExportWriteFailureAnywhere(t *testing.T) {
 	}
 	wb.Close()
 	for limit := 0; limit < full.n; limit += max(1, full.n/97) {
-		wb, err := NewExportWorkbook(plans, opts)
+		wb, err := export.NewWorkbook(plans, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

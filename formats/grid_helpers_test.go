@@ -1,8 +1,11 @@
 package formats
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +13,8 @@ import (
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -134,23 +139,75 @@ type tb interface {
 	Fatalf(format string, args ...any)
 }
 
-// readGridWorkbook opens path and reads its grid sheets into records.
+// readGridWorkbook reads the grid sheets of the workbook at path through
+// the streaming grid reader ReadFiles uses.
 func readGridWorkbook(t tb, path string, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
 	t.Helper()
-	f, err := excelize.OpenFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
-	defer f.Close()
-	d1904 := workbookDate1904(f)
-	var recs []pipeline.Record
-	var probs pipeline.Problems
-	for _, sheet := range gridSheets(f) {
-		r, p := readGridSheet(f, path, sheet, d1904, cat)
-		recs = append(recs, r...)
-		probs = append(probs, p...)
+	return readGridBytes(path, data, cat)
+}
+
+// readGridBytes reads the grid sheets of a workbook's bytes through the
+// streaming grid reader (grid.ReadWorkbook), as ReadFiles does for a
+// workbook without a flat table.
+func readGridBytes(file string, data []byte, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
 	}
-	return recs, probs
+	var ps pipeline.Problems
+	book, err := xlsx.Open(bytes.NewReader(data), int64(len(data)), xlsx.Limits{})
+	if err != nil {
+		ps.Errorf(pipeline.Origin{File: file}, "", "%v", err)
+		return nil, ps
+	}
+	var recs []pipeline.Record
+	grid.ReadWorkbook(file, xlsx.Limits{}, book, nil, cat, func(r pipeline.Record) { recs = append(recs, r) }, &ps)
+	return recs, ps
+}
+
+// readGridSheet reads the sheet of wb, saved, through the streaming grid
+// reader: its records and problems.
+func readGridSheet(t tb, wb *excelize.File, file, sheet string) ([]pipeline.Record, pipeline.Problems) {
+	t.Helper()
+	buf, err := wb.WriteToBuffer()
+	if err != nil {
+		t.Fatalf("save %s: %v", file, err)
+	}
+	recs, ps := readGridBytes(file, buf.Bytes(), nil)
+	var out []pipeline.Record
+	for _, r := range recs {
+		if r.Origin.Sheet == sheet {
+			out = append(out, r)
+		}
+	}
+	var outPs pipeline.Problems
+	for _, p := range ps {
+		if p.Origin.Sheet == sheet || p.Origin.Sheet == "" {
+			outPs = append(outPs, p)
+		}
+	}
+	return out, outPs
+}
+
+// gridSheetsOf returns the sheets of wb, saved, that the grid reader
+// reads plans from.
+func gridSheetsOf(t tb, wb *excelize.File) []string {
+	t.Helper()
+	buf, err := wb.WriteToBuffer()
+	if err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	recs, _ := readGridBytes("t.xlsx", buf.Bytes(), nil)
+	var out []string
+	for _, r := range recs {
+		if !slices.Contains(out, r.Origin.Sheet) {
+			out = append(out, r.Origin.Sheet)
+		}
+	}
+	return out
 }
 
 // readGridModel reads a grid workbook and assembles it; it fails the test
@@ -158,7 +215,7 @@ func readGridWorkbook(t tb, path string, cat *pipeline.Catalog) ([]pipeline.Reco
 func readGridModel(t tb, path string, cat *pipeline.Catalog) []*pipeline.InputPlan {
 	t.Helper()
 	recs, probs := readGridWorkbook(t, path, cat)
-	plans, more := pipeline.Assemble(recs, cat)
+	plans, more := assemble(recs, cat)
 	probs = append(probs, more...)
 	if probs.HasErrors() {
 		t.Fatalf("%s: errors reading back:\n%s", filepath.Base(path), problemsText(probs))
@@ -176,6 +233,25 @@ func problemsText(ps pipeline.Problems) string {
 }
 
 // date is a shorthand for a date literal.
-func date(s string) pipeline.Date { return pipeline.MustDate(s) }
+func date(s string) pipeline.Date {
+	d, err := pipeline.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// assemble groups records into plans as ReadFiles does (pipeline's
+// Assembler).
+func assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputPlan, pipeline.Problems) {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	a := pipeline.NewAssembler(cat)
+	for _, r := range recs {
+		a.Add(r)
+	}
+	return a.Finish()
+}
 
 var _ = time.UTC

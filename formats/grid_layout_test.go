@@ -9,6 +9,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -58,7 +60,7 @@ func TestGridEditedLayoutStillReads(t *testing.T) {
 	cat := pipeline.DefaultCatalog()
 	plan := samplePlan()
 	path := filepath.Join(dir, "grid.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -126,39 +128,12 @@ func cellName(c, r int) string {
 	return s
 }
 
-// TestGridLabels: label spellings the reader accepts, and the ones it does not.
-func TestGridLabels(t *testing.T) {
-	tests := []struct {
-		text string
-		ok   bool
-		year int
-		fy   string
-		tt   string
-	}{
-		{"Year 1 — 2026/27 — All employees", true, 1, "2026/27", pipeline.TargetAll},
-		{"year 2 - 2027/2028 - employees with disabilities", true, 2, "2027/2028", pipeline.TargetDisabled},
-		{"YEAR3 ALL EMPLOYEES", true, 3, "", pipeline.TargetAll},
-		{"2026-27 disabled_employees", true, 0, "2026/27", pipeline.TargetDisabled},
-		{"Year no. 4: all_employees", true, 4, "", pipeline.TargetAll},
-		{"Year 1", false, 0, "", ""},
-		{"All employees", false, 0, "", ""},
-		{"Financial year 2026 all employees", false, 0, "", ""},
-		{"Plan name", false, 0, "", ""},
-	}
-	for _, tc := range tests {
-		g, ok := parseGridLabel(tc.text)
-		if ok != tc.ok || (ok && (g.yearNumber != tc.year || g.fy != tc.fy || g.targetType != tc.tt)) {
-			t.Errorf("parseGridLabel(%q) = %+v, %v", tc.text, g, ok)
-		}
-	}
-}
-
 // TestGridSheetsSkipsFlatAndHidden: a sheet with a flat header, a hidden
 // grid sheet and a prose sheet are not grid sheets.
 func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -166,14 +141,14 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := gridSheets(f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
+	if got := gridSheetsOf(t, f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
 		t.Fatalf("gridSheets = %v", got)
 	}
 	// A flat header in the first 20 rows makes the sheet a flat table.
 	if err := f.SetCellStr("Acme EE plan", "Z20", "target_type"); err != nil {
 		t.Fatal(err)
 	}
-	if got := gridSheets(f); len(got) != 0 {
+	if got := gridSheetsOf(t, f); len(got) != 0 {
 		t.Fatalf("sheet with target_type header is still a grid sheet: %v", got)
 	}
 	if err := f.SetCellStr("Acme EE plan", "Z20", ""); err != nil {
@@ -186,7 +161,7 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	if v, _ := f.GetSheetVisible("Acme EE plan"); v {
 		t.Fatal("could not hide the sheet")
 	}
-	for _, s := range gridSheets(f) {
+	for _, s := range gridSheetsOf(t, f) {
 		if strings.EqualFold(s, "Acme EE plan") {
 			t.Fatalf("hidden sheet read as a grid")
 		}
@@ -211,7 +186,7 @@ func TestGridLabelLookalikes(t *testing.T) {
 	plan := samplePlan()
 	plan.Name = "Year 1 all employees"
 	path := filepath.Join(dir, "lookalike.xlsx")
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	got := readGridModel(t, path, nil)

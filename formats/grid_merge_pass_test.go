@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
 // TestFlatReadRowsMerges: a scan that asks for the merged ranges gets the
 // ref of every <mergeCell> after the rows, in order, with the rows as a
-// scan without them gives; past flatMaxMergeRefs it says the list is cut
+// scan without them gives; past xlsx.MaxMergeRefs it says the list is cut
 // (the grid reader then reads them in a second pass, mergedAway).
 func TestFlatReadRowsMerges(t *testing.T) {
 	rows := `<row r="1"><c r="A1" t="inlineStr"><is><t>Year 1: All employees</t></is></c></row><row r="2"><c r="B2"><v>5</v></c></row>`
@@ -18,8 +20,8 @@ func TestFlatReadRowsMerges(t *testing.T) {
 		cut    bool
 	}{
 		{"few", 3, false},
-		{"at the bound", flatMaxMergeRefs, false},
-		{"past the bound", flatMaxMergeRefs + 1, true},
+		{"at the bound", xlsx.MaxMergeRefs, false},
+		{"past the bound", xlsx.MaxMergeRefs + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -31,7 +33,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			var seen []int
 			var got []string
 			var cut, called bool
-			err := flatReadRows(strings.NewReader(b.String()), func(row int, _ []flatRawCell) bool {
+			err := xlsx.ReadRows(strings.NewReader(b.String()), func(row int, _ []xlsx.RawCell) bool {
 				seen = append(seen, row)
 				return true
 			}, func(refs [][]byte, c bool) {
@@ -46,7 +48,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			if cut != tc.cut {
 				t.Fatalf("cut %v, want %v", cut, tc.cut)
 			}
-			want := min(tc.merges, flatMaxMergeRefs)
+			want := min(tc.merges, xlsx.MaxMergeRefs)
 			if len(got) != want || got[0] != "A3:B3" || got[want-1] != fmt.Sprintf("A%d:B%d", want+2, want+2) {
 				t.Fatalf("%d refs (%v ... %v), want %d from A3:B3 (the overlong one left out)", len(got), got[0], got[len(got)-1], want)
 			}

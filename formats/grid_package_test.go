@@ -13,6 +13,10 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -76,11 +80,11 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 				}
 				tg.Counters = pipeline.CountersOf(c)
 			}
-			plans := []ExportPlan{{Plan: in}}
-			charts := exPlanCharts(plans, tc.cat)
-			_, cs := charts.chart(0)
-			if len(cs) != 2 || charts.count(0) != 2 {
-				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.count(0))
+			plans := []export.Plan{{Plan: in}}
+			charts := export.PlanCharts(plans, tc.cat)
+			_, cs := charts.Chart(0)
+			if len(cs) != 2 || charts.Count(0) != 2 {
+				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.Count(0))
 			}
 
 			f := excelize.NewFile()
@@ -89,11 +93,11 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := templates.AddPlanSheet(f, "P", PlanSheetOf(in), tc.cat, st); err != nil {
+			if err := templates.AddPlanSheet(f, "P", grid.PlanSheetOf(in), tc.cat, st); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range cs {
-				if err := f.AddChart("P", c.cell, c.chart); err != nil {
+				if err := f.AddChart("P", c.Cell, c.Chart); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -104,11 +108,11 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			parts := gpParts(t, buf.Bytes())
 			for k, c := range cs {
 				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
-				if got := exChartXML(c.chart); got != want {
+				if got := export.ChartXML(c.Chart); got != want {
 					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
 				}
 			}
-			got, err := exDrawingXML(cs, templates.PlanColumnWidths(tc.cat))
+			got, err := export.DrawingXML(cs, templates.PlanColumnWidths(tc.cat))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +191,7 @@ func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
 // TestGridPlanSheetXMLAsExcelize: a plan sheet written as SpreadsheetML
 // (WriteGridXLSX, templates.WritePlanSheetXML) reads back, through
 // excelize, as the same sheet written with excelize's own functions
-// (AddGridSheets): every cell's type, value and style, merged cells,
+// (grid.AddSheets): every cell's type, value and style, merged cells,
 // validations, widths, panes, page setup and page breaks, and the print
 // titles; text that XML or Office escapes included.
 func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
@@ -200,16 +204,16 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 	plans[2].Account = "acme"
 	dir := t.TempDir()
 	streamed := filepath.Join(dir, "streamed.xlsx")
-	if err := WriteGridXLSX(streamed, plans, nil, GridOptions{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(streamed, plans, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref := excelize.NewFile()
-	if err := AddGridSheets(ref, plans, nil, GridOptions{Instructions: true}); err != nil {
+	if err := grid.AddSheets(ref, plans, nil, grid.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref.DeleteSheet(ref.GetSheetName(0))
 	refPath := filepath.Join(dir, "excelize.xlsx")
-	if err := WriteWorkbook(refPath, ref); err != nil {
+	if err := xlsx.WriteWorkbook(refPath, ref); err != nil {
 		t.Fatal(err)
 	}
 	ref.Close()
@@ -270,7 +274,7 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 }
 
 // TestGridSectorSheetStreamed: the export's Sector targets sheet, its data
-// rows written into the sheet's part (ExportOptions.Sector), reads back as
+// rows written into the sheet's part (export.Options.Sector), reads back as
 // the sheet AddSectorSheet writes with excelize alone: every cell of the
 // table and of the chart data, styles, formats, filter, page setup and
 // breaks, and the charts; with a plan that has no years and one without a
@@ -287,15 +291,15 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 	dir := t.TempDir()
 	for _, noCharts := range []bool{false, true} {
 		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
-		opts := ExportOptions{NoCharts: noCharts, Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
-		if err := WriteExportXLSX(streamed, plans, opts); err != nil {
+		opts := export.Options{NoCharts: noCharts, Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
+		if err := writeExportXLSX(streamed, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		opts.Sector = nil
 		opts.BeforePlanSheets = func(f *excelize.File) error {
-			return AddSectorSheetWith(f, report.Plans, report.TargetsSource, SectorSheetOptions{NoCharts: noCharts})
+			return reports.AddSectorSheetWith(f, report.Plans, report.TargetsSource, reports.SectorSheetOptions{NoCharts: noCharts})
 		}
-		if err := WriteExportXLSX(ref, plans, opts); err != nil {
+		if err := writeExportXLSX(ref, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		checkStrictXLSX(t, streamed)
@@ -310,7 +314,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 		if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
 			t.Fatalf("sheets %v, want %v", got, want)
 		}
-		got, want := gpSheetSnapshot(t, a, SectorSheetName), gpSheetSnapshot(t, b, SectorSheetName)
+		got, want := gpSheetSnapshot(t, a, reports.SectorSheetName), gpSheetSnapshot(t, b, reports.SectorSheetName)
 		if got != want {
 			t.Errorf("no charts %v: the Sector targets sheet differs:\n got %s\nwant %s", noCharts, got, want)
 		}
@@ -318,7 +322,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 			t.Errorf("the snapshot misses the data rows:\n%s", got)
 		}
 		cf := func(f *excelize.File) string {
-			m, _ := f.GetConditionalFormats(SectorSheetName)
+			m, _ := f.GetConditionalFormats(reports.SectorSheetName)
 			var out []string
 			for rng, opts := range m {
 				for _, o := range opts {

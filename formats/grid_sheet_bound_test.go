@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -27,9 +31,9 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	path = filepath.Join(t.TempDir(), "plans.xlsx")
-	opts := ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}}
-	if err := WriteExportXLSX(path, plans, opts); err != nil {
+	opts := export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
+	if err := writeExportXLSX(path, plans, opts); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(path)
@@ -49,14 +53,14 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := openFlatBook(fh, st.Size(), Limits{})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sheets = map[string]int64{}
-	for _, info := range book.sheets {
-		sheets[info.name] = int64(book.files[info.path].UncompressedSize64)
-		order = append(order, info.name)
+	for _, info := range book.Sheets {
+		sheets[info.Name] = int64(book.Files[info.Path].UncompressedSize64)
+		order = append(order, info.Name)
 	}
 	return path, order, sheets, total
 }
@@ -79,10 +83,10 @@ func TestGridSheetBound(t *testing.T) {
 		}
 	}
 	bound := sheets[largest]
-	if total < 20*bound || sheets[SectorSheetName] <= bound {
-		t.Fatalf("the workbook (%d bytes) and its Sector targets sheet (%d) must be well over the largest plan sheet (%d)", total, sheets[SectorSheetName], bound)
+	if total < 20*bound || sheets[reports.SectorSheetName] <= bound {
+		t.Fatalf("the workbook (%d bytes) and its Sector targets sheet (%d) must be well over the largest plan sheet (%d)", total, sheets[reports.SectorSheetName], bound)
 	}
-	read := func(lim Limits) *pipeline.Batch {
+	read := func(lim xlsx.Limits) *pipeline.Batch {
 		t.Helper()
 		batch, err := ReadFiles([]string{path}, ReadOptions{Limits: lim, Bound: &pipeline.ProblemBound{Keep: 5}})
 		if err != nil {
@@ -91,19 +95,19 @@ func TestGridSheetBound(t *testing.T) {
 		return batch
 	}
 
-	batch := read(Limits{MaxGridSheet: bound})
+	batch := read(xlsx.Limits{MaxGridSheet: bound})
 	if len(batch.Plans) != n || batch.Count(pipeline.Error) != 0 {
 		t.Fatalf("per-sheet bound %d: %d plans of %d, problems %v", bound, len(batch.Plans), n, firstProblems(batch.Problems))
 	}
 
-	batch = read(Limits{MaxGridSheet: bound - 1})
-	msg := fmt.Sprintf("unpacks to %s, more than the %s a grid plan sheet may", sizeText(bound), sizeText(bound-1))
+	batch = read(xlsx.Limits{MaxGridSheet: bound - 1})
+	msg := fmt.Sprintf("unpacks to %s, more than the %s a grid plan sheet may", xlsx.SizeText(bound), xlsx.SizeText(bound-1))
 	if !slicesContainsProblem(batch.Problems, largest, msg) {
 		t.Fatalf("per-sheet bound %d: %d plans, problems %v; want sheet %q refused with %q", bound-1, len(batch.Plans), firstProblems(batch.Problems), largest, msg)
 	}
 
-	batch = read(Limits{MaxUncompressed: total - 1, MaxGridSheet: bound})
-	msg = fmt.Sprintf("more than the limit of %s (--max-uncompressed)", sizeText(total-1))
+	batch = read(xlsx.Limits{MaxUncompressed: total - 1, MaxGridSheet: bound})
+	msg = fmt.Sprintf("more than the limit of %s (--max-uncompressed)", xlsx.SizeText(total-1))
 	if len(batch.Plans) != 0 || !slicesContainsProblem(batch.Problems, "", msg) {
 		t.Fatalf("workbook limit %d: %d plans, problems %v; want %q", total-1, len(batch.Plans), firstProblems(batch.Problems), msg)
 	}
@@ -166,7 +170,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 			if tc.cell == "" {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)
@@ -181,7 +185,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 }
 
 // TestGridSheetLargeNoPlanScanRows: a sheet over the per-sheet bound with
-// no sign of a plan in the first maxGridScanRows rows is not unpacked past
+// no sign of a plan in the first grid.MaxScanRows rows is not unpacked past
 // them (nothing reads it further): damage below those rows leaves it
 // passed over and the plan sheets read; damage within them is reported.
 func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
@@ -191,12 +195,12 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := xlsxParts(t, data)
-	// table has maxGridScanRows+100 rows of text, with row damaged
+	// table has grid.MaxScanRows+100 rows of text, with row damaged
 	// repeating the row before it.
 	table := func(damaged int) string {
 		var b strings.Builder
 		b.WriteString(`<worksheet><sheetData>`)
-		for r := 1; r <= maxGridScanRows+100; r++ {
+		for r := 1; r <= grid.MaxScanRows+100; r++ {
 			n := r
 			if r == damaged {
 				n = r - 1
@@ -211,8 +215,8 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 		damaged int
 		refused bool
 	}{
-		{"damaged below the rows read", maxGridScanRows + 50, false},
-		{"damaged within the rows read", maxGridScanRows - 50, true},
+		{"damaged below the rows read", grid.MaxScanRows + 50, false},
+		{"damaged within the rows read", grid.MaxScanRows - 50, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := maps.Clone(parts)
@@ -220,7 +224,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 			if !tc.refused {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)

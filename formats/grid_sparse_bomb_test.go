@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
 // TestGridSparseRowsBounded: a workbook without a flat table whose rows
@@ -35,7 +38,7 @@ func TestGridSparseRowsBounded(t *testing.T) {
 
 // TestAnnotateSparseRowsRefused: validate --annotate hands a workbook to
 // excelize, which holds every row it touches up to its last cell; a sheet
-// whose rows spread over more than gridMaxTextSlots cells (here 300 rows
+// whose rows spread over more than grid.MaxTextSlots cells (here 300 rows
 // of one cell in column XFD, 4.9 million) is not annotated.
 func TestAnnotateSparseRowsRefused(t *testing.T) {
 	var b strings.Builder
@@ -43,7 +46,7 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
 	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
-	if _, err := annotateCheckSize(path); !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
+	if _, err := reports.AnnotateCheckSize(path); !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
 		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
 	}
 }
@@ -52,7 +55,7 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 // holds many small cells is read with memory bounded, not 450 MB of cells:
 // 300,000 cells within the per-sheet bound (read as a grid plan sheet,
 // which is kept whole until the reader knows whether it is a grid) are an
-// oversized-file error past gridMaxSheetCells; a million, over the
+// oversized-file error past grid.MaxSheetCells; a million, over the
 // per-sheet bound and with no sign of a plan sheet, are scanned keeping
 // nothing and the file has no table.
 func TestGridDenseSheetBounded(t *testing.T) {
@@ -74,7 +77,7 @@ func TestGridDenseSheetBounded(t *testing.T) {
 			}
 			b.WriteString(`</row>`)
 		}
-		if large := b.Len() > DefaultMaxGridSheet; large != (tc.rows == 10000) {
+		if large := b.Len() > xlsx.DefaultMaxGridSheet; large != (tc.rows == 10000) {
 			t.Fatalf("%d rows take %d bytes", tc.rows, b.Len())
 		}
 		path := sheetDataXLSX(t, fmt.Sprintf("dense-%d.xlsx", tc.rows), b.String())

@@ -13,6 +13,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -67,7 +70,7 @@ func exSheetCharts(t *testing.T, file string) map[string]int {
 func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	plans := exExportPlans()
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := WriteExportXLSX(file, plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := writeExportXLSX(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(file)
@@ -76,7 +79,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	want := []string{OverviewSheet, "Acme 2026", "Acme- plan-2", ChartDataSheet, "Lists"} // Lists last
+	want := []string{export.OverviewSheet, "Acme 2026", "Acme- plan-2", export.ChartDataSheet, "Lists"} // Lists last
 	if !slices.Equal(sheets, want) {
 		t.Fatalf("sheets %v, want %v", sheets, want)
 	}
@@ -85,7 +88,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 	}
 	for _, s := range sheets {
 		visible, _ := f.GetSheetVisible(s)
-		if hidden := s == "Lists" || s == ChartDataSheet; visible == hidden {
+		if hidden := s == "Lists" || s == export.ChartDataSheet; visible == hidden {
 			t.Errorf("sheet %s visible = %v", s, visible)
 		}
 	}
@@ -137,22 +140,22 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 }
 
 // TestExportSheetOrderListsLast: with the Sector targets sheet (added
-// before the plan sheets, see ExportOptions.BeforePlanSheets) the export is
+// before the plan sheets, see export.Options.BeforePlanSheets) the export is
 // Overview, Sector targets, the plan sheets, then the hidden Chart data and
 // Lists, Lists last; a plan named "Sector targets" gets a sheet of its own,
 // never the check's.
 func TestExportSheetOrderListsLast(t *testing.T) {
 	plans := exExportPlans()
-	plans[1].Plan.Name = SectorSheetName
+	plans[1].Plan.Name = reports.SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		BeforePlanSheets: func(f *excelize.File) error { return AddSectorSheet(f, report.Plans, report.TargetsSource) }})
+	wb, err := export.NewWorkbook(plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		BeforePlanSheets: func(f *excelize.File) error { return reports.AddSectorSheet(f, report.Plans, report.TargetsSource) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := WriteWorkbook(file, wb); err != nil {
+	if err := xlsx.WriteWorkbook(file, wb); err != nil {
 		t.Fatal(err)
 	}
 	wb.Close()
@@ -161,17 +164,17 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{OverviewSheet, SectorSheetName, "Acme 2026", SectorSheetName + " (2)", ChartDataSheet, templates.ListsSheet}
+	want := []string{export.OverviewSheet, reports.SectorSheetName, "Acme 2026", reports.SectorSheetName + " (2)", export.ChartDataSheet, templates.ListsSheet}
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	if v, _ := f.GetSheetVisible(templates.ListsSheet); v {
 		t.Error("Lists is visible")
 	}
-	if a1, _ := f.GetCellValue(SectorSheetName, "A1"); !strings.HasPrefix(a1, "Sector targets:") {
+	if a1, _ := f.GetCellValue(reports.SectorSheetName, "A1"); !strings.HasPrefix(a1, "Sector targets:") {
 		t.Errorf("Sector targets!A1 = %q", a1)
 	}
-	if b, _ := f.GetCellValue(SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
+	if b, _ := f.GetCellValue(reports.SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
 		t.Errorf("the plan's own sheet: B5 = %q", b)
 	}
 }

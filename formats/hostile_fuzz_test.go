@@ -3,41 +3,15 @@ package formats
 import (
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
-
-// FuzzFlatXMLScannerBounded scans arbitrary XML with a small token bound:
-// never a panic, never a buffer past the bound, and a token longer than
-// the bound ends the scan as an oversized file.
-func FuzzFlatXMLScannerBounded(f *testing.F) {
-	f.Add([]byte(`<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>target_type</t></is></c></row></sheetData></worksheet>`), uint16(64))
-	f.Add([]byte(`<a b="`+strings.Repeat("x", 300)+`"/>`), uint16(100))
-	f.Add([]byte(`<x>`+strings.Repeat(" ", 5000)+`</x>`), uint16(0))
-	f.Add([]byte(`<![CDATA[`+strings.Repeat("]", 500)+`]]><!--`+strings.Repeat("-", 300)+`-->`), uint16(17))
-	f.Fuzz(func(t *testing.T, data []byte, max uint16) {
-		bound := 16 + int(max)%4096
-		sc := newFlatXMLScannerMax(bytes.NewReader(data), bound)
-		for range len(data) + 2 {
-			err := sc.next()
-			if len(sc.buf) > bound {
-				t.Fatalf("buffer %d bytes, bound %d", len(sc.buf), bound)
-			}
-			if errors.Is(err, errOversized) && len(data) < bound {
-				t.Fatalf("oversized on %d bytes with a bound of %d", len(data), bound)
-			}
-			if err != nil {
-				return
-			}
-		}
-		t.Fatal("the scan does not end")
-	})
-}
 
 // FuzzReadXLSXLimited reads a workbook whose sheet and shared strings are
 // fuzzed, under a small MaxUncompressed: never a panic, every problem
@@ -58,7 +32,7 @@ func FuzzReadXLSXLimited(f *testing.F) {
 			total += int64(len(v))
 		}
 		data := zipParts(parts)
-		lim := Limits{MaxUncompressed: int64(limit%(4<<20)) + 1}
+		lim := xlsx.Limits{MaxUncompressed: int64(limit%(4<<20)) + 1}
 		var recs []pipeline.Record
 		var ps pipeline.Problems
 		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), lim, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
@@ -73,15 +47,15 @@ func FuzzReadXLSXLimited(f *testing.F) {
 // entry within a cell's length, the table within its bounds.
 func FuzzReadSST(f *testing.F) {
 	f.Add([]byte(`<sst><si><t>a</t></si><si><r><t>b</t></r><rPh><t>c</t></rPh></si><si/></sst>`))
-	f.Add([]byte(`<sst><si><t>` + strings.Repeat("é", MaxCellChars+1) + `</t></si></sst>`))
+	f.Add([]byte(`<sst><si><t>` + strings.Repeat("é", xlsx.MaxCellChars+1) + `</t></si></sst>`))
 	f.Add([]byte(`<sst><si><t>open`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sst, err := flatReadSST(bytes.NewReader(data))
-		if len(sst) > flatMaxSSTStrings {
+		sst, err := xlsx.ReadSST(bytes.NewReader(data))
+		if len(sst) > xlsx.MaxSSTStrings {
 			t.Fatalf("%d entries", len(sst))
 		}
 		for i, s := range sst {
-			if len(s) > 3*flatMaxCellBytes { // _xHHHH_ escapes may grow a little
+			if len(s) > 3*xlsx.MaxCellBytes { // _xHHHH_ escapes may grow a little
 				t.Fatalf("entry %d of %d bytes", i, len(s))
 			}
 		}
@@ -98,7 +72,7 @@ func FuzzCellRef(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, ref string) {
-		col, row := flatCellRef([]byte(ref))
+		col, row := xlsx.CellRef([]byte(ref))
 		if col == 0 {
 			return
 		}
@@ -115,20 +89,20 @@ func FuzzCSVSafeField(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		w := CSVSafeField(s)
-		if CSVUnsafeField(w) != s {
-			t.Fatalf("%q written %q read back %q", s, w, CSVUnsafeField(w))
+		w := table.CSVSafeField(s)
+		if table.CSVUnsafeField(w) != s {
+			t.Fatalf("%q written %q read back %q", s, w, table.CSVUnsafeField(w))
 		}
 		// Through the writer and encoding/csv, the field is the same.
 		var buf bytes.Buffer
-		cw := newCSVWriter(&buf)
+		cw := table.NewCSVWriter(&buf)
 		_ = cw.Write([]string{s, "x"})
 		cw.Flush()
 		if !utf8.ValidString(s) || strings.ContainsAny(s, "\r") {
 			return // encoding/csv rewrites line ends
 		}
 		rec, err := csv.NewReader(&buf).Read()
-		if err != nil || len(rec) != 2 || CSVUnsafeField(rec[0]) != s {
+		if err != nil || len(rec) != 2 || table.CSVUnsafeField(rec[0]) != s {
 			t.Fatalf("%q read back as %q, %v", s, rec, err)
 		}
 	})

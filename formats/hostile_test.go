@@ -17,6 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -159,7 +162,7 @@ func TestHostileBombs(t *testing.T) {
 			path := writeHostileXLSX(t, dir, b.name, small, map[string]hostilePart{b.part: b.make()})
 			st, _ := os.Stat(path)
 			peak, out := hostileReadInProcess(t, path, b.limit)
-			t.Logf("%s: %s zip, peak RSS %.1f MB", b.name, sizeText(st.Size()), float64(peak)/1e6)
+			t.Logf("%s: %s zip, peak RSS %.1f MB", b.name, xlsx.SizeText(st.Size()), float64(peak)/1e6)
 			if !strings.Contains(out, "error") || !strings.Contains(out, b.want) || !strings.Contains(out, "oversized") {
 				t.Errorf("problems:\n%s\nwant an oversized-file error with %q", out, b.want)
 			}
@@ -220,7 +223,7 @@ func TestHostileHelperProcess(t *testing.T) {
 		t.Skip("helper process")
 	}
 	limit, _ := strconv.ParseInt(os.Getenv("EEPIPE_HOSTILE_LIMIT"), 10, 64)
-	batch, err := ReadFiles([]string{path}, ReadOptions{Limits: Limits{MaxUncompressed: limit}})
+	batch, err := ReadFiles([]string{path}, ReadOptions{Limits: xlsx.Limits{MaxUncompressed: limit}})
 	if err != nil {
 		fmt.Println("ReadFiles:", err)
 		return
@@ -249,20 +252,20 @@ func TestHostileLimits(t *testing.T) {
 	cases := []struct {
 		name  string
 		parts map[string][]byte
-		lim   Limits
+		lim   xlsx.Limits
 		want  string
 		cell  string // the error's cell, when it has one
 	}{
-		{"token", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, Limits{}, "one XML token", ""},
-		{"token in a cell", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, Limits{}, "one XML token", ""},
-		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", MaxCellChars+1) + `</t></is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
-		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, Limits{}, "more than 32767 characters", "A2"},
-		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, MaxRowCells+1) + `</row>`)}, Limits{}, "more than 16384 cells", ""},
-		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{}, "more than 1048576 rows", ""},
-		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
-		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), flatMaxMetaPart+1)...)}, Limits{}, "xl/styles.xml unpacks to", ""},
-		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, flatMaxSSTStrings+1) + `</sst>`)}, Limits{}, "more than 1048576 entries", ""},
-		{"shared string length", map[string][]byte{fuzzSSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", MaxCellChars+1) + `</t></si></sst>`)}, Limits{}, "more than 32767 characters", ""},
+		{"token", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"token in a cell", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", xlsx.MaxCellChars+1) + `</t></is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, xlsx.MaxRowCells+1) + `</row>`)}, xlsx.Limits{}, "more than 16384 cells", ""},
+		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{}, "more than 1048576 rows", ""},
+		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
+		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), xlsx.MaxMetaPart+1)...)}, xlsx.Limits{}, "xl/styles.xml unpacks to", ""},
+		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, xlsx.MaxSSTStrings+1) + `</sst>`)}, xlsx.Limits{}, "more than 1048576 entries", ""},
+		{"shared string length", map[string][]byte{fuzzSSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", xlsx.MaxCellChars+1) + `</t></si></sst>`)}, xlsx.Limits{}, "more than 32767 characters", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,19 +287,19 @@ func TestHostileLimits(t *testing.T) {
 
 // TestHostileGridBounded: a workbook without a flat table is read one
 // sheet at a time; a sheet within Limits.MaxGridSheet whose cells are more
-// than a grid plan sheet's is refused once it passes gridMaxSheetCells,
+// than a grid plan sheet's is refused once it passes grid.MaxSheetCells,
 // before they are all held.
 func TestHostileGridBounded(t *testing.T) {
 	small := xlsxParts(t, smallFlatXLSX(t, nil))
 	many := maps.Clone(small)
-	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, gridMaxSheetCells/1000+1) + `</sheetData></worksheet>`)
-	if n := len(many[fuzzSheetPart]); n > DefaultMaxGridSheet {
+	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, grid.MaxSheetCells/1000+1) + `</sheetData></worksheet>`)
+	if n := len(many[fuzzSheetPart]); n > xlsx.DefaultMaxGridSheet {
 		t.Fatalf("the sheet takes %d bytes, more than the per-sheet bound", n)
 	}
 	data := zipParts(many)
 	var ps pipeline.Problems
-	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
-	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", gridMaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", grid.MaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 		t.Fatalf("problems %v, want the grid sheet's cell limit", ps)
 	}
 }
@@ -313,7 +316,7 @@ func TestHostileCentralDirectory(t *testing.T) {
 	_ = zw.Close()
 	data := buf.Bytes()
 	var ps pipeline.Problems
-	readXLSX("cd.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("cd.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), "list of parts takes") {
 		t.Fatalf("problems %v", ps)
 	}
@@ -344,7 +347,7 @@ func TestBadCellReferences(t *testing.T) {
 			parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + tc.rows + `</sheetData></worksheet>`)
 			data := zipParts(parts)
 			var ps pipeline.Problems
-			readXLSX("r.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+			readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool {
 				return p.Severity == pipeline.Error && strings.Contains(p.Message, tc.want)
 			})
@@ -362,7 +365,7 @@ func TestBadCellReferences(t *testing.T) {
 	data := zipParts(parts)
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSX("r.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(recs) != 1 || recs[0].Cells["target_type"].Text != "all_employees" {
 		t.Fatalf("records %+v problems %v", recs, ps)
 	}
@@ -385,8 +388,8 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			data := zipParts(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSX("s.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
-			_, aps := pipeline.Assemble(recs, nil)
+			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			_, aps := assemble(recs, nil)
 			ps = append(ps, aps...)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return p.Origin.Cell == "A2" })
 			if i < 0 || !strings.Contains(ps[i].Message, tc.want) {
@@ -411,18 +414,15 @@ func TestCSVLineAndRecordBounds(t *testing.T) {
 		line int
 	}{
 		{"endless line", io.MultiReader(strings.NewReader("plan_name,target_type\nA,all_employees\n"), io.LimitReader(hostileZeros{}, 1<<30)), "the line is longer than 1 MiB", 3},
-		{"too many fields", strings.NewReader("plan_name,target_type\n" + strings.Repeat(",", MaxRowCells) + "\n"), "the line has 16385 fields", 2},
+		{"too many fields", strings.NewReader("plan_name,target_type\n" + strings.Repeat(",", xlsx.MaxRowCells) + "\n"), "the line has 16385 fields", 2},
 		{"unterminated quote", io.MultiReader(strings.NewReader("plan_name,target_type\n\"A,"), io.LimitReader(hostileRepeat("abc\n"), 1<<30)), "the record starting on this line is longer than 4 MiB", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var ps pipeline.Problems
-			readCSV("z.csv", tc.r, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+			table.ReadCSV("z.csv", tc.r, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, tc.want) })
 			if i < 0 || ps[i].Severity != pipeline.Error || ps[i].Origin.Row != tc.line {
 				t.Fatalf("problems %v, want an error on line %d with %q", ps, tc.line, tc.want)
-			}
-			if !errors.Is(&csvLimitError{}, errOversized) {
-				t.Fatal("a CSV bound is not an oversized file")
 			}
 		})
 	}
@@ -473,7 +473,7 @@ func TestGridBadCellReference(t *testing.T) {
 	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
 	data := zipParts(small)
 	var ps pipeline.Problems
-	readXLSX("g.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
 	i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, `"I7" is inside row 31`) })
 	if i < 0 || ps[i].Origin.Cell != "I31" || ps[i].Severity != pipeline.Error {
 		t.Fatalf("problems %v", ps)

@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -109,12 +113,12 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	export := add("export.xlsx", func(path string) error {
-		return WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: at, Source: "https://ee.example.com",
-			Sector: &ExportSector{Plans: report.Plans, Source: report.TargetsSource}})
+	exported := add("export.xlsx", func(path string) error {
+		return writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
+			Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}})
 	})
 	add("export-flat.xlsx", func(path string) error {
-		return WriteFlatExportXLSX(path, plans, ExportOptions{GeneratedAt: at})
+		return export.WriteFlatXLSX(path, plans, export.Options{GeneratedAt: at})
 	})
 	for _, layout := range []string{templates.LayoutGrid, templates.LayoutFlat} {
 		add("template-"+layout+".xlsx", func(path string) error {
@@ -123,25 +127,25 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 				return err
 			}
 			defer wb.Close()
-			return WriteWorkbook(path, wb)
+			return xlsx.WriteWorkbook(path, wb)
 		})
 	}
-	add("run.xlsx", func(path string) error { return WriteRunReport(path, sampleRunReport()) })
-	batch, err := ReadFiles([]string{export}, ReadOptions{})
+	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sampleRunReport()) })
+	batch, err := ReadFiles([]string{exported}, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
-		Origin: pipeline.Origin{File: export, Sheet: "Acme 2026", Cell: "B5", Row: 5, Column: 2}})
-	add("problems.xlsx", func(path string) error { return WriteProblemReport(path, batch) })
+		Origin: pipeline.Origin{File: exported, Sheet: "Acme 2026", Cell: "B5", Row: 5, Column: 2}})
+	add("problems.xlsx", func(path string) error { return reports.WriteProblemReport(path, batch) })
 	add("annotated.xlsx", func(path string) error {
-		_, err := AnnotateWorkbook(export, path, batch.Problems)
+		_, err := reports.AnnotateWorkbook(exported, path, batch.Problems)
 		return err
 	})
-	add("check.xlsx", func(path string) error { return WriteSectorReport(path, report) })
+	add("check.xlsx", func(path string) error { return reports.WriteSectorReport(path, report) })
 	add("history.xlsx", func(path string) error {
 		before := int64(1)
-		return WriteHistoryReport(path, &HistoryReport{
+		return reports.WriteHistoryReport(path, &reports.HistoryReport{
 			Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
 			Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann"}, Account: "acme", PlanID: 17,
 				TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "number_of_african_male_top_managers",
@@ -155,24 +159,24 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		return WriteChangeSet(path, s)
+		return reports.WriteChangeSet(path, s)
 	})
 	src := filepath.Join(dir, "client.csv")
 	if err := os.WriteFile(src, []byte(rrCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	add("reconcile-csv.xlsx", func(path string) error { return WriteReconcileXLSX(path, src, rrReconciliation(src)) })
+	add("reconcile-csv.xlsx", func(path string) error { return reports.WriteReconcileXLSX(path, src, rrReconciliation(src)) })
 	// The copy of a flat CSV (hundreds of columns), a counter marked.
 	flat := filepath.Join(dir, "flat.csv")
-	if err := WriteFlatCSV(flat, inputs, nil); err != nil {
+	if err := table.WriteFlatCSV(flat, inputs, nil); err != nil {
 		t.Fatal(err)
 	}
 	add("reconcile-flatcsv.xlsx", func(path string) error {
-		return WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
+		return reports.WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
 	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
-		return WriteReconcileXLSX(path, export, rrMarksReconciliation(export, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+		return reports.WriteReconcileXLSX(path, exported, rrMarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
 	})
 	return out
 }

@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -112,8 +116,8 @@ func TestWorkbooksPrint(t *testing.T) {
 	names := []string{"Acme 2026", "Acme- plan-2"}
 
 	// The export: Overview, plan sheets (with charts), Sector targets.
-	export := filepath.Join(dir, "export.xlsx")
-	wb, err := NewExportWorkbook(plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+	exported := filepath.Join(dir, "export.xlsx")
+	wb, err := export.NewWorkbook(plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,31 +126,41 @@ func TestWorkbooksPrint(t *testing.T) {
 		inputs = append(inputs, p.Plan)
 	}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
-	if err := AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
+	if err := reports.AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteWorkbook(export, wb); err != nil {
+	if err := xlsx.WriteWorkbook(exported, wb); err != nil {
 		t.Fatal(err)
 	}
 	wb.Close()
-	checkPrint(t, export, map[string]printWant{
-		OverviewSheet:   {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
-		names[0]:        {titles: "'Acme 2026'!$1:$1"},
-		names[1]:        {titles: "'Acme- plan-2'!$1:$1"},
-		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
+	checkPrint(t, exported, map[string]printWant{
+		export.OverviewSheet:    {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
+		names[0]:                {titles: "'Acme 2026'!$1:$1"},
+		names[1]:                {titles: "'Acme- plan-2'!$1:$1"},
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
 	})
 	// A page per financial year: a break before each year's grids but the
 	// first, and each chart beside the first grid of its type.
-	f, err := excelize.OpenFile(export)
+	f, err := excelize.OpenFile(exported)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := templates.GridRows(PlanSheetOf(plans[0].Plan), nil)
+	// The grids' label rows, as the sheet reads back.
+	var rows []int
+	sheetRows, err := f.GetRows(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range sheetRows {
+		if len(r) > 0 && strings.HasPrefix(r[0], "Year ") {
+			rows = append(rows, i+1)
+		}
+	}
 	if len(rows) != 8 {
 		t.Fatalf("grid rows %v", rows)
 	}
 	f.Close()
-	xml := zipPart(t, export, "xl/worksheets/sheet2.xml")
+	xml := zipPart(t, exported, "xl/worksheets/sheet2.xml")
 	for _, r := range []int{rows[2], rows[4], rows[6]} {
 		if !strings.Contains(xml, `<brk id="`+itoa(r-1)+`"`) {
 			t.Errorf("no page break before row %d (year grids at %v)", r, rows)
@@ -154,20 +168,20 @@ func TestWorkbooksPrint(t *testing.T) {
 	}
 	// The first chart of the first plan sheet (the Sector targets sheet,
 	// added to the workbook before it is written, has charts of its own).
-	drawing := regexp.MustCompile(`drawings/drawing\d+\.xml`).FindString(zipPart(t, export, "xl/worksheets/_rels/sheet2.xml.rels"))
-	first := regexp.MustCompile(`charts/chart\d+\.xml`).FindString(zipPart(t, export, "xl/drawings/_rels/"+path.Base(drawing)+".rels"))
-	chart := zipPart(t, export, "xl/"+first)
+	drawing := regexp.MustCompile(`drawings/drawing\d+\.xml`).FindString(zipPart(t, exported, "xl/worksheets/_rels/sheet2.xml.rels"))
+	first := regexp.MustCompile(`charts/chart\d+\.xml`).FindString(zipPart(t, exported, "xl/drawings/_rels/"+path.Base(drawing)+".rels"))
+	chart := zipPart(t, exported, "xl/"+first)
 	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
 		t.Errorf("chart axis labels are not dark grey")
 	}
 	// The charts sit below the grids, from column A, each starting a
 	// printed page of its own: tables and charts never share a page.
-	ps := PlanSheetOf(plans[0].Plan)
+	ps := grid.PlanSheetOf(plans[0].Plan)
 	chartRows := templates.ChartRows(ps, nil, 2)
 	if last := rows[len(rows)-1] + templates.GridHeight(nil); chartRows[0] < last {
 		t.Errorf("the first chart starts at row %d, inside the grids (which end at row %d)", chartRows[0], last-1)
 	}
-	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(zipPart(t, export, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
+	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(zipPart(t, exported, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
 	if len(anchors) != len(chartRows) {
 		t.Fatalf("%d chart anchors, want %d", len(anchors), len(chartRows))
 	}
@@ -183,52 +197,52 @@ func TestWorkbooksPrint(t *testing.T) {
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.
 	run := filepath.Join(dir, "run.xlsx")
-	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$A:$B,'Rows'!$1:$1", wide: true}, "Summary": {portrait: true}})
 
-	batch, err := ReadFiles([]string{export}, ReadOptions{})
+	batch, err := ReadFiles([]string{exported}, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	batch.Problems = append(batch.Problems, pipeline.Problem{Severity: pipeline.Error, Message: "made up",
-		Origin: pipeline.Origin{File: export, Sheet: names[0], Cell: "B5", Row: 5, Column: 2}})
+		Origin: pipeline.Origin{File: exported, Sheet: names[0], Cell: "B5", Row: 5, Column: 2}})
 	problems := filepath.Join(dir, "problems.xlsx")
-	if err := WriteProblemReport(problems, batch); err != nil {
+	if err := reports.WriteProblemReport(problems, batch); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$A:$C,'Problems'!$1:$1", wide: true}})
 
 	annotated := filepath.Join(dir, "annotated.xlsx")
-	if _, err := AnnotateWorkbook(export, annotated, batch.Problems); err != nil {
+	if _, err := reports.AnnotateWorkbook(exported, annotated, batch.Problems); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, annotated, map[string]printWant{
-		OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, SectorSheetName: {wide: true},
-		AnnotateSheet: {titles: "'" + AnnotateSheet + "'!$A:$C,'" + AnnotateSheet + "'!$1:$1", wide: true},
+		export.OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {wide: true},
+		reports.AnnotateSheet: {titles: "'" + reports.AnnotateSheet + "'!$A:$C,'" + reports.AnnotateSheet + "'!$1:$1", wide: true},
 	})
 	af, err := excelize.OpenFile(annotated)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := af.GetSheetName(af.GetActiveSheetIndex()); got != AnnotateSheet {
-		t.Errorf("the annotated copy opens on %q, want %q", got, AnnotateSheet)
+	if got := af.GetSheetName(af.GetActiveSheetIndex()); got != reports.AnnotateSheet {
+		t.Errorf("the annotated copy opens on %q, want %q", got, reports.AnnotateSheet)
 	}
 	af.Close()
 
 	sector := filepath.Join(dir, "check.xlsx")
-	if err := WriteSectorReport(sector, report); err != nil {
+	if err := reports.WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
-		SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
+	checkPrint(t, sector, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
-	if err := WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
+	if err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, rec, map[string]printWant{SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
+	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
 }
 
 // TestTemplatePrints: the template's plan and flat sheets print landscape
@@ -242,7 +256,7 @@ func TestTemplatePrints(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, layout+".xlsx")
-		if err := WriteWorkbook(path, wb); err != nil {
+		if err := xlsx.WriteWorkbook(path, wb); err != nil {
 			t.Fatal(err)
 		}
 		wb.Close()
@@ -318,7 +332,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 	dir := t.TempDir()
 	plans := exExportPlans()
 	path := filepath.Join(dir, "export.xlsx")
-	if err := WriteExportXLSX(path, plans, ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -326,30 +340,30 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	header, _ := f.GetRows(OverviewSheet)
+	header, _ := f.GetRows(export.OverviewSheet)
 	col := -1
-	for i, h := range header[exOverviewHeaderRow-1] {
+	for i, h := range header[export.OverviewHeaderRow-1] {
 		if h == "Last updated (UTC)" {
 			col = i + 1
 		}
 	}
 	if col < 0 {
-		t.Fatalf("no Last updated column in %v", header[exOverviewHeaderRow-1])
+		t.Fatalf("no Last updated column in %v", header[export.OverviewHeaderRow-1])
 	}
-	ref, _ := excelize.CoordinatesToCellName(col, exOverviewHeaderRow+1)
-	raw, _ := f.GetCellValue(OverviewSheet, ref, excelize.Options{RawCellValue: true})
-	shown, _ := f.GetCellValue(OverviewSheet, ref)
+	ref, _ := excelize.CoordinatesToCellName(col, export.OverviewHeaderRow+1)
+	raw, _ := f.GetCellValue(export.OverviewSheet, ref, excelize.Options{RawCellValue: true})
+	shown, _ := f.GetCellValue(export.OverviewSheet, ref)
 	if _, err := strconv.ParseFloat(raw, 64); err != nil || shown != "2026-11-01 10:00:00" {
 		t.Errorf("Last updated: raw %q shown %q, want a date-time serial shown 2026-11-01 10:00:00", raw, shown)
 	}
-	if !strings.Contains(strings.Join(header[exOverviewHeaderRow], "|"), "2025 onwards") {
-		t.Errorf("era not in words: %v", header[exOverviewHeaderRow])
+	if !strings.Contains(strings.Join(header[export.OverviewHeaderRow], "|"), "2025 onwards") {
+		t.Errorf("era not in words: %v", header[export.OverviewHeaderRow])
 	}
-	if note, _ := f.GetCellValue(OverviewSheet, "A3"); !strings.Contains(note, "post_2025") {
+	if note, _ := f.GetCellValue(export.OverviewSheet, "A3"); !strings.Contains(note, "post_2025") {
 		t.Errorf("the era note is missing: %q", note)
 	}
 	run := filepath.Join(dir, "run.xlsx")
-	if err := WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	rf, err := excelize.OpenFile(run)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -47,7 +48,7 @@ func TestBoundedProblems(t *testing.T) {
 		t.Fatalf("the noisy file has %d problems (errors: %v); want hundreds of warnings", total, full.Problems.HasErrors())
 	}
 
-	spill, err := NewProblemSpill()
+	spill, err := reports.NewProblemSpill()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestBoundedProblems(t *testing.T) {
 		t.Fatalf("kept %d, counted %d, spilled %d of %d", len(b.Problems), b.Count(pipeline.Warning), spill.Len(), total)
 	}
 	var text bytes.Buffer
-	if err := WriteProblemsText(&text, b); err != nil {
+	if err := reports.WriteProblemsText(&text, b); err != nil {
 		t.Fatal(err)
 	}
 	out := text.String()
@@ -69,9 +70,9 @@ func TestBoundedProblems(t *testing.T) {
 		t.Errorf("the text has %d lines:\n%s", n, out)
 	}
 	for _, want := range []string{
-		"noisy.csv: 0 errors, " + reportThousands(total) + " warnings",
+		"noisy.csv: 0 errors, " + reports.Thousands(total) + " warnings",
 		"line 3, column 9 (number_of_african_male_top_managers): warning:",
-		"… and " + reportThousands(total-5) + " more warnings: disabled above all employees",
+		"… and " + reports.Thousands(total-5) + " more warnings: disabled above all employees",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the text lacks %q:\n%s", want, out)
@@ -80,7 +81,7 @@ func TestBoundedProblems(t *testing.T) {
 
 	// Every report lists every problem, the ones set aside included.
 	csvPath := filepath.Join(dir, "r.csv")
-	if err := WriteProblemReport(csvPath, b, spill); err != nil {
+	if err := reports.WriteProblemReport(csvPath, b, spill); err != nil {
 		t.Fatal(err)
 	}
 	fh, _ := os.Open(csvPath)
@@ -90,7 +91,7 @@ func TestBoundedProblems(t *testing.T) {
 		t.Errorf("CSV report: %d rows (%v), want %d + header", len(recs), err, total)
 	}
 	var fullCSV bytes.Buffer
-	if err := writeProblemsCSV(&fullCSV, full.Problems, nil); err != nil {
+	if err := reports.WriteProblemsCSV(&fullCSV, full.Problems, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(csvPath)
@@ -99,10 +100,10 @@ func TestBoundedProblems(t *testing.T) {
 	}
 
 	jsonPath := filepath.Join(dir, "r.json")
-	if err := WriteProblemReport(jsonPath, b, spill); err != nil {
+	if err := reports.WriteProblemReport(jsonPath, b, spill); err != nil {
 		t.Fatal(err)
 	}
-	var rep ProblemReport
+	var rep reports.ProblemReport
 	raw, _ := os.ReadFile(jsonPath)
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("JSON report: %v", err)
@@ -112,7 +113,7 @@ func TestBoundedProblems(t *testing.T) {
 	}
 
 	xlsxPath := filepath.Join(dir, "r.xlsx")
-	if err := WriteProblemReport(xlsxPath, b, spill); err != nil {
+	if err := reports.WriteProblemReport(xlsxPath, b, spill); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(xlsxPath)

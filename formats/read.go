@@ -10,13 +10,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // ReadOptions tune ReadFiles.
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
-	Limits  Limits            // bounds of one file; zero fields take the defaults
+	Limits  xlsx.Limits       // bounds of one file; zero fields take the defaults
 
 	// Bound, when set, keeps the first few problems of each kind and
 	// sets the rest aside (counted in Batch.Omitted, passed to its
@@ -149,7 +151,7 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			continue
 		}
 		if !st.IsDir() && !st.Mode().IsRegular() {
-			ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+			ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 			continue
 		}
 		if !st.IsDir() {
@@ -182,7 +184,7 @@ func readExpandInputs(paths []string, ps *pipeline.Problems) []readInput {
 			// files are read.
 			full := filepath.Join(p, name)
 			if est, err := os.Stat(full); err == nil && !est.Mode().IsRegular() {
-				ps.Errorf(pipeline.Origin{File: full}, "", "%s", readNotRegular(est.Mode()))
+				ps.Errorf(pipeline.Origin{File: full}, "", "%s", xlsx.NotRegular(est.Mode()))
 				n++
 				continue
 			}
@@ -211,7 +213,7 @@ var readPanicHook func(path string)
 
 // readInputFile reads one file into emit, every problem into ps. A reader
 // that panics gives an *InternalError, never a problem of the file.
-func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
+func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
 	o := pipeline.Origin{File: path}
 	defer func() {
 		if v := recover(); v != nil {
@@ -222,7 +224,7 @@ func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog
 	// the file opened: a named pipe or a device is never opened for
 	// reading (opening a FIFO blocks until a writer comes).
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
@@ -237,7 +239,7 @@ func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog
 		return nil
 	}
 	if !st.Mode().IsRegular() {
-		ps.Errorf(o, "", "%s", readNotRegular(st.Mode()))
+		ps.Errorf(o, "", "%s", xlsx.NotRegular(st.Mode()))
 		return nil
 	}
 	if readPanicHook != nil {
@@ -251,120 +253,7 @@ func readInputFile(path string, kind readKind, lim Limits, cat *pipeline.Catalog
 		}
 		readXLSXLimited(path, f, st.Size(), lim, cat, emit, ps)
 	default:
-		readCSV(path, f, cat, emit, ps)
+		table.ReadCSV(path, f, cat, emit, ps)
 	}
 	return nil
-}
-
-// readNotRegular says what a path that is not a regular file is.
-func readNotRegular(m fs.FileMode) string {
-	return "the path is " + pipeline.FileKind(m) + ", not a regular file; eepipe reads only regular .xlsx and .csv files"
-}
-
-// flatHeaderCell is one cell of a header row.
-type flatHeaderCell struct {
-	col    int
-	text   string
-	origin pipeline.Origin
-}
-
-// flatHeader maps the columns of a flat table to canonical names.
-type flatHeader struct {
-	byCol    map[int]string // 1-based column -> canonical name, for the columns read
-	named    map[int]bool   // columns with any header text, read or not
-	unheaded map[int]bool   // columns without a header already reported
-	names    []string       // byCol as a slice indexed by column ("": not read), for the rows
-	cols     []int          // the columns of byCol, in order
-}
-
-// name returns the canonical name of a column read, as byCol does.
-func (h *flatHeader) name(col int) (string, bool) {
-	if col < 0 || col >= len(h.names) || h.names[col] == "" {
-		return "", false
-	}
-	return h.names[col], true
-}
-
-// checkUnheaded warns, once per column, about a value in a column that has
-// no header: it is not read, and the person may have forgotten the header.
-func (h *flatHeader) checkUnheaded(col int, o pipeline.Origin, value string, ps *pipeline.Problems) {
-	if h.named[col] || h.unheaded[col] || strings.TrimSpace(value) == "" {
-		return
-	}
-	h.unheaded[col] = true
-	ps.Warnf(o, value, "this column has values but no header, so it is not read; give it a header (for example a number_of_... counter name) or clear it")
-}
-
-// buildFlatHeader matches header names case-insensitively after trimming:
-// known columns and catalog counters are read (a counter also when its
-// name is written with spaces or hyphens for the underscores); an unknown
-// column whose name, so read, starts with number_of_ or numberof is an
-// error with the closest counters suggested (a misspelt counter must never
-// be dropped silently); any other unknown column is a warning and ignored,
-// with the closest flat columns or counters suggested; a column named twice
-// is an error and only its first occurrence is read.
-func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *flatHeader {
-	h := &flatHeader{byCol: map[int]string{}, named: map[int]bool{}, unheaded: map[int]bool{}}
-	first := map[string]pipeline.Origin{}
-	var known []string // the flat columns and the counters, for suggestions
-	for _, c := range cells {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.text, "\ufeff")))
-		if name == "" {
-			continue
-		}
-		h.named[c.col] = true
-		o := c.origin
-		counterLike := readCounterLike(name)
-		if !pipeline.IsFlatColumn(name) && !cat.Has(name) && cat.Has(counterLike) {
-			name = counterLike // "Number of African male top managers"
-		}
-		switch {
-		case pipeline.IsFlatColumn(name) || cat.Has(name):
-			if prev, dup := first[name]; dup {
-				ps.Errorf(o, c.text, "the column %s appears twice (first at %s); only the first one is read: delete or rename the other", name, readPlace(prev))
-				continue
-			}
-			first[name] = o
-			h.byCol[c.col] = name
-			if c.col >= len(h.names) {
-				h.names = append(h.names, make([]string, c.col+1-len(h.names))...)
-			}
-			h.names[c.col] = name
-		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: pipeline.Excerpt(c.text),
-				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", pipeline.Excerpt(c.text)),
-				Suggestions: cat.Suggest(counterLike, 3), Code: pipeline.CodeUnknownCounter})
-		default:
-			if known == nil {
-				known = append(append(known, pipeline.FlatColumns...), cat.Names()...)
-			}
-			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Warning, Origin: o, Value: pipeline.Excerpt(c.text),
-				Message:     fmt.Sprintf("the column %q is not one eepipe knows; it is ignored", pipeline.Excerpt(c.text)),
-				Suggestions: pipeline.Closest(counterLike, known, 2)})
-		}
-	}
-	for col, name := range h.names {
-		if name != "" {
-			h.cols = append(h.cols, col)
-		}
-	}
-	return h
-}
-
-// readCounterLike normalises a lower-cased header for matching counters:
-// each run of spaces, tabs and hyphens reads as one underscore, so that
-// "number of african male top managers" and
-// "number-of-african-male-top-managers" name
-// number_of_african_male_top_managers.
-func readCounterLike(name string) string {
-	return strings.Join(strings.FieldsFunc(name, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '-' || r == '\u00a0'
-	}), "_")
-}
-
-// readPlace is an origin's place without the file: "Targets!F12" or
-// "line 1, column 5".
-func readPlace(o pipeline.Origin) string {
-	o.File, o.Header = "", ""
-	return strings.TrimPrefix(strings.TrimPrefix(o.String(), "."), " ")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -34,7 +36,7 @@ func checkReadResult(t *testing.T, recs []pipeline.Record, ps pipeline.Problems)
 		}
 	}
 	// Whatever was read must assemble without panicking.
-	pipeline.Assemble(recs, nil)
+	assemble(recs, nil)
 }
 
 // FuzzReadCSV feeds arbitrary bytes to the CSV reader: it must never panic,
@@ -57,7 +59,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		table.ReadCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
 }
@@ -134,7 +136,7 @@ func FuzzReadFlatXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSX("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 		if len(data) == 0 && len(ps) == 0 {
 			t.Fatal("empty input gave no problem")
@@ -176,27 +178,9 @@ func FuzzReadXLSXParts(f *testing.F) {
 		data := zipParts(parts)
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSX("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
-}
-
-func TestCSVDelimiterDetection(t *testing.T) {
-	tests := map[string]rune{
-		"a,b,target_type\n":                       ',',
-		"a;b;target_type\n":                       ';',
-		"a\tb\ttarget_type\n":                     '\t',
-		"title, with comma\na;b;target_type\n":    ';',
-		"\"x;y;z\",target_type\n":                 ',',
-		"plan_name;\"a,b,c,d\";target_type\n":     ';',
-		"no header here\n":                        ',',
-		"Title\n\nplan_id\ttarget_type\tsector\n": '\t',
-	}
-	for in, want := range tests {
-		if got := csvDetectDelimiter([]byte(in)); got != want {
-			t.Errorf("csvDetectDelimiter(%q) = %q; want %q", in, got, want)
-		}
-	}
 }
 
 func TestReadCSVUTF16(t *testing.T) {
@@ -209,7 +193,7 @@ func TestReadCSVUTF16(t *testing.T) {
 	}
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readCSV("u16.csv", &b, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	table.ReadCSV("u16.csv", &b, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 1 || recs[0].Cells["number_of_white_male_top_managers"].Text != "4" {
 		t.Fatalf("UTF-16 CSV: %v %+v", ps, recs)
 	}
@@ -226,7 +210,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 	})
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSX("choice.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
 		t.Fatalf("sheet choice: %v %d records", ps, len(recs))
 	}
@@ -241,7 +225,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 		_ = x.MoveSheet("Before", "Data")
 	})
 	recs, ps = nil, nil
-	readXLSX("choice.xlsx", bytes.NewReader(data), int64(len(data)), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Data" {
 		t.Fatalf("first visible sheet with a header: %v %d records", ps, len(recs))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -157,7 +158,7 @@ func TestBadCorpus(t *testing.T) {
 			}
 			baseOrigins(b)
 			var buf bytes.Buffer
-			if err := WriteProblemsText(&buf, b); err != nil {
+			if err := reports.WriteProblemsText(&buf, b); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, path+".report.txt", buf.Bytes())

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -44,7 +46,7 @@ func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation,
 func BenchmarkCostReconcileCopy(b *testing.B) {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "plans.xlsx")
-	if err := WriteExportXLSX(src, benchExportPlans(500), ExportOptions{NoCharts: true}); err != nil {
+	if err := writeExportXLSX(src, benchExportPlans(500), export.Options{NoCharts: true}); err != nil {
 		b.Fatal(err)
 	}
 	changed, marks := rrBenchReconciliation(b, src)
@@ -59,7 +61,7 @@ func BenchmarkCostReconcileCopy(b *testing.B) {
 			var ms []costMeasure
 			for range b.N {
 				ms = append(ms, costRun(func() {
-					if err := WriteReconcileXLSX(dst, src, bc.rec); err != nil {
+					if err := reports.WriteReconcileXLSX(dst, src, bc.rec); err != nil {
 						b.Fatal(err)
 					}
 				}))

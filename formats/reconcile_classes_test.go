@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -28,7 +29,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	cs[1].Class, cs[1].LastApplied = pipeline.ClassBoth, &pipeline.LastWrite{Value: 3, RunID: 12, At: at}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -37,7 +38,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 	defer f.Close()
 	// The Changes sheet names each class and the run in words.
-	changes, _ := f.GetRows(ChangesSheet)
+	changes, _ := f.GetRows(reports.ChangesSheet)
 	classes := map[string][2]string{}
 	for _, row := range changes {
 		if len(row) > 9 {
@@ -52,9 +53,9 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
 		}
 	}
-	rrCheckFits(t, f, SummarySheet, 13)
-	rrCheckFits(t, f, ChangesSheet, 1)
-	for ref, want := range map[string]string{"E2": ServiceFillColor, "F2": ConflictFillColor} {
+	rrCheckFits(t, f, reports.SummarySheet, 13)
+	rrCheckFits(t, f, reports.ChangesSheet, 1)
+	for ref, want := range map[string]string{"E2": reports.ServiceFillColor, "F2": reports.ConflictFillColor} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
 		if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != want {
@@ -64,7 +65,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {
-		if c.Cell == "E2" && strings.Contains(CommentText(c), "changed on the service since run 12 on 2026-10-02 08:15 UTC") {
+		if c.Cell == "E2" && strings.Contains(commentText(c), "changed on the service since run 12 on 2026-10-02 08:15 UTC") {
 			found = true
 		}
 	}
@@ -73,7 +74,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "report.csv")
-	if err := WriteReconcileCSV(csvPath, rec); err != nil {
+	if err := reports.WriteReconcileCSV(csvPath, rec); err != nil {
 		t.Fatal(err)
 	}
 	fh, _ := os.Open(csvPath)
@@ -110,7 +111,7 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 	cs[0].Class, cs[0].LastApplied = pipeline.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
 	cs[1].Class = pipeline.ClassNoHistory
 	out := filepath.Join(dir, "report.xlsx")
-	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -145,7 +146,7 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	fd.Class, fd.LastApplied = pipeline.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -155,20 +156,20 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	defer f.Close()
 	id, _ := f.GetCellStyle("client", "B2")
 	st, _ := f.GetStyle(id)
-	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
-		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != reports.ServiceFillColor {
+		t.Errorf("B2 fill %+v, want %s", st, reports.ServiceFillColor)
 	}
 	// The field's Changes row: file and service values, class, run.
 	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",
 		"changed on the service since run 12 on 2026-10-02 08:15 UTC", `run 12 on 2026-10-02 08:15 UTC: "Manufacturing"`}
-	changes, _ := f.GetRows(ChangesSheet)
+	changes, _ := f.GetRows(reports.ChangesSheet)
 	if len(changes) < 2 || len(changes[1]) < len(want) || !slices.Equal(changes[1][:len(want)], want) {
 		t.Errorf("Changes rows %q, want the field's first: %q", changes, want)
 	}
 	comments, _ := f.GetComments("client")
 	found := false
 	for _, c := range comments {
-		if c.Cell == "B2" && strings.Contains(CommentText(c), `eepipe last applied "Manufacturing" (run 12 on 2026-10-02 08:15 UTC): changed on the service since run 12`) {
+		if c.Cell == "B2" && strings.Contains(commentText(c), `eepipe last applied "Manufacturing" (run 12 on 2026-10-02 08:15 UTC): changed on the service since run 12`) {
 			found = true
 		}
 	}
@@ -192,7 +193,7 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "report.csv")
-	if err := WriteReconcileCSV(csvPath, rec); err != nil {
+	if err := reports.WriteReconcileCSV(csvPath, rec); err != nil {
 		t.Fatal(err)
 	}
 	fh, _ := os.Open(csvPath)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -29,15 +31,15 @@ import (
 func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
 	t.Helper()
 	fellBack := false
-	rrOnFallback = func(_ string, err error) {
+	reports.OnFallback = func(_ string, err error) {
 		fellBack = true
 		if stream {
 			t.Errorf("the streamed copy fell back: %v", err)
 		}
 	}
-	t.Cleanup(func() { rrOnFallback = nil })
+	t.Cleanup(func() { reports.OnFallback = nil })
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
 	if out := os.Getenv("EEPIPE_RRCOPY_OUT"); out != "" {
@@ -60,7 +62,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		t.Fatal(err)
 	}
 	defer f.Close()
-	changes := rrFreeSheetName(orig.GetSheetList(), ChangesSheet)
+	changes := reports.FreeSheetName(orig.GetSheetList(), reports.ChangesSheet)
 	if want, got := append([]string{summary, changes}, orig.GetSheetList()...), f.GetSheetList(); !slices.Equal(want, got) {
 		t.Errorf("sheets %q, want %q", got, want)
 	}
@@ -114,8 +116,8 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 			t.Errorf("%s!%s: %v", m[0], m[1], err)
 			continue
 		}
-		if fill := rawFillColor(f, idx); fill != DiffFillColor {
-			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, DiffFillColor)
+		if fill := rawFillColor(f, idx); fill != reports.DiffFillColor {
+			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, reports.DiffFillColor)
 		}
 		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
 		if got := rrCommentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
@@ -230,13 +232,13 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 				marks = append(marks, [2]string{"Sheet1", m})
 			}
 			if tc.damage {
-				err := WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
-				if !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
+				err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
+				if !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
 					t.Errorf("err = %v, want the sheet named as damaged", err)
 				}
 				return
 			}
-			dst := rrCheckCopy(t, src, marks, tc.stream, SummarySheet)
+			dst := rrCheckCopy(t, src, marks, tc.stream, reports.SummarySheet)
 			if tc.check != nil {
 				tc.check(t, zipPart(t, dst, "xl/worksheets/sheet1.xml"))
 			}
@@ -287,15 +289,15 @@ func TestReconcileCopyZipVariants(t *testing.T) {
 	t.Run("stored", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "stored.xlsx")
 		rrRezip(t, base, src, zip.Store)
-		rrCheckCopy(t, src, marks, true, SummarySheet)
+		rrCheckCopy(t, src, marks, true, reports.SummarySheet)
 	})
 	t.Run("data descriptors", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "dd.xlsx")
 		rrRezip(t, base, src, zip.Deflate)
-		rrCheckCopy(t, src, marks, true, SummarySheet)
+		rrCheckCopy(t, src, marks, true, reports.SummarySheet)
 	})
 	t.Run("zip64", func(t *testing.T) {
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, reports.SummarySheet)
 	})
 }
 
@@ -327,7 +329,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 			`<TitlesOfParts><vt:vector size="3" baseType="lpstr"><vt:lpstr>Targets</vt:lpstr><vt:lpstr>Notes</vt:lpstr><vt:lpstr>Plans</vt:lpstr></vt:vector></TitlesOfParts>` +
 			`<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc><HyperlinksChanged>false</HyperlinksChanged><AppVersion>16.0300</AppVersion></Properties>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, reports.SummarySheet)
 	wb := zipPart(t, dst, "xl/workbook.xml")
 	for _, keep := range []string{`<x15ac:absPath url="C:\Users\consultant\Documents\"`, `<xr:revisionPtr revIDLastSave="0"`, `xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"`} {
 		if !strings.Contains(wb, keep) {
@@ -348,7 +350,7 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
 	})
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
 		t.Fatal(err)
 	}
 	a := strings.Replace(zipPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
@@ -377,19 +379,19 @@ func TestReconcileCopyEveryFixture(t *testing.T) {
 			}
 			defer fh.Close()
 			st, _ := fh.Stat()
-			book, err := openFlatBook(fh, st.Size(), Limits{})
+			book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 			if err != nil {
 				t.Skipf("not a workbook the reader opens: %v", err)
 			}
 			var marks [][2]string
-			for _, info := range book.sheets {
-				if info.path != "" { // not a chart sheet
-					marks = append(marks, [2]string{info.name, "A1"}, [2]string{info.name, "C7"})
+			for _, info := range book.Sheets {
+				if info.Path != "" { // not a chart sheet
+					marks = append(marks, [2]string{info.Name, "A1"}, [2]string{info.Name, "C7"})
 				}
 			}
-			summary := SummarySheet
+			summary := reports.SummarySheet
 			for i := 2; slices.Contains(f.GetSheetList(), summary); i++ {
-				summary = fmt.Sprintf("%s (%d)", SummarySheet, i)
+				summary = fmt.Sprintf("%s (%d)", reports.SummarySheet, i)
 			}
 			f.Close()
 			if len(marks) == 0 {
@@ -409,7 +411,7 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 	for _, name := range []string{"op_rv_chartsheet.xlsx", "lo_rv_chartsheet.xlsx"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
-			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, SummarySheet)
+			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, reports.SummarySheet)
 			if strings.HasPrefix(name, "op") { // LibreOffice has made it a worksheet
 				if cs := zipPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
 					t.Errorf("the chart sheet's tab is still selected:\n%s", cs)
@@ -432,10 +434,10 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 func TestReconcileCopyOfACopy(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	first := filepath.Join(t.TempDir(), "first.xlsx")
-	if err := WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
+	if err := reports.WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
 		t.Fatal(err)
 	}
-	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {SummarySheet, "B3"}}, true, "Summary (2)")
+	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {reports.SummarySheet, "B3"}}, true, "Summary (2)")
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -452,14 +454,14 @@ func TestReconcileCopyOfACopy(t *testing.T) {
 // listed in the drawing's id map.
 func TestReconcileCopyVMLIDMap(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "op_commented.xlsx")
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, reports.SummarySheet)
 	vml := zipPart(t, dst, "xl/drawings/commentsDrawing1.vml")
-	m := rrIDMap.FindStringSubmatch(vml)
+	m := reports.IDMap.FindStringSubmatch(vml)
 	if m == nil {
 		t.Fatalf("no id map:\n%s", vml)
 	}
 	blocks := strings.Split(m[2], ",")
-	for _, id := range rrShapeID.FindAllStringSubmatch(vml, -1) {
+	for _, id := range reports.ShapeID.FindAllStringSubmatch(vml, -1) {
 		n, _ := strconv.Atoi(id[1])
 		if !slices.Contains(blocks, strconv.Itoa(n/1024)) {
 			t.Errorf("shape id %d outside the id map's blocks %v", n, blocks)
@@ -478,7 +480,7 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr/>` +
 			`<sheets><sheet state="visible" name="Targets" sheetId="1" r:id="rId2"/><sheet state="visible" name="Notes" sheetId="2" r:id="rId3"/></sheets><definedNames/><calcPr/></workbook>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, reports.SummarySheet)
 	wb := zipPart(t, dst, "xl/workbook.xml")
 	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="0"/></bookViews><sheets>`) {
 		t.Errorf("workbook part:\n%s", wb)
@@ -492,12 +494,12 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 func TestReconcileCopySummaryDimension(t *testing.T) {
 	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
 	alone := filepath.Join(t.TempDir(), "alone.xlsx")
-	if err := WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
+	if err := reports.WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
 		t.Fatal(err)
 	}
 	for _, dst := range []string{
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet),
-		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, SummarySheet),
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, reports.SummarySheet),
+		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, reports.SummarySheet),
 		alone,
 	} {
 		rrCheckSummaryDimension(t, dst)
@@ -511,13 +513,13 @@ func rrCheckSummaryDimension(t *testing.T, dst string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows, _ := f.GetRows(SummarySheet)
+	rows, _ := f.GetRows(reports.SummarySheet)
 	cols := 0
 	for _, r := range rows {
 		cols = max(cols, len(r))
 	}
 	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
-	if got, _ := f.GetSheetDimension(SummarySheet); got != "A1:"+last {
+	if got, _ := f.GetSheetDimension(reports.SummarySheet); got != "A1:"+last {
 		t.Errorf("Summary dimension %q, want A1:%s", got, last)
 	}
 }

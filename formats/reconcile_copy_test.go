@@ -15,6 +15,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -43,8 +45,8 @@ func rrMarksReconciliation(src string, cells [][2]string) *pipeline.Reconciliati
 // tests are about the streamed copy.
 func rrNoFallback(t *testing.T) {
 	t.Helper()
-	rrOnFallback = func(src string, err error) { t.Errorf("%s: the streamed copy fell back: %v", src, err) }
-	t.Cleanup(func() { rrOnFallback = nil })
+	reports.OnFallback = func(src string, err error) { t.Errorf("%s: the streamed copy fell back: %v", src, err) }
+	t.Cleanup(func() { reports.OnFallback = nil })
 }
 
 // rrCommentTexts returns the comments of a sheet by cell.
@@ -56,7 +58,7 @@ func rrCommentTexts(t *testing.T, f *excelize.File, sheet string) map[string]str
 	}
 	out := map[string]string{}
 	for _, c := range cs {
-		out[strings.ToUpper(c.Cell)] = CommentText(c)
+		out[strings.ToUpper(c.Cell)] = commentText(c)
 	}
 	return out
 }
@@ -91,11 +93,11 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
 			marks := [][2]string{{"Targets", "B2"}, {"Targets", "D2"}, {"Targets", "A1"}, {"Targets", "F2"}, {"Targets", "C5"}, {"Targets", "A3"}}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+			if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
 				t.Fatal(err)
 			}
 			checkStrictXLSX(t, dst)
-			checkOneTabSelected(t, dst, SummarySheet)
+			checkOneTabSelected(t, dst, reports.SummarySheet)
 			f, err := excelize.OpenFile(dst)
 			if err != nil {
 				t.Fatal(err)
@@ -115,10 +117,10 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
 				marked := strings.Contains(" B2 D2 A1 F2 C5 A3 ", " "+ref+" ")
-				if marked && fill != DiffFillColor {
-					t.Errorf("%s filled %q, want %s", ref, fill, DiffFillColor)
+				if marked && fill != reports.DiffFillColor {
+					t.Errorf("%s filled %q, want %s", ref, fill, reports.DiffFillColor)
 				}
-				if !marked && fill == DiffFillColor {
+				if !marked && fill == reports.DiffFillColor {
 					t.Errorf("%s filled unexpectedly", ref)
 				}
 			}
@@ -147,7 +149,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				t.Errorf("Notes!A1 comment %q", got)
 			}
 			// The Summary lists every finding.
-			rows, _ := f.GetRows(SummarySheet)
+			rows, _ := f.GetRows(reports.SummarySheet)
 			n := 0
 			for _, r := range rows {
 				if len(r) > 0 && r[0] == "counter differs" {
@@ -205,11 +207,11 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	marks = append(marks, [2]string{sheet, "Z999"}) // past the sheet's last row
 	dst := filepath.Join(dir, "report.xlsx")
-	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
-	checkOneTabSelected(t, dst, SummarySheet)
+	checkOneTabSelected(t, dst, reports.SummarySheet)
 	out, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	for i, m := range marks {
 		idx, _ := out.GetCellStyle(sheet, m[1])
-		if fill := rawFillColor(out, idx); fill != DiffFillColor {
+		if fill := rawFillColor(out, idx); fill != reports.DiffFillColor {
 			t.Errorf("%s filled %q", m[1], fill)
 		}
 		if want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i); !strings.Contains(texts[m[1]], want) {
@@ -258,7 +260,7 @@ func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 	rrNoFallback(t)
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
 		t.Fatal(err)
 	}
 	// Notes is not marked: its part is copied as it was, but for its
@@ -266,7 +268,7 @@ func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 	a := zipPart(t, src, "xl/worksheets/sheet2.xml")
 	b := zipPart(t, dst, "xl/worksheets/sheet2.xml")
 	a = strings.Replace(strings.Replace(a, ` tabSelected="true"`, "", 1), "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", "", 1)
-	if b = strings.TrimPrefix(b, rrXMLDecl); strings.TrimSpace(a) != strings.TrimSpace(b) {
+	if b = strings.TrimPrefix(b, reports.XMLDecl); strings.TrimSpace(a) != strings.TrimSpace(b) {
 		t.Errorf("the unmarked sheet changed beyond its tab selection:\n%s\n%s", a, b)
 	}
 	for _, part := range []string{"xl/comments2.xml", "xl/drawings/vmlDrawing2.vml", "xl/sharedStrings.xml"} {
@@ -293,8 +295,8 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 		return strings.Replace(s, "<sheetData>", `<sheetData><row r="1"><c r="A1" t="str"><v x="`+strings.Repeat("a", 2<<20)+`">1</v></c></row>`, 1)
 	})
 	dst := filepath.Join(dir, "report.xlsx")
-	err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
-	if !errors.Is(err, ErrNotAnnotatable) {
+	err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
+	if !errors.Is(err, reports.ErrNotAnnotatable) {
 		t.Fatalf("err = %v, want ErrNotAnnotatable", err)
 	}
 	if !strings.Contains(err.Error(), "longer than") {
@@ -323,23 +325,23 @@ func rrWellFormed(b []byte) error {
 // copy's sheet rewriter with marks: it never panics, and a well-formed
 // sheet it accepts comes out well-formed.
 func FuzzReconcileCopySheet(f *testing.F) {
-	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><sheetData><row r="2"><c r="B2" s="0"><v>1</v></c></row></sheetData></worksheet>`), "B2")
-	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><sheetPr/><sheetViews><sheetView tabSelected="1"/></sheetViews><sheetData/><pageSetup orientation="portrait"/><legacyDrawingHF r:id="x" xmlns:r="`+rrNSRel+`"/></worksheet>`), "C3")
-	f.Add([]byte(`<worksheet xmlns="`+rrNSMain+`"><cols><col min="1" max="3" style="0"/></cols><sheetData><row><c><v>1</v></c><c t="inlineStr"><is><t>x</t></is></c></row><row r="5" customFormat="1" s="0"/></sheetData><headerFooter><oddFooter>a</oddFooter></headerFooter></worksheet>`), "A5")
+	f.Add([]byte(`<worksheet xmlns="`+reports.NSMain+`"><sheetData><row r="2"><c r="B2" s="0"><v>1</v></c></row></sheetData></worksheet>`), "B2")
+	f.Add([]byte(`<worksheet xmlns="`+reports.NSMain+`"><sheetPr/><sheetViews><sheetView tabSelected="1"/></sheetViews><sheetData/><pageSetup orientation="portrait"/><legacyDrawingHF r:id="x" xmlns:r="`+reports.NSRel+`"/></worksheet>`), "C3")
+	f.Add([]byte(`<worksheet xmlns="`+reports.NSMain+`"><cols><col min="1" max="3" style="0"/></cols><sheetData><row><c><v>1</v></c><c t="inlineStr"><is><t>x</t></is></c></row><row r="5" customFormat="1" s="0"/></sheetData><headerFooter><oddFooter>a</oddFooter></headerFooter></worksheet>`), "A5")
 	f.Fuzz(func(t *testing.T, sheet []byte, ref string) {
-		col, row := flatCellRef([]byte(ref))
+		col, row := xlsx.CellRef([]byte(ref))
 		if col == 0 {
 			t.Skip()
 		}
-		styles, err := rrParseStyles([]byte(annotateMinimalStyles))
+		styles, err := reports.ParseStyles([]byte(reports.AnnotateMinimalStyles))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &rrCopy{styles: styles}
-		j := &rrSheetJob{info: flatSheetInfo{name: "S"}, marks: []rrCellMark{{col: col, row: row, ref: strings.ToUpper(ref), note: &rrNote{fill: DiffFillColor}}}}
+		c := &reports.Copy{Styles: styles}
+		j := &reports.SheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []reports.CellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &reports.Note{Fill: reports.DiffFillColor}}}}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
-		err = c.streamSheet(w, bytes.NewReader(sheet), j)
+		err = c.StreamSheet(w, bytes.NewReader(sheet), j)
 		w.Flush()
 		if err != nil || rrWellFormed(sheet) != nil {
 			return
@@ -347,7 +349,7 @@ func FuzzReconcileCopySheet(f *testing.F) {
 		if err := rrWellFormed(out.Bytes()); err != nil {
 			t.Fatalf("the copy of a well-formed sheet is not: %v\n%s", err, out.Bytes())
 		}
-		if j.marks[0].style == 0 {
+		if j.Marks[0].Style == 0 {
 			t.Fatalf("the mark got no style:\n%s", out.Bytes())
 		}
 	})
@@ -359,7 +361,7 @@ func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 	rrNoFallback(t)
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -77,9 +78,9 @@ func TestReconcileReportsGolden(t *testing.T) {
 		path := filepath.Join(dir, name)
 		var err error
 		if strings.HasSuffix(name, ".json") {
-			err = WriteReconcileJSON(path, rec)
+			err = reports.WriteReconcileJSON(path, rec)
 		} else {
-			err = WriteReconcileCSV(path, rec)
+			err = reports.WriteReconcileCSV(path, rec)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +115,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	os.WriteFile(src, []byte("\xef\xbb\xbf"+rrCSV), 0o644)
 	rec := rrReconciliation(src)
 	out := filepath.Join(dir, "report.xlsx")
-	if err := WriteReconcileXLSX(out, src, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -123,12 +124,12 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if !slices.Equal(sheets, []string{SummarySheet, ChangesSheet, "client"}) || f.GetActiveSheetIndex() != 0 {
+	if !slices.Equal(sheets, []string{reports.SummarySheet, reports.ChangesSheet, "client"}) || f.GetActiveSheetIndex() != 0 {
 		t.Fatalf("sheets %v, active %d; want the Summary first and active, then the Changes", sheets, f.GetActiveSheetIndex())
 	}
 	// The Changes sheet, row by row: every marked cell with its values,
 	// class and comment.
-	changes, _ := f.GetRows(ChangesSheet)
+	changes, _ := f.GetRows(reports.ChangesSheet)
 	wantChanges := [][]string{
 		{"Sheet", "Cell", "Plan", "Financial year", "Target", "Counter or field", "File value", "Service value", "Class", "Last applied by eepipe", "Note (the cell's comment)"},
 		{"client", "A2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction", "differs", "", `sector: the service holds "Construction" (workbook "Manufacturing")`},
@@ -139,8 +140,8 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	if !slices.EqualFunc(changes, wantChanges, slices.Equal) {
 		t.Errorf("Changes rows:\n%q\nwant\n%q", changes, wantChanges)
 	}
-	rrCheckFits(t, f, ChangesSheet, 1)
-	rrCheckFits(t, f, SummarySheet, 13)
+	rrCheckFits(t, f, reports.ChangesSheet, 1)
+	rrCheckFits(t, f, reports.SummarySheet, 13)
 	// Identifiers keep their leading zeros; counters are numbers.
 	if v, _ := f.GetCellValue("client", "G2"); v != "0412345678" {
 		t.Errorf("G2 = %q", v)
@@ -160,7 +161,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	want := map[string]string{"E2": DiffFillColor, "F2": DiffFillColor, "A2": PlanFillColor, "A5": PlanFillColor}
+	want := map[string]string{"E2": reports.DiffFillColor, "F2": reports.DiffFillColor, "A2": reports.PlanFillColor, "A5": reports.PlanFillColor}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)
@@ -174,13 +175,13 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	comments, _ := f.GetComments("client")
 	texts := map[string]string{}
 	for _, c := range comments {
-		texts[c.Cell] = CommentText(c)
+		texts[c.Cell] = commentText(c)
 	}
 	if !strings.Contains(texts["E2"], "service holds 7") || !strings.Contains(texts["F2"], "service holds 1") ||
 		!strings.Contains(texts["A2"], `sector: the service holds "Construction"`) || !strings.Contains(texts["A5"], "Missing on the service") {
 		t.Errorf("comments %v", texts)
 	}
-	rows, _ := f.GetRows(SummarySheet)
+	rows, _ := f.GetRows(reports.SummarySheet)
 	all := ""
 	for _, r := range rows {
 		all += strings.Join(r, "|") + "\n"
@@ -203,7 +204,7 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Skip()
 		}
-		wb, sheet, err := rrWorkbookFromCSV(path)
+		wb, sheet, err := reports.WorkbookFromCSV(path)
 		if err != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -22,8 +23,8 @@ func sampleRunReport() *pipeline.RunReport {
 	t1 := &pipeline.InputTarget{Origin: o(2), YearNumber: 1, TargetType: pipeline.TargetAll,
 		Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3}), Cells: map[string]pipeline.Origin{"number_of_african_male_top_managers": cell}}
 	t2 := &pipeline.InputTarget{Origin: o(3), YearNumber: 2, TargetType: pipeline.TargetDisabled}
-	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: pipeline.MustDate("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
-	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: pipeline.MustDate("2026-09-01"),
+	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: date("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
+	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: date("2026-09-01"),
 		Targets: []*pipeline.InputTarget{{Origin: o(4), YearNumber: 1, TargetType: pipeline.TargetAll}}}
 	change := pipeline.CounterChange{Name: "number_of_african_male_top_managers", Old: 0, OldKnown: true, New: 3, Origin: cell}
 	start := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -56,7 +57,7 @@ func TestWriteRunReport(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "run.csv")
-	if err := WriteRunReport(csvPath, rep); err != nil {
+	if err := reports.WriteRunReport(csvPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(csvPath)
@@ -65,13 +66,13 @@ func TestWriteRunReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got[0], ",") != strings.Join(runColumns, ",") {
+	if strings.Join(got[0], ",") != strings.Join(reports.RunColumns, ",") {
 		t.Errorf("CSV header %v", got[0])
 	}
 	compareRows(t, "CSV", got[1:], want)
 
 	xlsxPath := filepath.Join(dir, "run.xlsx")
-	if err := WriteRunReport(xlsxPath, rep); err != nil {
+	if err := reports.WriteRunReport(xlsxPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	x, err := excelize.OpenFile(xlsxPath)
@@ -84,7 +85,7 @@ func TestWriteRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range xrows {
-		for len(xrows[i]) < len(runColumns) {
+		for len(xrows[i]) < len(reports.RunColumns) {
 			xrows[i] = append(xrows[i], "")
 		}
 	}
@@ -100,15 +101,15 @@ func TestWriteRunReport(t *testing.T) {
 	}
 
 	jsonPath := filepath.Join(dir, "run.json")
-	if err := WriteRunReport(jsonPath, rep); err != nil {
+	if err := reports.WriteRunReport(jsonPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(jsonPath)
-	var j RunReportJSON
+	var j reports.RunReportJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
-	if j.Schema != RunReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
+	if j.Schema != reports.RunReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
 		j.Summary.CountersChanged != 1 || len(j.Recalculations) != 1 || j.Recalculations[0].Error != "still running" ||
 		j.Plans[1].Error == "" || j.Summary.Elapsed != 1500*time.Millisecond {
 		t.Errorf("JSON report %s", b)
@@ -117,7 +118,7 @@ func TestWriteRunReport(t *testing.T) {
 		t.Errorf("JSON changes %+v\n%s", c, b)
 	}
 
-	if err := WriteRunReport(filepath.Join(dir, "run.txt"), rep); err == nil {
+	if err := reports.WriteRunReport(filepath.Join(dir, "run.txt"), rep); err == nil {
 		t.Error("a .txt report must be refused")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run.txt")); !os.IsNotExist(err) {

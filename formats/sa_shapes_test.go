@@ -3,10 +3,7 @@ package formats
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // TestSouthAfricanShapes reads the fixtures of testdata/acceptance/make_sa.py
@@ -134,45 +131,5 @@ func TestSouthAfricanShapes(t *testing.T) {
 			}
 			checkAcceptanceProblems(t, b.Problems, tc.problems)
 		})
-	}
-}
-
-// TestGridTitleDates checks how grid titles give their financial year:
-// written out, as FY and the year it ends in, or as the dates of the year,
-// and the error when the dates do not give one.
-func TestGridTitleDates(t *testing.T) {
-	tests := []struct {
-		title, fy, tt string
-		year          int
-		rangeErr      string
-	}{
-		{"Year 1 (01/09/2026 – 31/08/2027): all employees", "2026/27", pipeline.TargetAll, 1, ""},
-		{"Year 2 (2027-09-01 to 2028-08-31) Employees with disabilities", "2027/28", pipeline.TargetDisabled, 2, ""},
-		{"Year 1 (1 September 2026 - 31 August 2027) All employees", "2026/27", pipeline.TargetAll, 1, ""},
-		{"Year 1 (01/10/2026 – 31/08/2027): all employees", "2026/27", pipeline.TargetAll, 1, ""},
-		{"FY2028 All employees", "FY2028", pipeline.TargetAll, 0, ""},
-		{"FY2027/28 All employees", "2027/28", pipeline.TargetAll, 0, ""},
-		{"Employees with disabilities (all sites) - Year 3", "", pipeline.TargetDisabled, 3, ""},
-		{"All employees, all branches - Year 2", "", pipeline.TargetAll, 2, ""},
-		{"Year 1 (01/09/2026 – 31/08/2028): all employees", "", pipeline.TargetAll, 1, "not within one financial year"},
-		{"Year 1 (01/09/2026 – 01/08/2027): all employees", "2026/27", pipeline.TargetAll, 1, ""}, // month/day spans two years
-		{"Year 1 (10/01/2026 – 12/08/2026): all employees", "", pipeline.TargetAll, 1, "ambiguous: read day/month they are in 2025/26, read month/day in 2026/27"},
-		{"Year 1 2027/28 (01/09/2026 – 31/08/2027): all employees", "", pipeline.TargetAll, 1, "names the financial year 2027/28, but its dates are in 2026/27"},
-	}
-	for _, tt := range tests {
-		g, ok := parseGridLabel(tt.title)
-		if !ok {
-			t.Errorf("%q: not a label", tt.title)
-			continue
-		}
-		if tt.rangeErr != "" {
-			if !strings.Contains(g.rangeErr, tt.rangeErr) {
-				t.Errorf("%q: range error %q, want %q", tt.title, g.rangeErr, tt.rangeErr)
-			}
-			continue
-		}
-		if g.fy != tt.fy || g.targetType != tt.tt || g.yearNumber != tt.year || g.unclear || g.rangeErr != "" {
-			t.Errorf("%q: read %+v, want fy %q, %s, year %d", tt.title, g, tt.fy, tt.tt, tt.year)
-		}
 	}
 }

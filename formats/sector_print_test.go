@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -27,13 +29,13 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "check.xlsx")
 	f := excelize.NewFile()
-	if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
+	if err := reports.AddSectorSheet(f, plans, "x.csv"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.DeleteSheet("Sheet1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteWorkbook(path, f); err != nil {
+	if err := xlsx.WriteWorkbook(path, f); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -43,12 +45,12 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	}
 	defer r.Close()
 	// The charts' first rows: their data blocks' headings in column AA.
-	cells, err := r.GetCols(SectorSheetName)
+	cells, err := r.GetCols(reports.SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tops := map[int]bool{}
-	for i, v := range cells[sectorChartCol-1] {
+	for i, v := range cells[reports.SectorChartCol-1] {
 		if strings.HasPrefix(v, "Chart data:") {
 			tops[i+1] = true
 		}

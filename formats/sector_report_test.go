@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -58,7 +60,7 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 		Origin: pipeline.Origin{File: "plans.xlsx"},
 		PlanID: 12, Name: "Acme 2025-2027", Sector: "Manufacturing",
 		Company:   pipeline.CompanyIDs{VAT: "4012345678"},
-		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+		StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)},
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
@@ -68,14 +70,14 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 	}
 	noSector := &pipeline.InputPlan{
 		Origin: pipeline.Origin{File: "plans.xlsx"}, Name: "No sector",
-		StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2026-08-31"),
+		StartDate: date("2025-09-01"), EndDate: date("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)}},
 	}
 	blank := sectorCounters(t, map[string]int64{"african_male_junior_managers": 10, "white_male_junior_managers": 10})
 	delete(blank, "number_of_indian_female_top_managers")
 	education := &pipeline.InputPlan{
 		Origin: pipeline.Origin{File: "more.csv"}, Name: "Blue Crane", Sector: "Education",
-		StartDate: pipeline.MustDate("2026-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+		StartDate: date("2026-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(blank)},
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},
@@ -93,7 +95,7 @@ func TestSectorReportModel(t *testing.T) {
 
 func TestWriteSectorJSONGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSectorJSON(&b, sectorTestReport(t)); err != nil {
+	if err := reports.WriteSectorJSON(&b, sectorTestReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "sector", "report.json")
@@ -138,14 +140,14 @@ func sectorUpdating() bool {
 
 func TestWriteSectorCSV(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSectorCSV(&b, sectorTestReport(t)); err != nil {
+	if err := reports.WriteSectorCSV(&b, sectorTestReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != strings.Join(sectorCSVHeader, ",") {
+	if strings.Join(rows[0], ",") != strings.Join(reports.SectorCSVHeader, ",") {
 		t.Fatalf("header %v", rows[0])
 	}
 	col := map[string]int{}
@@ -196,7 +198,7 @@ func TestWriteSectorCSV(t *testing.T) {
 
 func TestWriteSectorText(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSectorText(&b, sectorTestReport(t)); err != nil {
+	if err := reports.WriteSectorText(&b, sectorTestReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -227,7 +229,7 @@ func TestWriteSectorText(t *testing.T) {
 func TestWriteSectorXLSX(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "check.xlsx")
 	r := sectorTestReport(t)
-	if err := WriteSectorReport(path, r); err != nil {
+	if err := reports.WriteSectorReport(path, r); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -235,10 +237,10 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != reports.CheckPrintSheet || got[1] != reports.SectorSheetName {
 		t.Fatalf("sheets %v", got)
 	}
-	rows, err := f.GetRows(SectorSheetName)
+	rows, err := f.GetRows(reports.SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 	if !strings.Contains(note, pipeline.SectorNotice) || !strings.Contains(note, pipeline.EmbeddedSectorTargetsSource) || !strings.Contains(note, "checked against the gazette") {
 		t.Fatalf("sheet note %q", note)
 	}
-	if strings.Join(rows[4][:24], "|") != strings.Join(sectorSheetHeader, "|") {
+	if strings.Join(rows[4][:24], "|") != strings.Join(reports.SectorSheetHeader, "|") {
 		t.Fatalf("header %v", rows[4])
 	}
 	// Data rows: plan 12: 2 years x 5 rows; no sector: 1; Education: 5.
@@ -275,11 +277,11 @@ func TestWriteSectorXLSX(t *testing.T) {
 	}
 	// Values: plan 12 year 1 top management female: 0% of 25% target, 25 points, 1 person.
 	for cell, want := range map[string]string{"J6": "4", "O6": "0.0", "P6": "25.0", "Q6": "25.00", "R6": "1", "K6": "25.0", "N6": "0", "H10": "", "H11": "yes"} {
-		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
-	cf, err := f.GetConditionalFormats(SectorSheetName)
+	cf, err := f.GetConditionalFormats(reports.SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 	// The chart data of plan 12: top management designated female per year and its target.
 	for cell, want := range map[string]string{"AA7": "Level and group", "AB7": "2025/26", "AC7": "2026/27", "AD7": "Target",
 		"AA9": "top management: designated female", "AB9": "0", "AC9": "25", "AD9": "25"} {
-		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
@@ -327,18 +329,18 @@ func TestAddSectorSheetToExistingWorkbook(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sectorTestReport(t)
-	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
+	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err == nil {
+	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err == nil {
 		t.Fatal("a second Sector targets sheet was added")
 	}
-	v, _ := f.GetCellValue(SectorSheetName, "A2")
+	v, _ := f.GetCellValue(reports.SectorSheetName, "A2")
 	if !strings.Contains(v, "corrected.csv") {
 		t.Fatalf("A2 %q", v)
 	}
 	path := filepath.Join(t.TempDir(), "export.xlsx")
-	if err := WriteWorkbook(path, f); err != nil {
+	if err := xlsx.WriteWorkbook(path, f); err != nil {
 		t.Fatal(err)
 	}
 	if n := countCharts(t, path); n != 2 {
@@ -347,7 +349,7 @@ func TestAddSectorSheetToExistingWorkbook(t *testing.T) {
 }
 
 func TestWriteSectorReportBadExtension(t *testing.T) {
-	err := WriteSectorReport(filepath.Join(t.TempDir(), "r.txt"), sectorTestReport(t))
+	err := reports.WriteSectorReport(filepath.Join(t.TempDir(), "r.txt"), sectorTestReport(t))
 	if err == nil || !strings.Contains(err.Error(), ".json, .csv or .xlsx") {
 		t.Fatal(err)
 	}
@@ -369,7 +371,7 @@ func TestWriteSectorTextPartlyAssessedSingular(t *testing.T) {
 			Years: []pipeline.SectorYearCheck{{YearNumber: 1, FinancialYear: pipeline.FinancialYear(2025), Final: true}},
 		}}}
 		var b strings.Builder
-		if err := WriteSectorText(&b, r); err != nil {
+		if err := reports.WriteSectorText(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), tc.want) {

@@ -3,6 +3,7 @@ package formats
 import (
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -15,12 +16,12 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 	f := excelize.NewFile()
 	defer f.Close()
 	r := sectorTestReport(t)
-	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
+	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
 		t.Fatal(err)
 	}
 	numFmt := func(cell string) string {
 		t.Helper()
-		id, err := f.GetCellStyle(SectorSheetName, cell)
+		id, err := f.GetCellStyle(reports.SectorSheetName, cell)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 	}
 	// A figure with no value gets the style but no value.
 	for cell, want := range map[string]string{"S6": "", "B16": "", "W16": "not assessable", "K16": "", "S10": "3.6"} {
-		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
@@ -73,7 +74,7 @@ func BenchmarkAddSectorSheet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f := excelize.NewFile()
-		if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
+		if err := reports.AddSectorSheet(f, plans, "x.csv"); err != nil {
 			b.Fatal(err)
 		}
 		_ = f.Close()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -109,7 +110,7 @@ func TestAnnotateGridShapeFixturesStrict(t *testing.T) {
 				t.Fatal(err)
 			}
 			dst := filepath.Join(t.TempDir(), "checked.xlsx")
-			marked, err := AnnotateWorkbook(src, dst, b.Problems)
+			marked, err := reports.AnnotateWorkbook(src, dst, b.Problems)
 			if err != nil || marked != len(b.Problems) || marked != 6 {
 				t.Fatalf("marked %d cells of %d problems, %v; want 6", marked, len(b.Problems), err)
 			}
@@ -182,7 +183,7 @@ func TestGridColumnBesideTotal(t *testing.T) {
 	if err := wb.MergeCell("Sheet1", "D2", "E2"); err != nil {
 		t.Fatal(err)
 	}
-	recs, ps = readGridSheet(wb, "t.xlsx", "Sheet1", false)
+	recs, ps = readGridSheet(t, wb, "t.xlsx", "Sheet1")
 	if ps.HasErrors() || len(recs) != 1 || len(recs[0].Cells) != 2+2 {
 		t.Errorf("merged Total over two columns: problems %v, records %+v", ps, recs)
 	}
@@ -238,7 +239,7 @@ func TestReconcileXLSXOverGridShapeFixturesStrict(t *testing.T) {
 						Counters: []pipeline.CounterDifference{{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o}}}}}},
 			}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := WriteReconcileXLSX(dst, src, rec); err != nil {
+			if err := reports.WriteReconcileXLSX(dst, src, rec); err != nil {
 				t.Fatal(err)
 			}
 			checkStrictXLSX(t, dst)

@@ -203,52 +203,6 @@ func counterDiff(got, want map[string]int64) string {
 	return strings.Join(out[:min(5, len(out))], "; ")
 }
 
-// TestGridTitleTarget: a title names people with disabilities as its
-// subject, or counts them in with everyone (EEA13), or is unclear.
-func TestGridTitleTarget(t *testing.T) {
-	const all, dis, unclear, none = pipeline.TargetAll, pipeline.TargetDisabled, "unclear", ""
-	for _, tc := range []struct{ text, want string }{
-		{"Year 1 — 2026/27 — All employees", all},
-		{"Year 1 — 2026/27 — All employees, including people with disabilities", all},
-		{"all employees, including people with disabilities", all},
-		{"All employees (incl. people with disabilities)", all},
-		{"All employees incl. PWD", all},
-		{"Total workforce including disabled employees", all},
-		{"All employees including persons with a disability", all},
-		{"Year 2 all", all},
-		{"Employees with disabilities", dis},
-		{"Disabled employees", dis},
-		{"People with disabilities", dis},
-		{"Persons with disabilities", dis},
-		{"PWD", dis},
-		{"Year 2 - Disabled", dis},
-		{"All employees with disabilities", dis},
-		{"Employees with disabilities, year 4", dis},
-		{"Employees with disabilities (all levels)", dis},
-		{"Disabled employees, all races", dis},
-		{"All employees, all levels", all},
-		{"All employees and employees with disabilities", unclear},
-		{"All employees / Employees with disabilities", unclear},
-		{"All employees excluding people with disabilities", unclear},
-		{"Employees without disabilities", unclear},
-		{"Non-disabled employees", unclear},
-		{"Employees with disabilities, including people with disabilities", unclear},
-		{"Employees by level", none},
-	} {
-		tt, isUnclear, ok := gridTitleTarget(tc.text)
-		got := tt
-		if isUnclear {
-			got = unclear
-		}
-		if !ok {
-			got = none
-		}
-		if got != tc.want || (ok && !isUnclear && tt == "") {
-			t.Errorf("gridTitleTarget(%q) = %q, unclear %v, ok %v; want %q", tc.text, tt, isUnclear, ok, tc.want)
-		}
-	}
-}
-
 // gridFromTSV reads a sheet built from tab-separated lines as a grid sheet.
 func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problems) {
 	t.Helper()
@@ -270,7 +224,7 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 			}
 		}
 	}
-	return readGridSheet(wb, "t.xlsx", "Sheet1", false)
+	return readGridSheet(t, wb, "t.xlsx", "Sheet1")
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a

@@ -11,6 +11,10 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -121,7 +125,7 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 		perr("Targets!G3", "not a whole number"),
 	})
 	dst := filepath.Join(t.TempDir(), "checked.xlsx")
-	marked, err := AnnotateWorkbook(styledInput, dst, b.Problems)
+	marked, err := reports.AnnotateWorkbook(styledInput, dst, b.Problems)
 	if err != nil || marked != 2 {
 		t.Fatalf("marked %d cells, %v; want 2", marked, err)
 	}
@@ -136,13 +140,13 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || styleRGB(st.Font.Color) != "333399" {
+	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || xlsx.StyleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
-	if fill := rawFillColor(f, idx); fill != annotateErrorFill {
-		t.Errorf("F2 fill %q, want %s", fill, annotateErrorFill)
+	if fill := rawFillColor(f, idx); fill != reports.AnnotateErrorFill {
+		t.Errorf("F2 fill %q, want %s", fill, reports.AnnotateErrorFill)
 	}
-	borders := rawBorderColors(f, idx)
+	borders := xlsx.RawBorderColors(f, idx)
 	if borders["right"] != "FF0000" || borders["top"] != "0000FF" || borders["left"] != "000000" {
 		t.Errorf("F2 borders %v, want right FF0000, top 0000FF, left 000000", borders)
 	}
@@ -181,17 +185,17 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		},
 	}
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := WriteReconcileXLSX(dst, styledInput, rec); err != nil {
+	if err := reports.WriteReconcileXLSX(dst, styledInput, rec); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
-	checkOneTabSelected(t, dst, SummarySheet)
+	checkOneTabSelected(t, dst, reports.SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for cell, want := range map[string]string{"F2": DiffFillColor, "G3": DiffFillColor, "A3": PlanFillColor, "B2": PlanFillColor} {
+	for cell, want := range map[string]string{"F2": reports.DiffFillColor, "G3": reports.DiffFillColor, "A3": reports.PlanFillColor, "B2": reports.PlanFillColor} {
 		idx, _ := f.GetCellStyle("Targets", cell)
 		if fill := rawFillColor(f, idx); fill != want {
 			t.Errorf("%s filled %q, want %s", cell, fill, want)
@@ -206,12 +210,12 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 	dir := t.TempDir()
 	write := map[string]func(string) error{
 		"template-grid.xlsx": func(p string) error {
-			f, err := templates.New(templates.Options{Start: pipeline.MustDate("2026-09-01")})
+			f, err := templates.New(templates.Options{Start: date("2026-09-01")})
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			return WriteWorkbook(p, f)
+			return xlsx.WriteWorkbook(p, f)
 		},
 		"template-flat.xlsx": func(p string) error {
 			f, err := templates.New(templates.Options{Layout: templates.LayoutFlat})
@@ -219,26 +223,26 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			return WriteWorkbook(p, f)
+			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, GridOptions{})
+			return export.WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
 		},
 		"flat.xlsx": func(p string) error {
-			return WriteFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
+			return writeFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"export.xlsx": func(p string) error {
-			return WriteExportXLSX(p, exExportPlans(), ExportOptions{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+			return writeExportXLSX(p, exExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
 		},
-		"export-flat.xlsx": func(p string) error { return WriteFlatExportXLSX(p, exExportPlans(), ExportOptions{}) },
+		"export-flat.xlsx": func(p string) error { return export.WriteFlatXLSX(p, exExportPlans(), export.Options{}) },
 		"problems.xlsx": func(p string) error {
 			b := &pipeline.Batch{Files: []string{"a.csv"}}
 			b.Problems.Errorf(pipeline.Origin{File: "a.csv", Row: 2, Column: 4}, "-2", "negative")
-			return WriteProblemReport(p, b)
+			return reports.WriteProblemReport(p, b)
 		},
-		"sector.xlsx":    func(p string) error { return WriteSectorReport(p, sectorTestReport(t)) },
-		"run.xlsx":       func(p string) error { return WriteRunReport(p, sampleRunReport()) },
-		"reconcile.xlsx": func(p string) error { return WriteReconcileXLSX(p, "", rrReconciliation("client.csv")) },
+		"sector.xlsx":    func(p string) error { return reports.WriteSectorReport(p, sectorTestReport(t)) },
+		"run.xlsx":       func(p string) error { return reports.WriteRunReport(p, sampleRunReport()) },
+		"reconcile.xlsx": func(p string) error { return reports.WriteReconcileXLSX(p, "", rrReconciliation("client.csv")) },
 	}
 	for name, w := range write {
 		t.Run(name, func(t *testing.T) {
@@ -269,7 +273,7 @@ func rawFillColor(f *excelize.File, idx int) string {
 	if c == nil {
 		return ""
 	}
-	return styleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
+	return xlsx.StyleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
 }
 
 // checkOneTabSelected checks that sheet is the workbook's active sheet and
@@ -291,14 +295,14 @@ func checkOneTabSelected(t *testing.T, path, sheet string) {
 	}
 	defer fh.Close()
 	st, _ := fh.Stat()
-	book, err := openFlatBook(fh, st.Size(), Limits{})
+	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var selected []string
-	for _, info := range book.sheets {
-		if rrTabSelected(book, info) {
-			selected = append(selected, info.name)
+	for _, info := range book.Sheets {
+		if reports.TabSelected(book, info) {
+			selected = append(selected, info.Name)
 		}
 	}
 	if len(selected) > 1 || (len(selected) == 1 && selected[0] != sheet) {

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -16,12 +19,12 @@ import (
 func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.xlsx")
-	plan := &pipeline.InputPlan{Name: "Acme", StartDate: pipeline.MustDate("2025-09-01"), EndDate: pipeline.MustDate("2027-08-31"),
+	plan := &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})},
 			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})},
 		}}
-	if err := WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -54,7 +57,7 @@ func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 		t.Fatalf("%d plans, %d sheets and %d rows in no plan; want 0, 1, 0", len(b.Plans), b.UnplacedSheets, b.UnplacedRows)
 	}
 	var out strings.Builder
-	if err := WriteProblemsText(&out, b); err != nil {
+	if err := reports.WriteProblemsText(&out, b); err != nil {
 		t.Fatal(err)
 	}
 	if want := "1 file, 0 plans (1 plan sheet is in no plan yet: fix its plan_id, plan_name or start_date), 0 targets"; !strings.Contains(out.String(), want) {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/xuri/excelize/v2"
-
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -38,7 +38,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "flat.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := WriteFlatXLSX(path, plans, nil); err != nil {
+		if err := writeFlatXLSX(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -49,22 +49,13 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 // BenchmarkGridRead reads a 20-plan grid workbook (200 grids).
 func BenchmarkGridRead(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "grid.xlsx")
-	if err := WriteGridXLSX(path, benchPlans(20), nil, GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(path, benchPlans(20), nil, grid.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := excelize.OpenFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for _, s := range gridSheets(f) {
-			recs, _ := readGridSheet(f, path, s, false)
-			n += len(recs)
-		}
-		f.Close()
-		if n != 200 {
+		recs, _ := readGridWorkbook(b, path, nil)
+		if n := len(recs); n != 200 {
 			b.Fatalf("%d grids", n)
 		}
 	}

@@ -11,6 +11,9 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -55,7 +58,7 @@ func checkRoundTrips(t *testing.T, cases []roundTripCase, long bool) {
 			return
 		}
 		path := filepath.Join(dir, "long.csv")
-		if err := WriteLongCSV(path, plans, cat); err != nil {
+		if err := table.WriteLongCSV(path, plans, cat); err != nil {
 			rt.Fatalf("long: %v", err)
 		}
 		if got := readLong(rt, path, plans); !reflect.DeepEqual(got, want) {
@@ -67,7 +70,7 @@ func checkRoundTrips(t *testing.T, cases []roundTripCase, long bool) {
 // TestCSVWritersRoundTrip: the flat CSV reads back as the model written;
 // the long CSV carries every counter of it.
 func TestCSVWritersRoundTrip(t *testing.T) {
-	checkRoundTrips(t, []roundTripCase{{"flat.csv", WriteFlatCSV}}, true)
+	checkRoundTrips(t, []roundTripCase{{"flat.csv", table.WriteFlatCSV}}, true)
 }
 
 // TestXLSXWritersRoundTrip: the flat XLSX and the grid workbook read back
@@ -76,9 +79,9 @@ func TestCSVWritersRoundTrip(t *testing.T) {
 func TestXLSXWritersRoundTrip(t *testing.T) {
 	limitRapidChecks(t, 20)
 	checkRoundTrips(t, []roundTripCase{
-		{"flat.xlsx", WriteFlatXLSX},
+		{"flat.xlsx", writeFlatXLSX},
 		{"grid.xlsx", func(p string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-			return WriteGridXLSX(p, plans, cat, GridOptions{Instructions: true})
+			return export.WriteGridXLSX(p, plans, cat, grid.Options{Instructions: true})
 		}},
 	}, false)
 }
@@ -133,7 +136,7 @@ func readLong(t tb, path string, plans []*pipeline.InputPlan) []modelPlan {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	if !reflect.DeepEqual(rows[0], LongHeader) {
+	if !reflect.DeepEqual(rows[0], table.LongHeader) {
 		t.Fatalf("header %v", rows[0])
 	}
 	out := model(plans)

@@ -11,13 +11,15 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
 func write(t *testing.T, f *excelize.File, path string) {
 	t.Helper()
-	if err := formats.WriteFileAtomic(path, func(w io.Writer) error { _, err := f.WriteTo(w); return err }); err != nil {
+	if err := xlsx.WriteFileAtomic(path, func(w io.Writer) error { _, err := f.WriteTo(w); return err }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -175,7 +177,7 @@ func TestFlatTemplateFilledReadsBack(t *testing.T) {
 	}
 	defer f.Close()
 	header, err := f.GetRows(templates.FlatSheet)
-	if err != nil || !reflect.DeepEqual(header[0], formats.FlatHeader(nil)) {
+	if err != nil || !reflect.DeepEqual(header[0], table.FlatHeader(nil)) {
 		t.Fatalf("header %v %v", header, err)
 	}
 	set := func(col string, v any) {

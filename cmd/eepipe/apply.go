@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
@@ -241,7 +241,7 @@ func servedCatalogError(f *Factory, batch *pipeline.Batch, e *pipeline.ServedCat
 	if len(e.Problems) == 0 {
 		return nil
 	}
-	if err := formats.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: e.Problems}); err != nil {
+	if err := reports.WriteProblemsText(f.IO.ErrOut, &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: e.Problems}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	return exitf(ExitInvalid, "%v", e)
@@ -681,7 +681,7 @@ func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipel
 	if path == "" {
 		return nil
 	}
-	if err := formats.WriteRunReport(path, rep); err != nil {
+	if err := reports.WriteRunReport(path, rep); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	run.wrote(path, base)

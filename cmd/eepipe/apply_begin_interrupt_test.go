@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -65,7 +65,7 @@ func TestApplyInterruptedBeforeRunRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no run report: %v\n%s", err, r.err)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no run report: %v\n%s", err, errText)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestApplySavedInterruptedDuringDriftCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no run report: %v\n%s", err, r.err)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

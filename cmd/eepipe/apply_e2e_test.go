@@ -17,7 +17,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -354,7 +354,7 @@ func TestApplyEndToEnd(t *testing.T) {
 		t.Errorf("summary does not explain the prefill gap:\n%s", r.err)
 	}
 
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	b, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -518,7 +518,7 @@ func TestApplyWaitsThroughRecalculation(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.err)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	b, _ := os.ReadFile(report)
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
@@ -646,7 +646,7 @@ func TestApplyFatalAndInterrupt(t *testing.T) {
 	if r.code != ExitFatal {
 		t.Fatalf("interrupted: exit %d\n%s", r.code, r.err)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	b, _ := os.ReadFile(report)
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("report after interrupt: %v", err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -98,7 +98,7 @@ func TestApplyInterruptCutsRetryWait(t *testing.T) {
 				t.Errorf("%d writes", w)
 			}
 
-			var rep formats.RunReportJSON
+			var rep reports.RunReportJSON
 			b, err := os.ReadFile(report)
 			if err != nil {
 				t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -59,7 +59,7 @@ func TestApplyInterruptedWhileClassifyingIsNotAStoreFailure(t *testing.T) {
 	if r.code != ExitFatal {
 		t.Fatalf("exit %d, want %d\n%s", r.code, ExitFatal, r.err)
 	}
-	var rep formats.RunReportJSON
+	var rep reports.RunReportJSON
 	b, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)

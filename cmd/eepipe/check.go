@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -260,11 +260,11 @@ func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.L
 
 // writeCheckResults prints the results and writes each --report.
 func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *pipeline.SectorCheckReport) error {
-	if err := formats.WriteSectorText(f.IO.Out, report); err != nil {
+	if err := reports.WriteSectorText(f.IO.Out, report); err != nil {
 		return exitf(ExitFatal, "write the results: %v", err)
 	}
 	for _, path := range opts.Reports {
-		if err := formats.WriteSectorReport(path, report); err != nil {
+		if err := reports.WriteSectorReport(path, report); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Sector check report written to %s\n", path)

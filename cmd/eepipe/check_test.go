@@ -13,7 +13,10 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
+	gridfmt "github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -171,7 +174,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	workbook := e.path("plans.xlsx")
-	if err := formats.WriteFlatXLSX(workbook, plans, nil); err != nil {
+	if err := writeFlatWorkbook(workbook, plans); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("apply", workbook, "--no-recalc"); r.code != ExitOK {
@@ -222,7 +225,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 
 	// The same plans as a grid workbook give the same results.
 	grid, gridReport := e.path("grid.xlsx"), e.path("grid.json")
-	if err := formats.WriteGridXLSX(grid, plans, nil, formats.GridOptions{Instructions: true}); err != nil {
+	if err := export.WriteGridXLSX(grid, plans, nil, gridfmt.Options{Instructions: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("check", grid, "--report", gridReport); r.code != ExitDiff {
@@ -256,7 +259,7 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	full := e.path("full.csv")
-	if err := formats.WriteFlatCSV(full, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(full, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("apply", full, "--no-recalc"); r.code != ExitOK {
@@ -268,7 +271,7 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 	plans[0].Targets[2].Counters.Remove("number_of_foreign_male_top_managers")
 	plans[1].Targets = plans[1].Targets[:1]
 	blank := e.path("blank.csv")
-	if err := formats.WriteFlatCSV(blank, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(blank, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	fullReport, blankReport, filledReport := e.path("full.json"), e.path("blank.json"), e.path("filled.json")
@@ -307,7 +310,7 @@ func TestCheckTargetsFile(t *testing.T) {
 	e := newCkEnv(t)
 	plans := ckPlans(t)
 	file := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(file, plans[:1], nil); err != nil {
+	if err := table.WriteFlatCSV(file, plans[:1], nil); err != nil {
 		t.Fatal(err)
 	}
 	// Corrected figures under which junior management is met (38.8% >= 38%).
@@ -327,7 +330,7 @@ func TestCheckTargetsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	note, _ := f.GetCellValue(formats.SectorSheetName, "A2")
+	note, _ := f.GetCellValue(reports.SectorSheetName, "A2")
 	if !strings.Contains(note, "corrected.csv") || !strings.Contains(note, pipeline.SectorNotice) {
 		t.Fatalf("sheet note %q", note)
 	}

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 )
 
 // TestClosedPipeEndsQuietly runs eepipe (through the supervisor) with its
@@ -24,7 +24,7 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 	vars[envState] = e.path("state.db")
 	vars[envLockDir] = e.path("locks")
 	plans := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
+	if err := table.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runWithFiles(t, vars, "apply", plans, "--no-recalc"); code != ExitOK {
@@ -38,7 +38,7 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 		for _, p := range ps {
 			p.Name = fmt.Sprintf("%s %d", p.Name, i)
 		}
-		if err := formats.WriteFlatCSV(more, ps, nil); err != nil {
+		if err := table.WriteFlatCSV(more, ps, nil); err != nil {
 			t.Fatal(err)
 		}
 		if code, _, stderr := runWithFiles(t, vars, "apply", more, "--no-recalc"); code != ExitOK {

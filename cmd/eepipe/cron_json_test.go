@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -24,11 +24,11 @@ func TestCronRunsStderrJSON(t *testing.T) {
 	vars := maps.Clone(e.vars)
 	vars["EEPIPE_STATE"] = e.path("state.db")
 	good := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(good, ckPlans(t)[:2], nil); err != nil {
+	if err := table.WriteFlatCSV(good, ckPlans(t)[:2], nil); err != nil {
 		t.Fatal(err)
 	}
 	noSector := e.path("nosector.csv")
-	if err := formats.WriteFlatCSV(noSector, []*pipeline.InputPlan{{Name: "No sector", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
+	if err := table.WriteFlatCSV(noSector, []*pipeline.InputPlan{{Name: "No sector", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_male_top_managers": 2}))}}}}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"github.com/xuri/excelize/v2"
@@ -201,7 +202,7 @@ accounts:
     api_secret_env: DEMO_BLUECRANE_SECRET
     registration_number: "2015/123456/07"
 `, srv.URL, srv.URL)
-	if err := formats.WriteFileAtomic(d.cfgPath, func(w io.Writer) error { _, err := io.WriteString(w, cfgText); return err }); err != nil {
+	if err := xlsx.WriteFileAtomic(d.cfgPath, func(w io.Writer) error { _, err := io.WriteString(w, cfgText); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	_ = os.Chmod(d.cfgPath, 0o600)
@@ -227,7 +228,7 @@ accounts:
 func (d *demo) writeWorkbook(context.Context) error {
 	d.step(2, "The sample workbook")
 	d.wb = filepath.Join(d.dir, demoWorkbookName)
-	if err := formats.WriteFileAtomic(d.wb, func(w io.Writer) error { _, err := w.Write(demoWorkbook); return err }); err != nil {
+	if err := xlsx.WriteFileAtomic(d.wb, func(w io.Writer) error { _, err := w.Write(demoWorkbook); return err }); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	fmt.Fprintf(d.out, "%s: four plans for two client companies in the flat layout (one row per plan, year and target type),\n"+
@@ -450,7 +451,7 @@ func demoEditGrid(path string) (string, error) {
 			if err := x.SetCellInt(o.Sheet, o.Cell, v+1); err != nil {
 				return "", err
 			}
-			if err := formats.WriteFileAtomic(path, func(w io.Writer) error { _, err := x.WriteTo(w); return err }); err != nil {
+			if err := xlsx.WriteFileAtomic(path, func(w io.Writer) error { _, err := x.WriteTo(w); return err }); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("sheet %q cell %s (%s, %s, %s) from %d to %d", o.Sheet, o.Cell, p.Name, t.TargetType, counter, v, v+1), nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -154,7 +155,7 @@ func TestDemoWorkbook(t *testing.T) {
 	}
 	if len(batch.Problems) != 0 {
 		var b bytes.Buffer
-		formats.WriteProblemsText(&b, batch)
+		reports.WriteProblemsText(&b, batch)
 		t.Fatalf("the demo workbook has problems:\n%s", b.String())
 	}
 	if len(batch.Plans) != 4 {

@@ -14,7 +14,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -269,7 +271,7 @@ func (e *exportRun) streamCSV(ctx context.Context) error {
 		missing []int64
 		refused []*pipeline.AccountRefusedError
 	)
-	err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+	err := xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		var sink interface {
 			Write(*pipeline.InputPlan) error
 			Close() error
@@ -280,16 +282,16 @@ func (e *exportRun) streamCSV(ctx context.Context) error {
 				c = served
 			}
 			if target.layout == layoutLong {
-				sink = formats.NewLongCSVWriter(w, c)
+				sink = table.NewLongCSVWriter(w, c)
 			} else {
-				sink = formats.NewFlatCSVWriter(w, c)
+				sink = table.NewFlatCSVWriter(w, c)
 			}
 		}
 		var (
 			served *pipeline.Catalog
 			err    error
 		)
-		missing, served, refused, err = eachExportPlan(ctx, e.sources, opts, log, func(p formats.ExportPlan, served *pipeline.Catalog) error {
+		missing, served, refused, err = eachExportPlan(ctx, e.sources, opts, log, func(p export.Plan, served *pipeline.Catalog) error {
 			if sink == nil {
 				open(served)
 			}
@@ -380,9 +382,9 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 // found nowhere, the counter catalog the service serves (nil when no plan
 // tells it) and the accounts whose key pair was refused: their plans are
 // left out, the others' exported (every account refused is fatal).
-func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger) ([]formats.ExportPlan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
-	var plans []formats.ExportPlan
-	missing, cat, refused, err := eachExportPlan(ctx, sources, opts, log, func(p formats.ExportPlan, _ *pipeline.Catalog) error {
+func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger) ([]export.Plan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
+	var plans []export.Plan
+	missing, cat, refused, err := eachExportPlan(ctx, sources, opts, log, func(p export.Plan, _ *pipeline.Catalog) error {
 		plans = append(plans, p)
 		return nil
 	})
@@ -397,12 +399,12 @@ func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts
 // returns the --plan ids found nowhere, the catalog and the accounts whose
 // key pair was refused.
 func eachExportPlan(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger,
-	each func(formats.ExportPlan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
+	each func(export.Plan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
 	read, err := pipeline.ReadExport(ctx, sources, pipeline.ExportQuery{
 		Concurrency: opts.Concurrency,
 		PlanIDs:     opts.PlanIDs,
 		Each: func(p pipeline.ExportedStored, served *pipeline.Catalog) error {
-			return each(formats.ExportPlan{
+			return each(export.Plan{
 				Plan:        p.Plan,
 				Account:     p.Account,
 				CompanyName: p.CompanyName,
@@ -426,12 +428,12 @@ func eachExportPlan(ctx context.Context, sources []pipeline.ExportSource, opts *
 	return read.Missing, read.Catalog, read.Refused, nil
 }
 
-func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {
+func writeExport(path string, t exportTarget, plans []export.Plan, cat *pipeline.Catalog, source string, notExported []string, f *Factory, opts *exportOptions) error {
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	xo := formats.ExportOptions{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts, NotExported: notExported}
+	xo := export.Options{Catalog: cat, GeneratedAt: f.Now(), Source: source, NoCharts: opts.NoCharts, NotExported: notExported}
 	switch {
 	case t.xlsx && t.layout == layoutGrid:
 		// The sectoral targets check of each plan, as `eepipe check` shows
@@ -442,19 +444,19 @@ func writeExport(path string, t exportTarget, plans []formats.ExportPlan, cat *p
 				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
 			}
 		}
-		xo.Sector = &formats.ExportSector{Plans: report.Plans, Source: report.TargetsSource}
-		wb, err := formats.NewExportWorkbook(plans, xo)
+		xo.Sector = &export.Sector{Plans: report.Plans, Source: report.TargetsSource}
+		wb, err := export.NewWorkbook(plans, xo)
 		if err != nil {
 			return fmt.Errorf("export %s: %w", path, err)
 		}
 		defer wb.Close()
-		return formats.WriteWorkbook(path, wb)
+		return xlsx.WriteWorkbook(path, wb)
 	case t.xlsx:
-		return formats.WriteFlatExportXLSX(path, plans, xo)
+		return export.WriteFlatXLSX(path, plans, xo)
 	case t.layout == layoutLong:
-		return formats.WriteLongCSV(path, inputs, cat)
+		return table.WriteLongCSV(path, inputs, cat)
 	default:
-		return formats.WriteFlatCSV(path, inputs, cat)
+		return table.WriteFlatCSV(path, inputs, cat)
 	}
 }
 

@@ -7,7 +7,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/reports"
 )
 
 // TestExportGridSectorSheet: the grid export's Sector targets sheet comes
@@ -33,8 +34,8 @@ func TestExportGridSectorSheet(t *testing.T) {
 		}
 		sheets := f.GetSheetList()
 		f.Close()
-		if len(sheets) < 5 || sheets[0] != formats.OverviewSheet || sheets[1] != formats.SectorSheetName {
-			t.Errorf("sheets %v: want the Overview, then %q, then the plan sheets", sheets, formats.SectorSheetName)
+		if len(sheets) < 5 || sheets[0] != export.OverviewSheet || sheets[1] != reports.SectorSheetName {
+			t.Errorf("sheets %v: want the Overview, then %q, then the plan sheets", sheets, reports.SectorSheetName)
 		}
 		zr, err := zip.OpenReader(path)
 		if err != nil {

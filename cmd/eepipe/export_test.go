@@ -12,7 +12,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -188,7 +188,7 @@ func setCell(t *testing.T, path string, o pipeline.Origin, v int64) {
 		t.Fatal(err)
 	}
 	rows[o.Row-1][o.Column-1] = strconv.FormatInt(v, 10)
-	if err := formats.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.WriteAll(rows)
 		return cw.Error()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
@@ -149,12 +149,12 @@ func noHistory(f *Factory, cfg *Config, opts *historyOptions) (none bool, err er
 		return false, nil
 	}
 	fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
-	return true, writeHistoryReport(f, opts.Report, &formats.HistoryReport{})
+	return true, writeHistoryReport(f, opts.Report, &reports.HistoryReport{})
 }
 
 // readHistory reads the runs, the counter writes and the plan writes q
 // asks for.
-func readHistory(ctx context.Context, st *statestore.Store, q pipeline.HistoryQuery) (*formats.HistoryReport, error) {
+func readHistory(ctx context.Context, st *statestore.Store, q pipeline.HistoryQuery) (*reports.HistoryReport, error) {
 	runs, err := st.Runs(ctx, q)
 	if err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
@@ -167,7 +167,7 @@ func readHistory(ctx context.Context, st *statestore.Store, q pipeline.HistoryQu
 	if err != nil {
 		return nil, exitf(ExitFatal, "%v", err)
 	}
-	return &formats.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}, nil
+	return &reports.HistoryReport{Runs: runs, Entries: entries, PlanWrites: planWrites}, nil
 }
 
 // writeCounterHistory writes every value eepipe wrote to counter.
@@ -190,7 +190,7 @@ func writeCounterHistory(b *strings.Builder, counter string, entries []pipeline.
 
 // writeRunsHistory writes each run: who, where, its files, its plan
 // requests and its counters (counted per plan, or each one with verbose).
-func writeRunsHistory(b *strings.Builder, h *formats.HistoryReport, verbose bool) {
+func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool) {
 	plansByRun := map[int64][]pipeline.PlanWriteEntry{}
 	for _, p := range h.PlanWrites {
 		plansByRun[p.RunID] = append(plansByRun[p.RunID], p)
@@ -238,11 +238,11 @@ func writeRunsHistory(b *strings.Builder, h *formats.HistoryReport, verbose bool
 }
 
 // writeHistoryReport writes h to report (--report), when one is asked for.
-func writeHistoryReport(f *Factory, report string, h *formats.HistoryReport) error {
+func writeHistoryReport(f *Factory, report string, h *reports.HistoryReport) error {
 	if report == "" {
 		return nil
 	}
-	if err := formats.WriteHistoryReport(report, h); err != nil {
+	if err := reports.WriteHistoryReport(report, h); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "History report written to %s\n", report)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"go.uber.org/zap"
 )
@@ -133,7 +133,7 @@ func (j *jsonLines) emit(line string) error {
 // fields, then a summary event.
 func writeProblems(f *Factory, batch *pipeline.Batch) error {
 	if !f.statusJSON() {
-		return formats.WriteProblemsText(f.IO.ErrOut, batch)
+		return reports.WriteProblemsText(f.IO.ErrOut, batch)
 	}
 	log := f.Logger()
 	for _, p := range batch.Problems {
@@ -177,7 +177,7 @@ func writeProblems(f *Factory, batch *pipeline.Batch) error {
 		}
 	}
 	log.Info("validation summary", zap.Int("files", len(batch.Files)), zap.Int("plans", len(batch.Plans)),
-		zap.Int("plans_with_errors", formats.PlansWithErrors(batch)),
+		zap.Int("plans_with_errors", reports.PlansWithErrors(batch)),
 		zap.Int("plan_sheets_in_no_plan", batch.UnplacedSheets), zap.Int("rows_in_no_plan", batch.UnplacedRows),
 		zap.Int("errors", batch.Count(pipeline.Error)), zap.Int("warnings", batch.Count(pipeline.Warning)))
 	return nil

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 )
 
 // runWithFiles runs eepipe as a process run from cron would be: stdout and
@@ -49,7 +49,7 @@ func runWithFiles(t *testing.T, env map[string]string, args ...string) (code int
 func TestStderrIsJSONOffATerminal(t *testing.T) {
 	e := newCkEnv(t)
 	good := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(good, ckPlans(t)[:2], nil); err != nil {
+	if err := table.WriteFlatCSV(good, ckPlans(t)[:2], nil); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join("..", "..", "testdata", "bad", "bad_sector.csv")

@@ -12,7 +12,10 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/export"
+	gridfmt "github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -59,7 +62,7 @@ func TestCheckPartlyAssessedIsNotAPass(t *testing.T) {
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(ckCounters(t, map[string]int64{"african_female_junior_managers": 1}))},
 		}}}
 	file := e.path("partly.csv")
-	if err := formats.WriteFlatCSV(file, plans, nil); err != nil {
+	if err := table.WriteFlatCSV(file, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	reports := []string{e.path("a.json"), e.path("b.csv"), e.path("c.xlsx")}
@@ -200,7 +203,7 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")
@@ -247,7 +250,7 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	if len(comments) != 1 || comments[0].Cell != "A6" {
 		t.Errorf("want one comment, on A6 (the first cell of the block); got %+v", comments)
 	}
-	rows, err := f.GetRows(formats.AnnotateSheet)
+	rows, err := f.GetRows(reports.AnnotateSheet)
 	if err != nil || len(rows) < 2 || len(rows[1]) < 3 || rows[1][2] != "A6:B8" {
 		t.Errorf("the problems sheet does not name the block A6:B8: %q (%v)", rows, err)
 	}
@@ -356,7 +359,7 @@ func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := formats.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, formats.GridOptions{}); err != nil {
+	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")
@@ -414,7 +417,7 @@ func TestExportOneAccountRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, _ := wb.GetCellValue(formats.OverviewSheet, "A2")
+	a2, _ := wb.GetCellValue(export.OverviewSheet, "A2")
 	wb.Close()
 	if !strings.Contains(a2, "NOT IN THIS FILE: the plans of account bluecrane (its key was refused).") {
 		t.Errorf("the Overview does not say what is missing: %q", a2)

@@ -5,17 +5,17 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
 // removeOrphanTemps removes the temporary files that killed runs left in
-// --output-dir (formats.RemoveOrphanTemps says which are removed), once
+// --output-dir (xlsx.RemoveOrphanTemps says which are removed), once
 // the run holds the folder's lock.
 func (r *scheduledRun) removeOrphanTemps() {
 	if r.opts.OutputDir == "" {
 		return
 	}
-	removed, err := formats.RemoveOrphanTemps(r.opts.OutputDir, "", time.Now())
+	removed, err := xlsx.RemoveOrphanTemps(r.opts.OutputDir, "", time.Now())
 	if err != nil {
 		r.f.Logger().Warn("removing orphaned temporary files failed", zap.Error(err))
 	}

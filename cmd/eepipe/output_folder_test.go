@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 )
 
 // TestOutputFolderCheckedFirst: every command that writes a file refuses
@@ -25,7 +25,7 @@ func TestOutputFolderCheckedFirst(t *testing.T) {
 	defer srv.Close()
 	e.vars["EEPIPE_BASE_URL"] = srv.URL
 	plans := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
+	if err := table.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	grid := e.path("grid.xlsx")

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -235,18 +235,18 @@ func reconcileFields(rec *pipeline.Reconciliation) []zap.Field {
 
 // writeReconcileReports writes every --report, in --output-dir with
 // stamped names when given.
-func writeReconcileReports(f *Factory, run *scheduledRun, reports []string, rec *pipeline.Reconciliation) error {
-	for _, base := range reports {
+func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *pipeline.Reconciliation) error {
+	for _, base := range bases {
 		var err error
 		switch strings.ToLower(filepath.Ext(base)) {
 		case ".json":
 			path := run.outputPath(base)
-			if err = formats.WriteReconcileJSON(path, rec); err == nil {
+			if err = reports.WriteReconcileJSON(path, rec); err == nil {
 				reportWritten(f, run, path, base)
 			}
 		case ".csv":
 			path := run.outputPath(base)
-			if err = formats.WriteReconcileCSV(path, rec); err == nil {
+			if err = reports.WriteReconcileCSV(path, rec); err == nil {
 				reportWritten(f, run, path, base)
 			}
 		default:
@@ -254,9 +254,9 @@ func writeReconcileReports(f *Factory, run *scheduledRun, reports []string, rec 
 			if len(sources) == 0 {
 				sources = []string{""}
 			}
-			for i, name := range formats.ReconcileXLSXPaths(base, sources) {
+			for i, name := range reports.ReconcileXLSXPaths(base, sources) {
 				path := run.outputPath(name)
-				if err = formats.WriteReconcileXLSX(path, sources[i], rec); err != nil {
+				if err = reports.WriteReconcileXLSX(path, sources[i], rec); err != nil {
 					break
 				}
 				reportWritten(f, run, path, name)

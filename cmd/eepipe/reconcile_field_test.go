@@ -9,7 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -81,11 +81,11 @@ func TestReconcileFieldDifferenceMarksItsCell(t *testing.T) {
 			if v, _ := f.GetCellValue(sheet, ref); v != p.Sector {
 				t.Errorf("the note is on %s!%s holding %q, want the cell holding the workbook's sector %q", sheet, ref, v, p.Sector)
 			}
-			if txt := formats.CommentText(comments[0]); !strings.Contains(txt, server) {
+			if txt := commentText(comments[0]); !strings.Contains(txt, server) {
 				t.Errorf("comment %q lacks the server's value %q", txt, server)
 			}
-			if got := cellFill(t, f, sheet, ref, map[int]string{}); got != formats.PlanFillColor {
-				t.Errorf("%s fill %q, want %s", ref, got, formats.PlanFillColor)
+			if got := cellFill(t, f, sheet, ref, map[int]string{}); got != reports.PlanFillColor {
+				t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
 			}
 			// The JSON report names the same cell.
 			var rec pipeline.Reconciliation

@@ -10,7 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -186,8 +186,8 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 	sheets := f.GetSheetList()
 	// The Summary and Changes sheets come before the workbook's own, the
 	// Summary the sheet the report opens and prints on.
-	if len(sheets) < 3 || sheets[0] != formats.SummarySheet || sheets[1] != formats.ChangesSheet || f.GetActiveSheetIndex() != 0 {
-		t.Errorf("sheets %q, active %q; want %q first and active, then %q", sheets, f.GetSheetName(f.GetActiveSheetIndex()), formats.SummarySheet, formats.ChangesSheet)
+	if len(sheets) < 3 || sheets[0] != reports.SummarySheet || sheets[1] != reports.ChangesSheet || f.GetActiveSheetIndex() != 0 {
+		t.Errorf("sheets %q, active %q; want %q first and active, then %q", sheets, f.GetSheetName(f.GetActiveSheetIndex()), reports.SummarySheet, reports.ChangesSheet)
 	}
 	sheets = sheets[2:]
 	fills := map[int]string{} // style id -> fill colour
@@ -207,7 +207,7 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 		}
 		commented := map[string]string{}
 		for _, c := range comments {
-			commented[c.Cell] = formats.CommentText(c)
+			commented[c.Cell] = commentText(c)
 		}
 		rows, err := f.GetRows(sheet)
 		if err != nil {
@@ -219,9 +219,9 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 				filled := cellFill(t, f, sheet, ref, fills)
 				ch, isChange := want[[2]string{sheet, ref}]
 				switch {
-				case isChange && filled != formats.DiffFillColor:
-					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, formats.DiffFillColor)
-				case !isChange && filled == formats.DiffFillColor:
+				case isChange && filled != reports.DiffFillColor:
+					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, reports.DiffFillColor)
+				case !isChange && filled == reports.DiffFillColor:
 					t.Errorf("%s!%s is filled but did not change", sheet, ref)
 				}
 				text, hasComment := commented[ref]
@@ -316,7 +316,7 @@ func TestReconcileMissingOnServer(t *testing.T) {
 	}
 	defer f.Close()
 	ref, _ := excelize.CoordinatesToCellName(1, missing.Location.Line)
-	if got := cellFill(t, f, "client", ref, map[int]string{}); got != formats.PlanFillColor {
-		t.Errorf("%s fill %q, want %s", ref, got, formats.PlanFillColor)
+	if got := cellFill(t, f, "client", ref, map[int]string{}); got != reports.PlanFillColor {
+		t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
 	}
 }

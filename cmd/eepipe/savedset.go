@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 
+	"github.com/eepipe/eepipe/formats/reports"
 	"go.uber.org/zap"
 )
 
@@ -22,7 +22,7 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 		return "", false
 	}
 	p := opts.Args[0]
-	return p, formats.IsChangeSet(p)
+	return p, reports.IsChangeSet(p)
 }
 
 // setKeys are the change-set signing keys of the configured accounts
@@ -46,7 +46,7 @@ func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pip
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
-	if err := formats.WriteChangeSet(path, s); err != nil {
+	if err := reports.WriteChangeSet(path, s); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (signed for %s); apply it with: eepipe apply %s\n",
@@ -100,7 +100,7 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 type savedRun struct {
 	*applyRun
 	path string
-	file *formats.ChangeSetFile
+	file *reports.ChangeSetFile
 	set  *pipeline.StreamedSet
 	// earlier is what earlier runs of the set wrote (resume).
 	earlier pipeline.SavedProgress
@@ -122,7 +122,7 @@ func (sr *savedRun) open() (checkErr, err error) {
 			return nil, exitf(ExitInvalid, "%v", err)
 		}
 	}
-	sr.file = &formats.ChangeSetFile{Path: path}
+	sr.file = &reports.ChangeSetFile{Path: path}
 	sr.set, checkErr, err = pipeline.OpenSaved(sr.file.Read, cat)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "%v", err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -140,7 +140,7 @@ func benchChangeSet(b *testing.B, plans []apiclient.Plan, cfg *Config, account, 
 	if err := s.Sign(setKeys(cfg)); err != nil {
 		b.Fatal(err)
 	}
-	if err := formats.WriteChangeSet(path, s); err != nil {
+	if err := reports.WriteChangeSet(path, s); err != nil {
 		b.Fatal(err)
 	}
 }

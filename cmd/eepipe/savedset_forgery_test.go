@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -155,7 +155,7 @@ func TestSignedChangeSetWithBadValuesRefused(t *testing.T) {
 		}, "not one apply writes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			saved, err := formats.ReadChangeSet(set)
+			saved, err := readSavedSet(set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +167,7 @@ func TestSignedChangeSetWithBadValuesRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(e.dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			if err := formats.WriteChangeSet(path, saved); err != nil {
+			if err := reports.WriteChangeSet(path, saved); err != nil {
 				t.Fatal(err)
 			}
 			e.srv.Sandbox.ResetStats()

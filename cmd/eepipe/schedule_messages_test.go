@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 )
@@ -22,7 +22,7 @@ func TestMaxDurationNamesTheLimit(t *testing.T) {
 	vars := maps.Clone(e.vars)
 	vars[envState] = e.path("state.db")
 	plans := e.path("plans.csv")
-	if err := formats.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
+	if err := table.WriteFlatCSV(plans, ckPlans(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{

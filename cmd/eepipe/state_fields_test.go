@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -309,7 +309,7 @@ func TestSavedChangeSetGuardsFields(t *testing.T) {
 	}
 	// Read as apply reads it: streamed, one plan at a time.
 	var plans []pipeline.SavedPlan
-	if _, err := (&formats.ChangeSetFile{Path: cs}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+	if _, err := (&reports.ChangeSetFile{Path: cs}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	}); err != nil {

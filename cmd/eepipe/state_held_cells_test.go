@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/xuri/excelize/v2"
@@ -131,7 +131,7 @@ func TestSavedFieldNamesItsCell(t *testing.T) {
 	if r := s.eepipe("diff", v2, "-o", set); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	saved, err := formats.ReadChangeSet(set)
+	saved, err := readSavedSet(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestSavedFieldNamesItsCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	rows, err := x.GetRows(formats.ChangeSetSheet)
+	rows, err := x.GetRows(reports.ChangeSetSheet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
@@ -75,7 +75,7 @@ func TestHeldChangesInRunReport(t *testing.T) {
 			t.Fatalf("apply v1 again: exit %d, want 1\n%s", r.code, r.err)
 		}
 	}
-	var got formats.RunReportJSON
+	var got reports.RunReportJSON
 	b, err := os.ReadFile(js)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -146,7 +146,7 @@ func runTemplate(f *Factory, opts *templateOptions) error {
 		return exitf(ExitFatal, "%v", err)
 	}
 	defer wb.Close()
-	if err := formats.WriteFileAtomic(opts.Output, func(w io.Writer) error {
+	if err := xlsx.WriteFileAtomic(opts.Output, func(w io.Writer) error {
 		_, err := wb.WriteTo(w)
 		return err
 	}); err != nil {

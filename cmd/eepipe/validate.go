@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -73,9 +73,9 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	if opts.Annotate != "" {
 		bound.Keep = 0 // the annotated copy marks every problem cell
 	}
-	var spill *formats.ProblemSpill
+	var spill *reports.ProblemSpill
 	if opts.Report != "" {
-		s, err := formats.NewProblemSpill()
+		s, err := reports.NewProblemSpill()
 		if err != nil {
 			return exitf(ExitFatal, "a temporary file for the report: %v", err)
 		}
@@ -153,7 +153,7 @@ func validateInputs(f *Factory, opts *validateOptions, cat *pipeline.Catalog, bo
 
 // writeValidateProblems prints the problems and writes --report (spill
 // holds those not kept in batch).
-func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Batch, spill *formats.ProblemSpill) error {
+func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Batch, spill *reports.ProblemSpill) error {
 	shown := batch
 	if opts.Annotate != "" {
 		// Every problem was kept for the annotated copy; the printout is
@@ -165,11 +165,11 @@ func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Ba
 		kept := pb.Admit(slices.Clone(batch.Problems))
 		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
 	}
-	if err := formats.WriteProblemsText(f.IO.Out, shown); err != nil {
+	if err := reports.WriteProblemsText(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
-		if err := formats.WriteProblemReport(opts.Report, shown, spill); err != nil {
+		if err := reports.WriteProblemReport(opts.Report, shown, spill); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Problem report written to %s\n", opts.Report)
@@ -187,9 +187,9 @@ func annotateInput(f *Factory, opts *validateOptions, batch *pipeline.Batch) err
 		fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %s cannot be opened as a workbook (see the report above)\n", opts.Args[0])
 		return nil
 	}
-	n, err := formats.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
+	n, err := reports.AnnotateWorkbook(opts.Args[0], opts.Annotate, batch.Problems)
 	switch {
-	case errors.Is(err, formats.ErrNotAnnotatable) && batch.Problems.HasErrors():
+	case errors.Is(err, reports.ErrNotAnnotatable) && batch.Problems.HasErrors():
 		// Oversized or damaged: reported above as invalid input.
 		fmt.Fprintf(f.IO.ErrOut, "No annotated copy written: %v\n", err)
 		return silentExit(ExitInvalid)

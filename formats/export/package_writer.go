@@ -1,0 +1,672 @@
+package export
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// GridWorkbook is a workbook of grid plan sheets that is written part by
+// part: the small sheets (Overview, Instructions, Lists, the Sector
+// targets sheet's header, formats and charts), the styles and the
+// workbook's names live in its excelize File, where the plan sheets (and
+// the hidden Chart data sheet) exist empty; its WriteTo saves that File
+// (a few MB) and copies its parts into the output package, writing each
+// plan sheet, its drawing and its charts as SpreadsheetML straight into
+// the output as it goes (templates.WritePlanSheetXML), and the Sector
+// targets sheet's data rows among its header rows. Nothing holds more
+// than one plan sheet.
+//
+// excelize would keep every sheet it writes in memory until the workbook
+// is saved, build the whole package in a buffer, and walk every part of
+// the package for each chart added (quadratic in sheets).
+//
+// Callers may add sheets and change the File's other sheets (the active
+// sheet, hidden sheets) before WriteTo; what they write to a plan sheet
+// or the Chart data sheet is replaced. Save the workbook with WriteTo
+// (WriteWorkbook), never with the File's own Write or SaveAs, which would
+// leave the plan sheets empty.
+type GridWorkbook struct {
+	File   *excelize.File
+	grid   *grid.Build
+	charts *exCharts // nil: no charts
+	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
+	// sector, when set, has the data rows of the Sector targets sheet,
+	// written into its part among the rows excelize holds (the header and
+	// the chart data).
+	sector *reports.SectorStreamRows
+}
+
+func (wb *GridWorkbook) colWidths() []float64 {
+	if wb.widths == nil {
+		wb.widths = templates.PlanColumnWidths(wb.grid.Cat)
+	}
+	return wb.widths
+}
+
+// Close closes the workbook's File.
+func (wb *GridWorkbook) Close() error { return wb.File.Close() }
+
+// WriteTo writes the workbook as an XLSX package to w.
+func (wb *GridWorkbook) WriteTo(w io.Writer, opts ...excelize.Options) (int64, error) {
+	var skel bytes.Buffer
+	if _, err := wb.File.WriteTo(&skel, opts...); err != nil {
+		return 0, err
+	}
+	cw := &gpCountWriter{w: w}
+	err := wb.writePackage(cw, skel.Bytes())
+	return cw.n, err
+}
+
+type gpCountWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *gpCountWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// gpSheetPart is a worksheet part the package writer writes itself.
+type gpSheetPart struct {
+	plan    int // index of the plan, -1 for the Chart data sheet
+	drawing int // number of the plan sheet's drawing part, 0 = none
+	chart   int // number of its first chart part
+	charts  int // how many charts it has
+}
+
+// chartCount returns how many charts the i-th plan sheet has.
+func (wb *GridWorkbook) chartCount(i int) int {
+	if wb.charts == nil {
+		return 0
+	}
+	return wb.charts.Count(i)
+}
+
+var (
+	gpDrawingPart = regexp.MustCompile(`^xl/drawings/drawing(\d+)\.xml$`)
+	gpChartPart   = regexp.MustCompile(`^xl/charts/chart(\d+)\.xml$`)
+)
+
+// Content types and relationship types of the parts written here.
+const (
+	gpDrawingType  = "application/vnd.openxmlformats-officedocument.drawing+xml"
+	gpChartType    = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+	gpRelDrawing   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing"
+	gpRelChart     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
+	gpContentTypes = "[Content_Types].xml"
+	gpRelsHeader   = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
+)
+
+// writePackage copies the parts of the saved skeleton skel to w, writing
+// the plan sheets, their drawings and charts and the Chart data sheet.
+func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(skel), int64(len(skel)))
+	if err != nil {
+		return err
+	}
+	parts := map[string]*zip.File{}
+	maxDrawing, maxChart := 0, 0
+	for _, f := range zr.File {
+		parts[f.Name] = f
+		if m := gpDrawingPart.FindStringSubmatch(f.Name); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			maxDrawing = max(maxDrawing, n)
+		}
+		if m := gpChartPart.FindStringSubmatch(f.Name); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			maxChart = max(maxChart, n)
+		}
+	}
+	sheetParts, err := gpSheetParts(parts)
+	if err != nil {
+		return err
+	}
+	// The parts to write, by the path of the worksheet they replace.
+	own := map[string]*gpSheetPart{}
+	var overrides strings.Builder
+	for i, name := range wb.grid.Names {
+		p, ok := sheetParts[name]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", name)
+		}
+		sp := &gpSheetPart{plan: i}
+		if n := wb.chartCount(i); n > 0 {
+			maxDrawing++
+			sp.drawing, sp.chart, sp.charts = maxDrawing, maxChart+1, n
+			fmt.Fprintf(&overrides, `<Override PartName="/xl/drawings/drawing%d.xml" ContentType="%s"></Override>`, sp.drawing, gpDrawingType)
+			for range n {
+				maxChart++
+				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, maxChart, gpChartType)
+			}
+		}
+		if _, taken := parts[gpRelsPath(p)]; taken {
+			return fmt.Errorf("sheet %s: the empty plan sheet has relationships", name)
+		}
+		own[p] = sp
+	}
+	if wb.charts != nil {
+		p, ok := sheetParts[ChartDataSheet]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", ChartDataSheet)
+		}
+		own[p] = &gpSheetPart{plan: -1}
+	}
+
+	sectorPart := ""
+	if wb.sector != nil {
+		p, ok := sheetParts[reports.SectorSheetName]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", reports.SectorSheetName)
+		}
+		sectorPart = p
+	}
+
+	zw := xlsx.NewZipWriter(w)
+	for _, f := range zr.File {
+		sp, mine := own[f.Name]
+		switch {
+		case f.Name == gpContentTypes:
+			if err := gpWriteContentTypes(zw, f, overrides.String()); err != nil {
+				return err
+			}
+		case f.Name == sectorPart:
+			if err := wb.writeSectorSheet(zw, f); err != nil {
+				return fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
+			}
+		case mine && sp.plan < 0:
+			if err := wb.writeChartData(zw, f.Name); err != nil {
+				return err
+			}
+		case mine:
+			if err := wb.writePlanParts(zw, f.Name, sp); err != nil {
+				return fmt.Errorf("sheet %s: %w", wb.grid.Names[sp.plan], err)
+			}
+		default:
+			if err := zw.Copy(f); err != nil {
+				return err
+			}
+		}
+	}
+	return zw.Close()
+}
+
+// gpWriteContentTypes copies the content types part f with overrides (the
+// new drawings' and charts') added at its end.
+func gpWriteContentTypes(zw *zip.Writer, f *zip.File, overrides string) error {
+	b, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	i := bytes.LastIndex(b, []byte("</Types>"))
+	if i < 0 {
+		return fmt.Errorf("%s: no </Types>", gpContentTypes)
+	}
+	out, err := zw.Create(f.Name)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(b[:i]); err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, overrides+string(b[i:]))
+	return err
+}
+
+// gpReadPart returns a part's bytes; the skeleton is eepipe's own, small.
+func gpReadPart(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// gpRelsPath returns the relationships part of a part.
+func gpRelsPath(p string) string { return path.Join(path.Dir(p), "_rels", path.Base(p)+".rels") }
+
+// gpSheetParts maps each sheet name of the skeleton to its worksheet part.
+func gpSheetParts(parts map[string]*zip.File) (map[string]string, error) {
+	read := func(name string, v any) error {
+		f, ok := parts[name]
+		if !ok {
+			return fmt.Errorf("no %s", name)
+		}
+		b, err := gpReadPart(f)
+		if err != nil {
+			return err
+		}
+		return xml.Unmarshal(b, v)
+	}
+	var book struct {
+		Sheets []struct {
+			Name string `xml:"name,attr"`
+			RID  string `xml:"http://schemas.openxmlformats.org/officeDocument/2006/relationships id,attr"`
+		} `xml:"sheets>sheet"`
+	}
+	var rels struct {
+		Rel []struct {
+			ID     string `xml:"Id,attr"`
+			Target string `xml:"Target,attr"`
+		} `xml:"Relationship"`
+	}
+	if err := read("xl/workbook.xml", &book); err != nil {
+		return nil, err
+	}
+	if err := read("xl/_rels/workbook.xml.rels", &rels); err != nil {
+		return nil, err
+	}
+	targets := map[string]string{}
+	for _, r := range rels.Rel {
+		t := r.Target
+		if strings.HasPrefix(t, "/") {
+			t = strings.TrimPrefix(t, "/")
+		} else {
+			t = path.Join("xl", t)
+		}
+		targets[r.ID] = t
+	}
+	out := map[string]string{}
+	for _, s := range book.Sheets {
+		out[s.Name] = targets[s.RID]
+	}
+	return out, nil
+}
+
+// gpCreate starts a deflated part of the package.
+func gpCreate(zw *zip.Writer, name string) (io.Writer, error) {
+	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
+}
+
+// writePlanParts writes a plan sheet's worksheet part and, with charts,
+// its relationships, drawing and chart parts.
+func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetPart) error {
+	g := wb.grid
+	i := sp.plan
+	ps := grid.PlanSheetOf(g.Plans[i])
+	if g.Opts.Title != "" {
+		ps.Title = g.Opts.Title
+	}
+	rid := ""
+	if sp.drawing > 0 {
+		rid = "rId1"
+		ps.Charts = sp.charts
+	}
+	out, err := gpCreate(zw, name)
+	if err != nil {
+		return err
+	}
+	if err := templates.WritePlanSheetXML(out, ps, g.Cat, g.Styles, rid); err != nil {
+		return err
+	}
+	if sp.drawing == 0 {
+		return nil
+	}
+	_, charts := wb.charts.Chart(i)
+	if len(charts) != sp.charts {
+		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
+	}
+	var b strings.Builder
+	b.WriteString(gpRelsHeader)
+	fmt.Fprintf(&b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
+	if err := gpWritePart(zw, gpRelsPath(name), b.String()); err != nil {
+		return err
+	}
+	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
+	dx, err := DrawingXML(charts, wb.colWidths())
+	if err != nil {
+		return err
+	}
+	if err := gpWritePart(zw, drawing, dx); err != nil {
+		return err
+	}
+	b.Reset()
+	b.WriteString(gpRelsHeader)
+	for k := range charts {
+		fmt.Fprintf(&b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, gpRelChart)
+	}
+	b.WriteString(`</Relationships>`)
+	if err := gpWritePart(zw, gpRelsPath(drawing), b.String()); err != nil {
+		return err
+	}
+	for k, c := range charts {
+		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), ChartXML(c.Chart)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func gpWritePart(zw *zip.Writer, name, s string) error {
+	out, err := gpCreate(zw, name)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, s)
+	return err
+}
+
+// writeChartData writes the hidden Chart data sheet's part.
+func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
+	out, err := gpCreate(zw, name)
+	if err != nil {
+		return err
+	}
+	x := templates.NewSheetXML(out)
+	x.Raw(xml.Header + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>`)
+	for i := range wb.charts.plans {
+		data, _ := wb.charts.Chart(i)
+		for _, r := range data {
+			x.StartRow(r.row)
+			for j, v := range r.values {
+				if err := x.Cell(j+1, r.row, 0, v); err != nil {
+					return err
+				}
+			}
+			x.EndRow()
+		}
+	}
+	x.Raw(`</sheetData></worksheet>`)
+	return x.Flush()
+}
+
+// exEMU is the English Metric Units of a pixel.
+const exEMU = 9525
+
+// DrawingXML returns the drawing part of a plan sheet's charts: each
+// anchored at its cell and spanning its width and height in pixels over
+// the sheet's columns and rows, as excelize's AddChart places it.
+func DrawingXML(charts []exChart, widths []float64) (string, error) {
+	colPx := func(col int) int {
+		if col-1 < len(widths) {
+			return exColPixels(widths[col-1])
+		}
+		return exColPixels(0)
+	}
+	const rowPx = exChartRowPixels
+	var b strings.Builder
+	b.WriteString(xml.Header + `<xdr:wsDr xmlns="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing">`)
+	for k, c := range charts {
+		col, row, err := excelize.CellNameToCoordinates(c.Cell)
+		if err != nil {
+			return "", err
+		}
+		colIdx, rowIdx := col-1, row-1
+		colEnd, rowEnd := colIdx, rowIdx
+		x2, y2 := int(c.Chart.Dimension.Width), int(c.Chart.Dimension.Height)
+		for x2 >= colPx(colEnd+1) {
+			colEnd++
+			x2 -= colPx(colEnd)
+		}
+		for y2 >= rowPx {
+			rowEnd++
+			y2 -= rowPx
+		}
+		fmt.Fprintf(&b, `<xdr:twoCellAnchor><xdr:from><xdr:col>%d</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>`+
+			`<xdr:to><xdr:col>%d</xdr:col><xdr:colOff>%d</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>%d</xdr:rowOff></xdr:to>`,
+			colIdx, rowIdx, colEnd, x2*exEMU, rowEnd, y2*exEMU)
+		fmt.Fprintf(&b, `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="%d" name="Chart %d" descr="`, k+2, k+2)
+		_ = xml.EscapeText(&b, []byte(c.Chart.Format.AltText))
+		fmt.Fprintf(&b, `"></xdr:cNvPr><xdr:cNvGraphicFramePr></xdr:cNvGraphicFramePr></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"></a:off><a:ext cx="0" cy="0"></a:ext></xdr:xfrm>`+
+			`<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rId%d" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"></c:chart></a:graphicData></a:graphic></xdr:graphicFrame>`+
+			`<xdr:clientData fLocksWithSheet="true" fPrintsWithSheet="true"></xdr:clientData></xdr:twoCellAnchor>`, k+1)
+	}
+	b.WriteString(`</xdr:wsDr>`)
+	return b.String(), nil
+}
+
+// exColPixels is a column of width w (characters; 0: the default) in
+// pixels, as excelize's AddChart spans a chart over columns.
+func exColPixels(w float64) int {
+	if w > 0 {
+		return int(w*8 + 0.5)
+	}
+	return 64 // excelize's default column width in pixels
+}
+
+// ChartXML returns the chart part of one plan chart (see PlanCharts).
+func ChartXML(c *excelize.Chart) string {
+	var b strings.Builder
+	esc := func(s string) { _ = xml.EscapeText(&b, []byte(s)) }
+	b.WriteString(exChartXMLHead)
+	if len(c.Title.Paragraph) > 0 {
+		esc(c.Title.Paragraph[0].Text)
+	}
+	b.WriteString(exChartXMLTitle)
+	for i, s := range c.Series {
+		b.WriteString(exChartSerStart)
+		fmt.Fprintf(&b, `<idx val="%d"></idx><order val="%d"></order>`, i, i)
+		b.WriteString(exChartSerName)
+		esc(s.Name)
+		b.WriteString(exChartSerCat)
+		esc(s.Categories)
+		b.WriteString(exChartSerVal)
+		esc(s.Values)
+		b.WriteString(exChartSerEnd)
+	}
+	b.WriteString(exChartXMLTail)
+	return b.String()
+}
+
+var (
+	gpDimension = regexp.MustCompile(`<dimension [^>]*/>|<dimension [^>]*></dimension>`)
+	gpRowStart  = regexp.MustCompile(`^<row r="(\d+)"[^>]*>`)
+	gpRowSpans  = regexp.MustCompile(` spans="[^"]*"`)
+)
+
+// writeSectorSheet writes the Sector targets sheet's part: the part
+// excelize wrote (title, header, chart data, formats, filter, page setup,
+// drawing) with the data rows (from reports.SectorFirstRow) merged in, row by row,
+// their cells before the chart data's (columns A-X, then AA on).
+func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
+	b, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	x := string(b)
+	start := strings.Index(x, "<sheetData>")
+	end := strings.LastIndex(x, "</sheetData>")
+	empty := strings.Index(x, "<sheetData/>")
+	var head, rows, tail string
+	switch {
+	case start >= 0 && end > start:
+		head, rows, tail = x[:start], x[start+len("<sheetData>"):end], x[end+len("</sheetData>"):]
+	case empty >= 0:
+		head, tail = x[:empty], x[empty+len("<sheetData/>"):]
+	default:
+		return fmt.Errorf("no sheetData in the part excelize wrote")
+	}
+	// The dimension excelize computed leaves the data rows out; it is
+	// optional.
+	head = gpDimension.ReplaceAllString(head, "")
+	out, err := gpCreate(zw, f.Name)
+	if err != nil {
+		return err
+	}
+	sx := templates.NewSheetXML(out)
+	sx.Raw(head)
+	sx.Raw("<sheetData>")
+	// theirs returns excelize's next row: its number, its start tag (no
+	// spans: they would leave the data cells out), its cells.
+	theirs := func() (int, string, string, bool) {
+		if rows == "" {
+			return 0, "", "", false
+		}
+		m := gpRowStart.FindStringSubmatchIndex(rows)
+		if m == nil {
+			return 0, "", "", false
+		}
+		n, _ := strconv.Atoi(rows[m[2]:m[3]])
+		startTag := gpRowSpans.ReplaceAllString(rows[:m[1]], "")
+		rest := rows[m[1]:]
+		var cells string
+		if strings.HasSuffix(startTag, "/>") {
+			startTag = strings.TrimSuffix(startTag, "/>") + ">"
+		} else {
+			i := strings.Index(rest, "</row>")
+			if i < 0 {
+				return 0, "", "", false
+			}
+			cells, rest = rest[:i], rest[i+len("</row>"):]
+		}
+		rows = rest
+		return n, startTag, cells, true
+	}
+	tn, tStart, tCells, tOK := theirs()
+	// The chart data rows, from column reports.SectorChartCol on: a few per plan,
+	// kept (the data rows, many more, are written as they are laid out).
+	var charts []gpChartRow
+	if wb.sector.Charts {
+		err := reports.AddSectorCharts(nil, reports.SectorSheetName, wb.sector.Plans, &templates.Styles{Heading: wb.sector.Heading}, reports.SectorChartStream,
+			func(row int, vals []any, style int) error {
+				charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	chartCells := func(row int) error {
+		for len(charts) > 0 && charts[0].row == row {
+			c := charts[0]
+			for i, v := range c.vals {
+				style := 0
+				if i == 0 {
+					style = c.style
+				}
+				if v == nil && style == 0 {
+					continue
+				}
+				if err := sx.Cell(reports.SectorChartCol+i, row, style, v); err != nil {
+					return err
+				}
+			}
+			charts = charts[1:]
+		}
+		return nil
+	}
+	// writeRow writes row r: the data cells (columns A-X), excelize's
+	// cells, the chart data's.
+	writeRow := func(r int, data func() error) error {
+		mine := tOK && tn == r
+		if mine {
+			sx.Raw(tStart)
+		} else {
+			sx.StartRow(r)
+		}
+		if data != nil {
+			if err := data(); err != nil {
+				return err
+			}
+		}
+		if mine {
+			sx.Raw(tCells)
+			tn, tStart, tCells, tOK = theirs()
+		}
+		if err := chartCells(r); err != nil {
+			return err
+		}
+		sx.EndRow()
+		return nil
+	}
+	// flushBefore writes the rows before r (0: all) that have no data.
+	flushBefore := func(r int) error {
+		for {
+			next := 0
+			if tOK {
+				next = tn
+			}
+			if len(charts) > 0 && (next == 0 || charts[0].row < next) {
+				next = charts[0].row
+			}
+			if next == 0 || (r != 0 && next >= r) {
+				return nil
+			}
+			if err := writeRow(next, nil); err != nil {
+				return err
+			}
+		}
+	}
+	row := reports.SectorFirstRow
+	err = reports.SectorEachRow(wb.sector.Plans, func(vals []any, noYear bool) error {
+		if err := flushBefore(row); err != nil {
+			return err
+		}
+		styles := wb.sector.Styles.Columns(noYear)
+		err := writeRow(row, func() error {
+			for c, v := range vals {
+				if err := sx.Cell(c+1, row, styles[c], v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		row++
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := flushBefore(0); err != nil {
+		return err
+	}
+	if rows != "" {
+		return fmt.Errorf("rows of the part excelize wrote were not understood")
+	}
+	sx.Raw("</sheetData>")
+	sx.Raw(tail)
+	return sx.Flush()
+}
+
+// gpChartRow is a row of the Sector targets sheet's chart data.
+type gpChartRow struct {
+	row   int
+	vals  []any
+	style int
+}
+
+// WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
+// grid.AddSheets) to path, atomically. The plan sheets are written part by
+// part (see GridWorkbook).
+func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts grid.Options) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	first := f.GetSheetName(0)
+	g, err := grid.NewBuild(f, plans, cat, opts, nil)
+	if err == nil {
+		err = g.Create()
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Deleting a sheet and activating one walk every worksheet: do both
+	// while the plan sheets are still empty, before they are streamed.
+	if len(plans) > 0 || opts.Instructions {
+		if err := f.DeleteSheet(first); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	f.SetActiveSheet(0)
+	templates.ActivateFirstVisible(f)
+	if err := g.PrintTitles(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
+}

@@ -1,0 +1,202 @@
+package grid
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+var (
+	reGridYear = regexp.MustCompile(`(?i)\b(?:year|yr\.?|y)\s*(?:no\.?\s*|number\s*|#\s*)?(\d{1,2})\b`)
+	reGridFY   = regexp.MustCompile(`(?i)(?:\b|fy)((?:19|20)\d{2})\s*[/\-–—]\s*(\d{2}|\d{4})\b`)
+	// reGridFYEnd is a financial year named by the year it ends in
+	// ("FY2028"), unless reGridFYNext follows (a second year).
+	reGridFYEnd  = regexp.MustCompile(`(?i)\bFY\s*'?((?:19|20)\d{2})\b`)
+	reGridFYNext = regexp.MustCompile(`^\s*[/\-–—]\s*\d`)
+	// reGridDate is a date in a title: day/month/year either way round,
+	// year first, or with the month written out ("1 September 2026").
+	reGridDate = regexp.MustCompile(`\b(?:\d{1,2}[/.\-]\d{1,2}[/.\-]\d{4}|\d{4}[/.\-]\d{1,2}[/.\-]\d{1,2}|\d{1,2}(?:st|nd|rd|th)?[ \-]\pL{3,9}\.?[ \-]\d{4})\b`)
+	// reGridDateRange is two dates with a dash or "to" between them: the
+	// dates of a financial year ("01/09/2026 – 31/08/2027").
+	reGridDateRange = regexp.MustCompile(`(?i)(` + reGridDate.String() + `)\s*(?:[\-–—]|to|until|tot)\s*(` + reGridDate.String() + `)`)
+	reGridAll       = regexp.MustCompile(`\ball\b`)
+	// reGridInclDisabled is a clause that counts people with disabilities
+	// in with everyone, as form EEA13 titles its table of all employees:
+	// "all employees, including people with disabilities".
+	reGridInclDisabled = regexp.MustCompile(`\b(?:including|incl|inclusive of|includes|incl of)\s+(?:the\s+)?(?:(?:people|persons|employees|employee|staff|workers|those)\s+)?(?:(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability)|disabled(?:\s+(?:people|persons|employees|staff|workers))?|pwds?)\b`)
+	// reGridDisabledSubject is a phrase whose subject is people with
+	// disabilities ("employees with disabilities", "disabled employees"),
+	// with an "all" in front of it ("all employees with disabilities").
+	reGridDisabledSubject = regexp.MustCompile(`\b(?:all\s+)?(?:(?:(?:employees|employee|people|persons|staff|workers)\s+(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability))|disabled(?:\s+(?:employees|employee|people|persons|staff|workers))?|disabilities|disability|pwds?)\b`)
+	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
+	// reGridAllOf is "all" that quantifies something else than employees
+	// ("all levels", "all races"): no sign of the all_employees target.
+	reGridAllOf = regexp.MustCompile(`\ball (?:the |our )?(?:occupational )?(?:levels|races|genders|groups|years|categories|sites|site|branches|locations|regions|provinces|divisions|departments|business units|units|operations|offices|companies|subsidiaries|entities|stores|plants|depots)\b`)
+	// reGridAside is a bracketed part of a title ("(all sites)"); one that
+	// names no one (reGridAsideWho) qualifies the grid, not its target
+	// type, and is not read for it.
+	reGridAside     = regexp.MustCompile(`[(\[][^()\[\]]*[)\]]`)
+	reGridAsideWho  = regexp.MustCompile(`(?i)employ|disab|staff|people|person|worker|pwd|everyone|total`)
+	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
+)
+
+// gridTitleWordings is the advice of an unclear grid title: the two
+// wordings the reader accepts.
+const gridTitleWordings = `write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities" for the targets of employees with disabilities`
+
+// gridLabel is a parsed grid label cell.
+type gridLabel struct {
+	row, col   int // 1-based
+	yearNumber int
+	fy         string // "2026/27" as written (separator normalised), or ""
+	targetType string // "" when unclear
+	unclear    bool   // it mentions disabilities, but whether as its subject is unclear
+	// rangeErr says why the dates in the title give no financial year
+	// (reported by checkTitles; the grid is not read).
+	rangeErr string
+}
+
+// gridTitleTarget classifies the target type a grid title names. A title
+// is disabled_employees only when people with disabilities are its subject
+// ("Employees with disabilities", "Disabled employees"); a clause that
+// counts them in ("All employees, including people with disabilities", the
+// wording of form EEA13) leaves it all_employees. A title that mentions
+// disabilities in another way (excluded, or beside "all employees") is
+// unclear. ok is false for text that names no target type.
+func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
+	text = reGridAside.ReplaceAllStringFunc(text, func(aside string) string {
+		if reGridAsideWho.MatchString(aside) {
+			return aside
+		}
+		return " "
+	})
+	n := templates.Normalize(text)
+	rest := reGridInclDisabled.ReplaceAllString(n, " ")
+	included := rest != n
+	disabled := reGridDisab.MatchString(rest)
+	if disabled && reGridExclusion.MatchString(rest) {
+		return "", true, true
+	}
+	rest2 := reGridAllOf.ReplaceAllString(reGridDisabledSubject.ReplaceAllString(rest, " "), " ")
+	all := strings.Contains(rest2, "all employees") || reGridAll.MatchString(rest2)
+	switch {
+	case disabled && (all || included || reGridDisab.MatchString(rest2)):
+		return "", true, true
+	case disabled:
+		return pipeline.TargetDisabled, false, true
+	case all || included:
+		return pipeline.TargetAll, false, true
+	}
+	return "", false, false
+}
+
+// gridMaybeLabel is parseGridLabel's quick test: a label has a letter (its
+// title) and a digit (its year number or financial year), which a counter
+// or an empty cell has not.
+func gridMaybeLabel(text string) bool {
+	letter, digit := false, false
+	for i := 0; i < len(text) && !(letter && digit); i++ {
+		c := text[i]
+		letter = letter || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return letter && digit
+}
+
+// parseGridLabel recognises a grid label: a target type together with a
+// year number and/or a financial year. A label whose target type is
+// unclear is a label all the same (unclear set), so that the grid below it
+// is reported, never read as the wrong target nor dropped.
+//
+// The financial year is written "2026/27" (also "FY2026/27"), "FY2028"
+// (the one that ends in 2028, read by pipeline.ParseFinancialYear), or as
+// the dates of the year ("Year 1 (01/09/2026 – 31/08/2027)", read by
+// pipeline.DateRangeFinancialYear); dates are taken out of the title
+// before the rest is read, so their digits are never a year.
+func parseGridLabel(text string) (gridLabel, bool) {
+	if len(text) > 120 || !gridMaybeLabel(text) {
+		return gridLabel{}, false
+	}
+	return gridLabels.get(text)
+}
+
+// gridLabelMemo remembers what parseGridLabel made of a text: the sheets
+// of a workbook repeat their labels and details (an export of thousands
+// of plans has a handful of distinct labels), and parsing one takes a few
+// regular expressions. It is bounded (emptied when full) and safe for
+// files read at the same time.
+type gridLabelMemo struct {
+	mu sync.Mutex
+	m  map[string]gridLabelMemoed
+}
+
+type gridLabelMemoed struct {
+	g  gridLabel
+	ok bool
+}
+
+const gridLabelMemoMax = 1 << 12
+
+var gridLabels gridLabelMemo
+
+func (c *gridLabelMemo) get(text string) (gridLabel, bool) {
+	c.mu.Lock()
+	r, hit := c.m[text]
+	c.mu.Unlock()
+	if hit {
+		return r.g, r.ok
+	}
+	g, ok := parseGridLabelText(text)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= gridLabelMemoMax {
+		c.m = make(map[string]gridLabelMemoed, 64)
+	}
+	c.m[strings.Clone(text)] = gridLabelMemoed{g, ok}
+	c.mu.Unlock()
+	return g, ok
+}
+
+// parseGridLabelText is parseGridLabel without the quick test and the memo.
+func parseGridLabelText(text string) (gridLabel, bool) {
+	var g gridLabel
+	rest := text
+	var rangeFY pipeline.FinancialYear
+	if m := reGridDateRange.FindStringSubmatchIndex(rest); m != nil {
+		from, to := rest[m[2]:m[3]], rest[m[4]:m[5]]
+		fy, err := pipeline.DateRangeFinancialYear(from, to)
+		if err != nil {
+			g.rangeErr = err.Error()
+		}
+		rangeFY = fy
+		rest = rest[:m[0]] + " " + rest[m[1]:]
+	}
+	rest = reGridDate.ReplaceAllString(rest, " ")
+	tt, unclear, ok := gridTitleTarget(rest)
+	if !ok {
+		return gridLabel{}, false
+	}
+	g.targetType, g.unclear = tt, unclear
+	if m := reGridFY.FindStringSubmatch(rest); m != nil {
+		g.fy = m[1] + "/" + m[2]
+	} else if m := reGridFYEnd.FindStringSubmatchIndex(rest); m != nil && !reGridFYNext.MatchString(rest[m[1]:]) {
+		g.fy = "FY" + rest[m[2]:m[3]]
+	}
+	if m := reGridYear.FindStringSubmatch(rest); m != nil {
+		g.yearNumber, _ = strconv.Atoi(m[1])
+	}
+	if rangeFY != 0 {
+		if named, err := pipeline.ParseFinancialYear(g.fy); g.fy != "" && err == nil && named != rangeFY {
+			g.rangeErr = fmt.Sprintf("the title names the financial year %s, but its dates are in %s", named, rangeFY)
+		}
+		g.fy = rangeFY.String()
+	}
+	if g.fy == "" && g.yearNumber == 0 && g.rangeErr == "" {
+		return gridLabel{}, false
+	}
+	return g, true
+}

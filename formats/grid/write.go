@@ -1,0 +1,175 @@
+package grid
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
+)
+
+// Options shape a grid workbook.
+type Options struct {
+	// Instructions adds the Instructions sheet (how to fill in the grids)
+	// in front of the plan sheets.
+	Instructions bool
+	// Title is shown in the first row of every plan sheet; "" = the plan's
+	// name.
+	Title string
+}
+
+// AddSheets adds one grid plan sheet per plan to f, in order, named
+// after the plan (its name, else "Plan <id>"), unique and valid. Every
+// target of a plan becomes one grid, ordered by year and target type; a
+// counter the target does not set is a blank cell. It also adds the hidden
+// Lists sheet that the sector drop-down uses (templates.ListsSheet), and
+// with opts.Instructions the Instructions sheet. Callers may add their own
+// sheets before or after.
+//
+// The plan sheets are written with excelize's StreamWriter
+// (templates.WritePlanSheet), so time and memory grow linearly with the
+// plans. They are final once AddSheets returns: calling SetActiveSheet,
+// SetSheetVisible(..., false), DeleteSheet or MoveSheet afterwards would
+// make excelize re-read every streamed sheet (slow, and their changes to
+// those sheets are lost), so set the active sheet first.
+func AddSheets(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts Options) error {
+	g, err := NewBuild(f, plans, cat, opts, nil)
+	if err != nil {
+		return err
+	}
+	if err := g.Create(); err != nil {
+		return err
+	}
+	return g.write(nil)
+}
+
+// Build builds the grid plan sheets of a workbook in two steps:
+// create adds the (empty) sheets, in their final order, so that callers can
+// still do what walks every worksheet (delete the default sheet, set the
+// active sheet, hide a sheet); write then streams each plan sheet.
+type Build struct {
+	f      *excelize.File
+	Plans  []*pipeline.InputPlan
+	Cat    *pipeline.Catalog
+	Opts   Options
+	Styles *templates.Styles
+	Names  []string // the plan sheets, one per plan
+}
+
+// NewBuild checks the plans against the catalog, registers the
+// styles and chooses the sheet names: unique among the sheets of f, the
+// names in taken (sheets the caller will add) and the Lists and
+// Instructions sheets.
+func NewBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts Options, taken []string) (*Build, error) {
+	if cat == nil {
+		cat = pipeline.DefaultCatalog()
+	}
+	for _, p := range plans {
+		if err := table.CheckCounters(p, cat); err != nil {
+			return nil, err
+		}
+	}
+	st, err := templates.NewStyles(f)
+	if err != nil {
+		return nil, err
+	}
+	g := &Build{f: f, Plans: plans, Cat: cat, Opts: opts, Styles: st}
+	used := templates.NewSheetNames(append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet))
+	for i, p := range plans {
+		g.Names = append(g.Names, used.Name(p.Name, gridSheetFallback(p, i)))
+	}
+	return g, nil
+}
+
+// create adds the Instructions sheet (with opts.Instructions), the empty
+// plan sheets and the sheets named in after, then the hidden Lists sheet
+// last (never between plan sheets).
+func (g *Build) Create(after ...string) error {
+	if g.Opts.Instructions {
+		if err := templates.AddInstructionsSheet(g.f, g.Cat, g.Styles); err != nil {
+			return err
+		}
+	}
+	for _, name := range g.Names {
+		if _, err := g.f.NewSheet(name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	for _, name := range after {
+		if _, err := g.f.NewSheet(name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	if len(g.Names) > 0 {
+		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
+			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
+		}
+	}
+	return nil
+}
+
+// printTitles adds the print titles name of every plan sheet, for plan
+// sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
+func (g *Build) PrintTitles() error {
+	index := map[string]int{}
+	for i, s := range g.f.GetSheetList() {
+		index[s] = i
+	}
+	for _, name := range g.Names {
+		idx, ok := index[name]
+		if !ok {
+			return fmt.Errorf("sheet %s: not in the workbook", name)
+		}
+		if err := templates.SetPlanPrintTitles(g.f, name, idx); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// write streams every plan sheet. beforeFlush, when not nil, runs for
+// each plan (its index) before its sheet is finished: the place for charts.
+func (g *Build) write(beforeFlush func(i int) error) error {
+	for i, p := range g.Plans {
+		ps := PlanSheetOf(p)
+		if g.Opts.Title != "" {
+			ps.Title = g.Opts.Title
+		}
+		var before func() error
+		if beforeFlush != nil {
+			before = func() error { return beforeFlush(i) }
+		}
+		if err := templates.WritePlanSheet(g.f, g.Names[i], ps, g.Cat, g.Styles, before); err != nil {
+			return fmt.Errorf("sheet %s: %w", g.Names[i], err)
+		}
+	}
+	return nil
+}
+
+// gridSheetFallback is the i-th plan's sheet name when its name has
+// nothing usable: "Plan <id>", else "Plan <i+1>".
+func gridSheetFallback(p *pipeline.InputPlan, i int) string {
+	if p.PlanID != 0 {
+		return "Plan " + strconv.FormatInt(p.PlanID, 10)
+	}
+	return "Plan " + strconv.Itoa(i+1)
+}
+
+// PlanSheetOf lays a plan out as a grid plan sheet: its metadata and one
+// grid per target, ordered by year then target type, with the year number
+// and financial year both shown when the plan's start date makes one follow
+// from the other.
+func PlanSheetOf(p *pipeline.InputPlan) templates.PlanSheet {
+	ps := templates.PlanSheet{
+		Title: p.Name, PlanID: p.PlanID, Name: p.Name, Company: p.Company,
+		StartDate: p.StartDate, EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID, Account: p.Account,
+	}
+	for _, t := range pipeline.SortedTargets(p) {
+		y, fy := pipeline.TargetYears(p, t)
+		ps.Grids = append(ps.Grids, templates.Grid{YearNumber: y, FinancialYear: fy, TargetType: t.TargetType, Counters: t.Counters})
+	}
+	return ps
+}

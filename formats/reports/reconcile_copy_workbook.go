@@ -1,0 +1,169 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// rewriteWorkbook adds the Summary and Changes sheets before the
+// workbook's own, makes the Summary the active tab, adds their defined
+// names and moves the workbook's sheet-scoped names (print areas and
+// titles, filters) with their sheets.
+func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
+	if bytes.Contains(b, []byte("purl.oclc.org")) {
+		return nil, rrFallback() // strict OOXML
+	}
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var (
+		depth                                     int
+		cur                                       string
+		rootEnd, sheetsStart, sheetsEnd, namesEnd = -1, -1, -1, -1
+		afterNames, viewStart, viewEnd, rootClose = -1, -1, -1, -1
+		maxID                                     int
+		sawSheet, sawBookViews                    bool
+		namesStart, namesTagEnd                   = -1, -1
+		sheetsTagEnd                              = -1
+		scoped                                    [][2]int // definedName start tags with a localSheetId
+	)
+	late := map[string]bool{"calcPr": true, "oleSize": true, "customWorkbookViews": true, "pivotCaches": true, "smartTagPr": true,
+		"smartTagTypes": true, "webPublishing": true, "fileRecoveryPr": true, "webPublishObjects": true, "extLst": true}
+	for {
+		before := int(d.InputOffset())
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, rrFallback()
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			// A prefixed element of SpreadsheetML (x:sheets) is not
+			// handled; those of other namespaces Excel writes among the
+			// workbook's children (mc:AlternateContent holding the
+			// file's path, xr:revisionPtr) are kept as they are.
+			if t.Name.Space != "" && depth <= 3 && (depth == 1 || rrWorkbookNames[t.Name.Local] || late[t.Name.Local]) {
+				return nil, rrFallback()
+			}
+			switch depth {
+			case 1:
+				rootEnd = int(d.InputOffset())
+			case 2:
+				cur = t.Name.Local
+				switch cur {
+				case "sheets":
+					sheetsStart, sheetsTagEnd = before, int(d.InputOffset())
+				case "bookViews":
+					sawBookViews = true
+				case "definedNames":
+					namesStart, namesTagEnd = before, int(d.InputOffset())
+				}
+				if late[cur] && afterNames < 0 {
+					afterNames = before
+				}
+			case 3:
+				if cur == "bookViews" && t.Name.Local == "workbookView" && viewStart < 0 {
+					viewStart, viewEnd = before, int(d.InputOffset())
+				}
+				if cur == "definedNames" && t.Name.Local == "definedName" {
+					for _, a := range t.Attr {
+						if a.Name.Local == "localSheetId" {
+							scoped = append(scoped, [2]int{before, int(d.InputOffset())})
+						}
+					}
+				}
+				if cur == "sheets" && t.Name.Local == "sheet" {
+					sawSheet = true
+					for _, a := range t.Attr {
+						switch a.Name.Local {
+						case "sheetId":
+							if n, err := strconv.Atoi(a.Value); err == nil {
+								maxID = max(maxID, n)
+							}
+						}
+					}
+				}
+			}
+		case xml.EndElement:
+			if depth == 2 {
+				switch t.Name.Local {
+				case "sheets":
+					sheetsEnd = before
+				case "definedNames":
+					namesEnd = before
+				}
+			}
+			if depth == 1 {
+				rootClose = before
+			}
+			depth--
+		}
+	}
+	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) || (sawBookViews && viewStart < 0) ||
+		sheetsTagEnd < 0 || bytes.HasSuffix(b[sheetsStart:sheetsTagEnd], []byte("/>")) {
+		return nil, rrFallback()
+	}
+	type edit struct {
+		at, end int
+		text    []byte
+	}
+	var edits []edit
+	// The Summary, first, is the active tab and the first tab shown.
+	if viewStart >= 0 {
+		tag := rrDelAttr(rrSetAttr(b[viewStart:viewEnd], "activeTab", "0"), "firstSheet")
+		edits = append(edits, edit{viewStart, viewEnd, tag})
+	} else {
+		edits = append(edits, edit{sheetsStart, sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
+	}
+	// The workbook's sheet-scoped names follow their sheets.
+	for _, sp := range scoped {
+		tag := b[sp[0]:sp[1]]
+		v, _ := rrGetAttr(tag, "localSheetId")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return nil, rrFallback()
+		}
+		edits = append(edits, edit{sp[0], sp[1], rrSetAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
+	}
+	// The relationship prefix is declared on the element: openpyxl
+	// declares it on each sheet element, not on the workbook.
+	var sheets bytes.Buffer
+	for i, a := range c.added {
+		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), maxID+1+i, NSRel, rrXMLAttr(a.rid))
+	}
+	edits = append(edits, edit{sheetsTagEnd, sheetsTagEnd, sheets.Bytes()})
+	if len(c.addedNames) > 0 {
+		switch {
+		case namesEnd >= 0 && namesEnd == namesTagEnd && bytes.HasSuffix(b[namesStart:namesTagEnd], []byte("/>")):
+			edits = append(edits, edit{namesStart, namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+		case namesEnd >= 0:
+			edits = append(edits, edit{namesEnd, namesEnd, c.addedNames})
+		default:
+			at := rootClose
+			if afterNames >= 0 {
+				at = afterNames
+			}
+			edits = append(edits, edit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+		}
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.at - b.at })
+	var out bytes.Buffer
+	pos := 0
+	for _, e := range edits {
+		out.Write(b[pos:e.at])
+		out.Write(e.text)
+		pos = e.end
+	}
+	out.Write(b[pos:])
+	return out.Bytes(), nil
+}
+
+// rrWorkbookNames are the workbook's elements the copy reads or edits.
+var rrWorkbookNames = map[string]bool{"workbook": true, "sheets": true, "sheet": true, "bookViews": true, "workbookView": true,
+	"definedNames": true, "definedName": true}

@@ -1,0 +1,272 @@
+package table
+
+import (
+	"encoding/xml"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/xuri/excelize/v2"
+)
+
+// HeaderRow scans the first rows of a sheet for the flat header.
+func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
+	found, headerRow := false, 0
+	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
+		if row > HeaderRows {
+			return false
+		}
+		for _, rc := range cells {
+			if rc.Type != "s" && rc.Type != "inlineStr" && rc.Type != "str" {
+				continue
+			}
+			c := b.Cell(&rc, pipeline.Origin{})
+			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
+				found, headerRow = true, row
+				return false
+			}
+		}
+		return true
+	})
+	b.NoteScanError(info, err)
+	return headerRow, found
+}
+
+// FindSheet picks the sheet of the flat table: Targets when present and
+// visible, else the first visible sheet with a header row. hidden lists the
+// hidden sheets that would have had one, for the message when none is found.
+func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, ok bool) {
+	for _, s := range b.Sheets {
+		if !s.Hidden && strings.EqualFold(s.Name, "Targets") {
+			if r, found := HeaderRow(b, s); found {
+				return s, r, nil, true
+			}
+		}
+	}
+	for _, s := range b.Sheets {
+		if s.Hidden {
+			if _, found := HeaderRow(b, s); found {
+				hidden = append(hidden, s.Name)
+			}
+			continue
+		}
+		if r, found := HeaderRow(b, s); found {
+			return s, r, nil, true
+		}
+	}
+	return xlsx.Sheet{}, 0, hidden, false
+}
+
+// ReadSheet streams the flat table of one sheet into emit, which must
+// not keep the record's Cells map nor its Counters slice: they are reused
+// for the next row.
+func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	var hdr *flatHeader
+	// recCells is reused as it is: the Assembler keeps nothing of it, and
+	// every row emitted sets every column's key (the columns it lacks as
+	// blank cells), so updating the keys allocates nothing where new keys
+	// would.
+	var recCells map[string]pipeline.Cell
+	emitted := 0
+	var letters []string // column -> its letters, as needed
+	columnName := func(col int) string {
+		if col >= len(letters) {
+			letters = append(letters, make([]string, col+1-len(letters))...)
+		}
+		if letters[col] == "" {
+			letters[col], _ = excelize.ColumnNumberToName(col)
+		}
+		return letters[col]
+	}
+	var refBuf []byte
+	origin := func(row, col int, header string) pipeline.Origin {
+		refBuf = strconv.AppendInt(append(refBuf[:0], columnName(col)...), int64(row), 10)
+		return pipeline.Origin{File: file, Sheet: info.Name, Cell: string(refBuf), Row: row, Column: col, Header: header}
+	}
+	var (
+		typed   []pipeline.Cell // the row's cells, typed
+		names   []string        // the row's cells' column names ("": not read)
+		present []int           // column -> the last row (by rowSeq) with a cell in it
+		rowSeq  int
+		// The counter columns go to a slice (Record.Counters), as the flat
+		// CSV reader's do: each place keeps its column's name and origin,
+		// and a row sets its row, kind and text, so that a counter cell
+		// costs no map update and the Assembler its per-column memo.
+		counterCells []pipeline.CounterCell
+		slot         []int // column -> its place in counterCells, -1 for the others
+		otherCols    []int // the columns read that are not counters, in order
+	)
+	totals := tableTotalsRows(b, info)
+	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
+		if row < headerRow {
+			return true
+		}
+		if t, ok := totals[row]; ok && row > headerRow {
+			ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Row: row}, "",
+				"row %d is the Total Row of the Excel table %q (%s), not a plan row, so it is not read", row, t.name, t.ref)
+			return true
+		}
+		if row == headerRow {
+			var names []flatHeaderCell
+			for i := range cells {
+				rc := &cells[i]
+				c := b.Cell(rc, origin(row, rc.Col, ""))
+				names = append(names, flatHeaderCell{col: rc.Col, text: c.Text, origin: c.Origin})
+			}
+			hdr = buildFlatHeader(names, cat, ps)
+			recCells, present = nil, make([]int, len(hdr.names))
+			counterCells, otherCols, slot = nil, nil, make([]int, len(hdr.names))
+			for col := range slot {
+				slot[col] = -1
+			}
+			for _, col := range hdr.cols {
+				name := hdr.names[col]
+				if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+					otherCols = append(otherCols, col)
+					continue
+				}
+				slot[col] = len(counterCells)
+				counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{
+					Origin: pipeline.Origin{File: file, Sheet: info.Name, Column: col, Header: name}}})
+			}
+			return true
+		}
+		rowSeq++
+		typed, names = typed[:0], names[:0]
+		nonBlank := false
+		for i := range cells {
+			rc := &cells[i]
+			c := b.Cell(rc, pipeline.Origin{}) // the place is added below, for the cells kept
+			name, ok := hdr.name(rc.Col)
+			if !ok {
+				if !hdr.named[rc.Col] && !hdr.unheaded[rc.Col] && c.Kind != pipeline.CellBlank {
+					c.Origin = origin(row, rc.Col, "")
+					hdr.checkUnheaded(rc.Col, c.Origin, c.Text, ps)
+				}
+			} else {
+				present[rc.Col] = rowSeq
+				if c.Kind != pipeline.CellBlank {
+					nonBlank = true
+				}
+			}
+			typed, names = append(typed, c), append(names, name)
+		}
+		if !nonBlank {
+			return true // a completely empty row
+		}
+		// The row's cells are placed by sheet, row and column, without a
+		// cell reference string (pipeline.Origin derives it when needed):
+		// a row allocates nothing for its places.
+		if recCells == nil {
+			recCells = make(map[string]pipeline.Cell, len(otherCols))
+		}
+		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row}, Cells: recCells, Counters: counterCells}
+		for k := range counterCells {
+			// Blank unless the row has the cell (set below).
+			cc := &counterCells[k]
+			o := cc.Cell.Origin
+			o.Row = row
+			cc.Cell = pipeline.Cell{Origin: o}
+		}
+		for i, name := range names {
+			if name == "" {
+				continue
+			}
+			col := cells[i].Col
+			c := typed[i]
+			if k := slot[col]; k >= 0 {
+				c.Origin = counterCells[k].Cell.Origin
+				counterCells[k].Cell = c
+				continue
+			}
+			c.Origin = pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: name}
+			rec.Cells[name] = c
+		}
+		for _, col := range otherCols {
+			if present[col] != rowSeq {
+				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: hdr.names[col]}}
+			}
+		}
+		emit(rec)
+		emitted++
+		return true
+	})
+	var se *xlsx.ScanError
+	if errors.As(err, &se) {
+		ps.Errorf(se.Origin(file, info.Name), "", "the sheet cannot be read to the end: %v", se.Err)
+	} else if err != nil {
+		ps.Errorf(pipeline.Origin{File: file, Sheet: info.Name}, "", "the sheet cannot be read to the end: %v", err)
+	} else if emitted == 0 {
+		ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")
+	}
+}
+
+// flatTable is an Excel table (ListObject) of a sheet, as its totals rows
+// concern the reader.
+type flatTable struct {
+	name, ref string
+}
+
+// flatMaxTables bounds the table parts of a sheet that are read.
+const flatMaxTables = 64
+
+// tableTotalsRows returns the sheet rows that are the totals rows of its
+// Excel tables (xl/tables/tableN.xml, related to the sheet): the last
+// totalsRowCount rows of each table's range. Excel writes totalsRowCount
+// when the table's Total Row is switched on (totalsRowShown only says
+// whether it ever was); such a row sums the columns and holds no plan.
+func tableTotalsRows(b *xlsx.Book, info xlsx.Sheet) map[int]flatTable {
+	if info.Path == "" {
+		return nil
+	}
+	rels, err := b.Rels(info.Path)
+	if err != nil {
+		return nil
+	}
+	var out map[int]flatTable
+	n := 0
+	for _, r := range rels {
+		if !strings.HasSuffix(r.Type, "/table") {
+			continue
+		}
+		if n++; n > flatMaxTables {
+			break
+		}
+		rc, err := b.OpenMeta(xlsx.RelTarget(info.Path, r.Target))
+		if err != nil {
+			continue
+		}
+		var t struct {
+			Name        string `xml:"name,attr"`
+			DisplayName string `xml:"displayName,attr"`
+			Ref         string `xml:"ref,attr"`
+			TotalsRows  int    `xml:"totalsRowCount,attr"`
+		}
+		err = xml.NewDecoder(rc).Decode(&t)
+		rc.Close()
+		if err != nil || t.TotalsRows <= 0 {
+			continue
+		}
+		_, to, ok := strings.Cut(t.Ref, ":")
+		if !ok {
+			continue
+		}
+		_, last, err := excelize.CellNameToCoordinates(to)
+		if err != nil {
+			continue
+		}
+		name := t.DisplayName
+		if name == "" {
+			name = t.Name
+		}
+		if out == nil {
+			out = map[int]flatTable{}
+		}
+		for row := last - min(t.TotalsRows, 16) + 1; row <= last; row++ {
+			out[row] = flatTable{name: name, ref: t.Ref}
+		}
+	}
+	return out
+}
