@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -35,13 +37,91 @@ type heldLocks struct {
 type pgLock struct {
 	account string // as the caller named it, for messages
 	key     int64
+	pid     int64 // the PostgreSQL backend of conn, which holds the lock
 	conn    *sql.Conn
 	stop    chan struct{}
 	done    chan struct{}
+	checks  sharedCheck // the checks of the lock, shared by the callers
+}
 
-	mu      sync.Mutex // serialises the checks (one connection)
-	lost    error      // set once: the lock is gone
-	checked time.Time  // when the last check that found the lock held began
+// sharedCheck lets many callers share the round trips of one check, as a
+// group commit shares a commit: a caller is answered by the next probe
+// that starts after it asked (never by one already under way, which might
+// have passed before the loss the caller must see), and every caller that
+// asks while a probe is under way waits for the same next probe. The
+// first error of probe is kept: every call after it returns it at once.
+type sharedCheck struct {
+	probe func() error
+
+	mu      sync.Mutex
+	running bool        // a probe is under way, or about to start
+	next    *checkRound // the callers waiting for a probe not yet started
+	lost    error       // set once: probe's first error
+}
+
+// checkRound is one probe and the callers it answers.
+type checkRound struct {
+	done chan struct{} // closed when err is set
+	err  error
+}
+
+// do returns the answer of a probe that started after do was called.
+func (c *sharedCheck) do() error {
+	c.mu.Lock()
+	if c.lost != nil {
+		err := c.lost
+		c.mu.Unlock()
+		return err
+	}
+	r := c.next
+	if r == nil {
+		r = &checkRound{done: make(chan struct{})}
+		c.next = r
+	}
+	if c.running {
+		c.mu.Unlock()
+		<-r.done
+		return r.err
+	}
+	c.running = true
+	c.mu.Unlock()
+	// No probe under way: this caller runs the round it joined (its own
+	// request goes out without a hop to another goroutine), and leaves
+	// the rounds asked for meanwhile to a goroutine of their own.
+	if c.runRound() {
+		go c.runRounds()
+	}
+	<-r.done
+	return r.err
+}
+
+// runRounds runs rounds until no caller waits.
+func (c *sharedCheck) runRounds() {
+	for c.runRound() {
+	}
+}
+
+// runRound takes the waiting round (the caller holds c.running), probes
+// for it and answers its callers. more says that callers asked
+// meanwhile: c.running stays set for the next round; else it is cleared.
+func (c *sharedCheck) runRound() (more bool) {
+	c.mu.Lock()
+	r, err := c.next, c.lost
+	c.next = nil
+	c.mu.Unlock()
+	if err == nil {
+		err = c.probe()
+	}
+	c.mu.Lock()
+	if err != nil && c.lost == nil {
+		c.lost = err
+	}
+	more = c.next != nil
+	c.running = more
+	c.mu.Unlock()
+	r.err = err
+	close(r.done)
+	return more
 }
 
 // advisoryKey returns the advisory lock key of name.
@@ -88,13 +168,16 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 		conn.Close()
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ($1, $2, $3)
-		ON CONFLICT (lock_key) DO UPDATE SET holder = excluded.holder, since = excluded.since`, name, holder, fmtTime(time.Now())); err != nil {
+	var pid int64 // the backend holding the lock, which the checks expect
+	if err := conn.QueryRowContext(ctx, `INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ($1, $2, $3)
+		ON CONFLICT (lock_key) DO UPDATE SET holder = excluded.holder, since = excluded.since
+		RETURNING pg_backend_pid()`, name, holder, fmtTime(time.Now())).Scan(&pid); err != nil {
 		conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
 		conn.Close()
 		return nil, s.explain(err)
 	}
-	l := &pgLock{account: account, key: key, conn: conn, stop: make(chan struct{}), done: make(chan struct{}), checked: time.Now()}
+	l := &pgLock{account: account, key: key, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
+	l.checks.probe = l.probe
 	s.locks.mu.Lock()
 	s.locks.list = append(s.locks.list, l)
 	s.locks.mu.Unlock()
@@ -268,42 +351,40 @@ func (l *pgLock) heartbeat() {
 		case <-l.stop:
 			return
 		case <-t.C:
-			if l.check(context.Background()) != nil {
+			if l.check() != nil {
 				return // lost for good; CheckLocks says so
 			}
 		}
 	}
 }
 
-// check confirms that the lock is still held by its session. A check
-// that began after this call was made and found the lock held answers
-// for it (concurrent writers share one query).
-func (l *pgLock) check(ctx context.Context) error {
-	asked := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.lost != nil {
-		return l.lost
-	}
-	if !l.checked.Before(asked) {
-		return nil
-	}
-	began := time.Now()
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockCheckTimeout)
+// check confirms that the lock is still held by its session: a probe
+// that began after this call was made answers for it, shared with every
+// other caller waiting for the same probe (sharedCheck).
+func (l *pgLock) check() error {
+	return l.checks.do()
+}
+
+// probe asks PostgreSQL, on the lock's own session, in one round trip
+// (the simple protocol: one message, no statement to prepare), which
+// backend serves the session. A session advisory lock is released only
+// by its session (eepipe unlocks only in release, after the last check)
+// or with it: while the session that took the lock is the one answering,
+// it holds the lock. A session that does not answer within
+// lockCheckTimeout, or fails, or is served by another backend (a proxy
+// that reconnected) is a lost lock.
+func (l *pgLock) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), lockCheckTimeout)
 	defer cancel()
-	hi, lo := keyHalves(l.key)
-	var held bool
-	err := l.conn.QueryRowContext(cctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-		AND pid = pg_backend_pid() AND objsubid = 1 AND classid::bigint = $1 AND objid::bigint = $2)`, hi, lo).Scan(&held)
+	var pid int64
+	err := l.conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`, pgx.QueryExecModeSimpleProtocol).Scan(&pid)
 	switch {
 	case err != nil:
-		l.lost = &pipeline.StoreLockLostError{Account: l.account, Err: fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err)}
-	case !held:
-		l.lost = &pipeline.StoreLockLostError{Account: l.account, Err: errors.New("PostgreSQL no longer shows it held by the run's session")}
-	default:
-		l.checked = began
+		return &pipeline.StoreLockLostError{Account: l.account, Err: fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err)}
+	case pid != l.pid:
+		return &pipeline.StoreLockLostError{Account: l.account, Err: fmt.Errorf("its PostgreSQL session (backend %d) is now served by backend %d", l.pid, pid)}
 	}
-	return l.lost
+	return nil
 }
 
 // CheckLocks confirms that every lock LockAccount took and not yet
@@ -318,7 +399,7 @@ func (s *Store) CheckLocks(ctx context.Context) error {
 	list := append([]*pgLock(nil), s.locks.list...)
 	s.locks.mu.Unlock()
 	for _, l := range list {
-		if err := l.check(ctx); err != nil {
+		if err := l.check(); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,5 +182,137 @@ func BenchmarkCheckLocks(b *testing.B) {
 		if err := s.CheckLocks(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSharedCheckServesWaitersWithTheNextProbe: callers that ask while a
+// probe is under way are all answered by one next probe, and none by the
+// probe under way when it asked (a cache of the probe in flight, or of
+// the last one, fails here).
+func TestSharedCheckServesWaitersWithTheNextProbe(t *testing.T) {
+	release := make(chan struct{})
+	var probes atomic.Int32
+	c := &sharedCheck{probe: func() error {
+		probes.Add(1)
+		<-release
+		return nil
+	}}
+	first := make(chan error, 1)
+	go func() { first <- c.do() }()
+	for probes.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	const callers = 50
+	var asked sync.WaitGroup
+	answered := make(chan error, callers)
+	for range callers {
+		asked.Add(1)
+		go func() {
+			asked.Done()
+			answered <- c.do()
+		}()
+	}
+	asked.Wait()
+	time.Sleep(20 * time.Millisecond) // every caller is waiting in do
+	release <- struct{}{}             // the first probe ends
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for probes.Load() < 2 {
+		select {
+		case <-answered:
+			t.Fatal("a caller was answered by the probe under way when it asked")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no second probe for the callers that asked during the first")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-answered:
+		t.Fatal("a caller was answered by the probe under way when it asked")
+	case <-time.After(20 * time.Millisecond):
+	}
+	release <- struct{}{} // the second probe ends
+	for range callers {
+		if err := <-answered; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := probes.Load(); n != 2 {
+		t.Fatalf("%d probes for a caller and %d that asked while its probe ran, want 2", n, callers)
+	}
+	close(release)
+}
+
+// TestSharedCheckUnderLoad: many callers asking at random moments are
+// each answered by a probe that started after they asked; probes never
+// overlap (one connection); far fewer probes run than calls; and the
+// first failure is every later answer, with no probe more.
+func TestSharedCheckUnderLoad(t *testing.T) {
+	var started, finished, running atomic.Int64
+	failAt := int64(-1)
+	var failMu sync.Mutex
+	lost := errors.New("lost")
+	c := &sharedCheck{probe: func() error {
+		if running.Add(1) != 1 {
+			t.Error("two probes at once")
+		}
+		n := started.Add(1)
+		time.Sleep(200 * time.Microsecond)
+		running.Add(-1)
+		finished.Store(n)
+		failMu.Lock()
+		defer failMu.Unlock()
+		if failAt > 0 && n >= failAt {
+			return lost
+		}
+		return nil
+	}}
+	const callers, calls = 32, 200
+	var wg sync.WaitGroup
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range calls {
+				before := started.Load()
+				if err := c.do(); err != nil {
+					t.Errorf("caller %d: %v", g, err)
+					return
+				}
+				// The probe that answered started after the ask: it is
+				// at least the one after those started before it.
+				if finished.Load() <= before {
+					t.Errorf("caller %d call %d answered by a probe started before it asked", g, i)
+					return
+				}
+				if i%7 == 0 {
+					time.Sleep(time.Duration(g%5) * 50 * time.Microsecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	n := started.Load()
+	t.Logf("%d calls, %d probes", callers*calls, n)
+	if n >= callers*calls/2 {
+		t.Errorf("%d probes for %d calls: not shared", n, callers*calls)
+	}
+	failMu.Lock()
+	failAt = n + 1
+	failMu.Unlock()
+	if err := c.do(); err != lost {
+		t.Fatalf("the failing probe answered %v", err)
+	}
+	for range 3 {
+		if err := c.do(); err != lost {
+			t.Fatalf("after a failure: %v", err)
+		}
+	}
+	if got := started.Load(); got != n+1 {
+		t.Fatalf("%d probes after the failure, want none", got-n-1)
 	}
 }
