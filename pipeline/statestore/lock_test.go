@@ -74,6 +74,59 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	ub()
 }
 
+// TestHolderLocksShareASession: a holder's locks live on one PostgreSQL
+// session (one query checks them all); the same lock taken twice by one
+// holder still refuses the second taker (advisory locks nest within a
+// session); releasing one lock keeps the other held, and ending the
+// session loses both.
+func TestHolderLocksShareASession(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	a, b := open(t, loc), open(t, loc)
+	const holder = "ann@lap (pid 1)"
+	u1, err := a.LockAccount(ctx, "https://svc", "umoya", holder, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := a.LockAccount(ctx, "https://svc", "bluecrane", holder, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u2()
+	db := rawPG(t, loc)
+	var sessions int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&sessions); err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 1 {
+		t.Fatalf("%d sessions for one holder's two locks, want 1", sessions)
+	}
+	if u, err := a.LockAccount(ctx, "https://svc", "umoya", holder, 0); err == nil {
+		u()
+		t.Fatal("a held lock was taken again by its own holder")
+	}
+	u1()
+	if err := a.CheckLocks(ctx); err != nil {
+		t.Fatalf("the remaining lock after a release: %v", err)
+	}
+	if _, err := b.LockAccount(ctx, "https://svc", "bluecrane", "bob@cron (pid 2)", 0); err == nil {
+		t.Fatal("the remaining lock was taken by another host")
+	}
+	ub, err := b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 0)
+	if err != nil {
+		t.Fatalf("the released lock: %v", err)
+	}
+	ub()
+	// (The refused second taking left a pooled session named so too.)
+	if n := terminateHolder(t, db, holder); n < 1 {
+		t.Fatalf("%d sessions terminated, want 1 or more", n)
+	}
+	var lost *pipeline.StoreLockLostError
+	if err := a.CheckLocks(ctx); !errors.As(err, &lost) || lost.Account != "bluecrane" {
+		t.Fatalf("CheckLocks after the session ended: %v", err)
+	}
+}
+
 // TestLockSessionOutlivesIdleTimeout: a lock's session is not ended by the
 // server's idle_session_timeout while the run holds it.
 func TestLockSessionOutlivesIdleTimeout(t *testing.T) {
