@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -27,21 +30,119 @@ const lockCheckTimeout = 10 * time.Second
 
 // heldLocks are the PostgreSQL locks a Store holds, checked by CheckLocks.
 type heldLocks struct {
-	mu   sync.Mutex
-	list []*pgLock
+	taking   sync.Mutex // serialises LockAccount and the releases
+	mu       sync.Mutex // guards sessions
+	sessions []*lockSession
 }
 
-// pgLock is one session advisory lock held on a connection of its own.
+// lockSession is a PostgreSQL session of its own (a connection kept out
+// of the pool) holding session advisory locks of one holder: a run's
+// locks (an account's by name and by key pair, every account it
+// applies) share it, so that one query checks them all.
+type lockSession struct {
+	holder string
+	pid    int64 // the PostgreSQL backend of conn, which holds the locks
+	conn   *sql.Conn
+	stop   chan struct{}
+	done   chan struct{}
+	checks sharedCheck // the checks of the session, shared by the callers
+
+	mu   sync.Mutex // guards held
+	held []*pgLock  // the locks taken on it and not released
+}
+
+// pgLock is one session advisory lock held on a lockSession.
 type pgLock struct {
 	account string // as the caller named it, for messages
+	name    string // its record's key in eepipe_locks
 	key     int64
-	conn    *sql.Conn
-	stop    chan struct{}
-	done    chan struct{}
+}
 
-	mu      sync.Mutex // serialises the checks (one connection)
-	lost    error      // set once: the lock is gone
-	checked time.Time  // when the last check that found the lock held began
+// sharedCheck lets many callers share the round trips of one check, as a
+// group commit shares a commit: a caller is answered by the next probe
+// that starts after it asked (never by one already under way, which might
+// have passed before the loss the caller must see), and every caller that
+// asks while a probe is under way waits for the same next probe. The
+// first error of probe is kept: every call after it returns it at once.
+type sharedCheck struct {
+	probe func() error
+
+	mu      sync.Mutex
+	running bool        // a probe is under way, or about to start
+	next    *checkRound // the callers waiting for a probe not yet started
+	lost    error       // set once: probe's first error
+}
+
+// checkRound is one probe and the callers it answers.
+type checkRound struct {
+	done chan struct{} // closed when err is set
+	err  error
+}
+
+// do returns the answer of a probe that started after do was called.
+func (c *sharedCheck) do() error {
+	c.mu.Lock()
+	if c.lost != nil {
+		err := c.lost
+		c.mu.Unlock()
+		return err
+	}
+	r := c.next
+	if r == nil {
+		r = &checkRound{done: make(chan struct{})}
+		c.next = r
+	}
+	if c.running {
+		c.mu.Unlock()
+		<-r.done
+		return r.err
+	}
+	c.running = true
+	c.mu.Unlock()
+	// No probe under way: this caller runs the round it joined (its own
+	// request goes out without a hop to another goroutine), and leaves
+	// the rounds asked for meanwhile to a goroutine of their own.
+	if c.runRound() {
+		go c.runRounds()
+	}
+	<-r.done
+	return r.err
+}
+
+// failed reports whether a probe failed (every answer is then its error).
+func (c *sharedCheck) failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost != nil
+}
+
+// runRounds runs rounds until no caller waits.
+func (c *sharedCheck) runRounds() {
+	for c.runRound() {
+	}
+}
+
+// runRound takes the waiting round (the caller holds c.running), probes
+// for it and answers its callers. more says that callers asked
+// meanwhile: c.running stays set for the next round; else it is cleared.
+func (c *sharedCheck) runRound() (more bool) {
+	c.mu.Lock()
+	r, err := c.next, c.lost
+	c.next = nil
+	c.mu.Unlock()
+	if err == nil {
+		err = c.probe()
+	}
+	c.mu.Lock()
+	if err != nil && c.lost == nil {
+		c.lost = err
+	}
+	more = c.next != nil
+	c.running = more
+	c.mu.Unlock()
+	r.err = err
+	close(r.done)
+	return more
 }
 
 // advisoryKey returns the advisory lock key of name.
@@ -60,9 +161,10 @@ func keyHalves(key int64) (hi, lo int64) {
 
 // LockAccount implements pipeline.StateStore. On PostgreSQL it takes a
 // session advisory lock keyed by the service (pipeline.ServiceKey) and
-// account (pipeline.AccountKey) on a connection of its own (released when
-// the returned func is called, or by the server when the process dies),
-// and records who holds it so that a run that finds it held can say who.
+// account (pipeline.AccountKey) on a connection of its own, which the
+// holder's other locks share (released when the returned func is called,
+// or by the server when the process dies), and records who holds it so
+// that a run that finds it held can say who.
 // The session is named after the holder (application_name), so that a
 // holder that has not recorded itself yet is still named, and is kept
 // from idling out (idle_session_timeout off for it, and a check every
@@ -75,57 +177,99 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	name := pipeline.ServiceKey(service) + " " + pipeline.AccountKey(account)
 	key := advisoryKey(name)
 	hi, lo := keyHalves(key)
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return nil, s.explain(err)
+	s.locks.taking.Lock()
+	defer s.locks.taking.Unlock()
+	sess := s.locks.sessionFor(holder, key)
+	var conn *sql.Conn
+	if sess != nil {
+		conn = sess.conn
+	} else {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		if err := nameSession(ctx, c, holder); err != nil {
+			c.Close()
+			return nil, s.explain(err)
+		}
+		conn = c
 	}
-	if err := nameSession(ctx, conn, holder); err != nil {
-		conn.Close()
-		return nil, s.explain(err)
+	drop := func() {
+		if sess == nil {
+			conn.Close()
+		}
 	}
 	got, err := s.tryAdvisory(ctx, conn, key, hi, lo, wait, func(e *pipeline.StoreLockHeldError) { e.Account = account }, name)
 	if err != nil || !got {
-		conn.Close()
+		drop()
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ($1, $2, $3)
-		ON CONFLICT (lock_key) DO UPDATE SET holder = excluded.holder, since = excluded.since`, name, holder, fmtTime(time.Now())); err != nil {
+	var pid int64 // the backend holding the lock, which the checks expect
+	if err := conn.QueryRowContext(ctx, `INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ($1, $2, $3)
+		ON CONFLICT (lock_key) DO UPDATE SET holder = excluded.holder, since = excluded.since
+		RETURNING pg_backend_pid()`, name, holder, fmtTime(time.Now())).Scan(&pid); err != nil {
 		conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
-		conn.Close()
+		drop()
 		return nil, s.explain(err)
 	}
-	l := &pgLock{account: account, key: key, conn: conn, stop: make(chan struct{}), done: make(chan struct{}), checked: time.Now()}
-	s.locks.mu.Lock()
-	s.locks.list = append(s.locks.list, l)
-	s.locks.mu.Unlock()
-	go l.heartbeat()
-	var once sync.Once
-	return func() { once.Do(func() { l.release(ctx, s, name, holder) }) }, nil
-}
-
-// release stops the heartbeat, forgets the lock and releases it: its
-// record, the advisory lock and its session.
-func (l *pgLock) release(ctx context.Context, s *Store, name, holder string) {
-	close(l.stop)
-	<-l.done
-	s.locks.mu.Lock()
-	if i := indexOf(s.locks.list, l); i >= 0 {
-		s.locks.list = append(s.locks.list[:i], s.locks.list[i+1:]...)
+	l := &pgLock{account: account, name: name, key: key}
+	if sess == nil {
+		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
+		sess.checks.probe = sess.probe
+		s.locks.mu.Lock()
+		s.locks.sessions = append(s.locks.sessions, sess)
+		s.locks.mu.Unlock()
+		go sess.heartbeat()
 	}
-	s.locks.mu.Unlock()
-	bg := context.WithoutCancel(ctx)
-	l.conn.ExecContext(bg, `DELETE FROM eepipe_locks WHERE lock_key = $1 AND holder = $2`, name, holder)
-	l.conn.ExecContext(bg, `SELECT pg_advisory_unlock($1)`, l.key)
-	l.conn.Close()
+	sess.mu.Lock()
+	sess.held = append(sess.held, l)
+	sess.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { s.release(ctx, sess, l) }) }, nil
 }
 
-func indexOf(list []*pgLock, l *pgLock) int {
-	for i, x := range list {
-		if x == l {
-			return i
+// sessionFor returns the live session of holder that does not hold key
+// yet, nil when there is none. (Advisory locks nest within a session: a
+// lock taken twice on one session would not exclude its second taker.)
+func (h *heldLocks) sessionFor(holder string, key int64) *lockSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, sess := range h.sessions {
+		if sess.holder != holder || sess.checks.failed() {
+			continue
+		}
+		sess.mu.Lock()
+		has := slices.ContainsFunc(sess.held, func(l *pgLock) bool { return l.key == key })
+		sess.mu.Unlock()
+		if !has {
+			return sess
 		}
 	}
-	return -1
+	return nil
+}
+
+// release releases l, its record and its advisory lock; the last lock
+// of its session also stops the session's heartbeat and ends it.
+func (s *Store) release(ctx context.Context, sess *lockSession, l *pgLock) {
+	s.locks.taking.Lock()
+	defer s.locks.taking.Unlock()
+	sess.mu.Lock()
+	sess.held = slices.DeleteFunc(sess.held, func(x *pgLock) bool { return x == l })
+	last := len(sess.held) == 0
+	sess.mu.Unlock()
+	if last {
+		close(sess.stop)
+		<-sess.done
+		s.locks.mu.Lock()
+		s.locks.sessions = slices.DeleteFunc(s.locks.sessions, func(x *lockSession) bool { return x == sess })
+		s.locks.mu.Unlock()
+	}
+	bg := context.WithoutCancel(ctx)
+	sess.conn.ExecContext(bg, `DELETE FROM eepipe_locks WHERE lock_key = $1 AND holder = $2`, l.name, sess.holder)
+	sess.conn.ExecContext(bg, `SELECT pg_advisory_unlock($1)`, l.key)
+	if last {
+		sess.conn.Close()
+	}
 }
 
 // nameSession names the session of conn after holder (application_name,
@@ -256,69 +400,74 @@ func lockHolder(ctx context.Context, conn *sql.Conn, hi, lo int64, name string, 
 	return true, nil
 }
 
-// heartbeat checks the lock every lockHeartbeat until it is released:
-// the session does not idle out, and a lost lock is known before the
-// next write asks.
-func (l *pgLock) heartbeat() {
-	defer close(l.done)
+// heartbeat checks the session every lockHeartbeat until its last lock
+// is released: the session does not idle out, and a lost lock is known
+// before the next write asks.
+func (sess *lockSession) heartbeat() {
+	defer close(sess.done)
 	t := time.NewTicker(lockHeartbeat)
 	defer t.Stop()
 	for {
 		select {
-		case <-l.stop:
+		case <-sess.stop:
 			return
 		case <-t.C:
-			if l.check(context.Background()) != nil {
+			if sess.checks.do() != nil {
 				return // lost for good; CheckLocks says so
 			}
 		}
 	}
 }
 
-// check confirms that the lock is still held by its session. A check
-// that began after this call was made and found the lock held answers
-// for it (concurrent writers share one query).
-func (l *pgLock) check(ctx context.Context) error {
-	asked := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.lost != nil {
-		return l.lost
-	}
-	if !l.checked.Before(asked) {
-		return nil
-	}
-	began := time.Now()
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockCheckTimeout)
+// probe asks PostgreSQL, on the locks' own session, in one round trip
+// (the simple protocol: one message, no statement to prepare), which
+// backend serves the session. A session advisory lock is released only
+// by its session (eepipe unlocks one only in release, once no write is
+// to follow under it) or with the session: while the backend that took
+// the locks is the one answering, it holds them. A session that fails,
+// does not answer within lockCheckTimeout, or is served by another
+// backend (a proxy that reconnected) has lost its locks.
+func (sess *lockSession) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), lockCheckTimeout)
 	defer cancel()
-	hi, lo := keyHalves(l.key)
-	var held bool
-	err := l.conn.QueryRowContext(cctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-		AND pid = pg_backend_pid() AND objsubid = 1 AND classid::bigint = $1 AND objid::bigint = $2)`, hi, lo).Scan(&held)
+	var pid int64
+	err := sess.conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`, pgx.QueryExecModeSimpleProtocol).Scan(&pid)
 	switch {
 	case err != nil:
-		l.lost = &pipeline.StoreLockLostError{Account: l.account, Err: fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err)}
-	case !held:
-		l.lost = &pipeline.StoreLockLostError{Account: l.account, Err: errors.New("PostgreSQL no longer shows it held by the run's session")}
-	default:
-		l.checked = began
+		return sess.lost(fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err))
+	case pid != sess.pid:
+		return sess.lost(fmt.Errorf("its PostgreSQL session (backend %d) is now served by backend %d", sess.pid, pid))
 	}
-	return l.lost
+	return nil
+}
+
+// lost is the loss of the session's locks for err, naming the account
+// of the first lock it holds.
+func (sess *lockSession) lost(err error) error {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	account := ""
+	if len(sess.held) > 0 {
+		account = sess.held[0].account
+	}
+	return &pipeline.StoreLockLostError{Account: account, Err: err}
 }
 
 // CheckLocks confirms that every lock LockAccount took and not yet
-// released is still held, asking PostgreSQL on each lock's own session;
-// a lock that is not (its session was ended by idle_session_timeout,
-// pg_terminate_backend, a proxy or server restart, or does not answer
-// within lockCheckTimeout) is a *pipeline.StoreLockLostError, and stays
-// lost. Apply calls it before every write (pipeline.RunOptions.CheckLock).
-// On SQLite it is nil.
+// released is still held, asking PostgreSQL on the locks' own session
+// (one for the locks of a holder); the callers that ask while a check is
+// under way share the next one (sharedCheck), which began after they
+// asked. A lock that is not held (its session was ended by
+// idle_session_timeout, pg_terminate_backend, a proxy or server restart,
+// or does not answer within lockCheckTimeout) is a
+// *pipeline.StoreLockLostError, and stays lost. Apply calls it before
+// every write (pipeline.RunOptions.CheckLock). On SQLite it is nil.
 func (s *Store) CheckLocks(ctx context.Context) error {
 	s.locks.mu.Lock()
-	list := append([]*pgLock(nil), s.locks.list...)
+	list := slices.Clone(s.locks.sessions)
 	s.locks.mu.Unlock()
-	for _, l := range list {
-		if err := l.check(ctx); err != nil {
+	for _, sess := range list {
+		if err := sess.checks.do(); err != nil {
 			return err
 		}
 	}

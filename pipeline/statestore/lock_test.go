@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,6 +72,59 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 		t.Fatalf("the lock of the ended session could not be taken: %v", err)
 	}
 	ub()
+}
+
+// TestHolderLocksShareASession: a holder's locks live on one PostgreSQL
+// session (one query checks them all); the same lock taken twice by one
+// holder still refuses the second taker (advisory locks nest within a
+// session); releasing one lock keeps the other held, and ending the
+// session loses both.
+func TestHolderLocksShareASession(t *testing.T) {
+	loc := statestoretest.PostgresURL(t)
+	ctx := context.Background()
+	a, b := open(t, loc), open(t, loc)
+	const holder = "ann@lap (pid 1)"
+	u1, err := a.LockAccount(ctx, "https://svc", "umoya", holder, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := a.LockAccount(ctx, "https://svc", "bluecrane", holder, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u2()
+	db := rawPG(t, loc)
+	var sessions int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&sessions); err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 1 {
+		t.Fatalf("%d sessions for one holder's two locks, want 1", sessions)
+	}
+	if u, err := a.LockAccount(ctx, "https://svc", "umoya", holder, 0); err == nil {
+		u()
+		t.Fatal("a held lock was taken again by its own holder")
+	}
+	u1()
+	if err := a.CheckLocks(ctx); err != nil {
+		t.Fatalf("the remaining lock after a release: %v", err)
+	}
+	if _, err := b.LockAccount(ctx, "https://svc", "bluecrane", "bob@cron (pid 2)", 0); err == nil {
+		t.Fatal("the remaining lock was taken by another host")
+	}
+	ub, err := b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 0)
+	if err != nil {
+		t.Fatalf("the released lock: %v", err)
+	}
+	ub()
+	// (The refused second taking left a pooled session named so too.)
+	if n := terminateHolder(t, db, holder); n < 1 {
+		t.Fatalf("%d sessions terminated, want 1 or more", n)
+	}
+	var lost *pipeline.StoreLockLostError
+	if err := a.CheckLocks(ctx); !errors.As(err, &lost) || lost.Account != "bluecrane" {
+		t.Fatalf("CheckLocks after the session ended: %v", err)
+	}
 }
 
 // TestLockSessionOutlivesIdleTimeout: a lock's session is not ended by the
@@ -180,5 +235,137 @@ func BenchmarkCheckLocks(b *testing.B) {
 		if err := s.CheckLocks(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSharedCheckServesWaitersWithTheNextProbe: callers that ask while a
+// probe is under way are all answered by one next probe, and none by the
+// probe under way when it asked (a cache of the probe in flight, or of
+// the last one, fails here).
+func TestSharedCheckServesWaitersWithTheNextProbe(t *testing.T) {
+	release := make(chan struct{})
+	var probes atomic.Int32
+	c := &sharedCheck{probe: func() error {
+		probes.Add(1)
+		<-release
+		return nil
+	}}
+	first := make(chan error, 1)
+	go func() { first <- c.do() }()
+	for probes.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	const callers = 50
+	var asked sync.WaitGroup
+	answered := make(chan error, callers)
+	for range callers {
+		asked.Add(1)
+		go func() {
+			asked.Done()
+			answered <- c.do()
+		}()
+	}
+	asked.Wait()
+	time.Sleep(20 * time.Millisecond) // every caller is waiting in do
+	release <- struct{}{}             // the first probe ends
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for probes.Load() < 2 {
+		select {
+		case <-answered:
+			t.Fatal("a caller was answered by the probe under way when it asked")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no second probe for the callers that asked during the first")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-answered:
+		t.Fatal("a caller was answered by the probe under way when it asked")
+	case <-time.After(20 * time.Millisecond):
+	}
+	release <- struct{}{} // the second probe ends
+	for range callers {
+		if err := <-answered; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := probes.Load(); n != 2 {
+		t.Fatalf("%d probes for a caller and %d that asked while its probe ran, want 2", n, callers)
+	}
+	close(release)
+}
+
+// TestSharedCheckUnderLoad: many callers asking at random moments are
+// each answered by a probe that started after they asked; probes never
+// overlap (one connection); far fewer probes run than calls; and the
+// first failure is every later answer, with no probe more.
+func TestSharedCheckUnderLoad(t *testing.T) {
+	var started, finished, running atomic.Int64
+	failAt := int64(-1)
+	var failMu sync.Mutex
+	lost := errors.New("lost")
+	c := &sharedCheck{probe: func() error {
+		if running.Add(1) != 1 {
+			t.Error("two probes at once")
+		}
+		n := started.Add(1)
+		time.Sleep(200 * time.Microsecond)
+		running.Add(-1)
+		finished.Store(n)
+		failMu.Lock()
+		defer failMu.Unlock()
+		if failAt > 0 && n >= failAt {
+			return lost
+		}
+		return nil
+	}}
+	const callers, calls = 32, 200
+	var wg sync.WaitGroup
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range calls {
+				before := started.Load()
+				if err := c.do(); err != nil {
+					t.Errorf("caller %d: %v", g, err)
+					return
+				}
+				// The probe that answered started after the ask: it is
+				// at least the one after those started before it.
+				if finished.Load() <= before {
+					t.Errorf("caller %d call %d answered by a probe started before it asked", g, i)
+					return
+				}
+				if i%7 == 0 {
+					time.Sleep(time.Duration(g%5) * 50 * time.Microsecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	n := started.Load()
+	t.Logf("%d calls, %d probes", callers*calls, n)
+	if n >= callers*calls/2 {
+		t.Errorf("%d probes for %d calls: not shared", n, callers*calls)
+	}
+	failMu.Lock()
+	failAt = n + 1
+	failMu.Unlock()
+	if err := c.do(); err != lost {
+		t.Fatalf("the failing probe answered %v", err)
+	}
+	for range 3 {
+		if err := c.do(); err != lost {
+			t.Fatalf("after a failure: %v", err)
+		}
+	}
+	if got := started.Load(); got != n+1 {
+		t.Fatalf("%d probes after the failure, want none", got-n-1)
 	}
 }
