@@ -49,9 +49,10 @@ func SameAccount(a, b string) bool {
 }
 
 // AccountKey returns the stored form of an account name, the key of its
-// by-name lock and of the state store's account filters (compared there
-// with LOWER(TRIM(account))): nameKey in lower case. Names that
-// SameAccount holds equal have one AccountKey.
+// by-name lock and of the state store's account filters (the store keeps
+// each spelling of a name with its key: docs/apply-and-state.md, "The
+// state store"): nameKey in lower case. Names that SameAccount holds
+// equal have one AccountKey.
 func AccountKey(name string) string {
 	return strings.ToLower(nameKey(name))
 }

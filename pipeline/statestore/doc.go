@@ -9,9 +9,12 @@
 // Both backends share the schema and the reads; only the id and JSON
 // columns and the placeholders differ. A write's counters and a target's
 // last values are packed in one row each, naming counters by their id
-// (packed.go, names.go). The journal's writes have statements of each
-// backend's own (journal_sqlite.go; journal_postgres.go, whose take a
-// plan's writes as arrays). Migrations are versioned and run on first
+// (packed.go, names.go). The history's account filters match a name by
+// pipeline.AccountKey through the spellings the store keeps (accounts.go),
+// not by SQL's LOWER, which folds other letters on each backend. The
+// journal's writes have statements of each backend's own
+// (journal_sqlite.go; journal_postgres.go, whose take a plan's writes as
+// arrays). Migrations are versioned and run on first
 // use (migrate.go); a store whose schema is newer than this eepipe knows
 // is refused.
 //

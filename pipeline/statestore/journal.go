@@ -421,6 +421,11 @@ func (j *journal) tx(ctx context.Context, conn *sql.Conn, batch []*op, durable b
 	if err != nil {
 		return j.s.explain(err)
 	}
+	// The accounts' spellings go first, as the counters' names do: a
+	// record's account is always found by its key (accounts.go).
+	if err := j.s.accounts.add(ctx, conn, j.s.dialect, batchAccounts(batch)); err != nil {
+		return j.s.explain(err)
+	}
 	if j.s.dialect == dialectPostgres {
 		err = j.pgBatch(ctx, conn, batch, ids)
 	} else {

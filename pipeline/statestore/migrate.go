@@ -152,6 +152,16 @@ CREATE TABLE eepipe_last_values (
 ) {WITHOUT_ROWID};
 DROP INDEX IF EXISTS eepipe_writes_plan;
 `, migratePacked},
+	// The spellings of the accounts, with their pipeline.AccountKey
+	// (accounts.go): the history's account filters match by it, the rule
+	// routing and locks use, which SQL's LOWER and TRIM do not follow.
+	{8, "account names matched by their key", `
+CREATE TABLE eepipe_account_keys (
+	account TEXT PRIMARY KEY,
+	account_key TEXT NOT NULL
+);
+CREATE INDEX eepipe_account_keys_key ON eepipe_account_keys (account_key);
+`, migrateAccountKeys},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

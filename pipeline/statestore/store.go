@@ -48,7 +48,8 @@ type Store struct {
 	jmu     sync.Mutex
 	jfailed error // a record queued without waiting that failed, for the next one waited for
 
-	names counterIDs // the ids of the counter names (names.go)
+	names    counterIDs  // the ids of the counter names (names.go)
+	accounts accountKeys // the spellings of the account names (accounts.go)
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -291,6 +292,13 @@ func parseTime(s string) time.Time {
 
 // BeginRun implements pipeline.StateStore.
 func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, error) {
+	accounts := map[string]bool{}
+	for _, a := range r.Accounts {
+		accounts[a] = true
+	}
+	if err := s.accounts.add(ctx, s.db, s.dialect, accounts); err != nil {
+		return 0, s.explain(err)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, s.explain(err)
@@ -668,8 +676,8 @@ func (s *Store) Runs(ctx context.Context, q pipeline.HistoryQuery) ([]pipeline.R
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND (a.account = ? OR LOWER(TRIM(a.account)) = ?))`
-		args = append(args, q.Account, pipeline.AccountKey(q.Account))
+		query += ` AND EXISTS (SELECT 1 FROM eepipe_run_accounts a WHERE a.run_id = r.id AND ` + accountMatch("a.account") + `)`
+		args = append(args, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 || q.Counter != "" {
 		query += ` AND (EXISTS (SELECT 1 FROM eepipe_writes w WHERE w.run_id = r.id`
@@ -779,8 +787,8 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND (w.account = ? OR LOWER(TRIM(w.account)) = ?)` // pipeline.AccountKey
-		args = append(args, q.Account, pipeline.AccountKey(q.Account))
+		query += ` AND ` + accountMatch("w.account")
+		args = append(args, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND w.plan_id = ?`
@@ -858,8 +866,8 @@ func (s *Store) PlanWrites(ctx context.Context, q pipeline.HistoryQuery) ([]pipe
 		args = append(args, q.Service)
 	}
 	if q.Account != "" {
-		query += ` AND (p.account = ? OR LOWER(TRIM(p.account)) = ?)` // pipeline.AccountKey
-		args = append(args, q.Account, pipeline.AccountKey(q.Account))
+		query += ` AND ` + accountMatch("p.account")
+		args = append(args, pipeline.AccountKey(q.Account))
 	}
 	if q.PlanID != 0 {
 		query += ` AND p.plan_id = ?`
