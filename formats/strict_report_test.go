@@ -12,7 +12,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -226,7 +225,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return export.WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
+			return writeGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"flat.xlsx": func(p string) error {
 			return writeFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)

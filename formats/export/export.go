@@ -75,7 +75,7 @@ func (o Options) catalog() *pipeline.Catalog {
 }
 
 // NewWorkbook builds the XLSX export: an Overview sheet listing the
-// plans, one grid sheet per plan (as grid.AddSheets lays them out, so the
+// plans, one grid sheet per plan (as grid.NewBuild lays them out, so the
 // file re-imports onto the same plans), and on each plan sheet two charts
 // of the targets by race and gender across the plan's financial years,
 // for all employees and for employees with disabilities. Callers may add

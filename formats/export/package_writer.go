@@ -16,7 +16,6 @@ import (
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -640,33 +639,4 @@ type gpChartRow struct {
 	row   int
 	vals  []any
 	style int
-}
-
-// WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
-// grid.AddSheets) to path, atomically. The plan sheets are written part by
-// part (see GridWorkbook).
-func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts grid.Options) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	first := f.GetSheetName(0)
-	g, err := grid.NewBuild(f, plans, cat, opts, nil)
-	if err == nil {
-		err = g.Create()
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Deleting a sheet and activating one walk every worksheet: do both
-	// while the plan sheets are still empty, before they are streamed.
-	if len(plans) > 0 || opts.Instructions {
-		if err := f.DeleteSheet(first); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	f.SetActiveSheet(0)
-	templates.ActivateFirstVisible(f)
-	if err := g.PrintTitles(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }
