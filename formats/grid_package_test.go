@@ -16,10 +16,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 )
 
 // gpParts returns the parts of a written workbook by name.
@@ -40,88 +38,6 @@ func gpParts(t *testing.T, b []byte) map[string]string {
 		out[f.Name] = string(data)
 	}
 	return out
-}
-
-// gpTinyCatalog has one race and two genders: the charts of its plan
-// sheets are anchored in the metadata's wide columns.
-func gpTinyCatalog(t *testing.T) *pipeline.Catalog {
-	t.Helper()
-	var names []string
-	for _, l := range []string{"top_managers", "senior_managers"} {
-		for _, g := range []string{"female", "male"} {
-			names = append(names, pipeline.CounterName("african", g, l))
-		}
-	}
-	c, err := pipeline.NewCatalog(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// TestGridChartPartsAsExcelize: the chart and drawing parts the export
-// writes itself are the bytes excelize's AddChart writes for the same
-// charts on the same plan sheet (anchors over the sheet's column widths
-// included), for the default catalog and for catalogs whose charts sit
-// over narrower or wider columns.
-func TestGridChartPartsAsExcelize(t *testing.T) {
-	ids := pipeline.CompanyIDs{VAT: "0412345678"}
-	for _, tc := range []struct {
-		name string
-		cat  *pipeline.Catalog
-	}{{"default", pipeline.DefaultCatalog()}, {"small", smallCatalog(t)}, {"tiny", gpTinyCatalog(t)}} {
-		t.Run(tc.name, func(t *testing.T) {
-			sp := exStoredPlan(7, `Acme <&> "plan" 'x'`, "2026-09-01", 3)
-			in := pipeline.FromServer(sp, ids)
-			// Only the catalog's counters.
-			for _, tg := range in.Targets {
-				c := map[string]int64{}
-				for _, n := range tc.cat.Names() {
-					c[n] = 3
-				}
-				tg.Counters = pipeline.CountersOf(c)
-			}
-			plans := []export.Plan{{Plan: in}}
-			charts := export.PlanCharts(plans, tc.cat)
-			_, cs := charts.Chart(0)
-			if len(cs) != 2 || charts.Count(0) != 2 {
-				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.Count(0))
-			}
-
-			f := excelize.NewFile()
-			defer f.Close()
-			st, err := templates.NewStyles(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := templates.AddPlanSheet(f, "P", grid.PlanSheetOf(in), tc.cat, st); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if err := f.AddChart("P", c.Cell, c.Chart); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var buf bytes.Buffer
-			if _, err := f.WriteTo(&buf); err != nil {
-				t.Fatal(err)
-			}
-			parts := gpParts(t, buf.Bytes())
-			for k, c := range cs {
-				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
-				if got := export.ChartXML(c.Chart); got != want {
-					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
-				}
-			}
-			got, err := export.DrawingXML(cs, templates.PlanColumnWidths(tc.cat))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := parts["xl/drawings/drawing1.xml"]; got != want {
-				t.Errorf("drawing:\n got %s\nwant %s", got, want)
-			}
-		})
-	}
 }
 
 // gpSheetSnapshot is what excelize reads of a sheet: every cell's type,

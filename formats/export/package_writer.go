@@ -329,7 +329,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	dx, err := DrawingXML(charts, wb.colWidths())
+	dx, err := drawingXML(charts, wb.colWidths())
 	if err != nil {
 		return err
 	}
@@ -346,7 +346,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	for k, c := range charts {
-		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), ChartXML(c.Chart)); err != nil {
+		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), chartXML(c.Chart)); err != nil {
 			return err
 		}
 	}
@@ -389,10 +389,10 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 // exEMU is the English Metric Units of a pixel.
 const exEMU = 9525
 
-// DrawingXML returns the drawing part of a plan sheet's charts: each
+// drawingXML returns the drawing part of a plan sheet's charts: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func DrawingXML(charts []exChart, widths []float64) (string, error) {
+func drawingXML(charts []exChart, widths []float64) (string, error) {
 	colPx := func(col int) int {
 		if col-1 < len(widths) {
 			return exColPixels(widths[col-1])
@@ -440,8 +440,8 @@ func exColPixels(w float64) int {
 	return 64 // excelize's default column width in pixels
 }
 
-// ChartXML returns the chart part of one plan chart (see PlanCharts).
-func ChartXML(c *excelize.Chart) string {
+// chartXML returns the chart part of one plan chart (see planCharts).
+func chartXML(c *excelize.Chart) string {
 	var b strings.Builder
 	esc := func(s string) { _ = xml.EscapeText(&b, []byte(s)) }
 	b.WriteString(exChartXMLHead)
