@@ -24,7 +24,7 @@ const AnnotateSheet = "eepipe problems"
 
 // Annotation fills: red for errors, amber for warnings.
 const (
-	AnnotateErrorFill   = "FFC7CE"
+	annotateErrorFill   = "FFC7CE"
 	annotateWarningFill = "FFEB9C"
 )
 
@@ -37,7 +37,7 @@ const (
 // every problem of the file, with links to the cells, is added at the end.
 // It returns how many cells were marked.
 func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
-	limit, err := AnnotateCheckSize(src)
+	limit, err := annotateCheckSize(src)
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %w", src, err)
 	}
@@ -61,7 +61,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 			st := xlsx.ReusableStyle(f, old)
 			color := annotateWarningFill
 			if n.sev == pipeline.Error {
-				color = AnnotateErrorFill
+				color = annotateErrorFill
 			}
 			st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}
 			if id, err = annotateNewStyle(f, st); err != nil {
@@ -284,10 +284,10 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 // whole into memory.
 const annotateMaxUncompressed = 256 << 20
 
-// AnnotateCheckSize checks, before excelize opens src, that it is a
+// annotateCheckSize checks, before excelize opens src, that it is a
 // regular file whose zip archive is sound and unpacks to at most
 // annotateMaxUncompressed; it returns the limit to give excelize.
-func AnnotateCheckSize(src string) (int64, error) {
+func annotateCheckSize(src string) (int64, error) {
 	st, err := os.Stat(src)
 	if err != nil {
 		return 0, err

@@ -257,7 +257,7 @@ func (c *Copy) selectedTabs() error {
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
-		if TabSelected(c.book, info) {
+		if tabSelected(c.book, info) {
 			c.jobs[info.Path] = &SheetJob{Info: info, selected: true}
 		}
 	}

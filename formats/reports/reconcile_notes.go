@@ -145,7 +145,7 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 	return "differs"
 }
 
-func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
@@ -167,10 +167,10 @@ func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		err      error
 	)
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
-		f, csvSheet, err = WorkbookFromCSV(src)
+		f, csvSheet, err = workbookFromCSV(src)
 	} else {
 		var limit int64
-		if limit, err = AnnotateCheckSize(src); err == nil {
+		if limit, err = annotateCheckSize(src); err == nil {
 			f, err = annotateOpen(src, limit)
 		}
 	}

@@ -102,7 +102,7 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 		return false
 	}
 	for _, info := range book.Sheets {
-		if info.Path == "" || !TabSelected(book, info) {
+		if info.Path == "" || !tabSelected(book, info) {
 			continue
 		}
 		if !rrClearTabSelected(f, info.Name, info.Path) {
@@ -170,7 +170,7 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	}
 	list := views.Elem().FieldByName("SheetView")
 	for i := 0; list.IsValid() && i < list.Len(); i++ {
-		sel := list.Index(i).FieldByName("TabSelected")
+		sel := list.Index(i).FieldByName("tabSelected")
 		if !sel.IsValid() || sel.Kind() != reflect.Bool || !sel.CanSet() {
 			return false
 		}
@@ -179,9 +179,9 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	return list.IsValid()
 }
 
-// TabSelected reports whether a worksheet's first sheet view has its
+// tabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
-func TabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
+func tabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 	if info.Path == "" {
 		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
 	}

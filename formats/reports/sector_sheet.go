@@ -12,7 +12,7 @@ import (
 )
 
 // Columns of the Sector targets sheet.
-var SectorSheetHeader = []string{
+var sectorSheetHeader = []string{
 	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
@@ -20,7 +20,7 @@ var SectorSheetHeader = []string{
 	"Result", "Reason / note",
 }
 
-// Column letters of the sheet's key columns (1-based positions in SectorSheetHeader).
+// Column letters of the sheet's key columns (1-based positions in sectorSheetHeader).
 const (
 	SectorFirstRow  = 6 // first data row; the header is on row 5
 	sectorLastCol   = "X"
@@ -127,7 +127,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			return err
 		}
 	}
-	if err := f.SetSheetRow(sheet, "A5", &SectorSheetHeader); err != nil {
+	if err := f.SetSheetRow(sheet, "A5", &sectorSheetHeader); err != nil {
 		return err
 	}
 	if err := f.SetCellStyle(sheet, "A5", sectorLastCol+"5", st.Header); err != nil {
@@ -278,7 +278,7 @@ func (st sectorColumnStyles) Columns(noYear bool) []int {
 // value; the slice is reused) and whether the row is a plan's with no
 // years.
 func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
-	vals := make([]any, len(SectorSheetHeader))
+	vals := make([]any, len(sectorSheetHeader))
 	put := func(col int, v any) { vals[col-1] = v }
 	flush := func(noYear bool) error {
 		err := emit(vals, noYear)
