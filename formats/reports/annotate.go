@@ -359,10 +359,10 @@ func annotateOpen(src string, limit int64) (*excelize.File, error) {
 	return excelize.OpenFile(src, opts)
 }
 
-// AnnotateMinimalStyles is the style sheet given to a workbook that has
+// annotateMinimalStyles is the style sheet given to a workbook that has
 // none (the part is optional): one font, the two fills every style sheet
 // starts with, one border, one cell format.
-const AnnotateMinimalStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+const annotateMinimalStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`
 
 // annotateWithStyleSheet returns a copy of the workbook at src with a
@@ -430,7 +430,7 @@ func annotateWithStyleSheet(src string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if _, err := io.WriteString(w, AnnotateMinimalStyles); err != nil {
+	if _, err := io.WriteString(w, annotateMinimalStyles); err != nil {
 		return nil, false
 	}
 	if err := zw.Close(); err != nil {

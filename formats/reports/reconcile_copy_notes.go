@@ -15,7 +15,7 @@ import (
 
 // writeNotes writes a marked sheet's relationships, comments and VML
 // drawing.
-func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *SheetJob) error {
+func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *rrSheetJob) error {
 	vmlRID := j.legacyRID
 	if vmlRID != "" {
 		for _, rl := range j.rels {
@@ -43,7 +43,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		}
 	}
 	var cb bytes.Buffer
-	cb.WriteString(XMLDecl)
+	cb.WriteString(xmlDecl)
 	authors := []string{commentAuthor}
 	if old != nil {
 		cb.Write(old.root)
@@ -52,7 +52,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 			authors = append(authors, commentAuthor)
 		}
 	} else {
-		cb.WriteString(`<comments xmlns="` + NSMain + `">`)
+		cb.WriteString(`<comments xmlns="` + nsMain + `">`)
 	}
 	me := slices.Index(authors, commentAuthor)
 	cb.WriteString("<authors>")
@@ -60,7 +60,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		cb.WriteString("<author>" + rrXMLText(a) + "</author>")
 	}
 	cb.WriteString("</authors><commentList>")
-	byRef := map[string]*CellMark{}
+	byRef := map[string]*rrCellMark{}
 	for i := range j.Marks {
 		byRef[j.Marks[i].Ref] = &j.Marks[i]
 	}
@@ -101,7 +101,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		// (openpyxl declares its own on each element): the shapes added
 		// declare them.
 		nsDecl = ` xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"`
-		for _, m := range ShapeID.FindAllSubmatch(b, -1) {
+		for _, m := range rrShapeID.FindAllSubmatch(b, -1) {
 			if n, err := strconv.Atoi(string(m[1])); err == nil {
 				id = max(id, n)
 			}
@@ -167,7 +167,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 			return err
 		}
 	} else {
-		rels = []byte(XMLDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
+		rels = []byte(xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
 	}
 	return put(j.relsPath, rels)
 }
@@ -178,15 +178,15 @@ var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[
 
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
 
-// IDMap matches the data attribute of a VML drawing's shape id map
+// rrIDMap matches the data attribute of a VML drawing's shape id map
 // (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
 // drawing uses.
-var IDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
 
 // rrAddIDBlocks adds the shape id blocks from..to to an existing
 // drawing's id map, for the note shapes added to it.
 func rrAddIDBlocks(vml []byte, from, to int) []byte {
-	loc := IDMap.FindSubmatchIndex(vml)
+	loc := rrIDMap.FindSubmatchIndex(vml)
 	if loc == nil {
 		return vml
 	}
@@ -200,7 +200,7 @@ func rrAddIDBlocks(vml []byte, from, to int) []byte {
 	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
 }
 
-var ShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
+var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 
 const rrVMLShapeType = `<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`
 

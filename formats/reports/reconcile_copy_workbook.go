@@ -14,7 +14,7 @@ import (
 // workbook's own, makes the Summary the active tab, adds their defined
 // names and moves the workbook's sheet-scoped names (print areas and
 // titles, filters) with their sheets.
-func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
+func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	if bytes.Contains(b, []byte("purl.oclc.org")) {
 		return nil, rrFallback() // strict OOXML
 	}
@@ -135,7 +135,7 @@ func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
 	// declares it on each sheet element, not on the workbook.
 	var sheets bytes.Buffer
 	for i, a := range c.added {
-		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), maxID+1+i, NSRel, rrXMLAttr(a.rid))
+		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), maxID+1+i, nsRel, rrXMLAttr(a.rid))
 	}
 	edits = append(edits, edit{sheetsTagEnd, sheetsTagEnd, sheets.Bytes()})
 	if len(c.addedNames) > 0 {

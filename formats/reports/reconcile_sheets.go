@@ -13,9 +13,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// FreeSheetName returns name, or "name (2)", "name (3)" ..., the first
+// freeSheetName returns name, or "name (2)", "name (3)" ..., the first
 // not among the workbook's sheets (compared as Excel does, ignoring case).
-func FreeSheetName(sheets []string, name string) string {
+func freeSheetName(sheets []string, name string) string {
 	taken := func(n string) bool {
 		return slices.ContainsFunc(sheets, func(s string) bool { return strings.EqualFold(s, n) })
 	}
@@ -208,7 +208,7 @@ func tabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *Note, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err
