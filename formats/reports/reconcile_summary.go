@@ -144,7 +144,8 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 // the note.
 func rrSummaryFindingValues(x rrReconcileRow) []any {
 	finding := map[string]string{"plan": string(x.plan.Presence), "field": "field differs", "counter": "counter differs"}[x.kind]
-	vals := []any{finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate}
+	vals := make([]any, 0, len(rrSummaryColumns))
+	vals = append(vals, finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate)
 	if t := x.target; t != nil {
 		vals = append(vals, t.YearNumber, t.FinancialYear, t.TargetType)
 	} else {
