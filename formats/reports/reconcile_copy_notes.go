@@ -30,16 +30,46 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		vmlRID = j.newVMLRID
 		j.vmlPath = c.newPart("xl/drawings/vmlDrawing%d.vml")
 	}
-	// Comments: the workbook's own kept, ours for the marked cells (a
-	// comment the cell had goes below ours).
+	comments, err := c.commentsPart(j)
+	if err != nil {
+		return err
+	}
+	if err := put(j.commentsPath, comments); err != nil {
+		return err
+	}
+	vml, err := c.vmlPart(j)
+	if err != nil {
+		return err
+	}
+	if err := put(j.vmlPath, vml); err != nil {
+		return err
+	}
+	for _, p := range j.vmlParts {
+		if p != j.vmlPath {
+			if err := copyPart(p); err != nil {
+				return err
+			}
+		}
+	}
+	rels, err := c.sheetRels(j, vmlRID)
+	if err != nil {
+		return err
+	}
+	return put(j.relsPath, rels)
+}
+
+// commentsPart is a marked sheet's comments part: the workbook's own
+// comments kept, ours for the marked cells (a comment the cell had goes
+// below ours).
+func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
 	var old *rrComments
 	if j.commentsOld {
 		b, err := c.readMeta(j.commentsPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if old, err = rrParseComments(b); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var cb bytes.Buffer
@@ -84,10 +114,12 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 			m.Ref, me, rrXMLText(commentAuthor+":\n"), run, rrXMLText(text))
 	}
 	cb.WriteString("</commentList></comments>")
-	if err := put(j.commentsPath, cb.Bytes()); err != nil {
-		return err
-	}
-	// The VML drawing: the cells that had no comment get a note shape.
+	return cb.Bytes(), nil
+}
+
+// vmlPart is a marked sheet's VML drawing: the cells that had no comment
+// get a note shape.
+func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
 	var shapes bytes.Buffer
 	nsDecl := ""
 	id := j.block * 1024
@@ -95,7 +127,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	if j.vmlOld {
 		b, err := c.readMeta(j.vmlPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The drawing's root may not declare the v, o and x prefixes
 		// (openpyxl declares its own on each element): the shapes added
@@ -126,7 +158,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	if j.vmlOld {
 		var err error
 		if vml, err = rrInsertBefore(vml, "</xml>", shapes.String()); err != nil {
-			return err
+			return nil, err
 		}
 		if id >= firstID {
 			vml = rrAddIDBlocks(vml, firstID/1024, id/1024)
@@ -139,17 +171,12 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 		vml = slices.Concat([]byte(`<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="`+strings.Join(blocks, ",")+`"/></o:shapelayout>`+rrVMLShapeType),
 			shapes.Bytes(), []byte("</xml>"))
 	}
-	if err := put(j.vmlPath, vml); err != nil {
-		return err
-	}
-	for _, p := range j.vmlParts {
-		if p != j.vmlPath {
-			if err := copyPart(p); err != nil {
-				return err
-			}
-		}
-	}
-	// The relationships.
+	return vml, nil
+}
+
+// sheetRels is a marked sheet's relationships part, with those of the
+// comments and the drawing added.
+func (c *rrCopy) sheetRels(j *rrSheetJob, vmlRID string) ([]byte, error) {
 	var add strings.Builder
 	if !j.commentsOld {
 		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.Info.Path, j.commentsPath)))
@@ -161,15 +188,15 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 	if j.hasRels {
 		b, err := c.readMeta(j.relsPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if rels, err = rrInsertBefore(b, "</Relationships>", add.String()); err != nil {
-			return err
+			return nil, err
 		}
 	} else {
 		rels = []byte(xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
 	}
-	return put(j.relsPath, rels)
+	return rels, nil
 }
 
 // rrTabSelectedAttr matches a sheet view start tag's tabSelected="1"
