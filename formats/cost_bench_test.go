@@ -18,8 +18,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -293,7 +291,7 @@ func BenchmarkCostGridRead(b *testing.B) {
 		for _, p := range benchExportPlans(sheets) {
 			plans = append(plans, p.Plan)
 		}
-		if err := export.WriteGridXLSX(path, plans, nil, grid.Options{}); err != nil {
+		if err := writeGridXLSX(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("sheets=%d", sheets), func(b *testing.B) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -184,29 +183,6 @@ func BenchmarkExportFlatXLSX(b *testing.B) {
 			}
 			done()
 			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
-		})
-	}
-}
-
-// BenchmarkWriteGridXLSX writes 100 and 500 plans as a plain grid workbook
-// (no Overview, no charts): the plan sheets alone.
-func BenchmarkWriteGridXLSX(b *testing.B) {
-	for _, n := range []int{100, 500} {
-		plans := benchExportPlans(n)
-		inputs := make([]*pipeline.InputPlan, n)
-		for i, p := range plans {
-			inputs[i] = p.Plan
-		}
-		b.Run(fmt.Sprintf("plans=%d", n), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "grid.xlsx")
-			done := benchMeasure(b)
-			for b.Loop() {
-				if err := export.WriteGridXLSX(path, inputs, nil, grid.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			done()
-			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sheets/s")
 		})
 	}
 }

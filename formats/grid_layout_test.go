@@ -9,8 +9,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -60,14 +58,14 @@ func TestGridEditedLayoutStillReads(t *testing.T) {
 	cat := pipeline.DefaultCatalog()
 	plan := samplePlan()
 	path := filepath.Join(dir, "grid.xlsx")
-	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, cat, grid.Options{}); err != nil {
+	if err := writeGridXLSX(path, []*pipeline.InputPlan{plan}, cat); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sheet := f.GetSheetName(0)
+	sheet := f.GetSheetName(1) // after the Overview
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -133,7 +131,7 @@ func cellName(c, r int) string {
 func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.xlsx")
-	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{Instructions: true}); err != nil {
+	if err := writeGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -186,7 +184,7 @@ func TestGridLabelLookalikes(t *testing.T) {
 	plan := samplePlan()
 	plan.Name = "Year 1 all employees"
 	path := filepath.Join(dir, "lookalike.xlsx")
-	if err := export.WriteGridXLSX(path, []*pipeline.InputPlan{plan}, nil, grid.Options{}); err != nil {
+	if err := writeGridXLSX(path, []*pipeline.InputPlan{plan}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := readGridModel(t, path, nil)
@@ -198,7 +196,7 @@ func TestGridLabelLookalikes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sheet := f.GetSheetName(0)
+	sheet := f.GetSheetName(1) // after the Overview
 	_, r := findCell(t, f, sheet, templates.GridLabel(2, 2027, pipeline.TargetAll))
 	if err := f.RemoveRow(sheet, r+1); err != nil { // the race row
 		t.Fatal(err)

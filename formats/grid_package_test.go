@@ -7,18 +7,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 )
 
 // gpParts returns the parts of a written workbook by name.
@@ -39,88 +38,6 @@ func gpParts(t *testing.T, b []byte) map[string]string {
 		out[f.Name] = string(data)
 	}
 	return out
-}
-
-// gpTinyCatalog has one race and two genders: the charts of its plan
-// sheets are anchored in the metadata's wide columns.
-func gpTinyCatalog(t *testing.T) *pipeline.Catalog {
-	t.Helper()
-	var names []string
-	for _, l := range []string{"top_managers", "senior_managers"} {
-		for _, g := range []string{"female", "male"} {
-			names = append(names, pipeline.CounterName("african", g, l))
-		}
-	}
-	c, err := pipeline.NewCatalog(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// TestGridChartPartsAsExcelize: the chart and drawing parts the export
-// writes itself are the bytes excelize's AddChart writes for the same
-// charts on the same plan sheet (anchors over the sheet's column widths
-// included), for the default catalog and for catalogs whose charts sit
-// over narrower or wider columns.
-func TestGridChartPartsAsExcelize(t *testing.T) {
-	ids := pipeline.CompanyIDs{VAT: "0412345678"}
-	for _, tc := range []struct {
-		name string
-		cat  *pipeline.Catalog
-	}{{"default", pipeline.DefaultCatalog()}, {"small", smallCatalog(t)}, {"tiny", gpTinyCatalog(t)}} {
-		t.Run(tc.name, func(t *testing.T) {
-			sp := exStoredPlan(7, `Acme <&> "plan" 'x'`, "2026-09-01", 3)
-			in := pipeline.FromServer(sp, ids)
-			// Only the catalog's counters.
-			for _, tg := range in.Targets {
-				c := map[string]int64{}
-				for _, n := range tc.cat.Names() {
-					c[n] = 3
-				}
-				tg.Counters = pipeline.CountersOf(c)
-			}
-			plans := []export.Plan{{Plan: in}}
-			charts := export.PlanCharts(plans, tc.cat)
-			_, cs := charts.Chart(0)
-			if len(cs) != 2 || charts.Count(0) != 2 {
-				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.Count(0))
-			}
-
-			f := excelize.NewFile()
-			defer f.Close()
-			st, err := templates.NewStyles(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := templates.AddPlanSheet(f, "P", grid.PlanSheetOf(in), tc.cat, st); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if err := f.AddChart("P", c.Cell, c.Chart); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var buf bytes.Buffer
-			if _, err := f.WriteTo(&buf); err != nil {
-				t.Fatal(err)
-			}
-			parts := gpParts(t, buf.Bytes())
-			for k, c := range cs {
-				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
-				if got := export.ChartXML(c.Chart); got != want {
-					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
-				}
-			}
-			got, err := export.DrawingXML(cs, templates.PlanColumnWidths(tc.cat))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := parts["xl/drawings/drawing1.xml"]; got != want {
-				t.Errorf("drawing:\n got %s\nwant %s", got, want)
-			}
-		})
-	}
 }
 
 // gpSheetSnapshot is what excelize reads of a sheet: every cell's type,
@@ -188,13 +105,15 @@ func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
 	return b.String()
 }
 
-// TestGridPlanSheetXMLAsExcelize: a plan sheet written as SpreadsheetML
-// (WriteGridXLSX, templates.WritePlanSheetXML) reads back, through
-// excelize, as the same sheet written with excelize's own functions
-// (grid.AddSheets): every cell's type, value and style, merged cells,
-// validations, widths, panes, page setup and page breaks, and the print
-// titles; text that XML or Office escapes included.
-func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
+// TestGridPlanSheetReadsBackAsWritten: the plan sheets the package writer
+// writes (the grid workbook of eepipe export --layout grid) read back,
+// through excelize's own reader and through eepipe's streaming reader, as
+// the plans written: every cell eepipe reads holds, for excelize, the
+// text eepipe read there; every number excelize reads on a plan sheet is
+// a cell eepipe read; the plans read are the plans written; each plan
+// sheet has print titles and page breaks; text that XML or Office
+// escapes included.
+func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: " 2009/012345/07"}
 	var plans []*pipeline.InputPlan
 	for i, name := range []string{"Acme 2026", "A <&> \"b\" 'c' _x0041_ tab\tend ", "Ümlaut — plan\nline"} {
@@ -202,75 +121,119 @@ func TestGridPlanSheetXMLAsExcelize(t *testing.T) {
 	}
 	plans[0].ScorecardID = "scorecard_1"
 	plans[2].Account = "acme"
-	dir := t.TempDir()
-	streamed := filepath.Join(dir, "streamed.xlsx")
-	if err := export.WriteGridXLSX(streamed, plans, nil, grid.Options{Instructions: true}); err != nil {
+	path := filepath.Join(t.TempDir(), "grid.xlsx")
+	if err := writeGridXLSX(path, plans, nil); err != nil {
 		t.Fatal(err)
 	}
-	ref := excelize.NewFile()
-	if err := grid.AddSheets(ref, plans, nil, grid.Options{Instructions: true}); err != nil {
-		t.Fatal(err)
+	// The readers trim the spaces around a value (the cells keep them,
+	// as checked below).
+	got, want := model(readGridModel(t, path, nil)), model(plans)
+	for i := range want {
+		want[i].Name = strings.TrimSpace(want[i].Name)
+		want[i].Company.Registration = strings.TrimSpace(want[i].Company.Registration)
 	}
-	ref.DeleteSheet(ref.GetSheetName(0))
-	refPath := filepath.Join(dir, "excelize.xlsx")
-	if err := xlsx.WriteWorkbook(refPath, ref); err != nil {
-		t.Fatal(err)
+	if len(got) != len(want) {
+		t.Fatalf("eepipe reads %d plans, want %d", len(got), len(want))
 	}
-	ref.Close()
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			g, w := got[i], want[i]
+			g.Targets, w.Targets = nil, nil
+			t.Errorf("plan %d reads as %+v (%d targets), want %+v (%d targets)", i, g, len(got[i].Targets), w, len(want[i].Targets))
+		}
+	}
 
-	a, err := excelize.OpenFile(streamed)
+	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	b, err := excelize.OpenFile(refPath)
-	if err != nil {
-		t.Fatal(err)
+	defer f.Close()
+	recs, probs := readGridWorkbook(t, path, nil)
+	if probs.HasErrors() {
+		t.Fatalf("problems reading back:\n%s", problemsText(probs))
 	}
-	defer b.Close()
-	if got, want := a.GetSheetList(), b.GetSheetList(); !slices.Equal(got, want) {
-		t.Fatalf("sheets %v, want %v", got, want)
-	}
-	titles := func(f *excelize.File) []string {
-		var out []string
-		for _, d := range f.GetDefinedName() {
-			out = append(out, d.Name+" "+d.Scope+" "+d.RefersTo)
+	read := map[string]bool{} // sheet!cell of every cell eepipe read
+	sheets := map[string]bool{}
+	check := func(r pipeline.Record, c pipeline.Cell) {
+		t.Helper()
+		o := c.Origin.WithCell()
+		if o.Cell == "" {
+			return
 		}
-		slices.Sort(out)
-		return out
-	}
-	if got, want := titles(a), titles(b); !slices.Equal(got, want) {
-		t.Errorf("names %v, want %v", got, want)
-	}
-	for _, s := range a.GetSheetList() {
-		if got, want := gpSheetSnapshot(t, a, s), gpSheetSnapshot(t, b, s); got != want {
-			t.Errorf("sheet %q differs:\n got %s\nwant %s", s, got, want)
+		if label := r.Origin.WithCell(); o.Sheet == label.Sheet && o.Cell == label.Cell {
+			// The year, financial year and target type of a grid are
+			// read from its label.
+			if v, _ := f.GetCellValue(o.Sheet, o.Cell); !strings.HasPrefix(v, "Year ") {
+				t.Errorf("%s!%s: grid label %q", o.Sheet, o.Cell, v)
+			}
+			return
+		}
+		read[o.Sheet+"!"+o.Cell] = true
+		sheets[o.Sheet] = true
+		if v, err := f.GetCellValue(o.Sheet, o.Cell); err != nil || v != c.Text {
+			t.Errorf("%s!%s: excelize reads %q (%v), eepipe %q", o.Sheet, o.Cell, v, err, c.Text)
 		}
 	}
-	// Page breaks: the same rows.
-	breaks := func(path, part string) string {
-		raw, err := os.ReadFile(path)
+	for _, r := range recs {
+		for _, c := range r.Cells {
+			check(r, c)
+		}
+		for _, c := range r.Counters {
+			check(r, c.Cell)
+		}
+		if r.Fixed != nil {
+			for i, has := range r.Fixed.Has {
+				if has {
+					check(r, r.Fixed.Cells[i])
+				}
+			}
+		}
+	}
+	if len(sheets) != len(plans) {
+		t.Fatalf("eepipe read cells on %d sheets, want %d", len(sheets), len(plans))
+	}
+	for s := range sheets {
+		rows, err := f.GetRows(s, excelize.Options{RawCellValue: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := gpParts(t, raw)[part]
-		i := strings.Index(x, "<rowBreaks")
-		if i < 0 {
-			return ""
-		}
-		var ids []string
-		for _, m := range strings.Split(x[i:strings.Index(x, "</rowBreaks>")], `<brk id="`)[1:] {
-			ids = append(ids, m[:strings.Index(m, `"`)])
-		}
-		return strings.Join(ids, ",")
-	}
-	for i := range plans {
-		part := fmt.Sprintf("xl/worksheets/sheet%d.xml", i+3) // after the default sheet and Instructions
-		if got, want := breaks(streamed, part), breaks(refPath, part); got != want || got == "" {
-			t.Errorf("%s: page breaks %q, want %q", part, got, want)
+		for r, row := range rows {
+			for c, v := range row {
+				if _, err := strconv.ParseFloat(v, 64); err != nil {
+					continue
+				}
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				if typ, _ := f.GetCellType(s, ref); typ != excelize.CellTypeUnset && typ != excelize.CellTypeNumber {
+					continue // text that looks like a number (an identifier)
+				}
+				if !read[s+"!"+ref] {
+					t.Errorf("%s!%s: the number %s excelize reads is not a cell eepipe read", s, ref, v)
+				}
+			}
 		}
 	}
-	checkStrictXLSX(t, streamed)
+	titles := map[string]bool{}
+	for _, d := range f.GetDefinedName() {
+		if d.Name == "_xlnm.Print_Titles" {
+			titles[d.Scope] = true
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := gpParts(t, raw)
+	for s := range sheets {
+		if !titles[s] {
+			t.Errorf("%q has no print titles (names %v)", s, f.GetDefinedName())
+		}
+		idx, _ := f.GetSheetIndex(s)
+		part := fmt.Sprintf("xl/worksheets/sheet%d.xml", idx+1)
+		if !strings.Contains(parts[part], "<rowBreaks") {
+			t.Errorf("%q (%s) has no page breaks", s, part)
+		}
+	}
+	checkStrictXLSX(t, path)
 }
 
 // TestGridSectorSheetStreamed: the export's Sector targets sheet, its data

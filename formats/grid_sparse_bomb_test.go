@@ -46,8 +46,12 @@ func TestAnnotateSparseRowsRefused(t *testing.T) {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
 	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
-	if _, err := reports.AnnotateCheckSize(path); !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
-		t.Errorf("annotateCheckSize(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
+	dst := filepath.Join(t.TempDir(), "annotated.xlsx")
+	if _, err := reports.AnnotateWorkbook(path, dst, nil); !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
+		t.Errorf("AnnotateWorkbook(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("a copy was written: %v", err)
 	}
 }
 

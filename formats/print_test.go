@@ -341,23 +341,24 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 	}
 	defer f.Close()
 	header, _ := f.GetRows(export.OverviewSheet)
+	hr := overviewHeaderRow(t, header)
 	col := -1
-	for i, h := range header[export.OverviewHeaderRow-1] {
+	for i, h := range header[hr-1] {
 		if h == "Last updated (UTC)" {
 			col = i + 1
 		}
 	}
 	if col < 0 {
-		t.Fatalf("no Last updated column in %v", header[export.OverviewHeaderRow-1])
+		t.Fatalf("no Last updated column in %v", header[hr-1])
 	}
-	ref, _ := excelize.CoordinatesToCellName(col, export.OverviewHeaderRow+1)
+	ref, _ := excelize.CoordinatesToCellName(col, hr+1)
 	raw, _ := f.GetCellValue(export.OverviewSheet, ref, excelize.Options{RawCellValue: true})
 	shown, _ := f.GetCellValue(export.OverviewSheet, ref)
 	if _, err := strconv.ParseFloat(raw, 64); err != nil || shown != "2026-11-01 10:00:00" {
 		t.Errorf("Last updated: raw %q shown %q, want a date-time serial shown 2026-11-01 10:00:00", raw, shown)
 	}
-	if !strings.Contains(strings.Join(header[export.OverviewHeaderRow], "|"), "2025 onwards") {
-		t.Errorf("era not in words: %v", header[export.OverviewHeaderRow])
+	if !strings.Contains(strings.Join(header[hr], "|"), "2025 onwards") {
+		t.Errorf("era not in words: %v", header[hr])
 	}
 	if note, _ := f.GetCellValue(export.OverviewSheet, "A3"); !strings.Contains(note, "post_2025") {
 		t.Errorf("the era note is missing: %q", note)

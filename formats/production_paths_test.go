@@ -80,3 +80,15 @@ func writeExportXLSX(path string, plans []export.Plan, opts export.Options) erro
 	defer wb.Close()
 	return xlsx.WriteWorkbook(path, wb)
 }
+
+// writeGridXLSX writes plans as the grid workbook the binary writes
+// (eepipe export --layout grid): the Overview, one grid sheet per plan
+// (the second sheet on, in the plans' order) with its charts, and the
+// hidden Chart data.
+func writeGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
+	ps := make([]export.Plan, len(plans))
+	for i, p := range plans {
+		ps[i] = export.Plan{Plan: p}
+	}
+	return writeExportXLSX(path, ps, export.Options{Catalog: cat})
+}

@@ -204,12 +204,16 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Skip()
 		}
-		wb, sheet, err := reports.WorkbookFromCSV(path)
-		if err != nil {
+		out := filepath.Join(dir, "out.xlsx")
+		if err := reports.WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
 			return
 		}
+		wb, err := excelize.OpenFile(out)
+		if err != nil {
+			t.Fatalf("the copy does not open: %v", err)
+		}
 		defer wb.Close()
-		if sheet == "" || len(sheet) > 31*4 {
+		if sheet := wb.GetSheetName(0); sheet == "" || len(sheet) > 31*4 {
 			t.Fatalf("sheet name %q", sheet)
 		}
 	})

@@ -2,9 +2,11 @@ package formats
 
 import (
 	"archive/zip"
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -143,8 +144,8 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || xlsx.StyleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
-	if fill := rawFillColor(f, idx); fill != reports.AnnotateErrorFill {
-		t.Errorf("F2 fill %q, want %s", fill, reports.AnnotateErrorFill)
+	if fill := rawFillColor(f, idx); fill != "FFC7CE" { // the error's light red
+		t.Errorf("F2 fill %q, want FFC7CE", fill)
 	}
 	borders := xlsx.RawBorderColors(f, idx)
 	if borders["right"] != "FF0000" || borders["top"] != "0000FF" || borders["left"] != "000000" {
@@ -226,7 +227,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return export.WriteGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil, grid.Options{})
+			return writeGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
 		},
 		"flat.xlsx": func(p string) error {
 			return writeFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
@@ -299,9 +300,25 @@ func checkOneTabSelected(t *testing.T, path, sheet string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A sheet's first sheetView, before its cells, says whether its tab
+	// is selected.
+	tabSelected := regexp.MustCompile(`<sheetView\b[^>]*\btabSelected="(1|true)"`)
 	var selected []string
 	for _, info := range book.Sheets {
-		if reports.TabSelected(book, info) {
+		if info.Path == "" {
+			continue // a chart sheet
+		}
+		rc, err := book.Open(info.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := bytes.Cut(raw, []byte("<sheetData"))
+		if tabSelected.Match(head) {
 			selected = append(selected, info.Name)
 		}
 	}

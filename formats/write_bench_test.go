@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -49,7 +47,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 // BenchmarkGridRead reads a 20-plan grid workbook (200 grids).
 func BenchmarkGridRead(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "grid.xlsx")
-	if err := export.WriteGridXLSX(path, benchPlans(20), nil, grid.Options{}); err != nil {
+	if err := writeGridXLSX(path, benchPlans(20), nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

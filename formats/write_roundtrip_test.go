@@ -11,8 +11,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/eepipe/eepipe/formats/export"
-	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -81,7 +79,7 @@ func TestXLSXWritersRoundTrip(t *testing.T) {
 	checkRoundTrips(t, []roundTripCase{
 		{"flat.xlsx", writeFlatXLSX},
 		{"grid.xlsx", func(p string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-			return export.WriteGridXLSX(p, plans, cat, grid.Options{Instructions: true})
+			return writeGridXLSX(p, plans, cat)
 		}},
 	}, false)
 }

@@ -5,22 +5,14 @@ import (
 	"strings"
 )
 
-// Assemble validates records (rows of flat tables, blocks of grid
-// workbooks) and groups them into plans: every value rule, the grouping by
-// plan key, duplicate and conflicting rows, the plan's dates and years and
-// the domain warnings. It reports every problem in one pass; plans are
-// returned in the order they first appear even when there are errors.
-func Assemble(records []Record, cat *Catalog) ([]*InputPlan, Problems) {
-	a := NewAssembler(cat)
-	for _, r := range records {
-		a.Add(r)
-	}
-	return a.Finish()
-}
-
-// Assembler is Assemble fed one record at a time, so that a reader can
-// stream a large file without holding its rows: only the domain model and
-// the little it needs to cite earlier rows are kept.
+// Assembler validates records (rows of flat tables, blocks of grid
+// workbooks) fed one at a time and groups them into plans: every value
+// rule, the grouping by plan key, duplicate and conflicting rows, the
+// plan's dates and years and the domain warnings. Finish reports every
+// problem in one pass; plans are returned in the order they first appear
+// even when there are errors. A reader can so stream a large file without
+// holding its rows: only the domain model and the little it needs to cite
+// earlier rows are kept.
 type Assembler struct {
 	cat      *Catalog
 	totals   []asmTotals // the catalog's names for the totals check, per race and gender

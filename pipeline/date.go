@@ -35,15 +35,6 @@ func ParseDate(s string) (Date, error) {
 	return DateOf(t), nil
 }
 
-// MustDate is ParseDate for literals known to be valid; it panics otherwise.
-func MustDate(s string) Date {
-	d, err := ParseDate(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 // DateOf returns the calendar date of t in t's location.
 func DateOf(t time.Time) Date {
 	y, m, d := t.Date()

@@ -62,16 +62,10 @@ const (
 	gridGap      = 1 // blank rows between grids
 )
 
-// SheetName returns a worksheet name derived from base that is valid
-// (at most 31 characters, none of []:*?/\, no leading or trailing
-// apostrophe, not "History") and not among taken (compared without case).
-// fallback is used when base has nothing usable.
-func SheetName(base, fallback string, taken []string) string {
-	return NewSheetNames(taken).Name(base, fallback)
-}
-
-// SheetNames chooses the names of many sheets (SheetName's rules), each
-// unique among the names given before: one set of names taken, not a list
+// SheetNames chooses the names of many sheets, each valid (at most 31
+// characters, none of []:*?/\, no leading or trailing apostrophe, not
+// "History") and unique (compared without case) among the names given
+// before: one set of names taken, not a list
 // folded again for every sheet (quadratic in sheets).
 type SheetNames struct{ used map[string]bool }
 
@@ -244,9 +238,9 @@ func cellRef(col, row int) string {
 // level). It adds data validation (whole numbers >= 0 on counters, the
 // sector drop-down, dates, a positive plan id), text formats on
 // identifiers, frozen label column, styles and column widths. The sheet is
-// an ordinary worksheet that callers may go on editing; WritePlanSheet
-// writes the same sheet in one streamed pass, and WritePlanSheetXML writes
-// its worksheet part without excelize, for workbooks of many plans.
+// an ordinary worksheet that callers may go on editing; WritePlanSheetXML
+// writes the same sheet's worksheet part in one pass without excelize, for
+// workbooks of many plans.
 func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
@@ -284,64 +278,6 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 	return f.SetPanes(sheet, l.panes)
 }
 
-// WritePlanSheet writes the grid plan sheet of AddPlanSheet into sheet, an
-// existing empty worksheet of f, with excelize's StreamWriter: the rows go
-// straight to XML in one pass, so the cost of a sheet does not depend on
-// how many sheets the workbook has, and the workbook keeps no cell
-// structures for it. The Lists sheet must exist (EnsureListsSheet).
-//
-// beforeFlush, when not nil, runs once the rows are written and before the
-// sheet is finished, for additions that belong in the worksheet part (charts
-// with f.AddChart). Once WritePlanSheet returns the sheet is final: excelize
-// functions that change it, or that walk every worksheet (SetActiveSheet,
-// SetSheetVisible(..., false), DeleteSheet, MoveSheet), would re-read the
-// streamed sheet and their changes to it would be lost, so set the active
-// and hidden sheets first.
-func WritePlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Catalog, st *Styles, beforeFlush func() error) error {
-	l, err := layoutPlanSheet(ps, cat, st)
-	if err != nil {
-		return err
-	}
-	// The page setup goes in the sheet before the stream writer takes it.
-	if err := SetPrintLayout(f, sheet, planPrint); err != nil {
-		return err
-	}
-	sw, err := f.NewStreamWriter(sheet)
-	if err != nil {
-		return err
-	}
-	for _, b := range l.breaks {
-		if err := sw.InsertPageBreak(cellRef(labelCol, b)); err != nil {
-			return err
-		}
-	}
-	// Widths and panes go before the rows.
-	for _, w := range l.widths {
-		if err := sw.SetColWidth(w.first, w.last, w.width); err != nil {
-			return err
-		}
-	}
-	if err := sw.SetPanes(l.panes); err != nil {
-		return err
-	}
-	if err := l.cells.stream(sw); err != nil {
-		return err
-	}
-	// The stream writer writes the worksheet's validations (and drawings)
-	// when it is flushed.
-	for _, dv := range l.validations {
-		if err := f.AddDataValidation(sheet, dv); err != nil {
-			return err
-		}
-	}
-	if beforeFlush != nil {
-		if err := beforeFlush(); err != nil {
-			return err
-		}
-	}
-	return sw.Flush()
-}
-
 // planLayout is a grid plan sheet, ready to be written either way.
 type planLayout struct {
 	cells       *sheetCells
@@ -355,20 +291,6 @@ type planLayout struct {
 // planPrint is how a plan sheet prints: landscape, one page wide, the
 // title row on every page.
 var planPrint = PrintSetup{TitleFirst: 1, TitleLast: 1}
-
-// GridRows returns the first (label) row of each of ps's grids on its plan
-// sheet, in the order of ps.Grids.
-func GridRows(ps PlanSheet, cat *pipeline.Catalog) []int {
-	// As layoutPlanSheet places them: the title rows, the metadata, a
-	// blank row, then each grid and the gap after it.
-	row := firstMetaRow + len(MetaFields) + 1
-	out := make([]int, len(ps.Grids))
-	for i := range ps.Grids {
-		out[i] = row
-		row += GridHeight(cat)
-	}
-	return out
-}
 
 // ChartPageRows is the rows a chart below a plan sheet's grids takes (see
 // ChartRows): a landscape page at the scale the sheet prints at (fitted
@@ -711,33 +633,6 @@ func (c *sheetCells) set(f *excelize.File, sheet string) error {
 	}
 	for _, m := range c.merges {
 		if err := f.MergeCell(sheet, m[0], m[1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stream writes the rows in order and the merged ranges to sw.
-func (c *sheetCells) stream(sw *excelize.StreamWriter) error {
-	var values []any
-	for i, r := range c.rows {
-		if len(r) == 0 {
-			continue
-		}
-		values = values[:0]
-		for _, cell := range r {
-			if cell == nil {
-				values = append(values, nil)
-				continue
-			}
-			values = append(values, cell)
-		}
-		if err := sw.SetRow(cellRef(1, i+1), values); err != nil {
-			return err
-		}
-	}
-	for _, m := range c.merges {
-		if err := sw.MergeCell(m[0], m[1]); err != nil {
 			return err
 		}
 	}

@@ -291,7 +291,7 @@ func TestTemplateOptions(t *testing.T) {
 	}
 }
 
-func TestSheetName(t *testing.T) {
+func TestSheetNames(t *testing.T) {
 	tests := []struct {
 		base, fallback string
 		taken          []string

@@ -14,9 +14,9 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/export"
-	gridfmt "github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
@@ -225,7 +225,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 
 	// The same plans as a grid workbook give the same results.
 	grid, gridReport := e.path("grid.xlsx"), e.path("grid.json")
-	if err := export.WriteGridXLSX(grid, plans, nil, gridfmt.Options{Instructions: true}); err != nil {
+	if err := writeGridXLSX(grid, plans); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.run("check", grid, "--report", gridReport); r.code != ExitDiff {
@@ -443,4 +443,19 @@ func mustDate(s string) pipeline.Date {
 		panic(err)
 	}
 	return d
+}
+
+// writeGridXLSX writes plans as the grid workbook eepipe export --layout
+// grid writes: the Overview first, then one grid sheet per plan.
+func writeGridXLSX(path string, plans []*pipeline.InputPlan) error {
+	ps := make([]export.Plan, len(plans))
+	for i, p := range plans {
+		ps[i] = export.Plan{Plan: p}
+	}
+	wb, err := export.NewWorkbook(ps, export.Options{})
+	if err != nil {
+		return err
+	}
+	defer wb.Close()
+	return xlsx.WriteWorkbook(path, wb)
 }

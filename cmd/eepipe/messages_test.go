@@ -13,7 +13,6 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/export"
-	gridfmt "github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
@@ -203,7 +202,7 @@ func TestMissingCompanyOnAGridSheet(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
+	if err := writeGridXLSX(grid, []*pipeline.InputPlan{plan}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")
@@ -359,7 +358,7 @@ func TestApplyOneErrorNamesValidateWithTheConfig(t *testing.T) {
 	grid := filepath.Join(dir, "plan.xlsx")
 	plan := &pipeline.InputPlan{Name: "No company", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
 		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})}}}
-	if err := export.WriteGridXLSX(grid, []*pipeline.InputPlan{plan}, nil, gridfmt.Options{}); err != nil {
+	if err := writeGridXLSX(grid, []*pipeline.InputPlan{plan}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "eepipe.yaml")

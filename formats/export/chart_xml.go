@@ -1,7 +1,7 @@
 package export
 
 // The parts of an export chart, as excelize v2.11.0 writes a clustered
-// column chart with the options of PlanCharts (title, axis titles, axis
+// column chart with the options of planCharts (title, axis titles, axis
 // labels in templates.ChartAxisFont's colour, legend at the bottom), around the
 // title and the series.
 const (

@@ -75,7 +75,7 @@ func (o Options) catalog() *pipeline.Catalog {
 }
 
 // NewWorkbook builds the XLSX export: an Overview sheet listing the
-// plans, one grid sheet per plan (as grid.AddSheets lays them out, so the
+// plans, one grid sheet per plan (as grid.NewBuild lays them out, so the
 // file re-imports onto the same plans), and on each plan sheet two charts
 // of the targets by race and gender across the plan's financial years,
 // for all employees and for employees with disabilities. Callers may add
@@ -99,7 +99,7 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 	}
 	var charts *exCharts
 	if !opts.NoCharts && len(plans) > 0 {
-		charts = PlanCharts(plans, cat)
+		charts = planCharts(plans, cat)
 	}
 	// The sheets after the plan sheets: Sector targets, then the hidden
 	// Chart data (and Lists, which create adds last).
@@ -245,8 +245,8 @@ func exUpdatedValue(s string) any {
 	return s
 }
 
-// OverviewHeaderRow is the row of the Overview table's header.
-const OverviewHeaderRow = 4
+// overviewHeaderRow is the row of the Overview table's header.
+const overviewHeaderRow = 4
 
 func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
@@ -277,25 +277,25 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 
 	for i, c := range exOverviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
-		ref := fmt.Sprintf("%s%d", col, OverviewHeaderRow)
+		ref := fmt.Sprintf("%s%d", col, overviewHeaderRow)
 		f.SetCellStr(sh, ref, c.Header)
 		f.SetColWidth(sh, col, col, c.Width)
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
-	f.SetCellStyle(sh, fmt.Sprintf("A%d", OverviewHeaderRow), fmt.Sprintf("%s%d", lastCol, OverviewHeaderRow), st.Header)
+	f.SetCellStyle(sh, fmt.Sprintf("A%d", overviewHeaderRow), fmt.Sprintf("%s%d", lastCol, overviewHeaderRow), st.Header)
 
 	for i, p := range plans {
 		sheet := ""
 		if sheets != nil {
 			sheet = sheets[i]
 		}
-		if err := exWriteOverviewRow(f, st, OverviewHeaderRow+1+i, p, sheet); err != nil {
+		if err := exWriteOverviewRow(f, st, overviewHeaderRow+1+i, p, sheet); err != nil {
 			return err
 		}
 	}
-	last := OverviewHeaderRow + len(plans)
+	last := overviewHeaderRow + len(plans)
 	if len(plans) > 0 {
-		if err := f.AutoFilter(sh, fmt.Sprintf("A%d:%s%d", OverviewHeaderRow, lastCol, last), nil); err != nil {
+		if err := f.AutoFilter(sh, fmt.Sprintf("A%d:%s%d", overviewHeaderRow, lastCol, last), nil); err != nil {
 			return err
 		}
 	}
@@ -310,14 +310,14 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	}
 	// Too wide for one page at a readable size: across pages, each
 	// repeating the sheet column and the header row.
-	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: OverviewHeaderRow, TitleLast: OverviewHeaderRow,
+	if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: overviewHeaderRow, TitleLast: overviewHeaderRow,
 		Scale: templates.WideScale, TitleCols: 1}); err != nil {
 		return err
 	}
 	return f.SetPanes(sh, &excelize.Panes{
-		Freeze: true, XSplit: 1, YSplit: OverviewHeaderRow,
-		TopLeftCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActivePane: "bottomRight",
-		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", OverviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", OverviewHeaderRow+1), Pane: "bottomRight"}},
+		Freeze: true, XSplit: 1, YSplit: overviewHeaderRow,
+		TopLeftCell: fmt.Sprintf("B%d", overviewHeaderRow+1), ActivePane: "bottomRight",
+		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", overviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", overviewHeaderRow+1), Pane: "bottomRight"}},
 	})
 }
 
@@ -407,7 +407,7 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 }
 
 // exChartRowPixels is a row of the default height in pixels, as
-// DrawingXML spans a chart over rows.
+// drawingXML spans a chart over rows.
 const exChartRowPixels = 18
 
 // exChartGroup is one category of a chart: a race and gender.
@@ -448,12 +448,12 @@ type exChart struct {
 	Chart *excelize.Chart
 }
 
-// PlanCharts lays out each plan's totals by race and gender per financial
+// planCharts lays out each plan's totals by race and gender per financial
 // year on the hidden Chart data sheet and, for each plan sheet, a clustered
 // column chart per target type, below the plan's grids, each on a printed
 // page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
-func PlanCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
+func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	var groups []exChartGroup
 	for _, r := range cat.Races() {
 		for _, g := range cat.Genders() {

@@ -16,7 +16,6 @@ import (
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -330,7 +329,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	dx, err := DrawingXML(charts, wb.colWidths())
+	dx, err := drawingXML(charts, wb.colWidths())
 	if err != nil {
 		return err
 	}
@@ -347,7 +346,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		return err
 	}
 	for k, c := range charts {
-		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), ChartXML(c.Chart)); err != nil {
+		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), chartXML(c.Chart)); err != nil {
 			return err
 		}
 	}
@@ -390,10 +389,10 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 // exEMU is the English Metric Units of a pixel.
 const exEMU = 9525
 
-// DrawingXML returns the drawing part of a plan sheet's charts: each
+// drawingXML returns the drawing part of a plan sheet's charts: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func DrawingXML(charts []exChart, widths []float64) (string, error) {
+func drawingXML(charts []exChart, widths []float64) (string, error) {
 	colPx := func(col int) int {
 		if col-1 < len(widths) {
 			return exColPixels(widths[col-1])
@@ -441,8 +440,8 @@ func exColPixels(w float64) int {
 	return 64 // excelize's default column width in pixels
 }
 
-// ChartXML returns the chart part of one plan chart (see PlanCharts).
-func ChartXML(c *excelize.Chart) string {
+// chartXML returns the chart part of one plan chart (see planCharts).
+func chartXML(c *excelize.Chart) string {
 	var b strings.Builder
 	esc := func(s string) { _ = xml.EscapeText(&b, []byte(s)) }
 	b.WriteString(exChartXMLHead)
@@ -476,91 +475,28 @@ var (
 // drawing) with the data rows (from reports.SectorFirstRow) merged in, row by row,
 // their cells before the chart data's (columns A-X, then AA on).
 func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
-	b, err := gpReadPart(f)
+	sx, rows, tail, err := gpReopenSheet(zw, f)
 	if err != nil {
 		return err
 	}
-	x := string(b)
-	start := strings.Index(x, "<sheetData>")
-	end := strings.LastIndex(x, "</sheetData>")
-	empty := strings.Index(x, "<sheetData/>")
-	var head, rows, tail string
-	switch {
-	case start >= 0 && end > start:
-		head, rows, tail = x[:start], x[start+len("<sheetData>"):end], x[end+len("</sheetData>"):]
-	case empty >= 0:
-		head, tail = x[:empty], x[empty+len("<sheetData/>"):]
-	default:
-		return fmt.Errorf("no sheetData in the part excelize wrote")
-	}
-	// The dimension excelize computed leaves the data rows out; it is
-	// optional.
-	head = gpDimension.ReplaceAllString(head, "")
-	out, err := gpCreate(zw, f.Name)
-	if err != nil {
-		return err
-	}
-	sx := templates.NewSheetXML(out)
-	sx.Raw(head)
-	sx.Raw("<sheetData>")
 	// theirs returns excelize's next row: its number, its start tag (no
 	// spans: they would leave the data cells out), its cells.
 	theirs := func() (int, string, string, bool) {
-		if rows == "" {
-			return 0, "", "", false
-		}
-		m := gpRowStart.FindStringSubmatchIndex(rows)
-		if m == nil {
-			return 0, "", "", false
-		}
-		n, _ := strconv.Atoi(rows[m[2]:m[3]])
-		startTag := gpRowSpans.ReplaceAllString(rows[:m[1]], "")
-		rest := rows[m[1]:]
-		var cells string
-		if strings.HasSuffix(startTag, "/>") {
-			startTag = strings.TrimSuffix(startTag, "/>") + ">"
-		} else {
-			i := strings.Index(rest, "</row>")
-			if i < 0 {
-				return 0, "", "", false
-			}
-			cells, rest = rest[:i], rest[i+len("</row>"):]
-		}
+		n, startTag, cells, rest, ok := gpNextRow(rows)
 		rows = rest
-		return n, startTag, cells, true
+		return n, startTag, cells, ok
 	}
 	tn, tStart, tCells, tOK := theirs()
 	// The chart data rows, from column reports.SectorChartCol on: a few per plan,
 	// kept (the data rows, many more, are written as they are laid out).
-	var charts []gpChartRow
-	if wb.sector.Charts {
-		err := reports.AddSectorCharts(nil, reports.SectorSheetName, wb.sector.Plans, &templates.Styles{Heading: wb.sector.Heading}, reports.SectorChartStream,
-			func(row int, vals []any, style int) error {
-				charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
-				return nil
-			})
-		if err != nil {
-			return err
-		}
+	charts, err := wb.sectorChartRows()
+	if err != nil {
+		return err
 	}
 	chartCells := func(row int) error {
-		for len(charts) > 0 && charts[0].row == row {
-			c := charts[0]
-			for i, v := range c.vals {
-				style := 0
-				if i == 0 {
-					style = c.style
-				}
-				if v == nil && style == 0 {
-					continue
-				}
-				if err := sx.Cell(reports.SectorChartCol+i, row, style, v); err != nil {
-					return err
-				}
-			}
-			charts = charts[1:]
-		}
-		return nil
+		var err error
+		charts, err = gpChartCells(sx, charts, row)
+		return err
 	}
 	// writeRow writes row r: the data cells (columns A-X), excelize's
 	// cells, the chart data's.
@@ -635,38 +571,114 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 	return sx.Flush()
 }
 
+// gpReopenSheet starts writing again a worksheet part excelize wrote:
+// the part up to its rows is written, the rows and what follows them are
+// returned.
+func gpReopenSheet(zw *zip.Writer, f *zip.File) (sx *templates.SheetXML, rows, tail string, err error) {
+	b, err := gpReadPart(f)
+	if err != nil {
+		return nil, "", "", err
+	}
+	head, rows, tail, err := gpSplitSheetData(string(b))
+	if err != nil {
+		return nil, "", "", err
+	}
+	// The dimension excelize computed leaves the data rows out; it is
+	// optional.
+	head = gpDimension.ReplaceAllString(head, "")
+	out, err := gpCreate(zw, f.Name)
+	if err != nil {
+		return nil, "", "", err
+	}
+	sx = templates.NewSheetXML(out)
+	sx.Raw(head)
+	sx.Raw("<sheetData>")
+	return sx, rows, tail, nil
+}
+
+// gpSplitSheetData splits a worksheet part excelize wrote around its
+// rows: what comes before sheetData, the rows, what comes after.
+func gpSplitSheetData(x string) (head, rows, tail string, err error) {
+	start := strings.Index(x, "<sheetData>")
+	end := strings.LastIndex(x, "</sheetData>")
+	empty := strings.Index(x, "<sheetData/>")
+	switch {
+	case start >= 0 && end > start:
+		return x[:start], x[start+len("<sheetData>") : end], x[end+len("</sheetData>"):], nil
+	case empty >= 0:
+		return x[:empty], "", x[empty+len("<sheetData/>"):], nil
+	}
+	return "", "", "", fmt.Errorf("no sheetData in the part excelize wrote")
+}
+
+// gpNextRow returns the first of rows excelize wrote: its number, its
+// start tag (no spans: they would leave the data cells out), its cells,
+// and the rows after it; false (rows given back as they are) when there
+// is none or it is not understood.
+func gpNextRow(rows string) (n int, startTag, cells, rest string, ok bool) {
+	if rows == "" {
+		return 0, "", "", rows, false
+	}
+	m := gpRowStart.FindStringSubmatchIndex(rows)
+	if m == nil {
+		return 0, "", "", rows, false
+	}
+	n, _ = strconv.Atoi(rows[m[2]:m[3]])
+	startTag = gpRowSpans.ReplaceAllString(rows[:m[1]], "")
+	rest = rows[m[1]:]
+	if strings.HasSuffix(startTag, "/>") {
+		startTag = strings.TrimSuffix(startTag, "/>") + ">"
+	} else {
+		i := strings.Index(rest, "</row>")
+		if i < 0 {
+			return 0, "", "", rows, false
+		}
+		cells, rest = rest[:i], rest[i+len("</row>"):]
+	}
+	return n, startTag, cells, rest, true
+}
+
+// sectorChartRows are the Sector targets sheet's chart data rows, from
+// column reports.SectorChartCol on: a few per plan, kept (the data rows,
+// many more, are written as they are laid out). None without charts.
+func (wb *GridWorkbook) sectorChartRows() ([]gpChartRow, error) {
+	var charts []gpChartRow
+	if !wb.sector.Charts {
+		return nil, nil
+	}
+	err := reports.AddSectorCharts(nil, reports.SectorSheetName, wb.sector.Plans, &templates.Styles{Heading: wb.sector.Heading}, reports.SectorChartStream,
+		func(row int, vals []any, style int) error {
+			charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
+			return nil
+		})
+	return charts, err
+}
+
+// gpChartCells writes the chart data cells of row (the first of charts,
+// in row order) and returns the chart rows after it.
+func gpChartCells(sx *templates.SheetXML, charts []gpChartRow, row int) ([]gpChartRow, error) {
+	for len(charts) > 0 && charts[0].row == row {
+		c := charts[0]
+		for i, v := range c.vals {
+			style := 0
+			if i == 0 {
+				style = c.style
+			}
+			if v == nil && style == 0 {
+				continue
+			}
+			if err := sx.Cell(reports.SectorChartCol+i, row, style, v); err != nil {
+				return charts, err
+			}
+		}
+		charts = charts[1:]
+	}
+	return charts, nil
+}
+
 // gpChartRow is a row of the Sector targets sheet's chart data.
 type gpChartRow struct {
 	row   int
 	vals  []any
 	style int
-}
-
-// WriteGridXLSX writes plans as a grid workbook (one sheet per plan, see
-// grid.AddSheets) to path, atomically. The plan sheets are written part by
-// part (see GridWorkbook).
-func WriteGridXLSX(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts grid.Options) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	first := f.GetSheetName(0)
-	g, err := grid.NewBuild(f, plans, cat, opts, nil)
-	if err == nil {
-		err = g.Create()
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Deleting a sheet and activating one walk every worksheet: do both
-	// while the plan sheets are still empty, before they are streamed.
-	if len(plans) > 0 || opts.Instructions {
-		if err := f.DeleteSheet(first); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	f.SetActiveSheet(0)
-	templates.ActivateFirstVisible(f)
-	if err := g.PrintTitles(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return xlsx.WriteWorkbook(path, &GridWorkbook{File: f, grid: g})
 }

@@ -21,31 +21,6 @@ type Options struct {
 	Title string
 }
 
-// AddSheets adds one grid plan sheet per plan to f, in order, named
-// after the plan (its name, else "Plan <id>"), unique and valid. Every
-// target of a plan becomes one grid, ordered by year and target type; a
-// counter the target does not set is a blank cell. It also adds the hidden
-// Lists sheet that the sector drop-down uses (templates.ListsSheet), and
-// with opts.Instructions the Instructions sheet. Callers may add their own
-// sheets before or after.
-//
-// The plan sheets are written with excelize's StreamWriter
-// (templates.WritePlanSheet), so time and memory grow linearly with the
-// plans. They are final once AddSheets returns: calling SetActiveSheet,
-// SetSheetVisible(..., false), DeleteSheet or MoveSheet afterwards would
-// make excelize re-read every streamed sheet (slow, and their changes to
-// those sheets are lost), so set the active sheet first.
-func AddSheets(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catalog, opts Options) error {
-	g, err := NewBuild(f, plans, cat, opts, nil)
-	if err != nil {
-		return err
-	}
-	if err := g.Create(); err != nil {
-		return err
-	}
-	return g.write(nil)
-}
-
 // Build builds the grid plan sheets of a workbook in two steps:
 // create adds the (empty) sheets, in their final order, so that callers can
 // still do what walks every worksheet (delete the default sheet, set the
@@ -125,25 +100,6 @@ func (g *Build) PrintTitles() error {
 		}
 		if err := templates.SetPlanPrintTitles(g.f, name, idx); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// write streams every plan sheet. beforeFlush, when not nil, runs for
-// each plan (its index) before its sheet is finished: the place for charts.
-func (g *Build) write(beforeFlush func(i int) error) error {
-	for i, p := range g.Plans {
-		ps := PlanSheetOf(p)
-		if g.Opts.Title != "" {
-			ps.Title = g.Opts.Title
-		}
-		var before func() error
-		if beforeFlush != nil {
-			before = func() error { return beforeFlush(i) }
-		}
-		if err := templates.WritePlanSheet(g.f, g.Names[i], ps, g.Cat, g.Styles, before); err != nil {
-			return fmt.Errorf("sheet %s: %w", g.Names[i], err)
 		}
 	}
 	return nil

@@ -24,7 +24,7 @@ const AnnotateSheet = "eepipe problems"
 
 // Annotation fills: red for errors, amber for warnings.
 const (
-	AnnotateErrorFill   = "FFC7CE"
+	annotateErrorFill   = "FFC7CE"
 	annotateWarningFill = "FFEB9C"
 )
 
@@ -37,7 +37,7 @@ const (
 // every problem of the file, with links to the cells, is added at the end.
 // It returns how many cells were marked.
 func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err error) {
-	limit, err := AnnotateCheckSize(src)
+	limit, err := annotateCheckSize(src)
 	if err != nil {
 		return 0, fmt.Errorf("annotate %s: %w", src, err)
 	}
@@ -61,7 +61,7 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 			st := xlsx.ReusableStyle(f, old)
 			color := annotateWarningFill
 			if n.sev == pipeline.Error {
-				color = AnnotateErrorFill
+				color = annotateErrorFill
 			}
 			st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}
 			if id, err = annotateNewStyle(f, st); err != nil {
@@ -284,10 +284,10 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 // whole into memory.
 const annotateMaxUncompressed = 256 << 20
 
-// AnnotateCheckSize checks, before excelize opens src, that it is a
+// annotateCheckSize checks, before excelize opens src, that it is a
 // regular file whose zip archive is sound and unpacks to at most
 // annotateMaxUncompressed; it returns the limit to give excelize.
-func AnnotateCheckSize(src string) (int64, error) {
+func annotateCheckSize(src string) (int64, error) {
 	st, err := os.Stat(src)
 	if err != nil {
 		return 0, err
@@ -359,10 +359,10 @@ func annotateOpen(src string, limit int64) (*excelize.File, error) {
 	return excelize.OpenFile(src, opts)
 }
 
-// AnnotateMinimalStyles is the style sheet given to a workbook that has
+// annotateMinimalStyles is the style sheet given to a workbook that has
 // none (the part is optional): one font, the two fills every style sheet
 // starts with, one border, one cell format.
-const AnnotateMinimalStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+const annotateMinimalStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`
 
 // annotateWithStyleSheet returns a copy of the workbook at src with a
@@ -430,7 +430,7 @@ func annotateWithStyleSheet(src string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if _, err := io.WriteString(w, AnnotateMinimalStyles); err != nil {
+	if _, err := io.WriteString(w, annotateMinimalStyles); err != nil {
 		return nil, false
 	}
 	if err := zw.Close(); err != nil {

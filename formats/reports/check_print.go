@@ -230,7 +230,7 @@ func (w *checkPrintWriter) shareResult(sh *pipeline.ShareResult, has bool) excel
 // row per designated group and a row for people with disabilities.
 func (w *checkPrintWriter) plan(p pipeline.SectorPlanCheck) error {
 	s, text, blank, share, shareResult, line := w.s, w.text, w.blank, w.share, w.shareResult, w.line
-	heading := sectorPlanHeading(p) + ": " + SectorPlanOutcome(p)
+	heading := sectorPlanHeading(p) + ": " + sectorPlanOutcome(p)
 	if err := line(nil, heading, s.plan); err != nil {
 		return err
 	}

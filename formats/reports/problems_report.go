@@ -145,7 +145,7 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteProblemsCSV(w, b.Problems, spill) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems, spill) })
 	case ".json":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsJSON(w, b, spill) })
 	case ".xlsx":
@@ -154,7 +154,7 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 	return fmt.Errorf("report %s: unknown report format %q; use a .csv, .xlsx or .json name", path, filepath.Ext(path))
 }
 
-func WriteProblemsCSV(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
+func writeProblemsCSV(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) error {
 	rows := ProblemRows(ps)
 	csvw := table.NewCSVWriter(w) // fields neutralised against formula injection
 	if len(rows) == 0 {
@@ -323,7 +323,7 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) e
 	}
 	if total > listed {
 		cell, _ := excelize.CoordinatesToCellName(1, listed+2)
-		if err := sw.SetRow(cell, []any{nil, fmt.Sprintf("%s more problems: a sheet holds no more rows; write the report as .csv or .json for the full list", Thousands(total-listed))}); err != nil {
+		if err := sw.SetRow(cell, []any{nil, fmt.Sprintf("%s more problems: a sheet holds no more rows; write the report as .csv or .json for the full list", thousands(total-listed))}); err != nil {
 			return err
 		}
 	}
@@ -381,7 +381,7 @@ func WriteProblemsText(w io.Writer, b *pipeline.Batch) error {
 			ew.printf("    %s\n", reportProblemLine(p))
 		}
 		for _, o := range omitted {
-			ew.printf("  … and %s more %s%s: %s\n", Thousands(o.Count), o.Severity, map[bool]string{true: "", false: "s"}[o.Count == 1], o.Kind)
+			ew.printf("  … and %s more %s%s: %s\n", thousands(o.Count), o.Severity, map[bool]string{true: "", false: "s"}[o.Count == 1], o.Kind)
 		}
 	}
 	targets := 0
@@ -499,8 +499,8 @@ func reportCountWords(errs, warns int) string {
 	return pipeline.Plural(errs, "error") + ", " + pipeline.Plural(warns, "warning")
 }
 
-// Thousands writes n with thousands separators: 55,643.
-func Thousands(n int) string {
+// thousands writes n with thousands separators: 55,643.
+func thousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]

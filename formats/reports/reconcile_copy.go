@@ -45,32 +45,32 @@ func rrFallback() error {
 }
 
 const (
-	NSMain       = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-	NSRel        = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+	nsMain       = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+	nsRel        = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 	rrRelComment = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
 	rrRelVML     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/vmlDrawing"
 	rrRelSheet   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
 	rrCTSheet    = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
 	rrCTComments = "application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"
 	rrCTVML      = "application/vnd.openxmlformats-officedocument.vmlDrawing"
-	XMLDecl      = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+	xmlDecl      = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
 )
 
-// CellMark is one cell the copy marks.
-type CellMark struct {
+// rrCellMark is one cell the copy marks.
+type rrCellMark struct {
 	Col, Row int
 	Ref      string
-	Note     *Note
+	Note     *rrNote
 	Style    int  // the new cell format, set while the sheet is streamed
 	merged   bool // the cell had a comment, merged into ours
 	existing string
 }
 
-// SheetJob is what the copy does to one worksheet.
-type SheetJob struct {
+// rrSheetJob is what the copy does to one worksheet.
+type rrSheetJob struct {
 	Info     xlsx.Sheet
-	Marks    []CellMark // by row, then column
-	selected bool       // its tab is selected: the selection is cleared
+	Marks    []rrCellMark // by row, then column
+	selected bool         // its tab is selected: the selection is cleared
 
 	relsPath     string
 	rels         []xlsx.Rel
@@ -87,7 +87,7 @@ type SheetJob struct {
 }
 
 // rrStreamCopy writes the annotated copy of the XLSX workbook src to dst.
-func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*Note, order [][2]string, changes []rrChange) error {
+func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -117,16 +117,16 @@ type rrAddedSheet struct {
 	sheet           []byte
 }
 
-// Copy is the plan of one streamed copy.
-type Copy struct {
+// rrCopy is the plan of one streamed copy.
+type rrCopy struct {
 	book      *xlsx.Book
 	wbPath    string
 	wbRels    string
 	ctPath    string
 	stylePath string
 	Styles    *rrStyleBook
-	jobs      map[string]*SheetJob // by worksheet part
-	jobOrder  []*SheetJob
+	jobs      map[string]*rrSheetJob // by worksheet part
+	jobOrder  []*rrSheetJob
 	skip      map[string]bool   // parts rewritten after the stream
 	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
@@ -137,8 +137,8 @@ type Copy struct {
 	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*Note, order [][2]string, changes []rrChange) (*Copy, error) {
-	c := &Copy{book: book, jobs: map[string]*SheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
+func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
+	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
 	for name := range book.Files {
 		c.used[strings.ToLower(name)] = true
 	}
@@ -166,7 +166,7 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 // findParts finds the workbook part, its relationships and its styles
 // (parsed), and the chart sheets whose tab is selected; a package that
 // lacks one of them takes excelize's path (rrFallback).
-func (c *Copy) findParts() error {
+func (c *rrCopy) findParts() error {
 	c.wbPath = "xl/workbook.xml"
 	if rels, err := c.book.Rels(""); err == nil {
 		for _, rl := range rels {
@@ -211,14 +211,14 @@ func (c *Copy) findParts() error {
 	if err != nil {
 		return err
 	}
-	if c.Styles, err = ParseStyles(raw); err != nil {
+	if c.Styles, err = rrParseStyles(raw); err != nil {
 		return err
 	}
 	return nil
 }
 
 // placeMarks places each mark, in order, on the job of its sheet.
-func (c *Copy) placeMarks(order [][2]string, notes map[[2]string]*Note) error {
+func (c *rrCopy) placeMarks(order [][2]string, notes map[[2]string]*rrNote) error {
 	byName := map[string]xlsx.Sheet{}
 	for _, info := range c.book.Sheets {
 		byName[info.Name] = info
@@ -234,18 +234,18 @@ func (c *Copy) placeMarks(order [][2]string, notes map[[2]string]*Note) error {
 		}
 		j := c.jobs[info.Path]
 		if j == nil {
-			j = &SheetJob{Info: info}
+			j = &rrSheetJob{Info: info}
 			c.jobs[info.Path] = j
 		}
 		ref, _ := excelize.CoordinatesToCellName(col, row)
-		j.Marks = append(j.Marks, CellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
+		j.Marks = append(j.Marks, rrCellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
 	}
 	return nil
 }
 
 // selectedTabs gives every sheet whose tab is selected a job: it loses the
 // selection (the Summary is selected).
-func (c *Copy) selectedTabs() error {
+func (c *rrCopy) selectedTabs() error {
 	for _, info := range c.book.Sheets {
 		if info.Path == "" {
 			continue
@@ -257,8 +257,8 @@ func (c *Copy) selectedTabs() error {
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
-		if TabSelected(c.book, info) {
-			c.jobs[info.Path] = &SheetJob{Info: info, selected: true}
+		if tabSelected(c.book, info) {
+			c.jobs[info.Path] = &rrSheetJob{Info: info, selected: true}
 		}
 	}
 	return nil
@@ -266,7 +266,7 @@ func (c *Copy) selectedTabs() error {
 
 // planJobs orders the jobs, merges the marks of one cell, and finds or
 // names each marked sheet's relationships, comments and VML parts.
-func (c *Copy) planJobs() error {
+func (c *rrCopy) planJobs() error {
 	var err error
 	block := 1000
 	for _, info := range c.book.Sheets {
@@ -279,7 +279,7 @@ func (c *Copy) planJobs() error {
 		if len(j.Marks) == 0 {
 			continue
 		}
-		slices.SortStableFunc(j.Marks, func(a, b CellMark) int {
+		slices.SortStableFunc(j.Marks, func(a, b rrCellMark) int {
 			if a.Row != b.Row {
 				return a.Row - b.Row
 			}
@@ -293,7 +293,7 @@ func (c *Copy) planJobs() error {
 				marks = append(marks, m)
 				continue
 			}
-			n := &Note{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
+			n := &rrNote{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
 			if m.Note.Fill != PlanFillColor {
 				n.Fill = m.Note.Fill
 			}
@@ -338,7 +338,7 @@ func (c *Copy) planJobs() error {
 }
 
 // newPart returns a part name of the pattern not yet used.
-func (c *Copy) newPart(pattern string) string {
+func (c *rrCopy) newPart(pattern string) string {
 	for i := 1; ; i++ {
 		p := fmt.Sprintf(pattern, i)
 		if !c.used[strings.ToLower(p)] {
@@ -359,7 +359,7 @@ func rrNewRID(rels []xlsx.Rel, base string) string {
 
 // readMeta reads a small part whole (workbook, relationships, styles,
 // comments, drawings), within xlsx.MaxMetaPart.
-func (c *Copy) readMeta(name string) ([]byte, error) {
+func (c *rrCopy) readMeta(name string) ([]byte, error) {
 	rc, err := c.book.OpenMeta(name)
 	if err != nil {
 		if errors.Is(err, xlsx.ErrOversized) {
@@ -377,12 +377,12 @@ func (c *Copy) readMeta(name string) ([]byte, error) {
 
 // planSummary builds the Summary and Changes sheets in a scratch workbook
 // and takes their sheets, styles and defined names for the copy.
-func (c *Copy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
+func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
 	own := make([]string, len(c.book.Sheets))
 	for i, s := range c.book.Sheets {
 		own[i] = s.Name
 	}
-	name, changesName := FreeSheetName(own, SummarySheet), FreeSheetName(own, ChangesSheet)
+	name, changesName := freeSheetName(own, SummarySheet), freeSheetName(own, ChangesSheet)
 	f := excelize.NewFile()
 	defer f.Close()
 	if err := f.SetSheetName(f.GetSheetName(0), name); err != nil {
@@ -419,7 +419,7 @@ func (c *Copy) planSummary(r *pipeline.Reconciliation, src string, changes []rrC
 		}
 		return nil
 	}
-	scratchStyles, err := ParseStyles(part("xl/styles.xml"))
+	scratchStyles, err := rrParseStyles(part("xl/styles.xml"))
 	if err != nil {
 		return errors.New("annotated copy: the summary's style sheet")
 	}
@@ -462,7 +462,7 @@ func (c *Copy) planSummary(r *pipeline.Reconciliation, src string, changes []rrC
 }
 
 // write streams the copy to w.
-func (c *Copy) write(w io.Writer) error {
+func (c *rrCopy) write(w io.Writer) error {
 	zw := xlsx.NewZipWriter(w)
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
@@ -535,7 +535,7 @@ func (c *Copy) write(w io.Writer) error {
 
 // workbookParts returns the workbook's relationships with the added
 // sheets' (their ids chosen here) and the workbook part rewritten.
-func (c *Copy) workbookParts() (newWBRels, newWB []byte, err error) {
+func (c *rrCopy) workbookParts() (newWBRels, newWB []byte, err error) {
 	wbRels, err := c.readMeta(c.wbRels)
 	if err != nil {
 		return nil, nil, err
@@ -568,7 +568,7 @@ func (c *Copy) workbookParts() (newWBRels, newWB []byte, err error) {
 
 // contentTypes returns the content types part with the new parts' (and
 // the VML default, which the new notes need).
-func (c *Copy) contentTypes() ([]byte, error) {
+func (c *rrCopy) contentTypes() ([]byte, error) {
 	b, err := c.readMeta(c.ctPath)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 
 // writeNotes writes a marked sheet's relationships, comments and VML
 // drawing.
-func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *SheetJob) error {
+func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *rrSheetJob) error {
 	vmlRID := j.legacyRID
 	if vmlRID != "" {
 		for _, rl := range j.rels {
@@ -30,20 +30,50 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		vmlRID = j.newVMLRID
 		j.vmlPath = c.newPart("xl/drawings/vmlDrawing%d.vml")
 	}
-	// Comments: the workbook's own kept, ours for the marked cells (a
-	// comment the cell had goes below ours).
+	comments, err := c.commentsPart(j)
+	if err != nil {
+		return err
+	}
+	if err := put(j.commentsPath, comments); err != nil {
+		return err
+	}
+	vml, err := c.vmlPart(j)
+	if err != nil {
+		return err
+	}
+	if err := put(j.vmlPath, vml); err != nil {
+		return err
+	}
+	for _, p := range j.vmlParts {
+		if p != j.vmlPath {
+			if err := copyPart(p); err != nil {
+				return err
+			}
+		}
+	}
+	rels, err := c.sheetRels(j, vmlRID)
+	if err != nil {
+		return err
+	}
+	return put(j.relsPath, rels)
+}
+
+// commentsPart is a marked sheet's comments part: the workbook's own
+// comments kept, ours for the marked cells (a comment the cell had goes
+// below ours).
+func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
 	var old *rrComments
 	if j.commentsOld {
 		b, err := c.readMeta(j.commentsPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if old, err = rrParseComments(b); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var cb bytes.Buffer
-	cb.WriteString(XMLDecl)
+	cb.WriteString(xmlDecl)
 	authors := []string{commentAuthor}
 	if old != nil {
 		cb.Write(old.root)
@@ -52,7 +82,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 			authors = append(authors, commentAuthor)
 		}
 	} else {
-		cb.WriteString(`<comments xmlns="` + NSMain + `">`)
+		cb.WriteString(`<comments xmlns="` + nsMain + `">`)
 	}
 	me := slices.Index(authors, commentAuthor)
 	cb.WriteString("<authors>")
@@ -60,7 +90,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		cb.WriteString("<author>" + rrXMLText(a) + "</author>")
 	}
 	cb.WriteString("</authors><commentList>")
-	byRef := map[string]*CellMark{}
+	byRef := map[string]*rrCellMark{}
 	for i := range j.Marks {
 		byRef[j.Marks[i].Ref] = &j.Marks[i]
 	}
@@ -84,10 +114,12 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 			m.Ref, me, rrXMLText(commentAuthor+":\n"), run, rrXMLText(text))
 	}
 	cb.WriteString("</commentList></comments>")
-	if err := put(j.commentsPath, cb.Bytes()); err != nil {
-		return err
-	}
-	// The VML drawing: the cells that had no comment get a note shape.
+	return cb.Bytes(), nil
+}
+
+// vmlPart is a marked sheet's VML drawing: the cells that had no comment
+// get a note shape.
+func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
 	var shapes bytes.Buffer
 	nsDecl := ""
 	id := j.block * 1024
@@ -95,13 +127,13 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 	if j.vmlOld {
 		b, err := c.readMeta(j.vmlPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The drawing's root may not declare the v, o and x prefixes
 		// (openpyxl declares its own on each element): the shapes added
 		// declare them.
 		nsDecl = ` xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"`
-		for _, m := range ShapeID.FindAllSubmatch(b, -1) {
+		for _, m := range rrShapeID.FindAllSubmatch(b, -1) {
 			if n, err := strconv.Atoi(string(m[1])); err == nil {
 				id = max(id, n)
 			}
@@ -126,7 +158,7 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 	if j.vmlOld {
 		var err error
 		if vml, err = rrInsertBefore(vml, "</xml>", shapes.String()); err != nil {
-			return err
+			return nil, err
 		}
 		if id >= firstID {
 			vml = rrAddIDBlocks(vml, firstID/1024, id/1024)
@@ -139,17 +171,12 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 		vml = slices.Concat([]byte(`<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="`+strings.Join(blocks, ",")+`"/></o:shapelayout>`+rrVMLShapeType),
 			shapes.Bytes(), []byte("</xml>"))
 	}
-	if err := put(j.vmlPath, vml); err != nil {
-		return err
-	}
-	for _, p := range j.vmlParts {
-		if p != j.vmlPath {
-			if err := copyPart(p); err != nil {
-				return err
-			}
-		}
-	}
-	// The relationships.
+	return vml, nil
+}
+
+// sheetRels is a marked sheet's relationships part, with those of the
+// comments and the drawing added.
+func (c *rrCopy) sheetRels(j *rrSheetJob, vmlRID string) ([]byte, error) {
 	var add strings.Builder
 	if !j.commentsOld {
 		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.Info.Path, j.commentsPath)))
@@ -161,15 +188,15 @@ func (c *Copy) writeNotes(put func(string, []byte) error, copyPart func(string) 
 	if j.hasRels {
 		b, err := c.readMeta(j.relsPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if rels, err = rrInsertBefore(b, "</Relationships>", add.String()); err != nil {
-			return err
+			return nil, err
 		}
 	} else {
-		rels = []byte(XMLDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
+		rels = []byte(xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + add.String() + `</Relationships>`)
 	}
-	return put(j.relsPath, rels)
+	return rels, nil
 }
 
 // rrTabSelectedAttr matches a sheet view start tag's tabSelected="1"
@@ -178,15 +205,15 @@ var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[
 
 var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
 
-// IDMap matches the data attribute of a VML drawing's shape id map
+// rrIDMap matches the data attribute of a VML drawing's shape id map
 // (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
 // drawing uses.
-var IDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
 
 // rrAddIDBlocks adds the shape id blocks from..to to an existing
 // drawing's id map, for the note shapes added to it.
 func rrAddIDBlocks(vml []byte, from, to int) []byte {
-	loc := IDMap.FindSubmatchIndex(vml)
+	loc := rrIDMap.FindSubmatchIndex(vml)
 	if loc == nil {
 		return vml
 	}
@@ -200,7 +227,7 @@ func rrAddIDBlocks(vml []byte, from, to int) []byte {
 	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
 }
 
-var ShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
+var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 
 const rrVMLShapeType = `<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`
 

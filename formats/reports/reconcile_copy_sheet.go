@@ -15,7 +15,7 @@ import (
 )
 
 // rewriteSheet streams one worksheet into the copy.
-func (c *Copy) rewriteSheet(create func(string) (io.Writer, error), name string, j *SheetJob) error {
+func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name string, j *rrSheetJob) error {
 	rc, err := c.book.Open(name)
 	if err != nil {
 		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.Info.Name, err)
@@ -26,7 +26,7 @@ func (c *Copy) rewriteSheet(create func(string) (io.Writer, error), name string,
 		return err
 	}
 	w := bufio.NewWriterSize(zw, 64<<10)
-	if err := c.StreamSheet(w, rc, j); err != nil {
+	if err := c.streamSheet(w, rc, j); err != nil {
 		if errors.Is(err, errRRFallback) {
 			return err
 		}
@@ -38,7 +38,7 @@ func (c *Copy) rewriteSheet(create func(string) (io.Writer, error), name string,
 // rrColStyle is the style of a range of columns.
 type rrColStyle struct{ min, max, style int }
 
-func (c *Copy) StreamSheet(w *bufio.Writer, r io.Reader, j *SheetJob) error {
+func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
 	sc := xlsx.NewScanner(r)
 	marked := len(j.Marks) > 0
 	// A marked sheet prints like eepipe's plan sheets (landscape, one
@@ -63,9 +63,9 @@ func (c *Copy) StreamSheet(w *bufio.Writer, r io.Reader, j *SheetJob) error {
 		rootDecl      bool
 		sheetDataOpen bool
 	)
-	w.WriteString(XMLDecl)
+	w.WriteString(xmlDecl)
 	// newCell writes a mark whose cell does not exist.
-	newCell := func(m *CellMark, base int) {
+	newCell := func(m *rrCellMark, base int) {
 		m.Style = c.Styles.markStyle(base, m.Note.Fill)
 		fmt.Fprintf(w, `<c r="%s" s="%d"/>`, m.Ref, m.Style)
 	}
@@ -143,10 +143,10 @@ func (c *Copy) StreamSheet(w *bufio.Writer, r io.Reader, j *SheetJob) error {
 				rootDecl = true
 				if marked {
 					if v, ok := rrGetAttr(raw, "xmlns:r"); !ok {
-						raw = rrSetAttr(raw, "xmlns:r", NSRel)
-					} else if v != NSRel {
+						raw = rrSetAttr(raw, "xmlns:r", nsRel)
+					} else if v != nsRel {
 						rPrefix = "eepipe_r"
-						raw = rrSetAttr(raw, "xmlns:eepipe_r", NSRel)
+						raw = rrSetAttr(raw, "xmlns:eepipe_r", nsRel)
 					}
 				}
 				w.Write(raw)
@@ -344,7 +344,7 @@ func (c *Copy) StreamSheet(w *bufio.Writer, r io.Reader, j *SheetJob) error {
 // hold the marks (the cells the copy may add): a reader that trusts the
 // dimension (openpyxl's read-only mode) would miss a mark past it. A
 // range it cannot read is left as it is.
-func rrWidenDimension(tag []byte, marks []CellMark) []byte {
+func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
 	ref, ok := rrGetAttr(tag, "ref")
 	if !ok || len(marks) == 0 {
 		return tag

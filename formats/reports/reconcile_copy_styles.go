@@ -22,7 +22,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 		return nil, errors.New("annotated copy: the summary sheet is missing")
 	}
 	var out bytes.Buffer
-	out.WriteString(XMLDecl)
+	out.WriteString(xmlDecl)
 	sc := xlsx.NewScanner(bytes.NewReader(b))
 	shift := func(raw []byte, attr string) []byte {
 		if v, ok := rrGetAttr(raw, attr); ok {
@@ -132,7 +132,7 @@ type rrStyleBook struct {
 
 var rrStyleLists = []string{"numFmts", "fonts", "fills", "borders", "cellXfs"}
 
-func ParseStyles(b []byte) (*rrStyleBook, error) {
+func rrParseStyles(b []byte) (*rrStyleBook, error) {
 	if b == nil {
 		return nil, rrFallback()
 	}

@@ -14,10 +14,69 @@ import (
 // workbook's own, makes the Summary the active tab, adds their defined
 // names and moves the workbook's sheet-scoped names (print areas and
 // titles, filters) with their sheets.
-func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
+func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	if bytes.Contains(b, []byte("purl.oclc.org")) {
 		return nil, rrFallback() // strict OOXML
 	}
+	w, err := rrScanWorkbook(b)
+	if err != nil {
+		return nil, err
+	}
+	var edits []rrEdit
+	// The Summary, first, is the active tab and the first tab shown.
+	if w.viewStart >= 0 {
+		tag := rrDelAttr(rrSetAttr(b[w.viewStart:w.viewEnd], "activeTab", "0"), "firstSheet")
+		edits = append(edits, rrEdit{w.viewStart, w.viewEnd, tag})
+	} else {
+		edits = append(edits, rrEdit{w.sheetsStart, w.sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
+	}
+	// The workbook's sheet-scoped names follow their sheets.
+	for _, sp := range w.scoped {
+		tag := b[sp[0]:sp[1]]
+		v, _ := rrGetAttr(tag, "localSheetId")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return nil, rrFallback()
+		}
+		edits = append(edits, rrEdit{sp[0], sp[1], rrSetAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
+	}
+	// The relationship prefix is declared on the element: openpyxl
+	// declares it on each sheet element, not on the workbook.
+	var sheets bytes.Buffer
+	for i, a := range c.added {
+		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), w.maxID+1+i, nsRel, rrXMLAttr(a.rid))
+	}
+	edits = append(edits, rrEdit{w.sheetsTagEnd, w.sheetsTagEnd, sheets.Bytes()})
+	if len(c.addedNames) > 0 {
+		switch {
+		case w.namesEnd >= 0 && w.namesEnd == w.namesTagEnd && bytes.HasSuffix(b[w.namesStart:w.namesTagEnd], []byte("/>")):
+			edits = append(edits, rrEdit{w.namesStart, w.namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+		case w.namesEnd >= 0:
+			edits = append(edits, rrEdit{w.namesEnd, w.namesEnd, c.addedNames})
+		default:
+			at := w.rootClose
+			if w.afterNames >= 0 {
+				at = w.afterNames
+			}
+			edits = append(edits, rrEdit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+		}
+	}
+	return rrApplyEdits(b, edits), nil
+}
+
+// rrWorkbookScan is where the parts of a workbook part the copy edits
+// are: byte offsets into it, -1 when absent.
+type rrWorkbookScan struct {
+	sheetsStart, sheetsTagEnd, namesStart, namesTagEnd, namesEnd int
+	afterNames, viewStart, viewEnd, rootClose                    int
+	maxID                                                        int      // the highest sheetId
+	scoped                                                       [][2]int // definedName start tags with a localSheetId
+}
+
+// rrScanWorkbook reads a workbook part, keeping where its sheets, book
+// view and defined names are; a workbook it does not understand is
+// rrFallback.
+func rrScanWorkbook(b []byte) (*rrWorkbookScan, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	var (
 		depth                                     int
@@ -109,50 +168,20 @@ func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
 		sheetsTagEnd < 0 || bytes.HasSuffix(b[sheetsStart:sheetsTagEnd], []byte("/>")) {
 		return nil, rrFallback()
 	}
-	type edit struct {
-		at, end int
-		text    []byte
-	}
-	var edits []edit
-	// The Summary, first, is the active tab and the first tab shown.
-	if viewStart >= 0 {
-		tag := rrDelAttr(rrSetAttr(b[viewStart:viewEnd], "activeTab", "0"), "firstSheet")
-		edits = append(edits, edit{viewStart, viewEnd, tag})
-	} else {
-		edits = append(edits, edit{sheetsStart, sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
-	}
-	// The workbook's sheet-scoped names follow their sheets.
-	for _, sp := range scoped {
-		tag := b[sp[0]:sp[1]]
-		v, _ := rrGetAttr(tag, "localSheetId")
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return nil, rrFallback()
-		}
-		edits = append(edits, edit{sp[0], sp[1], rrSetAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
-	}
-	// The relationship prefix is declared on the element: openpyxl
-	// declares it on each sheet element, not on the workbook.
-	var sheets bytes.Buffer
-	for i, a := range c.added {
-		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), maxID+1+i, NSRel, rrXMLAttr(a.rid))
-	}
-	edits = append(edits, edit{sheetsTagEnd, sheetsTagEnd, sheets.Bytes()})
-	if len(c.addedNames) > 0 {
-		switch {
-		case namesEnd >= 0 && namesEnd == namesTagEnd && bytes.HasSuffix(b[namesStart:namesTagEnd], []byte("/>")):
-			edits = append(edits, edit{namesStart, namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
-		case namesEnd >= 0:
-			edits = append(edits, edit{namesEnd, namesEnd, c.addedNames})
-		default:
-			at := rootClose
-			if afterNames >= 0 {
-				at = afterNames
-			}
-			edits = append(edits, edit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
-		}
-	}
-	slices.SortStableFunc(edits, func(a, b edit) int { return a.at - b.at })
+	return &rrWorkbookScan{sheetsStart: sheetsStart, sheetsTagEnd: sheetsTagEnd, namesStart: namesStart, namesTagEnd: namesTagEnd,
+		namesEnd: namesEnd, afterNames: afterNames, viewStart: viewStart, viewEnd: viewEnd, rootClose: rootClose, maxID: maxID, scoped: scoped}, nil
+}
+
+// rrEdit replaces b[at:end] of a part with text.
+type rrEdit struct {
+	at, end int
+	text    []byte
+}
+
+// rrApplyEdits returns b with edits made, in the order of their places
+// (edits at one place in the order given).
+func rrApplyEdits(b []byte, edits []rrEdit) []byte {
+	slices.SortStableFunc(edits, func(x, y rrEdit) int { return x.at - y.at })
 	var out bytes.Buffer
 	pos := 0
 	for _, e := range edits {
@@ -161,7 +190,7 @@ func (c *Copy) rewriteWorkbook(b []byte) ([]byte, error) {
 		pos = e.end
 	}
 	out.Write(b[pos:])
-	return out.Bytes(), nil
+	return out.Bytes()
 }
 
 // rrWorkbookNames are the workbook's elements the copy reads or edits.

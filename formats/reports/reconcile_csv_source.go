@@ -20,11 +20,11 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// WorkbookFromCSV turns a CSV file into a one-sheet workbook, cell for
+// workbookFromCSV turns a CSV file into a one-sheet workbook, cell for
 // cell (line n is row n, field m is column m), so that report cells match
 // CSV line and column numbers. Counter fields and ids become numbers;
 // everything else stays text, so identifiers keep their leading zeros.
-func WorkbookFromCSV(path string) (*excelize.File, string, error) {
+func workbookFromCSV(path string) (*excelize.File, string, error) {
 	// The copy is made in memory: only a regular file of a bounded size.
 	st, err := os.Stat(path)
 	if err != nil {

@@ -25,8 +25,8 @@ func rrClassFill(fill string, c pipeline.ChangeClass) string {
 	return fill
 }
 
-// Note is what the annotated copy puts on one cell.
-type Note struct {
+// rrNote is what the annotated copy puts on one cell.
+type rrNote struct {
 	Fill  string
 	lines []string
 }
@@ -51,8 +51,8 @@ type rrChange struct {
 // rrCollectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*Note, [][2]string, []rrChange) {
-	notes := map[[2]string]*Note{}
+func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
+	notes := map[[2]string]*rrNote{}
 	var order [][2]string
 	var changes []rrChange
 	add := func(o pipeline.Origin, fill, line string, ch rrChange) {
@@ -73,7 +73,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		k := [2]string{sheet, cell}
 		n := notes[k]
 		if n == nil {
-			n = &Note{Fill: fill}
+			n = &rrNote{Fill: fill}
 			notes[k] = n
 			order = append(order, k)
 		}
@@ -145,7 +145,7 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 	return "differs"
 }
 
-func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
@@ -167,10 +167,10 @@ func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 		err      error
 	)
 	if strings.EqualFold(filepath.Ext(src), ".csv") {
-		f, csvSheet, err = WorkbookFromCSV(src)
+		f, csvSheet, err = workbookFromCSV(src)
 	} else {
 		var limit int64
-		if limit, err = AnnotateCheckSize(src); err == nil {
+		if limit, err = annotateCheckSize(src); err == nil {
 			f, err = annotateOpen(src, limit)
 		}
 	}
@@ -197,7 +197,7 @@ func WriteAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
 	}
 	unname()
 	own := f.GetSheetList()
-	sheet, changesSheet := FreeSheetName(own, SummarySheet), FreeSheetName(own, ChangesSheet)
+	sheet, changesSheet := freeSheetName(own, SummarySheet), freeSheetName(own, ChangesSheet)
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}

@@ -206,5 +206,5 @@ func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
 		}
 		return xlsx.WriteWorkbook(dst, f)
 	}
-	return WriteAnnotatedCopy(dst, src, r)
+	return writeAnnotatedCopy(dst, src, r)
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// FreeSheetName returns name, or "name (2)", "name (3)" ..., the first
+// freeSheetName returns name, or "name (2)", "name (3)" ..., the first
 // not among the workbook's sheets (compared as Excel does, ignoring case).
-func FreeSheetName(sheets []string, name string) string {
+func freeSheetName(sheets []string, name string) string {
 	taken := func(n string) bool {
 		return slices.ContainsFunc(sheets, func(s string) bool { return strings.EqualFold(s, n) })
 	}
@@ -102,7 +102,7 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 		return false
 	}
 	for _, info := range book.Sheets {
-		if info.Path == "" || !TabSelected(book, info) {
+		if info.Path == "" || !tabSelected(book, info) {
 			continue
 		}
 		if !rrClearTabSelected(f, info.Name, info.Path) {
@@ -170,7 +170,7 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	}
 	list := views.Elem().FieldByName("SheetView")
 	for i := 0; list.IsValid() && i < list.Len(); i++ {
-		sel := list.Index(i).FieldByName("TabSelected")
+		sel := list.Index(i).FieldByName("tabSelected")
 		if !sel.IsValid() || sel.Kind() != reflect.Bool || !sel.CanSet() {
 			return false
 		}
@@ -179,9 +179,9 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	return list.IsValid()
 }
 
-// TabSelected reports whether a worksheet's first sheet view has its
+// tabSelected reports whether a worksheet's first sheet view has its
 // tab selected, reading the sheet's XML only up to its cells.
-func TabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
+func tabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 	if info.Path == "" {
 		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
 	}
@@ -208,7 +208,7 @@ func TabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 
 // rrAnnotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *Note, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
+func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err

@@ -94,28 +94,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	row := header
 	for _, x := range rrReconcileRows(r) {
 		row++
-		finding := map[string]string{"plan": string(x.plan.Presence), "field": "field differs", "counter": "counter differs"}[x.kind]
-		vals := []any{finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate}
-		if t := x.target; t != nil {
-			vals = append(vals, t.YearNumber, t.FinancialYear, t.TargetType)
-		} else {
-			vals = append(vals, nil, nil, nil)
-		}
-		vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), rrLocationText(x.loc), "")
-		if x.kind == "plan" {
-			vals[12] = x.plan.Reason
-		}
-		if x.class != "" && x.class != pipeline.ClassNoHistory {
-			vals[0] = x.class.Words(nil)
-			if x.kind == "field" {
-				vals[12] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
-			} else {
-				vals[12] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
-			}
-		}
-		if x.class == pipeline.ClassNoHistory {
-			vals[12] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
-		}
+		vals := rrSummaryFindingValues(x)
 		for i, v := range vals {
 			col, _ := excelize.ColumnNumberToName(i + 1)
 			ref := fmt.Sprintf("%s%d", col, row)
@@ -157,6 +136,37 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		Freeze: true, YSplit: header, TopLeftCell: fmt.Sprintf("A%d", header+1), ActivePane: "bottomLeft",
 		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("A%d", header+1), ActiveCell: fmt.Sprintf("A%d", header+1), Pane: "bottomLeft"}},
 	})
+}
+
+// rrSummaryFindingValues are the cells of one finding's row of the
+// Summary, in the order of rrSummaryColumns: the finding (or its class),
+// where it is, the workbook's and the service's values, its location and
+// the note.
+func rrSummaryFindingValues(x rrReconcileRow) []any {
+	finding := map[string]string{"plan": string(x.plan.Presence), "field": "field differs", "counter": "counter differs"}[x.kind]
+	vals := make([]any, 0, len(rrSummaryColumns))
+	vals = append(vals, finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate)
+	if t := x.target; t != nil {
+		vals = append(vals, t.YearNumber, t.FinancialYear, t.TargetType)
+	} else {
+		vals = append(vals, nil, nil, nil)
+	}
+	vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), rrLocationText(x.loc), "")
+	if x.kind == "plan" {
+		vals[12] = x.plan.Reason
+	}
+	if x.class != "" && x.class != pipeline.ClassNoHistory {
+		vals[0] = x.class.Words(nil)
+		if x.kind == "field" {
+			vals[12] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
+		} else {
+			vals[12] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
+		}
+	}
+	if x.class == pipeline.ClassNoHistory {
+		vals[12] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
+	}
+	return vals
 }
 
 // summaryTitleCols are the Summary's columns repeated on every printed

@@ -116,7 +116,7 @@ type runRow struct {
 	Held            string `csv:"held"`
 }
 
-var RunColumns = []string{"file", "location", "account", "company_id", "plan_name", "start_date", "year_number",
+var runColumns = []string{"file", "location", "account", "company_id", "plan_name", "start_date", "year_number",
 	"financial_year", "target_type", "outcome", "plan_id", "milestone_id", "target_id", "counters_changed", "changes", "error", "held"}
 
 func runRows(r *pipeline.RunReport) []runRow {
@@ -156,7 +156,7 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			rows := runRows(r)
 			if len(rows) == 0 {
-				_, err := io.WriteString(w, strings.Join(RunColumns, ",")+"\n")
+				_, err := io.WriteString(w, strings.Join(runColumns, ",")+"\n")
 				return err
 			}
 			return gocsv.MarshalCSV(rows, table.NewCSVWriter(w))
@@ -220,15 +220,15 @@ func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) err
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	head := make([]any, len(RunColumns))
-	for i, c := range RunColumns {
+	head := make([]any, len(runColumns))
+	for i, c := range runColumns {
 		head[i] = excelize.Cell{StyleID: bold, Value: c}
 	}
 	if err := sw.SetRow("A1", head); err != nil {
 		return err
 	}
 	rows := r.Rows()
-	lastCol, _ := excelize.ColumnNumberToName(len(RunColumns))
+	lastCol, _ := excelize.ColumnNumberToName(len(runColumns))
 	if err := f.AutoFilter(rowsSheet, fmt.Sprintf("A1:%s%d", lastCol, max(len(rows)+1, 2)), nil); err != nil {
 		return err
 	}

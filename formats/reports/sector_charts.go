@@ -54,10 +54,6 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		if len(p.Years) == 0 || p.Sector == "" {
 			continue
 		}
-		abs := func(col, row int) string {
-			c, _ := excelize.CoordinatesToCellName(col, row, true)
-			return c
-		}
 		name := strings.ToUpper(p.Title()[:1]) + p.Title()[1:]
 		title := fmt.Sprintf("%s (%s): designated-group shares per year against the targets", name, p.Sector)
 		cells := pass == sectorChartCells || pass == SectorChartStream
@@ -110,37 +106,7 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 				row++
 			}
 		}
-		catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, row-1))
-		var bars []excelize.ChartSeries
-		for i := range p.Years {
-			col := SectorChartCol + 1 + i
-			bars = append(bars, excelize.ChartSeries{
-				Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
-				Categories: catRef,
-				Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, row-1)),
-			})
-		}
-		tcol := SectorChartCol + 1 + len(p.Years)
-		targets := []excelize.ChartSeries{{
-			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
-			Categories: catRef,
-			Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(tcol, top+2), abs(tcol, row-1)),
-			Line:       excelize.LineOptions{Type: excelize.LineNone},
-			Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
-		}}
-		minPct, vary := 0.0, false
-		chart := &excelize.Chart{
-			Type:       excelize.Col,
-			VaryColors: &vary,
-			Series:     bars,
-			Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-			Legend:     excelize.ChartLegend{Position: "bottom"},
-			Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
-			XAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont},
-			YAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
-			Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
-		}
-		line := &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
+		chart, line := sectorPlanChart(sheet, title, len(p.Years), top, row-1)
 		if pass == sectorChartObjects {
 			if err := f.AddChart(sheet, fmt.Sprintf("%s%d", sectorChartAt, top), chart, line); err != nil {
 				return err
@@ -153,6 +119,48 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 		return nil // the breaks go in with the cells, once the columns have their widths
 	}
 	return sectorChartPageBreaks(f, sheet, tops)
+}
+
+// sectorPlanChart is the chart of one plan's block of chart data, its
+// header at row top and its data from top+2 to last: a column per
+// financial year (years of them), and the targets as dashes over them.
+func sectorPlanChart(sheet, title string, years, top, last int) (chart, line *excelize.Chart) {
+	abs := func(col, row int) string {
+		c, _ := excelize.CoordinatesToCellName(col, row, true)
+		return c
+	}
+	catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, last))
+	var bars []excelize.ChartSeries
+	for i := range years {
+		col := SectorChartCol + 1 + i
+		bars = append(bars, excelize.ChartSeries{
+			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
+			Categories: catRef,
+			Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, last)),
+		})
+	}
+	tcol := SectorChartCol + 1 + years
+	targets := []excelize.ChartSeries{{
+		Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
+		Categories: catRef,
+		Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
+		Line:       excelize.LineOptions{Type: excelize.LineNone},
+		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
+	}}
+	minPct, vary := 0.0, false
+	chart = &excelize.Chart{
+		Type:       excelize.Col,
+		VaryColors: &vary,
+		Series:     bars,
+		Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+		Legend:     excelize.ChartLegend{Position: "bottom"},
+		Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
+		XAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont},
+		YAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+		Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
+	}
+	line = &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
+	return chart, line
 }
 
 // Page geometry of the Sector targets sheet's print setup (A4 landscape,

@@ -76,9 +76,9 @@ func WriteSectorJSON(w io.Writer, r *pipeline.SectorCheckReport) error {
 	return enc.Encode(r)
 }
 
-// SectorCSVHeader is the header of the CSV report: one row per plan, year,
+// sectorCSVHeader is the header of the CSV report: one row per plan, year,
 // level and measure (designated_male, designated_female, disabled).
-var SectorCSVHeader = []string{
+var sectorCSVHeader = []string{
 	"source", "account", "plan_id", "plan_name", "company_vat_number", "company_registration_number", "company_id_number",
 	"sector", "year_number", "financial_year", "final_year", "level", "measure", "status",
 	"headcount", "count", "actual_pct", "target_pct", "short_points", "short_people", "reason",
@@ -91,7 +91,7 @@ var SectorCSVHeader = []string{
 func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 	cw := table.NewCSVWriter(w)
 	notice := r.Notice + " (check the figures against the gazette)"
-	if err := cw.Write(SectorCSVHeader); err != nil {
+	if err := cw.Write(sectorCSVHeader); err != nil {
 		return err
 	}
 	for _, p := range r.Plans {

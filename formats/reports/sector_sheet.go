@@ -12,7 +12,7 @@ import (
 )
 
 // Columns of the Sector targets sheet.
-var SectorSheetHeader = []string{
+var sectorSheetHeader = []string{
 	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
@@ -20,7 +20,7 @@ var SectorSheetHeader = []string{
 	"Result", "Reason / note",
 }
 
-// Column letters of the sheet's key columns (1-based positions in SectorSheetHeader).
+// Column letters of the sheet's key columns (1-based positions in sectorSheetHeader).
 const (
 	SectorFirstRow  = 6 // first data row; the header is on row 5
 	sectorLastCol   = "X"
@@ -86,6 +86,79 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			return err
 		}
 	}
+	styles, err := sectorSheetStyles(f)
+	if err != nil {
+		return err
+	}
+	if err := sectorSheetHead(f, sheet, source, st); err != nil {
+		return err
+	}
+
+	// Values are written row by row as one slice; the styles, the same for
+	// every data row of a column, are applied afterwards as one range per
+	// run of columns, which is far cheaper than styling cell by cell. With
+	// opts.streamRows the rows are left out: the export writes them into
+	// the sheet's part (GridWorkbook).
+	row := SectorFirstRow
+	var noYearRows []int // rows of plans with no years: columns J-V are plain text
+	err = SectorEachRow(plans, func(vals []any, noYear bool) error {
+		if noYear {
+			noYearRows = append(noYearRows, row)
+		}
+		if opts.StreamRows {
+			row++
+			return nil
+		}
+		if err := sectorWriteRow(f, sheet, row, vals); err != nil {
+			return err
+		}
+		row++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if opts.StreamRows && opts.Rows != nil {
+		*opts.Rows = SectorStreamRows{Plans: plans, Styles: styles, Charts: !opts.NoCharts}
+	}
+	if row > SectorFirstRow && !opts.StreamRows {
+		if err := sectorDataStyles(f, sheet, SectorFirstRow, row-1, noYearRows, styles); err != nil {
+			return err
+		}
+	}
+	last := row - 1
+	if last >= SectorFirstRow {
+		if err := sectorConditionalFormats(f, sheet, last); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
+			return err
+		}
+	}
+	if err := sectorSheetLayout(f, sheet); err != nil {
+		return err
+	}
+	// After the filter, which replaces the sheet's properties.
+	if err := templates.SetPrintLayout(f, sheet, sectorPrint(!opts.NoCharts && sectorCharted(plans))); err != nil {
+		return err
+	}
+	if opts.NoCharts {
+		return nil
+	}
+	if opts.StreamRows {
+		// The chart data cells go into the part with the rows; the page
+		// breaks, which need the sheet's columns, go in now.
+		if opts.Rows != nil {
+			opts.Rows.Heading = st.Heading
+		}
+		return AddSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
+	}
+	return AddSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
+}
+
+// sectorSheetStyles registers the styles of the sheet's data columns:
+// bordered text, integers, percentages and points.
+func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
 	border := []excelize.Border{
 		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
 		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
@@ -93,20 +166,26 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	pctFmt, ptsFmt := "0.0", "0.00"
 	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
 	if err != nil {
-		return err
+		return sectorColumnStyles{}, err
 	}
 	ptsStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &ptsFmt})
 	if err != nil {
-		return err
+		return sectorColumnStyles{}, err
 	}
 	intStyle, err := f.NewStyle(&excelize.Style{Border: border, NumFmt: 1})
 	if err != nil {
-		return err
+		return sectorColumnStyles{}, err
 	}
 	textStyle, err := f.NewStyle(&excelize.Style{Border: border})
 	if err != nil {
-		return err
+		return sectorColumnStyles{}, err
 	}
+	return sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}, nil
+}
+
+// sectorSheetHead writes the sheet's title, its notes (the notice, where
+// the figures come from, the caveat) and the table's header row.
+func sectorSheetHead(f *excelize.File, sheet, source string, st *templates.Styles) error {
 	if source == "" {
 		source = pipeline.EmbeddedSectorTargetsSource
 	}
@@ -127,69 +206,40 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 			return err
 		}
 	}
-	if err := f.SetSheetRow(sheet, "A5", &SectorSheetHeader); err != nil {
+	if err := f.SetSheetRow(sheet, "A5", &sectorSheetHeader); err != nil {
 		return err
 	}
 	if err := f.SetCellStyle(sheet, "A5", sectorLastCol+"5", st.Header); err != nil {
 		return err
 	}
+	return nil
+}
 
-	// Values are written row by row as one slice; the styles, the same for
-	// every data row of a column, are applied afterwards as one range per
-	// run of columns, which is far cheaper than styling cell by cell. With
-	// opts.streamRows the rows are left out: the export writes them into
-	// the sheet's part (GridWorkbook).
-	row := SectorFirstRow
-	var noYearRows []int // rows of plans with no years: columns J-V are plain text
-	err = SectorEachRow(plans, func(vals []any, noYear bool) error {
-		if noYear {
-			noYearRows = append(noYearRows, row)
+// sectorWriteRow writes one data row's values from column A; cells
+// without a value are left out (they get only a style).
+func sectorWriteRow(f *excelize.File, sheet string, row int, vals []any) error {
+	for start := 0; start < len(vals); {
+		if vals[start] == nil {
+			start++
+			continue
 		}
-		if opts.StreamRows {
-			row++
-			return nil
+		end := start
+		for end < len(vals) && vals[end] != nil {
+			end++
 		}
-		// Cells without a value are left out (they get only a style).
-		for start := 0; start < len(vals); {
-			if vals[start] == nil {
-				start++
-				continue
-			}
-			end := start
-			for end < len(vals) && vals[end] != nil {
-				end++
-			}
-			cell, _ := excelize.CoordinatesToCellName(start+1, row)
-			run := vals[start:end]
-			if err := f.SetSheetRow(sheet, cell, &run); err != nil {
-				return err
-			}
-			start = end
-		}
-		row++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	styles := sectorColumnStyles{text: textStyle, integer: intStyle, pct: pctStyle, points: ptsStyle}
-	if opts.StreamRows && opts.Rows != nil {
-		*opts.Rows = SectorStreamRows{Plans: plans, Styles: styles, Charts: !opts.NoCharts}
-	}
-	if row > SectorFirstRow && !opts.StreamRows {
-		if err := sectorDataStyles(f, sheet, SectorFirstRow, row-1, noYearRows, styles); err != nil {
+		cell, _ := excelize.CoordinatesToCellName(start+1, row)
+		run := vals[start:end]
+		if err := f.SetSheetRow(sheet, cell, &run); err != nil {
 			return err
 		}
+		start = end
 	}
-	last := row - 1
-	if last >= SectorFirstRow {
-		if err := sectorConditionalFormats(f, sheet, last); err != nil {
-			return err
-		}
-		if err := f.AutoFilter(sheet, fmt.Sprintf("A5:%s%d", sectorLastCol, last), nil); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// sectorSheetLayout sets the sheet's column widths, the header row's
+// height, the notes wrapped over the columns and the frozen header.
+func sectorSheetLayout(f *excelize.File, sheet string) error {
 	widths := []struct {
 		from, to string
 		w        float64
@@ -210,22 +260,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 5, TopLeftCell: "A6", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	// After the filter, which replaces the sheet's properties.
-	if err := templates.SetPrintLayout(f, sheet, sectorPrint(!opts.NoCharts && sectorCharted(plans))); err != nil {
-		return err
-	}
-	if opts.NoCharts {
-		return nil
-	}
-	if opts.StreamRows {
-		// The chart data cells go into the part with the rows; the page
-		// breaks, which need the sheet's columns, go in now.
-		if opts.Rows != nil {
-			opts.Rows.Heading = st.Heading
-		}
-		return AddSectorCharts(f, sheet, plans, st, sectorChartBreaks, nil)
-	}
-	return AddSectorCharts(f, sheet, plans, st, sectorChartCells, nil)
+	return nil
 }
 
 // sectorPrint is how the Sector targets sheet prints: too wide for one
@@ -278,7 +313,7 @@ func (st sectorColumnStyles) Columns(noYear bool) []int {
 // value; the slice is reused) and whether the row is a plan's with no
 // years.
 func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
-	vals := make([]any, len(SectorSheetHeader))
+	vals := make([]any, len(sectorSheetHeader))
 	put := func(col int, v any) { vals[col-1] = v }
 	flush := func(noYear bool) error {
 		err := emit(vals, noYear)

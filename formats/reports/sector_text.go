@@ -90,7 +90,7 @@ func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 
 func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	ew.printf("%s\n", sectorPlanHeading(p))
-	ew.printf("  %s\n", SectorPlanOutcome(p))
+	ew.printf("  %s\n", sectorPlanOutcome(p))
 	for _, n := range p.Notes {
 		ew.printf("  Note: %s.\n", strings.TrimSuffix(n, "."))
 	}
@@ -128,9 +128,9 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 	tw.Flush()
 }
 
-// SectorPlanOutcome words a plan's overall result: "Final year 2029/30:
+// sectorPlanOutcome words a plan's overall result: "Final year 2029/30:
 // MEETS every target (13 figures measured)." and the like.
-func SectorPlanOutcome(p pipeline.SectorPlanCheck) string {
+func sectorPlanOutcome(p pipeline.SectorPlanCheck) string {
 	fin := p.FinalYear()
 	switch {
 	case p.Reason != "":

@@ -30,46 +30,11 @@ const maxCSVParseErrors = 20
 // the next row.
 func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(4)
-	switch {
-	case len(head) == 0:
-		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+	br, delim, skipped, ok := csvOpen(file, r, ps)
+	if !ok {
 		return
-	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
-		_, _ = br.Discard(3)
-	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
-		dec := unicode.BOMOverride(unicode.UTF8.NewDecoder())
-		br = bufio.NewReaderSize(transform.NewReader(br, dec), 64<<10)
-	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		ps.Errorf(fileOrigin, "", "the file is an XLSX workbook, not CSV text; give it an .xlsx name")
-		return
-	case bytes.HasPrefix(head, xlsx.OLEMagic[:4]):
-		ps.Errorf(fileOrigin, "", "the file is an Excel workbook (.xls or password-protected), not CSV text; save it as CSV UTF-8 or as .xlsx")
-		return
-	}
-	peek, _ := br.Peek(64 << 10)
-	if csvLoneCRLineEnds(peek) {
-		// Excel for Mac's "CSV (Macintosh)" ends lines with a lone CR,
-		// which encoding/csv does not split on.
-		br = bufio.NewReaderSize(&csvCRReader{r: br, fieldStart: true}, 64<<10)
-		peek, _ = br.Peek(64 << 10)
 	}
 	var cr *csv.Reader
-	if len(bytes.TrimSpace(peek)) == 0 {
-		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
-		return
-	}
-	delim := csvDetectDelimiter(peek)
-	// Excel's "sep=;" first line names the delimiter.
-	skipped := 0
-	if first, _, _ := bytes.Cut(peek, []byte("\n")); bytes.HasPrefix(bytes.ToLower(first), []byte("sep=")) {
-		if r := []rune(strings.TrimSpace(string(first[4:]))); len(r) == 1 {
-			delim = r[0]
-			_, _ = br.Discard(len(first) + 1)
-			skipped = 1
-		}
-	}
 	pos := func(field int) int {
 		l, _ := cr.FieldPos(field)
 		return l + skipped
@@ -299,6 +264,53 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 			"line %d has %d fields, but the header row (line %d) has %d%s; every line needs the same number of fields: a value that contains the delimiter %s must be in double quotes",
 			firstBad, firstBadN, hdrLine, hdrFields, more, csvDelimiterName(delim))
 	}
+}
+
+// csvOpen readies a flat CSV file for reading: its byte order mark or
+// UTF-16 decoded, lone CR line ends split, the delimiter detected (or
+// named by Excel's "sep=" first line, then skipped: skipped lines). A
+// file that is empty or not CSV text is an error in ps and false.
+func csvOpen(file string, r io.Reader, ps *pipeline.Problems) (br *bufio.Reader, delim rune, skipped int, ok bool) {
+	fileOrigin := pipeline.Origin{File: file}
+	br = bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(4)
+	switch {
+	case len(head) == 0:
+		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		return nil, 0, 0, false
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		_, _ = br.Discard(3)
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		dec := unicode.BOMOverride(unicode.UTF8.NewDecoder())
+		br = bufio.NewReaderSize(transform.NewReader(br, dec), 64<<10)
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		ps.Errorf(fileOrigin, "", "the file is an XLSX workbook, not CSV text; give it an .xlsx name")
+		return nil, 0, 0, false
+	case bytes.HasPrefix(head, xlsx.OLEMagic[:4]):
+		ps.Errorf(fileOrigin, "", "the file is an Excel workbook (.xls or password-protected), not CSV text; save it as CSV UTF-8 or as .xlsx")
+		return nil, 0, 0, false
+	}
+	peek, _ := br.Peek(64 << 10)
+	if csvLoneCRLineEnds(peek) {
+		// Excel for Mac's "CSV (Macintosh)" ends lines with a lone CR,
+		// which encoding/csv does not split on.
+		br = bufio.NewReaderSize(&csvCRReader{r: br, fieldStart: true}, 64<<10)
+		peek, _ = br.Peek(64 << 10)
+	}
+	if len(bytes.TrimSpace(peek)) == 0 {
+		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		return nil, 0, 0, false
+	}
+	delim = csvDetectDelimiter(peek)
+	// Excel's "sep=;" first line names the delimiter.
+	if first, _, _ := bytes.Cut(peek, []byte("\n")); bytes.HasPrefix(bytes.ToLower(first), []byte("sep=")) {
+		if r := []rune(strings.TrimSpace(string(first[4:]))); len(r) == 1 {
+			delim = r[0]
+			_, _ = br.Discard(len(first) + 1)
+			skipped = 1
+		}
+	}
+	return br, delim, skipped, true
 }
 
 // What a flat CSV field is, by its header (ReadCSV's colKind).

@@ -63,41 +63,8 @@ func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, 
 // not keep the record's Cells map nor its Counters slice: they are reused
 // for the next row.
 func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	var hdr *flatHeader
-	// recCells is reused as it is: the Assembler keeps nothing of it, and
-	// every row emitted sets every column's key (the columns it lacks as
-	// blank cells), so updating the keys allocates nothing where new keys
-	// would.
-	var recCells map[string]pipeline.Cell
+	r := &flatSheetReader{b: b, file: file, info: info, cat: cat, ps: ps}
 	emitted := 0
-	var letters []string // column -> its letters, as needed
-	columnName := func(col int) string {
-		if col >= len(letters) {
-			letters = append(letters, make([]string, col+1-len(letters))...)
-		}
-		if letters[col] == "" {
-			letters[col], _ = excelize.ColumnNumberToName(col)
-		}
-		return letters[col]
-	}
-	var refBuf []byte
-	origin := func(row, col int, header string) pipeline.Origin {
-		refBuf = strconv.AppendInt(append(refBuf[:0], columnName(col)...), int64(row), 10)
-		return pipeline.Origin{File: file, Sheet: info.Name, Cell: string(refBuf), Row: row, Column: col, Header: header}
-	}
-	var (
-		typed   []pipeline.Cell // the row's cells, typed
-		names   []string        // the row's cells' column names ("": not read)
-		present []int           // column -> the last row (by rowSeq) with a cell in it
-		rowSeq  int
-		// The counter columns go to a slice (Record.Counters), as the flat
-		// CSV reader's do: each place keeps its column's name and origin,
-		// and a row sets its row, kind and text, so that a counter cell
-		// costs no map update and the Assembler its per-column memo.
-		counterCells []pipeline.CounterCell
-		slot         []int // column -> its place in counterCells, -1 for the others
-		otherCols    []int // the columns read that are not counters, in order
-	)
 	totals := tableTotalsRows(b, info)
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
 		if row < headerRow {
@@ -109,88 +76,13 @@ func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *p
 			return true
 		}
 		if row == headerRow {
-			var names []flatHeaderCell
-			for i := range cells {
-				rc := &cells[i]
-				c := b.Cell(rc, origin(row, rc.Col, ""))
-				names = append(names, flatHeaderCell{col: rc.Col, text: c.Text, origin: c.Origin})
-			}
-			hdr = buildFlatHeader(names, cat, ps)
-			recCells, present = nil, make([]int, len(hdr.names))
-			counterCells, otherCols, slot = nil, nil, make([]int, len(hdr.names))
-			for col := range slot {
-				slot[col] = -1
-			}
-			for _, col := range hdr.cols {
-				name := hdr.names[col]
-				if !strings.HasPrefix(name, pipeline.CounterPrefix) {
-					otherCols = append(otherCols, col)
-					continue
-				}
-				slot[col] = len(counterCells)
-				counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{
-					Origin: pipeline.Origin{File: file, Sheet: info.Name, Column: col, Header: name}}})
-			}
+			r.readHeader(row, cells)
 			return true
 		}
-		rowSeq++
-		typed, names = typed[:0], names[:0]
-		nonBlank := false
-		for i := range cells {
-			rc := &cells[i]
-			c := b.Cell(rc, pipeline.Origin{}) // the place is added below, for the cells kept
-			name, ok := hdr.name(rc.Col)
-			if !ok {
-				if !hdr.named[rc.Col] && !hdr.unheaded[rc.Col] && c.Kind != pipeline.CellBlank {
-					c.Origin = origin(row, rc.Col, "")
-					hdr.checkUnheaded(rc.Col, c.Origin, c.Text, ps)
-				}
-			} else {
-				present[rc.Col] = rowSeq
-				if c.Kind != pipeline.CellBlank {
-					nonBlank = true
-				}
-			}
-			typed, names = append(typed, c), append(names, name)
+		if rec, ok := r.readRow(row, cells); ok {
+			emit(rec)
+			emitted++
 		}
-		if !nonBlank {
-			return true // a completely empty row
-		}
-		// The row's cells are placed by sheet, row and column, without a
-		// cell reference string (pipeline.Origin derives it when needed):
-		// a row allocates nothing for its places.
-		if recCells == nil {
-			recCells = make(map[string]pipeline.Cell, len(otherCols))
-		}
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row}, Cells: recCells, Counters: counterCells}
-		for k := range counterCells {
-			// Blank unless the row has the cell (set below).
-			cc := &counterCells[k]
-			o := cc.Cell.Origin
-			o.Row = row
-			cc.Cell = pipeline.Cell{Origin: o}
-		}
-		for i, name := range names {
-			if name == "" {
-				continue
-			}
-			col := cells[i].Col
-			c := typed[i]
-			if k := slot[col]; k >= 0 {
-				c.Origin = counterCells[k].Cell.Origin
-				counterCells[k].Cell = c
-				continue
-			}
-			c.Origin = pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: name}
-			rec.Cells[name] = c
-		}
-		for _, col := range otherCols {
-			if present[col] != rowSeq {
-				rec.Cells[hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Sheet: info.Name, Row: row, Column: col, Header: hdr.names[col]}}
-			}
-		}
-		emit(rec)
-		emitted++
 		return true
 	})
 	var se *xlsx.ScanError
@@ -201,6 +93,141 @@ func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *p
 	} else if emitted == 0 {
 		ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Row: headerRow}, "", "the table has a header row but no rows below it, so the sheet changes nothing")
 	}
+}
+
+// flatSheetReader reads the rows of one sheet's flat table (ReadSheet).
+type flatSheetReader struct {
+	b    *xlsx.Book
+	file string
+	info xlsx.Sheet
+	cat  *pipeline.Catalog
+	ps   *pipeline.Problems
+
+	hdr *flatHeader
+	// recCells is reused as it is: the Assembler keeps nothing of it, and
+	// every row emitted sets every column's key (the columns it lacks as
+	// blank cells), so updating the keys allocates nothing where new keys
+	// would.
+	recCells map[string]pipeline.Cell
+	letters  []string // column -> its letters, as needed
+	refBuf   []byte
+	typed    []pipeline.Cell // the row's cells, typed
+	names    []string        // the row's cells' column names ("": not read)
+	present  []int           // column -> the last row (by rowSeq) with a cell in it
+	rowSeq   int
+	// The counter columns go to a slice (Record.Counters), as the flat
+	// CSV reader's do: each place keeps its column's name and origin,
+	// and a row sets its row, kind and text, so that a counter cell
+	// costs no map update and the Assembler its per-column memo.
+	counterCells []pipeline.CounterCell
+	slot         []int // column -> its place in counterCells, -1 for the others
+	otherCols    []int // the columns read that are not counters, in order
+}
+
+// columnName returns a column's letters.
+func (r *flatSheetReader) columnName(col int) string {
+	if col >= len(r.letters) {
+		r.letters = append(r.letters, make([]string, col+1-len(r.letters))...)
+	}
+	if r.letters[col] == "" {
+		r.letters[col], _ = excelize.ColumnNumberToName(col)
+	}
+	return r.letters[col]
+}
+
+// origin is the place of a cell, with its reference.
+func (r *flatSheetReader) origin(row, col int, header string) pipeline.Origin {
+	r.refBuf = strconv.AppendInt(append(r.refBuf[:0], r.columnName(col)...), int64(row), 10)
+	return pipeline.Origin{File: r.file, Sheet: r.info.Name, Cell: string(r.refBuf), Row: row, Column: col, Header: header}
+}
+
+// readHeader reads the header row: the columns, and the places of the
+// counter cells.
+func (r *flatSheetReader) readHeader(row int, cells []xlsx.RawCell) {
+	var names []flatHeaderCell
+	for i := range cells {
+		rc := &cells[i]
+		c := r.b.Cell(rc, r.origin(row, rc.Col, ""))
+		names = append(names, flatHeaderCell{col: rc.Col, text: c.Text, origin: c.Origin})
+	}
+	r.hdr = buildFlatHeader(names, r.cat, r.ps)
+	r.recCells, r.present = nil, make([]int, len(r.hdr.names))
+	r.counterCells, r.otherCols, r.slot = nil, nil, make([]int, len(r.hdr.names))
+	for col := range r.slot {
+		r.slot[col] = -1
+	}
+	for _, col := range r.hdr.cols {
+		name := r.hdr.names[col]
+		if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+			r.otherCols = append(r.otherCols, col)
+			continue
+		}
+		r.slot[col] = len(r.counterCells)
+		r.counterCells = append(r.counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{
+			Origin: pipeline.Origin{File: r.file, Sheet: r.info.Name, Column: col, Header: name}}})
+	}
+}
+
+// readRow reads a row below the header as a record; false for a row
+// with no cell in a column read.
+func (r *flatSheetReader) readRow(row int, cells []xlsx.RawCell) (pipeline.Record, bool) {
+	r.rowSeq++
+	r.typed, r.names = r.typed[:0], r.names[:0]
+	nonBlank := false
+	for i := range cells {
+		rc := &cells[i]
+		c := r.b.Cell(rc, pipeline.Origin{}) // the place is added below, for the cells kept
+		name, ok := r.hdr.name(rc.Col)
+		if !ok {
+			if !r.hdr.named[rc.Col] && !r.hdr.unheaded[rc.Col] && c.Kind != pipeline.CellBlank {
+				c.Origin = r.origin(row, rc.Col, "")
+				r.hdr.checkUnheaded(rc.Col, c.Origin, c.Text, r.ps)
+			}
+		} else {
+			r.present[rc.Col] = r.rowSeq
+			if c.Kind != pipeline.CellBlank {
+				nonBlank = true
+			}
+		}
+		r.typed, r.names = append(r.typed, c), append(r.names, name)
+	}
+	if !nonBlank {
+		return pipeline.Record{}, false // a completely empty row
+	}
+	// The row's cells are placed by sheet, row and column, without a
+	// cell reference string (pipeline.Origin derives it when needed):
+	// a row allocates nothing for its places.
+	if r.recCells == nil {
+		r.recCells = make(map[string]pipeline.Cell, len(r.otherCols))
+	}
+	rec := pipeline.Record{Origin: pipeline.Origin{File: r.file, Sheet: r.info.Name, Row: row}, Cells: r.recCells, Counters: r.counterCells}
+	for k := range r.counterCells {
+		// Blank unless the row has the cell (set below).
+		cc := &r.counterCells[k]
+		o := cc.Cell.Origin
+		o.Row = row
+		cc.Cell = pipeline.Cell{Origin: o}
+	}
+	for i, name := range r.names {
+		if name == "" {
+			continue
+		}
+		col := cells[i].Col
+		c := r.typed[i]
+		if k := r.slot[col]; k >= 0 {
+			c.Origin = r.counterCells[k].Cell.Origin
+			r.counterCells[k].Cell = c
+			continue
+		}
+		c.Origin = pipeline.Origin{File: r.file, Sheet: r.info.Name, Row: row, Column: col, Header: name}
+		rec.Cells[name] = c
+	}
+	for _, col := range r.otherCols {
+		if r.present[col] != r.rowSeq {
+			rec.Cells[r.hdr.names[col]] = pipeline.Cell{Origin: pipeline.Origin{File: r.file, Sheet: r.info.Name, Row: row, Column: col, Header: r.hdr.names[col]}}
+		}
+	}
+	return rec, true
 }
 
 // flatTable is an Excel table (ListObject) of a sheet, as its totals rows
