@@ -176,7 +176,7 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 // Numbers, error values and other formulas without a result could be
 // counters.
 func (g *gridReader) isNote(r, c int) bool {
-	cell := g.cell(r, c)
+	cell := g.cellAt(r, c)
 	switch cell.Kind {
 	case pipeline.CellBool:
 		return true

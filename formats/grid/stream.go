@@ -313,19 +313,26 @@ func cellSigns(v string, m *templates.Matcher, memo map[string]uint8) uint8 {
 	return f
 }
 
-// cell returns the typed cell at (r, c), with its origin but no file.
+// cell returns the typed cell at (r, c), with its origin but neither file
+// nor cell reference (gridReader.cellAt).
 func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
-	ref, _ := excelize.CoordinatesToCellName(c, r)
-	o := pipeline.Origin{Sheet: sheet, Cell: ref, Row: r, Column: c}
+	o := pipeline.Origin{Sheet: sheet, Row: r, Column: c}
 	if r < 1 || r > len(s.cells) {
 		return pipeline.Cell{Origin: o}
 	}
 	row := s.cells[r-1]
-	i := sort.Search(len(row), func(i int) bool { return row[i].col >= c })
-	if i == len(row) || row[i].col != c {
+	lo, hi := 0, len(row) // sort.Search without its closure call per step
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); row[m].col < c {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(row) || row[lo].col != c {
 		return pipeline.Cell{Origin: o}
 	}
-	cell := row[i].cell
+	cell := row[lo].cell
 	cell.Origin = o
 	return cell
 }
