@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/xuri/excelize/v2"
 
@@ -371,8 +372,10 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // scanner (a malformed cell reference or an oversized row is an error at
 // the cell; hidden sheets are checked too, never read), the visible grid
 // sheets are read from that scan (their merged ranges in a second, light
-// scan) and let go before the next, so memory holds one sheet at a time
-// and the cost is linear in the sheets.
+// scan) and let go, so the cost is linear in the sheets. The scan of a
+// sheet runs while the sheet before it is read into records
+// (scanGridSheets), so memory holds at most two sheets at a time; records
+// and problems come in sheet order all the same.
 //
 // The workbook as a whole is bounded by Limits.MaxUncompressed, as every
 // workbook is (xlsx.Open); each sheet read as a grid plan sheet by
@@ -384,89 +387,153 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // unread past those rows.
 func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
-	var arena gridCellArena
-	for _, info := range book.Sheets {
-		if info.Path == "" {
-			continue
-		}
-		arena.reset() // the sheet before is read and let go
-		var sheet *gridStreamSheet
-		var err error
-		var sign string // where a sheet too large to read shows it is a plan sheet
-		sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
-		size, large := book.SheetSize(info, lim)
-		switch {
-		case info.Hidden:
-			err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
-		case large:
-			sign, err = planSheetSign(book, info, m)
-		default:
-			sheet, err = scanGridSheet(book, info, &arena)
-		}
-		book.NoteScanError(info, err)
-		if sign != "" && book.ScanErr == nil {
-			sheetOrigin.Cell = sign
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(size), xlsx.SizeText(lim.MaxGridSheetBytes())))
+	scans, stop := scanGridSheets(book, lim)
+	defer stop()
+	for s := range scans {
+		n, ok := readScannedSheet(file, lim, book, s, m, cat, emit, ps)
+		found += n
+		if !ok {
 			return found, false
-		}
-		if sheet != nil && sheet.tooMany {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
-			return found, false
-		}
-		if sheet != nil && sheet.tooWide {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", MaxTextSlots))
-			return found, false
-		}
-		if book.ScanErr != nil {
-			o := book.ScanErrAt
-			o.File = file
-			ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
-			return found, false
-		}
-		if sheet == nil || err != nil || sheet.text.hasFlatHeader() {
-			continue // a sheet the scan cannot walk is not a grid sheet
-		}
-		if !isGridSheet(sheet.text, m) {
-			// A plan sheet without a grid (an export of a plan that has
-			// no targets) is named, never skipped in silence.
-			if labels := planDetailLabels(sheet.text); labels != nil {
-				found++
-				ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Cell: labels[0]}, "",
-					"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
-					templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
-			}
-			continue
-		}
-		found++
-		name, info := info.Name, info
-		src := gridSheetSource{
-			text:  func() (sheetText, error) { return sheet.text, nil },
-			cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
-			merged: func() (map[[2]int][2]int, error) {
-				if sheet.mergedDone {
-					return sheet.merged, sheet.mergedErr
-				}
-				return mergedAway(book, info)
-			},
-			hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
-		}
-		recs, gps := readGridSheetFrom(src, file, name, cat)
-		for i := range gps {
-			if gps[i].Origin.File == "" {
-				gps[i].Origin.File = file
-			}
-		}
-		*ps = append(*ps, gps...)
-		for _, rec := range recs {
-			rec.Origin.File = file
-			for k, c := range rec.Cells {
-				if c.Origin.File == "" {
-					c.Origin.File = file
-					rec.Cells[k] = c
-				}
-			}
-			emit(rec)
 		}
 	}
 	return found, true
+}
+
+// gridScan is one sheet of a workbook as scanGridSheets leaves it for
+// readScannedSheet: a grid sheet's scan, or the sign of a plan sheet too
+// large to read, and the scan's error.
+type gridScan struct {
+	info  xlsx.Sheet
+	sheet *gridStreamSheet // nil for a hidden or large sheet
+	sign  string           // where a sheet too large to read shows it is a plan sheet
+	size  int64
+	err   error
+}
+
+// scanGridSheets scans the sheets of book, in order, on a goroutine of
+// its own, each as ReadWorkbook reads it, handing each scan over when the
+// reader takes it: the next sheet is scanned while the reader reads the
+// one before, and no further (two sheets at most in memory; the cells
+// alternate between two arenas). Only the scan touches book's cells
+// (Book.Cell, its shared strings and texts); the reader may open parts.
+// stop ends the scan and waits for it, so that book is free again.
+func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, stop func()) {
+	out := make(chan gridScan) // unbuffered: see the arenas below
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		m := templates.NewMatcher(nil)
+		// Sheet i's cells are in arenas[i%2]: when sheet i+2 is scanned,
+		// sheet i+1 was handed over, so the reader is done with sheet i.
+		var arenas [2]gridCellArena
+		i := 0
+		for _, info := range book.Sheets {
+			if info.Path == "" {
+				continue
+			}
+			arena := &arenas[i%2]
+			i++
+			arena.reset()
+			s := gridScan{info: info}
+			var large bool
+			s.size, large = book.SheetSize(info, lim)
+			switch {
+			case info.Hidden:
+				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
+			case large:
+				s.sign, s.err = planSheetSign(book, info, m)
+			default:
+				s.sheet, s.err = scanGridSheet(book, info, arena)
+			}
+			select {
+			case out <- s:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return out, func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+}
+
+// readScannedSheet reads one scanned sheet (ReadWorkbook): its problems
+// into ps, its records to emit. found is 1 for a plan sheet; ok is false
+// when the workbook cannot be read further.
+func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m *templates.Matcher, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+	info, sheet := s.info, s.sheet
+	book.NoteScanError(info, s.err)
+	sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
+	if s.sign != "" && book.ScanErr == nil {
+		sheetOrigin.Cell = s.sign
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(s.size), xlsx.SizeText(lim.MaxGridSheetBytes())))
+		return 0, false
+	}
+	if sheet != nil && sheet.tooMany {
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
+		return 0, false
+	}
+	if sheet != nil && sheet.tooWide {
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", MaxTextSlots))
+		return 0, false
+	}
+	if book.ScanErr != nil {
+		o := book.ScanErrAt
+		o.File = file
+		ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
+		return 0, false
+	}
+	if sheet == nil || s.err != nil || sheet.text.hasFlatHeader() {
+		return 0, true // a sheet the scan cannot walk is not a grid sheet
+	}
+	if !isGridSheet(sheet.text, m) {
+		// A plan sheet without a grid (an export of a plan that has
+		// no targets) is named, never skipped in silence.
+		if labels := planDetailLabels(sheet.text); labels != nil {
+			ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Cell: labels[0]}, "",
+				"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
+				templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
+			return 1, true
+		}
+		return 0, true
+	}
+	readGridStreamSheet(file, book, info, sheet, cat, emit, ps)
+	return 1, true
+}
+
+// readGridStreamSheet reads a scanned grid sheet into records (emit) and
+// problems (ps).
+func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+	name := info.Name
+	src := gridSheetSource{
+		text:  func() (sheetText, error) { return sheet.text, nil },
+		cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
+		merged: func() (map[[2]int][2]int, error) {
+			if sheet.mergedDone {
+				return sheet.merged, sheet.mergedErr
+			}
+			return mergedAway(book, info)
+		},
+		hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
+	}
+	recs, gps := readGridSheetFrom(src, file, name, cat)
+	for i := range gps {
+		if gps[i].Origin.File == "" {
+			gps[i].Origin.File = file
+		}
+	}
+	*ps = append(*ps, gps...)
+	for _, rec := range recs {
+		rec.Origin.File = file
+		for k, c := range rec.Cells {
+			if c.Origin.File == "" {
+				c.Origin.File = file
+				rec.Cells[k] = c
+			}
+		}
+		emit(rec)
+	}
 }
