@@ -80,7 +80,7 @@ func (g *gridReader) looksLikeProse(r, c int) bool {
 func (g *gridReader) levelRowsBelow(r, c0, c1 int) bool {
 	for rr := r + 1; rr <= r+6 && rr <= len(g.text); rr++ {
 		for c := c0; c <= c1 && c <= len(g.text[rr-1]); c++ {
-			if _, ok := g.m.Level(g.text.at(rr, c)); ok {
+			if _, ok := g.memo.level(g.m, g.text.at(rr, c)); ok {
 				return true
 			}
 		}
@@ -142,7 +142,7 @@ func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, 
 func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 	sr := hr + 1 // the row of sub-headers, when there is one
 	isHead := func(v string) bool {
-		k := classifyHeader(g.m, v).kind
+		k := g.memo.header(g.m, v).kind
 		return k == hdrRace || k == hdrGender || k == hdrRaceGender
 	}
 	firstCol := 0
@@ -222,7 +222,7 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 	if twoRow {
 		n := map[headerKind]int{}
 		for c := firstCol; c <= b.c1; c++ {
-			n[classifyHeader(g.m, g.headerText(sr, c)).kind]++
+			n[g.memo.header(g.m, g.headerText(sr, c)).kind]++
 		}
 		switch {
 		case n[hdrGender] > n[hdrRace]:
@@ -240,12 +240,12 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 		if topCol > 0 {
 			top = g.text.at(hr, topCol)
 		}
-		tk := classifyHeader(g.m, top)
+		tk := g.memo.header(g.m, top)
 		sub := ""
 		if twoRow {
 			sub = g.headerText(sr, c)
 		}
-		sk := classifyHeader(g.m, sub)
+		sk := g.memo.header(g.m, sub)
 		blockTop := func(suggest []string, format string, args ...any) {
 			g.headerErrorf(hr, topCol, top, suggest, format, args...)
 			b.blocked[c] = true
@@ -363,7 +363,7 @@ func (g *gridReader) misspeltLeading(b *gridBlock, hr, firstCol int, twoRow bool
 					break
 				}
 			}
-			sub := classifyHeader(g.m, g.headerText(hr+1, c)).kind
+			sub := g.memo.header(g.m, g.headerText(hr+1, c)).kind
 			switch sub {
 			case hdrGender:
 				g.headerErrorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog; its columns are not read", v)

@@ -66,6 +66,7 @@ type gridReader struct {
 	// notes are the notes in columns without a header (by column).
 	notes    map[int]*gridNotes
 	m        *templates.Matcher
+	memo     *gridMemo // of m; nil remembers nothing
 	cat      *pipeline.Catalog
 	problems pipeline.Problems
 }
@@ -126,9 +127,10 @@ type gridSheetSource struct {
 }
 
 // readGridSheetFrom reads the grid plan sheet src into records and its
-// problems; cat nil means the default catalog.
-func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
-	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
+// problems; cat nil means the default catalog. memo, when not nil, is the
+// gridMemo of the workbook's sheets read before, for cat.
+func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog, memo *gridMemo) (records []pipeline.Record, problems pipeline.Problems) {
+	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo}
 	if cat != nil {
 		g.cat = cat
 	}

@@ -45,6 +45,30 @@ type gridStreamSheet struct {
 type gridCellArena struct {
 	chunks [][]gridCellAt
 	at     int // the chunk cells are taken from
+	// texts are the chunks the rows of text are taken from (takeText),
+	// textAt the one taken from.
+	texts  [][]string
+	textAt int
+}
+
+// takeText returns an empty slice with room for n texts, from the
+// arena when they fit in a chunk (a row of a plan sheet spans a few dozen
+// columns), so that a row's text does not grow cell by cell.
+func (a *gridCellArena) takeText(n int) []string {
+	if a == nil || n > gridArenaChunk/8 {
+		return nil // grown as the cells come (and counted in MaxTextSlots)
+	}
+	for {
+		if a.textAt == len(a.texts) {
+			a.texts = append(a.texts, make([]string, 0, gridArenaChunk))
+		}
+		c := a.texts[a.textAt]
+		if len(c)+n <= cap(c) {
+			a.texts[a.textAt] = c[:len(c)+n]
+			return c[len(c) : len(c) : len(c)+n]
+		}
+		a.textAt++
+	}
 }
 
 const gridArenaChunk = 4096
@@ -79,6 +103,11 @@ func (a *gridCellArena) reset() {
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.at = 0
+	for i := range a.texts {
+		clear(a.texts[i])
+		a.texts[i] = a.texts[i][:0]
+	}
+	a.textAt = 0
 }
 
 // MaxSheetCells bounds the cells one sheet read as a grid plan sheet
@@ -114,6 +143,13 @@ func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridSt
 		line, typed := s.text[row-1], s.cells[row-1]
 		if typed == nil {
 			typed = arena.take(len(raw))
+		}
+		if line == nil && len(raw) > 0 {
+			// Room up to the row's last cell (cells come in column
+			// order), so that the appends below do not reallocate.
+			if last := raw[len(raw)-1].Col; last >= 1 && last <= excelize.MaxColumns {
+				line = arena.takeText(last)
+			}
 		}
 		for i := range raw {
 			rc := &raw[i]
@@ -387,10 +423,11 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // unread past those rows.
 func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
+	memo := &gridMemo{} // the sheets' labels, for cat
 	scans, stop := scanGridSheets(book, lim)
 	defer stop()
 	for s := range scans {
-		n, ok := readScannedSheet(file, lim, book, s, m, cat, emit, ps)
+		n, ok := readScannedSheet(file, lim, book, s, m, cat, memo, emit, ps)
 		found += n
 		if !ok {
 			return found, false
@@ -463,7 +500,7 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, st
 // readScannedSheet reads one scanned sheet (ReadWorkbook): its problems
 // into ps, its records to emit. found is 1 for a plan sheet; ok is false
 // when the workbook cannot be read further.
-func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m *templates.Matcher, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m *templates.Matcher, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	info, sheet := s.info, s.sheet
 	book.NoteScanError(info, s.err)
 	sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
@@ -500,13 +537,13 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 		}
 		return 0, true
 	}
-	readGridStreamSheet(file, book, info, sheet, cat, emit, ps)
+	readGridStreamSheet(file, book, info, sheet, cat, memo, emit, ps)
 	return 1, true
 }
 
 // readGridStreamSheet reads a scanned grid sheet into records (emit) and
 // problems (ps).
-func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
 	name := info.Name
 	src := gridSheetSource{
 		text:  func() (sheetText, error) { return sheet.text, nil },
@@ -519,7 +556,7 @@ func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *g
 		},
 		hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
 	}
-	recs, gps := readGridSheetFrom(src, file, name, cat)
+	recs, gps := readGridSheetFrom(src, file, name, cat, memo)
 	for i := range gps {
 		if gps[i].Origin.File == "" {
 			gps[i].Origin.File = file
