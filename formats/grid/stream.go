@@ -427,6 +427,9 @@ func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string
 	scans, stop := scanGridSheets(book, lim)
 	defer stop()
 	for s := range scans {
+		if s.panic != nil {
+			panic(s.panic) // a bug in the scan, raised where the caller recovers it
+		}
 		n, ok := readScannedSheet(file, lim, book, s, m, cat, memo, emit, ps)
 		found += n
 		if !ok {
@@ -445,6 +448,7 @@ type gridScan struct {
 	sign  string           // where a sheet too large to read shows it is a plan sheet
 	size  int64
 	err   error
+	panic any // the scan's panic (a bug), raised again by the reader
 }
 
 // scanGridSheets scans the sheets of book, in order, on a goroutine of
@@ -453,13 +457,23 @@ type gridScan struct {
 // one before, and no further (two sheets at most in memory; the cells
 // alternate between two arenas). Only the scan touches book's cells
 // (Book.Cell, its shared strings and texts); the reader may open parts.
-// stop ends the scan and waits for it, so that book is free again.
+// A panic of the scan is handed over too, for the reader to raise (a
+// reader's panic is an internal error of the file, not a crash). stop
+// ends the scan and waits for it, so that book is free again.
 func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, stop func()) {
 	out := make(chan gridScan) // unbuffered: see the arenas below
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(out)
+		defer func() {
+			if v := recover(); v != nil {
+				select {
+				case out <- gridScan{panic: v}:
+				case <-quit:
+				}
+			}
+		}()
 		m := templates.NewMatcher(nil)
 		// Sheet i's cells are in arenas[i%2]: when sheet i+2 is scanned,
 		// sheet i+1 was handed over, so the reader is done with sheet i.
