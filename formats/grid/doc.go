@@ -2,9 +2,10 @@
 // details above one grid of targets per year and target type (levels down,
 // races and genders across), as the Department of Employment and Labour's
 // forms lay them out. ReadWorkbook streams a workbook's grid sheets over
-// the xlsx engine, one sheet in memory at a time; SheetAt tells whether a
-// sheet is a grid plan sheet (for the reader of a flat table beside one);
-// Build lays plans out as grid sheets for the workbook writers
+// the xlsx engine, two sheets in memory at most (the next one scanned
+// while the one before is read); SheetAt tells whether a sheet is a grid
+// plan sheet (for the reader of a flat table beside one); Build lays plans
+// out as grid sheets for the workbook writers
 // (PlanSheetOf, Options).
 //
 // It is the one home of these questions: what does a grid label say

@@ -77,7 +77,7 @@ func checkGridOutput(t *testing.T, recs []pipeline.Record, probs pipeline.Proble
 			t.Fatalf("record without a valid target type: %+v", rec.Cells["target_type"])
 		}
 		for name, c := range rec.Cells {
-			if c.Origin.Sheet == "" || c.Origin.Sheet != rec.Origin.Sheet || c.Origin.Cell == "" {
+			if c.Origin.Sheet == "" || c.Origin.Sheet != rec.Origin.Sheet || c.Origin.WithCell().Cell == "" {
 				t.Fatalf("cell %s has no place: %+v", name, c.Origin)
 			}
 		}

@@ -80,7 +80,7 @@ func (g *gridReader) looksLikeProse(r, c int) bool {
 func (g *gridReader) levelRowsBelow(r, c0, c1 int) bool {
 	for rr := r + 1; rr <= r+6 && rr <= len(g.text); rr++ {
 		for c := c0; c <= c1 && c <= len(g.text[rr-1]); c++ {
-			if _, ok := g.m.Level(g.text.at(rr, c)); ok {
+			if _, ok := g.memo.level(g.m, g.text.at(rr, c)); ok {
 				return true
 			}
 		}
@@ -140,38 +140,75 @@ func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, 
 // an error at that cell, and its column is blocked (its cells are not
 // reported again).
 func (g *gridReader) readHeader(b *gridBlock, hr int) int {
-	sr := hr + 1 // the row of sub-headers, when there is one
-	isHead := func(v string) bool {
-		k := classifyHeader(g.m, v).kind
-		return k == hdrRace || k == hdrGender || k == hdrRaceGender
+	h := &headerRead{g: g, b: b, hr: hr, sr: hr + 1}
+	firstCol := h.firstColumn()
+	if firstCol == 0 {
+		return hr + 1
 	}
+	h.groupColumns(firstCol)
+	g.misspeltLeading(b, hr, firstCol, h.twoRow)
+	h.seen = map[[2]string]int{}
+	h.subKind = h.subHeaderKind(firstCol)
+	for c := firstCol; c <= b.c1; c++ {
+		h.column(c)
+	}
+	if h.twoRow {
+		return h.sr + 1
+	}
+	return hr + 1
+}
+
+// headerRead is readHeader's state while it reads one grid header.
+type headerRead struct {
+	g      *gridReader
+	b      *gridBlock
+	hr, sr int  // the header row and the row of sub-headers, when there is one
+	twoRow bool // the header has a row of sub-headers
+	// group maps a column to the column of the group header heading it.
+	group   map[int]int
+	seen    map[[2]string]int // race and gender -> the column read for them
+	subKind headerKind        // what the sub-headers mostly name (subHeaderKind)
+}
+
+// isHead reports whether v names a race, a gender or both.
+func (h *headerRead) isHead(v string) bool {
+	k := h.g.memo.header(h.g.m, v).kind
+	return k == hdrRace || k == hdrGender || k == hdrRaceGender
+}
+
+// firstColumn returns the first column of the header that names a race or
+// a gender (0: none), and sets twoRow when the row below has such a cell.
+func (h *headerRead) firstColumn() int {
+	g, b := h.g, h.b
 	firstCol := 0
 	for c := b.c0; c <= b.c1 && firstCol == 0; c++ {
-		if isHead(g.headerText(hr, c)) {
+		if h.isHead(g.headerText(h.hr, c)) {
 			firstCol = c
 		}
 	}
-	twoRow := false
 	for c := b.c0 + 1; c <= b.c1; c++ {
-		if isHead(g.headerText(sr, c)) {
-			twoRow = true
+		if h.isHead(g.headerText(h.sr, c)) {
+			h.twoRow = true
 			if c < firstCol || firstCol == 0 {
 				firstCol = c
 			}
 		}
 	}
-	if firstCol == 0 {
-		return hr + 1
-	}
-	// A group header heads its own column, the columns it is merged
-	// across, and (not merged) the columns after it with a sub-header,
-	// up to the next group header or a column without a sub-header.
-	group := map[int]int{}
+	return firstCol
+}
+
+// groupColumns sets group: a group header heads its own column, the
+// columns it is merged across, and (not merged) the columns after it with
+// a sub-header, up to the next group header or a column without a
+// sub-header.
+func (h *headerRead) groupColumns(firstCol int) {
+	g, b, hr := h.g, h.b, h.hr
+	h.group = map[int]int{}
 	cur := 0
 	for c := firstCol; c <= b.c1; c++ {
 		if o, away := g.mergedAway[[2]int{hr, c}]; away {
 			if o[0] == hr && o[1] >= firstCol {
-				group[c], cur = o[1], o[1]
+				h.group[c], cur = o[1], o[1]
 			} else {
 				cur = 0
 			}
@@ -179,168 +216,206 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 		}
 		switch {
 		case g.text.at(hr, c) != "":
-			group[c], cur = c, c
-		case twoRow && g.headerText(sr, c) != "" && cur > 0:
-			group[c] = cur
+			h.group[c], cur = c, c
+		case h.twoRow && g.headerText(h.sr, c) != "" && cur > 0:
+			h.group[c] = cur
 		default:
 			cur = 0
 		}
 	}
-	g.misspeltLeading(b, hr, firstCol, twoRow)
+}
 
-	seen := map[[2]string]int{}
-	add := func(c int, race, gender string) {
-		if prev, dup := seen[[2]string{race, gender}]; dup {
-			ref, _ := excelize.CoordinatesToCellName(prev, hr)
-			g.errorf(hr, c, "", nil, "the column %s %s appears twice in this grid (also at %s); each race and gender once",
-				templates.RaceLabel(race), templates.GenderLabel(gender), ref)
-			b.blocked[c] = true
-			return
-		}
-		seen[[2]string{race, gender}] = c
-		b.columns = append(b.columns, gridColumn{col: c, race: race, gender: gender})
+// subHeaderKind returns what the sub-headers mostly name (genders or
+// races), for the advice on one that names neither.
+func (h *headerRead) subHeaderKind(firstCol int) headerKind {
+	if !h.twoRow {
+		return hdrBlank
 	}
-	// hasSub reports whether a column of the group headed at column top has
-	// a sub-header.
-	hasSub := func(top int) bool {
-		for c := top; c <= b.c1; c++ {
-			if group[c] != top {
-				if c > top {
-					break
-				}
-				continue
-			}
-			if g.headerText(sr, c) != "" {
-				return true
-			}
-		}
-		return false
+	n := map[headerKind]int{}
+	for c := firstCol; c <= h.b.c1; c++ {
+		n[h.g.memo.header(h.g.m, h.g.headerText(h.sr, c)).kind]++
 	}
-	// subKind is what the sub-headers mostly name (genders or races), for
-	// the advice on one that names neither.
-	subKind := hdrBlank
-	if twoRow {
-		n := map[headerKind]int{}
-		for c := firstCol; c <= b.c1; c++ {
-			n[classifyHeader(g.m, g.headerText(sr, c)).kind]++
-		}
-		switch {
-		case n[hdrGender] > n[hdrRace]:
-			subKind = hdrGender
-		case n[hdrRace] > n[hdrGender]:
-			subKind = hdrRace
-		}
+	switch {
+	case n[hdrGender] > n[hdrRace]:
+		return hdrGender
+	case n[hdrRace] > n[hdrGender]:
+		return hdrRace
 	}
-	bothSuggest := func(v string) []string {
-		return append(g.m.SuggestRace(v), g.m.SuggestGender(v)...)
+	return hdrBlank
+}
+
+// add reads column c as the counters of race and gender, unless an
+// earlier column has them (an error, and c is blocked).
+func (h *headerRead) add(c int, race, gender string) {
+	if prev, dup := h.seen[[2]string{race, gender}]; dup {
+		ref, _ := excelize.CoordinatesToCellName(prev, h.hr)
+		h.g.errorf(h.hr, c, "", nil, "the column %s %s appears twice in this grid (also at %s); each race and gender once",
+			templates.RaceLabel(race), templates.GenderLabel(gender), ref)
+		h.b.blocked[c] = true
+		return
 	}
-	for c := firstCol; c <= b.c1; c++ {
-		topCol := group[c]
-		top := ""
-		if topCol > 0 {
-			top = g.text.at(hr, topCol)
-		}
-		tk := classifyHeader(g.m, top)
-		sub := ""
-		if twoRow {
-			sub = g.headerText(sr, c)
-		}
-		sk := classifyHeader(g.m, sub)
-		blockTop := func(suggest []string, format string, args ...any) {
-			g.headerErrorf(hr, topCol, top, suggest, format, args...)
-			b.blocked[c] = true
-		}
-		blockSub := func(suggest []string, format string, args ...any) {
-			g.headerErrorf(sr, c, sub, suggest, format, args...)
-			b.blocked[c] = true
-		}
-		if sub != "" {
-			switch sk.kind {
-			case hdrRaceGender:
-				add(c, sk.race, sk.gender)
-			case hdrTotal:
-				b.totals[c] = true
-			case hdrRace:
-				switch tk.kind {
-				case hdrGender:
-					add(c, sk.race, tk.gender)
-				case hdrTotal:
-					b.totals[c] = true
-				case hdrBlank:
-					blockSub(nil, "the race column %q has no gender above it: put Male or Female over its race columns (merged or not), or write combined headers such as \"African male\"", sub)
-				case hdrOther:
-					blockTop(g.m.SuggestGender(top), "%q is not a gender of the counter catalog (it heads race columns); its columns are not read", top)
-				default:
-					blockSub(nil, "the race column %q is under %q, which is no gender: put a race over Male/Female, or a gender over the races", sub, top)
-				}
-			case hdrGender:
-				switch tk.kind {
-				case hdrRace:
-					add(c, tk.race, sk.gender)
-				case hdrTotal:
-					b.totals[c] = true
-				case hdrBlank:
-					blockSub(nil, "the gender column %q has no race above it: put the race over its gender columns (merged or not), or write combined headers such as \"African male\"", sub)
-				case hdrOther:
-					blockTop(g.m.SuggestRace(top), "%q is not a race of the counter catalog (it heads gender columns); its columns are not read", top)
-				default:
-					blockSub(nil, "the gender column %q is under %q, which is no race: put a race over Male/Female, or a gender over the races", sub, top)
-				}
-			default: // hdrOther
-				switch tk.kind {
-				case hdrRace:
-					blockSub(g.m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
-				case hdrGender:
-					blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
-				case hdrTotal:
-					if _, merged := g.mergedAway[[2]int{hr, c}]; topCol == c || merged {
-						b.totals[c] = true // under its own or a merged Total header
-						break
-					}
-					// Beside a Total header, not merged with it: the
-					// column is headed by its own cell, which says no Total.
-					blockSub(bothSuggest(sub), "%q is not a race or gender of the counter catalog, nor a Total; its column is not read", sub)
-				default:
-					switch subKind {
-					case hdrGender:
-						blockSub(g.m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
-					case hdrRace:
-						blockSub(g.m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
-					default:
-						blockSub(bothSuggest(sub), "%q is not a race or gender of the counter catalog; its column is not read", sub)
-					}
-				}
+	h.seen[[2]string{race, gender}] = c
+	h.b.columns = append(h.b.columns, gridColumn{col: c, race: race, gender: gender})
+}
+
+// hasSub reports whether a column of the group headed at column top has
+// a sub-header.
+func (h *headerRead) hasSub(top int) bool {
+	for c := top; c <= h.b.c1; c++ {
+		if h.group[c] != top {
+			if c > top {
+				break
 			}
 			continue
 		}
-		if topCol != c {
-			continue // under a group header, without a sub-header of its own
+		if h.g.headerText(h.sr, c) != "" {
+			return true
 		}
+	}
+	return false
+}
+
+// bothSuggest suggests races and genders for v.
+func (h *headerRead) bothSuggest(v string) []string {
+	return append(h.g.m.SuggestRace(v), h.g.m.SuggestGender(v)...)
+}
+
+// headerColumn is one column of a header as headerRead reads it: its
+// group header (top, in column topCol) and its sub-header, classified.
+type headerColumn struct {
+	c, topCol int
+	top, sub  string
+	tk, sk    headerCell
+}
+
+// blockTop reports the column's group header and blocks the column.
+func (h *headerRead) blockTop(hc *headerColumn, suggest []string, format string, args ...any) {
+	h.g.headerErrorf(h.hr, hc.topCol, hc.top, suggest, format, args...)
+	h.b.blocked[hc.c] = true
+}
+
+// blockSub reports the column's sub-header and blocks the column.
+func (h *headerRead) blockSub(hc *headerColumn, suggest []string, format string, args ...any) {
+	h.g.headerErrorf(h.sr, hc.c, hc.sub, suggest, format, args...)
+	h.b.blocked[hc.c] = true
+}
+
+// column reads column c of the header: a counter column, a Total column,
+// or an error at the header cell that names no race and gender.
+func (h *headerRead) column(c int) {
+	g := h.g
+	hc := headerColumn{c: c, topCol: h.group[c]}
+	if hc.topCol > 0 {
+		hc.top = g.text.at(h.hr, hc.topCol)
+	}
+	hc.tk = g.memo.header(g.m, hc.top)
+	if h.twoRow {
+		hc.sub = g.headerText(h.sr, c)
+	}
+	hc.sk = g.memo.header(g.m, hc.sub)
+	switch {
+	case hc.sub != "":
+		h.subHeaded(&hc)
+	case hc.topCol == c:
+		h.topOnly(&hc)
+	}
+	// else: under a group header, without a sub-header of its own
+}
+
+// subHeaded reads a column with a sub-header of its own.
+func (h *headerRead) subHeaded(hc *headerColumn) {
+	c, top, sub, tk, sk := hc.c, hc.top, hc.sub, hc.tk, hc.sk
+	m := h.g.m
+	switch sk.kind {
+	case hdrRaceGender:
+		h.add(c, sk.race, sk.gender)
+	case hdrTotal:
+		h.b.totals[c] = true
+	case hdrRace:
 		switch tk.kind {
-		case hdrRaceGender:
-			add(c, tk.race, tk.gender)
-		case hdrTotal:
-			b.totals[c] = true
-		case hdrRace:
-			if !twoRow || !hasSub(c) {
-				blockTop(nil, "the race %q has no gender: put Male/Female in the row below, or write headers such as \"African male\"", top)
-			}
 		case hdrGender:
-			if !twoRow || !hasSub(c) {
-				blockTop(nil, "the gender %q has no race: put the races (African, Coloured, ... or A, C, I, W) in the row below, or write headers such as \"African male\"", top)
-			}
+			h.add(c, sk.race, tk.gender)
+		case hdrTotal:
+			h.b.totals[c] = true
+		case hdrBlank:
+			h.blockSub(hc, nil, "the race column %q has no gender above it: put Male or Female over its race columns (merged or not), or write combined headers such as \"African male\"", sub)
 		case hdrOther:
-			if twoRow {
-				blockTop(bothSuggest(top), "%q is not a race or gender of the counter catalog; its column is not read", top)
-			} else {
-				blockTop(bothSuggest(top), "%q is not a race and gender of the counter catalog; its column is not read", top)
-			}
+			h.blockTop(hc, m.SuggestGender(top), "%q is not a gender of the counter catalog (it heads race columns); its columns are not read", top)
+		default:
+			h.blockSub(hc, nil, "the race column %q is under %q, which is no gender: put a race over Male/Female, or a gender over the races", sub, top)
+		}
+	case hdrGender:
+		switch tk.kind {
+		case hdrRace:
+			h.add(c, tk.race, sk.gender)
+		case hdrTotal:
+			h.b.totals[c] = true
+		case hdrBlank:
+			h.blockSub(hc, nil, "the gender column %q has no race above it: put the race over its gender columns (merged or not), or write combined headers such as \"African male\"", sub)
+		case hdrOther:
+			h.blockTop(hc, m.SuggestRace(top), "%q is not a race of the counter catalog (it heads gender columns); its columns are not read", top)
+		default:
+			h.blockSub(hc, nil, "the gender column %q is under %q, which is no race: put a race over Male/Female, or a gender over the races", sub, top)
+		}
+	default: // hdrOther
+		h.otherSub(hc)
+	}
+}
+
+// otherSub reads a column whose sub-header names no race, gender or
+// Total.
+func (h *headerRead) otherSub(hc *headerColumn) {
+	c, sub := hc.c, hc.sub
+	m := h.g.m
+	switch hc.tk.kind {
+	case hdrRace:
+		h.blockSub(hc, m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
+	case hdrGender:
+		h.blockSub(hc, m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
+	case hdrTotal:
+		if _, merged := h.g.mergedAway[[2]int{h.hr, c}]; hc.topCol == c || merged {
+			h.b.totals[c] = true // under its own or a merged Total header
+			return
+		}
+		// Beside a Total header, not merged with it: the
+		// column is headed by its own cell, which says no Total.
+		h.blockSub(hc, h.bothSuggest(sub), "%q is not a race or gender of the counter catalog, nor a Total; its column is not read", sub)
+	default:
+		switch h.subKind {
+		case hdrGender:
+			h.blockSub(hc, m.SuggestGender(sub), "%q is not a gender of the counter catalog; its column is not read", sub)
+		case hdrRace:
+			h.blockSub(hc, m.SuggestRace(sub), "%q is not a race of the counter catalog; its column is not read", sub)
+		default:
+			h.blockSub(hc, h.bothSuggest(sub), "%q is not a race or gender of the counter catalog; its column is not read", sub)
 		}
 	}
-	if twoRow {
-		return sr + 1
+}
+
+// topOnly reads a column headed by its own group header, without a
+// sub-header.
+func (h *headerRead) topOnly(hc *headerColumn) {
+	c, top, tk := hc.c, hc.top, hc.tk
+	switch tk.kind {
+	case hdrRaceGender:
+		h.add(c, tk.race, tk.gender)
+	case hdrTotal:
+		h.b.totals[c] = true
+	case hdrRace:
+		if !h.twoRow || !h.hasSub(c) {
+			h.blockTop(hc, nil, "the race %q has no gender: put Male/Female in the row below, or write headers such as \"African male\"", top)
+		}
+	case hdrGender:
+		if !h.twoRow || !h.hasSub(c) {
+			h.blockTop(hc, nil, "the gender %q has no race: put the races (African, Coloured, ... or A, C, I, W) in the row below, or write headers such as \"African male\"", top)
+		}
+	case hdrOther:
+		if h.twoRow {
+			h.blockTop(hc, h.bothSuggest(top), "%q is not a race or gender of the counter catalog; its column is not read", top)
+		} else {
+			h.blockTop(hc, h.bothSuggest(top), "%q is not a race and gender of the counter catalog; its column is not read", top)
+		}
 	}
-	return hr + 1
 }
 
 // misspeltLeading reports the header cells left of the first header cell
@@ -363,7 +438,7 @@ func (g *gridReader) misspeltLeading(b *gridBlock, hr, firstCol int, twoRow bool
 					break
 				}
 			}
-			sub := classifyHeader(g.m, g.headerText(hr+1, c)).kind
+			sub := g.memo.header(g.m, g.headerText(hr+1, c)).kind
 			switch sub {
 			case hdrGender:
 				g.headerErrorf(hr, c, v, g.m.SuggestRace(v), "%q is not a race of the counter catalog; its columns are not read", v)

@@ -162,6 +162,61 @@ func classifyHeader(m *templates.Matcher, v string) headerCell {
 	return headerCell{kind: hdrOther}
 }
 
+// gridMemo remembers, across the sheets of a workbook, what the header
+// and level texts of the grid reader name (classifyHeader,
+// templates.Matcher.Level): an export's 3,000 plan sheets repeat the same
+// few dozen labels, each normalised once rather than on every sheet.
+// Bounded: texts longer than a label are not kept, and past
+// gridMemoMax entries it starts afresh. It serves one matcher (one
+// catalog) and one goroutine.
+type gridMemo struct {
+	headers map[string]headerCell
+	levels  map[string]gridLevel
+}
+
+// gridLevel is a text's templates.Matcher.Level answer.
+type gridLevel struct {
+	key string
+	ok  bool
+}
+
+const (
+	gridMemoMax     = 1 << 12
+	gridMemoMaxText = 120
+)
+
+// header returns classifyHeader(m, v), remembered.
+func (mm *gridMemo) header(m *templates.Matcher, v string) headerCell {
+	if mm == nil || len(v) > gridMemoMaxText {
+		return classifyHeader(m, v)
+	}
+	if h, ok := mm.headers[v]; ok {
+		return h
+	}
+	h := classifyHeader(m, v)
+	if mm.headers == nil || len(mm.headers) >= gridMemoMax {
+		mm.headers = make(map[string]headerCell, 64)
+	}
+	mm.headers[v] = h
+	return h
+}
+
+// level returns m.Level(v), remembered.
+func (mm *gridMemo) level(m *templates.Matcher, v string) (string, bool) {
+	if mm == nil || len(v) > gridMemoMaxText {
+		return m.Level(v)
+	}
+	if l, ok := mm.levels[v]; ok {
+		return l.key, l.ok
+	}
+	k, ok := m.Level(v)
+	if mm.levels == nil || len(mm.levels) >= gridMemoMax {
+		mm.levels = make(map[string]gridLevel, 64)
+	}
+	mm.levels[v] = gridLevel{k, ok}
+	return k, ok
+}
+
 // gridColumn is one counter column of a grid.
 type gridColumn struct {
 	col          int

@@ -120,7 +120,10 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 		return pipeline.Record{}, false // reported by checkTitles
 	}
 	labelOrigin := g.origin(b.label.row, b.label.col)
-	rec := pipeline.Record{Origin: labelOrigin, Cells: map[string]pipeline.Cell{}}
+	// Sized at once for the metadata, the year and type and every counter
+	// cell: grown from empty, the map of ~90 counters is rebuilt on the
+	// way several times per grid.
+	rec := pipeline.Record{Origin: labelOrigin, Cells: make(map[string]pipeline.Cell, len(meta)+3+len(b.rows)*len(b.columns))}
 	for k, v := range meta {
 		rec.Cells[k] = v
 	}
@@ -141,7 +144,7 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 	for _, r := range rows {
 		level := b.rows[r]
 		for _, col := range b.columns {
-			cell := g.cell(r, col.col)
+			cell := g.cellAt(r, col.col) // placed by row and column (cellAt)
 			if cell.Kind == pipeline.CellBlank {
 				continue
 			}
@@ -195,7 +198,7 @@ func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
 		var sum int64
 		complete := true
 		for _, col := range b.columns {
-			n, ok, err := pipeline.CounterValue(g.cell(r, col.col))
+			n, ok, err := pipeline.CounterValue(g.cellAt(r, col.col))
 			if !ok || err != nil {
 				complete = false
 				break
@@ -206,7 +209,7 @@ func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
 			continue
 		}
 		for _, c := range plain {
-			cell := g.cell(r, c)
+			cell := g.cellAt(r, c)
 			total, ok, err := pipeline.CounterValue(cell)
 			if !ok || err != nil || total == sum {
 				continue

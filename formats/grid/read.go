@@ -47,7 +47,7 @@ const MaxScanRows = 20000
 
 // gridReader reads one grid sheet.
 type gridReader struct {
-	cells func(r, c int) pipeline.Cell // the typed cell at (r, c), without its file
+	cells func(r, c int) pipeline.Cell // the typed cell at (r, c), without its file nor its cell reference
 	file  string
 	sheet string
 	text  sheetText
@@ -66,6 +66,7 @@ type gridReader struct {
 	// notes are the notes in columns without a header (by column).
 	notes    map[int]*gridNotes
 	m        *templates.Matcher
+	memo     *gridMemo // of m; nil remembers nothing
 	cat      *pipeline.Catalog
 	problems pipeline.Problems
 }
@@ -78,13 +79,24 @@ func (g *gridReader) origin(r, c int) pipeline.Origin {
 	return o
 }
 
+// cell returns the typed cell at (r, c) with its origin in full, the
+// cell reference included.
 func (g *gridReader) cell(r, c int) pipeline.Cell {
-	ref, _ := excelize.CoordinatesToCellName(c, r)
+	cell := g.cellAt(r, c)
+	cell.Origin = cell.Origin.WithCell()
+	return cell
+}
+
+// cellAt returns the typed cell at (r, c); its origin has the file, sheet,
+// row and column but no cell reference (Origin.Cell): the pipeline names
+// the cell from its row and column (pipeline.Origin.WithCell), so that the
+// ~90 counter cells of each grid cost no reference each.
+func (g *gridReader) cellAt(r, c int) pipeline.Cell {
 	if _, away := g.mergedAway[[2]int{r, c}]; away {
 		// Covered by a merged range that starts elsewhere: Excel shows
 		// nothing of its own there (excelize would return the range's
 		// top-left value, such as the label merged across it).
-		return pipeline.Cell{Origin: pipeline.Origin{File: g.file, Sheet: g.sheet, Cell: ref, Row: r, Column: c}}
+		return pipeline.Cell{Origin: pipeline.Origin{File: g.file, Sheet: g.sheet, Row: r, Column: c}}
 	}
 	cell := g.cells(r, c)
 	cell.Origin.File = g.file
@@ -115,9 +127,10 @@ type gridSheetSource struct {
 }
 
 // readGridSheetFrom reads the grid plan sheet src into records and its
-// problems; cat nil means the default catalog.
-func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog) (records []pipeline.Record, problems pipeline.Problems) {
-	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog()}
+// problems; cat nil means the default catalog. memo, when not nil, is the
+// gridMemo of the workbook's sheets read before, for cat.
+func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog, memo *gridMemo) (records []pipeline.Record, problems pipeline.Problems) {
+	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo}
 	if cat != nil {
 		g.cat = cat
 	}

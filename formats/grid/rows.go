@@ -57,7 +57,7 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 			}
 			if _, l := rowLabel(next); l == "" {
 				break
-			} else if _, isLevel := g.m.Level(l); !isLevel {
+			} else if _, isLevel := g.memo.level(g.m, l); !isLevel {
 				break
 			}
 			r = next - 1
@@ -69,7 +69,7 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 			continue
 		}
 		b.labelCols[r] = labelCol
-		level, ok := g.m.Level(label)
+		level, ok := g.memo.level(g.m, label)
 		if !ok {
 			g.errorf(r, labelCol, label, g.m.SuggestLevel(label), "%q is not an occupational level of the counter catalog", label)
 			continue
@@ -176,7 +176,7 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 // Numbers, error values and other formulas without a result could be
 // counters.
 func (g *gridReader) isNote(r, c int) bool {
-	cell := g.cell(r, c)
+	cell := g.cellAt(r, c)
 	switch cell.Kind {
 	case pipeline.CellBool:
 		return true
@@ -414,7 +414,7 @@ func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
 				continue
 			}
 			if labelCol == 0 {
-				if _, ok := g.m.Level(v); !ok {
+				if _, ok := g.memo.level(g.m, v); !ok {
 					break // the row does not start with a level
 				}
 				labelCol, level = c, v

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/xuri/excelize/v2"
 
@@ -44,6 +45,30 @@ type gridStreamSheet struct {
 type gridCellArena struct {
 	chunks [][]gridCellAt
 	at     int // the chunk cells are taken from
+	// texts are the chunks the rows of text are taken from (takeText),
+	// textAt the one taken from.
+	texts  [][]string
+	textAt int
+}
+
+// takeText returns an empty slice with room for n texts, from the
+// arena when they fit in a chunk (a row of a plan sheet spans a few dozen
+// columns), so that a row's text does not grow cell by cell.
+func (a *gridCellArena) takeText(n int) []string {
+	if a == nil || n > gridArenaChunk/8 {
+		return nil // grown as the cells come (and counted in MaxTextSlots)
+	}
+	for {
+		if a.textAt == len(a.texts) {
+			a.texts = append(a.texts, make([]string, 0, gridArenaChunk))
+		}
+		c := a.texts[a.textAt]
+		if len(c)+n <= cap(c) {
+			a.texts[a.textAt] = c[:len(c)+n]
+			return c[len(c) : len(c) : len(c)+n]
+		}
+		a.textAt++
+	}
 }
 
 const gridArenaChunk = 4096
@@ -78,6 +103,11 @@ func (a *gridCellArena) reset() {
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.at = 0
+	for i := range a.texts {
+		clear(a.texts[i])
+		a.texts[i] = a.texts[i][:0]
+	}
+	a.textAt = 0
 }
 
 // MaxSheetCells bounds the cells one sheet read as a grid plan sheet
@@ -113,6 +143,13 @@ func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridSt
 		line, typed := s.text[row-1], s.cells[row-1]
 		if typed == nil {
 			typed = arena.take(len(raw))
+		}
+		if line == nil && len(raw) > 0 {
+			// Room up to the row's last cell (cells come in column
+			// order), so that the appends below do not reallocate.
+			if last := raw[len(raw)-1].Col; last >= 1 && last <= excelize.MaxColumns {
+				line = arena.takeText(last)
+			}
 		}
 		for i := range raw {
 			rc := &raw[i]
@@ -313,19 +350,26 @@ func cellSigns(v string, m *templates.Matcher, memo map[string]uint8) uint8 {
 	return f
 }
 
-// cell returns the typed cell at (r, c), with its origin but no file.
+// cell returns the typed cell at (r, c), with its origin but neither file
+// nor cell reference (gridReader.cellAt).
 func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
-	ref, _ := excelize.CoordinatesToCellName(c, r)
-	o := pipeline.Origin{Sheet: sheet, Cell: ref, Row: r, Column: c}
+	o := pipeline.Origin{Sheet: sheet, Row: r, Column: c}
 	if r < 1 || r > len(s.cells) {
 		return pipeline.Cell{Origin: o}
 	}
 	row := s.cells[r-1]
-	i := sort.Search(len(row), func(i int) bool { return row[i].col >= c })
-	if i == len(row) || row[i].col != c {
+	lo, hi := 0, len(row) // sort.Search without its closure call per step
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); row[m].col < c {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(row) || row[lo].col != c {
 		return pipeline.Cell{Origin: o}
 	}
-	cell := row[i].cell
+	cell := row[lo].cell
 	cell.Origin = o
 	return cell
 }
@@ -364,8 +408,10 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // scanner (a malformed cell reference or an oversized row is an error at
 // the cell; hidden sheets are checked too, never read), the visible grid
 // sheets are read from that scan (their merged ranges in a second, light
-// scan) and let go before the next, so memory holds one sheet at a time
-// and the cost is linear in the sheets.
+// scan) and let go, so the cost is linear in the sheets. The scan of a
+// sheet runs while the sheet before it is read into records
+// (scanGridSheets), so memory holds at most two sheets at a time; records
+// and problems come in sheet order all the same.
 //
 // The workbook as a whole is bounded by Limits.MaxUncompressed, as every
 // workbook is (xlsx.Open); each sheet read as a grid plan sheet by
@@ -377,89 +423,168 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // unread past those rows.
 func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
-	var arena gridCellArena
-	for _, info := range book.Sheets {
-		if info.Path == "" {
-			continue
+	memo := &gridMemo{} // the sheets' labels, for cat
+	scans, stop := scanGridSheets(book, lim)
+	defer stop()
+	for s := range scans {
+		if s.panic != nil {
+			panic(s.panic) // a bug in the scan, raised where the caller recovers it
 		}
-		arena.reset() // the sheet before is read and let go
-		var sheet *gridStreamSheet
-		var err error
-		var sign string // where a sheet too large to read shows it is a plan sheet
-		sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
-		size, large := book.SheetSize(info, lim)
-		switch {
-		case info.Hidden:
-			err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
-		case large:
-			sign, err = planSheetSign(book, info, m)
-		default:
-			sheet, err = scanGridSheet(book, info, &arena)
-		}
-		book.NoteScanError(info, err)
-		if sign != "" && book.ScanErr == nil {
-			sheetOrigin.Cell = sign
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(size), xlsx.SizeText(lim.MaxGridSheetBytes())))
+		n, ok := readScannedSheet(file, lim, book, s, m, cat, memo, emit, ps)
+		found += n
+		if !ok {
 			return found, false
-		}
-		if sheet != nil && sheet.tooMany {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
-			return found, false
-		}
-		if sheet != nil && sheet.tooWide {
-			ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", MaxTextSlots))
-			return found, false
-		}
-		if book.ScanErr != nil {
-			o := book.ScanErrAt
-			o.File = file
-			ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
-			return found, false
-		}
-		if sheet == nil || err != nil || sheet.text.hasFlatHeader() {
-			continue // a sheet the scan cannot walk is not a grid sheet
-		}
-		if !isGridSheet(sheet.text, m) {
-			// A plan sheet without a grid (an export of a plan that has
-			// no targets) is named, never skipped in silence.
-			if labels := planDetailLabels(sheet.text); labels != nil {
-				found++
-				ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Cell: labels[0]}, "",
-					"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
-					templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
-			}
-			continue
-		}
-		found++
-		name, info := info.Name, info
-		src := gridSheetSource{
-			text:  func() (sheetText, error) { return sheet.text, nil },
-			cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
-			merged: func() (map[[2]int][2]int, error) {
-				if sheet.mergedDone {
-					return sheet.merged, sheet.mergedErr
-				}
-				return mergedAway(book, info)
-			},
-			hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
-		}
-		recs, gps := readGridSheetFrom(src, file, name, cat)
-		for i := range gps {
-			if gps[i].Origin.File == "" {
-				gps[i].Origin.File = file
-			}
-		}
-		*ps = append(*ps, gps...)
-		for _, rec := range recs {
-			rec.Origin.File = file
-			for k, c := range rec.Cells {
-				if c.Origin.File == "" {
-					c.Origin.File = file
-					rec.Cells[k] = c
-				}
-			}
-			emit(rec)
 		}
 	}
 	return found, true
+}
+
+// gridScan is one sheet of a workbook as scanGridSheets leaves it for
+// readScannedSheet: a grid sheet's scan, or the sign of a plan sheet too
+// large to read, and the scan's error.
+type gridScan struct {
+	info  xlsx.Sheet
+	sheet *gridStreamSheet // nil for a hidden or large sheet
+	sign  string           // where a sheet too large to read shows it is a plan sheet
+	size  int64
+	err   error
+	panic any // the scan's panic (a bug), raised again by the reader
+}
+
+// scanGridSheets scans the sheets of book, in order, on a goroutine of
+// its own, each as ReadWorkbook reads it, handing each scan over when the
+// reader takes it: the next sheet is scanned while the reader reads the
+// one before, and no further (two sheets at most in memory; the cells
+// alternate between two arenas). Only the scan touches book's cells
+// (Book.Cell, its shared strings and texts); the reader may open parts.
+// A panic of the scan is handed over too, for the reader to raise (a
+// reader's panic is an internal error of the file, not a crash). stop
+// ends the scan and waits for it, so that book is free again.
+func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, stop func()) {
+	out := make(chan gridScan) // unbuffered: see the arenas below
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		defer func() {
+			if v := recover(); v != nil {
+				select {
+				case out <- gridScan{panic: v}:
+				case <-quit:
+				}
+			}
+		}()
+		m := templates.NewMatcher(nil)
+		// Sheet i's cells are in arenas[i%2]: when sheet i+2 is scanned,
+		// sheet i+1 was handed over, so the reader is done with sheet i.
+		var arenas [2]gridCellArena
+		i := 0
+		for _, info := range book.Sheets {
+			if info.Path == "" {
+				continue
+			}
+			arena := &arenas[i%2]
+			i++
+			arena.reset()
+			s := gridScan{info: info}
+			var large bool
+			s.size, large = book.SheetSize(info, lim)
+			switch {
+			case info.Hidden:
+				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
+			case large:
+				s.sign, s.err = planSheetSign(book, info, m)
+			default:
+				s.sheet, s.err = scanGridSheet(book, info, arena)
+			}
+			select {
+			case out <- s:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return out, func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+}
+
+// readScannedSheet reads one scanned sheet (ReadWorkbook): its problems
+// into ps, its records to emit. found is 1 for a plan sheet; ok is false
+// when the workbook cannot be read further.
+func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m *templates.Matcher, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+	info, sheet := s.info, s.sheet
+	book.NoteScanError(info, s.err)
+	sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
+	if s.sign != "" && book.ScanErr == nil {
+		sheetOrigin.Cell = s.sign
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: this sheet is a grid plan sheet (it has a grid label or a plan's details, from this cell on), and it unpacks to %s, more than the %s a grid plan sheet may (a plan sheet of eepipe's export takes about 60 KiB)", xlsx.SizeText(s.size), xlsx.SizeText(lim.MaxGridSheetBytes())))
+		return 0, false
+	}
+	if sheet != nil && sheet.tooMany {
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
+		return 0, false
+	}
+	if sheet != nil && sheet.tooWide {
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: the sheet's cells spread over more than %d cells of rows and columns (a grid plan sheet spans a few dozen of each)", MaxTextSlots))
+		return 0, false
+	}
+	if book.ScanErr != nil {
+		o := book.ScanErrAt
+		o.File = file
+		ps.Errorf(o, "", "the workbook cannot be read: %v", book.ScanErr)
+		return 0, false
+	}
+	if sheet == nil || s.err != nil || sheet.text.hasFlatHeader() {
+		return 0, true // a sheet the scan cannot walk is not a grid sheet
+	}
+	if !isGridSheet(sheet.text, m) {
+		// A plan sheet without a grid (an export of a plan that has
+		// no targets) is named, never skipped in silence.
+		if labels := planDetailLabels(sheet.text); labels != nil {
+			ps.Warnf(pipeline.Origin{File: file, Sheet: info.Name, Cell: labels[0]}, "",
+				"this sheet has a plan's details but no grid of targets (a label such as %q above a header of races and genders), so it is not read: nothing is compared or applied for it",
+				templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
+			return 1, true
+		}
+		return 0, true
+	}
+	readGridStreamSheet(file, book, info, sheet, cat, memo, emit, ps)
+	return 1, true
+}
+
+// readGridStreamSheet reads a scanned grid sheet into records (emit) and
+// problems (ps).
+func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
+	name := info.Name
+	src := gridSheetSource{
+		text:  func() (sheetText, error) { return sheet.text, nil },
+		cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
+		merged: func() (map[[2]int][2]int, error) {
+			if sheet.mergedDone {
+				return sheet.merged, sheet.mergedErr
+			}
+			return mergedAway(book, info)
+		},
+		hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
+	}
+	recs, gps := readGridSheetFrom(src, file, name, cat, memo)
+	for i := range gps {
+		if gps[i].Origin.File == "" {
+			gps[i].Origin.File = file
+		}
+	}
+	*ps = append(*ps, gps...)
+	for _, rec := range recs {
+		rec.Origin.File = file
+		for k, c := range rec.Cells {
+			if c.Origin.File == "" {
+				c.Origin.File = file
+				rec.Cells[k] = c
+			}
+		}
+		emit(rec)
+	}
 }

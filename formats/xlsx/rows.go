@@ -196,275 +196,345 @@ func putBatch(b *rowBatch) {
 // and puts the ref attributes of the <mergeCell> elements in the last
 // batch (damage after the rows ends the scan as its end would).
 func scanRows(r io.Reader, full chan<- *rowBatch, free <-chan *rowBatch, stop <-chan struct{}, merges bool) {
-	var batch *rowBatch
-	get := func() bool {
-		select {
-		case batch = <-free:
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	send := func() bool {
-		select {
-		case full <- batch:
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	finish := func(err error) {
-		batch.last, batch.err = true, err
-		send()
-	}
-	if !get() {
+	s := &rowScan{full: full, free: free, stop: stop, merges: merges, cur: -1}
+	if !s.get() {
 		return
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			batch.last, batch.panic = true, v
-			send()
+			s.batch.last, s.batch.panic = true, v
+			s.send()
 		}
 	}()
-	sc := NewScanner(r)
-	defer sc.Release()
-	var (
-		row        int
-		rowFrom    int  // the current row's cells are batch.cells[rowFrom:rowTo]
-		rowTo      int  // (set when the row ends)
-		sealed     bool // the row has ended and been passed on as it was then
-		inRow      bool
-		cur        = -1 // the cell being read, in batch.cells; -1 for none, staleCell
-		stale      RawCell
-		field      string // "v", "f", "t" (inline string) while inside one
-		fieldStart int    // where the field's text starts in batch.text
-		pending    []byte // an open field's text, moving to the next batch
-		lastCol    int
-		afterRows  bool // past </sheetData>, gathering merged ranges
-	)
-	// fail ends the scan with an error at a cell of the current row (col
-	// 0: the row).
-	fail := func(col int, err error) {
-		finish(&ScanError{row: row, col: col, Err: err})
+	s.sc = NewScanner(r)
+	defer s.sc.Release()
+	for s.step() {
 	}
-	// cell returns the cell being read, for a change. The cells of a row
-	// that has ended are passed on as they were then: a change after that
-	// (a stray element after </row>, a second </row>) goes to a copy, as
-	// it would go to the row's cells after they were read.
-	cell := func() *RawCell {
-		if cur == staleCell {
-			return &stale
-		}
-		if sealed {
-			n := rowTo - rowFrom
-			batch.cells = append(batch.cells, batch.cells[rowFrom:rowTo]...)
-			cur += len(batch.cells) - n - rowFrom
-			rowFrom, rowTo, sealed = len(batch.cells)-n, len(batch.cells), false
-		}
-		return &batch.cells[cur]
+}
+
+// rowScan is scanRows' state while it scans one sheet.
+type rowScan struct {
+	sc     *Scanner
+	batch  *rowBatch
+	full   chan<- *rowBatch
+	free   <-chan *rowBatch
+	stop   <-chan struct{}
+	merges bool
+
+	row        int
+	rowFrom    int  // the current row's cells are batch.cells[rowFrom:rowTo]
+	rowTo      int  // (set when the row ends)
+	sealed     bool // the row has ended and been passed on as it was then
+	inRow      bool
+	cur        int // the cell being read, in batch.cells; -1 for none, staleCell
+	stale      RawCell
+	field      string // "v", "f", "t" (inline string) while inside one
+	fieldStart int    // where the field's text starts in batch.text
+	pending    []byte // an open field's text, moving to the next batch
+	lastCol    int
+	afterRows  bool // past </sheetData>, gathering merged ranges
+}
+
+// get takes an empty batch; false when the scan is stopped.
+func (s *rowScan) get() bool {
+	select {
+	case s.batch = <-s.free:
+		return true
+	case <-s.stop:
+		return false
 	}
-	// end handles the end of an element; stop is true when the scan ends.
-	end := func(name string) (stop bool) {
-		switch name {
-		case "v":
-			if cur != -1 && field == "v" {
-				c := cell()
-				c.vStart, c.vEnd, c.hasV = fieldStart, len(batch.text), true
-				if tooManyChars(batch.text[c.vStart:c.vEnd]) {
-					fail(lastCol, cellTooLong())
-					return true
-				}
-			}
-			field = ""
-		case "f":
-			if cur != -1 {
-				cell().formula = true
-			}
-			field = ""
-		case "t":
-			if cur != -1 && field == "t" {
-				c := cell()
-				if !c.hasInline {
-					c.iStart, c.hasInline = fieldStart, true
-				}
-				c.iEnd = len(batch.text)
-				if tooManyChars(batch.text[c.iStart:c.iEnd]) {
-					fail(lastCol, cellTooLong())
-					return true
-				}
-			}
-			field = ""
-		case "c":
-			cur = -1
-		case "row":
-			inRow = false
-			if !sealed {
-				rowTo, sealed = len(batch.cells), true
-			}
-			if row > excelize.TotalRows {
-				fail(0, LimitErrorf("the file is oversized or damaged: the sheet has more than %d rows, the most a sheet has", excelize.TotalRows))
-				return true
-			}
-			batch.rows = append(batch.rows, rowSpan{row: row, from: rowFrom, to: rowTo})
-		case "sheetData":
-			if merges && !inRow {
-				afterRows, cur, field = true, -1, ""
-				return false
-			}
-			finish(nil)
-			return true
+}
+
+// send passes the batch on; false when the scan is stopped.
+func (s *rowScan) send() bool {
+	select {
+	case s.full <- s.batch:
+		return true
+	case <-s.stop:
+		return false
+	}
+}
+
+// finish ends the scan with err (nil: the sheet's end).
+func (s *rowScan) finish(err error) {
+	s.batch.last, s.batch.err = true, err
+	s.send()
+}
+
+// fail ends the scan with an error at a cell of the current row (col
+// 0: the row).
+func (s *rowScan) fail(col int, err error) {
+	s.finish(&ScanError{row: s.row, col: col, Err: err})
+}
+
+// cell returns the cell being read, for a change. The cells of a row
+// that has ended are passed on as they were then: a change after that
+// (a stray element after </row>, a second </row>) goes to a copy, as
+// it would go to the row's cells after they were read.
+func (s *rowScan) cell() *RawCell {
+	if s.cur == staleCell {
+		return &s.stale
+	}
+	if s.sealed {
+		b := s.batch
+		n := s.rowTo - s.rowFrom
+		b.cells = append(b.cells, b.cells[s.rowFrom:s.rowTo]...)
+		s.cur += len(b.cells) - n - s.rowFrom
+		s.rowFrom, s.rowTo, s.sealed = len(b.cells)-n, len(b.cells), false
+	}
+	return &s.batch.cells[s.cur]
+}
+
+// step reads one token of the sheet; false when the scan has ended.
+func (s *rowScan) step() bool {
+	sc := s.sc
+	err := sc.Next()
+	if err == io.EOF {
+		s.finish(nil)
+		return false
+	}
+	if s.afterRows {
+		return s.mergeCell(err)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrOversized) {
+			err = errDamaged
+		}
+		if s.inRow {
+			s.fail(0, err)
+		} else {
+			s.finish(err)
 		}
 		return false
 	}
-	for {
-		err := sc.Next()
-		if err == io.EOF {
-			finish(nil)
-			return
+	switch sc.Kind {
+	case TokStart:
+		name := knownName(sc.Name)
+		switch name {
+		case "row":
+			if !s.startRow() {
+				return false
+			}
+		case "c":
+			if !s.startCell() {
+				return false
+			}
+		case "v", "f", "t":
+			s.startField(name)
 		}
-		if afterRows {
-			switch {
-			case err != nil:
-				finish(nil) // what follows the rows is no data
-				return
-			case sc.Kind != TokStart || knownName(sc.Name) != "mergeCell":
-			case len(sc.Attr("ref")) > 32:
-				// Longer than XFD1048576:XFD1048576, it names no range:
-				// left out, as a reader skips it.
-			case len(batch.merges) >= MaxMergeRefs:
-				batch.mergesCut = true
-				finish(nil)
-				return
-			default:
-				ref := sc.Attr("ref")
-				batch.text = append(batch.text, ref...)
-				batch.merges = append(batch.merges, [2]int{len(batch.text) - len(ref), len(batch.text)})
-			}
-			continue
+		if sc.Self && s.end(name) {
+			return false
 		}
-		if err != nil {
-			if !errors.Is(err, ErrOversized) {
-				err = errDamaged
-			}
-			if inRow {
-				fail(0, err)
-			} else {
-				finish(err)
-			}
-			return
+	case TokText:
+		return s.text()
+	case TokEnd:
+		return !s.end(knownName(sc.Name))
+	}
+	return true
+}
+
+// mergeCell reads a token after the rows (afterRows): the ref of a
+// <mergeCell> goes into the batch; false when the scan has ended.
+func (s *rowScan) mergeCell(err error) bool {
+	sc, b := s.sc, s.batch
+	switch {
+	case err != nil:
+		s.finish(nil) // what follows the rows is no data
+		return false
+	case sc.Kind != TokStart || knownName(sc.Name) != "mergeCell":
+	case len(sc.Attr("ref")) > 32:
+		// Longer than XFD1048576:XFD1048576, it names no range:
+		// left out, as a reader skips it.
+	case len(b.merges) >= MaxMergeRefs:
+		b.mergesCut = true
+		s.finish(nil)
+		return false
+	default:
+		ref := sc.Attr("ref")
+		b.text = append(b.text, ref...)
+		b.merges = append(b.merges, [2]int{len(b.text) - len(ref), len(b.text)})
+	}
+	return true
+}
+
+// startRow starts a <row>, in a new batch when this one is full; false
+// when the scan has ended.
+func (s *rowScan) startRow() bool {
+	if b := s.batch; len(b.rows) >= batchRows || len(b.text) >= batchText || len(b.cells) >= batchCells {
+		// A field left open goes on in the next batch (its
+		// text would become the value of a <v> that ends in
+		// this row).
+		if s.field != "" {
+			s.pending = append(s.pending[:0], b.text[s.fieldStart:]...)
 		}
-		switch sc.Kind {
-		case TokStart:
-			name := knownName(sc.Name)
-			switch name {
-			case "row":
-				if len(batch.rows) >= batchRows || len(batch.text) >= batchText || len(batch.cells) >= batchCells {
-					// A field left open goes on in the next batch (its
-					// text would become the value of a <v> that ends in
-					// this row).
-					if field != "" {
-						pending = append(pending[:0], batch.text[fieldStart:]...)
-					}
-					if !send() || !get() {
-						return
-					}
-					if field != "" {
-						batch.text, fieldStart = append(batch.text, pending...), 0
-					}
-				}
-				// A cell left open in the last row is no part of this one:
-				// what a stray element writes to it is never read.
-				if cur >= 0 {
-					cur = staleCell
-				}
-				inRow, sealed = true, false
-				rowFrom, rowTo = len(batch.cells), len(batch.cells)
-				lastCol = 0
-				prev := row
-				row++
-				if r := sc.Attr("r"); r != nil {
-					v, ok := Atoi(r)
-					if !ok || v < 1 || v > excelize.TotalRows {
-						fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", quotePrefix(r), excelize.TotalRows))
-						return
-					}
-					if v <= prev {
-						row = v
-						fail(0, fmt.Errorf("row %d comes again after row %d (rows must be in order, each once); the sheet is damaged", v, prev))
-						return
-					}
-					row = v
-				}
-			case "c":
-				if !inRow {
-					break
-				}
-				if len(batch.cells)-rowFrom >= MaxRowCells {
-					fail(0, LimitErrorf("the file is oversized or damaged: the row has more than %d cells (a row has columns A to XFD)", MaxRowCells))
-					return
-				}
-				batch.cells = append(batch.cells, RawCell{})
-				cur = len(batch.cells) - 1
-				c := &batch.cells[cur]
-				if ref := sc.Attr("r"); ref != nil {
-					col, refRow := CellRef(ref)
-					switch {
-					case col == 0:
-						fail(lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", quotePrefix(ref), excelize.TotalRows))
-						return
-					case refRow != row:
-						fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", quotePrefix(ref), row))
-						return
-					case col <= lastCol:
-						fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", quotePrefix(ref), columnLetters(lastCol)))
-						return
-					}
-					c.Col = col
-				}
-				if v, ok := Atoi(sc.Attr("s")); ok {
-					c.Style = v
-				}
-				c.Type = knownName(sc.Attr("t"))
-				if c.Col == 0 {
-					c.Col = lastCol + 1
-					if c.Col > MaxRowCells {
-						fail(0, LimitErrorf("the file is oversized or damaged: the row has a cell past the last column XFD"))
-						return
-					}
-				}
-				lastCol = c.Col
-			case "v", "f", "t":
-				if cur != -1 {
-					field = name
-					if name == "t" && cur >= 0 && batch.cells[cur].hasInline && batch.cells[cur].iEnd != len(batch.text) {
-						// Another element's text came between this cell's
-						// runs: move the runs so far to the end, where
-						// this one continues them.
-						c := cell()
-						n := c.iEnd - c.iStart
-						batch.text = append(batch.text, batch.text[c.iStart:c.iEnd]...)
-						c.iStart, c.iEnd = len(batch.text)-n, len(batch.text)
-					}
-					fieldStart = len(batch.text)
-				}
-			}
-			if sc.Self && end(name) {
-				return
-			}
-		case TokText:
-			if field == "v" || field == "t" {
-				batch.text = append(batch.text, sc.Text...)
-				if n := len(batch.text) - fieldStart; n > MaxCellBytes || (field == "t" && cur >= 0 && batch.cells[cur].hasInline && len(batch.text)-batch.cells[cur].iStart > MaxCellBytes) {
-					fail(lastCol, cellTooLong())
-					return
-				}
-			}
-		case TokEnd:
-			if end(knownName(sc.Name)) {
-				return
-			}
+		if !s.send() || !s.get() {
+			return false
+		}
+		if s.field != "" {
+			s.batch.text, s.fieldStart = append(s.batch.text, s.pending...), 0
 		}
 	}
+	// A cell left open in the last row is no part of this one:
+	// what a stray element writes to it is never read.
+	if s.cur >= 0 {
+		s.cur = staleCell
+	}
+	s.inRow, s.sealed = true, false
+	s.rowFrom, s.rowTo = len(s.batch.cells), len(s.batch.cells)
+	s.lastCol = 0
+	prev := s.row
+	s.row++
+	if r := s.sc.Attr("r"); r != nil {
+		v, ok := Atoi(r)
+		if !ok || v < 1 || v > excelize.TotalRows {
+			s.fail(0, fmt.Errorf("the row number %q is not a row of a sheet (1 to %d); the sheet is damaged", quotePrefix(r), excelize.TotalRows))
+			return false
+		}
+		if v <= prev {
+			s.row = v
+			s.fail(0, fmt.Errorf("row %d comes again after row %d (rows must be in order, each once); the sheet is damaged", v, prev))
+			return false
+		}
+		s.row = v
+	}
+	return true
+}
+
+// startCell starts a <c> of the current row; false when the scan has
+// ended.
+func (s *rowScan) startCell() bool {
+	if !s.inRow {
+		return true
+	}
+	b := s.batch
+	if len(b.cells)-s.rowFrom >= MaxRowCells {
+		s.fail(0, LimitErrorf("the file is oversized or damaged: the row has more than %d cells (a row has columns A to XFD)", MaxRowCells))
+		return false
+	}
+	b.cells = append(b.cells, RawCell{})
+	s.cur = len(b.cells) - 1
+	c := &b.cells[s.cur]
+	if ref := s.sc.Attr("r"); ref != nil {
+		col, refRow := CellRef(ref)
+		switch {
+		case col == 0:
+			s.fail(s.lastCol+1, fmt.Errorf("the cell reference %q is not a cell of a sheet (A1 to XFD%d); the sheet is damaged", quotePrefix(ref), excelize.TotalRows))
+			return false
+		case refRow != s.row:
+			s.fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", quotePrefix(ref), s.row))
+			return false
+		case col <= s.lastCol:
+			s.fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", quotePrefix(ref), columnLetters(s.lastCol)))
+			return false
+		}
+		c.Col = col
+	}
+	if v, ok := Atoi(s.sc.Attr("s")); ok {
+		c.Style = v
+	}
+	c.Type = knownName(s.sc.Attr("t"))
+	if c.Col == 0 {
+		c.Col = s.lastCol + 1
+		if c.Col > MaxRowCells {
+			s.fail(0, LimitErrorf("the file is oversized or damaged: the row has a cell past the last column XFD"))
+			return false
+		}
+	}
+	s.lastCol = c.Col
+	return true
+}
+
+// startField starts a <v>, <f> or <t> of the cell being read.
+func (s *rowScan) startField(name string) {
+	if s.cur == -1 {
+		return
+	}
+	s.field = name
+	if b := s.batch; name == "t" && s.cur >= 0 && b.cells[s.cur].hasInline && b.cells[s.cur].iEnd != len(b.text) {
+		// Another element's text came between this cell's
+		// runs: move the runs so far to the end, where
+		// this one continues them.
+		c := s.cell()
+		n := c.iEnd - c.iStart
+		b.text = append(b.text, b.text[c.iStart:c.iEnd]...)
+		c.iStart, c.iEnd = len(b.text)-n, len(b.text)
+	}
+	s.fieldStart = len(s.batch.text)
+}
+
+// text keeps the text of a <v> or <t>; false when the scan has ended.
+func (s *rowScan) text() bool {
+	if s.field != "v" && s.field != "t" {
+		return true
+	}
+	b := s.batch
+	b.text = append(b.text, s.sc.Text...)
+	if n := len(b.text) - s.fieldStart; n > MaxCellBytes || (s.field == "t" && s.cur >= 0 && b.cells[s.cur].hasInline && len(b.text)-b.cells[s.cur].iStart > MaxCellBytes) {
+		s.fail(s.lastCol, cellTooLong())
+		return false
+	}
+	return true
+}
+
+// end handles the end of an element; stop is true when the scan ends.
+func (s *rowScan) end(name string) (stop bool) {
+	switch name {
+	case "v":
+		if s.cur != -1 && s.field == "v" {
+			c := s.cell()
+			c.vStart, c.vEnd, c.hasV = s.fieldStart, len(s.batch.text), true
+			if tooManyChars(s.batch.text[c.vStart:c.vEnd]) {
+				s.fail(s.lastCol, cellTooLong())
+				return true
+			}
+		}
+		s.field = ""
+	case "f":
+		if s.cur != -1 {
+			s.cell().formula = true
+		}
+		s.field = ""
+	case "t":
+		if s.cur != -1 && s.field == "t" {
+			c := s.cell()
+			if !c.hasInline {
+				c.iStart, c.hasInline = s.fieldStart, true
+			}
+			c.iEnd = len(s.batch.text)
+			if tooManyChars(s.batch.text[c.iStart:c.iEnd]) {
+				s.fail(s.lastCol, cellTooLong())
+				return true
+			}
+		}
+		s.field = ""
+	case "c":
+		s.cur = -1
+	case "row":
+		return s.endRow()
+	case "sheetData":
+		if s.merges && !s.inRow {
+			s.afterRows, s.cur, s.field = true, -1, ""
+			return false
+		}
+		s.finish(nil)
+		return true
+	}
+	return false
+}
+
+// endRow ends a </row>: the row's cells are passed on; true when the
+// scan ends.
+func (s *rowScan) endRow() (stop bool) {
+	s.inRow = false
+	if !s.sealed {
+		s.rowTo, s.sealed = len(s.batch.cells), true
+	}
+	if s.row > excelize.TotalRows {
+		s.fail(0, LimitErrorf("the file is oversized or damaged: the sheet has more than %d rows, the most a sheet has", excelize.TotalRows))
+		return true
+	}
+	s.batch.rows = append(s.batch.rows, rowSpan{row: s.row, from: s.rowFrom, to: s.rowTo})
+	return false
 }
 
 // ScanError is an error at a row (col 0) or cell of a sheet.
