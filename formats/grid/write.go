@@ -21,10 +21,11 @@ type Options struct {
 	Title string
 }
 
-// Build builds the grid plan sheets of a workbook in two steps:
-// create adds the (empty) sheets, in their final order, so that callers can
-// still do what walks every worksheet (delete the default sheet, set the
-// active sheet, hide a sheet); write then streams each plan sheet.
+// Build lays out the grid plan sheets of a workbook: Create adds the
+// (empty) sheets, in their final order, so that callers can still do what
+// walks every worksheet (delete the default sheet, set the active sheet,
+// hide a sheet); the export writes each plan sheet's XML part itself
+// (templates.WritePlanSheetXML).
 type Build struct {
 	f      *excelize.File
 	Plans  []*pipeline.InputPlan
