@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,55 +33,6 @@ type heldLocks struct {
 	taking   sync.Mutex // serialises LockAccount and the releases
 	mu       sync.Mutex // guards sessions
 	sessions []*lockSession
-	probes   probePool // the connections the checks ask on
-}
-
-// probePool keeps the connections (out of the store's pool, so that the
-// checks never queue behind its other work) on which the checks of the
-// lock sessions ask PostgreSQL, up to lockProbes idle.
-type probePool struct {
-	db   *sql.DB
-	mu   sync.Mutex
-	idle []*sql.Conn
-}
-
-// get returns an idle connection (reused true), else a new one.
-func (p *probePool) get(ctx context.Context) (c *sql.Conn, reused bool, err error) {
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		c = p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return c, true, nil
-	}
-	p.mu.Unlock()
-	c, err = p.db.Conn(ctx)
-	return c, false, err
-}
-
-// put gives c back: kept when it answered and fewer than lockProbes are
-// idle, else closed.
-func (p *probePool) put(c *sql.Conn, ok bool) {
-	p.mu.Lock()
-	if ok && len(p.idle) < lockProbes {
-		p.idle = append(p.idle, c)
-		c = nil
-	}
-	p.mu.Unlock()
-	if c != nil {
-		c.Close()
-	}
-}
-
-// closeIdle closes the idle connections (once no lock is held).
-func (p *probePool) closeIdle() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, c := range idle {
-		c.Close()
-	}
 }
 
 // lockSession is a PostgreSQL session of its own (a connection kept out
@@ -91,9 +41,7 @@ func (p *probePool) closeIdle() {
 // applies) share it, so that one query checks them all.
 type lockSession struct {
 	holder string
-	pid    int64     // the PostgreSQL backend of conn, which holds the locks
-	start  time.Time // that backend's backend_start (a pid can be reused)
-	probes *probePool
+	pid    int64 // the PostgreSQL backend of conn, which holds the locks
 	conn   *sql.Conn
 	stop   chan struct{}
 	done   chan struct{}
@@ -110,24 +58,17 @@ type pgLock struct {
 	key     int64
 }
 
-// lockProbes is how many checks of a lock session may be under way at
-// once, each on a connection of its own (heldLocks.probes).
-const lockProbes = 3
-
-// sharedCheck lets many callers share the round trips of checks that may
-// overlap, as a group commit shares a commit: a caller is answered by a
-// probe that starts after it asked (never by one already under way,
-// which might have passed before the loss the caller must see). While
-// fewer than max probes are under way a caller starts its own at once;
-// else it joins the callers waiting for the next probe, which starts as
-// soon as one under way ends. The first error of probe is kept: every
-// call after it returns it at once.
+// sharedCheck lets many callers share the round trips of one check, as a
+// group commit shares a commit: a caller is answered by the next probe
+// that starts after it asked (never by one already under way, which might
+// have passed before the loss the caller must see), and every caller that
+// asks while a probe is under way waits for the same next probe. The
+// first error of probe is kept: every call after it returns it at once.
 type sharedCheck struct {
 	probe func() error
-	max   int // probes under way at most (at least 1)
 
 	mu      sync.Mutex
-	running int         // probes under way
+	running bool        // a probe is under way, or about to start
 	next    *checkRound // the callers waiting for a probe not yet started
 	lost    error       // set once: probe's first error
 }
@@ -146,34 +87,26 @@ func (c *sharedCheck) do() error {
 		c.mu.Unlock()
 		return err
 	}
-	if c.running < max(c.max, 1) {
-		// A probe of its own, at once (its request goes out without a
-		// hop to another goroutine).
-		c.running++
-		c.mu.Unlock()
-		r := &checkRound{done: make(chan struct{})}
-		if more := c.runRound(r); more != nil {
-			go c.runRounds(more)
-		}
-		return r.err
-	}
 	r := c.next
 	if r == nil {
 		r = &checkRound{done: make(chan struct{})}
 		c.next = r
 	}
+	if c.running {
+		c.mu.Unlock()
+		<-r.done
+		return r.err
+	}
+	c.running = true
 	c.mu.Unlock()
+	// No probe under way: this caller runs the round it joined (its own
+	// request goes out without a hop to another goroutine), and leaves
+	// the rounds asked for meanwhile to a goroutine of their own.
+	if c.runRound() {
+		go c.runRounds()
+	}
 	<-r.done
 	return r.err
-}
-
-// fail records err as the loss every later call returns.
-func (c *sharedCheck) fail(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.lost == nil {
-		c.lost = err
-	}
 }
 
 // failed reports whether a probe failed (every answer is then its error).
@@ -183,19 +116,19 @@ func (c *sharedCheck) failed() bool {
 	return c.lost != nil
 }
 
-// runRounds runs r and then the rounds that callers wait for meanwhile.
-func (c *sharedCheck) runRounds(r *checkRound) {
-	for r != nil {
-		r = c.runRound(r)
+// runRounds runs rounds until no caller waits.
+func (c *sharedCheck) runRounds() {
+	for c.runRound() {
 	}
 }
 
-// runRound probes for r (its slot counted in c.running) and answers its
-// callers. It returns the round of the callers that wait meanwhile, which
-// keeps the slot, or nil and frees it.
-func (c *sharedCheck) runRound(r *checkRound) (more *checkRound) {
+// runRound takes the waiting round (the caller holds c.running), probes
+// for it and answers its callers. more says that callers asked
+// meanwhile: c.running stays set for the next round; else it is cleared.
+func (c *sharedCheck) runRound() (more bool) {
 	c.mu.Lock()
-	err := c.lost
+	r, err := c.next, c.lost
+	c.next = nil
 	c.mu.Unlock()
 	if err == nil {
 		err = c.probe()
@@ -204,10 +137,8 @@ func (c *sharedCheck) runRound(r *checkRound) (more *checkRound) {
 	if err != nil && c.lost == nil {
 		c.lost = err
 	}
-	more, c.next = c.next, nil
-	if more == nil {
-		c.running--
-	}
+	more = c.next != nil
+	c.running = more
 	c.mu.Unlock()
 	r.err = err
 	close(r.done)
@@ -273,21 +204,18 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 		drop()
 		return nil, err
 	}
-	var pid int64            // the backend holding the lock, which the checks expect
-	var started sql.NullTime // and when it started
+	var pid int64 // the backend holding the lock, which the checks expect
 	if err := conn.QueryRowContext(ctx, `INSERT INTO eepipe_locks (lock_key, holder, since) VALUES ($1, $2, $3)
 		ON CONFLICT (lock_key) DO UPDATE SET holder = excluded.holder, since = excluded.since
-		RETURNING pg_backend_pid(), (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())`, name, holder, fmtTime(time.Now())).Scan(&pid, &started); err != nil {
+		RETURNING pg_backend_pid()`, name, holder, fmtTime(time.Now())).Scan(&pid); err != nil {
 		conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
 		drop()
 		return nil, s.explain(err)
 	}
 	l := &pgLock{account: account, name: name, key: key}
 	if sess == nil {
-		s.locks.probes.db = s.db
-		sess = &lockSession{holder: holder, pid: pid, start: started.Time, probes: &s.locks.probes, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
+		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
 		sess.checks.probe = sess.probe
-		sess.checks.max = lockProbes
 		s.locks.mu.Lock()
 		s.locks.sessions = append(s.locks.sessions, sess)
 		s.locks.mu.Unlock()
@@ -334,11 +262,7 @@ func (s *Store) release(ctx context.Context, sess *lockSession, l *pgLock) {
 		<-sess.done
 		s.locks.mu.Lock()
 		s.locks.sessions = slices.DeleteFunc(s.locks.sessions, func(x *lockSession) bool { return x == sess })
-		none := len(s.locks.sessions) == 0
 		s.locks.mu.Unlock()
-		if none {
-			s.locks.probes.closeIdle()
-		}
 	}
 	bg := context.WithoutCancel(ctx)
 	sess.conn.ExecContext(bg, `DELETE FROM eepipe_locks WHERE lock_key = $1 AND holder = $2`, l.name, sess.holder)
@@ -488,20 +412,22 @@ func (sess *lockSession) heartbeat() {
 		case <-sess.stop:
 			return
 		case <-t.C:
-			if err := sess.ping(); err != nil {
-				sess.checks.fail(err)
+			if sess.checks.do() != nil {
 				return // lost for good; CheckLocks says so
 			}
 		}
 	}
 }
 
-// ping asks PostgreSQL, on the locks' own session, in one round trip
-// which backend serves the session: the heartbeat keeps the session
-// from idling, and a session that fails, does not answer within
-// lockCheckTimeout, or is served by another backend (a proxy that
-// reconnected) has lost its locks.
-func (sess *lockSession) ping() error {
+// probe asks PostgreSQL, on the locks' own session, in one round trip
+// (the simple protocol: one message, no statement to prepare), which
+// backend serves the session. A session advisory lock is released only
+// by its session (eepipe unlocks one only in release, once no write is
+// to follow under it) or with the session: while the backend that took
+// the locks is the one answering, it holds them. A session that fails,
+// does not answer within lockCheckTimeout, or is served by another
+// backend (a proxy that reconnected) has lost its locks.
+func (sess *lockSession) probe() error {
 	ctx, cancel := context.WithTimeout(context.Background(), lockCheckTimeout)
 	defer cancel()
 	var pid int64
@@ -511,73 +437,6 @@ func (sess *lockSession) ping() error {
 		return sess.lost(fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err))
 	case pid != sess.pid:
 		return sess.lost(fmt.Errorf("its PostgreSQL session (backend %d) is now served by backend %d", sess.pid, pid))
-	}
-	return nil
-}
-
-// probe asks PostgreSQL, on a connection of the probe pool (so that
-// probes overlap, which they could not on the locks' own session), in
-// one round trip (the simple protocol) whether the backend that took the
-// locks is still there (its pid with the backend_start recorded then: a
-// pid is reused by later backends) and which advisory locks it holds. A
-// session advisory lock is released only by its session (eepipe unlocks
-// one only in release, once no write is to follow under it) or when its
-// backend exits: a lock the backend no longer shows in pg_locks, or a
-// backend gone, is lost. A probe that cannot ask (its connection fails
-// twice, or no answer within lockCheckTimeout) cannot confirm the locks,
-// and takes them as lost.
-func (sess *lockSession) probe() error {
-	sess.mu.Lock()
-	want := make([]int64, len(sess.held))
-	for i, l := range sess.held {
-		want[i] = l.key
-	}
-	sess.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), lockCheckTimeout)
-	defer cancel()
-	var (
-		started sql.NullTime
-		held    sql.NullString
-		err     error
-	)
-	for range 2 { // an idle connection may have been ended: one more, new
-		var c *sql.Conn
-		var reused bool
-		c, reused, err = sess.probes.get(ctx)
-		if err != nil {
-			break
-		}
-		err = c.QueryRowContext(ctx, `SELECT (SELECT backend_start FROM pg_stat_activity WHERE pid = $1),
-			(SELECT string_agg(((l.classid::int8 << 32) | l.objid::int8)::text, ',') FROM pg_locks l
-			WHERE l.pid = $1 AND l.locktype = 'advisory' AND l.granted AND l.objsubid = 1)`,
-			pgx.QueryExecModeSimpleProtocol, sess.pid).Scan(&started, &held)
-		sess.probes.put(c, err == nil)
-		if err == nil || !reused || ctx.Err() != nil {
-			break
-		}
-	}
-	switch {
-	case err != nil:
-		return sess.lost(fmt.Errorf("its PostgreSQL session could not be checked: %w", err))
-	case !started.Valid || !started.Time.Equal(sess.start):
-		return sess.lost(fmt.Errorf("its PostgreSQL session (backend %d) ended", sess.pid))
-	}
-	has := map[int64]bool{}
-	for _, f := range strings.Split(held.String, ",") {
-		if k, err := strconv.ParseInt(f, 10, 64); err == nil {
-			has[k] = true
-		}
-	}
-	for _, k := range want {
-		if has[k] {
-			continue
-		}
-		sess.mu.Lock()
-		still := slices.ContainsFunc(sess.held, func(l *pgLock) bool { return l.key == k })
-		sess.mu.Unlock()
-		if still { // not released meanwhile by release
-			return sess.lost(fmt.Errorf("its PostgreSQL session (backend %d) no longer holds its lock", sess.pid))
-		}
 	}
 	return nil
 }
@@ -595,12 +454,10 @@ func (sess *lockSession) lost(err error) error {
 }
 
 // CheckLocks confirms that every lock LockAccount took and not yet
-// released is still held, asking PostgreSQL (from a small pool of
-// other connections, so that checks overlap) whether the backend of the
-// locks' session (one for the locks of a holder) is still there and
-// holds them; a caller is answered by a check that began after it asked,
-// shared with the callers that ask while lockProbes checks are under way
-// (sharedCheck). A lock that is not held (its session was ended by
+// released is still held, asking PostgreSQL on the locks' own session
+// (one for the locks of a holder); the callers that ask while a check is
+// under way share the next one (sharedCheck), which began after they
+// asked. A lock that is not held (its session was ended by
 // idle_session_timeout, pg_terminate_backend, a proxy or server restart,
 // or does not answer within lockCheckTimeout) is a
 // *pipeline.StoreLockLostError, and stays lost. Apply calls it before

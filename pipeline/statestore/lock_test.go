@@ -238,24 +238,22 @@ func BenchmarkCheckLocks(b *testing.B) {
 	}
 }
 
-// TestSharedCheckServesWaitersWithTheNextProbe: with max probes under
-// way, callers that ask while all are busy are all answered by one next
-// probe, and none by a probe under way when it asked (a cache of the
-// probe in flight, or of the last one, fails here).
+// TestSharedCheckServesWaitersWithTheNextProbe: callers that ask while a
+// probe is under way are all answered by one next probe, and none by the
+// probe under way when it asked (a cache of the probe in flight, or of
+// the last one, fails here).
 func TestSharedCheckServesWaitersWithTheNextProbe(t *testing.T) {
 	release := make(chan struct{})
 	var probes atomic.Int32
-	c := &sharedCheck{max: 2, probe: func() error {
+	c := &sharedCheck{probe: func() error {
 		probes.Add(1)
 		<-release
 		return nil
 	}}
-	first := make(chan error, 2)
-	for n := int32(1); n <= 2; n++ { // two callers, a probe each at once
-		go func() { first <- c.do() }()
-		for probes.Load() < n {
-			time.Sleep(time.Millisecond)
-		}
+	first := make(chan error, 1)
+	go func() { first <- c.do() }()
+	for probes.Load() == 0 {
+		time.Sleep(time.Millisecond)
 	}
 	const callers = 50
 	var asked sync.WaitGroup
@@ -269,86 +267,63 @@ func TestSharedCheckServesWaitersWithTheNextProbe(t *testing.T) {
 	}
 	asked.Wait()
 	time.Sleep(20 * time.Millisecond) // every caller is waiting in do
-	if n := probes.Load(); n != 2 {
-		t.Fatalf("%d probes under way, want at most 2", n)
-	}
-	release <- struct{}{} // one of the first probes ends
+	release <- struct{}{}             // the first probe ends
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for probes.Load() < 3 {
+	for probes.Load() < 2 {
 		select {
 		case <-answered:
-			t.Fatal("a caller was answered by a probe under way when it asked")
+			t.Fatal("a caller was answered by the probe under way when it asked")
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("no third probe for the callers that asked during the first two")
+			t.Fatal("no second probe for the callers that asked during the first")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	release <- struct{}{} // the other first probe ends
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
 	select {
 	case <-answered:
-		t.Fatal("a caller was answered by a probe under way when it asked")
+		t.Fatal("a caller was answered by the probe under way when it asked")
 	case <-time.After(20 * time.Millisecond):
 	}
-	release <- struct{}{} // the third probe ends
+	release <- struct{}{} // the second probe ends
 	for range callers {
 		if err := <-answered; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := probes.Load(); n != 3 {
-		t.Fatalf("%d probes for 2 callers and %d that asked while theirs ran, want 3", n, callers)
+	if n := probes.Load(); n != 2 {
+		t.Fatalf("%d probes for a caller and %d that asked while its probe ran, want 2", n, callers)
 	}
 	close(release)
 }
 
 // TestSharedCheckUnderLoad: many callers asking at random moments are
-// each answered by a probe that started after they asked; at most max
-// probes overlap, and they do overlap; far fewer probes run than calls;
-// and the first failure is every later answer, with no probe more.
+// each answered by a probe that started after they asked; probes never
+// overlap (one connection); far fewer probes run than calls; and the
+// first failure is every later answer, with no probe more.
 func TestSharedCheckUnderLoad(t *testing.T) {
-	const most = 3
-	var started, running, overlapped atomic.Int64
-	var failAt atomic.Int64
+	var started, finished, running atomic.Int64
+	failAt := int64(-1)
+	var failMu sync.Mutex
 	lost := errors.New("lost")
-	var mu sync.Mutex
-	done := map[int64]bool{} // the probes ended, by start number
-	c := &sharedCheck{max: most, probe: func() error {
-		if r := running.Add(1); r > most {
-			t.Errorf("%d probes at once, want at most %d", r, most)
-		} else if r > 1 {
-			overlapped.Add(1)
+	c := &sharedCheck{probe: func() error {
+		if running.Add(1) != 1 {
+			t.Error("two probes at once")
 		}
 		n := started.Add(1)
 		time.Sleep(200 * time.Microsecond)
 		running.Add(-1)
-		mu.Lock()
-		done[n] = true
-		mu.Unlock()
-		if f := failAt.Load(); f > 0 && n >= f {
+		finished.Store(n)
+		failMu.Lock()
+		defer failMu.Unlock()
+		if failAt > 0 && n >= failAt {
 			return lost
 		}
 		return nil
 	}}
-	// answeredAfter reports whether a probe that started after the
-	// before'th has ended (the one that answered must be such a probe).
-	answeredAfter := func(before int64) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for n := range done {
-			if n > before {
-				return true
-			}
-		}
-		return false
-	}
 	const callers, calls = 32, 200
 	var wg sync.WaitGroup
 	for g := range callers {
@@ -361,8 +336,10 @@ func TestSharedCheckUnderLoad(t *testing.T) {
 					t.Errorf("caller %d: %v", g, err)
 					return
 				}
-				if !answeredAfter(before) {
-					t.Errorf("caller %d call %d answered with no probe started after it asked", g, i)
+				// The probe that answered started after the ask: it is
+				// at least the one after those started before it.
+				if finished.Load() <= before {
+					t.Errorf("caller %d call %d answered by a probe started before it asked", g, i)
 					return
 				}
 				if i%7 == 0 {
@@ -373,14 +350,13 @@ func TestSharedCheckUnderLoad(t *testing.T) {
 	}
 	wg.Wait()
 	n := started.Load()
-	t.Logf("%d calls, %d probes, %d overlapping another", callers*calls, n, overlapped.Load())
+	t.Logf("%d calls, %d probes", callers*calls, n)
 	if n >= callers*calls/2 {
 		t.Errorf("%d probes for %d calls: not shared", n, callers*calls)
 	}
-	if overlapped.Load() == 0 {
-		t.Error("no probe overlapped another")
-	}
-	failAt.Store(n + 1)
+	failMu.Lock()
+	failAt = n + 1
+	failMu.Unlock()
 	if err := c.do(); err != lost {
 		t.Fatalf("the failing probe answered %v", err)
 	}
