@@ -39,80 +39,20 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 type rrColStyle struct{ min, max, style int }
 
 func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
-	sc := xlsx.NewScanner(r)
 	marked := len(j.Marks) > 0
 	// A marked sheet prints like eepipe's plan sheets (landscape, one
 	// page wide), as templates.SetPrintLayout sets it; a hidden one is
 	// left as it is.
 	setup := marked && !j.Info.Hidden
-	var (
-		depth         int
-		parents       [8]string // element names by depth, for the first levels
-		sawSheetPr    bool
-		inSheetPr     bool
-		sawFitPr      bool
-		printDone     = !setup
-		drawingDone   = !marked
-		keptSetup     []byte
-		skipDepth     = -1 // inside an element being dropped, from this depth
-		cols          []rrColStyle
-		row, col      int // the current row and cell
-		rowStyle      int
-		mi            int // next mark
-		rPrefix       = "r"
-		rootDecl      bool
-		sheetDataOpen bool
-	)
+	s := rrSheetStream{
+		c: c, w: w, sc: xlsx.NewScanner(r), j: j, marked: marked, setup: setup,
+		printDone:   !setup,
+		drawingDone: !marked,
+		skipDepth:   -1,
+		rPrefix:     "r",
+	}
+	sc := s.sc
 	w.WriteString(xmlDecl)
-	// newCell writes a mark whose cell does not exist.
-	newCell := func(m *rrCellMark, base int) {
-		m.Style = c.Styles.markStyle(base, m.Note.Fill)
-		fmt.Fprintf(w, `<c r="%s" s="%d"/>`, m.Ref, m.Style)
-	}
-	// flushRows writes the marked rows before row n (absent from the sheet).
-	flushRows := func(n int) {
-		for mi < len(j.Marks) && j.Marks[mi].Row < n {
-			r := j.Marks[mi].Row
-			fmt.Fprintf(w, `<row r="%d">`, r)
-			for mi < len(j.Marks) && j.Marks[mi].Row == r {
-				newCell(&j.Marks[mi], rrColStyleAt(cols, j.Marks[mi].Col))
-				mi++
-			}
-			w.WriteString("</row>")
-		}
-	}
-	// flushCells writes the marks of the current row before column n.
-	flushCells := func(n int) {
-		for mi < len(j.Marks) && j.Marks[mi].Row == row && j.Marks[mi].Col < n {
-			base := rowStyle
-			if base == 0 {
-				base = rrColStyleAt(cols, j.Marks[mi].Col)
-			}
-			newCell(&j.Marks[mi], base)
-			mi++
-		}
-	}
-	printBlock := func() {
-		if printDone {
-			return
-		}
-		printDone = true
-		w.WriteString(rrPageMargins)
-		if keptSetup != nil {
-			w.Write(keptSetup)
-		} else {
-			w.WriteString(rrPageSetup)
-		}
-		w.WriteString(rrHeaderFoot)
-	}
-	drawing := func() {
-		if drawingDone {
-			return
-		}
-		drawingDone = true
-		j.newVMLRID = rrNewRID(j.rels, "rIdEepipeVml")
-		fmt.Fprintf(w, `<legacyDrawing %s:id="%s"/>`, rPrefix, j.newVMLRID)
-	}
 	for {
 		err := sc.Next()
 		if err == io.EOF {
@@ -124,220 +64,348 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		raw := sc.Raw()
 		switch sc.Kind {
 		case xlsx.TokStart:
-			name := string(sc.Name)
-			d := depth + 1
-			if !sc.Self {
-				depth++
-				if depth < len(parents) {
-					parents[depth] = name
-				}
+			if err := s.start(raw); err != nil {
+				return err
 			}
-			if skipDepth >= 0 {
-				continue
-			}
-			switch d {
-			case 1:
-				if name != "worksheet" || !bytes.HasPrefix(raw, []byte("<worksheet")) || sc.Self {
-					return rrFallback()
-				}
-				rootDecl = true
-				if marked {
-					if v, ok := rrGetAttr(raw, "xmlns:r"); !ok {
-						raw = rrSetAttr(raw, "xmlns:r", nsRel)
-					} else if v != nsRel {
-						rPrefix = "eepipe_r"
-						raw = rrSetAttr(raw, "xmlns:eepipe_r", nsRel)
-					}
-				}
-				w.Write(raw)
-				continue
-			case 2:
-				if bytes.HasPrefix(raw, []byte("<")) && bytes.IndexByte(raw[:min(len(raw), len(name)+2)], ':') >= 0 && name != "AlternateContent" {
-					return rrFallback() // a prefixed child: the copy's own would be in another namespace
-				}
-				rank := rrSheetRank[name]
-				if setup && name != "sheetPr" && !sawSheetPr {
-					sawSheetPr = true
-					w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
-				}
-				if rank > rrSheetRank["headerFooter"] {
-					printBlock()
-				}
-				if rank > rrSheetRank["legacyDrawing"] && j.legacyRID == "" {
-					drawing()
-				}
-				switch name {
-				case "sheetPr":
-					sawSheetPr = true
-					if setup {
-						if sc.Self {
-							w.Write(rrOpenTag(raw))
-							w.WriteString(`<pageSetUpPr fitToPage="1"/></sheetPr>`)
-							continue
-						}
-						inSheetPr = true
-					}
-				case "pageMargins", "headerFooter":
-					if setup {
-						if !sc.Self {
-							skipDepth = depth
-						}
-						continue
-					}
-				case "pageSetup":
-					if setup {
-						t := rrOpenTag(raw)
-						for _, kv := range [][2]string{{"paperSize", "9"}, {"orientation", "landscape"}, {"fitToWidth", "1"}, {"fitToHeight", "0"}} {
-							t = rrSetAttr(t, kv[0], kv[1])
-						}
-						keptSetup = slices.Concat(t[:len(t)-1], []byte("/>"))
-						if !sc.Self {
-							skipDepth = depth
-						}
-						continue
-					}
-				case "dimension":
-					if marked {
-						raw = rrWidenDimension(raw, j.Marks)
-					}
-				case "legacyDrawing":
-					if id, ok := sc.AttrLocal("id"); ok {
-						j.legacyRID = id
-						drawingDone = true
-					}
-				case "sheetData":
-					if sc.Self {
-						w.Write(rrOpenTag(raw))
-						flushRows(1 << 21)
-						w.WriteString("</sheetData>")
-						continue
-					}
-					sheetDataOpen = true
-				}
-				w.Write(raw)
-				continue
-			case 3:
-				switch {
-				case inSheetPr && name == "pageSetUpPr":
-					sawFitPr = true
-					raw = rrSetAttr(raw, "fitToPage", "1")
-				case parents[2] == "sheetViews" && name == "sheetView":
-					raw = rrDelAttr(raw, "tabSelected")
-				case parents[2] == "cols" && name == "col":
-					lo, _ := strconv.Atoi(string(sc.Attr("min")))
-					hi, _ := strconv.Atoi(string(sc.Attr("max")))
-					s, _ := strconv.Atoi(string(sc.Attr("style")))
-					if s > 0 && lo > 0 && hi >= lo {
-						cols = append(cols, rrColStyle{lo, hi, s})
-					}
-				case sheetDataOpen && name == "row":
-					n := row + 1
-					if v := sc.Attr("r"); v != nil {
-						var ok bool
-						if n, ok = xlsx.Atoi(v); !ok || n < 1 || n > 1<<20 {
-							return fmt.Errorf("row %q: not a row number", v)
-						}
-					}
-					if n <= row && marked {
-						// Rows out of order or repeated (the flat reader
-						// refuses them, excelize's grid reader does not):
-						// left to excelize, which sorts them.
-						return rrFallback()
-					}
-					flushRows(n)
-					row, col, rowStyle = n, 0, 0
-					if cf := string(sc.Attr("customFormat")); cf == "1" || cf == "true" {
-						rowStyle, _ = strconv.Atoi(string(sc.Attr("s")))
-					}
-					has := mi < len(j.Marks) && j.Marks[mi].Row == row
-					if has {
-						raw = rrDelAttr(raw, "spans")
-						if sc.Self {
-							w.Write(rrOpenTag(raw))
-							flushCells(1 << 15)
-							w.WriteString("</row>")
-							continue
-						}
-					}
-				}
-			case 4:
-				// (A sheet rewritten for its tab selection alone keeps
-				// its cells as they are.)
-				if marked && sheetDataOpen && parents[3] == "row" && name == "c" {
-					n := col + 1
-					if v := sc.Attr("r"); v != nil {
-						cc, rr := xlsx.CellRef(v)
-						if cc == 0 || rr != row {
-							return rrFallback() // a cell of another row
-						}
-						n = cc
-					}
-					if n <= col {
-						return rrFallback() // cells out of order or repeated
-					}
-					col = n
-					flushCells(n)
-					if mi < len(j.Marks) && j.Marks[mi].Row == row && j.Marks[mi].Col == col {
-						m := &j.Marks[mi]
-						mi++
-						base, _ := strconv.Atoi(string(sc.Attr("s")))
-						if base == 0 {
-							base = rowStyle
-						}
-						if base == 0 {
-							base = rrColStyleAt(cols, col)
-						}
-						m.Style = c.Styles.markStyle(base, m.Note.Fill)
-						raw = rrSetAttr(raw, "s", strconv.Itoa(m.Style))
-					}
-				}
-			}
-			w.Write(raw)
 		case xlsx.TokEnd:
-			name := string(sc.Name)
-			d := depth
-			depth--
-			if skipDepth >= 0 {
-				if d == skipDepth {
-					skipDepth = -1
-				}
-				continue
-			}
-			switch {
-			case d == 1:
-				if setup && !sawSheetPr {
-					w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
-				}
-				printBlock()
-				if j.legacyRID == "" {
-					drawing()
-				}
-			case d == 2 && name == "sheetPr" && inSheetPr:
-				inSheetPr = false
-				if !sawFitPr {
-					w.WriteString(`<pageSetUpPr fitToPage="1"/>`)
-				}
-			case d == 2 && name == "sheetData":
-				flushRows(1 << 21)
-				sheetDataOpen = false
-			case d == 3 && sheetDataOpen && name == "row":
-				flushCells(1 << 15)
-			}
-			w.Write(raw)
+			s.end(raw)
 		default:
-			if skipDepth >= 0 || !rootDecl {
+			if s.skipDepth >= 0 || !s.rootDecl {
 				continue // text before the root (a byte order mark) would follow the declaration
 			}
 			w.Write(raw)
 		}
 	}
-	if !rootDecl || depth != 0 {
+	if !s.rootDecl || s.depth != 0 {
 		return xlsx.ErrXML
 	}
-	if mi < len(j.Marks) {
+	if s.mi < len(j.Marks) {
 		return rrFallback() // a sheet without sheetData: left to excelize
 	}
 	return nil
+}
+
+// rrSheetStream is the state of streamSheet's rewriting of one sheet.
+type rrSheetStream struct {
+	c      *rrCopy
+	w      *bufio.Writer
+	sc     *xlsx.Scanner
+	j      *rrSheetJob
+	marked bool
+	setup  bool
+
+	depth         int
+	parents       [8]string // element names by depth, for the first levels
+	sawSheetPr    bool
+	inSheetPr     bool
+	sawFitPr      bool
+	printDone     bool
+	drawingDone   bool
+	keptSetup     []byte
+	skipDepth     int // inside an element being dropped, from this depth (-1: none)
+	cols          []rrColStyle
+	row, col      int // the current row and cell
+	rowStyle      int
+	mi            int // next mark
+	rPrefix       string
+	rootDecl      bool
+	sheetDataOpen bool
+}
+
+// newCell writes a mark whose cell does not exist.
+func (s *rrSheetStream) newCell(m *rrCellMark, base int) {
+	m.Style = s.c.Styles.markStyle(base, m.Note.Fill)
+	fmt.Fprintf(s.w, `<c r="%s" s="%d"/>`, m.Ref, m.Style)
+}
+
+// flushRows writes the marked rows before row n (absent from the sheet).
+func (s *rrSheetStream) flushRows(n int) {
+	j := s.j
+	for s.mi < len(j.Marks) && j.Marks[s.mi].Row < n {
+		r := j.Marks[s.mi].Row
+		fmt.Fprintf(s.w, `<row r="%d">`, r)
+		for s.mi < len(j.Marks) && j.Marks[s.mi].Row == r {
+			s.newCell(&j.Marks[s.mi], rrColStyleAt(s.cols, j.Marks[s.mi].Col))
+			s.mi++
+		}
+		s.w.WriteString("</row>")
+	}
+}
+
+// flushCells writes the marks of the current row before column n.
+func (s *rrSheetStream) flushCells(n int) {
+	j := s.j
+	for s.mi < len(j.Marks) && j.Marks[s.mi].Row == s.row && j.Marks[s.mi].Col < n {
+		base := s.rowStyle
+		if base == 0 {
+			base = rrColStyleAt(s.cols, j.Marks[s.mi].Col)
+		}
+		s.newCell(&j.Marks[s.mi], base)
+		s.mi++
+	}
+}
+
+// printBlock writes the print settings (once).
+func (s *rrSheetStream) printBlock() {
+	if s.printDone {
+		return
+	}
+	s.printDone = true
+	s.w.WriteString(rrPageMargins)
+	if s.keptSetup != nil {
+		s.w.Write(s.keptSetup)
+	} else {
+		s.w.WriteString(rrPageSetup)
+	}
+	s.w.WriteString(rrHeaderFoot)
+}
+
+// drawing writes the legacyDrawing of the notes (once).
+func (s *rrSheetStream) drawing() {
+	if s.drawingDone {
+		return
+	}
+	s.drawingDone = true
+	s.j.newVMLRID = rrNewRID(s.j.rels, "rIdEepipeVml")
+	fmt.Fprintf(s.w, `<legacyDrawing %s:id="%s"/>`, s.rPrefix, s.j.newVMLRID)
+}
+
+// start rewrites a start tag, by its depth: the root, a child of the
+// root, a sheetPr, sheetView, col or row element, or a cell.
+func (s *rrSheetStream) start(raw []byte) error {
+	sc := s.sc
+	name := string(sc.Name)
+	d := s.depth + 1
+	if !sc.Self {
+		s.depth++
+		if s.depth < len(s.parents) {
+			s.parents[s.depth] = name
+		}
+	}
+	if s.skipDepth >= 0 {
+		return nil
+	}
+	var err error
+	write := true
+	switch d {
+	case 1:
+		if name != "worksheet" || !bytes.HasPrefix(raw, []byte("<worksheet")) || sc.Self {
+			return rrFallback()
+		}
+		s.rootDecl = true
+		if s.marked {
+			if v, ok := rrGetAttr(raw, "xmlns:r"); !ok {
+				raw = rrSetAttr(raw, "xmlns:r", nsRel)
+			} else if v != nsRel {
+				s.rPrefix = "eepipe_r"
+				raw = rrSetAttr(raw, "xmlns:eepipe_r", nsRel)
+			}
+		}
+	case 2:
+		raw, write, err = s.sheetChild(name, raw)
+	case 3:
+		raw, write, err = s.rowOrSetting(name, raw)
+	case 4:
+		raw, err = s.cell(name, raw)
+	}
+	if err != nil || !write {
+		return err
+	}
+	s.w.Write(raw)
+	return nil
+}
+
+// sheetChild rewrites the start tag of a child of the worksheet: the
+// print settings and the drawing placed in the children's order, and
+// sheetData opened. write false: the tag is dropped or already written.
+func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write bool, _ error) {
+	sc, j, w, setup := s.sc, s.j, s.w, s.setup
+	if bytes.HasPrefix(raw, []byte("<")) && bytes.IndexByte(raw[:min(len(raw), len(name)+2)], ':') >= 0 && name != "AlternateContent" {
+		return nil, false, rrFallback() // a prefixed child: the copy's own would be in another namespace
+	}
+	rank := rrSheetRank[name]
+	if setup && name != "sheetPr" && !s.sawSheetPr {
+		s.sawSheetPr = true
+		w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
+	}
+	if rank > rrSheetRank["headerFooter"] {
+		s.printBlock()
+	}
+	if rank > rrSheetRank["legacyDrawing"] && j.legacyRID == "" {
+		s.drawing()
+	}
+	switch name {
+	case "sheetPr":
+		s.sawSheetPr = true
+		if setup {
+			if sc.Self {
+				w.Write(rrOpenTag(raw))
+				w.WriteString(`<pageSetUpPr fitToPage="1"/></sheetPr>`)
+				return raw, false, nil
+			}
+			s.inSheetPr = true
+		}
+	case "pageMargins", "headerFooter":
+		if setup {
+			if !sc.Self {
+				s.skipDepth = s.depth
+			}
+			return raw, false, nil
+		}
+	case "pageSetup":
+		if setup {
+			t := rrOpenTag(raw)
+			for _, kv := range [][2]string{{"paperSize", "9"}, {"orientation", "landscape"}, {"fitToWidth", "1"}, {"fitToHeight", "0"}} {
+				t = rrSetAttr(t, kv[0], kv[1])
+			}
+			s.keptSetup = slices.Concat(t[:len(t)-1], []byte("/>"))
+			if !sc.Self {
+				s.skipDepth = s.depth
+			}
+			return raw, false, nil
+		}
+	case "dimension":
+		if s.marked {
+			raw = rrWidenDimension(raw, j.Marks)
+		}
+	case "legacyDrawing":
+		if id, ok := sc.AttrLocal("id"); ok {
+			j.legacyRID = id
+			s.drawingDone = true
+		}
+	case "sheetData":
+		if sc.Self {
+			w.Write(rrOpenTag(raw))
+			s.flushRows(1 << 21)
+			w.WriteString("</sheetData>")
+			return raw, false, nil
+		}
+		s.sheetDataOpen = true
+	}
+	return raw, true, nil
+}
+
+// rowOrSetting rewrites a start tag at the third level: sheetPr's
+// pageSetUpPr, a sheetView, a col (its style noted) or a row (the marked
+// rows before it written). write false: the tag is already written.
+func (s *rrSheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write bool, _ error) {
+	sc, j := s.sc, s.j
+	switch {
+	case s.inSheetPr && name == "pageSetUpPr":
+		s.sawFitPr = true
+		raw = rrSetAttr(raw, "fitToPage", "1")
+	case s.parents[2] == "sheetViews" && name == "sheetView":
+		raw = rrDelAttr(raw, "tabSelected")
+	case s.parents[2] == "cols" && name == "col":
+		lo, _ := strconv.Atoi(string(sc.Attr("min")))
+		hi, _ := strconv.Atoi(string(sc.Attr("max")))
+		st, _ := strconv.Atoi(string(sc.Attr("style")))
+		if st > 0 && lo > 0 && hi >= lo {
+			s.cols = append(s.cols, rrColStyle{lo, hi, st})
+		}
+	case s.sheetDataOpen && name == "row":
+		n := s.row + 1
+		if v := sc.Attr("r"); v != nil {
+			var ok bool
+			if n, ok = xlsx.Atoi(v); !ok || n < 1 || n > 1<<20 {
+				return nil, false, fmt.Errorf("row %q: not a row number", v)
+			}
+		}
+		if n <= s.row && s.marked {
+			// Rows out of order or repeated (the flat reader
+			// refuses them, excelize's grid reader does not):
+			// left to excelize, which sorts them.
+			return nil, false, rrFallback()
+		}
+		s.flushRows(n)
+		s.row, s.col, s.rowStyle = n, 0, 0
+		if cf := string(sc.Attr("customFormat")); cf == "1" || cf == "true" {
+			s.rowStyle, _ = strconv.Atoi(string(sc.Attr("s")))
+		}
+		has := s.mi < len(j.Marks) && j.Marks[s.mi].Row == s.row
+		if has {
+			raw = rrDelAttr(raw, "spans")
+			if sc.Self {
+				s.w.Write(rrOpenTag(raw))
+				s.flushCells(1 << 15)
+				s.w.WriteString("</row>")
+				return raw, false, nil
+			}
+		}
+	}
+	return raw, true, nil
+}
+
+// cell rewrites a cell's start tag: the marks before it written, and a
+// marked cell given its mark's style.
+func (s *rrSheetStream) cell(name string, raw []byte) ([]byte, error) {
+	sc, j := s.sc, s.j
+	// (A sheet rewritten for its tab selection alone keeps
+	// its cells as they are.)
+	if s.marked && s.sheetDataOpen && s.parents[3] == "row" && name == "c" {
+		n := s.col + 1
+		if v := sc.Attr("r"); v != nil {
+			cc, rr := xlsx.CellRef(v)
+			if cc == 0 || rr != s.row {
+				return nil, rrFallback() // a cell of another row
+			}
+			n = cc
+		}
+		if n <= s.col {
+			return nil, rrFallback() // cells out of order or repeated
+		}
+		s.col = n
+		s.flushCells(n)
+		if s.mi < len(j.Marks) && j.Marks[s.mi].Row == s.row && j.Marks[s.mi].Col == s.col {
+			m := &j.Marks[s.mi]
+			s.mi++
+			base, _ := strconv.Atoi(string(sc.Attr("s")))
+			if base == 0 {
+				base = s.rowStyle
+			}
+			if base == 0 {
+				base = rrColStyleAt(s.cols, s.col)
+			}
+			m.Style = s.c.Styles.markStyle(base, m.Note.Fill)
+			raw = rrSetAttr(raw, "s", strconv.Itoa(m.Style))
+		}
+	}
+	return raw, nil
+}
+
+// end rewrites an end tag: what is written before the worksheet, sheetPr,
+// sheetData or a row closes.
+func (s *rrSheetStream) end(raw []byte) {
+	name := string(s.sc.Name)
+	d := s.depth
+	s.depth--
+	if s.skipDepth >= 0 {
+		if d == s.skipDepth {
+			s.skipDepth = -1
+		}
+		return
+	}
+	switch {
+	case d == 1:
+		if s.setup && !s.sawSheetPr {
+			s.w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
+		}
+		s.printBlock()
+		if s.j.legacyRID == "" {
+			s.drawing()
+		}
+	case d == 2 && name == "sheetPr" && s.inSheetPr:
+		s.inSheetPr = false
+		if !s.sawFitPr {
+			s.w.WriteString(`<pageSetUpPr fitToPage="1"/>`)
+		}
+	case d == 2 && name == "sheetData":
+		s.flushRows(1 << 21)
+		s.sheetDataOpen = false
+	case d == 3 && s.sheetDataOpen && name == "row":
+		s.flushCells(1 << 15)
+	}
+	s.w.Write(raw)
 }
 
 // rrWidenDimension returns the raw dimension tag with its range grown to

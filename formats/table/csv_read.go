@@ -29,7 +29,6 @@ const maxCSVParseErrors = 20
 // change the record's Cells map and Counters slice: they are reused for
 // the next row.
 func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	fileOrigin := pipeline.Origin{File: file}
 	br, delim, skipped, ok := csvOpen(file, r, ps)
 	if !ok {
 		return
@@ -39,6 +38,7 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		l, _ := cr.FieldPos(field)
 		return l + skipped
 	}
+	s := csvRows{file: file, cat: cat, ps: ps, skipped: skipped, fixed: new(pipeline.RowCells)}
 
 	// The records are read through a bound: a line or a record (a quoted
 	// field may span lines) longer than any table has ends the file's
@@ -53,216 +53,294 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 	cr.FieldsPerRecord = -1 // counts are checked here, with a plain message
 	cr.ReuseRecord = true
 
-	var (
-		hdr          *flatHeader
-		long         *longTable
-		hdrLine      int
-		hdrFields    int
-		records      int
-		parseErrors  int
-		badCount     int
-		firstBad     int
-		firstBadN    int
-		utf8Reported bool
-		cells        map[string]pipeline.Cell
-		counterCells []pipeline.CounterCell
-		colKind      []uint8  // by field: csvColUnread, csvColCounter or csvColPlan (every row has the header's fields)
-		colNames     []string // by field: hdr.name
-		fixedAt      []int    // by field: the index in pipeline.RowColumns of a csvColFixed
-		fixed        pipeline.RowCells
-		emitted      int
-	)
-	nextLine := skipped + 1 // where the next record starts, as far as known
+	s.nextLine = skipped + 1 // where the next record starts, as far as known
 	for {
 		fields, err := cr.Read()
 		bound.recordDone()
 		if err == io.EOF {
 			break
 		}
-		var le *csvLimitError
-		if errors.As(err, &le) {
-			line := le.line
-			if le.record {
-				line = nextLine
-			}
-			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
+		next, stop := s.readFailed(fields, err, pos)
+		if stop {
 			return
 		}
-		if err == nil && len(fields) > xlsx.MaxRowCells {
-			ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), xlsx.MaxRowCells)
-			return
-		}
-		if err == nil && len(fields) > 0 {
-			last := len(fields) - 1
-			nextLine = pos(last) + strings.Count(fields[last], "\n") + 1
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				parseErrors++
-				ps.Errorf(pipeline.Origin{File: file, Row: pe.StartLine + skipped}, "", "%s", csvParseMessage(pe, skipped))
-				if parseErrors >= maxCSVParseErrors {
-					ps.Errorf(fileOrigin, "", "more than %d malformed lines; the rest of the file was not read", maxCSVParseErrors)
-					return
-				}
-				continue
-			}
-			ps.Errorf(fileOrigin, "", "the file cannot be read to the end: %v", err)
+		if next == csvBreak {
 			break
 		}
-		records++
-		line := pos(0)
-		rowValid := true // every field is UTF-8 (strings.ToValidUTF8 would change none)
-		for _, f := range fields {
-			var or byte // every byte of f ORed: ASCII text stays below utf8.RuneSelf
-			for j := 0; j < len(f); j++ {
-				or |= f[j]
-			}
-			// Not ASCII: the whole field is checked.
-			if or >= utf8.RuneSelf && !utf8.ValidString(f) {
-				rowValid = false
-				break
-			}
+		if next == csvContinue {
+			continue
 		}
-		if !rowValid && !utf8Reported {
-			utf8Reported = true
+		s.records++
+		line := pos(0)
+		rowValid := csvFieldsValid(fields)
+		if !rowValid && !s.utf8Reported {
+			s.utf8Reported = true
 			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
 		}
-		if hdr == nil && long == nil {
-			if records > HeaderRows {
+		if s.hdr == nil && s.long == nil {
+			if s.records > HeaderRows {
 				break
 			}
-			if csvIsHeaderRow(fields) {
-				var names []flatHeaderCell
-				for i, f := range fields {
-					l := pos(i)
-					names = append(names, flatHeaderCell{col: i + 1, text: f, origin: pipeline.Origin{File: file, Row: l, Column: i + 1}})
-				}
-				if isLongHeader(fields) {
-					long = newLongTable(file, names, cat, ps)
-				} else {
-					hdr = buildFlatHeader(names, cat, ps)
-				}
-				hdrLine, hdrFields = line, len(fields)
-			}
+			s.header(fields, line, pos)
 			continue
 		}
-		if csvAllBlank(fields) {
-			continue
+		s.row(fields, line, rowValid, pos, emit)
+	}
+	s.finish(delim, emit)
+}
+
+// csvRows is the state of ReadCSV's row loop: the header found, the
+// counts its closing messages need, and the record reused row to row.
+type csvRows struct {
+	file    string
+	cat     *pipeline.Catalog
+	ps      *pipeline.Problems
+	skipped int
+
+	hdr          *flatHeader
+	long         *longTable
+	hdrLine      int
+	hdrFields    int
+	records      int
+	parseErrors  int
+	badCount     int
+	firstBad     int
+	firstBadN    int
+	utf8Reported bool
+	cells        map[string]pipeline.Cell
+	counterCells []pipeline.CounterCell
+	colKind      []uint8  // by field: csvColUnread, csvColCounter or csvColPlan (every row has the header's fields)
+	colNames     []string // by field: hdr.name
+	fixedAt      []int    // by field: the index in pipeline.RowColumns of a csvColFixed
+	fixed        *pipeline.RowCells
+	emitted      int
+	nextLine     int // where the next record starts, as far as known
+}
+
+// What ReadCSV's loop does after readFailed: read the record, go on to
+// the next one, or stop reading (and still close the file's messages).
+const (
+	csvRead = iota
+	csvContinue
+	csvBreak
+)
+
+// readFailed (pos: the line a field of the record starts on) handles what cr.Read returned other than a record to read:
+// a bound passed or too many fields (stop: the file's reading ends with
+// no closing messages), a malformed line (csvContinue) or a read error
+// (csvBreak). For a record read it notes where the next one starts.
+func (s *csvRows) readFailed(fields []string, err error, pos func(field int) int) (next int, stop bool) {
+	file, ps := s.file, s.ps
+	var le *csvLimitError
+	if errors.As(err, &le) {
+		line := le.line
+		if le.record {
+			line = s.nextLine
 		}
-		if len(fields) != hdrFields {
-			if badCount == 0 {
-				firstBad, firstBadN = line, len(fields)
+		ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "%v; the rest of the file was not read", le)
+		return 0, true
+	}
+	if err == nil && len(fields) > xlsx.MaxRowCells {
+		ps.Errorf(pipeline.Origin{File: file, Row: pos(0)}, "", "the file is oversized or damaged: the line has %d fields, more than the %d columns a table has; the rest of the file was not read", len(fields), xlsx.MaxRowCells)
+		return 0, true
+	}
+	if err == nil && len(fields) > 0 {
+		last := len(fields) - 1
+		s.nextLine = pos(last) + strings.Count(fields[last], "\n") + 1
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			s.parseErrors++
+			ps.Errorf(pipeline.Origin{File: file, Row: pe.StartLine + s.skipped}, "", "%s", csvParseMessage(pe, s.skipped))
+			if s.parseErrors >= maxCSVParseErrors {
+				ps.Errorf(pipeline.Origin{File: file}, "", "more than %d malformed lines; the rest of the file was not read", maxCSVParseErrors)
+				return 0, true
 			}
-			badCount++
-			continue
+			return csvContinue, false
 		}
-		if long != nil {
-			long.add(fields, line, pos)
-			continue
+		ps.Errorf(pipeline.Origin{File: file}, "", "the file cannot be read to the end: %v", err)
+		return csvBreak, false
+	}
+	return csvRead, false
+}
+
+// csvFieldsValid reports whether every field is UTF-8
+// (strings.ToValidUTF8 would change none).
+func csvFieldsValid(fields []string) bool {
+	for _, f := range fields {
+		var or byte // every byte of f ORed: ASCII text stays below utf8.RuneSelf
+		for j := 0; j < len(f); j++ {
+			or |= f[j]
 		}
-		if cells == nil {
-			cells = make(map[string]pipeline.Cell, len(hdr.byCol))
+		// Not ASCII: the whole field is checked.
+		if or >= utf8.RuneSelf && !utf8.ValidString(f) {
+			return false
 		}
-		// The Assembler keeps nothing of a record's map, so it is reused
-		// as it is: every row has every column (a row with another number
-		// of fields is not read), so each row sets every key again, and
-		// updating a key allocates nothing where a new key would.
-		// The counter columns go to a slice, reused as the map is: every
-		// row has the same columns, so each place of the slice keeps its
-		// column's name and origin, and a row sets its line, kind and text.
-		if colKind == nil {
-			// Every row has the header's fields, so what each field is
-			// (a counter, a plan column, a column not read) and each
-			// counter cell's name and origin are decided once, here.
-			colKind, colNames, fixedAt = make([]uint8, hdrFields), make([]string, hdrFields), make([]int, hdrFields)
-			for i := range colKind {
-				colNames[i], _ = hdr.name(i + 1)
-				switch {
-				case colNames[i] == "":
-					colKind[i] = csvColUnread
-				case strings.HasPrefix(colNames[i], pipeline.CounterPrefix):
-					colKind[i] = csvColCounter
-					name := colNames[i]
-					counterCells = append(counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}})
-				case pipeline.RowColumnIndex(colNames[i]) >= 0:
-					colKind[i] = csvColFixed
-					fixedAt[i] = pipeline.RowColumnIndex(colNames[i])
-				default:
-					colKind[i] = csvColPlan
-				}
-			}
+	}
+	return true
+}
+
+// header reads a record above the header row: if it is the header row,
+// the flat or long table it heads is set up.
+func (s *csvRows) header(fields []string, line int, pos func(field int) int) {
+	if !csvIsHeaderRow(fields) {
+		return
+	}
+	var names []flatHeaderCell
+	for i, f := range fields {
+		l := pos(i)
+		names = append(names, flatHeaderCell{col: i + 1, text: f, origin: pipeline.Origin{File: s.file, Row: l, Column: i + 1}})
+	}
+	if isLongHeader(fields) {
+		s.long = newLongTable(s.file, names, s.cat, s.ps)
+	} else {
+		s.hdr = buildFlatHeader(names, s.cat, s.ps)
+	}
+	s.hdrLine, s.hdrFields = line, len(fields)
+}
+
+// row reads a record below the header row: a blank one is skipped, one
+// with another number of fields counted, a long table's added to it, and
+// a flat table's emitted if any column read has a value.
+func (s *csvRows) row(fields []string, line int, rowValid bool, pos func(field int) int, emit func(pipeline.Record)) {
+	if csvAllBlank(fields) {
+		return
+	}
+	if len(fields) != s.hdrFields {
+		if s.badCount == 0 {
+			s.firstBad, s.firstBadN = line, len(fields)
 		}
-		rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: cells, Fixed: &fixed}
-		nonBlank := false
-		k := 0
-		// A record on one line (the usual case) has every field on it.
-		oneLine := pos(len(fields)-1) == line
-		for i, f := range fields {
-			fieldLine := line
-			if !oneLine {
-				fieldLine = pos(i)
-			}
-			ck := colKind[i]
-			if ck == csvColUnread {
-				hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: fieldLine, Column: i + 1}, f, ps)
-				continue
-			}
-			kind, text := pipeline.CellBlank, ""
-			// (A first byte that is ASCII and not a space is not trimmed.)
-			if (len(f) > 0 && f[0] > ' ' && f[0] < utf8.RuneSelf) || strings.TrimSpace(f) != "" {
-				kind = pipeline.CellText
-				if !rowValid {
-					f = strings.ToValidUTF8(f, "\uFFFD")
-				}
-				text = f
-				if f[0] == '\'' { // (CSVUnsafeField changes only a field that starts with ')
-					text = CSVUnsafeField(f)
-				}
-				nonBlank = true
-			}
-			if ck == csvColCounter {
-				cc := &counterCells[k].Cell
-				k++
-				cc.Origin.Row = fieldLine
-				cc.Kind, cc.Text = kind, text
-				continue
-			}
+		s.badCount++
+		return
+	}
+	if s.long != nil {
+		s.long.add(fields, line, pos)
+		return
+	}
+	if s.cells == nil {
+		s.cells = make(map[string]pipeline.Cell, len(s.hdr.byCol))
+	}
+	// The Assembler keeps nothing of a record's map, so it is reused
+	// as it is: every row has every column (a row with another number
+	// of fields is not read), so each row sets every key again, and
+	// updating a key allocates nothing where a new key would.
+	// The counter columns go to a slice, reused as the map is: every
+	// row has the same columns, so each place of the slice keeps its
+	// column's name and origin, and a row sets its line, kind and text.
+	if s.colKind == nil {
+		s.columns()
+	}
+	s.cellsOf(fields, line, rowValid, pos, emit)
+}
+
+// columns decides, once, what each field is (a counter, a plan column,
+// a column not read) and each counter cell's name and origin: every row
+// has the header's fields.
+func (s *csvRows) columns() {
+	file, hdr := s.file, s.hdr
+	s.colKind, s.colNames, s.fixedAt = make([]uint8, s.hdrFields), make([]string, s.hdrFields), make([]int, s.hdrFields)
+	colKind, colNames, fixedAt := s.colKind, s.colNames, s.fixedAt
+	for i := range colKind {
+		colNames[i], _ = hdr.name(i + 1)
+		switch {
+		case colNames[i] == "":
+			colKind[i] = csvColUnread
+		case strings.HasPrefix(colNames[i], pipeline.CounterPrefix):
+			colKind[i] = csvColCounter
 			name := colNames[i]
-			if ck == csvColFixed {
-				fixed.Cells[fixedAt[i]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
-				fixed.Has[fixedAt[i]] = true
-				continue
+			s.counterCells = append(s.counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}})
+		case pipeline.RowColumnIndex(colNames[i]) >= 0:
+			colKind[i] = csvColFixed
+			fixedAt[i] = pipeline.RowColumnIndex(colNames[i])
+		default:
+			colKind[i] = csvColPlan
+		}
+	}
+}
+
+// cellsOf fills the reused record with a flat table row's cells and
+// emits it, unless nothing is in the columns read.
+func (s *csvRows) cellsOf(fields []string, line int, rowValid bool, pos func(field int) int, emit func(pipeline.Record)) {
+	file, hdr, ps := s.file, s.hdr, s.ps
+	colKind, colNames, fixedAt, counterCells := s.colKind, s.colNames, s.fixedAt, s.counterCells
+	fixed := s.fixed
+	rec := pipeline.Record{Origin: pipeline.Origin{File: file, Row: line}, Cells: s.cells, Fixed: fixed}
+	nonBlank := false
+	k := 0
+	// A record on one line (the usual case) has every field on it.
+	oneLine := pos(len(fields)-1) == line
+	for i, f := range fields {
+		fieldLine := line
+		if !oneLine {
+			fieldLine = pos(i)
+		}
+		ck := colKind[i]
+		if ck == csvColUnread {
+			hdr.checkUnheaded(i+1, pipeline.Origin{File: file, Row: fieldLine, Column: i + 1}, f, ps)
+			continue
+		}
+		kind, text := pipeline.CellBlank, ""
+		// (A first byte that is ASCII and not a space is not trimmed.)
+		if (len(f) > 0 && f[0] > ' ' && f[0] < utf8.RuneSelf) || strings.TrimSpace(f) != "" {
+			kind = pipeline.CellText
+			if !rowValid {
+				f = strings.ToValidUTF8(f, "\uFFFD")
 			}
-			rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
+			text = f
+			if f[0] == '\'' { // (CSVUnsafeField changes only a field that starts with ')
+				text = CSVUnsafeField(f)
+			}
+			nonBlank = true
 		}
-		rec.Counters = counterCells[:k]
-		if !nonBlank {
-			continue // nothing in the columns read (a note in an ignored column)
+		if ck == csvColCounter {
+			cc := &counterCells[k].Cell
+			k++
+			cc.Origin.Row = fieldLine
+			cc.Kind, cc.Text = kind, text
+			continue
 		}
-		emit(rec)
-		emitted++
+		name := colNames[i]
+		if ck == csvColFixed {
+			fixed.Cells[fixedAt[i]] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
+			fixed.Has[fixedAt[i]] = true
+			continue
+		}
+		rec.Cells[name] = pipeline.Cell{Origin: pipeline.Origin{File: file, Row: fieldLine, Column: i + 1, Header: name}, Kind: kind, Text: text}
 	}
-	if long != nil {
-		emitted += long.flush(emit)
+	rec.Counters = counterCells[:k]
+	if !nonBlank {
+		return // nothing in the columns read (a note in an ignored column)
 	}
-	if hdr == nil && long == nil {
-		if parseErrors == 0 {
-			ps.Errorf(fileOrigin, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", HeaderRows)
+	emit(rec)
+	s.emitted++
+}
+
+// finish closes the file's reading: a long table's rows emitted, and
+// the messages for no header row, no rows, and lines with the wrong
+// number of fields.
+func (s *csvRows) finish(delim rune, emit func(pipeline.Record)) {
+	file, ps := s.file, s.ps
+	if s.long != nil {
+		s.emitted += s.long.flush(emit)
+	}
+	if s.hdr == nil && s.long == nil {
+		if s.parseErrors == 0 {
+			ps.Errorf(pipeline.Origin{File: file}, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", HeaderRows)
 		}
 		return
 	}
-	if emitted == 0 && badCount == 0 && parseErrors == 0 {
-		ps.Warnf(pipeline.Origin{File: file, Row: hdrLine}, "", "the table has a header row but no rows below it, so the file changes nothing")
+	if s.emitted == 0 && s.badCount == 0 && s.parseErrors == 0 {
+		ps.Warnf(pipeline.Origin{File: file, Row: s.hdrLine}, "", "the table has a header row but no rows below it, so the file changes nothing")
 	}
-	if badCount > 0 {
+	if s.badCount > 0 {
 		more := ""
-		if badCount > 1 {
-			more = fmt.Sprintf(" (%d lines in all have the wrong number of fields; they were not read)", badCount)
+		if s.badCount > 1 {
+			more = fmt.Sprintf(" (%d lines in all have the wrong number of fields; they were not read)", s.badCount)
 		}
-		ps.Errorf(pipeline.Origin{File: file, Row: firstBad}, "",
+		ps.Errorf(pipeline.Origin{File: file, Row: s.firstBad}, "",
 			"line %d has %d fields, but the header row (line %d) has %d%s; every line needs the same number of fields: a value that contains the delimiter %s must be in double quotes",
-			firstBad, firstBadN, hdrLine, hdrFields, more, csvDelimiterName(delim))
+			s.firstBad, s.firstBadN, s.hdrLine, s.hdrFields, more, csvDelimiterName(delim))
 	}
 }
 
