@@ -192,7 +192,7 @@ type StoreLockChecker interface {
 // CheckStore returns the check of st's account locks that a run makes
 // before every write (RunOptions.CheckLock). A lost lock is a
 // *StoreLockLostError naming the account as the configuration does
-// (NameOf).
+// (nameOf).
 func (l AccountLocks) CheckStore(st StoreLockChecker) func(context.Context) error {
 	return func(ctx context.Context) error {
 		err := st.CheckLocks(ctx)

@@ -273,7 +273,7 @@ func (a *Assembler) totalWarnings(t *InputTarget) {
 
 // missingCompany says where a plan without a company identifier should
 // name one and what to fill in. On a grid sheet that is the company block
-// the reader found (CompanyCell, "A6:B8": the "Company VAT number",
+// the reader found (companyCell, "A6:B8": the "Company VAT number",
 // "Company registration number" and "Company ID number" labels and the
 // value cells beside them); in a table, the company columns of the plan's
 // row.

@@ -266,7 +266,7 @@ type PlanDiff struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 	// HeldFields lists the fields the service changed since eepipe last
 	// applied them (or that changed in both), left alone by
-	// holdServiceChanges: not in Fields, not in Meta.
+	// holdServiceChanges: not in Fields, not in meta.
 	HeldFields []FieldChange `json:"held_fields,omitempty"`
 	// Targets has one entry per input target, in input order, also for
 	// targets without changes. Empty for failures found before matching.

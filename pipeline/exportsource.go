@@ -17,7 +17,7 @@ type ExportSource struct {
 }
 
 // CompanyLookupError is the failure of the company lookup asked for the
-// company of Query.
+// company of query.
 type CompanyLookupError struct {
 	query string
 	err   error
@@ -29,10 +29,10 @@ func (e *CompanyLookupError) Error() string {
 
 func (e *CompanyLookupError) Unwrap() error { return e.err }
 
-// ExportCompanyError says that a company asked for by identifier (Query)
-// names no single company of an account: the identifier is blank (Query
-// ""), the lookup knows none, knows several (Several), or no account
-// holds it (Err).
+// ExportCompanyError says that a company asked for by identifier (query)
+// names no single company of an account: the identifier is blank (query
+// ""), the lookup knows none, knows several (several), or no account
+// holds it (err).
 type ExportCompanyError struct {
 	query   string
 	several []Company

@@ -32,7 +32,7 @@ func WaitContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-// stoppedError is the error of a request that was not sent; Cause says why
+// stoppedError is the error of a request that was not sent; cause says why
 // the run stopped.
 type stoppedError struct{ cause error }
 

@@ -223,7 +223,7 @@ var planFields = []string{"name", "sector", "scorecard_id", "start_date", "end_d
 
 // fieldsInSync returns the plan fields of plan planID (diff d) whose value
 // the file sets and the service holds after the run without a metadata
-// update: not pending in d.Meta (recorded when the update succeeds,
+// update: not pending in d.meta (recorded when the update succeeds,
 // recordPlan) and not held. The dates are recorded as the service holds
 // them (the file's end date may be clamped).
 func (r *Runner) fieldsInSync(d *PlanDiff, planID int64) []FieldWrite {

@@ -49,7 +49,7 @@ func leftoversError(found []*Plan, oldID int64) error {
 }
 
 // planLeftovers makes each recreate of cs say what apply will do when its
-// account's plans (cs.Listed) hold plans left by an earlier recreate that
+// account's plans (cs.listed) hold plans left by an earlier recreate that
 // did not finish: with one, its Reason says the plan will be adopted and
 // the old one deleted, and its counters are compared with the adopted
 // plan's (read in full), which is what apply then patches; with several,

@@ -27,7 +27,7 @@ type RunOptions struct {
 	// waiting for a running one (409) to finish (default DefaultRecalcWait).
 	RecalcWait time.Duration
 	// RecalcBackoff is the first wait after a 409 (default 1s); it doubles
-	// up to RecalcBackoffMax (default 30s).
+	// up to recalcBackoffMax (default 30s).
 	RecalcBackoff, recalcBackoffMax time.Duration
 	// createAttempts bounds how often a create without a clear answer is
 	// sent again when the plan turns out not to exist (default 3).

@@ -32,7 +32,7 @@ type SavedCheck struct {
 // the stored plan read for it): any target no longer holding the recorded
 // service value, any field changed, and any plan to create that now exists
 // is a drift, and then nothing should be applied. prog is as for
-// PlanSaved. The error is not nil only when the run must stop.
+// planSaved. The error is not nil only when the run must stop.
 func (r *Runner) CheckSaved(ctx context.Context, s *StreamedSet, prog *SavedProgress) (*SavedCheck, error) {
 	for _, a := range s.Header.Accounts {
 		if r.account(a) == nil {

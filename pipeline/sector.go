@@ -259,7 +259,7 @@ func (r *SectorCheckReport) Outcome() SectorOutcome {
 	return sectorAllMet
 }
 
-// sectorYearInput is one milestone's counters for a check. All and Disabled
+// sectorYearInput is one milestone's counters for a check. all and disabled
 // hold the counters known (a blank counter is unknown); nil means the year
 // has no such target.
 type sectorYearInput struct {

@@ -180,8 +180,8 @@ func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action 
 // plans of the diffs (all of one account) that classifyPlanWith classifies,
 // and to the stored targets without a change of the updates and the plans
 // in sync, whose counters Runner.recordInSync records unless their last
-// applied value already is the file's (Agreed, or Counters when src is no
-// lastValueSource; Unsettled). With src nil it returns empty lastValues
+// applied value already is the file's (agreed, or counters when src is no
+// lastValueSource; unsettled). With src nil it returns empty lastValues
 // (every change is no history).
 func readLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (lastValues, error) {
 	var lv lastValues

@@ -106,17 +106,7 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 // so) and before the run is recorded exits 3 and still
 // writes its --report: interrupted, nothing applied, nothing sent.
 func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
-	e := newEnv(t, sandbox.Options{})
-	e.singleAccount()
-	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(2, 1))
-	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
-		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
-	}
-	writeCSV(t, file, updateRows(2, 50))
-	set := filepath.Join(e.dir, "changes.json")
-	if r := e.run("diff", file, "-o", set); r.code != 1 {
-		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
-	}
+	e, set := updatedSetEnv(t, 2)
 	e.srv.Sandbox.ResetStats()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,17 +148,7 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 // is interrupted while its plans are read back (the drift check) exits 3
 // and still writes its --report: every plan of the set not applied.
 func TestApplySavedInterruptedDuringDriftCheck(t *testing.T) {
-	e := newEnv(t, sandbox.Options{})
-	e.singleAccount()
-	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(3, 1))
-	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
-		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
-	}
-	writeCSV(t, file, updateRows(3, 50))
-	set := filepath.Join(e.dir, "changes.json")
-	if r := e.run("diff", file, "-o", set); r.code != 1 {
-		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
-	}
+	e, set := updatedSetEnv(t, 3)
 	e.srv.Sandbox.ResetStats()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -13,22 +13,31 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 )
 
+// updatedSetEnv is a single-account env whose n plans were applied with
+// their counters at 1, and the change set (returned) that diff -o saved
+// of the file then raising them to 50.
+func updatedSetEnv(t *testing.T, n int) (*env, string) {
+	t.Helper()
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(n, 1))
+	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
+	}
+	writeCSV(t, file, updateRows(n, 50))
+	set := filepath.Join(e.dir, "changes.json")
+	if r := e.run("diff", file, "-o", set); r.code != 1 {
+		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
+	}
+	return e, set
+}
+
 // TestChangeSetEditedDuringApplyRefused: apply reads a saved change set
 // again for its drift check and for its writes; a set edited on disk while
 // it is being applied (here as its plans are read back from the service)
 // stops the run with exit 3, and nothing of the edited set is sent.
 func TestChangeSetEditedDuringApplyRefused(t *testing.T) {
-	e := newEnv(t, sandbox.Options{})
-	e.singleAccount()
-	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(3, 1))
-	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
-		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
-	}
-	writeCSV(t, file, updateRows(3, 50))
-	set := filepath.Join(e.dir, "changes.json")
-	if r := e.run("diff", file, "-o", set); r.code != 1 {
-		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
-	}
+	e, set := updatedSetEnv(t, 3)
 	b, err := os.ReadFile(set)
 	if err != nil || !strings.Contains(string(b), `"new": 50`) {
 		t.Fatalf("set: %v\n%s", err, b)
@@ -62,17 +71,7 @@ func TestChangeSetEditedDuringApplyRefused(t *testing.T) {
 // after the drift check passed (here while the first plan is written) is
 // not written: it fails, the others are written, and the run exits 1.
 func TestChangeSetDriftDuringWritesNotWritten(t *testing.T) {
-	e := newEnv(t, sandbox.Options{})
-	e.singleAccount()
-	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(3, 1))
-	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
-		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
-	}
-	writeCSV(t, file, updateRows(3, 50))
-	set := filepath.Join(e.dir, "changes.json")
-	if r := e.run("diff", file, "-o", set); r.code != 1 {
-		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
-	}
+	e, set := updatedSetEnv(t, 3)
 	fixture := ""
 	for _, a := range sandbox.DefaultFixtures().Accounts {
 		if a.APIKey == e.vars[envAPIKey] {
