@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -129,8 +130,8 @@ func checkHistoryReport(report string) error {
 	if report == "" {
 		return nil
 	}
-	switch strings.ToLower(report[strings.LastIndex(report, ".")+1:]) {
-	case "json", "csv", "xlsx":
+	switch strings.ToLower(filepath.Ext(report)) {
+	case ".json", ".csv", ".xlsx":
 	default:
 		return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", report)
 	}

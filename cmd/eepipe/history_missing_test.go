@@ -45,3 +45,15 @@ func TestHistoryHasNoNoState(t *testing.T) {
 		t.Errorf("history --no-state: exit %d\n%s", r.code, r.err)
 	}
 }
+
+// TestHistoryReportNeedsAnExtension: --report's format comes from the
+// file name's extension, as for the other commands: a name without one
+// ("json") is refused before anything is read (exit 2), not accepted
+// and then failed when the report is written.
+func TestHistoryReportNeedsAnExtension(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	r := e.run("history", "--state", filepath.Join(e.dir, "state.db"), "--report", "json")
+	if r.code != ExitInvalid || !strings.Contains(r.err, "use a .json, .csv or .xlsx file name") {
+		t.Fatalf("exit %d, want %d with the name's rule\n%s%s", r.code, ExitInvalid, r.out, r.err)
+	}
+}
