@@ -194,13 +194,22 @@ func (p *scanner) num() (v int64, ok bool) {
 	return int64(u), true
 }
 
+// val reads an integer that may not be null.
+func (p *scanner) val() int64 {
+	v, ok := p.num()
+	if !ok && p.err == nil {
+		p.err = errPacked
+	}
+	return v
+}
+
 // key reads an object key that is a counter id ("17").
 func (p *scanner) key() int64 {
 	if !p.eat('"') {
 		p.err = errPacked
 		return 0
 	}
-	id, _ := p.num()
+	id := p.val()
 	if p.i >= len(p.s) || p.s[p.i] != '"' {
 		p.err = errPacked
 		return 0
@@ -221,19 +230,22 @@ func unpackWriteCounters(col []byte, name func(int64) (string, error)) ([]pipeli
 		}
 		var c pipeline.CounterWrite
 		p.want('[')
-		id, _ := p.num()
+		id := p.val()
 		p.want(',')
 		before, known := p.num()
 		if p.eat(']') { // [id, value]: in sync, not sent
+			if !known && p.err == nil {
+				p.err = errPacked
+			}
 			c.Before, c.After = &before, before
 		} else {
 			if known {
 				c.Before = &before
 			}
 			p.want(',')
-			c.After, _ = p.num()
+			c.After = p.val()
 			p.want(',')
-			sent, _ := p.num()
+			sent := p.val()
 			c.Sent = sent != 0
 			p.want(']')
 		}
@@ -273,11 +285,11 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 		p.want(':')
 		p.want('[')
 		var e lastEntry
-		e.value, _ = p.num()
+		e.value = p.val()
 		p.want(',')
-		e.write, _ = p.num()
+		e.write = p.val()
 		if p.eat(',') {
-			e.run, _ = p.num()
+			e.run = p.val()
 			p.want(',')
 			e.at = p.str()
 			p.want(',')

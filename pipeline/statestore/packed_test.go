@@ -64,3 +64,20 @@ func TestPackedLastValues(t *testing.T) {
 		t.Errorf("%s read back %+v, %v", carried, got, err)
 	}
 }
+
+// TestPackedNullWhereAValueIsDue: null stands only for a counter's value
+// before (no value, a new plan); anywhere else, a damaged column, it is
+// an error, not a value of 0.
+func TestPackedNullWhereAValueIsDue(t *testing.T) {
+	name := func(int64) (string, error) { return "a", nil }
+	for _, col := range []string{`[[null,1,5,1]]`, `[[1,null]]`, `[[1,1,null,1]]`, `[[1,1,5,null]]`} {
+		if got, err := unpackWriteCounters([]byte(col), name); err == nil {
+			t.Errorf("%s read as %+v without an error", col, got)
+		}
+	}
+	for _, col := range []string{`{"null":[1,2]}`, `{"1":[null,2]}`, `{"1":[1,null]}`, `{"1":[1,0,null,"t","f"]}`} {
+		if err := eachLast([]byte(col), name, func(string, lastEntry) {}); err == nil {
+			t.Errorf("%s read without an error", col)
+		}
+	}
+}
