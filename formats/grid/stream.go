@@ -421,7 +421,7 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // is refused as oversized, one that has not (the Sector targets sheet of
 // a large export) is no plan sheet and is passed over like any other,
 // unread past those rows.
-func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
 	memo := &gridMemo{} // the sheets' labels, for cat
 	scans, stop := scanGridSheets(book, lim)
