@@ -491,7 +491,18 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, st
 			s.size, large = book.SheetSize(info, lim)
 			switch {
 			case info.Hidden:
-				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
+				// Checked only, and up to the whole workbook's bound: the
+				// scan ends as soon as the reader has stopped (stop), so
+				// that an error before a large hidden sheet does not wait
+				// for its scan.
+				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool {
+					select {
+					case <-quit:
+						return false // the scan is not handed over (below)
+					default:
+						return true
+					}
+				})
 			case large:
 				s.sign, s.err = planSheetSign(book, info, m)
 			default:
