@@ -21,7 +21,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 		ps.Errorf(fileOrigin, "", "%v", err)
 		return
 	}
-	sheet, headerRow, hidden, ok := table.FindSheet(book)
+	sheet, headerRow, _, ok := table.FindSheet(book)
 	if book.ScanErr == nil && book.SSTErr != nil && errors.Is(book.SSTErr, xlsx.ErrOversized) {
 		book.ScanErr = book.SSTErr
 	}
@@ -53,7 +53,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 		}
 		return
 	}
-	found, ok := grid.ReadWorkbook(file, lim, book, hidden, cat, emit, ps)
+	found, ok := grid.ReadWorkbook(file, lim, book, cat, emit, ps)
 	if !ok {
 		return
 	}

@@ -421,7 +421,7 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // is refused as oversized, one that has not (the Sector targets sheet of
 // a large export) is no plan sheet and is passed over like any other,
 // unread past those rows.
-func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, hidden []string, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := templates.NewMatcher(nil)
 	memo := &gridMemo{} // the sheets' labels, for cat
 	scans, stop := scanGridSheets(book, lim)
@@ -491,7 +491,18 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, st
 			s.size, large = book.SheetSize(info, lim)
 			switch {
 			case info.Hidden:
-				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool { return true })
+				// Checked only, and up to the whole workbook's bound: the
+				// scan ends as soon as the reader has stopped (stop), so
+				// that an error before a large hidden sheet does not wait
+				// for its scan.
+				s.err = book.ScanSheet(info, func(int, []xlsx.RawCell) bool {
+					select {
+					case <-quit:
+						return false // the scan is not handed over (below)
+					default:
+						return true
+					}
+				})
 			case large:
 				s.sign, s.err = planSheetSign(book, info, m)
 			default:
