@@ -21,7 +21,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 		ps.Errorf(fileOrigin, "", "%v", err)
 		return
 	}
-	sheet, headerRow, _, ok := table.FindSheet(book)
+	sheet, headerRow, ok := table.FindSheet(book)
 	if book.ScanErr == nil && book.SSTErr != nil && errors.Is(book.SSTErr, xlsx.ErrOversized) {
 		book.ScanErr = book.SSTErr
 	}

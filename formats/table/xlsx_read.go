@@ -35,28 +35,26 @@ func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 }
 
 // FindSheet picks the sheet of the flat table: Targets when present and
-// visible, else the first visible sheet with a header row. hidden lists the
-// hidden sheets that would have had one, for the message when none is found.
-func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, hidden []string, ok bool) {
+// visible, else the first visible sheet with a header row. Hidden sheets
+// are never read; the dispatch names those that hold plans (formats'
+// hiddenPlanSheets).
+func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, ok bool) {
 	for _, s := range b.Sheets {
 		if !s.Hidden && strings.EqualFold(s.Name, "Targets") {
 			if r, found := HeaderRow(b, s); found {
-				return s, r, nil, true
+				return s, r, true
 			}
 		}
 	}
 	for _, s := range b.Sheets {
 		if s.Hidden {
-			if _, found := HeaderRow(b, s); found {
-				hidden = append(hidden, s.Name)
-			}
 			continue
 		}
 		if r, found := HeaderRow(b, s); found {
-			return s, r, nil, true
+			return s, r, true
 		}
 	}
-	return xlsx.Sheet{}, 0, hidden, false
+	return xlsx.Sheet{}, 0, false
 }
 
 // ReadSheet streams the flat table of one sheet into emit, which must
