@@ -264,20 +264,7 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) e
 	}
 	red, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
 	amber, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C5700"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFEB9C"}}})
-	widths := []float64{10, 28, 22, 14, 8, 7, 7, 8, 36, 20, 90, 40}
-	for i, wd := range widths {
-		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
-			return err
-		}
-	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	head := make([]any, len(reportColumns))
-	for i, c := range reportColumns {
-		head[i] = excelize.Cell{StyleID: bold, Value: c}
-	}
-	if err := sw.SetRow("A1", head); err != nil {
+	if err := streamHeaderRow(sw, []float64{10, 28, 22, 14, 8, 7, 7, 8, 36, 20, 90, 40}, reportColumns, bold); err != nil {
 		return err
 	}
 	rows := ProblemRows(ps)
@@ -517,4 +504,23 @@ func (e *reportWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// streamHeaderRow sets the column widths of a streamed report sheet,
+// freezes its first row and writes there the column names in style bold:
+// the head the problems and the run report sheets share.
+func streamHeaderRow(sw *excelize.StreamWriter, widths []float64, columns []string, bold int) error {
+	for i, wd := range widths {
+		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	head := make([]any, len(columns))
+	for i, c := range columns {
+		head[i] = excelize.Cell{StyleID: bold, Value: c}
+	}
+	return sw.SetRow("A1", head)
 }

@@ -211,20 +211,7 @@ func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) err
 	if err != nil {
 		return err
 	}
-	widths := []float64{24, 16, 12, 10, 28, 11, 6, 9, 18, 13, 9, 11, 10, 9, 60, 80, 80}
-	for i, wd := range widths {
-		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
-			return err
-		}
-	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	head := make([]any, len(runColumns))
-	for i, c := range runColumns {
-		head[i] = excelize.Cell{StyleID: bold, Value: c}
-	}
-	if err := sw.SetRow("A1", head); err != nil {
+	if err := streamHeaderRow(sw, []float64{24, 16, 12, 10, 28, 11, 6, 9, 18, 13, 9, 11, 10, 9, 60, 80, 80}, runColumns, bold); err != nil {
 		return err
 	}
 	rows := r.Rows()

@@ -96,6 +96,22 @@ func (r Row) text(col string) string {
 // target type; header FlatHeader) to path, atomically. A counter a target
 // does not set is a blank field.
 func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
+	return writePlansCSV(path, plans, cat, func(w io.Writer, cat *pipeline.Catalog) planCSVWriter {
+		return NewFlatCSVWriter(w, cat)
+	})
+}
+
+// planCSVWriter is a table writer that takes plans one by one: the flat
+// and the long table.
+type planCSVWriter interface {
+	Write(p *pipeline.InputPlan) error
+	Close() error
+}
+
+// writePlansCSV checks every plan's counters against cat (nil: the default
+// catalog), then writes plans through the writer newWriter makes to path,
+// atomically. WriteFlatCSV and WriteLongCSV differ only in the writer.
+func writePlansCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog, newWriter func(io.Writer, *pipeline.Catalog) planCSVWriter) error {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -105,13 +121,13 @@ func WriteFlatCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalo
 		}
 	}
 	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-		fw := NewFlatCSVWriter(w, cat)
+		pw := newWriter(w, cat)
 		for _, p := range plans {
-			if err := fw.Write(p); err != nil {
+			if err := pw.Write(p); err != nil {
 				return err
 			}
 		}
-		return fw.Close()
+		return pw.Close()
 	})
 }
 

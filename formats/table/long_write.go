@@ -1,11 +1,9 @@
 package table
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -24,22 +22,8 @@ var LongHeader = []string{
 // follow the plans as given, targets by year and type, counters in catalog
 // order. For BI tools and pivot tables.
 func WriteLongCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-	if cat == nil {
-		cat = pipeline.DefaultCatalog()
-	}
-	for _, p := range plans {
-		if err := CheckCounters(p, cat); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-		lw := NewLongCSVWriter(w, cat)
-		for _, p := range plans {
-			if err := lw.Write(p); err != nil {
-				return err
-			}
-		}
-		return lw.Close()
+	return writePlansCSV(path, plans, cat, func(w io.Writer, cat *pipeline.Catalog) planCSVWriter {
+		return NewLongCSVWriter(w, cat)
 	})
 }
 
