@@ -24,6 +24,13 @@ const lockPoll = 250 * time.Millisecond
 // (and kept from idling) between the checks before writes.
 const lockHeartbeat = 5 * time.Second
 
+// lockConfirmEvery is how long a probe that confirmed a lock's session
+// serves the writes that follow while the session stays quiet (nothing
+// from the server on its socket, which is how an ended session says so):
+// the round trip guards against a session that went silent (a network
+// cut), which is then found within about that much.
+const lockConfirmEvery = time.Second
+
 // lockCheckTimeout bounds one check of a held lock: a session that does
 // not answer within it is taken as lost.
 const lockCheckTimeout = 10 * time.Second
@@ -64,13 +71,23 @@ type pgLock struct {
 // have passed before the loss the caller must see), and every caller that
 // asks while a probe is under way waits for the same next probe. The
 // first error of probe is kept: every call after it returns it at once.
+//
+// With quiet and fresh set, a caller that asks while the session is
+// quiet (the server has sent nothing on it since the last probe: no
+// message and no hang-up, which is how a session that ends says so) and
+// the last probe that confirmed it began less than fresh ago is answered
+// at once; otherwise it waits for the next probe as above.
 type sharedCheck struct {
 	probe func() error
+	quiet func() bool      // nil: a caller always waits for a probe
+	fresh time.Duration    // how long a probe's answer serves a quiet session
+	now   func() time.Time // the clock (time.Now when nil)
 
 	mu      sync.Mutex
 	running bool        // a probe is under way, or about to start
 	next    *checkRound // the callers waiting for a probe not yet started
 	lost    error       // set once: probe's first error
+	okAt    time.Time   // when the last probe that confirmed the session began
 }
 
 // checkRound is one probe and the callers it answers.
@@ -86,6 +103,18 @@ func (c *sharedCheck) do() error {
 		err := c.lost
 		c.mu.Unlock()
 		return err
+	}
+	if c.confirmed() {
+		c.mu.Unlock()
+		if c.quiet() {
+			return nil
+		}
+		c.mu.Lock()
+		if c.lost != nil {
+			err := c.lost
+			c.mu.Unlock()
+			return err
+		}
 	}
 	r := c.next
 	if r == nil {
@@ -109,6 +138,20 @@ func (c *sharedCheck) do() error {
 	return r.err
 }
 
+// confirmed reports whether the last probe that confirmed the session
+// began less than c.fresh ago (c.mu held), so that a quiet session needs
+// no other.
+func (c *sharedCheck) confirmed() bool {
+	return c.quiet != nil && c.fresh > 0 && !c.okAt.IsZero() && c.clock().Sub(c.okAt) < c.fresh
+}
+
+func (c *sharedCheck) clock() time.Time {
+	if c.now == nil {
+		return time.Now()
+	}
+	return c.now()
+}
+
 // failed reports whether a probe failed (every answer is then its error).
 func (c *sharedCheck) failed() bool {
 	c.mu.Lock()
@@ -129,6 +172,7 @@ func (c *sharedCheck) runRound() (more bool) {
 	c.mu.Lock()
 	r, err := c.next, c.lost
 	c.next = nil
+	began := c.clock()
 	c.mu.Unlock()
 	if err == nil {
 		err = c.probe()
@@ -136,6 +180,9 @@ func (c *sharedCheck) runRound() (more bool) {
 	c.mu.Lock()
 	if err != nil && c.lost == nil {
 		c.lost = err
+	}
+	if err == nil && began.After(c.okAt) {
+		c.okAt = began
 	}
 	more = c.next != nil
 	c.running = more
@@ -216,6 +263,8 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	if sess == nil {
 		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
 		sess.checks.probe = sess.probe
+		sess.checks.quiet = quietSocket(sessionSocket(ctx, conn))
+		sess.checks.fresh = lockConfirmEvery
 		s.locks.mu.Lock()
 		s.locks.sessions = append(s.locks.sessions, sess)
 		s.locks.mu.Unlock()
@@ -454,14 +503,18 @@ func (sess *lockSession) lost(err error) error {
 }
 
 // CheckLocks confirms that every lock LockAccount took and not yet
-// released is still held, asking PostgreSQL on the locks' own session
-// (one for the locks of a holder); the callers that ask while a check is
-// under way share the next one (sharedCheck), which began after they
-// asked. A lock that is not held (its session was ended by
-// idle_session_timeout, pg_terminate_backend, a proxy or server restart,
-// or does not answer within lockCheckTimeout) is a
-// *pipeline.StoreLockLostError, and stays lost. Apply calls it before
-// every write (pipeline.RunOptions.CheckLock). On SQLite it is nil.
+// released is still held. A lock's session (one for the locks of a
+// holder) is confirmed at once when it is quiet (the server has sent
+// nothing on its socket: a session PostgreSQL ends, or a proxy drops,
+// says so there before its locks can be taken) and a probe confirmed it
+// less than lockConfirmEvery ago; otherwise the caller waits for a probe
+// on the session (pg_backend_pid, one round trip) that began after it
+// asked, shared with the callers that ask meanwhile (sharedCheck). A lock
+// that is not held (its session was ended by idle_session_timeout,
+// pg_terminate_backend, a proxy or server restart, or does not answer
+// within lockCheckTimeout) is a *pipeline.StoreLockLostError, and stays
+// lost. Apply calls it before every write (pipeline.RunOptions.CheckLock).
+// On SQLite it is nil.
 func (s *Store) CheckLocks(ctx context.Context) error {
 	s.locks.mu.Lock()
 	list := slices.Clone(s.locks.sessions)

@@ -26,14 +26,41 @@ func rawPG(t *testing.T, loc string) *sql.DB {
 }
 
 // terminateHolder ends the PostgreSQL sessions named holder (as LockAccount
-// names its lock's session) with pg_terminate_backend, and returns how many.
+// names its lock's session) with pg_terminate_backend, waits until they
+// are gone (pg_terminate_backend only signals them; a session releases its
+// locks as it ends), and returns how many it ended.
 func terminateHolder(t *testing.T, db *sql.DB, holder string) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of %s still there 10 s after pg_terminate_backend", left, holder)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// trustFor makes a probe of each of st's lock sessions serve d while the
+// session is quiet.
+func trustFor(st *Store, d time.Duration) {
+	st.locks.mu.Lock()
+	defer st.locks.mu.Unlock()
+	for _, sess := range st.locks.sessions {
+		sess.checks.mu.Lock()
+		sess.checks.fresh = d
+		sess.checks.mu.Unlock()
+	}
 }
 
 // TestLockLostWhenItsSessionEnds: a lock whose session is ended by
@@ -54,6 +81,12 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	}
 	if _, err := b.LockAccount(ctx, "HTTPS://svc:443/", "UMOYA", "bob@cron (pid 2)", 0); err == nil {
 		t.Fatal("a second host took a held lock (spelled otherwise)")
+	}
+	// A probe's answer now serves for an hour: the loss can only be seen
+	// on the session's socket (the server's message and hang-up).
+	trustFor(a, time.Hour)
+	if err := a.CheckLocks(ctx); err != nil {
+		t.Fatalf("CheckLocks on a held lock: %v", err)
 	}
 	if n := terminateHolder(t, rawPG(t, loc), "ann@lap (pid 1)"); n != 1 {
 		t.Fatalf("%d sessions terminated, want 1", n)

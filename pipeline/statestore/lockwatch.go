@@ -1,0 +1,53 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// sessionSocket returns the socket of conn's PostgreSQL session, nil when
+// it cannot be had (not a pgx connection, or a connection that is not a
+// socket): the session is then probed before every write.
+func sessionSocket(ctx context.Context, conn *sql.Conn) syscall.RawConn {
+	var rc syscall.RawConn
+	conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return nil
+		}
+		var nc net.Conn = sc.Conn().PgConn().Conn()
+		if t, ok := nc.(interface{ NetConn() net.Conn }); ok {
+			nc = t.NetConn() // TLS: the socket under it
+		}
+		if s, ok := nc.(syscall.Conn); ok {
+			rc, _ = s.SyscallConn()
+		}
+		return nil
+	})
+	return rc
+}
+
+// quietSocket returns the test of a lock session's quiet (sharedCheck's
+// quiet) on its socket rc: the server has sent nothing that is waiting to
+// be read, and has not closed its end. A session PostgreSQL ends (by
+// pg_terminate_backend, idle_session_timeout, a shutdown or a crash) says
+// so on its socket (an error message, then the end of the connection)
+// before its locks can be taken by another session; a proxy that loses
+// the server closes its end. nil when the platform cannot tell
+// (socketReadable): every check then waits for a probe.
+func quietSocket(rc syscall.RawConn) func() bool {
+	if rc == nil || !canPollSockets {
+		return nil
+	}
+	return func() bool {
+		readable := true
+		if err := rc.Control(func(fd uintptr) { readable = socketReadable(fd) }); err != nil {
+			return false // closed
+		}
+		return !readable
+	}
+}
