@@ -148,14 +148,9 @@ func checkApplyOptions(opts *applyOptions) error {
 		opts.Report = defaultRunReport
 	}
 	if opts.Report != "" {
-		switch strings.ToLower(filepath.Ext(opts.Report)) {
-		case ".json", ".csv", ".xlsx":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
-		}
 		// Found out now, not after the run has changed the service. With
 		// --output-dir the report goes there (created if missing).
-		if err := refuseMissingFolder("--report", opts.Report, opts.Schedule.OutputDir); err != nil {
+		if err := checkReportName(opts.Report, opts.Schedule.OutputDir); err != nil {
 			return err
 		}
 	}

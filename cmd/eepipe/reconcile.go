@@ -85,12 +85,7 @@ func checkReconcileOptions(opts *reconcileOptions) error {
 		opts.Reports = []string{defaultReconcileReport}
 	}
 	for _, r := range opts.Reports {
-		switch strings.ToLower(filepath.Ext(r)) {
-		case ".xlsx", ".csv", ".json":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
-		}
-		if err := refuseMissingFolder("--report", r, opts.Schedule.OutputDir); err != nil {
+		if err := checkReportName(r, opts.Schedule.OutputDir); err != nil {
 			return err
 		}
 		for _, in := range opts.Args {
