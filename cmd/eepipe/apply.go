@@ -496,6 +496,15 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 	}
 }
 
+// warnRunNotes logs each note on the run as a whole (its end not
+// recorded in the state store) as a warning, also counted in the summary
+// line; the printed summary and the run report carry them too.
+func warnRunNotes(run *scheduledRun, rep *pipeline.RunReport) {
+	for _, n := range rep.Notes {
+		run.warn(n)
+	}
+}
+
 // pipelined is apply proper: each plan is read, compared, classified
 // against the state store and written in turn (Runner.PlanApply), the
 // first writes going out while later plans are still read. Before any
@@ -533,6 +542,7 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	}
 	a.rep = rep
 	warnChangeSet(f.Logger(), run, cs, a.accounts)
+	warnRunNotes(run, rep)
 	if show {
 		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
 	}
