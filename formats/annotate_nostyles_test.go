@@ -53,7 +53,7 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 		t.Errorf("Targets!A2 = %q in the copy, want the input's value", v)
 	}
 	// The reconciliation's XLSX copy opens the input the same way.
-	if err := reports.WriteReconcileXLSX(filepath.Join(dir, "reconcile.xlsx"), src, &pipeline.Reconciliation{}); err != nil {
+	if _, err := reports.WriteReconcileXLSX(filepath.Join(dir, "reconcile.xlsx"), src, &pipeline.Reconciliation{}); err != nil {
 		t.Errorf("reconciliation copy of a workbook without a style sheet: %v", err)
 	}
 }

@@ -165,18 +165,18 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	if err := os.WriteFile(src, []byte(rrCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	add("reconcile-csv.xlsx", func(path string) error { return reports.WriteReconcileXLSX(path, src, rrReconciliation(src)) })
+	add("reconcile-csv.xlsx", func(path string) error { return rrWriteXLSX(path, src, rrReconciliation(src)) })
 	// The copy of a flat CSV (hundreds of columns), a counter marked.
 	flat := filepath.Join(dir, "flat.csv")
 	if err := table.WriteFlatCSV(flat, inputs, nil); err != nil {
 		t.Fatal(err)
 	}
 	add("reconcile-flatcsv.xlsx", func(path string) error {
-		return reports.WriteReconcileXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
+		return rrWriteXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
 	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
-		return reports.WriteReconcileXLSX(path, exported, rrMarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+		return rrWriteXLSX(path, exported, rrMarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
 	})
 	return out
 }

@@ -239,7 +239,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
-	if err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
+	if _, err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
 	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})

@@ -61,7 +61,7 @@ func BenchmarkCostReconcileCopy(b *testing.B) {
 			var ms []costMeasure
 			for range b.N {
 				ms = append(ms, costRun(func() {
-					if err := reports.WriteReconcileXLSX(dst, src, bc.rec); err != nil {
+					if _, err := reports.WriteReconcileXLSX(dst, src, bc.rec); err != nil {
 						b.Fatal(err)
 					}
 				}))

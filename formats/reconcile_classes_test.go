@@ -29,7 +29,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	cs[1].Class, cs[1].LastApplied = pipeline.ClassBoth, &pipeline.LastWrite{Value: 3, RunID: 12, At: at}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -111,7 +111,7 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 	cs[0].Class, cs[0].LastApplied = pipeline.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
 	cs[1].Class = pipeline.ClassNoHistory
 	out := filepath.Join(dir, "report.xlsx")
-	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -146,7 +146,7 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	fd.Class, fd.LastApplied = pipeline.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)

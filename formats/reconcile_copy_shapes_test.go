@@ -15,6 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -40,17 +41,14 @@ func rrFreeName(sheets []string, name string) string {
 // openpyxl.
 func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
 	t.Helper()
-	fellBack := false
-	reports.OnFallback = func(_ string, err error) {
-		fellBack = true
-		if stream {
-			t.Errorf("the streamed copy fell back: %v", err)
-		}
-	}
-	t.Cleanup(func() { reports.OnFallback = nil })
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+	how, err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks))
+	if err != nil {
 		t.Fatal(err)
+	}
+	fellBack := !how.Streamed
+	if stream && fellBack {
+		t.Errorf("the streamed copy fell back: %v", how.Fallback)
 	}
 	if out := os.Getenv("EEPIPE_RRCOPY_OUT"); out != "" {
 		b, _ := os.ReadFile(dst)
@@ -242,7 +240,7 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 				marks = append(marks, [2]string{"Sheet1", m})
 			}
 			if tc.damage {
-				err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
+				_, err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
 				if !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
 					t.Errorf("err = %v, want the sheet named as damaged", err)
 				}
@@ -353,14 +351,13 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 // order the copy would refuse in a marked sheet: the copy is not refused
 // for a sheet it does not mark.
 func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
-	rrNoFallback(t)
 	src := filepath.Join(t.TempDir(), "src.xlsx")
 	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/worksheets/sheet2.xml", func(s string) string {
 		i := strings.Index(s, "<sheetData>") + len("<sheetData>")
 		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
 	})
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
 		t.Fatal(err)
 	}
 	a := strings.Replace(zipPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
@@ -444,7 +441,7 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 func TestReconcileCopyOfACopy(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	first := filepath.Join(t.TempDir(), "first.xlsx")
-	if err := reports.WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
+	if _, err := reports.WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
 		t.Fatal(err)
 	}
 	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {reports.SummarySheet, "B3"}}, true, "Summary (2)")
@@ -511,7 +508,7 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 func TestReconcileCopySummaryDimension(t *testing.T) {
 	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
 	alone := filepath.Join(t.TempDir(), "alone.xlsx")
-	if err := reports.WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
+	if _, err := reports.WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
 		t.Fatal(err)
 	}
 	for _, dst := range []string{
@@ -538,5 +535,40 @@ func rrCheckSummaryDimension(t *testing.T, dst string) {
 	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
 	if got, _ := f.GetSheetDimension(reports.SummarySheet); got != "A1:"+last {
 		t.Errorf("Summary dimension %q, want A1:%s", got, last)
+	}
+}
+
+// TestReconcileCopyTellsHow: WriteReconcileXLSX tells how it wrote the
+// copy: a workbook the stream handles is streamed; one it does not (a
+// sheet with prefixed elements) is left to excelize, with the reason;
+// a CSV source, and no source, are built with excelize, with neither.
+func TestReconcileCopyTellsHow(t *testing.T) {
+	dir := t.TempDir()
+	csvSrc := filepath.Join(dir, "client.csv")
+	if err := os.WriteFile(csvSrc, []byte(rrCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
+	streamed := filepath.Join(acceptanceDir, "lo_commented.xlsx")
+	for _, tc := range []struct {
+		name, src string
+		rec       *pipeline.Reconciliation
+		streamed  bool
+		fallback  bool
+	}{
+		{"streamed", streamed, rrMarksReconciliation(streamed, [][2]string{{"Targets", "B2"}}), true, false},
+		{"left to excelize", prefixed, rrMarksReconciliation(prefixed, [][2]string{{"Sheet1", "B2"}}), false, true},
+		{"csv", csvSrc, rrReconciliation(csvSrc), false, false},
+		{"no source", "", rrReconciliation("client.csv"), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			how, err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), tc.src, tc.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how.Streamed != tc.streamed || (how.Fallback != nil) != tc.fallback {
+				t.Errorf("streamed %v, fallback %v; want streamed %v, a fallback %v", how.Streamed, how.Fallback, tc.streamed, tc.fallback)
+			}
+		})
 	}
 }

@@ -36,12 +36,23 @@ func rrMarksReconciliation(src string, cells [][2]string) *pipeline.Reconciliati
 		Files: []string{src}, Complete: true, Plans: []pipeline.ReconciledPlan{p}}
 }
 
-// rrNoFallback fails the test when a copy is left to excelize: these
-// tests are about the streamed copy.
-func rrNoFallback(t *testing.T) {
+// rrWriteStreamed writes the annotated copy of src to dst and fails the
+// test when the copy was left to excelize: these tests are about the
+// streamed copy.
+func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
 	t.Helper()
-	reports.OnFallback = func(src string, err error) { t.Errorf("%s: the streamed copy fell back: %v", src, err) }
-	t.Cleanup(func() { reports.OnFallback = nil })
+	how, err := reports.WriteReconcileXLSX(dst, src, r)
+	if err == nil && !how.Streamed {
+		t.Errorf("%s: the streamed copy fell back: %v", src, how.Fallback)
+	}
+	return err
+}
+
+// rrWriteXLSX is reports.WriteReconcileXLSX for a caller that needs only
+// its error.
+func rrWriteXLSX(dst, src string, r *pipeline.Reconciliation) error {
+	_, err := reports.WriteReconcileXLSX(dst, src, r)
+	return err
 }
 
 // rrCommentTexts returns the comments of a sheet by cell.
@@ -84,11 +95,10 @@ func rrSameValues(t *testing.T, a, b *excelize.File, sheet string) {
 func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 	for _, name := range []string{"op_commented.xlsx", "lo_commented.xlsx"} {
 		t.Run(name, func(t *testing.T) {
-			rrNoFallback(t)
 			src := filepath.Join(acceptanceDir, name)
 			marks := [][2]string{{"Targets", "B2"}, {"Targets", "D2"}, {"Targets", "A1"}, {"Targets", "F2"}, {"Targets", "C5"}, {"Targets", "A3"}}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+			if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
 				t.Fatal(err)
 			}
 			checkStrictXLSX(t, dst)
@@ -164,7 +174,6 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 // rows absent from the sheet's data among them, gets each one filled and
 // commented, and the cells around them unchanged.
 func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
-	rrNoFallback(t)
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.xlsx")
 	f := excelize.NewFile()
@@ -202,7 +211,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	marks = append(marks, [2]string{sheet, "Z999"}) // past the sheet's last row
 	dst := filepath.Join(dir, "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks)); err != nil {
+	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
@@ -252,10 +261,9 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 // not marked are copied as they were (its tab selection aside), and so are
 // the shared strings.
 func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
-	rrNoFallback(t)
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
 		t.Fatal(err)
 	}
 	// Notes is not marked: its part is copied as it was, but for its
@@ -290,7 +298,7 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 		return strings.Replace(s, "<sheetData>", `<sheetData><row r="1"><c r="A1" t="str"><v x="`+strings.Repeat("a", 2<<20)+`">1</v></c></row>`, 1)
 	})
 	dst := filepath.Join(dir, "report.xlsx")
-	err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
+	_, err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
 	if !errors.Is(err, reports.ErrNotAnnotatable) {
 		t.Fatalf("err = %v, want ErrNotAnnotatable", err)
 	}
@@ -305,10 +313,9 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 // TestReconcileCopyOneMarkPerCell: findings naming one cell in two
 // spellings ("d2", "D2") mark it once, with both lines in its comment.
 func TestReconcileCopyOneMarkPerCell(t *testing.T) {
-	rrNoFallback(t)
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)

@@ -115,7 +115,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	os.WriteFile(src, []byte("\xef\xbb\xbf"+rrCSV), 0o644)
 	rec := rrReconciliation(src)
 	out := filepath.Join(dir, "report.xlsx")
-	if err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -205,7 +205,7 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 			t.Skip()
 		}
 		out := filepath.Join(dir, "out.xlsx")
-		if err := reports.WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
+		if _, err := reports.WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
 			return
 		}
 		wb, err := excelize.OpenFile(out)

@@ -126,6 +126,55 @@ func TestWriteRunReport(t *testing.T) {
 	}
 }
 
+// TestWriteRunReportRunNotes: the notes on the run as a whole (its end
+// not recorded in the state store) are in the JSON report, on the XLSX
+// report's Summary sheet and in the printed summary.
+func TestWriteRunReportRunNotes(t *testing.T) {
+	dir := t.TempDir()
+	rep := sampleRunReport()
+	note := "the end of run 3 could not be recorded in the state store: disk full"
+	rep.Notes = []string{note}
+
+	jsonPath := filepath.Join(dir, "run.json")
+	if err := reports.WriteRunReport(jsonPath, rep); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(jsonPath)
+	var j reports.RunReportJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Notes) != 1 || j.Notes[0] != note {
+		t.Errorf("JSON notes %q\n%s", j.Notes, b)
+	}
+
+	xlsxPath := filepath.Join(dir, "run.xlsx")
+	if err := reports.WriteRunReport(xlsxPath, rep); err != nil {
+		t.Fatal(err)
+	}
+	x, err := excelize.OpenFile(xlsxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	summary, _ := x.GetRows("Summary")
+	found := false
+	for _, row := range summary {
+		found = found || len(row) == 2 && row[0] == "note" && row[1] == note
+	}
+	if !found {
+		t.Errorf("no note on the Summary sheet: %q", summary)
+	}
+
+	var printed strings.Builder
+	if err := rep.WriteSummary(&printed); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(printed.String(), "  note: "+note+"\n") {
+		t.Errorf("the printed summary lacks the note:\n%s", printed.String())
+	}
+}
+
 func compareRows(t *testing.T, what string, got, want [][]string) {
 	t.Helper()
 	if len(got) != len(want) {

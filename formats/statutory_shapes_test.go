@@ -239,7 +239,7 @@ func TestReconcileXLSXOverGridShapeFixturesStrict(t *testing.T) {
 						Counters: []pipeline.CounterDifference{{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o}}}}}},
 			}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := reports.WriteReconcileXLSX(dst, src, rec); err != nil {
+			if _, err := reports.WriteReconcileXLSX(dst, src, rec); err != nil {
 				t.Fatal(err)
 			}
 			checkStrictXLSX(t, dst)

@@ -186,7 +186,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		},
 	}
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := reports.WriteReconcileXLSX(dst, styledInput, rec); err != nil {
+	if _, err := reports.WriteReconcileXLSX(dst, styledInput, rec); err != nil {
 		t.Fatal(err)
 	}
 	checkStrictXLSX(t, dst)
@@ -243,7 +243,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 		},
 		"sector.xlsx":    func(p string) error { return reports.WriteSectorReport(p, sectorTestReport(t)) },
 		"run.xlsx":       func(p string) error { return reports.WriteRunReport(p, sampleRunReport()) },
-		"reconcile.xlsx": func(p string) error { return reports.WriteReconcileXLSX(p, "", rrReconciliation("client.csv")) },
+		"reconcile.xlsx": func(p string) error { return rrWriteXLSX(p, "", rrReconciliation("client.csv")) },
 	}
 	for name, w := range write {
 		t.Run(name, func(t *testing.T) {

@@ -230,14 +230,14 @@ func TestRateLimitedCreateLeftToClient(t *testing.T) {
 
 func TestRecalcWaitsThrough409(t *testing.T) {
 	w := newWorld()
-	w.acme.conflicts = 3
+	w.acme.conflicts = 6
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var slept []time.Duration
 	var events []RecalcEvent
 	opts := RunOptions{
-		RecalcBackoff: time.Second, recalcBackoffMax: 3 * time.Second,
-		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		RecalcBackoff: 2 * time.Second, // doubling up to 30 times itself: 60s
+		Now:           func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 		Sleep: func(_ context.Context, d time.Duration) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -249,25 +249,25 @@ func TestRecalcWaitsThrough409(t *testing.T) {
 	}
 	r := NewRunner(w.accounts, w.finder, opts)
 	res := r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_acme_2025"}})
-	if !res[0].Accepted || res[0].Attempts != 4 {
+	if !res[0].Accepted || res[0].Attempts != 7 {
 		t.Fatalf("result %+v", res[0])
 	}
-	if fmt.Sprint(slept) != "[1s 2s 3s]" {
-		t.Errorf("backoff %v, want capped doubling [1s 2s 3s]", slept)
+	if fmt.Sprint(slept) != "[2s 4s 8s 16s 32s 1m0s]" {
+		t.Errorf("backoff %v, want doubling capped at 30 times the first wait [2s 4s 8s 16s 32s 1m0s]", slept)
 	}
-	if len(events) != 4 || events[0].Waiting != time.Second || !events[3].Done {
+	if len(events) != 7 || events[0].Waiting != 2*time.Second || !events[6].Done {
 		t.Errorf("events %+v", events)
 	}
 
 	w.acme.conflicts = 1000
-	opts.RecalcWait = 10 * time.Second
+	opts.RecalcWait = 200 * time.Second
 	slept = nil
 	r = NewRunner(w.accounts, w.finder, opts)
 	res = r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_acme_2025"}})
-	if res[0].Accepted || !strings.Contains(res[0].Err.Error(), "still running after waiting 10s") {
+	if res[0].Accepted || !strings.Contains(res[0].Err.Error(), "still running after waiting 3m20s") {
 		t.Fatalf("result %+v %v", res[0], res[0].Err)
 	}
-	if fmt.Sprint(slept) != "[1s 2s 3s 3s 1s]" {
+	if fmt.Sprint(slept) != "[2s 4s 8s 16s 32s 1m0s 1m0s 18s]" {
 		t.Errorf("slept %v, want the wait to end exactly at --recalc-wait", slept)
 	}
 	res = r.Recalc(context.Background(), []RecalcRequest{{Account: "acme", ScorecardID: "scorecard_nope"}})

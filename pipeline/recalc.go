@@ -96,10 +96,7 @@ func (r *Runner) recalcOne(ctx context.Context, q RecalcRequest, mu *sync.Mutex)
 	if first <= 0 {
 		first = time.Second
 	}
-	maxBackoff := r.opts.recalcBackoffMax
-	if maxBackoff <= 0 {
-		maxBackoff = 30 * time.Second
-	}
+	maxBackoff := recalcBackoffSpan * first
 	// The same backoff schedule as the client's retry policy, without
 	// jitter: the waits are polling, and --recalc-wait bounds them.
 	start := r.opts.now()

@@ -14,6 +14,11 @@ const DefaultConcurrency = 8
 // to finish by default.
 const DefaultRecalcWait = 75 * time.Minute
 
+// recalcBackoffSpan is how far the wait for a running recalculation
+// grows: it doubles from RunOptions.RecalcBackoff up to this many times
+// it (1 s to 30 s by default; see docs/apply-and-state.md).
+const recalcBackoffSpan = 30
+
 // RunOptions tune a Runner.
 type RunOptions struct {
 	// Concurrency bounds the HTTP requests in flight across the whole run,
@@ -27,8 +32,8 @@ type RunOptions struct {
 	// waiting for a running one (409) to finish (default DefaultRecalcWait).
 	RecalcWait time.Duration
 	// RecalcBackoff is the first wait after a 409 (default 1s); it doubles
-	// up to recalcBackoffMax (default 30s).
-	RecalcBackoff, recalcBackoffMax time.Duration
+	// up to recalcBackoffSpan times itself (30s by default).
+	RecalcBackoff time.Duration
 	// createAttempts bounds how often a create without a clear answer is
 	// sent again when the plan turns out not to exist (default 3).
 	createAttempts int

@@ -149,9 +149,15 @@ func (r *Runner) beginRecord(ctx context.Context, accounts []string, changeSet s
 }
 
 // finishRecord records the end of a run beginRecord recorded, with the
-// status rep tells (nil: the run stopped).
+// status rep tells (nil: the run stopped). When that fails, the report
+// gets a note naming the cause (the store then shows the run as still
+// running) and the run's outcome is unchanged: what it wrote is recorded.
 func (r *Runner) finishRecord(ctx context.Context, rep *RunReport) {
-	_ = r.opts.History.Store.FinishRun(context.WithoutCancel(ctx), r.runID, runStatus(rep), r.opts.now())
+	err := r.opts.History.Store.FinishRun(context.WithoutCancel(ctx), r.runID, runStatus(rep), r.opts.now())
+	if err != nil && rep != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the end of run %d could not be recorded in the state store "+
+			"(eepipe history shows it as still running; what it wrote is recorded): %v", r.runID, err))
+	}
 }
 
 // runStatus is the status a finished apply is recorded with.

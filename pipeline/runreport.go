@@ -90,6 +90,10 @@ type RunReport struct {
 	// Interrupted is true when it was cancelled.
 	Fatal       error
 	Interrupted bool
+	// Notes say what else happened to the run as a whole, which the exit
+	// status does not tell: its end could not be recorded in the state
+	// store (finishRecord).
+	Notes []string
 }
 
 // RunSummary counts a RunReport.
@@ -459,6 +463,9 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		if !rc.Accepted {
 			fmt.Fprintf(&b, "  recalculation of %s (account %s) failed: %v\n", rc.ScorecardID, rc.Account, rc.Err)
 		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	switch {
 	case r.Interrupted:

@@ -148,14 +148,9 @@ func checkApplyOptions(opts *applyOptions) error {
 		opts.Report = defaultRunReport
 	}
 	if opts.Report != "" {
-		switch strings.ToLower(filepath.Ext(opts.Report)) {
-		case ".json", ".csv", ".xlsx":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", opts.Report)
-		}
 		// Found out now, not after the run has changed the service. With
 		// --output-dir the report goes there (created if missing).
-		if err := refuseMissingFolder("--report", opts.Report, opts.Schedule.OutputDir); err != nil {
+		if err := checkReportName(opts.Report, opts.Schedule.OutputDir); err != nil {
 			return err
 		}
 	}
@@ -501,6 +496,15 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 	}
 }
 
+// warnRunNotes logs each note on the run as a whole (its end not
+// recorded in the state store) as a warning, also counted in the summary
+// line; the printed summary and the run report carry them too.
+func warnRunNotes(run *scheduledRun, rep *pipeline.RunReport) {
+	for _, n := range rep.Notes {
+		run.warn(n)
+	}
+}
+
 // pipelined is apply proper: each plan is read, compared, classified
 // against the state store and written in turn (Runner.PlanApply), the
 // first writes going out while later plans are still read. Before any
@@ -538,6 +542,7 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	}
 	a.rep = rep
 	warnChangeSet(f.Logger(), run, cs, a.accounts)
+	warnRunNotes(run, rep)
 	if show {
 		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
 	}

@@ -111,12 +111,7 @@ func validateCheckOptions(opts *checkOptions) error {
 	}
 	seen := map[string]bool{}
 	for _, r := range opts.Reports {
-		switch strings.ToLower(filepath.Ext(r)) {
-		case ".json", ".csv", ".xlsx":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
-		}
-		if err := refuseMissingFolder("--report", r, ""); err != nil {
+		if err := checkReportName(r, ""); err != nil {
 			return err
 		}
 		abs, _ := filepath.Abs(r)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -130,12 +129,7 @@ func checkHistoryReport(report string) error {
 	if report == "" {
 		return nil
 	}
-	switch strings.ToLower(filepath.Ext(report)) {
-	case ".json", ".csv", ".xlsx":
-	default:
-		return exitf(ExitInvalid, "--report %s: use a .json, .csv or .xlsx file name", report)
-	}
-	return refuseMissingFolder("--report", report, "")
+	return checkReportName(report, "")
 }
 
 // noHistory reports (none) an SQLite store that does not exist, and says

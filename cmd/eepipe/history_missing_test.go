@@ -53,7 +53,7 @@ func TestHistoryHasNoNoState(t *testing.T) {
 func TestHistoryReportNeedsAnExtension(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
 	r := e.run("history", "--state", filepath.Join(e.dir, "state.db"), "--report", "json")
-	if r.code != ExitInvalid || !strings.Contains(r.err, "use a .json, .csv or .xlsx file name") {
+	if r.code != ExitInvalid || !strings.Contains(r.err, "use a .xlsx, .csv or .json file name") {
 		t.Fatalf("exit %d, want %d with the name's rule\n%s%s", r.code, ExitInvalid, r.out, r.err)
 	}
 }

@@ -85,12 +85,7 @@ func checkReconcileOptions(opts *reconcileOptions) error {
 		opts.Reports = []string{defaultReconcileReport}
 	}
 	for _, r := range opts.Reports {
-		switch strings.ToLower(filepath.Ext(r)) {
-		case ".xlsx", ".csv", ".json":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", r)
-		}
-		if err := refuseMissingFolder("--report", r, opts.Schedule.OutputDir); err != nil {
+		if err := checkReportName(r, opts.Schedule.OutputDir); err != nil {
 			return err
 		}
 		for _, in := range opts.Args {
@@ -256,8 +251,14 @@ func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *p
 			}
 			for i, name := range reports.ReconcileXLSXPaths(base, sources) {
 				path := run.outputPath(name)
-				if err = reports.WriteReconcileXLSX(path, sources[i], rec); err != nil {
+				var how reports.ReconcileCopy
+				if how, err = reports.WriteReconcileXLSX(path, sources[i], rec); err != nil {
 					break
+				}
+				if how.Fallback != nil {
+					// Not a problem: the copy is the same, written the
+					// slower way (docs/performance.md).
+					f.Logger().Debug("the annotated copy was not streamed", zap.String("source", sources[i]), zap.Error(how.Fallback))
 				}
 				reportWritten(f, run, path, name)
 			}

@@ -352,6 +352,7 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 		return exitf(ExitFatal, "%v; nothing was sent", re.Err)
 	}
 	sr.rep = rep
+	warnRunNotes(run, rep)
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}

@@ -73,6 +73,20 @@ func refuseOverwrite(path string, check bool) error {
 	return nil
 }
 
+// checkReportName is the one check of a --report file name, shared by
+// every command that writes a report (apply, check, history, reconcile,
+// validate): the format comes from the extension, so a name without .xlsx,
+// .csv or .json is a usage error (exit 2) found before any work, as is a
+// folder that does not exist (see refuseMissingFolder; outputDir as there).
+func checkReportName(report, outputDir string) error {
+	switch strings.ToLower(filepath.Ext(report)) {
+	case ".xlsx", ".csv", ".json":
+	default:
+		return exitf(ExitInvalid, "--report %s: use a .xlsx, .csv or .json file name", report)
+	}
+	return refuseMissingFolder("--report", report, outputDir)
+}
+
 // refuseMissingFolder is the usage error (exit 2) for an output file, given
 // with flag (-o, --report, --annotate), whose folder does not exist: every
 // command finds it before any work, not after the run as a fatal error

@@ -106,12 +106,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 // read.
 func checkValidateOptions(opts *validateOptions) error {
 	if opts.Report != "" {
-		switch strings.ToLower(filepath.Ext(opts.Report)) {
-		case ".csv", ".xlsx", ".json":
-		default:
-			return exitf(ExitInvalid, "--report %s: use a .csv, .xlsx or .json file name", opts.Report)
-		}
-		if err := refuseMissingFolder("--report", opts.Report, ""); err != nil {
+		if err := checkReportName(opts.Report, ""); err != nil {
 			return err
 		}
 	}

@@ -31,10 +31,6 @@ type rrNote struct {
 	lines []string
 }
 
-// OnFallback, when set (by tests), hears of each workbook the streamed
-// copy leaves to excelize.
-var OnFallback func(src string, err error)
-
 // rrChange is one row of the Changes sheet: one finding marked on a cell
 // of the copy.
 type rrChange struct {
@@ -145,22 +141,32 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 	return "differs"
 }
 
-func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) error {
+// writeAnnotatedCopy writes the annotated copy of src to dst (see
+// WriteReconcileXLSX) and tells how: a workbook streamed, or left to
+// excelize and why; a CSV is built with excelize.
+func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
+	var how ReconcileCopy
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
 		notes, order, changes := rrCollectNotes(r, src, "")
 		err := rrStreamCopy(dst, src, r, notes, order, changes)
-		if OnFallback != nil && errors.Is(err, errRRFallback) {
-			OnFallback(src, err)
-		}
 		if !errors.Is(err, errRRFallback) {
 			if err != nil {
-				return fmt.Errorf("reconciliation report: open %s: %w", src, err)
+				return how, fmt.Errorf("reconciliation report: open %s: %w", src, err)
 			}
-			return nil
+			how.Streamed = true
+			return how, nil
 		}
+		how.Fallback = err
 	}
+	return how, writeAnnotatedCopyExcelize(dst, src, r)
+}
+
+// writeAnnotatedCopyExcelize writes the annotated copy of src to dst
+// through excelize: a CSV, or a workbook the streamed copy does not
+// handle.
+func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) error {
 	var (
 		f        *excelize.File
 		csvSheet string

@@ -193,18 +193,32 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // a Summary sheet, after the workbook's own sheets and the active one,
 // counts and lists every finding of r. An XLSX source is copied by
 // streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several
-// sources get one copy each (ReconcileXLSXPaths names them).
-func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
+// sources get one copy each (ReconcileXLSXPaths names them). The result
+// tells how the copy was written.
+func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
 	if src == "" {
 		f := excelize.NewFile()
 		defer f.Close()
 		if err := f.SetSheetName(f.GetSheetName(0), SummarySheet); err != nil {
-			return err
+			return ReconcileCopy{}, err
 		}
 		if err := rrWriteReconcileSummary(f, SummarySheet, r, nil); err != nil {
-			return err
+			return ReconcileCopy{}, err
 		}
-		return xlsx.WriteWorkbook(dst, f)
+		return ReconcileCopy{}, xlsx.WriteWorkbook(dst, f)
 	}
 	return writeAnnotatedCopy(dst, src, r)
+}
+
+// ReconcileCopy tells how WriteReconcileXLSX wrote an annotated copy: an
+// XLSX source is streamed (reconcile_copy.go), or, when the stream does
+// not handle it, left to excelize, slower and heavier on memory (see
+// docs/performance.md); a CSV source, or none, is always built with
+// excelize (neither field set).
+type ReconcileCopy struct {
+	// Streamed is true when the workbook was copied by streaming it.
+	Streamed bool
+	// Fallback is why the workbook was left to excelize (nil when it was
+	// streamed, or not a workbook).
+	Fallback error
 }

@@ -22,7 +22,8 @@ const RunReportSchema = "eepipe.run/v1"
 
 // RunReportJSON is the JSON run report (`apply --report run.json`):
 // the summary, the requests sent, one entry per input row, the plans that
-// failed or carry notes, and the recalculations.
+// failed or carry notes, the recalculations, and the notes on the run as
+// a whole (its end not recorded in the state store).
 type RunReportJSON struct {
 	Schema         string                 `json:"schema"`
 	Started        time.Time              `json:"started"`
@@ -30,6 +31,7 @@ type RunReportJSON struct {
 	DryRun         bool                   `json:"dry_run"`
 	Interrupted    bool                   `json:"interrupted"`
 	Fatal          string                 `json:"fatal,omitempty"`
+	Notes          []string               `json:"notes,omitempty"`
 	Summary        pipeline.RunSummary    `json:"summary"`
 	Requests       pipeline.RequestCounts `json:"requests"`
 	Rows           []pipeline.RowResult   `json:"rows"`
@@ -64,7 +66,7 @@ type RunReportRecalc struct {
 func NewRunReportJSON(r *pipeline.RunReport) RunReportJSON {
 	out := RunReportJSON{
 		Schema: RunReportSchema, Started: r.Started.UTC(), Finished: r.Finished.UTC(), DryRun: r.DryRun,
-		Interrupted: r.Interrupted, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
+		Interrupted: r.Interrupted, Notes: r.Notes, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
 		Plans: []RunReportPlan{}, Recalculations: []RunReportRecalc{},
 	}
 	if out.Rows == nil {
@@ -235,8 +237,8 @@ func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) err
 	return sw.Flush()
 }
 
-// writeRunSummary adds summarySheet to f: the run's times, counts and
-// recalculations, one label and value a row.
+// writeRunSummary adds summarySheet to f: the run's times, counts,
+// recalculations and notes, one label and value a row.
 func writeRunSummary(f *excelize.File, summarySheet string, r *pipeline.RunReport) error {
 	if _, err := f.NewSheet(summarySheet); err != nil {
 		return err
@@ -254,6 +256,9 @@ func writeRunSummary(f *excelize.File, summarySheet string, r *pipeline.RunRepor
 	}
 	if r.Fatal != nil {
 		lines = append(lines, [2]any{"fatal error", r.Fatal.Error()})
+	}
+	for _, n := range r.Notes {
+		lines = append(lines, [2]any{"note", n})
 	}
 	for _, rc := range r.Recalcs {
 		v := "accepted"
