@@ -1,6 +1,7 @@
 package statestore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 
@@ -16,7 +17,7 @@ import (
 // differ is Mixed.
 func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastValue, error) {
 	s.flush()
-	out := map[pipeline.CounterKey]pipeline.LastValue{}
+	var out map[pipeline.CounterKey]pipeline.LastValue
 	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
@@ -24,6 +25,11 @@ func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int6
 			var id int64
 			if err := rows.Scan(&id, &col); err != nil {
 				return err
+			}
+			if out == nil {
+				// Sized at once from the first target's counters: a
+				// plan's targets have about as many each.
+				out = make(map[pipeline.CounterKey]pipeline.LastValue, len(targetIDs)*bytes.Count(col, []byte{'['}))
 			}
 			return eachLast(col, name, func(name string, e lastEntry) {
 				k := pipeline.CounterKey{TargetID: id, Counter: name}
@@ -38,6 +44,9 @@ func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int6
 		})
 	if err != nil {
 		return nil, err
+	}
+	if out == nil {
+		out = map[pipeline.CounterKey]pipeline.LastValue{}
 	}
 	return out, nil
 }
