@@ -50,3 +50,30 @@ func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int6
 	}
 	return out, nil
 }
+
+// migrateLastValuesRowid moves an SQLite store's last values (schema
+// version 9) from the WITHOUT ROWID table of version 7 to a table of the
+// same columns and key with row ids, rows unchanged.
+func migrateLastValuesRowid(ctx context.Context, tx *sql.Tx, d dialect) error {
+	if d != dialectSQLite {
+		return nil
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE eepipe_last_values_new (
+			service TEXT NOT NULL,
+			target_id BIGINT NOT NULL,
+			account TEXT NOT NULL,
+			counters TEXT NOT NULL,
+			PRIMARY KEY (service, target_id, account)
+		)`,
+		`INSERT INTO eepipe_last_values_new (service, target_id, account, counters)
+			SELECT service, target_id, account, counters FROM eepipe_last_values ORDER BY service, target_id, account`,
+		`DROP TABLE eepipe_last_values`,
+		`ALTER TABLE eepipe_last_values_new RENAME TO eepipe_last_values`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
