@@ -300,3 +300,63 @@ func BenchmarkReadInSync(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/plan")
 }
+
+// BenchmarkRecordInSyncBatches records what a first apply of the grid
+// round trip records (docs/performance.md): targets of the catalog's 90
+// counters in sync, in records of about 10,000 counters (111 targets, as
+// apply gathers them) from 2 goroutines at once, in an SQLite store.
+// ns/op and cpu-us/target are per target.
+//
+//	go test ./pipeline/statestore -run '^$' -bench RecordInSyncBatches -benchtime 24000x
+func BenchmarkRecordInSyncBatches(b *testing.B) {
+	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := pipeline.DefaultCatalog().Names()
+	const perRecord = 111
+	var next atomic.Int64
+	cpu0 := processCPU()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := next.Add(perRecord) - perRecord
+				if start >= int64(b.N) {
+					return
+				}
+				ws := make([]pipeline.TargetWrite, min(perRecord, int64(b.N)-start))
+				for t := range ws {
+					id := start + int64(t)
+					w := pipeline.TargetWrite{Account: "acme", PlanID: id / 8, TargetID: id, TargetType: "all_employees", Outcome: "ok", File: "plans.xlsx",
+						Counters: make([]pipeline.CounterWrite, len(names))}
+					before := make([]int64, len(names))
+					for j, n := range names {
+						before[j] = int64(j) * id % 1000
+						w.Counters[j] = pipeline.CounterWrite{Counter: n, Before: &before[j], After: before[j]}
+					}
+					ws[t] = w
+				}
+				if err := s.RecordWrites(ctx, run, ws); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := s.FinishRun(ctx, run, "ok", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/target")
+}

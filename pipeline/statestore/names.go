@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // counterIDs is a store's table of counter names (eepipe_counter_names,
@@ -161,18 +163,41 @@ func (c *counterIDs) namer(ctx context.Context, db *sql.DB) func(id int64) (stri
 // namerDense bounds the counter ids a namer keeps in its slice.
 const namerDense = 1 << 16
 
-// batchNames returns the counter names of the target writes of batch.
+// batchNames returns the counter names of the target writes of batch. A
+// write whose counters are named as the one before it (the targets of a
+// file set the same counters, in the catalog's order) adds nothing and is
+// skipped: a first apply's batch holds about 10,000 counters of a few
+// names.
 func batchNames(batch []*op) map[string]bool {
 	names := map[string]bool{}
+	var prev []pipeline.CounterWrite
 	for _, o := range batch {
 		switch o.kind {
 		case opWrites, opOutcome, opResolve:
 			for _, w := range o.ws {
+				if sameNames(w.Counters, prev) {
+					continue
+				}
 				for _, c := range w.Counters {
 					names[c.Counter] = true
 				}
+				prev = w.Counters
 			}
 		}
 	}
 	return names
+}
+
+// sameNames reports whether a and b name the same counters in the same
+// order.
+func sameNames(a, b []pipeline.CounterWrite) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Counter != b[i].Counter {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -29,34 +30,39 @@ import (
 
 // packWriteCounters returns the counters column of a write.
 func packWriteCounters(cs []pipeline.CounterWrite, ids map[string]int64) string {
-	b := make([]byte, 0, 2+len(cs)*12)
-	b = append(b, '[')
+	// Built in place (strings.Builder: no copy at the end), as packLast: a
+	// first apply packs millions of counters.
+	var b strings.Builder
+	b.Grow(2 + len(cs)*12)
+	var num [20]byte
+	b.WriteByte('[')
 	for i, c := range cs {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, '[')
-		b = strconv.AppendInt(b, ids[c.Counter], 10)
-		b = append(b, ',')
+		b.WriteByte('[')
+		b.Write(strconv.AppendInt(num[:0], ids[c.Counter], 10))
+		b.WriteByte(',')
 		if !c.Sent && c.Before != nil && *c.Before == c.After {
-			b = strconv.AppendInt(b, c.After, 10)
-			b = append(b, ']')
+			b.Write(strconv.AppendInt(num[:0], c.After, 10))
+			b.WriteByte(']')
 			continue
 		}
 		if c.Before != nil {
-			b = strconv.AppendInt(b, *c.Before, 10)
+			b.Write(strconv.AppendInt(num[:0], *c.Before, 10))
 		} else {
-			b = append(b, "null"...)
+			b.WriteString("null")
 		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, c.After, 10)
+		b.WriteByte(',')
+		b.Write(strconv.AppendInt(num[:0], c.After, 10))
 		if c.Sent {
-			b = append(b, ",1]"...)
+			b.WriteString(",1]")
 		} else {
-			b = append(b, ",0]"...)
+			b.WriteString(",0]")
 		}
 	}
-	return string(append(b, ']'))
+	b.WriteByte(']')
+	return b.String()
 }
 
 // counterNeedle is what the counters column of a write holds when the
@@ -69,21 +75,25 @@ func counterNeedle(id int64) string {
 // packLast returns the last values column of write id's counters (those
 // it applied).
 func packLast(cs []pipeline.CounterWrite, ids map[string]int64, id int64) string {
-	b := make([]byte, 0, 2+len(cs)*18)
-	b = append(b, '{')
+	var b strings.Builder
+	b.Grow(2 + len(cs)*24) // "12":[345,1234567], and room for more digits
+	var num [20]byte
+	write := strconv.AppendInt(make([]byte, 0, 22), id, 10)
+	write = append(write, ']')
+	b.WriteByte('{')
 	for i, c := range cs {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, '"')
-		b = strconv.AppendInt(b, ids[c.Counter], 10)
-		b = append(b, `":[`...)
-		b = strconv.AppendInt(b, c.After, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ']')
+		b.WriteByte('"')
+		b.Write(strconv.AppendInt(num[:0], ids[c.Counter], 10))
+		b.WriteString(`":[`)
+		b.Write(strconv.AppendInt(num[:0], c.After, 10))
+		b.WriteByte(',')
+		b.Write(write)
 	}
-	return string(append(b, '}'))
+	b.WriteByte('}')
+	return b.String()
 }
 
 // errPacked is the error of a packed column that does not read.
