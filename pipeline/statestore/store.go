@@ -194,8 +194,9 @@ func sidecarModes(path string) {
 }
 
 // sqliteIdleConns is how many connections an SQLite store keeps open
-// when idle: one a plan apply compares at once (pipeline.DefaultConcurrency
-// and a few more for a larger --concurrency), besides the journal's.
+// when idle, besides the journal's: one for each plan apply compares at
+// once (pipeline.DefaultConcurrency), and more for a larger --concurrency.
+// Each keeps SQLite's page cache (at most 2 MiB).
 const sqliteIdleConns = 16
 
 // sqliteBusyWait is how long an SQLite store waits for another program's
