@@ -350,11 +350,19 @@ func (r *Runner) targetWrite(d *PlanDiff, planID int64, t *TargetDiff, created b
 	}
 	if t.Input != nil {
 		w.File = t.Input.Origin.File
+		// The values before of the counters not sent, in one allocation
+		// (a first apply records millions).
+		var before []int64
 		for name, v := range t.Input.Counters.All() {
 			if !sent[name] && !agreed.known(t.TargetID, name, v) {
 				cw := CounterWrite{Counter: name, After: v}
 				if !created {
-					cw.Before = ptr(v)
+					if before == nil {
+						before = make([]int64, 0, t.Input.Counters.Count())
+						w.Counters = slices.Grow(w.Counters, t.Input.Counters.Count())
+					}
+					before = append(before, v)
+					cw.Before = &before[len(before)-1]
 				}
 				w.Counters = append(w.Counters, cw)
 			}

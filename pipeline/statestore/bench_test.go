@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -224,4 +225,138 @@ func BenchmarkRecordInSync(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// inSyncStore returns an SQLite store in which a first apply recorded
+// plans of 8 targets (ids plan*8 ...) with every counter of the catalog
+// in sync, as the grid round trip's first apply does (docs/performance.md).
+func inSyncStore(b *testing.B, plans int) *Store {
+	b.Helper()
+	ctx := context.Background()
+	s, err := OpenWith(ctx, filepath.Join(b.TempDir(), "state.db"), testOptions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := pipeline.DefaultCatalog().Names()
+	for p := range plans {
+		ws := make([]pipeline.TargetWrite, 8)
+		for t := range ws {
+			w := pipeline.TargetWrite{Account: "acme", PlanID: int64(p), TargetID: int64(p*8 + t), TargetType: "all_employees", Outcome: "ok", File: "plans.xlsx"}
+			for j, n := range names {
+				v := int64(j * t)
+				w.Counters = append(w.Counters, pipeline.CounterWrite{Counter: n, Before: &v, After: v})
+			}
+			ws[t] = w
+		}
+		if err := s.RecordWrites(ctx, run, ws); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.FinishRun(ctx, run, "ok", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkReadInSync reads what apply reads of a plan whose 8 targets
+// are all in sync (the grid round trip's re-apply): their last values
+// (LastValues) and the writes left pending to them (PendingWrites), from
+// 8 plans at once as apply's default concurrency does, in an SQLite
+// store of 1,000 such plans (720,000 last values). ns/op is per plan.
+//
+//	go test ./pipeline/statestore -run '^$' -bench ReadInSync -benchmem
+func BenchmarkReadInSync(b *testing.B) {
+	const plans = 1000
+	s := inSyncStore(b, plans)
+	ctx := context.Background()
+	var next atomic.Int64
+	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ids := make([]int64, 8)
+		for pb.Next() {
+			p := next.Add(1) % plans
+			for t := range ids {
+				ids[t] = p*8 + int64(t)
+			}
+			vs, err := s.LastValues(ctx, "svc", ids)
+			if err != nil || len(vs) != 8*len(pipeline.DefaultCatalog().Names()) {
+				b.Errorf("%d last values, %v", len(vs), err)
+				return
+			}
+			if _, err := s.PendingWrites(ctx, "svc", ids); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/plan")
+}
+
+// BenchmarkRecordInSyncBatches records what a first apply of the grid
+// round trip records (docs/performance.md): targets of the catalog's 90
+// counters in sync, in records of about 10,000 counters (111 targets, as
+// apply gathers them) from 2 goroutines at once, in an SQLite store.
+// ns/op and cpu-us/target are per target.
+//
+//	go test ./pipeline/statestore -run '^$' -bench RecordInSyncBatches -benchtime 24000x
+func BenchmarkRecordInSyncBatches(b *testing.B) {
+	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := pipeline.DefaultCatalog().Names()
+	const perRecord = 111
+	var next atomic.Int64
+	cpu0 := processCPU()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := next.Add(perRecord) - perRecord
+				if start >= int64(b.N) {
+					return
+				}
+				ws := make([]pipeline.TargetWrite, min(perRecord, int64(b.N)-start))
+				for t := range ws {
+					id := start + int64(t)
+					w := pipeline.TargetWrite{Account: "acme", PlanID: id / 8, TargetID: id, TargetType: "all_employees", Outcome: "ok", File: "plans.xlsx",
+						Counters: make([]pipeline.CounterWrite, len(names))}
+					before := make([]int64, len(names))
+					for j, n := range names {
+						before[j] = int64(j) * id % 1000
+						w.Counters[j] = pipeline.CounterWrite{Counter: n, Before: &before[j], After: before[j]}
+					}
+					ws[t] = w
+				}
+				if err := s.RecordWrites(ctx, run, ws); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := s.FinishRun(ctx, run, "ok", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/target")
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // counterIDs is a store's table of counter names (eepipe_counter_names,
@@ -117,13 +119,18 @@ func (c *counterIDs) id(ctx context.Context, db *sql.DB, name string) (int64, bo
 }
 
 // namer returns the name of a counter id for one read: it keeps the names
-// it has looked up, and reads the table again (from db) at most once, for
-// an id given after this process last read it.
+// it has looked up (by id in a slice, the ids being small and dense: a
+// read names millions of counters), and reads the table again (from db)
+// at most once, for an id given after this process last read it.
 func (c *counterIDs) namer(ctx context.Context, db *sql.DB) func(id int64) (string, error) {
-	local := map[int64]string{}
+	var local []string // by id below namerDense
+	far := map[int64]string{}
 	reread := false
 	return func(id int64) (string, error) {
-		if n, ok := local[id]; ok {
+		if id >= 0 && id < int64(len(local)) && local[id] != "" {
+			return local[id], nil
+		}
+		if n, ok := far[id]; ok {
 			return n, nil
 		}
 		c.mu.Lock()
@@ -141,23 +148,56 @@ func (c *counterIDs) namer(ctx context.Context, db *sql.DB) func(id int64) (stri
 		if !ok {
 			return "", fmt.Errorf("counter id %d is not in eepipe_counter_names", id)
 		}
-		local[id] = n
+		if id >= 0 && id < namerDense {
+			if id >= int64(len(local)) {
+				local = append(local, make([]string, int(id)+1-len(local))...)
+			}
+			local[id] = n
+		} else {
+			far[id] = n
+		}
 		return n, nil
 	}
 }
 
-// batchNames returns the counter names of the target writes of batch.
+// namerDense bounds the counter ids a namer keeps in its slice.
+const namerDense = 1 << 16
+
+// batchNames returns the counter names of the target writes of batch. A
+// write whose counters are named as the one before it (the targets of a
+// file set the same counters, in the catalog's order) adds nothing and is
+// skipped: a first apply's batch holds about 10,000 counters of a few
+// names.
 func batchNames(batch []*op) map[string]bool {
 	names := map[string]bool{}
+	var prev []pipeline.CounterWrite
 	for _, o := range batch {
 		switch o.kind {
 		case opWrites, opOutcome, opResolve:
 			for _, w := range o.ws {
+				if sameNames(w.Counters, prev) {
+					continue
+				}
 				for _, c := range w.Counters {
 					names[c.Counter] = true
 				}
+				prev = w.Counters
 			}
 		}
 	}
 	return names
+}
+
+// sameNames reports whether a and b name the same counters in the same
+// order.
+func sameNames(a, b []pipeline.CounterWrite) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Counter != b[i].Counter {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -29,34 +30,39 @@ import (
 
 // packWriteCounters returns the counters column of a write.
 func packWriteCounters(cs []pipeline.CounterWrite, ids map[string]int64) string {
-	b := make([]byte, 0, 2+len(cs)*12)
-	b = append(b, '[')
+	// Built in place (strings.Builder: no copy at the end), as packLast: a
+	// first apply packs millions of counters.
+	var b strings.Builder
+	b.Grow(2 + len(cs)*12)
+	var num [20]byte
+	b.WriteByte('[')
 	for i, c := range cs {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, '[')
-		b = strconv.AppendInt(b, ids[c.Counter], 10)
-		b = append(b, ',')
+		b.WriteByte('[')
+		b.Write(strconv.AppendInt(num[:0], ids[c.Counter], 10))
+		b.WriteByte(',')
 		if !c.Sent && c.Before != nil && *c.Before == c.After {
-			b = strconv.AppendInt(b, c.After, 10)
-			b = append(b, ']')
+			b.Write(strconv.AppendInt(num[:0], c.After, 10))
+			b.WriteByte(']')
 			continue
 		}
 		if c.Before != nil {
-			b = strconv.AppendInt(b, *c.Before, 10)
+			b.Write(strconv.AppendInt(num[:0], *c.Before, 10))
 		} else {
-			b = append(b, "null"...)
+			b.WriteString("null")
 		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, c.After, 10)
+		b.WriteByte(',')
+		b.Write(strconv.AppendInt(num[:0], c.After, 10))
 		if c.Sent {
-			b = append(b, ",1]"...)
+			b.WriteString(",1]")
 		} else {
-			b = append(b, ",0]"...)
+			b.WriteString(",0]")
 		}
 	}
-	return string(append(b, ']'))
+	b.WriteByte(']')
+	return b.String()
 }
 
 // counterNeedle is what the counters column of a write holds when the
@@ -69,21 +75,25 @@ func counterNeedle(id int64) string {
 // packLast returns the last values column of write id's counters (those
 // it applied).
 func packLast(cs []pipeline.CounterWrite, ids map[string]int64, id int64) string {
-	b := make([]byte, 0, 2+len(cs)*18)
-	b = append(b, '{')
+	var b strings.Builder
+	b.Grow(2 + len(cs)*24) // "12":[345,1234567], and room for more digits
+	var num [20]byte
+	write := strconv.AppendInt(make([]byte, 0, 22), id, 10)
+	write = append(write, ']')
+	b.WriteByte('{')
 	for i, c := range cs {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, '"')
-		b = strconv.AppendInt(b, ids[c.Counter], 10)
-		b = append(b, `":[`...)
-		b = strconv.AppendInt(b, c.After, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ']')
+		b.WriteByte('"')
+		b.Write(strconv.AppendInt(num[:0], ids[c.Counter], 10))
+		b.WriteString(`":[`)
+		b.Write(strconv.AppendInt(num[:0], c.After, 10))
+		b.WriteByte(',')
+		b.Write(write)
 	}
-	return string(append(b, '}'))
+	b.WriteByte('}')
+	return b.String()
 }
 
 // errPacked is the error of a packed column that does not read.
@@ -276,11 +286,34 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 	p := &scanner{s: col}
 	p.want('{')
 	first := true
-	for p.err == nil && !p.eat('}') {
+	for p.err == nil {
+		// The compact form's '}' and ',' first (compactLast).
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			break
+		}
+		if p.eat('}') {
+			break
+		}
 		if !first {
-			p.want(',')
+			if p.i < len(p.s) && p.s[p.i] == ',' {
+				p.i++
+			} else {
+				p.want(',')
+			}
 		}
 		first = false
+		if p.err != nil {
+			break
+		}
+		if id, e, ok := p.compactLast(); ok {
+			n, err := name(id)
+			if err != nil {
+				return err
+			}
+			fn(n, e)
+			continue
+		}
 		id := p.key()
 		p.want(':')
 		p.want('[')
@@ -306,6 +339,54 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 		fn(n, e)
 	}
 	return p.err
+}
+
+// compactLast reads the entry of a last values column at p.i when it is
+// in the form packLast writes it, "id":[value,write] with no space: the
+// form of every entry SQLite gives back, read here without the general
+// reading's steps (a re-apply reads millions). Any other entry (spaces,
+// as PostgreSQL gives it; a value carried over; more digits than 18;
+// damage) it leaves unread (ok false) to the general reading, which reads
+// or refuses it; what it reads, the general reading reads the same.
+func (p *scanner) compactLast() (id int64, e lastEntry, ok bool) {
+	s, i := p.s, p.i
+	if i >= len(s) || s[i] != '"' {
+		return 0, e, false
+	}
+	if id, i, ok = compactInt(s, i+1); !ok || i+2 >= len(s) || s[i] != '"' || s[i+1] != ':' || s[i+2] != '[' {
+		return 0, e, false
+	}
+	if e.value, i, ok = compactInt(s, i+3); !ok || i >= len(s) || s[i] != ',' {
+		return 0, e, false
+	}
+	if e.write, i, ok = compactInt(s, i+1); !ok || i >= len(s) || s[i] != ']' {
+		return 0, e, false
+	}
+	p.i = i + 1
+	return id, e, true
+}
+
+// compactInt reads the integer at s[i:] (a sign and 1 to 18 digits, as
+// scanner.num reads them without its careful parse) and returns it with
+// the index after it.
+func compactInt(s []byte, i int) (int64, int, bool) {
+	neg := i < len(s) && s[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var u int64
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' && i-start < 18 {
+		u = u*10 + int64(s[i]-'0')
+		i++
+	}
+	if i == start || i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		return 0, i, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, i, true
 }
 
 // packCarried returns a last values column of entries carried over from

@@ -50,6 +50,16 @@ type Store struct {
 
 	names    counterIDs  // the ids of the counter names (names.go)
 	accounts accountKeys // the spellings of the account names (accounts.go)
+
+	inMu    sync.Mutex
+	inStmts map[inQuery]*sql.Stmt // eachIn's statements, prepared once
+}
+
+// inQuery is one of eachIn's statements: its query and the length of its
+// IN list.
+type inQuery struct {
+	query string
+	n     int
 }
 
 var _ pipeline.StateStore = (*Store)(nil)
@@ -137,6 +147,10 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %w", path, err)
 	}
+	// apply reads the store from every plan it compares at once (8 by
+	// default): connections are kept for the store's life rather than
+	// opened (pragmas run, caches cold) and closed again for each read.
+	db.SetMaxIdleConns(sqliteIdleConns)
 	s := &Store{db: db, dialect: dialectSQLite, where: path}
 	// Two runs opening a new file at once: switching it to WAL can fail at
 	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
@@ -178,6 +192,12 @@ func sidecarModes(path string) {
 		}
 	}
 }
+
+// sqliteIdleConns is how many connections an SQLite store keeps open
+// when idle, besides the journal's: one for each plan apply compares at
+// once (pipeline.DefaultConcurrency), and more for a larger --concurrency.
+// Each keeps SQLite's page cache (at most 2 MiB).
+const sqliteIdleConns = 16
 
 // sqliteBusyWait is how long an SQLite store waits for another program's
 // lock (the busy_timeout of its connections).
@@ -256,6 +276,12 @@ func (s *Store) Postgres() bool { return s.dialect == dialectPostgres }
 // Close commits the records queued and closes the store.
 func (s *Store) Close() error {
 	s.closeJournal()
+	s.inMu.Lock()
+	for _, st := range s.inStmts {
+		st.Close()
+	}
+	s.inStmts = nil
+	s.inMu.Unlock()
 	return s.db.Close()
 }
 
@@ -559,20 +585,30 @@ func (s *Store) eachByID(ctx context.Context, query, service string, ids []int64
 
 // eachIn runs query (ending in "IN ") with the arguments before over
 // ids, deduplicated and in chunks that bound the IN list, calling scan
-// for each row.
+// for each row. A chunk's IN list is padded (with its last id again) to
+// one of a few lengths, so that each query is prepared once per
+// connection for the store's life (inStmt), not once per call: apply
+// reads a few targets of every plan.
 func (s *Store) eachIn(ctx context.Context, query string, before []any, ids []int64, scan func(*sql.Rows) error) error {
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	const chunk = 500 // bound the IN list
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, 0, len(part)+len(before))
+	for start := 0; start < len(ids); start += inChunk {
+		part := ids[start:min(start+inChunk, len(ids))]
+		n := inLength(len(part))
+		args := make([]any, 0, n+len(before))
 		args = append(args, before...)
 		for _, id := range part {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(query+`(?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		for range n - len(part) {
+			args = append(args, part[len(part)-1])
+		}
+		st, err := s.inStmt(ctx, query, n)
+		if err != nil {
+			return s.explain(err)
+		}
+		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
 			return s.explain(err)
 		}
@@ -589,6 +625,39 @@ func (s *Store) eachIn(ctx context.Context, query string, before []any, ids []in
 		}
 	}
 	return nil
+}
+
+// inChunk bounds the IN list of one of eachIn's queries.
+const inChunk = 512
+
+// inLength returns the length of the IN list that holds n ids: the next
+// power of two from 8 (so at most 7 statements a query).
+func inLength(n int) int {
+	l := 8
+	for l < n {
+		l *= 2
+	}
+	return l
+}
+
+// inStmt returns query followed by an IN list of n placeholders,
+// prepared.
+func (s *Store) inStmt(ctx context.Context, query string, n int) (*sql.Stmt, error) {
+	k := inQuery{query, n}
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	if st, ok := s.inStmts[k]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, s.q(query+`(?`+strings.Repeat(", ?", n-1)+`)`))
+	if err != nil {
+		return nil, err
+	}
+	if s.inStmts == nil {
+		s.inStmts = map[inQuery]*sql.Stmt{}
+	}
+	s.inStmts[k] = st
+	return st, nil
 }
 
 // later reports whether the write at (at, runID) is later than the one at
