@@ -60,7 +60,7 @@ func testApplyLosingLock(t *testing.T, saved bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	var killed int
-	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE starts_with(application_name, $1)`, session).Scan(&killed); err != nil {
+	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE starts_with(application_name, $1) AND datname = current_database()`, session).Scan(&killed); err != nil {
 		t.Fatal(err)
 	}
 	if killed == 0 {
@@ -68,7 +68,7 @@ func testApplyLosingLock(t *testing.T, saved bool) {
 	}
 	for {
 		var left int
-		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE starts_with(application_name, $1)`, session).Scan(&left); err != nil {
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE starts_with(application_name, $1) AND datname = current_database()`, session).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {

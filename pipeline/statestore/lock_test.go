@@ -25,20 +25,21 @@ func rawPG(t *testing.T, loc string) *sql.DB {
 	return db
 }
 
-// terminateHolder ends the PostgreSQL sessions named holder (as LockAccount
-// names its lock's session) with pg_terminate_backend, waits until they
+// terminateHolder ends the PostgreSQL sessions of the test's database named
+// holder (as LockAccount names its lock's session; tests elsewhere on the
+// server may use the same name) with pg_terminate_backend, waits until they
 // are gone (pg_terminate_backend only signals them; a session releases its
 // locks as it ends), and returns how many it ended.
 func terminateHolder(t *testing.T, db *sql.DB, holder string) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left int
-		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&left); err != nil {
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -128,7 +129,7 @@ func TestHolderLocksShareASession(t *testing.T) {
 	defer u2()
 	db := rawPG(t, loc)
 	var sessions int
-	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&sessions); err != nil {
+	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&sessions); err != nil {
 		t.Fatal(err)
 	}
 	if sessions != 1 {
