@@ -488,6 +488,12 @@ func (sess *lockSession) probe() error {
 	defer cancel()
 	var pid int64
 	err := sess.conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`, pgx.QueryExecModeSimpleProtocol).Scan(&pid)
+	if err == nil {
+		// What the server sent after the answer must not stay read and
+		// unhandled in pgx: the checks until the next probe look for it
+		// on the socket (quietSocket).
+		err = sess.conn.Raw(syncSession(ctx))
+	}
 	switch {
 	case err != nil:
 		return sess.lost(fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err))

@@ -51,3 +51,21 @@ func quietSocket(rc syscall.RawConn) func() bool {
 		return !readable
 	}
 }
+
+// syncSession is the function for conn.Raw that leaves nothing pgx read
+// from a lock session's socket unhandled (pgx.PgConn.SyncConn): a
+// message the server sent right after a probe's answer, read with it,
+// or read by pgx's background reader (started by a slow write and still
+// waiting on the socket), would otherwise never be seen on the socket,
+// and the session would look quiet until the connection ends, which is
+// after its locks are released. Most often there is nothing to handle
+// and no round trip; else a ping reads it (an ended session's error).
+// A TLS connection's own buffer is not reached: see quietSocket.
+func syncSession(ctx context.Context) func(any) error {
+	return func(dc any) error {
+		if sc, ok := dc.(*stdlib.Conn); ok {
+			return sc.Conn().PgConn().SyncConn(ctx)
+		}
+		return nil
+	}
+}
