@@ -26,19 +26,20 @@ func rawPG(t *testing.T, loc string) *sql.DB {
 }
 
 // terminateHolder ends the PostgreSQL sessions named holder (as LockAccount
-// names its lock's session) with pg_terminate_backend, waits until they
+// names its lock's session) in the test's database (the server may serve
+// other tests) with pg_terminate_backend, waits until they
 // are gone (pg_terminate_backend only signals them; a session releases its
 // locks as it ends), and returns how many it ended.
 func terminateHolder(t *testing.T, db *sql.DB, holder string) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left int
-		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&left); err != nil {
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -88,6 +89,16 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	if err := a.CheckLocks(ctx); err != nil {
 		t.Fatalf("CheckLocks on a held lock: %v", err)
 	}
+	if canPollSockets {
+		// The socket is found under pgx (else every write waits for a
+		// probe, and nothing but the benchmark would tell).
+		a.locks.mu.Lock()
+		quiet := a.locks.sessions[0].checks.quiet
+		a.locks.mu.Unlock()
+		if quiet == nil || !quiet() {
+			t.Fatal("the socket of a held lock's idle session is not watched, or not quiet")
+		}
+	}
 	if n := terminateHolder(t, rawPG(t, loc), "ann@lap (pid 1)"); n != 1 {
 		t.Fatalf("%d sessions terminated, want 1", n)
 	}
@@ -128,7 +139,7 @@ func TestHolderLocksShareASession(t *testing.T) {
 	defer u2()
 	db := rawPG(t, loc)
 	var sessions int
-	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, sessionName(holder)).Scan(&sessions); err != nil {
+	if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, sessionName(holder)).Scan(&sessions); err != nil {
 		t.Fatal(err)
 	}
 	if sessions != 1 {
