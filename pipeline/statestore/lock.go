@@ -518,8 +518,9 @@ func (sess *lockSession) lost(err error) error {
 // CheckLocks confirms that every lock LockAccount took and not yet
 // released is still held. A lock's session (one for the locks of a
 // holder) is confirmed at once when it is quiet (the server has sent
-// nothing on its socket: a session PostgreSQL ends, or a proxy drops,
-// says so there before its locks can be taken) and a probe confirmed it
+// nothing on its socket: a session PostgreSQL ends sends its error there
+// before it releases its locks, a proxy that drops it closes its end; see
+// quietSocket) and a probe confirmed it
 // less than lockConfirmEvery ago; otherwise the caller waits for a probe
 // on the session (pg_backend_pid, one round trip) that began after it
 // asked, shared with the callers that ask meanwhile (sharedCheck). A lock
