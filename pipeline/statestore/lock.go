@@ -76,18 +76,24 @@ type pgLock struct {
 // quiet (the server has sent nothing on it since the last probe: no
 // message and no hang-up, which is how a session that ends says so) and
 // the last probe that confirmed it began less than fresh ago is answered
-// at once; otherwise it waits for the next probe as above.
+// at once; otherwise it waits for the next probe as above. Once a caller
+// found the session not quiet, no caller is answered at once until a
+// probe that began after that confirmed the session: a probe under way
+// may read what the server sent (so that the socket looks quiet again)
+// before it reports the loss.
 type sharedCheck struct {
 	probe func() error
 	quiet func() bool      // nil: a caller always waits for a probe
 	fresh time.Duration    // how long a probe's answer serves a quiet session
 	now   func() time.Time // the clock (time.Now when nil)
 
-	mu      sync.Mutex
-	running bool        // a probe is under way, or about to start
-	next    *checkRound // the callers waiting for a probe not yet started
-	lost    error       // set once: probe's first error
-	okAt    time.Time   // when the last probe that confirmed the session began
+	mu       sync.Mutex
+	running  bool        // a probe is under way, or about to start
+	next     *checkRound // the callers waiting for a probe not yet started
+	lost     error       // set once: probe's first error
+	okAt     time.Time   // when the last probe that confirmed the session began
+	doubts   uint64      // how often a caller found the session not quiet
+	okDoubts uint64      // doubts when the probe that set okAt began
 }
 
 // checkRound is one probe and the callers it answers.
@@ -110,6 +116,7 @@ func (c *sharedCheck) do() error {
 			return nil
 		}
 		c.mu.Lock()
+		c.doubts++
 		if c.lost != nil {
 			err := c.lost
 			c.mu.Unlock()
@@ -139,10 +146,10 @@ func (c *sharedCheck) do() error {
 }
 
 // confirmed reports whether the last probe that confirmed the session
-// began less than c.fresh ago (c.mu held), so that a quiet session needs
-// no other.
+// began less than c.fresh ago, and after every caller that found the
+// session not quiet (c.mu held), so that a quiet session needs no other.
 func (c *sharedCheck) confirmed() bool {
-	return c.quiet != nil && c.fresh > 0 && !c.okAt.IsZero() && c.clock().Sub(c.okAt) < c.fresh
+	return c.quiet != nil && c.fresh > 0 && !c.okAt.IsZero() && c.okDoubts == c.doubts && c.clock().Sub(c.okAt) < c.fresh
 }
 
 func (c *sharedCheck) clock() time.Time {
@@ -172,7 +179,7 @@ func (c *sharedCheck) runRound() (more bool) {
 	c.mu.Lock()
 	r, err := c.next, c.lost
 	c.next = nil
-	began := c.clock()
+	began, doubts := c.clock(), c.doubts
 	c.mu.Unlock()
 	if err == nil {
 		err = c.probe()
@@ -181,8 +188,8 @@ func (c *sharedCheck) runRound() (more bool) {
 	if err != nil && c.lost == nil {
 		c.lost = err
 	}
-	if err == nil && began.After(c.okAt) {
-		c.okAt = began
+	if err == nil && !began.Before(c.okAt) { // rounds do not overlap
+		c.okAt, c.okDoubts = began, doubts
 	}
 	more = c.next != nil
 	c.running = more
@@ -481,6 +488,12 @@ func (sess *lockSession) probe() error {
 	defer cancel()
 	var pid int64
 	err := sess.conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`, pgx.QueryExecModeSimpleProtocol).Scan(&pid)
+	if err == nil {
+		// What the server sent after the answer must not stay read and
+		// unhandled in pgx: the checks until the next probe look for it
+		// on the socket (quietSocket).
+		err = sess.conn.Raw(syncSession(ctx))
+	}
 	switch {
 	case err != nil:
 		return sess.lost(fmt.Errorf("its PostgreSQL session ended or stopped answering: %w", err))
@@ -505,8 +518,9 @@ func (sess *lockSession) lost(err error) error {
 // CheckLocks confirms that every lock LockAccount took and not yet
 // released is still held. A lock's session (one for the locks of a
 // holder) is confirmed at once when it is quiet (the server has sent
-// nothing on its socket: a session PostgreSQL ends, or a proxy drops,
-// says so there before its locks can be taken) and a probe confirmed it
+// nothing on its socket: a session PostgreSQL ends sends its error there
+// before it releases its locks, a proxy that drops it closes its end; see
+// quietSocket) and a probe confirmed it
 // less than lockConfirmEvery ago; otherwise the caller waits for a probe
 // on the session (pg_backend_pid, one round trip) that began after it
 // asked, shared with the callers that ask meanwhile (sharedCheck). A lock

@@ -89,6 +89,16 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	if err := a.CheckLocks(ctx); err != nil {
 		t.Fatalf("CheckLocks on a held lock: %v", err)
 	}
+	if canPollSockets {
+		// The socket is found under pgx (else every write waits for a
+		// probe, and nothing but the benchmark would tell).
+		a.locks.mu.Lock()
+		quiet := a.locks.sessions[0].checks.quiet
+		a.locks.mu.Unlock()
+		if quiet == nil || !quiet() {
+			t.Fatal("the socket of a held lock's idle session is not watched, or not quiet")
+		}
+	}
 	if n := terminateHolder(t, rawPG(t, loc), "ann@lap (pid 1)"); n != 1 {
 		t.Fatalf("%d sessions terminated, want 1", n)
 	}

@@ -133,3 +133,55 @@ func TestQuietSocket(t *testing.T) {
 		t.Fatal("no socket: a check must probe")
 	}
 }
+
+// TestSharedCheckDoubtWaitsForALaterProbe: once a caller found the
+// session not quiet, a later caller is not answered at once even if the
+// socket looks quiet again (the probe under way may have read the
+// server's last message and not yet said so): it waits for a probe, and
+// hears the loss that probe finds.
+func TestSharedCheckDoubtWaitsForALaterProbe(t *testing.T) {
+	var probes atomic.Int32
+	var quiet atomic.Bool
+	lost := errors.New("lost")
+	started := make(chan struct{})
+	release := make(chan error)
+	c := &sharedCheck{
+		probe: func() error {
+			if probes.Add(1) == 1 {
+				return nil
+			}
+			started <- struct{}{}
+			return <-release
+		},
+		quiet: quiet.Load,
+		fresh: time.Hour,
+	}
+	quiet.Store(true)
+	if err := c.do(); err != nil || probes.Load() != 1 {
+		t.Fatalf("the first check: %v, %d probes", err, probes.Load())
+	}
+	quiet.Store(false) // the server's message arrives
+	first := make(chan error, 1)
+	go func() { first <- c.do() }()
+	<-started         // the probe it asked for is under way...
+	quiet.Store(true) // ...and has read the message
+	second := make(chan error, 1)
+	go func() { second <- c.do() }()
+	for waiting := false; !waiting; { // until it waits for the next probe
+		select {
+		case err := <-second:
+			t.Fatalf("a caller that asked while the probe was under way was answered at once: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+		c.mu.Lock()
+		waiting = c.next != nil
+		c.mu.Unlock()
+	}
+	release <- lost // the probe reports the loss
+	if err := <-first; err != lost {
+		t.Fatalf("the caller that found the session not quiet: %v", err)
+	}
+	if err := <-second; err != lost {
+		t.Fatalf("a caller that asked while that probe was under way: %v, want the loss", err)
+	}
+}
