@@ -270,7 +270,7 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	if sess == nil {
 		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
 		sess.checks.probe = sess.probe
-		sess.checks.quiet = quietSocket(sessionSocket(ctx, conn))
+		sess.checks.quiet = quietSocket(sessionSocket(conn))
 		sess.checks.fresh = lockConfirmEvery
 		s.locks.mu.Lock()
 		s.locks.sessions = append(s.locks.sessions, sess)

@@ -12,9 +12,9 @@ import (
 // sessionSocket returns the socket of conn's PostgreSQL session, nil when
 // it cannot be had (not a pgx connection, or a connection that is not a
 // socket): the session is then probed before every write.
-func sessionSocket(ctx context.Context, conn *sql.Conn) syscall.RawConn {
+func sessionSocket(conn *sql.Conn) syscall.RawConn {
 	var rc syscall.RawConn
-	conn.Raw(func(dc any) error {
+	err := conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return nil
@@ -24,10 +24,15 @@ func sessionSocket(ctx context.Context, conn *sql.Conn) syscall.RawConn {
 			nc = t.NetConn() // TLS: the socket under it
 		}
 		if s, ok := nc.(syscall.Conn); ok {
-			rc, _ = s.SyscallConn()
+			var err error
+			rc, err = s.SyscallConn()
+			return err
 		}
 		return nil
 	})
+	if err != nil {
+		return nil
+	}
 	return rc
 }
 
