@@ -314,21 +314,7 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 			fn(n, e)
 			continue
 		}
-		id := p.key()
-		p.want(':')
-		p.want('[')
-		var e lastEntry
-		e.value = p.val()
-		p.want(',')
-		e.write = p.val()
-		if p.eat(',') {
-			e.run = p.val()
-			p.want(',')
-			e.at = p.str()
-			p.want(',')
-			e.file = p.str()
-		}
-		p.want(']')
+		id, e := p.lastItem()
 		if p.err != nil {
 			break
 		}
@@ -339,6 +325,28 @@ func eachLast(col []byte, name func(int64) (string, error), fn func(name string,
 		fn(n, e)
 	}
 	return p.err
+}
+
+// lastItem reads one entry of a last values column in any form it may
+// take ("id": [value, write] or [value, 0, run, at, file]), with spaces;
+// a damaged one sets p.err.
+func (p *scanner) lastItem() (int64, lastEntry) {
+	id := p.key()
+	p.want(':')
+	p.want('[')
+	var e lastEntry
+	e.value = p.val()
+	p.want(',')
+	e.write = p.val()
+	if p.eat(',') {
+		e.run = p.val()
+		p.want(',')
+		e.at = p.str()
+		p.want(',')
+		e.file = p.str()
+	}
+	p.want(']')
+	return id, e
 }
 
 // compactLast reads the entry of a last values column at p.i when it is

@@ -94,21 +94,7 @@ func generalLast(col []byte, fn func(id int64, e lastEntry)) error {
 			p.want(',')
 		}
 		first = false
-		id := p.key()
-		p.want(':')
-		p.want('[')
-		var e lastEntry
-		e.value = p.val()
-		p.want(',')
-		e.write = p.val()
-		if p.eat(',') {
-			e.run = p.val()
-			p.want(',')
-			e.at = p.str()
-			p.want(',')
-			e.file = p.str()
-		}
-		p.want(']')
+		id, e := p.lastItem()
 		if p.err != nil {
 			break
 		}
