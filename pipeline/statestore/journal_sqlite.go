@@ -21,27 +21,30 @@ func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids
 	st := j.sqlite
 	st.resetRows()
 	st.ids = ids
+	// The pragmas are not prepared: SQLite applies a pragma such as
+	// synchronous when it prepares the statement, not each time it runs
+	// it. BEGIN, COMMIT and ROLLBACK act when run, prepared once.
 	if durable {
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
 			return err
 		}
 		defer conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
 	}
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+	if err := st.exec(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return err
 	}
 	for _, o := range batch {
 		if err := st.record(ctx, o); err != nil {
-			conn.ExecContext(ctx, `ROLLBACK`)
+			st.exec(ctx, `ROLLBACK`)
 			return err
 		}
 	}
 	if err := st.flushRows(ctx); err != nil {
-		conn.ExecContext(ctx, `ROLLBACK`)
+		st.exec(ctx, `ROLLBACK`)
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-		conn.ExecContext(ctx, `ROLLBACK`)
+	if err := st.exec(ctx, `COMMIT`); err != nil {
+		st.exec(ctx, `ROLLBACK`)
 		return err
 	}
 	return nil
