@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 // durable commits it with synchronous FULL.
 func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
 	if j.sqlite == nil || j.sqlite.conn != conn {
-		j.sqlite = &sqliteStmts{conn: conn, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
+		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
 	st := j.sqlite
 	st.resetRows()
@@ -58,9 +59,13 @@ type sqliteStmts struct {
 	runs map[int64]string // run id -> service
 
 	// The rows the transaction has queued (rows).
-	outcomes, lasts rowSet
+	writes, outcomes, lasts rowSet
 	// ids are the ids of the counter names of the transaction's writes.
 	ids map[string]int64
+	// lastID is the largest id in eepipe_writes, with the ids the
+	// transaction gave its new writes (newID), once known.
+	lastID      int64
+	lastIDKnown bool
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -105,7 +110,7 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 
 // The statements of the journal, in ? placeholders (SQLite).
 const (
-	qInsertWriteRows = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+	qInsertWriteRows = `INSERT INTO eepipe_writes (id, run_id, account, plan_id, plan_name, milestone_id, target_id,
 		year_number, financial_year, target_type, file, outcome, at, counters) VALUES `
 	// The last values of a target and account merge into those it has.
 	qUpsertLastRows = `INSERT INTO eepipe_last_values (service, target_id, account, counters) VALUES `
@@ -141,12 +146,26 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 				}
 				continue
 			}
-			fresh = append(fresh, i)
-		}
-		for start := 0; start < len(fresh); start += rowsPerStmt {
-			if err := st.insertWrites(ctx, o, fresh[start:min(start+rowsPerStmt, len(fresh))]); err != nil {
+			id, ok, err := st.newID(ctx)
+			if err != nil {
 				return err
 			}
+			if !ok {
+				fresh = append(fresh, i)
+				continue
+			}
+			o.ids[i] = id
+			w := &o.ws[i]
+			if err := st.rows(ctx, &st.writes, id, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+				w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(*w)), packWriteCounters(w.Counters, st.ids)); err != nil {
+				return err
+			}
+			if err := st.last(ctx, o.run, *w, id); err != nil {
+				return err
+			}
+		}
+		if len(fresh) > 0 {
+			return st.insertWrites(ctx, o, fresh)
 		}
 	case opOutcome:
 		w := o.ws[0]
@@ -194,47 +213,56 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	return nil
 }
 
-// insertWrites inserts the target writes o.ws[at...] in one statement and
-// gives them their ids; their counters and last values are queued.
+// newID returns the id of a new target write: the next above the
+// largest in eepipe_writes, which SQLite would give it too (the table
+// has no AUTOINCREMENT since schema version 7: docs/apply-and-state.md,
+// "The state store"). The transaction holds the write lock (BEGIN IMMEDIATE), so
+// no one else takes an id meanwhile, and the writes queued with their
+// ids (rows) are inserted in one statement with the others of the
+// transaction, without RETURNING. It reports false once the largest id
+// is the largest integer: SQLite then picks ids at random, and the write
+// is inserted alone with RETURNING (insertWrites).
+func (st *sqliteStmts) newID(ctx context.Context) (int64, bool, error) {
+	if !st.lastIDKnown {
+		q, err := st.stmt(ctx, `SELECT COALESCE(MAX(id), 0) FROM eepipe_writes`)
+		if err != nil {
+			return 0, false, err
+		}
+		if err := q.QueryRowContext(ctx).Scan(&st.lastID); err != nil {
+			return 0, false, err
+		}
+		st.lastIDKnown = true
+	}
+	if st.lastID == math.MaxInt64 {
+		return 0, false, nil
+	}
+	st.lastID++
+	return st.lastID, true, nil
+}
+
+// insertWrites inserts the target writes o.ws[at...] with the ids SQLite
+// gives them, after the writes queued with their ids; their last values
+// are queued. SQLite picks these ids at random (newID), in no order: each
+// write is inserted alone, its id the statement's.
 func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error {
-	args := make([]any, 0, 12*len(at))
-	ats := make([]string, len(at))
-	for k, i := range at {
-		w := &o.ws[i]
-		ats[k] = fmtTime(writeAt(*w))
-		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters, st.ids))
+	if err := st.writeRows(ctx, &st.writes); err != nil {
+		return err
 	}
-	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
+	ins, err := st.stmt(ctx, strings.Replace(qInsertWriteRows, "(id, ", "(", 1)+"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
-	rows, err := ins.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, 0, len(at))
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
+	for _, i := range at {
+		w := o.ws[i]
+		res, err := ins.ExecContext(ctx, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), packWriteCounters(w.Counters, st.ids))
+		if err != nil {
 			return err
 		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(ids) != len(at) {
-		return fmt.Errorf("%d ids for %d writes", len(ids), len(at))
-	}
-	// The rows of one statement are inserted in order, each with an id
-	// above all before it: the ids in order are theirs.
-	slices.Sort(ids)
-	for k, i := range at {
-		o.ids[i] = ids[k]
-		if err := st.last(ctx, o.run, o.ws[i], ids[k]); err != nil {
+		if o.ids[i], err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if err := st.last(ctx, o.run, w, o.ids[i]); err != nil {
 			return err
 		}
 	}
@@ -260,9 +288,12 @@ type rowSet struct {
 	head, row, tail string
 	width           int
 	args            []any
+	byN             []string // the statement of n rows, once built
 }
 
 var (
+	// The new target writes, with their ids (newID).
+	sqliteWriteRows   = rowSet{head: qInsertWriteRows, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 14}
 	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?)", tail: qUpsertLastTail, width: 4}
 	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
 )
@@ -283,12 +314,19 @@ func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
 	}
 	args := set.args
 	set.args = set.args[:0]
-	return st.exec(ctx, rowsOf(set.head, set.row, n, set.tail), args...)
+	if len(set.byN) <= n {
+		set.byN = slices.Grow(set.byN, n+1-len(set.byN))[:n+1]
+	}
+	if set.byN[n] == "" {
+		set.byN[n] = rowsOf(set.head, set.row, n, set.tail)
+	}
+	return st.exec(ctx, set.byN[n], args...)
 }
 
-// flushRows writes the rows queued: the outcomes, the last values.
+// flushRows writes the rows queued: the new writes, the outcomes, the
+// last values.
 func (st *sqliteStmts) flushRows(ctx context.Context) error {
-	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.outcomes, &st.lasts} {
 		if err := st.writeRows(ctx, set); err != nil {
 			return err
 		}
@@ -298,13 +336,14 @@ func (st *sqliteStmts) flushRows(ctx context.Context) error {
 
 // resetRows drops the rows queued (the transaction was rolled back).
 func (st *sqliteStmts) resetRows() {
-	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
+	st.lastIDKnown = false
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its
-// parameters, 13 a row at most).
+// parameters, 14 a row at most).
 const rowsPerStmt = 100
 
 // rowsOf returns head followed by n rows and tail.
