@@ -17,7 +17,7 @@ import (
 // durable commits it with synchronous FULL.
 func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
 	if j.sqlite == nil || j.sqlite.conn != conn {
-		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
+		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, plans: sqlitePlanRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
 	st := j.sqlite
 	st.resetRows()
@@ -59,7 +59,7 @@ type sqliteStmts struct {
 	runs map[int64]string // run id -> service
 
 	// The rows the transaction has queued (rows).
-	writes, outcomes, lasts rowSet
+	writes, plans, outcomes, lasts rowSet
 	// ids are the ids of the counter names of the transaction's writes.
 	ids map[string]int64
 	// lastID is the largest id in eepipe_writes, with the ids the
@@ -120,8 +120,8 @@ const (
 	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
 	qOutcomeTail = `)
 		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND eepipe_writes.run_id = v.run_id`
-	qInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	qUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+	qInsertPlanRows = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES `
+	qUpsertField    = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
 		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
@@ -180,7 +180,7 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 		if at.IsZero() {
 			at = time.Now()
 		}
-		return st.exec(ctx, qInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+		return st.rows(ctx, &st.plans, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
 	case opFields:
 		svc, err := st.service(ctx, o.run)
 		if err != nil {
@@ -294,6 +294,7 @@ type rowSet struct {
 var (
 	// The new target writes, with their ids (newID).
 	sqliteWriteRows   = rowSet{head: qInsertWriteRows, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 14}
+	sqlitePlanRows    = rowSet{head: qInsertPlanRows, row: "(?, ?, ?, ?, ?, ?, ?)", width: 7}
 	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?)", tail: qUpsertLastTail, width: 4}
 	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
 )
@@ -323,10 +324,10 @@ func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
 	return st.exec(ctx, set.byN[n], args...)
 }
 
-// flushRows writes the rows queued: the new writes, the outcomes, the
-// last values.
+// flushRows writes the rows queued: the new writes, the plan requests,
+// the outcomes, the last values.
 func (st *sqliteStmts) flushRows(ctx context.Context) error {
-	for _, set := range []*rowSet{&st.writes, &st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		if err := st.writeRows(ctx, set); err != nil {
 			return err
 		}
@@ -336,7 +337,7 @@ func (st *sqliteStmts) flushRows(ctx context.Context) error {
 
 // resetRows drops the rows queued (the transaction was rolled back).
 func (st *sqliteStmts) resetRows() {
-	for _, set := range []*rowSet{&st.writes, &st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
 	st.lastIDKnown = false
