@@ -119,7 +119,7 @@ const (
 	// The outcomes of pending writes: rows (outcome, at, id, run).
 	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
 	qOutcomeTail = `)
-		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND eepipe_writes.run_id = v.run_id`
+		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND +eepipe_writes.run_id = v.run_id`
 	qInsertPlanRows = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES `
 	qUpsertField    = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
