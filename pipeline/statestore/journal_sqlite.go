@@ -3,6 +3,7 @@ package statestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -14,14 +15,34 @@ import (
 
 // sqliteTx records batch in one SQLite transaction on the journal's
 // connection, with statements prepared once for the journal's life;
-// durable commits it with synchronous FULL.
-func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
+// durable commits it with synchronous FULL. When the ids it gave new
+// writes clash with those another program took since the journal read
+// the largest (newID), it is tried again with ids read afresh.
+func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) error {
 	if j.sqlite == nil || j.sqlite.conn != conn {
 		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, plans: sqlitePlanRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
+	err := j.sqliteTxOnce(ctx, conn, batch, ids, durable)
+	var coded interface{ Code() int }
+	if err != nil && j.sqlite.idsRead && errors.As(err, &coded) && coded.Code() == sqlitePrimaryKeyTaken {
+		err = j.sqliteTxOnce(ctx, conn, batch, ids, durable)
+	}
+	return err
+}
+
+// sqlitePrimaryKeyTaken is SQLite's extended result code for a row whose
+// key another row has (SQLITE_CONSTRAINT_PRIMARYKEY).
+const sqlitePrimaryKeyTaken = 1555
+
+func (j *journal) sqliteTxOnce(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
 	st := j.sqlite
 	st.resetRows()
 	st.ids = ids
+	defer func() {
+		if err != nil {
+			st.lastIDKnown = false // the ids it gave are not taken; another program's may be
+		}
+	}()
 	// The pragmas are not prepared: SQLite applies a pragma such as
 	// synchronous when it prepares the statement, not each time it runs
 	// it. BEGIN, COMMIT and ROLLBACK act when run, prepared once.
@@ -62,10 +83,13 @@ type sqliteStmts struct {
 	writes, plans, outcomes, lasts rowSet
 	// ids are the ids of the counter names of the transaction's writes.
 	ids map[string]int64
-	// lastID is the largest id in eepipe_writes, with the ids the
-	// transaction gave its new writes (newID), once known.
+	// lastID is the largest id in eepipe_writes, with the ids given to
+	// the new writes (newID), once known; read again after a transaction
+	// failed.
 	lastID      int64
 	lastIDKnown bool
+	// idsRead: the transaction gave ids from a largest id read before it.
+	idsRead bool
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -213,17 +237,21 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	return nil
 }
 
-// newID returns the id of a new target write: the next above the
-// largest in eepipe_writes, which SQLite would give it too (the table
-// has no AUTOINCREMENT since schema version 7: docs/apply-and-state.md,
-// "The state store"). The transaction holds the write lock (BEGIN IMMEDIATE), so
-// no one else takes an id meanwhile, and the writes queued with their
-// ids (rows) are inserted in one statement with the others of the
-// transaction, without RETURNING. It reports false once the largest id
-// is the largest integer: SQLite then picks ids at random, and the write
-// is inserted alone with RETURNING (insertWrites).
+// newID returns the id of a new target write, which the journal gives
+// it rather than SQLite: the next above the largest in eepipe_writes, as
+// SQLite would (the table has no AUTOINCREMENT since schema version 7:
+// docs/apply-and-state.md, "The state store"), so that the new writes of
+// a transaction go in one statement without RETURNING and their last
+// values keep their order (rows). The largest id is read once, and again
+// after a transaction failed: one that another program took meanwhile
+// fails the insert (the id is the key) and so the transaction, and the
+// records are tried again (journal.commit) with ids read afresh. It
+// reports false once the largest id is the largest integer: SQLite then
+// picks ids at random, and the write is inserted alone (insertWrites).
 func (st *sqliteStmts) newID(ctx context.Context) (int64, bool, error) {
-	if !st.lastIDKnown {
+	if st.lastIDKnown {
+		st.idsRead = true
+	} else {
 		q, err := st.stmt(ctx, `SELECT COALESCE(MAX(id), 0) FROM eepipe_writes`)
 		if err != nil {
 			return 0, false, err
@@ -288,7 +316,7 @@ type rowSet struct {
 	head, row, tail string
 	width           int
 	args            []any
-	byN             []string // the statement of n rows, once built
+	byN             []*sql.Stmt // the statement of n rows, once prepared
 }
 
 var (
@@ -318,10 +346,15 @@ func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
 	if len(set.byN) <= n {
 		set.byN = slices.Grow(set.byN, n+1-len(set.byN))[:n+1]
 	}
-	if set.byN[n] == "" {
-		set.byN[n] = rowsOf(set.head, set.row, n, set.tail)
+	if set.byN[n] == nil {
+		s, err := st.stmt(ctx, rowsOf(set.head, set.row, n, set.tail))
+		if err != nil {
+			return err
+		}
+		set.byN[n] = s
 	}
-	return st.exec(ctx, set.byN[n], args...)
+	_, err := set.byN[n].ExecContext(ctx, args...)
+	return err
 }
 
 // flushRows writes the rows queued: the new writes, the plan requests,
@@ -340,7 +373,7 @@ func (st *sqliteStmts) resetRows() {
 	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
-	st.lastIDKnown = false
+	st.idsRead = false
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its

@@ -300,7 +300,8 @@ func answerAll(t *testing.T, s *Store, run int64, ids [][]int64, targets int) {
 // own.
 func TestJournalIDsAtTheirEnd(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "state.db"))
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := open(t, path)
 	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +314,8 @@ func TestJournalIDsAtTheirEnd(t *testing.T) {
 	if _, err := s.db.ExecContext(ctx, `UPDATE eepipe_writes SET id = ? WHERE id = ?`, int64(math.MaxInt64-3), first[0]); err != nil {
 		t.Fatal(err)
 	}
+	s.Close()
+	s = open(t, path) // a journal that reads the largest id
 	ids := [][]int64{{math.MaxInt64 - 3}}
 	for p := 1; p < 3; p++ {
 		ws := make([]pipeline.TargetWrite, 10)
@@ -338,4 +341,45 @@ func TestJournalIDsAtTheirEnd(t *testing.T) {
 		t.Errorf("ids %v: the third is not the largest integer", ids[1])
 	}
 	answerAll(t, s, run, ids, 10)
+}
+
+// TestJournalIDsWithAnotherProgram: two stores on one SQLite file, as two
+// programs recording at once, each giving ids to its new writes from the
+// largest it read: a write the other recorded meanwhile takes the id one
+// would give next, the transaction fails and is tried again; every write
+// gets an id of its own, its row's.
+func TestJournalIDsWithAnotherProgram(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	stores := []*Store{open(t, path), open(t, path)}
+	var runs []int64
+	for _, s := range stores {
+		run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	for p := range 8 {
+		k := p % 2
+		ws := make([]pipeline.TargetWrite, 10)
+		for i := range ws {
+			ws[i] = pipeline.TargetWrite{Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i),
+				Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
+		}
+		ids, err := stores[k].RecordPending(ctx, runs[k], ws)
+		if err != nil {
+			t.Fatalf("plan %d: %v", p, err)
+		}
+		for i, id := range ids {
+			var target int64
+			if err := stores[0].db.QueryRowContext(ctx, `SELECT target_id FROM eepipe_writes WHERE id = ?`, id).Scan(&target); err != nil || target != int64(100*p+i) {
+				t.Errorf("plan %d write %d: id %d is target %d (%v)", p, i, id, target, err)
+			}
+		}
+	}
+	var n int
+	if err := stores[0].db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eepipe_writes`).Scan(&n); err != nil || n != 80 {
+		t.Errorf("%d writes on record (%v), want 80", n, err)
+	}
 }
