@@ -3,7 +3,9 @@ package statestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -13,35 +15,58 @@ import (
 
 // sqliteTx records batch in one SQLite transaction on the journal's
 // connection, with statements prepared once for the journal's life;
-// durable commits it with synchronous FULL.
-func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
+// durable commits it with synchronous FULL. When the ids it gave new
+// writes clash with those another program took since the journal read
+// the largest (newID), it is tried again with ids read afresh.
+func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) error {
 	if j.sqlite == nil || j.sqlite.conn != conn {
-		j.sqlite = &sqliteStmts{conn: conn, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
+		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, plans: sqlitePlanRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
+	err := j.sqliteTxOnce(ctx, conn, batch, ids, durable)
+	var coded interface{ Code() int }
+	if err != nil && j.sqlite.idsRead && errors.As(err, &coded) && coded.Code() == sqlitePrimaryKeyTaken {
+		err = j.sqliteTxOnce(ctx, conn, batch, ids, durable)
+	}
+	return err
+}
+
+// sqlitePrimaryKeyTaken is SQLite's extended result code for a row whose
+// key another row has (SQLITE_CONSTRAINT_PRIMARYKEY).
+const sqlitePrimaryKeyTaken = 1555
+
+func (j *journal) sqliteTxOnce(ctx context.Context, conn *sql.Conn, batch []*op, ids map[string]int64, durable bool) (err error) {
 	st := j.sqlite
 	st.resetRows()
 	st.ids = ids
+	defer func() {
+		if err != nil {
+			st.lastIDKnown = false // the ids it gave are not taken; another program's may be
+		}
+	}()
+	// The pragmas are not prepared: SQLite applies a pragma such as
+	// synchronous when it prepares the statement, not each time it runs
+	// it. BEGIN, COMMIT and ROLLBACK act when run, prepared once.
 	if durable {
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
 			return err
 		}
 		defer conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
 	}
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+	if err := st.exec(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return err
 	}
 	for _, o := range batch {
 		if err := st.record(ctx, o); err != nil {
-			conn.ExecContext(ctx, `ROLLBACK`)
+			st.exec(ctx, `ROLLBACK`)
 			return err
 		}
 	}
 	if err := st.flushRows(ctx); err != nil {
-		conn.ExecContext(ctx, `ROLLBACK`)
+		st.exec(ctx, `ROLLBACK`)
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-		conn.ExecContext(ctx, `ROLLBACK`)
+	if err := st.exec(ctx, `COMMIT`); err != nil {
+		st.exec(ctx, `ROLLBACK`)
 		return err
 	}
 	return nil
@@ -55,9 +80,16 @@ type sqliteStmts struct {
 	runs map[int64]string // run id -> service
 
 	// The rows the transaction has queued (rows).
-	outcomes, lasts rowSet
+	writes, plans, outcomes, lasts rowSet
 	// ids are the ids of the counter names of the transaction's writes.
 	ids map[string]int64
+	// lastID is the largest id in eepipe_writes, with the ids given to
+	// the new writes (newID), once known; read again after a transaction
+	// failed.
+	lastID      int64
+	lastIDKnown bool
+	// idsRead: the transaction gave ids from a largest id read before it.
+	idsRead bool
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -102,7 +134,7 @@ func (st *sqliteStmts) service(ctx context.Context, run int64) (string, error) {
 
 // The statements of the journal, in ? placeholders (SQLite).
 const (
-	qInsertWriteRows = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+	qInsertWriteRows = `INSERT INTO eepipe_writes (id, run_id, account, plan_id, plan_name, milestone_id, target_id,
 		year_number, financial_year, target_type, file, outcome, at, counters) VALUES `
 	// The last values of a target and account merge into those it has.
 	qUpsertLastRows = `INSERT INTO eepipe_last_values (service, target_id, account, counters) VALUES `
@@ -111,9 +143,9 @@ const (
 	// The outcomes of pending writes: rows (outcome, at, id, run).
 	qOutcomeRows = `WITH v (outcome, at, id, run_id) AS (VALUES `
 	qOutcomeTail = `)
-		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND eepipe_writes.run_id = v.run_id`
-	qInsertPlan  = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	qUpsertField = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
+		UPDATE eepipe_writes SET outcome = v.outcome, at = v.at FROM v WHERE eepipe_writes.id = v.id AND +eepipe_writes.run_id = v.run_id`
+	qInsertPlanRows = `INSERT INTO eepipe_plan_writes (run_id, account, plan_id, plan_name, action, outcome, at) VALUES `
+	qUpsertField    = `INSERT INTO eepipe_last_fields (service, account, plan_id, field, value, run_id, at, file)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (service, account, plan_id, field) DO UPDATE SET
 		value = excluded.value, run_id = excluded.run_id, at = excluded.at, file = excluded.file`
@@ -138,12 +170,26 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 				}
 				continue
 			}
-			fresh = append(fresh, i)
-		}
-		for start := 0; start < len(fresh); start += rowsPerStmt {
-			if err := st.insertWrites(ctx, o, fresh[start:min(start+rowsPerStmt, len(fresh))]); err != nil {
+			id, ok, err := st.newID(ctx)
+			if err != nil {
 				return err
 			}
+			if !ok {
+				fresh = append(fresh, i)
+				continue
+			}
+			o.ids[i] = id
+			w := &o.ws[i]
+			if err := st.rows(ctx, &st.writes, id, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+				w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(*w)), packWriteCounters(w.Counters, st.ids)); err != nil {
+				return err
+			}
+			if err := st.last(ctx, o.run, *w, id); err != nil {
+				return err
+			}
+		}
+		if len(fresh) > 0 {
+			return st.insertWrites(ctx, o, fresh)
 		}
 	case opOutcome:
 		w := o.ws[0]
@@ -158,7 +204,7 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 		if at.IsZero() {
 			at = time.Now()
 		}
-		return st.exec(ctx, qInsertPlan, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
+		return st.rows(ctx, &st.plans, o.run, w.Account, w.PlanID, w.PlanName, w.Action, w.Outcome, fmtTime(at))
 	case opFields:
 		svc, err := st.service(ctx, o.run)
 		if err != nil {
@@ -191,47 +237,60 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 	return nil
 }
 
-// insertWrites inserts the target writes o.ws[at...] in one statement and
-// gives them their ids; their counters and last values are queued.
+// newID returns the id of a new target write, which the journal gives
+// it rather than SQLite: the next above the largest in eepipe_writes, as
+// SQLite would (the table has no AUTOINCREMENT since schema version 7:
+// docs/apply-and-state.md, "The state store"), so that the new writes of
+// a transaction go in one statement without RETURNING and their last
+// values keep their order (rows). The largest id is read once, and again
+// after a transaction failed: one that another program took meanwhile
+// fails the insert (the id is the key) and so the transaction, and the
+// records are tried again (journal.commit) with ids read afresh. It
+// reports false once the largest id is the largest integer: SQLite then
+// picks ids at random, and the write is inserted alone (insertWrites).
+func (st *sqliteStmts) newID(ctx context.Context) (int64, bool, error) {
+	if st.lastIDKnown {
+		st.idsRead = true
+	} else {
+		q, err := st.stmt(ctx, `SELECT COALESCE(MAX(id), 0) FROM eepipe_writes`)
+		if err != nil {
+			return 0, false, err
+		}
+		if err := q.QueryRowContext(ctx).Scan(&st.lastID); err != nil {
+			return 0, false, err
+		}
+		st.lastIDKnown = true
+	}
+	if st.lastID == math.MaxInt64 {
+		return 0, false, nil
+	}
+	st.lastID++
+	return st.lastID, true, nil
+}
+
+// insertWrites inserts the target writes o.ws[at...] with the ids SQLite
+// gives them, after the writes queued with their ids; their last values
+// are queued. SQLite picks these ids at random (newID), in no order: each
+// write is inserted alone, its id the statement's.
 func (st *sqliteStmts) insertWrites(ctx context.Context, o *op, at []int) error {
-	args := make([]any, 0, 12*len(at))
-	ats := make([]string, len(at))
-	for k, i := range at {
-		w := &o.ws[i]
-		ats[k] = fmtTime(writeAt(*w))
-		args = append(args, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
-			w.FinancialYear, w.TargetType, w.File, w.Outcome, ats[k], packWriteCounters(w.Counters, st.ids))
+	if err := st.writeRows(ctx, &st.writes); err != nil {
+		return err
 	}
-	ins, err := st.stmt(ctx, rowsOf(qInsertWriteRows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(at), " RETURNING id"))
+	ins, err := st.stmt(ctx, strings.Replace(qInsertWriteRows, "(id, ", "(", 1)+"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
-	rows, err := ins.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, 0, len(at))
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
+	for _, i := range at {
+		w := o.ws[i]
+		res, err := ins.ExecContext(ctx, o.run, w.Account, w.PlanID, w.PlanName, w.MilestoneID, w.TargetID, w.YearNumber,
+			w.FinancialYear, w.TargetType, w.File, w.Outcome, fmtTime(writeAt(w)), packWriteCounters(w.Counters, st.ids))
+		if err != nil {
 			return err
 		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(ids) != len(at) {
-		return fmt.Errorf("%d ids for %d writes", len(ids), len(at))
-	}
-	// The rows of one statement are inserted in order, each with an id
-	// above all before it: the ids in order are theirs.
-	slices.Sort(ids)
-	for k, i := range at {
-		o.ids[i] = ids[k]
-		if err := st.last(ctx, o.run, o.ws[i], ids[k]); err != nil {
+		if o.ids[i], err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if err := st.last(ctx, o.run, w, o.ids[i]); err != nil {
 			return err
 		}
 	}
@@ -257,9 +316,13 @@ type rowSet struct {
 	head, row, tail string
 	width           int
 	args            []any
+	byN             []*sql.Stmt // the statement of n rows, once prepared
 }
 
 var (
+	// The new target writes, with their ids (newID).
+	sqliteWriteRows   = rowSet{head: qInsertWriteRows, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 14}
+	sqlitePlanRows    = rowSet{head: qInsertPlanRows, row: "(?, ?, ?, ?, ?, ?, ?)", width: 7}
 	sqliteLastRows    = rowSet{head: qUpsertLastRows, row: "(?, ?, ?, ?)", tail: qUpsertLastTail, width: 4}
 	sqliteOutcomeRows = rowSet{head: qOutcomeRows, row: "(?, ?, ?, ?)", tail: qOutcomeTail, width: 4}
 )
@@ -280,12 +343,24 @@ func (st *sqliteStmts) writeRows(ctx context.Context, set *rowSet) error {
 	}
 	args := set.args
 	set.args = set.args[:0]
-	return st.exec(ctx, rowsOf(set.head, set.row, n, set.tail), args...)
+	if len(set.byN) <= n {
+		set.byN = slices.Grow(set.byN, n+1-len(set.byN))[:n+1]
+	}
+	if set.byN[n] == nil {
+		s, err := st.stmt(ctx, rowsOf(set.head, set.row, n, set.tail))
+		if err != nil {
+			return err
+		}
+		set.byN[n] = s
+	}
+	_, err := set.byN[n].ExecContext(ctx, args...)
+	return err
 }
 
-// flushRows writes the rows queued: the outcomes, the last values.
+// flushRows writes the rows queued: the new writes, the plan requests,
+// the outcomes, the last values.
 func (st *sqliteStmts) flushRows(ctx context.Context) error {
-	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		if err := st.writeRows(ctx, set); err != nil {
 			return err
 		}
@@ -295,13 +370,14 @@ func (st *sqliteStmts) flushRows(ctx context.Context) error {
 
 // resetRows drops the rows queued (the transaction was rolled back).
 func (st *sqliteStmts) resetRows() {
-	for _, set := range []*rowSet{&st.outcomes, &st.lasts} {
+	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
+	st.idsRead = false
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its
-// parameters, 13 a row at most).
+// parameters, 14 a row at most).
 const rowsPerStmt = 100
 
 // rowsOf returns head followed by n rows and tail.

@@ -3,6 +3,8 @@ package statestore
 import (
 	"context"
 	"fmt"
+	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -188,5 +190,196 @@ func TestJournalFailureFailsOnlyItsRecord(t *testing.T) {
 				t.Errorf("%d writes on record, want 24", len(hist))
 			}
 		})
+	}
+}
+
+// TestJournalPendingIDsAreTheirWrites: plans' pending writes recorded at
+// once, in batches where some fail (an unknown run), each get the ids of
+// their own rows, in order, and their answers land on them.
+func TestJournalPendingIDsAreTheirWrites(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const plans, targets = 24, 10
+			ids := make([][]int64, plans)
+			errs := make([]error, plans)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for p := range plans {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := run
+					if p%5 == 2 {
+						r = run + 1000 // no such run
+					}
+					ws := make([]pipeline.TargetWrite, targets)
+					for i := range ws {
+						ws[i] = pipeline.TargetWrite{Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i),
+							Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
+					}
+					<-start
+					ids[p], errs[p] = s.RecordPending(ctx, r, ws)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			seen := map[int64]bool{}
+			for p := range plans {
+				if (errs[p] != nil) != (p%5 == 2) {
+					t.Fatalf("plan %d: %v", p, errs[p])
+				}
+				if errs[p] != nil {
+					continue
+				}
+				if len(ids[p]) != targets {
+					t.Fatalf("plan %d: %d ids", p, len(ids[p]))
+				}
+				for i, id := range ids[p] {
+					if seen[id] {
+						t.Fatalf("plan %d: id %d given twice", p, id)
+					}
+					seen[id] = true
+					var target, plan int64
+					if err := s.db.QueryRowContext(ctx, rebind(s.dialect, `SELECT target_id, plan_id FROM eepipe_writes WHERE id = ?`), id).Scan(&target, &plan); err != nil {
+						t.Fatalf("plan %d write %d (id %d): %v", p, i, id, err)
+					}
+					if target != int64(100*p+i) || plan != int64(p+1) {
+						t.Errorf("plan %d write %d: id %d is target %d of plan %d", p, i, id, target, plan)
+					}
+				}
+			}
+			answerAll(t, s, run, ids, targets)
+		})
+	}
+}
+
+// answerAll records the answers of the pending writes ids (nil for a
+// plan that failed) and checks that every write is on record with its
+// answer and nothing is left pending.
+func answerAll(t *testing.T, s *Store, run int64, ids [][]int64, targets int) {
+	t.Helper()
+	ctx := context.Background()
+	want := 0
+	for p, pids := range ids {
+		if pids == nil {
+			continue
+		}
+		ws := make([]pipeline.TargetWrite, len(pids))
+		for i, id := range pids {
+			ws[i] = pipeline.TargetWrite{ID: id, Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i), Outcome: "ok",
+				Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
+		}
+		if err := s.RecordWrites(ctx, run, ws); err != nil {
+			t.Fatal(err)
+		}
+		want += len(pids)
+	}
+	hist, err := s.History(ctx, pipeline.HistoryQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != want {
+		t.Errorf("%d writes on record, want %d", len(hist), want)
+	}
+	for _, h := range hist {
+		if h.Outcome != "ok" || h.After != h.TargetID%100 {
+			t.Errorf("target %d: %q, after %d", h.TargetID, h.Outcome, h.After)
+		}
+	}
+}
+
+// TestJournalIDsAtTheirEnd: once an SQLite store's largest write id is
+// the largest integer, SQLite picks the ids of new rows at random; the
+// journal then takes the ids SQLite gives, and each write still gets its
+// own.
+func TestJournalIDsAtTheirEnd(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := open(t, path)
+	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.RecordPending(ctx, run, []pipeline.TargetWrite{{Account: "acme", PlanID: 1, TargetID: 0,
+		Counters: []pipeline.CounterWrite{{Counter: "a", After: 0, Sent: true}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE eepipe_writes SET id = ? WHERE id = ?`, int64(math.MaxInt64-3), first[0]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, path) // a journal that reads the largest id
+	ids := [][]int64{{math.MaxInt64 - 3}}
+	for p := 1; p < 3; p++ {
+		ws := make([]pipeline.TargetWrite, 10)
+		for i := range ws {
+			ws[i] = pipeline.TargetWrite{Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i),
+				Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
+		}
+		pids, err := s.RecordPending(ctx, run, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, pids)
+	}
+	for p, pids := range ids {
+		for i, id := range pids {
+			var target int64
+			if err := s.db.QueryRowContext(ctx, `SELECT target_id FROM eepipe_writes WHERE id = ?`, id).Scan(&target); err != nil || target != int64(100*p+i) {
+				t.Errorf("plan %d write %d: id %d is target %d (%v)", p, i, id, target, err)
+			}
+		}
+	}
+	if ids[1][2] != math.MaxInt64 {
+		t.Errorf("ids %v: the third is not the largest integer", ids[1])
+	}
+	answerAll(t, s, run, ids, 10)
+}
+
+// TestJournalIDsWithAnotherProgram: two stores on one SQLite file, as two
+// programs recording at once, each giving ids to its new writes from the
+// largest it read: a write the other recorded meanwhile takes the id one
+// would give next, the transaction fails and is tried again; every write
+// gets an id of its own, its row's.
+func TestJournalIDsWithAnotherProgram(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	stores := []*Store{open(t, path), open(t, path)}
+	var runs []int64
+	for _, s := range stores {
+		run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "https://svc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	for p := range 8 {
+		k := p % 2
+		ws := make([]pipeline.TargetWrite, 10)
+		for i := range ws {
+			ws[i] = pipeline.TargetWrite{Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i),
+				Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
+		}
+		ids, err := stores[k].RecordPending(ctx, runs[k], ws)
+		if err != nil {
+			t.Fatalf("plan %d: %v", p, err)
+		}
+		for i, id := range ids {
+			var target int64
+			if err := stores[0].db.QueryRowContext(ctx, `SELECT target_id FROM eepipe_writes WHERE id = ?`, id).Scan(&target); err != nil || target != int64(100*p+i) {
+				t.Errorf("plan %d write %d: id %d is target %d (%v)", p, i, id, target, err)
+			}
+		}
+	}
+	var n int
+	if err := stores[0].db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eepipe_writes`).Scan(&n); err != nil || n != 80 {
+		t.Errorf("%d writes on record (%v), want 80", n, err)
 	}
 }
