@@ -207,7 +207,7 @@ func (j *journal) loop() {
 				return
 			}
 		}
-		if batch := w.take(j.gather(first)); batch != nil {
+		if batch := w.take(w.linger(j.gather(first))); batch != nil {
 			w.commit(batch)
 		}
 	}
@@ -227,6 +227,8 @@ type writer struct {
 	// holdFor); hold fires when the oldest has waited holdFor.
 	held []*op
 	hold *time.Timer
+	// committed is when the last commit ended (linger).
+	committed time.Time
 }
 
 // close releases the writer's statements, connection and timers.
@@ -262,6 +264,62 @@ func (j *journal) gather(first *op) []*op {
 			default:
 				break drain
 			}
+		}
+	}
+	return batch
+}
+
+// groupLinger is how long at most an SQLite store's journal waits for
+// more records before it commits a batch someone waits for, while records
+// come fast (lingerFor): a transaction's commit (its pages written to the
+// log) costs about as much as its records, so two or three plans'
+// records in one commit instead of one each save CPU on a run that is
+// bound by it, and the plans waiting meanwhile leave their requests' slots to
+// the others (docs/performance.md, "Cost at scale").
+const groupLinger = 700 * time.Microsecond
+
+// lingerBatch is the batch at which the journal stops lingering.
+const lingerBatch = 8
+
+// lingerFor returns how long the journal may wait for more records to
+// join batch before committing it, the last commit having ended at
+// committed: groupLinger for an SQLite store whose batch holds a record
+// someone waits for (a record not waited for waits for the next commit
+// anyway, and the end of a run or a read's sync should not) while records
+// come fast (the last commit ended less than busyWithin ago); else none,
+// so that a run whose records come one by one (a slow service, one plan
+// at a time) never waits for it.
+func lingerFor(dialect dialect, batch []*op, committed, now time.Time) time.Duration {
+	if dialect != dialectSQLite || len(batch) >= lingerBatch || committed.IsZero() || now.Sub(committed) >= busyWithin {
+		return 0
+	}
+	for _, o := range batch {
+		if !o.later && (o.kind == opWrites || o.kind == opOutcome || o.kind == opPlan || o.kind == opFields || o.kind == opResolve) {
+			return groupLinger
+		}
+	}
+	return 0
+}
+
+// busyWithin is how soon after the last commit a record must come for
+// the journal to linger (lingerFor).
+const busyWithin = 2 * time.Millisecond
+
+// linger adds to batch the records that come within lingerFor, up to
+// lingerBatch.
+func (w *writer) linger(batch []*op) []*op {
+	d := lingerFor(w.j.s.dialect, batch, w.committed, time.Now())
+	if d <= 0 {
+		return batch
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for len(batch) < lingerBatch {
+		select {
+		case o := <-w.j.ops:
+			batch = append(batch, o)
+		case <-t.C:
+			return batch
 		}
 	}
 	return batch
@@ -327,6 +385,7 @@ func (w *writer) commit(batch []*op) {
 	}
 	durable := j.s.dialect == dialectSQLite && (time.Since(w.lastDurable) >= durableEvery || hasFinish(batch))
 	errs, unreported := j.commit(w.ctx, w.conn, batch, durable)
+	w.committed = time.Now()
 	for i, o := range batch {
 		j.answer(o, errs[i])
 	}

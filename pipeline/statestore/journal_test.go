@@ -383,3 +383,40 @@ func TestJournalIDsWithAnotherProgram(t *testing.T) {
 		t.Errorf("%d writes on record (%v), want 80", n, err)
 	}
 }
+
+// TestLingerFor: the SQLite journal waits for more records only for a
+// batch someone waits for that records something, while records come fast;
+// never on PostgreSQL, for a full batch, after a quiet spell, or for the
+// end of a run or a sync.
+func TestLingerFor(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	pending := &op{kind: opWrites}
+	answers := &op{kind: opWrites, later: true}
+	finish := &op{kind: opFinish}
+	sync := &op{kind: opSync}
+	full := make([]*op, lingerBatch)
+	for i := range full {
+		full[i] = pending
+	}
+	for _, c := range []struct {
+		name      string
+		d         dialect
+		batch     []*op
+		committed time.Time
+		want      time.Duration
+	}{
+		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), groupLinger},
+		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), groupLinger},
+		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), 0},
+		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, 0},
+		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), 0},
+		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), 0},
+		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), 0},
+		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), 0},
+		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), 0},
+	} {
+		if got := lingerFor(c.d, c.batch, c.committed, now); got != c.want {
+			t.Errorf("%s: linger %v, want %v", c.name, got, c.want)
+		}
+	}
+}
