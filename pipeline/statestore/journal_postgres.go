@@ -328,8 +328,23 @@ func queueWrites(b *pgx.Batch, run int64, ws []pipeline.TargetWrite, at []int, i
 			}
 		}
 	}
+	if len(lt) == 0 {
+		b.Queue(pgInsertPending, run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, packed)
+		return
+	}
 	b.Queue(pgInsertWrites, run, acc, plan, name, ms, target, year, fy, typ, file, outcome, ats, packed, lt, lc, lv)
 }
+
+// pgInsertPending is pgInsertWrites for writes none of which succeeded
+// (a plan's pending writes, most of what is waited for): without the last
+// values' part, which the server would plan and run for nothing (about a
+// fifth of the journal's server time in the main job).
+const pgInsertPending = `INSERT INTO eepipe_writes (run_id, account, plan_id, plan_name, milestone_id, target_id,
+		year_number, financial_year, target_type, file, outcome, at, counters)
+		SELECT $1, x.account, x.plan_id, x.plan_name, x.milestone_id, x.target_id, x.year_number, x.financial_year, x.target_type, x.file, x.outcome, x.at, x.counters
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+		AS x(account, plan_id, plan_name, milestone_id, target_id, year_number, financial_year, target_type, file, outcome, at, counters)
+		RETURNING id, target_id`
 
 // queueOutcomes queues the outcomes of the pending writes ws[at...] of
 // run, to distinct targets, in one statement.
