@@ -68,6 +68,9 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 				return err
 			}
 		case xlsx.TokEnd:
+			if s.depth == 0 {
+				return xlsx.ErrXML // an end tag with no element open
+			}
 			s.end(raw)
 		default:
 			if s.skipDepth >= 0 || !s.rootDecl {
