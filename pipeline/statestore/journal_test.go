@@ -408,19 +408,21 @@ func TestLingerFor(t *testing.T) {
 		d         dialect
 		batch     []*op
 		committed time.Time
+		crowded   bool
 		want      time.Duration
 	}{
-		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), groupLinger},
-		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), groupLinger},
-		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), 0},
-		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, 0},
-		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), 0},
-		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), 0},
-		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), 0},
-		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), 0},
-		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), 0},
+		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), true, groupLinger},
+		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), true, groupLinger},
+		{"one plan at a time, a fast service", dialectSQLite, []*op{answers, pending}, now.Add(-300 * time.Microsecond), false, 0},
+		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), true, 0},
+		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, true, 0},
+		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), true, 0},
+		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), true, 0},
+		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), true, 0},
+		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), true, 0},
+		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), true, 0},
 	} {
-		if got := lingerFor(c.d, c.batch, c.committed, now); got != c.want {
+		if got := lingerFor(c.d, c.batch, c.committed, c.crowded, now); got != c.want {
 			t.Errorf("%s: linger %v, want %v", c.name, got, c.want)
 		}
 	}
