@@ -227,8 +227,11 @@ type writer struct {
 	// holdFor); hold fires when the oldest has waited holdFor.
 	held []*op
 	hold *time.Timer
-	// committed is when the last commit ended (linger).
+	// committed is when the last commit ended; crowded, whether it
+	// saw other records than one waited for: more than one waited for
+	// in its batch, or records queued while it committed (linger).
 	committed time.Time
+	crowded   bool
 }
 
 // close releases the writer's statements, connection and timers.
@@ -283,14 +286,16 @@ const lingerBatch = 8
 
 // lingerFor returns how long the journal may wait for more records to
 // join batch before committing it, the last commit having ended at
-// committed: groupLinger for an SQLite store whose batch holds a record
-// someone waits for (a record not waited for waits for the next commit
-// anyway, and the end of a run or a read's sync should not) while records
-// come fast (the last commit ended less than busyWithin ago); else none,
-// so that a run whose records come one by one (a slow service, one plan
-// at a time) never waits for it.
-func lingerFor(dialect dialect, batch []*op, committed, now time.Time) time.Duration {
-	if dialect != dialectSQLite || len(batch) >= lingerBatch || committed.IsZero() || now.Sub(committed) >= busyWithin {
+// committed (crowded: see writer.crowded): groupLinger for an SQLite
+// store whose batch holds a record someone waits for (a record not waited
+// for waits for the next commit anyway, and the end of a run or a read's
+// sync should not) while records come fast (the last commit ended less
+// than busyWithin ago) from more than one caller (crowded); else none,
+// so that a run whose records come one by one (a slow service, or one
+// plan at a time however fast the service: nobody else can join) never
+// waits for it.
+func lingerFor(dialect dialect, batch []*op, committed time.Time, crowded bool, now time.Time) time.Duration {
+	if dialect != dialectSQLite || !crowded || len(batch) >= lingerBatch || committed.IsZero() || now.Sub(committed) >= busyWithin {
 		return 0
 	}
 	for _, o := range batch {
@@ -308,7 +313,7 @@ const busyWithin = 2 * time.Millisecond
 // linger adds to batch the records that come within lingerFor, up to
 // lingerBatch.
 func (w *writer) linger(batch []*op) []*op {
-	d := lingerFor(w.j.s.dialect, batch, w.committed, time.Now())
+	d := lingerFor(w.j.s.dialect, batch, w.committed, w.crowded, time.Now())
 	if d <= 0 {
 		return batch
 	}
@@ -385,7 +390,7 @@ func (w *writer) commit(batch []*op) {
 	}
 	durable := j.s.dialect == dialectSQLite && (time.Since(w.lastDurable) >= durableEvery || hasFinish(batch))
 	errs, unreported := j.commit(w.ctx, w.conn, batch, durable)
-	w.committed = time.Now()
+	w.committed, w.crowded = time.Now(), len(j.ops) > 0 || waitedIn(batch) > 1
 	for i, o := range batch {
 		j.answer(o, errs[i])
 	}
@@ -430,6 +435,17 @@ func (j *journal) answer(o *op, err error) {
 		j.s.jlater.Add(-1)
 	}
 	o.done <- err
+}
+
+// waitedIn returns how many records of batch someone waits for.
+func waitedIn(batch []*op) int {
+	n := 0
+	for _, o := range batch {
+		if !o.later && o.kind != opSync {
+			n++
+		}
+	}
+	return n
 }
 
 func hasFinish(batch []*op) bool {

@@ -22,9 +22,10 @@ func (j *journal) sqliteTx(ctx context.Context, conn *sql.Conn, batch []*op, ids
 	if j.sqlite == nil || j.sqlite.conn != conn {
 		j.sqlite = &sqliteStmts{conn: conn, writes: sqliteWriteRows, plans: sqlitePlanRows, outcomes: sqliteOutcomeRows, lasts: sqliteLastRows}
 	}
+	stale := j.sqlite.lastIDKnown // ids given from a largest id read before this transaction
 	err := j.sqliteTxOnce(ctx, conn, batch, ids, durable)
 	var coded interface{ Code() int }
-	if err != nil && j.sqlite.idsRead && errors.As(err, &coded) && coded.Code() == sqlitePrimaryKeyTaken {
+	if err != nil && stale && errors.As(err, &coded) && coded.Code() == sqlitePrimaryKeyTaken {
 		err = j.sqliteTxOnce(ctx, conn, batch, ids, durable)
 	}
 	return err
@@ -88,8 +89,6 @@ type sqliteStmts struct {
 	// failed.
 	lastID      int64
 	lastIDKnown bool
-	// idsRead: the transaction gave ids from a largest id read before it.
-	idsRead bool
 }
 
 func (st *sqliteStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -244,14 +243,13 @@ func (st *sqliteStmts) record(ctx context.Context, o *op) error {
 // a transaction go in one statement without RETURNING and their last
 // values keep their order (rows). The largest id is read once, and again
 // after a transaction failed: one that another program took meanwhile
-// fails the insert (the id is the key) and so the transaction, and the
-// records are tried again (journal.commit) with ids read afresh. It
+// fails the insert (the id is the key) and so the transaction, which
+// sqliteTx tries once more with the largest id read afresh: read under
+// the transaction's write lock, those ids cannot clash again. It
 // reports false once the largest id is the largest integer: SQLite then
 // picks ids at random, and the write is inserted alone (insertWrites).
 func (st *sqliteStmts) newID(ctx context.Context) (int64, bool, error) {
-	if st.lastIDKnown {
-		st.idsRead = true
-	} else {
+	if !st.lastIDKnown {
 		q, err := st.stmt(ctx, `SELECT COALESCE(MAX(id), 0) FROM eepipe_writes`)
 		if err != nil {
 			return 0, false, err
@@ -373,7 +371,6 @@ func (st *sqliteStmts) resetRows() {
 	for _, set := range []*rowSet{&st.writes, &st.plans, &st.outcomes, &st.lasts} {
 		set.args = set.args[:0]
 	}
-	st.idsRead = false
 }
 
 // rowsPerStmt bounds the rows of one SQLite statement (and so its

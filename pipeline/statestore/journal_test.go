@@ -347,7 +347,9 @@ func TestJournalIDsAtTheirEnd(t *testing.T) {
 // programs recording at once, each giving ids to its new writes from the
 // largest it read: a write the other recorded meanwhile takes the id one
 // would give next, the transaction fails and is tried again; every write
-// gets an id of its own, its row's.
+// gets an id of its own, its row's. The second records more writes a plan
+// than the first, so that the first's retry clashes again unless it reads
+// the largest id afresh.
 func TestJournalIDsWithAnotherProgram(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.db")
@@ -360,9 +362,12 @@ func TestJournalIDsWithAnotherProgram(t *testing.T) {
 		}
 		runs = append(runs, run)
 	}
+	sizes := []int{10, 25}
+	want := 0
 	for p := range 8 {
 		k := p % 2
-		ws := make([]pipeline.TargetWrite, 10)
+		ws := make([]pipeline.TargetWrite, sizes[k])
+		want += len(ws)
 		for i := range ws {
 			ws[i] = pipeline.TargetWrite{Account: "acme", PlanID: int64(p + 1), TargetID: int64(100*p + i),
 				Counters: []pipeline.CounterWrite{{Counter: "a", After: int64(i), Sent: true}}}
@@ -379,8 +384,8 @@ func TestJournalIDsWithAnotherProgram(t *testing.T) {
 		}
 	}
 	var n int
-	if err := stores[0].db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eepipe_writes`).Scan(&n); err != nil || n != 80 {
-		t.Errorf("%d writes on record (%v), want 80", n, err)
+	if err := stores[0].db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eepipe_writes`).Scan(&n); err != nil || n != want {
+		t.Errorf("%d writes on record (%v), want %d", n, err, want)
 	}
 }
 
@@ -403,19 +408,21 @@ func TestLingerFor(t *testing.T) {
 		d         dialect
 		batch     []*op
 		committed time.Time
+		crowded   bool
 		want      time.Duration
 	}{
-		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), groupLinger},
-		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), groupLinger},
-		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), 0},
-		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, 0},
-		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), 0},
-		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), 0},
-		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), 0},
-		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), 0},
-		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), 0},
+		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), true, groupLinger},
+		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), true, groupLinger},
+		{"one plan at a time, a fast service", dialectSQLite, []*op{answers, pending}, now.Add(-300 * time.Microsecond), false, 0},
+		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), true, 0},
+		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, true, 0},
+		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), true, 0},
+		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), true, 0},
+		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), true, 0},
+		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), true, 0},
+		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), true, 0},
 	} {
-		if got := lingerFor(c.d, c.batch, c.committed, now); got != c.want {
+		if got := lingerFor(c.d, c.batch, c.committed, c.crowded, now); got != c.want {
 			t.Errorf("%s: linger %v, want %v", c.name, got, c.want)
 		}
 	}
