@@ -346,7 +346,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 			a.reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
-	st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait, Writers: opts.Concurrency})
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 	if none, err := noHistory(f, cfg, opts); none || err != nil {
 		return err
 	}
-	st, err := openState(ctx, f, cfg, &opts.State, 0)
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{})
 	if err != nil {
 		return err
 	}

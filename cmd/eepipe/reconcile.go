@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // defaultReconcileReport is the report written with --output-dir and no --report.
@@ -138,7 +139,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	st, err := openState(ctx, f, cfg, &opts.State, opts.Schedule.LockWait)
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait})
 	if err != nil {
 		return err
 	}

@@ -74,8 +74,9 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 // else the default SQLite file. With --no-state it warns and returns nil.
 // Any failure is fatal (exit 3) and happens before any request.
 // A PostgreSQL store's schema upgrade by another run is waited for up to
-// lockWait (--lock-wait).
-func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, lockWait time.Duration) (*statestore.Store, error) {
+// o.LockWait (--lock-wait); o.Writers is how many plans the run records
+// at once (--concurrency).
+func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, o statestore.Options) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
 		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
@@ -85,7 +86,7 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, loc
 	if err != nil {
 		return nil, err
 	}
-	st, err := statestore.OpenWith(ctx, loc, statestore.Options{LockWait: lockWait})
+	st, err := statestore.OpenWith(ctx, loc, o)
 	if err != nil {
 		var held *pipeline.StoreLockHeldError
 		if errors.As(err, &held) {

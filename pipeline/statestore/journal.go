@@ -227,11 +227,8 @@ type writer struct {
 	// holdFor); hold fires when the oldest has waited holdFor.
 	held []*op
 	hold *time.Timer
-	// committed is when the last commit ended; crowded, whether it
-	// saw other records than one waited for: more than one waited for
-	// in its batch, or records queued while it committed (linger).
+	// committed is when the last commit ended (linger).
 	committed time.Time
-	crowded   bool
 }
 
 // close releases the writer's statements, connection and timers.
@@ -281,21 +278,22 @@ func (j *journal) gather(first *op) []*op {
 // the others (docs/performance.md, "Cost at scale").
 const groupLinger = 700 * time.Microsecond
 
-// lingerBatch is the batch at which the journal stops lingering.
+// lingerBatch bounds the records waited for at which the journal stops
+// lingering (lingerFull).
 const lingerBatch = 8
 
 // lingerFor returns how long the journal may wait for more records to
 // join batch before committing it, the last commit having ended at
-// committed (crowded: see writer.crowded): groupLinger for an SQLite
-// store whose batch holds a record someone waits for (a record not waited
-// for waits for the next commit anyway, and the end of a run or a read's
-// sync should not) while records come fast (the last commit ended less
-// than busyWithin ago) from more than one caller (crowded); else none,
-// so that a run whose records come one by one (a slow service, or one
-// plan at a time however fast the service: nobody else can join) never
-// waits for it.
-func lingerFor(dialect dialect, batch []*op, committed time.Time, crowded bool, now time.Time) time.Duration {
-	if dialect != dialectSQLite || !crowded || len(batch) >= lingerBatch || committed.IsZero() || now.Sub(committed) >= busyWithin {
+// committed, when the run records writers plans at once (Options.Writers):
+// groupLinger for an SQLite store whose batch holds a record someone
+// waits for (a record not waited for waits for the next commit anyway,
+// and the end of a run or a read's sync should not) while records come
+// fast (the last commit ended less than busyWithin ago) and other plans
+// can add theirs (writers above one); else none, so that a run whose
+// records come one by one (a slow service, or one plan at a time however
+// fast the service) never waits for it.
+func lingerFor(dialect dialect, batch []*op, committed time.Time, writers int, now time.Time) time.Duration {
+	if dialect != dialectSQLite || writers < 2 || waitedIn(batch) >= lingerFull(writers) || committed.IsZero() || now.Sub(committed) >= busyWithin {
 		return 0
 	}
 	for _, o := range batch {
@@ -306,20 +304,27 @@ func lingerFor(dialect dialect, batch []*op, committed time.Time, crowded bool, 
 	return 0
 }
 
+// lingerFull is how many records waited for end a linger: every plan the
+// run records at once, at most lingerBatch.
+func lingerFull(writers int) int {
+	return min(writers, lingerBatch)
+}
+
 // busyWithin is how soon after the last commit a record must come for
 // the journal to linger (lingerFor).
 const busyWithin = 2 * time.Millisecond
 
-// linger adds to batch the records that come within lingerFor, up to
-// lingerBatch.
+// linger adds to batch the records that come within lingerFor, until
+// it holds lingerFull records waited for.
 func (w *writer) linger(batch []*op) []*op {
-	d := lingerFor(w.j.s.dialect, batch, w.committed, w.crowded, time.Now())
+	writers := w.j.s.writers
+	d := lingerFor(w.j.s.dialect, batch, w.committed, writers, time.Now())
 	if d <= 0 {
 		return batch
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	for len(batch) < lingerBatch {
+	for waitedIn(batch) < lingerFull(writers) && len(batch) < maxBatch {
 		select {
 		case o := <-w.j.ops:
 			batch = append(batch, o)
@@ -390,7 +395,7 @@ func (w *writer) commit(batch []*op) {
 	}
 	durable := j.s.dialect == dialectSQLite && (time.Since(w.lastDurable) >= durableEvery || hasFinish(batch))
 	errs, unreported := j.commit(w.ctx, w.conn, batch, durable)
-	w.committed, w.crowded = time.Now(), len(j.ops) > 0 || waitedIn(batch) > 1
+	w.committed = time.Now()
 	for i, o := range batch {
 		j.answer(o, errs[i])
 	}

@@ -390,9 +390,10 @@ func TestJournalIDsWithAnotherProgram(t *testing.T) {
 }
 
 // TestLingerFor: the SQLite journal waits for more records only for a
-// batch someone waits for that records something, while records come fast;
-// never on PostgreSQL, for a full batch, after a quiet spell, or for the
-// end of a run or a sync.
+// batch someone waits for that records something, while records come fast
+// and other plans of the run can add theirs; never on PostgreSQL, for a
+// run of one plan at a time, once every plan recording at once is in, after
+// a quiet spell, or for the end of a run or a sync.
 func TestLingerFor(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	pending := &op{kind: opWrites}
@@ -408,21 +409,24 @@ func TestLingerFor(t *testing.T) {
 		d         dialect
 		batch     []*op
 		committed time.Time
-		crowded   bool
+		writers   int
 		want      time.Duration
 	}{
-		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), true, groupLinger},
-		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), true, groupLinger},
-		{"one plan at a time, a fast service", dialectSQLite, []*op{answers, pending}, now.Add(-300 * time.Microsecond), false, 0},
-		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), true, 0},
-		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, true, 0},
-		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), true, 0},
-		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), true, 0},
-		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), true, 0},
-		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), true, 0},
-		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), true, 0},
+		{"pending writes, a commit just ended", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), 8, groupLinger},
+		{"pending writes with answers", dialectSQLite, []*op{answers, pending}, now.Add(-time.Millisecond), 8, groupLinger},
+		{"one plan at a time, a fast service", dialectSQLite, []*op{answers, pending}, now.Add(-300 * time.Microsecond), 1, 0},
+		{"writers not told", dialectSQLite, []*op{pending}, now.Add(-300 * time.Microsecond), 0, 0},
+		{"two plans at a time, both in", dialectSQLite, []*op{pending, answers, pending}, now.Add(-300 * time.Microsecond), 2, 0},
+		{"two plans at a time, one in", dialectSQLite, []*op{answers, pending}, now.Add(-300 * time.Microsecond), 2, groupLinger},
+		{"after a quiet spell", dialectSQLite, []*op{pending}, now.Add(-busyWithin), 8, 0},
+		{"first commit of the journal", dialectSQLite, []*op{pending}, time.Time{}, 8, 0},
+		{"PostgreSQL", dialectPostgres, []*op{pending}, now.Add(-300 * time.Microsecond), 8, 0},
+		{"a full batch", dialectSQLite, full, now.Add(-300 * time.Microsecond), 32, 0},
+		{"nothing waited for", dialectSQLite, []*op{answers}, now.Add(-300 * time.Microsecond), 8, 0},
+		{"the end of a run", dialectSQLite, []*op{finish}, now.Add(-300 * time.Microsecond), 8, 0},
+		{"a read's sync", dialectSQLite, []*op{sync}, now.Add(-300 * time.Microsecond), 8, 0},
 	} {
-		if got := lingerFor(c.d, c.batch, c.committed, c.crowded, now); got != c.want {
+		if got := lingerFor(c.d, c.batch, c.committed, c.writers, now); got != c.want {
 			t.Errorf("%s: linger %v, want %v", c.name, got, c.want)
 		}
 	}

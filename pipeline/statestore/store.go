@@ -39,6 +39,8 @@ type Store struct {
 	locks   heldLocks
 	// lockWait bounds the wait for another run's schema upgrade (--lock-wait).
 	lockWait time.Duration
+	// writers is Options.Writers.
+	writers int
 
 	jonce   sync.Once
 	j       *journal     // the writer of the records (journal.go), started on first use
@@ -107,6 +109,11 @@ type Options struct {
 	// store's schema (apply's --lock-wait; 0: not at all). Held then, the
 	// error is a *pipeline.StoreLockHeldError naming that run.
 	LockWait time.Duration
+	// Writers is how many plans a run records at once (apply's
+	// --concurrency): with more than one, an SQLite store's journal waits
+	// briefly for the others' records while they come fast, so that they
+	// share a commit (journal.go, lingerFor); 0 or 1: never.
+	Writers int
 }
 
 // OpenWith opens the store at location: a postgres:// or postgresql://
@@ -118,10 +125,10 @@ func OpenWith(ctx context.Context, location string, o Options) (*Store, error) {
 	if IsPostgres(location) {
 		return openPostgres(ctx, location, o)
 	}
-	return openSQLite(ctx, location)
+	return openSQLite(ctx, location, o)
 }
 
-func openSQLite(ctx context.Context, path string) (*Store, error) {
+func openSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("no state store path given")
 	}
@@ -151,7 +158,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	// default): connections are kept for the store's life rather than
 	// opened (pragmas run, caches cold) and closed again for each read.
 	db.SetMaxIdleConns(sqliteIdleConns)
-	s := &Store{db: db, dialect: dialectSQLite, where: path}
+	s := &Store{db: db, dialect: dialectSQLite, where: path, writers: o.Writers}
 	// Two runs opening a new file at once: switching it to WAL can fail at
 	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
 	// there); try again for as long as the busy timeout would wait.
