@@ -19,16 +19,8 @@ import (
 // BenchmarkRecordWrite measures recording one target write of 20 counters
 // at a time (each a batch of one: its own transaction) in an SQLite store.
 func BenchmarkRecordWrite(b *testing.B) {
-	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, run := benchRun(b)
 	ctx := context.Background()
-	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	names := pipeline.DefaultCatalog().Names()[:20]
 	b.ResetTimer()
 	for i := range b.N {
@@ -278,16 +270,8 @@ func processCPU() time.Duration {
 //
 //	go test ./pipeline/statestore -run '^$' -bench RecordInSync -benchmem
 func BenchmarkRecordInSync(b *testing.B) {
-	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, run := benchRun(b)
 	ctx := context.Background()
-	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	names := pipeline.DefaultCatalog().Names()
 	b.ResetTimer()
 	for i := range b.N {
@@ -388,16 +372,8 @@ func BenchmarkReadInSync(b *testing.B) {
 //
 //	go test ./pipeline/statestore -run '^$' -bench RecordInSyncBatches -benchtime 24000x
 func BenchmarkRecordInSyncBatches(b *testing.B) {
-	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, run := benchRun(b)
 	ctx := context.Background()
-	run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), Service: "svc"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	names := pipeline.DefaultCatalog().Names()
 	const perRecord = 111
 	var next atomic.Int64
@@ -438,4 +414,20 @@ func BenchmarkRecordInSyncBatches(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/target")
+}
+
+// benchRun opens a new SQLite store (closed when b ends) and begins a run
+// in it.
+func benchRun(b *testing.B) (*Store, int64) {
+	b.Helper()
+	s, err := OpenWith(context.Background(), filepath.Join(b.TempDir(), "state.db"), testOptions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	run, err := s.BeginRun(context.Background(), pipeline.RunRecord{Started: time.Now(), Service: "svc"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, run
 }
