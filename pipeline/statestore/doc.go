@@ -20,5 +20,11 @@
 //
 // Every record goes through the store's journal (journal.go): one writer
 // goroutine that commits what has queued in one transaction (group
-// commit).
+// commit; with SQLite, lingering briefly while several plans record at
+// once).
+//
+// It is the one home of whether a PostgreSQL account lock is still held
+// (lock.go: the locks of a run on one session, probed and shared like a
+// group commit; lockwatch.go: the session's socket looked at between
+// probes).
 package statestore
