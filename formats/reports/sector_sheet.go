@@ -291,7 +291,7 @@ func sectorCharted(plans []pipeline.SectorPlanCheck) bool {
 // sectorColumnStyles are the cell styles of the Sector targets sheet's data rows.
 type sectorColumnStyles struct{ text, integer, pct, points int }
 
-// columns returns the style of each column of a data row (plans with no
+// Columns returns the style of each column of a data row (plans with no
 // years: noYear), as sectorDataStyles applies them.
 func (st sectorColumnStyles) Columns(noYear bool) []int {
 	share := []int{st.pct, st.pct, st.points, st.integer}
@@ -415,12 +415,7 @@ type SectorStreamRows struct {
 // range per run of columns with the same style, then gives the rows of
 // plans without years plain text in columns J-V.
 func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRows []int, st sectorColumnStyles) error {
-	share := []int{st.pct, st.pct, st.points, st.integer}
-	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
-	cols = append(cols, share...)
-	cols = append(cols, share...)
-	cols = append(cols, share...)
-	cols = append(cols, st.text, st.text)
+	cols := st.Columns(false)
 	for start := 0; start < len(cols); {
 		end := start
 		for end+1 < len(cols) && cols[end+1] == cols[start] {
