@@ -85,7 +85,7 @@ func TestApplyAccountLockHeld(t *testing.T) {
 	e.singleAccount()
 	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), concurrentRows("Held", 1))
 	dir := e.vars[envLockDir]
-	held, err := filelock.Dir{Path: dir}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: dir}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
 	if err != nil {
 		t.Fatal(err)
