@@ -345,8 +345,13 @@ func (l *configLoader) sameService() {
 	if v == "" {
 		return
 	}
-	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		l.bad("same_service_as %q: give the other address of the service as base_url is given (http:// or https://, a host, no user or password)", v)
+	u, err := url.Parse(v)
+	switch {
+	case err == nil && u.User != nil:
+		l.bad("same_service_as holds a user or password: give the other address of the service without them (secrets never go in the configuration)")
+		return
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		l.bad("same_service_as %q: give the other address of the service as base_url is given (http:// or https:// and a host)", v)
 		return
 	}
 	l.cfg.SameServiceAs = v
