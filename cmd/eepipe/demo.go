@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -129,6 +131,9 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 		dir = abs
 	}
 	d.dir = dir
+	if err := removeDemoState(dir); err != nil {
+		return exitf(ExitFatal, "demo: %v", err)
+	}
 	fmt.Fprintln(d.out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
 	if err := d.startSandbox(); err != nil {
 		return err
@@ -141,6 +146,21 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	}
 	d.listOutputs()
 	return d.serve(ctx)
+}
+
+// removeDemoState removes the run history an earlier demo left in dir:
+// each demo starts a new sandbox, at a new address, so that history is of
+// plans that no longer exist, under an address the demo's key pairs no
+// longer reach (a store refuses a key pair's second address:
+// docs/apply-and-state.md, "The state store").
+func removeDemoState(dir string) error {
+	p := demoState(dir).Path
+	for _, f := range []string{p, p + "-wal", p + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // demo is one run of `eepipe demo`: its options, its output folder, the
