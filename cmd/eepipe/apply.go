@@ -368,11 +368,11 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		a.st = st
 		defer st.Close()
 	}
-	if err := checkServiceHistory(ctx, st, cfg); err != nil {
-		return err
-	}
 	if path, ok := savedChangeSetArg(opts); ok {
 		return runApplySaved(ctx, a, path)
+	}
+	if err := checkServiceHistory(ctx, st, cfg); err != nil {
+		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, c := range cfg.Accounts {

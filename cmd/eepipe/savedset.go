@@ -68,6 +68,11 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 	if err != nil {
 		return err
 	}
+	// After the set's own check of the service it is bound to, which
+	// names the set.
+	if err := checkServiceHistory(ctx, sr.st, sr.cfg); err != nil {
+		return err
+	}
 	if err := sr.notAppliedBefore(ctx); err != nil {
 		return err
 	}
