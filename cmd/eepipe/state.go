@@ -179,9 +179,11 @@ func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config)
 		return nil
 	}
 	l := accountLocks(cfg)
-	keys := make([]string, 0, len(l.Accounts))
+	var keys []string
 	for _, a := range l.Accounts {
-		keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		if a.APIKey != "" {
+			keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		}
 	}
 	recorded, err := st.KeyServices(ctx, keys)
 	if err != nil {
@@ -308,9 +310,11 @@ func fileSHA256(path string) string {
 // where, against which service (the runner adds the accounts, the
 // caller the files).
 func runRecord(cfg *Config, started time.Time) pipeline.RunRecord {
-	keys := make([]string, 0, len(cfg.Accounts))
+	var keys []string
 	for _, a := range cfg.Accounts {
-		keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		if a.APIKey != "" {
+			keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		}
 	}
 	return pipeline.RunRecord{Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg), Keys: keys}
 }
