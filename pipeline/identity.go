@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -99,6 +100,34 @@ func (a ServiceAddress) CheckHistory(accounts []LockAccount, recorded map[string
 		}
 	}
 	return nil
+}
+
+// OtherHistory returns a warning when none of the accounts' key pairs
+// has its address on record (recorded, as for CheckHistory) while the
+// store holds runs (of services, by ServiceKey) under other addresses
+// only: a store written before the addresses were recorded (schema
+// version 10), or a service this store never saw. If this address is one
+// of those services, the run would start its second history, which only
+// the configuration can tell; "" otherwise.
+func (a ServiceAddress) OtherHistory(accounts []LockAccount, recorded map[string]string, services []string) string {
+	here := a.Key()
+	if len(services) == 0 || slices.Contains(services, here) {
+		return ""
+	}
+	for _, acc := range accounts {
+		if _, ok := recorded[AccountLockKey(acc.APIKey)]; ok {
+			return ""
+		}
+	}
+	declare := fmt.Sprintf("put \"same_service_as: %s\" in the configuration", services[0])
+	if len(services) > 1 {
+		declare = "put same_service_as with that address in the configuration"
+	}
+	return fmt.Sprintf("the state store holds no run history under %s, where this configuration keeps it, but holds some under %s: "+
+		"if that is this service at another address, stop and %s, "+
+		"or this run starts a second history, in which changes made on the service cannot be told apart from the file's "+
+		"(docs/configuration.md); otherwise this run starts the history of %s",
+		here, strings.Join(services, ", "), declare, here)
 }
 
 // ServiceAddressError says that an account's key pair has run history

@@ -125,3 +125,29 @@ func TestServiceAddressCheckHistory(t *testing.T) {
 		t.Errorf("the recorded address: %v", err)
 	}
 }
+
+// TestServiceAddressOtherHistory: with no key pair's address on record, a
+// store whose runs are all under other addresses is warned of, naming
+// them; a store with runs here, or a key pair on record, is not.
+func TestServiceAddressOtherHistory(t *testing.T) {
+	accounts := []LockAccount{{Name: "acme", APIKey: "mpk_sandbox_acme"}}
+	a := ServiceAddress{BaseURL: "http://localhost:8080"}
+	w := a.OtherHistory(accounts, nil, []string{"http://127.0.0.1:8080"})
+	for _, want := range []string{"no run history under http://localhost:8080", "some under http://127.0.0.1:8080", `"same_service_as: http://127.0.0.1:8080"`} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the warning lacks %q: %s", want, w)
+		}
+	}
+	if w := a.OtherHistory(accounts, nil, []string{"http://a", "http://b"}); !strings.Contains(w, "some under http://a, http://b") || !strings.Contains(w, "same_service_as with that address") {
+		t.Errorf("two other services: %s", w)
+	}
+	for name, w := range map[string]string{
+		"an empty store":    a.OtherHistory(accounts, nil, nil),
+		"history here":      a.OtherHistory(accounts, nil, []string{"http://127.0.0.1:8080", "http://localhost:8080"}),
+		"a key pair's here": a.OtherHistory(accounts, map[string]string{AccountLockKey("mpk_sandbox_acme"): "http://localhost:8080"}, []string{"http://127.0.0.1:8080"}),
+	} {
+		if w != "" {
+			t.Errorf("%s: %s", name, w)
+		}
+	}
+}

@@ -371,7 +371,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	if path, ok := savedChangeSetArg(opts); ok {
 		return runApplySaved(ctx, a, path)
 	}
-	if err := checkServiceHistory(ctx, st, cfg); err != nil {
+	if err := checkServiceHistory(ctx, st, cfg, run); err != nil {
 		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
@@ -434,7 +434,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		}
 		// Again under the lock: a run that held it may have recorded
 		// the key pairs' history under its address meanwhile.
-		if err := checkServiceHistory(ctx, st, cfg); err != nil {
+		if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
 			return err
 		}
 	}
@@ -552,7 +552,7 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return checkServiceHistory(ctx, st, a.cfg) // another host may have held the lock
+			return checkServiceHistory(ctx, st, a.cfg, nil) // another host may have held the lock
 		}
 	}
 	show := !opts.Quiet && f.IO.ErrTTY

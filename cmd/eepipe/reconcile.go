@@ -149,7 +149,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	if st != nil {
 		defer st.Close()
 	}
-	if err := checkServiceHistory(ctx, st, cfg); err != nil {
+	if err := checkServiceHistory(ctx, st, cfg, r.run); err != nil {
 		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))

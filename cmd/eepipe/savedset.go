@@ -70,7 +70,7 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 	}
 	// After the set's own check of the service it is bound to, which
 	// names the set.
-	if err := checkServiceHistory(ctx, sr.st, sr.cfg); err != nil {
+	if err := checkServiceHistory(ctx, sr.st, sr.cfg, sr.run); err != nil {
 		return err
 	}
 	if err := sr.notAppliedBefore(ctx); err != nil {
@@ -248,7 +248,7 @@ func (sr *savedRun) lock(ctx context.Context) (unlock func(), err error) {
 		}
 		unlock = u
 	}
-	if err := checkServiceHistory(ctx, st, cfg); err != nil {
+	if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
 		return unlock, err
 	}
 	return unlock, sr.notAppliedBefore(ctx)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -187,5 +188,37 @@ func TestSameServiceAsChecked(t *testing.T) {
 		if r.code != ExitInvalid || !strings.Contains(r.err, "same_service_as") || strings.Contains(r.err, "pw@") {
 			t.Errorf("same_service_as %s: exit %d\n%s", bad, r.code, r.err)
 		}
+	}
+}
+
+// TestOneServiceOtherAddressInAnOlderStore: a store that holds history
+// under one address and no address of a key pair (as one written before
+// the addresses were recorded) cannot tell that a run through another
+// address is the same account: the run says so before it writes, naming
+// both addresses and same_service_as; through the store's own address
+// nothing is said.
+func TestOneServiceOtherAddressInAnOlderStore(t *testing.T) {
+	s := newStateEnv(t, "")
+	a := newAddressEnv(t, s)
+	v1 := s.csv("v1.csv", cAMT, 84)
+	ip := a.config("ip.yaml", a.ip, "")
+	if r := a.eepipeWith(ip, "apply", v1, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply through %s: exit %d\n%s", a.ip, r.code, r.err)
+	}
+	db, err := sql.Open("sqlite", s.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM eepipe_key_services`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	warning := "the state store holds no run history under " + a.host + ", where this configuration keeps it, but holds some under " + a.ip
+	r := a.eepipeWith(a.config("host.yaml", a.host, ""), "diff", v1)
+	if r.code != 0 || !strings.Contains(r.err, warning) || !strings.Contains(r.err, `same_service_as: `+a.ip) {
+		t.Errorf("diff through %s: exit %d, want 0 and the warning\n%s", a.host, r.code, r.err)
+	}
+	if r := a.eepipeWith(ip, "diff", v1); r.code != 0 || strings.Contains(r.err, "holds no run history under") {
+		t.Errorf("diff through %s: exit %d\n%s", a.ip, r.code, r.err)
 	}
 }

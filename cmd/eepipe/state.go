@@ -173,8 +173,11 @@ func (c *Config) address() pipeline.ServiceAddress {
 // address of the service than this configuration's
 // (pipeline.ServiceAddress.CheckHistory). apply checks before it reads
 // the files and again under the accounts' locks, before it records the
-// run (which records the address of the key pairs that have none).
-func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config) error {
+// run (which records the address of the key pairs that have none). With
+// warn (the run, at its first check) a store whose history is all under
+// other addresses, none of this configuration's key pairs' on record, is
+// warned of (ServiceAddress.OtherHistory).
+func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config, warn *scheduledRun) error {
 	if st == nil {
 		return nil
 	}
@@ -191,6 +194,16 @@ func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config)
 	}
 	if err := cfg.address().CheckHistory(l.Accounts, recorded); err != nil {
 		return exitf(ExitInvalid, "%v; nothing was sent", err)
+	}
+	if warn == nil {
+		return nil
+	}
+	services, err := st.RunServices(ctx)
+	if err != nil {
+		return exitf(ExitFatal, "%v; nothing was sent", err)
+	}
+	if w := cfg.address().OtherHistory(l.Accounts, recorded, services); w != "" {
+		warn.warn(w)
 	}
 	return nil
 }

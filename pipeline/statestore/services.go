@@ -56,3 +56,25 @@ func (s *Store) KeyServices(ctx context.Context, keys []string) (map[string]stri
 	}
 	return out, nil
 }
+
+// RunServices returns the services (pipeline.ServiceKey) the store holds
+// runs of, sorted.
+func (s *Store) RunServices(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT service FROM eepipe_runs ORDER BY service`)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var svc string
+		if err := rows.Scan(&svc); err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, svc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.explain(err)
+	}
+	return out, nil
+}
