@@ -69,7 +69,7 @@ func TestStorePathInMissingFolderRefused(t *testing.T) {
 
 // TestReadOnlyCommandsCreateNoStore: diff and reconcile given a store
 // that does not exist compare without history, say so, and create
-// nothing; apply creates it and says it is new.
+// nothing, as export and check do; apply creates it and says it is new.
 func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	s := newStateEnv(t, "")
 	e := s.env
@@ -86,6 +86,17 @@ func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 				t.Fatalf("%v created %s (%v)", args, p, err)
 			}
 		}
+	}
+	// Commands that keep no history never open a store.
+	e.vars[envState] = store
+	if r := e.run("export", "-o", filepath.Join(e.dir, "x.xlsx")); r.code != 0 {
+		t.Fatalf("export: exit %d\n%s", r.code, r.err)
+	}
+	if r := e.run("check", v1); r.code != 0 && r.code != ExitDiff { // 1: the targets are not shown to be met
+		t.Fatalf("check: exit %d\n%s", r.code, r.err)
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Fatalf("export or check created %s (%v)", store, err)
 	}
 	r := e.run("apply", v1, "--no-recalc", "--state", store)
 	if r.code != 0 || !strings.Contains(r.err, "the state store "+store+" does not exist: this run creates it, with no history") {
