@@ -625,13 +625,18 @@ func (a *applyRun) classifyPlan(classify func(context.Context, *pipeline.PlanDif
 
 // stoppedBeforeWrites is the command's error for err, which stopped
 // PlanApply before any write: a counter the service lacks (exit 2), the
-// run's record failing (exit 3), or a lock hook's (already the command's).
+// run's record failing (exit 3; exit 2 when a run through another address
+// of the service recorded the key pairs meanwhile), or a lock hook's
+// (already the command's).
 func (a *applyRun) stoppedBeforeWrites(err error) error {
 	var served *pipeline.ServedCatalogError
 	var record *pipeline.RecordError
+	var keys *statestore.KeyServiceError
 	switch {
 	case errors.As(err, &served):
 		return servedCatalogError(a.f, a.batch, served)
+	case errors.As(err, &keys):
+		return exitf(ExitInvalid, "%v; nothing was sent", keys)
 	case errors.As(err, &record):
 		return exitf(ExitFatal, "%v; nothing was sent", record.Err)
 	}

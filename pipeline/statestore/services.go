@@ -15,15 +15,37 @@ import (
 // state store").
 
 // recordKeyServices records service as the address of each of keys that
-// has none yet, by run id, in the run's transaction tx.
+// has none yet, by run id, in the run's transaction tx. A key whose
+// address on record is another is a *KeyServiceError: a run through the
+// other address recorded it since this run checked (the two did not share
+// a lock), and this run must not start a second history.
 func (s *Store) recordKeyServices(ctx context.Context, tx *sql.Tx, run int64, service string, keys []string) error {
 	for _, k := range keys {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_key_services (key_id, service, run_id) VALUES (?, ?, ?)
 			ON CONFLICT (key_id) DO NOTHING`), k, service, run); err != nil {
 			return err
 		}
+		var there string
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT service FROM eepipe_key_services WHERE key_id = ?`), k).Scan(&there); err != nil {
+			return err
+		}
+		if there != service {
+			return &KeyServiceError{Service: service, Recorded: there}
+		}
 	}
 	return nil
+}
+
+// KeyServiceError refuses to record a run whose key pair has its history
+// under another service address.
+type KeyServiceError struct {
+	Service, Recorded string
+}
+
+func (e *KeyServiceError) Error() string {
+	return "a key pair of this run has its run history under the service address " + e.Recorded + ", not " + e.Service +
+		": a run through that address recorded it while this one started (they did not share a lock folder); " +
+		"the run was not recorded (declare one service with same_service_as, docs/configuration.md)"
 }
 
 // KeyServices returns the address (a pipeline.ServiceKey) each of keys

@@ -13,8 +13,9 @@ import (
 // TestKeyServicesFromVersion9: a store of schema version 9 with history
 // migrates to version 10 keeping its runs and last values; its key pairs
 // have no address on record until a run records one, and the first
-// address recorded for a key pair stays (a later run under another address
-// adds the key pairs that had none, and changes no other).
+// address recorded for a key pair stays: a run under another address with
+// a recorded key pair is not recorded (KeyServiceError), one with key
+// pairs that had none records them.
 func TestKeyServicesFromVersion9(t *testing.T) {
 	for name, loc := range backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -55,8 +56,16 @@ func TestKeyServicesFromVersion9(t *testing.T) {
 				Service: "http://127.0.0.1:8080", Keys: []string{acme}}); err != nil {
 				t.Fatal(err)
 			}
+			var conflict *KeyServiceError
 			if _, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0.Add(2 * time.Hour), User: "bob", Host: "cron", Command: "eepipe apply",
-				Service: "http://localhost:8080", Keys: []string{acme, crane}}); err != nil {
+				Service: "http://localhost:8080", Keys: []string{crane, acme}}); !errors.As(err, &conflict) || conflict.Recorded != "http://127.0.0.1:8080" {
+				t.Fatalf("a run through another address of a recorded key pair: %v, want a KeyServiceError", err)
+			}
+			if runs, err := s.Runs(ctx, pipeline.HistoryQuery{}); err != nil || len(runs) != 2 {
+				t.Fatalf("%d runs (%v), want 2: the refused run is not recorded", len(runs), err)
+			}
+			if _, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0.Add(2 * time.Hour), User: "bob", Host: "cron", Command: "eepipe apply",
+				Service: "http://localhost:8080", Keys: []string{crane}}); err != nil {
 				t.Fatal(err)
 			}
 			got, err := s.KeyServices(ctx, []string{acme, crane, pipeline.AccountLockKey("mpk_other")})
