@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -220,5 +221,49 @@ func TestOneServiceOtherAddressInAnOlderStore(t *testing.T) {
 	}
 	if r := a.eepipeWith(ip, "diff", v1); r.code != 0 || strings.Contains(r.err, "holds no run history under") {
 		t.Errorf("diff through %s: exit %d\n%s", a.ip, r.code, r.err)
+	}
+}
+
+// TestOneServiceTwoAddressesWithoutASharedLock: two applies through the
+// two addresses on one host with a lock folder each (so no lock keeps
+// them apart on SQLite): the one whose run record comes second, after
+// the other recorded the key pair's address, is not recorded and writes
+// nothing (exit 2), so no second history starts and no plan is created
+// twice.
+func TestOneServiceTwoAddressesWithoutASharedLock(t *testing.T) {
+	s := newStateEnv(t, "")
+	a := newAddressEnv(t, s)
+	sb := s.srv.Sandbox
+	file := writeCSV(t, filepath.Join(s.dir, "new.csv"), concurrentRows("Unshared", 3))
+	ip, host := a.config("ip.yaml", a.ip, ""), a.config("host.yaml", a.host, "")
+	var first result
+	var once sync.Once
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		// The run through host has checked the store and holds its lock;
+		// the run through ip goes all the way before host's first request.
+		once.Do(func() {
+			first = a.eepipeWith(ip, "apply", file, "--no-recalc", "--lock-dir", filepath.Join(s.dir, "ip-locks"))
+		})
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+	r := a.byFile.runApply(t.Context(), host, func(o *applyOptions) { o.HTTPClient = hc },
+		file, "--no-recalc", "--state", s.state, "--lock-dir", filepath.Join(s.dir, "host-locks"))
+	if first.code != 0 {
+		t.Fatalf("the apply through %s: exit %d\n%s", a.ip, first.code, first.err)
+	}
+	if r.code != ExitInvalid || !strings.Contains(r.err, "has its run history under the service address "+a.ip) || !strings.Contains(r.err, "nothing was sent") {
+		t.Fatalf("the apply through %s: exit %d, want 2\n%s", a.host, r.code, r.err)
+	}
+	n := 0
+	for _, p := range sb.Plans("acme") {
+		if strings.HasPrefix(p.Name, "Unshared") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d plans of the file on the service, want 3 (none created twice)", n)
+	}
+	if h := s.eepipe("history"); !strings.Contains(h.out, "\n1 run.\n") {
+		t.Errorf("history:\n%s", h.out)
 	}
 }
