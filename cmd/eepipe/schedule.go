@@ -59,7 +59,11 @@ func (o *scheduleOptions) validate() error {
 		return exitf(ExitInvalid, "--max-duration must be positive, not %s", o.MaxDuration)
 	}
 	// A lock file in a folder that does not exist is a mistyped path, as
-	// any output's (not a failure to take the lock).
+	// any output's (not a failure to take the lock); --output-dir's
+	// folder is created first.
+	if o.OutputDir != "" && filepath.Clean(filepath.Dir(o.LockPath)) == filepath.Clean(o.OutputDir) {
+		return nil
+	}
 	return refuseMissingFolder("--lock", o.LockPath, "")
 }
 

@@ -28,6 +28,11 @@ func TestStorePathInMissingFolderRefused(t *testing.T) {
 	missing := filepath.Join(e.dir, "typo2")
 	stateCfg := filepath.Join(e.dir, "state.yaml")
 	writeFile(t, stateCfg, "state: typo2/s.db\n", 0o600)
+	// A lock file in --output-dir, which the run creates, is no mistake.
+	out := filepath.Join(e.dir, "out")
+	if r := e.run("export", "--output-dir", out, "--lock", filepath.Join(out, "l.lock")); r.code != 0 {
+		t.Fatalf("export --output-dir with its lock inside: exit %d\n%s", r.code, r.err)
+	}
 	for _, tc := range []struct {
 		name, flag string
 		vars       map[string]string
