@@ -21,6 +21,7 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/spf13/cobra"
 	"github.com/xuri/excelize/v2"
 )
@@ -131,7 +132,7 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 		dir = abs
 	}
 	d.dir = dir
-	if err := removeDemoState(dir); err != nil {
+	if err := newDemoState(ctx, dir); err != nil {
 		return exitf(ExitFatal, "demo: %v", err)
 	}
 	fmt.Fprintln(d.out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
@@ -148,19 +149,24 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	return d.serve(ctx)
 }
 
-// removeDemoState removes the run history an earlier demo left in dir:
-// each demo starts a new sandbox, at a new address, so that history is of
+// newDemoState starts a new run history in dir: each demo starts a new
+// sandbox, at a new address, so the history an earlier demo left is of
 // plans that no longer exist, under an address the demo's key pairs no
 // longer reach (a store refuses a key pair's second address:
-// docs/apply-and-state.md, "The state store").
-func removeDemoState(dir string) error {
+// docs/apply-and-state.md, "The state store"). The new store is made
+// empty before the demo's first diff, which is no mistyped store.
+func newDemoState(ctx context.Context, dir string) error {
 	p := demoState(dir).Path
 	for _, f := range []string{p, p + "-wal", p + "-shm"} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	return nil
+	st, err := statestore.OpenWith(ctx, p, statestore.Options{})
+	if err != nil {
+		return err
+	}
+	return st.Close()
 }
 
 // demo is one run of `eepipe demo`: its options, its output folder, the
