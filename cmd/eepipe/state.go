@@ -336,7 +336,7 @@ func runRecord(cfg *Config, started time.Time) pipeline.RunRecord {
 // the user's store.
 func demoState(dir string) stateFlags { return stateFlags{Path: filepath.Join(dir, "state.db")} }
 
-// demoLockDir keeps the demo's account locks in its output folder: its
-// sandbox listens on a new port each time, so its locks would otherwise
-// add a lock file to the user's lock folder on every demo.
+// demoLockDir keeps the demo's account locks in its output folder, away
+// from the user's lock folder, as its run history (demoState): its key
+// pairs are the sandbox's, and its runs never wait on the user's.
 func demoLockDir(dir string) string { return filepath.Join(dir, "locks") }
