@@ -30,6 +30,10 @@ type AccountLocks struct {
 type AccountLockName struct {
 	Key  string
 	Name string
+	// keyPair: the lock of the account's key pair (AccountLockKey), one
+	// for every address of the service; else the lock of its name on
+	// this service.
+	keyPair bool
 }
 
 // NamedAccounts returns the accounts the plans name (their account column
@@ -59,7 +63,7 @@ func (l AccountLocks) Local(only []string) []AccountLockName {
 	var out []AccountLockName
 	for _, a := range l.Accounts {
 		if len(only) == 0 || slices.ContainsFunc(only, func(n string) bool { return SameAccount(n, a.Name) }) {
-			out = append(out, AccountLockName{Key: AccountLockKey(l.BaseURL, a.APIKey), Name: a.Name})
+			out = append(out, AccountLockName{Key: AccountLockKey(a.APIKey), Name: a.Name, keyPair: true})
 		}
 	}
 	return out
@@ -68,8 +72,10 @@ func (l AccountLocks) Local(only []string) []AccountLockName {
 // store returns the state store's locks of the named accounts, sorted by
 // key (one order on every host) with no key twice. The lock is per
 // account of the service, known by its key pair (as the local lock), not
-// by the name a configuration gives it: a consultant's "default" and a
-// cron host's "acme-prod" with the same key never apply at once. Each
+// by the name a configuration gives it nor by the address that reaches
+// the service: a consultant's "default" and a cron host's "acme-prod"
+// with the same key, or configurations reaching the service at
+// http://127.0.0.1:8080 and http://localhost:8080, never apply at once. Each
 // name is locked by name too (AccountKey: one lock however the name is
 // spelled), which is what other tools and older runs lock.
 func (l AccountLocks) store(names []string) []AccountLockName {
@@ -78,7 +84,7 @@ func (l AccountLocks) store(names []string) []AccountLockName {
 		locks = append(locks, AccountLockName{Key: AccountKey(n), Name: n})
 		for _, a := range l.Accounts {
 			if SameAccount(a.Name, n) && a.APIKey != "" {
-				locks = append(locks, AccountLockName{Key: AccountLockKey(l.BaseURL, a.APIKey), Name: n})
+				locks = append(locks, AccountLockName{Key: AccountLockKey(a.APIKey), Name: n, keyPair: true})
 			}
 		}
 	}
@@ -91,7 +97,7 @@ func (l AccountLocks) store(names []string) []AccountLockName {
 // when no account has it.
 func (l AccountLocks) nameOf(key string) string {
 	for _, a := range l.Accounts {
-		if SameAccount(a.Name, key) || (a.APIKey != "" && AccountLockKey(l.BaseURL, a.APIKey) == key) {
+		if SameAccount(a.Name, key) || (a.APIKey != "" && AccountLockKey(a.APIKey) == key) {
 			return a.Name
 		}
 	}
@@ -115,7 +121,11 @@ func (l AccountLocks) LockStore(ctx context.Context, st StoreLocker, names []str
 		}
 	}
 	for _, k := range l.store(names) {
-		u, err := st.LockAccount(ctx, ServiceKey(l.BaseURL), k.Key, holder, wait)
+		service := ServiceKey(l.BaseURL)
+		if k.keyPair {
+			service = "" // the key pair's lock holds on every address of the service
+		}
+		u, err := st.LockAccount(ctx, service, k.Key, holder, wait)
 		if err != nil {
 			release()
 			var held *StoreLockHeldError

@@ -39,7 +39,7 @@ var testLocks = AccountLocks{BaseURL: "https://API.example.com/", Accounts: []Lo
 // the configured account, by its key pair; none named locks every one.
 func TestAccountLocksLocal(t *testing.T) {
 	got := testLocks.Local([]string{"UMOYA"})
-	if len(got) != 1 || got[0].Name != "umoya" || got[0].Key != AccountLockKey("https://api.example.com", "mpk_u") {
+	if len(got) != 1 || got[0].Name != "umoya" || got[0].Key != AccountLockKey("mpk_u") {
 		t.Errorf("Local(UMOYA) = %v, want umoya's lock", got)
 	}
 	if all := testLocks.Local(nil); len(all) != 3 || all[1].Key != all[2].Key {
@@ -52,7 +52,7 @@ func TestAccountLocksLocal(t *testing.T) {
 // configured name.
 func TestAccountLocksStore(t *testing.T) {
 	got := testLocks.store([]string{"ACME", "acme"})
-	keys := []string{AccountKey("acme"), AccountLockKey(testLocks.BaseURL, "mpk_a")}
+	keys := []string{AccountKey("acme"), AccountLockKey("mpk_a")}
 	slices.Sort(keys)
 	if len(got) != 2 || got[0].Key != keys[0] || got[1].Key != keys[1] {
 		t.Fatalf("Store = %v, want keys %q", got, keys)
@@ -162,7 +162,7 @@ func (l lostLocks) CheckLocks(context.Context) error { return l.err }
 // account's key, is reported under the account's configured name.
 func TestCheckStoreNamesTheAccount(t *testing.T) {
 	cause := errors.New("session ended")
-	key := AccountLockKey(testLocks.BaseURL, "mpk_u")
+	key := AccountLockKey("mpk_u")
 	err := testLocks.CheckStore(lostLocks{&StoreLockLostError{Account: key, Err: cause}})(context.Background())
 	var lost *StoreLockLostError
 	if !errors.As(err, &lost) || lost.Account != "umoya" || lost.Err != cause {

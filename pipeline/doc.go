@@ -76,7 +76,7 @@
 // Each question has one home, a file named after it:
 //
 //   - account names: identity.go (SameAccount, AccountKey; the service's
-//     identity, ServiceKey), on the rule of names in match.go (sameName,
+//     identity, ServiceKey, and its addresses, ServiceAddress), on the rule of names in match.go (sameName,
 //     nameKey); the account lock's key: lock.go (AccountLockKey, Locker);
 //   - company identifiers: identifier.go (sameIdentifier, IdentifierKey,
 //     checkConfiguredCompany);

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -55,4 +57,103 @@ func SameAccount(a, b string) bool {
 // equal have one AccountKey.
 func AccountKey(name string) string {
 	return strings.ToLower(nameKey(name))
+}
+
+// ServiceAddress is where a configuration reaches the service (BaseURL)
+// and, when the configuration declares it (same_service_as), the other
+// address under which the run history of the service is kept (SameAs):
+// docs/configuration.md, "One service at several addresses".
+type ServiceAddress struct {
+	BaseURL string
+	SameAs  string
+}
+
+// History returns the address the run history is kept under: SameAs when
+// declared, else BaseURL.
+func (a ServiceAddress) History() string {
+	if strings.TrimSpace(a.SameAs) != "" {
+		return a.SameAs
+	}
+	return a.BaseURL
+}
+
+// Key returns the service key of the history (ServiceKey of History).
+func (a ServiceAddress) Key() string { return ServiceKey(a.History()) }
+
+// CheckHistory checks that the run history of each account's key pair is
+// kept under this configuration's address. recorded maps an account's
+// AccountLockKey to the service key under which the state store holds
+// the key pair's history (none: the key pair has no history yet). On the
+// service an API key belongs to one account, so a key pair with history
+// under another address reaches the same service under a second name: a
+// history started there would not know what eepipe wrote under the first,
+// and would overwrite the changes made on the service since. The first
+// such account is a *ServiceAddressError.
+func (a ServiceAddress) CheckHistory(accounts []LockAccount, recorded map[string]string) error {
+	here := a.Key()
+	for _, acc := range accounts {
+		if acc.APIKey == "" {
+			continue
+		}
+		if there, ok := recorded[AccountLockKey(acc.APIKey)]; ok && there != here {
+			return &ServiceAddressError{Account: acc.Name, KeyHint: KeyHint(acc.APIKey), Recorded: there, Address: a}
+		}
+	}
+	return nil
+}
+
+// OtherHistory returns a warning when none of the accounts' key pairs
+// has its address on record (recorded, as for CheckHistory) while the
+// store holds runs (of services, by ServiceKey) under other addresses
+// only: a store written before the addresses were recorded (schema
+// version 10), or a service this store never saw. If this address is one
+// of those services, the run would start its second history, which only
+// the configuration can tell; "" otherwise.
+func (a ServiceAddress) OtherHistory(accounts []LockAccount, recorded map[string]string, services []string) string {
+	here := a.Key()
+	if len(services) == 0 || slices.Contains(services, here) {
+		return ""
+	}
+	for _, acc := range accounts {
+		if _, ok := recorded[AccountLockKey(acc.APIKey)]; ok {
+			return ""
+		}
+	}
+	declare := fmt.Sprintf("put \"same_service_as: %s\" in the configuration", services[0])
+	if len(services) > 1 {
+		declare = "put same_service_as with that address in the configuration"
+	}
+	return fmt.Sprintf("the state store holds no run history under %s, where this configuration keeps it, but holds some under %s: "+
+		"if that is this service at another address, stop and %s, "+
+		"or this run starts a second history, in which changes made on the service cannot be told apart from the file's "+
+		"(docs/configuration.md); otherwise this run starts the history of %s",
+		here, strings.Join(services, ", "), declare, here)
+}
+
+// ServiceAddressError says that an account's key pair has run history
+// under another address of the service than the one this configuration
+// keeps its history under (ServiceAddress.CheckHistory). The run stops
+// before anything is sent (exit 2).
+type ServiceAddressError struct {
+	Account  string
+	KeyHint  string         // the key's first characters, never the secret
+	Recorded string         // the service key the key pair's history is under
+	Address  ServiceAddress // this configuration's
+}
+
+func (e *ServiceAddressError) Error() string {
+	key := ""
+	if e.KeyHint != "" {
+		key = " (key " + e.KeyHint + ")"
+	}
+	here := "this configuration reaches the service at " + e.Address.BaseURL
+	if strings.TrimSpace(e.Address.SameAs) != "" {
+		here += " and keeps its history under " + e.Address.SameAs + " (same_service_as)"
+	}
+	return fmt.Sprintf("account %s%s has run history in the state store under the service address %s, but %s: "+
+		"one key pair belongs to one account of one service, so a second history would not know what eepipe wrote under the first "+
+		"and would overwrite the changes made on the service since. If the two addresses reach one service, put "+
+		"\"same_service_as: %s\" in the configuration (docs/configuration.md); if they are two services that share the key pair, "+
+		"keep their histories in separate state stores (--state)",
+		e.Account, key, e.Recorded, here, e.Recorded)
 }

@@ -1,9 +1,13 @@
 package pipeline
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
-// TestServiceKeySpellings: every spelling of one service is one key (and
-// one lock, AccountLockKey), and different services stay apart.
+// TestServiceKeySpellings: every spelling of one service is one key, and
+// different services stay apart.
 func TestServiceKeySpellings(t *testing.T) {
 	same := [][2]string{
 		{"http://127.0.0.1:80", "http://127.0.0.1"},
@@ -27,9 +31,6 @@ func TestServiceKeySpellings(t *testing.T) {
 	for _, p := range same {
 		if a, b := ServiceKey(p[0]), ServiceKey(p[1]); a != b {
 			t.Errorf("ServiceKey(%q) = %q, ServiceKey(%q) = %q: want one key", p[0], a, p[1], b)
-		}
-		if a, b := AccountLockKey(p[0], "mpk_x"), AccountLockKey(p[1], " mpk_x "); a != b {
-			t.Errorf("AccountLockKey differs for %q and %q", p[0], p[1])
 		}
 	}
 	differ := [][2]string{
@@ -68,6 +69,85 @@ func TestAccountKeySpellings(t *testing.T) {
 	for _, n := range []string{"UMOYA", " umoya ", "Umoya"} {
 		if i := accountIndex(accounts, n); i != 1 {
 			t.Errorf("accountIndex(%q) = %d, want 1", n, i)
+		}
+	}
+}
+
+// TestAccountLockKeyIsTheKeyPair: an account's lock is named by its API
+// key alone (surrounding spaces ignored), never holding it in clear: one
+// lock whatever address reaches the service.
+func TestAccountLockKeyIsTheKeyPair(t *testing.T) {
+	if a, b := AccountLockKey("mpk_x"), AccountLockKey(" mpk_x "); a != b {
+		t.Errorf("AccountLockKey differs for spaces: %s, %s", a, b)
+	}
+	if AccountLockKey("mpk_x") == AccountLockKey("mpk_y") {
+		t.Error("two keys have one lock")
+	}
+	if k := AccountLockKey("mpk_secretish"); strings.Contains(k, "mpk") || !strings.HasPrefix(k, "account-") {
+		t.Errorf("AccountLockKey = %q", k)
+	}
+}
+
+// TestServiceAddressCheckHistory: a key pair whose history is under
+// another address is refused, naming both addresses and the declaration
+// that makes them one service; declared (same_service_as), the history
+// is kept under the declared address and the run goes on.
+func TestServiceAddressCheckHistory(t *testing.T) {
+	accounts := []LockAccount{{Name: "acme", APIKey: "mpk_sandbox_acme"}, {Name: "crane", APIKey: "mpk_sandbox_crane"}}
+	recorded := map[string]string{AccountLockKey("mpk_sandbox_crane"): "http://127.0.0.1:8080"}
+	a := ServiceAddress{BaseURL: "http://localhost:8080/"}
+	err := a.CheckHistory(accounts, recorded)
+	var e *ServiceAddressError
+	if !errors.As(err, &e) || e.Account != "crane" {
+		t.Fatalf("err = %v, want crane's history under another address", err)
+	}
+	for _, w := range []string{"account crane (key mpk_s…)", "under the service address http://127.0.0.1:8080", "reaches the service at http://localhost:8080/",
+		`"same_service_as: http://127.0.0.1:8080"`, "--state"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the message lacks %q: %s", w, err)
+		}
+	}
+	if strings.Contains(err.Error(), "mpk_sandbox_crane") {
+		t.Errorf("the message holds the key: %s", err)
+	}
+	same := ServiceAddress{BaseURL: "http://localhost:8080", SameAs: "HTTP://127.0.0.1:8080/"}
+	if same.Key() != "http://127.0.0.1:8080" {
+		t.Errorf("Key = %q", same.Key())
+	}
+	if err := same.CheckHistory(accounts, recorded); err != nil {
+		t.Errorf("declared the same: %v", err)
+	}
+	other := ServiceAddress{BaseURL: "http://localhost:8080", SameAs: "http://10.0.0.1:8080"}
+	if err := other.CheckHistory(accounts, recorded); err == nil || !strings.Contains(err.Error(), "keeps its history under http://10.0.0.1:8080 (same_service_as)") {
+		t.Errorf("declared another: %v", err)
+	}
+	if err := (ServiceAddress{BaseURL: "http://127.0.0.1:8080"}).CheckHistory(accounts, recorded); err != nil {
+		t.Errorf("the recorded address: %v", err)
+	}
+}
+
+// TestServiceAddressOtherHistory: with no key pair's address on record, a
+// store whose runs are all under other addresses is warned of, naming
+// them; a store with runs here, or a key pair on record, is not.
+func TestServiceAddressOtherHistory(t *testing.T) {
+	accounts := []LockAccount{{Name: "acme", APIKey: "mpk_sandbox_acme"}}
+	a := ServiceAddress{BaseURL: "http://localhost:8080"}
+	w := a.OtherHistory(accounts, nil, []string{"http://127.0.0.1:8080"})
+	for _, want := range []string{"no run history under http://localhost:8080", "some under http://127.0.0.1:8080", `"same_service_as: http://127.0.0.1:8080"`} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the warning lacks %q: %s", want, w)
+		}
+	}
+	if w := a.OtherHistory(accounts, nil, []string{"http://a", "http://b"}); !strings.Contains(w, "some under http://a, http://b") || !strings.Contains(w, "same_service_as with that address") {
+		t.Errorf("two other services: %s", w)
+	}
+	for name, w := range map[string]string{
+		"an empty store":    a.OtherHistory(accounts, nil, nil),
+		"history here":      a.OtherHistory(accounts, nil, []string{"http://127.0.0.1:8080", "http://localhost:8080"}),
+		"a key pair's here": a.OtherHistory(accounts, map[string]string{AccountLockKey("mpk_sandbox_acme"): "http://localhost:8080"}, []string{"http://127.0.0.1:8080"}),
+	} {
+		if w != "" {
+			t.Errorf("%s: %s", name, w)
 		}
 	}
 }

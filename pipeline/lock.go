@@ -88,12 +88,14 @@ func (e *LockHeldError) Error() string {
 	return b.String()
 }
 
-// AccountLockKey names the lock of one service account: the service's key
-// (ServiceKey: one key however the base URL is spelled) and the account's
-// API key, hashed, so that neither the key nor the URL ever appears in a
-// path or a message. Two configurations that reach the same account with
-// the same key get the same name, whatever they call the account.
-func AccountLockKey(baseURL, apiKey string) string {
-	sum := sha256.Sum256([]byte("eepipe account lock\x00" + ServiceKey(baseURL) + "\x00" + strings.TrimSpace(apiKey)))
+// AccountLockKey names the lock of one service account: its API key,
+// hashed, so that the key never appears in a path, a store or a message.
+// On the service an API key belongs to one account, so the key alone
+// names the account, whatever address reaches the service (a host name or
+// its IP, a proxy: docs/apply-and-state.md, "The state store") and
+// whatever a configuration calls the account. The state store also knows
+// a key pair by it (the service its history is under).
+func AccountLockKey(apiKey string) string {
+	sum := sha256.Sum256([]byte("eepipe account lock\x00" + strings.TrimSpace(apiKey)))
 	return "account-" + hex.EncodeToString(sum[:16])
 }

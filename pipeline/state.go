@@ -23,6 +23,10 @@ type RunRecord struct {
 	Service  string      `json:"service"`
 	Files    []InputFile `json:"files"`
 	Accounts []string    `json:"accounts"`
+	// Keys are the AccountLockKey of the key pair of each configured
+	// account: the store records Service as the address each has its
+	// history under, when it has none yet (ServiceAddress.CheckHistory).
+	Keys []string `json:"-"`
 	// ChangeSet is the signature of the saved change set the run applied, or "".
 	ChangeSet string `json:"change_set,omitempty"`
 	// Status is "running" while the run goes on (and forever when it was
@@ -271,7 +275,8 @@ type StateStore interface {
 	History(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error)
 	// Runs lists runs, oldest first.
 	Runs(ctx context.Context, q HistoryQuery) ([]RunRecord, error)
-	// LockAccount takes the store's lock on an account of a service,
+	// LockAccount takes the store's lock on an account of a service (""
+	// for a lock on every address of it: an account's key pair),
 	// waiting up to wait; held by another run it returns a *StoreLockHeldError.
 	// The returned func releases it. Stores without shared locks return a
 	// no-op.

@@ -85,7 +85,7 @@ func TestApplyAccountLockHeld(t *testing.T) {
 	e.singleAccount()
 	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), concurrentRows("Held", 1))
 	dir := e.vars[envLockDir]
-	held, err := filelock.Dir{Path: dir}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: dir}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -146,19 +146,29 @@ func TestCaseVariantsAreAmbiguousOnTheSandbox(t *testing.T) {
 	}
 }
 
-// TestApplyLockFolderUnwritable: a lock folder that cannot be made is
-// fatal before any request, and the message says how to give another.
+// TestApplyLockFolderUnwritable: a lock folder that cannot be made (a
+// file is there) is fatal before any request, and the message says how
+// to give another; one inside a file is a path that cannot be right,
+// refused as an output's (exit 2) before any request.
 func TestApplyLockFolderUnwritable(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
 	e.singleAccount()
 	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), concurrentRows("Folder", 1))
 	notDir := filepath.Join(e.dir, "a-file")
 	writeFile(t, notDir, "x", 0o600)
-	r := e.run("apply", file, "--lock-dir", filepath.Join(notDir, "locks"))
+	r := e.run("apply", file, "--lock-dir", notDir)
 	if r.code != ExitFatal || !strings.Contains(r.err, "could not take the lock of account default") || !strings.Contains(r.err, "--lock-dir") {
 		t.Fatalf("exit %d\n%s", r.code, r.err)
 	}
 	if st := e.srv.Sandbox.Stats(); st.Writes != 0 {
 		t.Fatalf("%d writes", st.Writes)
+	}
+	e.srv.Sandbox.ResetStats()
+	r = e.run("apply", file, "--lock-dir", filepath.Join(notDir, "locks"))
+	if r.code != ExitInvalid || !strings.Contains(r.err, "--lock-dir "+filepath.Join(notDir, "locks")+": "+notDir+" is not a folder") {
+		t.Fatalf("a lock folder inside a file: exit %d\n%s", r.code, r.err)
+	}
+	if st := e.srv.Sandbox.Stats(); st.Requests != 0 {
+		t.Fatalf("%d requests", st.Requests)
 	}
 }

@@ -3,9 +3,10 @@ package main
 import "github.com/eepipe/eepipe/pipeline"
 
 // accountLocks is the configuration as pipeline.AccountLocks, which
-// decides which accounts a run locks and under which key.
+// decides which accounts a run locks and under which key (the service as
+// its history knows it: same_service_as, else base_url).
 func accountLocks(cfg *Config) pipeline.AccountLocks {
-	l := pipeline.AccountLocks{BaseURL: cfg.BaseURL, Accounts: make([]pipeline.LockAccount, len(cfg.Accounts))}
+	l := pipeline.AccountLocks{BaseURL: cfg.address().History(), Accounts: make([]pipeline.LockAccount, len(cfg.Accounts))}
 	for i, a := range cfg.Accounts {
 		l.Accounts[i] = pipeline.LockAccount{Name: a.Name, APIKey: a.APIKey}
 	}

@@ -280,6 +280,14 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 	if err := checkApplyOptions(opts); err != nil {
 		return nil, err
 	}
+	// Before the run's folder and lock are made: a store or a lock folder
+	// in a folder that does not exist is refused, and nothing is created.
+	if err := checkStateFolder(f, nil, &opts.State); err != nil {
+		return nil, err
+	}
+	if err := checkLockDir(f, opts); err != nil {
+		return nil, err
+	}
 	command := "apply"
 	if opts.DryRun {
 		command = "diff"
@@ -297,6 +305,9 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 		fields = summaryFields(a.rep)
 	}
 	fields = append(fields, zap.Bool("dry_run", opts.DryRun))
+	if !opts.DryRun && a.st != nil {
+		fields = append(fields, zap.Int("changes_without_history", a.unguarded.Changes()))
+	}
 	return a.rep, run.finish(ctx, err, fields...)
 }
 
@@ -321,6 +332,9 @@ type applyRun struct {
 	accounts []pipeline.Account
 	clients  []*apiclient.Client
 	rep      *pipeline.RunReport
+	// unguarded counts the changes to existing plans the store has no
+	// history of (classifyPlan).
+	unguarded pipeline.Unguarded
 }
 
 // scheduled is the run within its scheduled run: it builds the
@@ -346,7 +360,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 			a.reportPath, dir))
 	}
 	log.Debug("configuration", zap.Stringer("config", cfg))
-	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait, Writers: opts.Concurrency})
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait, Writers: opts.Concurrency}, opts.DryRun)
 	if err != nil {
 		return err
 	}
@@ -356,6 +370,9 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	}
 	if path, ok := savedChangeSetArg(opts); ok {
 		return runApplySaved(ctx, a, path)
+	}
+	if err := checkServiceHistory(ctx, st, cfg, run); err != nil {
+		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, c := range cfg.Accounts {
@@ -413,6 +430,11 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
 		if err := lockAccounts(ctx, f, opts, run, cfg, pipeline.NamedAccounts(batch.Plans)); err != nil {
+			return err
+		}
+		// Again under the lock: a run that held it may have recorded
+		// the key pairs' history under its address meanwhile.
+		if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
 			return err
 		}
 	}
@@ -521,13 +543,16 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		}
 	}()
 	hooks := pipeline.ApplyHooks{
-		Classify: holdBack(st, a.cfg, opts.State.Overwrite).Plan,
+		Classify: a.classifyPlan(holdBack(st, a.cfg, opts.State.Overwrite).Plan),
 	}
 	if st != nil && st.Postgres() {
 		hooks.Lock = func(ctx context.Context, names []string) error {
 			u, err := lockStoreNames(ctx, st, a.cfg, names, opts.Schedule.LockWait)
 			unlock = u
-			return err
+			if err != nil {
+				return err
+			}
+			return checkServiceHistory(ctx, st, a.cfg, nil) // another host may have held the lock
 		}
 	}
 	show := !opts.Quiet && f.IO.ErrTTY
@@ -541,6 +566,11 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		return a.stoppedBeforeWrites(err)
 	}
 	a.rep = rep
+	if st != nil {
+		if n := a.unguarded.Note(st.Where()); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
+	}
 	warnChangeSet(f.Logger(), run, cs, a.accounts)
 	warnRunNotes(run, rep)
 	if show {
@@ -573,15 +603,40 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	return nil
 }
 
+// classifyPlan is the run's classification of each plan (classify) that
+// also counts the changes to plans already on the service that the state
+// store has no history of (pipeline.Unguarded): the first such plan is
+// warned of before its writes, and the run's note counts them all.
+// Without a store (--no-state, which warns of it) nothing is counted.
+func (a *applyRun) classifyPlan(classify func(context.Context, *pipeline.PlanDiff) ([]pipeline.HeldChange, error)) func(context.Context, *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
+	if a.st == nil {
+		return classify
+	}
+	return func(ctx context.Context, d *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
+		held, err := classify(ctx, d)
+		if err == nil {
+			if w := a.unguarded.Add(d, a.st.Where()); w != "" {
+				a.run.warn(w)
+			}
+		}
+		return held, err
+	}
+}
+
 // stoppedBeforeWrites is the command's error for err, which stopped
 // PlanApply before any write: a counter the service lacks (exit 2), the
-// run's record failing (exit 3), or a lock hook's (already the command's).
+// run's record failing (exit 3; exit 2 when a run through another address
+// of the service recorded the key pairs meanwhile), or a lock hook's
+// (already the command's).
 func (a *applyRun) stoppedBeforeWrites(err error) error {
 	var served *pipeline.ServedCatalogError
 	var record *pipeline.RecordError
+	var keys *statestore.KeyServiceError
 	switch {
 	case errors.As(err, &served):
 		return servedCatalogError(a.f, a.batch, served)
+	case errors.As(err, &keys):
+		return exitf(ExitInvalid, "%v; nothing was sent", keys)
 	case errors.As(err, &record):
 		return exitf(ExitFatal, "%v; nothing was sent", record.Err)
 	}
@@ -590,6 +645,25 @@ func (a *applyRun) stoppedBeforeWrites(err error) error {
 
 // envLockDir overrides the folder of the account locks.
 const envLockDir = "EEPIPE_LOCK_DIR"
+
+// checkLockDir refuses (exit 2) a lock folder, given with --lock-dir or
+// EEPIPE_LOCK_DIR, inside a folder that does not exist, as an output
+// file's (refuseMissingFolder): locks taken in a mistyped folder would
+// not stop a run that locks the right one. The folder itself is created
+// when missing, as the default one. A dry run takes no lock.
+func checkLockDir(f *Factory, opts *applyOptions) error {
+	if opts.DryRun || opts.Locker != nil {
+		return nil
+	}
+	from, dir := "--lock-dir", opts.LockDir
+	if dir == "" {
+		from, dir = envLockDir, f.Getenv(envLockDir)
+	}
+	if dir == "" {
+		return nil
+	}
+	return refuseMissingFolder(from, filepath.Clean(dir), "")
+}
 
 // lockAccounts takes the lock of the configured accounts named in only
 // (none: every configured account; pipeline.AccountLocks.Local keys them)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,6 +42,10 @@ type fileConfig struct {
 	// State is the state store: an SQLite file (relative to the
 	// configuration's folder) or a postgres:// URL (state.go).
 	State string `yaml:"state"`
+	// SameServiceAs is another address of the service, under which its
+	// run history is kept (docs/configuration.md, "One service at
+	// several addresses").
+	SameServiceAs string `yaml:"same_service_as"`
 }
 
 type fileLookup struct {
@@ -76,6 +81,9 @@ type Config struct {
 	Source string
 	// State is the configured state store ("" for the default; state.go).
 	State string
+	// SameServiceAs is the address the run history knows the service by,
+	// when it is not BaseURL (same_service_as; state.go).
+	SameServiceAs string
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -141,6 +149,7 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	l.sources()
 	// Base URL: flag > env > file.
 	l.cfg.BaseURL = first(flags.BaseURL, l.env(envBaseURL), l.fc.BaseURL)
+	l.sameService()
 	if err := resolveStateConfig(l.cfg, l.env(envState), l.fc.State, l.configDir); err != nil {
 		l.bad("%v", err)
 	}
@@ -329,6 +338,25 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 	return a
 }
 
+// sameService reads same_service_as: an http or https address with a
+// host, as base_url.
+func (l *configLoader) sameService() {
+	v := strings.TrimSpace(l.fc.SameServiceAs)
+	if v == "" {
+		return
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err == nil && u.User != nil:
+		l.bad("same_service_as holds a user or password: give the other address of the service without them (secrets never go in the configuration)")
+		return
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		l.bad("same_service_as %q: give the other address of the service as base_url is given (http:// or https:// and a host)", v)
+		return
+	}
+	l.cfg.SameServiceAs = v
+}
+
 // needed reports what the command needs and the configuration lacks.
 func (l *configLoader) needed() {
 	cfg := l.cfg
@@ -445,7 +473,7 @@ func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete
 
 // configKeys are the keys of each section of the file, for "did you mean".
 var configKeys = map[string][]string{
-	"fileConfig":  {"base_url", "lookup", "accounts"},
+	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as"},
 	"fileLookup":  {"url", "username", "password_env", "password_file"},
 	"fileAccount": {"name", "company_id", "api_key", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -19,6 +21,7 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/spf13/cobra"
 	"github.com/xuri/excelize/v2"
 )
@@ -129,6 +132,9 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 		dir = abs
 	}
 	d.dir = dir
+	if err := newDemoState(ctx, dir); err != nil {
+		return exitf(ExitFatal, "demo: %v", err)
+	}
 	fmt.Fprintln(d.out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
 	if err := d.startSandbox(); err != nil {
 		return err
@@ -141,6 +147,26 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	}
 	d.listOutputs()
 	return d.serve(ctx)
+}
+
+// newDemoState starts a new run history in dir: each demo starts a new
+// sandbox, at a new address, so the history an earlier demo left is of
+// plans that no longer exist, under an address the demo's key pairs no
+// longer reach (a store refuses a key pair's second address:
+// docs/apply-and-state.md, "The state store"). The new store is made
+// empty before the demo's first diff, which is no mistyped store.
+func newDemoState(ctx context.Context, dir string) error {
+	p := demoState(dir).Path
+	for _, f := range []string{p, p + "-wal", p + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	st, err := statestore.OpenWith(ctx, p, statestore.Options{})
+	if err != nil {
+		return err
+	}
+	return st.Close()
 }
 
 // demo is one run of `eepipe demo`: its options, its output folder, the

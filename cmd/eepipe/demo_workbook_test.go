@@ -228,4 +228,11 @@ func TestDemoCommand(t *testing.T) {
 			t.Errorf("run.xlsx row %v", r)
 		}
 	}
+	// Run again in the same folder: a new sandbox at a new address, and a
+	// new history (the old one's key pairs are under the old address).
+	out.Reset()
+	errb.Reset()
+	if code := Execute(context.Background(), f, []string{"demo", "--out", dir, "--latency", "1ms", "--recalc-duration", "10ms"}); code != 0 {
+		t.Fatalf("the demo again in its folder: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
 }

@@ -84,7 +84,7 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 	if none, err := noHistory(f, cfg, opts); none || err != nil {
 		return err
 	}
-	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{})
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{}, true)
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,12 @@ func checkHistoryReport(report string) error {
 
 // noHistory reports (none) an SQLite store that does not exist, and says
 // so (with an empty report for --report): reading creates nothing, so a
-// mistyped --state is not a new, empty store.
+// mistyped --state is not a new, empty store; one in a folder that does
+// not exist is refused (checkStateFolder).
 func noHistory(f *Factory, cfg *Config, opts *historyOptions) (none bool, err error) {
+	if err := checkStateFolder(f, cfg, &opts.State); err != nil {
+		return false, err
+	}
 	loc, err := stateLocation(cfg, &opts.State)
 	if err != nil || statestore.IsPostgres(loc) {
 		return false, nil

@@ -11,12 +11,13 @@ import (
 
 // TestHistoryOfAMissingStoreCreatesNothing: history reads; given a state
 // store that does not exist (a mistyped --state), it says so, writes an
-// empty report if asked, and creates neither the store nor its folder,
-// where it used to create both and print a bare "0 runs.".
+// empty report if asked, and creates nothing, where it used to create
+// the store and print a bare "0 runs."; a store in a folder that does not
+// exist cannot be right and is refused (exit 2) in the words of every
+// output's check, creating nothing either.
 func TestHistoryOfAMissingStoreCreatesNothing(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
-	dir := filepath.Join(e.dir, "no-such-folder")
-	store := filepath.Join(dir, "state.db")
+	store := filepath.Join(e.dir, "state.db")
 	report := filepath.Join(e.dir, "history.json")
 	r := e.run("history", "--state", store, "--report", report)
 	if r.code != ExitOK {
@@ -25,11 +26,19 @@ func TestHistoryOfAMissingStoreCreatesNothing(t *testing.T) {
 	if want := "0 runs: there is no state store at " + store; !strings.Contains(r.out, want) {
 		t.Errorf("want %q in\n%s", want, r.out)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("history created %s (%v)", dir, err)
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("history created %s (%v)", store, err)
 	}
 	if _, err := os.Stat(report); err != nil {
 		t.Errorf("no report written: %v", err)
+	}
+	dir := filepath.Join(e.dir, "no-such-folder")
+	r = e.run("history", "--state", filepath.Join(dir, "state.db"))
+	if r.code != ExitInvalid || !strings.Contains(r.err, "--state "+filepath.Join(dir, "state.db")+": the folder "+dir+" does not exist") {
+		t.Fatalf("a store in a missing folder: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("history created %s (%v)", dir, err)
 	}
 }
 

@@ -177,7 +177,7 @@ func TestAccountLockFollowsAccountColumn(t *testing.T) {
 		t.Fatalf("named accounts %q, want one", only)
 	}
 	locks := accountLocks(cfg).Local(only)
-	if len(locks) != 1 || locks[0].Name != "acme" || locks[0].Key != pipeline.AccountLockKey(cfg.BaseURL, "mpk_a") {
+	if len(locks) != 1 || locks[0].Name != "acme" || locks[0].Key != pipeline.AccountLockKey("mpk_a") {
 		t.Errorf("locks %v, want account acme's", locks)
 	}
 }

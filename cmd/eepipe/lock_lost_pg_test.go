@@ -119,8 +119,8 @@ func TestStoreLockHoldsUnderEverySpelling(t *testing.T) {
 	other := "HTTP://" + strings.ToUpper(strings.TrimPrefix(e.srv.URL, "http://")) + "/"
 	// The first host's locks, by name and by key pair, as spelled there:
 	// the store normalises the service and the account.
-	for _, id := range []string{"UMOYA", pipeline.AccountLockKey(other, "mpk_sandbox_acme")} {
-		unlock, err := st.LockAccount(context.Background(), other, id, "ops@host-a (pid 4242)", 0)
+	for _, l := range []struct{ service, id string }{{other, "UMOYA"}, {"", pipeline.AccountLockKey("mpk_sandbox_acme")}} {
+		unlock, err := st.LockAccount(context.Background(), l.service, l.id, "ops@host-a (pid 4242)", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

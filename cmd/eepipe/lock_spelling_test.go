@@ -58,7 +58,7 @@ func TestAccountLockHoldsUnderEverySpelling(t *testing.T) {
 		t.Fatal(err)
 	}
 	upperHost := "HTTP://" + strings.ToUpper(u.Host) + "/"
-	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{User: "ops", Command: "eepipe apply umoya.xlsx"}, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -102,6 +102,9 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 	if err := checkReconcileOptions(opts); err != nil {
 		return err
 	}
+	if err := checkStateFolder(f, nil, &opts.State); err != nil {
+		return err
+	}
 	log := f.Logger()
 	ctx, run, err := startRun(ctx, f, "reconcile", &opts.Schedule)
 	if err != nil {
@@ -139,12 +142,15 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait})
+	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{LockWait: opts.Schedule.LockWait}, true)
 	if err != nil {
 		return err
 	}
 	if st != nil {
 		defer st.Close()
+	}
+	if err := checkServiceHistory(ctx, st, cfg, r.run); err != nil {
+		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
 	for i, a := range cfg.Accounts {

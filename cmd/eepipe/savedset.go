@@ -68,6 +68,11 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 	if err != nil {
 		return err
 	}
+	// After the set's own check of the service it is bound to, which
+	// names the set.
+	if err := checkServiceHistory(ctx, sr.st, sr.cfg, sr.run); err != nil {
+		return err
+	}
 	if err := sr.notAppliedBefore(ctx); err != nil {
 		return err
 	}
@@ -131,7 +136,7 @@ func (sr *savedRun) open() (checkErr, err error) {
 	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
 		return nil, exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
 	}
-	if err := sr.set.Verify(cfg.BaseURL, setKeys(cfg)); err != nil {
+	if err := sr.set.Verify(cfg.address().History(), setKeys(cfg)); err != nil {
 		return nil, exitf(ExitInvalid, "%s: %v", path, err)
 	}
 	if checkErr != nil && f.CatalogPath != "" {
@@ -156,7 +161,11 @@ func (sr *savedRun) setErr(err error) error {
 // without a store it warns that it cannot tell.
 func (sr *savedRun) notAppliedBefore(ctx context.Context) error {
 	if sr.st == nil {
-		sr.f.Logger().Warn("--no-state: eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
+		why := "--no-state"
+		if !sr.opts.State.NoState {
+			why = "no state store" // a dry run, which creates none
+		}
+		sr.f.Logger().Warn(why + ": eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
 		return nil
 	}
 	prev, err := sr.st.ChangeSetRun(ctx, sr.set.Header.Signature)
@@ -238,6 +247,9 @@ func (sr *savedRun) lock(ctx context.Context) (unlock func(), err error) {
 			return unlock, err
 		}
 		unlock = u
+	}
+	if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
+		return unlock, err
 	}
 	return unlock, sr.notAppliedBefore(ctx)
 }

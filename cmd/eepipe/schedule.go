@@ -58,7 +58,13 @@ func (o *scheduleOptions) validate() error {
 	if o.MaxDuration < 0 {
 		return exitf(ExitInvalid, "--max-duration must be positive, not %s", o.MaxDuration)
 	}
-	return nil
+	// A lock file in a folder that does not exist is a mistyped path, as
+	// any output's (not a failure to take the lock); --output-dir's
+	// folder is created first.
+	if o.OutputDir != "" && filepath.Clean(filepath.Dir(o.LockPath)) == filepath.Clean(o.OutputDir) {
+		return nil
+	}
+	return refuseMissingFolder("--lock", o.LockPath, "")
 }
 
 // scheduledRun is one run of a command: its context (bounded by

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/user"
@@ -72,19 +73,39 @@ func resolveStateConfig(cfg *Config, envVal, fileVal, configDir string) error {
 
 // openState opens the run's state store: --state, else the configuration,
 // else the default SQLite file. With --no-state it warns and returns nil.
-// Any failure is fatal (exit 3) and happens before any request.
+// A store named in a folder that does not exist is refused (exit 2,
+// checkStateFolder). readOnly (diff, reconcile, history) never creates
+// a store: an SQLite file that does not exist is no history, said in a
+// warning, and nil is returned; apply says that the store it creates is
+// new. Any other failure is fatal (exit 3) and happens before any request.
 // A PostgreSQL store's schema upgrade by another run is waited for up to
 // o.LockWait (--lock-wait); o.Writers is how many plans the run records
 // at once (--concurrency).
-func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, o statestore.Options) (*statestore.Store, error) {
+func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, o statestore.Options, readOnly bool) (*statestore.Store, error) {
 	log := f.Logger()
 	if sf.NoState {
 		log.Warn("--no-state: no run history is read or recorded; counters and plan fields changed on the service are NOT protected from being overwritten")
 		return nil, nil
 	}
+	if err := checkStateFolder(f, cfg, sf); err != nil {
+		return nil, err
+	}
 	loc, err := stateLocation(cfg, sf)
 	if err != nil {
 		return nil, err
+	}
+	if !statestore.IsPostgres(loc) {
+		if _, serr := os.Stat(loc); errors.Is(serr, fs.ErrNotExist) {
+			if readOnly {
+				log.Warn(fmt.Sprintf("there is no state store at %s, so there is no run history to compare with: every change counts as having no history "+
+					"(no last applied value is shown and nothing is held back as changed on the service); nothing was created "+
+					"(apply creates the store when it records its first run; --state, %s or state: in the configuration name another)", loc, envState))
+				return nil, nil
+			}
+			log.Warn(fmt.Sprintf("the state store %s does not exist: this run creates it, with no history, so changes made on the service to plans "+
+				"that already exist cannot be told apart from the file's (if this is not the store you meant, stop and give the right one with --state, %s or state: in the configuration)",
+				loc, envState))
+		}
 	}
 	st, err := statestore.OpenWith(ctx, loc, o)
 	if err != nil {
@@ -96,6 +117,31 @@ func openState(ctx context.Context, f *Factory, cfg *Config, sf *stateFlags, o s
 	}
 	log.Debug("state store", zap.String("store", st.Where()))
 	return st, nil
+}
+
+// checkStateFolder refuses (exit 2) a state store named by --state,
+// EEPIPE_STATE or state: in the configuration (cfg nil: the flag and the
+// environment only) whose folder does not exist, in the words of every
+// output file's check (refuseMissingFolder): a mistyped path must not
+// start an empty history. The default store's folder is created.
+func checkStateFolder(f *Factory, cfg *Config, sf *stateFlags) error {
+	if sf.NoState {
+		return nil
+	}
+	env := strings.TrimSpace(f.Getenv(envState))
+	var from, loc string
+	switch {
+	case sf.Path != "":
+		from, loc = "--state", sf.Path
+	case env != "":
+		from, loc = envState, env
+	case cfg != nil && cfg.State != "":
+		from, loc = "state:", cfg.State
+	}
+	if loc == "" || statestore.IsPostgres(loc) {
+		return nil
+	}
+	return refuseMissingFolder(from, filepath.Clean(loc), "")
 }
 
 // stateLocation is where the run's state store is: --state, else the
@@ -112,8 +158,55 @@ func stateLocation(cfg *Config, sf *stateFlags) (string, error) {
 }
 
 // serviceKey is the service the run talks to, as the state store knows it:
-// one service however its base URL is spelled.
-func serviceKey(cfg *Config) string { return pipeline.ServiceKey(cfg.BaseURL) }
+// one service however its base URL is spelled, under the address
+// same_service_as declares when the configuration declares one.
+func serviceKey(cfg *Config) string { return cfg.address().Key() }
+
+// address is where the configuration reaches the service and the address
+// its history is kept under (same_service_as).
+func (c *Config) address() pipeline.ServiceAddress {
+	return pipeline.ServiceAddress{BaseURL: c.BaseURL, SameAs: c.SameServiceAs}
+}
+
+// checkServiceHistory stops the run (exit 2, nothing sent) when a
+// configured account's key pair has its history in st under another
+// address of the service than this configuration's
+// (pipeline.ServiceAddress.CheckHistory). apply checks before it reads
+// the files and again under the accounts' locks, before it records the
+// run (which records the address of the key pairs that have none). With
+// warn (the run, at its first check) a store whose history is all under
+// other addresses, none of this configuration's key pairs' on record, is
+// warned of (ServiceAddress.OtherHistory).
+func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config, warn *scheduledRun) error {
+	if st == nil {
+		return nil
+	}
+	l := accountLocks(cfg)
+	var keys []string
+	for _, a := range l.Accounts {
+		if a.APIKey != "" {
+			keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		}
+	}
+	recorded, err := st.KeyServices(ctx, keys)
+	if err != nil {
+		return exitf(ExitFatal, "%v; nothing was sent", err)
+	}
+	if err := cfg.address().CheckHistory(l.Accounts, recorded); err != nil {
+		return exitf(ExitInvalid, "%v; nothing was sent", err)
+	}
+	if warn == nil {
+		return nil
+	}
+	services, err := st.RunServices(ctx)
+	if err != nil {
+		return exitf(ExitFatal, "%v; nothing was sent", err)
+	}
+	if w := cfg.address().OtherHistory(l.Accounts, recorded, services); w != "" {
+		warn.warn(w)
+	}
+	return nil
+}
 
 // holdBack is the run's three-way rule (pipeline.HoldBack) over the
 // state store st (nil: no history).
@@ -230,14 +323,20 @@ func fileSHA256(path string) string {
 // where, against which service (the runner adds the accounts, the
 // caller the files).
 func runRecord(cfg *Config, started time.Time) pipeline.RunRecord {
-	return pipeline.RunRecord{Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg)}
+	var keys []string
+	for _, a := range cfg.Accounts {
+		if a.APIKey != "" {
+			keys = append(keys, pipeline.AccountLockKey(a.APIKey))
+		}
+	}
+	return pipeline.RunRecord{Started: started, User: currentUser(), Host: hostName(), Command: commandLine(), Service: serviceKey(cfg), Keys: keys}
 }
 
 // demoState keeps the demo's run history in its output folder, away from
 // the user's store.
 func demoState(dir string) stateFlags { return stateFlags{Path: filepath.Join(dir, "state.db")} }
 
-// demoLockDir keeps the demo's account locks in its output folder: its
-// sandbox listens on a new port each time, so its locks would otherwise
-// add a lock file to the user's lock folder on every demo.
+// demoLockDir keeps the demo's account locks in its output folder, away
+// from the user's lock folder, as its run history (demoState): its key
+// pairs are the sandbox's, and its runs never wait on the user's.
 func demoLockDir(dir string) string { return filepath.Join(dir, "locks") }

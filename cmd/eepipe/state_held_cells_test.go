@@ -75,7 +75,7 @@ func TestHeldFieldNamesItsCell(t *testing.T) {
 // locks every account (its account is known only after the lookup).
 func TestApplyLocksOnlyTheAccountsItWrites(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
-	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{Command: "eepipe apply acme.xlsx", User: "ops"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestSavedSetAppliedWhileWaitingForTheLock(t *testing.T) {
 	if r := s.eepipe("diff", s.fieldsCSV("v2.csv", id, "Waited", secA, cAMT, 5), "-o", set); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	held, err := filelock.Dir{Path: s.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(s.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: s.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -221,7 +221,7 @@ func TestSavedChangeSetTakesAccountLock(t *testing.T) {
 	if r := s.eepipe("diff", s.csv("v1.csv", cAMT, 1), "-o", cset); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey(e.srv.URL, "mpk_sandbox_acme"),
+	held, err := filelock.Dir{Path: e.vars[envLockDir]}.Lock(context.Background(), pipeline.AccountLockKey("mpk_sandbox_acme"),
 		pipeline.LockInfo{Command: "eepipe apply other.xlsx", User: "ops"}, 0)
 	if err != nil {
 		t.Fatal(err)

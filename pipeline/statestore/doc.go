@@ -12,6 +12,9 @@
 // (packed.go, names.go). The history's account filters match a name by
 // pipeline.AccountKey through the spellings the store keeps (accounts.go),
 // not by SQL's LOWER, which folds other letters on each backend. The
+// address each account's key pair has its history under is kept by a
+// digest of the key (services.go), so that one account reached at two
+// addresses never gets two histories. The
 // journal's writes have statements of each backend's own
 // (journal_sqlite.go; journal_postgres.go, whose take a plan's writes as
 // arrays). Migrations are versioned and run on first

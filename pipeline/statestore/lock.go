@@ -214,8 +214,9 @@ func keyHalves(key int64) (hi, lo int64) {
 }
 
 // LockAccount implements pipeline.StateStore. On PostgreSQL it takes a
-// session advisory lock keyed by the service (pipeline.ServiceKey) and
-// account (pipeline.AccountKey) on a connection of its own, which the
+// session advisory lock keyed by the service (pipeline.ServiceKey; ""
+// for a lock that holds on every address of it, an account's key pair)
+// and account (pipeline.AccountKey) on a connection of its own, which the
 // holder's other locks share (released when the returned func is called,
 // or by the server when the process dies), and records who holds it so
 // that a run that finds it held can say who.
@@ -228,7 +229,10 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	if s.dialect != dialectPostgres {
 		return func() {}, nil
 	}
-	name := pipeline.ServiceKey(service) + " " + pipeline.AccountKey(account)
+	name := pipeline.AccountKey(account)
+	if service != "" {
+		name = pipeline.ServiceKey(service) + " " + name
+	}
 	key := advisoryKey(name)
 	hi, lo := keyHalves(key)
 	s.locks.taking.Lock()

@@ -170,6 +170,18 @@ CREATE INDEX eepipe_account_keys_key ON eepipe_account_keys (account_key);
 	// the key's index (docs/performance.md, "Reading the last values").
 	// The rows and their meaning are unchanged; PostgreSQL is left as it is.
 	{9, "last values kept whole in their pages (SQLite)", ``, migrateLastValuesRowid},
+	// The service address each account's key pair has its history under
+	// (services.go): a key pair belongs to one account of one service,
+	// so a run reaching it at another address is stopped, not given a
+	// second history. An older store's runs did not record their key
+	// pairs: each is recorded by its first run from this version on.
+	{10, "the service of each key pair", `
+CREATE TABLE eepipe_key_services (
+	key_id TEXT PRIMARY KEY,
+	service TEXT NOT NULL,
+	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id)
+);
+`, nil},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

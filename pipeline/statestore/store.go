@@ -362,6 +362,9 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 			return 0, s.explain(err)
 		}
 	}
+	if err := s.recordKeyServices(ctx, tx, id, r.Service, r.Keys); err != nil {
+		return 0, s.explain(err)
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, s.explain(err)
 	}
