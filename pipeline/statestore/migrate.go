@@ -170,6 +170,20 @@ CREATE INDEX eepipe_account_keys_key ON eepipe_account_keys (account_key);
 	// the key's index (docs/performance.md, "Reading the last values").
 	// The rows and their meaning are unchanged; PostgreSQL is left as it is.
 	{9, "last values kept whole in their pages (SQLite)", ``, migrateLastValuesRowid},
+	// The API keys eepipe created (apikeys.go): the service lists no keys,
+	// so a rotation revokes the old key by the id its create answered.
+	{10, "API keys created by eepipe", `
+CREATE TABLE eepipe_api_keys (
+	service TEXT NOT NULL,
+	api_key TEXT NOT NULL,
+	key_id BIGINT NOT NULL,
+	account TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT,
+	revoked_at TEXT,
+	PRIMARY KEY (service, api_key)
+);
+`, nil},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.
