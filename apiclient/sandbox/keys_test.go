@@ -49,3 +49,19 @@ func TestCreateKeyBodies(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestKeyLifetimesAreTheContracts: every lifetime the sandbox names has
+// its number of days, and the names are in increasing order.
+func TestKeyLifetimesAreTheContracts(t *testing.T) {
+	prev := 0
+	for _, n := range keyLifetimeNames {
+		d, ok := keyLifetimes[n]
+		if !ok || d <= prev || n != strconv.Itoa(d)+"d" {
+			t.Errorf("lifetime %q: %d days", n, d)
+		}
+		prev = d
+	}
+	if len(keyLifetimes) != len(keyLifetimeNames) || maxActiveKeys != 5 {
+		t.Errorf("%d lifetimes, %d names, at most %d keys", len(keyLifetimes), len(keyLifetimeNames), maxActiveKeys)
+	}
+}
