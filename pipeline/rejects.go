@@ -48,7 +48,9 @@ type Rejection struct {
 }
 
 // Empty reports whether nothing was rejected.
-func (r *Rejection) Empty() bool { return len(r.Plans) == 0 && len(r.Rows) == 0 && len(r.WholeFiles) == 0 }
+func (r *Rejection) Empty() bool {
+	return len(r.Plans) == 0 && len(r.Rows) == 0 && len(r.WholeFiles) == 0
+}
 
 // SplitInvalid sets aside every plan of b with an error and returns the
 // plans to send. An error is a plan's when it is on one of the plan's rows

@@ -40,8 +40,8 @@ type applyOptions struct {
 	// the valid ones; Rejects is where they are written back.
 	SkipInvalid bool
 	Rejects     string
-	Conn     connFlags
-	State    stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
+	Conn        connFlags
+	State       stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
 
 	// Locker takes the account locks (nil: OS file locks in LockDir); a
 	// shared state store can put team-wide locks here.
