@@ -61,7 +61,10 @@ func NewCmdApply(f *Factory, runF func(*applyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply FILE|FOLDER...",
 		Short: "Make the service's plans match the workbooks: create and patch, with the fewest requests",
-		Long: `Read and validate every input (any error: nothing is sent, exit 2), find each
+		Long: `Read and validate every input (any error: nothing is sent, exit 2; with
+--skip-invalid every plan with an error is set aside, never sent, and the
+valid ones applied; --rejects FILE writes the plans set aside in their
+input's layout with each error beside its cell, before any request), find each
 plan's company through the lookup and its account, read the accounts' plans,
 and send only what differs: a create (with scorecard prefill when the file
 names a scorecard) for a plan that is not there, a metadata update when the
@@ -96,7 +99,8 @@ locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
 
 Exit status: 0 all applied, 1 some plans failed, service-side changes
-left alone, or a change set drifted or was already applied, 2 invalid
+left alone, plans set aside by --skip-invalid, or a change set drifted or
+was already applied, 2 invalid
 input or configuration, 3 fatal, interrupted, lock held, state store
 unusable (also when recording a write fails: the run stops writing) or
 --max-duration passed.`,
