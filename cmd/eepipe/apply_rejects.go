@@ -23,6 +23,9 @@ type skipInvalid struct {
 // is read: --rejects needs --skip-invalid, a .xlsx or .csv name in a
 // folder that exists, and is not an input.
 func checkRejectsOptions(opts *applyOptions) error {
+	if _, saved := savedChangeSetArg(opts); saved && opts.SkipInvalid {
+		return exitf(ExitInvalid, "--skip-invalid: a saved change set was checked when diff -o wrote it and is applied whole or not at all")
+	}
 	if opts.Rejects == "" {
 		return nil
 	}

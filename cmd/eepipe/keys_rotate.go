@@ -114,6 +114,14 @@ func runKeysRotate(ctx context.Context, f *Factory, opts *keysRotateOptions) err
 	if st != nil {
 		defer st.Close()
 		rot.Book = st
+		if st.Postgres() {
+			// The team's lock of the account, across hosts, as apply takes it.
+			unlock, err := lockStoreNames(ctx, st, cfg, []string{a.Name}, 0)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
 	}
 	res, err := rot.Run(ctx)
 	return rotationOutcome(f, a, res, err)

@@ -348,3 +348,37 @@ func TestKeysStatus(t *testing.T) {
 		t.Errorf("refused key: exit %d %+v", r.code, doc.Accounts)
 	}
 }
+
+// TestKeysRotateWrongKeyID: an api_key_id that is not the old key's is
+// caught: another account's id is not found (the old key stays active,
+// exit 1); another key of the account is revoked, and the old key still
+// working afterwards says so (exit 1), the configuration on the new key.
+// The state store's id, when it knows the key, wins over the file's.
+func TestKeysRotateWrongKeyID(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	writeFile(t, e.config, strings.Replace(e.read(e.config), "api_key_id: 1", "api_key_id: 2", 1), 0o600) // bluecrane's key
+	r := e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != ExitDiff || !strings.Contains(r.err, "could not revoke the old key") || !strings.Contains(r.err, "404") {
+		t.Fatalf("another account's id: exit %d\n%s", r.code, r.err)
+	}
+	e.works("after a revoke of another account's id")
+	if !e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") || !e.keyWorks("mpk_sandbox_bluecrane", "sandbox-secret-bluecrane") {
+		t.Fatal("a key was revoked")
+	}
+
+	e = newKeysEnv(t, sandbox.Options{})
+	spare, err := apiclient.New(apiclient.Options{BaseURL: e.url, APIKey: "mpk_sandbox_acme", APISecret: "sandbox-secret-acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := spare.CreateAPIKey(context.Background(), "") // id 3, someone else's key of acme
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, e.config, strings.Replace(e.read(e.config), "api_key_id: 1", fmt.Sprintf("api_key_id: %d", extra.ID), 1), 0o600)
+	r = e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != ExitDiff || !strings.Contains(r.err, "is not refused: it still works") || !strings.Contains(r.err, "was not the old key's") {
+		t.Fatalf("another key's id: exit %d\n%s", r.code, r.err)
+	}
+	e.works("after revoking the wrong key")
+}

@@ -160,8 +160,13 @@ func (e *Error) Partial() bool { return e.Step == StepRevoke }
 // leaves the new key active and the old one too, and says so.
 func (r Rotation) Run(ctx context.Context) (Result, error) {
 	res := Result{Active: r.Old, OldID: r.OldID}
-	if res.OldID == 0 && r.Book != nil {
+	if r.Book != nil {
+		// The book knows the id the service gave this very key; a
+		// configuration's api_key_id may have been edited by hand.
 		if id, ok, err := r.Book.KeyID(ctx, r.Service, r.Old.Key); err == nil && ok {
+			if res.OldID != 0 && res.OldID != id {
+				res.Notes = append(res.Notes, fmt.Sprintf("the configuration gives the old key the id %d, the state store %d (the id its create answered): %d is revoked", res.OldID, id, id))
+			}
 			res.OldID = id
 		}
 	}
@@ -239,6 +244,16 @@ func (r Rotation) revokeOld(ctx context.Context, res Result, c Created) (Result,
 	if err := r.Dial(c.Pair).Revoke(ctx, res.OldID); err != nil {
 		return res, &Error{Step: StepRevoke, Active: c.Pair, Err: err,
 			Notes: append(slices.Clone(res.Notes), fmt.Sprintf("the old key %s (id %d) is still active: revoke it in the web application", r.Old, res.OldID))}
+	}
+	// The service lists no keys, so an id is only known to be the old
+	// key's when the old key is refused afterwards.
+	if err := r.Dial(r.Old).Check(ctx); !errors.Is(err, pipeline.ErrUnauthorized) {
+		why := "it still works"
+		if err != nil {
+			why = fmt.Sprintf("a read with it did not say (%v)", err)
+		}
+		return res, &Error{Step: StepRevoke, Active: c.Pair, Err: fmt.Errorf("the key with id %d was revoked, but the old key %s is not refused: %s", res.OldID, r.Old, why),
+			Notes: append(slices.Clone(res.Notes), fmt.Sprintf("the id %d was not the old key's (check api_key_id): find which key was revoked, and revoke the old key %s, in the web application", res.OldID, r.Old))}
 	}
 	res.OldRevoked = true
 	if r.Book != nil {
