@@ -404,7 +404,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	}
 	a.runner = pipeline.NewRunner(accounts, finder, ropts)
 	if opts.SkipInvalid {
-		a.skip = &skipInvalid{rejects: opts.Rejects}
+		a.skip = newSkipInvalid(f, opts, run)
 	}
 	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
 		c, _ := a.runner.ServiceCatalog(ctx)

@@ -15,8 +15,28 @@ import (
 // to FILE in their layout with their errors (reports.WriteRejects), before
 // any request (docs/apply-and-state.md, "Skipping invalid plans").
 type skipInvalid struct {
-	rejects string // --rejects FILE, or ""
+	rejects string // --rejects FILE (stamped in --output-dir), or ""
+	grid    string // where grid sheets go beside flat rows (stamped too)
+	base    string // --rejects as given
+	wrote   func(path, base string)
 	rej     pipeline.Rejection
+	paths   []string // the rejects files written
+}
+
+// newSkipInvalid is --skip-invalid of the run: with --output-dir the
+// rejects file goes there under a UTC-stamped name and --keep prunes the
+// older ones, as the run report's.
+func newSkipInvalid(f *Factory, opts *applyOptions, run *scheduledRun) *skipInvalid {
+	s := &skipInvalid{base: opts.Rejects, wrote: run.wrote}
+	if opts.Rejects != "" {
+		s.rejects = run.outputPath(opts.Rejects)
+		s.grid = run.outputPath(reports.GridRejectsPath(opts.Rejects))
+		if dir := reportInInputFolder(s.rejects, opts.Args); dir != "" {
+			f.Logger().Warn(fmt.Sprintf("the rejects file %s is written inside the input folder %s: the next run over that folder will read it as a workbook too; write it elsewhere",
+				s.rejects, dir))
+		}
+	}
+	return s
 }
 
 // checkRejectsOptions checks --skip-invalid and --rejects before anything
@@ -36,7 +56,7 @@ func checkRejectsOptions(opts *applyOptions) error {
 	if ext != ".xlsx" && ext != ".csv" {
 		return exitf(ExitInvalid, "--rejects %s: use a .xlsx or .csv file name", opts.Rejects)
 	}
-	if err := refuseMissingFolder("--rejects", opts.Rejects, ""); err != nil {
+	if err := refuseMissingFolder("--rejects", opts.Rejects, opts.Schedule.OutputDir); err != nil {
 		return err
 	}
 	for _, a := range opts.Args {
@@ -78,7 +98,7 @@ func (s *skipInvalid) split(f *Factory, batch *pipeline.Batch, cat *pipeline.Cat
 	if s.rejects == "" {
 		return nil
 	}
-	written, err := reports.WriteRejects(s.rejects, &rej, cat)
+	written, err := reports.WriteRejects(s.rejects, s.grid, &rej, cat)
 	switch {
 	case errors.Is(err, reports.ErrRejectsLayout):
 		return exitf(ExitInvalid, "--rejects: %v; nothing was sent", err)
@@ -86,6 +106,12 @@ func (s *skipInvalid) split(f *Factory, batch *pipeline.Batch, cat *pipeline.Cat
 		return exitf(ExitFatal, "--rejects: %v; nothing was sent", err)
 	}
 	for _, p := range written.Paths {
+		base := s.base
+		if p == s.grid {
+			base = reports.GridRejectsPath(s.base)
+		}
+		s.wrote(p, base)
+		s.paths = append(s.paths, p)
 		fmt.Fprintf(w, "Rejects written to %s: fix the marked cells and apply it again.\n", p)
 	}
 	for _, file := range written.NotCopied {
@@ -100,8 +126,8 @@ func (s *skipInvalid) rejectedLine() string {
 		return ""
 	}
 	line := fmt.Sprintf("Rejected: %s not sent (errors)", pipeline.Plural(len(s.rej.Plans), "plan"))
-	if s.rejects != "" {
-		line += ", handed back in " + s.rejects
+	if len(s.paths) > 0 {
+		line += ", handed back in " + strings.Join(s.paths, " and ")
 	}
 	return line + "."
 }

@@ -303,3 +303,43 @@ func TestApplyRejectsUsage(t *testing.T) {
 		t.Errorf("a rejects file for valid input: %v", err)
 	}
 }
+
+// TestApplySkipInvalidMixedLayouts: flat rows and grid sheets rejected in
+// one run go to two workbooks (one flat table; the grid sheets in
+// NAME-grid.xlsx), under UTC-stamped names in --output-dir; together they
+// read back with the errors of what was set aside.
+func TestApplySkipInvalidMixedLayouts(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	csvFile := writeCSV(t, filepath.Join(e.dir, "plans.csv"), threePlans())
+	b, _ := os.ReadFile(csvFile)
+	writeFile(t, csvFile, strings.Replace(string(b), "all_employees,2,2", "all_employees,x,2", 1), 0o644)
+	gridFile := filepath.Join(e.dir, "grid.xlsx")
+	plan := &pipeline.InputPlan{Name: "Mixed Grid", Company: pipeline.CompanyIDs{VAT: vatAcme}, StartDate: mustDate("2025-09-01"),
+		EndDate: mustDate("2027-08-31"), Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll,
+			Counters: pipeline.CountersOf(map[string]int64{cAMT: 4})}}}
+	if err := writeGridXLSX(gridFile, []*pipeline.InputPlan{plan}); err != nil {
+		t.Fatal(err)
+	}
+	breakGridCell(t, gridFile, "Mixed Grid", "4", "-4")
+	out := filepath.Join(e.dir, "runs")
+	r := e.run("apply", csvFile, gridFile, "--skip-invalid", "--rejects", "rejects.xlsx", "--output-dir", out, "--no-recalc")
+	if r.code != ExitDiff {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	flat, _ := filepath.Glob(filepath.Join(out, "rejects-2*Z.xlsx"))
+	grid, _ := filepath.Glob(filepath.Join(out, "rejects-grid-*Z.xlsx"))
+	if len(flat) != 1 || len(grid) != 1 {
+		entries, _ := os.ReadDir(out)
+		t.Fatalf("rejects files %v %v in %v\n%s", flat, grid, entries, r.err)
+	}
+	if want, have := rejectsOf(t, csvFile, gridFile), errorTexts(t, flat[0], grid[0]); !slices.Equal(want, have) || len(want) < 2 {
+		t.Errorf("the rejects read back with errors\n%v\nwant\n%v", have, want)
+	}
+	if n := len(e.srv.Sandbox.Plans("acme")); n != 2 {
+		t.Errorf("%d plans sent, want the two valid ones", n)
+	}
+	if !strings.Contains(r.err, "handed back in "+flat[0]+" and "+grid[0]) {
+		t.Errorf("the summary does not name both rejects files:\n%s", r.err)
+	}
+}

@@ -49,13 +49,13 @@ func GridRejectsPath(path string) string {
 //     column, eepipe_errors, which a later read ignores (a warning);
 //   - grid sheets are copied whole into an .xlsx workbook, marked as in
 //     AnnotateWorkbook; when flat rows are rejected too they go to
-//     GridRejectsPath(path).
+//     gridPath (GridRejectsPath(path), or its stamped name).
 //
 // Rejects a rejects file cannot hold (grid sheets or workbook rows with a
 // .csv file, a long table's rows) are an error matching ErrRejectsLayout,
 // returned before anything is written. Every file is written to a
 // temporary name and renamed.
-func WriteRejects(path string, rej *pipeline.Rejection, cat *pipeline.Catalog) (RejectsWritten, error) {
+func WriteRejects(path, gridPath string, rej *pipeline.Rejection, cat *pipeline.Catalog) (RejectsWritten, error) {
 	var w RejectsWritten
 	flat, grids := rejectSources(rej)
 	csvOut := strings.EqualFold(filepath.Ext(path), ".csv")
@@ -71,7 +71,9 @@ func WriteRejects(path string, rej *pipeline.Rejection, cat *pipeline.Catalog) (
 			w.NotCopied = append(w.NotCopied, f)
 		}
 	}
-	gridPath := path
+	if len(tables) == 0 {
+		gridPath = path
+	}
 	if len(tables) > 0 {
 		var n int
 		if csvOut {
@@ -83,7 +85,6 @@ func WriteRejects(path string, rej *pipeline.Rejection, cat *pipeline.Catalog) (
 			return w, err
 		}
 		w.Paths, w.Rows = append(w.Paths, path), n
-		gridPath = GridRejectsPath(path)
 	}
 	if len(grids) > 0 {
 		if err := writeRejectsGrid(gridPath, grids, rej.Problems); err != nil {
