@@ -861,8 +861,17 @@ func (c *Client) CreateAPIKey(ctx context.Context, expiresIn string) (*APIKey, e
 		}
 		body = b
 	}
-	var out APIKey
-	err := c.send(ctx, call{method: http.MethodPost, path: KeysPath, body: body, out: &out})
+	// The answer is read bare, or wrapped as {"api_key": {...}} like the
+	// other resources' (contract-notes A5 leaves it open).
+	var doc struct {
+		APIKey
+		Wrapped *APIKey `json:"api_key"`
+	}
+	err := c.send(ctx, call{method: http.MethodPost, path: KeysPath, body: body, out: &doc})
+	out := doc.APIKey
+	if out.Key == "" && doc.Wrapped != nil {
+		out = *doc.Wrapped
+	}
 	var de *DecodeError
 	if errors.As(err, &de) {
 		de.Excerpt = withheldExcerpt // the answer may hold the new secret

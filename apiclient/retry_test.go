@@ -639,3 +639,29 @@ func TestNoNewKeySecretAnywhere(t *testing.T) {
 		t.Errorf("an APIKey prints its secret: %s", s)
 	}
 }
+
+// TestCreateAPIKeyAnswers: the create's answer is read bare or wrapped as
+// {"api_key": {...}}; the body sent is {} without a lifetime.
+func TestCreateAPIKeyAnswers(t *testing.T) {
+	var bodies []string
+	answers := []string{
+		`{"id":7,"key":"mpk_bare","secret":"s1","expires_at":null,"created_at":"2026-12-01T00:00:00Z"}`,
+		`{"api_key":{"id":8,"key":"mpk_wrapped","secret":"s2","expires_at":"2027-03-01T00:00:00Z","created_at":"2026-12-01T00:00:00Z"}}`,
+	}
+	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		bodies = append(bodies, string(body))
+		w.WriteHeader(201)
+		fmt.Fprint(w, answers[len(bodies)-1])
+	})
+	a, err := fx.c.CreateAPIKey(context.Background(), "")
+	if err != nil || a.ID != 7 || a.Key != "mpk_bare" || a.ExpiresAt != nil {
+		t.Fatalf("bare: %v %v", a, err)
+	}
+	b, err := fx.c.CreateAPIKey(context.Background(), "90d")
+	if err != nil || b.ID != 8 || b.Secret != "s2" || b.ExpiresAt == nil || *b.ExpiresAt != "2027-03-01T00:00:00Z" {
+		t.Fatalf("wrapped: %v %v", b, err)
+	}
+	if bodies[0] != `{}` || bodies[1] != `{"expires_in":"90d"}` {
+		t.Errorf("bodies %q", bodies)
+	}
+}
