@@ -589,3 +589,79 @@ func TestNoSecretsAnywhere(t *testing.T) {
 	}
 	assertNoSecrets(t, "log", logText(fx.logs))
 }
+
+// TestNoNewKeySecretAnywhere: a key create whose answer holds a secret but
+// does not decode (or lacks the key), and failing key calls, never show
+// the new secret or the client's own in an error or a log line.
+func TestNoNewKeySecretAnywhere(t *testing.T) {
+	const fresh = "Nw42-new-key-SECRET-z"
+	answers := []string{
+		`{"id":"seven","key":"mpk_new","secret":"` + fresh + `"}`,
+		`{"id":7,"secret":"` + fresh + `"}`,
+		`{"id":7,"key":"mpk_new","secret":"` + fresh + `"`,
+	}
+	n := 0
+	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(500)
+			fmt.Fprintf(w, "%s %s", r.Header.Get("Authorization"), testSecret)
+			return
+		}
+		w.WriteHeader(201)
+		fmt.Fprint(w, answers[n%len(answers)])
+		n++
+	})
+	ctx := context.Background()
+	for range answers {
+		k, err := fx.c.CreateAPIKey(ctx, "90d")
+		if err == nil {
+			t.Fatalf("created %v from a broken answer", k)
+		}
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err)} {
+			assertNoSecrets(t, "create error", text)
+			if strings.Contains(text, fresh) {
+				t.Errorf("the create's error shows the new secret: %s", text)
+			}
+		}
+	}
+	err := fx.c.RevokeAPIKey(ctx, 7)
+	if err == nil {
+		t.Fatal("revoke against a 500: no error")
+	}
+	assertNoSecrets(t, "revoke error", err.Error())
+	logs := logText(fx.logs)
+	assertNoSecrets(t, "log", logs)
+	if strings.Contains(logs, fresh) {
+		t.Errorf("the log shows the new secret")
+	}
+	k := APIKey{ID: 7, Key: "mpk_new_key_abc", Secret: fresh}
+	if s := fmt.Sprintf("%v %+v %#v %s", k, k, k, k); strings.Contains(s, fresh) {
+		t.Errorf("an APIKey prints its secret: %s", s)
+	}
+}
+
+// TestCreateAPIKeyAnswers: the create's answer is read bare or wrapped as
+// {"api_key": {...}}; the body sent is {} without a lifetime.
+func TestCreateAPIKeyAnswers(t *testing.T) {
+	var bodies []string
+	answers := []string{
+		`{"id":7,"key":"mpk_bare","secret":"s1","expires_at":null,"created_at":"2026-12-01T00:00:00Z"}`,
+		`{"api_key":{"id":8,"key":"mpk_wrapped","secret":"s2","expires_at":"2027-03-01T00:00:00Z","created_at":"2026-12-01T00:00:00Z"}}`,
+	}
+	fx := newFixture(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		bodies = append(bodies, string(body))
+		w.WriteHeader(201)
+		fmt.Fprint(w, answers[len(bodies)-1])
+	})
+	a, err := fx.c.CreateAPIKey(context.Background(), "")
+	if err != nil || a.ID != 7 || a.Key != "mpk_bare" || a.ExpiresAt != nil {
+		t.Fatalf("bare: %v %v", a, err)
+	}
+	b, err := fx.c.CreateAPIKey(context.Background(), "90d")
+	if err != nil || b.ID != 8 || b.Secret != "s2" || b.ExpiresAt == nil || *b.ExpiresAt != "2027-03-01T00:00:00Z" {
+		t.Fatalf("wrapped: %v %v", b, err)
+	}
+	if bodies[0] != `{}` || bodies[1] != `{"expires_in":"90d"}` {
+		t.Errorf("bodies %q", bodies)
+	}
+}

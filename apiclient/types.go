@@ -422,3 +422,28 @@ type CompanyQuery struct {
 	RegistrationNumber string
 	IDNumber           string
 }
+
+// APIKey is a key pair the service created (contract-notes A5): ID revokes
+// it, Key is sent as X-Api-Key, Secret signs (returned once only, by the
+// create). ExpiresAt is ISO 8601, nil for a key that never expires. String
+// and GoString leave the secret out, so that printing an APIKey never shows
+// it.
+type APIKey struct {
+	ID        int64   `json:"id"`
+	Key       string  `json:"key"`
+	Secret    string  `json:"secret"`
+	ExpiresAt *string `json:"expires_at"`
+	CreatedAt string  `json:"created_at"`
+}
+
+// String describes the key without its secret.
+func (k APIKey) String() string {
+	exp := "never expires"
+	if k.ExpiresAt != nil {
+		exp = "expires " + *k.ExpiresAt
+	}
+	return fmt.Sprintf("API key %d (%s, %s)", k.ID, keyPrefix(k.Key), exp)
+}
+
+// GoString is String, for %#v.
+func (k APIKey) GoString() string { return k.String() }

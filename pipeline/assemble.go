@@ -145,6 +145,7 @@ func (a *Assembler) Add(rec Record) {
 		return
 	}
 	acc := a.planFor(key, &rec)
+	acc.plan.addRow(rec.Origin)
 	a.mergePlanFields(acc, &rec, &v)
 	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
 		return

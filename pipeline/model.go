@@ -377,6 +377,10 @@ type InputPlan struct {
 	// reading the file again. nil when no field was given. A flat row's
 	// field points at its column's Origin, shared by the table's rows.
 	fieldPlaces *[asmNumPlanColumns]fieldPlace
+
+	// rows are the table rows and grid sheets the plan was read from
+	// (rejects.go: Rows).
+	rows []RowRef
 }
 
 // fieldPlace is where a plan field was read: its column's Origin on row

@@ -94,6 +94,9 @@ type RunReport struct {
 	// status does not tell: its end could not be recorded in the state
 	// store (finishRecord).
 	Notes []string
+	// Rejected counts the plans apply --skip-invalid set aside, not sent
+	// because they have errors (SplitInvalid).
+	Rejected int
 }
 
 // RunSummary counts a RunReport.
@@ -104,6 +107,7 @@ type RunSummary struct {
 	PlansUnchanged  int           `json:"plans_unchanged"`
 	PlansFailed     int           `json:"plans_failed"`
 	PlansNotApplied int           `json:"plans_not_applied"`
+	PlansRejected   int           `json:"plans_rejected"`
 	TargetsPatched  int           `json:"targets_patched"`
 	CountersChanged int           `json:"counters_changed"`
 	Requests        int64         `json:"requests"`
@@ -115,7 +119,7 @@ type RunSummary struct {
 
 // Summary counts the report.
 func (r *RunReport) Summary() RunSummary {
-	s := RunSummary{Requests: r.Requests.Total, Writes: r.Requests.Writes, Elapsed: r.Finished.Sub(r.Started)}
+	s := RunSummary{Requests: r.Requests.Total, Writes: r.Requests.Writes, Elapsed: r.Finished.Sub(r.Started), PlansRejected: r.Rejected}
 	for _, p := range r.Plans {
 		switch p.Outcome {
 		case OutcomeCreated, outcomeWouldCreate:

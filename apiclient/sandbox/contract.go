@@ -293,3 +293,14 @@ func createDates(start, end civilDate) (clamped civilDate, problems []string) {
 	}
 	return clampEnd(end), problems
 }
+
+// The key rules (contract-notes A5, docs/sandbox.md, "API keys"): an
+// account holds at most maxActiveKeys keys that are neither revoked nor
+// expired, and a create's optional expires_in is one of keyLifetimes
+// (omitted: the key never expires).
+const maxActiveKeys = 5
+
+var keyLifetimes = map[string]int{"30d": 30, "90d": 90, "180d": 180, "365d": 365}
+
+// keyLifetimeNames are the expires_in values in increasing order.
+var keyLifetimeNames = []string{"30d", "90d", "180d", "365d"}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/keyrotate"
 )
 
 // This file checks the sandbox's own reading of the contract (contract.go)
@@ -26,6 +27,10 @@ type contract struct {
 	EarliestStart string // YYYY-MM-DD
 	LatestEnd     string // YYYY-MM-DD, the clamp of post_2025 end dates
 	Era           string // the era of created plans
+	// KeyLifetimes are the expires_in values a key create takes, in
+	// increasing order; MaxActiveKeys the keys an account may hold.
+	KeyLifetimes  []string
+	MaxActiveKeys int
 }
 
 // contractStatement returns the sandbox's statement of the contract.
@@ -39,6 +44,8 @@ func contractStatement() contract {
 		EarliestStart: earliestStart.String(),
 		LatestEnd:     latestEnd.String(),
 		Era:           eraPost2025,
+		KeyLifetimes:  slices.Clone(keyLifetimeNames),
+		MaxActiveKeys: maxActiveKeys,
 	}
 }
 
@@ -118,6 +125,7 @@ func TestSandboxContractMatchesPipeline(t *testing.T) {
 		{"provinces", sb.Provinces, pipeline.Provinces},
 		{"target types", sb.TargetTypes, pipeline.TargetTypes},
 		{"counters", sb.Counters, pipeline.DefaultCatalog().Names()},
+		{"key lifetimes", sb.KeyLifetimes, keyrotate.Lifetimes},
 	}
 	for _, l := range lists {
 		for _, v := range l.sandbox {

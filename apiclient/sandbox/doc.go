@@ -1,7 +1,8 @@
 // Package sandbox is an in-memory emulator of the B-BBEE compliance service:
 // the employment equity plan and scorecard API under /api/public/v1 (HMAC
 // authentication, account scoping, every rule of the contract and of
-// docs/sandbox.md, "Behaviour") and the company lookup under /api/companies (Basic
+// docs/sandbox.md, "Behaviour", and the API keys' create and revoke with the
+// service's rules, docs/sandbox.md, "API keys") and the company lookup under /api/companies (Basic
 // authentication), on one http.Handler.
 //
 // The sandbox has its own statement of the contract (contract.go: value

@@ -111,12 +111,16 @@ type Sandbox struct {
 	mux            *http.ServeMux
 
 	// Read-only after New.
-	accounts    map[string]*account // by API key
-	byName      map[string]*account
 	lookupUsers map[string]string
 	companies   []apiclient.Company
 
 	nextID atomic.Int64 // the next plan, milestone or target id
+
+	// keysMu guards the key pairs (keys.go): by API key and by id.
+	keysMu    sync.RWMutex
+	keys      map[string]*apiKey
+	keyIDs    map[int64]*apiKey
+	nextKeyID int64
 
 	// plansMu guards the maps of plans; each plan guards its own state.
 	plansMu   sync.RWMutex
@@ -135,10 +139,9 @@ type Sandbox struct {
 	inFlight int64
 }
 
+// account is an account of the fixtures; its key pairs are apiKeys.
 type account struct {
 	Account
-	expires    time.Time
-	hasExpires bool
 }
 
 // plan is a stored plan. id, account, start, end, era, created and the
@@ -245,8 +248,9 @@ func New(opts Options) (*Sandbox, error) {
 		now:            opts.Now,
 		recalcDuration: opts.RecalcDuration,
 		timeouts:       opts.Timeouts.withDefaults(),
-		accounts:       map[string]*account{},
-		byName:         map[string]*account{},
+		keys:           map[string]*apiKey{},
+		keyIDs:         map[int64]*apiKey{},
+		nextKeyID:      1,
 		lookupUsers:    map[string]string{},
 		companies:      slices.Clone(fx.Companies),
 		plans:          map[int64]*plan{},
@@ -270,19 +274,13 @@ func New(opts Options) (*Sandbox, error) {
 		s.now = time.Now
 	}
 	s.latency.Store(int64(opts.Latency))
+	now := s.now()
 	for _, a := range fx.Accounts {
-		acct := &account{Account: a}
-		if a.ExpiresAt != "" {
-			acct.expires, _ = parseExpiry(a.ExpiresAt) // validated above
-			acct.hasExpires = true
-		}
-		s.accounts[a.APIKey] = acct
-		s.byName[a.Name] = acct
+		s.addFixtureKey(&account{Account: a}, now)
 	}
 	for _, u := range fx.LookupUsers {
 		s.lookupUsers[u.Username] = u.Password
 	}
-	now := s.now()
 	for _, f := range fx.Scorecards {
 		s.nextSeq++
 		sc := &scorecard{
@@ -333,6 +331,8 @@ func (s *Sandbox) routes() {
 	m.HandleFunc(routeUpdateScorecard, s.authed(s.updateScorecard))
 	m.HandleFunc(routeDeleteScorecard, s.authed(s.deleteScorecard))
 	m.HandleFunc(routeRecalcScorecard, s.authed(s.recalculateScorecard))
+	m.HandleFunc(routeCreateKey, s.authed(s.createKey))
+	m.HandleFunc(routeRevokeKey, s.authed(s.revokeKey))
 	m.HandleFunc(routeSearchCompanies, s.searchCompanies)
 	s.mux = m
 }
@@ -513,13 +513,13 @@ type authedHandler func(w http.ResponseWriter, r *http.Request, a *account, body
 // path and the body's digest (constant-time) before calling h.
 func (s *Sandbox) authed(h authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		a := s.accounts[r.Header.Get("X-Api-Key")]
+		k := s.lookupKey(r.Header.Get("X-Api-Key"))
 		now := s.now()
-		expired := a != nil && a.hasExpires && !now.Before(a.expires)
+		expired := k != nil && k.expired(now)
 		// An expired key's body is never read; without a body the
 		// signature can still be checked, and a signed request learns
 		// when its key expired.
-		if a == nil || r.Header.Get("Authorization") == "" || (expired && r.ContentLength != 0) {
+		if k == nil || r.Header.Get("Authorization") == "" || (expired && r.ContentLength != 0) {
 			s.refuse(w, r)
 			return
 		}
@@ -528,21 +528,21 @@ func (s *Sandbox) authed(h authedHandler) http.HandlerFunc {
 			writeErrors(w, status, msg)
 			return
 		}
-		if !validSignature(a.Secret, r, body) {
+		if !validSignature(k.secret, r, body) {
 			writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
 			return
 		}
 		// Only a signed request learns about its key's expiry.
-		if a.hasExpires {
-			w.Header().Set("X-Api-Key-Expires", a.expires.UTC().Format(time.RFC3339))
-			if left := a.expires.Sub(now); expired {
+		if k.hasExpires {
+			w.Header().Set("X-Api-Key-Expires", k.expires.UTC().Format(time.RFC3339))
+			if left := k.expires.Sub(now); expired {
 				writeErrors(w, http.StatusUnauthorized, unauthorizedMessage)
 				return
 			} else if left <= 30*24*time.Hour {
 				w.Header().Set("X-Api-Key-Expires-In", expiresIn(left))
 			}
 		}
-		h(w, r, a, body)
+		h(w, r, k.acct, body)
 	}
 }
 

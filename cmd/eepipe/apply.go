@@ -36,8 +36,12 @@ type applyOptions struct {
 	Counters bool
 	Schedule scheduleOptions // apply only: --output-dir, --keep, --lock, --lock-wait, --max-duration
 	LockDir  string          // apply only: folder of the account locks
-	Conn     connFlags
-	State    stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
+	// SkipInvalid (apply only) sets the plans with errors aside and sends
+	// the valid ones; Rejects is where they are written back.
+	SkipInvalid bool
+	Rejects     string
+	Conn        connFlags
+	State       stateFlags // --state, --no-state, --overwrite-service-changes, diff -o
 
 	// Locker takes the account locks (nil: OS file locks in LockDir); a
 	// shared state store can put team-wide locks here.
@@ -57,7 +61,10 @@ func NewCmdApply(f *Factory, runF func(*applyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply FILE|FOLDER...",
 		Short: "Make the service's plans match the workbooks: create and patch, with the fewest requests",
-		Long: `Read and validate every input (any error: nothing is sent, exit 2), find each
+		Long: `Read and validate every input (any error: nothing is sent, exit 2; with
+--skip-invalid every plan with an error is set aside, never sent, and the
+valid ones applied; --rejects FILE writes the plans set aside in their
+input's layout with each error beside its cell, before any request), find each
 plan's company through the lookup and its account, read the accounts' plans,
 and send only what differs: a create (with scorecard prefill when the file
 names a scorecard) for a plan that is not there, a metadata update when the
@@ -92,7 +99,8 @@ locked for the run (--lock-wait). apply CHANGES.json applies a change set
 saved by diff -o exactly, or nothing when the service drifted.
 
 Exit status: 0 all applied, 1 some plans failed, service-side changes
-left alone, or a change set drifted or was already applied, 2 invalid
+left alone, plans set aside by --skip-invalid, or a change set drifted or
+was already applied, 2 invalid
 input or configuration, 3 fatal, interrupted, lock held, state store
 unusable (also when recording a write fails: the run stops writing) or
 --max-duration passed.`,
@@ -122,6 +130,8 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
 		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
 		addScheduleFlags(fl, &opts.Schedule)
+		fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "send the valid plans and set every plan with an error aside (exit 1 when any is); without it any error sends nothing")
+		onceStringVar(fl, &opts.Rejects, "rejects", "", "with --skip-invalid, write the plans set aside to `FILE` (.xlsx or .csv) in their input's layout, each error beside its cell")
 		fl.StringVar(&opts.LockDir, "lock-dir", "", "`DIR` of the per-account locks that stop two applies writing one account at once (default: "+envLockDir+", else eepipe/locks in the user's state or cache folder)")
 	}
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
@@ -160,7 +170,7 @@ func checkApplyOptions(opts *applyOptions) error {
 	if opts.RecalcWait < 0 {
 		return exitf(ExitInvalid, "--recalc-wait must not be negative")
 	}
-	return nil
+	return checkRejectsOptions(opts)
 }
 
 // readInputsFor reads and validates the inputs; any error stops the run
@@ -169,7 +179,10 @@ func checkApplyOptions(opts *applyOptions) error {
 // account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
 // an error: there is nothing to do.
-func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog) (*pipeline.Batch, *pipeline.Catalog, error) {
+//
+// With skip (apply --skip-invalid), errors do not stop the run: the plans
+// with errors are set aside and written back (skipInvalid.split).
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog, skip *skipInvalid) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -200,6 +213,12 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		if err := writeProblems(f, batch); err != nil {
 			return nil, nil, exitf(ExitFatal, "%v", err)
 		}
+	}
+	if skip != nil && batch.Count(pipeline.Error) > 0 {
+		if err := skip.split(f, batch, cat); err != nil {
+			return nil, nil, err
+		}
+		return batch, cat, nil
 	}
 	if batch.Problems.HasErrors() {
 		n := batch.Count(pipeline.Error)
@@ -335,6 +354,7 @@ type applyRun struct {
 	// unguarded counts the changes to existing plans the store has no
 	// history of (classifyPlan).
 	unguarded pipeline.Unguarded
+	skip      *skipInvalid // --skip-invalid; nil without
 }
 
 // scheduled is the run within its scheduled run: it builds the
@@ -400,10 +420,13 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	a.runner = pipeline.NewRunner(accounts, finder, ropts)
+	if opts.SkipInvalid {
+		a.skip = newSkipInvalid(f, opts, run)
+	}
 	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
 		c, _ := a.runner.ServiceCatalog(ctx)
 		return c
-	})
+	}, a.skip)
 	if err != nil {
 		return err
 	}
@@ -571,6 +594,9 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 			rep.Notes = append(rep.Notes, n)
 		}
 	}
+	if a.skip != nil {
+		rep.Rejected = len(a.skip.rej.Plans)
+	}
 	warnChangeSet(f.Logger(), run, cs, a.accounts)
 	warnRunNotes(run, rep)
 	if show {
@@ -578,6 +604,9 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	}
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
+	}
+	if line := a.skip.rejectedLine(); line != "" {
+		fmt.Fprintln(f.IO.ErrOut, line)
 	}
 	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite, false); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -598,6 +627,8 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	case !rep.OK():
 		return silentExit(ExitDiff)
 	case len(held) > 0 && !opts.State.Overwrite:
+		return silentExit(ExitDiff)
+	case a.skip != nil && !a.skip.rej.Empty():
 		return silentExit(ExitDiff)
 	}
 	return nil
@@ -792,7 +823,7 @@ func summaryFields(rep *pipeline.RunReport) []zap.Field {
 		zap.Int("counters_already_held", held), // counted to change, held by the created plans (prefill)
 		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
 		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
-		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied),
+		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied), zap.Int("plans_rejected", s.PlansRejected),
 		zap.Int("targets_patched", s.TargetsPatched), zap.Int("counters_changed", s.CountersChanged),
 		zap.Int64("requests", s.Requests), zap.Int64("writes", s.Writes),
 		zap.Int("recalculations_accepted", s.RecalcsAccepted), zap.Int("recalculations_failed", s.RecalcsFailed),

@@ -144,6 +144,9 @@ func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 		{"-v", "--log-format", "console", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "run.csv"), "--no-recalc"},
 		{"-v", "--config", e.config, "recalc", "--account", "bluecrane", "scorecard_bluecrane_2025"},
 		{"-v", "--config", e.config, "companies", "--vat", vatAcme, "--json"},
+		{"-v", "--config", e.config, "keys", "status", "--json"},
+		{"-v", "--config", e.config, "keys", "rotate", "--account", "bluecrane", "--expires-in", "30d"},
+		{"-v", "--config", e.config, "keys", "status"},
 	} {
 		r := e.run(args...)
 		if r.code == ExitFatal || r.code == ExitInvalid {
@@ -174,7 +177,12 @@ func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 		}
 		all.Write(b)
 	}
-	for _, s := range []string{acmeSecret, craneSecret, lookupPass, "Wr0ng-acme-SECRET-x", "Wr0ng-lookup-PASS-y"} {
+	// keys rotate put the new key's secret in crane.secret: it is never shown either.
+	rotated, err := os.ReadFile(secretFile)
+	if err != nil || strings.TrimSpace(string(rotated)) == craneSecret {
+		t.Fatalf("keys rotate did not replace the secret file (%v)", err)
+	}
+	for _, s := range []string{acmeSecret, craneSecret, lookupPass, "Wr0ng-acme-SECRET-x", "Wr0ng-lookup-PASS-y", strings.TrimSpace(string(rotated))} {
 		if strings.Contains(all.String(), s) {
 			t.Errorf("output shows the secret %q", s)
 		}

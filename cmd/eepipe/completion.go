@@ -17,7 +17,7 @@ var flagValues = map[string]map[string][]string{
 // command), for shell completion.
 var flagFileExts = map[string]map[string][]string{
 	"":          {"config": {"yaml", "yml"}, "catalog": {"txt", "json"}},
-	"apply":     {"report": {"json", "csv", "xlsx"}},
+	"apply":     {"report": {"json", "csv", "xlsx"}, "rejects": {"xlsx", "csv"}},
 	"diff":      {"report": {"json", "csv", "xlsx"}, "output": {"json", "xlsx"}},
 	"validate":  {"report": {"csv", "xlsx", "json"}, "annotate": {"xlsx"}},
 	"reconcile": {"report": {"xlsx", "json", "csv"}},

@@ -61,6 +61,9 @@ type fileAccount struct {
 	APIKey        string `yaml:"api_key"`
 	APISecretEnv  string `yaml:"api_secret_env"`
 	APISecretFile string `yaml:"api_secret_file"`
+	// APIKeyID is the id of api_key on the service, which a key rotation
+	// revokes it by (docs/configuration.md, "API keys"); 0 when not given.
+	APIKeyID int64 `yaml:"api_key_id"`
 	// The company's identifiers (optional): export writes them into the
 	// company columns, so that an export of several accounts re-imports.
 	VATNumber          string `yaml:"vat_number"`
@@ -103,6 +106,22 @@ type AccountConfig struct {
 	Company   pipeline.CompanyIDs // VAT, registration and ID number; may be empty
 	APIKey    string
 	APISecret string // secret
+	// KeyID is the configuration's api_key_id (0: not given).
+	KeyID int64
+	// From is where the key pair was read, for a key rotation.
+	From KeySource
+}
+
+// KeySource is where an account's key pair comes from: the file's account
+// FileIndex (-1: none) unless KeyEnv names the environment variable of the
+// key; the secret from the file SecretFile (an absolute or
+// configuration-relative path resolved) or the environment variable
+// SecretEnv.
+type KeySource struct {
+	FileIndex  int
+	KeyEnv     string
+	SecretFile string
+	SecretEnv  string
 }
 
 // String describes the configuration without secrets.
@@ -130,6 +149,7 @@ func (cf *connFlags) register(cmd *cobra.Command) {
 type configNeeds struct {
 	Plans  bool // the plan API: base URL and at least one account
 	Lookup bool // the company lookup
+	Keys   bool // the accounts' key pairs alone (keys): no lookup needed
 }
 
 // lookupOnly reports whether the command uses the company lookup and
@@ -272,7 +292,8 @@ func (l *configLoader) accounts() {
 		l.bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
-		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany}}
+		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany,
+			From: KeySource{FileIndex: -1, KeyEnv: envAPIKey, SecretEnv: envAPISecret}}}
 		if envKey == "" || envSecret == "" {
 			l.bad("set both %s and %s", envAPIKey, envAPISecret)
 		}
@@ -289,7 +310,7 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 	fc, needs, cfg := &l.fc, l.needs, l.cfg
 	a := AccountConfig{Name: strings.TrimSpace(fa.Name), CompanyID: strings.TrimSpace(fa.CompanyID), APIKey: strings.TrimSpace(fa.APIKey),
 		Company: pipeline.CompanyIDs{VAT: strings.TrimSpace(fa.VATNumber), Registration: strings.TrimSpace(fa.RegistrationNumber),
-			IDNumber: strings.TrimSpace(fa.IDNumber)}}
+			IDNumber: strings.TrimSpace(fa.IDNumber)}, KeyID: fa.APIKeyID, From: KeySource{FileIndex: i}}
 	label := fmt.Sprintf("account %d", i+1)
 	if a.Name != "" {
 		label = "account " + a.Name
@@ -310,7 +331,7 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("the key pair in %s/%s (key %s) is used instead of the api_key %s of the configuration file's account %s",
 				envAPIKey, envAPISecret, maskKey(envKey), maskKey(a.APIKey), a.Name))
 		}
-		a.APIKey = envKey
+		a.APIKey, a.KeyID, a.From.KeyEnv = envKey, 0, envAPIKey
 	}
 	if len(fc.Accounts) == 1 && !envCompany.IsZero() {
 		// Like the key pair, the environment's identifiers replace the
@@ -319,7 +340,7 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 	}
 	switch {
 	case len(fc.Accounts) == 1 && envSecret != "":
-		a.APISecret = envSecret
+		a.APISecret, a.From.SecretEnv = envSecret, envAPISecret
 	case needs.lookupOnly():
 		// A command that only uses the lookup (companies) needs no
 		// account secret.
@@ -328,7 +349,10 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 		if err != nil {
 			l.bad("%v", err)
 		}
-		a.APISecret = s
+		a.APISecret, a.From.SecretEnv = s, fa.APISecretEnv
+		if fa.APISecretFile != "" {
+			a.From.SecretFile = secretPath(fa.APISecretFile, l.configDir)
+		}
 	}
 	if a.APIKey == "" && len(fc.Accounts) == 1 {
 		// One account may take its key from the environment; with
@@ -360,14 +384,14 @@ func (l *configLoader) sameService() {
 // needed reports what the command needs and the configuration lacks.
 func (l *configLoader) needed() {
 	cfg := l.cfg
-	if l.needs.Plans {
+	if l.needs.Plans || l.needs.Keys {
 		if cfg.BaseURL == "" {
 			l.bad("no service URL: set %s, base_url in the --config file, or --base-url", envBaseURL)
 		}
 		if len(cfg.Accounts) == 0 {
 			l.bad("no account: set %s and %s, or list accounts in the --config file", envAPIKey, envAPISecret)
 		}
-		if len(cfg.Accounts) > 1 && !cfg.Lookup.Configured() {
+		if l.needs.Plans && len(cfg.Accounts) > 1 && !cfg.Lookup.Configured() {
 			l.bad("%d accounts are configured, so the company lookup must be too (it tells which account a plan belongs to): set %s or lookup.url",
 				len(cfg.Accounts), envLookupURL)
 		}
@@ -475,7 +499,7 @@ func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete
 var configKeys = map[string][]string{
 	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as"},
 	"fileLookup":  {"url", "username", "password_env", "password_file"},
-	"fileAccount": {"name", "company_id", "api_key", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
+	"fileAccount": {"name", "company_id", "api_key", "api_key_id", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
 }
 
 // configTypeNames put the decoder's Go type names in the file's words.
@@ -558,9 +582,7 @@ func readSecret(f *Factory, what, envVar, path, dir string, warnings *[]string) 
 		}
 		return v, nil
 	case path != "":
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
+		path = secretPath(path, dir)
 		st, err := os.Stat(path)
 		if err != nil {
 			return "", fmt.Errorf("%s: %v", what, err)
@@ -579,6 +601,15 @@ func readSecret(f *Factory, what, envVar, path, dir string, warnings *[]string) 
 		return s, nil
 	}
 	return "", fmt.Errorf("%s: not configured (set an environment variable name with *_env, or a file with *_file)", what)
+}
+
+// secretPath is a *_file setting's path: relative ones are to the
+// configuration file's folder dir.
+func secretPath(path, dir string) string {
+	if !filepath.IsAbs(path) {
+		return filepath.Join(dir, path)
+	}
+	return path
 }
 
 func first(vals ...string) string {

@@ -165,7 +165,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}

@@ -182,6 +182,20 @@ CREATE TABLE eepipe_key_services (
 	run_id BIGINT NOT NULL REFERENCES eepipe_runs (id)
 );
 `, nil},
+	// The API keys eepipe created (apikeys.go): the service lists no keys,
+	// so a rotation revokes the old key by the id its create answered.
+	{11, "API keys created by eepipe", `
+CREATE TABLE eepipe_api_keys (
+	service TEXT NOT NULL,
+	api_key TEXT NOT NULL,
+	key_id BIGINT NOT NULL,
+	account TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT,
+	revoked_at TEXT,
+	PRIMARY KEY (service, api_key)
+);
+`, nil},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

@@ -1,0 +1,51 @@
+package statestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/eepipe/eepipe/pipeline/keyrotate"
+)
+
+// The store is the key book of a rotation (keyrotate.Book): the id, account
+// and expiry of each API key eepipe created, by service and key
+// (eepipe_api_keys, schema version 10). Keys are not secrets; secrets are
+// never stored.
+
+// KeyID returns the id of key on service, when eepipe created it and it
+// is not known revoked.
+func (s *Store) KeyID(ctx context.Context, service, key string) (int64, bool, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT key_id FROM eepipe_api_keys WHERE service = ? AND api_key = ? AND revoked_at IS NULL`),
+		service, key).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, s.explain(err)
+	}
+	return id, true, nil
+}
+
+// RecordKey records a key created for account on service at at.
+func (s *Store) RecordKey(ctx context.Context, service, account string, c keyrotate.Created, at time.Time) error {
+	var expires any
+	if c.ExpiresAt != "" {
+		expires = c.ExpiresAt
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO eepipe_api_keys (service, api_key, key_id, account, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (service, api_key) DO UPDATE SET key_id = excluded.key_id, account = excluded.account,
+			created_at = excluded.created_at, expires_at = excluded.expires_at, revoked_at = NULL`),
+		service, c.Key, c.ID, account, fmtTime(at), expires)
+	return s.explain(err)
+}
+
+// RecordRevoked records that key on service was revoked at at.
+func (s *Store) RecordRevoked(ctx context.Context, service, key string, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE eepipe_api_keys SET revoked_at = ? WHERE service = ? AND api_key = ?`),
+		fmtTime(at), service, key)
+	return s.explain(err)
+}
