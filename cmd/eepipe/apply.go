@@ -112,6 +112,7 @@ unusable (also when recording a write fails: the run stops writing) or
 		},
 	}
 	addApplyFlags(cmd, opts, true)
+	addVerboseFlag(cmd, f, "on a terminal each plan's counters as it is written, and with --dry-run every counter that changes")
 	return cmd
 }
 
@@ -168,8 +169,10 @@ func checkApplyOptions(opts *applyOptions) error {
 // accounts (their names only): CheckRouting reports the plans that no
 // account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
-// an error: there is nothing to do.
-func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog) (*pipeline.Batch, *pipeline.Catalog, error) {
+// an error: there is nothing to do. With creates (diff and apply) the
+// warning that a plan which may be new skips a year is left out: they say
+// it once, for each plan they create (pipeline.CodeSkippedYears).
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty, creates bool, learn func() *pipeline.Catalog) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -192,6 +195,9 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 			cat = served
 		}
 	}
+	if creates {
+		batch.Problems = batch.Problems.Without(pipeline.CodeSkippedYears)
+	}
 	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
 		batch.Problems = append(batch.Problems, ps...)
 		batch.Problems.Sort()
@@ -206,7 +212,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		// Which account a plan goes to depends on the configuration:
 		// validate shows those problems given the same file.
 		validate := "eepipe validate"
-		if f.ConfigPath != "" {
+		if f.configFrom == "--config" {
 			validate = "eepipe --config " + f.ConfigPath + " validate"
 		}
 		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (%s shows %s too) and run again",
@@ -383,7 +389,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
 	a.runner = pipeline.NewRunner(accounts, finder, ropts)
-	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
+	batch, cat, err := readInputsFor(f, opts.Args, named, true, true, func() *pipeline.Catalog {
 		c, _ := a.runner.ServiceCatalog(ctx)
 		return c
 	})
@@ -446,7 +452,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 			return err
 		}
 	}
-	warnChangeSet(f.Logger(), a.run, cs, a.accounts)
+	warnChangeSet(f.Logger(), a.run, cs, a.accounts, true)
 	if planErr == nil {
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
@@ -480,13 +486,16 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 }
 
 // warnChangeSet logs the warnings a compared change set carries: plans
-// to create beside a plan of the same name, each plan's notes, and
-// companies not checked.
-func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account) {
+// to create beside a plan of the same name, each plan's notes (with
+// notes; apply's summary lists them instead), and companies not checked.
+func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account, notes bool) {
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
 	for _, d := range cs.Plans {
+		if !notes {
+			break
+		}
 		for _, n := range d.Notes {
 			log.Warn(n)
 		}
@@ -541,10 +550,10 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		return a.stoppedBeforeWrites(err)
 	}
 	a.rep = rep
-	warnChangeSet(f.Logger(), run, cs, a.accounts)
+	warnChangeSet(f.Logger(), run, cs, a.accounts, false)
 	warnRunNotes(run, rep)
 	if show {
-		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
+		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (%s).\n", cs.Summary(), appliedCountersHint(f, opts))
 	}
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -692,6 +701,18 @@ func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipel
 	run.wrote(path, base)
 	fmt.Fprintf(f.IO.ErrOut, "Run report written to %s\n", path)
 	return nil
+}
+
+// appliedCountersHint ends apply's Compared line on a terminal: where the
+// counters the plans above only count are listed.
+func appliedCountersHint(f *Factory, opts *applyOptions) string {
+	switch {
+	case opts.Report != "":
+		return "the run report lists every counter"
+	case f.Verbose:
+		return "eepipe diff -v lists every change"
+	}
+	return "apply -v lists each plan's counters, --report FILE every counter"
 }
 
 // maxDurationError is the error of an apply stopped by --max-duration.

@@ -47,7 +47,7 @@ sent false) as .json, .csv or .xlsx.
 Nothing is sent to the service. Exit status: 0 ok, 2 invalid usage, 3 the
 store cannot be read.`,
 		Example: `  eepipe history
-  eepipe -v history
+  eepipe history -v
   eepipe history --account acme --since 2026-11-01
   eepipe history --plan 4711 --counter number_of_african_male_top_managers
   eepipe history --report audit.xlsx`,
@@ -66,6 +66,7 @@ store cannot be read.`,
 	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
 	onceStringVar(fl, &opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
 	opts.State.registerPath(cmd)
+	addVerboseFlag(cmd, f, "every counter each run sent, before -> after")
 	return cmd
 }
 

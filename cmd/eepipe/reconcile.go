@@ -156,7 +156,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 		return err
 	}
 	runner := pipeline.NewRunner(r.accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
-	batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
+	batch, _, err := readInputsFor(f, opts.Args, named, false, false, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
 	})

@@ -26,9 +26,9 @@ func checkLogFormat(format string) error {
 }
 
 // usageHint is the line added to usage errors: the command's usage line
-// and where its help is.
+// and where its help is ("eepipe diff --help"; the root's "eepipe --help").
 func usageHint(cmd *cobra.Command) string {
-	return fmt.Sprintf("usage: %s (eepipe %s --help explains it)", cmd.UseLine(), strings.TrimPrefix(cmd.CommandPath(), "eepipe "))
+	return fmt.Sprintf("usage: %s (%s --help explains it)", cmd.UseLine(), cmd.CommandPath())
 }
 
 // usageErrorf is a usage error of cmd (exit 2) with the usage hint.
@@ -127,4 +127,11 @@ func flagErrorText(err error) string {
 		return fmt.Sprintf("%s %s: the number is too large", m[2], m[1])
 	}
 	return fmt.Sprintf("%s %s: %s (a duration is a number with a unit: 90s, 15m, 2h)", m[2], m[1], strings.TrimSpace(m[4]))
+}
+
+// addVerboseFlag registers -v/--verbose, "more detail in the output", on a
+// command that has details to show; what they are is said in detail. Debug
+// logging is the global --debug, never -v (docs/configuration.md).
+func addVerboseFlag(cmd *cobra.Command, f *Factory, detail string) {
+	cmd.Flags().BoolVarP(&f.Verbose, "verbose", "v", false, "more detail in the output: "+detail)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -50,6 +51,7 @@ when there are no errors (warnings are allowed), 2 when there are.`,
 	}
 	fl := cmd.Flags()
 	onceStringVar(fl, &opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
+	addVerboseFlag(cmd, f, "every problem, not only the first "+strconv.Itoa(problemsPerKind)+" of each kind in each file")
 	onceStringVar(fl, &opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
 	return cmd
 }
@@ -70,8 +72,8 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	// The first few problems of each kind are printed; with --report the
 	// rest wait in a temporary file for the report, which lists them all.
 	bound := &pipeline.ProblemBound{Keep: problemsPerKind}
-	if opts.Annotate != "" {
-		bound.Keep = 0 // the annotated copy marks every problem cell
+	if opts.Annotate != "" || f.Verbose {
+		bound.Keep = 0 // the annotated copy marks every problem cell; -v lists every one
 	}
 	var spill *reports.ProblemSpill
 	if opts.Report != "" {
@@ -205,12 +207,13 @@ const problemsPerKind = 5
 // its syntax and its accounts' own problems (fileAccountProblems) are
 // reported.
 func validateAccounts(f *Factory) ([]pipeline.Account, error) {
+	logConfigFile(f)
 	if f.ConfigPath == "" {
 		return nil, nil
 	}
 	b, err := readSmallRegularFile(f.ConfigPath)
 	if err != nil {
-		return nil, exitf(ExitInvalid, "configuration: %v", err)
+		return nil, configReadError(f, err)
 	}
 	var fc fileConfig
 	problems, complete := decodeConfigProblems(b, &fc)

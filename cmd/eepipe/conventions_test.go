@@ -1,0 +1,174 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/eepipe/eepipe/apiclient/sandbox"
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// TestVersionFlagAndCommand: --version on the root command and `eepipe
+// version` print the same line, from the binary itself.
+func TestVersionFlagAndCommand(t *testing.T) {
+	var lines []string
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), envRunMain+"=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if !strings.HasPrefix(string(out), "eepipe ") || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("%v printed %q, want one line eepipe VERSION", args, out)
+		}
+		lines = append(lines, string(out))
+	}
+	if lines[0] != lines[1] {
+		t.Errorf("--version printed %q, version %q", lines[0], lines[1])
+	}
+	bi, _ := debug.ReadBuildInfo()
+	if want := "eepipe " + versionFrom("", bi) + "\n"; lines[0] != want {
+		t.Errorf("printed %q, want %q (from the binary's build info)", lines[0], want)
+	}
+}
+
+// TestVersionFrom: the module version, the VCS revision and time from the
+// build info; "dev" only when nothing is known.
+func TestVersionFrom(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "1f853e9a0b"}, {Key: "vcs.time", Value: "2026-11-30T10:00:00Z"}}
+	for _, tc := range []struct {
+		name, ldflags string
+		bi            *debug.BuildInfo
+		want          string
+	}{
+		{"nothing known", "", nil, "dev"},
+		{"a source build without VCS", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"a module version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0"},
+		{"a source build with VCS", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, "dev (revision 1f853e9a0b, 2026-11-30T10:00:00Z)"},
+		{"with local changes", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261130100000-1f853e9a0b12+dirty"},
+			Settings: append(vcs, debug.BuildSetting{Key: "vcs.modified", Value: "true"})},
+			"v0.0.0-20261130100000-1f853e9a0b12+dirty (revision 1f853e9a0b, 2026-11-30T10:00:00Z, with local changes)"},
+		{"-ldflags wins", "2.0.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}, Settings: vcs}, "2.0.0 (revision 1f853e9a0b, 2026-11-30T10:00:00Z)"},
+	} {
+		if got := versionFrom(tc.ldflags, tc.bi); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestUsageLineNamesTheCommandOnce: a usage error of the root command
+// points at "eepipe --help", not "eepipe eepipe --help".
+func TestUsageLineNamesTheCommandOnce(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "(eepipe --help explains it)"},
+		{[]string{"diff", "--bogus"}, "(eepipe diff --help explains it)"},
+	} {
+		r := e.run(append([]string{"--log-format", "console"}, tc.args...)...)
+		if r.code != ExitInvalid || !strings.Contains(r.err, tc.want) || strings.Contains(r.err, "eepipe eepipe") {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", tc.args, r.code, tc.want, r.err)
+		}
+	}
+}
+
+// TestConfigDiscovery: --config, then EEPIPE_CONFIG, then
+// $XDG_CONFIG_HOME/eepipe/config.yaml, then ~/.config/eepipe/config.yaml;
+// --debug says which file was read.
+func TestConfigDiscovery(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{
+		{vat: vatCrane, name: "Found Plan", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+	})
+	cfg, err := os.ReadFile(e.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xdg := filepath.Join(e.dir, "xdg", "eepipe", "config.yaml")
+	home := filepath.Join(e.dir, "home", ".config", "eepipe", "config.yaml")
+	for _, p := range []string{xdg, home} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, string(cfg), 0o600)
+	}
+	missing := filepath.Join(e.dir, "missing.yaml")
+	for _, tc := range []struct {
+		name       string
+		vars       map[string]string
+		args       []string
+		code       int
+		want, from string
+	}{
+		{"--config over EEPIPE_CONFIG", map[string]string{envConfig: missing}, []string{"--config", e.config}, ExitDiff, e.config, `"from":"--config"`},
+		{"EEPIPE_CONFIG", map[string]string{envConfig: e.config, "XDG_CONFIG_HOME": filepath.Join(e.dir, "xdg")}, nil, ExitDiff, e.config, `"from":"EEPIPE_CONFIG"`},
+		{"EEPIPE_CONFIG missing", map[string]string{envConfig: missing}, nil, ExitInvalid, "configuration (from EEPIPE_CONFIG): ", ""},
+		{"XDG_CONFIG_HOME", map[string]string{"XDG_CONFIG_HOME": filepath.Join(e.dir, "xdg"), "HOME": filepath.Join(e.dir, "home")}, nil, ExitDiff, xdg, `"from":"the default file"`},
+		{"HOME", map[string]string{"HOME": filepath.Join(e.dir, "home")}, nil, ExitDiff, home, `"from":"the default file"`},
+		{"none", map[string]string{"HOME": filepath.Join(e.dir, "nobody")}, nil, ExitInvalid, "no configuration file (no --config, no EEPIPE_CONFIG, and no " + filepath.Join(e.dir, "nobody", ".config", "eepipe", "config.yaml") + ")", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.vars {
+				e.vars[k] = v
+			}
+			defer func() {
+				for k := range tc.vars {
+					delete(e.vars, k)
+				}
+			}()
+			r := e.run(append(append([]string{"--debug"}, tc.args...), "diff", file)...)
+			if r.code != tc.code || !strings.Contains(r.err, tc.want) || !strings.Contains(r.err, tc.from) {
+				t.Errorf("exit %d, want %d, stderr with %q and %q\n%s%s", r.code, tc.code, tc.want, tc.from, r.out, r.err)
+			}
+			if tc.code == ExitDiff && !strings.Contains(r.out, "account bluecrane") {
+				t.Errorf("the plan was not routed with the file's accounts:\n%s", r.out)
+			}
+		})
+	}
+}
+
+// TestSandboxWritesConfig: sandbox --write-config writes a configuration
+// of every fixture account that routes plans of two companies, its
+// secrets in files of their own (mode 0600), none in the file itself.
+func TestSandboxWritesConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sandbox.yaml")
+	url, stop, _ := runSandboxCmd(t, "sandbox", "--listen", "127.0.0.1:0", "--write-config", path)
+	defer stop()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := sandbox.DefaultFixtures()
+	for _, secret := range []string{fx.Accounts[0].Secret, fx.Accounts[1].Secret, fx.LookupUsers[0].Password} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the configuration holds a secret inline:\n%s", b)
+		}
+	}
+	for _, want := range []string{"base_url: " + url, "api_secret_file: sandbox-secrets/1-acme.secret", "company_id: Q2wE9z", "password_file: sandbox-secrets/lookup.password"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the configuration lacks %q:\n%s", want, b)
+		}
+	}
+	for _, p := range []string{path, filepath.Join(dir, "sandbox-secrets", "1-acme.secret"), filepath.Join(dir, "sandbox-secrets", "lookup.password")} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, mode %v; want 0600", p, err, st)
+		}
+	}
+	csv := writeCSV(t, filepath.Join(dir, "two.csv"), []row{
+		{vat: vatAcme, name: "Acme Routed", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+		{vat: vatCrane, name: "Crane Routed", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 2)},
+	})
+	r := (&env{t: t, dir: dir, vars: map[string]string{}}).run("--config", path, "diff", csv)
+	if r.code != ExitDiff || !strings.Contains(r.out, "account acme") || !strings.Contains(r.out, "account bluecrane") || strings.Contains(r.err, `"level":"warn"`) {
+		t.Errorf("diff with the written configuration: exit %d, want 1, both accounts and no warning\n%s%s", r.code, r.out, r.err)
+	}
+}
+
