@@ -171,4 +171,3 @@ func TestSandboxWritesConfig(t *testing.T) {
 		t.Errorf("diff with the written configuration: exit %d, want 1, both accounts and no warning\n%s%s", r.code, r.out, r.err)
 	}
 }
-

@@ -169,7 +169,7 @@ given at build time with -ldflags "-X main.version=..."), then the VCS
 revision and commit time that go build recorded, and "with local changes"
 when the working tree had uncommitted changes. "dev" only when the build
 recorded none of them (go build -buildvcs=false from a source tree).`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(f.IO.Out, "eepipe %s\n", versionString())
 			return nil
