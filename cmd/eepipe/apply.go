@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
+	JSON                 bool // diff --json: the run report on stdout instead of the change set
 	// Counters lists every counter of the change set (diff -v, and the
 	// demo, which shows its small workbook whole); else a summary per plan.
 	Counters bool
@@ -457,7 +459,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
 		}
-		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite, true); err != nil {
+		if err := pipeline.WriteHeld(textOut(f, opts.JSON), held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
@@ -471,6 +473,9 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 	rep.Interrupted = ctx.Err() != nil
 	a.rep = rep
 	if err := writeRunReport(f, a.run, a.reportPath, opts.Report, rep); err != nil {
+		return err
+	}
+	if err := writeJSONOut(f, opts.JSON, func(w io.Writer) error { return reports.EncodeRunReportJSON(w, rep) }); err != nil {
 		return err
 	}
 	if timedOut(ctx) {
@@ -677,6 +682,9 @@ func stopCause(err error, r *pipeline.Runner) error {
 const countersHint = "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."
 
 func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
+	if opts.JSON {
+		return nil
+	}
 	brief := !f.Verbose && !opts.Counters
 	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
 		return exitf(ExitFatal, "%v", err)

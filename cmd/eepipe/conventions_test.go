@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,5 +170,52 @@ func TestSandboxWritesConfig(t *testing.T) {
 	r := (&env{t: t, dir: dir, vars: map[string]string{}}).run("--config", path, "diff", csv)
 	if r.code != ExitDiff || !strings.Contains(r.out, "account acme") || !strings.Contains(r.out, "account bluecrane") || strings.Contains(r.err, `"level":"warn"`) {
 		t.Errorf("diff with the written configuration: exit %d, want 1, both accounts and no warning\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// TestJSONOnStdout: validate, diff, reconcile, check and history --json
+// write on stdout the document their --report FILE.json writes, and
+// nothing else there; the logs (--debug too) stay on stderr.
+func TestJSONOnStdout(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	e.singleAccount()
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{
+		{vat: vatAcme, name: "JSON Plan", start: "2025-09-01", end: "2030-08-31", sector: "Manufacturing", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+	})
+	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	rows := []row{{vat: vatAcme, name: "JSON Plan", start: "2025-09-01", end: "2030-08-31", sector: "Manufacturing", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 2)}}
+	writeCSV(t, file, rows)
+	for _, tc := range []struct {
+		args []string
+		code int
+		key  string // a key of the document
+	}{
+		{[]string{"validate", file}, 0, `"warnings"`},
+		{[]string{"diff", file}, ExitDiff, `"dry_run": true`},
+		{[]string{"reconcile", file}, ExitDiff, `"in_sync": false`},
+		{[]string{"check", file}, ExitDiff, `"targets_source"`},
+		{[]string{"history"}, 0, `"schema": "eepipe.history/`},
+	} {
+		report := filepath.Join(e.dir, tc.args[0]+".json")
+		r := e.run(append([]string{"--debug"}, append(tc.args, "--json", "--report", report)...)...)
+		if r.code != tc.code {
+			t.Errorf("%v --json: exit %d, want %d\n%s", tc.args, r.code, tc.code, r.err)
+			continue
+		}
+		if !json.Valid([]byte(r.out)) || !strings.Contains(r.out, tc.key) {
+			t.Errorf("%v --json: stdout is not the JSON document alone (want %s):\n%s", tc.args, tc.key, r.out)
+		}
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != r.out {
+			t.Errorf("%v --json: stdout differs from --report %s:\n%s\n---\n%s", tc.args, report, r.out, b)
+		}
+		if tc.args[0] == "diff" && !strings.Contains(r.err, `"level":"debug"`) {
+			t.Errorf("%v --json --debug: no debug log on stderr:\n%s", tc.args, r.err)
+		}
 	}
 }

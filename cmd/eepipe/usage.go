@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,4 +135,32 @@ func flagErrorText(err error) string {
 // logging is the global --debug, never -v (docs/configuration.md).
 func addVerboseFlag(cmd *cobra.Command, f *Factory, detail string) {
 	cmd.Flags().BoolVarP(&f.Verbose, "verbose", "v", false, "more detail in the output: "+detail)
+}
+
+// addJSONFlag registers --json: the command's report document on stdout,
+// the one --report FILE.json writes; stdout then holds it alone, and
+// status and logs stay on stderr (docs/scheduling.md).
+func addJSONFlag(cmd *cobra.Command, on *bool) {
+	cmd.Flags().BoolVar(on, "json", false, "write the report on stdout as JSON, the document --report FILE.json writes; nothing else goes to stdout (logs stay on stderr)")
+}
+
+// textOut is where a command prints its text for people: stdout, or
+// nowhere with --json (stdout then holds the JSON document alone).
+func textOut(f *Factory, json bool) io.Writer {
+	if json {
+		return io.Discard
+	}
+	return f.IO.Out
+}
+
+// writeJSONOut writes, with --json (on), the command's report document
+// to stdout through encode.
+func writeJSONOut(f *Factory, on bool, encode func(io.Writer) error) error {
+	if !on {
+		return nil
+	}
+	if err := encode(f.IO.Out); err != nil {
+		return exitf(ExitFatal, "writing the JSON report to stdout: %v", err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ type validateOptions struct {
 	Args        []string // input files and folders
 	Report      string   // --report: problems file (.csv, .xlsx, .json)
 	Annotate    string   // --annotate: annotated copy of the single XLSX input
+	JSON        bool     // --json: the problem report on stdout instead of the text
 	CatalogPath string   // the global --catalog flag
 }
 
@@ -52,6 +54,7 @@ when there are no errors (warnings are allowed), 2 when there are.`,
 	fl := cmd.Flags()
 	onceStringVar(fl, &opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
 	addVerboseFlag(cmd, f, "every problem, not only the first "+strconv.Itoa(problemsPerKind)+" of each kind in each file")
+	addJSONFlag(cmd, &opts.JSON)
 	onceStringVar(fl, &opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
 	return cmd
 }
@@ -76,7 +79,7 @@ func runValidate(f *Factory, opts *validateOptions) error {
 		bound.Keep = 0 // the annotated copy marks every problem cell; -v lists every one
 	}
 	var spill *reports.ProblemSpill
-	if opts.Report != "" {
+	if opts.Report != "" || opts.JSON {
 		s, err := reports.NewProblemSpill()
 		if err != nil {
 			return exitf(ExitFatal, "a temporary file for the report: %v", err)
@@ -162,7 +165,11 @@ func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Ba
 		kept := pb.Admit(slices.Clone(batch.Problems))
 		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
 	}
-	if err := reports.WriteProblemsText(f.IO.Out, shown); err != nil {
+	write := reports.WriteProblemsText
+	if opts.JSON {
+		write = func(w io.Writer, b *pipeline.Batch) error { return reports.EncodeProblemReportJSON(w, b, spill) }
+	}
+	if err := write(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
