@@ -305,6 +305,9 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 		fields = summaryFields(a.rep)
 	}
 	fields = append(fields, zap.Bool("dry_run", opts.DryRun))
+	if opts.DryRun {
+		fields = append(fields, zap.Int("plans_not_compared", run.notCompared))
+	}
 	return a.rep, run.finish(ctx, err, fields...)
 }
 
@@ -456,6 +459,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 	}
 	warnChangeSet(f.Logger(), a.run, cs, a.accounts, true)
 	if planErr == nil {
+		a.run.couldNotCompare(cs.Summary().Failed)
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
 		}
@@ -691,6 +695,11 @@ func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) err
 	}
 	if brief && cs.HasChanges() {
 		if _, err := fmt.Fprintln(f.IO.Out, countersHint); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	if n := cs.Summary().Failed; n > 0 {
+		if _, err := fmt.Fprintf(f.IO.Out, "%s could not be compared (the reasons are above): fix %s and run diff again (exit 1).\n", pipeline.Plural(n, "plan"), pipeline.PluralNoun(n, "it", "them")); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 	}

@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
@@ -153,7 +156,7 @@ func TestSandboxWritesConfig(t *testing.T) {
 			t.Errorf("the configuration holds a secret inline:\n%s", b)
 		}
 	}
-	for _, want := range []string{"base_url: " + url, "api_secret_file: sandbox-secrets/1-acme.secret", "company_id: Q2wE9z", "password_file: sandbox-secrets/lookup.password"} {
+	for _, want := range []string{"base_url: " + url, "api_secret_file: sandbox-secrets/1-acme.secret", "company_id: Q2wE9z", `vat_number: "` + vatCrane + `"`, "password_file: sandbox-secrets/lookup.password"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the configuration lacks %q:\n%s", want, b)
 		}
@@ -217,5 +220,90 @@ func TestJSONOnStdout(t *testing.T) {
 		if tc.args[0] == "diff" && !strings.Contains(r.err, `"level":"debug"`) {
 			t.Errorf("%v --json --debug: no debug log on stderr:\n%s", tc.args, r.err)
 		}
+	}
+}
+
+// TestOverviewCompanyAndLinks: with an account that names its company's
+// VAT number (as sandbox --write-config writes it), the export's Overview
+// fills Company, VAT and registration from the lookup; with company_id
+// alone (the lookup cannot be searched by id) the export says so. The
+// Sheet column is as wide as its longest sheet name, so no link is cut.
+func TestOverviewCompanyAndLinks(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	const long = "Acme Foods EE Plan 2025-2030"
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{
+		{vat: vatAcme, name: long, start: "2025-09-01", end: "2030-08-31", sector: "Manufacturing", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+	})
+	if r := e.run("--config", e.config, "apply", file, "--no-recalc"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.err)
+	}
+	out := filepath.Join(e.dir, "only-id.xlsx")
+	r := e.run("--config", e.config, "export", "-o", out)
+	if r.code != 0 || !strings.Contains(r.err, "account acme names only its company_id (8ovHrj)") {
+		t.Errorf("export with company_id only: exit %d, want 0 and the warning\n%s", r.code, r.err)
+	}
+	cfg, err := os.ReadFile(e.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withVAT := filepath.Join(e.dir, "vat.yaml")
+	writeFile(t, withVAT, strings.Replace(string(cfg), "    company_id: 8ovHrj\n", "    company_id: 8ovHrj\n    vat_number: \""+vatAcme+"\"\n", 1), 0o600)
+	out = filepath.Join(e.dir, "vat.xlsx")
+	if r := e.run("--config", withVAT, "export", "-o", out); r.code != 0 || strings.Contains(r.err, "acme names only") {
+		t.Fatalf("export with vat_number: exit %d\n%s", r.code, r.err)
+	}
+	wb, err := excelize.OpenFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	rows, err := wb.GetRows("Overview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range rows {
+		if len(row) > 5 && row[0] == long {
+			got = row[3:6]
+		}
+	}
+	if want := []string{"Acme Foods (Pty) Ltd", vatAcme, "2009/012345/07"}; !slices.Equal(got, want) {
+		t.Errorf("Overview row of %s: Company, VAT, registration %q, want %q", long, got, want)
+	}
+	if w, err := wb.GetColWidth("Overview", "A"); err != nil || w < 1.1*float64(len(long)) {
+		t.Errorf("the Sheet column is %.1f wide (%v): %q is cut", w, err, long)
+	}
+}
+
+// TestCouldNotCompareSaysSo: when a plan could not be compared (no
+// configured account for its company), diff and reconcile say "1 plan
+// could not be compared" and exit 1, not "done, with differences".
+func TestCouldNotCompareSaysSo(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	cfg, err := os.ReadFile(e.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acmeOnly := filepath.Join(e.dir, "acme.yaml")
+	writeFile(t, acmeOnly, string(cfg[:strings.Index(string(cfg), "  - name: bluecrane")]), 0o600)
+	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), []row{
+		{vat: vatAcme, name: "Compared", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+		{vat: vatCrane, name: "Not Compared", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)},
+	})
+	for _, cmd := range []string{"diff", "reconcile"} {
+		r := e.run("--log-format", "console", "--config", acmeOnly, cmd, file)
+		last := lastLine(r.err)
+		if r.code != ExitDiff || !strings.HasPrefix(last, "eepipe "+cmd+": 1 plan could not be compared in ") || strings.Contains(last, "done") {
+			t.Errorf("%s: exit %d, last line %q; want 1 and the plan that could not be compared\n%s%s", cmd, r.code, last, r.out, r.err)
+		}
+	}
+	if r := e.run("--config", acmeOnly, "diff", file); !strings.Contains(r.out, "1 plan could not be compared (the reasons are above)") ||
+		summaryLine(t, r.err)["plans_not_compared"] != 1.0 {
+		t.Errorf("diff: the change set or the summary event does not count the plan not compared\n%s%s", r.out, r.err)
+	}
+	// All compared: the words stay those of differences.
+	writeCSV(t, file, []row{{vat: vatAcme, name: "Compared", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)}})
+	if r := e.run("--log-format", "console", "--config", acmeOnly, "diff", file); !strings.Contains(lastLine(r.err), "done, with differences") {
+		t.Errorf("diff with every plan compared: %q", lastLine(r.err))
 	}
 }

@@ -211,6 +211,7 @@ func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planE
 	if err := writeReconcileReports(f, r.run, opts.Reports, rec); err != nil {
 		return err
 	}
+	r.run.couldNotCompare(rec.Summary.PlansNotCompared)
 	if stopErr != nil {
 		return stopErr
 	}

@@ -24,7 +24,8 @@ func sandboxSecretsDir(configPath string) string {
 var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 
 // writeSandboxConfig writes, for sandbox --write-config, a configuration
-// of every account of the fixtures and the first lookup user against the
+// of every account of the fixtures (its company_id, and its company's VAT
+// and registration numbers) and the first lookup user against the
 // sandbox at url: the file names each secret by reference (api_secret_file,
 // lookup.password_file), never inline, and the secrets go to files of
 // their own in sandboxSecretsDir, all readable by their owner only
@@ -63,6 +64,19 @@ func writeSandboxConfig(path, url string, fx *sandbox.Fixtures) error {
 		fmt.Fprintf(&b, "  - name: %s\n", yamlScalar(a.Name))
 		if a.CompanyID != "" {
 			fmt.Fprintf(&b, "    company_id: %s\n", yamlScalar(a.CompanyID))
+		}
+		// The company's identifiers, so that an export fills its company
+		// columns (the lookup is searched by them, never by id).
+		for _, c := range fx.Companies {
+			if c.ID != a.CompanyID || a.CompanyID == "" {
+				continue
+			}
+			if c.VATNumber != "" {
+				fmt.Fprintf(&b, "    vat_number: %s\n", yamlScalar(c.VATNumber))
+			}
+			if c.RegistrationNumber != nil && *c.RegistrationNumber != "" {
+				fmt.Fprintf(&b, "    registration_number: %s\n", yamlScalar(*c.RegistrationNumber))
+			}
 		}
 		fmt.Fprintf(&b, "    api_key: %s\n    api_secret_file: %s\n", yamlScalar(a.APIKey), yamlScalar(ref))
 	}
