@@ -459,6 +459,11 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 	}
 	warnChangeSet(f.Logger(), a.run, cs, a.accounts, true)
 	if planErr == nil {
+		for _, w := range runner.ScorecardProblems(ctx, cs) {
+			a.run.warn(w)
+		}
+	}
+	if planErr == nil {
 		a.run.couldNotCompare(cs.Summary().Failed)
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
