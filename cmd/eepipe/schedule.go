@@ -335,7 +335,7 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 }
 
 // humanSummary words a run's end for a person: what became of it, how
-// long it took, the files it wrote and the warnings to remember:
+// long it took, the files it wrote and how many warnings it printed:
 // "eepipe export: done in 2.4s; wrote out/plans.xlsx". A diff or
 // reconcile that could not compare notCompared plans says so instead of
 // "done, with differences".
@@ -358,12 +358,9 @@ func humanSummary(command, outcome string, code, notCompared int, elapsed time.D
 	if len(outputs) > 0 {
 		fmt.Fprintf(&b, "; wrote %s", strings.Join(outputs, ", "))
 	}
-	switch len(warnings) {
-	case 0:
-	case 1:
-		fmt.Fprintf(&b, "; warning (above): %s", warnings[0])
-	default:
-		fmt.Fprintf(&b, "; %d warnings (above): %s", len(warnings), strings.Join(warnings, "; "))
+	if len(warnings) > 0 {
+		// Counted, not repeated: each warning is printed once, above.
+		fmt.Fprintf(&b, "; %s (above)", pipeline.Plural(len(warnings), "warning"))
 	}
 	return b.String()
 }
