@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -305,5 +306,28 @@ func TestCouldNotCompareSaysSo(t *testing.T) {
 	writeCSV(t, file, []row{{vat: vatAcme, name: "Compared", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 1)}})
 	if r := e.run("--log-format", "console", "--config", acmeOnly, "diff", file); !strings.Contains(lastLine(r.err), "done, with differences") {
 		t.Errorf("diff with every plan compared: %q", lastLine(r.err))
+	}
+}
+
+// TestValidateVerboseListsEveryProblem: validate prints the first
+// problems of each kind and counts the rest; -v lists every one.
+func TestValidateVerboseListsEveryProblem(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	var b strings.Builder
+	b.WriteString("company_vat_number,plan_name,start_date,end_date,year_number,target_type," + cAMT + "\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "%s,Plan %d,2025-09-01,2030-08-31,1,all_employees,-%d\n", vatAcme, i, i+1)
+	}
+	file := filepath.Join(e.dir, "bad.csv")
+	writeFile(t, file, b.String(), 0o600)
+	brief, all := e.run("validate", file), e.run("validate", file, "-v")
+	if brief.code != ExitInvalid || all.code != ExitInvalid {
+		t.Fatalf("validate: exit %d and %d, want 2\n%s%s", brief.code, all.code, brief.out, all.out)
+	}
+	if n := strings.Count(brief.out, "error: "); n >= 8 || !strings.Contains(brief.out, "… and ") {
+		t.Errorf("validate lists %d of 8 errors, want the first ones and a count of the rest:\n%s", n, brief.out)
+	}
+	if n := strings.Count(all.out, "error: "); n != 8 || strings.Contains(all.out, "… and ") {
+		t.Errorf("validate -v lists %d of 8 errors, want every one:\n%s", n, all.out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,5 +111,35 @@ func TestColourFollowsTheTerminal(t *testing.T) {
 	b, _ := cmd.CombinedOutput()
 	if strings.Contains(string(b), colour) || !strings.Contains(string(b), "INFO") {
 		t.Errorf("off a terminal, console format: coloured, or not console:\n%q", b)
+	}
+}
+
+// TestApplyOnATerminalSummarisesPlans: on a real terminal apply shows
+// each plan as diff summarises it (a line per plan, its counters
+// counted), and with -v its counters, never debug logs.
+func TestApplyOnATerminalSummarisesPlans(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	base := []string{envBaseURL + "=" + e.srv.URL, envAPIKey + "=mpk_sandbox_acme", envAPISecret + "=sandbox-secret-acme",
+		envState + "=" + filepath.Join(e.dir, "state.db"), envLockDir + "=" + filepath.Join(e.dir, "locks"), "TERM=xterm", "NO_COLOR=1"}
+	for i, verbose := range []bool{false, true} {
+		name := []string{"Brief A", "Verbose A"}[i]
+		file := writeCSV(t, filepath.Join(e.dir, strings.ReplaceAll(name, " ", "")+".csv"), []row{
+			{vat: vatAcme, name: name, start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 3, cWFS, 2)},
+			{vat: vatAcme, name: name + "2", start: "2025-09-01", end: "2030-08-31", year: 1, typ: pipeline.TargetAll, counters: counters(cAMT, 5)},
+		})
+		args := []string{"apply", file, "--no-recalc"}
+		if verbose {
+			args = append(args, "-v")
+		}
+		code, _, screenText := runOnTerminal(t, base, args...)
+		lines := screen(screenText)
+		all := strings.Join(lines, "\n")
+		if code != 0 || !strings.Contains(all, "Each plan as it is compared, then written:") || strings.Count(all, "+ create plan") != 2 {
+			t.Fatalf("%v: exit %d, want 0 and the two plans\n%s", args, code, all)
+		}
+		counted, listed := strings.Contains(all, "    2 counters in 1 target"), regexp.MustCompile(cAMT+` +0 -> 3\n`).MatchString(all)
+		if counted == verbose || listed != verbose || strings.Contains(all, "DEBUG") {
+			t.Errorf("%v: counters counted %v, listed %v (want listed only with -v), or debug logs:\n%s", args, counted, listed, all)
+		}
 	}
 }
