@@ -158,6 +158,7 @@ func (a *Assembler) skippedYearsWarning(p *InputPlan) {
 		"add the rows if that is not meant",
 		asmPlanLabel(p), years, givenYearsText(p), Plural(len(all), "financial year"), all[0], all[len(all)-1],
 		plural(len(skipped), "year", "years"), fill)
+	a.problems[len(a.problems)-1].Code = CodeSkippedYears
 }
 
 func asmYearLabel(t *InputTarget) string {

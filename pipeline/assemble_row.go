@@ -221,7 +221,7 @@ func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
 	case err != nil:
 		a.cellError(rec, c, ColScorecardID, "scorecard_id: %v", err)
 	case set && !strings.HasPrefix(s, "scorecard_"):
-		a.cellError(rec, c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_", Excerpt(s))
+		a.cellError(rec, c, ColScorecardID, "%q is not a scorecard id; scorecard ids start with scorecard_ (%s)", Excerpt(s), ScorecardsHint)
 	case set && utf8.RuneCountInString(s) > maxTextLen(ColScorecardID):
 		a.cellError(rec, c, ColScorecardID, "scorecard_id is %d characters long; at most %d are allowed", utf8.RuneCountInString(s), maxTextLen(ColScorecardID))
 	case set:

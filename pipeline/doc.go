@@ -34,7 +34,10 @@
 // create told apart or accounts named, so validate, diff and apply count
 // the same plans; an account's configured identifiers are checked by
 // checkConfiguredCompany; a plan that may be new and skips a financial
-// year is found by skippedYears; exports are made by
+// year is found by skippedYears (validate warns of it, diff and apply note
+// it once for the plans they create); the accounts' scorecards are listed,
+// and a scorecard_id an account lacks found, in scorecards.go
+// (Runner.ListScorecards, Runner.ScorecardProblems); exports are made by
 // exportedPlan, which carries the account and leaves a total blank when
 // the service holds it in disagreement with its parts (blank means "leave
 // as is"), so an unchanged export re-imports with no write and no warning.

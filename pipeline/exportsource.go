@@ -83,6 +83,13 @@ func ExportSources(ctx context.Context, accounts []Account, configured []Company
 			if i < len(configured) {
 				out[i].company = configured[i]
 			}
+			if out[i].company.IsZero() && a.CompanyID != "" {
+				// The lookup is searched by identifier only (VAT,
+				// registration, ID number), never by company id.
+				warn(fmt.Sprintf("account %s names only its company_id (%s): the company lookup cannot be searched by company id, "+
+					"so the export's company columns (the Overview's Company, VAT and registration) stay empty for its plans; "+
+					"give the account its vat_number or registration_number in the configuration (the lookup checks it and fills the rest)", a.Name, a.CompanyID))
+			}
 			if out[i].company.IsZero() || finder == nil {
 				continue
 			}

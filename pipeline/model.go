@@ -131,6 +131,22 @@ type Problem struct {
 // read with does not have: a catalog learnt from the service may know it.
 const CodeUnknownCounter = "unknown_counter"
 
+// CodeSkippedYears marks the warning that a plan, which may be new, skips
+// a financial year inside its dates (skippedYears): diff and apply, which
+// know whether it is new, note it themselves for each plan they create.
+const CodeSkippedYears = "skipped_years"
+
+// Without returns ps without the problems whose Code is code.
+func (ps Problems) Without(code string) Problems {
+	out := make(Problems, 0, len(ps))
+	for _, p := range ps {
+		if p.Code != code {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // HasUnknownCounters reports whether ps holds an error about a counter
 // name the catalog lacks (CodeUnknownCounter).
 func (ps Problems) HasUnknownCounters() bool {

@@ -386,6 +386,15 @@ func (r *RunReport) AlreadyHeld() (counters, targets int) {
 	return counters, targets
 }
 
+// notePlan is note n of the plan titled title, naming the plan once: n
+// itself when it begins with the title, else "title: n".
+func notePlan(title, n string) string {
+	if strings.HasPrefix(n, title) {
+		return n
+	}
+	return title + ": " + n
+}
+
 // WriteSummary writes the run's summary for people: counts, then every
 // failed or not applied plan with its reason, then failed
 // recalculations, so that a failed run says what was and was not applied.
@@ -422,7 +431,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 			}
 		default:
 			for _, n := range p.Notes {
-				fmt.Fprintf(&b, "  note: %s: %s\n", p.Diff.Title(), n)
+				fmt.Fprintf(&b, "  note: %s\n", notePlan(p.Diff.Title(), n))
 			}
 			continue
 		}

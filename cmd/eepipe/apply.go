@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ type applyOptions struct {
 	RecalcWait           time.Duration
 	Report               string
 	ShowUnchanged        bool
+	JSON                 bool // diff --json: the run report on stdout instead of the change set
 	// Counters lists every counter of the change set (diff -v, and the
 	// demo, which shows its small workbook whole); else a summary per plan.
 	Counters bool
@@ -120,6 +122,7 @@ unusable (also when recording a write fails: the run stops writing) or
 		},
 	}
 	addApplyFlags(cmd, opts, true)
+	addVerboseFlag(cmd, f, "on a terminal each plan's counters as it is written, and with --dry-run every counter that changes")
 	return cmd
 }
 
@@ -178,11 +181,13 @@ func checkApplyOptions(opts *applyOptions) error {
 // accounts (their names only): CheckRouting reports the plans that no
 // account column, company or plan_id routes, and unknown account names. With allowEmpty, inputs that are valid but
 // describe no plan (a header-only file, an empty folder: warnings) are not
-// an error: there is nothing to do.
+// an error: there is nothing to do. With creates (diff and apply) the
+// warning that a plan which may be new skips a year is left out: they say
+// it once, for each plan they create (pipeline.CodeSkippedYears).
 //
 // With skip (apply --skip-invalid), errors do not stop the run: the plans
 // with errors are set aside and written back (skipInvalid.split).
-func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty bool, learn func() *pipeline.Catalog, skip *skipInvalid) (*pipeline.Batch, *pipeline.Catalog, error) {
+func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allowEmpty, creates bool, learn func() *pipeline.Catalog, skip *skipInvalid) (*pipeline.Batch, *pipeline.Catalog, error) {
 	var cat *pipeline.Catalog
 	if f.CatalogPath != "" {
 		c, err := pipeline.LoadCatalog(f.CatalogPath)
@@ -205,6 +210,9 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 			cat = served
 		}
 	}
+	if creates {
+		batch.Problems = batch.Problems.Without(pipeline.CodeSkippedYears)
+	}
 	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
 		batch.Problems = append(batch.Problems, ps...)
 		batch.Problems.Sort()
@@ -225,7 +233,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 		// Which account a plan goes to depends on the configuration:
 		// validate shows those problems given the same file.
 		validate := "eepipe validate"
-		if f.ConfigPath != "" {
+		if f.configFrom == "--config" {
 			validate = "eepipe --config " + f.ConfigPath + " validate"
 		}
 		return nil, nil, exitf(ExitInvalid, "the input has %s; nothing was sent. Fix %s (%s shows %s too) and run again",
@@ -327,6 +335,9 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 	if !opts.DryRun && a.st != nil {
 		fields = append(fields, zap.Int("changes_without_history", a.unguarded.Changes()))
 	}
+	if opts.DryRun {
+		fields = append(fields, zap.Int("plans_not_compared", run.notCompared))
+	}
 	return a.rep, run.finish(ctx, err, fields...)
 }
 
@@ -423,7 +434,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	if opts.SkipInvalid {
 		a.skip = newSkipInvalid(f, opts, run)
 	}
-	batch, cat, err := readInputsFor(f, opts.Args, named, true, func() *pipeline.Catalog {
+	batch, cat, err := readInputsFor(f, opts.Args, named, true, true, func() *pipeline.Catalog {
 		c, _ := a.runner.ServiceCatalog(ctx)
 		return c
 	}, a.skip)
@@ -491,12 +502,18 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 			return err
 		}
 	}
-	warnChangeSet(f.Logger(), a.run, cs, a.accounts)
+	warnChangeSet(f.Logger(), a.run, cs, a.accounts, true)
 	if planErr == nil {
+		for _, w := range runner.ScorecardProblems(ctx, cs) {
+			a.run.warn(w)
+		}
+	}
+	if planErr == nil {
+		a.run.couldNotCompare(cs.Summary().Failed)
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
 		}
-		if err := pipeline.WriteHeld(f.IO.Out, held, opts.State.Overwrite, true); err != nil {
+		if err := pipeline.WriteHeld(textOut(f, opts.JSON), held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
@@ -512,6 +529,9 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 	if err := writeRunReport(f, a.run, a.reportPath, opts.Report, rep); err != nil {
 		return err
 	}
+	if err := writeJSONOut(f, opts.JSON, func(w io.Writer) error { return reports.EncodeRunReportJSON(w, rep) }); err != nil {
+		return err
+	}
 	if timedOut(ctx) {
 		return maxDurationError(opts.Schedule.MaxDuration, a.reportPath)
 	}
@@ -525,13 +545,16 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 }
 
 // warnChangeSet logs the warnings a compared change set carries: plans
-// to create beside a plan of the same name, each plan's notes, and
-// companies not checked.
-func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account) {
+// to create beside a plan of the same name, each plan's notes (with
+// notes; apply's summary lists them instead), and companies not checked.
+func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account, notes bool) {
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
 	for _, d := range cs.Plans {
+		if !notes {
+			break
+		}
 		for _, n := range d.Notes {
 			log.Warn(n)
 		}
@@ -597,10 +620,10 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	if a.skip != nil {
 		rep.Rejected = len(a.skip.rej.Plans)
 	}
-	warnChangeSet(f.Logger(), run, cs, a.accounts)
+	warnChangeSet(f.Logger(), run, cs, a.accounts, false)
 	warnRunNotes(run, rep)
 	if show {
-		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (eepipe diff lists every change).\n", cs.Summary())
+		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (%s).\n", cs.Summary(), appliedCountersHint(f, opts))
 	}
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
@@ -773,12 +796,20 @@ func stopCause(err error, r *pipeline.Runner) error {
 const countersHint = "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."
 
 func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
+	if opts.JSON {
+		return nil
+	}
 	brief := !f.Verbose && !opts.Counters
 	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if brief && cs.HasChanges() {
 		if _, err := fmt.Fprintln(f.IO.Out, countersHint); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+	}
+	if n := cs.Summary().Failed; n > 0 {
+		if _, err := fmt.Fprintf(f.IO.Out, "%s could not be compared (the reasons are above): fix %s and run diff again (exit 1).\n", pipeline.Plural(n, "plan"), pipeline.PluralNoun(n, "it", "them")); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 	}
@@ -797,6 +828,18 @@ func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipel
 	run.wrote(path, base)
 	fmt.Fprintf(f.IO.ErrOut, "Run report written to %s\n", path)
 	return nil
+}
+
+// appliedCountersHint ends apply's Compared line on a terminal: where the
+// counters the plans above only count are listed.
+func appliedCountersHint(f *Factory, opts *applyOptions) string {
+	switch {
+	case opts.Report != "":
+		return "the run report lists every counter"
+	case f.Verbose:
+		return "eepipe diff -v lists every change"
+	}
+	return "apply -v lists each plan's counters, --report FILE every counter"
 }
 
 // maxDurationError is the error of an apply stopped by --max-duration.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -393,14 +394,17 @@ func TestApplyEndToEnd(t *testing.T) {
 	sb.ResetStats()
 	// By default a summary per plan (fields, counters counted); with -v
 	// every counter.
-	for _, args := range [][]string{{"-v", "apply", "--dry-run", file}, {"-v", "diff", file}, {"diff", file}, {"apply", "--dry-run", file}} {
+	for _, args := range [][]string{{"apply", "--dry-run", file, "-v"}, {"diff", "-v", file}, {"diff", file}, {"apply", "--dry-run", file}} {
 		r = e.run(append([]string{"--config", e.config}, args...)...)
 		if r.code != 1 || sb.Stats().Writes != 0 {
 			t.Fatalf("%v: exit %d, %d writes\n%s", args, r.code, sb.Stats().Writes, r.err)
 		}
 		want := []string{`sector: "Manufacturing" -> "Construction"`, "~ update plan", "0 to create, 2 to update"}
-		if args[0] == "-v" {
+		if slices.Contains(args, "-v") {
 			want = append(want, cCMJ+"  4 -> 9")
+			if strings.Contains(r.out+r.err, `"level":"debug"`) {
+				t.Errorf("%v: -v is more detail in the output, not debug logging:\n%s%s", args, r.out, r.err)
+			}
 		} else {
 			want = append(want, "    1 counter in 1 target (1 changed in the file)\n", "-v lists each one")
 			if strings.Contains(r.out, cCMJ) {

@@ -110,8 +110,9 @@ func TestApplyWritesWhileStillReading(t *testing.T) {
 
 // TestApplyShowsEachPlanOnTerminal: on a terminal each plan to change is
 // shown as it is written (there is no change set before the first write
-// any more), then what was compared, then what was done; past 30 plans
-// one line says the rest are not listed.
+// any more), as diff shows it: its counters counted, listed with -v; then
+// what was compared, then what was done; past 30 plans one line says the
+// rest are not listed.
 func TestApplyShowsEachPlanOnTerminal(t *testing.T) {
 	e := newEnv(t, sandbox.Options{})
 	e.singleAccount()
@@ -128,14 +129,24 @@ func TestApplyShowsEachPlanOnTerminal(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	out := errb.String()
-	for _, want := range []string{"Each plan as it is compared, then written:", `~ update plan`, `"Pipelined 03"`, "4 -> 99",
-		"Compared: 0 to create, 1 to update, 0 to recreate, 33 unchanged", "1 updated"} {
+	for _, want := range []string{"Each plan as it is compared, then written:", `~ update plan`, `"Pipelined 03"`, "    1 counter in 1 target",
+		"Compared: 0 to create, 1 to update, 0 to recreate, 33 unchanged", "apply -v lists each plan's counters", "1 updated"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, `"Pipelined 04"`) || strings.Contains(out, "more plans are applied") {
-		t.Errorf("unchanged plans are listed:\n%s", out)
+	if strings.Contains(out, `"Pipelined 04"`) || strings.Contains(out, "more plans are applied") || strings.Contains(out, "4 -> 99") {
+		t.Errorf("unchanged plans or counters are listed without -v:\n%s", out)
+	}
+	rows[3].counters[cAMT] = 98
+	writeCSV(t, file, rows)
+	f, _, errb = e.factory()
+	f.IO.ErrTTY = true
+	if code := Execute(context.Background(), f, []string{"apply", file, "--no-recalc", "-v"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if out := errb.String(); !strings.Contains(out, "99 -> 98") || strings.Contains(out, `"level":"debug"`) || strings.Contains(out, "DEBUG") {
+		t.Errorf("apply -v on a terminal: the plan's counters not listed, or debug logs:\n%s", out)
 	}
 
 	writeCSV(t, file, updateRows(34, 200))

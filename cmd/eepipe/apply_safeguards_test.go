@@ -109,7 +109,7 @@ func TestLookupCredentialsWithoutURLWarn(t *testing.T) {
 	}
 }
 
-// TestVerboseRunsNeverShowSecrets: secrets never appear in anything a verbose run writes: stdout, stderr
+// TestVerboseRunsNeverShowSecrets: secrets never appear in anything a --debug run writes: stdout, stderr
 // (debug logs), reports, errors of a refused key or lookup password.
 func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 	fx := sandbox.DefaultFixtures()
@@ -139,14 +139,14 @@ func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), rows)
 	var all strings.Builder
 	for _, args := range [][]string{
-		{"-v", "--config", e.config, "diff", file, "--report", filepath.Join(e.dir, "diff.json")},
-		{"-v", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "run.json"), "--no-recalc"},
-		{"-v", "--log-format", "console", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "run.csv"), "--no-recalc"},
-		{"-v", "--config", e.config, "recalc", "--account", "bluecrane", "scorecard_bluecrane_2025"},
-		{"-v", "--config", e.config, "companies", "--vat", vatAcme, "--json"},
-		{"-v", "--config", e.config, "keys", "status", "--json"},
-		{"-v", "--config", e.config, "keys", "rotate", "--account", "bluecrane", "--expires-in", "30d"},
-		{"-v", "--config", e.config, "keys", "status"},
+		{"--debug", "--config", e.config, "diff", file, "--report", filepath.Join(e.dir, "diff.json")},
+		{"--debug", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "run.json"), "--no-recalc"},
+		{"--debug", "--log-format", "console", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "run.csv"), "--no-recalc"},
+		{"--debug", "--config", e.config, "recalc", "--account", "bluecrane", "scorecard_bluecrane_2025"},
+		{"--debug", "--config", e.config, "companies", "--vat", vatAcme, "--json"},
+		{"--debug", "--config", e.config, "keys", "status", "--json"},
+		{"--debug", "--config", e.config, "keys", "rotate", "--account", "bluecrane", "--expires-in", "30d"},
+		{"--debug", "--config", e.config, "keys", "status"},
 	} {
 		r := e.run(args...)
 		if r.code == ExitFatal || r.code == ExitInvalid {
@@ -158,8 +158,8 @@ func TestVerboseRunsNeverShowSecrets(t *testing.T) {
 	e.vars["ACME_SECRET"] = "Wr0ng-acme-SECRET-x"
 	e.vars["LOOKUP_PASS"] = "Wr0ng-lookup-PASS-y"
 	for _, args := range [][]string{
-		{"-v", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "fatal.json")},
-		{"-v", "--config", e.config, "companies", "--vat", vatAcme},
+		{"--debug", "--config", e.config, "apply", file, "--report", filepath.Join(e.dir, "fatal.json")},
+		{"--debug", "--config", e.config, "companies", "--vat", vatAcme},
 	} {
 		r := e.run(args...)
 		if r.code != ExitFatal {

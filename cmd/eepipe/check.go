@@ -22,6 +22,7 @@ type checkOptions struct {
 	Targets     string   // a targets file replacing the embedded figures
 	Reports     []string // --report, repeatable: .json, .csv or .xlsx reports
 	Concurrency int      // plan reads in flight
+	JSON        bool     // --json: the report on stdout instead of the text
 	Conn        connFlags
 
 	HTTPClient *http.Client // for tests; nil means the default
@@ -87,6 +88,7 @@ some figures (or all: "nothing could be assessed") could not be assessed;
 	fl.StringVar(&opts.Targets, "targets", "", "sector targets `FILE` (CSV) replacing the embedded 2025 figures")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write the results to `FILE` (.xlsx, .csv or .json); repeat for several")
 	fl.IntVar(&opts.Concurrency, "concurrency", defaultCheckConcurrency, "with --server: plan reads in flight")
+	addJSONFlag(cmd, &opts.JSON)
 	// check reads plans only: it needs the service URL but never the company lookup.
 	fl.StringVar(&opts.Conn.BaseURL, "base-url", "", "service base URL (overrides "+envBaseURL+" and base_url)")
 	return cmd
@@ -255,7 +257,11 @@ func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.L
 
 // writeCheckResults prints the results and writes each --report.
 func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *pipeline.SectorCheckReport) error {
-	if err := reports.WriteSectorText(f.IO.Out, report); err != nil {
+	write := reports.WriteSectorText
+	if opts.JSON {
+		write = reports.WriteSectorJSON
+	}
+	if err := write(f.IO.Out, report); err != nil {
 		return exitf(ExitFatal, "write the results: %v", err)
 	}
 	for _, path := range opts.Reports {

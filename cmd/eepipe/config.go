@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -31,7 +32,58 @@ const (
 	envCompanyVAT          = "EEPIPE_COMPANY_VAT"
 	envCompanyRegistration = "EEPIPE_COMPANY_REGISTRATION"
 	envCompanyIDNumber     = "EEPIPE_COMPANY_ID_NUMBER"
+
+	// envConfig names the configuration file when --config does not.
+	envConfig = "EEPIPE_CONFIG"
 )
+
+// findConfig sets f.ConfigPath to the configuration file a run reads, in
+// the order docs/configuration.md gives: --config, then EEPIPE_CONFIG, then
+// $XDG_CONFIG_HOME/eepipe/config.yaml (~/.config/eepipe/config.yaml when
+// XDG_CONFIG_HOME is unset or not absolute) when that file exists; none
+// else. f.configFrom says which, for the debug log.
+func findConfig(f *Factory) {
+	switch {
+	case f.ConfigPath != "":
+		f.configFrom = "--config"
+		return
+	case f.getenv(envConfig) != "":
+		f.ConfigPath, f.configFrom = f.getenv(envConfig), envConfig
+		return
+	}
+	path := defaultConfigPath(f.getenv)
+	if path == "" {
+		f.configFrom = "no configuration file (no --config, no " + envConfig + ", and no home folder for the default file)"
+		return
+	}
+	if _, err := os.Stat(path); err != nil {
+		f.configFrom = "no configuration file (no --config, no " + envConfig + ", and no " + path + ")"
+		return
+	}
+	f.ConfigPath, f.configFrom = path, "the default file"
+}
+
+// defaultConfigPath is $XDG_CONFIG_HOME/eepipe/config.yaml, or
+// $HOME/.config/eepipe/config.yaml; "" when neither is known.
+func defaultConfigPath(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "eepipe", "config.yaml")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".config", "eepipe", "config.yaml")
+	}
+	return ""
+}
+
+// logConfigFile says at debug level which configuration file the run
+// reads, and how it was found (findConfig).
+func logConfigFile(f *Factory) {
+	if f.ConfigPath == "" {
+		f.Logger().Debug("configuration file: " + f.configFrom)
+		return
+	}
+	f.Logger().Debug("configuration file", zap.String("path", f.ConfigPath), zap.String("from", f.configFrom))
+}
 
 // fileConfig is the YAML configuration file. Secrets are never in it:
 // only the names of environment variables or files that hold them.
@@ -163,6 +215,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // error, before any request is sent.
 func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error) {
 	l := &configLoader{f: f, flags: flags, needs: needs, cfg: &Config{}, configDir: "."}
+	logConfigFile(f)
 	if err := l.readFile(); err != nil {
 		return nil, err
 	}
@@ -215,7 +268,7 @@ func (l *configLoader) readFile() error {
 	l.configDir = filepath.Dir(f.ConfigPath)
 	b, err := readSmallRegularFile(f.ConfigPath)
 	if err != nil {
-		return exitf(ExitInvalid, "configuration: %v", err)
+		return configReadError(f, err)
 	}
 	decodeProblems, complete := decodeConfigProblems(b, &l.fc)
 	if !complete {
@@ -224,6 +277,15 @@ func (l *configLoader) readFile() error {
 	l.problems = append(l.problems, decodeProblems...)
 	l.cfg.Warnings = append(l.cfg.Warnings, configFileWarnings(f.ConfigPath, namesSecretFile(&l.fc))...)
 	return nil
+}
+
+// configReadError is the error of a configuration file that cannot be
+// read, naming where its name came from when --config did not give it.
+func configReadError(f *Factory, err error) error {
+	if f.configFrom != "--config" && f.configFrom != "" {
+		return exitf(ExitInvalid, "configuration (from %s): %v", f.configFrom, err)
+	}
+	return exitf(ExitInvalid, "configuration: %v", err)
 }
 
 // sources sets Config.Source: where the configuration came from.

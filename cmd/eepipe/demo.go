@@ -236,7 +236,7 @@ accounts:
 	for _, kv := range demoSecrets {
 		secrets[kv[0]] = kv[1]
 	}
-	d.df = &Factory{IO: f.IO, Now: f.Now, ConfigPath: d.cfgPath, CatalogPath: f.CatalogPath, Verbose: f.Verbose, LogFormat: f.LogFormat,
+	d.df = &Factory{IO: f.IO, Now: f.Now, ConfigPath: d.cfgPath, configFrom: "the demo", CatalogPath: f.CatalogPath, Debug: f.Debug, Verbose: f.Verbose, LogFormat: f.LogFormat,
 		Getenv: func(k string) string {
 			if v, ok := secrets[k]; ok {
 				return v

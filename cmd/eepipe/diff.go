@@ -45,6 +45,8 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 		},
 	}
 	addApplyFlags(cmd, &opts.applyOptions, false)
+	addVerboseFlag(cmd, f, "every counter that changes, old -> new")
+	addJSONFlag(cmd, &opts.JSON)
 	onceStringVar(cmd.Flags(), &opts.State.Output, "output", "o", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for eepipe apply FILE")
 	return cmd
 }

@@ -52,11 +52,17 @@ type Factory struct {
 	// Global flags.
 	ConfigPath  string
 	CatalogPath string
-	Verbose     bool
-	LogFormat   string
+	// Debug is --debug: debug logging. Verbose is a command's -v: more
+	// detail in its output (addVerboseFlag).
+	Debug     bool
+	Verbose   bool
+	LogFormat string
 	// MaxUncompressed is the --max-uncompressed limit as given ("": the
 	// default, formats.DefaultMaxUncompressed).
 	MaxUncompressed string
+
+	// configFrom says how ConfigPath was found (findConfig).
+	configFrom string
 
 	logger *zap.Logger
 	rawErr io.Writer // stderr under the JSON line wrapper (Execute)
@@ -73,9 +79,23 @@ type Factory struct {
 func (f *Factory) Logger() *zap.Logger {
 	if f.logger == nil {
 		f.routeStderr()
-		f.logger = newLogger(f.errRaw(), f.IO.ErrTTY, f.Verbose, f.LogFormat)
+		f.logger = newLogger(f.errRaw(), f.IO.ErrTTY, f.colour(), f.Debug, f.LogFormat)
 	}
 	return f.logger
+}
+
+// colour reports whether stderr may be coloured: a terminal, NO_COLOR
+// unset or empty (no-color.org) and TERM not dumb (docs/configuration.md).
+func (f *Factory) colour() bool {
+	return f.IO.ErrTTY && f.getenv("NO_COLOR") == "" && f.getenv("TERM") != "dumb"
+}
+
+// getenv is f.Getenv, or "" without one.
+func (f *Factory) getenv(k string) string {
+	if f.Getenv == nil {
+		return ""
+	}
+	return f.Getenv(k)
 }
 
 // consoleLogs reports whether the logs are for people (console format):
@@ -88,16 +108,18 @@ func consoleFormat(format string, tty bool) bool {
 	return format == "console" || (format != "json" && tty)
 }
 
-func newLogger(w io.Writer, tty, verbose bool, format string) *zap.Logger {
+// newLogger returns the logger on w: console format (coloured levels with
+// colour) when format says so or, with auto, on a terminal (tty), else JSON.
+func newLogger(w io.Writer, tty, colour, debug bool, format string) *zap.Logger {
 	level := zapcore.InfoLevel
-	if verbose {
+	if debug {
 		level = zapcore.DebugLevel
 	}
 	var enc zapcore.Encoder
 	if consoleFormat(format, tty) {
 		cfg := zap.NewDevelopmentEncoderConfig()
 		cfg.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
-		if tty {
+		if colour {
 			cfg.EncodeLevel = zapcore.CapitalColorLevelEncoder
 		}
 		enc = zapcore.NewConsoleEncoder(cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -24,6 +25,7 @@ type historyOptions struct {
 	Counter string
 	Report  string
 	All     bool
+	JSON    bool // --json: the history report on stdout instead of the listing
 	State   stateFlags
 }
 
@@ -47,7 +49,7 @@ sent false) as .json, .csv or .xlsx.
 Nothing is sent to the service. Exit status: 0 ok, 2 invalid usage, 3 the
 store cannot be read.`,
 		Example: `  eepipe history
-  eepipe -v history
+  eepipe history -v
   eepipe history --account acme --since 2026-11-01
   eepipe history --plan 4711 --counter number_of_african_male_top_managers
   eepipe history --report audit.xlsx`,
@@ -66,6 +68,8 @@ store cannot be read.`,
 	fl.StringVar(&opts.Counter, "counter", "", "only this counter `NAME`: every value eepipe wrote to it")
 	onceStringVar(fl, &opts.Report, "report", "", "write the runs and counters to `FILE` (.json, .csv or .xlsx)")
 	opts.State.registerPath(cmd)
+	addVerboseFlag(cmd, f, "every counter each run sent, before -> after")
+	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
@@ -92,6 +96,12 @@ func runHistory(ctx context.Context, f *Factory, opts *historyOptions) error {
 	h, err := readHistory(ctx, st, q)
 	if err != nil {
 		return err
+	}
+	if opts.JSON {
+		if err := writeJSONOut(f, true, func(w io.Writer) error { return reports.EncodeHistoryJSON(w, h) }); err != nil {
+			return err
+		}
+		return writeHistoryReport(f, opts.Report, h)
 	}
 	var b strings.Builder
 	if q.Counter != "" {
@@ -147,7 +157,16 @@ func noHistory(f *Factory, cfg *Config, opts *historyOptions) (none bool, err er
 	if _, serr := os.Stat(loc); !errors.Is(serr, fs.ErrNotExist) {
 		return false, nil
 	}
-	fmt.Fprintf(f.IO.Out, "0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
+	msg := fmt.Sprintf("0 runs: there is no state store at %s (apply creates it when it records its first run; --state, %s or state: in the configuration name another).\n", loc, envState)
+	if opts.JSON {
+		fmt.Fprint(f.IO.ErrOut, msg)
+		empty := &reports.HistoryReport{}
+		if err := writeJSONOut(f, true, func(w io.Writer) error { return reports.EncodeHistoryJSON(w, empty) }); err != nil {
+			return true, err
+		}
+	} else {
+		fmt.Fprint(f.IO.Out, msg)
+	}
 	return true, writeHistoryReport(f, opts.Report, &reports.HistoryReport{})
 }
 

@@ -48,7 +48,7 @@ func (f *Factory) readFiles(paths []string, cat *pipeline.Catalog, bound ...*pip
 	batch, err := read(paths, opts)
 	if errors.Is(err, formats.ErrInternal) {
 		var ie *formats.InternalError
-		if errors.As(err, &ie) && f.Verbose {
+		if errors.As(err, &ie) && f.Debug {
 			fmt.Fprintf(f.IO.ErrOut, "%s\n", ie.Stack)
 		}
 		return nil, &ExitError{Code: ExitFatal, Err: err}

@@ -15,8 +15,8 @@ import (
 // a child process, such as killing an apply half-way).
 const envRunMain = "EEPIPE_TEST_RUN_MAIN"
 
-// TestMain keeps the tests out of the user's folders: the XDG state and
-// cache homes (where the default state store and lock folder are) point
+// TestMain keeps the tests out of the user's folders: the XDG state,
+// cache and configuration homes (where the default state store and lock folder are) point
 // into a temporary folder, and the tests fail when anything was written
 // there, since every test is to give its own lock folder and state store
 // (the env's do). With EEPIPE_TEST_RUN_MAIN=1 the binary is eepipe.
@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	// No child eepipe reads the user's default configuration file.
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	os.Unsetenv(envConfig)
 	code := m.Run()
 	var written []string
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {

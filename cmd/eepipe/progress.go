@@ -137,7 +137,8 @@ func (p *progress) showPlans(unchanged bool) {
 // PlanCompared implements pipeline.Observer. With showPlans each plan to
 // change (or failed; unchanged too with showPlans(true)) is shown as it
 // is about to be written, above the bar, up to maxShownPlans, then one
-// line says the rest are not listed.
+// line says the rest are not listed. A plan is its summary, as diff
+// prints it (its fields, its counters counted); with -v its counters.
 func (p *progress) PlanCompared(d *pipeline.PlanDiff) {
 	p.mu.Lock()
 	show, unchanged := p.show, p.showAll
@@ -155,7 +156,7 @@ func (p *progress) PlanCompared(d *pipeline.PlanDiff) {
 		if n == 1 {
 			b.WriteString("Each plan as it is compared, then written:\n")
 		}
-		_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12})
+		_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12, Brief: !p.f.Verbose})
 	case n == maxShownPlans+1:
 		fmt.Fprintf(&b, "(more plans are applied without being listed here; eepipe diff lists every change)\n")
 	default:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ type reconcileOptions struct {
 	Args        []string // input files and folders
 	Reports     []string // --report: .xlsx, .csv, .json
 	Concurrency int
+	JSON        bool // --json: the reconciliation on stdout instead of the text
 	Schedule    scheduleOptions
 	Conn        connFlags
 	State       stateFlags // --state, --no-state: classify against the run history
@@ -72,6 +74,7 @@ passed; the report is still written with what was compared).`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Reports, "report", nil, "write the reconciliation to `FILE` (.xlsx annotated copy, .json or .csv); repeat for several")
 	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
+	addJSONFlag(cmd, &opts.JSON)
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
 	opts.State.register(cmd, false)
@@ -162,7 +165,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 		return err
 	}
 	runner := pipeline.NewRunner(r.accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
-	batch, _, err := readInputsFor(f, opts.Args, named, false, func() *pipeline.Catalog {
+	batch, _, err := readInputsFor(f, opts.Args, named, false, false, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
 	}, nil)
@@ -204,12 +207,17 @@ func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planE
 			stopErr = exitf(ExitFatal, "could not compare the files with the service: %v", cause)
 		}
 	}
-	if err := rec.Render(f.IO.Out); err != nil {
+	render := rec.Render
+	if opts.JSON {
+		render = func(w io.Writer) error { return reports.EncodeReconcileJSON(w, rec) }
+	}
+	if err := render(f.IO.Out); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if err := writeReconcileReports(f, r.run, opts.Reports, rec); err != nil {
 		return err
 	}
+	r.run.couldNotCompare(rec.Summary.PlansNotCompared)
 	if stopErr != nil {
 		return stopErr
 	}

@@ -50,14 +50,56 @@ func silentExit(code int) *ExitError { return &ExitError{Code: code} }
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
+// versionString is what --version and `eepipe version` print after
+// "eepipe ": the module version (or the -ldflags one), then the VCS
+// revision and commit time the build recorded (docs/commands/eepipe_version.md);
+// "dev" only when the build knows none of them.
 func versionString() string {
-	if version != "" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(version, bi)
+}
+
+// versionFrom is versionString over a given ldflags version and build
+// info (nil when the binary has none).
+func versionFrom(ldflags string, bi *debug.BuildInfo) string {
+	v := ldflags
+	var rev, at string
+	modified := false
+	if bi != nil {
+		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	var vcs []string
+	if rev != "" {
+		vcs = append(vcs, "revision "+rev)
 	}
-	return "dev"
+	if at != "" {
+		vcs = append(vcs, at)
+	}
+	if modified && rev != "" {
+		vcs = append(vcs, "with local changes")
+	}
+	switch {
+	case v == "" && len(vcs) == 0:
+		return "dev"
+	case v == "":
+		v = "dev"
+	}
+	if len(vcs) > 0 {
+		v += " (" + strings.Join(vcs, ", ") + ")"
+	}
+	return v
 }
 
 // NewCmdRoot returns the eepipe command with every subcommand.
@@ -75,14 +117,19 @@ Exit codes: 0 ok, 1 differences or partial failure, 2 invalid input or
 usage, 3 fatal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("eepipe {{.Version}}\n")
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
+	// Defined here, not by cobra, so that it has no -v shorthand: -v is
+	// each command's "more detail" (docs/configuration.md).
+	root.Flags().Bool("version", false, "print the eepipe version (as eepipe version does)")
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (YAML) with the service URL and accounts")
+	pf.StringVar(&f.ConfigPath, "config", "", "configuration `FILE` (YAML) with the service URL and accounts (default: "+envConfig+", else $XDG_CONFIG_HOME/eepipe/config.yaml or ~/.config/eepipe/config.yaml when it exists)")
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
-	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "debug logging (secrets are redacted)")
+	pf.BoolVar(&f.Debug, "debug", false, "debug logging on stderr: each request, which configuration file was read (secrets are redacted)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")
 
@@ -95,6 +142,7 @@ usage, 3 fatal.`,
 		NewCmdDiff(f, nil),
 		NewCmdRecalc(f, nil),
 		NewCmdCompanies(f, nil),
+		NewCmdScorecards(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdExport(f, nil),
 		NewCmdReconcile(f, nil),
@@ -106,7 +154,10 @@ usage, 3 fatal.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s\n%s", flagErrorText(err), usageHint(cmd))}
 	})
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkLogFormat(f.LogFormat) }
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		findConfig(f)
+		return checkLogFormat(f.LogFormat)
+	}
 	return root
 }
 
@@ -114,8 +165,13 @@ usage, 3 fatal.`,
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the eepipe version",
-		Args:  cobra.NoArgs,
+		Short: "Print the eepipe version: the module version, and the VCS revision and time of the build",
+		Long: `Print the eepipe version, as --version does: the module version (or the one
+given at build time with -ldflags "-X main.version=..."), then the VCS
+revision and commit time that go build recorded, and "with local changes"
+when the working tree had uncommitted changes. "dev" only when the build
+recorded none of them (go build -buildvcs=false from a source tree).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(f.IO.Out, "eepipe %s\n", versionString())
 			return nil

@@ -26,6 +26,7 @@ type sandboxOptions struct {
 	Faults         string
 	Seed           int64
 	WriteEnv       string // file to write the export lines to
+	WriteConfig    string // file to write a configuration of every account to
 	Account        string // account whose key pair the export lines set
 }
 
@@ -64,6 +65,13 @@ with the key pair of --account (default: the first account) and the
 other accounts' pairs as comments. Run ". FILE" in the shell that runs
 eepipe. Off a terminal nothing but log lines goes to stderr.
 
+--write-config FILE writes a configuration naming every account of the
+fixtures (each with its company_id) and the lookup, for routing plans of
+several companies: eepipe --config FILE diff clients/. Its secrets are
+named by reference (api_secret_file, lookup.password_file), never inline:
+they go to files of their own in a folder beside it (sandbox.yaml: the
+folder sandbox-secrets/), all mode 0600.
+
 --faults injects failures, each with a probability, for example
   --faults 503=0.05,429=0.03,reset=0.02,lost=0.02
 503/429 (also 500, 502, 504) answer that status with Retry-After (seconds,
@@ -72,6 +80,7 @@ answer; lost processes the request (a write is committed) and then drops the
 connection. --seed makes the faults reproducible.`,
 		Example: `  eepipe sandbox
   eepipe sandbox --write-env sandbox.env   # then, in another shell: . ./sandbox.env
+  eepipe sandbox --write-config sandbox.yaml   # then: eepipe --config sandbox.yaml diff clients/
   eepipe sandbox --listen 127.0.0.1:0 --fixtures testdata/sandbox-fixtures.json
   eepipe sandbox --latency 50ms --faults 503=0.05,429=0.03,reset=0.02,lost=0.02 --seed 7`,
 		Args: cobra.NoArgs,
@@ -90,6 +99,7 @@ connection. --seed makes the faults reproducible.`,
 	fl.StringVar(&opts.Faults, "faults", "", "fault injection, e.g. 503=0.05,429=0.03,reset=0.02,lost=0.02")
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the fault generator (0: a random seed, logged)")
 	fl.StringVar(&opts.WriteEnv, "write-env", "", "write export EEPIPE_... lines for the fixtures' credentials to this file (mode 0600)")
+	fl.StringVar(&opts.WriteConfig, "write-config", "", "write a configuration `FILE` naming every account of the fixtures, its secrets in files beside it (FILE-secrets/, mode 0600)")
 	fl.StringVar(&opts.Account, "account", "", "account whose key pair the export lines set (default: the first in the fixtures)")
 	return cmd
 }
@@ -108,6 +118,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
 		return exitf(ExitInvalid, "--faults %q: %v", opts.Faults, err)
 	}
 	if err := refuseMissingFolder("--write-env", opts.WriteEnv, ""); err != nil {
+		return err
+	}
+	if err := refuseMissingFolder("--write-config", opts.WriteConfig, ""); err != nil {
 		return err
 	}
 	source := "built-in example"
@@ -147,6 +160,12 @@ func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
 			return exitf(ExitFatal, "--write-env: %v", err)
 		}
 	}
+	if opts.WriteConfig != "" {
+		if err := writeSandboxConfig(opts.WriteConfig, srv.URL, fx); err != nil {
+			_ = srv.Close()
+			return exitf(ExitFatal, "--write-config: %v", err)
+		}
+	}
 	if f.IO.ErrTTY {
 		// A terminal: the lines to paste (off a terminal stderr carries
 		// log lines only).
@@ -169,6 +188,7 @@ func runSandbox(ctx context.Context, f *Factory, opts *sandboxOptions) error {
 		zap.String("latency", opts.Latency.String()),
 		zap.String("recalc_duration", opts.RecalcDuration.String()),
 		zap.String("env_file", opts.WriteEnv),
+		zap.String("config_file", opts.WriteConfig),
 		zap.String("faults", opts.Faults),
 		zap.Int64("seed", srv.Sandbox.Seed()))
 

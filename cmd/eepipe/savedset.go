@@ -327,7 +327,7 @@ func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
 func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error {
 	f, opts, run, runner := sr.f, sr.opts, sr.run, sr.runner
 	brief := !f.Verbose && !opts.Counters
-	rep, sum, err := runner.DryRunSaved(ctx, sr.set, chk, &sr.earlier, sr.started, f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief})
+	rep, sum, err := runner.DryRunSaved(ctx, sr.set, chk, &sr.earlier, sr.started, textOut(f, opts.JSON), pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief})
 	if err != nil {
 		if e := sr.setErr(err); e != nil {
 			return e
@@ -340,9 +340,12 @@ func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error 
 			return err
 		}
 	}
+	if err := writeJSONOut(f, opts.JSON, func(w io.Writer) error { return reports.EncodeRunReportJSON(w, rep) }); err != nil {
+		return err
+	}
 	if sum.Create+sum.Update+sum.Recreate > 0 {
 		if brief {
-			fmt.Fprintln(f.IO.Out, countersHint)
+			fmt.Fprintln(textOut(f, opts.JSON), countersHint)
 		}
 		return silentExit(ExitDiff)
 	}

@@ -80,11 +80,14 @@ type scheduledRun struct {
 	args    []string            // the command's arguments, for the lock record
 	cancel  context.CancelFunc
 
-	mu       sync.Mutex
-	outcome  string // set when the run ended for a reason the exit code does not tell ("locked", "lock_lost")
-	warnings []string
-	outputs  []string
-	pruned   []string
+	mu      sync.Mutex
+	outcome string // set when the run ended for a reason the exit code does not tell ("locked", "lock_lost")
+	// notCompared counts the plans diff or reconcile could not compare
+	// (no account for the company, a refused key): the summary says so.
+	notCompared int
+	warnings    []string
+	outputs     []string
+	pruned      []string
 }
 
 // startRun creates the output folder, takes the lock and bounds ctx by
@@ -141,11 +144,19 @@ func (r *scheduledRun) lockInfo() pipeline.LockInfo {
 func (r *scheduledRun) lockError(err error) error {
 	var held *pipeline.LockHeldError
 	if errors.As(err, &held) {
-		printError(r.f.IO.ErrOut, err)
+		printError(r.f.IO.ErrOut, fmt.Errorf("%w; %s", err, lockWaitHint(held)))
 		r.logSummary(ExitFatal, "locked", []zap.Field{zap.String("lock", held.What), zap.Int("lock_pid", held.Holder.PID)})
 		return silentExit(ExitFatal)
 	}
 	return exitf(ExitFatal, "%v", err)
+}
+
+// lockWaitHint ends the refusal of a held lock: how to wait for it.
+func lockWaitHint(held *pipeline.LockHeldError) string {
+	if held.Waited > 0 {
+		return "or give a longer --lock-wait"
+	}
+	return "or give --lock-wait to wait for it"
 }
 
 // lockAccounts takes the accounts' local locks (pipeline.TakeAccountLocks
@@ -167,11 +178,7 @@ func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker,
 		r.mu.Lock()
 		r.outcome = "locked"
 		r.mu.Unlock()
-		hint := "or give --lock-wait to wait for it"
-		if held.Waited > 0 {
-			hint = "or give a longer --lock-wait"
-		}
-		return exitf(ExitFatal, "%v; %s", held, hint)
+		return exitf(ExitFatal, "%v; %s", held, lockWaitHint(held))
 	case ctx.Err() != nil:
 		return err // interrupted while waiting: finish says so
 	}
@@ -223,6 +230,14 @@ func (r *scheduledRun) wrote(path, base string) {
 func (r *scheduledRun) setOutcome(o string) {
 	r.mu.Lock()
 	r.outcome = o
+	r.mu.Unlock()
+}
+
+// couldNotCompare records that n plans could not be compared, for the
+// summary line ("2 plans could not be compared").
+func (r *scheduledRun) couldNotCompare(n int) {
+	r.mu.Lock()
+	r.notCompared = n
 	r.mu.Unlock()
 }
 
@@ -295,7 +310,7 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) {
 	if r.f.consoleLogs() {
 		r.mu.Lock()
-		line := humanSummary(r.command, outcome, code, time.Since(r.start), r.outputs, r.warnings)
+		line := humanSummary(r.command, outcome, code, r.notCompared, time.Since(r.start), r.outputs, r.warnings)
 		r.mu.Unlock()
 		fmt.Fprintln(r.f.IO.ErrOut, line)
 		return
@@ -326,14 +341,19 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 }
 
 // humanSummary words a run's end for a person: what became of it, how
-// long it took, the files it wrote and the warnings to remember:
-// "eepipe export: done in 2.4s; wrote out/plans.xlsx".
-func humanSummary(command, outcome string, code int, elapsed time.Duration, outputs, warnings []string) string {
+// long it took, the files it wrote and how many warnings it printed:
+// "eepipe export: done in 2.4s; wrote out/plans.xlsx". A diff or
+// reconcile that could not compare notCompared plans says so instead of
+// "done, with differences".
+func humanSummary(command, outcome string, code, notCompared int, elapsed time.Duration, outputs, warnings []string) string {
 	words := map[string]string{
 		"ok": "done", "differences": "done, with differences", "invalid": "stopped: invalid input",
 		"fatal": "failed", "timeout": "stopped by --max-duration", "interrupted": "interrupted", "locked": "not run: another run holds the lock",
 	}[outcome]
-	if words == "" {
+	switch {
+	case outcome == "differences" && notCompared > 0:
+		words = pipeline.Plural(notCompared, "plan") + " could not be compared"
+	case words == "":
 		words = outcome
 	}
 	var b strings.Builder
@@ -344,12 +364,9 @@ func humanSummary(command, outcome string, code int, elapsed time.Duration, outp
 	if len(outputs) > 0 {
 		fmt.Fprintf(&b, "; wrote %s", strings.Join(outputs, ", "))
 	}
-	switch len(warnings) {
-	case 0:
-	case 1:
-		fmt.Fprintf(&b, "; warning (above): %s", warnings[0])
-	default:
-		fmt.Fprintf(&b, "; %d warnings (above): %s", len(warnings), strings.Join(warnings, "; "))
+	if len(warnings) > 0 {
+		// Counted, not repeated: each warning is printed once, above.
+		fmt.Fprintf(&b, "; %s (above)", pipeline.Plural(len(warnings), "warning"))
 	}
 	return b.String()
 }

@@ -81,8 +81,8 @@ func TestSummaryForPeople(t *testing.T) {
 }
 
 func TestHumanSummary(t *testing.T) {
-	got := humanSummary("reconcile", "differences", ExitDiff, 2340*time.Millisecond, []string{"r.xlsx"}, []string{"key expires in 3 days", "plan X skipped"})
-	want := "eepipe reconcile: done, with differences in 2.3s (exit 1); wrote r.xlsx; 2 warnings (above): key expires in 3 days; plan X skipped"
+	got := humanSummary("reconcile", "differences", ExitDiff, 0, 2340*time.Millisecond, []string{"r.xlsx"}, []string{"key expires in 3 days", "plan X skipped"})
+	want := "eepipe reconcile: done, with differences in 2.3s (exit 1); wrote r.xlsx; 2 warnings (above)"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

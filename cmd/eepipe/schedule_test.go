@@ -110,7 +110,8 @@ func TestLockRefusesSecondRunNotStaleRecords(t *testing.T) {
 		t.Fatalf("second run: exit %d, want 3\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "another eepipe run holds the lock") || !strings.Contains(stderr, lock) ||
-		!strings.Contains(stderr, fmt.Sprintf("process %d", os.Getpid())) || !strings.Contains(stderr, "(eepipe export)") {
+		!strings.Contains(stderr, fmt.Sprintf("process %d", os.Getpid())) || !strings.Contains(stderr, "(eepipe export)") ||
+		!strings.Contains(stderr, "or give --lock-wait to wait for it") {
 		t.Fatalf("message does not explain the lock:\n%s", stderr)
 	}
 	if s := summaryLine(t, stderr); s["outcome"] != "locked" || s["exit_code"] != 3.0 {

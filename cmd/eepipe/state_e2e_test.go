@@ -209,7 +209,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 		!strings.Contains(r.out, "-v lists each one") {
 		t.Errorf("history summary:\n%s", r.out)
 	}
-	if r := s.eepipe("-v", "history"); !strings.Contains(r.out, cCMJ+": 0 -> 4") || strings.Contains(r.out, "-v lists each one") {
+	if r := s.eepipe("history", "-v"); !strings.Contains(r.out, cCMJ+": 0 -> 4") || strings.Contains(r.out, "-v lists each one") {
 		t.Errorf("history -v:\n%s", r.out)
 	}
 	// history lists what was written, per counter.

@@ -115,7 +115,7 @@ func TestSavedChangeSetDryRun(t *testing.T) {
 	if r := s.eepipe("diff", s.csv("v2.csv", cAMT, 5, cWFS, 2), "-o", cset); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	for _, args := range [][]string{{"-v", "diff", cset}, {"-v", "apply", cset, "--dry-run"}} {
+	for _, args := range [][]string{{"diff", "-v", cset}, {"apply", cset, "--dry-run", "-v"}} {
 		sb.ResetStats()
 		r := s.eepipe(args...)
 		if r.code != 1 || sb.Stats().Writes != 0 || !strings.Contains(r.out, cAMT) || !strings.Contains(r.out, "1 -> 5") {

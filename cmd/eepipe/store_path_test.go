@@ -80,7 +80,7 @@ func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	e := s.env
 	v1 := s.csv("v1.csv", cAMT, 1)
 	store := filepath.Join(e.dir, "new.db")
-	for _, args := range [][]string{{"-v", "diff", v1}, {"reconcile", v1}, {"apply", v1, "--dry-run"}} {
+	for _, args := range [][]string{{"--debug", "diff", v1}, {"reconcile", v1}, {"apply", v1, "--dry-run"}} {
 		r := e.run(append(args, "--state", store)...)
 		if r.code != ExitDiff || !strings.Contains(r.err, "there is no state store at "+store+", so there is no run history to compare with") ||
 			!strings.Contains(r.err, "nothing was created") {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,9 +27,9 @@ func checkLogFormat(format string) error {
 }
 
 // usageHint is the line added to usage errors: the command's usage line
-// and where its help is.
+// and where its help is ("eepipe diff --help"; the root's "eepipe --help").
 func usageHint(cmd *cobra.Command) string {
-	return fmt.Sprintf("usage: %s (eepipe %s --help explains it)", cmd.UseLine(), strings.TrimPrefix(cmd.CommandPath(), "eepipe "))
+	return fmt.Sprintf("usage: %s (%s --help explains it)", cmd.UseLine(), cmd.CommandPath())
 }
 
 // usageErrorf is a usage error of cmd (exit 2) with the usage hint.
@@ -127,4 +128,39 @@ func flagErrorText(err error) string {
 		return fmt.Sprintf("%s %s: the number is too large", m[2], m[1])
 	}
 	return fmt.Sprintf("%s %s: %s (a duration is a number with a unit: 90s, 15m, 2h)", m[2], m[1], strings.TrimSpace(m[4]))
+}
+
+// addVerboseFlag registers -v/--verbose, "more detail in the output", on a
+// command that has details to show; what they are is said in detail. Debug
+// logging is the global --debug, never -v (docs/configuration.md).
+func addVerboseFlag(cmd *cobra.Command, f *Factory, detail string) {
+	cmd.Flags().BoolVarP(&f.Verbose, "verbose", "v", false, "more detail in the output: "+detail)
+}
+
+// addJSONFlag registers --json: the command's report document on stdout,
+// the one --report FILE.json writes; stdout then holds it alone, and
+// status and logs stay on stderr (docs/scheduling.md).
+func addJSONFlag(cmd *cobra.Command, on *bool) {
+	cmd.Flags().BoolVar(on, "json", false, "write the report on stdout as JSON, the document --report FILE.json writes; nothing else goes to stdout (logs stay on stderr)")
+}
+
+// textOut is where a command prints its text for people: stdout, or
+// nowhere with --json (stdout then holds the JSON document alone).
+func textOut(f *Factory, json bool) io.Writer {
+	if json {
+		return io.Discard
+	}
+	return f.IO.Out
+}
+
+// writeJSONOut writes, with --json (on), the command's report document
+// to stdout through encode.
+func writeJSONOut(f *Factory, on bool, encode func(io.Writer) error) error {
+	if !on {
+		return nil
+	}
+	if err := encode(f.IO.Out); err != nil {
+		return exitf(ExitFatal, "writing the JSON report to stdout: %v", err)
+	}
+	return nil
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -18,6 +20,7 @@ type validateOptions struct {
 	Args        []string // input files and folders
 	Report      string   // --report: problems file (.csv, .xlsx, .json)
 	Annotate    string   // --annotate: annotated copy of the single XLSX input
+	JSON        bool     // --json: the problem report on stdout instead of the text
 	CatalogPath string   // the global --catalog flag
 }
 
@@ -50,6 +53,8 @@ when there are no errors (warnings are allowed), 2 when there are.`,
 	}
 	fl := cmd.Flags()
 	onceStringVar(fl, &opts.Report, "report", "", "also write the problems to `FILE` (.csv, .xlsx or .json)")
+	addVerboseFlag(cmd, f, "every problem, not only the first "+strconv.Itoa(problemsPerKind)+" of each kind in each file")
+	addJSONFlag(cmd, &opts.JSON)
 	onceStringVar(fl, &opts.Annotate, "annotate", "", "write a copy of the (single) XLSX input to `FILE` with each problem cell highlighted and commented")
 	return cmd
 }
@@ -70,11 +75,11 @@ func runValidate(f *Factory, opts *validateOptions) error {
 	// The first few problems of each kind are printed; with --report the
 	// rest wait in a temporary file for the report, which lists them all.
 	bound := &pipeline.ProblemBound{Keep: problemsPerKind}
-	if opts.Annotate != "" {
-		bound.Keep = 0 // the annotated copy marks every problem cell
+	if opts.Annotate != "" || f.Verbose {
+		bound.Keep = 0 // the annotated copy marks every problem cell; -v lists every one
 	}
 	var spill *reports.ProblemSpill
-	if opts.Report != "" {
+	if opts.Report != "" || opts.JSON {
 		s, err := reports.NewProblemSpill()
 		if err != nil {
 			return exitf(ExitFatal, "a temporary file for the report: %v", err)
@@ -160,7 +165,11 @@ func writeValidateProblems(f *Factory, opts *validateOptions, batch *pipeline.Ba
 		kept := pb.Admit(slices.Clone(batch.Problems))
 		shown = &pipeline.Batch{Files: batch.Files, Plans: batch.Plans, Problems: kept, Omitted: pb.Omitted()}
 	}
-	if err := reports.WriteProblemsText(f.IO.Out, shown); err != nil {
+	write := reports.WriteProblemsText
+	if opts.JSON {
+		write = func(w io.Writer, b *pipeline.Batch) error { return reports.EncodeProblemReportJSON(w, b, spill) }
+	}
+	if err := write(f.IO.Out, shown); err != nil {
 		return exitf(ExitFatal, "writing the report: %v", err)
 	}
 	if opts.Report != "" {
@@ -205,12 +214,13 @@ const problemsPerKind = 5
 // its syntax and its accounts' own problems (fileAccountProblems) are
 // reported.
 func validateAccounts(f *Factory) ([]pipeline.Account, error) {
+	logConfigFile(f)
 	if f.ConfigPath == "" {
 		return nil, nil
 	}
 	b, err := readSmallRegularFile(f.ConfigPath)
 	if err != nil {
-		return nil, exitf(ExitInvalid, "configuration: %v", err)
+		return nil, configReadError(f, err)
 	}
 	var fc fileConfig
 	problems, complete := decodeConfigProblems(b, &fc)

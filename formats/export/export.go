@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -275,11 +276,12 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	f.SetCellStr(sh, "A3", exEraNote)
 	f.SetCellStyle(sh, "A3", "A3", st.Note)
 
+	widths := exOverviewWidths(sheets)
 	for i, c := range exOverviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		ref := fmt.Sprintf("%s%d", col, overviewHeaderRow)
 		f.SetCellStr(sh, ref, c.Header)
-		f.SetColWidth(sh, col, col, c.Width)
+		f.SetColWidth(sh, col, col, widths[i])
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
 	f.SetCellStyle(sh, fmt.Sprintf("A%d", overviewHeaderRow), fmt.Sprintf("%s%d", lastCol, overviewHeaderRow), st.Header)
@@ -299,12 +301,8 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 			return err
 		}
 	}
-	widths := make([]float64, len(exOverviewColumns))
-	for i, c := range exOverviewColumns {
-		widths[i] = c.Width
-	}
 	for _, row := range []int{2, 3} {
-		if err := xlsx.WrapNote(f, sh, row, widths); err != nil {
+		if err := xlsx.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
 			return err
 		}
 	}
@@ -319,6 +317,44 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		TopLeftCell: fmt.Sprintf("B%d", overviewHeaderRow+1), ActivePane: "bottomRight",
 		Selection: []excelize.Selection{{SQRef: fmt.Sprintf("B%d", overviewHeaderRow+1), ActiveCell: fmt.Sprintf("B%d", overviewHeaderRow+1), Pane: "bottomRight"}},
 	})
+}
+
+// exOverviewWidths are the Overview's column widths: exOverviewColumns',
+// the Sheet column widened to its longest sheet name (at most 31
+// characters, Excel's limit), so that no link to a sheet is cut short on
+// the screen or the printed page: the next column is never empty, so a
+// longer name would not spill over it.
+func exOverviewWidths(sheets []string) []float64 {
+	widths := make([]float64, len(exOverviewColumns))
+	for i, c := range exOverviewColumns {
+		widths[i] = c.Width
+	}
+	longest := 0
+	for _, s := range sheets {
+		longest = max(longest, utf8.RuneCountInString(s))
+	}
+	// A character of the link's font takes about 1.1 width units (wider
+	// than the default font's), and the cell's padding one more.
+	widths[0] = max(widths[0], float64(longest)*1.1+1)
+	return widths
+}
+
+// exFirstPageWidth is the width, in characters, of the columns the
+// Overview's first printed page holds at templates.WideScale (A to G with
+// the columns' own widths): the notes above the table wrap within it, not
+// across a page's edge, however wide the Sheet column is.
+const exFirstPageWidth = 130
+
+// exFirstPage returns the widths of the columns, from A, that fit
+// exFirstPageWidth (at least one).
+func exFirstPage(widths []float64) []float64 {
+	total := 0.0
+	for i, w := range widths {
+		if total += w; i > 0 && total > exFirstPageWidth {
+			return widths[:i]
+		}
+	}
+	return widths
 }
 
 // exWriteOverviewRow writes plan p's row of the Overview: its identifiers,

@@ -51,17 +51,22 @@ func historyRow(e pipeline.HistoryEntry) []string {
 	}
 }
 
+// EncodeHistoryJSON writes to w the document a .json history report holds
+// (history --json: on stdout).
+func EncodeHistoryJSON(w io.Writer, h *HistoryReport) error {
+	h.Schema = HistorySchema
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(h)
+}
+
 // WriteHistoryReport writes the history to path: .json, .csv (one row per
 // counter written) or .xlsx (sheets Runs, Writes and Plan requests).
 func WriteHistoryReport(path string, h *HistoryReport) error {
 	h.Schema = HistorySchema
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(h)
-		})
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeHistoryJSON(w, h) })
 	case ".csv":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			cw := table.NewCSVWriter(w) // formulas neutralised (table.CSVSafeField)

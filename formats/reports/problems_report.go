@@ -147,7 +147,7 @@ func WriteProblemReport(path string, b *pipeline.Batch, rest ...*ProblemSpill) e
 	case ".csv":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsCSV(w, b.Problems, spill) })
 	case ".json":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsJSON(w, b, spill) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeProblemReportJSON(w, b, spill) })
 	case ".xlsx":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeProblemsXLSX(w, b.Problems, spill) })
 	}
@@ -195,9 +195,10 @@ func reportEachChunk(spill *ProblemSpill, fn func([]ProblemRow) error) error {
 	return err
 }
 
-// writeProblemsJSON writes the JSON report; the problems array is
-// streamed, one problem at a time.
-func writeProblemsJSON(w io.Writer, b *pipeline.Batch, spill *ProblemSpill) error {
+// EncodeProblemReportJSON writes the JSON problem report to w (to a .json
+// --report file, or validate --json's stdout); the problems array is
+// streamed, one problem at a time, those in spill (may be nil) after b's.
+func EncodeProblemReportJSON(w io.Writer, b *pipeline.Batch, spill *ProblemSpill) error {
 	r := NewProblemReport(b)
 	if spill.Len() == 0 {
 		enc := json.NewEncoder(w)

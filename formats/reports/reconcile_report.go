@@ -38,11 +38,15 @@ const commentAuthor = "eepipe"
 // WriteReconcileJSON writes the reconciliation as indented JSON (schema
 // pipeline.ReconcileSchema, documented in docs/export-and-reconcile.md).
 func WriteReconcileJSON(path string, r *pipeline.Reconciliation) error {
-	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	})
+	return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeReconcileJSON(w, r) })
+}
+
+// EncodeReconcileJSON writes to w the document WriteReconcileJSON writes
+// to its file (reconcile --json: on stdout).
+func EncodeReconcileJSON(w io.Writer, r *pipeline.Reconciliation) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 // ReconcileCSVHeader is the header of the CSV reconciliation report: one

@@ -149,11 +149,7 @@ func blankZero(n int64) string {
 func WriteRunReport(path string, r *pipeline.RunReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(NewRunReportJSON(r))
-		})
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeRunReportJSON(w, r) })
 	case ".csv":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 			rows := runRows(r)
@@ -167,6 +163,14 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeRunXLSX(w, r) })
 	}
 	return fmt.Errorf("run report %s: unknown format %q; use a .json, .csv or .xlsx name", path, filepath.Ext(path))
+}
+
+// EncodeRunReportJSON writes to w the document a .json run report holds
+// (RunReportJSON; diff --json: on stdout).
+func EncodeRunReportJSON(w io.Writer, r *pipeline.RunReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewRunReportJSON(r))
 }
 
 func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {

@@ -231,3 +231,17 @@ func (s *Service) HasScorecard(ctx context.Context, scorecardID string) (bool, e
 	}
 	return false, err
 }
+
+// ListScorecards lists the account's scorecards: pipeline's scorecardLister.
+func (s *Service) ListScorecards(ctx context.Context) ([]pipeline.Scorecard, error) {
+	wire, err := s.c.ListScorecards(waits(ctx))
+	if err != nil {
+		return nil, Err(err)
+	}
+	out := make([]pipeline.Scorecard, 0, len(wire))
+	for _, w := range wire {
+		out = append(out, pipeline.Scorecard{ID: w.ID, Description: w.Description, StartDate: w.StartDate, EndDate: w.EndDate,
+			CharterID: w.CharterID, Province: w.Province})
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Scorecard is a scorecard as the service lists it: the scorecard a plan
+// names in scorecard_id (eepipe scorecards, docs/apply-and-state.md).
+type Scorecard struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	StartDate   string `json:"start_date"`
+	EndDate     string `json:"end_date"`
+	CharterID   string `json:"charter_id"`
+	Province    string `json:"province"`
+}
+
+// scorecardLister is implemented by a PlanService that lists its
+// account's scorecards (planapi).
+type scorecardLister interface {
+	ListScorecards(ctx context.Context) ([]Scorecard, error)
+}
+
+// ListScorecards lists the scorecards of one account, through the gate.
+func (s gatedService) ListScorecards(ctx context.Context) (out []Scorecard, err error) {
+	l, ok := s.svc.(scorecardLister)
+	if !ok {
+		return nil, fmt.Errorf("account %s cannot list scorecards", s.acct.name)
+	}
+	err = s.g.do(ctx, kindList, false, s.acct, func(c context.Context) error { out, err = l.ListScorecards(c); return err })
+	return out, err
+}
+
+// AccountScorecards are one account's scorecards, in the order the
+// service lists them; Refused says why an account whose key pair was
+// refused could not be listed.
+type AccountScorecards struct {
+	Account    string      `json:"account"`
+	Scorecards []Scorecard `json:"scorecards"`
+	Refused    string      `json:"refused,omitempty"`
+}
+
+// ListScorecards lists the scorecards of every account of the runner, one
+// request each, concurrently through the gate. An account whose key pair
+// is refused is listed with Refused and the others go on (refused counts
+// them); any other failure, or every account refused, is an error naming
+// the account.
+func (r *Runner) ListScorecards(ctx context.Context) (out []AccountScorecards, refused int, err error) {
+	out = make([]AccountScorecards, len(r.accounts))
+	errs := make([]error, len(r.accounts))
+	p := pool.New() // the gate bounds the requests in flight
+	for i, a := range r.accounts {
+		out[i] = AccountScorecards{Account: a.Name, Scorecards: []Scorecard{}}
+		p.Go(func() {
+			l, ok := a.Service.(scorecardLister)
+			if !ok {
+				errs[i] = fmt.Errorf("account %s cannot list scorecards", a.Name)
+				return
+			}
+			sc, err := l.ListScorecards(ctx)
+			if sc != nil {
+				out[i].Scorecards = sc
+			}
+			errs[i] = err
+		})
+	}
+	p.Wait()
+	if err := r.gate.stopErr(ctx); err != nil {
+		return nil, 0, err
+	}
+	for i, err := range errs {
+		var ar *AccountRefusedError
+		switch {
+		case err == nil:
+		case errors.As(err, &ar):
+			out[i].Refused = ar.Error()
+			refused++
+		default:
+			return nil, 0, fmt.Errorf("listing the scorecards of account %s: %w", r.accounts[i].Name, err)
+		}
+	}
+	return out, refused, nil
+}
+
+// ScorecardsHint is where a message about a scorecard_id points: the
+// command that lists the ids each account has.
+const ScorecardsHint = "eepipe scorecards lists each account's scorecards"
+
+// ScorecardProblems returns, for each plan of cs that would send a
+// scorecard_id (a plan created with one, or one set by an update), a
+// message when its account does not list that scorecard: the service
+// would refuse the plan (422). One list request per account concerned,
+// through the gate; an account that cannot be listed is not checked (the
+// run reports its error where it reads the account).
+func (r *Runner) ScorecardProblems(ctx context.Context, cs *ChangeSet) []string {
+	known := map[string]map[string]bool{} // account -> scorecard ids; nil: not listed
+	var out []string
+	for _, d := range cs.Plans {
+		id := sentScorecard(d)
+		if id == "" || d.Account == "" {
+			continue
+		}
+		ids, done := known[d.Account]
+		if !done {
+			if l, ok := r.account(d.Account).(scorecardLister); ok {
+				if list, err := l.ListScorecards(ctx); err == nil {
+					ids = map[string]bool{}
+					for _, s := range list {
+						ids[s.ID] = true
+					}
+				}
+			}
+			known[d.Account] = ids
+		}
+		if ids != nil && !ids[id] {
+			out = append(out, fmt.Sprintf("%s names scorecard_id %s, which account %s does not have: the service would refuse the plan; %s",
+				d.Title(), id, d.Account, ScorecardsHint))
+		}
+	}
+	return out
+}
+
+// sentScorecard is the scorecard id d sends: the create's, or the
+// update's when it sets one ("" when it sends none, or clears it).
+func sentScorecard(d *PlanDiff) string {
+	switch {
+	case d.Action == ActionCreate && d.create != nil:
+		return d.create.ScorecardID
+	case d.Action == ActionUpdate && d.meta.ScorecardID != nil:
+		return *d.meta.ScorecardID
+	}
+	return ""
+}
