@@ -30,8 +30,10 @@ type SavedChangeSet struct {
 	Files     []InputFile `json:"files"`
 	Accounts  []string    `json:"accounts"`
 	Keys      []SavedKey  `json:"keys"`
-	Plans     []SavedPlan `json:"plans"`
-	Signature string      `json:"signature"`
+	// SignedOff is a person's sign-off (SignOff), when the set has one.
+	SignedOff *SavedSignOff `json:"sign_off,omitempty"`
+	Plans     []SavedPlan   `json:"plans"`
+	Signature string        `json:"signature"`
 
 	digest []byte // the content digest, computed as the set was read
 }
@@ -172,7 +174,10 @@ func EncodeSaved(w io.Writer, s *SavedChangeSet) error {
 		Files    []InputFile `json:"files"`
 		Accounts []string    `json:"accounts"`
 		Keys     []SavedKey  `json:"keys"`
-	}{h.Schema, s.Created, h.Service, h.Files, h.Accounts, h.Keys}, "", "  ")
+		// The sign-off comes before the plans, so that a sign-off
+		// workbook's readable sheet shows it above them.
+		SignedOff *SavedSignOff `json:"sign_off,omitempty"`
+	}{h.Schema, s.Created, h.Service, h.Files, h.Accounts, h.Keys, s.SignedOff}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -265,6 +270,13 @@ func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, dige
 			err = dec.Decode(&s.Keys)
 		case "signature":
 			err = dec.Decode(&s.Signature)
+		case "sign_off":
+			if seen["plans"] {
+				err = fmt.Errorf("%q comes after \"plans\"", key)
+			} else {
+				s.SignedOff = new(SavedSignOff)
+				err = dec.Decode(s.SignedOff)
+			}
 		case "plans":
 			for _, k := range []string{"service", "accounts", "keys"} {
 				if !seen[k] && err == nil {

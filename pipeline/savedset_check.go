@@ -76,6 +76,14 @@ func newSetChecker(s *SavedChangeSet, cat *Catalog) *setChecker {
 			bad("the change set", "account %s has no signing record", a)
 		}
 	}
+	if o := s.SignedOff; o != nil {
+		if err := CheckSignerName(o.Signer); err != nil {
+			bad("the change set's sign-off", "%v", err)
+		}
+		if _, err := ParsePublicKey(o.PublicKey); err != nil {
+			bad("the change set's sign-off", "%v", err)
+		}
+	}
 	if len(s.Keys) != len(s.Accounts) {
 		bad("the change set", "it lists %d accounts but %d signing records", len(s.Accounts), len(s.Keys))
 	}
