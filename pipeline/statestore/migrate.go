@@ -170,6 +170,12 @@ CREATE INDEX eepipe_account_keys_key ON eepipe_account_keys (account_key);
 	// the key's index (docs/performance.md, "Reading the last values").
 	// The rows and their meaning are unchanged; PostgreSQL is left as it is.
 	{9, "last values kept whole in their pages (SQLite)", ``, migrateLastValuesRowid},
+	// The person who signed off the change set a run applied, from its
+	// verified sign-off (docs/apply-and-state.md, "Who can sign"); NULL
+	// for a run of workbooks, an unsigned set, and every earlier run.
+	{11, "the signer of a run's change set", `
+ALTER TABLE eepipe_runs ADD COLUMN signer TEXT;
+`, nil},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.
