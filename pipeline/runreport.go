@@ -94,6 +94,9 @@ type RunReport struct {
 	// status does not tell: its end could not be recorded in the state
 	// store (finishRecord).
 	Notes []string
+	// Signer is the listed signer whose sign-off of the applied change set
+	// was verified ("" for workbooks, and when no signers are configured).
+	Signer string
 }
 
 // RunSummary counts a RunReport.

@@ -213,3 +213,35 @@ func (s *SavedChangeSet) VerifySignOff(signers []Signer) (string, error) {
 	}
 	return listed.Name, nil
 }
+
+// SignerEntry is one trusted signer as the configuration lists it.
+type SignerEntry struct {
+	Name      string
+	PublicKey string
+}
+
+// ParseSigners reads the configuration's trusted signers. Each problem
+// names its entry (signers[N], from 1); a public key listed twice is one,
+// since a sign-off would name either signer.
+func ParseSigners(entries []SignerEntry) ([]Signer, []string) {
+	var signers []Signer
+	var problems []string
+	for i, e := range entries {
+		where := fmt.Sprintf("signers[%d]", i+1)
+		if err := CheckSignerName(e.Name); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: name: %v", where, err))
+		}
+		pub, err := ParsePublicKey(strings.TrimSpace(e.PublicKey))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: public_key: %v", where, err))
+			continue
+		}
+		for j, s := range signers {
+			if s.PublicKey.Equal(pub) {
+				problems = append(problems, fmt.Sprintf("%s: public_key: the key of signers[%d] (%s) again; a key is one person's", where, j+1, s.Name))
+			}
+		}
+		signers = append(signers, Signer{Name: e.Name, PublicKey: pub})
+	}
+	return signers, problems
+}

@@ -41,6 +41,16 @@ type fileConfig struct {
 	// State is the state store: an SQLite file (relative to the
 	// configuration's folder) or a postgres:// URL (state.go).
 	State string `yaml:"state"`
+	// Signers are the people whose sign-off a change set needs to be
+	// applied (docs/apply-and-state.md, "Who can sign").
+	Signers []fileSigner `yaml:"signers"`
+}
+
+// fileSigner is one trusted signer: a name and the public key
+// `eepipe signer new` printed for them.
+type fileSigner struct {
+	Name      string `yaml:"name"`
+	PublicKey string `yaml:"public_key"`
 }
 
 type fileLookup struct {
@@ -76,6 +86,9 @@ type Config struct {
 	Source string
 	// State is the configured state store ("" for the default; state.go).
 	State string
+	// Signers are the trusted signers of change sets; none: a set's
+	// sign-off is not required.
+	Signers []pipeline.Signer
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -146,12 +159,24 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	}
 	l.lookup()
 	l.accounts()
+	l.signers()
 	l.needed()
 	if len(l.problems) > 0 {
 		return nil, configError(f.ConfigPath, l.problems)
 	}
 	l.cfg.Warnings = append(l.cfg.Warnings, clearTextWarnings(l.cfg)...)
 	return l.cfg, nil
+}
+
+// signers reads the trusted signers of the file.
+func (l *configLoader) signers() {
+	var entries []pipeline.SignerEntry
+	for _, s := range l.fc.Signers {
+		entries = append(entries, pipeline.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
+	}
+	signers, problems := pipeline.ParseSigners(entries)
+	l.cfg.Signers = signers
+	l.problems = append(l.problems, problems...)
 }
 
 // configLoader is one loadConfig: what it was given, the configuration

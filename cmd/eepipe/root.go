@@ -100,6 +100,7 @@ usage, 3 fatal.`,
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
 		NewCmdHistory(f, nil),
+		NewCmdSigner(f, nil),
 	)
 	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
