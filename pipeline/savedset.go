@@ -24,12 +24,12 @@ const SavedSetSchema = "eepipe.changeset/v2"
 // of the rest under the accounts' keys (SetKey; docs/apply-and-state.md, "Saved change
 // sets").
 type SavedChangeSet struct {
-	Schema    string      `json:"schema"`
-	Created   time.Time   `json:"created"`
-	Service   string      `json:"service"`
-	Files     []InputFile `json:"files"`
-	Accounts  []string    `json:"accounts"`
-	Keys      []SavedKey  `json:"keys"`
+	Schema   string      `json:"schema"`
+	Created  time.Time   `json:"created"`
+	Service  string      `json:"service"`
+	Files    []InputFile `json:"files"`
+	Accounts []string    `json:"accounts"`
+	Keys     []SavedKey  `json:"keys"`
 	// SignedOff is a person's sign-off (SignOff), when the set has one.
 	SignedOff *SavedSignOff `json:"sign_off,omitempty"`
 	Plans     []SavedPlan   `json:"plans"`
