@@ -470,7 +470,8 @@ func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete
 
 // configKeys are the keys of each section of the file, for "did you mean".
 var configKeys = map[string][]string{
-	"fileConfig":  {"base_url", "lookup", "accounts"},
+	"fileConfig":  {"base_url", "lookup", "accounts", "signers"},
+	"fileSigner":  {"name", "public_key"},
 	"fileLookup":  {"url", "username", "password_env", "password_file"},
 	"fileAccount": {"name", "company_id", "api_key", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
 }
@@ -478,6 +479,8 @@ var configKeys = map[string][]string{
 // configTypeNames put the decoder's Go type names in the file's words.
 var configTypeNames = strings.NewReplacer(
 	"[]main.fileAccount", "a list of accounts",
+	"[]main.fileSigner", "a list of signers",
+	"main.fileSigner", "a signer",
 	"main.fileAccount", "an account",
 	"*main.fileLookup", "the lookup section",
 	"main.fileLookup", "the lookup section",
@@ -504,9 +507,11 @@ func configProblemText(msg string) string {
 	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := unknownField.FindStringSubmatch(m)
 		key, typ := sub[1], sub[2]
-		section := map[string]string{"fileConfig": "at the top level", "fileLookup": "in lookup", "fileAccount": "in an account"}[typ]
+		section := map[string]string{"fileConfig": "at the top level", "fileLookup": "in lookup", "fileAccount": "in an account", "fileSigner": "in a signer"}[typ]
 		s := fmt.Sprintf("unknown key %q %s", key, section)
-		if strings.Contains(key, "secret") || strings.Contains(key, "password") {
+		if strings.Contains(key, "private") {
+			s += " (a signer's private key never goes in the configuration: it stays in the signer's key file; list its public_key)"
+		} else if strings.Contains(key, "secret") || strings.Contains(key, "password") {
 			s += " (secrets never go in the configuration file: use api_secret_env / password_env naming an environment variable, or api_secret_file / password_file)"
 		} else if near := pipeline.Closest(key, configKeys[typ], 1); len(near) > 0 {
 			s += fmt.Sprintf("; did you mean %q?", near[0])

@@ -27,8 +27,9 @@ store, changed counters are classified against the value eepipe last
 applied, and those apply would leave alone are listed. -o FILE writes the
 change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE,
 and --sign-with KEY-FILE signs it off as the key's signer (eepipe signer
-new; docs/apply-and-state.md, "Who can sign"); diff FILE of such a change set checks it as apply would (signature,
-applied before, drift) and lists what it would write.
+new; docs/apply-and-state.md, "Who can sign"); diff FILE of such a change
+set checks it as apply would (signature, sign-off, applied before, drift)
+and lists what it would write.
 
 Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,

@@ -215,3 +215,21 @@ func TestSignedOffChangeSet(t *testing.T) {
 		})
 	}
 }
+
+// TestSignersConfigProblems: a signer without a name or with a key that is
+// not a public key, a key listed twice and a private key in the file are
+// configuration problems (exit 2), reported together.
+func TestSignersConfigProblems(t *testing.T) {
+	e := newEnv(t, sandbox.Options{})
+	_, pub := newSigner(t, e, "Thandi Nkosi")
+	cfg := signerConfig(t, e, "Thandi Nkosi", pub, "Thandi again", pub, "Bad key", "ssh-ed25519 AAAA", `""`, pub+"x")
+	b, _ := os.ReadFile(cfg)
+	writeFile(t, cfg, string(b)+"  - name: Leaky\n    private_key: abc\n", 0o600)
+	r := e.run("--config", cfg, "diff", filepath.Join(e.dir, "none.csv"))
+	for _, want := range []string{"signers[2]: public_key: the key of signers[1] (Thandi Nkosi) again", `signers[3]: public_key: "ssh-ed25519 AAAA" is not a signer's public key`,
+		"signers[4]: name: the signer's name is empty", "signers[4]: public_key:", `unknown key "private_key" in a signer (a signer's private key never goes in the configuration`} {
+		if r.code != ExitInvalid || !strings.Contains(r.err, want) {
+			t.Errorf("exit %d, want 2 saying %q\n%s", r.code, want, r.err)
+		}
+	}
+}
