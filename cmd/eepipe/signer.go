@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -88,11 +90,17 @@ func runSignerNew(f *Factory, opts *signerNewOptions) error {
 	return nil
 }
 
-// readSignerKey reads the key file of --sign-with.
+// readSignerKey reads the key file of --sign-with. A file that group or
+// others may read or write is refused, as ssh refuses such a key: whoever
+// can read it can sign off as its signer.
 func readSignerKey(path string) (*pipeline.SignerKey, error) {
 	b, err := readSmallRegularFile(path)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "--sign-with %s: %v", path, err)
+	}
+	if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o066 != 0 {
+		return nil, exitf(ExitInvalid, "--sign-with %s: the signing key file is %s (mode %04o), so others could sign off as its signer; run chmod 600 %s",
+			path, describeAccess(st.Mode().Perm()&0o066), st.Mode().Perm(), path)
 	}
 	k, err := pipeline.ParseSignerKey(b)
 	if err != nil {

@@ -66,6 +66,19 @@ func TestSignerNew(t *testing.T) {
 	if after, _ := os.ReadFile(key); string(after) != string(b) {
 		t.Error("the key file was replaced")
 	}
+	// A key file others may read is refused before anything is read.
+	if err := os.Chmod(key, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("diff", filepath.Join(e.dir, "none.csv"), "-o", filepath.Join(e.dir, "set.json"), "--sign-with", key)
+	if r.code != ExitInvalid || !strings.Contains(r.err, "is readable by group and others (mode 0644)") {
+		t.Errorf("a readable key file: exit %d\n%s", r.code, r.err)
+	}
+	// --sign-with signs off what -o writes.
+	r = e.run("diff", filepath.Join(e.dir, "none.csv"), "--sign-with", key)
+	if r.code != ExitInvalid || !strings.Contains(r.err, "give -o SET too") {
+		t.Errorf("--sign-with without -o: exit %d\n%s", r.code, r.err)
+	}
 }
 
 // signerConfig writes a configuration of acme with the trusted signers
