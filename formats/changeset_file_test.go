@@ -96,7 +96,7 @@ func TestHistoryReports(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	h := &reports.HistoryReport{
 		Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
-		Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann"}, Account: "acme", PlanID: 17,
+		Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann", Signer: "Thandi Nkosi"}, Account: "acme", PlanID: 17,
 			TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", Before: &before, After: 5, Sent: true, Outcome: "ok", At: at, File: "v1.csv"}},
 	}
 	dir := t.TempDir()
@@ -106,7 +106,7 @@ func TestHistoryReports(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "h.csv"))
-	if !strings.Contains(string(b), "1,2026-11-24T10:00:00Z,ann,,,,acme,17,,1700,1,,all_employees,c,1,5,true,ok,2026-11-24T10:00:00Z,v1.csv") {
+	if !strings.Contains(string(b), "1,2026-11-24T10:00:00Z,ann,,,,Thandi Nkosi,acme,17,,1700,1,,all_employees,c,1,5,true,ok,2026-11-24T10:00:00Z,v1.csv") {
 		t.Errorf("csv:\n%s", b)
 	}
 	f, err := excelize.OpenFile(filepath.Join(dir, "h.xlsx"))
@@ -115,7 +115,7 @@ func TestHistoryReports(t *testing.T) {
 	}
 	defer f.Close()
 	rows, _ := f.GetRows("Writes")
-	if len(rows) != 2 || rows[1][13] != "c" {
+	if len(rows) != 2 || rows[1][14] != "c" || rows[1][6] != "Thandi Nkosi" {
 		t.Errorf("xlsx writes: %q", rows)
 	}
 }
