@@ -317,6 +317,7 @@ func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		rep := runner.SavedNotApplied(ctx, sr.set, sr.started)
+		rep.Signer = sr.signer
 		sr.rep = rep
 		if opts.Report != "" {
 			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
