@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"crypto/rand"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -95,7 +96,7 @@ func TestHistoryReports(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	h := &reports.HistoryReport{
 		Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
-		Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann"}, Account: "acme", PlanID: 17,
+		Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann", Signer: "Thandi Nkosi"}, Account: "acme", PlanID: 17,
 			TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", Before: &before, After: 5, Sent: true, Outcome: "ok", At: at, File: "v1.csv"}},
 	}
 	dir := t.TempDir()
@@ -105,7 +106,7 @@ func TestHistoryReports(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "h.csv"))
-	if !strings.Contains(string(b), "1,2026-11-24T10:00:00Z,ann,,,,acme,17,,1700,1,,all_employees,c,1,5,true,ok,2026-11-24T10:00:00Z,v1.csv") {
+	if !strings.Contains(string(b), "1,2026-11-24T10:00:00Z,ann,,,,Thandi Nkosi,acme,17,,1700,1,,all_employees,c,1,5,true,ok,2026-11-24T10:00:00Z,v1.csv") {
 		t.Errorf("csv:\n%s", b)
 	}
 	f, err := excelize.OpenFile(filepath.Join(dir, "h.xlsx"))
@@ -114,7 +115,7 @@ func TestHistoryReports(t *testing.T) {
 	}
 	defer f.Close()
 	rows, _ := f.GetRows("Writes")
-	if len(rows) != 2 || rows[1][13] != "c" {
+	if len(rows) != 2 || rows[1][14] != "c" || rows[1][6] != "Thandi Nkosi" {
 		t.Errorf("xlsx writes: %q", rows)
 	}
 }
@@ -122,7 +123,8 @@ func TestHistoryReports(t *testing.T) {
 // TestChangeSetWorkbookEditedSheetRefused: the sign-off workbook applies
 // the signed set on its hidden sheet, so an edit of the readable sheet (a
 // new value typed over, a row deleted or added) would be silently ignored:
-// it is refused like an edited JSON change set. Filling in "Signed off by"
+// it is refused like an edited JSON change set, and so is an edit of the
+// signer the set's sign-off names. Filling in the free "Signed off by"
 // and the date is what the sheet is for, and is accepted.
 func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	in := inPlanForTest()
@@ -133,6 +135,15 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	d.Account = "acme"
 	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Signed off with a signer's key: the sheet shows the signer, from the
+	// sign-off, as a row no edit may change.
+	signer, err := pipeline.NewSignerKey("Thandi Nkosi", rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignOff(signer, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -159,7 +170,7 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 		want string // "" accepted, else part of the refusal
 	}{
 		{"signed off", func(f *excelize.File) {
-			_, r := findCell(f, "Signed off by")
+			_, r := findCell(f, "Signed off by (typed: not verified)")
 			f.SetCellStr(reports.ChangeSetSheet, "B"+strconv.Itoa(r), "J. Client")
 			f.SetCellStr(reports.ChangeSetSheet, "D"+strconv.Itoa(r), "2026-11-30")
 		}, ""},
@@ -179,6 +190,10 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 				}
 			}
 		}, ""},
+		{"verified signer typed over", func(f *excelize.File) {
+			_, r := findCell(f, "Thandi Nkosi")
+			f.SetCellStr(reports.ChangeSetSheet, "B"+strconv.Itoa(r), "Mallory")
+		}, "was edited"},
 		{"new value typed over", func(f *excelize.File) {
 			_, r := findCell(f, "number_of_african_male_top_managers")
 			f.SetCellInt(reports.ChangeSetSheet, "H"+strconv.Itoa(r), 25)

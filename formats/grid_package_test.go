@@ -116,7 +116,7 @@ func gpSheetSnapshot(t *testing.T, f *excelize.File, sheet string) string {
 func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: " 2009/012345/07"}
 	var plans []*pipeline.InputPlan
-	for i, name := range []string{"Acme 2026", "A <&> \"b\" 'c' _x0041_ tab\tend ", "Ümlaut — plan\nline"} {
+	for i, name := range []string{"Acme 2026", "A <&> \"b\" 'c' _x0041_ tab end ", "Ümlaut — plan line"} {
 		plans = append(plans, pipeline.FromServer(exStoredPlan(int64(7+i), name, "2026-09-01", 2+i), ids))
 	}
 	plans[0].ScorecardID = "scorecard_1"

@@ -113,6 +113,13 @@ func (a *Assembler) readPlanTexts(rec *Record, v *asmRowValues) {
 			}
 			continue
 		}
+		if col == ColPlanName {
+			if err := checkNameText(s); err != nil {
+				a.cellError(rec, c, col, "%s: %v", col, err)
+				v.nameBad = true
+				continue
+			}
+		}
 		if col != ColAccount && col != ColPlanName && IdentifierKey(s) == "" {
 			// "-" or "/" in a company column: no identifier (sameIdentifier).
 			a.noIdentifierWarning(c, col, s)
@@ -217,6 +224,9 @@ func (a *Assembler) readScorecard(rec *Record, v *asmRowValues) {
 		return
 	}
 	s, set, err := textValue(c)
+	if err == nil && set {
+		err = checkNameText(s)
+	}
 	switch {
 	case err != nil:
 		a.cellError(rec, c, ColScorecardID, "scorecard_id: %v", err)

@@ -97,6 +97,9 @@ type RunReport struct {
 	// Rejected counts the plans apply --skip-invalid set aside, not sent
 	// because they have errors (SplitInvalid).
 	Rejected int
+	// Signer is the listed signer whose sign-off of the applied change set
+	// was verified ("" for workbooks, and when no signers are configured).
+	Signer string
 }
 
 // RunSummary counts a RunReport.

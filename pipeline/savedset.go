@@ -24,14 +24,16 @@ const SavedSetSchema = "eepipe.changeset/v2"
 // of the rest under the accounts' keys (SetKey; docs/apply-and-state.md, "Saved change
 // sets").
 type SavedChangeSet struct {
-	Schema    string      `json:"schema"`
-	Created   time.Time   `json:"created"`
-	Service   string      `json:"service"`
-	Files     []InputFile `json:"files"`
-	Accounts  []string    `json:"accounts"`
-	Keys      []SavedKey  `json:"keys"`
-	Plans     []SavedPlan `json:"plans"`
-	Signature string      `json:"signature"`
+	Schema   string      `json:"schema"`
+	Created  time.Time   `json:"created"`
+	Service  string      `json:"service"`
+	Files    []InputFile `json:"files"`
+	Accounts []string    `json:"accounts"`
+	Keys     []SavedKey  `json:"keys"`
+	// SignedOff is a person's sign-off (SignOff), when the set has one.
+	SignedOff *SavedSignOff `json:"sign_off,omitempty"`
+	Plans     []SavedPlan   `json:"plans"`
+	Signature string        `json:"signature"`
 
 	digest []byte // the content digest, computed as the set was read
 }
@@ -172,7 +174,10 @@ func EncodeSaved(w io.Writer, s *SavedChangeSet) error {
 		Files    []InputFile `json:"files"`
 		Accounts []string    `json:"accounts"`
 		Keys     []SavedKey  `json:"keys"`
-	}{h.Schema, s.Created, h.Service, h.Files, h.Accounts, h.Keys}, "", "  ")
+		// The sign-off comes before the plans, so that a sign-off
+		// workbook's readable sheet shows it above them.
+		SignedOff *SavedSignOff `json:"sign_off,omitempty"`
+	}{h.Schema, s.Created, h.Service, h.Files, h.Accounts, h.Keys, s.SignedOff}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -214,7 +219,10 @@ var ErrNotChangeSet = errors.New("not an eepipe change set")
 // service, accounts and keys come before the plans, as EncodeSaved writes
 // them.
 func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, digest [sha256.Size]byte) error) (*SavedChangeSet, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	// Whitespace is collapsed before the decoder, which would otherwise
+	// hold a value's padding whole: memory bounded by the plans, not by
+	// what separates them (docs/apply-and-state.md, "Memory").
+	dec := json.NewDecoder(&spaceCollapser{r: bufio.NewReaderSize(r, 1<<16)})
 	dec.DisallowUnknownFields()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, ErrNotChangeSet
@@ -262,6 +270,13 @@ func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, dige
 			err = dec.Decode(&s.Keys)
 		case "signature":
 			err = dec.Decode(&s.Signature)
+		case "sign_off":
+			if seen["plans"] {
+				err = fmt.Errorf("%q comes after \"plans\"", key)
+			} else {
+				s.SignedOff = new(SavedSignOff)
+				err = dec.Decode(s.SignedOff)
+			}
 		case "plans":
 			for _, k := range []string{"service", "accounts", "keys"} {
 				if !seen[k] && err == nil {
@@ -300,6 +315,51 @@ func ScanSaved(r io.Reader, fn func(h *SavedChangeSet, i int, p *SavedPlan, dige
 		return nil, damaged(err)
 	}
 	return &s, nil
+}
+
+// spaceCollapser reads JSON from r with each run of whitespace outside
+// its strings cut to the run's first byte. JSON reads any run of
+// whitespace as one, so what it decodes, and what it refuses, is what r
+// holds; only the decoder's buffer no longer grows with the padding.
+type spaceCollapser struct {
+	r io.Reader
+	// inString and escaped are the position in a string; space, that the
+	// byte before was whitespace outside one.
+	inString, escaped, space bool
+}
+
+// Read implements io.Reader.
+func (c *spaceCollapser) Read(p []byte) (int, error) {
+	for {
+		n, err := c.r.Read(p)
+		w := 0
+		for _, b := range p[:n] {
+			switch {
+			case c.inString:
+				switch {
+				case c.escaped:
+					c.escaped = false
+				case b == '\\':
+					c.escaped = true
+				case b == '"':
+					c.inString = false
+				}
+			case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+				if c.space {
+					continue
+				}
+				c.space = true
+			default:
+				c.space = false
+				c.inString = b == '"'
+			}
+			p[w] = b
+			w++
+		}
+		if w > 0 || err != nil || n == 0 {
+			return w, err
+		}
+	}
 }
 
 // decodeSavedPlans reads the plans array, one plan at a time, into the

@@ -76,6 +76,14 @@ func newSetChecker(s *SavedChangeSet, cat *Catalog) *setChecker {
 			bad("the change set", "account %s has no signing record", a)
 		}
 	}
+	if o := s.SignedOff; o != nil {
+		if err := CheckSignerName(o.Signer); err != nil {
+			bad("the change set's sign-off", "%v", err)
+		}
+		if _, err := ParsePublicKey(o.PublicKey); err != nil {
+			bad("the change set's sign-off", "%v", err)
+		}
+	}
 	if len(s.Keys) != len(s.Accounts) {
 		bad("the change set", "it lists %d accounts but %d signing records", len(s.Accounts), len(s.Keys))
 	}
@@ -269,16 +277,13 @@ func checkSavedField(field, v string, blankOK bool) error {
 		if err := checkSavedText(v, maxIdentifierLen, false); err != nil {
 			return err
 		}
-		if formulaLike(v) {
-			return fmt.Errorf("%q starts like a spreadsheet formula", Excerpt(v))
-		}
-		return nil
+		return checkNameText(v)
 	}
 	return fmt.Errorf("the field %q is not one apply writes (name, sector, scorecard_id)", Excerpt(field))
 }
 
 // checkSavedName checks a plan name as a workbook's plan_name cell is
-// checked, and refuses a name a spreadsheet would run as a formula.
+// checked (checkNameText).
 func checkSavedName(v string) error {
 	if v == "" {
 		return nil // a blank name: the service derives one
@@ -286,10 +291,7 @@ func checkSavedName(v string) error {
 	if err := checkSavedText(v, maxPlanNameLen, false); err != nil {
 		return err
 	}
-	if formulaLike(v) {
-		return fmt.Errorf("%q starts like a spreadsheet formula (=, +, -, @)", Excerpt(v))
-	}
-	return nil
+	return checkNameText(v)
 }
 
 // checkSavedText checks recorded text: UTF-8, no control characters, no
@@ -317,10 +319,4 @@ func checkSavedText(v string, max int, free bool) error {
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
-}
-
-// formulaLike reports whether a spreadsheet would take v for a formula.
-func formulaLike(v string) bool {
-	t := strings.TrimLeft(v, "'")
-	return t != "" && strings.ContainsRune("=+-@", rune(t[0]))
 }

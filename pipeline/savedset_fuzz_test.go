@@ -1,9 +1,14 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
+	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // scanWhole reads a whole saved change set, its plans included, through
@@ -55,4 +60,48 @@ func FuzzScanSaved(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzSpaceCollapser: the JSON a spaceCollapser reads, a byte at a time
+// or in larger reads, is valid exactly when its input is, and compacts to
+// the same text: collapsing whitespace changes nothing a decoder sees.
+func FuzzSpaceCollapser(f *testing.F) {
+	_, s := testSavedSet(f)
+	b, _ := MarshalSaved(s)
+	f.Add(b)
+	f.Add([]byte("[1 \t\r\n 2]"))
+	f.Add([]byte(`{"a" :  "x  \"  \\"   ,  "b":[ ]}   `))
+	f.Add([]byte("\"\\\\\"   \"  \""))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, r := range []io.Reader{iotest.OneByteReader(bytes.NewReader(in)), bufio.NewReaderSize(bytes.NewReader(in), 16), bytes.NewReader(in)} {
+			out, err := io.ReadAll(&spaceCollapser{r: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if json.Valid(out) != json.Valid(in) {
+				t.Fatalf("%q collapsed to %q: valid %v, was %v", in, out, json.Valid(out), json.Valid(in))
+			}
+			if !json.Valid(in) {
+				continue
+			}
+			var want, got bytes.Buffer
+			json.Compact(&want, in)
+			json.Compact(&got, out)
+			if want.String() != got.String() {
+				t.Fatalf("%q collapsed to %q: compacts to %q, want %q", in, out, got.String(), want.String())
+			}
+		}
+	})
+}
+
+// TestSpaceCollapserCutsRuns: each run of whitespace outside a string is
+// cut to its first byte; a string's whitespace, escaped quotes and
+// backslashes included, is kept.
+func TestSpaceCollapserCutsRuns(t *testing.T) {
+	in := "{ \n\t \"a b  \\\"  c\\\\\"  :\r\n\r\n[1  ,\n\n2] }  \n"
+	want := "{ \"a b  \\\"  c\\\\\" :\r[1 ,\n2] } "
+	out, err := io.ReadAll(&spaceCollapser{r: iotest.OneByteReader(strings.NewReader(in))})
+	if err != nil || string(out) != want {
+		t.Fatalf("collapsed to %q, %v; want %q", out, err, want)
+	}
 }

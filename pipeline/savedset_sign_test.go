@@ -200,12 +200,16 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 }
 
 // TestSaveRefusesFormulaName: diff -o refuses to write a set whose plan
-// name a spreadsheet would run.
+// name a spreadsheet would run, or that holds ESC, CR or U+202E: the rule
+// a workbook's plan_name is read with (checkNameText).
 func TestSaveRefusesFormulaName(t *testing.T) {
-	d := Diff(inPlan("", `=HYPERLINK("http://evil","x")`, "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
-	d.Account = "acme"
-	_, err := SaveChangeSet(&ChangeSet{Plans: []*PlanDiff{d}}, testService, nil, time.Now(), DefaultCatalog(), testSetKeys())
-	if err == nil || !strings.Contains(err.Error(), "formula") {
-		t.Fatalf("SaveChangeSet = %v, want a refusal of the formula name", err)
+	for name, want := range map[string]string{`=HYPERLINK("http://evil","x")`: "formula", "@cmd": "formula",
+		"Plan \x1b[31m": "control character", "Plan\rX": "control character", "Plan \u202Efdp.exe": "bidirectional"} {
+		d := Diff(inPlan("", name, "2026-09-01", "2030-08-31", "", map[string]int64{wfs: 4}), nil, DiffOptions{})
+		d.Account = "acme"
+		_, err := SaveChangeSet(&ChangeSet{Plans: []*PlanDiff{d}}, testService, nil, time.Now(), DefaultCatalog(), testSetKeys())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("SaveChangeSet(%q) = %v, want a refusal saying %q", name, err, want)
+		}
 	}
 }

@@ -29,6 +29,9 @@ type RunRecord struct {
 	Keys []string `json:"-"`
 	// ChangeSet is the signature of the saved change set the run applied, or "".
 	ChangeSet string `json:"change_set,omitempty"`
+	// Signer is the name of the person who signed the change set off, as
+	// its verified sign-off gives it (SavedChangeSet.VerifySignOff), or "".
+	Signer string `json:"signer,omitempty"`
 	// Status is "running" while the run goes on (and forever when it was
 	// killed), then "ok", "partial" or "failed".
 	Status string `json:"status"`

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -559,6 +560,50 @@ func integerValue(c Cell) (n int64, ok bool, err error) {
 		return int64(f), true, nil
 	}
 	return 0, false, valKindError(c, "a whole number")
+}
+
+// checkNameText is the one rule for text that reaches the service as a
+// plan's name or scorecard id, wherever it is read: a workbook cell (flat,
+// long or grid, CSV or XLSX: the Assembler) and a saved change set (diff
+// -o refuses to write it, apply SET to apply it). The text may hold no
+// character that hides or moves text where it is shown (hiddenRune), nor
+// start as a spreadsheet runs a formula (formulaLike): exported, or shown
+// in a report, it would run or read as other text (docs/formats.md,
+// "Values").
+func checkNameText(v string) error {
+	if r, what, ok := hiddenRune(v); ok {
+		return fmt.Errorf("%q holds %s (U+%04X), which hides or moves text where it is shown; retype the text without it", Excerpt(v), what, r)
+	}
+	if formulaLike(v) {
+		return fmt.Errorf("%q starts like a spreadsheet formula (=, +, -, @), which a spreadsheet opening an export or report of it would run; rename it to start with another character", Excerpt(v))
+	}
+	return nil
+}
+
+// hiddenRune returns the first character of v that hides or moves text
+// where it is shown, and what it is: a control character (ESC, CR, tab,
+// ...), a bidirectional control (U+202E, which shows the text after it
+// right to left, and the other embeddings, overrides, isolates and marks)
+// or a line or paragraph separator.
+func hiddenRune(v string) (r rune, what string, ok bool) {
+	for _, r := range v {
+		switch {
+		case unicode.IsControl(r):
+			return r, "a control character", true
+		case unicode.Is(unicode.Bidi_Control, r):
+			return r, "a bidirectional text control", true
+		case unicode.In(r, unicode.Zl, unicode.Zp):
+			return r, "a line or paragraph separator", true
+		}
+	}
+	return 0, "", false
+}
+
+// formulaLike reports whether a spreadsheet would take v for a formula:
+// after any leading single quotes, it starts with =, +, - or @.
+func formulaLike(v string) bool {
+	t := strings.TrimLeft(v, "'")
+	return t != "" && strings.ContainsRune("=+-@", rune(t[0]))
 }
 
 // textValue returns the trimmed text of a cell for identifiers and names:

@@ -170,6 +170,16 @@ func checkApplyOptions(opts *applyOptions) error {
 	if err := refuseMissingFolder("-o", opts.State.Output, ""); err != nil {
 		return err
 	}
+	if opts.State.SignWith != "" {
+		if opts.State.Output == "" {
+			return exitf(ExitInvalid, "--sign-with signs off the change set diff -o writes: give -o SET too")
+		}
+		k, err := readSignerKey(opts.State.SignWith)
+		if err != nil {
+			return err
+		}
+		opts.State.signer = k
+	}
 	if opts.RecalcWait < 0 {
 		return exitf(ExitInvalid, "--recalc-wait must not be negative")
 	}
@@ -517,7 +527,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
-			if err := writeSavedChangeSet(f, a.cfg, batch, cs, cat, opts.State.Output); err != nil {
+			if err := writeSavedChangeSet(f, a.cfg, batch, cs, cat, opts.State.Output, opts.State.signer); err != nil {
 				return err
 			}
 		}

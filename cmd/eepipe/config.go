@@ -98,6 +98,16 @@ type fileConfig struct {
 	// run history is kept (docs/configuration.md, "One service at
 	// several addresses").
 	SameServiceAs string `yaml:"same_service_as"`
+	// Signers are the people whose sign-off a change set needs to be
+	// applied (docs/apply-and-state.md, "Who can sign").
+	Signers []fileSigner `yaml:"signers"`
+}
+
+// fileSigner is one trusted signer: a name and the public key
+// `eepipe signer new` printed for them.
+type fileSigner struct {
+	Name      string `yaml:"name"`
+	PublicKey string `yaml:"public_key"`
 }
 
 type fileLookup struct {
@@ -139,6 +149,9 @@ type Config struct {
 	// SameServiceAs is the address the run history knows the service by,
 	// when it is not BaseURL (same_service_as; state.go).
 	SameServiceAs string
+	// Signers are the trusted signers of change sets; none: a set's
+	// sign-off is not required.
+	Signers []pipeline.Signer
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -228,12 +241,24 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 	}
 	l.lookup()
 	l.accounts()
+	l.signers()
 	l.needed()
 	if len(l.problems) > 0 {
 		return nil, configError(f.ConfigPath, l.problems)
 	}
 	l.cfg.Warnings = append(l.cfg.Warnings, clearTextWarnings(l.cfg)...)
 	return l.cfg, nil
+}
+
+// signers reads the trusted signers of the file.
+func (l *configLoader) signers() {
+	var entries []pipeline.SignerEntry
+	for _, s := range l.fc.Signers {
+		entries = append(entries, pipeline.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
+	}
+	signers, problems := pipeline.ParseSigners(entries)
+	l.cfg.Signers = signers
+	l.problems = append(l.problems, problems...)
 }
 
 // configLoader is one loadConfig: what it was given, the configuration
@@ -559,7 +584,8 @@ func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete
 
 // configKeys are the keys of each section of the file, for "did you mean".
 var configKeys = map[string][]string{
-	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as"},
+	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as", "signers"},
+	"fileSigner":  {"name", "public_key"},
 	"fileLookup":  {"url", "username", "password_env", "password_file"},
 	"fileAccount": {"name", "company_id", "api_key", "api_key_id", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},
 }
@@ -567,6 +593,8 @@ var configKeys = map[string][]string{
 // configTypeNames put the decoder's Go type names in the file's words.
 var configTypeNames = strings.NewReplacer(
 	"[]main.fileAccount", "a list of accounts",
+	"[]main.fileSigner", "a list of signers",
+	"main.fileSigner", "a signer",
 	"main.fileAccount", "an account",
 	"*main.fileLookup", "the lookup section",
 	"main.fileLookup", "the lookup section",
@@ -593,9 +621,11 @@ func configProblemText(msg string) string {
 	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := unknownField.FindStringSubmatch(m)
 		key, typ := sub[1], sub[2]
-		section := map[string]string{"fileConfig": "at the top level", "fileLookup": "in lookup", "fileAccount": "in an account"}[typ]
+		section := map[string]string{"fileConfig": "at the top level", "fileLookup": "in lookup", "fileAccount": "in an account", "fileSigner": "in a signer"}[typ]
 		s := fmt.Sprintf("unknown key %q %s", key, section)
-		if strings.Contains(key, "secret") || strings.Contains(key, "password") {
+		if strings.Contains(key, "private") {
+			s += " (a signer's private key never goes in the configuration: it stays in the signer's key file; list its public_key)"
+		} else if strings.Contains(key, "secret") || strings.Contains(key, "password") {
 			s += " (secrets never go in the configuration file: use api_secret_env / password_env naming an environment variable, or api_secret_file / password_file)"
 		} else if near := pipeline.Closest(key, configKeys[typ], 1); len(near) > 0 {
 			s += fmt.Sprintf("; did you mean %q?", near[0])

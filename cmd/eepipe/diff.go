@@ -25,9 +25,11 @@ scorecard). Nothing is written; only reads are sent. It is
 the same computation as apply --dry-run and reconcile. With the state
 store, changed counters are classified against the value eepipe last
 applied, and those apply would leave alone are listed. -o FILE writes the
-change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE;
-diff FILE of such a change set checks it as apply would (signature,
-applied before, drift) and lists what it would write.
+change set (.json, or a .xlsx sign-off workbook) for eepipe apply FILE,
+and --sign-with KEY-FILE signs it off as the key's signer (eepipe signer
+new; docs/apply-and-state.md, "Who can sign"); diff FILE of such a change
+set checks it as apply would (signature, sign-off, applied before, drift)
+and lists what it would write.
 
 Exit status: 0 nothing would change, 1 something would change or a plan
 cannot be applied, 2 invalid input or configuration, 3 fatal.`,
@@ -48,5 +50,6 @@ cannot be applied, 2 invalid input or configuration, 3 fatal.`,
 	addVerboseFlag(cmd, f, "every counter that changes, old -> new")
 	addJSONFlag(cmd, &opts.JSON)
 	onceStringVar(cmd.Flags(), &opts.State.Output, "output", "o", "write the change set to `FILE` (.json, or .xlsx: a sign-off workbook) for eepipe apply FILE")
+	onceStringVar(cmd.Flags(), &opts.State.SignWith, "sign-with", "", "sign off the change set of -o with the signer's key `FILE` (eepipe signer new): its name, the time and the set's content")
 	return cmd
 }

@@ -233,6 +233,9 @@ func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool
 		if r.ChangeSet != "" {
 			fmt.Fprintf(b, "    change set: %s\n", r.ChangeSet)
 		}
+		if r.Signer != "" {
+			fmt.Fprintf(b, "    signed off by: %s (the set's sign-off, verified against the configuration's signers)\n", r.Signer)
+		}
 		for _, p := range plansByRun[r.ID] {
 			fmt.Fprintf(b, "    %s plan %d %q: %s%s\n", p.Account, p.PlanID, p.PlanName, p.Action, outcomeWords(p.Outcome))
 		}

@@ -149,7 +149,8 @@ func TestScheduledRunRemovesOrphanTemps(t *testing.T) {
 
 // TestExportCSVFormulaNameRoundTrip: a plan named like a formula is
 // exported to CSV neutralised (a leading quote), and applying the export
-// reads the name back exactly and sends nothing.
+// reads the name back exactly, as an error at its cell (a formula-like
+// name is never sent: docs/formats.md, "Values"), and sends nothing.
 func TestExportCSVFormulaNameRoundTrip(t *testing.T) {
 	e := newExEnv(t, nil)
 	e.createPlans(e.acme, `=HYPERLINK("http://evil","x")`, 1)
@@ -168,7 +169,7 @@ func TestExportCSVFormulaNameRoundTrip(t *testing.T) {
 			}
 			e.srv.Sandbox.ResetStats()
 			code, stdout, stderr := e.run("apply", out)
-			if code != 0 || e.srv.Sandbox.Stats().Writes != 0 {
+			if code != ExitInvalid || e.srv.Sandbox.Stats().Writes != 0 || !strings.Contains(stderr+stdout, `(plan_name): error: plan_name: "=HYPERLINK(\"http://evil\",\"x\") plan 001" starts like a spreadsheet formula`) {
 				t.Fatalf("apply of the export: exit %d, %d writes\n%s\n%s", code, e.srv.Sandbox.Stats().Writes, stdout, stderr)
 			}
 		})

@@ -149,6 +149,7 @@ usage, 3 fatal.`,
 		NewCmdCheck(f, nil),
 		NewCmdHistory(f, nil),
 		NewCmdKeys(f),
+		NewCmdSigner(f, nil),
 	)
 	registerCompletions(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

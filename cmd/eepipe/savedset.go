@@ -36,9 +36,10 @@ func setKeys(cfg *Config) pipeline.SetKeys {
 }
 
 // writeSavedChangeSet writes the change set of diff -o, signed with the
-// key pairs of its accounts. cat is the catalog the input was read with
-// (nil: the built-in one).
-func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, cat *pipeline.Catalog, path string) error {
+// key pairs of its accounts, and signed off with signer's key when there
+// is one (--sign-with). cat is the catalog the input was read with (nil:
+// the built-in one).
+func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, cat *pipeline.Catalog, path string, signer *pipeline.SignerKey) error {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -46,11 +47,18 @@ func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pip
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
+	signedOff := ""
+	if signer != nil {
+		if err := s.SignOff(signer, f.Now()); err != nil {
+			return exitf(ExitFatal, "%v", err)
+		}
+		signedOff = ", signed off by " + signer.Name
+	}
 	if err := reports.WriteChangeSet(path, s); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (signed for %s); apply it with: eepipe apply %s\n",
-		path, strings.Join(s.Accounts, ", "), path)
+	fmt.Fprintf(f.IO.ErrOut, "Change set written to %s (signed for %s%s); apply it with: eepipe apply %s\n",
+		path, strings.Join(s.Accounts, ", "), signedOff, path)
 	return nil
 }
 
@@ -109,6 +117,9 @@ type savedRun struct {
 	set  *pipeline.StreamedSet
 	// earlier is what earlier runs of the set wrote (resume).
 	earlier pipeline.SavedProgress
+	// signer is the name of the listed signer whose sign-off of the set
+	// was verified ("" when the configuration lists no signers).
+	signer string
 }
 
 // open opens and verifies the set: bound to this run's service, to the
@@ -138,6 +149,15 @@ func (sr *savedRun) open() (checkErr, err error) {
 	}
 	if err := sr.set.Verify(cfg.address().History(), setKeys(cfg)); err != nil {
 		return nil, exitf(ExitInvalid, "%s: %v", path, err)
+	}
+	switch {
+	case len(cfg.Signers) > 0:
+		if sr.signer, err = s.VerifySignOff(cfg.Signers); err != nil {
+			return nil, exitf(ExitInvalid, "%s: %v", path, err)
+		}
+	case s.SignedOff != nil:
+		f.Logger().Warn("the change set's sign-off is not checked, nor recorded: the configuration lists no signers",
+			zap.String("signed_off_by", s.SignedOff.Signer))
 	}
 	if checkErr != nil && f.CatalogPath != "" {
 		return nil, exitf(ExitInvalid, "%s: %v", path, checkErr)
@@ -198,6 +218,7 @@ func (sr *savedRun) connect() error {
 	if st != nil {
 		rec := runRecord(cfg, sr.started)
 		rec.Files = []pipeline.InputFile{{Path: sr.path, SHA256: sr.file.SHA256}}
+		rec.Signer = sr.signer
 		ropts.History = &pipeline.RunHistory{Store: st, Run: rec}
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
@@ -308,6 +329,7 @@ func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		rep := runner.SavedNotApplied(ctx, sr.set, sr.started)
+		rep.Signer = sr.signer
 		sr.rep = rep
 		if opts.Report != "" {
 			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
@@ -334,6 +356,7 @@ func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error 
 		}
 		return exitf(ExitFatal, "%v", stopCause(err, runner))
 	}
+	rep.Signer = sr.signer
 	sr.rep = rep
 	if opts.Report != "" {
 		if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
@@ -366,6 +389,7 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 	if re := new(pipeline.RecordError); errors.As(changedErr, &re) {
 		return exitf(ExitFatal, "%v; nothing was sent", re.Err)
 	}
+	rep.Signer = sr.signer
 	sr.rep = rep
 	warnRunNotes(run, rep)
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {

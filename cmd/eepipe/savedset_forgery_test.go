@@ -21,6 +21,13 @@ func savedSetEnv(t *testing.T) (*env, string) {
 	t.Helper()
 	e := newEnv(t, sandbox.Options{})
 	e.singleAccount()
+	return e, writeSavedSet(e)
+}
+
+// writeSavedSet is savedSetEnv's set-up in e, failing e.t.
+func writeSavedSet(e *env) string {
+	t := e.t
+	t.Helper()
 	file := writeCSV(t, filepath.Join(e.dir, "p.csv"), updateRows(2, 1))
 	if r := e.run("apply", file, "--no-recalc"); r.code != 0 {
 		t.Fatalf("set-up: exit %d\n%s", r.code, r.err)
@@ -32,7 +39,7 @@ func savedSetEnv(t *testing.T) (*env, string) {
 	if r := e.run("diff", file, "-o", set); r.code != 1 {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
-	return e, set
+	return set
 }
 
 // TestForgedChangeSetsRefused: an edited change set, whatever was edited

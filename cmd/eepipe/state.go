@@ -31,6 +31,9 @@ type stateFlags struct {
 	NoState   bool   // --no-state
 	Overwrite bool   // --overwrite-service-changes (apply, diff)
 	Output    string // -o FILE: diff writes the saved change set
+	SignWith  string // --sign-with FILE: diff -o signs the set off with this signer's key
+	// signer is the key of SignWith, read by checkApplyOptions.
+	signer *pipeline.SignerKey
 }
 
 // register adds --state and --no-state; with write (apply, diff) also

@@ -109,8 +109,8 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 }
 
 // changeSetHeadRows returns the rows of the sign-off sheet above its
-// changes: the heading (with the "Signed off by" row a client fills in)
-// and, last, the column titles.
+// changes: the heading (with the sign-off, when the set has one, and the
+// "Signed off by" row a client may type into) and, last, the column titles.
 func changeSetHeadRows(s *pipeline.SavedChangeSet) [][]any {
 	rows := [][]any{
 		{"eepipe change set — for sign-off"},
@@ -122,8 +122,13 @@ func changeSetHeadRows(s *pipeline.SavedChangeSet) [][]any {
 	for _, fl := range s.Files {
 		rows = append(rows, []any{"Input file", fl.Path, fl.SHA256})
 	}
+	rows = append(rows, []any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."})
+	if o := s.SignedOff; o != nil {
+		// From the sign-off, which apply verifies (docs/apply-and-state.md,
+		// "Who can sign"); compared with the set as any other row.
+		rows = append(rows, []any{signedOffWithKey, o.Signer, "Date", o.SignedAt.UTC().Format("2006-01-02 15:04 UTC"), "Key", o.PublicKey})
+	}
 	return append(rows,
-		[]any{"Applying it writes exactly these values, and nothing at all if any value on the service no longer matches the \"service value\" column."},
 		[]any{signedOffBy, "", "Date", ""},
 		[]any{},
 		[]any{"Account", "Plan", "Year", "Financial year", "Target type", "Counter or field", "Service value", "New value", "Cell"},
@@ -152,12 +157,15 @@ func changeSetPlanRows(p *pipeline.SavedPlan) [][]any {
 	return rows
 }
 
-// signedOffBy heads the row of the sign-off sheet a client fills in;
+// signedOffBy heads the row of the sign-off sheet a client may type a
+// name into: free text, which nothing checks or records (the row of
+// signedOffWithKey, from the set's verified sign-off, says who signed);
 // signatureRow heads the row of the signature, which the set gives only
 // after its plans.
 const (
-	signedOffBy  = "Signed off by"
-	signatureRow = "Signature"
+	signedOffBy      = "Signed off by (typed: not verified)"
+	signedOffWithKey = "Signed off with key by"
+	signatureRow     = "Signature"
 )
 
 // changeSetBook is a sign-off workbook opened with the flat reader.

@@ -34,7 +34,7 @@ type HistoryReport struct {
 // HistoryCSVHeader is the header of the CSV history report: one row per
 // counter written.
 var HistoryCSVHeader = []string{
-	"run_id", "run_started", "user", "host", "run_status", "change_set", "account", "plan_id", "plan_name",
+	"run_id", "run_started", "user", "host", "run_status", "change_set", "signed_off_by", "account", "plan_id", "plan_name",
 	"target_id", "year_number", "financial_year", "target_type", "counter", "before", "after", "sent", "outcome", "written_at", "file",
 }
 
@@ -44,7 +44,7 @@ func historyRow(e pipeline.HistoryEntry) []string {
 		before = strconv.FormatInt(*e.Before, 10)
 	}
 	return []string{
-		strconv.FormatInt(e.Run.ID, 10), e.Run.Started.UTC().Format(time.RFC3339), e.Run.User, e.Run.Host, e.Run.Status, e.Run.ChangeSet,
+		strconv.FormatInt(e.Run.ID, 10), e.Run.Started.UTC().Format(time.RFC3339), e.Run.User, e.Run.Host, e.Run.Status, e.Run.ChangeSet, e.Run.Signer,
 		e.Account, strconv.FormatInt(e.PlanID, 10), e.PlanName, strconv.FormatInt(e.TargetID, 10), strconv.Itoa(e.YearNumber),
 		e.FinancialYear, e.TargetType, e.Counter, before, strconv.FormatInt(e.After, 10), strconv.FormatBool(e.Sent), e.Outcome,
 		e.At.UTC().Format(time.RFC3339), e.File,
@@ -87,7 +87,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 		if err := f.SetSheetName("Sheet1", "Runs"); err != nil {
 			return err
 		}
-		head := []any{"Run", "Started (UTC)", "Finished (UTC)", "User", "Host", "Status", "Service", "Accounts", "Files", "Change set", "Command"}
+		head := []any{"Run", "Started (UTC)", "Finished (UTC)", "User", "Host", "Status", "Service", "Accounts", "Files", "Change set", "Signed off by (verified sign-off)", "Command"}
 		f.SetSheetRow("Runs", "A1", &head)
 		for i, r := range h.Runs {
 			var files []string
@@ -99,7 +99,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 				fin = r.Finished.UTC().Format("2006-01-02 15:04:05")
 			}
 			row := []any{r.ID, r.Started.UTC().Format("2006-01-02 15:04:05"), fin, r.User, r.Host, r.Status, r.Service,
-				strings.Join(r.Accounts, ", "), strings.Join(files, "; "), r.ChangeSet, r.Command}
+				strings.Join(r.Accounts, ", "), strings.Join(files, "; "), r.ChangeSet, r.Signer, r.Command}
 			cell, _ := excelize.CoordinatesToCellName(1, i+2)
 			f.SetSheetRow("Runs", cell, &row)
 		}

@@ -32,6 +32,7 @@ type RunReportJSON struct {
 	Interrupted    bool                   `json:"interrupted"`
 	Fatal          string                 `json:"fatal,omitempty"`
 	Notes          []string               `json:"notes,omitempty"`
+	SignedOffBy    string                 `json:"signed_off_by,omitempty"`
 	Summary        pipeline.RunSummary    `json:"summary"`
 	Requests       pipeline.RequestCounts `json:"requests"`
 	Rows           []pipeline.RowResult   `json:"rows"`
@@ -66,7 +67,7 @@ type RunReportRecalc struct {
 func NewRunReportJSON(r *pipeline.RunReport) RunReportJSON {
 	out := RunReportJSON{
 		Schema: RunReportSchema, Started: r.Started.UTC(), Finished: r.Finished.UTC(), DryRun: r.DryRun,
-		Interrupted: r.Interrupted, Notes: r.Notes, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
+		Interrupted: r.Interrupted, Notes: r.Notes, SignedOffBy: r.Signer, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
 		Plans: []RunReportPlan{}, Recalculations: []RunReportRecalc{},
 	}
 	if out.Rows == nil {
@@ -257,6 +258,9 @@ func writeRunSummary(f *excelize.File, summarySheet string, r *pipeline.RunRepor
 		{"requests", s.Requests}, {"writes", s.Writes},
 		{"recalculations accepted", s.RecalcsAccepted}, {"recalculations failed", s.RecalcsFailed},
 		{"elapsed seconds", s.Elapsed.Round(time.Millisecond).Seconds()},
+	}
+	if r.Signer != "" {
+		lines = append(lines, [2]any{"signed off by (verified sign-off)", r.Signer})
 	}
 	if r.Fatal != nil {
 		lines = append(lines, [2]any{"fatal error", r.Fatal.Error()})

@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,24 @@ func outputMode(path string) os.FileMode {
 // Temporary files of the same output that a killed run left behind are
 // removed first (RemoveOrphanTemps says which).
 func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+	return writeAtomic(path, write, true)
+}
+
+// ErrExists is the error of WriteNewFileAtomic for a path that exists
+// (errors.Is).
+var ErrExists = os.ErrExist
+
+// WriteNewFileAtomic is WriteFileAtomic for a file that must not exist:
+// the file is linked to path whole, or not at all, and one that exists
+// (even if made while it was written) is left as it is, the error
+// wrapping ErrExists. The file is 0600.
+func WriteNewFileAtomic(path string, write func(w io.Writer) error) error {
+	return writeAtomic(path, write, false)
+}
+
+// writeAtomic is WriteFileAtomic, replacing a file at path with replace,
+// else refusing to.
+func writeAtomic(path string, write func(w io.Writer) error, replace bool) (err error) {
 	dir := filepath.Dir(path)
 	_, _ = RemoveOrphanTemps(dir, filepath.Base(path), time.Now())
 	tmp, err := os.CreateTemp(dir, atomicTempPattern(filepath.Base(path)))
@@ -55,6 +74,20 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !replace {
+		if err = os.Chmod(tmp.Name(), 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		// A hard link fails when path exists: nothing is replaced.
+		if err = os.Link(tmp.Name(), path); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("%s exists: %w", path, ErrExists)
+			}
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		os.Remove(tmp.Name())
+		return nil
 	}
 	if err = os.Chmod(tmp.Name(), outputMode(path)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -103,3 +103,26 @@ func TestWriteFileAtomicIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteNewFileAtomic: a new file is written whole, 0600; an existing
+// one is left as it is (ErrExists), with no temporary file left beside it.
+func TestWriteNewFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "key.json")
+	if err := WriteNewFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "one"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("stat: %v %v", fi, err)
+	}
+	err := WriteNewFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "two"); return err })
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("second write: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one" {
+		t.Fatalf("the file holds %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("the folder holds %d entries", len(ents))
+	}
+}

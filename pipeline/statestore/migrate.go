@@ -196,6 +196,12 @@ CREATE TABLE eepipe_api_keys (
 	PRIMARY KEY (service, api_key)
 );
 `, nil},
+	// The person who signed off the change set a run applied, from its
+	// verified sign-off (docs/apply-and-state.md, "Who can sign"); NULL
+	// for a run of workbooks, an unsigned set, and every earlier run.
+	{12, "the signer of a run's change set", `
+ALTER TABLE eepipe_runs ADD COLUMN signer TEXT;
+`, nil},
 }
 
 // SchemaVersion is the newest schema this eepipe knows.

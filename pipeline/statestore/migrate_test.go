@@ -172,3 +172,47 @@ func TestMigrationPacksCounters(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSignerRecorded: a store of schema version 9 (before runs named
+// their signer) with a run migrates, the old run naming no signer; a run
+// recorded with a signer gives it back in its record and in the history
+// of its writes.
+func TestRunSignerRecorded(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := loc(t)
+			old := openAt(t, where, 9)
+			t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			if _, err := old.BeginRun(ctx, pipeline.RunRecord{Started: t0, User: "ann", Host: "lap", Command: "eepipe apply v1.xlsx", Service: "svc"}); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+			s := open(t, where)
+			run, err := s.BeginRun(ctx, pipeline.RunRecord{Started: t0.Add(time.Hour), User: "bob", Host: "cron", Command: "eepipe apply set.json",
+				Service: "svc", Accounts: []string{"acme"}, ChangeSet: "abc", Signer: "Thandi Nkosi"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := pipeline.TargetWrite{Account: "acme", PlanID: 7, PlanName: "P", MilestoneID: 70, TargetID: 700, YearNumber: 1,
+				FinancialYear: "2025/26", TargetType: pipeline.TargetAll, File: "set.json", Outcome: "ok", At: t0.Add(time.Hour),
+				Counters: []pipeline.CounterWrite{{Counter: "number_of_african_male_top_managers", After: 5, Sent: true}}}
+			if err := s.RecordWrite(ctx, run, w); err != nil {
+				t.Fatal(err)
+			}
+			runs, err := s.Runs(ctx, pipeline.HistoryQuery{})
+			if err != nil || len(runs) != 2 {
+				t.Fatalf("Runs = %+v, %v", runs, err)
+			}
+			for _, r := range runs {
+				if want := map[bool]string{true: "Thandi Nkosi"}[r.ID == run]; r.Signer != want {
+					t.Errorf("run %d (%s) names the signer %q, want %q", r.ID, r.Command, r.Signer, want)
+				}
+			}
+			hist, err := s.History(ctx, pipeline.HistoryQuery{})
+			if err != nil || len(hist) != 1 || hist[0].Run.Signer != "Thandi Nkosi" {
+				t.Fatalf("History = %+v, %v", hist, err)
+			}
+		})
+	}
+}

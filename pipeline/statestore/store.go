@@ -352,6 +352,11 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 	if err != nil {
 		return 0, s.explain(err)
 	}
+	if r.Signer != "" {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE eepipe_runs SET signer = ? WHERE id = ?`), r.Signer, id); err != nil {
+			return 0, s.explain(err)
+		}
+	}
 	for _, f := range r.Files {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_files (run_id, path, sha256) VALUES (?, ?, ?)`), id, f.Path, f.SHA256); err != nil {
 			return 0, s.explain(err)
@@ -676,12 +681,12 @@ func later(at time.Time, runID int64, other time.Time, otherRun int64) bool {
 	return at.After(other) || at.Equal(other) && runID > otherRun
 }
 
-const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, '')`
+const runColumns = `r.id, r.started, COALESCE(r.finished, ''), r.usr, r.host, r.command, r.service, r.status, COALESCE(r.change_set, ''), COALESCE(r.signer, '')`
 
 func scanRun(sc interface{ Scan(...any) error }) (pipeline.RunRecord, error) {
 	var r pipeline.RunRecord
 	var started, finished string
-	err := sc.Scan(&r.ID, &started, &finished, &r.User, &r.Host, &r.Command, &r.Service, &r.Status, &r.ChangeSet)
+	err := sc.Scan(&r.ID, &started, &finished, &r.User, &r.Host, &r.Command, &r.Service, &r.Status, &r.ChangeSet, &r.Signer)
 	r.Started = parseTime(started)
 	if finished != "" {
 		r.Finished = parseTime(finished)
@@ -902,7 +907,7 @@ func (s *Store) History(ctx context.Context, q pipeline.HistoryQuery) ([]pipelin
 			e                     pipeline.HistoryEntry
 			started, finished, at string
 		)
-		err := rows.Scan(&e.Run.ID, &started, &finished, &e.Run.User, &e.Run.Host, &e.Run.Command, &e.Run.Service, &e.Run.Status, &e.Run.ChangeSet,
+		err := rows.Scan(&e.Run.ID, &started, &finished, &e.Run.User, &e.Run.Host, &e.Run.Command, &e.Run.Service, &e.Run.Status, &e.Run.ChangeSet, &e.Run.Signer,
 			&e.Account, &e.PlanID, &e.PlanName, &e.TargetID, &e.YearNumber, &e.FinancialYear, &e.TargetType, &e.File, &e.Outcome, &at, &col)
 		if err != nil {
 			return nil, s.explain(err)
