@@ -239,12 +239,15 @@ func TestOneServiceTwoAddressesWithoutASharedLock(t *testing.T) {
 	var first result
 	var once sync.Once
 	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		// The run through host has checked the store and holds its lock;
-		// the run through ip goes all the way before host's first request.
+		// The run through host has checked the store, holds its lock and
+		// has listed the plans (none yet: its first request); the run
+		// through ip goes all the way before host reads the answer, so
+		// host would create every plan again.
+		resp, err := http.DefaultTransport.RoundTrip(req)
 		once.Do(func() {
 			first = a.eepipeWith(ip, "apply", file, "--no-recalc", "--lock-dir", filepath.Join(s.dir, "ip-locks"))
 		})
-		return http.DefaultTransport.RoundTrip(req)
+		return resp, err
 	})}
 	r := a.byFile.runApply(t.Context(), host, func(o *applyOptions) { o.HTTPClient = hc },
 		file, "--no-recalc", "--state", s.state, "--lock-dir", filepath.Join(s.dir, "host-locks"))
