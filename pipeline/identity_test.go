@@ -124,6 +124,12 @@ func TestServiceAddressCheckHistory(t *testing.T) {
 	if err := (ServiceAddress{BaseURL: "http://127.0.0.1:8080"}).CheckHistory(accounts, recorded); err != nil {
 		t.Errorf("the recorded address: %v", err)
 	}
+	// A base URL that carries a password (which the client refuses, but
+	// only once it is built) is named without it.
+	if err := (ServiceAddress{BaseURL: "http://ops:hunter2@localhost:8080"}).CheckHistory(accounts, recorded); err == nil ||
+		strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "reaches the service at http://ops:xxxxx@localhost:8080") {
+		t.Errorf("a base URL with a password: %v", err)
+	}
 }
 
 // TestServiceAddressOtherHistory: with no key pair's address on record, a

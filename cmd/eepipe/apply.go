@@ -689,22 +689,31 @@ func (a *applyRun) classifyPlan(classify func(context.Context, *pipeline.PlanDif
 
 // stoppedBeforeWrites is the command's error for err, which stopped
 // PlanApply before any write: a counter the service lacks (exit 2), the
-// run's record failing (exit 3; exit 2 when a run through another address
-// of the service recorded the key pairs meanwhile), or a lock hook's
-// (already the command's).
+// run's record failing (recordFailed), or a lock hook's (already the
+// command's).
 func (a *applyRun) stoppedBeforeWrites(err error) error {
 	var served *pipeline.ServedCatalogError
 	var record *pipeline.RecordError
-	var keys *statestore.KeyServiceError
 	switch {
 	case errors.As(err, &served):
 		return servedCatalogError(a.f, a.batch, served)
-	case errors.As(err, &keys):
-		return exitf(ExitInvalid, "%v; nothing was sent", keys)
 	case errors.As(err, &record):
-		return exitf(ExitFatal, "%v; nothing was sent", record.Err)
+		return recordFailed(record)
 	}
 	return err
+}
+
+// recordFailed is the command's error for the run's record failing
+// before anything was sent (the workbook's run and a saved set's): exit
+// 2 when a run through another address of the service recorded the key
+// pairs' address meanwhile (statestore.KeyServiceError: the address is
+// the configuration's to declare), else exit 3.
+func recordFailed(record *pipeline.RecordError) error {
+	var keys *statestore.KeyServiceError
+	if errors.As(record.Err, &keys) {
+		return exitf(ExitInvalid, "%v; nothing was sent", keys)
+	}
+	return exitf(ExitFatal, "%v; nothing was sent", record.Err)
 }
 
 // envLockDir overrides the folder of the account locks.

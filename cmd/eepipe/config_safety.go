@@ -101,14 +101,18 @@ func clearTextRemote(raw string) bool {
 	if err != nil || !strings.EqualFold(p.Scheme, "http") {
 		return false
 	}
-	host := strings.ToLower(p.Hostname())
+	return !loopbackHost(p.Hostname())
+}
+
+// loopbackHost reports whether host (a URL's host name, without its port)
+// is this machine: localhost or a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.ToLower(host)
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return false
+		return true
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return false
-	}
-	return true
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // maskKey shows enough of an API key (not a secret, but not for logs in

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +134,7 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 	}
 	d.dir = dir
 	if err := newDemoState(ctx, dir); err != nil {
-		return exitf(ExitFatal, "demo: %v", err)
+		return err
 	}
 	fmt.Fprintln(d.out, "eepipe demo: the whole apply flow against the emulated service, on this machine only.")
 	if err := d.startSandbox(); err != nil {
@@ -154,19 +155,52 @@ func runDemo(ctx context.Context, f *Factory, opts *demoOptions) error {
 // plans that no longer exist, under an address the demo's key pairs no
 // longer reach (a store refuses a key pair's second address:
 // docs/apply-and-state.md, "The state store"). The new store is made
-// empty before the demo's first diff, which is no mistyped store.
+// empty before the demo's first diff, which is no mistyped store. A
+// store there with runs of a service not on this machine is no demo's
+// (--out names a folder whose state.db is a real history): the folder is
+// refused (exit 2) and the store left as it is.
 func newDemoState(ctx context.Context, dir string) error {
 	p := demoState(dir).Path
+	if _, err := os.Stat(p); err == nil {
+		if err := checkDemoState(ctx, dir, p); err != nil {
+			return err
+		}
+	}
 	for _, f := range []string{p, p + "-wal", p + "-shm"} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return exitf(ExitFatal, "demo: %v", err)
 		}
 	}
 	st, err := statestore.OpenWith(ctx, p, statestore.Options{})
 	if err != nil {
-		return err
+		return exitf(ExitFatal, "demo: %v", err)
 	}
-	return st.Close()
+	if err := st.Close(); err != nil {
+		return exitf(ExitFatal, "demo: %v", err)
+	}
+	return nil
+}
+
+// checkDemoState refuses (exit 2) the demo's folder dir when the store p
+// there holds runs of a service that is not on this machine, as the
+// demo's sandboxes are.
+func checkDemoState(ctx context.Context, dir, p string) error {
+	st, err := statestore.OpenWith(ctx, p, statestore.Options{})
+	if err != nil {
+		return exitf(ExitInvalid, "demo --out %s: %s is not a run history the demo made (%v); give the demo another folder with --out; nothing was changed", dir, p, err)
+	}
+	defer st.Close()
+	services, err := st.RunServices(ctx)
+	if err != nil {
+		return exitf(ExitFatal, "demo: %v", err)
+	}
+	for _, svc := range services {
+		if u, err := url.Parse(svc); err != nil || !loopbackHost(u.Hostname()) {
+			return exitf(ExitInvalid, "demo --out %s: %s holds the run history of %s, not the demo's (the demo starts a new history in its folder each time): "+
+				"give the demo another folder with --out; nothing was changed", dir, p, svc)
+		}
+	}
+	return nil
 }
 
 // demo is one run of `eepipe demo`: its options, its output folder, the

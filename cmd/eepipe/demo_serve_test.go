@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // demoSplit splits a printed command line into words: single quotes as a
@@ -167,5 +171,40 @@ func TestGoRunBinary(t *testing.T) {
 		if got := goRunBinary(exe); got != want {
 			t.Errorf("goRunBinary(%s) = %v, want %v", exe, got, want)
 		}
+	}
+}
+
+// TestDemoKeepsAnotherHistory: the demo starts a new run history in its
+// folder each time, but a state.db there that holds runs of a service
+// not on this machine is a real history (--out the folder a
+// configuration's "state: state.db" names): the demo refuses the folder
+// (exit 2) and leaves the store as it is.
+func TestDemoKeepsAnotherHistory(t *testing.T) {
+	dir := t.TempDir()
+	p := demoState(dir).Path
+	ctx := context.Background()
+	st, err := statestore.OpenWith(ctx, p, statestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), User: "ann", Host: "lap", Command: "eepipe apply", Service: "https://api.example.co.za"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var out, errb bytes.Buffer
+	f := &Factory{IO: &IOStreams{In: bytes.NewReader(nil), Out: &out, ErrOut: &syncWriter{w: &errb}}, Now: time.Now, Getenv: func(string) string { return "" }}
+	code := Execute(ctx, f, []string{"demo", "--out", dir, "--latency", "1ms", "--recalc-duration", "10ms"})
+	if code != ExitInvalid || !strings.Contains(errb.String(), "https://api.example.co.za") || !strings.Contains(errb.String(), "--out") {
+		t.Errorf("demo into a folder with a real history: exit %d, want 2 naming the service and --out\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the store was removed: %v", err)
+	}
+	if st, err = statestore.OpenWith(ctx, p, statestore.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if runs, err := st.Runs(ctx, pipeline.HistoryQuery{}); err != nil || len(runs) != 1 || runs[0].Service != "https://api.example.co.za" {
+		t.Errorf("the store's runs after the demo: %+v (%v), want the one run", runs, err)
 	}
 }

@@ -387,7 +387,7 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 	}
 	rep, changedErr := sr.runner.ApplySaved(ctx, sr.set, chk, &sr.earlier, sr.started)
 	if re := new(pipeline.RecordError); errors.As(changedErr, &re) {
-		return exitf(ExitFatal, "%v; nothing was sent", re.Err)
+		return recordFailed(re)
 	}
 	rep.Signer = sr.signer
 	sr.rep = rep

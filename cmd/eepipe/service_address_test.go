@@ -239,12 +239,15 @@ func TestOneServiceTwoAddressesWithoutASharedLock(t *testing.T) {
 	var first result
 	var once sync.Once
 	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		// The run through host has checked the store and holds its lock;
-		// the run through ip goes all the way before host's first request.
+		// The run through host has checked the store, holds its lock and
+		// has listed the plans (none yet: its first request); the run
+		// through ip goes all the way before host reads the answer, so
+		// host would create every plan again.
+		resp, err := http.DefaultTransport.RoundTrip(req)
 		once.Do(func() {
 			first = a.eepipeWith(ip, "apply", file, "--no-recalc", "--lock-dir", filepath.Join(s.dir, "ip-locks"))
 		})
-		return http.DefaultTransport.RoundTrip(req)
+		return resp, err
 	})}
 	r := a.byFile.runApply(t.Context(), host, func(o *applyOptions) { o.HTTPClient = hc },
 		file, "--no-recalc", "--state", s.state, "--lock-dir", filepath.Join(s.dir, "host-locks"))
@@ -262,6 +265,51 @@ func TestOneServiceTwoAddressesWithoutASharedLock(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d plans of the file on the service, want 3 (none created twice)", n)
+	}
+	if h := s.eepipe("history"); !strings.Contains(h.out, "\n1 run.\n") {
+		t.Errorf("history:\n%s", h.out)
+	}
+}
+
+// TestSavedSetTwoAddressesWithoutASharedLock: as
+// TestOneServiceTwoAddressesWithoutASharedLock for a saved change set
+// applied through http://localhost:PORT while an apply through
+// http://127.0.0.1:PORT, with a lock folder of its own, records the key
+// pair's address first (during the set's drift check): the set's run is
+// not recorded and writes nothing, and exits 2 as the workbook's does
+// (the address is the configuration's to declare), not 3.
+func TestSavedSetTwoAddressesWithoutASharedLock(t *testing.T) {
+	s := newStateEnv(t, "")
+	a := newAddressEnv(t, s)
+	sb := s.srv.Sandbox
+	ip, host := a.config("ip.yaml", a.ip, ""), a.config("host.yaml", a.host, "")
+	set := filepath.Join(s.dir, "changes.json")
+	if r := a.eepipeWith(host, "diff", writeCSV(t, filepath.Join(s.dir, "saved.csv"), concurrentRows("Saved", 2)), "-o", set); r.code != ExitDiff {
+		t.Fatalf("diff -o through %s: exit %d\n%s", a.host, r.code, r.err)
+	}
+	other := writeCSV(t, filepath.Join(s.dir, "other.csv"), concurrentRows("Other", 1))
+	var first result
+	var once sync.Once
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		// The set's run has checked the store under its lock; the run
+		// through ip goes all the way before the set's first request.
+		once.Do(func() {
+			first = a.eepipeWith(ip, "apply", other, "--no-recalc", "--lock-dir", filepath.Join(s.dir, "ip-locks"))
+		})
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+	r := a.byFile.runApply(t.Context(), host, func(o *applyOptions) { o.HTTPClient = hc },
+		set, "--no-recalc", "--state", s.state, "--lock-dir", filepath.Join(s.dir, "host-locks"))
+	if first.code != 0 {
+		t.Fatalf("the apply through %s: exit %d\n%s", a.ip, first.code, first.err)
+	}
+	if r.code != ExitInvalid || !strings.Contains(r.err, "has its run history under the service address "+a.ip) || !strings.Contains(r.err, "nothing was sent") {
+		t.Fatalf("the set's apply through %s: exit %d, want 2\n%s", a.host, r.code, r.err)
+	}
+	for _, p := range sb.Plans("acme") {
+		if strings.HasPrefix(p.Name, "Saved") {
+			t.Errorf("plan %q of the refused set was created", p.Name)
+		}
 	}
 	if h := s.eepipe("history"); !strings.Contains(h.out, "\n1 run.\n") {
 		t.Errorf("history:\n%s", h.out)

@@ -3,6 +3,7 @@ package statestore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 )
 
@@ -18,9 +19,13 @@ import (
 // has none yet, by run id, in the run's transaction tx. A key whose
 // address on record is another is a *KeyServiceError: a run through the
 // other address recorded it since this run checked (the two did not share
-// a lock), and this run must not start a second history.
+// a lock), and this run must not start a second history. The keys are
+// taken in one order (sorted), whatever order the configuration lists its
+// accounts in: two runs recording the same key pairs at once each wait
+// for the other's uncommitted row, which in opposite orders is a deadlock
+// on PostgreSQL.
 func (s *Store) recordKeyServices(ctx context.Context, tx *sql.Tx, run int64, service string, keys []string) error {
-	for _, k := range keys {
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_key_services (key_id, service, run_id) VALUES (?, ?, ?)
 			ON CONFLICT (key_id) DO NOTHING`), k, service, run); err != nil {
 			return err

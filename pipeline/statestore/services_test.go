@@ -105,3 +105,60 @@ func TestKeyPairLockHoldsOnEveryAddress(t *testing.T) {
 	}
 	u2()
 }
+
+// TestKeyServicesRecordedInOneOrder: two runs recording the same two key
+// pairs at once, their configurations listing the accounts in opposite
+// orders (runs of other accounts share no lock), both record them: on
+// PostgreSQL each waits for the other's row in turn, so rows taken in the
+// order given would deadlock and fail a run. Run a's record is split in
+// two (lo, then hi) to interleave the two deterministically.
+func TestKeyServicesRecordedInOneOrder(t *testing.T) {
+	where := backends(t)["postgres"](t)
+	a, b := open(t, where), open(t, where)
+	ctx := context.Background()
+	const service = "http://127.0.0.1:8080"
+	run, err := a.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), User: "ann", Host: "lap", Command: "eepipe apply", Service: service})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := pipeline.AccountLockKey("mpk_acme"), pipeline.AccountLockKey("mpk_crane")
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	txA, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txA.Rollback()
+	if err := a.recordKeyServices(ctx, txA, run, service, []string{lo}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		txB, err := b.db.BeginTx(ctx, nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer txB.Rollback()
+		if err := b.recordKeyServices(ctx, txB, run, service, []string{hi, lo}); err != nil {
+			done <- err
+			return
+		}
+		done <- txB.Commit()
+	}()
+	time.Sleep(300 * time.Millisecond) // b waits on a's row (or holds hi, without one order)
+	if err := a.recordKeyServices(ctx, txA, run, service, []string{hi}); err != nil {
+		t.Fatalf("run a's record: %v", err)
+	}
+	if err := txA.Commit(); err != nil {
+		t.Fatalf("run a's record: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run b's record: %v", err)
+	}
+	got, err := a.KeyServices(ctx, []string{lo, hi})
+	if want := map[string]string{lo: service, hi: service}; err != nil || !maps.Equal(got, want) {
+		t.Fatalf("key services: %v (%v), want %v", got, err, want)
+	}
+}
