@@ -53,6 +53,7 @@ func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
 	rep.Requests = r.gate.snapshot()
 	rep.Fatal = r.gate.fatalErr()
 	rep.Interrupted = ctx.Err() != nil
+	rep.CountersHeld = int(r.held.Load())
 	rep.Finished = r.opts.now()
 }
 

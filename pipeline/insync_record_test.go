@@ -113,7 +113,7 @@ func (m *memoryHistory) PendingWrites(_ context.Context, _ string, ids []int64) 
 	var out []PendingWrite
 	for _, id := range ids {
 		if m.pending[id] {
-			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{TargetID: id, YearNumber: 1, TargetType: TargetAll, At: time.Unix(0, 0),
+			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{PlanName: "Pending", TargetID: id, YearNumber: 1, TargetType: TargetAll, At: time.Unix(0, 0),
 				Counters: []CounterWrite{{Counter: amt, After: 99, Sent: true}}}})
 		}
 	}
@@ -123,9 +123,9 @@ func (m *memoryHistory) PendingWrites(_ context.Context, _ string, ids []int64) 
 // TestInSyncSkipsValuesOnRecord: a counter in sync whose last applied
 // value is the file's is not recorded again, in a plan in sync and in the
 // targets of an update not patched; one whose last applied value differs
-// is, and so are all the counters of a target with a write an earlier run
-// left pending (not resolved: the target has no change), so that the
-// pending write stays older than their last value.
+// is. A write an earlier run left pending to a target in sync is
+// resolved all the same (here moot: a later write is on record), and the
+// target's counters are recorded as any other's.
 func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 	w := newWorld()
 	c := func(a int64) map[string]int64 { return map[string]int64{amt: a, wfs: 0} }
@@ -160,8 +160,7 @@ func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 	}
 	want := strings.Join([]string{
 		"insync Other/3 " + amt + "=7 before 7 sent false",
-		"insync Pending/1 " + amt + "=5 before 5 sent false",
-		"insync Pending/1 " + wfs + "=0 before 0 sent false",
+		"resolved Pending/1: unknown",
 		"write Other/1 " + amt + "=6 before 5 sent true",
 		"write Other/1 " + wfs + "=0 before 0 sent false",
 	}, "\n")
@@ -188,13 +187,12 @@ func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 
 // TestAgreedValuesKnown: a counter is known to hold the file's value when
 // its last applied value is the value, read alone (not when runs under
-// several names applied different values) or with its run, and never in
-// a target with a pending write or without history.
+// several names applied different values) or with its run, and never
+// without history.
 func TestAgreedValuesKnown(t *testing.T) {
 	a := &agreedValues{
-		values:    map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
-		counters:  map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
-		unsettled: map[int64]bool{3: true},
+		values:   map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
+		counters: map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
 	}
 	for _, c := range []struct {
 		id   int64
@@ -203,7 +201,7 @@ func TestAgreedValuesKnown(t *testing.T) {
 		want bool
 	}{
 		{1, amt, 5, true}, {1, amt, 6, false}, {1, wfs, 5, false}, {2, amt, 5, true}, {2, amt, 4, false},
-		{2, wfs, 0, false}, {3, amt, 5, false},
+		{2, wfs, 0, false}, {3, amt, 5, true}, {4, amt, 5, false},
 	} {
 		if got := a.known(c.id, c.name, c.v); got != c.want {
 			t.Errorf("known(%d, %s, %d) = %t", c.id, c.name, c.v, got)

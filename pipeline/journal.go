@@ -21,7 +21,18 @@ func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
 		r.journalFailed(err)
 		return []string{fmt.Sprintf("the writes an earlier run left unanswered could not be recorded as resolved in the state store: %v", err)}
 	}
+	r.countHeld(ws)
 	return nil
+}
+
+// countHeld counts the counters of ws, recorded, that count as already
+// held (TargetWrite.Held).
+func (r *Runner) countHeld(ws []TargetWrite) {
+	n := 0
+	for _, w := range ws {
+		n += w.Held()
+	}
+	r.held.Add(int64(n))
 }
 
 // recordSending records the target writes of d's targets with changes
@@ -94,6 +105,7 @@ func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
 		r.journalFailed(jerr)
 		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
+	r.countHeld(out)
 	return nil
 }
 
@@ -206,7 +218,9 @@ func (r *Runner) recordAgreed(ctx context.Context, b inSyncBatch) {
 		for _, res := range b.plans {
 			r.inSyncFailed = append(r.inSyncFailed, inSyncFailure{res, err})
 		}
+		return
 	}
+	r.countHeld(b.ws)
 }
 
 // inSyncFailure is a plan whose counters and fields in sync could not be

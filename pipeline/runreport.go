@@ -90,6 +90,10 @@ type RunReport struct {
 	// Interrupted is true when it was cancelled.
 	Fatal       error
 	Interrupted bool
+	// CountersHeld counts the counters the run recorded in the state
+	// store as already held (TargetWrite.Held: not sent, the service held
+	// the file's value), as history counts them for the run.
+	CountersHeld int
 	// Notes say what else happened to the run as a whole, which the exit
 	// status does not tell: its end could not be recorded in the state
 	// store (finishRecord).

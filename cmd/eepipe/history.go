@@ -196,7 +196,7 @@ func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool
 	for _, e := range h.Entries {
 		if e.Sent {
 			byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
-		} else if e.Outcome == "ok" {
+		} else if e.Held() {
 			inSync[e.Run.ID]++
 		}
 	}
@@ -223,7 +223,7 @@ func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool
 			writeRunCounts(b, byRun[r.ID])
 		}
 		if n := inSync[r.ID]; n > 0 {
-			fmt.Fprintf(b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
+			fmt.Fprintf(b, "    %s\n", pipeline.HeldText(n))
 		}
 	}
 	fmt.Fprintf(b, "%s.\n", pipeline.Plural(len(h.Runs), "run"))
@@ -245,13 +245,16 @@ func writeHistoryReport(f *Factory, report string, h *reports.HistoryReport) err
 }
 
 // writeRunCounts writes a run's sent counters as one line per plan: how
-// many counters in how many targets, and how many failed.
+// many counters in how many targets, and how many were adopted (a later
+// run found the service holding them), have no answer on record (pending)
+// or failed.
 func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 	type planCount struct {
-		account, name    string
-		id               int64
-		counters, failed int
-		targets          map[string]bool
+		account, name                      string
+		id                                 int64
+		counters, adopted, pending, failed int
+		leftOut, moot                      int
+		targets                            map[string]bool
 	}
 	var order []*planCount
 	byPlan := map[string]*planCount{}
@@ -265,18 +268,44 @@ func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 		}
 		pc.counters++
 		pc.targets[targetWords(e)] = true
-		if e.Outcome != "ok" {
+		switch {
+		case e.Outcome == "ok":
+		case pipeline.AppliedOutcome(e.Outcome):
+			pc.adopted++
+		case e.Outcome == pipeline.OutcomePending:
+			pc.pending++
+		case strings.HasPrefix(e.Outcome, pipeline.OutcomeLeftOut):
+			pc.leftOut++
+		case strings.HasPrefix(e.Outcome, pipeline.OutcomeMoot):
+			pc.moot++
+		default:
 			pc.failed++
 		}
 	}
 	for _, pc := range order {
 		fmt.Fprintf(b, "    %s plan %d %q: %s sent in %s", pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pipeline.Plural(len(pc.targets), "target"))
+		if pc.adopted > 0 {
+			fmt.Fprintf(b, " (adopted, the service held them: %d)", pc.adopted)
+		}
+		if pc.pending > 0 {
+			fmt.Fprintf(b, " (%s: %d)", pendingWords, pc.pending)
+		}
+		if pc.leftOut > 0 {
+			fmt.Fprintf(b, " (not applied: the run stopped before their answer, and a later run found the service not holding them: %d)", pc.leftOut)
+		}
+		if pc.moot > 0 {
+			fmt.Fprintf(b, " (answer unknown, a later write is on record: %d)", pc.moot)
+		}
 		if pc.failed > 0 {
 			fmt.Fprintf(b, " (FAILED: %d)", pc.failed)
 		}
 		b.WriteByte('\n')
 	}
 }
+
+// pendingWords says what a write still pending is: sent (or about to be)
+// when its run stopped, its answer not recorded.
+const pendingWords = "pending, no answer recorded: the next apply of the plan finds out whether the service holds it"
 
 func targetWords(e pipeline.HistoryEntry) string {
 	s := fmt.Sprintf("year %d", e.YearNumber)
@@ -293,9 +322,18 @@ func beforeText(v *int64) string {
 	return fmt.Sprint(*v)
 }
 
+// outcomeWords says a write's outcome after its counter: nothing when it
+// succeeded, else adopted, pending or FAILED with the outcome recorded.
 func outcomeWords(o string) string {
-	if o == "ok" {
+	switch {
+	case o == "ok":
 		return ""
+	case pipeline.AppliedOutcome(o):
+		return "  (" + o + ")"
+	case o == pipeline.OutcomePending:
+		return "  (" + pendingWords + ")"
+	case strings.HasPrefix(o, pipeline.OutcomeLeftOut), strings.HasPrefix(o, pipeline.OutcomeMoot):
+		return "  (" + o + ")"
 	}
 	return "  (FAILED: " + o + ")"
 }

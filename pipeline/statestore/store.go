@@ -343,7 +343,7 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 	}
 	status := r.Status
 	if status == "" {
-		status = "running"
+		status = pipeline.RunRunning
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_runs (started, usr, host, command, service, status, change_set)
@@ -361,6 +361,9 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_accounts (run_id, account) VALUES (?, ?)`), id, a); err != nil {
 			return 0, s.explain(err)
 		}
+	}
+	if err := interruptEarlier(ctx, tx, s.dialect, id, r); err != nil {
+		return 0, s.explain(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, s.explain(err)
