@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,13 +78,18 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 }
 
 // answered sets the outcome err of the target write w (recordSending's;
-// nil without a journal) once its request completed.
+// nil without a journal) once its request completed. A failure that may
+// have been applied (ErrMaybeApplied) leaves w pending (no outcome to
+// record): the next run that reads the target settles it (adoptPending).
 func (r *Runner) answered(w *TargetWrite, err error) {
 	if w == nil {
 		return
 	}
 	w.Outcome, w.At = "ok", r.opts.now()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrMaybeApplied):
+		w.Outcome = ""
+	case err != nil:
 		w.Outcome = err.Error()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -310,6 +311,12 @@ func sortByInput(rows []RowResult, origins []Origin) {
 	copy(rows, sorted)
 }
 
+// maybePatched reports whether a target of p failed although its patch
+// may have been applied (ErrMaybeApplied).
+func (p *PlanResult) maybePatched() bool {
+	return slices.ContainsFunc(p.Targets, func(t TargetResult) bool { return errors.Is(t.err, ErrMaybeApplied) })
+}
+
 // rowOutcome decides one row's outcome from its plan's and its target's.
 func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, string) {
 	switch p.Outcome {
@@ -437,7 +444,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(&b, ": %v", p.Err)
 		}
 		b.WriteByte('\n')
-		if !p.Wrote && p.Outcome == OutcomeFailed && !errors.Is(p.Err, ErrUnclearOutcome) {
+		if !p.Wrote && p.Outcome == OutcomeFailed && !errors.Is(p.Err, ErrUnclearOutcome) && !p.maybePatched() {
 			b.WriteString("    nothing of this plan was written\n")
 		}
 		if p.Wrote {

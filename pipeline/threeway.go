@@ -353,11 +353,11 @@ func (d *PlanDiff) adoptPending(lv *lastValues) {
 		res := w
 		switch {
 		case moot:
-			res.Outcome = fmt.Sprintf("%s: run %d was stopped before it recorded the answer; a later write is on record", OutcomeMoot, p.RunID)
+			res.Outcome = fmt.Sprintf("%s: run %d recorded no answer (it was stopped first, or got no clear one); a later write is on record", OutcomeMoot, p.RunID)
 		case !accepted:
-			res.Outcome = fmt.Sprintf("%s: run %d was stopped before it recorded the answer, and the service did not hold the values sent", OutcomeLeftOut, p.RunID)
+			res.Outcome = fmt.Sprintf("%s: run %d recorded no answer (it was stopped first, or got no clear one), and the service did not hold the values sent", OutcomeLeftOut, p.RunID)
 		default:
-			res.Outcome = fmt.Sprintf("%s from run %d: it was stopped before it recorded the answer; the service held the values sent", OutcomeAdopted, p.RunID)
+			res.Outcome = fmt.Sprintf("%s from run %d: it recorded no answer (it was stopped first, or got no clear one); the service held the values sent", OutcomeAdopted, p.RunID)
 			var kept []CounterWrite
 			for _, c := range w.Counters {
 				if v, ok := st.Counters.ByName(c.Counter); !ok || v != c.After {
@@ -377,7 +377,7 @@ func (d *PlanDiff) adoptPending(lv *lastValues) {
 				}
 			}
 			res.Counters = kept
-			d.Notes = append(d.Notes, fmt.Sprintf("%s: run %d sent %s and was stopped before it recorded the answer; the service holds the values sent, "+
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: run %d sent %s and recorded no answer (it was stopped first, or got no clear one); the service holds the values sent, "+
 				"so they count as applied by run %d (adopted), not as changed on the service", what, p.RunID, Plural(countSent(w.Counters), "counter"), p.RunID))
 		}
 		d.pending = append(d.pending, res)
