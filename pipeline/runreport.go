@@ -393,6 +393,30 @@ func (r *RunReport) AlreadyHeld() (counters, targets int) {
 	return counters, targets
 }
 
+// writeHeld writes the summary's line on the counters already held: as
+// many as history counts for the run (CountersHeld, HeldText), and of
+// them those the change set counted to change (AlreadyHeld: the created
+// plans' prefill, the gap between "counters to change" and "counters
+// changed"). Without a state store only the latter is known.
+func (r *RunReport) writeHeld(b *strings.Builder) {
+	counters, targets := r.AlreadyHeld()
+	// The change set ("N counters to change": diff, and Compared on a
+	// terminal) counted them; the service held them already.
+	prefill := fmt.Sprintf("the scorecard prefill, which the change set cannot know before a plan exists; %s needed no patch at all", Plural(targets, "target"))
+	if counters > 0 && counters <= r.CountersHeld {
+		fmt.Fprintf(b, "  %s; %d of them %s counted to change (the created plans held them once created: %s). Nothing is missing.\n",
+			HeldText(r.CountersHeld), counters, PluralNoun(counters, "was", "were"), prefill)
+		return
+	}
+	if counters > 0 {
+		fmt.Fprintf(b, "  %s counted to change %s not sent: the created plans already held the file's values there (%s). Nothing is missing.\n",
+			Plural(counters, "counter"), PluralNoun(counters, "was", "were"), prefill)
+	}
+	if r.CountersHeld > 0 {
+		fmt.Fprintf(b, "  %s.\n", HeldText(r.CountersHeld))
+	}
+}
+
 // WriteSummary writes the run's summary for people: counts, then every
 // failed or not applied plan with its reason, then failed
 // recalculations, so that a failed run says what was and was not applied.
@@ -409,13 +433,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		Plural(s.TargetsPatched, "target"), Plural(s.CountersChanged, "counter"), Plural(int(s.Requests), "request"), Plural(int(s.Writes), "write"),
 		s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
 	if !r.DryRun {
-		if counters, targets := r.AlreadyHeld(); counters > 0 {
-			// The change set ("N counters to change": diff, and Compared
-			// on a terminal) counted them; the service held them already.
-			fmt.Fprintf(&b, "  %s counted to change %s not sent: the created plans already held the file's values there (the scorecard prefill, "+
-				"which the change set cannot know before a plan exists; %s needed no patch at all). Nothing is missing.\n",
-				Plural(counters, "counter"), PluralNoun(counters, "was", "were"), Plural(targets, "target"))
-		}
+		r.writeHeld(&b)
 	}
 	const maxNotApplied = 20
 	notApplied := 0

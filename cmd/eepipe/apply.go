@@ -562,9 +562,9 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
 			run.setOutcome("lock_lost")
 		}
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, fmt.Errorf("the run stopped after a fatal error: %w", rep.Fatal))
 	case rep.Interrupted:
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, errInterrupted)
 	case !rep.OK():
 		return silentExit(ExitDiff)
 	case len(held) > 0 && !opts.State.Overwrite:
@@ -572,6 +572,10 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	}
 	return nil
 }
+
+// errInterrupted is the cause of an apply a signal stopped: it sent no
+// new request after it (the run report lists the plans not reached).
+var errInterrupted = errors.New("interrupted: no new request was sent after the signal; the plans not reached were not applied")
 
 // stoppedBeforeWrites is the command's error for err, which stopped
 // PlanApply before any write: a counter the service lacks (exit 2), the
@@ -713,9 +717,10 @@ func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
 
 func summaryFields(rep *pipeline.RunReport) []zap.Field {
 	s := rep.Summary()
-	held, _ := rep.AlreadyHeld()
+	prefilled, _ := rep.AlreadyHeld()
 	return []zap.Field{
-		zap.Int("counters_already_held", held), // counted to change, held by the created plans (prefill)
+		zap.Int("counters_already_held", rep.CountersHeld), // as history counts them (pipeline.TargetWrite.Held)
+		zap.Int("counters_prefilled", prefilled),           // of the counters counted to change, held by the created plans (prefill)
 		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
 		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
 		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied),
