@@ -402,7 +402,10 @@ func (r *RunReport) writeHeld(b *strings.Builder) {
 	counters, targets := r.AlreadyHeld()
 	// The change set ("N counters to change": diff, and Compared on a
 	// terminal) counted them; the service held them already.
-	prefill := fmt.Sprintf("the scorecard prefill, which the change set cannot know before a plan exists; %s needed no patch at all", Plural(targets, "target"))
+	prefill := "the scorecard prefill, which the change set cannot know before a plan exists"
+	if targets > 0 {
+		prefill += fmt.Sprintf("; %s needed no patch at all", Plural(targets, "target"))
+	}
 	if counters > 0 && counters <= r.CountersHeld {
 		fmt.Fprintf(b, "  %s; %d of them %s counted to change (the created plans held them once created: %s). Nothing is missing.\n",
 			HeldText(r.CountersHeld), counters, PluralNoun(counters, "was", "were"), prefill)
