@@ -39,10 +39,9 @@ func TestKillThenSameFileSettlesPending(t *testing.T) {
 // TestKillThenSameFileSettlesPendingPostgres is
 // TestKillThenSameFileSettlesPending through a PostgreSQL store.
 func TestKillThenSameFileSettlesPendingPostgres(t *testing.T) {
-	pg := statestoretest.PostgresURL(t)
 	for _, at := range []int{5, 27, killPlans} {
 		t.Run(fmt.Sprintf("after %d patches", at), func(t *testing.T) {
-			testKillThenSameFile(t, pg, at)
+			testKillThenSameFile(t, statestoretest.PostgresURL(t), at) // a database of its own
 		})
 	}
 }
