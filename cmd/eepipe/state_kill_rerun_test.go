@@ -79,34 +79,7 @@ func testKillThenSameFile(t *testing.T, state string, at int) {
 	}
 	killEepipe(t, cmd)
 
-	// What the killed run left: its writes the service holds whose answer
-	// is not on record.
-	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
-	if err != nil {
-		t.Fatalf("the store does not open after the kill: %v", err)
-	}
-	hist, err := st.History(context.Background(), pipeline.HistoryQuery{Counter: cAMT})
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hist) == 0 {
-		t.Fatal("no write on record")
-	}
-	killed := hist[len(hist)-1].Run.ID
-	unanswered, pending := 0, 0
-	for _, h := range hist {
-		if h.Run.ID != killed || h.Outcome != pipeline.OutcomePending {
-			continue
-		}
-		pending++
-		if _, _, _, got := s.target(h.PlanName); got[cAMT] == h.After {
-			unanswered++
-		}
-	}
-	if pending == 0 {
-		t.Fatalf("the kill left no write pending: the test missed the window")
-	}
+	killed, pending, unanswered := pendingAfterKill(t, s)
 	t.Logf("%d writes pending after the kill, %d of them on the service", pending, unanswered)
 
 	// The same file again: converges, holds nothing back, adopts each
@@ -127,12 +100,13 @@ func testKillThenSameFile(t *testing.T, state string, at int) {
 		s.want(fmt.Sprintf("Rerun %02d", i), cAMT, 500+i, cWFS, 500+2*i)
 	}
 
-	st, err = statestore.OpenWith(context.Background(), s.state, testStoreOptions)
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if hist, err = st.History(context.Background(), pipeline.HistoryQuery{}); err != nil {
+	hist, err := st.History(context.Background(), pipeline.HistoryQuery{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	adopted := 0
@@ -158,4 +132,38 @@ func testKillThenSameFile(t *testing.T, state string, at int) {
 	if h.code != 0 || strings.Contains(h.out, "FAILED") || strings.Contains(h.out, "pending") || !strings.Contains(h.out, "  "+pipeline.RunInterrupted+"  ") {
 		t.Errorf("history: exit %d\n%s%s", h.code, h.out, h.err)
 	}
+}
+
+// pendingAfterKill reads what a killed run left in the store: its id, its
+// writes still pending, and how many of those the service holds.
+func pendingAfterKill(t *testing.T, s *stateEnv) (killed int64, pending, unanswered int) {
+	t.Helper()
+	// What the killed run left: its writes the service holds whose answer
+	// is not on record.
+	st, err := statestore.OpenWith(context.Background(), s.state, testStoreOptions)
+	if err != nil {
+		t.Fatalf("the store does not open after the kill: %v", err)
+	}
+	hist, err := st.History(context.Background(), pipeline.HistoryQuery{Counter: cAMT})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) == 0 {
+		t.Fatal("no write on record")
+	}
+	killed = hist[len(hist)-1].Run.ID
+	for _, h := range hist {
+		if h.Run.ID != killed || h.Outcome != pipeline.OutcomePending {
+			continue
+		}
+		pending++
+		if _, _, _, got := s.target(h.PlanName); got[cAMT] == h.After {
+			unanswered++
+		}
+	}
+	if pending == 0 {
+		t.Fatalf("the kill left no write pending: the test missed the window")
+	}
+	return killed, pending, unanswered
 }
