@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -111,6 +112,22 @@ func (w TargetWrite) Applied() bool { return AppliedOutcome(w.Outcome) }
 // the pending write that run resolved).
 func AppliedOutcome(o string) bool {
 	return o == "ok" || strings.HasPrefix(o, OutcomeAdopted)
+}
+
+// AdoptedFrom returns the run whose write a target write with outcome o
+// says was adopted ("adopted from run 12: ..."): the pending write of
+// that run, and the record of it the run that adopted it made.
+func AdoptedFrom(o string) (run int64, ok bool) {
+	rest, ok := strings.CutPrefix(o, OutcomeAdopted+" from run ")
+	if !ok {
+		return 0, false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	id, err := strconv.ParseInt(rest[:n], 10, 64)
+	return id, err == nil
 }
 
 // Held counts the counters of w that count as already held: the rule

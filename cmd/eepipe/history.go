@@ -252,6 +252,7 @@ func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 	type planCount struct {
 		account, name                      string
 		id                                 int64
+		from                               int64 // the run whose writes these are, adopted by this one
 		counters, adopted, pending, failed int
 		leftOut, moot                      int
 		targets                            map[string]bool
@@ -259,10 +260,14 @@ func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 	var order []*planCount
 	byPlan := map[string]*planCount{}
 	for _, e := range entries {
-		key := fmt.Sprintf("%s\x00%d\x00%s", e.Account, e.PlanID, e.PlanName)
+		from, _ := pipeline.AdoptedFrom(e.Outcome)
+		if from == e.Run.ID {
+			from = 0 // the run's own write, adopted by a later one
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%s\x00%d", e.Account, e.PlanID, e.PlanName, from)
 		pc := byPlan[key]
 		if pc == nil {
-			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, targets: map[string]bool{}}
+			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, from: from, targets: map[string]bool{}}
 			byPlan[key] = pc
 			order = append(order, pc)
 		}
@@ -283,15 +288,20 @@ func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 		}
 	}
 	for _, pc := range order {
+		if pc.from != 0 {
+			fmt.Fprintf(b, "    %s plan %d %q: %s that run %d sent in %s adopted: it recorded no answer, and this run found the service holding them\n",
+				pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pc.from, pipeline.Plural(len(pc.targets), "target"))
+			continue
+		}
 		fmt.Fprintf(b, "    %s plan %d %q: %s sent in %s", pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pipeline.Plural(len(pc.targets), "target"))
 		if pc.adopted > 0 {
-			fmt.Fprintf(b, " (adopted, the service held them: %d)", pc.adopted)
+			fmt.Fprintf(b, " (adopted: the run recorded no answer, and a later run found the service holding them: %d)", pc.adopted)
 		}
 		if pc.pending > 0 {
 			fmt.Fprintf(b, " (%s: %d)", pendingWords, pc.pending)
 		}
 		if pc.leftOut > 0 {
-			fmt.Fprintf(b, " (not applied: the run stopped before their answer, and a later run found the service not holding them: %d)", pc.leftOut)
+			fmt.Fprintf(b, " (not applied: the run recorded no answer, and a later run found the service not holding them: %d)", pc.leftOut)
 		}
 		if pc.moot > 0 {
 			fmt.Fprintf(b, " (answer unknown, a later write is on record: %d)", pc.moot)

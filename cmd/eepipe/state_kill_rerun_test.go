@@ -132,6 +132,9 @@ func testKillThenSameFile(t *testing.T, state string, at int) {
 	if h.code != 0 || strings.Contains(h.out, "FAILED") || strings.Contains(h.out, "pending") || !strings.Contains(h.out, "  "+pipeline.RunInterrupted+"  ") {
 		t.Errorf("history: exit %d\n%s%s", h.code, h.out, h.err)
 	}
+	if n := strings.Count(h.out, fmt.Sprintf("2 counters that run %d sent in 1 target adopted", killed)); n != unanswered {
+		t.Errorf("history lists %d adoptions under the next run, want %d\n%s", n, unanswered, h.out)
+	}
 }
 
 // pendingAfterKill reads what a killed run left in the store: its id, its
