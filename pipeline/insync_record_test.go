@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -92,8 +93,12 @@ func TestInSyncRecordedInBatches(t *testing.T) {
 type memoryHistory struct {
 	last    map[string]int64
 	pending map[int64]bool
-	mu      sync.Mutex
-	read    map[int64]bool // the targets whose last values were read
+	// sent is the amt the pending writes sent (99 when 0), written after
+	// the last values when sentLater.
+	sent      int64
+	sentLater bool
+	mu        sync.Mutex
+	read      map[int64]bool // the targets whose last values were read
 }
 
 func (m *memoryHistory) LastWrites(_ context.Context, _, _ string, ids []int64) (map[CounterKey]LastWrite, error) {
@@ -111,13 +116,54 @@ func (m *memoryHistory) LastWrites(_ context.Context, _, _ string, ids []int64) 
 
 func (m *memoryHistory) PendingWrites(_ context.Context, _ string, ids []int64) ([]PendingWrite, error) {
 	var out []PendingWrite
+	sent, at := cmp.Or(m.sent, 99), time.Unix(0, 0)
+	if m.sentLater {
+		at = time.Unix(2, 0)
+	}
 	for _, id := range ids {
 		if m.pending[id] {
-			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{PlanName: "Pending", TargetID: id, YearNumber: 1, TargetType: TargetAll, At: time.Unix(0, 0),
-				Counters: []CounterWrite{{Counter: amt, After: 99, Sent: true}}}})
+			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{PlanName: "Pending", TargetID: id, YearNumber: 1, TargetType: TargetAll, At: at,
+				Counters: []CounterWrite{{Counter: amt, After: sent, Sent: true}}}})
 		}
 	}
 	return out, nil
+}
+
+// TestPendingWriteInSyncIsAdopted: a write an earlier run left pending to
+// a target that is now in sync (the service holds what it sent, which is
+// also the file's value) is adopted by the next run, in a plan with
+// nothing to send, with the note; its counter counts as applied (its
+// last value was 4) and is not recorded again as agreed.
+func TestPendingWriteInSyncIsAdopted(t *testing.T) {
+	w := newWorld()
+	c := map[string]int64{amt: 5, wfs: 0}
+	plans := []*InputPlan{inPlan(acmeCo.VATNumber, "Pending", "2025-09-01", "2030-08-31", "", c)}
+	if _, rep := run(t, w, plans, RunOptions{NoRecalc: true}); !rep.OK() {
+		t.Fatal("seed run not ok")
+	}
+	src := &memoryHistory{last: map[string]int64{amt: 4, wfs: 0}, pending: map[int64]bool{}, read: map[int64]bool{}, sent: 5, sentLater: true}
+	w.acme.mu.Lock()
+	for _, p := range w.acme.plans {
+		if p.Name == "Pending" {
+			src.pending[p.Milestones[0].Targets[0].ID] = true
+		}
+	}
+	w.acme.mu.Unlock()
+	j := &recJournal{}
+	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
+	cs, rep, held, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{Classify: classifyWith(src, false)})
+	if err != nil || !rep.OK() || len(held) != 0 {
+		t.Fatalf("apply: %v, ok %t, %d held", err, rep.OK(), len(held))
+	}
+	if a := cs.Plans[0].Action; a != ActionUnchanged {
+		t.Fatalf("plan: %s, want unchanged", a)
+	}
+	if got, want := j.take(), "resolved Pending/1: adopted from run 1"; got != want {
+		t.Errorf("journalled:\n%s\nwant:\n%s", got, want)
+	}
+	if notes := strings.Join(rep.Plans[0].Notes, "\n"); !strings.Contains(notes, "run 1 sent 1 counter and recorded no answer") || !strings.Contains(notes, "(adopted)") {
+		t.Errorf("notes: %q", notes)
+	}
 }
 
 // TestInSyncSkipsValuesOnRecord: a counter in sync whose last applied
