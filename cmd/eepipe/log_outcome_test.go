@@ -169,6 +169,20 @@ func TestSummaryLevelFollowsOutcome(t *testing.T) {
 		t.Fatalf("apply with the service down: exit %d\n%s", r.code, r.err)
 	}
 	wantOutcomeLogged(t, r, "fatal", "error", "the service is unreachable")
+
+	// A recalc that failed so (it has no summary event) logs its cause at
+	// level error too.
+	r = e.run("--log-format", "json", "recalc", "scorecard_acme_2025", "--recalc-wait", "0")
+	if r.code != ExitFatal {
+		t.Errorf("recalc with the service down: exit %d\n%s", r.code, r.err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.err), "\n") {
+		var ev logEvent
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.str("level") == "error" && strings.Contains(ev.str("msg"), "the service is unreachable") {
+			return
+		}
+	}
+	t.Errorf("recalc with the service down logs no error event with its cause:\n%s", r.err)
 }
 
 // TestAlreadyHeldCountedAlike: apply's summary (its line, and
