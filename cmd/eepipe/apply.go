@@ -573,10 +573,6 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	return nil
 }
 
-// errInterrupted is the cause of an apply a signal stopped: it sent no
-// new request after it (the run report lists the plans not reached).
-var errInterrupted = errors.New("interrupted: no new request was sent after the signal; the plans not reached were not applied")
-
 // stoppedBeforeWrites is the command's error for err, which stopped
 // PlanApply before any write: a counter the service lacks (exit 2), the
 // run's record failing (exit 3), or a lock hook's (already the command's).

@@ -26,6 +26,10 @@ const lockFileName = ".eepipe.lock"
 // errMaxDuration is the cause of a run's context when --max-duration passed.
 var errMaxDuration = errors.New("the run took longer than --max-duration")
 
+// errInterrupted is the cause of an apply a signal stopped: it sent no
+// new request after it (the run report lists the plans not reached).
+var errInterrupted = errors.New("interrupted: no new request was sent after the signal; the plans not reached were not applied")
+
 // scheduleOptions are the flags that make a command safe to run unattended:
 // stamped outputs in a folder, pruning, a lock and a time bound.
 type scheduleOptions struct {

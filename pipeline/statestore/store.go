@@ -352,6 +352,9 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 	if err != nil {
 		return 0, s.explain(err)
 	}
+	if err := interruptEarlier(ctx, tx, s.dialect, id, r); err != nil {
+		return 0, s.explain(err)
+	}
 	for _, f := range r.Files {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_files (run_id, path, sha256) VALUES (?, ?, ?)`), id, f.Path, f.SHA256); err != nil {
 			return 0, s.explain(err)
@@ -361,9 +364,6 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_accounts (run_id, account) VALUES (?, ?)`), id, a); err != nil {
 			return 0, s.explain(err)
 		}
-	}
-	if err := interruptEarlier(ctx, tx, s.dialect, id, r); err != nil {
-		return 0, s.explain(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, s.explain(err)
