@@ -431,6 +431,7 @@ func (s *sending) answer(a pace.Attempt, resp *http.Response, b []byte, start ti
 	ra, hasRA := parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 	apiErr := newAPIError(cl.method, path, status, resp.Header, b, ra, func(str string) string { return c.redact(str, authValue) })
 	apiErr.afterUnclear = s.priorUnclear
+	apiErr.earlierMaybeApplied = !s.refusedOnly
 	apiErr.Lookup = cl.lookup
 	v := pace.Verdict{Err: apiErr, Retryable: retryableStatus(status),
 		// A 429 is refused before anything is applied: even a
@@ -451,9 +452,10 @@ func (s *sending) answer(a pace.Attempt, resp *http.Response, b []byte, start ti
 func (s *sending) failed(a pace.Attempt, err error, status int, wrote bool, start time.Time, authValue string) pace.Verdict {
 	c, cl, path := s.c, s.cl, s.path
 	if ctxErr := s.ctx.Err(); ctxErr != nil {
-		return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote || s.priorUnclear, ctxErr: ctxErr, err: err})
+		return pace.Done(&TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote || s.priorUnclear,
+			maybeApplied: wrote || !s.refusedOnly, ctxErr: ctxErr, err: err})
 	}
-	te := &TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote, err: unwrapURLError(err)}
+	te := &TransportError{Method: cl.method, Path: path, Attempts: a.N, Sent: wrote, maybeApplied: wrote || !s.refusedOnly, err: unwrapURLError(err)}
 	if status != 0 {
 		te.err = fmt.Errorf("reading the %d response: %w", status, te.err)
 	}

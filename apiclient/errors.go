@@ -28,6 +28,12 @@ var (
 	// reach the service or kept getting 502, 503 or 504 after the retries
 	// ran out (a POST only when nothing was sent).
 	ErrUnavailable = errors.New("the service is unreachable")
+	// ErrMaybeApplied is matched by the error of a call other than a POST
+	// that failed although one of its attempts may have been applied: an
+	// earlier attempt got no answer after its request was written, or a
+	// 500, 502 or 504 (which may come after the service acted), or the
+	// last attempt's connection was lost after its request was written.
+	ErrMaybeApplied = errors.New("an attempt of the request may have been applied")
 )
 
 // APIError is a response of the service with a status outside 2xx. It never
@@ -56,6 +62,9 @@ type APIError struct {
 	// clear answer, so this response may describe the effect of that attempt
 	// (a 404 to a retried DELETE, a 409 to a retried recalculation).
 	afterUnclear bool
+	// earlierMaybeApplied is set when an earlier attempt of the same call
+	// may have been applied (it was not refused: see refusal).
+	earlierMaybeApplied bool
 	// cut is set when the call's retries were cut short (InterruptedError):
 	// the retries did not run out.
 	cut bool
@@ -93,14 +102,16 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is makes errors.Is match ErrUnclearOutcome and ErrUnavailable (see
-// APIError).
+// Is makes errors.Is match ErrUnclearOutcome, ErrUnavailable and
+// ErrMaybeApplied (see APIError).
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrUnclearOutcome:
 		return e.Unclear()
 	case ErrUnavailable:
 		return !e.cut && e.Method != http.MethodPost && retryableStatus(e.StatusCode) && e.StatusCode != http.StatusTooManyRequests
+	case ErrMaybeApplied:
+		return e.Method != http.MethodPost && e.earlierMaybeApplied
 	}
 	return false
 }
@@ -129,6 +140,9 @@ type TransportError struct {
 	ctxErr       error
 	err          error
 	cut          bool // the retries were cut short (InterruptedError)
+	// maybeApplied: this attempt's request was written, or an earlier
+	// attempt was not refused (see refusal).
+	maybeApplied bool
 }
 
 func (e *TransportError) Error() string {
@@ -164,8 +178,8 @@ func (e *TransportError) Unwrap() error {
 // it may have been applied.
 func (e *TransportError) Unclear() bool { return e.Sent && e.Method == http.MethodPost }
 
-// Is makes errors.Is match ErrUnclearOutcome and ErrUnavailable (see
-// TransportError).
+// Is makes errors.Is match ErrUnclearOutcome, ErrUnavailable and
+// ErrMaybeApplied (see TransportError).
 func (e *TransportError) Is(target error) bool {
 	switch target {
 	case ErrUnclearOutcome:
@@ -175,6 +189,8 @@ func (e *TransportError) Is(target error) bool {
 			return false
 		}
 		return !e.Sent || e.Method != http.MethodPost
+	case ErrMaybeApplied:
+		return e.maybeApplied && e.Method != http.MethodPost
 	}
 	return false
 }

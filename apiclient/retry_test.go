@@ -665,3 +665,40 @@ func TestCreateAPIKeyAnswers(t *testing.T) {
 		t.Errorf("bodies %q", bodies)
 	}
 }
+
+// TestMaybeAppliedAfterALostAnswer: a patch whose first attempt was
+// written and got no answer, and whose retries were all refused (503),
+// fails with an error that matches ErrMaybeApplied (the first may have
+// been applied); refusals alone, or a clear refusal (422), do not
+// match it; a POST never does (ErrUnclearOutcome says it there).
+func TestMaybeAppliedAfterALostAnswer(t *testing.T) {
+	patch := func(c *Client) error {
+		_, err := c.UpdateTarget(context.Background(), 1, 2, 3, map[string]int64{"a": 1})
+		return err
+	}
+	for _, tc := range []struct {
+		name  string
+		h     func(http.ResponseWriter, *http.Request, []byte)
+		maybe bool
+	}{
+		{"lost, then refused", sequence(dropConnection, status(503)), true},
+		{"refused, then lost", sequence(status(503), dropConnection), true},
+		{"a 504, then refused", sequence(status(504), status(503)), true},
+		{"refused only", status(503), false},
+		{"answered 422", jsonHandler(422, `{"errors":["bad"]}`), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, tc.h, func(o *Options) {
+				o.Retry = RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+			})
+			err := patch(fx.c)
+			if err == nil || errors.Is(err, ErrMaybeApplied) != tc.maybe {
+				t.Errorf("err = %v: matches ErrMaybeApplied %t, want %t", err, errors.Is(err, ErrMaybeApplied), tc.maybe)
+			}
+		})
+	}
+	fx := newFixture(t, sequence(dropConnection, status(503)))
+	if _, err := fx.c.CreatePlan(context.Background(), PlanCreate{Name: "P"}); err == nil || errors.Is(err, ErrMaybeApplied) {
+		t.Errorf("create: %v", err)
+	}
+}

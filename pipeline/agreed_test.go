@@ -49,7 +49,14 @@ func (j *recJournal) TargetsInSync(_ context.Context, ws []TargetWrite) error {
 	return nil
 }
 
-func (j *recJournal) PendingResolved(context.Context, []TargetWrite) error { return nil }
+func (j *recJournal) PendingResolved(_ context.Context, ws []TargetWrite) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, w := range ws {
+		j.lines = append(j.lines, fmt.Sprintf("resolved %s/%d: %s", w.PlanName, w.YearNumber, strings.SplitN(w.Outcome, ":", 2)[0]))
+	}
+	return nil
+}
 
 func (j *recJournal) PlanWritten(context.Context, PlanWrite) error { return nil }
 

@@ -53,6 +53,7 @@ func (r *Runner) finishApply(ctx context.Context, rep *RunReport) {
 	rep.Requests = r.gate.snapshot()
 	rep.Fatal = r.gate.fatalErr()
 	rep.Interrupted = ctx.Err() != nil
+	rep.CountersHeld = int(r.held.Load())
 	rep.Finished = r.opts.now()
 }
 
@@ -236,7 +237,7 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				res.Targets[i].err = fmt.Errorf("%s (target %d) not patched: %w", t.label(), t.TargetID, err)
+				res.Targets[i].err = patchError(&t, err)
 				errs = append(errs, res.Targets[i].err)
 				return
 			}
@@ -255,6 +256,19 @@ func (r *Runner) writePlan(ctx context.Context, svc PlanService, work *PlanDiff,
 	// counters): the run agreed them with the service.
 	r.recordInSync(ctx, work, res.PlanID, work.Targets, created, res)
 	writeFailures(res, errs)
+}
+
+// patchError words the failure err of target t's patch: not patched, or,
+// when an attempt may have been applied (ErrMaybeApplied: an earlier
+// attempt got no clear answer), that it may have been and that the next
+// run confirms it (its write stays pending in the state store: see
+// docs/apply-and-state.md, "What a crash can lose").
+func patchError(t *TargetDiff, err error) error {
+	if errors.Is(err, ErrMaybeApplied) {
+		return fmt.Errorf("%s (target %d) may have been patched: an attempt got no clear answer and the last failed (%w); "+
+			"the next apply reads the target and confirms it (adopted when the service holds the values)", t.label(), t.TargetID, err)
+	}
+	return fmt.Errorf("%s (target %d) not patched: %w", t.label(), t.TargetID, err)
 }
 
 // writeFailures gives res the outcome of the failed writes errs: not

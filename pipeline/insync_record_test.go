@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -92,8 +93,12 @@ func TestInSyncRecordedInBatches(t *testing.T) {
 type memoryHistory struct {
 	last    map[string]int64
 	pending map[int64]bool
-	mu      sync.Mutex
-	read    map[int64]bool // the targets whose last values were read
+	// sent is the amt the pending writes sent (99 when 0), written after
+	// the last values when sentLater.
+	sent      int64
+	sentLater bool
+	mu        sync.Mutex
+	read      map[int64]bool // the targets whose last values were read
 }
 
 func (m *memoryHistory) LastWrites(_ context.Context, _, _ string, ids []int64) (map[CounterKey]LastWrite, error) {
@@ -111,21 +116,62 @@ func (m *memoryHistory) LastWrites(_ context.Context, _, _ string, ids []int64) 
 
 func (m *memoryHistory) PendingWrites(_ context.Context, _ string, ids []int64) ([]PendingWrite, error) {
 	var out []PendingWrite
+	sent, at := cmp.Or(m.sent, 99), time.Unix(0, 0)
+	if m.sentLater {
+		at = time.Unix(2, 0)
+	}
 	for _, id := range ids {
 		if m.pending[id] {
-			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{TargetID: id, YearNumber: 1, TargetType: TargetAll, At: time.Unix(0, 0),
-				Counters: []CounterWrite{{Counter: amt, After: 99, Sent: true}}}})
+			out = append(out, PendingWrite{RunID: 1, Write: TargetWrite{PlanName: "Pending", TargetID: id, YearNumber: 1, TargetType: TargetAll, At: at,
+				Counters: []CounterWrite{{Counter: amt, After: sent, Sent: true}}}})
 		}
 	}
 	return out, nil
 }
 
+// TestPendingWriteInSyncIsAdopted: a write an earlier run left pending to
+// a target that is now in sync (the service holds what it sent, which is
+// also the file's value) is adopted by the next run, in a plan with
+// nothing to send, with the note; its counter counts as applied (its
+// last value was 4) and is not recorded again as agreed.
+func TestPendingWriteInSyncIsAdopted(t *testing.T) {
+	w := newWorld()
+	c := map[string]int64{amt: 5, wfs: 0}
+	plans := []*InputPlan{inPlan(acmeCo.VATNumber, "Pending", "2025-09-01", "2030-08-31", "", c)}
+	if _, rep := run(t, w, plans, RunOptions{NoRecalc: true}); !rep.OK() {
+		t.Fatal("seed run not ok")
+	}
+	src := &memoryHistory{last: map[string]int64{amt: 4, wfs: 0}, pending: map[int64]bool{}, read: map[int64]bool{}, sent: 5, sentLater: true}
+	w.acme.mu.Lock()
+	for _, p := range w.acme.plans {
+		if p.Name == "Pending" {
+			src.pending[p.Milestones[0].Targets[0].ID] = true
+		}
+	}
+	w.acme.mu.Unlock()
+	j := &recJournal{}
+	r := NewRunner(w.accounts, w.finder, RunOptions{Journal: j, NoRecalc: true})
+	cs, rep, held, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{Classify: classifyWith(src, false)})
+	if err != nil || !rep.OK() || len(held) != 0 {
+		t.Fatalf("apply: %v, ok %t, %d held", err, rep.OK(), len(held))
+	}
+	if a := cs.Plans[0].Action; a != ActionUnchanged {
+		t.Fatalf("plan: %s, want unchanged", a)
+	}
+	if got, want := j.take(), "resolved Pending/1: adopted from run 1"; got != want {
+		t.Errorf("journalled:\n%s\nwant:\n%s", got, want)
+	}
+	if notes := strings.Join(rep.Plans[0].Notes, "\n"); !strings.Contains(notes, "run 1 sent 1 counter and recorded no answer") || !strings.Contains(notes, "(adopted)") {
+		t.Errorf("notes: %q", notes)
+	}
+}
+
 // TestInSyncSkipsValuesOnRecord: a counter in sync whose last applied
 // value is the file's is not recorded again, in a plan in sync and in the
 // targets of an update not patched; one whose last applied value differs
-// is, and so are all the counters of a target with a write an earlier run
-// left pending (not resolved: the target has no change), so that the
-// pending write stays older than their last value.
+// is. A write an earlier run left pending to a target in sync is
+// resolved all the same (here moot: a later write is on record), and the
+// target's counters are recorded as any other's.
 func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 	w := newWorld()
 	c := func(a int64) map[string]int64 { return map[string]int64{amt: a, wfs: 0} }
@@ -160,8 +206,7 @@ func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 	}
 	want := strings.Join([]string{
 		"insync Other/3 " + amt + "=7 before 7 sent false",
-		"insync Pending/1 " + amt + "=5 before 5 sent false",
-		"insync Pending/1 " + wfs + "=0 before 0 sent false",
+		"resolved Pending/1: unknown",
 		"write Other/1 " + amt + "=6 before 5 sent true",
 		"write Other/1 " + wfs + "=0 before 0 sent false",
 	}, "\n")
@@ -188,13 +233,12 @@ func TestInSyncSkipsValuesOnRecord(t *testing.T) {
 
 // TestAgreedValuesKnown: a counter is known to hold the file's value when
 // its last applied value is the value, read alone (not when runs under
-// several names applied different values) or with its run, and never in
-// a target with a pending write or without history.
+// several names applied different values) or with its run, and never
+// without history.
 func TestAgreedValuesKnown(t *testing.T) {
 	a := &agreedValues{
-		values:    map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
-		counters:  map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
-		unsettled: map[int64]bool{3: true},
+		values:   map[CounterKey]LastValue{{1, amt}: {Value: 5}, {1, wfs}: {Value: 5, Mixed: true}, {3, amt}: {Value: 5}},
+		counters: map[CounterKey]LastWrite{{2, amt}: {Value: 5}},
 	}
 	for _, c := range []struct {
 		id   int64
@@ -203,7 +247,7 @@ func TestAgreedValuesKnown(t *testing.T) {
 		want bool
 	}{
 		{1, amt, 5, true}, {1, amt, 6, false}, {1, wfs, 5, false}, {2, amt, 5, true}, {2, amt, 4, false},
-		{2, wfs, 0, false}, {3, amt, 5, false},
+		{2, wfs, 0, false}, {3, amt, 5, true}, {4, amt, 5, false},
 	} {
 		if got := a.known(c.id, c.name, c.v); got != c.want {
 			t.Errorf("known(%d, %s, %d) = %t", c.id, c.name, c.v, got)

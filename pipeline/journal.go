@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +22,18 @@ func (r *Runner) recordPending(ctx context.Context, d *PlanDiff) []string {
 		r.journalFailed(err)
 		return []string{fmt.Sprintf("the writes an earlier run left unanswered could not be recorded as resolved in the state store: %v", err)}
 	}
+	r.countHeld(ws)
 	return nil
+}
+
+// countHeld counts the counters of ws, recorded, that count as already
+// held (TargetWrite.Held).
+func (r *Runner) countHeld(ws []TargetWrite) {
+	n := 0
+	for _, w := range ws {
+		n += w.Held()
+	}
+	r.held.Add(int64(n))
 }
 
 // recordSending records the target writes of d's targets with changes
@@ -66,13 +78,18 @@ func (r *Runner) recordSending(ctx context.Context, d *PlanDiff, planID int64, c
 }
 
 // answered sets the outcome err of the target write w (recordSending's;
-// nil without a journal) once its request completed.
+// nil without a journal) once its request completed. A failure that may
+// have been applied (ErrMaybeApplied) leaves w pending (no outcome to
+// record): the next run that reads the target settles it (adoptPending).
 func (r *Runner) answered(w *TargetWrite, err error) {
 	if w == nil {
 		return
 	}
 	w.Outcome, w.At = "ok", r.opts.now()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrMaybeApplied):
+		w.Outcome = ""
+	case err != nil:
 		w.Outcome = err.Error()
 	}
 }
@@ -94,6 +111,7 @@ func (r *Runner) recordAnswers(ctx context.Context, ws []*TargetWrite) error {
 		r.journalFailed(jerr)
 		return fmt.Errorf("%s sent, but their answers could not be recorded in the state store: %w", Plural(len(out), "target write"), jerr)
 	}
+	r.countHeld(out)
 	return nil
 }
 
@@ -206,7 +224,9 @@ func (r *Runner) recordAgreed(ctx context.Context, b inSyncBatch) {
 		for _, res := range b.plans {
 			r.inSyncFailed = append(r.inSyncFailed, inSyncFailure{res, err})
 		}
+		return
 	}
+	r.countHeld(b.ws)
 }
 
 // inSyncFailure is a plan whose counters and fields in sync could not be

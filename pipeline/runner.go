@@ -115,6 +115,7 @@ type Runner struct {
 	catalog  *Catalog       // the counter names of the first target retrieved
 	patched  atomic.Int64
 	counters atomic.Int64
+	held     atomic.Int64 // counters recorded as already held (RunReport.CountersHeld)
 
 	journal RunJournal   // RunOptions.Journal, or later with History
 	later   laterJournal // the journal of a run recorded in History

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -90,6 +91,10 @@ type RunReport struct {
 	// Interrupted is true when it was cancelled.
 	Fatal       error
 	Interrupted bool
+	// CountersHeld counts the counters the run recorded in the state
+	// store as already held (TargetWrite.Held: not sent, the service held
+	// the file's value), as history counts them for the run.
+	CountersHeld int
 	// Notes say what else happened to the run as a whole, which the exit
 	// status does not tell: its end could not be recorded in the state
 	// store (finishRecord).
@@ -313,6 +318,12 @@ func sortByInput(rows []RowResult, origins []Origin) {
 	copy(rows, sorted)
 }
 
+// maybePatched reports whether a target of p failed although its patch
+// may have been applied (ErrMaybeApplied).
+func (p *PlanResult) maybePatched() bool {
+	return slices.ContainsFunc(p.Targets, func(t TargetResult) bool { return errors.Is(t.err, ErrMaybeApplied) })
+}
+
 // rowOutcome decides one row's outcome from its plan's and its target's.
 func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, string) {
 	switch p.Outcome {
@@ -398,6 +409,33 @@ func notePlan(title, n string) string {
 	return title + ": " + n
 }
 
+// writeHeld writes the summary's line on the counters already held: as
+// many as history counts for the run (CountersHeld, HeldText), and of
+// them those the change set counted to change (AlreadyHeld: the created
+// plans' prefill, the gap between "counters to change" and "counters
+// changed"). Without a state store only the latter is known.
+func (r *RunReport) writeHeld(b *strings.Builder) {
+	counters, targets := r.AlreadyHeld()
+	// The change set ("N counters to change": diff, and Compared on a
+	// terminal) counted them; the service held them already.
+	prefill := "the scorecard prefill, which the change set cannot know before a plan exists"
+	if targets > 0 {
+		prefill += fmt.Sprintf("; %s needed no patch at all", Plural(targets, "target"))
+	}
+	if counters > 0 && counters <= r.CountersHeld {
+		fmt.Fprintf(b, "  %s; %d of them %s counted to change (the created plans held them once created: %s). Nothing is missing.\n",
+			HeldText(r.CountersHeld), counters, PluralNoun(counters, "was", "were"), prefill)
+		return
+	}
+	if counters > 0 {
+		fmt.Fprintf(b, "  %s counted to change %s not sent: the created plans already held the file's values there (%s). Nothing is missing.\n",
+			Plural(counters, "counter"), PluralNoun(counters, "was", "were"), prefill)
+	}
+	if r.CountersHeld > 0 {
+		fmt.Fprintf(b, "  %s.\n", HeldText(r.CountersHeld))
+	}
+}
+
 // WriteSummary writes the run's summary for people: counts, then every
 // failed or not applied plan with its reason, then failed
 // recalculations, so that a failed run says what was and was not applied.
@@ -414,13 +452,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		Plural(s.TargetsPatched, "target"), Plural(s.CountersChanged, "counter"), Plural(int(s.Requests), "request"), Plural(int(s.Writes), "write"),
 		s.RecalcsAccepted, s.RecalcsFailed, s.Elapsed.Round(time.Millisecond))
 	if !r.DryRun {
-		if counters, targets := r.AlreadyHeld(); counters > 0 {
-			// The change set ("N counters to change": diff, and Compared
-			// on a terminal) counted them; the service held them already.
-			fmt.Fprintf(&b, "  %s counted to change %s not sent: the created plans already held the file's values there (the scorecard prefill, "+
-				"which the change set cannot know before a plan exists; %s needed no patch at all). Nothing is missing.\n",
-				Plural(counters, "counter"), PluralNoun(counters, "was", "were"), Plural(targets, "target"))
-		}
+		r.writeHeld(&b)
 	}
 	const maxNotApplied = 20
 	notApplied := 0
@@ -449,7 +481,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(&b, ": %v", p.Err)
 		}
 		b.WriteByte('\n')
-		if !p.Wrote && p.Outcome == OutcomeFailed && !errors.Is(p.Err, ErrUnclearOutcome) {
+		if !p.Wrote && p.Outcome == OutcomeFailed && !errors.Is(p.Err, ErrUnclearOutcome) && !p.maybePatched() {
 			b.WriteString("    nothing of this plan was written\n")
 		}
 		if p.Wrote {

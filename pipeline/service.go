@@ -176,4 +176,8 @@ var (
 	ErrRateLimited    = errors.New("rate limited by the service")
 	ErrUnclearOutcome = errors.New("no clear answer from the service; the request may or may not have been applied")
 	ErrUnavailable    = errors.New("the service is unreachable")
+	// ErrMaybeApplied is matched by the error of a write other than a
+	// create that failed although an attempt of it may have been applied
+	// (an earlier attempt got no clear answer).
+	ErrMaybeApplied = errors.New("an attempt of the request may have been applied")
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,10 +33,22 @@ type RunRecord struct {
 	// Signer is the name of the person who signed the change set off, as
 	// its verified sign-off gives it (SavedChangeSet.VerifySignOff), or "".
 	Signer string `json:"signer,omitempty"`
-	// Status is "running" while the run goes on (and forever when it was
-	// killed), then "ok", "partial" or "failed".
+	// Status is "running" while the run goes on, then "ok", "partial" or
+	// "stopped"; RunInterrupted for a run that ended without recording its
+	// end (killed, crashed, a power cut), once a later run took the lock
+	// of one of its accounts (StateStore.BeginRun).
 	Status string `json:"status"`
 }
+
+// Statuses of a RunRecord besides "ok", "partial" and "stopped".
+const (
+	// RunRunning is the status of a run that has not recorded its end.
+	RunRunning = "running"
+	// RunInterrupted is the status of a run that ended without recording
+	// its end: a later run held the lock of one of its accounts, which a
+	// run holds until its end, so it was no longer running.
+	RunInterrupted = "interrupted"
+)
 
 // InputFile is an input file and the SHA-256 of its content.
 type InputFile struct {
@@ -87,12 +100,71 @@ const (
 	// OutcomeAdopted starts the outcome of a write a later run found on
 	// the service (see readLastValues): it counts as applied.
 	OutcomeAdopted = "adopted"
+	// OutcomeLeftOut starts the outcome of a pending write a later run
+	// found the service not holding: it was not applied (never sent, or
+	// refused), or the values were changed on the service since.
+	OutcomeLeftOut = "not applied, or changed on the service since"
+	// OutcomeMoot starts the outcome of a pending write a later run found
+	// older than a later write of every counter it has.
+	OutcomeMoot = "unknown"
 )
 
 // Applied reports whether the counters of w count as applied: it
 // succeeded, or was adopted.
-func (w TargetWrite) Applied() bool {
-	return w.Outcome == "ok" || strings.HasPrefix(w.Outcome, OutcomeAdopted)
+func (w TargetWrite) Applied() bool { return AppliedOutcome(w.Outcome) }
+
+// AppliedOutcome reports whether the counters of a target write recorded
+// with outcome o count as applied: it succeeded ("ok"), or a later run
+// found the service holding them (OutcomeAdopted, also as the outcome of
+// the pending write that run resolved).
+func AppliedOutcome(o string) bool {
+	return o == "ok" || strings.HasPrefix(o, OutcomeAdopted)
+}
+
+// AdoptedFrom returns the run whose write a target write with outcome o
+// says was adopted ("adopted from run 12: ..."): the pending write of
+// that run, and the record of it the run that adopted it made.
+func AdoptedFrom(o string) (run int64, ok bool) {
+	rest, ok := strings.CutPrefix(o, OutcomeAdopted+" from run ")
+	if !ok {
+		return 0, false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	id, err := strconv.ParseInt(rest[:n], 10, 64)
+	return id, err == nil
+}
+
+// Held counts the counters of w that count as already held: the rule
+// for a counter recorded as applied but not sent (heldCounter), by which
+// apply's summary (RunReport.CountersHeld) and history
+// (HistoryEntry.Held) count alike.
+func (w TargetWrite) Held() int {
+	n := 0
+	for _, c := range w.Counters {
+		if heldCounter(c.Sent, w.Outcome) {
+			n++
+		}
+	}
+	return n
+}
+
+// Held reports whether the counter of e counts as already held by its
+// run (heldCounter).
+func (e HistoryEntry) Held() bool { return heldCounter(e.Sent, e.Outcome) }
+
+// heldCounter is the one rule for a counter "already held": its run left
+// it as it was, not sent, because the service already held the file's
+// value, and recorded that value as applied (a write that applied, or
+// the record of a target in sync).
+func heldCounter(sent bool, outcome string) bool { return !sent && AppliedOutcome(outcome) }
+
+// HeldText words n counters already held, as apply's summary and history
+// both say it.
+func HeldText(n int) string {
+	return fmt.Sprintf("%s already held the file's values: recorded as applied by this run, not sent", Plural(n, "counter"))
 }
 
 // PendingWrite is a write recorded as pending by run RunID whose answer
@@ -238,7 +310,10 @@ type RunJournal interface {
 // implements it over SQLite or PostgreSQL): the runs, the values each run
 // wrote, and a lock per account.
 type StateStore interface {
-	// BeginRun records the start of a run and returns its id.
+	// BeginRun records the start of a run and returns its id. The caller
+	// holds the locks of r.Accounts: an earlier run of the same service
+	// and one of those accounts still recorded as running ended without
+	// recording its end, and is recorded as RunInterrupted.
 	BeginRun(ctx context.Context, r RunRecord) (int64, error)
 	// RecordPending records target writes of run id as pending before
 	// their requests are sent, in one transaction, and returns their ids.

@@ -117,15 +117,11 @@ type LastValue struct {
 type lastValues struct {
 	counters map[CounterKey]LastWrite
 	fields   map[FieldKey]LastFieldWrite
-	// pending are the writes to the targets that a run sent but never
-	// recorded the answer of (the source is a pendingWriteSource), oldest
-	// first.
+	// pending are the writes to the targets read (with a change or
+	// without) that a run sent but never recorded the answer of (the
+	// source is a pendingWriteSource), oldest first: adoptPending
+	// resolves every one.
 	pending []PendingWrite
-	// unsettled are the stored targets without a change (read for
-	// Runner.recordInSync) that have a write an earlier run left pending:
-	// their counters are recorded as agreed whatever their last value, so
-	// that the pending write stays older than their last one.
-	unsettled map[int64]bool
 	// agreed are the last values applied to the counters of those
 	// targets, when src is a lastValueSource (else they are in
 	// Counters).
@@ -133,18 +129,16 @@ type lastValues struct {
 }
 
 // agreedValues are what Runner.recordInSync needs of a plan's lastValues:
-// the last values applied, and the targets with an unsettled write.
+// the last values applied (with the writes adoptPending adopted).
 type agreedValues struct {
-	counters  map[CounterKey]LastWrite
-	values    map[CounterKey]LastValue
-	unsettled map[int64]bool
+	counters map[CounterKey]LastWrite
+	values   map[CounterKey]LastValue
 }
 
 // known reports whether the last value applied to counter name of stored
-// target id is v, with no write of an earlier run to the target left
-// pending: recording v again as agreed would add nothing.
+// target id is v: recording v again as agreed would add nothing.
 func (a *agreedValues) known(id int64, name string, v int64) bool {
-	if a == nil || a.unsettled[id] {
+	if a == nil {
 		return false
 	}
 	k := CounterKey{id, name}
@@ -181,7 +175,8 @@ func classified(d *PlanDiff) bool { return d.Action == ActionUpdate || d.Action 
 // and to the stored targets without a change of the updates and the plans
 // in sync, whose counters Runner.recordInSync records unless their last
 // applied value already is the file's (agreed, or counters when src is no
-// lastValueSource; unsettled). With src nil it returns empty lastValues
+// lastValueSource), and the writes earlier runs left pending to any of
+// these targets (pending). With src nil it returns empty lastValues
 // (every change is no history).
 func readLastValues(ctx context.Context, src LastWriteSource, service, account string, ds ...*PlanDiff) (lastValues, error) {
 	var lv lastValues
@@ -240,23 +235,11 @@ func readLastValues(ctx context.Context, src LastWriteSource, service, account s
 			if err != nil {
 				return lv, fmt.Errorf("reading the state store: %w", err)
 			}
-			// The pending writes to the targets with a change are
-			// resolved (adoptPending); those to the others only keep
-			// their counters recorded as agreed.
-			changed := make(map[int64]bool, len(targets))
-			for _, id := range targets {
-				changed[id] = true
-			}
-			for _, p := range pending {
-				if changed[p.Write.TargetID] {
-					lv.pending = append(lv.pending, p)
-					continue
-				}
-				if lv.unsettled == nil {
-					lv.unsettled = map[int64]bool{}
-				}
-				lv.unsettled[p.Write.TargetID] = true
-			}
+			// Every pending write to a target read is resolved
+			// (adoptPending), whether the target has a change or is in
+			// sync (the write the run before sent and never recorded the
+			// answer of is then usually on the service).
+			lv.pending = pending
 		}
 	}
 	if fs, ok := src.(lastFieldSource); ok && len(plans) > 0 {
@@ -286,13 +269,13 @@ func classifyPlan(ctx context.Context, d *PlanDiff, src LastWriteSource, service
 // classifyField. Counters are classified for updates, fields for updates
 // and recreates; other plans are left alone.
 func classifyPlanWith(d *PlanDiff, lv lastValues) {
+	d.adoptPending(&lv)
 	if lv.counters != nil || lv.agreed != nil {
-		d.agreed = &agreedValues{counters: lv.counters, values: lv.agreed, unsettled: lv.unsettled}
+		d.agreed = &agreedValues{counters: lv.counters, values: lv.agreed}
 	}
 	if !classified(d) {
 		return
 	}
-	d.adoptPending(lv)
 	for i := range d.Fields {
 		f := &d.Fields[i]
 		var lw *LastFieldWrite
@@ -328,15 +311,18 @@ func classifyPlanWith(d *PlanDiff, lv lastValues) {
 // adoptPending resolves the pending writes of lv to d's stored targets
 // (a run recorded each before sending it, and stopped, or lost the end of
 // its journal, before it recorded the answer) against the service, which
-// is the source of truth. A write whose sent counters the service holds
-// was accepted: it is adopted, its counters (those the service still
-// holds) count as last applied by its run (in lv.Counters, unless a later
-// write is on record), and d gets a note. Any other was not applied, or
-// was changed on the service since: it is left out. Either way d.pending
-// keeps the resolution for apply to record (Runner.recordPending). A
-// write older than the last value on record of every counter it has is
-// moot.
-func (d *PlanDiff) adoptPending(lv lastValues) {
+// is the source of truth: those to targets with a change and those to
+// targets in sync alike, for a plan to update, in sync or recreated. A
+// write whose sent counters the service holds was accepted: it is
+// adopted, its counters (those the service still holds) count as last
+// applied by its run (in lv.counters and lv.agreed, unless a later write
+// is on record), and d gets a note. Any other was not applied, or was
+// changed on the service since: it is left out (a target whose file
+// value differs from the service's is sent as any other). Either way
+// d.pending keeps the resolution for apply to record
+// (Runner.recordPending). A write older than the last value on record of
+// every counter it has is moot.
+func (d *PlanDiff) adoptPending(lv *lastValues) {
 	d.pending = nil
 	if d.server == nil || len(lv.pending) == 0 {
 		return
@@ -367,11 +353,11 @@ func (d *PlanDiff) adoptPending(lv lastValues) {
 		res := w
 		switch {
 		case moot:
-			res.Outcome = fmt.Sprintf("unknown: run %d was stopped before it recorded the answer; a later write is on record", p.RunID)
+			res.Outcome = fmt.Sprintf("%s: run %d recorded no answer (it was stopped first, or got no clear one); a later write is on record", OutcomeMoot, p.RunID)
 		case !accepted:
-			res.Outcome = fmt.Sprintf("not applied, or changed on the service since: run %d was stopped before it recorded the answer, and the service did not hold the values sent", p.RunID)
+			res.Outcome = fmt.Sprintf("%s: run %d recorded no answer (it was stopped first, or got no clear one), and the service did not hold the values sent", OutcomeLeftOut, p.RunID)
 		default:
-			res.Outcome = fmt.Sprintf("%s from run %d: it was stopped before it recorded the answer; the service held the values sent", OutcomeAdopted, p.RunID)
+			res.Outcome = fmt.Sprintf("%s from run %d: it recorded no answer (it was stopped first, or got no clear one); the service held the values sent", OutcomeAdopted, p.RunID)
 			var kept []CounterWrite
 			for _, c := range w.Counters {
 				if v, ok := st.Counters.ByName(c.Counter); !ok || v != c.After {
@@ -382,12 +368,16 @@ func (d *PlanDiff) adoptPending(lv lastValues) {
 				if lw, ok := lv.counters[k]; ok && writtenAfter(lw.At, lw.RunID, w.At, p.RunID) {
 					continue
 				}
-				if lv.counters != nil {
-					lv.counters[k] = LastWrite{Value: c.After, RunID: p.RunID, At: w.At, File: w.File}
+				if lv.counters == nil {
+					lv.counters = map[CounterKey]LastWrite{}
+				}
+				lv.counters[k] = LastWrite{Value: c.After, RunID: p.RunID, At: w.At, File: w.File}
+				if lv.agreed != nil {
+					lv.agreed[k] = LastValue{Value: c.After}
 				}
 			}
 			res.Counters = kept
-			d.Notes = append(d.Notes, fmt.Sprintf("%s: run %d sent %s and was stopped before it recorded the answer; the service holds the values sent, "+
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: run %d sent %s and recorded no answer (it was stopped first, or got no clear one); the service holds the values sent, "+
 				"so they count as applied by run %d (adopted), not as changed on the service", what, p.RunID, Plural(countSent(w.Counters), "counter"), p.RunID))
 		}
 		d.pending = append(d.pending, res)

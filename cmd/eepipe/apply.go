@@ -654,9 +654,9 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
 			run.setOutcome("lock_lost")
 		}
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, fmt.Errorf("the run stopped after a fatal error: %w", rep.Fatal))
 	case rep.Interrupted:
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, errInterrupted)
 	case !rep.OK():
 		return silentExit(ExitDiff)
 	case len(held) > 0 && !opts.State.Overwrite:
@@ -880,9 +880,10 @@ func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
 
 func summaryFields(rep *pipeline.RunReport) []zap.Field {
 	s := rep.Summary()
-	held, _ := rep.AlreadyHeld()
+	prefilled, _ := rep.AlreadyHeld()
 	return []zap.Field{
-		zap.Int("counters_already_held", held), // counted to change, held by the created plans (prefill)
+		zap.Int("counters_already_held", rep.CountersHeld), // as history counts them (pipeline.TargetWrite.Held)
+		zap.Int("counters_prefilled", prefilled),           // of the counters counted to change, held by the created plans (prefill)
 		zap.Int("plans_created", s.PlansCreated), zap.Int("plans_updated", s.PlansUpdated),
 		zap.Int("plans_recreated", s.PlansRecreated), zap.Int("plans_unchanged", s.PlansUnchanged),
 		zap.Int("plans_failed", s.PlansFailed), zap.Int("plans_not_applied", s.PlansNotApplied), zap.Int("plans_rejected", s.PlansRejected),

@@ -219,7 +219,7 @@ func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool
 	for _, e := range h.Entries {
 		if e.Sent {
 			byRun[e.Run.ID] = append(byRun[e.Run.ID], e)
-		} else if e.Outcome == "ok" {
+		} else if e.Held() {
 			inSync[e.Run.ID]++
 		}
 	}
@@ -249,7 +249,7 @@ func writeRunsHistory(b *strings.Builder, h *reports.HistoryReport, verbose bool
 			writeRunCounts(b, byRun[r.ID])
 		}
 		if n := inSync[r.ID]; n > 0 {
-			fmt.Fprintf(b, "    %s already held the file's values: recorded as applied by this run, not sent\n", pipeline.Plural(n, "counter"))
+			fmt.Fprintf(b, "    %s\n", pipeline.HeldText(n))
 		}
 	}
 	fmt.Fprintf(b, "%s.\n", pipeline.Plural(len(h.Runs), "run"))
@@ -271,38 +271,77 @@ func writeHistoryReport(f *Factory, report string, h *reports.HistoryReport) err
 }
 
 // writeRunCounts writes a run's sent counters as one line per plan: how
-// many counters in how many targets, and how many failed.
+// many counters in how many targets, and how many were adopted (a later
+// run found the service holding them), have no answer on record (pending)
+// or failed.
 func writeRunCounts(b *strings.Builder, entries []pipeline.HistoryEntry) {
 	type planCount struct {
-		account, name    string
-		id               int64
-		counters, failed int
-		targets          map[string]bool
+		account, name                      string
+		id                                 int64
+		from                               int64 // the run whose writes these are, adopted by this one
+		counters, adopted, pending, failed int
+		leftOut, moot                      int
+		targets                            map[string]bool
 	}
 	var order []*planCount
 	byPlan := map[string]*planCount{}
 	for _, e := range entries {
-		key := fmt.Sprintf("%s\x00%d\x00%s", e.Account, e.PlanID, e.PlanName)
+		from, _ := pipeline.AdoptedFrom(e.Outcome)
+		if from == e.Run.ID {
+			from = 0 // the run's own write, adopted by a later one
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%s\x00%d", e.Account, e.PlanID, e.PlanName, from)
 		pc := byPlan[key]
 		if pc == nil {
-			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, targets: map[string]bool{}}
+			pc = &planCount{account: e.Account, name: e.PlanName, id: e.PlanID, from: from, targets: map[string]bool{}}
 			byPlan[key] = pc
 			order = append(order, pc)
 		}
 		pc.counters++
 		pc.targets[targetWords(e)] = true
-		if e.Outcome != "ok" {
+		switch {
+		case e.Outcome == "ok":
+		case pipeline.AppliedOutcome(e.Outcome):
+			pc.adopted++
+		case e.Outcome == pipeline.OutcomePending:
+			pc.pending++
+		case strings.HasPrefix(e.Outcome, pipeline.OutcomeLeftOut):
+			pc.leftOut++
+		case strings.HasPrefix(e.Outcome, pipeline.OutcomeMoot):
+			pc.moot++
+		default:
 			pc.failed++
 		}
 	}
 	for _, pc := range order {
+		if pc.from != 0 {
+			fmt.Fprintf(b, "    %s plan %d %q: %s that run %d sent in %s adopted: it recorded no answer, and this run found the service holding them\n",
+				pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pc.from, pipeline.Plural(len(pc.targets), "target"))
+			continue
+		}
 		fmt.Fprintf(b, "    %s plan %d %q: %s sent in %s", pc.account, pc.id, pc.name, pipeline.Plural(pc.counters, "counter"), pipeline.Plural(len(pc.targets), "target"))
+		if pc.adopted > 0 {
+			fmt.Fprintf(b, " (adopted: the run recorded no answer, and a later run found the service holding them: %d)", pc.adopted)
+		}
+		if pc.pending > 0 {
+			fmt.Fprintf(b, " (%s: %d)", pendingWords, pc.pending)
+		}
+		if pc.leftOut > 0 {
+			fmt.Fprintf(b, " (not applied: the run recorded no answer, and a later run found the service not holding them: %d)", pc.leftOut)
+		}
+		if pc.moot > 0 {
+			fmt.Fprintf(b, " (answer unknown, a later write is on record: %d)", pc.moot)
+		}
 		if pc.failed > 0 {
 			fmt.Fprintf(b, " (FAILED: %d)", pc.failed)
 		}
 		b.WriteByte('\n')
 	}
 }
+
+// pendingWords says what a write still pending is: sent (or about to be)
+// when its run stopped, its answer not recorded.
+const pendingWords = "pending, no answer recorded: the next apply of the plan finds out whether the service holds it"
 
 func targetWords(e pipeline.HistoryEntry) string {
 	s := fmt.Sprintf("year %d", e.YearNumber)
@@ -319,9 +358,18 @@ func beforeText(v *int64) string {
 	return fmt.Sprint(*v)
 }
 
+// outcomeWords says a write's outcome after its counter: nothing when it
+// succeeded, else adopted, pending or FAILED with the outcome recorded.
 func outcomeWords(o string) string {
-	if o == "ok" {
+	switch {
+	case o == "ok":
 		return ""
+	case pipeline.AppliedOutcome(o):
+		return "  (" + o + ")"
+	case o == pipeline.OutcomePending:
+		return "  (" + pendingWords + ")"
+	case strings.HasPrefix(o, pipeline.OutcomeLeftOut), strings.HasPrefix(o, pipeline.OutcomeMoot):
+		return "  (" + o + ")"
 	}
 	return "  (FAILED: " + o + ")"
 }

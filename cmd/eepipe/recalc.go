@@ -106,8 +106,10 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	warnKeyExpiry(log, clients)
 	failed += printRecalcResults(f, results)
 	switch {
-	case runner.Fatal() != nil || cmd.Context().Err() != nil:
-		return silentExit(ExitFatal)
+	case runner.Fatal() != nil:
+		return causedExit(ExitFatal, runner.Fatal())
+	case cmd.Context().Err() != nil:
+		return causedExit(ExitFatal, errors.New("interrupted"))
 	case failed > 0:
 		return silentExit(ExitDiff)
 	}

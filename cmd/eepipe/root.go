@@ -28,6 +28,10 @@ const (
 type ExitError struct {
 	Code int
 	Err  error // printed on stderr when not nil
+	// Cause is why a run whose report already told people (Err nil)
+	// failed: it is logged at level error where stderr lines are JSON
+	// events (docs/scheduling.md), so that an alert on errors sees it.
+	Cause error
 }
 
 func (e *ExitError) Error() string {
@@ -46,6 +50,20 @@ func exitf(code int, format string, args ...any) *ExitError {
 
 // silentExit returns an ExitError that prints nothing (the command already reported).
 func silentExit(code int) *ExitError { return &ExitError{Code: code} }
+
+// causedExit is silentExit for a run that failed for cause, which the
+// command already reported to people: cause is logged at level error off
+// a terminal (ExitError.Cause).
+func causedExit(code int, cause error) *ExitError { return &ExitError{Code: code, Cause: cause} }
+
+// exitCause returns the cause of a silent exit err (ExitError.Cause), or nil.
+func exitCause(err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return ee.Cause
+	}
+	return nil
+}
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
@@ -229,6 +247,9 @@ func Execute(ctx context.Context, f *Factory, args []string) (code int) {
 		// The final error is one event, however many lines it has.
 		var b strings.Builder
 		code := reportExit(&b, err)
+		if cause := exitCause(err); cause != nil && f.statusJSON() {
+			b.WriteString("eepipe: " + cause.Error() + "\n") // level error
+		}
 		_ = jl.WriteEvent(b.String())
 		return code
 	}

@@ -414,9 +414,9 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
 			run.setOutcome("lock_lost") // as a workbook apply's
 		}
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, fmt.Errorf("the run stopped after a fatal error: %w", rep.Fatal))
 	case rep.Interrupted:
-		return silentExit(ExitFatal)
+		return causedExit(ExitFatal, errInterrupted)
 	case !rep.OK():
 		return silentExit(ExitDiff)
 	}

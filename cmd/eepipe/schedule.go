@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats"
@@ -24,6 +25,10 @@ const lockFileName = ".eepipe.lock"
 
 // errMaxDuration is the cause of a run's context when --max-duration passed.
 var errMaxDuration = errors.New("the run took longer than --max-duration")
+
+// errInterrupted is the cause of an apply a signal stopped: it sent no
+// new request after it (the run report lists the plans not reached).
+var errInterrupted = errors.New("interrupted: no new request was sent after the signal; the plans not reached were not applied")
 
 // scheduleOptions are the flags that make a command safe to run unattended:
 // stamped outputs in a folder, pruning, a lock and a time bound.
@@ -293,9 +298,16 @@ func (r *scheduledRun) finish(ctx context.Context, err error, fields ...zap.Fiel
 		}
 	}
 	// The error's message is printed before the summary, so that the
-	// summary is the run's last line on stderr for monitoring.
+	// summary is the run's last line on stderr for monitoring; a run that
+	// failed with its report already told logs its cause at level error.
 	if err != nil && !isSilent(err) {
 		printError(r.f.IO.ErrOut, err)
+	} else if summaryLevel(outcome, false) == zap.ErrorLevel && !r.f.consoleLogs() {
+		cause := exitCause(err)
+		if cause == nil {
+			cause = errors.New(runOutcomeWords(outcome))
+		}
+		r.f.Logger().Error(cause.Error(), zap.String("command", r.command), zap.String("outcome", outcome))
 	}
 	r.logSummary(code, outcome, fields)
 	if err != nil {
@@ -332,12 +344,26 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 	warnings := append([]string(nil), r.warnings...)
 	r.mu.Unlock()
 	all = append(all, zap.Strings("warnings", warnings))
-	log := r.f.Logger()
-	if len(warnings) > 0 {
-		log.Warn("summary", all...)
-		return
+	if ce := r.f.Logger().Check(summaryLevel(outcome, len(warnings) > 0), "summary"); ce != nil {
+		ce.Write(all...)
 	}
-	log.Info("summary", all...)
+}
+
+// summaryLevel is the level of a run's summary event, by its outcome
+// (docs/scheduling.md): info for ok, warn for ok with warnings and for
+// differences (exit 1), error for a run that did not do its job (invalid
+// input, fatal, locked, lock lost, timeout, interrupted).
+func summaryLevel(outcome string, warned bool) zapcore.Level {
+	switch outcome {
+	case "ok":
+		if warned {
+			return zap.WarnLevel
+		}
+		return zap.InfoLevel
+	case "differences":
+		return zap.WarnLevel
+	}
+	return zap.ErrorLevel
 }
 
 // humanSummary words a run's end for a person: what became of it, how
@@ -346,15 +372,9 @@ func (r *scheduledRun) logSummary(code int, outcome string, fields []zap.Field) 
 // reconcile that could not compare notCompared plans says so instead of
 // "done, with differences".
 func humanSummary(command, outcome string, code, notCompared int, elapsed time.Duration, outputs, warnings []string) string {
-	words := map[string]string{
-		"ok": "done", "differences": "done, with differences", "invalid": "stopped: invalid input",
-		"fatal": "failed", "timeout": "stopped by --max-duration", "interrupted": "interrupted", "locked": "not run: another run holds the lock",
-	}[outcome]
-	switch {
-	case outcome == "differences" && notCompared > 0:
+	words := runOutcomeWords(outcome)
+	if outcome == "differences" && notCompared > 0 {
 		words = pipeline.Plural(notCompared, "plan") + " could not be compared"
-	case words == "":
-		words = outcome
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "eepipe %s: %s in %s", command, words, elapsed.Round(100*time.Millisecond))
@@ -369,6 +389,18 @@ func humanSummary(command, outcome string, code, notCompared int, elapsed time.D
 		fmt.Fprintf(&b, "; %s (above)", pipeline.Plural(len(warnings), "warning"))
 	}
 	return b.String()
+}
+
+// runOutcomeWords words a run's outcome for people: "done", "failed", ...
+func runOutcomeWords(outcome string) string {
+	words := map[string]string{
+		"ok": "done", "differences": "done, with differences", "invalid": "stopped: invalid input",
+		"fatal": "failed", "timeout": "stopped by --max-duration", "interrupted": "interrupted", "locked": "not run: another run holds the lock",
+	}[outcome]
+	if words == "" {
+		words = outcome
+	}
+	return words
 }
 
 // isSilent reports whether err is an exit code without a message.

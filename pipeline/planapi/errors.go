@@ -21,6 +21,7 @@ import (
 //	429                            pipeline.ErrRateLimited
 //	apiclient.ErrUnclearOutcome    pipeline.ErrUnclearOutcome
 //	apiclient.ErrUnavailable       pipeline.ErrUnavailable
+//	apiclient.ErrMaybeApplied      pipeline.ErrMaybeApplied
 //	*apiclient.InterruptedError    pipeline.ErrStopped when NotApplied
 //	                               (refused, and not retried: interrupted)
 func Err(err error) error {
@@ -48,6 +49,9 @@ func Err(err error) error {
 	}
 	if errors.Is(err, apiclient.ErrUnavailable) {
 		kinds = append(kinds, pipeline.ErrUnavailable)
+	}
+	if errors.Is(err, apiclient.ErrMaybeApplied) {
+		kinds = append(kinds, pipeline.ErrMaybeApplied)
 	}
 	var ie *apiclient.InterruptedError
 	if errors.As(err, &ie) && ie.NotApplied() {

@@ -343,7 +343,7 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 	}
 	status := r.Status
 	if status == "" {
-		status = "running"
+		status = pipeline.RunRunning
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO eepipe_runs (started, usr, host, command, service, status, change_set)
@@ -356,6 +356,9 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE eepipe_runs SET signer = ? WHERE id = ?`), r.Signer, id); err != nil {
 			return 0, s.explain(err)
 		}
+	}
+	if err := interruptEarlier(ctx, tx, s.dialect, id, r); err != nil {
+		return 0, s.explain(err)
 	}
 	for _, f := range r.Files {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO eepipe_run_files (run_id, path, sha256) VALUES (?, ?, ?)`), id, f.Path, f.SHA256); err != nil {
