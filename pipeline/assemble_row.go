@@ -300,12 +300,24 @@ func (a *Assembler) requireYearAndType(rec *Record, v *asmRowValues) {
 // identifierDigits are the lengths of South African VAT and ID numbers.
 var identifierDigits = map[string]int{ColCompanyVAT: 10, ColCompanyIDNumber: 13}
 
+// LostLeadingZero reports whether the identifier s of column col (the
+// company VAT or ID number) is digits only and fewer than such numbers
+// have, as when a spreadsheet or a shell drops a leading zero, and how
+// many digits it should have.
+func LostLeadingZero(col, s string) (want int, lost bool) {
+	want, ok := identifierDigits[col]
+	if !ok || s == "" || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+		return want, false
+	}
+	return want, true
+}
+
 // lostZeroWarning warns when an identifier typed as a number is shorter
 // than such numbers are: the spreadsheet has probably dropped a leading
 // zero (ID numbers of people born in the 2000s start with 0).
 func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
-	want, ok := identifierDigits[col]
-	if !ok || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+	want, ok := LostLeadingZero(col, s)
+	if !ok {
 		return
 	}
 	o := c.Origin
