@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -76,8 +77,8 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 func hiddenPlanSheets(b *xlsx.Book, file string) []string {
 	var out []string
 	for _, s := range b.Sheets {
-		if !s.Hidden || s.Path == "" {
-			continue
+		if !s.Hidden || s.Path == "" || export.IsChartData(b, s) {
+			continue // eepipe's own chart sums are no plans
 		}
 		if _, found := table.HeaderRow(b, s); found {
 			out = append(out, s.Name)
