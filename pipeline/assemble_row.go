@@ -200,14 +200,38 @@ func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
 	case err != nil:
 		a.cellError(rec, c, ColSector, "sector: %v", err)
 	case set:
-		if exact, sugg, found := normalizeSector(s); found {
+		exact, gazette, sugg, found := SectorValue(s)
+		taught := false
+		if !found && a.sectors != nil {
+			exact, found = a.sectors(s)
+			taught = found
+		}
+		if found {
 			v.sector = exact
 			v.give(ColSector, exact)
+			if gazette && !taught {
+				a.sectorSpellingWarning(c, s, exact)
+			}
 		} else {
 			a.cellError(rec, c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
 			a.problems[len(a.problems)-1].Suggestions = sugg
 		}
 	}
+}
+
+// sectorSpellingWarning says, once per spelling and file, that a sector
+// cell in the gazette's (or EEA17's) words was read as the service's value.
+func (a *Assembler) sectorSpellingWarning(c Cell, s, value string) {
+	k := "sector|" + c.Origin.File + "|" + s
+	if a.unknown[k] {
+		return
+	}
+	a.unknown[k] = true
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = ColSector
+	}
+	a.warnf(o, s, "the sector %q is the gazette's (or form EEA17's) spelling: read as the service's %q; write %q to silence this", Excerpt(s), value, value)
 }
 
 // readScorecard reads the record's scorecard_id.
