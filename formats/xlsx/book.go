@@ -54,8 +54,8 @@ type Sheet struct {
 
 // cellFormat is what the reader needs of a cell format (an xf of cellXfs).
 type cellFormat struct {
-	date  bool // a date format: numbers are dates
-	padTo int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
+	date  bool   // a date format: numbers are dates
+	padTo int    // a format of only zeros ("0000000000"): integers are zero-padded to this width
 	unit  string // "%" or a currency symbol: what the format shows a number as (numberUnit)
 }
 
