@@ -41,6 +41,9 @@ type fileConfig struct {
 	// State is the state store: an SQLite file (relative to the
 	// configuration's folder) or a postgres:// URL (state.go).
 	State string `yaml:"state"`
+	// Map is the mapping file the workbooks are read with (relative to
+	// the configuration's folder), when --map names none.
+	Map string `yaml:"map"`
 }
 
 type fileLookup struct {

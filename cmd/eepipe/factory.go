@@ -52,8 +52,11 @@ type Factory struct {
 	// Global flags.
 	ConfigPath  string
 	CatalogPath string
-	Verbose     bool
-	LogFormat   string
+	// MapPath is the --map mapping file ("": map: in the configuration,
+	// else none).
+	MapPath   string
+	Verbose   bool
+	LogFormat string
 	// MaxUncompressed is the --max-uncompressed limit as given ("": the
 	// default, formats.DefaultMaxUncompressed).
 	MaxUncompressed string

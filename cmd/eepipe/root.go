@@ -82,6 +82,7 @@ usage, 3 fatal.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (YAML) with the service URL and accounts")
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
+	pf.StringVar(&f.MapPath, "map", "", "mapping `FILE` (YAML) of a client's own words for levels, races, genders, sectors and columns in the workbooks read (overrides map: in the configuration)")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "debug logging (secrets are redacted)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")

@@ -98,7 +98,7 @@ func readGridBytes(data []byte) ([]pipeline.Record, pipeline.Problems) {
 		return nil, nil
 	}
 	var recs []pipeline.Record
-	ReadWorkbook("fuzz.xlsx", xlsx.Limits{}, book, pipeline.DefaultCatalog(), func(r pipeline.Record) { recs = append(recs, r) }, &ps)
+	ReadWorkbook("fuzz.xlsx", xlsx.Limits{}, book, pipeline.DefaultCatalog(), nil, func(r pipeline.Record) { recs = append(recs, r) }, &ps)
 	return recs, ps
 }
 
