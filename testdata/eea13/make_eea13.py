@@ -112,7 +112,8 @@ def codes(ws, top, title, vals, levels=LEVELS):
     for i, code in enumerate(["MA", "MC", "MI", "MW", "FA", "FC", "FI", "FW", "FNM", "FNF"]):
         ws.cell(row=h, column=2 + i, value=code)
         r = "ACIW".index(code[1]) if len(code) == 2 else 4
-        cols.append((2 + i, r, 0 if code[0] == "M" else 1))
+        gender = code[0] if len(code) == 2 else code[2]  # MA: gender first; FNM: foreign national male
+        cols.append((2 + i, r, 0 if gender == "M" else 1))
     return body(ws, h + 1, cols, vals, levels)
 
 
