@@ -118,6 +118,15 @@ func TestEEA13PlanWorkbook(t *testing.T) {
 				want[fy+"|"+all], want[fy+"|"+dis] = eea13Target(y+1, all), eea13Target(y+1, dis)
 			}
 			checkTargets(t, p, want)
+			// The profile is the plan's baseline, read exactly, and no target.
+			base := map[string]map[string]int64{}
+			for _, tg := range b.Plans[0].Baseline {
+				base[tg.TargetType] = tg.Counters.Map()
+			}
+			checkTargets(t, base, map[string]map[string]int64{
+				all: eea13Counters(0, all, 9, func(l, r, g int) int64 { return eea13Value(1, 0, false, l, r, g) }),
+				dis: eea13Counters(0, dis, 9, func(l, r, g int) int64 { return eea13Value(1, 0, true, l, r, g) }),
+			})
 		})
 	}
 }

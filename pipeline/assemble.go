@@ -142,7 +142,11 @@ func (a *Assembler) Add(rec Record) {
 	a.readScorecard(&rec, &v)
 	yearPlace, fyPlace := a.readYear(&rec, &v)
 	a.readTargetType(&rec, &v)
-	a.requireYearAndType(&rec, &v)
+	sec, _ := rec.cell(ColSection)
+	baseline := sec.Text == SectionBaseline
+	if !baseline {
+		a.requireYearAndType(&rec, &v)
+	}
 
 	counters, cells, places, columns := a.counters(rec)
 
@@ -153,6 +157,13 @@ func (a *Assembler) Add(rec Record) {
 	}
 	acc := a.planFor(key, &rec)
 	a.mergePlanFields(acc, &rec, &v)
+	if baseline {
+		if v.targetType != "" {
+			acc.plan.Baseline = append(acc.plan.Baseline, &InputTarget{Origin: asmKeep(rec.Origin), FinancialYear: v.fy,
+				TargetType: v.targetType, Counters: counters, Cells: cells, Places: places, Columns: columns})
+		}
+		return
+	}
 	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
 		return
 	}

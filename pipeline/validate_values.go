@@ -29,6 +29,11 @@ const (
 	ColYearNumber          = "year_number"
 	ColFinancialYear       = "financial_year"
 	ColTargetType          = "target_type"
+	// ColSection is a reader's mark of a record that is not a target:
+	// SectionBaseline, form EEA13's workforce profile (docs/formats.md,
+	// EEA13 sections). No file has such a column.
+	ColSection      = "section"
+	SectionBaseline = "baseline"
 )
 
 // FlatColumns lists the flat table's non-counter columns in the order the

@@ -29,22 +29,12 @@ func targetGrids(blocks []*gridBlock) int {
 	return n
 }
 
-// baseline reports a workforce profile grid: read as the baseline, never
-// written. Its counters are checked as counters are, each bad cell an
-// error, so that a baseline is read exactly or not at all.
+// baseline reports a workforce profile grid: read as the baseline (its
+// record marked pipeline.SectionBaseline, its counters checked as
+// counters are), never written.
 func (g *gridReader) baseline(b *gridBlock) {
-	text := g.text.at(b.label.row, b.label.col)
-	g.warnf(b.label.row, b.label.col, text,
+	g.warnf(b.label.row, b.label.col, g.text.at(b.label.row, b.label.col),
 		"this grid is form EEA13's workforce profile: it is read as the baseline (the current workforce), never written as a target; eepipe check reports it as the current workforce")
-	for r, level := range b.rows {
-		for _, col := range b.columns {
-			cell := g.cellAt(r, col.col)
-			if _, _, err := pipeline.CounterValue(cell); err != nil {
-				g.errorf(r, col.col, cell.Text, nil, "the workforce profile's %s (%s, %s): %v",
-					templates.LevelLabel(level), templates.RaceLabel(col.race), templates.GenderLabel(col.gender), err)
-			}
-		}
-	}
 }
 
 // placeGoals gives each grid of numerical goals its financial year, the

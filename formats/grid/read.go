@@ -163,11 +163,16 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 	}
 	g.placeGoals(blocks, meta)
 	for _, b := range blocks {
+		rec, ok := g.record(b, meta)
 		if b.label.section == sectionProfile {
 			g.baseline(b)
+			if ok {
+				rec.Cells[pipeline.ColSection] = pipeline.Cell{Origin: rec.Origin, Kind: pipeline.CellText, Text: pipeline.SectionBaseline}
+				records = append(records, rec)
+			}
 			continue
 		}
-		if rec, ok := g.record(b, meta); ok {
+		if ok {
 			records = append(records, rec)
 		}
 	}
