@@ -110,14 +110,14 @@ type DisabilityCheck struct {
 
 // SectorYearCheck is one milestone (financial year) of a plan.
 type SectorYearCheck struct {
-	YearNumber    int                `json:"year_number"`
-	FinancialYear FinancialYear      `json:"-"`
-	Final         bool               `json:"final"`
+	YearNumber    int           `json:"year_number"`
+	FinancialYear FinancialYear `json:"-"`
+	Final         bool          `json:"final"`
 	// Baseline: the current workforce (the plan's baseline, form EEA13's
 	// workforce profile), measured as a year is, before the milestones.
-	Baseline bool `json:"baseline,omitempty"`
-	Levels        []SectorLevelCheck `json:"levels"`
-	Disability    DisabilityCheck    `json:"disability"`
+	Baseline   bool               `json:"baseline,omitempty"`
+	Levels     []SectorLevelCheck `json:"levels"`
+	Disability DisabilityCheck    `json:"disability"`
 }
 
 // MarshalJSON adds the financial year as "2026/27".
