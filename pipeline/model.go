@@ -368,7 +368,7 @@ type InputPlan struct {
 	// (form EEA13's workforce profile): by target type, never written nor
 	// compared with the service; check reports it as the current
 	// workforce.
-	Baseline []*InputTarget
+	Baseline []*InputTarget `json:",omitempty"`
 
 	// companyCell is where the plan's company identifiers belong when the
 	// file leaves them blank but shows their place (the value cell beside

@@ -73,3 +73,30 @@ func TestTaught(t *testing.T) {
 		t.Error("the shared matcher learnt a taught spelling")
 	}
 }
+
+// FuzzMatcher reads arbitrary labels: never a panic; a level read from a
+// numbered label is the level its bare text reads as; a combined code is
+// a race and a gender of the catalog.
+func FuzzMatcher(f *testing.F) {
+	for _, s := range []string{"1. Top management", "a) Senior", "Top management (1)", "FNM", "MA", "Indian/Asian", "(1)", "4.1 ", "iv. Unskilled*", "¹"} {
+		f.Add(s)
+	}
+	m := NewMatcher(nil)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 200 {
+			return
+		}
+		if bare := Unnumbered(text); bare != text {
+			if k, ok := m.Level(bare); ok {
+				if got, ok2 := m.Level(text); !ok2 || got != k {
+					t.Fatalf("%q reads %q, %v; its bare text %q reads %q", text, got, ok2, bare, k)
+				}
+			}
+		}
+		if r, g, ok := m.RaceGender(text); ok && (r == "" || g == "") {
+			t.Fatalf("%q: race %q gender %q", text, r, g)
+		}
+		IsJobGrade(text)
+		IsOccupationalCategory(text)
+	})
+}
