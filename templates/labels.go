@@ -500,14 +500,25 @@ var (
 // "a) Top management" and "Top management (1)" are "Top management". A
 // text that is only a number or a mark is returned as it is.
 func Unnumbered(text string) string {
-	if !maybeNumbered(text) {
-		return text
+	if !maybeNumbered(text) || (!hasFootnote(text) && !strings.Contains(text, " ")) {
+		return text // no mark after it, and no numbering before a word
 	}
 	out := reFootnote.ReplaceAllString(reNumbering.ReplaceAllString(text, ""), "")
 	if strings.TrimSpace(out) == "" {
 		return text
 	}
 	return out
+}
+
+// hasFootnote is unfootnoted's quick test: the text ends (spaces aside)
+// with a bracket, a star or a character beyond ASCII (a superscript).
+func hasFootnote(s string) bool {
+	s = strings.TrimRight(s, " ")
+	if s == "" {
+		return false
+	}
+	c := s[len(s)-1]
+	return c == ')' || c == ']' || c == '*' || c >= 0x80
 }
 
 // maybeNumbered is Unnumbered's quick test: a digit, a bracket, a full
@@ -550,7 +561,7 @@ func (m *Matcher) Gender(text string) (string, bool) {
 
 // unfootnoted returns a header without a footnote mark after it.
 func unfootnoted(text string) string {
-	if !maybeNumbered(text) {
+	if !hasFootnote(text) {
 		return text
 	}
 	out := reFootnote.ReplaceAllString(text, "")

@@ -11,6 +11,10 @@ import (
 // ("Acme plan: all employees by race and gender", exCharts.Chart).
 const chartDataTitleEnd = " by race and gender"
 
+// chartDataProbeRows is how many rows IsChartData looks at: as many as
+// the readers look at for plans on a hidden sheet.
+const chartDataProbeRows = 500
+
 // IsChartData reports whether a sheet is the hidden Chart data sheet of
 // eepipe's own export, as exCharts.Chart lays it out: named ChartDataSheet,
 // hidden, and every row one of a title ("…: all employees by race and
@@ -25,8 +29,12 @@ func IsChartData(b *xlsx.Book, info xlsx.Sheet) bool {
 		return false
 	}
 	titles, ok := 0, true
+	var cells []pipeline.Cell // reused row to row
 	err := b.ScanSheet(info, func(row int, raw []xlsx.RawCell) bool {
-		var cells []pipeline.Cell
+		if row > chartDataProbeRows {
+			return false // as far as the readers look for plans (grid.SheetAt)
+		}
+		cells = cells[:0]
 		for i := range raw {
 			if c := b.Cell(&raw[i], pipeline.Origin{}); c.Kind != pipeline.CellBlank {
 				c.Origin.Column = raw[i].Col
