@@ -123,11 +123,14 @@ func TestAcceptanceFixtures(t *testing.T) {
 				"#7|2|all_employees|number_of_coloured_male_top_managers=3"},
 			problems: []wantProblem{perr("P!B4", "not a race and gender"), perr("P!B5", "is not read: the header of its column is reported")}},
 		{file: "op_number_formats.xlsx", plans: 1, targets: 3,
-			counters: []string{"#4711|1|all_employees|" + c1 + "=1200", "#4711|1|all_employees|number_of_white_male_top_managers=12",
+			// A counter in a percentage-formatted cell (12 shows 1200%,
+			// 0.12 shows 12%) is refused as a percentage, never read as 12.
+			counters: []string{"#4711|1|all_employees|" + c1 + "=1200",
 				"#4711|3|all_employees|" + c1 + "=1234567"},
 			fields: []string{"#4711|company=VAT 4012345678, ID 8001015009087"},
 			problems: []wantProblem{
-				perr("Targets!H2", "not a whole number"),
+				perr("Targets!G2", "the cell is formatted as a percentage (it shows 1200%)"),
+				perr("Targets!H2", "the cell is formatted as a percentage (it shows 12%)"),
 				perr("Targets!F3", "date"),
 			}},
 		{file: "raw_prefixed_norefs.xlsx", plans: 1, targets: 2,

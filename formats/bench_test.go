@@ -237,7 +237,7 @@ func benchRead(b *testing.B, path string, rows int) {
 	n := 0
 	var ps pipeline.Problems
 	start := time.Now()
-	_ = readInputFile(path, kind, xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) { n++ }, &ps)
+	_ = readInputFile(path, kind, xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) { n++ }, &ps)
 	streamTime := time.Since(start)
 	stream := s.Stop() - min(s.peak.Load(), base)
 	if n != rows || len(ps) != 0 {

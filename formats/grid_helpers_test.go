@@ -164,7 +164,7 @@ func readGridBytes(file string, data []byte, cat *pipeline.Catalog) ([]pipeline.
 		return nil, ps
 	}
 	var recs []pipeline.Record
-	grid.ReadWorkbook(file, xlsx.Limits{}, book, cat, func(r pipeline.Record) { recs = append(recs, r) }, &ps)
+	grid.ReadWorkbook(file, xlsx.Limits{}, book, cat, nil, func(r pipeline.Record) { recs = append(recs, r) }, &ps)
 	return recs, ps
 }
 

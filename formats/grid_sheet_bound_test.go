@@ -170,7 +170,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 			if tc.cell == "" {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)
@@ -224,7 +224,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 			data := zipParts(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 			if !tc.refused {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)

@@ -35,7 +35,7 @@ func FuzzReadXLSXLimited(f *testing.F) {
 		lim := xlsx.Limits{MaxUncompressed: int64(limit%(4<<20)) + 1}
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), lim, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), lim, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 		if total > lim.MaxUncompressed && (len(recs) > 0 || !ps.HasErrors()) {
 			t.Fatalf("%d bytes over a limit of %d read: %d records, problems %v", total, lim.MaxUncompressed, len(recs), ps)

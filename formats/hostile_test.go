@@ -274,7 +274,7 @@ func TestHostileLimits(t *testing.T) {
 			data := zipParts(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("h.xlsx", bytes.NewReader(data), int64(len(data)), tc.lim, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("h.xlsx", bytes.NewReader(data), int64(len(data)), tc.lim, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 			if !ps.HasErrors() || !strings.Contains(fmt.Sprint(ps), tc.want) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 				t.Fatalf("problems %v, want an oversized-file error with %q", ps, tc.want)
 			}
@@ -298,7 +298,7 @@ func TestHostileGridBounded(t *testing.T) {
 	}
 	data := zipParts(many)
 	var ps pipeline.Problems
-	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", grid.MaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 		t.Fatalf("problems %v, want the grid sheet's cell limit", ps)
 	}
@@ -316,7 +316,7 @@ func TestHostileCentralDirectory(t *testing.T) {
 	_ = zw.Close()
 	data := buf.Bytes()
 	var ps pipeline.Problems
-	readXLSXLimited("cd.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("cd.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), "list of parts takes") {
 		t.Fatalf("problems %v", ps)
 	}
@@ -347,7 +347,7 @@ func TestBadCellReferences(t *testing.T) {
 			parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + tc.rows + `</sheetData></worksheet>`)
 			data := zipParts(parts)
 			var ps pipeline.Problems
-			readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+			readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool {
 				return p.Severity == pipeline.Error && strings.Contains(p.Message, tc.want)
 			})
@@ -365,7 +365,7 @@ func TestBadCellReferences(t *testing.T) {
 	data := zipParts(parts)
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 	if len(recs) != 1 || recs[0].Cells["target_type"].Text != "all_employees" {
 		t.Fatalf("records %+v problems %v", recs, ps)
 	}
@@ -388,7 +388,7 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			data := zipParts(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 			_, aps := assemble(recs, nil)
 			ps = append(ps, aps...)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return p.Origin.Cell == "A2" })
@@ -419,7 +419,7 @@ func TestCSVLineAndRecordBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var ps pipeline.Problems
-			table.ReadCSV("z.csv", tc.r, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+			table.ReadCSV("z.csv", tc.r, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, tc.want) })
 			if i < 0 || ps[i].Severity != pipeline.Error || ps[i].Origin.Row != tc.line {
 				t.Fatalf("problems %v, want an error on line %d with %q", ps, tc.line, tc.want)
@@ -473,7 +473,7 @@ func TestGridBadCellReference(t *testing.T) {
 	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
 	data := zipParts(small)
 	var ps pipeline.Problems
-	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), func(pipeline.Record) {}, &ps)
+	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 	i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, `"I7" is inside row 31`) })
 	if i < 0 || ps[i].Origin.Cell != "I31" || ps[i].Severity != pipeline.Error {
 		t.Fatalf("problems %v", ps)

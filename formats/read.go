@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -19,6 +20,12 @@ import (
 type ReadOptions struct {
 	Catalog *pipeline.Catalog // counter names; nil means the default catalog
 	Limits  xlsx.Limits       // bounds of one file; zero fields take the defaults
+
+	// Words is the mapping file (docs/formats.md, the mapping file): a
+	// client's own words for levels, races and genders in grids, column
+	// names in flat tables, and sectors in sector cells; nil teaches
+	// nothing.
+	Words *mapping.File
 
 	// Bound, when set, keeps the first few problems of each kind and
 	// sets the rest aside (counted in Batch.Omitted, passed to its
@@ -66,6 +73,9 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	files := readExpandInputs(paths, &ps)
 	asm := pipeline.NewAssembler(cat)
 	asm.Bound(opts.Bound)
+	if !opts.Words.Empty() {
+		asm.TeachSectors(opts.Words.Sector)
+	}
 	emit := asm.Add
 	admitted := 0
 	compact := func() {
@@ -83,7 +93,7 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 		}
 	}
 	for _, f := range files {
-		if err := readInputFile(f.path, f.kind, opts.Limits, cat, emit, &ps); err != nil {
+		if err := readInputFile(f.path, f.kind, opts.Limits, cat, opts.Words, emit, &ps); err != nil {
 			return nil, err
 		}
 		compact()
@@ -213,7 +223,7 @@ var readPanicHook func(path string)
 
 // readInputFile reads one file into emit, every problem into ps. A reader
 // that panics gives an *InternalError, never a problem of the file.
-func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
+func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) (err error) {
 	o := pipeline.Origin{File: path}
 	defer func() {
 		if v := recover(); v != nil {
@@ -251,9 +261,9 @@ func readInputFile(path string, kind readKind, lim xlsx.Limits, cat *pipeline.Ca
 			ps.Errorf(o, "", "the file is empty (0 bytes): it is not an XLSX workbook")
 			return nil
 		}
-		readXLSXLimited(path, f, st.Size(), lim, cat, emit, ps)
+		readXLSXLimited(path, f, st.Size(), lim, cat, words, emit, ps)
 	default:
-		table.ReadCSV(path, f, cat, emit, ps)
+		table.ReadCSV(path, f, cat, words, emit, ps)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		table.ReadCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		table.ReadCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
 }
@@ -136,7 +136,7 @@ func FuzzReadFlatXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 		if len(data) == 0 && len(ps) == 0 {
 			t.Fatal("empty input gave no problem")
@@ -178,7 +178,7 @@ func FuzzReadXLSXParts(f *testing.F) {
 		data := zipParts(parts)
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 		checkReadResult(t, recs, ps)
 	})
 }
@@ -193,7 +193,7 @@ func TestReadCSVUTF16(t *testing.T) {
 	}
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	table.ReadCSV("u16.csv", &b, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	table.ReadCSV("u16.csv", &b, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 1 || recs[0].Cells["number_of_white_male_top_managers"].Text != "4" {
 		t.Fatalf("UTF-16 CSV: %v %+v", ps, recs)
 	}
@@ -210,7 +210,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 	})
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 	if len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
 		t.Fatalf("sheet choice: %v %d records", ps, len(recs))
 	}
@@ -225,7 +225,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 		_ = x.MoveSheet("Before", "Data")
 	})
 	recs, ps = nil, nil
-	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Data" {
 		t.Fatalf("first visible sheet with a header: %v %d records", ps, len(recs))
 	}

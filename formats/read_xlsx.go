@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -14,7 +16,7 @@ import (
 
 // readXLSXLimited reads one workbook: the flat table when there is one,
 // else the grid plan sheets.
-func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) {
 	fileOrigin := pipeline.Origin{File: file}
 	book, err := xlsx.Open(r, size, lim)
 	if err != nil {
@@ -45,7 +47,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 			}
 		}
 		warnHiddenPlans(book, file, ps)
-		table.ReadSheet(book, file, sheet, headerRow, cat, emit, ps)
+		table.ReadSheet(book, file, sheet, headerRow, cat, words, emit, ps)
 		if book.SSTErr != nil {
 			// A damaged table is an error even when no cell read needed
 			// the entries past the damage.
@@ -53,7 +55,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 		}
 		return
 	}
-	found, ok := grid.ReadWorkbook(file, lim, book, cat, emit, ps)
+	found, ok := grid.ReadWorkbook(file, lim, book, cat, words, emit, ps)
 	if !ok {
 		return
 	}
@@ -76,8 +78,8 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 func hiddenPlanSheets(b *xlsx.Book, file string) []string {
 	var out []string
 	for _, s := range b.Sheets {
-		if !s.Hidden || s.Path == "" {
-			continue
+		if !s.Hidden || s.Path == "" || export.IsChartData(b, s) {
+			continue // eepipe's own chart sums are no plans
 		}
 		if _, found := table.HeaderRow(b, s); found {
 			out = append(out, s.Name)

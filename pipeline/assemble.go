@@ -15,7 +15,8 @@ import (
 // earlier rows are kept.
 type Assembler struct {
 	cat      *Catalog
-	totals   []asmTotals // the catalog's names for the totals check, per race and gender
+	sectors  func(string) (string, bool) // a mapping file's sector spellings (TeachSectors); nil: none
+	totals   []asmTotals                 // the catalog's names for the totals check, per race and gender
 	plans    []*asmPlan
 	byKey    map[string]*asmPlan // by planIndexKey
 	keyBuf   []byte
@@ -59,6 +60,12 @@ type Assembler struct {
 // Bound passes the assembler's problems through b as they accumulate, so
 // that a file with hundreds of thousands of warnings is not held whole.
 func (a *Assembler) Bound(b *ProblemBound) { a.bound = b }
+
+// TeachSectors gives the assembler a client's own spellings of sectors (a
+// mapping file's sectors, docs/formats.md): spelling returns the service's
+// value a sector cell names, consulted when the cell is neither a
+// service's value nor the gazette's spelling of one (SectorValue).
+func (a *Assembler) TeachSectors(spelling func(string) (string, bool)) { a.sectors = spelling }
 
 // compact passes the problems found since the last call through the bound.
 func (a *Assembler) compact() {
@@ -135,7 +142,11 @@ func (a *Assembler) Add(rec Record) {
 	a.readScorecard(&rec, &v)
 	yearPlace, fyPlace := a.readYear(&rec, &v)
 	a.readTargetType(&rec, &v)
-	a.requireYearAndType(&rec, &v)
+	sec, _ := rec.cell(ColSection)
+	baseline := sec.Text == SectionBaseline
+	if !baseline {
+		a.requireYearAndType(&rec, &v)
+	}
 
 	counters, cells, places, columns := a.counters(rec)
 
@@ -147,6 +158,13 @@ func (a *Assembler) Add(rec Record) {
 	acc := a.planFor(key, &rec)
 	acc.plan.addRow(rec.Origin)
 	a.mergePlanFields(acc, &rec, &v)
+	if baseline {
+		if v.targetType != "" {
+			acc.plan.Baseline = append(acc.plan.Baseline, &InputTarget{Origin: asmKeep(rec.Origin), FinancialYear: v.fy,
+				TargetType: v.targetType, Counters: counters, Cells: cells, Places: places, Columns: columns})
+		}
+		return
+	}
 	if v.targetType == "" || (v.yearNumber == 0 && v.fy == 0) {
 		return
 	}

@@ -207,14 +207,38 @@ func (a *Assembler) readSector(rec *Record, v *asmRowValues) {
 	case err != nil:
 		a.cellError(rec, c, ColSector, "sector: %v", err)
 	case set:
-		if exact, sugg, found := normalizeSector(s); found {
+		exact, gazette, sugg, found := SectorValue(s)
+		taught := false
+		if !found && a.sectors != nil {
+			exact, found = a.sectors(s)
+			taught = found
+		}
+		if found {
 			v.sector = exact
 			v.give(ColSector, exact)
+			if gazette && !taught {
+				a.sectorSpellingWarning(c, s, exact)
+			}
 		} else {
 			a.cellError(rec, c, ColSector, "%q is not one of the 18 sector values; leave it blank or use one of the listed sectors exactly", Excerpt(s))
 			a.problems[len(a.problems)-1].Suggestions = sugg
 		}
 	}
+}
+
+// sectorSpellingWarning says, once per spelling and file, that a sector
+// cell in the gazette's (or EEA17's) words was read as the service's value.
+func (a *Assembler) sectorSpellingWarning(c Cell, s, value string) {
+	k := "sector|" + c.Origin.File + "|" + s
+	if a.unknown[k] {
+		return
+	}
+	a.unknown[k] = true
+	o := c.Origin
+	if o.Header == "" {
+		o.Header = ColSector
+	}
+	a.warnf(o, s, "the sector %q is the gazette's (or form EEA17's) spelling: read as the service's %q; write %q to silence this", Excerpt(s), value, value)
 }
 
 // readScorecard reads the record's scorecard_id.
@@ -310,12 +334,24 @@ func (a *Assembler) requireYearAndType(rec *Record, v *asmRowValues) {
 // identifierDigits are the lengths of South African VAT and ID numbers.
 var identifierDigits = map[string]int{ColCompanyVAT: 10, ColCompanyIDNumber: 13}
 
+// LostLeadingZero reports whether the identifier s of column col (the
+// company VAT or ID number) is digits only and fewer than such numbers
+// have, as when a spreadsheet or a shell drops a leading zero, and how
+// many digits it should have.
+func LostLeadingZero(col, s string) (want int, lost bool) {
+	want, ok := identifierDigits[col]
+	if !ok || s == "" || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+		return want, false
+	}
+	return want, true
+}
+
 // lostZeroWarning warns when an identifier typed as a number is shorter
 // than such numbers are: the spreadsheet has probably dropped a leading
 // zero (ID numbers of people born in the 2000s start with 0).
 func (a *Assembler) lostZeroWarning(c Cell, col, s string) {
-	want, ok := identifierDigits[col]
-	if !ok || len(s) >= want || strings.Trim(s, "0123456789") != "" {
+	want, ok := LostLeadingZero(col, s)
+	if !ok {
 		return
 	}
 	o := c.Origin

@@ -380,6 +380,11 @@ type InputPlan struct {
 	Sector        string
 	ScorecardID   string
 	Targets       []*InputTarget
+	// Baseline is the current workforce a file gives beside the targets
+	// (form EEA13's workforce profile): by target type, never written nor
+	// compared with the service; check reports it as the current
+	// workforce.
+	Baseline []*InputTarget `json:",omitempty"`
 
 	// companyCell is where the plan's company identifiers belong when the
 	// file leaves them blank but shows their place (the value cell beside

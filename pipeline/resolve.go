@@ -149,6 +149,22 @@ func accountIndex(accounts []Account, name string) int {
 	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
 }
 
+// LookupCompany looks a company up by ids with find, as apply routes a
+// plan and as the companies command searches: the spelling given, and when
+// it finds nothing, its standardSpelling ("2015-123456-07" is
+// "2015/123456/07" by sameIdentifier, but the lookup matches spellings
+// exactly). It returns the records and the spelling that found them.
+func LookupCompany[R any](ctx context.Context, ids CompanyIDs, find func(context.Context, CompanyIDs) ([]R, error)) ([]R, CompanyIDs, error) {
+	recs, err := find(ctx, ids)
+	if std := standardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
+		recs, err = find(ctx, std)
+		if len(recs) > 0 {
+			return recs, std, err
+		}
+	}
+	return recs, ids, err
+}
+
 // route is where one input plan goes: an account index, or a failure.
 type route struct {
 	account int // index into Runner.accounts; -1 when failed
@@ -180,12 +196,7 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 	wp := pool.New().WithMaxGoroutines(r.opts.concurrency())
 	for _, ids := range sets {
 		wp.Go(func() {
-			recs, err := r.finder.FindCompanies(ctx, ids)
-			if std := standardSpelling(ids); err == nil && len(recs) == 0 && std != ids {
-				// "2015-123456-07" is "2015/123456/07" (sameIdentifier),
-				// but the lookup matches spellings exactly.
-				recs, err = r.finder.FindCompanies(ctx, std)
-			}
+			recs, _, err := LookupCompany(ctx, ids, r.finder.FindCompanies)
 			var l lookup
 			if err != nil {
 				l.err = fmt.Errorf("company lookup for %s failed: %w", ids, err)

@@ -110,11 +110,14 @@ type DisabilityCheck struct {
 
 // SectorYearCheck is one milestone (financial year) of a plan.
 type SectorYearCheck struct {
-	YearNumber    int                `json:"year_number"`
-	FinancialYear FinancialYear      `json:"-"`
-	Final         bool               `json:"final"`
-	Levels        []SectorLevelCheck `json:"levels"`
-	Disability    DisabilityCheck    `json:"disability"`
+	YearNumber    int           `json:"year_number"`
+	FinancialYear FinancialYear `json:"-"`
+	Final         bool          `json:"final"`
+	// Baseline: the current workforce (the plan's baseline, form EEA13's
+	// workforce profile), measured as a year is, before the milestones.
+	Baseline   bool               `json:"baseline,omitempty"`
+	Levels     []SectorLevelCheck `json:"levels"`
+	Disability DisabilityCheck    `json:"disability"`
 }
 
 // MarshalJSON adds the financial year as "2026/27".
@@ -133,6 +136,9 @@ func (y SectorYearCheck) MarshalJSON() ([]byte, error) {
 // Label returns the year for people: "2026/27", or "year 2" when the
 // financial year is unknown.
 func (y SectorYearCheck) Label() string {
+	if y.Baseline {
+		return "current workforce"
+	}
 	if y.FinancialYear != 0 {
 		return y.FinancialYear.String()
 	}
@@ -311,7 +317,33 @@ func CheckPlanSector(p *InputPlan, cat *Catalog, t *SectorTargets) SectorPlanChe
 	}
 	out.Years[len(out.Years)-1].Final = true
 	out.Status, out.Assessed, out.NotAssessed = finalStatus(out.Years[len(out.Years)-1])
+	if b, ok := baselineInput(p); ok {
+		yc := SectorYearCheck{Baseline: true}
+		for _, level := range SectorLevels {
+			yc.Levels = append(yc.Levels, checkLevel(b, level, cat, t, p.Sector))
+		}
+		yc.Disability = checkDisability(b, cat)
+		out.Years = append([]SectorYearCheck{yc}, out.Years...)
+	}
 	return out
+}
+
+// baselineInput is the plan's current workforce (InputPlan.Baseline) as
+// check measures a year, when the files give one.
+func baselineInput(p *InputPlan) (sectorYearInput, bool) {
+	var y sectorYearInput
+	for _, t := range p.Baseline {
+		if t.Counters.catalog() == nil {
+			continue
+		}
+		switch t.TargetType {
+		case TargetAll:
+			y.all = &t.Counters
+		case TargetDisabled:
+			y.disabled = &t.Counters
+		}
+	}
+	return y, y.all != nil || y.disabled != nil
 }
 
 // finalStatus is short when any assessable figure of the year is short;

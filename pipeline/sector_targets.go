@@ -393,23 +393,10 @@ func detectDelimiter(text string) rune {
 	return ','
 }
 
-// sectorAliases maps other spellings (lower case) to the service's sector
-// values: the gazette spells some sectors differently.
-var sectorAliases = map[string]string{
-	"transportation and storage": "Transport and Storage",
-}
-
+// canonicalSector reads a targets file's sector by the workbook's rule
+// (SectorValue): the service's value, or a spelling of the gazette.
 func canonicalSector(s string) (string, bool) {
-	n := strings.Join(strings.Fields(s), " ")
-	if n == "" {
-		return "", false
-	}
-	for _, v := range Sectors {
-		if strings.EqualFold(v, n) {
-			return v, true
-		}
-	}
-	v, ok := sectorAliases[strings.ToLower(n)]
+	v, _, _, ok := SectorValue(s)
 	return v, ok
 }
 

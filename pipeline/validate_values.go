@@ -29,6 +29,11 @@ const (
 	ColYearNumber          = "year_number"
 	ColFinancialYear       = "financial_year"
 	ColTargetType          = "target_type"
+	// ColSection is a reader's mark of a record that is not a target:
+	// SectionBaseline, form EEA13's workforce profile (docs/formats.md,
+	// EEA13 sections). No file has such a column.
+	ColSection      = "section"
+	SectionBaseline = "baseline"
 )
 
 // FlatColumns lists the flat table's non-counter columns in the order the
@@ -235,6 +240,9 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 	case CellBlank:
 		return 0, false, nil
 	case CellNumber:
+		if err := valUnitError(c.Text, true); err != nil {
+			return 0, false, err
+		}
 		n, err = valCounterFromFloat(valSnap(c.Number))
 		return n, err == nil, err
 	case CellText:
@@ -245,6 +253,9 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		if t == "" {
 			return 0, false, nil
 		}
+		if err := valUnitError(t, false); err != nil {
+			return 0, false, err
+		}
 		if msg, isErr := valErrorMessage(t); isErr {
 			return 0, false, errors.New(msg)
 		}
@@ -252,6 +263,28 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		return n, err == nil, err
 	}
 	return 0, false, valKindError(c, "a whole number of 0 or more")
+}
+
+// valUnitError refuses a counter shown as a percentage or an amount of
+// money: a number cell whose format shows it so (formatted true: the
+// reader keeps the format's unit in its text, "100%", "R 1234"), or text
+// written so ("45%"). A counter is a number of employees; a 1 in a cell
+// formatted 0% shows 100%, and is never read as 1 employee.
+func valUnitError(t string, formatted bool) error {
+	if t == "" {
+		return nil
+	}
+	how := "the cell holds"
+	if formatted {
+		how = "the cell is formatted as"
+	}
+	switch {
+	case t[len(t)-1] == '%':
+		return fmt.Errorf("%s a percentage (it shows %s): a counter is a number of employees, never a share; format the cell as a number and type the headcount", how, Excerpt(t))
+	case formatted && (t[0] < '0' || t[0] > '9') && t[0] != '-':
+		return fmt.Errorf("%s an amount of money (it shows %s): a counter is a number of employees, not Rand (remuneration belongs on form EEA4, which is no plan); format the cell as a number and type the headcount", how, Excerpt(t))
+	}
+	return nil
 }
 
 // valKindError explains why a cell of the wrong kind cannot hold what is wanted.
@@ -504,6 +537,10 @@ func valMakeDate(text string, y, m, d int) (Date, error) {
 
 // dateValue returns the date of a cell: a date cell, or ISO text. ok is
 // false for a blank cell.
+// DateValue reads a date cell as the plan's dates are read: a date cell,
+// or text such as 2026-09-01; ok is false for a blank cell.
+func DateValue(c Cell) (d Date, ok bool, err error) { return dateValue(c) }
+
 func dateValue(c Cell) (d Date, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
@@ -740,9 +777,68 @@ func normalizeTargetType(s string) (string, []string, bool) {
 
 // normalizeSector matches s case-insensitively (and ignoring repeated
 // spaces) against Sectors and returns the exact spelling, or the closest
-// sectors as suggestions.
+// sectors as suggestions. A spelling of the gazette or of form EEA17
+// (SectorValue) is not one of them: callers that accept those use
+// SectorValue.
 func normalizeSector(s string) (string, []string, bool) {
 	return valMatchFold(s, Sectors, 3)
+}
+
+// SectorValue is the one rule by which a sector's name is read, in a
+// workbook's sector cell and in a sector-targets file alike: the service's
+// value (Sectors) as normalizeSector matches it, or a spelling of the
+// gazette of the sectoral targets (GN 6124) or of form EEA17, which follow
+// the SIC's wording ("Transportation and Storage", "Human Health and
+// Social Work Activities", "Agriculture, Forestry and Fishing"): those
+// read as the service's value with gazette true, for a warning naming the
+// spelling. Punctuation, "&" for "and", and a closing "Activities" the
+// service's value lacks are not told apart. ok is false for a name of no
+// sector, with the closest sectors as suggestions.
+func SectorValue(s string) (value string, gazette bool, suggestions []string, ok bool) {
+	v, suggestions, found := normalizeSector(s)
+	if found {
+		return v, false, nil, true
+	}
+	key := sectorKey(s)
+	if v, found := sectorAliases[key]; found {
+		return v, true, nil, true
+	}
+	for _, v := range Sectors {
+		if sectorKey(v) == key {
+			return v, true, nil, true
+		}
+	}
+	return "", false, suggestions, false
+}
+
+// sectorAliases are the gazette's and EEA17's spellings (as sectorKey
+// folds them) whose words differ from the service's value.
+var sectorAliases = map[string]string{
+	"transportation and storage":          "Transport and Storage",
+	"administrative and support service":  "Administrative and Support Activities",
+	"administrative and support services": "Administrative and Support Activities",
+	"accommodation and food services":     "Accommodation and Food Service Activities",
+	"information and communications":      "Information and Communication",
+}
+
+// sectorKey folds a sector's name for SectorValue: lower case, "&" read
+// as "and", every run of other characters than letters and digits one
+// space, and a closing "activities" dropped.
+func sectorKey(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(strings.ReplaceAll(s, "&", " and ")) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			continue
+		}
+		space = true
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(b.String(), "activities"), " ")
 }
 
 func valMatchFold(s string, list []string, n int) (string, []string, bool) {

@@ -444,3 +444,37 @@ func TestParseDateDayMonth(t *testing.T) {
 		}
 	}
 }
+
+// TestSectorValue: the service's values read as themselves; the gazette's
+// and EEA17's spellings read as the service's value, marked as such; the
+// sector-targets file reads a sector by the same rule.
+func TestSectorValue(t *testing.T) {
+	for in, want := range map[string]struct {
+		v       string
+		gazette bool
+	}{
+		"Transport and Storage":                                                {"Transport and Storage", false},
+		"transport  and storage":                                               {"Transport and Storage", false},
+		"Transportation and Storage":                                           {"Transport and Storage", true},
+		"Human Health and Social Work Activities":                              {"Human Health and Social Work", true},
+		"Agriculture, Forestry and Fishing":                                    {"Agriculture, Forestry & Fishing", true},
+		"Electricity, Gas, Steam and Air Conditioning Supply":                  {"Electricity, Gas Steam and Air Conditioning Supply", true},
+		"Professional, Scientific and Technical Activities":                    {"Professional Scientific and Technical", true},
+		"Water Supply; Sewerage, Waste Management and Remediation Activities":  {"Water Supply, Sewerage, Waste Management and Remediation Activities", true},
+		"Administrative and Support Service Activities":                        {"Administrative and Support Activities", true},
+		"Wholesale and Retail Trade, Repair of Motor Vehicles and Motorcycles": {"Wholesale and Retail Trade; Repair of Motor Vehicles and Motorcycles", true},
+	} {
+		v, gazette, _, ok := SectorValue(in)
+		if !ok || v != want.v || gazette != want.gazette {
+			t.Errorf("SectorValue(%q) = %q, %v, %v; want %q, %v", in, v, gazette, ok, want.v, want.gazette)
+		}
+		if c, ok := canonicalSector(in); !ok || c != want.v {
+			t.Errorf("canonicalSector(%q) = %q, %v", in, c, ok)
+		}
+	}
+	for _, in := range []string{"Transport", "Health", "Mining", "Other service activities", ""} {
+		if v, _, _, ok := SectorValue(in); ok {
+			t.Errorf("SectorValue(%q) = %q, want none", in, v)
+		}
+	}
+}

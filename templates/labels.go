@@ -2,6 +2,9 @@ package templates
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -165,7 +168,7 @@ var metaFieldIndex = sync.OnceValue(func() map[string]MetaField {
 // "Skilled technical and academically qualified workers/junior
 // management/supervisors/foremen/superintendents" is the skilled level.
 var levelLabels = map[string][]string{
-	"top_managers":    {"Top management", "Top managers", "Top"},
+	"top_managers":    {"Top management", "Top managers", "Top", "Top management / Executives", "Top management and executives"},
 	"senior_managers": {"Senior management", "Senior managers", "Senior"},
 	"middle_managers": {"Professionally qualified / middle management", "Middle management", "Middle managers",
 		"Mid management", "Mid-management", "Professionally qualified",
@@ -191,7 +194,7 @@ var levelLabels = map[string][]string{
 var raceLabels = map[string][]string{
 	"african":  {"African", "Africans", "A", "Black African", "Black Africans"},
 	"coloured": {"Coloured", "Coloureds", "Colored", "C"},
-	"indian":   {"Indian", "Indians", "I"},
+	"indian":   {"Indian", "Indians", "I", "Indian/Asian", "Asian", "Asians", "Asian/Indian"},
 	"white":    {"White", "Whites", "W"},
 	"foreign":  {"Foreign nationals", "Foreign national", "Foreign", "Foreigners", "FN"},
 }
@@ -344,6 +347,64 @@ func newMatcher(cat *pipeline.Catalog) *Matcher {
 	return m
 }
 
+// Spellings are further words for a Matcher's levels, races and genders
+// (a mapping file's, docs/formats.md): each spelling as written, to its
+// key.
+type Spellings struct {
+	Levels, Races, Genders map[string]string
+}
+
+// Taught returns a Matcher that reads, besides m's own spellings, those
+// of sp: a level spelling in level labels (exactly after Normalize, or by
+// its words after LevelWords), a race or gender spelling in headers, alone
+// or combined ("Asian (incl. Indian) male"). A spelling m already reads
+// as another key is not taken (the mapping file refuses one, BuiltIn). m
+// is not changed, nor handed out by NewMatcher.
+func (m *Matcher) Taught(sp Spellings) *Matcher {
+	t := *m
+	t.levels, t.levelCanon = maps.Clone(m.levels), maps.Clone(m.levelCanon)
+	t.races, t.genders = maps.Clone(m.races), maps.Clone(m.genders)
+	for text, key := range sp.Levels {
+		if n := Normalize(text); n != "" && slices.Contains(m.levelKeys, key) {
+			if prev, taken := t.levels[n]; !taken || prev == key {
+				t.levels[n] = key
+			}
+			if c := LevelWords(text); t.levelCanon[c] == "" {
+				t.levelCanon[c] = key
+			}
+		}
+	}
+	teach := func(into map[string]string, from map[string]string) {
+		for text, key := range from {
+			if n := Normalize(text); n != "" {
+				if _, taken := into[n]; !taken {
+					into[n] = key
+				}
+			}
+		}
+	}
+	teach(t.races, sp.Races)
+	teach(t.genders, sp.Genders)
+	t.raceGenderWords = maxWords(t.races) + maxWords(t.genders)
+	return &t
+}
+
+// BuiltIn returns the key of kind ("levels", "races" or "genders") that
+// the default catalog's vocabulary reads text as, if any: a mapping file
+// may not give eepipe's own spelling of one name to another.
+func BuiltIn(kind, text string) (string, bool) {
+	m := NewMatcher(nil)
+	switch kind {
+	case "levels":
+		return m.Level(text)
+	case "races":
+		return m.Race(text)
+	case "genders":
+		return m.Gender(text)
+	}
+	return "", false
+}
+
 // maxWords returns the most words of a key of labels.
 func maxWords(labels map[string]string) int {
 	n := 0
@@ -419,30 +480,118 @@ func (m *Matcher) Level(text string) (string, bool) {
 	if k := m.levelCanon[LevelWords(text)]; k != "" {
 		return k, true
 	}
+	if bare := Unnumbered(text); bare != text {
+		return m.Level(bare)
+	}
 	return "", false
 }
 
-// Race returns the race key a column header names.
-func (m *Matcher) Race(text string) (string, bool) { k, ok := m.races[Normalize(text)]; return k, ok }
+// reNumbering is the numbering in front of a label as forms and reports
+// print it ("1. Top management", "1) ...", "(a) ...", "a) ...", "iv. ...",
+// "4.1 ..."), and reFootnote a footnote mark after it ("Top management
+// (1)", "Semi-skilled*", "Indian¹", "[2]").
+var (
+	reNumbering = regexp.MustCompile(`^\s*(?:\(?(?:\d{1,2}(?:\.\d{1,2})*|[a-zA-Z]|[ivxIVX]{1,4})\)|(?:\d{1,2}(?:\.\d{1,2})*|[a-zA-Z]|[ivxIVX]{1,4})\.|\d{1,2}(?:\.\d{1,2})*)\s+`)
+	reFootnote  = regexp.MustCompile(`\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*$`)
+)
 
-// Gender returns the gender key a column header names.
+// Unnumbered returns a label without the numbering in front of it and the
+// footnote mark after it (reNumbering, reFootnote): "1. Top management",
+// "a) Top management" and "Top management (1)" are "Top management". A
+// text that is only a number or a mark is returned as it is.
+func Unnumbered(text string) string {
+	if !maybeNumbered(text) || (!hasFootnote(text) && !strings.Contains(text, " ")) {
+		return text // no mark after it, and no numbering before a word
+	}
+	out := reFootnote.ReplaceAllString(reNumbering.ReplaceAllString(text, ""), "")
+	if strings.TrimSpace(out) == "" {
+		return text
+	}
+	return out
+}
+
+// hasFootnote is unfootnoted's quick test: the text ends (spaces aside)
+// with a bracket, a star or a character beyond ASCII (a superscript).
+func hasFootnote(s string) bool {
+	s = strings.TrimRight(s, " ")
+	if s == "" {
+		return false
+	}
+	c := s[len(s)-1]
+	return c == ')' || c == ']' || c == '*' || c >= 0x80
+}
+
+// maybeNumbered is Unnumbered's quick test: a digit, a bracket, a full
+// stop, a star or a character beyond ASCII, which a plain label has not.
+func maybeNumbered(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '(', c == ')', c == '[', c == '.', c == '*', c >= 0x80:
+			return true
+		}
+	}
+	return false
+}
+
+// Race returns the race key a column header names (a footnote mark after
+// it set aside: "Indian (1)").
+func (m *Matcher) Race(text string) (string, bool) {
+	if k, ok := m.races[Normalize(text)]; ok {
+		return k, true
+	}
+	if bare := unfootnoted(text); bare != text {
+		k, ok := m.races[Normalize(bare)]
+		return k, ok
+	}
+	return "", false
+}
+
+// Gender returns the gender key a column header names (a footnote mark
+// after it set aside).
 func (m *Matcher) Gender(text string) (string, bool) {
-	k, ok := m.genders[Normalize(text)]
-	return k, ok
+	if k, ok := m.genders[Normalize(text)]; ok {
+		return k, true
+	}
+	if bare := unfootnoted(text); bare != text {
+		k, ok := m.genders[Normalize(bare)]
+		return k, ok
+	}
+	return "", false
+}
+
+// unfootnoted returns a header without a footnote mark after it.
+func unfootnoted(text string) string {
+	if !hasFootnote(text) {
+		return text
+	}
+	out := reFootnote.ReplaceAllString(text, "")
+	if strings.TrimSpace(out) == "" {
+		return text
+	}
+	return out
 }
 
 // RaceGender recognises a combined column header such as "African male",
 // "african_male", "Male African", "A male" or the two-letter code "AM"
 // (a one-letter race and a one-letter gender).
 func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
+	if race, gender, ok = m.raceGender(text); ok {
+		return race, gender, true
+	}
+	if bare := unfootnoted(text); bare != text {
+		return m.raceGender(bare)
+	}
+	return "", "", false
+}
+
+// raceGender is RaceGender without setting a footnote aside.
+func (m *Matcher) raceGender(text string) (race, gender string, ok bool) {
 	words := strings.Fields(Normalize(text))
 	if len(words) > m.raceGenderWords {
 		return "", "", false
 	}
-	if len(words) == 1 && len(words[0]) == 2 {
-		r, ok1 := m.races[words[0][:1]]
-		g, ok2 := m.genders[words[0][1:]]
-		if ok1 && ok2 {
+	if len(words) == 1 {
+		if r, g, ok := m.raceGenderCode(words[0]); ok {
 			return r, g, true
 		}
 	}
@@ -457,6 +606,30 @@ func (m *Matcher) RaceGender(text string) (race, gender string, ok bool) {
 			if r, ok2 := m.races[b]; ok2 {
 				return r, g, true
 			}
+		}
+	}
+	return "", "", false
+}
+
+// raceGenderCode reads a combined code of two or three letters: a race's
+// code and a gender's letter either way round, as forms EEA2 and EEA4 and
+// HR systems print them: "AM", "WF" (race first), "MA", "FW" (gender
+// first), "FNM", "FNF" (foreign national male, female). The two orders
+// never meet: a race code starts with A, C, I, W or FN, a gender code is M
+// or F.
+func (m *Matcher) raceGenderCode(w string) (race, gender string, ok bool) {
+	if len(w) < 2 || len(w) > 3 {
+		return "", "", false
+	}
+	code := func(s string) bool { return len(s) <= 2 }
+	if r, ok1 := m.races[w[:len(w)-1]]; ok1 && code(w[:len(w)-1]) {
+		if g, ok2 := m.genders[w[len(w)-1:]]; ok2 {
+			return r, g, true
+		}
+	}
+	if g, ok1 := m.genders[w[:1]]; ok1 {
+		if r, ok2 := m.races[w[1:]]; ok2 && code(w[1:]) {
+			return r, g, true
 		}
 	}
 	return "", "", false

@@ -98,7 +98,11 @@ func (s *skipInvalid) split(f *Factory, batch *pipeline.Batch, cat *pipeline.Cat
 	if s.rejects == "" {
 		return nil
 	}
-	written, err := reports.WriteRejects(s.rejects, s.grid, &rej, cat)
+	words, err := f.mappingFile()
+	if err != nil {
+		return err
+	}
+	written, err := reports.WriteRejects(s.rejects, s.grid, &rej, cat, words)
 	switch {
 	case errors.Is(err, reports.ErrRejectsLayout):
 		return exitf(ExitInvalid, "--rejects: %v; nothing was sent", err)

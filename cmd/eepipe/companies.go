@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,11 @@ func NewCmdCompanies(f *Factory, runF func(*companiesOptions) error) *cobra.Comm
 		Long: `Search the company lookup service. A record is returned when any one of the
 identifiers given matches (OR); when the records belong to more than one
 company, apply would refuse a plan with these identifiers as ambiguous,
-and this command says so.
+and this command says so. A number is matched as apply matches the
+identifiers of a workbook, by its letters and digits: --registration
+2015-123456-07 finds the company that 2015/123456/07 finds. A VAT or ID
+number shorter than such numbers are gets a hint that a leading zero was
+lost.
 
 Prints a table (or the records as JSON with --json) on stdout. Exit status
 0 when a company matches, 1 when none does, 2 invalid usage or
@@ -80,13 +85,18 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 	if err != nil {
 		return exitf(ExitInvalid, "company lookup: %v", err)
 	}
-	recs, err := c.SearchCompanies(cmd.Context(), q)
+	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
+	recs, found, err := pipeline.LookupCompany(cmd.Context(), ids, func(ctx context.Context, ids pipeline.CompanyIDs) ([]apiclient.Company, error) {
+		return c.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
+	})
 	if err != nil {
 		// Exit 1 means "no company matches"; a lookup that did not answer
 		// (refused, 4xx, 5xx, unreachable) tells nothing about matches.
 		return exitf(ExitFatal, "company lookup: %v%s", err, lookupCredentialsHint(err))
 	}
-	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
+	if found != ids {
+		fmt.Fprintf(f.IO.ErrOut, "Found as %s, the spelling the lookup holds (apply matches identifiers by their letters and digits).\n", found)
+	}
 	if opts.JSON {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")
@@ -108,6 +118,15 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 		fmt.Fprintf(f.IO.ErrOut, "No company matches %s.\n", ids)
 		if c, ok := registrationForm(q.RegistrationNumber); ok && c != q.RegistrationNumber {
 			fmt.Fprintf(f.IO.ErrOut, "Registration numbers are held as YYYY/NNNNNN/NN, with the slashes and the leading zeros: try --registration %s\n", c)
+		}
+		for _, id := range []struct{ col, flag, name, value string }{
+			{pipeline.ColCompanyVAT, "--vat", "VAT numbers", q.VATNumber},
+			{pipeline.ColCompanyIDNumber, "--id-number", "ID numbers", q.IDNumber},
+		} {
+			if want, lost := pipeline.LostLeadingZero(id.col, id.value); lost {
+				fmt.Fprintf(f.IO.ErrOut, "%s have %d digits, and %s has %d: a leading zero may have been lost (a spreadsheet drops them from numbers): try %s %s%s\n",
+					id.name, want, id.value, len(id.value), id.flag, strings.Repeat("0", want-len(id.value)), id.value)
+			}
 		}
 		return silentExit(ExitDiff)
 	}

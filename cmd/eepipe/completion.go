@@ -16,7 +16,7 @@ var flagValues = map[string]map[string][]string{
 // flagFileExts are the file kinds a flag takes, by command ("" for every
 // command), for shell completion.
 var flagFileExts = map[string]map[string][]string{
-	"":          {"config": {"yaml", "yml"}, "catalog": {"txt", "json"}},
+	"":          {"config": {"yaml", "yml"}, "catalog": {"txt", "json"}, "map": {"yaml", "yml"}},
 	"apply":     {"report": {"json", "csv", "xlsx"}, "rejects": {"xlsx", "csv"}},
 	"diff":      {"report": {"json", "csv", "xlsx"}, "output": {"json", "xlsx"}},
 	"validate":  {"report": {"csv", "xlsx", "json"}, "annotate": {"xlsx"}},

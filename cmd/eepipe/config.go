@@ -101,6 +101,9 @@ type fileConfig struct {
 	// Signers are the people whose sign-off a change set needs to be
 	// applied (docs/apply-and-state.md, "Who can sign").
 	Signers []fileSigner `yaml:"signers"`
+	// Map is the mapping file the workbooks are read with (relative to
+	// the configuration's folder), when --map names none.
+	Map string `yaml:"map"`
 }
 
 // fileSigner is one trusted signer: a name and the public key
@@ -584,7 +587,7 @@ func decodeConfigProblems(b []byte, fc *fileConfig) (problems []string, complete
 
 // configKeys are the keys of each section of the file, for "did you mean".
 var configKeys = map[string][]string{
-	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as", "signers"},
+	"fileConfig":  {"base_url", "lookup", "accounts", "state", "same_service_as", "signers", "map"},
 	"fileSigner":  {"name", "public_key"},
 	"fileLookup":  {"url", "username", "password_env", "password_file"},
 	"fileAccount": {"name", "company_id", "api_key", "api_key_id", "api_secret_env", "api_secret_file", "vat_number", "registration_number", "id_number"},

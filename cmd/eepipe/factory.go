@@ -54,7 +54,10 @@ type Factory struct {
 	CatalogPath string
 	// Debug is --debug: debug logging. Verbose is a command's -v: more
 	// detail in its output (addVerboseFlag).
-	Debug     bool
+	Debug bool
+	// MapPath is the --map mapping file ("": map: in the configuration,
+	// else none).
+	MapPath   string
 	Verbose   bool
 	LogFormat string
 	// MaxUncompressed is the --max-uncompressed limit as given ("": the

@@ -4,12 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/eepipe/eepipe/cmd/eepipe/gcpace"
 	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -17,6 +21,11 @@ import (
 // catalog and the global --max-uncompressed limit.
 func (f *Factory) readOptions(cat *pipeline.Catalog) (formats.ReadOptions, error) {
 	opts := formats.ReadOptions{Catalog: cat}
+	words, err := f.mappingFile()
+	if err != nil {
+		return opts, err
+	}
+	opts.Words = words
 	if f.MaxUncompressed != "" {
 		n, err := parseByteSize(f.MaxUncompressed)
 		if err != nil {
@@ -25,6 +34,37 @@ func (f *Factory) readOptions(cat *pipeline.Catalog) (formats.ReadOptions, error
 		opts.Limits.MaxUncompressed = n
 	}
 	return opts, nil
+}
+
+// mappingFile loads the mapping file the workbooks are read with: --map,
+// else map: in the configuration (relative to its folder), else none. A
+// file that cannot be read or is not well formed exits ExitInvalid with
+// each problem and its line.
+func (f *Factory) mappingFile() (*mapping.File, error) {
+	path, from := f.MapPath, "--map"
+	if path == "" && f.ConfigPath != "" {
+		b, err := readSmallRegularFile(f.ConfigPath)
+		if err != nil {
+			return nil, exitf(ExitInvalid, "configuration: %v", err)
+		}
+		var fc struct {
+			Map string `yaml:"map"`
+		}
+		if err := yaml.Unmarshal(b, &fc); err != nil {
+			return nil, exitf(ExitInvalid, "configuration %s: %v", f.ConfigPath, err)
+		}
+		if path, from = strings.TrimSpace(fc.Map), "map: in "+f.ConfigPath; path != "" && !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(f.ConfigPath), path)
+		}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	words, err := mapping.Load(path)
+	if err != nil {
+		return nil, exitf(ExitInvalid, "%s: %v", from, err)
+	}
+	return words, nil
 }
 
 // readFiles reads the input files (formats.ReadFiles) with the run's

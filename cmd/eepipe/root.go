@@ -148,6 +148,7 @@ usage, 3 fatal.`,
 	pf.StringVar(&f.ConfigPath, "config", "", "configuration `FILE` (YAML) with the service URL and accounts (default: "+envConfig+", else $XDG_CONFIG_HOME/eepipe/config.yaml or ~/.config/eepipe/config.yaml when it exists)")
 	pf.StringVar(&f.CatalogPath, "catalog", "", "counter catalog file (one counter name a line, or a JSON array)")
 	pf.BoolVar(&f.Debug, "debug", false, "debug logging on stderr: each request, which configuration file was read (secrets are redacted)")
+	pf.StringVar(&f.MapPath, "map", "", "mapping `FILE` (YAML) of a client's own words for levels, races, genders, sectors and columns in the workbooks read (overrides map: in the configuration)")
 	pf.StringVar(&f.LogFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	pf.StringVar(&f.MaxUncompressed, "max-uncompressed", "", "most an input XLSX workbook may unpack to (for example 2G; default 1G)")
 

@@ -9,15 +9,7 @@ import (
 
 // findGrids finds every labelled grid of the sheet.
 func (g *gridReader) findGrids() []*gridBlock {
-	var labels []gridLabel
-	for r := 1; r <= len(g.text); r++ {
-		for c := 1; c <= len(g.text[r-1]); c++ {
-			if l, ok := parseGridLabel(g.text.at(r, c)); ok {
-				l.row, l.col = r, c
-				labels = append(labels, l)
-			}
-		}
-	}
+	labels := g.findLabels()
 	maxCol := g.text.maxCol()
 	var blocks []*gridBlock
 	for i, l := range labels {
@@ -46,6 +38,9 @@ func (g *gridReader) findGrids() []*gridBlock {
 			}
 		}
 		if headerRow == 0 {
+			if l.weak {
+				continue // a heading's line, not a grid's title
+			}
 			if g.looksLikeProse(l.row, l.col) || g.isMetaValue(l.row, l.col) || !g.levelRowsBelow(l.row, l.col, end) {
 				continue // a title or a note that happens to read like a label
 			}
@@ -67,6 +62,44 @@ func (g *gridReader) findGrids() []*gridBlock {
 	}
 	g.checkTitles(blocks)
 	return blocks
+}
+
+// findLabels returns the grid labels of the sheet, each with its EEA13
+// section: the one its title names, else that of the nearest section
+// heading above it ("4.2 Numerical goals", "Workforce profile"), else
+// numerical targets. Under a heading of goals or of a profile, a title
+// naming only whose figures they are ("All employees, including people
+// with disabilities", "People with disabilities only") is a label too
+// (weak: only with a header below it).
+func (g *gridReader) findLabels() []gridLabel {
+	var labels []gridLabel
+	heading, headed := sectionTargets, false
+	for r := 1; r <= len(g.text); r++ {
+		for c := 1; c <= len(g.text[r-1]); c++ {
+			v := g.text.at(r, c)
+			if v == "" {
+				continue
+			}
+			l, ok := parseGridLabel(v)
+			if !ok && headed && heading != sectionTargets && len(v) <= 120 && !g.looksLikeProse(r, c) {
+				if tt, unclear, named := gridTitleTarget(v); named && !unclear {
+					l, ok = gridLabel{targetType: tt, weak: true}, true
+				}
+			}
+			if sec, named := headingOf(v); named {
+				heading, headed = sec, true
+			}
+			if !ok {
+				continue
+			}
+			l.row, l.col = r, c
+			if !l.sectionNamed && headed {
+				l.section = heading
+			}
+			labels = append(labels, l)
+		}
+	}
+	return labels
 }
 
 // looksLikeProse reports whether a label-like cell is a sentence (for

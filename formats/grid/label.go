@@ -49,10 +49,106 @@ var (
 // wordings the reader accepts.
 const gridTitleWordings = `write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities" for the targets of employees with disabilities`
 
+// gridSection is the section of form EEA13 a grid belongs to
+// (docs/formats.md, EEA13 sections): its numerical targets (a year's
+// targets, the default), its numerical goals (the final year's targets) or
+// its workforce profile (the current workforce, the baseline: never a
+// target).
+type gridSection int
+
+const (
+	sectionTargets gridSection = iota
+	sectionGoals
+	sectionProfile
+)
+
+var (
+	reSectionTargets = regexp.MustCompile(`(?i)\bnumerical\s+targets?\b`)
+	reSectionGoals   = regexp.MustCompile(`(?i)\bnumerical\s+goals?\b`)
+	reSectionProfile = regexp.MustCompile(`(?i)\bworkforce\s+profiles?\b`)
+	reBaseline       = regexp.MustCompile(`(?i)\bbaseline\b`)
+	// reIncomeTitle is the title of a table of money (form EEA4's income
+	// differentials): the same level rows, with Rand amounts.
+	reIncomeTitle = regexp.MustCompile(`(?i)\b(?:remuneration|income|salar(?:y|ies)|wages?|earnings|pay|rand|eea\s*4)\b`)
+)
+
+// sectionOf returns the EEA13 section a grid's title names, and whether
+// it names one: "Workforce profile" or "baseline" (a profile), "Numerical
+// goals", "Numerical targets".
+func sectionOf(text string) (gridSection, bool) {
+	if !sectionHint(text) {
+		return sectionTargets, false
+	}
+	if reBaseline.MatchString(text) {
+		return sectionProfile, true
+	}
+	return sectionNamed(text)
+}
+
+// headingOf returns the EEA13 section a heading above grids names ("4.1
+// Workforce profile", "4.2 Numerical goals"): a short line, never a
+// sentence of notes, and "baseline" alone makes no heading.
+func headingOf(text string) (gridSection, bool) {
+	if !sectionHint(text) || len(strings.Fields(text)) > 12 {
+		return sectionTargets, false
+	}
+	return sectionNamed(text)
+}
+
+// sectionNamed returns the section a text names by the words of the form.
+func sectionNamed(text string) (gridSection, bool) {
+	switch {
+	case reSectionProfile.MatchString(text):
+		return sectionProfile, true
+	case reSectionGoals.MatchString(text):
+		return sectionGoals, true
+	case reSectionTargets.MatchString(text):
+		return sectionTargets, true
+	}
+	return sectionTargets, false
+}
+
+// sectionHint is sectionOf's quick test, without allocating: the text
+// holds "numerical", "profile" or "baseline" in any case.
+func sectionHint(text string) bool {
+	return containsFold(text, "numerical") || containsFold(text, "profile") || containsFold(text, "baseline")
+}
+
+// containsFold reports whether s holds the lower-case ASCII word w in any
+// letter case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // gridLabel is a parsed grid label cell.
 type gridLabel struct {
 	row, col   int // 1-based
 	yearNumber int
+	// section is the EEA13 section the title names, or the heading above
+	// it (findGrids); sectionNamed says the title itself names it.
+	section      gridSection
+	sectionNamed bool
+	// weak: a title naming only a target type, a label only under a
+	// heading of goals or a profile, and then only with a header below.
+	weak bool
+	// income: the title names money (reIncomeTitle); the grid is refused
+	// as form EEA4's, never read as targets.
+	income     bool
 	fy         string // "2026/27" as written (separator normalised), or ""
 	targetType string // "" when unclear
 	unclear    bool   // it mentions disabilities, but whether as its subject is unclear
@@ -105,7 +201,8 @@ func gridMaybeLabel(text string) bool {
 		letter = letter || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
 		digit = digit || c >= '0' && c <= '9'
 	}
-	return letter && digit
+	// The title of EEA13's goals or profile names no year.
+	return letter && (digit || containsFold(text, "goal") || containsFold(text, "profile") || containsFold(text, "baseline"))
 }
 
 // parseGridLabel recognises a grid label: a target type together with a
@@ -181,6 +278,8 @@ func parseGridLabelText(text string) (gridLabel, bool) {
 		return gridLabel{}, false
 	}
 	g.targetType, g.unclear = tt, unclear
+	g.section, g.sectionNamed = sectionOf(rest)
+	g.income = reIncomeTitle.MatchString(rest)
 	if m := reGridFY.FindStringSubmatch(rest); m != nil {
 		g.fy = m[1] + "/" + m[2]
 	} else if m := reGridFYEnd.FindStringSubmatchIndex(rest); m != nil && !reGridFYNext.MatchString(rest[m[1]:]) {
@@ -195,8 +294,8 @@ func parseGridLabelText(text string) (gridLabel, bool) {
 		}
 		g.fy = rangeFY.String()
 	}
-	if g.fy == "" && g.yearNumber == 0 && g.rangeErr == "" {
-		return gridLabel{}, false
+	if g.fy == "" && g.yearNumber == 0 && g.rangeErr == "" && (!g.sectionNamed || g.section == sectionTargets) {
+		return gridLabel{}, false // a year is needed, but for the goals and the profile
 	}
 	return g, true
 }

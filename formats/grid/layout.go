@@ -1,9 +1,12 @@
 package grid
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/table"
+	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -237,6 +240,82 @@ type gridBlock struct {
 	// again); labelCols the column of each row's level label.
 	totals, blocked map[int]bool
 	labelCols       map[int]int
+	// skip: a grid of numerical goals that the final year's targets grid
+	// carries (placeGoals), not read as a record of its own.
+	skip bool
 }
 
 func (g *gridBlock) covers(r, c int) bool { return r >= g.r0 && r <= g.r1 && c >= g.c0 && c <= g.c1 }
+
+// gridLikeCause looks at a sheet that is no grid plan sheet (isGridSheet
+// false) for a grid all the same: a grid label with two level rows
+// holding numbers in the six rows below it. It returns the label's cell
+// and why the grid is not read (its header names no race and gender that
+// the vocabulary knows), or "" when there is none: a sheet from which no
+// plan is read is then an error naming the cause, never passed over as a
+// sheet of notes (docs/formats.md, the grid workbook).
+func gridLikeCause(text sheetText, m *templates.Matcher) (at string, why string) {
+	for r := 1; r <= len(text); r++ {
+		for c := 1; c <= len(text[r-1]); c++ {
+			v := text.at(r, c)
+			if v == "" {
+				continue
+			}
+			if _, ok := parseGridLabel(v); !ok {
+				continue
+			}
+			levels, header := 0, ""
+			for rr := r + 1; rr <= r+8 && rr <= len(text); rr++ {
+				if levelRowWithNumber(text, rr, c, m) {
+					levels++
+				} else if levels == 0 && header == "" {
+					header = rowExcerpt(text, rr, c)
+				}
+			}
+			if levels < 2 {
+				continue
+			}
+			at, _ = excelize.CoordinatesToCellName(c, r)
+			if header == "" {
+				return at, fmt.Sprintf("the grid labelled %q has level rows with numbers but no header of races and genders in the 4 rows below its label", v)
+			}
+			return at, fmt.Sprintf("the grid labelled %q has level rows with numbers, but its header (%s) names no race and gender eepipe reads: use the races (African, Coloured, Indian, White, Foreign nationals) over Male and Female, combined headers such as \"African male\" or the codes AM ... WF, MA ... FW, FNM, FNF, or teach the header's words in a mapping file given with --map", v, header)
+		}
+	}
+	return "", ""
+}
+
+// levelRowWithNumber reports whether row r names an occupational level at
+// or right of column c0 and holds a number after it.
+func levelRowWithNumber(text sheetText, r, c0 int, m *templates.Matcher) bool {
+	level := false
+	for c := c0; c <= len(text[r-1]); c++ {
+		v := text.at(r, c)
+		if v == "" {
+			continue
+		}
+		if !level {
+			if _, ok := m.Level(v); !ok {
+				return false
+			}
+			level = true
+			continue
+		}
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// rowExcerpt is the first cells of row r from column c0, quoted, for a
+// message.
+func rowExcerpt(text sheetText, r, c0 int) string {
+	var parts []string
+	for c := c0; c <= len(text[r-1]) && len(parts) < 6; c++ {
+		if v := text.at(r, c); v != "" {
+			parts = append(parts, strconv.Quote(pipeline.Excerpt(v)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -116,8 +116,8 @@ func (g *gridReader) placeMissingCompany(meta map[string]pipeline.Cell, where ma
 // record turns a grid into a Record; ok is false for a grid whose counter
 // cells are all blank.
 func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeline.Record, bool) {
-	if b.label.unclear {
-		return pipeline.Record{}, false // reported by checkTitles
+	if b.label.unclear || b.skip {
+		return pipeline.Record{}, false // reported by checkTitles or placeGoals
 	}
 	labelOrigin := g.origin(b.label.row, b.label.col)
 	// Sized at once for the metadata, the year and type and every counter

@@ -129,12 +129,17 @@ type gridSheetSource struct {
 // readGridSheetFrom reads the grid plan sheet src into records and its
 // problems; cat nil means the default catalog. memo, when not nil, is the
 // gridMemo of the workbook's sheets read before, for cat.
-func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog, memo *gridMemo) (records []pipeline.Record, problems pipeline.Problems) {
-	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo}
+//
+// m is the vocabulary of cat (templates.NewMatcher, or a mapping file's
+// mapping.File.Matcher); nil means cat's own.
+func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog, m *templates.Matcher, memo *gridMemo) (records []pipeline.Record, problems pipeline.Problems) {
+	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo, m: m}
 	if cat != nil {
 		g.cat = cat
 	}
-	g.m = templates.NewMatcher(g.cat)
+	if g.m == nil {
+		g.m = templates.NewMatcher(g.cat)
+	}
 	text, err := src.text()
 	if err != nil {
 		g.problems.Errorf(pipeline.Origin{File: file, Sheet: sheet}, "", "cannot read the sheet: %v", err)
@@ -156,16 +161,26 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 			"no grid found: each grid needs a label such as %q above a header of races and genders",
 			templates.GridLabel(1, pipeline.FinancialYear(2026), pipeline.TargetAll))
 	}
+	g.placeGoals(blocks, meta)
 	for _, b := range blocks {
-		if rec, ok := g.record(b, meta); ok {
+		rec, ok := g.record(b, meta)
+		if b.label.section == sectionProfile {
+			g.baseline(b)
+			if ok {
+				rec.Cells[pipeline.ColSection] = pipeline.Cell{Origin: rec.Origin, Kind: pipeline.CellText, Text: pipeline.SectionBaseline}
+				records = append(records, rec)
+			}
+			continue
+		}
+		if ok {
 			records = append(records, rec)
 		}
 	}
 	g.reportNotes()
-	if len(blocks) > 0 && len(records) == 0 && !g.problems.HasErrors() {
+	if n := targetGrids(blocks); n > 0 && len(records) == 0 && !g.problems.HasErrors() {
 		g.problems.Warnf(pipeline.Origin{File: file, Sheet: sheet}, "",
 			"every counter cell of the %d grid%s on this sheet is blank, so the sheet changes nothing; fill in the counters to set",
-			len(blocks), map[bool]string{true: "", false: "s"}[len(blocks) == 1])
+			n, map[bool]string{true: "", false: "s"}[n == 1])
 	}
 	return records, g.problems
 }

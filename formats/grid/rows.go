@@ -70,8 +70,15 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 		}
 		b.labelCols[r] = labelCol
 		level, ok := g.memo.level(g.m, label)
+		if !ok && len(seen) == 0 && !rowHasCounter(r) && templates.IsLevelColumnName(label) {
+			// The level column's name on a row of its own below a
+			// two-row header (pandas' to_excel): part of the header.
+			b.dataStart = r + 1
+			delete(b.labelCols, r)
+			continue
+		}
 		if !ok {
-			g.errorf(r, labelCol, label, g.m.SuggestLevel(label), "%q is not an occupational level of the counter catalog", label)
+			g.levelRefusal(r, labelCol, label)
 			continue
 		}
 		if prev, dup := seen[level]; dup {
@@ -80,6 +87,21 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 		}
 		seen[level] = r
 		b.rows[r] = level
+	}
+}
+
+// levelRefusal reports a row label that names no occupational level, with
+// its cause: an occupational category of the old EEA tables, a job grade
+// (with the pointer to the mapping file), or a misspelt level (with the
+// closest levels).
+func (g *gridReader) levelRefusal(r, c int, label string) {
+	switch {
+	case templates.IsOccupationalCategory(label):
+		g.errorf(r, c, label, nil, "%q is an occupational category, not an occupational level: %s", label, templates.CategoryAdvice)
+	case templates.IsJobGrade(label):
+		g.errorf(r, c, label, nil, "%q is a job grade, not an occupational level: %s", label, templates.JobGradeAdvice)
+	default:
+		g.errorf(r, c, label, g.m.SuggestLevel(label), "%q is not an occupational level of the counter catalog", label)
 	}
 }
 
@@ -292,14 +314,21 @@ func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
 // disabilities"). Neither is read.
 func (g *gridReader) checkTitles(blocks []*gridBlock) {
 	type key struct {
-		year int
-		fy   string
-		tt   string
+		year    int
+		fy      string
+		tt      string
+		section gridSection
 	}
 	seen := map[key]*gridBlock{}
 	for _, b := range blocks {
 		l := b.label
 		text := g.text.at(l.row, l.col)
+		if l.income {
+			b.label.unclear = true // not read: the error says why
+			g.errorf(l.row, l.col, text, nil,
+				"the table %q is of remuneration (form EEA4's income differentials: Rand amounts by level, race and gender), not of numbers of employees: it is never read as a plan; an EE plan's targets are headcounts (form EEA13)", text)
+			continue
+		}
 		if l.unclear {
 			g.errorf(l.row, l.col, text, nil,
 				"the grid title %q does not say clearly whose targets the grid holds; %s", text, gridTitleWordings)
@@ -310,7 +339,7 @@ func (g *gridReader) checkTitles(blocks []*gridBlock) {
 			g.errorf(l.row, l.col, text, nil, "the grid title %q does not say which financial year the grid holds: %s", text, l.rangeErr)
 			continue
 		}
-		k := key{l.yearNumber, l.fy, l.targetType}
+		k := key{l.yearNumber, l.fy, l.targetType, l.section}
 		prev, dup := seen[k]
 		if !dup {
 			seen[k] = b

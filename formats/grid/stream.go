@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
@@ -421,16 +422,20 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 // is refused as oversized, one that has not (the Sector targets sheet of
 // a large export) is no plan sheet and is passed over like any other,
 // unread past those rows.
-func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
-	m := templates.NewMatcher(nil)
-	memo := &gridMemo{} // the sheets' labels, for cat
-	scans, stop := scanGridSheets(book, lim)
+//
+// words, when not nil, is the mapping file whose levels, races and genders
+// the grids' labels and headers may use (mapping.File.Matcher).
+func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+	m := words.Matcher(nil)
+	gm := words.Matcher(cat) // the grids' vocabulary, for cat
+	memo := &gridMemo{}      // the sheets' labels, for gm
+	scans, stop := scanGridSheets(book, lim, m)
 	defer stop()
 	for s := range scans {
 		if s.panic != nil {
 			panic(s.panic) // a bug in the scan, raised where the caller recovers it
 		}
-		n, ok := readScannedSheet(file, lim, book, s, m, cat, memo, emit, ps)
+		n, ok := readScannedSheet(file, lim, book, s, m, gm, cat, memo, emit, ps)
 		found += n
 		if !ok {
 			return found, false
@@ -460,7 +465,7 @@ type gridScan struct {
 // A panic of the scan is handed over too, for the reader to raise (a
 // reader's panic is an internal error of the file, not a crash). stop
 // ends the scan and waits for it, so that book is free again.
-func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, stop func()) {
+func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (scans <-chan gridScan, stop func()) {
 	out := make(chan gridScan) // unbuffered: see the arenas below
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -474,7 +479,6 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, st
 				}
 			}
 		}()
-		m := templates.NewMatcher(nil)
 		// Sheet i's cells are in arenas[i%2]: when sheet i+2 is scanned,
 		// sheet i+1 was handed over, so the reader is done with sheet i.
 		var arenas [2]gridCellArena
@@ -525,7 +529,7 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits) (scans <-chan gridScan, st
 // readScannedSheet reads one scanned sheet (ReadWorkbook): its problems
 // into ps, its records to emit. found is 1 for a plan sheet; ok is false
 // when the workbook cannot be read further.
-func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m *templates.Matcher, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m, gm *templates.Matcher, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	info, sheet := s.info, s.sheet
 	book.NoteScanError(info, s.err)
 	sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
@@ -552,6 +556,12 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 		return 0, true // a sheet the scan cannot walk is not a grid sheet
 	}
 	if !isGridSheet(sheet.text, m) {
+		if at, why := gridLikeCause(sheet.text, m); why != "" {
+			// A grid the reader cannot read is an error, never one
+			// warning and no plan.
+			ps.Errorf(pipeline.Origin{File: file, Sheet: info.Name, Cell: at}, "", "this sheet looks like a grid of targets, but no plan is read from it: %s", why)
+			return 1, true
+		}
 		// A plan sheet without a grid (an export of a plan that has
 		// no targets) is named, never skipped in silence.
 		if labels := planDetailLabels(sheet.text); labels != nil {
@@ -562,13 +572,13 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 		}
 		return 0, true
 	}
-	readGridStreamSheet(file, book, info, sheet, cat, memo, emit, ps)
+	readGridStreamSheet(file, book, info, sheet, cat, gm, memo, emit, ps)
 	return 1, true
 }
 
 // readGridStreamSheet reads a scanned grid sheet into records (emit) and
 // problems (ps).
-func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
+func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, m *templates.Matcher, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
 	name := info.Name
 	src := gridSheetSource{
 		text:  func() (sheetText, error) { return sheet.text, nil },
@@ -581,7 +591,7 @@ func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *g
 		},
 		hidden: func(sheetText) map[int]bool { return book.HiddenColumns(info) },
 	}
-	recs, gps := readGridSheetFrom(src, file, name, cat, memo)
+	recs, gps := readGridSheetFrom(src, file, name, cat, m, memo)
 	for i := range gps {
 		if gps[i].Origin.File == "" {
 			gps[i].Origin.File = file

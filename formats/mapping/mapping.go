@@ -187,6 +187,10 @@ func (p *parser) add(kind, name, spelling string, line int) {
 		p.errorf(line, "%s: %s: a spelling with no letters or digits (%q) cannot be matched", kind, name, spelling)
 		return
 	}
+	if own, ok := builtIn(kind, spelling); ok && own != name {
+		p.errorf(line, "%s: %q is eepipe's own spelling of %s, so it cannot mean %s: give %s another spelling", kind, spelling, own, name, name)
+		return
+	}
 	m := p.f.table(kind)
 	if prev, taken := m[folded]; taken && prev != name {
 		p.errorf(line, "%s: %q would mean both %s and %s: give it to one of them", kind, spelling, prev, name)
@@ -205,6 +209,39 @@ func (p *parser) add(kind, name, spelling string, line int) {
 		p.f.spellings[kind] = map[string][]string{}
 	}
 	p.f.spellings[kind][name] = append(p.f.spellings[kind][name], spelling)
+}
+
+// builtIn returns the name eepipe's own vocabulary reads a spelling of a
+// kind as: templates.BuiltIn for levels, races and genders, the sector
+// rule (pipeline.SectorValue) for sectors.
+func builtIn(kind, spelling string) (string, bool) {
+	switch kind {
+	case "levels", "races", "genders":
+		return templates.BuiltIn(kind, spelling)
+	case "sectors":
+		v, _, _, ok := pipeline.SectorValue(spelling)
+		return v, ok
+	}
+	return "", false
+}
+
+// Matcher returns the grid vocabulary of cat (nil: the default catalog)
+// with the file's levels, races and genders taught to it
+// (templates.Matcher.Taught); a nil or empty file gives cat's own.
+func (f *File) Matcher(cat *pipeline.Catalog) *templates.Matcher {
+	m := templates.NewMatcher(cat)
+	if f.Empty() {
+		return m
+	}
+	sp := templates.Spellings{Levels: map[string]string{}, Races: map[string]string{}, Genders: map[string]string{}}
+	for kind, into := range map[string]map[string]string{"levels": sp.Levels, "races": sp.Races, "genders": sp.Genders} {
+		for name, spellings := range f.spellings[kind] {
+			for _, s := range spellings {
+				into[s] = name
+			}
+		}
+	}
+	return m.Taught(sp)
 }
 
 // table returns the map of one kind.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -55,14 +56,14 @@ func GridRejectsPath(path string) string {
 // .csv file, a long table's rows) are an error matching ErrRejectsLayout,
 // returned before anything is written. Every file is written to a
 // temporary name and renamed.
-func WriteRejects(path, gridPath string, rej *pipeline.Rejection, cat *pipeline.Catalog) (RejectsWritten, error) {
+func WriteRejects(path, gridPath string, rej *pipeline.Rejection, cat *pipeline.Catalog, words *mapping.File) (RejectsWritten, error) {
 	var w RejectsWritten
 	flat, grids := rejectSources(rej)
 	csvOut := strings.EqualFold(filepath.Ext(path), ".csv")
 	if csvOut && len(grids) > 0 {
 		return w, fmt.Errorf("%w: %s holds flat rows, and grid sheets of %s are rejected; give --rejects a .xlsx name", ErrRejectsLayout, path, grids[0].file)
 	}
-	tables, err := readRejectTables(flat, cat, csvOut)
+	tables, err := readRejectTables(flat, cat, words, csvOut)
 	if err != nil {
 		return w, err
 	}
@@ -145,7 +146,7 @@ type rejectTable struct {
 
 // readRejectTables reads the header and rejected rows of each flat
 // source; with csvOut only CSV inputs are allowed.
-func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, csvOut bool) ([]*rejectTable, error) {
+func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, words *mapping.File, csvOut bool) ([]*rejectTable, error) {
 	var out []*rejectTable
 	for _, s := range flat {
 		want := map[int]bool{}
@@ -155,11 +156,11 @@ func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, csvOut bool) 
 		t := &rejectTable{src: s}
 		var err error
 		if strings.EqualFold(filepath.Ext(s.file), ".csv") {
-			t.raw, err = table.ReadRawCSV(s.file, cat, want)
+			t.raw, err = table.ReadRawCSV(s.file, cat, words, want)
 		} else if csvOut {
 			return nil, fmt.Errorf("%w: rows of the workbook %s are rejected, which keep their cells (dates, numbers) only in a workbook; give --rejects a .xlsx name", ErrRejectsLayout, s.file)
 		} else {
-			t.book, t.raw, err = readRejectSheet(s.file, s.sheet, cat, want)
+			t.book, t.raw, err = readRejectSheet(s.file, s.sheet, cat, words, want)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the rejected rows of %s: %w", s.file, err)
@@ -175,7 +176,7 @@ func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, csvOut bool) 
 // readRejectSheet opens a workbook's flat table: its header row (the
 // first of the first table.HeaderRows rows with a target_type cell) and
 // the wanted rows' texts.
-func readRejectSheet(file, sheet string, cat *pipeline.Catalog, want map[int]bool) (*excelize.File, *table.RawTable, error) {
+func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.File, want map[int]bool) (*excelize.File, *table.RawTable, error) {
 	limit, err := annotateCheckSize(file)
 	if err != nil {
 		return nil, nil, err
@@ -194,7 +195,7 @@ func readRejectSheet(file, sheet string, cat *pipeline.Catalog, want map[int]boo
 		n := i + 1
 		if t.Header == nil && n <= table.HeaderRows && hasTargetType(row) {
 			t.HeaderRow, t.Header = n, row
-			t.Names = table.ColumnNames(row, cat)
+			t.Names = table.ColumnNames(row, cat, words)
 			t.Long = hasAll(row, "counter", "value")
 			continue
 		}

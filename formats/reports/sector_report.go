@@ -98,9 +98,12 @@ func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 		base := []string{p.Source, p.Account, sectorIDText(p.PlanID), p.Name, p.Company.VAT, p.Company.Registration, p.Company.IDNumber, p.Sector}
 		row := func(year *pipeline.SectorYearCheck, level, measure string, status pipeline.SectorStatus, headcount *int64, s *pipeline.ShareResult, target *pipeline.Pct, reason string) error {
 			rec := append([]string(nil), base...)
-			if year != nil {
+			switch {
+			case year != nil && year.Baseline: // the current workforce, before the milestones
+				rec = append(rec, "baseline", "", "false")
+			case year != nil:
 				rec = append(rec, strconv.Itoa(year.YearNumber), sectorFYText(year.FinancialYear), strconv.FormatBool(year.Final))
-			} else {
+			default:
 				rec = append(rec, "", "", "")
 			}
 			rec = append(rec, level, measure, string(status))

@@ -341,7 +341,9 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 		if p.PlanID != 0 {
 			id = p.PlanID
 		}
-		if y != nil {
+		if y != nil && y.Baseline {
+			year = y.Label() // the current workforce
+		} else if y != nil {
 			year = y.YearNumber
 			if y.FinancialYear != 0 {
 				fy = y.FinancialYear.String()

@@ -67,7 +67,7 @@ func checkCSVCounterSlice(t *testing.T, data []byte) int {
 	bySlice, byMap := pipeline.NewAssembler(cat), pipeline.NewAssembler(cat)
 	slices := 0
 	var ps pipeline.Problems
-	ReadCSV("c.csv", bytes.NewReader(data), cat, func(r pipeline.Record) {
+	ReadCSV("c.csv", bytes.NewReader(data), cat, nil, func(r pipeline.Record) {
 		bySlice.Add(r)
 		if len(r.Counters) > 0 {
 			slices++

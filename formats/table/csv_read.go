@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/gocarina/gocsv"
@@ -28,7 +29,7 @@ const maxCSVParseErrors = 20
 // fields do not shift later lines) and column. emit must neither keep nor
 // change the record's Cells map and Counters slice: they are reused for
 // the next row.
-func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
+func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) {
 	br, delim, skipped, ok := csvOpen(file, r, ps)
 	if !ok {
 		return
@@ -38,7 +39,7 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 		l, _ := cr.FieldPos(field)
 		return l + skipped
 	}
-	s := csvRows{file: file, cat: cat, ps: ps, skipped: skipped, fixed: new(pipeline.RowCells)}
+	s := csvRows{file: file, cat: cat, words: words, ps: ps, skipped: skipped, fixed: new(pipeline.RowCells)}
 
 	// The records are read through a bound: a line or a record (a quoted
 	// field may span lines) longer than any table has ends the file's
@@ -94,6 +95,7 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, emit func(pipeline
 type csvRows struct {
 	file    string
 	cat     *pipeline.Catalog
+	words   *mapping.File // the mapping file's column names; nil: none
 	ps      *pipeline.Problems
 	skipped int
 
@@ -195,7 +197,7 @@ func (s *csvRows) header(fields []string, line int, pos func(field int) int) {
 	if isLongHeader(fields) {
 		s.long = newLongTable(s.file, names, s.cat, s.ps)
 	} else {
-		s.hdr = buildFlatHeader(names, s.cat, s.ps)
+		s.hdr = buildFlatHeader(names, s.cat, s.words, s.ps)
 	}
 	s.hdrLine, s.hdrFields = line, len(fields)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -53,7 +54,10 @@ func (h *flatHeader) checkUnheaded(col int, o pipeline.Origin, value string, ps 
 // be dropped silently); any other unknown column is a warning and ignored,
 // with the closest flat columns or counters suggested; a column named twice
 // is an error and only its first occurrence is read.
-func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline.Problems) *flatHeader {
+//
+// A mapping file's columns (words) name further headers: a header the file
+// teaches ("Plan title" for plan_name) reads as its column.
+func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, words *mapping.File, ps *pipeline.Problems) *flatHeader {
 	h := &flatHeader{byCol: map[int]string{}, named: map[int]bool{}, unheaded: map[int]bool{}}
 	first := map[string]pipeline.Origin{}
 	var known []string // the flat columns and the counters, for suggestions
@@ -67,6 +71,9 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, ps *pipeline
 		counterLike := readCounterLike(name)
 		if !pipeline.IsFlatColumn(name) && !cat.Has(name) && cat.Has(counterLike) {
 			name = counterLike // "Number of African male top managers"
+		}
+		if taught, ok := words.Column(c.text); ok && !pipeline.IsFlatColumn(name) && !cat.Has(name) {
+			name = taught
 		}
 		switch {
 		case pipeline.IsFlatColumn(name) || cat.Has(name):

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -27,7 +28,7 @@ type RawTable struct {
 // header (the first of the first HeaderRows records with a target_type
 // column) and the fields of the rows wanted (by the line they start on),
 // each field as ReadCSV reads its text (CSVUnsafeField).
-func ReadRawCSV(path string, cat *pipeline.Catalog, want map[int]bool) (*RawTable, error) {
+func ReadRawCSV(path string, cat *pipeline.Catalog, words *mapping.File, want map[int]bool) (*RawTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func ReadRawCSV(path string, cat *pipeline.Catalog, want map[int]bool) (*RawTabl
 			}
 			if csvIsHeaderRow(fields) {
 				t.HeaderRow, t.Header = line, unsafeFields(fields)
-				t.Names, t.Long = ColumnNames(t.Header, cat), isLongHeader(fields)
+				t.Names, t.Long = ColumnNames(t.Header, cat, words), isLongHeader(fields)
 			}
 			continue
 		}
@@ -89,7 +90,7 @@ func unsafeFields(fields []string) []string {
 // ColumnNames returns the canonical name of each header text, as a flat
 // table's header reads it ("" for a column it does not read: unknown, or
 // named twice after its first).
-func ColumnNames(header []string, cat *pipeline.Catalog) []string {
+func ColumnNames(header []string, cat *pipeline.Catalog, words *mapping.File) []string {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -98,7 +99,7 @@ func ColumnNames(header []string, cat *pipeline.Catalog) []string {
 		cells[i] = flatHeaderCell{col: i + 1, text: h}
 	}
 	var ps pipeline.Problems
-	h := buildFlatHeader(cells, cat, &ps)
+	h := buildFlatHeader(cells, cat, words, &ps)
 	out := make([]string, len(header))
 	for i := range header {
 		out[i], _ = h.name(i + 1)

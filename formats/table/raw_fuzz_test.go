@@ -22,7 +22,7 @@ func FuzzReadRawCSV(f *testing.F) {
 		for i := 1; i < 40; i++ {
 			want[i] = true
 		}
-		raw, err := ReadRawCSV(path, nil, want)
+		raw, err := ReadRawCSV(path, nil, nil, want)
 		if err != nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/xuri/excelize/v2"
@@ -60,8 +61,9 @@ func FindSheet(b *xlsx.Book) (sheet xlsx.Sheet, headerRow int, ok bool) {
 // ReadSheet streams the flat table of one sheet into emit, which must
 // not keep the record's Cells map nor its Counters slice: they are reused
 // for the next row.
-func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, emit func(pipeline.Record), ps *pipeline.Problems) {
-	r := &flatSheetReader{b: b, file: file, info: info, cat: cat, ps: ps}
+// words, when not nil, is the mapping file whose columns name headers.
+func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) {
+	r := &flatSheetReader{b: b, file: file, info: info, cat: cat, words: words, ps: ps}
 	emitted := 0
 	totals := tableTotalsRows(b, info)
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
@@ -95,11 +97,12 @@ func ReadSheet(b *xlsx.Book, file string, info xlsx.Sheet, headerRow int, cat *p
 
 // flatSheetReader reads the rows of one sheet's flat table (ReadSheet).
 type flatSheetReader struct {
-	b    *xlsx.Book
-	file string
-	info xlsx.Sheet
-	cat  *pipeline.Catalog
-	ps   *pipeline.Problems
+	b     *xlsx.Book
+	file  string
+	info  xlsx.Sheet
+	cat   *pipeline.Catalog
+	words *mapping.File
+	ps    *pipeline.Problems
 
 	hdr *flatHeader
 	// recCells is reused as it is: the Assembler keeps nothing of it, and
@@ -148,7 +151,7 @@ func (r *flatSheetReader) readHeader(row int, cells []xlsx.RawCell) {
 		c := r.b.Cell(rc, r.origin(row, rc.Col, ""))
 		names = append(names, flatHeaderCell{col: rc.Col, text: c.Text, origin: c.Origin})
 	}
-	r.hdr = buildFlatHeader(names, r.cat, r.ps)
+	r.hdr = buildFlatHeader(names, r.cat, r.words, r.ps)
 	r.recCells, r.present = nil, make([]int, len(r.hdr.names))
 	r.counterCells, r.otherCols, r.slot = nil, nil, make([]int, len(r.hdr.names))
 	for col := range r.slot {

@@ -54,8 +54,9 @@ type Sheet struct {
 
 // cellFormat is what the reader needs of a cell format (an xf of cellXfs).
 type cellFormat struct {
-	date  bool // a date format: numbers are dates
-	padTo int  // a format of only zeros ("0000000000"): integers are zero-padded to this width
+	date  bool   // a date format: numbers are dates
+	padTo int    // a format of only zeros ("0000000000"): integers are zero-padded to this width
+	unit  string // "%" or a currency symbol: what the format shows a number as (numberUnit)
 }
 
 // Reasons a workbook cannot be read, in plain words.
@@ -330,7 +331,7 @@ func (b *Book) readStyles() error {
 	b.xfs = make([]cellFormat, len(ss.Xfs))
 	for i, xf := range ss.Xfs {
 		code := codes[xf.NumFmtID]
-		b.xfs[i] = cellFormat{date: isDateFormat(xf.NumFmtID, code), padTo: zeroPadWidth(code)}
+		b.xfs[i] = cellFormat{date: isDateFormat(xf.NumFmtID, code), padTo: zeroPadWidth(code), unit: numberUnit(xf.NumFmtID, code)}
 	}
 	return nil
 }

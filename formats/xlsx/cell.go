@@ -98,6 +98,15 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 	if xf.padTo > 0 && n >= 0 && n == math.Trunc(n) && len(c.Text) < xf.padTo {
 		c.Text = strings.Repeat("0", xf.padTo-len(c.Text)) + c.Text
 	}
+	switch xf.unit {
+	case "":
+	case "%":
+		// As the format shows it (1 shows 100%), so that it is read as
+		// the share it is (pipeline.CounterValue refuses it as a counter).
+		c.Text = strconv.FormatFloat(math.Round(n*100*1e9)/1e9, 'f', -1, 64) + "%"
+	default:
+		c.Text = xf.unit + " " + c.Text
+	}
 	return c
 }
 

@@ -48,3 +48,58 @@ func parseISOCellDate(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// numberUnit returns what a number format shows a number as, when it is
+// no plain count: "%" for a percentage format (built-in 9 and 10, or a
+// code with a % sign: 0.45 shows as 45%), the currency symbol of a
+// currency format (the built-in currency formats 5 to 8, 42 and 44, or a
+// code with a currency: "R #,##0.00", [$R-1C09], "$", "€", "£"), else "".
+// The reader keeps the unit in the cell's text as the format displays it,
+// so that a counter in such a cell is refused as a share or an amount,
+// never read as a headcount (docs/formats.md, values).
+func numberUnit(id int, code string) string {
+	if code == "" {
+		switch id {
+		case 9, 10:
+			return "%"
+		case 5, 6, 7, 8, 42, 44:
+			return "R"
+		}
+		return ""
+	}
+	p := nfp.NumberFormatParser()
+	for _, section := range p.Parse(code) {
+		if section.Type != nfp.TokenSectionPositive {
+			continue
+		}
+		for _, tok := range section.Items {
+			switch tok.TType {
+			case nfp.TokenTypePercent:
+				return "%"
+			case nfp.TokenTypeCurrencyLanguage:
+				if sym := currencySymbol(strings.TrimPrefix(tok.TValue, "$")); sym != "" {
+					return sym
+				}
+			case nfp.TokenTypeLiteral:
+				if sym := currencySymbol(tok.TValue); sym != "" {
+					return sym
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// currencySymbol returns the currency a format's literal or [$...] part
+// names ("R", "R ", "$", "€", "£", "ZAR"), or "".
+func currencySymbol(s string) string {
+	s = strings.TrimSpace(strings.Trim(s, `"\`))
+	if i := strings.IndexByte(s, '-'); i >= 0 {
+		s = s[:i] // [$R-1C09]: the symbol, then the locale
+	}
+	switch s {
+	case "R", "$", "€", "£", "ZAR", "US$", "USD", "EUR", "GBP":
+		return s
+	}
+	return ""
+}
