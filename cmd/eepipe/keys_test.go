@@ -382,3 +382,37 @@ func TestKeysRotateWrongKeyID(t *testing.T) {
 	}
 	e.works("after revoking the wrong key")
 }
+
+// TestKeysRotateRefusedAfterSwitch: a second rotation started once the
+// first has switched the configuration to its new key (and so reads that
+// key) is refused as long as the first runs, through the new key's lock;
+// the first ends with its new key active and the old one revoked.
+func TestKeysRotateRefusedAfterSwitch(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	var second result
+	hook := func(o *keysRotateOptions) {
+		o.WriteFile = func(path string, write func(io.Writer) error) error {
+			if err := atomicWrite(path, write); err != nil {
+				return err
+			}
+			if strings.HasSuffix(path, "eepipe.yaml") && second.err == "" {
+				second = e.run(nil, "keys", "rotate", "--account", "acme")
+			}
+			return nil
+		}
+	}
+	r := e.run(hook, "keys", "rotate", "--account", "acme")
+	if r.code != 0 {
+		t.Fatalf("first rotation: exit %d\n%s", r.code, r.err)
+	}
+	if second.code != ExitFatal || !strings.Contains(second.err, "another eepipe run holds the lock of account acme") {
+		t.Fatalf("second rotation: exit %d, want 3 (the lock held)\n%s", second.code, second.err)
+	}
+	key := e.works("after the rotation")
+	if key == "mpk_sandbox_acme" || !strings.Contains(r.err, "rotated: the active key is "+maskKey(key)) {
+		t.Errorf("configuration on %s; stderr\n%s", key, r.err)
+	}
+	if e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") {
+		t.Error("the old key was not revoked")
+	}
+}
