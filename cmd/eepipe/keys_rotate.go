@@ -114,6 +114,13 @@ func runKeysRotate(ctx context.Context, f *Factory, opts *keysRotateOptions) err
 		}}
 	if st != nil {
 		defer st.Close()
+		// One account, one history however the service is addressed: the
+		// book and the new key's history are under the old key pair's.
+		one := *cfg
+		one.Accounts = []AccountConfig{a}
+		if err := checkServiceHistory(ctx, st, &one, nil); err != nil {
+			return err
+		}
 		rot.Book = st
 		if st.Postgres() {
 			// The team's lock of the account, across hosts, as apply takes it.

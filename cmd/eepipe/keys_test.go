@@ -20,6 +20,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // keysEnv is a sandbox over HTTP on 127.0.0.1 behind a switch that fails
@@ -414,5 +415,55 @@ func TestKeysRotateRefusedAfterSwitch(t *testing.T) {
 	}
 	if e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") {
 		t.Error("the old key was not revoked")
+	}
+}
+
+// TestKeysRotateKeepsTheServiceAddress: a rotation through an address
+// other than the one the key pair's run history is under is refused
+// before any request (exit 2), as apply is; through the history's address
+// the new key takes the address over, so a run with it through the other
+// address is refused too.
+func TestKeysRotateKeepsTheServiceAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name, history string
+		code          int
+	}{{"another address", "http://eepipe-elsewhere.invalid", ExitInvalid}, {"its address", "", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newKeysEnv(t, sandbox.Options{})
+			history := first(tc.history, e.url)
+			ctx := context.Background()
+			st, err := statestore.OpenWith(ctx, filepath.Join(e.dir, "state.db"), testStoreOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), User: "ann", Host: "lap", Command: "eepipe apply",
+				Service: pipeline.ServiceKey(history), Keys: []string{pipeline.AccountLockKey("mpk_sandbox_acme")}}); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			before := e.read(e.config)
+			var requests int
+			e.failWith(func(*http.Request) int { requests++; return 0 })
+			r := e.run(nil, "keys", "rotate", "--account", "acme")
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r.err)
+			}
+			if tc.code != 0 {
+				if requests != 0 || e.read(e.config) != before || !strings.Contains(r.err, "same_service_as: "+history) {
+					t.Fatalf("%d requests, configuration changed: %v\n%s", requests, e.read(e.config) != before, r.err)
+				}
+				return
+			}
+			key := e.works("after the rotation")
+			st, err = statestore.OpenWith(ctx, filepath.Join(e.dir, "state.db"), testStoreOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			got, err := st.KeyServices(ctx, []string{pipeline.AccountLockKey(key)})
+			if err != nil || got[pipeline.AccountLockKey(key)] != pipeline.ServiceKey(e.url) {
+				t.Fatalf("the new key's address: %v (%v), want %s", got, err, pipeline.ServiceKey(e.url))
+			}
+		})
 	}
 }

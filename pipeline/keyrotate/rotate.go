@@ -82,8 +82,12 @@ type Config interface {
 type Book interface {
 	// KeyID returns the id of key on service; ok is false when unknown.
 	KeyID(ctx context.Context, service, key string) (id int64, ok bool, err error)
-	// RecordKey records a key created for account.
-	RecordKey(ctx context.Context, service, account string, c Created, at time.Time) error
+	// RecordKey records a key created for account with the key by, which
+	// hands its run history over to the new key: the address the history
+	// is kept under (docs/apply-and-state.md, "The state store"), so that a
+	// run with the new key through another address is stopped as one with
+	// the old key would be.
+	RecordKey(ctx context.Context, service, account, by string, c Created, at time.Time) error
 	// RecordRevoked records that key was revoked.
 	RecordRevoked(ctx context.Context, service, key string, at time.Time) error
 }
@@ -181,7 +185,7 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 	}
 	res.New = &c
 	if r.Book != nil {
-		if err := r.Book.RecordKey(ctx, r.Service, r.Account, c, r.now()); err != nil {
+		if err := r.Book.RecordKey(ctx, r.Service, r.Account, r.Old.Key, c, r.now()); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the new key's id %d could not be kept in the state store (%v); it is kept in the configuration as api_key_id", c.ID, err))
 		}
 	}

@@ -92,7 +92,7 @@ func (b fakeBook) KeyID(_ context.Context, _, key string) (int64, bool, error) {
 	id, ok := b[key]
 	return id, ok, nil
 }
-func (b fakeBook) RecordKey(_ context.Context, _, _ string, c Created, _ time.Time) error {
+func (b fakeBook) RecordKey(_ context.Context, _, _, _ string, c Created, _ time.Time) error {
 	b[c.Key] = c.ID
 	return nil
 }
