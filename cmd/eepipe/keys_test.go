@@ -467,3 +467,27 @@ func TestKeysRotateKeepsTheServiceAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysRotateNamesAKeyLeftActive: a rotation stopped before its revoke
+// leaves the old key active; the next rotation names it with its id (the
+// configuration's api_key_id, which the switch replaced), then rotates.
+func TestKeysRotateNamesAKeyLeftActive(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	e.failWith(func(r *http.Request) int {
+		if r.Method == http.MethodDelete {
+			return 503
+		}
+		return 0
+	})
+	if r := e.run(nil, "keys", "rotate", "--account", "acme"); r.code != ExitDiff {
+		t.Fatalf("first rotation: exit %d, want 1\n%s", r.code, r.err)
+	}
+	e.works("after the first rotation")
+	r := e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != 0 || !strings.Contains(r.err, "the key mpk_…x_acme (id 1) of account acme is not known revoked") {
+		t.Fatalf("second rotation: exit %d\n%s", r.code, r.err)
+	}
+	if !e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") {
+		t.Error("the key left active was revoked without being asked")
+	}
+}

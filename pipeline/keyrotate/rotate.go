@@ -90,6 +90,9 @@ type Book interface {
 	RecordKey(ctx context.Context, service, account, by string, c Created, at time.Time) error
 	// RecordRevoked records that key was revoked.
 	RecordRevoked(ctx context.Context, service, key string, at time.Time) error
+	// Unrevoked returns the keys (id and key, never a secret) the book
+	// holds for account on service and does not know revoked.
+	Unrevoked(ctx context.Context, service, account string) ([]Created, error)
 }
 
 // Rotation is one account's rotation: the old pair as the configuration
@@ -164,6 +167,7 @@ func (e *Error) Partial() bool { return e.Step == StepRevoke }
 // leaves the new key active and the old one too, and says so.
 func (r Rotation) Run(ctx context.Context) (Result, error) {
 	res := Result{Active: r.Old, OldID: r.OldID}
+	oldInBook := false
 	if r.Book != nil {
 		// The book knows the id the service gave this very key; a
 		// configuration's api_key_id may have been edited by hand.
@@ -171,13 +175,14 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 			if res.OldID != 0 && res.OldID != id {
 				res.Notes = append(res.Notes, fmt.Sprintf("the configuration gives the old key the id %d, the state store %d (the id its create answered): %d is revoked", res.OldID, id, id))
 			}
-			res.OldID = id
+			res.OldID, oldInBook = id, true
 		}
+		res.Notes = append(res.Notes, r.leftovers(ctx)...)
 	}
 	oldSvc := r.Dial(r.Old)
 	c, err := oldSvc.Create(ctx, r.ExpiresIn)
 	if err != nil {
-		e := &Error{Step: StepCreate, Active: r.Old, Err: err}
+		e := &Error{Step: StepCreate, Active: r.Old, Err: err, Notes: slices.Clone(res.Notes)}
 		if errors.Is(err, pipeline.ErrUnclearOutcome) {
 			e.Notes = append(e.Notes, "a key may have been created whose secret was never received; it counts against the account's five keys until it is revoked in the web application")
 		}
@@ -188,17 +193,44 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 		if err := r.Book.RecordKey(ctx, r.Service, r.Account, r.Old.Key, c, r.now()); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the new key's id %d could not be kept in the state store (%v); it is kept in the configuration as api_key_id", c.ID, err))
 		}
+		if !oldInBook && res.OldID != 0 {
+			// The configuration's api_key_id is replaced by the switch:
+			// should this run stop before its revoke, the book still
+			// knows the old key's id, and the next rotation names it.
+			old := Created{ID: res.OldID, Pair: Pair{Key: r.Old.Key}}
+			if err := r.Book.RecordKey(ctx, r.Service, r.Account, "", old, r.now()); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("the old key's id %d could not be kept in the state store: %v", res.OldID, err))
+			}
+		}
 	}
 	notes, undo, err := r.Config.Switch(ctx, c)
 	if err != nil {
-		return res, r.backOut(ctx, oldSvc, c, StepSwitch, err, nil)
+		return res, r.backOut(ctx, oldSvc, c, StepSwitch, err, nil, res.Notes)
 	}
 	if err := r.check(ctx, c); err != nil {
-		return res, r.backOut(ctx, oldSvc, c, StepCheck, err, undo)
+		return res, r.backOut(ctx, oldSvc, c, StepCheck, err, undo, res.Notes)
 	}
 	res.Active = c.Pair
 	res.Notes = append(res.Notes, notes...)
 	return r.revokeOld(ctx, res, c)
+}
+
+// leftovers are the notes on the keys the book holds for the account
+// and does not know revoked, other than the old key: a rotation that
+// stopped before its revoke (killed, or its revoke failed) left the key it
+// replaced active, and a failed back-out the key it created.
+func (r Rotation) leftovers(ctx context.Context) []string {
+	keys, err := r.Book.Unrevoked(ctx, r.Service, r.Account)
+	if err != nil {
+		return []string{fmt.Sprintf("the state store could not list the account's earlier keys: %v", err)}
+	}
+	var notes []string
+	for _, k := range keys {
+		if k.Key != r.Old.Key {
+			notes = append(notes, fmt.Sprintf("the key %s (id %d) of account %s is not known revoked: an earlier rotation may have stopped before revoking it; unless a configuration still uses it, revoke it in the web application", k.Pair, k.ID, r.Account))
+		}
+	}
+	return notes
 }
 
 // check reads the configuration back (it must now hold the new pair) and
@@ -215,10 +247,10 @@ func (r Rotation) check(ctx context.Context, c Created) error {
 }
 
 // backOut ends a rotation that failed at step before the new key was in
-// use: the switch undone (undo, when the switch happened) and the new key
+// use (notes: the run's so far): the switch undone (undo, when the switch happened) and the new key
 // revoked with the old one. The configuration is then on the old key.
-func (r Rotation) backOut(ctx context.Context, oldSvc Service, c Created, step Step, cause error, undo func() error) error {
-	e := &Error{Step: step, Active: r.Old, Err: cause}
+func (r Rotation) backOut(ctx context.Context, oldSvc Service, c Created, step Step, cause error, undo func() error, notes []string) error {
+	e := &Error{Step: step, Active: r.Old, Err: cause, Notes: slices.Clone(notes)}
 	if undo != nil {
 		if err := undo(); err != nil {
 			// The new key is in the configuration and works for all

@@ -11,7 +11,10 @@ import (
 )
 
 // The store is the key book of a rotation (keyrotate.Book): the id, account
-// and expiry of each API key eepipe created, by service and key
+// and expiry of each API key eepipe created, and of each key it rotated
+// away from whose id the configuration gave (recorded before the switch,
+// so that a rotation stopped before its revoke leaves the id known; its
+// created_at is when it was recorded), by service and key
 // (eepipe_api_keys, schema version 11). Keys are not secrets; secrets are
 // never stored.
 
@@ -64,4 +67,24 @@ func (s *Store) RecordRevoked(ctx context.Context, service, key string, at time.
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE eepipe_api_keys SET revoked_at = ? WHERE service = ? AND api_key = ?`),
 		fmtTime(at), service, key)
 	return s.explain(err)
+}
+
+// Unrevoked returns the keys of account on service the book holds and
+// does not know revoked (id and key), oldest first.
+func (s *Store) Unrevoked(ctx context.Context, service, account string) ([]keyrotate.Created, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT key_id, api_key FROM eepipe_api_keys
+		WHERE service = ? AND account = ? AND revoked_at IS NULL ORDER BY created_at, key_id`), service, account)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []keyrotate.Created
+	for rows.Next() {
+		var c keyrotate.Created
+		if err := rows.Scan(&c.ID, &c.Key); err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, c)
+	}
+	return out, s.explain(rows.Err())
 }

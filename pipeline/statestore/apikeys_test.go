@@ -90,3 +90,31 @@ func TestAPIKeyBookHandsOverHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIKeyBookUnrevoked: the account's keys not known revoked, on its
+// service only, oldest first, without the revoked ones (both backends).
+func TestAPIKeyBookUnrevoked(t *testing.T) {
+	for name, loc := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, loc(t))
+			t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			for i, k := range []struct{ service, account, key string }{
+				{"https://svc", "acme", "mpk_1"}, {"https://svc", "acme", "mpk_2"}, {"https://svc", "acme", "mpk_3"},
+				{"https://svc", "crane", "mpk_4"}, {"https://other", "acme", "mpk_5"},
+			} {
+				c := keyrotate.Created{ID: int64(i + 1), Pair: keyrotate.Pair{Key: k.key}}
+				if err := s.RecordKey(ctx, k.service, k.account, "", c, t0.Add(time.Duration(i)*time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.RecordRevoked(ctx, "https://svc", "mpk_2", t0); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Unrevoked(ctx, "https://svc", "acme")
+			if err != nil || len(got) != 2 || got[0].Key != "mpk_1" || got[0].ID != 1 || got[1].Key != "mpk_3" || got[1].ID != 3 {
+				t.Fatalf("Unrevoked = %+v (%v), want mpk_1 (1) and mpk_3 (3)", got, err)
+			}
+		})
+	}
+}
