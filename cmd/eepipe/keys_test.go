@@ -491,3 +491,39 @@ func TestKeysRotateNamesAKeyLeftActive(t *testing.T) {
 		t.Error("the key left active was revoked without being asked")
 	}
 }
+
+// TestKeysRotateRepairsAHalfWrittenSwitch: a rotation killed between its
+// two writes leaves the new secret in the secret file beside the old key
+// in the configuration, a pair the service refuses; the next rotation
+// finds the key that secret belongs to in the state store, puts it in the
+// configuration and says so (exit 3: nothing rotated), and the one after
+// rotates.
+func TestKeysRotateRepairsAHalfWrittenSwitch(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	hook := func(o *keysRotateOptions) {
+		o.WriteFile = func(path string, write func(io.Writer) error) error {
+			if strings.HasSuffix(path, "eepipe.yaml") {
+				panic("killed between the secret file and the configuration")
+			}
+			return atomicWrite(path, write)
+		}
+	}
+	func() {
+		defer func() { _ = recover() }()
+		e.run(hook, "keys", "rotate", "--account", "acme")
+	}()
+	if e.read(e.secret) == "sandbox-secret-acme\n" {
+		t.Fatal("the killed rotation did not write the secret file")
+	}
+	r := e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != ExitFatal || !strings.Contains(r.err, "which an interrupted rotation created: the configuration now holds that key") {
+		t.Fatalf("after the kill: exit %d\n%s", r.code, r.err)
+	}
+	key := e.works("after the repair")
+	if key == "mpk_sandbox_acme" || !strings.Contains(r.err, "The active key of account acme is "+maskKey(key)) {
+		t.Errorf("configuration on %s\n%s", key, r.err)
+	}
+	if r := e.run(nil, "keys", "rotate", "--account", "acme"); r.code != 0 || !strings.Contains(r.err, "(id 1) of account acme is not known revoked") {
+		t.Errorf("the rotation after the repair: exit %d\n%s", r.code, r.err)
+	}
+}

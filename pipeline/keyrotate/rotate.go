@@ -168,6 +168,7 @@ func (e *Error) Partial() bool { return e.Step == StepRevoke }
 func (r Rotation) Run(ctx context.Context) (Result, error) {
 	res := Result{Active: r.Old, OldID: r.OldID}
 	oldInBook := false
+	var left []Created
 	if r.Book != nil {
 		// The book knows the id the service gave this very key; a
 		// configuration's api_key_id may have been edited by hand.
@@ -177,7 +178,9 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 			}
 			res.OldID, oldInBook = id, true
 		}
-		res.Notes = append(res.Notes, r.leftovers(ctx)...)
+		var notes []string
+		left, notes = r.leftovers(ctx)
+		res.Notes = append(res.Notes, notes...)
 	}
 	oldSvc := r.Dial(r.Old)
 	c, err := oldSvc.Create(ctx, r.ExpiresIn)
@@ -185,6 +188,9 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 		e := &Error{Step: StepCreate, Active: r.Old, Err: err, Notes: slices.Clone(res.Notes)}
 		if errors.Is(err, pipeline.ErrUnclearOutcome) {
 			e.Notes = append(e.Notes, "a key may have been created whose secret was never received; it counts against the account's five keys until it is revoked in the web application")
+		}
+		if errors.Is(err, pipeline.ErrUnauthorized) {
+			r.repair(ctx, left, e)
 		}
 		return res, e
 	}
@@ -215,22 +221,52 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 	return r.revokeOld(ctx, res, c)
 }
 
-// leftovers are the notes on the keys the book holds for the account
-// and does not know revoked, other than the old key: a rotation that
-// stopped before its revoke (killed, or its revoke failed) left the key it
-// replaced active, and a failed back-out the key it created.
-func (r Rotation) leftovers(ctx context.Context) []string {
+// leftovers are the keys the book holds for the account and does not
+// know revoked, other than the old key, and the notes on them: a rotation
+// that stopped before its revoke (killed, or its revoke failed) left the
+// key it replaced active, and a failed back-out the key it created.
+func (r Rotation) leftovers(ctx context.Context) ([]Created, []string) {
 	keys, err := r.Book.Unrevoked(ctx, r.Service, r.Account)
 	if err != nil {
-		return []string{fmt.Sprintf("the state store could not list the account's earlier keys: %v", err)}
+		return nil, []string{fmt.Sprintf("the state store could not list the account's earlier keys: %v", err)}
 	}
+	var left []Created
 	var notes []string
 	for _, k := range keys {
 		if k.Key != r.Old.Key {
+			left = append(left, k)
 			notes = append(notes, fmt.Sprintf("the key %s (id %d) of account %s is not known revoked: an earlier rotation may have stopped before revoking it; unless a configuration still uses it, revoke it in the web application", k.Pair, k.ID, r.Account))
 		}
 	}
-	return notes
+	return left, notes
+}
+
+// repair mends a configuration whose pair the service refused (e, the
+// failed create) when its secret is that of a key of left: a rotation
+// killed between its two writes (the secret file, then the
+// configuration's api_key) leaves the new secret beside the old key. That
+// key is stored as the configuration's (Config.Switch, checked as a
+// rotation's new key is) and e then names it active.
+func (r Rotation) repair(ctx context.Context, left []Created, e *Error) {
+	for _, k := range left {
+		p := Pair{Key: k.Key, Secret: r.Old.Secret}
+		if r.Dial(p).Check(ctx) != nil {
+			continue
+		}
+		c := Created{ID: k.ID, Pair: p}
+		notes, _, err := r.Config.Switch(ctx, c)
+		if err == nil {
+			err = r.check(ctx, c)
+		}
+		if err != nil {
+			e.Notes = append(e.Notes, fmt.Sprintf("the configuration's secret is that of the key %s (id %d), which an interrupted rotation created, but storing that key in the configuration failed (%v): set the account's api_key to it and api_key_id to %d", p, k.ID, err, k.ID))
+			return
+		}
+		e.Active = p
+		e.Notes = append(e.Notes, notes...)
+		e.Notes = append(e.Notes, fmt.Sprintf("the configuration's secret was that of the key %s (id %d), which an interrupted rotation created: the configuration now holds that key; rotate again", p, k.ID))
+		return
+	}
 }
 
 // check reads the configuration back (it must now hold the new pair) and
