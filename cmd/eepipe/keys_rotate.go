@@ -267,11 +267,13 @@ func (s *configSwitch) Switch(_ context.Context, c keyrotate.Created) ([]string,
 		}
 	}
 	out := s.f.IO.Out
-	if from.KeyEnv != "" {
+	// What the environment already holds (a repair back to the key
+	// pair it reads) is not printed again.
+	if from.KeyEnv != "" && c.Key != s.account.APIKey {
 		fmt.Fprintf(out, "%s=%s\n", from.KeyEnv, c.Key)
 		notes = append(notes, fmt.Sprintf("set %s to the new key printed on stdout wherever eepipe runs", from.KeyEnv))
 	}
-	if from.SecretEnv != "" {
+	if from.SecretEnv != "" && c.Secret != s.account.APISecret {
 		fmt.Fprintf(out, "%s=%s\n", from.SecretEnv, c.Secret)
 		notes = append(notes, fmt.Sprintf("set %s to the new secret printed on stdout wherever eepipe runs (it is shown this once only); until then runs with this configuration are refused", from.SecretEnv))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
+	"github.com/eepipe/eepipe/pipeline/keyrotate"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
@@ -525,5 +526,37 @@ func TestKeysRotateRepairsAHalfWrittenSwitch(t *testing.T) {
 	}
 	if r := e.run(nil, "keys", "rotate", "--account", "acme"); r.code != 0 || !strings.Contains(r.err, "(id 1) of account acme is not known revoked") {
 		t.Errorf("the rotation after the repair: exit %d\n%s", r.code, r.err)
+	}
+}
+
+// TestKeysSwitchPrintsOnlyNewSecrets: a switch to a key pair whose secret
+// the environment already holds (the repair of a half-written switch)
+// prints no secret; a new secret is printed once.
+func TestKeysSwitchPrintsOnlyNewSecrets(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	var out strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}, Now: time.Now,
+		Getenv: testGetenv(e.dir, e.vars), ConfigPath: e.config}
+	cfg, err := loadConfig(f, connFlags{}, configNeeds{Keys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rotatedAccount(cfg, "bluecrane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &configSwitch{f: f, opts: &keysRotateOptions{}, account: a, lockNew: func(string) error { return nil }}
+	same := keyrotate.Created{ID: 2, Pair: keyrotate.Pair{Key: "mpk_other_bluecrane", Secret: a.APISecret}}
+	if _, _, err := s.Switch(context.Background(), same); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), a.APISecret) {
+		t.Errorf("the secret the environment holds was printed:\n%s", out.String())
+	}
+	if _, _, err := s.Switch(context.Background(), keyrotate.Created{ID: 3, Pair: keyrotate.Pair{Key: "mpk_new_bluecrane", Secret: "brand-new"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out.String(), "CRANE_SECRET=brand-new") != 1 {
+		t.Errorf("the new secret was not printed once:\n%s", out.String())
 	}
 }
