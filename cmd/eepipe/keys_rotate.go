@@ -95,24 +95,32 @@ func runKeysRotate(ctx context.Context, f *Factory, opts *keysRotateOptions) err
 	if err != nil {
 		return err
 	}
-	release, err := lockRotation(ctx, f, opts, cfg, a)
-	if err != nil {
-		return err
+	locks := &rotationLocks{}
+	defer locks.release()
+	if err := locks.take(ctx, f, opts, a, a.APIKey); err != nil {
+		return exitf(ExitFatal, "keys rotate: %v; nothing was changed", err)
 	}
-	defer release()
 	st, err := openState(ctx, f, cfg, &opts.State, statestore.Options{}, false)
 	if err != nil {
 		return err
 	}
 	rot := keyrotate.Rotation{Service: serviceKey(cfg), Account: a.Name, Old: keyrotate.Pair{Key: a.APIKey, Secret: a.APISecret},
 		OldID: a.KeyID, ExpiresIn: opts.ExpiresIn, Now: f.Now,
-		Config: &configSwitch{f: f, opts: opts, account: a},
+		Config: &configSwitch{f: f, opts: opts, account: a,
+			lockNew: func(key string) error { return locks.take(ctx, f, opts, a, key) }},
 		Dial: func(p keyrotate.Pair) keyrotate.Service {
 			k, _ := accountKeys(cfg, a, p.Key, p.Secret, log, opts.HTTPClient) // the pairs are never empty here
 			return k
 		}}
 	if st != nil {
 		defer st.Close()
+		// One account, one history however the service is addressed: the
+		// book and the new key's history are under the old key pair's.
+		one := *cfg
+		one.Accounts = []AccountConfig{a}
+		if err := checkServiceHistory(ctx, st, &one, nil); err != nil {
+			return err
+		}
 		rot.Book = st
 		if st.Postgres() {
 			// The team's lock of the account, across hosts, as apply takes it.
@@ -146,31 +154,37 @@ func rotatedAccount(cfg *Config, name string) (AccountConfig, error) {
 	return AccountConfig{}, exitf(ExitInvalid, "keys rotate: no configured account is named %s (the configuration's: %s)", name, strings.Join(names, ", "))
 }
 
-// lockRotation takes the account's lock (the one apply takes), without
-// waiting, and in a PostgreSQL store also the store's lock of the account:
-// a rotation while another rotation or an apply of the account runs is
-// refused.
-func lockRotation(ctx context.Context, f *Factory, opts *keysRotateOptions, cfg *Config, a AccountConfig) (func(), error) {
+// rotationLocks are the account locks a rotation holds (the ones apply
+// takes, by key pair): the old key's from the start, and the new key's
+// from before the configuration is switched to it, so that a rotation or
+// an apply that reads the switched configuration is refused until this
+// rotation has ended (revoked the old key or backed out).
+type rotationLocks struct{ taken []pipeline.Unlocker }
+
+// take takes the account's lock under key, without waiting; a lock held
+// by another run is a *pipeline.LockHeldError.
+func (l *rotationLocks) take(ctx context.Context, f *Factory, opts *keysRotateOptions, a AccountConfig, key string) error {
 	dir := first(opts.LockDir, f.Getenv(envLockDir))
 	if dir == "" {
 		d, err := filelock.DefaultDir(f.Getenv)
 		if err != nil {
-			return nil, exitf(ExitFatal, "%v", err)
+			return err
 		}
 		dir = d
 	}
 	info := pipeline.LockInfo{Since: f.Now(), Command: "eepipe keys rotate --account " + a.Name}
-	taken, err := pipeline.TakeAccountLocks(ctx, filelock.Dir{Path: dir}, accountLocks(cfg).Local([]string{a.Name}), info, 0, nil)
-	release := func() {
-		for i := len(taken) - 1; i >= 0; i-- {
-			_ = taken[i].Unlock()
-		}
+	names := pipeline.AccountLocks{Accounts: []pipeline.LockAccount{{Name: a.Name, APIKey: key}}}.Local(nil)
+	taken, err := pipeline.TakeAccountLocks(ctx, filelock.Dir{Path: dir}, names, info, 0, nil)
+	l.taken = append(l.taken, taken...)
+	return err
+}
+
+// release releases the locks, the last taken first.
+func (l *rotationLocks) release() {
+	for i := len(l.taken) - 1; i >= 0; i-- {
+		_ = l.taken[i].Unlock()
 	}
-	if err != nil {
-		release()
-		return nil, exitf(ExitFatal, "keys rotate: %v; nothing was changed", err)
-	}
-	return release, nil
+	l.taken = nil
 }
 
 // rotationOutcome reports the rotation's end on stderr and returns the
@@ -215,6 +229,9 @@ type configSwitch struct {
 	f       *Factory
 	opts    *keysRotateOptions
 	account AccountConfig
+	// lockNew takes the account's lock under the new key before the
+	// configuration holds it (rotationLocks).
+	lockNew func(key string) error
 	// switched is the new pair once Switch succeeded, for Current.
 	switched *keyrotate.Created
 }
@@ -226,6 +243,9 @@ type configSwitch struct {
 func (s *configSwitch) Switch(_ context.Context, c keyrotate.Created) ([]string, func() error, error) {
 	from := s.account.From
 	var notes []string
+	if err := s.lockNew(c.Key); err != nil {
+		return nil, nil, err
+	}
 	var undos []func() error
 	undo := func() error {
 		var errs []error
@@ -247,11 +267,13 @@ func (s *configSwitch) Switch(_ context.Context, c keyrotate.Created) ([]string,
 		}
 	}
 	out := s.f.IO.Out
-	if from.KeyEnv != "" {
+	// What the environment already holds (a repair back to the key
+	// pair it reads) is not printed again.
+	if from.KeyEnv != "" && c.Key != s.account.APIKey {
 		fmt.Fprintf(out, "%s=%s\n", from.KeyEnv, c.Key)
 		notes = append(notes, fmt.Sprintf("set %s to the new key printed on stdout wherever eepipe runs", from.KeyEnv))
 	}
-	if from.SecretEnv != "" {
+	if from.SecretEnv != "" && c.Secret != s.account.APISecret {
 		fmt.Fprintf(out, "%s=%s\n", from.SecretEnv, c.Secret)
 		notes = append(notes, fmt.Sprintf("set %s to the new secret printed on stdout wherever eepipe runs (it is shown this once only); until then runs with this configuration are refused", from.SecretEnv))
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
+	"github.com/eepipe/eepipe/pipeline/keyrotate"
+	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
 // keysEnv is a sandbox over HTTP on 127.0.0.1 behind a switch that fails
@@ -381,4 +383,180 @@ func TestKeysRotateWrongKeyID(t *testing.T) {
 		t.Fatalf("another key's id: exit %d\n%s", r.code, r.err)
 	}
 	e.works("after revoking the wrong key")
+}
+
+// TestKeysRotateRefusedAfterSwitch: a second rotation started once the
+// first has switched the configuration to its new key (and so reads that
+// key) is refused as long as the first runs, through the new key's lock;
+// the first ends with its new key active and the old one revoked.
+func TestKeysRotateRefusedAfterSwitch(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	var second result
+	hook := func(o *keysRotateOptions) {
+		o.WriteFile = func(path string, write func(io.Writer) error) error {
+			if err := atomicWrite(path, write); err != nil {
+				return err
+			}
+			if strings.HasSuffix(path, "eepipe.yaml") && second.err == "" {
+				second = e.run(nil, "keys", "rotate", "--account", "acme")
+			}
+			return nil
+		}
+	}
+	r := e.run(hook, "keys", "rotate", "--account", "acme")
+	if r.code != 0 {
+		t.Fatalf("first rotation: exit %d\n%s", r.code, r.err)
+	}
+	if second.code != ExitFatal || !strings.Contains(second.err, "another eepipe run holds the lock of account acme") {
+		t.Fatalf("second rotation: exit %d, want 3 (the lock held)\n%s", second.code, second.err)
+	}
+	key := e.works("after the rotation")
+	if key == "mpk_sandbox_acme" || !strings.Contains(r.err, "rotated: the active key is "+maskKey(key)) {
+		t.Errorf("configuration on %s; stderr\n%s", key, r.err)
+	}
+	if e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") {
+		t.Error("the old key was not revoked")
+	}
+}
+
+// TestKeysRotateKeepsTheServiceAddress: a rotation through an address
+// other than the one the key pair's run history is under is refused
+// before any request (exit 2), as apply is; through the history's address
+// the new key takes the address over, so a run with it through the other
+// address is refused too.
+func TestKeysRotateKeepsTheServiceAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name, history string
+		code          int
+	}{{"another address", "http://eepipe-elsewhere.invalid", ExitInvalid}, {"its address", "", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newKeysEnv(t, sandbox.Options{})
+			history := first(tc.history, e.url)
+			ctx := context.Background()
+			st, err := statestore.OpenWith(ctx, filepath.Join(e.dir, "state.db"), testStoreOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.BeginRun(ctx, pipeline.RunRecord{Started: time.Now(), User: "ann", Host: "lap", Command: "eepipe apply",
+				Service: pipeline.ServiceKey(history), Keys: []string{pipeline.AccountLockKey("mpk_sandbox_acme")}}); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			before := e.read(e.config)
+			var requests int
+			e.failWith(func(*http.Request) int { requests++; return 0 })
+			r := e.run(nil, "keys", "rotate", "--account", "acme")
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r.err)
+			}
+			if tc.code != 0 {
+				if requests != 0 || e.read(e.config) != before || !strings.Contains(r.err, "same_service_as: "+history) {
+					t.Fatalf("%d requests, configuration changed: %v\n%s", requests, e.read(e.config) != before, r.err)
+				}
+				return
+			}
+			key := e.works("after the rotation")
+			st, err = statestore.OpenWith(ctx, filepath.Join(e.dir, "state.db"), testStoreOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			got, err := st.KeyServices(ctx, []string{pipeline.AccountLockKey(key)})
+			if err != nil || got[pipeline.AccountLockKey(key)] != pipeline.ServiceKey(e.url) {
+				t.Fatalf("the new key's address: %v (%v), want %s", got, err, pipeline.ServiceKey(e.url))
+			}
+		})
+	}
+}
+
+// TestKeysRotateNamesAKeyLeftActive: a rotation stopped before its revoke
+// leaves the old key active; the next rotation names it with its id (the
+// configuration's api_key_id, which the switch replaced), then rotates.
+func TestKeysRotateNamesAKeyLeftActive(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	e.failWith(func(r *http.Request) int {
+		if r.Method == http.MethodDelete {
+			return 503
+		}
+		return 0
+	})
+	if r := e.run(nil, "keys", "rotate", "--account", "acme"); r.code != ExitDiff {
+		t.Fatalf("first rotation: exit %d, want 1\n%s", r.code, r.err)
+	}
+	e.works("after the first rotation")
+	r := e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != 0 || !strings.Contains(r.err, "the key mpk_…x_acme (id 1) of account acme is not known revoked") {
+		t.Fatalf("second rotation: exit %d\n%s", r.code, r.err)
+	}
+	if !e.keyWorks("mpk_sandbox_acme", "sandbox-secret-acme") {
+		t.Error("the key left active was revoked without being asked")
+	}
+}
+
+// TestKeysRotateRepairsAHalfWrittenSwitch: a rotation killed between its
+// two writes leaves the new secret in the secret file beside the old key
+// in the configuration, a pair the service refuses; the next rotation
+// finds the key that secret belongs to in the state store, puts it in the
+// configuration and says so (exit 3: nothing rotated), and the one after
+// rotates.
+func TestKeysRotateRepairsAHalfWrittenSwitch(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	hook := func(o *keysRotateOptions) {
+		o.WriteFile = func(path string, write func(io.Writer) error) error {
+			if strings.HasSuffix(path, "eepipe.yaml") {
+				panic("killed between the secret file and the configuration")
+			}
+			return atomicWrite(path, write)
+		}
+	}
+	func() {
+		defer func() { _ = recover() }()
+		e.run(hook, "keys", "rotate", "--account", "acme")
+	}()
+	if e.read(e.secret) == "sandbox-secret-acme\n" {
+		t.Fatal("the killed rotation did not write the secret file")
+	}
+	r := e.run(nil, "keys", "rotate", "--account", "acme")
+	if r.code != ExitFatal || !strings.Contains(r.err, "which an interrupted rotation created: the configuration now holds that key") {
+		t.Fatalf("after the kill: exit %d\n%s", r.code, r.err)
+	}
+	key := e.works("after the repair")
+	if key == "mpk_sandbox_acme" || !strings.Contains(r.err, "The active key of account acme is "+maskKey(key)) {
+		t.Errorf("configuration on %s\n%s", key, r.err)
+	}
+	if r := e.run(nil, "keys", "rotate", "--account", "acme"); r.code != 0 || !strings.Contains(r.err, "(id 1) of account acme is not known revoked") {
+		t.Errorf("the rotation after the repair: exit %d\n%s", r.code, r.err)
+	}
+}
+
+// TestKeysSwitchPrintsOnlyNewSecrets: a switch to a key pair whose secret
+// the environment already holds (the repair of a half-written switch)
+// prints no secret; a new secret is printed once.
+func TestKeysSwitchPrintsOnlyNewSecrets(t *testing.T) {
+	e := newKeysEnv(t, sandbox.Options{})
+	var out strings.Builder
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}, Now: time.Now,
+		Getenv: testGetenv(e.dir, e.vars), ConfigPath: e.config}
+	cfg, err := loadConfig(f, connFlags{}, configNeeds{Keys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rotatedAccount(cfg, "bluecrane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &configSwitch{f: f, opts: &keysRotateOptions{}, account: a, lockNew: func(string) error { return nil }}
+	same := keyrotate.Created{ID: 2, Pair: keyrotate.Pair{Key: "mpk_other_bluecrane", Secret: a.APISecret}}
+	if _, _, err := s.Switch(context.Background(), same); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), a.APISecret) {
+		t.Errorf("the secret the environment holds was printed:\n%s", out.String())
+	}
+	if _, _, err := s.Switch(context.Background(), keyrotate.Created{ID: 3, Pair: keyrotate.Pair{Key: "mpk_new_bluecrane", Secret: "brand-new"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out.String(), "CRANE_SECRET=brand-new") != 1 {
+		t.Errorf("the new secret was not printed once:\n%s", out.String())
+	}
 }

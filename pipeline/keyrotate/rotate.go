@@ -82,10 +82,17 @@ type Config interface {
 type Book interface {
 	// KeyID returns the id of key on service; ok is false when unknown.
 	KeyID(ctx context.Context, service, key string) (id int64, ok bool, err error)
-	// RecordKey records a key created for account.
-	RecordKey(ctx context.Context, service, account string, c Created, at time.Time) error
+	// RecordKey records a key created for account with the key by, which
+	// hands its run history over to the new key: the address the history
+	// is kept under (docs/apply-and-state.md, "The state store"), so that a
+	// run with the new key through another address is stopped as one with
+	// the old key would be.
+	RecordKey(ctx context.Context, service, account, by string, c Created, at time.Time) error
 	// RecordRevoked records that key was revoked.
 	RecordRevoked(ctx context.Context, service, key string, at time.Time) error
+	// Unrevoked returns the keys (id and key, never a secret) the book
+	// holds for account on service and does not know revoked.
+	Unrevoked(ctx context.Context, service, account string) ([]Created, error)
 }
 
 // Rotation is one account's rotation: the old pair as the configuration
@@ -160,6 +167,8 @@ func (e *Error) Partial() bool { return e.Step == StepRevoke }
 // leaves the new key active and the old one too, and says so.
 func (r Rotation) Run(ctx context.Context) (Result, error) {
 	res := Result{Active: r.Old, OldID: r.OldID}
+	oldInBook := false
+	var left []Created
 	if r.Book != nil {
 		// The book knows the id the service gave this very key; a
 		// configuration's api_key_id may have been edited by hand.
@@ -167,34 +176,97 @@ func (r Rotation) Run(ctx context.Context) (Result, error) {
 			if res.OldID != 0 && res.OldID != id {
 				res.Notes = append(res.Notes, fmt.Sprintf("the configuration gives the old key the id %d, the state store %d (the id its create answered): %d is revoked", res.OldID, id, id))
 			}
-			res.OldID = id
+			res.OldID, oldInBook = id, true
 		}
+		var notes []string
+		left, notes = r.leftovers(ctx)
+		res.Notes = append(res.Notes, notes...)
 	}
 	oldSvc := r.Dial(r.Old)
 	c, err := oldSvc.Create(ctx, r.ExpiresIn)
 	if err != nil {
-		e := &Error{Step: StepCreate, Active: r.Old, Err: err}
+		e := &Error{Step: StepCreate, Active: r.Old, Err: err, Notes: slices.Clone(res.Notes)}
 		if errors.Is(err, pipeline.ErrUnclearOutcome) {
 			e.Notes = append(e.Notes, "a key may have been created whose secret was never received; it counts against the account's five keys until it is revoked in the web application")
+		}
+		if errors.Is(err, pipeline.ErrUnauthorized) {
+			r.repair(ctx, left, e)
 		}
 		return res, e
 	}
 	res.New = &c
 	if r.Book != nil {
-		if err := r.Book.RecordKey(ctx, r.Service, r.Account, c, r.now()); err != nil {
+		if err := r.Book.RecordKey(ctx, r.Service, r.Account, r.Old.Key, c, r.now()); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the new key's id %d could not be kept in the state store (%v); it is kept in the configuration as api_key_id", c.ID, err))
+		}
+		if !oldInBook && res.OldID != 0 {
+			// The configuration's api_key_id is replaced by the switch:
+			// should this run stop before its revoke, the book still
+			// knows the old key's id, and the next rotation names it.
+			old := Created{ID: res.OldID, Pair: Pair{Key: r.Old.Key}}
+			if err := r.Book.RecordKey(ctx, r.Service, r.Account, "", old, r.now()); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("the old key's id %d could not be kept in the state store: %v", res.OldID, err))
+			}
 		}
 	}
 	notes, undo, err := r.Config.Switch(ctx, c)
 	if err != nil {
-		return res, r.backOut(ctx, oldSvc, c, StepSwitch, err, nil)
+		return res, r.backOut(ctx, oldSvc, c, StepSwitch, err, nil, res.Notes)
 	}
 	if err := r.check(ctx, c); err != nil {
-		return res, r.backOut(ctx, oldSvc, c, StepCheck, err, undo)
+		return res, r.backOut(ctx, oldSvc, c, StepCheck, err, undo, res.Notes)
 	}
 	res.Active = c.Pair
 	res.Notes = append(res.Notes, notes...)
 	return r.revokeOld(ctx, res, c)
+}
+
+// leftovers are the keys the book holds for the account and does not
+// know revoked, other than the old key, and the notes on them: a rotation
+// that stopped before its revoke (killed, or its revoke failed) left the
+// key it replaced active, and a failed back-out the key it created.
+func (r Rotation) leftovers(ctx context.Context) ([]Created, []string) {
+	keys, err := r.Book.Unrevoked(ctx, r.Service, r.Account)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("the state store could not list the account's earlier keys: %v", err)}
+	}
+	var left []Created
+	var notes []string
+	for _, k := range keys {
+		if k.Key != r.Old.Key {
+			left = append(left, k)
+			notes = append(notes, fmt.Sprintf("the key %s (id %d) of account %s is not known revoked: an earlier rotation may have stopped before revoking it; unless a configuration still uses it, revoke it in the web application", k.Pair, k.ID, r.Account))
+		}
+	}
+	return left, notes
+}
+
+// repair mends a configuration whose pair the service refused (e, the
+// failed create) when its secret is that of a key of left: a rotation
+// killed between its two writes (the secret file, then the
+// configuration's api_key) leaves the new secret beside the old key. That
+// key is stored as the configuration's (Config.Switch, checked as a
+// rotation's new key is) and e then names it active.
+func (r Rotation) repair(ctx context.Context, left []Created, e *Error) {
+	for _, k := range left {
+		p := Pair{Key: k.Key, Secret: r.Old.Secret}
+		if r.Dial(p).Check(ctx) != nil {
+			continue
+		}
+		c := Created{ID: k.ID, Pair: p}
+		notes, _, err := r.Config.Switch(ctx, c)
+		if err == nil {
+			err = r.check(ctx, c)
+		}
+		if err != nil {
+			e.Notes = append(e.Notes, fmt.Sprintf("the configuration's secret is that of the key %s (id %d), which an interrupted rotation created, but storing that key in the configuration failed (%v): set the account's api_key to it and api_key_id to %d", p, k.ID, err, k.ID))
+			return
+		}
+		e.Active = p
+		e.Notes = append(e.Notes, notes...)
+		e.Notes = append(e.Notes, fmt.Sprintf("the configuration's secret was that of the key %s (id %d), which an interrupted rotation created: the configuration now holds that key; rotate again", p, k.ID))
+		return
+	}
 }
 
 // check reads the configuration back (it must now hold the new pair) and
@@ -211,10 +283,10 @@ func (r Rotation) check(ctx context.Context, c Created) error {
 }
 
 // backOut ends a rotation that failed at step before the new key was in
-// use: the switch undone (undo, when the switch happened) and the new key
+// use (notes: the run's so far): the switch undone (undo, when the switch happened) and the new key
 // revoked with the old one. The configuration is then on the old key.
-func (r Rotation) backOut(ctx context.Context, oldSvc Service, c Created, step Step, cause error, undo func() error) error {
-	e := &Error{Step: step, Active: r.Old, Err: cause}
+func (r Rotation) backOut(ctx context.Context, oldSvc Service, c Created, step Step, cause error, undo func() error, notes []string) error {
+	e := &Error{Step: step, Active: r.Old, Err: cause, Notes: slices.Clone(notes)}
 	if undo != nil {
 		if err := undo(); err != nil {
 			// The new key is in the configuration and works for all

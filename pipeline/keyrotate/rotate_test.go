@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,9 +93,16 @@ func (b fakeBook) KeyID(_ context.Context, _, key string) (int64, bool, error) {
 	id, ok := b[key]
 	return id, ok, nil
 }
-func (b fakeBook) RecordKey(_ context.Context, _, _ string, c Created, _ time.Time) error {
+func (b fakeBook) RecordKey(_ context.Context, _, _, _ string, c Created, _ time.Time) error {
 	b[c.Key] = c.ID
 	return nil
+}
+func (b fakeBook) Unrevoked(context.Context, string, string) ([]Created, error) {
+	var out []Created
+	for k, id := range b {
+		out = append(out, Created{ID: id, Pair: Pair{Key: k}})
+	}
+	return out, nil
 }
 func (b fakeBook) RecordRevoked(_ context.Context, _, key string, _ time.Time) error {
 	delete(b, key)
@@ -145,5 +153,45 @@ func TestRotationKeepsAWorkingKey(t *testing.T) {
 				t.Error("the new key was not revoked after the failed check")
 			}
 		})
+	}
+}
+
+// crashingConfig switches the configuration, then dies (as a run killed
+// right after its configuration write).
+type crashingConfig struct{ *fakeConfig }
+
+func (c crashingConfig) Switch(ctx context.Context, n Created) ([]string, func() error, error) {
+	c.fakeConfig.Switch(ctx, n)
+	panic("killed after the configuration write")
+}
+
+// TestRotationAfterACrash: a rotation killed after it switched the
+// configuration, before its revoke, leaves the old key active; the next
+// rotation (from the new key) names the old key and its id, also when the
+// id came from the configuration only, and the book still knows it.
+func TestRotationAfterACrash(t *testing.T) {
+	old := Pair{Key: "mpk_old_acme_key", Secret: "old-secret"}
+	svc := &fakeService{keys: map[int64]Pair{1: old}, revoked: map[int64]bool{}, next: 10}
+	cfg := &fakeConfig{pair: old}
+	book := fakeBook{}
+	r := Rotation{Service: "svc", Account: "acme", Old: old, OldID: 1, Dial: svc.dial, Config: crashingConfig{cfg}, Book: book}
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = r.Run(context.Background())
+	}()
+	if cfg.pair == old || svc.revoked[1] {
+		t.Fatalf("the crash did not leave the switched configuration and the old key active: %v %v", cfg.pair, svc.revoked)
+	}
+	if book[old.Key] != 1 {
+		t.Fatalf("the book lost the old key's id: %v", book)
+	}
+	next := Rotation{Service: "svc", Account: "acme", Old: cfg.pair, OldID: 11, Dial: svc.dial, Config: cfg, Book: book}
+	res, err := next.Run(context.Background())
+	if err != nil || !res.OldRevoked {
+		t.Fatalf("the next rotation: %v %+v", err, res)
+	}
+	want := "the key " + old.String() + " (id 1) of account acme is not known revoked"
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("the next rotation's notes do not name the key the crashed one left active:\n%s", strings.Join(res.Notes, "\n"))
 	}
 }
