@@ -99,6 +99,7 @@ usage, 3 fatal.`,
 		NewCmdExport(f, nil),
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
+		NewCmdProfile(f, nil),
 		NewCmdHistory(f, nil),
 	)
 	registerCompletions(root)

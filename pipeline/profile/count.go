@@ -145,3 +145,10 @@ func (c *Counter) Profile() *Profile {
 	}
 	return p
 }
+
+// Unreadable lists a row that the reader could not read (a malformed CSV
+// line, text that is not UTF-8) as unclassified, with the reason.
+func (c *Counter) Unreadable(file string, row int, reason string) {
+	c.employees++
+	c.unclassified = append(c.unclassified, Unclassified{File: file, Row: row, Reason: reason})
+}
