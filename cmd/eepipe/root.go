@@ -100,6 +100,7 @@ usage, 3 fatal.`,
 		NewCmdReconcile(f, nil),
 		NewCmdCheck(f, nil),
 		NewCmdProfile(f, nil),
+		NewCmdPropose(f, nil),
 		NewCmdHistory(f, nil),
 	)
 	registerCompletions(root)
