@@ -26,8 +26,8 @@ func Grade(folded string) (string, bool) {
 	switch {
 	case rest == "":
 		return level, true
-	case rest == "lower" || rest == "upper" || rest == "l" || rest == "u":
-		return level, s[0] != 'g'
+	case (rest == "lower" || rest == "upper" || rest == "l" || rest == "u") && s[0] != 'g':
+		return level, true
 	case len(rest) == 1 && rest[0] >= '1' && rest[0] <= maxSubgrade(s[0]):
 		return level, true
 	}
