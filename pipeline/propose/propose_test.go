@@ -45,22 +45,34 @@ func TestPlanProperties(t *testing.T) {
 	targets := pipeline.DefaultSectorTargets()
 	rapid.Check(t, func(t *rapid.T) {
 		prof := genCounts(t)
-		sector := rapid.SampledFrom(pipeline.Sectors).Draw(t, "sector")
-		if !targets.HasSector(sector) {
-			t.Skip("no targets")
-		}
 		n := rapid.IntRange(1, 5).Draw(t, "years")
-		res, err := Plan(prof, Options{Sector: sector, Years: fys(n)})
-		if err != nil {
-			t.Fatal(err)
+		opts := Options{Years: fys(n)}
+		if rapid.IntRange(0, 3).Draw(t, "grow") == 0 {
+			opts.Growth = float64(rapid.IntRange(1, 15).Draw(t, "growth"))
 		}
-		final := res.Years[n-1]
-		checkFinal(t, prof, final, res, sector, targets)
-		checkSteps(t, prof, res)
-		plan := res.InputPlan(pipeline.InputPlan{Name: "p", Sector: sector, StartDate: fys(n)[0].Start(), EndDate: fys(n)[n-1].End()})
-		check := pipeline.CheckPlanSector(plan, nil, targets)
-		if len(res.Shortfalls) == 0 && check.Status != pipeline.SectorMet && prof.sixLevels(all) > 0 {
-			t.Fatalf("final year status %s, want met: %+v", check.Status, check.FinalYear())
+		if rapid.Bool().Draw(t, "weights") {
+			opts.Weights = map[string]int64{"african": int64(rapid.IntRange(1, 9).Draw(t, "wa")),
+				"coloured": int64(rapid.IntRange(0, 3).Draw(t, "wc")), "white": int64(rapid.IntRange(0, 3).Draw(t, "ww"))}
+		}
+		for _, sector := range pipeline.Sectors {
+			if !targets.HasSector(sector) {
+				continue
+			}
+			opts.Sector = sector
+			res, err := Plan(prof, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			final := res.Years[n-1]
+			if opts.Growth == 0 {
+				checkFinal(t, prof, final, res, sector, targets)
+			}
+			checkSteps(t, prof, res)
+			plan := res.InputPlan(pipeline.InputPlan{Name: "p", Sector: sector, StartDate: fys(n)[0].Start(), EndDate: fys(n)[n-1].End()})
+			check := pipeline.CheckPlanSector(plan, nil, targets)
+			if len(res.Shortfalls) == 0 && check.Status != pipeline.SectorMet && prof.sixLevels(all) > 0 {
+				t.Fatalf("%s: final year status %s, want met: %+v", sector, check.Status, check.FinalYear())
+			}
 		}
 	})
 }
