@@ -10,7 +10,7 @@ import (
 
 // Options say what plan to work out.
 type Options struct {
-	Sector  string                 // the service's sector value
+	Sector  string                  // the service's sector value
 	Targets *pipeline.SectorTargets // nil: the embedded figures
 	Years   []pipeline.FinancialYear
 	// Growth is each level's growth a year, in percent (0: none); a
