@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -77,6 +81,9 @@ func TestProfileProposeEndToEnd(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.out), &res); err != nil || len(res.Years) != 3 || !res.Years[2].Final {
 			t.Fatalf("propose --json: %v\n%s", err, r.out)
 		}
+		if tc.layout == "grid" {
+			checkSection4(t, e.path(tc.plan))
+		}
 		if v := e.run("validate", e.path(tc.plan)); v.code != ExitOK || !strings.Contains(v.out, "no problems") {
 			t.Fatalf("validate %s exit %d\n%s\n%s", tc.plan, v.code, v.out, v.err)
 		}
@@ -91,6 +98,53 @@ func TestProfileProposeEndToEnd(t *testing.T) {
 		}
 		if d := e.run("diff", e.path(tc.plan)); d.code != ExitOK {
 			t.Fatalf("diff %s after apply exit %d (want 0: the plan was created exactly)\n%s\n%s", tc.plan, d.code, d.out, d.err)
+		}
+	}
+}
+
+// checkSection4 looks at the grid layout's workbook: the plan sheet with
+// the numerical targets and goals, the workforce profile's sheet, both set
+// to print on A4.
+func checkSection4(t *testing.T, path string) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheets := f.GetSheetList()
+	if !slices.Contains(sheets, grid.Section4Sheet) || !slices.Contains(sheets, grid.Section4ProfileSheet) {
+		t.Fatalf("sheets %v", sheets)
+	}
+	var labels []string
+	rows, err := f.GetRows(grid.Section4Sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if len(r) > 0 && strings.HasPrefix(r[0], "4.") {
+			labels = append(labels, r[0])
+		}
+	}
+	want := []string{
+		"4.3 Numerical targets — Year 1 — 2026/27 — All employees, including people with disabilities",
+		"4.3 Numerical targets — Year 1 — 2026/27 — People with disabilities",
+		"4.3 Numerical targets — Year 2 — 2027/28 — All employees, including people with disabilities",
+		"4.3 Numerical targets — Year 2 — 2027/28 — People with disabilities",
+		"4.2 Numerical goals — Year 3 — 2028/29 — All employees, including people with disabilities",
+		"4.2 Numerical goals — Year 3 — 2028/29 — People with disabilities",
+	}
+	if !slices.Equal(labels, want) {
+		t.Fatalf("plan sheet titles:\n%s", strings.Join(labels, "\n"))
+	}
+	profile, err := f.GetRows(grid.Section4ProfileSheet)
+	if err != nil || len(profile) < 10 || !strings.HasPrefix(profile[0][0], "4.1 Workforce profile") {
+		t.Fatalf("profile sheet: %v %v", err, profile)
+	}
+	for _, sh := range []string{grid.Section4Sheet, grid.Section4ProfileSheet} {
+		pl, err := f.GetPageLayout(sh)
+		if err != nil || pl.Size == nil || *pl.Size != 9 {
+			t.Fatalf("%s does not print on A4: %v %+v", sh, err, pl)
 		}
 	}
 }
