@@ -172,6 +172,23 @@ func TestProfileProposeExitStatus(t *testing.T) {
 	if r := e.run("profile", good, "-o", e.path("small.xlsx"), "--sector", "Manufacturing", "--as-of", "2026-10-01"); r.code != ExitOK || !strings.Contains(r.out, "2 employee rows read: 2 counted, 0 not counted") {
 		t.Fatalf("profile exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
+	// --map: a client's headers and grading; a bad mapping file is bad input.
+	client, mapFile := e.path("client.csv"), e.path("client.yaml")
+	if err := os.WriteFile(client, []byte("Clock No,Ethnicity,Sex,Band\n7,A,F,P3\n8,A,F,P3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mapFile, []byte("columns:\n  race: [Ethnicity]\n  job_grade: [Band]\ngrades:\n  P3: top_managers\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("profile", client, "--map", mapFile, "--json"); r.code != ExitOK || !strings.Contains(r.out, `"number_of_african_female_top_managers": 2`) {
+		t.Fatalf("profile --map exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	if err := os.WriteFile(mapFile, []byte("grades:\n  P3: bosses\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("profile", client, "--map", mapFile); r.code != ExitInvalid || !strings.Contains(r.err, "client.yaml:2") {
+		t.Fatalf("bad --map exit %d\n%s", r.code, r.err)
+	}
 	notRoster := e.path("names.csv")
 	if err := os.WriteFile(notRoster, []byte("Name,Surname\nA,B\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -32,8 +32,9 @@ type Counter struct {
 }
 
 type rowAt struct {
-	file string
-	row  int
+	file    string
+	row     int
+	counted bool
 }
 
 // maxMemo bounds the fold memo: a column of free text (names) must not
@@ -64,15 +65,20 @@ func (c *Counter) Add(e *Employee) {
 		return
 	}
 	c.employees++
-	if n := trimmed(e.Values[ColNumber]); n != "" {
-		if first, dup := c.seen[n]; dup {
-			c.unclassified = append(c.unclassified, Unclassified{File: e.File, Row: e.Row,
-				Reason: fmt.Sprintf("duplicate: employee number %s is also on row %d of %s, which is counted", n, first.row, first.file)})
-			return
+	n := trimmed(e.Values[ColNumber])
+	if first, dup := c.seen[n]; dup && n != "" {
+		which := "which is counted"
+		if !first.counted {
+			which = "which is not counted either (see its reason)"
 		}
-		c.seen[n] = rowAt{e.File, e.Row}
+		c.unclassified = append(c.unclassified, Unclassified{File: e.File, Row: e.Row,
+			Reason: fmt.Sprintf("duplicate: employee number %s is also on row %d of %s, %s", n, first.row, first.file, which)})
+		return
 	}
 	emp, why := c.classify(e)
+	if n != "" {
+		c.seen[n] = rowAt{e.File, e.Row, why == ""}
+	}
 	if why != "" {
 		c.unclassified = append(c.unclassified, Unclassified{File: e.File, Row: e.Row, Reason: why})
 		return
