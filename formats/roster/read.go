@@ -16,9 +16,9 @@ import (
 	"github.com/eepipe/eepipe/pipeline/profile"
 )
 
-// Sink takes what Read reads: each employee row (blank rows too, which
-// profile.Counter skips; the Employee is reused for the next row) and each
-// row that could not be read, with the reason.
+// Sink takes what Read reads: each employee row (every row after the
+// header with text in a cell; the Employee is reused for the next row) and
+// each row that could not be read, with the reason.
 type Sink struct {
 	Employee func(e *profile.Employee)
 	Bad      func(file string, row int, reason string)
@@ -110,6 +110,9 @@ func (rr *rowReader) row(line int, fields []string) bool {
 		}
 		return rr.scanned < headerRows
 	}
+	if blank(fields) {
+		return true // a blank row is skipped
+	}
 	for _, f := range fields {
 		if !utf8.ValidString(f) {
 			rr.sink.Bad(rr.file, line, "the row is not UTF-8 text: save the roster as CSV UTF-8 (or as .xlsx) so that its words read")
@@ -124,6 +127,18 @@ func (rr *rowReader) row(line int, fields []string) bool {
 		}
 	}
 	rr.sink.Employee(&rr.emp)
+	return true
+}
+
+// blank reports whether no cell of a row holds text: a row with text only
+// in columns the roster does not read (a name) is not blank, and is
+// counted or listed.
+func blank(fields []string) bool {
+	for _, f := range fields {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
 	return true
 }
 

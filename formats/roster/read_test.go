@@ -161,3 +161,16 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestBlankAndNameOnlyRows: a blank row is skipped; a row with text only
+// in a column the roster does not read (a name, a footer) is listed.
+func TestBlankAndNameOnlyRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(path, []byte("Surname,Race,Gender,Grade\nSmith,W,M,C1\n,,,\n\nJones,,,\nTotal: 2,,,\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := countFile(t, path, nil)
+	if p.Employees != 3 || p.Classified != 1 || len(p.Unclassified) != 2 || p.Unclassified[0].Row != 5 || p.Unclassified[0].Reason != "no race" || p.Unclassified[1].Row != 6 {
+		t.Fatalf("%+v", p)
+	}
+}

@@ -50,17 +50,6 @@ const (
 	ColEmploymentType
 )
 
-// Blank reports whether every cell of the row is blank: such a row is
-// skipped, never counted nor listed.
-func (e *Employee) Blank() bool {
-	for _, v := range e.Values {
-		if strings.TrimSpace(v) != "" {
-			return false
-		}
-	}
-	return true
-}
-
 // classified is an employee ready to count.
 type classified struct {
 	race, gender, level string

@@ -58,12 +58,10 @@ func (c *Counter) fold(s string) string {
 }
 
 // Add counts one employee, or lists the row as unclassified with the
-// reason. A blank row is skipped. A row whose employee number an earlier
+// reason: every row it is given is one or the other (the reader skips the
+// rows with no text in any cell). A row whose employee number an earlier
 // row has is a duplicate and is not counted.
 func (c *Counter) Add(e *Employee) {
-	if e.Blank() {
-		return
-	}
 	c.employees++
 	n := trimmed(e.Values[ColNumber])
 	if first, dup := c.seen[n]; dup && n != "" {
