@@ -126,6 +126,11 @@ func runPropose(f *Factory, opts *proposeOptions) error {
 		return exitf(ExitInvalid, "%v", err)
 	}
 	plan := res.InputPlan(base)
+	if check := pipeline.CheckPlanSector(plan, nil, popts.Targets); len(res.Shortfalls) == 0 && check.Status != pipeline.SectorMet {
+		// The sector check is the judge of the arithmetic: a plan it does
+		// not pass is never written as one that meets the targets.
+		return exitf(ExitFatal, "internal error: the plan worked out does not meet the targets by eepipe check (%s); nothing was written", check.Status)
+	}
 	if err := writeProposal(opts, plan, counts); err != nil {
 		return err
 	}
