@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -207,9 +206,9 @@ func checkProposeOptions(opts *proposeOptions) (pipeline.InputPlan, propose.Opti
 			return base, popts, exitf(ExitFatal, "-o %s: %v", opts.Output, err)
 		}
 	}
-	weights, err := raceWeights(opts.RaceWeights)
+	weights, err := propose.ParseWeights(opts.RaceWeights)
 	if err != nil {
-		return base, popts, err
+		return fail("--race-weights %v", err)
 	}
 	targets := pipeline.DefaultSectorTargets()
 	if opts.Targets != "" {
@@ -220,31 +219,6 @@ func checkProposeOptions(opts *proposeOptions) (pipeline.InputPlan, propose.Opti
 	base = pipeline.InputPlan{Name: strings.TrimSpace(opts.Name), Company: opts.Company, StartDate: start, EndDate: end}
 	popts = propose.Options{Targets: targets, Years: pipeline.PlanYears(start, end), Growth: opts.Growth, Weights: weights}
 	return base, popts, nil
-}
-
-// raceWeights reads --race-weights: race=weight pairs, whole numbers of 0
-// or more, with a man's race among them.
-func raceWeights(pairs []string) (map[string]int64, error) {
-	if len(pairs) == 0 {
-		return nil, nil
-	}
-	out := map[string]int64{}
-	for _, p := range pairs {
-		race, w, ok := strings.Cut(p, "=")
-		race = strings.ToLower(strings.TrimSpace(race))
-		n, err := strconv.ParseInt(strings.TrimSpace(w), 10, 64)
-		switch {
-		case !ok || err != nil || n < 0 || n > 1_000_000:
-			return nil, exitf(ExitInvalid, "--race-weights %q: give RACE=WEIGHT, a whole number from 0 to 1000000", p)
-		case !pipeline.Contains(pipeline.DesignatedRaces("female"), race):
-			return nil, exitf(ExitInvalid, "--race-weights %q: %q is not a designated race (%s)", p, race, strings.Join(pipeline.DesignatedRaces("female"), ", "))
-		}
-		out[race] = n
-	}
-	if out["african"]+out["coloured"]+out["indian"] == 0 {
-		return nil, exitf(ExitInvalid, "--race-weights: give a weight above 0 to african, coloured or indian (the designated races of men)")
-	}
-	return out, nil
 }
 
 // readProfile reads the profile: one plan of one financial year with both
@@ -267,19 +241,10 @@ func readProfile(f *Factory, path string) (propose.Counts, string, error) {
 		return c, "", exitf(ExitInvalid, "--profile %s: a profile describes one workforce, and this file describes %s", path, pipeline.Plural(len(batch.Plans), "plan"))
 	}
 	p := batch.Plans[0]
-	byType := map[string]pipeline.Counters{}
-	for _, t := range p.Targets {
-		if _, dup := byType[t.TargetType]; dup {
-			return c, "", exitf(ExitInvalid, "--profile %s: a profile is one year's workforce, and this file has several years of %s", path, t.TargetType)
-		}
-		byType[t.TargetType] = t.Counters
+	c, blank, err := propose.ProfileOf(p)
+	if err != nil {
+		return c, "", exitf(ExitInvalid, "--profile %s: %v", path, err)
 	}
-	for _, tt := range pipeline.TargetTypes {
-		if _, ok := byType[tt]; !ok {
-			return c, "", exitf(ExitInvalid, "--profile %s: no %s counters: a profile has both (eepipe profile -o writes them)", path, tt)
-		}
-	}
-	c, blank := propose.CountsOf(byType[pipeline.TargetAll], byType[pipeline.TargetDisabled])
 	if len(blank) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "--profile %s: %s blank, read as 0 (for example %s)\n", path, pipeline.Plural(len(blank), "counter is", "counters are"), blank[0])
 	}

@@ -1,0 +1,62 @@
+package propose
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
+
+// ProfileOf reads a profile from a plan as the readers describe one: one
+// financial year with both targets (eepipe profile -o writes one). A
+// counter it leaves blank is 0, and named in blank.
+func ProfileOf(p *pipeline.InputPlan) (c Counts, blank []string, err error) {
+	byType := map[string]pipeline.Counters{}
+	for _, t := range p.Targets {
+		if _, dup := byType[t.TargetType]; dup {
+			return c, nil, fmt.Errorf("a profile is one year's workforce, and this one has several years of %s", t.TargetType)
+		}
+		byType[t.TargetType] = t.Counters
+	}
+	for _, tt := range pipeline.TargetTypes {
+		if _, ok := byType[tt]; !ok {
+			return c, nil, fmt.Errorf("no %s counters: a profile has both targets (eepipe profile -o writes them)", tt)
+		}
+	}
+	c, blank = CountsOf(byType[pipeline.TargetAll], byType[pipeline.TargetDisabled])
+	return c, blank, nil
+}
+
+// ParseWeights reads race weights given as RACE=WEIGHT pairs (Options.
+// Weights): the designated races, whole numbers from 0 to 1,000,000, a
+// man's race (african, coloured, indian) among them above 0. No pairs give
+// nil: the default rule.
+func ParseWeights(pairs []string) (map[string]int64, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	races := pipeline.DesignatedRaces("female")
+	out := map[string]int64{}
+	for _, p := range pairs {
+		race, w, ok := strings.Cut(p, "=")
+		race = strings.ToLower(strings.TrimSpace(race))
+		n, err := strconv.ParseInt(strings.TrimSpace(w), 10, 64)
+		switch {
+		case !ok || err != nil || n < 0 || n > 1_000_000:
+			return nil, fmt.Errorf("%q: give RACE=WEIGHT, a whole number from 0 to 1000000", p)
+		case !pipeline.Contains(races, race):
+			return nil, fmt.Errorf("%q: %q is not a designated race (%s)", p, race, strings.Join(races, ", "))
+		}
+		out[race] = n
+	}
+	var men int64
+	for _, r := range pipeline.DesignatedRaces("male") {
+		men += out[r]
+	}
+	if men == 0 {
+		return nil, errors.New("give a weight above 0 to african, coloured or indian (the designated races of men)")
+	}
+	return out, nil
+}
