@@ -191,7 +191,7 @@ var levelLabels = map[string][]string{
 var raceLabels = map[string][]string{
 	"african":  {"African", "Africans", "A", "Black African", "Black Africans"},
 	"coloured": {"Coloured", "Coloureds", "Colored", "C"},
-	"indian":   {"Indian", "Indians", "I", "Indian/Asian", "Asian"},
+	"indian":   {"Indian", "Indians", "I", "Indian/Asian", "Asian", "Asians", "Asian/Indian"},
 	"white":    {"White", "Whites", "W"},
 	"foreign":  {"Foreign nationals", "Foreign national", "Foreign", "Foreigners", "FN"},
 }

@@ -33,8 +33,8 @@ type profileOptions struct {
 
 // profileSheet is the profile workbook's sheet and title.
 const (
-	profileSheet = "Workforce profile"
-	profileTitle = "Workforce profile: the current workforce, counted from the roster (not a plan to apply)"
+	profileSheet = "Current workforce"
+	profileTitle = "Current workforce, counted from the roster (not a plan to apply)"
 )
 
 // NewCmdProfile returns `eepipe profile`. runF replaces the command's run function in tests.
@@ -67,8 +67,8 @@ later rows are not counted). Blank rows are skipped.
 
 -o writes the profile as a workbook (.xlsx: a grid sheet that prints on A4;
 .csv: the flat table) that eepipe check and eepipe propose read: a plan of
-one financial year (the one holding --as-of, default today) named "Workforce
-profile" (--name). With --sector, eepipe check PROFILE measures the current
+one financial year (the one holding --as-of, default today) named "Current
+workforce" (--name). With --sector, eepipe check PROFILE measures the current
 workforce against the sector's targets.
 
 Exit status: 0 every row counted; 1 some rows not counted (the profile is

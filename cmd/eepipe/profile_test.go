@@ -55,7 +55,7 @@ func TestProfileProposeEndToEnd(t *testing.T) {
 		}
 		// check reads the profile: the current workforce against the targets.
 		c := e.run("check", e.path(out))
-		if c.code != ExitDiff || !strings.Contains(c.out, `Plan "Workforce profile" | Transport and Storage | 2026-09-01 to 2027-08-31`) {
+		if c.code != ExitDiff || !strings.Contains(c.out, `Plan "Current workforce" | Transport and Storage | 2026-09-01 to 2027-08-31`) {
 			t.Fatalf("check profile exit %d\n%s\n%s", c.code, c.out, c.err)
 		}
 	}

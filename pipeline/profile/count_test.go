@@ -120,7 +120,7 @@ func TestGrades(t *testing.T) {
 			t.Errorf("Grade(%q) = %q, %v; want %q", grade, got, ok, want)
 		}
 	}
-	if !strings.Contains(profile.DefaultName, "profile") {
+	if strings.Contains(strings.ToLower(profile.DefaultName), "workforce profile") {
 		t.Fatal(profile.DefaultName)
 	}
 }

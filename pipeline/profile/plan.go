@@ -5,8 +5,11 @@ import (
 )
 
 // DefaultName is the plan name a profile workbook carries when none is
-// given.
-const DefaultName = "Workforce profile"
+// given. It is not form EEA13's "Workforce profile": the readers read a
+// grid headed by those words as a plan's baseline, and the profile is
+// read as a plan of one year, which check and propose take as the current
+// workforce.
+const DefaultName = "Current workforce"
 
 // Plan returns the profile as a plan of one financial year (fy), which the
 // plan readers, eepipe check and eepipe propose read: its name, the
