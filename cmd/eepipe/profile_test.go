@@ -53,6 +53,9 @@ func TestProfileProposeEndToEnd(t *testing.T) {
 		if grand := sumSuffix(p.Targets[pipeline.TargetAll], "_grand_total_employees"); grand != 1000 {
 			t.Fatalf("grand total %d", grand)
 		}
+		if err := os.WriteFile(e.path("profile.json"), []byte(r.out), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		// check reads the profile: the current workforce against the targets.
 		c := e.run("check", e.path(out))
 		if c.code != ExitDiff || !strings.Contains(c.out, `Plan "Current workforce" | Transport and Storage | 2026-09-01 to 2027-08-31`) {
@@ -61,6 +64,7 @@ func TestProfileProposeEndToEnd(t *testing.T) {
 	}
 	for i, tc := range []struct{ profile, plan, layout string }{
 		{"profile.xlsx", "plan.xlsx", "grid"}, {"profile.csv", "plan.csv", "flat"}, {"profile.xlsx", "plan-flat.xlsx", "flat"},
+		{"profile.json", "plan-json.csv", "flat"},
 	} {
 		name := "Acme Transport EE Plan " + tc.plan
 		r := e.run("propose", "--profile", e.path(tc.profile), "--sector", "Transport and Storage", "--start", "2026-09-01",

@@ -86,7 +86,7 @@ are said); 2 bad input or usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Profile, "profile", "", "the workforce profile `FILE` (eepipe profile -o)")
+	fl.StringVar(&opts.Profile, "profile", "", "the workforce profile `FILE` (eepipe profile -o, or its --json output as .json)")
 	fl.StringVar(&opts.Sector, "sector", "", "the plan's `SECTOR`, as the service spells it (default: the profile's)")
 	fl.StringVar(&opts.Start, "start", "", "the plan's start `DATE` (YYYY-MM-DD)")
 	fl.StringVar(&opts.End, "end", "", "the plan's end `DATE` (YYYY-MM-DD, at the latest 2030-08-31)")
@@ -225,6 +225,9 @@ func checkProposeOptions(opts *proposeOptions) (pipeline.InputPlan, propose.Opti
 // targets. A blank counter is read as 0 and said on stderr.
 func readProfile(f *Factory, path string) (propose.Counts, string, error) {
 	var c propose.Counts
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return readProfileJSON(f, path)
+	}
 	batch, err := f.readFiles([]string{path}, nil)
 	if err != nil {
 		return c, "", err
@@ -249,6 +252,24 @@ func readProfile(f *Factory, path string) (propose.Counts, string, error) {
 		fmt.Fprintf(f.IO.ErrOut, "--profile %s: %s blank, read as 0 (for example %s)\n", path, pipeline.Plural(len(blank), "counter is", "counters are"), blank[0])
 	}
 	return c, p.Sector, nil
+}
+
+// readProfileJSON reads a profile as eepipe profile --json prints it; it
+// names no sector.
+func readProfileJSON(f *Factory, path string) (propose.Counts, string, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return propose.Counts{}, "", exitf(ExitInvalid, "--profile: %v", err)
+	}
+	defer file.Close()
+	c, blank, err := propose.ProfileJSON(file)
+	if err != nil {
+		return c, "", exitf(ExitInvalid, "--profile %s: %v", path, err)
+	}
+	if len(blank) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "--profile %s: %s blank, read as 0 (for example %s)\n", path, pipeline.Plural(len(blank), "counter is", "counters are"), blank[0])
+	}
+	return c, "", nil
 }
 
 // writeProposal writes -o in its layout.

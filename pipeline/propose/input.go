@@ -1,8 +1,10 @@
 package propose
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -59,4 +61,50 @@ func ParseWeights(pairs []string) (map[string]int64, error) {
 		return nil, errors.New("give a weight above 0 to african, coloured or indian (the designated races of men)")
 	}
 	return out, nil
+}
+
+// MaxProfileJSON is the largest JSON profile ProfileJSON reads: a profile
+// is two targets of counters, a few kilobytes, with the rows not counted.
+const MaxProfileJSON = 64 << 20
+
+// ProfileJSON reads a profile as eepipe profile --json prints it: its
+// "targets" object, all_employees and disabled_employees, each a map of
+// counter names to whole numbers of 0 or more. A counter of the default
+// catalog it leaves out is 0, and named in blank; a name that is not a
+// counter of the default catalog is an error.
+func ProfileJSON(r io.Reader) (c Counts, blank []string, err error) {
+	var doc struct {
+		Targets map[string]map[string]json.Number `json:"targets"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r, MaxProfileJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return c, nil, fmt.Errorf("not a profile as eepipe profile --json prints one: %v", err)
+	}
+	cat := pipeline.DefaultCatalog()
+	got := map[string]pipeline.Counters{}
+	for tt, counters := range doc.Targets {
+		if !pipeline.Contains(pipeline.TargetTypes, tt) {
+			return c, nil, fmt.Errorf("targets: %q is not a target type (%s)", tt, strings.Join(pipeline.TargetTypes, ", "))
+		}
+		m := map[string]int64{}
+		for name, v := range counters {
+			n, err := strconv.ParseInt(v.String(), 10, 64)
+			switch {
+			case !cat.Has(name):
+				return c, nil, fmt.Errorf("targets: %s: %q is not a counter", tt, name)
+			case err != nil || n < 0:
+				return c, nil, fmt.Errorf("targets: %s: %s: %s is not a whole number of 0 or more", tt, name, v)
+			}
+			m[name] = n
+		}
+		got[tt] = pipeline.CountersOf(m)
+	}
+	for _, tt := range pipeline.TargetTypes {
+		if _, ok := got[tt]; !ok {
+			return c, nil, fmt.Errorf("targets: no %s counters: a profile has both targets", tt)
+		}
+	}
+	c, blank = CountsOf(got[pipeline.TargetAll], got[pipeline.TargetDisabled])
+	return c, blank, nil
 }

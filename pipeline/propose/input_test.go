@@ -49,3 +49,23 @@ func TestProfileOf(t *testing.T) {
 		t.Fatalf("two years: %v", err)
 	}
 }
+
+func TestProfileJSON(t *testing.T) {
+	c, blank, err := ProfileJSON(strings.NewReader(`{"employees": 4, "targets": {"all_employees": {"number_of_white_male_top_managers": 4, "number_of_white_male_grand_total_employees": 99},
+		"disabled_employees": {"number_of_white_male_top_managers": 1}}}`))
+	if err != nil || c[all][white][male][0] != 4 || c[all][white][male][levelGrandTotal] != 4 || c[disabled][white][male][0] != 1 || len(blank) != 2*69 {
+		t.Fatalf("%v %d", err, len(blank))
+	}
+	for doc, want := range map[string]string{
+		`{"targets": {"all_employees": {}}}`:                                                                   "no disabled_employees",
+		`{"targets": {"everyone": {}}}`:                                                                        "not a target type",
+		`{"targets": {"all_employees": {"number_of_x": 1}, "disabled_employees": {}}}`:                         "not a counter",
+		`{"targets": {"all_employees": {"number_of_white_male_top_managers": 1.5}, "disabled_employees": {}}}`: "not a whole number",
+		`{"targets": {"all_employees": {"number_of_white_male_top_managers": -1}, "disabled_employees": {}}}`:  "not a whole number",
+		`[1, 2]`: "not a profile",
+	} {
+		if _, _, err := ProfileJSON(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
+	}
+}
