@@ -225,17 +225,25 @@ func TestProfileProposeExitStatus(t *testing.T) {
 	if _, err := os.Stat(e.path("one-plan.xlsx")); err != nil {
 		t.Fatalf("the nearest plan was not written: %v", err)
 	}
-	for _, bad := range [][]string{
-		{"--sector", "Nowhere"},
-		{"--sector", "Manufacturing", "--start", "2024-09-01"},
-		{"--sector", "Manufacturing", "--race-weights", "white=1"},
-		{"--sector", "Manufacturing", "--growth", "-3"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sector", "Nowhere"}, "not a sector"},
+		{[]string{"--sector", "Manufacturing", "--start", "2024-09-01"}, "earliest start"},
+		{[]string{"--sector", "Manufacturing", "--race-weights", "white=1"}, "designated races of men"},
+		{[]string{"--sector", "Manufacturing", "--growth", "-3"}, "--growth"},
+		{[]string{"--sector", "Manufacturing", "--layout", "grid", "-o", e.path("bad.csv")}, "a CSV file holds the flat layout"},
 	} {
+		bad := tc.args
 		args := []string{"propose", "--profile", e.path("small.xlsx"), "--start", "2026-09-01", "--end", "2027-08-31",
-			"--name", "Bad", "--company-vat", vatAcme, "-o", e.path("bad.xlsx"), "--force"}
+			"--name", "Bad", "--company-vat", vatAcme, "--force"}
+		if !slices.Contains(bad, "-o") {
+			args = append(args, "-o", e.path("bad.xlsx"))
+		}
 		args = append(args, bad...)
-		if r := e.run(args...); r.code != ExitInvalid {
-			t.Errorf("%v: exit %d\n%s", bad, r.code, r.err)
+		if r := e.run(args...); r.code != ExitInvalid || !strings.Contains(r.err, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", bad, r.code, tc.want, r.err)
 		}
 	}
 }

@@ -28,6 +28,7 @@ type proposeOptions struct {
 	Company     pipeline.CompanyIDs
 	Output      string   // -o
 	Layout      string   // --layout grid|flat
+	LayoutSet   bool     // --layout was given
 	JSON        bool     // --json
 	Growth      float64  // --growth: percent a year
 	RaceWeights []string // --race-weights race=weight,...
@@ -76,6 +77,7 @@ are said); 2 bad input or usage.`,
       --name "Acme" --company-registration 2009/012345/07 -o plan.csv --growth 3 --race-weights african=8,coloured=1,indian=1,white=1 --json`,
 		Args: noArgsWriteTo,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.LayoutSet = cmd.Flags().Changed("layout")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -193,6 +195,9 @@ func checkProposeOptions(opts *proposeOptions) (pipeline.InputPlan, propose.Opti
 		return fail("-o %s: the plan is written as .xlsx or .csv", opts.Output)
 	}
 	if ext == ".csv" {
+		if opts.LayoutSet && layout == templates.LayoutGrid {
+			return fail("-o %s: a CSV file holds the flat layout; give an .xlsx name for the grid layout", opts.Output)
+		}
 		layout = templates.LayoutFlat // a CSV file holds the flat table
 	}
 	opts.Layout = layout
