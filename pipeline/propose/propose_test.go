@@ -12,7 +12,7 @@ import (
 // temporary row, with disabled counts at most the cell's.
 func genCounts(t *rapid.T) Counts {
 	var c Counts
-	big := rapid.IntRange(0, 60).Draw(t, "scale")
+	big := rapid.IntRange(0, 25).Draw(t, "scale")
 	for r := 0; r < 5; r++ {
 		for g := 0; g < 2; g++ {
 			for _, l := range []int{0, 1, 2, 3, 4, 5, levelTemporary} {
