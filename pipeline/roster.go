@@ -2,7 +2,7 @@ package pipeline
 
 // Roster column names: the columns of an HR roster (one row per employee)
 // that eepipe profile reads, as a mapping file's columns key names them
-// (docs/formats.md, rosters).
+// (docs/profile-and-propose.md, columns).
 const (
 	RosterEmployeeNumber  = "employee_number"
 	RosterRace            = "race"
@@ -15,8 +15,8 @@ const (
 	RosterEmploymentType  = "employment_type"
 )
 
-// RosterColumns lists the roster's columns in the order docs/formats.md
-// lists them.
+// RosterColumns lists the roster's columns in the order
+// docs/profile-and-propose.md lists them.
 var RosterColumns = []string{
 	RosterEmployeeNumber, RosterRace, RosterGender, RosterLevel, RosterGrade,
 	RosterDisability, RosterNationality, RosterForeignNational, RosterEmploymentType,

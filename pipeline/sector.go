@@ -621,3 +621,32 @@ func CheckSector(plans []*InputPlan, cat *Catalog, t *SectorTargets) *SectorChec
 	}
 	return NewSectorCheckReport(t, checks)
 }
+
+// SectorNeed returns the smallest count of a group that meets target at a
+// headcount of of, by the check's own arithmetic (measureShare): what
+// eepipe propose plans each level to (docs/profile-and-propose.md).
+func SectorNeed(target Pct, of int64) int64 { return neededFor(target, of) }
+
+// DisabilityTarget is the share of people with disabilities that every
+// sector's workforce should hold (over the six occupational levels).
+const DisabilityTarget = disabilityTarget
+
+// DesignatedRaces returns the races whose counters of gender count towards
+// the designated-group figures: African, Coloured and Indian men; African,
+// Coloured, Indian and white women.
+func DesignatedRaces(gender string) []string {
+	if gender == "female" {
+		return designatedFemaleRaces
+	}
+	return designatedMaleRaces
+}
+
+// LevelTarget returns the sector's designated male and designated female
+// figures at a level; ok is false when the targets give none.
+func (t *SectorTargets) LevelTarget(sector, level string) (male, female Pct, ok bool) {
+	row, ok := t.lookup(sector, level)
+	return row.Male, row.Female, ok
+}
+
+// HasSector reports whether the targets give any figure for sector.
+func (t *SectorTargets) HasSector(sector string) bool { return t.hasSector(sector) }

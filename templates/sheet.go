@@ -50,6 +50,9 @@ type Grid struct {
 	FinancialYear pipeline.FinancialYear // 0 = not shown
 	TargetType    string
 	Counters      pipeline.Counters // blank counters: blank cells
+	// Label is the label row's text; "" = GridLabel of the year and
+	// target type.
+	Label string
 }
 
 // Layout of a plan sheet: the label column, the first metadata row and the
@@ -495,7 +498,11 @@ func (l *planLayout) view(nCounterCols int, metaRef map[string]string) {
 // grid lays out one grid from row and returns the row after it.
 func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat *pipeline.Catalog, st *Styles, ranges *[]string) int {
 	nCols := len(races) * len(genders)
-	c.str(labelCol, row, GridLabel(g.YearNumber, g.FinancialYear, g.TargetType), st.GridLabel)
+	label := g.Label
+	if label == "" {
+		label = GridLabel(g.YearNumber, g.FinancialYear, g.TargetType)
+	}
+	c.str(labelCol, row, label, st.GridLabel)
 	for col := labelCol + 1; col <= labelCol+nCols; col++ {
 		c.style(col, row, st.GridLabel)
 	}

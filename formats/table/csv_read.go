@@ -351,12 +351,25 @@ func (s *csvRows) finish(delim rune, emit func(pipeline.Record)) {
 // named by Excel's "sep=" first line, then skipped: skipped lines). A
 // file that is empty or not CSV text is an error in ps and false.
 func csvOpen(file string, r io.Reader, ps *pipeline.Problems) (br *bufio.Reader, delim rune, skipped int, ok bool) {
+	br, delim, skipped, ok = csvOpenAs(file, "a flat CSV file needs a header row with a target_type column and one row per plan, year and target type", r, ps)
+	if ok && delim == 0 {
+		peek, _ := br.Peek(64 << 10)
+		delim = csvDetectDelimiter(peek)
+	}
+	return br, delim, skipped, ok
+}
+
+// csvOpenAs readies a CSV file for reading as csvOpen does, leaving the
+// delimiter to the caller unless Excel's "sep=" first line names it (then
+// skipped is 1; else sep is 0). empty says what the file needs, for the
+// message of an empty file.
+func csvOpenAs(file, empty string, r io.Reader, ps *pipeline.Problems) (br *bufio.Reader, sep rune, skipped int, ok bool) {
 	fileOrigin := pipeline.Origin{File: file}
 	br = bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(4)
 	switch {
 	case len(head) == 0:
-		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		ps.Errorf(fileOrigin, "", "the file is empty: %s", empty)
 		return nil, 0, 0, false
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		_, _ = br.Discard(3)
@@ -378,19 +391,17 @@ func csvOpen(file string, r io.Reader, ps *pipeline.Problems) (br *bufio.Reader,
 		peek, _ = br.Peek(64 << 10)
 	}
 	if len(bytes.TrimSpace(peek)) == 0 {
-		ps.Errorf(fileOrigin, "", "the file is empty: a flat CSV file needs a header row with a target_type column and one row per plan, year and target type")
+		ps.Errorf(fileOrigin, "", "the file is empty: %s", empty)
 		return nil, 0, 0, false
 	}
-	delim = csvDetectDelimiter(peek)
 	// Excel's "sep=;" first line names the delimiter.
 	if first, _, _ := bytes.Cut(peek, []byte("\n")); bytes.HasPrefix(bytes.ToLower(first), []byte("sep=")) {
 		if r := []rune(strings.TrimSpace(string(first[4:]))); len(r) == 1 {
-			delim = r[0]
 			_, _ = br.Discard(len(first) + 1)
-			skipped = 1
+			return br, r[0], 1, true
 		}
 	}
-	return br, delim, skipped, true
+	return br, 0, 0, true
 }
 
 // What a flat CSV field is, by its header (ReadCSV's colKind).
