@@ -27,14 +27,15 @@ const (
 	SectorFirstRow  = 6 // first data row; the header is on row 5
 	sectorLastCol   = "X"
 	sectorResultCol = "R"
-	sectorNameCols  = 4 // plan, year, financial year, level: printed on every page
-	// The figures' columns, E (headcount) to Q: plain text in the row of a
-	// plan with no years.
-	sectorFigureFirst, sectorFigureLast = 5, 17
-	SectorChartCol                      = 27 // column AA: chart data blocks
-	sectorChartAt                       = "AK"
-	sectorChartRows                     = 22 // rows between two plans' charts
+	sectorNameCols  = 4  // plan, year, financial year, level: printed on every page
+	SectorChartCol  = 27 // column AA: chart data blocks
+	sectorChartAt   = "AK"
+	sectorChartRows = 22 // rows between two plans' charts
 )
+
+// The figures' columns, E (headcount) to Q: plain text in the row of a
+// plan with no years.
+const sectorFigureFirst, sectorFigureLast = 5, 17
 
 // AddSectorSheet adds the "Sector targets" worksheet to f: a note naming the
 // notice, the file the figures came from (source, such as
