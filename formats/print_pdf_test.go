@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -49,16 +50,25 @@ func (p pdfPage) text() string {
 }
 
 // footer returns the sheet name LibreOffice prints at the bottom left of
-// the page (the footer templates.SetPrintLayout sets), or "".
+// the page (the footer templates.SetPrintLayout sets: the name at the
+// left, "Page N of M" at the right, on one line), or "".
 func (p pdfPage) footer() string {
-	name, y := "", 0.0
-	for _, s := range p.Spans {
-		if s.Box[1] > p.Height*0.9 && s.Box[0] < p.Width/2 && s.Box[1] > y {
-			name, y = strings.TrimSpace(s.Text), s.Box[1]
+	for _, pg := range p.Spans {
+		if !pdfPageNumber.MatchString(strings.TrimSpace(pg.Text)) {
+			continue
 		}
+		name, x := "", pg.Box[0]
+		for _, s := range p.Spans {
+			if math.Abs(s.Box[1]-pg.Box[1]) < 1 && s.Box[0] < x {
+				name, x = strings.TrimSpace(s.Text), s.Box[0]
+			}
+		}
+		return name
 	}
-	return name
+	return ""
 }
+
+var pdfPageNumber = regexp.MustCompile(`^Page \d+ of \d+$`)
 
 // pdfScript prints, as JSON, every page of each PDF named on its command
 // line with PyMuPDF: the size and box of every span of text.

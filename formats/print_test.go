@@ -248,6 +248,30 @@ func TestWorkbooksPrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$13:$13"}})
+	// The Summary prints up to its note (its location column is for the
+	// screen); Sector targets prints across, then down.
+	rf, err := excelize.OpenFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	area := ""
+	for _, d := range rf.GetDefinedName() {
+		if d.Name == "_xlnm.Print_Area" && d.Scope == reports.SummarySheet {
+			area = d.RefersTo
+		}
+	}
+	if !strings.HasPrefix(area, "'Summary'!$A$1:$L$") {
+		t.Errorf("the Summary's print area is %q, want 'Summary'!$A$1:$L$<last row>", area)
+	}
+	sf, err := excelize.OpenFile(sector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	if pl, err := sf.GetPageLayout(reports.SectorSheetName); err != nil || pl.PageOrder == nil || *pl.PageOrder != "overThenDown" {
+		t.Errorf("Sector targets page order %v (%v), want overThenDown", deref(pl.PageOrder), err)
+	}
 }
 
 // TestTemplatePrints: the template's plan and flat sheets print landscape
