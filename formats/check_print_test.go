@@ -25,7 +25,7 @@ func TestCheckReportPrints(t *testing.T) {
 	if err := reports.WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, path, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
+	checkPrint(t, path, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -118,9 +118,9 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Ten metadata cells (with Account), and per grid the level header and one
-		// header per race.
-		if wantMerges := 10 + len(plans[i].Plan.Targets)*(1+len(pipeline.DefaultCatalog().Races())); len(merges) != wantMerges {
+		// Ten metadata cells (with Account) and their ten help texts, and
+		// per grid the level header and one header per race.
+		if wantMerges := 20 + len(plans[i].Plan.Targets)*(1+len(pipeline.DefaultCatalog().Races())); len(merges) != wantMerges {
 			t.Errorf("%s: %d merged ranges, want %d", sheet, len(merges), wantMerges)
 		}
 		if w, _ := f.GetColWidth(sheet, "A"); w != 44 {

@@ -3,13 +3,14 @@ package formats
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,71 +23,113 @@ import (
 	"github.com/eepipe/eepipe/templates"
 )
 
-// pdfWord is one word printed on a PDF page, its box in points.
-type pdfWord struct {
-	text                   string
-	xMin, yMin, xMax, yMax float64
+// pdfSpan is one run of text printed on a PDF page in one font: its
+// text, its font size in points as the page prints it (the sheet's print
+// scale applied) and its box.
+type pdfSpan struct {
+	Text string     `json:"t"`
+	Size float64    `json:"s"`
+	Box  [4]float64 `json:"b"` // x0, y0, x1, y1
 }
 
-// pdfPage is one printed page: its size and words.
+// pdfPage is one printed page: its size and text.
 type pdfPage struct {
-	width, height float64
-	words         []pdfWord
+	Width  float64   `json:"w"`
+	Height float64   `json:"h"`
+	Spans  []pdfSpan `json:"spans"`
 }
 
-// pdfTools returns the reason the print tests cannot run, or "" when
-// LibreOffice and poppler's pdftotext are installed.
-func pdfTools() string {
-	for _, tool := range []string{"soffice", "pdftotext"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return tool + " is not installed (packages libreoffice-calc-nogui and poppler-utils): the printed pages cannot be measured"
+// text returns the page's text with no white space: a cell's text wrapped
+// over lines (or broken inside a word) reads whole in it.
+func (p pdfPage) text() string {
+	var b strings.Builder
+	for _, s := range p.Spans {
+		b.WriteString(strings.Join(strings.Fields(s.Text), ""))
+	}
+	return b.String()
+}
+
+// footer returns the sheet name LibreOffice prints at the bottom left of
+// the page (the footer templates.SetPrintLayout sets: the name at the
+// left, "Page N of M" at the right, on one line), or "".
+func (p pdfPage) footer() string {
+	for _, pg := range p.Spans {
+		if !pdfPageNumber.MatchString(strings.TrimSpace(pg.Text)) {
+			continue
 		}
+		name, x := "", pg.Box[0]
+		for _, s := range p.Spans {
+			if math.Abs(s.Box[1]-pg.Box[1]) < 1 && s.Box[0] < x {
+				name, x = strings.TrimSpace(s.Text), s.Box[0]
+			}
+		}
+		return name
 	}
 	return ""
 }
 
-var (
-	pdfPageRE = regexp.MustCompile(`<page width="([\d.]+)" height="([\d.]+)">`)
-	pdfWordRE = regexp.MustCompile(`<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>`)
-)
+var pdfPageNumber = regexp.MustCompile(`^Page \d+ of \d+$`)
 
-// pdfWords reads every page's words with pdftotext -bbox.
-func pdfWords(t *testing.T, pdf string) []pdfPage {
-	t.Helper()
-	b, err := exec.Command("pdftotext", "-bbox", pdf, "-").Output()
-	if err != nil {
-		t.Fatalf("pdftotext %s: %v", pdf, err)
-	}
-	var pages []pdfPage
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if m := pdfPageRE.FindSubmatch(line); m != nil {
-			pages = append(pages, pdfPage{width: pdfNum(m[1]), height: pdfNum(m[2])})
+// pdfScript prints, as JSON, every page of each PDF named on its command
+// line with PyMuPDF: the size and box of every span of text.
+const pdfScript = `
+import json, sys, fitz
+out = {}
+for path in sys.argv[1:]:
+    pages = []
+    for page in fitz.open(path):
+        spans = []
+        for block in page.get_text("dict")["blocks"]:
+            for line in block.get("lines", []):
+                for s in line["spans"]:
+                    if s["text"].strip():
+                        spans.append({"t": s["text"], "s": s["size"], "b": list(s["bbox"])})
+        pages.append({"w": page.rect.width, "h": page.rect.height, "spans": spans})
+    out[path] = pages
+json.dump(out, sys.stdout)
+`
+
+// pdfPython returns a Python interpreter that has PyMuPDF (Debian's
+// python3-fitz), or "" and why there is none.
+func pdfPython() (string, string) {
+	var tried []string
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(py)
+		if err != nil || slices.Contains(tried, path) {
 			continue
 		}
-		if m := pdfWordRE.FindSubmatch(line); m != nil && len(pages) > 0 {
-			p := &pages[len(pages)-1]
-			p.words = append(p.words, pdfWord{text: string(m[5]), xMin: pdfNum(m[1]), yMin: pdfNum(m[2]), xMax: pdfNum(m[3]), yMax: pdfNum(m[4])})
+		tried = append(tried, path)
+		if exec.Command(path, "-c", "import fitz").Run() == nil {
+			return path, ""
 		}
 	}
-	return pages
+	return "", "no python3 with PyMuPDF (package python3-fitz): the printed type cannot be measured"
 }
 
-func pdfNum(b []byte) float64 {
-	v, _ := strconv.ParseFloat(string(b), 64)
-	return v
+// pdfTools returns the reason the print tests cannot run, or "" when
+// LibreOffice and PyMuPDF are installed, and the Python to run.
+func pdfTools() (python, why string) {
+	if _, err := exec.LookPath("soffice"); err != nil {
+		return "", "soffice is not installed (package libreoffice-calc-nogui): the printed pages cannot be measured"
+	}
+	return pdfPython()
 }
 
-// pdfHeights returns the median and the smallest height of a page's words.
-func pdfHeights(p pdfPage) (median, least float64) {
-	if len(p.words) == 0 {
-		return 0, 0
+// pdfRead reads every page of each PDF with PyMuPDF, in one run.
+func pdfRead(t *testing.T, python string, pdfs []string) map[string][]pdfPage {
+	t.Helper()
+	cmd := exec.Command(python, append([]string{"-c", pdfScript}, pdfs...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reading the PDFs with PyMuPDF: %v: %s", err, stderr.String())
 	}
-	hs := make([]float64, len(p.words))
-	for i, w := range p.words {
-		hs[i] = w.yMax - w.yMin
+	var out map[string][]pdfPage
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("reading the PDFs with PyMuPDF: %v", err)
 	}
-	slices.Sort(hs)
-	return hs[len(hs)/2], hs[0]
+	return out
 }
 
 // printedWorkbooks writes one of every workbook eepipe writes into dir
@@ -145,11 +188,17 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	add("check.xlsx", func(path string) error { return reports.WriteSectorReport(path, report) })
 	add("history.xlsx", func(path string) error {
 		before := int64(1)
+		run := pipeline.RunRecord{ID: 1, Started: at, Finished: at.Add(time.Minute), User: "ann", Host: "lap", Status: "ok",
+			Accounts: []string{"acme"}, Service: "https://ee.example.com/api/v1", Command: "eepipe apply --config /etc/eepipe/config.yaml clients/acme/v1.csv",
+			Files:     []pipeline.InputFile{{Path: "clients/acme/v1.csv", SHA256: strings.Repeat("ab", 32)}},
+			ChangeSet: "sha256:" + strings.Repeat("cd", 32)}
 		return reports.WriteHistoryReport(path, &reports.HistoryReport{
-			Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
-			Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann"}, Account: "acme", PlanID: 17,
-				TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "number_of_african_male_top_managers",
-				Before: &before, After: 5, Sent: true, Outcome: "ok", At: at, File: "v1.csv"}},
+			Runs: []pipeline.RunRecord{run},
+			Entries: []pipeline.HistoryEntry{{Run: run, Account: "acme", PlanID: 17, PlanName: "Acme 2026", FinancialYear: "2026/27",
+				TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "number_of_coloured_female_total_permanent_employees",
+				Before: &before, After: 5, Sent: true, Outcome: "ok", At: at, File: "clients/acme/v1.csv"}},
+			PlanWrites: []pipeline.PlanWriteEntry{{RunID: 1, PlanWrite: pipeline.PlanWrite{Account: "acme", PlanID: 17, PlanName: "Acme 2026",
+				Action: "update", Outcome: "ok", At: at}}},
 		})
 	})
 	add("changes.xlsx", func(path string) error {
@@ -207,68 +256,96 @@ func printPDFs(t *testing.T, xlsx []string) []string {
 	return pdfs
 }
 
-// printMinText is the smallest text, in points (the height of a word's
-// box as pdftotext measures it), that a printed page may hold.
+// printMinText is the smallest font size, in points, set on a printed
+// page: the size PyMuPDF reads off the PDF, where the sheet's print
+// scaling (fitting a sheet to the page's width shrinks its fonts) is
+// already applied.
 const printMinText = 7.0
 
 // TestPrintedPagesReadable prints every workbook eepipe writes to PDF
 // with LibreOffice, as an auditor would (A4, each sheet's own page setup),
-// and measures every page: each has text, and no word on it is smaller
-// than printMinText; a plan's charts print on pages without its tables,
-// wide across the page. With EEPIPE_PRINT_OUT set, the PDFs are also
+// and measures every page with PyMuPDF: each has text, no font on it is
+// smaller than printMinText; a plan's charts print on pages without its
+// tables, wide across the page; and the reports print each row whole on
+// one page (printRowsWhole). With EEPIPE_PRINT_OUT set, the PDFs are also
 // saved in that folder (to look at: pdftoppm -png).
 func TestPrintedPagesReadable(t *testing.T) {
-	if why := pdfTools(); why != "" {
+	python, why := pdfTools()
+	if why != "" {
 		t.Skip(why)
 	}
 	xs := printedWorkbooks(t, t.TempDir())
-	for k, pdf := range printPDFs(t, xs) {
+	pdfs := printPDFs(t, xs)
+	read := pdfRead(t, python, pdfs)
+	for k, pdf := range pdfs {
 		name := filepath.Base(xs[k])
 		if out := os.Getenv("EEPIPE_PRINT_OUT"); out != "" {
 			if b, err := os.ReadFile(pdf); err == nil {
 				_ = os.WriteFile(filepath.Join(out, filepath.Base(pdf)), b, 0o644)
 			}
 		}
-		pages := pdfWords(t, pdf)
+		pages := read[pdf]
 		if len(pages) == 0 {
 			t.Errorf("%s: no printed page", name)
 		}
 		charts := 0
 		for i, p := range pages {
-			if len(p.words) == 0 {
+			if len(p.Spans) == 0 {
 				t.Errorf("%s page %d: blank", name, i+1)
 				continue
 			}
-			var small []string
-			text := make([]string, len(p.words))
-			minX, maxX := p.width, 0.0
-			for j, w := range p.words {
-				text[j] = w.text
-				if h := w.yMax - w.yMin; h < printMinText {
-					small = append(small, fmt.Sprintf("%q %.1f pt", w.text, h))
-				}
-				minX, maxX = min(minX, w.xMin), max(maxX, w.xMax)
-			}
-			if len(small) > 0 {
-				med, least := pdfHeights(p)
-				t.Errorf("%s page %d: %d of %d words under %.0f pt (median %.1f, smallest %.1f): %s",
-					name, i+1, len(small), len(p.words), printMinText, med, least, strings.Join(small[:min(len(small), 5)], ", "))
-			}
-			// A plan chart's page: its title, no grid, across most of
-			// the page's width.
-			all := strings.Join(text, " ")
-			if name == "export.xlsx" && strings.Contains(all, "by race and gender") {
+			printFontSizes(t, name, i+1, p)
+			if name == "export.xlsx" && printChartPage(t, name, i+1, p) {
 				charts++
-				if strings.Contains(all, "Occupational level") {
-					t.Errorf("%s page %d: a chart shares its page with a grid", name, i+1)
-				}
-				if maxX-minX < p.width/2 {
-					t.Errorf("%s page %d: the chart spans %.0f of the page's %.0f pt", name, i+1, maxX-minX, p.width)
-				}
 			}
 		}
 		if name == "export.xlsx" && charts != 4 {
 			t.Errorf("%s: %d pages of plan charts, want 4 (two plans, two charts each)", name, charts)
 		}
+		printRowsWhole(t, xs[k], pages)
 	}
+}
+
+// printFontSizes reports the spans of a page set in a font under
+// printMinText.
+func printFontSizes(t *testing.T, name string, page int, p pdfPage) {
+	t.Helper()
+	var small []string
+	least := math.Inf(1)
+	for _, s := range p.Spans {
+		least = min(least, s.Size)
+		if s.Size < printMinText-0.005 {
+			small = append(small, fmt.Sprintf("%q %.2f pt", s.Text, s.Size))
+		}
+	}
+	if len(small) > 0 {
+		t.Errorf("%s page %d (%s): %d of %d runs of text set under %.0f pt (smallest %.2f): %s",
+			name, page, p.footer(), len(small), len(p.Spans), printMinText, least, strings.Join(small[:min(len(small), 5)], ", "))
+	}
+}
+
+// printChartPage reports whether a page is a plan chart's (its title:
+// "by race and gender"), and that such a page holds no grid and spans
+// most of the page's width.
+func printChartPage(t *testing.T, name string, page int, p pdfPage) bool {
+	t.Helper()
+	var text []string
+	minX, maxX := p.Width, 0.0
+	for _, s := range p.Spans {
+		text = append(text, s.Text)
+		if s.Box[1] < p.Height*0.9 { // not the footer
+			minX, maxX = min(minX, s.Box[0]), max(maxX, s.Box[2])
+		}
+	}
+	all := strings.Join(text, " ")
+	if !strings.Contains(all, "by race and gender") {
+		return false
+	}
+	if strings.Contains(all, "Occupational level") {
+		t.Errorf("%s page %d: a chart shares its page with a grid", name, page)
+	}
+	if maxX-minX < p.Width/2 {
+		t.Errorf("%s page %d: the chart spans %.0f of the page's %.0f pt", name, page, maxX-minX, p.Width)
+	}
+	return true
 }

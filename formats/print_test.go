@@ -24,9 +24,10 @@ import (
 type printWant struct {
 	portrait bool
 	titles   string // the sheet's _xlnm.Print_Titles ("" = none required)
-	// wide: the sheet prints at templates.WideScale across pages, not
-	// fitted to one page wide.
-	wide bool
+	// wide: the sheet prints at templates.WideScale (or scale) across
+	// pages, not fitted to one page wide.
+	wide  bool
+	scale int
 }
 
 // checkPrint reads back every visible sheet's page setup: A4, landscape
@@ -70,9 +71,13 @@ func checkPrint(t *testing.T, path string, want map[string]printWant) {
 		}
 		props, err := f.GetSheetProps(s)
 		fitted := err == nil && props.FitToPage != nil && *props.FitToPage
+		scale := uint(templates.WideScale)
+		if w.scale != 0 {
+			scale = uint(w.scale)
+		}
 		switch {
-		case w.wide && (fitted || pl.AdjustTo == nil || *pl.AdjustTo != templates.WideScale):
-			t.Errorf("%s sheet %q: fitted %v, scale %v; want %d%% across pages", filepath.Base(path), s, fitted, derefUint(pl.AdjustTo), templates.WideScale)
+		case w.wide && (fitted || pl.AdjustTo == nil || *pl.AdjustTo != scale):
+			t.Errorf("%s sheet %q: fitted %v, scale %v; want %d%% across pages", filepath.Base(path), s, fitted, derefUint(pl.AdjustTo), scale)
 		case !w.wide && !fitted:
 			t.Errorf("%s sheet %q: fit to page not set", filepath.Base(path), s)
 		}
@@ -137,7 +142,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		export.OverviewSheet:    {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
 		names[0]:                {titles: "'Acme 2026'!$1:$1"},
 		names[1]:                {titles: "'Acme- plan-2'!$1:$1"},
-		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true},
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale},
 	})
 	// A page per financial year: a break before each year's grids but the
 	// first, and each chart beside the first grid of its type.
@@ -219,7 +224,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPrint(t, annotated, map[string]printWant{
-		export.OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {wide: true},
+		export.OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {wide: true, scale: reports.SectorPrintScale},
 		reports.AnnotateSheet: {titles: "'" + reports.AnnotateSheet + "'!$A:$C,'" + reports.AnnotateSheet + "'!$1:$1", wide: true},
 	})
 	af, err := excelize.OpenFile(annotated)
@@ -236,13 +241,37 @@ func TestWorkbooksPrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPrint(t, sector, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
-		reports.SectorSheetName: {titles: "'Sector targets'!$A:$A,'Sector targets'!$5:$5", wide: true}})
+		reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
 	if _, err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$A:$D,'Summary'!$13:$13", wide: true}})
+	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$13:$13"}})
+	// The Summary prints up to its note (its location column is for the
+	// screen); Sector targets prints across, then down.
+	rf, err := excelize.OpenFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	area := ""
+	for _, d := range rf.GetDefinedName() {
+		if d.Name == "_xlnm.Print_Area" && d.Scope == reports.SummarySheet {
+			area = d.RefersTo
+		}
+	}
+	if !strings.HasPrefix(area, "'Summary'!$A$1:$L$") {
+		t.Errorf("the Summary's print area is %q, want 'Summary'!$A$1:$L$<last row>", area)
+	}
+	sf, err := excelize.OpenFile(sector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	if pl, err := sf.GetPageLayout(reports.SectorSheetName); err != nil || pl.PageOrder == nil || *pl.PageOrder != "overThenDown" {
+		t.Errorf("Sector targets page order %v (%v), want overThenDown", deref(pl.PageOrder), err)
+	}
 }
 
 // TestTemplatePrints: the template's plan and flat sheets print landscape

@@ -123,7 +123,7 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 	var notes []string
 	for _, r := range rows {
 		if len(r) > 12 && (r[8] == cs[0].Counter || r[8] == cs[1].Counter) {
-			notes = append(notes, r[0]+" | "+r[12])
+			notes = append(notes, r[0]+" | "+r[11])
 		}
 	}
 	if len(notes) != 2 || !strings.Contains(notes[0], "changed in the file") || !strings.Contains(notes[1], "no history") {

@@ -10,12 +10,11 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
 // TestSectorSheetChartsNotSplit: a check report of many plans prints at
-// templates.WideScale over several pages; the chart data and the charts
+// reports.SectorPrintScale over several pages; the chart data and the charts
 // start pages of their own (column breaks); its row breaks fall before a
 // chart, never through one, and between two breaks a page holds no more
 // rows than it can at that scale (Excel's metrics, where a page holds the
@@ -71,7 +70,7 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	if len(breaks) == 0 {
 		t.Fatal("no page break: the charts of 24 plans do not fit one page")
 	}
-	scale := float64(templates.WideScale) / 100 // the sheet prints at a fixed scale
+	scale := float64(reports.SectorPrintScale) / 100 // the sheet prints at a fixed scale
 	perPage := int(((8.27-1.1)*72/scale - 45) / 15)
 	prev := 1
 	for _, b := range breaks {

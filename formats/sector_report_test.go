@@ -255,15 +255,15 @@ func TestWriteSectorXLSX(t *testing.T) {
 	data := 0
 	var short, met []string
 	for _, row := range rows[5:] {
-		if len(row) < 23 || row[0] == "" {
+		if len(row) < 18 || row[0] == "" {
 			continue
 		}
 		data++
-		if row[22] == "short" {
-			short = append(short, row[5]+" "+row[8])
+		if row[17] == "short" {
+			short = append(short, row[1]+" "+row[3])
 		}
-		if row[22] == "met" {
-			met = append(met, row[5]+" "+row[8])
+		if row[17] == "met" {
+			met = append(met, row[1]+" "+row[3])
 		}
 	}
 	if data != 16 {
@@ -276,7 +276,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatalf("met rows %v", met)
 	}
 	// Values: plan 12 year 1 top management female: 0% of 25% target, 25 points, 1 person.
-	for cell, want := range map[string]string{"J6": "4", "O6": "0.0", "P6": "25.0", "Q6": "25.00", "R6": "1", "K6": "25.0", "N6": "0", "H10": "", "H11": "yes"} {
+	for cell, want := range map[string]string{"E6": "4", "J6": "0.0", "K6": "25.0", "L6": "25.00", "M6": "1", "F6": "25.0", "I6": "0", "T10": "", "T11": "yes"} {
 		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
@@ -285,10 +285,10 @@ func TestWriteSectorXLSX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cf["W6:W21"]; len(got) != 2 || got[0].Type != "formula" || !strings.Contains(got[0].Criteria, `"met"`) {
+	if got := cf["R6:R21"]; len(got) != 2 || got[0].Type != "formula" || !strings.Contains(got[0].Criteria, `"met"`) {
 		t.Fatalf("conditional formats %+v", cf)
 	}
-	for _, rng := range []string{"K6:K21", "O6:O21", "S6:S21"} {
+	for _, rng := range []string{"F6:F21", "J6:J21", "N6:N21"} {
 		if len(cf[rng]) != 2 {
 			t.Fatalf("no conditional format on %s: %+v", rng, cf)
 		}
@@ -391,9 +391,9 @@ var sectorCSVHeader = []string{
 
 // sectorSheetHeader is the header of the Sector targets sheet's table.
 var sectorSheetHeader = []string{
-	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
+	"Plan", "Year", "Financial year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
 	"With disabilities %", "Disability target %", "Disability gap (points)", "Disability short (people)",
-	"Result", "Reason / note",
+	"Result", "Reason / note", "Final year", "Plan ID", "Account / file", "Company", "Sector",
 }

@@ -43,11 +43,11 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 	// Rows 6-15: plan 12 (2 years x 4 levels + disability); row 16: the plan
 	// with no sector; rows 17-21: Education.
 	for cell, want := range map[string]string{
-		"A6": "text", "B6": "0", "F6": "0", "I6": "text", "J6": "0",
-		"K6": "0.0", "L6": "0.0", "M6": "0.00", "N6": "0", "O6": "0.0", "Q6": "0.00", "R6": "0",
-		"S6": "0.0", "U6": "0.00", "V6": "0", "W6": "text", "X6": "text",
-		"S10": "0.0", "V21": "0", "K21": "0.0",
-		"J16": "text", "K16": "text", "M16": "text", "V16": "text", "W16": "text", "B16": "0", "F16": "0",
+		"A6": "text", "U6": "0", "B6": "0", "D6": "text", "E6": "0",
+		"F6": "0.0", "G6": "0.0", "H6": "0.00", "I6": "0", "J6": "0.0", "L6": "0.00", "M6": "0",
+		"N6": "0.0", "P6": "0.00", "Q6": "0", "R6": "text", "S6": "text",
+		"N10": "0.0", "Q21": "0", "F21": "0.0",
+		"E16": "text", "F16": "text", "H16": "text", "Q16": "text", "R16": "text", "U16": "0", "B16": "0",
 		"A22": "unstyled", "Y6": "unstyled",
 	} {
 		if got := numFmt(cell); got != want {
@@ -55,7 +55,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 		}
 	}
 	// A figure with no value gets the style but no value.
-	for cell, want := range map[string]string{"S6": "", "B16": "", "W16": "not assessable", "K16": "", "S10": "3.6"} {
+	for cell, want := range map[string]string{"N6": "", "U16": "", "R16": "not assessable", "F16": "", "N10": "3.6"} {
 		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}

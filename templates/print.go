@@ -29,6 +29,12 @@ type PrintSetup struct {
 	// ColBreaks are columns (1-based) that start a printed page: where a
 	// table ends and what is beside it (chart data, charts) begins.
 	ColBreaks []int
+	// Area, when not "", is the range that prints (such as "A1:L40"):
+	// the columns after it are for the screen.
+	Area string
+	// AcrossFirst prints a sheet wider than a page across, then down: the
+	// pages of one set of rows follow each other.
+	AcrossFirst bool
 }
 
 // WidePrint is the print setup of a wide table with its header in row 1:
@@ -50,6 +56,7 @@ var (
 	printA4     = 9 // paper size code of A4
 	printOneWid = 1
 	printAnyHi  = 0 // as many pages down as needed
+	printAcross = "overThenDown"
 )
 
 // SetPrintLayout gives sheet its page setup: A4, landscape unless
@@ -72,6 +79,9 @@ func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 	if !fit {
 		scale := uint(p.Scale)
 		layout.AdjustTo = &scale
+	}
+	if p.AcrossFirst {
+		layout.PageOrder = &printAcross
 	}
 	if err := f.SetPageLayout(sheet, layout); err != nil {
 		return err
@@ -98,7 +108,25 @@ func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 			return err
 		}
 	}
+	if p.Area != "" {
+		from, to, _ := strings.Cut(p.Area, ":")
+		ref := QuoteSheet(sheet) + "!" + absRef(from) + ":" + absRef(to)
+		if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet, RefersTo: ref}); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// absRef returns a cell reference with its column and row absolute
+// ("A1" -> "$A$1"); a reference it cannot read, as it is.
+func absRef(cell string) string {
+	col, row, err := excelize.CellNameToCoordinates(cell)
+	if err != nil {
+		return cell
+	}
+	ref, _ := excelize.CoordinatesToCellName(col, row, true)
+	return ref
 }
 
 // titlesRef returns the sheet's print titles (the repeated columns, then

@@ -62,6 +62,7 @@ const (
 	firstMetaRow = 4
 	metaSpan     = 5 // value cell merged across columns B:F
 	metaHelpCol  = labelCol + metaSpan + 1
+	metaHelpSpan = 5 // help text merged across columns G:K
 	gridGap      = 1 // blank rows between grids
 )
 
@@ -379,7 +380,19 @@ func (c *sheetCells) meta(ps PlanSheet, st *Styles) (row int, metaRef map[string
 			c.style(col, row, style)
 		}
 		c.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
+		// The help wrapped within the columns beside the value, the row
+		// as high as its lines: text left to run past the grids' last
+		// column widens the printed page, which then prints smaller.
 		c.str(metaHelpCol, row, m.Help, st.Help)
+		for col := metaHelpCol + 1; col < metaHelpCol+metaHelpSpan; col++ {
+			c.style(col, row, st.Help)
+		}
+		c.merge(cellRef(metaHelpCol, row), cellRef(metaHelpCol+metaHelpSpan-1, row))
+		// (Help text is smaller than the 11 pt whose digits measure the
+		// columns: a tenth more of it fits a line.)
+		if h := ParagraphHeight(m.Help, metaHelpSpan*CounterWidth*1.1); h > 18 {
+			c.height(row, h)
+		}
 		c.metaValue(vc, row, m.Key, ps)
 		row++
 	}
@@ -561,8 +574,17 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 // sheetCells collects the cells and merged ranges of a sheet laid out in
 // any order, for a StreamWriter that needs them row by row.
 type sheetCells struct {
-	rows   [][]*excelize.Cell // [row-1][col-1]; nil = no cell
-	merges [][2]string
+	rows    [][]*excelize.Cell // [row-1][col-1]; nil = no cell
+	merges  [][2]string
+	heights map[int]float64 // row heights in points, by row (1-based); others the default
+}
+
+// height sets a row's height in points.
+func (c *sheetCells) height(row int, h float64) {
+	if c.heights == nil {
+		c.heights = map[int]float64{}
+	}
+	c.heights[row] = h
 }
 
 // cell returns the cell at col, row (1-based), adding it.
@@ -640,6 +662,11 @@ func (c *sheetCells) set(f *excelize.File, sheet string) error {
 	}
 	for _, m := range c.merges {
 		if err := f.MergeCell(sheet, m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	for row, h := range c.heights {
+		if err := f.SetRowHeight(sheet, row, h); err != nil {
 			return err
 		}
 	}

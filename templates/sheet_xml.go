@@ -65,7 +65,11 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 		if len(r) == 0 {
 			continue
 		}
-		x.StartRow(i + 1)
+		if h, ok := l.cells.heights[i+1]; ok {
+			x.startRowHeight(i+1, h)
+		} else {
+			x.StartRow(i + 1)
+		}
 		for j, c := range r {
 			if c == nil {
 				continue
@@ -190,6 +194,11 @@ func (x *SheetXML) StartRow(r int) {
 	x.buf = strconv.AppendInt(x.buf[:0], int64(r), 10)
 	x.raw(string(x.buf))
 	x.raw(`">`)
+}
+
+// startRowHeight opens row r (1-based) h points high.
+func (x *SheetXML) startRowHeight(r int, h float64) {
+	x.raw(`<row r="` + strconv.Itoa(r) + `" ht="` + strconv.FormatFloat(h, 'f', -1, 64) + `" customHeight="1">`)
 }
 
 // EndRow closes the row.

@@ -17,6 +17,12 @@ const (
 	FlatColumnWidth = 16.0 // a flat table's plan column
 )
 
+// HelpSize is the font size of help text (Styles.Help), in points: a
+// plan sheet prints fitted to its grids' width (about 75% in LibreOffice),
+// at which 10 pt prints at 7.5 pt, the smallest a printed page holds
+// (docs/export-and-reconcile.md, "Printing").
+const HelpSize = 10
+
 // Colours of the workbooks (RGB hex).
 const (
 	colorHeader   = "1F4E78" // dark blue: header rows
@@ -33,7 +39,7 @@ const (
 type Styles struct {
 	Title        int // sheet title
 	Subtitle     int // a line of explanation under the title
-	Help         int // grey help text beside an input
+	Help         int // grey help text beside an input, wrapped
 	MetaLabel    int // a metadata label ("Plan name")
 	Text         int // a text input
 	Identifier   int // a text input that keeps leading zeros (number format "@")
@@ -66,16 +72,17 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 	}{
 		{&s.Title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14, Color: colorHeader}}},
 		{&s.Subtitle, &excelize.Style{Font: &excelize.Font{Italic: true, Color: colorHelp}}},
-		{&s.Help, &excelize.Style{Font: &excelize.Font{Italic: true, Size: 9, Color: colorHelp}}},
-		{&s.MetaLabel, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal)}},
+		{&s.Help, &excelize.Style{Font: &excelize.Font{Italic: true, Size: HelpSize, Color: colorHelp},
+			Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},
+		{&s.MetaLabel, &excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, Fill: fill(colorTotal), Alignment: &excelize.Alignment{Vertical: "center"}}},
 		{&s.Text, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &textFmt,
-			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.Identifier, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &textFmt,
-			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.Integer, &excelize.Style{Border: border, Fill: fill(colorInput), NumFmt: 1,
-			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.Date, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &dateFmt,
-			Alignment: &excelize.Alignment{Horizontal: "left"}}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(colorGridBand)}},
 		{&s.Header, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"}, Fill: fill(colorHeader), Border: border,
 			Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center", WrapText: true}}},

@@ -507,6 +507,10 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	for _, w := range templates.PlanColumnWidths(cat) {
 		width += uint(exColPixels(w))
 	}
+	// A pixel short of the grids' last column's end: a chart ending on
+	// the next column's edge is anchored in that column, which the
+	// printed width then takes in (and the page prints smaller).
+	width--
 	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol,
 		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels), start: make([]int, len(plans))}
 	row := 1
@@ -565,6 +569,7 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 		if len(series) == 0 {
 			continue
 		}
+		legend := templates.ChartTextFont
 		chart := &excelize.Chart{
 			Type:   excelize.Col,
 			Series: series,
@@ -573,12 +578,12 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 				AltText: title, PrintObject: xlsx.BoolPtr(true), LockAspectRatio: false,
 			},
 			Dimension: excelize.ChartDimension{Width: c.chartWidth, Height: c.chartHeight},
-			Legend:    excelize.ChartLegend{Position: "bottom"},
-			XAxis:     excelize.ChartAxis{Font: templates.ChartAxisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Race and gender"}}}},
+			Legend:    excelize.ChartLegend{Position: "bottom", Font: &legend},
+			XAxis:     excelize.ChartAxis{Font: templates.ChartAxisFont, Title: templates.ChartText("Race and gender")},
 			YAxis: excelize.ChartAxis{
 				Font:           templates.ChartAxisFont,
 				MajorGridLines: true,
-				Title:          excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Permanent employees (target)"}}},
+				Title:          templates.ChartText("Permanent employees (target)"),
 			},
 		}
 		charts = append(charts, exChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})

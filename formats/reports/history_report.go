@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -82,67 +83,104 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 			return cw.Error()
 		})
 	case ".xlsx":
-		f := excelize.NewFile()
-		defer f.Close()
-		if err := f.SetSheetName("Sheet1", "Runs"); err != nil {
-			return err
-		}
-		head := []any{"Run", "Started (UTC)", "Finished (UTC)", "User", "Host", "Status", "Service", "Accounts", "Files", "Change set", "Signed off by (verified sign-off)", "Command"}
-		f.SetSheetRow("Runs", "A1", &head)
-		for i, r := range h.Runs {
-			var files []string
-			for _, fl := range r.Files {
-				files = append(files, fl.Path+" (sha256 "+fl.SHA256+")")
-			}
-			fin := ""
-			if !r.Finished.IsZero() {
-				fin = r.Finished.UTC().Format("2006-01-02 15:04:05")
-			}
-			row := []any{r.ID, r.Started.UTC().Format("2006-01-02 15:04:05"), fin, r.User, r.Host, r.Status, r.Service,
-				strings.Join(r.Accounts, ", "), strings.Join(files, "; "), r.ChangeSet, r.Signer, r.Command}
-			cell, _ := excelize.CoordinatesToCellName(1, i+2)
-			f.SetSheetRow("Runs", cell, &row)
-		}
-		if _, err := f.NewSheet("Writes"); err != nil {
-			return err
-		}
-		wh := make([]any, len(HistoryCSVHeader))
-		for i, s := range HistoryCSVHeader {
-			wh[i] = s
-		}
-		f.SetSheetRow("Writes", "A1", &wh)
-		for i, e := range h.Entries {
-			vals := historyRow(e)
-			row := make([]any, len(vals))
-			for j, v := range vals {
-				row[j] = v
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil && j != 5 {
-					row[j] = n
-				}
-			}
-			cell, _ := excelize.CoordinatesToCellName(1, i+2)
-			f.SetSheetRow("Writes", cell, &row)
-		}
-		if _, err := f.NewSheet("Plan requests"); err != nil {
-			return err
-		}
-		ph := []any{"Run", "Account", "Plan no.", "Name", "Request", "Outcome", "At (UTC)"}
-		f.SetSheetRow("Plan requests", "A1", &ph)
-		for i, p := range h.PlanWrites {
-			row := []any{p.RunID, p.Account, p.PlanID, p.PlanName, p.Action, p.Outcome, p.At.UTC().Format("2006-01-02 15:04:05")}
-			cell, _ := excelize.CoordinatesToCellName(1, i+2)
-			f.SetSheetRow("Plan requests", cell, &row)
-		}
-		bold, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
-		f.SetRowStyle("Plan requests", 1, 1, bold)
-		f.SetRowStyle("Runs", 1, 1, bold)
-		f.SetRowStyle("Writes", 1, 1, bold)
-		for _, sh := range []string{"Runs", "Writes", "Plan requests"} {
-			if err := templates.SetPrintLayout(f, sh, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
-				return err
-			}
-		}
-		return xlsx.WriteWorkbook(path, f)
+		return writeHistoryXLSX(path, h)
 	}
 	return fmt.Errorf("--report %s: use a .json, .csv or .xlsx file name", path)
+}
+
+// writeHistoryXLSX writes the XLSX history report: sheets Runs, Writes
+// and Plan requests, each column as wide as its values (a value longer
+// than rrMaxWidth wraps), the header repeated on every printed page. Runs and Writes are too wide for one page at a readable size:
+// they print at templates.WideScale across pages, each repeating the
+// run's number.
+func writeHistoryXLSX(path string, h *HistoryReport) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	if err := f.SetSheetName("Sheet1", "Runs"); err != nil {
+		return err
+	}
+	st, err := xlsx.NewOverviewStyles(f)
+	if err != nil {
+		return err
+	}
+	runs := [][]any{{"Run", "Started (UTC)", "Finished (UTC)", "User", "Host", "Status", "Service", "Accounts", "Files", "Change set", "Signed off by (verified sign-off)", "Command"}}
+	for _, r := range h.Runs {
+		var files []string
+		for _, fl := range r.Files {
+			files = append(files, fl.Path+" (sha256 "+fl.SHA256+")")
+		}
+		fin := ""
+		if !r.Finished.IsZero() {
+			fin = r.Finished.UTC().Format("2006-01-02 15:04:05")
+		}
+		runs = append(runs, []any{r.ID, r.Started.UTC().Format("2006-01-02 15:04:05"), fin, r.User, r.Host, r.Status, r.Service,
+			strings.Join(r.Accounts, ", "), strings.Join(files, "; "), r.ChangeSet, r.Signer, r.Command})
+	}
+	if err := historySheet(f, "Runs", runs, st, templates.WidePrint(1)); err != nil {
+		return err
+	}
+	writes := [][]any{make([]any, len(HistoryCSVHeader))}
+	for i, s := range HistoryCSVHeader {
+		writes[0][i] = s
+	}
+	for _, e := range h.Entries {
+		vals := historyRow(e)
+		row := make([]any, len(vals))
+		for j, v := range vals {
+			row[j] = v
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && j != 5 {
+				row[j] = n
+			}
+		}
+		writes = append(writes, row)
+	}
+	if err := historySheet(f, "Writes", writes, st, templates.WidePrint(1)); err != nil {
+		return err
+	}
+	plans := [][]any{{"Run", "Account", "Plan no.", "Name", "Request", "Outcome", "At (UTC)"}}
+	for _, p := range h.PlanWrites {
+		plans = append(plans, []any{p.RunID, p.Account, p.PlanID, p.PlanName, p.Action, p.Outcome, p.At.UTC().Format("2006-01-02 15:04:05")})
+	}
+	if err := historySheet(f, "Plan requests", plans, st, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
+		return err
+	}
+	return xlsx.WriteWorkbook(path, f)
+}
+
+// historySheet writes rows (the first the header) to sheet, which it adds
+// unless it exists, in st's header and text styles, fits the columns to
+// the values and gives the sheet its page setup.
+func historySheet(f *excelize.File, sheet string, rows [][]any, st xlsx.OverviewStyles, print templates.PrintSetup) error {
+	if idx, _ := f.GetSheetIndex(sheet); idx < 0 {
+		if _, err := f.NewSheet(sheet); err != nil {
+			return err
+		}
+	}
+	fit := newRRWidths(len(rows[0]))
+	for i, row := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := f.SetSheetRow(sheet, cell, &row); err != nil {
+			return err
+		}
+		for j, v := range row {
+			if i == 0 {
+				// Bold runs wider than the default font: a margin.
+				fit.min(j, float64(utf8.RuneCountInString(fmt.Sprint(v)))*1.1+2)
+				continue
+			}
+			fit.seeAt(i+1, j, v)
+		}
+	}
+	last, _ := excelize.CoordinatesToCellName(len(rows[0]), len(rows))
+	if err := f.SetCellStyle(sheet, "A1", last, st.Text); err != nil {
+		return err
+	}
+	end, _ := excelize.CoordinatesToCellName(len(rows[0]), 1)
+	if err := f.SetCellStyle(sheet, "A1", end, st.Header); err != nil {
+		return err
+	}
+	if err := fit.apply(f, sheet, 2, len(rows), st.Wrap); err != nil {
+		return err
+	}
+	return templates.SetPrintLayout(f, sheet, print)
 }

@@ -12,17 +12,28 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
+// rrColumn is a column of a findings table: its header, its narrowest
+// and its widest width in characters (a longer value wraps; 0: rrMaxWidth).
+type rrColumn struct {
+	Header     string
+	Width, Max float64
+}
+
 // rrSummaryColumns are the Summary sheet's columns; like the Overview's,
 // they avoid the grid's metadata labels so the copy still reads as the
-// consultant's workbook.
-var rrSummaryColumns = []struct {
-	Header string
-	Width  float64
-}{
-	{"Finding", 18}, {"Account", 12}, {"Plan no.", 9}, {"Name", 30}, {"Starts", 11},
-	{"Year", 6}, {"Financial year", 13}, {"Target", 18}, {"Counter or field", 44},
-	{"Workbook value", 15}, {"Service value", 15}, {"Where", 26}, {"Note", 60},
+// consultant's workbook. The columns up to the note print (rrSummaryPrinted)
+// fitted to one A4 landscape page wide, where their widths, at most 158
+// characters, print at about 70% in LibreOffice (11 pt at 7.7 pt), each
+// finding whole on its row; the location, a link to the marked cell for
+// the screen, does not print (the Changes sheet names each marked cell).
+var rrSummaryColumns = []rrColumn{
+	{"Finding", 12, 16}, {"Account", 8, 10}, {"Plan no.", 8, 8}, {"Name", 12, 16}, {"Starts", 11, 11},
+	{"Year", 5, 5}, {"Financial year", 9, 9}, {"Target", 12, 13}, {"Counter or field", 20, 26},
+	{"Workbook value", 10, 10}, {"Service value", 10, 10}, {"Note", 20, 24}, {"Where", 26, 0},
 }
+
+// rrSummaryPrinted is how many of rrSummaryColumns print: up to the note.
+const rrSummaryPrinted = 12
 
 // rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
@@ -87,7 +98,10 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	for i, c := range rrSummaryColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		f.SetCellStr(sheet, fmt.Sprintf("%s%d", col, header), c.Header)
-		fit.min(i, c.Width)
+		fit.bounds(i, c.Width, c.Max)
+		if i < rrSummaryPrinted {
+			fit.header(header, i, c.Header)
+		}
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrSummaryColumns))
 	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.Header)
@@ -100,12 +114,16 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			ref := fmt.Sprintf("%s%d", col, row)
 			if v != nil {
 				f.SetCellValue(sheet, ref, v)
-				fit.see(i, v)
+				if i < rrSummaryPrinted {
+					fit.seeAt(row, i, v)
+				} else {
+					fit.see(i, v) // not printed: on the screen, it runs on
+				}
 			}
 		}
 		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.Text)
 		if src != nil && x.loc.Sheet != "" && x.loc.Cell != "" && rrSameSourceFile(x.loc.File, *src) {
-			ref := fmt.Sprintf("L%d", row)
+			ref := fmt.Sprintf("M%d", row)
 			f.SetCellHyperLink(sheet, ref, xlsx.QuoteSheet(x.loc.Sheet)+"!"+x.loc.Cell, "Location")
 			f.SetCellStyle(sheet, ref, ref, st.Link)
 		}
@@ -115,21 +133,22 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			return err
 		}
 	}
-	if err := fit.apply(f, sheet, header+1, row, st.Text); err != nil {
+	if err := fit.apply(f, sheet, header+1, row, st.Wrap); err != nil {
 		return err
 	}
-	// The note within the columns repeated on every printed page.
-	widths := make([]float64, summaryTitleCols)
+	// The note within the printed columns.
+	widths := make([]float64, rrSummaryPrinted)
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
 	if err := xlsx.WrapNote(f, sheet, 2, widths); err != nil {
 		return err
 	}
-	// Too wide for one page at a readable size: across pages, each
-	// repeating the header row and the columns that name the plan.
+	// One page wide, each finding whole on its row, the header row on
+	// every page.
+	lastPrinted, _ := excelize.CoordinatesToCellName(rrSummaryPrinted, row)
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header,
-		Scale: templates.WideScale, TitleCols: summaryTitleCols}); err != nil {
+		Area: "A1:" + lastPrinted}); err != nil {
 		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{
@@ -151,33 +170,39 @@ func rrSummaryFindingValues(x rrReconcileRow) []any {
 	} else {
 		vals = append(vals, nil, nil, nil)
 	}
-	vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), rrLocationText(x.loc), "")
+	const note = 11
+	vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), "", rrLocationText(x.loc))
 	if x.kind == "plan" {
-		vals[12] = x.plan.Reason
+		vals[note] = x.plan.Reason
 	}
 	if x.class != "" && x.class != pipeline.ClassNoHistory {
 		vals[0] = x.class.Words(nil)
 		if x.kind == "field" {
-			vals[12] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
+			vals[note] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
 		} else {
-			vals[12] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
+			vals[note] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
 		}
 	}
 	if x.class == pipeline.ClassNoHistory {
-		vals[12] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
+		vals[note] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
 	}
 	return vals
 }
 
-// summaryTitleCols are the Summary's columns repeated on every printed
-// page: finding, account, plan number and name.
-const summaryTitleCols = 4
-
 // rrWidths fits a report's columns to their values: each column as wide
 // as its longest value (in characters, with a margin), no narrower than
-// its minimum and no wider than rrMaxWidth; a longer value wraps.
+// its minimum and no wider than its maximum (rrMaxWidth unless set); a
+// longer value wraps.
 type rrWidths struct {
-	least, longest []float64
+	least, longest, most []float64
+	texts                []rrText // the text cells seen, for their rows' heights
+}
+
+// rrText is a text cell a report's row holds: where and how long.
+type rrText struct {
+	row, col int // col 0-based
+	text     string
+	bold     bool
 }
 
 // rrMaxWidth is the widest a fitted column gets, in characters: wider
@@ -185,11 +210,32 @@ type rrWidths struct {
 const rrMaxWidth = 70
 
 func newRRWidths(n int) *rrWidths {
-	return &rrWidths{least: make([]float64, n), longest: make([]float64, n)}
+	return &rrWidths{least: make([]float64, n), longest: make([]float64, n), most: make([]float64, n)}
 }
 
 // min sets column i's minimum width (its header's).
 func (w *rrWidths) min(i int, width float64) { w.least[i] = max(w.least[i], width) }
+
+// bounds sets column i's minimum width and its maximum (0: rrMaxWidth).
+func (w *rrWidths) bounds(i int, least, most float64) {
+	w.min(i, least)
+	w.most[i] = most
+}
+
+// seeAt takes the value v of column i in row into account: its width,
+// and, when it is text, the height of its row if it wraps.
+func (w *rrWidths) seeAt(row, i int, v any) {
+	w.see(i, v)
+	if s, ok := v.(string); ok {
+		w.texts = append(w.texts, rrText{row: row, col: i, text: s})
+	}
+}
+
+// header takes column i's header (bold, wrapped) in row into account:
+// the row is made as high as the header's lines.
+func (w *rrWidths) header(row, i int, text string) {
+	w.texts = append(w.texts, rrText{row: row, col: i, text: text, bold: true})
+}
 
 // see takes a value of column i into account.
 func (w *rrWidths) see(i int, v any) {
@@ -208,13 +254,33 @@ func (w *rrWidths) wraps(i int) bool { return w.width(i) < w.longest[i]+2 }
 
 // width returns column i's width.
 func (w *rrWidths) width(i int) float64 {
-	return max(w.least[i], min(w.longest[i]+2, rrMaxWidth))
+	most := float64(rrMaxWidth)
+	if w.most[i] > 0 {
+		most = w.most[i]
+	}
+	return max(w.least[i], min(w.longest[i]+2, most))
 }
 
 // apply sets the columns' widths on sheet and, in a column whose longest
-// value is wider than the column, wraps rows first to last (styled text).
-func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, text int) error {
-	wrap := 0
+// value is wider than the column, gives rows first to last the style wrap;
+// a row with a text (seeAt, header) that wraps is made as high as its
+// lines (neither Excel nor LibreOffice does so on opening the file).
+func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, wrap int) error {
+	heights := map[int]float64{}
+	for _, t := range w.texts {
+		width := w.width(t.col)
+		if t.bold {
+			width *= 0.9 // bold runs wider
+		}
+		if float64(utf8.RuneCountInString(t.text))+1 > width {
+			heights[t.row] = max(heights[t.row], templates.ParagraphHeight(t.text, width))
+		}
+	}
+	for row, h := range heights {
+		if err := f.SetRowHeight(sheet, row, h); err != nil {
+			return err
+		}
+	}
 	for i := range w.least {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		if err := f.SetColWidth(sheet, col, col, w.width(i)); err != nil {
@@ -222,16 +288,6 @@ func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, text int) 
 		}
 		if !w.wraps(i) || last < first {
 			continue
-		}
-		if wrap == 0 {
-			st, err := f.GetStyle(text)
-			if err != nil {
-				return err
-			}
-			st.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
-			if wrap, err = f.NewStyle(st); err != nil {
-				return err
-			}
 		}
 		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", col, first), fmt.Sprintf("%s%d", col, last), wrap); err != nil {
 			return err
@@ -246,13 +302,13 @@ func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, text int) 
 // that a printed report holds everything the comments say.
 const ChangesSheet = "Changes"
 
-// rrChangesColumns are the Changes sheet's columns and minimum widths.
-var rrChangesColumns = []struct {
-	Header string
-	Width  float64
-}{
-	{"Sheet", 10}, {"Cell", 6}, {"Plan", 12}, {"Financial year", 9}, {"Target", 10}, {"Counter or field", 16},
-	{"File value", 10}, {"Service value", 10}, {"Class", 12}, {"Last applied by eepipe", 14}, {"Note (the cell's comment)", 30},
+// rrChangesColumns are the Changes sheet's columns and their narrowest
+// and widest widths: at most 158 characters in all, printed fitted to one
+// A4 landscape page wide (see rrSummaryColumns), each change whole on its
+// row.
+var rrChangesColumns = []rrColumn{
+	{"Sheet", 8, 12}, {"Cell", 6, 6}, {"Plan", 10, 16}, {"Financial year", 9, 9}, {"Target", 10, 13}, {"Counter or field", 16, 26},
+	{"File value", 10, 10}, {"Service value", 10, 10}, {"Class", 12, 16}, {"Last applied by eepipe", 12, 14}, {"Note (the cell's comment)", 20, 26},
 }
 
 // rrWriteChangesSheet fills sheet with changes, one row each, in the
@@ -266,16 +322,14 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 	header := make([]any, len(rrChangesColumns))
 	for i, c := range rrChangesColumns {
 		header[i] = c.Header
-		fit.min(i, c.Width)
+		fit.bounds(i, c.Width, c.Max)
+		fit.header(1, i, c.Header)
 	}
 	if err := f.SetSheetRow(sheet, "A1", &header); err != nil {
 		return err
 	}
 	lastCol, _ := excelize.ColumnNumberToName(len(rrChangesColumns))
 	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.Header); err != nil {
-		return err
-	}
-	if err := f.SetRowHeight(sheet, 1, 30); err != nil { // two lines of a wrapped header
 		return err
 	}
 	row := 1
@@ -287,7 +341,7 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 				vals[i] = nil
 				continue
 			}
-			fit.see(i, v)
+			fit.seeAt(row, i, v)
 		}
 		ref := fmt.Sprintf("A%d", row)
 		if err := f.SetSheetRow(sheet, ref, &vals); err != nil {
@@ -309,13 +363,14 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 			return err
 		}
 	}
-	if err := fit.apply(f, sheet, 2, row, st.Text); err != nil {
+	if err := fit.apply(f, sheet, 2, row, st.Wrap); err != nil {
 		return err
 	}
 	if err := f.SetSheetDimension(sheet, fmt.Sprintf("A1:%s%d", lastCol, max(row, 1))); err != nil {
 		return err
 	}
-	if err := templates.SetPrintLayout(f, sheet, templates.WidePrint(3)); err != nil { // sheet, cell, plan on every page
+	// One page wide, the header row on every page.
+	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: 1, TitleLast: 1}); err != nil {
 		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",

@@ -121,6 +121,11 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 	return sectorChartPageBreaks(f, sheet, tops)
 }
 
+// sectorChartWidth is a Sector targets chart's width in pixels: it prints
+// on a page beside the columns that name a row (sectorPrint), at
+// SectorPrintScale, and fits what they leave of it.
+const sectorChartWidth = 620
+
 // sectorPlanChart is the chart of one plan's block of chart data, its
 // header at row top and its data from top+2 to last: a column per
 // financial year (years of them), and the targets as dashes over them.
@@ -147,19 +152,22 @@ func sectorPlanChart(sheet, title string, years, top, last int) (chart, line *ex
 		Line:       excelize.LineOptions{Type: excelize.LineNone},
 		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
 	}}
-	minPct, vary := 0.0, false
+	minPct, vary, legend := 0.0, false, templates.ChartTextFont
 	chart = &excelize.Chart{
 		Type:       excelize.Col,
 		VaryColors: &vary,
 		Series:     bars,
 		Title:      excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-		Legend:     excelize.ChartLegend{Position: "bottom"},
-		Dimension:  excelize.ChartDimension{Width: 900, Height: 400},
+		Legend:     excelize.ChartLegend{Position: "bottom", Font: &legend},
+		Dimension:  excelize.ChartDimension{Width: sectorChartWidth, Height: 400},
 		XAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont},
-		YAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "% of the level's headcount"}}}},
+		YAxis:      excelize.ChartAxis{Font: templates.ChartAxisFont, MajorGridLines: true, Minimum: &minPct, Title: templates.ChartText("% of the level's headcount")},
 		Format:     excelize.GraphicOptions{OffsetX: 10, OffsetY: 5},
 	}
-	line = &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary}
+	// The same axes: excelize draws a combination's axes from the line's
+	// options (with none, 9 pt, which prints under 7 pt at the sheet's
+	// scale).
+	line = &excelize.Chart{Type: excelize.Line, Series: targets, VaryColors: &vary, XAxis: chart.XAxis, YAxis: chart.YAxis}
 	return chart, line
 }
 
@@ -172,7 +180,7 @@ const (
 )
 
 // sectorChartPageBreaks puts a page break before a chart that would otherwise
-// straddle two printed pages. The sheet prints at templates.WideScale, so
+// straddle two printed pages. The sheet prints at SectorPrintScale, so
 // a page holds as many rows as that scale allows: estimated here on the
 // safe side (Excel's taller rows, less a tenth), a page never ends sooner
 // than estimated, and a chart (tops: each chart's first row,
@@ -182,7 +190,7 @@ func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 	if len(tops) == 0 {
 		return nil
 	}
-	scale := float64(templates.WideScale) / 100
+	scale := float64(SectorPrintScale) / 100
 	perPage := int((sectorPageHeightPt/scale - sectorTitleRowPt) / sectorRowPt * 0.9)
 	if perPage <= sectorChartRows {
 		return nil // a page holds no more than one chart: breaks would not help

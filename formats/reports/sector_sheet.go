@@ -11,24 +11,31 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// Columns of the Sector targets sheet.
+// Columns of the Sector targets sheet: first what names a row (plan,
+// year, level), repeated on every printed page, then the figures, the
+// result, and the plan's details.
 var sectorSheetHeader = []string{
-	"Plan", "Plan ID", "Account / file", "Company", "Sector", "Year", "Financial year", "Final year", "Level", "Headcount",
+	"Plan", "Year", "Financial year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",
 	"With disabilities %", "Disability target %", "Disability gap (points)", "Disability short (people)",
-	"Result", "Reason / note",
+	"Result", "Reason / note", "Final year", "Plan ID", "Account / file", "Company", "Sector",
 }
 
 // Column letters of the sheet's key columns (1-based positions in sectorSheetHeader).
 const (
 	SectorFirstRow  = 6 // first data row; the header is on row 5
 	sectorLastCol   = "X"
-	sectorResultCol = "W"
+	sectorResultCol = "R"
+	sectorNameCols  = 4  // plan, year, financial year, level: printed on every page
 	SectorChartCol  = 27 // column AA: chart data blocks
 	sectorChartAt   = "AK"
 	sectorChartRows = 22 // rows between two plans' charts
 )
+
+// The figures' columns, E (headcount) to Q: plain text in the row of a
+// plan with no years.
+const sectorFigureFirst, sectorFigureLast = 5, 17
 
 // AddSectorSheet adds the "Sector targets" worksheet to f: a note naming the
 // notice, the file the figures came from (source, such as
@@ -77,7 +84,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 		for _, c := range []struct {
 			from, to string
 			w        float64
-		}{{"AA", "AA", 34}, {"AB", "AJ", 10}, {sectorChartAt, "BA", 10}} {
+		}{{"AA", "AA", 30}, {"AB", "AJ", 9}, {sectorChartAt, "BA", 10}} {
 			if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
 				return err
 			}
@@ -100,7 +107,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	// opts.streamRows the rows are left out: the export writes them into
 	// the sheet's part (GridWorkbook).
 	row := SectorFirstRow
-	var noYearRows []int // rows of plans with no years: columns J-V are plain text
+	var noYearRows []int // rows of plans with no years: the figures' columns are plain text
 	err = SectorEachRow(plans, func(vals []any, noYear bool) error {
 		if noYear {
 			noYearRows = append(noYearRows, row)
@@ -243,7 +250,8 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 	widths := []struct {
 		from, to string
 		w        float64
-	}{{"A", "A", 28}, {"B", "B", 9}, {"C", "D", 18}, {"E", "E", 28}, {"F", "H", 10}, {"I", "I", 34}, {"J", "V", 11}, {"W", "W", 15}, {"X", "X", 60}}
+	}{{"A", "A", 28}, {"B", "B", 6}, {"C", "C", 10}, {"D", "D", 34}, {"E", "Q", 11}, {"R", "R", 15}, {"S", "S", 60},
+		{"T", "T", 10}, {"U", "U", 9}, {"V", "W", 18}, {"X", "X", 28}}
 	for _, c := range widths {
 		if err := f.SetColWidth(sheet, c.from, c.to, c.w); err != nil {
 			return err
@@ -253,7 +261,7 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 		return err
 	}
 	for _, row := range []int{2, 3, 4} {
-		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 9, 18, 18, 28, 10, 10, 10, 34}); err != nil {
+		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
 			return err
 		}
 	}
@@ -263,16 +271,29 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 	return nil
 }
 
+// SectorPrintScale is the Sector targets sheet's print scale (percent):
+// at it, the columns that name a row and one group's figures (headcount
+// and designated males; designated females; people with disabilities and
+// the result) fill an A4 landscape page in LibreOffice, which measures a
+// column wider than Excel, and 11 pt prints at 7.5 pt.
+const SectorPrintScale = 68
+
 // sectorPrint is how the Sector targets sheet prints: too wide for one
-// page at a readable size, it prints at templates.WideScale across pages,
-// each repeating the plan column and the header row; with charts, the
-// chart data (from SectorChartCol) and the charts (from sectorChartAt)
-// start pages of their own, so that no table shares a page with a chart.
+// page at a readable size, it prints at SectorPrintScale across pages,
+// across first (a set of rows' pages follow each other), each repeating
+// the header row and the columns that name a row (plan, year, financial
+// year, level), so that every figure prints on a page with its plan, year
+// and level: a page per group of figures (column breaks before the
+// designated females, the people with disabilities, the reason and the
+// plan's details); with charts, the chart data (from SectorChartCol) and
+// the charts (from sectorChartAt) start pages of their own, so that no
+// table shares a page with a chart.
 func sectorPrint(charts bool) templates.PrintSetup {
-	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: templates.WideScale, TitleCols: 1}
+	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: SectorPrintScale, TitleCols: sectorNameCols,
+		AcrossFirst: true, ColBreaks: []int{10, 14, 19, 20}}
 	if charts {
 		at, _, _ := excelize.CellNameToCoordinates(sectorChartAt + "1")
-		p.ColBreaks = []int{SectorChartCol, at}
+		p.ColBreaks = append(p.ColBreaks, SectorChartCol, at)
 	}
 	return p
 }
@@ -295,13 +316,13 @@ type sectorColumnStyles struct{ text, integer, pct, points int }
 // years: noYear), as sectorDataStyles applies them.
 func (st sectorColumnStyles) Columns(noYear bool) []int {
 	share := []int{st.pct, st.pct, st.points, st.integer}
-	cols := []int{st.text, st.integer, st.text, st.text, st.text, st.integer, st.text, st.text, st.text, st.integer}
+	cols := []int{st.text, st.integer, st.text, st.text, st.integer}
 	cols = append(cols, share...)
 	cols = append(cols, share...)
 	cols = append(cols, share...)
-	cols = append(cols, st.text, st.text)
+	cols = append(cols, st.text, st.text, st.text, st.integer, st.text, st.text, st.text)
 	if noYear {
-		for c := 10; c <= 22; c++ { // J-V
+		for c := sectorFigureFirst; c <= sectorFigureLast; c++ { // E-Q
 			cols[c-1] = st.text
 		}
 	}
@@ -356,15 +377,18 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 		if where == "" && p.Source != "" {
 			where = filepath.Base(p.Source)
 		}
-		for i, v := range []any{p.Name, id, where, p.Company.String(), p.Sector, year, fy, final, level} {
+		for i, v := range []any{p.Name, year, fy, level} {
 			put(1+i, v)
+		}
+		for i, v := range []any{final, id, where, p.Company.String(), p.Sector} {
+			put(20+i, v)
 		}
 	}
 	for _, p := range plans {
 		if len(p.Years) == 0 {
 			planCells(p, nil, "")
-			put(23, "not assessable")
-			put(24, p.Reason)
+			put(18, "not assessable")
+			put(19, p.Reason)
 			if err := flush(true); err != nil {
 				return err
 			}
@@ -375,13 +399,13 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 			for _, l := range y.Levels {
 				planCells(p, y, sectorLevelLabel(l.Level))
 				if l.Headcount != nil {
-					put(10, *l.Headcount)
+					put(5, *l.Headcount)
 				}
-				putShare(11, l.Male, l.TargetMale, l.HasTarget)
-				putShare(15, l.Female, l.TargetFemale, l.HasTarget)
-				putShare(19, nil, 0, false)
-				put(23, sectorStatusText(l.Status))
-				put(24, sectorJoin("; ", l.Reason, l.Note))
+				putShare(6, l.Male, l.TargetMale, l.HasTarget)
+				putShare(10, l.Female, l.TargetFemale, l.HasTarget)
+				putShare(14, nil, 0, false)
+				put(18, sectorStatusText(l.Status))
+				put(19, sectorJoin("; ", l.Reason, l.Note))
 				if err := flush(false); err != nil {
 					return err
 				}
@@ -389,13 +413,13 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 			d := y.Disability
 			planCells(p, y, disabilityLabel)
 			if d.Share != nil {
-				put(10, d.Share.Of)
+				put(5, d.Share.Of)
 			}
-			putShare(11, nil, 0, false)
-			putShare(15, nil, 0, false)
-			putShare(19, d.Share, d.TargetPct, true)
-			put(23, sectorStatusText(d.Status))
-			put(24, d.Reason)
+			putShare(6, nil, 0, false)
+			putShare(10, nil, 0, false)
+			putShare(14, d.Share, d.TargetPct, true)
+			put(18, sectorStatusText(d.Status))
+			put(19, d.Reason)
 			if err := flush(false); err != nil {
 				return err
 			}
@@ -415,7 +439,7 @@ type SectorStreamRows struct {
 
 // sectorDataStyles styles the data rows first to last column by column, one
 // range per run of columns with the same style, then gives the rows of
-// plans without years plain text in columns J-V.
+// plans without years plain text in the figures' columns (E-Q).
 func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRows []int, st sectorColumnStyles) error {
 	cols := st.Columns(false)
 	for start := 0; start < len(cols); {
@@ -431,7 +455,9 @@ func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRow
 		start = end + 1
 	}
 	for _, r := range noYearRows {
-		if err := f.SetCellStyle(sheet, fmt.Sprintf("J%d", r), fmt.Sprintf("V%d", r), st.text); err != nil {
+		from, _ := excelize.CoordinatesToCellName(sectorFigureFirst, r)
+		to, _ := excelize.CoordinatesToCellName(sectorFigureLast, r)
+		if err := f.SetCellStyle(sheet, from, to, st.text); err != nil {
 			return err
 		}
 	}
@@ -470,7 +496,7 @@ func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 		return err
 	}
 	// Actual share columns and the short-people column that decides them.
-	for _, c := range []struct{ actual, short string }{{"K", "N"}, {"O", "R"}, {"S", "V"}} {
+	for _, c := range []struct{ actual, short string }{{"F", "I"}, {"J", "M"}, {"N", "Q"}} {
 		if err := f.SetConditionalFormat(sheet, rng(c.actual), []excelize.ConditionalFormatOptions{
 			{Type: "formula", Criteria: fmt.Sprintf(`AND(ISNUMBER($%s%s),$%s%s=0)`, c.short, first, c.short, first), Format: &green},
 			{Type: "formula", Criteria: fmt.Sprintf(`AND(ISNUMBER($%s%s),$%s%s>0)`, c.short, first, c.short, first), Format: &red},

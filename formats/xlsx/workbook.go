@@ -24,7 +24,9 @@ func WriteWorkbook(path string, f Workbook) error {
 	})
 }
 
-type OverviewStyles struct{ Title, Note, Header, Text, Ident, Number, Date, Datetime, Link int }
+// OverviewStyles are the cell styles of the Overview and the reports'
+// tables; Wrap is Text wrapped, for a column narrower than its values.
+type OverviewStyles struct{ Title, Note, Header, Text, Wrap, Ident, Number, Date, Datetime, Link int }
 
 func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 	var s OverviewStyles
@@ -33,6 +35,10 @@ func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 		{Type: "top", Color: "D0D7DE", Style: 1}, {Type: "bottom", Color: "D0D7DE", Style: 1},
 	}
 	dateFmt, dateTimeFmt, textFmt := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss", "@"
+	// Text at the top of its cell, level with a wrapped neighbour's first line.
+	text := excelize.Style{Border: border, Alignment: &excelize.Alignment{Vertical: "top"}}
+	wrap := text
+	wrap.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
 	defs := []struct {
 		dst   *int
 		style *excelize.Style
@@ -45,7 +51,8 @@ func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 			Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
 			Border:    border,
 		}},
-		{&s.Text, &excelize.Style{Border: border}},
+		{&s.Text, &text},
+		{&s.Wrap, &wrap},
 		{&s.Ident, &excelize.Style{Border: border, CustomNumFmt: &textFmt}},
 		{&s.Number, &excelize.Style{Border: border, NumFmt: 1}},
 		{&s.Date, &excelize.Style{Border: border, CustomNumFmt: &dateFmt}},
