@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -308,41 +307,10 @@ func suggest(kind, name string) []string {
 	if len(all) <= 10 {
 		return all
 	}
-	type scored struct {
-		n string
-		d int
+	if near := pipeline.Closest(name, all, 3); len(near) > 0 {
+		return []string{"closest: " + strings.Join(near, ", ")}
 	}
-	var s []scored
-	for _, n := range all {
-		s = append(s, scored{n, distance(strings.ToLower(name), strings.ToLower(n))})
-	}
-	sort.SliceStable(s, func(i, j int) bool { return s[i].d < s[j].d })
-	out := []string{"closest:"}
-	for _, x := range s[:3] {
-		out = append(out, x.n)
-	}
-	return []string{strings.Join(out, " ")}
-}
-
-// distance is the Levenshtein distance of a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return []string{"docs/formats.md lists them"}
 }
 
 // lookup returns the name a spelling of a kind has in the file.
