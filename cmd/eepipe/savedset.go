@@ -145,7 +145,7 @@ func (sr *savedRun) open() (checkErr, err error) {
 	}
 	s := sr.set.Header
 	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
-		return nil, exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, cfg.BaseURL)
+		return nil, exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, redactURL(cfg.BaseURL))
 	}
 	if err := sr.set.Verify(cfg.address().History(), setKeys(cfg)); err != nil {
 		return nil, exitf(ExitInvalid, "%s: %v", path, err)

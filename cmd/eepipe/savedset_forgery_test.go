@@ -188,3 +188,22 @@ func TestSignedChangeSetWithBadValuesRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeSetOtherServiceRefusalHidesPassword: a set refused because
+// this run's base_url is another service names that address without the
+// password it carries (which the client refuses later).
+func TestChangeSetOtherServiceRefusalHidesPassword(t *testing.T) {
+	e, set := savedSetEnv(t)
+	e.vars[envBaseURL] = strings.Replace(e.srv.URL, "127.0.0.1", "ops:hunter2@localhost", 1)
+	e.srv.Sandbox.ResetStats()
+	r := e.run("apply", set, "--no-recalc")
+	if r.code != ExitInvalid || !strings.Contains(r.err, "was computed against") {
+		t.Fatalf("exit %d, want 2 naming the other service\n%s", r.code, r.err)
+	}
+	if strings.Contains(r.err, "hunter2") {
+		t.Fatalf("the base URL's password is shown:\n%s", r.err)
+	}
+	if st := e.srv.Sandbox.Stats(); st.Requests != 0 {
+		t.Fatalf("%d requests sent", st.Requests)
+	}
+}
