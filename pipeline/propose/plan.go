@@ -81,6 +81,9 @@ func Plan(profile Counts, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("growth %v%%: give a percentage a year from 0 to 100", opts.Growth)
 	}
 	profile.total()
+	if err := profile.disabledWithin(); err != nil {
+		return nil, err
+	}
 	if profile.sixLevels(all) == 0 {
 		return nil, errors.New("the profile has no employees at the six occupational levels: there is nothing to plan")
 	}

@@ -199,3 +199,20 @@ func TestShortfallSaysWhatThePlanDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanRefusesDisabledAboveAll: a profile with more people with
+// disabilities in a cell than employees is refused, where the plan would
+// keep a disabled counter above its cell's all-employees counter.
+func TestPlanRefusesDisabledAboveAll(t *testing.T) {
+	var prof Counts
+	prof[all][african][male][5] = 1
+	prof[disabled][african][male][5] = 5
+	prof[all][african][female][0] = 2
+	res, err := Plan(prof, Options{Sector: "Manufacturing", Years: fys(2)})
+	if err == nil {
+		t.Fatalf("a profile with 5 people with disabilities among 1 employee gave a plan: %+v", res.Years[len(res.Years)-1])
+	}
+	if want := "number_of_african_male_unskilled_employees"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name %s", err, want)
+	}
+}
