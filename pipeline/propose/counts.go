@@ -49,6 +49,23 @@ func CountsOf(allEmployees, disabledEmployees pipeline.Counters) (c Counts, blan
 	return c, blank
 }
 
+// disabledWithin refuses counts with more people with disabilities in a
+// cell than employees: disabled employees are part of all employees, and
+// a plan worked out from such a profile would keep the excess.
+func (c *Counts) disabledWithin() error {
+	for r, race := range pipeline.Races {
+		for g, gender := range pipeline.Genders {
+			for l, level := range pipeline.Levels {
+				if d, a := c[disabled][r][g][l], c[all][r][g][l]; d > a {
+					return fmt.Errorf("the profile counts %s as %s but %s: disabled employees are part of all employees",
+						pipeline.Plural(int(d), "person with a disability", "people with disabilities"), pipeline.CounterName(race, gender, level), pipeline.Plural(int(a), "employee"))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // total works out the total rows: total permanent is the six levels, the
 // grand total that and the temporary employees.
 func (c *Counts) total() {

@@ -81,6 +81,9 @@ func Plan(profile Counts, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("growth %v%%: give a percentage a year from 0 to 100", opts.Growth)
 	}
 	profile.total()
+	if err := profile.disabledWithin(); err != nil {
+		return nil, err
+	}
 	if profile.sixLevels(all) == 0 {
 		return nil, errors.New("the profile has no employees at the six occupational levels: there is nothing to plan")
 	}
@@ -179,11 +182,12 @@ func (b *builder) level(l int) {
 	needM, needF := pipeline.SectorNeed(tm, h), pipeline.SectorNeed(tf, h)
 	dm, df := b.cur.designated(male, l), b.cur.designated(female, l)
 	if needM+needF > h {
-		b.shortfalls = append(b.shortfalls, Shortfall{Level: pipeline.Levels[l], Target: "designated_male and designated_female",
-			Reason: fmt.Sprintf("at a headcount of %d the targets (%s%% designated men, %s%% designated women) need %d designated men and %d designated women together, more than the %d people there; the plan meets the men's figure and comes as near the women's as the headcount allows",
-				h, tm, tf, needM, needF, h)})
+		wantM, wantF := needM, needF
 		needM = max(dm, min(needM, h-df))
 		needF = max(df, min(needF, h-needM))
+		b.shortfalls = append(b.shortfalls, Shortfall{Level: pipeline.Levels[l], Target: "designated_male and designated_female",
+			Reason: fmt.Sprintf("at a headcount of %d the targets (%s%% designated men, %s%% designated women) need %d designated men and %d designated women together, more than the %d people there; %s",
+				h, tm, tf, wantM, wantF, h, nearest(wantM, wantF, needM, needF))})
 	}
 	movesM, movesF := max(0, needM-dm), max(0, needF-df)
 	if movesM+movesF == 0 {
@@ -218,6 +222,19 @@ func (b *builder) level(l int) {
 		}
 	}
 	b.cur.total()
+}
+
+// nearest says what the plan does at a level whose two figures need more
+// people than it has: which figure its needM designated men and needF
+// designated women meet (the designated people already there stay).
+func nearest(wantM, wantF, needM, needF int64) string {
+	switch {
+	case needM >= wantM:
+		return fmt.Sprintf("the plan meets the men's figure and comes as near the women's as the headcount allows (%d designated women)", needF)
+	case needF >= wantF:
+		return fmt.Sprintf("the plan meets the women's figure with the designated women already there (moving none) and comes as near the men's as the headcount allows (%d designated men)", needM)
+	}
+	return fmt.Sprintf("the plan comes as near both figures as the headcount allows (%d designated men, %d designated women)", needM, needF)
 }
 
 // spread lists each cell as often as its share, the cells taking turns,

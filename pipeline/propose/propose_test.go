@@ -1,6 +1,7 @@
 package propose
 
 import (
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -162,4 +163,56 @@ func TestApportion(t *testing.T) {
 			t.Fatalf("gave %d of %d", got, n)
 		}
 	})
+}
+
+// TestShortfallSaysWhatThePlanDoes: a level of one designated woman where
+// the two figures need two people keeps her (no move), and the shortfall
+// says that the women's figure is met and the men's is not, never that the
+// plan meets the men's figure.
+func TestShortfallSaysWhatThePlanDoes(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		r, g      int
+		dm, df    int64
+		want, not string
+	}{
+		{"a designated woman", african, female, 0, 1, "meets the women's figure", "meets the men's figure"},
+		{"a white man", white, male, 1, 0, "meets the men's figure", "meets the women's figure"},
+	} {
+		var prof Counts
+		prof[all][tc.r][tc.g][1] = 1 // senior management, headcount 1
+		prof[all][african][male][5] = 3
+		res, err := Plan(prof, Options{Sector: "Transport and Storage", Years: fys(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Shortfalls) != 1 || res.Shortfalls[0].Level != "senior_managers" {
+			t.Fatalf("%s: shortfalls %+v, want one at senior_managers", tc.name, res.Shortfalls)
+		}
+		ly := res.Years[0].Levels[1]
+		if ly.DesignatedMale != tc.dm || ly.DesignatedFemale != tc.df {
+			t.Fatalf("%s: senior management %+v, want %d designated men and %d designated women", tc.name, ly, tc.dm, tc.df)
+		}
+		why := res.Shortfalls[0].Reason
+		if !strings.Contains(why, tc.want) || strings.Contains(why, tc.not) {
+			t.Errorf("%s: reason %q, want it to say %q and not %q", tc.name, why, tc.want, tc.not)
+		}
+	}
+}
+
+// TestPlanRefusesDisabledAboveAll: a profile with more people with
+// disabilities in a cell than employees is refused, where the plan would
+// keep a disabled counter above its cell's all-employees counter.
+func TestPlanRefusesDisabledAboveAll(t *testing.T) {
+	var prof Counts
+	prof[all][african][male][5] = 1
+	prof[disabled][african][male][5] = 5
+	prof[all][african][female][0] = 2
+	res, err := Plan(prof, Options{Sector: "Manufacturing", Years: fys(2)})
+	if err == nil {
+		t.Fatalf("a profile with 5 people with disabilities among 1 employee gave a plan: %+v", res.Years[len(res.Years)-1])
+	}
+	if want := "number_of_african_male_unskilled_employees"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name %s", err, want)
+	}
 }
