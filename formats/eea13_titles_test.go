@@ -2,6 +2,7 @@ package formats
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
@@ -103,4 +104,43 @@ func TestSectionTitleIsNoHeading(t *testing.T) {
 		})
 	}
 	checkTargets(t, got, want)
+}
+
+// TestGoalCellRefusedForItsCause: a goal cell that holds no counter value
+// (a 1 formatted 0%, text) is refused for its own cause, as the same cell
+// of a targets grid is, not as a difference from the final year's target.
+func TestGoalCellRefusedForItsCause(t *testing.T) {
+	path := writeTitledGrids(t, []string{"Numerical goals: all employees", "Year 3 (2028/29): all employees"},
+		func(_, _, _, _ int) int { return 1 })
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct, err := f.NewStyle(&excelize.Style{NumFmt: 9}) // 0%
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetCellStyle("Sheet1", "B11", "B11", pct); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetCellValue("Sheet1", "C11", "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	b, err := ReadFiles([]string{path}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAcceptanceProblems(t, b.Problems, []wantProblem{
+		perr("Sheet1!B11", "the numerical goal for Top management, African Male: the cell is formatted as a percentage (it shows 100%)"),
+		perr("Sheet1!C11", "the numerical goal for Top management, African Female: "),
+	})
+	for _, p := range b.Problems {
+		if p.Origin.Cell == "C11" && strings.Contains(p.Message, "must agree") {
+			t.Errorf("the text goal is reported as a difference: %s", p.Message)
+		}
+	}
 }
