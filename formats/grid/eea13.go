@@ -152,6 +152,16 @@ func (g *gridReader) compareGoals(goals, targets *gridBlock, final pipeline.Fina
 	for _, k := range sortedKeys(keys, g.cat) {
 		ga, gok := gc[k]
 		ta, tok := tc[k]
+		if gok {
+			// A goal cell that holds no counter value is refused for its own
+			// cause (a percentage, text, a negative number), as the same cell
+			// of a targets grid is: the goals grid is not read as records.
+			if _, _, err := pipeline.CounterValue(g.cellAt(ga.r, ga.c)); err != nil {
+				g.errorf(ga.r, ga.c, g.cellAt(ga.r, ga.c).Text, nil, "the numerical goal for %s, %s %s: %v",
+					templates.LevelLabel(k[0]), templates.RaceLabel(k[1]), templates.GenderLabel(k[2]), err)
+				continue
+			}
+		}
 		gs, gn, gset := value(ga, gok)
 		ts, tn, tset := value(ta, tok)
 		if gset == tset && gn == tn && gn >= 0 {

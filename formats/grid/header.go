@@ -70,10 +70,15 @@ func (g *gridReader) findGrids() []*gridBlock {
 // numerical targets. Under a heading of goals or of a profile, a title
 // naming only whose figures they are ("All employees, including people
 // with disabilities", "People with disabilities only") is a label too
-// (weak: only with a header below it).
+// (weak: only with a header below it). A grid's own title that names its
+// section ("Workforce profile 2025/26: all employees") heads only such
+// bare titles below it: a grid titled for a year below it keeps its own
+// section, so a short profile title never turns the targets after it into
+// the baseline.
 func (g *gridReader) findLabels() []gridLabel {
 	var labels []gridLabel
-	heading, headed := sectionTargets, false
+	heading, headed := sectionTargets, false  // a heading line's
+	bare, bareHeaded := sectionTargets, false // a heading line's or a title's
 	for r := 1; r <= len(g.text); r++ {
 		for c := 1; c <= len(g.text[r-1]); c++ {
 			v := g.text.at(r, c)
@@ -81,19 +86,26 @@ func (g *gridReader) findLabels() []gridLabel {
 				continue
 			}
 			l, ok := parseGridLabel(v)
-			if !ok && headed && heading != sectionTargets && len(v) <= 120 && !g.looksLikeProse(r, c) {
+			if !ok && bareHeaded && bare != sectionTargets && len(v) <= 120 && !g.looksLikeProse(r, c) {
 				if tt, unclear, named := gridTitleTarget(v); named && !unclear {
 					l, ok = gridLabel{targetType: tt, weak: true}, true
 				}
 			}
 			if sec, named := headingOf(v); named {
-				heading, headed = sec, true
+				bare, bareHeaded = sec, true
+				if !ok {
+					heading, headed = sec, true
+				}
 			}
 			if !ok {
 				continue
 			}
 			l.row, l.col = r, c
-			if !l.sectionNamed && headed {
+			switch {
+			case l.sectionNamed:
+			case l.weak:
+				l.section = bare
+			case headed:
 				l.section = heading
 			}
 			labels = append(labels, l)
