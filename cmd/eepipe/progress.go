@@ -259,15 +259,20 @@ func (p *progress) release() {
 // container, which prints it above the bar and redraws the bar below:
 // log lines and messages (a failed catalog check's problem list) written
 // during a run are neither drawn over nor cut by the bar's redraws.
-// Otherwise, and once the bar has ended, it writes to w.
+// Otherwise, and once the bar has ended, it writes to w. Writes are
+// serialised (wmu): the logger writes from every worker of a run, and a
+// line must neither interleave with another nor race on w.
 type barWriter struct {
-	w  io.Writer
-	mu sync.Mutex
-	p  *mpb.Progress
+	w   io.Writer
+	mu  sync.Mutex
+	p   *mpb.Progress
+	wmu sync.Mutex
 }
 
 // Write implements io.Writer.
 func (b *barWriter) Write(s []byte) (int, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	b.mu.Lock()
 	p := b.p
 	b.mu.Unlock()
