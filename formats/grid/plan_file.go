@@ -17,6 +17,14 @@ import (
 // on A4 (landscape, one page wide, its title row on every page). eepipe
 // profile writes the workforce profile this way.
 func WritePlanFile(path, sheet, title string, p *pipeline.InputPlan) error {
+	ps := PlanSheetOf(p)
+	ps.Title = title
+	return writeSheetFile(path, sheet, p, ps)
+}
+
+// writeSheetFile writes plan p, laid out as ps, to path (atomically) as a
+// workbook of the one plan sheet named sheet.
+func writeSheetFile(path, sheet string, p *pipeline.InputPlan, ps templates.PlanSheet) error {
 	cat := pipeline.DefaultCatalog()
 	if err := table.CheckCounters(p, cat); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -27,8 +35,6 @@ func WritePlanFile(path, sheet, title string, p *pipeline.InputPlan) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	ps := PlanSheetOf(p)
-	ps.Title = title
 	first := f.GetSheetName(0)
 	if err := templates.AddPlanSheet(f, sheet, ps, cat, st); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

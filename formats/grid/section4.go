@@ -3,10 +3,6 @@ package grid
 import (
 	"fmt"
 
-	"github.com/xuri/excelize/v2"
-
-	"github.com/eepipe/eepipe/formats/table"
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -50,16 +46,6 @@ func Section4Label(final bool, year int, fy pipeline.FinancialYear, targetType s
 // profile it starts from (the two targets' counters) to path, atomically,
 // in the EEA13 section 4 layout; the sheet prints on A4.
 func WriteSection4(path string, p *pipeline.InputPlan, profileAll, profileDisabled pipeline.Counters) error {
-	cat := pipeline.DefaultCatalog()
-	if err := table.CheckCounters(p, cat); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f := excelize.NewFile()
-	defer f.Close()
-	st, err := templates.NewStyles(f)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	ps := PlanSheetOf(p)
 	ps.Title = "Employment Equity plan: numerical goals and targets (form EEA13, section 4)"
 	last := 0
@@ -76,13 +62,5 @@ func WriteSection4(path string, p *pipeline.InputPlan, profileAll, profileDisabl
 		{TargetType: pipeline.TargetAll, Counters: profileAll, Label: "4.1 Workforce profile — " + section4All},
 		{TargetType: pipeline.TargetDisabled, Counters: profileDisabled, Label: "4.1 Workforce profile — " + section4Disabled},
 	}, ps.Grids...)
-	first := f.GetSheetName(0)
-	if err := templates.AddPlanSheet(f, Section4Sheet, ps, cat, st); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.DeleteSheet(first); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	templates.ActivateFirstVisible(f)
-	return xlsx.WriteWorkbook(path, f)
+	return writeSheetFile(path, Section4Sheet, p, ps)
 }
