@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -17,7 +19,7 @@ import (
 // such a workbook ended in a nil-pointer panic inside excelize (exit 3,
 // "internal error"); it must write the annotated copy like any other.
 func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
-	parts := xlsxParts(t, smallFlatXLSX(t, func(f *excelize.File) {
+	parts := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, func(f *excelize.File) {
 		_ = f.SetCellValue("Targets", "F2", -3) // a negative counter: an error at F2
 	}))
 	delete(parts, "xl/styles.xml")
@@ -27,7 +29,7 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 		ReplaceAll(parts["[Content_Types].xml"], nil)
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "nostyles.xlsx"), filepath.Join(dir, "annotated.xlsx")
-	if err := os.WriteFile(src, zipParts(parts), 0o644); err != nil {
+	if err := os.WriteFile(src, xlsxtest.Zip(parts), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := ReadFiles([]string{src}, ReadOptions{})

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // The benchmarks read and validate generated flat files (never committed):

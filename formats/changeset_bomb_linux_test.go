@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/formats/reports"
 )
 
@@ -42,9 +44,9 @@ func procWrittenBytes(t *testing.T) int64 {
 // the bounded reader ever saw the file.
 func TestReadChangeSetLeavesInputBombsAlone(t *testing.T) {
 	dir := t.TempDir()
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
-	path := writeHostileXLSX(t, dir, "bomb.xlsx", small, map[string]hostilePart{fuzzSheetPart: {
-		prefix: []byte(`<worksheet><sheetData>`), chunk: bytes.Repeat([]byte(" "), 1<<20), n: 64, suffix: []byte(`</sheetData></worksheet>`)}})
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
+	path := xlsxtest.WriteHostile(t, dir, "bomb.xlsx", small, map[string]xlsxtest.Part{xlsxtest.SheetPart: {
+		Prefix: []byte(`<worksheet><sheetData>`), Chunk: bytes.Repeat([]byte(" "), 1<<20), N: 64, Suffix: []byte(`</sheetData></worksheet>`)}})
 	before := procWrittenBytes(t)
 	_, err := readChangeSet(path)
 	written := procWrittenBytes(t) - before

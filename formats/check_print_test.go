@@ -7,9 +7,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // TestCheckReportPrints: `check --report x.xlsx` opens on a sheet laid out

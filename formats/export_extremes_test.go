@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -65,7 +67,7 @@ func TestExportExtremesReimport(t *testing.T) {
 		if err := writeExportXLSX(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
 			t.Fatal(err)
 		}
-		checkStrictXLSX(t, path)
+		xlsxtest.CheckStrict(t, path)
 		paths = append(paths, path)
 	}
 	// EEPIPE_REREAD: more files to compare (LibreOffice's re-save).

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -233,7 +235,7 @@ func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 			t.Errorf("%q (%s) has no page breaks", s, part)
 		}
 	}
-	checkStrictXLSX(t, path)
+	xlsxtest.CheckStrict(t, path)
 }
 
 // TestGridSectorSheetStreamed: the export's Sector targets sheet, its data
@@ -265,7 +267,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 		if err := writeExportXLSX(ref, plans, opts); err != nil {
 			t.Fatal(err)
 		}
-		checkStrictXLSX(t, streamed)
+		xlsxtest.CheckStrict(t, streamed)
 		a, err := excelize.OpenFile(streamed)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
@@ -134,7 +136,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := xlsxParts(t, data)
+	parts := xlsxtest.Parts(t, data)
 	// table is a sheet of 3,000 rows of text and numbers, with a grid
 	// label at D2500 and a header of races below it when grid is set.
 	table := func(grid bool) string {
@@ -167,7 +169,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := maps.Clone(parts)
 			p[sheetPart] = []byte(tc.sheet)
-			data := zipParts(p)
+			data := xlsxtest.Zip(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
 			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
@@ -194,7 +196,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := xlsxParts(t, data)
+	parts := xlsxtest.Parts(t, data)
 	// table has grid.MaxScanRows+100 rows of text, with row damaged
 	// repeating the row before it.
 	table := func(damaged int) string {
@@ -221,7 +223,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := maps.Clone(parts)
 			p["xl/worksheets/sheet1.xml"] = []byte(table(tc.damaged)) // the Overview
-			data := zipParts(p)
+			data := xlsxtest.Zip(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
 			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 )
@@ -100,10 +102,10 @@ func TestGridDenseSheetBounded(t *testing.T) {
 // inside <sheetData>) as name in a temporary folder and returns its path.
 func sheetDataXLSX(t *testing.T, name, rows string) string {
 	t.Helper()
-	parts := xlsxParts(t, smallFlatXLSX(t, nil))
-	parts[fuzzSheetPart] = []byte(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
+	parts := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
+	parts[xlsxtest.SheetPart] = []byte(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+	if err := os.WriteFile(path, xlsxtest.Zip(parts), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -3,10 +3,8 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"maps"
 	"os"
@@ -17,129 +15,48 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// hostilePart is a zip part made of a prefix, a chunk repeated n times
-// and a suffix, deflated without ever holding the whole: the chunk is
-// compressed once and its deflate blocks are repeated (a sync flush ends
-// them on a byte boundary, and blocks compressed on their own stay valid
-// after any history).
-type hostilePart struct {
-	prefix, chunk, suffix []byte
-	n                     int
-}
-
-func (p hostilePart) size() uint64 {
-	return uint64(len(p.prefix)) + uint64(len(p.chunk))*uint64(p.n) + uint64(len(p.suffix))
-}
-
-// deflated returns the part's compressed blocks: prefix, chunk (to repeat)
-// and suffix (with the final block).
-func (p hostilePart) deflated(tb testing.TB) (pre, chunk, suf []byte) {
-	tb.Helper()
-	compress := func(b []byte, final bool) []byte {
-		var buf bytes.Buffer
-		fw, err := flate.NewWriter(&buf, flate.BestCompression)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		_, _ = fw.Write(b)
-		if final {
-			_ = fw.Close()
-		} else {
-			_ = fw.Flush()
-		}
-		return buf.Bytes()
-	}
-	return compress(p.prefix, false), compress(p.chunk, false), compress(p.suffix, true)
-}
-
-// writeHostileXLSX writes a workbook of the small flat workbook's parts
-// with some replaced, and returns its path.
-func writeHostileXLSX(tb testing.TB, dir, name string, small map[string][]byte, big map[string]hostilePart) string {
-	tb.Helper()
-	path := filepath.Join(dir, name)
-	out, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer out.Close()
-	zw := zip.NewWriter(out)
-	names := slices.Sorted(maps.Keys(small))
-	for n := range big {
-		if _, ok := small[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		p, ok := big[n]
-		if !ok {
-			w, _ := zw.Create(n)
-			_, _ = w.Write(small[n])
-			continue
-		}
-		pre, chunk, suf := p.deflated(tb)
-		crc := crc32.Update(0, crc32.IEEETable, p.prefix)
-		for range p.n {
-			crc = crc32.Update(crc, crc32.IEEETable, p.chunk)
-		}
-		crc = crc32.Update(crc, crc32.IEEETable, p.suffix)
-		h := &zip.FileHeader{Name: n, Method: zip.Deflate, CRC32: crc, UncompressedSize64: p.size(),
-			CompressedSize64: uint64(len(pre)) + uint64(len(chunk))*uint64(p.n) + uint64(len(suf))}
-		w, err := zw.CreateRaw(h)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		_, _ = w.Write(pre)
-		for range p.n {
-			_, _ = w.Write(chunk)
-		}
-		_, _ = w.Write(suf)
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return path
-}
-
 // hostileBomb is one of the decompression bombs docs/limits.md bounds.
 type hostileBomb struct {
 	name  string
 	part  string
-	make  func() hostilePart
+	make  func() xlsxtest.Part
 	want  string // in the error
 	limit int64  // Limits.MaxUncompressed; 0 for the default
 }
 
 var hostileBombs = []hostileBomb{
-	{"whitespace.xlsx", fuzzSheetPart, func() hostilePart {
+	{"whitespace.xlsx", xlsxtest.SheetPart, func() xlsxtest.Part {
 		// A sheet with 2 GiB of whitespace.
-		return hostilePart{prefix: []byte(`<worksheet><sheetData>`), chunk: bytes.Repeat([]byte(" "), 1<<20), n: 2048, suffix: []byte(`</sheetData></worksheet>`)}
+		return xlsxtest.Part{Prefix: []byte(`<worksheet><sheetData>`), Chunk: bytes.Repeat([]byte(" "), 1<<20), N: 2048, Suffix: []byte(`</sheetData></worksheet>`)}
 	}, "unpacks to 2.0 GiB, more than the limit of 1 GiB", 0},
-	{"whitespace-limit-raised.xlsx", fuzzSheetPart, func() hostilePart {
+	{"whitespace-limit-raised.xlsx", xlsxtest.SheetPart, func() xlsxtest.Part {
 		// The same read with --max-uncompressed 4G: the token bound stops it.
-		return hostilePart{prefix: []byte(`<worksheet><sheetData>`), chunk: bytes.Repeat([]byte(" "), 1<<20), n: 2048, suffix: []byte(`</sheetData></worksheet>`)}
+		return xlsxtest.Part{Prefix: []byte(`<worksheet><sheetData>`), Chunk: bytes.Repeat([]byte(" "), 1<<20), N: 2048, Suffix: []byte(`</sheetData></worksheet>`)}
 	}, "one XML token", 4 << 30},
-	{"wide-row.xlsx", fuzzSheetPart, func() hostilePart {
+	{"wide-row.xlsx", xlsxtest.SheetPart, func() xlsxtest.Part {
 		// One row of 1,000,000 cells.
-		return hostilePart{prefix: []byte(`<worksheet><sheetData><row r="1">`), chunk: bytes.Repeat([]byte(`<c><v>1</v></c>`), 1000), n: 1000, suffix: []byte(`</row></sheetData></worksheet>`)}
+		return xlsxtest.Part{Prefix: []byte(`<worksheet><sheetData><row r="1">`), Chunk: bytes.Repeat([]byte(`<c><v>1</v></c>`), 1000), N: 1000, Suffix: []byte(`</row></sheetData></worksheet>`)}
 	}, "more than 16384 cells", 0},
-	{"sst.xlsx", fuzzSSTPart, func() hostilePart {
+	{"sst.xlsx", xlsxtest.SSTPart, func() xlsxtest.Part {
 		// A shared string table of 1 GiB (less a little, so that only
 		// the table's own bounds stop it).
 		unit := []byte(`<si><t>` + strings.Repeat("x", 1000) + `</t></si>`)
-		return hostilePart{prefix: []byte(`<sst>`), chunk: bytes.Repeat(unit, 1000), n: (1<<30 - (4 << 20)) / (1000 * len(unit)), suffix: []byte(`</sst>`)}
+		return xlsxtest.Part{Prefix: []byte(`<sst>`), Chunk: bytes.Repeat(unit, 1000), N: (1<<30 - (4 << 20)) / (1000 * len(unit)), Suffix: []byte(`</sst>`)}
 	}, "holds more than 64 MiB of text", 0},
-	{"grid-sheet.xlsx", fuzzSheetPart, func() hostilePart {
+	{"grid-sheet.xlsx", xlsxtest.SheetPart, func() xlsxtest.Part {
 		// A grid plan sheet (a grid label above a header of races) that
 		// unpacks to 768 MiB, within the workbook's limit of 1 GiB but
 		// not a grid plan sheet's 8 MiB.
 		chunk := bytes.Repeat([]byte(`<row><c t="inlineStr"><is><t>Year 1 all employees</t></is></c><c><v>7</v></c></row>`), 1<<13)
-		return hostilePart{prefix: []byte(hostileGridTop), chunk: chunk, n: 768 << 20 / len(chunk), suffix: []byte(`</sheetData></worksheet>`)}
+		return xlsxtest.Part{Prefix: []byte(hostileGridTop), Chunk: chunk, N: 768 << 20 / len(chunk), Suffix: []byte(`</sheetData></worksheet>`)}
 	}, "more than the 8 MiB a grid plan sheet may", 0},
 }
 
@@ -156,10 +73,10 @@ func TestHostileBombs(t *testing.T) {
 		t.Skip("writes a few megabytes of bombs")
 	}
 	dir := t.TempDir()
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	for _, b := range hostileBombs {
 		t.Run(b.name, func(t *testing.T) {
-			path := writeHostileXLSX(t, dir, b.name, small, map[string]hostilePart{b.part: b.make()})
+			path := xlsxtest.WriteHostile(t, dir, b.name, small, map[string]xlsxtest.Part{b.part: b.make()})
 			st, _ := os.Stat(path)
 			peak, out := hostileReadInProcess(t, path, b.limit)
 			t.Logf("%s: %s zip, peak RSS %.1f MB", b.name, xlsx.SizeText(st.Size()), float64(peak)/1e6)
@@ -177,9 +94,9 @@ func TestHostileBombs(t *testing.T) {
 // decompression bomb (in a process of its own), as peak-MB.
 func BenchmarkHostileBombs(b *testing.B) {
 	dir := b.TempDir()
-	small := xlsxParts(b, smallFlatXLSX(b, nil))
+	small := xlsxtest.Parts(b, xlsxtest.SmallFlat(b, nil))
 	for _, bomb := range hostileBombs {
-		path := writeHostileXLSX(b, dir, bomb.name, small, map[string]hostilePart{bomb.part: bomb.make()})
+		path := xlsxtest.WriteHostile(b, dir, bomb.name, small, map[string]xlsxtest.Part{bomb.part: bomb.make()})
 		b.Run(bomb.name, func(b *testing.B) {
 			var peak int64
 			for b.Loop() {
@@ -244,7 +161,7 @@ func TestHostileHelperProcess(t *testing.T) {
 // memory: the token, the cell, the row, the total size (with a lower
 // limit), the metadata parts and the shared strings.
 func TestHostileLimits(t *testing.T) {
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	sheet := func(rows string) []byte {
 		return []byte(`<worksheet><sheetData>` + rows + `</sheetData></worksheet>`)
 	}
@@ -256,22 +173,22 @@ func TestHostileLimits(t *testing.T) {
 		want  string
 		cell  string // the error's cell, when it has one
 	}{
-		{"token", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, xlsx.Limits{}, "one XML token", ""},
-		{"token in a cell", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, xlsx.Limits{}, "one XML token", ""},
-		{"cell text", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", xlsx.MaxCellChars+1) + `</t></is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
-		{"cell text in runs", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
-		{"row width", map[string][]byte{fuzzSheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, xlsx.MaxRowCells+1) + `</row>`)}, xlsx.Limits{}, "more than 16384 cells", ""},
-		{"rows", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{}, "more than 1048576 rows", ""},
-		{"total", map[string][]byte{fuzzSheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
-		{"styles part", map[string][]byte{fuzzStylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), xlsx.MaxMetaPart+1)...)}, xlsx.Limits{}, "xl/styles.xml unpacks to", ""},
-		{"shared string count", map[string][]byte{fuzzSSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, xlsx.MaxSSTStrings+1) + `</sst>`)}, xlsx.Limits{}, "more than 1048576 entries", ""},
-		{"shared string length", map[string][]byte{fuzzSSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", xlsx.MaxCellChars+1) + `</t></si></sst>`)}, xlsx.Limits{}, "more than 32767 characters", ""},
+		{"token", map[string][]byte{xlsxtest.SheetPart: sheet(header + `<row r="2">` + strings.Repeat(" ", 3<<20) + `</row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"token in a cell", map[string][]byte{xlsxtest.SheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("y", 2<<20) + `</t></is></c></row>`)}, xlsx.Limits{}, "one XML token", ""},
+		{"cell text", map[string][]byte{xlsxtest.SheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>` + strings.Repeat("é", xlsx.MaxCellChars+1) + `</t></is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"cell text in runs", map[string][]byte{xlsxtest.SheetPart: sheet(header + `<row r="2"><c r="A2" t="inlineStr"><is>` + strings.Repeat(`<r><t>`+strings.Repeat("z", 1000)+`</t></r>`, 200) + `</is></c></row>`)}, xlsx.Limits{}, "more than 32767 characters", "A2"},
+		{"row width", map[string][]byte{xlsxtest.SheetPart: sheet(header + `<row r="2">` + strings.Repeat(`<c/>`, xlsx.MaxRowCells+1) + `</row>`)}, xlsx.Limits{}, "more than 16384 cells", ""},
+		{"rows", map[string][]byte{xlsxtest.SheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{}, "more than 1048576 rows", ""},
+		{"total", map[string][]byte{xlsxtest.SheetPart: sheet(header + strings.Repeat(`<row/>`, 1<<20))}, xlsx.Limits{MaxUncompressed: 4 << 20}, "more than the limit of 4 MiB", ""},
+		{"styles part", map[string][]byte{xlsxtest.StylesPart: append([]byte(`<styleSheet>`), bytes.Repeat([]byte(" "), xlsx.MaxMetaPart+1)...)}, xlsx.Limits{}, "xl/styles.xml unpacks to", ""},
+		{"shared string count", map[string][]byte{xlsxtest.SSTPart: []byte(`<sst>` + strings.Repeat(`<si/>`, xlsx.MaxSSTStrings+1) + `</sst>`)}, xlsx.Limits{}, "more than 1048576 entries", ""},
+		{"shared string length", map[string][]byte{xlsxtest.SSTPart: []byte(`<sst><si><t>` + strings.Repeat("w", xlsx.MaxCellChars+1) + `</t></si></sst>`)}, xlsx.Limits{}, "more than 32767 characters", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			parts := maps.Clone(small)
 			maps.Copy(parts, tc.parts)
-			data := zipParts(parts)
+			data := xlsxtest.Zip(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
 			readXLSXLimited("h.xlsx", bytes.NewReader(data), int64(len(data)), tc.lim, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
@@ -290,13 +207,13 @@ func TestHostileLimits(t *testing.T) {
 // than a grid plan sheet's is refused once it passes grid.MaxSheetCells,
 // before they are all held.
 func TestHostileGridBounded(t *testing.T) {
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	many := maps.Clone(small)
-	many[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, grid.MaxSheetCells/1000+1) + `</sheetData></worksheet>`)
-	if n := len(many[fuzzSheetPart]); n > xlsx.DefaultMaxGridSheet {
+	many[xlsxtest.SheetPart] = []byte(`<worksheet><sheetData>` + strings.Repeat(`<row>`+strings.Repeat(`<c><v>1</v></c>`, 1000)+`</row>`, grid.MaxSheetCells/1000+1) + `</sheetData></worksheet>`)
+	if n := len(many[xlsxtest.SheetPart]); n > xlsx.DefaultMaxGridSheet {
 		t.Fatalf("the sheet takes %d bytes, more than the per-sheet bound", n)
 	}
-	data := zipParts(many)
+	data := xlsxtest.Zip(many)
 	var ps pipeline.Problems
 	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 	if !strings.Contains(fmt.Sprint(ps), fmt.Sprintf("more than %d cells", grid.MaxSheetCells)) || !strings.Contains(fmt.Sprint(ps), "oversized") {
@@ -326,7 +243,7 @@ func TestHostileCentralDirectory(t *testing.T) {
 // reference, one in another row, a repeated or backward one, and a
 // repeated row are each an error at that place, never "the next column".
 func TestBadCellReferences(t *testing.T) {
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	header := `<row r="1"><c r="A1" t="inlineStr"><is><t>plan_name</t></is></c><c r="B1" t="inlineStr"><is><t>target_type</t></is></c></row>`
 	cases := []struct {
 		name, rows, want string
@@ -344,8 +261,8 @@ func TestBadCellReferences(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			parts := maps.Clone(small)
-			parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + tc.rows + `</sheetData></worksheet>`)
-			data := zipParts(parts)
+			parts[xlsxtest.SheetPart] = []byte(`<worksheet><sheetData>` + header + tc.rows + `</sheetData></worksheet>`)
+			data := xlsxtest.Zip(parts)
 			var ps pipeline.Problems
 			readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool {
@@ -361,8 +278,8 @@ func TestBadCellReferences(t *testing.T) {
 	}
 	// Without references the cells follow each other, as Excel allows.
 	parts := maps.Clone(small)
-	parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + `<row><c t="inlineStr"><is><t>P</t></is></c><c t="inlineStr"><is><t>all_employees</t></is></c></row></sheetData></worksheet>`)
-	data := zipParts(parts)
+	parts[xlsxtest.SheetPart] = []byte(`<worksheet><sheetData>` + header + `<row><c t="inlineStr"><is><t>P</t></is></c><c t="inlineStr"><is><t>all_employees</t></is></c></row></sheetData></worksheet>`)
+	data := xlsxtest.Zip(parts)
 	var recs []pipeline.Record
 	var ps pipeline.Problems
 	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
@@ -374,7 +291,7 @@ func TestBadCellReferences(t *testing.T) {
 // TestUnreadableSharedStringSaysWhy: a cell whose shared string cannot be
 // read says what is wrong, never an empty reason.
 func TestUnreadableSharedStringSaysWhy(t *testing.T) {
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	header := `<row r="1"><c r="A1" t="inlineStr"><is><t>plan_name</t></is></c><c r="B1" t="inlineStr"><is><t>target_type</t></is></c><c r="C1" t="inlineStr"><is><t>year_number</t></is></c></row>`
 	for _, tc := range []struct{ name, sst, v, want string }{
 		{"index past the end", `<sst><si><t>all_employees</t></si></sst>`, "7", "has only 1 entries"},
@@ -383,9 +300,9 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parts := maps.Clone(small)
-			parts[fuzzSSTPart] = []byte(tc.sst)
-			parts[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + header + `<row r="2"><c r="A2" t="s"><v>` + tc.v + `</v></c><c r="B2" t="s"><v>0</v></c><c r="C2"><v>1</v></c></row></sheetData></worksheet>`)
-			data := zipParts(parts)
+			parts[xlsxtest.SSTPart] = []byte(tc.sst)
+			parts[xlsxtest.SheetPart] = []byte(`<worksheet><sheetData>` + header + `<row r="2"><c r="A2" t="s"><v>` + tc.v + `</v></c><c r="B2" t="s"><v>0</v></c><c r="C2"><v>1</v></c></row></sheetData></worksheet>`)
+			data := xlsxtest.Zip(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
 			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
@@ -468,10 +385,10 @@ func TestReaderPanicIsInternal(t *testing.T) {
 // is scanned by the bounded reader first: a malformed reference anywhere
 // is an error at the cell, not a value moved to another cell.
 func TestGridBadCellReference(t *testing.T) {
-	small := xlsxParts(t, smallFlatXLSX(t, nil))
+	small := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
 	rows := strings.Repeat(`<row><c t="inlineStr"><is><t>x</t></is></c></row>`, 30)
-	small[fuzzSheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
-	data := zipParts(small)
+	small[xlsxtest.SheetPart] = []byte(`<worksheet><sheetData>` + rows + `<row r="31"><c r="A31"><v>1</v></c><c r="I7"><v>5</v></c></row></sheetData></worksheet>`)
+	data := xlsxtest.Zip(small)
 	var ps pipeline.Problems
 	readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, func(pipeline.Record) {}, &ps)
 	i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return strings.Contains(p.Message, `"I7" is inside row 31`) })

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats/reports"
 )
 
 // printRowsWhole checks, on the printed pages of one workbook (pages, read

@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
-	"github.com/xuri/excelize/v2"
 )
 
 // printWant is what a sheet's page setup must be.

@@ -1,19 +1,19 @@
 package formats
 
 import (
-	"archive/zip"
 	"bytes"
-	"io"
 	"maps"
 	"os"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // checkReadResult is what every read must satisfy whatever the input: every
@@ -64,69 +64,12 @@ func FuzzReadCSV(f *testing.F) {
 	})
 }
 
-// smallFlatXLSX returns a small flat workbook written by excelize, for seeds.
-func smallFlatXLSX(tb testing.TB, mutate func(f *excelize.File)) []byte {
-	tb.Helper()
-	f := excelize.NewFile()
-	defer f.Close()
-	_ = f.SetSheetName("Sheet1", "Targets")
-	_ = f.SetSheetRow("Targets", "A1", &[]any{"plan_name", "start_date", "end_date", "year_number", "target_type", "number_of_african_male_top_managers"})
-	_ = f.SetSheetRow("Targets", "A2", &[]any{"Fuzz Plan", "2025-09-01", "2030-08-31", 1, "all_employees", 3})
-	_ = f.SetSheetRow("Targets", "A3", &[]any{"Fuzz Plan", "2025-09-01", "2030-08-31", 1, "disabled_employees", "1"})
-	if mutate != nil {
-		mutate(f)
-	}
-	var buf bytes.Buffer
-	if _, err := f.WriteTo(&buf); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// xlsxParts returns a workbook's parts by name.
-func xlsxParts(tb testing.TB, data []byte) map[string][]byte {
-	tb.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		out[f.Name] = b
-	}
-	return out
-}
-
-// zipParts writes parts as a zip archive, in name order.
-func zipParts(parts map[string][]byte) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, name := range slices.Sorted(maps.Keys(parts)) {
-		w, _ := zw.Create(name)
-		_, _ = w.Write(parts[name])
-	}
-	_ = zw.Close()
-	return buf.Bytes()
-}
-
-const (
-	fuzzSheetPart  = "xl/worksheets/sheet1.xml"
-	fuzzSSTPart    = "xl/sharedStrings.xml"
-	fuzzStylesPart = "xl/styles.xml"
-)
-
 // FuzzReadFlatXLSX feeds arbitrary bytes, seeded with real workbooks
 // written by excelize, to the XLSX reader: never a panic, problems always
 // placed.
 func FuzzReadFlatXLSX(f *testing.F) {
-	f.Add(smallFlatXLSX(f, nil))
-	f.Add(smallFlatXLSX(f, func(x *excelize.File) {
+	f.Add(xlsxtest.SmallFlat(f, nil))
+	f.Add(xlsxtest.SmallFlat(f, func(x *excelize.File) {
 		_, _ = x.NewSheet("Hidden")
 		_ = x.SetCellValue("Hidden", "A1", "target_type")
 		_ = x.SetSheetVisible("Hidden", false)
@@ -152,8 +95,8 @@ func FuzzReadFlatXLSX(f *testing.F) {
 // corpus (truncated, broken, encrypted, empty, not a zip).
 func FuzzReadXLSXParts(f *testing.F) {
 	seeds := [][]byte{
-		smallFlatXLSX(f, nil),
-		smallFlatXLSX(f, func(x *excelize.File) {
+		xlsxtest.SmallFlat(f, nil),
+		xlsxtest.SmallFlat(f, func(x *excelize.File) {
 			d, _ := x.NewStyle(&excelize.Style{NumFmt: 14})
 			pad := "0000000000"
 			p, _ := x.NewStyle(&excelize.Style{CustomNumFmt: &pad})
@@ -166,16 +109,16 @@ func FuzzReadXLSXParts(f *testing.F) {
 			_ = x.SetCellBool("Targets", "F2", true)
 		}),
 	}
-	base := xlsxParts(f, seeds[0])
+	base := xlsxtest.Parts(f, seeds[0])
 	for _, s := range seeds {
-		p := xlsxParts(f, s)
-		f.Add(p[fuzzSheetPart], p[fuzzSSTPart], p[fuzzStylesPart])
+		p := xlsxtest.Parts(f, s)
+		f.Add(p[xlsxtest.SheetPart], p[xlsxtest.SSTPart], p[xlsxtest.StylesPart])
 	}
 	f.Add([]byte(`<worksheet><sheetData><row r="3"><c r="B3" t="inlineStr"><is><t>target_type</t></is></c><c t="inlineStr"><is><r><t>plan_</t></r><r><t>id</t></r></is></c></row><row><c r="B4" t="e"><v>#REF!</v></c><c r="C4"><f>A1</f></c></row><row r="4"><c r="ZZZ9" t="d"><v>2026-01-01T00:00:00</v></c></row></sheetData></worksheet>`), []byte(`<sst><si><t>_x0041_</t><rPh><t>x</t></rPh></si></sst>`), []byte(`<styleSheet><numFmts><numFmt numFmtId="164" formatCode="[$-409]d mmm yy;@"/></numFmts><cellXfs><xf numFmtId="164"/><xf numFmtId="49"/></cellXfs></styleSheet>`))
 	f.Fuzz(func(t *testing.T, sheet, sst, styles []byte) {
 		parts := maps.Clone(base)
-		parts[fuzzSheetPart], parts[fuzzSSTPart], parts[fuzzStylesPart] = sheet, sst, styles
-		data := zipParts(parts)
+		parts[xlsxtest.SheetPart], parts[xlsxtest.SSTPart], parts[xlsxtest.StylesPart] = sheet, sst, styles
+		data := xlsxtest.Zip(parts)
 		var recs []pipeline.Record
 		var ps pipeline.Problems
 		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
@@ -202,7 +145,7 @@ func TestReadCSVUTF16(t *testing.T) {
 func TestXLSXSheetChoice(t *testing.T) {
 	// Targets wins over an earlier visible sheet with a header; hidden
 	// sheets are never read.
-	data := smallFlatXLSX(t, func(x *excelize.File) {
+	data := xlsxtest.SmallFlat(t, func(x *excelize.File) {
 		_, _ = x.NewSheet("Other")
 		_ = x.SetSheetRow("Other", "A1", &[]any{"target_type", "plan_id", "year_number"})
 		_ = x.SetSheetRow("Other", "A2", &[]any{"all_employees", 99, 1})
@@ -218,7 +161,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 		t.Errorf("the other table must be warned about: %v", ps)
 	}
 	// Without Targets, the first visible sheet with a header row.
-	data = smallFlatXLSX(t, func(x *excelize.File) {
+	data = xlsxtest.SmallFlat(t, func(x *excelize.File) {
 		_ = x.SetSheetName("Targets", "Data")
 		_, _ = x.NewSheet("Before")
 		_ = x.SetCellValue("Before", "A1", "nothing here")

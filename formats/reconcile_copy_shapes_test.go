@@ -13,10 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // rrFreeName is the name a sheet the copy adds takes: name, or "name (2)",
@@ -58,7 +61,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		}
 	}
 	t.Logf("fell back: %v", fellBack)
-	checkStrictXLSX(t, dst)
+	xlsxtest.CheckStrict(t, dst)
 	checkOneTabSelected(t, dst, summary)
 	orig, err := excelize.OpenFile(src)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -101,7 +103,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
 				t.Fatal(err)
 			}
-			checkStrictXLSX(t, dst)
+			xlsxtest.CheckStrict(t, dst)
 			checkOneTabSelected(t, dst, reports.SummarySheet)
 			f, err := excelize.OpenFile(dst)
 			if err != nil {
@@ -214,7 +216,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
-	checkStrictXLSX(t, dst)
+	xlsxtest.CheckStrict(t, dst)
 	checkOneTabSelected(t, dst, reports.SummarySheet)
 	out, err := excelize.OpenFile(dst)
 	if err != nil {
@@ -318,7 +320,7 @@ func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
 		t.Fatal(err)
 	}
-	checkStrictXLSX(t, dst)
+	xlsxtest.CheckStrict(t, dst)
 	if n := strings.Count(zipPart(t, dst, "xl/worksheets/sheet1.xml"), `r="D2"`); n != 1 {
 		t.Errorf("D2 written %d times", n)
 	}

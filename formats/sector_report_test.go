@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // sectorCounters returns every default counter at zero, then set (keys

@@ -3,9 +3,10 @@ package formats
 import (
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/xuri/excelize/v2"
 )
 
 // TestAddSectorSheetCellStyles checks the number format of the data cells,

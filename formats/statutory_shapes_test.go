@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -114,7 +116,7 @@ func TestAnnotateGridShapeFixturesStrict(t *testing.T) {
 			if err != nil || marked != len(b.Problems) || marked != 6 {
 				t.Fatalf("marked %d cells of %d problems, %v; want 6", marked, len(b.Problems), err)
 			}
-			checkStrictXLSX(t, dst)
+			xlsxtest.CheckStrict(t, dst)
 		})
 	}
 }
@@ -242,7 +244,7 @@ func TestReconcileXLSXOverGridShapeFixturesStrict(t *testing.T) {
 			if _, err := reports.WriteReconcileXLSX(dst, src, rec); err != nil {
 				t.Fatal(err)
 			}
-			checkStrictXLSX(t, dst)
+			xlsxtest.CheckStrict(t, dst)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -80,7 +82,7 @@ func TestStrictCheckerFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if ps := strictXLSXProblems(good); len(ps) > 0 {
+	if ps := xlsxtest.StrictProblems(good); len(ps) > 0 {
 		t.Fatalf("a plain excelize workbook fails the strict check: %q", ps)
 	}
 	for _, tc := range []struct {
@@ -97,7 +99,7 @@ func TestStrictCheckerFinds(t *testing.T) {
 	} {
 		bad := filepath.Join(dir, tc.name+".xlsx")
 		rewriteZipPart(t, good, bad, tc.part, tc.edit)
-		ps := strictXLSXProblems(bad)
+		ps := xlsxtest.StrictProblems(bad)
 		if !strings.Contains(strings.Join(ps, "\n"), tc.want) {
 			t.Errorf("%s: strict check found %q; want %q", tc.name, ps, tc.want)
 		}
@@ -114,7 +116,7 @@ func TestAnnotateOpenpyxlInputOpensEverywhere(t *testing.T) {
 }
 
 func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
-	if ps := strictXLSXProblems(styledInput); len(ps) > 0 {
+	if ps := xlsxtest.StrictProblems(styledInput); len(ps) > 0 {
 		t.Fatalf("the openpyxl fixture itself fails the strict check: %q", ps)
 	}
 	b, err := ReadFiles([]string{styledInput}, ReadOptions{})
@@ -130,7 +132,7 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if err != nil || marked != 2 {
 		t.Fatalf("marked %d cells, %v; want 2", marked, err)
 	}
-	checkStrictXLSX(t, dst)
+	xlsxtest.CheckStrict(t, dst)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +191,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 	if _, err := reports.WriteReconcileXLSX(dst, styledInput, rec); err != nil {
 		t.Fatal(err)
 	}
-	checkStrictXLSX(t, dst)
+	xlsxtest.CheckStrict(t, dst)
 	checkOneTabSelected(t, dst, reports.SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
@@ -251,7 +253,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			if err := w(p); err != nil {
 				t.Fatal(err)
 			}
-			checkStrictXLSX(t, p)
+			xlsxtest.CheckStrict(t, p)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -15,7 +17,7 @@ import (
 // cell, as in CSV; the service would store U+FFFD and the name would never
 // match again.
 func TestXLSXInvalidUTF8IsAnErrorAtTheCell(t *testing.T) {
-	base := smallFlatXLSX(t, nil)
+	base := xlsxtest.SmallFlat(t, nil)
 	tests := []struct {
 		name, part string
 		patch      func(string) string
@@ -24,23 +26,23 @@ func TestXLSXInvalidUTF8IsAnErrorAtTheCell(t *testing.T) {
 	}{
 		// The XML decoder refuses the whole shared-string table; its cells
 		// are unreadable (the reason is the readers' to word).
-		{"shared string", fuzzSSTPart, func(s string) string { return strings.Replace(s, "Fuzz Plan", "Fuzz \xff\xfe Plan", 1) }, "A2", ""},
+		{"shared string", xlsxtest.SSTPart, func(s string) string { return strings.Replace(s, "Fuzz Plan", "Fuzz \xff\xfe Plan", 1) }, "A2", ""},
 		// An inline string reaches validation: the UTF-8 check of text
 		// fields, the same for every reader.
-		{"inline string", fuzzSheetPart, func(s string) string {
+		{"inline string", xlsxtest.SheetPart, func(s string) string {
 			return strings.Replace(s, `<c r="A3" t="s"><v>`, `<c r="A3" t="inlineStr"><is><t>Fuzz `+"\xc3\x28"+` Plan</t></is><v>`, 1)
 		}, "A3", "not UTF-8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			parts := xlsxParts(t, base)
+			parts := xlsxtest.Parts(t, base)
 			before := string(parts[tc.part])
 			parts[tc.part] = []byte(tc.patch(before))
 			if string(parts[tc.part]) == before {
 				t.Fatalf("the patch did not apply to %s:\n%s", tc.part, before)
 			}
 			path := filepath.Join(t.TempDir(), "bad.xlsx")
-			if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+			if err := os.WriteFile(path, xlsxtest.Zip(parts), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			batch, err := ReadFiles([]string{path}, ReadOptions{})

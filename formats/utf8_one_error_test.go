@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -13,14 +15,14 @@ import (
 // is one error at its cell; the row is not also told that it "has neither
 // plan_id nor plan_name", which would contradict the cell the user sees.
 func TestBadPlanNameIsOneError(t *testing.T) {
-	parts := xlsxParts(t, smallFlatXLSX(t, nil))
-	before := string(parts[fuzzSheetPart])
-	parts[fuzzSheetPart] = []byte(strings.Replace(before, `<c r="A3" t="s"><v>`, `<c r="A3" t="inlineStr"><is><t>Fuzz `+"\xc3\x28"+` Plan</t></is><v>`, 1))
-	if string(parts[fuzzSheetPart]) == before {
+	parts := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
+	before := string(parts[xlsxtest.SheetPart])
+	parts[xlsxtest.SheetPart] = []byte(strings.Replace(before, `<c r="A3" t="s"><v>`, `<c r="A3" t="inlineStr"><is><t>Fuzz `+"\xc3\x28"+` Plan</t></is><v>`, 1))
+	if string(parts[xlsxtest.SheetPart]) == before {
 		t.Fatal("the patch did not apply")
 	}
 	path := filepath.Join(t.TempDir(), "bad.xlsx")
-	if err := os.WriteFile(path, zipParts(parts), 0o644); err != nil {
+	if err := os.WriteFile(path, xlsxtest.Zip(parts), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := ReadFiles([]string{path}, ReadOptions{})

@@ -1,4 +1,4 @@
-package formats
+package xlsxtest
 
 import (
 	"archive/zip"
@@ -16,14 +16,14 @@ import (
 // strictRGB is the colour openpyxl accepts: six or eight hex digits.
 var strictRGB = regexp.MustCompile(`^[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$`)
 
-// strictXLSXProblems re-reads a written workbook more strictly than
+// StrictProblems re-reads a written workbook more strictly than
 // excelize does, with the checks openpyxl and LibreOffice make on opening a
 // file: every part is well-formed XML, every part has a content type,
 // every internal relationship leads to a part, every rgb colour has six or
 // eight hex digits, the style sheet's counts and the ids its cell formats
 // use are in range, and every cell's style index names a cell format. It
 // returns what fails, one line each.
-func strictXLSXProblems(p string) []string {
+func StrictProblems(p string) []string {
 	var out []string
 	fail := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	zr, err := zip.OpenReader(p)
@@ -253,10 +253,10 @@ func strictXLSXProblems(p string) []string {
 	return out
 }
 
-// checkStrictXLSX fails the test for every problem strictXLSXProblems finds.
-func checkStrictXLSX(t *testing.T, p string) {
+// CheckStrict fails the test for every problem StrictProblems finds.
+func CheckStrict(t testing.TB, p string) {
 	t.Helper()
-	for _, pr := range strictXLSXProblems(p) {
+	for _, pr := range StrictProblems(p) {
 		t.Errorf("%s: %s", path.Base(p), pr)
 	}
 }
