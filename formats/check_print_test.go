@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -26,7 +28,7 @@ func TestCheckReportPrints(t *testing.T) {
 	if err := reports.WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, path, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale}})
+	xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{reports.CheckPrintSheet: {Titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: reports.SectorPrintScale}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -323,3 +323,17 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 		}
 	}
 }
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func derefInt(n *int) any {
+	if n == nil {
+		return "<nil>"
+	}
+	return *n
+}

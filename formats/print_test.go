@@ -1,8 +1,6 @@
 package formats
 
 import (
-	"archive/zip"
-	"io"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
 
@@ -20,99 +20,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
-
-// printWant is what a sheet's page setup must be.
-type printWant struct {
-	portrait bool
-	titles   string // the sheet's _xlnm.Print_Titles ("" = none required)
-	// wide: the sheet prints at templates.WideScale (or scale) across
-	// pages, not fitted to one page wide.
-	wide  bool
-	scale int
-}
-
-// checkPrint reads back every visible sheet's page setup: A4, landscape
-// (or portrait when wanted), fitted to one page wide or, for a wide
-// sheet, at templates.WideScale, and the print titles of the sheets that
-// name them.
-func checkPrint(t *testing.T, path string, want map[string]printWant) {
-	t.Helper()
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	titles := map[string]string{}
-	for _, d := range f.GetDefinedName() {
-		if d.Name == "_xlnm.Print_Titles" {
-			titles[d.Scope] = d.RefersTo
-		}
-	}
-	for _, s := range f.GetSheetList() {
-		if v, _ := f.GetSheetVisible(s); !v {
-			continue
-		}
-		w, listed := want[s]
-		if !listed {
-			t.Errorf("%s: sheet %q is not expected", filepath.Base(path), s)
-			continue
-		}
-		pl, err := f.GetPageLayout(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		orient := "landscape"
-		if w.portrait {
-			orient = "portrait"
-		}
-		if pl.Orientation == nil || *pl.Orientation != orient || pl.FitToWidth == nil || *pl.FitToWidth != 1 ||
-			pl.FitToHeight == nil || *pl.FitToHeight != 0 || pl.Size == nil || *pl.Size != 9 {
-			t.Errorf("%s sheet %q: page layout %s, fit %v x %v, size %v; want A4 %s, 1 page wide",
-				filepath.Base(path), s, deref(pl.Orientation), derefInt(pl.FitToWidth), derefInt(pl.FitToHeight), derefInt(pl.Size), orient)
-		}
-		props, err := f.GetSheetProps(s)
-		fitted := err == nil && props.FitToPage != nil && *props.FitToPage
-		scale := uint(templates.WideScale)
-		if w.scale != 0 {
-			scale = uint(w.scale)
-		}
-		switch {
-		case w.wide && (fitted || pl.AdjustTo == nil || *pl.AdjustTo != scale):
-			t.Errorf("%s sheet %q: fitted %v, scale %v; want %d%% across pages", filepath.Base(path), s, fitted, derefUint(pl.AdjustTo), scale)
-		case !w.wide && !fitted:
-			t.Errorf("%s sheet %q: fit to page not set", filepath.Base(path), s)
-		}
-		if w.titles != "" && titles[s] != w.titles {
-			t.Errorf("%s sheet %q: print titles %q, want %q", filepath.Base(path), s, titles[s], w.titles)
-		}
-	}
-	for s := range want {
-		if idx, _ := f.GetSheetIndex(s); idx < 0 {
-			t.Errorf("%s: no sheet %q", filepath.Base(path), s)
-		}
-	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return *s
-}
-
-func derefUint(n *uint) any {
-	if n == nil {
-		return "<nil>"
-	}
-	return *n
-}
-
-func derefInt(n *int) any {
-	if n == nil {
-		return "<nil>"
-	}
-	return *n
-}
 
 // TestWorkbooksPrint: every workbook eepipe writes has page setup on
 // every visible sheet, read back from the file.
@@ -139,11 +46,11 @@ func TestWorkbooksPrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	wb.Close()
-	checkPrint(t, exported, map[string]printWant{
-		export.OverviewSheet:    {titles: "'Overview'!$A:$A,'Overview'!$4:$4", wide: true},
-		names[0]:                {titles: "'Acme 2026'!$1:$1"},
-		names[1]:                {titles: "'Acme- plan-2'!$1:$1"},
-		reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale},
+	xlsxtest.CheckPrint(t, exported, map[string]xlsxtest.PrintWant{
+		export.OverviewSheet:    {Titles: "'Overview'!$A:$A,'Overview'!$4:$4", Wide: true},
+		names[0]:                {Titles: "'Acme 2026'!$1:$1"},
+		names[1]:                {Titles: "'Acme- plan-2'!$1:$1"},
+		reports.SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: reports.SectorPrintScale},
 	})
 	// A page per financial year: a break before each year's grids but the
 	// first, and each chart beside the first grid of its type.
@@ -166,7 +73,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		t.Fatalf("grid rows %v", rows)
 	}
 	f.Close()
-	xml := zipPart(t, exported, "xl/worksheets/sheet2.xml")
+	xml := xlsxtest.ReadPart(t, exported, "xl/worksheets/sheet2.xml")
 	for _, r := range []int{rows[2], rows[4], rows[6]} {
 		if !strings.Contains(xml, `<brk id="`+itoa(r-1)+`"`) {
 			t.Errorf("no page break before row %d (year grids at %v)", r, rows)
@@ -174,9 +81,9 @@ func TestWorkbooksPrint(t *testing.T) {
 	}
 	// The first chart of the first plan sheet (the Sector targets sheet,
 	// added to the workbook before it is written, has charts of its own).
-	drawing := regexp.MustCompile(`drawings/drawing\d+\.xml`).FindString(zipPart(t, exported, "xl/worksheets/_rels/sheet2.xml.rels"))
-	first := regexp.MustCompile(`charts/chart\d+\.xml`).FindString(zipPart(t, exported, "xl/drawings/_rels/"+path.Base(drawing)+".rels"))
-	chart := zipPart(t, exported, "xl/"+first)
+	drawing := regexp.MustCompile(`drawings/drawing\d+\.xml`).FindString(xlsxtest.ReadPart(t, exported, "xl/worksheets/_rels/sheet2.xml.rels"))
+	first := regexp.MustCompile(`charts/chart\d+\.xml`).FindString(xlsxtest.ReadPart(t, exported, "xl/drawings/_rels/"+path.Base(drawing)+".rels"))
+	chart := xlsxtest.ReadPart(t, exported, "xl/"+first)
 	if strings.Count(chart, `<a:srgbClr val="404040"`) < 2 {
 		t.Errorf("chart axis labels are not dark grey")
 	}
@@ -187,7 +94,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if last := rows[len(rows)-1] + templates.GridHeight(nil); chartRows[0] < last {
 		t.Errorf("the first chart starts at row %d, inside the grids (which end at row %d)", chartRows[0], last-1)
 	}
-	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(zipPart(t, exported, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
+	anchors := regexp.MustCompile(`<xdr:from><xdr:col>(\d+)</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>(\d+)</xdr:row>`).FindAllStringSubmatch(xlsxtest.ReadPart(t, exported, "xl/"+strings.TrimPrefix(drawing, "../")), -1)
 	if len(anchors) != len(chartRows) {
 		t.Fatalf("%d chart anchors, want %d", len(anchors), len(chartRows))
 	}
@@ -206,7 +113,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, run, map[string]printWant{"Rows": {titles: "'Rows'!$A:$B,'Rows'!$1:$1", wide: true}, "Summary": {portrait: true}})
+	xlsxtest.CheckPrint(t, run, map[string]xlsxtest.PrintWant{"Rows": {Titles: "'Rows'!$A:$B,'Rows'!$1:$1", Wide: true}, "Summary": {Portrait: true}})
 
 	batch, err := ReadFiles([]string{exported}, ReadOptions{})
 	if err != nil {
@@ -218,15 +125,15 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := reports.WriteProblemReport(problems, batch); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, problems, map[string]printWant{"Problems": {titles: "'Problems'!$A:$C,'Problems'!$1:$1", wide: true}})
+	xlsxtest.CheckPrint(t, problems, map[string]xlsxtest.PrintWant{"Problems": {Titles: "'Problems'!$A:$C,'Problems'!$1:$1", Wide: true}})
 
 	annotated := filepath.Join(dir, "annotated.xlsx")
 	if _, err := reports.AnnotateWorkbook(exported, annotated, batch.Problems); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, annotated, map[string]printWant{
-		export.OverviewSheet: {wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {wide: true, scale: reports.SectorPrintScale},
-		reports.AnnotateSheet: {titles: "'" + reports.AnnotateSheet + "'!$A:$C,'" + reports.AnnotateSheet + "'!$1:$1", wide: true},
+	xlsxtest.CheckPrint(t, annotated, map[string]xlsxtest.PrintWant{
+		export.OverviewSheet: {Wide: true}, names[0]: {}, names[1]: {}, reports.SectorSheetName: {Wide: true, Scale: reports.SectorPrintScale},
+		reports.AnnotateSheet: {Titles: "'" + reports.AnnotateSheet + "'!$A:$C,'" + reports.AnnotateSheet + "'!$1:$1", Wide: true},
 	})
 	af, err := excelize.OpenFile(annotated)
 	if err != nil {
@@ -241,14 +148,14 @@ func TestWorkbooksPrint(t *testing.T) {
 	if err := reports.WriteSectorReport(sector, report); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, sector, map[string]printWant{reports.CheckPrintSheet: {titles: "'Sector check'!$5:$5"},
-		reports.SectorSheetName: {titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", wide: true, scale: reports.SectorPrintScale}})
+	xlsxtest.CheckPrint(t, sector, map[string]xlsxtest.PrintWant{reports.CheckPrintSheet: {Titles: "'Sector check'!$5:$5"},
+		reports.SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: reports.SectorPrintScale}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
 	if _, err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
-	checkPrint(t, rec, map[string]printWant{reports.SummarySheet: {titles: "'Summary'!$13:$13"}})
+	xlsxtest.CheckPrint(t, rec, map[string]xlsxtest.PrintWant{reports.SummarySheet: {Titles: "'Summary'!$13:$13"}})
 	// The Summary prints up to its note (its location column is for the
 	// screen); Sector targets prints across, then down.
 	rf, err := excelize.OpenFile(rec)
@@ -291,12 +198,12 @@ func TestTemplatePrints(t *testing.T) {
 		}
 		wb.Close()
 		if layout == templates.LayoutFlat {
-			checkPrint(t, path, map[string]printWant{templates.FlatSheet: {titles: "'" + templates.FlatSheet + "'!$A:$B,'" + templates.FlatSheet + "'!$1:$1", wide: true}})
+			xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{templates.FlatSheet: {Titles: "'" + templates.FlatSheet + "'!$A:$B,'" + templates.FlatSheet + "'!$1:$1", Wide: true}})
 			continue
 		}
-		checkPrint(t, path, map[string]printWant{
-			templates.InstructionsSheet: {portrait: true},
-			templates.PlanSheetName:     {titles: "'" + templates.PlanSheetName + "'!$1:$1"},
+		xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{
+			templates.InstructionsSheet: {Portrait: true},
+			templates.PlanSheetName:     {Titles: "'" + templates.PlanSheetName + "'!$1:$1"},
 		})
 		f, err := excelize.OpenFile(path)
 		if err != nil {
@@ -328,32 +235,6 @@ func TestTemplatePrints(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// zipPart returns one part of an XLSX file.
-func zipPart(t *testing.T, path, name string) string {
-	t.Helper()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		if f.Name == name {
-			rc, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rc.Close()
-			b, err := io.ReadAll(rc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}
-	}
-	t.Fatalf("%s has no part %s", path, name)
-	return ""
-}
 
 // TestExportOverviewAndRunFilter: the Overview's "Last updated" is a
 // date-time cell and its era is in words; the run report's rows filter.
@@ -408,7 +289,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 			filtered = true
 		}
 	}
-	if !filtered || !strings.Contains(zipPart(t, run, "xl/worksheets/sheet1.xml"), "<autoFilter ") {
+	if !filtered || !strings.Contains(xlsxtest.ReadPart(t, run, "xl/worksheets/sheet1.xml"), "<autoFilter ") {
 		t.Error("the run report's Rows sheet has no autofilter")
 	}
 }

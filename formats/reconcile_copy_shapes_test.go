@@ -175,7 +175,7 @@ func rrCraftedBook(t *testing.T, sheetXML string) string {
 	}
 	f.Close()
 	src := filepath.Join(dir, "crafted.xlsx")
-	rewriteZipPart(t, plain, src, "xl/worksheets/sheet1.xml", func(string) string { return sheetXML })
+	xlsxtest.RewritePart(t, plain, src, "xl/worksheets/sheet1.xml", func(string) string { return sheetXML })
 	return src
 }
 
@@ -251,7 +251,7 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 			}
 			dst := rrCheckCopy(t, src, marks, tc.stream, reports.SummarySheet)
 			if tc.check != nil {
-				tc.check(t, zipPart(t, dst, "xl/worksheets/sheet1.xml"))
+				tc.check(t, xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet1.xml"))
 			}
 		})
 	}
@@ -322,7 +322,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 	dir := t.TempDir()
 	mid := filepath.Join(dir, "mid.xlsx")
 	src := filepath.Join(dir, "excel.xlsx")
-	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), mid, "xl/workbook.xml", func(string) string {
+	xlsxtest.RewritePart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), mid, "xl/workbook.xml", func(string) string {
 		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\r\n" +
 			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" mc:Ignorable="x15 xr xr6 xr10 xr2" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main" xmlns:xr="http://schemas.microsoft.com/office/spreadsheetml/2014/revision" xmlns:xr6="http://schemas.microsoft.com/office/spreadsheetml/2016/revision6" xmlns:xr10="http://schemas.microsoft.com/office/spreadsheetml/2016/revision10" xmlns:xr2="http://schemas.microsoft.com/office/spreadsheetml/2015/revision2">` +
 			`<fileVersion appName="xl" lastEdited="7" lowestEdited="7" rupBuild="27328"/><workbookPr defaultThemeVersion="166925"/>` +
@@ -333,7 +333,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 			`<definedNames><definedName name="Plans">Targets!$A$1:$E$4</definedName></definedNames><calcPr calcId="191029"/>` +
 			`<extLst><ext uri="{140A7094-0E35-4892-8432-C4D2E57EDEB5}" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main"><x15:workbookPr chartTrackingRefBase="1"/></ext></extLst></workbook>`
 	})
-	rewriteZipPart(t, mid, src, "docProps/app.xml", func(string) string {
+	xlsxtest.RewritePart(t, mid, src, "docProps/app.xml", func(string) string {
 		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\r\n" +
 			`<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><Application>Microsoft Excel</Application><DocSecurity>0</DocSecurity><ScaleCrop>false</ScaleCrop>` +
 			`<HeadingPairs><vt:vector size="4" baseType="variant"><vt:variant><vt:lpstr>Worksheets</vt:lpstr></vt:variant><vt:variant><vt:i4>2</vt:i4></vt:variant><vt:variant><vt:lpstr>Named Ranges</vt:lpstr></vt:variant><vt:variant><vt:i4>1</vt:i4></vt:variant></vt:vector></HeadingPairs>` +
@@ -341,7 +341,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 			`<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc><HyperlinksChanged>false</HyperlinksChanged><AppVersion>16.0300</AppVersion></Properties>`
 	})
 	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, reports.SummarySheet)
-	wb := zipPart(t, dst, "xl/workbook.xml")
+	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	for _, keep := range []string{`<x15ac:absPath url="C:\Users\consultant\Documents\"`, `<xr:revisionPtr revIDLastSave="0"`, `xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"`} {
 		if !strings.Contains(wb, keep) {
 			t.Errorf("workbook part lost %s:\n%s", keep, wb)
@@ -355,7 +355,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 // for a sheet it does not mark.
 func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src.xlsx")
-	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/worksheets/sheet2.xml", func(s string) string {
+	xlsxtest.RewritePart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/worksheets/sheet2.xml", func(s string) string {
 		i := strings.Index(s, "<sheetData>") + len("<sheetData>")
 		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
 	})
@@ -363,8 +363,8 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
 		t.Fatal(err)
 	}
-	a := strings.Replace(zipPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
-	if b := zipPart(t, dst, "xl/worksheets/sheet2.xml"); strings.TrimSpace(a) != strings.TrimSpace(b) {
+	a := strings.Replace(xlsxtest.ReadPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
+	if b := xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet2.xml"); strings.TrimSpace(a) != strings.TrimSpace(b) {
 		t.Errorf("the unmarked sheet changed beyond its tab selection:\n%s\n%s", a, b)
 	}
 }
@@ -423,11 +423,11 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
 			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, reports.SummarySheet)
 			if strings.HasPrefix(name, "op") { // LibreOffice has made it a worksheet
-				if cs := zipPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
+				if cs := xlsxtest.ReadPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
 					t.Errorf("the chart sheet's tab is still selected:\n%s", cs)
 				}
 			}
-			wb := zipPart(t, dst, "xl/workbook.xml")
+			wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 			if !strings.Contains(wb, `'Summary'!$13:$13</definedName>`) ||
 				!strings.Contains(wb, `<definedName name="_xlnm.Print_Titles" localSheetId="0">'Summary'`) ||
 				!strings.Contains(wb, `<definedName name="_xlnm.Print_Titles" localSheetId="1">'Changes'`) || strings.Contains(wb, `localSheetId="3"`) {
@@ -472,7 +472,7 @@ var (
 func TestReconcileCopyVMLIDMap(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "op_commented.xlsx")
 	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, reports.SummarySheet)
-	vml := zipPart(t, dst, "xl/drawings/commentsDrawing1.vml")
+	vml := xlsxtest.ReadPart(t, dst, "xl/drawings/commentsDrawing1.vml")
 	m := vmlIDMap.FindStringSubmatch(vml)
 	if m == nil {
 		t.Fatalf("no id map:\n%s", vml)
@@ -492,13 +492,13 @@ func TestReconcileCopyVMLIDMap(t *testing.T) {
 // defined names inside the existing element.
 func TestReconcileCopySheetsExportShape(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "gsheets.xlsx")
-	rewriteZipPart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/workbook.xml", func(string) string {
+	xlsxtest.RewritePart(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), src, "xl/workbook.xml", func(string) string {
 		return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" +
 			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr/>` +
 			`<sheets><sheet state="visible" name="Targets" sheetId="1" r:id="rId2"/><sheet state="visible" name="Notes" sheetId="2" r:id="rId3"/></sheets><definedNames/><calcPr/></workbook>`
 	})
 	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, reports.SummarySheet)
-	wb := zipPart(t, dst, "xl/workbook.xml")
+	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="0"/></bookViews><sheets>`) {
 		t.Errorf("workbook part:\n%s", wb)
 	}

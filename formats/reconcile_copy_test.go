@@ -196,7 +196,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	f.Close()
 	src := filepath.Join(dir, "client.xlsx")
-	rewriteZipPart(t, plain, src, "xl/worksheets/sheet1.xml", func(s string) string {
+	xlsxtest.RewritePart(t, plain, src, "xl/worksheets/sheet1.xml", func(s string) string {
 		i := strings.Index(s, `<c r="B1" t="s">`)
 		if i < 0 {
 			t.Fatalf("no shared-string B1 in %.300s", s)
@@ -254,7 +254,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 		}
 	}
 	// The VML drawing names each note shape once.
-	if b := zipPart(t, dst, "xl/drawings/vmlDrawing1.vml"); strings.Count(b, "<v:shape ") != len(marks) {
+	if b := xlsxtest.ReadPart(t, dst, "xl/drawings/vmlDrawing1.vml"); strings.Count(b, "<v:shape ") != len(marks) {
 		t.Errorf("VML drawing holds %d shapes, want %d", strings.Count(b, "<v:shape "), len(marks))
 	}
 }
@@ -270,14 +270,14 @@ func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 	}
 	// Notes is not marked: its part is copied as it was, but for its
 	// selected tab, which the Summary takes.
-	a := zipPart(t, src, "xl/worksheets/sheet2.xml")
-	b := zipPart(t, dst, "xl/worksheets/sheet2.xml")
+	a := xlsxtest.ReadPart(t, src, "xl/worksheets/sheet2.xml")
+	b := xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet2.xml")
 	a = strings.Replace(strings.Replace(a, ` tabSelected="true"`, "", 1), "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", "", 1)
 	if b = strings.TrimPrefix(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"); strings.TrimSpace(a) != strings.TrimSpace(b) {
 		t.Errorf("the unmarked sheet changed beyond its tab selection:\n%s\n%s", a, b)
 	}
 	for _, part := range []string{"xl/comments2.xml", "xl/drawings/vmlDrawing2.vml", "xl/sharedStrings.xml"} {
-		if zipPart(t, src, part) != zipPart(t, dst, part) {
+		if xlsxtest.ReadPart(t, src, part) != xlsxtest.ReadPart(t, dst, part) {
 			t.Errorf("%s changed", part)
 		}
 	}
@@ -296,7 +296,7 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 	}
 	f.Close()
 	src := filepath.Join(dir, "hostile.xlsx")
-	rewriteZipPart(t, plain, src, "xl/worksheets/sheet1.xml", func(s string) string {
+	xlsxtest.RewritePart(t, plain, src, "xl/worksheets/sheet1.xml", func(s string) string {
 		return strings.Replace(s, "<sheetData>", `<sheetData><row r="1"><c r="A1" t="str"><v x="`+strings.Repeat("a", 2<<20)+`">1</v></c></row>`, 1)
 	})
 	dst := filepath.Join(dir, "report.xlsx")
@@ -321,7 +321,7 @@ func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)
-	if n := strings.Count(zipPart(t, dst, "xl/worksheets/sheet1.xml"), `r="D2"`); n != 1 {
+	if n := strings.Count(xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet1.xml"), `r="D2"`); n != 1 {
 		t.Errorf("D2 written %d times", n)
 	}
 	f, err := excelize.OpenFile(dst)

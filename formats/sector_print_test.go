@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -59,7 +61,7 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 		t.Fatalf("%d charts", len(tops))
 	}
 	var breaks []int
-	part := zipPart(t, path, "xl/worksheets/sheet2.xml")
+	part := xlsxtest.ReadPart(t, path, "xl/worksheets/sheet2.xml")
 	// The chart data and the charts start pages of their own.
 	if !strings.Contains(regexp.MustCompile(`<colBreaks.*</colBreaks>`).FindString(part), `<brk id="26" max="1048575" man="true"></brk><brk id="36" max="1048575" man="true"></brk>`) {
 		t.Errorf("no page breaks before the chart data (AA) and the charts (AK): %s", regexp.MustCompile(`<colBreaks.*</colBreaks>`).FindString(part))
