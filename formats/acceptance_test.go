@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -14,18 +16,6 @@ import (
 // LibreOffice, hand-written CSV and XLSX packages), generated once by
 // testdata/acceptance/make_fixtures.py and make_raw.py and committed.
 const acceptanceDir = "../testdata/acceptance"
-
-// wantProblem is one expected problem: severity, location (Origin.Ref, such
-// as "Targets!M4" or "line 5, column 4"; "" for a whole file; "sheet:NAME"
-// for anywhere on that sheet) and a piece of its message.
-type wantProblem struct {
-	sev  pipeline.Severity
-	ref  string
-	text string
-}
-
-func perr(ref, text string) wantProblem  { return wantProblem{pipeline.Error, ref, text} }
-func pwarn(ref, text string) wantProblem { return wantProblem{pipeline.Warning, ref, text} }
 
 // TestAcceptanceFixtures reads each fixture and checks the plans, targets
 // and counters read and every problem (location and kind); a problem not
@@ -41,7 +31,7 @@ func TestAcceptanceFixtures(t *testing.T) {
 		counters []string
 		// fields: "plan|field=value" for Sector, Company, StartDate, EndDate.
 		fields   []string
-		problems []wantProblem
+		problems []sample.Problem
 		// suggest: the first suggestions of the problem at a location.
 		suggest map[string][]string
 	}{
@@ -49,7 +39,7 @@ func TestAcceptanceFixtures(t *testing.T) {
 			counters: []string{"Acme plan|1|all_employees|" + c1 + "=10", "Acme plan|1|all_employees|" + c2 + "=3",
 				"Acme plan|1|disabled_employees|" + c2 + "=0", "Acme plan|2|all_employees|" + c1 + "=12"},
 			fields:   []string{"Acme plan|company=VAT 4012345678", "Acme plan|sector=Manufacturing"},
-			problems: []wantProblem{pwarn("sheet Old", `the hidden sheet "Old" holds plan targets and is not read, as hidden sheets never are`)}},
+			problems: []sample.Problem{sample.Warn("sheet Old", `the hidden sheet "Old" holds plan targets and is not read, as hidden sheets never are`)}},
 		{file: "op_date1904.xlsx", plans: 1, targets: 2,
 			counters: []string{"Mac plan|1|all_employees|" + c1 + "=4", "Mac plan|2|all_employees|" + c1 + "=5"},
 			fields:   []string{"Mac plan|start=2026-09-01", "Mac plan|end=2029-08-31"}},
@@ -57,53 +47,53 @@ func TestAcceptanceFixtures(t *testing.T) {
 			counters: []string{"Values plan|1|all_employees|" + c1 + "=12", "Values plan|1|all_employees|" + c2 + "=12",
 				"Values plan|1|disabled_employees|" + c1 + "=12", "Values plan|1|disabled_employees|" + c2 + "=7"},
 			fields: []string{"Values plan|sector=Manufacturing", "Values plan|company=VAT 4012345678, registration 2009/012345/07"},
-			problems: []wantProblem{
-				pwarn("Targets!O1", "not one eepipe knows"),
-				perr("Targets!P1", "not a counter of the catalog"),
-				pwarn("Targets!G2", "clamp"),
-				perr("Targets!M4", "negative"),
-				perr("Targets!N4", "not a whole number"),
-				perr("Targets!M5", "not a number"),
-				perr("Targets!N5", "#DIV/0!"),
-				perr("Targets!M6", "no saved result"),
+			problems: []sample.Problem{
+				sample.Warn("Targets!O1", "not one eepipe knows"),
+				sample.Err("Targets!P1", "not a counter of the catalog"),
+				sample.Warn("Targets!G2", "clamp"),
+				sample.Err("Targets!M4", "negative"),
+				sample.Err("Targets!N4", "not a whole number"),
+				sample.Err("Targets!M5", "not a number"),
+				sample.Err("Targets!N5", "#DIV/0!"),
+				sample.Err("Targets!M6", "no saved result"),
 			}},
 		{file: "op_identifiers.xlsx", plans: 3, targets: 3,
 			fields: []string{"Padded|company=VAT 0412345678, registration 2015/123456/07", "Padded|sector=Construction",
 				"Texted|company=VAT 0412345678, registration 2015/123456/07"},
 			counters: []string{"Texted|1|all_employees|" + c1 + "=1"},
-			problems: []wantProblem{
-				perr("Targets!K4", "2026/28"),
-				perr("Targets!H5", "not one of the 18 sector values"),
-				perr("Targets!F6", "ambiguous"),
+			problems: []sample.Problem{
+				sample.Err("Targets!K4", "2026/28"),
+				sample.Err("Targets!H5", "not one of the 18 sector values"),
+				sample.Err("Targets!F6", "ambiguous"),
 			}},
 		{file: "op_dup_conflict.xlsx", plans: 1, targets: 2,
-			problems: []wantProblem{
-				perr("Targets!H4", "disagrees"),
-				perr("Targets row 5", "appears twice"),
+			problems: []sample.Problem{
+				sample.Err("Targets!H4", "disagrees"),
+				sample.Err("Targets row 5", "appears twice"),
 			}},
 		{file: "lo_formulas.xlsx", plans: 1, targets: 2,
 			counters: []string{"#9|1|all_employees|" + c1 + "=12", "#9|2|all_employees|" + c2 + "=12"},
-			problems: []wantProblem{
-				perr("Targets!N2", "#DIV/0!"),
-				perr("Targets!O2", "#DIV/0!"),
-				perr("Targets!M3", "not a whole number"),
-				perr("Targets!O3", "negative"),
+			problems: []sample.Problem{
+				sample.Err("Targets!N2", "#DIV/0!"),
+				sample.Err("Targets!O2", "#DIV/0!"),
+				sample.Err("Targets!M3", "not a whole number"),
+				sample.Err("Targets!O3", "negative"),
 			}},
 		{file: "bom_semicolon_crlf.csv", plans: 1, targets: 3,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5", "#7|2|all_employees|" + c1 + "=6"},
-			problems: []wantProblem{perr("line 5, column 4", "negative")}},
+			problems: []sample.Problem{sample.Err("line 5, column 4", "negative")}},
 		{file: "tab_multiline.csv", plans: 1, targets: 3,
 			counters: []string{"#8|1|all_employees|" + c1 + "=5", "#8|3|all_employees|" + c1 + "=7"},
 			// The quoted name holds a line break, which a plan name may
 			// not (docs/formats.md "Values"); the lines still count.
-			problems: []wantProblem{perr("line 4, column 4", "not a number"), perr("line 2, column 5", "a control character (U+000A)"),
-				perr("line 4, column 5", "a control character (U+000A)"), perr("line 6, column 5", "a control character (U+000A)")}},
+			problems: []sample.Problem{sample.Err("line 4, column 4", "not a number"), sample.Err("line 2, column 5", "a control character (U+000A)"),
+				sample.Err("line 4, column 5", "a control character (U+000A)"), sample.Err("line 6, column 5", "a control character (U+000A)")}},
 		{file: "comma_quoted.csv", plans: 1, targets: 2,
 			counters: []string{"Quoted, plan|1|all_employees|" + c1 + "=3"},
 			fields:   []string{"Quoted, plan|sector=Agriculture, Forestry & Fishing"},
-			problems: []wantProblem{
-				perr("line 3, column 6", "not a whole number"),
-				perr("line 4, column 4", "outside the plan"),
+			problems: []sample.Problem{
+				sample.Err("line 3, column 6", "not a whole number"),
+				sample.Err("line 4, column 4", "outside the plan"),
 			}},
 		{file: "op_grid.xlsx", plans: 1, targets: 2,
 			counters: []string{"Grid plan|1|all_employees|number_of_african_male_top_managers=3",
@@ -112,31 +102,31 @@ func TestAcceptanceFixtures(t *testing.T) {
 				"Grid plan|1|disabled_employees|number_of_african_male_top_managers=1"},
 			fields: []string{"Grid plan|company=VAT 0412345678, registration 2009/012345/07", "Grid plan|start=2026-09-01",
 				"Grid plan|end=2029-08-31", "Grid plan|sector=Manufacturing"},
-			problems: []wantProblem{perr("Acme 2026!N18", "not an occupational level")}},
+			problems: []sample.Problem{sample.Err("Acme 2026!N18", "not an occupational level")}},
 		{file: "op_grid_first_race_misspelt.xlsx", plans: 1, targets: 1,
 			counters: []string{"#7|2|all_employees|number_of_coloured_male_top_managers=1",
 				"#7|2|all_employees|number_of_foreign_female_top_managers=5"},
 			// The misspelt header, and the value under it that is not read.
-			problems: []wantProblem{perr("P!B4", "not a race"), perr("P!B6", "is not read: the header of its column is reported")}},
+			problems: []sample.Problem{sample.Err("P!B4", "not a race"), sample.Err("P!B6", "is not read: the header of its column is reported")}},
 		{file: "op_grid_first_combined_misspelt.xlsx", plans: 1, targets: 1,
 			counters: []string{"#7|2|all_employees|number_of_african_female_top_managers=2",
 				"#7|2|all_employees|number_of_coloured_male_top_managers=3"},
-			problems: []wantProblem{perr("P!B4", "not a race and gender"), perr("P!B5", "is not read: the header of its column is reported")}},
+			problems: []sample.Problem{sample.Err("P!B4", "not a race and gender"), sample.Err("P!B5", "is not read: the header of its column is reported")}},
 		{file: "op_number_formats.xlsx", plans: 1, targets: 3,
 			// A counter in a percentage-formatted cell (12 shows 1200%,
 			// 0.12 shows 12%) is refused as a percentage, never read as 12.
 			counters: []string{"#4711|1|all_employees|" + c1 + "=1200",
 				"#4711|3|all_employees|" + c1 + "=1234567"},
 			fields: []string{"#4711|company=VAT 4012345678, ID 8001015009087"},
-			problems: []wantProblem{
-				perr("Targets!G2", "the cell is formatted as a percentage (it shows 1200%)"),
-				perr("Targets!H2", "the cell is formatted as a percentage (it shows 12%)"),
-				perr("Targets!F3", "date"),
+			problems: []sample.Problem{
+				sample.Err("Targets!G2", "the cell is formatted as a percentage (it shows 1200%)"),
+				sample.Err("Targets!H2", "the cell is formatted as a percentage (it shows 12%)"),
+				sample.Err("Targets!F3", "date"),
 			}},
 		{file: "raw_prefixed_norefs.xlsx", plans: 1, targets: 2,
 			counters: []string{"Raw plan|2|all_employees|" + c1 + "=7"},
 			fields:   []string{"Raw plan|start=2026-09-01", "Raw plan|end=2029-08-31", "Raw plan|company=VAT 0412345678"},
-			problems: []wantProblem{perr("Targets!F2", "TRUE/FALSE")}},
+			problems: []sample.Problem{sample.Err("Targets!F2", "TRUE/FALSE")}},
 		{file: "raw_1904_true.xlsx", plans: 1, targets: 1,
 			counters: []string{"Mac raw|1|all_employees|" + c1 + "=12"},
 			fields:   []string{"Mac raw|start=2026-09-01", "Mac raw|end=2030-08-31"}},
@@ -149,7 +139,7 @@ func TestAcceptanceFixtures(t *testing.T) {
 				"Second plan|1|all_employees|number_of_african_female_top_managers=7"},
 			fields: []string{"Filled plan|company=VAT 0412345678", "Filled plan|sector=Manufacturing",
 				"Filled plan|start=2026-09-01", "Second plan|company=VAT 4098765432"},
-			problems: []wantProblem{perr("Blue!D19", "negative")}},
+			problems: []sample.Problem{sample.Err("Blue!D19", "negative")}},
 		{file: "op_grid_merged_labels.xlsx", plans: 1, targets: 1,
 			counters: []string{"Merged plan|1|all_employees|number_of_african_male_top_managers=6",
 				"Merged plan|1|all_employees|number_of_foreign_female_grand_total_employees=11"},
@@ -157,19 +147,19 @@ func TestAcceptanceFixtures(t *testing.T) {
 				"Merged plan|end=2029-08-31", "Merged plan|sector=Education"}},
 		{file: "cr_only.csv", plans: 1, targets: 3,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5", "#7|2|all_employees|" + c1 + "=6"},
-			problems: []wantProblem{perr("line 4, column 4", "negative")}},
+			problems: []sample.Problem{sample.Err("line 4, column 4", "negative")}},
 		// Headers with spaces or hyphens for the underscores name the
 		// counter; "numberof_..." is a misspelt counter (an error).
 		{file: "counter_header_variants.csv", plans: 1, targets: 1,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5", "#7|1|all_employees|number_of_white_male_top_managers=6"},
-			problems: []wantProblem{perr("line 1, column 6", "not a counter of the catalog")},
+			problems: []sample.Problem{sample.Err("line 1, column 6", "not a counter of the catalog")},
 			suggest:  map[string][]string{"line 1, column 6": {"number_of_indian_male_top_managers"}}},
 		{file: "mixed_flat_and_grid.xlsx", plans: 1, targets: 1,
 			counters: []string{"#7|1|all_employees|" + c1 + "=5"},
-			problems: []wantProblem{pwarn("Acme 2026!A14", "grid plan targets, but this workbook is read as a flat table (sheet \"Targets\")")}},
-		{file: "empty.xlsx", problems: []wantProblem{perr("", "empty")}},
-		{file: "truncated.xlsx", problems: []wantProblem{perr("", "damaged or truncated")}},
-		{file: "xls_renamed.xlsx", problems: []wantProblem{perr("", ".xls")}},
+			problems: []sample.Problem{sample.Warn("Acme 2026!A14", "grid plan targets, but this workbook is read as a flat table (sheet \"Targets\")")}},
+		{file: "empty.xlsx", problems: []sample.Problem{sample.Err("", "empty")}},
+		{file: "truncated.xlsx", problems: []sample.Problem{sample.Err("", "damaged or truncated")}},
+		{file: "xls_renamed.xlsx", problems: []sample.Problem{sample.Err("", ".xls")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -190,7 +180,7 @@ func TestAcceptanceFixtures(t *testing.T) {
 			for _, want := range tc.fields {
 				checkAcceptanceField(t, b.Plans, want)
 			}
-			checkAcceptanceProblems(t, b.Problems, tc.problems)
+			sample.CheckProblems(t, b.Problems, tc.problems)
 			for ref, want := range tc.suggest {
 				for _, p := range b.Problems {
 					if p.Origin.Ref() == ref && (len(p.Suggestions) < len(want) || !slices.Equal(p.Suggestions[:len(want)], want)) {
@@ -261,32 +251,5 @@ func checkAcceptanceField(t *testing.T, plans []*pipeline.InputPlan, spec string
 	}
 	if got != want {
 		t.Errorf("%s: got %q", spec, got)
-	}
-}
-
-// checkAcceptanceProblems matches problems and expectations one to one.
-func checkAcceptanceProblems(t *testing.T, got pipeline.Problems, want []wantProblem) {
-	t.Helper()
-	used := make([]bool, len(got))
-	for _, w := range want {
-		found := false
-		for i, p := range got {
-			at := p.Origin.Ref() == w.ref
-			if sheet, ok := strings.CutPrefix(w.ref, "sheet:"); ok {
-				at = p.Origin.Sheet == sheet // anywhere on that sheet
-			}
-			if !used[i] && p.Severity == w.sev && at && strings.Contains(p.Message, w.text) {
-				used[i], found = true, true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("missing %s at %q containing %q", w.sev, w.ref, w.text)
-		}
-	}
-	for i, p := range got {
-		if !used[i] {
-			t.Errorf("unexpected problem: %s", p)
-		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -291,7 +293,7 @@ func BenchmarkCostGridRead(b *testing.B) {
 		for _, p := range benchExportPlans(sheets) {
 			plans = append(plans, p.Plan)
 		}
-		if err := writeGridXLSX(path, plans, nil); err != nil {
+		if err := books.WriteGrid(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("sheets=%d", sheets), func(b *testing.B) {

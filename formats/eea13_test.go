@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -92,10 +94,10 @@ func checkTargets(t *testing.T, got, want map[string]map[string]int64) {
 // eea13Warnings are the warnings every EEA13 plan fixture gives: the
 // gazette's sector spelling, and the two profile tables read as the
 // baseline.
-var eea13Warnings = []wantProblem{
-	pwarn("EE Plan!B7", `the sector "Transportation and Storage" is the gazette's (or form EEA17's) spelling: read as the service's "Transport and Storage"`),
-	pwarn("EE Plan!A11", "form EEA13's workforce profile: it is read as the baseline (the current workforce), never written as a target"),
-	pwarn("EE Plan!A25", "form EEA13's workforce profile: it is read as the baseline"),
+var eea13Warnings = []sample.Problem{
+	sample.Warn("EE Plan!B7", `the sector "Transportation and Storage" is the gazette's (or form EEA17's) spelling: read as the service's "Transport and Storage"`),
+	sample.Warn("EE Plan!A11", "form EEA13's workforce profile: it is read as the baseline (the current workforce), never written as a target"),
+	sample.Warn("EE Plan!A25", "form EEA13's workforce profile: it is read as the baseline"),
 }
 
 // TestEEA13PlanWorkbook: a consultant's EEA13 plan workbook loads its
@@ -108,7 +110,7 @@ func TestEEA13PlanWorkbook(t *testing.T) {
 	for _, file := range []string{"op_eea13_plan.xlsx", "lo_eea13_plan.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, got := readEEA13(t, file, nil)
-			checkAcceptanceProblems(t, b.Problems, eea13Warnings)
+			sample.CheckProblems(t, b.Problems, eea13Warnings)
 			p := got["Acme EEA13 plan"]
 			if len(b.Plans) != 1 || p == nil || b.Plans[0].Sector != "Transport and Storage" {
 				t.Fatalf("plans %v", planNames(b.Plans))
@@ -138,11 +140,11 @@ func TestEEA13GoalsDisagree(t *testing.T) {
 	for _, file := range []string{"op_eea13_disagree.xlsx", "lo_eea13_disagree.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, _ := readEEA13(t, file, nil)
-			want := append([]wantProblem{
-				perr("EE Plan!B43", "the numerical goal for Top management, African Male is 24, but the numerical target of the final year 2028/29 at B126 is 17"),
-				perr("EE Plan!I44", "the numerical goal for Senior management, White Female is blank, but the numerical target of the final year 2028/29 at I127 is 28"),
+			want := append([]sample.Problem{
+				sample.Err("EE Plan!B43", "the numerical goal for Top management, African Male is 24, but the numerical target of the final year 2028/29 at B126 is 17"),
+				sample.Err("EE Plan!I44", "the numerical goal for Senior management, White Female is blank, but the numerical target of the final year 2028/29 at I127 is 28"),
 			}, eea13Warnings...)
-			checkAcceptanceProblems(t, b.Problems, want)
+			sample.CheckProblems(t, b.Problems, want)
 		})
 	}
 }
@@ -155,7 +157,7 @@ func TestEEA13GoalsOnly(t *testing.T) {
 	for _, file := range []string{"op_eea13_goals_only.xlsx", "lo_eea13_goals_only.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, got := readEEA13(t, file, nil)
-			checkAcceptanceProblems(t, b.Problems, eea13Warnings)
+			sample.CheckProblems(t, b.Problems, eea13Warnings)
 			checkTargets(t, got["Acme goals plan"], map[string]map[string]int64{"2028/29|" + all: eea13Target(3, all), "2028/29|" + dis: eea13Target(3, dis)})
 		})
 	}
@@ -165,24 +167,24 @@ func TestEEA13GoalsOnly(t *testing.T) {
 // grades, percentage-formatted counters and a grid whose header no
 // vocabulary reads are each refused with their own cause.
 func TestRefusalsNameTheirCause(t *testing.T) {
-	var want []wantProblem
+	var want []sample.Problem
 	for row := 13; row <= 21; row++ {
-		want = append(want, perr(fmt.Sprintf("Categories!A%d", row), "is an occupational category, not an occupational level"))
+		want = append(want, sample.Err(fmt.Sprintf("Categories!A%d", row), "is an occupational category, not an occupational level"))
 	}
 	for row := 13; row <= 16; row++ {
-		want = append(want, perr(fmt.Sprintf("Grades!A%d", row), "is a job grade, not an occupational level: teach eepipe which occupational level each grade is in a mapping file given with --map"))
+		want = append(want, sample.Err(fmt.Sprintf("Grades!A%d", row), "is a job grade, not an occupational level: teach eepipe which occupational level each grade is in a mapping file given with --map"))
 	}
 	want = append(want,
-		perr("EEA4 Income!A10", "is of remuneration (form EEA4's income differentials"),
-		perr("Percent!B13", "the cell is formatted as a percentage (it shows 100%)"),
-		perr("Percent!C13", "the cell is formatted as a percentage (it shows 45%)"),
-		perr("Unread header!A10", `this sheet looks like a grid of targets, but no plan is read from it: the grid labelled "Year 1 (2026/27): all employees" has level rows with numbers, but its header ("Occupational level", "Af-M", "Co-M", "In-M", "Wh-M") names no race and gender`),
-		pwarn("Percent!B7", "the gazette's"),
+		sample.Err("EEA4 Income!A10", "is of remuneration (form EEA4's income differentials"),
+		sample.Err("Percent!B13", "the cell is formatted as a percentage (it shows 100%)"),
+		sample.Err("Percent!C13", "the cell is formatted as a percentage (it shows 45%)"),
+		sample.Err("Unread header!A10", `this sheet looks like a grid of targets, but no plan is read from it: the grid labelled "Year 1 (2026/27): all employees" has level rows with numbers, but its header ("Occupational level", "Af-M", "Co-M", "In-M", "Wh-M") names no race and gender`),
+		sample.Warn("Percent!B7", "the gazette's"),
 	)
 	for _, file := range []string{"op_refusals.xlsx", "lo_refusals.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, _ := readEEA13(t, file, nil)
-			checkAcceptanceProblems(t, b.Problems, want)
+			sample.CheckProblems(t, b.Problems, want)
 		})
 	}
 }
@@ -193,7 +195,7 @@ func TestPandasHeaderRow(t *testing.T) {
 	for _, file := range []string{"op_pandas_header.xlsx", "lo_pandas_header.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, got := readEEA13(t, file, nil)
-			checkAcceptanceProblems(t, b.Problems, []wantProblem{pwarn("Targets!B7", "the gazette's")})
+			sample.CheckProblems(t, b.Problems, []sample.Problem{sample.Warn("Targets!B7", "the gazette's")})
 			checkTargets(t, got["Pandas plan"], map[string]map[string]int64{"2026/27|" + pipeline.TargetAll: eea13Counters(1, pipeline.TargetAll, 2,
 				func(l, r, g int) int64 { return eea13Value(0, 1, false, l, r, g) })})
 		})
@@ -220,18 +222,18 @@ func TestClientWordsMappingFile(t *testing.T) {
 	for _, file := range []string{"op_client_words.xlsx", "lo_client_words.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			b, got := readEEA13(t, file, words)
-			checkAcceptanceProblems(t, b.Problems, nil)
+			sample.CheckProblems(t, b.Problems, nil)
 			if len(b.Plans) != 1 || b.Plans[0].Sector != "Transport and Storage" {
 				t.Fatalf("plans %+v", b.Plans)
 			}
 			checkTargets(t, got["Client words plan"], map[string]map[string]int64{"2026/27|" + pipeline.TargetAll: want})
 			b, _ = readEEA13(t, file, nil)
-			checkAcceptanceProblems(t, b.Problems, []wantProblem{
-				perr("Client!F11", `"Asian (incl. Indian)" is not a race`),
-				perr("Client!A13", `"Exco" is not an occupational level`),
-				perr("Client!A14", `"Band D" is a job grade`),
-				perr("Client!F13", "is not read"), perr("Client!G13", "is not read"),
-				perr("Client!F14", "is not read"), perr("Client!G14", "is not read"),
+			sample.CheckProblems(t, b.Problems, []sample.Problem{
+				sample.Err("Client!F11", `"Asian (incl. Indian)" is not a race`),
+				sample.Err("Client!A13", `"Exco" is not an occupational level`),
+				sample.Err("Client!A14", `"Band D" is a job grade`),
+				sample.Err("Client!F13", "is not read"), sample.Err("Client!G13", "is not read"),
+				sample.Err("Client!F14", "is not read"), sample.Err("Client!G14", "is not read"),
 			})
 		})
 	}

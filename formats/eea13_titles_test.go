@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -83,8 +85,8 @@ func TestSectionTitleIsNoHeading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAcceptanceProblems(t, b.Problems, []wantProblem{
-		pwarn("Sheet1!A8", "form EEA13's workforce profile: it is read as the baseline"),
+	sample.CheckProblems(t, b.Problems, []sample.Problem{
+		sample.Warn("Sheet1!A8", "form EEA13's workforce profile: it is read as the baseline"),
 	})
 	if len(b.Plans) != 1 {
 		t.Fatalf("plans %v", planNames(b.Plans))
@@ -134,9 +136,9 @@ func TestGoalCellRefusedForItsCause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAcceptanceProblems(t, b.Problems, []wantProblem{
-		perr("Sheet1!B11", "the numerical goal for Top management, African Male: the cell is formatted as a percentage (it shows 100%)"),
-		perr("Sheet1!C11", "the numerical goal for Top management, African Female: "),
+	sample.CheckProblems(t, b.Problems, []sample.Problem{
+		sample.Err("Sheet1!B11", "the numerical goal for Top management, African Male: the cell is formatted as a percentage (it shows 100%)"),
+		sample.Err("Sheet1!C11", "the numerical goal for Top management, African Female: "),
 	})
 	for _, p := range b.Problems {
 		if p.Origin.Cell == "C11" && strings.Contains(p.Message, "must agree") {

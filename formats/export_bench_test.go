@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -36,7 +40,7 @@ func benchExportPlans(n int) []export.Plan {
 		if i%2 == 1 {
 			start, years = "2026-09-01", 4
 		}
-		sp := exStoredPlan(int64(1000+i), fmt.Sprintf("Bench plan %d", i), start, years)
+		sp := sample.StoredPlan(int64(1000+i), fmt.Sprintf("Bench plan %d", i), start, years)
 		out[i] = export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
 			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt}
 	}
@@ -105,7 +109,7 @@ func BenchmarkExportGrid(b *testing.B) {
 				opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
 				done := benchMeasure(b)
 				for b.Loop() {
-					if err := writeExportXLSX(path, plans, opts); err != nil {
+					if err := books.WriteExport(path, plans, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -123,7 +127,7 @@ func BenchmarkExportGrid500(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := writeExportXLSX(path, plans, export.Options{}); err != nil {
+		if err := books.WriteExport(path, plans, export.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -154,7 +158,7 @@ func BenchmarkExportGrid2000(b *testing.B) {
 				Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 			done := benchMeasure(b)
 			for b.Loop() {
-				if err := writeExportXLSX(path, plans, opts); err != nil {
+				if err := books.WriteExport(path, plans, opts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -64,7 +66,7 @@ func TestExportExtremesReimport(t *testing.T) {
 			path = filepath.Join(dir, "extremes-nocharts.xlsx")
 		}
 		os.Remove(path)
-		if err := writeExportXLSX(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
+		if err := books.WriteExport(path, plans, export.Options{Catalog: cat, NoCharts: noCharts}); err != nil {
 			t.Fatal(err)
 		}
 		xlsxtest.CheckStrict(t, path)
@@ -130,7 +132,7 @@ func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.xlsx")
 	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
-	if err := writeExportXLSX(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
+	if err := books.WriteExport(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := ReadFiles([]string{path}, ReadOptions{})

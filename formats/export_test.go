@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
@@ -21,42 +23,11 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// exStoredPlan returns a stored plan with every counter set.
-func exStoredPlan(id int64, name, start string, years int) *pipeline.Plan {
-	p := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
-		Era: pipeline.EraPost2025, Sector: "Manufacturing", UpdatedAt: "2026-11-01T10:00:00Z"}
-	fy0 := pipeline.FinancialYearOf(p.StartDate)
-	for y := 1; y <= years; y++ {
-		fy := fy0 + pipeline.FinancialYear(y-1)
-		m := pipeline.Milestone{ID: id*100 + int64(y), YearNumber: y, StartDate: fy.Start(), EndDate: fy.End()}
-		for k, tt := range pipeline.TargetTypes {
-			c := map[string]int64{}
-			for i, n := range pipeline.DefaultCatalog().Names() {
-				c[n] = int64((i*7 + y*3 + k + int(id)) % 13)
-			}
-			m.Targets = append(m.Targets, pipeline.Target{ID: m.ID*10 + int64(k), TargetType: tt, Counters: pipeline.CountersOf(c)})
-		}
-		p.Milestones = append(p.Milestones, m)
-	}
-	return p
-}
-
-func exExportPlans() []export.Plan {
-	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"}
-	var out []export.Plan
-	for i, sp := range []*pipeline.Plan{exStoredPlan(7, "Acme 2026", "2026-09-01", 4), exStoredPlan(9, "Acme: plan/2", "2027-09-01", 3)} {
-		out = append(out, export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
-			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt})
-		_ = i
-	}
-	return out
-}
-
 func TestExportWorkbookLayout(t *testing.T) {
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	path := filepath.Join(t.TempDir(), "plans.xlsx")
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
+	if err := books.WriteExport(path, plans, export.Options{GeneratedAt: at, Source: "http://127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -184,7 +155,7 @@ func exChartTitles(t *testing.T, path string) []string {
 }
 
 func TestFlatExportXLSX(t *testing.T) {
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	path := filepath.Join(t.TempDir(), "flat.xlsx")
 	if err := export.WriteFlatXLSX(path, plans, export.Options{}); err != nil {
 		t.Fatal(err)
@@ -239,7 +210,7 @@ func (fw *exFailingWriter) Write(b []byte) (int, error) {
 func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plans.xlsx")
-	wb, err := export.NewWorkbook(exExportPlans(), export.Options{})
+	wb, err := export.NewWorkbook(books.ExportPlans(), export.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,9 +230,9 @@ func TestExportWriteFailureLeavesNoFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("previous export"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bad := exExportPlans()
+	bad := books.ExportPlans()
 	bad[1].Plan.Targets[0].Counters.Put("number_of_martian_male_top_managers", 1)
-	if err := writeExportXLSX(path, bad, export.Options{}); err == nil {
+	if err := books.WriteExport(path, bad, export.Options{}); err == nil {
 		t.Fatal("an export with a counter outside the catalog was written")
 	}
 	if err := export.WriteFlatXLSX(path, bad, export.Options{}); err == nil {
@@ -316,7 +287,7 @@ func TestExportRoundTripProperty(t *testing.T) {
 			path := filepath.Join(dir, layout+".xlsx")
 			var err error
 			if layout == "grid" {
-				err = writeExportXLSX(path, plans, export.Options{NoCharts: true})
+				err = books.WriteExport(path, plans, export.Options{NoCharts: true})
 			} else {
 				err = export.WriteFlatXLSX(path, plans, export.Options{})
 			}

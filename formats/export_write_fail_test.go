@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -14,7 +16,7 @@ import (
 // failure; no part of the writer swallows a write error and leaves a
 // truncated package looking complete.
 func TestExportWriteFailureAnywhere(t *testing.T) {
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	var inputs []*pipeline.InputPlan
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)

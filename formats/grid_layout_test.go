@@ -7,30 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
-
-// samplePlan is a two-year plan with every counter set.
-func samplePlan() *pipeline.InputPlan {
-	p := &pipeline.InputPlan{
-		Company: pipeline.CompanyIDs{VAT: "0412345678", Registration: "2009/012345/07"},
-		Name:    "Acme EE plan", StartDate: date("2026-09-01"), EndDate: date("2028-08-31"),
-		Sector: "Manufacturing", ScorecardID: "scorecard_acme_2026",
-	}
-	for y := 1; y <= 2; y++ {
-		for ti, tt := range pipeline.TargetTypes {
-			t := &pipeline.InputTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2025 + y), TargetType: tt, Counters: pipeline.CountersOf(map[string]int64{})}
-			for i, n := range pipeline.DefaultCatalog().Names() {
-				t.Counters.Put(n, int64(1000*y+100*ti+i))
-			}
-			p.Targets = append(p.Targets, t)
-		}
-	}
-	return p
-}
 
 // findCell returns the first cell of sheet whose displayed text is text.
 func findCell(t *testing.T, f *excelize.File, sheet, text string) (col, row int) {
@@ -56,9 +41,9 @@ func findCell(t *testing.T, f *excelize.File, sheet, text string) (col, row int)
 func TestGridEditedLayoutStillReads(t *testing.T) {
 	dir := t.TempDir()
 	cat := pipeline.DefaultCatalog()
-	plan := samplePlan()
+	plan := sample.Plan()
 	path := filepath.Join(dir, "grid.xlsx")
-	if err := writeGridXLSX(path, []*pipeline.InputPlan{plan}, cat); err != nil {
+	if err := books.WriteGrid(path, []*pipeline.InputPlan{plan}, cat); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -131,7 +116,7 @@ func cellName(c, r int) string {
 func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.xlsx")
-	if err := writeGridXLSX(path, []*pipeline.InputPlan{samplePlan()}, nil); err != nil {
+	if err := books.WriteGrid(path, []*pipeline.InputPlan{sample.Plan()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -171,7 +156,7 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 // with soffice --convert-to xlsx) reads as the plan written.
 func TestGridFromLibreOffice(t *testing.T) {
 	got := readGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
-	if want := model([]*pipeline.InputPlan{samplePlan()}); !reflect.DeepEqual(model(got), want) {
+	if want := model([]*pipeline.InputPlan{sample.Plan()}); !reflect.DeepEqual(model(got), want) {
 		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", model(got), want)
 	}
 }
@@ -181,10 +166,10 @@ func TestGridFromLibreOffice(t *testing.T) {
 // header row was deleted is an error at its label.
 func TestGridLabelLookalikes(t *testing.T) {
 	dir := t.TempDir()
-	plan := samplePlan()
+	plan := sample.Plan()
 	plan.Name = "Year 1 all employees"
 	path := filepath.Join(dir, "lookalike.xlsx")
-	if err := writeGridXLSX(path, []*pipeline.InputPlan{plan}, nil); err != nil {
+	if err := books.WriteGrid(path, []*pipeline.InputPlan{plan}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := readGridModel(t, path, nil)

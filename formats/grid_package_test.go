@@ -13,6 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
@@ -119,12 +123,12 @@ func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 	ids := pipeline.CompanyIDs{VAT: "0412345678", Registration: " 2009/012345/07"}
 	var plans []*pipeline.InputPlan
 	for i, name := range []string{"Acme 2026", "A <&> \"b\" 'c' _x0041_ tab end ", "Ümlaut — plan line"} {
-		plans = append(plans, pipeline.FromServer(exStoredPlan(int64(7+i), name, "2026-09-01", 2+i), ids))
+		plans = append(plans, pipeline.FromServer(sample.StoredPlan(int64(7+i), name, "2026-09-01", 2+i), ids))
 	}
 	plans[0].ScorecardID = "scorecard_1"
 	plans[2].Account = "acme"
 	path := filepath.Join(t.TempDir(), "grid.xlsx")
-	if err := writeGridXLSX(path, plans, nil); err != nil {
+	if err := books.WriteGrid(path, plans, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The readers trim the spaces around a value (the cells keep them,
@@ -257,14 +261,14 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 	for _, noCharts := range []bool{false, true} {
 		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")
 		opts := export.Options{NoCharts: noCharts, Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
-		if err := writeExportXLSX(streamed, plans, opts); err != nil {
+		if err := books.WriteExport(streamed, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		opts.Sector = nil
 		opts.BeforePlanSheets = func(f *excelize.File) error {
 			return reports.AddSectorSheetWith(f, report.Plans, report.TargetsSource, reports.SectorSheetOptions{NoCharts: noCharts})
 		}
-		if err := writeExportXLSX(ref, plans, opts); err != nil {
+		if err := books.WriteExport(ref, plans, opts); err != nil {
 			t.Fatal(err)
 		}
 		xlsxtest.CheckStrict(t, streamed)

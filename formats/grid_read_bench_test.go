@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -19,7 +21,7 @@ func BenchmarkGridReadExport(b *testing.B) {
 	const n = 1000
 	plans := benchExportPlans(n)
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
-	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := books.WriteExport(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

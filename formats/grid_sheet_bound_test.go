@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -35,7 +37,7 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	path = filepath.Join(t.TempDir(), "plans.xlsx")
 	opts := export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
-	if err := writeExportXLSX(path, plans, opts); err != nil {
+	if err := books.WriteExport(path, plans, opts); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(path)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -68,9 +70,9 @@ func exSheetCharts(t *testing.T, file string) map[string]int {
 // charts on its own sheet, and the sheet order, hidden sheets and active
 // sheet of the workbook.
 func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	file := filepath.Join(t.TempDir(), "plans.xlsx")
-	if err := writeExportXLSX(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := books.WriteExport(file, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(file)
@@ -145,7 +147,7 @@ func TestExportPlanSheetsKeepEveryFeature(t *testing.T) {
 // Lists, Lists last; a plan named "Sector targets" gets a sheet of its own,
 // never the check's.
 func TestExportSheetOrderListsLast(t *testing.T) {
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	plans[1].Plan.Name = reports.SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
@@ -30,18 +32,18 @@ func TestStatutoryShapeFixtures(t *testing.T) {
 	if len(disBlank) != 88 {
 		t.Fatalf("blanked counters are not in the catalog: %d left", len(disBlank))
 	}
-	stray := func(sheet string) []wantProblem {
-		ps := []wantProblem{
-			perr(sheet+"!B5", `"03/04/2026" is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: 2026-04-03 if it is day/month, 2026-03-04 if it is month/day`),
-			perr(sheet+"!B6", `it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
+	stray := func(sheet string) []sample.Problem {
+		ps := []sample.Problem{
+			sample.Err(sheet+"!B5", `"03/04/2026" is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: 2026-04-03 if it is day/month, 2026-03-04 if it is month/day`),
+			sample.Err(sheet+"!B6", `it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
 		}
 		// Numbers (also typed as text) beside the rows are errors: they
 		// could be counters. The words of column M (n/a, twelve) are notes:
 		// one warning for the column.
 		for _, ref := range []string{"M11", "N13", "O15"} {
-			ps = append(ps, perr(sheet+"!"+ref, "in a column this grid does not read: the column has no header"))
+			ps = append(ps, sample.Err(sheet+"!"+ref, "in a column this grid does not read: the column has no header"))
 		}
-		return append(ps, pwarn(sheet+"!M12", `column M has no header and holds text beside the grid ("n/a" in 2 cells of rows 12 to 14), so it is read as notes`))
+		return append(ps, sample.Warn(sheet+"!M12", `column M has no header and holds text beside the grid ("n/a" in 2 cells of rows 12 to 14), so it is read as notes`))
 	}
 	cases := []struct {
 		files    []string
@@ -49,7 +51,7 @@ func TestStatutoryShapeFixtures(t *testing.T) {
 		start    string
 		end      string
 		targets  map[string]map[string]int64
-		problems []wantProblem
+		problems []sample.Problem
 	}{
 		{files: []string{"rv_op_eea2_offset.xlsx", "rv_lo_eea2_offset.xlsx"}, plan: "Offset plan",
 			start: "2026-09-01", end: "2029-08-31",
@@ -69,7 +71,7 @@ func TestStatutoryShapeFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkAcceptanceProblems(t, b.Problems, tc.problems)
+				sample.CheckProblems(t, b.Problems, tc.problems)
 				if tc.targets == nil {
 					if len(b.Plans) != 0 {
 						t.Errorf("read %d plans; want none", len(b.Plans))

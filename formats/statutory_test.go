@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -78,7 +80,7 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 		plan    string
 		targets map[string]map[string]int64 // "year|target type" -> every counter
 		// problems as in TestAcceptanceFixtures; "SHEET" is the sheet.
-		problems []wantProblem
+		problems []sample.Problem
 		suggest  map[string]string // cell -> first suggestion
 		not      []string          // words no problem message may hold
 	}{
@@ -93,30 +95,30 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all), "1|" + dis: statutoryCounters(dis)}},
 		{files: []string{"op_eea2_bad.xlsx", "lo_eea2_bad.xlsx"}, plan: "Bad plan",
 			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all, "senior_managers", "junior_managers")},
-			problems: []wantProblem{
-				perr("Bad!B4", `"31/08/2029" is not written as YYYY-MM-DD: it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
+			problems: []sample.Problem{
+				sample.Err("Bad!B4", `"31/08/2029" is not written as YYYY-MM-DD: it can only be day/month/year (31 is no month), but the format requires ISO dates to rule out day/month mix-ups; write it as 2029-08-31`),
 				// The end date is invalid (B4): reported there once, not again
 				// as a missing end date of a new plan, so the errors are
 				// exactly the planted cells.
-				perr("Bad!A11", "not an occupational level"),
-				perr("Bad!M12", `"42" is in a column this grid does not read: the column has no header`),
-				perr("Bad!A13", "not an occupational level"),
-				perr("Bad!A21", `does not say clearly whose targets the grid holds; write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities"`),
+				sample.Err("Bad!A11", "not an occupational level"),
+				sample.Err("Bad!M12", `"42" is in a column this grid does not read: the column has no header`),
+				sample.Err("Bad!A13", "not an occupational level"),
+				sample.Err("Bad!A21", `does not say clearly whose targets the grid holds; write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities"`),
 			},
 			suggest: map[string]string{"Bad!A11": "Senior management", "Bad!A13": "Skilled technical / junior management"}},
 		{files: []string{"op_eea13_twice.xlsx"}, plan: "Twice plan",
 			targets:  map[string]map[string]int64{"1|" + all: statutoryCounters(all)},
-			problems: []wantProblem{perr("Twice!A21", "are both titled as the targets of all employees for the same year")},
+			problems: []sample.Problem{sample.Err("Twice!A21", "are both titled as the targets of all employees for the same year")},
 			not:      []string{"disabled_employees"}},
 		{files: []string{"op_eea2_gap.xlsx"}, plan: "Gap plan",
 			targets: map[string]map[string]int64{"1|" + all: statutoryCounters(all, "indian_male")},
-			problems: func() []wantProblem {
-				ps := []wantProblem{perr("Gap!L8", `"Sum" is not a race or gender of the counter catalog; its column is not read`)}
+			problems: func() []sample.Problem {
+				ps := []sample.Problem{sample.Err("Gap!L8", `"Sum" is not a race or gender of the counter catalog; its column is not read`)}
 				for r := 10; r <= 18; r++ {
-					ps = append(ps, perr(fmt.Sprintf("Gap!D%d", r), `in a column this grid does not read: its header ("Male" over a blank cell) names no race and gender`))
+					ps = append(ps, sample.Err(fmt.Sprintf("Gap!D%d", r), `in a column this grid does not read: its header ("Male" over a blank cell) names no race and gender`))
 					// The numbers under the reported "Sum" header are each
 					// named too: no value is passed over in silence.
-					ps = append(ps, perr(fmt.Sprintf("Gap!L%d", r), `is not read: the header of its column is reported`))
+					ps = append(ps, sample.Err(fmt.Sprintf("Gap!L%d", r), `is not read: the header of its column is reported`))
 				}
 				return ps
 			}()},
@@ -128,7 +130,7 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkAcceptanceProblems(t, b.Problems, tc.problems)
+				sample.CheckProblems(t, b.Problems, tc.problems)
 				for _, p := range b.Problems {
 					for _, w := range tc.not {
 						if strings.Contains(p.Message, w) {

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -13,7 +17,7 @@ import (
 func benchPlans(n int) []*pipeline.InputPlan {
 	plans := make([]*pipeline.InputPlan, n)
 	for i := range plans {
-		p := samplePlan()
+		p := sample.Plan()
 		p.Name = fmt.Sprintf("Plan %d", i)
 		p.EndDate = date("2030-08-31")
 		base := p.Targets
@@ -36,7 +40,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "flat.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
-		if err := writeFlatXLSX(path, plans, nil); err != nil {
+		if err := books.WriteFlat(path, plans, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,7 +51,7 @@ func BenchmarkWriteFlatXLSX(b *testing.B) {
 // BenchmarkGridRead reads a 20-plan grid workbook (200 grids).
 func BenchmarkGridRead(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "grid.xlsx")
-	if err := writeGridXLSX(path, benchPlans(20), nil); err != nil {
+	if err := books.WriteGrid(path, benchPlans(20), nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

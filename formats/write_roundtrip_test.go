@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/books"
+
 	"pgregory.net/rapid"
 
 	"github.com/eepipe/eepipe/formats/table"
@@ -77,9 +79,9 @@ func TestCSVWritersRoundTrip(t *testing.T) {
 func TestXLSXWritersRoundTrip(t *testing.T) {
 	limitRapidChecks(t, 20)
 	checkRoundTrips(t, []roundTripCase{
-		{"flat.xlsx", writeFlatXLSX},
+		{"flat.xlsx", books.WriteFlat},
 		{"grid.xlsx", func(p string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {
-			return writeGridXLSX(p, plans, cat)
+			return books.WriteGrid(p, plans, cat)
 		}},
 	}, false)
 }

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"encoding/csv"
@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -21,15 +22,15 @@ import (
 func TestReconcileReportsCarryClasses(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "client.csv")
-	os.WriteFile(src, []byte(rrCSV), 0o644)
-	rec := rrReconciliation(src)
+	os.WriteFile(src, []byte(sample.ReconcileCSV), 0o644)
+	rec := sample.Reconciliation(src)
 	cs := rec.Plans[0].Targets[0].Counters
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
 	cs[0].Class, cs[0].LastApplied = pipeline.ClassService, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
 	cs[1].Class, cs[1].LastApplied = pipeline.ClassBoth, &pipeline.LastWrite{Value: 3, RunID: 12, At: at}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -38,7 +39,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 	defer f.Close()
 	// The Changes sheet names each class and the run in words.
-	changes, _ := f.GetRows(reports.ChangesSheet)
+	changes, _ := f.GetRows(ChangesSheet)
 	classes := map[string][2]string{}
 	for _, row := range changes {
 		if len(row) > 9 {
@@ -53,9 +54,9 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
 		}
 	}
-	rrCheckFits(t, f, reports.SummarySheet, 13)
-	rrCheckFits(t, f, reports.ChangesSheet, 1)
-	for ref, want := range map[string]string{"E2": reports.ServiceFillColor, "F2": reports.ConflictFillColor} {
+	rrCheckFits(t, f, SummarySheet, 13)
+	rrCheckFits(t, f, ChangesSheet, 1)
+	for ref, want := range map[string]string{"E2": ServiceFillColor, "F2": ConflictFillColor} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
 		if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != want {
@@ -74,7 +75,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "report.csv")
-	if err := reports.WriteReconcileCSV(csvPath, rec); err != nil {
+	if err := WriteReconcileCSV(csvPath, rec); err != nil {
 		t.Fatal(err)
 	}
 	fh, _ := os.Open(csvPath)
@@ -104,14 +105,14 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "client.csv")
-	os.WriteFile(src, []byte(rrCSV), 0o644)
-	rec := rrReconciliation(src)
+	os.WriteFile(src, []byte(sample.ReconcileCSV), 0o644)
+	rec := sample.Reconciliation(src)
 	cs := rec.Plans[0].Targets[0].Counters
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
 	cs[0].Class, cs[0].LastApplied = pipeline.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
 	cs[1].Class = pipeline.ClassNoHistory
 	out := filepath.Join(dir, "report.xlsx")
-	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -138,15 +139,15 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "client.csv")
-	os.WriteFile(src, []byte(rrCSV), 0o644)
-	rec := rrReconciliation(src)
+	os.WriteFile(src, []byte(sample.ReconcileCSV), 0o644)
+	rec := sample.Reconciliation(src)
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
 	fd := &rec.Plans[0].Fields[0]
 	fd.Location = &pipeline.Location{File: src, Line: 2, Column: 2}
 	fd.Class, fd.LastApplied = pipeline.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
 
 	out := filepath.Join(dir, "report.xlsx")
-	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -156,13 +157,13 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	defer f.Close()
 	id, _ := f.GetCellStyle("client", "B2")
 	st, _ := f.GetStyle(id)
-	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != reports.ServiceFillColor {
-		t.Errorf("B2 fill %+v, want %s", st, reports.ServiceFillColor)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
+		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
 	}
 	// The field's Changes row: file and service values, class, run.
 	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",
 		"changed on the service since run 12 on 2026-10-02 08:15 UTC", `run 12 on 2026-10-02 08:15 UTC: "Manufacturing"`}
-	changes, _ := f.GetRows(reports.ChangesSheet)
+	changes, _ := f.GetRows(ChangesSheet)
 	if len(changes) < 2 || len(changes[1]) < len(want) || !slices.Equal(changes[1][:len(want)], want) {
 		t.Errorf("Changes rows %q, want the field's first: %q", changes, want)
 	}
@@ -193,7 +194,7 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "report.csv")
-	if err := reports.WriteReconcileCSV(csvPath, rec); err != nil {
+	if err := WriteReconcileCSV(csvPath, rec); err != nil {
 		t.Fatal(err)
 	}
 	fh, _ := os.Open(csvPath)

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"errors"
@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -18,14 +19,14 @@ import (
 func passesSet(t *testing.T, n int, new int64) *pipeline.SavedChangeSet {
 	t.Helper()
 	s := &pipeline.SavedChangeSet{Schema: pipeline.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
-		Service: testSetService, Accounts: []string{"acme"}}
+		Service: sample.SetService, Accounts: []string{"acme"}}
 	for i := range n {
 		old := int64(0)
 		s.Plans = append(s.Plans, pipeline.SavedPlan{Account: "acme", Action: pipeline.ActionUpdate, PlanID: int64(100 + i),
 			Title: fmt.Sprintf("plan %d %q", 100+i, "P"), Targets: []pipeline.SavedTarget{{YearNumber: 1, TargetType: "all_employees",
 				MilestoneID: 1, TargetID: 2, Counters: []pipeline.SavedCounter{{Counter: "number_of_african_male_top_managers", Expected: &old, New: new + int64(i)}}}}})
 	}
-	if err := s.Sign(testSetKeys); err != nil {
+	if err := s.Sign(sample.SetKeys); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -39,16 +40,16 @@ func TestChangeSetFilePasses(t *testing.T) {
 	for _, ext := range []string{".json", ".xlsx"} {
 		t.Run(ext, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "set"+ext)
-			if err := reports.WriteChangeSet(path, passesSet(t, 5, 1)); err != nil {
+			if err := WriteChangeSet(path, passesSet(t, 5, 1)); err != nil {
 				t.Fatal(err)
 			}
-			open := func() (*pipeline.StreamedSet, *reports.ChangeSetFile) {
-				f := &reports.ChangeSetFile{Path: path}
+			open := func() (*pipeline.StreamedSet, *ChangeSetFile) {
+				f := &ChangeSetFile{Path: path}
 				set, checkErr, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
 				if err != nil || checkErr != nil {
 					t.Fatal(err, checkErr)
 				}
-				if err := set.Verify(testSetService, testSetKeys); err != nil {
+				if err := set.Verify(sample.SetService, sample.SetKeys); err != nil {
 					t.Fatal(err)
 				}
 				return set, f
@@ -65,10 +66,10 @@ func TestChangeSetFilePasses(t *testing.T) {
 			// Another signed set, in which plan 3 writes other values.
 			other := passesSet(t, 5, 1)
 			other.Plans[2].Targets[0].Counters[0].New = 999
-			if err := other.Sign(testSetKeys); err != nil {
+			if err := other.Sign(sample.SetKeys); err != nil {
 				t.Fatal(err)
 			}
-			if err := reports.WriteChangeSet(path, other); err != nil {
+			if err := WriteChangeSet(path, other); err != nil {
 				t.Fatal(err)
 			}
 			var got []int64
@@ -88,15 +89,15 @@ func TestChangeSetFilePasses(t *testing.T) {
 	}
 	// The same plans in other bytes: refused at the end of the pass.
 	path := filepath.Join(t.TempDir(), "set.json")
-	if err := reports.WriteChangeSet(path, passesSet(t, 3, 1)); err != nil {
+	if err := WriteChangeSet(path, passesSet(t, 3, 1)); err != nil {
 		t.Fatal(err)
 	}
-	f := &reports.ChangeSetFile{Path: path}
+	f := &ChangeSetFile{Path: path}
 	set, _, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := set.Verify(testSetService, testSetKeys); err != nil {
+	if err := set.Verify(sample.SetService, sample.SetKeys); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -105,7 +106,7 @@ func TestChangeSetFilePasses(t *testing.T) {
 		t.Errorf("re-spaced set: %v", err)
 	}
 	// Plans are not read again before the signature held.
-	g := &reports.ChangeSetFile{Path: path}
+	g := &ChangeSetFile{Path: path}
 	unverified, _, err := pipeline.OpenSaved(g.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)

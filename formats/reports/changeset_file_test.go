@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"crypto/rand"
@@ -12,30 +12,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 func TestChangeSetFilesRoundTrip(t *testing.T) {
-	in := inPlanForTest()
-	d := pipeline.Diff(in, storedForTest(), pipeline.DiffOptions{})
+	in := sample.SetInputPlan()
+	d := pipeline.Diff(in, sample.SetStoredPlan(), pipeline.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	for _, name := range []string{"c.json", "c.xlsx"} {
 		path := filepath.Join(dir, name)
-		if err := reports.WriteChangeSet(path, s); err != nil {
+		if err := WriteChangeSet(path, s); err != nil {
 			t.Fatal(err)
 		}
 		back, err := readChangeSet(path)
 		if err == nil {
-			err = back.Verify(testSetService, testSetKeys)
+			err = back.Verify(sample.SetService, sample.SetKeys)
 		}
 		if err != nil || back.Signature != s.Signature || len(back.Plans) != 1 {
 			t.Fatalf("%s: %+v, %v", name, back, err)
@@ -47,10 +48,10 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if vis, _ := f.GetSheetVisible(reports.ChangeSetData); vis {
+	if vis, _ := f.GetSheetVisible(ChangeSetData); vis {
 		t.Error("the change set data sheet is visible")
 	}
-	rows, _ := f.GetRows(reports.ChangeSetSheet)
+	rows, _ := f.GetRows(ChangeSetSheet)
 	if !slices.ContainsFunc(rows, func(r []string) bool {
 		return len(r) > 7 && r[5] == "number_of_african_male_top_managers" && r[6] == "9" && r[7] == "1"
 	}) {
@@ -60,7 +61,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	plain := filepath.Join(dir, "plans.xlsx")
 	g := excelize.NewFile()
 	g.SaveAs(plain)
-	if _, err := readChangeSet(plain); !errors.Is(err, reports.ErrNotChangeSet) {
+	if _, err := readChangeSet(plain); !errors.Is(err, ErrNotChangeSet) {
 		t.Errorf("plain workbook: %v", err)
 	}
 	// An edited JSON change set is refused.
@@ -68,40 +69,24 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "e.json"), []byte(strings.Replace(string(b), `"new": 1`, `"new": 3`, 1)), 0o644)
 	back, err := readChangeSet(filepath.Join(dir, "e.json"))
 	if err == nil {
-		err = back.Verify(testSetService, testSetKeys)
+		err = back.Verify(sample.SetService, sample.SetKeys)
 	}
 	if err == nil || !strings.Contains(err.Error(), "signature does not match") {
 		t.Errorf("edited: %v", err)
 	}
 }
 
-const testSetService = "http://127.0.0.1:8080"
-
-var testSetKeys = pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
-
-func inPlanForTest() *pipeline.InputPlan {
-	return &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
-		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: "all_employees",
-			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 1})}}}
-}
-
-func storedForTest() *pipeline.Plan {
-	return &pipeline.Plan{ID: 17, Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
-		Milestones: []pipeline.Milestone{{ID: 170, YearNumber: 1, StartDate: date("2025-09-01"), Targets: []pipeline.Target{
-			{ID: 1700, TargetType: "all_employees", Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 9})}}}}}
-}
-
 func TestHistoryReports(t *testing.T) {
 	before := int64(1)
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	h := &reports.HistoryReport{
+	h := &HistoryReport{
 		Runs: []pipeline.RunRecord{{ID: 1, Started: at, User: "ann", Host: "lap", Status: "ok", Accounts: []string{"acme"}}},
 		Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "ann", Signer: "Thandi Nkosi"}, Account: "acme", PlanID: 17,
 			TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", Before: &before, After: 5, Sent: true, Outcome: "ok", At: at, File: "v1.csv"}},
 	}
 	dir := t.TempDir()
 	for _, name := range []string{"h.json", "h.csv", "h.xlsx"} {
-		if err := reports.WriteHistoryReport(filepath.Join(dir, name), h); err != nil {
+		if err := WriteHistoryReport(filepath.Join(dir, name), h); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -127,13 +112,13 @@ func TestHistoryReports(t *testing.T) {
 // signer the set's sign-off names. Filling in the free "Signed off by"
 // and the date is what the sheet is for, and is accepted.
 func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
-	in := inPlanForTest()
+	in := sample.SetInputPlan()
 	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
-	stored := storedForTest()
+	stored := sample.SetStoredPlan()
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
 	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +133,12 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	}
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "c.xlsx")
-	if err := reports.WriteChangeSet(orig, s); err != nil {
+	if err := WriteChangeSet(orig, s); err != nil {
 		t.Fatal(err)
 	}
 	// findCell returns the cell of the sheet reading text.
 	findCell := func(f *excelize.File, text string) (col, row int) {
-		rows, _ := f.GetRows(reports.ChangeSetSheet)
+		rows, _ := f.GetRows(ChangeSetSheet)
 		for r, cells := range rows {
 			for c, v := range cells {
 				if v == text {
@@ -171,13 +156,13 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	}{
 		{"signed off", func(f *excelize.File) {
 			_, r := findCell(f, "Signed off by (typed: not verified)")
-			f.SetCellStr(reports.ChangeSetSheet, "B"+strconv.Itoa(r), "J. Client")
-			f.SetCellStr(reports.ChangeSetSheet, "D"+strconv.Itoa(r), "2026-11-30")
+			f.SetCellStr(ChangeSetSheet, "B"+strconv.Itoa(r), "J. Client")
+			f.SetCellStr(ChangeSetSheet, "D"+strconv.Itoa(r), "2026-11-30")
 		}, ""},
 		{"saved with shared strings", func(f *excelize.File) {
 			// As Excel or LibreOffice save it: every text cell of both
 			// sheets in the shared string table, not inline.
-			for _, sh := range []string{reports.ChangeSetSheet, reports.ChangeSetData} {
+			for _, sh := range []string{ChangeSetSheet, ChangeSetData} {
 				rows, _ := f.GetRows(sh, excelize.Options{RawCellValue: true})
 				for r, cells := range rows {
 					for c, v := range cells {
@@ -192,29 +177,29 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 		}, ""},
 		{"verified signer typed over", func(f *excelize.File) {
 			_, r := findCell(f, "Thandi Nkosi")
-			f.SetCellStr(reports.ChangeSetSheet, "B"+strconv.Itoa(r), "Mallory")
+			f.SetCellStr(ChangeSetSheet, "B"+strconv.Itoa(r), "Mallory")
 		}, "was edited"},
 		{"new value typed over", func(f *excelize.File) {
 			_, r := findCell(f, "number_of_african_male_top_managers")
-			f.SetCellInt(reports.ChangeSetSheet, "H"+strconv.Itoa(r), 25)
+			f.SetCellInt(ChangeSetSheet, "H"+strconv.Itoa(r), 25)
 		}, "was edited"},
 		{"counter renamed", func(f *excelize.File) {
 			c, r := findCell(f, "number_of_white_female_top_managers")
 			cell, _ := excelize.CoordinatesToCellName(c, r)
-			f.SetCellStr(reports.ChangeSetSheet, cell, "number_of_white_male_top_managers")
+			f.SetCellStr(ChangeSetSheet, cell, "number_of_white_male_top_managers")
 		}, "was edited"},
 		{"row deleted", func(f *excelize.File) {
 			_, r := findCell(f, "number_of_white_female_top_managers")
-			f.RemoveRow(reports.ChangeSetSheet, r)
+			f.RemoveRow(ChangeSetSheet, r)
 		}, "was edited"},
 		{"row added", func(f *excelize.File) {
 			_, r := findCell(f, "number_of_white_female_top_managers")
 			row := []any{"acme", "plan 17", 1, "2025/26", "all_employees", "number_of_indian_male_top_managers", 0, 7}
-			f.SetSheetRow(reports.ChangeSetSheet, "A"+strconv.Itoa(r+1), &row)
+			f.SetSheetRow(ChangeSetSheet, "A"+strconv.Itoa(r+1), &row)
 		}, "was edited"},
 		{"sheet deleted", func(f *excelize.File) {
 			f.NewSheet("Other")
-			f.DeleteSheet(reports.ChangeSetSheet)
+			f.DeleteSheet(ChangeSetSheet)
 		}, "missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,11 +236,11 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 func TestHistoryCSVNeutralisesFormulas(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	evil := `=HYPERLINK("http://evil","x")`
-	h := &reports.HistoryReport{Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "@ann"}, Account: "acme",
+	h := &HistoryReport{Entries: []pipeline.HistoryEntry{{Run: pipeline.RunRecord{ID: 1, Started: at, User: "@ann"}, Account: "acme",
 		PlanID: 17, PlanName: evil, TargetID: 1700, YearNumber: 1, TargetType: "all_employees", Counter: "c", After: 5, Sent: true,
 		Outcome: "ok", At: at, File: "+v1.csv"}}}
 	path := filepath.Join(t.TempDir(), "h.csv")
-	if err := reports.WriteHistoryReport(path, h); err != nil {
+	if err := WriteHistoryReport(path, h); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(path)

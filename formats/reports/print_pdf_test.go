@@ -1,4 +1,4 @@
-package formats
+package reports_test
 
 import (
 	"bytes"
@@ -14,6 +14,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/formats"
+
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
@@ -149,7 +155,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		out = append(out, path)
 		return path
 	}
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	var inputs []*pipeline.InputPlan
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
@@ -157,7 +163,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	exported := add("export.xlsx", func(path string) error {
-		return writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
+		return books.WriteExport(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
 			Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}})
 	})
 	add("export-flat.xlsx", func(path string) error {
@@ -173,8 +179,8 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 			return xlsx.WriteWorkbook(path, wb)
 		})
 	}
-	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sampleRunReport()) })
-	batch, err := ReadFiles([]string{exported}, ReadOptions{})
+	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sample.RunReport()) })
+	batch, err := formats.ReadFiles([]string{exported}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,30 +208,30 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		})
 	})
 	add("changes.xlsx", func(path string) error {
-		d := pipeline.Diff(inPlanForTest(), storedForTest(), pipeline.DiffOptions{})
+		d := pipeline.Diff(sample.SetInputPlan(), sample.SetStoredPlan(), pipeline.DiffOptions{})
 		d.Account = "acme"
-		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), testSetKeys)
+		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), sample.SetKeys)
 		if err != nil {
 			return err
 		}
 		return reports.WriteChangeSet(path, s)
 	})
 	src := filepath.Join(dir, "client.csv")
-	if err := os.WriteFile(src, []byte(rrCSV), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(sample.ReconcileCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	add("reconcile-csv.xlsx", func(path string) error { return rrWriteXLSX(path, src, rrReconciliation(src)) })
+	add("reconcile-csv.xlsx", func(path string) error { return writeReconcileXLSX(path, src, sample.Reconciliation(src)) })
 	// The copy of a flat CSV (hundreds of columns), a counter marked.
 	flat := filepath.Join(dir, "flat.csv")
 	if err := table.WriteFlatCSV(flat, inputs, nil); err != nil {
 		t.Fatal(err)
 	}
 	add("reconcile-flatcsv.xlsx", func(path string) error {
-		return rrWriteXLSX(path, flat, rrMarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
+		return writeReconcileXLSX(path, flat, sample.MarksReconciliation(flat, [][2]string{{"flat", "P2"}}))
 	})
 	// The streamed copy of an XLSX workbook: the export, two counters marked.
 	add("reconcile-xlsx.xlsx", func(path string) error {
-		return rrWriteXLSX(path, exported, rrMarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
+		return writeReconcileXLSX(path, exported, sample.MarksReconciliation(exported, [][2]string{{"Acme 2026", "B17"}, {"Acme 2026", "C18"}}))
 	})
 	return out
 }

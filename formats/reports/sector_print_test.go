@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"path/filepath"
@@ -7,31 +7,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // TestSectorSheetChartsNotSplit: a check report of many plans prints at
-// reports.SectorPrintScale over several pages; the chart data and the charts
+// SectorPrintScale over several pages; the chart data and the charts
 // start pages of their own (column breaks); its row breaks fall before a
 // chart, never through one, and between two breaks a page holds no more
 // rows than it can at that scale (Excel's metrics, where a page holds the
 // fewest rows). Checked in a PDF printed by
 // LibreOffice: without the breaks a chart was cut across pages 1 and 2.
 func TestSectorSheetChartsNotSplit(t *testing.T) {
-	base := sectorTestReport(t).Plans
+	base := sample.SectorReport(t).Plans
 	var plans []pipeline.SectorPlanCheck
 	for len(plans) < 24 {
 		plans = append(plans, base...)
 	}
 	path := filepath.Join(t.TempDir(), "check.xlsx")
 	f := excelize.NewFile()
-	if err := reports.AddSectorSheet(f, plans, "x.csv"); err != nil {
+	if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.DeleteSheet("Sheet1"); err != nil {
@@ -47,12 +48,12 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	}
 	defer r.Close()
 	// The charts' first rows: their data blocks' headings in column AA.
-	cells, err := r.GetCols(reports.SectorSheetName)
+	cells, err := r.GetCols(SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tops := map[int]bool{}
-	for i, v := range cells[reports.SectorChartCol-1] {
+	for i, v := range cells[SectorChartCol-1] {
 		if strings.HasPrefix(v, "Chart data:") {
 			tops[i+1] = true
 		}
@@ -73,7 +74,7 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	if len(breaks) == 0 {
 		t.Fatal("no page break: the charts of 24 plans do not fit one page")
 	}
-	scale := float64(reports.SectorPrintScale) / 100 // the sheet prints at a fixed scale
+	scale := float64(SectorPrintScale) / 100 // the sheet prints at a fixed scale
 	perPage := int(((8.27-1.1)*72/scale - 45) / 15)
 	prev := 1
 	for _, b := range breaks {

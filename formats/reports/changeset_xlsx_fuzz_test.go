@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"os"
@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -15,18 +16,18 @@ import (
 // workbook that is not one is ErrNotChangeSet or an error, and one whose
 // signature holds reads back the signed plans.
 func FuzzReadChangeSetWorkbook(f *testing.F) {
-	in := inPlanForTest()
+	in := sample.SetInputPlan()
 	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
-	stored := storedForTest()
+	stored := sample.SetStoredPlan()
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
 	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, nil, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, nil, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
 	if err != nil {
 		f.Fatal(err)
 	}
 	seed := filepath.Join(f.TempDir(), "seed.xlsx")
-	if err := reports.WriteChangeSet(seed, s); err != nil {
+	if err := WriteChangeSet(seed, s); err != nil {
 		f.Fatal(err)
 	}
 	b, err := os.ReadFile(seed)
@@ -40,13 +41,13 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		reports.IsChangeSet(path)
-		file := &reports.ChangeSetFile{Path: path}
+		IsChangeSet(path)
+		file := &ChangeSetFile{Path: path}
 		set, _, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
 		if err != nil {
 			return
 		}
-		if set.Verify(testSetService, testSetKeys) != nil {
+		if set.Verify(sample.SetService, sample.SetKeys) != nil {
 			return
 		}
 		n := 0

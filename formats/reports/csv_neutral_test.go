@@ -1,4 +1,4 @@
-package formats
+package reports_test
 
 import (
 	"bytes"
@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
@@ -46,7 +50,7 @@ func csvCheckNeutral(t *testing.T, name string, data []byte, comma rune) {
 func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	dir := t.TempDir()
 	o := pipeline.Origin{File: "in.csv", Row: 2}
-	plan := &pipeline.InputPlan{Origin: o, Name: csvEvil, StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
+	plan := &pipeline.InputPlan{Origin: o, Name: csvEvil, StartDate: sample.Date("2025-09-01"), EndDate: sample.Date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4123456789"},
 		Targets: []*pipeline.InputTarget{{Origin: o, YearNumber: 1, TargetType: pipeline.TargetAll,
 			Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})}}}
@@ -70,7 +74,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 		// Read back, the name is the one written (its quote removed), and
 		// an error at its cell: a formula-like name is never sent
 		// (docs/formats.md "Values").
-		batch, err := ReadFiles([]string{path}, ReadOptions{})
+		batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 		if err != nil || len(batch.Problems) != 1 || batch.Problems[0].Origin.Header != pipeline.ColPlanName ||
 			batch.Problems[0].Value != csvEvil || !strings.Contains(batch.Problems[0].Message, "starts like a spreadsheet formula") {
 			t.Errorf("%s read back: %v %v", w.name, err, batch)
@@ -84,7 +88,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	}
 	csvCheckNeutral(t, "problems.csv", read(problems), ',')
 
-	rep := sampleRunReport()
+	rep := sample.RunReport()
 	rep.Plans[0].Diff.Input.Name = csvEvil
 	run := filepath.Join(dir, "run.csv")
 	if err := reports.WriteRunReport(run, rep); err != nil {
@@ -92,7 +96,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	}
 	csvCheckNeutral(t, "run.csv", read(run), ',')
 
-	rec := rrReconciliation("in.csv")
+	rec := sample.Reconciliation("in.csv")
 	rec.Plans[0].PlanName = csvEvil
 	recPath := filepath.Join(dir, "reconcile.csv")
 	if err := reports.WriteReconcileCSV(recPath, rec); err != nil {
@@ -100,7 +104,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	}
 	csvCheckNeutral(t, "reconcile.csv", read(recPath), ',')
 
-	sr := sectorTestReport(t)
+	sr := sample.SectorReport(t)
 	sr.Plans[0].Name = csvEvil
 	var buf bytes.Buffer
 	if err := reports.WriteSectorCSV(&buf, sr); err != nil {

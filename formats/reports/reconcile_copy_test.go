@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"errors"
@@ -7,53 +7,36 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// rrMarksReconciliation is a reconciliation of src with one differing
+// sample.MarksReconciliation is a reconciliation of src with one differing
 // counter at each of the cells (sheet, cell): the workbook holds i, the
 // service 1000+i.
-func rrMarksReconciliation(src string, cells [][2]string) *pipeline.Reconciliation {
-	p := pipeline.ReconciledPlan{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026",
-		Origin: pipeline.Origin{File: src, Sheet: cells[0][0], Row: 1, Column: 1}}
-	t := pipeline.TargetDifference{YearNumber: 1, TargetType: pipeline.TargetAll}
-	for i, c := range cells {
-		col, row, err := excelize.CellNameToCoordinates(c[1])
-		if err != nil {
-			panic(err)
-		}
-		o := pipeline.Origin{File: src, Sheet: c[0], Cell: c[1], Row: row, Column: col}
-		t.Counters = append(t.Counters, pipeline.CounterDifference{Counter: fmt.Sprintf("number_of_counter_%d", i),
-			Workbook: int64(i), Server: int64(1000 + i), Origin: o, Location: pipeline.LocationOf(o)})
-	}
-	p.Targets = []pipeline.TargetDifference{t}
-	return &pipeline.Reconciliation{Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Files: []string{src}, Complete: true, Plans: []pipeline.ReconciledPlan{p}}
-}
 
 // rrWriteStreamed writes the annotated copy of src to dst and fails the
 // test when the copy was left to excelize: these tests are about the
 // streamed copy.
 func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
 	t.Helper()
-	how, err := reports.WriteReconcileXLSX(dst, src, r)
+	how, err := WriteReconcileXLSX(dst, src, r)
 	if err == nil && !how.Streamed {
 		t.Errorf("%s: the streamed copy fell back: %v", src, how.Fallback)
 	}
 	return err
 }
 
-// rrWriteXLSX is reports.WriteReconcileXLSX for a caller that needs only
+// rrWriteXLSX is WriteReconcileXLSX for a caller that needs only
 // its error.
 func rrWriteXLSX(dst, src string, r *pipeline.Reconciliation) error {
-	_, err := reports.WriteReconcileXLSX(dst, src, r)
+	_, err := WriteReconcileXLSX(dst, src, r)
 	return err
 }
 
@@ -100,11 +83,11 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
 			marks := [][2]string{{"Targets", "B2"}, {"Targets", "D2"}, {"Targets", "A1"}, {"Targets", "F2"}, {"Targets", "C5"}, {"Targets", "A3"}}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
+			if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
 				t.Fatal(err)
 			}
 			xlsxtest.CheckStrict(t, dst)
-			checkOneTabSelected(t, dst, reports.SummarySheet)
+			checkOneTabSelected(t, dst, SummarySheet)
 			f, err := excelize.OpenFile(dst)
 			if err != nil {
 				t.Fatal(err)
@@ -124,10 +107,10 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
 				marked := strings.Contains(" B2 D2 A1 F2 C5 A3 ", " "+ref+" ")
-				if marked && fill != reports.DiffFillColor {
-					t.Errorf("%s filled %q, want %s", ref, fill, reports.DiffFillColor)
+				if marked && fill != DiffFillColor {
+					t.Errorf("%s filled %q, want %s", ref, fill, DiffFillColor)
 				}
-				if !marked && fill == reports.DiffFillColor {
+				if !marked && fill == DiffFillColor {
 					t.Errorf("%s filled unexpectedly", ref)
 				}
 			}
@@ -156,7 +139,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				t.Errorf("Notes!A1 comment %q", got)
 			}
 			// The Summary lists every finding.
-			rows, _ := f.GetRows(reports.SummarySheet)
+			rows, _ := f.GetRows(SummarySheet)
 			n := 0
 			for _, r := range rows {
 				if len(r) > 0 && r[0] == "counter differs" {
@@ -213,11 +196,11 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	marks = append(marks, [2]string{sheet, "Z999"}) // past the sheet's last row
 	dst := filepath.Join(dir, "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, marks)); err != nil {
+	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)
-	checkOneTabSelected(t, dst, reports.SummarySheet)
+	checkOneTabSelected(t, dst, SummarySheet)
 	out, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +223,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	for i, m := range marks {
 		idx, _ := out.GetCellStyle(sheet, m[1])
-		if fill := rawFillColor(out, idx); fill != reports.DiffFillColor {
+		if fill := rawFillColor(out, idx); fill != DiffFillColor {
 			t.Errorf("%s filled %q", m[1], fill)
 		}
 		if want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i); !strings.Contains(texts[m[1]], want) {
@@ -265,7 +248,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
 		t.Fatal(err)
 	}
 	// Notes is not marked: its part is copied as it was, but for its
@@ -300,8 +283,8 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 		return strings.Replace(s, "<sheetData>", `<sheetData><row r="1"><c r="A1" t="str"><v x="`+strings.Repeat("a", 2<<20)+`">1</v></c></row>`, 1)
 	})
 	dst := filepath.Join(dir, "report.xlsx")
-	_, err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
-	if !errors.Is(err, reports.ErrNotAnnotatable) {
+	_, err := WriteReconcileXLSX(dst, src, sample.MarksReconciliation(src, [][2]string{{"Sheet1", "B2"}}))
+	if !errors.Is(err, ErrNotAnnotatable) {
 		t.Fatalf("err = %v, want ErrNotAnnotatable", err)
 	}
 	if !strings.Contains(err.Error(), "longer than") {
@@ -317,7 +300,7 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)

@@ -1,94 +1,28 @@
-package formats
+package reports
 
 import (
 	"archive/zip"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // sectorCounters returns every default counter at zero, then set (keys
 // without the number_of_ prefix).
-func sectorCounters(t *testing.T, set map[string]int64) map[string]int64 {
-	t.Helper()
-	m := map[string]int64{}
-	for _, n := range pipeline.DefaultCatalog().Names() {
-		m[n] = 0
-	}
-	for k, v := range set {
-		if !pipeline.DefaultCatalog().Has(pipeline.CounterPrefix + k) {
-			t.Fatalf("unknown counter %s", k)
-		}
-		m[pipeline.CounterPrefix+k] = v
-	}
-	return m
-}
-
-// sectorTestReport is a hand-made report: a Manufacturing plan short in
-// its first year and meeting the targets in its final year, a plan with no
-// sector, and an Education plan short in its final year with a blank
-// counter at one level.
-func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
-	t.Helper()
-	// Manufacturing: top 24.1/25.0, senior 32.4/33.6, middle 40.4/37.7, junior 49.8/39.6.
-	year1 := sectorCounters(t, map[string]int64{
-		"african_male_top_managers": 1, "white_male_top_managers": 3, // 25% male designated, 0% female: short
-		"african_male_senior_managers": 4, "african_female_senior_managers": 4, "white_male_senior_managers": 2,
-		"indian_male_middle_managers": 9, "coloured_female_middle_managers": 8, "foreign_male_middle_managers": 3,
-		"african_male_junior_managers": 50, "white_female_junior_managers": 40, "white_male_junior_managers": 10,
-		"african_male_semi_skilled_employees": 400, "african_female_unskilled_employees": 300,
-	})
-	year2 := sectorCounters(t, map[string]int64{
-		"african_male_top_managers": 1, "white_female_top_managers": 1, "white_male_top_managers": 2,
-		"african_male_senior_managers": 4, "african_female_senior_managers": 4, "white_male_senior_managers": 2,
-		"indian_male_middle_managers": 9, "coloured_female_middle_managers": 8, "foreign_male_middle_managers": 3,
-		"african_male_junior_managers": 50, "white_female_junior_managers": 40, "white_male_junior_managers": 10,
-		"african_male_semi_skilled_employees": 400, "african_female_unskilled_employees": 300,
-	})
-	dis := sectorCounters(t, map[string]int64{"african_male_semi_skilled_employees": 30})
-	manufacturing := &pipeline.InputPlan{
-		Origin: pipeline.Origin{File: "plans.xlsx"},
-		PlanID: 12, Name: "Acme 2025-2027", Sector: "Manufacturing",
-		Company:   pipeline.CompanyIDs{VAT: "4012345678"},
-		StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
-		Targets: []*pipeline.InputTarget{
-			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)},
-			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
-			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year2)},
-			{YearNumber: 2, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(dis)},
-		},
-	}
-	noSector := &pipeline.InputPlan{
-		Origin: pipeline.Origin{File: "plans.xlsx"}, Name: "No sector",
-		StartDate: date("2025-09-01"), EndDate: date("2026-08-31"),
-		Targets: []*pipeline.InputTarget{{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(year1)}},
-	}
-	blank := sectorCounters(t, map[string]int64{"african_male_junior_managers": 10, "white_male_junior_managers": 10})
-	delete(blank, "number_of_indian_female_top_managers")
-	education := &pipeline.InputPlan{
-		Origin: pipeline.Origin{File: "more.csv"}, Name: "Blue Crane", Sector: "Education",
-		StartDate: date("2026-09-01"), EndDate: date("2027-08-31"),
-		Targets: []*pipeline.InputTarget{
-			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(blank)},
-			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},
-		},
-	}
-	return pipeline.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, pipeline.DefaultSectorTargets())
-}
 
 func TestSectorReportModel(t *testing.T) {
-	r := sectorTestReport(t)
+	r := sample.SectorReport(t)
 	if got := r.Summary(); got != (pipeline.SectorSummary{Plans: 3, Met: 1, Short: 1, NotAssessable: 1}) {
 		t.Fatalf("summary %+v", got)
 	}
@@ -96,11 +30,11 @@ func TestSectorReportModel(t *testing.T) {
 
 func TestWriteSectorJSONGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteSectorJSON(&b, sectorTestReport(t)); err != nil {
+	if err := WriteSectorJSON(&b, sample.SectorReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "sector", "report.json")
-	if sectorUpdating() {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -127,28 +61,17 @@ func TestWriteSectorJSONGolden(t *testing.T) {
 
 // The -update flag is shared with the package's other golden tests,
 // whichever file defines it first.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata")
-	}
-	return true
-}()
-
-func sectorUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func TestWriteSectorCSV(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteSectorCSV(&b, sectorTestReport(t)); err != nil {
+	if err := WriteSectorCSV(&b, sample.SectorReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != strings.Join(sectorCSVHeader, ",") {
+	if strings.Join(rows[0], ",") != strings.Join(wantSectorCSVHeader, ",") {
 		t.Fatalf("header %v", rows[0])
 	}
 	col := map[string]int{}
@@ -199,7 +122,7 @@ func TestWriteSectorCSV(t *testing.T) {
 
 func TestWriteSectorText(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteSectorText(&b, sectorTestReport(t)); err != nil {
+	if err := WriteSectorText(&b, sample.SectorReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -229,8 +152,8 @@ func TestWriteSectorText(t *testing.T) {
 
 func TestWriteSectorXLSX(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "check.xlsx")
-	r := sectorTestReport(t)
-	if err := reports.WriteSectorReport(path, r); err != nil {
+	r := sample.SectorReport(t)
+	if err := WriteSectorReport(path, r); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -238,10 +161,10 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != reports.CheckPrintSheet || got[1] != reports.SectorSheetName {
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
 		t.Fatalf("sheets %v", got)
 	}
-	rows, err := f.GetRows(reports.SectorSheetName)
+	rows, err := f.GetRows(SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +172,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 	if !strings.Contains(note, pipeline.SectorNotice) || !strings.Contains(note, pipeline.EmbeddedSectorTargetsSource) || !strings.Contains(note, "checked against the gazette") {
 		t.Fatalf("sheet note %q", note)
 	}
-	if strings.Join(rows[4][:24], "|") != strings.Join(sectorSheetHeader, "|") {
+	if strings.Join(rows[4][:24], "|") != strings.Join(wantSectorSheetHeader, "|") {
 		t.Fatalf("header %v", rows[4])
 	}
 	// Data rows: plan 12: 2 years x 5 rows; no sector: 1; Education: 5.
@@ -278,11 +201,11 @@ func TestWriteSectorXLSX(t *testing.T) {
 	}
 	// Values: plan 12 year 1 top management female: 0% of 25% target, 25 points, 1 person.
 	for cell, want := range map[string]string{"E6": "4", "J6": "0.0", "K6": "25.0", "L6": "25.00", "M6": "1", "F6": "25.0", "I6": "0", "T10": "", "T11": "yes"} {
-		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
-	cf, err := f.GetConditionalFormats(reports.SectorSheetName)
+	cf, err := f.GetConditionalFormats(SectorSheetName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +224,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 	// The chart data of plan 12: top management designated female per year and its target.
 	for cell, want := range map[string]string{"AA7": "Level and group", "AB7": "2025/26", "AC7": "2026/27", "AD7": "Target",
 		"AA9": "top management: designated female", "AB9": "0", "AC9": "25", "AD9": "25"} {
-		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
@@ -329,14 +252,14 @@ func TestAddSectorSheetToExistingWorkbook(t *testing.T) {
 	if _, err := f.NewSheet("Targets"); err != nil {
 		t.Fatal(err)
 	}
-	r := sectorTestReport(t)
-	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
+	r := sample.SectorReport(t)
+	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err == nil {
+	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err == nil {
 		t.Fatal("a second Sector targets sheet was added")
 	}
-	v, _ := f.GetCellValue(reports.SectorSheetName, "A2")
+	v, _ := f.GetCellValue(SectorSheetName, "A2")
 	if !strings.Contains(v, "corrected.csv") {
 		t.Fatalf("A2 %q", v)
 	}
@@ -350,7 +273,7 @@ func TestAddSectorSheetToExistingWorkbook(t *testing.T) {
 }
 
 func TestWriteSectorReportBadExtension(t *testing.T) {
-	err := reports.WriteSectorReport(filepath.Join(t.TempDir(), "r.txt"), sectorTestReport(t))
+	err := WriteSectorReport(filepath.Join(t.TempDir(), "r.txt"), sample.SectorReport(t))
 	if err == nil || !strings.Contains(err.Error(), ".json, .csv or .xlsx") {
 		t.Fatal(err)
 	}
@@ -372,7 +295,7 @@ func TestWriteSectorTextPartlyAssessedSingular(t *testing.T) {
 			Years: []pipeline.SectorYearCheck{{YearNumber: 1, FinancialYear: pipeline.FinancialYear(2025), Final: true}},
 		}}}
 		var b strings.Builder
-		if err := reports.WriteSectorText(&b, r); err != nil {
+		if err := WriteSectorText(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), tc.want) {
@@ -381,17 +304,17 @@ func TestWriteSectorTextPartlyAssessedSingular(t *testing.T) {
 	}
 }
 
-// sectorCSVHeader is the sector check CSV's header, as users' tools read
+// wantSectorCSVHeader is the sector check CSV's header, as users' tools read
 // it.
-var sectorCSVHeader = []string{
+var wantSectorCSVHeader = []string{
 	"source", "account", "plan_id", "plan_name", "company_vat_number", "company_registration_number", "company_id_number",
 	"sector", "year_number", "financial_year", "final_year", "level", "measure", "status",
 	"headcount", "count", "actual_pct", "target_pct", "short_points", "short_people", "reason",
 	"targets_notice", "targets_file",
 }
 
-// sectorSheetHeader is the header of the Sector targets sheet's table.
-var sectorSheetHeader = []string{
+// wantSectorSheetHeader is the header of the Sector targets sheet's table.
+var wantSectorSheetHeader = []string{
 	"Plan", "Year", "Financial year", "Level", "Headcount",
 	"Designated male %", "Male target %", "Male gap (points)", "Male short (people)",
 	"Designated female %", "Female target %", "Female gap (points)", "Female short (people)",

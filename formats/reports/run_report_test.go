@@ -1,55 +1,22 @@
-package formats
+package reports
 
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
-
-	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
 )
-
-// sampleRunReport is a run with a created plan (two rows), a failed plan
-// and a recalculation that gave up.
-func sampleRunReport() *pipeline.RunReport {
-	o := func(row int) pipeline.Origin { return pipeline.Origin{File: "in.xlsx", Sheet: "Targets", Row: row} }
-	cell := pipeline.Origin{File: "in.xlsx", Sheet: "Targets", Cell: "J2", Row: 2, Column: 10}
-	t1 := &pipeline.InputTarget{Origin: o(2), YearNumber: 1, TargetType: pipeline.TargetAll,
-		Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3}), Cells: map[string]pipeline.Origin{"number_of_african_male_top_managers": cell}}
-	t2 := &pipeline.InputTarget{Origin: o(3), YearNumber: 2, TargetType: pipeline.TargetDisabled}
-	good := &pipeline.InputPlan{Origin: o(2), Name: "Good, \"quoted\"", StartDate: date("2025-09-01"), Targets: []*pipeline.InputTarget{t1, t2}}
-	bad := &pipeline.InputPlan{Origin: o(4), Name: "Bad", StartDate: date("2026-09-01"),
-		Targets: []*pipeline.InputTarget{{Origin: o(4), YearNumber: 1, TargetType: pipeline.TargetAll}}}
-	change := pipeline.CounterChange{Name: "number_of_african_male_top_managers", Old: 0, OldKnown: true, New: 3, Origin: cell}
-	start := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	return &pipeline.RunReport{
-		Started: start, Finished: start.Add(1500 * time.Millisecond),
-		Plans: []*pipeline.PlanResult{
-			{Diff: &pipeline.PlanDiff{Input: good, Account: "acme", Company: &pipeline.Company{ID: "8ovHrj"}, Action: pipeline.ActionCreate},
-				Outcome: pipeline.OutcomeCreated, PlanID: 7, Wrote: true,
-				Targets: []pipeline.TargetResult{
-					{Diff: pipeline.TargetDiff{Input: t1, YearNumber: 1, FinancialYear: 2025, TargetType: pipeline.TargetAll, MilestoneID: 8, TargetID: 9,
-						Changes: []pipeline.CounterChange{change}}, Patched: true},
-					{Diff: pipeline.TargetDiff{Input: t2, YearNumber: 2, FinancialYear: 2026, TargetType: pipeline.TargetDisabled, MilestoneID: 10, TargetID: 12}},
-				}},
-			{Diff: pipeline.Failed(bad, "company not found: no company has VAT 1"), Outcome: pipeline.OutcomeFailed,
-				Err: errors.New("company not found: no company has VAT 1")},
-		},
-		Recalcs:  []*pipeline.RecalcResult{{Account: "acme", ScorecardID: "scorecard_acme_2025", Attempts: 3, Waited: 2 * time.Second, Err: errors.New("still running")}},
-		Requests: pipeline.RequestCounts{Total: 5, Writes: 3, ByKind: map[string]int64{"create": 1}},
-	}
-}
 
 func TestWriteRunReport(t *testing.T) {
 	dir := t.TempDir()
-	rep := sampleRunReport()
+	rep := sample.RunReport()
 	want := [][]string{
 		{"in.xlsx", "Targets row 2", "acme", "8ovHrj", "Good, \"quoted\"", "2025-09-01", "1", "2025/26", "all_employees", "created", "7", "8", "9", "1",
 			"number_of_african_male_top_managers 0 -> 3", "", ""},
@@ -58,7 +25,7 @@ func TestWriteRunReport(t *testing.T) {
 	}
 
 	csvPath := filepath.Join(dir, "run.csv")
-	if err := reports.WriteRunReport(csvPath, rep); err != nil {
+	if err := WriteRunReport(csvPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(csvPath)
@@ -73,7 +40,7 @@ func TestWriteRunReport(t *testing.T) {
 	compareRows(t, "CSV", got[1:], want)
 
 	xlsxPath := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(xlsxPath, rep); err != nil {
+	if err := WriteRunReport(xlsxPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	x, err := excelize.OpenFile(xlsxPath)
@@ -102,15 +69,15 @@ func TestWriteRunReport(t *testing.T) {
 	}
 
 	jsonPath := filepath.Join(dir, "run.json")
-	if err := reports.WriteRunReport(jsonPath, rep); err != nil {
+	if err := WriteRunReport(jsonPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(jsonPath)
-	var j reports.RunReportJSON
+	var j RunReportJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
-	if j.Schema != reports.RunReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
+	if j.Schema != RunReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
 		j.Summary.CountersChanged != 1 || len(j.Recalculations) != 1 || j.Recalculations[0].Error != "still running" ||
 		j.Plans[1].Error == "" || j.Summary.Elapsed != 1500*time.Millisecond {
 		t.Errorf("JSON report %s", b)
@@ -119,7 +86,7 @@ func TestWriteRunReport(t *testing.T) {
 		t.Errorf("JSON changes %+v\n%s", c, b)
 	}
 
-	if err := reports.WriteRunReport(filepath.Join(dir, "run.txt"), rep); err == nil {
+	if err := WriteRunReport(filepath.Join(dir, "run.txt"), rep); err == nil {
 		t.Error("a .txt report must be refused")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run.txt")); !os.IsNotExist(err) {
@@ -132,16 +99,16 @@ func TestWriteRunReport(t *testing.T) {
 // report's Summary sheet and in the printed summary.
 func TestWriteRunReportRunNotes(t *testing.T) {
 	dir := t.TempDir()
-	rep := sampleRunReport()
+	rep := sample.RunReport()
 	note := "the end of run 3 could not be recorded in the state store: disk full"
 	rep.Notes = []string{note}
 
 	jsonPath := filepath.Join(dir, "run.json")
-	if err := reports.WriteRunReport(jsonPath, rep); err != nil {
+	if err := WriteRunReport(jsonPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(jsonPath)
-	var j reports.RunReportJSON
+	var j RunReportJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +117,7 @@ func TestWriteRunReportRunNotes(t *testing.T) {
 	}
 
 	xlsxPath := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(xlsxPath, rep); err != nil {
+	if err := WriteRunReport(xlsxPath, rep); err != nil {
 		t.Fatal(err)
 	}
 	x, err := excelize.OpenFile(xlsxPath)

@@ -1,13 +1,15 @@
-package formats
+package reports_test
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/formats"
+
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
@@ -40,13 +42,13 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if ps := xlsxtest.StrictProblems(styledInput); len(ps) > 0 {
 		t.Fatalf("the openpyxl fixture itself fails the strict check: %q", ps)
 	}
-	b, err := ReadFiles([]string{styledInput}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{styledInput}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAcceptanceProblems(t, b.Problems, []wantProblem{
-		perr("Targets!F2", "negative"),
-		perr("Targets!G3", "not a whole number"),
+	sample.CheckProblems(t, b.Problems, []sample.Problem{
+		sample.Err("Targets!F2", "negative"),
+		sample.Err("Targets!G3", "not a whole number"),
 	})
 	dst := filepath.Join(t.TempDir(), "checked.xlsx")
 	marked, err := reports.AnnotateWorkbook(styledInput, dst, b.Problems)
@@ -67,7 +69,7 @@ func testAnnotateOpensEverywhere(t *testing.T, styledInput string) {
 	if st.Font == nil || !st.Font.Bold || st.Font.Family != "Arial" || xlsx.StyleRGB(st.Font.Color) != "333399" {
 		t.Errorf("F2 lost its font: %+v", st.Font)
 	}
-	if fill := rawFillColor(f, idx); fill != "FFC7CE" { // the error's light red
+	if fill := reports.RawFillColor(f, idx); fill != "FFC7CE" { // the error's light red
 		t.Errorf("F2 fill %q, want FFC7CE", fill)
 	}
 	borders := xlsx.RawBorderColors(f, idx)
@@ -113,7 +115,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)
-	checkOneTabSelected(t, dst, reports.SummarySheet)
+	reports.CheckOneTabSelected(t, dst, reports.SummarySheet)
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +123,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 	defer f.Close()
 	for cell, want := range map[string]string{"F2": reports.DiffFillColor, "G3": reports.DiffFillColor, "A3": reports.PlanFillColor, "B2": reports.PlanFillColor} {
 		idx, _ := f.GetCellStyle("Targets", cell)
-		if fill := rawFillColor(f, idx); fill != want {
+		if fill := reports.RawFillColor(f, idx); fill != want {
 			t.Errorf("%s filled %q, want %s", cell, fill, want)
 		}
 	}
@@ -134,7 +136,7 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 	dir := t.TempDir()
 	write := map[string]func(string) error{
 		"template-grid.xlsx": func(p string) error {
-			f, err := templates.New(templates.Options{Start: date("2026-09-01")})
+			f, err := templates.New(templates.Options{Start: sample.Date("2026-09-01")})
 			if err != nil {
 				return err
 			}
@@ -150,23 +152,23 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			return xlsx.WriteWorkbook(p, f)
 		},
 		"grid.xlsx": func(p string) error {
-			return writeGridXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
+			return books.WriteGrid(p, []*pipeline.InputPlan{sample.Plan()}, nil)
 		},
 		"flat.xlsx": func(p string) error {
-			return writeFlatXLSX(p, []*pipeline.InputPlan{samplePlan()}, nil)
+			return books.WriteFlat(p, []*pipeline.InputPlan{sample.Plan()}, nil)
 		},
 		"export.xlsx": func(p string) error {
-			return writeExportXLSX(p, exExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
+			return books.WriteExport(p, books.ExportPlans(), export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)})
 		},
-		"export-flat.xlsx": func(p string) error { return export.WriteFlatXLSX(p, exExportPlans(), export.Options{}) },
+		"export-flat.xlsx": func(p string) error { return export.WriteFlatXLSX(p, books.ExportPlans(), export.Options{}) },
 		"problems.xlsx": func(p string) error {
 			b := &pipeline.Batch{Files: []string{"a.csv"}}
 			b.Problems.Errorf(pipeline.Origin{File: "a.csv", Row: 2, Column: 4}, "-2", "negative")
 			return reports.WriteProblemReport(p, b)
 		},
-		"sector.xlsx":    func(p string) error { return reports.WriteSectorReport(p, sectorTestReport(t)) },
-		"run.xlsx":       func(p string) error { return reports.WriteRunReport(p, sampleRunReport()) },
-		"reconcile.xlsx": func(p string) error { return rrWriteXLSX(p, "", rrReconciliation("client.csv")) },
+		"sector.xlsx":    func(p string) error { return reports.WriteSectorReport(p, sample.SectorReport(t)) },
+		"run.xlsx":       func(p string) error { return reports.WriteRunReport(p, sample.RunReport()) },
+		"reconcile.xlsx": func(p string) error { return writeReconcileXLSX(p, "", sample.Reconciliation("client.csv")) },
 	}
 	for name, w := range write {
 		t.Run(name, func(t *testing.T) {
@@ -176,76 +178,5 @@ func TestEveryWorkbookWrittenIsStrict(t *testing.T) {
 			}
 			xlsxtest.CheckStrict(t, p)
 		})
-	}
-}
-
-// rawFillColor returns the pattern colour of the cell style idx as the
-// style sheet spells it, six hex digits.
-func rawFillColor(f *excelize.File, idx int) string {
-	if _, err := f.GetStyle(idx); err != nil { // loads the style sheet
-		return ""
-	}
-	ss := f.Styles
-	if ss == nil || ss.CellXfs == nil || ss.Fills == nil || idx < 0 || idx >= len(ss.CellXfs.Xf) {
-		return ""
-	}
-	id := ss.CellXfs.Xf[idx].FillID
-	if id == nil || *id < 0 || *id >= len(ss.Fills.Fill) || ss.Fills.Fill[*id] == nil || ss.Fills.Fill[*id].PatternFill == nil {
-		return ""
-	}
-	c := ss.Fills.Fill[*id].PatternFill.FgColor
-	if c == nil {
-		return ""
-	}
-	return xlsx.StyleRGB(f.GetBaseColor(c.RGB, c.Indexed, c.Theme))
-}
-
-// checkOneTabSelected checks that sheet is the workbook's active sheet and
-// the only one whose tab is selected (two selected tabs are a group, which
-// an edit changes together).
-func checkOneTabSelected(t *testing.T, path, sheet string) {
-	t.Helper()
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != sheet {
-		t.Errorf("active sheet %q, want %q", got, sheet)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	st, _ := fh.Stat()
-	book, err := xlsx.Open(fh, st.Size(), xlsx.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A sheet's first sheetView, before its cells, says whether its tab
-	// is selected.
-	tabSelected := regexp.MustCompile(`<sheetView\b[^>]*\btabSelected="(1|true)"`)
-	var selected []string
-	for _, info := range book.Sheets {
-		if info.Path == "" {
-			continue // a chart sheet
-		}
-		rc, err := book.Open(info.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		head, _, _ := bytes.Cut(raw, []byte("<sheetData"))
-		if tabSelected.Match(head) {
-			selected = append(selected, info.Name)
-		}
-	}
-	if len(selected) > 1 || (len(selected) == 1 && selected[0] != sheet) {
-		t.Errorf("tabs selected: %v; want only %q", selected, sheet)
 	}
 }

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"fmt"
@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -17,7 +18,7 @@ import (
 func benchSavedSet(b *testing.B, n int) *pipeline.SavedChangeSet {
 	names := pipeline.DefaultCatalog().Names()
 	s := &pipeline.SavedChangeSet{Schema: pipeline.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
-		Service: testSetService, Accounts: []string{"acme"}}
+		Service: sample.SetService, Accounts: []string{"acme"}}
 	for i := range n {
 		p := pipeline.SavedPlan{Account: "acme", Action: pipeline.ActionUpdate, PlanID: int64(i + 1), Title: fmt.Sprintf("plan %d %q", i+1, fmt.Sprintf("Plan %04d", i))}
 		for y := 1; y <= 5; y++ {
@@ -33,7 +34,7 @@ func benchSavedSet(b *testing.B, n int) *pipeline.SavedChangeSet {
 		}
 		s.Plans = append(s.Plans, p)
 	}
-	if err := s.Sign(testSetKeys); err != nil {
+	if err := s.Sign(sample.SetKeys); err != nil {
 		b.Fatal(err)
 	}
 	return s
@@ -52,7 +53,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 		for _, n := range []int{200, 800} {
 			b.Run(fmt.Sprintf("form=%s/plans=%d", form, n), func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "set."+form)
-				if err := reports.WriteChangeSet(path, benchSavedSet(b, n)); err != nil {
+				if err := WriteChangeSet(path, benchSavedSet(b, n)); err != nil {
 					b.Fatal(err)
 				}
 				st, err := os.Stat(path)
@@ -66,12 +67,12 @@ func BenchmarkReadChangeSet(b *testing.B) {
 				runtime.GC()
 				peak := benchPeakHeap()
 				for b.Loop() {
-					file := &reports.ChangeSetFile{Path: path}
+					file := &ChangeSetFile{Path: path}
 					set, checkErr, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
 					if err != nil || checkErr != nil {
 						b.Fatal(err, checkErr)
 					}
-					if err := set.Verify(testSetService, testSetKeys); err != nil {
+					if err := set.Verify(sample.SetService, sample.SetKeys); err != nil {
 						b.Fatal(err)
 					}
 					plans := 0

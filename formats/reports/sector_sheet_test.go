@@ -1,11 +1,12 @@
-package formats
+package reports
 
 import (
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -16,13 +17,13 @@ import (
 func TestAddSectorSheetCellStyles(t *testing.T) {
 	f := excelize.NewFile()
 	defer f.Close()
-	r := sectorTestReport(t)
-	if err := reports.AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
+	r := sample.SectorReport(t)
+	if err := AddSectorSheet(f, r.Plans, "corrected.csv"); err != nil {
 		t.Fatal(err)
 	}
 	numFmt := func(cell string) string {
 		t.Helper()
-		id, err := f.GetCellStyle(reports.SectorSheetName, cell)
+		id, err := f.GetCellStyle(SectorSheetName, cell)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 	}
 	// A figure with no value gets the style but no value.
 	for cell, want := range map[string]string{"N6": "", "U16": "", "R16": "not assessable", "F16": "", "N10": "3.6"} {
-		if got, _ := f.GetCellValue(reports.SectorSheetName, cell); got != want {
+		if got, _ := f.GetCellValue(SectorSheetName, cell); got != want {
 			t.Errorf("%s = %q, want %q", cell, got, want)
 		}
 	}
@@ -66,7 +67,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 // BenchmarkAddSectorSheet measures the Sector targets sheet of a 500-plan
 // export.
 func BenchmarkAddSectorSheet(b *testing.B) {
-	base := sectorTestReport(&testing.T{}).Plans
+	base := sample.SectorReport(&testing.T{}).Plans
 	plans := make([]pipeline.SectorPlanCheck, 0, 500)
 	for len(plans) < 500 {
 		plans = append(plans, base...)
@@ -75,7 +76,7 @@ func BenchmarkAddSectorSheet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f := excelize.NewFile()
-		if err := reports.AddSectorSheet(f, plans, "x.csv"); err != nil {
+		if err := AddSectorSheet(f, plans, "x.csv"); err != nil {
 			b.Fatal(err)
 		}
 		_ = f.Close()

@@ -1,10 +1,12 @@
-package formats
+package reports_test
 
 import (
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
@@ -32,7 +34,7 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 	if err := os.WriteFile(src, xlsxtest.Zip(parts), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := ReadFiles([]string{src}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{src}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

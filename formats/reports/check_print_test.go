@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"math"
@@ -7,11 +7,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -23,24 +24,24 @@ import (
 // result, and a row per level and designated group with the result
 // coloured. The wide table of every figure follows as a second sheet.
 func TestCheckReportPrints(t *testing.T) {
-	report := sectorTestReport(t)
+	report := sample.SectorReport(t)
 	path := filepath.Join(t.TempDir(), "check.xlsx")
-	if err := reports.WriteSectorReport(path, report); err != nil {
+	if err := WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{reports.CheckPrintSheet: {Titles: "'Sector check'!$5:$5"}, reports.SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: reports.SectorPrintScale}})
+	xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{CheckPrintSheet: {Titles: "'Sector check'!$5:$5"}, SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: SectorPrintScale}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != reports.CheckPrintSheet || got[1] != reports.SectorSheetName {
-		t.Fatalf("sheets %q, want %q then %q", got, reports.CheckPrintSheet, reports.SectorSheetName)
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
+		t.Fatalf("sheets %q, want %q then %q", got, CheckPrintSheet, SectorSheetName)
 	}
-	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != reports.CheckPrintSheet {
-		t.Errorf("the report opens on %q, want %q", got, reports.CheckPrintSheet)
+	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != CheckPrintSheet {
+		t.Errorf("the report opens on %q, want %q", got, CheckPrintSheet)
 	}
-	rows, err := f.GetRows(reports.CheckPrintSheet)
+	rows, err := f.GetRows(CheckPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestCheckReportPrints(t *testing.T) {
 	px, widths := 0.0, map[int]float64{}
 	for c := 1; c <= cols; c++ {
 		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(reports.CheckPrintSheet, name)
+		w, err := f.GetColWidth(CheckPrintSheet, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestCheckReportPrints(t *testing.T) {
 
 	// Wrapped text, rows high enough; merged paragraph rows span A:J.
 	merged := map[int]bool{}
-	mc, err := f.GetMergeCells(reports.CheckPrintSheet)
+	mc, err := f.GetMergeCells(CheckPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCheckReportPrints(t *testing.T) {
 	}
 	for i, r := range rows {
 		rn := i + 1
-		ht, err := f.GetRowHeight(reports.CheckPrintSheet, rn)
+		ht, err := f.GetRowHeight(CheckPrintSheet, rn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestCheckReportPrints(t *testing.T) {
 				continue
 			}
 			ref, _ := excelize.CoordinatesToCellName(c+1, rn)
-			id, _ := f.GetCellStyle(reports.CheckPrintSheet, ref)
+			id, _ := f.GetCellStyle(CheckPrintSheet, ref)
 			st, err := f.GetStyle(id)
 			if err != nil || st.Alignment == nil || !st.Alignment.WrapText {
 				t.Errorf("%s (%q) is wider than its column and does not wrap", ref, v)
@@ -156,7 +157,7 @@ func sectorSheetPrintScale(t *testing.T, f *excelize.File) float64 {
 	px := 0.0
 	for c := 1; c <= 24; c++ {
 		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(reports.SectorSheetName, name)
+		w, err := f.GetColWidth(SectorSheetName, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func sectorSheetPrintScale(t *testing.T, f *excelize.File) float64 {
 // printFill returns the RGB of a cell's solid fill, or "".
 func printFill(t *testing.T, f *excelize.File, ref string, cache map[int]string) string {
 	t.Helper()
-	id, err := f.GetCellStyle(reports.CheckPrintSheet, ref)
+	id, err := f.GetCellStyle(CheckPrintSheet, ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,93 +1,42 @@
-package formats
+package reports
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )
-
-// rrUpdate reports whether -update was given (the flag is shared by the
-// package's golden tests).
-func rrUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// rrReconciliation is a reconciliation of the CSV source below: one plan
-// differing in two counters and a field, one missing on the server, one
-// only on the server.
-func rrReconciliation(src string) *pipeline.Reconciliation {
-	o := func(line, col int) pipeline.Origin { return pipeline.Origin{File: src, Row: line, Column: col} }
-	rec := &pipeline.Reconciliation{
-		Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Files: []string{src}, Complete: true,
-		Plans: []pipeline.ReconciledPlan{
-			{Presence: pipeline.PresencePresent, Account: "acme", CompanyID: "8ovHrj", PlanID: 17, PlanName: "Acme 2026",
-				StartDate: "2026-09-01", EndDate: "2030-08-31", Origin: o(2, 0),
-				Fields: []pipeline.FieldDifference{{Field: "sector", Workbook: "Manufacturing", Server: "Construction"}},
-				Targets: []pipeline.TargetDifference{{YearNumber: 1, FinancialYear: "2026/27", TargetType: "all_employees", MilestoneID: 171, TargetID: 1711,
-					Counters: []pipeline.CounterDifference{
-						{Counter: "number_of_african_male_top_managers", Workbook: 5, Server: 7, Location: pipeline.LocationOf(o(2, 5)), Origin: o(2, 5)},
-						{Counter: "number_of_african_female_top_managers", Workbook: 0, Server: 1, Location: pipeline.LocationOf(o(2, 6)), Origin: o(2, 6)},
-					}}}},
-			{Presence: pipeline.PresencePresent, InSync: true, Account: "acme", PlanID: 18, PlanName: "Acme 2027", Origin: o(3, 0),
-				Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
-			{Presence: pipeline.PresenceMissing, Account: "acme", PlanName: "New", StartDate: "2027-09-01", Origin: o(5, 0),
-				Reason: "the service holds no plan \"New\" starting 2027-09-01", Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
-			{Presence: pipeline.PresenceOnlyOnServer, Account: "acme", CompanyID: "8ovHrj", PlanID: 21, PlanName: "Old", StartDate: "2025-09-01",
-				Reason: "the service holds this plan for the company but the workbook does not describe it"},
-		},
-	}
-	for i := range rec.Plans {
-		if o := rec.Plans[i].Origin; o.File != "" {
-			l := pipeline.LocationOf(o)
-			rec.Plans[i].Location = &l
-		}
-	}
-	rec.MarkStopped("")
-	rec.Complete = true
-	rec.Stopped = ""
-	return rec
-}
-
-const rrCSV = "plan_id;plan_name;start_date;target_type;number_of_african_male_top_managers;number_of_african_female_top_managers;company_vat_number\n" +
-	"17;Acme 2026;2026-09-01;all_employees;5;0;0412345678\n" +
-	"18;Acme 2027;2027-09-01;all_employees;3;3;0412345678\n" +
-	"\n" +
-	";New;2027-09-01;all_employees;1;;0412345678\n"
 
 func TestReconcileReportsGolden(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "client.csv")
-	os.WriteFile(src, []byte(rrCSV), 0o644)
-	rec := rrReconciliation("client.csv")
+	os.WriteFile(src, []byte(sample.ReconcileCSV), 0o644)
+	rec := sample.Reconciliation("client.csv")
 	rec.Files = []string{"client.csv"}
 	for _, name := range []string{"report.json", "report.csv"} {
 		path := filepath.Join(dir, name)
 		var err error
 		if strings.HasSuffix(name, ".json") {
-			err = reports.WriteReconcileJSON(path, rec)
+			err = WriteReconcileJSON(path, rec)
 		} else {
-			err = reports.WriteReconcileCSV(path, rec)
+			err = WriteReconcileCSV(path, rec)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
 		golden := filepath.Join("testdata", "reconcile", name+".golden")
-		if rrUpdate() {
+		if *update {
 			os.MkdirAll(filepath.Dir(golden), 0o755)
 			if err := os.WriteFile(golden, got, 0o644); err != nil {
 				t.Fatal(err)
@@ -112,10 +61,10 @@ func TestReconcileReportsGolden(t *testing.T) {
 func TestReconcileXLSXFromCSV(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "client.csv")
-	os.WriteFile(src, []byte("\xef\xbb\xbf"+rrCSV), 0o644)
-	rec := rrReconciliation(src)
+	os.WriteFile(src, []byte("\xef\xbb\xbf"+sample.ReconcileCSV), 0o644)
+	rec := sample.Reconciliation(src)
 	out := filepath.Join(dir, "report.xlsx")
-	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
+	if _, err := WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(out)
@@ -124,12 +73,12 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
-	if !slices.Equal(sheets, []string{reports.SummarySheet, reports.ChangesSheet, "client"}) || f.GetActiveSheetIndex() != 0 {
+	if !slices.Equal(sheets, []string{SummarySheet, ChangesSheet, "client"}) || f.GetActiveSheetIndex() != 0 {
 		t.Fatalf("sheets %v, active %d; want the Summary first and active, then the Changes", sheets, f.GetActiveSheetIndex())
 	}
 	// The Changes sheet, row by row: every marked cell with its values,
 	// class and comment.
-	changes, _ := f.GetRows(reports.ChangesSheet)
+	changes, _ := f.GetRows(ChangesSheet)
 	wantChanges := [][]string{
 		{"Sheet", "Cell", "Plan", "Financial year", "Target", "Counter or field", "File value", "Service value", "Class", "Last applied by eepipe", "Note (the cell's comment)"},
 		{"client", "A2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction", "differs", "", `sector: the service holds "Construction" (workbook "Manufacturing")`},
@@ -140,8 +89,8 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	if !slices.EqualFunc(changes, wantChanges, slices.Equal) {
 		t.Errorf("Changes rows:\n%q\nwant\n%q", changes, wantChanges)
 	}
-	rrCheckFits(t, f, reports.ChangesSheet, 1)
-	rrCheckFits(t, f, reports.SummarySheet, 13)
+	rrCheckFits(t, f, ChangesSheet, 1)
+	rrCheckFits(t, f, SummarySheet, 13)
 	// Identifiers keep their leading zeros; counters are numbers.
 	if v, _ := f.GetCellValue("client", "G2"); v != "0412345678" {
 		t.Errorf("G2 = %q", v)
@@ -161,7 +110,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	want := map[string]string{"E2": reports.DiffFillColor, "F2": reports.DiffFillColor, "A2": reports.PlanFillColor, "A5": reports.PlanFillColor}
+	want := map[string]string{"E2": DiffFillColor, "F2": DiffFillColor, "A2": PlanFillColor, "A5": PlanFillColor}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)
@@ -181,7 +130,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 		!strings.Contains(texts["A2"], `sector: the service holds "Construction"`) || !strings.Contains(texts["A5"], "Missing on the service") {
 		t.Errorf("comments %v", texts)
 	}
-	rows, _ := f.GetRows(reports.SummarySheet)
+	rows, _ := f.GetRows(SummarySheet)
 	all := ""
 	for _, r := range rows {
 		all += strings.Join(r, "|") + "\n"
@@ -194,7 +143,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 }
 
 func FuzzReconcileCSVCopy(f *testing.F) {
-	f.Add([]byte(rrCSV))
+	f.Add([]byte(sample.ReconcileCSV))
 	f.Add([]byte("a,b\n\"x,\"\"y\",1\n"))
 	f.Add([]byte("\xef\xbb\xbfnumber_of_x\tplan_id\n1\t2\n"))
 	f.Add([]byte("\"unterminated\n"))
@@ -205,7 +154,7 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 			t.Skip()
 		}
 		out := filepath.Join(dir, "out.xlsx")
-		if _, err := reports.WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
+		if _, err := WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
 			return
 		}
 		wb, err := excelize.OpenFile(out)

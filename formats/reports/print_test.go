@@ -1,4 +1,4 @@
-package formats
+package reports_test
 
 import (
 	"path"
@@ -8,6 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/formats"
+
+	"github.com/eepipe/eepipe/formats/internal/books"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
@@ -25,7 +31,7 @@ import (
 // every visible sheet, read back from the file.
 func TestWorkbooksPrint(t *testing.T) {
 	dir := t.TempDir()
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	names := []string{"Acme 2026", "Acme- plan-2"}
 
 	// The export: Overview, plan sheets (with charts), Sector targets.
@@ -110,12 +116,12 @@ func TestWorkbooksPrint(t *testing.T) {
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.
 	run := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sample.RunReport()); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckPrint(t, run, map[string]xlsxtest.PrintWant{"Rows": {Titles: "'Rows'!$A:$B,'Rows'!$1:$1", Wide: true}, "Summary": {Portrait: true}})
 
-	batch, err := ReadFiles([]string{exported}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{exported}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +158,7 @@ func TestWorkbooksPrint(t *testing.T) {
 		reports.SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: reports.SectorPrintScale}})
 
 	rec := filepath.Join(dir, "reconcile.xlsx")
-	if _, err := reports.WriteReconcileXLSX(rec, "", rrReconciliation("x.csv")); err != nil {
+	if _, err := reports.WriteReconcileXLSX(rec, "", sample.Reconciliation("x.csv")); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckPrint(t, rec, map[string]xlsxtest.PrintWant{reports.SummarySheet: {Titles: "'Summary'!$13:$13"}})
@@ -241,9 +247,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // (How totals travel is pipeline.ExportedPlan's.)
 func TestExportOverviewAndRunFilter(t *testing.T) {
 	dir := t.TempDir()
-	plans := exExportPlans()
+	plans := books.ExportPlans()
 	path := filepath.Join(dir, "export.xlsx")
-	if err := writeExportXLSX(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
+	if err := books.WriteExport(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -275,7 +281,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 		t.Errorf("the era note is missing: %q", note)
 	}
 	run := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(run, sampleRunReport()); err != nil {
+	if err := reports.WriteRunReport(run, sample.RunReport()); err != nil {
 		t.Fatal(err)
 	}
 	rf, err := excelize.OpenFile(run)

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"archive/zip"
@@ -13,11 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -45,7 +46,7 @@ func rrFreeName(sheets []string, name string) string {
 func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	how, err := reports.WriteReconcileXLSX(dst, src, rrMarksReconciliation(src, marks))
+	how, err := WriteReconcileXLSX(dst, src, sample.MarksReconciliation(src, marks))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		t.Fatal(err)
 	}
 	defer f.Close()
-	changes := rrFreeName(orig.GetSheetList(), reports.ChangesSheet)
+	changes := rrFreeName(orig.GetSheetList(), ChangesSheet)
 	if want, got := append([]string{summary, changes}, orig.GetSheetList()...), f.GetSheetList(); !slices.Equal(want, got) {
 		t.Errorf("sheets %q, want %q", got, want)
 	}
@@ -127,8 +128,8 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 			t.Errorf("%s!%s: %v", m[0], m[1], err)
 			continue
 		}
-		if fill := rawFillColor(f, idx); fill != reports.DiffFillColor {
-			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, reports.DiffFillColor)
+		if fill := rawFillColor(f, idx); fill != DiffFillColor {
+			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, DiffFillColor)
 		}
 		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
 		if got := rrCommentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
@@ -243,13 +244,13 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 				marks = append(marks, [2]string{"Sheet1", m})
 			}
 			if tc.damage {
-				_, err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, rrMarksReconciliation(src, marks))
-				if !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
+				_, err := WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), src, sample.MarksReconciliation(src, marks))
+				if !errors.Is(err, ErrNotAnnotatable) || !strings.Contains(err.Error(), "the sheet is damaged") || !strings.Contains(err.Error(), "Sheet1") {
 					t.Errorf("err = %v, want the sheet named as damaged", err)
 				}
 				return
 			}
-			dst := rrCheckCopy(t, src, marks, tc.stream, reports.SummarySheet)
+			dst := rrCheckCopy(t, src, marks, tc.stream, SummarySheet)
 			if tc.check != nil {
 				tc.check(t, xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet1.xml"))
 			}
@@ -300,15 +301,15 @@ func TestReconcileCopyZipVariants(t *testing.T) {
 	t.Run("stored", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "stored.xlsx")
 		rrRezip(t, base, src, zip.Store)
-		rrCheckCopy(t, src, marks, true, reports.SummarySheet)
+		rrCheckCopy(t, src, marks, true, SummarySheet)
 	})
 	t.Run("data descriptors", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "dd.xlsx")
 		rrRezip(t, base, src, zip.Deflate)
-		rrCheckCopy(t, src, marks, true, reports.SummarySheet)
+		rrCheckCopy(t, src, marks, true, SummarySheet)
 	})
 	t.Run("zip64", func(t *testing.T) {
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, reports.SummarySheet)
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
 	})
 }
 
@@ -340,7 +341,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 			`<TitlesOfParts><vt:vector size="3" baseType="lpstr"><vt:lpstr>Targets</vt:lpstr><vt:lpstr>Notes</vt:lpstr><vt:lpstr>Plans</vt:lpstr></vt:vector></TitlesOfParts>` +
 			`<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc><HyperlinksChanged>false</HyperlinksChanged><AppVersion>16.0300</AppVersion></Properties>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, reports.SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
 	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	for _, keep := range []string{`<x15ac:absPath url="C:\Users\consultant\Documents\"`, `<xr:revisionPtr revIDLastSave="0"`, `xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"`} {
 		if !strings.Contains(wb, keep) {
@@ -360,7 +361,7 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
 	})
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
+	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
 		t.Fatal(err)
 	}
 	a := strings.Replace(xlsxtest.ReadPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
@@ -399,9 +400,9 @@ func TestReconcileCopyEveryFixture(t *testing.T) {
 					marks = append(marks, [2]string{info.Name, "A1"}, [2]string{info.Name, "C7"})
 				}
 			}
-			summary := reports.SummarySheet
+			summary := SummarySheet
 			for i := 2; slices.Contains(f.GetSheetList(), summary); i++ {
-				summary = fmt.Sprintf("%s (%d)", reports.SummarySheet, i)
+				summary = fmt.Sprintf("%s (%d)", SummarySheet, i)
 			}
 			f.Close()
 			if len(marks) == 0 {
@@ -421,7 +422,7 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 	for _, name := range []string{"op_rv_chartsheet.xlsx", "lo_rv_chartsheet.xlsx"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
-			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, reports.SummarySheet)
+			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, SummarySheet)
 			if strings.HasPrefix(name, "op") { // LibreOffice has made it a worksheet
 				if cs := xlsxtest.ReadPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
 					t.Errorf("the chart sheet's tab is still selected:\n%s", cs)
@@ -444,10 +445,10 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 func TestReconcileCopyOfACopy(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	first := filepath.Join(t.TempDir(), "first.xlsx")
-	if _, err := reports.WriteReconcileXLSX(first, src, rrMarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
+	if _, err := WriteReconcileXLSX(first, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
 		t.Fatal(err)
 	}
-	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {reports.SummarySheet, "B3"}}, true, "Summary (2)")
+	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {SummarySheet, "B3"}}, true, "Summary (2)")
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +472,7 @@ var (
 // listed in the drawing's id map.
 func TestReconcileCopyVMLIDMap(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "op_commented.xlsx")
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, reports.SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, SummarySheet)
 	vml := xlsxtest.ReadPart(t, dst, "xl/drawings/commentsDrawing1.vml")
 	m := vmlIDMap.FindStringSubmatch(vml)
 	if m == nil {
@@ -497,7 +498,7 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr/>` +
 			`<sheets><sheet state="visible" name="Targets" sheetId="1" r:id="rId2"/><sheet state="visible" name="Notes" sheetId="2" r:id="rId3"/></sheets><definedNames/><calcPr/></workbook>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, reports.SummarySheet)
+	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
 	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="0"/></bookViews><sheets>`) {
 		t.Errorf("workbook part:\n%s", wb)
@@ -511,12 +512,12 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 func TestReconcileCopySummaryDimension(t *testing.T) {
 	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
 	alone := filepath.Join(t.TempDir(), "alone.xlsx")
-	if _, err := reports.WriteReconcileXLSX(alone, "", rrReconciliation("client.csv")); err != nil {
+	if _, err := WriteReconcileXLSX(alone, "", sample.Reconciliation("client.csv")); err != nil {
 		t.Fatal(err)
 	}
 	for _, dst := range []string{
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, reports.SummarySheet),
-		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, reports.SummarySheet),
+		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet),
+		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, SummarySheet),
 		alone,
 	} {
 		rrCheckSummaryDimension(t, dst)
@@ -530,13 +531,13 @@ func rrCheckSummaryDimension(t *testing.T, dst string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows, _ := f.GetRows(reports.SummarySheet)
+	rows, _ := f.GetRows(SummarySheet)
 	cols := 0
 	for _, r := range rows {
 		cols = max(cols, len(r))
 	}
 	last, _ := excelize.CoordinatesToCellName(cols, len(rows))
-	if got, _ := f.GetSheetDimension(reports.SummarySheet); got != "A1:"+last {
+	if got, _ := f.GetSheetDimension(SummarySheet); got != "A1:"+last {
 		t.Errorf("Summary dimension %q, want A1:%s", got, last)
 	}
 }
@@ -548,7 +549,7 @@ func rrCheckSummaryDimension(t *testing.T, dst string) {
 func TestReconcileCopyTellsHow(t *testing.T) {
 	dir := t.TempDir()
 	csvSrc := filepath.Join(dir, "client.csv")
-	if err := os.WriteFile(csvSrc, []byte(rrCSV), 0o644); err != nil {
+	if err := os.WriteFile(csvSrc, []byte(sample.ReconcileCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
@@ -559,13 +560,13 @@ func TestReconcileCopyTellsHow(t *testing.T) {
 		streamed  bool
 		fallback  bool
 	}{
-		{"streamed", streamed, rrMarksReconciliation(streamed, [][2]string{{"Targets", "B2"}}), true, false},
-		{"left to excelize", prefixed, rrMarksReconciliation(prefixed, [][2]string{{"Sheet1", "B2"}}), false, true},
-		{"csv", csvSrc, rrReconciliation(csvSrc), false, false},
-		{"no source", "", rrReconciliation("client.csv"), false, false},
+		{"streamed", streamed, sample.MarksReconciliation(streamed, [][2]string{{"Targets", "B2"}}), true, false},
+		{"left to excelize", prefixed, sample.MarksReconciliation(prefixed, [][2]string{{"Sheet1", "B2"}}), false, true},
+		{"csv", csvSrc, sample.Reconciliation(csvSrc), false, false},
+		{"no source", "", sample.Reconciliation("client.csv"), false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			how, err := reports.WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), tc.src, tc.rec)
+			how, err := WriteReconcileXLSX(filepath.Join(t.TempDir(), "report.xlsx"), tc.src, tc.rec)
 			if err != nil {
 				t.Fatal(err)
 			}

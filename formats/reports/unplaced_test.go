@@ -1,9 +1,15 @@
-package formats
+package reports_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
+
+	"github.com/eepipe/eepipe/formats"
+
+	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/xuri/excelize/v2"
 
@@ -18,12 +24,12 @@ import (
 func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.xlsx")
-	plan := &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2027-08-31"),
+	plan := &pipeline.InputPlan{Name: "Acme", StartDate: sample.Date("2025-09-01"), EndDate: sample.Date("2027-08-31"),
 		Targets: []*pipeline.InputTarget{
 			{YearNumber: 1, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 2})},
 			{YearNumber: 2, TargetType: pipeline.TargetAll, Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 3})},
 		}}
-	if err := writeGridXLSX(path, []*pipeline.InputPlan{plan}, nil); err != nil {
+	if err := books.WriteGrid(path, []*pipeline.InputPlan{plan}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -48,7 +54,7 @@ func TestSummaryCountsSheetsInNoPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	b, err := ReadFiles([]string{path}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package reports
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
-	"github.com/eepipe/eepipe/formats/reports"
 )
 
 // procWrittenBytes returns the bytes this process has written (wchar of
@@ -50,7 +48,7 @@ func TestReadChangeSetLeavesInputBombsAlone(t *testing.T) {
 	before := procWrittenBytes(t)
 	_, err := readChangeSet(path)
 	written := procWrittenBytes(t) - before
-	if !errors.Is(err, reports.ErrNotChangeSet) {
+	if !errors.Is(err, ErrNotChangeSet) {
 		t.Fatalf("ReadChangeSet(input bomb) = %v, want ErrNotChangeSet", err)
 	}
 	if written > 1<<20 {

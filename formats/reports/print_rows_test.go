@@ -1,4 +1,4 @@
-package formats
+package reports_test
 
 import (
 	"path/filepath"
