@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
@@ -215,9 +217,9 @@ func benchRead(b *testing.B, path string, rows int) {
 		base = heapInuseAfterGC()
 		s := startHeapSampler()
 		b.StartTimer()
-		cpu0 := benchCPUTime().Seconds()
+		cpu0 := measure.CPUTime().Seconds()
 		batch, err := ReadFiles([]string{path}, ReadOptions{})
-		cpu += benchCPUTime().Seconds() - cpu0
+		cpu += measure.CPUTime().Seconds() - cpu0
 		b.StopTimer()
 		peak = max(peak, s.Stop()-min(s.peak.Load(), base))
 		if err != nil || len(batch.Problems) != 0 || len(batch.Plans) != (rows+9)/10 {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
+
 	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/xuri/excelize/v2"
@@ -46,11 +48,11 @@ type costMeasure struct {
 func costRun(work func()) costMeasure {
 	runtime.GC()
 	base := heapInuseAfterGC()
-	peak := benchPeakHeap()
+	peak := measure.PeakHeap()
 	live := costPeakLive()
-	cpu0 := benchCPUTime()
+	cpu0 := measure.CPUTime()
 	work()
-	cpu := benchCPUTime() - cpu0
+	cpu := measure.CPUTime() - cpu0
 	p := peak() - float64(base)/(1<<20)
 	l := live() - float64(base)/(1<<20)
 	return costMeasure{cpu: float64(cpu.Microseconds()) / 1000, peak: max(p, 0), live: max(l, 0)}
@@ -290,7 +292,7 @@ func BenchmarkCostGridRead(b *testing.B) {
 	for _, sheets := range []int{50, 200, 500} {
 		path := filepath.Join(dir, fmt.Sprintf("grid-%d.xlsx", sheets))
 		var plans []*pipeline.InputPlan
-		for _, p := range benchExportPlans(sheets) {
+		for _, p := range books.ManyExportPlans(sheets) {
 			plans = append(plans, p.Plan)
 		}
 		if err := books.WriteGrid(path, plans, nil); err != nil {

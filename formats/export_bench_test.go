@@ -3,16 +3,12 @@ package formats
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/measure"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
+	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
@@ -30,65 +26,16 @@ import (
 // sheets or rows per second. Compare the 100- and 500-plan runs: time and
 // memory must grow linearly with the plans.
 
-// benchExportPlans returns n export plans of 4 or 5 financial years (9
-// targets on average, as in the 500-plan command benchmark).
-func benchExportPlans(n int) []export.Plan {
-	ids := pipeline.CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}
-	out := make([]export.Plan, n)
-	for i := range out {
-		start, years := "2025-09-01", 5
-		if i%2 == 1 {
-			start, years = "2026-09-01", 4
-		}
-		sp := sample.StoredPlan(int64(1000+i), fmt.Sprintf("Bench plan %d", i), start, years)
-		out[i] = export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
-			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt}
-	}
-	return out
-}
-
-// benchPeakHeap samples the live heap every 5 ms until the returned
-// function is called, which returns the highest value seen in MB.
-func benchPeakHeap() func() float64 {
-	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() float64 {
-		close(stop)
-		wg.Wait()
-		return float64(peak.Load()) / (1 << 20)
-	}
-}
-
 // benchMeasure starts measuring a benchmark's peak heap and CPU time; the
 // returned function reports them with the wall time per export.
 func benchMeasure(b *testing.B) func() {
-	peak := benchPeakHeap()
-	cpu0 := benchCPUTime()
+	peak := measure.PeakHeap()
+	cpu0 := measure.CPUTime()
 	b.ReportAllocs()
 	return func() {
 		b.ReportMetric(peak(), "peak-heap-MB")
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/export")
-		if cpu := benchCPUTime() - cpu0; cpu > 0 {
+		if cpu := measure.CPUTime() - cpu0; cpu > 0 {
 			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/export")
 		}
 	}
@@ -98,7 +45,7 @@ func benchMeasure(b *testing.B) func() {
 // one grid sheet per plan, the charts) of 100 and 500 plans.
 func BenchmarkExportGrid(b *testing.B) {
 	for _, n := range []int{100, 500} {
-		plans := benchExportPlans(n)
+		plans := books.ManyExportPlans(n)
 		for _, charts := range []bool{true, false} {
 			name := fmt.Sprintf("plans=%d", n)
 			if !charts {
@@ -123,7 +70,7 @@ func BenchmarkExportGrid(b *testing.B) {
 // BenchmarkExportGrid500 is the 500-plan grid export with charts, the
 // command's default for an .xlsx file.
 func BenchmarkExportGrid500(b *testing.B) {
-	plans := benchExportPlans(500)
+	plans := books.ManyExportPlans(500)
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
 	done := benchMeasure(b)
 	for b.Loop() {
@@ -141,7 +88,7 @@ func BenchmarkExportGrid500(b *testing.B) {
 //
 //	go test ./formats/ -run '^$' -bench ExportGrid2000 -benchtime 1x
 func BenchmarkExportGrid2000(b *testing.B) {
-	plans := benchExportPlans(2000)
+	plans := books.ManyExportPlans(2000)
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan
@@ -172,7 +119,7 @@ func BenchmarkExportGrid2000(b *testing.B) {
 // Targets table through the StreamWriter) of 100 and 500 plans.
 func BenchmarkExportFlatXLSX(b *testing.B) {
 	for _, n := range []int{100, 500} {
-		plans := benchExportPlans(n)
+		plans := books.ManyExportPlans(n)
 		rows := 0
 		for _, p := range plans {
 			rows += len(p.Plan.Targets)

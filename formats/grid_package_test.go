@@ -249,7 +249,7 @@ func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 // breaks, and the charts; with a plan that has no years and one without a
 // sector among them.
 func TestGridSectorSheetStreamed(t *testing.T) {
-	plans := benchExportPlans(12)
+	plans := books.ManyExportPlans(12)
 	plans[3].Plan.Sector = ""
 	plans[5].Plan.Targets = nil
 	var inputs []*pipeline.InputPlan

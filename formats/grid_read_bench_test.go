@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
+
 	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/eepipe/eepipe/formats/export"
@@ -19,20 +21,20 @@ import (
 //	go test ./formats/ -run '^$' -bench GridReadExport -benchmem -benchtime 3x
 func BenchmarkGridReadExport(b *testing.B) {
 	const n = 1000
-	plans := benchExportPlans(n)
+	plans := books.ManyExportPlans(n)
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
 	if err := books.WriteExport(path, plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := benchCPUTime()
+	cpu0 := measure.CPUTime()
 	for b.Loop() {
 		batch, err := ReadFiles([]string{path}, costReadOptions())
 		if err != nil || len(batch.Plans) != n || costCount(batch, pipeline.Error) != 0 {
 			b.Fatalf("read: %v, %d plans %v", err, len(batch.Plans), firstProblems(batch.Problems))
 		}
 	}
-	if cpu := benchCPUTime() - cpu0; cpu > 0 {
+	if cpu := measure.CPUTime() - cpu0; cpu > 0 {
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/read")
 	}
 }

@@ -28,7 +28,7 @@ import (
 // whole workbook's.
 func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets map[string]int64, total int64) {
 	t.Helper()
-	plans := benchExportPlans(n)
+	plans := books.ManyExportPlans(n)
 	inputs := make([]*pipeline.InputPlan, len(plans))
 	for i, p := range plans {
 		inputs[i] = p.Plan

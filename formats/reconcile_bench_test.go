@@ -48,7 +48,7 @@ func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation,
 func BenchmarkCostReconcileCopy(b *testing.B) {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "plans.xlsx")
-	if err := books.WriteExport(src, benchExportPlans(500), export.Options{NoCharts: true}); err != nil {
+	if err := books.WriteExport(src, books.ManyExportPlans(500), export.Options{NoCharts: true}); err != nil {
 		b.Fatal(err)
 	}
 	changed, marks := rrBenchReconciliation(b, src)

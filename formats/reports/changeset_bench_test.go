@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
+
 	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/pipeline"
@@ -65,7 +67,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 				// their finalizers, which run after a first collection:
 				// a second one leaves them out of the baseline.
 				runtime.GC()
-				peak := benchPeakHeap()
+				peak := measure.PeakHeap()
 				for b.Loop() {
 					file := &ChangeSetFile{Path: path}
 					set, checkErr, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())

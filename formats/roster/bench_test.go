@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
+
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline/profile"
 )
@@ -49,7 +51,7 @@ func BenchmarkProfileCSV100k(b *testing.B) {
 	var peak uint64
 	var ms runtime.MemStats
 	b.ResetTimer()
-	start := benchCPUTime()
+	start := measure.CPUTime()
 	for i := 0; i < b.N; i++ {
 		c := profile.NewCounter(Words(nil))
 		rows := 0
@@ -67,6 +69,6 @@ func BenchmarkProfileCSV100k(b *testing.B) {
 			b.Fatalf("%d classified", p.Classified)
 		}
 	}
-	b.ReportMetric((benchCPUTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((measure.CPUTime()-start).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
 }

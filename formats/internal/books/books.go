@@ -26,6 +26,23 @@ func ExportPlans() []export.Plan {
 	return out
 }
 
+// ManyExportPlans returns n export plans of 4 or 5 financial years (9
+// targets on average, as in the 500-plan command benchmark).
+func ManyExportPlans(n int) []export.Plan {
+	ids := pipeline.CompanyIDs{VAT: "4012345678", Registration: "2009/012345/07"}
+	out := make([]export.Plan, n)
+	for i := range out {
+		start, years := "2025-09-01", 5
+		if i%2 == 1 {
+			start, years = "2026-09-01", 4
+		}
+		sp := sample.StoredPlan(int64(1000+i), fmt.Sprintf("Bench plan %d", i), start, years)
+		out[i] = export.Plan{Plan: pipeline.FromServer(sp, ids), Account: "acme", CompanyName: "Acme Foods (Pty) Ltd",
+			Era: sp.Era, Milestones: len(sp.Milestones), UpdatedAt: sp.UpdatedAt}
+	}
+	return out
+}
+
 // WriteFlat writes plans as a workbook of one flat table, the sheet
 // Targets, with the flat sheet writer the export uses (table.WriteSheet).
 func WriteFlat(path string, plans []*pipeline.InputPlan, cat *pipeline.Catalog) error {

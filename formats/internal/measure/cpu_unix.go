@@ -1,16 +1,16 @@
 //go:build unix
 
-package formats
+package measure
 
 import (
 	"syscall"
 	"time"
 )
 
-// benchCPUTime returns the CPU time (user and system) the process has used
+// CPUTime returns the CPU time (user and system) the process has used
 // so far: unlike wall time, it does not grow when other processes load the
 // machine.
-func benchCPUTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
