@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -17,8 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // gridGolden is what a grid workbook reads into: the assembled model and
 // every problem, one line each.
 type gridGolden struct {
-	Plans    []modelPlan `json:"plans"`
-	Problems []string    `json:"problems"`
+	Plans    []readback.ModelPlan `json:"plans"`
+	Problems []string             `json:"problems"`
 }
 
 // TestGridGolden reads every workbook under testdata/grid (written by
@@ -31,11 +33,11 @@ func TestGridGolden(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			recs, probs := readGridWorkbook(t, path, nil)
-			plans, more := assemble(recs, pipeline.DefaultCatalog())
+			recs, probs := readback.ReadGridWorkbook(t, path, nil)
+			plans, more := readback.Assemble(recs, pipeline.DefaultCatalog())
 			probs = append(probs, more...)
 			probs.Sort()
-			got := gridGolden{Plans: model(plans), Problems: []string{}}
+			got := gridGolden{Plans: readback.Model(plans), Problems: []string{}}
 			for _, p := range probs {
 				got.Problems = append(got.Problems, p.String())
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
@@ -91,9 +93,9 @@ func TestGridEditedLayoutStillReads(t *testing.T) {
 	must(f.SaveAs(edited))
 	f.Close()
 
-	got := readGridModel(t, edited, cat)
-	if want := model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(model(got), want) {
-		t.Fatalf("edited workbook reads differently:\n got %+v\nwant %+v", model(got), want)
+	got := readback.ReadGridModel(t, edited, cat)
+	if want := readback.Model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(readback.Model(got), want) {
+		t.Fatalf("edited workbook reads differently:\n got %+v\nwant %+v", readback.Model(got), want)
 	}
 	// The moved grid's cells are cited where they are now.
 	for _, tg := range got[0].Targets {
@@ -124,14 +126,14 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := gridSheetsOf(t, f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
+	if got := readback.GridSheetsOf(t, f); !reflect.DeepEqual(got, []string{"Acme EE plan"}) {
 		t.Fatalf("gridSheets = %v", got)
 	}
 	// A flat header in the first 20 rows makes the sheet a flat table.
 	if err := f.SetCellStr("Acme EE plan", "Z20", "target_type"); err != nil {
 		t.Fatal(err)
 	}
-	if got := gridSheetsOf(t, f); len(got) != 0 {
+	if got := readback.GridSheetsOf(t, f); len(got) != 0 {
 		t.Fatalf("sheet with target_type header is still a grid sheet: %v", got)
 	}
 	if err := f.SetCellStr("Acme EE plan", "Z20", ""); err != nil {
@@ -144,7 +146,7 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 	if v, _ := f.GetSheetVisible("Acme EE plan"); v {
 		t.Fatal("could not hide the sheet")
 	}
-	for _, s := range gridSheetsOf(t, f) {
+	for _, s := range readback.GridSheetsOf(t, f) {
 		if strings.EqualFold(s, "Acme EE plan") {
 			t.Fatalf("hidden sheet read as a grid")
 		}
@@ -155,9 +157,9 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 // again by LibreOffice Calc (testdata/grid/libreoffice-plan.xlsx, made once
 // with soffice --convert-to xlsx) reads as the plan written.
 func TestGridFromLibreOffice(t *testing.T) {
-	got := readGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
-	if want := model([]*pipeline.InputPlan{sample.Plan()}); !reflect.DeepEqual(model(got), want) {
-		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", model(got), want)
+	got := readback.ReadGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
+	if want := readback.Model([]*pipeline.InputPlan{sample.Plan()}); !reflect.DeepEqual(readback.Model(got), want) {
+		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", readback.Model(got), want)
 	}
 }
 
@@ -172,9 +174,9 @@ func TestGridLabelLookalikes(t *testing.T) {
 	if err := books.WriteGrid(path, []*pipeline.InputPlan{plan}, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := readGridModel(t, path, nil)
-	if want := model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(model(got), want) {
-		t.Fatalf("reads differently:\n got %+v\nwant %+v", model(got), want)
+	got := readback.ReadGridModel(t, path, nil)
+	if want := readback.Model([]*pipeline.InputPlan{plan}); !reflect.DeepEqual(readback.Model(got), want) {
+		t.Fatalf("reads differently:\n got %+v\nwant %+v", readback.Model(got), want)
 	}
 
 	f, err := excelize.OpenFile(path)
@@ -194,7 +196,7 @@ func TestGridLabelLookalikes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, probs := readGridWorkbook(t, broken, nil)
+	_, probs := readback.ReadGridWorkbook(t, broken, nil)
 	want := "A" + strconv.Itoa(r)
 	found := false
 	for _, p := range probs {
@@ -203,6 +205,6 @@ func TestGridLabelLookalikes(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no error at %s for the grid without header; got:\n%s", want, problemsText(probs))
+		t.Errorf("no error at %s for the grid without header; got:\n%s", want, readback.ProblemsText(probs))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -27,10 +29,10 @@ func TestLongLinesGroupBySameIdentifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(b.Problems) > 0 {
-		t.Fatalf("problems:\n%s", problemsText(b.Problems))
+		t.Fatalf("problems:\n%s", readback.ProblemsText(b.Problems))
 	}
 	if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 2 {
-		t.Fatalf("%d plans, want one with two targets: %+v", len(b.Plans), model(b.Plans))
+		t.Fatalf("%d plans, want one with two targets: %+v", len(b.Plans), readback.Model(b.Plans))
 	}
 	p := b.Plans[0]
 	if p.Company.Registration != "2011/004512/07" || p.Account != "acme" {
@@ -44,6 +46,6 @@ func TestLongLinesGroupBySameIdentifier(t *testing.T) {
 		t.Errorf("%s = %d, want 3", c2, v)
 	}
 	if p.Targets[1].YearNumber != 2 || p.Targets[0].TargetType != pipeline.TargetAll {
-		t.Errorf("targets: %+v", model(b.Plans))
+		t.Errorf("targets: %+v", readback.Model(b.Plans))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
 	"github.com/xuri/excelize/v2"
@@ -35,8 +37,8 @@ func checkReadResult(t *testing.T, recs []pipeline.Record, ps pipeline.Problems)
 			}
 		}
 	}
-	// Whatever was read must assemble without panicking.
-	assemble(recs, nil)
+	// Whatever was read must readback.Assemble without panicking.
+	readback.Assemble(recs, nil)
 }
 
 // FuzzReadCSV feeds arbitrary bytes to the CSV reader: it must never panic,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
@@ -41,9 +43,9 @@ func TestLongCSVReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(b.Problems) > 0 {
-		t.Errorf("problems reading the long CSV back:\n%s", problemsText(b.Problems))
+		t.Errorf("problems reading the long CSV back:\n%s", readback.ProblemsText(b.Problems))
 	}
-	if got, want := model(b.Plans), model(plans); !reflect.DeepEqual(got, want) {
+	if got, want := readback.Model(b.Plans), readback.Model(plans); !reflect.DeepEqual(got, want) {
 		t.Errorf("read back differs:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -58,7 +60,7 @@ func TestCSVLineEnds(t *testing.T) {
 		`7,1,all_employees,"two` + "\r" + `lines",5`,
 		`7,2,all_employees,"two` + "\r" + `lines",x`,
 	}
-	var first []modelPlan // as read with LF line ends
+	var first []readback.ModelPlan // as read with LF line ends
 	for _, tc := range []struct{ name, sep string }{
 		{"lf", "\n"}, {"crlf", "\r\n"}, {"cr", "\r"},
 	} {
@@ -72,20 +74,20 @@ func TestCSVLineEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(b.Problems) != 3 || b.Problems[2].Origin.Ref() != "line 3, column 5" || !strings.Contains(b.Problems[2].Message, "not a number") {
-				t.Fatalf("want two name errors and one at line 3, column 5; got:\n%s", problemsText(b.Problems))
+				t.Fatalf("want two name errors and one at line 3, column 5; got:\n%s", readback.ProblemsText(b.Problems))
 			}
 			for i, p := range b.Problems[:2] {
 				if want := fmt.Sprintf("line %d, column 4", i+2); p.Origin.Ref() != want || !strings.Contains(p.Message, "a control character (U+000D)") {
-					t.Fatalf("want the name's CR an error at %s; got:\n%s", want, problemsText(b.Problems))
+					t.Fatalf("want the name's CR an error at %s; got:\n%s", want, readback.ProblemsText(b.Problems))
 				}
 			}
 			if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 2 ||
 				b.Plans[0].Targets[0].Counters.Map()["number_of_african_male_top_managers"] != 5 {
-				t.Fatalf("read %+v", model(b.Plans))
+				t.Fatalf("read %+v", readback.Model(b.Plans))
 			}
 			if first == nil {
-				first = model(b.Plans)
-			} else if got := model(b.Plans); !reflect.DeepEqual(got, first) {
+				first = readback.Model(b.Plans)
+			} else if got := readback.Model(b.Plans); !reflect.DeepEqual(got, first) {
 				t.Errorf("read %+v; with LF line ends %+v", got, first)
 			}
 		})
@@ -115,7 +117,7 @@ func TestFlatHeaderSuggestions(t *testing.T) {
 		"line 1, column 7": {pipeline.Error, []string{"number_of_african_male_top_managers"}},
 	}
 	if len(b.Problems) != len(want) {
-		t.Errorf("got %d problems, want %d:\n%s", len(b.Problems), len(want), problemsText(b.Problems))
+		t.Errorf("got %d problems, want %d:\n%s", len(b.Problems), len(want), readback.ProblemsText(b.Problems))
 	}
 	for _, p := range b.Problems {
 		w, ok := want[p.Origin.Ref()]
@@ -125,6 +127,6 @@ func TestFlatHeaderSuggestions(t *testing.T) {
 	}
 	if len(b.Plans) != 1 || len(b.Plans[0].Targets) != 1 ||
 		!reflect.DeepEqual(b.Plans[0].Targets[0].Counters.Map(), map[string]int64{"number_of_coloured_female_top_managers": 4}) {
-		t.Errorf("read %+v", model(b.Plans))
+		t.Errorf("read %+v", readback.Model(b.Plans))
 	}
 }

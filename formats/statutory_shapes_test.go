@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
@@ -187,7 +189,7 @@ func TestGridColumnBesideTotal(t *testing.T) {
 	if err := wb.MergeCell("Sheet1", "D2", "E2"); err != nil {
 		t.Fatal(err)
 	}
-	recs, ps = readGridSheet(t, wb, "t.xlsx", "Sheet1")
+	recs, ps = readback.ReadGridSheet(t, wb, "t.xlsx", "Sheet1")
 	if ps.HasErrors() || len(recs) != 1 || len(recs[0].Cells) != 2+2 {
 		t.Errorf("merged Total over two columns: problems %v, records %+v", ps, recs)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/xuri/excelize/v2"
@@ -226,7 +228,7 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 			}
 		}
 	}
-	return readGridSheet(t, wb, "t.xlsx", "Sheet1")
+	return readback.ReadGridSheet(t, wb, "t.xlsx", "Sheet1")
 }
 
 // TestGridStrayCells: inside a grid's rows, a cell in a column without a

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"pgregory.net/rapid"
@@ -18,14 +20,14 @@ import (
 )
 
 // readBack reads files with ReadFiles and fails on any error.
-func readBack(t tb, cat *pipeline.Catalog, paths ...string) []*pipeline.InputPlan {
+func readBack(t readback.TB, cat *pipeline.Catalog, paths ...string) []*pipeline.InputPlan {
 	t.Helper()
 	b, err := ReadFiles(paths, ReadOptions{Catalog: cat})
 	if err != nil {
 		t.Fatalf("ReadFiles: %v", err)
 	}
 	if b.Problems.HasErrors() {
-		t.Fatalf("errors reading back %v:\n%s", paths, problemsText(b.Problems))
+		t.Fatalf("errors reading back %v:\n%s", paths, readback.ProblemsText(b.Problems))
 	}
 	return b.Plans
 }
@@ -43,14 +45,14 @@ func checkRoundTrips(t *testing.T, cases []roundTripCase, long bool) {
 	cats := []*pipeline.Catalog{pipeline.DefaultCatalog(), smallCatalog(t)}
 	rapid.Check(t, func(rt *rapid.T) {
 		cat := rapid.SampledFrom(cats).Draw(rt, "catalog")
-		plans := genPlans(rt, cat)
-		want := model(plans)
+		plans := readback.GenPlans(rt, cat)
+		want := readback.Model(plans)
 		for _, w := range cases {
 			path := filepath.Join(dir, w.name)
 			if err := w.write(path, plans, cat); err != nil {
 				rt.Fatalf("%s: write: %v", w.name, err)
 			}
-			if got := model(readBack(rt, cat, path)); !reflect.DeepEqual(got, want) {
+			if got := readback.Model(readBack(rt, cat, path)); !reflect.DeepEqual(got, want) {
 				rt.Fatalf("%s: read back differs:\n got %+v\nwant %+v", w.name, got, want)
 			}
 		}
@@ -125,7 +127,7 @@ func smallCatalog(t *testing.T) *pipeline.Catalog {
 
 // readLong parses a long CSV back into the model: the plan fields the long
 // table does not carry (dates, sector, scorecard) are taken from plans.
-func readLong(t tb, path string, plans []*pipeline.InputPlan) []modelPlan {
+func readLong(t readback.TB, path string, plans []*pipeline.InputPlan) []readback.ModelPlan {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -139,7 +141,7 @@ func readLong(t tb, path string, plans []*pipeline.InputPlan) []modelPlan {
 	if !reflect.DeepEqual(rows[0], table.LongHeader) {
 		t.Fatalf("header %v", rows[0])
 	}
-	out := model(plans)
+	out := readback.Model(plans)
 	for i := range out {
 		out[i].Targets = nil
 	}
@@ -179,7 +181,7 @@ func readLong(t tb, path string, plans []*pipeline.InputPlan) []modelPlan {
 				}
 				fy = v
 			}
-			p.Targets = append(p.Targets, modelTarget{YearNumber: y, FinancialYear: fy, TargetType: r[7], Counters: map[string]int64{}})
+			p.Targets = append(p.Targets, readback.ModelTarget{YearNumber: y, FinancialYear: fy, TargetType: r[7], Counters: map[string]int64{}})
 			ti = len(p.Targets) - 1
 			index[k] = ti
 		}

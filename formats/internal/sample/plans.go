@@ -1,6 +1,10 @@
 package sample
 
-import "github.com/eepipe/eepipe/pipeline"
+import (
+	"fmt"
+
+	"github.com/eepipe/eepipe/pipeline"
+)
 
 // Plan is a two-year plan with every counter set.
 func Plan() *pipeline.InputPlan {
@@ -55,6 +59,27 @@ func SetStoredPlan() *pipeline.Plan {
 	return &pipeline.Plan{ID: 17, Name: "Acme", StartDate: Date("2025-09-01"), EndDate: Date("2030-08-31"),
 		Milestones: []pipeline.Milestone{{ID: 170, YearNumber: 1, StartDate: Date("2025-09-01"), Targets: []pipeline.Target{
 			{ID: 1700, TargetType: "all_employees", Counters: pipeline.CountersOf(map[string]int64{"number_of_african_male_top_managers": 9})}}}}}
+}
+
+// Plans returns n five-year plans with every counter set: 10 rows of
+// the flat table each.
+func Plans(n int) []*pipeline.InputPlan {
+	plans := make([]*pipeline.InputPlan, n)
+	for i := range plans {
+		p := Plan()
+		p.Name = fmt.Sprintf("Plan %d", i)
+		p.EndDate = Date("2030-08-31")
+		base := p.Targets
+		for y := 3; y <= 5; y++ {
+			for _, t := range base[:2] {
+				c := *t
+				c.YearNumber, c.FinancialYear = y, pipeline.FinancialYear(2025+y)
+				p.Targets = append(p.Targets, &c)
+			}
+		}
+		plans[i] = p
+	}
+	return plans
 }
 
 // Date is a shorthand for a date literal; it panics on a bad one.

@@ -1,4 +1,4 @@
-package formats
+package export_test
 
 import (
 	"io"

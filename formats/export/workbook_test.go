@@ -1,4 +1,4 @@
-package formats
+package export_test
 
 import (
 	"archive/zip"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/books"
 
@@ -111,7 +113,7 @@ func TestExportWorkbookLayout(t *testing.T) {
 	}
 
 	// And the workbook reads back as the plans.
-	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil || batch.Problems.HasErrors() {
 		t.Fatalf("re-read: %v %v", err, batch.Problems)
 	}
@@ -169,7 +171,7 @@ func TestFlatExportXLSX(t *testing.T) {
 	if !slices.Equal(sheets, []string{export.OverviewSheet, "Targets"}) {
 		t.Fatalf("sheets %v", sheets)
 	}
-	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil || batch.Problems.HasErrors() {
 		t.Fatalf("re-read: %v %v", err, batch.Problems)
 	}
@@ -294,7 +296,7 @@ func TestExportRoundTripProperty(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			batch, err := ReadFiles([]string{path}, ReadOptions{})
+			batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 			if err != nil || batch.Problems.HasErrors() {
 				rt.Fatalf("%s: %v %v", layout, err, batch.Problems)
 			}

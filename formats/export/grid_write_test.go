@@ -1,4 +1,4 @@
-package formats
+package export_test
 
 import (
 	"archive/zip"
@@ -179,4 +179,22 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 	if b, _ := f.GetCellValue(reports.SectorSheetName+" (2)", "B5"); b != plans[1].Plan.Name {
 		t.Errorf("the plan's own sheet: B5 = %q", b)
 	}
+}
+
+// findCell returns the first cell of sheet whose displayed text is text.
+func findCell(t *testing.T, f *excelize.File, sheet, text string) (col, row int) {
+	t.Helper()
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, cells := range rows {
+		for c, v := range cells {
+			if v == text {
+				return c + 1, r + 1
+			}
+		}
+	}
+	t.Fatalf("%s: no cell reads %q", sheet, text)
+	return 0, 0
 }

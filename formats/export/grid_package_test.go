@@ -1,4 +1,4 @@
-package formats
+package export_test
 
 import (
 	"archive/zip"
@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats/internal/readback"
 
 	"github.com/eepipe/eepipe/formats/internal/books"
 
@@ -133,7 +135,7 @@ func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 	}
 	// The readers trim the spaces around a value (the cells keep them,
 	// as checked below).
-	got, want := model(readGridModel(t, path, nil)), model(plans)
+	got, want := readback.Model(readback.ReadGridModel(t, path, nil)), readback.Model(plans)
 	for i := range want {
 		want[i].Name = strings.TrimSpace(want[i].Name)
 		want[i].Company.Registration = strings.TrimSpace(want[i].Company.Registration)
@@ -154,9 +156,9 @@ func TestGridPlanSheetReadsBackAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, probs := readGridWorkbook(t, path, nil)
+	recs, probs := readback.ReadGridWorkbook(t, path, nil)
 	if probs.HasErrors() {
-		t.Fatalf("problems reading back:\n%s", problemsText(probs))
+		t.Fatalf("problems reading back:\n%s", readback.ProblemsText(probs))
 	}
 	read := map[string]bool{} // sheet!cell of every cell eepipe read
 	sheets := map[string]bool{}

@@ -1,4 +1,4 @@
-package formats
+package readback
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
@@ -18,8 +17,8 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// modelPlan is an InputPlan without origins, for comparing models.
-type modelPlan struct {
+// ModelPlan is an InputPlan without origins, for comparing models.
+type ModelPlan struct {
 	PlanID      int64
 	Company     pipeline.CompanyIDs
 	Name        string
@@ -27,28 +26,28 @@ type modelPlan struct {
 	EndDate     pipeline.Date
 	Sector      string
 	ScorecardID string
-	Targets     []modelTarget
+	Targets     []ModelTarget
 }
 
-type modelTarget struct {
+type ModelTarget struct {
 	YearNumber    int
 	FinancialYear pipeline.FinancialYear
 	TargetType    string
 	Counters      map[string]int64
 }
 
-// model strips origins and orders targets, so two reads compare equal.
-func model(plans []*pipeline.InputPlan) []modelPlan {
-	out := make([]modelPlan, 0, len(plans))
+// Model strips origins and orders targets, so two reads compare equal.
+func Model(plans []*pipeline.InputPlan) []ModelPlan {
+	out := make([]ModelPlan, 0, len(plans))
 	for _, p := range plans {
-		mp := modelPlan{PlanID: p.PlanID, Company: p.Company, Name: p.Name, StartDate: p.StartDate,
+		mp := ModelPlan{PlanID: p.PlanID, Company: p.Company, Name: p.Name, StartDate: p.StartDate,
 			EndDate: p.EndDate, Sector: p.Sector, ScorecardID: p.ScorecardID}
 		for _, t := range p.Targets {
 			c := t.Counters.Map()
 			if c == nil {
 				c = map[string]int64{}
 			}
-			mp.Targets = append(mp.Targets, modelTarget{t.YearNumber, t.FinancialYear, t.TargetType, c})
+			mp.Targets = append(mp.Targets, ModelTarget{t.YearNumber, t.FinancialYear, t.TargetType, c})
 		}
 		sort.Slice(mp.Targets, func(i, j int) bool {
 			a, b := mp.Targets[i], mp.Targets[j]
@@ -62,10 +61,10 @@ func model(plans []*pipeline.InputPlan) []modelPlan {
 	return out
 }
 
-// genPlans generates a valid model: plans Assemble accepts without errors,
+// GenPlans generates a valid model: plans Assemble accepts without errors,
 // with unique keys, every target within the plan's years, and at least one
 // counter set per target.
-func genPlans(t *rapid.T, cat *pipeline.Catalog) []*pipeline.InputPlan {
+func GenPlans(t *rapid.T, cat *pipeline.Catalog) []*pipeline.InputPlan {
 	n := rapid.IntRange(1, 3).Draw(t, "plans")
 	var plans []*pipeline.InputPlan
 	digits := rapid.StringOfN(rapid.RuneFrom([]rune("0123456789")), 10, 10, -1)
@@ -133,27 +132,27 @@ func genPlans(t *rapid.T, cat *pipeline.Catalog) []*pipeline.InputPlan {
 	return plans
 }
 
-// tb is what the helpers need of testing.TB and *rapid.T.
-type tb interface {
+// TB is what the helpers need of testing.TB and *rapid.T.
+type TB interface {
 	Helper()
 	Fatalf(format string, args ...any)
 }
 
-// readGridWorkbook reads the grid sheets of the workbook at path through
-// the streaming grid reader ReadFiles uses.
-func readGridWorkbook(t tb, path string, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
+// ReadGridWorkbook reads the grid sheets of the workbook at path through
+// the streaming grid reader formats.ReadFiles uses.
+func ReadGridWorkbook(t TB, path string, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
-	return readGridBytes(path, data, cat)
+	return ReadGridBytes(path, data, cat)
 }
 
-// readGridBytes reads the grid sheets of a workbook's bytes through the
-// streaming grid reader (grid.ReadWorkbook), as ReadFiles does for a
+// ReadGridBytes reads the grid sheets of a workbook's bytes through the
+// streaming grid reader (grid.ReadWorkbook), as formats.ReadFiles does for a
 // workbook without a flat table.
-func readGridBytes(file string, data []byte, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
+func ReadGridBytes(file string, data []byte, cat *pipeline.Catalog) ([]pipeline.Record, pipeline.Problems) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -168,15 +167,15 @@ func readGridBytes(file string, data []byte, cat *pipeline.Catalog) ([]pipeline.
 	return recs, ps
 }
 
-// readGridSheet reads the sheet of wb, saved, through the streaming grid
+// ReadGridSheet reads the sheet of wb, saved, through the streaming grid
 // reader: its records and problems.
-func readGridSheet(t tb, wb *excelize.File, file, sheet string) ([]pipeline.Record, pipeline.Problems) {
+func ReadGridSheet(t TB, wb *excelize.File, file, sheet string) ([]pipeline.Record, pipeline.Problems) {
 	t.Helper()
 	buf, err := wb.WriteToBuffer()
 	if err != nil {
 		t.Fatalf("save %s: %v", file, err)
 	}
-	recs, ps := readGridBytes(file, buf.Bytes(), nil)
+	recs, ps := ReadGridBytes(file, buf.Bytes(), nil)
 	var out []pipeline.Record
 	for _, r := range recs {
 		if r.Origin.Sheet == sheet {
@@ -192,15 +191,15 @@ func readGridSheet(t tb, wb *excelize.File, file, sheet string) ([]pipeline.Reco
 	return out, outPs
 }
 
-// gridSheetsOf returns the sheets of wb, saved, that the grid reader
+// GridSheetsOf returns the sheets of wb, saved, that the grid reader
 // reads plans from.
-func gridSheetsOf(t tb, wb *excelize.File) []string {
+func GridSheetsOf(t TB, wb *excelize.File) []string {
 	t.Helper()
 	buf, err := wb.WriteToBuffer()
 	if err != nil {
 		t.Fatalf("save: %v", err)
 	}
-	recs, _ := readGridBytes("t.xlsx", buf.Bytes(), nil)
+	recs, _ := ReadGridBytes("t.xlsx", buf.Bytes(), nil)
 	var out []string
 	for _, r := range recs {
 		if !slices.Contains(out, r.Origin.Sheet) {
@@ -210,20 +209,21 @@ func gridSheetsOf(t tb, wb *excelize.File) []string {
 	return out
 }
 
-// readGridModel reads a grid workbook and assembles it; it fails the test
+// ReadGridModel reads a grid workbook and assembles it; it fails the test
 // on any error.
-func readGridModel(t tb, path string, cat *pipeline.Catalog) []*pipeline.InputPlan {
+func ReadGridModel(t TB, path string, cat *pipeline.Catalog) []*pipeline.InputPlan {
 	t.Helper()
-	recs, probs := readGridWorkbook(t, path, cat)
-	plans, more := assemble(recs, cat)
+	recs, probs := ReadGridWorkbook(t, path, cat)
+	plans, more := Assemble(recs, cat)
 	probs = append(probs, more...)
 	if probs.HasErrors() {
-		t.Fatalf("%s: errors reading back:\n%s", filepath.Base(path), problemsText(probs))
+		t.Fatalf("%s: errors reading back:\n%s", filepath.Base(path), ProblemsText(probs))
 	}
 	return plans
 }
 
-func problemsText(ps pipeline.Problems) string {
+// ProblemsText is the problems, one a line.
+func ProblemsText(ps pipeline.Problems) string {
 	var b strings.Builder
 	for _, p := range ps {
 		b.WriteString(p.String())
@@ -232,18 +232,9 @@ func problemsText(ps pipeline.Problems) string {
 	return b.String()
 }
 
-// date is a shorthand for a date literal.
-func date(s string) pipeline.Date {
-	d, err := pipeline.ParseDate(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
-// assemble groups records into plans as ReadFiles does (pipeline's
+// Assemble groups records into plans as formats.ReadFiles does (pipeline's
 // Assembler).
-func assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputPlan, pipeline.Problems) {
+func Assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputPlan, pipeline.Problems) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
@@ -253,5 +244,3 @@ func assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputP
 	}
 	return a.Finish()
 }
-
-var _ = time.UTC

@@ -1,10 +1,13 @@
-package formats
+package export_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 
 	"github.com/eepipe/eepipe/formats/internal/books"
 
@@ -22,7 +25,7 @@ import (
 func exExtremePlans(cat *pipeline.Catalog) []export.Plan {
 	var out []export.Plan
 	mk := func(id int64, name, start string, years int, scorecard string, ids pipeline.CompanyIDs, value func(i int) int64) {
-		sp := &pipeline.Plan{ID: id, Name: name, StartDate: date(start), EndDate: pipeline.LatestEnd,
+		sp := &pipeline.Plan{ID: id, Name: name, StartDate: sample.Date(start), EndDate: pipeline.LatestEnd,
 			Era: pipeline.EraPost2025, Sector: "Manufacturing", ScorecardID: scorecard, UpdatedAt: "2026-11-01T10:00:00Z"}
 		fy0 := pipeline.FinancialYearOf(sp.StartDate)
 		for y := 1; y <= years; y++ {
@@ -74,7 +77,7 @@ func TestExportExtremesReimport(t *testing.T) {
 	}
 	// EEPIPE_REREAD: more files to compare (LibreOffice's re-save).
 	for _, path := range append(paths, strings.Fields(os.Getenv("EEPIPE_REREAD"))...) {
-		batch, err := ReadFiles([]string{path}, ReadOptions{Catalog: cat})
+		batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{Catalog: cat})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,12 +133,12 @@ func TestExportExtremesReimport(t *testing.T) {
 // without a table (an error).
 func TestExportOfOnlyPlansWithoutTargets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.xlsx")
-	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
+	plan := &pipeline.InputPlan{PlanID: 7, Name: "Empty", StartDate: sample.Date("2025-09-01"), EndDate: sample.Date("2030-08-31"),
 		Company: pipeline.CompanyIDs{VAT: "4012345678"}}
 	if err := books.WriteExport(path, []export.Plan{{Plan: plan}}, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package export_test
 
 import (
 	"fmt"
@@ -26,21 +26,6 @@ import (
 // sheets or rows per second. Compare the 100- and 500-plan runs: time and
 // memory must grow linearly with the plans.
 
-// benchMeasure starts measuring a benchmark's peak heap and CPU time; the
-// returned function reports them with the wall time per export.
-func benchMeasure(b *testing.B) func() {
-	peak := measure.PeakHeap()
-	cpu0 := measure.CPUTime()
-	b.ReportAllocs()
-	return func() {
-		b.ReportMetric(peak(), "peak-heap-MB")
-		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/export")
-		if cpu := measure.CPUTime() - cpu0; cpu > 0 {
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/export")
-		}
-	}
-}
-
 // BenchmarkExportGrid builds and writes the grid XLSX export (Overview,
 // one grid sheet per plan, the charts) of 100 and 500 plans.
 func BenchmarkExportGrid(b *testing.B) {
@@ -54,7 +39,7 @@ func BenchmarkExportGrid(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "plans.xlsx")
 				opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
-				done := benchMeasure(b)
+				done := measure.Exports(b)
 				for b.Loop() {
 					if err := books.WriteExport(path, plans, opts); err != nil {
 						b.Fatal(err)
@@ -72,7 +57,7 @@ func BenchmarkExportGrid(b *testing.B) {
 func BenchmarkExportGrid500(b *testing.B) {
 	plans := books.ManyExportPlans(500)
 	path := filepath.Join(b.TempDir(), "plans.xlsx")
-	done := benchMeasure(b)
+	done := measure.Exports(b)
 	for b.Loop() {
 		if err := books.WriteExport(path, plans, export.Options{}); err != nil {
 			b.Fatal(err)
@@ -103,7 +88,7 @@ func BenchmarkExportGrid2000(b *testing.B) {
 			report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
 			opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 				Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
-			done := benchMeasure(b)
+			done := measure.Exports(b)
 			for b.Loop() {
 				if err := books.WriteExport(path, plans, opts); err != nil {
 					b.Fatal(err)
@@ -126,7 +111,7 @@ func BenchmarkExportFlatXLSX(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("plans=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "flat.xlsx")
-			done := benchMeasure(b)
+			done := measure.Exports(b)
 			for b.Loop() {
 				if err := export.WriteFlatXLSX(path, plans, export.Options{}); err != nil {
 					b.Fatal(err)
