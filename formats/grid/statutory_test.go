@@ -1,4 +1,4 @@
-package formats
+package grid_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
 
@@ -128,7 +130,7 @@ func TestStatutoryLayoutsReadExactly(t *testing.T) {
 	for _, tc := range cases {
 		for _, file := range tc.files {
 			t.Run(file, func(t *testing.T) {
-				b, err := ReadFiles([]string{filepath.Join(acceptanceDir, file)}, ReadOptions{})
+				b, err := formats.ReadFiles([]string{filepath.Join(acceptanceDir, file)}, formats.ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package formats
+package grid_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
 
@@ -69,7 +71,7 @@ func TestStatutoryShapeFixtures(t *testing.T) {
 	for _, tc := range cases {
 		for _, file := range tc.files {
 			t.Run(file, func(t *testing.T) {
-				b, err := ReadFiles([]string{filepath.Join(acceptanceDir, file)}, ReadOptions{})
+				b, err := formats.ReadFiles([]string{filepath.Join(acceptanceDir, file)}, formats.ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,7 +113,7 @@ func TestAnnotateGridShapeFixturesStrict(t *testing.T) {
 	for _, file := range []string{"rv_op_eea2_stray.xlsx", "rv_lo_eea2_stray.xlsx"} {
 		t.Run(file, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, file)
-			b, err := ReadFiles([]string{src}, ReadOptions{})
+			b, err := formats.ReadFiles([]string{src}, formats.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +215,7 @@ func TestLongPartsAgree(t *testing.T) {
 		if err := os.WriteFile(path, []byte(head+tc.lines), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		b, err := ReadFiles([]string{path}, ReadOptions{})
+		b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package formats
+package table_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eepipe/eepipe/formats"
+
 	"github.com/eepipe/eepipe/formats/internal/readback"
 
 	"github.com/eepipe/eepipe/formats/table"
@@ -16,7 +18,7 @@ import (
 )
 
 // TestLongCSVReadsBack: a long CSV written by WriteLongCSV reads back
-// through ReadFiles (layout detection included) with no problem at all, in
+// through formats.ReadFiles (layout detection included) with no problem at all, in
 // particular not the "header row but no rows below it" warning, as the
 // plans written.
 func TestLongCSVReadsBack(t *testing.T) {
@@ -38,7 +40,7 @@ func TestLongCSVReadsBack(t *testing.T) {
 	if err := table.WriteLongCSV(path, plans, cat); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFiles([]string{path}, ReadOptions{Catalog: cat})
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestCSVLineEnds(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Join(rows, tc.sep)+tc.sep), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			b, err := ReadFiles([]string{path}, ReadOptions{})
+			b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +106,7 @@ func TestFlatHeaderSuggestions(t *testing.T) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFiles([]string{path}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package grid_test
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ type gridGolden struct {
 // openpyxl, see make_fixtures.py) and compares the model and the problems
 // with its .golden.json file. Regenerate with go test -run TestGridGolden -update.
 func TestGridGolden(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", "grid", "*.xlsx"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "grid", "*.xlsx"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}

@@ -1,9 +1,11 @@
-package formats
+package grid_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
 
@@ -81,7 +83,7 @@ func TestSectionTitleIsNoHeading(t *testing.T) {
 		}
 		return 100*year[i] + 10*l + 2*r + g
 	}
-	b, err := ReadFiles([]string{writeTitledGrids(t, titles, value)}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{writeTitledGrids(t, titles, value)}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestGoalCellRefusedForItsCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	b, err := ReadFiles([]string{path}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package table_test
 
 import (
 	"encoding/csv"
@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
 
@@ -19,12 +21,12 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// readBack reads files with ReadFiles and fails on any error.
+// readBack reads files with formats.ReadFiles and fails on any error.
 func readBack(t readback.TB, cat *pipeline.Catalog, paths ...string) []*pipeline.InputPlan {
 	t.Helper()
-	b, err := ReadFiles(paths, ReadOptions{Catalog: cat})
+	b, err := formats.ReadFiles(paths, formats.ReadOptions{Catalog: cat})
 	if err != nil {
-		t.Fatalf("ReadFiles: %v", err)
+		t.Fatalf("formats.ReadFiles: %v", err)
 	}
 	if b.Problems.HasErrors() {
 		t.Fatalf("errors reading back %v:\n%s", paths, readback.ProblemsText(b.Problems))
@@ -39,7 +41,7 @@ type roundTripCase struct {
 }
 
 // checkRoundTrips: any valid model written by each writer reads back
-// (through ReadFiles, layout detection included) as the same model.
+// (through formats.ReadFiles, layout detection included) as the same model.
 func checkRoundTrips(t *testing.T, cases []roundTripCase, long bool) {
 	dir := t.TempDir()
 	cats := []*pipeline.Catalog{pipeline.DefaultCatalog(), smallCatalog(t)}

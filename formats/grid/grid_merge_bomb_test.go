@@ -1,10 +1,12 @@
-package formats
+package grid_test
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -31,7 +33,7 @@ func TestGridMergedRangesBounded(t *testing.T) {
 	if err := f.SaveAs(path); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := ReadFiles([]string{path}, ReadOptions{})
+	batch, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

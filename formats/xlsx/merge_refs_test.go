@@ -1,16 +1,14 @@
-package formats
+package xlsx
 
 import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
 // TestFlatReadRowsMerges: a scan that asks for the merged ranges gets the
 // ref of every <mergeCell> after the rows, in order, with the rows as a
-// scan without them gives; past xlsx.MaxMergeRefs it says the list is cut
+// scan without them gives; past MaxMergeRefs it says the list is cut
 // (the grid reader then reads them in a second pass, mergedAway).
 func TestFlatReadRowsMerges(t *testing.T) {
 	rows := `<row r="1"><c r="A1" t="inlineStr"><is><t>Year 1: All employees</t></is></c></row><row r="2"><c r="B2"><v>5</v></c></row>`
@@ -20,8 +18,8 @@ func TestFlatReadRowsMerges(t *testing.T) {
 		cut    bool
 	}{
 		{"few", 3, false},
-		{"at the bound", xlsx.MaxMergeRefs, false},
-		{"past the bound", xlsx.MaxMergeRefs + 1, true},
+		{"at the bound", MaxMergeRefs, false},
+		{"past the bound", MaxMergeRefs + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -33,7 +31,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			var seen []int
 			var got []string
 			var cut, called bool
-			err := xlsx.ReadRows(strings.NewReader(b.String()), func(row int, _ []xlsx.RawCell) bool {
+			err := ReadRows(strings.NewReader(b.String()), func(row int, _ []RawCell) bool {
 				seen = append(seen, row)
 				return true
 			}, func(refs [][]byte, c bool) {
@@ -48,7 +46,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			if cut != tc.cut {
 				t.Fatalf("cut %v, want %v", cut, tc.cut)
 			}
-			want := min(tc.merges, xlsx.MaxMergeRefs)
+			want := min(tc.merges, MaxMergeRefs)
 			if len(got) != want || got[0] != "A3:B3" || got[want-1] != fmt.Sprintf("A%d:B%d", want+2, want+2) {
 				t.Fatalf("%d refs (%v ... %v), want %d from A3:B3 (the overlong one left out)", len(got), got[0], got[len(got)-1], want)
 			}

@@ -1,4 +1,4 @@
-package formats
+package grid_test
 
 import (
 	"path/filepath"
@@ -157,7 +157,7 @@ func TestGridSheetsSkipsFlatAndHidden(t *testing.T) {
 // again by LibreOffice Calc (testdata/grid/libreoffice-plan.xlsx, made once
 // with soffice --convert-to xlsx) reads as the plan written.
 func TestGridFromLibreOffice(t *testing.T) {
-	got := readback.ReadGridModel(t, filepath.Join("..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
+	got := readback.ReadGridModel(t, filepath.Join("..", "..", "testdata", "grid", "libreoffice-plan.xlsx"), nil)
 	if want := readback.Model([]*pipeline.InputPlan{sample.Plan()}); !reflect.DeepEqual(readback.Model(got), want) {
 		t.Fatalf("LibreOffice's copy reads differently:\n got %+v\nwant %+v", readback.Model(got), want)
 	}

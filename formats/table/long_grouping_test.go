@@ -1,9 +1,11 @@
-package formats
+package table_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
 
@@ -24,7 +26,7 @@ func TestLongLinesGroupBySameIdentifier(t *testing.T) {
 	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFiles([]string{path}, ReadOptions{})
+	b, err := formats.ReadFiles([]string{path}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package formats
+package grid_test
 
 import (
 	"fmt"
 	"maps"
 	"path/filepath"
 	"testing"
+
+	"github.com/eepipe/eepipe/formats"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
 
@@ -14,7 +16,7 @@ import (
 
 // eea13Dir holds the fixtures of testdata/eea13/make_eea13.py (openpyxl,
 // re-saved by LibreOffice).
-const eea13Dir = "../testdata/eea13"
+const eea13Dir = "../../testdata/eea13"
 
 // eea13Value mirrors value() of make_eea13.py: kind 0 targets, 1 the
 // workforce profile (which must never be read as targets).
@@ -65,7 +67,7 @@ func eea13Target(year int, tt string) map[string]int64 {
 // type".
 func readEEA13(t *testing.T, file string, words *mapping.File) (*pipeline.Batch, map[string]map[string]map[string]int64) {
 	t.Helper()
-	b, err := ReadFiles([]string{filepath.Join(eea13Dir, file)}, ReadOptions{Words: words})
+	b, err := formats.ReadFiles([]string{filepath.Join(eea13Dir, file)}, formats.ReadOptions{Words: words})
 	if err != nil {
 		t.Fatal(err)
 	}
