@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
+
 	"github.com/eepipe/eepipe/formats/internal/books"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
@@ -174,7 +176,7 @@ func TestGridSheetLargeNoPlan(t *testing.T) {
 			data := xlsxtest.Zip(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 			if tc.cell == "" {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)
@@ -228,7 +230,7 @@ func TestGridSheetLargeNoPlanScanRows(t *testing.T) {
 			data := xlsxtest.Zip(p)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+			readXLSXLimited("g.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{MaxGridSheet: bound}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 			if !tc.refused {
 				if ps.HasErrors() || len(recs) == 0 {
 					t.Fatalf("%d records, problems %v", len(recs), ps)

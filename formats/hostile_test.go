@@ -193,7 +193,7 @@ func TestHostileLimits(t *testing.T) {
 			data := xlsxtest.Zip(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("h.xlsx", bytes.NewReader(data), int64(len(data)), tc.lim, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+			readXLSXLimited("h.xlsx", bytes.NewReader(data), int64(len(data)), tc.lim, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 			if !ps.HasErrors() || !strings.Contains(fmt.Sprint(ps), tc.want) || !strings.Contains(fmt.Sprint(ps), "oversized") {
 				t.Fatalf("problems %v, want an oversized-file error with %q", ps, tc.want)
 			}
@@ -284,7 +284,7 @@ func TestBadCellReferences(t *testing.T) {
 	data := xlsxtest.Zip(parts)
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+	readXLSXLimited("r.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 	if len(recs) != 1 || recs[0].Cells["target_type"].Text != "all_employees" {
 		t.Fatalf("records %+v problems %v", recs, ps)
 	}
@@ -307,7 +307,7 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			data := xlsxtest.Zip(parts)
 			var recs []pipeline.Record
 			var ps pipeline.Problems
-			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 			_, aps := readback.Assemble(recs, nil)
 			ps = append(ps, aps...)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return p.Origin.Cell == "A2" })

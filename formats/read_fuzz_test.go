@@ -13,58 +13,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
-
-// checkReadResult is what every read must satisfy whatever the input: every
-// problem has a file and a message, and every record's cells are typed.
-func checkReadResult(t *testing.T, recs []pipeline.Record, ps pipeline.Problems) {
-	t.Helper()
-	for _, p := range ps {
-		if p.Origin.File == "" || p.Message == "" || (p.Severity != pipeline.Error && p.Severity != pipeline.Warning) {
-			t.Fatalf("bad problem %+v", p)
-		}
-	}
-	for _, r := range recs {
-		if r.Origin.Row <= 0 {
-			t.Fatalf("record without a row: %+v", r.Origin)
-		}
-		for name, c := range r.Cells {
-			if c.Origin.Row <= 0 || c.Origin.Column <= 0 {
-				t.Fatalf("cell %s without a place: %+v", name, c.Origin)
-			}
-		}
-	}
-	// Whatever was read must readback.Assemble without panicking.
-	readback.Assemble(recs, nil)
-}
-
-// FuzzReadCSV feeds arbitrary bytes to the CSV reader: it must never panic,
-// and every problem must say where it is.
-func FuzzReadCSV(f *testing.F) {
-	seeds := []string{
-		"plan_name,start_date,end_date,year_number,target_type,number_of_african_male_top_managers\nA,2025-09-01,2030-08-31,1,all_employees,3\n",
-		"\ufeffplan_id;financial_year;target_type;number_of_white_female_top_managers\r\n4;2026/27;disabled_employees;\"1\"\r\n",
-		"plan_id\tyear_number\ttarget_type\n1\t1\tall_employees\n",
-		"title\n\"multi\nline\",x\ntarget_type,plan_id\nall_employees,1,extra\n",
-		"target_type,plan_name\n\"unterminated,x\n",
-		"target_type,pl\"an\n",
-		"",
-		"\xff\xfet\x00a\x00r\x00g\x00e\x00t\x00_\x00t\x00y\x00p\x00e\x00\n\x00",
-		"target_type,number_of_x\nall_employees,-1\n",
-	}
-	for _, s := range seeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var recs []pipeline.Record
-		var ps pipeline.Problems
-		table.ReadCSV("fuzz.csv", bytes.NewReader(data), pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
-		checkReadResult(t, recs, ps)
-	})
-}
 
 // FuzzReadFlatXLSX feeds arbitrary bytes, seeded with real workbooks
 // written by excelize, to the XLSX reader: never a panic, problems always
@@ -81,8 +32,8 @@ func FuzzReadFlatXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
-		checkReadResult(t, recs, ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
+		readback.CheckRead(t, recs, ps)
 		if len(data) == 0 && len(ps) == 0 {
 			t.Fatal("empty input gave no problem")
 		}
@@ -123,25 +74,9 @@ func FuzzReadXLSXParts(f *testing.F) {
 		data := xlsxtest.Zip(parts)
 		var recs []pipeline.Record
 		var ps pipeline.Problems
-		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
-		checkReadResult(t, recs, ps)
+		readXLSXLimited("fuzz.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
+		readback.CheckRead(t, recs, ps)
 	})
-}
-
-func TestReadCSVUTF16(t *testing.T) {
-	text := "plan_id\tyear_number\ttarget_type\tnumber_of_white_male_top_managers\r\n12\t1\tall_employees\t4\r\n"
-	var b bytes.Buffer
-	b.Write([]byte{0xFF, 0xFE})
-	for _, r := range text {
-		b.WriteByte(byte(r))
-		b.WriteByte(0)
-	}
-	var recs []pipeline.Record
-	var ps pipeline.Problems
-	table.ReadCSV("u16.csv", &b, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
-	if len(ps) != 0 || len(recs) != 1 || recs[0].Cells["number_of_white_male_top_managers"].Text != "4" {
-		t.Fatalf("UTF-16 CSV: %v %+v", ps, recs)
-	}
 }
 
 func TestXLSXSheetChoice(t *testing.T) {
@@ -155,7 +90,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 	})
 	var recs []pipeline.Record
 	var ps pipeline.Problems
-	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 	if len(recs) != 2 || recs[0].Origin.Sheet != "Targets" {
 		t.Fatalf("sheet choice: %v %d records", ps, len(recs))
 	}
@@ -170,7 +105,7 @@ func TestXLSXSheetChoice(t *testing.T) {
 		_ = x.MoveSheet("Before", "Data")
 	})
 	recs, ps = nil, nil
-	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
+	readXLSXLimited("choice.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, readback.Collect(&recs), &ps)
 	if len(ps) != 0 || len(recs) != 2 || recs[0].Origin.Sheet != "Data" {
 		t.Fatalf("first visible sheet with a header: %v %d records", ps, len(recs))
 	}
@@ -207,35 +142,5 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// collectRecords returns an emit function that keeps copies of the records
-// (the readers reuse a record's map for the next one).
-func collectRecords(recs *[]pipeline.Record) func(pipeline.Record) {
-	return func(r pipeline.Record) {
-		r.Cells = maps.Clone(r.Cells)
-		// A reader may give counter cells in a reused slice: the tests
-		// see every cell of the record by its name.
-		for _, c := range r.Counters {
-			if r.Cells == nil {
-				r.Cells = map[string]pipeline.Cell{}
-			}
-			r.Cells[c.Name] = c.Cell
-		}
-		r.Counters = nil
-		// ... and the plan and year cells it gives in a reused RowCells.
-		if r.Fixed != nil {
-			for i, has := range r.Fixed.Has {
-				if has {
-					if r.Cells == nil {
-						r.Cells = map[string]pipeline.Cell{}
-					}
-					r.Cells[pipeline.RowColumns[i]] = r.Fixed.Cells[i]
-				}
-			}
-			r.Fixed = nil
-		}
-		*recs = append(*recs, r)
 	}
 }

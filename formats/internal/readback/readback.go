@@ -3,11 +3,13 @@ package readback
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
@@ -243,4 +245,57 @@ func Assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputP
 		a.Add(r)
 	}
 	return a.Finish()
+}
+
+// CheckRead is what every read must satisfy whatever the input: every
+// problem has a file and a message, and every record's cells are typed.
+func CheckRead(t testing.TB, recs []pipeline.Record, ps pipeline.Problems) {
+	t.Helper()
+	for _, p := range ps {
+		if p.Origin.File == "" || p.Message == "" || (p.Severity != pipeline.Error && p.Severity != pipeline.Warning) {
+			t.Fatalf("bad problem %+v", p)
+		}
+	}
+	for _, r := range recs {
+		if r.Origin.Row <= 0 {
+			t.Fatalf("record without a row: %+v", r.Origin)
+		}
+		for name, c := range r.Cells {
+			if c.Origin.Row <= 0 || c.Origin.Column <= 0 {
+				t.Fatalf("cell %s without a place: %+v", name, c.Origin)
+			}
+		}
+	}
+	// Whatever was read must Assemble without panicking.
+	Assemble(recs, nil)
+}
+
+// Collect returns an emit function that keeps copies of the records
+// (the readers reuse a record's map for the next one).
+func Collect(recs *[]pipeline.Record) func(pipeline.Record) {
+	return func(r pipeline.Record) {
+		r.Cells = maps.Clone(r.Cells)
+		// A reader may give counter cells in a reused slice: the tests
+		// see every cell of the record by its name.
+		for _, c := range r.Counters {
+			if r.Cells == nil {
+				r.Cells = map[string]pipeline.Cell{}
+			}
+			r.Cells[c.Name] = c.Cell
+		}
+		r.Counters = nil
+		// ... and the plan and year cells it gives in a reused RowCells.
+		if r.Fixed != nil {
+			for i, has := range r.Fixed.Has {
+				if has {
+					if r.Cells == nil {
+						r.Cells = map[string]pipeline.Cell{}
+					}
+					r.Cells[pipeline.RowColumns[i]] = r.Fixed.Cells[i]
+				}
+			}
+			r.Fixed = nil
+		}
+		*recs = append(*recs, r)
+	}
 }
