@@ -18,7 +18,7 @@ import (
 // five financial years each, every counter set, as the service returns
 // them) and write them to a temporary folder:
 //
-//	go test ./formats/ -run '^$' -bench 'Export|WriteFlatXLSX|WriteGrid' -benchtime 3x
+//	go test ./formats/export -run '^$' -bench Export -benchtime 3x
 //
 // Each reports ms/export (wall time), cpu-ms/export (CPU time of the
 // process, garbage collection included, which other load on the machine
@@ -71,7 +71,7 @@ func BenchmarkExportGrid500(b *testing.B) {
 // sheet and its charts; less the service reads). peak-heap-MB is the live
 // heap's peak, sampled.
 //
-//	go test ./formats/ -run '^$' -bench ExportGrid2000 -benchtime 1x
+//	go test ./formats/export -run '^$' -bench ExportGrid2000 -benchtime 1x
 func BenchmarkExportGrid2000(b *testing.B) {
 	plans := books.ManyExportPlans(2000)
 	inputs := make([]*pipeline.InputPlan, len(plans))

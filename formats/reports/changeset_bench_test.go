@@ -49,7 +49,7 @@ func benchSavedSet(b *testing.B, n int) *pipeline.SavedChangeSet {
 // the peak heap against the file's size: flat as the set grows, one plan
 // held at a time (docs/apply-and-state.md, "Saved change sets").
 //
-//	go test ./formats -run '^$' -bench BenchmarkReadChangeSet -benchtime 1x
+//	go test ./formats/reports -run '^$' -bench BenchmarkReadChangeSet -benchtime 1x
 func BenchmarkReadChangeSet(b *testing.B) {
 	for _, form := range []string{"json", "xlsx"} {
 		for _, n := range []int{200, 800} {
