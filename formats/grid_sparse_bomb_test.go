@@ -1,16 +1,12 @@
 package formats
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
@@ -27,7 +23,7 @@ func TestGridSparseRowsBounded(t *testing.T) {
 	for r := 1; r <= 400; r++ {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
 	}
-	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
+	path := xlsxtest.SheetData(t, "sparse.xlsx", b.String())
 	peak, out := hostileReadInProcess(t, path, 0)
 	t.Logf("peak RSS %.1f MB", float64(peak)/1e6)
 	if !strings.Contains(out, "oversized") || !strings.Contains(out, "spread over more than") {
@@ -35,25 +31,6 @@ func TestGridSparseRowsBounded(t *testing.T) {
 	}
 	if peak > 200e6 && !hostileRace {
 		t.Errorf("peak RSS %.1f MB, want under 200 MB", float64(peak)/1e6)
-	}
-}
-
-// TestAnnotateSparseRowsRefused: validate --annotate hands a workbook to
-// excelize, which holds every row it touches up to its last cell; a sheet
-// whose rows spread over more than grid.MaxTextSlots cells (here 300 rows
-// of one cell in column XFD, 4.9 million) is not annotated.
-func TestAnnotateSparseRowsRefused(t *testing.T) {
-	var b strings.Builder
-	for r := 1; r <= 300; r++ {
-		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>`, r, r)
-	}
-	path := sheetDataXLSX(t, "sparse.xlsx", b.String())
-	dst := filepath.Join(t.TempDir(), "annotated.xlsx")
-	if _, err := reports.AnnotateWorkbook(path, dst, nil); !errors.Is(err, reports.ErrNotAnnotatable) || !strings.Contains(err.Error(), "spread over more than") {
-		t.Errorf("AnnotateWorkbook(sparse rows) = %v, want ErrNotAnnotatable for rows spread too wide", err)
-	}
-	if _, err := os.Stat(dst); !os.IsNotExist(err) {
-		t.Errorf("a copy was written: %v", err)
 	}
 }
 
@@ -86,7 +63,7 @@ func TestGridDenseSheetBounded(t *testing.T) {
 		if large := b.Len() > xlsx.DefaultMaxGridSheet; large != (tc.rows == 10000) {
 			t.Fatalf("%d rows take %d bytes", tc.rows, b.Len())
 		}
-		path := sheetDataXLSX(t, fmt.Sprintf("dense-%d.xlsx", tc.rows), b.String())
+		path := xlsxtest.SheetData(t, fmt.Sprintf("dense-%d.xlsx", tc.rows), b.String())
 		peak, out := hostileReadInProcess(t, path, 0)
 		t.Logf("%d rows: peak RSS %.1f MB", tc.rows, float64(peak)/1e6)
 		if !strings.Contains(out, "error") || !strings.Contains(out, tc.want) {
@@ -96,17 +73,4 @@ func TestGridDenseSheetBounded(t *testing.T) {
 			t.Errorf("%d rows: peak RSS %.1f MB, want under 200 MB", tc.rows, float64(peak)/1e6)
 		}
 	}
-}
-
-// sheetDataXLSX writes a small workbook whose sheet holds rows (the XML
-// inside <sheetData>) as name in a temporary folder and returns its path.
-func sheetDataXLSX(t *testing.T, name, rows string) string {
-	t.Helper()
-	parts := xlsxtest.Parts(t, xlsxtest.SmallFlat(t, nil))
-	parts[xlsxtest.SheetPart] = []byte(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, xlsxtest.Zip(parts), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

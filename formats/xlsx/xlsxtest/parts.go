@@ -66,6 +66,19 @@ func Zip(parts map[string][]byte) []byte {
 	return buf.Bytes()
 }
 
+// SheetData writes a small workbook whose sheet holds rows (the XML
+// inside <sheetData>) as name in a temporary folder and returns its path.
+func SheetData(t testing.TB, name, rows string) string {
+	t.Helper()
+	parts := Parts(t, SmallFlat(t, nil))
+	parts[SheetPart] = []byte(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, Zip(parts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // The parts of SmallFlat that tests replace.
 const (
 	SheetPart  = "xl/worksheets/sheet1.xml"
