@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/measure"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/measure"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 )
 
 // TestGridSparseRowsBounded: a workbook without a flat table whose rows

@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -7,13 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/internal/readback"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/readback"
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

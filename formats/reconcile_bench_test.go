@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 )

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -6,11 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/measure"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/measure"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

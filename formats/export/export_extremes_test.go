@@ -7,13 +7,10 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats"
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/sample"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

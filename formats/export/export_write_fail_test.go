@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"

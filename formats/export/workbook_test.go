@@ -13,14 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"github.com/xuri/excelize/v2"
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats"
-
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
 )

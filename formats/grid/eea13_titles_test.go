@@ -5,12 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

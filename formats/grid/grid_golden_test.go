@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/internal/readback"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
 	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats"
 )
 
 // TestGridMergedRangesBounded: a sheet that looks like a grid plan sheet

@@ -8,17 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/readback"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/internal/readback"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

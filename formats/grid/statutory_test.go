@@ -10,14 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/readback"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/internal/readback"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -6,13 +6,11 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/reports"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

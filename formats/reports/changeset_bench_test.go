@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/internal/measure"
-
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )

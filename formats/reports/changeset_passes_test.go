@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

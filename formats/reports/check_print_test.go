@@ -7,12 +7,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

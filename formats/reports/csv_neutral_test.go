@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats"
-
 	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"

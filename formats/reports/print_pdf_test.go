@@ -16,12 +16,9 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

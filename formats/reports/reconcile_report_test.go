@@ -10,10 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

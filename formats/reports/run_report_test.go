@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
+
+	"github.com/eepipe/eepipe/formats/internal/sample"
 )
 
 func TestWriteRunReport(t *testing.T) {

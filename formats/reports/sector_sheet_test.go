@@ -3,10 +3,9 @@ package reports
 import (
 	"testing"
 
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/pipeline"
 )
 

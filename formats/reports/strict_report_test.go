@@ -5,19 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
-
-	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/export"
+	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )

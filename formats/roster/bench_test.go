@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/internal/measure"
-
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline/profile"
 )

@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats"
-
 	"github.com/eepipe/eepipe/formats/internal/readback"
-
 	"github.com/eepipe/eepipe/pipeline"
 )
 

@@ -10,9 +10,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats"
-
 	"github.com/eepipe/eepipe/formats/internal/readback"
-
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )

@@ -9,14 +9,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/eepipe/eepipe/formats"
-
-	"github.com/eepipe/eepipe/formats/internal/readback"
-
-	"github.com/eepipe/eepipe/formats/internal/books"
-
 	"pgregory.net/rapid"
 
+	"github.com/eepipe/eepipe/formats"
+	"github.com/eepipe/eepipe/formats/internal/books"
+	"github.com/eepipe/eepipe/formats/internal/readback"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 )
