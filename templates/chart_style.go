@@ -5,7 +5,7 @@ import "github.com/xuri/excelize/v2"
 // ChartFontSize is the font size of every chart's axis labels, axis
 // titles and legend, in points. A chart prints at its sheet's scale: a
 // plan sheet fitted to its grids' width (about 75% in LibreOffice), the
-// Sector targets sheet at 68% (reports.SectorPrintScale); at either, 11 pt prints at 7.5 pt
+// Sector targets sheet at 68% (its print scale in formats/reports); at either, 11 pt prints at 7.5 pt
 // or more, the smallest a printed page holds (excelize's default of 9 pt
 // printed at 5.8 pt).
 const ChartFontSize = 11

@@ -64,14 +64,14 @@ func Load(path string) (*File, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{Path: path, Msg: fmt.Sprintf("larger than %d KiB: a mapping file lists spellings, not data", MaxFileSize>>10)}
 	}
-	return Parse(data, path)
+	return parse(data, path)
 }
 
-// Parse parses a mapping file's content; path names it in messages. Every
+// parse parses a mapping file's content; path names it in messages. Every
 // problem is reported, each with its line: an unknown key, a name its kind
 // does not have, a value that is not a spelling or a list of them, and a
 // spelling that two names of one kind would share.
-func Parse(data []byte, path string) (*File, error) {
+func parse(data []byte, path string) (*File, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{Path: path, Msg: "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}

@@ -27,7 +27,7 @@ grades:
 `
 
 func TestParseExample(t *testing.T) {
-	f, err := Parse([]byte(example), "acme.yaml")
+	f, err := parse([]byte(example), "acme.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestParseRefusesWithLines(t *testing.T) {
 		{"not yaml", "levels: [\n", `m.yaml: not YAML`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(c.text), "m.yaml")
+			_, err := parse([]byte(c.text), "m.yaml")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -103,7 +103,7 @@ func TestParseRefusesWithLines(t *testing.T) {
 }
 
 func TestParseReportsEveryProblem(t *testing.T) {
-	_, err := Parse([]byte("levels:\n  topx: A\nraces:\n  asian: B\nfoo: 1\n"), "m.yaml")
+	_, err := parse([]byte("levels:\n  topx: A\nraces:\n  asian: B\nfoo: 1\n"), "m.yaml")
 	var n int
 	for _, line := range strings.Split(err.Error(), "\n") {
 		var e *Error
@@ -142,7 +142,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("levels:\n  top_managers: [a, b]\ngrades:\n  F: top_managers\n"))
 	f.Add([]byte("- x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Parse(data, "f.yaml")
+		m, err := parse(data, "f.yaml")
 		if err != nil {
 			return
 		}

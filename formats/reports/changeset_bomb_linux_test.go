@@ -48,7 +48,7 @@ func TestReadChangeSetLeavesInputBombsAlone(t *testing.T) {
 	before := procWrittenBytes(t)
 	_, err := readChangeSet(path)
 	written := procWrittenBytes(t) - before
-	if !errors.Is(err, ErrNotChangeSet) {
+	if !errors.Is(err, errNotChangeSet) {
 		t.Fatalf("ReadChangeSet(input bomb) = %v, want ErrNotChangeSet", err)
 	}
 	if written > 1<<20 {

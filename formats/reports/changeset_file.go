@@ -14,12 +14,12 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// ChangeSetSheet is the sign-off workbook's readable sheet; ChangeSetData
+// ChangeSetSheet is the sign-off workbook's readable sheet; changeSetData
 // is its hidden sheet holding the signed change set itself (column A,
 // split into cells of at most changeSetChunk characters).
 const (
 	ChangeSetSheet = "Change set"
-	ChangeSetData  = "eepipe-change-set"
+	changeSetData  = "eepipe-change-set"
 	changeSetChunk = 30000
 )
 
@@ -43,9 +43,9 @@ func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
 	return fmt.Errorf("%s: a change set is written as .json or .xlsx", path)
 }
 
-// ErrNotChangeSet is returned by ChangeSetFile.Read for a file that is not a
+// errNotChangeSet is returned by ChangeSetFile.Read for a file that is not a
 // saved change set (a workbook of plans).
-var ErrNotChangeSet = pipeline.ErrNotChangeSet
+var errNotChangeSet = pipeline.ErrNotChangeSet
 
 // ChangeSetFile is a change set file read again for each pass of its
 // apply (pipeline.OpenSaved): Read is its pipeline.SavedReader. The first
@@ -85,7 +85,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 			what, _, _ := strings.Cut(xlsx.NotRegular(st.Mode()), ";")
 			return nil, fmt.Errorf("%s: %s; a change set is a regular .json or .xlsx file", path, what)
 		}
-		return nil, ErrNotChangeSet
+		return nil, errNotChangeSet
 	}
 	if st.Size() > maxChangeSetBytes {
 		return nil, fmt.Errorf("%s: %d bytes is more than a change set may hold", path, st.Size())
@@ -154,7 +154,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 			return nil, savedErr(path, err)
 		}
 	default:
-		return nil, ErrNotChangeSet
+		return nil, errNotChangeSet
 	}
 	if err := done(); err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if vis, _ := f.GetSheetVisible(ChangeSetData); vis {
+	if vis, _ := f.GetSheetVisible(changeSetData); vis {
 		t.Error("the change set data sheet is visible")
 	}
 	rows, _ := f.GetRows(ChangeSetSheet)
@@ -60,7 +60,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 	plain := filepath.Join(dir, "plans.xlsx")
 	g := excelize.NewFile()
 	g.SaveAs(plain)
-	if _, err := readChangeSet(plain); !errors.Is(err, ErrNotChangeSet) {
+	if _, err := readChangeSet(plain); !errors.Is(err, errNotChangeSet) {
 		t.Errorf("plain workbook: %v", err)
 	}
 	// An edited JSON change set is refused.
@@ -161,7 +161,7 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 		{"saved with shared strings", func(f *excelize.File) {
 			// As Excel or LibreOffice save it: every text cell of both
 			// sheets in the shared string table, not inline.
-			for _, sh := range []string{ChangeSetSheet, ChangeSetData} {
+			for _, sh := range []string{ChangeSetSheet, changeSetData} {
 				rows, _ := f.GetRows(sh, excelize.Options{RawCellValue: true})
 				for r, cells := range rows {
 					for c, v := range cells {

@@ -82,10 +82,10 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 		return err
 	}
 
-	if _, err := f.NewSheet(ChangeSetData); err != nil {
+	if _, err := f.NewSheet(changeSetData); err != nil {
 		return err
 	}
-	if sw, err = f.NewStreamWriter(ChangeSetData); err != nil {
+	if sw, err = f.NewStreamWriter(changeSetData); err != nil {
 		return err
 	}
 	for i := 1; data != ""; i++ {
@@ -102,7 +102,7 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 	if err := sw.Flush(); err != nil {
 		return err
 	}
-	if err := f.SetSheetVisible(ChangeSetData, false, true); err != nil {
+	if err := f.SetSheetVisible(changeSetData, false, true); err != nil {
 		return err
 	}
 	return xlsx.WriteWorkbook(path, f)
@@ -187,19 +187,19 @@ const maxChangeSetUnpacked = xlsx.DefaultMaxUncompressed
 func openChangeSetBook(r io.ReaderAt, size int64) (*changeSetBook, error) {
 	b, err := xlsx.Open(r, size, xlsx.Limits{MaxUncompressed: maxChangeSetUnpacked})
 	if err != nil {
-		return nil, ErrNotChangeSet
+		return nil, errNotChangeSet
 	}
 	cb := &changeSetBook{b: b}
 	for _, sh := range b.Sheets {
 		switch sh.Name {
-		case ChangeSetData:
+		case changeSetData:
 			cb.data = sh
 		case ChangeSetSheet:
 			cb.readable = sh
 		}
 	}
 	if cb.data.Path == "" {
-		return nil, ErrNotChangeSet
+		return nil, errNotChangeSet
 	}
 	return cb, nil
 }

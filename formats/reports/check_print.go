@@ -10,11 +10,11 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// CheckPrintSheet is the first sheet of `eepipe check --report x.xlsx`: the
+// checkPrintSheet is the first sheet of `eepipe check --report x.xlsx`: the
 // check laid out to print on A4 landscape at (near) full size. The wide
 // table of every figure, for filters and charts, follows it as the Sector
 // targets sheet (SectorSheetName).
-const CheckPrintSheet = "Sector check"
+const checkPrintSheet = "Sector check"
 
 // checkPrintCols are the print sheet's columns: name and width in
 // characters. Together about 145 characters, which fit the printable width
@@ -38,7 +38,7 @@ const (
 	checkPrintLineHt    = 15.0 // points per line of text at the default font
 )
 
-// addCheckPrintSheet adds the CheckPrintSheet for plans to f, written
+// addCheckPrintSheet adds the checkPrintSheet for plans to f, written
 // with a StreamWriter (a check of thousands of plans has hundreds of
 // thousands of rows): the notice, figures source and caveat as wrapped
 // paragraphs; the header, repeated on every printed page; per plan a
@@ -48,7 +48,7 @@ const (
 // filled green (met) or red (short). Text wraps in its column, with the
 // row high enough for it.
 func addCheckPrintSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
-	const sheet = CheckPrintSheet
+	const sheet = checkPrintSheet
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}

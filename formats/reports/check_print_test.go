@@ -27,19 +27,19 @@ func TestCheckReportPrints(t *testing.T) {
 	if err := WriteSectorReport(path, report); err != nil {
 		t.Fatal(err)
 	}
-	xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{CheckPrintSheet: {Titles: "'Sector check'!$5:$5"}, SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: SectorPrintScale}})
+	xlsxtest.CheckPrint(t, path, map[string]xlsxtest.PrintWant{checkPrintSheet: {Titles: "'Sector check'!$5:$5"}, SectorSheetName: {Titles: "'Sector targets'!$A:$D,'Sector targets'!$5:$5", Wide: true, Scale: sectorPrintScale}})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
-		t.Fatalf("sheets %q, want %q then %q", got, CheckPrintSheet, SectorSheetName)
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != checkPrintSheet || got[1] != SectorSheetName {
+		t.Fatalf("sheets %q, want %q then %q", got, checkPrintSheet, SectorSheetName)
 	}
-	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != CheckPrintSheet {
-		t.Errorf("the report opens on %q, want %q", got, CheckPrintSheet)
+	if got := f.GetSheetName(f.GetActiveSheetIndex()); got != checkPrintSheet {
+		t.Errorf("the report opens on %q, want %q", got, checkPrintSheet)
 	}
-	rows, err := f.GetRows(CheckPrintSheet)
+	rows, err := f.GetRows(checkPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCheckReportPrints(t *testing.T) {
 	px, widths := 0.0, map[int]float64{}
 	for c := 1; c <= cols; c++ {
 		name, _ := excelize.ColumnNumberToName(c)
-		w, err := f.GetColWidth(CheckPrintSheet, name)
+		w, err := f.GetColWidth(checkPrintSheet, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestCheckReportPrints(t *testing.T) {
 
 	// Wrapped text, rows high enough; merged paragraph rows span A:J.
 	merged := map[int]bool{}
-	mc, err := f.GetMergeCells(CheckPrintSheet)
+	mc, err := f.GetMergeCells(checkPrintSheet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestCheckReportPrints(t *testing.T) {
 	}
 	for i, r := range rows {
 		rn := i + 1
-		ht, err := f.GetRowHeight(CheckPrintSheet, rn)
+		ht, err := f.GetRowHeight(checkPrintSheet, rn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestCheckReportPrints(t *testing.T) {
 				continue
 			}
 			ref, _ := excelize.CoordinatesToCellName(c+1, rn)
-			id, _ := f.GetCellStyle(CheckPrintSheet, ref)
+			id, _ := f.GetCellStyle(checkPrintSheet, ref)
 			st, err := f.GetStyle(id)
 			if err != nil || st.Alignment == nil || !st.Alignment.WrapText {
 				t.Errorf("%s (%q) is wider than its column and does not wrap", ref, v)
@@ -167,7 +167,7 @@ func sectorSheetPrintScale(t *testing.T, f *excelize.File) float64 {
 // printFill returns the RGB of a cell's solid fill, or "".
 func printFill(t *testing.T, f *excelize.File, ref string, cache map[int]string) string {
 	t.Helper()
-	id, err := f.GetCellStyle(CheckPrintSheet, ref)
+	id, err := f.GetCellStyle(checkPrintSheet, ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,14 @@
 package reports
 
-// The workbook checks of the package's own tests, for its external tests
-// (package reports_test).
+// The package's unexported names and the workbook checks of its own
+// tests that its external tests (package reports_test) use.
 var (
 	RawFillColor        = rawFillColor
 	CheckOneTabSelected = checkOneTabSelected
+	WriteSectorCSV      = writeSectorCSV
+)
+
+const (
+	CheckPrintSheet  = checkPrintSheet
+	SectorPrintScale = sectorPrintScale
 )

@@ -55,7 +55,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 	rrCheckFits(t, f, SummarySheet, 13)
 	rrCheckFits(t, f, ChangesSheet, 1)
-	for ref, want := range map[string]string{"E2": ServiceFillColor, "F2": ConflictFillColor} {
+	for ref, want := range map[string]string{"E2": serviceFillColor, "F2": conflictFillColor} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
 		if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != want {
@@ -156,8 +156,8 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	defer f.Close()
 	id, _ := f.GetCellStyle("client", "B2")
 	st, _ := f.GetStyle(id)
-	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != ServiceFillColor {
-		t.Errorf("B2 fill %+v, want %s", st, ServiceFillColor)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != serviceFillColor {
+		t.Errorf("B2 fill %+v, want %s", st, serviceFillColor)
 	}
 	// The field's Changes row: file and service values, class, run.
 	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",

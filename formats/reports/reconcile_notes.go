@@ -18,9 +18,9 @@ import (
 func rrClassFill(fill string, c pipeline.ChangeClass) string {
 	switch c {
 	case pipeline.ClassService:
-		return ServiceFillColor
+		return serviceFillColor
 	case pipeline.ClassBoth:
-		return ConflictFillColor
+		return conflictFillColor
 	}
 	return fill
 }

@@ -20,12 +20,12 @@ import (
 const (
 	DiffFillColor = "F4B183" // a counter whose workbook value differs from the service's
 	PlanFillColor = "FFE699" // a plan-level note: missing on the server, metadata differs, not compared
-	// ServiceFillColor marks a counter changed on the service since eepipe
+	// serviceFillColor marks a counter changed on the service since eepipe
 	// last wrote it (the workbook still holds what eepipe wrote), and
-	// ConflictFillColor one changed in both; DiffFillColor is then a
+	// conflictFillColor one changed in both; DiffFillColor is then a
 	// counter changed in the file, or without history.
-	ServiceFillColor  = "9DC3E6"
-	ConflictFillColor = "FF7C80"
+	serviceFillColor  = "9DC3E6"
+	conflictFillColor = "FF7C80"
 )
 
 // SummarySheet is the name of the sheet the annotated copy adds, unless the

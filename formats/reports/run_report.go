@@ -17,8 +17,8 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// RunReportSchema names the version of the run report's JSON shape.
-const RunReportSchema = "eepipe.run/v1"
+// runReportSchema names the version of the run report's JSON shape.
+const runReportSchema = "eepipe.run/v1"
 
 // RunReportJSON is the JSON run report (`apply --report run.json`):
 // the summary, the requests sent, one entry per input row, the plans that
@@ -66,7 +66,7 @@ type RunReportRecalc struct {
 // NewRunReportJSON converts a run report to its JSON shape.
 func NewRunReportJSON(r *pipeline.RunReport) RunReportJSON {
 	out := RunReportJSON{
-		Schema: RunReportSchema, Started: r.Started.UTC(), Finished: r.Finished.UTC(), DryRun: r.DryRun,
+		Schema: runReportSchema, Started: r.Started.UTC(), Finished: r.Finished.UTC(), DryRun: r.DryRun,
 		Interrupted: r.Interrupted, Notes: r.Notes, SignedOffBy: r.Signer, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
 		Plans: []RunReportPlan{}, Recalculations: []RunReportRecalc{},
 	}

@@ -77,7 +77,7 @@ func TestWriteRunReport(t *testing.T) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
-	if j.Schema != RunReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
+	if j.Schema != runReportSchema || len(j.Rows) != 3 || j.Summary.PlansCreated != 1 || j.Summary.PlansFailed != 1 ||
 		j.Summary.CountersChanged != 1 || len(j.Recalculations) != 1 || j.Recalculations[0].Error != "still running" ||
 		j.Plans[1].Error == "" || j.Summary.Elapsed != 1500*time.Millisecond {
 		t.Errorf("JSON report %s", b)

@@ -123,7 +123,7 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 
 // sectorChartWidth is a Sector targets chart's width in pixels: it prints
 // on a page beside the columns that name a row (sectorPrint), at
-// SectorPrintScale, and fits what they leave of it.
+// sectorPrintScale, and fits what they leave of it.
 const sectorChartWidth = 620
 
 // sectorPlanChart is the chart of one plan's block of chart data, its
@@ -180,7 +180,7 @@ const (
 )
 
 // sectorChartPageBreaks puts a page break before a chart that would otherwise
-// straddle two printed pages. The sheet prints at SectorPrintScale, so
+// straddle two printed pages. The sheet prints at sectorPrintScale, so
 // a page holds as many rows as that scale allows: estimated here on the
 // safe side (Excel's taller rows, less a tenth), a page never ends sooner
 // than estimated, and a chart (tops: each chart's first row,
@@ -190,7 +190,7 @@ func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 	if len(tops) == 0 {
 		return nil
 	}
-	scale := float64(SectorPrintScale) / 100
+	scale := float64(sectorPrintScale) / 100
 	perPage := int((sectorPageHeightPt/scale - sectorTitleRowPt) / sectorRowPt * 0.9)
 	if perPage <= sectorChartRows {
 		return nil // a page holds no more than one chart: breaks would not help

@@ -16,7 +16,7 @@ import (
 )
 
 // TestSectorSheetChartsNotSplit: a check report of many plans prints at
-// SectorPrintScale over several pages; the chart data and the charts
+// sectorPrintScale over several pages; the chart data and the charts
 // start pages of their own (column breaks); its row breaks fall before a
 // chart, never through one, and between two breaks a page holds no more
 // rows than it can at that scale (Excel's metrics, where a page holds the
@@ -72,7 +72,7 @@ func TestSectorSheetChartsNotSplit(t *testing.T) {
 	if len(breaks) == 0 {
 		t.Fatal("no page break: the charts of 24 plans do not fit one page")
 	}
-	scale := float64(SectorPrintScale) / 100 // the sheet prints at a fixed scale
+	scale := float64(sectorPrintScale) / 100 // the sheet prints at a fixed scale
 	perPage := int(((8.27-1.1)*72/scale - 45) / 15)
 	prev := 1
 	for _, b := range breaks {

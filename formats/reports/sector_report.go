@@ -38,14 +38,14 @@ func sectorLevelLabel(level string) string {
 
 // WriteSectorReport writes a sector check report to path, as JSON, CSV or
 // XLSX by the file name's extension, through WriteFileAtomic. The XLSX
-// report opens on the CheckPrintSheet, laid out to print, followed by the
+// report opens on the checkPrintSheet, laid out to print, followed by the
 // wide Sector targets sheet with every figure and the charts.
 func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorJSON(w, r) })
 	case ".csv":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorCSV(w, r) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return writeSectorCSV(w, r) })
 	case ".xlsx":
 		f := excelize.NewFile()
 		defer f.Close()
@@ -60,7 +60,7 @@ func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 		if err := f.DeleteSheet("Sheet1"); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		if idx, err := f.GetSheetIndex(CheckPrintSheet); err == nil {
+		if idx, err := f.GetSheetIndex(checkPrintSheet); err == nil {
 			f.SetActiveSheet(idx)
 		}
 		return xlsx.WriteWorkbook(path, f)
@@ -85,10 +85,10 @@ var sectorCSVHeader = []string{
 	"targets_notice", "targets_file",
 }
 
-// WriteSectorCSV writes the report as a tidy CSV table: one row per plan,
+// writeSectorCSV writes the report as a tidy CSV table: one row per plan,
 // year, level and measure. Every row names the notice (with the advice to
 // check the figures against the gazette) and the file the figures came from.
-func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
+func writeSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 	cw := table.NewCSVWriter(w)
 	notice := r.Notice + " (check the figures against the gazette)"
 	if err := cw.Write(sectorCSVHeader); err != nil {

@@ -63,7 +63,7 @@ func TestWriteSectorJSONGolden(t *testing.T) {
 
 func TestWriteSectorCSV(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSectorCSV(&b, sample.SectorReport(t)); err != nil {
+	if err := writeSectorCSV(&b, sample.SectorReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -160,7 +160,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); len(got) != 2 || got[0] != CheckPrintSheet || got[1] != SectorSheetName {
+	if got := f.GetSheetList(); len(got) != 2 || got[0] != checkPrintSheet || got[1] != SectorSheetName {
 		t.Fatalf("sheets %v", got)
 	}
 	rows, err := f.GetRows(SectorSheetName)

@@ -271,15 +271,15 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 	return nil
 }
 
-// SectorPrintScale is the Sector targets sheet's print scale (percent):
+// sectorPrintScale is the Sector targets sheet's print scale (percent):
 // at it, the columns that name a row and one group's figures (headcount
 // and designated males; designated females; people with disabilities and
 // the result) fill an A4 landscape page in LibreOffice, which measures a
 // column wider than Excel, and 11 pt prints at 7.5 pt.
-const SectorPrintScale = 68
+const sectorPrintScale = 68
 
 // sectorPrint is how the Sector targets sheet prints: too wide for one
-// page at a readable size, it prints at SectorPrintScale across pages,
+// page at a readable size, it prints at sectorPrintScale across pages,
 // across first (a set of rows' pages follow each other), each repeating
 // the header row and the columns that name a row (plan, year, financial
 // year, level), so that every figure prints on a page with its plan, year
@@ -289,7 +289,7 @@ const SectorPrintScale = 68
 // the charts (from sectorChartAt) start pages of their own, so that no
 // table shares a page with a chart.
 func sectorPrint(charts bool) templates.PrintSetup {
-	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: SectorPrintScale, TitleCols: sectorNameCols,
+	p := templates.PrintSetup{TitleFirst: 5, TitleLast: 5, Scale: sectorPrintScale, TitleCols: sectorNameCols,
 		AcrossFirst: true, ColBreaks: []int{10, 14, 19, 20}}
 	if charts {
 		at, _, _ := excelize.CellNameToCoordinates(sectorChartAt + "1")

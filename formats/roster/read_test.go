@@ -98,7 +98,8 @@ func TestNotARoster(t *testing.T) {
 // (Peromnes) are read through the mapping file; a semicolon CSV with a
 // byte-order mark is read as Excel writes it.
 func TestMappingColumnsAndGrades(t *testing.T) {
-	m, err := mapping.Parse([]byte(`
+	words := filepath.Join(t.TempDir(), "client.yaml")
+	if err := os.WriteFile(words, []byte(`
 columns:
   race: [Ethnicity]
   gender: [M/F]
@@ -109,7 +110,10 @@ races:
 grades:
   P3: top_managers
   P9: junior_managers
-`), "client.yaml")
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Load(words)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// LongHeader is the header of the long (tidy) CSV: one row per counter.
-var LongHeader = []string{
+// longHeader is the header of the long (tidy) CSV: one row per counter.
+var longHeader = []string{
 	pipeline.ColPlanID, pipeline.ColPlanName,
 	pipeline.ColCompanyVAT, pipeline.ColCompanyRegistration, pipeline.ColCompanyIDNumber,
 	pipeline.ColYearNumber, pipeline.ColFinancialYear, pipeline.ColTargetType,
@@ -56,7 +56,7 @@ func (lw *LongCSVWriter) begin() error {
 		return nil
 	}
 	lw.began = true
-	return lw.cw.Write(LongHeader)
+	return lw.cw.Write(longHeader)
 }
 
 // Write writes one plan's rows; a counter the catalog lacks is an error.
@@ -67,7 +67,7 @@ func (lw *LongCSVWriter) Write(p *pipeline.InputPlan) error {
 	if err := lw.begin(); err != nil {
 		return err
 	}
-	rec := make([]string, 0, len(LongHeader))
+	rec := make([]string, 0, len(longHeader))
 	for _, t := range pipeline.SortedTargets(p) {
 		y, fy := pipeline.TargetYears(p, t)
 		r := Row{plan: p, target: t, year: y, fy: fy}

@@ -447,7 +447,7 @@ func ReadSST(r io.Reader) ([]string, error) {
 		case TokText:
 			if inT {
 				cur = append(cur, sc.Text...)
-				if len(cur) > MaxCellBytes {
+				if len(cur) > maxCellBytes {
 					return sst, fmt.Errorf("entry %d: %w", len(sst), cellTooLong())
 				}
 			}

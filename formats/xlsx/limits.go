@@ -40,9 +40,9 @@ const (
 	// strings (a tag with its attributes, a run of text): a cell's
 	// 32,767 characters written as character references fit well within.
 	defaultMaxToken = 1 << 20
-	// MaxCellBytes bounds a cell's text as it is read, before its
+	// maxCellBytes bounds a cell's text as it is read, before its
 	// characters are counted: 32,767 characters of at most 4 bytes.
-	MaxCellBytes = 4 * MaxCellChars
+	maxCellBytes = 4 * MaxCellChars
 
 	// MaxSSTStrings and maxSSTBytes bound the shared string table
 	// kept in memory (entries, and bytes of their text).

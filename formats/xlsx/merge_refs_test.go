@@ -18,8 +18,8 @@ func TestFlatReadRowsMerges(t *testing.T) {
 		cut    bool
 	}{
 		{"few", 3, false},
-		{"at the bound", MaxMergeRefs, false},
-		{"past the bound", MaxMergeRefs + 1, true},
+		{"at the bound", maxMergeRefs, false},
+		{"past the bound", maxMergeRefs + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -31,7 +31,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			var seen []int
 			var got []string
 			var cut, called bool
-			err := ReadRows(strings.NewReader(b.String()), func(row int, _ []RawCell) bool {
+			err := readRows(strings.NewReader(b.String()), func(row int, _ []RawCell) bool {
 				seen = append(seen, row)
 				return true
 			}, func(refs [][]byte, c bool) {
@@ -46,7 +46,7 @@ func TestFlatReadRowsMerges(t *testing.T) {
 			if cut != tc.cut {
 				t.Fatalf("cut %v, want %v", cut, tc.cut)
 			}
-			want := min(tc.merges, MaxMergeRefs)
+			want := min(tc.merges, maxMergeRefs)
 			if len(got) != want || got[0] != "A3:B3" || got[want-1] != fmt.Sprintf("A%d:B%d", want+2, want+2) {
 				t.Fatalf("%d refs (%v ... %v), want %d from A3:B3 (the overlong one left out)", len(got), got[0], got[len(got)-1], want)
 			}

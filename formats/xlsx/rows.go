@@ -50,14 +50,14 @@ type rowBatch struct {
 	panic any   // the scanner panicked, with this value
 	// merges are the ref attributes of the <mergeCell> elements after
 	// the rows (spans of text), in the last batch of a scan that asked
-	// for them; mergesCut says there were more than MaxMergeRefs.
+	// for them; mergesCut says there were more than maxMergeRefs.
 	merges    [][2]int
 	mergesCut bool
 }
 
-// MaxMergeRefs bounds the merged ranges a scan gathers after a
+// maxMergeRefs bounds the merged ranges a scan gathers after a
 // sheet's rows (readRowsMerged); a reference is a few bytes.
-const MaxMergeRefs = 1 << 17
+const maxMergeRefs = 1 << 17
 
 type rowSpan struct {
 	row      int
@@ -84,14 +84,14 @@ func (b *Book) ScanSheet(info Sheet, fn RowFunc) error {
 		return err
 	}
 	defer rc.Close()
-	return ReadRows(rc, fn, nil)
+	return readRows(rc, fn, nil)
 }
 
 // ScanSheetMerged is scanSheet that also gathers the ref attributes of
 // the sheet's <mergeCell> elements, which follow its rows, in the same
 // pass: merged gets each (for that call only) once every row has been
 // seen, unless fn stopped the scan; complete is false when there were more
-// than MaxMergeRefs of them, or the scan stopped before them.
+// than maxMergeRefs of them, or the scan stopped before them.
 func (b *Book) ScanSheetMerged(info Sheet, fn RowFunc, merged func(ref []byte)) (complete bool, err error) {
 	if info.Path == "" {
 		return false, fmt.Errorf("sheet %s has no worksheet data", info.Name)
@@ -102,7 +102,7 @@ func (b *Book) ScanSheetMerged(info Sheet, fn RowFunc, merged func(ref []byte)) 
 	}
 	defer rc.Close()
 	complete = true
-	err = ReadRows(rc, fn, func(refs [][]byte, cut bool) {
+	err = readRows(rc, fn, func(refs [][]byte, cut bool) {
 		for _, ref := range refs {
 			merged(ref)
 		}
@@ -111,12 +111,12 @@ func (b *Book) ScanSheetMerged(info Sheet, fn RowFunc, merged func(ref []byte)) 
 	return complete, err
 }
 
-// ReadRows scans the sheet XML of r on a goroutine (scanRows) and
+// readRows scans the sheet XML of r on a goroutine (scanRows) and
 // passes its rows to fn, in order; it returns once the goroutine is done.
 // With merges set, the scan goes on after the rows for the <mergeCell>
 // elements, and merges gets their ref attributes once every row has been
 // passed (not when fn stopped the scan).
-func ReadRows(r io.Reader, fn RowFunc, merges func(refs [][]byte, cut bool)) error {
+func readRows(r io.Reader, fn RowFunc, merges func(refs [][]byte, cut bool)) error {
 	const batches = 3
 	full := make(chan *rowBatch, batches)
 	free := make(chan *rowBatch, batches)
@@ -345,7 +345,7 @@ func (s *rowScan) mergeCell(err error) bool {
 	case len(sc.Attr("ref")) > 32:
 		// Longer than XFD1048576:XFD1048576, it names no range:
 		// left out, as a reader skips it.
-	case len(b.merges) >= MaxMergeRefs:
+	case len(b.merges) >= maxMergeRefs:
 		b.mergesCut = true
 		s.finish(nil)
 		return false
@@ -469,7 +469,7 @@ func (s *rowScan) text() bool {
 	}
 	b := s.batch
 	b.text = append(b.text, s.sc.Text...)
-	if n := len(b.text) - s.fieldStart; n > MaxCellBytes || (s.field == "t" && s.cur >= 0 && b.cells[s.cur].hasInline && len(b.text)-b.cells[s.cur].iStart > MaxCellBytes) {
+	if n := len(b.text) - s.fieldStart; n > maxCellBytes || (s.field == "t" && s.cur >= 0 && b.cells[s.cur].hasInline && len(b.text)-b.cells[s.cur].iStart > maxCellBytes) {
 		s.fail(s.lastCol, cellTooLong())
 		return false
 	}

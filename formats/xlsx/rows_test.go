@@ -28,13 +28,13 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// scanSheetText reads sheet XML with ReadRows and writes down every
+// scanSheetText reads sheet XML with readRows and writes down every
 // row it passes on, up to stopAfter rows (0: all).
 func scanSheetText(t *testing.T, r io.Reader, stopAfter int) string {
 	t.Helper()
 	var b strings.Builder
 	n := 0
-	err := ReadRows(r, func(row int, cells []RawCell) bool {
+	err := readRows(r, func(row int, cells []RawCell) bool {
 		fmt.Fprintf(&b, "%d:", row)
 		for _, c := range cells {
 			fmt.Fprintf(&b, " [%d %d %q v=%q/%v f=%v is=%q]", c.Col, c.Style, c.Type, c.Value, c.hasV, c.formula, c.Inline)

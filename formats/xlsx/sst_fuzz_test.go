@@ -20,7 +20,7 @@ func FuzzReadSST(f *testing.F) {
 			t.Fatalf("%d entries", len(sst))
 		}
 		for i, s := range sst {
-			if len(s) > 3*MaxCellBytes { // _xHHHH_ escapes may grow a little
+			if len(s) > 3*maxCellBytes { // _xHHHH_ escapes may grow a little
 				t.Fatalf("entry %d of %d bytes", i, len(s))
 			}
 		}
