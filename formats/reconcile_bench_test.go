@@ -12,10 +12,10 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// rrBenchReconciliation returns a reconciliation of the workbook at path
+// benchReconciliation returns a reconciliation of the workbook at path
 // that marks one counter of every target (the first counter it holds), as
 // after one counter changed on the service for every target.
-func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation, int) {
+func benchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation, int) {
 	batch, err := ReadFiles([]string{path}, costReadOptions())
 	if err != nil || costCount(batch, pipeline.Error) != 0 {
 		b.Fatalf("read: %v %v", err, firstProblems(batch.Problems))
@@ -50,7 +50,7 @@ func BenchmarkCostReconcileCopy(b *testing.B) {
 	if err := books.WriteExport(src, books.ManyExportPlans(500), export.Options{NoCharts: true}); err != nil {
 		b.Fatal(err)
 	}
-	changed, marks := rrBenchReconciliation(b, src)
+	changed, marks := benchReconciliation(b, src)
 	inSync := &pipeline.Reconciliation{Schema: changed.Schema, GeneratedAt: changed.GeneratedAt, Files: changed.Files, Complete: true, InSync: true}
 	for _, bc := range []struct {
 		name string

@@ -90,7 +90,7 @@ func WriteHistoryReport(path string, h *HistoryReport) error {
 
 // writeHistoryXLSX writes the XLSX history report: sheets Runs, Writes
 // and Plan requests, each column as wide as its values (a value longer
-// than rrMaxWidth wraps), the header repeated on every printed page. Runs and Writes are too wide for one page at a readable size:
+// than maxColumnWidth wraps), the header repeated on every printed page. Runs and Writes are too wide for one page at a readable size:
 // they print at templates.WideScale across pages, each repeating the
 // run's number.
 func writeHistoryXLSX(path string, h *HistoryReport) error {
@@ -156,7 +156,7 @@ func historySheet(f *excelize.File, sheet string, rows [][]any, st xlsx.Overview
 			return err
 		}
 	}
-	fit := newRRWidths(len(rows[0]))
+	fit := newColumnWidths(len(rows[0]))
 	for i, row := range rows {
 		cell, _ := excelize.CoordinatesToCellName(1, i+1)
 		if err := f.SetSheetRow(sheet, cell, &row); err != nil {

@@ -53,8 +53,8 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 			t.Errorf("Changes row of %s: class and run %q, want %q", cell, classes[cell], want)
 		}
 	}
-	rrCheckFits(t, f, SummarySheet, 13)
-	rrCheckFits(t, f, ChangesSheet, 1)
+	checkFits(t, f, SummarySheet, 13)
+	checkFits(t, f, ChangesSheet, 1)
 	for ref, want := range map[string]string{"E2": serviceFillColor, "F2": conflictFillColor} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)

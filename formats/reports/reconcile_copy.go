@@ -20,7 +20,7 @@ import (
 )
 
 // The annotated reconciliation copy of an XLSX workbook is written by
-// streaming the source package into the copy (rrStreamCopy): the parts it
+// streaming the source package into the copy (streamCopy): the parts it
 // does not change are copied still compressed; each marked worksheet is
 // rewritten token by token, changing only the style of the marked cells
 // (and adding the cells that do not exist yet), its print setup and its
@@ -32,45 +32,45 @@ import (
 // decoded, restyled and encoded every marked sheet whole. A workbook the
 // stream does not handle (no style sheet, prefixed or strict-namespace
 // parts, a mark on a sheet that is not a worksheet) is left to excelize
-// (errRRFallback).
+// (errLeftToExcelize).
 
-// errRRFallback says the streamed copy cannot handle the workbook and the
+// errLeftToExcelize says the streamed copy cannot handle the workbook and the
 // excelize path is to be taken; nothing has been written.
-var errRRFallback = errors.New("annotated copy: workbook left to excelize")
+var errLeftToExcelize = errors.New("annotated copy: workbook left to excelize")
 
-// rrFallback is errRRFallback saying where it was decided.
-func rrFallback() error {
+// leftToExcelize is errLeftToExcelize saying where it was decided.
+func leftToExcelize() error {
 	_, _, line, _ := runtime.Caller(1)
-	return fmt.Errorf("%w (reconcile_copy.go:%d)", errRRFallback, line)
+	return fmt.Errorf("%w (reconcile_copy.go:%d)", errLeftToExcelize, line)
 }
 
 const (
-	nsMain       = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-	nsRel        = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-	rrRelComment = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
-	rrRelVML     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/vmlDrawing"
-	rrRelSheet   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
-	rrCTSheet    = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
-	rrCTComments = "application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"
-	rrCTVML      = "application/vnd.openxmlformats-officedocument.vmlDrawing"
-	xmlDecl      = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+	nsMain     = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+	nsRel      = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+	relComment = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
+	relVML     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/vmlDrawing"
+	relSheet   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
+	ctSheet    = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+	ctComments = "application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"
+	ctVML      = "application/vnd.openxmlformats-officedocument.vmlDrawing"
+	xmlDecl    = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
 )
 
-// rrCellMark is one cell the copy marks.
-type rrCellMark struct {
+// cellMark is one cell the copy marks.
+type cellMark struct {
 	Col, Row int
 	Ref      string
-	Note     *rrNote
+	Note     *cellNote
 	Style    int  // the new cell format, set while the sheet is streamed
 	merged   bool // the cell had a comment, merged into ours
 	existing string
 }
 
-// rrSheetJob is what the copy does to one worksheet.
-type rrSheetJob struct {
+// sheetJob is what the copy does to one worksheet.
+type sheetJob struct {
 	Info     xlsx.Sheet
-	Marks    []rrCellMark // by row, then column
-	selected bool         // its tab is selected: the selection is cleared
+	Marks    []cellMark // by row, then column
+	selected bool       // its tab is selected: the selection is cleared
 
 	relsPath     string
 	rels         []xlsx.Rel
@@ -86,8 +86,8 @@ type rrSheetJob struct {
 	block        int // the VML shape id block of a new drawing
 }
 
-// rrStreamCopy writes the annotated copy of the XLSX workbook src to dst.
-func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
+// streamCopy writes the annotated copy of the XLSX workbook src to dst.
+func streamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*cellNote, order [][2]string, changes []changeRow) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -104,46 +104,46 @@ func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]stri
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 	}
-	c, err := rrPlanCopy(book, r, src, notes, order, changes)
+	c, err := planCopy(book, r, src, notes, order, changes)
 	if err != nil {
 		return err
 	}
 	return xlsx.WriteFileAtomic(dst, c.write)
 }
 
-// rrAddedSheet is a sheet the copy adds (built in a scratch workbook).
-type rrAddedSheet struct {
+// addedSheet is a sheet the copy adds (built in a scratch workbook).
+type addedSheet struct {
 	name, path, rid string
 	sheet           []byte
 }
 
-// rrCopy is the plan of one streamed copy.
-type rrCopy struct {
+// streamedCopy is the plan of one streamed copy.
+type streamedCopy struct {
 	book      *xlsx.Book
 	wbPath    string
 	wbRels    string
 	ctPath    string
 	stylePath string
-	Styles    *rrStyleBook
-	jobs      map[string]*rrSheetJob // by worksheet part
-	jobOrder  []*rrSheetJob
+	Styles    *styleBook
+	jobs      map[string]*sheetJob // by worksheet part
+	jobOrder  []*sheetJob
 	skip      map[string]bool   // parts rewritten after the stream
 	chartSel  map[string]bool   // chart sheets whose tab is selected
 	newParts  map[string]string // new part -> content type
 	// added are the sheets the copy puts first: the Summary, then the
 	// Changes; addedNames their defined names.
-	added      []rrAddedSheet
+	added      []addedSheet
 	addedNames []byte
 	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
-	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
+func planCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*cellNote, order [][2]string, changes []changeRow) (*streamedCopy, error) {
+	c := &streamedCopy{book: book, jobs: map[string]*sheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
 	for name := range book.Files {
 		c.used[strings.ToLower(name)] = true
 	}
 	if _, ok := book.Files[c.ctPath]; !ok {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
 	if err := c.findParts(); err != nil {
 		return nil, err
@@ -165,8 +165,8 @@ func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes m
 
 // findParts finds the workbook part, its relationships and its styles
 // (parsed), and the chart sheets whose tab is selected; a package that
-// lacks one of them takes excelize's path (rrFallback).
-func (c *rrCopy) findParts() error {
+// lacks one of them takes excelize's path (leftToExcelize).
+func (c *streamedCopy) findParts() error {
 	c.wbPath = "xl/workbook.xml"
 	if rels, err := c.book.Rels(""); err == nil {
 		for _, rl := range rels {
@@ -177,11 +177,11 @@ func (c *rrCopy) findParts() error {
 	}
 	c.wbRels = path.Join(path.Dir(c.wbPath), "_rels", path.Base(c.wbPath)+".rels")
 	if _, ok := c.book.Files[c.wbRels]; !ok {
-		return rrFallback()
+		return leftToExcelize()
 	}
 	wbRels, err := c.book.Rels(c.wbPath)
 	if err != nil {
-		return rrFallback()
+		return leftToExcelize()
 	}
 	c.chartSel = map[string]bool{}
 	for _, rl := range wbRels {
@@ -199,26 +199,26 @@ func (c *rrCopy) findParts() error {
 			if err != nil {
 				return err
 			}
-			if rrTabSelectedAttr.Match(b) {
+			if tabSelectedAttr.Match(b) {
 				c.chartSel[p] = true
 			}
 		}
 	}
 	if _, ok := c.book.Files[c.stylePath]; !ok || c.stylePath == "" {
-		return rrFallback() // no style sheet: excelize's path adds one
+		return leftToExcelize() // no style sheet: excelize's path adds one
 	}
 	raw, err := c.readMeta(c.stylePath)
 	if err != nil {
 		return err
 	}
-	if c.Styles, err = rrParseStyles(raw); err != nil {
+	if c.Styles, err = parseStyles(raw); err != nil {
 		return err
 	}
 	return nil
 }
 
 // placeMarks places each mark, in order, on the job of its sheet.
-func (c *rrCopy) placeMarks(order [][2]string, notes map[[2]string]*rrNote) error {
+func (c *streamedCopy) placeMarks(order [][2]string, notes map[[2]string]*cellNote) error {
 	byName := map[string]xlsx.Sheet{}
 	for _, info := range c.book.Sheets {
 		byName[info.Name] = info
@@ -226,39 +226,39 @@ func (c *rrCopy) placeMarks(order [][2]string, notes map[[2]string]*rrNote) erro
 	for _, k := range order {
 		info, ok := byName[k[0]]
 		if !ok || info.Path == "" {
-			return rrFallback() // excelize reports it, as before
+			return leftToExcelize() // excelize reports it, as before
 		}
 		col, row := xlsx.CellRef([]byte(k[1]))
 		if col == 0 {
-			return rrFallback()
+			return leftToExcelize()
 		}
 		j := c.jobs[info.Path]
 		if j == nil {
-			j = &rrSheetJob{Info: info}
+			j = &sheetJob{Info: info}
 			c.jobs[info.Path] = j
 		}
 		ref, _ := excelize.CoordinatesToCellName(col, row)
-		j.Marks = append(j.Marks, rrCellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
+		j.Marks = append(j.Marks, cellMark{Col: col, Row: row, Ref: ref, Note: notes[k]})
 	}
 	return nil
 }
 
 // selectedTabs gives every sheet whose tab is selected a job: it loses the
 // selection (the Summary is selected).
-func (c *rrCopy) selectedTabs() error {
+func (c *streamedCopy) selectedTabs() error {
 	for _, info := range c.book.Sheets {
 		if info.Path == "" {
 			continue
 		}
 		if _, ok := c.book.Files[info.Path]; !ok {
-			return rrFallback()
+			return leftToExcelize()
 		}
 		if j := c.jobs[info.Path]; j != nil {
 			j.selected = true // rewritten anyway: any selection is cleared
 			continue
 		}
 		if tabSelected(c.book, info) {
-			c.jobs[info.Path] = &rrSheetJob{Info: info, selected: true}
+			c.jobs[info.Path] = &sheetJob{Info: info, selected: true}
 		}
 	}
 	return nil
@@ -266,7 +266,7 @@ func (c *rrCopy) selectedTabs() error {
 
 // planJobs orders the jobs, merges the marks of one cell, and finds or
 // names each marked sheet's relationships, comments and VML parts.
-func (c *rrCopy) planJobs() error {
+func (c *streamedCopy) planJobs() error {
 	var err error
 	block := 1000
 	for _, info := range c.book.Sheets {
@@ -279,7 +279,7 @@ func (c *rrCopy) planJobs() error {
 		if len(j.Marks) == 0 {
 			continue
 		}
-		slices.SortStableFunc(j.Marks, func(a, b rrCellMark) int {
+		slices.SortStableFunc(j.Marks, func(a, b cellMark) int {
 			if a.Row != b.Row {
 				return a.Row - b.Row
 			}
@@ -293,7 +293,7 @@ func (c *rrCopy) planJobs() error {
 				marks = append(marks, m)
 				continue
 			}
-			n := &rrNote{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
+			n := &cellNote{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
 			if m.Note.Fill != PlanFillColor {
 				n.Fill = m.Note.Fill
 			}
@@ -304,7 +304,7 @@ func (c *rrCopy) planJobs() error {
 		if _, ok := c.book.Files[j.relsPath]; ok {
 			j.hasRels = true
 			if j.rels, err = c.book.Rels(info.Path); err != nil {
-				return rrFallback()
+				return leftToExcelize()
 			}
 		}
 		c.skip[j.relsPath] = true
@@ -323,13 +323,13 @@ func (c *rrCopy) planJobs() error {
 		}
 		if j.commentsOld {
 			if _, ok := c.book.Files[j.commentsPath]; !ok {
-				return rrFallback()
+				return leftToExcelize()
 			}
 			c.skip[j.commentsPath] = true
 		} else {
 			j.commentsPath = c.newPart("xl/comments%d.xml")
-			c.newParts[j.commentsPath] = rrCTComments
-			j.commentsRID = rrNewRID(j.rels, "rIdEepipeComments")
+			c.newParts[j.commentsPath] = ctComments
+			j.commentsRID = newRID(j.rels, "rIdEepipeComments")
 		}
 		j.block = block
 		block += len(j.Marks)/1000 + 1
@@ -338,7 +338,7 @@ func (c *rrCopy) planJobs() error {
 }
 
 // newPart returns a part name of the pattern not yet used.
-func (c *rrCopy) newPart(pattern string) string {
+func (c *streamedCopy) newPart(pattern string) string {
 	for i := 1; ; i++ {
 		p := fmt.Sprintf(pattern, i)
 		if !c.used[strings.ToLower(p)] {
@@ -348,7 +348,7 @@ func (c *rrCopy) newPart(pattern string) string {
 	}
 }
 
-func rrNewRID(rels []xlsx.Rel, base string) string {
+func newRID(rels []xlsx.Rel, base string) string {
 	for i := 1; ; i++ {
 		id := fmt.Sprintf("%s%d", base, i)
 		if !slices.ContainsFunc(rels, func(r xlsx.Rel) bool { return r.ID == id }) {
@@ -359,25 +359,25 @@ func rrNewRID(rels []xlsx.Rel, base string) string {
 
 // readMeta reads a small part whole (workbook, relationships, styles,
 // comments, drawings), within xlsx.MaxMetaPart.
-func (c *rrCopy) readMeta(name string) ([]byte, error) {
+func (c *streamedCopy) readMeta(name string) ([]byte, error) {
 	rc, err := c.book.OpenMeta(name)
 	if err != nil {
 		if errors.Is(err, xlsx.ErrOversized) {
 			return nil, fmt.Errorf("%w: %w", ErrNotAnnotatable, err)
 		}
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, xlsx.MaxMetaPart+1))
 	if err != nil || len(b) > xlsx.MaxMetaPart {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
 	return b, nil
 }
 
 // planSummary builds the Summary and Changes sheets in a scratch workbook
 // and takes their sheets, styles and defined names for the copy.
-func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
+func (c *streamedCopy) planSummary(r *pipeline.Reconciliation, src string, changes []changeRow) error {
 	own := make([]string, len(c.book.Sheets))
 	for i, s := range c.book.Sheets {
 		own[i] = s.Name
@@ -388,13 +388,13 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 	if err := f.SetSheetName(f.GetSheetName(0), name); err != nil {
 		return err
 	}
-	if err := rrWriteReconcileSummary(f, name, r, &src); err != nil {
+	if err := writeReconcileSummary(f, name, r, &src); err != nil {
 		return err
 	}
 	if _, err := f.NewSheet(changesName); err != nil {
 		return err
 	}
-	if err := rrWriteChangesSheet(f, changesName, changes); err != nil {
+	if err := writeChangesSheet(f, changesName, changes); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -419,7 +419,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 		}
 		return nil
 	}
-	scratchStyles, err := rrParseStyles(part("xl/styles.xml"))
+	scratchStyles, err := parseStyles(part("xl/styles.xml"))
 	if err != nil {
 		return errors.New("annotated copy: the summary's style sheet")
 	}
@@ -434,27 +434,27 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 		}
 	}
 	for i, n := range []string{name, changesName} {
-		sheet, err := rrTransplantSheet(part(fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1)), sst, xfBase)
+		sheet, err := transplantSheet(part(fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1)), sst, xfBase)
 		if err != nil {
 			return err
 		}
 		p := c.newPart(path.Join(path.Dir(c.wbPath), "worksheets/sheet%d.xml"))
-		c.newParts[p] = rrCTSheet
-		c.added = append(c.added, rrAddedSheet{name: n, path: p, sheet: sheet})
+		c.newParts[p] = ctSheet
+		c.added = append(c.added, addedSheet{name: n, path: p, sheet: sheet})
 	}
 	// The added sheets come first: their names keep the scratch
 	// workbook's sheet indexes.
 	var dn bytes.Buffer
 	if wb := f.WorkBook; wb != nil && wb.DefinedNames != nil {
 		for _, d := range wb.DefinedNames.DefinedName {
-			dn.WriteString(`<definedName name="` + rrXMLAttr(d.Name) + `"`)
+			dn.WriteString(`<definedName name="` + xmlAttr(d.Name) + `"`)
 			if d.LocalSheetID != nil {
 				fmt.Fprintf(&dn, ` localSheetId="%d"`, *d.LocalSheetID)
 			}
 			if d.Hidden {
 				dn.WriteString(` hidden="1"`)
 			}
-			dn.WriteString(">" + rrXMLText(d.Data) + "</definedName>")
+			dn.WriteString(">" + xmlText(d.Data) + "</definedName>")
 		}
 	}
 	c.addedNames = dn.Bytes()
@@ -462,7 +462,7 @@ func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []r
 }
 
 // write streams the copy to w.
-func (c *rrCopy) write(w io.Writer) error {
+func (c *streamedCopy) write(w io.Writer) error {
 	zw := xlsx.NewZipWriter(w)
 	create := func(name string) (io.Writer, error) {
 		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
@@ -503,7 +503,7 @@ func (c *rrCopy) write(w io.Writer) error {
 		case c.chartSel[name]:
 			var b []byte
 			if b, err = c.readMeta(name); err == nil {
-				err = put(name, rrTabSelectedAttr.ReplaceAll(b, []byte("$1")))
+				err = put(name, tabSelectedAttr.ReplaceAll(b, []byte("$1")))
 			}
 		case c.skip[name]:
 			// rewritten below
@@ -535,23 +535,23 @@ func (c *rrCopy) write(w io.Writer) error {
 
 // workbookParts returns the workbook's relationships with the added
 // sheets' (their ids chosen here) and the workbook part rewritten.
-func (c *rrCopy) workbookParts() (newWBRels, newWB []byte, err error) {
+func (c *streamedCopy) workbookParts() (newWBRels, newWB []byte, err error) {
 	wbRels, err := c.readMeta(c.wbRels)
 	if err != nil {
 		return nil, nil, err
 	}
 	rels, err := c.book.Rels(c.wbPath)
 	if err != nil {
-		return nil, nil, rrFallback()
+		return nil, nil, leftToExcelize()
 	}
 	var addRels strings.Builder
 	for i := range c.added {
 		a := &c.added[i]
-		a.rid = rrNewRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
+		a.rid = newRID(rels, []string{"rIdEepipeSummary", "rIdEepipeChanges"}[min(i, 1)])
 		rels = append(rels, xlsx.Rel{ID: a.rid})
-		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, rrXMLAttr(a.rid), rrRelSheet, rrXMLAttr(rrRelPath(c.wbPath, a.path)))
+		fmt.Fprintf(&addRels, `<Relationship Id="%s" Type="%s" Target="%s"/>`, xmlAttr(a.rid), relSheet, xmlAttr(relPath(c.wbPath, a.path)))
 	}
-	newWBRels, err = rrInsertBefore(wbRels, "</Relationships>", addRels.String())
+	newWBRels, err = insertBefore(wbRels, "</Relationships>", addRels.String())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -568,27 +568,27 @@ func (c *rrCopy) workbookParts() (newWBRels, newWB []byte, err error) {
 
 // contentTypes returns the content types part with the new parts' (and
 // the VML default, which the new notes need).
-func (c *rrCopy) contentTypes() ([]byte, error) {
+func (c *streamedCopy) contentTypes() ([]byte, error) {
 	b, err := c.readMeta(c.ctPath)
 	if err != nil {
 		return nil, err
 	}
 	var add strings.Builder
-	if !rrHasVMLDefault.Match(b) {
+	if !hasVMLDefault.Match(b) {
 		// New VML drawings are named below, after this part.
-		add.WriteString(`<Default Extension="vml" ContentType="` + rrCTVML + `"/>`)
+		add.WriteString(`<Default Extension="vml" ContentType="` + ctVML + `"/>`)
 	}
 	for _, p := range slices.Sorted(maps.Keys(c.newParts)) {
-		fmt.Fprintf(&add, `<Override PartName="/%s" ContentType="%s"/>`, rrXMLAttr(p), c.newParts[p])
+		fmt.Fprintf(&add, `<Override PartName="/%s" ContentType="%s"/>`, xmlAttr(p), c.newParts[p])
 	}
-	return rrInsertBefore(b, "</Types>", add.String())
+	return insertBefore(b, "</Types>", add.String())
 }
 
-// rrInsertBefore inserts add before the last occurrence of end.
-func rrInsertBefore(b []byte, end, add string) ([]byte, error) {
+// insertBefore inserts add before the last occurrence of end.
+func insertBefore(b []byte, end, add string) ([]byte, error) {
 	i := bytes.LastIndex(b, []byte(end))
 	if i < 0 {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
 	out := make([]byte, 0, len(b)+len(add))
 	out = append(out, b[:i]...)
@@ -596,8 +596,8 @@ func rrInsertBefore(b []byte, end, add string) ([]byte, error) {
 	return append(out, b[i:]...), nil
 }
 
-// rrRelPath is the relationship target of part to from a part beside from.
-func rrRelPath(from, to string) string {
+// relPath is the relationship target of part to from a part beside from.
+func relPath(from, to string) string {
 	fd := strings.Split(path.Dir(from), "/")
 	td := strings.Split(to, "/")
 	i := 0

@@ -15,7 +15,7 @@ import (
 
 // writeNotes writes a marked sheet's relationships, comments and VML
 // drawing.
-func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *rrSheetJob) error {
+func (c *streamedCopy) writeNotes(put func(string, []byte) error, copyPart func(string) error, j *sheetJob) error {
 	vmlRID := j.legacyRID
 	if vmlRID != "" {
 		for _, rl := range j.rels {
@@ -24,7 +24,7 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 			}
 		}
 		if !j.vmlOld {
-			return rrFallback()
+			return leftToExcelize()
 		}
 	} else {
 		vmlRID = j.newVMLRID
@@ -61,14 +61,14 @@ func (c *rrCopy) writeNotes(put func(string, []byte) error, copyPart func(string
 // commentsPart is a marked sheet's comments part: the workbook's own
 // comments kept, ours for the marked cells (a comment the cell had goes
 // below ours).
-func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
-	var old *rrComments
+func (c *streamedCopy) commentsPart(j *sheetJob) ([]byte, error) {
+	var old *commentsPart
 	if j.commentsOld {
 		b, err := c.readMeta(j.commentsPath)
 		if err != nil {
 			return nil, err
 		}
-		if old, err = rrParseComments(b); err != nil {
+		if old, err = parseComments(b); err != nil {
 			return nil, err
 		}
 	}
@@ -87,10 +87,10 @@ func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
 	me := slices.Index(authors, commentAuthor)
 	cb.WriteString("<authors>")
 	for _, a := range authors {
-		cb.WriteString("<author>" + rrXMLText(a) + "</author>")
+		cb.WriteString("<author>" + xmlText(a) + "</author>")
 	}
 	cb.WriteString("</authors><commentList>")
-	byRef := map[string]*rrCellMark{}
+	byRef := map[string]*cellMark{}
 	for i := range j.Marks {
 		byRef[j.Marks[i].Ref] = &j.Marks[i]
 	}
@@ -111,7 +111,7 @@ func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
 		}
 		run := `<rPr><sz val="9"/><color indexed="81"/><rFont val="Tahoma"/><family val="2"/></rPr>`
 		fmt.Fprintf(&cb, `<comment ref="%s" authorId="%d"><text><r><rPr><b/><sz val="9"/><color indexed="81"/><rFont val="Tahoma"/><family val="2"/></rPr><t xml:space="preserve">%s</t></r><r>%s<t xml:space="preserve">%s</t></r></text></comment>`,
-			m.Ref, me, rrXMLText(commentAuthor+":\n"), run, rrXMLText(text))
+			m.Ref, me, xmlText(commentAuthor+":\n"), run, xmlText(text))
 	}
 	cb.WriteString("</commentList></comments>")
 	return cb.Bytes(), nil
@@ -119,7 +119,7 @@ func (c *rrCopy) commentsPart(j *rrSheetJob) ([]byte, error) {
 
 // vmlPart is a marked sheet's VML drawing: the cells that had no comment
 // get a note shape.
-func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
+func (c *streamedCopy) vmlPart(j *sheetJob) ([]byte, error) {
 	var shapes bytes.Buffer
 	nsDecl := ""
 	id := j.block * 1024
@@ -133,13 +133,13 @@ func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
 		// (openpyxl declares its own on each element): the shapes added
 		// declare them.
 		nsDecl = ` xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"`
-		for _, m := range rrShapeID.FindAllSubmatch(b, -1) {
+		for _, m := range vmlShapeID.FindAllSubmatch(b, -1) {
 			if n, err := strconv.Atoi(string(m[1])); err == nil {
 				id = max(id, n)
 			}
 		}
 		if !bytes.Contains(b, []byte(`id="_x0000_t202"`)) {
-			shapes.WriteString(strings.Replace(rrVMLShapeType, "<v:shapetype", "<v:shapetype"+nsDecl, 1))
+			shapes.WriteString(strings.Replace(vmlShapeType, "<v:shapetype", "<v:shapetype"+nsDecl, 1))
 		}
 		vml = b
 	}
@@ -157,18 +157,18 @@ func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
 	}
 	if j.vmlOld {
 		var err error
-		if vml, err = rrInsertBefore(vml, "</xml>", shapes.String()); err != nil {
+		if vml, err = insertBefore(vml, "</xml>", shapes.String()); err != nil {
 			return nil, err
 		}
 		if id >= firstID {
-			vml = rrAddIDBlocks(vml, firstID/1024, id/1024)
+			vml = addIDBlocks(vml, firstID/1024, id/1024)
 		}
 	} else {
 		var blocks []string
 		for b := j.block; b*1024 <= id; b++ {
 			blocks = append(blocks, strconv.Itoa(b))
 		}
-		vml = slices.Concat([]byte(`<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="`+strings.Join(blocks, ",")+`"/></o:shapelayout>`+rrVMLShapeType),
+		vml = slices.Concat([]byte(`<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="`+strings.Join(blocks, ",")+`"/></o:shapelayout>`+vmlShapeType),
 			shapes.Bytes(), []byte("</xml>"))
 	}
 	return vml, nil
@@ -176,13 +176,13 @@ func (c *rrCopy) vmlPart(j *rrSheetJob) ([]byte, error) {
 
 // sheetRels is a marked sheet's relationships part, with those of the
 // comments and the drawing added.
-func (c *rrCopy) sheetRels(j *rrSheetJob, vmlRID string) ([]byte, error) {
+func (c *streamedCopy) sheetRels(j *sheetJob, vmlRID string) ([]byte, error) {
 	var add strings.Builder
 	if !j.commentsOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, rrRelComment, rrXMLAttr(rrRelPath(j.Info.Path, j.commentsPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, j.commentsRID, relComment, xmlAttr(relPath(j.Info.Path, j.commentsPath)))
 	}
 	if !j.vmlOld {
-		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, rrRelVML, rrXMLAttr(rrRelPath(j.Info.Path, j.vmlPath)))
+		fmt.Fprintf(&add, `<Relationship Id="%s" Type="%s" Target="%s"/>`, vmlRID, relVML, xmlAttr(relPath(j.Info.Path, j.vmlPath)))
 	}
 	var rels []byte
 	if j.hasRels {
@@ -190,7 +190,7 @@ func (c *rrCopy) sheetRels(j *rrSheetJob, vmlRID string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rels, err = rrInsertBefore(b, "</Relationships>", add.String()); err != nil {
+		if rels, err = insertBefore(b, "</Relationships>", add.String()); err != nil {
 			return nil, err
 		}
 	} else {
@@ -199,21 +199,21 @@ func (c *rrCopy) sheetRels(j *rrSheetJob, vmlRID string) ([]byte, error) {
 	return rels, nil
 }
 
-// rrTabSelectedAttr matches a sheet view start tag's tabSelected="1"
+// tabSelectedAttr matches a sheet view start tag's tabSelected="1"
 // (group 1: the tag before it).
-var rrTabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[^>]*?)\s+tabSelected\s*=\s*(?:"(?:1|true)"|'(?:1|true)')`)
+var tabSelectedAttr = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?sheetView\b[^>]*?)\s+tabSelected\s*=\s*(?:"(?:1|true)"|'(?:1|true)')`)
 
-var rrHasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
+var hasVMLDefault = regexp.MustCompile(`(?i)<Default[^>]*Extension="vml"`)
 
-// rrIDMap matches the data attribute of a VML drawing's shape id map
+// vmlIDMap matches the data attribute of a VML drawing's shape id map
 // (o:idmap, whatever its prefix), the blocks of 1,024 shape ids the
 // drawing uses.
-var rrIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
+var vmlIDMap = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
 
-// rrAddIDBlocks adds the shape id blocks from..to to an existing
+// addIDBlocks adds the shape id blocks from..to to an existing
 // drawing's id map, for the note shapes added to it.
-func rrAddIDBlocks(vml []byte, from, to int) []byte {
-	loc := rrIDMap.FindSubmatchIndex(vml)
+func addIDBlocks(vml []byte, from, to int) []byte {
+	loc := vmlIDMap.FindSubmatchIndex(vml)
 	if loc == nil {
 		return vml
 	}
@@ -227,12 +227,12 @@ func rrAddIDBlocks(vml []byte, from, to int) []byte {
 	return slices.Concat(vml[:loc[4]], []byte(strings.Join(list, ",")), vml[loc[5]:])
 }
 
-var rrShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
+var vmlShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
 
-const rrVMLShapeType = `<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`
+const vmlShapeType = `<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`
 
-// rrComments is a comments part read for merging.
-type rrComments struct {
+// commentsPart is a comments part read for merging.
+type commentsPart struct {
 	root    []byte // the root start tag as written (its namespaces)
 	authors []string
 	list    []struct {
@@ -241,9 +241,9 @@ type rrComments struct {
 	}
 }
 
-func rrParseComments(b []byte) (*rrComments, error) {
+func parseComments(b []byte) (*commentsPart, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
-	out := &rrComments{}
+	out := &commentsPart{}
 	depth := 0
 	var (
 		cur       string
@@ -259,20 +259,20 @@ func rrParseComments(b []byte) (*rrComments, error) {
 			break
 		}
 		if err != nil {
-			return nil, rrFallback()
+			return nil, leftToExcelize()
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
 			if t.Name.Space != "" && depth <= 3 {
-				return nil, rrFallback()
+				return nil, leftToExcelize()
 			}
 			switch {
 			case depth == 1:
 				if t.Name.Local != "comments" {
-					return nil, rrFallback()
+					return nil, leftToExcelize()
 				}
-				out.root = rrOpenTag(b[before:d.InputOffset()])
+				out.root = openTag(b[before:d.InputOffset()])
 			case depth == 2:
 				cur = t.Name.Local
 			case depth == 3 && cur == "authors" && t.Name.Local == "author":
@@ -318,7 +318,7 @@ func rrParseComments(b []byte) (*rrComments, error) {
 		}
 	}
 	if out.root == nil {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
 	return out, nil
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// rrFreeName is the name a sheet the copy adds takes: name, or "name (2)",
+// freeName is the name a sheet the copy adds takes: name, or "name (2)",
 // "name (3)" ..., the first not among sheets (ignoring case, as Excel).
-func rrFreeName(sheets []string, name string) string {
+func freeName(sheets []string, name string) string {
 	out := name
 	for i := 2; slices.ContainsFunc(sheets, func(s string) bool { return strings.EqualFold(s, out) }); i++ {
 		out = fmt.Sprintf("%s (%d)", name, i)
@@ -31,7 +31,7 @@ func rrFreeName(sheets []string, name string) string {
 	return out
 }
 
-// rrCheckCopy writes the annotated copy of src with a difference at each
+// checkCopy writes the annotated copy of src with a difference at each
 // of marks and checks it as a reader of another program would: the
 // strict re-reader accepts it, every sheet of src keeps its values,
 // formulas and visibility, src's defined names are all still there, each
@@ -41,7 +41,7 @@ func rrFreeName(sheets []string, name string) string {
 // EEPIPE_RRCOPY_OUT set, the copy is also saved in that folder, for
 // testdata/acceptance/check_rv_copies.sh to open in LibreOffice and
 // openpyxl.
-func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
+func checkCopy(t *testing.T, src string, marks [][2]string, stream bool, summary string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
 	how, err := WriteReconcileXLSX(dst, src, sample.MarksReconciliation(src, marks))
@@ -72,7 +72,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		t.Fatal(err)
 	}
 	defer f.Close()
-	changes := rrFreeName(orig.GetSheetList(), ChangesSheet)
+	changes := freeName(orig.GetSheetList(), ChangesSheet)
 	if want, got := append([]string{summary, changes}, orig.GetSheetList()...), f.GetSheetList(); !slices.Equal(want, got) {
 		t.Errorf("sheets %q, want %q", got, want)
 	}
@@ -93,7 +93,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 		}
 	}
 	for _, sheet := range orig.GetSheetList() {
-		rrSameValues(t, orig, f, sheet)
+		sameValues(t, orig, f, sheet)
 		va, _ := orig.GetSheetVisible(sheet)
 		vb, _ := f.GetSheetVisible(sheet)
 		if va != vb {
@@ -130,7 +130,7 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, DiffFillColor)
 		}
 		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
-		if got := rrCommentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
+		if got := commentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
 			t.Errorf("%s!%s comment %q, want %q", m[0], m[1], got, want)
 		}
 	}
@@ -149,21 +149,21 @@ func TestReconcileCopyOtherPrograms(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
 			marks := [][2]string{{main, "A1"}, {main, "B1"}, {main, "C3"}, {main, "D4"}, {main, "E5"}, {main, "H20"},
 				{"Hidden", "B1"}, {"VeryHidden", "B1"}, {"Summary", "B2"}}
-			dst := rrCheckCopy(t, src, marks, true, "Summary (2)")
+			dst := checkCopy(t, src, marks, true, "Summary (2)")
 			f, err := excelize.OpenFile(dst)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if got := rrCommentTexts(t, f, main)["C3"]; !strings.Contains(got, "Confirmed by HR") {
+			if got := commentTexts(t, f, main)["C3"]; !strings.Contains(got, "Confirmed by HR") {
 				t.Errorf("C3 lost the consultant's comment: %q", got)
 			}
 		})
 	}
 }
 
-// rrCraftedBook writes a one-sheet workbook whose sheet part is sheetXML.
-func rrCraftedBook(t *testing.T, sheetXML string) string {
+// craftedBook writes a one-sheet workbook whose sheet part is sheetXML.
+func craftedBook(t *testing.T, sheetXML string) string {
 	t.Helper()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.xlsx")
@@ -178,7 +178,7 @@ func rrCraftedBook(t *testing.T, sheetXML string) string {
 	return src
 }
 
-const rrWS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`
+const worksheetOpen = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`
 
 // TestReconcileCopyCraftedSheets: worksheet XML as other programs write
 // it, each cell of it marked or not.
@@ -192,19 +192,19 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 		check  func(t *testing.T, sheetXML string)
 	}{
 		{name: "no refs, self-closing", stream: true,
-			sheet: rrWS + `<sheetData><row><c t="inlineStr"><is><t>a</t></is></c><c/><c><v>2</v></c></row><row/><row spans="1:3"><c><v>5</v></c><c/></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row><c t="inlineStr"><is><t>a</t></is></c><c/><c><v>2</v></c></row><row/><row spans="1:3"><c><v>5</v></c><c/></row></sheetData></worksheet>`,
 			marks: []string{"B1", "C1", "A2", "B3", "C3", "A5"}},
 		{name: "shared and array formulas", stream: true,
-			sheet: rrWS + `<dimension ref="A1:C3"/><sheetData>` +
+			sheet: worksheetOpen + `<dimension ref="A1:C3"/><sheetData>` +
 				`<row r="1"><c r="A1"><v>1</v></c><c r="B1"><f t="shared" ref="B1:B3" si="0">A1*2</f><v>2</v></c><c r="C1"><f t="array" ref="C1:C3">A1:A3*3</f><v>3</v></c></row>` +
 				`<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f t="shared" si="0"/><v>4</v></c><c r="C2"><v>6</v></c></row>` +
 				`<row r="3"><c r="A3"><v>3</v></c><c r="B3"><f t="shared" si="0"/><v>6</v></c><c r="C3"><v>9</v></c></row></sheetData></worksheet>`,
 			marks: []string{"B1", "B2", "C1", "C2"}},
 		{name: "rich inline string", stream: true,
-			sheet: rrWS + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><rPr><b/></rPr><t>Bold</t></r><r><t xml:space="preserve"> plain</t></r></is></c><c r="B1" t="str"><f>A1&amp;"!"</f><v>Bold plain!</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><rPr><b/></rPr><t>Bold</t></r><r><t xml:space="preserve"> plain</t></r></is></c><c r="B1" t="str"><f>A1&amp;"!"</f><v>Bold plain!</v></c></row></sheetData></worksheet>`,
 			marks: []string{"A1", "B1"}},
 		{name: "marks beyond the dimension", stream: true,
-			sheet: rrWS + `<dimension ref="A1:B2"/><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<dimension ref="A1:B2"/><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
 			marks: []string{"B2", "D9"},
 			check: func(t *testing.T, s string) {
 				if !strings.Contains(s, `<dimension ref="A1:D9"/>`) {
@@ -212,7 +212,7 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 				}
 			}},
 		{name: "dimension of one cell", stream: true,
-			sheet: rrWS + `<dimension ref="B2"/><sheetData><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<dimension ref="B2"/><sheetData><row r="2"><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
 			marks: []string{"A1"},
 			check: func(t *testing.T, s string) {
 				if !strings.Contains(s, `<dimension ref="A1:B2"/>`) {
@@ -223,20 +223,20 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 			sheet: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n" + `<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c><x:c r="B1"><x:v>2</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
 			marks: []string{"B1", "C3"}},
 		{name: "rows out of order", damage: true,
-			sheet: rrWS + `<sheetData><row r="3"><c r="A3"><v>3</v></c></row><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row r="3"><c r="A3"><v>3</v></c></row><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
 			marks: []string{"A1", "A3", "B2"}},
 		{name: "cells out of order", damage: true,
-			sheet: rrWS + `<sheetData><row r="1"><c r="C1"><v>3</v></c><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row r="1"><c r="C1"><v>3</v></c><c r="A1"><v>1</v></c></row></sheetData></worksheet>`,
 			marks: []string{"A1", "B1"}},
 		{name: "cell of another row", damage: true,
-			sheet: rrWS + `<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B2"><v>2</v></c></row></sheetData></worksheet>`,
 			marks: []string{"A1", "B2"}},
 		{name: "merged mark", stream: true,
-			sheet: rrWS + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Title</t></is></c><c r="B1"/><c r="C1"/></row><row r="2"><c r="A2"><v>7</v></c></row></sheetData><mergeCells count="1"><mergeCell ref="A1:C1"/></mergeCells></worksheet>`,
+			sheet: worksheetOpen + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Title</t></is></c><c r="B1"/><c r="C1"/></row><row r="2"><c r="A2"><v>7</v></c></row></sheetData><mergeCells count="1"><mergeCell ref="A1:C1"/></mergeCells></worksheet>`,
 			marks: []string{"A1", "B1", "A2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := rrCraftedBook(t, tc.sheet)
+			src := craftedBook(t, tc.sheet)
 			var marks [][2]string
 			for _, m := range tc.marks {
 				marks = append(marks, [2]string{"Sheet1", m})
@@ -248,7 +248,7 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 				}
 				return
 			}
-			dst := rrCheckCopy(t, src, marks, tc.stream, SummarySheet)
+			dst := checkCopy(t, src, marks, tc.stream, SummarySheet)
 			if tc.check != nil {
 				tc.check(t, xlsxtest.ReadPart(t, dst, "xl/worksheets/sheet1.xml"))
 			}
@@ -256,9 +256,9 @@ func TestReconcileCopyCraftedSheets(t *testing.T) {
 	}
 }
 
-// rrRezip copies the package src to dst with each entry stored
+// rezip copies the package src to dst with each entry stored
 // (uncompressed) or deflated, as method says.
-func rrRezip(t *testing.T, src, dst string, method uint16) {
+func rezip(t *testing.T, src, dst string, method uint16) {
 	t.Helper()
 	zr, err := zip.OpenReader(src)
 	if err != nil {
@@ -298,16 +298,16 @@ func TestReconcileCopyZipVariants(t *testing.T) {
 	marks := [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}
 	t.Run("stored", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "stored.xlsx")
-		rrRezip(t, base, src, zip.Store)
-		rrCheckCopy(t, src, marks, true, SummarySheet)
+		rezip(t, base, src, zip.Store)
+		checkCopy(t, src, marks, true, SummarySheet)
 	})
 	t.Run("data descriptors", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "dd.xlsx")
-		rrRezip(t, base, src, zip.Deflate)
-		rrCheckCopy(t, src, marks, true, SummarySheet)
+		rezip(t, base, src, zip.Deflate)
+		checkCopy(t, src, marks, true, SummarySheet)
 	})
 	t.Run("zip64", func(t *testing.T) {
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
+		checkCopy(t, filepath.Join(acceptanceDir, "rv_zip64.xlsx"), marks, true, SummarySheet)
 	})
 }
 
@@ -339,7 +339,7 @@ func TestReconcileCopyExcelShapedWorkbook(t *testing.T) {
 			`<TitlesOfParts><vt:vector size="3" baseType="lpstr"><vt:lpstr>Targets</vt:lpstr><vt:lpstr>Notes</vt:lpstr><vt:lpstr>Plans</vt:lpstr></vt:vector></TitlesOfParts>` +
 			`<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc><HyperlinksChanged>false</HyperlinksChanged><AppVersion>16.0300</AppVersion></Properties>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
+	dst := checkCopy(t, src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet)
 	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	for _, keep := range []string{`<x15ac:absPath url="C:\Users\consultant\Documents\"`, `<xr:revisionPtr revIDLastSave="0"`, `xr2:uid="{6E1C1B1A-0000-4000-8000-000000000003}"`} {
 		if !strings.Contains(wb, keep) {
@@ -359,7 +359,7 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 		return s[:i] + `<row r="3"><c r="C3"><v>3</v></c><c r="A3"><v>1</v></c></row><row r="2"><c r="B9"><v>2</v></c></row>` + s[i:]
 	})
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
+	if err := writeStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "B2"}})); err != nil {
 		t.Fatal(err)
 	}
 	a := strings.Replace(xlsxtest.ReadPart(t, src, "xl/worksheets/sheet2.xml"), ` tabSelected="true"`, "", 1)
@@ -370,7 +370,7 @@ func TestReconcileCopyUnmarkedDamagedSheet(t *testing.T) {
 
 // TestReconcileCopyEveryFixture marks A1 and C7 of every sheet of every
 // workbook fixture that other programs wrote (testdata/acceptance), and
-// checks each copy as rrCheckCopy does, whichever path writes it.
+// checks each copy as checkCopy does, whichever path writes it.
 func TestReconcileCopyEveryFixture(t *testing.T) {
 	names, err := filepath.Glob(filepath.Join(acceptanceDir, "*.xlsx"))
 	if err != nil {
@@ -406,7 +406,7 @@ func TestReconcileCopyEveryFixture(t *testing.T) {
 			if len(marks) == 0 {
 				t.Skip("no worksheet")
 			}
-			rrCheckCopy(t, src, marks, false, summary)
+			checkCopy(t, src, marks, false, summary)
 		})
 	}
 }
@@ -420,7 +420,7 @@ func TestReconcileCopyChartSheet(t *testing.T) {
 	for _, name := range []string{"op_rv_chartsheet.xlsx", "lo_rv_chartsheet.xlsx"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
-			dst := rrCheckCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, SummarySheet)
+			dst := checkCopy(t, src, [][2]string{{"Data", "B2"}, {"After", "B2"}, {"After", "C9"}}, true, SummarySheet)
 			if strings.HasPrefix(name, "op") { // LibreOffice has made it a worksheet
 				if cs := xlsxtest.ReadPart(t, dst, "xl/chartsheets/sheet1.xml"); !strings.Contains(cs, "<sheetView workbookViewId") || strings.Contains(cs, "tabSelected") {
 					t.Errorf("the chart sheet's tab is still selected:\n%s", cs)
@@ -446,31 +446,24 @@ func TestReconcileCopyOfACopy(t *testing.T) {
 	if _, err := WriteReconcileXLSX(first, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "B2"}, {"Targets", "C5"}})); err != nil {
 		t.Fatal(err)
 	}
-	dst := rrCheckCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {SummarySheet, "B3"}}, true, "Summary (2)")
+	dst := checkCopy(t, first, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}, {SummarySheet, "B3"}}, true, "Summary (2)")
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got := rrCommentTexts(t, f, "Targets")["C5"]
+	got := commentTexts(t, f, "Targets")["C5"]
 	if !strings.Contains(got, "service holds 1000 (this workbook: 0)") || !strings.Contains(got, "\n---\n") || !strings.Contains(got, "service holds 1001 (this workbook: 1)") {
 		t.Errorf("C5 comment %q, want the new finding above the old one", got)
 	}
 }
-
-// vmlIDMap matches the data attribute of a VML drawing's shape id map
-// (the blocks of 1024 shape ids it holds); vmlShapeID a shape's id.
-var (
-	vmlIDMap   = regexp.MustCompile(`(<(?:[A-Za-z_][\w.-]*:)?idmap\b[^>]*?\bdata=")([0-9, ]*)"`)
-	vmlShapeID = regexp.MustCompile(`_x0000_s(\d{1,9})\b`)
-)
 
 // TestReconcileCopyVMLIDMap: note shapes added to a sheet's existing VML
 // drawing (openpyxl's, with its own prefixes) have their shape id block
 // listed in the drawing's id map.
 func TestReconcileCopyVMLIDMap(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "op_commented.xlsx")
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, SummarySheet)
+	dst := checkCopy(t, src, [][2]string{{"Targets", "C5"}, {"Targets", "E4"}}, true, SummarySheet)
 	vml := xlsxtest.ReadPart(t, dst, "xl/drawings/commentsDrawing1.vml")
 	m := vmlIDMap.FindStringSubmatch(vml)
 	if m == nil {
@@ -496,7 +489,7 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 			`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr/>` +
 			`<sheets><sheet state="visible" name="Targets" sheetId="1" r:id="rId2"/><sheet state="visible" name="Notes" sheetId="2" r:id="rId3"/></sheets><definedNames/><calcPr/></workbook>`
 	})
-	dst := rrCheckCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
+	dst := checkCopy(t, src, [][2]string{{"Targets", "B2"}}, true, SummarySheet)
 	wb := xlsxtest.ReadPart(t, dst, "xl/workbook.xml")
 	if strings.Count(wb, "<definedNames") != 1 || !strings.Contains(wb, `<bookViews><workbookView activeTab="0"/></bookViews><sheets>`) {
 		t.Errorf("workbook part:\n%s", wb)
@@ -508,21 +501,21 @@ func TestReconcileCopySheetsExportShape(t *testing.T) {
 // The streamed copy, the excelize one (a prefixed sheet) and the report
 // without a copy.
 func TestReconcileCopySummaryDimension(t *testing.T) {
-	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
+	prefixed := craftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
 	alone := filepath.Join(t.TempDir(), "alone.xlsx")
 	if _, err := WriteReconcileXLSX(alone, "", sample.Reconciliation("client.csv")); err != nil {
 		t.Fatal(err)
 	}
 	for _, dst := range []string{
-		rrCheckCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet),
-		rrCheckCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, SummarySheet),
+		checkCopy(t, filepath.Join(acceptanceDir, "lo_commented.xlsx"), [][2]string{{"Targets", "B2"}, {"Targets", "C5"}}, true, SummarySheet),
+		checkCopy(t, prefixed, [][2]string{{"Sheet1", "B2"}}, false, SummarySheet),
 		alone,
 	} {
-		rrCheckSummaryDimension(t, dst)
+		checkSummaryDimension(t, dst)
 	}
 }
 
-func rrCheckSummaryDimension(t *testing.T, dst string) {
+func checkSummaryDimension(t *testing.T, dst string) {
 	t.Helper()
 	f, err := excelize.OpenFile(dst)
 	if err != nil {
@@ -550,7 +543,7 @@ func TestReconcileCopyTellsHow(t *testing.T) {
 	if err := os.WriteFile(csvSrc, []byte(sample.ReconcileCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prefixed := rrCraftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
+	prefixed := craftedBook(t, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n"+`<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`)
 	streamed := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	for _, tc := range []struct {
 		name, src string

@@ -15,7 +15,7 @@ import (
 )
 
 // rewriteSheet streams one worksheet into the copy.
-func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name string, j *rrSheetJob) error {
+func (c *streamedCopy) rewriteSheet(create func(string) (io.Writer, error), name string, j *sheetJob) error {
 	rc, err := c.book.Open(name)
 	if err != nil {
 		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.Info.Name, err)
@@ -27,7 +27,7 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 	}
 	w := bufio.NewWriterSize(zw, 64<<10)
 	if err := c.streamSheet(w, rc, j); err != nil {
-		if errors.Is(err, errRRFallback) {
+		if errors.Is(err, errLeftToExcelize) {
 			return err
 		}
 		return fmt.Errorf("%w: sheet %s: %w", ErrNotAnnotatable, j.Info.Name, err)
@@ -35,16 +35,16 @@ func (c *rrCopy) rewriteSheet(create func(string) (io.Writer, error), name strin
 	return w.Flush()
 }
 
-// rrColStyle is the style of a range of columns.
-type rrColStyle struct{ min, max, style int }
+// colStyle is the style of a range of columns.
+type colStyle struct{ min, max, style int }
 
-func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error {
+func (c *streamedCopy) streamSheet(w *bufio.Writer, r io.Reader, j *sheetJob) error {
 	marked := len(j.Marks) > 0
 	// A marked sheet prints like eepipe's plan sheets (landscape, one
 	// page wide), as templates.SetPrintLayout sets it; a hidden one is
 	// left as it is.
 	setup := marked && !j.Info.Hidden
-	s := rrSheetStream{
+	s := sheetStream{
 		c: c, w: w, sc: xlsx.NewScanner(r), j: j, marked: marked, setup: setup,
 		printDone:   !setup,
 		drawingDone: !marked,
@@ -83,17 +83,17 @@ func (c *rrCopy) streamSheet(w *bufio.Writer, r io.Reader, j *rrSheetJob) error 
 		return xlsx.ErrXML
 	}
 	if s.mi < len(j.Marks) {
-		return rrFallback() // a sheet without sheetData: left to excelize
+		return leftToExcelize() // a sheet without sheetData: left to excelize
 	}
 	return nil
 }
 
-// rrSheetStream is the state of streamSheet's rewriting of one sheet.
-type rrSheetStream struct {
-	c      *rrCopy
+// sheetStream is the state of streamSheet's rewriting of one sheet.
+type sheetStream struct {
+	c      *streamedCopy
 	w      *bufio.Writer
 	sc     *xlsx.Scanner
-	j      *rrSheetJob
+	j      *sheetJob
 	marked bool
 	setup  bool
 
@@ -106,7 +106,7 @@ type rrSheetStream struct {
 	drawingDone   bool
 	keptSetup     []byte
 	skipDepth     int // inside an element being dropped, from this depth (-1: none)
-	cols          []rrColStyle
+	cols          []colStyle
 	row, col      int // the current row and cell
 	rowStyle      int
 	mi            int // next mark
@@ -116,19 +116,19 @@ type rrSheetStream struct {
 }
 
 // newCell writes a mark whose cell does not exist.
-func (s *rrSheetStream) newCell(m *rrCellMark, base int) {
+func (s *sheetStream) newCell(m *cellMark, base int) {
 	m.Style = s.c.Styles.markStyle(base, m.Note.Fill)
 	fmt.Fprintf(s.w, `<c r="%s" s="%d"/>`, m.Ref, m.Style)
 }
 
 // flushRows writes the marked rows before row n (absent from the sheet).
-func (s *rrSheetStream) flushRows(n int) {
+func (s *sheetStream) flushRows(n int) {
 	j := s.j
 	for s.mi < len(j.Marks) && j.Marks[s.mi].Row < n {
 		r := j.Marks[s.mi].Row
 		fmt.Fprintf(s.w, `<row r="%d">`, r)
 		for s.mi < len(j.Marks) && j.Marks[s.mi].Row == r {
-			s.newCell(&j.Marks[s.mi], rrColStyleAt(s.cols, j.Marks[s.mi].Col))
+			s.newCell(&j.Marks[s.mi], colStyleAt(s.cols, j.Marks[s.mi].Col))
 			s.mi++
 		}
 		s.w.WriteString("</row>")
@@ -136,12 +136,12 @@ func (s *rrSheetStream) flushRows(n int) {
 }
 
 // flushCells writes the marks of the current row before column n.
-func (s *rrSheetStream) flushCells(n int) {
+func (s *sheetStream) flushCells(n int) {
 	j := s.j
 	for s.mi < len(j.Marks) && j.Marks[s.mi].Row == s.row && j.Marks[s.mi].Col < n {
 		base := s.rowStyle
 		if base == 0 {
-			base = rrColStyleAt(s.cols, j.Marks[s.mi].Col)
+			base = colStyleAt(s.cols, j.Marks[s.mi].Col)
 		}
 		s.newCell(&j.Marks[s.mi], base)
 		s.mi++
@@ -149,33 +149,33 @@ func (s *rrSheetStream) flushCells(n int) {
 }
 
 // printBlock writes the print settings (once).
-func (s *rrSheetStream) printBlock() {
+func (s *sheetStream) printBlock() {
 	if s.printDone {
 		return
 	}
 	s.printDone = true
-	s.w.WriteString(rrPageMargins)
+	s.w.WriteString(pageMargins)
 	if s.keptSetup != nil {
 		s.w.Write(s.keptSetup)
 	} else {
-		s.w.WriteString(rrPageSetup)
+		s.w.WriteString(pageSetup)
 	}
-	s.w.WriteString(rrHeaderFoot)
+	s.w.WriteString(headerFoot)
 }
 
 // drawing writes the legacyDrawing of the notes (once).
-func (s *rrSheetStream) drawing() {
+func (s *sheetStream) drawing() {
 	if s.drawingDone {
 		return
 	}
 	s.drawingDone = true
-	s.j.newVMLRID = rrNewRID(s.j.rels, "rIdEepipeVml")
+	s.j.newVMLRID = newRID(s.j.rels, "rIdEepipeVml")
 	fmt.Fprintf(s.w, `<legacyDrawing %s:id="%s"/>`, s.rPrefix, s.j.newVMLRID)
 }
 
 // start rewrites a start tag, by its depth: the root, a child of the
 // root, a sheetPr, sheetView, col or row element, or a cell.
-func (s *rrSheetStream) start(raw []byte) error {
+func (s *sheetStream) start(raw []byte) error {
 	sc := s.sc
 	name := string(sc.Name)
 	d := s.depth + 1
@@ -193,15 +193,15 @@ func (s *rrSheetStream) start(raw []byte) error {
 	switch d {
 	case 1:
 		if name != "worksheet" || !bytes.HasPrefix(raw, []byte("<worksheet")) || sc.Self {
-			return rrFallback()
+			return leftToExcelize()
 		}
 		s.rootDecl = true
 		if s.marked {
-			if v, ok := rrGetAttr(raw, "xmlns:r"); !ok {
-				raw = rrSetAttr(raw, "xmlns:r", nsRel)
+			if v, ok := getAttr(raw, "xmlns:r"); !ok {
+				raw = setAttr(raw, "xmlns:r", nsRel)
 			} else if v != nsRel {
 				s.rPrefix = "eepipe_r"
-				raw = rrSetAttr(raw, "xmlns:eepipe_r", nsRel)
+				raw = setAttr(raw, "xmlns:eepipe_r", nsRel)
 			}
 		}
 	case 2:
@@ -221,20 +221,20 @@ func (s *rrSheetStream) start(raw []byte) error {
 // sheetChild rewrites the start tag of a child of the worksheet: the
 // print settings and the drawing placed in the children's order, and
 // sheetData opened. write false: the tag is dropped or already written.
-func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write bool, _ error) {
+func (s *sheetStream) sheetChild(name string, raw []byte) (_ []byte, write bool, _ error) {
 	sc, j, w, setup := s.sc, s.j, s.w, s.setup
 	if bytes.HasPrefix(raw, []byte("<")) && bytes.IndexByte(raw[:min(len(raw), len(name)+2)], ':') >= 0 && name != "AlternateContent" {
-		return nil, false, rrFallback() // a prefixed child: the copy's own would be in another namespace
+		return nil, false, leftToExcelize() // a prefixed child: the copy's own would be in another namespace
 	}
-	rank := rrSheetRank[name]
+	rank := sheetRank[name]
 	if setup && name != "sheetPr" && !s.sawSheetPr {
 		s.sawSheetPr = true
 		w.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
 	}
-	if rank > rrSheetRank["headerFooter"] {
+	if rank > sheetRank["headerFooter"] {
 		s.printBlock()
 	}
-	if rank > rrSheetRank["legacyDrawing"] && j.legacyRID == "" {
+	if rank > sheetRank["legacyDrawing"] && j.legacyRID == "" {
 		s.drawing()
 	}
 	switch name {
@@ -242,7 +242,7 @@ func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write boo
 		s.sawSheetPr = true
 		if setup {
 			if sc.Self {
-				w.Write(rrOpenTag(raw))
+				w.Write(openTag(raw))
 				w.WriteString(`<pageSetUpPr fitToPage="1"/></sheetPr>`)
 				return raw, false, nil
 			}
@@ -257,9 +257,9 @@ func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write boo
 		}
 	case "pageSetup":
 		if setup {
-			t := rrOpenTag(raw)
+			t := openTag(raw)
 			for _, kv := range [][2]string{{"paperSize", "9"}, {"orientation", "landscape"}, {"fitToWidth", "1"}, {"fitToHeight", "0"}} {
-				t = rrSetAttr(t, kv[0], kv[1])
+				t = setAttr(t, kv[0], kv[1])
 			}
 			s.keptSetup = slices.Concat(t[:len(t)-1], []byte("/>"))
 			if !sc.Self {
@@ -269,7 +269,7 @@ func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write boo
 		}
 	case "dimension":
 		if s.marked {
-			raw = rrWidenDimension(raw, j.Marks)
+			raw = widenDimension(raw, j.Marks)
 		}
 	case "legacyDrawing":
 		if id, ok := sc.AttrLocal("id"); ok {
@@ -278,7 +278,7 @@ func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write boo
 		}
 	case "sheetData":
 		if sc.Self {
-			w.Write(rrOpenTag(raw))
+			w.Write(openTag(raw))
 			s.flushRows(1 << 21)
 			w.WriteString("</sheetData>")
 			return raw, false, nil
@@ -291,20 +291,20 @@ func (s *rrSheetStream) sheetChild(name string, raw []byte) (_ []byte, write boo
 // rowOrSetting rewrites a start tag at the third level: sheetPr's
 // pageSetUpPr, a sheetView, a col (its style noted) or a row (the marked
 // rows before it written). write false: the tag is already written.
-func (s *rrSheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write bool, _ error) {
+func (s *sheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write bool, _ error) {
 	sc, j := s.sc, s.j
 	switch {
 	case s.inSheetPr && name == "pageSetUpPr":
 		s.sawFitPr = true
-		raw = rrSetAttr(raw, "fitToPage", "1")
+		raw = setAttr(raw, "fitToPage", "1")
 	case s.parents[2] == "sheetViews" && name == "sheetView":
-		raw = rrDelAttr(raw, "tabSelected")
+		raw = delAttr(raw, "tabSelected")
 	case s.parents[2] == "cols" && name == "col":
 		lo, _ := strconv.Atoi(string(sc.Attr("min")))
 		hi, _ := strconv.Atoi(string(sc.Attr("max")))
 		st, _ := strconv.Atoi(string(sc.Attr("style")))
 		if st > 0 && lo > 0 && hi >= lo {
-			s.cols = append(s.cols, rrColStyle{lo, hi, st})
+			s.cols = append(s.cols, colStyle{lo, hi, st})
 		}
 	case s.sheetDataOpen && name == "row":
 		n := s.row + 1
@@ -318,7 +318,7 @@ func (s *rrSheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write b
 			// Rows out of order or repeated (the flat reader
 			// refuses them, excelize's grid reader does not):
 			// left to excelize, which sorts them.
-			return nil, false, rrFallback()
+			return nil, false, leftToExcelize()
 		}
 		s.flushRows(n)
 		s.row, s.col, s.rowStyle = n, 0, 0
@@ -327,9 +327,9 @@ func (s *rrSheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write b
 		}
 		has := s.mi < len(j.Marks) && j.Marks[s.mi].Row == s.row
 		if has {
-			raw = rrDelAttr(raw, "spans")
+			raw = delAttr(raw, "spans")
 			if sc.Self {
-				s.w.Write(rrOpenTag(raw))
+				s.w.Write(openTag(raw))
 				s.flushCells(1 << 15)
 				s.w.WriteString("</row>")
 				return raw, false, nil
@@ -341,7 +341,7 @@ func (s *rrSheetStream) rowOrSetting(name string, raw []byte) (_ []byte, write b
 
 // cell rewrites a cell's start tag: the marks before it written, and a
 // marked cell given its mark's style.
-func (s *rrSheetStream) cell(name string, raw []byte) ([]byte, error) {
+func (s *sheetStream) cell(name string, raw []byte) ([]byte, error) {
 	sc, j := s.sc, s.j
 	// (A sheet rewritten for its tab selection alone keeps
 	// its cells as they are.)
@@ -350,12 +350,12 @@ func (s *rrSheetStream) cell(name string, raw []byte) ([]byte, error) {
 		if v := sc.Attr("r"); v != nil {
 			cc, rr := xlsx.CellRef(v)
 			if cc == 0 || rr != s.row {
-				return nil, rrFallback() // a cell of another row
+				return nil, leftToExcelize() // a cell of another row
 			}
 			n = cc
 		}
 		if n <= s.col {
-			return nil, rrFallback() // cells out of order or repeated
+			return nil, leftToExcelize() // cells out of order or repeated
 		}
 		s.col = n
 		s.flushCells(n)
@@ -367,10 +367,10 @@ func (s *rrSheetStream) cell(name string, raw []byte) ([]byte, error) {
 				base = s.rowStyle
 			}
 			if base == 0 {
-				base = rrColStyleAt(s.cols, s.col)
+				base = colStyleAt(s.cols, s.col)
 			}
 			m.Style = s.c.Styles.markStyle(base, m.Note.Fill)
-			raw = rrSetAttr(raw, "s", strconv.Itoa(m.Style))
+			raw = setAttr(raw, "s", strconv.Itoa(m.Style))
 		}
 	}
 	return raw, nil
@@ -378,7 +378,7 @@ func (s *rrSheetStream) cell(name string, raw []byte) ([]byte, error) {
 
 // end rewrites an end tag: what is written before the worksheet, sheetPr,
 // sheetData or a row closes.
-func (s *rrSheetStream) end(raw []byte) {
+func (s *sheetStream) end(raw []byte) {
 	name := string(s.sc.Name)
 	d := s.depth
 	s.depth--
@@ -411,12 +411,12 @@ func (s *rrSheetStream) end(raw []byte) {
 	s.w.Write(raw)
 }
 
-// rrWidenDimension returns the raw dimension tag with its range grown to
+// widenDimension returns the raw dimension tag with its range grown to
 // hold the marks (the cells the copy may add): a reader that trusts the
 // dimension (openpyxl's read-only mode) would miss a mark past it. A
 // range it cannot read is left as it is.
-func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
-	ref, ok := rrGetAttr(tag, "ref")
+func widenDimension(tag []byte, marks []cellMark) []byte {
+	ref, ok := getAttr(tag, "ref")
 	if !ok || len(marks) == 0 {
 		return tag
 	}
@@ -442,10 +442,10 @@ func rrWidenDimension(tag []byte, marks []rrCellMark) []byte {
 	}
 	from, _ := excelize.CoordinatesToCellName(n0, m0)
 	to, _ := excelize.CoordinatesToCellName(n1, m1)
-	return rrSetAttr(tag, "ref", from+":"+to)
+	return setAttr(tag, "ref", from+":"+to)
 }
 
-func rrColStyleAt(cols []rrColStyle, col int) int {
+func colStyleAt(cols []colStyle, col int) int {
 	for _, c := range cols {
 		if col >= c.min && col <= c.max {
 			return c.style

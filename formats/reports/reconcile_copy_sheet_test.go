@@ -11,8 +11,8 @@ import (
 	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
-// rrWellFormed reports whether b is well-formed XML.
-func rrWellFormed(b []byte) error {
+// wellFormed reports whether b is well-formed XML.
+func wellFormed(b []byte) error {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	for {
 		_, err := d.Token()
@@ -37,20 +37,20 @@ func FuzzReconcileCopySheet(f *testing.F) {
 		if col == 0 {
 			t.Skip()
 		}
-		styles, err := rrParseStyles([]byte(annotateMinimalStyles))
+		styles, err := parseStyles([]byte(annotateMinimalStyles))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &rrCopy{Styles: styles}
-		j := &rrSheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []rrCellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &rrNote{Fill: DiffFillColor}}}}
+		c := &streamedCopy{Styles: styles}
+		j := &sheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []cellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &cellNote{Fill: DiffFillColor}}}}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
 		err = c.streamSheet(w, bytes.NewReader(sheet), j)
 		w.Flush()
-		if err != nil || rrWellFormed(sheet) != nil {
+		if err != nil || wellFormed(sheet) != nil {
 			return
 		}
-		if err := rrWellFormed(out.Bytes()); err != nil {
+		if err := wellFormed(out.Bytes()); err != nil {
 			t.Fatalf("the copy of a well-formed sheet is not: %v\n%s", err, out.Bytes())
 		}
 		if j.Marks[0].Style == 0 {

@@ -14,10 +14,10 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// rrTransplantSheet turns the scratch workbook's Summary sheet into a
+// transplantSheet turns the scratch workbook's Summary sheet into a
 // sheet of the copy: its cell formats shifted by xfBase, its shared
 // strings written inline.
-func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
+func transplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	if b == nil {
 		return nil, errors.New("annotated copy: the summary sheet is missing")
 	}
@@ -25,9 +25,9 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	out.WriteString(xmlDecl)
 	sc := xlsx.NewScanner(bytes.NewReader(b))
 	shift := func(raw []byte, attr string) []byte {
-		if v, ok := rrGetAttr(raw, attr); ok {
+		if v, ok := getAttr(raw, attr); ok {
 			if n, err := strconv.Atoi(v); err == nil {
-				return rrSetAttr(raw, attr, strconv.Itoa(n+xfBase))
+				return setAttr(raw, attr, strconv.Itoa(n+xfBase))
 			}
 		}
 		return raw
@@ -54,7 +54,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 				}
 				raw = shift(raw, "s")
 				if string(sc.Attr("t")) == "s" && !sc.Self {
-					pending = rrSetAttr(raw, "t", "inlineStr")
+					pending = setAttr(raw, "t", "inlineStr")
 					value = value[:0]
 					continue
 				}
@@ -90,7 +90,7 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 						text = sst[i]
 					}
 					out.Write(pending)
-					out.WriteString(`<is><t xml:space="preserve">` + rrXMLText(text) + `</t></is></c>`)
+					out.WriteString(`<is><t xml:space="preserve">` + xmlText(text) + `</t></is></c>`)
 					pending = nil
 				}
 				continue
@@ -104,42 +104,42 @@ func rrTransplantSheet(b []byte, sst []string, xfBase int) ([]byte, error) {
 	if i := bytes.Index(b, []byte("<dimension ")); i >= 0 && lastCol > 0 {
 		if k := bytes.IndexByte(b[i:], '>'); k > 0 {
 			to, _ := excelize.CoordinatesToCellName(lastCol, lastRow)
-			b = slices.Concat(b[:i], rrSetAttr(b[i:i+k+1], "ref", "A1:"+to), b[i+k+1:])
+			b = slices.Concat(b[:i], setAttr(b[i:i+k+1], "ref", "A1:"+to), b[i+k+1:])
 		}
 	}
 	return b, nil
 }
 
-// rrStyleContainer is one list of the style sheet (numFmts, fonts,
+// styleContainer is one list of the style sheet (numFmts, fonts,
 // fills, borders, cellXfs) as written: its start tag, where its end tag
 // starts, and its children.
-type rrStyleContainer struct {
+type styleContainer struct {
 	start, tagEnd, endStart int
 	self                    bool // written <numFmts count="0"/>
 	children                [][]byte
 }
 
-// rrStyleBook is a style sheet with the formats the copy adds appended
+// styleBook is a style sheet with the formats the copy adds appended
 // to its lists.
-type rrStyleBook struct {
+type styleBook struct {
 	raw      []byte
 	rootEnd  int
-	cont     map[string]*rrStyleContainer
+	cont     map[string]*styleContainer
 	add      map[string][][]byte
 	markXf   map[[2]any]int
 	markFill map[string]int
 }
 
-var rrStyleLists = []string{"numFmts", "fonts", "fills", "borders", "cellXfs"}
+var styleLists = []string{"numFmts", "fonts", "fills", "borders", "cellXfs"}
 
-func rrParseStyles(b []byte) (*rrStyleBook, error) {
+func parseStyles(b []byte) (*styleBook, error) {
 	if b == nil {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
-	s := &rrStyleBook{raw: b, rootEnd: -1, cont: map[string]*rrStyleContainer{}, add: map[string][][]byte{}, markXf: map[[2]any]int{}, markFill: map[string]int{}}
+	s := &styleBook{raw: b, rootEnd: -1, cont: map[string]*styleContainer{}, add: map[string][][]byte{}, markXf: map[[2]any]int{}, markFill: map[string]int{}}
 	d := xml.NewDecoder(bytes.NewReader(b))
 	depth := 0
-	var cur *rrStyleContainer
+	var cur *styleContainer
 	childStart := 0
 	for {
 		before := int(d.InputOffset())
@@ -148,27 +148,27 @@ func rrParseStyles(b []byte) (*rrStyleBook, error) {
 			break
 		}
 		if err != nil {
-			return nil, rrFallback()
+			return nil, leftToExcelize()
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
 			if t.Name.Space != "" && depth <= 3 {
-				return nil, rrFallback()
+				return nil, leftToExcelize()
 			}
 			switch depth {
 			case 1:
 				if t.Name.Local != "styleSheet" {
-					return nil, rrFallback()
+					return nil, leftToExcelize()
 				}
 				s.rootEnd = int(d.InputOffset())
 			case 2:
 				cur = nil
-				if slices.Contains(rrStyleLists, t.Name.Local) {
+				if slices.Contains(styleLists, t.Name.Local) {
 					if s.cont[t.Name.Local] != nil {
-						return nil, rrFallback()
+						return nil, leftToExcelize()
 					}
-					cur = &rrStyleContainer{start: before, tagEnd: int(d.InputOffset())}
+					cur = &styleContainer{start: before, tagEnd: int(d.InputOffset())}
 					s.cont[t.Name.Local] = cur
 				}
 			case 3:
@@ -191,18 +191,18 @@ func rrParseStyles(b []byte) (*rrStyleBook, error) {
 		}
 	}
 	if s.rootEnd < 0 || bytes.HasSuffix(b[:s.rootEnd], []byte("/>")) {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
-	for _, n := range rrStyleLists[1:] {
+	for _, n := range styleLists[1:] {
 		if s.cont[n] == nil {
-			return nil, rrFallback()
+			return nil, leftToExcelize()
 		}
 	}
 	return s, nil
 }
 
 // count returns how many entries a list has with those added.
-func (s *rrStyleBook) count(list string) int {
+func (s *styleBook) count(list string) int {
 	n := len(s.add[list])
 	if c := s.cont[list]; c != nil {
 		n += len(c.children)
@@ -212,11 +212,11 @@ func (s *rrStyleBook) count(list string) int {
 
 // merge appends the lists of another style sheet (the scratch Summary's)
 // and returns the id of its first cell format in this one.
-func (s *rrStyleBook) merge(o *rrStyleBook) (int, error) {
+func (s *styleBook) merge(o *styleBook) (int, error) {
 	maxFmt := 163
 	if c := s.cont["numFmts"]; c != nil {
 		for _, f := range c.children {
-			if v, ok := rrGetAttr(f, "numFmtId"); ok {
+			if v, ok := getAttr(f, "numFmtId"); ok {
 				if n, err := strconv.Atoi(v); err == nil {
 					maxFmt = max(maxFmt, n)
 				}
@@ -226,14 +226,14 @@ func (s *rrStyleBook) merge(o *rrStyleBook) (int, error) {
 	fmtMap := map[int]int{}
 	if c := o.cont["numFmts"]; c != nil {
 		for _, f := range c.children {
-			v, _ := rrGetAttr(f, "numFmtId")
+			v, _ := getAttr(f, "numFmtId")
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return 0, errors.New("annotated copy: the summary's number formats")
 			}
 			maxFmt++
 			fmtMap[n] = maxFmt
-			s.add["numFmts"] = append(s.add["numFmts"], rrSetAttr(f, "numFmtId", strconv.Itoa(maxFmt)))
+			s.add["numFmts"] = append(s.add["numFmts"], setAttr(f, "numFmtId", strconv.Itoa(maxFmt)))
 		}
 	}
 	base := map[string]int{}
@@ -244,17 +244,17 @@ func (s *rrStyleBook) merge(o *rrStyleBook) (int, error) {
 	xfBase := s.count("cellXfs")
 	for _, x := range o.cont["cellXfs"].children {
 		for attr, l := range map[string]string{"fontId": "fonts", "fillId": "fills", "borderId": "borders"} {
-			if v, ok := rrGetAttr(x, attr); ok {
+			if v, ok := getAttr(x, attr); ok {
 				n, _ := strconv.Atoi(v)
-				x = rrSetAttr(x, attr, strconv.Itoa(n+base[l]))
+				x = setAttr(x, attr, strconv.Itoa(n+base[l]))
 			}
 		}
-		if v, ok := rrGetAttr(x, "numFmtId"); ok {
+		if v, ok := getAttr(x, "numFmtId"); ok {
 			if n, err := strconv.Atoi(v); err == nil && fmtMap[n] != 0 {
-				x = rrSetAttr(x, "numFmtId", strconv.Itoa(fmtMap[n]))
+				x = setAttr(x, "numFmtId", strconv.Itoa(fmtMap[n]))
 			}
 		}
-		x = rrSetAttr(x, "xfId", "0")
+		x = setAttr(x, "xfId", "0")
 		s.add["cellXfs"] = append(s.add["cellXfs"], x)
 	}
 	return xfBase, nil
@@ -262,7 +262,7 @@ func (s *rrStyleBook) merge(o *rrStyleBook) (int, error) {
 
 // markStyle returns the cell format of a marked cell: its old format
 // with the mark's fill, one per (old format, fill).
-func (s *rrStyleBook) markStyle(old int, fill string) int {
+func (s *styleBook) markStyle(old int, fill string) int {
 	xfs := s.cont["cellXfs"].children
 	if old < 0 || old >= len(xfs) {
 		old = 0
@@ -281,7 +281,7 @@ func (s *rrStyleBook) markStyle(old int, fill string) int {
 	if old < len(xfs) {
 		x = xfs[old]
 	}
-	x = rrSetAttr(rrSetAttr(x, "fillId", strconv.Itoa(fid)), "applyFill", "1")
+	x = setAttr(setAttr(x, "fillId", strconv.Itoa(fid)), "applyFill", "1")
 	id := s.count("cellXfs")
 	s.add["cellXfs"] = append(s.add["cellXfs"], x)
 	s.markXf[key] = id
@@ -289,13 +289,13 @@ func (s *rrStyleBook) markStyle(old int, fill string) int {
 }
 
 // bytes returns the style sheet with the added entries.
-func (s *rrStyleBook) bytes() []byte {
+func (s *styleBook) bytes() []byte {
 	type edit struct {
 		at, end int
 		text    []byte
 	}
 	var edits []edit
-	for _, l := range rrStyleLists {
+	for _, l := range styleLists {
 		add := s.add[l]
 		c := s.cont[l]
 		if c == nil {
@@ -304,10 +304,10 @@ func (s *rrStyleBook) bytes() []byte {
 			}
 			continue
 		}
-		tag := rrSetAttr(s.raw[c.start:c.tagEnd], "count", strconv.Itoa(s.count(l)))
+		tag := setAttr(s.raw[c.start:c.tagEnd], "count", strconv.Itoa(s.count(l)))
 		if c.self {
 			if len(add) > 0 {
-				tag = slices.Concat(rrOpenTag(tag), bytes.Join(add, nil), []byte("</"+l+">"))
+				tag = slices.Concat(openTag(tag), bytes.Join(add, nil), []byte("</"+l+">"))
 			}
 			edits = append(edits, edit{c.start, c.tagEnd, tag})
 			continue

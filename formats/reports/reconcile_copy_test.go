@@ -19,10 +19,10 @@ import (
 // counter at each of the cells (sheet, cell): the workbook holds i, the
 // service 1000+i.
 
-// rrWriteStreamed writes the annotated copy of src to dst and fails the
+// writeStreamed writes the annotated copy of src to dst and fails the
 // test when the copy was left to excelize: these tests are about the
 // streamed copy.
-func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
+func writeStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
 	t.Helper()
 	how, err := WriteReconcileXLSX(dst, src, r)
 	if err == nil && !how.Streamed {
@@ -31,15 +31,15 @@ func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) 
 	return err
 }
 
-// rrWriteXLSX is WriteReconcileXLSX for a caller that needs only
+// writeXLSX is WriteReconcileXLSX for a caller that needs only
 // its error.
-func rrWriteXLSX(dst, src string, r *pipeline.Reconciliation) error {
+func writeXLSX(dst, src string, r *pipeline.Reconciliation) error {
 	_, err := WriteReconcileXLSX(dst, src, r)
 	return err
 }
 
-// rrCommentTexts returns the comments of a sheet by cell.
-func rrCommentTexts(t *testing.T, f *excelize.File, sheet string) map[string]string {
+// commentTexts returns the comments of a sheet by cell.
+func commentTexts(t *testing.T, f *excelize.File, sheet string) map[string]string {
 	t.Helper()
 	cs, err := f.GetComments(sheet)
 	if err != nil {
@@ -52,8 +52,8 @@ func rrCommentTexts(t *testing.T, f *excelize.File, sheet string) map[string]str
 	return out
 }
 
-// rrSameValues fails when a sheet's values differ between two workbooks.
-func rrSameValues(t *testing.T, a, b *excelize.File, sheet string) {
+// sameValues fails when a sheet's values differ between two workbooks.
+func sameValues(t *testing.T, a, b *excelize.File, sheet string) {
 	t.Helper()
 	ra, err := a.GetRows(sheet)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			src := filepath.Join(acceptanceDir, name)
 			marks := [][2]string{{"Targets", "B2"}, {"Targets", "D2"}, {"Targets", "A1"}, {"Targets", "F2"}, {"Targets", "C5"}, {"Targets", "A3"}}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
-			if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
+			if err := writeStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
 				t.Fatal(err)
 			}
 			xlsxtest.CheckStrict(t, dst)
@@ -99,8 +99,8 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			if got := f.GetSheetList(); fmt.Sprint(got) != "[Summary Changes Targets Notes]" {
 				t.Errorf("sheets %v", got)
 			}
-			rrSameValues(t, orig, f, "Targets")
-			rrSameValues(t, orig, f, "Notes")
+			sameValues(t, orig, f, "Targets")
+			sameValues(t, orig, f, "Notes")
 			for _, ref := range []string{"A1", "B2", "C2", "D2", "E2", "F2", "A3", "D3", "C5", "D5"} {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
@@ -117,7 +117,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			if st, err := f.GetStyle(idx); err != nil || st.Font == nil || !st.Font.Bold {
 				t.Errorf("A1 lost its bold font: %v %+v", err, st)
 			}
-			texts := rrCommentTexts(t, f, "Targets")
+			texts := commentTexts(t, f, "Targets")
 			if len(texts) != 7 {
 				t.Errorf("comments %v, want 6 marks and D3's own", texts)
 			}
@@ -133,7 +133,7 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 			if got := texts["D3"]; got != "From the 2025 report" {
 				t.Errorf("D3 comment %q, want the consultant's as it was", got)
 			}
-			if got := rrCommentTexts(t, f, "Notes")["A1"]; got != "Keep this sheet" {
+			if got := commentTexts(t, f, "Notes")["A1"]; got != "Keep this sheet" {
 				t.Errorf("Notes!A1 comment %q", got)
 			}
 			// The Summary lists every finding.
@@ -194,7 +194,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	marks = append(marks, [2]string{sheet, "Z999"}) // past the sheet's last row
 	dst := filepath.Join(dir, "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
+	if err := writeStreamed(t, dst, src, sample.MarksReconciliation(src, marks)); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)
@@ -209,13 +209,13 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer orig.Close()
-	rrSameValues(t, orig, out, sheet)
+	sameValues(t, orig, out, sheet)
 	for _, ref := range []string{"A1", "B1"} {
 		if v, _ := out.GetCellValue(sheet, ref); v != map[string]string{"A1": "Plan name", "B1": "Inline text"}[ref] {
 			t.Errorf("%s = %q", ref, v)
 		}
 	}
-	texts := rrCommentTexts(t, out, sheet)
+	texts := commentTexts(t, out, sheet)
 	if len(texts) != len(marks) {
 		t.Errorf("%d comments, want %d", len(texts), len(marks))
 	}
@@ -246,7 +246,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 func TestReconcileCopyOnlyTouchesMarkedSheets(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
+	if err := writeStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "E4"}})); err != nil {
 		t.Fatal(err)
 	}
 	// Notes is not marked: its part is copied as it was, but for its
@@ -298,7 +298,7 @@ func TestReconcileCopyRefusesHostileSheet(t *testing.T) {
 func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 	src := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	dst := filepath.Join(t.TempDir(), "report.xlsx")
-	if err := rrWriteStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
+	if err := writeStreamed(t, dst, src, sample.MarksReconciliation(src, [][2]string{{"Targets", "d2"}, {"Targets", "D2"}})); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckStrict(t, dst)
@@ -310,7 +310,7 @@ func TestReconcileCopyOneMarkPerCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got := rrCommentTexts(t, f, "Targets")["D2"]
+	got := commentTexts(t, f, "Targets")["D2"]
 	if !strings.Contains(got, "service holds 1000") || !strings.Contains(got, "service holds 1001") {
 		t.Errorf("D2 comment %q, want both findings", got)
 	}

@@ -14,69 +14,69 @@ import (
 // workbook's own, makes the Summary the active tab, adds their defined
 // names and moves the workbook's sheet-scoped names (print areas and
 // titles, filters) with their sheets.
-func (c *rrCopy) rewriteWorkbook(b []byte) ([]byte, error) {
+func (c *streamedCopy) rewriteWorkbook(b []byte) ([]byte, error) {
 	if bytes.Contains(b, []byte("purl.oclc.org")) {
-		return nil, rrFallback() // strict OOXML
+		return nil, leftToExcelize() // strict OOXML
 	}
-	w, err := rrScanWorkbook(b)
+	w, err := scanWorkbook(b)
 	if err != nil {
 		return nil, err
 	}
-	var edits []rrEdit
+	var edits []partEdit
 	// The Summary, first, is the active tab and the first tab shown.
 	if w.viewStart >= 0 {
-		tag := rrDelAttr(rrSetAttr(b[w.viewStart:w.viewEnd], "activeTab", "0"), "firstSheet")
-		edits = append(edits, rrEdit{w.viewStart, w.viewEnd, tag})
+		tag := delAttr(setAttr(b[w.viewStart:w.viewEnd], "activeTab", "0"), "firstSheet")
+		edits = append(edits, partEdit{w.viewStart, w.viewEnd, tag})
 	} else {
-		edits = append(edits, rrEdit{w.sheetsStart, w.sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
+		edits = append(edits, partEdit{w.sheetsStart, w.sheetsStart, []byte(`<bookViews><workbookView activeTab="0"/></bookViews>`)})
 	}
 	// The workbook's sheet-scoped names follow their sheets.
 	for _, sp := range w.scoped {
 		tag := b[sp[0]:sp[1]]
-		v, _ := rrGetAttr(tag, "localSheetId")
+		v, _ := getAttr(tag, "localSheetId")
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			return nil, rrFallback()
+			return nil, leftToExcelize()
 		}
-		edits = append(edits, rrEdit{sp[0], sp[1], rrSetAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
+		edits = append(edits, partEdit{sp[0], sp[1], setAttr(tag, "localSheetId", strconv.Itoa(n+len(c.added)))})
 	}
 	// The relationship prefix is declared on the element: openpyxl
 	// declares it on each sheet element, not on the workbook.
 	var sheets bytes.Buffer
 	for i, a := range c.added {
-		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, rrXMLAttr(a.name), w.maxID+1+i, nsRel, rrXMLAttr(a.rid))
+		fmt.Fprintf(&sheets, `<sheet name="%s" sheetId="%d" xmlns:r="%s" r:id="%s"/>`, xmlAttr(a.name), w.maxID+1+i, nsRel, xmlAttr(a.rid))
 	}
-	edits = append(edits, rrEdit{w.sheetsTagEnd, w.sheetsTagEnd, sheets.Bytes()})
+	edits = append(edits, partEdit{w.sheetsTagEnd, w.sheetsTagEnd, sheets.Bytes()})
 	if len(c.addedNames) > 0 {
 		switch {
 		case w.namesEnd >= 0 && w.namesEnd == w.namesTagEnd && bytes.HasSuffix(b[w.namesStart:w.namesTagEnd], []byte("/>")):
-			edits = append(edits, rrEdit{w.namesStart, w.namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+			edits = append(edits, partEdit{w.namesStart, w.namesTagEnd, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
 		case w.namesEnd >= 0:
-			edits = append(edits, rrEdit{w.namesEnd, w.namesEnd, c.addedNames})
+			edits = append(edits, partEdit{w.namesEnd, w.namesEnd, c.addedNames})
 		default:
 			at := w.rootClose
 			if w.afterNames >= 0 {
 				at = w.afterNames
 			}
-			edits = append(edits, rrEdit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
+			edits = append(edits, partEdit{at, at, slices.Concat([]byte("<definedNames>"), c.addedNames, []byte("</definedNames>"))})
 		}
 	}
-	return rrApplyEdits(b, edits), nil
+	return applyEdits(b, edits), nil
 }
 
-// rrWorkbookScan is where the parts of a workbook part the copy edits
+// workbookScan is where the parts of a workbook part the copy edits
 // are: byte offsets into it, -1 when absent.
-type rrWorkbookScan struct {
+type workbookScan struct {
 	sheetsStart, sheetsTagEnd, namesStart, namesTagEnd, namesEnd int
 	afterNames, viewStart, viewEnd, rootClose                    int
 	maxID                                                        int      // the highest sheetId
 	scoped                                                       [][2]int // definedName start tags with a localSheetId
 }
 
-// rrScanWorkbook reads a workbook part, keeping where its sheets, book
+// scanWorkbook reads a workbook part, keeping where its sheets, book
 // view and defined names are; a workbook it does not understand is
-// rrFallback.
-func rrScanWorkbook(b []byte) (*rrWorkbookScan, error) {
+// leftToExcelize.
+func scanWorkbook(b []byte) (*workbookScan, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	var (
 		depth                                     int
@@ -98,7 +98,7 @@ func rrScanWorkbook(b []byte) (*rrWorkbookScan, error) {
 			break
 		}
 		if err != nil {
-			return nil, rrFallback()
+			return nil, leftToExcelize()
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -107,8 +107,8 @@ func rrScanWorkbook(b []byte) (*rrWorkbookScan, error) {
 			// handled; those of other namespaces Excel writes among the
 			// workbook's children (mc:AlternateContent holding the
 			// file's path, xr:revisionPtr) are kept as they are.
-			if t.Name.Space != "" && depth <= 3 && (depth == 1 || rrWorkbookNames[t.Name.Local] || late[t.Name.Local]) {
-				return nil, rrFallback()
+			if t.Name.Space != "" && depth <= 3 && (depth == 1 || workbookNames[t.Name.Local] || late[t.Name.Local]) {
+				return nil, leftToExcelize()
 			}
 			switch depth {
 			case 1:
@@ -166,22 +166,22 @@ func rrScanWorkbook(b []byte) (*rrWorkbookScan, error) {
 	}
 	if rootEnd < 0 || sheetsEnd < 0 || !sawSheet || rootClose < 0 || bytes.HasSuffix(b[:rootEnd], []byte("/>")) || (sawBookViews && viewStart < 0) ||
 		sheetsTagEnd < 0 || bytes.HasSuffix(b[sheetsStart:sheetsTagEnd], []byte("/>")) {
-		return nil, rrFallback()
+		return nil, leftToExcelize()
 	}
-	return &rrWorkbookScan{sheetsStart: sheetsStart, sheetsTagEnd: sheetsTagEnd, namesStart: namesStart, namesTagEnd: namesTagEnd,
+	return &workbookScan{sheetsStart: sheetsStart, sheetsTagEnd: sheetsTagEnd, namesStart: namesStart, namesTagEnd: namesTagEnd,
 		namesEnd: namesEnd, afterNames: afterNames, viewStart: viewStart, viewEnd: viewEnd, rootClose: rootClose, maxID: maxID, scoped: scoped}, nil
 }
 
-// rrEdit replaces b[at:end] of a part with text.
-type rrEdit struct {
+// partEdit replaces b[at:end] of a part with text.
+type partEdit struct {
 	at, end int
 	text    []byte
 }
 
-// rrApplyEdits returns b with edits made, in the order of their places
+// applyEdits returns b with edits made, in the order of their places
 // (edits at one place in the order given).
-func rrApplyEdits(b []byte, edits []rrEdit) []byte {
-	slices.SortStableFunc(edits, func(x, y rrEdit) int { return x.at - y.at })
+func applyEdits(b []byte, edits []partEdit) []byte {
+	slices.SortStableFunc(edits, func(x, y partEdit) int { return x.at - y.at })
 	var out bytes.Buffer
 	pos := 0
 	for _, e := range edits {
@@ -193,6 +193,6 @@ func rrApplyEdits(b []byte, edits []rrEdit) []byte {
 	return out.Bytes()
 }
 
-// rrWorkbookNames are the workbook's elements the copy reads or edits.
-var rrWorkbookNames = map[string]bool{"workbook": true, "sheets": true, "sheet": true, "bookViews": true, "workbookView": true,
+// workbookNames are the workbook's elements the copy reads or edits.
+var workbookNames = map[string]bool{"workbook": true, "sheets": true, "sheet": true, "bookViews": true, "workbookView": true,
 	"definedNames": true, "definedName": true}

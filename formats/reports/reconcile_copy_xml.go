@@ -9,18 +9,18 @@ import (
 	"github.com/eepipe/eepipe/formats/xlsx"
 )
 
-// rrAttrSpan locates one attribute in a raw start tag.
-type rrAttrSpan struct {
+// attrSpan locates one attribute in a raw start tag.
+type attrSpan struct {
 	name             string
 	start, end       int // the attribute with its leading space
 	valStart, valEnd int
 }
 
-// rrTagAttrs lists the attributes of a raw start tag (<name a="1" ...>),
+// tagAttrs lists the attributes of a raw start tag (<name a="1" ...>),
 // which may be followed by the element's content, and returns the index
 // of the tag's end ("/>" or ">").
-func rrTagAttrs(tag []byte) ([]rrAttrSpan, int) {
-	var out []rrAttrSpan
+func tagAttrs(tag []byte) ([]attrSpan, int) {
+	var out []attrSpan
 	i := 1
 	for i < len(tag) && !xlsx.IsXMLSpace(tag[i]) && tag[i] != '>' && tag[i] != '/' {
 		i++
@@ -50,14 +50,14 @@ func rrTagAttrs(tag []byte) ([]rrAttrSpan, int) {
 		if k < 0 {
 			return out, len(tag)
 		}
-		out = append(out, rrAttrSpan{name: name, start: start, end: vs + k + 1, valStart: vs, valEnd: vs + k})
+		out = append(out, attrSpan{name: name, start: start, end: vs + k + 1, valStart: vs, valEnd: vs + k})
 		i = vs + k + 1
 	}
 	return out, len(tag)
 }
 
-func rrGetAttr(tag []byte, name string) (string, bool) {
-	attrs, _ := rrTagAttrs(tag)
+func getAttr(tag []byte, name string) (string, bool) {
+	attrs, _ := tagAttrs(tag)
 	for _, a := range attrs {
 		if a.name == name {
 			return string(tag[a.valStart:a.valEnd]), true
@@ -66,10 +66,10 @@ func rrGetAttr(tag []byte, name string) (string, bool) {
 	return "", false
 }
 
-// rrSetAttr returns the raw start tag with the attribute set (added
+// setAttr returns the raw start tag with the attribute set (added
 // before the tag's end when absent); value is written as is.
-func rrSetAttr(tag []byte, name, value string) []byte {
-	attrs, end := rrTagAttrs(tag)
+func setAttr(tag []byte, name, value string) []byte {
+	attrs, end := tagAttrs(tag)
 	for _, a := range attrs {
 		if a.name == name {
 			return slices.Concat(tag[:a.valStart], []byte(value), tag[a.valEnd:])
@@ -78,8 +78,8 @@ func rrSetAttr(tag []byte, name, value string) []byte {
 	return slices.Concat(tag[:end], []byte(" "+name+`="`+value+`"`), tag[end:])
 }
 
-func rrDelAttr(tag []byte, name string) []byte {
-	attrs, _ := rrTagAttrs(tag)
+func delAttr(tag []byte, name string) []byte {
+	attrs, _ := tagAttrs(tag)
 	for _, a := range attrs {
 		if a.name == name {
 			return slices.Concat(tag[:a.start], tag[a.end:])
@@ -88,22 +88,22 @@ func rrDelAttr(tag []byte, name string) []byte {
 	return tag
 }
 
-// rrOpenTag turns a raw self-closing start tag into an opening one.
-func rrOpenTag(tag []byte) []byte {
+// openTag turns a raw self-closing start tag into an opening one.
+func openTag(tag []byte) []byte {
 	if bytes.HasSuffix(tag, []byte("/>")) {
 		return slices.Concat(bytes.TrimRight(tag[:len(tag)-2], " \t\r\n"), []byte(">"))
 	}
 	return tag
 }
 
-var rrXMLTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#13;")
-var rrXMLAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
+var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#13;")
+var xmlAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
 
-// rrXMLClean drops the characters XML 1.0 cannot hold.
-func rrXMLClean(s string) string {
+// xmlClean drops the characters XML 1.0 cannot hold.
+func xmlClean(s string) string {
 	ok := true
 	for _, r := range s {
-		if !rrXMLChar(r) {
+		if !xmlChar(r) {
 			ok = false
 			break
 		}
@@ -112,24 +112,24 @@ func rrXMLClean(s string) string {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || !rrXMLChar(r) {
+		if r == utf8.RuneError || !xmlChar(r) {
 			return -1
 		}
 		return r
 	}, s)
 }
 
-func rrXMLChar(r rune) bool {
+func xmlChar(r rune) bool {
 	return r == 0x09 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
 }
 
-func rrXMLText(s string) string { return rrXMLTextEscaper.Replace(rrXMLClean(s)) }
-func rrXMLAttr(s string) string { return rrXMLAttrEscaper.Replace(rrXMLClean(s)) }
+func xmlText(s string) string { return xmlTextEscaper.Replace(xmlClean(s)) }
+func xmlAttr(s string) string { return xmlAttrEscaper.Replace(xmlClean(s)) }
 
 // Worksheet children in schema order, for placing the elements the copy
 // adds: the print setup goes before the first child ranked after
 // headerFooter, the legacy drawing before the first ranked after it.
-var rrSheetRank = map[string]int{
+var sheetRank = map[string]int{
 	"sheetPr": 1, "dimension": 2, "sheetViews": 3, "sheetFormatPr": 4, "cols": 5, "sheetData": 6, "sheetCalcPr": 7,
 	"sheetProtection": 8, "protectedRanges": 9, "scenarios": 10, "autoFilter": 11, "sortState": 12, "dataConsolidate": 13,
 	"customSheetViews": 14, "mergeCells": 15, "phoneticPr": 16, "conditionalFormatting": 17, "dataValidations": 18,
@@ -141,7 +141,7 @@ var rrSheetRank = map[string]int{
 
 // The print setup of a marked sheet, as templates.SetPrintLayout makes it.
 const (
-	rrPageMargins = `<pageMargins left="0.4" right="0.4" top="0.55" bottom="0.55" header="0.3" footer="0.3"/>`
-	rrPageSetup   = `<pageSetup paperSize="9" orientation="landscape" fitToWidth="1" fitToHeight="0"/>`
-	rrHeaderFoot  = `<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
+	pageMargins = `<pageMargins left="0.4" right="0.4" top="0.55" bottom="0.55" header="0.3" footer="0.3"/>`
+	pageSetup   = `<pageSetup paperSize="9" orientation="landscape" fitToWidth="1" fitToHeight="0"/>`
+	headerFoot  = `<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
 )

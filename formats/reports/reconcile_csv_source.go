@@ -45,12 +45,12 @@ func workbookFromCSV(path string) (*excelize.File, string, error) {
 		return nil, "", errors.New("the file is not UTF-8 text")
 	}
 	cr := csv.NewReader(bytes.NewReader(raw))
-	cr.Comma = rrSniffDelimiter(raw)
+	cr.Comma = sniffDelimiter(raw)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	cr.ReuseRecord = false
 	f := excelize.NewFile()
-	sheet := rrSheetNameFor(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	sheet := sheetNameFor(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if err := f.SetSheetName(f.GetSheetName(0), sheet); err != nil {
 		f.Close()
 		return nil, "", err
@@ -100,14 +100,14 @@ func workbookFromCSV(path string) (*excelize.File, string, error) {
 	return f, sheet, nil
 }
 
-// rrSniffDelimiter picks the delimiter of the first line among , ; and tab.
-func rrSniffDelimiter(raw []byte) rune {
+// sniffDelimiter picks the delimiter of the first line among , ; and tab.
+func sniffDelimiter(raw []byte) rune {
 	first, _, _ := bufio.NewReader(bytes.NewReader(raw)).ReadLine()
 	return pipeline.HeaderDelimiter(string(first))
 }
 
-// rrSheetNameFor makes a valid worksheet name from s.
-func rrSheetNameFor(s string) string {
+// sheetNameFor makes a valid worksheet name from s.
+func sheetNameFor(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if strings.ContainsRune(`:\/?*[]`, r) {
 			return '_'

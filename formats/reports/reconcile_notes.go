@@ -12,10 +12,10 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// rrClassFill is the fill of a marked difference of class c: the service's
+// classFill is the fill of a marked difference of class c: the service's
 // colour when only the service changed it since eepipe last applied it,
 // the conflict colour when both did, else fill.
-func rrClassFill(fill string, c pipeline.ChangeClass) string {
+func classFill(fill string, c pipeline.ChangeClass) string {
 	switch c {
 	case pipeline.ClassService:
 		return serviceFillColor
@@ -25,15 +25,15 @@ func rrClassFill(fill string, c pipeline.ChangeClass) string {
 	return fill
 }
 
-// rrNote is what the annotated copy puts on one cell.
-type rrNote struct {
+// cellNote is what the annotated copy puts on one cell.
+type cellNote struct {
 	Fill  string
 	lines []string
 }
 
-// rrChange is one row of the Changes sheet: one finding marked on a cell
+// changeRow is one row of the Changes sheet: one finding marked on a cell
 // of the copy.
-type rrChange struct {
+type changeRow struct {
 	sheet, cell   string
 	plan          string // the plan's name and number
 	year, target  any    // financial year (or year number) and target type, for a counter
@@ -44,14 +44,14 @@ type rrChange struct {
 	note          string // the comment on the cell
 }
 
-// rrCollectNotes gathers what the copy puts on each cell of src, in the
+// collectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
-	notes := map[[2]string]*rrNote{}
+func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*cellNote, [][2]string, []changeRow) {
+	notes := map[[2]string]*cellNote{}
 	var order [][2]string
-	var changes []rrChange
-	add := func(o pipeline.Origin, fill, line string, ch rrChange) {
+	var changes []changeRow
+	add := func(o pipeline.Origin, fill, line string, ch changeRow) {
 		sheet, cell := o.Sheet, o.Cell
 		if csvSheet != "" {
 			sheet = csvSheet
@@ -69,7 +69,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		k := [2]string{sheet, cell}
 		n := notes[k]
 		if n == nil {
-			n = &rrNote{Fill: fill}
+			n = &cellNote{Fill: fill}
 			notes[k] = n
 			order = append(order, k)
 		}
@@ -80,7 +80,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 	}
 	for i := range r.Plans {
 		p := &r.Plans[i]
-		if !rrSameSourceFile(p.Origin.File, src) {
+		if !sameSourceFile(p.Origin.File, src) {
 			continue
 		}
 		plan := p.PlanName
@@ -89,20 +89,20 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		}
 		switch p.Presence {
 		case pipeline.PresenceMissing:
-			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
+			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, changeRow{plan: plan, class: "missing on the service"})
 		case pipeline.PresenceNotCompared:
-			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
+			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, changeRow{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
 			// row's sector column), kept by the reader, else the plan's
 			// first cell.
 			o := p.Origin
-			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
+			if l := fd.Location; l != nil && sameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			fill, line := rrClassFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
-			ch := rrChange{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: rrClassText(fd.Class, fd.LastRun())}
+			fill, line := classFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			ch := changeRow{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: classText(fd.Class, fd.LastRun())}
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
 				ch.run = fmt.Sprintf("%s: %q", fd.LastApplied, fd.LastApplied.Value)
@@ -111,16 +111,16 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 		}
 		for _, t := range p.Targets {
 			for _, c := range t.Counters {
-				if !rrSameSourceFile(c.Origin.File, src) {
+				if !sameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				fill, line := rrClassFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				fill, line := classFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
 				var year any = t.FinancialYear
 				if t.FinancialYear == "" {
-					year = rrNilIfZero(int64(t.YearNumber))
+					year = nilIfZero(int64(t.YearNumber))
 				}
-				ch := rrChange{plan: plan, year: year, target: t.TargetType, what: c.Counter, file: c.Workbook, service: c.Server,
-					class: rrClassText(c.Class, c.LastApplied)}
+				ch := changeRow{plan: plan, year: year, target: t.TargetType, what: c.Counter, file: c.Workbook, service: c.Server,
+					class: classText(c.Class, c.LastApplied)}
 				if c.LastApplied != nil {
 					line += fmt.Sprintf(" eepipe last applied %d (%s): %s.", c.LastApplied.Value, c.LastApplied, c.Class.Words(c.LastApplied))
 					ch.run = fmt.Sprintf("%s: %d", c.LastApplied, c.LastApplied.Value)
@@ -132,9 +132,9 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 	return notes, order, changes
 }
 
-// rrClassText is a finding's class in words for the Changes sheet; a
+// classText is a finding's class in words for the Changes sheet; a
 // difference without a class (no state store) "differs".
-func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
+func classText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 	if w := c.Words(last); w != "" {
 		return w
 	}
@@ -149,9 +149,9 @@ func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileC
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
 		// what the stream does not handle is left to excelize below.
-		notes, order, changes := rrCollectNotes(r, src, "")
-		err := rrStreamCopy(dst, src, r, notes, order, changes)
-		if !errors.Is(err, errRRFallback) {
+		notes, order, changes := collectNotes(r, src, "")
+		err := streamCopy(dst, src, r, notes, order, changes)
+		if !errors.Is(err, errLeftToExcelize) {
 			if err != nil {
 				return how, fmt.Errorf("reconciliation report: open %s: %w", src, err)
 			}
@@ -184,20 +184,20 @@ func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) err
 		return fmt.Errorf("reconciliation report: open %s: %w", src, err)
 	}
 	defer f.Close()
-	notes, order, changes := rrCollectNotes(r, src, csvSheet)
+	notes, order, changes := collectNotes(r, src, csvSheet)
 	styles := map[[2]any]int{}
 	comments := map[string]map[string]excelize.Comment{}
 	// excelize's comments read the default font's name, and crash on a
 	// style sheet whose first font has none (<font/>, which other
 	// programs write): it is named while the comments are added, and
 	// unnamed again before the copy is written.
-	unname, err := rrNameDefaultFont(f)
+	unname, err := nameDefaultFont(f)
 	if err != nil {
 		return fmt.Errorf("reconciliation report: %s: %w: %w", src, ErrNotAnnotatable, err)
 	}
 	for _, k := range order {
 		n := notes[k]
-		if err := rrAnnotateCell(f, k[0], k[1], n, styles, comments); err != nil {
+		if err := annotateCell(f, k[0], k[1], n, styles, comments); err != nil {
 			return fmt.Errorf("reconciliation report: %s %s!%s: %w", src, k[0], k[1], err)
 		}
 	}
@@ -207,13 +207,13 @@ func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) err
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
-	if err := rrWriteReconcileSummary(f, sheet, r, &src); err != nil {
+	if err := writeReconcileSummary(f, sheet, r, &src); err != nil {
 		return err
 	}
 	if _, err := f.NewSheet(changesSheet); err != nil {
 		return err
 	}
-	if err := rrWriteChangesSheet(f, changesSheet, changes); err != nil {
+	if err := writeChangesSheet(f, changesSheet, changes); err != nil {
 		return err
 	}
 	//
@@ -242,10 +242,10 @@ func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) err
 	}
 	// The Summary and the Changes open and print first, the Summary the
 	// active sheet.
-	if err := rrSheetsFirst(f, sheet, changesSheet); err != nil {
+	if err := sheetsFirst(f, sheet, changesSheet); err != nil {
 		return err
 	}
-	if csvSheet != "" || !rrActivateSheet(f, src, sheet, 0) {
+	if csvSheet != "" || !activateSheet(f, src, sheet, 0) {
 		f.SetActiveSheet(0)
 	}
 	return xlsx.WriteWorkbook(dst, f)

@@ -67,7 +67,7 @@ func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
 			return err
 		}
-		for _, row := range rrReconcileRows(r) {
+		for _, row := range reconcileRows(r) {
 			if err := cw.Write(row.csv()); err != nil {
 				return err
 			}
@@ -77,8 +77,8 @@ func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 	})
 }
 
-// rrReconcileRow is one line of the CSV report and of the Summary sheet.
-type rrReconcileRow struct {
+// reconcileRow is one line of the CSV report and of the Summary sheet.
+type reconcileRow struct {
 	plan     *pipeline.ReconciledPlan
 	kind     string // plan, field, counter
 	target   *pipeline.TargetDifference
@@ -93,19 +93,19 @@ type rrReconcileRow struct {
 	lastValue string
 }
 
-func (r rrReconcileRow) csv() []string {
+func (r reconcileRow) csv() []string {
 	p := r.plan
 	out := []string{
-		string(p.Presence), strconv.FormatBool(p.InSync), p.Account, p.CompanyID, rrIdText(p.PlanID), p.PlanName, p.StartDate,
+		string(p.Presence), strconv.FormatBool(p.InSync), p.Account, p.CompanyID, idText(p.PlanID), p.PlanName, p.StartDate,
 		r.kind, "", "", "", "", "",
-		r.name, r.workbook, r.server, r.loc.File, r.loc.Sheet, r.loc.Cell, rrIntText(r.loc.Line), rrIntText(r.loc.Column), "",
+		r.name, r.workbook, r.server, r.loc.File, r.loc.Sheet, r.loc.Cell, intText(r.loc.Line), intText(r.loc.Column), "",
 		string(r.class), "", "", "",
 	}
 	if l := r.last; l != nil {
 		out[23], out[24], out[25] = r.lastValue, strconv.FormatInt(l.RunID, 10), l.At.UTC().Format(time.RFC3339)
 	}
 	if t := r.target; t != nil {
-		out[8], out[9], out[10], out[11], out[12] = strconv.Itoa(t.YearNumber), t.FinancialYear, t.TargetType, rrIdText(t.MilestoneID), rrIdText(t.TargetID)
+		out[8], out[9], out[10], out[11], out[12] = strconv.Itoa(t.YearNumber), t.FinancialYear, t.TargetType, idText(t.MilestoneID), idText(t.TargetID)
 	}
 	if r.kind == "plan" {
 		out[21] = p.Reason
@@ -113,33 +113,33 @@ func (r rrReconcileRow) csv() []string {
 	return out
 }
 
-func rrIdText(id int64) string {
+func idText(id int64) string {
 	if id == 0 {
 		return ""
 	}
 	return strconv.FormatInt(id, 10)
 }
 
-func rrIntText(n int) string {
+func intText(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return strconv.Itoa(n)
 }
 
-func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
-	var rows []rrReconcileRow
+func reconcileRows(r *pipeline.Reconciliation) []reconcileRow {
+	var rows []reconcileRow
 	for i := range r.Plans {
 		p := &r.Plans[i]
 		if p.Presence != pipeline.PresencePresent {
-			row := rrReconcileRow{plan: p, kind: "plan"}
+			row := reconcileRow{plan: p, kind: "plan"}
 			if p.Location != nil {
 				row.loc = *p.Location
 			}
 			rows = append(rows, row)
 		}
 		for _, f := range p.Fields {
-			row := rrReconcileRow{plan: p, kind: "field", name: f.Field, workbook: f.Workbook, server: f.Server, class: f.Class, last: f.LastRun()}
+			row := reconcileRow{plan: p, kind: "field", name: f.Field, workbook: f.Workbook, server: f.Server, class: f.Class, last: f.LastRun()}
 			if f.LastApplied != nil {
 				row.lastValue = f.LastApplied.Value
 			}
@@ -151,7 +151,7 @@ func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
 		for j := range p.Targets {
 			t := &p.Targets[j]
 			for _, c := range t.Counters {
-				row := rrReconcileRow{
+				row := reconcileRow{
 					plan: p, kind: "counter", target: t, name: c.Counter,
 					workbook: strconv.FormatInt(c.Workbook, 10), server: strconv.FormatInt(c.Server, 10), loc: c.Location,
 					class: c.Class, last: c.LastApplied,
@@ -206,7 +206,7 @@ func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) (ReconcileC
 		if err := f.SetSheetName(f.GetSheetName(0), SummarySheet); err != nil {
 			return ReconcileCopy{}, err
 		}
-		if err := rrWriteReconcileSummary(f, SummarySheet, r, nil); err != nil {
+		if err := writeReconcileSummary(f, SummarySheet, r, nil); err != nil {
 			return ReconcileCopy{}, err
 		}
 		return ReconcileCopy{}, xlsx.WriteWorkbook(dst, f)

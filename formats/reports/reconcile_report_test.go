@@ -88,8 +88,8 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 	if !slices.EqualFunc(changes, wantChanges, slices.Equal) {
 		t.Errorf("Changes rows:\n%q\nwant\n%q", changes, wantChanges)
 	}
-	rrCheckFits(t, f, ChangesSheet, 1)
-	rrCheckFits(t, f, SummarySheet, 13)
+	checkFits(t, f, ChangesSheet, 1)
+	checkFits(t, f, SummarySheet, 13)
 	// Identifiers keep their leading zeros; counters are numbers.
 	if v, _ := f.GetCellValue("client", "G2"); v != "0412345678" {
 		t.Errorf("G2 = %q", v)
@@ -167,9 +167,9 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 	})
 }
 
-// rrCheckFits checks that every value below the header row of sheet fits
+// checkFits checks that every value below the header row of sheet fits
 // its column's width (in characters) or wraps in it: nothing is cut.
-func rrCheckFits(t *testing.T, f *excelize.File, sheet string, header int) {
+func checkFits(t *testing.T, f *excelize.File, sheet string, header int) {
 	t.Helper()
 	rows, err := f.GetRows(sheet)
 	if err != nil {

@@ -26,11 +26,11 @@ func freeSheetName(sheets []string, name string) string {
 	return out
 }
 
-// rrSheetsFirst moves the named sheets, in order, to the front of f's
+// sheetsFirst moves the named sheets, in order, to the front of f's
 // sheets, renumbering the sheet-scoped defined names (print titles,
 // filters) with their sheets; excelize's MoveSheet leaves them on the
 // sheet that takes the old position, and walks every worksheet.
-func rrSheetsFirst(f *excelize.File, names ...string) error {
+func sheetsFirst(f *excelize.File, names ...string) error {
 	wb := f.WorkBook
 	if wb == nil || wb.Sheets.Sheet == nil {
 		return errors.New("reconciliation report: the workbook has no sheet list")
@@ -77,13 +77,13 @@ func rrSheetsFirst(f *excelize.File, names ...string) error {
 	return nil
 }
 
-// rrActivateSheet makes sheet (at idx) the workbook's active sheet
+// activateSheet makes sheet (at idx) the workbook's active sheet
 // touching only the worksheets whose tab is selected: excelize's
 // SetActiveSheet decodes every worksheet of the workbook to clear their
 // selection. The selected tabs are found by scanning the head of each
 // sheet of src (its sheet views come before its cells). It reports false
 // when it cannot, for SetActiveSheet to do it.
-func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
+func activateSheet(f *excelize.File, src, sheet string, idx int) bool {
 	wb := f.WorkBook
 	if wb == nil || wb.BookViews == nil || len(wb.BookViews.WorkBookView) == 0 {
 		return false
@@ -105,7 +105,7 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 		if info.Path == "" || !tabSelected(book, info) {
 			continue
 		}
-		if !rrClearTabSelected(f, info.Name, info.Path) {
+		if !clearTabSelected(f, info.Name, info.Path) {
 			return false
 		}
 	}
@@ -113,10 +113,10 @@ func rrActivateSheet(f *excelize.File, src, sheet string, idx int) bool {
 	return true
 }
 
-// rrNameDefaultFont gives the workbook's first font a name when it has
+// nameDefaultFont gives the workbook's first font a name when it has
 // none, and returns the function that takes it away again. It fails when
 // the style sheet has no font at all.
-func rrNameDefaultFont(f *excelize.File) (undo func(), err error) {
+func nameDefaultFont(f *excelize.File) (undo func(), err error) {
 	undo = func() {}
 	defer func() {
 		if recover() != nil {
@@ -142,12 +142,12 @@ func rrNameDefaultFont(f *excelize.File) (undo func(), err error) {
 	return func() { field.Set(old) }, nil
 }
 
-// rrClearTabSelected clears the tab selection of one worksheet (at path
+// clearTabSelected clears the tab selection of one worksheet (at path
 // in the package): excelize v2.11 has no option for it but
 // SetActiveSheet's walk over every sheet, so the decoded worksheet's
 // sheet view is set through reflection. It reports false when the
 // worksheet is not as expected.
-func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
+func clearTabSelected(f *excelize.File, name, path string) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -183,7 +183,7 @@ func rrClearTabSelected(f *excelize.File, name, path string) (ok bool) {
 // tab selected, reading the sheet's XML only up to its cells.
 func tabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 	if info.Path == "" {
-		return false // a chart sheet (the streamed copy clears it: rrChartSheetsSelected)
+		return false // a chart sheet (the streamed copy clears it: streamedCopy.chartSel)
 	}
 	rc, err := book.Open(info.Path)
 	if err != nil {
@@ -206,9 +206,9 @@ func tabSelected(book *xlsx.Book, info xlsx.Sheet) bool {
 	return false
 }
 
-// rrAnnotateCell fills the cell keeping the rest of its style (number
+// annotateCell fills the cell keeping the rest of its style (number
 // format, font, borders) and adds a comment.
-func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
+func annotateCell(f *excelize.File, sheet, cell string, n *cellNote, styles map[[2]any]int, comments map[string]map[string]excelize.Comment) error {
 	old, err := f.GetCellStyle(sheet, cell)
 	if err != nil {
 		return err
@@ -268,7 +268,7 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	})
 }
 
-func rrSameSourceFile(a, b string) bool {
+func sameSourceFile(a, b string) bool {
 	if a == b {
 		return true
 	}

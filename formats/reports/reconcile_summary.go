@@ -12,33 +12,33 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// rrColumn is a column of a findings table: its header, its narrowest
-// and its widest width in characters (a longer value wraps; 0: rrMaxWidth).
-type rrColumn struct {
+// findingColumn is a column of a findings table: its header, its narrowest
+// and its widest width in characters (a longer value wraps; 0: maxColumnWidth).
+type findingColumn struct {
 	Header     string
 	Width, Max float64
 }
 
-// rrSummaryColumns are the Summary sheet's columns; like the Overview's,
+// summaryColumns are the Summary sheet's columns; like the Overview's,
 // they avoid the grid's metadata labels so the copy still reads as the
-// consultant's workbook. The columns up to the note print (rrSummaryPrinted)
+// consultant's workbook. The columns up to the note print (summaryPrinted)
 // fitted to one A4 landscape page wide, where their widths, at most 158
 // characters, print at about 70% in LibreOffice (11 pt at 7.7 pt), each
 // finding whole on its row; the location, a link to the marked cell for
 // the screen, does not print (the Changes sheet names each marked cell).
-var rrSummaryColumns = []rrColumn{
+var summaryColumns = []findingColumn{
 	{"Finding", 12, 16}, {"Account", 8, 10}, {"Plan no.", 8, 8}, {"Name", 12, 16}, {"Starts", 11, 11},
 	{"Year", 5, 5}, {"Financial year", 9, 9}, {"Target", 12, 13}, {"Counter or field", 20, 26},
 	{"Workbook value", 10, 10}, {"Service value", 10, 10}, {"Note", 20, 24}, {"Where", 26, 0},
 }
 
-// rrSummaryPrinted is how many of rrSummaryColumns print: up to the note.
-const rrSummaryPrinted = 12
+// summaryPrinted is how many of summaryColumns print: up to the note.
+const summaryPrinted = 12
 
-// rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
+// writeReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
-func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
-	if err := rrWriteReconcileSummaryCells(f, sheet, r, src); err != nil {
+func writeReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+	if err := writeReconcileSummaryCells(f, sheet, r, src); err != nil {
 		return err
 	}
 	// excelize leaves the sheet's dimension at A1, and a reader that
@@ -55,8 +55,8 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 	return f.SetSheetDimension(sheet, "A1:"+last)
 }
 
-// rrWriteReconcileSummaryCells writes the Summary sheet's cells.
-func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+// writeReconcileSummaryCells writes the Summary sheet's cells.
+func writeReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
 	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
 		return err
@@ -94,27 +94,27 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		set(fmt.Sprintf("D%d", row), c.n, st.Number)
 	}
 	header := 4 + len(counts) + 1
-	fit := newRRWidths(len(rrSummaryColumns))
-	for i, c := range rrSummaryColumns {
+	fit := newColumnWidths(len(summaryColumns))
+	for i, c := range summaryColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		f.SetCellStr(sheet, fmt.Sprintf("%s%d", col, header), c.Header)
 		fit.bounds(i, c.Width, c.Max)
-		if i < rrSummaryPrinted {
+		if i < summaryPrinted {
 			fit.header(header, i, c.Header)
 		}
 	}
-	lastCol, _ := excelize.ColumnNumberToName(len(rrSummaryColumns))
+	lastCol, _ := excelize.ColumnNumberToName(len(summaryColumns))
 	f.SetCellStyle(sheet, fmt.Sprintf("A%d", header), fmt.Sprintf("%s%d", lastCol, header), st.Header)
 	row := header
-	for _, x := range rrReconcileRows(r) {
+	for _, x := range reconcileRows(r) {
 		row++
-		vals := rrSummaryFindingValues(x)
+		vals := summaryFindingValues(x)
 		for i, v := range vals {
 			col, _ := excelize.ColumnNumberToName(i + 1)
 			ref := fmt.Sprintf("%s%d", col, row)
 			if v != nil {
 				f.SetCellValue(sheet, ref, v)
-				if i < rrSummaryPrinted {
+				if i < summaryPrinted {
 					fit.seeAt(row, i, v)
 				} else {
 					fit.see(i, v) // not printed: on the screen, it runs on
@@ -122,7 +122,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 			}
 		}
 		f.SetCellStyle(sheet, fmt.Sprintf("A%d", row), fmt.Sprintf("%s%d", lastCol, row), st.Text)
-		if src != nil && x.loc.Sheet != "" && x.loc.Cell != "" && rrSameSourceFile(x.loc.File, *src) {
+		if src != nil && x.loc.Sheet != "" && x.loc.Cell != "" && sameSourceFile(x.loc.File, *src) {
 			ref := fmt.Sprintf("M%d", row)
 			f.SetCellHyperLink(sheet, ref, xlsx.QuoteSheet(x.loc.Sheet)+"!"+x.loc.Cell, "Location")
 			f.SetCellStyle(sheet, ref, ref, st.Link)
@@ -137,7 +137,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 		return err
 	}
 	// The note within the printed columns.
-	widths := make([]float64, rrSummaryPrinted)
+	widths := make([]float64, summaryPrinted)
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
@@ -146,7 +146,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	}
 	// One page wide, each finding whole on its row, the header row on
 	// every page.
-	lastPrinted, _ := excelize.CoordinatesToCellName(rrSummaryPrinted, row)
+	lastPrinted, _ := excelize.CoordinatesToCellName(summaryPrinted, row)
 	if err := templates.SetPrintLayout(f, sheet, templates.PrintSetup{TitleFirst: header, TitleLast: header,
 		Area: "A1:" + lastPrinted}); err != nil {
 		return err
@@ -157,21 +157,21 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	})
 }
 
-// rrSummaryFindingValues are the cells of one finding's row of the
-// Summary, in the order of rrSummaryColumns: the finding (or its class),
+// summaryFindingValues are the cells of one finding's row of the
+// Summary, in the order of summaryColumns: the finding (or its class),
 // where it is, the workbook's and the service's values, its location and
 // the note.
-func rrSummaryFindingValues(x rrReconcileRow) []any {
+func summaryFindingValues(x reconcileRow) []any {
 	finding := map[string]string{"plan": string(x.plan.Presence), "field": "field differs", "counter": "counter differs"}[x.kind]
-	vals := make([]any, 0, len(rrSummaryColumns))
-	vals = append(vals, finding, x.plan.Account, rrNilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate)
+	vals := make([]any, 0, len(summaryColumns))
+	vals = append(vals, finding, x.plan.Account, nilIfZero(x.plan.PlanID), x.plan.PlanName, x.plan.StartDate)
 	if t := x.target; t != nil {
 		vals = append(vals, t.YearNumber, t.FinancialYear, t.TargetType)
 	} else {
 		vals = append(vals, nil, nil, nil)
 	}
 	const note = 11
-	vals = append(vals, x.name, rrNumberOrText(x.workbook), rrNumberOrText(x.server), "", rrLocationText(x.loc))
+	vals = append(vals, x.name, numberOrText(x.workbook), numberOrText(x.server), "", locationText(x.loc))
 	if x.kind == "plan" {
 		vals[note] = x.plan.Reason
 	}
@@ -189,56 +189,56 @@ func rrSummaryFindingValues(x rrReconcileRow) []any {
 	return vals
 }
 
-// rrWidths fits a report's columns to their values: each column as wide
+// columnWidths fits a report's columns to their values: each column as wide
 // as its longest value (in characters, with a margin), no narrower than
-// its minimum and no wider than its maximum (rrMaxWidth unless set); a
+// its minimum and no wider than its maximum (maxColumnWidth unless set); a
 // longer value wraps.
-type rrWidths struct {
+type columnWidths struct {
 	least, longest, most []float64
-	texts                []rrText // the text cells seen, for their rows' heights
+	texts                []textCell // the text cells seen, for their rows' heights
 }
 
-// rrText is a text cell a report's row holds: where and how long.
-type rrText struct {
+// textCell is a text cell a report's row holds: where and how long.
+type textCell struct {
 	row, col int // col 0-based
 	text     string
 	bold     bool
 }
 
-// rrMaxWidth is the widest a fitted column gets, in characters: wider
+// maxColumnWidth is the widest a fitted column gets, in characters: wider
 // values wrap within it.
-const rrMaxWidth = 70
+const maxColumnWidth = 70
 
-func newRRWidths(n int) *rrWidths {
-	return &rrWidths{least: make([]float64, n), longest: make([]float64, n), most: make([]float64, n)}
+func newColumnWidths(n int) *columnWidths {
+	return &columnWidths{least: make([]float64, n), longest: make([]float64, n), most: make([]float64, n)}
 }
 
 // min sets column i's minimum width (its header's).
-func (w *rrWidths) min(i int, width float64) { w.least[i] = max(w.least[i], width) }
+func (w *columnWidths) min(i int, width float64) { w.least[i] = max(w.least[i], width) }
 
-// bounds sets column i's minimum width and its maximum (0: rrMaxWidth).
-func (w *rrWidths) bounds(i int, least, most float64) {
+// bounds sets column i's minimum width and its maximum (0: maxColumnWidth).
+func (w *columnWidths) bounds(i int, least, most float64) {
 	w.min(i, least)
 	w.most[i] = most
 }
 
 // seeAt takes the value v of column i in row into account: its width,
 // and, when it is text, the height of its row if it wraps.
-func (w *rrWidths) seeAt(row, i int, v any) {
+func (w *columnWidths) seeAt(row, i int, v any) {
 	w.see(i, v)
 	if s, ok := v.(string); ok {
-		w.texts = append(w.texts, rrText{row: row, col: i, text: s})
+		w.texts = append(w.texts, textCell{row: row, col: i, text: s})
 	}
 }
 
 // header takes column i's header (bold, wrapped) in row into account:
 // the row is made as high as the header's lines.
-func (w *rrWidths) header(row, i int, text string) {
-	w.texts = append(w.texts, rrText{row: row, col: i, text: text, bold: true})
+func (w *columnWidths) header(row, i int, text string) {
+	w.texts = append(w.texts, textCell{row: row, col: i, text: text, bold: true})
 }
 
 // see takes a value of column i into account.
-func (w *rrWidths) see(i int, v any) {
+func (w *columnWidths) see(i int, v any) {
 	n := 0
 	switch v := v.(type) {
 	case string:
@@ -250,11 +250,11 @@ func (w *rrWidths) see(i int, v any) {
 }
 
 // wraps reports whether column i has a value longer than it is wide.
-func (w *rrWidths) wraps(i int) bool { return w.width(i) < w.longest[i]+2 }
+func (w *columnWidths) wraps(i int) bool { return w.width(i) < w.longest[i]+2 }
 
 // width returns column i's width.
-func (w *rrWidths) width(i int) float64 {
-	most := float64(rrMaxWidth)
+func (w *columnWidths) width(i int) float64 {
+	most := float64(maxColumnWidth)
 	if w.most[i] > 0 {
 		most = w.most[i]
 	}
@@ -265,7 +265,7 @@ func (w *rrWidths) width(i int) float64 {
 // value is wider than the column, gives rows first to last the style wrap;
 // a row with a text (seeAt, header) that wraps is made as high as its
 // lines (neither Excel nor LibreOffice does so on opening the file).
-func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, wrap int) error {
+func (w *columnWidths) apply(f *excelize.File, sheet string, first, last, wrap int) error {
 	heights := map[int]float64{}
 	for _, t := range w.texts {
 		width := w.width(t.col)
@@ -302,25 +302,25 @@ func (w *rrWidths) apply(f *excelize.File, sheet string, first, last, wrap int) 
 // that a printed report holds everything the comments say.
 const ChangesSheet = "Changes"
 
-// rrChangesColumns are the Changes sheet's columns and their narrowest
+// changesColumns are the Changes sheet's columns and their narrowest
 // and widest widths: at most 158 characters in all, printed fitted to one
-// A4 landscape page wide (see rrSummaryColumns), each change whole on its
+// A4 landscape page wide (see summaryColumns), each change whole on its
 // row.
-var rrChangesColumns = []rrColumn{
+var changesColumns = []findingColumn{
 	{"Sheet", 8, 12}, {"Cell", 6, 6}, {"Plan", 10, 16}, {"Financial year", 9, 9}, {"Target", 10, 13}, {"Counter or field", 16, 26},
 	{"File value", 10, 10}, {"Service value", 10, 10}, {"Class", 12, 16}, {"Last applied by eepipe", 12, 14}, {"Note (the cell's comment)", 20, 26},
 }
 
-// rrWriteChangesSheet fills sheet with changes, one row each, in the
+// writeChangesSheet fills sheet with changes, one row each, in the
 // order of the findings, the cell linked to the marked cell.
-func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) error {
+func writeChangesSheet(f *excelize.File, sheet string, changes []changeRow) error {
 	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
-	fit := newRRWidths(len(rrChangesColumns))
-	header := make([]any, len(rrChangesColumns))
-	for i, c := range rrChangesColumns {
+	fit := newColumnWidths(len(changesColumns))
+	header := make([]any, len(changesColumns))
+	for i, c := range changesColumns {
 		header[i] = c.Header
 		fit.bounds(i, c.Width, c.Max)
 		fit.header(1, i, c.Header)
@@ -328,7 +328,7 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 	if err := f.SetSheetRow(sheet, "A1", &header); err != nil {
 		return err
 	}
-	lastCol, _ := excelize.ColumnNumberToName(len(rrChangesColumns))
+	lastCol, _ := excelize.ColumnNumberToName(len(changesColumns))
 	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", st.Header); err != nil {
 		return err
 	}
@@ -377,14 +377,14 @@ func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) err
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}}})
 }
 
-func rrNilIfZero(id int64) any {
+func nilIfZero(id int64) any {
 	if id == 0 {
 		return nil
 	}
 	return id
 }
 
-func rrNumberOrText(s string) any {
+func numberOrText(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -394,7 +394,7 @@ func rrNumberOrText(s string) any {
 	return s
 }
 
-func rrLocationText(l pipeline.Location) string {
+func locationText(l pipeline.Location) string {
 	switch {
 	case l.Sheet != "" && l.Cell != "":
 		return fmt.Sprintf("%s %s!%s", filepath.Base(l.File), l.Sheet, l.Cell)
