@@ -7,10 +7,11 @@
 //
 // The work is done in its sub-packages, one job each: xlsx (the XLSX
 // engine: package reader, streaming scanner, typed cells, atomic outputs,
-// limits), table (the flat and long tables and CSV safety), grid (grid plan
-// sheets), reports (every report and change-set files) and export (the
-// XLSX export). It is the one home of the question "which reader does
-// this file go to?" (docs/formats.md).
+// limits), mapping (a client's own words), table (the flat and long tables
+// and CSV safety), grid (grid plan sheets), reports (every report and
+// change-set files), roster (HR rosters) and export (the XLSX export). It
+// is the one home of the question "which reader does this file go to?"
+// (docs/formats.md).
 //
 // It and its sub-packages import pipeline (the model, the catalog) and
 // templates (the styling, and templates.ExcelSerial, the one conversion of

@@ -3,7 +3,7 @@
 //
 // It is the one home of these questions: which keys a mapping file has
 // (levels, races, genders, sectors, columns, grades) and which names each
-// may map (Parse, Load); whether a file is well formed, naming the line of
+// may map (Load); whether a file is well formed, naming the line of
 // each problem (*Error); and what a spelling the file teaches means
 // (File.Level, Race, Gender, Sector, Column, Grade). A nil *File teaches
 // nothing, so callers pass the file they have, or nil.

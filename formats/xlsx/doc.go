@@ -12,6 +12,6 @@
 // how is a cell's XML turned into a typed cell, and how is an output file
 // written to a temp name and renamed. It knows nothing of plans, tables or
 // grids: the readers and writers of those are in the packages beside it
-// (table, grid, report, export), which import it; it imports pipeline
+// (table, grid, reports, export), which import it; it imports pipeline
 // only for the cell and origin types and templates for the date serials.
 package xlsx

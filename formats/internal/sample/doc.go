@@ -2,9 +2,11 @@
 // sub-packages write and read back: a run report (RunReport), a
 // reconciliation of a CSV source (Reconciliation, ReconcileCSV) or of
 // marked cells (MarksReconciliation), a sector check report
-// (SectorReport), an input plan with every counter set (Plan), a stored
-// plan (StoredPlan) and the saved change set's keys and plans (SetService,
-// SetKeys, SetInputPlan, SetStoredPlan).
+// (SectorReport), input plans with every counter set (Plan, Plans), a
+// stored plan (StoredPlan), the saved change set's keys and plans
+// (SetService, SetKeys, SetInputPlan, SetStoredPlan) and date literals
+// (Date). Problem, Err, Warn and CheckProblems match the problems a read
+// gives against the expected ones.
 //
 // It imports nothing of this module but pipeline, so the tests of every
 // formats package can share it. No production code imports it.
