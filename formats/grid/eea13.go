@@ -19,7 +19,7 @@ import (
 
 // targetGrids counts the grids of blocks that hold targets (goals and
 // numerical targets, not a workforce profile).
-func targetGrids(blocks []*gridBlock) int {
+func targetGrids(blocks []*block) int {
 	n := 0
 	for _, b := range blocks {
 		if b.label.section != sectionProfile {
@@ -32,7 +32,7 @@ func targetGrids(blocks []*gridBlock) int {
 // baseline reports a workforce profile grid: read as the baseline (its
 // record marked pipeline.SectionBaseline, its counters checked as
 // counters are), never written.
-func (g *gridReader) baseline(b *gridBlock) {
+func (g *sheetReader) baseline(b *block) {
 	g.warnf(b.label.row, b.label.col, g.text.at(b.label.row, b.label.col),
 		"this grid is form EEA13's workforce profile: it is read as the baseline (the current workforce), never written as a target; eepipe check reports it as the current workforce")
 }
@@ -44,7 +44,7 @@ func (g *gridReader) baseline(b *gridBlock) {
 // naming both cells, and the goals grid is not read again (the targets
 // grid carries the year). A goals grid alone is read as the final year's
 // targets.
-func (g *gridReader) placeGoals(blocks []*gridBlock, meta map[string]pipeline.Cell) {
+func (g *sheetReader) placeGoals(blocks []*block, meta map[string]pipeline.Cell) {
 	start, _ := metaDate(meta, pipeline.ColStartDate)
 	end, hasEnd := metaDate(meta, pipeline.ColEndDate)
 	for _, b := range blocks {
@@ -116,8 +116,8 @@ type goalCell struct {
 // year's targets grid differ (a value against another, or against a blank),
 // at the goal's cell (or the goals grid's label, when it has no cell for
 // the counter), naming the target's cell.
-func (g *gridReader) compareGoals(goals, targets *gridBlock, final pipeline.FinancialYear) {
-	cells := func(b *gridBlock) map[[3]string]goalCell {
+func (g *sheetReader) compareGoals(goals, targets *block, final pipeline.FinancialYear) {
+	cells := func(b *block) map[[3]string]goalCell {
 		out := map[[3]string]goalCell{}
 		for r, level := range b.rows {
 			for _, col := range b.columns {

@@ -15,9 +15,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
-// gridGolden is what a grid workbook reads into: the assembled model and
+// golden is what a grid workbook reads into: the assembled model and
 // every problem, one line each.
-type gridGolden struct {
+type golden struct {
 	Plans    []readback.ModelPlan `json:"plans"`
 	Problems []string             `json:"problems"`
 }
@@ -36,7 +36,7 @@ func TestGridGolden(t *testing.T) {
 			plans, more := readback.Assemble(recs, pipeline.DefaultCatalog())
 			probs = append(probs, more...)
 			probs.Sort()
-			got := gridGolden{Plans: readback.Model(plans), Problems: []string{}}
+			got := golden{Plans: readback.Model(plans), Problems: []string{}}
 			for _, p := range probs {
 				got.Problems = append(got.Problems, p.String())
 			}

@@ -8,10 +8,10 @@ import (
 )
 
 // findGrids finds every labelled grid of the sheet.
-func (g *gridReader) findGrids() []*gridBlock {
+func (g *sheetReader) findGrids() []*block {
 	labels := g.findLabels()
 	maxCol := g.text.maxCol()
-	var blocks []*gridBlock
+	var blocks []*block
 	for i, l := range labels {
 		end := maxCol
 		for _, o := range labels {
@@ -48,7 +48,7 @@ func (g *gridReader) findGrids() []*gridBlock {
 				"grid label with no header of races (African, Coloured, ...) and genders (Male, Female) in the 4 rows below it")
 			continue
 		}
-		b := &gridBlock{label: l, r0: l.row, c0: l.col, c1: end, end: end, rows: map[int]string{},
+		b := &block{label: l, r0: l.row, c0: l.col, c1: end, end: end, rows: map[int]string{},
 			totals: map[int]bool{}, blocked: map[int]bool{}, labelCols: map[int]int{}}
 		b.dataStart = g.readHeader(b, headerRow)
 		if len(b.columns) == 0 {
@@ -75,7 +75,7 @@ func (g *gridReader) findGrids() []*gridBlock {
 // bare titles below it: a grid titled for a year below it keeps its own
 // section, so a short profile title never turns the targets after it into
 // the baseline.
-func (g *gridReader) findLabels() []gridLabel {
+func (g *sheetReader) findLabels() []gridLabel {
 	var labels []gridLabel
 	heading, headed := sectionTargets, false  // a heading line's
 	bare, bareHeaded := sectionTargets, false // a heading line's or a title's
@@ -116,13 +116,13 @@ func (g *gridReader) findLabels() []gridLabel {
 
 // looksLikeProse reports whether a label-like cell is a sentence (for
 // example in instructions) rather than a grid label: long and wordy.
-func (g *gridReader) looksLikeProse(r, c int) bool {
+func (g *sheetReader) looksLikeProse(r, c int) bool {
 	return len(strings.Fields(g.text.at(r, c))) > 10
 }
 
 // levelRowsBelow reports whether an occupational level is named in the
 // few rows below a label: a grid whose header was lost still has them.
-func (g *gridReader) levelRowsBelow(r, c0, c1 int) bool {
+func (g *sheetReader) levelRowsBelow(r, c0, c1 int) bool {
 	for rr := r + 1; rr <= r+6 && rr <= len(g.text); rr++ {
 		for c := c0; c <= c1 && c <= len(g.text[rr-1]); c++ {
 			if _, ok := g.memo.level(g.m, g.text.at(rr, c)); ok {
@@ -135,7 +135,7 @@ func (g *gridReader) levelRowsBelow(r, c0, c1 int) bool {
 
 // isMetaValue reports whether the cell is the value of a metadata label
 // to its left (a plan named like a grid label).
-func (g *gridReader) isMetaValue(r, c int) bool {
+func (g *sheetReader) isMetaValue(r, c int) bool {
 	for lc := c - 1; lc >= max(1, c-3); lc-- {
 		if _, ok := templates.MetaFieldFor(g.text.at(r, lc)); ok {
 			return true
@@ -146,7 +146,7 @@ func (g *gridReader) isMetaValue(r, c int) bool {
 
 // headerText returns the text of a header cell, blank for a cell covered by
 // a merged range that starts elsewhere.
-func (g *gridReader) headerText(r, c int) string {
+func (g *sheetReader) headerText(r, c int) string {
 	if _, away := g.mergedAway[[2]int{r, c}]; away {
 		return ""
 	}
@@ -154,7 +154,7 @@ func (g *gridReader) headerText(r, c int) string {
 }
 
 // headerErrorf reports a header problem once per cell.
-func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, format string, args ...any) {
+func (g *sheetReader) headerErrorf(r, c int, value string, suggestions []string, format string, args ...any) {
 	if g.reported == nil {
 		g.reported = map[[2]int]bool{}
 	}
@@ -184,7 +184,7 @@ func (g *gridReader) headerErrorf(r, c int, value string, suggestions []string, 
 // cells are allowed. Any other header cell that names no race and gender is
 // an error at that cell, and its column is blocked (its cells are not
 // reported again).
-func (g *gridReader) readHeader(b *gridBlock, hr int) int {
+func (g *sheetReader) readHeader(b *block, hr int) int {
 	h := &headerRead{g: g, b: b, hr: hr, sr: hr + 1}
 	firstCol := h.firstColumn()
 	if firstCol == 0 {
@@ -205,8 +205,8 @@ func (g *gridReader) readHeader(b *gridBlock, hr int) int {
 
 // headerRead is readHeader's state while it reads one grid header.
 type headerRead struct {
-	g      *gridReader
-	b      *gridBlock
+	g      *sheetReader
+	b      *block
 	hr, sr int  // the header row and the row of sub-headers, when there is one
 	twoRow bool // the header has a row of sub-headers
 	// group maps a column to the column of the group header heading it.
@@ -300,7 +300,7 @@ func (h *headerRead) add(c int, race, gender string) {
 		return
 	}
 	h.seen[[2]string{race, gender}] = c
-	h.b.columns = append(h.b.columns, gridColumn{col: c, race: race, gender: gender})
+	h.b.columns = append(h.b.columns, counterColumn{col: c, race: race, gender: gender})
 }
 
 // hasSub reports whether a column of the group headed at column top has
@@ -467,7 +467,7 @@ func (h *headerRead) topOnly(hc *headerColumn) {
 // the catalog knows that are race or gender headers all the same (a gender
 // or race below them, or a combined header ending in a gender): without
 // this, a misspelt first race ("Afican") would drop its counter columns.
-func (g *gridReader) misspeltLeading(b *gridBlock, hr, firstCol int, twoRow bool) {
+func (g *sheetReader) misspeltLeading(b *block, hr, firstCol int, twoRow bool) {
 	for c := b.c0 + 1; c < firstCol; c++ {
 		v := g.headerText(hr, c)
 		if v == "" || isTotalHeader(v) {

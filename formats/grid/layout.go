@@ -165,39 +165,39 @@ func classifyHeader(m *templates.Matcher, v string) headerCell {
 	return headerCell{kind: hdrOther}
 }
 
-// gridMemo remembers, across the sheets of a workbook, what the header
+// headerMemo remembers, across the sheets of a workbook, what the header
 // and level texts of the grid reader name (classifyHeader,
 // templates.Matcher.Level): an export's 3,000 plan sheets repeat the same
 // few dozen labels, each normalised once rather than on every sheet.
 // Bounded: texts longer than a label are not kept, and past
-// gridMemoMax entries it starts afresh. It serves one matcher (one
+// headerMemoMax entries it starts afresh. It serves one matcher (one
 // catalog) and one goroutine.
-type gridMemo struct {
+type headerMemo struct {
 	headers map[string]headerCell
-	levels  map[string]gridLevel
+	levels  map[string]levelAnswer
 }
 
-// gridLevel is a text's templates.Matcher.Level answer.
-type gridLevel struct {
+// levelAnswer is a text's templates.Matcher.Level answer.
+type levelAnswer struct {
 	key string
 	ok  bool
 }
 
 const (
-	gridMemoMax     = 1 << 12
-	gridMemoMaxText = 120
+	headerMemoMax     = 1 << 12
+	headerMemoMaxText = 120
 )
 
 // header returns classifyHeader(m, v), remembered.
-func (mm *gridMemo) header(m *templates.Matcher, v string) headerCell {
-	if mm == nil || len(v) > gridMemoMaxText {
+func (mm *headerMemo) header(m *templates.Matcher, v string) headerCell {
+	if mm == nil || len(v) > headerMemoMaxText {
 		return classifyHeader(m, v)
 	}
 	if h, ok := mm.headers[v]; ok {
 		return h
 	}
 	h := classifyHeader(m, v)
-	if mm.headers == nil || len(mm.headers) >= gridMemoMax {
+	if mm.headers == nil || len(mm.headers) >= headerMemoMax {
 		mm.headers = make(map[string]headerCell, 64)
 	}
 	mm.headers[v] = h
@@ -205,32 +205,32 @@ func (mm *gridMemo) header(m *templates.Matcher, v string) headerCell {
 }
 
 // level returns m.Level(v), remembered.
-func (mm *gridMemo) level(m *templates.Matcher, v string) (string, bool) {
-	if mm == nil || len(v) > gridMemoMaxText {
+func (mm *headerMemo) level(m *templates.Matcher, v string) (string, bool) {
+	if mm == nil || len(v) > headerMemoMaxText {
 		return m.Level(v)
 	}
 	if l, ok := mm.levels[v]; ok {
 		return l.key, l.ok
 	}
 	k, ok := m.Level(v)
-	if mm.levels == nil || len(mm.levels) >= gridMemoMax {
-		mm.levels = make(map[string]gridLevel, 64)
+	if mm.levels == nil || len(mm.levels) >= headerMemoMax {
+		mm.levels = make(map[string]levelAnswer, 64)
 	}
-	mm.levels[v] = gridLevel{k, ok}
+	mm.levels[v] = levelAnswer{k, ok}
 	return k, ok
 }
 
-// gridColumn is one counter column of a grid.
-type gridColumn struct {
+// counterColumn is one counter column of a grid.
+type counterColumn struct {
 	col          int
 	race, gender string
 }
 
-// gridBlock is a grid found on a sheet.
-type gridBlock struct {
+// block is a grid found on a sheet.
+type block struct {
 	label          gridLabel
 	r0, r1, c0, c1 int // the rows and columns it covers
-	columns        []gridColumn
+	columns        []counterColumn
 	rows           map[int]string // sheet row -> level
 	// end is the last column the grid may use (before the next grid label
 	// on its row), dataStart its first row below the header.
@@ -245,16 +245,16 @@ type gridBlock struct {
 	skip bool
 }
 
-func (g *gridBlock) covers(r, c int) bool { return r >= g.r0 && r <= g.r1 && c >= g.c0 && c <= g.c1 }
+func (g *block) covers(r, c int) bool { return r >= g.r0 && r <= g.r1 && c >= g.c0 && c <= g.c1 }
 
-// gridLikeCause looks at a sheet that is no grid plan sheet (isGridSheet
+// likeCause looks at a sheet that is no grid plan sheet (isGridSheet
 // false) for a grid all the same: a grid label with two level rows
 // holding numbers in the six rows below it. It returns the label's cell
 // and why the grid is not read (its header names no race and gender that
 // the vocabulary knows), or "" when there is none: a sheet from which no
 // plan is read is then an error naming the cause, never passed over as a
 // sheet of notes (docs/formats.md, the grid workbook).
-func gridLikeCause(text sheetText, m *templates.Matcher) (at string, why string) {
+func likeCause(text sheetText, m *templates.Matcher) (at string, why string) {
 	for r := 1; r <= len(text); r++ {
 		for c := 1; c <= len(text[r-1]); c++ {
 			v := text.at(r, c)

@@ -13,7 +13,7 @@ import (
 )
 
 // readMeta reads the labelled metadata cells outside the grids.
-func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
+func (g *sheetReader) readMeta(blocks []*block) map[string]pipeline.Cell {
 	meta := map[string]pipeline.Cell{}
 	where := map[string]pipeline.Origin{}
 	inGrid := func(r, c int) bool {
@@ -69,9 +69,9 @@ func (g *gridReader) readMeta(blocks []*gridBlock) map[string]pipeline.Cell {
 	return meta
 }
 
-// gridCompanyKeys are the company identifier fields of a grid sheet's
+// companyKeys are the company identifier fields of a grid sheet's
 // company block, in the template's order.
-var gridCompanyKeys = [...]string{"company_vat_number", "company_registration_number", "company_id_number"}
+var companyKeys = [...]string{"company_vat_number", "company_registration_number", "company_id_number"}
 
 // placeMissingCompany gives a sheet whose company identifiers are all blank
 // one place for the missing company (pipeline.MissingCompany): the company
@@ -80,9 +80,9 @@ var gridCompanyKeys = [...]string{"company_vat_number", "company_registration_nu
 // them out; otherwise the first label and the value cell beside it
 // ("A6:B6"). A consultant sees the labels and the cells to fill in, and
 // the annotated copy marks them.
-func (g *gridReader) placeMissingCompany(meta map[string]pipeline.Cell, where map[string]pipeline.Origin) {
+func (g *sheetReader) placeMissingCompany(meta map[string]pipeline.Cell, where map[string]pipeline.Origin) {
 	var labels []pipeline.Origin
-	for _, k := range gridCompanyKeys {
+	for _, k := range companyKeys {
 		if c, ok := meta[k]; ok && c.Kind != pipeline.CellBlank {
 			return // a company is given
 		}
@@ -105,7 +105,7 @@ func (g *gridReader) placeMissingCompany(meta map[string]pipeline.Cell, where ma
 	from, _ := excelize.CoordinatesToCellName(first.Column, first.Row)
 	to, _ := excelize.CoordinatesToCellName(first.Column+1, last.Row)
 	at := pipeline.Origin{File: g.file, Sheet: g.sheet, Cell: from + ":" + to, Row: first.Row, Column: first.Column}
-	for _, k := range gridCompanyKeys {
+	for _, k := range companyKeys {
 		if c, ok := meta[k]; ok {
 			c.Origin = at
 			meta[k] = c
@@ -115,7 +115,7 @@ func (g *gridReader) placeMissingCompany(meta map[string]pipeline.Cell, where ma
 
 // record turns a grid into a Record; ok is false for a grid whose counter
 // cells are all blank.
-func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeline.Record, bool) {
+func (g *sheetReader) record(b *block, meta map[string]pipeline.Cell) (pipeline.Record, bool) {
 	if b.label.unclear || b.skip {
 		return pipeline.Record{}, false // reported by checkTitles or placeGoals
 	}
@@ -171,7 +171,7 @@ func (g *gridReader) record(b *gridBlock, meta map[string]pipeline.Cell) (pipeli
 // the total, since either a counter or the total is wrong, and the total
 // is not read. A grid with a column not read (its header is in error) is
 // not checked: its sum would leave that column out.
-func (g *gridReader) checkTotals(b *gridBlock, rows []int) {
+func (g *sheetReader) checkTotals(b *block, rows []int) {
 	if len(b.blocked) > 0 {
 		return
 	}

@@ -45,8 +45,8 @@ import (
 // MaxScanRows bounds how many rows of a sheet the grid reader looks at.
 const MaxScanRows = 20000
 
-// gridReader reads one grid sheet.
-type gridReader struct {
+// sheetReader reads one grid sheet.
+type sheetReader struct {
 	cells func(r, c int) pipeline.Cell // the typed cell at (r, c), without its file nor its cell reference
 	file  string
 	sheet string
@@ -64,14 +64,14 @@ type gridReader struct {
 	hiddenCols map[int]bool
 	hiddenSrc  func() map[int]bool
 	// notes are the notes in columns without a header (by column).
-	notes    map[int]*gridNotes
+	notes    map[int]*columnNotes
 	m        *templates.Matcher
-	memo     *gridMemo // of m; nil remembers nothing
+	memo     *headerMemo // of m; nil remembers nothing
 	cat      *pipeline.Catalog
 	problems pipeline.Problems
 }
 
-func (g *gridReader) origin(r, c int) pipeline.Origin {
+func (g *sheetReader) origin(r, c int) pipeline.Origin {
 	o := pipeline.Origin{File: g.file, Sheet: g.sheet, Row: r, Column: c}
 	if r > 0 && c > 0 {
 		o.Cell, _ = excelize.CoordinatesToCellName(c, r)
@@ -81,7 +81,7 @@ func (g *gridReader) origin(r, c int) pipeline.Origin {
 
 // cell returns the typed cell at (r, c) with its origin in full, the
 // cell reference included.
-func (g *gridReader) cell(r, c int) pipeline.Cell {
+func (g *sheetReader) cell(r, c int) pipeline.Cell {
 	cell := g.cellAt(r, c)
 	cell.Origin = cell.Origin.WithCell()
 	return cell
@@ -91,7 +91,7 @@ func (g *gridReader) cell(r, c int) pipeline.Cell {
 // row and column but no cell reference (Origin.Cell): the pipeline names
 // the cell from its row and column (pipeline.Origin.WithCell), so that the
 // ~90 counter cells of each grid cost no reference each.
-func (g *gridReader) cellAt(r, c int) pipeline.Cell {
+func (g *sheetReader) cellAt(r, c int) pipeline.Cell {
 	if _, away := g.mergedAway[[2]int{r, c}]; away {
 		// Covered by a merged range that starts elsewhere: Excel shows
 		// nothing of its own there (excelize would return the range's
@@ -103,23 +103,23 @@ func (g *gridReader) cellAt(r, c int) pipeline.Cell {
 	return cell
 }
 
-func (g *gridReader) errorf(r, c int, value string, suggestions []string, format string, args ...any) {
+func (g *sheetReader) errorf(r, c int, value string, suggestions []string, format string, args ...any) {
 	g.problems = append(g.problems, pipeline.Problem{
 		Severity: pipeline.Error, Origin: g.origin(r, c), Value: value,
 		Message: fmt.Sprintf(format, args...), Suggestions: suggestions,
 	})
 }
 
-func (g *gridReader) warnf(r, c int, value string, format string, args ...any) {
+func (g *sheetReader) warnf(r, c int, value string, format string, args ...any) {
 	g.problems.Warnf(g.origin(r, c), value, format, args...)
 }
 
-// gridSheetSource is what the grid reader reads of a sheet: the text of
+// sheetSource is what the grid reader reads of a sheet: the text of
 // its first MaxScanRows rows (for the layout), each cell typed, and
 // the cells its merged ranges cover other than their top-left ones, and
 // the columns it hides. ReadWorkbook fills it from one streaming scan of
 // the sheet.
-type gridSheetSource struct {
+type sheetSource struct {
 	text   func() (sheetText, error)
 	cells  func(r, c int) pipeline.Cell
 	merged func() (map[[2]int][2]int, error)
@@ -128,12 +128,12 @@ type gridSheetSource struct {
 
 // readGridSheetFrom reads the grid plan sheet src into records and its
 // problems; cat nil means the default catalog. memo, when not nil, is the
-// gridMemo of the workbook's sheets read before, for cat.
+// headerMemo of the workbook's sheets read before, for cat.
 //
 // m is the vocabulary of cat (templates.NewMatcher, or a mapping file's
 // mapping.File.Matcher); nil means cat's own.
-func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Catalog, m *templates.Matcher, memo *gridMemo) (records []pipeline.Record, problems pipeline.Problems) {
-	g := &gridReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo, m: m}
+func readGridSheetFrom(src sheetSource, file, sheet string, cat *pipeline.Catalog, m *templates.Matcher, memo *headerMemo) (records []pipeline.Record, problems pipeline.Problems) {
+	g := &sheetReader{cells: src.cells, file: file, sheet: sheet, cat: pipeline.DefaultCatalog(), memo: memo, m: m}
 	if cat != nil {
 		g.cat = cat
 	}
@@ -185,20 +185,20 @@ func readGridSheetFrom(src gridSheetSource, file, sheet string, cat *pipeline.Ca
 	return records, g.problems
 }
 
-// gridMaxMergedCells bounds the cells of a grid sheet's merged ranges that
+// maxMergedCells bounds the cells of a grid sheet's merged ranges that
 // mergedAway records: a grid sheet merges a few label cells, while a
 // 23 KB sheet of 4,000 merges of 65,536 cells each would hold 262 million.
-const gridMaxMergedCells = 1 << 17
+const maxMergedCells = 1 << 17
 
 // addMergedAway records the cells of one merged range (rows r0 to r1,
 // columns c0 to c1) other than its top-left one in out, within
-// gridMaxMergedCells cells in all.
+// maxMergedCells cells in all.
 func addMergedAway(out map[[2]int][2]int, r0, c0, r1, c1 int) error {
 	if r1 < r0 || c1 < c0 {
 		return nil
 	}
-	if len(out)+(r1-r0+1)*(c1-c0+1) > gridMaxMergedCells {
-		return xlsx.LimitErrorf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", xlsx.ErrOversized, gridMaxMergedCells)
+	if len(out)+(r1-r0+1)*(c1-c0+1) > maxMergedCells {
+		return xlsx.LimitErrorf("%v: the sheet's merged ranges cover more than %d cells (a grid sheet merges a few label cells)", xlsx.ErrOversized, maxMergedCells)
 	}
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {

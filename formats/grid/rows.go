@@ -12,7 +12,7 @@ import (
 )
 
 // readRows reads the level rows of a grid from row r.
-func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
+func (g *sheetReader) readRows(b *block, r int, isLabelRow func(int) bool) {
 	firstCounter, lastCounter := b.c1, b.c0
 	for _, col := range b.columns {
 		firstCounter = min(firstCounter, col.col)
@@ -94,7 +94,7 @@ func (g *gridReader) readRows(b *gridBlock, r int, isLabelRow func(int) bool) {
 // its cause: an occupational category of the old EEA tables, a job grade
 // (with the pointer to the mapping file), or a misspelt level (with the
 // closest levels).
-func (g *gridReader) levelRefusal(r, c int, label string) {
+func (g *sheetReader) levelRefusal(r, c int, label string) {
 	switch {
 	case templates.IsOccupationalCategory(label):
 		g.errorf(r, c, label, nil, "%q is an occupational category, not an occupational level: %s", label, templates.CategoryAdvice)
@@ -116,12 +116,12 @@ func (g *gridReader) levelRefusal(r, c int, label string) {
 // own, pointing at the header. A column headed Total, the level labels,
 // metadata labels with their values (read by readMeta) and cells of other
 // grids are left alone.
-func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
+func (g *sheetReader) strayCells(b *block, blocks []*block) {
 	mapped := map[int]bool{}
 	for _, col := range b.columns {
 		mapped[col.col] = true
 	}
-	var near []*gridBlock // the other grids beside this one's rows
+	var near []*block // the other grids beside this one's rows
 	for _, o := range blocks {
 		if o != b && o.r0 <= b.r1 && o.r1 >= b.dataStart {
 			near = append(near, o)
@@ -197,7 +197,7 @@ func (g *gridReader) strayCells(b *gridBlock, blocks []*gridBlock) {
 // recalculated and only the type of the result is known to be text.
 // Numbers, error values and other formulas without a result could be
 // counters.
-func (g *gridReader) isNote(r, c int) bool {
+func (g *sheetReader) isNote(r, c int) bool {
 	cell := g.cellAt(r, c)
 	switch cell.Kind {
 	case pipeline.CellBool:
@@ -215,7 +215,7 @@ func (g *gridReader) isNote(r, c int) bool {
 
 // columnHasHeader reports whether any header cell of grid b names column c
 // (its own text, or a group header merged across it).
-func (g *gridReader) columnHasHeader(b *gridBlock, c int) bool {
+func (g *sheetReader) columnHasHeader(b *block, c int) bool {
 	for r := b.label.row + 1; r < b.dataStart; r++ {
 		if g.headerText(r, c) != "" {
 			return true
@@ -227,21 +227,21 @@ func (g *gridReader) columnHasHeader(b *gridBlock, c int) bool {
 	return false
 }
 
-// gridNotes are the notes found in one column without a header beside
+// columnNotes are the notes found in one column without a header beside
 // the rows of the sheet's grids, reported by reportNotes in one warning.
-type gridNotes struct {
+type columnNotes struct {
 	row, count, last int
 	value            string
 }
 
 // noteAt records a note in a column without a header beside a grid.
-func (g *gridReader) noteAt(r, c int, v string) {
+func (g *sheetReader) noteAt(r, c int, v string) {
 	if g.notes == nil {
-		g.notes = map[int]*gridNotes{}
+		g.notes = map[int]*columnNotes{}
 	}
 	n := g.notes[c]
 	if n == nil {
-		n = &gridNotes{row: r, value: v}
+		n = &columnNotes{row: r, value: v}
 		g.notes[c] = n
 	}
 	n.count++
@@ -252,7 +252,7 @@ func (g *gridReader) noteAt(r, c int, v string) {
 // notes beside a grid's rows, at its first note: the column is not read,
 // and when the sheet hides it, the warning says so (the consultant cannot
 // see it).
-func (g *gridReader) reportNotes() {
+func (g *sheetReader) reportNotes() {
 	cols := make([]int, 0, len(g.notes))
 	for c := range g.notes {
 		cols = append(cols, c)
@@ -276,7 +276,7 @@ func (g *gridReader) reportNotes() {
 
 // hiddenCol reports whether the sheet hides column c, reading the
 // sheet's hidden columns the first time it is asked.
-func (g *gridReader) hiddenCol(c int) bool {
+func (g *sheetReader) hiddenCol(c int) bool {
 	if g.hiddenSrc != nil {
 		g.hiddenCols, g.hiddenSrc = g.hiddenSrc(), nil
 	}
@@ -284,7 +284,7 @@ func (g *gridReader) hiddenCol(c int) bool {
 }
 
 // columnHeaderDescription says what heads column c of a grid, for errors.
-func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
+func (g *sheetReader) columnHeaderDescription(b *block, c int) string {
 	var parts []string
 	named := false
 	for r := b.label.row + 1; r < b.dataStart; r++ {
@@ -312,14 +312,14 @@ func (g *gridReader) columnHeaderDescription(b *gridBlock, c int) string {
 // the sheet titled for the same year and target type (as when both grids
 // of a year carry the EEA13 title "all employees, including people with
 // disabilities"). Neither is read.
-func (g *gridReader) checkTitles(blocks []*gridBlock) {
+func (g *sheetReader) checkTitles(blocks []*block) {
 	type key struct {
 		year    int
 		fy      string
 		tt      string
 		section gridSection
 	}
-	seen := map[key]*gridBlock{}
+	seen := map[key]*block{}
 	for _, b := range blocks {
 		l := b.label
 		text := g.text.at(l.row, l.col)
@@ -358,7 +358,7 @@ func (g *gridReader) checkTitles(blocks []*gridBlock) {
 }
 
 // findUnlabelledGrids reports race headers that belong to no labelled grid.
-func (g *gridReader) findUnlabelledGrids(blocks []*gridBlock) {
+func (g *sheetReader) findUnlabelledGrids(blocks []*block) {
 	for r := 1; r <= len(g.text); r++ {
 		covered := false
 		for _, b := range blocks {
@@ -394,11 +394,11 @@ func (g *gridReader) findUnlabelledGrids(blocks []*gridBlock) {
 // (a grid ends at its first blank row that no level row follows, so a row
 // of other text after the blank ends it for good). Its counters would be
 // dropped without a word; the error is at its level label.
-func (g *gridReader) findOrphanLevelRows(blocks []*gridBlock) {
+func (g *sheetReader) findOrphanLevelRows(blocks []*block) {
 	if len(blocks) == 0 {
 		return
 	}
-	var rowBlocks []*gridBlock // the grids whose rows include the row at hand
+	var rowBlocks []*block // the grids whose rows include the row at hand
 	inGrid := func(r, c int) bool {
 		for _, b := range rowBlocks {
 			if b.covers(r, c) || (c >= b.c0 && c <= b.end) {

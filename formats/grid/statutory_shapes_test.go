@@ -128,7 +128,7 @@ func TestAnnotateGridShapeFixturesStrict(t *testing.T) {
 // dropped; the grid above still reads, and a level row under a header
 // already reported as unlabelled is not reported twice.
 func TestGridOrphanLevelRow(t *testing.T) {
-	recs, ps := gridFromTSV(t, strings.Join([]string{
+	recs, ps := fromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
 		"Level\tMale\t\tFemale\t\tTotal",
 		"\tA\tW\tA\tW",
@@ -162,7 +162,7 @@ func TestGridOrphanLevelRow(t *testing.T) {
 // totals column: its header is an error, never a silent skip of its
 // numbers; a Total merged across two columns still heads both.
 func TestGridColumnBesideTotal(t *testing.T) {
-	recs, ps := gridFromTSV(t, strings.Join([]string{
+	recs, ps := fromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
 		"Occupational levels\tMale\t\tFemale\t\tForeign Nationals\t\tTotal\t",
 		"\tA\tW\tA\tW\tMale\tFemale\t\tNotes",

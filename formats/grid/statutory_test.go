@@ -206,8 +206,8 @@ func counterDiff(got, want map[string]int64) string {
 	return strings.Join(out[:min(5, len(out))], "; ")
 }
 
-// gridFromTSV reads a sheet built from tab-separated lines as a grid sheet.
-func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problems) {
+// fromTSV reads a sheet built from tab-separated lines as a grid sheet.
+func fromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problems) {
 	t.Helper()
 	wb := excelize.NewFile()
 	defer wb.Close()
@@ -236,7 +236,7 @@ func gridFromTSV(t *testing.T, text string) ([]pipeline.Record, pipeline.Problem
 // warning per column; a metadata label with its value beside the grid is
 // neither.
 func TestGridStrayCells(t *testing.T) {
-	recs, ps := gridFromTSV(t, strings.Join([]string{
+	recs, ps := fromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
 		"Level\tMale\t\tFemale\t\t\tForeign nationals",
 		"\tA\tW\tA\tW\t\tMale\tFemale",
@@ -273,7 +273,7 @@ func TestGridStrayCells(t *testing.T) {
 // TestGridBadHeaderCellsNamed: the cells under a header the reader cannot
 // read are each an error at the cell, besides the error at the header.
 func TestGridBadHeaderCellsNamed(t *testing.T) {
-	_, ps := gridFromTSV(t, strings.Join([]string{
+	_, ps := fromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
 		"Level\tAfircan\t\tWhite",
 		"\tMale\tFemale\tMale\tFemale",
@@ -302,7 +302,7 @@ func TestGridBadHeaderCellsNamed(t *testing.T) {
 // do not add up to its total is a warning at the total; a "Total male"
 // column and a row with a blank counter are not compared.
 func TestGridTotalColumn(t *testing.T) {
-	recs, ps := gridFromTSV(t, strings.Join([]string{
+	recs, ps := fromTSV(t, strings.Join([]string{
 		"Year 1 all employees",
 		"Level\tAM\tAF\tTotal\tTotal male",
 		"Top management\t1\t2\t3\t1",

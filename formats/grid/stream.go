@@ -15,13 +15,13 @@ import (
 	"github.com/eepipe/eepipe/templates"
 )
 
-// gridStreamSheet is one worksheet read by a single streaming scan (the
+// streamSheet is one worksheet read by a single streaming scan (the
 // flat reader's scanner): the raw text of its first MaxScanRows rows
 // for the layout, and every cell typed once, kept sparse (a row holds the
 // cells it has, by column).
-type gridStreamSheet struct {
+type streamSheet struct {
 	text  sheetText
-	cells [][]gridCellAt // by row - 1, sorted by column
+	cells [][]cellAt // by row - 1, sorted by column
 	// merged are the cells of the sheet's merged ranges other than each
 	// range's top-left cell, as mergedAway gives them, read in the same
 	// pass (mergedAway reads them again when mergedDone is false: more
@@ -40,11 +40,11 @@ type gridStreamSheet struct {
 	tooMany bool
 }
 
-// gridCellArena holds the typed cells of the grid sheet being read, in
+// cellArena holds the typed cells of the grid sheet being read, in
 // chunks reused from sheet to sheet (reset), so that reading thousands of
 // plan sheets does not allocate their cells anew for each.
-type gridCellArena struct {
-	chunks [][]gridCellAt
+type cellArena struct {
+	chunks [][]cellAt
 	at     int // the chunk cells are taken from
 	// texts are the chunks the rows of text are taken from (takeText),
 	// textAt the one taken from.
@@ -55,13 +55,13 @@ type gridCellArena struct {
 // takeText returns an empty slice with room for n texts, from the
 // arena when they fit in a chunk (a row of a plan sheet spans a few dozen
 // columns), so that a row's text does not grow cell by cell.
-func (a *gridCellArena) takeText(n int) []string {
-	if a == nil || n > gridArenaChunk/8 {
+func (a *cellArena) takeText(n int) []string {
+	if a == nil || n > arenaChunk/8 {
 		return nil // grown as the cells come (and counted in MaxTextSlots)
 	}
 	for {
 		if a.textAt == len(a.texts) {
-			a.texts = append(a.texts, make([]string, 0, gridArenaChunk))
+			a.texts = append(a.texts, make([]string, 0, arenaChunk))
 		}
 		c := a.texts[a.textAt]
 		if len(c)+n <= cap(c) {
@@ -72,17 +72,17 @@ func (a *gridCellArena) takeText(n int) []string {
 	}
 }
 
-const gridArenaChunk = 4096
+const arenaChunk = 4096
 
 // take returns an empty slice with room for n cells, from the arena when
 // they fit in a chunk.
-func (a *gridCellArena) take(n int) []gridCellAt {
-	if a == nil || n > gridArenaChunk {
-		return make([]gridCellAt, 0, n)
+func (a *cellArena) take(n int) []cellAt {
+	if a == nil || n > arenaChunk {
+		return make([]cellAt, 0, n)
 	}
 	for {
 		if a.at == len(a.chunks) {
-			a.chunks = append(a.chunks, make([]gridCellAt, 0, gridArenaChunk))
+			a.chunks = append(a.chunks, make([]cellAt, 0, arenaChunk))
 		}
 		c := a.chunks[a.at]
 		if len(c)+n <= cap(c) {
@@ -95,7 +95,7 @@ func (a *gridCellArena) take(n int) []gridCellAt {
 
 // reset makes the arena's cells free for the next sheet; the sheet read
 // before is not used after.
-func (a *gridCellArena) reset() {
+func (a *cellArena) reset() {
 	for i := range a.chunks {
 		// Cells are only ever taken below a chunk's length (take), and the
 		// rest of it was cleared before: clearing the length lets no text
@@ -123,7 +123,7 @@ const MaxSheetCells = 250_000
 // and rows, about 5,000 slots.
 const MaxTextSlots = 1 << 22
 
-type gridCellAt struct {
+type cellAt struct {
 	col  int
 	cell pipeline.Cell // without its origin
 }
@@ -131,8 +131,8 @@ type gridCellAt struct {
 // scanGridSheet reads a sheet in one pass: the first MaxScanRows
 // rows are kept (within MaxSheetCells and MaxTextSlots), the
 // others only checked by the scan.
-func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridStreamSheet, error) {
-	s := &gridStreamSheet{merged: map[[2]int][2]int{}}
+func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *cellArena) (*streamSheet, error) {
+	s := &streamSheet{merged: map[[2]int][2]int{}}
 	complete, err := b.ScanSheetMerged(info, func(row int, raw []xlsx.RawCell) bool {
 		if row < 1 || row > MaxScanRows {
 			return true // counted and checked by the scan, not read
@@ -179,7 +179,7 @@ func scanGridSheet(b *xlsx.Book, info xlsx.Sheet, arena *gridCellArena) (*gridSt
 					s.tooMany = true
 					return false
 				}
-				typed = append(typed, gridCellAt{rc.Col, c})
+				typed = append(typed, cellAt{rc.Col, c})
 			}
 		}
 		sort.SliceStable(typed, func(i, j int) bool { return typed[i].col < typed[j].col })
@@ -352,8 +352,8 @@ func cellSigns(v string, m *templates.Matcher, memo map[string]uint8) uint8 {
 }
 
 // cell returns the typed cell at (r, c), with its origin but neither file
-// nor cell reference (gridReader.cellAt).
-func (s *gridStreamSheet) cell(sheet string, r, c int) pipeline.Cell {
+// nor cell reference (sheetReader.cellAt).
+func (s *streamSheet) cell(sheet string, r, c int) pipeline.Cell {
 	o := pipeline.Origin{Sheet: sheet, Row: r, Column: c}
 	if r < 1 || r > len(s.cells) {
 		return pipeline.Cell{Origin: o}
@@ -416,7 +416,7 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 //
 // The workbook as a whole is bounded by Limits.MaxUncompressed, as every
 // workbook is (xlsx.Open); each sheet read as a grid plan sheet by
-// Limits.MaxGridSheet and the bounds of gridStreamSheet. A larger sheet is
+// Limits.MaxGridSheet and the bounds of streamSheet. A larger sheet is
 // scanned for what would make it a plan sheet in its first
 // MaxScanRows rows (planSheetSign), keeping nothing: one that has it
 // is refused as oversized, one that has not (the Sector targets sheet of
@@ -428,7 +428,7 @@ func mergedAway(b *xlsx.Book, info xlsx.Sheet) (map[[2]int][2]int, error) {
 func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.Catalog, words *mapping.File, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	m := words.Matcher(nil)
 	gm := words.Matcher(cat) // the grids' vocabulary, for cat
-	memo := &gridMemo{}      // the sheets' labels, for gm
+	memo := &headerMemo{}    // the sheets' labels, for gm
 	scans, stop := scanGridSheets(book, lim, m)
 	defer stop()
 	for s := range scans {
@@ -444,13 +444,13 @@ func ReadWorkbook(file string, lim xlsx.Limits, book *xlsx.Book, cat *pipeline.C
 	return found, true
 }
 
-// gridScan is one sheet of a workbook as scanGridSheets leaves it for
+// sheetScan is one sheet of a workbook as scanGridSheets leaves it for
 // readScannedSheet: a grid sheet's scan, or the sign of a plan sheet too
 // large to read, and the scan's error.
-type gridScan struct {
+type sheetScan struct {
 	info  xlsx.Sheet
-	sheet *gridStreamSheet // nil for a hidden or large sheet
-	sign  string           // where a sheet too large to read shows it is a plan sheet
+	sheet *streamSheet // nil for a hidden or large sheet
+	sign  string       // where a sheet too large to read shows it is a plan sheet
 	size  int64
 	err   error
 	panic any // the scan's panic (a bug), raised again by the reader
@@ -465,8 +465,8 @@ type gridScan struct {
 // A panic of the scan is handed over too, for the reader to raise (a
 // reader's panic is an internal error of the file, not a crash). stop
 // ends the scan and waits for it, so that book is free again.
-func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (scans <-chan gridScan, stop func()) {
-	out := make(chan gridScan) // unbuffered: see the arenas below
+func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (scans <-chan sheetScan, stop func()) {
+	out := make(chan sheetScan) // unbuffered: see the arenas below
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -474,14 +474,14 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (sca
 		defer func() {
 			if v := recover(); v != nil {
 				select {
-				case out <- gridScan{panic: v}:
+				case out <- sheetScan{panic: v}:
 				case <-quit:
 				}
 			}
 		}()
 		// Sheet i's cells are in arenas[i%2]: when sheet i+2 is scanned,
 		// sheet i+1 was handed over, so the reader is done with sheet i.
-		var arenas [2]gridCellArena
+		var arenas [2]cellArena
 		i := 0
 		for _, info := range book.Sheets {
 			if info.Path == "" {
@@ -490,7 +490,7 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (sca
 			arena := &arenas[i%2]
 			i++
 			arena.reset()
-			s := gridScan{info: info}
+			s := sheetScan{info: info}
 			var large bool
 			s.size, large = book.SheetSize(info, lim)
 			switch {
@@ -529,7 +529,7 @@ func scanGridSheets(book *xlsx.Book, lim xlsx.Limits, m *templates.Matcher) (sca
 // readScannedSheet reads one scanned sheet (ReadWorkbook): its problems
 // into ps, its records to emit. found is 1 for a plan sheet; ok is false
 // when the workbook cannot be read further.
-func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan, m, gm *templates.Matcher, cat *pipeline.Catalog, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
+func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s sheetScan, m, gm *templates.Matcher, cat *pipeline.Catalog, memo *headerMemo, emit func(pipeline.Record), ps *pipeline.Problems) (found int, ok bool) {
 	info, sheet := s.info, s.sheet
 	book.NoteScanError(info, s.err)
 	sheetOrigin := pipeline.Origin{File: file, Sheet: info.Name}
@@ -556,7 +556,7 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 		return 0, true // a sheet the scan cannot walk is not a grid sheet
 	}
 	if !isGridSheet(sheet.text, m) {
-		if at, why := gridLikeCause(sheet.text, m); why != "" {
+		if at, why := likeCause(sheet.text, m); why != "" {
 			// A grid the reader cannot read is an error, never one
 			// warning and no plan.
 			ps.Errorf(pipeline.Origin{File: file, Sheet: info.Name, Cell: at}, "", "this sheet looks like a grid of targets, but no plan is read from it: %s", why)
@@ -578,9 +578,9 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 
 // readGridStreamSheet reads a scanned grid sheet into records (emit) and
 // problems (ps).
-func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *gridStreamSheet, cat *pipeline.Catalog, m *templates.Matcher, memo *gridMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
+func readGridStreamSheet(file string, book *xlsx.Book, info xlsx.Sheet, sheet *streamSheet, cat *pipeline.Catalog, m *templates.Matcher, memo *headerMemo, emit func(pipeline.Record), ps *pipeline.Problems) {
 	name := info.Name
-	src := gridSheetSource{
+	src := sheetSource{
 		text:  func() (sheetText, error) { return sheet.text, nil },
 		cells: func(r, c int) pipeline.Cell { return sheet.cell(name, r, c) },
 		merged: func() (map[[2]int][2]int, error) {

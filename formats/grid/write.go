@@ -55,7 +55,7 @@ func NewBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	g := &Build{f: f, Plans: plans, Cat: cat, Opts: opts, Styles: st}
 	used := templates.NewSheetNames(append(append(f.GetSheetList(), taken...), templates.ListsSheet, templates.InstructionsSheet))
 	for i, p := range plans {
-		g.Names = append(g.Names, used.Name(p.Name, gridSheetFallback(p, i)))
+		g.Names = append(g.Names, used.Name(p.Name, sheetFallback(p, i)))
 	}
 	return g, nil
 }
@@ -106,9 +106,9 @@ func (g *Build) PrintTitles() error {
 	return nil
 }
 
-// gridSheetFallback is the i-th plan's sheet name when its name has
+// sheetFallback is the i-th plan's sheet name when its name has
 // nothing usable: "Plan <id>", else "Plan <i+1>".
-func gridSheetFallback(p *pipeline.InputPlan, i int) string {
+func sheetFallback(p *pipeline.InputPlan, i int) string {
 	if p.PlanID != 0 {
 		return "Plan " + strconv.FormatInt(p.PlanID, 10)
 	}
