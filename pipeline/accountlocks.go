@@ -8,14 +8,6 @@ import (
 	"time"
 )
 
-// LockAccount is a configured account as the locks know it: its name
-// (for messages and the by-name store lock) and its API key (hashed into
-// its AccountLockKey, never shown).
-type LockAccount struct {
-	Name   string
-	APIKey string
-}
-
 // AccountLocks decides which locks a run takes and under which key: the
 // configured accounts of one service (BaseURL) and their key pairs. Names
 // are compared by SameAccount, as plans are routed, so "UMOYA" in an

@@ -91,12 +91,12 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 	w := newWorld()
 	w.accounts = w.accounts[:1]
 	ctx := context.Background()
-	stored, err := w.acme.CreatePlan(ctx, NewPlan{Name: "Stored", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
+	stored, err := w.acme.CreatePlan(ctx, NewPlan{Name: "Stored", StartDate: day("2025-09-01"), EndDate: day("2030-08-31")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	byID := &InputPlan{Origin: Origin{File: "b.csv", Row: 2}, PlanID: stored.ID}
-	a := &InputPlan{Origin: Origin{File: "a.csv", Row: 2}, Name: "New", StartDate: mustDate("2026-09-01"), EndDate: mustDate("2028-08-31")}
+	a := &InputPlan{Origin: Origin{File: "a.csv", Row: 2}, Name: "New", StartDate: day("2026-09-01"), EndDate: day("2028-08-31")}
 	// a.csv: line 2 is year 2, line 3 year 1 of the same plan; b.csv line 3
 	// comes before b.csv line 2 in the plan's targets.
 	a.Targets = []*InputTarget{
@@ -104,7 +104,7 @@ func TestReportRowsFollowTheInput(t *testing.T) {
 		{Origin: Origin{File: "a.csv", Row: 2}, YearNumber: 2, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 2})},
 	}
 	byID.Targets = []*InputTarget{
-		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(mustDate("2027-09-01")), TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 4})},
+		{Origin: Origin{File: "b.csv", Row: 3}, FinancialYear: FinancialYearOf(day("2027-09-01")), TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 4})},
 		{Origin: Origin{File: "b.csv", Row: 2}, YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{wfs: 3})},
 	}
 	r := NewRunner(w.accounts, nil, RunOptions{})

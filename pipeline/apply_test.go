@@ -177,7 +177,7 @@ func TestSingleAccountChecksCompany(t *testing.T) {
 func TestAmbiguousPlan(t *testing.T) {
 	w := newWorld()
 	for range 2 {
-		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
+		w.acme.CreatePlan(context.Background(), NewPlan{Name: "Twice", StartDate: day("2025-09-01"), EndDate: day("2030-08-31")})
 	}
 	cs, _ := run(t, w, []*InputPlan{inPlan(acmeCo.VATNumber, "Twice", "2025-09-01", "", "", map[string]int64{amt: 1})}, RunOptions{})
 	if d := cs.Plans[0]; d.Action != actionFailed || !strings.Contains(d.Reason, "ambiguous plan") {
@@ -417,7 +417,7 @@ func TestRecreateOnDateChange(t *testing.T) {
 		t.Fatalf("%d plans after recreate", len(w.acme.plans))
 	}
 	for id, p := range w.acme.plans {
-		if id != rep.Plans[0].PlanID || p.EndDate != mustDate("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 1 {
+		if id != rep.Plans[0].PlanID || p.EndDate != day("2027-08-31") || len(p.Milestones) != 2 || p.Milestones[0].Targets[0].Counters.Map()[amt] != 1 {
 			t.Errorf("recreated plan %+v", p)
 		}
 	}

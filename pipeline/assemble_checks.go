@@ -157,7 +157,7 @@ func (a *Assembler) skippedYearsWarning(p *InputPlan) {
 		"If the plan is new (no plan on the service has its name and start date), the service fills the skipped %s %s; "+
 		"add the rows if that is not meant",
 		asmPlanLabel(p), years, givenYearsText(p), Plural(len(all), "financial year"), all[0], all[len(all)-1],
-		plural(len(skipped), "year", "years"), fill)
+		PluralNoun(len(skipped), "year", "years"), fill)
 	a.problems[len(a.problems)-1].Code = CodeSkippedYears
 }
 

@@ -89,31 +89,6 @@ func (a *Assembler) fyText(fy FinancialYear) string {
 	return s
 }
 
-// asmPlace is where a year cell of a target was read, kept until Finish
-// without an Origin per row: a cell on the target's own row (a flat
-// table's) points at its column's Origin, shared by the rows of the table.
-type asmPlace struct {
-	at    *Origin // the column (onRow) or the cell; nil when not given
-	onRow bool
-	raw   string // the cell's text
-}
-
-// origin returns the place's Origin for a target read at row.
-func (p asmPlace) origin(row int) Origin {
-	if p.at == nil {
-		return Origin{}
-	}
-	o := *p.at
-	if p.onRow {
-		o.Row = row
-		if o.Cell != "" {
-			o.Cell += strconv.Itoa(row)
-		}
-		o = o.WithCell()
-	}
-	return o
-}
-
 // place returns the asmPlace of a cell read at o with text raw.
 func (a *Assembler) place(o Origin, row int, raw string) asmPlace {
 	raw = a.keepText(raw)

@@ -14,11 +14,6 @@ type asmDateMemo struct {
 	s    string
 }
 
-// asmPlanColumns are the columns that describe the plan rather than a row.
-var asmPlanColumns = [asmNumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
-
-const asmNumPlanColumns = 10
-
 // asmPlanColumnIndex returns the index of a plan column in asmPlanColumns.
 func asmPlanColumnIndex(col string) int {
 	for i, c := range asmPlanColumns {
@@ -161,7 +156,7 @@ func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 		}
 		memo := &a.lastDates[k]
 		if c.Kind == CellText && memo.s != "" && c.Text == memo.text {
-			// dateValue of a text cell depends on its text alone.
+			// DateValue of a text cell depends on its text alone.
 			v.give(col, memo.s)
 			if col == ColStartDate {
 				v.start = memo.d
@@ -170,7 +165,7 @@ func (a *Assembler) readDates(rec *Record, v *asmRowValues) {
 			}
 			continue
 		}
-		d, set, err := dateValue(c)
+		d, set, err := DateValue(c)
 		if err != nil {
 			a.cellError(rec, c, col, "%s: %v", col, err)
 			if col == ColStartDate {

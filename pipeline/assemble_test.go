@@ -59,7 +59,7 @@ func TestAssembleGroupsRowsIntoPlans(t *testing.T) {
 		t.Fatalf("got %d plans", len(plans))
 	}
 	p := plans[0]
-	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != mustDate("2025-09-01") || len(p.Targets) != 3 {
+	if p.Name != "Acme" || p.Company.VAT != "4012345678" || p.StartDate != day("2025-09-01") || len(p.Targets) != 3 {
 		t.Fatalf("plan = %+v", p)
 	}
 	if tg := p.Targets[1]; tg.TargetType != TargetDisabled || tg.Counters.Map()[n] != 1 || tg.YearNumber != 1 || tg.FinancialYear != 2025 {

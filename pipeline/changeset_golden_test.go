@@ -14,7 +14,7 @@ var updateChangeSet = flag.Bool("update-changeset", false, "rewrite pipeline/tes
 // it with testdata/changeset.golden, and the summary per plan with
 // testdata/changeset-brief.golden (regenerate with -update-changeset).
 func TestChangeSetGolden(t *testing.T) {
-	base := NewPlan{Name: "Acme 2025", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"), Sector: "Manufacturing"}
+	base := NewPlan{Name: "Acme 2025", StartDate: day("2025-09-01"), EndDate: day("2030-08-31"), Sector: "Manufacturing"}
 	server := stored(t, base, map[string]int64{amt: 5})
 	server.ID = 17
 	for i := range server.Milestones {

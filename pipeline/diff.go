@@ -427,7 +427,7 @@ func diffNew(d *PlanDiff, in *InputPlan) *PlanDiff {
 	if skipped := skippedYears(in); len(skipped) > 0 && d.Action == ActionCreate {
 		years, fill := skippedYearsText(in, skipped)
 		d.Notes = append(d.Notes, fmt.Sprintf("%s is new and the file skips its %s: the service fills %s %s",
-			d.Title(), years, plural(len(skipped), "that year", "those years"), fill))
+			d.Title(), years, PluralNoun(len(skipped), "that year", "those years"), fill))
 	}
 	return d
 }

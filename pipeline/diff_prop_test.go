@@ -15,7 +15,7 @@ func TestDiffProperties(t *testing.T) {
 	names := DefaultCatalog().Names()
 	rapid.Check(t, func(t *rapid.T) {
 		years := rapid.IntRange(1, 5).Draw(t, "years")
-		start := mustDate("2025-09-01")
+		start := day("2025-09-01")
 		end := FinancialYear(2025 + years - 1).End()
 		s := newFakeService(&atomic.Int64{}, "scorecard_acme_2025")
 		prefilled := rapid.Bool().Draw(t, "prefilled")

@@ -29,7 +29,7 @@ func stored(t *testing.T, np NewPlan, set map[string]int64) *Plan {
 }
 
 func TestDiff(t *testing.T) {
-	base := NewPlan{Name: "Acme 2025", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"), Sector: "Manufacturing"}
+	base := NewPlan{Name: "Acme 2025", StartDate: day("2025-09-01"), EndDate: day("2030-08-31"), Sector: "Manufacturing"}
 	tests := []struct {
 		name       string
 		in         *InputPlan
@@ -95,7 +95,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:   "metadata differences; blank fields leave the server alone",
-			in:     &InputPlan{Name: "Acme renamed", Sector: "Construction", StartDate: mustDate("2025-09-01")},
+			in:     &InputPlan{Name: "Acme renamed", Sector: "Construction", StartDate: day("2025-09-01")},
 			server: stored(t, base, nil),
 			action: ActionUpdate,
 			fields: []string{"name", "sector"},
@@ -251,7 +251,7 @@ func TestResolveCompany(t *testing.T) {
 }
 
 func TestChangeSetRender(t *testing.T) {
-	server := stored(t, NewPlan{Name: "Acme 2025", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}, nil)
+	server := stored(t, NewPlan{Name: "Acme 2025", StartDate: day("2025-09-01"), EndDate: day("2030-08-31")}, nil)
 	server.ID = 17
 	cs := &ChangeSet{Plans: []*PlanDiff{
 		Diff(inPlan("", "New", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{amt: 3}), nil, DiffOptions{}),

@@ -84,7 +84,7 @@ func TestReadExport(t *testing.T) {
 	w := newWorld()
 	ctx := context.Background()
 	for _, acct := range []*fakeService{w.crane, w.acme} {
-		if _, err := acct.CreatePlan(ctx, NewPlan{Name: "P", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31")}); err != nil {
+		if _, err := acct.CreatePlan(ctx, NewPlan{Name: "P", StartDate: day("2025-09-01"), EndDate: day("2027-08-31")}); err != nil {
 			t.Fatal(err)
 		}
 	}

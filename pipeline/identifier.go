@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -188,4 +189,84 @@ func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account A
 			"add company_id to check it", where, c.TradingName, c.ID)
 	}
 	return c, warning, nil
+}
+
+// errCompanyNotFound is the failure of a plan whose company identifiers
+// match no company record.
+var errCompanyNotFound = errors.New("company not found")
+
+// ambiguousCompanyError is the failure of a plan whose company identifiers
+// match several companies (the lookup returns a record when any one
+// identifier matches), or one company whose record contradicts another
+// identifier given.
+type ambiguousCompanyError struct {
+	iDs        CompanyIDs
+	candidates []Company
+	detail     string // for a contradiction: which identifier disagrees
+}
+
+func (e *ambiguousCompanyError) Error() string {
+	if e.detail != "" {
+		return fmt.Sprintf("ambiguous company: %s: %s", e.iDs, e.detail)
+	}
+	names := make([]string, len(e.candidates))
+	for i, c := range e.candidates {
+		names[i] = describeCompany(c)
+	}
+	return fmt.Sprintf("ambiguous company: %s match %d different companies: %s; give the identifiers of one company only",
+		e.iDs, len(e.candidates), strings.Join(names, "; "))
+}
+
+// describeCompany formats a company record for messages.
+func describeCompany(c Company) string {
+	parts := []string{"id " + c.ID}
+	if c.VATNumber != "" {
+		parts = append(parts, "VAT "+c.VATNumber)
+	}
+	if c.RegistrationNumber != "" {
+		parts = append(parts, "registration "+c.RegistrationNumber)
+	}
+	if c.IdentificationNumber != "" {
+		parts = append(parts, "ID "+c.IdentificationNumber)
+	}
+	return fmt.Sprintf("%s (%s)", c.TradingName, strings.Join(parts, ", "))
+}
+
+// ResolveCompany picks the one company that records (the lookup's answer
+// for ids, with OR semantics) describe. Several distinct company ids are an
+// *ambiguousCompanyError listing the candidates; no record is
+// errCompanyNotFound; a single company whose record holds a different value
+// for an identifier the file gives is an *ambiguousCompanyError too (the
+// identifiers point at different companies, one of which is not known).
+func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
+	var distinct []Company
+	for _, c := range records {
+		if !slices.ContainsFunc(distinct, func(d Company) bool { return d.ID == c.ID }) {
+			distinct = append(distinct, c)
+		}
+	}
+	switch len(distinct) {
+	case 0:
+		return nil, fmt.Errorf("%w: no company has %s", errCompanyNotFound, ids)
+	case 1:
+	default:
+		return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct}
+	}
+	c := distinct[0]
+	for _, f := range []struct{ label, given, held string }{
+		{"VAT number", ids.VAT, c.VATNumber},
+		{"registration number", ids.Registration, c.RegistrationNumber},
+		{"ID number", ids.IDNumber, c.IdentificationNumber},
+	} {
+		if f.given != "" && !sameIdentifier(f.given, f.held) {
+			held := f.held
+			if held == "" {
+				held = "none"
+			}
+			return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
+				"the other identifiers belong to %s, whose %s is %s, not %s; correct the company columns",
+				describeCompany(c), f.label, held, f.given)}
+		}
+	}
+	return &c, nil
 }

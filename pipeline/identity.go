@@ -167,3 +167,9 @@ func withoutPassword(baseURL string) string {
 	}
 	return baseURL
 }
+
+// accountIndex finds the configured account named name (SameAccount:
+// letter case and surrounding spaces ignored), or -1.
+func accountIndex(accounts []Account, name string) int {
+	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
+}

@@ -150,3 +150,18 @@ func ambiguousPlanError(matches []*Plan, account, name string, start Date) error
 	return fmt.Errorf("ambiguous plan: plans %s on account %s %s and start %s; "+
 		"put the plan_id of the one to update in the file", strings.Join(ids, ", "), account, how, start)
 }
+
+// matchStoredPlan finds the stored plan a file plan describes, by the rule
+// of matchPlans. It returns the indexes of every match; more than one means
+// the match is ambiguous.
+func matchStoredPlan(p *InputPlan, stored []Plan) []int {
+	var out []int
+	for _, m := range matchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
+		for i := range stored {
+			if &stored[i] == m {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}

@@ -576,3 +576,57 @@ func (ps Problems) dedupe() Problems {
 func problemEqual(a, b Problem) bool {
 	return a.Severity == b.Severity && a.Origin == b.Origin && a.Value == b.Value && a.Message == b.Message && strings.Join(a.Suggestions, "\x00") == strings.Join(b.Suggestions, "\x00")
 }
+
+// RowRef names where input was read: a row of a flat table (Row > 0, its
+// line in a CSV file) or a whole grid sheet (Row 0) of a file.
+type RowRef struct {
+	File, Sheet string
+	Row         int
+}
+
+// addRow records that the plan was read from the record at o: a table row,
+// or a grid sheet (a grid record's origin is a cell of its sheet).
+func (p *InputPlan) addRow(o Origin) {
+	r := RowRef{File: o.File, Sheet: o.Sheet, Row: o.Row}
+	if o.Cell != "" {
+		r.Row = 0
+	}
+	if n := len(p.rows); n > 0 && p.rows[n-1] == r {
+		return // a grid sheet's records, one after another
+	}
+	p.rows = append(p.rows, r)
+}
+
+// Rows returns the table rows and grid sheets the plan was read from, in
+// the order read.
+func (p *InputPlan) Rows() []RowRef { return p.rows }
+
+// asmPlace is where a year cell of a target was read, kept until Finish
+// without an Origin per row: a cell on the target's own row (a flat
+// table's) points at its column's Origin, shared by the rows of the table.
+type asmPlace struct {
+	at    *Origin // the column (onRow) or the cell; nil when not given
+	onRow bool
+	raw   string // the cell's text
+}
+
+// origin returns the place's Origin for a target read at row.
+func (p asmPlace) origin(row int) Origin {
+	if p.at == nil {
+		return Origin{}
+	}
+	o := *p.at
+	if p.onRow {
+		o.Row = row
+		if o.Cell != "" {
+			o.Cell += strconv.Itoa(row)
+		}
+		o = o.WithCell()
+	}
+	return o
+}
+
+// asmPlanColumns are the columns that describe the plan rather than a row.
+var asmPlanColumns = [asmNumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+
+const asmNumPlanColumns = 10

@@ -56,7 +56,7 @@ func (s *rcService) RecalculateScorecard(context.Context, string) error {
 }
 
 func rcStored(id int64, name, start string) Plan {
-	p := Plan{ID: id, Name: name, StartDate: mustDate(start), EndDate: LatestEnd, Era: EraPost2025}
+	p := Plan{ID: id, Name: name, StartDate: day(start), EndDate: LatestEnd, Era: EraPost2025}
 	for y, fy := range PlanYears(p.StartDate, p.EndDate) {
 		m := Milestone{ID: id*10 + int64(y+1), YearNumber: y + 1, StartDate: fy.Start(), EndDate: fy.End()}
 		for k, tt := range TargetTypes {
@@ -89,10 +89,10 @@ func TestReconcileClassifiesPlans(t *testing.T) {
 		{PlanID: 2, Name: "Differs", Origin: file(Origin{Row: 3}), Targets: []*InputTarget{
 			{YearNumber: 2, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{top: 2, semi: 5}), Cells: map[string]Origin{semi: cell}},
 		}},
-		{Name: "New plan", StartDate: mustDate("2027-09-01"), EndDate: mustDate("2030-08-31"), Origin: file(Origin{Row: 4}),
+		{Name: "New plan", StartDate: day("2027-09-01"), EndDate: day("2030-08-31"), Origin: file(Origin{Row: 4}),
 			Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{top: 1})}}},
 		{PlanID: 99, Name: "Deleted", Origin: file(Origin{Row: 5}), Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(map[string]int64{top: 1})}}},
-		{PlanID: 4, Name: "Dates differ", StartDate: mustDate("2027-09-01"), Origin: file(Origin{Row: 6})},
+		{PlanID: 4, Name: "Dates differ", StartDate: day("2027-09-01"), Origin: file(Origin{Row: 6})},
 	}
 	accounts := []Account{{Name: "acme", CompanyID: "8ovHrj", Service: svc}}
 	r := NewRunner(accounts, nil, RunOptions{})

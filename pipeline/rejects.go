@@ -4,30 +4,6 @@ import (
 	"slices"
 )
 
-// RowRef names where input was read: a row of a flat table (Row > 0, its
-// line in a CSV file) or a whole grid sheet (Row 0) of a file.
-type RowRef struct {
-	File, Sheet string
-	Row         int
-}
-
-// addRow records that the plan was read from the record at o: a table row,
-// or a grid sheet (a grid record's origin is a cell of its sheet).
-func (p *InputPlan) addRow(o Origin) {
-	r := RowRef{File: o.File, Sheet: o.Sheet, Row: o.Row}
-	if o.Cell != "" {
-		r.Row = 0
-	}
-	if n := len(p.rows); n > 0 && p.rows[n-1] == r {
-		return // a grid sheet's records, one after another
-	}
-	p.rows = append(p.rows, r)
-}
-
-// Rows returns the table rows and grid sheets the plan was read from, in
-// the order read.
-func (p *InputPlan) Rows() []RowRef { return p.rows }
-
 // Rejection is what apply --skip-invalid hands back instead of sending
 // (docs/apply-and-state.md, "Skipping invalid plans"): every plan with an
 // error, and the rows and grid sheets to write back, with their problems.

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,86 +9,6 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 )
-
-// errCompanyNotFound is the failure of a plan whose company identifiers
-// match no company record.
-var errCompanyNotFound = errors.New("company not found")
-
-// ambiguousCompanyError is the failure of a plan whose company identifiers
-// match several companies (the lookup returns a record when any one
-// identifier matches), or one company whose record contradicts another
-// identifier given.
-type ambiguousCompanyError struct {
-	iDs        CompanyIDs
-	candidates []Company
-	detail     string // for a contradiction: which identifier disagrees
-}
-
-func (e *ambiguousCompanyError) Error() string {
-	if e.detail != "" {
-		return fmt.Sprintf("ambiguous company: %s: %s", e.iDs, e.detail)
-	}
-	names := make([]string, len(e.candidates))
-	for i, c := range e.candidates {
-		names[i] = describeCompany(c)
-	}
-	return fmt.Sprintf("ambiguous company: %s match %d different companies: %s; give the identifiers of one company only",
-		e.iDs, len(e.candidates), strings.Join(names, "; "))
-}
-
-// describeCompany formats a company record for messages.
-func describeCompany(c Company) string {
-	parts := []string{"id " + c.ID}
-	if c.VATNumber != "" {
-		parts = append(parts, "VAT "+c.VATNumber)
-	}
-	if c.RegistrationNumber != "" {
-		parts = append(parts, "registration "+c.RegistrationNumber)
-	}
-	if c.IdentificationNumber != "" {
-		parts = append(parts, "ID "+c.IdentificationNumber)
-	}
-	return fmt.Sprintf("%s (%s)", c.TradingName, strings.Join(parts, ", "))
-}
-
-// ResolveCompany picks the one company that records (the lookup's answer
-// for ids, with OR semantics) describe. Several distinct company ids are an
-// *ambiguousCompanyError listing the candidates; no record is
-// errCompanyNotFound; a single company whose record holds a different value
-// for an identifier the file gives is an *ambiguousCompanyError too (the
-// identifiers point at different companies, one of which is not known).
-func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
-	var distinct []Company
-	for _, c := range records {
-		if !slices.ContainsFunc(distinct, func(d Company) bool { return d.ID == c.ID }) {
-			distinct = append(distinct, c)
-		}
-	}
-	switch len(distinct) {
-	case 0:
-		return nil, fmt.Errorf("%w: no company has %s", errCompanyNotFound, ids)
-	case 1:
-	default:
-		return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct}
-	}
-	c := distinct[0]
-	for _, f := range []struct{ label, given, held string }{
-		{"VAT number", ids.VAT, c.VATNumber},
-		{"registration number", ids.Registration, c.RegistrationNumber},
-		{"ID number", ids.IDNumber, c.IdentificationNumber},
-	} {
-		if f.given != "" && !sameIdentifier(f.given, f.held) {
-			held := f.held
-			if held == "" {
-				held = "none"
-			}
-			return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
-				"the other identifiers belong to %s, whose %s is %s, not %s; correct the company columns",
-				describeCompany(c), f.label, held, f.given)}
-		}
-	}
-	return &c, nil
-}
 
 // CheckRouting reports, before any request, the plans that cannot be routed
 // to an account. With several accounts a plan goes to the account its
@@ -115,7 +34,7 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 					at = p.accountOrigin // the account cell itself
 				}
 				ps.Errorf(at, p.Account, "%s names account %q, which is not configured; the configured account%s %s",
-					p.Key(), p.Account, plural(len(names), " is", "s are"), strings.Join(names, ", "))
+					p.Key(), p.Account, PluralNoun(len(names), " is", "s are"), strings.Join(names, ", "))
 			}
 		}
 	}
@@ -134,19 +53,6 @@ func CheckRouting(plans []*InputPlan, accounts []Account) Problems {
 		}
 	}
 	return ps
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// accountIndex finds the configured account named name (SameAccount:
-// letter case and surrounding spaces ignored), or -1.
-func accountIndex(accounts []Account, name string) int {
-	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
 }
 
 // LookupCompany looks a company up by ids with find, as apply routes a
@@ -231,7 +137,7 @@ func (r *Runner) routePlans(ctx context.Context, plans []*InputPlan) ([]route, e
 			rt.fail = "no account is configured"
 		case p.Account != "" && named < 0:
 			rt.fail = fmt.Sprintf("the file names account %q, which is not configured; the configured account%s %s",
-				p.Account, plural(len(r.accounts), " is", "s are"), strings.Join(r.accountNames(), ", "))
+				p.Account, PluralNoun(len(r.accounts), " is", "s are"), strings.Join(r.accountNames(), ", "))
 		case looked && l.err != nil:
 			rt.fail = l.err.Error()
 		case named >= 0:

@@ -14,7 +14,7 @@ import (
 // seed creates a stored plan on s and returns it as stored.
 func seed(t *testing.T, s *fakeService, name string) *Plan {
 	t.Helper()
-	p, err := s.CreatePlan(context.Background(), NewPlan{Name: name, StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")})
+	p, err := s.CreatePlan(context.Background(), NewPlan{Name: name, StartDate: day("2025-09-01"), EndDate: day("2030-08-31")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,8 +222,8 @@ func TestExportedPlanBlanksDisagreeingTotals(t *testing.T) {
 	counters[CounterName("white", "female", "total_permanent_employees")] = 2
 	counters[CounterName("white", "female", "temporary_employees")] = 1
 	counters[CounterName("white", "female", "grand_total_employees")] = 3
-	stored := &Plan{ID: 5, Name: "P", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"),
-		Milestones: []Milestone{{YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: CountersOf(counters)}}}}}
+	stored := &Plan{ID: 5, Name: "P", StartDate: day("2025-09-01"), EndDate: day("2030-08-31"),
+		Milestones: []Milestone{{YearNumber: 1, StartDate: day("2025-09-01"), Targets: []Target{{ID: 1, TargetType: TargetAll, Counters: CountersOf(counters)}}}}}
 	in := exportedPlan(stored, CompanyIDs{}, "acme")
 	got := in.Targets[0].Counters
 	if in.Account != "acme" {

@@ -184,7 +184,7 @@ func TestSavedChangeSetValuesChecked(t *testing.T) {
 		{"financial year", func(s *SavedChangeSet) { s.Plans[0].Targets[0].FinancialYear = "2026-27" }, "financial year"},
 		{"update without plan id", func(s *SavedChangeSet) { s.Plans[0].PlanID = 0 }, "must name a stored plan"},
 		{"create without request", func(s *SavedChangeSet) { s.Plans[1].Create = nil }, "no create request"},
-		{"dates reversed", func(s *SavedChangeSet) { s.Plans[1].Create.EndDate = mustDate("2020-01-01") }, "before start date"},
+		{"dates reversed", func(s *SavedChangeSet) { s.Plans[1].Create.EndDate = day("2020-01-01") }, "before start date"},
 		{"account not signed for", func(s *SavedChangeSet) { s.Plans[0].Account = "karoo" }, "not one the set was signed for"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

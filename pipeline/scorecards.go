@@ -8,17 +8,6 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// Scorecard is a scorecard as the service lists it: the scorecard a plan
-// names in scorecard_id (eepipe scorecards, docs/apply-and-state.md).
-type Scorecard struct {
-	ID          string `json:"id"`
-	Description string `json:"description"`
-	StartDate   string `json:"start_date"`
-	EndDate     string `json:"end_date"`
-	CharterID   string `json:"charter_id"`
-	Province    string `json:"province"`
-}
-
 // scorecardLister is implemented by a PlanService that lists its
 // account's scorecards (planapi).
 type scorecardLister interface {
@@ -85,10 +74,6 @@ func (r *Runner) ListScorecards(ctx context.Context) (out []AccountScorecards, r
 	}
 	return out, refused, nil
 }
-
-// ScorecardsHint is where a message about a scorecard_id points: the
-// command that lists the ids each account has.
-const ScorecardsHint = "eepipe scorecards lists each account's scorecards"
 
 // ScorecardProblems returns, for each plan of cs that would send a
 // scorecard_id (a plan created with one, or one set by an update), a

@@ -3,21 +3,6 @@ package pipeline
 // A file plan beside the plans on the service, for check --server: the
 // stored plan it describes and the plan as it would stand once applied.
 
-// matchStoredPlan finds the stored plan a file plan describes, by the rule
-// of matchPlans. It returns the indexes of every match; more than one means
-// the match is ambiguous.
-func matchStoredPlan(p *InputPlan, stored []Plan) []int {
-	var out []int
-	for _, m := range matchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
-		for i := range stored {
-			if &stored[i] == m {
-				out = append(out, i)
-			}
-		}
-	}
-	return out
-}
-
 // fillFromServer returns the plan as it would stand once the file is
 // applied to the stored plan: the stored plan's metadata and counters, with
 // what the file sets on top. Blank file values take the stored value.

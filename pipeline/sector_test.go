@@ -35,7 +35,7 @@ func fullCounters(set map[string]int64) map[string]int64 {
 func onePlan(sector string, all, disabled map[string]int64) *InputPlan {
 	return &InputPlan{
 		Name: "P", Sector: sector,
-		StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
+		StartDate: day("2025-09-01"), EndDate: day("2026-08-31"),
 		Targets: []*InputTarget{
 			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(all)},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(disabled)},
@@ -461,7 +461,7 @@ func TestCheckPlanSectorFinalYear(t *testing.T) {
 	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
 	p := &InputPlan{
 		Name: "Three years", Sector: "Education",
-		StartDate: mustDate("2025-09-01"), EndDate: mustDate("2031-08-31"), // clamped to 2030-08-31: 5 years
+		StartDate: day("2025-09-01"), EndDate: day("2031-08-31"), // clamped to 2030-08-31: 5 years
 		Targets: []*InputTarget{
 			{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(short)},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)},
@@ -525,27 +525,27 @@ func TestCheckPlanSectorInfeasibleNote(t *testing.T) {
 
 func TestMatchAndFillFromServer(t *testing.T) {
 	stored := []Plan{
-		{ID: 1, Name: "A", StartDate: mustDate("2025-09-01")},
-		{ID: 2, Name: "B", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2027-08-31"), Sector: "Education",
+		{ID: 1, Name: "A", StartDate: day("2025-09-01")},
+		{ID: 2, Name: "B", StartDate: day("2025-09-01"), EndDate: day("2027-08-31"), Sector: "Education",
 			Milestones: []Milestone{
-				{ID: 21, YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{
+				{ID: 21, YearNumber: 1, StartDate: day("2025-09-01"), Targets: []Target{
 					{ID: 211, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 4}))},
 					{ID: 212, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
-				{ID: 22, YearNumber: 2, StartDate: mustDate("2026-09-01"), Targets: []Target{
+				{ID: 22, YearNumber: 2, StartDate: day("2026-09-01"), Targets: []Target{
 					{ID: 221, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{"african_male_top_managers": 6}))},
 					{ID: 222, TargetType: TargetDisabled, Counters: CountersOf(fullCounters(nil))},
 				}},
 			}},
-		{ID: 3, Name: "A", StartDate: mustDate("2025-09-01")},
+		{ID: 3, Name: "A", StartDate: day("2025-09-01")},
 	}
 	if got := matchStoredPlan(&InputPlan{PlanID: 2}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := matchStoredPlan(&InputPlan{Name: "B", StartDate: mustDate("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
+	if got := matchStoredPlan(&InputPlan{Name: "B", StartDate: day("2025-09-01")}, stored); !reflect.DeepEqual(got, []int{1}) {
 		t.Fatal(got)
 	}
-	if got := matchStoredPlan(&InputPlan{Name: "A", StartDate: mustDate("2025-09-01")}, stored); len(got) != 2 {
+	if got := matchStoredPlan(&InputPlan{Name: "A", StartDate: day("2025-09-01")}, stored); len(got) != 2 {
 		t.Fatal(got)
 	}
 	if got := matchStoredPlan(&InputPlan{Name: "B"}, stored); len(got) != 0 {
@@ -647,7 +647,7 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 	delete(met, "number_of_white_male_middle_managers")
 	delete(met, "number_of_white_male_junior_managers")
 	dis := fullCounters(map[string]int64{"african_male_semi_skilled_employees": 4})
-	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
+	p := &InputPlan{Name: "Partly", Sector: "Education", StartDate: day("2025-09-01"), EndDate: day("2026-08-31"),
 		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(met)}, {YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}
 	c := CheckPlanSector(p, nil, targets)
 	if c.Status != SectorPartlyMet || c.Assessed != 2 || c.NotAssessed != 3 {
@@ -664,7 +664,7 @@ func TestSectorOutcomePartlyAssessed(t *testing.T) {
 	if r := NewSectorCheckReport(targets, nil); r.Outcome() != SectorNothingAssessed {
 		t.Fatalf("no plans: outcome %d", r.Outcome())
 	}
-	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2026-08-31"),
+	full := CheckPlanSector(&InputPlan{Name: "Full", Sector: "Education", StartDate: day("2025-09-01"), EndDate: day("2026-08-31"),
 		Targets: []*InputTarget{{YearNumber: 1, TargetType: TargetAll, Counters: CountersOf(fullCounters(map[string]int64{
 			"african_male_top_managers": 3, "african_female_top_managers": 5, "white_male_top_managers": 2, "african_male_semi_skilled_employees": 100}))},
 			{YearNumber: 1, TargetType: TargetDisabled, Counters: CountersOf(dis)}}}, nil, targets)

@@ -181,3 +181,18 @@ var (
 	// (an earlier attempt got no clear answer).
 	ErrMaybeApplied = errors.New("an attempt of the request may have been applied")
 )
+
+// Scorecard is a scorecard as the service lists it: the scorecard a plan
+// names in scorecard_id (eepipe scorecards, docs/apply-and-state.md).
+type Scorecard struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	StartDate   string `json:"start_date"`
+	EndDate     string `json:"end_date"`
+	CharterID   string `json:"charter_id"`
+	Province    string `json:"province"`
+}
+
+// ScorecardsHint is where a message about a scorecard_id points: the
+// command that lists the ids each account has.
+const ScorecardsHint = "eepipe scorecards lists each account's scorecards"

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,24 +28,6 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lastWrites is a LastWriteSource over a map.
-type lastWrites map[string]map[CounterKey]LastWrite
-
-func (l lastWrites) LastWrites(_ context.Context, service, account string, ids []int64) (map[CounterKey]LastWrite, error) {
-	if service != "svc" {
-		return nil, errors.New("wrong service")
-	}
-	return l[account], nil
-}
-
-func storedPlan() *Plan {
-	return &Plan{ID: 17, Name: "Acme", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31"),
-		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: mustDate("2025-09-01"), Targets: []Target{
-			{ID: 1700, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 9, wfs: 2, ifu: 30})},
-			{ID: 1701, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{amt: 0, wfs: 0, ifu: 0})},
-		}}}}
 }
 
 func TestClassifyChangesAndHold(t *testing.T) {

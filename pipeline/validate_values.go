@@ -535,13 +535,9 @@ func valMakeDate(text string, y, m, d int) (Date, error) {
 	return Date{y, time.Month(m), d}, nil
 }
 
-// dateValue returns the date of a cell: a date cell, or ISO text. ok is
-// false for a blank cell.
 // DateValue reads a date cell as the plan's dates are read: a date cell,
 // or text such as 2026-09-01; ok is false for a blank cell.
-func DateValue(c Cell) (d Date, ok bool, err error) { return dateValue(c) }
-
-func dateValue(c Cell) (d Date, ok bool, err error) {
+func DateValue(c Cell) (d Date, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return Date{}, false, nil

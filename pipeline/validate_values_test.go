@@ -178,17 +178,17 @@ func TestParseFinancialYearAdvice(t *testing.T) {
 }
 
 func TestDateValueKinds(t *testing.T) {
-	d, ok, err := dateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
+	d, ok, err := DateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
 	if err != nil || !ok || d != mustDate("2026-09-01") {
 		t.Errorf("date cell: %v %v %v", d, ok, err)
 	}
-	if _, _, err := dateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
+	if _, _, err := DateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
 		t.Errorf("plain number as date: %v", err)
 	}
-	if _, ok, err := dateValue(Cell{Kind: CellBlank}); ok || err != nil {
+	if _, ok, err := DateValue(Cell{Kind: CellBlank}); ok || err != nil {
 		t.Errorf("blank: %v %v", ok, err)
 	}
-	if _, _, err := dateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
+	if _, _, err := DateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
 		t.Errorf("error cell: %v", err)
 	}
 }
@@ -467,9 +467,6 @@ func TestSectorValue(t *testing.T) {
 		v, gazette, _, ok := SectorValue(in)
 		if !ok || v != want.v || gazette != want.gazette {
 			t.Errorf("SectorValue(%q) = %q, %v, %v; want %q, %v", in, v, gazette, ok, want.v, want.gazette)
-		}
-		if c, ok := canonicalSector(in); !ok || c != want.v {
-			t.Errorf("canonicalSector(%q) = %q, %v", in, c, ok)
 		}
 	}
 	for _, in := range []string{"Transport", "Health", "Mining", "Other service activities", ""} {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -294,10 +295,10 @@ func newWorld() *world {
 func inPlan(vat, name, start, end, scorecard string, counters ...map[string]int64) *InputPlan {
 	p := &InputPlan{Origin: Origin{File: "plans.csv", Row: 2}, Company: CompanyIDs{VAT: vat}, Name: name, ScorecardID: scorecard}
 	if start != "" {
-		p.StartDate = mustDate(start)
+		p.StartDate = day(start)
 	}
 	if end != "" {
-		p.EndDate = mustDate(end)
+		p.EndDate = day(end)
 	}
 	for i, c := range counters {
 		cells := map[string]Origin{}
@@ -315,3 +316,43 @@ const (
 	wfs = "number_of_white_female_senior_managers"
 	ifu = "number_of_indian_female_unskilled_employees"
 )
+
+// lastWrites is a LastWriteSource over a map.
+type lastWrites map[string]map[CounterKey]LastWrite
+
+func storedPlan() *Plan {
+	return &Plan{ID: 17, Name: "Acme", StartDate: day("2025-09-01"), EndDate: day("2030-08-31"),
+		Milestones: []Milestone{{ID: 170, YearNumber: 1, StartDate: day("2025-09-01"), Targets: []Target{
+			{ID: 1700, TargetType: TargetAll, Counters: CountersOf(map[string]int64{amt: 9, wfs: 2, ifu: 30})},
+			{ID: 1701, TargetType: TargetDisabled, Counters: CountersOf(map[string]int64{amt: 0, wfs: 0, ifu: 0})},
+		}}}}
+}
+
+// day parses a date the tests write as "2006-01-02", or panics.
+func day(s string) Date {
+	d, err := ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// lastValuesSrc is a LastWriteSource and lastFieldSource over maps.
+type lastValuesSrc struct {
+	lastWrites
+	fields map[FieldKey]LastFieldWrite
+}
+
+func (l lastValuesSrc) LastFields(_ context.Context, service, account string, ids []int64) (map[FieldKey]LastFieldWrite, error) {
+	if service != "svc" || account != "acme" {
+		return nil, fmt.Errorf("wrong service or account %s %s", service, account)
+	}
+	return l.fields, nil
+}
+
+func (l lastWrites) LastWrites(_ context.Context, service, account string, ids []int64) (map[CounterKey]LastWrite, error) {
+	if service != "svc" {
+		return nil, errors.New("wrong service")
+	}
+	return l[account], nil
+}
