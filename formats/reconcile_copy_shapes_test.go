@@ -15,7 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -552,7 +552,7 @@ func TestReconcileCopyTellsHow(t *testing.T) {
 	streamed := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	for _, tc := range []struct {
 		name, src string
-		rec       *pipeline.Reconciliation
+		rec       *diff.Reconciliation
 		streamed  bool
 		fallback  bool
 	}{

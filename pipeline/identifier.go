@@ -22,7 +22,7 @@ import (
 //
 // Rows are grouped into plans by it too (the assembler keys a plan by
 // IdentifierKey), so validate, diff and apply count the same plans.
-func sameIdentifier(a, b string) bool {
+func SameIdentifier(a, b string) bool {
 	na := IdentifierKey(a)
 	return na != "" && na == IdentifierKey(b)
 }
@@ -33,7 +33,7 @@ func sameIdentifier(a, b string) bool {
 // identifier. "" means the text identifies nothing.
 func IdentifierKey(s string) string {
 	var buf [32]byte
-	k := appendIdentifierKey(buf[:0], s)
+	k := AppendIdentifierKey(buf[:0], s)
 	if string(k) == s {
 		return s // already a key ("4012345678"): no copy
 	}
@@ -41,7 +41,7 @@ func IdentifierKey(s string) string {
 }
 
 // appendIdentifierKey appends IdentifierKey(s) to b without allocating.
-func appendIdentifierKey(b []byte, s string) []byte {
+func AppendIdentifierKey(b []byte, s string) []byte {
 	for _, r := range s {
 		switch {
 		case r < utf8.RuneSelf:
@@ -64,7 +64,7 @@ func appendIdentifierKey(b []byte, s string) []byte {
 // and an ID number of 13 digits as their digits alone. Any other
 // identifier is kept as given. Apply looks a company up by it when the
 // file's spelling finds nothing (the lookup matches spellings exactly).
-func standardSpelling(ids CompanyIDs) CompanyIDs {
+func StandardSpelling(ids CompanyIDs) CompanyIDs {
 	digits := func(s string, n int) (string, bool) {
 		k := IdentifierKey(s)
 		if len(k) != n || strings.Trim(k, "0123456789") != "" {
@@ -87,26 +87,26 @@ func standardSpelling(ids CompanyIDs) CompanyIDs {
 // companyKey is ids keyed as sameIdentifier compares them, for maps:
 // two sets of identifiers whose every kind agrees (or is absent from both)
 // have the same key.
-func companyKey(ids CompanyIDs) CompanyIDs {
+func CompanyKey(ids CompanyIDs) CompanyIDs {
 	return CompanyIDs{VAT: IdentifierKey(ids.VAT), Registration: IdentifierKey(ids.Registration), IDNumber: IdentifierKey(ids.IDNumber)}
 }
 
 // companyHas reports whether the company record c holds the identifier q
 // as its VAT, registration or ID number (sameIdentifier).
-func companyHas(c Company, q string) bool {
-	return sameIdentifier(q, c.VATNumber) || sameIdentifier(q, c.RegistrationNumber) || sameIdentifier(q, c.IdentificationNumber)
+func CompanyHas(c Company, q string) bool {
+	return SameIdentifier(q, c.VATNumber) || SameIdentifier(q, c.RegistrationNumber) || SameIdentifier(q, c.IdentificationNumber)
 }
 
 // sameCompanyIDs reports whether two sets of identifiers name the same
 // company: some kind of identifier is given in both and agrees
 // (sameIdentifier), and no kind given in both disagrees.
-func sameCompanyIDs(a, b CompanyIDs) bool {
+func SameCompanyIDs(a, b CompanyIDs) bool {
 	agree := false
 	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
 		if IdentifierKey(f[0]) == "" || IdentifierKey(f[1]) == "" {
 			continue
 		}
-		if !sameIdentifier(f[0], f[1]) {
+		if !SameIdentifier(f[0], f[1]) {
 			return false
 		}
 		agree = true
@@ -117,10 +117,10 @@ func sameCompanyIDs(a, b CompanyIDs) bool {
 // companiesWith returns the distinct companies of records (a lookup's
 // answer, OR semantics) that hold q as their VAT, registration or ID
 // number (companyHas).
-func companiesWith(records []Company, q string) []Company {
+func CompaniesWith(records []Company, q string) []Company {
 	var out []Company
 	for _, r := range records {
-		if companyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
+		if CompanyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
 			out = append(out, r)
 		}
 	}
@@ -133,12 +133,12 @@ func companiesWith(records []Company, q string) []Company {
 // by account; sameCompanyIDs) are the company's, else a single account
 // without company_id and without identifiers (with a warning: that it
 // belongs to the company cannot be checked). Anything else is an error.
-func accountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
+func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
 	ids := CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	if idx = slices.IndexFunc(accounts, func(a Account) bool { return a.CompanyID == c.ID }); idx >= 0 {
 		return idx, "", nil
 	}
-	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return sameCompanyIDs(cfg, ids) })
+	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return SameCompanyIDs(cfg, ids) })
 	if idx >= 0 && idx < len(accounts) && accounts[idx].CompanyID == "" {
 		return idx, "", nil
 	}
@@ -164,7 +164,7 @@ func accountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 // the error: the configured identifiers are kept as they are, with a
 // warning (none when ctx is done). The error names the configuration's
 // identifiers.
-func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
+func CheckConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
 	where := "the identifiers of account " + account.Name + " in the configuration (" + ids.String() + ")"
 	if account.Name == "default" {
 		where = "the account's company identifiers (" + ids.String() + ")"
@@ -193,32 +193,32 @@ func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account A
 
 // errCompanyNotFound is the failure of a plan whose company identifiers
 // match no company record.
-var errCompanyNotFound = errors.New("company not found")
+var ErrCompanyNotFound = errors.New("company not found")
 
 // ambiguousCompanyError is the failure of a plan whose company identifiers
 // match several companies (the lookup returns a record when any one
 // identifier matches), or one company whose record contradicts another
 // identifier given.
-type ambiguousCompanyError struct {
+type AmbiguousCompanyError struct {
 	iDs        CompanyIDs
 	candidates []Company
 	detail     string // for a contradiction: which identifier disagrees
 }
 
-func (e *ambiguousCompanyError) Error() string {
+func (e *AmbiguousCompanyError) Error() string {
 	if e.detail != "" {
 		return fmt.Sprintf("ambiguous company: %s: %s", e.iDs, e.detail)
 	}
 	names := make([]string, len(e.candidates))
 	for i, c := range e.candidates {
-		names[i] = describeCompany(c)
+		names[i] = DescribeCompany(c)
 	}
 	return fmt.Sprintf("ambiguous company: %s match %d different companies: %s; give the identifiers of one company only",
 		e.iDs, len(e.candidates), strings.Join(names, "; "))
 }
 
 // describeCompany formats a company record for messages.
-func describeCompany(c Company) string {
+func DescribeCompany(c Company) string {
 	parts := []string{"id " + c.ID}
 	if c.VATNumber != "" {
 		parts = append(parts, "VAT "+c.VATNumber)
@@ -247,10 +247,10 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 	}
 	switch len(distinct) {
 	case 0:
-		return nil, fmt.Errorf("%w: no company has %s", errCompanyNotFound, ids)
+		return nil, fmt.Errorf("%w: no company has %s", ErrCompanyNotFound, ids)
 	case 1:
 	default:
-		return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct}
+		return nil, &AmbiguousCompanyError{iDs: ids, candidates: distinct}
 	}
 	c := distinct[0]
 	for _, f := range []struct{ label, given, held string }{
@@ -258,14 +258,14 @@ func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
 		{"registration number", ids.Registration, c.RegistrationNumber},
 		{"ID number", ids.IDNumber, c.IdentificationNumber},
 	} {
-		if f.given != "" && !sameIdentifier(f.given, f.held) {
+		if f.given != "" && !SameIdentifier(f.given, f.held) {
 			held := f.held
 			if held == "" {
 				held = "none"
 			}
-			return nil, &ambiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
+			return nil, &AmbiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
 				"the other identifiers belong to %s, whose %s is %s, not %s; correct the company columns",
-				describeCompany(c), f.label, held, f.given)}
+				DescribeCompany(c), f.label, held, f.given)}
 		}
 	}
 	return &c, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // TestReconcileFieldDifferenceMarksItsCell: a plan field changed on the
@@ -88,11 +89,11 @@ func TestReconcileFieldDifferenceMarksItsCell(t *testing.T) {
 				t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
 			}
 			// The JSON report names the same cell.
-			var rec pipeline.Reconciliation
+			var rec diff.Reconciliation
 			if err := json.Unmarshal([]byte(exReadFile(t, rj)), &rec); err != nil {
 				t.Fatal(err)
 			}
-			var loc *pipeline.Location
+			var loc *diff.Location
 			for _, rp := range rec.Plans {
 				for _, fd := range rp.Fields {
 					if fd.Field == "sector" {

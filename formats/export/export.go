@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -64,7 +65,7 @@ type Options struct {
 // Sector is the Sector targets sheet of an export: the sectoral
 // check of each plan and where the targets came from.
 type Sector struct {
-	Plans  []pipeline.SectorPlanCheck
+	Plans  []sector.SectorPlanCheck
 	Source string
 }
 

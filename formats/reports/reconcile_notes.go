@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -15,11 +16,11 @@ import (
 // rrClassFill is the fill of a marked difference of class c: the service's
 // colour when only the service changed it since eepipe last applied it,
 // the conflict colour when both did, else fill.
-func rrClassFill(fill string, c pipeline.ChangeClass) string {
+func rrClassFill(fill string, c diff.ChangeClass) string {
 	switch c {
-	case pipeline.ClassService:
+	case diff.ClassService:
 		return ServiceFillColor
-	case pipeline.ClassBoth:
+	case diff.ClassBoth:
 		return ConflictFillColor
 	}
 	return fill
@@ -47,7 +48,7 @@ type rrChange struct {
 // rrCollectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
+func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
 	notes := map[[2]string]*rrNote{}
 	var order [][2]string
 	var changes []rrChange
@@ -88,9 +89,9 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 			plan = fmt.Sprintf("%s (plan %d)", p.PlanName, p.PlanID)
 		}
 		switch p.Presence {
-		case pipeline.PresenceMissing:
+		case diff.PresenceMissing:
 			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
-		case pipeline.PresenceNotCompared:
+		case diff.PresenceNotCompared:
 			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
@@ -134,7 +135,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 
 // rrClassText is a finding's class in words for the Changes sheet; a
 // difference without a class (no state store) "differs".
-func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
+func rrClassText(c diff.ChangeClass, last *pipeline.LastWrite) string {
 	if w := c.Words(last); w != "" {
 		return w
 	}
@@ -144,7 +145,7 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 // writeAnnotatedCopy writes the annotated copy of src to dst (see
 // WriteReconcileXLSX) and tells how: a workbook streamed, or left to
 // excelize and why; a CSV is built with excelize.
-func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
+func writeAnnotatedCopy(dst, src string, r *diff.Reconciliation) (ReconcileCopy, error) {
 	var how ReconcileCopy
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
@@ -166,7 +167,7 @@ func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileC
 // writeAnnotatedCopyExcelize writes the annotated copy of src to dst
 // through excelize: a CSV, or a workbook the streamed copy does not
 // handle.
-func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) error {
+func writeAnnotatedCopyExcelize(dst, src string, r *diff.Reconciliation) error {
 	var (
 		f        *excelize.File
 		csvSheet string

@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // ErrRejectsLayout is the class of rejects that the rejects file cannot
@@ -56,7 +57,7 @@ func GridRejectsPath(path string) string {
 // .csv file, a long table's rows) are an error matching ErrRejectsLayout,
 // returned before anything is written. Every file is written to a
 // temporary name and renamed.
-func WriteRejects(path, gridPath string, rej *pipeline.Rejection, cat *pipeline.Catalog, words *mapping.File) (RejectsWritten, error) {
+func WriteRejects(path, gridPath string, rej *assemble.Rejection, cat *pipeline.Catalog, words *mapping.File) (RejectsWritten, error) {
 	var w RejectsWritten
 	flat, grids := rejectSources(rej)
 	csvOut := strings.EqualFold(filepath.Ext(path), ".csv")
@@ -110,7 +111,7 @@ type rejectSource struct {
 
 // rejectSources groups rej.Rows by file and sheet: the flat tables' rows
 // and the grid sheets.
-func rejectSources(rej *pipeline.Rejection) (flat, grids []*rejectSource) {
+func rejectSources(rej *assemble.Rejection) (flat, grids []*rejectSource) {
 	var last *rejectSource
 	for _, r := range rej.Rows {
 		if r.Row == 0 {

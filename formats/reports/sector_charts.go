@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -33,7 +33,7 @@ type sectorChartSink func(row int, vals []any, style int) error
 // it spans among all the sheet's rows, which over a sheet of thousands of
 // rows and a chart per plan is cubic; the data cells follow in a second
 // pass, once the table is written.
-func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
+func AddSectorCharts(f *excelize.File, sheet string, plans []sector.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
 	if sink == nil {
 		sink = func(row int, vals []any, style int) error {
 			c, _ := excelize.CoordinatesToCellName(SectorChartCol, row)
@@ -73,7 +73,7 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			}
 		}
 		row := top + 2
-		levels := pipeline.SectorLevels
+		levels := sector.SectorLevels
 		for _, level := range levels {
 			for _, g := range []string{"male", "female"} {
 				vals := []any{fmt.Sprintf("%s: designated %s", sectorLevelLabel(level), g)}
