@@ -96,7 +96,7 @@ func repeat(n int, d time.Duration) string {
 }
 
 // TestWaitForRelease: a run that waits for a held lock tries it again
-// every retryDelay and takes it at the first try after its holder
+// every 200 ms (retryDelay) and takes it at the first try after its holder
 // released it (here during the third wait).
 func TestWaitForRelease(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
@@ -120,8 +120,8 @@ func TestWaitForRelease(t *testing.T) {
 	if !released {
 		t.Fatal("acquired while the first lock was held")
 	}
-	if got := fmt.Sprint(c.Slept()); got != repeat(3, retryDelay) {
-		t.Errorf("waits %s, want three of %v", got, retryDelay)
+	if got := fmt.Sprint(c.Slept()); got != "[200ms 200ms 200ms]" {
+		t.Errorf("waits %s, want three of 200ms", got)
 	}
 }
 
@@ -276,8 +276,8 @@ func writeRecord(t *testing.T, path string, info pipeline.LockInfo) {
 
 // TestHolderRecordWrittenLate: a run finds the lock held by a run that has
 // locked the file but not yet written its record (the race behind "held by
-// a run that is just starting"); it reads the record again every
-// holderPoll, and the message names the holder once written (here during
+// a run that is just starting"); it reads the record again every 10 ms
+// (holderPoll), and the message names the holder once written (here during
 // the fifth wait).
 func TestHolderRecordWrittenLate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
@@ -292,13 +292,14 @@ func TestHolderRecordWrittenLate(t *testing.T) {
 	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply late.xlsx" || !strings.Contains(err.Error(), "eepipe apply late.xlsx") {
 		t.Fatalf("got %v, want the lock held by the late writer, named", err)
 	}
-	if got := fmt.Sprint(c.Slept()); got != repeat(5, holderPoll) {
-		t.Errorf("waits %s, want five of %v", got, holderPoll)
+	if got := fmt.Sprint(c.Slept()); got != repeat(5, 10*time.Millisecond) {
+		t.Errorf("waits %s, want five of 10ms", got)
 	}
 }
 
 // TestHolderRecordNeverWritten: a holder that writes no record is waited
-// for holderWait, its record read every holderPoll, and is then refused
+// for 2 s (holderWait), its record read every 10 ms (holderPoll), and is
+// then refused
 // as an unknown holder.
 func TestHolderRecordNeverWritten(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
@@ -309,19 +310,19 @@ func TestHolderRecordNeverWritten(t *testing.T) {
 	if !errors.As(err, &held) || !held.Holder.IsZero() || held.Waited != 0 {
 		t.Fatalf("got %v, want the lock held by an unknown holder", err)
 	}
-	if got, want := fmt.Sprint(c.Slept()), repeat(int(holderWait/holderPoll), holderPoll); got != want || c.Total() != holderWait {
-		t.Errorf("waited %v in %d waits, want %v in waits of %v", c.Total(), len(c.Slept()), holderWait, holderPoll)
+	if got := fmt.Sprint(c.Slept()); got != repeat(200, 10*time.Millisecond) {
+		t.Errorf("waited %v in %d waits, want 2s in waits of 10ms", c.Total(), len(c.Slept()))
 	}
 }
 
 // TestHolderReleasedBeforeItsRecord: the holder releases the lock before
-// its record was read (here during the third wait for it); the lock is
+// its record was read (here during the first wait for it); the lock is
 // then free and is taken at the next try.
 func TestHolderReleasedBeforeItsRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	fl := holdBare(t, path)
 	c := fakeClock(t, func(n int) {
-		if n == 3 {
+		if n == 1 {
 			fl.Unlock()
 		}
 	})
@@ -333,8 +334,8 @@ func TestHolderReleasedBeforeItsRecord(t *testing.T) {
 	if h, _ := ReadHolder(path); h.Command != "eepipe apply b.xlsx" {
 		t.Fatalf("holder %+v", h)
 	}
-	if got := fmt.Sprint(c.Slept()); got != repeat(3, holderPoll) {
-		t.Errorf("waits %s, want three of %v", got, holderPoll)
+	if got := fmt.Sprint(c.Slept()); got != "[10ms]" {
+		t.Errorf("waits %s, want one of 10ms", got)
 	}
 }
 
@@ -361,7 +362,7 @@ func TestKilledHoldersRecordIsNotNamed(t *testing.T) {
 	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply new.xlsx" {
 		t.Fatalf("got %v, want the lock held by the new holder, named", err)
 	}
-	if got := fmt.Sprint(c.Slept()); got != repeat(4, holderPoll) {
-		t.Errorf("waits %s, want four of %v", got, holderPoll)
+	if got := fmt.Sprint(c.Slept()); got != repeat(4, 10*time.Millisecond) {
+		t.Errorf("waits %s, want four of 10ms", got)
 	}
 }
