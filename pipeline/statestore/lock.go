@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -357,48 +358,55 @@ func sessionName(holder string) string {
 	return string(b[:min(len(b), 63)])
 }
 
-// tryAdvisory takes the session advisory lock key on conn, waiting up to
-// wait. Held then, it returns a *pipeline.StoreLockHeldError naming the
-// holder (from eepipe_locks under name, else the holder's PostgreSQL
-// session), completed by fill.
+// tryAdvisory takes the session advisory lock key on conn, trying it
+// every lockPoll for up to wait (a pace poll). Held then, it returns a
+// *pipeline.StoreLockHeldError naming the holder (from eepipe_locks under
+// name, else the holder's PostgreSQL session), completed by fill.
 func (s *Store) tryAdvisory(ctx context.Context, conn *sql.Conn, key, hi, lo int64, wait time.Duration, fill func(*pipeline.StoreLockHeldError), name string) (bool, error) {
-	start := time.Now()
-	released := 0
-	for {
+	start := s.clock.Time()
+	poll := s.clock.Poll(lockPoll, start.Add(wait))
+	try := func(pace.Attempt) pace.Verdict {
 		var got bool
 		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil {
+			return pace.Done(s.explain(err))
+		}
+		if !got {
+			return pace.Again(errLockHeld)
+		}
+		return pace.Done(nil)
+	}
+	for released := 0; ; released++ {
+		err := poll.Call(ctx, try)
+		var oot *pace.OutOfTime
+		var ie *pace.Interrupted
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.As(err, &ie):
+			return false, ie.Cause
+		case !errors.As(err, &oot):
+			return false, err
+		}
+		e := &pipeline.StoreLockHeldError{}
+		if wait > 0 {
+			e.Waited = oot.At.Sub(start).Round(time.Millisecond)
+		}
+		found, err := lockHolder(ctx, conn, hi, lo, name, e)
+		if err != nil {
 			return false, s.explain(err)
 		}
-		if got {
-			return true, nil
+		if !found && released < 3 {
+			// Released between the try and the look: try again (once,
+			// the wait being over).
+			continue
 		}
-		waited := time.Since(start)
-		if waited >= wait {
-			e := &pipeline.StoreLockHeldError{}
-			if wait > 0 {
-				e.Waited = waited.Round(time.Millisecond)
-			}
-			found, err := lockHolder(ctx, conn, hi, lo, name, e)
-			if err != nil {
-				return false, s.explain(err)
-			}
-			if !found && released < 3 {
-				// Released between the try and the look: try again.
-				released++
-				continue
-			}
-			fill(e)
-			return false, e
-		}
-		t := time.NewTimer(min(lockPoll, wait-waited))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false, ctx.Err()
-		case <-t.C:
-		}
+		fill(e)
+		return false, e
 	}
 }
+
+// errLockHeld is the failed try of a lock another session holds.
+var errLockHeld = errors.New("the lock is held")
 
 // lockHolder fills e.Holder and e.Since with who holds the advisory lock
 // (hi, lo): the holder eepipe_locks records under name when it is the
