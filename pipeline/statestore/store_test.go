@@ -330,7 +330,7 @@ func TestPostgresAccountLock(t *testing.T) {
 	}
 	// A wait for a lock held throughout ends at the limit, the last wait
 	// cut to end there, and says how long it waited; a cancelled wait
-	// returns the context's error.
+	// returns the context's error, as is.
 	unlock, err = a.LockAccount(ctx, "svc", "acme", "ann@laptop (pid 1)", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestPostgresAccountLock(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	c = fakeClock(t, func(n int) { cancel() })
 	b.clock = c.Clock()
-	if _, err := b.LockAccount(cctx, "svc", "acme", "cron@host", time.Minute); !errors.Is(err, context.Canceled) || len(c.Slept()) != 1 {
+	if _, err := b.LockAccount(cctx, "svc", "acme", "cron@host", time.Minute); err != context.Canceled || len(c.Slept()) != 1 {
 		t.Fatalf("a cancelled wait: %v after %d waits", err, len(c.Slept()))
 	}
 }
@@ -526,7 +526,7 @@ func busySQLite(t *testing.T, path string) (commit func()) {
 // after the other program let go (here during the third wait); one busy
 // for 10 s (sqliteBusyWait, its connections' busy timeout) throughout is
 // refused as locked by another program; a cancelled wait returns the
-// context's error.
+// context's error, as is.
 func TestBusySQLiteTriedAgain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	commit := busySQLite(t, path)
@@ -557,7 +557,7 @@ func TestBusySQLiteTriedAgain(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	c = fakeClock(t, func(int) { cancel() })
-	if _, err := OpenWith(ctx, path, Options{clock: c.Clock()}); !errors.Is(err, context.Canceled) || len(c.Slept()) != 1 {
+	if _, err := OpenWith(ctx, path, Options{clock: c.Clock()}); err != context.Canceled || len(c.Slept()) != 1 {
 		t.Fatalf("a cancelled wait: %v after %d waits", err, len(c.Slept()))
 	}
 }
