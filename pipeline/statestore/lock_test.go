@@ -111,7 +111,9 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	if err2 := a.CheckLocks(ctx); err2 == nil {
 		t.Fatal("a lost lock was found held again")
 	}
-	// pg_terminate_backend signals the session; it ends a moment later.
+	// pg_terminate_backend signals the session; it ends, releasing its
+	// locks, a moment later on the server: a real wait for it (at once
+	// most often), on the store's real clock.
 	ub, err := b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 5*time.Second)
 	if err != nil {
 		t.Fatalf("the lock of the ended session could not be taken: %v", err)
@@ -191,6 +193,8 @@ func TestLockSessionOutlivesIdleTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
+	// The server's idle_session_timeout runs on the server's clock: only
+	// real time passing lets it fire (more than three times over).
 	time.Sleep(time.Second)
 	if err := s.CheckLocks(ctx); err != nil {
 		t.Fatalf("the lock idled out: %v", err)
