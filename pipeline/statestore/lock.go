@@ -51,9 +51,9 @@ type lockSession struct {
 	holder string
 	pid    int64 // the PostgreSQL backend of conn, which holds the locks
 	conn   *sql.Conn
-	stop   chan struct{}
-	done   chan struct{}
-	checks sharedCheck // the checks of the session, shared by the callers
+	stop   context.CancelFunc // ends the heartbeat
+	done   chan struct{}      // closed when the heartbeat has ended
+	checks sharedCheck        // the checks of the session, shared by the callers
 
 	mu   sync.Mutex // guards held
 	held []*pgLock  // the locks taken on it and not released
@@ -273,14 +273,15 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	}
 	l := &pgLock{account: account, name: name, key: key}
 	if sess == nil {
-		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
+		beat, stop := context.WithCancel(context.Background())
+		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: stop, done: make(chan struct{})}
 		sess.checks.probe = sess.probe
 		sess.checks.quiet = quietSocket(sessionSocket(conn))
 		sess.checks.fresh = lockConfirmEvery
 		s.locks.mu.Lock()
 		s.locks.sessions = append(s.locks.sessions, sess)
 		s.locks.mu.Unlock()
-		go sess.heartbeat()
+		go sess.heartbeat(beat)
 	}
 	sess.mu.Lock()
 	sess.held = append(sess.held, l)
@@ -319,7 +320,7 @@ func (s *Store) release(ctx context.Context, sess *lockSession, l *pgLock) {
 	last := len(sess.held) == 0
 	sess.mu.Unlock()
 	if last {
-		close(sess.stop)
+		sess.stop()
 		<-sess.done
 		s.locks.mu.Lock()
 		s.locks.sessions = slices.DeleteFunc(s.locks.sessions, func(x *lockSession) bool { return x == sess })
@@ -468,21 +469,14 @@ func lockHolder(ctx context.Context, conn *sql.Conn, hi, lo int64, name string, 
 	return true, nil
 }
 
-// heartbeat checks the session every lockHeartbeat until its last lock
-// is released: the session does not idle out, and a lost lock is known
-// before the next write asks.
-func (sess *lockSession) heartbeat() {
+// heartbeat checks the session every lockHeartbeat (pace.Sleep) until
+// its last lock is released (ctx ends): the session does not idle out,
+// and a lost lock is known before the next write asks.
+func (sess *lockSession) heartbeat(ctx context.Context) {
 	defer close(sess.done)
-	t := time.NewTicker(lockHeartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-sess.stop:
-			return
-		case <-t.C:
-			if sess.checks.do() != nil {
-				return // lost for good; CheckLocks says so
-			}
+	for pace.Sleep(ctx, lockHeartbeat) == nil {
+		if sess.checks.do() != nil {
+			return // lost for good; CheckLocks says so
 		}
 	}
 }
