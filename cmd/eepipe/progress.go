@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/pipeline/run"
@@ -81,18 +82,11 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	p.done = make(chan struct{})
 	go func() {
 		defer close(p.done)
-		t := time.NewTicker(progressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-tctx.Done():
-				return
-			case <-t.C:
-				pr := p.runner.Progress()
-				p.log.Info("progress", zap.Int64("plans_done", pr.PlansDone), zap.Int("plans", p.all),
-					zap.Int64("targets_patched", pr.TargetsPatched), zap.Int64("counters_changed", pr.CountersChanged),
-					zap.Int64("requests", pr.Requests.Total))
-			}
+		for pace.Sleep(tctx, progressInterval) == nil {
+			pr := p.runner.Progress()
+			p.log.Info("progress", zap.Int64("plans_done", pr.PlansDone), zap.Int("plans", p.all),
+				zap.Int64("targets_patched", pr.TargetsPatched), zap.Int64("counters_changed", pr.CountersChanged),
+				zap.Int64("requests", pr.Requests.Total))
 		}
 	}()
 }
