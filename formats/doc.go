@@ -13,7 +13,7 @@
 // this file go to?" (docs/formats.md).
 //
 // It and its sub-packages import pipeline (the model, the catalog) and
-// templates (the styling, and templates.ExcelSerial, the one conversion of
-// a date to an Excel serial), never the wire client: nothing that formats
+// templates (the styling; xlsx, below templates, holds xlsx.ExcelSerial,
+// the one conversion of a date to an Excel serial), never the wire client: nothing that formats
 // imports pulls in apiclient or pipeline/planapi.
 package formats

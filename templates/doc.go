@@ -1,7 +1,7 @@
 // Package templates builds the workbook templates eepipe hands to
 // consultants, and holds the shared workbook styling (fonts, fills, number
-// formats, column widths) that the grid workbook writer and the export use,
-// and ExcelSerial, eepipe's one conversion of a date to an Excel serial
-// (1900 or 1904 date system). It imports pipeline (the model and the
-// catalog) and excelize, nothing else of this module; formats imports it.
+// formats, column widths) that the grid workbook writer and the export use.
+// It imports pipeline (the model and the catalog), the XLSX engine
+// formats/xlsx (xlsx.ExcelSerial for date cells) and excelize, nothing
+// else of this module; the other formats packages import it.
 package templates

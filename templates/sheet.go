@@ -10,6 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -474,7 +475,7 @@ func planValidations(counterRanges []string, metaRef map[string]string) ([]*exce
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
-		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
+		if err := dv.SetRange(xlsx.ExcelSerial(pipeline.EarliestStart.Time(), false), xlsx.ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
 			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -242,7 +243,7 @@ func (x *SheetXML) Cell(col, row, style int, v any) error {
 		b = append(b, `</v></c>`...)
 	case time.Time:
 		b = append(b, `><v>`...)
-		b = strconv.AppendFloat(b, ExcelSerial(v, false), 'f', -1, 64)
+		b = strconv.AppendFloat(b, xlsx.ExcelSerial(v, false), 'f', -1, 64)
 		b = append(b, `</v></c>`...)
 	default:
 		return fmt.Errorf("cell %s: cannot write a %T", cellRef(col, row), v)

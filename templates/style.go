@@ -1,10 +1,6 @@
 package templates
 
-import (
-	"time"
-
-	"github.com/xuri/excelize/v2"
-)
+import "github.com/xuri/excelize/v2"
 
 // DateFormat is the number format of every date cell eepipe writes: ISO,
 // so that a date reads the same in every locale.
@@ -103,22 +99,4 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 		*d.dst = id
 	}
 	return s, nil
-}
-
-// ExcelSerial returns the Excel serial number of the calendar date of t,
-// in the 1904 date system when date1904 (the workbook says so), else in
-// the 1900 one, with its phantom 29 February 1900: the inverse of
-// excelize.ExcelDateToTime, by which eepipe reads serials (excelize keeps
-// its own inverse unexported). It is eepipe's one conversion of a date to
-// a serial: date validation formulas here, ISO date cells in formats.
-func ExcelSerial(t time.Time, date1904 bool) float64 {
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if date1904 {
-		return float64(d.Sub(time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	}
-	days := float64(d.Sub(time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	if days < 61 {
-		days-- // Excel's phantom 29 February 1900
-	}
-	return days
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -208,7 +209,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, h+" is a whole number, 1 or more.")
 		case MetaDate:
 			style = st.Date
-			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
+			w.setErr(dv.SetRange(xlsx.ExcelSerial(pipeline.EarliestStart.Time(), false), xlsx.ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
 				excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		case MetaIdentifier:
