@@ -1,6 +1,8 @@
 // Package templates builds the workbook templates eepipe hands to
 // consultants, and holds the shared workbook styling (fonts, fills, number
-// formats, column widths) that the grid workbook writer and the export use.
+// formats, column widths) that the grid workbook writer, the export and the
+// reports use: the plan sheets' Styles, the Overview's and the reports'
+// tables' OverviewStyles, and WrapNote for a long note above a table.
 // It imports pipeline (the model and the catalog), the XLSX engine
 // formats/xlsx (xlsx.ExcelSerial for date cells) and excelize, nothing
 // else of this module; the other formats packages import it.

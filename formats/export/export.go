@@ -251,7 +251,7 @@ const overviewHeaderRow = 4
 
 func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		}
 	}
 	for _, row := range []int{2, 3} {
-		if err := xlsx.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
+		if err := templates.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
 			return err
 		}
 	}
@@ -360,7 +360,7 @@ func exFirstPage(widths []float64) []float64 {
 // exWriteOverviewRow writes plan p's row of the Overview: its identifiers,
 // dates and counts, each cell styled by its column's kind, and a link to
 // its sheet (sheet, "" when it has none).
-func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Plan, sheet string) error {
+func exWriteOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, p Plan, sheet string) error {
 	sh := OverviewSheet
 	in := p.Plan
 	years := len(pipeline.PlanYears(in.StartDate, in.EndDate))

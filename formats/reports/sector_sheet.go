@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -261,7 +260,7 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 		return err
 	}
 	for _, row := range []int{2, 3, 4} {
-		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
+		if err := templates.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
 			return err
 		}
 	}

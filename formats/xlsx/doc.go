@@ -5,8 +5,8 @@
 // formulas without a saved result; ExcelSerial, the one conversion of a
 // date to an Excel serial), and writes output files safely
 // (WriteFileAtomic, WriteWorkbook, RemoveOrphanTemps, NewZipWriter). It
-// also holds the small workbook helpers the writers share (the overview
-// styles, note wrapping, style copy).
+// also holds the small workbook helpers the writers share (style copy,
+// sheet names quoted for references); their styles are in templates.
 //
 // It is the one home of these questions: how is an XLSX package read
 // without trusting it (the size, ratio and part limits: docs/limits.md),
