@@ -137,13 +137,13 @@ func fillFlatYears(f *excelize.File, cat *pipeline.Catalog, years int, start pip
 	row := 2
 	for y := 1; y <= years; y++ {
 		for _, tt := range pipeline.TargetTypes {
-			w.setErr(f.SetCellInt(FlatSheet, cellRef(col[pipeline.ColYearNumber], row), int64(y)))
-			w.text(cellRef(col[pipeline.ColTargetType], row), tt)
+			w.setErr(f.SetCellInt(FlatSheet, xlsx.CellName(col[pipeline.ColYearNumber], row), int64(y)))
+			w.text(xlsx.CellName(col[pipeline.ColTargetType], row), tt)
 			if firstFY != 0 {
-				w.date(cellRef(col[pipeline.ColStartDate], row), start)
-				w.date(cellRef(col[pipeline.ColEndDate], row), end)
+				w.date(xlsx.CellName(col[pipeline.ColStartDate], row), start)
+				w.date(xlsx.CellName(col[pipeline.ColEndDate], row), end)
 				if c, ok := col[pipeline.ColFinancialYear]; ok {
-					w.text(cellRef(c, row), (firstFY + pipeline.FinancialYear(y-1)).String())
+					w.text(xlsx.CellName(c, row), (firstFY + pipeline.FinancialYear(y-1)).String())
 				}
 			}
 			row++
@@ -185,7 +185,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 	w := &sheetWriter{f: f, sheet: FlatSheet}
 	header := FlatHeader(cat)
 	last := flatTemplateRows + 1
-	colRange := func(c int) string { return cellRef(c, 2) + ":" + cellRef(c, last) }
+	colRange := func(c int) string { return xlsx.CellName(c, 2) + ":" + xlsx.CellName(c, last) }
 	var counterRanges []string
 	for i, h := range header {
 		c := i + 1
@@ -237,11 +237,11 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		}
 	}
 	// The header keeps its own style over the column styles.
-	w.setErr(f.SetCellStyle(FlatSheet, "A1", cellRef(len(header), 1), st.Header))
+	w.setErr(f.SetCellStyle(FlatSheet, "A1", xlsx.CellName(len(header), 1), st.Header))
 	if len(counterRanges) > 0 {
 		dv := excelize.NewDataValidation(true)
-		first := cellRef(len(pipeline.FlatColumns)+1, 2)
-		dv.Sqref = first + ":" + cellRef(len(header), last)
+		first := xlsx.CellName(len(pipeline.FlatColumns)+1, 2)
+		dv.Sqref = first + ":" + xlsx.CellName(len(header), last)
 		w.setErr(dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
 		w.setErr(f.AddDataValidation(FlatSheet, dv))
@@ -250,7 +250,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	}))
-	w.setErr(f.AutoFilter(FlatSheet, "A1:"+cellRef(len(header), 1), nil))
+	w.setErr(f.AutoFilter(FlatSheet, "A1:"+xlsx.CellName(len(header), 1), nil))
 	// Hundreds of counter columns: across pages, each naming the plan.
 	w.setErr(SetPrintLayout(f, FlatSheet, WidePrint(2)))
 	return w.err

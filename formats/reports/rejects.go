@@ -299,12 +299,6 @@ func rejectRowNumbers(tables []*rejectTable) map[pipeline.RowRef]int {
 	return rowOf
 }
 
-// columnName is a 1-based column's letters.
-func columnName(col int) string {
-	s, _ := excelize.ColumnNumberToName(col)
-	return s
-}
-
 // uniqueSheetName returns name made a valid sheet name (at most 31
 // characters, none of []:*?/\) not in used.
 func uniqueSheetName(name string, used map[string]bool) string {

@@ -3,7 +3,6 @@ package table
 import (
 	"encoding/xml"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/mapping"
@@ -110,7 +109,6 @@ type flatSheetReader struct {
 	// blank cells), so updating the keys allocates nothing where new keys
 	// would.
 	recCells map[string]pipeline.Cell
-	letters  []string // column -> its letters, as needed
 	refBuf   []byte
 	typed    []pipeline.Cell // the row's cells, typed
 	names    []string        // the row's cells' column names ("": not read)
@@ -125,20 +123,9 @@ type flatSheetReader struct {
 	otherCols    []int // the columns read that are not counters, in order
 }
 
-// columnName returns a column's letters.
-func (r *flatSheetReader) columnName(col int) string {
-	if col >= len(r.letters) {
-		r.letters = append(r.letters, make([]string, col+1-len(r.letters))...)
-	}
-	if r.letters[col] == "" {
-		r.letters[col], _ = excelize.ColumnNumberToName(col)
-	}
-	return r.letters[col]
-}
-
 // origin is the place of a cell, with its reference.
 func (r *flatSheetReader) origin(row, col int, header string) pipeline.Origin {
-	r.refBuf = strconv.AppendInt(append(r.refBuf[:0], r.columnName(col)...), int64(row), 10)
+	r.refBuf = xlsx.AppendCellRef(r.refBuf[:0], col, row)
 	return pipeline.Origin{File: r.file, Sheet: r.info.Name, Cell: string(r.refBuf), Row: row, Column: col, Header: header}
 }
 

@@ -2,7 +2,6 @@ package xlsx
 
 import (
 	"io"
-	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -22,10 +21,5 @@ func WriteWorkbook(path string, f Workbook) error {
 }
 
 func StrPtr(s string) *string { return &s }
-
-// QuoteSheet quotes a sheet name for a formula or link reference.
-func QuoteSheet(name string) string {
-	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
-}
 
 func BoolPtr(b bool) *bool { return &b }
