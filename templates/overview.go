@@ -15,10 +15,7 @@ type OverviewStyles struct{ Title, Note, Header, Text, Wrap, Ident, Number, Date
 // NewOverviewStyles registers the Overview styles with f.
 func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 	var s OverviewStyles
-	border := []excelize.Border{
-		{Type: "left", Color: "D0D7DE", Style: 1}, {Type: "right", Color: "D0D7DE", Style: 1},
-		{Type: "top", Color: "D0D7DE", Style: 1}, {Type: "bottom", Color: "D0D7DE", Style: 1},
-	}
+	border := ThinBorder(TableBorderColor)
 	dateFmt, dateTimeFmt, textFmt := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss", "@"
 	// Text at the top of its cell, level with a wrapped neighbour's first line.
 	text := excelize.Style{Border: border, Alignment: &excelize.Alignment{Vertical: "top"}}
@@ -28,11 +25,11 @@ func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 		dst   *int
 		style *excelize.Style
 	}{
-		{&s.Title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 16, Color: "1F4E79"}}},
-		{&s.Note, &excelize.Style{Font: &excelize.Font{Italic: true, Color: "595959"}}},
+		{&s.Title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 16, Color: TableTitleColor}}},
+		{&s.Note, &excelize.Style{Font: &excelize.Font{Italic: true, Color: NoteColor}}},
 		{&s.Header, &excelize.Style{
 			Font:      &excelize.Font{Bold: true, Color: "FFFFFF"},
-			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"1F4E79"}},
+			Fill:      SolidFill(TableTitleColor),
 			Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
 			Border:    border,
 		}},
@@ -42,7 +39,7 @@ func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 		{&s.Number, &excelize.Style{Border: border, NumFmt: 1}},
 		{&s.Date, &excelize.Style{Border: border, CustomNumFmt: &dateFmt}},
 		{&s.Datetime, &excelize.Style{Border: border, CustomNumFmt: &dateTimeFmt}},
-		{&s.Link, &excelize.Style{Border: border, Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
+		{&s.Link, &excelize.Style{Border: border, Font: &excelize.Font{Color: LinkColor, Underline: "single"}}},
 	}
 	for _, d := range defs {
 		id, err := f.NewStyle(d.style)

@@ -21,12 +21,10 @@ const HelpSize = 10
 
 // Colours of the workbooks (RGB hex).
 const (
-	colorHeader   = "1F4E78" // dark blue: header rows
-	colorGridBand = "DDEBF7" // light blue: grid labels
-	colorInput    = "FFFFFF" // input cells
-	colorTotal    = "F2F2F2" // grey: summary rows
-	colorBorder   = "BFBFBF"
-	colorHelp     = "7F7F7F"
+	colorHeader = "1F4E78" // dark blue: header rows
+	colorInput  = "FFFFFF" // input cells
+	colorTotal  = "F2F2F2" // grey: summary rows
+	colorHelp   = "7F7F7F"
 )
 
 // Styles are the cell style ids of one workbook. NewStyles registers them
@@ -54,11 +52,8 @@ type Styles struct {
 
 // NewStyles registers the shared styles with f.
 func NewStyles(f *excelize.File) (*Styles, error) {
-	border := []excelize.Border{
-		{Type: "left", Color: colorBorder, Style: 1}, {Type: "right", Color: colorBorder, Style: 1},
-		{Type: "top", Color: colorBorder, Style: 1}, {Type: "bottom", Color: colorBorder, Style: 1},
-	}
-	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
+	border := ThinBorder(BorderColor)
+	fill := SolidFill
 	dateFmt := DateFormat
 	textFmt := "@"
 	s := &Styles{}
@@ -79,7 +74,7 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.Date, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &dateFmt,
 			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
-		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(colorGridBand)}},
+		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(BandFill)}},
 		{&s.Header, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"}, Fill: fill(colorHeader), Border: border,
 			Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center", WrapText: true}}},
 		{&s.LevelLabel, &excelize.Style{Border: border, Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},

@@ -194,17 +194,17 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 // sheet of f: a header with a filter, frozen, and each row's outcome
 // filled by its kind.
 func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) error {
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}})
+	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: templates.SolidFill(templates.BandFill)})
 	if err != nil {
 		return err
 	}
 	fills := map[string]string{
-		string(pipeline.OutcomeFailed): "FFC7CE", string(pipeline.OutcomeNotApplied): "FFEB9C",
-		string(pipeline.OutcomeCreated): "C6EFCE", string(pipeline.OutcomeUpdated): "C6EFCE", string(pipeline.OutcomeRecreated): "C6EFCE",
+		string(pipeline.OutcomeFailed): templates.BadFill, string(pipeline.OutcomeNotApplied): templates.WarnFill,
+		string(pipeline.OutcomeCreated): templates.GoodFill, string(pipeline.OutcomeUpdated): templates.GoodFill, string(pipeline.OutcomeRecreated): templates.GoodFill,
 	}
 	styles := map[string]int{}
 	for k, c := range fills {
-		id, err := f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}}})
+		id, err := f.NewStyle(&excelize.Style{Fill: templates.SolidFill(c)})
 		if err != nil {
 			return err
 		}

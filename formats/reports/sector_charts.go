@@ -151,7 +151,7 @@ func sectorPlanChart(sheet, title string, years, top, last int) (chart, line *ex
 		Categories: catRef,
 		Values:     fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
 		Line:       excelize.LineOptions{Type: excelize.LineNone},
-		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
+		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: templates.SolidFill(templates.TargetMarkColor)},
 	}}
 	minPct, vary, legend := 0.0, false, templates.ChartTextFont
 	chart = &excelize.Chart{

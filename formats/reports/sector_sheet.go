@@ -165,10 +165,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 // sectorSheetStyles registers the styles of the sheet's data columns:
 // bordered text, integers, percentages and points.
 func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
-	border := []excelize.Border{
-		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
-		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
-	}
+	border := templates.ThinBorder(templates.BorderColor)
 	pctFmt, ptsFmt := "0.0", "0.00"
 	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
 	if err != nil {
@@ -477,12 +474,12 @@ func sectorStatusText(s pipeline.SectorStatus) string {
 // green (met) or red (short), from the exact short-people figures.
 func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 	green, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "006100"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}})
+		Font: &excelize.Font{Color: templates.GoodText}, Fill: templates.SolidFill(templates.GoodFill)})
 	if err != nil {
 		return err
 	}
 	red, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
+		Font: &excelize.Font{Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)})
 	if err != nil {
 		return err
 	}
