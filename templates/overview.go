@@ -16,7 +16,7 @@ type OverviewStyles struct{ Title, Note, Header, Text, Wrap, Ident, Number, Date
 func NewOverviewStyles(f *excelize.File) (OverviewStyles, error) {
 	var s OverviewStyles
 	border := ThinBorder(TableBorderColor)
-	dateFmt, dateTimeFmt, textFmt := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss", "@"
+	dateFmt, dateTimeFmt, textFmt := DateFormat, DateFormat+" hh:mm:ss", "@"
 	// Text at the top of its cell, level with a wrapped neighbour's first line.
 	text := excelize.Style{Border: border, Alignment: &excelize.Alignment{Vertical: "top"}}
 	wrap := text

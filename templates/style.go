@@ -6,6 +6,13 @@ import "github.com/xuri/excelize/v2"
 // so that a date reads the same in every locale.
 const DateFormat = "yyyy-mm-dd"
 
+// The number formats of the sector figures in the reports: a percentage
+// share to one decimal, percentage points to two.
+const (
+	PercentFormat = "0.0"
+	PointsFormat  = "0.00"
+)
+
 // Column widths shared by the workbooks.
 const (
 	LabelWidth      = 44.0 // the label column of a grid plan sheet

@@ -120,7 +120,7 @@ func newCheckPrintStyles(f *excelize.File) (checkPrintStyles, error) {
 	var err error
 	border := templates.ThinBorder(templates.BorderColor)
 	wrap := &excelize.Alignment{WrapText: true, Vertical: "top"}
-	pctFmt, ptsFmt := "0.0", "0.00"
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	for _, d := range []struct {
 		dst *int
 		s   *excelize.Style

@@ -166,7 +166,7 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 // bordered text, integers, percentages and points.
 func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
 	border := templates.ThinBorder(templates.BorderColor)
-	pctFmt, ptsFmt := "0.0", "0.00"
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
 	if err != nil {
 		return sectorColumnStyles{}, err
