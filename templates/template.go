@@ -152,6 +152,34 @@ func fillFlatYears(f *excelize.File, cat *pipeline.Catalog, years int, start pip
 	return w.err
 }
 
+// FlatHeaderRows is how far down a sheet or CSV file the flat table's
+// header is looked for: a sheet with a flat header cell (IsFlatHeaderCell)
+// in its first FlatHeaderRows rows is a flat table, not a grid.
+const FlatHeaderRows = 20
+
+// IsFlatHeaderCell reports whether a cell's text marks the flat table's
+// header row: it reads target_type in any letter case, the spaces around
+// it (and a CSV file's byte order mark before it) ignored, so that a
+// header typed " Target_Type " is read as one. It is the one answer to
+// "is this a flat table header?" for the flat reader (CSV and XLSX), the
+// grid reader's test of a sheet, and the rejects file.
+func IsFlatHeaderCell(text string) bool {
+	return strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(text, "\ufeff")), pipeline.ColTargetType)
+}
+
+// CheckCounters refuses a plan with counters the catalog does not know:
+// a writer of any layout (flat, long, grid) would silently drop them.
+func CheckCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
+	for _, t := range p.Targets {
+		for name := range t.Counters.All() {
+			if !cat.Has(name) {
+				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
+			}
+		}
+	}
+	return nil
+}
+
 // FlatHeader returns the flat table's header: the plan and year columns,
 // then the catalog's counters in order.
 func FlatHeader(cat *pipeline.Catalog) []string {

@@ -8,14 +8,17 @@ import (
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
-// HeaderRow scans the first rows of a sheet for the flat header.
+// HeaderRow scans the first rows of a sheet for the flat header
+// (templates.IsFlatHeaderCell). Only a text cell can read target_type (a
+// number, a boolean, an error or a date cannot), so no other is typed.
 func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 	found, headerRow := false, 0
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
-		if row > HeaderRows {
+		if row > templates.FlatHeaderRows {
 			return false
 		}
 		for _, rc := range cells {
@@ -23,7 +26,7 @@ func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 				continue
 			}
 			c := b.Cell(&rc, pipeline.Origin{})
-			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
+			if templates.IsFlatHeaderCell(c.Text) {
 				found, headerRow = true, row
 				return false
 			}
