@@ -533,7 +533,7 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 	var charts []exChart
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+		title := fmt.Sprintf("%s: %s by race and gender", in.Name, templates.TargetTypeWords(tt))
 		data = append(data, exDataRow{row, []any{title}})
 		header := row + 1
 		labels := make([]any, 0, len(c.groups)+1)
@@ -598,16 +598,6 @@ func (c *exCharts) Count(i int) int {
 		return 0
 	}
 	return len(pipeline.TargetTypes)
-}
-
-func exTargetTypeLabel(tt string) string {
-	switch tt {
-	case pipeline.TargetAll:
-		return "all employees"
-	case pipeline.TargetDisabled:
-		return "employees with disabilities"
-	}
-	return strings.ReplaceAll(tt, "_", " ")
 }
 
 type exChartYear struct {
