@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // TestReconcileReportsCarryClasses: a counter changed on the service is
@@ -56,7 +57,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 	rrCheckFits(t, f, reports.SummarySheet, 13)
 	rrCheckFits(t, f, reports.ChangesSheet, 1)
-	for ref, want := range map[string]string{"E2": reports.ServiceFillColor, "F2": reports.ConflictFillColor} {
+	for ref, want := range map[string]string{"E2": templates.ServiceFill, "F2": templates.ConflictFill} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
 		if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != want {
@@ -157,8 +158,8 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	defer f.Close()
 	id, _ := f.GetCellStyle("client", "B2")
 	st, _ := f.GetStyle(id)
-	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != reports.ServiceFillColor {
-		t.Errorf("B2 fill %+v, want %s", st, reports.ServiceFillColor)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != templates.ServiceFill {
+		t.Errorf("B2 fill %+v, want %s", st, templates.ServiceFill)
 	}
 	// The field's Changes row: file and service values, class, run.
 	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",

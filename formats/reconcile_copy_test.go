@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rrMarksReconciliation is a reconciliation of src with one differing
@@ -123,10 +124,10 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
 				marked := strings.Contains(" B2 D2 A1 F2 C5 A3 ", " "+ref+" ")
-				if marked && fill != reports.DiffFillColor {
-					t.Errorf("%s filled %q, want %s", ref, fill, reports.DiffFillColor)
+				if marked && fill != templates.DiffFill {
+					t.Errorf("%s filled %q, want %s", ref, fill, templates.DiffFill)
 				}
-				if !marked && fill == reports.DiffFillColor {
+				if !marked && fill == templates.DiffFill {
 					t.Errorf("%s filled unexpectedly", ref)
 				}
 			}
@@ -239,7 +240,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	for i, m := range marks {
 		idx, _ := out.GetCellStyle(sheet, m[1])
-		if fill := rawFillColor(out, idx); fill != reports.DiffFillColor {
+		if fill := rawFillColor(out, idx); fill != templates.DiffFill {
 			t.Errorf("%s filled %q", m[1], fill)
 		}
 		if want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i); !strings.Contains(texts[m[1]], want) {

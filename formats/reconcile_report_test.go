@@ -17,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rrUpdate reports whether -update was given (the flag is shared by the
@@ -162,7 +163,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	want := map[string]string{"E2": reports.DiffFillColor, "F2": reports.DiffFillColor, "A2": reports.PlanFillColor, "A5": reports.PlanFillColor}
+	want := map[string]string{"E2": templates.DiffFill, "F2": templates.DiffFill, "A2": templates.PlanFill, "A5": templates.PlanFill}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)

@@ -197,7 +197,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for cell, want := range map[string]string{"F2": reports.DiffFillColor, "G3": reports.DiffFillColor, "A3": reports.PlanFillColor, "B2": reports.PlanFillColor} {
+	for cell, want := range map[string]string{"F2": templates.DiffFill, "G3": templates.DiffFill, "A3": templates.PlanFill, "B2": templates.PlanFill} {
 		idx, _ := f.GetCellStyle("Targets", cell)
 		if fill := rawFillColor(f, idx); fill != want {
 			t.Errorf("%s filled %q, want %s", cell, fill, want)

@@ -467,7 +467,7 @@ func writeExport(path string, t exportTarget, plans []export.Plan, cat *pipeline
 // key was refused (their plans left out) are differences (exit 1).
 func exportOutcome(f *Factory, path string, target exportTarget, written int, missing []int64, refused []*pipeline.AccountRefusedError, accounts int) error {
 	fmt.Fprintln(f.IO.Out, path)
-	fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", written, exportPlural(written), path, target.layout)
+	fmt.Fprintf(f.IO.ErrOut, "Exported %s to %s (%s layout)\n", pipeline.Plural(written, "plan"), path, target.layout)
 	for _, ar := range refused {
 		fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans are not in %s\n", ar, path)
 	}
@@ -482,21 +482,14 @@ func exportOutcome(f *Factory, path string, target exportTarget, written int, mi
 		return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); %s",
 			exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"), others)
 	case len(missing) > 0:
-		return exitf(ExitDiff, "no plan with id %s on the configured account%s; %s",
-			exportJoinIDs(missing), exportPlural(accounts), others)
+		return exitf(ExitDiff, "no plan with id %s on the configured %s; %s",
+			exportJoinIDs(missing), pipeline.PluralNoun(accounts, "account"), others)
 	case len(refused) > 0 && written == 0:
 		return exitf(ExitDiff, "%s not exported (key refused); %s", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"), others)
 	case len(refused) > 0:
 		return exitf(ExitDiff, "%s not exported (key refused); the other accounts' plans were", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"))
 	}
 	return nil
-}
-
-func exportPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func exportJoinIDs(ids []int64) string {

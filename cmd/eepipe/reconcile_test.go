@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rcChange is one counter the test changes on the server after export.
@@ -220,9 +221,9 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 				filled := cellFill(t, f, sheet, ref, fills)
 				ch, isChange := want[[2]string{sheet, ref}]
 				switch {
-				case isChange && filled != reports.DiffFillColor:
-					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, reports.DiffFillColor)
-				case !isChange && filled == reports.DiffFillColor:
+				case isChange && filled != templates.DiffFill:
+					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, templates.DiffFill)
+				case !isChange && filled == templates.DiffFill:
 					t.Errorf("%s!%s is filled but did not change", sheet, ref)
 				}
 				text, hasComment := commented[ref]
@@ -317,7 +318,7 @@ func TestReconcileMissingOnServer(t *testing.T) {
 	}
 	defer f.Close()
 	ref, _ := excelize.CoordinatesToCellName(1, missing.Location.Line)
-	if got := cellFill(t, f, "client", ref, map[int]string{}); got != reports.PlanFillColor {
-		t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
+	if got := cellFill(t, f, "client", ref, map[int]string{}); got != templates.PlanFill {
+		t.Errorf("%s fill %q, want %s", ref, got, templates.PlanFill)
 	}
 }

@@ -118,25 +118,21 @@ type checkPrintStyles struct{ para, text, num, pct, pts, met, short, plan, note 
 func newCheckPrintStyles(f *excelize.File) (checkPrintStyles, error) {
 	var s checkPrintStyles
 	var err error
-	border := []excelize.Border{
-		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
-		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
-	}
+	border := templates.ThinBorder(templates.BorderColor)
 	wrap := &excelize.Alignment{WrapText: true, Vertical: "top"}
-	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
-	pctFmt, ptsFmt := "0.0", "0.00"
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	for _, d := range []struct {
 		dst *int
 		s   *excelize.Style
 	}{
-		{&s.para, &excelize.Style{Font: &excelize.Font{Italic: true, Color: "595959"}, Alignment: wrap}},
+		{&s.para, &excelize.Style{Font: &excelize.Font{Italic: true, Color: templates.NoteColor}, Alignment: wrap}},
 		{&s.text, &excelize.Style{Border: border, Alignment: wrap}},
 		{&s.num, &excelize.Style{Border: border, NumFmt: 1, Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.pct, &excelize.Style{Border: border, CustomNumFmt: &pctFmt, Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.pts, &excelize.Style{Border: border, CustomNumFmt: &ptsFmt, Alignment: &excelize.Alignment{Vertical: "top"}}},
-		{&s.met, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Color: "006100"}, Fill: fill("C6EFCE")}},
-		{&s.short, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Bold: true, Color: "9C0006"}, Fill: fill("FFC7CE")}},
-		{&s.plan, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "1F3864"}, Fill: fill("DDEBF7"), Border: border, Alignment: wrap}},
+		{&s.met, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Color: templates.GoodText}, Fill: templates.SolidFill(templates.GoodFill)}},
+		{&s.short, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Bold: true, Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)}},
+		{&s.plan, &excelize.Style{Font: &excelize.Font{Bold: true, Color: templates.HeadingColor}, Fill: templates.SolidFill(templates.BandFill), Border: border, Alignment: wrap}},
 		{&s.note, &excelize.Style{Font: &excelize.Font{Italic: true}, Border: border, Alignment: wrap}},
 	} {
 		if *d.dst, err = f.NewStyle(d.s); err != nil {

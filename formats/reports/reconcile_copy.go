@@ -17,6 +17,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // The annotated reconciliation copy of an XLSX workbook is written by
@@ -294,7 +295,7 @@ func (c *rrCopy) planJobs() error {
 				continue
 			}
 			n := &rrNote{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
-			if m.Note.Fill != PlanFillColor {
+			if m.Note.Fill != templates.PlanFill {
 				n.Fill = m.Note.Fill
 			}
 			last.Note = n

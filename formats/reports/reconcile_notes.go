@@ -19,9 +19,9 @@ import (
 func rrClassFill(fill string, c diff.ChangeClass) string {
 	switch c {
 	case diff.ClassService:
-		return ServiceFillColor
+		return templates.ServiceFill
 	case diff.ClassBoth:
-		return ConflictFillColor
+		return templates.ConflictFill
 	}
 	return fill
 }
@@ -74,7 +74,7 @@ func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string
 			notes[k] = n
 			order = append(order, k)
 		}
-		if fill != PlanFillColor {
+		if fill != templates.PlanFill {
 			n.Fill = fill
 		}
 		n.lines = append(n.lines, line)
@@ -90,9 +90,9 @@ func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string
 		}
 		switch p.Presence {
 		case diff.PresenceMissing:
-			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
+			add(p.Origin, templates.PlanFill, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
 		case diff.PresenceNotCompared:
-			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
+			add(p.Origin, templates.PlanFill, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
@@ -102,7 +102,7 @@ func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string
 			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			fill, line := rrClassFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			fill, line := rrClassFill(templates.PlanFill, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
 			ch := rrChange{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: rrClassText(fd.Class, fd.LastRun())}
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
@@ -115,7 +115,7 @@ func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string
 				if !rrSameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				fill, line := rrClassFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				fill, line := rrClassFill(templates.DiffFill, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
 				var year any = t.FinancialYear
 				if t.FinancialYear == "" {
 					year = rrNilIfZero(int64(t.YearNumber))

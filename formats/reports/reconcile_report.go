@@ -17,18 +17,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
-// Colours of the annotated reconciliation copy.
-const (
-	DiffFillColor = "F4B183" // a counter whose workbook value differs from the service's
-	PlanFillColor = "FFE699" // a plan-level note: missing on the server, metadata differs, not compared
-	// ServiceFillColor marks a counter changed on the service since eepipe
-	// last wrote it (the workbook still holds what eepipe wrote), and
-	// ConflictFillColor one changed in both; DiffFillColor is then a
-	// counter changed in the file, or without history.
-	ServiceFillColor  = "9DC3E6"
-	ConflictFillColor = "FF7C80"
-)
-
 // SummarySheet is the name of the sheet the annotated copy adds, unless the
 // workbook already has a sheet of that name.
 const SummarySheet = "Summary"
@@ -192,9 +180,9 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // WriteReconcileXLSX writes to dst the consultant's annotated copy of the
 // source workbook src (XLSX as it is; a CSV turned into a worksheet, row n
 // being line n): every counter whose value differs from the service's is
-// filled in colour (DiffFillColor) and carries a comment with the
+// filled in colour (templates.DiffFill) and carries a comment with the
 // service's value; plan-level findings (missing on the server, metadata
-// differences, not compared) mark the plan's first cell (PlanFillColor);
+// differences, not compared) mark the plan's first cell (templates.PlanFill);
 // a Summary sheet, after the workbook's own sheets and the active one,
 // counts and lists every finding of r. An XLSX source is copied by
 // streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several

@@ -57,7 +57,7 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *diff.Reconciliat
 
 // rrWriteReconcileSummaryCells writes the Summary sheet's cells.
 func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *diff.Reconciliation, src *string) error {
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *diff.Reconc
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
-	if err := xlsx.WrapNote(f, sheet, 2, widths); err != nil {
+	if err := templates.WrapNote(f, sheet, 2, widths); err != nil {
 		return err
 	}
 	// One page wide, each finding whole on its row, the header row on
@@ -314,7 +314,7 @@ var rrChangesColumns = []rrColumn{
 // rrWriteChangesSheet fills sheet with changes, one row each, in the
 // order of the findings, the cell linked to the marked cell.
 func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) error {
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/assemble"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // ErrRejectsLayout is the class of rejects that the rejects file cannot
@@ -175,7 +177,7 @@ func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, words *mappin
 }
 
 // readRejectSheet opens a workbook's flat table: its header row (the
-// first of the first table.HeaderRows rows with a target_type cell) and
+// first of the first templates.FlatHeaderRows rows with a target_type cell) and
 // the wanted rows' texts.
 func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.File, want map[int]bool) (*excelize.File, *table.RawTable, error) {
 	limit, err := annotateCheckSize(file)
@@ -194,7 +196,7 @@ func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.F
 	t := &table.RawTable{Rows: map[int][]string{}}
 	for i, row := range rows {
 		n := i + 1
-		if t.Header == nil && n <= table.HeaderRows && hasTargetType(row) {
+		if t.Header == nil && n <= templates.FlatHeaderRows && hasTargetType(row) {
 			t.HeaderRow, t.Header = n, row
 			t.Names = table.ColumnNames(row, cat, words)
 			t.Long = hasAll(row, "counter", "value")
@@ -211,7 +213,9 @@ func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.F
 	return f, t, nil
 }
 
-func hasTargetType(row []string) bool { return hasAll(row, pipeline.ColTargetType) }
+// hasTargetType reports whether the row is a flat table's header row
+// (templates.IsFlatHeaderCell).
+func hasTargetType(row []string) bool { return slices.ContainsFunc(row, templates.IsFlatHeaderCell) }
 
 // hasAll reports whether the row has a cell reading each name (case and
 // surrounding spaces ignored).
@@ -298,12 +302,6 @@ func rejectRowNumbers(tables []*rejectTable) map[pipeline.RowRef]int {
 		}
 	}
 	return rowOf
-}
-
-// columnName is a 1-based column's letters.
-func columnName(col int) string {
-	s, _ := excelize.ColumnNumberToName(col)
-	return s
 }
 
 // uniqueSheetName returns name made a valid sheet name (at most 31

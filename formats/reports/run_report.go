@@ -195,17 +195,17 @@ func writeRunXLSX(w io.Writer, r *run.RunReport) error {
 // sheet of f: a header with a filter, frozen, and each row's outcome
 // filled by its kind.
 func writeRunRows(f *excelize.File, rowsSheet string, r *run.RunReport) error {
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}})
+	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: templates.SolidFill(templates.BandFill)})
 	if err != nil {
 		return err
 	}
 	fills := map[string]string{
-		string(run.OutcomeFailed): "FFC7CE", string(run.OutcomeNotApplied): "FFEB9C",
-		string(run.OutcomeCreated): "C6EFCE", string(run.OutcomeUpdated): "C6EFCE", string(run.OutcomeRecreated): "C6EFCE",
+		string(run.OutcomeFailed): templates.BadFill, string(run.OutcomeNotApplied): templates.WarnFill,
+		string(run.OutcomeCreated): templates.GoodFill, string(run.OutcomeUpdated): templates.GoodFill, string(run.OutcomeRecreated): templates.GoodFill,
 	}
 	styles := map[string]int{}
 	for k, c := range fills {
-		id, err := f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}}})
+		id, err := f.NewStyle(&excelize.Style{Fill: templates.SolidFill(c)})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -134,23 +135,23 @@ func sectorPlanChart(sheet, title string, years, top, last int) (chart, line *ex
 		c, _ := excelize.CoordinatesToCellName(col, row, true)
 		return c
 	}
-	catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, last))
+	catRef := fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, last))
 	var bars []excelize.ChartSeries
 	for i := range years {
 		col := SectorChartCol + 1 + i
 		bars = append(bars, excelize.ChartSeries{
-			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
+			Name:       fmt.Sprintf("%s!%s", xlsx.QuoteSheet(sheet), abs(col, top+1)),
 			Categories: catRef,
-			Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, last)),
+			Values:     fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(col, top+2), abs(col, last)),
 		})
 	}
 	tcol := SectorChartCol + 1 + years
 	targets := []excelize.ChartSeries{{
-		Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
+		Name:       fmt.Sprintf("%s!%s", xlsx.QuoteSheet(sheet), abs(tcol, top+1)),
 		Categories: catRef,
-		Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
+		Values:     fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
 		Line:       excelize.LineOptions{Type: excelize.LineNone},
-		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
+		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: templates.SolidFill(templates.TargetMarkColor)},
 	}}
 	minPct, vary, legend := 0.0, false, templates.ChartTextFont
 	chart = &excelize.Chart{
@@ -209,9 +210,4 @@ func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 		pageStart = t
 	}
 	return nil
-}
-
-// sectorQuoteSheet quotes a sheet name for a cell reference.
-func sectorQuoteSheet(name string) string {
-	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -166,11 +165,8 @@ func AddSectorSheetWith(f *excelize.File, plans []sector.SectorPlanCheck, source
 // sectorSheetStyles registers the styles of the sheet's data columns:
 // bordered text, integers, percentages and points.
 func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
-	border := []excelize.Border{
-		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
-		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
-	}
-	pctFmt, ptsFmt := "0.0", "0.00"
+	border := templates.ThinBorder(templates.BorderColor)
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
 	if err != nil {
 		return sectorColumnStyles{}, err
@@ -261,7 +257,7 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 		return err
 	}
 	for _, row := range []int{2, 3, 4} {
-		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
+		if err := templates.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
 			return err
 		}
 	}
@@ -478,12 +474,12 @@ func sectorStatusText(s sector.SectorStatus) string {
 // green (met) or red (short), from the exact short-people figures.
 func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 	green, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "006100"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}})
+		Font: &excelize.Font{Color: templates.GoodText}, Fill: templates.SolidFill(templates.GoodFill)})
 	if err != nil {
 		return err
 	}
 	red, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
+		Font: &excelize.Font{Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func WriteSectorText(w io.Writer, r *sector.SectorCheckReport) error {
 	}
 	s := r.Summary()
 	ew.printf("%s: %d meet%s every final-year target, %d fall%s short, %d meet%s only the targets that could be assessed, %d could not be assessed at all.\n",
-		sectorPlural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
+		pipeline.Plural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
 	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
 	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
 	return ew.err
@@ -48,8 +48,6 @@ func (e *sectorWriter) Write(b []byte) (int, error) {
 }
 
 func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-func sectorPlural(n int, one, many string) string { return pipeline.Plural(n, one, many) }
 
 // sectorVerbS is the verb ending for n plans: "1 meets", "2 meet".
 func sectorVerbS(n int) string {
@@ -137,12 +135,12 @@ func sectorPlanOutcome(p sector.SectorPlanCheck) string {
 	case p.Reason != "":
 		return fmt.Sprintf("NOTHING COULD BE ASSESSED: %s.", p.Reason)
 	case p.Status == sector.SectorMet:
-		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
+		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), pipeline.Plural(p.Assessed, "figure", "figures"))
 	case p.Status == sector.SectorShort:
 		return fmt.Sprintf("Final year %s: FALLS SHORT of the targets below.", fin.Label())
 	case p.Status == sector.SectorPartlyMet:
 		return fmt.Sprintf("Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.",
-			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			fin.Label(), p.NotAssessed, pipeline.Plural(p.Assessed+p.NotAssessed, "figure", "figures"),
 			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
 	default:
 		return fmt.Sprintf("Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).", fin.Label())
@@ -183,7 +181,7 @@ func sectorGapText(s *sector.ShareResult) string {
 	if s.ShortPoints < 0.05 {
 		pts = "less than 0.1"
 	}
-	return fmt.Sprintf("%s pts, %s", pts, sectorPlural(int(s.ShortPeople), "person", "people"))
+	return fmt.Sprintf("%s pts, %s", pts, pipeline.Plural(int(s.ShortPeople), "person", "people"))
 }
 
 func sectorLevelResult(l sector.SectorLevelCheck) string {
