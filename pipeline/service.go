@@ -56,18 +56,22 @@ type PlanChange struct {
 	Sector      *string
 }
 
-// isZero reports whether the change sends nothing.
-func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
+// IsZero reports whether the change sends nothing.
+func (c PlanChange) IsZero() bool {
+	for _, f := range PatchedPlanFields() {
+		if slot, _ := f.Change(&c); *slot != nil {
+			return false
+		}
+	}
+	return true
+}
 
-// clear removes field ("name", "sector", "scorecard_id") from the change.
+// Clear removes field (a PlanFields name) from the change.
 func (c *PlanChange) Clear(field string) {
-	switch field {
-	case "name":
-		c.Name = nil
-	case "sector":
-		c.Sector = nil
-	case "scorecard_id":
-		c.ScorecardID = nil
+	if f, ok := PlanFieldNamed(field); ok {
+		if slot, ok := f.Change(c); ok {
+			*slot = nil
+		}
 	}
 }
 

@@ -111,7 +111,12 @@ func (r *Runner) savedCreate(ctx context.Context, sp savedset.SavedPlan, in *pip
 // the stored plan server.
 func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff, prog *pipeline.SavedProgress, drift func(Drift)) error {
 	for _, f := range sp.Fields {
-		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
+		pf, known := pipeline.PlanFieldNamed(f.Field)
+		slot, patched := pf.Change(&d.Meta)
+		if !known || !patched {
+			return &savedset.SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
+		}
+		now := pf.Stored(server)
 		at := savedset.SavedOrigin(f.File, f.Cell)
 		if prog.Resumed() && now == f.New && now != f.Expected {
 			continue // applied by an earlier run of the set
@@ -119,16 +124,7 @@ func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff,
 		if now != f.Expected {
 			drift(Drift{plan: sp.Title, what: f.Field, at: at, detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", diff.FieldValueText(f.Expected), diff.FieldValueText(now))})
 		}
-		switch f.Field {
-		case "name":
-			d.Meta.Name = diff.Ptr(f.New)
-		case "sector":
-			d.Meta.Sector = diff.Ptr(f.New)
-		case "scorecard_id":
-			d.Meta.ScorecardID = diff.Ptr(f.New)
-		default:
-			return &savedset.SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
-		}
+		*slot = diff.Ptr(f.New)
 		d.Fields = append(d.Fields, diff.FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
 	return nil
