@@ -25,7 +25,7 @@ var (
 // workforce; the other levels of Levels are summary or temporary slices.
 var OccupationalLevels = Levels[:6]
 
-// CounterPrefix starts every counter name.
+// CounterPrefix starts every counter name (IsCounterName).
 const CounterPrefix = "number_of_"
 
 // CounterName returns the counter name for a race, gender and level.
@@ -65,7 +65,7 @@ func NewCatalog(names []string) (*Catalog, error) {
 	c := &Catalog{index: make(map[string]int, len(names))}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
-		if !strings.HasPrefix(n, CounterPrefix) {
+		if !IsCounterName(n) {
 			return nil, fmt.Errorf("catalog: %q is not a counter name (counter names start with %s)", n, CounterPrefix)
 		}
 		if _, dup := c.index[n]; dup {
@@ -106,7 +106,7 @@ func DefaultCatalog() *Catalog { return defaultCatalog }
 func catalogFromCounters(counters map[string]int64) (*Catalog, error) {
 	var known, extra []string
 	for n := range counters {
-		if strings.HasPrefix(n, CounterPrefix) {
+		if IsCounterName(n) {
 			if defaultCatalog.Has(n) {
 				known = append(known, n)
 			} else {
@@ -332,3 +332,8 @@ func CatalogOfTarget(t Target) *Catalog {
 	}
 	return c
 }
+
+// IsCounterName reports whether a column or key names a counter: the one
+// answer to "is this a counter column?" for every reader, writer and
+// report.
+func IsCounterName(name string) bool { return strings.HasPrefix(name, CounterPrefix) }

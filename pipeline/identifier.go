@@ -166,7 +166,7 @@ func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 // identifiers.
 func CheckConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
 	where := "the identifiers of account " + account.Name + " in the configuration (" + ids.String() + ")"
-	if account.Name == "default" {
+	if account.Name == DefaultAccount {
 		where = "the account's company identifiers (" + ids.String() + ")"
 	}
 	recs, err := finder.FindCompanies(ctx, ids)

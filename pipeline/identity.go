@@ -173,3 +173,8 @@ func withoutPassword(baseURL string) string {
 func AccountIndex(accounts []Account, name string) int {
 	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
 }
+
+// DefaultAccount is the name of the account a configuration without
+// accounts: (its top-level api_key, or the environment's) configures, and
+// of a single unnamed one (docs/configuration.md).
+const DefaultAccount = "default"

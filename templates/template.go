@@ -219,7 +219,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		c := i + 1
 		name, _ := excelize.ColumnNumberToName(c)
 		w.str(c, 1, h, st.Header)
-		if strings.HasPrefix(h, pipeline.CounterPrefix) {
+		if pipeline.IsCounterName(h) {
 			w.setErr(f.SetColWidth(FlatSheet, name, name, float64(min(max(len(h), 12), 40))))
 			w.setErr(f.SetColStyle(FlatSheet, name, st.Counter))
 			counterRanges = append(counterRanges, colRange(c))

@@ -383,7 +383,7 @@ func (l *configLoader) accounts() {
 		l.bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
-		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany,
+		cfg.Accounts = []AccountConfig{{Name: pipeline.DefaultAccount, APIKey: envKey, APISecret: envSecret, Company: envCompany,
 			From: KeySource{FileIndex: -1, KeyEnv: envAPIKey, SecretEnv: envAPISecret}}}
 		if envKey == "" || envSecret == "" {
 			l.bad("set both %s and %s", envAPIKey, envAPISecret)
@@ -406,7 +406,7 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 	if a.Name != "" {
 		label = "account " + a.Name
 	} else if len(fc.Accounts) == 1 {
-		a.Name = "default"
+		a.Name = pipeline.DefaultAccount
 	}
 	if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
 		switch {
@@ -508,7 +508,7 @@ func fileAccountProblems(fc *fileConfig) []string {
 		case name != "":
 			label = "account " + name
 		case len(fc.Accounts) == 1:
-			name = "default"
+			name = pipeline.DefaultAccount
 		default:
 			bad("%s has no name", label)
 		}

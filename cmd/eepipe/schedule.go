@@ -460,7 +460,7 @@ func (r *scheduledRun) noteKeyExpiry(accounts []pipeline.Account, clients []*api
 			continue
 		}
 		name := ""
-		if i < len(accounts) && !(len(accounts) == 1 && accounts[0].Name == "default") {
+		if i < len(accounts) && !(len(accounts) == 1 && accounts[0].Name == pipeline.DefaultAccount) {
 			name = accounts[i].Name
 		}
 		r.mu.Lock()

@@ -249,7 +249,7 @@ func (s *csvRows) columns() {
 		switch {
 		case colNames[i] == "":
 			colKind[i] = csvColUnread
-		case strings.HasPrefix(colNames[i], pipeline.CounterPrefix):
+		case pipeline.IsCounterName(colNames[i]):
 			colKind[i] = csvColCounter
 			name := colNames[i]
 			s.counterCells = append(s.counterCells, pipeline.CounterCell{Name: name, Cell: pipeline.Cell{Origin: pipeline.Origin{File: file, Column: i + 1, Header: name}}})

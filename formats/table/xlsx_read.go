@@ -149,7 +149,7 @@ func (r *flatSheetReader) readHeader(row int, cells []xlsx.RawCell) {
 	}
 	for _, col := range r.hdr.cols {
 		name := r.hdr.names[col]
-		if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+		if !pipeline.IsCounterName(name) {
 			r.otherCols = append(r.otherCols, col)
 			continue
 		}

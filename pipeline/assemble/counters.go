@@ -2,11 +2,12 @@ package assemble
 
 import (
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"math"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // counters validates the counter cells of a record. Cells on the record's
@@ -19,7 +20,7 @@ func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string
 	if len(rec.Counters) == 0 {
 		// (A reader that gives Counters puts no counter in Cells.)
 		for name, c := range rec.Cells {
-			if !strings.HasPrefix(name, pipeline.CounterPrefix) {
+			if !pipeline.IsCounterName(name) {
 				continue
 			}
 			a.counter(&cs, &rec, name, &c, nil)
@@ -48,7 +49,7 @@ func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string
 						continue
 					}
 				}
-			} else if !strings.HasPrefix(cc.Name, pipeline.CounterPrefix) {
+			} else if !pipeline.IsCounterName(cc.Name) {
 				continue // (a name the memo holds has the prefix)
 			}
 			a.counter(&cs, &rec, cc.Name, &cc.Cell, memo)

@@ -209,7 +209,7 @@ func ReadExport(ctx context.Context, sources []ExportSource, q ExportQuery) (*Ex
 		}
 		s := sources[slices.IndexFunc(sources, func(s ExportSource) bool { return s.account.Name == sp.Account.Name })]
 		name := s.account.Name
-		if len(sources) == 1 && name == "default" {
+		if len(sources) == 1 && name == pipeline.DefaultAccount {
 			name = ""
 		}
 		return q.Each(ExportedStored{Plan: exportedPlan(sp.Plan, s.company, name), Account: name, CompanyName: s.name, Stored: sp.Plan}, served)

@@ -150,7 +150,7 @@ func savedTargets(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff
 			}
 		}
 		td := diff.TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType, MilestoneID: st.MilestoneID, TargetID: st.TargetID}
-		if fy, err := savedset.ParseFinancialYearText(st.FinancialYear); err == nil {
+		if fy, err := savedset.ReadFinancialYear(st.FinancialYear); err == nil {
 			td.FinancialYear = fy
 		}
 		if tgt == nil {
@@ -206,7 +206,7 @@ func (r *Runner) resumeCreate(ctx context.Context, sp savedset.SavedPlan, in *pi
 			}
 		}
 		td := diff.TargetDiff{Input: in.Targets[i], YearNumber: st.YearNumber, TargetType: st.TargetType}
-		if fy, err := savedset.ParseFinancialYearText(st.FinancialYear); err == nil {
+		if fy, err := savedset.ReadFinancialYear(st.FinancialYear); err == nil {
 			td.FinancialYear = fy
 		}
 		if tgt == nil {

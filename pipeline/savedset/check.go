@@ -201,7 +201,7 @@ func (c *setChecker) target(where string, p *SavedPlan, t *SavedTarget, seenTarg
 		bad(tw, "target type %q is not one of %s", pipeline.Excerpt(t.TargetType), strings.Join(pipeline.TargetTypes, ", "))
 	}
 	if t.FinancialYear != "" {
-		if _, err := ParseFinancialYearText(t.FinancialYear); err != nil {
+		if _, err := ReadFinancialYear(t.FinancialYear); err != nil {
 			bad(tw, "%v", err)
 		}
 	}

@@ -457,11 +457,13 @@ func parseA1(ref string) (col, row int, ok bool) {
 	return col, row, true
 }
 
-// parseFinancialYearText reads "2026/27".
-func ParseFinancialYearText(s string) (pipeline.FinancialYear, error) {
-	var y, n int
-	if _, err := fmt.Sscanf(s, "%d/%d", &y, &n); err != nil || (y+1)%100 != n {
-		return 0, fmt.Errorf("financial year %q is not like 2026/27", s)
+// ReadFinancialYear reads a change set's financial year: the model's
+// ParseFinancialYear, in the one spelling a change set is written with
+// (FinancialYear.String, "2026/27"), so a hand-edited variant is refused.
+func ReadFinancialYear(s string) (pipeline.FinancialYear, error) {
+	fy, err := pipeline.ParseFinancialYear(s)
+	if err != nil || fy.String() != s {
+		return 0, fmt.Errorf("financial year %q is not like 2026/27", pipeline.Excerpt(s))
 	}
-	return pipeline.FinancialYear(y), nil
+	return fy, nil
 }
