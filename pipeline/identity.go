@@ -146,7 +146,7 @@ func (e *ServiceAddressError) Error() string {
 	if e.KeyHint != "" {
 		key = " (key " + e.KeyHint + ")"
 	}
-	here := "this configuration reaches the service at " + withoutPassword(e.Address.BaseURL)
+	here := "this configuration reaches the service at " + RedactedURL(e.Address.BaseURL)
 	if strings.TrimSpace(e.Address.SameAs) != "" {
 		here += " and keeps its history under " + e.Address.SameAs + " (same_service_as)"
 	}
@@ -158,10 +158,10 @@ func (e *ServiceAddressError) Error() string {
 		e.Account, key, e.Recorded, here, e.Recorded)
 }
 
-// withoutPassword is a base URL as written, its password (if it carries
-// one, which the client refuses later) masked: the address is named in
-// a message before the client checks it.
-func withoutPassword(baseURL string) string {
+// RedactedURL is a base URL as written, its password (if it carries
+// one, which the client refuses later) masked: the one form in which an
+// address is named in a message.
+func RedactedURL(baseURL string) string {
 	if u, err := url.Parse(strings.TrimSpace(baseURL)); err == nil && u.User != nil {
 		return u.Redacted()
 	}

@@ -147,9 +147,6 @@ func (sr *savedRun) open() (checkErr, err error) {
 		return nil, exitf(ExitInvalid, "%v", err)
 	}
 	s := sr.set.Header
-	if pipeline.ServiceKey(s.Service) != serviceKey(cfg) {
-		return nil, exitf(ExitInvalid, "the change set %s was computed against %s, but this run talks to %s; nothing was sent", path, s.Service, redactURL(cfg.BaseURL))
-	}
 	if err := sr.set.Verify(cfg.address().History(), setKeys(cfg)); err != nil {
 		return nil, exitf(ExitInvalid, "%s: %v", path, err)
 	}

@@ -296,10 +296,7 @@ func redactURL(s string) string {
 	if statestore.IsPostgres(s) {
 		return statestore.Redact(s)
 	}
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return s
+	return pipeline.RedactedURL(s)
 }
 
 // inputFiles returns each input file with the SHA-256 of its content.

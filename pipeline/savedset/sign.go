@@ -180,7 +180,7 @@ var ErrSetSignature = errors.New("the change set's signature does not hold")
 // *SavedSetError: the set is refused, nothing sent.
 func (s *SavedChangeSet) Verify(service string, keys SetKeys) error {
 	if pipeline.ServiceKey(s.Service) != pipeline.ServiceKey(service) {
-		return &SavedSetError{Problems: []string{fmt.Sprintf("the change set was signed for the service %s, but this run talks to %s", s.Service, service)}}
+		return &SavedSetError{Problems: []string{fmt.Sprintf("the change set was computed against %s, but this run talks to %s; nothing was sent", pipeline.RedactedURL(s.Service), pipeline.RedactedURL(service))}}
 	}
 	var problems []string
 	for _, sk := range s.Keys {

@@ -120,7 +120,7 @@ func TestEditedSavedChangeSetRefused(t *testing.T) {
 		{"signature stripped", strings.Replace(orig, s.Signature, "", 1), "", nil, "no signature"},
 		{"signature field removed", strings.Replace(orig, `,
   "signature": "`+s.Signature+`"`, "", 1), "", nil, `"signature" is missing`},
-		{"other service", orig, "http://127.0.0.1:9090", nil, "signed for the service"},
+		{"other service", orig, "http://127.0.0.1:9090", nil, "was computed against"},
 		{"other account's key pair", orig, "", otherKaroo, "holds the key pair"},
 		{"other company", orig, "", otherCompany, "is company"},
 		{"same key id, other secret", orig, "", otherSecret, "signature does not match"},
