@@ -28,7 +28,7 @@ func ParseDate(s string) (Date, error) {
 	if err != nil {
 		if m := ambiguousDatePattern.FindStringSubmatch(s); m != nil {
 			// 31/08/2029: say which date it is and how to write it.
-			return Date{}, valDayMonthError(s, m)
+			return Date{}, dayMonthError(s, m)
 		}
 		return Date{}, fmt.Errorf("%q is not a date in the form YYYY-MM-DD", s)
 	}

@@ -387,37 +387,37 @@ func TestFastPathsMatchPatterns(t *testing.T) {
 	text := rapid.StringOfN(rapid.SampledFrom([]rune("0123456789 -/.+eE#\tAaxé\u00a0")), 0, 18, -1)
 	rapid.Check(t, func(t *rapid.T) {
 		s := text.Draw(t, "s")
-		if n, ok := ValPlainDigits(s); ok {
-			f, isNum := valParseDecimal(s)
-			want, err := valCounterFromFloat(f)
+		if n, ok := PlainDigits(s); ok {
+			f, isNum := parseDecimal(s)
+			want, err := counterFromFloat(f)
 			if !isNum || err != nil || want != n {
-				t.Fatalf("valPlainDigits(%q) = %d; the general parse gives %v, %d, %v", s, n, isNum, want, err)
+				t.Fatalf("plainDigits(%q) = %d; the general parse gives %v, %d, %v", s, n, isNum, want, err)
 			}
 		}
-		if y, m, d, ok := valPlainISODate(s); ok {
+		if y, m, d, ok := plainISODate(s); ok {
 			g := isoDatePattern.FindStringSubmatch(s)
 			if g == nil || g[1] != s[:4] || g[2] != s[5:7] || g[3] != s[8:] || y != atoiOrFail(t, g[1]) || m != atoiOrFail(t, g[2]) || d != atoiOrFail(t, g[3]) {
-				t.Fatalf("valPlainISODate(%q) = %d %d %d; the pattern gives %q", s, y, m, d, g)
+				t.Fatalf("plainISODate(%q) = %d %d %d; the pattern gives %q", s, y, m, d, g)
 			}
 		}
-		if first, second, ok := valPlainFinancialYear(s); ok {
+		if first, second, ok := plainFinancialYear(s); ok {
 			g := financialYearPattern.FindStringSubmatch(s)
 			if g == nil || g[1] != first || g[2] != second {
-				t.Fatalf("valPlainFinancialYear(%q) = %q %q; the pattern gives %q", s, first, second, g)
+				t.Fatalf("plainFinancialYear(%q) = %q %q; the pattern gives %q", s, first, second, g)
 			}
 		}
-		if valSingleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
-			t.Fatalf("valSingleSpaced(%q), but strings.Fields changes it", s)
+		if singleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
+			t.Fatalf("singleSpaced(%q), but strings.Fields changes it", s)
 		}
 	})
-	// The error values all start with #, the only text valErrorMessage
+	// The error values all start with #, the only text errorMessage
 	// looks at; written in any case, with spaces, they are still found.
-	for _, e := range valErrorValues {
+	for _, e := range errorValues {
 		if e[0] != '#' {
 			t.Fatalf("error value %s does not start with #", e)
 		}
-		if _, isErr := ValErrorMessage(" \t" + strings.ToLower(e) + " "); !isErr {
-			t.Errorf("valErrorMessage misses %s", e)
+		if _, isErr := SpreadsheetError(" \t" + strings.ToLower(e) + " "); !isErr {
+			t.Errorf("errorMessage misses %s", e)
 		}
 	}
 }

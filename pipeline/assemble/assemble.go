@@ -17,9 +17,9 @@ import (
 type Assembler struct {
 	cat      *pipeline.Catalog
 	sectors  func(string) (string, bool) // a mapping file's sector spellings (TeachSectors); nil: none
-	totals   []asmTotals                 // the catalog's names for the totals check, per race and gender
-	plans    []*asmPlan
-	byKey    map[string]*asmPlan // by planIndexKey
+	totals   []rowTotals                 // the catalog's names for the totals check, per race and gender
+	plans    []*planGroup
+	byKey    map[string]*planGroup // by planIndexKey
 	keyBuf   []byte
 	Problems pipeline.Problems
 	unknown  map[string]bool                      // problems reported once per file and sheet (unknown counters, lost zeros)
@@ -28,15 +28,15 @@ type Assembler struct {
 	dates    map[pipeline.Date]string             // Date.String of the dates read, which repeat from row to row
 	places   map[pipeline.Origin]*pipeline.Origin // year cells' columns (an Origin without a row), shared by their rows
 	// placeCache holds place's last columns, looked up before places.
-	placeCache [4]asmPlaceCacheEntry
+	placeCache [4]placeCacheEntry
 	placeNext  int
 	// lastDates holds, for start_date and end_date, the last text cell
 	// read as a date: the plan's rows repeat it.
-	lastDates [2]asmDateMemo
-	slots     map[asmSlot]*pipeline.InputTarget // Finish's targets of one plan, by slot
+	lastDates [2]dateMemo
+	slots     map[yearSlot]*pipeline.InputTarget // Finish's targets of one plan, by slot
 
-	yearCells map[[2]string]*asmYearCells          // by file and sheet
-	odd       map[*pipeline.InputTarget]*asmTarget // targets whose year cells are not their table's usual ones
+	yearCells map[[2]string]*yearColumns          // by file and sheet
+	odd       map[*pipeline.InputTarget]*targetPlaces // targets whose year cells are not their table's usual ones
 	fyTexts   map[pipeline.FinancialYear]string    // FinancialYear.String of the years read
 
 	// The table of the previous record, so that consecutive rows of one
@@ -46,7 +46,7 @@ type Assembler struct {
 	lastKnown           bool
 
 	// Per place of Record.Counters, for the table memoFile and memoSheet.
-	memo                []asmCounterMemo
+	memo                []counterMemo
 	memoFile, memoSheet string
 
 	bound    *pipeline.ProblemBound // nil: every problem kept
@@ -77,9 +77,9 @@ func (a *Assembler) compact() {
 	a.admitted = len(a.Problems)
 }
 
-// asmTotals are the counter names of one race and gender that the totals
+// rowTotals are the counter names of one race and gender that the totals
 // check compares, looked up in the catalog once rather than per target.
-type asmTotals struct {
+type rowTotals struct {
 	race, gender      string
 	total, grand      string
 	temp              string
@@ -98,10 +98,10 @@ func NewAssembler(cat *pipeline.Catalog) *Assembler {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	a := &Assembler{cat: cat, byKey: map[string]*asmPlan{}, unknown: map[string]bool{}, columns: map[string]pipeline.CounterColumns{}, texts: map[string]string{}, dates: map[pipeline.Date]string{}, places: map[pipeline.Origin]*pipeline.Origin{}, yearCells: map[[2]string]*asmYearCells{}}
+	a := &Assembler{cat: cat, byKey: map[string]*planGroup{}, unknown: map[string]bool{}, columns: map[string]pipeline.CounterColumns{}, texts: map[string]string{}, dates: map[pipeline.Date]string{}, places: map[pipeline.Origin]*pipeline.Origin{}, yearCells: map[[2]string]*yearColumns{}}
 	for _, race := range cat.Races() {
 		for _, gender := range cat.Genders() {
-			t := asmTotals{race: race, gender: gender}
+			t := rowTotals{race: race, gender: gender}
 			t.total, t.hasTotal = cat.Counter(race, gender, "total_permanent_employees")
 			t.grand, t.hasGrand = cat.Counter(race, gender, "grand_total_employees")
 			t.temp, t.hasTemp = cat.Counter(race, gender, "temporary_employees")
@@ -135,7 +135,7 @@ func (a *Assembler) Add(rec pipeline.Record) {
 	if a.bound != nil && len(a.Problems)-a.admitted > 4096 {
 		a.compact()
 	}
-	var v asmRowValues
+	var v rowValues
 	a.readPlanID(&rec, &v)
 	a.readPlanTexts(&rec, &v)
 	a.readDates(&rec, &v)
@@ -161,7 +161,7 @@ func (a *Assembler) Add(rec pipeline.Record) {
 	a.mergePlanFields(acc, &rec, &v)
 	if baseline {
 		if v.targetType != "" {
-			acc.plan.Baseline = append(acc.plan.Baseline, &pipeline.InputTarget{Origin: asmKeep(rec.Origin), FinancialYear: v.fy,
+			acc.plan.Baseline = append(acc.plan.Baseline, &pipeline.InputTarget{Origin: keptOrigin(rec.Origin), FinancialYear: v.fy,
 				TargetType: v.targetType, Counters: counters, Cells: cells, Places: places, Columns: columns})
 		}
 		return
@@ -170,7 +170,7 @@ func (a *Assembler) Add(rec pipeline.Record) {
 		return
 	}
 	t := &pipeline.InputTarget{
-		Origin:        asmKeep(rec.Origin),
+		Origin:        keptOrigin(rec.Origin),
 		YearNumber:    v.yearNumber,
 		FinancialYear: v.fy,
 		TargetType:    v.targetType,
@@ -188,13 +188,13 @@ func (a *Assembler) Add(rec pipeline.Record) {
 }
 
 // errorf and warnf record a problem with its own copies of the origin's
-// cell reference and the value (see asmKeep).
+// cell reference and the value (see keptOrigin).
 func (a *Assembler) errorf(o pipeline.Origin, value, format string, args ...any) {
-	a.Problems.Errorf(asmKeep(o), strings.Clone(pipeline.Excerpt(value)), format, args...)
+	a.Problems.Errorf(keptOrigin(o), strings.Clone(pipeline.Excerpt(value)), format, args...)
 }
 
 func (a *Assembler) warnf(o pipeline.Origin, value, format string, args ...any) {
-	a.Problems.Warnf(asmKeep(o), strings.Clone(pipeline.Excerpt(value)), format, args...)
+	a.Problems.Warnf(keptOrigin(o), strings.Clone(pipeline.Excerpt(value)), format, args...)
 }
 
 // warnKind is warnf for a warning that can repeat on every row: kind names

@@ -15,7 +15,7 @@ import (
 // on its sheet (grid cells) by CellPlaces; only the rest get an Origin
 // each.
 func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string]pipeline.Origin, *pipeline.CellPlaces, pipeline.CounterColumns) {
-	cs := asmCounterState{counters: pipeline.NewCounters(a.cat), row: rec.Origin.Row}
+	cs := counterState{counters: pipeline.NewCounters(a.cat), row: rec.Origin.Row}
 	cs.columns, cs.known = a.tableColumns(rec.Origin)
 	if len(rec.Counters) == 0 {
 		// (A reader that gives Counters puts no counter in Cells.)
@@ -29,12 +29,12 @@ func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string
 	if len(rec.Counters) > 0 {
 		if rec.Origin.File != a.memoFile || rec.Origin.Sheet != a.memoSheet || len(a.memo) != len(rec.Counters) {
 			a.memoFile, a.memoSheet = rec.Origin.File, rec.Origin.Sheet
-			a.memo = make([]asmCounterMemo, len(rec.Counters))
+			a.memo = make([]counterMemo, len(rec.Counters))
 		}
 		row := cs.row
 		for i := range rec.Counters {
 			cc, memo := &rec.Counters[i], &a.memo[i]
-			if memo.seen && asmSame(memo.name, cc.Name) {
+			if memo.seen && sameString(memo.name, cc.Name) {
 				// counter's usual case, inline: a cell of a known
 				// column, blank or plain digits, on the record's row.
 				c := &cc.Cell
@@ -43,8 +43,8 @@ func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string
 				}
 				if o, col := &c.Origin, memo.col; c.Kind == pipeline.CellText && o.File != "" && o.Header != "" &&
 					o.Row == row && row > 0 && o.Column == col.Column && col.Row == 0 && o.Cell == "" && col.Cell == "" &&
-					asmSame(o.File, col.File) && asmSame(o.Sheet, col.Sheet) && asmSame(o.Header, col.Header) {
-					if n, ok := pipeline.ValPlainDigits(c.Text); ok {
+					sameString(o.File, col.File) && sameString(o.Sheet, col.Sheet) && sameString(o.Header, col.Header) {
+					if n, ok := pipeline.PlainDigits(c.Text); ok {
 						cs.counters.Set(memo.index, n)
 						continue
 					}
@@ -61,8 +61,8 @@ func (a *Assembler) counters(rec pipeline.Record) (pipeline.Counters, map[string
 	return cs.counters, cs.cells, cs.places, cs.columns
 }
 
-// asmCounterState is counters' state while it reads one record.
-type asmCounterState struct {
+// counterState is counters' state while it reads one record.
+type counterState struct {
 	counters pipeline.Counters
 	cells    map[string]pipeline.Origin
 	places   *pipeline.CellPlaces
@@ -74,18 +74,18 @@ type asmCounterState struct {
 }
 
 // rowSuffix returns the record's row in decimal.
-func (cs *asmCounterState) rowSuffix() []byte {
+func (cs *counterState) rowSuffix() []byte {
 	if cs.ndigits == 0 {
 		cs.ndigits = len(strconv.AppendInt(cs.digits[:0], int64(cs.row), 10))
 	}
 	return cs.digits[:cs.ndigits]
 }
 
-// asmCounterMemo remembers, for one place of Record.Counters, the catalog
+// counterMemo remembers, for one place of Record.Counters, the catalog
 // index of the name last read there and its column in the table's
 // CounterColumns, so that the next row with the same name in that place
 // (the reader's same string) looks up neither.
-type asmCounterMemo struct {
+type counterMemo struct {
 	name  string
 	col   *pipeline.Origin // a copy of the name's entry in the table's CounterColumns; nil when it has none
 	index int
@@ -93,8 +93,8 @@ type asmCounterMemo struct {
 }
 
 // counter validates one counter cell of a record (see counters); memo,
-// when not nil, is its place's asmCounterMemo.
-func (a *Assembler) counter(cs *asmCounterState, rec *pipeline.Record, name string, c *pipeline.Cell, memo *asmCounterMemo) {
+// when not nil, is its place's counterMemo.
+func (a *Assembler) counter(cs *counterState, rec *pipeline.Record, name string, c *pipeline.Cell, memo *counterMemo) {
 	var (
 		prev  *pipeline.Origin
 		seen  bool
@@ -112,18 +112,18 @@ func (a *Assembler) counter(cs *asmCounterState, rec *pipeline.Record, name stri
 		prev = &col
 		index = a.cat.IndexOf(name)
 		if memo != nil {
-			*memo = asmCounterMemo{name: name, index: index, seen: seen}
+			*memo = counterMemo{name: name, index: index, seen: seen}
 			if seen {
-				memo.col = asmKeepColumn(col)
+				memo.col = keepColumn(col)
 			}
 		}
 	}
 	if !seen && index < 0 {
-		o := asmOriginOf(*c, *rec, name)
+		o := originOf(*c, *rec, name)
 		k := o.File + "|" + o.Sheet + "|" + name
 		if !a.unknown[k] {
 			a.unknown[k] = true
-			a.Problems = append(a.Problems, pipeline.Problem{Severity: pipeline.Error, Origin: asmKeep(o), Value: name,
+			a.Problems = append(a.Problems, pipeline.Problem{Severity: pipeline.Error, Origin: keptOrigin(o), Value: name,
 				Message:     fmt.Sprintf("%s is not a counter of the catalog; check the spelling", name),
 				Suggestions: a.cat.Suggest(name, 3), Code: pipeline.CodeUnknownCounter})
 		}
@@ -137,28 +137,28 @@ func (a *Assembler) counter(cs *asmCounterState, rec *pipeline.Record, name stri
 	if c.Kind == pipeline.CellText {
 		// CounterValue's first case, without copying the cell (digits
 		// alone need no trimming).
-		if n, set = pipeline.ValPlainDigits(c.Text); !set {
-			n, set = pipeline.ValPlainDigits(strings.TrimSpace(c.Text))
+		if n, set = pipeline.PlainDigits(c.Text); !set {
+			n, set = pipeline.PlainDigits(strings.TrimSpace(c.Text))
 		}
 	}
 	if !set {
 		n, set, err = pipeline.CounterValue(*c)
 	}
 	if err != nil {
-		a.errorf(asmOriginOf(*c, *rec, name), asmCellText(*c), "%s: %v", name, err)
+		a.errorf(originOf(*c, *rec, name), cellText(*c), "%s: %v", name, err)
 		return
 	}
 	if !set {
 		return
 	}
 	cs.counters.Set(index, n)
-	o := &c.Origin // asmOriginOf's, without copying the usual cell's
+	o := &c.Origin // originOf's, without copying the usual cell's
 	if o.File == "" || o.Header == "" {
-		oc := asmOriginOf(*c, *rec, name)
+		oc := originOf(*c, *rec, name)
 		o = &oc
 	}
 	if seen {
-		if asmInColumn(o, prev, cs.row, cs.rowSuffix()) {
+		if inColumn(o, prev, cs.row, cs.rowSuffix()) {
 			return
 		}
 	} else if col, ok := columnOf(*o, cs.row); ok {
@@ -168,11 +168,11 @@ func (a *Assembler) counter(cs *asmCounterState, rec *pipeline.Record, name stri
 		}
 		cs.columns[name] = col
 		if memo != nil && memo.name == name {
-			memo.col, memo.seen = asmKeepColumn(col), true
+			memo.col, memo.seen = keepColumn(col), true
 		}
 		return
 	}
-	if p, ok := asmPlaceOf(o, &rec.Origin, name); ok {
+	if p, ok := placeOf(o, &rec.Origin, name); ok {
 		if cs.places == nil {
 			cs.places = &pipeline.CellPlaces{Cat: a.cat, At: make([]pipeline.CellPlace, a.cat.Len())}
 		}
@@ -182,19 +182,19 @@ func (a *Assembler) counter(cs *asmCounterState, rec *pipeline.Record, name stri
 	if cs.cells == nil {
 		cs.cells = make(map[string]pipeline.Origin)
 	}
-	cs.cells[name] = asmKeep(*o)
+	cs.cells[name] = keptOrigin(*o)
 }
 
-// asmKeepColumn returns a copy of col on the heap, for an asmCounterMemo:
+// keepColumn returns a copy of col on the heap, for an counterMemo:
 // taking the address of counter's own variable would move it to the heap
 // for every cell, memo or not.
-func asmKeepColumn(col pipeline.Origin) *pipeline.Origin { return &col }
+func keepColumn(col pipeline.Origin) *pipeline.Origin { return &col }
 
-// asmPlaceOf returns o, the origin of counter name, as a cellPlace when
+// placeOf returns o, the origin of counter name, as a cellPlace when
 // that and the name say all of it: a cell headed by the name (as
-// asmOriginOf heads it) on the sheet of the record's origin (a grid cell),
+// originOf heads it) on the sheet of the record's origin (a grid cell),
 // whose Cell, when set, is its row and column's.
-func asmPlaceOf(o, rec *pipeline.Origin, name string) (pipeline.CellPlace, bool) {
+func placeOf(o, rec *pipeline.Origin, name string) (pipeline.CellPlace, bool) {
 	if o.Header != name || o.Sheet == "" || o.Row <= 0 || o.Column <= 0 || o.Row > math.MaxInt32 || o.Column > math.MaxInt32 ||
 		o.File != rec.File || o.Sheet != rec.Sheet {
 		return pipeline.CellPlace{}, false
@@ -226,10 +226,10 @@ func (a *Assembler) setTableColumns(o pipeline.Origin, columns pipeline.CounterC
 	a.lastFile, a.lastSheet, a.lastColumns = o.File, o.Sheet, columns
 }
 
-// asmInColumn reports whether columnOf(o, row) gives col, without building
+// inColumn reports whether columnOf(o, row) gives col, without building
 // the column's Origin: rowSuffix is row in decimal.
-func asmInColumn(o, col *pipeline.Origin, row int, rowSuffix []byte) bool {
-	if row <= 0 || o.Row != row || o.Column != col.Column || col.Row != 0 || !asmSame(o.File, col.File) || !asmSame(o.Sheet, col.Sheet) || !asmSame(o.Header, col.Header) {
+func inColumn(o, col *pipeline.Origin, row int, rowSuffix []byte) bool {
+	if row <= 0 || o.Row != row || o.Column != col.Column || col.Row != 0 || !sameString(o.File, col.File) || !sameString(o.Sheet, col.Sheet) || !sameString(o.Header, col.Header) {
 		return false
 	}
 	if o.Cell == "" {
@@ -245,9 +245,9 @@ func asmInColumn(o, col *pipeline.Origin, row int, rowSuffix []byte) bool {
 	return len(o.Cell) == len(col.Cell)+len(rowSuffix) && o.Cell[:len(col.Cell)] == col.Cell && o.Cell[len(col.Cell):] == string(rowSuffix)
 }
 
-// asmSame reports whether a == b, at once when they are the same string
+// sameString reports whether a == b, at once when they are the same string
 // (a reader's header names and file name, shared by the cells of a table).
-func asmSame(a, b string) bool {
+func sameString(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}

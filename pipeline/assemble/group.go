@@ -8,13 +8,13 @@ import (
 	"strings"
 )
 
-// asmPlan collects one plan's rows.
-// Its fields are by asmPlanColumns index: the first value given (set
+// planGroup collects one plan's rows.
+// Its fields are by planColumns index: the first value given (set
 // tells which are), as the plan holds it (the texts of plan_id and the
 // dates, which it holds parsed, in raw), and where, in the plan's own
 // fieldPlaces, so that the state held for each plan while the rows are
 // read is small (a table of 10,000 plans holds 10,000 of them).
-type asmPlan struct {
+type planGroup struct {
 	plan    *pipeline.InputPlan
 	raw     [3]string // the texts of plan_id, start_date and end_date
 	set     uint16    // bit i: the plan column of index i (and plan.fieldPlaces[i]) given
@@ -24,7 +24,7 @@ type asmPlan struct {
 
 // field returns the first value given for the plan column of index i and
 // where, and whether one was.
-func (acc *asmPlan) field(i int) (string, pipeline.FieldPlace, bool) {
+func (acc *planGroup) field(i int) (string, pipeline.FieldPlace, bool) {
 	if acc.set&(1<<i) == 0 {
 		return "", pipeline.FieldPlace{}, false
 	}
@@ -33,7 +33,7 @@ func (acc *asmPlan) field(i int) (string, pipeline.FieldPlace, bool) {
 
 // value returns where the first value of the plan column of index i is
 // held: the plan's own field, or raw.
-func (acc *asmPlan) value(i int) *string {
+func (acc *planGroup) value(i int) *string {
 	p := acc.plan
 	switch pipeline.PlanColumns[i] {
 	case pipeline.ColAccount:
@@ -62,7 +62,7 @@ func (acc *asmPlan) value(i int) *string {
 // planKey returns the key of the record's plan: its plan_id, else its
 // account, company, name and start date. It reports false when the key
 // has an error (the record then belongs to no plan).
-func (a *Assembler) planKey(rec *pipeline.Record, v *asmRowValues) (pipeline.PlanKey, bool) {
+func (a *Assembler) planKey(rec *pipeline.Record, v *rowValues) (pipeline.PlanKey, bool) {
 	switch {
 	case v.planIDBad:
 		return pipeline.PlanKey{}, false
@@ -73,7 +73,7 @@ func (a *Assembler) planKey(rec *pipeline.Record, v *asmRowValues) (pipeline.Pla
 	case v.name == "":
 		o := rec.Origin
 		if c, ok := rec.Cell(pipeline.ColPlanName); ok {
-			o = asmOriginOf(c, *rec, pipeline.ColPlanName)
+			o = originOf(c, *rec, pipeline.ColPlanName)
 		}
 		a.errorf(o, "", "the row has neither plan_id nor plan_name: give the id of an existing plan, or the name (with start_date and end_date) of a new one")
 		return pipeline.PlanKey{}, false
@@ -86,11 +86,11 @@ func (a *Assembler) planKey(rec *pipeline.Record, v *asmRowValues) (pipeline.Pla
 
 // planFor returns the plan filed under key, starting it at rec when it is
 // the first of its rows.
-func (a *Assembler) planFor(key pipeline.PlanKey, rec *pipeline.Record) *asmPlan {
+func (a *Assembler) planFor(key pipeline.PlanKey, rec *pipeline.Record) *planGroup {
 	kb := a.planIndexKey(key)
 	acc := a.byKey[string(kb)]
 	if acc == nil {
-		acc = &asmPlan{plan: &pipeline.InputPlan{Origin: asmKeep(rec.Origin)}}
+		acc = &planGroup{plan: &pipeline.InputPlan{Origin: keptOrigin(rec.Origin)}}
 		a.byKey[string(kb)] = acc
 		a.plans = append(a.plans, acc)
 	}
@@ -99,10 +99,10 @@ func (a *Assembler) planFor(key pipeline.PlanKey, rec *pipeline.Record) *asmPlan
 
 // mergePlanFields gives the plan the plan columns the record states,
 // reporting a value that disagrees with an earlier row of the plan.
-func (a *Assembler) mergePlanFields(acc *asmPlan, rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) mergePlanFields(acc *planGroup, rec *pipeline.Record, v *rowValues) {
 	acc.endBad = acc.endBad || v.endBad
 	if acc.plan.CompanyCell.Cell == "" && v.companyAt.Cell != "" {
-		acc.plan.CompanyCell = asmKeep(v.companyAt)
+		acc.plan.CompanyCell = keptOrigin(v.companyAt)
 	}
 	for i, col := range pipeline.PlanColumns {
 		if !v.givenSet[i] {
@@ -110,10 +110,10 @@ func (a *Assembler) mergePlanFields(acc *asmPlan, rec *pipeline.Record, v *asmRo
 		}
 		val := v.given[i]
 		if value, place, set := acc.field(i); set {
-			if !asmSameField(col, value, val) {
+			if !sameField(col, value, val) {
 				c, _ := rec.Cell(col)
-				o := asmOriginOf(c, *rec, col)
-				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, pipeline.Excerpt(value), asmRef(place.Origin(), o), pipeline.Excerpt(val), col)
+				o := originOf(c, *rec, col)
+				a.errorf(o, val, "%s disagrees with an earlier row of the same plan: %q at %s, %q here; every row of a plan must give the same %s", col, pipeline.Excerpt(value), earlierRef(place.Origin(), o), pipeline.Excerpt(val), col)
 			}
 			continue
 		}
@@ -123,12 +123,12 @@ func (a *Assembler) mergePlanFields(acc *asmPlan, rec *pipeline.Record, v *asmRo
 	}
 }
 
-// setPlanField sets the plan's field i of asmPlanColumns to val, the
+// setPlanField sets the plan's field i of planColumns to val, the
 // record's value, and keeps the place of its cell.
-func (a *Assembler) setPlanField(acc *asmPlan, rec *pipeline.Record, v *asmRowValues, i int, val string) {
+func (a *Assembler) setPlanField(acc *planGroup, rec *pipeline.Record, v *rowValues, i int, val string) {
 	col := pipeline.PlanColumns[i]
 	c, _ := rec.Cell(col)
-	pl := a.place(asmOriginOf(c, *rec, col), rec.Origin.Row, "")
+	pl := a.place(originOf(c, *rec, col), rec.Origin.Row, "")
 	p := acc.plan
 	if p.FieldPlaces == nil {
 		p.FieldPlaces = new([pipeline.NumPlanColumns]pipeline.FieldPlace)
@@ -220,11 +220,11 @@ func (a *Assembler) splitPlans() {
 			p := pk.p
 			for _, qk := range group[:k] {
 				q := qk.p
-				if !asmCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
+				if !companiesCompatible(q.Company, p.Company) || (q.PlanID != 0 && p.PlanID != 0) {
 					continue
 				}
 				a.errorf(p.Origin, "", "this row and the row at %s describe the same plan %q starting %s, but give different identifiers (%s there, %s here): every row of a plan must give the same plan_id and company identifiers, or the plan would be created twice",
-					asmRef(q.Origin, p.Origin), p.Name, p.StartDate, asmIdentifiers(q), asmIdentifiers(p))
+					earlierRef(q.Origin, p.Origin), p.Name, p.StartDate, identifiersText(q), identifiersText(p))
 				break
 			}
 		}
@@ -232,21 +232,21 @@ func (a *Assembler) splitPlans() {
 	}
 }
 
-// asmCompatible reports whether two sets of company identifiers can name
+// companiesCompatible reports whether two sets of company identifiers can name
 // the same company: no identifier given in both differs (sameIdentifier).
-func asmCompatible(a, b pipeline.CompanyIDs) bool {
+func companiesCompatible(a, b pipeline.CompanyIDs) bool {
 	same := func(x, y string) bool { return x == "" || y == "" || pipeline.SameIdentifier(x, y) }
 	return same(a.VAT, b.VAT) && same(a.Registration, b.Registration) && same(a.IDNumber, b.IDNumber)
 }
 
-// asmSameField reports whether two rows of one plan give the same value
+// sameField reports whether two rows of one plan give the same value
 // for the plan column col: company identifiers as sameIdentifier compares
 // them and the account as sameName does (the rules the plan's key and
 // apply's routing use, so two spellings of one identifier are one plan,
 // not a disagreement); any other column exactly, since its text is what
 // is sent (two spellings of a plan name would leave it to chance which
 // one the service keeps).
-func asmSameField(col, x, y string) bool {
+func sameField(col, x, y string) bool {
 	return PlanColumnKey(col, x) == PlanColumnKey(col, y)
 }
 
@@ -267,7 +267,7 @@ func PlanColumnKey(col, value string) string {
 	return strings.TrimSpace(value)
 }
 
-func asmIdentifiers(p *pipeline.InputPlan) string {
+func identifiersText(p *pipeline.InputPlan) string {
 	var parts []string
 	if p.PlanID != 0 {
 		parts = append(parts, fmt.Sprintf("plan_id %d", p.PlanID))
@@ -281,8 +281,8 @@ func asmIdentifiers(p *pipeline.InputPlan) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *Assembler) fieldOrigin(acc *asmPlan, col string) pipeline.Origin {
-	if _, place, set := acc.field(asmPlanColumnIndex(col)); set {
+func (a *Assembler) fieldOrigin(acc *planGroup, col string) pipeline.Origin {
+	if _, place, set := acc.field(planColumnIndex(col)); set {
 		return place.Origin()
 	}
 	return acc.plan.Origin

@@ -6,26 +6,26 @@ import (
 	"strings"
 )
 
-// asmTarget holds the places of a target's year cells when they are not
+// targetPlaces holds the places of a target's year cells when they are not
 // its table's usual ones (Assembler.odd).
-type asmTarget struct {
+type targetPlaces struct {
 	year pipeline.ReadPlace // the year_number cell, when given
 	fy   pipeline.ReadPlace // the financial_year cell, when given
 }
 
-// asmYearCells are the columns of a table's year cells, the first seen. A
+// yearColumns are the columns of a table's year cells, the first seen. A
 // target whose year cells are in them, on its own row, written as the
 // value reads (the usual case), keeps no places until Finish: they follow
 // from its row.
-type asmYearCells struct{ year, fy *pipeline.Origin }
+type yearColumns struct{ year, fy *pipeline.Origin }
 
 // keepYears keeps the places of t's year cells until Finish, unless they
-// are the usual ones (see asmYearCells).
+// are the usual ones (see yearColumns).
 func (a *Assembler) keepYears(t *pipeline.InputTarget, year, fy pipeline.ReadPlace) {
 	k := [2]string{t.Origin.File, t.Origin.Sheet}
 	yc := a.yearCells[k]
 	if yc == nil {
-		yc = &asmYearCells{}
+		yc = &yearColumns{}
 		if len(a.yearCells) < 4096 {
 			a.yearCells[[2]string{strings.Clone(k[0]), strings.Clone(k[1])}] = yc
 		}
@@ -42,13 +42,13 @@ func (a *Assembler) keepYears(t *pipeline.InputTarget, year, fy pipeline.ReadPla
 		}
 		return *col == p.At
 	}
-	if usual(year, &yc.year, asmYearText(t.YearNumber), t.YearNumber != 0) && usual(fy, &yc.fy, a.fyText(t.FinancialYear), t.FinancialYear != 0) {
+	if usual(year, &yc.year, yearText(t.YearNumber), t.YearNumber != 0) && usual(fy, &yc.fy, a.fyText(t.FinancialYear), t.FinancialYear != 0) {
 		return
 	}
 	if a.odd == nil {
-		a.odd = map[*pipeline.InputTarget]*asmTarget{}
+		a.odd = map[*pipeline.InputTarget]*targetPlaces{}
 	}
-	a.odd[t] = &asmTarget{year: year, fy: fy}
+	a.odd[t] = &targetPlaces{year: year, fy: fy}
 }
 
 // yearPlaces returns the places of t's year cells as read (call it before
@@ -62,7 +62,7 @@ func (a *Assembler) yearPlaces(t *pipeline.InputTarget) (year, fy pipeline.ReadP
 		return pipeline.ReadPlace{}, pipeline.ReadPlace{}
 	}
 	if t.YearNumber != 0 && yc.year != nil {
-		year = pipeline.ReadPlace{At: yc.year, OnRow: true, Raw: asmYearText(t.YearNumber)}
+		year = pipeline.ReadPlace{At: yc.year, OnRow: true, Raw: yearText(t.YearNumber)}
 	}
 	if t.FinancialYear != 0 && yc.fy != nil {
 		fy = pipeline.ReadPlace{At: yc.fy, OnRow: true, Raw: a.fyText(t.FinancialYear)}
@@ -70,7 +70,7 @@ func (a *Assembler) yearPlaces(t *pipeline.InputTarget) (year, fy pipeline.ReadP
 	return year, fy
 }
 
-func asmYearText(n int) string { return strconv.Itoa(n) }
+func yearText(n int) string { return strconv.Itoa(n) }
 
 // fyText returns fy.String(), formatted once per year.
 func (a *Assembler) fyText(fy pipeline.FinancialYear) string {
@@ -90,7 +90,7 @@ func (a *Assembler) fyText(fy pipeline.FinancialYear) string {
 	return s
 }
 
-// place returns the asmPlace of a cell read at o with text raw.
+// place returns the ReadPlace of a cell read at o with text raw.
 func (a *Assembler) place(o pipeline.Origin, row int, raw string) pipeline.ReadPlace {
 	raw = a.keepText(raw)
 	if col, ok := columnOf(o, row); ok {
@@ -98,7 +98,7 @@ func (a *Assembler) place(o pipeline.Origin, row int, raw string) pipeline.ReadP
 		// strings are usually the reader's same ones), before the map,
 		// whose key hashes every string of the Origin.
 		for i := range a.placeCache {
-			if pc := &a.placeCache[i]; pc.at != nil && asmSameOrigin(&pc.col, &col) {
+			if pc := &a.placeCache[i]; pc.at != nil && sameOrigin(&pc.col, &col) {
 				return pipeline.ReadPlace{At: pc.at, OnRow: true, Raw: raw}
 			}
 		}
@@ -111,32 +111,32 @@ func (a *Assembler) place(o pipeline.Origin, row int, raw string) pipeline.ReadP
 				a.places[kept] = at
 			}
 		}
-		a.placeCache[a.placeNext] = asmPlaceCacheEntry{col: *at, at: at}
+		a.placeCache[a.placeNext] = placeCacheEntry{col: *at, at: at}
 		a.placeNext = (a.placeNext + 1) % len(a.placeCache)
 		return pipeline.ReadPlace{At: at, OnRow: true, Raw: raw}
 	}
-	k := asmKeep(o)
+	k := keptOrigin(o)
 	return pipeline.ReadPlace{At: &k, Raw: raw}
 }
 
-// asmPlaceCacheEntry is one of place's last columns: the column (an
+// placeCacheEntry is one of place's last columns: the column (an
 // Origin without a row) and the shared Origin place gives for it.
-type asmPlaceCacheEntry struct {
+type placeCacheEntry struct {
 	col pipeline.Origin
 	at  *pipeline.Origin
 }
 
-// asmSameOrigin reports whether *a == *b, at once for the strings that
+// sameOrigin reports whether *a == *b, at once for the strings that
 // are the same string.
-func asmSameOrigin(a, b *pipeline.Origin) bool {
-	return a.Row == b.Row && a.Column == b.Column && asmSame(a.File, b.File) && asmSame(a.Sheet, b.Sheet) &&
-		asmSame(a.Cell, b.Cell) && asmSame(a.Header, b.Header)
+func sameOrigin(a, b *pipeline.Origin) bool {
+	return a.Row == b.Row && a.Column == b.Column && sameString(a.File, b.File) && sameString(a.Sheet, b.Sheet) &&
+		sameString(a.Cell, b.Cell) && sameString(a.Header, b.Header)
 }
 
-// asmKeep returns o with its own copy of the cell reference, for an Origin
+// keptOrigin returns o with its own copy of the cell reference, for an Origin
 // the Assembler keeps: a reader may cut the references of a row from one
 // string, which a kept reference would hold in memory whole.
-func asmKeep(o pipeline.Origin) pipeline.Origin {
+func keptOrigin(o pipeline.Origin) pipeline.Origin {
 	if o.Cell != "" {
 		o.Cell = strings.Clone(o.Cell)
 		return o
@@ -157,7 +157,7 @@ func (a *Assembler) keepText(s string) string {
 	return k
 }
 
-func asmOriginOf(c pipeline.Cell, rec pipeline.Record, col string) pipeline.Origin {
+func originOf(c pipeline.Cell, rec pipeline.Record, col string) pipeline.Origin {
 	o := c.Origin
 	if o.File == "" {
 		o = rec.Origin
@@ -183,9 +183,9 @@ func cellCoordinates(ref string) (col, row int, ok bool) {
 	return col, row, true
 }
 
-// asmRef cites an earlier place: its short reference ("Targets!F12",
+// earlierRef cites an earlier place: its short reference ("Targets!F12",
 // "line 4") when it is in the same file as here, else with the file name.
-func asmRef(earlier, here pipeline.Origin) string {
+func earlierRef(earlier, here pipeline.Origin) string {
 	e := earlier
 	e.Header = ""
 	if earlier.File == here.File {

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// asmSlot is a target's place in its plan, to find targets given twice.
-type asmSlot struct {
+// yearSlot is a target's place in its plan, to find targets given twice.
+type yearSlot struct {
 	fy   bool // year is a financial year, not a year number
 	year int
 	tt   string
@@ -18,7 +18,7 @@ type asmSlot struct {
 // finishPlan runs the checks of one whole plan: its dates (checkDates),
 // each target's year against them (keepTargets), the targets' order, and
 // the warnings of a plan that may be new and of its counters.
-func (a *Assembler) finishPlan(acc *asmPlan) {
+func (a *Assembler) finishPlan(acc *planGroup) {
 	p := acc.plan // (its fieldPlaces are set as the rows are read)
 	datesOK := a.checkDates(acc)
 	var years []pipeline.FinancialYear
@@ -28,10 +28,10 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 	a.keepTargets(acc, years)
 	sort.SliceStable(p.Targets, func(i, j int) bool {
 		ti, tj := p.Targets[i], p.Targets[j]
-		if yi, yj := asmSortYear(ti), asmSortYear(tj); yi != yj {
+		if yi, yj := sortYear(ti), sortYear(tj); yi != yj {
 			return yi < yj
 		}
-		return asmTypeIndex(ti.TargetType) < asmTypeIndex(tj.TargetType)
+		return typeIndex(ti.TargetType) < typeIndex(tj.TargetType)
 	})
 	if p.PlanID == 0 && datesOK {
 		a.skippedYearsWarning(p)
@@ -42,14 +42,14 @@ func (a *Assembler) finishPlan(acc *asmPlan) {
 // checkDates checks the plan's dates: a new plan's are required, the
 // start no earlier and the end no later than the service allows. It
 // reports false when the end is before the start.
-func (a *Assembler) checkDates(acc *asmPlan) bool {
+func (a *Assembler) checkDates(acc *planGroup) bool {
 	p := acc.plan
 	if p.PlanID == 0 {
 		if p.StartDate.IsZero() {
-			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", asmPlanLabel(p))
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs start_date (YYYY-MM-DD)", planLabel(p))
 		}
 		if p.EndDate.IsZero() && !acc.endBad { // an invalid end_date is reported at its cell, once
-			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", asmPlanLabel(p))
+			a.errorf(p.Origin, "", "%s is a new plan (no plan_id), so it needs end_date (YYYY-MM-DD)", planLabel(p))
 		}
 	}
 	if !p.StartDate.IsZero() && p.StartDate.Before(pipeline.EarliestStart) {
@@ -69,14 +69,14 @@ func (a *Assembler) checkDates(acc *asmPlan) bool {
 // fits the plan's financial years (years, nil when the dates do not give
 // them), each with both its year number and financial year, and each
 // plan, year and target type once.
-func (a *Assembler) keepTargets(acc *asmPlan, years []pipeline.FinancialYear) {
+func (a *Assembler) keepTargets(acc *planGroup, years []pipeline.FinancialYear) {
 	p := acc.plan
 	first := pipeline.FinancialYear(0)
 	if !p.StartDate.IsZero() {
 		first = pipeline.FinancialYearOf(p.StartDate)
 	}
 	if a.slots == nil {
-		a.slots = map[asmSlot]*pipeline.InputTarget{}
+		a.slots = map[yearSlot]*pipeline.InputTarget{}
 	}
 	clear(a.slots) // one map for every plan: its buckets are reused
 	seen := a.slots
@@ -95,14 +95,14 @@ func (a *Assembler) keepTargets(acc *asmPlan, years []pipeline.FinancialYear) {
 				t.FinancialYear = first + pipeline.FinancialYear(t.YearNumber-1)
 			}
 		}
-		var s asmSlot
+		var s yearSlot
 		if t.YearNumber != 0 {
-			s = asmSlot{false, t.YearNumber, t.TargetType}
+			s = yearSlot{false, t.YearNumber, t.TargetType}
 		} else {
-			s = asmSlot{true, int(t.FinancialYear), t.TargetType}
+			s = yearSlot{true, int(t.FinancialYear), t.TargetType}
 		}
 		if prev, dup := seen[s]; dup {
-			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", asmPlanLabel(p), asmYearLabel(t), t.TargetType, asmRef(prev.Origin, t.Origin))
+			a.errorf(t.Origin, "", "%s, year %s, %s appears twice: at %s and again here; keep one row for each plan, year and target type", planLabel(p), yearLabel(t), t.TargetType, earlierRef(prev.Origin, t.Origin))
 			continue
 		}
 		seen[s] = t
@@ -157,12 +157,12 @@ func (a *Assembler) skippedYearsWarning(p *pipeline.InputPlan) {
 	a.warnf(p.Origin, "", "%s skips %s: its rows give years %s of the plan's %s (%s to %s). "+
 		"If the plan is new (no plan on the service has its name and start date), the service fills the skipped %s %s; "+
 		"add the rows if that is not meant",
-		asmPlanLabel(p), years, pipeline.GivenYearsText(p), pipeline.Plural(len(all), "financial year"), all[0], all[len(all)-1],
+		planLabel(p), years, pipeline.GivenYearsText(p), pipeline.Plural(len(all), "financial year"), all[0], all[len(all)-1],
 		pipeline.PluralNoun(len(skipped), "year", "years"), fill)
 	a.Problems[len(a.Problems)-1].Code = pipeline.CodeSkippedYears
 }
 
-func asmYearLabel(t *pipeline.InputTarget) string {
+func yearLabel(t *pipeline.InputTarget) string {
 	switch {
 	case t.YearNumber != 0 && t.FinancialYear != 0:
 		return fmt.Sprintf("%d (%s)", t.YearNumber, t.FinancialYear)
@@ -172,14 +172,14 @@ func asmYearLabel(t *pipeline.InputTarget) string {
 	return t.FinancialYear.String()
 }
 
-func asmSortYear(t *pipeline.InputTarget) int {
+func sortYear(t *pipeline.InputTarget) int {
 	if t.YearNumber != 0 {
 		return t.YearNumber
 	}
 	return int(t.FinancialYear)
 }
 
-func asmTypeIndex(tt string) int {
+func typeIndex(tt string) int {
 	for i, v := range pipeline.TargetTypes {
 		if v == tt {
 			return i
@@ -202,13 +202,13 @@ func (a *Assembler) domainWarnings(p *pipeline.InputPlan) {
 		}
 		// The year's all_employees target; the last one when there were several.
 		var all *pipeline.InputTarget
-		y := asmSortYear(t)
-		for j := i; j >= 0 && asmSortYear(p.Targets[j]) == y; j-- {
+		y := sortYear(t)
+		for j := i; j >= 0 && sortYear(p.Targets[j]) == y; j-- {
 			if u := p.Targets[j]; u.TargetType == pipeline.TargetAll && all == nil {
 				all = u
 			}
 		}
-		for j := i + 1; j < len(p.Targets) && asmSortYear(p.Targets[j]) == y; j++ {
+		for j := i + 1; j < len(p.Targets) && sortYear(p.Targets[j]) == y; j++ {
 			if u := p.Targets[j]; u.TargetType == pipeline.TargetAll {
 				all = u
 			}
@@ -231,7 +231,7 @@ func (a *Assembler) domainWarnings(p *pipeline.InputPlan) {
 			}
 			n, okA := all.Counters.Get(i)
 			if okA && d > n {
-				a.warnKind("disabled above all employees", t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, asmRef(all.CellOf(name), t.CellOf(name)))
+				a.warnKind("disabled above all employees", t.CellOf(name), strconv.FormatInt(d, 10), "%s for disabled_employees (%d) is above the same counter for all_employees (%d, at %s); disabled employees are part of all employees", name, d, n, earlierRef(all.CellOf(name), t.CellOf(name)))
 			}
 		}
 	}
@@ -300,9 +300,9 @@ func MissingCompany(p *pipeline.InputPlan) (pipeline.Origin, string) {
 	}
 }
 
-// asmPlanLabel names a plan in messages: its id, or its name with the
+// planLabel names a plan in messages: its id, or its name with the
 // company and start date when known.
-func asmPlanLabel(p *pipeline.InputPlan) string {
+func planLabel(p *pipeline.InputPlan) string {
 	if p.PlanID != 0 {
 		return fmt.Sprintf("plan %d", p.PlanID)
 	}

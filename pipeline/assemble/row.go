@@ -7,16 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// asmDateMemo is the last text a date column read as a date: its value
+// dateMemo is the last text a date column read as a date: its value
 // and Date.String.
-type asmDateMemo struct {
+type dateMemo struct {
 	text string
 	d    pipeline.Date
 	s    string
 }
 
-// asmPlanColumnIndex returns the index of a plan column in asmPlanColumns.
-func asmPlanColumnIndex(col string) int {
+// planColumnIndex returns the index of a plan column in planColumns.
+func planColumnIndex(col string) int {
 	for i, c := range pipeline.PlanColumns {
 		if c == col {
 			return i
@@ -25,8 +25,8 @@ func asmPlanColumnIndex(col string) int {
 	panic("pipeline: " + col + " is not a plan column")
 }
 
-// asmRowValues are the parsed plan and year fields of one record.
-type asmRowValues struct {
+// rowValues are the parsed plan and year fields of one record.
+type rowValues struct {
 	planID     int64
 	planIDBad  bool
 	nameBad    bool // plan_name written but unreadable (its error is given)
@@ -43,13 +43,13 @@ type asmRowValues struct {
 	yearGiven  bool // year_number or financial_year written (valid or not)
 	targetType string
 	typeGiven  bool
-	given      [pipeline.NumPlanColumns]string // by asmPlanColumns index: canonical value, for valid non-blank values
+	given      [pipeline.NumPlanColumns]string // by planColumns index: canonical value, for valid non-blank values
 	givenSet   [pipeline.NumPlanColumns]bool
 	companyAt  pipeline.Origin // a blank company identifier cell the record shows (a grid's labelled cell)
 }
 
-func (v *asmRowValues) give(col, value string) {
-	i := asmPlanColumnIndex(col)
+func (v *rowValues) give(col, value string) {
+	i := planColumnIndex(col)
 	v.given[i], v.givenSet[i] = value, true
 }
 
@@ -64,11 +64,11 @@ func (a *Assembler) cellError(rec *pipeline.Record, c pipeline.Cell, col, format
 	if o.Header == "" {
 		o.Header = col
 	}
-	a.errorf(o, asmCellText(c), format, args...)
+	a.errorf(o, cellText(c), format, args...)
 }
 
 // readPlanID reads the record's plan_id.
-func (a *Assembler) readPlanID(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readPlanID(rec *pipeline.Record, v *rowValues) {
 	c, ok := rec.Cell(pipeline.ColPlanID)
 	if !ok {
 		return
@@ -89,7 +89,7 @@ func (a *Assembler) readPlanID(rec *pipeline.Record, v *asmRowValues) {
 
 // readPlanTexts reads the record's account, company identifiers and plan
 // name.
-func (a *Assembler) readPlanTexts(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readPlanTexts(rec *pipeline.Record, v *rowValues) {
 	for _, col := range []string{pipeline.ColAccount, pipeline.ColCompanyVAT, pipeline.ColCompanyRegistration, pipeline.ColCompanyIDNumber, pipeline.ColPlanName} {
 		c, ok := rec.Cell(col)
 		if !ok {
@@ -149,7 +149,7 @@ func (a *Assembler) readPlanTexts(rec *pipeline.Record, v *asmRowValues) {
 }
 
 // readDates reads the record's start_date and end_date.
-func (a *Assembler) readDates(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readDates(rec *pipeline.Record, v *rowValues) {
 	for k, col := range []string{pipeline.ColStartDate, pipeline.ColEndDate} {
 		c, ok := rec.Cell(col)
 		if !ok {
@@ -181,7 +181,7 @@ func (a *Assembler) readDates(rec *pipeline.Record, v *asmRowValues) {
 		}
 		ds := a.dateText(d)
 		if c.Kind == pipeline.CellText {
-			*memo = asmDateMemo{text: c.Text, d: d, s: ds}
+			*memo = dateMemo{text: c.Text, d: d, s: ds}
 		}
 		v.give(col, ds)
 		if col == pipeline.ColStartDate {
@@ -193,7 +193,7 @@ func (a *Assembler) readDates(rec *pipeline.Record, v *asmRowValues) {
 }
 
 // readSector reads the record's sector, one of the 18 sector values.
-func (a *Assembler) readSector(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readSector(rec *pipeline.Record, v *rowValues) {
 	c, ok := rec.Cell(pipeline.ColSector)
 	if !ok {
 		return
@@ -238,7 +238,7 @@ func (a *Assembler) sectorSpellingWarning(c pipeline.Cell, s, value string) {
 }
 
 // readScorecard reads the record's scorecard_id.
-func (a *Assembler) readScorecard(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readScorecard(rec *pipeline.Record, v *rowValues) {
 	c, ok := rec.Cell(pipeline.ColScorecardID)
 	if !ok {
 		return
@@ -262,10 +262,10 @@ func (a *Assembler) readScorecard(rec *pipeline.Record, v *asmRowValues) {
 
 // readYear reads the record's year_number and financial_year and returns
 // the places of their cells.
-func (a *Assembler) readYear(rec *pipeline.Record, v *asmRowValues) (yearPlace, fyPlace pipeline.ReadPlace) {
-	if c, ok := rec.Cell(pipeline.ColYearNumber); ok && !asmIsBlank(c) {
+func (a *Assembler) readYear(rec *pipeline.Record, v *rowValues) (yearPlace, fyPlace pipeline.ReadPlace) {
+	if c, ok := rec.Cell(pipeline.ColYearNumber); ok && !isBlank(c) {
 		v.yearGiven = true
-		yearPlace = a.place(asmOriginOf(c, *rec, pipeline.ColYearNumber), rec.Origin.Row, asmCellText(c))
+		yearPlace = a.place(originOf(c, *rec, pipeline.ColYearNumber), rec.Origin.Row, cellText(c))
 		n, _, err := pipeline.IntegerValue(c)
 		switch {
 		case err != nil:
@@ -276,9 +276,9 @@ func (a *Assembler) readYear(rec *pipeline.Record, v *asmRowValues) (yearPlace, 
 			v.yearNumber = int(n)
 		}
 	}
-	if c, ok := rec.Cell(pipeline.ColFinancialYear); ok && !asmIsBlank(c) {
+	if c, ok := rec.Cell(pipeline.ColFinancialYear); ok && !isBlank(c) {
 		v.yearGiven = true
-		fyPlace = a.place(asmOriginOf(c, *rec, pipeline.ColFinancialYear), rec.Origin.Row, asmCellText(c))
+		fyPlace = a.place(originOf(c, *rec, pipeline.ColFinancialYear), rec.Origin.Row, cellText(c))
 		fy, _, err := pipeline.FinancialYearValue(c)
 		if err != nil {
 			a.cellError(rec, c, pipeline.ColFinancialYear, "financial_year: %v", err)
@@ -290,9 +290,9 @@ func (a *Assembler) readYear(rec *pipeline.Record, v *asmRowValues) (yearPlace, 
 }
 
 // readTargetType reads the record's target_type.
-func (a *Assembler) readTargetType(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) readTargetType(rec *pipeline.Record, v *rowValues) {
 	c, ok := rec.Cell(pipeline.ColTargetType)
-	if !ok || asmIsBlank(c) {
+	if !ok || isBlank(c) {
 		return
 	}
 	v.typeGiven = true
@@ -308,20 +308,20 @@ func (a *Assembler) readTargetType(rec *pipeline.Record, v *asmRowValues) {
 }
 
 // requireYearAndType reports a record without a target type or a year.
-func (a *Assembler) requireYearAndType(rec *pipeline.Record, v *asmRowValues) {
+func (a *Assembler) requireYearAndType(rec *pipeline.Record, v *rowValues) {
 	if !v.typeGiven {
 		o := rec.Origin
 		if c, ok := rec.Cell(pipeline.ColTargetType); ok {
-			o = asmOriginOf(c, *rec, pipeline.ColTargetType)
+			o = originOf(c, *rec, pipeline.ColTargetType)
 		}
 		a.errorf(o, "", "target_type is missing; every row needs all_employees or disabled_employees")
 	}
 	if !v.yearGiven {
 		o := rec.Origin
 		if c, ok := rec.Cell(pipeline.ColYearNumber); ok {
-			o = asmOriginOf(c, *rec, pipeline.ColYearNumber)
+			o = originOf(c, *rec, pipeline.ColYearNumber)
 		} else if c, ok := rec.Cell(pipeline.ColFinancialYear); ok {
-			o = asmOriginOf(c, *rec, pipeline.ColFinancialYear)
+			o = originOf(c, *rec, pipeline.ColFinancialYear)
 		}
 		a.errorf(o, "", "the row has neither year_number nor financial_year; give one of them (for example 1, or 2026/27)")
 	}
@@ -379,11 +379,11 @@ func (a *Assembler) noIdentifierWarning(c pipeline.Cell, col, s string) {
 	a.warnf(o, s, "%s %q has no letter or digit, so it identifies no company: it is read as blank (the company is found by the plan's other identifiers); leave the cell empty when there is no such number", col, pipeline.Excerpt(s))
 }
 
-func asmIsBlank(c pipeline.Cell) bool {
+func isBlank(c pipeline.Cell) bool {
 	return c.Kind == pipeline.CellBlank || (c.Kind == pipeline.CellText && strings.TrimSpace(c.Text) == "")
 }
 
-func asmCellText(c pipeline.Cell) string {
+func cellText(c pipeline.Cell) string {
 	if c.Kind == pipeline.CellBlank {
 		return ""
 	}

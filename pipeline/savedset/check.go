@@ -322,7 +322,7 @@ func checkSavedText(v string, max int, free bool) error {
 	if strings.TrimSpace(v) != v {
 		return fmt.Errorf("%q has leading or trailing spaces", pipeline.Excerpt(v))
 	}
-	if msg, isErr := pipeline.ValErrorMessage(v); isErr {
+	if msg, isErr := pipeline.SpreadsheetError(v); isErr {
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
