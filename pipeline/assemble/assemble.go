@@ -35,9 +35,9 @@ type Assembler struct {
 	lastDates [2]dateMemo
 	slots     map[yearSlot]*pipeline.InputTarget // Finish's targets of one plan, by slot
 
-	yearCells map[[2]string]*yearColumns          // by file and sheet
+	yearCells map[[2]string]*yearColumns              // by file and sheet
 	odd       map[*pipeline.InputTarget]*targetPlaces // targets whose year cells are not their table's usual ones
-	fyTexts   map[pipeline.FinancialYear]string    // FinancialYear.String of the years read
+	fyTexts   map[pipeline.FinancialYear]string       // FinancialYear.String of the years read
 
 	// The table of the previous record, so that consecutive rows of one
 	// table find its CounterColumns without building the map key.
