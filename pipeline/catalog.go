@@ -25,7 +25,7 @@ var (
 // workforce; the other levels of Levels are summary or temporary slices.
 var OccupationalLevels = Levels[:6]
 
-// CounterPrefix starts every counter name.
+// CounterPrefix starts every counter name (IsCounterName).
 const CounterPrefix = "number_of_"
 
 // CounterName returns the counter name for a race, gender and level.
@@ -65,7 +65,7 @@ func NewCatalog(names []string) (*Catalog, error) {
 	c := &Catalog{index: make(map[string]int, len(names))}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
-		if !strings.HasPrefix(n, CounterPrefix) {
+		if !IsCounterName(n) {
 			return nil, fmt.Errorf("catalog: %q is not a counter name (counter names start with %s)", n, CounterPrefix)
 		}
 		if _, dup := c.index[n]; dup {
@@ -106,7 +106,7 @@ func DefaultCatalog() *Catalog { return defaultCatalog }
 func catalogFromCounters(counters map[string]int64) (*Catalog, error) {
 	var known, extra []string
 	for n := range counters {
-		if strings.HasPrefix(n, CounterPrefix) {
+		if IsCounterName(n) {
 			if defaultCatalog.Has(n) {
 				known = append(known, n)
 			} else {
@@ -160,7 +160,7 @@ func readCatalog(r io.Reader) (*Catalog, error) {
 
 // LoadCatalog reads a catalog file (see readCatalog).
 func LoadCatalog(path string) (*Catalog, error) {
-	f, err := openSmallFile(path)
+	f, err := OpenSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
@@ -195,7 +195,7 @@ func (c *Catalog) Equal(o *Catalog) bool {
 func (c *Catalog) Has(name string) bool { _, ok := c.index[name]; return ok }
 
 // indexOf returns the position of name in the catalog, or -1.
-func (c *Catalog) indexOf(name string) int {
+func (c *Catalog) IndexOf(name string) int {
 	if i, ok := c.index[name]; ok {
 		return i
 	}
@@ -301,3 +301,39 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// CatalogOfStored returns the counter catalog a plan the service returned
+// shows: that of its first target with counters (catalogOfTarget; the
+// service gives every target every counter it has), or nil when no target
+// carries a counter. Runner.ServiceCatalog and check --server's per-plan
+// catalog both read it here.
+func CatalogOfStored(p *Plan) *Catalog {
+	for _, m := range p.Milestones {
+		for _, t := range m.Targets {
+			if c := CatalogOfTarget(t); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// catalogOfTarget is the one route from the service's answers to a
+// counter catalog: the counter names of a target it returned (the keys of
+// its counters map, docs/sandbox.md, "Behaviour"), or nil when the target carries no
+// counter.
+func CatalogOfTarget(t Target) *Catalog {
+	if t.Counters.IsEmpty() {
+		return nil
+	}
+	c, err := catalogFromCounters(t.Counters.Map())
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// IsCounterName reports whether a column or key names a counter: the one
+// answer to "is this a counter column?" for every reader, writer and
+// report.
+func IsCounterName(name string) bool { return strings.HasPrefix(name, CounterPrefix) }

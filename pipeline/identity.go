@@ -47,7 +47,7 @@ func ServiceKey(baseURL string) string {
 // surrounding spaces and letter case ignored), so "UMOYA", " Umoya " and
 // "umoya" are one account.
 func SameAccount(a, b string) bool {
-	return sameName(a, b)
+	return SameName(a, b)
 }
 
 // AccountKey returns the stored form of an account name, the key of its
@@ -56,7 +56,7 @@ func SameAccount(a, b string) bool {
 // state store"): nameKey in lower case. Names that SameAccount holds
 // equal have one AccountKey.
 func AccountKey(name string) string {
-	return strings.ToLower(nameKey(name))
+	return strings.ToLower(NameKey(name))
 }
 
 // ServiceAddress is where a configuration reaches the service (BaseURL)
@@ -146,7 +146,7 @@ func (e *ServiceAddressError) Error() string {
 	if e.KeyHint != "" {
 		key = " (key " + e.KeyHint + ")"
 	}
-	here := "this configuration reaches the service at " + withoutPassword(e.Address.BaseURL)
+	here := "this configuration reaches the service at " + RedactedURL(e.Address.BaseURL)
 	if strings.TrimSpace(e.Address.SameAs) != "" {
 		here += " and keeps its history under " + e.Address.SameAs + " (same_service_as)"
 	}
@@ -158,12 +158,23 @@ func (e *ServiceAddressError) Error() string {
 		e.Account, key, e.Recorded, here, e.Recorded)
 }
 
-// withoutPassword is a base URL as written, its password (if it carries
-// one, which the client refuses later) masked: the address is named in
-// a message before the client checks it.
-func withoutPassword(baseURL string) string {
+// RedactedURL is a base URL as written, its password (if it carries
+// one, which the client refuses later) masked: the one form in which an
+// address is named in a message.
+func RedactedURL(baseURL string) string {
 	if u, err := url.Parse(strings.TrimSpace(baseURL)); err == nil && u.User != nil {
 		return u.Redacted()
 	}
 	return baseURL
 }
+
+// accountIndex finds the configured account named name (SameAccount:
+// letter case and surrounding spaces ignored), or -1.
+func AccountIndex(accounts []Account, name string) int {
+	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
+}
+
+// DefaultAccount is the name of the account a configuration without
+// accounts: (its top-level api_key, or the environment's) configures, and
+// of a single unnamed one (docs/configuration.md).
+const DefaultAccount = "default"

@@ -176,7 +176,7 @@ type PendingWrite struct {
 
 // pendingWriteSource is the part of a StateStore that knows the pending
 // writes to targets of a service (by the service's target ids).
-type pendingWriteSource interface {
+type PendingWriteSource interface {
 	PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]PendingWrite, error)
 }
 
@@ -222,11 +222,11 @@ type LastFieldWrite struct {
 }
 
 // String formats the run for messages: "run 12 on 2026-11-24".
-func (w LastFieldWrite) String() string { return w.run().String() }
+func (w LastFieldWrite) String() string { return w.Run().String() }
 
 // run is the write as a LastWrite, for ChangeClass.Words (which names the
 // run only).
-func (w *LastFieldWrite) run() *LastWrite {
+func (w *LastFieldWrite) Run() *LastWrite {
 	if w == nil {
 		return nil
 	}
@@ -462,4 +462,34 @@ func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 // FieldsApplied implements RunJournal.
 func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
 	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
+}
+
+// SavedProgress is what earlier runs of a change set wrote: the runs
+// that recorded a write, and the plans their creates made.
+type SavedProgress struct {
+	Runs    []int64
+	Created []SavedCreated
+}
+
+// SavedCreated is a plan an earlier run of a change set created.
+type SavedCreated struct {
+	Account string
+	PlanID  int64
+}
+
+// Resumed reports whether an earlier run wrote part of the set.
+func (p *SavedProgress) Resumed() bool { return p != nil && len(p.Runs) > 0 }
+
+// HasCreated reports whether an earlier run of the set created plan id on
+// account.
+func (p *SavedProgress) HasCreated(account string, id int64) bool {
+	if p == nil {
+		return false
+	}
+	for _, c := range p.Created {
+		if c.Account == account && c.PlanID == id {
+			return true
+		}
+	}
+	return false
 }

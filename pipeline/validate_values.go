@@ -49,38 +49,38 @@ func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
 
 // maxExactInteger is the largest integer a float64 (and a spreadsheet
 // number) holds exactly.
-const maxExactInteger = 1 << 53
+const MaxExactInteger = 1 << 53
 
 // parseCounter parses a counter written as text: a whole number >= 0 such as
 // "12", "12.0" or " 12 ", or with its thousands grouped by a space, a
 // no-break space (U+00A0), a narrow no-break space (U+202F) or a thin space
 // (U+2009), as South African settings and the EEA2 report write them
 // ("1 234"). A comma is read only where it can only be a decimal comma
-// followed by zeros (valCommaNumber): "1,234" is 1234 with comma grouping
+// followed by zeros (commaNumber): "1,234" is 1234 with comma grouping
 // but 1.234 with the decimal comma of South African settings, so it is an
 // error, as is "1 234,5". The error says in plain words what is wrong.
 func parseCounter(s string) (int64, error) {
 	t := strings.TrimSpace(s)
-	if n, ok := valPlainDigits(t); ok {
+	if n, ok := PlainDigits(t); ok {
 		return n, nil
 	}
 	if t == "" {
 		return 0, errors.New("the counter is empty")
 	}
-	if n, ok := valGroupedDigits(t); ok {
+	if n, ok := groupedDigits(t); ok {
 		return n, nil
 	}
-	if n, msg, isComma := valCommaNumber(t); isComma {
+	if n, msg, isComma := commaNumber(t); isComma {
 		if msg != "" {
 			return 0, errors.New(msg)
 		}
 		return n, nil
 	}
-	f, ok := valParseDecimal(t)
+	f, ok := parseDecimal(t)
 	if !ok {
 		return 0, fmt.Errorf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t))
 	}
-	return valCounterFromFloat(f)
+	return counterFromFloat(f)
 }
 
 // IsNumberText reports whether s (trimmed) is written as a number: what
@@ -92,24 +92,24 @@ func IsNumberText(s string) bool {
 	if _, err := parseCounter(t); err == nil {
 		return true
 	}
-	if _, ok := valParseDecimal(t); ok {
+	if _, ok := parseDecimal(t); ok {
 		return true
 	}
-	_, _, isComma := valCommaNumber(t)
+	_, _, isComma := commaNumber(t)
 	return isComma
 }
 
-// valIsGroupSpace reports whether r separates groups of thousands: a
+// isGroupSpace reports whether r separates groups of thousands: a
 // space, a no-break space, a narrow no-break space or a thin space.
-func valIsGroupSpace(r rune) bool {
+func isGroupSpace(r rune) bool {
 	return r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009'
 }
 
-// valGroupedDigits parses digits grouped by thousands with spaces
-// (valIsGroupSpace): one to three digits, then groups of exactly three,
+// groupedDigits parses digits grouped by thousands with spaces
+// (isGroupSpace): one to three digits, then groups of exactly three,
 // each after one separator ("1 234", "12 345 678"). Any other spacing
 // ("12 34", "1  234") is not a number.
-func valGroupedDigits(t string) (int64, bool) {
+func groupedDigits(t string) (int64, bool) {
 	var n int64
 	group, groups, sep := 0, 0, false
 	for _, r := range t {
@@ -117,11 +117,11 @@ func valGroupedDigits(t string) (int64, bool) {
 		case r >= '0' && r <= '9':
 			group++
 			n = n*10 + int64(r-'0')
-			if n > maxExactInteger {
+			if n > MaxExactInteger {
 				return 0, false
 			}
 			sep = false
-		case valIsGroupSpace(r) && !sep && group > 0 && (groups == 0 && group <= 3 || group == 3):
+		case isGroupSpace(r) && !sep && group > 0 && (groups == 0 && group <= 3 || group == 3):
 			groups++
 			group, sep = 0, true
 		default:
@@ -131,26 +131,26 @@ func valGroupedDigits(t string) (int64, bool) {
 	return n, groups > 0 && group == 3
 }
 
-// valCommaDecimal is digits with one comma in them, grouped by spaces or
+// commaDecimal is digits with one comma in them, grouped by spaces or
 // not.
-var valCommaDecimal = regexp.MustCompile(`^[0-9][0-9 \x{00a0}\x{202f}\x{2009}]*,[0-9]+$`)
+var commaDecimal = regexp.MustCompile(`^[0-9][0-9 \x{00a0}\x{202f}\x{2009}]*,[0-9]+$`)
 
-// valCommaNumber reads a whole number written with a comma where the
+// commaNumber reads a whole number written with a comma where the
 // comma can only be the decimal comma of South African settings: after
 // thousands grouped by spaces ("1 234,00"), or before other than three
 // digits ("12,0"), and only zeros after it. Otherwise msg says why it is
 // not read: "1,234" is ambiguous (1234 with comma grouping, 1.234 with a
 // decimal comma), "1 234,5" is not a whole number. isComma is false for
 // text of another shape.
-func valCommaNumber(t string) (n int64, msg string, isComma bool) {
-	if !valCommaDecimal.MatchString(t) {
+func commaNumber(t string) (n int64, msg string, isComma bool) {
+	if !commaDecimal.MatchString(t) {
 		return 0, "", false
 	}
 	whole, frac, _ := strings.Cut(t, ",")
-	grouped := strings.ContainsFunc(whole, valIsGroupSpace)
-	n, ok := valGroupedDigits(whole)
+	grouped := strings.ContainsFunc(whole, isGroupSpace)
+	n, ok := groupedDigits(whole)
 	if !grouped {
-		n, ok = valPlainDigits(whole)
+		n, ok = PlainDigits(whole)
 	}
 	if !ok {
 		return 0, fmt.Sprintf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t)), true
@@ -164,35 +164,35 @@ func valCommaNumber(t string) (n int64, msg string, isComma bool) {
 	return n, "", true
 }
 
-func valCounterFromFloat(f float64) (int64, error) {
+func counterFromFloat(f float64) (int64, error) {
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 0):
 		return 0, errors.New("a counter must be a whole number of 0 or more")
 	case f < 0 && f != math.Trunc(f):
-		return 0, fmt.Errorf("%s is negative and not a whole number; a counter must be a whole number of 0 or more", valFmtNumber(f))
+		return 0, fmt.Errorf("%s is negative and not a whole number; a counter must be a whole number of 0 or more", fmtNumber(f))
 	case f < 0:
-		return 0, fmt.Errorf("%s is negative; a counter must be a whole number of 0 or more", valFmtNumber(f))
+		return 0, fmt.Errorf("%s is negative; a counter must be a whole number of 0 or more", fmtNumber(f))
 	case f != math.Trunc(f):
-		return 0, fmt.Errorf("%s is not a whole number; a counter counts people, so it must be a whole number of 0 or more", valFmtNumber(f))
-	case f > maxExactInteger:
-		return 0, fmt.Errorf("%s is too large for a counter", valFmtNumber(f))
+		return 0, fmt.Errorf("%s is not a whole number; a counter counts people, so it must be a whole number of 0 or more", fmtNumber(f))
+	case f > MaxExactInteger:
+		return 0, fmt.Errorf("%s is too large for a counter", fmtNumber(f))
 	}
 	return int64(f), nil
 }
 
-func valFmtNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func fmtNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// valMaxPlainDigits is the longest run of digits valPlainDigits parses:
+// maxPlainDigits is the longest run of digits plainDigits parses:
 // every number of 15 digits is below maxExactInteger, so it is exactly
 // what parsing it as a decimal number gives.
-const valMaxPlainDigits = 15
+const maxPlainDigits = 15
 
-// valPlainDigits parses s when it is nothing but ASCII digits (at most
-// valMaxPlainDigits of them): the common case of a counter, a year number
+// PlainDigits parses s when it is nothing but ASCII digits (at most
+// maxPlainDigits of them): the common case of a counter, a year number
 // or an id, which then needs neither the pattern nor float parsing. The
-// result is the one valParseDecimal gives for such a string.
-func valPlainDigits(s string) (int64, bool) {
-	if len(s) == 0 || len(s) > valMaxPlainDigits {
+// result is the one parseDecimal gives for such a string.
+func PlainDigits(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > maxPlainDigits {
 		return 0, false
 	}
 	var n int64
@@ -206,14 +206,14 @@ func valPlainDigits(s string) (int64, bool) {
 	return n, true
 }
 
-// valDecimalPattern is a plain decimal number, optionally signed, with an
+// decimalPattern is a plain decimal number, optionally signed, with an
 // optional exponent: what a person or a spreadsheet writes as a number.
-var valDecimalPattern = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+var decimalPattern = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
-// valParseDecimal parses a plain decimal number; hexadecimal, Inf, NaN and
+// parseDecimal parses a plain decimal number; hexadecimal, Inf, NaN and
 // digit separators are not numbers here.
-func valParseDecimal(s string) (float64, bool) {
-	if !valDecimalPattern.MatchString(s) {
+func parseDecimal(s string) (float64, bool) {
+	if !decimalPattern.MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -223,9 +223,9 @@ func valParseDecimal(s string) (float64, bool) {
 	return f, !math.IsInf(f, 0)
 }
 
-// valSnap rounds a spreadsheet number that is a whole number but for
+// snap rounds a spreadsheet number that is a whole number but for
 // floating-point noise (a formula's 12.000000000000002) to that number.
-func valSnap(f float64) float64 {
+func snap(f float64) float64 {
 	if r := math.Round(f); math.Abs(f-r) <= 1e-9*math.Max(1, math.Abs(f)) {
 		return r
 	}
@@ -240,37 +240,37 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 	case CellBlank:
 		return 0, false, nil
 	case CellNumber:
-		if err := valUnitError(c.Text, true); err != nil {
+		if err := unitError(c.Text, true); err != nil {
 			return 0, false, err
 		}
-		n, err = valCounterFromFloat(valSnap(c.Number))
+		n, err = counterFromFloat(snap(c.Number))
 		return n, err == nil, err
 	case CellText:
 		t := strings.TrimSpace(c.Text)
-		if n, ok := valPlainDigits(t); ok {
+		if n, ok := PlainDigits(t); ok {
 			return n, true, nil
 		}
 		if t == "" {
 			return 0, false, nil
 		}
-		if err := valUnitError(t, false); err != nil {
+		if err := unitError(t, false); err != nil {
 			return 0, false, err
 		}
-		if msg, isErr := valErrorMessage(t); isErr {
+		if msg, isErr := SpreadsheetError(t); isErr {
 			return 0, false, errors.New(msg)
 		}
 		n, err = parseCounter(t)
 		return n, err == nil, err
 	}
-	return 0, false, valKindError(c, "a whole number of 0 or more")
+	return 0, false, kindError(c, "a whole number of 0 or more")
 }
 
-// valUnitError refuses a counter shown as a percentage or an amount of
+// unitError refuses a counter shown as a percentage or an amount of
 // money: a number cell whose format shows it so (formatted true: the
 // reader keeps the format's unit in its text, "100%", "R 1234"), or text
 // written so ("45%"). A counter is a number of employees; a 1 in a cell
 // formatted 0% shows 100%, and is never read as 1 employee.
-func valUnitError(t string, formatted bool) error {
+func unitError(t string, formatted bool) error {
 	if t == "" {
 		return nil
 	}
@@ -287,8 +287,8 @@ func valUnitError(t string, formatted bool) error {
 	return nil
 }
 
-// valKindError explains why a cell of the wrong kind cannot hold what is wanted.
-func valKindError(c Cell, want string) error {
+// kindError explains why a cell of the wrong kind cannot hold what is wanted.
+func kindError(c Cell, want string) error {
 	switch c.Kind {
 	case CellDate:
 		return fmt.Errorf("the cell holds a date, but it should hold %s", want)
@@ -298,7 +298,7 @@ func valKindError(c Cell, want string) error {
 		if c.Reason != "" {
 			return errors.New(c.Reason)
 		}
-		msg, ok := valErrorMessage(c.Text)
+		msg, ok := SpreadsheetError(c.Text)
 		if !ok {
 			msg = fmt.Sprintf("the cell holds the error value %s and cannot be read", Excerpt(c.Text))
 		}
@@ -314,23 +314,23 @@ func valKindError(c Cell, want string) error {
 	return fmt.Errorf("the cell should hold %s", want)
 }
 
-var valErrorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
+var errorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
 
 // IsErrorValue reports whether s is a spreadsheet error value such as
 // #REF! (as text, as some exports write it).
 func IsErrorValue(s string) bool {
-	_, ok := valErrorMessage(s)
+	_, ok := SpreadsheetError(s)
 	return ok
 }
 
-// valErrorMessage recognises a spreadsheet error value such as #REF!.
-func valErrorMessage(s string) (string, bool) {
+// SpreadsheetError recognises a spreadsheet error value such as #REF!.
+func SpreadsheetError(s string) (string, bool) {
 	t := strings.TrimSpace(s)
 	if t == "" || t[0] != '#' {
 		return "", false // every error value starts with #
 	}
 	t = strings.ToUpper(t)
-	for _, e := range valErrorValues {
+	for _, e := range errorValues {
 		if t == e {
 			return fmt.Sprintf("the cell holds the error value %s (a broken formula); fix the formula or type the value", e), true
 		}
@@ -349,10 +349,10 @@ var (
 	monthNameDayPattern = regexp.MustCompile(`^(\pL+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$`)
 )
 
-// valMonthNames maps the English and Afrikaans month names, and their
+// monthNames maps the English and Afrikaans month names, and their
 // three-letter abbreviations (with "Sept"), folded to lower case, to the
 // month.
-var valMonthNames = func() map[string]time.Month {
+var monthNames = func() map[string]time.Month {
 	out := map[string]time.Month{"sept": time.September}
 	afrikaans := []string{"januarie", "februarie", "maart", "april", "mei", "junie", "julie", "augustus", "september", "oktober", "november", "desember"}
 	for m := time.January; m <= time.December; m++ {
@@ -375,23 +375,23 @@ var valMonthNames = func() map[string]time.Month {
 // 03/04/2026 are rejected as ambiguous.
 func parseDateText(s string) (Date, error) {
 	t := strings.TrimSpace(s)
-	if y, mo, d, ok := valPlainISODate(t); ok {
-		return valMakeDate(t, y, mo, d)
+	if y, mo, d, ok := plainISODate(t); ok {
+		return makeDate(t, y, mo, d)
 	}
 	if m := isoDatePattern.FindStringSubmatch(t); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
-		return valMakeDate(t, y, mo, d)
+		return makeDate(t, y, mo, d)
 	}
 	if m := ambiguousDatePattern.FindStringSubmatch(t); m != nil {
-		return Date{}, valDayMonthError(t, m)
+		return Date{}, dayMonthError(t, m)
 	}
 	if m := yearFirstPattern.FindStringSubmatch(t); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
-		return valMakeDate(t, y, mo, d)
+		return makeDate(t, y, mo, d)
 	}
 	dayText, monthText, yearText := "", "", ""
 	if m := dayMonthNamePattern.FindStringSubmatch(t); m != nil {
@@ -400,13 +400,13 @@ func parseDateText(s string) (Date, error) {
 		dayText, monthText, yearText = m[2], m[1], m[3]
 	}
 	if monthText != "" {
-		mo, known := valMonthNames[strings.ToLower(monthText)]
+		mo, known := monthNames[strings.ToLower(monthText)]
 		if !known {
 			return Date{}, fmt.Errorf("%q is not a date: %q is not the name of a month; write dates as YYYY-MM-DD (for example 2026-03-01) or use a date cell", Excerpt(t), Excerpt(monthText))
 		}
 		y, _ := strconv.Atoi(yearText)
 		d, _ := strconv.Atoi(dayText)
-		return valMakeDate(t, y, int(mo), d)
+		return makeDate(t, y, int(mo), d)
 	}
 	if t == "" {
 		return Date{}, errors.New("the date is empty")
@@ -436,10 +436,10 @@ func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
 		b, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
 		var out []Date
-		if d, err := valMakeDate(t, y, b, a); err == nil {
+		if d, err := makeDate(t, y, b, a); err == nil {
 			out = append(out, d) // day/month
 		}
-		if d, err := valMakeDate(t, y, a, b); err == nil && a != b {
+		if d, err := makeDate(t, y, a, b); err == nil && a != b {
 			out = append(out, d) // month/day
 		}
 		return out
@@ -473,11 +473,11 @@ func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
 	return 0, fmt.Errorf("the dates %s to %s are ambiguous: read day/month they are in %s, read month/day in %s; write the dates as YYYY-MM-DD, or write the financial year, such as 2026/27", Excerpt(strings.TrimSpace(from)), Excerpt(strings.TrimSpace(to)), years[0], years[1])
 }
 
-// valDayMonthError explains why a date written NN/NN/YYYY is refused. When
+// dayMonthError explains why a date written NN/NN/YYYY is refused. When
 // both numbers could be the month (03/04/2026) the date is ambiguous. When
 // only one can (31/08/2029: 31 is no month; 08/31/2029), the date is clear
 // but not ISO: the message says so and shows the ISO form.
-func valDayMonthError(t string, m []string) error {
+func dayMonthError(t string, m []string) error {
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[2])
 	y, _ := strconv.Atoi(m[3])
@@ -494,14 +494,14 @@ func valDayMonthError(t string, m []string) error {
 	case a > 12 && b > 12:
 		return fmt.Errorf("%q is not a date: neither %d nor %d is a month; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t, a, b)
 	default:
-		dm, err1 := valMakeDate(t, y, b, a)
-		md, err2 := valMakeDate(t, y, a, b)
+		dm, err1 := makeDate(t, y, b, a)
+		md, err2 := makeDate(t, y, a, b)
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
 		}
 		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: %s if it is day/month, %s if it is month/day", t, dm, md)
 	}
-	d, err := valMakeDate(t, y, month, day)
+	d, err := makeDate(t, y, month, day)
 	if err != nil {
 		return err
 	}
@@ -512,19 +512,19 @@ func valDayMonthError(t string, m []string) error {
 	return fmt.Errorf("%q is not written as YYYY-MM-DD: it can only be %s (%s), but the format requires ISO dates to rule out day/month mix-ups; write it as %s", t, order, why, d)
 }
 
-// valPlainISODate splits the common spelling YYYY-MM-DD without the
+// plainISODate splits the common spelling YYYY-MM-DD without the
 // pattern; other spellings are left to the patterns of parseDateText.
-func valPlainISODate(t string) (y, m, d int, ok bool) {
+func plainISODate(t string) (y, m, d int, ok bool) {
 	if len(t) != 10 || t[4] != '-' || t[7] != '-' {
 		return 0, 0, 0, false
 	}
-	yy, okY := valPlainDigits(t[:4])
-	mm, okM := valPlainDigits(t[5:7])
-	dd, okD := valPlainDigits(t[8:])
+	yy, okY := PlainDigits(t[:4])
+	mm, okM := PlainDigits(t[5:7])
+	dd, okD := PlainDigits(t[8:])
 	return int(yy), int(mm), int(dd), okY && okM && okD
 }
 
-func valMakeDate(text string, y, m, d int) (Date, error) {
+func makeDate(text string, y, m, d int) (Date, error) {
 	if m < 1 || m > 12 || d < 1 || d > 31 {
 		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", Excerpt(text))
 	}
@@ -535,13 +535,9 @@ func valMakeDate(text string, y, m, d int) (Date, error) {
 	return Date{y, time.Month(m), d}, nil
 }
 
-// dateValue returns the date of a cell: a date cell, or ISO text. ok is
-// false for a blank cell.
 // DateValue reads a date cell as the plan's dates are read: a date cell,
 // or text such as 2026-09-01; ok is false for a blank cell.
-func DateValue(c Cell) (d Date, ok bool, err error) { return dateValue(c) }
-
-func dateValue(c Cell) (d Date, ok bool, err error) {
+func DateValue(c Cell) (d Date, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return Date{}, false, nil
@@ -554,7 +550,7 @@ func dateValue(c Cell) (d Date, ok bool, err error) {
 		if strings.TrimSpace(c.Text) == "" {
 			return Date{}, false, nil
 		}
-		if msg, isErr := valErrorMessage(c.Text); isErr {
+		if msg, isErr := SpreadsheetError(c.Text); isErr {
 			return Date{}, false, errors.New(msg)
 		}
 		d, err = parseDateText(c.Text)
@@ -562,41 +558,41 @@ func dateValue(c Cell) (d Date, ok bool, err error) {
 	case CellNumber:
 		return Date{}, false, fmt.Errorf("the cell holds the plain number %s, not a date; format the cell as a date or type the date as YYYY-MM-DD", c.Text)
 	}
-	return Date{}, false, valKindError(c, "a date (YYYY-MM-DD)")
+	return Date{}, false, kindError(c, "a date (YYYY-MM-DD)")
 }
 
 // integerValue returns a whole number from a numeric or text cell (plan_id,
 // year_number). ok is false for a blank cell.
-func integerValue(c Cell) (n int64, ok bool, err error) {
+func IntegerValue(c Cell) (n int64, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
 	case CellNumber:
-		if c.Number != math.Trunc(c.Number) || math.Abs(c.Number) > maxExactInteger {
-			return 0, false, fmt.Errorf("%s is not a whole number", valFmtNumber(c.Number))
+		if c.Number != math.Trunc(c.Number) || math.Abs(c.Number) > MaxExactInteger {
+			return 0, false, fmt.Errorf("%s is not a whole number", fmtNumber(c.Number))
 		}
 		return int64(c.Number), true, nil
 	case CellText:
 		t := strings.TrimSpace(c.Text)
-		if n, ok := valPlainDigits(t); ok {
+		if n, ok := PlainDigits(t); ok {
 			return n, true, nil
 		}
 		if t == "" {
 			return 0, false, nil
 		}
-		if msg, isErr := valErrorMessage(t); isErr {
+		if msg, isErr := SpreadsheetError(t); isErr {
 			return 0, false, errors.New(msg)
 		}
-		f, isNum := valParseDecimal(t)
+		f, isNum := parseDecimal(t)
 		if !isNum {
 			return 0, false, fmt.Errorf("%q is not a number", Excerpt(t))
 		}
-		if f != math.Trunc(f) || math.Abs(f) > maxExactInteger {
+		if f != math.Trunc(f) || math.Abs(f) > MaxExactInteger {
 			return 0, false, fmt.Errorf("%q is not a whole number", Excerpt(t))
 		}
 		return int64(f), true, nil
 	}
-	return 0, false, valKindError(c, "a whole number")
+	return 0, false, kindError(c, "a whole number")
 }
 
 // checkNameText is the one rule for text that reaches the service as a
@@ -607,7 +603,7 @@ func integerValue(c Cell) (n int64, ok bool, err error) {
 // start as a spreadsheet runs a formula (formulaLike): exported, or shown
 // in a report, it would run or read as other text (docs/formats.md,
 // "Values").
-func checkNameText(v string) error {
+func CheckNameText(v string) error {
 	if r, what, ok := hiddenRune(v); ok {
 		return fmt.Errorf("%q holds %s (U+%04X), which hides or moves text where it is shown; retype the text without it", Excerpt(v), what, r)
 	}
@@ -646,7 +642,7 @@ func formulaLike(v string) bool {
 // textValue returns the trimmed text of a cell for identifiers and names:
 // text as written, numbers as displayed (so a VAT number typed as a number
 // keeps its digits and zero padding). ok is false for a blank cell.
-func textValue(c Cell) (s string, ok bool, err error) {
+func TextValue(c Cell) (s string, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return "", false, nil
@@ -655,7 +651,7 @@ func textValue(c Cell) (s string, ok bool, err error) {
 		if s == "" {
 			return "", false, nil
 		}
-		if msg, isErr := valErrorMessage(s); isErr && c.Kind == CellText {
+		if msg, isErr := SpreadsheetError(s); isErr && c.Kind == CellText {
 			return "", false, errors.New(msg)
 		}
 		if !utf8.ValidString(s) {
@@ -665,7 +661,7 @@ func textValue(c Cell) (s string, ok bool, err error) {
 		}
 		return s, true, nil
 	}
-	return "", false, valKindError(c, "text")
+	return "", false, kindError(c, "text")
 }
 
 var (
@@ -688,7 +684,7 @@ var (
 // the message names both.
 func ParseFinancialYear(s string) (FinancialYear, error) {
 	t := strings.TrimSpace(s)
-	firstText, secondText, ok := valPlainFinancialYear(t)
+	firstText, secondText, ok := plainFinancialYear(t)
 	if !ok {
 		if m := fyEndPattern.FindStringSubmatch(t); m != nil {
 			end, _ := strconv.Atoi(m[1])
@@ -740,20 +736,20 @@ func ParseFinancialYear(s string) (FinancialYear, error) {
 	return FinancialYear(first), nil
 }
 
-// valPlainFinancialYear splits the common spellings 2026/27 and 2026/2027
+// plainFinancialYear splits the common spellings 2026/27 and 2026/2027
 // (no spaces) without the pattern, as financialYearPattern would.
-func valPlainFinancialYear(t string) (first, second string, ok bool) {
+func plainFinancialYear(t string) (first, second string, ok bool) {
 	if (len(t) != 7 && len(t) != 9) || t[4] != '/' {
 		return "", "", false
 	}
-	_, okF := valPlainDigits(t[:4])
-	_, okS := valPlainDigits(t[5:])
+	_, okF := PlainDigits(t[:4])
+	_, okS := PlainDigits(t[5:])
 	return t[:4], t[5:], okF && okS
 }
 
 // financialYearValue returns the financial year of a cell. ok is false for a
 // blank cell.
-func financialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
+func FinancialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
@@ -766,13 +762,13 @@ func financialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 	case CellNumber:
 		return 0, false, fmt.Errorf("the cell holds the number %s; write the financial year as text such as 2026/27", c.Text)
 	}
-	return 0, false, valKindError(c, "a financial year such as 2026/27")
+	return 0, false, kindError(c, "a financial year such as 2026/27")
 }
 
 // normalizeTargetType matches s case-insensitively against TargetTypes and
 // returns the exact spelling, or the closest target types as suggestions.
-func normalizeTargetType(s string) (string, []string, bool) {
-	return valMatchFold(s, TargetTypes, 2)
+func NormalizeTargetType(s string) (string, []string, bool) {
+	return matchFold(s, TargetTypes, 2)
 }
 
 // normalizeSector matches s case-insensitively (and ignoring repeated
@@ -781,7 +777,7 @@ func normalizeTargetType(s string) (string, []string, bool) {
 // (SectorValue) is not one of them: callers that accept those use
 // SectorValue.
 func normalizeSector(s string) (string, []string, bool) {
-	return valMatchFold(s, Sectors, 3)
+	return matchFold(s, Sectors, 3)
 }
 
 // SectorValue is the one rule by which a sector's name is read, in a
@@ -841,7 +837,7 @@ func sectorKey(s string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(b.String(), "activities"), " ")
 }
 
-func valMatchFold(s string, list []string, n int) (string, []string, bool) {
+func matchFold(s string, list []string, n int) (string, []string, bool) {
 	// The usual case, a value written exactly as listed, without folding
 	// (no two values of a list are equal under folding).
 	for _, v := range list {
@@ -850,7 +846,7 @@ func valMatchFold(s string, list []string, n int) (string, []string, bool) {
 		}
 	}
 	t := s
-	if !valSingleSpaced(s) {
+	if !singleSpaced(s) {
 		t = strings.Join(strings.Fields(s), " ")
 	}
 	for _, v := range list {
@@ -861,10 +857,10 @@ func valMatchFold(s string, list []string, n int) (string, []string, bool) {
 	return "", Closest(t, list, n), false
 }
 
-// valSingleSpaced reports whether s is ASCII with words separated by
+// singleSpaced reports whether s is ASCII with words separated by
 // single spaces and no space at either end: what strings.Fields and a
 // join with " " would give back unchanged.
-func valSingleSpaced(s string) bool {
+func singleSpaced(s string) bool {
 	if s == "" {
 		return true
 	}

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/pace"
 )
 
 // Options configure a Sandbox; the zero value serves the built-in fixtures
@@ -391,14 +392,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if d := time.Duration(s.latency.Load()); d > 0 {
 		if wait := time.Until(arrival.Add(d)); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
+			if pace.Sleep(r.Context(), wait) != nil {
 				// The client left or the server is closing: no answer
 				// (a write was committed all the same, as on a real
 				// service).
-				t.Stop()
 				s.logRequest(r, route, bw.status, "abandoned", arrival)
 				panic(http.ErrAbortHandler)
 			}

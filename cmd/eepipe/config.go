@@ -16,6 +16,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // Environment variables of the configuration (docs/configuration.md).
@@ -154,7 +155,7 @@ type Config struct {
 	SameServiceAs string
 	// Signers are the trusted signers of change sets; none: a set's
 	// sign-off is not required.
-	Signers []pipeline.Signer
+	Signers []savedset.Signer
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -255,11 +256,11 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 
 // signers reads the trusted signers of the file.
 func (l *configLoader) signers() {
-	var entries []pipeline.SignerEntry
+	var entries []savedset.SignerEntry
 	for _, s := range l.fc.Signers {
-		entries = append(entries, pipeline.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
+		entries = append(entries, savedset.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
 	}
-	signers, problems := pipeline.ParseSigners(entries)
+	signers, problems := savedset.ParseSigners(entries)
 	l.cfg.Signers = signers
 	l.problems = append(l.problems, problems...)
 }
@@ -382,7 +383,7 @@ func (l *configLoader) accounts() {
 		l.bad("%s/%s are set, but the configuration file names %d accounts; unset them (each account's key pair comes from the file)",
 			envAPIKey, envAPISecret, len(fc.Accounts))
 	case len(fc.Accounts) == 0 && (envKey != "" || envSecret != ""):
-		cfg.Accounts = []AccountConfig{{Name: "default", APIKey: envKey, APISecret: envSecret, Company: envCompany,
+		cfg.Accounts = []AccountConfig{{Name: pipeline.DefaultAccount, APIKey: envKey, APISecret: envSecret, Company: envCompany,
 			From: KeySource{FileIndex: -1, KeyEnv: envAPIKey, SecretEnv: envAPISecret}}}
 		if envKey == "" || envSecret == "" {
 			l.bad("set both %s and %s", envAPIKey, envAPISecret)
@@ -405,7 +406,7 @@ func (l *configLoader) fileAccount(i int, fa fileAccount, envKey, envSecret stri
 	if a.Name != "" {
 		label = "account " + a.Name
 	} else if len(fc.Accounts) == 1 {
-		a.Name = "default"
+		a.Name = pipeline.DefaultAccount
 	}
 	if len(fc.Accounts) == 1 && envKey != "" && envKey != a.APIKey && !needs.lookupOnly() {
 		switch {
@@ -507,7 +508,7 @@ func fileAccountProblems(fc *fileConfig) []string {
 		case name != "":
 			label = "account " + name
 		case len(fc.Accounts) == 1:
-			name = "default"
+			name = pipeline.DefaultAccount
 		default:
 			bad("%s has no name", label)
 		}

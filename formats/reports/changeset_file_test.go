@@ -17,13 +17,15 @@ import (
 	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 func TestChangeSetFilesRoundTrip(t *testing.T) {
 	in := sample.SetInputPlan()
-	d := pipeline.Diff(in, sample.SetStoredPlan(), pipeline.DiffOptions{})
+	d := diff.Diff(in, sample.SetStoredPlan(), diff.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
+	s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,15 +117,15 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
 	stored := sample.SetStoredPlan()
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
-	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
+	d := diff.Diff(in, stored, diff.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
+	s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), sample.SetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Signed off with a signer's key: the sheet shows the signer, from the
 	// sign-off, as a row no edit may change.
-	signer, err := pipeline.NewSignerKey("Thandi Nkosi", rand.Reader)
+	signer, err := savedset.NewSignerKey("Thandi Nkosi", rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestCSVWritersNeutraliseFormulas(t *testing.T) {
 	}
 	csvCheckNeutral(t, "problems.csv", read(problems), ',')
 
-	rep := sample.RunReport()
+	rep := reports.SampleRunReport()
 	rep.Plans[0].Diff.Input.Name = csvEvil
 	run := filepath.Join(dir, "run.csv")
 	if err := reports.WriteRunReport(run, rep); err != nil {

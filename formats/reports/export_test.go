@@ -6,6 +6,7 @@ var (
 	RawFillColor        = rawFillColor
 	CheckOneTabSelected = checkOneTabSelected
 	WriteSectorCSV      = writeSectorCSV
+	SampleRunReport     = sampleRunReport
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // acceptanceDir holds the acceptance fixtures: workbooks other programs
@@ -13,7 +13,7 @@ const acceptanceDir = "../../testdata/acceptance"
 
 // writeReconcileXLSX writes the XLSX reconciliation report of r over src
 // to dst.
-func writeReconcileXLSX(dst, src string, r *pipeline.Reconciliation) error {
+func writeReconcileXLSX(dst, src string, r *diff.Reconciliation) error {
 	_, err := reports.WriteReconcileXLSX(dst, src, r)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // update rewrites the golden files under testdata (go test -update).
@@ -35,9 +36,9 @@ func date(s string) pipeline.Date {
 
 // readChangeSet reads a whole change set file through the streaming
 // reader apply uses (ChangeSetFile), signature checked.
-func readChangeSet(path string) (*pipeline.SavedChangeSet, error) {
-	var plans []pipeline.SavedPlan
-	s, err := (&ChangeSetFile{Path: path}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+func readChangeSet(path string) (*savedset.SavedChangeSet, error) {
+	var plans []savedset.SavedPlan
+	s, err := (&ChangeSetFile{Path: path}).Read(func(_ *savedset.SavedChangeSet, _ int, p *savedset.SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	})

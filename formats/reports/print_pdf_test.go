@@ -23,6 +23,9 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -157,7 +160,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
 	}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	exported := add("export.xlsx", func(path string) error {
 		return books.WriteExport(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
@@ -176,7 +179,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 			return xlsx.WriteWorkbook(path, wb)
 		})
 	}
-	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, sample.RunReport()) })
+	add("run.xlsx", func(path string) error { return reports.WriteRunReport(path, reports.SampleRunReport()) })
 	batch, err := formats.ReadFiles([]string{exported}, formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -205,9 +208,9 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		})
 	})
 	add("changes.xlsx", func(path string) error {
-		d := pipeline.Diff(sample.SetInputPlan(), sample.SetStoredPlan(), pipeline.DiffOptions{})
+		d := diff.Diff(sample.SetInputPlan(), sample.SetStoredPlan(), diff.DiffOptions{})
 		d.Account = "acme"
-		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), sample.SetKeys)
+		s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, sample.SetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), sample.SetKeys)
 		if err != nil {
 			return err
 		}

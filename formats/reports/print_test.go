@@ -20,6 +20,7 @@ import (
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -40,7 +41,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
 	}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	if err := reports.AddSectorSheet(wb.File, report.Plans, report.TargetsSource); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestWorkbooksPrint(t *testing.T) {
 	// The run report, the problem report, the reconciliation copy, the
 	// annotated copy and the sector check report.
 	run := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(run, sample.RunReport()); err != nil {
+	if err := reports.WriteRunReport(run, reports.SampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	xlsxtest.CheckPrint(t, run, map[string]xlsxtest.PrintWant{"Rows": {Titles: "'Rows'!$A:$B,'Rows'!$1:$1", Wide: true}, "Summary": {Portrait: true}})
@@ -277,7 +278,7 @@ func TestExportOverviewAndRunFilter(t *testing.T) {
 		t.Errorf("the era note is missing: %q", note)
 	}
 	run := filepath.Join(dir, "run.xlsx")
-	if err := reports.WriteRunReport(run, sample.RunReport()); err != nil {
+	if err := reports.WriteRunReport(run, reports.SampleRunReport()); err != nil {
 		t.Fatal(err)
 	}
 	rf, err := excelize.OpenFile(run)

@@ -18,7 +18,8 @@ import (
 	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // freeName is the name a sheet the copy adds takes: name, or "name (2)",
@@ -126,8 +127,8 @@ func checkCopy(t *testing.T, src string, marks [][2]string, stream bool, summary
 			t.Errorf("%s!%s: %v", m[0], m[1], err)
 			continue
 		}
-		if fill := rawFillColor(f, idx); fill != DiffFillColor {
-			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, DiffFillColor)
+		if fill := rawFillColor(f, idx); fill != templates.DiffFill {
+			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, templates.DiffFill)
 		}
 		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
 		if got := commentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
@@ -547,7 +548,7 @@ func TestReconcileCopyTellsHow(t *testing.T) {
 	streamed := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	for _, tc := range []struct {
 		name, src string
-		rec       *pipeline.Reconciliation
+		rec       *diff.Reconciliation
 		streamed  bool
 		fallback  bool
 	}{

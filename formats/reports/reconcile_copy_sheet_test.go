@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // wellFormed reports whether b is well-formed XML.
@@ -42,7 +43,7 @@ func FuzzReconcileCopySheet(f *testing.F) {
 			t.Fatal(err)
 		}
 		c := &streamedCopy{Styles: styles}
-		j := &sheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []cellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &cellNote{Fill: DiffFillColor}}}}
+		j := &sheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []cellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &cellNote{Fill: templates.DiffFill}}}}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
 		err = c.streamSheet(w, bytes.NewReader(sheet), j)

@@ -12,7 +12,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // sample.MarksReconciliation is a reconciliation of src with one differing
@@ -22,7 +23,7 @@ import (
 // writeStreamed writes the annotated copy of src to dst and fails the
 // test when the copy was left to excelize: these tests are about the
 // streamed copy.
-func writeStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
+func writeStreamed(t *testing.T, dst, src string, r *diff.Reconciliation) error {
 	t.Helper()
 	how, err := WriteReconcileXLSX(dst, src, r)
 	if err == nil && !how.Streamed {
@@ -33,7 +34,7 @@ func writeStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) er
 
 // writeXLSX is WriteReconcileXLSX for a caller that needs only
 // its error.
-func writeXLSX(dst, src string, r *pipeline.Reconciliation) error {
+func writeXLSX(dst, src string, r *diff.Reconciliation) error {
 	_, err := WriteReconcileXLSX(dst, src, r)
 	return err
 }
@@ -105,10 +106,10 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
 				marked := strings.Contains(" B2 D2 A1 F2 C5 A3 ", " "+ref+" ")
-				if marked && fill != DiffFillColor {
-					t.Errorf("%s filled %q, want %s", ref, fill, DiffFillColor)
+				if marked && fill != templates.DiffFill {
+					t.Errorf("%s filled %q, want %s", ref, fill, templates.DiffFill)
 				}
-				if !marked && fill == DiffFillColor {
+				if !marked && fill == templates.DiffFill {
 					t.Errorf("%s filled unexpectedly", ref)
 				}
 			}
@@ -221,7 +222,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	for i, m := range marks {
 		idx, _ := out.GetCellStyle(sheet, m[1])
-		if fill := rawFillColor(out, idx); fill != DiffFillColor {
+		if fill := rawFillColor(out, idx); fill != templates.DiffFill {
 			t.Errorf("%s filled %q", m[1], fill)
 		}
 		if want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i); !strings.Contains(texts[m[1]], want) {

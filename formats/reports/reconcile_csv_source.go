@@ -75,7 +75,7 @@ func workbookFromCSV(path string) (*excelize.File, string, error) {
 			numeric = make([]bool, len(rec))
 			for i, h := range rec {
 				h = strings.ToLower(strings.TrimSpace(h))
-				numeric[i] = strings.HasPrefix(h, pipeline.CounterPrefix) || h == "plan_id" || h == "year_number"
+				numeric[i] = pipeline.IsCounterName(h) || h == "plan_id" || h == "year_number"
 			}
 			if !slices.Contains(numeric, true) {
 				numeric = nil // not the header row yet: keep looking

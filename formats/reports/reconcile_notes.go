@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -15,12 +16,12 @@ import (
 // classFill is the fill of a marked difference of class c: the service's
 // colour when only the service changed it since eepipe last applied it,
 // the conflict colour when both did, else fill.
-func classFill(fill string, c pipeline.ChangeClass) string {
+func classFill(fill string, c diff.ChangeClass) string {
 	switch c {
-	case pipeline.ClassService:
-		return serviceFillColor
-	case pipeline.ClassBoth:
-		return conflictFillColor
+	case diff.ClassService:
+		return templates.ServiceFill
+	case diff.ClassBoth:
+		return templates.ConflictFill
 	}
 	return fill
 }
@@ -47,7 +48,7 @@ type changeRow struct {
 // collectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*cellNote, [][2]string, []changeRow) {
+func collectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string]*cellNote, [][2]string, []changeRow) {
 	notes := map[[2]string]*cellNote{}
 	var order [][2]string
 	var changes []changeRow
@@ -73,7 +74,7 @@ func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]stri
 			notes[k] = n
 			order = append(order, k)
 		}
-		if fill != PlanFillColor {
+		if fill != templates.PlanFill {
 			n.Fill = fill
 		}
 		n.lines = append(n.lines, line)
@@ -88,10 +89,10 @@ func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]stri
 			plan = fmt.Sprintf("%s (plan %d)", p.PlanName, p.PlanID)
 		}
 		switch p.Presence {
-		case pipeline.PresenceMissing:
-			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, changeRow{plan: plan, class: "missing on the service"})
-		case pipeline.PresenceNotCompared:
-			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, changeRow{plan: plan, class: "not compared"})
+		case diff.PresenceMissing:
+			add(p.Origin, templates.PlanFill, "Missing on the service: "+p.Reason, changeRow{plan: plan, class: "missing on the service"})
+		case diff.PresenceNotCompared:
+			add(p.Origin, templates.PlanFill, "Not compared: "+p.Reason, changeRow{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
@@ -101,7 +102,7 @@ func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]stri
 			if l := fd.Location; l != nil && sameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			fill, line := classFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			fill, line := classFill(templates.PlanFill, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
 			ch := changeRow{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: classText(fd.Class, fd.LastRun())}
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
@@ -114,7 +115,7 @@ func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]stri
 				if !sameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				fill, line := classFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				fill, line := classFill(templates.DiffFill, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
 				var year any = t.FinancialYear
 				if t.FinancialYear == "" {
 					year = nilIfZero(int64(t.YearNumber))
@@ -134,7 +135,7 @@ func collectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]stri
 
 // classText is a finding's class in words for the Changes sheet; a
 // difference without a class (no state store) "differs".
-func classText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
+func classText(c diff.ChangeClass, last *pipeline.LastWrite) string {
 	if w := c.Words(last); w != "" {
 		return w
 	}
@@ -144,7 +145,7 @@ func classText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 // writeAnnotatedCopy writes the annotated copy of src to dst (see
 // WriteReconcileXLSX) and tells how: a workbook streamed, or left to
 // excelize and why; a CSV is built with excelize.
-func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
+func writeAnnotatedCopy(dst, src string, r *diff.Reconciliation) (ReconcileCopy, error) {
 	var how ReconcileCopy
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
@@ -166,7 +167,7 @@ func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileC
 // writeAnnotatedCopyExcelize writes the annotated copy of src to dst
 // through excelize: a CSV, or a workbook the streamed copy does not
 // handle.
-func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) error {
+func writeAnnotatedCopyExcelize(dst, src string, r *diff.Reconciliation) error {
 	var (
 		f        *excelize.File
 		csvSheet string

@@ -13,7 +13,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 func TestReconcileReportsGolden(t *testing.T) {
@@ -50,7 +51,7 @@ func TestReconcileReportsGolden(t *testing.T) {
 		}
 	}
 	// The JSON decodes back to the same reconciliation.
-	var back pipeline.Reconciliation
+	var back diff.Reconciliation
 	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err := json.Unmarshal(b, &back); err != nil || back.Summary != rec.Summary || len(back.Plans) != len(rec.Plans) {
 		t.Fatalf("decode: %v %+v", err, back.Summary)
@@ -109,7 +110,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	want := map[string]string{"E2": DiffFillColor, "F2": DiffFillColor, "A2": PlanFillColor, "A5": PlanFillColor}
+	want := map[string]string{"E2": templates.DiffFill, "F2": templates.DiffFill, "A2": templates.PlanFill, "A5": templates.PlanFill}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)
@@ -153,7 +154,7 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 			t.Skip()
 		}
 		out := filepath.Join(dir, "out.xlsx")
-		if _, err := WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
+		if _, err := WriteReconcileXLSX(out, path, &diff.Reconciliation{}); err != nil {
 			return
 		}
 		wb, err := excelize.OpenFile(out)

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -37,7 +37,7 @@ const summaryPrinted = 12
 
 // writeReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
-func writeReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+func writeReconcileSummary(f *excelize.File, sheet string, r *diff.Reconciliation, src *string) error {
 	if err := writeReconcileSummaryCells(f, sheet, r, src); err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func writeReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconcili
 }
 
 // writeReconcileSummaryCells writes the Summary sheet's cells.
-func writeReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
-	st, err := xlsx.NewOverviewStyles(f)
+func writeReconcileSummaryCells(f *excelize.File, sheet string, r *diff.Reconciliation, src *string) error {
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func writeReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reco
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
-	if err := xlsx.WrapNote(f, sheet, 2, widths); err != nil {
+	if err := templates.WrapNote(f, sheet, 2, widths); err != nil {
 		return err
 	}
 	// One page wide, each finding whole on its row, the header row on
@@ -175,7 +175,7 @@ func summaryFindingValues(x reconcileRow) []any {
 	if x.kind == "plan" {
 		vals[note] = x.plan.Reason
 	}
-	if x.class != "" && x.class != pipeline.ClassNoHistory {
+	if x.class != "" && x.class != diff.ClassNoHistory {
 		vals[0] = x.class.Words(nil)
 		if x.kind == "field" {
 			vals[note] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
@@ -183,7 +183,7 @@ func summaryFindingValues(x reconcileRow) []any {
 			vals[note] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
 		}
 	}
-	if x.class == pipeline.ClassNoHistory {
+	if x.class == diff.ClassNoHistory {
 		vals[note] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
 	}
 	return vals
@@ -314,7 +314,7 @@ var changesColumns = []findingColumn{
 // writeChangesSheet fills sheet with changes, one row each, in the
 // order of the findings, the cell linked to the marked cell.
 func writeChangesSheet(f *excelize.File, sheet string, changes []changeRow) error {
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -394,7 +394,7 @@ func numberOrText(s string) any {
 	return s
 }
 
-func locationText(l pipeline.Location) string {
+func locationText(l diff.Location) string {
 	switch {
 	case l.Sheet != "" && l.Cell != "":
 		return fmt.Sprintf("%s %s!%s", filepath.Base(l.File), l.Sheet, l.Cell)

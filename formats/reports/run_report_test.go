@@ -10,13 +10,11 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
-
-	"github.com/eepipe/eepipe/formats/internal/sample"
 )
 
 func TestWriteRunReport(t *testing.T) {
 	dir := t.TempDir()
-	rep := sample.RunReport()
+	rep := sampleRunReport()
 	want := [][]string{
 		{"in.xlsx", "Targets row 2", "acme", "8ovHrj", "Good, \"quoted\"", "2025-09-01", "1", "2025/26", "all_employees", "created", "7", "8", "9", "1",
 			"number_of_african_male_top_managers 0 -> 3", "", ""},
@@ -99,7 +97,7 @@ func TestWriteRunReport(t *testing.T) {
 // report's Summary sheet and in the printed summary.
 func TestWriteRunReportRunNotes(t *testing.T) {
 	dir := t.TempDir()
-	rep := sample.RunReport()
+	rep := sampleRunReport()
 	note := "the end of run 3 could not be recorded in the state store: disk full"
 	rep.Notes = []string{note}
 

@@ -12,7 +12,7 @@ import (
 	"github.com/eepipe/eepipe/formats/internal/sample"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/formats/xlsx/xlsxtest"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // TestSectorSheetChartsNotSplit: a check report of many plans prints at
@@ -24,7 +24,7 @@ import (
 // LibreOffice: without the breaks a chart was cut across pages 1 and 2.
 func TestSectorSheetChartsNotSplit(t *testing.T) {
 	base := sample.SectorReport(t).Plans
-	var plans []pipeline.SectorPlanCheck
+	var plans []sector.SectorPlanCheck
 	for len(plans) < 24 {
 		plans = append(plans, base...)
 	}

@@ -3,10 +3,10 @@ package reports
 import (
 	"testing"
 
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/internal/sample"
-	"github.com/eepipe/eepipe/pipeline"
 )
 
 // TestAddSectorSheetCellStyles checks the number format of the data cells,
@@ -67,7 +67,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 // export.
 func BenchmarkAddSectorSheet(b *testing.B) {
 	base := sample.SectorReport(&testing.T{}).Plans
-	plans := make([]pipeline.SectorPlanCheck, 0, 500)
+	plans := make([]sector.SectorPlanCheck, 0, 500)
 	for len(plans) < 500 {
 		plans = append(plans, base...)
 	}

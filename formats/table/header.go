@@ -8,10 +8,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// HeaderRows is how far down the flat reader looks for its header; a
-// sheet with a cell reading target_type there is a flat table, not a grid.
-const HeaderRows = 20
-
 // flatHeaderCell is one cell of a header row.
 type flatHeaderCell struct {
 	col    int
@@ -87,7 +83,7 @@ func buildFlatHeader(cells []flatHeaderCell, cat *pipeline.Catalog, words *mappi
 				h.names = append(h.names, make([]string, c.col+1-len(h.names))...)
 			}
 			h.names[c.col] = name
-		case strings.HasPrefix(counterLike, pipeline.CounterPrefix) || strings.HasPrefix(counterLike, "numberof"):
+		case pipeline.IsCounterName(counterLike) || strings.HasPrefix(counterLike, "numberof"):
 			*ps = append(*ps, pipeline.Problem{Severity: pipeline.Error, Origin: o, Value: pipeline.Excerpt(c.text),
 				Message:     fmt.Sprintf("the column %q is not a counter of the catalog; a misspelt counter is never skipped silently: correct the header", pipeline.Excerpt(c.text)),
 				Suggestions: cat.Suggest(counterLike, 3), Code: pipeline.CodeUnknownCounter})

@@ -30,9 +30,9 @@ func FuzzReadSST(f *testing.F) {
 	})
 }
 
-// FuzzCellRef checks the sheet reader's cell references against
+// FuzzScannerCellRef checks the sheet reader's cell references against
 // excelize's: every reference it accepts names the same cell.
-func FuzzCellRef(f *testing.F) {
+func FuzzScannerCellRef(f *testing.F) {
 	for _, s := range []string{"A1", "XFD1048576", "XFE2", "!!", "a0", "AA01", "B", "12", "ZZZ9"} {
 		f.Add(s)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
 
 	// The database/sql drivers of the two backends.
@@ -41,6 +42,9 @@ type Store struct {
 	lockWait time.Duration
 	// writers is Options.Writers.
 	writers int
+	// clock is the time of the store's waits: for a held lock, for an
+	// upgrade, for a busy SQLite file (Options.clock).
+	clock pace.Clock
 
 	jonce   sync.Once
 	j       *journal     // the writer of the records (journal.go), started on first use
@@ -114,6 +118,9 @@ type Options struct {
 	// briefly for the others' records while they come fast, so that they
 	// share a commit (journal.go, lingerFor); 0 or 1: never.
 	Writers int
+	// clock is the time the store's waits run on (the real one; the
+	// package's tests put a fake one).
+	clock pace.Clock
 }
 
 // OpenWith opens the store at location: a postgres:// or postgresql://
@@ -158,24 +165,26 @@ func openSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	// default): connections are kept for the store's life rather than
 	// opened (pragmas run, caches cold) and closed again for each read.
 	db.SetMaxIdleConns(sqliteIdleConns)
-	s := &Store{db: db, dialect: dialectSQLite, where: path, writers: o.Writers}
+	s := &Store{db: db, dialect: dialectSQLite, where: path, writers: o.Writers, clock: o.clock}
 	// Two runs opening a new file at once: switching it to WAL can fail at
 	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
-	// there); try again for as long as the busy timeout would wait.
-	deadline := time.Now().Add(sqliteBusyWait)
-	for {
-		err = s.init(ctx)
-		if err == nil || !isBusy(err) || !time.Now().Before(deadline) {
-			break
+	// there); try again every sqliteBusyPoll for as long as the busy
+	// timeout would wait (a pace poll).
+	err = s.clock.Poll(sqliteBusyPoll, s.clock.Time().Add(sqliteBusyWait)).Call(ctx, func(pace.Attempt) pace.Verdict {
+		err := s.init(ctx)
+		if err != nil && isBusy(err) {
+			return pace.Again(err)
 		}
-		t := time.NewTimer(25 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			db.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+		return pace.Done(err)
+	})
+	var oot *pace.OutOfTime
+	var ie *pace.Interrupted
+	switch {
+	case errors.As(err, &ie):
+		db.Close()
+		return nil, ie.Cause
+	case errors.As(err, &oot):
+		err = oot.Last
 	}
 	if err != nil {
 		db.Close()
@@ -210,6 +219,10 @@ const sqliteIdleConns = 16
 // lock (the busy_timeout of its connections).
 const sqliteBusyWait = 10 * time.Second
 
+// sqliteBusyPoll is how often a new SQLite store that was busy at its
+// first use is tried again (within sqliteBusyWait).
+const sqliteBusyPoll = 25 * time.Millisecond
+
 func isBusy(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
@@ -221,7 +234,7 @@ func openPostgres(ctx context.Context, location string, o Options) (*Store, erro
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %v", where, scrub(err, location))
 	}
-	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait}
+	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait, clock: o.clock}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {

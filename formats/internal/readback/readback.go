@@ -17,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // ModelPlan is an InputPlan without origins, for comparing models.
@@ -240,7 +241,7 @@ func Assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputP
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	a := pipeline.NewAssembler(cat)
+	a := assemble.NewAssembler(cat)
 	for _, r := range recs {
 		a.Add(r)
 	}

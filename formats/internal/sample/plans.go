@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // Plan is a two-year plan with every counter set.
@@ -47,7 +48,7 @@ func StoredPlan(id int64, name, start string, years int) *pipeline.Plan {
 
 const SetService = "http://127.0.0.1:8080"
 
-var SetKeys = pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
+var SetKeys = savedset.SetKeys{"acme": savedset.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
 
 func SetInputPlan() *pipeline.InputPlan {
 	return &pipeline.InputPlan{Name: "Acme", StartDate: Date("2025-09-01"), EndDate: Date("2030-08-31"),

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 func sectorCounters(t testing.TB, set map[string]int64) map[string]int64 {
@@ -25,7 +26,7 @@ func sectorCounters(t testing.TB, set map[string]int64) map[string]int64 {
 // its first year and meeting the targets in its final year, a plan with no
 // sector, and an Education plan short in its final year with a blank
 // counter at one level.
-func SectorReport(t testing.TB) *pipeline.SectorCheckReport {
+func SectorReport(t testing.TB) *sector.SectorCheckReport {
 	t.Helper()
 	// Manufacturing: top 24.1/25.0, senior 32.4/33.6, middle 40.4/37.7, junior 49.8/39.6.
 	year1 := sectorCounters(t, map[string]int64{
@@ -70,5 +71,5 @@ func SectorReport(t testing.TB) *pipeline.SectorCheckReport {
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},
 		},
 	}
-	return pipeline.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, pipeline.DefaultSectorTargets())
+	return sector.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, sector.DefaultSectorTargets())
 }
