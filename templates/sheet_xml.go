@@ -23,7 +23,7 @@ import (
 // goes into), merged cells, column widths, frozen panes, validations, page
 // setup (planPrint: A4 landscape, one page wide, the footer) and a page
 // break before each financial year and each chart (ps.Charts). The sheet's print titles are a name of
-// the workbook: SetPlanPrintTitles adds it. drawingRID, when not "", is the
+// the workbook (PlanPrintTitles). drawingRID, when not "", is the
 // relationship id (in the sheet's .rels part) of the sheet's drawing.
 //
 // It is how workbooks of thousands of plan sheets are written: excelize
@@ -133,11 +133,11 @@ func PrintSetupXML(p PrintSetup) string {
 		`<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
 }
 
-// SetPlanPrintTitles adds the print titles name of a plan sheet written by
-// WritePlanSheetXML (its title row on every printed page) to f, where the
-// sheet exists at index idx (in f.GetSheetList()).
-func SetPlanPrintTitles(f *excelize.File, sheet string, idx int) error {
-	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
+// PlanPrintTitles returns what the print titles name (_xlnm.Print_Titles,
+// local to the sheet) of a plan sheet written by WritePlanSheetXML refers
+// to: its title row, on every printed page.
+func PlanPrintTitles(sheet string) string {
+	return fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst))
 }
 
 // PlanColumnWidths returns the widths of the columns of a plan sheet of

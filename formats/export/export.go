@@ -115,9 +115,9 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		after = append(after, ChartDataSheet)
 	}
 	// The grid styles first, then the Overview (written while it is the
-	// only sheet, so each cell write finds it at once), then the sheets in
-	// their final order, the active and hidden sheets, and last the
-	// streamed plan sheets with their charts.
+	// only sheet, so each cell write finds it at once), then the other
+	// sheets in their final order, the active and hidden sheets; the plan
+	// sheets, with their charts, exist only in the written package.
 	g, err := grid.NewBuild(f, inputs, cat, grid.Options{}, taken)
 	if err != nil {
 		return fail(err)
@@ -147,9 +147,6 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		}
 	}
 	f.SetActiveSheet(0)
-	if err := g.PrintTitles(); err != nil {
-		return fail(err)
-	}
 	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
 }
 

@@ -22,21 +22,24 @@ import (
 // GridWorkbook is a workbook of grid plan sheets that is written part by
 // part: the small sheets (Overview, Instructions, Lists, the Sector
 // targets sheet's header, formats and charts), the styles and the
-// workbook's names live in its excelize File, where the plan sheets (and
-// the hidden Chart data sheet) exist empty; its WriteTo saves that File
-// (a few MB) and copies its parts into the output package, writing each
-// plan sheet, its drawing and its charts as SpreadsheetML straight into
-// the output as it goes (templates.WritePlanSheetXML), and the Sector
-// targets sheet's data rows among its header rows. Nothing holds more
-// than one plan sheet.
+// workbook's names live in its excelize File, where the hidden Chart data
+// sheet exists empty and the plan sheets not at all; its WriteTo saves
+// that File (a few MB) and copies its parts into the output package,
+// adding the plan sheets to the workbook part (addPlanSheets) and writing
+// each plan sheet, its drawing and its charts as SpreadsheetML straight
+// into the output (templates.WritePlanSheetXML), and the Sector targets
+// sheet's data rows among its header rows. Nothing holds more than one
+// plan sheet.
 //
 // excelize would keep every sheet it writes in memory until the workbook
-// is saved, build the whole package in a buffer, and walk every part of
-// the package for each chart added (quadratic in sheets).
+// is saved, build the whole package in a buffer, walk every part of the
+// package for each chart added and list every sheet for each sheet added
+// (quadratic in sheets).
 //
-// Callers may add sheets and change the File's other sheets (the active
-// sheet, hidden sheets) before WriteTo; what they write to a plan sheet
-// or the Chart data sheet is replaced. Save the workbook with WriteTo
+// Callers may add sheets (after the plan sheets, never under a plan
+// sheet's name) and change the File's other sheets (the active sheet,
+// hidden sheets) before WriteTo; what they write to the Chart data sheet
+// is replaced. Save the workbook with WriteTo
 // (WriteWorkbook), never with the File's own Write or SaveAs, which would
 // leave the plan sheets empty.
 type GridWorkbook struct {
@@ -113,8 +116,9 @@ const (
 	gpRelsHeader   = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
 )
 
-// writePackage copies the parts of the saved skeleton skel to w, writing
-// the plan sheets, their drawings and charts and the Chart data sheet.
+// writePackage copies the parts of the saved skeleton skel to w, adding
+// the plan sheets (addPlanSheets), their drawings and charts, and writing
+// the Chart data sheet and the Sector targets sheet's rows.
 func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	zr, err := zip.NewReader(bytes.NewReader(skel), int64(len(skel)))
 	if err != nil {
@@ -133,19 +137,16 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			maxChart = max(maxChart, n)
 		}
 	}
-	sheetParts, err := gpSheetParts(parts)
+	sheetParts, book, err := wb.planBook(parts)
 	if err != nil {
 		return err
 	}
-	// The parts to write, by the path of the worksheet they replace.
-	own := map[string]*gpSheetPart{}
+	// The plan sheets' parts, in sheet order.
+	plans := make([]*gpSheetPart, len(wb.grid.Names))
 	var overrides strings.Builder
-	for i, name := range wb.grid.Names {
-		p, ok := sheetParts[name]
-		if !ok {
-			return fmt.Errorf("sheet %s: not in the workbook", name)
-		}
+	for i := range wb.grid.Names {
 		sp := &gpSheetPart{plan: i}
+		fmt.Fprintf(&overrides, `<Override PartName="/%s" ContentType="%s"></Override>`, book.parts[i], bookWorksheetType)
 		if n := wb.chartCount(i); n > 0 {
 			maxDrawing++
 			sp.drawing, sp.chart, sp.charts = maxDrawing, maxChart+1, n
@@ -155,17 +156,15 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, maxChart, gpChartType)
 			}
 		}
-		if _, taken := parts[gpRelsPath(p)]; taken {
-			return fmt.Errorf("sheet %s: the empty plan sheet has relationships", name)
-		}
-		own[p] = sp
+		plans[i] = sp
 	}
+	chartData := ""
 	if wb.charts != nil {
 		p, ok := sheetParts[ChartDataSheet]
 		if !ok {
 			return fmt.Errorf("sheet %s: not in the workbook", ChartDataSheet)
 		}
-		own[p] = &gpSheetPart{plan: -1}
+		chartData = p
 	}
 
 	sectorPart := ""
@@ -179,40 +178,93 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 
 	zw := xlsx.NewZipWriter(w)
 	for _, f := range zr.File {
-		sp, mine := own[f.Name]
-		switch {
-		case f.Name == gpContentTypes:
-			if err := gpWriteContentTypes(zw, f, overrides.String()); err != nil {
-				return err
+		var err error
+		switch name := book.part(f.Name); f.Name {
+		case gpContentTypes:
+			err = gpWriteContentTypes(zw, f, book.partRefs, overrides.String())
+		case gpWorkbook:
+			err = gpWritePart(zw, f.Name, book.workbook)
+		case gpRelsPath(gpWorkbook):
+			err = gpWritePart(zw, f.Name, book.rels)
+		case sectorPart:
+			if err = wb.writeSectorSheet(zw, f, name); err != nil {
+				err = fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
 			}
-		case f.Name == sectorPart:
-			if err := wb.writeSectorSheet(zw, f); err != nil {
-				return fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
-			}
-		case mine && sp.plan < 0:
-			if err := wb.writeChartData(zw, f.Name); err != nil {
-				return err
-			}
-		case mine:
-			if err := wb.writePlanParts(zw, f.Name, sp); err != nil {
-				return fmt.Errorf("sheet %s: %w", wb.grid.Names[sp.plan], err)
-			}
+		case chartData:
+			err = wb.writeChartData(zw, name)
 		default:
-			if err := zw.Copy(f); err != nil {
-				return err
-			}
+			fh := f.FileHeader
+			fh.Name = name
+			err = gpCopy(zw, f, &fh)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for i, sp := range plans {
+		if err := wb.writePlanParts(zw, book.parts[i], sp); err != nil {
+			return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
 		}
 	}
 	return zw.Close()
 }
 
-// gpWriteContentTypes copies the content types part f with overrides (the
-// new drawings' and charts') added at its end.
-func gpWriteContentTypes(zw *zip.Writer, f *zip.File, overrides string) error {
-	b, err := gpReadPart(f)
+// gpWorkbook is the workbook part excelize writes.
+const gpWorkbook = "xl/workbook.xml"
+
+// gpCopy copies the part f as it is compressed, under fh.
+func gpCopy(zw *zip.Writer, f *zip.File, fh *zip.FileHeader) error {
+	r, err := f.OpenRaw()
 	if err != nil {
 		return err
 	}
+	out, err := zw.CreateRaw(fh)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, r)
+	return err
+}
+
+// planBook returns the skeleton's sheets (by name, their worksheet parts
+// in the skeleton) and its workbook part with the plan sheets added. A
+// sheet added to the File under a plan sheet's name (Excel compares them
+// case-insensitively) is refused.
+func (wb *GridWorkbook) planBook(parts map[string]*zip.File) (map[string]string, *planBook, error) {
+	sheetParts, err := gpSheetParts(parts)
+	if err != nil {
+		return nil, nil, err
+	}
+	folded := make(map[string]bool, len(sheetParts))
+	for name := range sheetParts {
+		folded[strings.ToLower(name)] = true
+	}
+	for _, name := range wb.grid.Names {
+		if folded[strings.ToLower(name)] {
+			return nil, nil, fmt.Errorf("sheet %s: a sheet of that name was added beside the plan sheet", name)
+		}
+	}
+	x, err := gpReadPart(parts[gpWorkbook])
+	if err != nil {
+		return nil, nil, err
+	}
+	rels, err := gpReadPart(parts[gpRelsPath(gpWorkbook)])
+	if err != nil {
+		return nil, nil, err
+	}
+	book, err := addPlanSheets(string(x), string(rels), wb.grid.Names, wb.grid.At)
+	return sheetParts, book, err
+}
+
+// gpWriteContentTypes copies the content types part f, its part names
+// renamed by rename, with overrides (the new sheets', drawings' and
+// charts') added at its end.
+func gpWriteContentTypes(zw *zip.Writer, f *zip.File, rename func(string) string, overrides string) error {
+	raw, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	b := []byte(rename(string(raw)))
 	i := bytes.LastIndex(b, []byte("</Types>"))
 	if i < 0 {
 		return fmt.Errorf("%s: no </Types>", gpContentTypes)
@@ -474,8 +526,8 @@ var (
 // excelize wrote (title, header, chart data, formats, filter, page setup,
 // drawing) with the data rows (from reports.SectorFirstRow) merged in, row by row,
 // their cells before the chart data's (columns A-X, then AA on).
-func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
-	sx, rows, tail, err := gpReopenSheet(zw, f)
+func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File, name string) error {
+	sx, rows, tail, err := gpReopenSheet(zw, f, name)
 	if err != nil {
 		return err
 	}
@@ -571,10 +623,10 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File) error {
 	return sx.Flush()
 }
 
-// gpReopenSheet starts writing again a worksheet part excelize wrote:
-// the part up to its rows is written, the rows and what follows them are
-// returned.
-func gpReopenSheet(zw *zip.Writer, f *zip.File) (sx *templates.SheetXML, rows, tail string, err error) {
+// gpReopenSheet starts writing again, as name, a worksheet part excelize
+// wrote: the part up to its rows is written, the rows and what follows
+// them are returned.
+func gpReopenSheet(zw *zip.Writer, f *zip.File, name string) (sx *templates.SheetXML, rows, tail string, err error) {
 	b, err := gpReadPart(f)
 	if err != nil {
 		return nil, "", "", err
@@ -586,7 +638,7 @@ func gpReopenSheet(zw *zip.Writer, f *zip.File) (sx *templates.SheetXML, rows, t
 	// The dimension excelize computed leaves the data rows out; it is
 	// optional.
 	head = gpDimension.ReplaceAllString(head, "")
-	out, err := gpCreate(zw, f.Name)
+	out, err := gpCreate(zw, name)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -1,0 +1,169 @@
+package export
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/eepipe/eepipe/templates"
+)
+
+// The plan sheets are not sheets of the excelize File (each NewSheet
+// lists every sheet, quadratic over thousands): the package writer adds
+// them to the workbook part, its relationships and the content types as
+// excelize would have, at the place grid.Build.At records: a sheet
+// element, a worksheet relationship, a worksheet part and the print
+// titles name each, the sheets after them, their parts and their names
+// numbered on past them, as if they had been added in that order.
+
+// planBook is the workbook part and its relationships with the plan
+// sheets added, each plan sheet's worksheet part, and how many sheets
+// come before them.
+type planBook struct {
+	workbook, rels string
+	parts          []string
+	at             int
+}
+
+var (
+	bookSheet     = regexp.MustCompile(`<sheet [^>]*?(?:/>|></sheet>)`)
+	bookSheetID   = regexp.MustCompile(` sheetId="(\d+)"`)
+	bookLocalID   = regexp.MustCompile(` localSheetId="(\d+)"`)
+	bookViewIndex = regexp.MustCompile(` (activeTab|firstSheet)="(\d+)"`)
+	bookRelID     = regexp.MustCompile(` Id="rId(\d+)"`)
+	bookWorksheet = regexp.MustCompile(`^xl/worksheets/(_rels/)?sheet(\d+)\.xml(\.rels)?$`)
+	bookPartRef   = regexp.MustCompile(`(Target="worksheets/|PartName="/xl/worksheets/)sheet(\d+)\.xml"`)
+)
+
+const (
+	bookWorksheetType = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+	bookRelWorksheet  = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
+)
+
+// part returns the name in the output of the skeleton's part name: a
+// worksheet part (or its relationships) numbered past the plan sheets'
+// place is numbered past the plan sheets.
+func (b *planBook) part(name string) string {
+	m := bookWorksheet.FindStringSubmatchIndex(name)
+	if m == nil {
+		return name
+	}
+	k, _ := strconv.Atoi(name[m[4]:m[5]])
+	if k <= b.at {
+		return name
+	}
+	return name[:m[4]] + strconv.Itoa(k+len(b.parts)) + name[m[5]:]
+}
+
+// partRefs returns s (the workbook's relationships, the content types)
+// with its references to worksheet parts renamed as part does.
+func (b *planBook) partRefs(s string) string {
+	return bookPartRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := bookPartRef.FindStringSubmatch(m)
+		return sub[1] + path.Base(b.part("xl/worksheets/sheet"+sub[2]+".xml")) + `"`
+	})
+}
+
+// addPlanSheets returns the workbook part x and its relationships rels
+// (both as excelize wrote them) with the sheets names inserted before the
+// at-th sheet: each with the sheet id, worksheet part and local print
+// titles name the at+i-th sheet would have, and a new relationship; the
+// sheets from the at-th on, their ids, parts, local names and the book
+// view's active and first tab follow them.
+func addPlanSheets(x, rels string, names []string, at int) (*planBook, error) {
+	start := strings.Index(x, "<sheets>")
+	end := strings.Index(x, "</sheets>")
+	if start < 0 || end < start {
+		return nil, fmt.Errorf("xl/workbook.xml: no sheets")
+	}
+	sheets := bookSheet.FindAllStringIndex(x[start:end], -1)
+	if at < 0 || at > len(sheets) {
+		return nil, fmt.Errorf("xl/workbook.xml: %d sheets, the plan sheets go at %d", len(sheets), at)
+	}
+	insert := end
+	if at < len(sheets) {
+		insert = start + sheets[at][0]
+	}
+	lastRel := 0
+	for _, m := range bookRelID.FindAllStringSubmatch(rels, -1) {
+		n, _ := strconv.Atoi(m[1])
+		lastRel = max(lastRel, n)
+	}
+	relsEnd := strings.LastIndex(rels, "</Relationships>")
+	if relsEnd < 0 {
+		return nil, fmt.Errorf("xl/_rels/workbook.xml.rels: no </Relationships>")
+	}
+	n := len(names)
+	out := &planBook{parts: make([]string, n), at: at}
+	var sb, rb, nb strings.Builder
+	for i, name := range names {
+		rid := "rId" + strconv.Itoa(lastRel+1+i)
+		out.parts[i] = "xl/worksheets/sheet" + strconv.Itoa(at+1+i) + ".xml"
+		sb.WriteString(`<sheet name="`)
+		bookEscape(&sb, name)
+		sb.WriteString(`" sheetId="` + strconv.Itoa(at+1+i) + `" r:id="` + rid + `"></sheet>`)
+		rb.WriteString(`<Relationship Id="` + rid + `" Target="` + strings.TrimPrefix(out.parts[i], "xl/") + `" Type="` + bookRelWorksheet + `"></Relationship>`)
+		nb.WriteString(`<definedName localSheetId="` + strconv.Itoa(at+i) + `" name="_xlnm.Print_Titles">`)
+		bookEscape(&nb, templates.PlanPrintTitles(name))
+		nb.WriteString(`</definedName>`)
+	}
+	out.rels = out.partRefs(rels[:relsEnd]) + rb.String() + rels[relsEnd:]
+	// shift moves the numbers in group of re's matches in s from least on
+	// past the plan sheets.
+	shift := func(re *regexp.Regexp, s string, group, least int) string {
+		return re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatchIndex(m)
+			v, _ := strconv.Atoi(m[sub[2*group]:sub[2*group+1]])
+			if v < least {
+				return m
+			}
+			return m[:sub[2*group]] + strconv.Itoa(v+n) + m[sub[2*group+1]:]
+		})
+	}
+	head := x[:start]
+	if views := strings.Index(head, "<bookViews>"); views >= 0 {
+		head = head[:views] + shift(bookViewIndex, head[views:], 2, at)
+	}
+	before, after := shift(bookSheetID, x[start:insert], 1, at+1), shift(bookSheetID, x[insert:end], 1, at+1)
+	rest := x[end:]
+	if n > 0 {
+		rest = bookDefinedNames(shift(bookLocalID, rest, 1, at), at, nb.String())
+	}
+	out.workbook = head + before + sb.String() + after + rest
+	return out, nil
+}
+
+// bookDefinedNames returns the workbook part from </sheets> on (shifted:
+// its local names already moved past the plan sheets) with the plan
+// sheets' names (the definedName elements names) after the names local
+// to the sheets before them.
+func bookDefinedNames(shifted string, at int, names string) string {
+	start := strings.Index(shifted, "<definedNames>")
+	end := strings.Index(shifted, "</definedNames>")
+	if start < 0 || end < start {
+		after := len("</sheets>")
+		return shifted[:after] + "<definedNames>" + names + "</definedNames>" + shifted[after:]
+	}
+	// The first name local to a sheet after the plan sheets: its index
+	// was moved, so it is at + len(plans) or more.
+	insert := end
+	for _, m := range bookLocalID.FindAllStringSubmatchIndex(shifted[start:end], -1) {
+		if v, _ := strconv.Atoi(shifted[start+m[2] : start+m[3]]); v >= at {
+			insert = strings.LastIndex(shifted[:start+m[0]], "<definedName ")
+			break
+		}
+	}
+	return shifted[:insert] + names + shifted[insert:]
+}
+
+// bookEscape writes s escaped as encoding/xml (excelize) escapes text and
+// attribute values.
+func bookEscape(b *strings.Builder, s string) {
+	var buf bytes.Buffer
+	_ = xml.EscapeText(&buf, []byte(s))
+	b.Write(buf.Bytes())
+}
