@@ -467,6 +467,10 @@ type exCharts struct {
 	chartWidth  uint   // a chart's width in pixels: the grids' width
 	chartHeight uint
 	start       []int // each plan's first row on the Chart data sheet
+	years       []int // each plan's financial years with a target
+	// names are the counters each group's sum adds up (c.levels'), by
+	// group.
+	names [][]string
 }
 
 // exDataRow is one row of the Chart data sheet.
@@ -509,29 +513,34 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	// printed width then takes in (and the page prints smaller).
 	width--
 	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol,
-		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels), start: make([]int, len(plans))}
+		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels),
+		start: make([]int, len(plans)), years: make([]int, len(plans)), names: make([][]string, len(groups))}
+	for k, g := range groups {
+		for _, l := range out.levels {
+			out.names[k] = append(out.names[k], pipeline.CounterName(g.race, g.gender, l))
+		}
+	}
 	row := 1
 	for i, p := range plans {
 		out.start[i] = row
+		out.years[i] = len(exPlanYears(p.Plan))
 		// Per target type: a title row, a header row, a row per year and a
 		// blank row.
-		row += len(pipeline.TargetTypes) * (len(exPlanYears(p.Plan)) + 3)
+		row += len(pipeline.TargetTypes) * (out.years[i] + 3)
 	}
 	return out
 }
 
-// chart returns the Chart data rows and the charts of the i-th plan.
-func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
-	qd := xlsx.QuoteSheet(ChartDataSheet)
+// Data returns the Chart data rows of the i-th plan: per target type, a
+// title row, a header row (race and gender) and a row per financial year
+// of the sums over c.levels.
+func (c *exCharts) Data(i int) []exDataRow {
 	in := c.plans[i].Plan
 	years := exPlanYears(in)
-	chartRows := templates.ChartRows(grid.PlanSheetOf(in), c.cat, c.Count(i))
-	var data []exDataRow
-	var charts []exChart
+	data := make([]exDataRow, 0, len(pipeline.TargetTypes)*(len(years)+2))
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
-		data = append(data, exDataRow{row, []any{title}})
+		data = append(data, exDataRow{row, []any{exChartTitle(in, tt)}})
 		header := row + 1
 		labels := make([]any, 0, len(c.groups)+1)
 		labels = append(labels, "Financial year")
@@ -539,23 +548,52 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 			labels = append(labels, g.label())
 		}
 		data = append(data, exDataRow{header, labels})
-		var series []excelize.ChartSeries
 		for y, fy := range years {
-			r := header + 1 + y
 			t := fy.targets[tt]
 			values := make([]any, 0, len(c.groups)+1)
 			values = append(values, fy.label)
-			for _, g := range c.groups {
+			for k := range c.groups {
 				var sum int64
 				if t != nil {
-					for _, l := range c.levels {
-						v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
+					for _, name := range c.names[k] {
+						v, _ := t.Counters.ByName(name)
 						sum += v
 					}
 				}
 				values = append(values, sum)
 			}
-			data = append(data, exDataRow{r, values})
+			data = append(data, exDataRow{header + 1 + y, values})
+		}
+		row = header + len(years) + 2
+	}
+	return data
+}
+
+// exChartTitle is the title of a plan's chart of target type tt, and of
+// its rows on the Chart data sheet.
+func exChartTitle(in *pipeline.InputPlan, tt string) string {
+	return fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+}
+
+// Charts returns the charts of the i-th plan, whose plan sheet has grids
+// grids: one per target type, its series the plan's rows on the Chart
+// data sheet (Data).
+func (c *exCharts) Charts(i, grids int) []exChart {
+	qd := xlsx.QuoteSheet(ChartDataSheet)
+	in := c.plans[i].Plan
+	years := exPlanYears(in)
+	if len(years) == 0 {
+		return nil
+	}
+	chartRows := templates.ChartRows(templates.PlanSheet{Grids: make([]templates.Grid, grids)}, c.cat, len(pipeline.TargetTypes))
+	var charts []exChart
+	row := c.start[i]
+	for _, tt := range pipeline.TargetTypes {
+		title := exChartTitle(in, tt)
+		header := row + 1
+		series := make([]excelize.ChartSeries, 0, len(years))
+		for y := range years {
+			r := header + 1 + y
 			series = append(series, excelize.ChartSeries{
 				Name:       fmt.Sprintf("%s!$A$%d", qd, r),
 				Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, c.lastCol, header),
@@ -563,9 +601,6 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 			})
 		}
 		row = header + len(years) + 2
-		if len(series) == 0 {
-			continue
-		}
 		legend := templates.ChartTextFont
 		chart := &excelize.Chart{
 			Type:   excelize.Col,
@@ -585,13 +620,13 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 		}
 		charts = append(charts, exChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
 	}
-	return data, charts
+	return charts
 }
 
-// count returns how many charts the i-th plan has (see chart): one per
+// Count returns how many charts the i-th plan has (see Charts): one per
 // target type when it has a financial year with a target, else none.
 func (c *exCharts) Count(i int) int {
-	if len(exPlanYears(c.plans[i].Plan)) == 0 {
+	if c.years[i] == 0 {
 		return 0
 	}
 	return len(pipeline.TargetTypes)

@@ -45,8 +45,9 @@ import (
 type GridWorkbook struct {
 	File   *excelize.File
 	grid   *grid.Build
-	charts *exCharts // nil: no charts
-	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
+	charts *exCharts    // nil: no charts
+	widths []float64    // the plan sheets' column widths (templates.PlanColumnWidths)
+	buf    bytes.Buffer // a small part being written
 	// sector, when set, has the data rows of the Sector targets sheet,
 	// written into its part among the rows excelize holds (the header and
 	// the chart data).
@@ -183,9 +184,9 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		case gpContentTypes:
 			err = gpWriteContentTypes(zw, f, book.partRefs, overrides.String())
 		case gpWorkbook:
-			err = gpWritePart(zw, f.Name, book.workbook)
+			err = gpWritePart(zw, f.Name, []byte(book.workbook))
 		case gpRelsPath(gpWorkbook):
-			err = gpWritePart(zw, f.Name, book.rels)
+			err = gpWritePart(zw, f.Name, []byte(book.rels))
 		case sectorPart:
 			if err = wb.writeSectorSheet(zw, f, name); err != nil {
 				err = fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
@@ -370,47 +371,50 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	if sp.drawing == 0 {
 		return nil
 	}
-	_, charts := wb.charts.Chart(i)
+	charts := wb.charts.Charts(i, len(ps.Grids))
 	if len(charts) != sp.charts {
 		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
 	}
-	var b strings.Builder
+	b := &wb.buf
+	b.Reset()
 	b.WriteString(gpRelsHeader)
-	fmt.Fprintf(&b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
-	if err := gpWritePart(zw, gpRelsPath(name), b.String()); err != nil {
+	fmt.Fprintf(b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
+	if err := gpWritePart(zw, gpRelsPath(name), b.Bytes()); err != nil {
 		return err
 	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	dx, err := drawingXML(charts, wb.colWidths())
-	if err != nil {
+	b.Reset()
+	if err := drawingXML(b, charts, wb.colWidths()); err != nil {
 		return err
 	}
-	if err := gpWritePart(zw, drawing, dx); err != nil {
+	if err := gpWritePart(zw, drawing, b.Bytes()); err != nil {
 		return err
 	}
 	b.Reset()
 	b.WriteString(gpRelsHeader)
 	for k := range charts {
-		fmt.Fprintf(&b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, gpRelChart)
+		fmt.Fprintf(b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, gpRelChart)
 	}
 	b.WriteString(`</Relationships>`)
-	if err := gpWritePart(zw, gpRelsPath(drawing), b.String()); err != nil {
+	if err := gpWritePart(zw, gpRelsPath(drawing), b.Bytes()); err != nil {
 		return err
 	}
 	for k, c := range charts {
-		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), chartXML(c.Chart)); err != nil {
+		b.Reset()
+		chartXML(b, c.Chart)
+		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), b.Bytes()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func gpWritePart(zw *zip.Writer, name, s string) error {
+func gpWritePart(zw *zip.Writer, name string, b []byte) error {
 	out, err := gpCreate(zw, name)
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(out, s)
+	_, err = out.Write(b)
 	return err
 }
 
@@ -423,8 +427,7 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 	x := templates.NewSheetXML(out)
 	x.Raw(xml.Header + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>`)
 	for i := range wb.charts.plans {
-		data, _ := wb.charts.Chart(i)
-		for _, r := range data {
+		for _, r := range wb.charts.Data(i) {
 			x.StartRow(r.row)
 			for j, v := range r.values {
 				if err := x.Cell(j+1, r.row, 0, v); err != nil {
@@ -441,10 +444,10 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 // exEMU is the English Metric Units of a pixel.
 const exEMU = 9525
 
-// drawingXML returns the drawing part of a plan sheet's charts: each
+// drawingXML writes the drawing part of a plan sheet's charts to b: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func drawingXML(charts []exChart, widths []float64) (string, error) {
+func drawingXML(b *bytes.Buffer, charts []exChart, widths []float64) error {
 	colPx := func(col int) int {
 		if col-1 < len(widths) {
 			return exColPixels(widths[col-1])
@@ -452,12 +455,11 @@ func drawingXML(charts []exChart, widths []float64) (string, error) {
 		return exColPixels(0)
 	}
 	const rowPx = exChartRowPixels
-	var b strings.Builder
 	b.WriteString(xml.Header + `<xdr:wsDr xmlns="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing">`)
 	for k, c := range charts {
 		col, row, err := excelize.CellNameToCoordinates(c.Cell)
 		if err != nil {
-			return "", err
+			return err
 		}
 		colIdx, rowIdx := col-1, row-1
 		colEnd, rowEnd := colIdx, rowIdx
@@ -470,17 +472,17 @@ func drawingXML(charts []exChart, widths []float64) (string, error) {
 			rowEnd++
 			y2 -= rowPx
 		}
-		fmt.Fprintf(&b, `<xdr:twoCellAnchor><xdr:from><xdr:col>%d</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>`+
+		fmt.Fprintf(b, `<xdr:twoCellAnchor><xdr:from><xdr:col>%d</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>`+
 			`<xdr:to><xdr:col>%d</xdr:col><xdr:colOff>%d</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>%d</xdr:rowOff></xdr:to>`,
 			colIdx, rowIdx, colEnd, x2*exEMU, rowEnd, y2*exEMU)
-		fmt.Fprintf(&b, `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="%d" name="Chart %d" descr="`, k+2, k+2)
-		_ = xml.EscapeText(&b, []byte(c.Chart.Format.AltText))
-		fmt.Fprintf(&b, `"></xdr:cNvPr><xdr:cNvGraphicFramePr></xdr:cNvGraphicFramePr></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"></a:off><a:ext cx="0" cy="0"></a:ext></xdr:xfrm>`+
+		fmt.Fprintf(b, `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="%d" name="Chart %d" descr="`, k+2, k+2)
+		_ = xml.EscapeText(b, []byte(c.Chart.Format.AltText))
+		fmt.Fprintf(b, `"></xdr:cNvPr><xdr:cNvGraphicFramePr></xdr:cNvGraphicFramePr></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"></a:off><a:ext cx="0" cy="0"></a:ext></xdr:xfrm>`+
 			`<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rId%d" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"></c:chart></a:graphicData></a:graphic></xdr:graphicFrame>`+
 			`<xdr:clientData fLocksWithSheet="true" fPrintsWithSheet="true"></xdr:clientData></xdr:twoCellAnchor>`, k+1)
 	}
 	b.WriteString(`</xdr:wsDr>`)
-	return b.String(), nil
+	return nil
 }
 
 // exColPixels is a column of width w (characters; 0: the default) in
@@ -492,10 +494,9 @@ func exColPixels(w float64) int {
 	return 64 // excelize's default column width in pixels
 }
 
-// chartXML returns the chart part of one plan chart (see planCharts).
-func chartXML(c *excelize.Chart) string {
-	var b strings.Builder
-	esc := func(s string) { _ = xml.EscapeText(&b, []byte(s)) }
+// chartXML writes the chart part of one plan chart (see planCharts) to b.
+func chartXML(b *bytes.Buffer, c *excelize.Chart) {
+	esc := func(s string) { _ = xml.EscapeText(b, []byte(s)) }
 	b.WriteString(exChartXMLHead)
 	if len(c.Title.Paragraph) > 0 {
 		esc(c.Title.Paragraph[0].Text)
@@ -503,7 +504,7 @@ func chartXML(c *excelize.Chart) string {
 	b.WriteString(exChartXMLTitle)
 	for i, s := range c.Series {
 		b.WriteString(exChartSerStart)
-		fmt.Fprintf(&b, `<idx val="%d"></idx><order val="%d"></order>`, i, i)
+		fmt.Fprintf(b, `<idx val="%d"></idx><order val="%d"></order>`, i, i)
 		b.WriteString(exChartSerName)
 		esc(s.Name)
 		b.WriteString(exChartSerCat)
@@ -513,7 +514,6 @@ func chartXML(c *excelize.Chart) string {
 		b.WriteString(exChartSerEnd)
 	}
 	b.WriteString(exChartXMLTail)
-	return b.String()
 }
 
 var (
