@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -202,10 +203,22 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			return err
 		}
 	}
+	// The plan sheets' parts, laid out and compressed on every core.
+	wb.colWidths()
+	zp := xlsx.NewZipParts(zw, runtime.GOMAXPROCS(0))
 	for i, sp := range plans {
-		if err := wb.writePlanParts(zw, book.parts[i], sp); err != nil {
-			return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
+		err := zp.Add(func(set *xlsx.ZipPartSet) error {
+			if err := wb.writePlanParts(set, book.parts[i], sp); err != nil {
+				return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
+			}
+			return nil
+		})
+		if err != nil {
+			break // Close returns it
 		}
+	}
+	if err := zp.Close(); err != nil {
+		return err
 	}
 	return zw.Close()
 }
@@ -348,8 +361,9 @@ func gpCreate(zw *zip.Writer, name string) (io.Writer, error) {
 }
 
 // writePlanParts writes a plan sheet's worksheet part and, with charts,
-// its relationships, drawing and chart parts.
-func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetPart) error {
+// its relationships, drawing and chart parts to set. It runs beside the
+// other plan sheets': it only reads the workbook.
+func (wb *GridWorkbook) writePlanParts(set *xlsx.ZipPartSet, name string, sp *gpSheetPart) error {
 	g := wb.grid
 	i := sp.plan
 	ps := grid.PlanSheetOf(g.Plans[i])
@@ -361,11 +375,7 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 		rid = "rId1"
 		ps.Charts = sp.charts
 	}
-	out, err := gpCreate(zw, name)
-	if err != nil {
-		return err
-	}
-	if err := templates.WritePlanSheetXML(out, ps, g.Cat, g.Styles, rid); err != nil {
+	if err := templates.WritePlanSheetXML(set.Create(name), ps, g.Cat, g.Styles, rid); err != nil {
 		return err
 	}
 	if sp.drawing == 0 {
@@ -375,36 +385,21 @@ func (wb *GridWorkbook) writePlanParts(zw *zip.Writer, name string, sp *gpSheetP
 	if len(charts) != sp.charts {
 		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
 	}
-	b := &wb.buf
-	b.Reset()
+	b := set.Create(gpRelsPath(name))
 	b.WriteString(gpRelsHeader)
 	fmt.Fprintf(b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
-	if err := gpWritePart(zw, gpRelsPath(name), b.Bytes()); err != nil {
-		return err
-	}
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
-	b.Reset()
-	if err := drawingXML(b, charts, wb.colWidths()); err != nil {
+	if err := drawingXML(set.Create(drawing), charts, wb.widths); err != nil {
 		return err
 	}
-	if err := gpWritePart(zw, drawing, b.Bytes()); err != nil {
-		return err
-	}
-	b.Reset()
+	b = set.Create(gpRelsPath(drawing))
 	b.WriteString(gpRelsHeader)
 	for k := range charts {
 		fmt.Fprintf(b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, gpRelChart)
 	}
 	b.WriteString(`</Relationships>`)
-	if err := gpWritePart(zw, gpRelsPath(drawing), b.Bytes()); err != nil {
-		return err
-	}
 	for k, c := range charts {
-		b.Reset()
-		chartXML(b, c.Chart)
-		if err := gpWritePart(zw, fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k), b.Bytes()); err != nil {
-			return err
-		}
+		chartXML(set.Create(fmt.Sprintf("xl/charts/chart%d.xml", sp.chart+k)), c.Chart)
 	}
 	return nil
 }
