@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,12 +20,14 @@ import (
 // numbered on past them, as if they had been added in that order.
 
 // planBook is the workbook part and its relationships with the plan
-// sheets added, each plan sheet's worksheet part, and how many sheets
-// come before them.
+// sheets added, each plan sheet's worksheet part, how many sheets come
+// before them, and how many drawings and charts they have: the
+// skeleton's drawings and charts are numbered past theirs.
 type planBook struct {
-	workbook, rels string
-	parts          []string
-	at             int
+	workbook, rels   string
+	parts            []string
+	at               int
+	drawings, charts int
 }
 
 var (
@@ -35,8 +36,8 @@ var (
 	bookLocalID   = regexp.MustCompile(` localSheetId="(\d+)"`)
 	bookViewIndex = regexp.MustCompile(` (activeTab|firstSheet)="(\d+)"`)
 	bookRelID     = regexp.MustCompile(` Id="rId(\d+)"`)
-	bookWorksheet = regexp.MustCompile(`^xl/worksheets/(_rels/)?sheet(\d+)\.xml(\.rels)?$`)
-	bookPartRef   = regexp.MustCompile(`(Target="worksheets/|PartName="/xl/worksheets/)sheet(\d+)\.xml"`)
+	bookPart      = regexp.MustCompile(`^xl/(?:worksheets|drawings|charts)/(?:_rels/)?(sheet|drawing|chart)(\d+)\.xml(?:\.rels)?$`)
+	bookPartRef   = regexp.MustCompile(`((?:Target="(?:\.\./)?|PartName="/xl/)(?:worksheets|drawings|charts)/)(sheet|drawing|chart)(\d+)\.xml"`)
 )
 
 const (
@@ -44,27 +45,40 @@ const (
 	bookRelWorksheet  = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
 )
 
+// number returns the number in the output of the skeleton's part kind
+// (sheet, drawing, chart) numbered k.
+func (b *planBook) number(kind string, k int) int {
+	switch {
+	case kind == "drawing":
+		return k + b.drawings
+	case kind == "chart":
+		return k + b.charts
+	case k > b.at:
+		return k + len(b.parts)
+	}
+	return k
+}
+
 // part returns the name in the output of the skeleton's part name: a
 // worksheet part (or its relationships) numbered past the plan sheets'
-// place is numbered past the plan sheets.
+// place is numbered past the plan sheets, a drawing or chart past
+// theirs.
 func (b *planBook) part(name string) string {
-	m := bookWorksheet.FindStringSubmatchIndex(name)
+	m := bookPart.FindStringSubmatchIndex(name)
 	if m == nil {
 		return name
 	}
 	k, _ := strconv.Atoi(name[m[4]:m[5]])
-	if k <= b.at {
-		return name
-	}
-	return name[:m[4]] + strconv.Itoa(k+len(b.parts)) + name[m[5]:]
+	return name[:m[4]] + strconv.Itoa(b.number(name[m[2]:m[3]], k)) + name[m[5]:]
 }
 
-// partRefs returns s (the workbook's relationships, the content types)
-// with its references to worksheet parts renamed as part does.
+// partRefs returns s (relationships, the content types) with its
+// references to worksheet, drawing and chart parts renamed as part does.
 func (b *planBook) partRefs(s string) string {
 	return bookPartRef.ReplaceAllStringFunc(s, func(m string) string {
 		sub := bookPartRef.FindStringSubmatch(m)
-		return sub[1] + path.Base(b.part("xl/worksheets/sheet"+sub[2]+".xml")) + `"`
+		k, _ := strconv.Atoi(sub[3])
+		return sub[1] + sub[2] + strconv.Itoa(b.number(sub[2], k)) + `.xml"`
 	})
 }
 
@@ -74,7 +88,7 @@ func (b *planBook) partRefs(s string) string {
 // titles name the at+i-th sheet would have, and a new relationship; the
 // sheets from the at-th on, their ids, parts, local names and the book
 // view's active and first tab follow them.
-func addPlanSheets(x, rels string, names []string, at int) (*planBook, error) {
+func addPlanSheets(x, rels string, names []string, at, drawings, charts int) (*planBook, error) {
 	start := strings.Index(x, "<sheets>")
 	end := strings.Index(x, "</sheets>")
 	if start < 0 || end < start {
@@ -98,7 +112,7 @@ func addPlanSheets(x, rels string, names []string, at int) (*planBook, error) {
 		return nil, fmt.Errorf("xl/_rels/workbook.xml.rels: no </Relationships>")
 	}
 	n := len(names)
-	out := &planBook{parts: make([]string, n), at: at}
+	out := &planBook{parts: make([]string, n), at: at, drawings: drawings, charts: charts}
 	var sb, rb, nb strings.Builder
 	for i, name := range names {
 		rid := "rId" + strconv.Itoa(lastRel+1+i)

@@ -62,7 +62,7 @@ func TestPlanSheetsAddedAsExcelize(t *testing.T) {
 	plans := []string{"Acme 2026", `A <&> "b" 'c' x`, "Plan 3"}
 	want := bsBook(t, plans)
 	skel := bsBook(t, nil)
-	book, err := addPlanSheets(skel[gpWorkbook], skel[gpRelsPath(gpWorkbook)], plans, 1)
+	book, err := addPlanSheets(skel[gpWorkbook], skel[gpRelsPath(gpWorkbook)], plans, 1, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

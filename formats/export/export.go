@@ -122,6 +122,13 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 	if err != nil {
 		return fail(err)
 	}
+	// The plan sheets' parts are laid out from now on, beside the rest.
+	wb := &GridWorkbook{File: f, grid: g, charts: charts}
+	wb.planParts()
+	fail = func(err error) (*GridWorkbook, error) {
+		wb.Close()
+		return nil, err
+	}
 	if err := exWriteOverview(f, plans, g.Names, opts); err != nil {
 		return fail(err)
 	}
@@ -147,7 +154,8 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		}
 	}
 	f.SetActiveSheet(0)
-	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
+	wb.sector = sector
+	return wb, nil
 }
 
 // WriteFlatXLSX writes the flat XLSX export to path (atomically): the

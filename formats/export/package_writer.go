@@ -43,27 +43,62 @@ import (
 // is replaced. Save the workbook with WriteTo
 // (WriteWorkbook), never with the File's own Write or SaveAs, which would
 // leave the plan sheets empty.
+//
+// The plan sheets' parts are laid out and compressed from the moment the
+// workbook is made, on every core, beside the building of its File
+// (planParts); they are numbered from 1 (xl/worksheets/sheet1.xml for the
+// first plan sheet), and WriteTo numbers them, and the File's own parts,
+// in the package.
 type GridWorkbook struct {
 	File   *excelize.File
 	grid   *grid.Build
-	charts *exCharts    // nil: no charts
-	widths []float64    // the plan sheets' column widths (templates.PlanColumnWidths)
-	buf    bytes.Buffer // a small part being written
+	charts *exCharts // nil: no charts
+	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
 	// sector, when set, has the data rows of the Sector targets sheet,
 	// written into its part among the rows excelize holds (the header and
 	// the chart data).
 	sector *reports.SectorStreamRows
+	// plans are the plan sheets' parts and parts their jobs.
+	plans      []*gpSheetPart
+	drawings   int // how many drawings the plan sheets have
+	chartParts int // and how many charts
+	parts      *xlsx.ZipParts
 }
 
-func (wb *GridWorkbook) colWidths() []float64 {
-	if wb.widths == nil {
-		wb.widths = templates.PlanColumnWidths(wb.grid.Cat)
+// gpPending is how many plans' parts may be laid out and compressed ahead
+// of the writing (about 18 KB each, compressed).
+const gpPending = 1024
+
+// planParts numbers the plan sheets' drawings and charts and starts
+// laying out and compressing their parts.
+func (wb *GridWorkbook) planParts() {
+	wb.widths = templates.PlanColumnWidths(wb.grid.Cat)
+	wb.plans = make([]*gpSheetPart, len(wb.grid.Names))
+	for i := range wb.plans {
+		sp := &gpSheetPart{plan: i}
+		if n := wb.chartCount(i); n > 0 {
+			wb.drawings++
+			sp.drawing, sp.chart, sp.charts = wb.drawings, wb.chartParts+1, n
+			wb.chartParts += n
+		}
+		wb.plans[i] = sp
 	}
-	return wb.widths
+	wb.parts = xlsx.NewZipParts(len(wb.plans), runtime.GOMAXPROCS(0), gpPending, func(i int, set *xlsx.ZipPartSet) error {
+		if err := wb.writePlanParts(set, "xl/worksheets/sheet"+strconv.Itoa(i+1)+".xml", wb.plans[i]); err != nil {
+			return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
+		}
+		return nil
+	})
 }
 
-// Close closes the workbook's File.
-func (wb *GridWorkbook) Close() error { return wb.File.Close() }
+// Close closes the workbook's File (and stops its plan sheets' parts
+// when it was not written).
+func (wb *GridWorkbook) Close() error {
+	if wb.parts != nil {
+		wb.parts.Close()
+	}
+	return wb.File.Close()
+}
 
 // WriteTo writes the workbook as an XLSX package to w.
 func (wb *GridWorkbook) WriteTo(w io.Writer, opts ...excelize.Options) (int64, error) {
@@ -103,11 +138,6 @@ func (wb *GridWorkbook) chartCount(i int) int {
 	return wb.charts.Count(i)
 }
 
-var (
-	gpDrawingPart = regexp.MustCompile(`^xl/drawings/drawing(\d+)\.xml$`)
-	gpChartPart   = regexp.MustCompile(`^xl/charts/chart(\d+)\.xml$`)
-)
-
 // Content types and relationship types of the parts written here.
 const (
 	gpDrawingType  = "application/vnd.openxmlformats-officedocument.drawing+xml"
@@ -127,38 +157,22 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		return err
 	}
 	parts := map[string]*zip.File{}
-	maxDrawing, maxChart := 0, 0
 	for _, f := range zr.File {
 		parts[f.Name] = f
-		if m := gpDrawingPart.FindStringSubmatch(f.Name); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			maxDrawing = max(maxDrawing, n)
-		}
-		if m := gpChartPart.FindStringSubmatch(f.Name); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			maxChart = max(maxChart, n)
-		}
 	}
 	sheetParts, book, err := wb.planBook(parts)
 	if err != nil {
 		return err
 	}
-	// The plan sheets' parts, in sheet order.
-	plans := make([]*gpSheetPart, len(wb.grid.Names))
 	var overrides strings.Builder
-	for i := range wb.grid.Names {
-		sp := &gpSheetPart{plan: i}
+	for i, sp := range wb.plans {
 		fmt.Fprintf(&overrides, `<Override PartName="/%s" ContentType="%s"></Override>`, book.parts[i], bookWorksheetType)
-		if n := wb.chartCount(i); n > 0 {
-			maxDrawing++
-			sp.drawing, sp.chart, sp.charts = maxDrawing, maxChart+1, n
+		if sp.drawing > 0 {
 			fmt.Fprintf(&overrides, `<Override PartName="/xl/drawings/drawing%d.xml" ContentType="%s"></Override>`, sp.drawing, gpDrawingType)
-			for range n {
-				maxChart++
-				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, maxChart, gpChartType)
+			for k := range sp.charts {
+				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, sp.chart+k, gpChartType)
 			}
 		}
-		plans[i] = sp
 	}
 	chartData := ""
 	if wb.charts != nil {
@@ -181,19 +195,22 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	zw := xlsx.NewZipWriter(w)
 	for _, f := range zr.File {
 		var err error
-		switch name := book.part(f.Name); f.Name {
-		case gpContentTypes:
+		name := book.part(f.Name)
+		switch {
+		case f.Name == gpContentTypes:
 			err = gpWriteContentTypes(zw, f, book.partRefs, overrides.String())
-		case gpWorkbook:
+		case f.Name == gpWorkbook:
 			err = gpWritePart(zw, f.Name, []byte(book.workbook))
-		case gpRelsPath(gpWorkbook):
+		case f.Name == gpRelsPath(gpWorkbook):
 			err = gpWritePart(zw, f.Name, []byte(book.rels))
-		case sectorPart:
+		case f.Name == sectorPart:
 			if err = wb.writeSectorSheet(zw, f, name); err != nil {
 				err = fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
 			}
-		case chartData:
+		case f.Name == chartData:
 			err = wb.writeChartData(zw, name)
+		case name != f.Name || strings.HasSuffix(f.Name, ".rels"):
+			err = gpRenamePart(zw, f, name, book.partRefs)
 		default:
 			fh := f.FileHeader
 			fh.Name = name
@@ -203,24 +220,33 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 			return err
 		}
 	}
-	// The plan sheets' parts, laid out and compressed on every core.
-	wb.colWidths()
-	zp := xlsx.NewZipParts(zw, runtime.GOMAXPROCS(0))
-	for i, sp := range plans {
-		err := zp.Add(func(set *xlsx.ZipPartSet) error {
-			if err := wb.writePlanParts(set, book.parts[i], sp); err != nil {
-				return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
-			}
-			return nil
-		})
-		if err != nil {
-			break // Close returns it
+	// The plan sheets' parts, numbered after the sheets before them.
+	plan := func(name string) string {
+		if m := bookPart.FindStringSubmatchIndex(name); m != nil && name[m[2]:m[3]] == "sheet" {
+			k, _ := strconv.Atoi(name[m[4]:m[5]])
+			return name[:m[4]] + strconv.Itoa(k+book.at) + name[m[5]:]
 		}
+		return name
 	}
-	if err := zp.Close(); err != nil {
+	if err := wb.parts.WriteTo(zw, plan); err != nil {
 		return err
 	}
 	return zw.Close()
+}
+
+// gpRenamePart copies the part f as name, its references to other parts
+// renamed by rename (a relationships part) or kept (anything else).
+func gpRenamePart(zw *zip.Writer, f *zip.File, name string, rename func(string) string) error {
+	if !strings.HasSuffix(f.Name, ".rels") {
+		fh := f.FileHeader
+		fh.Name = name
+		return gpCopy(zw, f, &fh)
+	}
+	b, err := gpReadPart(f)
+	if err != nil {
+		return err
+	}
+	return gpWritePart(zw, name, []byte(rename(string(b))))
 }
 
 // gpWorkbook is the workbook part excelize writes.
@@ -266,7 +292,7 @@ func (wb *GridWorkbook) planBook(parts map[string]*zip.File) (map[string]string,
 	if err != nil {
 		return nil, nil, err
 	}
-	book, err := addPlanSheets(string(x), string(rels), wb.grid.Names, wb.grid.At)
+	book, err := addPlanSheets(string(x), string(rels), wb.grid.Names, wb.grid.At, wb.drawings, wb.chartParts)
 	return sheetParts, book, err
 }
 

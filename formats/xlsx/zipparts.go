@@ -4,27 +4,26 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"errors"
 	"hash/crc32"
 	"sync"
 	"unicode/utf8"
 )
 
-// ZipParts writes parts to a zip writer in the order their jobs were
-// added, while up to a few jobs lay their parts out and deflate them at
-// once (at the fastest level, as NewZipWriter): a grid export's thousands
-// of plan sheets, drawings and charts are built and compressed on every
-// core while the file is written in order. Each part is held, laid out
-// and compressed, until its turn: a few jobs' worth at most.
-//
-// The zip writer must not be used from Add to Close.
+// ZipParts lays out and deflates the parts of n jobs, up to a few at
+// once (at the fastest level, as NewZipWriter), from the moment it is
+// made, and writes them to a zip writer in the jobs' order once WriteTo is
+// called: a grid export's thousands of plan sheets, drawings and charts
+// are built and compressed on every core, beside the rest of the
+// workbook, and written in order. Until its turn, a job holds its parts
+// compressed; at most pending jobs are done ahead of the writing.
 type ZipParts struct {
-	zw    *zip.Writer
 	work  chan *zipJob
 	order chan *zipJob
-	wg    sync.WaitGroup // the workers
-	done  chan struct{}  // closed when the writer has written every job
+	wg    sync.WaitGroup // the feeder and the workers
 	mu    sync.Mutex
 	err   error
+	used  bool // WriteTo or Close was called
 }
 
 // ZipPartSet is where a job writes its parts.
@@ -40,23 +39,41 @@ type zipJob struct {
 }
 
 type zipPart struct {
-	name      string
-	raw, comp *bytes.Buffer
-	crc       uint32
+	name string
+	raw  *bytes.Buffer // the part until it is compressed
+	comp []byte        // then its deflated bytes
+	size int           // uncompressed
+	crc  uint32
 }
 
 var zipBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// NewZipParts starts writing parts to zw with workers jobs at once
-// (at least 1).
-func NewZipParts(zw *zip.Writer, workers int) *ZipParts {
+// errZipPartsClosed stops the jobs of a ZipParts closed unwritten.
+var errZipPartsClosed = errors.New("zip parts closed before they were written")
+
+// NewZipParts starts running job for 0 to n-1, on workers goroutines (at
+// least 1), at most pending jobs (at least 1) ahead of WriteTo; call
+// WriteTo, or Close to stop them.
+func NewZipParts(n, workers, pending int, job func(i int, set *ZipPartSet) error) *ZipParts {
 	workers = max(workers, 1)
-	p := &ZipParts{zw: zw, work: make(chan *zipJob), order: make(chan *zipJob, 2*workers), done: make(chan struct{})}
-	p.wg.Add(workers)
+	p := &ZipParts{work: make(chan *zipJob), order: make(chan *zipJob, max(pending, 1))}
+	p.wg.Add(workers + 1)
+	go func() { // the feeder: in order
+		defer p.wg.Done()
+		defer close(p.order)
+		defer close(p.work)
+		for i := range n {
+			if p.failed() != nil {
+				return
+			}
+			j := &zipJob{fn: func(set *ZipPartSet) error { return job(i, set) }, done: make(chan struct{})}
+			p.order <- j
+			p.work <- j
+		}
+	}()
 	for range workers {
 		go p.worker()
 	}
-	go p.writer()
 	return p
 }
 
@@ -69,27 +86,52 @@ func (s *ZipPartSet) Create(name string) *bytes.Buffer {
 	return b
 }
 
-// Add queues job, which writes its parts with Create; they are written
-// after the parts of every job added before it. It returns the first
-// error of a job or of writing so far (then job is not run).
-func (p *ZipParts) Add(job func(*ZipPartSet) error) error {
-	if err := p.failed(); err != nil {
-		return err
+// WriteTo writes every job's parts to zw in order, each under the name
+// rename gives its name, and returns the first error of a job or of
+// writing (the jobs after it are not run). zw must not be used meanwhile.
+func (p *ZipParts) WriteTo(zw *zip.Writer, rename func(string) string) error {
+	p.mu.Lock()
+	used := p.used
+	p.used = true
+	p.mu.Unlock()
+	if used {
+		return errors.New("zip parts written twice")
 	}
-	j := &zipJob{fn: job, done: make(chan struct{})}
-	p.order <- j
-	p.work <- j
-	return nil
+	for j := range p.order {
+		<-j.done
+		if j.err != nil {
+			p.fail(j.err)
+		}
+		for _, part := range j.set.parts {
+			if p.failed() == nil {
+				if err := p.write(zw, part, rename(part.name)); err != nil {
+					p.fail(err)
+				}
+			}
+			part.release()
+		}
+	}
+	p.wg.Wait()
+	return p.failed()
 }
 
-// Close waits until every part is written and returns the first error of
-// a job or of writing.
-func (p *ZipParts) Close() error {
-	close(p.work)
-	close(p.order)
+// Close stops the jobs when WriteTo was not called.
+func (p *ZipParts) Close() {
+	p.mu.Lock()
+	used := p.used
+	p.used = true
+	p.mu.Unlock()
+	if used {
+		return
+	}
+	p.fail(errZipPartsClosed)
+	for j := range p.order {
+		<-j.done
+		for _, part := range j.set.parts {
+			part.release()
+		}
+	}
 	p.wg.Wait()
-	<-p.done
-	return p.failed()
 }
 
 func (p *ZipParts) failed() error {
@@ -106,10 +148,21 @@ func (p *ZipParts) fail(err error) {
 	}
 }
 
+// release gives the part's buffer back (a part left uncompressed by an
+// error still has it).
+func (part *zipPart) release() {
+	if part.raw != nil {
+		zipBuffers.Put(part.raw)
+		part.raw = nil
+	}
+	part.comp = nil
+}
+
 // worker runs jobs and compresses their parts.
 func (p *ZipParts) worker() {
 	defer p.wg.Done()
 	var fw *flate.Writer
+	comp := new(bytes.Buffer)
 	for j := range p.work {
 		if p.failed() == nil {
 			j.err = j.fn(&j.set)
@@ -118,63 +171,44 @@ func (p *ZipParts) worker() {
 			if j.err != nil {
 				break
 			}
-			part.comp = zipBuffers.Get().(*bytes.Buffer)
-			part.comp.Reset()
+			comp.Reset()
 			if fw == nil {
-				fw, _ = flate.NewWriter(part.comp, flate.BestSpeed) // the level is valid
+				fw, _ = flate.NewWriter(comp, flate.BestSpeed) // the level is valid
 			} else {
-				fw.Reset(part.comp)
+				fw.Reset(comp)
 			}
-			part.crc = crc32.ChecksumIEEE(part.raw.Bytes())
+			part.size, part.crc = part.raw.Len(), crc32.ChecksumIEEE(part.raw.Bytes())
 			if _, err := fw.Write(part.raw.Bytes()); err != nil {
 				j.err = err
 			} else if err := fw.Close(); err != nil {
 				j.err = err
 			}
+			// Held exactly: the buffers are as large as the largest part.
+			part.comp = bytes.Clone(comp.Bytes())
+			zipBuffers.Put(part.raw)
+			part.raw = nil
 		}
 		close(j.done)
 	}
 }
 
-// writer writes the jobs' parts in order, once each job is done.
-func (p *ZipParts) writer() {
-	defer close(p.done)
-	for j := range p.order {
-		<-j.done
-		if j.err != nil {
-			p.fail(j.err)
-		}
-		for _, part := range j.set.parts {
-			if p.failed() == nil {
-				if err := p.write(part); err != nil {
-					p.fail(err)
-				}
-			}
-			zipBuffers.Put(part.raw)
-			if part.comp != nil {
-				zipBuffers.Put(part.comp)
-			}
-		}
-	}
-}
-
-func (p *ZipParts) write(part *zipPart) error {
+func (p *ZipParts) write(zw *zip.Writer, part *zipPart, name string) error {
 	fh := &zip.FileHeader{
-		Name: part.name, Method: zip.Deflate, CRC32: part.crc,
-		CompressedSize64: uint64(part.comp.Len()), UncompressedSize64: uint64(part.raw.Len()),
+		Name: name, Method: zip.Deflate, CRC32: part.crc,
+		CompressedSize64: uint64(len(part.comp)), UncompressedSize64: uint64(part.size),
 		// As zip.Writer.CreateHeader sets them.
 		CreatorVersion: 20, ReaderVersion: 20,
 	}
-	for i := 0; i < len(part.name); i++ {
-		if part.name[i] >= utf8.RuneSelf {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
 			fh.Flags |= 0x800 // the name is UTF-8
 			break
 		}
 	}
-	w, err := p.zw.CreateRaw(fh)
+	w, err := zw.CreateRaw(fh)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(part.comp.Bytes())
+	_, err = w.Write(part.comp)
 	return err
 }

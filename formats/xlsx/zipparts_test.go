@@ -10,28 +10,27 @@ import (
 	"testing"
 )
 
-// zpWrite writes jobs parts (two parts a job, the first of them large) to
-// a zip through ZipParts with workers, then its own last part, and
-// returns the zip's bytes and the first error.
+// zpWrite writes a first part, then the parts of jobs (two a job, the
+// first of them large) through ZipParts with workers, renamed, then a
+// last part, to a zip on w, and returns the first error.
 func zpWrite(w io.Writer, jobs, workers int, fail func(job int) error) error {
-	zw := NewZipWriter(w)
-	zp := NewZipParts(zw, workers)
-	for i := range jobs {
-		err := zp.Add(func(set *ZipPartSet) error {
-			if fail != nil {
-				if err := fail(i); err != nil {
-					return err
-				}
+	zp := NewZipParts(jobs, workers, 4, func(i int, set *ZipPartSet) error {
+		if fail != nil {
+			if err := fail(i); err != nil {
+				return err
 			}
-			fmt.Fprintf(set.Create(fmt.Sprintf("part%d.xml", i)), "<p n=\"%d\">%s</p>", i, strings.Repeat("ab", 1000*(i%7)))
-			fmt.Fprintf(set.Create(fmt.Sprintf("é/part%d.rels", i)), "rels %d", i)
-			return nil
-		})
-		if err != nil {
-			break
 		}
+		fmt.Fprintf(set.Create(fmt.Sprintf("part%d.xml", i)), "<p n=\"%d\">%s</p>", i, strings.Repeat("ab", 1000*(i%7)))
+		fmt.Fprintf(set.Create(fmt.Sprintf("é/part%d.rels", i)), "rels %d", i)
+		return nil
+	})
+	zw := NewZipWriter(w)
+	first, err := zw.Create("first.xml")
+	if err != nil {
+		return err
 	}
-	if err := zp.Close(); err != nil {
+	io.WriteString(first, "start")
+	if err := zp.WriteTo(zw, func(s string) string { return "x/" + s }); err != nil {
 		return err
 	}
 	last, err := zw.Create("last.xml")
@@ -55,17 +54,20 @@ func TestZipPartsInOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(zr.File) != 101 {
-			t.Fatalf("%d parts, want 101", len(zr.File))
+		if len(zr.File) != 102 {
+			t.Fatalf("%d parts, want 102", len(zr.File))
 		}
 		for k, f := range zr.File {
-			i := k / 2
+			i := (k - 1) / 2
 			want := fmt.Sprintf("<p n=\"%d\">%s</p>", i, strings.Repeat("ab", 1000*(i%7)))
-			name := fmt.Sprintf("part%d.xml", i)
-			if k%2 == 1 {
-				want, name = fmt.Sprintf("rels %d", i), fmt.Sprintf("é/part%d.rels", i)
+			name := fmt.Sprintf("x/part%d.xml", i)
+			if k%2 == 0 {
+				want, name = fmt.Sprintf("rels %d", i), fmt.Sprintf("x/é/part%d.rels", i)
 			}
-			if k == 100 {
+			switch k {
+			case 0:
+				want, name = "start", "first.xml"
+			case 101:
 				want, name = "end", "last.xml"
 			}
 			rc, err := f.Open()
@@ -93,7 +95,8 @@ func (w *zpFailWriter) Write(b []byte) (int, error) {
 }
 
 // TestZipPartsErrors: a job's error, or the output's, is returned and
-// stops the jobs after it; nothing blocks.
+// stops the jobs after it; nothing blocks, nor when the parts are closed
+// unwritten.
 func TestZipPartsErrors(t *testing.T) {
 	boom := errors.New("boom")
 	var buf bytes.Buffer
@@ -105,6 +108,10 @@ func TestZipPartsErrors(t *testing.T) {
 	})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the job's", err)
+	}
+	for _, n := range []int{0, 3, 100} {
+		zp := NewZipParts(n, 2, 4, func(int, *ZipPartSet) error { return nil })
+		zp.Close()
 	}
 	full := &zpFailWriter{limit: 1 << 30}
 	if err := zpWrite(full, 40, 2, nil); err != nil {
