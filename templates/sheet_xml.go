@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -33,7 +34,13 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 	if err != nil {
 		return err
 	}
-	x := &SheetXML{w: bufio.NewWriterSize(w, 32<<10)}
+	bw := planSheetBuffers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil)
+		planSheetBuffers.Put(bw)
+	}()
+	x := &SheetXML{w: bw}
 	x.raw(xml.Header[:len(xml.Header)-1] + "\n")
 	x.raw(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`)
 	x.raw(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
@@ -112,6 +119,10 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 	x.raw(`</worksheet>`)
 	return x.Flush()
 }
+
+// planSheetBuffers are WritePlanSheetXML's output buffers, reused from
+// sheet to sheet (an export writes thousands).
+var planSheetBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
 
 // PrintSetupXML returns the page margins, page setup and footer elements
 // of a worksheet part that SetPrintLayout gives a sheet (without the
