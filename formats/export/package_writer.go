@@ -66,8 +66,8 @@ type GridWorkbook struct {
 }
 
 // gpPending is how many plans' parts may be laid out and compressed ahead
-// of the writing (about 18 KB each, compressed).
-const gpPending = 1024
+// of the writing (about 18 KB each, compressed): 9 MB.
+const gpPending = 512
 
 // planParts numbers the plan sheets' drawings and charts and starts
 // laying out and compressing their parts.
