@@ -31,18 +31,18 @@ type planBook struct {
 }
 
 var (
-	bookSheet     = regexp.MustCompile(`<sheet [^>]*?(?:/>|></sheet>)`)
-	bookSheetID   = regexp.MustCompile(` sheetId="(\d+)"`)
-	bookLocalID   = regexp.MustCompile(` localSheetId="(\d+)"`)
-	bookViewIndex = regexp.MustCompile(` (activeTab|firstSheet)="(\d+)"`)
-	bookRelID     = regexp.MustCompile(` Id="rId(\d+)"`)
-	bookPart      = regexp.MustCompile(`^xl/(?:worksheets|drawings|charts)/(?:_rels/)?(sheet|drawing|chart)(\d+)\.xml(?:\.rels)?$`)
-	bookPartRef   = regexp.MustCompile(`((?:Target="(?:\.\./)?|PartName="/xl/)(?:worksheets|drawings|charts)/)(sheet|drawing|chart)(\d+)\.xml"`)
+	sheetElement     = regexp.MustCompile(`<sheet [^>]*?(?:/>|></sheet>)`)
+	sheetIDAttr      = regexp.MustCompile(` sheetId="(\d+)"`)
+	localSheetIDAttr = regexp.MustCompile(` localSheetId="(\d+)"`)
+	viewTabAttr      = regexp.MustCompile(` (activeTab|firstSheet)="(\d+)"`)
+	relIDAttr        = regexp.MustCompile(` Id="rId(\d+)"`)
+	numberedPart     = regexp.MustCompile(`^xl/(?:worksheets|drawings|charts)/(?:_rels/)?(sheet|drawing|chart)(\d+)\.xml(?:\.rels)?$`)
+	numberedPartRef  = regexp.MustCompile(`((?:Target="(?:\.\./)?|PartName="/xl/)(?:worksheets|drawings|charts)/)(sheet|drawing|chart)(\d+)\.xml"`)
 )
 
 const (
-	bookWorksheetType = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
-	bookRelWorksheet  = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
+	worksheetContentType = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+	relWorksheet         = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
 )
 
 // number returns the number in the output of the skeleton's part kind
@@ -64,7 +64,7 @@ func (b *planBook) number(kind string, k int) int {
 // place is numbered past the plan sheets, a drawing or chart past
 // theirs.
 func (b *planBook) part(name string) string {
-	m := bookPart.FindStringSubmatchIndex(name)
+	m := numberedPart.FindStringSubmatchIndex(name)
 	if m == nil {
 		return name
 	}
@@ -75,8 +75,8 @@ func (b *planBook) part(name string) string {
 // partRefs returns s (relationships, the content types) with its
 // references to worksheet, drawing and chart parts renamed as part does.
 func (b *planBook) partRefs(s string) string {
-	return bookPartRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := bookPartRef.FindStringSubmatch(m)
+	return numberedPartRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := numberedPartRef.FindStringSubmatch(m)
 		k, _ := strconv.Atoi(sub[3])
 		return sub[1] + sub[2] + strconv.Itoa(b.number(sub[2], k)) + `.xml"`
 	})
@@ -94,7 +94,7 @@ func addPlanSheets(x, rels string, names []string, at, drawings, charts int) (*p
 	if start < 0 || end < start {
 		return nil, fmt.Errorf("xl/workbook.xml: no sheets")
 	}
-	sheets := bookSheet.FindAllStringIndex(x[start:end], -1)
+	sheets := sheetElement.FindAllStringIndex(x[start:end], -1)
 	if at < 0 || at > len(sheets) {
 		return nil, fmt.Errorf("xl/workbook.xml: %d sheets, the plan sheets go at %d", len(sheets), at)
 	}
@@ -103,7 +103,7 @@ func addPlanSheets(x, rels string, names []string, at, drawings, charts int) (*p
 		insert = start + sheets[at][0]
 	}
 	lastRel := 0
-	for _, m := range bookRelID.FindAllStringSubmatch(rels, -1) {
+	for _, m := range relIDAttr.FindAllStringSubmatch(rels, -1) {
 		n, _ := strconv.Atoi(m[1])
 		lastRel = max(lastRel, n)
 	}
@@ -118,11 +118,11 @@ func addPlanSheets(x, rels string, names []string, at, drawings, charts int) (*p
 		rid := "rId" + strconv.Itoa(lastRel+1+i)
 		out.parts[i] = "xl/worksheets/sheet" + strconv.Itoa(at+1+i) + ".xml"
 		sb.WriteString(`<sheet name="`)
-		bookEscape(&sb, name)
+		escapeXML(&sb, name)
 		sb.WriteString(`" sheetId="` + strconv.Itoa(at+1+i) + `" r:id="` + rid + `"></sheet>`)
-		rb.WriteString(`<Relationship Id="` + rid + `" Target="` + strings.TrimPrefix(out.parts[i], "xl/") + `" Type="` + bookRelWorksheet + `"></Relationship>`)
+		rb.WriteString(`<Relationship Id="` + rid + `" Target="` + strings.TrimPrefix(out.parts[i], "xl/") + `" Type="` + relWorksheet + `"></Relationship>`)
 		nb.WriteString(`<definedName localSheetId="` + strconv.Itoa(at+i) + `" name="_xlnm.Print_Titles">`)
-		bookEscape(&nb, templates.PlanPrintTitles(name))
+		escapeXML(&nb, templates.PlanPrintTitles(name))
 		nb.WriteString(`</definedName>`)
 	}
 	out.rels = out.partRefs(rels[:relsEnd]) + rb.String() + rels[relsEnd:]
@@ -140,22 +140,22 @@ func addPlanSheets(x, rels string, names []string, at, drawings, charts int) (*p
 	}
 	head := x[:start]
 	if views := strings.Index(head, "<bookViews>"); views >= 0 {
-		head = head[:views] + shift(bookViewIndex, head[views:], 2, at)
+		head = head[:views] + shift(viewTabAttr, head[views:], 2, at)
 	}
-	before, after := shift(bookSheetID, x[start:insert], 1, at+1), shift(bookSheetID, x[insert:end], 1, at+1)
+	before, after := shift(sheetIDAttr, x[start:insert], 1, at+1), shift(sheetIDAttr, x[insert:end], 1, at+1)
 	rest := x[end:]
 	if n > 0 {
-		rest = bookDefinedNames(shift(bookLocalID, rest, 1, at), at, nb.String())
+		rest = insertPlanNames(shift(localSheetIDAttr, rest, 1, at), at, nb.String())
 	}
 	out.workbook = head + before + sb.String() + after + rest
 	return out, nil
 }
 
-// bookDefinedNames returns the workbook part from </sheets> on (shifted:
+// insertPlanNames returns the workbook part from </sheets> on (shifted:
 // its local names already moved past the plan sheets) with the plan
 // sheets' names (the definedName elements names) after the names local
 // to the sheets before them.
-func bookDefinedNames(shifted string, at int, names string) string {
+func insertPlanNames(shifted string, at int, names string) string {
 	start := strings.Index(shifted, "<definedNames>")
 	end := strings.Index(shifted, "</definedNames>")
 	if start < 0 || end < start {
@@ -165,7 +165,7 @@ func bookDefinedNames(shifted string, at int, names string) string {
 	// The first name local to a sheet after the plan sheets: its index
 	// was moved, so it is at + len(plans) or more.
 	insert := end
-	for _, m := range bookLocalID.FindAllStringSubmatchIndex(shifted[start:end], -1) {
+	for _, m := range localSheetIDAttr.FindAllStringSubmatchIndex(shifted[start:end], -1) {
 		if v, _ := strconv.Atoi(shifted[start+m[2] : start+m[3]]); v >= at {
 			insert = strings.LastIndex(shifted[:start+m[0]], "<definedName ")
 			break
@@ -174,9 +174,9 @@ func bookDefinedNames(shifted string, at int, names string) string {
 	return shifted[:insert] + names + shifted[insert:]
 }
 
-// bookEscape writes s escaped as encoding/xml (excelize) escapes text and
+// escapeXML writes s escaped as encoding/xml (excelize) escapes text and
 // attribute values.
-func bookEscape(b *strings.Builder, s string) {
+func escapeXML(b *strings.Builder, s string) {
 	var buf bytes.Buffer
 	_ = xml.EscapeText(&buf, []byte(s))
 	b.Write(buf.Bytes())

@@ -62,7 +62,7 @@ func TestPlanSheetsAddedAsExcelize(t *testing.T) {
 	plans := []string{"Acme 2026", `A <&> "b" 'c' x`, "Plan 3"}
 	want := bsBook(t, plans)
 	skel := bsBook(t, nil)
-	book, err := addPlanSheets(skel[gpWorkbook], skel[gpRelsPath(gpWorkbook)], plans, 1, 0, 0)
+	book, err := addPlanSheets(skel[workbookPart], skel[relsPath(workbookPart)], plans, 1, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,22 +75,22 @@ func TestPlanSheetsAddedAsExcelize(t *testing.T) {
 		slices.Sort(m)
 		return strings.Join(m, "\n")
 	}
-	if got, w := names.ReplaceAllString(noIDs(book.workbook), ""), names.ReplaceAllString(noIDs(want[gpWorkbook]), ""); got != w {
+	if got, w := names.ReplaceAllString(noIDs(book.workbook), ""), names.ReplaceAllString(noIDs(want[workbookPart]), ""); got != w {
 		t.Errorf("workbook part:\n got %s\nwant %s", got, w)
 	}
-	if got, w := sorted(names, book.workbook), sorted(names, want[gpWorkbook]); got != w {
+	if got, w := sorted(names, book.workbook), sorted(names, want[workbookPart]); got != w {
 		t.Errorf("names:\n got %s\nwant %s", got, w)
 	}
 	rels := regexp.MustCompile(`<Relationship [^>]*>`)
-	if got, w := sorted(rels, book.rels), sorted(rels, want[gpRelsPath(gpWorkbook)]); got != w {
+	if got, w := sorted(rels, book.rels), sorted(rels, want[relsPath(workbookPart)]); got != w {
 		t.Errorf("relationships:\n got %s\nwant %s", got, w)
 	}
 	var overrides strings.Builder
 	for _, p := range book.parts {
-		overrides.WriteString(`<Override PartName="/` + p + `" ContentType="` + bookWorksheetType + `"></Override>`)
+		overrides.WriteString(`<Override PartName="/` + p + `" ContentType="` + worksheetContentType + `"></Override>`)
 	}
 	over := regexp.MustCompile(`<Override [^>]*>`)
-	if got, w := sorted(over, book.partRefs(skel[gpContentTypes])+overrides.String()), sorted(over, want[gpContentTypes]); got != w {
+	if got, w := sorted(over, book.partRefs(skel[contentTypesPart])+overrides.String()), sorted(over, want[contentTypesPart]); got != w {
 		t.Errorf("content types:\n got %s\nwant %s", got, w)
 	}
 	// The skeleton's parts keep their content under their new names.

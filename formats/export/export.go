@@ -98,7 +98,7 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	var charts *exCharts
+	var charts *chartLayout
 	if !opts.NoCharts && len(plans) > 0 {
 		charts = planCharts(plans, cat)
 	}
@@ -129,7 +129,7 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		wb.Close()
 		return nil, err
 	}
-	if err := exWriteOverview(f, plans, g.Names, opts); err != nil {
+	if err := writeOverview(f, plans, g.Names, opts); err != nil {
 		return fail(err)
 	}
 	var sector *reports.SectorStreamRows
@@ -182,7 +182,7 @@ func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	if _, err := templates.NewStyles(f); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
-	if err := exWriteOverview(f, plans, nil, opts); err != nil {
+	if err := writeOverview(f, plans, nil, opts); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	if _, err := f.NewSheet(templates.FlatSheet); err != nil {
@@ -195,11 +195,11 @@ func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	return xlsx.WriteWorkbook(path, f)
 }
 
-// exOverviewColumns are the Overview sheet's columns: header, width, kind.
+// overviewColumns are the Overview sheet's columns: header, width, kind.
 // The headers are deliberately not the grid's metadata labels ("Plan ID",
 // "Start date", ...), so that the readers never take the Overview for a
 // plan sheet.
-var exOverviewColumns = []struct {
+var overviewColumns = []struct {
 	Header string
 	Width  float64
 	Kind   byte // 't' text, 'i' identifier (text format), 'n' integer, 'd' date, 'l' link
@@ -224,9 +224,9 @@ var exOverviewColumns = []struct {
 	{"Last updated (UTC)", 20, 'T'},
 }
 
-// exEraText says in words which rules a plan follows: the service's era
+// eraText says in words which rules a plan follows: the service's era
 // values are API jargon.
-func exEraText(era string) string {
+func eraText(era string) string {
 	switch era {
 	case pipeline.EraPost2025:
 		return "2025 onwards"
@@ -236,12 +236,12 @@ func exEraText(era string) string {
 	return era
 }
 
-// exEraNote explains the Era column under the Overview's title.
-const exEraNote = `Era: "2025 onwards" plans (the service's post_2025) follow the 2025 rules: they end by 31 August 2030 and the 2025 sectoral targets apply; "before 2025" plans (pre_2025) were made under the earlier rules.`
+// eraNote explains the Era column under the Overview's title.
+const eraNote = `Era: "2025 onwards" plans (the service's post_2025) follow the 2025 rules: they end by 31 August 2030 and the 2025 sectoral targets apply; "before 2025" plans (pre_2025) were made under the earlier rules.`
 
-// exUpdatedValue returns the service's updated_at as a time for a
+// updatedValue returns the service's updated_at as a time for a
 // date-time cell (UTC), or the text as it came when it is not a time.
-func exUpdatedValue(s string) any {
+func updatedValue(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -254,7 +254,7 @@ func exUpdatedValue(s string) any {
 // overviewHeaderRow is the row of the Overview table's header.
 const overviewHeaderRow = 4
 
-func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
+func writeOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
 	st, err := xlsx.NewOverviewStyles(f)
 	if err != nil {
@@ -278,17 +278,17 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	}
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.Note)
-	f.SetCellStr(sh, "A3", exEraNote)
+	f.SetCellStr(sh, "A3", eraNote)
 	f.SetCellStyle(sh, "A3", "A3", st.Note)
 
-	widths := exOverviewWidths(sheets)
-	for i, c := range exOverviewColumns {
+	widths := overviewWidths(sheets)
+	for i, c := range overviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		ref := fmt.Sprintf("%s%d", col, overviewHeaderRow)
 		f.SetCellStr(sh, ref, c.Header)
 		f.SetColWidth(sh, col, col, widths[i])
 	}
-	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
+	lastCol, _ := excelize.ColumnNumberToName(len(overviewColumns))
 	f.SetCellStyle(sh, fmt.Sprintf("A%d", overviewHeaderRow), fmt.Sprintf("%s%d", lastCol, overviewHeaderRow), st.Header)
 
 	for i, p := range plans {
@@ -296,7 +296,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		if sheets != nil {
 			sheet = sheets[i]
 		}
-		if err := exWriteOverviewRow(f, st, overviewHeaderRow+1+i, p, sheet); err != nil {
+		if err := writeOverviewRow(f, st, overviewHeaderRow+1+i, p, sheet); err != nil {
 			return err
 		}
 	}
@@ -307,7 +307,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		}
 	}
 	for _, row := range []int{2, 3} {
-		if err := xlsx.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
+		if err := xlsx.WrapNote(f, sh, row, firstPage(widths)); err != nil {
 			return err
 		}
 	}
@@ -324,14 +324,14 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	})
 }
 
-// exOverviewWidths are the Overview's column widths: exOverviewColumns',
+// overviewWidths are the Overview's column widths: overviewColumns',
 // the Sheet column widened to its longest sheet name (at most 31
 // characters, Excel's limit), so that no link to a sheet is cut short on
 // the screen or the printed page: the next column is never empty, so a
 // longer name would not spill over it.
-func exOverviewWidths(sheets []string) []float64 {
-	widths := make([]float64, len(exOverviewColumns))
-	for i, c := range exOverviewColumns {
+func overviewWidths(sheets []string) []float64 {
+	widths := make([]float64, len(overviewColumns))
+	for i, c := range overviewColumns {
 		widths[i] = c.Width
 	}
 	longest := 0
@@ -344,28 +344,28 @@ func exOverviewWidths(sheets []string) []float64 {
 	return widths
 }
 
-// exFirstPageWidth is the width, in characters, of the columns the
+// firstPageWidth is the width, in characters, of the columns the
 // Overview's first printed page holds at templates.WideScale (A to G with
 // the columns' own widths): the notes above the table wrap within it, not
 // across a page's edge, however wide the Sheet column is.
-const exFirstPageWidth = 130
+const firstPageWidth = 130
 
-// exFirstPage returns the widths of the columns, from A, that fit
-// exFirstPageWidth (at least one).
-func exFirstPage(widths []float64) []float64 {
+// firstPage returns the widths of the columns, from A, that fit
+// firstPageWidth (at least one).
+func firstPage(widths []float64) []float64 {
 	total := 0.0
 	for i, w := range widths {
-		if total += w; i > 0 && total > exFirstPageWidth {
+		if total += w; i > 0 && total > firstPageWidth {
 			return widths[:i]
 		}
 	}
 	return widths
 }
 
-// exWriteOverviewRow writes plan p's row of the Overview: its identifiers,
+// writeOverviewRow writes plan p's row of the Overview: its identifiers,
 // dates and counts, each cell styled by its column's kind, and a link to
 // its sheet (sheet, "" when it has none).
-func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Plan, sheet string) error {
+func writeOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Plan, sheet string) error {
 	sh := OverviewSheet
 	in := p.Plan
 	years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
@@ -380,10 +380,10 @@ func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Pla
 	values := []any{
 		sheet, in.PlanID, p.Account, p.CompanyName,
 		in.Company.VAT, in.Company.Registration, in.Company.IDNumber,
-		in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, exEraText(p.Era),
-		years, p.Milestones, len(in.Targets), nonZero, exUpdatedValue(p.UpdatedAt),
+		in.Name, dateValue(in.StartDate), dateValue(in.EndDate), in.Sector, in.ScorecardID, eraText(p.Era),
+		years, p.Milestones, len(in.Targets), nonZero, updatedValue(p.UpdatedAt),
 	}
-	for j, c := range exOverviewColumns {
+	for j, c := range overviewColumns {
 		col, _ := excelize.ColumnNumberToName(j + 1)
 		ref := fmt.Sprintf("%s%d", col, row)
 		v := values[j]
@@ -423,17 +423,17 @@ func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Pla
 	return nil
 }
 
-func exDateValue(d pipeline.Date) any {
+func dateValue(d pipeline.Date) any {
 	if d.IsZero() {
 		return nil
 	}
 	return d.Time()
 }
 
-// exChartLevels returns the levels a chart sums per race and gender: the six
+// chartLevels returns the levels a chart sums per race and gender: the six
 // occupational levels that partition the permanent workforce, or every
 // level of a catalog that has none of them.
-func exChartLevels(cat *pipeline.Catalog) []string {
+func chartLevels(cat *pipeline.Catalog) []string {
 	levels := cat.Levels()
 	var occ []string
 	for _, l := range levels {
@@ -447,29 +447,29 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 	return levels
 }
 
-// exChartRowPixels is a row of the default height in pixels, as
+// chartRowPixels is a row of the default height in pixels, as
 // drawingXML spans a chart over rows.
-const exChartRowPixels = 18
+const chartRowPixels = 18
 
-// exChartGroup is one category of a chart: a race and gender.
-type exChartGroup struct{ race, gender string }
+// chartGroup is one category of a chart: a race and gender.
+type chartGroup struct{ race, gender string }
 
-func (g exChartGroup) label() string { return exTitleWord(g.race) + " " + g.gender }
+func (g chartGroup) label() string { return titleWord(g.race) + " " + g.gender }
 
-func exTitleWord(s string) string {
+func titleWord(s string) string {
 	if s == "" {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// exCharts are the charts of an export, laid out plan by plan when they
-// are written (chart): the rows of the hidden Chart data sheet and, per
+// chartLayout lays out the charts of an export, plan by plan when they
+// are written (Data, Charts): the rows of the hidden Chart data sheet and, per
 // plan, the charts for its sheet.
-type exCharts struct {
+type chartLayout struct {
 	plans       []Plan
 	cat         *pipeline.Catalog
-	groups      []exChartGroup
+	groups      []chartGroup
 	levels      []string
 	lastCol     string // the Chart data sheet's last column
 	chartWidth  uint   // a chart's width in pixels: the grids' width
@@ -481,14 +481,14 @@ type exCharts struct {
 	names [][]string
 }
 
-// exDataRow is one row of the Chart data sheet.
-type exDataRow struct {
+// dataRow is one row of the Chart data sheet.
+type dataRow struct {
 	row    int
 	values []any
 }
 
-// exChart is one chart and the cell of the plan sheet it is anchored to.
-type exChart struct {
+// planChart is one chart and the cell of the plan sheet it is anchored to.
+type planChart struct {
 	Cell  string
 	Chart *excelize.Chart
 }
@@ -498,11 +498,11 @@ type exChart struct {
 // column chart per target type, below the plan's grids, each on a printed
 // page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
-func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
-	var groups []exChartGroup
+func planCharts(plans []Plan, cat *pipeline.Catalog) *chartLayout {
+	var groups []chartGroup
 	for _, r := range cat.Races() {
 		for _, g := range cat.Genders() {
-			groups = append(groups, exChartGroup{r, g})
+			groups = append(groups, chartGroup{r, g})
 		}
 	}
 	if len(groups) == 0 {
@@ -514,14 +514,14 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	// fitted to that width) and nearly a page high.
 	var width uint
 	for _, w := range templates.PlanColumnWidths(cat) {
-		width += uint(exColPixels(w))
+		width += uint(colPixels(w))
 	}
 	// A pixel short of the grids' last column's end: a chart ending on
 	// the next column's edge is anchored in that column, which the
 	// printed width then takes in (and the page prints smaller).
 	width--
-	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol,
-		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels),
+	out := &chartLayout{plans: plans, cat: cat, groups: groups, levels: chartLevels(cat), lastCol: lastCol,
+		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * chartRowPixels),
 		start: make([]int, len(plans)), years: make([]int, len(plans)), names: make([][]string, len(groups))}
 	for k, g := range groups {
 		for _, l := range out.levels {
@@ -531,7 +531,7 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	row := 1
 	for i, p := range plans {
 		out.start[i] = row
-		out.years[i] = len(exPlanYears(p.Plan))
+		out.years[i] = len(planYears(p.Plan))
 		// Per target type: a title row, a header row, a row per year and a
 		// blank row.
 		row += len(pipeline.TargetTypes) * (out.years[i] + 3)
@@ -542,20 +542,20 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 // Data returns the Chart data rows of the i-th plan: per target type, a
 // title row, a header row (race and gender) and a row per financial year
 // of the sums over c.levels.
-func (c *exCharts) Data(i int) []exDataRow {
+func (c *chartLayout) Data(i int) []dataRow {
 	in := c.plans[i].Plan
-	years := exPlanYears(in)
-	data := make([]exDataRow, 0, len(pipeline.TargetTypes)*(len(years)+2))
+	years := planYears(in)
+	data := make([]dataRow, 0, len(pipeline.TargetTypes)*(len(years)+2))
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		data = append(data, exDataRow{row, []any{exChartTitle(in, tt)}})
+		data = append(data, dataRow{row, []any{chartTitle(in, tt)}})
 		header := row + 1
 		labels := make([]any, 0, len(c.groups)+1)
 		labels = append(labels, "Financial year")
 		for _, g := range c.groups {
 			labels = append(labels, g.label())
 		}
-		data = append(data, exDataRow{header, labels})
+		data = append(data, dataRow{header, labels})
 		for y, fy := range years {
 			t := fy.targets[tt]
 			values := make([]any, 0, len(c.groups)+1)
@@ -570,34 +570,34 @@ func (c *exCharts) Data(i int) []exDataRow {
 				}
 				values = append(values, sum)
 			}
-			data = append(data, exDataRow{header + 1 + y, values})
+			data = append(data, dataRow{header + 1 + y, values})
 		}
 		row = header + len(years) + 2
 	}
 	return data
 }
 
-// exChartTitle is the title of a plan's chart of target type tt, and of
+// chartTitle is the title of a plan's chart of target type tt, and of
 // its rows on the Chart data sheet.
-func exChartTitle(in *pipeline.InputPlan, tt string) string {
-	return fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+func chartTitle(in *pipeline.InputPlan, tt string) string {
+	return fmt.Sprintf("%s: %s by race and gender", in.Name, targetTypeLabel(tt))
 }
 
 // Charts returns the charts of the i-th plan, whose plan sheet has grids
 // grids: one per target type, its series the plan's rows on the Chart
 // data sheet (Data).
-func (c *exCharts) Charts(i, grids int) []exChart {
+func (c *chartLayout) Charts(i, grids int) []planChart {
 	qd := xlsx.QuoteSheet(ChartDataSheet)
 	in := c.plans[i].Plan
-	years := exPlanYears(in)
+	years := planYears(in)
 	if len(years) == 0 {
 		return nil
 	}
 	chartRows := templates.ChartRows(templates.PlanSheet{Grids: make([]templates.Grid, grids)}, c.cat, len(pipeline.TargetTypes))
-	var charts []exChart
+	var charts []planChart
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		title := exChartTitle(in, tt)
+		title := chartTitle(in, tt)
 		header := row + 1
 		series := make([]excelize.ChartSeries, 0, len(years))
 		for y := range years {
@@ -626,21 +626,21 @@ func (c *exCharts) Charts(i, grids int) []exChart {
 				Title:          templates.ChartText("Permanent employees (target)"),
 			},
 		}
-		charts = append(charts, exChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
+		charts = append(charts, planChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
 	}
 	return charts
 }
 
 // Count returns how many charts the i-th plan has (see Charts): one per
 // target type when it has a financial year with a target, else none.
-func (c *exCharts) Count(i int) int {
+func (c *chartLayout) Count(i int) int {
 	if c.years[i] == 0 {
 		return 0
 	}
 	return len(pipeline.TargetTypes)
 }
 
-func exTargetTypeLabel(tt string) string {
+func targetTypeLabel(tt string) string {
 	switch tt {
 	case pipeline.TargetAll:
 		return "all employees"
@@ -650,14 +650,14 @@ func exTargetTypeLabel(tt string) string {
 	return strings.ReplaceAll(tt, "_", " ")
 }
 
-type exChartYear struct {
+type chartYear struct {
 	label   string
 	targets map[string]*pipeline.InputTarget
 }
 
-// exPlanYears groups a plan's targets by financial year, in year order.
-func exPlanYears(in *pipeline.InputPlan) []exChartYear {
-	byYear := map[int]*exChartYear{}
+// planYears groups a plan's targets by financial year, in year order.
+func planYears(in *pipeline.InputPlan) []chartYear {
+	byYear := map[int]*chartYear{}
 	var order []int
 	for _, t := range in.Targets {
 		n, ok := t.Year(in.StartDate)
@@ -673,14 +673,14 @@ func exPlanYears(in *pipeline.InputPlan) []exChartYear {
 			case !in.StartDate.IsZero():
 				label = (pipeline.FinancialYearOf(in.StartDate) + pipeline.FinancialYear(n-1)).String()
 			}
-			cy = &exChartYear{label: label, targets: map[string]*pipeline.InputTarget{}}
+			cy = &chartYear{label: label, targets: map[string]*pipeline.InputTarget{}}
 			byYear[n] = cy
 			order = append(order, n)
 		}
 		cy.targets[t.TargetType] = t
 	}
 	slices.Sort(order)
-	out := make([]exChartYear, len(order))
+	out := make([]chartYear, len(order))
 	for i, n := range order {
 		out[i] = *byYear[n]
 	}

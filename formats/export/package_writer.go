@@ -52,30 +52,30 @@ import (
 type GridWorkbook struct {
 	File   *excelize.File
 	grid   *grid.Build
-	charts *exCharts // nil: no charts
-	widths []float64 // the plan sheets' column widths (templates.PlanColumnWidths)
+	charts *chartLayout // nil: no charts
+	widths []float64    // the plan sheets' column widths (templates.PlanColumnWidths)
 	// sector, when set, has the data rows of the Sector targets sheet,
 	// written into its part among the rows excelize holds (the header and
 	// the chart data).
 	sector *reports.SectorStreamRows
 	// plans are the plan sheets' parts and parts their jobs.
-	plans      []*gpSheetPart
+	plans      []*planSheetPart
 	drawings   int // how many drawings the plan sheets have
 	chartParts int // and how many charts
 	parts      *xlsx.ZipParts
 }
 
-// gpPending is how many plans' parts may be laid out and compressed ahead
+// pendingPlans is how many plans' parts may be laid out and compressed ahead
 // of the writing (about 18 KB each, compressed): 9 MB.
-const gpPending = 512
+const pendingPlans = 512
 
 // planParts numbers the plan sheets' drawings and charts and starts
 // laying out and compressing their parts.
 func (wb *GridWorkbook) planParts() {
 	wb.widths = templates.PlanColumnWidths(wb.grid.Cat)
-	wb.plans = make([]*gpSheetPart, len(wb.grid.Names))
+	wb.plans = make([]*planSheetPart, len(wb.grid.Names))
 	for i := range wb.plans {
-		sp := &gpSheetPart{plan: i}
+		sp := &planSheetPart{plan: i}
 		if n := wb.chartCount(i); n > 0 {
 			wb.drawings++
 			sp.drawing, sp.chart, sp.charts = wb.drawings, wb.chartParts+1, n
@@ -83,7 +83,7 @@ func (wb *GridWorkbook) planParts() {
 		}
 		wb.plans[i] = sp
 	}
-	wb.parts = xlsx.NewZipParts(len(wb.plans), runtime.GOMAXPROCS(0), gpPending, func(i int, set *xlsx.ZipPartSet) error {
+	wb.parts = xlsx.NewZipParts(len(wb.plans), runtime.GOMAXPROCS(0), pendingPlans, func(i int, set *xlsx.ZipPartSet) error {
 		if err := wb.writePlanParts(set, "xl/worksheets/sheet"+strconv.Itoa(i+1)+".xml", wb.plans[i]); err != nil {
 			return fmt.Errorf("sheet %s: %w", wb.grid.Names[i], err)
 		}
@@ -106,24 +106,24 @@ func (wb *GridWorkbook) WriteTo(w io.Writer, opts ...excelize.Options) (int64, e
 	if _, err := wb.File.WriteTo(&skel, opts...); err != nil {
 		return 0, err
 	}
-	cw := &gpCountWriter{w: w}
+	cw := &countWriter{w: w}
 	err := wb.writePackage(cw, skel.Bytes())
 	return cw.n, err
 }
 
-type gpCountWriter struct {
+type countWriter struct {
 	w io.Writer
 	n int64
 }
 
-func (c *gpCountWriter) Write(b []byte) (int, error) {
+func (c *countWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
 }
 
-// gpSheetPart is a worksheet part the package writer writes itself.
-type gpSheetPart struct {
+// planSheetPart is a worksheet part the package writer writes itself.
+type planSheetPart struct {
 	plan    int // index of the plan, -1 for the Chart data sheet
 	drawing int // number of the plan sheet's drawing part, 0 = none
 	chart   int // number of its first chart part
@@ -140,12 +140,12 @@ func (wb *GridWorkbook) chartCount(i int) int {
 
 // Content types and relationship types of the parts written here.
 const (
-	gpDrawingType  = "application/vnd.openxmlformats-officedocument.drawing+xml"
-	gpChartType    = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
-	gpRelDrawing   = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing"
-	gpRelChart     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
-	gpContentTypes = "[Content_Types].xml"
-	gpRelsHeader   = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
+	drawingContentType = "application/vnd.openxmlformats-officedocument.drawing+xml"
+	chartContentType   = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+	relDrawing         = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing"
+	relChart           = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
+	contentTypesPart   = "[Content_Types].xml"
+	relsHeader         = xml.Header + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
 )
 
 // writePackage copies the parts of the saved skeleton skel to w, adding
@@ -166,11 +166,11 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	}
 	var overrides strings.Builder
 	for i, sp := range wb.plans {
-		fmt.Fprintf(&overrides, `<Override PartName="/%s" ContentType="%s"></Override>`, book.parts[i], bookWorksheetType)
+		fmt.Fprintf(&overrides, `<Override PartName="/%s" ContentType="%s"></Override>`, book.parts[i], worksheetContentType)
 		if sp.drawing > 0 {
-			fmt.Fprintf(&overrides, `<Override PartName="/xl/drawings/drawing%d.xml" ContentType="%s"></Override>`, sp.drawing, gpDrawingType)
+			fmt.Fprintf(&overrides, `<Override PartName="/xl/drawings/drawing%d.xml" ContentType="%s"></Override>`, sp.drawing, drawingContentType)
 			for k := range sp.charts {
-				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, sp.chart+k, gpChartType)
+				fmt.Fprintf(&overrides, `<Override PartName="/xl/charts/chart%d.xml" ContentType="%s"></Override>`, sp.chart+k, chartContentType)
 			}
 		}
 	}
@@ -197,12 +197,12 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		var err error
 		name := book.part(f.Name)
 		switch {
-		case f.Name == gpContentTypes:
-			err = gpWriteContentTypes(zw, f, book.partRefs, overrides.String())
-		case f.Name == gpWorkbook:
-			err = gpWritePart(zw, f.Name, []byte(book.workbook))
-		case f.Name == gpRelsPath(gpWorkbook):
-			err = gpWritePart(zw, f.Name, []byte(book.rels))
+		case f.Name == contentTypesPart:
+			err = writeContentTypes(zw, f, book.partRefs, overrides.String())
+		case f.Name == workbookPart:
+			err = writePart(zw, f.Name, []byte(book.workbook))
+		case f.Name == relsPath(workbookPart):
+			err = writePart(zw, f.Name, []byte(book.rels))
 		case f.Name == sectorPart:
 			if err = wb.writeSectorSheet(zw, f, name); err != nil {
 				err = fmt.Errorf("sheet %s: %w", reports.SectorSheetName, err)
@@ -210,11 +210,11 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 		case f.Name == chartData:
 			err = wb.writeChartData(zw, name)
 		case name != f.Name || strings.HasSuffix(f.Name, ".rels"):
-			err = gpRenamePart(zw, f, name, book.partRefs)
+			err = renamePart(zw, f, name, book.partRefs)
 		default:
 			fh := f.FileHeader
 			fh.Name = name
-			err = gpCopy(zw, f, &fh)
+			err = copyRaw(zw, f, &fh)
 		}
 		if err != nil {
 			return err
@@ -222,7 +222,7 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	}
 	// The plan sheets' parts, numbered after the sheets before them.
 	plan := func(name string) string {
-		if m := bookPart.FindStringSubmatchIndex(name); m != nil && name[m[2]:m[3]] == "sheet" {
+		if m := numberedPart.FindStringSubmatchIndex(name); m != nil && name[m[2]:m[3]] == "sheet" {
 			k, _ := strconv.Atoi(name[m[4]:m[5]])
 			return name[:m[4]] + strconv.Itoa(k+book.at) + name[m[5]:]
 		}
@@ -234,26 +234,26 @@ func (wb *GridWorkbook) writePackage(w io.Writer, skel []byte) error {
 	return zw.Close()
 }
 
-// gpRenamePart copies the part f as name, its references to other parts
+// renamePart copies the part f as name, its references to other parts
 // renamed by rename (a relationships part) or kept (anything else).
-func gpRenamePart(zw *zip.Writer, f *zip.File, name string, rename func(string) string) error {
+func renamePart(zw *zip.Writer, f *zip.File, name string, rename func(string) string) error {
 	if !strings.HasSuffix(f.Name, ".rels") {
 		fh := f.FileHeader
 		fh.Name = name
-		return gpCopy(zw, f, &fh)
+		return copyRaw(zw, f, &fh)
 	}
-	b, err := gpReadPart(f)
+	b, err := readPart(f)
 	if err != nil {
 		return err
 	}
-	return gpWritePart(zw, name, []byte(rename(string(b))))
+	return writePart(zw, name, []byte(rename(string(b))))
 }
 
-// gpWorkbook is the workbook part excelize writes.
-const gpWorkbook = "xl/workbook.xml"
+// workbookPart is the workbook part excelize writes.
+const workbookPart = "xl/workbook.xml"
 
-// gpCopy copies the part f as it is compressed, under fh.
-func gpCopy(zw *zip.Writer, f *zip.File, fh *zip.FileHeader) error {
+// copyRaw copies the part f as it is compressed, under fh.
+func copyRaw(zw *zip.Writer, f *zip.File, fh *zip.FileHeader) error {
 	r, err := f.OpenRaw()
 	if err != nil {
 		return err
@@ -271,7 +271,7 @@ func gpCopy(zw *zip.Writer, f *zip.File, fh *zip.FileHeader) error {
 // sheet added to the File under a plan sheet's name (Excel compares them
 // case-insensitively) is refused.
 func (wb *GridWorkbook) planBook(parts map[string]*zip.File) (map[string]string, *planBook, error) {
-	sheetParts, err := gpSheetParts(parts)
+	sheetParts, err := workbookSheets(parts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,11 +284,11 @@ func (wb *GridWorkbook) planBook(parts map[string]*zip.File) (map[string]string,
 			return nil, nil, fmt.Errorf("sheet %s: a sheet of that name was added beside the plan sheet", name)
 		}
 	}
-	x, err := gpReadPart(parts[gpWorkbook])
+	x, err := readPart(parts[workbookPart])
 	if err != nil {
 		return nil, nil, err
 	}
-	rels, err := gpReadPart(parts[gpRelsPath(gpWorkbook)])
+	rels, err := readPart(parts[relsPath(workbookPart)])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,18 +296,18 @@ func (wb *GridWorkbook) planBook(parts map[string]*zip.File) (map[string]string,
 	return sheetParts, book, err
 }
 
-// gpWriteContentTypes copies the content types part f, its part names
+// writeContentTypes copies the content types part f, its part names
 // renamed by rename, with overrides (the new sheets', drawings' and
 // charts') added at its end.
-func gpWriteContentTypes(zw *zip.Writer, f *zip.File, rename func(string) string, overrides string) error {
-	raw, err := gpReadPart(f)
+func writeContentTypes(zw *zip.Writer, f *zip.File, rename func(string) string, overrides string) error {
+	raw, err := readPart(f)
 	if err != nil {
 		return err
 	}
 	b := []byte(rename(string(raw)))
 	i := bytes.LastIndex(b, []byte("</Types>"))
 	if i < 0 {
-		return fmt.Errorf("%s: no </Types>", gpContentTypes)
+		return fmt.Errorf("%s: no </Types>", contentTypesPart)
 	}
 	out, err := zw.Create(f.Name)
 	if err != nil {
@@ -320,8 +320,8 @@ func gpWriteContentTypes(zw *zip.Writer, f *zip.File, rename func(string) string
 	return err
 }
 
-// gpReadPart returns a part's bytes; the skeleton is eepipe's own, small.
-func gpReadPart(f *zip.File) ([]byte, error) {
+// readPart returns a part's bytes; the skeleton is eepipe's own, small.
+func readPart(f *zip.File) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, err
@@ -330,17 +330,17 @@ func gpReadPart(f *zip.File) ([]byte, error) {
 	return io.ReadAll(rc)
 }
 
-// gpRelsPath returns the relationships part of a part.
-func gpRelsPath(p string) string { return path.Join(path.Dir(p), "_rels", path.Base(p)+".rels") }
+// relsPath returns the relationships part of a part.
+func relsPath(p string) string { return path.Join(path.Dir(p), "_rels", path.Base(p)+".rels") }
 
-// gpSheetParts maps each sheet name of the skeleton to its worksheet part.
-func gpSheetParts(parts map[string]*zip.File) (map[string]string, error) {
+// workbookSheets maps each sheet name of the skeleton to its worksheet part.
+func workbookSheets(parts map[string]*zip.File) (map[string]string, error) {
 	read := func(name string, v any) error {
 		f, ok := parts[name]
 		if !ok {
 			return fmt.Errorf("no %s", name)
 		}
-		b, err := gpReadPart(f)
+		b, err := readPart(f)
 		if err != nil {
 			return err
 		}
@@ -381,15 +381,15 @@ func gpSheetParts(parts map[string]*zip.File) (map[string]string, error) {
 	return out, nil
 }
 
-// gpCreate starts a deflated part of the package.
-func gpCreate(zw *zip.Writer, name string) (io.Writer, error) {
+// createPart starts a deflated part of the package.
+func createPart(zw *zip.Writer, name string) (io.Writer, error) {
 	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
 }
 
 // writePlanParts writes a plan sheet's worksheet part and, with charts,
 // its relationships, drawing and chart parts to set. It runs beside the
 // other plan sheets': it only reads the workbook.
-func (wb *GridWorkbook) writePlanParts(set *xlsx.ZipPartSet, name string, sp *gpSheetPart) error {
+func (wb *GridWorkbook) writePlanParts(set *xlsx.ZipPartSet, name string, sp *planSheetPart) error {
 	g := wb.grid
 	i := sp.plan
 	ps := grid.PlanSheetOf(g.Plans[i])
@@ -411,17 +411,17 @@ func (wb *GridWorkbook) writePlanParts(set *xlsx.ZipPartSet, name string, sp *gp
 	if len(charts) != sp.charts {
 		return fmt.Errorf("%d charts, %d expected", len(charts), sp.charts)
 	}
-	b := set.Create(gpRelsPath(name))
-	b.WriteString(gpRelsHeader)
-	fmt.Fprintf(b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, gpRelDrawing)
+	b := set.Create(relsPath(name))
+	b.WriteString(relsHeader)
+	fmt.Fprintf(b, `<Relationship Id="rId1" Target="../drawings/drawing%d.xml" Type="%s"></Relationship></Relationships>`, sp.drawing, relDrawing)
 	drawing := fmt.Sprintf("xl/drawings/drawing%d.xml", sp.drawing)
 	if err := drawingXML(set.Create(drawing), charts, wb.widths); err != nil {
 		return err
 	}
-	b = set.Create(gpRelsPath(drawing))
-	b.WriteString(gpRelsHeader)
+	b = set.Create(relsPath(drawing))
+	b.WriteString(relsHeader)
 	for k := range charts {
-		fmt.Fprintf(b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, gpRelChart)
+		fmt.Fprintf(b, `<Relationship Id="rId%d" Target="../charts/chart%d.xml" Type="%s"></Relationship>`, k+1, sp.chart+k, relChart)
 	}
 	b.WriteString(`</Relationships>`)
 	for k, c := range charts {
@@ -430,8 +430,8 @@ func (wb *GridWorkbook) writePlanParts(set *xlsx.ZipPartSet, name string, sp *gp
 	return nil
 }
 
-func gpWritePart(zw *zip.Writer, name string, b []byte) error {
-	out, err := gpCreate(zw, name)
+func writePart(zw *zip.Writer, name string, b []byte) error {
+	out, err := createPart(zw, name)
 	if err != nil {
 		return err
 	}
@@ -441,7 +441,7 @@ func gpWritePart(zw *zip.Writer, name string, b []byte) error {
 
 // writeChartData writes the hidden Chart data sheet's part.
 func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
-	out, err := gpCreate(zw, name)
+	out, err := createPart(zw, name)
 	if err != nil {
 		return err
 	}
@@ -462,20 +462,20 @@ func (wb *GridWorkbook) writeChartData(zw *zip.Writer, name string) error {
 	return x.Flush()
 }
 
-// exEMU is the English Metric Units of a pixel.
-const exEMU = 9525
+// emuPerPixel is the English Metric Units of a pixel.
+const emuPerPixel = 9525
 
 // drawingXML writes the drawing part of a plan sheet's charts to b: each
 // anchored at its cell and spanning its width and height in pixels over
 // the sheet's columns and rows, as excelize's AddChart places it.
-func drawingXML(b *bytes.Buffer, charts []exChart, widths []float64) error {
+func drawingXML(b *bytes.Buffer, charts []planChart, widths []float64) error {
 	colPx := func(col int) int {
 		if col-1 < len(widths) {
-			return exColPixels(widths[col-1])
+			return colPixels(widths[col-1])
 		}
-		return exColPixels(0)
+		return colPixels(0)
 	}
-	const rowPx = exChartRowPixels
+	const rowPx = chartRowPixels
 	b.WriteString(xml.Header + `<xdr:wsDr xmlns="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing">`)
 	for k, c := range charts {
 		col, row, err := excelize.CellNameToCoordinates(c.Cell)
@@ -495,7 +495,7 @@ func drawingXML(b *bytes.Buffer, charts []exChart, widths []float64) error {
 		}
 		fmt.Fprintf(b, `<xdr:twoCellAnchor><xdr:from><xdr:col>%d</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>`+
 			`<xdr:to><xdr:col>%d</xdr:col><xdr:colOff>%d</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>%d</xdr:rowOff></xdr:to>`,
-			colIdx, rowIdx, colEnd, x2*exEMU, rowEnd, y2*exEMU)
+			colIdx, rowIdx, colEnd, x2*emuPerPixel, rowEnd, y2*emuPerPixel)
 		fmt.Fprintf(b, `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="%d" name="Chart %d" descr="`, k+2, k+2)
 		_ = xml.EscapeText(b, []byte(c.Chart.Format.AltText))
 		fmt.Fprintf(b, `"></xdr:cNvPr><xdr:cNvGraphicFramePr></xdr:cNvGraphicFramePr></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"></a:off><a:ext cx="0" cy="0"></a:ext></xdr:xfrm>`+
@@ -506,9 +506,9 @@ func drawingXML(b *bytes.Buffer, charts []exChart, widths []float64) error {
 	return nil
 }
 
-// exColPixels is a column of width w (characters; 0: the default) in
+// colPixels is a column of width w (characters; 0: the default) in
 // pixels, as excelize's AddChart spans a chart over columns.
-func exColPixels(w float64) int {
+func colPixels(w float64) int {
 	if w > 0 {
 		return int(w*8 + 0.5)
 	}
@@ -518,29 +518,29 @@ func exColPixels(w float64) int {
 // chartXML writes the chart part of one plan chart (see planCharts) to b.
 func chartXML(b *bytes.Buffer, c *excelize.Chart) {
 	esc := func(s string) { _ = xml.EscapeText(b, []byte(s)) }
-	b.WriteString(exChartXMLHead)
+	b.WriteString(chartXMLHead)
 	if len(c.Title.Paragraph) > 0 {
 		esc(c.Title.Paragraph[0].Text)
 	}
-	b.WriteString(exChartXMLTitle)
+	b.WriteString(chartXMLTitle)
 	for i, s := range c.Series {
-		b.WriteString(exChartSerStart)
+		b.WriteString(chartSerStart)
 		fmt.Fprintf(b, `<idx val="%d"></idx><order val="%d"></order>`, i, i)
-		b.WriteString(exChartSerName)
+		b.WriteString(chartSerName)
 		esc(s.Name)
-		b.WriteString(exChartSerCat)
+		b.WriteString(chartSerCat)
 		esc(s.Categories)
-		b.WriteString(exChartSerVal)
+		b.WriteString(chartSerVal)
 		esc(s.Values)
-		b.WriteString(exChartSerEnd)
+		b.WriteString(chartSerEnd)
 	}
-	b.WriteString(exChartXMLTail)
+	b.WriteString(chartXMLTail)
 }
 
 var (
-	gpDimension = regexp.MustCompile(`<dimension [^>]*/>|<dimension [^>]*></dimension>`)
-	gpRowStart  = regexp.MustCompile(`^<row r="(\d+)"[^>]*>`)
-	gpRowSpans  = regexp.MustCompile(` spans="[^"]*"`)
+	dimensionElement = regexp.MustCompile(`<dimension [^>]*/>|<dimension [^>]*></dimension>`)
+	rowStart         = regexp.MustCompile(`^<row r="(\d+)"[^>]*>`)
+	rowSpans         = regexp.MustCompile(` spans="[^"]*"`)
 )
 
 // writeSectorSheet writes the Sector targets sheet's part: the part
@@ -548,14 +548,14 @@ var (
 // drawing) with the data rows (from reports.SectorFirstRow) merged in, row by row,
 // their cells before the chart data's (columns A-X, then AA on).
 func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File, name string) error {
-	sx, rows, tail, err := gpReopenSheet(zw, f, name)
+	sx, rows, tail, err := reopenSheet(zw, f, name)
 	if err != nil {
 		return err
 	}
 	// theirs returns excelize's next row: its number, its start tag (no
 	// spans: they would leave the data cells out), its cells.
 	theirs := func() (int, string, string, bool) {
-		n, startTag, cells, rest, ok := gpNextRow(rows)
+		n, startTag, cells, rest, ok := nextRow(rows)
 		rows = rest
 		return n, startTag, cells, ok
 	}
@@ -568,7 +568,7 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File, name strin
 	}
 	chartCells := func(row int) error {
 		var err error
-		charts, err = gpChartCells(sx, charts, row)
+		charts, err = sectorChartCells(sx, charts, row)
 		return err
 	}
 	// writeRow writes row r: the data cells (columns A-X), excelize's
@@ -644,22 +644,22 @@ func (wb *GridWorkbook) writeSectorSheet(zw *zip.Writer, f *zip.File, name strin
 	return sx.Flush()
 }
 
-// gpReopenSheet starts writing again, as name, a worksheet part excelize
+// reopenSheet starts writing again, as name, a worksheet part excelize
 // wrote: the part up to its rows is written, the rows and what follows
 // them are returned.
-func gpReopenSheet(zw *zip.Writer, f *zip.File, name string) (sx *templates.SheetXML, rows, tail string, err error) {
-	b, err := gpReadPart(f)
+func reopenSheet(zw *zip.Writer, f *zip.File, name string) (sx *templates.SheetXML, rows, tail string, err error) {
+	b, err := readPart(f)
 	if err != nil {
 		return nil, "", "", err
 	}
-	head, rows, tail, err := gpSplitSheetData(string(b))
+	head, rows, tail, err := splitSheetData(string(b))
 	if err != nil {
 		return nil, "", "", err
 	}
 	// The dimension excelize computed leaves the data rows out; it is
 	// optional.
-	head = gpDimension.ReplaceAllString(head, "")
-	out, err := gpCreate(zw, name)
+	head = dimensionElement.ReplaceAllString(head, "")
+	out, err := createPart(zw, name)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -669,9 +669,9 @@ func gpReopenSheet(zw *zip.Writer, f *zip.File, name string) (sx *templates.Shee
 	return sx, rows, tail, nil
 }
 
-// gpSplitSheetData splits a worksheet part excelize wrote around its
+// splitSheetData splits a worksheet part excelize wrote around its
 // rows: what comes before sheetData, the rows, what comes after.
-func gpSplitSheetData(x string) (head, rows, tail string, err error) {
+func splitSheetData(x string) (head, rows, tail string, err error) {
 	start := strings.Index(x, "<sheetData>")
 	end := strings.LastIndex(x, "</sheetData>")
 	empty := strings.Index(x, "<sheetData/>")
@@ -684,20 +684,20 @@ func gpSplitSheetData(x string) (head, rows, tail string, err error) {
 	return "", "", "", fmt.Errorf("no sheetData in the part excelize wrote")
 }
 
-// gpNextRow returns the first of rows excelize wrote: its number, its
+// nextRow returns the first of rows excelize wrote: its number, its
 // start tag (no spans: they would leave the data cells out), its cells,
 // and the rows after it; false (rows given back as they are) when there
 // is none or it is not understood.
-func gpNextRow(rows string) (n int, startTag, cells, rest string, ok bool) {
+func nextRow(rows string) (n int, startTag, cells, rest string, ok bool) {
 	if rows == "" {
 		return 0, "", "", rows, false
 	}
-	m := gpRowStart.FindStringSubmatchIndex(rows)
+	m := rowStart.FindStringSubmatchIndex(rows)
 	if m == nil {
 		return 0, "", "", rows, false
 	}
 	n, _ = strconv.Atoi(rows[m[2]:m[3]])
-	startTag = gpRowSpans.ReplaceAllString(rows[:m[1]], "")
+	startTag = rowSpans.ReplaceAllString(rows[:m[1]], "")
 	rest = rows[m[1]:]
 	if strings.HasSuffix(startTag, "/>") {
 		startTag = strings.TrimSuffix(startTag, "/>") + ">"
@@ -714,22 +714,22 @@ func gpNextRow(rows string) (n int, startTag, cells, rest string, ok bool) {
 // sectorChartRows are the Sector targets sheet's chart data rows, from
 // column reports.SectorChartCol on: a few per plan, kept (the data rows,
 // many more, are written as they are laid out). None without charts.
-func (wb *GridWorkbook) sectorChartRows() ([]gpChartRow, error) {
-	var charts []gpChartRow
+func (wb *GridWorkbook) sectorChartRows() ([]sectorChartRow, error) {
+	var charts []sectorChartRow
 	if !wb.sector.Charts {
 		return nil, nil
 	}
 	err := reports.AddSectorCharts(nil, reports.SectorSheetName, wb.sector.Plans, &templates.Styles{Heading: wb.sector.Heading}, reports.SectorChartStream,
 		func(row int, vals []any, style int) error {
-			charts = append(charts, gpChartRow{row, append([]any(nil), vals...), style})
+			charts = append(charts, sectorChartRow{row, append([]any(nil), vals...), style})
 			return nil
 		})
 	return charts, err
 }
 
-// gpChartCells writes the chart data cells of row (the first of charts,
+// sectorChartCells writes the chart data cells of row (the first of charts,
 // in row order) and returns the chart rows after it.
-func gpChartCells(sx *templates.SheetXML, charts []gpChartRow, row int) ([]gpChartRow, error) {
+func sectorChartCells(sx *templates.SheetXML, charts []sectorChartRow, row int) ([]sectorChartRow, error) {
 	for len(charts) > 0 && charts[0].row == row {
 		c := charts[0]
 		for i, v := range c.vals {
@@ -749,8 +749,8 @@ func gpChartCells(sx *templates.SheetXML, charts []gpChartRow, row int) ([]gpCha
 	return charts, nil
 }
 
-// gpChartRow is a row of the Sector targets sheet's chart data.
-type gpChartRow struct {
+// sectorChartRow is a row of the Sector targets sheet's chart data.
+type sectorChartRow struct {
 	row   int
 	vals  []any
 	style int
