@@ -390,18 +390,11 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if d := time.Duration(s.latency.Load()); d > 0 {
-		if wait := time.Until(arrival.Add(d)); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				// The client left or the server is closing: no answer
-				// (a write was committed all the same, as on a real
-				// service).
-				t.Stop()
-				s.logRequest(r, route, bw.status, "abandoned", arrival)
-				panic(http.ErrAbortHandler)
-			}
+		if waitUntil(r.Context(), arrival.Add(d)) != nil {
+			// The client left or the server is closing: no answer (a
+			// write was committed all the same, as on a real service).
+			s.logRequest(r, route, bw.status, "abandoned", arrival)
+			panic(http.ErrAbortHandler)
 		}
 	}
 	s.logRequest(r, route, bw.status, outcome, arrival)
