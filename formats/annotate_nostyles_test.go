@@ -9,7 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // TestAnnotateWorkbookWithoutStyleSheet: xl/styles.xml is optional, and a
@@ -53,7 +53,7 @@ func TestAnnotateWorkbookWithoutStyleSheet(t *testing.T) {
 		t.Errorf("Targets!A2 = %q in the copy, want the input's value", v)
 	}
 	// The reconciliation's XLSX copy opens the input the same way.
-	if _, err := reports.WriteReconcileXLSX(filepath.Join(dir, "reconcile.xlsx"), src, &pipeline.Reconciliation{}); err != nil {
+	if _, err := reports.WriteReconcileXLSX(filepath.Join(dir, "reconcile.xlsx"), src, &diff.Reconciliation{}); err != nil {
 		t.Errorf("reconciliation copy of a workbook without a style sheet: %v", err)
 	}
 }

@@ -10,23 +10,25 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // benchSavedSet is a signed change set of n plans updating every counter
 // of 5 years' 2 targets (900 counters a plan, about 110 KB of JSON).
-func benchSavedSet(b *testing.B, n int) *pipeline.SavedChangeSet {
+func benchSavedSet(b *testing.B, n int) *savedset.SavedChangeSet {
 	names := pipeline.DefaultCatalog().Names()
-	s := &pipeline.SavedChangeSet{Schema: pipeline.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
+	s := &savedset.SavedChangeSet{Schema: savedset.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
 		Service: testSetService, Accounts: []string{"acme"}}
 	for i := range n {
-		p := pipeline.SavedPlan{Account: "acme", Action: pipeline.ActionUpdate, PlanID: int64(i + 1), Title: fmt.Sprintf("plan %d %q", i+1, fmt.Sprintf("Plan %04d", i))}
+		p := savedset.SavedPlan{Account: "acme", Action: diff.ActionUpdate, PlanID: int64(i + 1), Title: fmt.Sprintf("plan %d %q", i+1, fmt.Sprintf("Plan %04d", i))}
 		for y := 1; y <= 5; y++ {
 			for k, typ := range pipeline.TargetTypes {
-				t := pipeline.SavedTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2024 + y).String(), TargetType: typ,
+				t := savedset.SavedTarget{YearNumber: y, FinancialYear: pipeline.FinancialYear(2024 + y).String(), TargetType: typ,
 					MilestoneID: int64(i*10 + y), TargetID: int64(i*100 + y*2 + k), File: "plans.xlsx"}
 				for j, c := range names {
 					old := int64(j)
-					t.Counters = append(t.Counters, pipeline.SavedCounter{Counter: c, Expected: &old, New: int64(j + 1), Cell: fmt.Sprintf("Plan %04d!%c%d", i, 'C'+j%20, 10+j)})
+					t.Counters = append(t.Counters, savedset.SavedCounter{Counter: c, Expected: &old, New: int64(j + 1), Cell: fmt.Sprintf("Plan %04d!%c%d", i, 'C'+j%20, 10+j)})
 				}
 				p.Targets = append(p.Targets, t)
 			}
@@ -67,7 +69,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 				peak := benchPeakHeap()
 				for b.Loop() {
 					file := &reports.ChangeSetFile{Path: path}
-					set, checkErr, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
+					set, checkErr, err := savedset.OpenSaved(file.Read, pipeline.DefaultCatalog())
 					if err != nil || checkErr != nil {
 						b.Fatal(err, checkErr)
 					}
@@ -75,7 +77,7 @@ func BenchmarkReadChangeSet(b *testing.B) {
 						b.Fatal(err)
 					}
 					plans := 0
-					if err := set.Plans(func(int, *pipeline.SavedPlan) error { plans++; return nil }); err != nil || plans != n {
+					if err := set.Plans(func(int, *savedset.SavedPlan) error { plans++; return nil }); err != nil || plans != n {
 						b.Fatal(err, plans)
 					}
 				}

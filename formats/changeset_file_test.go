@@ -17,13 +17,15 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 func TestChangeSetFilesRoundTrip(t *testing.T) {
 	in := inPlanForTest()
-	d := pipeline.Diff(in, storedForTest(), pipeline.DiffOptions{})
+	d := diff.Diff(in, storedForTest(), diff.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestChangeSetFilesRoundTrip(t *testing.T) {
 
 const testSetService = "http://127.0.0.1:8080"
 
-var testSetKeys = pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
+var testSetKeys = savedset.SetKeys{"acme": savedset.NewSetKey("acme", "8ovHrj", "mpk_acme_key_0001", "acme-secret")}
 
 func inPlanForTest() *pipeline.InputPlan {
 	return &pipeline.InputPlan{Name: "Acme", StartDate: date("2025-09-01"), EndDate: date("2030-08-31"),
@@ -131,15 +133,15 @@ func TestChangeSetWorkbookEditedSheetRefused(t *testing.T) {
 	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
 	stored := storedForTest()
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
-	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
+	d := diff.Diff(in, stored, diff.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Signed off with a signer's key: the sheet shows the signer, from the
 	// sign-off, as a row no edit may change.
-	signer, err := pipeline.NewSignerKey("Thandi Nkosi", rand.Reader)
+	signer, err := savedset.NewSignerKey("Thandi Nkosi", rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}

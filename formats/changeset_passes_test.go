@@ -11,19 +11,21 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // passesSet is a signed change set of n plans, plan i writing new+i to
 // one counter of its stored plan 100+i.
-func passesSet(t *testing.T, n int, new int64) *pipeline.SavedChangeSet {
+func passesSet(t *testing.T, n int, new int64) *savedset.SavedChangeSet {
 	t.Helper()
-	s := &pipeline.SavedChangeSet{Schema: pipeline.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
+	s := &savedset.SavedChangeSet{Schema: savedset.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
 		Service: testSetService, Accounts: []string{"acme"}}
 	for i := range n {
 		old := int64(0)
-		s.Plans = append(s.Plans, pipeline.SavedPlan{Account: "acme", Action: pipeline.ActionUpdate, PlanID: int64(100 + i),
-			Title: fmt.Sprintf("plan %d %q", 100+i, "P"), Targets: []pipeline.SavedTarget{{YearNumber: 1, TargetType: "all_employees",
-				MilestoneID: 1, TargetID: 2, Counters: []pipeline.SavedCounter{{Counter: "number_of_african_male_top_managers", Expected: &old, New: new + int64(i)}}}}})
+		s.Plans = append(s.Plans, savedset.SavedPlan{Account: "acme", Action: diff.ActionUpdate, PlanID: int64(100 + i),
+			Title: fmt.Sprintf("plan %d %q", 100+i, "P"), Targets: []savedset.SavedTarget{{YearNumber: 1, TargetType: "all_employees",
+				MilestoneID: 1, TargetID: 2, Counters: []savedset.SavedCounter{{Counter: "number_of_african_male_top_managers", Expected: &old, New: new + int64(i)}}}}})
 	}
 	if err := s.Sign(testSetKeys); err != nil {
 		t.Fatal(err)
@@ -42,9 +44,9 @@ func TestChangeSetFilePasses(t *testing.T) {
 			if err := reports.WriteChangeSet(path, passesSet(t, 5, 1)); err != nil {
 				t.Fatal(err)
 			}
-			open := func() (*pipeline.StreamedSet, *reports.ChangeSetFile) {
+			open := func() (*savedset.StreamedSet, *reports.ChangeSetFile) {
 				f := &reports.ChangeSetFile{Path: path}
-				set, checkErr, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
+				set, checkErr, err := savedset.OpenSaved(f.Read, pipeline.DefaultCatalog())
 				if err != nil || checkErr != nil {
 					t.Fatal(err, checkErr)
 				}
@@ -58,7 +60,7 @@ func TestChangeSetFilePasses(t *testing.T) {
 				t.Fatalf("first pass: size %d, sha %q, %d plans", f.Size, f.SHA256, set.Len())
 			}
 			seen := 0
-			if err := set.Plans(func(i int, p *pipeline.SavedPlan) error { seen++; return nil }); err != nil || seen != 5 {
+			if err := set.Plans(func(i int, p *savedset.SavedPlan) error { seen++; return nil }); err != nil || seen != 5 {
 				t.Fatalf("second pass: %d plans, %v", seen, err)
 			}
 
@@ -72,11 +74,11 @@ func TestChangeSetFilePasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []int64
-			err := set.Plans(func(i int, p *pipeline.SavedPlan) error {
+			err := set.Plans(func(i int, p *savedset.SavedPlan) error {
 				got = append(got, p.Targets[0].Counters[0].New)
 				return nil
 			})
-			if !errors.Is(err, pipeline.ErrSetChanged) || len(got) > 2 {
+			if !errors.Is(err, savedset.ErrSetChanged) || len(got) > 2 {
 				t.Errorf("changed set: %v after %v", err, got)
 			}
 			for _, v := range got {
@@ -92,7 +94,7 @@ func TestChangeSetFilePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &reports.ChangeSetFile{Path: path}
-	set, _, err := pipeline.OpenSaved(f.Read, pipeline.DefaultCatalog())
+	set, _, err := savedset.OpenSaved(f.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,16 +103,16 @@ func TestChangeSetFilePasses(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, []byte(strings.Replace(string(b), "\n", "\n ", 1)), 0o600)
-	if err := set.Plans(func(int, *pipeline.SavedPlan) error { return nil }); !errors.Is(err, pipeline.ErrSetChanged) {
+	if err := set.Plans(func(int, *savedset.SavedPlan) error { return nil }); !errors.Is(err, savedset.ErrSetChanged) {
 		t.Errorf("re-spaced set: %v", err)
 	}
 	// Plans are not read again before the signature held.
 	g := &reports.ChangeSetFile{Path: path}
-	unverified, _, err := pipeline.OpenSaved(g.Read, pipeline.DefaultCatalog())
+	unverified, _, err := savedset.OpenSaved(g.Read, pipeline.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unverified.Plans(func(int, *pipeline.SavedPlan) error { return nil }); !errors.Is(err, pipeline.ErrSetSignature) {
+	if err := unverified.Plans(func(int, *savedset.SavedPlan) error { return nil }); !errors.Is(err, savedset.ErrSetSignature) {
 		t.Errorf("unverified set read again: %v", err)
 	}
 }

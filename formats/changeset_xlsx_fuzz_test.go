@@ -8,6 +8,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // FuzzReadChangeSetWorkbook: any bytes given as a sign-off workbook are
@@ -19,9 +21,9 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 	in.Targets[0].Counters.Put("number_of_white_female_top_managers", 4)
 	stored := storedForTest()
 	stored.Milestones[0].Targets[0].Counters.Put("number_of_white_female_top_managers", 0)
-	d := pipeline.Diff(in, stored, pipeline.DiffOptions{})
+	d := diff.Diff(in, stored, diff.DiffOptions{})
 	d.Account = "acme"
-	s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, nil, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
+	s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, testSetService, nil, time.Now(), pipeline.DefaultCatalog(), testSetKeys)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 		}
 		reports.IsChangeSet(path)
 		file := &reports.ChangeSetFile{Path: path}
-		set, _, err := pipeline.OpenSaved(file.Read, pipeline.DefaultCatalog())
+		set, _, err := savedset.OpenSaved(file.Read, pipeline.DefaultCatalog())
 		if err != nil {
 			return
 		}
@@ -50,7 +52,7 @@ func FuzzReadChangeSetWorkbook(f *testing.F) {
 			return
 		}
 		n := 0
-		if err := set.Plans(func(int, *pipeline.SavedPlan) error { n++; return nil }); err != nil {
+		if err := set.Plans(func(int, *savedset.SavedPlan) error { n++; return nil }); err != nil {
 			t.Fatalf("a verified set failed when read again: %v", err)
 		}
 		if n != set.Len() {

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -186,15 +186,15 @@ func printFill(t *testing.T, f *excelize.File, ref string, cache map[int]string)
 
 // sectorOutcomeWords are the capitalised words of a plan's heading on the
 // Sector targets sheet that say its outcome.
-func sectorOutcomeWords(p pipeline.SectorPlanCheck) string {
+func sectorOutcomeWords(p sector.SectorPlanCheck) string {
 	switch {
 	case p.Reason != "":
 		return "NOTHING COULD BE ASSESSED: "
-	case p.Status == pipeline.SectorMet:
+	case p.Status == sector.SectorMet:
 		return "MEETS every target"
-	case p.Status == pipeline.SectorShort:
+	case p.Status == sector.SectorShort:
 		return "FALLS SHORT of the targets"
-	case p.Status == pipeline.SectorPartlyMet:
+	case p.Status == sector.SectorPartlyMet:
 		return "NOT FULLY ASSESSED"
 	}
 	return "NOTHING COULD BE ASSESSED"

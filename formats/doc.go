@@ -12,8 +12,9 @@
 // XLSX export). It is the one home of the question "which reader does
 // this file go to?" (docs/formats.md).
 //
-// It and its sub-packages import pipeline (the model, the catalog) and
-// templates (the styling, and templates.ExcelSerial, the one conversion of
-// a date to an Excel serial), never the wire client: nothing that formats
-// imports pulls in apiclient or pipeline/planapi.
+// It and its sub-packages import pipeline (the model, the catalog); all
+// but xlsx import templates (the styling and the workbooks' vocabulary),
+// which sits over xlsx (cell references, date serials). None imports the
+// wire client: nothing that formats imports pulls in apiclient or
+// pipeline/planapi.
 package formats

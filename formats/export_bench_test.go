@@ -12,6 +12,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // The export benchmarks build the XLSX exports of generated plans (four or
@@ -149,7 +150,7 @@ func BenchmarkExportGrid2000(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "plans.xlsx")
-			report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+			report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 			opts := export.Options{NoCharts: !charts, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 				Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 			done := benchMeasure(b)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // TestExportWriteFailureAnywhere: a grid export (charts, Sector targets
@@ -19,7 +20,7 @@ func TestExportWriteFailureAnywhere(t *testing.T) {
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
 	}
-	report := pipeline.CheckSector(inputs, pipeline.DefaultCatalog(), pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, pipeline.DefaultCatalog(), sector.DefaultSectorTargets())
 	opts := export.Options{Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}
 	var full countingWriter
 	wb, err := export.NewWorkbook(plans, opts)

@@ -32,7 +32,7 @@ func TestGridGolden(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			recs, probs := readGridWorkbook(t, path, nil)
-			plans, more := assemble(recs, pipeline.DefaultCatalog())
+			plans, more := assembleRecords(recs, pipeline.DefaultCatalog())
 			probs = append(probs, more...)
 			probs.Sort()
 			got := gridGolden{Plans: model(plans), Problems: []string{}}

@@ -16,6 +16,7 @@ import (
 	"github.com/eepipe/eepipe/formats/grid"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // modelPlan is an InputPlan without origins, for comparing models.
@@ -215,7 +216,7 @@ func gridSheetsOf(t tb, wb *excelize.File) []string {
 func readGridModel(t tb, path string, cat *pipeline.Catalog) []*pipeline.InputPlan {
 	t.Helper()
 	recs, probs := readGridWorkbook(t, path, cat)
-	plans, more := assemble(recs, cat)
+	plans, more := assembleRecords(recs, cat)
 	probs = append(probs, more...)
 	if probs.HasErrors() {
 		t.Fatalf("%s: errors reading back:\n%s", filepath.Base(path), problemsText(probs))
@@ -241,13 +242,13 @@ func date(s string) pipeline.Date {
 	return d
 }
 
-// assemble groups records into plans as ReadFiles does (pipeline's
+// assembleRecords groups records into plans as ReadFiles does (pipeline's
 // Assembler).
-func assemble(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputPlan, pipeline.Problems) {
+func assembleRecords(recs []pipeline.Record, cat *pipeline.Catalog) ([]*pipeline.InputPlan, pipeline.Problems) {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	a := pipeline.NewAssembler(cat)
+	a := assemble.NewAssembler(cat)
 	for _, r := range recs {
 		a.Add(r)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // gpParts returns the parts of a written workbook by name.
@@ -250,7 +251,7 @@ func TestGridSectorSheetStreamed(t *testing.T) {
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
 	}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	dir := t.TempDir()
 	for _, noCharts := range []bool{false, true} {
 		streamed, ref := filepath.Join(dir, "streamed.xlsx"), filepath.Join(dir, "ref.xlsx")

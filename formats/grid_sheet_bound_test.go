@@ -16,6 +16,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // gridBoundExport writes the grid export (charts and the Sector targets
@@ -29,7 +30,7 @@ func gridBoundExport(t *testing.T, n int) (path string, order []string, sheets m
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	path = filepath.Join(t.TempDir(), "plans.xlsx")
 	opts := export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Sector: &export.Sector{Plans: report.Plans, Source: report.TargetsSource}}

@@ -17,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -148,7 +149,7 @@ func TestExportSheetOrderListsLast(t *testing.T) {
 	plans := exExportPlans()
 	plans[1].Plan.Name = reports.SectorSheetName
 	inputs := []*pipeline.InputPlan{plans[0].Plan, plans[1].Plan}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	wb, err := export.NewWorkbook(plans, export.Options{GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		BeforePlanSheets: func(f *excelize.File) error { return reports.AddSectorSheet(f, report.Plans, report.TargetsSource) }})
 	if err != nil {

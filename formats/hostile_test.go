@@ -389,7 +389,7 @@ func TestUnreadableSharedStringSaysWhy(t *testing.T) {
 			var recs []pipeline.Record
 			var ps pipeline.Problems
 			readXLSXLimited("s.xlsx", bytes.NewReader(data), int64(len(data)), xlsx.Limits{}, pipeline.DefaultCatalog(), nil, collectRecords(&recs), &ps)
-			_, aps := assemble(recs, nil)
+			_, aps := assembleRecords(recs, nil)
 			ps = append(ps, aps...)
 			i := slices.IndexFunc(ps, func(p pipeline.Problem) bool { return p.Origin.Cell == "A2" })
 			if i < 0 || !strings.Contains(ps[i].Message, tc.want) {

@@ -20,6 +20,9 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -154,7 +157,7 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 	for _, p := range plans {
 		inputs = append(inputs, p.Plan)
 	}
-	report := pipeline.CheckSector(inputs, nil, pipeline.DefaultSectorTargets())
+	report := sector.CheckSector(inputs, nil, sector.DefaultSectorTargets())
 	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	exported := add("export.xlsx", func(path string) error {
 		return writeExportXLSX(path, plans, export.Options{GeneratedAt: at, Source: "https://ee.example.com",
@@ -202,9 +205,9 @@ func printedWorkbooks(t *testing.T, dir string) []string {
 		})
 	})
 	add("changes.xlsx", func(path string) error {
-		d := pipeline.Diff(inPlanForTest(), storedForTest(), pipeline.DiffOptions{})
+		d := diff.Diff(inPlanForTest(), storedForTest(), diff.DiffOptions{})
 		d.Account = "acme"
-		s, err := pipeline.SaveChangeSet(&pipeline.ChangeSet{Plans: []*pipeline.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), testSetKeys)
+		s, err := savedset.SaveChangeSet(&diff.ChangeSet{Plans: []*diff.PlanDiff{d}}, testSetService, []pipeline.InputFile{{Path: "v1.csv", SHA256: "ab"}}, at, pipeline.DefaultCatalog(), testSetKeys)
 		if err != nil {
 			return err
 		}

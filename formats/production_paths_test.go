@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -21,9 +22,9 @@ import (
 
 // readChangeSet reads a whole change set file through the streaming
 // reader apply uses (reports.ChangeSetFile), signature checked.
-func readChangeSet(path string) (*pipeline.SavedChangeSet, error) {
-	var plans []pipeline.SavedPlan
-	s, err := (&reports.ChangeSetFile{Path: path}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+func readChangeSet(path string) (*savedset.SavedChangeSet, error) {
+	var plans []savedset.SavedPlan
+	s, err := (&reports.ChangeSetFile{Path: path}).Read(func(_ *savedset.SavedChangeSet, _ int, p *savedset.SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // ReadOptions tune ReadFiles.
@@ -71,7 +72,7 @@ func ReadFiles(paths []string, opts ReadOptions) (*pipeline.Batch, error) {
 	}
 	var ps pipeline.Problems
 	files := readExpandInputs(paths, &ps)
-	asm := pipeline.NewAssembler(cat)
+	asm := assemble.NewAssembler(cat)
 	asm.Bound(opts.Bound)
 	if !opts.Words.Empty() {
 		asm.TeachSectors(opts.Words.Sector)

@@ -36,7 +36,7 @@ func checkReadResult(t *testing.T, recs []pipeline.Record, ps pipeline.Problems)
 		}
 	}
 	// Whatever was read must assemble without panicking.
-	assemble(recs, nil)
+	assembleRecords(recs, nil)
 }
 
 // FuzzReadCSV feeds arbitrary bytes to the CSV reader: it must never panic,

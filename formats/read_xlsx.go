@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // readXLSXLimited reads one workbook: the flat table when there is one,
@@ -68,7 +69,7 @@ func readXLSXLimited(file string, r io.ReaderAt, size int64, lim xlsx.Limits, ca
 			strings.Join(flatQuoteEach(hiddenPlans), ", "), unhideAdvice)
 		return
 	}
-	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", table.HeaderRows)
+	ps.Errorf(fileOrigin, "", "no table found: no visible sheet has a header row (a row within the first %d rows with a cell reading target_type), and no sheet is a grid plan sheet", templates.FlatHeaderRows)
 }
 
 // hiddenPlanSheets returns the hidden sheets that hold plans: a flat table

@@ -9,21 +9,22 @@ import (
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // rrBenchReconciliation returns a reconciliation of the workbook at path
 // that marks one counter of every target (the first counter it holds), as
 // after one counter changed on the service for every target.
-func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation, int) {
+func rrBenchReconciliation(b *testing.B, path string) (*diff.Reconciliation, int) {
 	batch, err := ReadFiles([]string{path}, costReadOptions())
 	if err != nil || costCount(batch, pipeline.Error) != 0 {
 		b.Fatalf("read: %v %v", err, firstProblems(batch.Problems))
 	}
-	rec := &pipeline.Reconciliation{Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+	rec := &diff.Reconciliation{Schema: diff.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Files: []string{path}, Complete: true}
 	marks := 0
 	for _, p := range batch.Plans {
-		rp := pipeline.ReconciledPlan{Presence: pipeline.PresencePresent, Account: "acme", PlanName: p.Name, Origin: p.Origin}
+		rp := diff.ReconciledPlan{Presence: diff.PresencePresent, Account: "acme", PlanName: p.Name, Origin: p.Origin}
 		for _, t := range p.Targets {
 			name := "number_of_african_male_top_managers"
 			o := t.CellOf(name)
@@ -31,8 +32,8 @@ func rrBenchReconciliation(b *testing.B, path string) (*pipeline.Reconciliation,
 				continue
 			}
 			marks++
-			rp.Targets = append(rp.Targets, pipeline.TargetDifference{YearNumber: t.YearNumber, TargetType: string(t.TargetType),
-				Counters: []pipeline.CounterDifference{{Counter: name, Workbook: 1, Server: 99, Origin: o, Location: pipeline.LocationOf(o)}}})
+			rp.Targets = append(rp.Targets, diff.TargetDifference{YearNumber: t.YearNumber, TargetType: string(t.TargetType),
+				Counters: []diff.CounterDifference{{Counter: name, Workbook: 1, Server: 99, Origin: o, Location: diff.LocationOf(o)}}})
 		}
 		rec.Plans = append(rec.Plans, rp)
 	}
@@ -50,10 +51,10 @@ func BenchmarkCostReconcileCopy(b *testing.B) {
 		b.Fatal(err)
 	}
 	changed, marks := rrBenchReconciliation(b, src)
-	inSync := &pipeline.Reconciliation{Schema: changed.Schema, GeneratedAt: changed.GeneratedAt, Files: changed.Files, Complete: true, InSync: true}
+	inSync := &diff.Reconciliation{Schema: changed.Schema, GeneratedAt: changed.GeneratedAt, Files: changed.Files, Complete: true, InSync: true}
 	for _, bc := range []struct {
 		name string
-		rec  *pipeline.Reconciliation
+		rec  *diff.Reconciliation
 		n    int
 	}{{"plans=500", inSync, 0}, {fmt.Sprintf("plans=500/marks=%d", marks), changed, marks}} {
 		b.Run(bc.name, func(b *testing.B) {

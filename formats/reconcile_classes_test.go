@@ -13,6 +13,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // TestReconcileReportsCarryClasses: a counter changed on the service is
@@ -25,8 +27,8 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	rec := rrReconciliation(src)
 	cs := rec.Plans[0].Targets[0].Counters
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
-	cs[0].Class, cs[0].LastApplied = pipeline.ClassService, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
-	cs[1].Class, cs[1].LastApplied = pipeline.ClassBoth, &pipeline.LastWrite{Value: 3, RunID: 12, At: at}
+	cs[0].Class, cs[0].LastApplied = diff.ClassService, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
+	cs[1].Class, cs[1].LastApplied = diff.ClassBoth, &pipeline.LastWrite{Value: 3, RunID: 12, At: at}
 
 	out := filepath.Join(dir, "report.xlsx")
 	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
@@ -55,7 +57,7 @@ func TestReconcileReportsCarryClasses(t *testing.T) {
 	}
 	rrCheckFits(t, f, reports.SummarySheet, 13)
 	rrCheckFits(t, f, reports.ChangesSheet, 1)
-	for ref, want := range map[string]string{"E2": reports.ServiceFillColor, "F2": reports.ConflictFillColor} {
+	for ref, want := range map[string]string{"E2": templates.ServiceFill, "F2": templates.ConflictFill} {
 		id, _ := f.GetCellStyle("client", ref)
 		st, _ := f.GetStyle(id)
 		if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != want {
@@ -108,8 +110,8 @@ func TestReconcileXLSXNamesEveryClass(t *testing.T) {
 	rec := rrReconciliation(src)
 	cs := rec.Plans[0].Targets[0].Counters
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
-	cs[0].Class, cs[0].LastApplied = pipeline.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
-	cs[1].Class = pipeline.ClassNoHistory
+	cs[0].Class, cs[0].LastApplied = diff.ClassFile, &pipeline.LastWrite{Value: 5, RunID: 12, At: at}
+	cs[1].Class = diff.ClassNoHistory
 	out := filepath.Join(dir, "report.xlsx")
 	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
 		t.Fatal(err)
@@ -142,8 +144,8 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	rec := rrReconciliation(src)
 	at := time.Date(2026, 10, 2, 8, 15, 0, 0, time.UTC)
 	fd := &rec.Plans[0].Fields[0]
-	fd.Location = &pipeline.Location{File: src, Line: 2, Column: 2}
-	fd.Class, fd.LastApplied = pipeline.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
+	fd.Location = &diff.Location{File: src, Line: 2, Column: 2}
+	fd.Class, fd.LastApplied = diff.ClassService, &pipeline.LastFieldWrite{Value: "Manufacturing", RunID: 12, At: at, File: "v1.csv"}
 
 	out := filepath.Join(dir, "report.xlsx")
 	if _, err := reports.WriteReconcileXLSX(out, src, rec); err != nil {
@@ -156,8 +158,8 @@ func TestReconcileReportsCarryFieldClasses(t *testing.T) {
 	defer f.Close()
 	id, _ := f.GetCellStyle("client", "B2")
 	st, _ := f.GetStyle(id)
-	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != reports.ServiceFillColor {
-		t.Errorf("B2 fill %+v, want %s", st, reports.ServiceFillColor)
+	if st == nil || len(st.Fill.Color) == 0 || rgbOf(st.Fill.Color[0]) != templates.ServiceFill {
+		t.Errorf("B2 fill %+v, want %s", st, templates.ServiceFill)
 	}
 	// The field's Changes row: file and service values, class, run.
 	want := []string{"client", "B2", "Acme 2026 (plan 17)", "", "", "sector", "Manufacturing", "Construction",

@@ -15,7 +15,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -124,8 +125,8 @@ func rrCheckCopy(t *testing.T, src string, marks [][2]string, stream bool, summa
 			t.Errorf("%s!%s: %v", m[0], m[1], err)
 			continue
 		}
-		if fill := rawFillColor(f, idx); fill != reports.DiffFillColor {
-			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, reports.DiffFillColor)
+		if fill := rawFillColor(f, idx); fill != templates.DiffFill {
+			t.Errorf("%s!%s filled %q, want %s", m[0], m[1], fill, templates.DiffFill)
 		}
 		want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i)
 		if got := rrCommentTexts(t, f, m[0])[strings.ToUpper(m[1])]; !strings.Contains(got, want) {
@@ -552,7 +553,7 @@ func TestReconcileCopyTellsHow(t *testing.T) {
 	streamed := filepath.Join(acceptanceDir, "lo_commented.xlsx")
 	for _, tc := range []struct {
 		name, src string
-		rec       *pipeline.Reconciliation
+		rec       *diff.Reconciliation
 		streamed  bool
 		fallback  bool
 	}{

@@ -13,33 +13,35 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rrMarksReconciliation is a reconciliation of src with one differing
 // counter at each of the cells (sheet, cell): the workbook holds i, the
 // service 1000+i.
-func rrMarksReconciliation(src string, cells [][2]string) *pipeline.Reconciliation {
-	p := pipeline.ReconciledPlan{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026",
+func rrMarksReconciliation(src string, cells [][2]string) *diff.Reconciliation {
+	p := diff.ReconciledPlan{Presence: diff.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026",
 		Origin: pipeline.Origin{File: src, Sheet: cells[0][0], Row: 1, Column: 1}}
-	t := pipeline.TargetDifference{YearNumber: 1, TargetType: pipeline.TargetAll}
+	t := diff.TargetDifference{YearNumber: 1, TargetType: pipeline.TargetAll}
 	for i, c := range cells {
 		col, row, err := excelize.CellNameToCoordinates(c[1])
 		if err != nil {
 			panic(err)
 		}
 		o := pipeline.Origin{File: src, Sheet: c[0], Cell: c[1], Row: row, Column: col}
-		t.Counters = append(t.Counters, pipeline.CounterDifference{Counter: fmt.Sprintf("number_of_counter_%d", i),
-			Workbook: int64(i), Server: int64(1000 + i), Origin: o, Location: pipeline.LocationOf(o)})
+		t.Counters = append(t.Counters, diff.CounterDifference{Counter: fmt.Sprintf("number_of_counter_%d", i),
+			Workbook: int64(i), Server: int64(1000 + i), Origin: o, Location: diff.LocationOf(o)})
 	}
-	p.Targets = []pipeline.TargetDifference{t}
-	return &pipeline.Reconciliation{Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Files: []string{src}, Complete: true, Plans: []pipeline.ReconciledPlan{p}}
+	p.Targets = []diff.TargetDifference{t}
+	return &diff.Reconciliation{Schema: diff.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		Files: []string{src}, Complete: true, Plans: []diff.ReconciledPlan{p}}
 }
 
 // rrWriteStreamed writes the annotated copy of src to dst and fails the
 // test when the copy was left to excelize: these tests are about the
 // streamed copy.
-func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) error {
+func rrWriteStreamed(t *testing.T, dst, src string, r *diff.Reconciliation) error {
 	t.Helper()
 	how, err := reports.WriteReconcileXLSX(dst, src, r)
 	if err == nil && !how.Streamed {
@@ -50,7 +52,7 @@ func rrWriteStreamed(t *testing.T, dst, src string, r *pipeline.Reconciliation) 
 
 // rrWriteXLSX is reports.WriteReconcileXLSX for a caller that needs only
 // its error.
-func rrWriteXLSX(dst, src string, r *pipeline.Reconciliation) error {
+func rrWriteXLSX(dst, src string, r *diff.Reconciliation) error {
 	_, err := reports.WriteReconcileXLSX(dst, src, r)
 	return err
 }
@@ -122,10 +124,10 @@ func TestReconcileCopyKeepsExistingComments(t *testing.T) {
 				idx, _ := f.GetCellStyle("Targets", ref)
 				fill := rawFillColor(f, idx)
 				marked := strings.Contains(" B2 D2 A1 F2 C5 A3 ", " "+ref+" ")
-				if marked && fill != reports.DiffFillColor {
-					t.Errorf("%s filled %q, want %s", ref, fill, reports.DiffFillColor)
+				if marked && fill != templates.DiffFill {
+					t.Errorf("%s filled %q, want %s", ref, fill, templates.DiffFill)
 				}
-				if !marked && fill == reports.DiffFillColor {
+				if !marked && fill == templates.DiffFill {
 					t.Errorf("%s filled unexpectedly", ref)
 				}
 			}
@@ -238,7 +240,7 @@ func TestReconcileCopyStringCellsAndManyMarks(t *testing.T) {
 	}
 	for i, m := range marks {
 		idx, _ := out.GetCellStyle(sheet, m[1])
-		if fill := rawFillColor(out, idx); fill != reports.DiffFillColor {
+		if fill := rawFillColor(out, idx); fill != templates.DiffFill {
 			t.Errorf("%s filled %q", m[1], fill)
 		}
 		if want := fmt.Sprintf("service holds %d (this workbook: %d)", 1000+i, i); !strings.Contains(texts[m[1]], want) {

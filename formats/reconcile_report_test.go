@@ -16,6 +16,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rrUpdate reports whether -update was given (the flag is shared by the
@@ -28,31 +30,31 @@ func rrUpdate() bool {
 // rrReconciliation is a reconciliation of the CSV source below: one plan
 // differing in two counters and a field, one missing on the server, one
 // only on the server.
-func rrReconciliation(src string) *pipeline.Reconciliation {
+func rrReconciliation(src string) *diff.Reconciliation {
 	o := func(line, col int) pipeline.Origin { return pipeline.Origin{File: src, Row: line, Column: col} }
-	rec := &pipeline.Reconciliation{
-		Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+	rec := &diff.Reconciliation{
+		Schema: diff.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Files: []string{src}, Complete: true,
-		Plans: []pipeline.ReconciledPlan{
-			{Presence: pipeline.PresencePresent, Account: "acme", CompanyID: "8ovHrj", PlanID: 17, PlanName: "Acme 2026",
+		Plans: []diff.ReconciledPlan{
+			{Presence: diff.PresencePresent, Account: "acme", CompanyID: "8ovHrj", PlanID: 17, PlanName: "Acme 2026",
 				StartDate: "2026-09-01", EndDate: "2030-08-31", Origin: o(2, 0),
-				Fields: []pipeline.FieldDifference{{Field: "sector", Workbook: "Manufacturing", Server: "Construction"}},
-				Targets: []pipeline.TargetDifference{{YearNumber: 1, FinancialYear: "2026/27", TargetType: "all_employees", MilestoneID: 171, TargetID: 1711,
-					Counters: []pipeline.CounterDifference{
-						{Counter: "number_of_african_male_top_managers", Workbook: 5, Server: 7, Location: pipeline.LocationOf(o(2, 5)), Origin: o(2, 5)},
-						{Counter: "number_of_african_female_top_managers", Workbook: 0, Server: 1, Location: pipeline.LocationOf(o(2, 6)), Origin: o(2, 6)},
+				Fields: []diff.FieldDifference{{Field: "sector", Workbook: "Manufacturing", Server: "Construction"}},
+				Targets: []diff.TargetDifference{{YearNumber: 1, FinancialYear: "2026/27", TargetType: "all_employees", MilestoneID: 171, TargetID: 1711,
+					Counters: []diff.CounterDifference{
+						{Counter: "number_of_african_male_top_managers", Workbook: 5, Server: 7, Location: diff.LocationOf(o(2, 5)), Origin: o(2, 5)},
+						{Counter: "number_of_african_female_top_managers", Workbook: 0, Server: 1, Location: diff.LocationOf(o(2, 6)), Origin: o(2, 6)},
 					}}}},
-			{Presence: pipeline.PresencePresent, InSync: true, Account: "acme", PlanID: 18, PlanName: "Acme 2027", Origin: o(3, 0),
-				Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
-			{Presence: pipeline.PresenceMissing, Account: "acme", PlanName: "New", StartDate: "2027-09-01", Origin: o(5, 0),
-				Reason: "the service holds no plan \"New\" starting 2027-09-01", Fields: []pipeline.FieldDifference{}, Targets: []pipeline.TargetDifference{}},
-			{Presence: pipeline.PresenceOnlyOnServer, Account: "acme", CompanyID: "8ovHrj", PlanID: 21, PlanName: "Old", StartDate: "2025-09-01",
+			{Presence: diff.PresencePresent, InSync: true, Account: "acme", PlanID: 18, PlanName: "Acme 2027", Origin: o(3, 0),
+				Fields: []diff.FieldDifference{}, Targets: []diff.TargetDifference{}},
+			{Presence: diff.PresenceMissing, Account: "acme", PlanName: "New", StartDate: "2027-09-01", Origin: o(5, 0),
+				Reason: "the service holds no plan \"New\" starting 2027-09-01", Fields: []diff.FieldDifference{}, Targets: []diff.TargetDifference{}},
+			{Presence: diff.PresenceOnlyOnServer, Account: "acme", CompanyID: "8ovHrj", PlanID: 21, PlanName: "Old", StartDate: "2025-09-01",
 				Reason: "the service holds this plan for the company but the workbook does not describe it"},
 		},
 	}
 	for i := range rec.Plans {
 		if o := rec.Plans[i].Origin; o.File != "" {
-			l := pipeline.LocationOf(o)
+			l := diff.LocationOf(o)
 			rec.Plans[i].Location = &l
 		}
 	}
@@ -102,7 +104,7 @@ func TestReconcileReportsGolden(t *testing.T) {
 		}
 	}
 	// The JSON decodes back to the same reconciliation.
-	var back pipeline.Reconciliation
+	var back diff.Reconciliation
 	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err := json.Unmarshal(b, &back); err != nil || back.Summary != rec.Summary || len(back.Plans) != len(rec.Plans) {
 		t.Fatalf("decode: %v %+v", err, back.Summary)
@@ -161,7 +163,7 @@ func TestReconcileXLSXFromCSV(t *testing.T) {
 			fills[ref] = rgbOf(st.Fill.Color[0])
 		}
 	}
-	want := map[string]string{"E2": reports.DiffFillColor, "F2": reports.DiffFillColor, "A2": reports.PlanFillColor, "A5": reports.PlanFillColor}
+	want := map[string]string{"E2": templates.DiffFill, "F2": templates.DiffFill, "A2": templates.PlanFill, "A5": templates.PlanFill}
 	for ref, c := range want {
 		if fills[ref] != c {
 			t.Errorf("%s fill %q, want %q", ref, fills[ref], c)
@@ -205,7 +207,7 @@ func FuzzReconcileCSVCopy(f *testing.F) {
 			t.Skip()
 		}
 		out := filepath.Join(dir, "out.xlsx")
-		if _, err := reports.WriteReconcileXLSX(out, path, &pipeline.Reconciliation{}); err != nil {
+		if _, err := reports.WriteReconcileXLSX(out, path, &diff.Reconciliation{}); err != nil {
 			return
 		}
 		wb, err := excelize.OpenFile(out)

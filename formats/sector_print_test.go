@@ -9,7 +9,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -22,7 +22,7 @@ import (
 // LibreOffice: without the breaks a chart was cut across pages 1 and 2.
 func TestSectorSheetChartsNotSplit(t *testing.T) {
 	base := sectorTestReport(t).Plans
-	var plans []pipeline.SectorPlanCheck
+	var plans []sector.SectorPlanCheck
 	for len(plans) < 24 {
 		plans = append(plans, base...)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -38,7 +39,7 @@ func sectorCounters(t *testing.T, set map[string]int64) map[string]int64 {
 // its first year and meeting the targets in its final year, a plan with no
 // sector, and an Education plan short in its final year with a blank
 // counter at one level.
-func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
+func sectorTestReport(t *testing.T) *sector.SectorCheckReport {
 	t.Helper()
 	// Manufacturing: top 24.1/25.0, senior 32.4/33.6, middle 40.4/37.7, junior 49.8/39.6.
 	year1 := sectorCounters(t, map[string]int64{
@@ -83,12 +84,12 @@ func sectorTestReport(t *testing.T) *pipeline.SectorCheckReport {
 			{YearNumber: 1, TargetType: pipeline.TargetDisabled, Counters: pipeline.CountersOf(sectorCounters(t, nil))},
 		},
 	}
-	return pipeline.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, pipeline.DefaultSectorTargets())
+	return sector.CheckSector([]*pipeline.InputPlan{manufacturing, noSector, education}, nil, sector.DefaultSectorTargets())
 }
 
 func TestSectorReportModel(t *testing.T) {
 	r := sectorTestReport(t)
-	if got := r.Summary(); got != (pipeline.SectorSummary{Plans: 3, Met: 1, Short: 1, NotAssessable: 1}) {
+	if got := r.Summary(); got != (sector.SectorSummary{Plans: 3, Met: 1, Short: 1, NotAssessable: 1}) {
 		t.Fatalf("summary %+v", got)
 	}
 }
@@ -118,7 +119,7 @@ func TestWriteSectorJSONGolden(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back["notice"] != pipeline.SectorNotice || back["targets_source"] != pipeline.EmbeddedSectorTargetsSource ||
+	if back["notice"] != sector.SectorNotice || back["targets_source"] != sector.EmbeddedSectorTargetsSource ||
 		!strings.Contains(back["caveat"].(string), "checked against the gazette") {
 		t.Fatalf("provenance missing: %v %v %v", back["notice"], back["targets_source"], back["caveat"])
 	}
@@ -189,8 +190,8 @@ func TestWriteSectorCSV(t *testing.T) {
 		t.Fatalf("row %v", r)
 	}
 	for _, r := range rows[1:] {
-		if !strings.Contains(r[col["targets_notice"]], pipeline.SectorNotice) || !strings.Contains(r[col["targets_notice"]], "gazette") ||
-			r[col["targets_file"]] != pipeline.EmbeddedSectorTargetsSource {
+		if !strings.Contains(r[col["targets_notice"]], sector.SectorNotice) || !strings.Contains(r[col["targets_notice"]], "gazette") ||
+			r[col["targets_file"]] != sector.EmbeddedSectorTargetsSource {
 			t.Fatalf("provenance %v", r)
 		}
 	}
@@ -214,7 +215,7 @@ func TestWriteSectorText(t *testing.T) {
 		"FALLS SHORT",
 		"left blank (unknown): number_of_indian_female_top_managers",
 		"3 plans: 1 meets every final-year target, 1 falls short, 0 meet only the targets that could be assessed, 1 could not be assessed at all.",
-		pipeline.SectorNotice, pipeline.EmbeddedSectorTargetsSource, "checked against the gazette",
+		sector.SectorNotice, sector.EmbeddedSectorTargetsSource, "checked against the gazette",
 		"30 = 3.6% (3.0%)",
 	} {
 		if !strings.Contains(out, want) {
@@ -245,7 +246,7 @@ func TestWriteSectorXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := strings.Join(rows[1], " ") + strings.Join(rows[2], " ")
-	if !strings.Contains(note, pipeline.SectorNotice) || !strings.Contains(note, pipeline.EmbeddedSectorTargetsSource) || !strings.Contains(note, "checked against the gazette") {
+	if !strings.Contains(note, sector.SectorNotice) || !strings.Contains(note, sector.EmbeddedSectorTargetsSource) || !strings.Contains(note, "checked against the gazette") {
 		t.Fatalf("sheet note %q", note)
 	}
 	if strings.Join(rows[4][:24], "|") != strings.Join(sectorSheetHeader, "|") {
@@ -366,9 +367,9 @@ func TestWriteSectorTextPartlyAssessedSingular(t *testing.T) {
 		{1, 4, "NOT FULLY ASSESSED: 4 of 5 figures could not be assessed (see the reasons below); the one that could is met.\n"},
 		{3, 1, "NOT FULLY ASSESSED: 1 of 4 figures could not be assessed (see the reasons below); the 3 that could are met.\n"},
 	} {
-		r := &pipeline.SectorCheckReport{Plans: []pipeline.SectorPlanCheck{{
-			Status: pipeline.SectorPartlyMet, Assessed: tc.assessed, NotAssessed: tc.not,
-			Years: []pipeline.SectorYearCheck{{YearNumber: 1, FinancialYear: pipeline.FinancialYear(2025), Final: true}},
+		r := &sector.SectorCheckReport{Plans: []sector.SectorPlanCheck{{
+			Status: sector.SectorPartlyMet, Assessed: tc.assessed, NotAssessed: tc.not,
+			Years: []sector.SectorYearCheck{{YearNumber: 1, FinancialYear: pipeline.FinancialYear(2025), Final: true}},
 		}}}
 		var b strings.Builder
 		if err := reports.WriteSectorText(&b, r); err != nil {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -66,7 +66,7 @@ func TestAddSectorSheetCellStyles(t *testing.T) {
 // export.
 func BenchmarkAddSectorSheet(b *testing.B) {
 	base := sectorTestReport(&testing.T{}).Plans
-	plans := make([]pipeline.SectorPlanCheck, 0, 500)
+	plans := make([]sector.SectorPlanCheck, 0, 500)
 	for len(plans) < 500 {
 		plans = append(plans, base...)
 	}

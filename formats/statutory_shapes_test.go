@@ -12,6 +12,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // TestStatutoryShapeFixtures reads the fixtures of make_statutory_shapes.py (openpyxl,
@@ -231,12 +232,12 @@ func TestReconcileXLSXOverGridShapeFixturesStrict(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			src := filepath.Join(acceptanceDir, file)
 			o := pipeline.Origin{File: src, Sheet: "EEA2 Section C", Cell: "D11", Row: 11, Column: 4}
-			rec := &pipeline.Reconciliation{
-				Schema: pipeline.ReconcileSchema, Files: []string{src}, Complete: true,
-				Plans: []pipeline.ReconciledPlan{{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Offset plan",
+			rec := &diff.Reconciliation{
+				Schema: diff.ReconcileSchema, Files: []string{src}, Complete: true,
+				Plans: []diff.ReconciledPlan{{Presence: diff.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Offset plan",
 					Origin: pipeline.Origin{File: src, Sheet: "EEA2 Section C", Cell: "C8", Row: 8, Column: 3},
-					Targets: []pipeline.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
-						Counters: []pipeline.CounterDifference{{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o}}}}}},
+					Targets: []diff.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
+						Counters: []diff.CounterDifference{{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o}}}}}},
 			}
 			dst := filepath.Join(t.TempDir(), "report.xlsx")
 			if _, err := reports.WriteReconcileXLSX(dst, src, rec); err != nil {

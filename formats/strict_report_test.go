@@ -17,6 +17,7 @@ import (
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -168,20 +169,20 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 	o := func(cell string, row, col int) pipeline.Origin {
 		return pipeline.Origin{File: styledInput, Sheet: "Targets", Cell: cell, Row: row, Column: col}
 	}
-	rec := &pipeline.Reconciliation{
-		Schema: pipeline.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+	rec := &diff.Reconciliation{
+		Schema: diff.ReconcileSchema, GeneratedAt: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 		Files: []string{styledInput}, Complete: true,
-		Plans: []pipeline.ReconciledPlan{
-			{Presence: pipeline.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026", Origin: o("", 2, 0),
+		Plans: []diff.ReconciledPlan{
+			{Presence: diff.PresencePresent, Account: "acme", PlanID: 17, PlanName: "Acme 2026", Origin: o("", 2, 0),
 				// The field's cell, as the reader keeps it (InputPlan.FieldOrigins).
-				Fields: []pipeline.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme",
-					Location: &pipeline.Location{File: styledInput, Sheet: "Targets", Cell: "B2"}}},
-				Targets: []pipeline.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
-					Counters: []pipeline.CounterDifference{
+				Fields: []diff.FieldDifference{{Field: "name", Workbook: "Acme 2026", Server: "Acme",
+					Location: &diff.Location{File: styledInput, Sheet: "Targets", Cell: "B2"}}},
+				Targets: []diff.TargetDifference{{YearNumber: 1, TargetType: pipeline.TargetAll,
+					Counters: []diff.CounterDifference{
 						{Counter: "number_of_african_male_top_managers", Workbook: 1, Server: 7, Origin: o("F2", 2, 6)},
 						{Counter: "number_of_african_female_top_managers", Workbook: 2, Server: 1, Origin: o("G3", 3, 7)},
 					}}}},
-			{Presence: pipeline.PresenceMissing, Account: "acme", PlanName: "Acme 2027", Origin: o("", 3, 0),
+			{Presence: diff.PresenceMissing, Account: "acme", PlanName: "Acme 2027", Origin: o("", 3, 0),
 				Reason: "the service holds no plan \"Acme 2027\""},
 		},
 	}
@@ -196,7 +197,7 @@ func testReconcileXLSXOpensEverywhere(t *testing.T, styledInput string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for cell, want := range map[string]string{"F2": reports.DiffFillColor, "G3": reports.DiffFillColor, "A3": reports.PlanFillColor, "B2": reports.PlanFillColor} {
+	for cell, want := range map[string]string{"F2": templates.DiffFill, "G3": templates.DiffFill, "A3": templates.PlanFill, "B2": templates.PlanFill} {
 		idx, _ := f.GetCellStyle("Targets", cell)
 		if fill := rawFillColor(f, idx); fill != want {
 			t.Errorf("%s filled %q, want %s", cell, fill, want)

@@ -13,17 +13,22 @@
 //   - Waits end at once when the call's context, or Pacer.WaitCtx, ends;
 //     no further attempt is started then, and the call returns an
 //     *Interrupted holding the last attempt's error and the context's.
-//   - The clock and the wait are injected (Pacer.Now, Pacer.Sleep), so
-//     tests run without real time passing.
+//   - The clock and the wait are injected (Pacer.Now, Pacer.Sleep; a type
+//     that waits holds them as a Clock), so tests run without real time
+//     passing (pacetest.Clock).
 //
 // Schedules: Exponential (capped doubling, the bounds of
 // github.com/cenkalti/backoff's ExponentialBackOff), Jittered with
 // FullJitter (a random wait up to each bound), and Fixed (polling at a
-// steady interval; Fixed(0) repeats at once).
+// steady interval; Fixed(0) repeats at once). Clock.Poll is the Pacer of
+// a poll: Fixed to a deadline, ending with an *OutOfTime.
 //
 // The package imports no package of this module, so that both the wire
 // client (apiclient) and the domain (pipeline), which may not import each
 // other, use it: apiclient's retry policy, pipeline's wait for a running
-// recalculation, and pipeline's resend of a create that got no clear
-// answer are all Pacer calls.
+// recalculation, pipeline's resend of a create that got no clear answer,
+// and the polls for a held lock (filelock's lock file and its holder's
+// record, statestore's advisory locks and its busy SQLite file) are all
+// Pacer calls; the periodic waits (a lock session's heartbeat, apply's
+// progress log, the sandbox's latency) are Sleep.
 package pace

@@ -160,7 +160,7 @@ func readCatalog(r io.Reader) (*Catalog, error) {
 
 // LoadCatalog reads a catalog file (see readCatalog).
 func LoadCatalog(path string) (*Catalog, error) {
-	f, err := openSmallFile(path)
+	f, err := OpenSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
@@ -195,7 +195,7 @@ func (c *Catalog) Equal(o *Catalog) bool {
 func (c *Catalog) Has(name string) bool { _, ok := c.index[name]; return ok }
 
 // indexOf returns the position of name in the catalog, or -1.
-func (c *Catalog) indexOf(name string) int {
+func (c *Catalog) IndexOf(name string) int {
 	if i, ok := c.index[name]; ok {
 		return i
 	}
@@ -300,4 +300,35 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// CatalogOfStored returns the counter catalog a plan the service returned
+// shows: that of its first target with counters (catalogOfTarget; the
+// service gives every target every counter it has), or nil when no target
+// carries a counter. Runner.ServiceCatalog and check --server's per-plan
+// catalog both read it here.
+func CatalogOfStored(p *Plan) *Catalog {
+	for _, m := range p.Milestones {
+		for _, t := range m.Targets {
+			if c := CatalogOfTarget(t); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// catalogOfTarget is the one route from the service's answers to a
+// counter catalog: the counter names of a target it returned (the keys of
+// its counters map, docs/sandbox.md, "Behaviour"), or nil when the target carries no
+// counter.
+func CatalogOfTarget(t Target) *Catalog {
+	if t.Counters.IsEmpty() {
+		return nil
+	}
+	c, err := catalogFromCounters(t.Counters.Map())
+	if err != nil {
+		return nil
+	}
+	return c
 }

@@ -23,7 +23,7 @@ func FromServer(p *Plan, company CompanyIDs) *InputPlan {
 				YearNumber:    m.YearNumber,
 				FinancialYear: fy,
 				TargetType:    t.TargetType,
-				Counters:      t.Counters.clone(),
+				Counters:      t.Counters.Clone(),
 			})
 		}
 	}

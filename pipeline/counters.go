@@ -26,28 +26,28 @@ import (
 // an independent copy. The zero Counters has no catalog and every counter
 // blank; Put gives it the default catalog. Counters are not safe for
 // concurrent writes.
-type Counters struct{ d *counterData }
+type Counters struct{ D *counterData }
 
 type counterData struct {
-	cat   *Catalog
-	set   []uint64 // presence bits by catalog index
-	small []int32  // values by catalog index while all fit in 32 bits; nil once big is used
+	Cat   *Catalog
+	Set   []uint64 // presence bits by catalog index
+	Small []int32  // values by catalog index while all fit in 32 bits; nil once big is used
 	big   []int64  // values by catalog index once one does not fit
 	bits  [2]uint64
 }
 
 // newCounters returns Counters of cat (nil means the default catalog) with
 // every counter blank.
-func newCounters(cat *Catalog) Counters {
+func NewCounters(cat *Catalog) Counters {
 	if cat == nil {
 		cat = defaultCatalog
 	}
 	n := len(cat.names)
-	d := &counterData{cat: cat, small: make([]int32, n)}
+	d := &counterData{Cat: cat, Small: make([]int32, n)}
 	if w := (n + 63) / 64; w <= len(d.bits) {
-		d.set = d.bits[:w] // (setBits without a slice to copy)
+		d.Set = d.bits[:w] // (setBits without a slice to copy)
 	} else {
-		d.set = make([]uint64, w)
+		d.Set = make([]uint64, w)
 	}
 	return Counters{d}
 }
@@ -56,17 +56,17 @@ func newCounters(cat *Catalog) Counters {
 func (d *counterData) setBits(bits []uint64) {
 	if len(bits) <= len(d.bits) {
 		d.bits = [2]uint64{}
-		d.set = d.bits[:len(bits)]
-		copy(d.set, bits)
+		d.Set = d.bits[:len(bits)]
+		copy(d.Set, bits)
 		return
 	}
-	d.set = slices.Clone(bits)
+	d.Set = slices.Clone(bits)
 }
 
 // value returns the value at i, set or not.
 func (d *counterData) value(i int) int64 {
-	if d.small != nil {
-		return int64(d.small[i])
+	if d.Small != nil {
+		return int64(d.Small[i])
 	}
 	return d.big[i]
 }
@@ -88,21 +88,21 @@ func CountersOf(m map[string]int64) Counters {
 			extra = append(extra, name)
 		}
 	}
-	c := newCounters(extendedCatalog(defaultCatalog, extra))
+	c := NewCounters(extendedCatalog(defaultCatalog, extra))
 	for name, v := range m {
-		c.set(c.d.cat.index[name], v)
+		c.Set(c.D.Cat.index[name], v)
 	}
 	return c
 }
 
 // countersIn returns the counters of m in cat's layout, and the names of m
 // that cat does not have (sorted), which are left out.
-func countersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
-	c := newCounters(cat)
+func CountersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
+	c := NewCounters(cat)
 	var unknown []string
 	for name, v := range m {
-		if i := c.d.cat.indexOf(name); i >= 0 {
-			c.set(i, v)
+		if i := c.D.Cat.IndexOf(name); i >= 0 {
+			c.Set(i, v)
 		} else {
 			unknown = append(unknown, name)
 		}
@@ -113,39 +113,39 @@ func countersIn(cat *Catalog, m map[string]int64) (Counters, []string) {
 
 // catalog returns the catalog the counters are laid out by; nil for the
 // zero Counters.
-func (c Counters) catalog() *Catalog {
-	if c.d == nil {
+func (c Counters) Catalog() *Catalog {
+	if c.D == nil {
 		return nil
 	}
-	return c.d.cat
+	return c.D.Cat
 }
 
 // Len returns the number of slots (the catalog's length), blank or not.
 func (c Counters) Len() int {
-	if c.d == nil {
+	if c.D == nil {
 		return 0
 	}
-	return len(c.d.cat.names)
+	return len(c.D.Cat.names)
 }
 
 // Count returns the number of counters set.
 func (c Counters) Count() int {
-	if c.d == nil {
+	if c.D == nil {
 		return 0
 	}
 	n := 0
-	for _, w := range c.d.set {
+	for _, w := range c.D.Set {
 		n += bits.OnesCount64(w)
 	}
 	return n
 }
 
 // isEmpty reports whether every counter is blank.
-func (c Counters) isEmpty() bool {
-	if c.d == nil {
+func (c Counters) IsEmpty() bool {
+	if c.D == nil {
 		return true
 	}
-	for _, w := range c.d.set {
+	for _, w := range c.D.Set {
 		if w != 0 {
 			return false
 		}
@@ -154,57 +154,57 @@ func (c Counters) isEmpty() bool {
 }
 
 // isBlank reports whether the counter at catalog index i is blank.
-func (c Counters) isBlank(i int) bool { return c.d.set[i>>6]&(1<<(uint(i)&63)) == 0 }
+func (c Counters) isBlank(i int) bool { return c.D.Set[i>>6]&(1<<(uint(i)&63)) == 0 }
 
 // get returns the value at catalog index i and whether it is set.
-func (c Counters) get(i int) (int64, bool) {
+func (c Counters) Get(i int) (int64, bool) {
 	if c.isBlank(i) {
 		return 0, false
 	}
-	return c.d.value(i), true
+	return c.D.value(i), true
 }
 
 // set sets the counter at catalog index i to v.
-func (c Counters) set(i int, v int64) {
-	d := c.d
+func (c Counters) Set(i int, v int64) {
+	d := c.D
 	switch {
-	case d.small == nil:
+	case d.Small == nil:
 		d.big[i] = v
 	case v == int64(int32(v)):
-		d.small[i] = int32(v)
+		d.Small[i] = int32(v)
 	default:
-		d.big = make([]int64, len(d.small))
-		for j, x := range d.small {
+		d.big = make([]int64, len(d.Small))
+		for j, x := range d.Small {
 			d.big[j] = int64(x)
 		}
-		d.small = nil
+		d.Small = nil
 		d.big[i] = v
 	}
-	d.set[i>>6] |= 1 << (uint(i) & 63)
+	d.Set[i>>6] |= 1 << (uint(i) & 63)
 }
 
 // clear makes the counter at catalog index i blank.
-func (c Counters) clear(i int) {
-	d := c.d
-	if d.small != nil {
-		d.small[i] = 0
+func (c Counters) Clear(i int) {
+	d := c.D
+	if d.Small != nil {
+		d.Small[i] = 0
 	} else {
 		d.big[i] = 0
 	}
-	d.set[i>>6] &^= 1 << (uint(i) & 63)
+	d.Set[i>>6] &^= 1 << (uint(i) & 63)
 }
 
 // ByName returns the value of the counter name and whether it is set
 // (false when the catalog lacks name).
 func (c Counters) ByName(name string) (int64, bool) {
-	if c.d == nil {
+	if c.D == nil {
 		return 0, false
 	}
-	i, ok := c.d.cat.index[name]
+	i, ok := c.D.Cat.index[name]
 	if !ok {
 		return 0, false
 	}
-	return c.get(i)
+	return c.Get(i)
 }
 
 // Put sets the counter name to v. A name the catalog lacks is not
@@ -212,41 +212,41 @@ func (c Counters) ByName(name string) (int64, bool) {
 // the name, seen through every copy (the zero Counters starts from the
 // default catalog, in c only).
 func (c *Counters) Put(name string, v int64) {
-	if c.d == nil {
-		*c = newCounters(nil)
+	if c.D == nil {
+		*c = NewCounters(nil)
 	}
-	i, ok := c.d.cat.index[name]
+	i, ok := c.D.Cat.index[name]
 	if !ok {
-		nd := c.relayout(extendedCatalog(c.d.cat, []string{name})).d
-		c.d.cat, c.d.small, c.d.big = nd.cat, nd.small, nd.big
-		c.d.setBits(nd.set)
-		i = c.d.cat.index[name]
+		nd := c.relayout(extendedCatalog(c.D.Cat, []string{name})).D
+		c.D.Cat, c.D.Small, c.D.big = nd.Cat, nd.Small, nd.big
+		c.D.setBits(nd.Set)
+		i = c.D.Cat.index[name]
 	}
-	c.set(i, v)
+	c.Set(i, v)
 }
 
 // Remove makes the counter name blank (nothing when the catalog lacks it).
 func (c Counters) Remove(name string) {
-	if c.d == nil {
+	if c.D == nil {
 		return
 	}
-	if i, ok := c.d.cat.index[name]; ok {
-		c.clear(i)
+	if i, ok := c.D.Cat.index[name]; ok {
+		c.Clear(i)
 	}
 }
 
 // each calls f with the index, name and value of every counter set, in
 // catalog order.
-func (c Counters) each(f func(i int, name string, v int64)) {
-	if c.d == nil {
+func (c Counters) Each(f func(i int, name string, v int64)) {
+	if c.D == nil {
 		return
 	}
-	d := c.d
-	for w, word := range d.set {
+	d := c.D
+	for w, word := range d.Set {
 		for word != 0 {
 			i := w<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
-			f(i, d.cat.names[i], d.value(i))
+			f(i, d.Cat.names[i], d.value(i))
 		}
 	}
 }
@@ -255,15 +255,15 @@ func (c Counters) each(f func(i int, name string, v int64)) {
 // order.
 func (c Counters) All() iter.Seq2[string, int64] {
 	return func(yield func(string, int64) bool) {
-		if c.d == nil {
+		if c.D == nil {
 			return
 		}
-		d := c.d
-		for w, word := range d.set {
+		d := c.D
+		for w, word := range d.Set {
 			for word != 0 {
 				i := w<<6 + bits.TrailingZeros64(word)
 				word &= word - 1
-				if !yield(d.cat.names[i], d.value(i)) {
+				if !yield(d.Cat.names[i], d.value(i)) {
 					return
 				}
 			}
@@ -294,38 +294,38 @@ func (c Counters) Map() map[string]int64 {
 }
 
 // clone returns an independent copy.
-func (c Counters) clone() Counters {
-	if c.d == nil {
+func (c Counters) Clone() Counters {
+	if c.D == nil {
 		return Counters{}
 	}
-	d := &counterData{cat: c.d.cat, small: slices.Clone(c.d.small), big: slices.Clone(c.d.big)}
-	d.setBits(c.d.set)
+	d := &counterData{Cat: c.D.Cat, Small: slices.Clone(c.D.Small), big: slices.Clone(c.D.big)}
+	d.setBits(c.D.Set)
 	return Counters{d}
 }
 
 // fillBlanks returns a copy of c where every counter blank in c takes its
 // value in from (when set there). The copy's catalog is c's, extended by
 // from's counters it lacks, so nothing of either is lost.
-func (c Counters) fillBlanks(from Counters) Counters {
-	cat := c.catalog()
+func (c Counters) FillBlanks(from Counters) Counters {
+	cat := c.Catalog()
 	if cat == nil {
-		cat = from.catalog()
+		cat = from.Catalog()
 	}
 	if cat == nil {
 		return Counters{}
 	}
 	var extra []string
-	if !sameLayout(cat, from.catalog()) {
-		from.each(func(_ int, name string, _ int64) {
+	if !sameLayout(cat, from.Catalog()) {
+		from.Each(func(_ int, name string, _ int64) {
 			if !cat.Has(name) {
 				extra = append(extra, name)
 			}
 		})
 	}
 	out := c.relayout(extendedCatalog(cat, extra))
-	from.each(func(_ int, name string, v int64) {
-		if i := out.d.cat.index[name]; out.isBlank(i) {
-			out.set(i, v)
+	from.Each(func(_ int, name string, v int64) {
+		if i := out.D.Cat.index[name]; out.isBlank(i) {
+			out.Set(i, v)
 		}
 	})
 	return out
@@ -333,24 +333,24 @@ func (c Counters) fillBlanks(from Counters) Counters {
 
 // counterDelta is one counter set in a target that another target holds
 // at a different value, or does not hold (OldKnown false).
-type counterDelta struct {
+type CounterDelta struct {
 	index    int // in the new counters' catalog
-	name     string
-	new      int64
-	old      int64
-	oldKnown bool
+	Name     string
+	New      int64
+	Old      int64
+	OldKnown bool
 }
 
 // diffCounters compares the counters set in next with old, in next's
 // catalog order: same counts those equal in both; each other counter set
 // in next is passed to f (blank counters of next are never compared).
-func diffCounters(next, old Counters, f func(counterDelta)) (same int) {
-	if next.d == nil {
+func DiffCounters(next, old Counters, f func(CounterDelta)) (same int) {
+	if next.D == nil {
 		return 0
 	}
-	nd := next.d
-	fast := old.d != nil && sameLayout(nd.cat, old.d.cat)
-	for w, word := range nd.set {
+	nd := next.D
+	fast := old.D != nil && sameLayout(nd.Cat, old.D.Cat)
+	for w, word := range nd.Set {
 		for word != 0 {
 			i := w<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
@@ -358,15 +358,15 @@ func diffCounters(next, old Counters, f func(counterDelta)) (same int) {
 			var o int64
 			var known bool
 			if fast {
-				o, known = old.get(i)
+				o, known = old.Get(i)
 			} else {
-				o, known = old.ByName(nd.cat.names[i])
+				o, known = old.ByName(nd.Cat.names[i])
 			}
 			if known && o == v {
 				same++
 				continue
 			}
-			f(counterDelta{index: i, name: nd.cat.names[i], new: v, old: o, oldKnown: known})
+			f(CounterDelta{index: i, Name: nd.Cat.names[i], New: v, Old: o, OldKnown: known})
 		}
 	}
 	return same
@@ -375,7 +375,7 @@ func diffCounters(next, old Counters, f func(counterDelta)) (same int) {
 // MarshalJSON writes the counters set as a JSON object, name to value,
 // with the names sorted (as encoding/json writes a map).
 func (c Counters) MarshalJSON() ([]byte, error) {
-	if c.d == nil {
+	if c.D == nil {
 		return []byte("null"), nil
 	}
 	var b strings.Builder
@@ -413,11 +413,11 @@ func (c *Counters) UnmarshalJSON(b []byte) error {
 // relayout returns a copy of c's counters in cat's layout; cat must hold
 // every counter set in c.
 func (c Counters) relayout(cat *Catalog) Counters {
-	if c.catalog() == cat && cat != nil {
-		return c.clone()
+	if c.Catalog() == cat && cat != nil {
+		return c.Clone()
 	}
-	out := newCounters(cat)
-	c.each(func(_ int, name string, v int64) { out.set(out.d.cat.index[name], v) })
+	out := NewCounters(cat)
+	c.Each(func(_ int, name string, v int64) { out.Set(out.D.Cat.index[name], v) })
 	return out
 }
 

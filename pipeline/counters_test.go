@@ -44,8 +44,8 @@ func TestCountersMapRoundTrip(t *testing.T) {
 		if got := c.Map(); !maps.Equal(got, m) {
 			t.Fatalf("CountersOf(%v).Map() = %v", m, got)
 		}
-		if c.Count() != len(m) || c.isEmpty() != (len(m) == 0) {
-			t.Fatalf("Count %d IsEmpty %v for %d counters", c.Count(), c.isEmpty(), len(m))
+		if c.Count() != len(m) || c.IsEmpty() != (len(m) == 0) {
+			t.Fatalf("Count %d IsEmpty %v for %d counters", c.Count(), c.IsEmpty(), len(m))
 		}
 		for name, v := range m {
 			if got, ok := c.ByName(name); !ok || got != v {
@@ -57,7 +57,7 @@ func TestCountersMapRoundTrip(t *testing.T) {
 		}
 		// In another catalog: what it has is kept, the rest reported.
 		cat := drawCatalog(t, "cat")
-		in, unknown := countersIn(cat, m)
+		in, unknown := CountersIn(cat, m)
 		back := in.Map()
 		for name, v := range m {
 			got, kept := back[name]
@@ -86,10 +86,10 @@ func TestCountersMapRoundTrip(t *testing.T) {
 			t.Fatalf("after Put/Remove: %v, want %v", got, want)
 		}
 		// A clone is equal and independent; a copy shares.
-		if p.catalog() == nil {
-			p = newCounters(nil) // a copy of the zero Counters shares nothing yet
+		if p.Catalog() == nil {
+			p = NewCounters(nil) // a copy of the zero Counters shares nothing yet
 		}
-		cl, cp := p.clone(), p
+		cl, cp := p.Clone(), p
 		if !maps.Equal(cl.Map(), want) || !maps.Equal(cl.Map(), p.Map()) {
 			t.Fatalf("clone %v, want %v", cl.Map(), want)
 		}
@@ -145,7 +145,7 @@ func TestDiffCountersMatchesMaps(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cat := drawCatalog(t, "next")
 		nextMap := counterMap(t, "next")
-		next, _ := countersIn(cat, nextMap)
+		next, _ := CountersIn(cat, nextMap)
 		nextMap = next.Map() // what the catalog kept
 		oldMap := counterMap(t, "old")
 		if rapid.Bool().Draw(t, "old-like-next") {
@@ -161,19 +161,19 @@ func TestDiffCountersMatchesMaps(t *testing.T) {
 		case 0:
 			old = CountersOf(oldMap) // as planapi lays out a stored target
 		case 1:
-			old, _ = countersIn(cat, oldMap) // the same layout: the fast path
+			old, _ = CountersIn(cat, oldMap) // the same layout: the fast path
 			oldMap = old.Map()
 		default:
-			old, _ = countersIn(drawCatalog(t, "old"), oldMap)
+			old, _ = CountersIn(drawCatalog(t, "old"), oldMap)
 			oldMap = old.Map()
 		}
 		wantSame, want := diffMaps(nextMap, oldMap, cat.Names())
 		var got []mapDelta
-		same := diffCounters(next, old, func(d counterDelta) {
-			if next.d.cat.names[d.index] != d.name {
-				t.Fatalf("index %d is %s, delta names %s", d.index, next.d.cat.names[d.index], d.name)
+		same := DiffCounters(next, old, func(d CounterDelta) {
+			if next.D.Cat.names[d.index] != d.Name {
+				t.Fatalf("index %d is %s, delta names %s", d.index, next.D.Cat.names[d.index], d.Name)
 			}
-			got = append(got, mapDelta{d.name, d.new, d.old, d.oldKnown})
+			got = append(got, mapDelta{d.Name, d.New, d.Old, d.OldKnown})
 		})
 		if same != wantSame || !slices.Equal(got, want) {
 			t.Fatalf("dense diff: same %d %v\nmap diff: same %d %v", same, got, wantSame, want)
@@ -184,7 +184,7 @@ func TestDiffCountersMatchesMaps(t *testing.T) {
 			merged = map[string]int64{}
 		}
 		maps.Copy(merged, nextMap)
-		if got := next.fillBlanks(old).Map(); !maps.Equal(got, merged) && len(merged)+len(got) > 0 {
+		if got := next.FillBlanks(old).Map(); !maps.Equal(got, merged) && len(merged)+len(got) > 0 {
 			t.Fatalf("FillBlanks: %v, want %v", got, merged)
 		}
 		if !maps.Equal(next.Map(), nextMap) {
@@ -194,21 +194,21 @@ func TestDiffCountersMatchesMaps(t *testing.T) {
 }
 
 func TestCountersBlankIsNotZero(t *testing.T) {
-	c := newCounters(nil)
-	i := DefaultCatalog().indexOf("number_of_african_male_top_managers")
-	if _, ok := c.get(i); ok || !c.isBlank(i) {
+	c := NewCounters(nil)
+	i := DefaultCatalog().IndexOf("number_of_african_male_top_managers")
+	if _, ok := c.Get(i); ok || !c.isBlank(i) {
 		t.Fatal("a new counter is set")
 	}
-	c.set(i, 0)
-	if v, ok := c.get(i); !ok || v != 0 || c.isBlank(i) {
+	c.Set(i, 0)
+	if v, ok := c.Get(i); !ok || v != 0 || c.isBlank(i) {
 		t.Fatalf("a counter set to 0 reads %d, %v", v, ok)
 	}
-	c.clear(i)
+	c.Clear(i)
 	if !c.isBlank(i) || c.Count() != 0 {
 		t.Fatal("Clear left the counter set")
 	}
 	var zero Counters
-	if zero.Count() != 0 || !zero.isEmpty() || zero.Map() != nil {
+	if zero.Count() != 0 || !zero.IsEmpty() || zero.Map() != nil {
 		t.Fatal("the zero Counters is not empty")
 	}
 	if _, ok := zero.ByName("number_of_african_male_top_managers"); ok {
@@ -218,8 +218,8 @@ func TestCountersBlankIsNotZero(t *testing.T) {
 	// every target that carries it.
 	a := CountersOf(map[string]int64{"number_of_martian_male_top_managers": 4, "number_of_african_male_top_managers": 1})
 	b := CountersOf(map[string]int64{"number_of_martian_male_top_managers": 5})
-	if a.catalog() != b.catalog() || a.catalog().Len() != DefaultCatalog().Len()+1 {
-		t.Fatalf("catalogs %p %p of %d counters", a.catalog(), b.catalog(), a.catalog().Len())
+	if a.Catalog() != b.Catalog() || a.Catalog().Len() != DefaultCatalog().Len()+1 {
+		t.Fatalf("catalogs %p %p of %d counters", a.Catalog(), b.Catalog(), a.Catalog().Len())
 	}
 	if v, ok := a.ByName("number_of_martian_male_top_managers"); !ok || v != 4 {
 		t.Fatal("the service's own counter was lost")

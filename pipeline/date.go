@@ -56,13 +56,13 @@ func (d Date) String() string {
 }
 
 // Before reports whether d is before e.
-func (d Date) Before(e Date) bool { return d.compare(e) < 0 }
+func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
 
 // after reports whether d is after e.
-func (d Date) after(e Date) bool { return d.compare(e) > 0 }
+func (d Date) After(e Date) bool { return d.Compare(e) > 0 }
 
 // compare returns -1, 0 or +1 as d is before, equal to or after e.
-func (d Date) compare(e Date) int {
+func (d Date) Compare(e Date) int {
 	switch {
 	case d.Year != e.Year:
 		return sign(d.Year - e.Year)
@@ -138,7 +138,7 @@ func PlanYears(start, end Date) []FinancialYear {
 // ClampEnd returns end clamped to LatestEnd, as the service does for
 // post_2025 plans.
 func ClampEnd(end Date) Date {
-	if end.after(LatestEnd) {
+	if end.After(LatestEnd) {
 		return LatestEnd
 	}
 	return end

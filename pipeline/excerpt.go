@@ -35,18 +35,18 @@ func Excerpt(s string) string {
 // in validation so that a runaway cell is an error at that cell instead of
 // a request the service refuses (docs/configuration.md lists them).
 const (
-	maxPlanNameLen   = 200 // plan_name
-	maxIdentifierLen = 64  // company_vat_number, company_registration_number, company_id_number, scorecard_id
+	MaxPlanNameLen   = 200 // plan_name
+	MaxIdentifierLen = 64  // company_vat_number, company_registration_number, company_id_number, scorecard_id
 	maxSectorLen     = 100 // sector (one of the 18 sector values)
 )
 
 // maxTextLen returns the maximum length of a text column.
-func maxTextLen(col string) int {
+func MaxTextLen(col string) int {
 	switch col {
 	case ColPlanName:
-		return maxPlanNameLen
+		return MaxPlanNameLen
 	case ColSector:
 		return maxSectorLen
 	}
-	return maxIdentifierLen
+	return MaxIdentifierLen
 }

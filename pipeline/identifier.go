@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ import (
 //
 // Rows are grouped into plans by it too (the assembler keys a plan by
 // IdentifierKey), so validate, diff and apply count the same plans.
-func sameIdentifier(a, b string) bool {
+func SameIdentifier(a, b string) bool {
 	na := IdentifierKey(a)
 	return na != "" && na == IdentifierKey(b)
 }
@@ -32,7 +33,7 @@ func sameIdentifier(a, b string) bool {
 // identifier. "" means the text identifies nothing.
 func IdentifierKey(s string) string {
 	var buf [32]byte
-	k := appendIdentifierKey(buf[:0], s)
+	k := AppendIdentifierKey(buf[:0], s)
 	if string(k) == s {
 		return s // already a key ("4012345678"): no copy
 	}
@@ -40,7 +41,7 @@ func IdentifierKey(s string) string {
 }
 
 // appendIdentifierKey appends IdentifierKey(s) to b without allocating.
-func appendIdentifierKey(b []byte, s string) []byte {
+func AppendIdentifierKey(b []byte, s string) []byte {
 	for _, r := range s {
 		switch {
 		case r < utf8.RuneSelf:
@@ -63,7 +64,7 @@ func appendIdentifierKey(b []byte, s string) []byte {
 // and an ID number of 13 digits as their digits alone. Any other
 // identifier is kept as given. Apply looks a company up by it when the
 // file's spelling finds nothing (the lookup matches spellings exactly).
-func standardSpelling(ids CompanyIDs) CompanyIDs {
+func StandardSpelling(ids CompanyIDs) CompanyIDs {
 	digits := func(s string, n int) (string, bool) {
 		k := IdentifierKey(s)
 		if len(k) != n || strings.Trim(k, "0123456789") != "" {
@@ -86,26 +87,26 @@ func standardSpelling(ids CompanyIDs) CompanyIDs {
 // companyKey is ids keyed as sameIdentifier compares them, for maps:
 // two sets of identifiers whose every kind agrees (or is absent from both)
 // have the same key.
-func companyKey(ids CompanyIDs) CompanyIDs {
+func CompanyKey(ids CompanyIDs) CompanyIDs {
 	return CompanyIDs{VAT: IdentifierKey(ids.VAT), Registration: IdentifierKey(ids.Registration), IDNumber: IdentifierKey(ids.IDNumber)}
 }
 
 // companyHas reports whether the company record c holds the identifier q
 // as its VAT, registration or ID number (sameIdentifier).
-func companyHas(c Company, q string) bool {
-	return sameIdentifier(q, c.VATNumber) || sameIdentifier(q, c.RegistrationNumber) || sameIdentifier(q, c.IdentificationNumber)
+func CompanyHas(c Company, q string) bool {
+	return SameIdentifier(q, c.VATNumber) || SameIdentifier(q, c.RegistrationNumber) || SameIdentifier(q, c.IdentificationNumber)
 }
 
 // sameCompanyIDs reports whether two sets of identifiers name the same
 // company: some kind of identifier is given in both and agrees
 // (sameIdentifier), and no kind given in both disagrees.
-func sameCompanyIDs(a, b CompanyIDs) bool {
+func SameCompanyIDs(a, b CompanyIDs) bool {
 	agree := false
 	for _, f := range [][2]string{{a.VAT, b.VAT}, {a.Registration, b.Registration}, {a.IDNumber, b.IDNumber}} {
 		if IdentifierKey(f[0]) == "" || IdentifierKey(f[1]) == "" {
 			continue
 		}
-		if !sameIdentifier(f[0], f[1]) {
+		if !SameIdentifier(f[0], f[1]) {
 			return false
 		}
 		agree = true
@@ -116,10 +117,10 @@ func sameCompanyIDs(a, b CompanyIDs) bool {
 // companiesWith returns the distinct companies of records (a lookup's
 // answer, OR semantics) that hold q as their VAT, registration or ID
 // number (companyHas).
-func companiesWith(records []Company, q string) []Company {
+func CompaniesWith(records []Company, q string) []Company {
 	var out []Company
 	for _, r := range records {
-		if companyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
+		if CompanyHas(r, q) && !slices.ContainsFunc(out, func(c Company) bool { return c.ID == r.ID }) {
 			out = append(out, r)
 		}
 	}
@@ -132,12 +133,12 @@ func companiesWith(records []Company, q string) []Company {
 // by account; sameCompanyIDs) are the company's, else a single account
 // without company_id and without identifiers (with a warning: that it
 // belongs to the company cannot be checked). Anything else is an error.
-func accountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
+func AccountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (idx int, warning string, err error) {
 	ids := CompanyIDs{VAT: c.VATNumber, Registration: c.RegistrationNumber, IDNumber: c.IdentificationNumber}
 	if idx = slices.IndexFunc(accounts, func(a Account) bool { return a.CompanyID == c.ID }); idx >= 0 {
 		return idx, "", nil
 	}
-	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return sameCompanyIDs(cfg, ids) })
+	idx = slices.IndexFunc(configured, func(cfg CompanyIDs) bool { return SameCompanyIDs(cfg, ids) })
 	if idx >= 0 && idx < len(accounts) && accounts[idx].CompanyID == "" {
 		return idx, "", nil
 	}
@@ -163,7 +164,7 @@ func accountOfCompany(c Company, accounts []Account, configured []CompanyIDs) (i
 // the error: the configured identifiers are kept as they are, with a
 // warning (none when ctx is done). The error names the configuration's
 // identifiers.
-func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
+func CheckConfiguredCompany(ctx context.Context, finder CompanyFinder, account Account, ids CompanyIDs) (c *Company, warning string, err error) {
 	where := "the identifiers of account " + account.Name + " in the configuration (" + ids.String() + ")"
 	if account.Name == "default" {
 		where = "the account's company identifiers (" + ids.String() + ")"
@@ -188,4 +189,84 @@ func checkConfiguredCompany(ctx context.Context, finder CompanyFinder, account A
 			"add company_id to check it", where, c.TradingName, c.ID)
 	}
 	return c, warning, nil
+}
+
+// errCompanyNotFound is the failure of a plan whose company identifiers
+// match no company record.
+var ErrCompanyNotFound = errors.New("company not found")
+
+// ambiguousCompanyError is the failure of a plan whose company identifiers
+// match several companies (the lookup returns a record when any one
+// identifier matches), or one company whose record contradicts another
+// identifier given.
+type AmbiguousCompanyError struct {
+	iDs        CompanyIDs
+	candidates []Company
+	detail     string // for a contradiction: which identifier disagrees
+}
+
+func (e *AmbiguousCompanyError) Error() string {
+	if e.detail != "" {
+		return fmt.Sprintf("ambiguous company: %s: %s", e.iDs, e.detail)
+	}
+	names := make([]string, len(e.candidates))
+	for i, c := range e.candidates {
+		names[i] = DescribeCompany(c)
+	}
+	return fmt.Sprintf("ambiguous company: %s match %d different companies: %s; give the identifiers of one company only",
+		e.iDs, len(e.candidates), strings.Join(names, "; "))
+}
+
+// describeCompany formats a company record for messages.
+func DescribeCompany(c Company) string {
+	parts := []string{"id " + c.ID}
+	if c.VATNumber != "" {
+		parts = append(parts, "VAT "+c.VATNumber)
+	}
+	if c.RegistrationNumber != "" {
+		parts = append(parts, "registration "+c.RegistrationNumber)
+	}
+	if c.IdentificationNumber != "" {
+		parts = append(parts, "ID "+c.IdentificationNumber)
+	}
+	return fmt.Sprintf("%s (%s)", c.TradingName, strings.Join(parts, ", "))
+}
+
+// ResolveCompany picks the one company that records (the lookup's answer
+// for ids, with OR semantics) describe. Several distinct company ids are an
+// *ambiguousCompanyError listing the candidates; no record is
+// errCompanyNotFound; a single company whose record holds a different value
+// for an identifier the file gives is an *ambiguousCompanyError too (the
+// identifiers point at different companies, one of which is not known).
+func ResolveCompany(ids CompanyIDs, records []Company) (*Company, error) {
+	var distinct []Company
+	for _, c := range records {
+		if !slices.ContainsFunc(distinct, func(d Company) bool { return d.ID == c.ID }) {
+			distinct = append(distinct, c)
+		}
+	}
+	switch len(distinct) {
+	case 0:
+		return nil, fmt.Errorf("%w: no company has %s", ErrCompanyNotFound, ids)
+	case 1:
+	default:
+		return nil, &AmbiguousCompanyError{iDs: ids, candidates: distinct}
+	}
+	c := distinct[0]
+	for _, f := range []struct{ label, given, held string }{
+		{"VAT number", ids.VAT, c.VATNumber},
+		{"registration number", ids.Registration, c.RegistrationNumber},
+		{"ID number", ids.IDNumber, c.IdentificationNumber},
+	} {
+		if f.given != "" && !SameIdentifier(f.given, f.held) {
+			held := f.held
+			if held == "" {
+				held = "none"
+			}
+			return nil, &AmbiguousCompanyError{iDs: ids, candidates: distinct, detail: fmt.Sprintf(
+				"the other identifiers belong to %s, whose %s is %s, not %s; correct the company columns",
+				DescribeCompany(c), f.label, held, f.given)}
+		}
+	}
+	return &c, nil
 }

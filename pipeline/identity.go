@@ -47,7 +47,7 @@ func ServiceKey(baseURL string) string {
 // surrounding spaces and letter case ignored), so "UMOYA", " Umoya " and
 // "umoya" are one account.
 func SameAccount(a, b string) bool {
-	return sameName(a, b)
+	return SameName(a, b)
 }
 
 // AccountKey returns the stored form of an account name, the key of its
@@ -56,7 +56,7 @@ func SameAccount(a, b string) bool {
 // state store"): nameKey in lower case. Names that SameAccount holds
 // equal have one AccountKey.
 func AccountKey(name string) string {
-	return strings.ToLower(nameKey(name))
+	return strings.ToLower(NameKey(name))
 }
 
 // ServiceAddress is where a configuration reaches the service (BaseURL)
@@ -166,4 +166,10 @@ func withoutPassword(baseURL string) string {
 		return u.Redacted()
 	}
 	return baseURL
+}
+
+// accountIndex finds the configured account named name (SameAccount:
+// letter case and surrounding spaces ignored), or -1.
+func AccountIndex(accounts []Account, name string) int {
+	return slices.IndexFunc(accounts, func(a Account) bool { return SameAccount(a.Name, name) })
 }

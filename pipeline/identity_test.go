@@ -67,7 +67,7 @@ func TestAccountKeySpellings(t *testing.T) {
 	}
 	accounts := []Account{{Name: "karoo"}, {Name: "Umoya"}}
 	for _, n := range []string{"UMOYA", " umoya ", "Umoya"} {
-		if i := accountIndex(accounts, n); i != 1 {
+		if i := AccountIndex(accounts, n); i != 1 {
 			t.Errorf("accountIndex(%q) = %d, want 1", n, i)
 		}
 	}

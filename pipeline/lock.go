@@ -99,3 +99,11 @@ func AccountLockKey(apiKey string) string {
 	sum := sha256.Sum256([]byte("eepipe account lock\x00" + strings.TrimSpace(apiKey)))
 	return "account-" + hex.EncodeToString(sum[:16])
 }
+
+// LockAccount is a configured account as the locks know it: its name
+// (for messages and the by-name store lock) and its API key (hashed into
+// its AccountLockKey, never shown).
+type LockAccount struct {
+	Name   string
+	APIKey string
+}

@@ -22,7 +22,7 @@ import (
 // Plans whose ids are in skip are left out (the old plan of a recreate).
 // The result is every candidate: none (the plan is not there), one (the
 // match), or several (ambiguous: never guessed, whichever rule found them).
-func matchPlans(list []Plan, id int64, name string, start Date, skip map[int64]bool) []*Plan {
+func MatchPlans(list []Plan, id int64, name string, start Date, skip map[int64]bool) []*Plan {
 	var out []*Plan
 	if id != 0 {
 		for i := range list {
@@ -58,7 +58,7 @@ func matchPlans(list []Plan, id int64, name string, start Date, skip map[int64]b
 // sameName reports whether two plan names are the same name by the rule of
 // matchPlans: equal after trimming spaces, ignoring letter case. Account
 // names are compared by it too.
-func sameName(a, b string) bool {
+func SameName(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
@@ -66,14 +66,14 @@ func sameName(a, b string) bool {
 // nameKey(a) == nameKey(b). Rows are grouped into plans by it (with the
 // company identifiers' IdentifierKey), and apply keys the plans it would
 // create by it, so that a file's plans are counted alike everywhere.
-func nameKey(s string) string {
-	return string(appendNameKey(nil, s))
+func NameKey(s string) string {
+	return string(AppendNameKey(nil, s))
 }
 
 // appendNameKey appends nameKey(s) to b: s trimmed, each letter replaced
 // by the least rune of its case-folding orbit (the orbit strings.EqualFold
 // compares by), so that names equal apart from letter case key alike.
-func appendNameKey(b []byte, s string) []byte {
+func AppendNameKey(b []byte, s string) []byte {
 	for _, r := range strings.TrimSpace(s) {
 		if r < utf8.RuneSelf {
 			// ASCII: a letter's orbit starts at its upper case (K and
@@ -108,13 +108,13 @@ func appendNameKey(b []byte, s string) []byte {
 // plan of another account: an id greater than the plan of that name) is
 // an error for that plan: a plan_id is never
 // redirected to an older plan.
-func matchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
-	matches := matchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
+func MatchPlan(in *InputPlan, list []Plan, account string) (m *Plan, note string, err error) {
+	matches := MatchPlans(list, in.PlanID, in.Name, in.StartDate, nil)
 	switch {
 	case len(matches) == 1:
 		return matches[0], "", nil
 	case len(matches) == 0 && in.PlanID != 0:
-		byName := matchPlans(list, 0, in.Name, in.StartDate, nil)
+		byName := MatchPlans(list, 0, in.Name, in.StartDate, nil)
 		if len(byName) == 1 && byName[0].ID > in.PlanID {
 			n := byName[0]
 			return n, fmt.Sprintf("plan_id %d is no longer on account %s, but plan %d there has the file's name %q and start date %s "+
@@ -149,4 +149,19 @@ func ambiguousPlanError(matches []*Plan, account, name string, start Date) error
 	}
 	return fmt.Errorf("ambiguous plan: plans %s on account %s %s and start %s; "+
 		"put the plan_id of the one to update in the file", strings.Join(ids, ", "), account, how, start)
+}
+
+// matchStoredPlan finds the stored plan a file plan describes, by the rule
+// of matchPlans. It returns the indexes of every match; more than one means
+// the match is ambiguous.
+func MatchStoredPlan(p *InputPlan, stored []Plan) []int {
+	var out []int
+	for _, m := range MatchPlans(stored, p.PlanID, p.Name, p.StartDate, nil) {
+		for i := range stored {
+			if &stored[i] == m {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
 }

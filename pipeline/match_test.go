@@ -1,13 +1,12 @@
 package pipeline
 
 import (
-	"context"
 	"slices"
 	"strings"
-	"sync/atomic"
+
+	"testing"
 
 	"pgregory.net/rapid"
-	"testing"
 )
 
 // TestMatchPlans is the plan-matching rule, with the cases where the two
@@ -68,7 +67,7 @@ func TestMatchPlans(t *testing.T) {
 			for _, id := range tc.skip {
 				skip[id] = true
 			}
-			got := ids(matchPlans(list, tc.id, tc.plan, tc.start, skip))
+			got := ids(MatchPlans(list, tc.id, tc.plan, tc.start, skip))
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("matchPlans = %v, want %v", got, tc.want)
 			}
@@ -78,13 +77,13 @@ func TestMatchPlans(t *testing.T) {
 			in := &InputPlan{PlanID: tc.id, Name: tc.plan, StartDate: tc.start}
 			// Every user of the rule agrees with it.
 			var chk []int64
-			for _, i := range matchStoredPlan(in, list) {
+			for _, i := range MatchStoredPlan(in, list) {
 				chk = append(chk, list[i].ID)
 			}
 			if !slices.Equal(chk, tc.want) {
 				t.Errorf("matchStoredPlan = %v, want %v", chk, tc.want)
 			}
-			m, _, err := matchPlan(in, list, "acme")
+			m, _, err := MatchPlan(in, list, "acme")
 			switch {
 			case len(tc.want) == 1:
 				if err != nil || m == nil || m.ID != tc.want[0] {
@@ -107,30 +106,6 @@ func TestMatchPlans(t *testing.T) {
 	}
 }
 
-// TestAmbiguousCaseVariantsFailNotCreate: the account holds "Case Plan"
-// and "CASE PLAN", the file says "case plan": the plan fails as ambiguous,
-// exactly as an exact-name ambiguity does, and nothing is created.
-func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
-	start := mustDate("2025-09-01")
-	svc := newFakeService(new(atomic.Int64))
-	svc.plans[3] = &Plan{ID: 3, Name: "Case Plan", StartDate: start, EndDate: mustDate("2030-08-31")}
-	svc.plans[4] = &Plan{ID: 4, Name: "CASE PLAN", StartDate: start, EndDate: mustDate("2030-08-31")}
-	r := NewRunner([]Account{{Name: "acme", Service: svc}}, nil, RunOptions{})
-	in := &InputPlan{Name: "case plan", StartDate: start, EndDate: mustDate("2030-08-31")}
-	cs, err := r.Plan(context.Background(), []*InputPlan{in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := cs.Plans[0]
-	if svc.writes() != 0 {
-		t.Fatalf("%d writes", svc.writes())
-	}
-	if d.Action != actionFailed || !strings.Contains(d.Reason, "ambiguous plan") || !strings.Contains(d.Reason, "3, 4") ||
-		!strings.Contains(d.Reason, "letter case") {
-		t.Fatalf("action %v, reason %q; want an ambiguous plan", d.Action, d.Reason)
-	}
-}
-
 // TestMatchPlanRecreatedPlanID: the file's plan_id was deleted by a
 // recreate and one plan has the file's name and start date: that plan is
 // the match, with a note that names it and says how to refresh the
@@ -139,7 +114,7 @@ func TestAmbiguousCaseVariantsFailNotCreate(t *testing.T) {
 func TestMatchPlanRecreatedPlanID(t *testing.T) {
 	s1 := mustDate("2025-09-01")
 	list := []Plan{{ID: 34, Name: "Acme", StartDate: s1}, {ID: 40, Name: "Twin", StartDate: s1}, {ID: 41, Name: "Twin", StartDate: s1}}
-	m, note, err := matchPlan(&InputPlan{PlanID: 12, Name: "Acme", StartDate: s1}, list, "acme")
+	m, note, err := MatchPlan(&InputPlan{PlanID: 12, Name: "Acme", StartDate: s1}, list, "acme")
 	if err != nil || m == nil || m.ID != 34 {
 		t.Fatalf("matchPlan = %v, %v", m, err)
 	}
@@ -148,13 +123,13 @@ func TestMatchPlanRecreatedPlanID(t *testing.T) {
 			t.Errorf("note %q lacks %q", note, want)
 		}
 	}
-	if _, _, err := matchPlan(&InputPlan{PlanID: 12, Name: "Twin", StartDate: s1}, list, "acme"); err == nil || !strings.Contains(err.Error(), "plan 12 is not on account acme") {
+	if _, _, err := MatchPlan(&InputPlan{PlanID: 12, Name: "Twin", StartDate: s1}, list, "acme"); err == nil || !strings.Contains(err.Error(), "plan 12 is not on account acme") {
 		t.Errorf("plan_id gone, two plans of the name: %v", err)
 	}
 	// A plan_id the account never held, greater than the plan of the
 	// name (a typo, an id of nothing, "plan id held by none"):
 	// an error, never the plan of the same name.
-	if m, _, err := matchPlan(&InputPlan{PlanID: 999, Name: "Acme", StartDate: s1}, list, "acme"); err == nil || m != nil ||
+	if m, _, err := MatchPlan(&InputPlan{PlanID: 999, Name: "Acme", StartDate: s1}, list, "acme"); err == nil || m != nil ||
 		!strings.Contains(err.Error(), "plan 999 is not on account acme") {
 		t.Errorf("plan_id 999 held by none: %v, %v; want an error", m, err)
 	}
@@ -179,7 +154,7 @@ func TestMatchPlansProperty(t *testing.T) {
 		if n > 0 && rapid.Bool().Draw(t, "skip") {
 			skip[int64(rapid.IntRange(1, n).Draw(t, "skipID"))] = true
 		}
-		got := matchPlans(list, 0, name, start, skip)
+		got := MatchPlans(list, 0, name, start, skip)
 		want := strings.TrimSpace(name)
 		var exact, folded []int64
 		for _, p := range list {
@@ -200,7 +175,7 @@ func TestMatchPlansProperty(t *testing.T) {
 		var ids []int64
 		for _, p := range got {
 			ids = append(ids, p.ID)
-			if !sameName(p.Name, name) || p.StartDate != start || skip[p.ID] {
+			if !SameName(p.Name, name) || p.StartDate != start || skip[p.ID] {
 				t.Fatalf("matchPlans returned plan %+v for %q %s", *p, name, start)
 			}
 		}

@@ -54,22 +54,22 @@ func (o Origin) String() string {
 // one; otherwise o as it is.
 func (o Origin) WithCell() Origin {
 	if o.Cell == "" && o.Sheet != "" && o.Column > 0 && o.Row > 0 {
-		o.Cell = cellRef(o.Column, o.Row)
+		o.Cell = CellRef(o.Column, o.Row)
 	}
 	return o
 }
 
 // cellRef returns the A1-style reference of a 1-based column and row:
 // cellRef(6, 12) is "F12".
-func cellRef(col, row int) string {
+func CellRef(col, row int) string {
 	var buf [24]byte
-	b := appendColumnLetters(buf[:0], col)
+	b := AppendColumnLetters(buf[:0], col)
 	return string(strconv.AppendInt(b, int64(row), 10))
 }
 
 // appendColumnLetters appends the letters of a 1-based column number
 // (1 is A, 27 is AA).
-func appendColumnLetters(b []byte, col int) []byte {
+func AppendColumnLetters(b []byte, col int) []byte {
 	var rev [8]byte
 	n := 0
 	for col > 0 && n < len(rev) {
@@ -166,12 +166,12 @@ func (p Problem) String() string {
 		fmt.Fprintf(&b, " (found %q)", Excerpt(p.Value))
 	}
 	if len(p.Suggestions) > 0 {
-		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(quoteAll(p.Suggestions), " or "))
+		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(QuoteAll(p.Suggestions), " or "))
 	}
 	return b.String()
 }
 
-func quoteAll(ss []string) []string {
+func QuoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = fmt.Sprintf("%q", s)
@@ -322,7 +322,7 @@ func RowColumnIndex(col string) int {
 }
 
 // cell returns the record's cell of the column col, from Fixed or Cells.
-func (r *Record) cell(col string) (Cell, bool) {
+func (r *Record) Cell(col string) (Cell, bool) {
 	if r.Fixed != nil {
 		if i := RowColumnIndex(col); i >= 0 && r.Fixed.Has[i] {
 			return r.Fixed.Cells[i], true
@@ -372,7 +372,7 @@ type InputPlan struct {
 	Account string // the configured account the file names (column account, grid label Account); "" when not given
 	// accountOrigin is the cell that gives Account (zero when not given),
 	// so that an account name no configuration has is cited at that cell.
-	accountOrigin Origin
+	AccountOrigin Origin `json:"-"`
 	Company       CompanyIDs
 	Name          string
 	StartDate     Date // zero when not given
@@ -390,14 +390,14 @@ type InputPlan struct {
 	// file leaves them blank but shows their place (the value cell beside
 	// a grid sheet's "Company VAT number" label): a missing company is
 	// reported there. Zero when unknown.
-	companyCell Origin
+	CompanyCell Origin `json:"-"`
 
 	// fieldPlaces holds where each plan field was read (a grid's
 	// labelled metadata cell, a flat row's column), by the index of
 	// asmPlanColumns: the cell a report marks (FieldOrigin), without
 	// reading the file again. nil when no field was given. A flat row's
 	// field points at its column's Origin, shared by the table's rows.
-	fieldPlaces *[asmNumPlanColumns]fieldPlace
+	FieldPlaces *[NumPlanColumns]FieldPlace `json:"-"`
 
 	// rows are the table rows and grid sheets the plan was read from
 	// (rejects.go: Rows).
@@ -406,24 +406,24 @@ type InputPlan struct {
 
 // fieldPlace is where a plan field was read: its column's Origin on row
 // (onRow), or its own cell; the zero fieldPlace is a field not given.
-type fieldPlace struct {
-	at    *Origin
-	row   int32
-	onRow bool
+type FieldPlace struct {
+	At    *Origin
+	Row   int32
+	OnRow bool
 }
 
 // origin returns the place as an Origin (the zero Origin when not given).
-func (f fieldPlace) origin() Origin {
-	return asmPlace{at: f.at, onRow: f.onRow}.origin(int(f.row))
+func (f FieldPlace) Origin() Origin {
+	return ReadPlace{At: f.At, OnRow: f.OnRow}.Origin(int(f.Row))
 }
 
 // FieldOrigin returns where the plan field col (ColPlanName, ColSector,
 // ...) was read, else the plan's origin.
 func (p *InputPlan) FieldOrigin(col string) Origin {
-	if p.fieldPlaces != nil {
-		for i, c := range asmPlanColumns {
-			if c == col && p.fieldPlaces[i].at != nil {
-				return p.fieldPlaces[i].origin()
+	if p.FieldPlaces != nil {
+		for i, c := range PlanColumns {
+			if c == col && p.FieldPlaces[i].At != nil {
+				return p.FieldPlaces[i].Origin()
 			}
 		}
 	}
@@ -433,32 +433,32 @@ func (p *InputPlan) FieldOrigin(col string) Origin {
 // PlanKey identifies a plan across runs: its id when the file gives one,
 // else the company, the name and the start date.
 type PlanKey struct {
-	planID    int64
-	account   string
-	company   CompanyIDs
-	name      string
-	startDate Date
+	PlanID    int64
+	Account   string
+	Company   CompanyIDs
+	Name      string
+	StartDate Date
 }
 
 // Key returns the plan's key.
 func (p *InputPlan) Key() PlanKey {
 	if p.PlanID != 0 {
-		return PlanKey{planID: p.PlanID}
+		return PlanKey{PlanID: p.PlanID}
 	}
-	return PlanKey{account: p.Account, company: p.Company, name: p.Name, startDate: p.StartDate}
+	return PlanKey{Account: p.Account, Company: p.Company, Name: p.Name, StartDate: p.StartDate}
 }
 
 // String formats the key for messages.
 func (k PlanKey) String() string {
-	if k.planID != 0 {
-		return fmt.Sprintf("plan %d", k.planID)
+	if k.PlanID != 0 {
+		return fmt.Sprintf("plan %d", k.PlanID)
 	}
-	s := fmt.Sprintf("plan %q starting %s", k.name, k.startDate)
-	if !k.company.IsZero() {
-		s += " of company " + k.company.String()
+	s := fmt.Sprintf("plan %q starting %s", k.Name, k.StartDate)
+	if !k.Company.IsZero() {
+		s += " of company " + k.Company.String()
 	}
-	if k.account != "" {
-		s += " of account " + k.account
+	if k.Account != "" {
+		s += " of account " + k.Account
 	}
 	return s
 }
@@ -485,22 +485,22 @@ type InputTarget struct {
 // counter of a catalog, by index; each cell's Origin is headed by its
 // counter's name.
 type CellPlaces struct {
-	cat *Catalog
-	at  []cellPlace // the zero cellPlace for none
+	Cat *Catalog
+	At  []CellPlace // the zero cellPlace for none
 }
 
 // cellPlace is a cell of a sheet by its 1-based row and column.
-type cellPlace struct{ row, column int32 }
+type CellPlace struct{ Row, Column int32 }
 
 // of returns the cell the counter name was read from, if any.
-func (p *CellPlaces) of(name string) (cellPlace, bool) {
+func (p *CellPlaces) of(name string) (CellPlace, bool) {
 	if p == nil {
-		return cellPlace{}, false
+		return CellPlace{}, false
 	}
-	if i := p.cat.indexOf(name); i >= 0 && i < len(p.at) && p.at[i].row > 0 {
-		return p.at[i], true
+	if i := p.Cat.IndexOf(name); i >= 0 && i < len(p.At) && p.At[i].Row > 0 {
+		return p.At[i], true
 	}
-	return cellPlace{}, false
+	return CellPlace{}, false
 }
 
 // CounterColumns maps counter names to the column they are read from in a
@@ -517,7 +517,7 @@ func (t *InputTarget) CellOf(name string) Origin {
 		return o
 	}
 	if p, ok := t.Places.of(name); ok {
-		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.row), Column: int(p.column), Header: name}.WithCell()
+		return Origin{File: t.Origin.File, Sheet: t.Origin.Sheet, Row: int(p.Row), Column: int(p.Column), Header: name}.WithCell()
 	}
 	o, ok := t.Columns[name]
 	if !ok {
@@ -562,7 +562,7 @@ func (b *Batch) Count(s Severity) int { return b.Problems.Count(s) + OmittedCoun
 
 // dedupe drops problems identical to the one before (Sort first): a grid
 // workbook repeats its plan cells in every grid, and one bad cell is one problem.
-func (ps Problems) dedupe() Problems {
+func (ps Problems) Dedupe() Problems {
 	out := ps[:0]
 	for i, p := range ps {
 		if i > 0 && problemEqual(ps[i-1], p) {
@@ -576,3 +576,57 @@ func (ps Problems) dedupe() Problems {
 func problemEqual(a, b Problem) bool {
 	return a.Severity == b.Severity && a.Origin == b.Origin && a.Value == b.Value && a.Message == b.Message && strings.Join(a.Suggestions, "\x00") == strings.Join(b.Suggestions, "\x00")
 }
+
+// RowRef names where input was read: a row of a flat table (Row > 0, its
+// line in a CSV file) or a whole grid sheet (Row 0) of a file.
+type RowRef struct {
+	File, Sheet string
+	Row         int
+}
+
+// addRow records that the plan was read from the record at o: a table row,
+// or a grid sheet (a grid record's origin is a cell of its sheet).
+func (p *InputPlan) AddRow(o Origin) {
+	r := RowRef{File: o.File, Sheet: o.Sheet, Row: o.Row}
+	if o.Cell != "" {
+		r.Row = 0
+	}
+	if n := len(p.rows); n > 0 && p.rows[n-1] == r {
+		return // a grid sheet's records, one after another
+	}
+	p.rows = append(p.rows, r)
+}
+
+// Rows returns the table rows and grid sheets the plan was read from, in
+// the order read.
+func (p *InputPlan) Rows() []RowRef { return p.rows }
+
+// ReadPlace is where a year cell of a target was read, kept until Finish
+// without an Origin per row: a cell on the target's own row (a flat
+// table's) points at its column's Origin, shared by the rows of the table.
+type ReadPlace struct {
+	At    *Origin // the column (onRow) or the cell; nil when not given
+	OnRow bool
+	Raw   string // the cell's text
+}
+
+// origin returns the place's Origin for a target read at row.
+func (p ReadPlace) Origin(row int) Origin {
+	if p.At == nil {
+		return Origin{}
+	}
+	o := *p.At
+	if p.OnRow {
+		o.Row = row
+		if o.Cell != "" {
+			o.Cell += strconv.Itoa(row)
+		}
+		o = o.WithCell()
+	}
+	return o
+}
+
+// asmPlanColumns are the columns that describe the plan rather than a row.
+var PlanColumns = [NumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+
+const NumPlanColumns = 10

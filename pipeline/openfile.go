@@ -10,12 +10,12 @@ import (
 
 // maxSmallFile bounds the small files pipeline reads whole (a counter
 // catalog, a sector targets file).
-const maxSmallFile = 16 << 20
+const MaxSmallFile = 16 << 20
 
 // openSmallFile opens a catalog or targets file: only a regular file (a
 // named pipe would block, a device never end), read through a bound of
 // maxSmallFile bytes.
-func openSmallFile(path string) (io.ReadCloser, error) {
+func OpenSmallFile(path string) (io.ReadCloser, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func openSmallFile(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &boundedFile{f: f, left: maxSmallFile}, nil
+	return &boundedFile{f: f, left: MaxSmallFile}, nil
 }
 
 // FileKind names what a path that is not a regular file is ("a named

@@ -57,10 +57,10 @@ type PlanChange struct {
 }
 
 // isZero reports whether the change sends nothing.
-func (c PlanChange) isZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
+func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
 
 // clear removes field ("name", "sector", "scorecard_id") from the change.
-func (c *PlanChange) clear(field string) {
+func (c *PlanChange) Clear(field string) {
 	switch field {
 	case "name":
 		c.Name = nil
@@ -133,20 +133,20 @@ func KeyHint(key string) string {
 // plans go on.
 type AccountRefusedError struct {
 	Account string
-	keyHint string
-	err     error
+	KeyHint string
+	Err     error
 }
 
 func (e *AccountRefusedError) Error() string {
 	key := "its key"
-	if e.keyHint != "" {
-		key = "key " + e.keyHint
+	if e.KeyHint != "" {
+		key = "key " + e.KeyHint
 	}
-	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.err)
+	return fmt.Sprintf("account %s: %s refused: check its secret (%v)", e.Account, key, e.Err)
 }
 
 // Unwrap returns the service's error (it matches ErrUnauthorized).
-func (e *AccountRefusedError) Unwrap() error { return e.err }
+func (e *AccountRefusedError) Unwrap() error { return e.Err }
 
 // TargetPatcher is implemented by a PlanService that can set a target's
 // counters without reading the stored target back (the client then skips
@@ -157,7 +157,7 @@ type TargetPatcher interface {
 
 // patchTarget sets counters through svc's PatchTarget when it has one, and
 // through UpdateTarget otherwise.
-func patchTarget(ctx context.Context, svc PlanService, planID, milestoneID, targetID int64, counters map[string]int64) error {
+func PatchTarget(ctx context.Context, svc PlanService, planID, milestoneID, targetID int64, counters map[string]int64) error {
 	if tp, ok := svc.(TargetPatcher); ok {
 		return tp.PatchTarget(ctx, planID, milestoneID, targetID, counters)
 	}
@@ -181,3 +181,18 @@ var (
 	// (an earlier attempt got no clear answer).
 	ErrMaybeApplied = errors.New("an attempt of the request may have been applied")
 )
+
+// Scorecard is a scorecard as the service lists it: the scorecard a plan
+// names in scorecard_id (eepipe scorecards, docs/apply-and-state.md).
+type Scorecard struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	StartDate   string `json:"start_date"`
+	EndDate     string `json:"end_date"`
+	CharterID   string `json:"charter_id"`
+	Province    string `json:"province"`
+}
+
+// ScorecardsHint is where a message about a scorecard_id points: the
+// command that lists the ids each account has.
+const ScorecardsHint = "eepipe scorecards lists each account's scorecards"

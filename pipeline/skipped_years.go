@@ -19,7 +19,7 @@ import (
 // fills a skipped year itself, from the scorecard's workforce (prefill) or
 // with zeros: the assembler warns of it for a plan without plan_id (it may
 // be new), and Diff notes it for a plan it creates.
-func skippedYears(p *InputPlan) []FinancialYear {
+func SkippedYears(p *InputPlan) []FinancialYear {
 	years := PlanYears(p.StartDate, ClampEnd(p.EndDate))
 	if len(years) < 3 {
 		return nil
@@ -51,7 +51,7 @@ func skippedYears(p *InputPlan) []FinancialYear {
 // skippedYearsText describes the years skippedYears found for p, and how
 // the service fills them, for a warning or a note: "year 3 (2027/28)",
 // "years 3 (2027/28) and 4 (2028/29)".
-func skippedYearsText(p *InputPlan, skipped []FinancialYear) (years, fill string) {
+func SkippedYearsText(p *InputPlan, skipped []FinancialYear) (years, fill string) {
 	first := FinancialYearOf(p.StartDate)
 	parts := make([]string, len(skipped))
 	for i, fy := range skipped {
@@ -69,7 +69,7 @@ func skippedYearsText(p *InputPlan, skipped []FinancialYear) (years, fill string
 }
 
 // givenYearsText lists the year numbers p's rows give: "1, 2, 4 and 5".
-func givenYearsText(p *InputPlan) string {
+func GivenYearsText(p *InputPlan) string {
 	first := FinancialYearOf(p.StartDate)
 	var nums []int
 	for _, t := range p.Targets {

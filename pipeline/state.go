@@ -176,7 +176,7 @@ type PendingWrite struct {
 
 // pendingWriteSource is the part of a StateStore that knows the pending
 // writes to targets of a service (by the service's target ids).
-type pendingWriteSource interface {
+type PendingWriteSource interface {
 	PendingWrites(ctx context.Context, service string, targetIDs []int64) ([]PendingWrite, error)
 }
 
@@ -222,11 +222,11 @@ type LastFieldWrite struct {
 }
 
 // String formats the run for messages: "run 12 on 2026-11-24".
-func (w LastFieldWrite) String() string { return w.run().String() }
+func (w LastFieldWrite) String() string { return w.Run().String() }
 
 // run is the write as a LastWrite, for ChangeClass.Words (which names the
 // run only).
-func (w *LastFieldWrite) run() *LastWrite {
+func (w *LastFieldWrite) Run() *LastWrite {
 	if w == nil {
 		return nil
 	}

@@ -49,7 +49,7 @@ func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
 
 // maxExactInteger is the largest integer a float64 (and a spreadsheet
 // number) holds exactly.
-const maxExactInteger = 1 << 53
+const MaxExactInteger = 1 << 53
 
 // parseCounter parses a counter written as text: a whole number >= 0 such as
 // "12", "12.0" or " 12 ", or with its thousands grouped by a space, a
@@ -61,7 +61,7 @@ const maxExactInteger = 1 << 53
 // error, as is "1 234,5". The error says in plain words what is wrong.
 func parseCounter(s string) (int64, error) {
 	t := strings.TrimSpace(s)
-	if n, ok := valPlainDigits(t); ok {
+	if n, ok := ValPlainDigits(t); ok {
 		return n, nil
 	}
 	if t == "" {
@@ -117,7 +117,7 @@ func valGroupedDigits(t string) (int64, bool) {
 		case r >= '0' && r <= '9':
 			group++
 			n = n*10 + int64(r-'0')
-			if n > maxExactInteger {
+			if n > MaxExactInteger {
 				return 0, false
 			}
 			sep = false
@@ -150,7 +150,7 @@ func valCommaNumber(t string) (n int64, msg string, isComma bool) {
 	grouped := strings.ContainsFunc(whole, valIsGroupSpace)
 	n, ok := valGroupedDigits(whole)
 	if !grouped {
-		n, ok = valPlainDigits(whole)
+		n, ok = ValPlainDigits(whole)
 	}
 	if !ok {
 		return 0, fmt.Sprintf("%q is not a number; a counter must be a whole number of 0 or more", Excerpt(t)), true
@@ -174,7 +174,7 @@ func valCounterFromFloat(f float64) (int64, error) {
 		return 0, fmt.Errorf("%s is negative; a counter must be a whole number of 0 or more", valFmtNumber(f))
 	case f != math.Trunc(f):
 		return 0, fmt.Errorf("%s is not a whole number; a counter counts people, so it must be a whole number of 0 or more", valFmtNumber(f))
-	case f > maxExactInteger:
+	case f > MaxExactInteger:
 		return 0, fmt.Errorf("%s is too large for a counter", valFmtNumber(f))
 	}
 	return int64(f), nil
@@ -191,7 +191,7 @@ const valMaxPlainDigits = 15
 // valMaxPlainDigits of them): the common case of a counter, a year number
 // or an id, which then needs neither the pattern nor float parsing. The
 // result is the one valParseDecimal gives for such a string.
-func valPlainDigits(s string) (int64, bool) {
+func ValPlainDigits(s string) (int64, bool) {
 	if len(s) == 0 || len(s) > valMaxPlainDigits {
 		return 0, false
 	}
@@ -247,7 +247,7 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		return n, err == nil, err
 	case CellText:
 		t := strings.TrimSpace(c.Text)
-		if n, ok := valPlainDigits(t); ok {
+		if n, ok := ValPlainDigits(t); ok {
 			return n, true, nil
 		}
 		if t == "" {
@@ -256,7 +256,7 @@ func CounterValue(c Cell) (n int64, ok bool, err error) {
 		if err := valUnitError(t, false); err != nil {
 			return 0, false, err
 		}
-		if msg, isErr := valErrorMessage(t); isErr {
+		if msg, isErr := ValErrorMessage(t); isErr {
 			return 0, false, errors.New(msg)
 		}
 		n, err = parseCounter(t)
@@ -298,7 +298,7 @@ func valKindError(c Cell, want string) error {
 		if c.Reason != "" {
 			return errors.New(c.Reason)
 		}
-		msg, ok := valErrorMessage(c.Text)
+		msg, ok := ValErrorMessage(c.Text)
 		if !ok {
 			msg = fmt.Sprintf("the cell holds the error value %s and cannot be read", Excerpt(c.Text))
 		}
@@ -319,12 +319,12 @@ var valErrorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?",
 // IsErrorValue reports whether s is a spreadsheet error value such as
 // #REF! (as text, as some exports write it).
 func IsErrorValue(s string) bool {
-	_, ok := valErrorMessage(s)
+	_, ok := ValErrorMessage(s)
 	return ok
 }
 
 // valErrorMessage recognises a spreadsheet error value such as #REF!.
-func valErrorMessage(s string) (string, bool) {
+func ValErrorMessage(s string) (string, bool) {
 	t := strings.TrimSpace(s)
 	if t == "" || t[0] != '#' {
 		return "", false // every error value starts with #
@@ -518,9 +518,9 @@ func valPlainISODate(t string) (y, m, d int, ok bool) {
 	if len(t) != 10 || t[4] != '-' || t[7] != '-' {
 		return 0, 0, 0, false
 	}
-	yy, okY := valPlainDigits(t[:4])
-	mm, okM := valPlainDigits(t[5:7])
-	dd, okD := valPlainDigits(t[8:])
+	yy, okY := ValPlainDigits(t[:4])
+	mm, okM := ValPlainDigits(t[5:7])
+	dd, okD := ValPlainDigits(t[8:])
 	return int(yy), int(mm), int(dd), okY && okM && okD
 }
 
@@ -535,13 +535,9 @@ func valMakeDate(text string, y, m, d int) (Date, error) {
 	return Date{y, time.Month(m), d}, nil
 }
 
-// dateValue returns the date of a cell: a date cell, or ISO text. ok is
-// false for a blank cell.
 // DateValue reads a date cell as the plan's dates are read: a date cell,
 // or text such as 2026-09-01; ok is false for a blank cell.
-func DateValue(c Cell) (d Date, ok bool, err error) { return dateValue(c) }
-
-func dateValue(c Cell) (d Date, ok bool, err error) {
+func DateValue(c Cell) (d Date, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return Date{}, false, nil
@@ -554,7 +550,7 @@ func dateValue(c Cell) (d Date, ok bool, err error) {
 		if strings.TrimSpace(c.Text) == "" {
 			return Date{}, false, nil
 		}
-		if msg, isErr := valErrorMessage(c.Text); isErr {
+		if msg, isErr := ValErrorMessage(c.Text); isErr {
 			return Date{}, false, errors.New(msg)
 		}
 		d, err = parseDateText(c.Text)
@@ -567,31 +563,31 @@ func dateValue(c Cell) (d Date, ok bool, err error) {
 
 // integerValue returns a whole number from a numeric or text cell (plan_id,
 // year_number). ok is false for a blank cell.
-func integerValue(c Cell) (n int64, ok bool, err error) {
+func IntegerValue(c Cell) (n int64, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
 	case CellNumber:
-		if c.Number != math.Trunc(c.Number) || math.Abs(c.Number) > maxExactInteger {
+		if c.Number != math.Trunc(c.Number) || math.Abs(c.Number) > MaxExactInteger {
 			return 0, false, fmt.Errorf("%s is not a whole number", valFmtNumber(c.Number))
 		}
 		return int64(c.Number), true, nil
 	case CellText:
 		t := strings.TrimSpace(c.Text)
-		if n, ok := valPlainDigits(t); ok {
+		if n, ok := ValPlainDigits(t); ok {
 			return n, true, nil
 		}
 		if t == "" {
 			return 0, false, nil
 		}
-		if msg, isErr := valErrorMessage(t); isErr {
+		if msg, isErr := ValErrorMessage(t); isErr {
 			return 0, false, errors.New(msg)
 		}
 		f, isNum := valParseDecimal(t)
 		if !isNum {
 			return 0, false, fmt.Errorf("%q is not a number", Excerpt(t))
 		}
-		if f != math.Trunc(f) || math.Abs(f) > maxExactInteger {
+		if f != math.Trunc(f) || math.Abs(f) > MaxExactInteger {
 			return 0, false, fmt.Errorf("%q is not a whole number", Excerpt(t))
 		}
 		return int64(f), true, nil
@@ -607,7 +603,7 @@ func integerValue(c Cell) (n int64, ok bool, err error) {
 // start as a spreadsheet runs a formula (formulaLike): exported, or shown
 // in a report, it would run or read as other text (docs/formats.md,
 // "Values").
-func checkNameText(v string) error {
+func CheckNameText(v string) error {
 	if r, what, ok := hiddenRune(v); ok {
 		return fmt.Errorf("%q holds %s (U+%04X), which hides or moves text where it is shown; retype the text without it", Excerpt(v), what, r)
 	}
@@ -646,7 +642,7 @@ func formulaLike(v string) bool {
 // textValue returns the trimmed text of a cell for identifiers and names:
 // text as written, numbers as displayed (so a VAT number typed as a number
 // keeps its digits and zero padding). ok is false for a blank cell.
-func textValue(c Cell) (s string, ok bool, err error) {
+func TextValue(c Cell) (s string, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return "", false, nil
@@ -655,7 +651,7 @@ func textValue(c Cell) (s string, ok bool, err error) {
 		if s == "" {
 			return "", false, nil
 		}
-		if msg, isErr := valErrorMessage(s); isErr && c.Kind == CellText {
+		if msg, isErr := ValErrorMessage(s); isErr && c.Kind == CellText {
 			return "", false, errors.New(msg)
 		}
 		if !utf8.ValidString(s) {
@@ -746,14 +742,14 @@ func valPlainFinancialYear(t string) (first, second string, ok bool) {
 	if (len(t) != 7 && len(t) != 9) || t[4] != '/' {
 		return "", "", false
 	}
-	_, okF := valPlainDigits(t[:4])
-	_, okS := valPlainDigits(t[5:])
+	_, okF := ValPlainDigits(t[:4])
+	_, okS := ValPlainDigits(t[5:])
 	return t[:4], t[5:], okF && okS
 }
 
 // financialYearValue returns the financial year of a cell. ok is false for a
 // blank cell.
-func financialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
+func FinancialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 	switch c.Kind {
 	case CellBlank:
 		return 0, false, nil
@@ -771,7 +767,7 @@ func financialYearValue(c Cell) (fy FinancialYear, ok bool, err error) {
 
 // normalizeTargetType matches s case-insensitively against TargetTypes and
 // returns the exact spelling, or the closest target types as suggestions.
-func normalizeTargetType(s string) (string, []string, bool) {
+func NormalizeTargetType(s string) (string, []string, bool) {
 	return valMatchFold(s, TargetTypes, 2)
 }
 

@@ -178,17 +178,17 @@ func TestParseFinancialYearAdvice(t *testing.T) {
 }
 
 func TestDateValueKinds(t *testing.T) {
-	d, ok, err := dateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
+	d, ok, err := DateValue(Cell{Kind: CellDate, Date: mustDate("2026-09-01"), Number: 46266})
 	if err != nil || !ok || d != mustDate("2026-09-01") {
 		t.Errorf("date cell: %v %v %v", d, ok, err)
 	}
-	if _, _, err := dateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
+	if _, _, err := DateValue(Cell{Kind: CellNumber, Number: 46266, Text: "46266"}); err == nil || !strings.Contains(err.Error(), "plain number") {
 		t.Errorf("plain number as date: %v", err)
 	}
-	if _, ok, err := dateValue(Cell{Kind: CellBlank}); ok || err != nil {
+	if _, ok, err := DateValue(Cell{Kind: CellBlank}); ok || err != nil {
 		t.Errorf("blank: %v %v", ok, err)
 	}
-	if _, _, err := dateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
+	if _, _, err := DateValue(Cell{Kind: CellError, Text: "#VALUE!"}); err == nil || !strings.Contains(err.Error(), "#VALUE!") {
 		t.Errorf("error cell: %v", err)
 	}
 }
@@ -215,25 +215,25 @@ func TestNormalize(t *testing.T) {
 	if _, sugg, ok := normalizeSector("Manufacturng"); ok || len(sugg) == 0 || sugg[0] != "Manufacturing" {
 		t.Errorf("suggestions = %v", sugg)
 	}
-	if s, _, ok := normalizeTargetType("Disabled_Employees"); !ok || s != TargetDisabled {
+	if s, _, ok := NormalizeTargetType("Disabled_Employees"); !ok || s != TargetDisabled {
 		t.Errorf("target type = %q", s)
 	}
-	if _, sugg, ok := normalizeTargetType("all_employes"); ok || len(sugg) == 0 || sugg[0] != TargetAll {
+	if _, sugg, ok := NormalizeTargetType("all_employes"); ok || len(sugg) == 0 || sugg[0] != TargetAll {
 		t.Errorf("suggestions = %v", sugg)
 	}
 }
 
 func TestIntegerAndTextValue(t *testing.T) {
-	if n, ok, err := integerValue(Cell{Kind: CellText, Text: " 42.0 "}); n != 42 || !ok || err != nil {
+	if n, ok, err := IntegerValue(Cell{Kind: CellText, Text: " 42.0 "}); n != 42 || !ok || err != nil {
 		t.Errorf("integerValue = %d %v %v", n, ok, err)
 	}
-	if _, _, err := integerValue(Cell{Kind: CellNumber, Number: 4.2, Text: "4.2"}); err == nil {
+	if _, _, err := IntegerValue(Cell{Kind: CellNumber, Number: 4.2, Text: "4.2"}); err == nil {
 		t.Error("4.2 accepted as an integer")
 	}
-	if s, ok, err := textValue(Cell{Kind: CellNumber, Number: 412345678, Text: "0412345678"}); s != "0412345678" || !ok || err != nil {
+	if s, ok, err := TextValue(Cell{Kind: CellNumber, Number: 412345678, Text: "0412345678"}); s != "0412345678" || !ok || err != nil {
 		t.Errorf("textValue keeps the displayed digits: %q %v %v", s, ok, err)
 	}
-	if _, _, err := textValue(Cell{Kind: CellError, Text: "#N/A"}); err == nil {
+	if _, _, err := TextValue(Cell{Kind: CellError, Text: "#N/A"}); err == nil {
 		t.Error("error value accepted as text")
 	}
 }
@@ -252,7 +252,7 @@ func FuzzParseCounter(f *testing.F) {
 			}
 			return
 		}
-		if n < 0 || n > maxExactInteger {
+		if n < 0 || n > MaxExactInteger {
 			t.Fatalf("parseCounter(%q) = %d", s, n)
 		}
 		back, err := parseCounter(strconv.FormatInt(n, 10))
@@ -332,7 +332,7 @@ func FuzzDateRangeFinancialYear(f *testing.F) {
 // any of the spaces South African settings write reads as that number.
 func TestGroupedCounterProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.Int64Range(1000, maxExactInteger).Draw(t, "n")
+		n := rapid.Int64Range(1000, MaxExactInteger).Draw(t, "n")
 		digits := strconv.FormatInt(n, 10)
 		var b strings.Builder
 		for i, r := range digits {
@@ -352,7 +352,7 @@ func TestGroupedCounterProperty(t *testing.T) {
 // whole number >= 0 or an ISO date reads back as that value.
 func TestValueParsersProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.Int64Range(0, maxExactInteger).Draw(t, "n")
+		n := rapid.Int64Range(0, MaxExactInteger).Draw(t, "n")
 		s := strconv.FormatInt(n, 10)
 		s = rapid.SampledFrom([]string{"", "+", "00"}).Draw(t, "prefix") + s
 		s += rapid.SampledFrom([]string{"", ".0", ".", ".000"}).Draw(t, "suffix")
@@ -387,7 +387,7 @@ func TestFastPathsMatchPatterns(t *testing.T) {
 	text := rapid.StringOfN(rapid.SampledFrom([]rune("0123456789 -/.+eE#\tAaxé\u00a0")), 0, 18, -1)
 	rapid.Check(t, func(t *rapid.T) {
 		s := text.Draw(t, "s")
-		if n, ok := valPlainDigits(s); ok {
+		if n, ok := ValPlainDigits(s); ok {
 			f, isNum := valParseDecimal(s)
 			want, err := valCounterFromFloat(f)
 			if !isNum || err != nil || want != n {
@@ -416,7 +416,7 @@ func TestFastPathsMatchPatterns(t *testing.T) {
 		if e[0] != '#' {
 			t.Fatalf("error value %s does not start with #", e)
 		}
-		if _, isErr := valErrorMessage(" \t" + strings.ToLower(e) + " "); !isErr {
+		if _, isErr := ValErrorMessage(" \t" + strings.ToLower(e) + " "); !isErr {
 			t.Errorf("valErrorMessage misses %s", e)
 		}
 	}
@@ -467,9 +467,6 @@ func TestSectorValue(t *testing.T) {
 		v, gazette, _, ok := SectorValue(in)
 		if !ok || v != want.v || gazette != want.gazette {
 			t.Errorf("SectorValue(%q) = %q, %v, %v; want %q, %v", in, v, gazette, ok, want.v, want.gazette)
-		}
-		if c, ok := canonicalSector(in); !ok || c != want.v {
-			t.Errorf("canonicalSector(%q) = %q, %v", in, c, ok)
 		}
 	}
 	for _, in := range []string{"Transport", "Health", "Mining", "Other service activities", ""} {

@@ -12,7 +12,7 @@ const ChartFontSize = 11
 
 // ChartAxisFont is the font of every chart's axis labels: a normal dark
 // grey (excelize's default is a near-invisible #D9D9D9), ChartFontSize.
-var ChartAxisFont = excelize.Font{Color: "404040", Size: ChartFontSize}
+var ChartAxisFont = excelize.Font{Color: ChartAxisColor, Size: ChartFontSize}
 
 // ChartTextFont is the font of every chart's axis titles and legend.
 var ChartTextFont = excelize.Font{Size: ChartFontSize}

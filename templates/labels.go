@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -260,32 +259,6 @@ func RaceLabel(race string) string { return label(raceLabels, race) }
 
 // GenderLabel returns the column header the writer uses for a gender.
 func GenderLabel(gender string) string { return label(genderLabels, gender) }
-
-// TargetTypeLabel returns the label of a target type: "All employees" or
-// "Employees with disabilities".
-func TargetTypeLabel(tt string) string {
-	switch tt {
-	case pipeline.TargetAll:
-		return "All employees"
-	case pipeline.TargetDisabled:
-		return "Employees with disabilities"
-	}
-	return Humanize(tt)
-}
-
-// GridLabel returns the label row text of one grid: "Year 1 — 2026/27 — All
-// employees". Either year part may be unknown (0) and is then left out.
-func GridLabel(yearNumber int, fy pipeline.FinancialYear, targetType string) string {
-	var parts []string
-	if yearNumber > 0 {
-		parts = append(parts, fmt.Sprintf("Year %d", yearNumber))
-	}
-	if fy != 0 {
-		parts = append(parts, fy.String())
-	}
-	parts = append(parts, TargetTypeLabel(targetType))
-	return strings.Join(parts, " — ")
-}
 
 // Matcher recognises the row and column headers of grids for one catalog:
 // the writer's labels, the aliases, and the raw keys of the catalog's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -110,7 +111,7 @@ func SetPrintLayout(f *excelize.File, sheet string, p PrintSetup) error {
 	}
 	if p.Area != "" {
 		from, to, _ := strings.Cut(p.Area, ":")
-		ref := QuoteSheet(sheet) + "!" + absRef(from) + ":" + absRef(to)
+		ref := xlsx.QuoteSheet(sheet) + "!" + absRef(from) + ":" + absRef(to)
 		if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet, RefersTo: ref}); err != nil {
 			return err
 		}
@@ -135,10 +136,10 @@ func (p PrintSetup) titlesRef(sheet string) string {
 	var refs []string
 	if p.TitleCols > 0 {
 		last, _ := excelize.ColumnNumberToName(p.TitleCols)
-		refs = append(refs, fmt.Sprintf("%s!$A:$%s", QuoteSheet(sheet), last))
+		refs = append(refs, fmt.Sprintf("%s!$A:$%s", xlsx.QuoteSheet(sheet), last))
 	}
 	if p.TitleFirst > 0 {
-		refs = append(refs, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), p.TitleFirst, max(p.TitleLast, p.TitleFirst)))
+		refs = append(refs, fmt.Sprintf("%s!$%d:$%d", xlsx.QuoteSheet(sheet), p.TitleFirst, max(p.TitleLast, p.TitleFirst)))
 	}
 	return strings.Join(refs, ",")
 }
@@ -179,10 +180,4 @@ func addPrintTitles(f *excelize.File, sheet string, idx int, ref string) error {
 func printZero[T any](T) T {
 	var z T
 	return z
-}
-
-// QuoteSheet returns the sheet name as a formula reference needs it:
-// 'Name', with quotes doubled.
-func QuoteSheet(sheet string) string {
-	return "'" + strings.ReplaceAll(sheet, "'", "''") + "'"
 }

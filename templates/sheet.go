@@ -10,6 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -231,11 +232,6 @@ func ActivateFirstVisible(f *excelize.File) {
 	}
 }
 
-func cellRef(col, row int) string {
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	return ref
-}
-
 // AddPlanSheet adds a grid plan sheet named sheet to f, laid out for the
 // catalog: title, the labelled metadata cells, then one grid per entry of
 // ps.Grids (label row, race header row, gender header row, one row per
@@ -263,7 +259,7 @@ func AddPlanSheet(f *excelize.File, sheet string, ps PlanSheet, cat *pipeline.Ca
 		return err
 	}
 	for _, b := range l.breaks {
-		if err := f.InsertPageBreak(sheet, cellRef(labelCol, b)); err != nil {
+		if err := f.InsertPageBreak(sheet, xlsx.CellName(labelCol, b)); err != nil {
 			return err
 		}
 	}
@@ -366,7 +362,7 @@ func (c *sheetCells) meta(ps PlanSheet, st *Styles) (row int, metaRef map[string
 	for _, m := range MetaFields {
 		c.str(labelCol, row, m.Label, st.MetaLabel)
 		vc := labelCol + 1
-		metaRef[m.Key] = cellRef(vc, row)
+		metaRef[m.Key] = xlsx.CellName(vc, row)
 		style := st.Text
 		switch m.Kind {
 		case MetaIdentifier:
@@ -379,7 +375,7 @@ func (c *sheetCells) meta(ps PlanSheet, st *Styles) (row int, metaRef map[string
 		for col := vc; col < vc+metaSpan; col++ {
 			c.style(col, row, style)
 		}
-		c.merge(cellRef(vc, row), cellRef(vc+metaSpan-1, row))
+		c.merge(xlsx.CellName(vc, row), xlsx.CellName(vc+metaSpan-1, row))
 		// The help wrapped within the columns beside the value, the row
 		// as high as its lines: text left to run past the grids' last
 		// column widens the printed page, which then prints smaller.
@@ -387,7 +383,7 @@ func (c *sheetCells) meta(ps PlanSheet, st *Styles) (row int, metaRef map[string
 		for col := metaHelpCol + 1; col < metaHelpCol+metaHelpSpan; col++ {
 			c.style(col, row, st.Help)
 		}
-		c.merge(cellRef(metaHelpCol, row), cellRef(metaHelpCol+metaHelpSpan-1, row))
+		c.merge(xlsx.CellName(metaHelpCol, row), xlsx.CellName(metaHelpCol+metaHelpSpan-1, row))
 		// (Help text is smaller than the 11 pt whose digits measure the
 		// columns: a tenth more of it fits a line.)
 		if h := ParagraphHeight(m.Help, metaHelpSpan*CounterWidth*1.1); h > 18 {
@@ -474,7 +470,7 @@ func planValidations(counterRanges []string, metaRef map[string]string) ([]*exce
 	for _, key := range []string{"start_date", "end_date"} {
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = metaRef[key]
-		if err := dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
+		if err := dv.SetRange(xlsx.ExcelSerial(pipeline.EarliestStart.Time(), false), xlsx.ExcelSerial(time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC), false),
 			excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween); err != nil {
 			return nil, err
 		}
@@ -503,7 +499,7 @@ func (l *planLayout) view(nCounterCols int, metaRef map[string]string) {
 		l.widths = append(l.widths, colWidth{labelCol + 1, lastCol, CounterWidth})
 	}
 	l.panes = &excelize.Panes{
-		Freeze: true, XSplit: labelCol, TopLeftCell: cellRef(labelCol+1, 1), ActivePane: "topRight",
+		Freeze: true, XSplit: labelCol, TopLeftCell: xlsx.CellName(labelCol+1, 1), ActivePane: "topRight",
 		Selection: []excelize.Selection{{SQRef: metaRef["plan_name"], ActiveCell: metaRef["plan_name"], Pane: "topRight"}},
 	}
 }
@@ -523,7 +519,7 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 	raceRow, genderRow := row, row+1
 	c.str(labelCol, raceRow, "Occupational level", st.Header)
 	c.style(labelCol, genderRow, st.Header)
-	c.merge(cellRef(labelCol, raceRow), cellRef(labelCol, genderRow))
+	c.merge(xlsx.CellName(labelCol, raceRow), xlsx.CellName(labelCol, genderRow))
 	col := labelCol + 1
 	for _, r := range races {
 		c.str(col, raceRow, RaceLabel(r), st.Header)
@@ -534,7 +530,7 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 			}
 		}
 		if len(genders) > 1 {
-			c.merge(cellRef(col, raceRow), cellRef(col+len(genders)-1, raceRow))
+			c.merge(xlsx.CellName(col, raceRow), xlsx.CellName(col+len(genders)-1, raceRow))
 		}
 		col += len(genders)
 	}
@@ -566,7 +562,7 @@ func (c *sheetCells) grid(row int, g Grid, races, genders, levels []string, cat 
 		row++
 	}
 	if nCols > 0 && row > first {
-		*ranges = append(*ranges, cellRef(labelCol+1, first)+":"+cellRef(labelCol+nCols, row-1))
+		*ranges = append(*ranges, xlsx.CellName(labelCol+1, first)+":"+xlsx.CellName(labelCol+nCols, row-1))
 	}
 	return row
 }
@@ -639,7 +635,7 @@ func (c *sheetCells) set(f *excelize.File, sheet string) error {
 			if cell == nil {
 				continue
 			}
-			ref := cellRef(j+1, i+1)
+			ref := xlsx.CellName(j+1, i+1)
 			// The style first: a date value on an unstyled cell would get
 			// a default date style.
 			if err := f.SetCellStyle(sheet, ref, ref, cell.StyleID); err != nil {
@@ -687,13 +683,13 @@ func (w *sheetWriter) setErr(err error) {
 }
 
 func (w *sheetWriter) str(col, row int, s string, style int) {
-	ref := cellRef(col, row)
+	ref := xlsx.CellName(col, row)
 	w.setErr(w.f.SetCellStr(w.sheet, ref, s))
 	w.style(col, row, style)
 }
 
 func (w *sheetWriter) style(col, row int, style int) {
-	ref := cellRef(col, row)
+	ref := xlsx.CellName(col, row)
 	w.setErr(w.f.SetCellStyle(w.sheet, ref, ref, style))
 }
 

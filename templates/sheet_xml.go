@@ -14,6 +14,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -42,7 +43,7 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 		lastCol = max(lastCol, len(r))
 	}
 	if lastRow > 0 && lastCol > 0 {
-		x.raw(`<dimension ref="A1:` + cellRef(lastCol, lastRow) + `"/>`)
+		x.raw(`<dimension ref="A1:` + xlsx.CellName(lastCol, lastRow) + `"/>`)
 	}
 	// Panes: the label column frozen.
 	p := l.panes
@@ -137,7 +138,7 @@ func PrintSetupXML(p PrintSetup) string {
 // WritePlanSheetXML (its title row on every printed page) to f, where the
 // sheet exists at index idx (in f.GetSheetList()).
 func SetPlanPrintTitles(f *excelize.File, sheet string, idx int) error {
-	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
+	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", xlsx.QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
 }
 
 // PlanColumnWidths returns the widths of the columns of a plan sheet of
@@ -209,7 +210,7 @@ func (x *SheetXML) EndRow() { x.raw(`</row>`) }
 // float64, or a time.Time (its day's serial number).
 func (x *SheetXML) Cell(col, row, style int, v any) error {
 	b := append(x.buf[:0], `<c r="`...)
-	b = appendCellRef(b, col, row)
+	b = xlsx.AppendCellRef(b, col, row)
 	b = append(b, '"')
 	if style != 0 {
 		b = append(b, ` s="`...)
@@ -242,28 +243,16 @@ func (x *SheetXML) Cell(col, row, style int, v any) error {
 		b = append(b, `</v></c>`...)
 	case time.Time:
 		b = append(b, `><v>`...)
-		b = strconv.AppendFloat(b, ExcelSerial(v, false), 'f', -1, 64)
+		b = strconv.AppendFloat(b, xlsx.ExcelSerial(v, false), 'f', -1, 64)
 		b = append(b, `</v></c>`...)
 	default:
-		return fmt.Errorf("cell %s: cannot write a %T", cellRef(col, row), v)
+		return fmt.Errorf("cell %s: cannot write a %T", xlsx.CellName(col, row), v)
 	}
 	x.buf = b
 	if x.err == nil {
 		_, x.err = x.w.Write(b)
 	}
 	return x.err
-}
-
-// appendCellRef appends the A1 reference of col, row (1-based).
-func appendCellRef(b []byte, col, row int) []byte {
-	var letters [8]byte
-	i := len(letters)
-	for n := col; n > 0 && i > 0; n = (n - 1) / 26 {
-		i--
-		letters[i] = byte('A' + (n-1)%26)
-	}
-	b = append(b, letters[i:]...)
-	return strconv.AppendInt(b, int64(row), 10)
 }
 
 // Flush writes what is buffered and returns the first error.

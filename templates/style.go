@@ -1,14 +1,17 @@
 package templates
 
-import (
-	"time"
-
-	"github.com/xuri/excelize/v2"
-)
+import "github.com/xuri/excelize/v2"
 
 // DateFormat is the number format of every date cell eepipe writes: ISO,
 // so that a date reads the same in every locale.
 const DateFormat = "yyyy-mm-dd"
+
+// The number formats of the sector figures in the reports: a percentage
+// share to one decimal, percentage points to two.
+const (
+	PercentFormat = "0.0"
+	PointsFormat  = "0.00"
+)
 
 // Column widths shared by the workbooks.
 const (
@@ -25,12 +28,10 @@ const HelpSize = 10
 
 // Colours of the workbooks (RGB hex).
 const (
-	colorHeader   = "1F4E78" // dark blue: header rows
-	colorGridBand = "DDEBF7" // light blue: grid labels
-	colorInput    = "FFFFFF" // input cells
-	colorTotal    = "F2F2F2" // grey: summary rows
-	colorBorder   = "BFBFBF"
-	colorHelp     = "7F7F7F"
+	colorHeader = "1F4E78" // dark blue: header rows
+	colorInput  = "FFFFFF" // input cells
+	colorTotal  = "F2F2F2" // grey: summary rows
+	colorHelp   = "7F7F7F"
 )
 
 // Styles are the cell style ids of one workbook. NewStyles registers them
@@ -58,11 +59,8 @@ type Styles struct {
 
 // NewStyles registers the shared styles with f.
 func NewStyles(f *excelize.File) (*Styles, error) {
-	border := []excelize.Border{
-		{Type: "left", Color: colorBorder, Style: 1}, {Type: "right", Color: colorBorder, Style: 1},
-		{Type: "top", Color: colorBorder, Style: 1}, {Type: "bottom", Color: colorBorder, Style: 1},
-	}
-	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
+	border := ThinBorder(BorderColor)
+	fill := SolidFill
 	dateFmt := DateFormat
 	textFmt := "@"
 	s := &Styles{}
@@ -83,7 +81,7 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
 		{&s.Date, &excelize.Style{Border: border, Fill: fill(colorInput), CustomNumFmt: &dateFmt,
 			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "center"}}},
-		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(colorGridBand)}},
+		{&s.GridLabel, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Color: colorHeader}, Fill: fill(BandFill)}},
 		{&s.Header, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"}, Fill: fill(colorHeader), Border: border,
 			Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center", WrapText: true}}},
 		{&s.LevelLabel, &excelize.Style{Border: border, Alignment: &excelize.Alignment{WrapText: true, Vertical: "center"}}},
@@ -103,22 +101,4 @@ func NewStyles(f *excelize.File) (*Styles, error) {
 		*d.dst = id
 	}
 	return s, nil
-}
-
-// ExcelSerial returns the Excel serial number of the calendar date of t,
-// in the 1904 date system when date1904 (the workbook says so), else in
-// the 1900 one, with its phantom 29 February 1900: the inverse of
-// excelize.ExcelDateToTime, by which eepipe reads serials (excelize keeps
-// its own inverse unexported). It is eepipe's one conversion of a date to
-// a serial: date validation formulas here, ISO date cells in formats.
-func ExcelSerial(t time.Time, date1904 bool) float64 {
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if date1904 {
-		return float64(d.Sub(time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	}
-	days := float64(d.Sub(time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	if days < 61 {
-		days-- // Excel's phantom 29 February 1900
-	}
-	return days
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -136,19 +137,47 @@ func fillFlatYears(f *excelize.File, cat *pipeline.Catalog, years int, start pip
 	row := 2
 	for y := 1; y <= years; y++ {
 		for _, tt := range pipeline.TargetTypes {
-			w.setErr(f.SetCellInt(FlatSheet, cellRef(col[pipeline.ColYearNumber], row), int64(y)))
-			w.text(cellRef(col[pipeline.ColTargetType], row), tt)
+			w.setErr(f.SetCellInt(FlatSheet, xlsx.CellName(col[pipeline.ColYearNumber], row), int64(y)))
+			w.text(xlsx.CellName(col[pipeline.ColTargetType], row), tt)
 			if firstFY != 0 {
-				w.date(cellRef(col[pipeline.ColStartDate], row), start)
-				w.date(cellRef(col[pipeline.ColEndDate], row), end)
+				w.date(xlsx.CellName(col[pipeline.ColStartDate], row), start)
+				w.date(xlsx.CellName(col[pipeline.ColEndDate], row), end)
 				if c, ok := col[pipeline.ColFinancialYear]; ok {
-					w.text(cellRef(c, row), (firstFY + pipeline.FinancialYear(y-1)).String())
+					w.text(xlsx.CellName(c, row), (firstFY + pipeline.FinancialYear(y-1)).String())
 				}
 			}
 			row++
 		}
 	}
 	return w.err
+}
+
+// FlatHeaderRows is how far down a sheet or CSV file the flat table's
+// header is looked for: a sheet with a flat header cell (IsFlatHeaderCell)
+// in its first FlatHeaderRows rows is a flat table, not a grid.
+const FlatHeaderRows = 20
+
+// IsFlatHeaderCell reports whether a cell's text marks the flat table's
+// header row: it reads target_type in any letter case, the spaces around
+// it (and a CSV file's byte order mark before it) ignored, so that a
+// header typed " Target_Type " is read as one. It is the one answer to
+// "is this a flat table header?" for the flat reader (CSV and XLSX), the
+// grid reader's test of a sheet, and the rejects file.
+func IsFlatHeaderCell(text string) bool {
+	return strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(text, "\ufeff")), pipeline.ColTargetType)
+}
+
+// CheckCounters refuses a plan with counters the catalog does not know:
+// a writer of any layout (flat, long, grid) would silently drop them.
+func CheckCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
+	for _, t := range p.Targets {
+		for name := range t.Counters.All() {
+			if !cat.Has(name) {
+				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
+			}
+		}
+	}
+	return nil
 }
 
 // FlatHeader returns the flat table's header: the plan and year columns,
@@ -184,7 +213,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 	w := &sheetWriter{f: f, sheet: FlatSheet}
 	header := FlatHeader(cat)
 	last := flatTemplateRows + 1
-	colRange := func(c int) string { return cellRef(c, 2) + ":" + cellRef(c, last) }
+	colRange := func(c int) string { return xlsx.CellName(c, 2) + ":" + xlsx.CellName(c, last) }
 	var counterRanges []string
 	for i, h := range header {
 		c := i + 1
@@ -208,7 +237,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, h+" is a whole number, 1 or more.")
 		case MetaDate:
 			style = st.Date
-			w.setErr(dv.SetRange(ExcelSerial(pipeline.EarliestStart.Time(), false), ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
+			w.setErr(dv.SetRange(xlsx.ExcelSerial(pipeline.EarliestStart.Time(), false), xlsx.ExcelSerial(pipeline.Date{Year: 2099, Month: 12, Day: 31}.Time(), false),
 				excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween))
 			dv.SetError(excelize.DataValidationErrorStyleStop, h, "Enter a date on or after 2025-09-01, as YYYY-MM-DD.")
 		case MetaIdentifier:
@@ -236,11 +265,11 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		}
 	}
 	// The header keeps its own style over the column styles.
-	w.setErr(f.SetCellStyle(FlatSheet, "A1", cellRef(len(header), 1), st.Header))
+	w.setErr(f.SetCellStyle(FlatSheet, "A1", xlsx.CellName(len(header), 1), st.Header))
 	if len(counterRanges) > 0 {
 		dv := excelize.NewDataValidation(true)
-		first := cellRef(len(pipeline.FlatColumns)+1, 2)
-		dv.Sqref = first + ":" + cellRef(len(header), last)
+		first := xlsx.CellName(len(pipeline.FlatColumns)+1, 2)
+		dv.Sqref = first + ":" + xlsx.CellName(len(header), last)
 		w.setErr(dv.SetRange(0, 2147483647, excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween))
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Counter", "A counter is a whole number of employees, 0 or more. Leave the cell blank to keep the value on the service.")
 		w.setErr(f.AddDataValidation(FlatSheet, dv))
@@ -249,7 +278,7 @@ func buildFlat(f *excelize.File, cat *pipeline.Catalog, st *Styles) error {
 		Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	}))
-	w.setErr(f.AutoFilter(FlatSheet, "A1:"+cellRef(len(header), 1), nil))
+	w.setErr(f.AutoFilter(FlatSheet, "A1:"+xlsx.CellName(len(header), 1), nil))
 	// Hundreds of counter columns: across pages, each naming the plan.
 	w.setErr(SetPrintLayout(f, FlatSheet, WidePrint(2)))
 	return w.err

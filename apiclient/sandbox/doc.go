@@ -8,10 +8,10 @@
 // The sandbox has its own statement of the contract (contract.go: value
 // lists, the served counter catalog, dates, the clamp and the milestones),
 // written from the seed and the contract notes. It imports no domain
-// package, only apiclient's wire types and signature, so that a mistake in
-// the pipeline's rules is not made on both sides; a test of the sandbox's
-// (contract_test.go, which alone imports the pipeline) compares the two
-// statements.
+// package, only apiclient's wire types and signature (and pace's wait), so
+// that a mistake in the pipeline's rules is not made on both sides; a test
+// of the sandbox's (contract_test.go, which alone imports the pipeline)
+// compares the two statements.
 //
 // A Sandbox is loaded from Fixtures (accounts with their key pairs, lookup
 // users, companies and scorecards with the workforce used by baseline

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/apiclient"
+	"github.com/eepipe/eepipe/pace"
 )
 
 // Options configure a Sandbox; the zero value serves the built-in fixtures
@@ -390,7 +391,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if d := time.Duration(s.latency.Load()); d > 0 {
-		if waitUntil(r.Context(), arrival.Add(d)) != nil {
+		if pace.SleepUntil(r.Context(), arrival.Add(d)) != nil {
 			// The client left or the server is closing: no answer (a
 			// write was committed all the same, as on a real service).
 			s.logRequest(r, route, bw.status, "abandoned", arrival)

@@ -14,8 +14,11 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/planapi"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -131,13 +134,13 @@ func addApplyFlags(cmd *cobra.Command, opts *applyOptions, apply bool) {
 	if apply {
 		fl.BoolVar(&opts.DryRun, "dry-run", false, "print the change set and send nothing (exit 0 no changes, 1 changes)")
 		fl.BoolVar(&opts.NoRecalc, "no-recalc", false, "do not recalculate the scorecards linked to changed plans")
-		fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
+		fl.DurationVar(&opts.RecalcWait, "recalc-wait", run.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up on a scorecard")
 		addScheduleFlags(fl, &opts.Schedule)
 		fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "send the valid plans and set every plan with an error aside (exit 1 when any is); without it any error sends nothing")
 		onceStringVar(fl, &opts.Rejects, "rejects", "", "with --skip-invalid, write the plans set aside to `FILE` (.xlsx or .csv) in their input's layout, each error beside its cell")
 		fl.StringVar(&opts.LockDir, "lock-dir", "", "`DIR` of the per-account locks that stop two applies writing one account at once (default: "+envLockDir+", else eepipe/locks in the user's state or cache folder)")
 	}
-	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
+	fl.IntVar(&opts.Concurrency, "concurrency", run.DefaultConcurrency, "maximum requests in flight across all accounts")
 	fl.BoolVar(&opts.RecreateOnDateChange, "recreate-on-date-change", false, "delete and recreate plans whose dates the file changes (the service fixes dates at creation)")
 	reportHelp := "write one line per input row to `FILE` (.json, .csv or .xlsx)"
 	if apply {
@@ -223,7 +226,7 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 	if creates {
 		batch.Problems = batch.Problems.Without(pipeline.CodeSkippedYears)
 	}
-	if ps := pipeline.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
+	if ps := assemble.CheckRouting(batch.Plans, accounts); len(ps) > 0 {
 		batch.Problems = append(batch.Problems, ps...)
 		batch.Problems.Sort()
 	}
@@ -260,16 +263,16 @@ func readInputsFor(f *Factory, args []string, accounts []pipeline.Account, allow
 // service serves (Runner.ServedCatalogProblems): a counter the service
 // lacks is an error naming its column, and nothing is sent. With
 // --catalog the file's catalog rules instead.
-func checkServedCatalog(ctx context.Context, f *Factory, runner *pipeline.Runner, batch *pipeline.Batch) error {
+func checkServedCatalog(ctx context.Context, f *Factory, runner *run.Runner, batch *pipeline.Batch) error {
 	if f.CatalogPath != "" {
 		return nil
 	}
-	return servedCatalogError(f, batch, &pipeline.ServedCatalogError{Problems: runner.ServedCatalogProblems(ctx, batch.Plans)})
+	return servedCatalogError(f, batch, &run.ServedCatalogError{Problems: runner.ServedCatalogProblems(ctx, batch.Plans)})
 }
 
 // servedCatalogError prints the problems of e (counters the service
 // lacks), when there are any, and returns the command's error.
-func servedCatalogError(f *Factory, batch *pipeline.Batch, e *pipeline.ServedCatalogError) error {
+func servedCatalogError(f *Factory, batch *pipeline.Batch, e *run.ServedCatalogError) error {
 	if len(e.Problems) == 0 {
 		return nil
 	}
@@ -313,7 +316,7 @@ func connect(cfg *Config, log *zap.Logger, hc *http.Client) ([]pipeline.Account,
 // new request starts after it, the run report is written, exit 3), the
 // run report is stamped in --output-dir and pruned with --keep, and one
 // summary line ends the log.
-func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.RunReport, error) {
+func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*run.RunReport, error) {
 	if err := checkApplyOptions(opts); err != nil {
 		return nil, err
 	}
@@ -329,14 +332,14 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 	if opts.DryRun {
 		command = "diff"
 	}
-	ctx, run, err := startRun(ctx, f, command, &opts.Schedule)
+	ctx, sched, err := startRun(ctx, f, command, &opts.Schedule)
 	if err != nil {
 		return nil, err
 	}
-	run.args = opts.Args
-	a := &applyRun{f: f, opts: opts, run: run, started: f.Now()}
+	sched.args = opts.Args
+	a := &applyRun{f: f, opts: opts, sched: sched, started: f.Now()}
 	err = a.scheduled(ctx)
-	run.noteKeyExpiry(a.accounts, a.clients)
+	sched.noteKeyExpiry(a.accounts, a.clients)
 	var fields []zap.Field
 	if a.rep != nil {
 		fields = summaryFields(a.rep)
@@ -346,9 +349,9 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 		fields = append(fields, zap.Int("changes_without_history", a.unguarded.Changes()))
 	}
 	if opts.DryRun {
-		fields = append(fields, zap.Int("plans_not_compared", run.notCompared))
+		fields = append(fields, zap.Int("plans_not_compared", sched.notCompared))
 	}
-	return a.rep, run.finish(ctx, err, fields...)
+	return a.rep, sched.finish(ctx, err, fields...)
 }
 
 // applyRun is one run of apply or diff: the options and the dependencies
@@ -356,25 +359,25 @@ func runApply(ctx context.Context, f *Factory, opts *applyOptions) (*pipeline.Ru
 type applyRun struct {
 	f          *Factory
 	opts       *applyOptions
-	run        *scheduledRun
+	sched      *scheduledRun
 	started    time.Time
 	reportPath string // the run report's path (--report, stamped in --output-dir), or ""
 
 	cfg     *Config
 	st      *statestore.Store // nil: no run history
-	runner  *pipeline.Runner
+	runner  *run.Runner
 	batch   *pipeline.Batch
-	history *pipeline.RunHistory // where apply records the run (nil: no history, or diff)
+	history *run.RunHistory // where apply records the run (nil: no history, or diff)
 	prog    *progress
 
 	// What the run got to, for the summary: the accounts and their
 	// clients, and the run report.
 	accounts []pipeline.Account
 	clients  []*apiclient.Client
-	rep      *pipeline.RunReport
+	rep      *run.RunReport
 	// unguarded counts the changes to existing plans the store has no
 	// history of (classifyPlan).
-	unguarded pipeline.Unguarded
+	unguarded diff.Unguarded
 	skip      *skipInvalid // --skip-invalid; nil without
 }
 
@@ -383,7 +386,7 @@ type applyRun struct {
 // inputs, and hands over to a saved change set's apply, dryRun or
 // pipelined.
 func (a *applyRun) scheduled(ctx context.Context) error {
-	f, opts, run := a.f, a.opts, a.run
+	f, opts, sched := a.f, a.opts, a.sched
 	log := f.Logger()
 	cfg, err := loadConfig(f, opts.Conn, configNeeds{Plans: true})
 	if err != nil {
@@ -394,7 +397,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		log.Warn(w)
 	}
 	if opts.Report != "" {
-		a.reportPath = run.outputPath(opts.Report)
+		a.reportPath = sched.outputPath(opts.Report)
 	}
 	if dir := reportInInputFolder(a.reportPath, opts.Args); dir != "" {
 		log.Warn(fmt.Sprintf("the report %s is written inside the input folder %s: the next run over that folder will read it as a workbook; write it elsewhere",
@@ -412,7 +415,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	if path, ok := savedChangeSetArg(opts); ok {
 		return runApplySaved(ctx, a, path)
 	}
-	if err := checkServiceHistory(ctx, st, cfg, run); err != nil {
+	if err := checkServiceHistory(ctx, st, cfg, sched); err != nil {
 		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
@@ -425,9 +428,9 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	}
 	a.accounts, a.clients = accounts, clients
 	a.prog = newProgress(f, log)
-	ropts := pipeline.RunOptions{
+	ropts := run.RunOptions{
 		Concurrency:   opts.Concurrency,
-		Diff:          pipeline.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
+		Diff:          diff.DiffOptions{RecreateOnDateChange: opts.RecreateOnDateChange},
 		NoRecalc:      opts.NoRecalc,
 		RecalcWait:    noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff,
@@ -436,13 +439,13 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		CheckServed:   f.CatalogPath == "",
 	}
 	if st != nil && !opts.DryRun {
-		a.history = &pipeline.RunHistory{Store: st, Run: runRecord(cfg, a.started)}
+		a.history = &run.RunHistory{Store: st, Run: runRecord(cfg, a.started)}
 		ropts.History = a.history
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
-	a.runner = pipeline.NewRunner(accounts, finder, ropts)
+	a.runner = run.NewRunner(accounts, finder, ropts)
 	if opts.SkipInvalid {
-		a.skip = newSkipInvalid(f, opts, run)
+		a.skip = newSkipInvalid(f, opts, sched)
 	}
 	batch, cat, err := readInputsFor(f, opts.Args, named, true, true, func() *pipeline.Catalog {
 		c, _ := a.runner.ServiceCatalog(ctx)
@@ -473,7 +476,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 	if !opts.DryRun {
 		// One apply per account at a time: two runs that both list the
 		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, run, cfg, pipeline.NamedAccounts(batch.Plans)); err != nil {
+		if err := lockAccounts(ctx, f, opts, sched, cfg, run.NamedAccounts(batch.Plans)); err != nil {
 			return err
 		}
 		// Again under the lock: a run that held it may have recorded
@@ -504,7 +507,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 		}
 	}
 	var (
-		held []pipeline.HeldChange
+		held []diff.HeldChange
 		err  error
 	)
 	if planErr == nil {
@@ -512,18 +515,18 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 			return err
 		}
 	}
-	warnChangeSet(f.Logger(), a.run, cs, a.accounts, true)
+	warnChangeSet(f.Logger(), a.sched, cs, a.accounts, true)
 	if planErr == nil {
 		for _, w := range runner.ScorecardProblems(ctx, cs) {
-			a.run.warn(w)
+			a.sched.warn(w)
 		}
 	}
 	if planErr == nil {
-		a.run.couldNotCompare(cs.Summary().Failed)
+		a.sched.couldNotCompare(cs.Summary().Failed)
 		if err := renderChangeSet(f, cs, opts); err != nil {
 			return err
 		}
-		if err := pipeline.WriteHeld(textOut(f, opts.JSON), held, opts.State.Overwrite, true); err != nil {
+		if err := diff.WriteHeld(textOut(f, opts.JSON), held, opts.State.Overwrite, true); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 		if opts.State.Output != "" {
@@ -536,7 +539,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 	rep.Fatal = runner.Fatal()
 	rep.Interrupted = ctx.Err() != nil
 	a.rep = rep
-	if err := writeRunReport(f, a.run, a.reportPath, opts.Report, rep); err != nil {
+	if err := writeRunReport(f, a.sched, a.reportPath, opts.Report, rep); err != nil {
 		return err
 	}
 	if err := writeJSONOut(f, opts.JSON, func(w io.Writer) error { return reports.EncodeRunReportJSON(w, rep) }); err != nil {
@@ -557,7 +560,7 @@ func (a *applyRun) dryRun(ctx context.Context, cat *pipeline.Catalog) error {
 // warnChangeSet logs the warnings a compared change set carries: plans
 // to create beside a plan of the same name, each plan's notes (with
 // notes; apply's summary lists them instead), and companies not checked.
-func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, accounts []pipeline.Account, notes bool) {
+func warnChangeSet(log *zap.Logger, sched *scheduledRun, cs *diff.ChangeSet, accounts []pipeline.Account, notes bool) {
 	for _, w := range cs.SameNameOtherStart() {
 		log.Warn(w)
 	}
@@ -569,17 +572,17 @@ func warnChangeSet(log *zap.Logger, run *scheduledRun, cs *pipeline.ChangeSet, a
 			log.Warn(n)
 		}
 	}
-	for _, w := range pipeline.UncheckedCompanies(cs, accounts) {
-		run.warn(w)
+	for _, w := range diff.UncheckedCompanies(cs, accounts) {
+		sched.warn(w)
 	}
 }
 
 // warnRunNotes logs each note on the run as a whole (its end not
 // recorded in the state store) as a warning, also counted in the summary
 // line; the printed summary and the run report carry them too.
-func warnRunNotes(run *scheduledRun, rep *pipeline.RunReport) {
+func warnRunNotes(sched *scheduledRun, rep *run.RunReport) {
 	for _, n := range rep.Notes {
-		run.warn(n)
+		sched.warn(n)
 	}
 }
 
@@ -591,14 +594,14 @@ func warnRunNotes(run *scheduledRun, rep *pipeline.RunReport) {
 // checks the served catalog and records the run. On a terminal each plan
 // is shown as it is written.
 func (a *applyRun) pipelined(ctx context.Context) error {
-	f, opts, run, st, runner, batch, prog := a.f, a.opts, a.run, a.st, a.runner, a.batch, a.prog
+	f, opts, sched, st, runner, batch, prog := a.f, a.opts, a.sched, a.st, a.runner, a.batch, a.prog
 	var unlock func()
 	defer func() {
 		if unlock != nil {
 			unlock()
 		}
 	}()
-	hooks := pipeline.ApplyHooks{
+	hooks := run.ApplyHooks{
 		Classify: a.classifyPlan(holdBack(st, a.cfg, opts.State.Overwrite).Plan),
 	}
 	if st != nil && st.Postgres() {
@@ -630,8 +633,8 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	if a.skip != nil {
 		rep.Rejected = len(a.skip.rej.Plans)
 	}
-	warnChangeSet(f.Logger(), run, cs, a.accounts, false)
-	warnRunNotes(run, rep)
+	warnChangeSet(f.Logger(), sched, cs, a.accounts, false)
+	warnRunNotes(sched, rep)
 	if show {
 		fmt.Fprintf(f.IO.ErrOut, "Compared: %s (%s).\n", cs.Summary(), appliedCountersHint(f, opts))
 	}
@@ -641,10 +644,10 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	if line := a.skip.rejectedLine(); line != "" {
 		fmt.Fprintln(f.IO.ErrOut, line)
 	}
-	if err := pipeline.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite, false); err != nil {
+	if err := diff.WriteHeld(f.IO.ErrOut, held, opts.State.Overwrite, false); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if err := writeRunReport(f, run, a.reportPath, opts.Report, rep); err != nil {
+	if err := writeRunReport(f, sched, a.reportPath, opts.Report, rep); err != nil {
 		return err
 	}
 	switch {
@@ -652,7 +655,7 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 		return maxDurationError(opts.Schedule.MaxDuration, a.reportPath)
 	case rep.Fatal != nil:
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
-			run.setOutcome("lock_lost")
+			sched.setOutcome("lock_lost")
 		}
 		return causedExit(ExitFatal, fmt.Errorf("the run stopped after a fatal error: %w", rep.Fatal))
 	case rep.Interrupted:
@@ -672,15 +675,15 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 // store has no history of (pipeline.Unguarded): the first such plan is
 // warned of before its writes, and the run's note counts them all.
 // Without a store (--no-state, which warns of it) nothing is counted.
-func (a *applyRun) classifyPlan(classify func(context.Context, *pipeline.PlanDiff) ([]pipeline.HeldChange, error)) func(context.Context, *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
+func (a *applyRun) classifyPlan(classify func(context.Context, *diff.PlanDiff) ([]diff.HeldChange, error)) func(context.Context, *diff.PlanDiff) ([]diff.HeldChange, error) {
 	if a.st == nil {
 		return classify
 	}
-	return func(ctx context.Context, d *pipeline.PlanDiff) ([]pipeline.HeldChange, error) {
+	return func(ctx context.Context, d *diff.PlanDiff) ([]diff.HeldChange, error) {
 		held, err := classify(ctx, d)
 		if err == nil {
 			if w := a.unguarded.Add(d, a.st.Where()); w != "" {
-				a.run.warn(w)
+				a.sched.warn(w)
 			}
 		}
 		return held, err
@@ -692,8 +695,8 @@ func (a *applyRun) classifyPlan(classify func(context.Context, *pipeline.PlanDif
 // run's record failing (recordFailed), or a lock hook's (already the
 // command's).
 func (a *applyRun) stoppedBeforeWrites(err error) error {
-	var served *pipeline.ServedCatalogError
-	var record *pipeline.RecordError
+	var served *run.ServedCatalogError
+	var record *run.RecordError
 	switch {
 	case errors.As(err, &served):
 		return servedCatalogError(a.f, a.batch, served)
@@ -708,7 +711,7 @@ func (a *applyRun) stoppedBeforeWrites(err error) error {
 // 2 when a run through another address of the service recorded the key
 // pairs' address meanwhile (statestore.KeyServiceError: the address is
 // the configuration's to declare), else exit 3.
-func recordFailed(record *pipeline.RecordError) error {
+func recordFailed(record *run.RecordError) error {
 	var keys *statestore.KeyServiceError
 	if errors.As(record.Err, &keys) {
 		return exitf(ExitInvalid, "%v; nothing was sent", keys)
@@ -742,7 +745,7 @@ func checkLockDir(f *Factory, opts *applyOptions) error {
 // (none: every configured account; pipeline.AccountLocks.Local keys them)
 // for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
 // state folder, unless opts.Locker is set.
-func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *scheduledRun, cfg *Config, only []string) error {
+func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, sched *scheduledRun, cfg *Config, only []string) error {
 	locker := opts.Locker
 	if locker == nil {
 		dir := first(opts.LockDir, f.Getenv(envLockDir))
@@ -755,9 +758,9 @@ func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, run *sche
 		}
 		locker = filelock.Dir{Path: dir}
 	}
-	err := run.lockAccounts(ctx, locker, accountLocks(cfg).Local(only))
+	err := sched.lockAccounts(ctx, locker, accountLocks(cfg).Local(only))
 	var held *pipeline.LockHeldError
-	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && run.outcome != "locked" {
+	if err != nil && opts.Locker == nil && ctx.Err() == nil && !errors.As(err, &held) && sched.outcome != "locked" {
 		return exitf(ExitFatal, "%v; give a lock folder you can write with --lock-dir or %s", err, envLockDir)
 	}
 	return err
@@ -800,7 +803,7 @@ func noWaitIfZero(d time.Duration) time.Duration {
 }
 
 // stopCause returns the fatal error behind a stopped run, or err.
-func stopCause(err error, r *pipeline.Runner) error {
+func stopCause(err error, r *run.Runner) error {
 	if f := r.Fatal(); f != nil {
 		return f
 	}
@@ -814,12 +817,12 @@ func stopCause(err error, r *pipeline.Runner) error {
 // countersHint ends a brief change set: where its counters are.
 const countersHint = "Counters are counted, not listed: -v lists each one (old -> new); --report FILE (.xlsx, .csv or .json) writes them all."
 
-func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) error {
+func renderChangeSet(f *Factory, cs *diff.ChangeSet, opts *applyOptions) error {
 	if opts.JSON {
 		return nil
 	}
 	brief := !f.Verbose && !opts.Counters
-	if err := cs.Render(f.IO.Out, pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
+	if err := cs.Render(f.IO.Out, diff.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief}); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	if brief && cs.HasChanges() {
@@ -837,14 +840,14 @@ func renderChangeSet(f *Factory, cs *pipeline.ChangeSet, opts *applyOptions) err
 
 // writeRunReport writes the run report to path (the --report name base,
 // stamped in --output-dir) and records it for the summary and --keep.
-func writeRunReport(f *Factory, run *scheduledRun, path, base string, rep *pipeline.RunReport) error {
+func writeRunReport(f *Factory, sched *scheduledRun, path, base string, rep *run.RunReport) error {
 	if path == "" {
 		return nil
 	}
 	if err := reports.WriteRunReport(path, rep); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	run.wrote(path, base)
+	sched.wrote(path, base)
 	fmt.Fprintf(f.IO.ErrOut, "Run report written to %s\n", path)
 	return nil
 }
@@ -878,7 +881,7 @@ func warnKeyExpiry(log *zap.Logger, clients []*apiclient.Client) {
 	}
 }
 
-func summaryFields(rep *pipeline.RunReport) []zap.Field {
+func summaryFields(rep *run.RunReport) []zap.Field {
 	s := rep.Summary()
 	prefilled, _ := rep.AlreadyHeld()
 	return []zap.Field{

@@ -15,7 +15,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // TestApplyInterruptedBeforeRunRecorded: a run interrupted after the
@@ -73,7 +73,7 @@ func TestApplyInterruptedBeforeRunRecorded(t *testing.T) {
 		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, %d plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), len(rows), b)
 	}
 	for _, p := range rep.Plans {
-		if p.Outcome != pipeline.OutcomeNotApplied {
+		if p.Outcome != run.OutcomeNotApplied {
 			t.Errorf("%s: %s %q, want not applied", p.Plan, p.Outcome, p.Error)
 		}
 	}
@@ -135,7 +135,7 @@ func TestApplySavedInterruptedBeforeRunRecorded(t *testing.T) {
 		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, 2 plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), b)
 	}
 	for _, p := range rep.Plans {
-		if p.Outcome != pipeline.OutcomeNotApplied {
+		if p.Outcome != run.OutcomeNotApplied {
 			t.Errorf("%s: %s %q, want not applied", p.Plan, p.Outcome, p.Error)
 		}
 	}
@@ -176,7 +176,7 @@ func TestApplySavedInterruptedDuringDriftCheck(t *testing.T) {
 		t.Errorf("report: interrupted %v, fatal %q, %d plans; want interrupted, no fatal error, 3 plans\n%s", rep.Interrupted, rep.Fatal, len(rep.Plans), b)
 	}
 	for _, p := range rep.Plans {
-		if p.Outcome != pipeline.OutcomeNotApplied || !strings.Contains(p.Error, "interrupted") || !strings.Contains(p.Plan, `"Pipelined 0`) {
+		if p.Outcome != run.OutcomeNotApplied || !strings.Contains(p.Error, "interrupted") || !strings.Contains(p.Plan, `"Pipelined 0`) {
 			t.Errorf("%s: %s %q, want not applied: interrupted", p.Plan, p.Outcome, p.Error)
 		}
 	}

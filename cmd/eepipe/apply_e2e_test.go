@@ -20,6 +20,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -370,7 +371,7 @@ func TestApplyEndToEnd(t *testing.T) {
 		t.Fatalf("report has %d rows, want one per input row (4)", len(rep.Rows))
 	}
 	for i, row := range rep.Rows {
-		if row.Outcome != pipeline.OutcomeCreated || row.PlanID == 0 || row.TargetID == 0 || row.MilestoneID == 0 || row.Location != fmt.Sprintf("line %d", i+2) {
+		if row.Outcome != run.OutcomeCreated || row.PlanID == 0 || row.TargetID == 0 || row.MilestoneID == 0 || row.Location != fmt.Sprintf("line %d", i+2) {
 			t.Errorf("report row %d: %+v", i, row)
 		}
 	}
@@ -664,11 +665,11 @@ func TestApplyFatalAndInterrupt(t *testing.T) {
 	created := 0
 	for _, row := range rep.Rows {
 		switch row.Outcome {
-		case pipeline.OutcomeCreated, pipeline.OutcomeFailed:
+		case run.OutcomeCreated, run.OutcomeFailed:
 			if row.PlanID != 0 {
 				created++
 			}
-		case pipeline.OutcomeNotApplied:
+		case run.OutcomeNotApplied:
 		default:
 			t.Errorf("row outcome %q after interrupt", row.Outcome)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // skipInvalid is apply --skip-invalid [--rejects FILE]: the plans with
@@ -19,18 +20,18 @@ type skipInvalid struct {
 	grid    string // where grid sheets go beside flat rows (stamped too)
 	base    string // --rejects as given
 	wrote   func(path, base string)
-	rej     pipeline.Rejection
+	rej     assemble.Rejection
 	paths   []string // the rejects files written
 }
 
 // newSkipInvalid is --skip-invalid of the run: with --output-dir the
 // rejects file goes there under a UTC-stamped name and --keep prunes the
 // older ones, as the run report's.
-func newSkipInvalid(f *Factory, opts *applyOptions, run *scheduledRun) *skipInvalid {
-	s := &skipInvalid{base: opts.Rejects, wrote: run.wrote}
+func newSkipInvalid(f *Factory, opts *applyOptions, sched *scheduledRun) *skipInvalid {
+	s := &skipInvalid{base: opts.Rejects, wrote: sched.wrote}
 	if opts.Rejects != "" {
-		s.rejects = run.outputPath(opts.Rejects)
-		s.grid = run.outputPath(reports.GridRejectsPath(opts.Rejects))
+		s.rejects = sched.outputPath(opts.Rejects)
+		s.grid = sched.outputPath(reports.GridRejectsPath(opts.Rejects))
 		if dir := reportInInputFolder(s.rejects, opts.Args); dir != "" {
 			f.Logger().Warn(fmt.Sprintf("the rejects file %s is written inside the input folder %s: the next run over that folder will read it as a workbook too; write it elsewhere",
 				s.rejects, dir))
@@ -78,7 +79,7 @@ func checkRejectsOptions(opts *applyOptions) error {
 // usage (exit 2), one that cannot be written fatal (exit 3): either way
 // before any request.
 func (s *skipInvalid) split(f *Factory, batch *pipeline.Batch, cat *pipeline.Catalog) error {
-	send, rej := pipeline.SplitInvalid(batch)
+	send, rej := assemble.SplitInvalid(batch)
 	s.rej = rej
 	n := batch.Count(pipeline.Error)
 	batch.Plans = send

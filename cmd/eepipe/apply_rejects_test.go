@@ -14,6 +14,8 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // errorTexts reads files as apply does and returns their errors' messages
@@ -47,19 +49,19 @@ func rejectsOf(t *testing.T, files ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rej := pipeline.SplitInvalid(b)
+	_, rej := assemble.SplitInvalid(b)
 	return problemTexts(rej.Problems)
 }
 
 // runReportSummary reads the summary of a JSON run report.
-func runReportSummary(t *testing.T, path string) pipeline.RunSummary {
+func runReportSummary(t *testing.T, path string) run.RunSummary {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Summary pipeline.RunSummary `json:"summary"`
+		Summary run.RunSummary `json:"summary"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // TestApplyInterruptCutsRetryWait: once the service answers the target
@@ -114,7 +114,7 @@ func TestApplyInterruptCutsRetryWait(t *testing.T) {
 			}
 			refused := 0
 			for _, p := range rep.Plans {
-				if p.Outcome != pipeline.OutcomeNotApplied {
+				if p.Outcome != run.OutcomeNotApplied {
 					t.Errorf("%s: %s %q, want not applied", p.Plan, p.Outcome, p.Error)
 					continue
 				}

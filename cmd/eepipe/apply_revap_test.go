@@ -16,7 +16,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // TestApplyInterruptedWhileClassifyingIsNotAStoreFailure: Ctrl-C right
@@ -74,7 +74,7 @@ func TestApplyInterruptedWhileClassifyingIsNotAStoreFailure(t *testing.T) {
 		t.Fatalf("%d plans in the report, want %d", len(rep.Plans), plans)
 	}
 	for _, p := range rep.Plans {
-		if p.Outcome != pipeline.OutcomeNotApplied || p.Error != "not sent: the run was interrupted" && !strings.HasSuffix(p.Error, "not sent: the run was interrupted") {
+		if p.Outcome != run.OutcomeNotApplied || p.Error != "not sent: the run was interrupted" && !strings.HasSuffix(p.Error, "not sent: the run was interrupted") {
 			t.Errorf("%s: %s %q, want not applied: the run was interrupted", p.Plan, p.Outcome, p.Error)
 		}
 		if strings.Contains(p.Error, "state store") {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -147,7 +149,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		}
 	}
 	var (
-		checks           []pipeline.SectorPlanCheck
+		checks           []sector.SectorPlanCheck
 		missing, refused int
 	)
 	if batch != nil {
@@ -158,7 +160,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	report := pipeline.NewSectorCheckReport(targets, checks)
+	report := sector.NewSectorCheckReport(targets, checks)
 	if err := writeCheckResults(f, opts, log, report); err != nil {
 		return err
 	}
@@ -176,10 +178,10 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 
 // checkTables loads the sector targets (--targets, else the built-in
 // ones) and the counter catalog (--catalog, else nil).
-func checkTables(f *Factory, opts *checkOptions) (*pipeline.SectorTargets, *pipeline.Catalog, error) {
-	targets := pipeline.DefaultSectorTargets()
+func checkTables(f *Factory, opts *checkOptions) (*sector.SectorTargets, *pipeline.Catalog, error) {
+	targets := sector.DefaultSectorTargets()
 	if opts.Targets != "" {
-		t, err := pipeline.LoadSectorTargets(opts.Targets)
+		t, err := sector.LoadSectorTargets(opts.Targets)
 		if err != nil {
 			return nil, nil, exitf(ExitInvalid, "--targets: %v", err)
 		}
@@ -199,12 +201,12 @@ func checkTables(f *Factory, opts *checkOptions) (*pipeline.SectorTargets, *pipe
 // checkFiles checks the plans of the files; with --server their blanks
 // are filled from the plans on the service first.
 func checkFiles(ctx context.Context, f *Factory, opts *checkOptions, batch *pipeline.Batch, accounts []pipeline.Account,
-	cat *pipeline.Catalog, targets *pipeline.SectorTargets) ([]pipeline.SectorPlanCheck, error) {
-	var checks []pipeline.SectorPlanCheck
+	cat *pipeline.Catalog, targets *sector.SectorTargets) ([]sector.SectorPlanCheck, error) {
+	var checks []sector.SectorPlanCheck
 	plans := batch.Plans
 	notes := make([][]string, len(plans))
 	if opts.Server {
-		runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
+		runner := run.NewRunner(accounts, nil, run.RunOptions{Concurrency: opts.Concurrency})
 		filled, n, err := runner.FillFromStored(ctx, plans)
 		if err != nil {
 			return nil, serviceError(ctx, err)
@@ -215,11 +217,11 @@ func checkFiles(ctx context.Context, f *Factory, opts *checkOptions, batch *pipe
 		if !opts.Server && p.Sector == "" && p.PlanID != 0 {
 			notes[i] = append(notes[i], "the file leaves the sector blank (which keeps the service's value); check with --server to use the plan's sector on the service")
 		}
-		c := pipeline.CheckPlanSector(p, cat, targets)
+		c := sector.CheckPlanSector(p, cat, targets)
 		c.Notes = append(notes[i], c.Notes...)
 		checks = append(checks, c)
 	}
-	if !opts.Server && pipeline.AnyBlankCounters(checks) {
+	if !opts.Server && sector.AnyBlankCounters(checks) {
 		fmt.Fprintln(f.IO.ErrOut, "Some figures are not assessable because the files leave counters blank; --server fills blanks from the plans on the service.")
 	}
 	return checks, nil
@@ -230,9 +232,9 @@ func checkFiles(ctx context.Context, f *Factory, opts *checkOptions, batch *pipe
 // accounts whose key pair was refused: a refused key pair leaves out its
 // own account only, the others' plans are checked.
 func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.Logger, accounts []pipeline.Account,
-	targets *pipeline.SectorTargets) (checks []pipeline.SectorPlanCheck, missing, refused int, err error) {
-	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{Concurrency: opts.Concurrency})
-	read, err := runner.ReadStored(ctx, pipeline.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
+	targets *sector.SectorTargets) (checks []sector.SectorPlanCheck, missing, refused int, err error) {
+	runner := run.NewRunner(accounts, nil, run.RunOptions{Concurrency: opts.Concurrency})
+	read, err := runner.ReadStored(ctx, run.StoredQuery{PlanIDs: opts.PlanIDs, GoOnWhenRefused: true})
 	if err != nil {
 		return nil, 0, 0, serviceError(ctx, err)
 	}
@@ -248,7 +250,7 @@ func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.L
 	missing = len(notFound)
 	for _, sp := range stored {
 		in := pipeline.FromServer(sp.Plan, pipeline.CompanyIDs{})
-		c := pipeline.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
+		c := sector.CheckPlanSector(in, pipeline.CatalogOfStored(sp.Plan), targets)
 		c.Source, c.Account = "server", sp.Account.Name
 		checks = append(checks, c)
 	}
@@ -256,7 +258,7 @@ func checkServer(ctx context.Context, f *Factory, opts *checkOptions, log *zap.L
 }
 
 // writeCheckResults prints the results and writes each --report.
-func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *pipeline.SectorCheckReport) error {
+func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *sector.SectorCheckReport) error {
 	write := reports.WriteSectorText
 	if opts.JSON {
 		write = reports.WriteSectorJSON
@@ -278,15 +280,15 @@ func writeCheckResults(f *Factory, opts *checkOptions, log *zap.Logger, report *
 
 // checkExit maps the check's outcome to the exit status: 0 only when every
 // final-year figure of every plan was measured and is met.
-func checkExit(report *pipeline.SectorCheckReport) error {
+func checkExit(report *sector.SectorCheckReport) error {
 	s := report.Summary()
 	switch report.Outcome() {
-	case pipeline.SectorSomeShort:
+	case sector.SectorSomeShort:
 		return silentExit(ExitDiff)
-	case pipeline.SectorNothingAssessed:
+	case sector.SectorNothingAssessed:
 		return exitf(ExitDiff, "nothing could be assessed: not one final-year figure of %s could be measured (the reasons are above), so the targets are not shown to be met",
 			pipeline.Plural(s.Plans, "plan"))
-	case pipeline.SectorIncomplete:
+	case sector.SectorIncomplete:
 		return exitf(ExitDiff, "no figure falls short, but %s not assessed in full (the reasons are above), so the targets are not shown to be met",
 			pipeline.Plural(s.PartlyMet+s.NotAssessable, "plan was", "plans were"))
 	}

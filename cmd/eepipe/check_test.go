@@ -18,6 +18,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -127,14 +128,14 @@ func ckPlans(t *testing.T) []*pipeline.InputPlan {
 }
 
 // ckReport reads a JSON sector report.
-func ckReport(t *testing.T, path string) pipeline.SectorCheckReport {
+func ckReport(t *testing.T, path string) sector.SectorCheckReport {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var r struct {
-		pipeline.SectorCheckReport
+		sector.SectorCheckReport
 		Plans []json.RawMessage `json:"plans"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -207,7 +208,7 @@ func TestCheckEndToEndFileAndServerAgree(t *testing.T) {
 		"FALLS SHORT", "SHORT: female -0.8 pts, 1 person",
 		"NOTHING COULD BE ASSESSED: the plan has no sector",
 		"3 plans: 1 meets every final-year target, 1 falls short, 0 meet only the targets that could be assessed, 1 could not be assessed at all.",
-		pipeline.SectorNotice, pipeline.EmbeddedSectorTargetsSource, "checked against the gazette",
+		sector.SectorNotice, sector.EmbeddedSectorTargetsSource, "checked against the gazette",
 	} {
 		if !strings.Contains(rf.out, want) {
 			t.Errorf("file output lacks %q", want)
@@ -301,7 +302,7 @@ func TestCheckServerFillsBlanks(t *testing.T) {
 			t.Errorf("plan %s: filled check differs from the full file:\nfull   %s\nfilled %s", name, want[name], got[name])
 		}
 	}
-	if rep := ckReport(t, filledReport); rep.Notice != pipeline.SectorNotice {
+	if rep := ckReport(t, filledReport); rep.Notice != sector.SectorNotice {
 		t.Fatalf("notice %q", rep.Notice)
 	}
 }
@@ -331,7 +332,7 @@ func TestCheckTargetsFile(t *testing.T) {
 	}
 	defer f.Close()
 	note, _ := f.GetCellValue(reports.SectorSheetName, "A2")
-	if !strings.Contains(note, "corrected.csv") || !strings.Contains(note, pipeline.SectorNotice) {
+	if !strings.Contains(note, "corrected.csv") || !strings.Contains(note, sector.SectorNotice) {
 		t.Fatalf("sheet note %q", note)
 	}
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -86,7 +88,7 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 		return exitf(ExitInvalid, "company lookup: %v", err)
 	}
 	ids := pipeline.CompanyIDs{VAT: q.VATNumber, Registration: q.RegistrationNumber, IDNumber: q.IDNumber}
-	recs, found, err := pipeline.LookupCompany(cmd.Context(), ids, func(ctx context.Context, ids pipeline.CompanyIDs) ([]apiclient.Company, error) {
+	recs, found, err := run.LookupCompany(cmd.Context(), ids, func(ctx context.Context, ids pipeline.CompanyIDs) ([]apiclient.Company, error) {
 		return c.SearchCompanies(ctx, apiclient.CompanyQuery{VATNumber: ids.VAT, RegistrationNumber: ids.Registration, IDNumber: ids.IDNumber})
 	})
 	if err != nil {
@@ -123,7 +125,7 @@ func runCompanies(cmd *cobra.Command, f *Factory, opts *companiesOptions) error 
 			{pipeline.ColCompanyVAT, "--vat", "VAT numbers", q.VATNumber},
 			{pipeline.ColCompanyIDNumber, "--id-number", "ID numbers", q.IDNumber},
 		} {
-			if want, lost := pipeline.LostLeadingZero(id.col, id.value); lost {
+			if want, lost := assemble.LostLeadingZero(id.col, id.value); lost {
 				fmt.Fprintf(f.IO.ErrOut, "%s have %d digits, and %s has %d: a leading zero may have been lost (a spreadsheet drops them from numbers): try %s %s%s\n",
 					id.name, want, id.value, len(id.value), id.flag, strings.Repeat("0", want-len(id.value)), id.value)
 			}

@@ -16,6 +16,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // Environment variables of the configuration (docs/configuration.md).
@@ -154,7 +155,7 @@ type Config struct {
 	SameServiceAs string
 	// Signers are the trusted signers of change sets; none: a set's
 	// sign-off is not required.
-	Signers []pipeline.Signer
+	Signers []savedset.Signer
 }
 
 // LookupConfig is the company lookup's URL and Basic credentials.
@@ -255,11 +256,11 @@ func loadConfig(f *Factory, flags connFlags, needs configNeeds) (*Config, error)
 
 // signers reads the trusted signers of the file.
 func (l *configLoader) signers() {
-	var entries []pipeline.SignerEntry
+	var entries []savedset.SignerEntry
 	for _, s := range l.fc.Signers {
-		entries = append(entries, pipeline.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
+		entries = append(entries, savedset.SignerEntry{Name: s.Name, PublicKey: s.PublicKey})
 	}
-	signers, problems := pipeline.ParseSigners(entries)
+	signers, problems := savedset.ParseSigners(entries)
 	l.cfg.Signers = signers
 	l.problems = append(l.problems, problems...)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 	"github.com/spf13/cobra"
 	"github.com/xuri/excelize/v2"
@@ -314,7 +315,7 @@ func (d *demo) diffAndApply(ctx context.Context) error {
 }
 
 // diff is step 3: what apply would change; it sends only reads.
-func (d *demo) diff(ctx context.Context) (*pipeline.RunReport, error) {
+func (d *demo) diff(ctx context.Context) (*run.RunReport, error) {
 	opts, dir, sb := d.opts, d.dir, d.srv.Sandbox
 	d.step(3, "eepipe diff %s  (what apply would change; sends only reads)", demoWorkbookName)
 	sb.ResetStats()
@@ -347,7 +348,7 @@ func (d *demo) recalcElsewhere(ctx context.Context) error {
 
 // apply is step 5: the apply, its requests by route, and why its counts
 // differ from the diff's (diffRep).
-func (d *demo) apply(ctx context.Context, diffRep *pipeline.RunReport) error {
+func (d *demo) apply(ctx context.Context, diffRep *run.RunReport) error {
 	opts, dir, sb, out := d.opts, d.dir, d.srv.Sandbox, d.out
 	d.step(5, "eepipe apply %s --report run.xlsx", demoWorkbookName)
 	sb.ResetStats()
@@ -476,7 +477,7 @@ func (d *demo) serve(ctx context.Context) error {
 // than the diff counted: a plan created from a scorecard is pre-filled by
 // the service, and counters the prefill already gives the workbook's value
 // need no patch; the diff cannot know the prefill before the plan exists.
-func demoExplainCounts(diff, applied pipeline.RunSummary) string {
+func demoExplainCounts(diff, applied run.RunSummary) string {
 	if diff.TargetsPatched == applied.TargetsPatched && diff.CountersChanged == applied.CountersChanged {
 		return fmt.Sprintf("The diff's %s / %s are what the apply patched.", pipeline.Plural(diff.TargetsPatched, "target"), pipeline.Plural(diff.CountersChanged, "counter"))
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // Export layouts.
@@ -108,7 +110,7 @@ lock held, --max-duration passed).`,
 	fl.StringVar(&opts.Layout, "layout", "", "grid or flat for .xlsx (default grid), flat or long for .csv (default flat)")
 	fl.Int64SliceVar(&opts.PlanIDs, "plan", nil, "export only the plan with this `ID` (repeat for several)")
 	fl.StringArrayVar(&opts.Companies, "company", nil, "export the plans of the company with this VAT, registration or ID `NUMBER` (repeat for several), with its identifiers filled in")
-	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight")
+	fl.IntVar(&opts.Concurrency, "concurrency", run.DefaultConcurrency, "maximum requests in flight")
 	fl.BoolVar(&opts.NoCharts, "no-charts", false, "leave the charts (each plan sheet's and the Sector targets sheet's) out of an XLSX grid export")
 	fl.BoolVar(&opts.Force, "force", false, "replace the -o file if it exists (--output-dir runs write new stamped names and need no --force)")
 	addScheduleFlags(fl, &opts.Schedule)
@@ -183,14 +185,14 @@ func runExport(ctx context.Context, f *Factory, opts *exportOptions) error {
 			return exitf(ExitInvalid, "%v", err)
 		}
 	}
-	ctx, run, err := startRun(ctx, f, "export", &opts.Schedule)
+	ctx, sched, err := startRun(ctx, f, "export", &opts.Schedule)
 	if err != nil {
 		return err
 	}
-	e := &exportRun{f: f, opts: opts, run: run, log: log, target: target, cat: cat}
+	e := &exportRun{f: f, opts: opts, sched: sched, log: log, target: target, cat: cat}
 	err = e.scheduled(ctx)
-	run.noteKeyExpiry(e.accounts, e.clients)
-	return run.finish(ctx, err, zap.Int("plans_exported", e.written), zap.String("layout", target.layout))
+	sched.noteKeyExpiry(e.accounts, e.clients)
+	return sched.finish(ctx, err, zap.Int("plans_exported", e.written), zap.String("layout", target.layout))
 }
 
 // checkExportOptions validates the flags before anything else: the
@@ -219,13 +221,13 @@ func checkExportOptions(opts *exportOptions) error {
 type exportRun struct {
 	f      *Factory
 	opts   *exportOptions
-	run    *scheduledRun
+	sched  *scheduledRun
 	log    *zap.Logger
 	target exportTarget
 	cat    *pipeline.Catalog // --catalog, or nil: the service's
 
 	cfg      *Config
-	sources  []pipeline.ExportSource
+	sources  []run.ExportSource
 	accounts []pipeline.Account
 	clients  []*apiclient.Client
 	written  int
@@ -253,7 +255,7 @@ func (e *exportRun) scheduled(ctx context.Context) error {
 	for i, a := range cfg.Accounts {
 		configured[i] = a.Company
 	}
-	if e.sources, err = exportSources(ctx, e.run, e.accounts, configured, finder, opts.Companies); err != nil {
+	if e.sources, err = exportSources(ctx, e.sched, e.accounts, configured, finder, opts.Companies); err != nil {
 		return err
 	}
 	if !e.target.xlsx {
@@ -265,8 +267,8 @@ func (e *exportRun) scheduled(ctx context.Context) error {
 // streamCSV writes a CSV export as it streams: each plan goes to the
 // file as soon as it is read, and nothing is held.
 func (e *exportRun) streamCSV(ctx context.Context) error {
-	f, opts, run, log, target := e.f, e.opts, e.run, e.log, e.target
-	path := run.outputPath(target.base)
+	f, opts, sched, log, target := e.f, e.opts, e.sched, e.log, e.target
+	path := sched.outputPath(target.base)
 	var (
 		missing []int64
 		refused []*pipeline.AccountRefusedError
@@ -317,13 +319,13 @@ func (e *exportRun) streamCSV(ctx context.Context) error {
 		}
 		return exitf(ExitFatal, "%v", err)
 	}
-	run.wrote(path, target.base)
+	sched.wrote(path, target.base)
 	return exportOutcome(f, path, target, e.written, missing, refused, len(e.accounts))
 }
 
 // writeXLSX reads every plan, then writes the XLSX export.
 func (e *exportRun) writeXLSX(ctx context.Context) error {
-	f, opts, run, log, target := e.f, e.opts, e.run, e.log, e.target
+	f, opts, sched, log, target := e.f, e.opts, e.sched, e.log, e.target
 	fetchStart := time.Now()
 	plans, missing, served, refused, err := fetchExportPlans(ctx, e.sources, opts, log)
 	if err != nil {
@@ -340,7 +342,7 @@ func (e *exportRun) writeXLSX(ctx context.Context) error {
 		cat = pipeline.DefaultCatalog()
 	}
 	log.Debug("plans read", zap.Int("plans", len(plans)), zap.Duration("took", time.Since(fetchStart)))
-	path := run.outputPath(target.base)
+	path := sched.outputPath(target.base)
 	writeStart := time.Now()
 	var notExported []string
 	for _, ar := range refused {
@@ -351,7 +353,7 @@ func (e *exportRun) writeXLSX(ctx context.Context) error {
 	}
 	log.Debug("export written", zap.String("file", path), zap.Duration("took", time.Since(writeStart)))
 	e.written = len(plans)
-	run.wrote(path, target.base)
+	sched.wrote(path, target.base)
 	return exportOutcome(f, path, target, e.written, missing, refused, len(e.accounts))
 }
 
@@ -359,12 +361,12 @@ func (e *exportRun) writeXLSX(ctx context.Context) error {
 // and maps its errors to the exit status: a company lookup that fails is
 // fatal, a --company that names no single company of an account or a
 // configured company the lookup refutes is invalid input.
-func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.Account, configured []pipeline.CompanyIDs,
-	finder pipeline.CompanyFinder, companies []string) ([]pipeline.ExportSource, error) {
-	sources, err := pipeline.ExportSources(ctx, accounts, configured, finder, companies, func(w string) { run.warn(w) })
+func exportSources(ctx context.Context, sched *scheduledRun, accounts []pipeline.Account, configured []pipeline.CompanyIDs,
+	finder pipeline.CompanyFinder, companies []string) ([]run.ExportSource, error) {
+	sources, err := run.ExportSources(ctx, accounts, configured, finder, companies, func(w string) { sched.warn(w) })
 	var (
-		lookup    *pipeline.CompanyLookupError
-		byCompany *pipeline.ExportCompanyError
+		lookup    *run.CompanyLookupError
+		byCompany *run.ExportCompanyError
 	)
 	switch {
 	case err == nil:
@@ -382,7 +384,7 @@ func exportSources(ctx context.Context, run *scheduledRun, accounts []pipeline.A
 // found nowhere, the counter catalog the service serves (nil when no plan
 // tells it) and the accounts whose key pair was refused: their plans are
 // left out, the others' exported (every account refused is fatal).
-func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger) ([]export.Plan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
+func fetchExportPlans(ctx context.Context, sources []run.ExportSource, opts *exportOptions, log *zap.Logger) ([]export.Plan, []int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
 	var plans []export.Plan
 	missing, cat, refused, err := eachExportPlan(ctx, sources, opts, log, func(p export.Plan, _ *pipeline.Catalog) error {
 		plans = append(plans, p)
@@ -398,12 +400,12 @@ func fetchExportPlans(ctx context.Context, sources []pipeline.ExportSource, opts
 // it); nothing is kept, so a CSV export streams its plans to the file. It
 // returns the --plan ids found nowhere, the catalog and the accounts whose
 // key pair was refused.
-func eachExportPlan(ctx context.Context, sources []pipeline.ExportSource, opts *exportOptions, log *zap.Logger,
+func eachExportPlan(ctx context.Context, sources []run.ExportSource, opts *exportOptions, log *zap.Logger,
 	each func(export.Plan, *pipeline.Catalog) error) ([]int64, *pipeline.Catalog, []*pipeline.AccountRefusedError, error) {
-	read, err := pipeline.ReadExport(ctx, sources, pipeline.ExportQuery{
+	read, err := run.ReadExport(ctx, sources, run.ExportQuery{
 		Concurrency: opts.Concurrency,
 		PlanIDs:     opts.PlanIDs,
-		Each: func(p pipeline.ExportedStored, served *pipeline.Catalog) error {
+		Each: func(p run.ExportedStored, served *pipeline.Catalog) error {
 			return each(export.Plan{
 				Plan:        p.Plan,
 				Account:     p.Account,
@@ -438,7 +440,7 @@ func writeExport(path string, t exportTarget, plans []export.Plan, cat *pipeline
 	case t.xlsx && t.layout == layoutGrid:
 		// The sectoral targets check of each plan, as `eepipe check` shows
 		// it, on a sheet after the Overview.
-		report := pipeline.CheckSector(inputs, cat, pipeline.DefaultSectorTargets())
+		report := sector.CheckSector(inputs, cat, sector.DefaultSectorTargets())
 		for i := range report.Plans {
 			if i < len(plans) { // the plans come from the service: name their account
 				report.Plans[i].Source, report.Plans[i].Account = "server", plans[i].Account
@@ -465,7 +467,7 @@ func writeExport(path string, t exportTarget, plans []export.Plan, cat *pipeline
 // key was refused (their plans left out) are differences (exit 1).
 func exportOutcome(f *Factory, path string, target exportTarget, written int, missing []int64, refused []*pipeline.AccountRefusedError, accounts int) error {
 	fmt.Fprintln(f.IO.Out, path)
-	fmt.Fprintf(f.IO.ErrOut, "Exported %d plan%s to %s (%s layout)\n", written, exportPlural(written), path, target.layout)
+	fmt.Fprintf(f.IO.ErrOut, "Exported %s to %s (%s layout)\n", pipeline.Plural(written, "plan"), path, target.layout)
 	for _, ar := range refused {
 		fmt.Fprintf(f.IO.ErrOut, "eepipe: %v; its plans are not in %s\n", ar, path)
 	}
@@ -480,21 +482,14 @@ func exportOutcome(f *Factory, path string, target exportTarget, written int, mi
 		return exitf(ExitDiff, "no plan with id %s on the accounts that could be read (%s refused); %s",
 			exportJoinIDs(missing), pipeline.Plural(len(refused), "account's key was", "accounts' keys were"), others)
 	case len(missing) > 0:
-		return exitf(ExitDiff, "no plan with id %s on the configured account%s; %s",
-			exportJoinIDs(missing), exportPlural(accounts), others)
+		return exitf(ExitDiff, "no plan with id %s on the configured %s; %s",
+			exportJoinIDs(missing), pipeline.PluralNoun(accounts, "account"), others)
 	case len(refused) > 0 && written == 0:
 		return exitf(ExitDiff, "%s not exported (key refused); %s", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"), others)
 	case len(refused) > 0:
 		return exitf(ExitDiff, "%s not exported (key refused); the other accounts' plans were", pipeline.Plural(len(refused), "account's plans were", "accounts' plans were"))
 	}
 	return nil
-}
-
-func exportPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func exportJoinIDs(ids []int64) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 var (
@@ -178,7 +179,7 @@ func TestSkippedYearWarnedEverywhere(t *testing.T) {
 func TestAccountLockFollowsAccountColumn(t *testing.T) {
 	cfg := &Config{BaseURL: "http://127.0.0.1:1", Accounts: []AccountConfig{{Name: "acme", APIKey: "mpk_a"}, {Name: "bluecrane", APIKey: "mpk_b"}}}
 	plans := []*pipeline.InputPlan{{Account: "ACME"}, {Account: " acme "}}
-	only := pipeline.NamedAccounts(plans)
+	only := run.NamedAccounts(plans)
 	if len(only) != 1 {
 		t.Fatalf("named accounts %q, want one", only)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/keyrotate"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
@@ -173,8 +174,8 @@ func (l *rotationLocks) take(ctx context.Context, f *Factory, opts *keysRotateOp
 		dir = d
 	}
 	info := pipeline.LockInfo{Since: f.Now(), Command: "eepipe keys rotate --account " + a.Name}
-	names := pipeline.AccountLocks{Accounts: []pipeline.LockAccount{{Name: a.Name, APIKey: key}}}.Local(nil)
-	taken, err := pipeline.TakeAccountLocks(ctx, filelock.Dir{Path: dir}, names, info, 0, nil)
+	names := run.AccountLocks{Accounts: []pipeline.LockAccount{{Name: a.Name, APIKey: key}}}.Local(nil)
+	taken, err := run.TakeAccountLocks(ctx, filelock.Dir{Path: dir}, names, info, 0, nil)
 	l.taken = append(l.taken, taken...)
 	return err
 }

@@ -3,5 +3,5 @@ package main
 import "os"
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(execute(os.Args[1:]))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // TestLostAnswerThenFailureSaysMaybePatched applies a file under the
@@ -66,7 +67,7 @@ func TestLostAnswerThenFailureSaysMaybePatched(t *testing.T) {
 			}
 			maybeHere := map[int64]bool{}
 			for _, row := range rep.Rows {
-				if row.Outcome != pipeline.OutcomeFailed || row.TargetID == 0 {
+				if row.Outcome != run.OutcomeFailed || row.TargetID == 0 {
 					continue
 				}
 				applied := held[row.TargetID] == int64(500+planIndex(t, row.PlanName))

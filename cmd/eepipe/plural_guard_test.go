@@ -45,3 +45,35 @@ func TestNoParenthesisedPlurals(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOnePluralHome: a count's noun is chosen in one place,
+// pipeline/plural.go (Plural, PluralNoun); no other non-test Go file of the
+// module declares a plural helper of its own.
+func TestOnePluralHome(t *testing.T) {
+	decl := regexp.MustCompile(`(?m)^func (?:\([^)]*\) )?(\w*[Pp]lural\w*)\(`)
+	allowed := map[string]bool{
+		filepath.Join("..", "..", "pipeline", "plural.go"): true,
+	}
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != filepath.Join("..", "..") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || allowed[path] {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
+			t.Errorf("%s: %s is a plural helper of its own; call pipeline.Plural or pipeline.PluralNoun", path, m[1])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,14 +7,15 @@ import (
 	"github.com/eepipe/eepipe/formats/export"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/xuri/excelize/v2"
 )
 
 // readSavedSet reads a whole change set file through the streaming reader
 // apply uses (reports.ChangeSetFile), signature checked.
-func readSavedSet(path string) (*pipeline.SavedChangeSet, error) {
-	var plans []pipeline.SavedPlan
-	s, err := (&reports.ChangeSetFile{Path: path}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+func readSavedSet(path string) (*savedset.SavedChangeSet, error) {
+	var plans []savedset.SavedPlan
+	s, err := (&reports.ChangeSetFile{Path: path}).Read(func(_ *savedset.SavedChangeSet, _ int, p *savedset.SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	})

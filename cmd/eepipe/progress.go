@@ -9,7 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"go.uber.org/zap"
@@ -28,7 +31,7 @@ var progressInterval = 10 * time.Second
 type progress struct {
 	f      *Factory
 	log    *zap.Logger
-	runner *pipeline.Runner
+	runner *run.Runner
 
 	mu      sync.Mutex
 	p       *mpb.Progress
@@ -46,7 +49,7 @@ type progress struct {
 
 func newProgress(f *Factory, log *zap.Logger) *progress { return &progress{f: f, log: log} }
 
-func (p *progress) attach(r *pipeline.Runner) { p.runner = r }
+func (p *progress) attach(r *run.Runner) { p.runner = r }
 
 // start begins showing progress of total plans to change out of all.
 func (p *progress) start(ctx context.Context, total, all int) {
@@ -79,18 +82,11 @@ func (p *progress) start(ctx context.Context, total, all int) {
 	p.done = make(chan struct{})
 	go func() {
 		defer close(p.done)
-		t := time.NewTicker(progressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-tctx.Done():
-				return
-			case <-t.C:
-				pr := p.runner.Progress()
-				p.log.Info("progress", zap.Int64("plans_done", pr.PlansDone), zap.Int("plans", p.all),
-					zap.Int64("targets_patched", pr.TargetsPatched), zap.Int64("counters_changed", pr.CountersChanged),
-					zap.Int64("requests", pr.Requests.Total))
-			}
+		for pace.Sleep(tctx, progressInterval) == nil {
+			pr := p.runner.Progress()
+			p.log.Info("progress", zap.Int64("plans_done", pr.PlansDone), zap.Int("plans", p.all),
+				zap.Int64("targets_patched", pr.TargetsPatched), zap.Int64("counters_changed", pr.CountersChanged),
+				zap.Int64("requests", pr.Requests.Total))
 		}
 	}()
 }
@@ -139,11 +135,11 @@ func (p *progress) showPlans(unchanged bool) {
 // is about to be written, above the bar, up to maxShownPlans, then one
 // line says the rest are not listed. A plan is its summary, as diff
 // prints it (its fields, its counters counted); with -v its counters.
-func (p *progress) PlanCompared(d *pipeline.PlanDiff) {
+func (p *progress) PlanCompared(d *diff.PlanDiff) {
 	p.mu.Lock()
 	show, unchanged := p.show, p.showAll
 	p.mu.Unlock()
-	if !show || d.Action == pipeline.ActionUnchanged && !unchanged {
+	if !show || d.Action == diff.ActionUnchanged && !unchanged {
 		return
 	}
 	p.mu.Lock()
@@ -156,7 +152,7 @@ func (p *progress) PlanCompared(d *pipeline.PlanDiff) {
 		if n == 1 {
 			b.WriteString("Each plan as it is compared, then written:\n")
 		}
-		_ = pipeline.RenderPlan(&b, d, pipeline.RenderOptions{Unchanged: unchanged, MaxCounters: 12, Brief: !p.f.Verbose})
+		_ = diff.RenderPlan(&b, d, diff.RenderOptions{Unchanged: unchanged, MaxCounters: 12, Brief: !p.f.Verbose})
 	case n == maxShownPlans+1:
 		fmt.Fprintf(&b, "(more plans are applied without being listed here; eepipe diff lists every change)\n")
 	default:
@@ -180,7 +176,7 @@ func (p *progress) print(s string) {
 
 // PlanDone implements pipeline.Observer: the bar counts the plan, and a
 // failed plan is logged when no bar shows it.
-func (p *progress) PlanDone(res *pipeline.PlanResult) {
+func (p *progress) PlanDone(res *run.PlanResult) {
 	p.mu.Lock()
 	bar := p.bar
 	p.mu.Unlock()
@@ -202,7 +198,7 @@ func (p *progress) PlanDone(res *pipeline.PlanResult) {
 			p.mu.Unlock()
 		}
 	}
-	if res.Outcome == pipeline.OutcomeFailed {
+	if res.Outcome == run.OutcomeFailed {
 		if bar == nil {
 			p.log.Warn("plan failed", zap.String("plan", res.Diff.Title()), zap.String("account", res.Diff.Account), zap.Error(res.Err))
 		}
@@ -213,7 +209,7 @@ func (p *progress) PlanDone(res *pipeline.PlanResult) {
 }
 
 // Recalc implements pipeline.Observer: recalculations are logged.
-func (p *progress) Recalc(ev pipeline.RecalcEvent) {
+func (p *progress) Recalc(ev run.RecalcEvent) {
 	fields := []zap.Field{zap.String("scorecard", ev.ScorecardID), zap.String("account", ev.Account)}
 	switch {
 	case ev.Waiting > 0:

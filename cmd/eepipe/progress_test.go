@@ -9,6 +9,8 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -17,9 +19,9 @@ import (
 // TestPlanDoneDebugLine: a finished plan is logged at debug level with its
 // title; with debug off the line, and the title, are not built at all.
 func TestPlanDoneDebugLine(t *testing.T) {
-	res := &pipeline.PlanResult{
-		Diff:    &pipeline.PlanDiff{Input: &pipeline.InputPlan{PlanID: 12, Name: "Acme 2025"}},
-		Outcome: pipeline.OutcomeUpdated,
+	res := &run.PlanResult{
+		Diff:    &diff.PlanDiff{Input: &pipeline.InputPlan{PlanID: 12, Name: "Acme 2025"}},
+		Outcome: run.OutcomeUpdated,
 		PlanID:  12,
 	}
 	core, logs := observer.New(zapcore.DebugLevel)

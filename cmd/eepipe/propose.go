@@ -16,6 +16,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/propose"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -111,12 +112,12 @@ func runPropose(f *Factory, opts *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	counts, sector, err := readProfile(f, opts.Profile)
+	counts, profileSector, err := readProfile(f, opts.Profile)
 	if err != nil {
 		return err
 	}
 	if opts.Sector == "" {
-		opts.Sector = sector
+		opts.Sector = profileSector
 	}
 	if !popts.Targets.HasSector(opts.Sector) {
 		return exitf(ExitInvalid, "--sector %q: not a sector the targets give figures for (give --sector as the service spells it)", opts.Sector)
@@ -127,7 +128,7 @@ func runPropose(f *Factory, opts *proposeOptions) error {
 		return exitf(ExitInvalid, "%v", err)
 	}
 	plan := res.InputPlan(base)
-	if check := pipeline.CheckPlanSector(plan, nil, popts.Targets); len(res.Shortfalls) == 0 && check.Status != pipeline.SectorMet {
+	if check := sector.CheckPlanSector(plan, nil, popts.Targets); len(res.Shortfalls) == 0 && check.Status != sector.SectorMet {
 		// The sector check is the judge of the arithmetic: a plan it does
 		// not pass is never written as one that meets the targets.
 		return exitf(ExitFatal, "internal error: the plan worked out does not meet the targets by eepipe check (%s); nothing was written", check.Status)
@@ -215,9 +216,9 @@ func checkProposeOptions(opts *proposeOptions) (pipeline.InputPlan, propose.Opti
 	if err != nil {
 		return fail("--race-weights %v", err)
 	}
-	targets := pipeline.DefaultSectorTargets()
+	targets := sector.DefaultSectorTargets()
 	if opts.Targets != "" {
-		if targets, err = pipeline.LoadSectorTargets(opts.Targets); err != nil {
+		if targets, err = sector.LoadSectorTargets(opts.Targets); err != nil {
 			return fail("--targets: %v", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +53,7 @@ configuration, 3 fatal.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Account, "account", "", "the configured account that owns the scorecards (default: found with one GET per account)")
-	fl.DurationVar(&opts.RecalcWait, "recalc-wait", pipeline.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up")
+	fl.DurationVar(&opts.RecalcWait, "recalc-wait", run.DefaultRecalcWait, "how long to wait for a running recalculation (409) before giving up")
 	opts.Conn.register(cmd)
 	_ = cmd.Flags().MarkHidden("lookup-url") // not used by this command
 	return cmd
@@ -79,10 +80,10 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 	if err != nil {
 		return err
 	}
-	reqs, unowned, err := pipeline.RecalcRequests(cmd.Context(), accounts, account, opts.Args)
+	reqs, unowned, err := run.RecalcRequests(cmd.Context(), accounts, account, opts.Args)
 	switch {
-	case errors.Is(err, pipeline.ErrScorecardOwner):
-		return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+pipeline.ErrScorecardOwner.Error()))
+	case errors.Is(err, run.ErrScorecardOwner):
+		return exitf(ExitInvalid, "%s", strings.TrimSuffix(err.Error(), ": "+run.ErrScorecardOwner.Error()))
 	case err != nil:
 		return exitf(ExitFatal, "%v", err)
 	}
@@ -91,7 +92,7 @@ func runRecalc(cmd *cobra.Command, f *Factory, opts *recalcOptions) error {
 			log.Debug("scorecard owner found: " + q.ScorecardID + " on account " + q.Account)
 		}
 	}
-	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
+	runner := run.NewRunner(accounts, nil, run.RunOptions{RecalcWait: noWaitIfZero(opts.RecalcWait), RecalcBackoff: opts.RecalcBackoff,
 		Now: f.Now, Observer: newProgress(f, log)})
 	failed := len(unowned)
 	for _, u := range unowned {
@@ -154,7 +155,7 @@ func recalcAccount(cfg *Config, account string) (string, error) {
 
 // printRecalcResults prints each recalculation's outcome and returns how
 // many failed.
-func printRecalcResults(f *Factory, results []*pipeline.RecalcResult) (failed int) {
+func printRecalcResults(f *Factory, results []*run.RecalcResult) (failed int) {
 	for _, r := range results {
 		if r.Accepted {
 			extra := ""

@@ -15,6 +15,8 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
@@ -73,7 +75,7 @@ passed; the report is still written with what was compared).`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Reports, "report", nil, "write the reconciliation to `FILE` (.xlsx annotated copy, .json or .csv); repeat for several")
-	fl.IntVar(&opts.Concurrency, "concurrency", pipeline.DefaultConcurrency, "maximum requests in flight across all accounts")
+	fl.IntVar(&opts.Concurrency, "concurrency", run.DefaultConcurrency, "maximum requests in flight across all accounts")
 	addJSONFlag(cmd, &opts.JSON)
 	addScheduleFlags(fl, &opts.Schedule)
 	opts.Conn.register(cmd)
@@ -109,27 +111,27 @@ func runReconcile(ctx context.Context, f *Factory, opts *reconcileOptions) error
 		return err
 	}
 	log := f.Logger()
-	ctx, run, err := startRun(ctx, f, "reconcile", &opts.Schedule)
+	ctx, sched, err := startRun(ctx, f, "reconcile", &opts.Schedule)
 	if err != nil {
 		return err
 	}
-	r := &reconcileRun{f: f, opts: opts, run: run, log: log}
+	r := &reconcileRun{f: f, opts: opts, sched: sched, log: log}
 	err = r.scheduled(ctx)
-	run.noteKeyExpiry(r.accounts, r.clients)
-	return run.finish(ctx, err, reconcileFields(r.rec)...)
+	sched.noteKeyExpiry(r.accounts, r.clients)
+	return sched.finish(ctx, err, reconcileFields(r.rec)...)
 }
 
 // reconcileRun is one run of reconcile: its options, and what it got to
 // (the accounts and clients, the reconciliation) for the summary.
 type reconcileRun struct {
-	f    *Factory
-	opts *reconcileOptions
-	run  *scheduledRun
-	log  *zap.Logger
+	f     *Factory
+	opts  *reconcileOptions
+	sched *scheduledRun
+	log   *zap.Logger
 
 	accounts []pipeline.Account
 	clients  []*apiclient.Client
-	rec      *pipeline.Reconciliation
+	rec      *diff.Reconciliation
 }
 
 // scheduled is the reconciliation within its scheduled run: the
@@ -152,7 +154,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	if st != nil {
 		defer st.Close()
 	}
-	if err := checkServiceHistory(ctx, st, cfg, r.run); err != nil {
+	if err := checkServiceHistory(ctx, st, cfg, r.sched); err != nil {
 		return err
 	}
 	named := make([]pipeline.Account, len(cfg.Accounts))
@@ -164,7 +166,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runner := pipeline.NewRunner(r.accounts, finder, pipeline.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
+	runner := run.NewRunner(r.accounts, finder, run.RunOptions{Concurrency: opts.Concurrency, Now: f.Now})
 	batch, _, err := readInputsFor(f, opts.Args, named, false, false, func() *pipeline.Catalog {
 		c, _ := runner.ServiceCatalog(ctx)
 		return c
@@ -180,11 +182,11 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 		}
 	}
 	if planErr == nil && st != nil {
-		if err := pipeline.ClassifyChanges(ctx, cs, st, serviceKey(cfg)); err != nil {
+		if err := diff.ClassifyChanges(ctx, cs, st, serviceKey(cfg)); err != nil {
 			return exitf(ExitFatal, "%v", err)
 		}
 	}
-	rec := pipeline.Reconcile(cs, r.accounts)
+	rec := diff.Reconcile(cs, r.accounts)
 	rec.GeneratedAt = f.Now().UTC().Truncate(time.Second) // as documented: 2026-11-22T03:00:00Z
 	rec.Files = batch.Files
 	r.rec = rec
@@ -193,7 +195,7 @@ func (r *reconcileRun) scheduled(ctx context.Context) error {
 
 // write marks a reconciliation the run stopped (planErr) as such, prints
 // it, writes its reports and maps it to the exit status.
-func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planErr error) error {
+func (r *reconcileRun) write(ctx context.Context, runner *run.Runner, planErr error) error {
 	f, opts, rec := r.f, r.opts, r.rec
 	var stopErr error
 	if planErr != nil {
@@ -214,10 +216,10 @@ func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planE
 	if err := render(f.IO.Out); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if err := writeReconcileReports(f, r.run, opts.Reports, rec); err != nil {
+	if err := writeReconcileReports(f, r.sched, opts.Reports, rec); err != nil {
 		return err
 	}
-	r.run.couldNotCompare(rec.Summary.PlansNotCompared)
+	r.sched.couldNotCompare(rec.Summary.PlansNotCompared)
 	if stopErr != nil {
 		return stopErr
 	}
@@ -229,7 +231,7 @@ func (r *reconcileRun) write(ctx context.Context, runner *pipeline.Runner, planE
 
 // reconcileFields are the summary line's fields of rec (none when the
 // run did not get to it).
-func reconcileFields(rec *pipeline.Reconciliation) []zap.Field {
+func reconcileFields(rec *diff.Reconciliation) []zap.Field {
 	if rec == nil {
 		return nil
 	}
@@ -245,19 +247,19 @@ func reconcileFields(rec *pipeline.Reconciliation) []zap.Field {
 
 // writeReconcileReports writes every --report, in --output-dir with
 // stamped names when given.
-func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *pipeline.Reconciliation) error {
+func writeReconcileReports(f *Factory, sched *scheduledRun, bases []string, rec *diff.Reconciliation) error {
 	for _, base := range bases {
 		var err error
 		switch strings.ToLower(filepath.Ext(base)) {
 		case ".json":
-			path := run.outputPath(base)
+			path := sched.outputPath(base)
 			if err = reports.WriteReconcileJSON(path, rec); err == nil {
-				reportWritten(f, run, path, base)
+				reportWritten(f, sched, path, base)
 			}
 		case ".csv":
-			path := run.outputPath(base)
+			path := sched.outputPath(base)
 			if err = reports.WriteReconcileCSV(path, rec); err == nil {
-				reportWritten(f, run, path, base)
+				reportWritten(f, sched, path, base)
 			}
 		default:
 			sources := rec.Files
@@ -265,7 +267,7 @@ func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *p
 				sources = []string{""}
 			}
 			for i, name := range reports.ReconcileXLSXPaths(base, sources) {
-				path := run.outputPath(name)
+				path := sched.outputPath(name)
 				var how reports.ReconcileCopy
 				if how, err = reports.WriteReconcileXLSX(path, sources[i], rec); err != nil {
 					break
@@ -275,7 +277,7 @@ func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *p
 					// slower way (docs/performance.md).
 					f.Logger().Debug("the annotated copy was not streamed", zap.String("source", sources[i]), zap.Error(how.Fallback))
 				}
-				reportWritten(f, run, path, name)
+				reportWritten(f, sched, path, name)
 			}
 		}
 		if err != nil {
@@ -285,7 +287,7 @@ func writeReconcileReports(f *Factory, run *scheduledRun, bases []string, rec *p
 	return nil
 }
 
-func reportWritten(f *Factory, run *scheduledRun, path, base string) {
-	run.wrote(path, base)
+func reportWritten(f *Factory, sched *scheduledRun, path, base string) {
+	sched.wrote(path, base)
 	fmt.Fprintf(f.IO.ErrOut, "Reconciliation report written to %s\n", path)
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/apiclient"
-	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // TestReconcileFieldDifferenceMarksItsCell: a plan field changed on the
@@ -84,15 +85,15 @@ func TestReconcileFieldDifferenceMarksItsCell(t *testing.T) {
 			if txt := commentText(comments[0]); !strings.Contains(txt, server) {
 				t.Errorf("comment %q lacks the server's value %q", txt, server)
 			}
-			if got := cellFill(t, f, sheet, ref, map[int]string{}); got != reports.PlanFillColor {
-				t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
+			if got := cellFill(t, f, sheet, ref, map[int]string{}); got != templates.PlanFill {
+				t.Errorf("%s fill %q, want %s", ref, got, templates.PlanFill)
 			}
 			// The JSON report names the same cell.
-			var rec pipeline.Reconciliation
+			var rec diff.Reconciliation
 			if err := json.Unmarshal([]byte(exReadFile(t, rj)), &rec); err != nil {
 				t.Fatal(err)
 			}
-			var loc *pipeline.Location
+			var loc *diff.Location
 			for _, rp := range rec.Plans {
 				for _, fd := range rp.Fields {
 					if fd.Field == "sector" {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rcChange is one counter the test changes on the server after export.
@@ -104,22 +106,22 @@ func TestReconcileReportsExactlyTheChangedCells(t *testing.T) {
 			}
 
 			// JSON: exactly the changed counters, with both values and the cell.
-			var rec pipeline.Reconciliation
+			var rec diff.Reconciliation
 			if err := json.Unmarshal([]byte(exReadFile(t, rj)), &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Schema != pipeline.ReconcileSchema || rec.InSync || !rec.Complete {
+			if rec.Schema != diff.ReconcileSchema || rec.InSync || !rec.Complete {
 				t.Fatalf("report header: %+v", rec)
 			}
 			type found struct {
 				key     exTargetKey
 				counter string
 				wb, srv int64
-				loc     pipeline.Location
+				loc     diff.Location
 			}
 			var got []found
 			for _, p := range rec.Plans {
-				if p.Presence != pipeline.PresencePresent {
+				if p.Presence != diff.PresencePresent {
 					t.Errorf("plan %d: presence %s", p.PlanID, p.Presence)
 				}
 				for _, tg := range p.Targets {
@@ -138,8 +140,8 @@ func TestReconcileReportsExactlyTheChangedCells(t *testing.T) {
 					continue
 				}
 				g := got[i]
-				if g.wb != c.old || g.srv != c.new || g.loc != pipeline.LocationOf(c.cell) {
-					t.Errorf("%v %s: report workbook %d server %d at %+v; want %d, %d at %+v", c.key, c.counter, g.wb, g.srv, g.loc, c.old, c.new, pipeline.LocationOf(c.cell))
+				if g.wb != c.old || g.srv != c.new || g.loc != diff.LocationOf(c.cell) {
+					t.Errorf("%v %s: report workbook %d server %d at %+v; want %d, %d at %+v", c.key, c.counter, g.wb, g.srv, g.loc, c.old, c.new, diff.LocationOf(c.cell))
 				}
 			}
 
@@ -219,9 +221,9 @@ func checkAnnotatedCopy(t *testing.T, report, source string, changes []rcChange)
 				filled := cellFill(t, f, sheet, ref, fills)
 				ch, isChange := want[[2]string{sheet, ref}]
 				switch {
-				case isChange && filled != reports.DiffFillColor:
-					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, reports.DiffFillColor)
-				case !isChange && filled == reports.DiffFillColor:
+				case isChange && filled != templates.DiffFill:
+					t.Errorf("%s!%s: fill %q, want %s", sheet, ref, filled, templates.DiffFill)
+				case !isChange && filled == templates.DiffFill:
 					t.Errorf("%s!%s is filled but did not change", sheet, ref)
 				}
 				text, hasComment := commented[ref]
@@ -293,7 +295,7 @@ func TestReconcileMissingOnServer(t *testing.T) {
 	if code != ExitDiff || !strings.Contains(stdout, "missing on the service") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var rec pipeline.Reconciliation
+	var rec diff.Reconciliation
 	if err := json.Unmarshal([]byte(exReadFile(t, rj)), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +303,9 @@ func TestReconcileMissingOnServer(t *testing.T) {
 	if s.PlansMissingOnServer != 1 || s.PlansInSync != 1 || s.CountersDiffering != 0 {
 		t.Fatalf("summary %+v", s)
 	}
-	var missing pipeline.ReconciledPlan
+	var missing diff.ReconciledPlan
 	for _, p := range rec.Plans {
-		if p.Presence == pipeline.PresenceMissing {
+		if p.Presence == diff.PresenceMissing {
 			missing = p
 		}
 	}
@@ -316,7 +318,7 @@ func TestReconcileMissingOnServer(t *testing.T) {
 	}
 	defer f.Close()
 	ref, _ := excelize.CoordinatesToCellName(1, missing.Location.Line)
-	if got := cellFill(t, f, "client", ref, map[int]string{}); got != reports.PlanFillColor {
-		t.Errorf("%s fill %q, want %s", ref, got, reports.PlanFillColor)
+	if got := cellFill(t, f, "client", ref, map[int]string{}); got != templates.PlanFill {
+		t.Errorf("%s fill %q, want %s", ref, got, templates.PlanFill)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/run"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 
 	"github.com/eepipe/eepipe/formats/reports"
@@ -27,10 +30,10 @@ func savedChangeSetArg(opts *applyOptions) (string, bool) {
 
 // setKeys are the change-set signing keys of the configured accounts
 // (docs/apply-and-state.md, "Saved change sets": who can sign).
-func setKeys(cfg *Config) pipeline.SetKeys {
-	keys := pipeline.SetKeys{}
+func setKeys(cfg *Config) savedset.SetKeys {
+	keys := savedset.SetKeys{}
 	for _, a := range cfg.Accounts {
-		keys[a.Name] = pipeline.NewSetKey(a.Name, a.CompanyID, a.APIKey, a.APISecret)
+		keys[a.Name] = savedset.NewSetKey(a.Name, a.CompanyID, a.APIKey, a.APISecret)
 	}
 	return keys
 }
@@ -39,11 +42,11 @@ func setKeys(cfg *Config) pipeline.SetKeys {
 // key pairs of its accounts, and signed off with signer's key when there
 // is one (--sign-with). cat is the catalog the input was read with (nil:
 // the built-in one).
-func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *pipeline.ChangeSet, cat *pipeline.Catalog, path string, signer *pipeline.SignerKey) error {
+func writeSavedChangeSet(f *Factory, cfg *Config, batch *pipeline.Batch, cs *diff.ChangeSet, cat *pipeline.Catalog, path string, signer *savedset.SignerKey) error {
 	if cat == nil {
 		cat = pipeline.DefaultCatalog()
 	}
-	s, err := pipeline.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now(), cat, setKeys(cfg))
+	s, err := savedset.SaveChangeSet(cs, serviceKey(cfg), inputFiles(batch.Files), f.Now(), cat, setKeys(cfg))
 	if err != nil {
 		return exitf(ExitDiff, "%v", err)
 	}
@@ -78,7 +81,7 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 	}
 	// After the set's own check of the service it is bound to, which
 	// names the set.
-	if err := checkServiceHistory(ctx, sr.st, sr.cfg, sr.run); err != nil {
+	if err := checkServiceHistory(ctx, sr.st, sr.cfg, sr.sched); err != nil {
 		return err
 	}
 	if err := sr.notAppliedBefore(ctx); err != nil {
@@ -114,9 +117,9 @@ type savedRun struct {
 	*applyRun
 	path string
 	file *reports.ChangeSetFile
-	set  *pipeline.StreamedSet
+	set  *savedset.StreamedSet
 	// earlier is what earlier runs of the set wrote (resume).
-	earlier pipeline.SavedProgress
+	earlier run.SavedProgress
 	// signer is the name of the listed signer whose sign-off of the set
 	// was verified ("" when the configuration lists no signers).
 	signer string
@@ -139,7 +142,7 @@ func (sr *savedRun) open() (checkErr, err error) {
 		}
 	}
 	sr.file = &reports.ChangeSetFile{Path: path}
-	sr.set, checkErr, err = pipeline.OpenSaved(sr.file.Read, cat)
+	sr.set, checkErr, err = savedset.OpenSaved(sr.file.Read, cat)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "%v", err)
 	}
@@ -168,10 +171,10 @@ func (sr *savedRun) open() (checkErr, err error) {
 // setErr turns an error of a pass over the file into the command's, or
 // nil when it is not one.
 func (sr *savedRun) setErr(err error) error {
-	if errors.Is(err, pipeline.ErrSetChanged) {
+	if errors.Is(err, savedset.ErrSetChanged) {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if se := new(pipeline.SavedSetError); errors.As(err, &se) {
+	if se := new(savedset.SavedSetError); errors.As(err, &se) {
 		return exitf(ExitInvalid, "%s: %v", sr.path, err)
 	}
 	return nil
@@ -208,7 +211,7 @@ func (sr *savedRun) connect() error {
 		return err
 	}
 	sr.accounts, sr.clients = accounts, clients
-	ropts := pipeline.RunOptions{
+	ropts := run.RunOptions{
 		Concurrency: opts.Concurrency, NoRecalc: opts.NoRecalc, RecalcWait: noWaitIfZero(opts.RecalcWait),
 		RecalcBackoff: opts.RecalcBackoff, Now: f.Now,
 	}
@@ -219,10 +222,10 @@ func (sr *savedRun) connect() error {
 		rec := runRecord(cfg, sr.started)
 		rec.Files = []pipeline.InputFile{{Path: sr.path, SHA256: sr.file.SHA256}}
 		rec.Signer = sr.signer
-		ropts.History = &pipeline.RunHistory{Store: st, Run: rec}
+		ropts.History = &run.RunHistory{Store: st, Run: rec}
 		ropts.CheckLock = storeLockCheck(st, cfg)
 	}
-	sr.runner = pipeline.NewRunner(accounts, finder, ropts)
+	sr.runner = run.NewRunner(accounts, finder, ropts)
 	return nil
 }
 
@@ -256,7 +259,7 @@ func (sr *savedRun) lock(ctx context.Context) (unlock func(), err error) {
 		return unlock, nil
 	}
 	f, opts, cfg, st, s := sr.f, sr.opts, sr.cfg, sr.st, sr.set.Header
-	if err := lockAccounts(ctx, f, opts, sr.run, cfg, s.Accounts); err != nil {
+	if err := lockAccounts(ctx, f, opts, sr.sched, cfg, s.Accounts); err != nil {
 		return unlock, err
 	}
 	if st == nil {
@@ -294,7 +297,7 @@ func (sr *savedRun) resume(ctx context.Context) error {
 
 // driftCheck reads the set again and compares every plan with the
 // service; nothing is written unless none drifted.
-func (sr *savedRun) driftCheck(ctx context.Context) (*pipeline.SavedCheck, error) {
+func (sr *savedRun) driftCheck(ctx context.Context) (*run.SavedCheck, error) {
 	path, s := sr.path, sr.set.Header
 	chk, err := sr.runner.CheckSaved(ctx, sr.set, &sr.earlier)
 	if err != nil {
@@ -320,7 +323,7 @@ func (sr *savedRun) driftCheck(ctx context.Context) (*pipeline.SavedCheck, error
 // interrupted one writes the run report (nothing was sent, as any
 // interrupted run's says).
 func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
-	f, opts, run, runner := sr.f, sr.opts, sr.run, sr.runner
+	f, opts, sched, runner := sr.f, sr.opts, sr.sched, sr.runner
 	if ee := new(ExitError); errors.As(err, &ee) {
 		return err
 	}
@@ -332,24 +335,24 @@ func (sr *savedRun) checkFailed(ctx context.Context, err error) error {
 		rep.Signer = sr.signer
 		sr.rep = rep
 		if opts.Report != "" {
-			if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
+			if err := writeRunReport(f, sched, sched.outputPath(opts.Report), opts.Report, rep); err != nil {
 				return err
 			}
 		}
 	}
 	cause := stopCause(err, runner)
 	if errors.As(cause, new(*pipeline.StoreLockLostError)) {
-		run.setOutcome("lock_lost")
+		sched.setOutcome("lock_lost")
 	}
 	return exitf(ExitFatal, "checking the change set against the service: %v", cause)
 }
 
 // dryRun is diff changes.json (apply --dry-run changes.json): what the
 // set would write, nothing sent, nothing recorded.
-func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error {
-	f, opts, run, runner := sr.f, sr.opts, sr.run, sr.runner
+func (sr *savedRun) dryRun(ctx context.Context, chk *run.SavedCheck) error {
+	f, opts, sched, runner := sr.f, sr.opts, sr.sched, sr.runner
 	brief := !f.Verbose && !opts.Counters
-	rep, sum, err := runner.DryRunSaved(ctx, sr.set, chk, &sr.earlier, sr.started, textOut(f, opts.JSON), pipeline.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief})
+	rep, sum, err := runner.DryRunSaved(ctx, sr.set, chk, &sr.earlier, sr.started, textOut(f, opts.JSON), diff.RenderOptions{Unchanged: opts.ShowUnchanged, Brief: brief})
 	if err != nil {
 		if e := sr.setErr(err); e != nil {
 			return e
@@ -359,7 +362,7 @@ func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error 
 	rep.Signer = sr.signer
 	sr.rep = rep
 	if opts.Report != "" {
-		if err := writeRunReport(f, run, run.outputPath(opts.Report), opts.Report, rep); err != nil {
+		if err := writeRunReport(f, sched, sched.outputPath(opts.Report), opts.Report, rep); err != nil {
 			return err
 		}
 	}
@@ -379,27 +382,27 @@ func (sr *savedRun) dryRun(ctx context.Context, chk *pipeline.SavedCheck) error 
 // the run first; interrupted before it was, the run sends nothing and its
 // report says so, as any interrupted run's), then prints the summary,
 // writes the run report and maps the outcome to the exit status.
-func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
-	f, opts, run := sr.f, sr.opts, sr.run
+func (sr *savedRun) apply(ctx context.Context, chk *run.SavedCheck) error {
+	f, opts, sched := sr.f, sr.opts, sr.sched
 	if !opts.Quiet && f.IO.ErrTTY {
 		// Each plan is shown as it is written: the set is not held whole.
 		fmt.Fprintf(f.IO.ErrOut, "The change set passed the drift check: %s of %d to write.\n", pipeline.Plural(chk.Changes, "plan"), sr.set.Len())
 	}
 	rep, changedErr := sr.runner.ApplySaved(ctx, sr.set, chk, &sr.earlier, sr.started)
-	if re := new(pipeline.RecordError); errors.As(changedErr, &re) {
+	if re := new(run.RecordError); errors.As(changedErr, &re) {
 		return recordFailed(re)
 	}
 	rep.Signer = sr.signer
 	sr.rep = rep
-	warnRunNotes(run, rep)
+	warnRunNotes(sched, rep)
 	if err := rep.WriteSummary(f.IO.ErrOut); err != nil {
 		return exitf(ExitFatal, "%v", err)
 	}
 	reportPath := ""
 	if opts.Report != "" {
-		reportPath = run.outputPath(opts.Report)
+		reportPath = sched.outputPath(opts.Report)
 	}
-	if err := writeRunReport(f, run, reportPath, opts.Report, rep); err != nil {
+	if err := writeRunReport(f, sched, reportPath, opts.Report, rep); err != nil {
 		return err
 	}
 	switch {
@@ -412,7 +415,7 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 		return maxDurationError(opts.Schedule.MaxDuration, reportPath)
 	case rep.Fatal != nil:
 		if errors.As(rep.Fatal, new(*pipeline.StoreLockLostError)) {
-			run.setOutcome("lock_lost") // as a workbook apply's
+			sched.setOutcome("lock_lost") // as a workbook apply's
 		}
 		return causedExit(ExitFatal, fmt.Errorf("the run stopped after a fatal error: %w", rep.Fatal))
 	case rep.Interrupted:
@@ -428,12 +431,12 @@ func (sr *savedRun) apply(ctx context.Context, chk *pipeline.SavedCheck) error {
 type savedShow struct{ w io.Writer }
 
 // PlanCompared implements pipeline.Observer.
-func (s savedShow) PlanCompared(d *pipeline.PlanDiff) {
-	pipeline.RenderPlan(s.w, d, pipeline.RenderOptions{MaxCounters: 12})
+func (s savedShow) PlanCompared(d *diff.PlanDiff) {
+	diff.RenderPlan(s.w, d, diff.RenderOptions{MaxCounters: 12})
 }
 
 // PlanDone implements pipeline.Observer.
-func (savedShow) PlanDone(*pipeline.PlanResult) {}
+func (savedShow) PlanDone(*run.PlanResult) {}
 
 // Recalc implements pipeline.Observer.
-func (savedShow) Recalc(pipeline.RecalcEvent) {}
+func (savedShow) Recalc(run.RecalcEvent) {}

@@ -16,6 +16,8 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // BenchmarkApplyChangeSet applies a signed change set of 250 and 1000
@@ -120,16 +122,16 @@ func benchApplyChangeSet(b *testing.B, form string, n int) {
 // 1 to every counter of every target of plans (as round i found them).
 func benchChangeSet(b *testing.B, plans []apiclient.Plan, cfg *Config, account, path string, round int) {
 	names := pipeline.DefaultCatalog().Names()
-	s := &pipeline.SavedChangeSet{Schema: pipeline.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, round+1, 0, time.UTC),
+	s := &savedset.SavedChangeSet{Schema: savedset.SavedSetSchema, Created: time.Date(2026, 11, 27, 0, 0, round+1, 0, time.UTC),
 		Service: serviceKey(cfg), Accounts: []string{account}}
 	for _, p := range plans {
-		sp := pipeline.SavedPlan{Account: account, Action: pipeline.ActionUpdate, PlanID: p.ID, Title: fmt.Sprintf("plan %d %q", p.ID, p.Name)}
+		sp := savedset.SavedPlan{Account: account, Action: diff.ActionUpdate, PlanID: p.ID, Title: fmt.Sprintf("plan %d %q", p.ID, p.Name)}
 		for _, m := range p.Milestones {
 			for _, t := range m.Targets {
-				st := pipeline.SavedTarget{YearNumber: m.YearNumber, TargetType: t.TargetType, MilestoneID: m.ID, TargetID: t.ID, File: "bench.xlsx"}
+				st := savedset.SavedTarget{YearNumber: m.YearNumber, TargetType: t.TargetType, MilestoneID: m.ID, TargetID: t.ID, File: "bench.xlsx"}
 				for j, c := range names {
 					old := t.Counters[c]
-					st.Counters = append(st.Counters, pipeline.SavedCounter{Counter: c, Expected: &old, New: old + 1,
+					st.Counters = append(st.Counters, savedset.SavedCounter{Counter: c, Expected: &old, New: old + 1,
 						Cell: fmt.Sprintf("Plan %d!%c%d", p.ID, 'C'+j%20, 10+j)})
 				}
 				sp.Targets = append(sp.Targets, st)

@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // savedSetEnv applies two plans ("Pipelined 00" and "Pipelined 01", amt 1
@@ -83,7 +84,7 @@ func TestForgedChangeSetsRefused(t *testing.T) {
 		{"signature stripped", strings.Replace(orig, signed.Signature, "", 1), nil, "no signature"},
 		{"other service", orig, map[string]string{envBaseURL: strings.Replace(e.srv.URL, "127.0.0.1", "localhost", 1)}, "was computed against"},
 		{"other account's key pair", orig, map[string]string{envAPIKey: "mpk_sandbox_bluecrane", envAPISecret: "sandbox-secret-bluecrane"}, "holds the key pair mpk_"},
-		{"version 1", resign(edit(pipeline.SavedSetSchema, "eepipe.changeset/v1")), nil, "plain SHA-256"},
+		{"version 1", resign(edit(savedset.SavedSetSchema, "eepipe.changeset/v1")), nil, "plain SHA-256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(e.dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
@@ -147,18 +148,18 @@ accounts:
 // a content error exits 2 before any request.
 func TestSignedChangeSetWithBadValuesRefused(t *testing.T) {
 	e, set := savedSetEnv(t)
-	keys := pipeline.SetKeys{"default": pipeline.NewSetKey("default", "", "mpk_sandbox_acme", "sandbox-secret-acme")}
+	keys := savedset.SetKeys{"default": savedset.NewSetKey("default", "", "mpk_sandbox_acme", "sandbox-secret-acme")}
 	for _, tc := range []struct {
 		name string
-		edit func(s *pipeline.SavedChangeSet)
+		edit func(s *savedset.SavedChangeSet)
 		want string
 	}{
-		{"int64 max", func(s *pipeline.SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].New = 9223372036854775807 }, "too large for a counter"},
-		{"formula name", func(s *pipeline.SavedChangeSet) { s.Plans[2].Create.Name = `=HYPERLINK("http://evil","x")` }, "starts like a spreadsheet formula"},
-		{"unknown counter", func(s *pipeline.SavedChangeSet) { s.Plans[1].Targets[0].Counters[0].Counter = "number_of_x" }, "not in the counter catalog"},
-		{"no create request", func(s *pipeline.SavedChangeSet) { s.Plans[2].Create = nil }, "no create request"},
-		{"field apply cannot write", func(s *pipeline.SavedChangeSet) {
-			s.Plans[0].Fields = append(s.Plans[0].Fields, pipeline.SavedField{Field: "end_date", Expected: "2030-08-31", New: "2031-08-31"})
+		{"int64 max", func(s *savedset.SavedChangeSet) { s.Plans[0].Targets[0].Counters[0].New = 9223372036854775807 }, "too large for a counter"},
+		{"formula name", func(s *savedset.SavedChangeSet) { s.Plans[2].Create.Name = `=HYPERLINK("http://evil","x")` }, "starts like a spreadsheet formula"},
+		{"unknown counter", func(s *savedset.SavedChangeSet) { s.Plans[1].Targets[0].Counters[0].Counter = "number_of_x" }, "not in the counter catalog"},
+		{"no create request", func(s *savedset.SavedChangeSet) { s.Plans[2].Create = nil }, "no create request"},
+		{"field apply cannot write", func(s *savedset.SavedChangeSet) {
+			s.Plans[0].Fields = append(s.Plans[0].Fields, savedset.SavedField{Field: "end_date", Expected: "2030-08-31", New: "2031-08-31"})
 		}, "not one apply writes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/eepipe/eepipe/formats"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/filelock"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // lockFileName is the lock file a run takes in its output folder.
@@ -167,8 +168,8 @@ func lockWaitHint(held *pipeline.LockHeldError) string {
 // lockAccounts takes the accounts' local locks (pipeline.TakeAccountLocks
 // decides the order and keys), each waiting up to --lock-wait. A held
 // lock releases the ones taken and is fatal.
-func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker, locks []pipeline.AccountLockName) error {
-	taken, err := pipeline.TakeAccountLocks(ctx, locker, locks, r.lockInfo(), r.opts.LockWait, func(l pipeline.AccountLockName, first *pipeline.LockHeldError) {
+func (r *scheduledRun) lockAccounts(ctx context.Context, locker pipeline.Locker, locks []run.AccountLockName) error {
+	taken, err := run.TakeAccountLocks(ctx, locker, locks, r.lockInfo(), r.opts.LockWait, func(l run.AccountLockName, first *pipeline.LockHeldError) {
 		// Say why the run seems to stand still, then wait.
 		r.f.Logger().Info(fmt.Sprintf("another eepipe run holds the lock of account %s: %s; waiting up to %s (--lock-wait) for it", l.Name, first.Holder, r.opts.LockWait))
 	})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // scorecardsOptions are the options of `eepipe scorecards`.
@@ -79,7 +79,7 @@ func runScorecards(ctx context.Context, f *Factory, opts *scorecardsOptions) err
 	if err != nil {
 		return err
 	}
-	runner := pipeline.NewRunner(accounts, nil, pipeline.RunOptions{})
+	runner := run.NewRunner(accounts, nil, run.RunOptions{})
 	lists, refused, err := runner.ListScorecards(ctx)
 	if err != nil {
 		return serviceError(ctx, err)
@@ -100,7 +100,7 @@ func runScorecards(ctx context.Context, f *Factory, opts *scorecardsOptions) err
 
 // writeScorecards prints the accounts' scorecards on stdout: a table, or
 // the lists as JSON.
-func writeScorecards(f *Factory, asJSON bool, lists []pipeline.AccountScorecards) error {
+func writeScorecards(f *Factory, asJSON bool, lists []run.AccountScorecards) error {
 	if asJSON {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")

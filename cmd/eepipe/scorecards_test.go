@@ -10,6 +10,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // TestScorecardsCommand: eepipe scorecards lists every configured
@@ -36,7 +37,7 @@ func TestScorecardsCommand(t *testing.T) {
 		t.Errorf("scorecards:\n%s\nwant the rows\n%s", r.out, strings.Join(want, "\n"))
 	}
 	r = e.run("--config", e.config, "scorecards", "--account", "BlueCrane", "--json")
-	var lists []pipeline.AccountScorecards
+	var lists []run.AccountScorecards
 	if err := json.Unmarshal([]byte(r.out), &lists); err != nil || r.code != 0 {
 		t.Fatalf("scorecards --json: exit %d, %v\n%s%s", r.code, err, r.out, r.err)
 	}

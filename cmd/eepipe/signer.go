@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // signerNewOptions are the options of `eepipe signer new`.
@@ -71,12 +71,12 @@ func runSignerNew(f *Factory, opts *signerNewOptions) error {
 	if err := refuseMissingFolder("-o", opts.Output, ""); err != nil {
 		return err
 	}
-	k, err := pipeline.NewSignerKey(opts.Name, rand.Reader)
+	k, err := savedset.NewSignerKey(opts.Name, rand.Reader)
 	if err != nil {
 		return exitf(ExitInvalid, "--name: %v", err)
 	}
 	err = xlsx.WriteNewFileAtomic(opts.Output, func(w io.Writer) error {
-		_, err := w.Write(pipeline.MarshalSignerKey(k))
+		_, err := w.Write(savedset.MarshalSignerKey(k))
 		return err
 	})
 	switch {
@@ -93,7 +93,7 @@ func runSignerNew(f *Factory, opts *signerNewOptions) error {
 // readSignerKey reads the key file of --sign-with. A file that group or
 // others may read or write is refused, as ssh refuses such a key: whoever
 // can read it can sign off as its signer.
-func readSignerKey(path string) (*pipeline.SignerKey, error) {
+func readSignerKey(path string) (*savedset.SignerKey, error) {
 	b, err := readSmallRegularFile(path)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "--sign-with %s: %v", path, err)
@@ -102,7 +102,7 @@ func readSignerKey(path string) (*pipeline.SignerKey, error) {
 		return nil, exitf(ExitInvalid, "--sign-with %s: the signing key file is %s (mode %04o), so others could sign off as its signer; run chmod 600 %s",
 			path, describeAccess(st.Mode().Perm()&0o066), st.Mode().Perm(), path)
 	}
-	k, err := pipeline.ParseSignerKey(b)
+	k, err := savedset.ParseSignerKey(b)
 	if err != nil {
 		return nil, exitf(ExitInvalid, "--sign-with %s: %v", path, err)
 	}

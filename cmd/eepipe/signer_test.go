@@ -10,7 +10,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 	"github.com/xuri/excelize/v2"
 )
@@ -37,7 +37,7 @@ func TestSignerNew(t *testing.T) {
 	if strings.Contains(pub, "\n") || !strings.HasPrefix(pub, "ed25519:") {
 		t.Fatalf("printed %q, want one line ed25519:...", pub)
 	}
-	if _, err := pipeline.ParsePublicKey(pub); err != nil {
+	if _, err := savedset.ParsePublicKey(pub); err != nil {
 		t.Fatalf("the printed key does not read as a public_key: %v", err)
 	}
 	st, err := os.Stat(key)
@@ -45,7 +45,7 @@ func TestSignerNew(t *testing.T) {
 		t.Fatalf("key file: %v %v", st, err)
 	}
 	b, _ := os.ReadFile(key)
-	if k, err := pipeline.ParseSignerKey(b); err != nil || k.PublicKey() != pub || k.Name != "Thandi Nkosi" {
+	if k, err := savedset.ParseSignerKey(b); err != nil || k.PublicKey() != pub || k.Name != "Thandi Nkosi" {
 		t.Fatalf("key file reads as %v, %v", k, err)
 	}
 	for _, tc := range []struct {
@@ -170,7 +170,7 @@ func TestSignedOffChangeSet(t *testing.T) {
 				t.Fatal(err)
 			}
 			edited.Plans[0].Targets[0].Counters[0].New = 999
-			if err := edited.Sign(pipeline.SetKeys{"acme": pipeline.NewSetKey("acme", "8ovHrj", "mpk_sandbox_acme", "sandbox-secret-acme")}); err != nil {
+			if err := edited.Sign(savedset.SetKeys{"acme": savedset.NewSetKey("acme", "8ovHrj", "mpk_sandbox_acme", "sandbox-secret-acme")}); err != nil {
 				t.Fatal(err)
 			}
 			resealed := filepath.Join(e.dir, "resealed.json")

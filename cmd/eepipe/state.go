@@ -19,6 +19,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/eepipe/eepipe/pipeline/statestore"
 )
 
@@ -33,7 +35,7 @@ type stateFlags struct {
 	Output    string // -o FILE: diff writes the saved change set
 	SignWith  string // --sign-with FILE: diff -o signs the set off with this signer's key
 	// signer is the key of SignWith, read by checkApplyOptions.
-	signer *pipeline.SignerKey
+	signer *savedset.SignerKey
 }
 
 // register adds --state and --no-state; with write (apply, diff) also
@@ -213,8 +215,8 @@ func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config,
 
 // holdBack is the run's three-way rule (pipeline.HoldBack) over the
 // state store st (nil: no history).
-func holdBack(st *statestore.Store, cfg *Config, overwrite bool) pipeline.HoldBack {
-	h := pipeline.HoldBack{Service: serviceKey(cfg), Overwrite: overwrite}
+func holdBack(st *statestore.Store, cfg *Config, overwrite bool) diff.HoldBack {
+	h := diff.HoldBack{Service: serviceKey(cfg), Overwrite: overwrite}
 	if st != nil {
 		h.Source = st
 	}
@@ -223,7 +225,7 @@ func holdBack(st *statestore.Store, cfg *Config, overwrite bool) pipeline.HoldBa
 
 // classify classifies the change set's counters against the store and
 // holds back the service-side changes unless --overwrite-service-changes.
-func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *pipeline.ChangeSet, sf *stateFlags) ([]pipeline.HeldChange, error) {
+func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *diff.ChangeSet, sf *stateFlags) ([]diff.HeldChange, error) {
 	held, err := holdBack(st, cfg, sf.Overwrite).ChangeSet(ctx, cs)
 	if err != nil {
 		return nil, exitf(ExitFatal, "%v", err)

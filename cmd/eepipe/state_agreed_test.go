@@ -9,6 +9,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // TestInSyncCounterIsProtected: a counter that already held the file's
@@ -82,7 +83,7 @@ func TestInSyncCounterIsProtected(t *testing.T) {
 				t.Errorf("diff: exit %d\n%s\n%s", r.code, r.out, r.err)
 			}
 			rec := s.reconcile(v1)
-			if c := rec.classes(); c[cAMT] != pipeline.ClassService || len(c) != 1 {
+			if c := rec.classes(); c[cAMT] != diff.ClassService || len(c) != 1 {
 				t.Errorf("reconcile classes = %v", c)
 			}
 			if l := rec.last(cAMT); l == nil || l.RunID != 1 || l.Value != int64(amt) {

@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // stateEnv is a sandbox with acme's single-account settings, a state
@@ -140,7 +141,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	// (5) reconcile classifies them as changed on the service by run 1.
 	rec := s.reconcile(v1)
 	classes := rec.classes()
-	if classes[cAMT] != pipeline.ClassService || classes[cWFS] != pipeline.ClassService || len(classes) != 2 {
+	if classes[cAMT] != diff.ClassService || classes[cWFS] != diff.ClassService || len(classes) != 2 {
 		t.Errorf("reconcile classes = %v", classes)
 	}
 	if l := rec.last(cAMT); l == nil || l.RunID != 1 || l.Value != 1 {
@@ -157,7 +158,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	s.serviceEdit("Stateful", cIFU, 30)
 	v2 := s.csv("v2.csv", cAMT, 1, cWFS, 2, cIFU, 33, cCMJ, 44)
 	classes = s.reconcile(v2).classes()
-	if classes[cIFU] != pipeline.ClassBoth || classes[cCMJ] != pipeline.ClassFile || len(classes) != 2 {
+	if classes[cIFU] != diff.ClassBoth || classes[cCMJ] != diff.ClassFile || len(classes) != 2 {
 		t.Errorf("reconcile v2 classes = %v", classes)
 	}
 	// Without history (--no-state) the counter is simply different.
@@ -219,7 +220,7 @@ func testThreeWay(t *testing.T, s *stateEnv) {
 	}
 }
 
-type reconcileJSON struct{ pipeline.Reconciliation }
+type reconcileJSON struct{ diff.Reconciliation }
 
 func (s *stateEnv) reconcile(file string) reconcileJSON {
 	s.t.Helper()
@@ -239,8 +240,8 @@ func (s *stateEnv) reconcile(file string) reconcileJSON {
 	return rec
 }
 
-func (r reconcileJSON) classes() map[string]pipeline.ChangeClass {
-	m := map[string]pipeline.ChangeClass{}
+func (r reconcileJSON) classes() map[string]diff.ChangeClass {
+	m := map[string]diff.ChangeClass{}
 	for _, p := range r.Plans {
 		for _, t := range p.Targets {
 			for _, c := range t.Counters {

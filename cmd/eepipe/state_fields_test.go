@@ -15,6 +15,8 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // fieldsCSV writes the one-row workbook of plan "Fielded" with name, sector
@@ -113,16 +115,16 @@ func testThreeWayFields(t *testing.T, s *stateEnv) {
 	}
 	// reconcile classifies them, with the value last applied and its run.
 	rec := s.reconcile(v1)
-	got := map[string]pipeline.FieldDifference{}
+	got := map[string]diff.FieldDifference{}
 	for _, p := range rec.Plans {
 		for _, f := range p.Fields {
 			got[f.Field] = f
 		}
 	}
-	if f := got["name"]; f.Class != pipeline.ClassService || f.LastApplied == nil || f.LastApplied.Value != "Fielded" || f.LastApplied.RunID != 1 {
+	if f := got["name"]; f.Class != diff.ClassService || f.LastApplied == nil || f.LastApplied.Value != "Fielded" || f.LastApplied.RunID != 1 {
 		t.Errorf("reconcile name = %+v", f)
 	}
-	if f := got["sector"]; f.Class != pipeline.ClassService || f.LastApplied == nil || f.LastApplied.Value != secA {
+	if f := got["sector"]; f.Class != diff.ClassService || f.LastApplied == nil || f.LastApplied.Value != secA {
 		t.Errorf("reconcile sector = %+v", f)
 	}
 	if r := s.eepipe("reconcile", v1); r.code != 1 ||
@@ -133,7 +135,7 @@ func testThreeWayFields(t *testing.T, s *stateEnv) {
 	if r := s.eepipe("reconcile", v1, "--report", recCSV); r.code != 1 {
 		t.Fatalf("reconcile csv: exit %d\n%s", r.code, r.err)
 	}
-	if !csvHasRow(t, recCSV, map[string]string{"kind": "field", "name": "name", "class": string(pipeline.ClassService),
+	if !csvHasRow(t, recCSV, map[string]string{"kind": "field", "name": "name", "class": string(diff.ClassService),
 		"last_applied_value": "Fielded", "last_applied_run": "1", "server_value": "Renamed by client"}) {
 		b, _ := os.ReadFile(recCSV)
 		t.Errorf("the reconcile CSV lacks the classified field row:\n%s", b)
@@ -308,8 +310,8 @@ func TestSavedChangeSetGuardsFields(t *testing.T) {
 		t.Fatalf("diff -o: exit %d\n%s", r.code, r.err)
 	}
 	// Read as apply reads it: streamed, one plan at a time.
-	var plans []pipeline.SavedPlan
-	if _, err := (&reports.ChangeSetFile{Path: cs}).Read(func(_ *pipeline.SavedChangeSet, _ int, p *pipeline.SavedPlan, _ [sha256.Size]byte) error {
+	var plans []savedset.SavedPlan
+	if _, err := (&reports.ChangeSetFile{Path: cs}).Read(func(_ *savedset.SavedChangeSet, _ int, p *savedset.SavedPlan, _ [sha256.Size]byte) error {
 		plans = append(plans, *p)
 		return nil
 	}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/xuri/excelize/v2"
 )
@@ -58,7 +59,7 @@ func TestHeldFieldNamesItsCell(t *testing.T) {
 		held = append(held, row.HeldFields...)
 	}
 	if len(held) != 1 || held[0]["field"] != "sector" || held[0]["cell"] != "line 2, column 8" ||
-		held[0]["old"] != secB || held[0]["new"] != secA || held[0]["class"] != string(pipeline.ClassService) {
+		held[0]["old"] != secB || held[0]["new"] != secA || held[0]["class"] != string(diff.ClassService) {
 		t.Errorf("held_fields = %v, want sector at line 2, column 8", held)
 	}
 	if len(held) == 1 {

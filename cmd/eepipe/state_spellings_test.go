@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient/sandbox"
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/pipeline/filelock"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
@@ -87,7 +88,7 @@ func TestHeldChangesInRunReport(t *testing.T) {
 		t.Fatalf("JSON rows: %s", b)
 	}
 	h := got.Rows[0].Held[0]
-	if h.Name != cAMT || h.New != 1 || h.Old != 10 || h.Class != pipeline.ClassService || h.Last == nil || h.Last.RunID != 1 || h.Last.Value != 1 {
+	if h.Name != cAMT || h.New != 1 || h.Old != 10 || h.Class != diff.ClassService || h.Last == nil || h.Last.RunID != 1 || h.Last.Value != 1 {
 		t.Errorf("held change %+v", h)
 	}
 	c, err := os.ReadFile(csv)

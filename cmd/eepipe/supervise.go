@@ -12,7 +12,7 @@ const envNoSupervisor = "EEPIPE_NO_SUPERVISOR"
 // fatal runtime error, a panic on a goroutine of its own — ends a Go
 // process with status 2, which eepipe means as "invalid input"; the
 // supervisor reports it as an internal error, exit 3.
-func run(args []string) int {
+func execute(args []string) int {
 	if code, ok := supervise(args); ok {
 		return code
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -145,7 +146,7 @@ func validateInputs(f *Factory, opts *validateOptions, cat *pipeline.Catalog, bo
 	if accounts, err := validateAccounts(f); err != nil {
 		return nil, err
 	} else if len(accounts) > 0 {
-		batch.Problems = append(batch.Problems, pipeline.CheckRouting(batch.Plans, accounts)...)
+		batch.Problems = append(batch.Problems, assemble.CheckRouting(batch.Plans, accounts)...)
 		batch.Problems.Sort()
 	}
 	return batch, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -64,7 +65,7 @@ type Options struct {
 // Sector is the Sector targets sheet of an export: the sectoral
 // check of each plan and where the targets came from.
 type Sector struct {
-	Plans  []pipeline.SectorPlanCheck
+	Plans  []sector.SectorPlanCheck
 	Source string
 }
 
@@ -251,7 +252,7 @@ const overviewHeaderRow = 4
 
 func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -302,7 +303,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		}
 	}
 	for _, row := range []int{2, 3} {
-		if err := xlsx.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
+		if err := templates.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
 			return err
 		}
 	}
@@ -360,7 +361,7 @@ func exFirstPage(widths []float64) []float64 {
 // exWriteOverviewRow writes plan p's row of the Overview: its identifiers,
 // dates and counts, each cell styled by its column's kind, and a link to
 // its sheet (sheet, "" when it has none).
-func exWriteOverviewRow(f *excelize.File, st xlsx.OverviewStyles, row int, p Plan, sheet string) error {
+func exWriteOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, p Plan, sheet string) error {
 	sh := OverviewSheet
 	in := p.Plan
 	years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
@@ -533,7 +534,7 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 	var charts []exChart
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		title := fmt.Sprintf("%s: %s by race and gender", in.Name, exTargetTypeLabel(tt))
+		title := fmt.Sprintf("%s: %s by race and gender", in.Name, templates.TargetTypeWords(tt))
 		data = append(data, exDataRow{row, []any{title}})
 		header := row + 1
 		labels := make([]any, 0, len(c.groups)+1)
@@ -598,16 +599,6 @@ func (c *exCharts) Count(i int) int {
 		return 0
 	}
 	return len(pipeline.TargetTypes)
-}
-
-func exTargetTypeLabel(tt string) string {
-	switch tt {
-	case pipeline.TargetAll:
-		return "all employees"
-	case pipeline.TargetDisabled:
-		return "employees with disabilities"
-	}
-	return strings.ReplaceAll(tt, "_", " ")
 }
 
 type exChartYear struct {

@@ -9,7 +9,8 @@
 // (PlanSheetOf, Options).
 //
 // It is the one home of these questions: what does a grid label say
-// (year, financial year, target type), which cells are a grid's headers,
+// (year, financial year, EEA13 section; whose targets its words name is
+// templates.TitleTargetType, beside the writer's GridLabel), which cells are a grid's headers,
 // levels and counters, and what is the sheet name of a plan. The layout
 // it reads is described in docs/formats.md; which reader a file goes to
 // is decided above it, in package formats.

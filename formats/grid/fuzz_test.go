@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,7 +118,7 @@ func FuzzGridTitle(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		tt, unclear, ok := gridTitleTarget(text)
+		tt, unclear, ok := templates.TitleTargetType(text)
 		switch {
 		case !ok && (tt != "" || unclear):
 			t.Fatalf("%q: not a title, yet %q, unclear %v", text, tt, unclear)
@@ -125,7 +126,7 @@ func FuzzGridTitle(f *testing.F) {
 			t.Fatalf("%q: unclear, yet %q", text, tt)
 		case ok && !unclear && tt != pipeline.TargetAll && tt != pipeline.TargetDisabled:
 			t.Fatalf("%q: target type %q", text, tt)
-		case tt == pipeline.TargetDisabled && !reGridDisab.MatchString(templates.Normalize(text)):
+		case tt == pipeline.TargetDisabled && !regexp.MustCompile(`disab|\bpwds?\b`).MatchString(templates.Normalize(text)):
 			t.Fatalf("%q: read as disabled without naming disabilities", text)
 		}
 		if g, ok := parseGridLabel(text); ok && g.rangeErr == "" && g.fy == "" && g.yearNumber == 0 && (!g.sectionNamed || g.section == sectionTargets) {

@@ -87,7 +87,7 @@ func (g *gridReader) findLabels() []gridLabel {
 			}
 			l, ok := parseGridLabel(v)
 			if !ok && bareHeaded && bare != sectionTargets && len(v) <= 120 && !g.looksLikeProse(r, c) {
-				if tt, unclear, named := gridTitleTarget(v); named && !unclear {
+				if tt, unclear, named := templates.TitleTargetType(v); named && !unclear {
 					l, ok = gridLabel{targetType: tt, weak: true}, true
 				}
 			}

@@ -24,30 +24,7 @@ var (
 	// reGridDateRange is two dates with a dash or "to" between them: the
 	// dates of a financial year ("01/09/2026 – 31/08/2027").
 	reGridDateRange = regexp.MustCompile(`(?i)(` + reGridDate.String() + `)\s*(?:[\-–—]|to|until|tot)\s*(` + reGridDate.String() + `)`)
-	reGridAll       = regexp.MustCompile(`\ball\b`)
-	// reGridInclDisabled is a clause that counts people with disabilities
-	// in with everyone, as form EEA13 titles its table of all employees:
-	// "all employees, including people with disabilities".
-	reGridInclDisabled = regexp.MustCompile(`\b(?:including|incl|inclusive of|includes|incl of)\s+(?:the\s+)?(?:(?:people|persons|employees|employee|staff|workers|those)\s+)?(?:(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability)|disabled(?:\s+(?:people|persons|employees|staff|workers))?|pwds?)\b`)
-	// reGridDisabledSubject is a phrase whose subject is people with
-	// disabilities ("employees with disabilities", "disabled employees"),
-	// with an "all" in front of it ("all employees with disabilities").
-	reGridDisabledSubject = regexp.MustCompile(`\b(?:all\s+)?(?:(?:(?:employees|employee|people|persons|staff|workers)\s+(?:living\s+)?with\s+(?:a\s+)?(?:disabilities|disability))|disabled(?:\s+(?:employees|employee|people|persons|staff|workers))?|disabilities|disability|pwds?)\b`)
-	reGridDisab           = regexp.MustCompile(`disab|\bpwds?\b`)
-	// reGridAllOf is "all" that quantifies something else than employees
-	// ("all levels", "all races"): no sign of the all_employees target.
-	reGridAllOf = regexp.MustCompile(`\ball (?:the |our )?(?:occupational )?(?:levels|races|genders|groups|years|categories|sites|site|branches|locations|regions|provinces|divisions|departments|business units|units|operations|offices|companies|subsidiaries|entities|stores|plants|depots)\b`)
-	// reGridAside is a bracketed part of a title ("(all sites)"); one that
-	// names no one (reGridAsideWho) qualifies the grid, not its target
-	// type, and is not read for it.
-	reGridAside     = regexp.MustCompile(`[(\[][^()\[\]]*[)\]]`)
-	reGridAsideWho  = regexp.MustCompile(`(?i)employ|disab|staff|people|person|worker|pwd|everyone|total`)
-	reGridExclusion = regexp.MustCompile(`\b(?:excluding|excl|except|without|other than|non|not)\b`)
 )
-
-// gridTitleWordings is the advice of an unclear grid title: the two
-// wordings the reader accepts.
-const gridTitleWordings = `write "All employees" (or "All employees, including people with disabilities") for the targets of all employees, or "Employees with disabilities" for the targets of employees with disabilities`
 
 // gridSection is the section of form EEA13 a grid belongs to
 // (docs/formats.md, EEA13 sections): its numerical targets (a year's
@@ -157,40 +134,6 @@ type gridLabel struct {
 	rangeErr string
 }
 
-// gridTitleTarget classifies the target type a grid title names. A title
-// is disabled_employees only when people with disabilities are its subject
-// ("Employees with disabilities", "Disabled employees"); a clause that
-// counts them in ("All employees, including people with disabilities", the
-// wording of form EEA13) leaves it all_employees. A title that mentions
-// disabilities in another way (excluded, or beside "all employees") is
-// unclear. ok is false for text that names no target type.
-func gridTitleTarget(text string) (targetType string, unclear, ok bool) {
-	text = reGridAside.ReplaceAllStringFunc(text, func(aside string) string {
-		if reGridAsideWho.MatchString(aside) {
-			return aside
-		}
-		return " "
-	})
-	n := templates.Normalize(text)
-	rest := reGridInclDisabled.ReplaceAllString(n, " ")
-	included := rest != n
-	disabled := reGridDisab.MatchString(rest)
-	if disabled && reGridExclusion.MatchString(rest) {
-		return "", true, true
-	}
-	rest2 := reGridAllOf.ReplaceAllString(reGridDisabledSubject.ReplaceAllString(rest, " "), " ")
-	all := strings.Contains(rest2, "all employees") || reGridAll.MatchString(rest2)
-	switch {
-	case disabled && (all || included || reGridDisab.MatchString(rest2)):
-		return "", true, true
-	case disabled:
-		return pipeline.TargetDisabled, false, true
-	case all || included:
-		return pipeline.TargetAll, false, true
-	}
-	return "", false, false
-}
-
 // gridMaybeLabel is parseGridLabel's quick test: a label has a letter (its
 // title) and a digit (its year number or financial year), which a counter
 // or an empty cell has not.
@@ -273,7 +216,7 @@ func parseGridLabelText(text string) (gridLabel, bool) {
 		rest = rest[:m[0]] + " " + rest[m[1]:]
 	}
 	rest = reGridDate.ReplaceAllString(rest, " ")
-	tt, unclear, ok := gridTitleTarget(rest)
+	tt, unclear, ok := templates.TitleTargetType(rest)
 	if !ok {
 		return gridLabel{}, false
 	}

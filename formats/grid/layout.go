@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
@@ -29,12 +28,13 @@ func (s sheetText) maxCol() int {
 	return m
 }
 
-// hasFlatHeader reports whether a cell reading exactly target_type is in
-// the first rows: such a sheet is a flat table.
+// hasFlatHeader reports whether a flat header cell
+// (templates.IsFlatHeaderCell) is in the first rows: such a sheet is a
+// flat table.
 func (s sheetText) hasFlatHeader() bool {
-	for r := 1; r <= min(len(s), table.HeaderRows); r++ {
+	for r := 1; r <= min(len(s), templates.FlatHeaderRows); r++ {
 		for c := 1; c <= len(s[r-1]); c++ {
-			if strings.EqualFold(s.at(r, c), "target_type") {
+			if templates.IsFlatHeaderCell(s.at(r, c)) {
 				return true
 			}
 		}

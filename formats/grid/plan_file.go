@@ -5,7 +5,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -26,7 +25,7 @@ func WritePlanFile(path, sheet, title string, p *pipeline.InputPlan) error {
 // workbook of the one plan sheet named sheet.
 func writeSheetFile(path, sheet string, p *pipeline.InputPlan, ps templates.PlanSheet) error {
 	cat := pipeline.DefaultCatalog()
-	if err := table.CheckCounters(p, cat); err != nil {
+	if err := templates.CheckCounters(p, cat); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	f := excelize.NewFile()

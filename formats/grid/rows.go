@@ -331,7 +331,7 @@ func (g *gridReader) checkTitles(blocks []*gridBlock) {
 		}
 		if l.unclear {
 			g.errorf(l.row, l.col, text, nil,
-				"the grid title %q does not say clearly whose targets the grid holds; %s", text, gridTitleWordings)
+				"the grid title %q does not say clearly whose targets the grid holds; %s", text, templates.TitleWordings)
 			continue
 		}
 		if l.rangeErr != "" {
@@ -347,9 +347,9 @@ func (g *gridReader) checkTitles(blocks []*gridBlock) {
 		}
 		b.label.unclear = true // not read: the error below says why
 		ref, _ := excelize.CoordinatesToCellName(prev.label.col, prev.label.row)
-		what := "all employees"
+		what := templates.TargetTypeWords(pipeline.TargetAll)
 		if l.targetType == pipeline.TargetDisabled {
-			what = "employees with disabilities"
+			what = templates.TargetTypeWords(pipeline.TargetDisabled)
 		}
 		g.errorf(l.row, l.col, text, nil,
 			"this grid and the grid at %s (%q) are both titled as the targets of %s for the same year, and this one is not read; keep one grid per year and target type, and if one of them holds the targets of employees with disabilities, title it \"Employees with disabilities\" (a title reads as all employees when it says \"All employees\", also with \"including people with disabilities\")",

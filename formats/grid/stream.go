@@ -9,7 +9,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/mapping"
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
@@ -539,7 +538,7 @@ func readScannedSheet(file string, lim xlsx.Limits, book *xlsx.Book, s gridScan,
 		return 0, false
 	}
 	if sheet != nil && sheet.tooMany {
-		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", table.HeaderRows, MaxSheetCells))
+		ps.Errorf(sheetOrigin, "", "%v", xlsx.LimitErrorf("the file is oversized or damaged: it has no flat table (no target_type header in the first %d rows of a sheet), and this sheet, read as a grid plan sheet (which is read whole), has more than %d cells; a grid plan sheet holds a few thousand", templates.FlatHeaderRows, MaxSheetCells))
 		return 0, false
 	}
 	if sheet != nil && sheet.tooWide {

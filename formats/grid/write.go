@@ -6,7 +6,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/templates"
 )
@@ -44,7 +43,7 @@ func NewBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catal
 		cat = pipeline.DefaultCatalog()
 	}
 	for _, p := range plans {
-		if err := table.CheckCounters(p, cat); err != nil {
+		if err := templates.CheckCounters(p, cat); err != nil {
 			return nil, err
 		}
 	}

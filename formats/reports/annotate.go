@@ -22,12 +22,6 @@ import (
 // the workbook, each linked to its cell.
 const AnnotateSheet = "eepipe problems"
 
-// Annotation fills: red for errors, amber for warnings.
-const (
-	annotateErrorFill   = "FFC7CE"
-	annotateWarningFill = "FFEB9C"
-)
-
 // AnnotateWorkbook writes a copy of the workbook src to dst with each
 // problem of src marked in place: the cell filled red (error) or amber
 // (warning), keeping its number format, and a comment holding the messages;
@@ -59,11 +53,11 @@ func AnnotateWorkbook(src, dst string, ps pipeline.Problems) (marked int, err er
 		id, ok := styles[[2]int{old, int(n.sev)}]
 		if !ok {
 			st := xlsx.ReusableStyle(f, old)
-			color := annotateWarningFill
+			color := templates.WarnFill
 			if n.sev == pipeline.Error {
-				color = annotateErrorFill
+				color = templates.BadFill
 			}
-			st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}
+			st.Fill = templates.SolidFill(color)
 			if id, err = annotateNewStyle(f, st); err != nil {
 				return marked, fmt.Errorf("annotate %s: %w", src, err)
 			}
@@ -230,7 +224,7 @@ func annotateProblemSheet(f *excelize.File, ps pipeline.Problems) error {
 	if err != nil {
 		return err
 	}
-	link, err := annotateNewStyle(f, &excelize.Style{Font: &excelize.Font{Color: "1265BE", Underline: "single"}})
+	link, err := annotateNewStyle(f, &excelize.Style{Font: &excelize.Font{Color: templates.ProblemLinkColor, Underline: "single"}})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 )
 
 // ChangeSetSheet is the sign-off workbook's readable sheet; ChangeSetData
@@ -29,12 +29,12 @@ const maxChangeSetBytes = 256 << 20
 // WriteChangeSet writes s to path: JSON for .json, a sign-off workbook for
 // .xlsx (a readable sheet of every change with the service value it was
 // computed against, and the signed change set on a hidden sheet).
-func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
+func WriteChangeSet(path string, s *savedset.SavedChangeSet) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return pipeline.EncodeSaved(w, s) })
+		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return savedset.EncodeSaved(w, s) })
 	case ".xlsx":
-		b, err := pipeline.MarshalSaved(s)
+		b, err := savedset.MarshalSaved(s)
 		if err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func WriteChangeSet(path string, s *pipeline.SavedChangeSet) error {
 
 // ErrNotChangeSet is returned by ChangeSetFile.Read for a file that is not a
 // saved change set (a workbook of plans).
-var ErrNotChangeSet = pipeline.ErrNotChangeSet
+var ErrNotChangeSet = savedset.ErrNotChangeSet
 
 // ChangeSetFile is a change set file read again for each pass of its
 // apply (pipeline.OpenSaved): Read is its pipeline.SavedReader. The first
@@ -66,7 +66,7 @@ type ChangeSetFile struct {
 // change set holds one plan at a time, and so does a sign-off workbook,
 // its rows streamed; on the first Read the workbook's readable sheet is
 // read beside it and checked plan by plan.
-func (f *ChangeSetFile) Read(fn func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, digest [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
+func (f *ChangeSetFile) Read(fn func(h *savedset.SavedChangeSet, i int, p *savedset.SavedPlan, digest [sha256.Size]byte) error) (*savedset.SavedChangeSet, error) {
 	return scanChangeSet(f.Path, f, !f.read, fn)
 }
 
@@ -75,7 +75,7 @@ func (f *ChangeSetFile) Read(fn func(h *pipeline.SavedChangeSet, i int, p *pipel
 // time they are recorded in f, later they must be f's. With sheet, a
 // sign-off workbook's readable sheet is checked against its plans, one at
 // a time as they are read.
-func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
+func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*savedset.SavedChangeSet, int, *savedset.SavedPlan, [sha256.Size]byte) error) (*savedset.SavedChangeSet, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 	}
 	changed := func(what string) error {
 		return fmt.Errorf("%s: %w: %s; nothing more was sent. Check who is writing the file, then apply it again",
-			path, pipeline.ErrSetChanged, what)
+			path, savedset.ErrSetChanged, what)
 	}
 	if f != nil && f.read && st.Size() != f.Size {
 		return nil, changed(fmt.Sprintf("it held %d bytes when it was verified and now holds %d", f.Size, st.Size()))
@@ -113,7 +113,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 		}
 		return nil
 	}
-	var s *pipeline.SavedChangeSet
+	var s *savedset.SavedChangeSet
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		// Read as it is decoded, plan by plan: the file is not held.
@@ -123,7 +123,7 @@ func scanChangeSet(path string, f *ChangeSetFile, sheet bool, fn func(*pipeline.
 		}
 		defer fh.Close()
 		cr := &countingReader{r: io.TeeReader(io.LimitReader(fh, maxChangeSetBytes+1), sum)}
-		if s, err = pipeline.ScanSaved(cr, fn); err != nil {
+		if s, err = savedset.ScanSaved(cr, fn); err != nil {
 			return nil, savedErr(path, err)
 		}
 		if _, err := io.Copy(io.Discard, cr); err != nil {
@@ -177,7 +177,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // savedErr names the file in a change set's error, keeping ErrNotChangeSet
 // as it is.
 func savedErr(path string, err error) error {
-	if errors.Is(err, pipeline.ErrNotChangeSet) {
+	if errors.Is(err, savedset.ErrNotChangeSet) {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/savedset"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -26,7 +26,7 @@ import (
 // to I); only they are compared with the signed set.
 const signOffCols = 9
 
-func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) error {
+func writeChangeSetXLSX(path string, s *savedset.SavedChangeSet, data string) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	if err := f.SetSheetName("Sheet1", ChangeSetSheet); err != nil {
@@ -111,7 +111,7 @@ func writeChangeSetXLSX(path string, s *pipeline.SavedChangeSet, data string) er
 // changeSetHeadRows returns the rows of the sign-off sheet above its
 // changes: the heading (with the sign-off, when the set has one, and the
 // "Signed off by" row a client may type into) and, last, the column titles.
-func changeSetHeadRows(s *pipeline.SavedChangeSet) [][]any {
+func changeSetHeadRows(s *savedset.SavedChangeSet) [][]any {
 	rows := [][]any{
 		{"eepipe change set — for sign-off"},
 		{"Computed", s.Created.Format("2006-01-02 15:04 UTC")},
@@ -137,7 +137,7 @@ func changeSetHeadRows(s *pipeline.SavedChangeSet) [][]any {
 
 // changeSetPlanRows returns the sign-off sheet's rows of one plan: one
 // per change.
-func changeSetPlanRows(p *pipeline.SavedPlan) [][]any {
+func changeSetPlanRows(p *savedset.SavedPlan) [][]any {
 	var rows [][]any
 	if p.Create != nil {
 		rows = append(rows, []any{p.Account, p.Title, "", "", "", "(new plan)", "", fmt.Sprintf("%s to %s", p.Create.StartDate, p.Create.EndDate), ""})
@@ -230,7 +230,7 @@ func IsChangeSet(path string) bool {
 // scan reads the signed change set from the data sheet (the text of its
 // column A, row after row), handing each plan to fn; with sheet, the
 // readable sheet is read beside it and checked plan by plan.
-func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int, *pipeline.SavedPlan, [sha256.Size]byte) error) (*pipeline.SavedChangeSet, error) {
+func (cb *changeSetBook) scan(sheet bool, fn func(*savedset.SavedChangeSet, int, *savedset.SavedPlan, [sha256.Size]byte) error) (*savedset.SavedChangeSet, error) {
 	// The shared strings (of a workbook saved again by a spreadsheet
 	// program) are loaded before the two sheets are read side by side.
 	cb.b.SharedStrings()
@@ -243,7 +243,7 @@ func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int,
 		chk = &signOffCheck{rows: cb.sheetRows(cb.readable)}
 		defer chk.rows.close()
 		inner := fn
-		fn = func(h *pipeline.SavedChangeSet, i int, p *pipeline.SavedPlan, d [sha256.Size]byte) error {
+		fn = func(h *savedset.SavedChangeSet, i int, p *savedset.SavedPlan, d [sha256.Size]byte) error {
 			if err := chk.plan(h, p); err != nil {
 				return err
 			}
@@ -252,7 +252,7 @@ func (cb *changeSetBook) scan(sheet bool, fn func(*pipeline.SavedChangeSet, int,
 	}
 	text := cb.columnA(cb.data)
 	defer text.Close()
-	s, err := pipeline.ScanSaved(text, fn)
+	s, err := savedset.ScanSaved(text, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func signOffCompare(n int, have [signOffCols]string, want []any) error {
 }
 
 // checkHead compares the rows above the changes, keeping the signature's.
-func (k *signOffCheck) checkHead(h *pipeline.SavedChangeSet) error {
+func (k *signOffCheck) checkHead(h *savedset.SavedChangeSet) error {
 	k.head = true
 	for _, want := range changeSetHeadRows(h) {
 		switch {
@@ -444,7 +444,7 @@ func (k *signOffCheck) checkHead(h *pipeline.SavedChangeSet) error {
 }
 
 // plan compares the rows of one plan.
-func (k *signOffCheck) plan(h *pipeline.SavedChangeSet, p *pipeline.SavedPlan) error {
+func (k *signOffCheck) plan(h *savedset.SavedChangeSet, p *savedset.SavedPlan) error {
 	if !k.head {
 		if err := k.checkHead(h); err != nil {
 			return err
@@ -460,7 +460,7 @@ func (k *signOffCheck) plan(h *pipeline.SavedChangeSet, p *pipeline.SavedPlan) e
 
 // finish compares the signature row and refuses a row added below the
 // table.
-func (k *signOffCheck) finish(s *pipeline.SavedChangeSet) error {
+func (k *signOffCheck) finish(s *savedset.SavedChangeSet) error {
 	if !k.head {
 		if err := k.checkHead(s); err != nil {
 			return err

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -47,7 +47,7 @@ const (
 // group (male, female) and a row for people with disabilities, the result
 // filled green (met) or red (short). Text wraps in its column, with the
 // row high enough for it.
-func addCheckPrintSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+func addCheckPrintSheet(f *excelize.File, plans []sector.SectorPlanCheck, source string) error {
 	const sheet = CheckPrintSheet
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
@@ -79,14 +79,14 @@ func addCheckPrintSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 	}
 	w := &checkPrintWriter{sw: sw, s: s}
 	if source == "" {
-		source = pipeline.EmbeddedSectorTargetsSource
+		source = sector.EmbeddedSectorTargetsSource
 	}
 	if err := w.line(nil, "Sector check: plans against the 2025 sectoral numerical targets", st.Title); err != nil {
 		return err
 	}
 	for _, p := range []string{
-		fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", pipeline.SectorNotice, source),
-		pipeline.SectorCaveat,
+		fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", sector.SectorNotice, source),
+		sector.SectorCaveat,
 		"Shares are of the level's whole headcount (foreign nationals included). Designated male: African, Coloured and Indian men; designated female: African, Coloured, Indian and white women. Green: met; red: short. The final year must meet the targets; earlier years show the trajectory. Every figure, for filters and charts, is on the sheet " + SectorSheetName + ".",
 	} {
 		if err := w.line(nil, p, s.para); err != nil {
@@ -118,25 +118,21 @@ type checkPrintStyles struct{ para, text, num, pct, pts, met, short, plan, note 
 func newCheckPrintStyles(f *excelize.File) (checkPrintStyles, error) {
 	var s checkPrintStyles
 	var err error
-	border := []excelize.Border{
-		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
-		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
-	}
+	border := templates.ThinBorder(templates.BorderColor)
 	wrap := &excelize.Alignment{WrapText: true, Vertical: "top"}
-	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
-	pctFmt, ptsFmt := "0.0", "0.00"
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	for _, d := range []struct {
 		dst *int
 		s   *excelize.Style
 	}{
-		{&s.para, &excelize.Style{Font: &excelize.Font{Italic: true, Color: "595959"}, Alignment: wrap}},
+		{&s.para, &excelize.Style{Font: &excelize.Font{Italic: true, Color: templates.NoteColor}, Alignment: wrap}},
 		{&s.text, &excelize.Style{Border: border, Alignment: wrap}},
 		{&s.num, &excelize.Style{Border: border, NumFmt: 1, Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.pct, &excelize.Style{Border: border, CustomNumFmt: &pctFmt, Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.pts, &excelize.Style{Border: border, CustomNumFmt: &ptsFmt, Alignment: &excelize.Alignment{Vertical: "top"}}},
-		{&s.met, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Color: "006100"}, Fill: fill("C6EFCE")}},
-		{&s.short, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Bold: true, Color: "9C0006"}, Fill: fill("FFC7CE")}},
-		{&s.plan, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "1F3864"}, Fill: fill("DDEBF7"), Border: border, Alignment: wrap}},
+		{&s.met, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Color: templates.GoodText}, Fill: templates.SolidFill(templates.GoodFill)}},
+		{&s.short, &excelize.Style{Border: border, Alignment: wrap, Font: &excelize.Font{Bold: true, Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)}},
+		{&s.plan, &excelize.Style{Font: &excelize.Font{Bold: true, Color: templates.HeadingColor}, Fill: templates.SolidFill(templates.BandFill), Border: border, Alignment: wrap}},
 		{&s.note, &excelize.Style{Font: &excelize.Font{Italic: true}, Border: border, Alignment: wrap}},
 	} {
 		if *d.dst, err = f.NewStyle(d.s); err != nil {
@@ -196,7 +192,7 @@ func (w *checkPrintWriter) result(v string, met bool, assessed bool) excelize.Ce
 }
 
 // share is the Actual % .. Short (people) cells of one share.
-func (w *checkPrintWriter) share(sh *pipeline.ShareResult, target pipeline.Pct, has bool) []any {
+func (w *checkPrintWriter) share(sh *sector.ShareResult, target sector.Pct, has bool) []any {
 	s := w.s
 	out := []any{w.blank(s.pct), w.blank(s.pct), w.blank(s.pts), w.blank(s.num)}
 	if has {
@@ -214,7 +210,7 @@ func (w *checkPrintWriter) share(sh *pipeline.ShareResult, target pipeline.Pct, 
 	return out
 }
 
-func (w *checkPrintWriter) shareResult(sh *pipeline.ShareResult, has bool) excelize.Cell {
+func (w *checkPrintWriter) shareResult(sh *sector.ShareResult, has bool) excelize.Cell {
 	switch {
 	case !has:
 		return w.text("no target")
@@ -228,7 +224,7 @@ func (w *checkPrintWriter) shareResult(sh *pipeline.ShareResult, has bool) excel
 
 // plan writes a plan's heading row, its notes, then per year and level a
 // row per designated group and a row for people with disabilities.
-func (w *checkPrintWriter) plan(p pipeline.SectorPlanCheck) error {
+func (w *checkPrintWriter) plan(p sector.SectorPlanCheck) error {
 	s, text, blank, share, shareResult, line := w.s, w.text, w.blank, w.share, w.shareResult, w.line
 	heading := sectorPlanHeading(p) + ": " + sectorPlanOutcome(p)
 	if err := line(nil, heading, s.plan); err != nil {
@@ -259,8 +255,8 @@ func (w *checkPrintWriter) plan(p pipeline.SectorPlanCheck) error {
 			}
 			for g, grp := range []struct {
 				name   string
-				sh     *pipeline.ShareResult
-				target pipeline.Pct
+				sh     *sector.ShareResult
+				target sector.Pct
 			}{{"designated male", l.Male, l.TargetMale}, {"designated female", l.Female, l.TargetFemale}} {
 				cells := []any{text(year), text(level), text(grp.name), head}
 				cells = append(cells, share(grp.sh, grp.target, l.HasTarget)...)

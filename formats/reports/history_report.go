@@ -99,7 +99,7 @@ func writeHistoryXLSX(path string, h *HistoryReport) error {
 	if err := f.SetSheetName("Sheet1", "Runs"); err != nil {
 		return err
 	}
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func writeHistoryXLSX(path string, h *HistoryReport) error {
 // historySheet writes rows (the first the header) to sheet, which it adds
 // unless it exists, in st's header and text styles, fits the columns to
 // the values and gives the sheet its page setup.
-func historySheet(f *excelize.File, sheet string, rows [][]any, st xlsx.OverviewStyles, print templates.PrintSetup) error {
+func historySheet(f *excelize.File, sheet string, rows [][]any, st templates.OverviewStyles, print templates.PrintSetup) error {
 	if idx, _ := f.GetSheetIndex(sheet); idx < 0 {
 		if _, err := f.NewSheet(sheet); err != nil {
 			return err

@@ -263,8 +263,8 @@ func writeProblemsXLSX(w io.Writer, ps pipeline.Problems, spill *ProblemSpill) e
 	if err != nil {
 		return err
 	}
-	red, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
-	amber, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C5700"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFEB9C"}}})
+	red, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)})
+	amber, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Color: templates.WarnText}, Fill: templates.SolidFill(templates.WarnFill)})
 	if err := streamHeaderRow(sw, []float64{10, 28, 22, 14, 8, 7, 7, 8, 36, 20, 90, 40}, reportColumns, bold); err != nil {
 		return err
 	}

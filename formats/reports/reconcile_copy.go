@@ -16,7 +16,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // The annotated reconciliation copy of an XLSX workbook is written by
@@ -87,7 +88,7 @@ type rrSheetJob struct {
 }
 
 // rrStreamCopy writes the annotated copy of the XLSX workbook src to dst.
-func rrStreamCopy(dst, src string, r *pipeline.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
+func rrStreamCopy(dst, src string, r *diff.Reconciliation, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -137,7 +138,7 @@ type rrCopy struct {
 	used       map[string]bool // part names taken
 }
 
-func rrPlanCopy(book *xlsx.Book, r *pipeline.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
+func rrPlanCopy(book *xlsx.Book, r *diff.Reconciliation, src string, notes map[[2]string]*rrNote, order [][2]string, changes []rrChange) (*rrCopy, error) {
 	c := &rrCopy{book: book, jobs: map[string]*rrSheetJob{}, skip: map[string]bool{}, newParts: map[string]string{}, used: map[string]bool{}, ctPath: "[Content_Types].xml"}
 	for name := range book.Files {
 		c.used[strings.ToLower(name)] = true
@@ -294,7 +295,7 @@ func (c *rrCopy) planJobs() error {
 				continue
 			}
 			n := &rrNote{Fill: last.Note.Fill, lines: slices.Concat(last.Note.lines, m.Note.lines)}
-			if m.Note.Fill != PlanFillColor {
+			if m.Note.Fill != templates.PlanFill {
 				n.Fill = m.Note.Fill
 			}
 			last.Note = n
@@ -377,7 +378,7 @@ func (c *rrCopy) readMeta(name string) ([]byte, error) {
 
 // planSummary builds the Summary and Changes sheets in a scratch workbook
 // and takes their sheets, styles and defined names for the copy.
-func (c *rrCopy) planSummary(r *pipeline.Reconciliation, src string, changes []rrChange) error {
+func (c *rrCopy) planSummary(r *diff.Reconciliation, src string, changes []rrChange) error {
 	own := make([]string, len(c.book.Sheets))
 	for i, s := range c.book.Sheets {
 		own[i] = s.Name

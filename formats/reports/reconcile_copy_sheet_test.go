@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // rrWellFormed reports whether b is well-formed XML.
@@ -42,7 +43,7 @@ func FuzzReconcileCopySheet(f *testing.F) {
 			t.Fatal(err)
 		}
 		c := &rrCopy{Styles: styles}
-		j := &rrSheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []rrCellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &rrNote{Fill: DiffFillColor}}}}
+		j := &rrSheetJob{Info: xlsx.Sheet{Name: "S"}, Marks: []rrCellMark{{Col: col, Row: row, Ref: strings.ToUpper(ref), Note: &rrNote{Fill: templates.DiffFill}}}}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
 		err = c.streamSheet(w, bytes.NewReader(sheet), j)

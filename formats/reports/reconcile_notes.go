@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -15,12 +16,12 @@ import (
 // rrClassFill is the fill of a marked difference of class c: the service's
 // colour when only the service changed it since eepipe last applied it,
 // the conflict colour when both did, else fill.
-func rrClassFill(fill string, c pipeline.ChangeClass) string {
+func rrClassFill(fill string, c diff.ChangeClass) string {
 	switch c {
-	case pipeline.ClassService:
-		return ServiceFillColor
-	case pipeline.ClassBoth:
-		return ConflictFillColor
+	case diff.ClassService:
+		return templates.ServiceFill
+	case diff.ClassBoth:
+		return templates.ConflictFill
 	}
 	return fill
 }
@@ -47,7 +48,7 @@ type rrChange struct {
 // rrCollectNotes gathers what the copy puts on each cell of src, in the
 // order the findings come (csvSheet names the sheet of a CSV source), and
 // the findings one by one for the Changes sheet.
-func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
+func rrCollectNotes(r *diff.Reconciliation, src, csvSheet string) (map[[2]string]*rrNote, [][2]string, []rrChange) {
 	notes := map[[2]string]*rrNote{}
 	var order [][2]string
 	var changes []rrChange
@@ -73,7 +74,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 			notes[k] = n
 			order = append(order, k)
 		}
-		if fill != PlanFillColor {
+		if fill != templates.PlanFill {
 			n.Fill = fill
 		}
 		n.lines = append(n.lines, line)
@@ -88,10 +89,10 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 			plan = fmt.Sprintf("%s (plan %d)", p.PlanName, p.PlanID)
 		}
 		switch p.Presence {
-		case pipeline.PresenceMissing:
-			add(p.Origin, PlanFillColor, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
-		case pipeline.PresenceNotCompared:
-			add(p.Origin, PlanFillColor, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
+		case diff.PresenceMissing:
+			add(p.Origin, templates.PlanFill, "Missing on the service: "+p.Reason, rrChange{plan: plan, class: "missing on the service"})
+		case diff.PresenceNotCompared:
+			add(p.Origin, templates.PlanFill, "Not compared: "+p.Reason, rrChange{plan: plan, class: "not compared"})
 		}
 		for _, fd := range p.Fields {
 			// The field's own cell (the grid's "Sector" value, the flat
@@ -101,7 +102,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 			if l := fd.Location; l != nil && rrSameSourceFile(l.File, src) {
 				o = pipeline.Origin{File: l.File, Sheet: l.Sheet, Cell: l.Cell, Row: l.Line, Column: l.Column}
 			}
-			fill, line := rrClassFill(PlanFillColor, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
+			fill, line := rrClassFill(templates.PlanFill, fd.Class), fmt.Sprintf("%s: the service holds %q (workbook %q)", fd.Field, fd.Server, fd.Workbook)
 			ch := rrChange{plan: plan, what: fd.Field, file: fd.Workbook, service: fd.Server, class: rrClassText(fd.Class, fd.LastRun())}
 			if fd.LastApplied != nil {
 				line += fmt.Sprintf("; eepipe last applied %q (%s): %s", fd.LastApplied.Value, fd.LastApplied, fd.Class.Words(fd.LastRun()))
@@ -114,7 +115,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 				if !rrSameSourceFile(c.Origin.File, src) {
 					continue
 				}
-				fill, line := rrClassFill(DiffFillColor, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
+				fill, line := rrClassFill(templates.DiffFill, c.Class), fmt.Sprintf("The service holds %d (this workbook: %d).", c.Server, c.Workbook)
 				var year any = t.FinancialYear
 				if t.FinancialYear == "" {
 					year = rrNilIfZero(int64(t.YearNumber))
@@ -134,7 +135,7 @@ func rrCollectNotes(r *pipeline.Reconciliation, src, csvSheet string) (map[[2]st
 
 // rrClassText is a finding's class in words for the Changes sheet; a
 // difference without a class (no state store) "differs".
-func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
+func rrClassText(c diff.ChangeClass, last *pipeline.LastWrite) string {
 	if w := c.Words(last); w != "" {
 		return w
 	}
@@ -144,7 +145,7 @@ func rrClassText(c pipeline.ChangeClass, last *pipeline.LastWrite) string {
 // writeAnnotatedCopy writes the annotated copy of src to dst (see
 // WriteReconcileXLSX) and tells how: a workbook streamed, or left to
 // excelize and why; a CSV is built with excelize.
-func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
+func writeAnnotatedCopy(dst, src string, r *diff.Reconciliation) (ReconcileCopy, error) {
 	var how ReconcileCopy
 	if !strings.EqualFold(filepath.Ext(src), ".csv") {
 		// A workbook is copied by streaming it (reconcile_copy.go);
@@ -166,7 +167,7 @@ func writeAnnotatedCopy(dst, src string, r *pipeline.Reconciliation) (ReconcileC
 // writeAnnotatedCopyExcelize writes the annotated copy of src to dst
 // through excelize: a CSV, or a workbook the streamed copy does not
 // handle.
-func writeAnnotatedCopyExcelize(dst, src string, r *pipeline.Reconciliation) error {
+func writeAnnotatedCopyExcelize(dst, src string, r *diff.Reconciliation) error {
 	var (
 		f        *excelize.File
 		csvSheet string

@@ -14,18 +14,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
-)
-
-// Colours of the annotated reconciliation copy.
-const (
-	DiffFillColor = "F4B183" // a counter whose workbook value differs from the service's
-	PlanFillColor = "FFE699" // a plan-level note: missing on the server, metadata differs, not compared
-	// ServiceFillColor marks a counter changed on the service since eepipe
-	// last wrote it (the workbook still holds what eepipe wrote), and
-	// ConflictFillColor one changed in both; DiffFillColor is then a
-	// counter changed in the file, or without history.
-	ServiceFillColor  = "9DC3E6"
-	ConflictFillColor = "FF7C80"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // SummarySheet is the name of the sheet the annotated copy adds, unless the
@@ -37,13 +26,13 @@ const commentAuthor = "eepipe"
 
 // WriteReconcileJSON writes the reconciliation as indented JSON (schema
 // pipeline.ReconcileSchema, documented in docs/export-and-reconcile.md).
-func WriteReconcileJSON(path string, r *pipeline.Reconciliation) error {
+func WriteReconcileJSON(path string, r *diff.Reconciliation) error {
 	return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeReconcileJSON(w, r) })
 }
 
 // EncodeReconcileJSON writes to w the document WriteReconcileJSON writes
 // to its file (reconcile --json: on stdout).
-func EncodeReconcileJSON(w io.Writer, r *pipeline.Reconciliation) error {
+func EncodeReconcileJSON(w io.Writer, r *diff.Reconciliation) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -61,7 +50,7 @@ var ReconcileCSVHeader = []string{
 
 // WriteReconcileCSV writes the reconciliation as a CSV table with
 // ReconcileCSVHeader. Plans in sync get no row.
-func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
+func WriteReconcileCSV(path string, r *diff.Reconciliation) error {
 	return xlsx.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := table.NewCSVWriter(w)
 		if err := cw.Write(ReconcileCSVHeader); err != nil {
@@ -79,14 +68,14 @@ func WriteReconcileCSV(path string, r *pipeline.Reconciliation) error {
 
 // rrReconcileRow is one line of the CSV report and of the Summary sheet.
 type rrReconcileRow struct {
-	plan     *pipeline.ReconciledPlan
+	plan     *diff.ReconciledPlan
 	kind     string // plan, field, counter
-	target   *pipeline.TargetDifference
+	target   *diff.TargetDifference
 	name     string
 	workbook string
 	server   string
-	loc      pipeline.Location
-	class    pipeline.ChangeClass // counters and fields: the three-way classification
+	loc      diff.Location
+	class    diff.ChangeClass // counters and fields: the three-way classification
 	last     *pipeline.LastWrite
 	// lastValue is the value last applied (a counter's number, a field's
 	// text); last names its run.
@@ -127,11 +116,11 @@ func rrIntText(n int) string {
 	return strconv.Itoa(n)
 }
 
-func rrReconcileRows(r *pipeline.Reconciliation) []rrReconcileRow {
+func rrReconcileRows(r *diff.Reconciliation) []rrReconcileRow {
 	var rows []rrReconcileRow
 	for i := range r.Plans {
 		p := &r.Plans[i]
-		if p.Presence != pipeline.PresencePresent {
+		if p.Presence != diff.PresencePresent {
 			row := rrReconcileRow{plan: p, kind: "plan"}
 			if p.Location != nil {
 				row.loc = *p.Location
@@ -191,15 +180,15 @@ func ReconcileXLSXPaths(report string, sources []string) []string {
 // WriteReconcileXLSX writes to dst the consultant's annotated copy of the
 // source workbook src (XLSX as it is; a CSV turned into a worksheet, row n
 // being line n): every counter whose value differs from the service's is
-// filled in colour (DiffFillColor) and carries a comment with the
+// filled in colour (templates.DiffFill) and carries a comment with the
 // service's value; plan-level findings (missing on the server, metadata
-// differences, not compared) mark the plan's first cell (PlanFillColor);
+// differences, not compared) mark the plan's first cell (templates.PlanFill);
 // a Summary sheet, after the workbook's own sheets and the active one,
 // counts and lists every finding of r. An XLSX source is copied by
 // streaming it (reconcile_copy.go). With src "" the workbook holds only the Summary sheet. Several
 // sources get one copy each (ReconcileXLSXPaths names them). The result
 // tells how the copy was written.
-func WriteReconcileXLSX(dst, src string, r *pipeline.Reconciliation) (ReconcileCopy, error) {
+func WriteReconcileXLSX(dst, src string, r *diff.Reconciliation) (ReconcileCopy, error) {
 	if src == "" {
 		f := excelize.NewFile()
 		defer f.Close()

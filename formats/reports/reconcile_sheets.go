@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -217,7 +218,7 @@ func rrAnnotateCell(f *excelize.File, sheet, cell string, n *rrNote, styles map[
 	id, ok := styles[key]
 	if !ok {
 		st := xlsx.ReusableStyle(f, old)
-		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{n.Fill}}
+		st.Fill = templates.SolidFill(n.Fill)
 		id, err = f.NewStyle(st)
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -37,7 +37,7 @@ const rrSummaryPrinted = 12
 
 // rrWriteReconcileSummary fills the Summary sheet: the counts, then one row
 // per finding with a link to the annotated cell when it is in this copy.
-func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
+func rrWriteReconcileSummary(f *excelize.File, sheet string, r *diff.Reconciliation, src *string) error {
 	if err := rrWriteReconcileSummaryCells(f, sheet, r, src); err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func rrWriteReconcileSummary(f *excelize.File, sheet string, r *pipeline.Reconci
 }
 
 // rrWriteReconcileSummaryCells writes the Summary sheet's cells.
-func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Reconciliation, src *string) error {
-	st, err := xlsx.NewOverviewStyles(f)
+func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *diff.Reconciliation, src *string) error {
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func rrWriteReconcileSummaryCells(f *excelize.File, sheet string, r *pipeline.Re
 	for i := range widths {
 		widths[i] = fit.width(i)
 	}
-	if err := xlsx.WrapNote(f, sheet, 2, widths); err != nil {
+	if err := templates.WrapNote(f, sheet, 2, widths); err != nil {
 		return err
 	}
 	// One page wide, each finding whole on its row, the header row on
@@ -175,7 +175,7 @@ func rrSummaryFindingValues(x rrReconcileRow) []any {
 	if x.kind == "plan" {
 		vals[note] = x.plan.Reason
 	}
-	if x.class != "" && x.class != pipeline.ClassNoHistory {
+	if x.class != "" && x.class != diff.ClassNoHistory {
 		vals[0] = x.class.Words(nil)
 		if x.kind == "field" {
 			vals[note] = fmt.Sprintf("eepipe last applied %q: %s", x.lastValue, x.class.Words(x.last))
@@ -183,7 +183,7 @@ func rrSummaryFindingValues(x rrReconcileRow) []any {
 			vals[note] = fmt.Sprintf("eepipe last applied %s: %s", x.lastValue, x.class.Words(x.last))
 		}
 	}
-	if x.class == pipeline.ClassNoHistory {
+	if x.class == diff.ClassNoHistory {
 		vals[note] = "no history: eepipe never applied this " + map[bool]string{true: "field", false: "counter"}[x.kind == "field"]
 	}
 	return vals
@@ -314,7 +314,7 @@ var rrChangesColumns = []rrColumn{
 // rrWriteChangesSheet fills sheet with changes, one row each, in the
 // order of the findings, the cell linked to the marked cell.
 func rrWriteChangesSheet(f *excelize.File, sheet string, changes []rrChange) error {
-	st, err := xlsx.NewOverviewStyles(f)
+	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
 		return err
 	}
@@ -394,7 +394,7 @@ func rrNumberOrText(s string) any {
 	return s
 }
 
-func rrLocationText(l pipeline.Location) string {
+func rrLocationText(l diff.Location) string {
 	switch {
 	case l.Sheet != "" && l.Cell != "":
 		return fmt.Sprintf("%s %s!%s", filepath.Base(l.File), l.Sheet, l.Cell)

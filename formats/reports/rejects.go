@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // ErrRejectsLayout is the class of rejects that the rejects file cannot
@@ -56,7 +59,7 @@ func GridRejectsPath(path string) string {
 // .csv file, a long table's rows) are an error matching ErrRejectsLayout,
 // returned before anything is written. Every file is written to a
 // temporary name and renamed.
-func WriteRejects(path, gridPath string, rej *pipeline.Rejection, cat *pipeline.Catalog, words *mapping.File) (RejectsWritten, error) {
+func WriteRejects(path, gridPath string, rej *assemble.Rejection, cat *pipeline.Catalog, words *mapping.File) (RejectsWritten, error) {
 	var w RejectsWritten
 	flat, grids := rejectSources(rej)
 	csvOut := strings.EqualFold(filepath.Ext(path), ".csv")
@@ -110,7 +113,7 @@ type rejectSource struct {
 
 // rejectSources groups rej.Rows by file and sheet: the flat tables' rows
 // and the grid sheets.
-func rejectSources(rej *pipeline.Rejection) (flat, grids []*rejectSource) {
+func rejectSources(rej *assemble.Rejection) (flat, grids []*rejectSource) {
 	var last *rejectSource
 	for _, r := range rej.Rows {
 		if r.Row == 0 {
@@ -174,7 +177,7 @@ func readRejectTables(flat []*rejectSource, cat *pipeline.Catalog, words *mappin
 }
 
 // readRejectSheet opens a workbook's flat table: its header row (the
-// first of the first table.HeaderRows rows with a target_type cell) and
+// first of the first templates.FlatHeaderRows rows with a target_type cell) and
 // the wanted rows' texts.
 func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.File, want map[int]bool) (*excelize.File, *table.RawTable, error) {
 	limit, err := annotateCheckSize(file)
@@ -193,7 +196,7 @@ func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.F
 	t := &table.RawTable{Rows: map[int][]string{}}
 	for i, row := range rows {
 		n := i + 1
-		if t.Header == nil && n <= table.HeaderRows && hasTargetType(row) {
+		if t.Header == nil && n <= templates.FlatHeaderRows && hasTargetType(row) {
 			t.HeaderRow, t.Header = n, row
 			t.Names = table.ColumnNames(row, cat, words)
 			t.Long = hasAll(row, "counter", "value")
@@ -210,7 +213,9 @@ func readRejectSheet(file, sheet string, cat *pipeline.Catalog, words *mapping.F
 	return f, t, nil
 }
 
-func hasTargetType(row []string) bool { return hasAll(row, pipeline.ColTargetType) }
+// hasTargetType reports whether the row is a flat table's header row
+// (templates.IsFlatHeaderCell).
+func hasTargetType(row []string) bool { return slices.ContainsFunc(row, templates.IsFlatHeaderCell) }
 
 // hasAll reports whether the row has a cell reading each name (case and
 // surrounding spaces ignored).
@@ -297,12 +302,6 @@ func rejectRowNumbers(tables []*rejectTable) map[pipeline.RowRef]int {
 		}
 	}
 	return rowOf
-}
-
-// columnName is a 1-based column's letters.
-func columnName(col int) string {
-	s, _ := excelize.ColumnNumberToName(col)
-	return s
 }
 
 // uniqueSheetName returns name made a valid sheet name (at most 31

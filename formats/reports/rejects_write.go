@@ -92,7 +92,7 @@ func writeRejectsFlatXLSX(path string, tables []*rejectTable, ps pipeline.Proble
 		return 0, err
 	}
 	for i, h := range header {
-		if err := dst.SetCellStr(rejectsTableSheet, columnName(i+1)+"1", h); err != nil {
+		if err := dst.SetCellStr(rejectsTableSheet, xlsx.ColumnLetters(i+1)+"1", h); err != nil {
 			return 0, err
 		}
 	}
@@ -112,7 +112,7 @@ func writeRejectsFlatXLSX(path string, tables []*rejectTable, ps pipeline.Proble
 				if t.book != nil {
 					err = cp.copy(t.book, t.src.sheet, i+1, r, rejectsTableSheet, t.cols[i]+1, out)
 				} else {
-					err = dst.SetCellStr(rejectsTableSheet, columnName(t.cols[i]+1)+strconv.Itoa(out), v)
+					err = dst.SetCellStr(rejectsTableSheet, xlsx.ColumnLetters(t.cols[i]+1)+strconv.Itoa(out), v)
 				}
 				if err != nil {
 					return 0, err
@@ -289,7 +289,7 @@ func (c *cellCopier) sheet(src *excelize.File, sheet, dsheet string) error {
 		}
 	}
 	for col := 1; col <= widest; col++ {
-		name := columnName(col)
+		name := xlsx.ColumnLetters(col)
 		if w, err := src.GetColWidth(sheet, name); err == nil {
 			_ = c.dst.SetColWidth(dsheet, name, name, w)
 		}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"github.com/xuri/excelize/v2"
@@ -25,32 +26,32 @@ const RunReportSchema = "eepipe.run/v1"
 // failed or carry notes, the recalculations, and the notes on the run as
 // a whole (its end not recorded in the state store).
 type RunReportJSON struct {
-	Schema         string                 `json:"schema"`
-	Started        time.Time              `json:"started"`
-	Finished       time.Time              `json:"finished"`
-	DryRun         bool                   `json:"dry_run"`
-	Interrupted    bool                   `json:"interrupted"`
-	Fatal          string                 `json:"fatal,omitempty"`
-	Notes          []string               `json:"notes,omitempty"`
-	SignedOffBy    string                 `json:"signed_off_by,omitempty"`
-	Summary        pipeline.RunSummary    `json:"summary"`
-	Requests       pipeline.RequestCounts `json:"requests"`
-	Rows           []pipeline.RowResult   `json:"rows"`
-	Plans          []RunReportPlan        `json:"plans"`
-	Recalculations []RunReportRecalc      `json:"recalculations"`
+	Schema         string            `json:"schema"`
+	Started        time.Time         `json:"started"`
+	Finished       time.Time         `json:"finished"`
+	DryRun         bool              `json:"dry_run"`
+	Interrupted    bool              `json:"interrupted"`
+	Fatal          string            `json:"fatal,omitempty"`
+	Notes          []string          `json:"notes,omitempty"`
+	SignedOffBy    string            `json:"signed_off_by,omitempty"`
+	Summary        run.RunSummary    `json:"summary"`
+	Requests       run.RequestCounts `json:"requests"`
+	Rows           []run.RowResult   `json:"rows"`
+	Plans          []RunReportPlan   `json:"plans"`
+	Recalculations []RunReportRecalc `json:"recalculations"`
 }
 
 // RunReportPlan is one plan of the JSON run report.
 type RunReportPlan struct {
-	Plan      string           `json:"plan"`
-	Account   string           `json:"account,omitempty"`
-	Action    pipeline.Action  `json:"action"`
-	Outcome   pipeline.Outcome `json:"outcome"`
-	PlanID    int64            `json:"plan_id,omitempty"`
-	OldPlanID int64            `json:"old_plan_id,omitempty"`
-	Error     string           `json:"error,omitempty"`
-	Notes     []string         `json:"notes,omitempty"`
-	Origin    string           `json:"origin,omitempty"`
+	Plan      string      `json:"plan"`
+	Account   string      `json:"account,omitempty"`
+	Action    diff.Action `json:"action"`
+	Outcome   run.Outcome `json:"outcome"`
+	PlanID    int64       `json:"plan_id,omitempty"`
+	OldPlanID int64       `json:"old_plan_id,omitempty"`
+	Error     string      `json:"error,omitempty"`
+	Notes     []string    `json:"notes,omitempty"`
+	Origin    string      `json:"origin,omitempty"`
 }
 
 // RunReportRecalc is one recalculation of the JSON run report.
@@ -64,14 +65,14 @@ type RunReportRecalc struct {
 }
 
 // NewRunReportJSON converts a run report to its JSON shape.
-func NewRunReportJSON(r *pipeline.RunReport) RunReportJSON {
+func NewRunReportJSON(r *run.RunReport) RunReportJSON {
 	out := RunReportJSON{
 		Schema: RunReportSchema, Started: r.Started.UTC(), Finished: r.Finished.UTC(), DryRun: r.DryRun,
 		Interrupted: r.Interrupted, Notes: r.Notes, SignedOffBy: r.Signer, Summary: r.Summary(), Requests: r.Requests, Rows: r.Rows(),
 		Plans: []RunReportPlan{}, Recalculations: []RunReportRecalc{},
 	}
 	if out.Rows == nil {
-		out.Rows = []pipeline.RowResult{}
+		out.Rows = []run.RowResult{}
 	}
 	if r.Fatal != nil {
 		out.Fatal = r.Fatal.Error()
@@ -122,7 +123,7 @@ type runRow struct {
 var runColumns = []string{"file", "location", "account", "company_id", "plan_name", "start_date", "year_number",
 	"financial_year", "target_type", "outcome", "plan_id", "milestone_id", "target_id", "counters_changed", "changes", "error", "held"}
 
-func runRows(r *pipeline.RunReport) []runRow {
+func runRows(r *run.RunReport) []runRow {
 	var out []runRow
 	for _, row := range r.Rows() {
 		out = append(out, runRow{
@@ -147,7 +148,7 @@ func blankZero(n int64) string {
 // extension names: .json (RunReportJSON), .csv (one line per input row) or
 // .xlsx (a Rows sheet with one line per input row and a Summary sheet).
 // The file is written atomically.
-func WriteRunReport(path string, r *pipeline.RunReport) error {
+func WriteRunReport(path string, r *run.RunReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return EncodeRunReportJSON(w, r) })
@@ -168,13 +169,13 @@ func WriteRunReport(path string, r *pipeline.RunReport) error {
 
 // EncodeRunReportJSON writes to w the document a .json run report holds
 // (RunReportJSON; diff --json: on stdout).
-func EncodeRunReportJSON(w io.Writer, r *pipeline.RunReport) error {
+func EncodeRunReportJSON(w io.Writer, r *run.RunReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(NewRunReportJSON(r))
 }
 
-func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
+func writeRunXLSX(w io.Writer, r *run.RunReport) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	const rowsSheet, summarySheet = "Rows", "Summary"
@@ -193,18 +194,18 @@ func writeRunXLSX(w io.Writer, r *pipeline.RunReport) error {
 // writeRunRows streams the run's rows into rowsSheet, an existing empty
 // sheet of f: a header with a filter, frozen, and each row's outcome
 // filled by its kind.
-func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) error {
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}})
+func writeRunRows(f *excelize.File, rowsSheet string, r *run.RunReport) error {
+	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: templates.SolidFill(templates.BandFill)})
 	if err != nil {
 		return err
 	}
 	fills := map[string]string{
-		string(pipeline.OutcomeFailed): "FFC7CE", string(pipeline.OutcomeNotApplied): "FFEB9C",
-		string(pipeline.OutcomeCreated): "C6EFCE", string(pipeline.OutcomeUpdated): "C6EFCE", string(pipeline.OutcomeRecreated): "C6EFCE",
+		string(run.OutcomeFailed): templates.BadFill, string(run.OutcomeNotApplied): templates.WarnFill,
+		string(run.OutcomeCreated): templates.GoodFill, string(run.OutcomeUpdated): templates.GoodFill, string(run.OutcomeRecreated): templates.GoodFill,
 	}
 	styles := map[string]int{}
 	for k, c := range fills {
-		id, err := f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}}})
+		id, err := f.NewStyle(&excelize.Style{Fill: templates.SolidFill(c)})
 		if err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func writeRunRows(f *excelize.File, rowsSheet string, r *pipeline.RunReport) err
 
 // writeRunSummary adds summarySheet to f: the run's times, counts,
 // recalculations and notes, one label and value a row.
-func writeRunSummary(f *excelize.File, summarySheet string, r *pipeline.RunReport) error {
+func writeRunSummary(f *excelize.File, summarySheet string, r *run.RunReport) error {
 	if _, err := f.NewSheet(summarySheet); err != nil {
 		return err
 	}

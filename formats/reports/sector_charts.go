@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/formats/xlsx"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -33,7 +34,7 @@ type sectorChartSink func(row int, vals []any, style int) error
 // it spans among all the sheet's rows, which over a sheet of thousands of
 // rows and a chart per plan is cubic; the data cells follow in a second
 // pass, once the table is written.
-func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
+func AddSectorCharts(f *excelize.File, sheet string, plans []sector.SectorPlanCheck, st *templates.Styles, pass sectorChartPass, sink sectorChartSink) error {
 	if sink == nil {
 		sink = func(row int, vals []any, style int) error {
 			c, _ := excelize.CoordinatesToCellName(SectorChartCol, row)
@@ -73,7 +74,7 @@ func AddSectorCharts(f *excelize.File, sheet string, plans []pipeline.SectorPlan
 			}
 		}
 		row := top + 2
-		levels := pipeline.SectorLevels
+		levels := sector.SectorLevels
 		for _, level := range levels {
 			for _, g := range []string{"male", "female"} {
 				vals := []any{fmt.Sprintf("%s: designated %s", sectorLevelLabel(level), g)}
@@ -134,23 +135,23 @@ func sectorPlanChart(sheet, title string, years, top, last int) (chart, line *ex
 		c, _ := excelize.CoordinatesToCellName(col, row, true)
 		return c
 	}
-	catRef := fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, last))
+	catRef := fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(SectorChartCol, top+2), abs(SectorChartCol, last))
 	var bars []excelize.ChartSeries
 	for i := range years {
 		col := SectorChartCol + 1 + i
 		bars = append(bars, excelize.ChartSeries{
-			Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(col, top+1)),
+			Name:       fmt.Sprintf("%s!%s", xlsx.QuoteSheet(sheet), abs(col, top+1)),
 			Categories: catRef,
-			Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(col, top+2), abs(col, last)),
+			Values:     fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(col, top+2), abs(col, last)),
 		})
 	}
 	tcol := SectorChartCol + 1 + years
 	targets := []excelize.ChartSeries{{
-		Name:       fmt.Sprintf("%s!%s", sectorQuoteSheet(sheet), abs(tcol, top+1)),
+		Name:       fmt.Sprintf("%s!%s", xlsx.QuoteSheet(sheet), abs(tcol, top+1)),
 		Categories: catRef,
-		Values:     fmt.Sprintf("%s!%s:%s", sectorQuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
+		Values:     fmt.Sprintf("%s!%s:%s", xlsx.QuoteSheet(sheet), abs(tcol, top+2), abs(tcol, last)),
 		Line:       excelize.LineOptions{Type: excelize.LineNone},
-		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C00000"}}},
+		Marker:     excelize.ChartMarker{Symbol: "dash", Size: 20, Fill: templates.SolidFill(templates.TargetMarkColor)},
 	}}
 	minPct, vary, legend := 0.0, false, templates.ChartTextFont
 	chart = &excelize.Chart{
@@ -209,9 +210,4 @@ func sectorChartPageBreaks(f *excelize.File, sheet string, tops []int) error {
 		pageStart = t
 	}
 	return nil
-}
-
-// sectorQuoteSheet quotes a sheet name for a cell reference.
-func sectorQuoteSheet(name string) string {
-	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
 }

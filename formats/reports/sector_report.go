@@ -12,6 +12,7 @@ import (
 	"github.com/eepipe/eepipe/formats/table"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -40,7 +41,7 @@ func sectorLevelLabel(level string) string {
 // XLSX by the file name's extension, through WriteFileAtomic. The XLSX
 // report opens on the CheckPrintSheet, laid out to print, followed by the
 // wide Sector targets sheet with every figure and the charts.
-func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
+func WriteSectorReport(path string, r *sector.SectorCheckReport) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		return xlsx.WriteFileAtomic(path, func(w io.Writer) error { return WriteSectorJSON(w, r) })
@@ -70,7 +71,7 @@ func WriteSectorReport(path string, r *pipeline.SectorCheckReport) error {
 
 // WriteSectorJSON writes the report as indented JSON: the notice, the file
 // the figures came from, the caveat, and every plan, year and level.
-func WriteSectorJSON(w io.Writer, r *pipeline.SectorCheckReport) error {
+func WriteSectorJSON(w io.Writer, r *sector.SectorCheckReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -88,7 +89,7 @@ var sectorCSVHeader = []string{
 // WriteSectorCSV writes the report as a tidy CSV table: one row per plan,
 // year, level and measure. Every row names the notice (with the advice to
 // check the figures against the gazette) and the file the figures came from.
-func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
+func WriteSectorCSV(w io.Writer, r *sector.SectorCheckReport) error {
 	cw := table.NewCSVWriter(w)
 	notice := r.Notice + " (check the figures against the gazette)"
 	if err := cw.Write(sectorCSVHeader); err != nil {
@@ -96,7 +97,7 @@ func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 	}
 	for _, p := range r.Plans {
 		base := []string{p.Source, p.Account, sectorIDText(p.PlanID), p.Name, p.Company.VAT, p.Company.Registration, p.Company.IDNumber, p.Sector}
-		row := func(year *pipeline.SectorYearCheck, level, measure string, status pipeline.SectorStatus, headcount *int64, s *pipeline.ShareResult, target *pipeline.Pct, reason string) error {
+		row := func(year *sector.SectorYearCheck, level, measure string, status sector.SectorStatus, headcount *int64, s *sector.ShareResult, target *sector.Pct, reason string) error {
 			rec := append([]string(nil), base...)
 			switch {
 			case year != nil && year.Baseline: // the current workforce, before the milestones
@@ -133,7 +134,7 @@ func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 		for i := range p.Years {
 			y := &p.Years[i]
 			for _, l := range y.Levels {
-				var tm, tf *pipeline.Pct
+				var tm, tf *sector.Pct
 				if l.HasTarget {
 					tm, tf = &l.TargetMale, &l.TargetFemale
 				}
@@ -159,14 +160,14 @@ func WriteSectorCSV(w io.Writer, r *pipeline.SectorCheckReport) error {
 	return cw.Error()
 }
 
-func sectorShareStatus(level pipeline.SectorStatus, s *pipeline.ShareResult) pipeline.SectorStatus {
+func sectorShareStatus(level sector.SectorStatus, s *sector.ShareResult) sector.SectorStatus {
 	switch {
 	case s == nil:
 		return level
 	case s.Met:
-		return pipeline.SectorMet
+		return sector.SectorMet
 	}
-	return pipeline.SectorShort
+	return sector.SectorShort
 }
 
 func sectorIDText(id int64) string {
@@ -187,14 +188,14 @@ func sectorPctText(v float64) string { return strconv.FormatFloat(sectorRound2(v
 
 func sectorRound2(v float64) float64 { return math.Round(v*100) / 100 }
 
-func sectorPointsText(s *pipeline.ShareResult) string {
+func sectorPointsText(s *sector.ShareResult) string {
 	if s.Met {
 		return "0"
 	}
 	return strconv.FormatFloat(sectorRound2(s.ShortPoints), 'f', 2, 64)
 }
 
-func sectorPeopleText(s *pipeline.ShareResult) string { return strconv.FormatInt(s.ShortPeople, 10) }
+func sectorPeopleText(s *sector.ShareResult) string { return strconv.FormatInt(s.ShortPeople, 10) }
 
 func sectorJoin(sep string, parts ...string) string {
 	var out []string

@@ -5,8 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/eepipe/eepipe/formats/xlsx"
-	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
@@ -45,7 +44,7 @@ const sectorFigureFirst, sectorFigureLast = 5, 17
 // (met) or red (short) by conditional formatting; and a chart per plan of
 // the designated-group shares per year against the target lines. It is used
 // by `eepipe check --report x.xlsx` and by the export workbook.
-func AddSectorSheet(f *excelize.File, plans []pipeline.SectorPlanCheck, source string) error {
+func AddSectorSheet(f *excelize.File, plans []sector.SectorPlanCheck, source string) error {
 	return AddSectorSheetWith(f, plans, source, SectorSheetOptions{})
 }
 
@@ -63,7 +62,7 @@ type SectorSheetOptions struct {
 // cell calls looks the sheet up among every sheet of the workbook, so an
 // export adds this sheet before its plan sheets exist (see
 // export.Options.BeforePlanSheets).
-func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, source string, opts SectorSheetOptions) error {
+func AddSectorSheetWith(f *excelize.File, plans []sector.SectorPlanCheck, source string, opts SectorSheetOptions) error {
 	const sheet = SectorSheetName
 	if idx, _ := f.GetSheetIndex(sheet); idx >= 0 {
 		return fmt.Errorf("the workbook already has a %q sheet", sheet)
@@ -166,11 +165,8 @@ func AddSectorSheetWith(f *excelize.File, plans []pipeline.SectorPlanCheck, sour
 // sectorSheetStyles registers the styles of the sheet's data columns:
 // bordered text, integers, percentages and points.
 func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
-	border := []excelize.Border{
-		{Type: "left", Color: "BFBFBF", Style: 1}, {Type: "right", Color: "BFBFBF", Style: 1},
-		{Type: "top", Color: "BFBFBF", Style: 1}, {Type: "bottom", Color: "BFBFBF", Style: 1},
-	}
-	pctFmt, ptsFmt := "0.0", "0.00"
+	border := templates.ThinBorder(templates.BorderColor)
+	pctFmt, ptsFmt := templates.PercentFormat, templates.PointsFormat
 	pctStyle, err := f.NewStyle(&excelize.Style{Border: border, CustomNumFmt: &pctFmt})
 	if err != nil {
 		return sectorColumnStyles{}, err
@@ -194,15 +190,15 @@ func sectorSheetStyles(f *excelize.File) (sectorColumnStyles, error) {
 // the figures come from, the caveat) and the table's header row.
 func sectorSheetHead(f *excelize.File, sheet, source string, st *templates.Styles) error {
 	if source == "" {
-		source = pipeline.EmbeddedSectorTargetsSource
+		source = sector.EmbeddedSectorTargetsSource
 	}
 	notes := []struct {
 		cell, text string
 		style      int
 	}{
 		{"A1", "Sector targets: plans against the 2025 sectoral numerical targets", st.Title},
-		{"A2", fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", pipeline.SectorNotice, source), st.Subtitle},
-		{"A3", pipeline.SectorCaveat, st.Subtitle},
+		{"A2", fmt.Sprintf("Notice: %s (sectoral numerical targets for 1 Sep 2025 - 31 Aug 2030). Figures from: %s. People with disabilities: 3%% of the whole workforce.", sector.SectorNotice, source), st.Subtitle},
+		{"A3", sector.SectorCaveat, st.Subtitle},
 		{"A4", "Shares are of the level's whole headcount (foreign nationals included). Green: met; red: short. The final year must meet the targets; earlier years show the trajectory.", st.Subtitle},
 	}
 	for _, n := range notes {
@@ -261,7 +257,7 @@ func sectorSheetLayout(f *excelize.File, sheet string) error {
 		return err
 	}
 	for _, row := range []int{2, 3, 4} {
-		if err := xlsx.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
+		if err := templates.WrapNote(f, sheet, row, []float64{28, 6, 10, 34, 11, 11, 11, 11, 11, 11, 11, 11}); err != nil {
 			return err
 		}
 	}
@@ -300,7 +296,7 @@ func sectorPrint(charts bool) templates.PrintSetup {
 
 // sectorCharted reports whether any of plans gets a chart (see
 // AddSectorCharts).
-func sectorCharted(plans []pipeline.SectorPlanCheck) bool {
+func sectorCharted(plans []sector.SectorPlanCheck) bool {
 	for _, p := range plans {
 		if len(p.Years) > 0 && p.Sector != "" {
 			return true
@@ -333,7 +329,7 @@ func (st sectorColumnStyles) Columns(noYear bool) []int {
 // row SectorFirstRow on: emit gets each row's values by column (nil: no
 // value; the slice is reused) and whether the row is a plan's with no
 // years.
-func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
+func SectorEachRow(plans []sector.SectorPlanCheck, emit func(vals []any, noYear bool) error) error {
 	vals := make([]any, len(sectorSheetHeader))
 	put := func(col int, v any) { vals[col-1] = v }
 	flush := func(noYear bool) error {
@@ -341,7 +337,7 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 		clear(vals)
 		return err
 	}
-	putShare := func(col int, s *pipeline.ShareResult, target pipeline.Pct, hasTarget bool) {
+	putShare := func(col int, s *sector.ShareResult, target sector.Pct, hasTarget bool) {
 		var actual, tgt, gap, short any
 		if hasTarget {
 			tgt = target.Float()
@@ -357,7 +353,7 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 			put(col+i, v)
 		}
 	}
-	planCells := func(p pipeline.SectorPlanCheck, y *pipeline.SectorYearCheck, level string) {
+	planCells := func(p sector.SectorPlanCheck, y *sector.SectorYearCheck, level string) {
 		var id, year, fy, final any
 		if p.PlanID != 0 {
 			id = p.PlanID
@@ -431,7 +427,7 @@ func SectorEachRow(plans []pipeline.SectorPlanCheck, emit func(vals []any, noYea
 // SectorStreamRows is what the export needs to write the Sector targets
 // sheet's data rows into its part: the plans and the column styles.
 type SectorStreamRows struct {
-	Plans   []pipeline.SectorPlanCheck
+	Plans   []sector.SectorPlanCheck
 	Styles  sectorColumnStyles
 	Heading int  // the style of a chart data block's title
 	Charts  bool // the sheet has charts, and their data cells
@@ -464,11 +460,11 @@ func sectorDataStyles(f *excelize.File, sheet string, first, last int, noYearRow
 	return nil
 }
 
-func sectorStatusText(s pipeline.SectorStatus) string {
+func sectorStatusText(s sector.SectorStatus) string {
 	switch s {
-	case pipeline.SectorNotAssessable:
+	case sector.SectorNotAssessable:
 		return "not assessable"
-	case pipeline.SectorPartlyMet:
+	case sector.SectorPartlyMet:
 		return "met where assessable"
 	}
 	return string(s)
@@ -478,12 +474,12 @@ func sectorStatusText(s pipeline.SectorStatus) string {
 // green (met) or red (short), from the exact short-people figures.
 func sectorConditionalFormats(f *excelize.File, sheet string, last int) error {
 	green, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "006100"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}})
+		Font: &excelize.Font{Color: templates.GoodText}, Fill: templates.SolidFill(templates.GoodFill)})
 	if err != nil {
 		return err
 	}
 	red, err := f.NewConditionalStyle(&excelize.Style{
-		Font: &excelize.Font{Color: "9C0006"}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
+		Font: &excelize.Font{Color: templates.BadText}, Fill: templates.SolidFill(templates.BadFill)})
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // WriteSectorText writes the report as readable tables, one per plan, a
 // summary line and the provenance of the figures.
-func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
+func WriteSectorText(w io.Writer, r *sector.SectorCheckReport) error {
 	ew := &sectorWriter{w: w}
 	for i, p := range r.Plans {
 		if i > 0 {
@@ -26,7 +27,7 @@ func WriteSectorText(w io.Writer, r *pipeline.SectorCheckReport) error {
 	}
 	s := r.Summary()
 	ew.printf("%s: %d meet%s every final-year target, %d fall%s short, %d meet%s only the targets that could be assessed, %d could not be assessed at all.\n",
-		sectorPlural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
+		pipeline.Plural(s.Plans, "plan", "plans"), s.Met, sectorVerbS(s.Met), s.Short, sectorVerbS(s.Short), s.PartlyMet, sectorVerbS(s.PartlyMet), s.NotAssessable)
 	ew.printf("Targets: %s (sectoral numerical targets, 1 Sep 2025 - 31 Aug 2030); people with disabilities: 3%% of the whole workforce.\n", r.Notice)
 	ew.printf("Figures from: %s. %s\n", r.TargetsSource, r.Caveat)
 	return ew.err
@@ -48,8 +49,6 @@ func (e *sectorWriter) Write(b []byte) (int, error) {
 
 func (e *sectorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
-func sectorPlural(n int, one, many string) string { return pipeline.Plural(n, one, many) }
-
 // sectorVerbS is the verb ending for n plans: "1 meets", "2 meet".
 func sectorVerbS(n int) string {
 	if n == 1 {
@@ -58,7 +57,7 @@ func sectorVerbS(n int) string {
 	return ""
 }
 
-func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
+func sectorPlanHeading(p sector.SectorPlanCheck) string {
 	name := p.Name
 	if name == "" {
 		name = "(no name)"
@@ -88,7 +87,7 @@ func sectorPlanHeading(p pipeline.SectorPlanCheck) string {
 	return strings.Join(parts, " | ")
 }
 
-func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
+func writeSectorPlanText(ew *sectorWriter, p sector.SectorPlanCheck) {
 	ew.printf("%s\n", sectorPlanHeading(p))
 	ew.printf("  %s\n", sectorPlanOutcome(p))
 	for _, n := range p.Notes {
@@ -130,25 +129,25 @@ func writeSectorPlanText(ew *sectorWriter, p pipeline.SectorPlanCheck) {
 
 // sectorPlanOutcome words a plan's overall result: "Final year 2029/30:
 // MEETS every target (13 figures measured)." and the like.
-func sectorPlanOutcome(p pipeline.SectorPlanCheck) string {
+func sectorPlanOutcome(p sector.SectorPlanCheck) string {
 	fin := p.FinalYear()
 	switch {
 	case p.Reason != "":
 		return fmt.Sprintf("NOTHING COULD BE ASSESSED: %s.", p.Reason)
-	case p.Status == pipeline.SectorMet:
-		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), sectorPlural(p.Assessed, "figure", "figures"))
-	case p.Status == pipeline.SectorShort:
+	case p.Status == sector.SectorMet:
+		return fmt.Sprintf("Final year %s: MEETS every target (%s measured).", fin.Label(), pipeline.Plural(p.Assessed, "figure", "figures"))
+	case p.Status == sector.SectorShort:
 		return fmt.Sprintf("Final year %s: FALLS SHORT of the targets below.", fin.Label())
-	case p.Status == pipeline.SectorPartlyMet:
+	case p.Status == sector.SectorPartlyMet:
 		return fmt.Sprintf("Final year %s: NOT FULLY ASSESSED: %d of %s could not be assessed (see the reasons below); the %s.",
-			fin.Label(), p.NotAssessed, sectorPlural(p.Assessed+p.NotAssessed, "figure", "figures"),
+			fin.Label(), p.NotAssessed, pipeline.Plural(p.Assessed+p.NotAssessed, "figure", "figures"),
 			pipeline.PluralNoun(p.Assessed, "one that could is met", fmt.Sprintf("%d that could are met", p.Assessed)))
 	default:
 		return fmt.Sprintf("Final year %s: NOTHING COULD BE ASSESSED (see the reasons below).", fin.Label())
 	}
 }
 
-func sectorYearText(y pipeline.SectorYearCheck) string {
+func sectorYearText(y sector.SectorYearCheck) string {
 	if y.Final {
 		return y.Label() + " final"
 	}
@@ -156,7 +155,7 @@ func sectorYearText(y pipeline.SectorYearCheck) string {
 }
 
 // sectorTargetText formats a target with one decimal, or two when it has two.
-func sectorTargetText(p pipeline.Pct) string {
+func sectorTargetText(p sector.Pct) string {
 	if p%10 != 0 {
 		return fmt.Sprintf("%d.%02d%%", p/100, p%100)
 	}
@@ -165,7 +164,7 @@ func sectorTargetText(p pipeline.Pct) string {
 
 func sectorPct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
 
-func sectorShareText(s *pipeline.ShareResult, target pipeline.Pct, has bool) string {
+func sectorShareText(s *sector.ShareResult, target sector.Pct, has bool) string {
 	t := "no target"
 	if has {
 		t = sectorTargetText(target)
@@ -177,20 +176,20 @@ func sectorShareText(s *pipeline.ShareResult, target pipeline.Pct, has bool) str
 }
 
 // sectorGapText says how far a share is short: "-2.4 pts, 1 person".
-func sectorGapText(s *pipeline.ShareResult) string {
+func sectorGapText(s *sector.ShareResult) string {
 	pts := "-" + strconv.FormatFloat(s.ShortPoints, 'f', 1, 64)
 	if s.ShortPoints < 0.05 {
 		pts = "less than 0.1"
 	}
-	return fmt.Sprintf("%s pts, %s", pts, sectorPlural(int(s.ShortPeople), "person", "people"))
+	return fmt.Sprintf("%s pts, %s", pts, pipeline.Plural(int(s.ShortPeople), "person", "people"))
 }
 
-func sectorLevelResult(l pipeline.SectorLevelCheck) string {
+func sectorLevelResult(l sector.SectorLevelCheck) string {
 	var out string
 	switch l.Status {
-	case pipeline.SectorMet:
+	case sector.SectorMet:
 		out = "met"
-	case pipeline.SectorShort:
+	case sector.SectorShort:
 		var parts []string
 		if !l.Male.Met {
 			parts = append(parts, "male "+sectorGapText(l.Male))

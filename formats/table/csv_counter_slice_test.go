@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 )
 
 // csvCounterSliceCases are flat CSV files whose counter cells take every
@@ -64,7 +65,7 @@ func FuzzCSVCounterSlice(f *testing.F) {
 func checkCSVCounterSlice(t *testing.T, data []byte) int {
 	t.Helper()
 	cat := pipeline.DefaultCatalog()
-	bySlice, byMap := pipeline.NewAssembler(cat), pipeline.NewAssembler(cat)
+	bySlice, byMap := assemble.NewAssembler(cat), assemble.NewAssembler(cat)
 	slices := 0
 	var ps pipeline.Problems
 	ReadCSV("c.csv", bytes.NewReader(data), cat, nil, func(r pipeline.Record) {

@@ -13,6 +13,7 @@ import (
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/gocarina/gocsv"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -79,7 +80,7 @@ func ReadCSV(file string, r io.Reader, cat *pipeline.Catalog, words *mapping.Fil
 			ps.Errorf(pipeline.Origin{File: file, Row: line}, "", "the file is not UTF-8 text (first seen on this line); save it as \"CSV UTF-8\" so that names and accents read correctly")
 		}
 		if s.hdr == nil && s.long == nil {
-			if s.records > HeaderRows {
+			if s.records > templates.FlatHeaderRows {
 				break
 			}
 			s.header(fields, line, pos)
@@ -328,7 +329,7 @@ func (s *csvRows) finish(delim rune, emit func(pipeline.Record)) {
 	}
 	if s.hdr == nil && s.long == nil {
 		if s.parseErrors == 0 {
-			ps.Errorf(pipeline.Origin{File: file}, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", HeaderRows)
+			ps.Errorf(pipeline.Origin{File: file}, "", "no header row: none of the first %d lines has a column named target_type; the header row names the columns (plan_name, start_date, ..., target_type, number_of_...)", templates.FlatHeaderRows)
 		}
 		return
 	}
@@ -505,9 +506,9 @@ func csvDelimiterName(r rune) string {
 // first 20 lines that mentions target_type, else the first line): the one
 // of , ; and tab it holds most often outside double quotes.
 func csvDetectDelimiter(head []byte) rune {
-	lines := bytes.SplitN(head, []byte("\n"), HeaderRows+1)
-	if len(lines) > HeaderRows {
-		lines = lines[:HeaderRows]
+	lines := bytes.SplitN(head, []byte("\n"), templates.FlatHeaderRows+1)
+	if len(lines) > templates.FlatHeaderRows {
+		lines = lines[:templates.FlatHeaderRows]
 	}
 	line := lines[0]
 	for _, l := range lines {
@@ -521,7 +522,7 @@ func csvDetectDelimiter(head []byte) rune {
 
 func csvIsHeaderRow(fields []string) bool {
 	for _, f := range fields {
-		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(f, "\ufeff")), pipeline.ColTargetType) {
+		if templates.IsFlatHeaderCell(f) {
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // ReadCSVRecords streams the records of a CSV file that is not a plan
@@ -15,7 +16,7 @@ import (
 // mark or UTF-16 decoded, lone CR line ends split, Excel's "sep=" line,
 // the same bounds on a line and a record. The delimiter is the one of , ;
 // and tab that the header line holds most: the first of the first
-// HeaderRows lines for which isHeader is true, else the first line. emit
+// templates.FlatHeaderRows lines for which isHeader is true, else the first line. emit
 // gets each record's line and fields (reused for the next record: copy
 // what is kept) and returns false to stop. A malformed line is an error
 // in ps and is skipped; a file that is empty or not CSV text is an error
@@ -73,12 +74,12 @@ func ReadCSVRecords(file, what string, r io.Reader, isHeader func(line []byte) b
 	}
 }
 
-// headerLine returns the first of the first HeaderRows lines of head for
+// headerLine returns the first of the first templates.FlatHeaderRows lines of head for
 // which isHeader is true, else the first line.
 func headerLine(head []byte, isHeader func([]byte) bool) []byte {
-	lines := bytes.SplitN(head, []byte("\n"), HeaderRows+1)
-	if len(lines) > HeaderRows {
-		lines = lines[:HeaderRows]
+	lines := bytes.SplitN(head, []byte("\n"), templates.FlatHeaderRows+1)
+	if len(lines) > templates.FlatHeaderRows {
+		lines = lines[:templates.FlatHeaderRows]
 	}
 	for _, l := range lines {
 		if isHeader(l) {

@@ -6,8 +6,8 @@
 // the domain rules live in package pipeline.
 //
 // It is the one home of these questions: which columns does a flat table
-// have and how is its header read (FlatHeader, HeaderRows, the header
-// matching), how is a CSV file's delimiter, encoding and line ending
+// have and how is its header read (FlatHeader, the header matching; the
+// header row is found by templates.IsFlatHeaderCell), how is a CSV file's delimiter, encoding and line ending
 // found, and how is a CSV cell kept from running as a formula
 // (CSVSafeField, NewCSVWriter: every CSV eepipe writes goes through it;
 // docs/formats.md). Which reader a file goes to is decided above it, in

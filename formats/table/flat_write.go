@@ -37,7 +37,7 @@ type Row struct {
 func PlanRows(plans []*pipeline.InputPlan, cat *pipeline.Catalog) ([]Row, error) {
 	var rows []Row
 	for _, p := range plans {
-		if err := CheckCounters(p, cat); err != nil {
+		if err := templates.CheckCounters(p, cat); err != nil {
 			return nil, err
 		}
 		for _, t := range pipeline.SortedTargets(p) {
@@ -116,7 +116,7 @@ func writePlansCSV(path string, plans []*pipeline.InputPlan, cat *pipeline.Catal
 		cat = pipeline.DefaultCatalog()
 	}
 	for _, p := range plans {
-		if err := CheckCounters(p, cat); err != nil {
+		if err := templates.CheckCounters(p, cat); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
@@ -162,7 +162,7 @@ func (fw *FlatCSVWriter) begin() error {
 
 // Write writes one plan's rows; a counter the catalog lacks is an error.
 func (fw *FlatCSVWriter) Write(p *pipeline.InputPlan) error {
-	if err := CheckCounters(p, fw.cat); err != nil {
+	if err := templates.CheckCounters(p, fw.cat); err != nil {
 		return err
 	}
 	if err := fw.begin(); err != nil {
@@ -280,17 +280,4 @@ func flatXLSXValue(r Row, col string, st *templates.Styles) any {
 		return nil
 	}
 	return excelize.Cell{StyleID: st.Identifier, Value: s}
-}
-
-// CheckCounters refuses a plan with counters the catalog does not know:
-// writing it would silently drop them.
-func CheckCounters(p *pipeline.InputPlan, cat *pipeline.Catalog) error {
-	for _, t := range p.Targets {
-		for name := range t.Counters.All() {
-			if !cat.Has(name) {
-				return fmt.Errorf("%s: counter %s is not in the counter catalog; use a catalog that has it (--catalog)", p.Key(), name)
-			}
-		}
-	}
-	return nil
 }

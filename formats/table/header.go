@@ -8,10 +8,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// HeaderRows is how far down the flat reader looks for its header; a
-// sheet with a cell reading target_type there is a flat table, not a grid.
-const HeaderRows = 20
-
 // flatHeaderCell is one cell of a header row.
 type flatHeaderCell struct {
 	col    int

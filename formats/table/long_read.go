@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/assemble"
 	"github.com/eepipe/eepipe/templates"
 )
 
@@ -100,7 +101,7 @@ func (t *longTable) add(fields []string, line int, pos func(field int) int) {
 		if name, ok := t.plan[col]; ok {
 			// One plan's lines spell its identifiers alike or not (the
 			// assembler's grouping rule).
-			fmt.Fprintf(&key, "%s=%s\x00", name, pipeline.PlanColumnKey(name, fields[col-1]))
+			fmt.Fprintf(&key, "%s=%s\x00", name, assemble.PlanColumnKey(name, fields[col-1]))
 		}
 	}
 	k := key.String()

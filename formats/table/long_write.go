@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // LongHeader is the header of the long (tidy) CSV: one row per counter.
@@ -61,7 +62,7 @@ func (lw *LongCSVWriter) begin() error {
 
 // Write writes one plan's rows; a counter the catalog lacks is an error.
 func (lw *LongCSVWriter) Write(p *pipeline.InputPlan) error {
-	if err := CheckCounters(p, lw.cat); err != nil {
+	if err := templates.CheckCounters(p, lw.cat); err != nil {
 		return err
 	}
 	if err := lw.begin(); err != nil {

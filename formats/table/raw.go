@@ -8,6 +8,7 @@ import (
 
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 )
 
 // RawTable is a flat table's header and rows as text, as a file holds
@@ -25,7 +26,7 @@ type RawTable struct {
 
 // ReadRawCSV reads the CSV file path as ReadCSV does (byte-order mark,
 // UTF-16, the delimiter, a "sep=" line, lone CR line ends) and returns its
-// header (the first of the first HeaderRows records with a target_type
+// header (the first of the first templates.FlatHeaderRows records with a target_type
 // column) and the fields of the rows wanted (by the line they start on),
 // each field as ReadCSV reads its text (CSVUnsafeField).
 func ReadRawCSV(path string, cat *pipeline.Catalog, words *mapping.File, want map[int]bool) (*RawTable, error) {
@@ -59,7 +60,7 @@ func ReadRawCSV(path string, cat *pipeline.Catalog, words *mapping.File, want ma
 		line, _ := cr.FieldPos(0)
 		line += skipped
 		if t.Header == nil {
-			if records >= HeaderRows {
+			if records >= templates.FlatHeaderRows {
 				return nil, errors.New("no header row")
 			}
 			if csvIsHeaderRow(fields) {

@@ -3,20 +3,22 @@ package table
 import (
 	"encoding/xml"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/eepipe/eepipe/formats/mapping"
 	"github.com/eepipe/eepipe/formats/xlsx"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
-// HeaderRow scans the first rows of a sheet for the flat header.
+// HeaderRow scans the first rows of a sheet for the flat header
+// (templates.IsFlatHeaderCell). Only a text cell can read target_type (a
+// number, a boolean, an error or a date cannot), so no other is typed.
 func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 	found, headerRow := false, 0
 	err := b.ScanSheet(info, func(row int, cells []xlsx.RawCell) bool {
-		if row > HeaderRows {
+		if row > templates.FlatHeaderRows {
 			return false
 		}
 		for _, rc := range cells {
@@ -24,7 +26,7 @@ func HeaderRow(b *xlsx.Book, info xlsx.Sheet) (int, bool) {
 				continue
 			}
 			c := b.Cell(&rc, pipeline.Origin{})
-			if strings.EqualFold(strings.TrimSpace(c.Text), pipeline.ColTargetType) {
+			if templates.IsFlatHeaderCell(c.Text) {
 				found, headerRow = true, row
 				return false
 			}
@@ -110,7 +112,6 @@ type flatSheetReader struct {
 	// blank cells), so updating the keys allocates nothing where new keys
 	// would.
 	recCells map[string]pipeline.Cell
-	letters  []string // column -> its letters, as needed
 	refBuf   []byte
 	typed    []pipeline.Cell // the row's cells, typed
 	names    []string        // the row's cells' column names ("": not read)
@@ -125,20 +126,9 @@ type flatSheetReader struct {
 	otherCols    []int // the columns read that are not counters, in order
 }
 
-// columnName returns a column's letters.
-func (r *flatSheetReader) columnName(col int) string {
-	if col >= len(r.letters) {
-		r.letters = append(r.letters, make([]string, col+1-len(r.letters))...)
-	}
-	if r.letters[col] == "" {
-		r.letters[col], _ = excelize.ColumnNumberToName(col)
-	}
-	return r.letters[col]
-}
-
 // origin is the place of a cell, with its reference.
 func (r *flatSheetReader) origin(row, col int, header string) pipeline.Origin {
-	r.refBuf = strconv.AppendInt(append(r.refBuf[:0], r.columnName(col)...), int64(row), 10)
+	r.refBuf = xlsx.AppendCellRef(r.refBuf[:0], col, row)
 	return pipeline.Origin{File: r.file, Sheet: r.info.Name, Cell: string(r.refBuf), Row: row, Column: col, Header: header}
 }
 

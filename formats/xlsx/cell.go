@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/templates"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -61,7 +60,7 @@ func (b *Book) Cell(rc *RawCell, o pipeline.Origin) pipeline.Cell {
 		value := string(rc.Value)
 		if t, ok := parseISOCellDate(value); ok {
 			c.Kind, c.Date, c.Text = pipeline.CellDate, pipeline.DateOf(t), pipeline.DateOf(t).String()
-			c.Number = templates.ExcelSerial(t, b.date1904)
+			c.Number = ExcelSerial(t, b.date1904)
 			return c
 		}
 		return textCell(c, value)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -424,7 +423,7 @@ func (s *rowScan) startCell() bool {
 			s.fail(col, fmt.Errorf("the cell reference %q is inside row %d; the sheet is damaged", quotePrefix(ref), s.row))
 			return false
 		case col <= s.lastCol:
-			s.fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", quotePrefix(ref), columnLetters(s.lastCol)))
+			s.fail(col, fmt.Errorf("the cell reference %q comes after column %s of the same row (a row's cells must be in column order, each once); the sheet is damaged", quotePrefix(ref), ColumnLetters(s.lastCol)))
 			return false
 		}
 		c.Col = col
@@ -551,7 +550,7 @@ func (e *ScanError) Origin(file, sheet string) pipeline.Origin {
 	o := pipeline.Origin{File: file, Sheet: sheet, Row: e.row}
 	if e.col > 0 && e.col <= MaxRowCells && e.row > 0 {
 		o.Column = e.col
-		o.Cell = columnLetters(e.col) + strconv.Itoa(e.row)
+		o.Cell = CellName(e.col, e.row)
 	}
 	return o
 }
@@ -564,15 +563,6 @@ func cellTooLong() error {
 // holds.
 func tooManyChars(text []byte) bool {
 	return len(text) > MaxCellChars && utf8.RuneCount(text) > MaxCellChars
-}
-
-// columnLetters returns the letters of a column number (1 is A).
-func columnLetters(col int) string {
-	s, err := excelize.ColumnNumberToName(col)
-	if err != nil {
-		return strconv.Itoa(col)
-	}
-	return s
 }
 
 // quotePrefix returns at most the first bytes of a value found in a

@@ -397,50 +397,7 @@ func appendXMLUnescaped(dst, b []byte) []byte {
 	}
 }
 
-// CellRef returns the column and row numbers of a cell reference such
-// as "AB12" (case-insensitive), or 0, 0 when it is not one (past column
-// XFD or row 1,048,576 included).
-func CellRef(ref []byte) (col, row int) {
-	col = columnOf(ref)
-	if col == 0 {
-		return 0, 0
-	}
-	i := 0
-	for i < len(ref) && ref[i] > '9' {
-		i++
-	}
-	row, ok := Atoi(ref[i:])
-	if !ok || row < 1 || row > 1<<20 || ref[i] == '0' {
-		return 0, 0
-	}
-	return col, row
-}
-
-// columnOf returns the column number of a cell reference such as
-// "AB12" (case-insensitive), or 0 when it is not one.
-func columnOf(ref []byte) int {
-	col, i := 0, 0
-	for ; i < len(ref); i++ {
-		c := ref[i] | 0x20
-		if c < 'a' || c > 'z' {
-			break
-		}
-		col = col*26 + int(c-'a'+1)
-		if col > 16384 {
-			return 0
-		}
-	}
-	if i == 0 || i == len(ref) {
-		return 0
-	}
-	for _, c := range ref[i:] {
-		if c < '0' || c > '9' {
-			return 0
-		}
-	}
-	return col
-}
-
+// Atoi reads a short run of ASCII digits (at most 10) as a number.
 func Atoi(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 10 {
 		return 0, false

@@ -12,11 +12,20 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
 // retryDelay is how often a waiting run tries the lock again.
 const retryDelay = 200 * time.Millisecond
+
+// clock is the time the waits for a lock and for its holder's record run
+// on (the real one; the package's tests put a fake one).
+var clock pace.Clock
+
+// errNotYet is the failed attempt of a poll that asks to be repeated: the
+// lock is still held, or its holder's record not yet readable.
+var errNotYet = errors.New("not yet")
 
 // Dir is a pipeline.Locker whose locks are files named KEY.lock in the
 // folder Path (created when missing).
@@ -71,29 +80,32 @@ const holderPoll = 10 * time.Millisecond
 // The record is read again every holderPoll, for up to holderWait, until it
 // names a holder that is not known to be gone; meanwhile the lock is tried
 // again, and taken (got true) when its holder released it. After
-// holderWait the holder is unknown (zero).
+// holderWait the holder is unknown (zero). The poll is a pace call.
 func heldBy(ctx context.Context, fl *flock.Flock, path string) (holder pipeline.LockInfo, got bool, err error) {
-	deadline := time.Now().Add(holderWait)
-	for {
+	err = clock.Poll(holderPoll, clock.Time().Add(holderWait)).Call(ctx, func(a pace.Attempt) pace.Verdict {
+		if a.N > 1 {
+			ok, lerr := fl.TryLock()
+			if lerr != nil || ok {
+				got = ok
+				return pace.Done(lerr)
+			}
+		}
 		info, rerr := ReadHolder(path)
 		if rerr == nil && !info.IsZero() && !gone(info) {
-			return info, false, nil
+			holder = info
+			return pace.Done(nil)
 		}
-		if !time.Now().Before(deadline) {
-			return pipeline.LockInfo{}, false, nil
-		}
-		t := time.NewTimer(holderPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return pipeline.LockInfo{}, false, ctx.Err()
-		case <-t.C:
-		}
-		ok, lerr := fl.TryLock()
-		if lerr != nil || ok {
-			return pipeline.LockInfo{}, ok, lerr
-		}
+		return pace.Again(errNotYet)
+	})
+	var oot *pace.OutOfTime
+	var ie *pace.Interrupted
+	switch {
+	case errors.As(err, &oot):
+		return pipeline.LockInfo{}, false, nil
+	case errors.As(err, &ie):
+		return pipeline.LockInfo{}, false, ie.Cause
 	}
+	return holder, got, err
 }
 
 // gone reports whether the process a lock record names is known to have
@@ -130,18 +142,7 @@ func (l *Lock) Path() string { return l.path }
 func Acquire(ctx context.Context, path string, info pipeline.LockInfo, wait time.Duration) (*Lock, error) {
 	info = withDefaults(info)
 	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
-	var ok bool
-	var err error
-	if wait <= 0 {
-		ok, err = fl.TryLock()
-	} else {
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		ok, err = fl.TryLockContext(wctx, retryDelay)
-		cancel()
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			ok, err = false, nil
-		}
-	}
+	ok, err := tryFor(ctx, fl, wait)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -169,6 +170,29 @@ func Acquire(ctx context.Context, path string, info pipeline.LockInfo, wait time
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return &Lock{fl: fl, path: path}, nil
+}
+
+// tryFor tries the lock fl every retryDelay until it is taken (ok) or wait
+// has passed (one try when wait <= 0); a pace call. A cancelled ctx
+// returns ctx's error.
+func tryFor(ctx context.Context, fl *flock.Flock, wait time.Duration) (ok bool, err error) {
+	err = clock.Poll(retryDelay, clock.Time().Add(wait)).Call(ctx, func(pace.Attempt) pace.Verdict {
+		got, err := fl.TryLock()
+		if err != nil || got {
+			ok = got
+			return pace.Done(err)
+		}
+		return pace.Again(errNotYet)
+	})
+	var oot *pace.OutOfTime
+	var ie *pace.Interrupted
+	switch {
+	case errors.As(err, &oot):
+		return false, nil
+	case errors.As(err, &ie):
+		return false, ie.Cause
+	}
+	return ok, err
 }
 
 // Unlock empties the lock file and releases the lock. The file stays: a

@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/eepipe/eepipe/pace"
+	"github.com/eepipe/eepipe/pace/pacetest"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -70,6 +73,31 @@ func TestStaleRecordOfLiveProcessDoesNotBlock(t *testing.T) {
 	}
 }
 
+// t0 is the fake clock's start in the tests of waits.
+var t0 = time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
+
+// fakeClock makes the package's waits run on a fake clock for the test:
+// each wait is recorded and passes at once; onSleep (when not nil) is
+// called after each, with its number.
+func fakeClock(t *testing.T, onSleep func(n int)) *pacetest.Clock {
+	t.Helper()
+	c := pacetest.New(t0)
+	if onSleep != nil {
+		c.OnSleep = func(n int, _ time.Duration) { onSleep(n) }
+	}
+	clock = c.Clock()
+	t.Cleanup(func() { clock = pace.Clock{} })
+	return c
+}
+
+// repeat returns n times d, as the fake clock prints its waits.
+func repeat(n int, d time.Duration) string {
+	return fmt.Sprint(slices.Repeat([]time.Duration{d}, n))
+}
+
+// TestWaitForRelease: a run that waits for a held lock tries it again
+// every 200 ms (retryDelay) and takes it at the first try after its holder
+// released it (here during the third wait).
 func TestWaitForRelease(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	ctx := context.Background()
@@ -77,35 +105,46 @@ func TestWaitForRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		close(released)
-		l.Unlock()
-	}()
+	released := false
+	c := fakeClock(t, func(n int) {
+		if n == 3 {
+			released = true
+			l.Unlock()
+		}
+	})
 	l2, err := Acquire(ctx, path, pipeline.LockInfo{}, time.Hour)
 	if err != nil {
 		t.Fatalf("waiting acquire: %v", err)
 	}
-	select {
-	case <-released:
-	default:
+	defer l2.Unlock()
+	if !released {
 		t.Fatal("acquired while the first lock was held")
 	}
-	l2.Unlock()
+	if got := fmt.Sprint(c.Slept()); got != "[200ms 200ms 200ms]" {
+		t.Errorf("waits %s, want three of 200ms", got)
+	}
 }
 
+// TestWaitGivesUpAndCancel: a run that waits for a lock held throughout
+// tries it every retryDelay, the last wait cut to end at the limit, where
+// it tries once more and gives up, naming the holder at once (its record
+// is there); a cancelled wait returns the context's error.
 func TestWaitGivesUpAndCancel(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
-	l, err := Acquire(context.Background(), path, pipeline.LockInfo{}, 0)
+	l, err := Acquire(context.Background(), path, pipeline.LockInfo{Command: "eepipe apply a.xlsx"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	_, err = Acquire(context.Background(), path, pipeline.LockInfo{}, 50*time.Millisecond)
+	c := fakeClock(t, nil)
+	_, err = Acquire(context.Background(), path, pipeline.LockInfo{}, 500*time.Millisecond)
 	var held *pipeline.LockHeldError
-	if !errors.As(err, &held) || held.Waited != 50*time.Millisecond || !strings.Contains(err.Error(), "waited 50ms") {
-		t.Fatalf("got %v, want a held lock after waiting", err)
+	if !errors.As(err, &held) || held.Waited != 500*time.Millisecond || !strings.Contains(err.Error(), "waited 500ms") ||
+		held.Holder.Command != "eepipe apply a.xlsx" {
+		t.Fatalf("got %v, want a held lock after waiting, its holder named", err)
+	}
+	if got := fmt.Sprint(c.Slept()); got != "[200ms 200ms 100ms]" || !c.Now().Equal(t0.Add(500*time.Millisecond)) {
+		t.Errorf("waits %s, ending at t0+%v; want [200ms 200ms 100ms] ending at the limit", got, c.Now().Sub(t0))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -237,33 +276,56 @@ func writeRecord(t *testing.T, path string, info pipeline.LockInfo) {
 
 // TestHolderRecordWrittenLate: a run finds the lock held by a run that has
 // locked the file but not yet written its record (the race behind "held by
-// a run that is just starting"); the message still names the holder.
+// a run that is just starting"); it reads the record again every 10 ms
+// (holderPoll), and the message names the holder once written (here during
+// the fifth wait).
 func TestHolderRecordWrittenLate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	holdBare(t, path)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(100 * time.Millisecond)
-		writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: "h", Command: "eepipe apply late.xlsx", Since: time.Now()})
-	}()
+	c := fakeClock(t, func(n int) {
+		if n == 5 {
+			writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: "h", Command: "eepipe apply late.xlsx", Since: time.Now()})
+		}
+	})
 	_, err := Acquire(context.Background(), path, pipeline.LockInfo{Command: "eepipe apply other.xlsx"}, 0)
-	<-done
 	var held *pipeline.LockHeldError
 	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply late.xlsx" || !strings.Contains(err.Error(), "eepipe apply late.xlsx") {
 		t.Fatalf("got %v, want the lock held by the late writer, named", err)
 	}
+	if got := fmt.Sprint(c.Slept()); got != repeat(5, 10*time.Millisecond) {
+		t.Errorf("waits %s, want five of 10ms", got)
+	}
+}
+
+// TestHolderRecordNeverWritten: a holder that writes no record is waited
+// for 2 s (holderWait), its record read every 10 ms (holderPoll), and is
+// then refused
+// as an unknown holder.
+func TestHolderRecordNeverWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	holdBare(t, path)
+	c := fakeClock(t, nil)
+	_, err := Acquire(context.Background(), path, pipeline.LockInfo{}, 0)
+	var held *pipeline.LockHeldError
+	if !errors.As(err, &held) || !held.Holder.IsZero() || held.Waited != 0 {
+		t.Fatalf("got %v, want the lock held by an unknown holder", err)
+	}
+	if got := fmt.Sprint(c.Slept()); got != repeat(200, 10*time.Millisecond) {
+		t.Errorf("waited %v in %d waits, want 2s in waits of 10ms", c.Total(), len(c.Slept()))
+	}
 }
 
 // TestHolderReleasedBeforeItsRecord: the holder releases the lock before
-// its record was read; the lock is then free and is taken.
+// its record was read (here during the first wait for it); the lock is
+// then free and is taken at the next try.
 func TestHolderReleasedBeforeItsRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	fl := holdBare(t, path)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		fl.Unlock()
-	}()
+	c := fakeClock(t, func(n int) {
+		if n == 1 {
+			fl.Unlock()
+		}
+	})
 	l, err := Acquire(context.Background(), path, pipeline.LockInfo{Command: "eepipe apply b.xlsx"}, 0)
 	if err != nil {
 		t.Fatalf("the released lock was not taken: %v", err)
@@ -272,12 +334,15 @@ func TestHolderReleasedBeforeItsRecord(t *testing.T) {
 	if h, _ := ReadHolder(path); h.Command != "eepipe apply b.xlsx" {
 		t.Fatalf("holder %+v", h)
 	}
+	if got := fmt.Sprint(c.Slept()); got != "[10ms]" {
+		t.Errorf("waits %s, want one of 10ms", got)
+	}
 }
 
 // TestKilledHoldersRecordIsNotNamed: the file still holds the record of a
 // holder that was killed (its process is gone) when a new run locks it; a
-// third run names the new holder once it has written its record, never the
-// dead one.
+// third run names the new holder once it has written its record (here
+// during the fourth wait), never the dead one.
 func TestKilledHoldersRecordIsNotNamed(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -287,16 +352,17 @@ func TestKilledHoldersRecordIsNotNamed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	holdBare(t, path)
 	writeRecord(t, path, pipeline.LockInfo{PID: dead.Process.Pid, Host: host, Command: "eepipe apply killed.xlsx", Since: time.Now()})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(100 * time.Millisecond)
-		writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: host, Command: "eepipe apply new.xlsx", Since: time.Now()})
-	}()
+	c := fakeClock(t, func(n int) {
+		if n == 4 {
+			writeRecord(t, path, pipeline.LockInfo{PID: os.Getpid(), Host: host, Command: "eepipe apply new.xlsx", Since: time.Now()})
+		}
+	})
 	_, err := Acquire(context.Background(), path, pipeline.LockInfo{}, 0)
-	<-done
 	var held *pipeline.LockHeldError
 	if !errors.As(err, &held) || held.Holder.Command != "eepipe apply new.xlsx" {
 		t.Fatalf("got %v, want the lock held by the new holder, named", err)
+	}
+	if got := fmt.Sprint(c.Slept()); got != repeat(4, 10*time.Millisecond) {
+		t.Errorf("waits %s, want four of 10ms", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // Err translates an error of the client into the pipeline's terms: the
@@ -55,7 +56,7 @@ func Err(err error) error {
 	}
 	var ie *apiclient.InterruptedError
 	if errors.As(err, &ie) && ie.NotApplied() {
-		kinds = append(kinds, pipeline.ErrStopped)
+		kinds = append(kinds, run.ErrStopped)
 	}
 	if len(kinds) == 0 {
 		return err

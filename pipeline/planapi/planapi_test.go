@@ -15,6 +15,7 @@ import (
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
 	"github.com/eepipe/eepipe/pipeline/planapi"
+	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // planJSON is a retrieve response with fields the client does not know.
@@ -260,7 +261,7 @@ func TestErrTransport(t *testing.T) {
 	if !errors.As(err, &te) {
 		t.Skipf("the port was taken meanwhile: %v", err)
 	}
-	if te.Sent || !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) || !pipeline.IsFatal(err) {
+	if te.Sent || !errors.Is(err, pipeline.ErrUnavailable) || errors.Is(err, pipeline.ErrUnclearOutcome) || !run.IsFatal(err) {
 		t.Errorf("refused create: %v", err)
 	}
 
@@ -339,15 +340,15 @@ func TestRateLimitedCreateWaitedOut(t *testing.T) {
 			}
 			accounts := []pipeline.Account{{Name: "acme", CompanyID: "8ovHrj", Service: planapi.New(c)}}
 			var pipelineSlept []time.Duration
-			r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true,
+			r := run.NewRunner(accounts, planapi.NewFinder(c), run.RunOptions{NoRecalc: true,
 				Sleep: func(_ context.Context, d time.Duration) error { pipelineSlept = append(pipelineSlept, d); return nil }})
 			in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
 				Name: "Later", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}
-			_, rep, _, err := r.PlanApply(context.Background(), []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
+			_, rep, _, err := r.PlanApply(context.Background(), []*pipeline.InputPlan{in}, time.Now(), run.ApplyHooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rep.OK() || rep.Plans[0].Outcome != pipeline.OutcomeCreated {
+			if !rep.OK() || rep.Plans[0].Outcome != run.OutcomeCreated {
 				t.Fatalf("ok=%v outcome=%v err=%v", rep.OK(), rep.Plans[0].Outcome, rep.Plans[0].Err)
 			}
 			got := sl.get()
@@ -408,18 +409,18 @@ func TestRateLimitedCreateInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	accounts := []pipeline.Account{{Name: "acme", CompanyID: "8ovHrj", Service: planapi.New(c)}}
-	r := pipeline.NewRunner(accounts, planapi.NewFinder(c), pipeline.RunOptions{NoRecalc: true})
+	r := run.NewRunner(accounts, planapi.NewFinder(c), run.RunOptions{NoRecalc: true})
 	in := &pipeline.InputPlan{Origin: pipeline.Origin{File: "plans.csv", Row: 2}, Company: pipeline.CompanyIDs{VAT: "4012345678"},
 		Name: "Later", StartDate: mustDate("2025-09-01"), EndDate: mustDate("2030-08-31")}
-	_, rep, _, err := r.PlanApply(ctx, []*pipeline.InputPlan{in}, time.Now(), pipeline.ApplyHooks{})
+	_, rep, _, err := r.PlanApply(ctx, []*pipeline.InputPlan{in}, time.Now(), run.ApplyHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := rep.Plans[0]
-	if p.Outcome != pipeline.OutcomeNotApplied {
+	if p.Outcome != run.OutcomeNotApplied {
 		t.Fatalf("outcome %v (%v), want not applied", p.Outcome, p.Err)
 	}
-	if !errors.Is(p.Err, pipeline.ErrStopped) || !errors.Is(p.Err, context.Canceled) || !errors.Is(p.Err, pipeline.ErrRateLimited) {
+	if !errors.Is(p.Err, run.ErrStopped) || !errors.Is(p.Err, context.Canceled) || !errors.Is(p.Err, pipeline.ErrRateLimited) {
 		t.Errorf("err = %v, want ErrStopped, context.Canceled and ErrRateLimited", p.Err)
 	}
 	if !strings.Contains(p.Err.Error(), "429") || !strings.HasSuffix(p.Err.Error(), "not retried: interrupted") {

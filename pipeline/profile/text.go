@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // WriteText writes the profile for people: the rows counted and not
@@ -39,7 +40,7 @@ func Headcount(c pipeline.Counters, level string) int64 {
 // Designated returns a level's designated-group count of a gender
 // (pipeline.DesignatedRaces).
 func Designated(c pipeline.Counters, gender, level string) int64 {
-	return sum(c, pipeline.DesignatedRaces(gender), []string{gender}, level)
+	return sum(c, sector.DesignatedRaces(gender), []string{gender}, level)
 }
 
 func sum(c pipeline.Counters, races, genders []string, level string) int64 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // Target, race, gender and level indexes of Counts, in the order of
@@ -120,7 +121,7 @@ func (c *Counts) designated(g, l int) int64 {
 // designatedRaces are the races of pipeline.DesignatedRaces, as indexes.
 func designatedRaces(g int) []int {
 	var out []int
-	for _, race := range pipeline.DesignatedRaces(pipeline.Genders[g]) {
+	for _, race := range sector.DesignatedRaces(pipeline.Genders[g]) {
 		for r, name := range pipeline.Races {
 			if name == race {
 				out = append(out, r)

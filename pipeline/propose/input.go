@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // ProfileOf reads a profile from a plan as the readers describe one: one
@@ -39,7 +40,7 @@ func ParseWeights(pairs []string) (map[string]int64, error) {
 	if len(pairs) == 0 {
 		return nil, nil
 	}
-	races := pipeline.DesignatedRaces("female")
+	races := sector.DesignatedRaces("female")
 	out := map[string]int64{}
 	for _, p := range pairs {
 		race, w, ok := strings.Cut(p, "=")
@@ -54,7 +55,7 @@ func ParseWeights(pairs []string) (map[string]int64, error) {
 		out[race] = n
 	}
 	var men int64
-	for _, r := range pipeline.DesignatedRaces("male") {
+	for _, r := range sector.DesignatedRaces("male") {
 		men += out[r]
 	}
 	if men == 0 {

@@ -6,12 +6,13 @@ import (
 	"math"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // Options say what plan to work out.
 type Options struct {
-	Sector  string                  // the service's sector value
-	Targets *pipeline.SectorTargets // nil: the embedded figures
+	Sector  string                // the service's sector value
+	Targets *sector.SectorTargets // nil: the embedded figures
 	Years   []pipeline.FinancialYear
 	// Growth is each level's growth a year, in percent (0: none); a
 	// level's final headcount is its profile's grown over the plan's years,
@@ -72,7 +73,7 @@ func Plan(profile Counts, opts Options) (*Result, error) {
 		return nil, errors.New("the plan has no financial year")
 	}
 	if opts.Targets == nil {
-		opts.Targets = pipeline.DefaultSectorTargets()
+		opts.Targets = sector.DefaultSectorTargets()
 	}
 	if !opts.Targets.HasSector(opts.Sector) {
 		return nil, fmt.Errorf("the sector %q has no targets", opts.Sector)
@@ -89,7 +90,7 @@ func Plan(profile Counts, opts Options) (*Result, error) {
 	}
 	b := &builder{opts: opts, start: profile, cur: profile}
 	b.grow()
-	for l := range pipeline.SectorLevels {
+	for l := range sector.SectorLevels {
 		b.level(l)
 	}
 	b.disability()
@@ -179,7 +180,7 @@ func (b *builder) level(l int) {
 	if h == 0 || !ok {
 		return
 	}
-	needM, needF := pipeline.SectorNeed(tm, h), pipeline.SectorNeed(tf, h)
+	needM, needF := sector.SectorNeed(tm, h), sector.SectorNeed(tf, h)
 	dm, df := b.cur.designated(male, l), b.cur.designated(female, l)
 	if needM+needF > h {
 		wantM, wantF := needM, needF
@@ -301,7 +302,7 @@ func (b *builder) transfer(l int, from, to cell) {
 func (b *builder) disability() {
 	b.cur.total()
 	e, d := b.cur.sixLevels(all), b.cur.sixLevels(disabled)
-	need := pipeline.SectorNeed(pipeline.DisabilityTarget, e)
+	need := sector.SectorNeed(sector.DisabilityTarget, e)
 	if e == 0 || d >= need {
 		return
 	}

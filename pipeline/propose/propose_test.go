@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/sector"
 )
 
 // genCounts draws a profile: every cell of the six levels and the
@@ -43,7 +44,7 @@ func fys(n int) []pipeline.FinancialYear {
 // year lies between its profile and final value, monotonic, with no
 // disabled counter above its cell's all-employees counter.
 func TestPlanProperties(t *testing.T) {
-	targets := pipeline.DefaultSectorTargets()
+	targets := sector.DefaultSectorTargets()
 	rapid.Check(t, func(t *rapid.T) {
 		prof := genCounts(t)
 		if prof.sixLevels(all) == 0 {
@@ -61,38 +62,38 @@ func TestPlanProperties(t *testing.T) {
 			opts.Weights = map[string]int64{"african": int64(rapid.IntRange(1, 9).Draw(t, "wa")),
 				"coloured": int64(rapid.IntRange(0, 3).Draw(t, "wc")), "white": int64(rapid.IntRange(0, 3).Draw(t, "ww"))}
 		}
-		for _, sector := range pipeline.Sectors {
-			if !targets.HasSector(sector) {
+		for _, sec := range pipeline.Sectors {
+			if !targets.HasSector(sec) {
 				continue
 			}
-			opts.Sector = sector
+			opts.Sector = sec
 			res, err := Plan(prof, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			final := res.Years[n-1]
 			if opts.Growth == 0 {
-				checkFinal(t, prof, final, res, sector, targets)
+				checkFinal(t, prof, final, res, sec, targets)
 			}
 			checkSteps(t, prof, res)
-			plan := res.InputPlan(pipeline.InputPlan{Name: "p", Sector: sector, StartDate: fys(n)[0].Start(), EndDate: fys(n)[n-1].End()})
-			check := pipeline.CheckPlanSector(plan, nil, targets)
-			if len(res.Shortfalls) == 0 && check.Status != pipeline.SectorMet {
-				t.Fatalf("%s: final year status %s, want met: %+v", sector, check.Status, check.FinalYear())
+			plan := res.InputPlan(pipeline.InputPlan{Name: "p", Sector: sec, StartDate: fys(n)[0].Start(), EndDate: fys(n)[n-1].End()})
+			check := sector.CheckPlanSector(plan, nil, targets)
+			if len(res.Shortfalls) == 0 && check.Status != sector.SectorMet {
+				t.Fatalf("%s: final year status %s, want met: %+v", sec, check.Status, check.FinalYear())
 			}
 		}
 	})
 }
 
-func checkFinal(t *rapid.T, prof Counts, final Year, res *Result, sector string, targets *pipeline.SectorTargets) {
+func checkFinal(t *rapid.T, prof Counts, final Year, res *Result, sec string, targets *sector.SectorTargets) {
 	unmeetable := map[string]bool{}
 	for _, s := range res.Shortfalls {
 		unmeetable[s.Level] = true
 	}
 	for l := 0; l < 4; l++ {
 		h := prof.head(l)
-		tm, tf, _ := targets.LevelTarget(sector, pipeline.Levels[l])
-		needM, needF := pipeline.SectorNeed(tm, h), pipeline.SectorNeed(tf, h)
+		tm, tf, _ := targets.LevelTarget(sec, pipeline.Levels[l])
+		needM, needF := sector.SectorNeed(tm, h), sector.SectorNeed(tf, h)
 		want := max(0, needM-prof.designated(male, l)) + max(0, needF-prof.designated(female, l))
 		if got := final.Levels[l].Moves; !unmeetable[pipeline.Levels[l]] && got != want {
 			t.Fatalf("%s: %d moves, want %d", pipeline.Levels[l], got, want)
@@ -111,7 +112,7 @@ func checkFinal(t *rapid.T, prof Counts, final Year, res *Result, sector string,
 		}
 	}
 	e := prof.sixLevels(all)
-	wantDis := max(prof.sixLevels(disabled), pipeline.SectorNeed(pipeline.DisabilityTarget, e))
+	wantDis := max(prof.sixLevels(disabled), sector.SectorNeed(sector.DisabilityTarget, e))
 	if e > 0 && !unmeetable["all"] && final.Counts.sixLevels(disabled) != wantDis {
 		t.Fatalf("disabled %d, want %d", final.Counts.sixLevels(disabled), wantDis)
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // LastValues implements pipeline.LastValueSource: the last value applied
@@ -15,9 +16,9 @@ import (
 // every target of the file: see README "Run history and team state"). A
 // counter applied under several names of its account with values that
 // differ is Mixed.
-func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int64) (map[pipeline.CounterKey]pipeline.LastValue, error) {
+func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int64) (map[pipeline.CounterKey]diff.LastValue, error) {
 	s.flush()
-	var out map[pipeline.CounterKey]pipeline.LastValue
+	var out map[pipeline.CounterKey]diff.LastValue
 	name := s.names.namer(ctx, s.db)
 	var col sql.RawBytes
 	err := s.eachByID(ctx, `SELECT target_id, counters FROM eepipe_last_values WHERE service = ? AND target_id IN `,
@@ -29,24 +30,24 @@ func (s *Store) LastValues(ctx context.Context, service string, targetIDs []int6
 			if out == nil {
 				// Sized at once from the first target's counters: a
 				// plan's targets have about as many each.
-				out = make(map[pipeline.CounterKey]pipeline.LastValue, len(targetIDs)*bytes.Count(col, []byte{'['}))
+				out = make(map[pipeline.CounterKey]diff.LastValue, len(targetIDs)*bytes.Count(col, []byte{'['}))
 			}
 			return eachLast(col, name, func(name string, e lastEntry) {
 				k := pipeline.CounterKey{TargetID: id, Counter: name}
 				if prev, ok := out[k]; ok {
 					if prev.Value != e.value {
-						out[k] = pipeline.LastValue{Value: prev.Value, Mixed: true}
+						out[k] = diff.LastValue{Value: prev.Value, Mixed: true}
 					}
 					return
 				}
-				out[k] = pipeline.LastValue{Value: e.value}
+				out[k] = diff.LastValue{Value: e.value}
 			})
 		})
 	if err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = map[pipeline.CounterKey]pipeline.LastValue{}
+		out = map[pipeline.CounterKey]diff.LastValue{}
 	}
 	return out, nil
 }

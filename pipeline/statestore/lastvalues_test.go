@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // TestLastValues: the last values applied alone, by target id of the
@@ -45,7 +46,7 @@ func TestLastValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[pipeline.CounterKey]pipeline.LastValue{
+			want := map[pipeline.CounterKey]diff.LastValue{
 				{TargetID: 7, Counter: "a"}: {Value: 1, Mixed: true},
 				{TargetID: 7, Counter: "b"}: {Value: 2},
 				{TargetID: 8, Counter: "a"}: {Value: 3},
@@ -101,7 +102,7 @@ func TestMigrationLastValuesRowid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			read := func(s *Store) (map[pipeline.CounterKey]pipeline.LastWrite, map[pipeline.CounterKey]pipeline.LastValue, []pipeline.PendingWrite) {
+			read := func(s *Store) (map[pipeline.CounterKey]pipeline.LastWrite, map[pipeline.CounterKey]diff.LastValue, []pipeline.PendingWrite) {
 				t.Helper()
 				lw, err := s.LastWrites(ctx, "svc", "default", []int64{7, 8, 9})
 				if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
 )
 
@@ -50,9 +51,9 @@ type lockSession struct {
 	holder string
 	pid    int64 // the PostgreSQL backend of conn, which holds the locks
 	conn   *sql.Conn
-	stop   chan struct{}
-	done   chan struct{}
-	checks sharedCheck // the checks of the session, shared by the callers
+	stop   context.CancelFunc // ends the heartbeat
+	done   chan struct{}      // closed when the heartbeat has ended
+	checks sharedCheck        // the checks of the session, shared by the callers
 
 	mu   sync.Mutex // guards held
 	held []*pgLock  // the locks taken on it and not released
@@ -272,14 +273,15 @@ func (s *Store) LockAccount(ctx context.Context, service, account, holder string
 	}
 	l := &pgLock{account: account, name: name, key: key}
 	if sess == nil {
-		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: make(chan struct{}), done: make(chan struct{})}
+		beat, stop := context.WithCancel(context.Background())
+		sess = &lockSession{holder: holder, pid: pid, conn: conn, stop: stop, done: make(chan struct{})}
 		sess.checks.probe = sess.probe
 		sess.checks.quiet = quietSocket(sessionSocket(conn))
 		sess.checks.fresh = lockConfirmEvery
 		s.locks.mu.Lock()
 		s.locks.sessions = append(s.locks.sessions, sess)
 		s.locks.mu.Unlock()
-		go sess.heartbeat()
+		go sess.heartbeat(beat)
 	}
 	sess.mu.Lock()
 	sess.held = append(sess.held, l)
@@ -318,7 +320,7 @@ func (s *Store) release(ctx context.Context, sess *lockSession, l *pgLock) {
 	last := len(sess.held) == 0
 	sess.mu.Unlock()
 	if last {
-		close(sess.stop)
+		sess.stop()
 		<-sess.done
 		s.locks.mu.Lock()
 		s.locks.sessions = slices.DeleteFunc(s.locks.sessions, func(x *lockSession) bool { return x == sess })
@@ -357,48 +359,55 @@ func sessionName(holder string) string {
 	return string(b[:min(len(b), 63)])
 }
 
-// tryAdvisory takes the session advisory lock key on conn, waiting up to
-// wait. Held then, it returns a *pipeline.StoreLockHeldError naming the
-// holder (from eepipe_locks under name, else the holder's PostgreSQL
-// session), completed by fill.
+// tryAdvisory takes the session advisory lock key on conn, trying it
+// every lockPoll for up to wait (a pace poll). Held then, it returns a
+// *pipeline.StoreLockHeldError naming the holder (from eepipe_locks under
+// name, else the holder's PostgreSQL session), completed by fill.
 func (s *Store) tryAdvisory(ctx context.Context, conn *sql.Conn, key, hi, lo int64, wait time.Duration, fill func(*pipeline.StoreLockHeldError), name string) (bool, error) {
-	start := time.Now()
-	released := 0
-	for {
+	start := s.clock.Time()
+	poll := s.clock.Poll(lockPoll, start.Add(wait))
+	try := func(pace.Attempt) pace.Verdict {
 		var got bool
 		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil {
+			return pace.Done(s.explain(err))
+		}
+		if !got {
+			return pace.Again(errLockHeld)
+		}
+		return pace.Done(nil)
+	}
+	for released := 0; ; released++ {
+		err := poll.Call(ctx, try)
+		var oot *pace.OutOfTime
+		var ie *pace.Interrupted
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.As(err, &ie):
+			return false, ie.Cause
+		case !errors.As(err, &oot):
+			return false, err
+		}
+		e := &pipeline.StoreLockHeldError{}
+		if wait > 0 {
+			e.Waited = oot.At.Sub(start).Round(time.Millisecond)
+		}
+		found, err := lockHolder(ctx, conn, hi, lo, name, e)
+		if err != nil {
 			return false, s.explain(err)
 		}
-		if got {
-			return true, nil
+		if !found && released < 3 {
+			// Released between the try and the look: try again (once,
+			// the wait being over).
+			continue
 		}
-		waited := time.Since(start)
-		if waited >= wait {
-			e := &pipeline.StoreLockHeldError{}
-			if wait > 0 {
-				e.Waited = waited.Round(time.Millisecond)
-			}
-			found, err := lockHolder(ctx, conn, hi, lo, name, e)
-			if err != nil {
-				return false, s.explain(err)
-			}
-			if !found && released < 3 {
-				// Released between the try and the look: try again.
-				released++
-				continue
-			}
-			fill(e)
-			return false, e
-		}
-		t := time.NewTimer(min(lockPoll, wait-waited))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false, ctx.Err()
-		case <-t.C:
-		}
+		fill(e)
+		return false, e
 	}
 }
+
+// errLockHeld is the failed try of a lock another session holds.
+var errLockHeld = errors.New("the lock is held")
 
 // lockHolder fills e.Holder and e.Since with who holds the advisory lock
 // (hi, lo): the holder eepipe_locks records under name when it is the
@@ -460,21 +469,14 @@ func lockHolder(ctx context.Context, conn *sql.Conn, hi, lo int64, name string, 
 	return true, nil
 }
 
-// heartbeat checks the session every lockHeartbeat until its last lock
-// is released: the session does not idle out, and a lost lock is known
-// before the next write asks.
-func (sess *lockSession) heartbeat() {
+// heartbeat checks the session every lockHeartbeat (pace.Sleep) until
+// its last lock is released (ctx ends): the session does not idle out,
+// and a lost lock is known before the next write asks.
+func (sess *lockSession) heartbeat(ctx context.Context) {
 	defer close(sess.done)
-	t := time.NewTicker(lockHeartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-sess.stop:
-			return
-		case <-t.C:
-			if sess.checks.do() != nil {
-				return // lost for good; CheckLocks says so
-			}
+	for pace.Sleep(ctx, lockHeartbeat) == nil {
+		if sess.checks.do() != nil {
+			return // lost for good; CheckLocks says so
 		}
 	}
 }

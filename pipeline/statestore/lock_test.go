@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,7 +111,9 @@ func TestLockLostWhenItsSessionEnds(t *testing.T) {
 	if err2 := a.CheckLocks(ctx); err2 == nil {
 		t.Fatal("a lost lock was found held again")
 	}
-	// pg_terminate_backend signals the session; it ends a moment later.
+	// pg_terminate_backend signals the session; it ends, releasing its
+	// locks, a moment later on the server: a real wait for it (at once
+	// most often), on the store's real clock.
 	ub, err := b.LockAccount(ctx, "https://svc", "umoya", "bob@cron (pid 2)", 5*time.Second)
 	if err != nil {
 		t.Fatalf("the lock of the ended session could not be taken: %v", err)
@@ -190,6 +193,8 @@ func TestLockSessionOutlivesIdleTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
+	// The server's idle_session_timeout runs on the server's clock: only
+	// real time passing lets it fire (more than three times over).
 	time.Sleep(time.Second)
 	if err := s.CheckLocks(ctx); err != nil {
 		t.Fatalf("the lock idled out: %v", err)
@@ -219,9 +224,10 @@ func TestLockRefusalNamesTheSession(t *testing.T) {
 }
 
 // TestUpgradeLockHonoursLockWait: a store whose schema another run is
-// upgrading is waited for up to the wait given, then refused naming that
-// run; once the upgrade is done it opens, and an upgraded store is opened
-// without its lock.
+// upgrading is waited for up to the wait given (tried every 250 ms,
+// lockPoll, the last wait cut to end at the limit), then refused naming
+// that run; once the upgrade is done it opens, and an upgraded store is
+// opened without its lock.
 func TestUpgradeLockHonoursLockWait(t *testing.T) {
 	loc := statestoretest.PostgresURL(t)
 	ctx := context.Background()
@@ -234,16 +240,16 @@ func TestUpgradeLockHonoursLockWait(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, `SELECT set_config('application_name', 'eepipe pid 9 on build-host (schema upgrade)', false), pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
 		t.Fatal(err)
 	}
-	for _, wait := range []time.Duration{0, 400 * time.Millisecond} {
-		start := time.Now()
-		_, err := OpenWith(ctx, loc, Options{LockWait: wait})
-		took := time.Since(start)
+	for wait, waits := range map[time.Duration]string{0: "[]", 400 * time.Millisecond: "[250ms 150ms]"} {
+		c := fakeClock(t, nil)
+		_, err := OpenWith(ctx, loc, Options{LockWait: wait, clock: c.Clock()})
 		var held *pipeline.StoreLockHeldError
-		if !errors.As(err, &held) || !strings.Contains(err.Error(), "upgrade of the state store") || !strings.Contains(held.Holder, "build-host") {
+		if !errors.As(err, &held) || !strings.Contains(err.Error(), "upgrade of the state store") || !strings.Contains(held.Holder, "build-host") ||
+			held.Waited != wait {
 			t.Fatalf("wait %s: %v", wait, err)
 		}
-		if took < wait || took > wait+5*time.Second {
-			t.Errorf("wait %s: refused after %s", wait, took)
+		if got := fmt.Sprint(c.Slept()); got != waits {
+			t.Errorf("wait %s: waits %s, want %s", wait, got, waits)
 		}
 	}
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey)); err != nil {

@@ -2,6 +2,7 @@ package statestore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"maps"
 	"testing"
@@ -147,7 +148,9 @@ func TestKeyServicesRecordedInOneOrder(t *testing.T) {
 		}
 		done <- txB.Commit()
 	}()
-	time.Sleep(300 * time.Millisecond) // b waits on a's row (or holds hi, without one order)
+	// b waits on a's row (and, without one order, holds hi): a real
+	// PostgreSQL row lock, waited for on the server.
+	waitForRowLock(t, a.db)
 	if err := a.recordKeyServices(ctx, txA, run, service, []string{hi}); err != nil {
 		t.Fatalf("run a's record: %v", err)
 	}
@@ -160,5 +163,27 @@ func TestKeyServicesRecordedInOneOrder(t *testing.T) {
 	got, err := a.KeyServices(ctx, []string{lo, hi})
 	if want := map[string]string{lo: service, hi: service}; err != nil || !maps.Equal(got, want) {
 		t.Fatalf("key services: %v (%v), want %v", got, err, want)
+	}
+}
+
+// waitForRowLock returns once a session of db's database waits for a lock
+// another holds (pg_stat_activity's wait_event_type 'Lock'): the server's
+// own wait, which no clock of eepipe's measures, is watched until it has
+// begun (for at most 10 s).
+func waitForRowLock(t *testing.T, db *sql.DB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no session waits for a lock after 10 s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

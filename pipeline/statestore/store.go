@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 
 	// The database/sql drivers of the two backends.
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -41,6 +43,9 @@ type Store struct {
 	lockWait time.Duration
 	// writers is Options.Writers.
 	writers int
+	// clock is the time of the store's waits: for a held lock, for an
+	// upgrade, for a busy SQLite file (Options.clock).
+	clock pace.Clock
 
 	jonce   sync.Once
 	j       *journal     // the writer of the records (journal.go), started on first use
@@ -114,6 +119,9 @@ type Options struct {
 	// briefly for the others' records while they come fast, so that they
 	// share a commit (journal.go, lingerFor); 0 or 1: never.
 	Writers int
+	// clock is the time the store's waits run on (the real one; the
+	// package's tests put a fake one).
+	clock pace.Clock
 }
 
 // OpenWith opens the store at location: a postgres:// or postgresql://
@@ -158,24 +166,26 @@ func openSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	// default): connections are kept for the store's life rather than
 	// opened (pragmas run, caches cold) and closed again for each read.
 	db.SetMaxIdleConns(sqliteIdleConns)
-	s := &Store{db: db, dialect: dialectSQLite, where: path, writers: o.Writers}
+	s := &Store{db: db, dialect: dialectSQLite, where: path, writers: o.Writers, clock: o.clock}
 	// Two runs opening a new file at once: switching it to WAL can fail at
 	// once with SQLITE_BUSY (SQLite does not wait on its busy timeout
-	// there); try again for as long as the busy timeout would wait.
-	deadline := time.Now().Add(sqliteBusyWait)
-	for {
-		err = s.init(ctx)
-		if err == nil || !isBusy(err) || !time.Now().Before(deadline) {
-			break
+	// there); try again every sqliteBusyPoll for as long as the busy
+	// timeout would wait (a pace poll).
+	err = s.clock.Poll(sqliteBusyPoll, s.clock.Time().Add(sqliteBusyWait)).Call(ctx, func(pace.Attempt) pace.Verdict {
+		err := s.init(ctx)
+		if err != nil && isBusy(err) {
+			return pace.Again(err)
 		}
-		t := time.NewTimer(25 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			db.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+		return pace.Done(err)
+	})
+	var oot *pace.OutOfTime
+	var ie *pace.Interrupted
+	switch {
+	case errors.As(err, &ie):
+		db.Close()
+		return nil, ie.Cause
+	case errors.As(err, &oot):
+		err = oot.Last
 	}
 	if err != nil {
 		db.Close()
@@ -210,6 +220,10 @@ const sqliteIdleConns = 16
 // lock (the busy_timeout of its connections).
 const sqliteBusyWait = 10 * time.Second
 
+// sqliteBusyPoll is how often a new SQLite store that was busy at its
+// first use is tried again (within sqliteBusyWait).
+const sqliteBusyPoll = 25 * time.Millisecond
+
 func isBusy(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
@@ -221,7 +235,7 @@ func openPostgres(ctx context.Context, location string, o Options) (*Store, erro
 	if err != nil {
 		return nil, fmt.Errorf("the state store %s: %v", where, scrub(err, location))
 	}
-	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait}
+	s := &Store{db: db, dialect: dialectPostgres, where: where, lockWait: o.LockWait, clock: o.clock}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
@@ -716,8 +730,8 @@ func (s *Store) ChangeSetRun(ctx context.Context, sig string) (*pipeline.RunReco
 // ChangeSetProgress returns what earlier runs of the change set with this
 // signature wrote: the runs that recorded a write, and the plans their
 // creates made. A set no run wrote from has a zero progress.
-func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (pipeline.SavedProgress, error) {
-	var p pipeline.SavedProgress
+func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (run.SavedProgress, error) {
+	var p run.SavedProgress
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.id FROM eepipe_runs r WHERE r.change_set = ?
 		AND (EXISTS (SELECT 1 FROM eepipe_writes w WHERE w.run_id = r.id)
 		  OR EXISTS (SELECT 1 FROM eepipe_plan_writes p WHERE p.run_id = r.id AND p.outcome = 'ok'))
@@ -744,7 +758,7 @@ func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (pipeline.Sav
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c pipeline.SavedCreated
+		var c run.SavedCreated
 		if err := rows.Scan(&c.Account, &c.PlanID); err != nil {
 			return p, s.explain(err)
 		}

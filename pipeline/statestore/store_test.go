@@ -2,15 +2,20 @@ package statestore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/eepipe/eepipe/pace/pacetest"
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
@@ -157,7 +162,7 @@ func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 				}
 				return got
 			}
-			progress := func() pipeline.SavedProgress {
+			progress := func() run.SavedProgress {
 				t.Helper()
 				p, err := s.ChangeSetProgress(ctx, "deadbeef")
 				if err != nil {
@@ -196,7 +201,7 @@ func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 			if got := applied(); got != nil {
 				t.Fatalf("a partial run applied the set: %+v", got)
 			}
-			if p := progress(); len(p.Runs) != 1 || p.Runs[0] != partial || len(p.Created) != 1 || p.Created[0] != (pipeline.SavedCreated{Account: "acme", PlanID: 42}) {
+			if p := progress(); len(p.Runs) != 1 || p.Runs[0] != partial || len(p.Created) != 1 || p.Created[0] != (run.SavedCreated{Account: "acme", PlanID: 42}) {
 				t.Fatalf("progress = %+v, want run %d and plan 42 created", p, partial)
 			}
 			// The run that finishes it.
@@ -308,24 +313,60 @@ func TestPostgresAccountLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	other()
-	// A waiting run gets the lock once it is released.
-	var wg sync.WaitGroup
-	wg.Add(1)
-	var werr error
-	go func() {
-		defer wg.Done()
-		var u func()
-		u, werr = b.LockAccount(ctx, "svc", "acme", "cron@host", time.Minute)
-		if werr == nil {
-			u()
+	// A waiting run tries the lock every 250 ms (lockPoll) and gets it at
+	// the first try after it is released (here during the second wait).
+	c := fakeClock(t, func(n int) {
+		if n == 2 {
+			unlock()
 		}
-	}()
-	time.Sleep(300 * time.Millisecond)
-	unlock()
-	wg.Wait()
-	if werr != nil {
-		t.Fatalf("waiting lock: %v", werr)
+	})
+	b.clock = c.Clock()
+	u, err := b.LockAccount(ctx, "svc", "acme", "cron@host", time.Minute)
+	if err != nil {
+		t.Fatalf("waiting lock: %v", err)
 	}
+	u()
+	if got := fmt.Sprint(c.Slept()); got != "[250ms 250ms]" {
+		t.Errorf("waits %s, want two of 250ms", got)
+	}
+	// A wait for a lock held throughout ends at the limit, the last wait
+	// cut to end there, and says how long it waited; a cancelled wait
+	// returns the context's error, as is.
+	unlock, err = a.LockAccount(ctx, "svc", "acme", "ann@laptop (pid 1)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	c = fakeClock(t, nil)
+	b.clock = c.Clock()
+	_, err = b.LockAccount(ctx, "svc", "acme", "cron@host", 600*time.Millisecond)
+	if !errors.As(err, &held) || held.Waited != 600*time.Millisecond || held.Holder != "ann@laptop (pid 1)" {
+		t.Fatalf("a lock held throughout the wait: %v", err)
+	}
+	if got := fmt.Sprint(c.Slept()); got != "[250ms 250ms 100ms]" {
+		t.Errorf("waits %s, want [250ms 250ms 100ms]", got)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	c = fakeClock(t, func(n int) { cancel() })
+	b.clock = c.Clock()
+	if _, err := b.LockAccount(cctx, "svc", "acme", "cron@host", time.Minute); err != context.Canceled || len(c.Slept()) != 1 {
+		t.Fatalf("a cancelled wait: %v after %d waits", err, len(c.Slept()))
+	}
+}
+
+// t0 is the fake clock's start in the tests of waits.
+var t0 = time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
+
+// fakeClock returns a fake clock for a store's waits (Options.clock,
+// Store.clock): each wait is recorded and passes at once; onSleep (when
+// not nil) is called after each, with its number.
+func fakeClock(t *testing.T, onSleep func(n int)) *pacetest.Clock {
+	t.Helper()
+	c := pacetest.New(t0)
+	if onSleep != nil {
+		c.OnSleep = func(n int, _ time.Duration) { onSleep(n) }
+	}
+	return c
 }
 
 func TestSQLiteLockIsNoop(t *testing.T) {
@@ -454,6 +495,71 @@ func TestRecordWritesInOneTransaction(t *testing.T) {
 				t.Errorf("history = %+v", h)
 			}
 		})
+	}
+}
+
+// busySQLite makes a new SQLite file at path that another program holds
+// a write transaction on (in the rollback journal mode): a store opened on
+// it finds it busy at once, as a run does that opens a new file while
+// another run switches it to WAL. commit ends the transaction.
+func busySQLite(t *testing.T, path string) (commit func()) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	raw.SetMaxOpenConns(1)
+	for _, q := range []string{`CREATE TABLE other (a)`, `BEGIN IMMEDIATE`, `INSERT INTO other VALUES (1)`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		if _, err := raw.Exec(`COMMIT`); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestBusySQLiteTriedAgain: a new SQLite store found busy at its first use
+// is tried again every 25 ms (sqliteBusyPoll) and opens at the first try
+// after the other program let go (here during the third wait); one busy
+// for 10 s (sqliteBusyWait, its connections' busy timeout) throughout is
+// refused as locked by another program; a cancelled wait returns the
+// context's error, as is.
+func TestBusySQLiteTriedAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	commit := busySQLite(t, path)
+	c := fakeClock(t, func(n int) {
+		if n == 3 {
+			commit()
+		}
+	})
+	s, err := OpenWith(context.Background(), path, Options{clock: c.Clock()})
+	if err != nil {
+		t.Fatalf("a store busy for three tries: %v", err)
+	}
+	s.Close()
+	if got := fmt.Sprint(c.Slept()); got != "[25ms 25ms 25ms]" {
+		t.Errorf("waits %s, want three of 25ms", got)
+	}
+
+	path = filepath.Join(t.TempDir(), "state.db")
+	busySQLite(t, path)
+	c = fakeClock(t, nil)
+	_, err = OpenWith(context.Background(), path, Options{clock: c.Clock()})
+	if err == nil || !strings.Contains(err.Error(), "is locked by another program") || !strings.Contains(err.Error(), "stayed locked") {
+		t.Fatalf("a store busy throughout: %v", err)
+	}
+	if slept := c.Slept(); len(slept) != 400 || c.Total() != 10*time.Second || slices.ContainsFunc(slept, func(d time.Duration) bool { return d != 25*time.Millisecond }) {
+		t.Errorf("waited %v in %d waits, want 10s in waits of 25ms", c.Total(), len(slept))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	c = fakeClock(t, func(int) { cancel() })
+	if _, err := OpenWith(ctx, path, Options{clock: c.Clock()}); err != context.Canceled || len(c.Slept()) != 1 {
+		t.Fatalf("a cancelled wait: %v after %d waits", err, len(c.Slept()))
 	}
 }
 
