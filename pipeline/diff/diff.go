@@ -542,6 +542,11 @@ func (d *PlanDiff) diffTarget(t *pipeline.InputTarget, server *pipeline.Plan, ye
 		}
 		td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
 	})
+	if cap(td.Changes) > len(td.Changes)+len(td.Changes)/8 {
+		// Held until the run ends: without the room appending left
+		// (docs/performance.md, "A first apply of 2,000 new plans").
+		td.Changes = slices.Clone(td.Changes)
+	}
 	if unknown != "" {
 		return td, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
 			"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
@@ -580,6 +585,19 @@ func diffCreate(d *PlanDiff, in *pipeline.InputPlan, action Action, np pipeline.
 			return failTarget(in, t, fmt.Sprintf("target type %q is not one of %s", t.TargetType, strings.Join(pipeline.TargetTypes, ", ")))
 		}
 		td := TargetDiff{Input: t, YearNumber: n, FinancialYear: fys[n-1], TargetType: t.TargetType}
+		// Each counter to write is held until the run ends (a first apply
+		// of an account's plans holds millions): room for exactly them,
+		// not what appending would leave spare (docs/performance.md, "A
+		// first apply of 2,000 new plans").
+		changes := 0
+		t.Counters.Each(func(_ int, _ string, v int64) {
+			if prefill || v != 0 {
+				changes++
+			}
+		})
+		if changes > 0 {
+			td.Changes = make([]CounterChange, 0, changes)
+		}
 		t.Counters.Each(func(_ int, name string, v int64) {
 			if !prefill && v == 0 {
 				td.Same++
