@@ -220,6 +220,33 @@ type TargetDiff struct {
 	// Held lists the counters the service changed since eepipe last wrote
 	// them (or that changed in both), left alone by holdServiceChanges.
 	Held []CounterChange `json:"held,omitempty"`
+	// dropped is the number of Changes once they were let go
+	// (PlanDiff.DropChanges).
+	dropped int
+}
+
+// ChangeCount is the number of counters to send: len(Changes), or what it
+// was before PlanDiff.DropChanges let them go.
+func (t *TargetDiff) ChangeCount() int {
+	if t.Changes != nil {
+		return len(t.Changes)
+	}
+	return t.dropped
+}
+
+// DropChanges keeps each target's number of changes and lets the changes
+// go. A plan's diff is held until the run ends, for its counts; once a
+// created plan is written (its patches sent from the diff against the
+// plan as created), its own changes are no longer read, and a first
+// apply of an account's plans would hold millions of them
+// (docs/performance.md, "A first apply of 2,000 new plans").
+func (d *PlanDiff) DropChanges() {
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if t.Changes != nil {
+			t.dropped, t.Changes = len(t.Changes), nil
+		}
+	}
 }
 
 // patch returns the body of the target update: only the changed counters.
@@ -362,7 +389,7 @@ func (d *PlanDiff) Title() string {
 func (d *PlanDiff) targetsToPatch() int {
 	n := 0
 	for i := range d.Targets {
-		if len(d.Targets[i].Changes) > 0 {
+		if d.Targets[i].ChangeCount() > 0 {
 			n++
 		}
 	}
@@ -373,7 +400,7 @@ func (d *PlanDiff) targetsToPatch() int {
 func (d *PlanDiff) countersToChange() int {
 	n := 0
 	for i := range d.Targets {
-		n += len(d.Targets[i].Changes)
+		n += d.Targets[i].ChangeCount()
 	}
 	return n
 }

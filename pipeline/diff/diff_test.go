@@ -311,3 +311,24 @@ func TestDiffChangesHeldWithoutSpareRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestDropChangesKeepsCounts: a diff whose changes were let go still
+// counts them, as the change set's summary and the run's report read them.
+func TestDropChangesKeepsCounts(t *testing.T) {
+	in := pipelinetest.InPlan("", "New", "2026-09-01", "2028-08-31", "",
+		map[string]int64{pipelinetest.Amt: 7, pipelinetest.Wfs: 1}, map[string]int64{pipelinetest.Amt: 0})
+	d := Diff(in, nil, DiffOptions{})
+	counters, targets := d.countersToChange(), d.targetsToPatch()
+	if counters != 2 || targets != 1 {
+		t.Fatalf("before: %d counters in %d targets, want 2 in 1", counters, targets)
+	}
+	d.DropChanges()
+	for i, td := range d.Targets {
+		if td.Changes != nil {
+			t.Errorf("target %d kept %d changes", i, len(td.Changes))
+		}
+	}
+	if c, n := d.countersToChange(), d.targetsToPatch(); c != counters || n != targets {
+		t.Errorf("after: %d counters in %d targets, want %d in %d", c, n, counters, targets)
+	}
+}

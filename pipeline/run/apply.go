@@ -98,6 +98,10 @@ func (r *Runner) applyPlan(ctx context.Context, d *diff.PlanDiff) *PlanResult {
 		res.Outcome = OutcomeUpdated
 	}
 	r.writePlan(ctx, svc, work, created, res)
+	if work != d {
+		// Sent from work: d's changes are kept as counts only.
+		d.DropChanges()
+	}
 	return res
 }
 

@@ -537,3 +537,32 @@ func TestApplyPatchesWithoutReadingBack(t *testing.T) {
 		t.Errorf("%d patches through PatchTarget, %d target calls, %d counted", n, w.Acme.Count("target"), rep.Requests.ByKind["update_target"])
 	}
 }
+
+// TestCreatedPlanKeepsCountsOnly: once a created plan is written, its own
+// diff keeps its changes as counts (DropChanges), and the report counts
+// what the service already held from them as before.
+func TestCreatedPlanKeepsCountsOnly(t *testing.T) {
+	w := pipelinetest.NewWorld()
+	plans := []*pipeline.InputPlan{
+		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{pipelinetest.Amt: 3}),
+		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme B", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{pipelinetest.Amt: 7, pipelinetest.Wfs: 2}),
+	}
+	_, rep := run(t, w, plans, RunOptions{})
+	if !rep.OK() {
+		t.Fatal("run not ok")
+	}
+	for _, p := range rep.Plans {
+		if p.Outcome != OutcomeCreated {
+			t.Fatalf("%s: %s", p.Diff.Title(), p.Outcome)
+		}
+		for _, td := range p.Diff.Targets {
+			if td.Changes != nil {
+				t.Errorf("%s: its diff kept %d changes", p.Diff.Title(), len(td.Changes))
+			}
+		}
+	}
+	// Acme B's prefill already held amt 7: one counter of its target.
+	if c, n := rep.AlreadyHeld(); c != 1 || n != 0 {
+		t.Errorf("already held %d counters, %d targets; want 1, 0", c, n)
+	}
+}

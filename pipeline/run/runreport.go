@@ -392,8 +392,8 @@ func (r *RunReport) AlreadyHeld() (counters, targets int) {
 		}
 		for _, t := range p.Diff.Targets {
 			sent := computed[key{t.YearNumber, t.TargetType}]
-			if len(t.Changes) > sent {
-				counters += len(t.Changes) - sent
+			if n := t.ChangeCount(); n > sent {
+				counters += n - sent
 				if sent == 0 {
 					targets++
 				}
