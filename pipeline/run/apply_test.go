@@ -539,30 +539,42 @@ func TestApplyPatchesWithoutReadingBack(t *testing.T) {
 }
 
 // TestCreatedPlanKeepsCountsOnly: once a created plan is written, its own
-// diff keeps its changes as counts (DropChanges), and the report counts
-// what the service already held from them as before.
+// diff keeps its changes as counts (DropChanges), and so do its results
+// when no report lists them (RunOptions.CountsOnly); the report counts
+// what was sent and what the service already held as before.
 func TestCreatedPlanKeepsCountsOnly(t *testing.T) {
-	w := pipelinetest.NewWorld()
 	plans := []*pipeline.InputPlan{
 		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{pipelinetest.Amt: 3}),
 		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme B", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{pipelinetest.Amt: 7, pipelinetest.Wfs: 2}),
 	}
-	_, rep := run(t, w, plans, RunOptions{})
-	if !rep.OK() {
-		t.Fatal("run not ok")
-	}
-	for _, p := range rep.Plans {
-		if p.Outcome != OutcomeCreated {
-			t.Fatalf("%s: %s", p.Diff.Title(), p.Outcome)
+	for _, countsOnly := range []bool{false, true} {
+		w := pipelinetest.NewWorld()
+		_, rep := run(t, w, plans, RunOptions{CountsOnly: countsOnly})
+		if !rep.OK() {
+			t.Fatal("run not ok")
 		}
-		for _, td := range p.Diff.Targets {
-			if td.Changes != nil {
-				t.Errorf("%s: its diff kept %d changes", p.Diff.Title(), len(td.Changes))
+		for _, p := range rep.Plans {
+			if p.Outcome != OutcomeCreated {
+				t.Fatalf("%s: %s", p.Diff.Title(), p.Outcome)
+			}
+			for _, td := range p.Diff.Targets {
+				if td.Changes != nil {
+					t.Errorf("%s: its diff kept %d changes", p.Diff.Title(), len(td.Changes))
+				}
+			}
+			for _, tr := range p.Targets {
+				if kept := tr.Diff.Changes != nil; kept == countsOnly {
+					t.Errorf("counts only %v: %s target %d kept its changes: %v", countsOnly, p.Diff.Title(), tr.Diff.TargetID, kept)
+				}
 			}
 		}
-	}
-	// Acme B's prefill already held amt 7: one counter of its target.
-	if c, n := rep.AlreadyHeld(); c != 1 || n != 0 {
-		t.Errorf("already held %d counters, %d targets; want 1, 0", c, n)
+		// Acme A: amt 3 sent; Acme B's prefill already held amt 7, so
+		// only wfs 2 was sent.
+		if s := rep.Summary(); s.TargetsPatched != 2 || s.CountersChanged != 2 {
+			t.Errorf("counts only %v: patched %d targets / %d counters, want 2 / 2", countsOnly, s.TargetsPatched, s.CountersChanged)
+		}
+		if c, n := rep.AlreadyHeld(); c != 1 || n != 0 {
+			t.Errorf("counts only %v: already held %d counters, %d targets; want 1, 0", countsOnly, c, n)
+		}
 	}
 }
