@@ -1,7 +1,7 @@
 package pipeline
 
 // The one rule for a CSV header line's delimiter. Its home is here, not in
-// formats, because the sector-targets parser (sector_targets.go) uses it
+// formats, because the sector-targets parser (pipeline/sector) uses it
 // and pipeline may not import formats; formats' CSV readers (the flat
 // table, the reconcile report's copy of a CSV input) call it.
 

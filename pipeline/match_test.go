@@ -10,8 +10,8 @@ import (
 )
 
 // TestMatchPlans is the plan-matching rule, with the cases where the two
-// old rules (matchPlan in resolve.go for diff, apply and reconcile;
-// matchStoredPlan in sector.go for check --server) disagreed, and the case
+// old rules (matchPlan in the Runner for diff, apply and reconcile;
+// matchStoredPlan in the sector check for check --server) disagreed, and the case
 // where matchPlan created a third plan.
 func TestMatchPlans(t *testing.T) {
 	s1, s2 := mustDate("2025-09-01"), mustDate("2026-09-01")

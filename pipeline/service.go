@@ -56,18 +56,22 @@ type PlanChange struct {
 	Sector      *string
 }
 
-// isZero reports whether the change sends nothing.
-func (c PlanChange) IsZero() bool { return c.Name == nil && c.ScorecardID == nil && c.Sector == nil }
+// IsZero reports whether the change sends nothing.
+func (c PlanChange) IsZero() bool {
+	for _, f := range PatchedPlanFields() {
+		if slot, _ := f.Change(&c); *slot != nil {
+			return false
+		}
+	}
+	return true
+}
 
-// clear removes field ("name", "sector", "scorecard_id") from the change.
+// Clear removes field (a PlanFields name) from the change.
 func (c *PlanChange) Clear(field string) {
-	switch field {
-	case "name":
-		c.Name = nil
-	case "sector":
-		c.Sector = nil
-	case "scorecard_id":
-		c.ScorecardID = nil
+	if f, ok := PlanFieldNamed(field); ok {
+		if slot, ok := f.Change(c); ok {
+			*slot = nil
+		}
 	}
 }
 
@@ -196,3 +200,35 @@ type Scorecard struct {
 // ScorecardsHint is where a message about a scorecard_id points: the
 // command that lists the ids each account has.
 const ScorecardsHint = "eepipe scorecards lists each account's scorecards"
+
+// ErrStopped is matched (errors.Is) by the error of a request that was not
+// applied because the run stopped: it was not sent (the run was
+// interrupted, or an earlier request failed fatally), or the service
+// refused it for the moment (busy, rate limited) and the run was
+// interrupted while waiting to send it again.
+var ErrStopped = errors.New("not sent: the run stopped")
+
+// waitCtxKey is the context key of WaitContext.
+type waitCtxKey struct{}
+
+// WaitContext returns the context that ends the waits of a request sent
+// with ctx: a request of a run goes out with a context that is never
+// cancelled (so that a request already sent finishes and its outcome is
+// known), which carries the run's own context for its waits between
+// attempts; an adapter whose client retries ends those waits, and starts
+// no further attempt, when this context ends (see planapi). Outside a run
+// it is ctx.
+func WaitContext(ctx context.Context) context.Context {
+	if w, ok := ctx.Value(waitCtxKey{}).(context.Context); ok && w != nil {
+		return w
+	}
+	return ctx
+}
+
+// WithWaitContext returns a context for a request that is never cancelled
+// (a request already sent finishes and its outcome is known) and whose
+// WaitContext is wait, the run's own context, which ends the waits
+// between its attempts.
+func WithWaitContext(wait context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(wait), waitCtxKey{}, wait)
+}

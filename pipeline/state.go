@@ -463,3 +463,33 @@ func (j storeJournal) PlanWritten(ctx context.Context, w PlanWrite) error {
 func (j storeJournal) FieldsApplied(ctx context.Context, ws []FieldWrite) error {
 	return j.store.RecordFields(context.WithoutCancel(ctx), j.run, ws)
 }
+
+// SavedProgress is what earlier runs of a change set wrote: the runs
+// that recorded a write, and the plans their creates made.
+type SavedProgress struct {
+	Runs    []int64
+	Created []SavedCreated
+}
+
+// SavedCreated is a plan an earlier run of a change set created.
+type SavedCreated struct {
+	Account string
+	PlanID  int64
+}
+
+// Resumed reports whether an earlier run wrote part of the set.
+func (p *SavedProgress) Resumed() bool { return p != nil && len(p.Runs) > 0 }
+
+// HasCreated reports whether an earlier run of the set created plan id on
+// account.
+func (p *SavedProgress) HasCreated(account string, id int64) bool {
+	if p == nil {
+		return false
+	}
+	for _, c := range p.Created {
+		if c.Account == account && c.PlanID == id {
+			return true
+		}
+	}
+	return false
+}

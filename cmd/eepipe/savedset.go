@@ -119,7 +119,7 @@ type savedRun struct {
 	file *reports.ChangeSetFile
 	set  *savedset.StreamedSet
 	// earlier is what earlier runs of the set wrote (resume).
-	earlier run.SavedProgress
+	earlier pipeline.SavedProgress
 	// signer is the name of the listed signer whose sign-off of the set
 	// was verified ("" when the configuration lists no signers).
 	signer string

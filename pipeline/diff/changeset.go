@@ -2,9 +2,10 @@ package diff
 
 import (
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"io"
 	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // ChangeSet is the difference between a batch of input plans and the

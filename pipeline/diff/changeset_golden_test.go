@@ -1,14 +1,14 @@
 package diff
 
-import "github.com/eepipe/eepipe/pipeline/pipelinetest"
-
 import (
 	"bytes"
 	"flag"
-	"github.com/eepipe/eepipe/pipeline"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/pipelinetest"
 )
 
 var updateChangeSet = flag.Bool("update-changeset", false, "rewrite pipeline/diff/testdata/changeset.golden")

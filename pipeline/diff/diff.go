@@ -3,10 +3,11 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // Action is what making the service match one input plan takes.
@@ -131,7 +132,8 @@ func FieldValueText(v string) string {
 // fieldChange is the change of plan field field of in from old (the
 // service's) to new, at the cell the field was read from.
 func fieldChange(in *pipeline.InputPlan, field, old, new string) FieldChange {
-	return FieldChange{Field: field, Old: old, New: new, Origin: in.FieldOrigin(reconcileFieldColumns[field])}
+	pf, _ := pipeline.PlanFieldNamed(field)
+	return FieldChange{Field: field, Old: old, New: new, Origin: in.FieldOrigin(pf.Column)}
 }
 
 // CounterChange is one counter the file sets to a value the service does
@@ -483,11 +485,10 @@ func diffDates(d *PlanDiff, in *pipeline.InputPlan, server *pipeline.Plan, opts 
 		d.Reason = fmt.Sprintf("the dates change from %s to %s: plan %d will be created again with the new dates and the old plan deleted; "+
 			"counters the file leaves blank keep their stored values", from, to, server.ID)
 		var dates []FieldChange
-		if np.StartDate != server.StartDate {
-			dates = append(dates, fieldChange(in, "start_date", server.StartDate.String(), np.StartDate.String()))
-		}
-		if np.EndDate != server.EndDate {
-			dates = append(dates, fieldChange(in, "end_date", server.EndDate.String(), np.EndDate.String()))
+		for _, f := range pipeline.PlanFields {
+			if old, v := f.Stored(server), f.New(&np); f.Date && v != old {
+				dates = append(dates, fieldChange(in, f.Name, old, v))
+			}
 		}
 		d.Fields = append(dates, d.Fields...)
 	}
@@ -498,17 +499,12 @@ func diffDates(d *PlanDiff, in *pipeline.InputPlan, server *pipeline.Plan, opts 
 // trim a name's cell, so a file cannot hold the spaces around a service's
 // name: they are no change.
 func (d *PlanDiff) diffMeta(in *pipeline.InputPlan, server *pipeline.Plan) {
-	if in.Name != "" && in.Name != strings.TrimSpace(server.Name) {
-		d.Meta.Name = Ptr(in.Name)
-		d.Fields = append(d.Fields, fieldChange(in, "name", server.Name, in.Name))
-	}
-	if in.Sector != "" && in.Sector != server.Sector {
-		d.Meta.Sector = Ptr(in.Sector)
-		d.Fields = append(d.Fields, fieldChange(in, "sector", server.Sector, in.Sector))
-	}
-	if in.ScorecardID != "" && in.ScorecardID != server.ScorecardID {
-		d.Meta.ScorecardID = Ptr(in.ScorecardID)
-		d.Fields = append(d.Fields, fieldChange(in, "scorecard_id", server.ScorecardID, in.ScorecardID))
+	for _, f := range pipeline.PatchedPlanFields() {
+		if v, old := f.Input(in), f.Stored(server); f.Differs(v, old) {
+			slot, _ := f.Change(&d.Meta)
+			*slot = Ptr(v)
+			d.Fields = append(d.Fields, fieldChange(in, f.Name, old, v))
+		}
 	}
 }
 
@@ -635,16 +631,16 @@ func diffCreate(d *PlanDiff, in *pipeline.InputPlan, action Action, np pipeline.
 		d.Targets = append(d.Targets, td)
 	}
 	if action == ActionCreate {
-		for _, f := range []struct{ name, v string }{{"name", np.Name}, {"sector", np.Sector}, {"scorecard_id", np.ScorecardID}} {
-			if f.v != "" {
-				d.Fields = append(d.Fields, fieldChange(in, f.name, "", f.v))
+		for _, f := range pipeline.PatchedPlanFields() {
+			if v := f.New(&np); v != "" {
+				d.Fields = append(d.Fields, fieldChange(in, f.Name, "", v))
 			}
 		}
 	} else {
 		s := d.Server
-		for _, f := range []struct{ name, old, v string }{{"name", s.Name, np.Name}, {"sector", s.Sector, np.Sector}, {"scorecard_id", s.ScorecardID, np.ScorecardID}} {
-			if f.v != f.old {
-				d.Fields = append(d.Fields, fieldChange(in, f.name, f.old, f.v))
+		for _, f := range pipeline.PatchedPlanFields() {
+			if old, v := f.Stored(s), f.New(&np); v != old {
+				d.Fields = append(d.Fields, fieldChange(in, f.Name, old, v))
 			}
 		}
 	}

@@ -1,13 +1,12 @@
 package diff
 
-import "github.com/eepipe/eepipe/pipeline/pipelinetest"
-
 import (
 	"context"
 	"sync/atomic"
 	"testing"
 
 	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/pipelinetest"
 	"pgregory.net/rapid"
 )
 

@@ -1,16 +1,16 @@
 package diff
 
-import "github.com/eepipe/eepipe/pipeline/pipelinetest"
-
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/eepipe/eepipe/pipeline"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/pipelinetest"
 )
 
 // stored creates p on a fresh fake service and returns the stored plan.

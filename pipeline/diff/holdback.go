@@ -3,8 +3,9 @@ package diff
 import (
 	"context"
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"sync"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // HoldBack is a run's three-way rule: each change of the files is

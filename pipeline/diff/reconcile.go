@@ -3,11 +3,12 @@ package diff
 import (
 	"cmp"
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // ReconcileSchema names the version of the reconciliation report's JSON
@@ -267,13 +268,6 @@ func candidateAccount(d *PlanDiff, accounts []pipeline.Account) *pipeline.Accoun
 	return nil
 }
 
-// reconcileFieldColumns maps the plan fields a diff compares to their
-// column names.
-var reconcileFieldColumns = map[string]string{
-	"name": pipeline.ColPlanName, "sector": pipeline.ColSector, "scorecard_id": pipeline.ColScorecardID,
-	"start_date": pipeline.ColStartDate, "end_date": pipeline.ColEndDate,
-}
-
 // reconcilePlan is the reconcile report's entry for plan diff d: the
 // plan as the file and the service name it (reconcileHead), then what
 // differs (reconcileUpdate), the plan the service lacks, or why it was
@@ -342,7 +336,8 @@ func reconcileUpdate(rp *ReconciledPlan, d *PlanDiff) {
 	for _, f := range d.Fields {
 		fd := FieldDifference{Field: f.Field, Workbook: f.New, Server: f.Old, Class: f.Class, LastApplied: f.Last}
 		o := f.Origin
-		if col, ok := reconcileFieldColumns[f.Field]; ok && d.Input != nil {
+		if pf, ok := pipeline.PlanFieldNamed(f.Field); ok && d.Input != nil {
+			col := pf.Column
 			// The field's own cell (the grid's "Sector" value, the
 			// flat row's sector column), kept when it was read.
 			o = d.Input.FieldOrigin(col)

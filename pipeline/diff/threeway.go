@@ -3,11 +3,12 @@ package diff
 import (
 	"context"
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // ChangeClass classifies a differing counter three ways: the file's value,
@@ -503,7 +504,8 @@ func holdPlanChanges(d *PlanDiff, overwrite bool) []HeldChange {
 	var held []HeldChange
 	var keepFields []FieldChange
 	for _, f := range d.Fields {
-		hold := f.Class.held() && (d.Action == ActionUpdate || f.Field != "start_date" && f.Field != "end_date")
+		pf, _ := pipeline.PlanFieldNamed(f.Field)
+		hold := f.Class.held() && (d.Action == ActionUpdate || !pf.Date)
 		if !hold || overwrite {
 			keepFields = append(keepFields, f)
 		}
@@ -618,29 +620,12 @@ func (d *PlanDiff) oldTargetOf(t *TargetDiff) *pipeline.Target {
 // after the create (d.source is what the created plan is diffed against;
 // d.Input, the file, is left as read).
 func (d *PlanDiff) keepServiceField(f FieldChange) {
-	var np, src *string
-	switch f.Field {
-	case "name":
-		np = &d.Create.Name
-		if d.source != nil {
-			src = &d.source.Name
-		}
-	case "sector":
-		np = &d.Create.Sector
-		if d.source != nil {
-			src = &d.source.Sector
-		}
-	case "scorecard_id":
-		np = &d.Create.ScorecardID
-		if d.source != nil {
-			src = &d.source.ScorecardID
-		}
-	default:
+	pf, ok := pipeline.PlanFieldNamed(f.Field)
+	if !ok || !pf.SetNew(d.Create, f.Old) {
 		return
 	}
-	*np = f.Old
-	if src != nil {
-		*src = f.Old
+	if d.source != nil {
+		pf.SetInput(d.source, f.Old)
 	}
 }
 

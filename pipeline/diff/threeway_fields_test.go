@@ -1,15 +1,15 @@
 package diff
 
-import "github.com/eepipe/eepipe/pipeline/pipelinetest"
-
 import (
 	"context"
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/pipelinetest"
 )
 
 func TestClassifyField(t *testing.T) {

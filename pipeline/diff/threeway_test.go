@@ -1,13 +1,13 @@
 package diff
 
-import "github.com/eepipe/eepipe/pipeline/pipelinetest"
-
 import (
 	"context"
-	"github.com/eepipe/eepipe/pipeline"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/pipelinetest"
 )
 
 func TestClassify(t *testing.T) {

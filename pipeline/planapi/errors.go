@@ -6,7 +6,6 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // Err translates an error of the client into the pipeline's terms: the
@@ -56,7 +55,7 @@ func Err(err error) error {
 	}
 	var ie *apiclient.InterruptedError
 	if errors.As(err, &ie) && ie.NotApplied() {
-		kinds = append(kinds, run.ErrStopped)
+		kinds = append(kinds, pipeline.ErrStopped)
 	}
 	if len(kinds) == 0 {
 		return err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/eepipe/eepipe/apiclient"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/run"
 )
 
 // Service is the plan API of one account as a pipeline.PlanService: the
@@ -21,7 +20,7 @@ var _ pipeline.PlanService = (*Service)(nil)
 // the client waits out no Retry-After, and starts no further attempt,
 // once the run is interrupted.
 func waits(ctx context.Context) context.Context {
-	return apiclient.WithWaitContext(ctx, run.WaitContext(ctx))
+	return apiclient.WithWaitContext(ctx, pipeline.WaitContext(ctx))
 }
 
 // New returns c as a pipeline.PlanService.

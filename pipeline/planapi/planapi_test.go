@@ -420,7 +420,7 @@ func TestRateLimitedCreateInterrupted(t *testing.T) {
 	if p.Outcome != run.OutcomeNotApplied {
 		t.Fatalf("outcome %v (%v), want not applied", p.Outcome, p.Err)
 	}
-	if !errors.Is(p.Err, run.ErrStopped) || !errors.Is(p.Err, context.Canceled) || !errors.Is(p.Err, pipeline.ErrRateLimited) {
+	if !errors.Is(p.Err, pipeline.ErrStopped) || !errors.Is(p.Err, context.Canceled) || !errors.Is(p.Err, pipeline.ErrRateLimited) {
 		t.Errorf("err = %v, want ErrStopped, context.Canceled and ErrRateLimited", p.Err)
 	}
 	if !strings.Contains(p.Err.Error(), "429") || !strings.HasSuffix(p.Err.Error(), "not retried: interrupted") {

@@ -166,7 +166,7 @@ func (r *Runner) createPlan(ctx context.Context, svc pipeline.PlanService, d *di
 	if err != nil {
 		res.Err = err
 		res.Outcome = OutcomeFailed
-		if errors.Is(err, ErrStopped) {
+		if errors.Is(err, pipeline.ErrStopped) {
 			res.Outcome = OutcomeNotApplied
 		}
 		if d.Action == diff.ActionRecreate {
@@ -240,7 +240,7 @@ func (r *Runner) writePlan(ctx context.Context, svc pipeline.PlanService, work *
 			continue
 		}
 		if jerr != nil {
-			res.Targets[i].err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, ErrStopped)
+			res.Targets[i].err = fmt.Errorf("%s (target %d) not patched: %w", t.Label(), t.TargetID, pipeline.ErrStopped)
 			continue
 		}
 		tp.Go(func() {
@@ -291,7 +291,7 @@ func writeFailures(res *PlanResult, errs []error) {
 	}
 	stoppedOnly := true
 	for _, e := range errs {
-		stoppedOnly = stoppedOnly && errors.Is(e, ErrStopped)
+		stoppedOnly = stoppedOnly && errors.Is(e, pipeline.ErrStopped)
 	}
 	msg := errs[0].Error()
 	if len(errs) > 1 {
@@ -376,7 +376,7 @@ func (r *Runner) create(ctx context.Context, svc pipeline.PlanService, d *diff.P
 			created = p
 			return pace.Done(nil)
 		}
-		if errors.Is(err, ErrStopped) {
+		if errors.Is(err, pipeline.ErrStopped) {
 			return pace.Done(err)
 		}
 		if !errors.Is(err, pipeline.ErrUnclearOutcome) {

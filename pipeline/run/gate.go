@@ -10,30 +10,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline"
 )
 
-// ErrStopped is matched (errors.Is) by the error of a request that was not
-// applied because the run stopped: it was not sent (the run was
-// interrupted, or an earlier request failed fatally), or the service
-// refused it for the moment (busy, rate limited) and the run was
-// interrupted while waiting to send it again.
-var ErrStopped = errors.New("not sent: the run stopped")
-
-// waitCtxKey is the context key of WaitContext.
-type waitCtxKey struct{}
-
-// WaitContext returns the context that ends the waits of a request sent
-// with ctx: a request of a run goes out with a context that is never
-// cancelled (so that a request already sent finishes and its outcome is
-// known), which carries the run's own context for its waits between
-// attempts; an adapter whose client retries ends those waits, and starts
-// no further attempt, when this context ends (see planapi). Outside a run
-// it is ctx.
-func WaitContext(ctx context.Context) context.Context {
-	if w, ok := ctx.Value(waitCtxKey{}).(context.Context); ok && w != nil {
-		return w
-	}
-	return ctx
-}
-
 // stoppedError is the error of a request that was not sent; cause says why
 // the run stopped.
 type stoppedError struct{ cause error }
@@ -57,7 +33,7 @@ func (e *stoppedError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrStopped) true.
-func (e *stoppedError) Is(target error) bool { return target == ErrStopped }
+func (e *stoppedError) Is(target error) bool { return target == pipeline.ErrStopped }
 
 // IsFatal reports whether err must stop the whole run: the key pair or the
 // lookup credentials are refused, or a service is unreachable. Within a
@@ -192,7 +168,7 @@ func (g *gate) do(ctx context.Context, kind int, unclearIsSafe bool, acct *accou
 		}
 	}
 	g.counts[kind].Add(1)
-	err := fn(context.WithValue(context.WithoutCancel(ctx), waitCtxKey{}, ctx))
+	err := fn(pipeline.WithWaitContext(ctx))
 	g.inFlight.Add(-1)
 	<-g.sem
 	if err == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // TestGateWaitContext: a request runs on a context that the run's cancel
@@ -20,8 +22,8 @@ func TestGateWaitContext(t *testing.T) {
 		if c.Err() != nil {
 			t.Errorf("the request's context ended with the run's: %v", c.Err())
 		}
-		if w := WaitContext(c); !errors.Is(w.Err(), context.Canceled) {
-			t.Errorf("WaitContext(request).Err() = %v, want context.Canceled", w.Err())
+		if w := pipeline.WaitContext(c); !errors.Is(w.Err(), context.Canceled) {
+			t.Errorf("pipeline.WaitContext(request).Err() = %v, want context.Canceled", w.Err())
 		}
 		return nil
 	})
@@ -29,7 +31,7 @@ func TestGateWaitContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg := context.Background()
-	if WaitContext(bg) != bg {
-		t.Error("WaitContext outside a run is not the context itself")
+	if pipeline.WaitContext(bg) != bg {
+		t.Error("pipeline.WaitContext outside a run is not the context itself")
 	}
 }

@@ -239,15 +239,10 @@ type inSyncFailure struct {
 	err error
 }
 
-// planFields are the plan fields eepipe records as last applied, with the
-// PlanChange field each is written through ("" for the dates, fixed at
-// creation).
-var planFields = []string{"name", "sector", "scorecard_id", "start_date", "end_date"}
-
 // fieldsInSync returns the plan fields of plan planID (diff d) whose value
 // the file sets and the service holds after the run without a metadata
-// update: not pending in d.meta (recorded when the update succeeds,
-// recordPlan) and not held. The dates are recorded as the service holds
+// update: not pending in d.Meta (recorded when the update succeeds,
+// recordMeta) and not held. The dates are recorded as the service holds
 // them (the file's end date may be clamped).
 func (r *Runner) fieldsInSync(d *diff.PlanDiff, planID int64) []pipeline.FieldWrite {
 	in, s := d.Input, d.Server
@@ -255,39 +250,20 @@ func (r *Runner) fieldsInSync(d *diff.PlanDiff, planID int64) []pipeline.FieldWr
 		return nil
 	}
 	var out []pipeline.FieldWrite
-	for _, f := range planFields {
-		var v string
-		switch f {
-		case "name":
-			v = in.Name
-			if d.Meta.Name != nil || v != s.Name {
+	for _, f := range pipeline.PlanFields {
+		v := f.Input(in)
+		if f.Date {
+			if v == "" {
 				continue
 			}
-		case "sector":
-			v = in.Sector
-			if d.Meta.Sector != nil || v != s.Sector {
-				continue
-			}
-		case "scorecard_id":
-			v = in.ScorecardID
-			if d.Meta.ScorecardID != nil || v != s.ScorecardID {
-				continue
-			}
-		case "start_date":
-			if in.StartDate.IsZero() {
-				continue
-			}
-			v = s.StartDate.String()
-		case "end_date":
-			if in.EndDate.IsZero() {
-				continue
-			}
-			v = s.EndDate.String()
-		}
-		if v == "" || slices.ContainsFunc(d.HeldFields, func(h diff.FieldChange) bool { return h.Field == f }) {
+			v = f.Stored(s)
+		} else if slot, _ := f.Change(&d.Meta); *slot != nil || v != f.Stored(s) {
 			continue
 		}
-		out = append(out, r.fieldWrite(d, planID, f, v))
+		if v == "" || slices.ContainsFunc(d.HeldFields, func(h diff.FieldChange) bool { return h.Field == f.Name }) {
+			continue
+		}
+		out = append(out, r.fieldWrite(d, planID, f.Name, v))
 	}
 	return out
 }
@@ -304,12 +280,9 @@ func (r *Runner) fieldWrite(d *diff.PlanDiff, planID int64, field, value string)
 // update of plan planID (diff d) wrote.
 func (r *Runner) recordMeta(ctx context.Context, d *diff.PlanDiff, planID int64) error {
 	var ws []pipeline.FieldWrite
-	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"name", d.Meta.Name}, {"sector", d.Meta.Sector}, {"scorecard_id", d.Meta.ScorecardID}} {
-		if f.v != nil {
-			ws = append(ws, r.fieldWrite(d, planID, f.name, *f.v))
+	for _, f := range pipeline.PatchedPlanFields() {
+		if v, _ := f.Change(&d.Meta); *v != nil {
+			ws = append(ws, r.fieldWrite(d, planID, f.Name, **v))
 		}
 	}
 	if len(ws) == 0 {

@@ -43,7 +43,7 @@ import (
 func (r *Runner) findRecreated(ctx context.Context, svc pipeline.PlanService, d *diff.PlanDiff) (*pipeline.Plan, []string, error) {
 	list, err := r.relist(ctx, svc)
 	if err != nil {
-		if errors.Is(err, ErrStopped) {
+		if errors.Is(err, pipeline.ErrStopped) {
 			return nil, nil, err
 		}
 		return nil, nil, fmt.Errorf("the plans could not be listed to check for a plan left by an earlier recreate (%w); nothing was changed", err)
@@ -122,7 +122,7 @@ func (r *Runner) listAccounts(ctx context.Context, want []bool) ([][]pipeline.Pl
 		}
 		p.Go(func() {
 			plans, err := r.accounts[a].Service.ListPlans(ctx)
-			if errors.Is(err, ErrStopped) {
+			if errors.Is(err, pipeline.ErrStopped) {
 				lists[a], errs[a] = nil, err
 				return // not listed: another call may list it
 			}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/eepipe/eepipe/pace"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/run"
 
 	// The database/sql drivers of the two backends.
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -730,8 +729,8 @@ func (s *Store) ChangeSetRun(ctx context.Context, sig string) (*pipeline.RunReco
 // ChangeSetProgress returns what earlier runs of the change set with this
 // signature wrote: the runs that recorded a write, and the plans their
 // creates made. A set no run wrote from has a zero progress.
-func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (run.SavedProgress, error) {
-	var p run.SavedProgress
+func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (pipeline.SavedProgress, error) {
+	var p pipeline.SavedProgress
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.id FROM eepipe_runs r WHERE r.change_set = ?
 		AND (EXISTS (SELECT 1 FROM eepipe_writes w WHERE w.run_id = r.id)
 		  OR EXISTS (SELECT 1 FROM eepipe_plan_writes p WHERE p.run_id = r.id AND p.outcome = 'ok'))
@@ -758,7 +757,7 @@ func (s *Store) ChangeSetProgress(ctx context.Context, sig string) (run.SavedPro
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c run.SavedCreated
+		var c pipeline.SavedCreated
 		if err := rows.Scan(&c.Account, &c.PlanID); err != nil {
 			return p, s.explain(err)
 		}

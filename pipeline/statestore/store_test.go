@@ -15,7 +15,6 @@ import (
 
 	"github.com/eepipe/eepipe/pace/pacetest"
 	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/statestore/statestoretest"
 )
 
@@ -162,7 +161,7 @@ func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 				}
 				return got
 			}
-			progress := func() run.SavedProgress {
+			progress := func() pipeline.SavedProgress {
 				t.Helper()
 				p, err := s.ChangeSetProgress(ctx, "deadbeef")
 				if err != nil {
@@ -201,7 +200,7 @@ func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 			if got := applied(); got != nil {
 				t.Fatalf("a partial run applied the set: %+v", got)
 			}
-			if p := progress(); len(p.Runs) != 1 || p.Runs[0] != partial || len(p.Created) != 1 || p.Created[0] != (run.SavedCreated{Account: "acme", PlanID: 42}) {
+			if p := progress(); len(p.Runs) != 1 || p.Runs[0] != partial || len(p.Created) != 1 || p.Created[0] != (pipeline.SavedCreated{Account: "acme", PlanID: 42}) {
 				t.Fatalf("progress = %+v, want run %d and plan 42 created", p, partial)
 			}
 			// The run that finishes it.

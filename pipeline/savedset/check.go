@@ -2,11 +2,12 @@ package savedset
 
 import (
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
-	"github.com/eepipe/eepipe/pipeline/diff"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/eepipe/eepipe/pipeline"
+	"github.com/eepipe/eepipe/pipeline/diff"
 )
 
 // maxSavedYear bounds a saved target's year number: a plan covers at most
@@ -281,7 +282,11 @@ func checkSavedField(field, v string, blankOK bool) error {
 		}
 		return pipeline.CheckNameText(v)
 	}
-	return fmt.Errorf("the field %q is not one apply writes (name, sector, scorecard_id)", pipeline.Excerpt(field))
+	var names []string
+	for _, f := range pipeline.PatchedPlanFields() {
+		names = append(names, f.Name)
+	}
+	return fmt.Errorf("the field %q is not one apply writes (%s)", pipeline.Excerpt(field), strings.Join(names, ", "))
 }
 
 // checkSavedName checks a plan name as a workbook's plan_name cell is

@@ -11,14 +11,10 @@ import "github.com/eepipe/eepipe/pipeline"
 func FillFromServer(file *pipeline.InputPlan, stored *pipeline.Plan) *pipeline.InputPlan {
 	out := pipeline.FromServer(stored, file.Company)
 	out.Origin = file.Origin
-	if file.Name != "" {
-		out.Name = file.Name
-	}
-	if file.Sector != "" {
-		out.Sector = file.Sector
-	}
-	if file.ScorecardID != "" {
-		out.ScorecardID = file.ScorecardID
+	for _, f := range pipeline.PatchedPlanFields() {
+		if v := f.Input(file); v != "" {
+			f.SetInput(out, v)
+		}
 	}
 	type key struct {
 		year int

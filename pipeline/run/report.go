@@ -344,7 +344,7 @@ func rowOutcome(p *PlanResult, tr *TargetResult, planErr string) (Outcome, strin
 		return outcomeUnchanged, ""
 	}
 	if tr != nil && tr.err != nil {
-		if errors.Is(tr.err, ErrStopped) && !p.Wrote {
+		if errors.Is(tr.err, pipeline.ErrStopped) && !p.Wrote {
 			return OutcomeNotApplied, tr.err.Error()
 		}
 		return OutcomeFailed, tr.err.Error()

@@ -40,36 +40,6 @@ func (d Drift) String() string {
 	return b.String()
 }
 
-// SavedProgress is what earlier runs of a change set wrote: the runs
-// that recorded a write, and the plans their creates made.
-type SavedProgress struct {
-	Runs    []int64
-	Created []SavedCreated
-}
-
-// SavedCreated is a plan an earlier run of a change set created.
-type SavedCreated struct {
-	Account string
-	PlanID  int64
-}
-
-// Resumed reports whether an earlier run wrote part of the set.
-func (p *SavedProgress) Resumed() bool { return p != nil && len(p.Runs) > 0 }
-
-// created reports whether an earlier run of the set created plan id on
-// account.
-func (p *SavedProgress) created(account string, id int64) bool {
-	if p == nil {
-		return false
-	}
-	for _, c := range p.Created {
-		if c.Account == account && c.PlanID == id {
-			return true
-		}
-	}
-	return false
-}
-
 // planSaved turns one plan of a saved change set into the PlanDiff to
 // apply, checking it against the service: any target no longer holding
 // the recorded service value, any field changed, and a plan to create that
@@ -81,7 +51,7 @@ func (p *SavedProgress) created(account string, id int64) bool {
 // holds at the set's new value is applied and left out, a plan the set's
 // earlier run created is completed rather than created again, and the rest
 // is checked for drift as before.
-func (r *Runner) planSaved(ctx context.Context, sp savedset.SavedPlan, list []pipeline.Plan, prog *SavedProgress, drift func(Drift)) (*diff.PlanDiff, error) {
+func (r *Runner) planSaved(ctx context.Context, sp savedset.SavedPlan, list []pipeline.Plan, prog *pipeline.SavedProgress, drift func(Drift)) (*diff.PlanDiff, error) {
 	in := &pipeline.InputPlan{}
 	for _, st := range sp.Targets {
 		t := &pipeline.InputTarget{Origin: pipeline.Origin{File: st.File}, YearNumber: st.YearNumber, TargetType: st.TargetType}
@@ -118,7 +88,7 @@ func (r *Runner) planSaved(ctx context.Context, sp savedset.SavedPlan, list []pi
 // savedCreate is planSaved of a plan the set creates: drift when its
 // account (list) now holds a plan of its name and start date, unless an
 // earlier run of the set created it, which is then completed.
-func (r *Runner) savedCreate(ctx context.Context, sp savedset.SavedPlan, in *pipeline.InputPlan, list []pipeline.Plan, prog *SavedProgress, drift func(Drift)) (*diff.PlanDiff, error) {
+func (r *Runner) savedCreate(ctx context.Context, sp savedset.SavedPlan, in *pipeline.InputPlan, list []pipeline.Plan, prog *pipeline.SavedProgress, drift func(Drift)) (*diff.PlanDiff, error) {
 	if sp.Create == nil {
 		return nil, &savedset.SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set creates a plan but gives no create request", sp.Title)}}
 	}
@@ -127,7 +97,7 @@ func (r *Runner) savedCreate(ctx context.Context, sp savedset.SavedPlan, in *pip
 	d := diff.Diff(in, nil, diff.DiffOptions{})
 	d.Account = sp.Account
 	found := pipeline.MatchPlans(list, 0, c.Name, c.StartDate, nil)
-	if len(found) == 1 && prog.created(sp.Account, found[0].ID) {
+	if len(found) == 1 && prog.HasCreated(sp.Account, found[0].ID) {
 		return r.resumeCreate(ctx, sp, in, found[0].ID, drift)
 	}
 	if len(found) > 0 {
@@ -139,9 +109,14 @@ func (r *Runner) savedCreate(ctx context.Context, sp savedset.SavedPlan, in *pip
 
 // savedFields adds to d the plan fields sp writes, each compared with
 // the stored plan server.
-func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff, prog *SavedProgress, drift func(Drift)) error {
+func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff, prog *pipeline.SavedProgress, drift func(Drift)) error {
 	for _, f := range sp.Fields {
-		now := map[string]string{"name": server.Name, "sector": server.Sector, "scorecard_id": server.ScorecardID}[f.Field]
+		pf, known := pipeline.PlanFieldNamed(f.Field)
+		slot, patched := pf.Change(&d.Meta)
+		if !known || !patched {
+			return &savedset.SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
+		}
+		now := pf.Stored(server)
 		at := savedset.SavedOrigin(f.File, f.Cell)
 		if prog.Resumed() && now == f.New && now != f.Expected {
 			continue // applied by an earlier run of the set
@@ -149,16 +124,7 @@ func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff,
 		if now != f.Expected {
 			drift(Drift{plan: sp.Title, what: f.Field, at: at, detail: fmt.Sprintf("the change set expects %s on the service, it now holds %s", diff.FieldValueText(f.Expected), diff.FieldValueText(now))})
 		}
-		switch f.Field {
-		case "name":
-			d.Meta.Name = diff.Ptr(f.New)
-		case "sector":
-			d.Meta.Sector = diff.Ptr(f.New)
-		case "scorecard_id":
-			d.Meta.ScorecardID = diff.Ptr(f.New)
-		default:
-			return &savedset.SavedSetError{Problems: []string{fmt.Sprintf("%s: the change set changes the field %q, which apply cannot write", sp.Title, f.Field)}}
-		}
+		*slot = diff.Ptr(f.New)
 		d.Fields = append(d.Fields, diff.FieldChange{Field: f.Field, Old: now, New: f.New, Origin: at})
 	}
 	return nil
@@ -166,7 +132,7 @@ func savedFields(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff,
 
 // savedTargets adds to d the counters sp writes, each compared with its
 // target on the stored plan server.
-func savedTargets(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff, prog *SavedProgress, drift func(Drift)) {
+func savedTargets(sp savedset.SavedPlan, server *pipeline.Plan, d *diff.PlanDiff, prog *pipeline.SavedProgress, drift func(Drift)) {
 	in := d.Input
 	for i, st := range sp.Targets {
 		var m *pipeline.Milestone

@@ -10,7 +10,7 @@ import (
 )
 
 // The sector check: each plan measured against its sector's targets
-// (sector_targets.go), and the report of the checks.
+// (targets.go), and the report of the checks.
 
 // designatedMaleRaces and designatedFemaleRaces are the races whose counters
 // count towards the designated-group figures. Foreign nationals are never

@@ -36,7 +36,7 @@ type SavedCheck struct {
 // service value, any field changed, and any plan to create that now exists
 // is a drift, and then nothing should be applied. prog is as for
 // planSaved. The error is not nil only when the run must stop.
-func (r *Runner) CheckSaved(ctx context.Context, s *savedset.StreamedSet, prog *SavedProgress) (*SavedCheck, error) {
+func (r *Runner) CheckSaved(ctx context.Context, s *savedset.StreamedSet, prog *pipeline.SavedProgress) (*SavedCheck, error) {
 	for _, a := range s.Header.Accounts {
 		if r.account(a) == nil {
 			return nil, &savedset.SavedSetError{Problems: []string{fmt.Sprintf("the change set writes to account %s, which is not configured", a)}}
@@ -103,7 +103,7 @@ func (r *Runner) CheckSaved(ctx context.Context, s *savedset.StreamedSet, prog *
 // verified, or the error reading it: the plans before were applied, as
 // the report says, and the report's Fatal is that error (the run did not
 // carry the set through).
-func (r *Runner) ApplySaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time) (*RunReport, error) {
+func (r *Runner) ApplySaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *pipeline.SavedProgress, started time.Time) (*RunReport, error) {
 	recorded, err := r.beginRecord(ctx, slices.Sorted(slices.Values(s.Header.Accounts)), s.Header.Signature)
 	if err != nil && ctx.Err() == nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (r *Runner) ApplySaved(ctx context.Context, s *savedset.StreamedSet, chk *S
 }
 
 // applySaved is ApplySaved once the run is recorded.
-func (r *Runner) applySaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time) (*RunReport, error) {
+func (r *Runner) applySaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *pipeline.SavedProgress, started time.Time) (*RunReport, error) {
 	rep := &RunReport{Started: started}
 	var mu sync.Mutex
 	p := pool.New().WithMaxGoroutines(r.opts.concurrency())
@@ -137,7 +137,7 @@ func (r *Runner) applySaved(ctx context.Context, s *savedset.StreamedSet, chk *S
 				d = diff.Failed(savedInput(sp), err.Error())
 				d.Account = sp.Account
 				res = &PlanResult{Diff: d, PlanID: sp.PlanID, Outcome: OutcomeFailed, Err: err}
-				if errors.Is(err, ErrStopped) {
+				if errors.Is(err, pipeline.ErrStopped) {
 					res.Outcome = OutcomeNotApplied
 				}
 			case len(drifts) > 0:
@@ -176,7 +176,7 @@ func (r *Runner) applySaved(ctx context.Context, s *savedset.StreamedSet, chk *S
 // again, one plan at a time, writes each plan's diff to w as
 // ChangeSet.Render does (then its summary), and returns the dry run's
 // report; nothing is sent but the reads.
-func (r *Runner) DryRunSaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *SavedProgress, started time.Time, w io.Writer, opts diff.RenderOptions) (*RunReport, diff.DiffSummary, error) {
+func (r *Runner) DryRunSaved(ctx context.Context, s *savedset.StreamedSet, chk *SavedCheck, prog *pipeline.SavedProgress, started time.Time, w io.Writer, opts diff.RenderOptions) (*RunReport, diff.DiffSummary, error) {
 	rep := &RunReport{Started: started, DryRun: true}
 	var sum diff.DiffSummary
 	err := s.Plans(func(_ int, sp *savedset.SavedPlan) error {
@@ -214,7 +214,7 @@ func (r *Runner) SavedNotApplied(ctx context.Context, s *savedset.StreamedSet, s
 	rep := &RunReport{Started: started}
 	cause := r.gate.stopErr(ctx)
 	if cause == nil {
-		cause = ErrStopped
+		cause = pipeline.ErrStopped
 	}
 	// A file changed since it was verified lists the plans read before.
 	_ = s.Plans(func(_ int, sp *savedset.SavedPlan) error {

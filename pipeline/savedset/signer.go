@@ -19,7 +19,7 @@ import (
 // content digest, the signer's name and the time with that person's
 // ed25519 key, and apply refuses, when the configuration lists its
 // trusted signers, a set no listed signer signed. The accounts' seal
-// (savedset_sign.go) stays the integrity check; the sign-off says who
+// (sign.go) stays the integrity check; the sign-off says who
 // approved exactly this content.
 
 // SignerKeySchema names the shape of a signer's private key file.

@@ -2,9 +2,10 @@ package diff
 
 import (
 	"fmt"
-	"github.com/eepipe/eepipe/pipeline"
 	"slices"
 	"strings"
+
+	"github.com/eepipe/eepipe/pipeline"
 )
 
 // UncheckedCompanies returns one warning for each company whose plans the

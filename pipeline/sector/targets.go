@@ -14,7 +14,7 @@ import (
 // The sectoral numerical targets: the figures (embedded, or a --targets
 // file), their file format and its parser, and the lookup of a sector's
 // figures at a level. The check that measures plans against them is in
-// sector.go.
+// check.go.
 
 // SectorNotice names the notice the sectoral numerical targets come from.
 const SectorNotice = "GN 6124, Government Gazette 52514, 15 April 2025"
