@@ -589,6 +589,9 @@ func decode(cl call, path string, status int, b []byte) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return &DecodeError{Method: cl.method, Path: path, StatusCode: status, err: errors.New("no body")}
 	}
+	if fd, ok := cl.out.(fastDecoder); ok && json.Valid(b) && fd.decodeFast(b) {
+		return nil
+	}
 	if err := json.Unmarshal(b, cl.out); err != nil {
 		return &DecodeError{Method: cl.method, Path: path, StatusCode: status, Excerpt: excerpt(string(b)), err: err}
 	}

@@ -149,9 +149,15 @@ func (t *Target) decodeSlow(b []byte) error {
 // escapes, and whose keys are not repeated. It reports false, with t in
 // any state, when b is anything else; decodeSlow then decides.
 func (t *Target) decodeFlat(b []byte) bool {
-	i := skipSpace(b, 0)
+	_, ok := t.decodeFlatAt(b, skipSpace(b, 0))
+	return ok
+}
+
+// decodeFlatAt is decodeFlat of the object at b[i]; it returns the index
+// after the object.
+func (t *Target) decodeFlatAt(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return i, false
 	}
 	*t = Target{Counters: make(map[string]int64, 96)}
 	seenID, seenType := false, false
@@ -159,41 +165,41 @@ func (t *Target) decodeFlat(b []byte) bool {
 	nulls := 0
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return true
+		return i + 1, true
 	}
 	for {
 		// Key.
 		if i >= len(b) || b[i] != '"' {
-			return false
+			return i, false
 		}
 		end := i + 1
 		for end < len(b) && b[end] != '"' {
 			if b[end] == '\\' || b[end] >= utf8.RuneSelf {
-				return false // escapes and non-ASCII: encoding/json's rules
+				return i, false // escapes and non-ASCII: encoding/json's rules
 			}
 			end++
 		}
 		key := b[i+1 : end]
 		i = skipSpace(b, end+1)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return i, false
 		}
 		i = skipSpace(b, i+1)
 		vEnd := skipValue(b, i)
 		if vEnd < 0 {
-			return false
+			return i, false
 		}
 		v := b[i:vEnd]
 		switch {
 		case string(key) == "id":
 			n, ok := plainInt(v)
 			if !ok || seenID {
-				return false
+				return i, false
 			}
 			seenID, t.ID = true, n
 		case string(key) == "target_type":
 			if len(v) < 2 || v[0] != '"' || !plainASCII(v) || seenType {
-				return false
+				return i, false
 			}
 			seenType, t.TargetType = true, string(v[1:len(v)-1])
 		case bytes.HasPrefix(key, []byte("number_of_")):
@@ -205,24 +211,25 @@ func (t *Target) decodeFlat(b []byte) bool {
 			}
 			n, ok := plainInt(v)
 			if !ok {
-				return false
+				return i, false
 			}
 			t.Counters[internKey(key)] = n
 		}
 		i = skipSpace(b, vEnd)
 		if i >= len(b) {
-			return false
+			return i, false
 		}
 		if b[i] == '}' {
+			i++
 			break
 		}
 		if b[i] != ',' {
-			return false
+			return i, false
 		}
 		i = skipSpace(b, i+1)
 	}
 	// A repeated counter key leaves fewer counters than pairs.
-	return len(t.Counters)+nulls == pairs
+	return i, len(t.Counters)+nulls == pairs
 }
 
 // counterNames interns the counter names decoded so far: a plan carries

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -302,38 +303,47 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// CatalogOfStored returns the counter catalog a plan the service returned
-// shows: that of its first target with counters (catalogOfTarget; the
-// service gives every target every counter it has), or nil when no target
-// carries a counter. Runner.ServiceCatalog and check --server's per-plan
-// catalog both read it here.
-func CatalogOfStored(p *Plan) *Catalog {
-	for _, m := range p.Milestones {
-		for _, t := range m.Targets {
-			if c := CatalogOfTarget(t); c != nil {
-				return c
-			}
-		}
-	}
-	return nil
-}
-
-// catalogOfTarget is the one route from the service's answers to a
-// counter catalog: the counter names of a target it returned (the keys of
-// its counters map, docs/sandbox.md, "Behaviour"), or nil when the target carries no
-// counter.
-func CatalogOfTarget(t Target) *Catalog {
-	if t.Counters.IsEmpty() {
-		return nil
-	}
-	c, err := catalogFromCounters(t.Counters.Map())
-	if err != nil {
-		return nil
-	}
-	return c
-}
-
 // IsCounterName reports whether a column or key names a counter: the one
 // answer to "is this a counter column?" for every reader, writer and
 // report.
 func IsCounterName(name string) bool { return strings.HasPrefix(name, CounterPrefix) }
+
+// extendedCatalog returns base followed by the names of extra it lacks,
+// sorted; base itself when it lacks none. The same base and names give the
+// same *Catalog.
+func extendedCatalog(base *Catalog, extra []string) *Catalog {
+	var add []string
+	for _, n := range extra {
+		if !base.Has(n) {
+			add = append(add, n)
+		}
+	}
+	if len(add) == 0 {
+		return base
+	}
+	slices.Sort(add)
+	add = slices.Compact(add)
+	key := strings.Join(add, "\x00")
+	extendedMu.Lock()
+	defer extendedMu.Unlock()
+	byKey := extendedCats[base]
+	if c, ok := byKey[key]; ok {
+		return c
+	}
+	names := append(slices.Clip(base.names), add...)
+	c := &Catalog{names: names, index: make(map[string]int, len(names))}
+	for i, n := range names {
+		c.index[n] = i
+	}
+	if byKey == nil {
+		if len(extendedCats) > 64 {
+			clear(extendedCats) // a bound: catalogs are few in practice
+		}
+		byKey = map[string]*Catalog{}
+		extendedCats[base] = byKey
+	}
+	if len(byKey) < 64 {
+		byKey[key] = c
+	}
+	return c
+}

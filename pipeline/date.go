@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -142,4 +144,65 @@ func ClampEnd(end Date) Date {
 		return LatestEnd
 	}
 	return end
+}
+
+var (
+	isoDatePattern       = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	ambiguousDatePattern = regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2}|\d{4})$`)
+	yearFirstPattern     = regexp.MustCompile(`^(\d{4})[/.](\d{1,2})[/.](\d{1,2})$`)
+	// dayMonthNamePattern is a date with its month written out, day first:
+	// "1 September 2026", "01 Sep 2026", "1-Sep-2026", "1st Sept. 2026".
+	dayMonthNamePattern = regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?(?:\s+|\s*-\s*)(\pL+)\.?,?(?:\s+|\s*-\s*)(\d{4})$`)
+	// monthNameDayPattern is the same, month first: "September 1, 2026".
+	monthNameDayPattern = regexp.MustCompile(`^(\pL+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$`)
+)
+
+// dayMonthError explains why a date written NN/NN/YYYY is refused. When
+// both numbers could be the month (03/04/2026) the date is ambiguous. When
+// only one can (31/08/2029: 31 is no month; 08/31/2029), the date is clear
+// but not ISO: the message says so and shows the ISO form.
+func dayMonthError(t string, m []string) error {
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	y, _ := strconv.Atoi(m[3])
+	if len(m[3]) == 2 {
+		y += 2000
+	}
+	var day, month int
+	var order string
+	switch {
+	case a == b || (a > 12 && b >= 1 && b <= 12):
+		day, month, order = a, b, "day/month/year"
+	case b > 12 && a >= 1 && a <= 12:
+		day, month, order = b, a, "month/day/year"
+	case a > 12 && b > 12:
+		return fmt.Errorf("%q is not a date: neither %d nor %d is a month; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t, a, b)
+	default:
+		dm, err1 := makeDate(t, y, b, a)
+		md, err2 := makeDate(t, y, a, b)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
+		}
+		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: %s if it is day/month, %s if it is month/day", t, dm, md)
+	}
+	d, err := makeDate(t, y, month, day)
+	if err != nil {
+		return err
+	}
+	why := fmt.Sprintf("%d is no month", max(a, b))
+	if a == b {
+		why = "day and month are the same"
+	}
+	return fmt.Errorf("%q is not written as YYYY-MM-DD: it can only be %s (%s), but the format requires ISO dates to rule out day/month mix-ups; write it as %s", t, order, why, d)
+}
+
+func makeDate(text string, y, m, d int) (Date, error) {
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", Excerpt(text))
+	}
+	tm := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if tm.Day() != d || int(tm.Month()) != m {
+		return Date{}, fmt.Errorf("%q is not a real date (%s has no day %d)", Excerpt(text), time.Month(m), d)
+	}
+	return Date{y, time.Month(m), d}, nil
 }

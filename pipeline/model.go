@@ -626,7 +626,21 @@ func (p ReadPlace) Origin(row int) Origin {
 	return o
 }
 
-// asmPlanColumns are the columns that describe the plan rather than a row.
-var PlanColumns = [NumPlanColumns]string{ColAccount, ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber, ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID}
+// Omitted counts the problems of one kind that were not kept.
+type Omitted struct {
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	Kind     string   `json:"kind"`  // what they are, in a few words
+	Count    int      `json:"count"` // how many were set aside
+}
 
-const NumPlanColumns = 10
+// OmittedCount returns how many problems of severity s were set aside.
+func OmittedCount(os []Omitted, s Severity) int {
+	n := 0
+	for _, o := range os {
+		if o.Severity == s {
+			n += o.Count
+		}
+	}
+	return n
+}

@@ -130,3 +130,30 @@ func (f PlanField) Differs(file, stored string) bool {
 	}
 	return !f.trimmed || file != strings.TrimSpace(stored)
 }
+
+// PlanChange is a metadata update; nil fields are not sent. A pointer to ""
+// sends null (for ScorecardID and Sector).
+type PlanChange struct {
+	Name        *string
+	ScorecardID *string
+	Sector      *string
+}
+
+// IsZero reports whether the change sends nothing.
+func (c PlanChange) IsZero() bool {
+	for _, f := range PatchedPlanFields() {
+		if slot, _ := f.Change(&c); *slot != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Clear removes field (a PlanFields name) from the change.
+func (c *PlanChange) Clear(field string) {
+	if f, ok := PlanFieldNamed(field); ok {
+		if slot, ok := f.Change(c); ok {
+			*slot = nil
+		}
+	}
+}

@@ -36,14 +36,6 @@ type boundKey struct {
 	kind string
 }
 
-// Omitted counts the problems of one kind that were not kept.
-type Omitted struct {
-	Severity Severity `json:"severity"`
-	File     string   `json:"file"`
-	Kind     string   `json:"kind"`  // what they are, in a few words
-	Count    int      `json:"count"` // how many were set aside
-}
-
 // Enabled reports whether the bound drops anything.
 func (b *ProblemBound) Enabled() bool { return b != nil && b.Keep > 0 }
 
@@ -130,17 +122,6 @@ func (b *ProblemBound) Omitted() []Omitted {
 		return out[i].Severity > out[j].Severity
 	})
 	return out
-}
-
-// OmittedCount returns how many problems of severity s were set aside.
-func OmittedCount(os []Omitted, s Severity) int {
-	n := 0
-	for _, o := range os {
-		if o.Severity == s {
-			n += o.Count
-		}
-	}
-	return n
 }
 
 // problemShape is a message with its numbers and quoted values masked: the

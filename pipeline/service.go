@@ -48,33 +48,6 @@ type NewPlan struct {
 	Sector      string
 }
 
-// PlanChange is a metadata update; nil fields are not sent. A pointer to ""
-// sends null (for ScorecardID and Sector).
-type PlanChange struct {
-	Name        *string
-	ScorecardID *string
-	Sector      *string
-}
-
-// IsZero reports whether the change sends nothing.
-func (c PlanChange) IsZero() bool {
-	for _, f := range PatchedPlanFields() {
-		if slot, _ := f.Change(&c); *slot != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// Clear removes field (a PlanFields name) from the change.
-func (c *PlanChange) Clear(field string) {
-	if f, ok := PlanFieldNamed(field); ok {
-		if slot, ok := f.Change(c); ok {
-			*slot = nil
-		}
-	}
-}
-
 // PlanService is what the pipeline needs of the plan API for one account.
 // planapi satisfies it over the wire client; every call is made with that
 // account's key pair.

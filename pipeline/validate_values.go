@@ -13,40 +13,6 @@ import (
 	"unicode/utf8"
 )
 
-// Flat table column names. Every reader (flat and grid) uses these as the
-// keys of Record.Cells, next to the counter names of the catalog.
-const (
-	ColAccount             = "account"
-	ColCompanyVAT          = "company_vat_number"
-	ColCompanyRegistration = "company_registration_number"
-	ColCompanyIDNumber     = "company_id_number"
-	ColPlanID              = "plan_id"
-	ColPlanName            = "plan_name"
-	ColStartDate           = "start_date"
-	ColEndDate             = "end_date"
-	ColSector              = "sector"
-	ColScorecardID         = "scorecard_id"
-	ColYearNumber          = "year_number"
-	ColFinancialYear       = "financial_year"
-	ColTargetType          = "target_type"
-	// ColSection is a reader's mark of a record that is not a target:
-	// SectionBaseline, form EEA13's workforce profile (docs/formats.md,
-	// EEA13 sections). No file has such a column.
-	ColSection      = "section"
-	SectionBaseline = "baseline"
-)
-
-// FlatColumns lists the flat table's non-counter columns in the order the
-// writers use.
-var FlatColumns = []string{
-	ColCompanyVAT, ColCompanyRegistration, ColCompanyIDNumber,
-	ColPlanID, ColPlanName, ColStartDate, ColEndDate, ColSector, ColScorecardID,
-	ColYearNumber, ColFinancialYear, ColTargetType, ColAccount,
-}
-
-// IsFlatColumn reports whether name is one of FlatColumns.
-func IsFlatColumn(name string) bool { return Contains(FlatColumns, name) }
-
 // maxExactInteger is the largest integer a float64 (and a spreadsheet
 // number) holds exactly.
 const MaxExactInteger = 1 << 53
@@ -338,17 +304,6 @@ func SpreadsheetError(s string) (string, bool) {
 	return "", false
 }
 
-var (
-	isoDatePattern       = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-	ambiguousDatePattern = regexp.MustCompile(`^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2}|\d{4})$`)
-	yearFirstPattern     = regexp.MustCompile(`^(\d{4})[/.](\d{1,2})[/.](\d{1,2})$`)
-	// dayMonthNamePattern is a date with its month written out, day first:
-	// "1 September 2026", "01 Sep 2026", "1-Sep-2026", "1st Sept. 2026".
-	dayMonthNamePattern = regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?(?:\s+|\s*-\s*)(\pL+)\.?,?(?:\s+|\s*-\s*)(\d{4})$`)
-	// monthNameDayPattern is the same, month first: "September 1, 2026".
-	monthNameDayPattern = regexp.MustCompile(`^(\pL+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$`)
-)
-
 // monthNames maps the English and Afrikaans month names, and their
 // three-letter abbreviations (with "Sept"), folded to lower case, to the
 // month.
@@ -473,45 +428,6 @@ func DateRangeFinancialYear(from, to string) (FinancialYear, error) {
 	return 0, fmt.Errorf("the dates %s to %s are ambiguous: read day/month they are in %s, read month/day in %s; write the dates as YYYY-MM-DD, or write the financial year, such as 2026/27", Excerpt(strings.TrimSpace(from)), Excerpt(strings.TrimSpace(to)), years[0], years[1])
 }
 
-// dayMonthError explains why a date written NN/NN/YYYY is refused. When
-// both numbers could be the month (03/04/2026) the date is ambiguous. When
-// only one can (31/08/2029: 31 is no month; 08/31/2029), the date is clear
-// but not ISO: the message says so and shows the ISO form.
-func dayMonthError(t string, m []string) error {
-	a, _ := strconv.Atoi(m[1])
-	b, _ := strconv.Atoi(m[2])
-	y, _ := strconv.Atoi(m[3])
-	if len(m[3]) == 2 {
-		y += 2000
-	}
-	var day, month int
-	var order string
-	switch {
-	case a == b || (a > 12 && b >= 1 && b <= 12):
-		day, month, order = a, b, "day/month/year"
-	case b > 12 && a >= 1 && a <= 12:
-		day, month, order = b, a, "month/day/year"
-	case a > 12 && b > 12:
-		return fmt.Errorf("%q is not a date: neither %d nor %d is a month; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t, a, b)
-	default:
-		dm, err1 := makeDate(t, y, b, a)
-		md, err2 := makeDate(t, y, a, b)
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD, for example 2026-03-01 for 1 March 2026", t)
-		}
-		return fmt.Errorf("%q is ambiguous: it could be day/month or month/day; write dates as YYYY-MM-DD: %s if it is day/month, %s if it is month/day", t, dm, md)
-	}
-	d, err := makeDate(t, y, month, day)
-	if err != nil {
-		return err
-	}
-	why := fmt.Sprintf("%d is no month", max(a, b))
-	if a == b {
-		why = "day and month are the same"
-	}
-	return fmt.Errorf("%q is not written as YYYY-MM-DD: it can only be %s (%s), but the format requires ISO dates to rule out day/month mix-ups; write it as %s", t, order, why, d)
-}
-
 // plainISODate splits the common spelling YYYY-MM-DD without the
 // pattern; other spellings are left to the patterns of parseDateText.
 func plainISODate(t string) (y, m, d int, ok bool) {
@@ -522,17 +438,6 @@ func plainISODate(t string) (y, m, d int, ok bool) {
 	mm, okM := PlainDigits(t[5:7])
 	dd, okD := PlainDigits(t[8:])
 	return int(yy), int(mm), int(dd), okY && okM && okD
-}
-
-func makeDate(text string, y, m, d int) (Date, error) {
-	if m < 1 || m > 12 || d < 1 || d > 31 {
-		return Date{}, fmt.Errorf("%q is not a real date; write dates as YYYY-MM-DD", Excerpt(text))
-	}
-	tm := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if tm.Day() != d || int(tm.Month()) != m {
-		return Date{}, fmt.Errorf("%q is not a real date (%s has no day %d)", Excerpt(text), time.Month(m), d)
-	}
-	return Date{y, time.Month(m), d}, nil
 }
 
 // DateValue reads a date cell as the plan's dates are read: a date cell,

@@ -573,6 +573,7 @@ type sheetCells struct {
 	rows    [][]*excelize.Cell // [row-1][col-1]; nil = no cell
 	merges  [][2]string
 	heights map[int]float64 // row heights in points, by row (1-based); others the default
+	slab    []excelize.Cell // where the next cells are allocated, a block at a time
 }
 
 // height sets a row's height in points.
@@ -594,7 +595,12 @@ func (c *sheetCells) cell(col, row int) *excelize.Cell {
 	}
 	c.rows[row-1] = r
 	if r[col-1] == nil {
-		r[col-1] = &excelize.Cell{}
+		// A plan sheet has about 1,600 cells: one allocation a block.
+		if len(c.slab) == cap(c.slab) {
+			c.slab = make([]excelize.Cell, 0, 256)
+		}
+		c.slab = append(c.slab, excelize.Cell{})
+		r[col-1] = &c.slab[len(c.slab)-1]
 	}
 	return r[col-1]
 }

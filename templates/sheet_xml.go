@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -24,7 +25,7 @@ import (
 // goes into), merged cells, column widths, frozen panes, validations, page
 // setup (planPrint: A4 landscape, one page wide, the footer) and a page
 // break before each financial year and each chart (ps.Charts). The sheet's print titles are a name of
-// the workbook: SetPlanPrintTitles adds it. drawingRID, when not "", is the
+// the workbook (PlanPrintTitles). drawingRID, when not "", is the
 // relationship id (in the sheet's .rels part) of the sheet's drawing.
 //
 // It is how workbooks of thousands of plan sheets are written: excelize
@@ -34,7 +35,13 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 	if err != nil {
 		return err
 	}
-	x := &SheetXML{w: bufio.NewWriterSize(w, 32<<10)}
+	bw := planSheetBuffers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil)
+		planSheetBuffers.Put(bw)
+	}()
+	x := &SheetXML{w: bw}
 	x.raw(xml.Header[:len(xml.Header)-1] + "\n")
 	x.raw(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`)
 	x.raw(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>`)
@@ -114,6 +121,10 @@ func WritePlanSheetXML(w io.Writer, ps PlanSheet, cat *pipeline.Catalog, st *Sty
 	return x.Flush()
 }
 
+// planSheetBuffers are WritePlanSheetXML's output buffers, reused from
+// sheet to sheet (an export writes thousands).
+var planSheetBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
+
 // PrintSetupXML returns the page margins, page setup and footer elements
 // of a worksheet part that SetPrintLayout gives a sheet (without the
 // fitToPage sheet property, the column breaks and the print titles name).
@@ -134,11 +145,11 @@ func PrintSetupXML(p PrintSetup) string {
 		`<headerFooter><oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter></headerFooter>`
 }
 
-// SetPlanPrintTitles adds the print titles name of a plan sheet written by
-// WritePlanSheetXML (its title row on every printed page) to f, where the
-// sheet exists at index idx (in f.GetSheetList()).
-func SetPlanPrintTitles(f *excelize.File, sheet string, idx int) error {
-	return addPrintTitles(f, sheet, idx, fmt.Sprintf("%s!$%d:$%d", xlsx.QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst)))
+// PlanPrintTitles returns what the print titles name (_xlnm.Print_Titles,
+// local to the sheet) of a plan sheet written by WritePlanSheetXML refers
+// to: its title row, on every printed page.
+func PlanPrintTitles(sheet string) string {
+	return fmt.Sprintf("%s!$%d:$%d", xlsx.QuoteSheet(sheet), planPrint.TitleFirst, max(planPrint.TitleLast, planPrint.TitleFirst))
 }
 
 // PlanColumnWidths returns the widths of the columns of a plan sheet of

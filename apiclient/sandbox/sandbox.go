@@ -391,14 +391,11 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if d := time.Duration(s.latency.Load()); d > 0 {
-		if wait := time.Until(arrival.Add(d)); wait > 0 {
-			if pace.Sleep(r.Context(), wait) != nil {
-				// The client left or the server is closing: no answer
-				// (a write was committed all the same, as on a real
-				// service).
-				s.logRequest(r, route, bw.status, "abandoned", arrival)
-				panic(http.ErrAbortHandler)
-			}
+		if pace.SleepUntil(r.Context(), arrival.Add(d)) != nil {
+			// The client left or the server is closing: no answer (a
+			// write was committed all the same, as on a real service).
+			s.logRequest(r, route, bw.status, "abandoned", arrival)
+			panic(http.ErrAbortHandler)
 		}
 	}
 	s.logRequest(r, route, bw.status, outcome, arrival)

@@ -57,6 +57,9 @@ func shorten(s string) string {
 // inner object's fields. status is 0 on success, else the status to answer
 // with msg.
 func decodeWrapped(body []byte, key string) (fields map[string]json.RawMessage, status int, msg string) {
+	if fields, ok := plainWrapped(body, key); ok {
+		return fields, 0, ""
+	}
 	var outer map[string]json.RawMessage
 	if err := json.Unmarshal(body, &outer); err != nil {
 		var top any

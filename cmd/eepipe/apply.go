@@ -437,6 +437,7 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 		Now:           f.Now,
 		Observer:      a.prog,
 		CheckServed:   f.CatalogPath == "",
+		CountsOnly:    opts.Report == "",
 	}
 	if st != nil && !opts.DryRun {
 		a.history = &run.RunHistory{Store: st, Run: runRecord(cfg, a.started)}

@@ -8,7 +8,7 @@ import (
 )
 
 // chartDataTitleEnd ends every title row of the Chart data sheet
-// ("Acme plan: all employees by race and gender", exCharts.Chart).
+// ("Acme plan: all employees by race and gender", chartLayout.Data).
 const chartDataTitleEnd = " by race and gender"
 
 // chartDataProbeRows is how many rows IsChartData looks at: as many as
@@ -16,7 +16,7 @@ const chartDataTitleEnd = " by race and gender"
 const chartDataProbeRows = 500
 
 // IsChartData reports whether a sheet is the hidden Chart data sheet of
-// eepipe's own export, as exCharts.Chart lays it out: named ChartDataSheet,
+// eepipe's own export, as chartLayout.Data lays it out: named ChartDataSheet,
 // hidden, and every row one of a title ("…: all employees by race and
 // gender", one cell), the header below it ("Financial year" and a race and
 // gender per column) or a year's row (its label, then numbers only). The

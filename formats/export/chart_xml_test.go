@@ -119,7 +119,7 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			}
 			plans := []Plan{{Plan: in}}
 			charts := planCharts(plans, tc.cat)
-			_, cs := charts.Chart(0)
+			cs := charts.Charts(0, len(grid.PlanSheetOf(in).Grids))
 			if len(cs) != 2 || charts.Count(0) != 2 {
 				t.Fatalf("%d charts (count %d), want 2", len(cs), charts.Count(0))
 			}
@@ -145,15 +145,17 @@ func TestGridChartPartsAsExcelize(t *testing.T) {
 			parts := chParts(t, buf.Bytes())
 			for k, c := range cs {
 				want := parts[fmt.Sprintf("xl/charts/chart%d.xml", k+1)]
-				if got := chartXML(c.Chart); got != want {
+				var b bytes.Buffer
+				chartXML(&b, c.Chart)
+				if got := b.String(); got != want {
 					t.Errorf("chart %d:\n got %s\nwant %s", k+1, got, want)
 				}
 			}
-			got, err := drawingXML(cs, templates.PlanColumnWidths(tc.cat))
-			if err != nil {
+			var b bytes.Buffer
+			if err := drawingXML(&b, cs, templates.PlanColumnWidths(tc.cat)); err != nil {
 				t.Fatal(err)
 			}
-			if want := parts["xl/drawings/drawing1.xml"]; got != want {
+			if got, want := b.String(), parts["xl/drawings/drawing1.xml"]; got != want {
 				t.Errorf("drawing:\n got %s\nwant %s", got, want)
 			}
 		})

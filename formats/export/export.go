@@ -99,7 +99,7 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 	for i, p := range plans {
 		inputs[i] = p.Plan
 	}
-	var charts *exCharts
+	var charts *chartLayout
 	if !opts.NoCharts && len(plans) > 0 {
 		charts = planCharts(plans, cat)
 	}
@@ -116,14 +116,21 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		after = append(after, ChartDataSheet)
 	}
 	// The grid styles first, then the Overview (written while it is the
-	// only sheet, so each cell write finds it at once), then the sheets in
-	// their final order, the active and hidden sheets, and last the
-	// streamed plan sheets with their charts.
+	// only sheet, so each cell write finds it at once), then the other
+	// sheets in their final order, the active and hidden sheets; the plan
+	// sheets, with their charts, exist only in the written package.
 	g, err := grid.NewBuild(f, inputs, cat, grid.Options{}, taken)
 	if err != nil {
 		return fail(err)
 	}
-	if err := exWriteOverview(f, plans, g.Names, opts); err != nil {
+	// The plan sheets' parts are laid out from now on, beside the rest.
+	wb := &GridWorkbook{File: f, grid: g, charts: charts}
+	wb.planParts()
+	fail = func(err error) (*GridWorkbook, error) {
+		wb.Close()
+		return nil, err
+	}
+	if err := writeOverview(f, plans, g.Names, opts); err != nil {
 		return fail(err)
 	}
 	var sector *reports.SectorStreamRows
@@ -148,10 +155,8 @@ func NewWorkbook(plans []Plan, opts Options) (*GridWorkbook, error) {
 		}
 	}
 	f.SetActiveSheet(0)
-	if err := g.PrintTitles(); err != nil {
-		return fail(err)
-	}
-	return &GridWorkbook{File: f, grid: g, charts: charts, sector: sector}, nil
+	wb.sector = sector
+	return wb, nil
 }
 
 // WriteFlatXLSX writes the flat XLSX export to path (atomically): the
@@ -178,7 +183,7 @@ func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	if _, err := templates.NewStyles(f); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
-	if err := exWriteOverview(f, plans, nil, opts); err != nil {
+	if err := writeOverview(f, plans, nil, opts); err != nil {
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	if _, err := f.NewSheet(templates.FlatSheet); err != nil {
@@ -191,11 +196,11 @@ func WriteFlatXLSX(path string, plans []Plan, opts Options) error {
 	return xlsx.WriteWorkbook(path, f)
 }
 
-// exOverviewColumns are the Overview sheet's columns: header, width, kind.
+// overviewColumns are the Overview sheet's columns: header, width, kind.
 // The headers are deliberately not the grid's metadata labels ("Plan ID",
 // "Start date", ...), so that the readers never take the Overview for a
 // plan sheet.
-var exOverviewColumns = []struct {
+var overviewColumns = []struct {
 	Header string
 	Width  float64
 	Kind   byte // 't' text, 'i' identifier (text format), 'n' integer, 'd' date, 'l' link
@@ -220,9 +225,9 @@ var exOverviewColumns = []struct {
 	{"Last updated (UTC)", 20, 'T'},
 }
 
-// exEraText says in words which rules a plan follows: the service's era
+// eraText says in words which rules a plan follows: the service's era
 // values are API jargon.
-func exEraText(era string) string {
+func eraText(era string) string {
 	switch era {
 	case pipeline.EraPost2025:
 		return "2025 onwards"
@@ -232,12 +237,12 @@ func exEraText(era string) string {
 	return era
 }
 
-// exEraNote explains the Era column under the Overview's title.
-const exEraNote = `Era: "2025 onwards" plans (the service's post_2025) follow the 2025 rules: they end by 31 August 2030 and the 2025 sectoral targets apply; "before 2025" plans (pre_2025) were made under the earlier rules.`
+// eraNote explains the Era column under the Overview's title.
+const eraNote = `Era: "2025 onwards" plans (the service's post_2025) follow the 2025 rules: they end by 31 August 2030 and the 2025 sectoral targets apply; "before 2025" plans (pre_2025) were made under the earlier rules.`
 
-// exUpdatedValue returns the service's updated_at as a time for a
+// updatedValue returns the service's updated_at as a time for a
 // date-time cell (UTC), or the text as it came when it is not a time.
-func exUpdatedValue(s string) any {
+func updatedValue(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -250,7 +255,7 @@ func exUpdatedValue(s string) any {
 // overviewHeaderRow is the row of the Overview table's header.
 const overviewHeaderRow = 4
 
-func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
+func writeOverview(f *excelize.File, plans []Plan, sheets []string, opts Options) error {
 	sh := OverviewSheet
 	st, err := templates.NewOverviewStyles(f)
 	if err != nil {
@@ -274,17 +279,17 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	}
 	f.SetCellStr(sh, "A2", sub)
 	f.SetCellStyle(sh, "A2", "A2", st.Note)
-	f.SetCellStr(sh, "A3", exEraNote)
+	f.SetCellStr(sh, "A3", eraNote)
 	f.SetCellStyle(sh, "A3", "A3", st.Note)
 
-	widths := exOverviewWidths(sheets)
-	for i, c := range exOverviewColumns {
+	widths := overviewWidths(sheets)
+	for i, c := range overviewColumns {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		ref := fmt.Sprintf("%s%d", col, overviewHeaderRow)
 		f.SetCellStr(sh, ref, c.Header)
 		f.SetColWidth(sh, col, col, widths[i])
 	}
-	lastCol, _ := excelize.ColumnNumberToName(len(exOverviewColumns))
+	lastCol, _ := excelize.ColumnNumberToName(len(overviewColumns))
 	f.SetCellStyle(sh, fmt.Sprintf("A%d", overviewHeaderRow), fmt.Sprintf("%s%d", lastCol, overviewHeaderRow), st.Header)
 
 	for i, p := range plans {
@@ -292,7 +297,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		if sheets != nil {
 			sheet = sheets[i]
 		}
-		if err := exWriteOverviewRow(f, st, overviewHeaderRow+1+i, p, sheet); err != nil {
+		if err := writeOverviewRow(f, st, overviewHeaderRow+1+i, p, sheet); err != nil {
 			return err
 		}
 	}
@@ -303,7 +308,7 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 		}
 	}
 	for _, row := range []int{2, 3} {
-		if err := templates.WrapNote(f, sh, row, exFirstPage(widths)); err != nil {
+		if err := templates.WrapNote(f, sh, row, firstPage(widths)); err != nil {
 			return err
 		}
 	}
@@ -320,14 +325,14 @@ func exWriteOverview(f *excelize.File, plans []Plan, sheets []string, opts Optio
 	})
 }
 
-// exOverviewWidths are the Overview's column widths: exOverviewColumns',
+// overviewWidths are the Overview's column widths: overviewColumns',
 // the Sheet column widened to its longest sheet name (at most 31
 // characters, Excel's limit), so that no link to a sheet is cut short on
 // the screen or the printed page: the next column is never empty, so a
 // longer name would not spill over it.
-func exOverviewWidths(sheets []string) []float64 {
-	widths := make([]float64, len(exOverviewColumns))
-	for i, c := range exOverviewColumns {
+func overviewWidths(sheets []string) []float64 {
+	widths := make([]float64, len(overviewColumns))
+	for i, c := range overviewColumns {
 		widths[i] = c.Width
 	}
 	longest := 0
@@ -340,28 +345,28 @@ func exOverviewWidths(sheets []string) []float64 {
 	return widths
 }
 
-// exFirstPageWidth is the width, in characters, of the columns the
+// firstPageWidth is the width, in characters, of the columns the
 // Overview's first printed page holds at templates.WideScale (A to G with
 // the columns' own widths): the notes above the table wrap within it, not
 // across a page's edge, however wide the Sheet column is.
-const exFirstPageWidth = 130
+const firstPageWidth = 130
 
-// exFirstPage returns the widths of the columns, from A, that fit
-// exFirstPageWidth (at least one).
-func exFirstPage(widths []float64) []float64 {
+// firstPage returns the widths of the columns, from A, that fit
+// firstPageWidth (at least one).
+func firstPage(widths []float64) []float64 {
 	total := 0.0
 	for i, w := range widths {
-		if total += w; i > 0 && total > exFirstPageWidth {
+		if total += w; i > 0 && total > firstPageWidth {
 			return widths[:i]
 		}
 	}
 	return widths
 }
 
-// exWriteOverviewRow writes plan p's row of the Overview: its identifiers,
+// writeOverviewRow writes plan p's row of the Overview: its identifiers,
 // dates and counts, each cell styled by its column's kind, and a link to
 // its sheet (sheet, "" when it has none).
-func exWriteOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, p Plan, sheet string) error {
+func writeOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, p Plan, sheet string) error {
 	sh := OverviewSheet
 	in := p.Plan
 	years := len(pipeline.PlanYears(in.StartDate, in.EndDate))
@@ -376,10 +381,10 @@ func exWriteOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, 
 	values := []any{
 		sheet, in.PlanID, p.Account, p.CompanyName,
 		in.Company.VAT, in.Company.Registration, in.Company.IDNumber,
-		in.Name, exDateValue(in.StartDate), exDateValue(in.EndDate), in.Sector, in.ScorecardID, exEraText(p.Era),
-		years, p.Milestones, len(in.Targets), nonZero, exUpdatedValue(p.UpdatedAt),
+		in.Name, dateValue(in.StartDate), dateValue(in.EndDate), in.Sector, in.ScorecardID, eraText(p.Era),
+		years, p.Milestones, len(in.Targets), nonZero, updatedValue(p.UpdatedAt),
 	}
-	for j, c := range exOverviewColumns {
+	for j, c := range overviewColumns {
 		col, _ := excelize.ColumnNumberToName(j + 1)
 		ref := fmt.Sprintf("%s%d", col, row)
 		v := values[j]
@@ -419,17 +424,17 @@ func exWriteOverviewRow(f *excelize.File, st templates.OverviewStyles, row int, 
 	return nil
 }
 
-func exDateValue(d pipeline.Date) any {
+func dateValue(d pipeline.Date) any {
 	if d.IsZero() {
 		return nil
 	}
 	return d.Time()
 }
 
-// exChartLevels returns the levels a chart sums per race and gender: the six
+// chartLevels returns the levels a chart sums per race and gender: the six
 // occupational levels that partition the permanent workforce, or every
 // level of a catalog that has none of them.
-func exChartLevels(cat *pipeline.Catalog) []string {
+func chartLevels(cat *pipeline.Catalog) []string {
 	levels := cat.Levels()
 	var occ []string
 	for _, l := range levels {
@@ -443,44 +448,48 @@ func exChartLevels(cat *pipeline.Catalog) []string {
 	return levels
 }
 
-// exChartRowPixels is a row of the default height in pixels, as
+// chartRowPixels is a row of the default height in pixels, as
 // drawingXML spans a chart over rows.
-const exChartRowPixels = 18
+const chartRowPixels = 18
 
-// exChartGroup is one category of a chart: a race and gender.
-type exChartGroup struct{ race, gender string }
+// chartGroup is one category of a chart: a race and gender.
+type chartGroup struct{ race, gender string }
 
-func (g exChartGroup) label() string { return exTitleWord(g.race) + " " + g.gender }
+func (g chartGroup) label() string { return titleWord(g.race) + " " + g.gender }
 
-func exTitleWord(s string) string {
+func titleWord(s string) string {
 	if s == "" {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// exCharts are the charts of an export, laid out plan by plan when they
-// are written (chart): the rows of the hidden Chart data sheet and, per
+// chartLayout lays out the charts of an export, plan by plan when they
+// are written (Data, Charts): the rows of the hidden Chart data sheet and, per
 // plan, the charts for its sheet.
-type exCharts struct {
+type chartLayout struct {
 	plans       []Plan
 	cat         *pipeline.Catalog
-	groups      []exChartGroup
+	groups      []chartGroup
 	levels      []string
 	lastCol     string // the Chart data sheet's last column
 	chartWidth  uint   // a chart's width in pixels: the grids' width
 	chartHeight uint
 	start       []int // each plan's first row on the Chart data sheet
+	years       []int // each plan's financial years with a target
+	// names are the counters each group's sum adds up (c.levels'), by
+	// group.
+	names [][]string
 }
 
-// exDataRow is one row of the Chart data sheet.
-type exDataRow struct {
+// dataRow is one row of the Chart data sheet.
+type dataRow struct {
 	row    int
 	values []any
 }
 
-// exChart is one chart and the cell of the plan sheet it is anchored to.
-type exChart struct {
+// planChart is one chart and the cell of the plan sheet it is anchored to.
+type planChart struct {
 	Cell  string
 	Chart *excelize.Chart
 }
@@ -490,11 +499,11 @@ type exChart struct {
 // column chart per target type, below the plan's grids, each on a printed
 // page of its own (templates.ChartRows): race and gender along the axis, one series per financial year. It returns nil when
 // the catalog has no races and genders to chart.
-func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
-	var groups []exChartGroup
+func planCharts(plans []Plan, cat *pipeline.Catalog) *chartLayout {
+	var groups []chartGroup
 	for _, r := range cat.Races() {
 		for _, g := range cat.Genders() {
-			groups = append(groups, exChartGroup{r, g})
+			groups = append(groups, chartGroup{r, g})
 		}
 	}
 	if len(groups) == 0 {
@@ -506,60 +515,94 @@ func planCharts(plans []Plan, cat *pipeline.Catalog) *exCharts {
 	// fitted to that width) and nearly a page high.
 	var width uint
 	for _, w := range templates.PlanColumnWidths(cat) {
-		width += uint(exColPixels(w))
+		width += uint(colPixels(w))
 	}
 	// A pixel short of the grids' last column's end: a chart ending on
 	// the next column's edge is anchored in that column, which the
 	// printed width then takes in (and the page prints smaller).
 	width--
-	out := &exCharts{plans: plans, cat: cat, groups: groups, levels: exChartLevels(cat), lastCol: lastCol,
-		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * exChartRowPixels), start: make([]int, len(plans))}
+	out := &chartLayout{plans: plans, cat: cat, groups: groups, levels: chartLevels(cat), lastCol: lastCol,
+		chartWidth: width, chartHeight: uint((templates.ChartPageRows - 2) * chartRowPixels),
+		start: make([]int, len(plans)), years: make([]int, len(plans)), names: make([][]string, len(groups))}
+	for k, g := range groups {
+		for _, l := range out.levels {
+			out.names[k] = append(out.names[k], pipeline.CounterName(g.race, g.gender, l))
+		}
+	}
 	row := 1
 	for i, p := range plans {
 		out.start[i] = row
+		out.years[i] = len(planYears(p.Plan))
 		// Per target type: a title row, a header row, a row per year and a
 		// blank row.
-		row += len(pipeline.TargetTypes) * (len(exPlanYears(p.Plan)) + 3)
+		row += len(pipeline.TargetTypes) * (out.years[i] + 3)
 	}
 	return out
 }
 
-// chart returns the Chart data rows and the charts of the i-th plan.
-func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
-	qd := xlsx.QuoteSheet(ChartDataSheet)
+// Data returns the Chart data rows of the i-th plan: per target type, a
+// title row, a header row (race and gender) and a row per financial year
+// of the sums over c.levels.
+func (c *chartLayout) Data(i int) []dataRow {
 	in := c.plans[i].Plan
-	years := exPlanYears(in)
-	chartRows := templates.ChartRows(grid.PlanSheetOf(in), c.cat, c.Count(i))
-	var data []exDataRow
-	var charts []exChart
+	years := planYears(in)
+	data := make([]dataRow, 0, len(pipeline.TargetTypes)*(len(years)+2))
 	row := c.start[i]
 	for _, tt := range pipeline.TargetTypes {
-		title := fmt.Sprintf("%s: %s by race and gender", in.Name, templates.TargetTypeWords(tt))
-		data = append(data, exDataRow{row, []any{title}})
+		data = append(data, dataRow{row, []any{chartTitle(in, tt)}})
 		header := row + 1
 		labels := make([]any, 0, len(c.groups)+1)
 		labels = append(labels, "Financial year")
 		for _, g := range c.groups {
 			labels = append(labels, g.label())
 		}
-		data = append(data, exDataRow{header, labels})
-		var series []excelize.ChartSeries
+		data = append(data, dataRow{header, labels})
 		for y, fy := range years {
-			r := header + 1 + y
 			t := fy.targets[tt]
 			values := make([]any, 0, len(c.groups)+1)
 			values = append(values, fy.label)
-			for _, g := range c.groups {
+			for k := range c.groups {
 				var sum int64
 				if t != nil {
-					for _, l := range c.levels {
-						v, _ := t.Counters.ByName(pipeline.CounterName(g.race, g.gender, l))
+					for _, name := range c.names[k] {
+						v, _ := t.Counters.ByName(name)
 						sum += v
 					}
 				}
 				values = append(values, sum)
 			}
-			data = append(data, exDataRow{r, values})
+			data = append(data, dataRow{header + 1 + y, values})
+		}
+		row = header + len(years) + 2
+	}
+	return data
+}
+
+// chartTitle is the title of a plan's chart of target type tt, and of
+// its rows on the Chart data sheet.
+func chartTitle(in *pipeline.InputPlan, tt string) string {
+	return fmt.Sprintf("%s: %s by race and gender", in.Name, templates.TargetTypeWords(tt))
+}
+
+// Charts returns the charts of the i-th plan, whose plan sheet has grids
+// grids: one per target type, its series the plan's rows on the Chart
+// data sheet (Data).
+func (c *chartLayout) Charts(i, grids int) []planChart {
+	qd := xlsx.QuoteSheet(ChartDataSheet)
+	in := c.plans[i].Plan
+	years := planYears(in)
+	if len(years) == 0 {
+		return nil
+	}
+	chartRows := templates.ChartRows(templates.PlanSheet{Grids: make([]templates.Grid, grids)}, c.cat, len(pipeline.TargetTypes))
+	var charts []planChart
+	row := c.start[i]
+	for _, tt := range pipeline.TargetTypes {
+		title := chartTitle(in, tt)
+		header := row + 1
+		series := make([]excelize.ChartSeries, 0, len(years))
+		for y := range years {
+			r := header + 1 + y
 			series = append(series, excelize.ChartSeries{
 				Name:       fmt.Sprintf("%s!$A$%d", qd, r),
 				Categories: fmt.Sprintf("%s!$B$%d:$%s$%d", qd, header, c.lastCol, header),
@@ -567,9 +610,6 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 			})
 		}
 		row = header + len(years) + 2
-		if len(series) == 0 {
-			continue
-		}
 		legend := templates.ChartTextFont
 		chart := &excelize.Chart{
 			Type:   excelize.Col,
@@ -587,28 +627,28 @@ func (c *exCharts) Chart(i int) ([]exDataRow, []exChart) {
 				Title:          templates.ChartText("Permanent employees (target)"),
 			},
 		}
-		charts = append(charts, exChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
+		charts = append(charts, planChart{fmt.Sprintf("A%d", chartRows[len(charts)]), chart})
 	}
-	return data, charts
+	return charts
 }
 
-// count returns how many charts the i-th plan has (see chart): one per
+// Count returns how many charts the i-th plan has (see Charts): one per
 // target type when it has a financial year with a target, else none.
-func (c *exCharts) Count(i int) int {
-	if len(exPlanYears(c.plans[i].Plan)) == 0 {
+func (c *chartLayout) Count(i int) int {
+	if c.years[i] == 0 {
 		return 0
 	}
 	return len(pipeline.TargetTypes)
 }
 
-type exChartYear struct {
+type chartYear struct {
 	label   string
 	targets map[string]*pipeline.InputTarget
 }
 
-// exPlanYears groups a plan's targets by financial year, in year order.
-func exPlanYears(in *pipeline.InputPlan) []exChartYear {
-	byYear := map[int]*exChartYear{}
+// planYears groups a plan's targets by financial year, in year order.
+func planYears(in *pipeline.InputPlan) []chartYear {
+	byYear := map[int]*chartYear{}
 	var order []int
 	for _, t := range in.Targets {
 		n, ok := t.Year(in.StartDate)
@@ -624,14 +664,14 @@ func exPlanYears(in *pipeline.InputPlan) []exChartYear {
 			case !in.StartDate.IsZero():
 				label = (pipeline.FinancialYearOf(in.StartDate) + pipeline.FinancialYear(n-1)).String()
 			}
-			cy = &exChartYear{label: label, targets: map[string]*pipeline.InputTarget{}}
+			cy = &chartYear{label: label, targets: map[string]*pipeline.InputTarget{}}
 			byYear[n] = cy
 			order = append(order, n)
 		}
 		cy.targets[t.TargetType] = t
 	}
 	slices.Sort(order)
-	out := make([]exChartYear, len(order))
+	out := make([]chartYear, len(order))
 	for i, n := range order {
 		out[i] = *byYear[n]
 	}

@@ -21,10 +21,13 @@ type Options struct {
 }
 
 // Build lays out the grid plan sheets of a workbook: Create adds the
-// (empty) sheets, in their final order, so that callers can still do what
-// walks every worksheet (delete the default sheet, set the active sheet,
-// hide a sheet); the export writes each plan sheet's XML part itself
-// (templates.WritePlanSheetXML).
+// other sheets (Instructions, those named after the plan sheets, Lists)
+// in their final order and tells where the plan sheets go, so that callers
+// can still do what walks every worksheet (delete the default sheet, set
+// the active sheet, hide a sheet) while the workbook has few; the export
+// writes each plan sheet, its part (templates.WritePlanSheetXML) and its
+// place in the workbook, itself. excelize's NewSheet lists every sheet to
+// find a name, so adding thousands of sheets through it is quadratic.
 type Build struct {
 	f      *excelize.File
 	Plans  []*pipeline.InputPlan
@@ -32,6 +35,10 @@ type Build struct {
 	Opts   Options
 	Styles *templates.Styles
 	Names  []string // the plan sheets, one per plan
+	// At is the index, in the workbook's sheets as Create leaves them, of
+	// the sheet the plan sheets go before (the number of sheets when they
+	// go last).
+	At int
 }
 
 // NewBuild checks the plans against the catalog, registers the
@@ -59,20 +66,17 @@ func NewBuild(f *excelize.File, plans []*pipeline.InputPlan, cat *pipeline.Catal
 	return g, nil
 }
 
-// create adds the Instructions sheet (with opts.Instructions), the empty
-// plan sheets and the sheets named in after, then the hidden Lists sheet
-// last (never between plan sheets).
+// Create adds the Instructions sheet (with opts.Instructions), records
+// where the plan sheets go (At), adds the sheets named in after, then the
+// hidden Lists sheet last (never between plan sheets), which the plan
+// sheets' validations refer to.
 func (g *Build) Create(after ...string) error {
 	if g.Opts.Instructions {
 		if err := templates.AddInstructionsSheet(g.f, g.Cat, g.Styles); err != nil {
 			return err
 		}
 	}
-	for _, name := range g.Names {
-		if _, err := g.f.NewSheet(name); err != nil {
-			return fmt.Errorf("sheet %s: %w", name, err)
-		}
-	}
+	g.At = len(g.f.GetSheetList())
 	for _, name := range after {
 		if _, err := g.f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
@@ -81,25 +85,6 @@ func (g *Build) Create(after ...string) error {
 	if len(g.Names) > 0 {
 		if _, _, err := templates.EnsureListsSheet(g.f); err != nil {
 			return fmt.Errorf("sheet %s: %w", templates.ListsSheet, err)
-		}
-	}
-	return nil
-}
-
-// printTitles adds the print titles name of every plan sheet, for plan
-// sheets that a GridWorkbook writes (templates.WritePlanSheetXML).
-func (g *Build) PrintTitles() error {
-	index := map[string]int{}
-	for i, s := range g.f.GetSheetList() {
-		index[s] = i
-	}
-	for _, name := range g.Names {
-		idx, ok := index[name]
-		if !ok {
-			return fmt.Errorf("sheet %s: not in the workbook", name)
-		}
-		if err := templates.SetPlanPrintTitles(g.f, name, idx); err != nil {
-			return fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
 	return nil

@@ -222,6 +222,33 @@ type TargetDiff struct {
 	// Held lists the counters the service changed since eepipe last wrote
 	// them (or that changed in both), left alone by holdServiceChanges.
 	Held []CounterChange `json:"held,omitempty"`
+	// dropped is the number of Changes once they were let go
+	// (PlanDiff.DropChanges).
+	dropped int
+}
+
+// ChangeCount is the number of counters to send: len(Changes), or what it
+// was before PlanDiff.DropChanges let them go.
+func (t *TargetDiff) ChangeCount() int {
+	if t.Changes != nil {
+		return len(t.Changes)
+	}
+	return t.dropped
+}
+
+// DropChanges keeps each target's number of changes and lets the changes
+// go. A plan's diff is held until the run ends, for its counts; once a
+// created plan is written (its patches sent from the diff against the
+// plan as created), its own changes are no longer read, and a first
+// apply of an account's plans would hold millions of them
+// (docs/performance.md, "A first apply of 2,000 new plans").
+func (d *PlanDiff) DropChanges() {
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		if t.Changes != nil {
+			t.dropped, t.Changes = len(t.Changes), nil
+		}
+	}
 }
 
 // patch returns the body of the target update: only the changed counters.
@@ -364,7 +391,7 @@ func (d *PlanDiff) Title() string {
 func (d *PlanDiff) targetsToPatch() int {
 	n := 0
 	for i := range d.Targets {
-		if len(d.Targets[i].Changes) > 0 {
+		if d.Targets[i].ChangeCount() > 0 {
 			n++
 		}
 	}
@@ -375,7 +402,7 @@ func (d *PlanDiff) targetsToPatch() int {
 func (d *PlanDiff) countersToChange() int {
 	n := 0
 	for i := range d.Targets {
-		n += len(d.Targets[i].Changes)
+		n += d.Targets[i].ChangeCount()
 	}
 	return n
 }
@@ -538,6 +565,11 @@ func (d *PlanDiff) diffTarget(t *pipeline.InputTarget, server *pipeline.Plan, ye
 		}
 		td.Changes = append(td.Changes, CounterChange{Name: c.Name, Old: c.Old, OldKnown: true, New: c.New, Origin: t.CellOf(c.Name)})
 	})
+	if cap(td.Changes) > len(td.Changes)+len(td.Changes)/8 {
+		// Held until the run ends: without the room appending left
+		// (docs/performance.md, "A first apply of 2,000 new plans").
+		td.Changes = slices.Clone(td.Changes)
+	}
 	if unknown != "" {
 		return td, fmt.Sprintf("the service does not know the counter %s (year %d %s of %s); "+
 			"it would ignore the value, so nothing of this plan is sent. Check the counter name or the --catalog file",
@@ -576,6 +608,19 @@ func diffCreate(d *PlanDiff, in *pipeline.InputPlan, action Action, np pipeline.
 			return failTarget(in, t, fmt.Sprintf("target type %q is not one of %s", t.TargetType, strings.Join(pipeline.TargetTypes, ", ")))
 		}
 		td := TargetDiff{Input: t, YearNumber: n, FinancialYear: fys[n-1], TargetType: t.TargetType}
+		// Each counter to write is held until the run ends (a first apply
+		// of an account's plans holds millions): room for exactly them,
+		// not what appending would leave spare (docs/performance.md, "A
+		// first apply of 2,000 new plans").
+		changes := 0
+		t.Counters.Each(func(_ int, _ string, v int64) {
+			if prefill || v != 0 {
+				changes++
+			}
+		})
+		if changes > 0 {
+			td.Changes = make([]CounterChange, 0, changes)
+		}
 		t.Counters.Each(func(_ int, name string, v int64) {
 			if !prefill && v == 0 {
 				td.Same++

@@ -286,3 +286,49 @@ func TestChangeSetRender(t *testing.T) {
 		t.Error("HasChanges/HasFailures false")
 	}
 }
+
+// TestDiffChangesHeldWithoutSpareRoom: a target's changes, held until the
+// run ends, take the room they need, for a plan to create and for the diff
+// against the created plan (docs/performance.md, "A first apply of 2,000
+// new plans").
+func TestDiffChangesHeldWithoutSpareRoom(t *testing.T) {
+	counters := map[string]int64{}
+	for i, name := range pipeline.DefaultCatalog().Names() {
+		counters[name] = int64(i%5 + 1)
+	}
+	in := pipelinetest.InPlan("", "New", "2026-09-01", "2028-08-31", "", counters)
+	for name, d := range map[string]*PlanDiff{
+		"create":          Diff(in, nil, DiffOptions{}),
+		"against created": Diff(in, stored(t, pipeline.NewPlan{Name: "New", StartDate: in.StartDate, EndDate: in.EndDate}, nil), DiffOptions{}),
+	} {
+		if d.countersToChange() == 0 {
+			t.Fatalf("%s: no changes: %s %s", name, d.Action, d.Reason)
+		}
+		for _, td := range d.Targets {
+			if n, c := len(td.Changes), cap(td.Changes); c > n+n/8 {
+				t.Errorf("%s: %d changes in room for %d", name, n, c)
+			}
+		}
+	}
+}
+
+// TestDropChangesKeepsCounts: a diff whose changes were let go still
+// counts them, as the change set's summary and the run's report read them.
+func TestDropChangesKeepsCounts(t *testing.T) {
+	in := pipelinetest.InPlan("", "New", "2026-09-01", "2028-08-31", "",
+		map[string]int64{pipelinetest.Amt: 7, pipelinetest.Wfs: 1}, map[string]int64{pipelinetest.Amt: 0})
+	d := Diff(in, nil, DiffOptions{})
+	counters, targets := d.countersToChange(), d.targetsToPatch()
+	if counters != 2 || targets != 1 {
+		t.Fatalf("before: %d counters in %d targets, want 2 in 1", counters, targets)
+	}
+	d.DropChanges()
+	for i, td := range d.Targets {
+		if td.Changes != nil {
+			t.Errorf("target %d kept %d changes", i, len(td.Changes))
+		}
+	}
+	if c, n := d.countersToChange(), d.targetsToPatch(); c != counters || n != targets {
+		t.Errorf("after: %d counters in %d targets, want %d in %d", c, n, counters, targets)
+	}
+}

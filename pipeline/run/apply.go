@@ -98,6 +98,16 @@ func (r *Runner) applyPlan(ctx context.Context, d *diff.PlanDiff) *PlanResult {
 		res.Outcome = OutcomeUpdated
 	}
 	r.writePlan(ctx, svc, work, created, res)
+	if work != d {
+		// Sent from work: d's changes are kept as counts only.
+		d.DropChanges()
+		if r.opts.CountsOnly {
+			for i := range res.Targets {
+				tr := &res.Targets[i]
+				tr.changed, tr.Diff.Changes = tr.changeCount(), nil
+			}
+		}
+	}
 	return res
 }
 

@@ -537,3 +537,44 @@ func TestApplyPatchesWithoutReadingBack(t *testing.T) {
 		t.Errorf("%d patches through PatchTarget, %d target calls, %d counted", n, w.Acme.Count("target"), rep.Requests.ByKind["update_target"])
 	}
 }
+
+// TestCreatedPlanKeepsCountsOnly: once a created plan is written, its own
+// diff keeps its changes as counts (DropChanges), and so do its results
+// when no report lists them (RunOptions.CountsOnly); the report counts
+// what was sent and what the service already held as before.
+func TestCreatedPlanKeepsCountsOnly(t *testing.T) {
+	plans := []*pipeline.InputPlan{
+		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme A", "2025-09-01", "2030-08-31", "", map[string]int64{pipelinetest.Amt: 3}),
+		pipelinetest.InPlan(pipelinetest.AcmeCo.VATNumber, "Acme B", "2026-09-01", "2028-08-31", "scorecard_acme_2025", map[string]int64{pipelinetest.Amt: 7, pipelinetest.Wfs: 2}),
+	}
+	for _, countsOnly := range []bool{false, true} {
+		w := pipelinetest.NewWorld()
+		_, rep := run(t, w, plans, RunOptions{CountsOnly: countsOnly})
+		if !rep.OK() {
+			t.Fatal("run not ok")
+		}
+		for _, p := range rep.Plans {
+			if p.Outcome != OutcomeCreated {
+				t.Fatalf("%s: %s", p.Diff.Title(), p.Outcome)
+			}
+			for _, td := range p.Diff.Targets {
+				if td.Changes != nil {
+					t.Errorf("%s: its diff kept %d changes", p.Diff.Title(), len(td.Changes))
+				}
+			}
+			for _, tr := range p.Targets {
+				if kept := tr.Diff.Changes != nil; kept == countsOnly {
+					t.Errorf("counts only %v: %s target %d kept its changes: %v", countsOnly, p.Diff.Title(), tr.Diff.TargetID, kept)
+				}
+			}
+		}
+		// Acme A: amt 3 sent; Acme B's prefill already held amt 7, so
+		// only wfs 2 was sent.
+		if s := rep.Summary(); s.TargetsPatched != 2 || s.CountersChanged != 2 {
+			t.Errorf("counts only %v: patched %d targets / %d counters, want 2 / 2", countsOnly, s.TargetsPatched, s.CountersChanged)
+		}
+		if c, n := rep.AlreadyHeld(); c != 1 || n != 0 {
+			t.Errorf("counts only %v: already held %d counters, %d targets; want 1, 0", countsOnly, c, n)
+		}
+	}
+}

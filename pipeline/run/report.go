@@ -58,8 +58,9 @@ type TargetResult struct {
 	// were then applied.
 	Patched bool
 	err     error
-	// changed counts Diff.Changes when a saved change set's run dropped
-	// them once the target was written (the set holds them).
+	// changed counts Diff.Changes once they were let go after the target
+	// was written: by a saved change set's run (the set holds them), or
+	// by a run whose report lists no changes (RunOptions.CountsOnly).
 	changed int
 }
 
@@ -385,15 +386,15 @@ func (r *RunReport) AlreadyHeld() (counters, targets int) {
 		failed := false
 		for _, t := range p.Targets {
 			failed = failed || t.err != nil
-			computed[key{t.Diff.YearNumber, t.Diff.TargetType}] += len(t.Diff.Changes)
+			computed[key{t.Diff.YearNumber, t.Diff.TargetType}] += t.changeCount()
 		}
 		if failed {
 			continue
 		}
 		for _, t := range p.Diff.Targets {
 			sent := computed[key{t.YearNumber, t.TargetType}]
-			if len(t.Changes) > sent {
-				counters += len(t.Changes) - sent
+			if n := t.ChangeCount(); n > sent {
+				counters += n - sent
 				if sent == 0 {
 					targets++
 				}
@@ -490,7 +491,7 @@ func (r *RunReport) WriteSummary(w io.Writer) error {
 		if p.Wrote {
 			patched, total := 0, 0
 			for _, t := range p.Targets {
-				if len(t.Diff.Changes) > 0 {
+				if t.changeCount() > 0 {
 					total++
 					if t.Patched {
 						patched++

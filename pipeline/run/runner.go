@@ -74,6 +74,12 @@ type RunOptions struct {
 	// fatal error does (RunReport.Fatal) before that request is sent, and
 	// no later request is sent either.
 	CheckLock func(ctx context.Context) error
+	// CountsOnly: no report lists the run's changes counter by counter
+	// (RunReport.Rows), so a written plan's results keep the number of
+	// each target's changes and let the changes go: a first apply of an
+	// account's plans would hold millions of them until the run ends
+	// (docs/performance.md, "A first apply of 2,000 new plans").
+	CountsOnly bool
 }
 
 // RecalcEvent reports progress of one scorecard's recalculation.
