@@ -474,18 +474,6 @@ func (a *applyRun) scheduled(ctx context.Context) error {
 			}
 		}
 	}
-	if !opts.DryRun {
-		// One apply per account at a time: two runs that both list the
-		// plans before either creates would each create every plan.
-		if err := lockAccounts(ctx, f, opts, sched, cfg, run.NamedAccounts(batch.Plans)); err != nil {
-			return err
-		}
-		// Again under the lock: a run that held it may have recorded
-		// the key pairs' history under its address meanwhile.
-		if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
-			return err
-		}
-	}
 
 	a.prog.attach(a.runner)
 
@@ -604,6 +592,14 @@ func (a *applyRun) pipelined(ctx context.Context) error {
 	}()
 	hooks := run.ApplyHooks{
 		Classify: a.classifyPlan(holdBack(st, a.cfg, opts.State.Overwrite).Plan),
+		LockLocal: func(ctx context.Context, accounts []string) error {
+			if err := lockAccounts(ctx, f, opts, sched, a.cfg, accounts); err != nil {
+				return err
+			}
+			// Again under the lock: a run that held it may have recorded
+			// the key pairs' history under its address meanwhile.
+			return checkServiceHistory(ctx, st, a.cfg, nil)
+		},
 	}
 	if st != nil && st.Postgres() {
 		hooks.Lock = func(ctx context.Context, names []string) error {

@@ -11,7 +11,6 @@ import (
 	"github.com/eepipe/eepipe/pipeline/diff"
 	"github.com/eepipe/eepipe/pipeline/run"
 	"github.com/eepipe/eepipe/pipeline/savedset"
-	"github.com/eepipe/eepipe/pipeline/statestore"
 
 	"github.com/eepipe/eepipe/formats/reports"
 	"go.uber.org/zap"
@@ -79,27 +78,44 @@ func runApplySaved(ctx context.Context, a *applyRun, path string) error {
 	if err != nil {
 		return err
 	}
-	// After the set's own check of the service it is bound to, which
-	// names the set.
-	if err := checkServiceHistory(ctx, sr.st, sr.cfg, sr.sched); err != nil {
-		return err
+	// The protocol's order is run.SavedSetRun's; the command gives it its
+	// world: the service address's check (after the set's own check of
+	// the service it is bound to, which names the set), the clients, the
+	// catalog and the locks.
+	proto := &run.SavedSetRun{
+		Set: sr.set, DryRun: sr.opts.DryRun,
+		CheckHistory: func(ctx context.Context, again bool) error {
+			if again {
+				return checkServiceHistory(ctx, sr.st, sr.cfg, nil)
+			}
+			return checkServiceHistory(ctx, sr.st, sr.cfg, sr.sched)
+		},
+		Connect: func() (*run.Runner, error) {
+			if err := sr.connect(); err != nil {
+				return nil, err
+			}
+			return sr.runner, nil
+		},
+		CheckCatalog: func(ctx context.Context, _ *run.Runner) error { return sr.checkCatalog(ctx, checkErr) },
+		Lock:         sr.lock,
 	}
-	if err := sr.notAppliedBefore(ctx); err != nil {
-		return err
+	if sr.st != nil {
+		proto.Store = sr.st
+	} else {
+		why := "--no-state"
+		if !sr.opts.State.NoState {
+			why = "no state store" // a dry run, which creates none
+		}
+		sr.f.Logger().Warn(why + ": eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
 	}
-	if err := sr.connect(); err != nil {
-		return err
-	}
-	if err := sr.checkCatalog(ctx, checkErr); err != nil {
-		return err
-	}
-	unlock, err := sr.lock(ctx)
+	prep, err := proto.Prepare(ctx)
 	if err != nil {
-		return err
+		return preparedErr(err)
 	}
-	defer unlock()
-	if err := sr.resume(ctx); err != nil {
-		return err
+	defer prep.Unlock()
+	sr.earlier = prep.Earlier
+	if sr.earlier.Resumed() {
+		sr.f.Logger().Info("resuming a change set applied in part", zap.Int64s("earlier_runs", sr.earlier.Runs))
 	}
 	chk, err := sr.driftCheck(ctx)
 	if err != nil {
@@ -177,25 +193,16 @@ func (sr *savedRun) setErr(err error) error {
 	return nil
 }
 
-// notAppliedBefore refuses a set the state store says was applied;
-// without a store it warns that it cannot tell.
-func (sr *savedRun) notAppliedBefore(ctx context.Context) error {
-	if sr.st == nil {
-		why := "--no-state"
-		if !sr.opts.State.NoState {
-			why = "no state store" // a dry run, which creates none
-		}
-		sr.f.Logger().Warn(why + ": eepipe cannot tell whether this change set was applied before, nor resume one applied in part (the drift check still runs)")
-		return nil
+// preparedErr is the command's error for a saved set's step that
+// stopped it before its drift check.
+func preparedErr(err error) error {
+	if ab := new(run.AppliedBeforeError); errors.As(err, &ab) {
+		return exitf(ExitDiff, "%v; nothing was sent", err)
 	}
-	prev, err := sr.st.ChangeSetRun(ctx, sr.set.Header.Signature)
-	if err != nil {
+	if se := new(run.StoreError); errors.As(err, &se) {
 		return exitf(ExitFatal, "%v", err)
 	}
-	if prev != nil {
-		return exitf(ExitDiff, "%v; nothing was sent", &statestore.ChangeSetAppliedError{Run: *prev})
-	}
-	return nil
+	return err
 }
 
 // connect builds the clients and the runner, which records the run in
@@ -246,50 +253,23 @@ func (sr *savedRun) checkCatalog(ctx context.Context, checkErr error) error {
 }
 
 // lock takes the accounts' local lock, as for a workbook (one apply per
-// account at a time on this machine), then a PostgreSQL store's locks,
-// and checks again under them that the set was not applied: a run of the
-// same set that held them (while this one waited) has applied it. A dry
-// run takes no lock. unlock releases the store's locks.
-func (sr *savedRun) lock(ctx context.Context) (unlock func(), err error) {
+// account at a time on this machine), then a PostgreSQL store's locks
+// (run.SavedSetRun checks again under them that the set was not applied).
+// unlock releases the store's locks.
+func (sr *savedRun) lock(ctx context.Context, accounts []string) (unlock func(), err error) {
 	unlock = func() {}
-	if sr.opts.DryRun {
-		return unlock, nil
-	}
-	f, opts, cfg, st, s := sr.f, sr.opts, sr.cfg, sr.st, sr.set.Header
-	if err := lockAccounts(ctx, f, opts, sr.sched, cfg, s.Accounts); err != nil {
+	f, opts, cfg, st := sr.f, sr.opts, sr.cfg, sr.st
+	if err := lockAccounts(ctx, f, opts, sr.sched, cfg, accounts); err != nil {
 		return unlock, err
 	}
-	if st == nil {
-		return unlock, nil
-	}
-	if st.Postgres() {
-		u, err := lockStoreNames(ctx, st, cfg, append([]string(nil), s.Accounts...), opts.Schedule.LockWait)
+	if st != nil && st.Postgres() {
+		u, err := lockStoreNames(ctx, st, cfg, accounts, opts.Schedule.LockWait)
 		if err != nil {
 			return unlock, err
 		}
 		unlock = u
 	}
-	if err := checkServiceHistory(ctx, st, cfg, nil); err != nil {
-		return unlock, err
-	}
-	return unlock, sr.notAppliedBefore(ctx)
-}
-
-// resume reads what earlier runs of the set wrote: the set resumes from
-// there.
-func (sr *savedRun) resume(ctx context.Context) error {
-	if sr.st == nil {
-		return nil
-	}
-	prog, err := sr.st.ChangeSetProgress(ctx, sr.set.Header.Signature)
-	if err != nil {
-		return exitf(ExitFatal, "%v", err)
-	}
-	sr.earlier = prog
-	if prog.Resumed() {
-		sr.f.Logger().Info("resuming a change set applied in part", zap.Int64s("earlier_runs", prog.Runs))
-	}
-	return nil
+	return unlock, nil
 }
 
 // driftCheck reads the set again and compares every plan with the

@@ -19,6 +19,14 @@ import (
 // (RunOptions.CheckServed, RunOptions.History); a display watches through
 // RunOptions.Observer.
 type ApplyHooks struct {
+	// LockLocal is called first, before anything is read, with the
+	// accounts the plans' account columns name (NamedAccounts; none when
+	// no plan names one: then every configured account is to be locked,
+	// AccountLocks.Local): one apply per account at a time on
+	// this machine, since two runs that both list the plans before either
+	// creates would each create every plan. An error stops the run before
+	// anything is read; PlanApply returns it.
+	LockLocal func(ctx context.Context, accounts []string) error
 	// Lock is called once the plans are routed, before the accounts'
 	// lists that matching reads are taken (and so before any stored plan
 	// is read), with the accounts the plans go to (sorted; not called when
@@ -57,6 +65,11 @@ type ApplyHooks struct {
 // A run stopped by a fatal error or cancellation is told by the report
 // (Fatal, Interrupted).
 func (r *Runner) PlanApply(ctx context.Context, plans []*pipeline.InputPlan, started time.Time, hooks ApplyHooks) (*diff.ChangeSet, *RunReport, []diff.HeldChange, error) {
+	if hooks.LockLocal != nil {
+		if err := hooks.LockLocal(ctx, NamedAccounts(plans)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	rep := &RunReport{Started: started, Plans: make([]*PlanResult, len(plans))}
 	pr, err := r.prepare(ctx, plans, hooks.Lock)
 	cs := pr.cs

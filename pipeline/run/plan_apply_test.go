@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -392,5 +393,45 @@ func TestPlanApplyCreatesFirstInInputDoNotWaitForever(t *testing.T) {
 		if readyAt != seedWrites {
 			t.Errorf("%d workers: the catalog check and record after %d writes of the run, want before the first", workers, readyAt-seedWrites)
 		}
+	}
+}
+
+// TestPlanApplyLocksLocalFirst: the local locks of the accounts the plans
+// name are taken before anything is read from the service, and a refused
+// lock stops the run with nothing read or written.
+func TestPlanApplyLocksLocalFirst(t *testing.T) {
+	w, plans := seeded(t, 3)
+	lists, gets, writes := w.Acme.Count("list"), w.Acme.Count("get"), w.Acme.Writes()
+	var order []string
+	r := NewRunner(w.Accounts, w.Finder, RunOptions{NoRecalc: true})
+	_, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		LockLocal: func(_ context.Context, names []string) error {
+			order = append(order, fmt.Sprintf("local %v after %d lists", names, w.Acme.Count("list")-lists))
+			return nil
+		},
+		Lock: func(_ context.Context, names []string) error {
+			order = append(order, fmt.Sprintf("store %v", names))
+			return nil
+		},
+	})
+	if err != nil || !rep.OK() {
+		t.Fatalf("%v %+v", err, rep.Summary())
+	}
+	if want := "local [] after 0 lists, store [acme]"; strings.Join(order, ", ") != want {
+		t.Errorf("locks taken %q, want %q", strings.Join(order, ", "), want)
+	}
+
+	w, plans = seeded(t, 3)
+	lists, gets, writes = w.Acme.Count("list"), w.Acme.Count("get"), w.Acme.Writes()
+	held := errors.New("held by another run")
+	r = NewRunner(w.Accounts, w.Finder, RunOptions{NoRecalc: true})
+	cs, rep, _, err := r.PlanApply(context.Background(), plans, time.Now(), ApplyHooks{
+		LockLocal: func(context.Context, []string) error { return held },
+	})
+	if !errors.Is(err, held) || cs != nil || rep != nil {
+		t.Fatalf("PlanApply = %v, %v, %v; want the lock's error alone", cs, rep, err)
+	}
+	if n := w.Acme.Count("list") - lists + w.Acme.Count("get") - gets + w.Acme.Writes() - writes; n != 0 {
+		t.Errorf("%d requests after a refused lock", n)
 	}
 }

@@ -392,14 +392,6 @@ func (s *Store) BeginRun(ctx context.Context, r pipeline.RunRecord) (int64, erro
 	return id, nil
 }
 
-// ChangeSetAppliedError refuses a change set a run already applied.
-type ChangeSetAppliedError struct{ Run pipeline.RunRecord }
-
-func (e *ChangeSetAppliedError) Error() string {
-	return fmt.Sprintf("this change set was already applied by run %d on %s (by %s@%s); a change set is applied once",
-		e.Run.ID, e.Run.Started.UTC().Format("2006-01-02 15:04 UTC"), e.Run.User, e.Run.Host)
-}
-
 // RecordPending implements pipeline.StateStore: the writes are recorded
 // with their counters and the outcome "pending" before their requests are
 // sent; RecordWrite of a write with its id records its answer.

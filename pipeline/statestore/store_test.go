@@ -214,9 +214,6 @@ func TestStoreChangeSetAppliedByItsWrites(t *testing.T) {
 			if got := applied(); got == nil || got.ID != done {
 				t.Fatalf("ChangeSetRun = %+v, want run %d", got, done)
 			}
-			if err := (&ChangeSetAppliedError{Run: *applied()}); !strings.Contains(err.Error(), "already applied by run") {
-				t.Errorf("refusal %q", err)
-			}
 			if none, err := s.ChangeSetRun(ctx, "other"); none != nil || err != nil {
 				t.Errorf("unknown change set: %+v, %v", none, err)
 			}
