@@ -5,7 +5,7 @@ import (
 	"github.com/eepipe/eepipe/pipeline/run"
 )
 
-// accountLocks is the configuration as pipeline.AccountLocks, which
+// accountLocks is the configuration as run.AccountLocks, which
 // decides which accounts a run locks and under which key (the service as
 // its history knows it: same_service_as, else base_url).
 func accountLocks(cfg *Config) run.AccountLocks {

@@ -739,7 +739,7 @@ func checkLockDir(f *Factory, opts *applyOptions) error {
 }
 
 // lockAccounts takes the lock of the configured accounts named in only
-// (none: every configured account; pipeline.AccountLocks.Local keys them)
+// (none: every configured account; run.AccountLocks.Local keys them)
 // for the rest of the run: --lock-dir, EEPIPE_LOCK_DIR, or the user's
 // state folder, unless opts.Locker is set.
 func lockAccounts(ctx context.Context, f *Factory, opts *applyOptions, sched *scheduledRun, cfg *Config, only []string) error {
@@ -791,7 +791,7 @@ func reportInInputFolder(report string, args []string) string {
 }
 
 // noWaitIfZero maps --recalc-wait 0 to "do not wait" (one attempt); in
-// pipeline.RunOptions a zero RecalcWait means the default.
+// run.RunOptions a zero RecalcWait means the default.
 func noWaitIfZero(d time.Duration) time.Duration {
 	if d == 0 {
 		return time.Nanosecond

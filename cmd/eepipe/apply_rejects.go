@@ -12,7 +12,7 @@ import (
 )
 
 // skipInvalid is apply --skip-invalid [--rejects FILE]: the plans with
-// errors are set aside, not sent (pipeline.SplitInvalid), and written back
+// errors are set aside, not sent (assemble.SplitInvalid), and written back
 // to FILE in their layout with their errors (reports.WriteRejects), before
 // any request (docs/apply-and-state.md, "Skipping invalid plans").
 type skipInvalid struct {

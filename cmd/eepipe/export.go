@@ -357,7 +357,7 @@ func (e *exportRun) writeXLSX(ctx context.Context) error {
 	return exportOutcome(f, path, target, e.written, missing, refused, len(e.accounts))
 }
 
-// exportSources picks the accounts to export (pipeline.ExportSources)
+// exportSources picks the accounts to export (run.ExportSources)
 // and maps its errors to the exit status: a company lookup that fails is
 // fatal, a --company that names no single company of an account or a
 // configured company the lookup refutes is invalid input.
@@ -393,7 +393,7 @@ func fetchExportPlans(ctx context.Context, sources []run.ExportSource, opts *exp
 	return plans, missing, cat, refused, err
 }
 
-// eachExportPlan reads the plans through pipeline.ReadExport (which plans,
+// eachExportPlan reads the plans through run.ReadExport (which plans,
 // from which account, as which exported plan) and hands each to each as
 // soon as it (and every plan before it) has arrived, in the same order,
 // with the counter catalog the service serves (nil when no plan tells

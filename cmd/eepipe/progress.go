@@ -26,7 +26,7 @@ var progressInterval = 10 * time.Second
 // progress shows a run's progress: an mpb bar of the plans to change when
 // stderr is a terminal, and a zap summary every progressInterval
 // otherwise (cron, CI). Recalculation waits are logged in both cases. It
-// is the runner's pipeline.Observer: it is told what the run did and
+// is the runner's run.Observer: it is told what the run did and
 // decides nothing of it.
 type progress struct {
 	f      *Factory
@@ -130,7 +130,7 @@ func (p *progress) showPlans(unchanged bool) {
 	p.show, p.showAll = true, unchanged
 }
 
-// PlanCompared implements pipeline.Observer. With showPlans each plan to
+// PlanCompared implements run.Observer. With showPlans each plan to
 // change (or failed; unchanged too with showPlans(true)) is shown as it
 // is about to be written, above the bar, up to maxShownPlans, then one
 // line says the rest are not listed. A plan is its summary, as diff
@@ -174,7 +174,7 @@ func (p *progress) print(s string) {
 	_, _ = io.WriteString(p.f.IO.ErrOut, s)
 }
 
-// PlanDone implements pipeline.Observer: the bar counts the plan, and a
+// PlanDone implements run.Observer: the bar counts the plan, and a
 // failed plan is logged when no bar shows it.
 func (p *progress) PlanDone(res *run.PlanResult) {
 	p.mu.Lock()
@@ -208,7 +208,7 @@ func (p *progress) PlanDone(res *run.PlanResult) {
 	}
 }
 
-// Recalc implements pipeline.Observer: recalculations are logged.
+// Recalc implements run.Observer: recalculations are logged.
 func (p *progress) Recalc(ev run.RecalcEvent) {
 	fields := []zap.Field{zap.String("scorecard", ev.ScorecardID), zap.String("account", ev.Account)}
 	switch {

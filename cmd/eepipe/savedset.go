@@ -407,13 +407,13 @@ func (sr *savedRun) apply(ctx context.Context, chk *run.SavedCheck) error {
 // each plan is shown as it is written.
 type savedShow struct{ w io.Writer }
 
-// PlanCompared implements pipeline.Observer.
+// PlanCompared implements run.Observer.
 func (s savedShow) PlanCompared(d *diff.PlanDiff) {
 	diff.RenderPlan(s.w, d, diff.RenderOptions{MaxCounters: 12})
 }
 
-// PlanDone implements pipeline.Observer.
+// PlanDone implements run.Observer.
 func (savedShow) PlanDone(*run.PlanResult) {}
 
-// Recalc implements pipeline.Observer.
+// Recalc implements run.Observer.
 func (savedShow) Recalc(run.RecalcEvent) {}

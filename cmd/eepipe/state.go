@@ -213,7 +213,7 @@ func checkServiceHistory(ctx context.Context, st *statestore.Store, cfg *Config,
 	return nil
 }
 
-// holdBack is the run's three-way rule (pipeline.HoldBack) over the
+// holdBack is the run's three-way rule (diff.HoldBack) over the
 // state store st (nil: no history).
 func holdBack(st *statestore.Store, cfg *Config, overwrite bool) diff.HoldBack {
 	h := diff.HoldBack{Service: serviceKey(cfg), Overwrite: overwrite}
@@ -234,7 +234,7 @@ func classify(ctx context.Context, st *statestore.Store, cfg *Config, cs *diff.C
 }
 
 // lockStoreNames takes the store's lock of the named accounts
-// (pipeline.AccountLocks.LockStore decides which, under which key, in
+// (run.AccountLocks.LockStore decides which, under which key, in
 // which order).
 func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, names []string, wait time.Duration) (func(), error) {
 	release, err := accountLocks(cfg).LockStore(ctx, st, names, holderName(), wait)
@@ -245,7 +245,7 @@ func lockStoreNames(ctx context.Context, st *statestore.Store, cfg *Config, name
 }
 
 // storeLockCheck returns the check of the state store's account locks run
-// before every write (pipeline.AccountLocks.CheckStore); nil when the
+// before every write (run.AccountLocks.CheckStore); nil when the
 // store takes no locks (SQLite: the local lock covers one machine).
 func storeLockCheck(st *statestore.Store, cfg *Config) func(context.Context) error {
 	if st == nil || !st.Postgres() {

@@ -6,7 +6,7 @@
 // a level (Plan: exactly max(0, need_male - designated_male) +
 // max(0, need_female - designated_female), need being the smallest count
 // that meets the sector's figure at the level's headcount by the sector
-// check's own arithmetic, pipeline.SectorNeed); who they are (the
+// check's own arithmetic, sector.SectorNeed); who they are (the
 // non-designated people of the level first, in proportion to their
 // counts, then the surplus of the other designated group; the people they
 // become are split among the designated races by Weights, by default in
@@ -17,6 +17,6 @@
 // between the profile and the final year step (every counter between its
 // profile and final value, monotonic: the changes are applied in whole
 // steps, each year a larger share of them). The sector check
-// (pipeline.CheckPlanSector) then measures the plan; nothing here
+// (sector.CheckPlanSector) then measures the plan; nothing here
 // re-implements its percentage rule.
 package propose

@@ -533,7 +533,7 @@ func (sess *lockSession) lost(err error) error {
 // that is not held (its session was ended by idle_session_timeout,
 // pg_terminate_backend, a proxy or server restart, or does not answer
 // within lockCheckTimeout) is a *pipeline.StoreLockLostError, and stays
-// lost. Apply calls it before every write (pipeline.RunOptions.CheckLock).
+// lost. Apply calls it before every write (run.RunOptions.CheckLock).
 // On SQLite it is nil.
 func (s *Store) CheckLocks(ctx context.Context) error {
 	s.locks.mu.Lock()
