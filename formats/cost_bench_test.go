@@ -9,12 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -47,53 +43,13 @@ func costRun(work func()) costMeasure {
 	runtime.GC()
 	base := heapInuseAfterGC()
 	peak := measure.PeakHeap()
-	live := costPeakLive()
+	live := measure.Peak("/gc/heap/live:bytes", true) // the memory the work held, without garbage not yet reclaimed
 	cpu0 := measure.CPUTime()
 	work()
 	cpu := measure.CPUTime() - cpu0
 	p := peak() - float64(base)/(1<<20)
 	l := live() - float64(base)/(1<<20)
 	return costMeasure{cpu: float64(cpu.Microseconds()) / 1000, peak: max(p, 0), live: max(l, 0)}
-}
-
-// costPeakLive samples the live heap as of the last collection
-// (/gc/heap/live:bytes) every 5 ms until the returned function is called,
-// which returns the highest value seen in MB: the memory the work held,
-// without the garbage the collector had not reclaimed yet (which grows
-// with the heap under GOGC, and so with the model).
-func costPeakLive() func() float64 {
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > peak.Load() {
-				peak.Store(s[0].Value.Uint64())
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() float64 {
-		close(stop)
-		wg.Wait()
-		runtime.GC()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > peak.Load() {
-			peak.Store(s[0].Value.Uint64())
-		}
-		return float64(peak.Load()) / (1 << 20)
-	}
 }
 
 // costReport reports the b.N runs: the mean CPU time, the worst peaks.

@@ -1,6 +1,9 @@
 package pipeline
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // PlanField is one field of a plan (not of its targets) that a file sets,
 // the service stores, diff compares and the history records as last
@@ -58,16 +61,20 @@ func PlanFieldNamed(name string) (PlanField, bool) {
 }
 
 // PatchedPlanFields are the fields a metadata update writes (the dates
-// are not among them).
-func PatchedPlanFields() []PlanField {
+// are not among them). The slice is shared and must not be modified.
+func PatchedPlanFields() []PlanField { return patchedPlanFields }
+
+// patchedPlanFields is PatchedPlanFields, built once: diff and the
+// journal ask for it for every plan.
+var patchedPlanFields = func() []PlanField {
 	var out []PlanField
 	for _, f := range PlanFields {
 		if !f.Date {
 			out = append(out, f)
 		}
 	}
-	return out
-}
+	return slices.Clip(out)
+}()
 
 func (f PlanField) value(name, sector, scorecard *string, start, end *Date) string {
 	if f.Date {

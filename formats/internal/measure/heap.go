@@ -12,20 +12,31 @@ import (
 // function is called, which returns the highest value seen in MB.
 func PeakHeap() func() float64 {
 	runtime.GC()
+	return Peak("/memory/classes/heap/objects:bytes", false)
+}
+
+// Peak samples the runtime metric name (a number of bytes, such as
+// /gc/heap/live:bytes) every 5 ms until the returned function is called,
+// which returns the highest value seen in MB; with settle it collects and
+// samples once more before it returns (the live heap of the work's end).
+func Peak(name string, settle bool) func() float64 {
 	var peak atomic.Uint64
+	sample := func() {
+		s := []metrics.Sample{{Name: name}}
+		metrics.Read(s)
+		if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > peak.Load() {
+			peak.Store(s[0].Value.Uint64())
+		}
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
+			sample()
 			select {
 			case <-stop:
 				return
@@ -36,6 +47,10 @@ func PeakHeap() func() float64 {
 	return func() float64 {
 		close(stop)
 		wg.Wait()
+		if settle {
+			runtime.GC()
+			sample()
+		}
 		return float64(peak.Load()) / (1 << 20)
 	}
 }
